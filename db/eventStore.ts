@@ -1,0 +1,181 @@
+import type pg from "pg";
+import { withTransaction, type Db } from "./pool.ts";
+
+/** Who caused an event, for the audit trail: every event says who, for whom, and in which request. */
+export interface EventMetadata {
+  actor: string;
+  client?: string;
+  requestId?: string;
+  causationId?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<T = unknown> {
+  type: string;
+  data: T;
+}
+
+export interface StoredEvent<T = unknown> {
+  position: number;
+  transactionId: string;
+  tenant: string;
+  streamId: string;
+  streamVersion: number;
+  type: string;
+  data: T;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+/**
+ * What the writer believes the stream's version is: a number (0 = the stream does not exist yet),
+ * or "any" to append whatever is there (used only where order within the stream does not matter).
+ */
+export type ExpectedVersion = number | "any";
+
+export interface AppendRequest {
+  tenant: string;
+  streamId: string;
+  expectedVersion: ExpectedVersion;
+  events: NewEvent[];
+  metadata: EventMetadata;
+}
+
+export interface AppendResult {
+  streamId: string;
+  nextVersion: number;
+  positions: number[];
+}
+
+/** The stream moved on since it was read: reload, decide again, append again. */
+export class ConcurrencyConflict extends Error {
+  constructor(
+    readonly tenant: string,
+    readonly streamId: string,
+    readonly expectedVersion: ExpectedVersion,
+  ) {
+    super(`stream ${streamId} is no longer at version ${expectedVersion}`);
+    this.name = "ConcurrencyConflict";
+  }
+}
+
+type Queryable = Pick<pg.ClientBase, "query"> | Db;
+
+const UNIQUE_VIOLATION = "23505";
+
+// One statement per stream: the version check, the numbering and the insert happen together.
+// When two writers race with the same expected version, both pass the check, and the unique
+// (tenant, stream_id, stream_version) constraint makes the second fail once the first commits.
+const APPEND_SQL = `
+  with head as (
+    select coalesce(max(stream_version), 0) as version
+    from events where tenant = $1 and stream_id = $2
+  )
+  insert into events (tenant, stream_id, stream_version, type, data, metadata)
+  select $1, $2, head.version + e.ord, e.value->>'type', e.value->'data', $4::jsonb
+  from head, jsonb_array_elements($3::jsonb) with ordinality as e(value, ord)
+  where $5::integer is null or head.version = $5::integer
+  returning position, stream_version`;
+
+export async function appendToStream(db: Queryable, request: AppendRequest): Promise<AppendResult> {
+  if (request.events.length === 0) throw new Error("appendToStream needs at least one event");
+  const expected = request.expectedVersion === "any" ? null : request.expectedVersion;
+  let result: pg.QueryResult<{ position: number; stream_version: number }>;
+  try {
+    result = await db.query(APPEND_SQL, [
+      request.tenant,
+      request.streamId,
+      JSON.stringify(request.events.map(({ type, data }) => ({ type, data }))),
+      JSON.stringify(request.metadata),
+      expected,
+    ]);
+  } catch (error) {
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+      throw new ConcurrencyConflict(request.tenant, request.streamId, request.expectedVersion);
+    }
+    throw error;
+  }
+  if (result.rows.length === 0) {
+    throw new ConcurrencyConflict(request.tenant, request.streamId, request.expectedVersion);
+  }
+  const positions = result.rows.map((row) => Number(row.position));
+  const nextVersion = Math.max(...result.rows.map((row) => row.stream_version));
+  return { streamId: request.streamId, nextVersion, positions };
+}
+
+export interface LoadedStream {
+  version: number;
+  events: StoredEvent[];
+}
+
+export async function readStream(db: Queryable, tenant: string, streamId: string): Promise<LoadedStream> {
+  const { rows } = await db.query(
+    `select ${EVENT_COLUMNS} from events where tenant = $1 and stream_id = $2 order by stream_version`,
+    [tenant, streamId],
+  );
+  const events = rows.map(toStoredEvent);
+  return { version: events.at(-1)?.streamVersion ?? 0, events };
+}
+
+export const EVENT_COLUMNS =
+  "position, transaction_id::text as transaction_id_text, tenant, stream_id, stream_version, type, data, metadata, recorded_at";
+
+export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
+  return {
+    position: Number(row.position),
+    transactionId: row.transaction_id_text as string,
+    tenant: row.tenant as string,
+    streamId: row.stream_id as string,
+    streamVersion: row.stream_version as number,
+    type: row.type as string,
+    data: row.data,
+    metadata: row.metadata as EventMetadata,
+    recordedAt: row.recorded_at as Date,
+  };
+}
+
+export async function storeHead(db: Queryable): Promise<number> {
+  const { rows } = await db.query("select coalesce(max(position), 0) as head from events");
+  return Number(rows[0].head);
+}
+
+export type AppendListener = (eventTypes: ReadonlySet<string>) => void;
+
+/**
+ * The write side's handle on the store: appends, and tells the projection wake-ups which event
+ * types were committed. Listeners run only after commit, so a woken projection can see the events.
+ */
+export class EventStore {
+  private readonly listeners = new Set<AppendListener>();
+
+  constructor(readonly db: Db) {}
+
+  onAppended(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async append(request: AppendRequest): Promise<AppendResult> {
+    const result = await appendToStream(this.db, request);
+    this.announce(new Set(request.events.map((event) => event.type)));
+    return result;
+  }
+
+  /** Several appends (and any other writes) that commit or fail together. */
+  async transaction<T>(work: (append: (request: AppendRequest) => Promise<AppendResult>, tx: pg.PoolClient) => Promise<T>): Promise<T> {
+    const types = new Set<string>();
+    const result = await withTransaction(this.db, (tx) =>
+      work(async (request) => {
+        const appended = await appendToStream(tx, request);
+        for (const event of request.events) types.add(event.type);
+        return appended;
+      }, tx),
+    );
+    if (types.size > 0) this.announce(types);
+    return result;
+  }
+
+  private announce(types: ReadonlySet<string>): void {
+    for (const listener of this.listeners) listener(types);
+  }
+}

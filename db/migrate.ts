@@ -1,0 +1,30 @@
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { runner } from "node-pg-migrate";
+
+const migrationsDir = fileURLToPath(new URL("./migrations", import.meta.url));
+
+/** Applies every pending migration; concurrent starters wait on node-pg-migrate's advisory lock. */
+export async function migrate(databaseUrl: string, log: (message: string) => void = () => {}): Promise<string[]> {
+  const applied = await runner({
+    databaseUrl,
+    dir: migrationsDir,
+    direction: "up",
+    migrationsTable: "schema_migrations",
+    checkOrder: true,
+    advisoryLockMode: "wait",
+    log,
+    verbose: false,
+  });
+  return applied.map((migration) => migration.name);
+}
+
+/** Migrations this code knows that the database has not run (readiness: the schema is not behind). */
+export async function missingMigrations(db: { query: (sql: string) => Promise<{ rows: Array<{ name: string }> }> }): Promise<string[]> {
+  const known = readdirSync(migrationsDir)
+    .filter((file) => file.endsWith(".sql"))
+    .map((file) => file.replace(/\.sql$/, ""));
+  const { rows } = await db.query("select name from schema_migrations");
+  const applied = new Set(rows.map((row) => row.name));
+  return known.filter((name) => !applied.has(name));
+}

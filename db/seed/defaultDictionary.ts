@@ -1,0 +1,146 @@
+/**
+ * The service's default hemodialysis dictionary (contract B.2–B.4): laboratory items with
+ * standard codes, units, LOINC codes, aliases and unit conversions, plus examination types.
+ * The content lives in `default-dictionary.json`; this module validates and types it.
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+const DICTIONARY_FILE = new URL("./default-dictionary.json", import.meta.url);
+
+/** Upper-case token, as used for item and exam-type codes: `[A-Z][A-Z0-9_]*`. */
+const codeSchema = z.string().regex(/^[A-Z][A-Z0-9_]*$/, "must match [A-Z][A-Z0-9_]*");
+
+/**
+ * Comparison key for item codes, names, aliases (contract B.2): full-width folded to half-width
+ * (NFKC; note NFKC also turns the micro sign "µ" into Greek "μ", harmless for keys), all
+ * whitespace removed, lower-cased.
+ */
+export function normaliseItemKey(s: string): string {
+  return s.normalize("NFKC").replace(/\s+/gu, "").toLowerCase();
+}
+
+/** True when `code` is a LOINC code (`digits-checkdigit`) whose mod-10 check digit is right. */
+export function isValidLoinc(code: string): boolean {
+  const m = /^(\d{1,7})-(\d)$/.exec(code);
+  if (!m) return false;
+  const body = m[1]!;
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    // Digits in odd positions counted from the right are doubled (Luhn / LOINC mod 10).
+    let d = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return (10 - (sum % 10)) % 10 === Number(m[2]);
+}
+
+/** Converts a value sent in `unit` into the item's standard unit: std = value × factor + offset. */
+export const conversionSchema = z.strictObject({
+  unit: z.string().min(1),
+  toStandard: z.strictObject({
+    factor: z.number().positive(),
+    offset: z.number().optional(),
+  }),
+});
+
+export const dictionaryItemSchema = z
+  .strictObject({
+    code: codeSchema,
+    name: z.string().min(1),
+    nameEn: z.string().min(1),
+    category: z.string().regex(/^[a-z][a-z_]*$/, "must be a lower-case snake_case token"),
+    valueType: z.enum(["numeric", "qualitative", "text"]),
+    /** Standard unit; `""` when unit-less. */
+    unit: z.string(),
+    loinc: z.string().refine(isValidLoinc, "must be a LOINC code with a valid check digit").nullable(),
+    aliases: z.array(z.string().min(1)).min(1),
+    core: z.boolean(),
+    /** True when the item's meaning depends on when it is drawn relative to a session. */
+    timing: z.boolean(),
+    conversions: z.array(conversionSchema),
+    note: z.string().min(1).optional(),
+  })
+  .superRefine((item, ctx) => {
+    if (item.valueType !== "numeric" && (item.unit !== "" || item.conversions.length > 0)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["unit"],
+        message: `${item.valueType} items carry no unit and no conversions`,
+      });
+    }
+    if (item.unit === "" && item.conversions.length > 0) {
+      ctx.addIssue({ code: "custom", path: ["conversions"], message: "a unit-less item cannot convert units" });
+    }
+    const units = new Set<string>([item.unit.toLowerCase()]);
+    item.conversions.forEach((conv, i) => {
+      const key = conv.unit.toLowerCase();
+      if (units.has(key)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["conversions", i, "unit"],
+          message: `unit "${conv.unit}" repeats the standard unit or another conversion`,
+        });
+      }
+      units.add(key);
+    });
+  });
+
+export const examTypeSchema = z.strictObject({
+  code: codeSchema,
+  name: z.string().min(1),
+  nameEn: z.string().min(1),
+});
+
+export const dictionarySchema = z
+  .strictObject({
+    items: z.array(dictionaryItemSchema).min(50),
+    examTypes: z.array(examTypeSchema).min(10),
+  })
+  .superRefine((dict, ctx) => {
+    const codes = new Map<string, number>();
+    dict.items.forEach((item, i) => {
+      if (codes.has(item.code)) {
+        ctx.addIssue({ code: "custom", path: ["items", i, "code"], message: `duplicate item code ${item.code}` });
+      }
+      codes.set(item.code, i);
+    });
+    // Mapping is "first hit wins" by alias, so a normalised alias may belong to one item only.
+    const aliasOwner = new Map<string, string>();
+    dict.items.forEach((item, i) => {
+      item.aliases.forEach((alias, j) => {
+        const key = normaliseItemKey(alias);
+        const owner = aliasOwner.get(key);
+        if (owner !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["items", i, "aliases", j],
+            message: `alias "${alias}" of ${item.code} collides with an alias of ${owner}`,
+          });
+        } else {
+          aliasOwner.set(key, item.code);
+        }
+      });
+    });
+    const examCodes = new Set<string>();
+    dict.examTypes.forEach((exam, i) => {
+      if (examCodes.has(exam.code)) {
+        ctx.addIssue({ code: "custom", path: ["examTypes", i, "code"], message: `duplicate exam type ${exam.code}` });
+      }
+      examCodes.add(exam.code);
+    });
+  });
+
+export type UnitConversion = z.infer<typeof conversionSchema>;
+export type DictionaryItem = z.infer<typeof dictionaryItemSchema>;
+export type ExamType = z.infer<typeof examTypeSchema>;
+export type Dictionary = z.infer<typeof dictionarySchema>;
+
+/** Reads and validates the shipped default dictionary; throws when the file is invalid. */
+export function loadDefaultDictionary(): Dictionary {
+  const raw: unknown = JSON.parse(readFileSync(DICTIONARY_FILE, "utf8"));
+  return dictionarySchema.parse(raw);
+}

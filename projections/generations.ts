@@ -1,0 +1,160 @@
+import type pg from "pg";
+import type { Tx } from "../db/pool.ts";
+import type { Checkpoint } from "./eventFeed.ts";
+import type { Projection } from "./projection.ts";
+
+export type GenerationState = "building" | "live" | "retired";
+
+export interface Generation {
+  name: string;
+  generation: number;
+  version: number;
+  schemaName: string;
+  state: GenerationState;
+  checkpoint: Checkpoint;
+  appliedCount: number;
+  error: string | null;
+  errorPosition: number | null;
+}
+
+const GENERATION_COLUMNS = `name, generation, version, schema_name, state, last_tx::text as last_tx, last_position,
+  applied_count, error, error_position`;
+
+function toGeneration(row: Record<string, unknown>): Generation {
+  return {
+    name: row.name as string,
+    generation: row.generation as number,
+    version: row.version as number,
+    schemaName: row.schema_name as string,
+    state: row.state as GenerationState,
+    checkpoint: { transactionId: row.last_tx as string, position: Number(row.last_position) },
+    appliedCount: Number(row.applied_count),
+    error: (row.error as string | null) ?? null,
+    errorPosition: row.error_position == null ? null : Number(row.error_position),
+  };
+}
+
+type Queryable = Pick<pg.ClientBase, "query">;
+
+/**
+ * Locks the generation's row for this transaction. `skipLocked` is for the live runner: another
+ * process holding the row is already applying this projection, so there is nothing to wait for.
+ */
+export async function lockGeneration(
+  tx: Queryable,
+  name: string,
+  which: { state: "live" | "building" } | { generation: number },
+  skipLocked: boolean,
+): Promise<Generation | null> {
+  const [condition, value] = "state" in which ? ["state = $2", which.state] : ["generation = $2", which.generation];
+  const { rows } = await tx.query(
+    `select ${GENERATION_COLUMNS} from projection_generations where name = $1 and ${condition}
+     for update ${skipLocked ? "skip locked" : ""}`,
+    [name, value],
+  );
+  return rows[0] ? toGeneration(rows[0]) : null;
+}
+
+export async function findLive(db: Queryable, name: string): Promise<Generation | null> {
+  const { rows } = await db.query(`select ${GENERATION_COLUMNS} from projection_generations where name = $1 and state = 'live'`, [name]);
+  return rows[0] ? toGeneration(rows[0]) : null;
+}
+
+export async function saveProgress(tx: Queryable, gen: Generation, to: Checkpoint, applied: number): Promise<void> {
+  await tx.query(
+    `update projection_generations set last_tx = $3::xid8, last_position = $4, applied_count = applied_count + $5, updated_at = now()
+     where name = $1 and generation = $2`,
+    [gen.name, gen.generation, to.transactionId, to.position, applied],
+  );
+}
+
+export async function recordError(tx: Queryable, gen: Generation, position: number, message: string): Promise<void> {
+  await tx.query(
+    `update projection_generations set error = $3, error_position = $4, error_at = now(), updated_at = now()
+     where name = $1 and generation = $2`,
+    [gen.name, gen.generation, message, position],
+  );
+}
+
+/** Lets a stopped projection try its failed event again (after a fix was deployed). */
+export async function clearError(db: Queryable, name: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update projection_generations set error = null, error_position = null, error_at = null, updated_at = now()
+     where name = $1 and state = 'live' and error is not null`,
+    [name],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Creates an empty generation in a schema of its own and runs the projection's setup there. */
+export async function createGeneration(tx: Tx, projection: Projection, state: "building" | "live"): Promise<Generation> {
+  const { rows } = await tx.query(
+    "select coalesce(max(generation), 0) + 1 as next from projection_generations where name = $1",
+    [projection.name],
+  );
+  const generation = rows[0].next as number;
+  const schemaName = `proj_${projection.name}_g${generation}`;
+  await tx.query(`create schema ${schemaName}`);
+  await tx.query(`set local search_path to ${schemaName}, public`);
+  await projection.setup(tx);
+  await tx.query("set local search_path to default");
+  const inserted = await tx.query(
+    `insert into projection_generations (name, generation, version, schema_name, state, live_since)
+     values ($1, $2, $3, $4, $5, case when $5 = 'live' then now() end)
+     returning ${GENERATION_COLUMNS}`,
+    [projection.name, generation, projection.version, schemaName, state],
+  );
+  if (state === "live") await pointReadViews(tx, projection, schemaName);
+  return toGeneration(inserted.rows[0]);
+}
+
+/**
+ * `read.<table>` views give queries a name that survives rebuilds. They are security_invoker so
+ * that row-level security on the generation's tables applies to whoever queries the view.
+ */
+export async function pointReadViews(tx: Tx, projection: Projection, schemaName: string): Promise<void> {
+  for (const table of projection.tables) {
+    const body = `view read.${table} with (security_invoker = true) as select * from ${schemaName}.${table}`;
+    await tx.query("savepoint point_view");
+    try {
+      await tx.query(`create or replace ${body}`);
+      await tx.query("release savepoint point_view");
+    } catch {
+      // The new version changed the table's columns: a replaced view must keep them, so recreate it.
+      await tx.query("rollback to savepoint point_view");
+      await tx.query(`drop view if exists read.${table} cascade`);
+      await tx.query(`create ${body}`);
+    }
+  }
+}
+
+/** Makes `next` the live generation in the caller's transaction; returns the schema to drop after commit. */
+export async function promote(tx: Tx, projection: Projection, next: Generation, previous: Generation | null): Promise<string | null> {
+  if (previous) {
+    await tx.query("update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2", [
+      previous.name,
+      previous.generation,
+    ]);
+  }
+  await tx.query(
+    "update projection_generations set state = 'live', live_since = now(), updated_at = now() where name = $1 and generation = $2",
+    [next.name, next.generation],
+  );
+  await pointReadViews(tx, projection, next.schemaName);
+  return previous?.schemaName ?? null;
+}
+
+/** Removes an unfinished rebuild (a crash mid-rebuild leaves one behind). */
+export async function discardBuilding(tx: Tx, name: string): Promise<void> {
+  const { rows } = await tx.query(
+    "select generation, schema_name from projection_generations where name = $1 and state = 'building'",
+    [name],
+  );
+  for (const row of rows) {
+    await tx.query(`drop schema if exists ${row.schema_name} cascade`);
+    await tx.query("update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2", [
+      name,
+      row.generation,
+    ]);
+  }
+}

@@ -1,0 +1,28 @@
+import type { StoredEvent } from "../db/eventStore.ts";
+import type { Tx } from "../db/pool.ts";
+
+/**
+ * A read model built from events. The runtime calls `setup` and `apply` with `search_path` set to
+ * the generation's own schema, so a projection names its tables unqualified and a rebuild can fill
+ * a fresh copy while the live one keeps serving.
+ */
+export interface Projection {
+  /** `[a-z][a-z0-9_]*`; also the pg-boss queue and schema name stem. */
+  readonly name: string;
+  /** Bump when `setup` or `apply` changes meaning: the runtime then rebuilds by replay. */
+  readonly version: number;
+  readonly handles: readonly string[];
+  /** Tables exposed to queries as `read.<table>`; they follow the live generation. */
+  readonly tables: readonly string[];
+  setup(tx: Tx): Promise<void>;
+  apply(tx: Tx, event: StoredEvent): Promise<void>;
+  /**
+   * Optional set-based form of `apply` for projections that fold many events into few rows;
+   * must have the same effect as applying the events one by one.
+   */
+  applyBatch?(tx: Tx, events: StoredEvent[]): Promise<void>;
+}
+
+export function assertProjectionName(name: string): void {
+  if (!/^[a-z][a-z0-9_]{0,39}$/.test(name)) throw new Error(`projection name ${name} must match [a-z][a-z0-9_]{0,39}`);
+}

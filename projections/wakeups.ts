@@ -1,0 +1,77 @@
+import PgBoss from "pg-boss";
+import type { Logger } from "pino";
+import type { Projection } from "./projection.ts";
+
+/*
+ * pg-boss carries wake-ups, never events: one "stately" queue per projection holds at most one
+ * queued and one active job, so any number of appends costs at most one pending wake-up. Each
+ * queue is its own partition of pg-boss's job table (pg-boss 10), which keeps the fetch on a
+ * small table; the periodic ANALYZE keeps the planner's picture of it current.
+ */
+
+export function wakeupQueueOf(projection: Projection): string {
+  return `projection.${projection.name}`;
+}
+
+export function createBoss(connectionString: string, log: Logger): PgBoss {
+  const boss = new PgBoss({
+    connectionString,
+    schema: "pgboss",
+    max: 3,
+    application_name: "dialysis-hub-jobs",
+    archiveCompletedAfterSeconds: 60,
+    deleteAfterHours: 1,
+    maintenanceIntervalSeconds: 120,
+  });
+  boss.on("error", (err) => log.warn({ err }, "job queue fault"));
+  return boss;
+}
+
+export async function createWakeupQueues(boss: PgBoss, projections: readonly Projection[]): Promise<void> {
+  for (const projection of projections) {
+    const name = wakeupQueueOf(projection);
+    if (!(await boss.getQueue(name))) {
+      await boss.createQueue(name, { name, policy: "stately", retryLimit: 0, expireInSeconds: 15 * 60 });
+    }
+  }
+}
+
+/**
+ * For processes without a worker: appends in one tick coalesce into one send per projection.
+ * A send that finds a wake-up already queued is dropped by the stately policy, as intended.
+ */
+export class WakeupSender {
+  private readonly dirty = new Set<Projection>();
+  private scheduled = false;
+
+  constructor(
+    private readonly boss: PgBoss,
+    private readonly projections: readonly Projection[],
+    private readonly log: Logger,
+  ) {}
+
+  notify(eventTypes: ReadonlySet<string>): void {
+    for (const projection of this.projections) {
+      if (projection.handles.some((type) => eventTypes.has(type))) this.dirty.add(projection);
+    }
+    if (this.scheduled || this.dirty.size === 0) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    const projections = [...this.dirty];
+    this.dirty.clear();
+    await Promise.all(
+      projections.map((projection) =>
+        this.boss.send(wakeupQueueOf(projection), {}).catch((err) => this.log.warn({ err, projection: projection.name }, "wake-up not sent")),
+      ),
+    );
+  }
+}
+
+/** Keeps pg-boss's job table statistics fresh: its fetch plan degrades badly on stale ones. */
+export async function analyzeJobTable(boss: PgBoss): Promise<void> {
+  await boss.getDb().executeSql("analyze pgboss.job", []);
+}

@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Every setting the service reads from its environment, with its default. */
+export const configSchema = z.object({
+  PORT: port.default(8080),
+  DATABASE_URL: z.string().url().optional(),
+  ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must have at least 16 characters").optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  DATA_DIR: z.string().default(".data"),
+  EMBEDDED_PG_PORT: port.default(54329),
+  DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(10),
+  WORKER_POLL_SECONDS: z.coerce.number().min(0.5).default(0.5),
+  PROJECTION_SAFETY_NET_MS: z.coerce.number().int().min(100).default(5000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

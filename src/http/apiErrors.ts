@@ -1,0 +1,28 @@
+import type { Middleware } from "koa";
+import type { Logger } from "pino";
+import { HttpError } from "./httpError.ts";
+
+/**
+ * The one place `/api` failures are shaped: `{ error: "<how to fix the call>" }`. Anything that
+ * is not an HttpError is a fault of ours: logged in full, answered with a generic sentence.
+ */
+export function apiErrors(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new HttpError(404, `There is no ${ctx.method} ${ctx.path}; see /llms.txt for the interface.`);
+      }
+    } catch (error) {
+      if (error instanceof HttpError) {
+        ctx.status = error.status;
+        ctx.set(error.headers);
+        ctx.body = { error: error.message };
+        return;
+      }
+      log.error({ err: error }, "request failed");
+      ctx.status = 500;
+      ctx.body = { error: "The service failed to answer this request; try again, and report the X-Request-Id if it persists." };
+    }
+  };
+}

@@ -1,0 +1,44 @@
+import Koa from "koa";
+import compose from "koa-compose";
+import type { Logger } from "pino";
+import type { Db } from "../../db/pool.ts";
+import { accessLog } from "./accessLog.ts";
+import { adminRoutes } from "./adminRoutes.ts";
+import { apiErrors } from "./apiErrors.ts";
+import { healthRoutes, type ReadinessCheck } from "./healthRoutes.ts";
+import { jsonBody } from "./jsonBody.ts";
+import { requestId } from "./requestId.ts";
+
+export interface AppDependencies {
+  db: Db;
+  log: Logger;
+  adminToken: string | undefined;
+  readiness: readonly ReadinessCheck[];
+}
+
+const API_BODY_LIMIT = 1024 * 1024;
+
+export function createApp(deps: AppDependencies): Koa {
+  const app = new Koa({ proxy: true });
+  app.silent = true; // errors are logged by the interface's error middleware, with the request id
+  app.use(requestId());
+  app.use(accessLog(deps.log));
+
+  const health = healthRoutes(deps.readiness);
+  app.use(health.routes());
+
+  app.use(
+    mountUnder("/api", [
+      apiErrors(deps.log),
+      jsonBody(API_BODY_LIMIT),
+      adminRoutes(deps.db, deps.adminToken).routes() as Koa.Middleware,
+    ]),
+  );
+  return app;
+}
+
+/** Runs the interface's middleware chain for paths below `prefix` only. */
+function mountUnder(prefix: string, chain: Koa.Middleware[]): Koa.Middleware {
+  const composed = compose(chain);
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? composed(ctx, next) : next());
+}

@@ -1,0 +1,23 @@
+import Router from "@koa/router";
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<boolean>;
+}
+
+/** /healthz: the process answers. /readyz: it can do its work (each check named in the answer). */
+export function healthRoutes(checks: readonly ReadinessCheck[]): Router {
+  const router = new Router();
+  router.get("/healthz", (ctx) => {
+    ctx.body = { status: "up" };
+  });
+  router.get("/readyz", async (ctx) => {
+    const results = await Promise.all(
+      checks.map(async ({ name, check }) => [name, await check().catch(() => false)] as const),
+    );
+    const ready = results.every(([, ok]) => ok);
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? "ready" : "not ready", checks: Object.fromEntries(results) };
+  });
+  return router;
+}

@@ -1,0 +1,34 @@
+import type { Middleware } from "koa";
+import getRawBody from "raw-body";
+import { HttpError } from "./httpError.ts";
+
+/**
+ * Reads a JSON body into ctx.request.body. The size limit is decided on the raw bytes, before any
+ * parsing, so an oversized body costs no more than the limit.
+ */
+export function jsonBody(limitBytes: number): Middleware {
+  return async (ctx, next) => {
+    if (!["POST", "PUT", "PATCH"].includes(ctx.method)) return next();
+    let raw: string;
+    try {
+      raw = await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get("content-length") || undefined, encoding: "utf-8" });
+    } catch (error) {
+      const type = (error as { type?: string }).type;
+      if (type === "entity.too.large") {
+        throw new HttpError(413, `The body is larger than ${Math.round(limitBytes / 1024 / 1024)} MB; send less per call.`);
+      }
+      if (type === "request.aborted") throw new HttpError(400, "The request body ended early; send it again whole.");
+      throw new HttpError(400, "The request body could not be read; send JSON in UTF-8 with a correct Content-Length.");
+    }
+    if (raw.trim() === "") {
+      (ctx.request as { body?: unknown }).body = undefined;
+    } else {
+      try {
+        (ctx.request as { body?: unknown }).body = JSON.parse(raw);
+      } catch {
+        throw new HttpError(400, "The body is not valid JSON; check quotes, commas and brackets.");
+      }
+    }
+    await next();
+  };
+}

@@ -1,0 +1,16 @@
+import { randomUUID } from "node:crypto";
+import type { Middleware } from "koa";
+import { requestContext } from "../logger.ts";
+
+const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Carries the caller's X-Request-Id (or a new one) through the logs and back in the response. */
+export function requestId(): Middleware {
+  return async (ctx, next) => {
+    const incoming = ctx.get("x-request-id");
+    const id = ACCEPTABLE_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = id;
+    ctx.set("X-Request-Id", id);
+    await requestContext.run({ requestId: id }, next);
+  };
+}

@@ -1,0 +1,130 @@
+import type { Server } from "node:http";
+import type PgBoss from "pg-boss";
+import type { Logger } from "pino";
+import { EventStore } from "../db/eventStore.ts";
+import { migrate, missingMigrations } from "../db/migrate.ts";
+import { createPool, type Db } from "../db/pool.ts";
+import { allProjections } from "../projections/index.ts";
+import type { Projection } from "../projections/projection.ts";
+import { ProjectionWorker } from "../projections/worker.ts";
+import { createBoss, createWakeupQueues, WakeupSender } from "../projections/wakeups.ts";
+import type { Config } from "./config.ts";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embeddedPostgres.ts";
+import { createApp } from "./http/app.ts";
+
+export type Role = "all" | "api" | "worker";
+
+export interface ServiceOptions {
+  config: Config;
+  role: Role;
+  log: Logger;
+  projections?: readonly Projection[];
+}
+
+export interface RunningService {
+  url: string | null;
+  databaseUrl: string;
+  db: Db;
+  eventStore: EventStore;
+  worker: ProjectionWorker | null;
+  stop(): Promise<void>;
+}
+
+/** Resolves the database: the configured one, or the embedded one under DATA_DIR. */
+export async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL, embedded: null };
+  const embedded = await startEmbeddedPostgres(`${config.DATA_DIR}/pg`, config.EMBEDDED_PG_PORT, (line) => log.debug({ postgres: line }));
+  return { url: embedded.url, embedded };
+}
+
+export async function startService({ config, role, log, projections = allProjections }: ServiceOptions): Promise<RunningService> {
+  const { url: databaseUrl, embedded } = await openDatabase(config, log);
+  const stack: Array<() => Promise<unknown>> = [];
+  if (embedded) stack.push(() => embedded.stop());
+  try {
+    await migrate(databaseUrl, (message) => log.debug({ migration: message }));
+    const db = createPool(databaseUrl, { max: config.DB_POOL_MAX, applicationName: `dialysis-hub-${role}` });
+    stack.push(() => db.end());
+    const boss: PgBoss = createBoss(databaseUrl, log);
+    await boss.start();
+    stack.push(() => boss.stop({ graceful: true, wait: true, timeout: 10_000 }));
+
+    const eventStore = new EventStore(db);
+    let worker: ProjectionWorker | null = null;
+    if (role !== "api") {
+      worker = new ProjectionWorker(db, boss, projections, log, {
+        pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
+        safetyNetMs: config.PROJECTION_SAFETY_NET_MS,
+      });
+      await worker.start();
+      const running = worker;
+      stack.push(() => running.stop());
+      // This process applies projections itself: wake them directly, no round trip through the queue.
+      eventStore.onAppended((types) => running.wakeFor(types));
+    } else {
+      await createWakeupQueues(boss, projections);
+      const sender = new WakeupSender(boss, projections, log);
+      eventStore.onAppended((types) => sender.notify(types));
+    }
+
+    let url: string | null = null;
+    if (role !== "worker") {
+      const app = createApp({
+        db,
+        log,
+        adminToken: config.ADMIN_TOKEN,
+        readiness: [
+          { name: "database", check: async () => (await db.query("select 1")).rowCount === 1 },
+          { name: "migrations", check: async () => (await missingMigrations(db)).length === 0 },
+          { name: "workers", check: async () => worker === null || worker.isRunning },
+        ],
+      });
+      const server = await listen(app.callback(), config.PORT);
+      stack.push(() => closeServer(server, config.SHUTDOWN_GRACE_MS));
+      const address = server.address();
+      url = `http://localhost:${typeof address === "object" && address ? address.port : config.PORT}`;
+    }
+
+    let stopping: Promise<void> | null = null;
+    return {
+      url,
+      databaseUrl,
+      db,
+      eventStore,
+      worker,
+      stop: () => (stopping ??= unwind(stack, log)),
+    };
+  } catch (error) {
+    await unwind(stack, log);
+    throw error;
+  }
+}
+
+/** Stops what was started, newest first: HTTP drains before workers stop before the database goes. */
+async function unwind(stack: Array<() => Promise<unknown>>, log: Logger): Promise<void> {
+  for (const stop of stack.splice(0).reverse()) {
+    await stop().catch((err) => log.warn({ err }, "shutdown step failed"));
+  }
+}
+
+async function listen(handler: Parameters<typeof import("node:http").createServer>[1], port: number): Promise<Server> {
+  const { createServer } = await import("node:http");
+  const server = createServer(handler);
+  // Slow or stalled clients must not hold a connection (or a body read) open forever.
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 20_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => resolve());
+  });
+  return server;
+}
+
+/** Stops accepting, lets requests in flight finish within the grace period, then cuts the rest. */
+async function closeServer(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+  await closed;
+  clearTimeout(timer);
+}

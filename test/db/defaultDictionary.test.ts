@@ -1,0 +1,172 @@
+import { expect } from "chai";
+import {
+  dictionarySchema,
+  isValidLoinc,
+  loadDefaultDictionary,
+  normaliseItemKey,
+  type Dictionary,
+  type DictionaryItem,
+} from "../../db/seed/defaultDictionary.ts";
+
+const FACT_CODES = [
+  "HGB", "HCT", "RBC", "WBC", "PLT", "RET", "MCV", "UREA_PRE", "UREA_POST", "CREA", "UA", "K", "NA",
+  "CL", "CA", "P", "MG", "CO2", "HCO3", "IPTH", "ALP", "VITD25", "ALB", "TP", "PA", "FER", "FE",
+  "TIBC", "TSAT", "CRP", "HSCRP", "B2MG", "HBSAG", "HBSAB", "HBCAB", "HCVAB", "HIV", "TPAB", "RPR",
+  "GLU", "HBA1C", "TC", "TG", "LDL", "HDL", "ALT", "AST", "GGT", "TBIL", "NTBNP", "PT", "INR",
+  "APTT", "FIB", "KTV", "URR",
+];
+
+describe("default hemodialysis dictionary", () => {
+  let dict: Dictionary;
+  before(() => {
+    dict = loadDefaultDictionary();
+  });
+
+  function item(code: string): DictionaryItem {
+    const found = dict.items.find((i) => i.code === code);
+    if (!found) throw new Error(`no item ${code}`);
+    return found;
+  }
+
+  /** Converts `value` sent in `unit` to the item's standard unit, as the mapper will. */
+  function toStandard(code: string, value: number, unit: string): number {
+    const conv = item(code).conversions.find((c) => c.unit.toLowerCase() === unit.toLowerCase());
+    if (!conv) throw new Error(`${code} has no conversion from ${unit}`);
+    return value * conv.toStandard.factor + (conv.toStandard.offset ?? 0);
+  }
+
+  /** Resolves a sent name the way contract B.2 does after the code lookup: by normalised alias. */
+  function byAlias(sent: string): string | undefined {
+    const key = normaliseItemKey(sent);
+    return dict.items.find((i) => i.aliases.some((a) => normaliseItemKey(a) === key))?.code;
+  }
+
+  it("ships at least 50 laboratory items and 10 exam types", () => {
+    expect(dict.items.length).to.be.at.least(50);
+    expect(dict.examTypes.length).to.be.at.least(10);
+  });
+
+  it("contains exactly the items of the reference facts table", () => {
+    expect(dict.items.map((i) => i.code)).to.have.members(FACT_CODES);
+  });
+
+  it("ships all eleven exam types with upper-case codes", () => {
+    expect(dict.examTypes.map((e) => e.code)).to.have.members([
+      "ECG", "ECHO", "CXR", "CHEST_CT", "AVF_US", "PVUS", "CAROTID_US", "ABD_US", "ABD_LAT_XR", "BMD", "PTH_US",
+    ]);
+    for (const exam of dict.examTypes) expect(exam.code).to.match(/^[A-Z][A-Z0-9_]*$/);
+  });
+
+  it("gives every item a unique code and unique normalised aliases", () => {
+    const codes = dict.items.map((i) => i.code);
+    expect(new Set(codes).size).to.equal(codes.length);
+    const owners = new Map<string, string[]>();
+    for (const i of dict.items) {
+      for (const a of i.aliases) {
+        const key = normaliseItemKey(a);
+        owners.set(key, [...(owners.get(key) ?? []), i.code]);
+      }
+    }
+    const clashes = [...owners].filter(([, who]) => who.length > 1);
+    expect(clashes, JSON.stringify(clashes)).to.be.empty;
+  });
+
+  it("lists each item's code, Chinese name and English name among its aliases", () => {
+    for (const i of dict.items) {
+      const keys = i.aliases.map(normaliseItemKey);
+      expect(keys, i.code).to.include.members([i.code, i.name, i.nameEn].map(normaliseItemKey));
+    }
+  });
+
+  it("marks pre/post-dependent items as timing", () => {
+    const timing = dict.items.filter((i) => i.timing).map((i) => i.code);
+    expect(timing).to.have.members(["UREA_PRE", "UREA_POST", "CREA", "K", "CO2", "HCO3", "KTV", "URR"]);
+  });
+
+  it("marks the hemodialysis quality indicators as core", () => {
+    const core = dict.items.filter((i) => i.core).map((i) => i.code);
+    expect(core).to.have.members([
+      "HGB", "UREA_PRE", "UREA_POST", "CA", "P", "IPTH", "ALB", "FER", "TSAT", "HSCRP",
+      "HBSAG", "HCVAB", "HIV", "TPAB", "KTV", "URR",
+    ]);
+  });
+
+  it("sends unqualified urea names to pre-dialysis urea and explicit post names to post-dialysis urea", () => {
+    for (const sent of ["Urea", "BUN", "尿素氮", "尿素", "urea"]) expect(byAlias(sent), sent).to.equal("UREA_PRE");
+    for (const sent of ["透析后尿素", "透析后尿素氮", "Urea post", "BUN post", "Post BUN"]) {
+      expect(byAlias(sent), sent).to.equal("UREA_POST");
+    }
+  });
+
+  it("reads TP as total protein, PA as prealbumin and TP-Ab as the syphilis antibody", () => {
+    expect(byAlias("TP")).to.equal("TP");
+    expect(byAlias("PA")).to.equal("PA");
+    for (const sent of ["TP-Ab", "TPPA", "梅毒抗体"]) expect(byAlias(sent), sent).to.equal("TPAB");
+  });
+
+  it("converts haemoglobin in g/dL to g/L", () => {
+    expect(item("HGB").unit).to.equal("g/L");
+    expect(toStandard("HGB", 11.5, "g/dL")).to.be.closeTo(115, 1e-9);
+  });
+
+  it("converts creatinine in mg/dL to µmol/L", () => {
+    expect(item("CREA").unit).to.equal("µmol/L");
+    expect(toStandard("CREA", 1.2, "mg/dL")).to.be.closeTo(106.08, 1e-9);
+  });
+
+  it("converts BUN in mg/dL to urea in mmol/L", () => {
+    expect(toStandard("UREA_PRE", 28.01, "mg/dL")).to.be.closeTo(10, 1e-4);
+    expect(toStandard("UREA_POST", 28.01, "mg/dL")).to.be.closeTo(10, 1e-4);
+  });
+
+  it("converts phosphorus, calcium and iPTH from the alternative units", () => {
+    expect(toStandard("P", 3.097, "mg/dL")).to.be.closeTo(1, 1e-5);
+    expect(toStandard("CA", 8.016, "mg/dL")).to.be.closeTo(2, 1e-5);
+    expect(toStandard("IPTH", 10, "pmol/L")).to.be.closeTo(94.25, 1e-9);
+    expect(toStandard("FIB", 300, "mg/dL")).to.be.closeTo(3, 1e-9);
+  });
+
+  it("converts HbA1c from mmol/mol to % with the offset", () => {
+    expect(toStandard("HBA1C", 48, "mmol/mol")).to.be.closeTo(6.54304, 1e-9);
+  });
+
+  it("accepts ASCII and Greek-mu spellings of µmol/L unchanged", () => {
+    for (const spelling of ["umol/L", "\u03bcmol/L"]) {
+      expect(toStandard("CREA", 88, spelling), spelling).to.equal(88);
+    }
+  });
+
+  it("keeps qualitative and text items unit-less and unconverted", () => {
+    for (const code of ["HBSAG", "HBCAB", "HCVAB", "HIV", "TPAB"]) expect(item(code).valueType, code).to.equal("qualitative");
+    expect(item("RPR").valueType).to.equal("text");
+    for (const i of dict.items.filter((x) => x.valueType !== "numeric")) {
+      expect(i.unit, i.code).to.equal("");
+      expect(i.conversions, i.code).to.be.empty;
+    }
+    expect(item("KTV").unit).to.equal("");
+    expect(item("INR").unit).to.equal("");
+  });
+
+  it("gives LOINC codes with valid check digits and none to Kt/V and URR", () => {
+    for (const i of dict.items) if (i.loinc !== null) expect(isValidLoinc(i.loinc), `${i.code} ${i.loinc}`).to.equal(true);
+    expect(item("KTV").loinc).to.equal(null);
+    expect(item("URR").loinc).to.equal(null);
+    expect(isValidLoinc("718-7")).to.equal(true);
+    expect(isValidLoinc("718-6")).to.equal(false);
+  });
+
+  it("folds full-width and spaced aliases", () => {
+    expect(normaliseItemKey("ＨＧＢ")).to.equal(normaliseItemKey("hgb"));
+    expect(normaliseItemKey(" K + ")).to.equal(normaliseItemKey("K+"));
+    expect(normaliseItemKey("血\u3000钾")).to.equal("血钾");
+    expect(byAlias("ｈｓ－ＣＲＰ")).to.equal("HSCRP");
+  });
+
+  it("rejects a dictionary in which two items share an alias", () => {
+    const copy = structuredClone(dict);
+    copy.items.find((i) => i.code === "HCT")!.aliases.push(" hb ");
+    const result = dictionarySchema.safeParse(copy);
+    expect(result.success).to.equal(false);
+    expect(JSON.stringify(result.error?.issues)).to.contain("collides");
+  });
+});

@@ -1,0 +1,122 @@
+import { expect } from "chai";
+import { appendToStream } from "../../db/eventStore.ts";
+import { createPool, withTransaction, type Db } from "../../db/pool.ts";
+import { clearError, findLive } from "../../projections/generations.ts";
+import { prepareProjections } from "../../projections/rebuild.ts";
+import { ProjectionRunner } from "../../projections/runner.ts";
+import { silentLogger } from "../../src/logger.ts";
+import { createTestDatabase } from "../support/database.ts";
+import { recordingProjection } from "../support/projections.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("projection runtime", () => {
+  let db: Db;
+  beforeEach(async () => {
+    db = createPool(await createTestDatabase(), { max: 20 });
+  });
+  afterEach(() => db.end());
+
+  it("applies every event exactly once while 8 writers commit out of position order", async function () {
+    this.timeout(120_000);
+    const projection = recordingProjection("gapless");
+    await prepareProjections(db, [projection], silentLogger);
+    const runner = new ProjectionRunner(db, projection, silentLogger, { batchSize: 300, waitingRetryMs: 2 });
+
+    const writers = 8;
+    const eventsPerWriter = 2000;
+    const perTransaction = 10;
+    let writing = true;
+    const reader = (async () => {
+      while (writing) {
+        await runner.wake();
+        await sleep(1);
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: writers }, (_, w) =>
+        (async () => {
+          for (let t = 0; t < eventsPerWriter / perTransaction; t++) {
+            await withTransaction(db, async (tx) => {
+              await appendToStream(tx, {
+                tenant: "t1",
+                streamId: `writer-${w}`,
+                expectedVersion: t * perTransaction,
+                events: Array.from({ length: perTransaction }, (_, i) => ({ type: "Counted", data: { n: t * perTransaction + i } })),
+                metadata: { actor: `writer-${w}` },
+              });
+              // Hold the transaction open so that later positions commit first.
+              await sleep(Math.random() * 12);
+            });
+          }
+        })(),
+      ),
+    );
+    writing = false;
+    await reader;
+    for (let i = 0; i < 50 && (await seenCount(db, "gapless")) < writers * eventsPerWriter; i++) {
+      await runner.wake();
+      await sleep(20);
+    }
+    await runner.stop();
+    const state = await findLive(db, "gapless");
+    if (state?.error) {
+      const trace = (globalThis as any).feedTrace as { from: unknown; xmin: unknown; events: [string, number][] }[];
+      const hits = trace.map((b, i) => ({ i, b })).filter(({ b }) => b.events.some(([, p]) => p === state.errorPosition));
+      for (const { i, b } of hits) console.log(JSON.stringify({ i, from: b.from, xmin: b.xmin, first: b.events[0], last: b.events.at(-1), n: b.events.length, at: b.events.findIndex(([, p]) => p === state.errorPosition), hit: b.events.find(([, p]) => p === state.errorPosition) }));
+      for (const { i } of hits) console.log("prev", JSON.stringify({ from: trace[i - 1]?.from, last: trace[i - 1]?.events.at(-1) }));
+    }
+
+    const overtaken = await db.query(
+      `select count(*)::int as n from events e where exists (
+         select 1 from events later where later.transaction_id < e.transaction_id and later.position > e.position)`,
+    );
+    expect(overtaken.rows[0].n, "the workload must commit positions out of order to mean anything").to.be.greaterThan(0);
+    expect(await seenCount(db, "gapless")).to.equal(writers * eventsPerWriter);
+    const missing = await db.query("select count(*)::int as n from events e where not exists (select 1 from read.gapless_seen s where s.position = e.position)");
+    expect(missing.rows[0].n).to.equal(0);
+    const live = await findLive(db, "gapless");
+    expect(live?.appliedCount).to.equal(writers * eventsPerWriter);
+  });
+
+  it("stops a projection at the event it cannot apply, records why, and lets the others go on", async () => {
+    let poisoned = true;
+    const fragile = recordingProjection("fragile", ["Counted"], (event) => poisoned && (event.data as { n: number }).n === 3);
+    const sturdy = recordingProjection("sturdy");
+    await prepareProjections(db, [fragile, sturdy], silentLogger);
+    await appendToStream(db, {
+      tenant: "t1",
+      streamId: "s",
+      expectedVersion: 0,
+      events: [1, 2, 3, 4, 5].map((n) => ({ type: "Counted", data: { n } })),
+      metadata: { actor: "test" },
+    });
+    const fragileRunner = new ProjectionRunner(db, fragile, silentLogger);
+    const sturdyRunner = new ProjectionRunner(db, sturdy, silentLogger);
+    await Promise.all([fragileRunner.wake(), sturdyRunner.wake()]);
+
+    expect(await seenValues(db, "fragile")).to.deep.equal([1, 2]);
+    expect(await seenValues(db, "sturdy")).to.deep.equal([1, 2, 3, 4, 5]);
+    const stopped = await findLive(db, "fragile");
+    expect(stopped?.error).to.match(/cannot apply event/);
+    const third = await db.query("select position from events where data->>'n' = '3'");
+    expect(stopped?.errorPosition).to.equal(Number(third.rows[0].position));
+
+    await fragileRunner.wake();
+    expect(await seenValues(db, "fragile"), "a stopped projection stays stopped").to.deep.equal([1, 2]);
+
+    poisoned = false;
+    expect(await clearError(db, "fragile")).to.equal(true);
+    await fragileRunner.wake();
+    expect(await seenValues(db, "fragile")).to.deep.equal([1, 2, 3, 4, 5]);
+    expect((await findLive(db, "fragile"))?.error).to.equal(null);
+  });
+});
+
+async function seenCount(db: Db, name: string): Promise<number> {
+  return (await db.query(`select count(*)::int as n from read.${name}_seen`)).rows[0].n;
+}
+
+async function seenValues(db: Db, name: string): Promise<number[]> {
+  return (await db.query(`select n from read.${name}_seen order by n`)).rows.map((row) => row.n);
+}

@@ -1,0 +1,91 @@
+import { expect } from "chai";
+import type { RunningService } from "../../src/service.ts";
+import { createTestDatabase } from "../support/database.ts";
+import { recordingProjection } from "../support/projections.ts";
+import { startTestService, TEST_ADMIN_TOKEN, until } from "../support/service.ts";
+
+const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+
+describe("the running service", () => {
+  let service: RunningService;
+  const projection = recordingProjection("served");
+  before(async () => {
+    service = await startTestService({ projections: [projection] });
+  });
+  after(() => service.stop());
+
+  it("answers /healthz and /readyz with every readiness check passed", async () => {
+    expect((await fetch(`${service.url}/healthz`)).status).to.equal(200);
+    const ready = await fetch(`${service.url}/readyz`);
+    expect(ready.status).to.equal(200);
+    expect(await ready.json()).to.deep.equal({ status: "ready", checks: { database: true, migrations: true, workers: true } });
+  });
+
+  it("projects an appended event within moments, without waiting for a poll", async () => {
+    const started = Date.now();
+    await service.eventStore.append({ tenant: "t1", streamId: "s1", expectedVersion: 0, events: [{ type: "Counted", data: { n: 7 } }], metadata: { actor: "test" } });
+    await until(async () => (await service.db.query("select 1 from read.served_seen where n = 7")).rowCount === 1, 2000, 5);
+    expect(Date.now() - started).to.be.lessThan(400);
+  });
+
+  it("shows each projection's position, the store's head and the lag to an administrator", async () => {
+    const response = await fetch(`${service.url}/api/admin/projections`, { headers: admin });
+    expect(response.status).to.equal(200);
+    const body = await response.json();
+    expect(body.head).to.be.greaterThan(0);
+    const served = body.projections.find((p: { name: string }) => p.name === "served");
+    expect(served).to.include({ state: "live", position: body.head, lagEvents: 0, error: null });
+  });
+
+  it("refuses the projections report without the administrator token, saying how to send it", async () => {
+    const missing = await fetch(`${service.url}/api/admin/projections`);
+    expect(missing.status).to.equal(401);
+    expect((await missing.json()).error).to.match(/Authorization: Bearer/);
+    const wrong = await fetch(`${service.url}/api/admin/projections`, { headers: { authorization: "Bearer not-the-token" } });
+    expect(wrong.status).to.equal(401);
+  });
+
+  it("answers an unknown /api path with 404 and a JSON error", async () => {
+    const response = await fetch(`${service.url}/api/no-such-thing`);
+    expect(response.status).to.equal(404);
+    expect(await response.json()).to.have.property("error").that.is.a("string");
+  });
+
+  it("answers malformed JSON with 400 and a body over 1 MB with 413, neither with internals", async () => {
+    const malformed = await fetch(`${service.url}/api/admin/projections`, { method: "POST", headers: admin, body: "{oops" });
+    expect(malformed.status).to.equal(400);
+    const huge = await fetch(`${service.url}/api/admin/projections`, { method: "POST", headers: admin, body: JSON.stringify({ x: "a".repeat(1024 * 1024) }) });
+    expect(huge.status).to.equal(413);
+    const text = await huge.text();
+    expect(text).not.to.match(/at .*\.ts|stack|select /i);
+  });
+
+  it("echoes a caller's X-Request-Id and makes one up otherwise", async () => {
+    const echoed = await fetch(`${service.url}/healthz`, { headers: { "x-request-id": "lab-42" } });
+    expect(echoed.headers.get("x-request-id")).to.equal("lab-42");
+    const made = await fetch(`${service.url}/healthz`);
+    expect(made.headers.get("x-request-id")).to.match(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("an API process and a worker process sharing one database", () => {
+  it("wakes the worker through pg-boss when the API process appends", async function () {
+    this.timeout(30_000);
+    const databaseUrl = await createTestDatabase(false);
+    const projection = recordingProjection("split");
+    // A long safety net, so that only a wake-up job can bring the event in time.
+    const worker = await startTestService({ databaseUrl, role: "worker", projections: [projection], safetyNetMs: 60_000 });
+    const api = await startTestService({ databaseUrl, role: "api", projections: [projection] });
+    try {
+      expect(api.worker).to.equal(null);
+      expect(worker.url).to.equal(null);
+      await api.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: 0, events: [{ type: "Counted", data: { n: 1 } }], metadata: { actor: "test" } });
+      await until(async () => (await api.db.query("select 1 from read.split_seen")).rowCount === 1, 5000);
+      const jobs = await api.db.query("select count(*)::int as n from pgboss.job where name = 'projection.split'");
+      expect(jobs.rows[0].n).to.be.greaterThan(0);
+    } finally {
+      await api.stop();
+      await worker.stop();
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import { until } from "../support/service.ts";
+
+/*
+ * What a person gets from `npm start` on a machine with no database configured: an embedded
+ * PostgreSQL under DATA_DIR, migrated, serving; and a clean stop on SIGTERM.
+ */
+describe("npm start without DATABASE_URL", () => {
+  let child: ChildProcess;
+  let output = "";
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-start-"));
+  const port = 18000 + (process.pid % 1000);
+  const pgPort = 55000 + (process.pid % 1000);
+
+  before(function () {
+    this.timeout(5000);
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "warn" };
+    delete env.DATABASE_URL;
+    delete env.ADMIN_TOKEN;
+    child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout!.on("data", (chunk) => (output += chunk));
+    child.stderr!.on("data", (chunk) => (output += chunk));
+  });
+
+  after(() => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("is ready within 60 s with its data in DATA_DIR and prints where to find it", async function () {
+    this.timeout(70_000);
+    await until(async () => (await fetch(`http://localhost:${port}/readyz`).catch(() => null))?.status === 200, 60_000, 250);
+    expect(existsSync(path.join(dataDir, "pg", "PG_VERSION"))).to.equal(true);
+    expect(output).to.include(`http://localhost:${port}/readyz`);
+    const token = readFileSync(path.join(dataDir, "admin-token"), "utf8").trim();
+    expect(output).to.include(token);
+    const projections = await fetch(`http://localhost:${port}/api/admin/projections`, { headers: { authorization: `Bearer ${token}` } });
+    expect(projections.status).to.equal(200);
+  });
+
+  it("stops cleanly on SIGTERM, taking its PostgreSQL with it", async function () {
+    this.timeout(30_000);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exited).to.equal(0);
+    expect(existsSync(path.join(dataDir, "pg", "postmaster.pid")), "PostgreSQL removed its pid file on a clean stop").to.equal(false);
+  });
+});

@@ -1,0 +1,36 @@
+import type { Projection } from "../../projections/projection.ts";
+import { configSchema } from "../../src/config.ts";
+import { silentLogger } from "../../src/logger.ts";
+import { startService, type Role, type RunningService } from "../../src/service.ts";
+import { createTestDatabase } from "./database.ts";
+
+export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface TestServiceOptions {
+  databaseUrl?: string;
+  role?: Role;
+  projections?: readonly Projection[];
+  safetyNetMs?: number;
+}
+
+/** The real service on a port of its own, over a database of its own (or a shared one). */
+export async function startTestService(options: TestServiceOptions = {}): Promise<RunningService> {
+  const config = configSchema.parse({
+    PORT: "0",
+    DATABASE_URL: options.databaseUrl ?? (await createTestDatabase(false)),
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: "silent",
+    PROJECTION_SAFETY_NET_MS: String(options.safetyNetMs ?? 1000),
+  });
+  return startService({ config, role: options.role ?? "all", log: silentLogger, projections: options.projections ?? [] });
+}
+
+export async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
