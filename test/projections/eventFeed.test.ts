@@ -1,0 +1,35 @@
+import { expect } from "chai";
+import { createPool, type Db } from "../../db/pool.ts";
+import { readAfter, START } from "../../projections/eventFeed.ts";
+import { createTestDatabase } from "../support/database.ts";
+
+describe("event feed", () => {
+  let db: Db;
+  before(async () => {
+    db = createPool(await createTestDatabase());
+  });
+  after(() => db.end());
+
+  it("orders by transaction id as a number, so transaction 10 comes after transaction 9", async () => {
+    // Explicit, long-finished transaction ids: 9 and 10 sort the other way round as text.
+    await db.query(
+      `insert into events (transaction_id, tenant, stream_id, stream_version, type, data, metadata)
+       values ('10', 't', 'late', 1, 'Counted', '{"n": 10}', '{"actor": "test"}'),
+              ('9', 't', 'early', 1, 'Counted', '{"n": 9}', '{"actor": "test"}')`,
+    );
+    const all = await readAfter(db, START, 10, ["Counted"]);
+    expect(all.map((event) => event.transactionId)).to.deep.equal(["9", "10"]);
+    const afterNine = await readAfter(db, { transactionId: "9", position: all[0]!.position }, 10, ["Counted"]);
+    expect(afterNine.map((event) => (event.data as { n: number }).n)).to.deep.equal([10]);
+  });
+
+  it("passes over the payload of events the reader does not handle but still returns them", async () => {
+    await db.query(
+      `insert into events (transaction_id, tenant, stream_id, stream_version, type, data, metadata)
+       values ('11', 't', 'other', 1, 'Ignored', '{"big": "payload"}', '{"actor": "test"}')`,
+    );
+    const events = await readAfter(db, START, 10, ["Counted"]);
+    const ignored = events.find((event) => event.type === "Ignored");
+    expect(ignored?.data).to.equal(null);
+  });
+});
