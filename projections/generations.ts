@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Tx } from "../db/pool.ts";
 import type { Checkpoint } from "./eventFeed.ts";
+import { TENANT_READER_ROLE } from "../db/tenantScope.ts";
 import type { Projection } from "./projection.ts";
 
 export type GenerationState = "building" | "live" | "retired";
@@ -98,6 +99,7 @@ export async function createGeneration(tx: Tx, projection: Projection, state: "b
   await tx.query(`set local search_path to ${schemaName}, public`);
   await projection.setup(tx);
   await tx.query("set local search_path to default");
+  await isolateTenants(tx, projection, schemaName);
   const inserted = await tx.query(
     `insert into projection_generations (name, generation, version, schema_name, state, live_since)
      values ($1, $2, $3, $4, $5, case when $5 = 'live' then now() end)
@@ -106,6 +108,26 @@ export async function createGeneration(tx: Tx, projection: Projection, state: "b
   );
   if (state === "live") await pointReadViews(tx, projection, schemaName);
   return toGeneration(inserted.rows[0]);
+}
+
+/**
+ * Tenant isolation lives here, once for every read model: each table gets row-level security
+ * keyed on its `tenant` column, readable only by the role queries run as. A table without a
+ * tenant column is refused unless the projection declares it shared reference data.
+ */
+async function isolateTenants(tx: Tx, projection: Projection, schemaName: string): Promise<void> {
+  await tx.query(`grant usage on schema ${schemaName} to ${TENANT_READER_ROLE}`);
+  for (const table of projection.tables) {
+    await tx.query(`grant select on ${schemaName}.${table} to ${TENANT_READER_ROLE}`);
+    if (projection.sharedTables?.includes(table)) continue;
+    const { rowCount } = await tx.query(
+      "select 1 from information_schema.columns where table_schema = $1 and table_name = $2 and column_name = 'tenant'",
+      [schemaName, table],
+    );
+    if (!rowCount) throw new Error(`projection ${projection.name}: table ${table} needs a tenant column (or list it in sharedTables)`);
+    await tx.query(`alter table ${schemaName}.${table} enable row level security`);
+    await tx.query(`create policy tenant_isolation on ${schemaName}.${table} using (tenant = current_setting('app.tenant', true))`);
+  }
 }
 
 /**
@@ -118,12 +140,14 @@ export async function pointReadViews(tx: Tx, projection: Projection, schemaName:
     await tx.query("savepoint point_view");
     try {
       await tx.query(`create or replace ${body}`);
+      await tx.query(`grant select on read.${table} to ${TENANT_READER_ROLE}`);
       await tx.query("release savepoint point_view");
     } catch {
       // The new version changed the table's columns: a replaced view must keep them, so recreate it.
       await tx.query("rollback to savepoint point_view");
       await tx.query(`drop view if exists read.${table} cascade`);
       await tx.query(`create ${body}`);
+      await tx.query(`grant select on read.${table} to ${TENANT_READER_ROLE}`);
     }
   }
 }

@@ -14,6 +14,8 @@ export interface Projection {
   readonly handles: readonly string[];
   /** Tables exposed to queries as `read.<table>`; they follow the live generation. */
   readonly tables: readonly string[];
+  /** Tables of reference data shared by all tenants; every other table must have a `tenant` column. */
+  readonly sharedTables?: readonly string[];
   setup(tx: Tx): Promise<void>;
   apply(tx: Tx, event: StoredEvent): Promise<void>;
   /**

@@ -1,0 +1,21 @@
+import type pg from "pg";
+import { withTransaction, type Db } from "./pool.ts";
+
+export const TENANT_READER_ROLE = "dh_tenant_reader";
+
+export const TENANT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A connection that can only read the read.* views, and only the rows of one tenant. */
+export type TenantReader = Pick<pg.ClientBase, "query">;
+
+/**
+ * The one door to the read tables: a transaction as the tenant-reader role with the tenant set.
+ * Row-level security does the filtering, so no query has to remember a `where tenant = …`.
+ */
+export async function readAsTenant<T>(db: Db, tenant: string, work: (reader: TenantReader) => Promise<T>): Promise<T> {
+  if (!TENANT_PATTERN.test(tenant)) throw new Error(`invalid tenant id ${JSON.stringify(tenant)}`);
+  return withTransaction(db, async (tx) => {
+    await tx.query("select set_config('app.tenant', $1, true), set_config('role', $2, true)", [tenant, TENANT_READER_ROLE]);
+    return work(tx);
+  });
+}
