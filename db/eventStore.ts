@@ -45,6 +45,8 @@ export interface AppendResult {
   streamId: string;
   nextVersion: number;
   positions: number[];
+  /** Where the last appended event stands in the global order (to wait for projections). */
+  last: { transactionId: string; position: number };
 }
 
 /** The stream moved on since it was read: reload, decide again, append again. */
@@ -75,12 +77,12 @@ const APPEND_SQL = `
   select $1, $2, head.version + e.ord, e.value->>'type', e.value->'data', $4::jsonb
   from head, jsonb_array_elements($3::jsonb) with ordinality as e(value, ord)
   where $5::integer is null or head.version = $5::integer
-  returning position, stream_version`;
+  returning position, stream_version, transaction_id::text as transaction_id_text`;
 
 export async function appendToStream(db: Queryable, request: AppendRequest): Promise<AppendResult> {
   if (request.events.length === 0) throw new Error("appendToStream needs at least one event");
   const expected = request.expectedVersion === "any" ? null : request.expectedVersion;
-  let result: pg.QueryResult<{ position: number; stream_version: number }>;
+  let result: pg.QueryResult<{ position: number; stream_version: number; transaction_id_text: string }>;
   try {
     result = await db.query(APPEND_SQL, [
       request.tenant,
@@ -100,7 +102,8 @@ export async function appendToStream(db: Queryable, request: AppendRequest): Pro
   }
   const positions = result.rows.map((row) => Number(row.position));
   const nextVersion = Math.max(...result.rows.map((row) => row.stream_version));
-  return { streamId: request.streamId, nextVersion, positions };
+  const transactionId = result.rows[0]!.transaction_id_text;
+  return { streamId: request.streamId, nextVersion, positions, last: { transactionId, position: Math.max(...positions) } };
 }
 
 export interface LoadedStream {

@@ -1,4 +1,6 @@
+import { credentialsProjection } from "./credentials.ts";
+import { patientsProjection } from "./patients.ts";
 import type { Projection } from "./projection.ts";
 
 /** Every read model of the service, in no particular order: each one stands alone. */
-export const allProjections: readonly Projection[] = [];
+export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection];

@@ -70,7 +70,7 @@ export async function startService({ config, role, log, projections = allProject
     let url: string | null = null;
     if (role !== "worker") {
       const app = createApp({
-        db,
+        store: eventStore,
         log,
         adminToken: config.ADMIN_TOKEN,
         readiness: [

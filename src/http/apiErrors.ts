@@ -1,6 +1,9 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
+import { CommandError, type CommandErrorKind } from "../../commands/commandError.ts";
 import { HttpError } from "./httpError.ts";
+
+const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "not-found": 404, conflict: 409 };
 
 /**
  * The one place `/api` failures are shaped: `{ error: "<how to fix the call>" }`. Anything that
@@ -14,6 +17,11 @@ export function apiErrors(log: Logger): Middleware {
         throw new HttpError(404, `There is no ${ctx.method} ${ctx.path}; see /llms.txt for the interface.`);
       }
     } catch (error) {
+      if (error instanceof CommandError) {
+        ctx.status = COMMAND_ERROR_STATUS[error.kind];
+        ctx.body = { error: error.message };
+        return;
+      }
       if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.set(error.headers);

@@ -1,16 +1,18 @@
 import Koa from "koa";
 import compose from "koa-compose";
 import type { Logger } from "pino";
-import type { Db } from "../../db/pool.ts";
+import type { EventStore } from "../../db/eventStore.ts";
 import { accessLog } from "./accessLog.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { apiErrors } from "./apiErrors.ts";
 import { healthRoutes, type ReadinessCheck } from "./healthRoutes.ts";
 import { jsonBody } from "./jsonBody.ts";
+import { patientRoutes } from "./patientRoutes.ts";
 import { requestId } from "./requestId.ts";
+import { resolveTenant } from "./tenant.ts";
 
 export interface AppDependencies {
-  db: Db;
+  store: EventStore;
   log: Logger;
   adminToken: string | undefined;
   readiness: readonly ReadinessCheck[];
@@ -30,8 +32,10 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(
     mountUnder("/api", [
       apiErrors(deps.log),
+      resolveTenant(),
       jsonBody(API_BODY_LIMIT),
-      adminRoutes(deps.db, deps.adminToken).routes() as Koa.Middleware,
+      adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
     ]),
   );
   return app;

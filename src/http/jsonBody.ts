@@ -21,14 +21,21 @@ export function jsonBody(limitBytes: number): Middleware {
       throw new HttpError(400, "The request body could not be read; send JSON in UTF-8 with a correct Content-Length.");
     }
     if (raw.trim() === "") {
-      (ctx.request as { body?: unknown }).body = undefined;
+      ctx.request.body = undefined;
     } else {
       try {
-        (ctx.request as { body?: unknown }).body = JSON.parse(raw);
+        ctx.request.body = JSON.parse(raw);
       } catch {
         throw new HttpError(400, "The body is not valid JSON; check quotes, commas and brackets.");
       }
     }
     await next();
   };
+}
+
+declare module "koa" {
+  interface Request {
+    /** Set by jsonBody(): the parsed JSON, or undefined for an empty body. */
+    body?: unknown;
+  }
 }

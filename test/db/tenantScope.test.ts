@@ -37,7 +37,7 @@ describe("tenant scope", () => {
     expect(nobody).to.equal(0);
   });
 
-  for (const [what, sql] of [
+  for (const [what, sql] of <Array<[string, string]>>[
     ["the event store", "select count(*) from events"],
     ["PostgreSQL's password table", "select count(*) from pg_authid"],
   ]) {

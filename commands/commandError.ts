@@ -1,0 +1,15 @@
+/**
+ * A command refused for a reason the caller can act on. The kind tells the interface layer which
+ * status to answer with; the message says how to fix the call.
+ */
+export type CommandErrorKind = "invalid" | "not-found" | "conflict";
+
+export class CommandError extends Error {
+  constructor(
+    readonly kind: CommandErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CommandError";
+  }
+}

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import type { StoredEvent } from "../../db/eventStore.ts";
+import { TENANT_PATTERN } from "../../db/tenantScope.ts";
+import { CommandError } from "../commandError.ts";
+import type { Decider } from "../handleCommand.ts";
+
+/** A sending system (laboratory or examination system) and its open-API key. */
+export const clientStream = (clientId: string) => `client:${clientId}`;
+
+export const registerClientInput = z.object({
+  name: z.string().trim().min(1, "name is required: the sending system's name, e.g. 'Central lab LIS'").max(100),
+  tenant: z.string().regex(TENANT_PATTERN, "tenant must match [A-Za-z0-9_-]{1,64}"),
+});
+
+export const clientCodeMapInput = z.object({
+  codeMap: z.record(z.string().trim().min(1).max(64), z.string().trim().min(1).max(64)),
+});
+
+export interface ClientState {
+  exists: boolean;
+  revoked: boolean;
+}
+
+export type ClientCommand =
+  | { type: "register"; clientId: string; name: string; keyDigest: string }
+  | { type: "revoke" }
+  | { type: "setCodeMap"; codeMap: Record<string, string> };
+
+export const clientDecider: Decider<ClientState, ClientCommand> = {
+  initialState: () => ({ exists: false, revoked: false }),
+  evolve: (state, event: StoredEvent) => {
+    if (event.type === "ClientRegistered") return { exists: true, revoked: false };
+    if (event.type === "ClientRevoked") return { ...state, revoked: true };
+    return state;
+  },
+  decide: (command, state) => {
+    switch (command.type) {
+      case "register":
+        if (state.exists) throw new CommandError("conflict", "a client with this id exists already");
+        return [{ type: "ClientRegistered", data: { clientId: command.clientId, name: command.name, keyDigest: command.keyDigest } }];
+      case "revoke":
+        if (!state.exists) throw new CommandError("not-found", "There is no such client; list clients with the CLI to find its id.");
+        return state.revoked ? [] : [{ type: "ClientRevoked", data: {} }];
+      case "setCodeMap":
+        if (!state.exists || state.revoked) throw new CommandError("not-found", "There is no such active client.");
+        return [{ type: "ClientCodeMapSet", data: { codeMap: command.codeMap } }];
+    }
+  },
+};

@@ -1,0 +1,31 @@
+import Router from "@koa/router";
+import { savePatient } from "../../commands/patients/managePatients.ts";
+import { PATIENT_REF_PATTERN, registerPatientInput } from "../../commands/patients/registerPatient.ts";
+import type { EventStore } from "../../db/eventStore.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { listPatients } from "../../queries/patients.ts";
+import { requireAuthor, type Caller } from "./authorAuth.ts";
+import { HttpError } from "./httpError.ts";
+import { parseBody } from "./validate.ts";
+
+export function patientRoutes(store: EventStore, adminToken: string | undefined): Router {
+  const router = new Router({ prefix: "/api/patients" });
+  router.use(requireAuthor(store.db, adminToken));
+
+  router.get("/", async (ctx) => {
+    ctx.body = await readAsTenant(store.db, ctx.state.tenant, listPatients);
+  });
+
+  router.put("/:patientRef", async (ctx) => {
+    const patientRef = ctx.params.patientRef!;
+    if (!PATIENT_REF_PATTERN.test(patientRef)) {
+      throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
+    }
+    const input = parseBody(registerPatientInput, ctx.request.body);
+    const caller = ctx.state.caller as Caller;
+    await savePatient({ store, metadata: { actor: caller.name, requestId: ctx.state.requestId } }, store.db, ctx.state.tenant, patientRef, input);
+    const [saved] = (await readAsTenant(store.db, ctx.state.tenant, listPatients)).filter((p) => p.patientRef === patientRef);
+    ctx.body = saved;
+  });
+  return router;
+}

@@ -1,0 +1,80 @@
+import { expect } from "chai";
+import { allProjections } from "../../projections/index.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ADMIN, httpClient } from "../support/http.ts";
+import { startTestService } from "../support/service.ts";
+
+describe("patients (/api/patients)", () => {
+  let service: RunningService;
+  let call: ReturnType<typeof httpClient>;
+  let authorToken: string;
+  before(async () => {
+    service = await startTestService({ projections: allProjections });
+    call = httpClient(service.url!);
+    authorToken = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Dr. Wang", tenant: "default" } })).body.token;
+  });
+  after(() => service.stop());
+
+  it("registers a patient with an author token and lists them with the id card masked", async () => {
+    const saved = await call("PUT", "/api/patients/P001", {
+      token: authorToken,
+      body: { name: "张三", idCard: "11010519491231002x", hisPatientId: "H-1", ward: "A" },
+    });
+    expect(saved.status).to.equal(200);
+    expect(saved.body).to.deep.equal({ patientRef: "P001", name: "张三", idCard: "110105********002X", hisPatientId: "H-1", ward: "A", active: true });
+    const list = await call("GET", "/api/patients", { token: authorToken });
+    expect(list.body).to.deep.equal([saved.body]);
+    expect(JSON.stringify(list.body)).not.to.include("11010519491231002X");
+  });
+
+  it("updates a patient in place and records who did it", async () => {
+    await call("PUT", "/api/patients/P002", { token: authorToken, body: { name: "李四", idCard: "440524188001010014" } });
+    const moved = await call("PUT", "/api/patients/P002", { token: authorToken, body: { name: "李四", idCard: "440524188001010014", ward: "B" } });
+    expect(moved.body.ward).to.equal("B");
+    const events = await service.db.query("select type, metadata->>'actor' as actor from events where stream_id = 'patient:P002' order by stream_version");
+    expect(events.rows).to.deep.equal([
+      { type: "PatientRegistered", actor: "Dr. Wang" },
+      { type: "PatientUpdated", actor: "Dr. Wang" },
+    ]);
+  });
+
+  it("stores nothing new when the same patient is sent again", async () => {
+    const body = { name: "王五", idCard: "110105200002290013" };
+    await call("PUT", "/api/patients/P003", { token: authorToken, body });
+    await call("PUT", "/api/patients/P003", { token: authorToken, body });
+    const events = await service.db.query("select count(*)::int as n from events where stream_id = 'patient:P003'");
+    expect(events.rows[0].n).to.equal(1);
+  });
+
+  it("refuses an invalid id card with a sentence that says what is wrong", async () => {
+    const answer = await call("PUT", "/api/patients/P004", { token: authorToken, body: { name: "赵六", idCard: "110105194912310021" } });
+    expect(answer.status).to.equal(400);
+    expect(answer.body.error).to.match(/check digit/);
+  });
+
+  it("refuses a second patient with an id card that is already registered", async () => {
+    const answer = await call("PUT", "/api/patients/P005", { token: authorToken, body: { name: "张三", idCard: "11010519491231002X" } });
+    expect(answer.status).to.equal(409);
+    expect(answer.body.error).to.include("P001");
+  });
+
+  it("names the missing field when the body is incomplete", async () => {
+    const answer = await call("PUT", "/api/patients/P006", { token: authorToken, body: { idCard: "11010519491231002X" } });
+    expect(answer.status).to.equal(400);
+    expect(answer.body.error).to.match(/name/);
+  });
+
+  it("needs a credential, and one of the request's tenant", async () => {
+    expect((await call("GET", "/api/patients")).status).to.equal(401);
+    expect((await call("GET", "/api/patients", { token: "dha_forged" })).status).to.equal(401);
+    const otherTenant = await call("GET", "/api/patients", { token: authorToken, tenant: "other" });
+    expect(otherTenant.status).to.equal(403);
+    expect((await call("GET", "/api/patients", { token: authorToken, tenant: "bad tenant!" })).status).to.equal(400);
+  });
+
+  it("keeps tenants apart: the administrator sees no patients in another tenant", async () => {
+    const other = await call("GET", "/api/patients", { token: ADMIN, tenant: "other" });
+    expect(other.status).to.equal(200);
+    expect(other.body).to.deep.equal([]);
+  });
+});
