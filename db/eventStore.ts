@@ -106,6 +106,61 @@ export async function appendToStream(db: Queryable, request: AppendRequest): Pro
   return { streamId: request.streamId, nextVersion, positions, last: { transactionId, position: Math.max(...positions) } };
 }
 
+// Many streams in one statement (a pushed batch: one stream per report). Every stream's expected
+// version is checked; if any is stale nothing is inserted and the caller falls back to one
+// stream at a time.
+const APPEND_MANY_SQL = `
+  with input as (
+    select * from jsonb_to_recordset($2::jsonb) as x(ord int, stream_id text, expected int, seq int, type text, data jsonb)
+  ), heads as (
+    select s.stream_id, s.expected,
+           coalesce((select max(e.stream_version) from events e where e.tenant = $1 and e.stream_id = s.stream_id), 0) as version
+    from (select distinct stream_id, expected from input) s
+  )
+  insert into events (tenant, stream_id, stream_version, type, data, metadata)
+  select $1, i.stream_id, i.expected + i.seq, i.type, i.data, $3::jsonb
+  from input i
+  where not exists (select 1 from heads h where h.version <> h.expected)
+  order by i.ord
+  returning stream_id, position, stream_version, transaction_id::text as transaction_id_text`;
+
+export interface StreamAppend {
+  streamId: string;
+  expectedVersion: number;
+  events: NewEvent[];
+}
+
+export async function appendToStreams(db: Queryable, tenant: string, appends: StreamAppend[], metadata: EventMetadata): Promise<AppendResult[]> {
+  const rows: unknown[] = [];
+  for (const append of appends) {
+    append.events.forEach((event, index) =>
+      rows.push({ ord: rows.length, stream_id: append.streamId, expected: append.expectedVersion, seq: index + 1, type: event.type, data: event.data }),
+    );
+  }
+  if (rows.length === 0) return [];
+  let result: pg.QueryResult<{ stream_id: string; position: number; stream_version: number; transaction_id_text: string }>;
+  try {
+    result = await db.query(APPEND_MANY_SQL, [tenant, JSON.stringify(rows), JSON.stringify(metadata)]);
+  } catch (error) {
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new ConcurrencyConflict(tenant, "(batch)", "any");
+    throw error;
+  }
+  if (result.rows.length !== rows.length) throw new ConcurrencyConflict(tenant, "(batch)", "any");
+  const byStream = new Map<string, AppendResult>();
+  for (const row of result.rows) {
+    const position = Number(row.position);
+    const current = byStream.get(row.stream_id);
+    const last = { transactionId: row.transaction_id_text, position };
+    if (!current) byStream.set(row.stream_id, { streamId: row.stream_id, nextVersion: row.stream_version, positions: [position], last });
+    else {
+      current.positions.push(position);
+      current.nextVersion = Math.max(current.nextVersion, row.stream_version);
+      if (position > current.last.position) current.last = last;
+    }
+  }
+  return appends.map((append) => byStream.get(append.streamId)!);
+}
+
 export interface LoadedStream {
   version: number;
   events: StoredEvent[];
@@ -162,6 +217,12 @@ export class EventStore {
     const result = await appendToStream(this.db, request);
     this.announce(new Set(request.events.map((event) => event.type)));
     return result;
+  }
+
+  async appendMany(tenant: string, appends: StreamAppend[], metadata: EventMetadata): Promise<AppendResult[]> {
+    const results = await appendToStreams(this.db, tenant, appends, metadata);
+    this.announce(new Set(appends.flatMap((append) => append.events.map((event) => event.type))));
+    return results;
   }
 
   /** Several appends (and any other writes) that commit or fail together. */

@@ -1,6 +1,8 @@
 import { credentialsProjection } from "./credentials.ts";
+import { examReportsProjection } from "./examReports.ts";
+import { labReportsProjection } from "./labReports.ts";
 import { patientsProjection } from "./patients.ts";
 import type { Projection } from "./projection.ts";
 
 /** Every read model of the service, in no particular order: each one stands alone. */
-export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection];
+export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection, labReportsProjection, examReportsProjection];

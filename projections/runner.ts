@@ -3,7 +3,7 @@ import { withTransaction, type Db } from "../db/pool.ts";
 import { applyNextBatch, type BatchOutcome } from "./applyBatch.ts";
 import { lockGeneration } from "./generations.ts";
 import type { Projection } from "./projection.ts";
-import { isTransient } from "./transientErrors.ts";
+import { isTransient } from "../db/transientErrors.ts";
 
 export interface RunnerOptions {
   batchSize?: number;

@@ -13,6 +13,8 @@ export const configSchema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(10),
   WORKER_POLL_SECONDS: z.coerce.number().min(0.5).default(0.5),
   PROJECTION_SAFETY_NET_MS: z.coerce.number().int().min(100).default(5000),
+  OPEN_API_RATE_PER_SECOND: z.coerce.number().positive().default(50),
+  OPEN_API_BURST: z.coerce.number().int().min(1).default(100),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
 });
 

@@ -1,7 +1,11 @@
 import type { Server } from "node:http";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
+import { recordDictionaryRelease } from "../commands/dictionary/recordDictionaryRelease.ts";
+import { createItemMapper } from "../commands/ingestion/itemMapping.ts";
 import { EventStore } from "../db/eventStore.ts";
+import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
+import { serveDictionary } from "../queries/dictionary.ts";
 import { migrate, missingMigrations } from "../db/migrate.ts";
 import { createPool, type Db } from "../db/pool.ts";
 import { allProjections } from "../projections/index.ts";
@@ -50,6 +54,9 @@ export async function startService({ config, role, log, projections = allProject
     stack.push(() => boss.stop({ graceful: true, wait: true, timeout: 10_000 }));
 
     const eventStore = new EventStore(db);
+    const dictionary = loadDefaultDictionary();
+    const served = serveDictionary(dictionary);
+    await recordDictionaryRelease(eventStore, served);
     let worker: ProjectionWorker | null = null;
     if (role !== "api") {
       worker = new ProjectionWorker(db, boss, projections, log, {
@@ -71,6 +78,13 @@ export async function startService({ config, role, log, projections = allProject
     if (role !== "worker") {
       const app = createApp({
         store: eventStore,
+        openApi: {
+          store: eventStore,
+          dictionary,
+          mapper: createItemMapper(dictionary),
+          served,
+          rateLimit: { perSecond: config.OPEN_API_RATE_PER_SECOND, burst: config.OPEN_API_BURST },
+        },
         log,
         adminToken: config.ADMIN_TOKEN,
         readiness: [

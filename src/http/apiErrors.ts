@@ -1,6 +1,7 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
 import { CommandError, type CommandErrorKind } from "../../commands/commandError.ts";
+import { isTransient } from "../../db/transientErrors.ts";
 import { HttpError } from "./httpError.ts";
 
 const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "not-found": 404, conflict: 409 };
@@ -26,6 +27,13 @@ export function apiErrors(log: Logger): Middleware {
         ctx.status = error.status;
         ctx.set(error.headers);
         ctx.body = { error: error.message };
+        return;
+      }
+      if (isTransient(error)) {
+        log.warn({ err: error }, "database unavailable");
+        ctx.status = 503;
+        ctx.set("Retry-After", "5");
+        ctx.body = { error: "The service cannot reach its database right now; try again in a few seconds." };
         return;
       }
       log.error({ err: error }, "request failed");

@@ -7,12 +7,15 @@ import { adminRoutes } from "./adminRoutes.ts";
 import { apiErrors } from "./apiErrors.ts";
 import { healthRoutes, type ReadinessCheck } from "./healthRoutes.ts";
 import { jsonBody } from "./jsonBody.ts";
+import { openApiErrors } from "./openApi/envelope.ts";
+import { openApiRoutes, type OpenApiDeps } from "./openApi/openApiRoutes.ts";
 import { patientRoutes } from "./patientRoutes.ts";
 import { requestId } from "./requestId.ts";
 import { resolveTenant } from "./tenant.ts";
 
 export interface AppDependencies {
   store: EventStore;
+  openApi: OpenApiDeps;
   log: Logger;
   adminToken: string | undefined;
   readiness: readonly ReadinessCheck[];
@@ -36,6 +39,13 @@ export function createApp(deps: AppDependencies): Koa {
       jsonBody(API_BODY_LIMIT),
       adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+    ]),
+  );
+  app.use(
+    mountUnder("/open/v1", [
+      openApiErrors(deps.log),
+      resolveTenant(),
+      openApiRoutes(deps.openApi).routes() as Koa.Middleware,
     ]),
   );
   return app;

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { appendToStream, ConcurrencyConflict, readStream } from "../../db/eventStore.ts";
+import { appendToStream, appendToStreams, ConcurrencyConflict, readStream } from "../../db/eventStore.ts";
 import { createPool, type Db } from "../../db/pool.ts";
 import { createTestDatabase } from "../support/database.ts";
 
@@ -68,4 +68,33 @@ describe("event store", () => {
       expect((await db.query("select count(*)::int as n from events")).rows[0].n).to.equal(before);
     });
   }
+});
+
+describe("event store: many streams in one statement", () => {
+  let db: Db;
+  before(async () => {
+    db = createPool(await createTestDatabase());
+  });
+  after(() => db.end());
+
+  it("appends to many streams at once, each from its expected version", async () => {
+    await appendToStream(db, { tenant: "t1", streamId: "r-2", expectedVersion: 0, events: [{ type: "A", data: {} }], metadata: { actor: "test" } });
+    const results = await appendToStreams(db, "t1", [
+      { streamId: "r-1", expectedVersion: 0, events: [{ type: "A", data: { n: 1 } }] },
+      { streamId: "r-2", expectedVersion: 1, events: [{ type: "A", data: { n: 2 } }, { type: "B", data: { n: 3 } }] },
+    ], { actor: "test" });
+    expect(results.map((r) => r.nextVersion)).to.deep.equal([1, 3]);
+    expect((await readStream(db, "t1", "r-2")).events.map((e) => e.type)).to.deep.equal(["A", "A", "B"]);
+  });
+
+  it("stores nothing of the batch when one stream's expected version is stale", async () => {
+    const before = (await db.query("select count(*)::int as n from events")).rows[0].n;
+    let error: unknown;
+    await appendToStreams(db, "t1", [
+      { streamId: "r-3", expectedVersion: 0, events: [{ type: "A", data: {} }] },
+      { streamId: "r-1", expectedVersion: 0, events: [{ type: "A", data: {} }] },
+    ], { actor: "test" }).catch((e) => (error = e));
+    expect(error).to.be.instanceOf(ConcurrencyConflict);
+    expect((await db.query("select count(*)::int as n from events")).rows[0].n).to.equal(before);
+  });
 });

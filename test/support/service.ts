@@ -11,6 +11,7 @@ export interface TestServiceOptions {
   role?: Role;
   projections?: readonly Projection[];
   safetyNetMs?: number;
+  env?: Record<string, string>;
 }
 
 /** The real service on a port of its own, over a database of its own (or a shared one). */
@@ -21,6 +22,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     LOG_LEVEL: "silent",
     PROJECTION_SAFETY_NET_MS: String(options.safetyNetMs ?? 1000),
+    OPEN_API_RATE_PER_SECOND: "1000",
+    OPEN_API_BURST: "1000",
+    ...options.env,
   });
   return startService({ config, role: options.role ?? "all", log: silentLogger, projections: options.projections ?? [] });
 }

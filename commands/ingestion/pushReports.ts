@@ -1,0 +1,250 @@
+import { ConcurrencyConflict, type EventMetadata, type EventStore, type StreamAppend } from "../../db/eventStore.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+import { patientsByIdCards } from "../../queries/patients.ts";
+import { CommandError } from "../commandError.ts";
+import { summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
+import { matchableIdCard, matchPatient, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
+import { reportStream, type ReportKind } from "./reportKinds.ts";
+import { reportContentHash, validateReport, type ReportRejection } from "./reportSchemas.ts";
+
+export const MAX_REPORTS_PER_PUSH = 100;
+
+export interface PushingClient {
+  clientId: string;
+  name: string;
+  tenant: string;
+  codeMap: ReadonlyMap<string, string>;
+}
+
+export interface IngestionDeps {
+  store: EventStore;
+  dictionary: Dictionary;
+  mapper: ItemMapper;
+}
+
+export type Outcome = "CREATED" | "UPDATED" | "UNCHANGED";
+
+export interface AcceptedEntry {
+  externalId: string;
+  status: Outcome;
+  matched: boolean;
+  patientRef?: string;
+  itemsMapped: number;
+  itemsUnmapped: number;
+  pendingReason?: string;
+}
+
+export type ResultEntry = AcceptedEntry | ReportRejection;
+
+export interface PushResult {
+  total: number;
+  accepted: number;
+  rejected: number;
+  results: ResultEntry[];
+}
+
+/** A report as validated: the fields every kind shares, typed; the rest as sent. */
+export type AcceptedReport = Record<string, unknown> & {
+  externalId: string;
+  reportedAt: string;
+  patient: SentPatient & { hisPatientId?: string };
+  items?: SentItem[];
+};
+
+/** What a Received event carries: the report as accepted, and what we made of it. */
+export interface ReceivedReport {
+  externalId: string;
+  report: AcceptedReport;
+  contentHash: string;
+  outcome: "CREATED" | "UPDATED";
+  match: Match;
+  items: MappedItem[];
+  summary: { itemsMapped: number; itemsUnmapped: number };
+  client: { clientId: string; name: string };
+}
+
+interface Prepared {
+  index: number;
+  externalId: string;
+  streamId: string;
+  report: ReceivedReport["report"];
+  contentHash: string;
+  items: MappedItem[];
+  summary: ReceivedReport["summary"];
+  freshMatch: Match;
+}
+
+interface StreamState {
+  version: number;
+  contentHash: string | null;
+  match: Match | null;
+  summary: ReceivedReport["summary"] | null;
+  claim: { patientRef: string; idCard: string | null } | null;
+}
+
+/** A request that cannot be handled as a batch at all (the per-report problems are in the results). */
+export function batchProblem(body: unknown): string | null {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return "Send a JSON object with a reports array.";
+  const reports = (body as { reports?: unknown }).reports;
+  if (reports === undefined) return `reports is required: an array of 1 to ${MAX_REPORTS_PER_PUSH} reports.`;
+  if (!Array.isArray(reports)) return `reports must be an array of 1 to ${MAX_REPORTS_PER_PUSH} reports.`;
+  if (reports.length > MAX_REPORTS_PER_PUSH) return `reports has ${reports.length} entries; send at most ${MAX_REPORTS_PER_PUSH} per call.`;
+  return null;
+}
+
+/**
+ * Validates, matches, maps and stores each report of a push on its own. Stored reports are
+ * committed before this returns; an invalid report is answered REJECTED and stops nothing.
+ */
+export async function pushReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, body: unknown, requestId: string): Promise<PushResult> {
+  const problem = batchProblem(body);
+  if (problem) throw new CommandError("invalid", problem);
+  const sent = (body as { reports: unknown[] }).reports;
+  const schema = kind.schema(deps.dictionary);
+  const results: ResultEntry[] = new Array(sent.length);
+  const prepared: Prepared[] = [];
+  sent.forEach((input, index) => {
+    const validation = validateReport(schema, input, index);
+    if (!validation.ok) {
+      results[index] = validation.rejection;
+      return;
+    }
+    const report = validation.report as AcceptedReport;
+    const items = (report.items ?? []).map((item) => deps.mapper.map(item, client.codeMap));
+    prepared.push({
+      index,
+      externalId: report.externalId,
+      streamId: reportStream(kind, report.externalId),
+      report,
+      contentHash: reportContentHash(report),
+      items,
+      summary: summarise(items),
+      freshMatch: { matched: false, pendingReason: "", idCard: null },
+    });
+  });
+
+  const registered = await registeredPatients(deps, client.tenant, prepared);
+  for (const entry of prepared) entry.freshMatch = matchPatient(entry.report.patient, registered);
+
+  const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId };
+  // A batch may name one externalId twice: the later copy is handled after the earlier is stored.
+  for (const round of roundsOfDistinctIds(prepared)) {
+    for (const [index, entry] of await storeRound(deps, kind, client, round, metadata)) results[index] = entry;
+  }
+  const rejected = results.filter((entry) => entry.status === "REJECTED").length;
+  return { total: sent.length, accepted: sent.length - rejected, rejected, results };
+}
+
+async function registeredPatients(deps: IngestionDeps, tenant: string, prepared: Prepared[]): Promise<Map<string, KnownPatient>> {
+  const idCards = [...new Set(prepared.map((p) => matchableIdCard(p.report.patient)).filter((c): c is string => c !== null))];
+  const patients = await readAsTenant(deps.store.db, tenant, (reader) => patientsByIdCards(reader, idCards));
+  return new Map(patients.map((patient) => [patient.idCard, patient]));
+}
+
+function roundsOfDistinctIds(prepared: Prepared[]): Prepared[][] {
+  const rounds: Prepared[][] = [];
+  const seen = new Map<string, number>();
+  for (const entry of prepared) {
+    const round = seen.get(entry.externalId) ?? 0;
+    seen.set(entry.externalId, round + 1);
+    (rounds[round] ??= []).push(entry);
+  }
+  return rounds;
+}
+
+async function storeRound(deps: IngestionDeps, kind: ReportKind, client: PushingClient, round: Prepared[], metadata: EventMetadata): Promise<Map<number, AcceptedEntry>> {
+  for (let attempt = 1; ; attempt++) {
+    const states = await loadStates(deps.store, client.tenant, kind, round.map((entry) => entry.streamId));
+    const decisions = round.map((entry) => decide(entry, states.get(entry.streamId), client));
+    const appends: StreamAppend[] = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
+    try {
+      if (appends.length > 0) await deps.store.appendMany(client.tenant, appends, metadata);
+      return new Map(decisions.map((decision) => [decision.index, decision.entry]));
+    } catch (error) {
+      if (!(error instanceof ConcurrencyConflict)) throw error;
+      // Another push of one of these externalIds got in first: settle the reports one by one.
+      if (round.length > 1) {
+        const settled = new Map<number, AcceptedEntry>();
+        for (const entry of round) for (const [index, result] of await storeRound(deps, kind, client, [entry], metadata)) settled.set(index, result);
+        return settled;
+      }
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
+function decide(entry: Prepared, state: StreamState | undefined, client: PushingClient): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
+  if (state && state.contentHash === entry.contentHash) {
+    const stored = state.claim ? { matched: true as const, patientRef: state.claim.patientRef } : state.match;
+    return { index: entry.index, entry: accepted(entry.externalId, "UNCHANGED", stored ?? entry.freshMatch, state.summary ?? entry.summary), append: null };
+  }
+  const outcome = state ? "UPDATED" : "CREATED";
+  // A report claimed by hand stays with that patient through updates that still name the same person.
+  const keepClaim = !entry.freshMatch.matched && state?.claim && state.claim.idCard === entry.freshMatch.idCard;
+  const match: Match = keepClaim ? { matched: true, patientRef: state!.claim!.patientRef, idCard: entry.freshMatch.idCard, viaClaim: true } : entry.freshMatch;
+  const data: ReceivedReport = {
+    externalId: entry.externalId,
+    report: entry.report,
+    contentHash: entry.contentHash,
+    outcome,
+    match,
+    items: entry.items,
+    summary: entry.summary,
+    client: { clientId: client.clientId, name: client.name },
+  };
+  return {
+    index: entry.index,
+    entry: accepted(entry.externalId, outcome, match, entry.summary),
+    append: { streamId: entry.streamId, expectedVersion: state?.version ?? 0, events: [{ type: receivedType(entry.streamId), data }] },
+  };
+}
+
+function receivedType(streamId: string): string {
+  return streamId.startsWith("lab-report:") ? "LabReportReceived" : "ExamReportReceived";
+}
+
+function accepted(externalId: string, status: Outcome, match: { matched: boolean; patientRef?: string; pendingReason?: string }, summary: ReceivedReport["summary"]): AcceptedEntry {
+  return {
+    externalId,
+    status,
+    matched: match.matched,
+    ...(match.matched ? { patientRef: match.patientRef } : {}),
+    itemsMapped: summary.itemsMapped,
+    itemsUnmapped: summary.itemsUnmapped,
+    ...(!match.matched && match.pendingReason ? { pendingReason: match.pendingReason } : {}),
+  };
+}
+
+/** Each stream's version, last received content and match, and standing claim: one query for the batch. */
+async function loadStates(store: EventStore, tenant: string, kind: ReportKind, streamIds: string[]): Promise<Map<string, StreamState>> {
+  const { rows } = await store.db.query(
+    `select stream_id, max(stream_version) as version,
+            (array_agg(data->>'contentHash' order by stream_version desc) filter (where type = $3))[1] as content_hash,
+            (array_agg(data->'match' order by stream_version desc) filter (where type = $3))[1] as match,
+            (array_agg(data->'summary' order by stream_version desc) filter (where type = $3))[1] as summary,
+            (array_agg(jsonb_build_object('type', type, 'data', data) order by stream_version desc) filter (where type in ($4, $3)))[1] as last_decision
+     from events where tenant = $1 and stream_id = any($2::text[])
+     group by stream_id`,
+    [tenant, streamIds, kind.events.received, kind.events.claimed],
+  );
+  return new Map(
+    rows.map((row) => {
+      const last = row.last_decision as { type: string; data: { patientRef: string; idCard: string | null; match?: Match } } | null;
+      let claim: StreamState["claim"] = null;
+      if (last?.type === kind.events.claimed) claim = { patientRef: last.data.patientRef, idCard: last.data.idCard };
+      else if (last?.data.match?.matched && last.data.match.viaClaim) claim = { patientRef: last.data.match.patientRef, idCard: last.data.match.idCard };
+      return [
+        row.stream_id,
+        {
+          version: row.version,
+          contentHash: row.content_hash,
+          match: row.match,
+          summary: row.summary,
+          // A claim counts until a later push is matched, or names another person, afresh.
+          claim,
+        },
+      ];
+    }),
+  );
+}

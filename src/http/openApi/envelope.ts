@@ -1,0 +1,38 @@
+import type { Context, Middleware } from "koa";
+import type { Logger } from "pino";
+import { CommandError, type CommandErrorKind } from "../../../commands/commandError.ts";
+import { isTransient } from "../../../db/transientErrors.ts";
+import { HttpError } from "../httpError.ts";
+
+/** Every /open/v1 answer: `{ code, msg, data, timestamp }`, with the HTTP status equal to `code`. */
+export function answer(ctx: Context, data: unknown, code = 200, msg = "ok"): void {
+  ctx.status = code;
+  ctx.body = { code, msg, data, timestamp: Date.now() };
+}
+
+const COMMAND_ERROR_CODE: Record<CommandErrorKind, number> = { invalid: 400, "not-found": 404, conflict: 409 };
+
+/** The one place /open/v1 failures are shaped. Faults of ours are logged whole and answered generically. */
+export function openApiErrors(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        answer(ctx, null, 404, `There is no ${ctx.method} ${ctx.path}; the calls are listed at /md/integration-guide.md.`);
+      }
+    } catch (error) {
+      if (error instanceof HttpError) {
+        ctx.set(error.headers);
+        return answer(ctx, null, error.status, error.message);
+      }
+      if (error instanceof CommandError) return answer(ctx, null, COMMAND_ERROR_CODE[error.kind], error.message);
+      if (isTransient(error)) {
+        log.warn({ err: error }, "database unavailable");
+        ctx.set("Retry-After", "5");
+        return answer(ctx, null, 503, "The service cannot reach its database right now; push again in a few seconds, nothing was lost.");
+      }
+      log.error({ err: error }, "request failed");
+      answer(ctx, null, 500, "The service failed to handle this call; push again, and report the X-Request-Id if it persists.");
+    }
+  };
+}

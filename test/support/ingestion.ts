@@ -1,0 +1,37 @@
+import type { RunningService } from "../../src/service.ts";
+import { ADMIN, httpClient } from "./http.ts";
+
+export const ZHANG_SAN = { name: "张三", idCard: "11010519491231002X" };
+export const LI_SI = { name: "李四", idCard: "440524188001010014" };
+
+/** A realistic monthly dialysis panel for one patient. */
+export function labReport(externalId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    externalId,
+    reportNo: `R-${externalId}`,
+    patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" },
+    panelName: "透析月度检查",
+    specimen: "SERUM",
+    collectedAt: "2026-03-01 07:30:00",
+    reportedAt: "2026-03-01 11:00:00",
+    status: "FINAL",
+    labName: "Central lab",
+    items: [
+      { itemCode: "HGB", itemName: "血红蛋白", value: 11.5, unit: "g/dL", refLow: 11.5, refHigh: 15 },
+      { itemCode: "K", itemName: "钾", value: 5.6, unit: "mmol/L", abnormalFlag: "H" },
+      { itemCode: "X-LOCAL-42", itemName: "某本地项目", value: "阴性", resultType: "QUALITATIVE" },
+    ],
+    ...overrides,
+  };
+}
+
+/** A tenant with an open-API client, an author, and 张三 registered as patient P001. */
+export async function ingestionTenant(service: RunningService, tenant: string) {
+  const call = httpClient(service.url!);
+  const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Central lab LIS", tenant } })).body as { clientId: string; key: string };
+  const author = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Nurse Chen", tenant } })).body as { token: string };
+  const registered = await call("PUT", "/api/patients/P001", { token: author.token, tenant, body: { ...ZHANG_SAN, ward: "A" } });
+  if (registered.status !== 200) throw new Error(`patient not registered: ${JSON.stringify(registered.body)}`);
+  const push = (kind: "lab" | "exam", reports: unknown[]) => call("POST", `/open/v1/${kind}/reports`, { token: client.key, body: { reports } });
+  return { call, client, authorToken: author.token, push };
+}
