@@ -1,3 +1,4 @@
+import { autoClaimReactor } from "./autoClaim.ts";
 import { credentialsProjection } from "./credentials.ts";
 import { examReportsProjection } from "./examReports.ts";
 import { labReportsProjection } from "./labReports.ts";
@@ -5,4 +6,4 @@ import { patientsProjection } from "./patients.ts";
 import type { Projection } from "./projection.ts";
 
 /** Every read model of the service, in no particular order: each one stands alone. */
-export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection, labReportsProjection, examReportsProjection];
+export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection, labReportsProjection, examReportsProjection, autoClaimReactor];

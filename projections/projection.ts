@@ -12,6 +12,8 @@ export interface Projection {
   /** Bump when `setup` or `apply` changes meaning: the runtime then rebuilds by replay. */
   readonly version: number;
   readonly handles: readonly string[];
+  /** Event types a reacting projection appends while applying; their consumers are woken after each batch. */
+  readonly emits?: readonly string[];
   /** Tables exposed to queries as `read.<table>`; they follow the live generation. */
   readonly tables: readonly string[];
   /** Tables of reference data shared by all tenants; every other table must have a `tenant` column. */

@@ -6,6 +6,8 @@ import type { Projection } from "./projection.ts";
 import { isTransient } from "../db/transientErrors.ts";
 
 export interface RunnerOptions {
+  /** Told after a batch of a projection that `emits` events has committed. */
+  onEmitted?: (eventTypes: ReadonlySet<string>) => void;
   batchSize?: number;
   /** How soon to look again when events wait behind a transaction that has not finished. */
   waitingRetryMs?: number;
@@ -27,7 +29,7 @@ export class ProjectionRunner {
     private readonly db: Db,
     readonly projection: Projection,
     private readonly log: Logger,
-    options: RunnerOptions = {},
+    private readonly options: RunnerOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 1000;
     this.waitingRetryMs = options.waitingRetryMs ?? 20;
@@ -103,6 +105,7 @@ export class ProjectionRunner {
         return "stopped";
       }
       if (outcome.kind === "idle" || outcome.kind === "waiting") return outcome.kind;
+      if (this.projection.emits?.length) this.options.onEmitted?.(new Set(this.projection.emits));
     }
   }
 }

@@ -37,7 +37,7 @@ export class ProjectionWorker {
     const stale = await prepareProjections(this.db, this.projections, this.log);
     await createWakeupQueues(this.boss, this.projections);
     for (const projection of this.projections) {
-      const runner = new ProjectionRunner(this.db, projection, this.log, this.options);
+      const runner = new ProjectionRunner(this.db, projection, this.log, { ...this.options, onEmitted: (types) => this.wakeFor(types) });
       this.runners.set(projection.name, runner);
       await this.boss.work(wakeupQueueOf(projection), { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 0.5 }, () =>
         runner.wake(),

@@ -17,3 +17,8 @@ export function isCalendarDate(value: string): boolean {
   const date = new Date(Date.UTC(year, month - 1, day));
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
+
+/** `yyyy-MM-ddTHH:mm:ss` in the service's time zone, no zone suffix: the report-viewing interface's form. */
+export function localIsoDateTime(date: Date): string {
+  return localDateTime(date).replace(" ", "T");
+}

@@ -12,6 +12,7 @@ import { openApiRoutes, type OpenApiDeps } from "./openApi/openApiRoutes.ts";
 import { patientRoutes } from "./patientRoutes.ts";
 import { requestId } from "./requestId.ts";
 import { resolveTenant } from "./tenant.ts";
+import { unmatchedRoutes } from "./unmatchedRoutes.ts";
 
 export interface AppDependencies {
   store: EventStore;
@@ -39,6 +40,7 @@ export function createApp(deps: AppDependencies): Koa {
       jsonBody(API_BODY_LIMIT),
       adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
     ]),
   );
   app.use(

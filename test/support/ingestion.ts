@@ -27,7 +27,9 @@ export function labReport(externalId: string, overrides: Record<string, unknown>
 
 /** A tenant with an open-API client, an author, and 张三 registered as patient P001. */
 export async function ingestionTenant(service: RunningService, tenant: string) {
-  const call = httpClient(service.url!);
+  const anyTenant = httpClient(service.url!);
+  // Calls of this tenant's people carry its X-Service-Tenant, as the proxy would add it.
+  const call: typeof anyTenant = (method, path, options = {}) => anyTenant(method, path, { tenant, ...options });
   const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Central lab LIS", tenant } })).body as { clientId: string; key: string };
   const author = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Nurse Chen", tenant } })).body as { token: string };
   const registered = await call("PUT", "/api/patients/P001", { token: author.token, tenant, body: { ...ZHANG_SAN, ward: "A" } });

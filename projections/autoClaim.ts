@@ -1,0 +1,106 @@
+import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
+import { NAME_DIFFERS, NO_PATIENT } from "../commands/ingestion/patientMatching.ts";
+import { reportKinds, reportStream, type ReportKind } from "../commands/ingestion/reportKinds.ts";
+import { sameName } from "../commands/patients/nationalId.ts";
+import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
+import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
+import type { Tx } from "../db/pool.ts";
+import type { Projection } from "./projection.ts";
+
+/*
+ * Registering a patient claims the reports already waiting for them (contract C.4). This runs as
+ * a projection that reacts: it sees patients and pending reports in the one global event order, so
+ * a report pushed a moment before its patient was registered is claimed as surely as one pushed a
+ * day before; and its Claimed events commit with its checkpoint, so each claim happens once.
+ */
+
+const CLAIMABLE_REASONS = new Set([NO_PATIENT, NAME_DIFFERS]);
+const kindOfEvent = new Map<string, ReportKind>(Object.values(reportKinds).flatMap((kind) => Object.values(kind.events).map((type) => [type, kind])));
+
+export const autoClaimReactor: Projection = {
+  name: "auto_claim",
+  version: 1,
+  handles: ["PatientRegistered", "PatientUpdated", ...kindOfEvent.keys()],
+  emits: Object.values(reportKinds).map((kind) => kind.events.claimed),
+  tables: [],
+  async setup(tx: Tx) {
+    await tx.query(`
+      create table known_patients (tenant text, patient_ref text, id_card text not null, name text not null, primary key (tenant, patient_ref));
+      create index known_patients_by_id_card on known_patients (tenant, id_card);
+      create table pending_reports (tenant text, kind text, external_id text, id_card text not null, name text, primary key (tenant, kind, external_id));
+      create index pending_reports_by_id_card on pending_reports (tenant, id_card)`);
+  },
+  async apply(tx, event) {
+    if (event.type === "PatientRegistered" || event.type === "PatientUpdated") return patientKnown(tx, event);
+    const kind = kindOfEvent.get(event.type)!;
+    const externalId = event.streamId.slice(kind.streamPrefix.length);
+    if (event.type !== kind.events.received) {
+      await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [event.tenant, kind.name, externalId]);
+      return;
+    }
+    const received = event.data as ReceivedReport;
+    const { match } = received;
+    if (match.matched || !match.idCard || !CLAIMABLE_REASONS.has(match.pendingReason)) {
+      await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [event.tenant, kind.name, externalId]);
+      return;
+    }
+    const name = received.report.patient.name ?? null;
+    const { rows } = await tx.query("select patient_ref, name from known_patients where tenant = $1 and id_card = $2", [event.tenant, match.idCard]);
+    const patient = rows.find((row) => name === null || sameName(name, row.name));
+    if (patient) {
+      // Registered between the push's look-up and now.
+      await claim(tx, event, kind, externalId, patient.patient_ref, match.idCard);
+      return;
+    }
+    await tx.query(
+      `insert into pending_reports values ($1, $2, $3, $4, $5)
+       on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name`,
+      [event.tenant, kind.name, externalId, match.idCard, name],
+    );
+  },
+};
+
+async function patientKnown(tx: Tx, event: StoredEvent): Promise<void> {
+  const patientRef = event.streamId.slice("patient:".length);
+  const patient = event.data as { name: string; idCard: string };
+  await tx.query(
+    `insert into known_patients values ($1, $2, $3, $4)
+     on conflict (tenant, patient_ref) do update set id_card = excluded.id_card, name = excluded.name`,
+    [event.tenant, patientRef, patient.idCard, patient.name],
+  );
+  const { rows } = await tx.query("select kind, external_id, name from pending_reports where tenant = $1 and id_card = $2", [event.tenant, patient.idCard]);
+  for (const row of rows) {
+    if (row.name !== null && !sameName(row.name, patient.name)) continue;
+    await claim(tx, event, reportKinds[row.kind as "lab" | "exam"], row.external_id, patientRef, patient.idCard);
+  }
+}
+
+/**
+ * Claims only a report that, in the event store now, is neither matched nor dismissed: so a replay
+ * of this reactor (a rebuild) finds its earlier claims already made and appends nothing again.
+ */
+async function claim(tx: Tx, cause: StoredEvent, kind: ReportKind, externalId: string, patientRef: string, idCard: string): Promise<void> {
+  const target = { tenant: cause.tenant, streamId: reportStream(kind, externalId) };
+  const decider = queueDecider(kind);
+  for (let attempt = 1; ; attempt++) {
+    const stream = await readStream(tx, target.tenant, target.streamId);
+    const state = stream.events.reduce(decider.evolve, decider.initialState());
+    if (state.match?.matched || state.dismissed) break;
+    await tx.query("savepoint auto_claim");
+    try {
+      await appendToStream(tx, {
+        ...target,
+        expectedVersion: stream.version,
+        events: [{ type: kind.events.claimed, data: { patientRef, idCard, by: "auto-claim", auto: true } }],
+        metadata: { actor: "auto-claim", causationId: String(cause.position) },
+      });
+      await tx.query("release savepoint auto_claim");
+      break;
+    } catch (error) {
+      await tx.query("rollback to savepoint auto_claim");
+      // A push of the same report committed at this instant: decide again on the new state.
+      if (!(error instanceof ConcurrencyConflict) || attempt >= 5) throw error;
+    }
+  }
+  await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [cause.tenant, kind.name, externalId]);
+}

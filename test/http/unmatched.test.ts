@@ -1,0 +1,90 @@
+import { expect } from "chai";
+import { allProjections } from "../../projections/index.ts";
+import { rebuildProjection } from "../../projections/rebuild.ts";
+import { autoClaimReactor } from "../../projections/autoClaim.ts";
+import { silentLogger } from "../../src/logger.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ingestionTenant, labReport, LI_SI } from "../support/ingestion.ts";
+import { startTestService, until } from "../support/service.ts";
+
+describe("unmatched queue (/api/unmatched)", () => {
+  let service: RunningService;
+  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  before(async () => {
+    service = await startTestService({ projections: allProjections });
+    tenant = await ingestionTenant(service, "h1");
+  });
+  after(() => service.stop());
+
+  const queue = async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<Record<string, any>>;
+  const inQueue = async (externalId: string) => (await queue()).some((entry) => entry.externalId === externalId);
+
+  it("lists a report awaiting claim with the patient as sent, the id card masked", async () => {
+    await tenant.push("lab", [labReport("Q-1", { patient: { idCard: LI_SI.idCard, name: LI_SI.name, hisPatientId: "H-2" } })]);
+    const entry = await until(async () => (await queue()).find((e) => e.externalId === "Q-1"));
+    expect(entry).to.include({ kind: "lab", externalId: "Q-1", reportNo: "R-Q-1", pendingReason: "no dialysis patient with this idCard" });
+    expect(entry.patient).to.deep.equal({ name: "李四", idCard: "440524********0014", hisPatientId: "H-2" });
+    expect(entry.receivedAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+  });
+
+  it("claims a report for a patient: it leaves the queue and its results carry the patient", async () => {
+    await tenant.push("lab", [labReport("Q-2", { patient: { hisPatientId: "H-1" } })]);
+    await until(() => inQueue("Q-2"));
+    const claimed = await tenant.call("POST", "/api/unmatched/lab/Q-2/claim", { token: tenant.authorToken, body: { patientRef: "P001" } });
+    expect(claimed.status).to.equal(200);
+    expect(await inQueue("Q-2")).to.equal(false);
+    const results = await service.db.query("select distinct patient_ref from read.lab_results where external_id = 'Q-2'");
+    expect(results.rows).to.deep.equal([{ patient_ref: "P001" }]);
+  });
+
+  it("keeps a claimed report with its patient when the sender updates it", async () => {
+    await tenant.push("lab", [labReport("Q-3", { patient: { hisPatientId: "H-1" } })]);
+    await until(() => inQueue("Q-3"));
+    await tenant.call("POST", "/api/unmatched/lab/Q-3/claim", { token: tenant.authorToken, body: { patientRef: "P001" } });
+    for (const labName of ["corrected lab", "corrected again"]) {
+      const updated = await tenant.push("lab", [labReport("Q-3", { patient: { hisPatientId: "H-1" }, labName })]);
+      expect(updated.body.data.results[0]).to.include({ status: "UPDATED", matched: true, patientRef: "P001" });
+    }
+  });
+
+  it("dismisses a report with a reason: out of the queue, kept for audit", async () => {
+    await tenant.push("exam", [{ externalId: "QE-1", patient: { hisPatientId: "H-5" }, examType: "ECG", reportedAt: "2026-03-01 10:00:00" }]);
+    await until(() => inQueue("QE-1"));
+    const dismissed = await tenant.call("POST", "/api/unmatched/exam/QE-1/dismiss", { token: tenant.authorToken, body: { reason: "not a dialysis patient" } });
+    expect(dismissed.status).to.equal(200);
+    expect(await inQueue("QE-1")).to.equal(false);
+    const kept = await service.db.query("select dismiss_reason from read.exam_reports where external_id = 'QE-1'");
+    expect(kept.rows).to.deep.equal([{ dismiss_reason: "not a dialysis patient" }]);
+  });
+
+  it("answers 404 for an unknown report or patient, 409 for a report already matched, 400 without a reason", async () => {
+    const token = tenant.authorToken;
+    expect((await tenant.call("POST", "/api/unmatched/lab/NOPE/claim", { token, body: { patientRef: "P001" } })).status).to.equal(404);
+    await tenant.push("lab", [labReport("Q-4", { patient: { hisPatientId: "H-1" } })]);
+    await until(() => inQueue("Q-4"));
+    expect((await tenant.call("POST", "/api/unmatched/lab/Q-4/claim", { token, body: { patientRef: "P999" } })).status).to.equal(404);
+    await tenant.push("lab", [labReport("Q-5")]);
+    expect((await tenant.call("POST", "/api/unmatched/lab/Q-5/dismiss", { token, body: { reason: "x" } })).status).to.equal(409);
+    const noReason = await tenant.call("POST", "/api/unmatched/lab/Q-4/dismiss", { token, body: {} });
+    expect(noReason.status).to.equal(400);
+    expect(noReason.body.error).to.match(/reason/);
+    expect((await tenant.call("POST", "/api/unmatched/scan/Q-4/dismiss", { token, body: { reason: "x" } })).status).to.equal(404);
+  });
+
+  it("claims waiting reports automatically when their patient is registered, and only once across a rebuild", async () => {
+    const wang = { name: "王五", idCard: "110105200002290013" };
+    await tenant.push("lab", [labReport("Q-6", { patient: wang }), labReport("Q-7", { patient: { idCard: wang.idCard, name: "别人" } })]);
+    await until(() => inQueue("Q-6"));
+    const registered = await tenant.call("PUT", "/api/patients/P006", { token: tenant.authorToken, body: wang });
+    expect(registered.status).to.equal(200);
+    await until(async () => !(await inQueue("Q-6")), 8000);
+    const row = await service.db.query("select matched, patient_ref from read.lab_reports where external_id = 'Q-6'");
+    expect(row.rows).to.deep.equal([{ matched: true, patient_ref: "P006" }]);
+    expect(await inQueue("Q-7"), "a report naming someone else stays for a person to decide").to.equal(true);
+
+    const claims = "select count(*)::int as n from events where type = 'LabReportClaimed' and stream_id = 'lab-report:Q-6'";
+    expect((await service.db.query(claims)).rows[0].n).to.equal(1);
+    expect((await rebuildProjection(service.db, autoClaimReactor, silentLogger)).status).to.equal("rebuilt");
+    expect((await service.db.query(claims)).rows[0].n, "a replay makes no claim twice").to.equal(1);
+  });
+});
