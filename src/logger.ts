@@ -4,8 +4,8 @@ import pino, { type Logger } from "pino";
 /** Per-request context: every log line written while serving a request carries its id. */
 export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
 
-export function createLogger(level = process.env.LOG_LEVEL ?? "info"): Logger {
-  return pino({
+export function createLogger(level = process.env.LOG_LEVEL ?? "info", destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: "dialysis-hub" },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -18,7 +18,8 @@ export function createLogger(level = process.env.LOG_LEVEL ?? "info"): Logger {
       paths: ["req.headers.authorization", "*.authorization", "*.key", "*.token", "*.idCard", "*.*.idCard"],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export const silentLogger: Logger = pino({ level: "silent" });

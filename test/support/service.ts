@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import type { Projection } from "../../projections/projection.ts";
 import { configSchema } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -12,6 +13,7 @@ export interface TestServiceOptions {
   projections?: readonly Projection[];
   safetyNetMs?: number;
   env?: Record<string, string>;
+  log?: Logger;
 }
 
 /** The real service on a port of its own, over a database of its own (or a shared one). */
@@ -26,7 +28,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     OPEN_API_BURST: "1000",
     ...options.env,
   });
-  return startService({ config, role: options.role ?? "all", log: silentLogger, projections: options.projections ?? [] });
+  return startService({ config, role: options.role ?? "all", log: options.log ?? silentLogger, projections: options.projections ?? [] });
 }
 
 export async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 20): Promise<T> {

@@ -1,0 +1,32 @@
+import { expect } from "chai";
+import { allProjections } from "../../projections/index.ts";
+import { createLogger } from "../../src/logger.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
+import { startTestService } from "../support/service.ts";
+
+describe("logs", () => {
+  let service: RunningService;
+  const lines: string[] = [];
+  before(async () => {
+    const log = createLogger("trace", { write: (line: string) => void lines.push(line) });
+    service = await startTestService({ projections: allProjections, log });
+  });
+  after(() => service.stop());
+
+  it("carry request ids but never a client key, an author token or a full id card", async () => {
+    const tenant = await ingestionTenant(service, "h1");
+    await tenant.push("lab", [labReport("LOG-1"), labReport("LOG-2", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } })]);
+    await tenant.push("lab", [labReport("LOG-3", { reportedAt: "not a date" })]);
+    await tenant.call("GET", "/api/patients", { token: tenant.authorToken });
+    await tenant.call("PUT", "/api/patients/P009", { token: tenant.authorToken, body: { name: "x", idCard: ZHANG_SAN.idCard } });
+    await tenant.call("GET", "/open/v1/ping", { token: `${tenant.client.key}x` });
+
+    const text = lines.join("");
+    expect(lines.length).to.be.greaterThan(10);
+    expect(text).to.include('"requestId"');
+    for (const secret of [tenant.client.key, tenant.authorToken, ZHANG_SAN.idCard, LI_SI.idCard]) {
+      expect(text).not.to.include(secret);
+    }
+  });
+});
