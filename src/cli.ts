@@ -3,11 +3,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Command, Option } from "commander";
 import pg from "pg";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import type { CommandContext } from "../commands/commandContext.ts";
+import { registerAuthorInput } from "../commands/credentials/authors.ts";
+import { registerClientInput } from "../commands/credentials/clients.ts";
+import { createAuthor, createClient, revokeClient } from "../commands/credentials/manageCredentials.ts";
+import { importPatientsCsv } from "../commands/patients/importPatientsCsv.ts";
+import { EventStore } from "../db/eventStore.ts";
 import { migrate } from "../db/migrate.ts";
-import { createPool } from "../db/pool.ts";
+import { createPool, type Db } from "../db/pool.ts";
+import { TENANT_PATTERN } from "../db/tenantScope.ts";
 import { clearError } from "../projections/generations.ts";
 import { allProjections } from "../projections/index.ts";
-import { rebuildProjection } from "../projections/rebuild.ts";
+import { prepareProjections, rebuildProjection } from "../projections/rebuild.ts";
+import { ProjectionRunner } from "../projections/runner.ts";
+import { clientById } from "../queries/credentials.ts";
 import { projectionsReport } from "../queries/projectionStatus.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { createLogger } from "./logger.ts";
@@ -96,6 +107,126 @@ projections
       }
     }),
   );
+
+const keys = program.command("keys").description("open-API keys of sending systems (laboratory, examination)");
+
+keys
+  .command("create")
+  .description("create a client and its open-API key (printed once, as JSON)")
+  .requiredOption("--tenant <tenant>", "the tenant the key sends reports for")
+  .requiredOption("--name <name>", "the sending system's name, e.g. 'Central lab LIS'")
+  .action((options: { tenant: string; name: string }) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx) => {
+        const created = await createClient(ctx, checked(registerClientInput, options));
+        console.log(JSON.stringify(created, null, 2));
+        console.error("Store the key now: it is shown only this once.");
+      }),
+    ),
+  );
+
+keys
+  .command("revoke <clientId>")
+  .description("revoke a client's key at once")
+  .action((clientId: string) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx, db) => {
+        const client = await clientById(db, clientId);
+        if (!client) throw new Error(`there is no client ${clientId}; check the id printed by \`keys create\``);
+        const who = `client ${client.clientId} (${client.name}, tenant ${client.tenant})`;
+        if (client.revoked) return console.log(`${who} was already revoked.`);
+        await revokeClient(ctx, client.tenant, client.clientId);
+        console.log(`Revoked ${who}: its key no longer works.`);
+      }),
+    ),
+  );
+
+const authors = program.command("authors").description("authoring credentials (reports and patients through /api)");
+
+authors
+  .command("create")
+  .description("create an author and their token (printed once, as JSON)")
+  .requiredOption("--tenant <tenant>", "the tenant the author works for")
+  .requiredOption("--name <name>", "the author's name, shown as 'who' on what they publish")
+  .action((options: { tenant: string; name: string }) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx) => {
+        const created = await createAuthor(ctx, checked(registerAuthorInput, options));
+        console.log(JSON.stringify(created, null, 2));
+        console.error("Store the token now: it is shown only this once.");
+      }),
+    ),
+  );
+
+const patients = program.command("patients").description("dialysis patients");
+
+patients
+  .command("import <file>")
+  .description("register or update patients from a UTF-8 CSV file: patientRef,name,idCard[,hisPatientId,ward,active]")
+  .requiredOption("--tenant <tenant>", "the tenant the patients belong to")
+  .action((file: string, { tenant }: { tenant: string }) => {
+    if (!TENANT_PATTERN.test(tenant)) throw new Error("--tenant must be 1 to 64 letters, digits, '_' or '-'");
+    const text = readUtf8(file);
+    return withDatabase((url) =>
+      withCommandContext(url, async (ctx, db) => {
+        const result = await importPatientsCsv(ctx, db, tenant, text);
+        for (const { line, message } of result.rejected) console.log(`line ${line}: ${message}`);
+        const imported = result.created + result.updated + result.unchanged;
+        console.log(
+          `imported ${imported} (created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}), rejected ${result.rejected.length}`,
+        );
+        if (result.rejected.length > 0) process.exitCode = 1;
+      }),
+    );
+  });
+
+function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => `--${issue.path.join(".")}: ${issue.message}`).join("; "));
+  return parsed.data;
+}
+
+function readUtf8(file: string): string {
+  const bytes = readFileSync(file);
+  try {
+    // The BOM stays in the text: the CSV parser removes it.
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new Error(`${file} is not UTF-8 text (saved as GBK/ANSI?); in Excel choose "Save as" → "CSV UTF-8"`);
+  }
+}
+
+/**
+ * A writing command's context. Commands wait for their read models (`waitForProjection`), and a
+ * CLI process has no projection workers: run the projections in this process for the duration of
+ * the command, woken by its own appends as the service does. A service on the same database may
+ * apply the events first; the checkpoint row locks keep that safe.
+ */
+async function withCommandContext(url: string, work: (ctx: CommandContext, db: Db) => Promise<void>): Promise<void> {
+  const log = createLogger("warn");
+  const db = createPool(url, { max: 4, applicationName: "dialysis-hub-cli" });
+  const runners: ProjectionRunner[] = [];
+  try {
+    const stale = await prepareProjections(db, allProjections, log);
+    // A projection whose version changed stays stopped until rebuilt (the service's worker does it at start).
+    for (const projection of stale) await rebuildStale(db, projection, log);
+    for (const projection of allProjections) runners.push(new ProjectionRunner(db, projection, log));
+    const store = new EventStore(db);
+    store.onAppended((types) => {
+      for (const runner of runners) if (runner.projection.handles.some((type) => types.has(type))) void runner.wake();
+    });
+    await work({ store, metadata: { actor: "cli" } }, db);
+  } finally {
+    await Promise.all(runners.map((runner) => runner.stop()));
+    await db.end();
+  }
+}
+
+async function rebuildStale(db: Db, projection: (typeof allProjections)[number], log: Logger): Promise<void> {
+  console.error(`rebuilding projection ${projection.name} (its version changed)…`);
+  const result = await rebuildProjection(db, projection, log);
+  if (result.status === "failed") throw new Error(`projection ${projection.name} stopped at event ${result.position}: ${result.message}`);
+}
 
 /**
  * Commands other than `start` use DATABASE_URL, else the embedded database: the running service's

@@ -1,0 +1,81 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import { createPool, type Db } from "../../db/pool.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { clientById, clientByKey } from "../../queries/credentials.ts";
+import { listPatients } from "../../queries/patients.ts";
+import { createTestDatabase } from "../support/database.ts";
+
+/* The real command line, as an operator runs it, against a database of its own. */
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(databaseUrl: string, ...args: string[]): Promise<Run> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("command line", () => {
+  let databaseUrl: string;
+  let db: Db;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-cli-"));
+
+  before(async () => {
+    databaseUrl = await createTestDatabase();
+    db = createPool(databaseUrl, { max: 2 });
+  });
+  after(async () => {
+    await db?.end();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("keys create prints a working key once; keys revoke stops it", async function () {
+    this.timeout(30_000);
+    const created = await cli(databaseUrl, "keys", "create", "--tenant", "north", "--name", "Central lab LIS");
+    expect(created.code, created.stderr).to.equal(0);
+    const { clientId, key } = JSON.parse(created.stdout) as { clientId: string; key: string };
+    expect(await clientByKey(db, key)).to.deep.include({ clientId, name: "Central lab LIS", tenant: "north" });
+
+    const revoked = await cli(databaseUrl, "keys", "revoke", clientId);
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    expect(revoked.stdout).to.include(clientId);
+    expect(await clientByKey(db, key)).to.equal(null);
+    expect(await clientById(db, clientId)).to.include({ revoked: true });
+  });
+
+  it("patients import saves the good rows, names the bad one and exits with 1", async function () {
+    this.timeout(30_000);
+    const file = path.join(dir, "patients.csv");
+    writeFileSync(
+      file,
+      "\uFEFFpatientRef,name,idCard,hisPatientId,ward,active\r\n" +
+        "P1,张三,11010519491231002X,H001,3A,是\r\n" +
+        "P2,李四,110105194912310021,,,\r\n" +
+        "P3,王五,440524188001010014,,,否\r\n",
+    );
+    const run = await cli(databaseUrl, "patients", "import", file, "--tenant", "north");
+    expect(run.code, run.stderr).to.equal(1);
+    expect(run.stdout).to.include("line 3: idCard check digit should be X, not 1 — the number was probably mistyped");
+    expect(run.stdout).to.include("imported 2 (created 2, updated 0, unchanged 0), rejected 1");
+    const patients = await readAsTenant(db, "north", listPatients);
+    expect(patients.map((p) => [p.patientRef, p.active])).to.deep.equal([
+      ["P1", true],
+      ["P3", false],
+    ]);
+  });
+});
