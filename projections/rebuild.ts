@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { ensureClinicalViews } from "../db/clinicalViews.ts";
 import { withTransaction, type Db } from "../db/pool.ts";
 import { applyNextBatch } from "./applyBatch.ts";
 import { createGeneration, discardBuilding, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
@@ -46,6 +47,7 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
         if (outcome.kind !== "applied") break;
       }
       const retiredSchema = await promote(tx, projection, gen, live);
+      await ensureClinicalViews(tx);
       return { kind: "promoted" as const, gen, retiredSchema };
     });
     if (swapped.kind === "failed") return { status: "failed", position: swapped.position, message: swapped.message };
@@ -73,6 +75,7 @@ export async function prepareProjections(db: Db, projections: readonly Projectio
     });
     if (live.version !== projection.version) stale.push(projection);
   }
+  await withTransaction(db, ensureClinicalViews);
   if (stale.length > 0) log.info({ projections: stale.map((p) => p.name) }, "projection versions changed; rebuilding by replay");
   return stale;
 }

@@ -8,6 +8,7 @@ import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
 import { serveDictionary } from "../queries/dictionary.ts";
 import { migrate, missingMigrations } from "../db/migrate.ts";
 import { createPool, type Db } from "../db/pool.ts";
+import { prepareReportRunner } from "../db/reportRunner.ts";
 import { allProjections } from "../projections/index.ts";
 import type { Projection } from "../projections/projection.ts";
 import { ProjectionWorker } from "../projections/worker.ts";
@@ -49,6 +50,7 @@ export async function startService({ config, role, log, projections = allProject
     await migrate(databaseUrl, (message) => log.debug({ migration: message }));
     const db = createPool(databaseUrl, { max: config.DB_POOL_MAX, applicationName: `dialysis-hub-${role}` });
     stack.push(() => db.end());
+    await prepareReportRunner(db, databaseUrl);
     const boss: PgBoss = createBoss(databaseUrl, log);
     await boss.start();
     stack.push(() => boss.stop({ graceful: true, wait: true, timeout: 10_000 }));

@@ -11,7 +11,18 @@ exception when duplicate_object or unique_violation then
 end
 $$;
 
-grant dh_tenant_reader to current_user;
+-- Membership is cluster-wide too; a superuser needs none, and a concurrent grant may race.
+do $$
+begin
+  if not pg_has_role(current_user, 'dh_tenant_reader', 'member') then
+    grant dh_tenant_reader to current_user;
+  end if;
+exception when others then
+  if not pg_has_role(current_user, 'dh_tenant_reader', 'member') then
+    raise;
+  end if;
+end
+$$;
 grant usage on schema read to dh_tenant_reader;
 
 -- Down Migration

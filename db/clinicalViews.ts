@@ -1,0 +1,74 @@
+import type pg from "pg";
+
+export const REPORT_RUNNER_ROLE = "dh_report_runner";
+
+/*
+ * The relations of the `clinical` data source (contract C.5), exactly those columns. They read the
+ * read models with the owner's rights and keep only the rows of the tenant that the service bound
+ * to this connection (report_sessions, by backend pid); security_barrier keeps an author's
+ * function from seeing rows before that filter. An unbound connection sees no rows.
+ */
+const TENANT_OF_THIS_CONNECTION = "(select s.tenant from public.report_sessions s where s.pid = pg_backend_pid())";
+const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
+  patients: {
+    needs: ["patients"],
+    sql: `select patient_ref, name, his_patient_id, ward, active from read.patients where tenant = ${TENANT_OF_THIS_CONNECTION}`,
+  },
+  lab_reports: {
+    needs: ["lab_reports"],
+    sql: `select external_id, report_no, patient_ref, matched, panel_name, specimen, status, lab_name, collected_at, reported_at, received_at
+          from read.lab_reports where tenant = ${TENANT_OF_THIS_CONNECTION}`,
+  },
+  lab_results: {
+    needs: ["lab_results", "patients"],
+    sql: `select r.external_id, r.patient_ref, p.ward, r.item_code, r.item_name, r.std_code, r.std_name, r.category, r.value_num,
+                 r.value_text, r.unit, r.std_value, r.std_unit, r.ref_low, r.ref_high, r.abnormal_flag, r.result_type,
+                 r.collected_at, r.reported_at
+          from read.lab_results r
+          left join read.patients p on p.tenant = r.tenant and p.patient_ref = r.patient_ref
+          where r.tenant = ${TENANT_OF_THIS_CONNECTION}`,
+  },
+  exam_reports: {
+    needs: ["exam_reports"],
+    sql: `select external_id, patient_ref, exam_type, exam_name, examined_at, reported_at, findings, conclusion
+          from read.exam_reports where tenant = ${TENANT_OF_THIS_CONNECTION}`,
+  },
+  std_items: {
+    needs: ["std_items"],
+    sql: `select code, name, category, unit, core, timing from read.std_items`,
+  },
+};
+
+export const CLINICAL_RELATIONS = Object.keys(CLINICAL_VIEWS);
+
+/**
+ * Creates or refreshes (in the caller's transaction) the views whose read models exist; called at
+ * every start and in the swap transaction of every rebuild. The views name the live generation's tables directly:
+ * the read.* views check privileges as the querying role, which must not reach them.
+ */
+export async function ensureClinicalViews(db: Pick<pg.ClientBase, "query">): Promise<string[]> {
+  // Several processes start at once; concurrent CREATE OR REPLACE of one view fails.
+  await db.query("select pg_advisory_xact_lock(hashtext('clinical views'))");
+  const { rows } = await db.query(
+    "select view_name, table_schema, table_name from information_schema.view_table_usage where view_schema = 'read'",
+  );
+  const live = new Map(rows.map((row) => [row.view_name as string, `${row.table_schema}.${row.table_name}`]));
+  const created: string[] = [];
+  for (const [name, view] of Object.entries(CLINICAL_VIEWS)) {
+    if (!view.needs.every((table) => live.has(table))) continue;
+    const sql = view.sql.replace(/read\.([a-z_]+)/g, (_, table: string) => live.get(table)!);
+    await db.query("savepoint clinical_view");
+    try {
+      await db.query(`create or replace view clinical.${name} with (security_barrier = true) as ${sql}`);
+      await db.query("release savepoint clinical_view");
+    } catch {
+      // A read model changed its columns' types: recreate the view rather than replace it.
+      await db.query("rollback to savepoint clinical_view");
+      await db.query(`drop view if exists clinical.${name}`);
+      await db.query(`create view clinical.${name} with (security_barrier = true) as ${sql}`);
+    }
+    await db.query(`grant select on clinical.${name} to ${REPORT_RUNNER_ROLE}`);
+    created.push(name);
+  }
+  return created;
+}

@@ -1,0 +1,31 @@
+import { createHash } from "node:crypto";
+import { REPORT_RUNNER_ROLE } from "./clinicalViews.ts";
+import { withTransaction, type Db } from "./pool.ts";
+
+/**
+ * The report role's password is derived from the service's own database credentials, so every
+ * process of one deployment arrives at the same one without sharing another secret, and nobody
+ * who lacks the service's credentials can compute it.
+ */
+function runnerPassword(appUrl: string): string {
+  const url = new URL(appUrl);
+  const identity = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}@${url.hostname}:${url.port}`;
+  return createHash("sha256").update(`dialysis-hub report runner|${identity}`).digest("base64url");
+}
+
+/** The service's database URL, logged in as the report role. */
+export function reportRunnerUrl(appUrl: string): string {
+  const url = new URL(appUrl);
+  url.username = REPORT_RUNNER_ROLE;
+  url.password = runnerPassword(appUrl);
+  return url.toString();
+}
+
+/** Sets the report role's password (idempotent; serialised, as ALTER ROLE conflicts with itself). */
+export async function prepareReportRunner(db: Db, appUrl: string): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    await tx.query("select pg_advisory_xact_lock(hashtext('dh_report_runner password'))");
+    const { rows } = await tx.query("select format('alter role %I with login password %L', $1::text, $2::text) as sql", [REPORT_RUNNER_ROLE, runnerPassword(appUrl)]);
+    await tx.query(rows[0].sql);
+  });
+}

@@ -1,0 +1,90 @@
+import pg from "pg";
+import type { Db } from "../../db/pool.ts";
+
+/**
+ * Where report SQL runs. `clinical` is the service's own database, reached as the report role
+ * (db/reportRunner.ts) through the tenant-filtered views of schema `clinical`; others are configured
+ * PostgreSQL databases (DATASOURCE_<NAME>_URL) read as their configured user. Each has its own
+ * small pool, which also bounds how many report queries run at once.
+ */
+export interface DataSource {
+  name: string;
+  pool: pg.Pool;
+  /** Binds a checked-out connection to the tenant it is about to serve. */
+  bind(client: pg.PoolClient, tenant: string): Promise<void>;
+  /** Settings of a report transaction, applied after BEGIN READ ONLY. */
+  scope(timeoutMs: number, timeZone: string): { text: string; values: unknown[] };
+}
+
+export interface DataSourceSettings {
+  /** The service's own pool: it records which tenant each report connection serves. */
+  serviceDb: Db;
+  /** The service's database, logged in as the report role. */
+  clinicalUrl: string;
+  others: Record<string, string>;
+  poolSize: number;
+}
+
+const rawText = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
+
+export class DataSources {
+  private readonly sources = new Map<string, DataSource>();
+
+  constructor(settings: DataSourceSettings) {
+    const transactionSettings = (timeoutMs: number, timeZone: string) => ({
+      text: "select set_config('statement_timeout', $1, true), set_config('TimeZone', $2, true), set_config('search_path', 'clinical', true)",
+      values: [String(timeoutMs), timeZone],
+    });
+    this.sources.set("clinical", {
+      name: "clinical",
+      pool: reportPool(settings.clinicalUrl, settings.poolSize),
+      bind: async (client, tenant) => {
+        await settings.serviceDb.query(
+          `insert into report_sessions (pid, tenant) values ($1, $2)
+           on conflict (pid) do update set tenant = excluded.tenant, bound_at = now()`,
+          [(client as unknown as { processID: number }).processID, tenant],
+        );
+      },
+      scope: transactionSettings,
+    });
+    for (const [name, url] of Object.entries(settings.others)) {
+      this.sources.set(name, {
+        name,
+        pool: reportPool(url, settings.poolSize),
+        bind: async () => {},
+        scope: (timeoutMs, timeZone) => ({
+          text: "select set_config('statement_timeout', $1, true), set_config('TimeZone', $2, true)",
+          values: [String(timeoutMs), timeZone],
+        }),
+      });
+    }
+  }
+
+  get(name: string): DataSource | undefined {
+    return this.sources.get(name);
+  }
+
+  names(): string[] {
+    return [...this.sources.keys()];
+  }
+
+  async end(): Promise<void> {
+    await Promise.all([...this.sources.values()].map((source) => source.pool.end()));
+  }
+}
+
+function reportPool(connectionString: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: "dialysis-hub-reports", types: rawText, idleTimeoutMillis: 30_000 });
+  pool.on("error", () => {});
+  return pool;
+}
+
+/** DATASOURCE_<NAME>_URL variables: the name is lower-cased (DATASOURCE_QUALITY_URL → "quality"). */
+export function dataSourcesFromEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    const match = /^DATASOURCE_([A-Z0-9_]+)_URL$/.exec(key);
+    if (match && value && match[1] !== "CLINICAL") found[match[1]!.toLowerCase()] = value;
+  }
+  return found;
+}
