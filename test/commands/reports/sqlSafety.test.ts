@@ -1,0 +1,133 @@
+import { expect } from "chai";
+import type { DrillArgDef, ParamDef } from "../../../commands/reports/specSchema.ts";
+import { readOnlyProblem } from "../../../commands/reports/sqlSafety.ts";
+
+const PARAMS: ParamDef[] = [
+  { name: "period", label: "Period", type: "dateRange", default: ["2026-01-01", "2026-03-31"] },
+  { name: "wards", label: "Wards", type: "multiSelect", options: { query: "wardList" }, default: null },
+  { name: "minKtv", label: "Min Kt/V", type: "number", default: 1.2, required: true },
+  { name: "name", label: "Name", type: "text" },
+];
+const MONTH: DrillArgDef[] = [{ name: "month", type: "date" }];
+
+// The queries of the contract's A.4 example (the drill's `…` written out).
+const WARD_LIST = "select distinct ward as value from patients order by 1";
+const MONTHLY =
+  "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where std_code = 'KTV' and collected_at::date between {{period.from}} and {{period.to}} [[and ward = any({{wards}})]] group by 1 order by 1";
+const PATIENTS =
+  "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join patients p using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', r.collected_at)::date = {{month}} order by r.collected_at";
+
+describe("read-only check of report queries", () => {
+  describe("accepts", () => {
+    const accepted: Array<[string, string, ReadonlyArray<ParamDef | DrillArgDef>]> = [
+      ["the A.4 option list query", WARD_LIST, PARAMS],
+      ["the A.4 monthly query", MONTHLY, PARAMS],
+      ["the A.4 drill query", PATIENTS, MONTH],
+      ["a drill query using report params and drill args", `${PATIENTS.replace(" order by", " and r.collected_at::date >= {{period.from}} order by")}`, [...PARAMS, ...MONTH]],
+      ["with … select", "with a as (select 1) select * from a", []],
+      ["a recursive CTE, a union and values", "with recursive n(i) as (select 1 union all select i + 1 from n where i < 5) select i from n union select * from (values (9)) v(i)", []],
+      ["a trailing semicolon and comments", "-- monthly\nselect 1 /* one */;", []],
+      ["an optional clause ending at the end of a -- comment line", "select 1 where true [[and name = {{name}} -- by name\n]] order by 1", PARAMS],
+      ["a placeholder both in a comment and in the statement", "-- filters on {{name}}\nselect 1 where name = {{name}}", PARAMS],
+    ];
+    for (const [what, sql, params] of accepted) {
+      it(what, async () => {
+        expect(await readOnlyProblem(sql, params)).to.equal(null);
+      });
+    }
+  });
+
+  describe("refuses", () => {
+    it("delete from x", async () => {
+      expect(await readOnlyProblem("delete from x", [])).to.equal(
+        "The query is a DELETE statement, but a query may only read: write one select (or with … select) statement.",
+      );
+    });
+
+    it("other statements that are not a select", async () => {
+      expect(await readOnlyProblem("update patients set name = {{name}}", PARAMS)).to.include("is an UPDATE statement");
+      expect(await readOnlyProblem("insert into x select 1", [])).to.include("is an INSERT statement");
+      expect(await readOnlyProblem("explain analyze delete from x", [])).to.include("is an EXPLAIN statement");
+      expect(await readOnlyProblem("set role postgres", [])).to.include("is a SET statement");
+      expect(await readOnlyProblem("create table t as select 1", [])).to.include("CREATE TABLE AS");
+    });
+
+    it("select 1; select 2", async () => {
+      expect(await readOnlyProblem("select 1; select 2", [])).to.equal(
+        "The query holds 2 statements: a query must be exactly one select statement, so remove the others and the ; between them.",
+      );
+    });
+
+    it("a data-modifying CTE", async () => {
+      expect(await readOnlyProblem("with d as (delete from x returning *) select * from d", [])).to.equal(
+        "The query has a WITH part that runs DELETE (a data-modifying CTE), but a query may only read: make every WITH part a select.",
+      );
+      expect(await readOnlyProblem("with a as (select 1), u as (update x set y = 1 returning y) select * from a", [])).to.include("runs UPDATE");
+    });
+
+    it("select … into", async () => {
+      expect(await readOnlyProblem("select * into t from x", [])).to.include("SELECT … INTO");
+    });
+
+    it("a locking clause, also inside a subquery or a union", async () => {
+      expect(await readOnlyProblem("select * from x for update", [])).to.include("locking clause");
+      expect(await readOnlyProblem("select * from (select * from x for share) s", [])).to.include("locking clause");
+      expect(await readOnlyProblem("(select 1) union (select 2 from x for no key update)", [])).to.include("locking clause");
+    });
+
+    it("a syntax error, saying where without echoing the SQL", async () => {
+      const sql = "select ktv\nfrom lab_results\nwehre std_code = 'KTV'";
+      const problem = await readOnlyProblem(sql, []);
+      expect(problem).to.equal('The query cannot be parsed: syntax error at or near "std_code" (at line 3, column 7 of the SQL); correct the SQL there.');
+      expect(problem).not.to.include("lab_results");
+    });
+
+    it("a syntax error next to a placeholder, shown as the placeholder", async () => {
+      const problem = await readOnlyProblem("select 1 where a = {{name}} {{name}}", PARAMS);
+      expect(problem).to.include('at or near "{{name}}"').and.include("line 1, column 29");
+    });
+
+    it("an unterminated string, showing only a short piece of it", async () => {
+      const problem = await readOnlyProblem(`select 'a very long unterminated string that goes on and on ${"x".repeat(200)}`, []);
+      expect(problem).to.include("unterminated quoted string");
+      expect(problem!.length).to.be.lessThan(200);
+    });
+
+    it("an empty statement", async () => {
+      expect(await readOnlyProblem("-- nothing here", [])).to.include("holds no SQL statement");
+    });
+
+    it("a template error, as its sentence", async () => {
+      expect(await readOnlyProblem("select {{nope}}", PARAMS)).to.include("{{nope}} at line 1, column 8 does not name a declared param");
+      expect(await readOnlyProblem("select 1 [[where a = {{name}}", PARAMS)).to.include("never closed");
+    });
+
+    it("a query that breaks once an optional value is null", async () => {
+      const problem = await readOnlyProblem("select 1 from x where [[name = {{name}}]]", PARAMS);
+      expect(problem).to.match(/^With name null \(its optional clauses dropped\), the query cannot be parsed: syntax error at end of input/);
+      expect(problem).to.include("where 1 = 1 [[and …]]");
+    });
+
+    it("an optional clause that hides a second statement inside a string literal", async () => {
+      // Kept: one select comparing b to a string; dropped: "select 1 ; delete from x; --'".
+      const problem = await readOnlyProblem("select 1 [[where a = {{name}} or b = ']]; delete from x; --'", PARAMS);
+      expect(problem).to.include("The optional clause [[ … ]] at line 1, column 10 ends inside a string literal, quoted name or comment");
+    });
+
+    it("an optional clause that ends inside a -- comment", async () => {
+      const problem = await readOnlyProblem("select 1 where true [[and name = {{name}} -- by name ]] order by 1", PARAMS);
+      expect(problem).to.include("ends inside a string literal, quoted name or comment");
+    });
+
+    it("a placeholder inside a string literal, which could never be bound", async () => {
+      expect(await readOnlyProblem("select * from patients where name like '%{{name}}%'", PARAMS)).to.equal(
+        "The query has {{name}} at line 1, column 42 inside a string literal or comment, where its value cannot be used: move it out of the quotes, e.g. '%' || {{name}} || '%' instead of '%{{name}}%'.",
+      );
+    });
+  });
+
+  it("never treats a required param as null", async () => {
+    // minKtv is required, so its clause is always kept at run time: no false alarm.
+    expect(await readOnlyProblem("select 1 from x where [[k >= {{minKtv}}]]", PARAMS)).to.equal(null);
+  });
+});
