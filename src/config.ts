@@ -15,6 +15,8 @@ export const configSchema = z.object({
   PROJECTION_SAFETY_NET_MS: z.coerce.number().int().min(100).default(5000),
   OPEN_API_RATE_PER_SECOND: z.coerce.number().positive().default(50),
   OPEN_API_BURST: z.coerce.number().int().min(1).default(100),
+  REPORT_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  REPORT_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(4),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
 });
 

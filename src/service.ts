@@ -8,7 +8,8 @@ import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
 import { serveDictionary } from "../queries/dictionary.ts";
 import { migrate, missingMigrations } from "../db/migrate.ts";
 import { createPool, type Db } from "../db/pool.ts";
-import { prepareReportRunner } from "../db/reportRunner.ts";
+import { prepareReportRunner, reportRunnerUrl } from "../db/reportRunner.ts";
+import { DataSources, dataSourcesFromEnv } from "../queries/reports/dataSources.ts";
 import { allProjections } from "../projections/index.ts";
 import type { Projection } from "../projections/projection.ts";
 import { ProjectionWorker } from "../projections/worker.ts";
@@ -78,8 +79,16 @@ export async function startService({ config, role, log, projections = allProject
 
     let url: string | null = null;
     if (role !== "worker") {
+      const sources = new DataSources({
+        serviceDb: db,
+        clinicalUrl: reportRunnerUrl(databaseUrl),
+        others: dataSourcesFromEnv(process.env),
+        poolSize: config.REPORT_POOL_SIZE,
+      });
+      stack.push(() => sources.end());
       const app = createApp({
         store: eventStore,
+        reports: { sources, timeoutMs: config.REPORT_QUERY_TIMEOUT_MS, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
         openApi: {
           store: eventStore,
           dictionary,

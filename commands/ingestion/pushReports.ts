@@ -169,10 +169,14 @@ async function storeRound(deps: IngestionDeps, kind: ReportKind, client: Pushing
         for (const entry of round) for (const [index, result] of await storeRound(deps, kind, client, [entry], metadata)) settled.set(index, result);
         return settled;
       }
-      if (attempt >= 5) throw error;
+      // Each lost race means another push of this report was stored: someone always progresses.
+      if (attempt >= MAX_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 5)));
     }
   }
 }
+
+const MAX_ATTEMPTS = 30;
 
 function decide(entry: Prepared, state: StreamState | undefined, client: PushingClient): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
   if (state && state.contentHash === entry.contentHash) {

@@ -2,6 +2,7 @@ import Koa from "koa";
 import compose from "koa-compose";
 import type { Logger } from "pino";
 import type { EventStore } from "../../db/eventStore.ts";
+import type { ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
 import { accessLog } from "./accessLog.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { apiErrors } from "./apiErrors.ts";
@@ -10,12 +11,14 @@ import { jsonBody } from "./jsonBody.ts";
 import { openApiErrors } from "./openApi/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "./openApi/openApiRoutes.ts";
 import { patientRoutes } from "./patientRoutes.ts";
+import { reportRoutes } from "./reportRoutes.ts";
 import { requestId } from "./requestId.ts";
 import { resolveTenant } from "./tenant.ts";
 import { unmatchedRoutes } from "./unmatchedRoutes.ts";
 
 export interface AppDependencies {
   store: EventStore;
+  reports: ReportRuntime;
   openApi: OpenApiDeps;
   log: Logger;
   adminToken: string | undefined;
@@ -41,6 +44,7 @@ export function createApp(deps: AppDependencies): Koa {
       adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      reportRoutes({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
     ]),
   );
   app.use(

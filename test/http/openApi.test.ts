@@ -132,11 +132,11 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("lets exactly one of several concurrent pushes of a new externalId create it", async () => {
-      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => tenant.push("lab", [labReport("L-RACE", { labName: `lab ${i}` })])));
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => tenant.push("lab", [labReport("L-RACE", { labName: `lab ${i}` })])));
       const statuses = answers.map((a) => a.body.data.results[0].status);
       expect(statuses.filter((s) => s === "CREATED")).to.have.length(1);
-      expect(statuses.filter((s) => s === "UPDATED")).to.have.length(5);
-      expect(await rows("select count(*)::int as n from events where stream_id = 'lab-report:L-RACE'")).to.deep.equal([{ n: 6 }]);
+      expect(statuses.filter((s) => s === "UPDATED")).to.have.length(7);
+      expect(await rows("select count(*)::int as n from events where stream_id = 'lab-report:L-RACE'")).to.deep.equal([{ n: 8 }]);
     });
 
     it("refuses a request that is wrong as a whole with 400 and a sentence on how to fix it", async () => {

@@ -33,7 +33,7 @@ export async function ingestionTenant(service: RunningService, tenant: string) {
   const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Central lab LIS", tenant } })).body as { clientId: string; key: string };
   const author = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Nurse Chen", tenant } })).body as { token: string };
   const registered = await call("PUT", "/api/patients/P001", { token: author.token, tenant, body: { ...ZHANG_SAN, ward: "A" } });
-  if (registered.status !== 200) throw new Error(`patient not registered: ${JSON.stringify(registered.body)}`);
+  if (registered.status !== 200) throw new Error(`patient not registered: ${registered.status} ${JSON.stringify(registered.body)}`);
   const push = (kind: "lab" | "exam", reports: unknown[]) => call("POST", `/open/v1/${kind}/reports`, { token: client.key, body: { reports } });
   return { call, client, authorToken: author.token, push };
 }

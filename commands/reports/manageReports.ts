@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { readStream } from "../../db/eventStore.ts";
+import type { Db } from "../../db/pool.ts";
+import { waitForProjection } from "../../projections/waitForProjection.ts";
+import { runSpecQueries, type ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
+import type { CommandContext } from "../commandContext.ts";
+import { CommandError } from "../commandError.ts";
+import { handleCommand } from "../handleCommand.ts";
+import { auditSpec, type Audit } from "./audit.ts";
+import { draftHash, reportDecider, reportStream, type Draft, type Mode } from "./reportDecider.ts";
+import { specProblems, type ReportSpec } from "./specSchema.ts";
+import { readOnlyProblem } from "./sqlSafety.ts";
+import { validateParamValues } from "./sqlTemplate.ts";
+
+export const saveDraftInput = z.object({
+  title: z.string().trim().min(1, "title must not be empty").max(200, "title has at most 200 characters").optional(),
+  datasource: z.string().trim().min(1).max(64).default("clinical"),
+  spec: z.unknown(),
+});
+
+export const publishInput = z.object({
+  mode: z.enum(["dynamic", "snapshot"], { error: "mode must be 'dynamic' (data fetched on each open) or 'snapshot' (data frozen now)" }),
+  note: z.string().max(2000, "note has at most 2000 characters").default(""),
+  params: z.unknown().optional(),
+});
+
+export const restoreInput = z.object({
+  version: z.string({ error: "version is required: the version to restore, e.g. \"v2\"" }).regex(/^v[1-9][0-9]*$/, "version must look like v1, v2, …"),
+  note: z.string().max(2000).optional(),
+});
+
+export interface ReportsDeps {
+  db: Db;
+  runtime: ReportRuntime;
+}
+
+async function settled(deps: ReportsDeps, appended: { last: { transactionId: string; position: number } } | null) {
+  // The author's next call (view, list, publish) must see this change.
+  if (appended) await waitForProjection(deps.db, "reports", appended.last);
+}
+
+/** Validates a draft completely (shape, data source, every query read-only) and audits it. */
+export async function saveDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof saveDraftInput>): Promise<Audit> {
+  const problems = specProblems(input.spec);
+  if (problems.length > 0) {
+    const listed = problems.slice(0, 5).map((p) => (p.path ? `spec.${p.path}: ${p.message}` : p.message));
+    throw new CommandError("invalid", listed.join(" "));
+  }
+  const spec = input.spec as ReportSpec;
+  if (!deps.runtime.sources.get(input.datasource)) {
+    throw new CommandError("invalid", `datasource ${input.datasource} is not configured; use one of ${deps.runtime.sources.names().join(", ")}.`);
+  }
+  for (const [name, query] of Object.entries(spec.queries)) {
+    const problem = await readOnlyProblem(query.sql, spec.params ?? []);
+    if (problem) throw new CommandError("invalid", `spec.queries.${name}.sql: ${problem}`);
+  }
+  for (const [key, drill] of Object.entries(spec.drills ?? {})) {
+    for (const [name, query] of Object.entries(drill.queries)) {
+      const problem = await readOnlyProblem(query.sql, [...(spec.params ?? []), ...drill.args]);
+      if (problem) throw new CommandError("invalid", `spec.drills.${key}.queries.${name}.sql: ${problem}`);
+    }
+  }
+  const audit = await auditSpec(spec);
+  const draft: Draft = { title: input.title ?? spec.title, datasource: input.datasource, spec, audit };
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, { type: "saveDraft", draft, who: ctx.metadata.actor }, ctx.metadata);
+  await settled(deps, appended);
+  return audit;
+}
+
+export async function discardDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string): Promise<void> {
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, { type: "discardDraft", who: ctx.metadata.actor }, ctx.metadata);
+  await settled(deps, appended);
+}
+
+/** Publishes the draft as the next version; a snapshot runs every query now and freezes the results. */
+export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof publishInput>) {
+  const stream = await readStream(ctx.store.db, tenant, reportStream(reportId));
+  if (stream.version === 0) throw new CommandError("not-found", `There is no report ${reportId}.`);
+  const state = stream.events.reduce(reportDecider.evolve, reportDecider.initialState());
+  if (!state.draft) throw new CommandError("conflict", "There is no draft to publish; save one with PUT /api/reports/{id}/draft first.");
+  const spec = state.draft.spec;
+  const defaults = Object.fromEntries((spec.params ?? []).map((param) => [param.name, param.default ?? null]));
+  const checked = validateParamValues(spec.params ?? [], defaults, input.params);
+  if ("problem" in checked) throw new CommandError("invalid", checked.problem);
+  const mode: Mode = input.mode;
+  const frozen = mode === "snapshot" ? await runSpecQueries(deps.runtime, state.draft.datasource, tenant, spec.queries, spec.params ?? [], checked.values) : null;
+  const { appended, events } = await handleCommand(
+    ctx.store,
+    { tenant, streamId: reportStream(reportId) },
+    reportDecider,
+    { type: "publish", draftHash: draftHash(state.draft), mode, note: input.note, params: checked.values, frozen, who: ctx.metadata.actor },
+    ctx.metadata,
+  );
+  await settled(deps, appended);
+  return (events[0]!.data as { no: number }).no;
+}
+
+export async function restoreVersion(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof restoreInput>) {
+  const from = Number(input.version.slice(1));
+  const { appended, events } = await handleCommand(
+    ctx.store,
+    { tenant, streamId: reportStream(reportId) },
+    reportDecider,
+    { type: "restore", from, note: input.note, who: ctx.metadata.actor },
+    ctx.metadata,
+  );
+  await settled(deps, appended);
+  return (events[0]!.data as { no: number }).no;
+}

@@ -1,0 +1,41 @@
+import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/sqlTemplate.ts";
+import type { DataSources } from "./dataSources.ts";
+import type { QueryOutcome } from "./queryResult.ts";
+import { runReportQuery } from "./runReportQuery.ts";
+
+export interface ReportRuntime {
+  sources: DataSources;
+  timeoutMs: number;
+  timeZone: string;
+}
+
+/**
+ * Runs the named queries of one layer (the report's, or a drill target's) with the given values.
+ * They run concurrently; the data source's pool bounds how many at once. Each succeeds or fails on
+ * its own.
+ */
+export async function runSpecQueries(
+  runtime: ReportRuntime,
+  datasource: string,
+  tenant: string,
+  queries: Record<string, { sql?: string }>,
+  defs: readonly TemplateDef[],
+  values: Record<string, unknown>,
+  limit?: number,
+): Promise<Record<string, QueryOutcome>> {
+  const source = runtime.sources.get(datasource);
+  const entries = await Promise.all(
+    Object.entries(queries).map(async ([name, query]): Promise<[string, QueryOutcome]> => {
+      if (!source) return [name, { error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` }];
+      let compiled;
+      try {
+        compiled = compileTemplate(query.sql ?? "", defs, values);
+      } catch (error) {
+        if (error instanceof TemplateError) return [name, { error: error.message }];
+        throw error;
+      }
+      return [name, await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit })];
+    }),
+  );
+  return Object.fromEntries(entries);
+}
