@@ -68,7 +68,7 @@ async function catchUp(): Promise<BenchResult[]> {
     await prepareProjections(db, [countingProjection], silentLogger);
     const runner = new ProjectionRunner(db, countingProjection, silentLogger, { batchSize: 1000 });
     started = performance.now();
-    await runner.wake();
+    await runner.settle(120_000);
     const ours = CATCHUP_EVENTS / ((performance.now() - started) / 1000);
     await runner.stop();
     const counted = (await db.query("select sum(count)::int as n from read.event_counts")).rows[0].n;

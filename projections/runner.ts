@@ -19,6 +19,7 @@ export interface RunnerOptions {
  */
 export class ProjectionRunner {
   private running: Promise<void> | null = null;
+  private lastOutcome: Awaited<ReturnType<ProjectionRunner["drain"]>> | null = null;
   private again = false;
   private stopped = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -48,6 +49,20 @@ export class ProjectionRunner {
     return this.running;
   }
 
+  /**
+   * Applies everything readable now, waiting out transactions that are still open (which can hold
+   * events back): for callers that need the read model complete before they go on.
+   */
+  async settle(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.wake();
+      if (this.lastOutcome !== "waiting" && this.lastOutcome !== "locked" && this.lastOutcome !== "transient") return;
+      if (Date.now() > deadline) throw new Error(`projection ${this.projection.name} did not settle within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
@@ -59,6 +74,7 @@ export class ProjectionRunner {
     do {
       this.again = false;
       const outcome = await this.drain();
+      this.lastOutcome = outcome;
       if (outcome === "waiting") this.retryIn(this.waitingRetryMs);
       if (outcome === "locked") {
         // Another process is applying; it may be just finishing and miss what woke us: look once more.

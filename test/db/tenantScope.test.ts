@@ -24,7 +24,7 @@ describe("tenant scope", () => {
         metadata: { actor: "test" },
       });
     }
-    await new ProjectionRunner(db, projection, silentLogger).wake();
+    await new ProjectionRunner(db, projection, silentLogger).settle();
   });
   after(() => db.end());
 

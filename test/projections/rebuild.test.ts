@@ -34,7 +34,7 @@ describe("projection rebuild", () => {
     await prepareProjections(db, [projection], silentLogger);
     const runner = new ProjectionRunner(db, projection, silentLogger);
     await appendCounted(db, "a", 0, 3000);
-    await runner.wake();
+    await runner.settle();
     const original = await contents(db, "rebuilt_seen");
     expect(original).to.have.length(3000);
 
@@ -54,7 +54,7 @@ describe("projection rebuild", () => {
     await writer;
     rebuilding = false;
     await reader;
-    await runner.wake();
+    await runner.settle();
 
     expect(result.status).to.equal("rebuilt");
     expect(servedCounts.length, "reads went on during the rebuild").to.be.greaterThan(0);
@@ -72,13 +72,13 @@ describe("projection rebuild", () => {
     const v1 = recordingProjection("evolving");
     await prepareProjections(db, [v1], silentLogger);
     await appendCounted(db, "a", 0, 5);
-    await new ProjectionRunner(db, v1, silentLogger).wake();
+    await new ProjectionRunner(db, v1, silentLogger).settle();
 
     const v2 = { ...v1, version: 2 };
     const stale = await prepareProjections(db, [v2], silentLogger);
     expect(stale.map((p) => p.name)).to.deep.equal(["evolving"]);
     await appendCounted(db, "a", 5, 5);
-    await new ProjectionRunner(db, v2, silentLogger).wake();
+    await new ProjectionRunner(db, v2, silentLogger).settle();
     expect(await contents(db, "evolving_seen"), "v2 code must not write into v1 tables").to.have.length(5);
 
     expect((await rebuildProjection(db, v2, silentLogger)).status).to.equal("rebuilt");

@@ -87,7 +87,7 @@ describe("projection runtime", () => {
     });
     const fragileRunner = new ProjectionRunner(db, fragile, silentLogger);
     const sturdyRunner = new ProjectionRunner(db, sturdy, silentLogger);
-    await Promise.all([fragileRunner.wake(), sturdyRunner.wake()]);
+    await Promise.all([fragileRunner.settle(), sturdyRunner.settle()]);
 
     expect(await seenValues(db, "fragile")).to.deep.equal([1, 2]);
     expect(await seenValues(db, "sturdy")).to.deep.equal([1, 2, 3, 4, 5]);
@@ -96,12 +96,12 @@ describe("projection runtime", () => {
     const third = await db.query("select position from events where data->>'n' = '3'");
     expect(stopped?.errorPosition).to.equal(Number(third.rows[0].position));
 
-    await fragileRunner.wake();
+    await fragileRunner.settle();
     expect(await seenValues(db, "fragile"), "a stopped projection stays stopped").to.deep.equal([1, 2]);
 
     poisoned = false;
     expect(await clearError(db, "fragile")).to.equal(true);
-    await fragileRunner.wake();
+    await fragileRunner.settle();
     expect(await seenValues(db, "fragile")).to.deep.equal([1, 2, 3, 4, 5]);
     expect((await findLive(db, "fragile"))?.error).to.equal(null);
   });
