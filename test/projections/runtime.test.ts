@@ -54,10 +54,7 @@ describe("projection runtime", () => {
     );
     writing = false;
     await reader;
-    for (let i = 0; i < 50 && (await seenCount(db, "gapless")) < writers * eventsPerWriter; i++) {
-      await runner.wake();
-      await sleep(20);
-    }
+    await runner.settle(60_000);
     await runner.stop();
     expect((await findLive(db, "gapless"))?.error ?? null, "no event may be applied twice").to.equal(null);
 
