@@ -12,8 +12,8 @@ export interface DataSource {
   pool: pg.Pool;
   /** Binds a checked-out connection to the tenant it is about to serve. */
   bind(client: pg.PoolClient, tenant: string): Promise<void>;
-  /** Settings of a report transaction, applied after BEGIN READ ONLY. */
-  scope(timeoutMs: number, timeZone: string): { text: string; values: unknown[] };
+  /** BEGIN READ ONLY with the report transaction's settings, as one simple query. */
+  begin(timeoutMs: number, timeZone: string): string;
 }
 
 export interface DataSourceSettings {
@@ -31,31 +31,28 @@ export class DataSources {
   private readonly sources = new Map<string, DataSource>();
 
   constructor(settings: DataSourceSettings) {
-    const transactionSettings = (timeoutMs: number, timeZone: string) => ({
-      text: "select set_config('statement_timeout', $1, true), set_config('TimeZone', $2, true), set_config('search_path', 'clinical', true)",
-      values: [String(timeoutMs), timeZone],
-    });
     this.sources.set("clinical", {
       name: "clinical",
       pool: reportPool(settings.clinicalUrl, settings.poolSize),
       bind: async (client, tenant) => {
+        // A pooled connection keeps its binding: write it only when the tenant changes.
+        const bound = client as pg.PoolClient & { processID: number; boundTenant?: string };
+        if (bound.boundTenant === tenant) return;
         await settings.serviceDb.query(
           `insert into report_sessions (pid, tenant) values ($1, $2)
            on conflict (pid) do update set tenant = excluded.tenant, bound_at = now()`,
-          [(client as unknown as { processID: number }).processID, tenant],
+          [bound.processID, tenant],
         );
+        bound.boundTenant = tenant;
       },
-      scope: transactionSettings,
+      begin: (timeoutMs, timeZone) => beginReadOnly(timeoutMs, timeZone, "clinical"),
     });
     for (const [name, url] of Object.entries(settings.others)) {
       this.sources.set(name, {
         name,
         pool: reportPool(url, settings.poolSize),
         bind: async () => {},
-        scope: (timeoutMs, timeZone) => ({
-          text: "select set_config('statement_timeout', $1, true), set_config('TimeZone', $2, true)",
-          values: [String(timeoutMs), timeZone],
-        }),
+        begin: (timeoutMs, timeZone) => beginReadOnly(timeoutMs, timeZone, null),
       });
     }
   }
@@ -71,6 +68,17 @@ export class DataSources {
   async end(): Promise<void> {
     await Promise.all([...this.sources.values()].map((source) => source.pool.end()));
   }
+}
+
+/** The values are the service's own (a number, a zone name from Intl), never the report author's. */
+function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string | null): string {
+  const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+  return [
+    "begin transaction read only",
+    `set local statement_timeout = ${Math.trunc(timeoutMs)}`,
+    `set local timezone = ${literal(timeZone)}`,
+    ...(searchPath ? [`set local search_path = ${searchPath}`] : []),
+  ].join("; ");
 }
 
 function reportPool(connectionString: string, max: number): pg.Pool {

@@ -34,9 +34,7 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
   let broken = false;
   try {
     await source.bind(client, options.tenant);
-    await client.query("begin transaction read only");
-    const scope = source.scope(options.timeoutMs, options.timeZone);
-    await client.query(scope.text, scope.values);
+    await client.query(source.begin(options.timeoutMs, options.timeZone));
     const { rows, fields } = await readRows(client, query, limit + 1);
     await client.query("commit");
     const columns = fields.map((field) => field.name);
