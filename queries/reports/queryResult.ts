@@ -83,6 +83,12 @@ export function valueOf(oid: number, text: string | null): unknown {
 }
 
 function exactNumber(text: string): number | string {
+  // Any decimal of at most 15 significant digits survives a double exactly, and 15 characters
+  // hold at most 15 digits. Only longer ones need the careful check.
+  if (text.length <= 15) {
+    const value = Number(text);
+    return Number.isFinite(value) ? value : text;
+  }
   const value = Number(text);
   if (!Number.isFinite(value)) return text; // NaN, Infinity: keep PostgreSQL's word
   return sameDigits(value, text) ? value : text;

@@ -1,0 +1,134 @@
+import pg from "pg";
+import { compileTemplate } from "../commands/reports/sqlTemplate.ts";
+import { allProjections } from "../projections/index.ts";
+import { columnTypeOf, valueOf } from "../queries/reports/queryResult.ts";
+import { configSchema } from "../src/config.ts";
+import { silentLogger } from "../src/logger.ts";
+import { startService } from "../src/service.ts";
+import { createTestDatabase } from "../test/support/database.ts";
+import { median, percentile, result, type BenchResult } from "./results.ts";
+
+const RESULT_ROWS = 1_000_000;
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+
+/** Four typical dashboard queries over a year of results. */
+const spec = {
+  version: 1,
+  title: "Bench",
+  params: [{ name: "period", label: "Period", type: "dateRange", default: ["2026-01-01", "2026-12-31"] }],
+  queries: {
+    monthly: {
+      sql: `select date_trunc('month', reported_at)::date as month, avg(std_value) as hgb from lab_results
+            where std_code = 'HGB' [[and reported_at::date >= {{period.from}}]] [[and reported_at::date <= {{period.to}}]] group by 1 order by 1`,
+    },
+    byWard: { sql: "select ward, count(*) as n, avg(std_value) as hgb from lab_results where std_code = 'HGB' group by 1 order by 1" },
+    latest: { sql: "select patient_ref, max(reported_at) as last_seen from lab_results where std_code = 'KTV' group by 1 order by 2 desc limit 50" },
+    outOfRange: { sql: "select count(*) as n from lab_results where std_code = 'P' and (std_value < 1.13 or std_value > 1.78)" },
+  },
+  nodes: [
+    { id: "a", type: "table", query: "monthly" },
+    { id: "b", type: "table", query: "byWard" },
+    { id: "c", type: "table", query: "latest" },
+    { id: "d", type: "table", query: "outOfRange" },
+  ],
+};
+
+/** 1,000,000 result rows of one tenant, written straight into the live read model (the data call is measured, not ingestion). */
+async function seedResults(db: pg.Pool): Promise<void> {
+  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_reports', 'patients') and state = 'live' order by name");
+  const [labSchema, patientSchema] = rows.map((row) => row.schema_name as string);
+  await db.query(
+    `insert into ${patientSchema}.patients
+     select 'bench', 'P' || g, 'Patient ' || g, '110105194912310' || lpad(g::text, 3, '0'), null, (array['A','B','C'])[1 + g % 3], true, now(), now()
+     from generate_series(1, 500) g`,
+  );
+  await db.query(
+    `insert into ${labSchema}.lab_results
+     select 'bench', 'R' || (g / 20), g % 20, 'P' || (1 + g % 500), null, null,
+            (array['HGB','KTV','P','CA','ALB'])[1 + g % 5], null, null, 100 + (g % 40), null, null, 100 + (g % 40) * 0.05, null,
+            'standard', null, null, null, null, null, timestamp '2026-01-01' + (g % 365) * interval '1 day'
+     from generate_series(1, ${RESULT_ROWS}) g`,
+  );
+  await db.query(`create index if not exists bench_std_code on ${labSchema}.lab_results (tenant, std_code)`);
+  await db.query(`analyze ${labSchema}.lab_results`);
+  await db.query(`analyze ${patientSchema}.patients`);
+}
+
+async function dataCallOverhead(): Promise<BenchResult[]> {
+  const databaseUrl = await createTestDatabase(false);
+  const config = configSchema.parse({ PORT: "0", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ADMIN_TOKEN });
+  const service = await startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  const raw = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  try {
+    await seedResults(service.db);
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
+    const draft = await fetch(`${service.url}/api/reports/bench/draft`, { method: "PUT", headers, body: JSON.stringify({ spec }) });
+    if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
+    await fetch(`${service.url}/api/reports/bench/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
+
+    const values = { period: ["2026-01-01", "2026-12-31"] };
+    const compiled = Object.values(spec.queries).map((query) => compileTemplate(query.sql, spec.params as never, values));
+    // The same SQL, straight through pg on four connections, against the same relations and rows.
+    const runDirect = () =>
+      Promise.all(
+        compiled.map(async (query) => {
+          const client = await raw.connect();
+          try {
+            await client.query("insert into report_sessions (pid, tenant) select pg_backend_pid(), 'bench' on conflict (pid) do update set tenant = 'bench'");
+            await client.query(query.text.replace(/\blab_results\b/g, "clinical.lab_results"), query.values);
+          } finally {
+            client.release();
+          }
+        }),
+      );
+    const runOurs = async () => {
+      const response = await fetch(`${service.url}/api/reports/bench/data`, { method: "POST", headers, body: JSON.stringify({ version: "v1", params: values }) });
+      const body = (await response.json()) as { queries: Record<string, { error?: string }> };
+      const failed = Object.entries(body.queries).find(([, outcome]) => outcome.error);
+      if (failed) throw new Error(`query ${failed[0]} failed: ${failed[1].error}`);
+    };
+    const time = async (work: () => Promise<unknown>) => {
+      const started = performance.now();
+      await work();
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 3; i++) {
+      await runOurs();
+      await runDirect();
+    }
+    const ours: number[] = [];
+    const direct: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      ours.push(await time(runOurs));
+      direct.push(await time(runDirect));
+    }
+    const oursP50 = median(ours);
+    const directP50 = median(direct);
+    return [
+      result("report.data_overhead_p50_ms", oursP50 - directP50, "ms", { value: directP50, ratio: oursP50 / directP50 }, `data call p50 ${oursP50.toFixed(1)} ms vs the same 4 queries through pg ${directP50.toFixed(1)} ms (p99 ${percentile(ours, 99).toFixed(1)} ms), over ${RESULT_ROWS} result rows`),
+    ];
+  } finally {
+    await raw.end();
+    await service.stop();
+  }
+}
+
+/** Shaping and serialising a full page: 5,000 rows of 10 mixed columns, as they arrive from PostgreSQL. */
+function serialise5000Rows(): BenchResult[] {
+  const oids = [25, 23, 20, 1700, 701, 16, 1082, 1114, 25, 1700];
+  const rows = Array.from({ length: 5000 }, (_, i) => [
+    `P${i}`, String(i), String(9_000_000_000 + i), `${100 + (i % 40)}.25`, `${i * 0.5}`, i % 2 ? "t" : "f", "2026-03-01", "2026-03-01 08:30:15.123", "血红蛋白", "1.2345",
+  ]);
+  const runs: number[] = [];
+  for (let run = 0; run < 30; run++) {
+    const started = performance.now();
+    const shaped = { columns: oids.map((_, i) => `c${i}`), columnTypes: oids.map(columnTypeOf), rows: rows.map((row) => row.map((text, i) => valueOf(oids[i]!, text))), truncated: false, elapsedMs: 1 };
+    JSON.stringify({ queries: { q: shaped } });
+    runs.push(performance.now() - started);
+  }
+  return [result("report.serialise_5000_rows_ms", median(runs.slice(5)), "ms", undefined, "5,000 rows x 10 mixed columns: typed values shaped and written as JSON (median of 25 after 5 warm-ups)")];
+}
+
+export async function reportBenchmarks(): Promise<BenchResult[]> {
+  return [...(await dataCallOverhead()), ...serialise5000Rows()];
+}
