@@ -1,0 +1,73 @@
+import type { Context } from "koa";
+import type { DrillDef } from "../../commands/reports/specSchema.ts";
+import type { TemplateDef } from "../../commands/reports/sqlTemplate.ts";
+import { validateDrillArgs, validateParamValues } from "../../commands/reports/sqlTemplate.ts";
+import type { Db } from "../../db/pool.ts";
+import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
+import { draftOf, publishedVersion, reportHead, type ViewableVersion } from "../../queries/reports/reportCatalog.ts";
+import { HttpError } from "./httpError.ts";
+
+/** What the viewing calls (view, data, drill, exports) share: resolving a version, checking params and drills. */
+
+export function readFor<T>(db: Db, ctx: Context, work: (reader: TenantReader) => Promise<T>): Promise<T> {
+  return readAsTenant<T>(db, ctx.state.tenant, work);
+}
+
+/**
+ * The version a viewing call asks for (contract A.3): `draft`, `vN`, or, when omitted, the
+ * current published version (409 when there is none). Unknown report or version: 404.
+ */
+export async function resolveVersion(db: Db, ctx: Context, reportId: string, version: unknown): Promise<ViewableVersion> {
+  if (version !== undefined && version !== null && typeof version !== "string") throw new HttpError(400, 'version must be a string such as "v3" or "draft".');
+  const head = await readFor(db, ctx, (reader) => reportHead(reader, reportId));
+  if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
+  const wanted = version ?? (head.publishedVersion === null ? null : `v${head.publishedVersion}`);
+  if (wanted === null) throw new HttpError(409, "This report has never been published; ask for version=draft, or publish it first.");
+  const found =
+    wanted === "draft"
+      ? await readFor(db, ctx, (reader) => draftOf(reader, reportId))
+      : /^v[1-9][0-9]{0,8}$/.test(wanted)
+        ? await readFor(db, ctx, (reader) => publishedVersion(reader, reportId, Number(wanted.slice(1))))
+        : null;
+  if (!found) throw new HttpError(404, `Report ${reportId} has no version ${wanted}; see GET /api/reports/${reportId}/versions.`);
+  return found;
+}
+
+export function reportBody(ctx: Context): Record<string, unknown> {
+  const body = ctx.request.body ?? {};
+  if (typeof body !== "object" || Array.isArray(body) || body === null) throw new HttpError(400, "Send a JSON object as the request body.");
+  return body as Record<string, unknown>;
+}
+
+export function checkedParams(version: ViewableVersion, sent: unknown): Record<string, unknown> {
+  const checked = validateParamValues(version.spec.params ?? [], version.params, sent);
+  if ("problem" in checked) throw new HttpError(400, checked.problem);
+  return checked.values;
+}
+
+export interface DrillLayer {
+  key: string;
+  drill: DrillDef;
+  title: string;
+  defs: TemplateDef[];
+  values: Record<string, unknown>;
+}
+
+/** A drill-through request's target, its checked args merged over the params, and its title. */
+export function drillLayer(version: ViewableVersion, drillKey: unknown, sentArgs: unknown, params: Record<string, unknown>): DrillLayer {
+  const drills = version.spec.drills ?? {};
+  if (typeof drillKey !== "string" || !(drillKey in drills)) {
+    const declared = Object.keys(drills);
+    throw new HttpError(400, declared.length ? `drill must be one of ${declared.join(", ")}.` : "This report declares no drill-through targets.");
+  }
+  const drill = drills[drillKey]!;
+  const args = validateDrillArgs(drill, sentArgs);
+  if ("problem" in args) throw new HttpError(400, args.problem);
+  return {
+    key: drillKey,
+    drill,
+    title: drill.title.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => (args.values[name] == null ? "" : String(args.values[name]))),
+    defs: [...(version.spec.params ?? []), ...drill.args],
+    values: { ...params, ...args.values },
+  };
+}
