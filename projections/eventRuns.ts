@@ -1,3 +1,4 @@
+import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
 import type { StoredEvent } from "../db/eventStore.ts";
 
 /**
@@ -28,4 +29,17 @@ export function lastPerStream(events: StoredEvent[]): StoredEvent[] {
   const last = new Map<string, StoredEvent>();
   for (const event of events) last.set(`${event.tenant}\u0000${event.streamId}`, event);
   return [...last.values()];
+}
+
+/** The columns every received report shares: who it is about, and whether it is matched. */
+export function patientColumns(received: ReceivedReport) {
+  const { match, report } = received;
+  return {
+    patient_ref: match.matched ? match.patientRef : null,
+    matched: match.matched,
+    pending_reason: match.matched ? null : match.pendingReason,
+    id_card: match.idCard ?? report.patient.idCard ?? null,
+    patient_name: report.patient.name ?? null,
+    his_patient_id: report.patient.hisPatientId ?? null,
+  };
 }

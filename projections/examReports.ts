@@ -1,7 +1,7 @@
 import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
 import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
-import { inRuns, lastPerStream } from "./eventRuns.ts";
+import { inRuns, lastPerStream, patientColumns } from "./eventRuns.ts";
 import { applyDecision } from "./labReports.ts";
 import type { Projection } from "./projection.ts";
 
@@ -61,12 +61,7 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
       tenant: event.tenant,
       external_id: received.externalId,
       report_no: r.reportNo ?? null,
-      patient_ref: received.match.matched ? received.match.patientRef : null,
-      matched: received.match.matched,
-      pending_reason: received.match.matched ? null : received.match.pendingReason,
-      id_card: received.match.idCard ?? r.patient.idCard ?? null,
-      patient_name: r.patient.name ?? null,
-      his_patient_id: r.patient.hisPatientId ?? null,
+      ...patientColumns(received),
       exam_type: r.examType,
       exam_name: r.examName ?? null,
       examined_at: r.examinedAt ?? null,
