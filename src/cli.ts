@@ -21,6 +21,8 @@ import { ProjectionRunner } from "../projections/runner.ts";
 import { clientById } from "../queries/credentials.ts";
 import { projectionsReport } from "../queries/projectionStatus.ts";
 import { loadConfig, type Config } from "./config.ts";
+import { demoAtStart, demoWelcomeLines, type DemoAtStart } from "./demo/demoAtStart.ts";
+import { loadDemo, saveDemoCredentials } from "./demo/loadDemo.ts";
 import { createLogger } from "./logger.ts";
 import { openDatabase, startService, type Role } from "./service.ts";
 
@@ -30,14 +32,17 @@ program
   .command("start")
   .description("run the service (HTTP and projection workers)")
   .addOption(new Option("--role <role>", "which part of the service this process runs").choices(["all", "api", "worker"]).default("all"))
-  .action(async ({ role }: { role: Role }) => {
+  .option("--demo", "load the demo tenant (patients, lab reports, two published reports) also when DATABASE_URL is set")
+  .action(async ({ role, demo }: { role: Role; demo?: boolean }) => {
     const config = withLocalAdminToken(loadConfig());
     const log = createLogger(config.LOG_LEVEL);
     const service = await startService({ config, role, log });
+    const demoLoading = new AbortController();
     let signals = 0;
     const shutdown = (signal: string) => {
       if (signals++ > 0) process.exit(1); // a second Ctrl-C means now
       log.info({ signal }, "shutting down");
+      demoLoading.abort();
       service.stop().then(
         () => process.exit(0),
         () => process.exit(1),
@@ -45,7 +50,24 @@ program
     };
     process.on("SIGTERM", () => shutdown("SIGTERM"));
     process.on("SIGINT", () => shutdown("SIGINT"));
-    printWelcome(service.url, config, role);
+    // Contract C.7: the embedded database gets the demo tenant; a configured one only with --demo.
+    // A worker-only process has no HTTP interface to load through: only an explicit --demo complains.
+    const wantsDemo = demo === true || (!config.DATABASE_URL && service.url !== null);
+    const demoState = wantsDemo ? demoAtStart(service.url, config.ADMIN_TOKEN, config.DATA_DIR) : null;
+    printWelcome(service.url, config, role, demoState);
+    if (!demoState || demoState.kind === "unavailable" || !service.url || !config.ADMIN_TOKEN) return;
+    try {
+      const loaded = await loadDemo(service.url, config.ADMIN_TOKEN, { signal: demoLoading.signal });
+      if (loaded) {
+        saveDemoCredentials(config.DATA_DIR, loaded);
+        const summary = `${loaded.patients} patients, ${loaded.labReports} lab reports (${loaded.unmatchedReports} awaiting a patient in /api/unmatched), ${loaded.reports.length} reports published`;
+        console.log([`Demo data loaded in ${(loaded.elapsedMs / 1000).toFixed(1)} s: ${summary}.`, ...demoWelcomeLines(service.url, loaded, config.DATA_DIR)].join("\n"));
+      } else if (demoState.kind === "load") {
+        console.log(["The demo tenant was loaded by an earlier start.", ...demoWelcomeLines(service.url, null, config.DATA_DIR)].join("\n"));
+      }
+    } catch (error) {
+      if (!demoLoading.signal.aborted) console.error(`dialysis-hub: the demo data could not be loaded: ${(error as Error).message}`);
+    }
   });
 
 program
@@ -274,7 +296,7 @@ function withLocalAdminToken(config: Config): Config {
   return { ...config, ADMIN_TOKEN: readFileSync(file, "utf8").trim() };
 }
 
-function printWelcome(url: string | null, config: Config, role: Role): void {
+function printWelcome(url: string | null, config: Config, role: Role, demo: DemoAtStart | null = null): void {
   const lines = [`Dialysis Hub is running (role: ${role}).`];
   if (url) {
     lines.push(`  Health:        ${url}/healthz, ${url}/readyz`);
@@ -282,6 +304,9 @@ function printWelcome(url: string | null, config: Config, role: Role): void {
   }
   if (!config.DATABASE_URL) lines.push(`  Data:          ${path.resolve(config.DATA_DIR)} (embedded PostgreSQL on port ${config.EMBEDDED_PG_PORT})`);
   if (!config.DATABASE_URL && config.ADMIN_TOKEN) lines.push(`  ADMIN_TOKEN:   ${config.ADMIN_TOKEN} (kept in ${path.join(config.DATA_DIR, "admin-token")})`);
+  if (demo?.kind === "load") lines.push("  Demo:          loading demo data … (the service already answers; keys and report URLs follow)");
+  if (demo?.kind === "known" && url) lines.push(...demoWelcomeLines(url, demo.credentials, config.DATA_DIR));
+  if (demo?.kind === "unavailable") lines.push(`  Demo:          not loaded: ${demo.reason}`);
   console.log(lines.join("\n"));
 }
 

@@ -1,15 +1,19 @@
 import { waitForProjection } from "../../projections/waitForProjection.ts";
 import type { CommandContext } from "../commandContext.ts";
+import { CommandError } from "../commandError.ts";
 import { handleCommand } from "../handleCommand.ts";
 import { authorDecider, authorStream } from "./authors.ts";
 import { clientDecider, clientStream } from "./clients.ts";
 import { newId, newSecret, secretDigest } from "./secrets.ts";
 
-// Credentials must work (or stop working) from the very next request: wait for the read model.
-async function visible(ctx: CommandContext, appended: { last: { transactionId: string; position: number } } | null): Promise<void> {
-  if (appended && !(await waitForProjection(ctx.store.db, "credentials", appended.last))) {
-    throw new Error("the credentials read model did not catch up in time");
-  }
+/**
+ * Credentials must work (or stop working) from the very next request: wait for the read model.
+ * A new key is answered even when the read model is slow (it is stored, and shown only once); a
+ * revocation that is not yet in force says so, for the caller to check again.
+ */
+async function visible(ctx: CommandContext, appended: { last: { transactionId: string; position: number } } | null, what: "grant" | "revocation"): Promise<void> {
+  if (!appended || (await waitForProjection(ctx.store.db, "credentials", appended.last, 30_000))) return;
+  if (what === "revocation") throw new CommandError("unavailable", "The revocation is recorded and takes effect within seconds; check again shortly.");
 }
 
 export async function createClient(ctx: CommandContext, input: { name: string; tenant: string }): Promise<{ clientId: string; key: string }> {
@@ -22,13 +26,13 @@ export async function createClient(ctx: CommandContext, input: { name: string; t
     { type: "register", clientId, name: input.name, keyDigest: secretDigest(key) },
     ctx.metadata,
   );
-  await visible(ctx, appended);
+  await visible(ctx, appended, "grant");
   return { clientId, key };
 }
 
 export async function revokeClient(ctx: CommandContext, tenant: string, clientId: string): Promise<void> {
   const { appended } = await handleCommand(ctx.store, { tenant, streamId: clientStream(clientId) }, clientDecider, { type: "revoke" }, ctx.metadata);
-  await visible(ctx, appended);
+  await visible(ctx, appended, "revocation");
 }
 
 export async function setClientCodeMap(ctx: CommandContext, tenant: string, clientId: string, codeMap: Record<string, string>): Promise<void> {
@@ -39,7 +43,7 @@ export async function setClientCodeMap(ctx: CommandContext, tenant: string, clie
     { type: "setCodeMap", codeMap },
     ctx.metadata,
   );
-  await visible(ctx, appended);
+  await visible(ctx, appended, "grant");
 }
 
 export async function createAuthor(ctx: CommandContext, input: { name: string; tenant: string }): Promise<{ authorId: string; token: string }> {
@@ -52,6 +56,6 @@ export async function createAuthor(ctx: CommandContext, input: { name: string; t
     { type: "register", authorId, name: input.name, tokenDigest: secretDigest(token) },
     ctx.metadata,
   );
-  await visible(ctx, appended);
+  await visible(ctx, appended, "grant");
   return { authorId, token };
 }

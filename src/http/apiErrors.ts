@@ -4,7 +4,7 @@ import { CommandError, type CommandErrorKind } from "../../commands/commandError
 import { isTransient } from "../../db/transientErrors.ts";
 import { HttpError } from "./httpError.ts";
 
-const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "not-found": 404, conflict: 409 };
+const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "not-found": 404, conflict: 409, unavailable: 503 };
 
 /**
  * The one place `/api` failures are shaped: `{ error: "<how to fix the call>" }`. Anything that

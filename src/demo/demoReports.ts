@@ -1,0 +1,312 @@
+/**
+ * The two reports published on the demo tenant (contract A.4 specifications over the `clinical`
+ * data source, C.5). They read standard codes and values (`std_code`, `std_value`), so results
+ * sent in other units (Hb in g/dL) count after conversion, and they leave out reports not yet
+ * matched to a patient (`patient_ref is not null`).
+ *
+ * Targets (Chinese hemodialysis QC practice, see the dictionary facts):
+ *   spKt/V ≥ 1.2, URR ≥ 65 %; Hb 110–130 g/L; P 1.13–1.78 mmol/L; Ca 2.10–2.50 mmol/L;
+ *   iPTH 150–600 pg/mL (KDIGO 2–9 × upper normal).
+ */
+
+export interface DemoReport {
+  id: string;
+  title: string;
+  datasource: "clinical";
+  spec: Record<string, unknown>;
+}
+
+export const ADEQUACY_REPORT_ID = "dialysis-adequacy";
+export const ANEMIA_REPORT_ID = "anemia-mineral";
+export const DEMO_REPORT_IDS = [ADEQUACY_REPORT_ID, ANEMIA_REPORT_ID] as const;
+
+/** The filters both reports share: the period (default: the demo months) and the wards. */
+function commonParams(period: [string, string]) {
+  return [
+    { name: "period", label: "Period", type: "dateRange", default: period },
+    { name: "wards", label: "Wards", type: "multiSelect", options: { query: "wardList" }, default: null },
+  ];
+}
+
+const WARD_LIST = "select distinct ward as value, 'Ward ' || ward as label from patients where ward is not null order by 1";
+
+/** The filter clauses of a query over lab_results (optionally qualified by an alias). */
+function filters(alias = ""): string {
+  const a = alias ? `${alias}.` : "";
+  return `[[and ${a}reported_at::date >= {{period.from}}]] [[and ${a}reported_at::date <= {{period.to}}]] [[and ${a}ward = any({{wards}})]]`;
+}
+
+export function adequacyReport(period: [string, string]): DemoReport {
+  const adequacy = `std_code in ('KTV', 'URR') and patient_ref is not null and std_value is not null ${filters()}`;
+  return {
+    id: ADEQUACY_REPORT_ID,
+    title: "Dialysis adequacy",
+    datasource: "clinical",
+    spec: {
+      version: 1,
+      title: "Dialysis adequacy",
+      description: "Single-pool Kt/V and urea reduction ratio (URR) of the monthly dialysis panel, by month and ward.",
+      params: commonParams(period),
+      queries: {
+        wardList: { sql: WARD_LIST },
+        latest: {
+          sql: `with latest as (
+                  select distinct on (patient_ref, std_code) patient_ref, std_code, std_value
+                  from lab_results
+                  where ${adequacy}
+                  order by patient_ref, std_code, reported_at desc
+                )
+                select count(distinct patient_ref) as patients,
+                       round(avg(std_value) filter (where std_code = 'KTV')::numeric, 2) as ktv,
+                       round(100.0 * avg(case when std_value >= 1.2 then 1 else 0 end) filter (where std_code = 'KTV'), 1) as ktv_on_target_pct,
+                       round(100.0 * avg(case when std_value >= 65 then 1 else 0 end) filter (where std_code = 'URR'), 1) as urr_on_target_pct
+                from latest`,
+        },
+        monthly: {
+          sql: `select date_trunc('month', reported_at)::date as month,
+                       count(distinct patient_ref) filter (where std_code = 'KTV') as patients,
+                       round(avg(std_value) filter (where std_code = 'KTV')::numeric, 2) as ktv,
+                       round(avg(std_value) filter (where std_code = 'URR')::numeric, 1) as urr,
+                       round(100.0 * avg(case when std_value >= 1.2 then 1 else 0 end) filter (where std_code = 'KTV'), 1) as ktv_on_target_pct,
+                       round(100.0 * avg(case when std_value >= 65 then 1 else 0 end) filter (where std_code = 'URR'), 1) as urr_on_target_pct
+                from lab_results
+                where ${adequacy}
+                group by 1
+                order by 1`,
+        },
+        byWard: {
+          sql: `select ward,
+                       count(distinct patient_ref) as patients,
+                       round(avg(std_value) filter (where std_code = 'KTV')::numeric, 2) as ktv,
+                       round(avg(std_value) filter (where std_code = 'URR')::numeric, 1) as urr,
+                       round(100.0 * avg(case when std_value >= 1.2 then 1 else 0 end) filter (where std_code = 'KTV'), 1) as ktv_on_target_pct
+                from lab_results
+                where ${adequacy} and ward is not null
+                group by ward
+                order by ward`,
+        },
+        byMonthAndWard: {
+          sql: `select date_trunc('month', reported_at)::date as month, ward,
+                       count(distinct patient_ref) filter (where std_code = 'KTV') as patients,
+                       round(avg(std_value) filter (where std_code = 'KTV')::numeric, 2) as ktv,
+                       round(avg(std_value) filter (where std_code = 'URR')::numeric, 1) as urr,
+                       round(100.0 * avg(case when std_value >= 1.2 then 1 else 0 end) filter (where std_code = 'KTV'), 1) as ktv_on_target_pct,
+                       round(100.0 * avg(case when std_value >= 65 then 1 else 0 end) filter (where std_code = 'URR'), 1) as urr_on_target_pct
+                from lab_results
+                where ${adequacy} and ward is not null
+                group by 1, 2
+                order by 1, 2`,
+        },
+      },
+      nodes: [
+        {
+          id: "intro",
+          type: "text",
+          markdown: [
+            "## Dialysis adequacy",
+            "",
+            "Monthly **single-pool Kt/V** (Daugirdas second generation, from pre- and post-dialysis urea) and **URR**.",
+            "",
+            "Targets: spKt/V **≥ 1.2** (aim 1.4) and URR **≥ 65 %** (aim 70 %).",
+            "The tiles count each patient's latest result in the period. Click a month in the chart to list its patients, lowest Kt/V first.",
+          ].join("\n"),
+        },
+        { id: "patients", type: "stat", title: "Patients", query: "latest", column: "patients", width: 3 },
+        { id: "ktv", type: "stat", title: "Average spKt/V (latest)", query: "latest", column: "ktv", width: 3 },
+        { id: "ktvTarget", type: "stat", title: "spKt/V ≥ 1.2 (%)", query: "latest", column: "ktv_on_target_pct", width: 3 },
+        { id: "urrTarget", type: "stat", title: "URR ≥ 65 % (%)", query: "latest", column: "urr_on_target_pct", width: 3 },
+        {
+          id: "trend",
+          type: "chart",
+          chart: "line",
+          title: "Average spKt/V by month",
+          query: "monthly",
+          x: "month",
+          y: ["ktv"],
+          width: 6,
+          drill: { target: "byMonth", args: { month: "month" } },
+        },
+        {
+          id: "onTarget",
+          type: "chart",
+          chart: "line",
+          title: "Patients on target by month (%)",
+          query: "monthly",
+          x: "month",
+          y: ["ktv_on_target_pct", "urr_on_target_pct"],
+          width: 6,
+          drill: { target: "byMonth", args: { month: "month" } },
+        },
+        { id: "wards", type: "chart", chart: "bar", title: "spKt/V and URR by ward", query: "byWard", x: "ward", y: ["ktv", "urr"], width: 6 },
+        { id: "wardTable", type: "table", title: "By ward", query: "byWard", width: 6 },
+        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", drill: { target: "byMonth", args: { month: "month" } } },
+        { id: "detail", type: "table", title: "By month and ward", query: "byMonthAndWard", drill: { target: "byMonth", args: { month: "month" } } },
+      ],
+      drills: {
+        byMonth: {
+          title: "Patients in {month}",
+          args: [{ name: "month", type: "date" }],
+          queries: {
+            patients: {
+              sql: `select r.patient_ref, p.name, r.ward,
+                           round(avg(r.std_value) filter (where r.std_code = 'KTV')::numeric, 2) as ktv,
+                           round(avg(r.std_value) filter (where r.std_code = 'URR')::numeric, 1) as urr,
+                           min(r.collected_at)::date as collected_on
+                    from lab_results r
+                    join patients p on p.patient_ref = r.patient_ref
+                    where r.std_code in ('KTV', 'URR') and r.std_value is not null
+                      and date_trunc('month', r.reported_at)::date = {{month}}
+                      [[and r.ward = any({{wards}})]]
+                    group by r.patient_ref, p.name, r.ward
+                    order by ktv nulls first, r.patient_ref`,
+            },
+          },
+          nodes: [{ id: "patients", type: "table", title: "Patients, lowest spKt/V first", query: "patients" }],
+        },
+      },
+      export: { xlsx: true, docx: true },
+    },
+  };
+}
+
+export function anemiaMineralReport(period: [string, string]): DemoReport {
+  const items = `std_code in ('HGB', 'P', 'CA', 'IPTH') and patient_ref is not null and std_value is not null ${filters()}`;
+  // 1 when the value is within its item's target, 0 outside; null for other items.
+  const inTarget = (code: string, low: number, high: number) =>
+    `round(100.0 * avg(case when std_value between ${low} and ${high} then 1 else 0 end) filter (where std_code = '${code}'), 1)`;
+  return {
+    id: ANEMIA_REPORT_ID,
+    title: "Anemia and mineral metabolism",
+    datasource: "clinical",
+    spec: {
+      version: 1,
+      title: "Anemia and mineral metabolism",
+      description: "Hemoglobin, phosphorus, calcium and iPTH against their targets, by month.",
+      params: commonParams(period),
+      queries: {
+        wardList: { sql: WARD_LIST },
+        latest: {
+          sql: `with latest as (
+                  select distinct on (patient_ref, std_code) patient_ref, std_code, std_value
+                  from lab_results
+                  where ${items}
+                  order by patient_ref, std_code, reported_at desc
+                )
+                select count(distinct patient_ref) as patients,
+                       ${inTarget("HGB", 110, 130)} as hb_in_target_pct,
+                       ${inTarget("P", 1.13, 1.78)} as p_in_target_pct,
+                       ${inTarget("CA", 2.1, 2.5)} as ca_in_target_pct,
+                       ${inTarget("IPTH", 150, 600)} as ipth_in_target_pct
+                from latest`,
+        },
+        monthly: {
+          sql: `select date_trunc('month', reported_at)::date as month,
+                       count(distinct patient_ref) as patients,
+                       round(avg(std_value) filter (where std_code = 'HGB')::numeric, 1) as hb,
+                       round(avg(std_value) filter (where std_code = 'P')::numeric, 2) as p,
+                       round(avg(std_value) filter (where std_code = 'CA')::numeric, 2) as ca,
+                       round(avg(std_value) filter (where std_code = 'IPTH')::numeric, 0) as ipth,
+                       ${inTarget("HGB", 110, 130)} as hb_in_target_pct,
+                       ${inTarget("P", 1.13, 1.78)} as p_in_target_pct,
+                       ${inTarget("CA", 2.1, 2.5)} as ca_in_target_pct,
+                       ${inTarget("IPTH", 150, 600)} as ipth_in_target_pct
+                from lab_results
+                where ${items}
+                group by 1
+                order by 1`,
+        },
+        byWard: {
+          sql: `select ward,
+                       count(distinct patient_ref) as patients,
+                       ${inTarget("HGB", 110, 130)} as hb_in_target_pct,
+                       ${inTarget("P", 1.13, 1.78)} as p_in_target_pct,
+                       ${inTarget("CA", 2.1, 2.5)} as ca_in_target_pct,
+                       ${inTarget("IPTH", 150, 600)} as ipth_in_target_pct
+                from lab_results
+                where ${items} and ward is not null
+                group by ward
+                order by ward`,
+        },
+      },
+      nodes: [
+        {
+          id: "intro",
+          type: "text",
+          markdown: [
+            "## Anemia and mineral metabolism",
+            "",
+            "| Item | Target |",
+            "|---|---|",
+            "| Hemoglobin (Hb) | 110–130 g/L |",
+            "| Phosphorus (P) | 1.13–1.78 mmol/L |",
+            "| Calcium (Ca) | 2.10–2.50 mmol/L |",
+            "| Intact PTH (iPTH) | 150–600 pg/mL (KDIGO: 2–9 × upper normal) |",
+            "",
+            "Hb sent in g/dL is converted to g/L. The tiles count each patient's latest result in the period.",
+            "Click a month to list the patients with a result out of target.",
+          ].join("\n"),
+        },
+        { id: "hbTarget", type: "stat", title: "Hb 110–130 g/L (%)", query: "latest", column: "hb_in_target_pct", width: 3 },
+        { id: "pTarget", type: "stat", title: "P 1.13–1.78 mmol/L (%)", query: "latest", column: "p_in_target_pct", width: 3 },
+        { id: "caTarget", type: "stat", title: "Ca 2.10–2.50 mmol/L (%)", query: "latest", column: "ca_in_target_pct", width: 3 },
+        { id: "ipthTarget", type: "stat", title: "iPTH 150–600 pg/mL (%)", query: "latest", column: "ipth_in_target_pct", width: 3 },
+        {
+          id: "inTarget",
+          type: "chart",
+          chart: "line",
+          title: "Results within target by month (%)",
+          query: "monthly",
+          x: "month",
+          y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"],
+          drill: { target: "outOfTarget", args: { month: "month" } },
+        },
+        { id: "hb", type: "chart", chart: "line", title: "Average Hb by month (g/L)", query: "monthly", x: "month", y: ["hb"], width: 4, drill: { target: "outOfTarget", args: { month: "month" } } },
+        { id: "pca", type: "chart", chart: "line", title: "Average P and Ca by month (mmol/L)", query: "monthly", x: "month", y: ["p", "ca"], width: 4, drill: { target: "outOfTarget", args: { month: "month" } } },
+        { id: "ipth", type: "chart", chart: "bar", title: "Average iPTH by month (pg/mL)", query: "monthly", x: "month", y: ["ipth"], width: 4, drill: { target: "outOfTarget", args: { month: "month" } } },
+        { id: "wards", type: "chart", chart: "bar", title: "Within target by ward (%)", query: "byWard", x: "ward", y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"] },
+        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", drill: { target: "outOfTarget", args: { month: "month" } } },
+      ],
+      drills: {
+        outOfTarget: {
+          title: "Patients out of target in {month}",
+          args: [{ name: "month", type: "date" }],
+          queries: {
+            patients: {
+              sql: `with m as (
+                      select r.patient_ref, r.ward,
+                             avg(r.std_value) filter (where r.std_code = 'HGB') as hb,
+                             avg(r.std_value) filter (where r.std_code = 'P') as p,
+                             avg(r.std_value) filter (where r.std_code = 'CA') as ca,
+                             avg(r.std_value) filter (where r.std_code = 'IPTH') as ipth
+                      from lab_results r
+                      where r.std_code in ('HGB', 'P', 'CA', 'IPTH') and r.patient_ref is not null and r.std_value is not null
+                        and date_trunc('month', r.reported_at)::date = {{month}}
+                        [[and r.ward = any({{wards}})]]
+                      group by r.patient_ref, r.ward
+                    )
+                    select m.patient_ref, p.name, m.ward,
+                           round(m.hb::numeric, 0) as hb, round(m.p::numeric, 2) as p, round(m.ca::numeric, 2) as ca, round(m.ipth::numeric, 0) as ipth,
+                           concat_ws(', ',
+                             case when m.hb < 110 then 'Hb low' when m.hb > 130 then 'Hb high' end,
+                             case when m.p < 1.13 then 'P low' when m.p > 1.78 then 'P high' end,
+                             case when m.ca < 2.1 then 'Ca low' when m.ca > 2.5 then 'Ca high' end,
+                             case when m.ipth < 150 then 'iPTH low' when m.ipth > 600 then 'iPTH high' end) as out_of_target
+                    from m
+                    join patients p on p.patient_ref = m.patient_ref
+                    where m.hb not between 110 and 130 or m.p not between 1.13 and 1.78
+                       or m.ca not between 2.1 and 2.5 or m.ipth not between 150 and 600
+                    order by m.ward, m.patient_ref`,
+            },
+          },
+          nodes: [{ id: "patients", type: "table", title: "Patients out of target", query: "patients" }],
+        },
+      },
+      export: { xlsx: true, docx: true },
+    },
+  };
+}
+
+/** Both demo reports, their period filter defaulting to `period`. */
+export function demoReports(period: [string, string]): DemoReport[] {
+  return [adequacyReport(period), anemiaMineralReport(period)];
+}

@@ -1,0 +1,184 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import { auditSpec } from "../../commands/reports/audit.ts";
+import { specProblems } from "../../commands/reports/specSchema.ts";
+import { explainIdCard } from "../../commands/patients/nationalId.ts";
+import { allProjections } from "../../projections/index.ts";
+import { daugirdasKtV, demoMonths, generateDemoData, idCardCheckChar, makeIdCard } from "../../src/demo/demoData.ts";
+import { demoReports } from "../../src/demo/demoReports.ts";
+import { loadDemo, readDemoCredentials, saveDemoCredentials, type DemoLoaded } from "../../src/demo/loadDemo.ts";
+import type { RunningService } from "../../src/service.ts";
+import { httpClient } from "../support/http.ts";
+import { startTestService, TEST_ADMIN_TOKEN } from "../support/service.ts";
+
+describe("demo data (src/demo)", () => {
+  describe("generator", () => {
+    it("makes valid id numbers with the GB 11643 check digit", () => {
+      expect(idCardCheckChar("11010519491231002")).to.equal("X");
+      expect(idCardCheckChar("44052418800101001")).to.equal("4");
+      expect(makeIdCard("110105", "19491231", 2)).to.equal("11010519491231002X");
+      const { patients } = generateDemoData(new Date(2026, 2, 15));
+      for (const patient of patients) expect(explainIdCard(patient.idCard), patient.idCard).to.include({ valid: true });
+      expect(new Set(patients.map((p) => p.idCard)).size).to.equal(patients.length);
+      for (const patient of patients) {
+        const year = Number(patient.idCard.slice(6, 10));
+        expect(year).to.be.within(1940, 1995);
+      }
+    });
+
+    it("is deterministic and dates every report before now, over 12 months ending with the current one", () => {
+      const now = new Date(2026, 2, 15, 9, 0, 0);
+      const a = generateDemoData(now);
+      expect(JSON.stringify(generateDemoData(now))).to.equal(JSON.stringify(a));
+      expect(a.patients.length).to.be.at.least(200);
+      expect(new Set(a.patients.map((p) => p.ward))).to.deep.equal(new Set(["A", "B", "C"]));
+      expect(a.patients.filter((p) => !p.active)).to.have.length.within(1, 10);
+      expect(a.months.map((m) => m.key)).to.deep.equal(["202504", "202505", "202506", "202507", "202508", "202509", "202510", "202511", "202512", "202601", "202602", "202603"]);
+      expect(a.period).to.deep.equal(["2025-04-01", "2026-03-31"]);
+      for (const report of a.labReports) {
+        expect(report.reportedAt).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+        expect(report.reportedAt < "2026-03-15 00:00:00", report.externalId).to.equal(true);
+        expect(report.collectedAt < report.reportedAt).to.equal(true);
+      }
+      expect(a.unmatchedReports / a.labReports.length).to.be.within(0.02, 0.04);
+      expect(a.labReports.filter((r) => r.externalId.startsWith("DEMO-U-"))).to.have.length(a.unmatchedReports);
+      // On the first day of a month, the last demo month is the previous one (nothing can be dated today or later).
+      expect(demoMonths(new Date(2026, 3, 1, 8)).at(-1)).to.include({ key: "202603", lastUsableDay: 31 });
+    });
+
+    it("computes spKt/V by Daugirdas' second-generation formula", () => {
+      // R = 0.3, t = 4 h, UF = 2.5 L, W = 65 kg
+      expect(daugirdasKtV(0.3, 4, 2.5, 65)).to.be.closeTo(-Math.log(0.268) + 2.95 * (2.5 / 65), 1e-12);
+      const { labReports } = generateDemoData(new Date(2026, 2, 15));
+      const first = labReports[0]!;
+      const value = (codes: string[]) => first.items.find((i) => codes.includes(i.itemCode ?? "") || codes.includes(i.itemName ?? ""))!.value;
+      const pre = value(["UREA_PRE", "LIS0201", "BUN pre"]);
+      const post = value(["UREA_POST", "LIS0202", "BUN post"]);
+      expect(value(["URR", "LIS0902"])).to.be.closeTo(((pre - post) / pre) * 100, 0.051);
+    });
+
+    it("gives two valid report specs with audit grade A or B", async () => {
+      for (const report of demoReports(["2025-04-01", "2026-03-31"])) {
+        expect(specProblems(report.spec), report.id).to.deep.equal([]);
+        const audit = await auditSpec(report.spec as never);
+        expect(["A", "B"], `${report.id}: ${JSON.stringify(audit.findings)}`).to.include(audit.grade);
+      }
+    });
+
+    it("keeps the demo credentials in a file only its owner can read", () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), "dh-demo-"));
+      try {
+        const credentials = { tenant: "demo", clientId: "c1", clientKey: "dhk_x", authorToken: "dha_y", reports: ["dialysis-adequacy"], createdAt: "2026-03-15T08:00:00.000Z" };
+        const file = saveDemoCredentials(dir, credentials);
+        expect(statSync(file).mode & 0o777).to.equal(0o600);
+        expect(readDemoCredentials(dir)).to.deep.equal(credentials);
+        expect(readDemoCredentials(path.join(dir, "nothing"))).to.equal(null);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  describe("loadDemo against the real service", () => {
+    let service: RunningService;
+    let loaded: DemoLoaded;
+    const call = (...args: Parameters<ReturnType<typeof httpClient>>) => httpClient(service.url!)(...args);
+
+    before(async function () {
+      this.timeout(120_000);
+      service = await startTestService({ projections: allProjections });
+      const result = await loadDemo(service.url!, TEST_ADMIN_TOKEN);
+      expect(result).to.not.equal(null);
+      loaded = result!;
+    });
+    after(() => service?.stop());
+
+    it("registers at least 200 patients through the API", async () => {
+      const patients = await call("GET", "/api/patients", { token: loaded.authorToken, tenant: "demo" });
+      expect(patients.status).to.equal(200);
+      expect(patients.body.length).to.be.at.least(200);
+      expect(patients.body[0].idCard).to.match(/^\d{6}\*{8}[\dX]{4}$/);
+    });
+
+    it("pushed lab reports across at least 12 distinct months, some of them waiting in the unmatched queue", async () => {
+      const { rows } = await service.db.query(
+        "select count(distinct date_trunc('month', reported_at))::int as months, count(*)::int as reports, count(*) filter (where not matched)::int as unmatched from read.lab_reports where tenant = 'demo'",
+      );
+      expect(rows[0].months).to.be.at.least(12);
+      expect(rows[0].reports).to.equal(loaded.labReports);
+      expect(rows[0].unmatched).to.equal(loaded.unmatchedReports);
+      const unmatched = await call("GET", "/api/unmatched", { token: loaded.authorToken, tenant: "demo" });
+      expect(unmatched.body.length).to.equal(loaded.unmatchedReports);
+      const reasons = new Set(unmatched.body.map((entry: { pendingReason: string }) => entry.pendingReason));
+      expect(reasons).to.include("no dialysis patient with this idCard");
+      // Every item of every report mapped to the dictionary (standard codes, aliases, English names).
+      const { rows: items } = await service.db.query("select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'");
+      expect(items[0].unmapped).to.equal(0);
+      expect(items[0].gdl).to.be.greaterThan(0);
+    });
+
+    it("reconciles a demo day over the open API", async () => {
+      const { rows } = await service.db.query("select to_char(reported_at, 'YYYY-MM-DD') as day, count(*)::int as n from read.lab_reports where tenant = 'demo' group by 1 order by 2 desc limit 1");
+      const answer = await call("GET", `/open/v1/reconcile/lab?date=${rows[0].day}`, { token: loaded.clientKey, tenant: "demo" });
+      expect(answer.status).to.equal(200);
+      expect(answer.body.data.labReportCount).to.equal(rows[0].n);
+    });
+
+    it("published both reports as v1", async () => {
+      const list = await call("GET", "/api/reports", { tenant: "demo" });
+      expect(list.body.map((r: { id: string }) => r.id).sort()).to.deep.equal(["anemia-mineral", "dialysis-adequacy"]);
+      for (const report of list.body) expect(report).to.include({ publishedVersion: "v1", hasDraft: false });
+      for (const id of ["anemia-mineral", "dialysis-adequacy"]) {
+        const audit = await call("GET", `/api/reports/${id}/versions/v1/audit`, { tenant: "demo" });
+        expect(["A", "B"]).to.include(audit.body.grade);
+      }
+    });
+
+    it("answers rows for every query of both reports, with a plausible monthly Kt/V", async () => {
+      for (const id of ["anemia-mineral", "dialysis-adequacy"]) {
+        const data = await call("POST", `/api/reports/${id}/data`, { tenant: "demo", body: {} });
+        expect(data.status).to.equal(200);
+        for (const [name, result] of Object.entries(data.body.queries as Record<string, { error?: string; rows?: unknown[][] }>)) {
+          expect(result.error, `${id}.${name}`).to.equal(undefined);
+          expect(result.rows!.length, `${id}.${name}`).to.be.greaterThan(0);
+        }
+      }
+      const adequacy = (await call("POST", "/api/reports/dialysis-adequacy/data", { tenant: "demo", body: {} })).body.queries;
+      const monthly = adequacy.monthly;
+      expect(monthly.rows.length).to.be.at.least(12);
+      const ktv = monthly.columns.indexOf("ktv");
+      for (const row of monthly.rows) expect(row[ktv]).to.be.within(1.1, 1.8);
+      expect(adequacy.wardList.rows.map((r: string[]) => r[0])).to.deep.equal(["A", "B", "C"]);
+      const wardB = (await call("POST", "/api/reports/dialysis-adequacy/data", { tenant: "demo", body: { params: { wards: ["B"] } } })).body.queries.byWard;
+      expect(wardB.rows.map((r: string[]) => r[0])).to.deep.equal(["B"]);
+    });
+
+    it("drills through to the patients of a month", async () => {
+      const month = (await call("POST", "/api/reports/dialysis-adequacy/data", { tenant: "demo", body: {} })).body.queries.monthly.rows[3][0];
+      const drill = await call("POST", "/api/reports/dialysis-adequacy/drill", { tenant: "demo", body: { drill: "byMonth", args: { month } } });
+      expect(drill.status).to.equal(200);
+      const patients = drill.body.queries.patients;
+      expect(patients.rows.length).to.be.at.least(200);
+      const ktv = patients.columns.indexOf("ktv");
+      const values = patients.rows.map((r: number[]) => r[ktv]);
+      expect(values).to.deep.equal([...values].sort((a, b) => a - b));
+      const anemia = await call("POST", "/api/reports/anemia-mineral/drill", { tenant: "demo", body: { drill: "outOfTarget", args: { month } } });
+      expect(anemia.status).to.equal(200);
+      expect(anemia.body.queries.patients.rows.length).to.be.greaterThan(10);
+    });
+
+    it("loads nothing a second time", async () => {
+      const before = (await service.db.query("select count(*)::int as n from events")).rows[0].n;
+      expect(await loadDemo(service.url!, TEST_ADMIN_TOKEN)).to.equal(null);
+      const after = (await service.db.query("select count(*)::int as n from events")).rows[0].n;
+      expect(after).to.equal(before);
+    });
+
+    it("took a reasonable time", () => {
+      console.log(`      demo load: ${loaded.patients} patients, ${loaded.labReports} lab reports in ${(loaded.elapsedMs / 1000).toFixed(1)} s`);
+      expect(loaded.elapsedMs).to.be.below(60_000);
+    });
+  });
+});
