@@ -25,6 +25,8 @@ export interface ServiceOptions {
   role: Role;
   log: Logger;
   projections?: readonly Projection[];
+  /** Where DATASOURCE_<NAME>_URL variables are read from (the process environment by default). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface RunningService {
@@ -43,7 +45,7 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
   return { url: embedded.url, embedded };
 }
 
-export async function startService({ config, role, log, projections = allProjections }: ServiceOptions): Promise<RunningService> {
+export async function startService({ config, role, log, projections = allProjections, env = process.env }: ServiceOptions): Promise<RunningService> {
   const { url: databaseUrl, embedded } = await openDatabase(config, log);
   const stack: Array<() => Promise<unknown>> = [];
   if (embedded) stack.push(() => embedded.stop());
@@ -82,7 +84,7 @@ export async function startService({ config, role, log, projections = allProject
       const sources = new DataSources({
         serviceDb: db,
         clinicalUrl: reportRunnerUrl(databaseUrl),
-        others: dataSourcesFromEnv(process.env),
+        others: dataSourcesFromEnv(env),
         poolSize: config.REPORT_POOL_SIZE,
       });
       stack.push(() => sources.end());

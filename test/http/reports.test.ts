@@ -1,8 +1,10 @@
 import { expect } from "chai";
+import pg from "pg";
 import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
 import type { Answer } from "../support/http.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
+import { createTestDatabase } from "../support/database.ts";
 import { startTestService, until } from "../support/service.ts";
 
 export const adequacySpec = {
@@ -210,6 +212,36 @@ describe("reports (/api/reports)", () => {
       const text = JSON.stringify(answer.body);
       expect(text, text.slice(0, 200)).not.to.match(/"sql"\s*:/);
       expect(text).not.to.match(/date_trunc|select distinct|from lab_results/i);
+    }
+  });
+});
+
+describe("reports on a configured data source (DATASOURCE_<NAME>_URL)", () => {
+  it("runs a report's SQL against that database, read-only", async () => {
+    const qualityUrl = await createTestDatabase(false);
+    const setup = new pg.Client({ connectionString: qualityUrl });
+    await setup.connect();
+    await setup.query("create table audits (ward text, score numeric); insert into audits values ('A', 92.5), ('B', 88)");
+    await setup.end();
+    const service = await startTestService({ projections: allProjections, env: { DATASOURCE_QUALITY_URL: qualityUrl } });
+    try {
+      const tenant = await ingestionTenant(service, "h1");
+      const spec = {
+        version: 1,
+        title: "Ward audits",
+        params: [],
+        queries: { scores: { sql: "select ward, score from audits order by ward" }, sneaky: { sql: "select * from audits for update" } },
+        nodes: [{ id: "t", type: "table", query: "scores" }],
+      };
+      const refused = await tenant.call("PUT", "/api/reports/audits/draft", { token: tenant.authorToken, body: { datasource: "quality", spec } });
+      expect(refused.status, "a locking clause is refused at save").to.equal(400);
+      delete (spec.queries as Record<string, unknown>).sneaky;
+      const saved = await tenant.call("PUT", "/api/reports/audits/draft", { token: tenant.authorToken, body: { datasource: "quality", spec } });
+      expect(saved.status).to.equal(200);
+      const data = await tenant.call("POST", "/api/reports/audits/data", { body: { version: "draft" } });
+      expect(data.body.queries.scores.rows).to.deep.equal([["A", 92.5], ["B", 88]]);
+    } finally {
+      await service.stop();
     }
   });
 });

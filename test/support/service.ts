@@ -28,7 +28,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     OPEN_API_BURST: "1000",
     ...options.env,
   });
-  return startService({ config, role: options.role ?? "all", log: options.log ?? silentLogger, projections: options.projections ?? [] });
+  return startService({ config, role: options.role ?? "all", log: options.log ?? silentLogger, projections: options.projections ?? [], env: options.env ?? {} });
 }
 
 export async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 20): Promise<T> {
