@@ -111,7 +111,7 @@ export async function appendToStream(db: Queryable, request: AppendRequest): Pro
 // stream at a time.
 const APPEND_MANY_SQL = `
   with input as (
-    select * from jsonb_to_recordset($2::jsonb) as x(ord int, stream_id text, expected int, seq int, type text, data jsonb)
+    select * from json_to_recordset($2::json) as x(ord int, stream_id text, expected int, seq int, type text, data jsonb)
   ), heads as (
     select s.stream_id, s.expected,
            coalesce((select max(e.stream_version) from events e where e.tenant = $1 and e.stream_id = s.stream_id), 0) as version

@@ -31,34 +31,60 @@ export const autoClaimReactor: Projection = {
       create index pending_reports_by_id_card on pending_reports (tenant, id_card)`);
   },
   async apply(tx, event) {
-    if (event.type === "PatientRegistered" || event.type === "PatientUpdated") return patientKnown(tx, event);
-    const kind = kindOfEvent.get(event.type)!;
-    const externalId = event.streamId.slice(kind.streamPrefix.length);
-    if (event.type !== kind.events.received) {
-      await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [event.tenant, kind.name, externalId]);
-      return;
+    await this.applyBatch!(tx, [event]);
+  },
+  /*
+   * Nearly every event only takes a report out of the pending list (it arrived matched, was claimed
+   * or dismissed): those are gathered and deleted with one statement. The rare events that need a
+   * look (a patient registered, a report unmatched for a known id card) flush the gathered
+   * deletes first, so the order of effects is the order of events.
+   */
+  async applyBatch(tx, events) {
+    const leaving: Array<{ tenant: string; kind: string; externalId: string }> = [];
+    const flush = async () => {
+      if (leaving.length === 0) return;
+      await tx.query(
+        `delete from pending_reports p using unnest($1::text[], $2::text[], $3::text[]) as x(tenant, kind, external_id)
+         where p.tenant = x.tenant and p.kind = x.kind and p.external_id = x.external_id`,
+        [leaving.map((l) => l.tenant), leaving.map((l) => l.kind), leaving.map((l) => l.externalId)],
+      );
+      leaving.length = 0;
+    };
+    for (const event of events) {
+      if (event.type === "PatientRegistered" || event.type === "PatientUpdated") {
+        await flush();
+        await patientKnown(tx, event);
+        continue;
+      }
+      const kind = kindOfEvent.get(event.type)!;
+      const externalId = event.streamId.slice(kind.streamPrefix.length);
+      const match = event.type === kind.events.received ? (event.data as ReceivedReport).match : null;
+      if (!match || match.matched || !match.idCard || !CLAIMABLE_REASONS.has(match.pendingReason)) {
+        leaving.push({ tenant: event.tenant, kind: kind.name, externalId });
+        continue;
+      }
+      await flush();
+      await pendingOrClaimed(tx, event, kind, externalId, match.idCard);
     }
-    const received = event.data as ReceivedReport;
-    const { match } = received;
-    if (match.matched || !match.idCard || !CLAIMABLE_REASONS.has(match.pendingReason)) {
-      await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [event.tenant, kind.name, externalId]);
-      return;
-    }
-    const name = received.report.patient.name ?? null;
-    const { rows } = await tx.query("select patient_ref, name from known_patients where tenant = $1 and id_card = $2", [event.tenant, match.idCard]);
-    const patient = rows.find((row) => name === null || sameName(name, row.name));
-    if (patient) {
-      // Registered between the push's look-up and now.
-      await claim(tx, event, kind, externalId, patient.patient_ref, match.idCard);
-      return;
-    }
-    await tx.query(
-      `insert into pending_reports values ($1, $2, $3, $4, $5)
-       on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name`,
-      [event.tenant, kind.name, externalId, match.idCard, name],
-    );
+    await flush();
   },
 };
+
+/** A report unmatched for a valid id card: claimed now if its patient is known (registered meanwhile), else pending. */
+async function pendingOrClaimed(tx: Tx, event: StoredEvent, kind: ReportKind, externalId: string, idCard: string): Promise<void> {
+  const name = (event.data as ReceivedReport).report.patient.name ?? null;
+  const { rows } = await tx.query("select patient_ref, name from known_patients where tenant = $1 and id_card = $2", [event.tenant, idCard]);
+  const patient = rows.find((row) => name === null || sameName(name, row.name));
+  if (patient) {
+    await claim(tx, event, kind, externalId, patient.patient_ref, idCard);
+    return;
+  }
+  await tx.query(
+    `insert into pending_reports values ($1, $2, $3, $4, $5)
+     on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name`,
+    [event.tenant, kind.name, externalId, idCard, name],
+  );
+}
 
 async function patientKnown(tx: Tx, event: StoredEvent): Promise<void> {
   const patientRef = event.streamId.slice("patient:".length);

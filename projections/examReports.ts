@@ -83,7 +83,7 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
      select tenant, external_id, report_no, patient_ref, matched, pending_reason, id_card, patient_name, his_patient_id,
             exam_type, exam_name, examined_at, reported_at, report_day, status, department, reporter, reviewer, findings,
             conclusion, items, received_at, client_name, null, null
-     from jsonb_to_recordset($1::jsonb) as x(tenant text, external_id text, report_no text, patient_ref text, matched boolean,
+     from json_to_recordset($1::json) as x(tenant text, external_id text, report_no text, patient_ref text, matched boolean,
        pending_reason text, id_card text, patient_name text, his_patient_id text, exam_type text, exam_name text,
        examined_at timestamp, reported_at timestamp, report_day date, status text, department text, reporter text,
        reviewer text, findings text, conclusion text, items jsonb, received_at timestamptz, client_name text)

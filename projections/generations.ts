@@ -38,8 +38,12 @@ function toGeneration(row: Record<string, unknown>): Generation {
 type Queryable = Pick<pg.ClientBase, "query">;
 
 /**
- * Locks the generation's row for this transaction. `skipLocked` is for the live runner: another
- * process holding the row is already applying this projection, so there is nothing to wait for.
+ * Takes the right to apply events to a generation for this transaction: an advisory lock (one
+ * key for whichever generation is live, one per building generation). `skipLocked` is for the
+ * live runner: another process holding it is already applying, so there is nothing to wait for.
+ * An advisory lock, unlike SELECT … FOR UPDATE, assigns no transaction id: the transaction
+ * holds one only from its first write, so it holds back the readers' horizon
+ * (projections/eventFeed.ts) for as short a time as possible.
  */
 export async function lockGeneration(
   tx: Queryable,
@@ -47,12 +51,12 @@ export async function lockGeneration(
   which: { state: "live" | "building" } | { generation: number },
   skipLocked: boolean,
 ): Promise<Generation | null> {
+  const key = "state" in which ? `${name}:${which.state}` : `${name}:g${which.generation}`;
+  const lock = skipLocked ? "pg_try_advisory_xact_lock" : "pg_advisory_xact_lock";
+  const { rows: locked } = await tx.query(`select ${lock}(hashtext('projection'), hashtext($1))::text as ok`, [key]);
+  if (skipLocked && locked[0]?.ok !== "true") return null;
   const [condition, value] = "state" in which ? ["state = $2", which.state] : ["generation = $2", which.generation];
-  const { rows } = await tx.query(
-    `select ${GENERATION_COLUMNS} from projection_generations where name = $1 and ${condition}
-     for update ${skipLocked ? "skip locked" : ""}`,
-    [name, value],
-  );
+  const { rows } = await tx.query(`select ${GENERATION_COLUMNS} from projection_generations where name = $1 and ${condition}`, [name, value]);
   return rows[0] ? toGeneration(rows[0]) : null;
 }
 

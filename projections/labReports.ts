@@ -10,6 +10,8 @@ export const labReportsProjection: Projection = {
   version: 1,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
   tables: ["lab_reports", "lab_results"],
+  // A report carries some twenty result rows: keep each batch's transaction short.
+  batchSize: 200,
   async setup(tx: Tx) {
     await tx.query(`
       create table lab_reports (
@@ -103,7 +105,7 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
      select tenant, external_id, report_no, patient_ref, matched, pending_reason, id_card, patient_name, his_patient_id,
             panel_name, specimen, status, lab_name, reporter, reviewer, collected_at, reported_at, report_day, received_at,
             client_name, item_count, null, null
-     from jsonb_to_recordset($1::jsonb) as x(tenant text, external_id text, report_no text, patient_ref text, matched boolean,
+     from json_to_recordset($1::json) as x(tenant text, external_id text, report_no text, patient_ref text, matched boolean,
        pending_reason text, id_card text, patient_name text, his_patient_id text, panel_name text, specimen text, status text,
        lab_name text, reporter text, reviewer text, collected_at timestamp, reported_at timestamp, report_day date,
        received_at timestamptz, client_name text, item_count integer)
@@ -118,7 +120,7 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
     [JSON.stringify(reports)],
   );
   await tx.query(
-    `delete from lab_results r using jsonb_to_recordset($1::jsonb) as k(tenant text, external_id text)
+    `delete from lab_results r using json_to_recordset($1::json) as k(tenant text, external_id text)
      where r.tenant = k.tenant and r.external_id = k.external_id`,
     [JSON.stringify(reports.map(({ tenant, external_id }) => ({ tenant, external_id })))],
   );
@@ -155,7 +157,7 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
   if (results.length === 0) return;
   await tx.query(
     `insert into lab_results
-     select * from jsonb_to_recordset($1::jsonb) as x(tenant text, external_id text, item_index integer, patient_ref text,
+     select * from json_to_recordset($1::json) as x(tenant text, external_id text, item_index integer, patient_ref text,
        item_code text, item_name text, std_code text, std_name text, category text, value_num double precision, value_text text,
        unit text, std_value double precision, std_unit text, unit_status text, ref_low double precision, ref_high double precision,
        abnormal_flag text, result_type text, collected_at timestamp, reported_at timestamp)`,

@@ -18,6 +18,11 @@ export interface Projection {
   readonly tables: readonly string[];
   /** Tables of reference data shared by all tenants; every other table must have a `tenant` column. */
   readonly sharedTables?: readonly string[];
+  /**
+   * Events per batch (default 1000). Each batch is one transaction, and a writing transaction
+   * holds back every reader's horizon while it runs: heavy events want smaller batches.
+   */
+  readonly batchSize?: number;
   setup(tx: Tx): Promise<void>;
   apply(tx: Tx, event: StoredEvent): Promise<void>;
   /**

@@ -32,7 +32,7 @@ export class ProjectionRunner {
     private readonly log: Logger,
     private readonly options: RunnerOptions = {},
   ) {
-    this.batchSize = options.batchSize ?? 1000;
+    this.batchSize = options.batchSize ?? projection.batchSize ?? 1000;
     this.waitingRetryMs = options.waitingRetryMs ?? 20;
   }
 

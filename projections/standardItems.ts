@@ -21,7 +21,7 @@ export const standardItemsProjection: Projection = {
     await tx.query("delete from std_items");
     await tx.query(
       `insert into std_items
-       select code, name, category, unit, core, timing, "valueType", loinc, $2 from jsonb_to_recordset($1::jsonb)
+       select code, name, category, unit, core, timing, "valueType", loinc, $2 from json_to_recordset($1::json)
          as x(code text, name text, category text, unit text, core boolean, timing boolean, "valueType" text, loinc text)`,
       [JSON.stringify(items), version],
     );

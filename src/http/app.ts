@@ -7,6 +7,7 @@ import { accessLog } from "./accessLog.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { apiErrors } from "./apiErrors.ts";
 import { healthRoutes, type ReadinessCheck } from "./healthRoutes.ts";
+import { helpRoutes } from "./helpRoutes.ts";
 import { jsonBody } from "./jsonBody.ts";
 import { openApiErrors } from "./openApi/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "./openApi/openApiRoutes.ts";
@@ -35,6 +36,7 @@ export function createApp(deps: AppDependencies): Koa {
 
   const health = healthRoutes(deps.readiness);
   app.use(health.routes());
+  app.use(helpRoutes().routes());
 
   app.use(
     mountUnder("/api", [
