@@ -1,13 +1,17 @@
 import { fileURLToPath } from "node:url";
 import { dropTestDatabases } from "../test/support/database.ts";
 import { appendBenchmarks } from "./append.ts";
+import { ingestBenchmarks } from "./ingest.ts";
 import { projectionBenchmarks } from "./projection.ts";
+import { reportBenchmarks } from "./reports.ts";
 import { printTable, writeResults, type BenchResult } from "./results.ts";
 
 /** `npm run bench [-- group …]`: every group unless some are named. */
 const groups: Record<string, () => Promise<BenchResult[]>> = {
   append: appendBenchmarks,
   projection: projectionBenchmarks,
+  ingest: ingestBenchmarks,
+  reports: reportBenchmarks,
 };
 
 const chosen = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
