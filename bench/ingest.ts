@@ -1,3 +1,5 @@
+import { checkCharOf } from "../commands/patients/nationalId.ts";
+import { mulberry32 } from "../src/demo/demoData.ts";
 import { allProjections } from "../projections/index.ts";
 import { createPool } from "../db/pool.ts";
 import { configSchema } from "../src/config.ts";
@@ -35,26 +37,11 @@ const TENANT = "bench";
 // The reports: generated deterministically from (run, sender, batch), so the baseline inserts the
 // very same content without holding 20,000 reports in memory (the service shares this process's RSS).
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-const CHECK_CHARS = "10X98765432";
 
 /** A valid GB 11643 identity number: region, birth date, sequence, check character. */
 function nationalId(region: string, birth: string, sequence: number): string {
   const first17 = `${region}${birth}${String(sequence).padStart(3, "0")}`;
-  let sum = 0;
-  for (let i = 0; i < 17; i++) sum += WEIGHTS[i]! * Number(first17[i]);
-  return first17 + CHECK_CHARS[sum % 11]!;
+  return first17 + checkCharOf(first17);
 }
 
 const SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗";
@@ -68,7 +55,7 @@ interface Person {
 }
 
 function person(i: number, region: string): Person {
-  const rand = prng(7919 * (i + 1) + region.charCodeAt(3));
+  const rand = mulberry32(7919 * (i + 1) + region.charCodeAt(3));
   const year = 1940 + Math.floor(rand() * 50);
   const month = 1 + Math.floor(rand() * 12);
   const day = 1 + Math.floor(rand() * 28);
@@ -136,7 +123,7 @@ interface Batch {
 
 /** Batch `batch` of sender `sender` in run `run`: 100 distinct reports of one day. */
 function makeBatch(run: string, sender: number, batch: number, day: string): Batch {
-  const rand = prng((run.charCodeAt(0) << 24) ^ (sender << 20) ^ (batch + 1));
+  const rand = mulberry32((run.charCodeAt(0) << 24) ^ (sender << 20) ^ (batch + 1));
   let matched = 0;
   const reports = Array.from({ length: REPORTS_PER_BATCH }, (_, r) => {
     const isMatched = rand() < MATCHED_SHARE;

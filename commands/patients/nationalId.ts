@@ -24,7 +24,8 @@ export function normaliseIdCard(raw: string): string {
   return s.endsWith("x") ? s.slice(0, -1) + "X" : s;
 }
 
-function checkCharOf(first17: string): string {
+/** The check character of 17 digits: Σ(digit × weight) mod 11 → `1 0 X 9 8 7 6 5 4 3 2`. */
+export function checkCharOf(first17: string): string {
   let sum = 0;
   for (let i = 0; i < 17; i++) sum += WEIGHTS[i]! * Number(first17[i]);
   return CHECK_CHARS[sum % 11]!;

@@ -11,6 +11,8 @@
  * queue.
  */
 
+import { checkCharOf } from "../../commands/patients/nationalId.ts";
+
 export const DEMO_TENANT = "demo";
 export const DEMO_PATIENT_COUNT = 220;
 export const DEMO_MONTH_COUNT = 12;
@@ -78,15 +80,10 @@ const round = (value: number, decimals: number) => {
 // ---------------------------------------------------------------------------------------------
 // Chinese national identity numbers (GB 11643-1999)
 
-const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-const ID_CHECK_CHARS = "10X98765432";
-
-/** The check character of the first 17 digits: Σ(digit × weight) mod 11 → `1 0 X 9 8 7 6 5 4 3 2`. */
+/** The check character of the first 17 digits (GB 11643), refusing anything but digits. */
 export function idCardCheckChar(first17: string): string {
   if (!/^\d{17}$/.test(first17)) throw new RangeError("the first 17 characters of an id number must be digits");
-  let sum = 0;
-  for (let i = 0; i < 17; i++) sum += ID_WEIGHTS[i]! * Number(first17[i]);
-  return ID_CHECK_CHARS[sum % 11]!;
+  return checkCharOf(first17);
 }
 
 /** A valid 18-character id number: 6-digit region, birth date `YYYYMMDD`, 3-digit sequence (odd male, even female), check character. */
@@ -429,7 +426,8 @@ export function generateDemoData(now: Date = new Date(), seed = DEFAULT_SEED): D
     const base = makePerson(people, `G${pad(i)}`, `T${pad(900000 + i * 13, 7)}`, usedIds);
     let idCard = base.idCard;
     if (i <= 2) {
-      const wrong = ID_CHECK_CHARS[(ID_CHECK_CHARS.indexOf(idCard[17]!) + 3) % 11]!;
+      const checkChars = "10X98765432";
+      const wrong = checkChars[(checkChars.indexOf(idCard[17]!) + 3) % 11]!;
       idCard = idCard.slice(0, 17) + wrong;
     }
     const monthsPresent = new Set<number>();
