@@ -6,6 +6,7 @@ import type { ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
 import { accessLog } from "./accessLog.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { apiErrors } from "./apiErrors.ts";
+import { docxExportRoute } from "./docxExportRoute.ts";
 import { healthRoutes, type ReadinessCheck } from "./healthRoutes.ts";
 import { helpRoutes } from "./helpRoutes.ts";
 import { jsonBody } from "./jsonBody.ts";
@@ -47,6 +48,7 @@ export function createApp(deps: AppDependencies): Koa {
       patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+      docxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
     ]),
   );
   app.use(

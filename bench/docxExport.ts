@@ -1,0 +1,89 @@
+import pg from "pg";
+import { allProjections } from "../projections/index.ts";
+import { configSchema } from "../src/config.ts";
+import { silentLogger } from "../src/logger.ts";
+import { startService } from "../src/service.ts";
+import { createTestDatabase } from "../test/support/database.ts";
+import { median, result, type BenchResult } from "./results.ts";
+
+const RESULT_ROWS = 50_000;
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+
+/** A dashboard of four charts (line, bar, area, pie) with Chinese titles, axes and legends, plus text and a table. */
+const spec = {
+  version: 1,
+  title: "透析质量月报",
+  params: [{ name: "period", label: "统计期间", type: "dateRange", default: ["2026-01-01", "2026-12-31"] }],
+  queries: {
+    monthly: {
+      sql: `select date_trunc('month', reported_at)::date as 月份, round(avg(std_value)::numeric, 1) as 血红蛋白, count(*) as 检验次数 from lab_results
+            where std_code = 'HGB' [[and reported_at::date >= {{period.from}}]] [[and reported_at::date <= {{period.to}}]] group by 1 order by 1`,
+    },
+    byWard: { sql: "select ward as 病区, count(*) as 检验次数, round(avg(std_value)::numeric, 1) as 平均值 from lab_results where std_code = 'HGB' group by 1 order by 1" },
+    ktv: {
+      sql: `select date_trunc('month', reported_at)::date as 月份, round(avg(std_value)::numeric, 2) as ktv from lab_results
+            where std_code = 'KTV' [[and reported_at::date >= {{period.from}}]] [[and reported_at::date <= {{period.to}}]] group by 1 order by 1`,
+    },
+    codes: { sql: "select std_code as 项目, count(*) as 次数 from lab_results group by 1 order by 1" },
+  },
+  nodes: [
+    { id: "intro", type: "text", markdown: "# 透析质量\n\n本月 **血红蛋白** 与 *Kt/V* 概览。\n\n- 数据来自检验系统\n- 每月更新" },
+    { id: "line", type: "chart", chart: "line", title: "血红蛋白月度趋势", query: "monthly", x: "月份", y: ["血红蛋白"] },
+    { id: "bar", type: "chart", chart: "bar", title: "各病区检验次数", query: "byWard", x: "病区", y: ["检验次数", "平均值"] },
+    { id: "area", type: "chart", chart: "area", title: "Kt/V 月度趋势", query: "ktv", x: "月份", y: ["ktv"] },
+    { id: "pie", type: "chart", chart: "pie", title: "检验项目构成", query: "codes", x: "项目", y: ["次数"] },
+    { id: "table", type: "table", title: "月度明细", query: "monthly" },
+  ],
+};
+
+/** Patients in three wards and a year of results, written straight into the live read model. */
+async function seed(db: pg.Pool): Promise<void> {
+  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_reports', 'patients') and state = 'live' order by name");
+  const [labSchema, patientSchema] = rows.map((row) => row.schema_name as string);
+  await db.query(
+    `insert into ${patientSchema}.patients
+     select 'bench', 'P' || g, '患者' || g, '110105194912310' || lpad(g::text, 3, '0'), null, (array['东区一病房','西区二病房','南区三病房'])[1 + g % 3], true, now(), now()
+     from generate_series(1, 300) g`,
+  );
+  await db.query(
+    `insert into ${labSchema}.lab_results (tenant, external_id, item_index, patient_ref, std_code, std_value, unit_status, reported_at)
+     select 'bench', 'R' || (g / 5), g % 5, 'P' || (1 + g % 300), (array['HGB','KTV','P','CA','ALB'])[1 + g % 5],
+            case when g % 5 = 1 then 1.1 + (g % 7) * 0.05 else 100 + (g % 40) end, 'standard', timestamp '2026-01-01' + (g % 365) * interval '1 day'
+     from generate_series(1, ${RESULT_ROWS}) g`,
+  );
+  await db.query(`analyze ${labSchema}.lab_results`);
+  await db.query(`analyze ${patientSchema}.patients`);
+}
+
+/** `export.docx_4charts_s`: the docx export of a report with four charts, end to end over HTTP (median of 5 after a warm-up). */
+export async function docxExportBenchmarks(): Promise<BenchResult[]> {
+  const databaseUrl = await createTestDatabase(false);
+  const config = configSchema.parse({ PORT: "0", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ADMIN_TOKEN });
+  const service = await startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  try {
+    await seed(service.db);
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
+    const draft = await fetch(`${service.url}/api/reports/bench-docx/draft`, { method: "PUT", headers, body: JSON.stringify({ spec }) });
+    if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
+    const published = await fetch(`${service.url}/api/reports/bench-docx/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
+    if (published.status !== 201) throw new Error(`not published: ${await published.text()}`);
+
+    let bytes = 0;
+    const exportOnce = async () => {
+      const started = performance.now();
+      const response = await fetch(`${service.url}/api/reports/bench-docx/export/docx`, { method: "POST", headers, body: JSON.stringify({ version: "v1" }) });
+      const file = Buffer.from(await response.arrayBuffer());
+      if (response.status !== 200) throw new Error(`export failed: ${response.status} ${file.toString("utf8")}`);
+      bytes = file.length;
+      return (performance.now() - started) / 1000;
+    };
+    await exportOnce(); // warm-up: loads ECharts, resvg and the font, compiles the queries' plans
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) runs.push(await exportOnce());
+    return [
+      result("export.docx_4charts_s", median(runs), "s", undefined, `docx export over HTTP of a report with 4 charts (line, bar, area, pie), text and a table over ${RESULT_ROWS} results; median of 5 after a warm-up (runs ${runs.map((r) => r.toFixed(2)).join(", ")} s; ${Math.round(bytes / 1024)} KiB)`),
+    ];
+  } finally {
+    await service.stop();
+  }
+}

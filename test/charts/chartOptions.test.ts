@@ -1,0 +1,99 @@
+import { expect } from "chai";
+import { CHART_FONT_FAMILY, ChartColumnError, chartOption, type ChartNode, type ChartResult } from "../../src/charts/chartOptions.ts";
+import { paramText, statText } from "../../src/charts/formatValue.ts";
+
+const monthly: ChartResult = {
+  columns: ["month", "hgb", "ktv", "ward"],
+  columnTypes: ["date", "number", "number", "string"],
+  rows: [
+    ["2026-01-01", 105, 1.31, "东区"],
+    ["2026-02-01", "120.5", null, "西区"],
+    ["2026-03-01", 112, 1.4, null],
+  ],
+};
+
+const node = (overrides: Partial<ChartNode>): ChartNode => ({ id: "trend", type: "chart", chart: "line", title: "血红蛋白 by month", query: "monthly", x: "month", y: ["hgb"], ...overrides });
+
+// The option is a plain object; tests read it loosely.
+const loose = (value: unknown) => value as any;
+
+describe("chart options (src/charts/chartOptions)", () => {
+  it("draws a line chart over a category x axis of dates, one series per y column", () => {
+    const option = loose(chartOption(node({ y: ["hgb", "ktv"] }), monthly));
+    expect(option.xAxis).to.include({ type: "category" });
+    expect(option.xAxis.data).to.deep.equal(["2026-01-01", "2026-02-01", "2026-03-01"]);
+    expect(option.series).to.have.length(2);
+    expect(option.series.map((s: any) => [s.type, s.name])).to.deep.equal([["line", "hgb"], ["line", "ktv"]]);
+    expect(option.series[0].data, "digits become numbers").to.deep.equal([105, 120.5, 112]);
+    expect(option.series[1].data, "null is a gap").to.deep.equal([1.31, null, 1.4]);
+    expect(option.legend, "a legend with more than one series").to.be.an("object");
+    expect(option.tooltip).to.include({ trigger: "axis" });
+    expect(option.title.text).to.equal("血红蛋白 by month");
+  });
+
+  it("leaves the legend out for one series, and the title out when asked", () => {
+    const option = loose(chartOption(node({}), monthly, { title: false, animation: false }));
+    expect(option.legend).to.equal(undefined);
+    expect(option.title).to.equal(undefined);
+    expect(option.animation).to.equal(false);
+  });
+
+  it("fills the area of an area chart and draws bars for a bar chart", () => {
+    const area = loose(chartOption(node({ chart: "area" }), monthly));
+    expect(area.series[0]).to.include({ type: "line" });
+    expect(area.series[0].areaStyle).to.be.an("object");
+    const bar = loose(chartOption(node({ chart: "bar", x: "ward" }), monthly));
+    expect(bar.series[0]).to.include({ type: "bar" });
+    expect(bar.xAxis.data).to.deep.equal(["东区", "西区", "(empty)"]);
+  });
+
+  it("names pie slices by x and sizes them by the first y column", () => {
+    const option = loose(chartOption(node({ chart: "pie", x: "ward", y: ["ktv", "hgb"] }), monthly));
+    expect(option.series).to.have.length(1);
+    expect(option.series[0].type).to.equal("pie");
+    expect(option.series[0].data, "the slice without a value is left out").to.deep.equal([
+      { name: "东区", value: 1.31 },
+      { name: "(empty)", value: 1.4 },
+    ]);
+    expect(option.tooltip).to.include({ trigger: "item" });
+  });
+
+  it("plots scatter points on value axes, and on a time axis when x is a date", () => {
+    const byKtv = loose(chartOption(node({ chart: "scatter", x: "ktv", y: ["hgb"] }), monthly));
+    expect(byKtv.xAxis.type).to.equal("value");
+    expect(byKtv.series[0].data).to.deep.equal([[1.31, 105], [1.4, 112]]);
+    const byMonth = loose(chartOption(node({ chart: "scatter" }), monthly));
+    expect(byMonth.xAxis.type).to.equal("time");
+    expect(byMonth.series[0].data[0]).to.deep.equal(["2026-01-01", 105]);
+  });
+
+  it("names the wrong column and the query's columns when x or y is not in the result", () => {
+    expect(() => chartOption(node({ y: ["hgb", "kt_v"] }), monthly)).to.throw(ChartColumnError, /y column "kt_v" is not a column of query monthly \(its columns: month, hgb, ktv, ward\)/);
+    expect(() => chartOption(node({ x: "day" }), monthly)).to.throw(ChartColumnError, /x column "day"/);
+  });
+
+  it("asks for fonts that hold Chinese glyphs, quoted so the SVG attribute stays valid", () => {
+    const option = loose(chartOption(node({}), monthly));
+    expect(option.textStyle.fontFamily).to.equal(CHART_FONT_FAMILY);
+    expect(CHART_FONT_FAMILY).to.include("Noto Sans CJK SC").and.include("Microsoft YaHei").and.not.include('"');
+  });
+});
+
+describe("value text (src/charts/formatValue)", () => {
+  it("formats stats with and without a pattern", () => {
+    expect(statText(12345.678)).to.equal("12,345.68");
+    expect(statText("1.2345", "0.00")).to.equal("1.23");
+    expect(statText(105, "0.0 g/L")).to.equal("105.0 g/L");
+    expect(statText(0.375, "0%")).to.equal("38%");
+    expect(statText(null)).to.equal("–");
+    expect(statText("阴性")).to.equal("阴性");
+  });
+
+  it("shows ranges as from – to and null as (all)", () => {
+    expect(paramText({ type: "dateRange" }, ["2026-01-01", "2026-03-31"])).to.equal("2026-01-01 – 2026-03-31");
+    expect(paramText({ type: "dateRange" }, ["2026-01-01", null])).to.equal("2026-01-01 – …");
+    expect(paramText({ type: "multiSelect" }, null)).to.equal("(all)");
+    expect(paramText({ type: "multiSelect" }, ["A", "B"], new Map([["A", "东区"]]))).to.equal("东区, B");
+    expect(paramText({ type: "boolean" }, false)).to.equal("no");
+  });
+});

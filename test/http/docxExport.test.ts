@@ -1,0 +1,181 @@
+import { inflateRawSync } from "node:zlib";
+import { expect } from "chai";
+import { allProjections } from "../../projections/index.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ingestionTenant, labReport } from "../support/ingestion.ts";
+import { startTestService, until } from "../support/service.ts";
+import { adequacySpec } from "./reports.test.ts";
+
+const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+const TITLE = "血红蛋白月报";
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** The entries of a zip archive (what a .docx is), read with the central directory and zlib. */
+function unzip(zip: Buffer): Map<string, Buffer> {
+  let end = zip.length - 22;
+  while (end >= 0 && zip.readUInt32LE(end) !== 0x06054b50) end--;
+  if (end < 0) throw new Error("not a zip archive: no end of central directory");
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const entries = new Map<string, Buffer>();
+  for (let i = 0; i < count; i++) {
+    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error("broken central directory");
+    const method = zip.readUInt16LE(at + 10);
+    const compressedSize = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const localHeader = zip.readUInt32LE(at + 42);
+    const name = zip.toString("utf8", at + 46, at + 46 + nameLength);
+    const dataStart = localHeader + 30 + zip.readUInt16LE(localHeader + 26) + zip.readUInt16LE(localHeader + 28);
+    const data = zip.subarray(dataStart, dataStart + compressedSize);
+    entries.set(name, method === 0 ? Buffer.from(data) : inflateRawSync(data));
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+/** The document's visible text runs, joined, so a sentence split over runs still matches. */
+function textOf(documentXml: string): string {
+  return [...documentXml.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)].map((m) => m[1]).join("");
+}
+
+const spec = {
+  ...adequacySpec,
+  title: "血红蛋白 by month",
+  queries: {
+    ...adequacySpec.queries,
+    many: { sql: "select g as n, g * 2 as doubled from generate_series(1, 60) g" },
+    broken: { sql: "select no_such_column from patients" },
+  },
+  nodes: [
+    { id: "intro", type: "text", markdown: "# 概览 Overview\n\nMonthly **Hb** in *g/L*.\n\n- first point\n- second point\n\n1. step one\n2. step two" },
+    { id: "kpi", type: "stat", title: "Months", query: "monthly", column: "n", format: "0 results" },
+    ...adequacySpec.nodes.filter((node) => node.type !== "text"),
+    { id: "bars", type: "chart", chart: "bar", title: "每月检验数", query: "monthly", x: "month", y: ["n", "hgb"] },
+    { id: "long", type: "table", title: "Sixty rows", query: "many", columns: ["n"] },
+    { id: "oops", type: "table", title: "Broken", query: "broken" },
+  ],
+};
+
+describe("docx export (POST /api/reports/:id/export/docx)", function () {
+  this.timeout(120_000);
+  let service: RunningService;
+  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+
+  const exportDocx = async (reportId: string, body: unknown) => {
+    const response = await fetch(`${service.url}/api/reports/${reportId}/export/docx`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-tenant": "h1" },
+      body: JSON.stringify(body),
+    });
+    const buffer = Buffer.from(await response.arrayBuffer());
+    const json = (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(buffer.toString("utf8")) : null;
+    return { status: response.status, headers: response.headers, buffer, json };
+  };
+  const open = async (reportId: string, body: unknown) => {
+    const download = await exportDocx(reportId, body);
+    expect(download.status, download.json?.error).to.equal(200);
+    const files = unzip(download.buffer);
+    const xml = files.get("word/document.xml")!.toString("utf8");
+    return { download, files, xml, text: textOf(xml) };
+  };
+  const publish = async (reportId: string, title: string, body: unknown, mode = "dynamic") => {
+    const saved = await tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: tenant.authorToken, body: { title, spec: body } });
+    expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+    const published = await tenant.call("POST", `/api/reports/${reportId}/publish`, { token: tenant.authorToken, body: { mode, note: "Q1 board" } });
+    expect(published.status, JSON.stringify(published.body)).to.equal(201);
+    return published.body.no as string;
+  };
+
+  before(async () => {
+    service = await startTestService({ projections: allProjections });
+    tenant = await ingestionTenant(service, "h1");
+    await tenant.push("lab", [
+      labReport("M1", { reportedAt: "2026-01-10 09:00:00", items: [{ itemCode: "HGB", value: 100, unit: "g/L" }] }),
+      labReport("M2", { reportedAt: "2026-01-20 09:00:00", items: [{ itemCode: "HGB", value: 11, unit: "g/dL" }] }),
+      labReport("M3", { reportedAt: "2026-02-10 09:00:00", items: [{ itemCode: "HGB", value: 120, unit: "g/L" }] }),
+    ]);
+    await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
+    await publish("hb", TITLE, spec);
+  });
+  after(() => service.stop());
+
+  it("answers a Word file with a UTF-8 file name", async () => {
+    const { download, files } = await open("hb", { version: "v1" });
+    expect(download.headers.get("content-type")).to.equal(DOCX);
+    const disposition = download.headers.get("content-disposition")!;
+    expect(disposition).to.match(/^attachment; filename="[^"]+\.docx"; filename\*=UTF-8''/);
+    expect(disposition).to.include(`filename*=UTF-8''${encodeURIComponent(TITLE)}%20v1%20`);
+    expect([...files.keys()]).to.include.members(["[Content_Types].xml", "word/document.xml"]);
+  });
+
+  it("writes the title, version, note and filter values", async () => {
+    const { text } = await open("hb", { params: { period: ["2026-01-01", null] } });
+    expect(text).to.include(TITLE);
+    expect(text).to.match(/Version v1 \(published \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\) · exported \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
+    expect(text).to.include("Q1 board");
+    expect(text).to.include("Filters").and.include("Period2026-01-01 – …").and.include("Wards(all)");
+  });
+
+  it("turns markdown into headings, bold runs and lists", async () => {
+    const { xml, text } = await open("hb", {});
+    expect(xml).to.match(/<w:pStyle w:val="Heading1"\/>.*?概览 Overview/s);
+    expect(xml).to.match(/<w:b\/>.*?<w:t[^>]*>Hb<\/w:t>/s);
+    expect(xml).to.match(/<w:i\/>.*?<w:t[^>]*>g\/L<\/w:t>/s);
+    expect(text).to.include("first point").and.include("step two");
+    expect(xml.match(/<w:numPr>/g) ?? []).to.have.length(4);
+  });
+
+  it("writes stats and tables: the header, the cells, and how many rows were left out", async () => {
+    const { text } = await open("hb", {});
+    expect(text).to.include("Months").and.include("2 results");
+    expect(text).to.include("Detail").and.include("monthhgbn").and.include("2026-01-01105").and.include("2026-02-011201");
+    expect(text).to.include("Sixty rows").and.include("10 more rows.");
+    expect(text, "the column list picks columns").not.to.include("doubled");
+    expect(text, "a failing query shows its error in its node's place").to.match(/The query broken failed: .*no_such_column/);
+  });
+
+  it("embeds each chart as a PNG image with its title as alt text", async () => {
+    const { files, xml } = await open("hb", {});
+    const images = [...files.keys()].filter((name) => name.startsWith("word/media/"));
+    expect(images).to.have.length(2);
+    for (const name of images) {
+      const png = files.get(name)!;
+      expect(png.subarray(0, 8).equals(PNG_SIGNATURE), `${name} is a PNG`).to.equal(true);
+      expect(png.length, `${name} holds a drawn chart`).to.be.greaterThan(5_000);
+      expect(png.readUInt32BE(16), "1200 pixels wide").to.equal(1200);
+    }
+    expect(xml).to.include('title="Hb by month"').and.include('title="每月检验数"');
+  });
+
+  it("exports the drill layer with the drill's title and its queries as tables", async () => {
+    const { text, files } = await open("hb", { drill: "byMonth", args: { month: "2026-01-01" } });
+    expect(text).to.include("Patients in 2026-01-01").and.include(`Drill-through of ${TITLE}`);
+    expect(text).to.include("patient_refstd_value").and.include("P001100").and.include("month2026-01-01");
+    expect([...files.keys()].filter((name) => name.startsWith("word/media/"))).to.have.length(0);
+    const wrongArg = await exportDocx("hb", { drill: "byMonth", args: { ward: "A" } });
+    expect(wrongArg.status).to.equal(400);
+    expect((await exportDocx("hb", { args: { month: "2026-01-01" } })).status, "args without drill").to.equal(400);
+  });
+
+  it("exports a snapshot's frozen data, whatever arrives later", async () => {
+    const no = await publish("frozen", "Frozen", spec, "snapshot");
+    await tenant.push("lab", [labReport("M4", { reportedAt: "2026-03-15 09:00:00", items: [{ itemCode: "HGB", value: 90, unit: "g/L" }] })]);
+    await until(async () => (await service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
+    const snapshot = await open("frozen", { version: no });
+    expect(snapshot.text).to.include("Version v1 (snapshot").and.include("2 results").and.not.include("2026-03-0190");
+    const live = await open("hb", {});
+    expect(live.text).to.include("2026-03-01901");
+  });
+
+  it("refuses a report whose spec switched docx off, and answers 404 for an unknown report", async () => {
+    await publish("no-docx", "No docx", { ...spec, export: { docx: false } });
+    const off = await exportDocx("no-docx", {});
+    expect(off.status).to.equal(400);
+    expect(off.json.error).to.equal("The docx export is switched off for this report.");
+    expect((await exportDocx("nope", {})).status).to.equal(404);
+    expect((await exportDocx("hb", { version: "v9" })).status).to.equal(404);
+    expect((await exportDocx("hb", { params: { ward: "A" } })).status, "an undeclared param").to.equal(400);
+  });
+});
