@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { dropTestDatabases } from "../test/support/database.ts";
 import { appendBenchmarks } from "./append.ts";
+import { docxExportBenchmarks } from "./docxExport.ts";
 import { ingestBenchmarks } from "./ingest.ts";
 import { projectionBenchmarks } from "./projection.ts";
 import { reportBenchmarks } from "./reports.ts";
@@ -12,6 +13,7 @@ const groups: Record<string, () => Promise<BenchResult[]>> = {
   projection: projectionBenchmarks,
   ingest: ingestBenchmarks,
   reports: reportBenchmarks,
+  docx: docxExportBenchmarks,
 };
 
 const chosen = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
