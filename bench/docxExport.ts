@@ -17,12 +17,12 @@ const spec = {
   queries: {
     monthly: {
       sql: `select date_trunc('month', reported_at)::date as 月份, round(avg(std_value)::numeric, 1) as 血红蛋白, count(*) as 检验次数 from lab_results
-            where std_code = 'HGB' [[and reported_at::date >= {{period.from}}]] [[and reported_at::date <= {{period.to}}]] group by 1 order by 1`,
+            where std_code = 'HGB' [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]] group by 1 order by 1`,
     },
     byWard: { sql: "select ward as 病区, count(*) as 检验次数, round(avg(std_value)::numeric, 1) as 平均值 from lab_results where std_code = 'HGB' group by 1 order by 1" },
     ktv: {
       sql: `select date_trunc('month', reported_at)::date as 月份, round(avg(std_value)::numeric, 2) as ktv from lab_results
-            where std_code = 'KTV' [[and reported_at::date >= {{period.from}}]] [[and reported_at::date <= {{period.to}}]] group by 1 order by 1`,
+            where std_code = 'KTV' [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]] group by 1 order by 1`,
     },
     codes: { sql: "select std_code as 项目, count(*) as 次数 from lab_results group by 1 order by 1" },
   },
@@ -46,9 +46,10 @@ async function seed(db: pg.Pool): Promise<void> {
      from generate_series(1, 300) g`,
   );
   await db.query(
-    `insert into ${labSchema}.lab_results (tenant, external_id, item_index, patient_ref, std_code, std_value, unit_status, reported_at)
+    `insert into ${labSchema}.lab_results (tenant, external_id, item_index, patient_ref, std_code, std_value, unit_status, reported_at, reported_on)
      select 'bench', 'R' || (g / 5), g % 5, 'P' || (1 + g % 300), (array['HGB','KTV','P','CA','ALB'])[1 + g % 5],
-            case when g % 5 = 1 then 1.1 + (g % 7) * 0.05 else 100 + (g % 40) end, 'standard', timestamp '2026-01-01' + (g % 365) * interval '1 day'
+            case when g % 5 = 1 then 1.1 + (g % 7) * 0.05 else 100 + (g % 40) end, 'standard', timestamp '2026-01-01' + (g % 365) * interval '1 day',
+            date '2026-01-01' + (g % 365)
      from generate_series(1, ${RESULT_ROWS}) g`,
   );
   await db.query(`analyze ${labSchema}.lab_results`);

@@ -16,21 +16,22 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
   },
   lab_reports: {
     needs: ["lab_reports"],
-    sql: `select external_id, report_no, patient_ref, matched, panel_name, specimen, status, lab_name, collected_at, reported_at, received_at
+    sql: `select external_id, report_no, patient_ref, matched, panel_name, specimen, status, lab_name, collected_at, reported_at, received_at,
+                 report_day as reported_on
           from read.lab_reports where tenant = ${TENANT_OF_THIS_CONNECTION}`,
   },
   lab_results: {
     needs: ["lab_results", "patients"],
     sql: `select r.external_id, r.patient_ref, p.ward, r.item_code, r.item_name, r.std_code, r.std_name, r.category, r.value_num,
                  r.value_text, r.unit, r.std_value, r.std_unit, r.ref_low, r.ref_high, r.abnormal_flag, r.result_type,
-                 r.collected_at, r.reported_at
+                 r.collected_at, r.reported_at, r.collected_on, r.reported_on
           from read.lab_results r
           left join read.patients p on p.tenant = r.tenant and p.patient_ref = r.patient_ref
           where r.tenant = ${TENANT_OF_THIS_CONNECTION}`,
   },
   exam_reports: {
     needs: ["exam_reports"],
-    sql: `select external_id, patient_ref, exam_type, exam_name, examined_at, reported_at, findings, conclusion
+    sql: `select external_id, patient_ref, exam_type, exam_name, examined_at, reported_at, findings, conclusion, report_day as reported_on
           from read.exam_reports where tenant = ${TENANT_OF_THIS_CONNECTION}`,
   },
   std_items: {
@@ -57,18 +58,26 @@ export async function ensureClinicalViews(db: Pick<pg.ClientBase, "query">): Pro
   for (const [name, view] of Object.entries(CLINICAL_VIEWS)) {
     if (!view.needs.every((table) => live.has(table))) continue;
     const sql = view.sql.replace(/read\.([a-z_]+)/g, (_, table: string) => live.get(table)!);
-    await db.query("savepoint clinical_view");
-    try {
-      await db.query(`create or replace view clinical.${name} with (security_barrier = true) as ${sql}`);
-      await db.query("release savepoint clinical_view");
-    } catch {
-      // A read model changed its columns' types: recreate the view rather than replace it.
-      await db.query("rollback to savepoint clinical_view");
-      await db.query(`drop view if exists clinical.${name}`);
-      await db.query(`create view clinical.${name} with (security_barrier = true) as ${sql}`);
+    if (!(await tried(db, `create or replace view clinical.${name} with (security_barrier = true) as ${sql}`))) {
+      // A read model changed its columns' types: recreate the view rather than replace it. If the
+      // live generation lacks a column still (its rebuild is under way), keep the view as it is:
+      // the rebuild's swap calls this again.
+      if (!(await tried(db, `drop view if exists clinical.${name}; create view clinical.${name} with (security_barrier = true) as ${sql}`))) continue;
     }
     await db.query(`grant select on clinical.${name} to ${REPORT_RUNNER_ROLE}`);
     created.push(name);
   }
   return created;
+}
+
+async function tried(db: Pick<pg.ClientBase, "query">, sql: string): Promise<boolean> {
+  await db.query("savepoint clinical_view");
+  try {
+    await db.query(sql);
+    await db.query("release savepoint clinical_view");
+    return true;
+  } catch {
+    await db.query("rollback to savepoint clinical_view");
+    return false;
+  }
 }

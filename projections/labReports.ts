@@ -7,7 +7,7 @@ import type { Projection } from "./projection.ts";
 /** Laboratory reports as last received, and one row per result item with its standard code and value. */
 export const labReportsProjection: Projection = {
   name: "lab_reports",
-  version: 1,
+  version: 2,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
   tables: ["lab_reports", "lab_results"],
   // A report carries some twenty result rows: keep each batch's transaction short.
@@ -64,10 +64,13 @@ export const labReportsProjection: Projection = {
         result_type text,
         collected_at timestamp,
         reported_at timestamp not null,
+        -- The days as their own columns: report SQL compares them with date parameters, and only
+        -- date-to-date comparisons may pass the clinical views' tenant barrier to reach an index.
+        collected_on date,
+        reported_on date not null,
         primary key (tenant, external_id, item_index)
       );
-      create index lab_results_by_item on lab_results (tenant, std_code, reported_at);
-      create index lab_results_by_patient on lab_results (tenant, patient_ref, reported_at)`);
+      create index lab_results_by_item on lab_results (tenant, std_code, reported_on)`);
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
@@ -151,6 +154,8 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
         result_type: item.resultType ?? null,
         collected_at: received.report.collectedAt ?? null,
         reported_at: received.report.reportedAt,
+        collected_on: (received.report.collectedAt as string | undefined)?.slice(0, 10) ?? null,
+        reported_on: received.report.reportedAt.slice(0, 10),
       };
     });
   });
@@ -160,7 +165,7 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
      select * from json_to_recordset($1::json) as x(tenant text, external_id text, item_index integer, patient_ref text,
        item_code text, item_name text, std_code text, std_name text, category text, value_num double precision, value_text text,
        unit text, std_value double precision, std_unit text, unit_status text, ref_low double precision, ref_high double precision,
-       abnormal_flag text, result_type text, collected_at timestamp, reported_at timestamp)`,
+       abnormal_flag text, result_type text, collected_at timestamp, reported_at timestamp, collected_on date, reported_on date)`,
     [JSON.stringify(results)],
   );
 }

@@ -33,7 +33,8 @@ const WARD_LIST = "select distinct ward as value, 'Ward ' || ward as label from 
 /** The filter clauses of a query over lab_results (optionally qualified by an alias). */
 function filters(alias = ""): string {
   const a = alias ? `${alias}.` : "";
-  return `[[and ${a}reported_at::date >= {{period.from}}]] [[and ${a}reported_at::date <= {{period.to}}]] [[and ${a}ward = any({{wards}})]]`;
+  // reported_on (a date) rather than reported_at::date: only date-to-date comparisons can use the index behind the tenant barrier.
+  return `[[and ${a}reported_on >= {{period.from}}]] [[and ${a}reported_on <= {{period.to}}]] [[and ${a}ward = any({{wards}})]]`;
 }
 
 export function adequacyReport(period: [string, string]): DemoReport {

@@ -19,7 +19,7 @@ export const adequacySpec = {
     monthly: {
       sql: `select date_trunc('month', reported_at)::date as month, round(avg(std_value)::numeric, 1) as hgb, count(*) as n
             from lab_results where std_code = 'HGB'
-            [[and reported_at::date >= {{period.from}}]] [[and reported_at::date <= {{period.to}}]]
+            [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]]
             [[and ward = any({{wards}})]] group by 1 order by 1`,
     },
   },
