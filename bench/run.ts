@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { dropTestDatabases } from "../test/support/database.ts";
 import { appendBenchmarks } from "./append.ts";
 import { docxExportBenchmarks } from "./docxExport.ts";
+import { embedBenchmarks } from "./embed.ts";
 import { ingestBenchmarks } from "./ingest.ts";
 import { projectionBenchmarks } from "./projection.ts";
 import { reportBenchmarks } from "./reports.ts";
@@ -14,6 +15,7 @@ const groups: Record<string, () => Promise<BenchResult[]>> = {
   ingest: ingestBenchmarks,
   reports: reportBenchmarks,
   docx: docxExportBenchmarks,
+  embed: embedBenchmarks,
 };
 
 const chosen = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));

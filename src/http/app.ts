@@ -7,6 +7,7 @@ import { accessLog } from "./accessLog.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { apiErrors } from "./apiErrors.ts";
 import { docxExportRoute } from "./docxExportRoute.ts";
+import { embedRoutes } from "./embedRoutes.ts";
 import { healthRoutes, type ReadinessCheck } from "./healthRoutes.ts";
 import { helpRoutes } from "./helpRoutes.ts";
 import { jsonBody } from "./jsonBody.ts";
@@ -38,6 +39,10 @@ export function createApp(deps: AppDependencies): Koa {
   const health = healthRoutes(deps.readiness);
   app.use(health.routes());
   app.use(helpRoutes().routes());
+  // The inline-frame page (C.7) and CORS for its calls from a sandboxed frame (see embedAccess.ts).
+  const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });
+  app.use(embed.routes());
+  app.use(embed.cors());
 
   app.use(
     mountUnder("/api", [

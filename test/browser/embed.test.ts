@@ -1,0 +1,290 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import type { Frame, Page } from "playwright-core";
+import { allProjections } from "../../projections/index.ts";
+import { DEMO_TENANT } from "../../src/demo/demoData.ts";
+import { ADEQUACY_REPORT_ID } from "../../src/demo/demoReports.ts";
+import { loadDemo } from "../../src/demo/loadDemo.ts";
+import type { RunningService } from "../../src/service.ts";
+import { startTestService, TEST_ADMIN_TOKEN } from "../support/service.ts";
+import { ensureEmbedBundle, launchChromium, type Chromium } from "./chromium.ts";
+
+/** Screenshots (and the printed PDF) of this run; the folder is gitignored. */
+const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
+const TENANT = { "X-Service-Tenant": DEMO_TENANT };
+const DEMO_NODES = 11;
+
+/** A small report of our own: one good and one failing query; xlsx export switched off. */
+const checkSpec = (title: string) => ({
+  version: 1,
+  title,
+  params: [{ name: "active", label: "Active", type: "boolean", default: null }],
+  queries: {
+    counted: { sql: "select count(*)::int as patients from patients [[where active = {{active}}]]" },
+    failing: { sql: "select 1 / (count(*) - count(*)) as boom from patients" },
+  },
+  nodes: [
+    { id: "note", type: "text", markdown: "**Raw HTML** stays text: <img src=x onerror=\"document.title='pwned'\"> [link](javascript:alert(1)) [ok](https://example.org)" },
+    { id: "count", type: "stat", title: "Patients", query: "counted", column: "patients", width: 6 },
+    { id: "broken", type: "table", title: "Broken", query: "failing", width: 6 },
+  ],
+  export: { xlsx: false, docx: true },
+});
+
+async function api(service: RunningService, method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${service.url}${path}`, {
+    method,
+    headers: { ...TENANT, authorization: `Bearer ${TEST_ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+async function rendered(target: Page | Frame, count = 1): Promise<void> {
+  await target.waitForFunction((n) => document.body.dataset.rendered === "true" && Number(document.body.dataset.renderCount) >= n, count, { timeout: 20_000 });
+}
+
+async function nodeStates(target: Page | Frame): Promise<Record<string, string>> {
+  return target.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>("#app .node")].map((n) => [n.dataset.nodeId!, n.dataset.state!])));
+}
+
+describe("embed page in chromium", function () {
+  this.timeout(60_000);
+  let service: RunningService;
+  let browser: Chromium;
+  let host: http.Server;
+  let hostPort: number;
+  let page: Page;
+
+  before(async function () {
+    this.timeout(180_000);
+    mkdirSync(OUT, { recursive: true });
+    ensureEmbedBundle();
+    // The host page of the iframe test lives on another origin, allowed to frame the page.
+    host = http.createServer((req, res) => {
+      const src = `${service.url}/embed/reports/${ADEQUACY_REPORT_ID}?tenant=${DEMO_TENANT}&lang=en`;
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Host</title></head>
+<body style="margin:0;font-family:sans-serif"><h1 style="font-size:16px;padding:8px 16px;margin:0;background:#234;color:#fff">Host application (${req.headers.host})</h1>
+<iframe id="report" sandbox="allow-scripts allow-downloads" src="${src}" style="border:0;width:100%;height:1500px"></iframe></body></html>`);
+    });
+    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
+    hostPort = (host.address() as AddressInfo).port;
+    const previous = process.env.EMBED_FRAME_ANCESTORS;
+    process.env.EMBED_FRAME_ANCESTORS = `'self' http://127.0.0.1:${hostPort}`;
+    try {
+      service = await startTestService({ projections: allProjections });
+    } finally {
+      if (previous === undefined) delete process.env.EMBED_FRAME_ANCESTORS;
+      else process.env.EMBED_FRAME_ANCESTORS = previous;
+    }
+    const [demo, chromium] = await Promise.all([loadDemo(service.url!, TEST_ADMIN_TOKEN), launchChromium()]);
+    browser = chromium;
+    expect(demo?.reports).to.include(ADEQUACY_REPORT_ID);
+
+    expect((await api(service, "PUT", "/api/reports/embed-check/draft", { spec: checkSpec("Embed check") })).status).to.equal(200);
+    expect((await api(service, "POST", "/api/reports/embed-check/publish", { mode: "dynamic" })).status).to.equal(201);
+    const frozen = { ...checkSpec("Embed snapshot"), queries: { ...checkSpec("").queries, failing: { sql: "select 1 as boom" } } };
+    expect((await api(service, "PUT", "/api/reports/embed-snapshot/draft", { spec: frozen })).status).to.equal(200);
+    expect((await api(service, "POST", "/api/reports/embed-snapshot/publish", { mode: "snapshot" })).status).to.equal(201);
+    expect((await api(service, "PUT", "/api/reports/never-published/draft", { spec: checkSpec("Never published") })).status).to.equal(200);
+
+    page = await browser.context.newPage();
+    await page.setExtraHTTPHeaders(TENANT);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => host?.close(resolve));
+    await service?.stop();
+  });
+
+  it("serves the page with its CSP (frame-ancestors), nosniff and no X-Frame-Options", async () => {
+    const response = await fetch(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}`, { headers: TENANT });
+    expect(response.status).to.equal(200);
+    expect(response.headers.get("content-type")).to.match(/^text\/html; charset=utf-8/);
+    const csp = response.headers.get("content-security-policy")!;
+    expect(csp).to.include("default-src 'self'").and.include("script-src 'self'").and.include("connect-src 'self'");
+    expect(csp).to.include(`frame-ancestors 'self' http://127.0.0.1:${hostPort}`);
+    expect(response.headers.get("x-content-type-options")).to.equal("nosniff");
+    expect(response.headers.get("referrer-policy")).to.equal("same-origin");
+    expect(response.headers.get("x-frame-options")).to.equal(null);
+    const html = await response.text();
+    expect(html).to.include("<title>Dialysis adequacy</title>");
+    const asset = /src="(\/embed\/assets\/embed\.[0-9a-f]+\.js)"/.exec(html)![1]!;
+    const script = await fetch(`${service.url}${asset}`);
+    expect(script.status).to.equal(200);
+    expect(script.headers.get("cache-control")).to.include("immutable");
+    expect((await fetch(`${service.url}/embed/assets/..%2Fbuild.mjs`)).status).to.equal(404);
+  });
+
+  it("answers 409 with a short HTML message for a never-published report, 404 for an unknown one", async () => {
+    const never = await fetch(`${service.url}/embed/reports/never-published?lang=en`, { headers: TENANT });
+    expect(never.status).to.equal(409);
+    expect(never.headers.get("content-type")).to.match(/^text\/html/);
+    expect(await never.text()).to.include("This report has not been published yet");
+    expect((await fetch(`${service.url}/embed/reports/never-published?version=draft`, { headers: TENANT })).status).to.equal(200);
+    expect((await fetch(`${service.url}/embed/reports/no-such-report`, { headers: TENANT })).status).to.equal(404);
+    expect((await fetch(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}?version=v9`, { headers: TENANT })).status).to.equal(404);
+  });
+
+  it("renders every node of the demo report: stat tiles, charts, sortable tables, markdown", async () => {
+    await page.goto(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}`);
+    await rendered(page);
+    const states = await nodeStates(page);
+    expect(Object.keys(states)).to.have.length(DEMO_NODES);
+    expect(Object.entries(states).filter(([, state]) => state !== "ready")).to.deep.equal([]);
+    expect(await page.locator("#app .node-chart svg").count()).to.equal(3);
+    expect(await page.locator(".node[data-node-id=intro] strong").first().textContent()).to.equal("single-pool Kt/V");
+    expect(await page.locator(".node[data-node-id=patients] .stat-value").textContent()).to.match(/^\d+$/);
+    expect(await page.title()).to.equal("Dialysis adequacy");
+    expect(await page.locator(".filters .apply").textContent()).to.equal("查询"); // zh by default
+
+    // Sorting a table by a header: descending Kt/V puts the highest first.
+    const ktv = () => page.locator(".node[data-node-id=monthlyTable] tbody tr td:nth-child(3)").allTextContents();
+    const header = page.locator(".node[data-node-id=monthlyTable] th button", { hasText: "ktv" }).first();
+    await header.click();
+    await header.click();
+    const values = (await ktv()).map(Number);
+    expect(values).to.deep.equal([...values].sort((a, b) => b - a));
+    await page.screenshot({ path: `${OUT}embed-report.png`, fullPage: true });
+  });
+
+  it("changes the chart when the period filter changes", async () => {
+    const chart = page.locator(".node[data-node-id=trend] .chart");
+    const before = await chart.getAttribute("data-signature");
+    expect(Number(await chart.getAttribute("data-points"))).to.be.greaterThan(3);
+    const to = await page.locator(".field[data-param=period] input[data-end=to]").inputValue();
+    const end = new Date(`${to}T00:00:00Z`);
+    const from = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() - 2, 1)).toISOString().slice(0, 10);
+    await page.locator(".field[data-param=period] input[data-end=from]").fill(from);
+    const count = Number(await page.evaluate(() => document.body.dataset.renderCount));
+    const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/data") && r.method() === "POST"), page.locator(".filters .apply").click()]);
+    expect(request.postDataJSON().params.period).to.deep.equal([from, to]);
+    await rendered(page, count + 1);
+    expect(await chart.getAttribute("data-points")).to.equal("3");
+    expect(await chart.getAttribute("data-signature")).to.not.equal(before);
+    expect(await page.locator(".filter-summary [data-param=period] dd").textContent()).to.equal(`${from} – ${to}`);
+
+    // The wards multi-select is filled from its option query (value, label).
+    const wards = page.locator(".field[data-param=wards]");
+    await wards.locator("summary").click();
+    expect(await wards.locator(".multi-list label").allTextContents()).to.deep.equal(["Ward A", "Ward B", "Ward C"]);
+    await wards.locator(".multi-list label", { hasText: "Ward A" }).click();
+    const [wardRequest] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/data")), page.locator(".filters .apply").click()]);
+    expect(wardRequest.postDataJSON().params.wards).to.deep.equal(["A"]);
+    await rendered(page, count + 2);
+    expect(await page.locator(".node[data-node-id=wardTable] tbody tr td:first-child").allTextContents()).to.deep.equal(["A"]);
+    expect(await page.locator(".filter-summary [data-param=wards] dd").textContent()).to.equal("Ward A");
+  });
+
+  it("opens the drill layer with the clicked month from a chart point and from a table row", async () => {
+    const box = (await page.locator(".node[data-node-id=trend] .chart").boundingBox())!;
+    const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/drill")), page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)]);
+    const body = request.postDataJSON();
+    expect(body.drill).to.equal("byMonth");
+    expect(body.args.month).to.match(/^\d{4}-\d{2}-01$/);
+    const layer = page.locator(".layer-backdrop[data-state=ready]");
+    await layer.waitFor();
+    expect(await layer.locator(".layer-title").textContent()).to.equal(`Patients in ${body.args.month}`);
+    expect(await layer.locator("tbody tr").count()).to.be.greaterThan(0);
+    expect(await layer.locator(".exports button").count()).to.equal(2);
+    await page.screenshot({ path: `${OUT}embed-drill.png` });
+    await layer.locator("button.close").click();
+    expect(await page.locator(".layer-backdrop").count()).to.equal(0);
+
+    const row = page.locator(".node[data-node-id=monthlyTable] tbody tr").first();
+    const month = await row.locator("td").first().textContent();
+    await row.click();
+    await page.locator(".layer-backdrop[data-state=ready]").waitFor();
+    expect(await page.locator(".layer-title").textContent()).to.equal(`Patients in ${month}`);
+    await page.keyboard.press("Escape");
+    expect(await page.locator(".layer-backdrop").count()).to.equal(0);
+  });
+
+  it("exports xlsx from the page as a download with the server's file name", async () => {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.locator(".report-head .export-xlsx").click()]);
+    expect(download.suggestedFilename()).to.match(/^Dialysis adequacy v1 \d{4}-\d{2}-\d{2}\.xlsx$/);
+    const file = `${OUT}${download.suggestedFilename()}`;
+    await download.saveAs(file);
+    expect(readFileSync(file).subarray(0, 2).toString()).to.equal("PK");
+  });
+
+  it("prints on A4 without buttons or filter inputs, the filter values as text", async () => {
+    await page.setViewportSize({ width: 794, height: 1123 });
+    await page.emulateMedia({ media: "print" });
+    try {
+      await page.waitForTimeout(100); // the charts resize to their print boxes
+      // Buttons are gone; table headers (sort buttons on screen) stay as plain headings.
+      for (const button of await page.locator("button:not(.sort)").all()) expect(await button.isVisible()).to.equal(false);
+      expect(await page.locator(".node[data-node-id=monthlyTable] th").first().isVisible()).to.equal(true);
+      expect(await page.locator(".filter-controls").isVisible()).to.equal(false);
+      expect(await page.locator(".filter-summary").isVisible()).to.equal(true);
+      expect(await page.locator(".filter-summary [data-param=wards] dd").textContent()).to.equal("Ward A");
+      expect(await page.locator(".node-chart").first().evaluate((n) => getComputedStyle(n).breakInside)).to.equal("avoid");
+      const fits = await page.locator(".node-chart").evaluateAll((nodes) => nodes.every((n) => n.querySelector("svg")!.getBoundingClientRect().width <= n.getBoundingClientRect().width));
+      expect(fits).to.equal(true);
+      await page.screenshot({ path: `${OUT}embed-print.png`, fullPage: true });
+      await page.pdf({ path: `${OUT}embed-print.pdf`, preferCSSPageSize: true, printBackground: true });
+    } finally {
+      await page.emulateMedia({ media: "screen" });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  it("shows a failing query's message in its own node only, and hides switched-off exports", async () => {
+    const check = await browser.context.newPage();
+    await check.setExtraHTTPHeaders(TENANT);
+    await check.goto(`${service.url}/embed/reports/embed-check?lang=en`);
+    await rendered(check);
+    expect(await nodeStates(check)).to.deep.equal({ note: "ready", count: "ready", broken: "error" });
+    // Markdown: raw HTML is escaped, a javascript: link is dropped, an https link kept.
+    const note = check.locator(".node[data-node-id=note]");
+    expect(await note.locator("img").count()).to.equal(0);
+    expect(await note.textContent()).to.include("<img src=x");
+    expect(await note.locator("a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))).to.deep.equal(["https://example.org"]);
+    expect(await check.locator(".node[data-node-id=broken] .node-error").textContent()).to.match(/division by zero/);
+    expect(await check.locator(".report-head .export-xlsx").count()).to.equal(0);
+    expect(await check.locator(".report-head .export-docx").isVisible()).to.equal(true);
+
+    // A snapshot version: the frozen data, the filters fixed with a note.
+    await check.goto(`${service.url}/embed/reports/embed-snapshot?lang=en`);
+    await rendered(check);
+    expect(await nodeStates(check)).to.deep.equal({ note: "ready", count: "ready", broken: "ready" });
+    expect(await check.locator(".filter-note").textContent()).to.match(/^Snapshot/);
+    expect(await check.locator(".field[data-param=active] select").isDisabled()).to.equal(true);
+    await check.close();
+  });
+
+  it("works inside a sandboxed iframe of a host page on another origin (tenant from ?tenant=)", async () => {
+    const hostPage = await browser.context.newPage(); // no X-Service-Tenant header here
+    try {
+      await hostPage.goto(`http://127.0.0.1:${hostPort}/`);
+      const frame = (await (await hostPage.waitForSelector("#report")).contentFrame())!;
+      await rendered(frame);
+      const states = await nodeStates(frame);
+      expect(Object.values(states)).to.have.length(DEMO_NODES);
+      expect(Object.entries(states).filter(([, state]) => state !== "ready")).to.deep.equal([]);
+      expect(await frame.locator(".node-chart svg").count()).to.equal(3);
+      expect(await frame.evaluate(() => window.origin)).to.equal("null"); // really sandboxed
+      expect(await frame.locator(".filters .apply").textContent()).to.equal("Apply");
+      // The frame paints in a process of its own: let it draw before the screenshot.
+      await frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      await hostPage.screenshot({ path: `${OUT}embed-iframe.png` });
+
+      // Export from the sandboxed frame (allow-downloads): the server's name comes through CORS.
+      const [download] = await Promise.all([hostPage.waitForEvent("download"), frame.locator(".report-head .export-xlsx").click()]);
+      expect(download.suggestedFilename()).to.match(/ v1 \d{4}-\d{2}-\d{2}\.xlsx$/);
+
+      // An origin that EMBED_FRAME_ANCESTORS does not list cannot frame the page.
+      await hostPage.goto(`http://localhost:${hostPort}/`);
+      const blocked = (await (await hostPage.waitForSelector("#report")).contentFrame())!;
+      await hostPage.waitForTimeout(300);
+      expect(await blocked.locator("body[data-rendered]").count()).to.equal(0);
+    } finally {
+      await hostPage.close();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import type { Texts } from "./i18n.ts";
+import { request } from "./request.ts";
+import type { Boot } from "./types.ts";
+
+/** A failed call: the service's `{ error }` sentence when there is one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+}
+
+export interface Api {
+  get<T>(path: string): Promise<T>;
+  post<T>(path: string, body: unknown): Promise<T>;
+  /** The JSON of a call already sent (by boot.js). */
+  read<T>(sent: Promise<Response>): Promise<T>;
+  /** POSTs and saves the answer as a file named by its Content-Disposition. */
+  download(path: string, body: unknown, fallbackName: string): Promise<string>;
+}
+
+/** Calls of the viewing API on the page's own server (see request.ts for the headers). */
+export function createApi(boot: Boot, texts: Texts): Api {
+  async function checked(sent: Promise<Response>): Promise<Response> {
+    let response: Response;
+    try {
+      response = await sent;
+    } catch {
+      throw new ApiError(0, texts.networkFailed);
+    }
+    if (!response.ok) throw new ApiError(response.status, await errorSentence(response, texts));
+    return response;
+  }
+  const send = (method: "GET" | "POST", path: string, body?: unknown) => checked(request(boot, method, path, body));
+
+  return {
+    async get<T>(path: string) {
+      return (await (await send("GET", path)).json()) as T;
+    },
+    async post<T>(path: string, body: unknown) {
+      return (await (await send("POST", path, body)).json()) as T;
+    },
+    async read<T>(sent: Promise<Response>) {
+      return (await (await checked(sent)).json()) as T;
+    },
+    async download(path: string, body: unknown, fallbackName: string) {
+      const response = await send("POST", path, body);
+      const name = fileNameOf(response.headers.get("content-disposition")) ?? fallbackName;
+      saveBlob(await response.blob(), name);
+      return name;
+    },
+  };
+}
+
+async function errorSentence(response: Response, texts: Texts): Promise<string> {
+  try {
+    const body = (await response.json()) as { error?: unknown };
+    if (typeof body.error === "string" && body.error) return body.error;
+  } catch {
+    // not JSON: the status says enough
+  }
+  return texts.requestFailed(response.status);
+}
+
+/** `filename*=UTF-8''…` (RFC 5987) when present, else `filename="…"`. */
+export function fileNameOf(disposition: string | null): string | null {
+  if (!disposition) return null;
+  const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(disposition);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[2]!.trim());
+    } catch {
+      // a malformed escape: fall back to the plain name
+    }
+  }
+  const plain = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/i.exec(disposition) ?? /filename\s*=\s*([^;]+)/i.exec(disposition);
+  return plain ? plain[1]!.replace(/\\(.)/g, "$1").trim() : null;
+}
+
+export function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.rel = "noopener";
+  link.style.display = "none";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -1,0 +1,172 @@
+/**
+ * One layer of nodes — the report itself or one drill-through — in a 12-column grid (node
+ * `width`, default the full row). Every node has its own state: loading (a skeleton), ready, or
+ * error (its message, in that node only).
+ */
+import { statText } from "../src/charts/formatValue.ts";
+import { mountChart, type ChartHandle } from "./charts.ts";
+import type { Texts } from "./i18n.ts";
+import { markdownHtml } from "./markdown.ts";
+import { renderTable } from "./table.ts";
+import { isSuccess, type NodeDef, type Queries, type QuerySuccess } from "./types.ts";
+
+/** A click on a point or row of a node that declares `drill: { target, args: { argName: columnName } }`. */
+export interface DrillRequest {
+  drill: { target: string; args: Record<string, string> };
+  result: QuerySuccess;
+  rowIndex: number;
+}
+
+export interface LayerOptions {
+  texts: Texts;
+  /** Called when a point or row of a node with `drill` is clicked. */
+  onDrill?: (request: DrillRequest) => void;
+}
+
+type NodeState = "loading" | "ready" | "error";
+
+class NodeView {
+  readonly element: HTMLElement;
+  private readonly body: HTMLElement;
+  private chart: ChartHandle | null = null;
+  state: NodeState = "loading";
+
+  constructor(
+    readonly node: NodeDef,
+    private readonly options: LayerOptions,
+  ) {
+    const width = node.width ?? 12;
+    this.element = document.createElement("section");
+    this.element.className = `node node-${node.type} w-${width}`;
+    this.element.dataset.nodeId = node.id;
+    if (node.type !== "text" && node.title) {
+      const title = document.createElement("h3");
+      title.className = "node-title";
+      title.textContent = node.title;
+      this.element.append(title);
+    }
+    this.body = document.createElement("div");
+    this.body.className = "node-body";
+    this.element.append(this.body);
+    if (node.type === "text") this.text(node.markdown);
+    else this.loading();
+  }
+
+  private set(state: NodeState): void {
+    this.state = state;
+    this.element.dataset.state = state;
+    this.element.setAttribute("aria-busy", state === "loading" ? "true" : "false");
+  }
+
+  private clear(): void {
+    this.chart?.dispose();
+    this.chart = null;
+    this.body.replaceChildren();
+  }
+
+  private text(markdown: string): void {
+    const div = document.createElement("div");
+    div.className = "markdown";
+    div.innerHTML = markdownHtml(markdown);
+    this.body.replaceChildren(div);
+    this.set("ready");
+  }
+
+  loading(): void {
+    if (this.node.type === "text") return;
+    this.clear();
+    const skeleton = document.createElement("div");
+    skeleton.className = `skeleton skeleton-${this.node.type}`;
+    skeleton.setAttribute("aria-label", this.options.texts.loading);
+    this.body.append(skeleton);
+    this.set("loading");
+  }
+
+  error(message: string): void {
+    if (this.node.type === "text") return;
+    this.clear();
+    const p = document.createElement("p");
+    p.className = "node-error";
+    p.setAttribute("role", "alert");
+    p.textContent = message;
+    this.body.append(p);
+    this.set("error");
+  }
+
+  fill(queries: Queries): void {
+    const node = this.node;
+    if (node.type === "text") return;
+    const outcome = queries[node.query];
+    if (outcome === undefined) return this.error(`The data has no result for query ${node.query}.`);
+    if (!isSuccess(outcome)) return this.error(outcome.error);
+    this.clear();
+    try {
+      if (node.type === "stat") {
+        const index = outcome.columns.indexOf(node.column);
+        if (index < 0) throw new Error(`Stat ${node.id}: column "${node.column}" is not a column of query ${node.query} (its columns: ${outcome.columns.join(", ") || "none"}).`);
+        const value = document.createElement("div");
+        value.className = "stat-value";
+        value.textContent = statText(outcome.rows[0]?.[index], node.format);
+        this.body.append(value);
+      } else if (node.type === "table") {
+        const drill = node.drill && this.options.onDrill ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex }) : undefined;
+        this.body.append(renderTable(outcome, node.columns, this.options.texts, drill));
+      } else {
+        const box = document.createElement("div");
+        box.className = "chart";
+        this.body.append(box);
+        const drill = node.drill && this.options.onDrill ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex }) : undefined;
+        this.chart = mountChart(box, node, outcome, drill);
+        if (outcome.truncated) {
+          const notice = document.createElement("p");
+          notice.className = "notice truncated";
+          notice.textContent = this.options.texts.truncated(outcome.rows.length);
+          this.body.append(notice);
+        }
+      }
+      this.set("ready");
+    } catch (error) {
+      this.error(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  dispose(): void {
+    this.clear();
+  }
+}
+
+export class Layer {
+  readonly element: HTMLElement;
+  private readonly views: NodeView[];
+
+  constructor(nodes: readonly NodeDef[], options: LayerOptions) {
+    this.element = document.createElement("div");
+    this.element.className = "grid";
+    this.views = nodes.map((node) => new NodeView(node, options));
+    this.element.append(...this.views.map((view) => view.element));
+  }
+
+  loading(): void {
+    for (const view of this.views) view.loading();
+  }
+
+  /** Every node from the data call's results (a failed query fails its own nodes only). */
+  fill(queries: Queries): void {
+    for (const view of this.views) view.fill(queries);
+  }
+
+  /** The whole call failed: every node that needs data shows why. */
+  fail(message: string): void {
+    for (const view of this.views) view.error(message);
+  }
+
+  /** Node ids per state, e.g. to tell that every node has finished. */
+  states(): Record<string, NodeState> {
+    return Object.fromEntries(this.views.map((view) => [view.node.id, view.state]));
+  }
+
+  dispose(): void {
+    for (const view of this.views) view.dispose();
+    this.element.remove();
+  }
+}

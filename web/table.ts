@@ -1,0 +1,136 @@
+import { cellText } from "../src/charts/formatValue.ts";
+import type { Texts } from "./i18n.ts";
+import type { QuerySuccess } from "./types.ts";
+
+type Direction = "ascending" | "descending" | "none";
+
+const NUMERIC = new Set(["integer", "number"]);
+
+function compareValues(a: unknown, b: unknown, numeric: boolean): number {
+  // Empty cells go last whichever way the column is sorted (handled by the caller).
+  if (numeric) {
+    const x = typeof a === "number" ? a : Number(a);
+    const y = typeof b === "number" ? b : Number(b);
+    if (Number.isFinite(x) && Number.isFinite(y)) return x - y;
+  }
+  return cellText(a).localeCompare(cellText(b), undefined, { numeric: true, sensitivity: "base" });
+}
+
+/**
+ * A table of a query result: the node's `columns` (or all), sortable by clicking a header
+ * (ascending, descending, as sent), the "truncated" notice, and `onRow(rowIndex)` for drill-through.
+ */
+export function renderTable(result: QuerySuccess, columns: string[] | undefined, texts: Texts, onRow?: (rowIndex: number) => void): HTMLElement {
+  const shown = columns ?? result.columns;
+  const indexes = shown.map((column) => {
+    const index = result.columns.indexOf(column);
+    if (index < 0) throw new Error(`Column "${column}" is not a column of the query (its columns: ${result.columns.join(", ") || "none"}).`);
+    return index;
+  });
+  const numeric = indexes.map((i) => NUMERIC.has(result.columnTypes[i] ?? ""));
+
+  const wrap = document.createElement("div");
+  wrap.className = "table-wrap";
+  const table = document.createElement("table");
+  table.className = onRow ? "data drillable" : "data";
+  const head = table.createTHead().insertRow();
+  const body = table.createTBody();
+  let sortColumn = -1;
+  let direction: Direction = "none";
+
+  const headers = shown.map((column, c) => {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.setAttribute("aria-sort", "none");
+    if (numeric[c]) th.className = "num";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "sort";
+    button.title = texts.sortHint;
+    button.textContent = column;
+    button.addEventListener("click", () => {
+      if (sortColumn !== c) {
+        sortColumn = c;
+        direction = "ascending";
+      } else direction = direction === "ascending" ? "descending" : direction === "descending" ? "none" : "ascending";
+      if (direction === "none") sortColumn = -1;
+      headers.forEach((h, i) => h.setAttribute("aria-sort", i === sortColumn ? direction : "none"));
+      fill();
+    });
+    th.append(button);
+    head.append(th);
+    return th;
+  });
+
+  function order(): number[] {
+    const rows = result.rows.map((_, i) => i);
+    if (sortColumn < 0) return rows;
+    const index = indexes[sortColumn]!;
+    const sign = direction === "descending" ? -1 : 1;
+    return rows.sort((a, b) => {
+      const x = result.rows[a]![index];
+      const y = result.rows[b]![index];
+      const xEmpty = x === null || x === undefined || x === "";
+      const yEmpty = y === null || y === undefined || y === "";
+      if (xEmpty || yEmpty) return xEmpty === yEmpty ? a - b : xEmpty ? 1 : -1;
+      return sign * compareValues(x, y, numeric[sortColumn]!) || a - b;
+    });
+  }
+
+  function fill(): void {
+    const fragment = document.createDocumentFragment();
+    if (result.rows.length === 0) {
+      const tr = document.createElement("tr");
+      const td = document.createElement("td");
+      td.colSpan = Math.max(1, shown.length);
+      td.className = "empty";
+      td.textContent = texts.noData;
+      tr.append(td);
+      fragment.append(tr);
+    }
+    for (const r of order()) {
+      const row = result.rows[r]!;
+      const tr = document.createElement("tr");
+      tr.dataset.row = String(r);
+      if (onRow) {
+        tr.tabIndex = 0;
+        tr.title = texts.drillHint;
+      }
+      indexes.forEach((index, c) => {
+        const td = document.createElement("td");
+        if (numeric[c]) td.className = "num";
+        td.textContent = cellText(row[index]);
+        tr.append(td);
+      });
+      fragment.append(tr);
+    }
+    body.replaceChildren(fragment);
+  }
+  fill();
+
+  if (onRow) {
+    const pick = (target: EventTarget | null) => {
+      const tr = (target as HTMLElement | null)?.closest?.("tr[data-row]") as HTMLElement | null;
+      if (tr) onRow(Number(tr.dataset.row));
+    };
+    body.addEventListener("click", (event) => pick(event.target));
+    body.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        pick(event.target);
+      }
+    });
+  }
+
+  wrap.append(table);
+  const out = document.createElement("div");
+  out.className = "table";
+  out.append(wrap);
+  if (result.truncated) {
+    const notice = document.createElement("p");
+    notice.className = "notice truncated";
+    notice.textContent = texts.truncated(result.rows.length);
+    out.append(notice);
+  }
+  return out;
+}
