@@ -6,6 +6,7 @@ import { embedBenchmarks } from "./embed.ts";
 import { ingestBenchmarks } from "./ingest.ts";
 import { projectionBenchmarks } from "./projection.ts";
 import { reportBenchmarks } from "./reports.ts";
+import { xlsxExportBenchmarks } from "./xlsxExport.ts";
 import { printTable, writeResults, type BenchResult } from "./results.ts";
 
 /** `npm run bench [-- group …]`: every group unless some are named. */
@@ -15,6 +16,7 @@ const groups: Record<string, () => Promise<BenchResult[]>> = {
   ingest: ingestBenchmarks,
   reports: reportBenchmarks,
   docx: docxExportBenchmarks,
+  xlsx: xlsxExportBenchmarks,
   embed: embedBenchmarks,
 };
 

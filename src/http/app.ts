@@ -18,6 +18,7 @@ import { reportRoutes } from "./reportRoutes.ts";
 import { requestId } from "./requestId.ts";
 import { resolveTenant } from "./tenant.ts";
 import { unmatchedRoutes } from "./unmatchedRoutes.ts";
+import { xlsxExportRoute } from "./xlsxExportRoute.ts";
 
 export interface AppDependencies {
   store: EventStore;
@@ -54,6 +55,7 @@ export function createApp(deps: AppDependencies): Koa {
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
       docxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+      xlsxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
     ]),
   );
   app.use(

@@ -1,0 +1,149 @@
+import PgCursor from "pg-cursor";
+import type pg from "pg";
+import type { DataSource } from "./dataSources.ts";
+import type { ReportQuery } from "./runReportQuery.ts";
+import { authorMessage } from "./runReportQuery.ts";
+
+/** The most rows one export writes per query (contract A.3); the page cap of the data call does not apply. */
+export const EXPORT_ROW_LIMIT = 100_000;
+/** An export reads its whole result, so its statement may run longer than a page's: this many report timeouts. */
+export const EXPORT_TIMEOUT_FACTOR = 6;
+const BATCH_ROWS = 2000;
+
+export interface ExportField {
+  name: string;
+  /** PostgreSQL type OID: the values arrive as PostgreSQL's text (the report pools parse nothing). */
+  oid: number;
+}
+
+/** What an export reads from one query, in order: its fields, its rows in batches, then the end (or an error at any point). */
+export type ExportEvent =
+  | { kind: "fields"; fields: ExportField[] }
+  | { kind: "rows"; rows: (string | null)[][] }
+  | { kind: "end"; truncated: boolean }
+  | { kind: "error"; error: string };
+
+export interface ExportRowsOptions {
+  tenant: string;
+  /** The export's statement timeout (EXPORT_TIMEOUT_FACTOR × the report timeout). */
+  timeoutMs: number;
+  timeZone: string;
+  limit?: number;
+  batchRows?: number;
+}
+
+type RawRow = (string | null)[];
+
+/**
+ * Reads one report query for an export: a READ ONLY transaction with the statement timeout, a
+ * cursor read in batches, and the next batch already requested while the caller writes the current
+ * one, so PostgreSQL and the writer overlap. At most `limit` rows come out; one more is read to
+ * know whether the result was cut. Failures end the sequence with an `error` event holding the
+ * author's sentence (never SQL).
+ *
+ * Stopping the iteration early (`return()`, e.g. when the client went away) closes the cursor and
+ * ends the transaction; when a batch is still on its way the connection is dropped instead, which
+ * also stops the statement, so no connection is ever left in a transaction.
+ */
+export async function* streamQueryRows(source: DataSource, query: ReportQuery, options: ExportRowsOptions): AsyncGenerator<ExportEvent, void, undefined> {
+  const limit = options.limit ?? EXPORT_ROW_LIMIT;
+  const batchRows = Math.max(1, options.batchRows ?? BATCH_ROWS);
+  let client: pg.PoolClient;
+  try {
+    client = await source.pool.connect();
+  } catch {
+    yield { kind: "error", error: `The data source ${source.name} cannot be reached right now; try again shortly.` };
+    return;
+  }
+  let cursor: PgCursor | null = null;
+  /** The read under way: true when it succeeded, false when it failed. */
+  let inFlight: Promise<boolean> | null = null;
+  let finished = false;
+  let broken = false;
+  const read = (count: number): Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }> => {
+    const open = cursor!;
+    const promise = new Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }>((resolve, reject) => {
+      // A cursor that has already ended answers [] without a result.
+      open.read(count, (error, rows, result) => (error ? reject(error) : resolve({ rows: rows as unknown as RawRow[], fields: result?.fields ?? [] })));
+    });
+    const settled: Promise<boolean> = promise.then(
+      () => true,
+      () => false,
+    );
+    inFlight = settled;
+    void settled.then(() => {
+      if (inFlight === settled) inFlight = null;
+    });
+    return promise;
+  };
+  try {
+    let failure: string | null = null;
+    let truncated = false;
+    try {
+      await source.bind(client, options.tenant);
+      await client.query(source.begin(options.timeoutMs, options.timeZone));
+      cursor = client.query(new PgCursor(query.text, query.values, { rowMode: "array" }));
+      let wanted = limit + 1; // rows still to read, the one that tells "cut" included
+      let asked = Math.min(batchRows, wanted);
+      let next = read(asked);
+      let first = true;
+      for (;;) {
+        const { rows, fields } = await next;
+        if (first) {
+          first = false;
+          yield { kind: "fields", fields: fields.map((field) => ({ name: field.name, oid: field.dataTypeID })) };
+        }
+        wanted -= rows.length;
+        // A short batch means the statement is done.
+        const more = rows.length === asked && wanted > 0;
+        // Ask for the next batch before handing this one over: it travels while this one is written.
+        if (more) next = read((asked = Math.min(batchRows, wanted)));
+        if (wanted <= 0) {
+          truncated = true;
+          rows.length -= 1;
+        }
+        if (rows.length) yield { kind: "rows", rows };
+        if (!more) break;
+      }
+      await closeCursor(cursor);
+      cursor = null;
+      await client.query("commit");
+      finished = true;
+    } catch (error) {
+      // A failed cursor has already asked for the end of its statement: only the transaction is left to end.
+      cursor = null;
+      failure = authorMessage(error, options.timeoutMs);
+    }
+    if (failure !== null) yield { kind: "error", error: failure };
+    else yield { kind: "end", truncated };
+  } finally {
+    if (!finished) broken = await abandon(client, cursor, inFlight);
+    client.release(broken);
+  }
+}
+
+function closeCursor(cursor: PgCursor): Promise<void> {
+  return new Promise((resolve, reject) => cursor.close((error) => (error ? reject(error) : resolve())));
+}
+
+const SETTLE_MS = 1000;
+
+/** Ends an unfinished read; true when the connection must be dropped rather than reused. */
+async function abandon(client: pg.PoolClient, cursor: PgCursor | null, inFlight: Promise<boolean> | null): Promise<boolean> {
+  // The batch read ahead usually arrives within milliseconds; a statement still working on it
+  // would hold the connection, so after a moment the connection is dropped instead (which ends it).
+  if (inFlight) {
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([inFlight, new Promise<"late">((resolve) => (timer = setTimeout(resolve, SETTLE_MS, "late")))]);
+    clearTimeout(timer);
+    if (outcome === "late") return true;
+    if (!outcome) cursor = null; // a failed cursor has already ended its statement
+  }
+  try {
+    if (cursor) await closeCursor(cursor);
+    await client.query("rollback");
+    return false;
+  } catch {
+    return true;
+  }
+}

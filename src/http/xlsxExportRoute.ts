@@ -1,0 +1,136 @@
+import { PassThrough } from "node:stream";
+import Router from "@koa/router";
+import type { Context } from "koa";
+import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
+import { exportEnabled, type ParamDef } from "../../commands/reports/specSchema.ts";
+import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/sqlTemplate.ts";
+import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../queries/reports/exportRows.ts";
+import { PAGE_ROW_LIMIT } from "../../queries/reports/queryResult.ts";
+import type { ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
+import { localDate, localDateTime } from "../../queries/localDateTime.ts";
+import { frozenSheetEvents, liveSheetEvents, writeXlsx, XLSX_CONTENT_TYPE, type SheetEvent, type XlsxAbout, type XlsxSheet } from "../export/xlsxExport.ts";
+import { attachment, exportFileName } from "./attachment.ts";
+import { HttpError } from "./httpError.ts";
+import type { ReportRoutesDeps } from "./reportRoutes.ts";
+import { checkedParams, drillLayer, reportBody, resolveVersion } from "./reportRequests.ts";
+
+/** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
+export type XlsxExportRouteDeps = ReportRoutesDeps;
+
+function reportIdOf(ctx: Context): string {
+  const id = ctx.params.id!;
+  if (!REPORT_ID_PATTERN.test(id)) throw new HttpError(404, `There is no report ${id}; report ids are lower-case letters, digits and '-'.`);
+  return id;
+}
+
+/**
+ * `POST /api/reports/:id/export/xlsx {version, params, drill?, args?}` (contract A.3): the layer's
+ * queries, one sheet each after an "About" sheet, streamed into the response as they are read.
+ */
+export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
+  const router = new Router({ prefix: "/api/reports" });
+
+  router.post("/:id/export/xlsx", async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const body = reportBody(ctx);
+    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
+    if (!exportEnabled(version.spec, "xlsx")) throw new HttpError(400, "The xlsx export is switched off for this report.");
+    const drilling = body.drill !== undefined && body.drill !== null;
+    if (!drilling && body.args !== undefined && body.args !== null) {
+      throw new HttpError(400, "args belong to a drill-through: send drill with the name of the target as well, or leave args out.");
+    }
+    const params = checkedParams(version, body.params);
+    const layer = drilling ? drillLayer(version, body.drill, body.args, params) : null;
+    const tenant: string = ctx.state.tenant;
+    const now = new Date();
+
+    // A snapshot's own layer exports what was frozen (with the values it was frozen with); a drill runs live.
+    const frozen = layer ? null : version.frozen;
+    const shownParams = frozen ? checkedParams(version, undefined) : params;
+    const queries = layer ? layer.drill.queries : version.spec.queries;
+    const defs: readonly TemplateDef[] = layer ? layer.defs : (version.spec.params ?? []);
+    const values = layer ? layer.values : params;
+
+    const about: XlsxAbout = {
+      report: version.title,
+      version: version.version,
+      mode: version.mode,
+      publishedAt: version.publishedAt,
+      exportedAt: localDateTime(now),
+      datasource: version.datasource,
+      filters: (version.spec.params ?? []).map((param) => ({ label: param.label || param.name, value: shownValue(param, shownParams[param.name]) })),
+      ...(layer ? { drill: { title: layer.title, args: layer.drill.args.map((arg) => ({ name: arg.name, value: shownValue(null, layer.values[arg.name]) })) } } : {}),
+    };
+    const timeoutMs = deps.runtime.timeoutMs * EXPORT_TIMEOUT_FACTOR;
+    const sheets: XlsxSheet[] = inReadingOrder(queries, layer ? (layer.drill.nodes ?? []) : version.spec.nodes).map(([name, query]) => ({
+      query: name,
+      events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", defs, values, timeoutMs),
+    }));
+
+    const out = new PassThrough();
+    const stop = new AbortController();
+    let complete = false;
+    // Koa destroys the body when the response ends early (the client went away): stop reading.
+    out.once("close", () => {
+      if (!complete) stop.abort();
+    });
+    ctx.status = 200;
+    ctx.type = XLSX_CONTENT_TYPE;
+    ctx.set("Content-Disposition", attachment(exportFileName(layer ? layer.title : version.title, version.version, localDate(now), "xlsx")));
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = out;
+    writeXlsx(out, about, sheets, stop.signal).then(
+      () => (complete = true),
+      // Headers are gone already: a failure can only cut the response, which the client sees as an error.
+      (error) => out.destroy(error instanceof Error ? error : new Error(String(error))),
+    );
+  });
+  return router;
+}
+
+async function* liveEvents(
+  runtime: ReportRuntime,
+  datasource: string,
+  tenant: string,
+  sql: string,
+  defs: readonly TemplateDef[],
+  values: Record<string, unknown>,
+  timeoutMs: number,
+): AsyncGenerator<SheetEvent, void, undefined> {
+  const source = runtime.sources.get(datasource);
+  if (!source) {
+    yield { kind: "error", error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` };
+    return;
+  }
+  let compiled;
+  try {
+    compiled = compileTemplate(sql, defs, values);
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    yield { kind: "error", error: error.message };
+    return;
+  }
+  yield* liveSheetEvents(streamQueryRows(source, compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
+}
+
+/**
+ * The stored spec keeps no order of its queries (PostgreSQL's jsonb reorders keys), so the sheets
+ * follow the layer's nodes, as a reader meets them; queries no node shows (option lists) follow.
+ */
+function inReadingOrder<Q>(queries: Record<string, Q>, nodes: ReadonlyArray<object>): Array<[string, Q]> {
+  const shown = nodes.map((node) => ("query" in node && typeof node.query === "string" ? node.query : undefined));
+  const names = [...new Set([...shown.filter((name): name is string => !!name && Object.hasOwn(queries, name)), ...Object.keys(queries)])];
+  return names.map((name) => [name, queries[name]!]);
+}
+
+/** A filter or drill value as the About sheet shows it: null as "(all)", a range as "from – to". */
+function shownValue(param: ParamDef | null, value: unknown): string {
+  const one = (v: unknown): string => (v === null || v === undefined ? "…" : typeof v === "boolean" ? (v ? "yes" : "no") : String(v));
+  if (value === null || value === undefined) return "(all)";
+  if (param && (param.type === "dateRange" || param.type === "numberRange") && Array.isArray(value)) {
+    const [from, to] = value;
+    return from == null && to == null ? "(all)" : `${one(from)} – ${one(to)}`;
+  }
+  if (Array.isArray(value)) return value.length ? value.map(one).join(", ") : "(all)";
+  return one(value);
+}

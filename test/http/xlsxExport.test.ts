@@ -1,0 +1,281 @@
+import { PassThrough, Writable } from "node:stream";
+import { expect } from "chai";
+import ExcelJS from "exceljs";
+import { allProjections } from "../../projections/index.ts";
+import { textCell } from "../../src/export/xlsxCells.ts";
+import { sheetNames, writeXlsx, type SheetEvent } from "../../src/export/xlsxExport.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ingestionTenant, labReport } from "../support/ingestion.ts";
+import { startTestService, until } from "../support/service.ts";
+import { adequacySpec } from "./reports.test.ts";
+
+const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+const TITLE = "血红蛋白月报";
+const INJECTION = "=cmd|' /C calc'!A0";
+
+interface Download {
+  status: number;
+  headers: Headers;
+  buffer: Buffer;
+  json: any;
+}
+
+/** A sheet's rows as arrays of cell values (column 1 first); exceljs's row.values is 1-based. */
+function rowsOf(sheet: ExcelJS.Worksheet): unknown[][] {
+  const rows: unknown[][] = [];
+  sheet.eachRow({ includeEmpty: true }, (row, number) => {
+    rows[number - 1] = (row.values as unknown[]).slice(1);
+  });
+  return rows;
+}
+
+function aboutValue(book: ExcelJS.Workbook, label: string): unknown {
+  const rows = rowsOf(book.getWorksheet("About")!);
+  return rows.find((row) => row?.[0] === label)?.[1];
+}
+
+describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
+  this.timeout(120_000);
+  let service: RunningService;
+  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+
+  const exportXlsx = async (reportId: string, body: unknown): Promise<Download> => {
+    const response = await fetch(`${service.url}/api/reports/${reportId}/export/xlsx`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-tenant": "h1" },
+      body: JSON.stringify(body),
+    });
+    const buffer = Buffer.from(await response.arrayBuffer());
+    const json = (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(buffer.toString("utf8")) : null;
+    return { status: response.status, headers: response.headers, buffer, json };
+  };
+  const load = async (download: Download) => {
+    expect(download.status, download.json?.error).to.equal(200);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(download.buffer as never);
+    return book;
+  };
+  const publish = async (reportId: string, title: string, spec: unknown, mode = "dynamic") => {
+    const saved = await tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: tenant.authorToken, body: { title, spec } });
+    expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+    const published = await tenant.call("POST", `/api/reports/${reportId}/publish`, { token: tenant.authorToken, body: { mode } });
+    expect(published.status, JSON.stringify(published.body)).to.equal(201);
+    return published.body.no as string;
+  };
+  const tableSpec = (queries: Record<string, string>) => ({
+    version: 1,
+    title: "t",
+    params: [],
+    queries: Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql }])),
+    nodes: Object.keys(queries).map((name) => ({ id: name, type: "table", query: name })),
+  });
+
+  before(async () => {
+    service = await startTestService({ projections: allProjections });
+    tenant = await ingestionTenant(service, "h1");
+    await tenant.push("lab", [
+      labReport("M1", { reportedAt: "2026-01-10 09:00:00", items: [{ itemCode: "HGB", value: 100, unit: "g/L" }] }),
+      labReport("M2", { reportedAt: "2026-01-20 09:00:00", items: [{ itemCode: "HGB", value: 11, unit: "g/dL" }] }),
+      labReport("M3", { reportedAt: "2026-02-10 09:00:00", items: [{ itemCode: "HGB", value: 120, unit: "g/L" }] }),
+      labReport("INJ", { reportedAt: "2026-03-01 11:00:00", items: [{ itemCode: "X-INJ", itemName: "注入", value: INJECTION, resultType: "QUALITATIVE" }] }),
+    ]);
+    await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB' or item_code = 'X-INJ'")).rows[0].n === 4);
+    await publish("hb", TITLE, adequacySpec);
+  });
+  after(() => service.stop());
+
+  it("streams a workbook: content type, a UTF-8 file name, About first, then one sheet per query", async () => {
+    const download = await exportXlsx("hb", { version: "v1" });
+    expect(download.headers.get("content-type")).to.equal(XLSX);
+    const disposition = download.headers.get("content-disposition")!;
+    expect(disposition).to.match(/^attachment; filename="[^"]+\.xlsx"; filename\*=UTF-8''/);
+    expect(disposition).to.include(`filename*=UTF-8''${encodeURIComponent(TITLE)}%20v1%20`);
+    const book = await load(download);
+    expect(book.worksheets.map((sheet) => sheet.name)).to.deep.equal(["About", "monthly", "wardList"]);
+    expect(rowsOf(book.getWorksheet("wardList")!)).to.deep.equal([["value"], ["A"]]);
+  });
+
+  it("writes the header in row 1 and typed cells from row 2: dates as dates, numbers as numbers", async () => {
+    const book = await load(await exportXlsx("hb", {}));
+    const monthly = book.getWorksheet("monthly")!;
+    expect(rowsOf(monthly)).to.deep.equal([
+      ["month", "hgb", "n"],
+      [new Date(Date.UTC(2026, 0, 1)), 105, 2],
+      [new Date(Date.UTC(2026, 1, 1)), 120, 1],
+    ]);
+    const month = monthly.getCell("A2");
+    expect(month.type).to.equal(ExcelJS.ValueType.Date);
+    expect(month.numFmt).to.equal("yyyy-mm-dd");
+    expect(monthly.getCell("B2").type).to.equal(ExcelJS.ValueType.Number);
+    expect(monthly.getCell("A1").font?.bold).to.equal(true);
+    expect(monthly.views[0]).to.include({ state: "frozen", ySplit: 1 });
+  });
+
+  it("lists report, version and the filter values used on About", async () => {
+    const book = await load(await exportXlsx("hb", { params: { period: ["2026-02-01", null] } }));
+    expect(aboutValue(book, "Report")).to.equal(TITLE);
+    expect(aboutValue(book, "Version")).to.equal("v1");
+    expect(aboutValue(book, "Period")).to.equal("2026-02-01 – …");
+    expect(aboutValue(book, "Wards")).to.equal("(all)");
+    expect(rowsOf(book.getWorksheet("monthly")!).slice(1)).to.deep.equal([[new Date(Date.UTC(2026, 1, 1)), 120, 1]]);
+    const all = await load(await exportXlsx("hb", { params: { wards: ["A", "B"] } }));
+    expect(aboutValue(all, "Period")).to.equal("2026-01-01 – 2026-12-31");
+    expect(aboutValue(all, "Wards")).to.equal("A, B");
+  });
+
+  it("exports a drill layer: its queries, its title in the file name and on About", async () => {
+    const download = await exportXlsx("hb", { drill: "byMonth", args: { month: "2026-01-01" } });
+    expect(download.headers.get("content-disposition")).to.include(`filename*=UTF-8''${encodeURIComponent("Patients in 2026-01-01")}%20v1%20`);
+    const book = await load(download);
+    expect(book.worksheets.map((sheet) => sheet.name)).to.deep.equal(["About", "patients"]);
+    expect(rowsOf(book.getWorksheet("patients")!)).to.deep.equal([["patient_ref", "std_value"], ["P001", 100], ["P001", 110]]);
+    expect(aboutValue(book, "Drill-through")).to.equal("Patients in 2026-01-01");
+    expect(aboutValue(book, "month")).to.equal("2026-01-01");
+    expect((await exportXlsx("hb", { drill: "byYear", args: {} })).status).to.equal(400);
+    expect((await exportXlsx("hb", { args: { month: "2026-01-01" } })).status, "args without drill").to.equal(400);
+  });
+
+  it("answers 400 when the spec switched the xlsx export off, 400 for bad params, 404 for an unknown report", async () => {
+    await publish("no-xlsx", "No xlsx", { ...adequacySpec, export: { xlsx: false } });
+    const off = await exportXlsx("no-xlsx", {});
+    expect(off.status).to.equal(400);
+    expect(off.json).to.deep.equal({ error: "The xlsx export is switched off for this report." });
+    expect((await exportXlsx("hb", { params: { ward: ["A"] } })).status).to.equal(400);
+    const unknown = await exportXlsx("nope", {});
+    expect(unknown.status).to.equal(404);
+    expect(unknown.json.error).to.be.a("string");
+  });
+
+  it("neutralises text that a spreadsheet could take for a formula, and writes date-times as wall-clock dates", async () => {
+    await publish(
+      "inj",
+      "Injection",
+      tableSpec({
+        items: "select item_code, value_text, reported_at from lab_results where item_code = 'X-INJ' order by 1",
+        broken: "select 1 / (select count(*) - count(*) from lab_results) as x",
+      }),
+    );
+    const book = await load(await exportXlsx("inj", {}));
+    const items = book.getWorksheet("items")!;
+    const text = items.getCell("B2");
+    expect(text.type).to.equal(ExcelJS.ValueType.String);
+    expect(text.value).to.equal(`'${INJECTION}`);
+    const reported = items.getCell("C2");
+    expect(reported.value).to.deep.equal(new Date(Date.UTC(2026, 2, 1, 11, 0, 0)));
+    expect(reported.numFmt).to.equal("yyyy-mm-dd hh:mm:ss");
+    const broken = rowsOf(book.getWorksheet("broken")!);
+    expect(broken.flat().join(" ")).to.match(/^The query failed: division by zero/);
+    expect(JSON.stringify(rowsOf(book.getWorksheet("About")!))).to.include("The query failed");
+  });
+
+  it("exports the full result up to 100000 rows per sheet, with a visible note when cut", async () => {
+    await publish("big", "Big", tableSpec({ big: "select g from generate_series(1, 100010) g" }));
+    const book = await load(await exportXlsx("big", {}));
+    const rows = rowsOf(book.getWorksheet("big")!);
+    expect(rows[0]).to.deep.equal(["g"]);
+    expect(rows[1]).to.deep.equal([1]);
+    expect(rows[100_000]).to.deep.equal([100_000]);
+    const data = rows.slice(1).filter((row) => typeof row?.[0] === "number");
+    expect(data).to.have.length(100_000);
+    const note = "Only the first 100000 rows are exported; narrow the filters to see the rest.";
+    expect(rows.slice(100_001).flat().filter(Boolean)).to.deep.equal([note]);
+    const summary = rowsOf(book.getWorksheet("About")!).find((row) => row?.[0] === "big");
+    expect(summary).to.deep.equal(["big", "big", 100_000, note]);
+  });
+
+  it("stops the query when the client goes away: no connection is left behind", async () => {
+    // About 12 s of work in PostgreSQL for the whole result; the client leaves after the first bytes.
+    await publish("slow", "Slow", tableSpec({ slow: "select g, md5(repeat('x', 65536) || g) as h from generate_series(1, 100010) g" }));
+    const busy = () =>
+      service.db
+        .query("select count(*)::int as n from pg_stat_activity where application_name = 'dialysis-hub-reports' and state <> 'idle'")
+        .then((result) => result.rows[0].n as number);
+    const stop = new AbortController();
+    const response = await fetch(`${service.url}/api/reports/slow/export/xlsx`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-tenant": "h1" },
+      body: "{}",
+      signal: stop.signal,
+    });
+    expect(response.status).to.equal(200);
+    const reader = response.body!.getReader();
+    await reader.read();
+    await until(async () => (await busy()) > 0, 5000);
+    const left = performance.now();
+    stop.abort();
+    await reader.cancel().catch(() => {});
+    await until(async () => (await busy()) === 0, 10_000);
+    expect(performance.now() - left, "the transaction ended soon after the client left").to.be.below(3000);
+  });
+
+  it("exports a snapshot's frozen numbers, whatever the data source holds now", async () => {
+    const no = await publish("hb", TITLE, adequacySpec, "snapshot");
+    const frozen = (await tenant.call("POST", "/api/reports/hb/data", { body: { version: no } })).body.queries.monthly;
+    await tenant.push("lab", [labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] })]);
+    await until(async () => (await service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
+    const book = await load(await exportXlsx("hb", { version: no }));
+    const rows = rowsOf(book.getWorksheet("monthly")!);
+    expect(rows[0]).to.deep.equal(frozen.columns);
+    expect(rows.slice(1).map(([month, ...rest]) => [(month as Date).toISOString().slice(0, 10), ...rest])).to.deep.equal(frozen.rows);
+    expect(aboutValue(book, "Mode")).to.equal("snapshot");
+    const live = await load(await exportXlsx("hb", { version: "v1" }));
+    expect(rowsOf(live.getWorksheet("monthly")!)[2]).to.deep.equal([new Date(Date.UTC(2026, 1, 1)), 90, 2]);
+  });
+
+  describe("pieces", () => {
+    it("names sheets without forbidden characters, within 31 characters, uniquely", () => {
+      const long = "a".repeat(40);
+      expect(sheetNames(["About", long, long, "x/y:z", "history"])).to.deep.equal(["About (2)", "a".repeat(31), `${"a".repeat(27)} (2)`, "x_y_z", "history (2)"]);
+    });
+
+    it("prefixes formula-like text with a quote, leaving signs and signed numbers alone", () => {
+      expect(textCell("=1+1")).to.equal("'=1+1");
+      expect(textCell("@SUM(A1)")).to.equal("'@SUM(A1)");
+      expect(textCell("-2+3+cmd|' /C calc'!A0")).to.equal("'-2+3+cmd|' /C calc'!A0");
+      expect(textCell("\t=1")).to.equal("'\t=1");
+      expect(textCell("+++")).to.equal("+++");
+      expect(textCell("-")).to.equal("-");
+      expect(textCell("-1.5")).to.equal("-1.5");
+      expect(textCell("阴性")).to.equal("阴性");
+    });
+
+    it("rejects and stops reading its sources when writing fails half-way", async () => {
+      let closed = false;
+      async function* failing(): AsyncGenerator<SheetEvent> {
+        try {
+          yield { kind: "columns", columns: [{ name: "x", type: "integer" }] };
+          yield { kind: "rows", rows: [[1], [2]] };
+          throw new Error("source broke");
+        } finally {
+          closed = true;
+        }
+      }
+      const out = new PassThrough();
+      out.resume();
+      const about = { report: "r", version: "v1", mode: "dynamic", publishedAt: "", exportedAt: "", datasource: "clinical", filters: [] };
+      let failure: unknown = null;
+      await writeXlsx(out, about, [{ query: "q", events: failing() }], new AbortController().signal).catch((error) => (failure = error));
+      expect((failure as Error)?.message).to.equal("source broke");
+      expect(closed).to.equal(true);
+    });
+
+    it("stops when aborted", async () => {
+      let closed = false;
+      async function* endless(): AsyncGenerator<SheetEvent> {
+        try {
+          yield { kind: "columns", columns: [{ name: "x", type: "integer" }] };
+          for (;;) yield { kind: "rows", rows: [[1]] };
+        } finally {
+          closed = true;
+        }
+      }
+      const stop = new AbortController();
+      const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+      setTimeout(() => stop.abort(), 50);
+      const about = { report: "r", version: "v1", mode: "dynamic", publishedAt: "", exportedAt: "", datasource: "clinical", filters: [] };
+      const failure = await writeXlsx(sink, about, [{ query: "q", events: endless() }], stop.signal).then(() => null, (error: Error) => error);
+      expect(failure?.message).to.match(/stopped/);
+      expect(closed).to.equal(true);
+    });
+  });
+});
