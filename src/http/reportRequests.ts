@@ -14,23 +14,47 @@ export function readFor<T>(db: Db, ctx: Context, work: (reader: TenantReader) =>
 }
 
 /**
+ * Published versions never change: kept per database and tenant, so a viewing call naming its
+ * version reads nothing to find it.
+ */
+const publishedVersions = new WeakMap<Db, Map<string, ViewableVersion>>();
+const PUBLISHED_VERSIONS_KEPT = 500;
+
+function versionsOf(db: Db): Map<string, ViewableVersion> {
+  let versions = publishedVersions.get(db);
+  if (!versions) publishedVersions.set(db, (versions = new Map()));
+  return versions;
+}
+
+function remember(db: Db, key: string, version: ViewableVersion): ViewableVersion {
+  const versions = versionsOf(db);
+  if (versions.size >= PUBLISHED_VERSIONS_KEPT) versions.delete(versions.keys().next().value!);
+  versions.set(key, version);
+  return version;
+}
+
+/**
  * The version a viewing call asks for (contract A.3): `draft`, `vN`, or, when omitted, the
  * current published version (409 when there is none). Unknown report or version: 404.
  */
 export async function resolveVersion(db: Db, ctx: Context, reportId: string, version: unknown): Promise<ViewableVersion> {
   if (version !== undefined && version !== null && typeof version !== "string") throw new HttpError(400, 'version must be a string such as "v3" or "draft".');
-  const head = await readFor(db, ctx, (reader) => reportHead(reader, reportId));
-  if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
-  const wanted = version ?? (head.publishedVersion === null ? null : `v${head.publishedVersion}`);
-  if (wanted === null) throw new HttpError(409, "This report has never been published; ask for version=draft, or publish it first.");
-  const found =
-    wanted === "draft"
-      ? await readFor(db, ctx, (reader) => draftOf(reader, reportId))
-      : /^v[1-9][0-9]{0,8}$/.test(wanted)
-        ? await readFor(db, ctx, (reader) => publishedVersion(reader, reportId, Number(wanted.slice(1))))
-        : null;
-  if (!found) throw new HttpError(404, `Report ${reportId} has no version ${wanted}; see GET /api/reports/${reportId}/versions.`);
-  return found;
+  const known = typeof version === "string" ? versionsOf(db).get(`${ctx.state.tenant}\u0000${reportId}\u0000${version}`) : undefined;
+  if (known) return known;
+  return readFor(db, ctx, async (reader) => {
+    const head = await reportHead(reader, reportId);
+    if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
+    const wanted = version ?? (head.publishedVersion === null ? null : `v${head.publishedVersion}`);
+    if (wanted === null) throw new HttpError(409, "This report has never been published; ask for version=draft, or publish it first.");
+    if (wanted === "draft") {
+      const draft = await draftOf(reader, reportId);
+      if (draft) return draft;
+    } else if (/^v[1-9][0-9]{0,8}$/.test(wanted)) {
+      const found = await publishedVersion(reader, reportId, Number(wanted.slice(1)));
+      if (found) return remember(db, `${ctx.state.tenant}\u0000${reportId}\u0000${wanted}`, found);
+    }
+    throw new HttpError(404, `Report ${reportId} has no version ${wanted}; see GET /api/reports/${reportId}/versions.`);
+  });
 }
 
 export function reportBody(ctx: Context): Record<string, unknown> {
