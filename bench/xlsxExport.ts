@@ -105,7 +105,13 @@ export async function xlsxExportBenchmarks(): Promise<BenchResult[]> {
     const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
     const draft = await fetch(`${service.url}/api/reports/bench-export/draft`, { method: "PUT", headers, body: JSON.stringify({ spec }) });
     if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
-    await fetch(`${service.url}/api/reports/bench-export/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
+    const published = await fetch(`${service.url}/api/reports/bench-export/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
+    if (published.status !== 201) throw new Error(`report not published: ${await published.text()}`);
+    // The read model follows the events: wait until the published version can be opened.
+    for (let tries = 0; (await fetch(`${service.url}/api/reports/bench-export/view`, { headers })).status !== 200; tries++) {
+      if (tries > 200) throw new Error("the published report never became viewable");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
 
     // Ours: the HTTP export end to end, the whole response read (and dropped).
     const exportOnce = async () => {
@@ -116,7 +122,7 @@ export async function xlsxExportBenchmarks(): Promise<BenchResult[]> {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
       return { seconds: (performance.now() - started) / 1000, bytes };
     };
-    await exportOnce(); // warm-up (and the writer thread's start)
+    await exportOnce(); // warm-up
     // Memory first, before the ceiling's rows are held in memory.
     const rssBefore = process.memoryUsage.rss() / 1024 / 1024;
     let peakMb = 0;

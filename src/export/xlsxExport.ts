@@ -14,20 +14,26 @@ export const XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.
 export function workbookWriter(stream: Writable): ExcelJS.stream.xlsx.WorkbookWriter {
   // Deflate level 1: a sheet's XML compresses to nearly the same size as at the default level 6
   // (about 6 MB instead of 5 MB for 100,000 rows x 10 columns) for a fraction of the CPU time.
-  const big = !process.env.XLSX_SMALL;
-  const zip = { zlib: big ? { level: 1, chunkSize: 1 << 20 } : { level: 1 } };
+  // Deflate runs on libuv's thread pool, but each piece handed to it, and each output buffer it
+  // fills, needs a turn of the main thread before the next: with exceljs's 64 KB pieces and zlib's
+  // 16 KB output buffer, compression only advanced while the writer paused between batches. With
+  // 1 MB pieces (about one batch of rows) a batch compresses while the writer builds the next.
+  const zip = { zlib: { level: 1, chunkSize: LARGE_PIECE } };
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false, zip });
+  // exceljs 4.4 (pinned) opens each sheet's StreamBuf with 64 KB buffers; the size is a plain field.
   const internal = workbook as unknown as { _openStream?: (path: string) => { bufSize?: number } };
   const open = internal._openStream?.bind(workbook);
-  if (open && big) {
+  if (open) {
     internal._openStream = (path) => {
       const sheetStream = open(path);
-      sheetStream.bufSize = 1 << 20;
+      sheetStream.bufSize = LARGE_PIECE;
       return sheetStream;
     };
   }
   return workbook;
 }
+
+const LARGE_PIECE = 1024 * 1024;
 
 /** Sheet XML written but not yet compressed above which the writer waits for the compressor. */
 const MAX_PENDING_XML = 4 * 1024 * 1024;
@@ -45,10 +51,19 @@ export function pendingXml(worksheet: ExcelJS.Worksheet): number {
   return stream?.pipes?.reduce((sum, pipe) => sum + (pipe._readableState?.length ?? 0) + (pipe._writableState?.length ?? 0), 0) ?? 0;
 }
 
-/** Waits until the compressor has caught up with a sheet's XML (see `pendingXml`). */
+/** Waits until the compressor has caught up with a sheet's XML (see `pendingXml`); never for good if it stops moving. */
 export async function awaitCompression(worksheet: ExcelJS.Worksheet, signal?: AbortSignal): Promise<void> {
-  while (pendingXml(worksheet) > MAX_PENDING_XML && !signal?.aborted) await new Promise((resolve) => setTimeout(resolve, 2));
+  let pending = pendingXml(worksheet);
+  let lastMove = Date.now();
+  while (pending > MAX_PENDING_XML && !signal?.aborted && Date.now() - lastMove < STALL_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const now = pendingXml(worksheet);
+    if (now !== pending) lastMove = Date.now();
+    pending = now;
+  }
 }
+
+const STALL_MS = 10_000;
 
 export interface XlsxColumn {
   name: string;

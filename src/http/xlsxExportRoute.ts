@@ -54,7 +54,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const about: XlsxAbout = {
       report: version.title,
       version: version.version,
-      mode: version.mode,
+      mode: layer && version.mode === "snapshot" ? "snapshot (the drill-through runs live)" : version.mode,
       publishedAt: version.publishedAt,
       exportedAt: localDateTime(now),
       datasource: version.datasource,

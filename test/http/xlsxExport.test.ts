@@ -60,7 +60,9 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
     const published = await tenant.call("POST", `/api/reports/${reportId}/publish`, { token: tenant.authorToken, body: { mode } });
     expect(published.status, JSON.stringify(published.body)).to.equal(201);
-    return published.body.no as string;
+    const no = published.body.no as string;
+    await until(async () => (await tenant.call("GET", `/api/reports/${reportId}/view?version=${no}`)).status === 200);
+    return no;
   };
   const tableSpec = (queries: Record<string, string>) => ({
     version: 1,
@@ -121,6 +123,8 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     const all = await load(await exportXlsx("hb", { params: { wards: ["A", "B"] } }));
     expect(aboutValue(all, "Period")).to.equal("2026-01-01 – 2026-12-31");
     expect(aboutValue(all, "Wards")).to.equal("A, B");
+    const none = await load(await exportXlsx("hb", { params: { period: ["2030-01-01", null] } }));
+    expect(rowsOf(none.getWorksheet("monthly")!), "an empty result keeps its header").to.deep.equal([["month", "hgb", "n"]]);
   });
 
   it("exports a drill layer: its queries, its title in the file name and on About", async () => {
