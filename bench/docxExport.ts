@@ -1,13 +1,8 @@
+import { benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
 import pg from "pg";
-import { allProjections } from "../projections/index.ts";
-import { configSchema } from "../src/config.ts";
-import { silentLogger } from "../src/logger.ts";
-import { startService } from "../src/service.ts";
-import { createTestDatabase } from "../test/support/database.ts";
 import { median, result, type BenchResult } from "./results.ts";
 
 const RESULT_ROWS = 50_000;
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
 /** A dashboard of four charts (line, bar, area, pie) with Chinese titles, axes and legends, plus text and a table. */
 const spec = {
@@ -58,16 +53,11 @@ async function seed(db: pg.Pool): Promise<void> {
 
 /** `export.docx_4charts_s`: the docx export of a report with four charts, end to end over HTTP (median of 5 after a warm-up). */
 export async function docxExportBenchmarks(): Promise<BenchResult[]> {
-  const databaseUrl = await createTestDatabase(false);
-  const config = configSchema.parse({ PORT: "0", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ADMIN_TOKEN });
-  const service = await startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  const service = await startBenchService();
   try {
     await seed(service.db);
-    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
-    const draft = await fetch(`${service.url}/api/reports/bench-docx/draft`, { method: "PUT", headers, body: JSON.stringify({ spec }) });
-    if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
-    const published = await fetch(`${service.url}/api/reports/bench-docx/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
-    if (published.status !== 201) throw new Error(`not published: ${await published.text()}`);
+    const headers = benchHeaders;
+    await publishBenchReport(service, "bench-docx", spec);
 
     let bytes = 0;
     const exportOnce = async () => {

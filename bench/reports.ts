@@ -1,15 +1,10 @@
+import { benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
 import pg from "pg";
 import { compileTemplate } from "../commands/reports/sqlTemplate.ts";
-import { allProjections } from "../projections/index.ts";
 import { columnTypeOf, valueOf } from "../queries/reports/queryResult.ts";
-import { configSchema } from "../src/config.ts";
-import { silentLogger } from "../src/logger.ts";
-import { startService } from "../src/service.ts";
-import { createTestDatabase } from "../test/support/database.ts";
 import { median, percentile, result, type BenchResult } from "./results.ts";
 
 const RESULT_ROWS = 1_000_000;
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
 /**
  * Four typical dashboard queries: each filtered by item and period (the read model's
@@ -67,9 +62,8 @@ async function seedResults(db: pg.Pool): Promise<void> {
 }
 
 async function dataCallOverhead(): Promise<BenchResult[]> {
-  const databaseUrl = await createTestDatabase(false);
-  const config = configSchema.parse({ PORT: "0", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ADMIN_TOKEN });
-  const service = await startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  const service = await startBenchService();
+  const databaseUrl = service.databaseUrl;
   const raw = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   // Each connection of the baseline serves the tenant from its first use on, as the service's do.
   raw.on("connect", (client) => {
@@ -77,10 +71,8 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
   });
   try {
     await seedResults(service.db);
-    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
-    const draft = await fetch(`${service.url}/api/reports/bench/draft`, { method: "PUT", headers, body: JSON.stringify({ spec }) });
-    if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
-    await fetch(`${service.url}/api/reports/bench/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
+    const headers = benchHeaders;
+    await publishBenchReport(service, "bench", spec);
 
     const values = { period: ["2026-03-01", "2026-03-31"] };
     const compiled = Object.values(spec.queries).map((query) => compileTemplate(query.sql, spec.params as never, values));

@@ -1,20 +1,15 @@
+import { benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
 import { Writable } from "node:stream";
 import pg from "pg";
-import { allProjections } from "../projections/index.ts";
 import { columnTypeOf } from "../queries/reports/queryResult.ts";
-import { configSchema } from "../src/config.ts";
 import { textToCell, type CellValue } from "../src/export/xlsxCells.ts";
 import { awaitCompression, columnStyles, workbookWriter, writeRows, type XlsxColumn } from "../src/export/xlsxExport.ts";
-import { silentLogger } from "../src/logger.ts";
-import { startService } from "../src/service.ts";
-import { createTestDatabase } from "../test/support/database.ts";
 import { median, result, type BenchResult } from "./results.ts";
 
 const ROWS = 100_000;
 const BATCH = 2000;
 const RSS_RUNS = 3;
 const TIMED_RUNS = 5;
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
 /** 100,000 rows × 10 mixed columns: text (Chinese too), double, numeric, integer, boolean, date, timestamp. */
 const EXPORT_SQL = `select external_id, patient_ref, item_name, unit, value_num, round(std_value::numeric, 2) as std_value,
@@ -97,16 +92,12 @@ async function writeFromMemory(columns: XlsxColumn[], cells: CellValue[][]): Pro
 }
 
 export async function xlsxExportBenchmarks(): Promise<BenchResult[]> {
-  const databaseUrl = await createTestDatabase(false);
-  const config = configSchema.parse({ PORT: "0", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ADMIN_TOKEN });
-  const service = await startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  const service = await startBenchService();
+  const databaseUrl = service.databaseUrl;
   try {
     await seed(service.db);
-    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
-    const draft = await fetch(`${service.url}/api/reports/bench-export/draft`, { method: "PUT", headers, body: JSON.stringify({ spec }) });
-    if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
-    const published = await fetch(`${service.url}/api/reports/bench-export/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
-    if (published.status !== 201) throw new Error(`report not published: ${await published.text()}`);
+    const headers = benchHeaders;
+    await publishBenchReport(service, "bench-export", spec);
     // The read model follows the events: wait until the published version can be opened.
     for (let tries = 0; (await fetch(`${service.url}/api/reports/bench-export/view`, { headers })).status !== 200; tries++) {
       if (tries > 200) throw new Error("the published report never became viewable");

@@ -1,0 +1,24 @@
+import { allProjections } from "../projections/index.ts";
+import { configSchema } from "../src/config.ts";
+import { silentLogger } from "../src/logger.ts";
+import { startService, type RunningService } from "../src/service.ts";
+import { createTestDatabase } from "../test/support/database.ts";
+
+const ADMIN_TOKEN = "bench-admin-token-0123456789";
+
+/** The whole service in this process on a database of its own, as production runs it with --role all. */
+export async function startBenchService(): Promise<RunningService> {
+  const config = configSchema.parse({ PORT: "0", DATABASE_URL: await createTestDatabase(false), LOG_LEVEL: "silent", ADMIN_TOKEN });
+  return startService({ config, role: "all", log: silentLogger, projections: allProjections });
+}
+
+/** Headers of the bench tenant's calls, as its administrator. */
+export const benchHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
+
+/** Saves the spec as a draft of the bench tenant and publishes it as a dynamic version. */
+export async function publishBenchReport(service: RunningService, reportId: string, spec: unknown): Promise<void> {
+  const draft = await fetch(`${service.url}/api/reports/${reportId}/draft`, { method: "PUT", headers: benchHeaders, body: JSON.stringify({ spec }) });
+  if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
+  const published = await fetch(`${service.url}/api/reports/${reportId}/publish`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ mode: "dynamic" }) });
+  if (published.status !== 201) throw new Error(`report not published: ${await published.text()}`);
+}
