@@ -39,7 +39,7 @@ export function demoWelcomeLines(url: string, credentials: DemoCredentials | nul
   }
   const reports = credentials?.reports.length ? credentials.reports : [...DEMO_REPORT_IDS];
   reports.forEach((id, i) => {
-    lines.push(`    ${i === 0 ? "Reports:    " : "            "} ${url}/api/reports/${id}/view   ${url}/embed/reports/${id}`);
+    lines.push(`    ${i === 0 ? "Reports:    " : "            "} ${url}/api/reports/${id}/view   ${url}/embed/reports/${id}?tenant=${DEMO_TENANT}`);
   });
   lines.push(`    Try:         curl -H 'X-Service-Tenant: ${DEMO_TENANT}' ${url}/api/reports`);
   if (credentials) lines.push(`    Kept in:     ${file}`);
