@@ -414,6 +414,19 @@ function normalise(value: unknown): unknown {
   return Array.isArray(value) ? [...value] : value;
 }
 
+/** The keys of a sent object that the report (or drill) does not declare, as a sentence naming the declared ones. */
+function undeclaredKeys(given: Record<string, unknown>, declared: string[], words: { member: "params" | "args"; owner: "report" | "drill"; verb: string }): { problem: string } | null {
+  const unknown = Object.keys(given).filter((k) => !declared.includes(k));
+  if (unknown.length === 0) return null;
+  const { member, owner, verb } = words;
+  return {
+    problem:
+      declared.length === 0
+        ? `This ${owner} declares no ${member}, so ${quoteList(unknown)} cannot be ${verb}: send ${member} as {} or leave it out.`
+        : `${member} holds ${quoteList(unknown)}, which this ${owner} does not declare: send only its declared ${member} ${declared.join(", ")}.`,
+  };
+}
+
 /**
  * The values of a data, drill or export call (contract A.3 [decided]): every key must be a declared
  * param; a missing key takes the version's published value (or, failing that, the spec's default);
@@ -430,15 +443,8 @@ export function validateParamValues(params: ReadonlyArray<ParamDef>, published: 
     };
   }
   const given = sent ?? {};
-  const unknown = Object.keys(given).filter((k) => !declared.includes(k));
-  if (unknown.length > 0) {
-    return {
-      problem:
-        declared.length === 0
-          ? `This report declares no params, so ${quoteList(unknown)} cannot be set: send params as {} or leave it out.`
-          : `params holds ${quoteList(unknown)}, which this report does not declare: send only its declared params ${declared.join(", ")}.`,
-    };
-  }
+  const undeclared = undeclaredKeys(given, declared, { member: "params", owner: "report", verb: "set" });
+  if (undeclared) return undeclared;
   const values: ParamValues = {};
   for (const param of params) {
     let value: unknown;
@@ -498,15 +504,8 @@ export function validateDrillArgs(drill: DrillDef, sent: unknown): { values: Par
     return { problem: `args must be a JSON object keyed by the drill's arg names${declared.length > 0 ? ` (${declared.join(", ")})` : ""}, or be left out.` };
   }
   const given = sent ?? {};
-  const unknown = Object.keys(given).filter((k) => !declared.includes(k));
-  if (unknown.length > 0) {
-    return {
-      problem:
-        declared.length === 0
-          ? `This drill declares no args, so ${quoteList(unknown)} cannot be sent: send args as {} or leave it out.`
-          : `args holds ${quoteList(unknown)}, which this drill does not declare: send only its declared args ${declared.join(", ")}.`,
-    };
-  }
+  const undeclared = undeclaredKeys(given, declared, { member: "args", owner: "drill", verb: "sent" });
+  if (undeclared) return undeclared;
   const values: ParamValues = {};
   for (const arg of drill.args) {
     const checked = Object.hasOwn(given, arg.name) ? checkDrillArg(arg, given[arg.name]) : { value: null };

@@ -4,7 +4,7 @@ import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
-import { adequacySpec } from "./reports.test.ts";
+import { adequacySpec, downloadExport, hbMonthlyReports } from "../support/reports.ts";
 
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 const TITLE = "血红蛋白月报";
@@ -63,16 +63,7 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
   let service: RunningService;
   let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
 
-  const exportDocx = async (reportId: string, body: unknown) => {
-    const response = await fetch(`${service.url}/api/reports/${reportId}/export/docx`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-service-tenant": "h1" },
-      body: JSON.stringify(body),
-    });
-    const buffer = Buffer.from(await response.arrayBuffer());
-    const json = (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(buffer.toString("utf8")) : null;
-    return { status: response.status, headers: response.headers, buffer, json };
-  };
+  const exportDocx = (reportId: string, body: unknown) => downloadExport(service, reportId, "docx", body);
   const open = async (reportId: string, body: unknown) => {
     const download = await exportDocx(reportId, body);
     expect(download.status, download.json?.error).to.equal(200);
@@ -91,11 +82,7 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
   before(async () => {
     service = await startTestService({ projections: allProjections });
     tenant = await ingestionTenant(service, "h1");
-    await tenant.push("lab", [
-      labReport("M1", { reportedAt: "2026-01-10 09:00:00", items: [{ itemCode: "HGB", value: 100, unit: "g/L" }] }),
-      labReport("M2", { reportedAt: "2026-01-20 09:00:00", items: [{ itemCode: "HGB", value: 11, unit: "g/dL" }] }),
-      labReport("M3", { reportedAt: "2026-02-10 09:00:00", items: [{ itemCode: "HGB", value: 120, unit: "g/L" }] }),
-    ]);
+    await tenant.push("lab", hbMonthlyReports());
     await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
     await publish("hb", TITLE, spec);
   });

@@ -5,39 +5,8 @@ import type { RunningService } from "../../src/service.ts";
 import type { Answer } from "../support/http.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { createTestDatabase } from "../support/database.ts";
+import { adequacySpec, hbMonthlyReports } from "../support/reports.ts";
 import { startTestService, until } from "../support/service.ts";
-
-export const adequacySpec = {
-  version: 1,
-  title: "Hemoglobin by month",
-  params: [
-    { name: "period", label: "Period", type: "dateRange", default: ["2026-01-01", "2026-12-31"] },
-    { name: "wards", label: "Wards", type: "multiSelect", options: { query: "wardList" }, default: null },
-  ],
-  queries: {
-    wardList: { sql: "select distinct ward as value from patients where ward is not null order by 1" },
-    monthly: {
-      sql: `select date_trunc('month', reported_at)::date as month, round(avg(std_value)::numeric, 1) as hgb, count(*) as n
-            from lab_results where std_code = 'HGB'
-            [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]]
-            [[and ward = any({{wards}})]] group by 1 order by 1`,
-    },
-  },
-  nodes: [
-    { id: "intro", type: "text", markdown: "Monthly **Hb**" },
-    { id: "trend", type: "chart", chart: "line", title: "Hb by month", query: "monthly", x: "month", y: ["hgb"], drill: { target: "byMonth", args: { month: "month" } } },
-    { id: "tbl", type: "table", title: "Detail", query: "monthly" },
-  ],
-  drills: {
-    byMonth: {
-      title: "Patients in {month}",
-      args: [{ name: "month", type: "date" }],
-      queries: {
-        patients: { sql: "select patient_ref, std_value from lab_results where std_code = 'HGB' and date_trunc('month', reported_at)::date = {{month}} order by 1, 2" },
-      },
-    },
-  },
-};
 
 describe("reports (/api/reports)", () => {
   let service: RunningService;
@@ -53,11 +22,7 @@ describe("reports (/api/reports)", () => {
   before(async () => {
     service = await startTestService({ projections: allProjections });
     tenant = await ingestionTenant(service, "h1");
-    await tenant.push("lab", [
-      labReport("M1", { reportedAt: "2026-01-10 09:00:00", items: [{ itemCode: "HGB", value: 100, unit: "g/L" }] }),
-      labReport("M2", { reportedAt: "2026-01-20 09:00:00", items: [{ itemCode: "HGB", value: 11, unit: "g/dL" }] }),
-      labReport("M3", { reportedAt: "2026-02-10 09:00:00", items: [{ itemCode: "HGB", value: 120, unit: "g/L" }] }),
-    ]);
+    await tenant.push("lab", hbMonthlyReports());
     await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
   });
   after(() => service.stop());

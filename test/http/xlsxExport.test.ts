@@ -7,18 +7,11 @@ import { sheetNames, writeXlsx, type SheetEvent } from "../../src/export/xlsxExp
 import type { RunningService } from "../../src/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
-import { adequacySpec } from "./reports.test.ts";
+import { adequacySpec, downloadExport, hbMonthlyReports, type Download } from "../support/reports.ts";
 
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const TITLE = "血红蛋白月报";
 const INJECTION = "=cmd|' /C calc'!A0";
-
-interface Download {
-  status: number;
-  headers: Headers;
-  buffer: Buffer;
-  json: any;
-}
 
 /** A sheet's rows as arrays of cell values (column 1 first); exceljs's row.values is 1-based. */
 function rowsOf(sheet: ExcelJS.Worksheet): unknown[][] {
@@ -39,16 +32,7 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
   let service: RunningService;
   let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
 
-  const exportXlsx = async (reportId: string, body: unknown): Promise<Download> => {
-    const response = await fetch(`${service.url}/api/reports/${reportId}/export/xlsx`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-service-tenant": "h1" },
-      body: JSON.stringify(body),
-    });
-    const buffer = Buffer.from(await response.arrayBuffer());
-    const json = (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(buffer.toString("utf8")) : null;
-    return { status: response.status, headers: response.headers, buffer, json };
-  };
+  const exportXlsx = (reportId: string, body: unknown): Promise<Download> => downloadExport(service, reportId, "xlsx", body);
   const load = async (download: Download) => {
     expect(download.status, download.json?.error).to.equal(200);
     const book = new ExcelJS.Workbook();
@@ -76,9 +60,7 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     service = await startTestService({ projections: allProjections });
     tenant = await ingestionTenant(service, "h1");
     await tenant.push("lab", [
-      labReport("M1", { reportedAt: "2026-01-10 09:00:00", items: [{ itemCode: "HGB", value: 100, unit: "g/L" }] }),
-      labReport("M2", { reportedAt: "2026-01-20 09:00:00", items: [{ itemCode: "HGB", value: 11, unit: "g/dL" }] }),
-      labReport("M3", { reportedAt: "2026-02-10 09:00:00", items: [{ itemCode: "HGB", value: 120, unit: "g/L" }] }),
+      ...hbMonthlyReports(),
       labReport("INJ", { reportedAt: "2026-03-01 11:00:00", items: [{ itemCode: "X-INJ", itemName: "注入", value: INJECTION, resultType: "QUALITATIVE" }] }),
     ]);
     await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB' or item_code = 'X-INJ'")).rows[0].n === 4);

@@ -1,0 +1,64 @@
+import type { RunningService } from "../../src/service.ts";
+import { labReport } from "./ingestion.ts";
+
+/** A small report over hemoglobin results: a range and a multi-select param, a chart with a drill, a table. */
+export const adequacySpec = {
+  version: 1,
+  title: "Hemoglobin by month",
+  params: [
+    { name: "period", label: "Period", type: "dateRange", default: ["2026-01-01", "2026-12-31"] },
+    { name: "wards", label: "Wards", type: "multiSelect", options: { query: "wardList" }, default: null },
+  ],
+  queries: {
+    wardList: { sql: "select distinct ward as value from patients where ward is not null order by 1" },
+    monthly: {
+      sql: `select date_trunc('month', reported_at)::date as month, round(avg(std_value)::numeric, 1) as hgb, count(*) as n
+            from lab_results where std_code = 'HGB'
+            [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]]
+            [[and ward = any({{wards}})]] group by 1 order by 1`,
+    },
+  },
+  nodes: [
+    { id: "intro", type: "text", markdown: "Monthly **Hb**" },
+    { id: "trend", type: "chart", chart: "line", title: "Hb by month", query: "monthly", x: "month", y: ["hgb"], drill: { target: "byMonth", args: { month: "month" } } },
+    { id: "tbl", type: "table", title: "Detail", query: "monthly" },
+  ],
+  drills: {
+    byMonth: {
+      title: "Patients in {month}",
+      args: [{ name: "month", type: "date" }],
+      queries: {
+        patients: { sql: "select patient_ref, std_value from lab_results where std_code = 'HGB' and date_trunc('month', reported_at)::date = {{month}} order by 1, 2" },
+      },
+    },
+  },
+};
+
+/** Three hemoglobin results in January and February 2026, one sent in g/dL. */
+export function hbMonthlyReports() {
+  return [
+    labReport("M1", { reportedAt: "2026-01-10 09:00:00", items: [{ itemCode: "HGB", value: 100, unit: "g/L" }] }),
+    labReport("M2", { reportedAt: "2026-01-20 09:00:00", items: [{ itemCode: "HGB", value: 11, unit: "g/dL" }] }),
+    labReport("M3", { reportedAt: "2026-02-10 09:00:00", items: [{ itemCode: "HGB", value: 120, unit: "g/L" }] }),
+  ];
+}
+
+export interface Download {
+  status: number;
+  headers: Headers;
+  buffer: Buffer;
+  /** The JSON body of an error answer (any shape, as tests read it), null for a file. */
+  json: any;
+}
+
+/** POSTs an export of a report of tenant h1 and reads the whole answer. */
+export async function downloadExport(service: RunningService, reportId: string, format: "xlsx" | "docx", body: unknown): Promise<Download> {
+  const response = await fetch(`${service.url}/api/reports/${reportId}/export/${format}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-service-tenant": "h1" },
+    body: JSON.stringify(body),
+  });
+  const buffer = Buffer.from(await response.arrayBuffer());
+  const json = (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(buffer.toString("utf8")) : null;
+  return { status: response.status, headers: response.headers, buffer, json };
+}
