@@ -21,7 +21,7 @@ export type BatchOutcome =
  * writes and the checkpoint commit together, so each event takes effect exactly once.
  */
 export async function applyNextBatch(tx: Tx, projection: Projection, gen: Generation, batchSize: number): Promise<BatchOutcome> {
-  const events = await readAfter(tx, gen.checkpoint, batchSize, projection.handles);
+  const events = await readAfter(tx, gen.checkpoint, batchSize, projection.handles, projection.payload);
   if (events.length === 0) {
     return (await hasEventsAfter(tx, gen.checkpoint)) ? { kind: "waiting" } : { kind: "idle" };
   }

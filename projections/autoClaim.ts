@@ -15,12 +15,17 @@ import type { Projection } from "./projection.ts";
  */
 
 const CLAIMABLE_REASONS = new Set([NO_PATIENT, NAME_DIFFERS]);
+const receivedTypes = Object.values(reportKinds).map((kind) => kind.events.received);
 const kindOfEvent = new Map<string, ReportKind>(Object.values(reportKinds).flatMap((kind) => Object.values(kind.events).map((type) => [type, kind])));
 
 export const autoClaimReactor: Projection = {
   name: "auto_claim",
   version: 1,
   handles: ["PatientRegistered", "PatientUpdated", ...kindOfEvent.keys()],
+  // Of a received report only whom it is about is needed, not its items.
+  payload: `case when type in (${receivedTypes.map((type) => `'${type}'`).join(", ")})
+                 then jsonb_build_object('match', data->'match', 'report', jsonb_build_object('patient', data->'report'->'patient'))
+                 else data end`,
   emits: Object.values(reportKinds).map((kind) => kind.events.claimed),
   tables: [],
   async setup(tx: Tx) {

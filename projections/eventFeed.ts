@@ -23,24 +23,28 @@ export const START: Checkpoint = { transactionId: "0", position: 0 };
  * `transaction_id`, ORDER BY would sort by that text column ("100003" < "99999").
  *
  * Events of types the reader does not handle are still read (the checkpoint must move past
- * them) but without their payload.
+ * them) but without their payload; of the handled ones, the reader names what it wants
+ * (`payload`, an SQL expression over the row: a projection's constant, never outside input).
  */
-const READ_SQL = `
+function readSql(payload: string): string {
+  return `
   select position, transaction_id::text as transaction_id_text, tenant, stream_id, stream_version, type,
-         case when type = any($4::text[]) then data end as data, metadata, recorded_at
+         case when type = any($4::text[]) then ${payload} end as data, metadata, recorded_at
   from events
   where (transaction_id, position) > ($1::xid8, $2::bigint)
     and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
   order by transaction_id, position
   limit $3`;
+}
 
 export async function readAfter(
   db: Pick<pg.ClientBase, "query">,
   after: Checkpoint,
   limit: number,
   handledTypes: readonly string[],
+  payload = "data",
 ): Promise<StoredEvent[]> {
-  const { rows } = await db.query(READ_SQL, [after.transactionId, after.position, limit, handledTypes]);
+  const { rows } = await db.query(readSql(payload), [after.transactionId, after.position, limit, handledTypes]);
   return rows.map(toStoredEvent);
 }
 

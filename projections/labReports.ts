@@ -1,7 +1,7 @@
-import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
+import { reportKinds } from "../commands/ingestion/reportKinds.ts";
 import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
-import { inRuns, lastPerStream, patientColumns } from "./eventRuns.ts";
+import { inRuns, lastPerStream } from "./eventRuns.ts";
 import type { Projection } from "./projection.ts";
 
 /** Laboratory reports as last received, and one row per result item with its standard code and value. */
@@ -10,6 +10,8 @@ export const labReportsProjection: Projection = {
   version: 2,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
   tables: ["lab_reports", "lab_results"],
+  // Received reports are applied from the stored payload inside the database (applyReceived).
+  payload: "case when type = 'LabReportReceived' then null else data end",
   // A report carries some twenty result rows: keep each batch's transaction short.
   batchSize: 200,
   async setup(tx: Tx) {
@@ -80,38 +82,35 @@ export const labReportsProjection: Projection = {
   },
 };
 
+/*
+ * A received report's event is large (the report and every mapped item, some 7 KB of JSON), and
+ * its rows are a plain reshaping of it: the database builds them from the stored payload, which
+ * so never travels to the service and back (the feed reads no payload for these events, see
+ * `payload`). RECEIVED reads each payload once per event ("offset 0" keeps the planner from
+ * inlining it into every column, which would decompress it once per column and item row).
+ * The JSON paths follow ReceivedReport.
+ */
+const RECEIVED = `
+  select e.tenant, e.recorded_at, p.*
+  from events e
+  cross join lateral (
+    select d->>'externalId' as external_id, d->'report' as report, d->'items' as mapped, d->'report'->'items' as sent,
+           (d->'match'->>'matched')::boolean as matched, d->'match' as match, d->'client'->>'name' as client_name
+    from (select e.data as d offset 0) payload offset 0
+  ) p
+  where e.position = any($1::bigint[])`;
+
 async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
-  const reports = events.map((event) => {
-    const received = event.data as ReceivedReport;
-    const r = received.report as ReceivedReport["report"] & Record<string, string | undefined>;
-    return {
-      tenant: event.tenant,
-      external_id: received.externalId,
-      report_no: r.reportNo ?? null,
-      ...patientColumns(received),
-      panel_name: r.panelName ?? null,
-      specimen: r.specimen ?? null,
-      status: r.status ?? null,
-      lab_name: r.labName ?? null,
-      reporter: r.reporter ?? null,
-      reviewer: r.reviewer ?? null,
-      collected_at: r.collectedAt ?? null,
-      reported_at: r.reportedAt,
-      report_day: r.reportedAt.slice(0, 10),
-      received_at: event.recordedAt,
-      client_name: received.client.name,
-      item_count: received.items.length,
-    };
-  });
+  const positions = events.map((event) => event.position);
   await tx.query(
     `insert into lab_reports as t
-     select tenant, external_id, report_no, patient_ref, matched, pending_reason, id_card, patient_name, his_patient_id,
-            panel_name, specimen, status, lab_name, reporter, reviewer, collected_at, reported_at, report_day, received_at,
-            client_name, item_count, null, null
-     from json_to_recordset($1::json) as x(tenant text, external_id text, report_no text, patient_ref text, matched boolean,
-       pending_reason text, id_card text, patient_name text, his_patient_id text, panel_name text, specimen text, status text,
-       lab_name text, reporter text, reviewer text, collected_at timestamp, reported_at timestamp, report_day date,
-       received_at timestamptz, client_name text, item_count integer)
+     select tenant, external_id, report->>'reportNo', case when matched then match->>'patientRef' end, matched,
+            case when not matched then match->>'pendingReason' end, coalesce(match->>'idCard', report->'patient'->>'idCard'),
+            report->'patient'->>'name', report->'patient'->>'hisPatientId', report->>'panelName', report->>'specimen',
+            report->>'status', report->>'labName', report->>'reporter', report->>'reviewer', (report->>'collectedAt')::timestamp,
+            (report->>'reportedAt')::timestamp, left(report->>'reportedAt', 10)::date, recorded_at, client_name,
+            jsonb_array_length(mapped), null, null
+     from (${RECEIVED}) received
      on conflict (tenant, external_id) do update set
        report_no = excluded.report_no, patient_ref = excluded.patient_ref, matched = excluded.matched,
        pending_reason = excluded.pending_reason, id_card = excluded.id_card, patient_name = excluded.patient_name,
@@ -120,53 +119,26 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
        collected_at = excluded.collected_at, reported_at = excluded.reported_at, report_day = excluded.report_day,
        received_at = excluded.received_at, client_name = excluded.client_name, item_count = excluded.item_count,
        dismissed_at = null, dismiss_reason = null`,
-    [JSON.stringify(reports)],
+    [positions],
   );
   await tx.query(
-    `delete from lab_results r using json_to_recordset($1::json) as k(tenant text, external_id text)
-     where r.tenant = k.tenant and r.external_id = k.external_id`,
-    [JSON.stringify(reports.map(({ tenant, external_id }) => ({ tenant, external_id })))],
+    `delete from lab_results t using events e
+     where e.position = any($1::bigint[]) and t.tenant = e.tenant and t.external_id = substr(e.stream_id, length($2) + 1)`,
+    [positions, reportKinds.lab.streamPrefix],
   );
-  const results = events.flatMap((event) => {
-    const received = event.data as ReceivedReport;
-    const sent = (received.report.items ?? []) as unknown as Array<Record<string, unknown>>;
-    return received.items.map((mapped, index) => {
-      const item = sent[index] ?? {};
-      return {
-        tenant: event.tenant,
-        external_id: received.externalId,
-        item_index: index,
-        patient_ref: received.match.matched ? received.match.patientRef : null,
-        item_code: item.itemCode ?? null,
-        item_name: item.itemName ?? null,
-        std_code: mapped.stdCode,
-        std_name: mapped.stdName,
-        category: mapped.category,
-        value_num: mapped.valueNum,
-        value_text: mapped.valueText,
-        unit: item.unit ?? null,
-        std_value: mapped.stdValue,
-        std_unit: mapped.stdUnit,
-        unit_status: mapped.unitStatus,
-        ref_low: item.refLow ?? null,
-        ref_high: item.refHigh ?? null,
-        abnormal_flag: item.abnormalFlag ?? null,
-        result_type: item.resultType ?? null,
-        collected_at: received.report.collectedAt ?? null,
-        reported_at: received.report.reportedAt,
-        collected_on: (received.report.collectedAt as string | undefined)?.slice(0, 10) ?? null,
-        reported_on: received.report.reportedAt.slice(0, 10),
-      };
-    });
-  });
-  if (results.length === 0) return;
+  // The mapped items and the sent items are parallel arrays: zipped by position.
   await tx.query(
     `insert into lab_results
-     select * from json_to_recordset($1::json) as x(tenant text, external_id text, item_index integer, patient_ref text,
-       item_code text, item_name text, std_code text, std_name text, category text, value_num double precision, value_text text,
-       unit text, std_value double precision, std_unit text, unit_status text, ref_low double precision, ref_high double precision,
-       abnormal_flag text, result_type text, collected_at timestamp, reported_at timestamp, collected_on date, reported_on date)`,
-    [JSON.stringify(results)],
+     select tenant, external_id, (i.ord - 1)::integer, case when matched then match->>'patientRef' end,
+            i.s->>'itemCode', i.s->>'itemName', i.m->>'stdCode', i.m->>'stdName', i.m->>'category',
+            (i.m->>'valueNum')::double precision, i.m->>'valueText', i.s->>'unit',
+            (i.m->>'stdValue')::double precision, i.m->>'stdUnit', i.m->>'unitStatus',
+            (i.s->>'refLow')::double precision, (i.s->>'refHigh')::double precision, i.s->>'abnormalFlag', i.s->>'resultType',
+            (report->>'collectedAt')::timestamp, (report->>'reportedAt')::timestamp,
+            left(report->>'collectedAt', 10)::date, left(report->>'reportedAt', 10)::date
+     from (${RECEIVED}) received
+     cross join lateral rows from (jsonb_array_elements(mapped), jsonb_array_elements(sent)) with ordinality as i(m, s, ord)`,
+    [positions],
   );
 }
 

@@ -12,6 +12,12 @@ export interface Projection {
   /** Bump when `setup` or `apply` changes meaning: the runtime then rebuilds by replay. */
   readonly version: number;
   readonly handles: readonly string[];
+  /**
+   * What the runtime reads as `data` of a handled event: an SQL expression over the `events` row
+   * (default `data`, the whole payload). A projection that reads the payload inside the database,
+   * or needs a few fields of a large one, names less so that less crosses the wire and is parsed.
+   */
+  readonly payload?: string;
   /** Event types a reacting projection appends while applying; their consumers are woken after each batch. */
   readonly emits?: readonly string[];
   /** Tables exposed to queries as `read.<table>`; they follow the live generation. */

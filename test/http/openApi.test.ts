@@ -75,6 +75,50 @@ describe("ingestion open API (/open/v1)", () => {
       expect(hgb).to.deep.equal({ value_num: 11.5, unit: "g/dL", std_value: 115, std_unit: "g/L", patient_ref: "P001" });
     });
 
+    it("keeps every field of a report and of each item in the read tables", async () => {
+      const report = labReport("L-FULL", { reporter: "王医生", reviewer: "李主任", collectedAt: undefined });
+      report.items.push({ itemCode: "P", itemName: "磷", value: "1.62", unit: "mmol/L", refLow: 0.87, refHigh: 1.45, abnormalFlag: "H", resultType: "NUMERIC" } as never);
+      await tenant.push("lab", [report]);
+      const [stored] = await until(async () => {
+        const found = await rows("select * from read.lab_reports where external_id = 'L-FULL'");
+        return found.length ? found : null;
+      });
+      expect({ ...stored, received_at: typeof stored.received_at }).to.deep.equal({
+        tenant: "h1",
+        external_id: "L-FULL",
+        report_no: "R-L-FULL",
+        patient_ref: "P001",
+        matched: true,
+        pending_reason: null,
+        id_card: "11010519491231002X",
+        patient_name: "张三",
+        his_patient_id: "H-1",
+        panel_name: "透析月度检查",
+        specimen: "SERUM",
+        status: "FINAL",
+        lab_name: "Central lab",
+        reporter: "王医生",
+        reviewer: "李主任",
+        collected_at: null,
+        reported_at: new Date("2026-03-01T11:00:00"),
+        report_day: new Date("2026-03-01T00:00:00"),
+        received_at: "object",
+        client_name: "Central lab LIS",
+        item_count: 4,
+        dismissed_at: null,
+        dismiss_reason: null,
+      });
+      const items = await rows("select * from read.lab_results where external_id = 'L-FULL' order by item_index");
+      const shared = { tenant: "h1", external_id: "L-FULL", patient_ref: "P001", collected_at: null, collected_on: null, reported_at: new Date("2026-03-01T11:00:00"), reported_on: new Date("2026-03-01T00:00:00") };
+      const none = { ref_low: null, ref_high: null, abnormal_flag: null, result_type: null };
+      expect(items).to.deep.equal([
+        { ...shared, ...none, item_index: 0, item_code: "HGB", item_name: "血红蛋白", std_code: "HGB", std_name: "血红蛋白", category: "blood_routine", value_num: 11.5, value_text: null, unit: "g/dL", std_value: 115, std_unit: "g/L", unit_status: "converted", ref_low: 11.5, ref_high: 15 },
+        { ...shared, ...none, item_index: 1, item_code: "K", item_name: "钾", std_code: "K", std_name: "钾", category: "electrolyte", value_num: 5.6, value_text: null, unit: "mmol/L", std_value: 5.6, std_unit: "mmol/L", unit_status: "standard", abnormal_flag: "H" },
+        { ...shared, ...none, item_index: 2, item_code: "X-LOCAL-42", item_name: "某本地项目", std_code: null, std_name: null, category: null, value_num: null, value_text: "阴性", unit: null, std_value: null, std_unit: null, unit_status: "not-applicable", result_type: "QUALITATIVE" },
+        { ...shared, item_index: 3, item_code: "P", item_name: "磷", std_code: "P", std_name: "磷", category: "mineral_bone", value_num: 1.62, value_text: "1.62", unit: "mmol/L", std_value: 1.62, std_unit: "mmol/L", unit_status: "standard", ref_low: 0.87, ref_high: 1.45, abnormal_flag: "H", result_type: "NUMERIC" },
+      ]);
+    });
+
     it("answers UNCHANGED for the same content sent again and stores nothing new", async () => {
       await tenant.push("lab", [labReport("L-102")]);
       const again = await tenant.push("lab", [{ ...labReport("L-102"), unknownExtra: "ignored" }]);

@@ -32,4 +32,9 @@ describe("event feed", () => {
     const ignored = events.find((event) => event.type === "Ignored");
     expect(ignored?.data).to.equal(null);
   });
+
+  it("reads of a handled event only the part of its payload the reader names", async () => {
+    const events = await readAfter(db, START, 10, ["Counted"], "jsonb_build_object('twice', (data->>'n')::int * 2)");
+    expect(events.filter((event) => event.type === "Counted").map((event) => event.data)).to.deep.equal([{ twice: 18 }, { twice: 20 }]);
+  });
 });
