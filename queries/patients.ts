@@ -1,20 +1,42 @@
-import { maskIdCard } from "../commands/patients/nationalId.ts";
+import { maskIdCard, normaliseIdCard } from "../commands/patients/nationalId.ts";
+import { z } from "zod";
 import type { TenantReader } from "../db/tenantScope.ts";
 
-export interface PatientListEntry {
-  patientRef: string;
-  name: string;
-  idCard: string;
-  hisPatientId: string | null;
-  ward: string | null;
-  active: boolean;
-}
+/** Contract C.4: a dialysis patient as listed. */
+export const patientListEntrySchema = z.object({
+  patientRef: z.string(),
+  name: z.string(),
+  idCard: z.string().meta({ description: "Masked: first 6 and last 4 kept", example: "110101********1234" }),
+  hisPatientId: z.string().nullable(),
+  ward: z.string().nullable(),
+  active: z.boolean(),
+});
+export type PatientListEntry = z.infer<typeof patientListEntrySchema>;
 
-/** The tenant's patients, id cards masked (first 6 and last 4 kept). */
-export async function listPatients(reader: TenantReader): Promise<PatientListEntry[]> {
-  const { rows } = await reader.query(
-    "select patient_ref, name, id_card, his_patient_id, ward, active from read.patients order by patient_ref",
-  );
+/**
+ * What a search text matches (`GET /api/patients?q=`), case-insensitively:
+ * - a part of the name, whitespace ignored (`张 三` finds 张三), of the patientRef or of the hisPatientId;
+ * - a part of the id card as the list shows it masked (`110105********002X`, `002X`), so only the
+ *   digits anyone can see already are searchable: the hidden ones cannot be probed one at a time;
+ * - the whole id card, for someone holding the card.
+ * `strpos`, not LIKE: a `%` or `_` typed by a person is a character, not a wildcard.
+ */
+const SEARCH_CONDITION = `(
+     strpos(lower(regexp_replace(name, '\\s', '', 'g')), lower($1)) > 0
+  or strpos(lower(patient_ref), lower($2)) > 0
+  or strpos(lower(coalesce(his_patient_id, '')), lower($2)) > 0
+  or strpos(left(id_card, 6) || '********' || right(id_card, 4), $3) > 0
+  or id_card = $3)`;
+
+/** The tenant's patients, id cards masked (first 6 and last 4 kept); only those matching `search` when given. */
+export async function listPatients(reader: TenantReader, search?: string): Promise<PatientListEntry[]> {
+  const text = search?.trim() ?? "";
+  const { rows } = text
+    ? await reader.query(
+        `select patient_ref, name, id_card, his_patient_id, ward, active from read.patients where ${SEARCH_CONDITION} order by patient_ref`,
+        [text.replace(/\s+/g, ""), text, normaliseIdCard(text)],
+      )
+    : await reader.query("select patient_ref, name, id_card, his_patient_id, ward, active from read.patients order by patient_ref");
   return rows.map((row) => ({
     patientRef: row.patient_ref,
     name: row.name,

@@ -1,4 +1,5 @@
-// Bundles the embed page (web/embed.ts + web/embed.css) into web/dist/embed.js and embed.css.
+// Bundles the embed page (web/embed.ts + web/embed.css) into web/dist/embed.js and embed.css,
+// and the staff pages (web/staff.ts + web/staff.css) into web/dist/staff.js and staff.css.
 // Run by `npm run build:web`, which `prepare` runs after `npm install` / `npm ci`.
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
@@ -7,7 +8,7 @@ const web = fileURLToPath(new URL(".", import.meta.url));
 
 const result = await build({
   absWorkingDir: web,
-  entryPoints: ["boot.ts", "embed.ts"],
+  entryPoints: ["boot.ts", "embed.ts", "staff.ts"],
   outdir: "dist",
   entryNames: "[name]",
   bundle: true,

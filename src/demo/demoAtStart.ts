@@ -41,6 +41,7 @@ export function demoWelcomeLines(url: string, credentials: DemoCredentials | nul
   reports.forEach((id, i) => {
     lines.push(`    ${i === 0 ? "Reports:    " : "            "} ${url}/api/reports/${id}/view   ${url}/embed/reports/${id}?tenant=${DEMO_TENANT}`);
   });
+  lines.push(`    Staff pages: ${url}/staff?tenant=${DEMO_TENANT} (reports, unmatched queue, patients; sign in with the author token)`);
   lines.push(`    Try:         curl -H 'X-Service-Tenant: ${DEMO_TENANT}' ${url}/api/reports`);
   if (credentials) lines.push(`    Kept in:     ${file}`);
   return lines;

@@ -16,6 +16,7 @@ import { openApiRoutes, type OpenApiDeps } from "./openApi/openApiRoutes.ts";
 import { patientRoutes } from "./patientRoutes.ts";
 import { reportRoutes } from "./reportRoutes.ts";
 import { requestId } from "./requestId.ts";
+import { staffRoutes } from "./staffRoutes.ts";
 import { resolveTenant } from "./tenant.ts";
 import { unmatchedRoutes } from "./unmatchedRoutes.ts";
 import { xlsxExportRoute } from "./xlsxExportRoute.ts";
@@ -44,6 +45,8 @@ export function createApp(deps: AppDependencies): Koa {
   const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });
   app.use(embed.routes());
   app.use(embed.cors());
+  // The staff pages (sign in with an author token; reports, unmatched queue, patients over /api).
+  app.use(staffRoutes().routes());
 
   app.use(
     mountUnder("/api", [

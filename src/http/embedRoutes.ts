@@ -22,7 +22,7 @@ import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
 import type { Db } from "../../db/pool.ts";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
 import { EmbedTokens, embedCors } from "./embedAccess.ts";
-import { loadEmbedAssets, WEB_DIST_DIR } from "./embedAssets.ts";
+import { loadEmbedAssets, WEB_DIST_DIR } from "./bundleAssets.ts";
 import { HttpError } from "./httpError.ts";
 import { resolveVersion } from "./reportRequests.ts";
 

@@ -1,4 +1,5 @@
 import Router from "@koa/router";
+import { z } from "zod";
 import { savePatient } from "../../commands/patients/managePatients.ts";
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../commands/patients/registerPatient.ts";
 import type { EventStore } from "../../db/eventStore.ts";
@@ -8,12 +9,19 @@ import { requireAuthor, type Caller } from "./authorAuth.ts";
 import { HttpError } from "./httpError.ts";
 import { parseBody } from "./validate.ts";
 
+/** `GET /api/patients?q=`: the search text of the staff pages' patient picker (see listPatients). */
+export const listQuery = z.strictObject(
+  { q: z.string({ error: "q is a search text, sent once" }).max(100, "q has at most 100 characters").optional() },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The only query parameter is q, a search text (name, patientRef, hisPatientId or the id card as shown masked)" : undefined) },
+);
+
 export function patientRoutes(store: EventStore, adminToken: string | undefined): Router {
   const router = new Router({ prefix: "/api/patients" });
   router.use(requireAuthor(store.db, adminToken));
 
   router.get("/", async (ctx) => {
-    ctx.body = await readAsTenant(store.db, ctx.state.tenant, listPatients);
+    const { q } = parseBody(listQuery, ctx.query);
+    ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, q));
   });
 
   router.put("/:patientRef", async (ctx) => {

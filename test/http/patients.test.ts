@@ -72,6 +72,33 @@ describe("patients (/api/patients)", () => {
     expect((await call("GET", "/api/patients", { token: authorToken, tenant: "bad tenant!" })).status).to.equal(400);
   });
 
+  it("searches by name, patientRef, hisPatientId and the id card as shown masked, never by its hidden digits", async () => {
+    const found = async (q: string) => {
+      const answer = await call("GET", `/api/patients?q=${encodeURIComponent(q)}`, { token: authorToken });
+      expect(answer.status, q).to.equal(200);
+      return (answer.body as Array<{ patientRef: string }>).map((p) => p.patientRef);
+    };
+    expect(await found("张 三")).to.deep.equal(["P001"]);
+    expect(await found("p00")).to.deep.equal(["P001", "P002", "P003"]);
+    expect(await found("h-1")).to.deep.equal(["P001"]);
+    expect(await found("110105")).to.deep.equal(["P001", "P003"]);
+    expect(await found("002x")).to.deep.equal(["P001"]);
+    expect(await found("110105********0013")).to.deep.equal(["P003"]);
+    expect(await found("11010519491231002x"), "the whole card").to.deep.equal(["P001"]);
+    expect(await found("19491231"), "the birth date is hidden in the list, so it finds nothing").to.deep.equal([]);
+    expect(await found("%"), "a typed % is no wildcard").to.deep.equal([]);
+    expect(await found("  "), "a blank search lists everyone").to.have.length(3);
+    const masked = await call("GET", "/api/patients?q=110105", { token: authorToken });
+    expect(JSON.stringify(masked.body)).not.to.include("19491231");
+  });
+
+  it("refuses an unknown query parameter or a repeated q, naming q", async () => {
+    const unknown = await call("GET", "/api/patients?name=张三", { token: authorToken });
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.error).to.match(/only query parameter is q/);
+    expect((await call("GET", "/api/patients?q=a&q=b", { token: authorToken })).status).to.equal(400);
+  });
+
   it("keeps tenants apart: the administrator sees no patients in another tenant", async () => {
     const other = await call("GET", "/api/patients", { token: ADMIN, tenant: "other" });
     expect(other.status).to.equal(200);

@@ -1,0 +1,285 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import type { Page } from "playwright-core";
+import { allProjections } from "../../projections/index.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
+import { startTestService, until } from "../support/service.ts";
+import { launchChromium, type Chromium } from "./chromium.ts";
+
+/** Screenshots of this run; the folder is gitignored. */
+const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
+const TENANT = "h1";
+
+/** Builds the web bundle when the staff pages are missing from it (a dist built before they existed). */
+function ensureStaffBundle(): void {
+  const web = new URL("../../web/", import.meta.url);
+  if (["staff.js", "staff.css", "embed.js"].every((file) => existsSync(new URL(`dist/${file}`, web)))) return;
+  execFileSync(process.execPath, [fileURLToPath(new URL("build.mjs", web))], { stdio: "inherit" });
+}
+
+/** A census report: v1 dynamic with `select *` (audit: low + info), v2 snapshot with listed, ordered columns. */
+const censusSpec = (sql: string) => ({
+  version: 1,
+  title: "Ward census",
+  params: [],
+  queries: { census: { sql } },
+  nodes: [{ id: "list", type: "table", title: "Patients", query: "census" }],
+});
+
+describe("staff pages in chromium", function () {
+  this.timeout(60_000);
+  let service: RunningService;
+  let browser: Chromium;
+  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  let page: Page;
+  const cspViolations: string[] = [];
+
+  const queue = async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<{ externalId: string }>;
+  const staffUrl = () => `${service.url}/staff?tenant=${TENANT}&lang=en`;
+  const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
+
+  before(async function () {
+    this.timeout(180_000);
+    mkdirSync(OUT, { recursive: true });
+    ensureStaffBundle();
+    service = await startTestService({ projections: allProjections });
+    [tenant, browser] = await Promise.all([ingestionTenant(service, TENANT), launchChromium()]);
+    const token = tenant.authorToken;
+
+    expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select * from patients") } })).status).to.equal(200);
+    expect((await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "dynamic", note: "first count" } })).status).to.equal(201);
+    expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select patient_ref, name, ward from patients order by patient_ref") } })).status).to.equal(200);
+    expect((await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "snapshot", note: "frozen for the audit" } })).status).to.equal(201);
+
+    // Two reports no patient matches: one names 张三 without an id card, one names a stranger.
+    const pushed = await tenant.push("lab", [
+      labReport("S-1", { patient: { name: ZHANG_SAN.name, hisPatientId: "H-77" } }),
+      labReport("S-2", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } }),
+    ]);
+    expect(pushed.body.data.results.map((r: { matched: boolean }) => r.matched)).to.deep.equal([false, false]);
+    await until(async () => (await queue()).length === 2, 10_000);
+
+    page = await browser.context.newPage();
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  it("serves the shell with a strict CSP, no inline script, no framing, and hashed assets", async () => {
+    const response = await fetch(staffUrl());
+    expect(response.status).to.equal(200);
+    expect(response.headers.get("content-type")).to.match(/^text\/html; charset=utf-8/);
+    const csp = response.headers.get("content-security-policy")!;
+    expect(csp).to.include("default-src 'none'").and.include("script-src 'self'").and.include("style-src 'self'").and.include("frame-ancestors 'none'");
+    expect(csp).not.to.include("unsafe-inline");
+    expect(response.headers.get("x-frame-options")).to.equal("DENY");
+    expect(response.headers.get("x-content-type-options")).to.equal("nosniff");
+    expect(response.headers.get("cache-control")).to.equal("no-store");
+    const html = await response.text();
+    expect(html).to.include('data-tenant="h1"').and.include('data-tenant-fixed="false"').and.include('<html lang="en">');
+    expect(html.match(/<script[^>]*>/g)!.every((tag) => / src="\/staff\/assets\/staff\.[0-9a-f]{16}\.js"/.test(tag))).to.equal(true);
+    const asset = /src="(\/staff\/assets\/staff\.[0-9a-f]+\.js)"/.exec(html)![1]!;
+    const script = await fetch(`${service.url}${asset}`);
+    expect(script.status).to.equal(200);
+    expect(script.headers.get("cache-control")).to.include("immutable");
+    expect((await fetch(`${service.url}/staff/assets/..%2Fbuild.mjs`)).status).to.equal(404);
+    expect((await fetch(`${service.url}/staff/assets/embed.js`)).status).to.equal(404);
+
+    // Behind the proxy the tenant comes from its header and is fixed; a malformed one is refused.
+    const proxied = await (await fetch(`${service.url}/staff`, { headers: { "X-Service-Tenant": "h2" } })).text();
+    expect(proxied).to.include('data-tenant="h2"').and.include('data-tenant-fixed="true"').and.include('<html lang="zh-CN">');
+    expect((await fetch(`${service.url}/staff?tenant=bad%20tenant`)).status).to.equal(400);
+  });
+
+  it("refuses a wrong token and a token of another tenant with a clear sentence", async () => {
+    await page.goto(`${service.url}/staff?tenant=${TENANT}`); // Chinese unless ?lang=en
+    expect(await page.locator("h1").textContent()).to.equal("登录工作台");
+    expect(await page.evaluate(() => document.activeElement?.id), "the token field has focus").to.equal("sign-in-token");
+    await page.getByRole("link", { name: "English" }).click();
+    await page.waitForURL(/lang=en/);
+    expect(page.url()).to.equal(staffUrl());
+    expect(await page.locator("#sign-in-tenant").inputValue()).to.equal(TENANT);
+    await page.locator("#sign-in-token").fill("dha_not-a-real-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const problem = page.locator(".sign-in .form-error");
+    await problem.waitFor();
+    expect(await problem.textContent()).to.match(/^The token is not valid \(401\)/);
+    expect(await page.locator("#sign-in-token").getAttribute("aria-invalid")).to.equal("true");
+    await page.screenshot({ path: `${OUT}staff-sign-in-error.png` });
+
+    await page.locator("#sign-in-tenant").fill("other");
+    await page.locator("#sign-in-token").fill(tenant.authorToken);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForFunction(() => /403/.test(document.querySelector(".sign-in .form-error")?.textContent ?? ""));
+    // The service's own sentence names the token's tenant.
+    expect(await problem.textContent()).to.include("another tenant (403)").and.include("X-Service-Tenant: h1");
+    expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
+  });
+
+  it("signs in with an author token and lists the reports with their versions, modes and audit grades", async () => {
+    await page.locator("#sign-in-tenant").fill(TENANT);
+    await page.locator("#sign-in-token").fill(tenant.authorToken);
+    await page.locator("#sign-in-token").press("Enter");
+    await ready(".page-reports .page-body");
+    expect(await page.locator(".who").textContent()).to.match(/^Tenant h1 · token dha_/);
+    expect(await page.locator(".tabs a[aria-current=page]").textContent()).to.equal("Reports");
+
+    const card = page.locator(".report-card[data-report-id=ward-census]");
+    expect(await card.locator("h2").textContent()).to.equal("Ward census");
+    expect(await card.locator(".badge.published").first().textContent()).to.equal("Published v2");
+    const v2 = card.locator("tr[data-version=v2]");
+    const v1 = card.locator("tr[data-version=v1]");
+    expect(await v2.locator(".mode").textContent()).to.equal("snapshot");
+    expect(await v2.locator(".grade").textContent()).to.equal("A");
+    expect(await v2.locator("th").textContent()).to.equal("v2current");
+    expect(await v1.locator(".mode").textContent()).to.equal("dynamic");
+    expect(await v1.locator(".audit").textContent()).to.equal("A score 95 · highest low · 2 findings");
+    expect(await v1.locator("a").getAttribute("href")).to.equal("/embed/reports/ward-census?version=v1&tenant=h1&lang=en");
+    expect(await v1.locator("td.note").textContent()).to.equal("first count");
+
+    // The findings of v1, from its audit; the button says whether they are shown.
+    const toggle = v1.getByRole("button", { name: "Findings" });
+    await toggle.click();
+    await ready(".findings");
+    expect(await toggle.getAttribute("aria-expanded")).to.equal("true");
+    expect(await page.locator(".findings li").evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.rule).sort())).to.deep.equal(["select-star", "table-unordered"]);
+    await page.screenshot({ path: `${OUT}staff-reports.png`, fullPage: true });
+
+    // The embed link opens that version's page.
+    const [embed] = await Promise.all([page.context().waitForEvent("page"), v1.getByRole("link").click()]);
+    await embed.waitForFunction(() => document.body.dataset.rendered === "true", undefined, { timeout: 20_000 });
+    expect(await embed.locator(".report-meta").textContent()).to.match(/^Version v1/);
+    await embed.close();
+
+    // The session is the tab's: a reload stays signed in.
+    await page.reload();
+    await ready(".page-reports .page-body");
+  });
+
+  it("claims an unmatched report for a patient found by searching the masked id card: it leaves the queue", async () => {
+    await page.getByRole("link", { name: "Unmatched reports" }).click();
+    await ready(".page-unmatched .page-body");
+    expect(await page.locator(".queue tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.externalId))).to.deep.equal(["S-1", "S-2"]);
+    const s2 = page.locator("tr[data-external-id=S-2]");
+    expect(await s2.locator("td").nth(1).textContent()).to.equal("李四 · 440524********0014");
+    expect(await s2.locator(".reason").textContent()).to.equal("no dialysis patient with this idCard");
+
+    await page.getByRole("button", { name: "Claim report S-1" }).click();
+    const dialog = page.locator("dialog:has(.claim-form)");
+    await dialog.waitFor();
+    // The search starts from the name the report sent; search the visible part of the id card instead.
+    await ready("dialog .picker-results");
+    expect(await dialog.locator(".picker-option").evaluateAll((o) => o.map((x) => (x as HTMLElement).dataset.patientRef))).to.deep.equal(["P001"]);
+    await dialog.getByLabel("Search patients").fill("110105********002X");
+    await dialog.getByLabel("Search patients").press("Enter");
+    await page.waitForFunction(() => document.querySelector("dialog .picker-results")?.getAttribute("data-state") === "ready");
+    const option = dialog.locator(".picker-option[data-patient-ref=P001]");
+    expect(await option.textContent()).to.include("张三").and.include("110105********002X");
+    expect(await dialog.textContent()).not.to.include(ZHANG_SAN.idCard);
+
+    // Claiming without a choice says so; then choose with the keyboard-reachable radio.
+    await dialog.getByRole("button", { name: "Claim", exact: true }).click();
+    expect(await dialog.locator(".form-error").textContent()).to.equal("Choose a patient first.");
+    await option.locator("input[type=radio]").check();
+    await page.screenshot({ path: `${OUT}staff-claim.png` });
+    await dialog.getByRole("button", { name: "Claim", exact: true }).click();
+    await page.locator(".status", { hasText: "Report S-1 was claimed for 张三 (P001)." }).waitFor();
+    await ready(".page-unmatched .page-body");
+    expect(await page.locator("dialog").count()).to.equal(0);
+    expect(await page.locator("tr[data-external-id=S-1]").count()).to.equal(0);
+    expect((await queue()).map((e) => e.externalId)).to.deep.equal(["S-2"]);
+    const attached = await service.db.query("select matched, patient_ref from read.lab_reports where external_id = 'S-1'");
+    expect(attached.rows).to.deep.equal([{ matched: true, patient_ref: "P001" }]);
+  });
+
+  it("dismisses another with a reason (required), and the queue is then empty", async () => {
+    const opener = page.getByRole("button", { name: "Dismiss report S-2" });
+    const dialog = page.locator("dialog:has(.dismiss-form)");
+    // Escape closes the dialog and gives the focus back to the button that opened it.
+    await opener.click();
+    await dialog.waitFor();
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await opener.evaluate((button) => button === document.activeElement)).to.equal(true);
+    await page.keyboard.press("Enter");
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).to.equal("dismiss-reason");
+    await dialog.getByRole("button", { name: "Dismiss", exact: true }).click();
+    expect(await dialog.locator(".form-error").textContent()).to.equal("Give a reason for dismissing the report.");
+    await dialog.getByLabel("Reason").fill("not a dialysis patient of this centre");
+    await dialog.getByRole("button", { name: "Dismiss", exact: true }).click();
+    await page.locator(".status", { hasText: "Report S-2 was dismissed." }).waitFor();
+    await ready(".page-unmatched .page-body");
+    expect(await page.locator(".page-unmatched .empty").textContent()).to.equal("No reports are waiting.");
+    const kept = await service.db.query("select dismiss_reason from read.lab_reports where external_id = 'S-2'");
+    expect(kept.rows).to.deep.equal([{ dismiss_reason: "not a dialysis patient of this centre" }]);
+    await page.screenshot({ path: `${OUT}staff-unmatched.png` });
+  });
+
+  it("registers, searches and edits patients; id cards stay masked and an edit asks for the whole number", async () => {
+    await page.getByRole("link", { name: "Patients" }).click();
+    await ready(".page-patients .page-body");
+    expect(await page.locator(".patients tbody tr").count()).to.equal(1);
+
+    await page.getByRole("button", { name: "Register a patient" }).click();
+    const form = page.locator("dialog:has(.patient-form)");
+    await form.getByLabel("patientRef").fill("P002");
+    await form.getByLabel("Name").fill(LI_SI.name);
+    await form.getByLabel("Id card").fill("440524188001010015"); // wrong check digit
+    await form.getByRole("button", { name: "Save" }).click();
+    await form.locator(".form-error").waitFor();
+    expect(await form.locator(".form-error").textContent()).to.match(/check digit/);
+    expect(await form.getByLabel("Id card").getAttribute("aria-invalid")).to.equal("true");
+    await form.getByLabel("Id card").fill(LI_SI.idCard);
+    await form.getByLabel("Ward (optional)").fill("B");
+    await page.screenshot({ path: `${OUT}staff-patient-form.png` });
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.locator(".status", { hasText: "Patient P002 (李四) was saved." }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll(".patients tbody tr").length === 2);
+    const row = page.locator(".patients tr[data-patient-ref=P002]");
+    expect(await row.locator(".id-card").textContent()).to.equal("440524********0014");
+    expect(await page.locator("main").textContent()).not.to.include(LI_SI.idCard);
+
+    await page.getByLabel("Search patients").fill("李");
+    await page.getByLabel("Search patients").press("Enter");
+    await page.waitForFunction(() => document.querySelectorAll(".patients tbody tr").length === 1);
+    expect(await page.locator(".count").textContent()).to.equal("1 patient");
+
+    await row.getByRole("button", { name: "Edit 李四" }).click();
+    expect(await form.getByLabel("patientRef").getAttribute("readonly")).to.equal("");
+    expect(await form.getByLabel("Name").inputValue()).to.equal(LI_SI.name);
+    expect(await form.getByLabel("Id card").inputValue()).to.equal("");
+    expect(await form.locator(".hint", { hasText: "440524********0014" }).count()).to.equal(1);
+    await form.getByLabel("Ward (optional)").fill("C");
+    await form.getByRole("button", { name: "Save" }).click();
+    expect(await form.locator(".form-error").textContent()).to.equal("Fill in Id card.");
+    await form.getByLabel("Id card").fill(LI_SI.idCard);
+    await form.getByLabel("Active (still on dialysis here)").uncheck();
+    await form.getByRole("button", { name: "Save" }).click();
+    await page.locator(".status", { hasText: "Patient P002 (李四) was saved." }).waitFor();
+    await page.waitForFunction(() => document.querySelector(".patients tr[data-patient-ref=P002] td:nth-of-type(4)")?.textContent === "C");
+    expect(await row.locator("td").nth(4).textContent()).to.equal("No");
+    await page.screenshot({ path: `${OUT}staff-patients.png`, fullPage: true });
+  });
+
+  it("ends the session on sign-out, and when the service stops accepting the token", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.locator("#sign-in-token").waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
+
+    // A token kept in the tab that the service no longer accepts sends the person back to sign in.
+    await page.evaluate(() => sessionStorage.setItem("dialysis-hub.staff.session", JSON.stringify({ token: "dha_revoked", tenant: "h1" })));
+    await page.reload();
+    await page.locator(".sign-in .form-error").waitFor();
+    expect(await page.locator(".sign-in .form-error").textContent()).to.match(/\(401\)/);
+    expect(cspViolations).to.deep.equal([]);
+  });
+});

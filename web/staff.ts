@@ -1,0 +1,124 @@
+/**
+ * The staff pages (`GET /staff`, src/http/staffRoutes.ts): sign in with an author token, then
+ * the reports with their versions and audits, the unmatched queue and the patients, all through
+ * the `/api` endpoints. The server wrote the tenant and language into `<body data-…>`; the pages
+ * are chosen by the fragment (`#reports`, `#unmatched`, `#patients`) so the browser's back button
+ * and bookmarks work without a server route per page.
+ */
+import "./staff.css";
+import { el } from "./staff/dom.ts";
+import type { PageContext } from "./staff/page.ts";
+import { patientsPage } from "./staff/patientsPage.ts";
+import { reportsPage } from "./staff/reportsPage.ts";
+import { clearSession, loadSession, saveSession, tokenHint, type Session } from "./staff/session.ts";
+import { rejectionText, signInPage } from "./staff/signIn.ts";
+import { createStaffApi } from "./staff/staffApi.ts";
+import { staffTextsFor, type StaffTexts } from "./staff/texts.ts";
+import { unmatchedPage } from "./staff/unmatchedPage.ts";
+import type { Lang } from "./types.ts";
+
+const PAGES = {
+  reports: { title: (t: StaffTexts) => t.reports, build: reportsPage },
+  unmatched: { title: (t: StaffTexts) => t.unmatched, build: unmatchedPage },
+  patients: { title: (t: StaffTexts) => t.patients, build: patientsPage },
+} as const;
+type PageName = keyof typeof PAGES;
+
+const body = document.body;
+const lang: Lang = body.dataset.lang === "en" ? "en" : "zh";
+const texts = staffTextsFor(lang);
+const servedTenant = body.dataset.tenant ?? "default";
+const tenantFixed = body.dataset.tenantFixed === "true";
+const app = document.getElementById("app")!;
+
+function pageName(): PageName {
+  const name = location.hash.replace(/^#\/?/, "");
+  return name in PAGES ? (name as PageName) : "reports";
+}
+
+/** The same page in the other language (the server renders the shell in it), tenant and page kept. */
+function otherLanguageUrl(): string {
+  const query = new URLSearchParams(location.search);
+  query.set("lang", lang === "en" ? "zh" : "en");
+  return `?${query}${location.hash}`;
+}
+
+function show(view: HTMLElement, title: string): void {
+  app.replaceChildren(view);
+  document.title = `${title} · ${texts.appTitle}`;
+  // Focus follows the page change, so keyboard and screen-reader users land on its heading or first field.
+  (view.querySelector<HTMLElement>("[autofocus]") ?? view.querySelector<HTMLElement>("h1"))?.focus();
+}
+
+function signIn(message: string | null = null): void {
+  clearSession();
+  const view = el(
+    "div",
+    { class: "shell" },
+    el("header", { class: "top" }, el("p", { class: "brand" }, texts.appTitle), el("a", { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" }, texts.otherLanguage)),
+    signInPage({
+      texts,
+      tenant: tenantFixed ? servedTenant : (loadSession()?.tenant ?? servedTenant),
+      tenantFixed,
+      message,
+      onSignedIn(session) {
+        saveSession(session);
+        signedIn(session);
+      },
+    }),
+  );
+  show(view, texts.signInTitle);
+}
+
+function signedIn(session: Session): void {
+  const live = el("p", { class: "status", role: "status", "aria-live": "polite" });
+  const announce = (text: string) => {
+    live.textContent = text;
+  };
+  // A token the service stops accepting (revoked, another tenant's) ends the session on any call.
+  const api = createStaffApi(session, texts, (error) => signIn(rejectionText(texts, error) || texts.sessionEnded));
+  const ctx: PageContext = { api, texts, session, lang, announce };
+
+  const links = (Object.keys(PAGES) as PageName[]).map((name) => el("a", { href: `#${name}`, "data-page-link": name }, PAGES[name].title(texts)));
+  const nav = el("nav", { class: "tabs", "aria-label": texts.nav }, ...links);
+  const signOut = el("button", { type: "button", class: "sign-out", onclick: () => signIn() }, texts.signOut);
+  const header = el(
+    "header",
+    { class: "top" },
+    el("p", { class: "brand" }, texts.appTitle),
+    nav,
+    el("p", { class: "who muted", "data-tenant": session.tenant }, texts.signedInAs(session.tenant, tokenHint(session.token))),
+    el("a", { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" }, texts.otherLanguage),
+    signOut,
+  );
+  const slot = el("div", { class: "page-slot" });
+  // The fragment names the page, so the skip link moves focus itself instead of changing it.
+  const skipToContent = (event: Event) => {
+    event.preventDefault();
+    slot.querySelector<HTMLElement>("h1")?.focus();
+  };
+  const shell = el("div", { class: "shell" }, el("a", { class: "skip", href: "#main", onclick: skipToContent }, texts.skipToContent), header, live, slot);
+
+  const render = () => {
+    const name = pageName();
+    for (const link of links) {
+      if (link.dataset.pageLink === name) link.setAttribute("aria-current", "page");
+      else link.removeAttribute("aria-current");
+    }
+    for (const anchor of shell.querySelectorAll<HTMLAnchorElement>("a.lang")) anchor.href = otherLanguageUrl();
+    announce("");
+    const page = PAGES[name].build(ctx);
+    slot.replaceChildren(page);
+    document.title = `${PAGES[name].title(texts)} · ${texts.appTitle}`;
+    page.querySelector<HTMLElement>("h1")?.focus();
+  };
+  window.onhashchange = () => {
+    if (app.contains(shell)) render();
+  };
+  app.replaceChildren(shell);
+  render();
+}
+
+const stored = loadSession();
+if (stored && (!tenantFixed || stored.tenant === servedTenant)) signedIn(stored);
+else signIn();

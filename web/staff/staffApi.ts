@@ -1,0 +1,57 @@
+import { ApiError } from "../api.ts";
+import type { Session } from "./session.ts";
+import type { StaffTexts } from "./texts.ts";
+
+export { ApiError };
+
+export interface StaffApi {
+  get<T>(path: string): Promise<T>;
+  post<T>(path: string, body: unknown): Promise<T>;
+  put<T>(path: string, body: unknown): Promise<T>;
+}
+
+/**
+ * Calls of `/api` as the signed-in person: `Authorization: Bearer <token>` and the session's
+ * `X-Service-Tenant`. A 401 or 403 means the token no longer serves this tenant (revoked, or
+ * another tenant's): `onRejected` ends the session, and the call still fails for its caller.
+ */
+export function createStaffApi(session: Session, texts: StaffTexts, onRejected: (error: ApiError) => void = () => {}): StaffApi {
+  async function send<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {
+      accept: "application/json",
+      authorization: `Bearer ${session.token}`,
+      "x-service-tenant": session.tenant,
+    };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
+    } catch {
+      throw new ApiError(0, texts.networkFailed);
+    }
+    if (!response.ok) {
+      const error = new ApiError(response.status, await errorSentence(response, texts));
+      if (response.status === 401 || response.status === 403) onRejected(error);
+      throw error;
+    }
+    return (await response.json()) as T;
+  }
+  return {
+    get: (path) => send("GET", path),
+    post: (path, body) => send("POST", path, body),
+    put: (path, body) => send("PUT", path, body),
+  };
+}
+
+async function errorSentence(response: Response, texts: StaffTexts): Promise<string> {
+  try {
+    const body = (await response.json()) as { error?: unknown };
+    if (typeof body.error === "string" && body.error) return body.error;
+  } catch {
+    // not JSON: the status says enough
+  }
+  return texts.requestFailed(response.status);
+}
+
+/** A path segment: ids come from the service, but an id with `/` or `?` must still stay one segment. */
+export const segment = encodeURIComponent;

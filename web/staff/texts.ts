@@ -1,0 +1,381 @@
+import type { Lang } from "../types.ts";
+
+/** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent. */
+export interface StaffTexts {
+  appTitle: string;
+  otherLanguage: string;
+  nav: string;
+  skipToContent: string;
+  reports: string;
+  unmatched: string;
+  patients: string;
+  signOut: string;
+  signedInAs: (tenant: string, token: string) => string;
+
+  signInTitle: string;
+  signInIntro: string;
+  token: string;
+  tokenHint: string;
+  tenant: string;
+  tenantHint: string;
+  tenantFixed: string;
+  signIn: string;
+  signingIn: string;
+  tokenMissing: string;
+  tenantInvalid: string;
+  rejected401: string;
+  rejected403: string;
+  sessionEnded: string;
+
+  loading: string;
+  loadFailed: string;
+  retry: string;
+  networkFailed: string;
+  requestFailed: (status: number) => string;
+  close: string;
+  cancel: string;
+  yes: string;
+  no: string;
+
+  reportsIntro: string;
+  noReports: string;
+  reportMeta: (id: string, datasource: string, updatedAt: string) => string;
+  published: (version: string) => string;
+  neverPublished: string;
+  hasDraft: string;
+  openCurrent: string;
+  openDraft: string;
+  versionsOf: (title: string) => string;
+  noVersions: string;
+  colVersion: string;
+  colTime: string;
+  colWho: string;
+  colNote: string;
+  colMode: string;
+  colAudit: string;
+  colActions: string;
+  current: string;
+  modes: Record<string, string>;
+  auditSummary: (score: number, highest: string, findings: number) => string;
+  open: string;
+  openVersion: (version: string) => string;
+  findings: string;
+  findingsOf: (version: string) => string;
+  noFindings: string;
+  severities: Record<string, string>;
+
+  unmatchedIntro: string;
+  queueEmpty: string;
+  queueCount: (count: number) => string;
+  colKind: string;
+  colReport: string;
+  colPatientSent: string;
+  colReason: string;
+  colReceived: string;
+  kinds: Record<string, string>;
+  reportNo: (no: string) => string;
+  hisId: (id: string) => string;
+  claim: string;
+  claimButton: string;
+  claimTitle: (externalId: string) => string;
+  claimFor: (externalId: string) => string;
+  claiming: string;
+  claimed: (externalId: string, patient: string) => string;
+  choosePatient: string;
+  dismiss: string;
+  dismissButton: string;
+  dismissTitle: (externalId: string) => string;
+  dismissFor: (externalId: string) => string;
+  reason: string;
+  reasonHint: string;
+  reasonMissing: string;
+  dismissing: string;
+  dismissed: (externalId: string) => string;
+
+  patientsIntro: string;
+  search: string;
+  searchLabel: string;
+  searchHint: string;
+  searching: string;
+  noPatients: string;
+  noMatches: (q: string) => string;
+  patientCount: (count: number) => string;
+  colPatientRef: string;
+  colName: string;
+  colIdCard: string;
+  colHisId: string;
+  colWard: string;
+  colActive: string;
+  register: string;
+  registerTitle: string;
+  edit: string;
+  editFor: (name: string) => string;
+  editTitle: (patientRef: string) => string;
+  patientRef: string;
+  patientRefHint: string;
+  name: string;
+  idCard: string;
+  idCardHint: string;
+  idCardReenter: (masked: string) => string;
+  hisPatientId: string;
+  ward: string;
+  active: string;
+  save: string;
+  saving: string;
+  saved: (patientRef: string, name: string) => string;
+  fieldMissing: (label: string) => string;
+}
+
+const zh: StaffTexts = {
+  appTitle: "透析中心 · 工作台",
+  otherLanguage: "English",
+  nav: "工作台导航",
+  skipToContent: "跳到正文",
+  reports: "报表",
+  unmatched: "待认领报告",
+  patients: "患者",
+  signOut: "退出",
+  signedInAs: (tenant, token) => `租户 ${tenant} · 令牌 ${token}`,
+
+  signInTitle: "登录工作台",
+  signInIntro: "粘贴作者令牌（dha_…，由管理员通过 npm run cli -- authors create 创建）或 ADMIN_TOKEN。令牌只保存在本浏览器标签页中，关闭即清除。",
+  token: "令牌",
+  tokenHint: "以 dha_ 开头的作者令牌，或管理员令牌。",
+  tenant: "租户",
+  tenantHint: "令牌所属的医院或中心，例如 demo。",
+  tenantFixed: "由反向代理设定，不可更改。",
+  signIn: "登录",
+  signingIn: "正在验证…",
+  tokenMissing: "请粘贴令牌。",
+  tenantInvalid: "租户名称须为 1 至 64 个字母、数字、'_' 或 '-'。",
+  rejected401: "令牌无效（401）：请检查是否完整粘贴，或向管理员申请新的作者令牌。",
+  rejected403: "令牌不属于该租户（403）：请选择令牌所属的租户，或使用该租户的令牌。",
+  sessionEnded: "会话已失效，请重新登录。",
+
+  loading: "加载中…",
+  loadFailed: "加载失败",
+  retry: "重试",
+  networkFailed: "无法连接服务，请检查网络后重试。",
+  requestFailed: (status) => `请求失败（HTTP ${status}）。`,
+  close: "关闭",
+  cancel: "取消",
+  yes: "是",
+  no: "否",
+
+  reportsIntro: "本租户的全部报表及其版本、模式和审核评级。点击版本可打开其嵌入页面。",
+  noReports: "还没有报表。",
+  reportMeta: (id, datasource, updatedAt) => `${id} · 数据源 ${datasource} · 更新于 ${updatedAt}`,
+  published: (version) => `已发布 ${version}`,
+  neverPublished: "从未发布",
+  hasDraft: "有草稿",
+  openCurrent: "打开当前版本",
+  openDraft: "打开草稿",
+  versionsOf: (title) => `${title} 的版本`,
+  noVersions: "尚无已发布的版本。",
+  colVersion: "版本",
+  colTime: "发布时间",
+  colWho: "发布人",
+  colNote: "说明",
+  colMode: "模式",
+  colAudit: "审核",
+  colActions: "操作",
+  current: "当前",
+  modes: { dynamic: "动态", snapshot: "快照" },
+  auditSummary: (score, highest, findings) => `${score} 分 · 最高级别 ${highest} · ${findings} 项发现`,
+  open: "打开",
+  openVersion: (version) => `打开 ${version} 的嵌入页面（新标签页）`,
+  findings: "审核发现",
+  findingsOf: (version) => `${version} 的审核发现`,
+  noFindings: "没有发现问题。",
+  severities: { none: "无", info: "提示", low: "低", medium: "中", high: "高", critical: "严重" },
+
+  unmatchedIntro: "未能匹配到透析患者的检验、检查报告。认领给一位患者，或说明理由后搁置（报告仍会保留以备审计）。",
+  queueEmpty: "没有待认领的报告。",
+  queueCount: (count) => `共 ${count} 份待认领`,
+  colKind: "类型",
+  colReport: "报告",
+  colPatientSent: "报告中的患者",
+  colReason: "原因",
+  colReceived: "接收时间",
+  kinds: { lab: "检验", exam: "检查" },
+  reportNo: (no) => `报告号 ${no}`,
+  hisId: (id) => `HIS ${id}`,
+  claim: "认领…",
+  claimButton: "认领",
+  claimTitle: (externalId) => `认领报告 ${externalId}`,
+  claimFor: (externalId) => `认领报告 ${externalId}`,
+  claiming: "正在认领…",
+  claimed: (externalId, patient) => `报告 ${externalId} 已认领给 ${patient}。`,
+  choosePatient: "请先选择一位患者。",
+  dismiss: "搁置…",
+  dismissButton: "搁置",
+  dismissTitle: (externalId) => `搁置报告 ${externalId}`,
+  dismissFor: (externalId) => `搁置报告 ${externalId}`,
+  reason: "理由",
+  reasonHint: "例如：非本中心透析患者。报告会保留，并计入对账。",
+  reasonMissing: "请填写搁置理由。",
+  dismissing: "正在搁置…",
+  dismissed: (externalId) => `报告 ${externalId} 已搁置。`,
+
+  patientsIntro: "本租户登记的透析患者。身份证号只显示前 6 位和后 4 位。",
+  search: "搜索",
+  searchLabel: "搜索患者",
+  searchHint: "姓名、患者编号、HIS 号，或身份证号的可见部分（如 110105********002X）。",
+  searching: "搜索中…",
+  noPatients: "还没有登记患者。",
+  noMatches: (q) => `没有与“${q}”匹配的患者。`,
+  patientCount: (count) => `共 ${count} 位患者`,
+  colPatientRef: "患者编号",
+  colName: "姓名",
+  colIdCard: "身份证号",
+  colHisId: "HIS 号",
+  colWard: "病区",
+  colActive: "在透",
+  register: "登记患者",
+  registerTitle: "登记新患者",
+  edit: "编辑",
+  editFor: (name) => `编辑 ${name}`,
+  editTitle: (patientRef) => `编辑患者 ${patientRef}`,
+  patientRef: "患者编号",
+  patientRefHint: "字母或数字开头，最多 64 个字母、数字、'_'、'.' 或 '-'；登记后不可更改。",
+  name: "姓名",
+  idCard: "身份证号",
+  idCardHint: "18 位居民身份证号。登记后会自动认领持此身份证号的待认领报告。",
+  idCardReenter: (masked) => `列表中只显示 ${masked}：保存时请重新输入完整的 18 位号码。`,
+  hisPatientId: "HIS 号（可选）",
+  ward: "病区（可选）",
+  active: "在透（仍在本中心透析）",
+  save: "保存",
+  saving: "正在保存…",
+  saved: (patientRef, name) => `患者 ${patientRef}（${name}）已保存。`,
+  fieldMissing: (label) => `请填写${label}。`,
+};
+
+const en: StaffTexts = {
+  appTitle: "Dialysis Hub · Staff",
+  otherLanguage: "中文",
+  nav: "Staff pages",
+  skipToContent: "Skip to content",
+  reports: "Reports",
+  unmatched: "Unmatched reports",
+  patients: "Patients",
+  signOut: "Sign out",
+  signedInAs: (tenant, token) => `Tenant ${tenant} · token ${token}`,
+
+  signInTitle: "Sign in",
+  signInIntro: "Paste an author token (dha_…, created by an administrator with npm run cli -- authors create) or the ADMIN_TOKEN. The token is kept in this browser tab only and forgotten when it closes.",
+  token: "Token",
+  tokenHint: "An author token starting with dha_, or the administrator's token.",
+  tenant: "Tenant",
+  tenantHint: "The hospital or centre the token belongs to, e.g. demo.",
+  tenantFixed: "Set by the reverse proxy; it cannot be changed here.",
+  signIn: "Sign in",
+  signingIn: "Checking…",
+  tokenMissing: "Paste a token.",
+  tenantInvalid: "The tenant must be 1 to 64 letters, digits, '_' or '-'.",
+  rejected401: "The token is not valid (401): check that it was pasted whole, or ask the administrator for a new author token.",
+  rejected403: "The token belongs to another tenant (403): choose the token's tenant, or use a token of this tenant.",
+  sessionEnded: "The session has ended; sign in again.",
+
+  loading: "Loading…",
+  loadFailed: "Could not load",
+  retry: "Try again",
+  networkFailed: "The service cannot be reached; check the network and try again.",
+  requestFailed: (status) => `The request failed (HTTP ${status}).`,
+  close: "Close",
+  cancel: "Cancel",
+  yes: "Yes",
+  no: "No",
+
+  reportsIntro: "Every report of this tenant with its versions, modes and audit grades. Open a version to see its embed page.",
+  noReports: "There are no reports yet.",
+  reportMeta: (id, datasource, updatedAt) => `${id} · data source ${datasource} · updated ${updatedAt}`,
+  published: (version) => `Published ${version}`,
+  neverPublished: "Never published",
+  hasDraft: "Draft",
+  openCurrent: "Open current version",
+  openDraft: "Open draft",
+  versionsOf: (title) => `Versions of ${title}`,
+  noVersions: "No published versions yet.",
+  colVersion: "Version",
+  colTime: "Published",
+  colWho: "By",
+  colNote: "Note",
+  colMode: "Mode",
+  colAudit: "Audit",
+  colActions: "Actions",
+  current: "current",
+  modes: { dynamic: "dynamic", snapshot: "snapshot" },
+  auditSummary: (score, highest, findings) => `score ${score} · highest ${highest} · ${findings} finding${findings === 1 ? "" : "s"}`,
+  open: "Open",
+  openVersion: (version) => `Open the embed page of ${version} (new tab)`,
+  findings: "Findings",
+  findingsOf: (version) => `Audit findings of ${version}`,
+  noFindings: "No findings.",
+  severities: { none: "none", info: "info", low: "low", medium: "medium", high: "high", critical: "critical" },
+
+  unmatchedIntro: "Laboratory and examination reports that matched no dialysis patient. Claim each for a patient, or dismiss it with a reason (it stays stored for audit).",
+  queueEmpty: "No reports are waiting.",
+  queueCount: (count) => `${count} waiting`,
+  colKind: "Kind",
+  colReport: "Report",
+  colPatientSent: "Patient as sent",
+  colReason: "Reason",
+  colReceived: "Received",
+  kinds: { lab: "lab", exam: "exam" },
+  reportNo: (no) => `report no. ${no}`,
+  hisId: (id) => `HIS ${id}`,
+  claim: "Claim…",
+  claimButton: "Claim",
+  claimTitle: (externalId) => `Claim report ${externalId}`,
+  claimFor: (externalId) => `Claim report ${externalId}`,
+  claiming: "Claiming…",
+  claimed: (externalId, patient) => `Report ${externalId} was claimed for ${patient}.`,
+  choosePatient: "Choose a patient first.",
+  dismiss: "Dismiss…",
+  dismissButton: "Dismiss",
+  dismissTitle: (externalId) => `Dismiss report ${externalId}`,
+  dismissFor: (externalId) => `Dismiss report ${externalId}`,
+  reason: "Reason",
+  reasonHint: "E.g. not a dialysis patient of this centre. The report stays stored and counted in reconciliation.",
+  reasonMissing: "Give a reason for dismissing the report.",
+  dismissing: "Dismissing…",
+  dismissed: (externalId) => `Report ${externalId} was dismissed.`,
+
+  patientsIntro: "The dialysis patients registered for this tenant. Id cards show their first 6 and last 4 characters only.",
+  search: "Search",
+  searchLabel: "Search patients",
+  searchHint: "Name, patientRef, HIS id, or the visible part of the id card (e.g. 110105********002X).",
+  searching: "Searching…",
+  noPatients: "No patients are registered yet.",
+  noMatches: (q) => `No patient matches “${q}”.`,
+  patientCount: (count) => `${count} patient${count === 1 ? "" : "s"}`,
+  colPatientRef: "patientRef",
+  colName: "Name",
+  colIdCard: "Id card",
+  colHisId: "HIS id",
+  colWard: "Ward",
+  colActive: "Active",
+  register: "Register a patient",
+  registerTitle: "Register a patient",
+  edit: "Edit",
+  editFor: (name) => `Edit ${name}`,
+  editTitle: (patientRef) => `Edit patient ${patientRef}`,
+  patientRef: "patientRef",
+  patientRefHint: "Starts with a letter or digit; up to 64 letters, digits, '_', '.' or '-'. It cannot change later.",
+  name: "Name",
+  idCard: "Id card",
+  idCardHint: "The 18-character national identity number. Registering claims the waiting reports with this id card.",
+  idCardReenter: (masked) => `The list shows ${masked} only: type the whole 18-character number again to save.`,
+  hisPatientId: "HIS id (optional)",
+  ward: "Ward (optional)",
+  active: "Active (still on dialysis here)",
+  save: "Save",
+  saving: "Saving…",
+  saved: (patientRef, name) => `Patient ${patientRef} (${name}) was saved.`,
+  fieldMissing: (label) => `Fill in ${label}.`,
+};
+
+export function staffTextsFor(lang: Lang): StaffTexts {
+  return lang === "en" ? en : zh;
+}

@@ -1,0 +1,14 @@
+/** What the staff pages read from `/api` (contract A.2, A.5, C.4); types only, from the server's own modules. */
+export type { Audit, Finding } from "../../commands/reports/audit.ts";
+export type { PatientListEntry } from "../../queries/patients.ts";
+export type { ReportListEntry, VersionEntry } from "../../queries/reports/reportCatalog.ts";
+export type { UnmatchedEntry } from "../../queries/unmatched.ts";
+
+/** The body of `PUT /api/patients/{patientRef}`. */
+export interface PatientInput {
+  name: string;
+  idCard: string;
+  hisPatientId: string | null;
+  ward: string | null;
+  active: boolean;
+}

@@ -1,0 +1,136 @@
+import { openModal } from "./dialog.ts";
+import { alertBox, el, field, localTime } from "./dom.ts";
+import { loader, pageFrame, type PageContext } from "./page.ts";
+import { patientPicker } from "./patientPicker.ts";
+import { segment } from "./staffApi.ts";
+import type { UnmatchedEntry } from "./types.ts";
+
+/** The reports awaiting a patient (`GET /api/unmatched`), each to claim or dismiss (contract C.4). */
+export function unmatchedPage(ctx: PageContext): HTMLElement {
+  const { texts } = ctx;
+  const count = el("p", { class: "count muted" });
+  const box = el("div", { class: "page-body" });
+  const reload = loader(box, texts, async () => {
+    const queue = await ctx.api.get<UnmatchedEntry[]>("/api/unmatched");
+    count.textContent = texts.queueCount(queue.length);
+    if (queue.length === 0) return el("p", { class: "empty" }, texts.queueEmpty);
+    return queueTable(ctx, queue, reload);
+  });
+  void reload();
+  return pageFrame("unmatched", texts.unmatched, texts.unmatchedIntro, count, box);
+}
+
+function queueTable(ctx: PageContext, queue: UnmatchedEntry[], reload: () => Promise<void>): HTMLElement {
+  const { texts } = ctx;
+  const columns = [texts.colKind, texts.colReport, texts.colPatientSent, texts.colReason, texts.colReceived, texts.colActions];
+  const rows = queue.map((entry) => {
+    const sent = [entry.patient.name, entry.patient.idCard, entry.patient.hisPatientId ? texts.hisId(entry.patient.hisPatientId) : null].filter(Boolean).join(" · ");
+    return el(
+      "tr",
+      { "data-kind": entry.kind, "data-external-id": entry.externalId },
+      el("td", {}, texts.kinds[entry.kind] ?? entry.kind),
+      el("th", { scope: "row" }, entry.externalId, entry.reportNo ? el("span", { class: "sub muted" }, texts.reportNo(entry.reportNo)) : null),
+      el("td", {}, sent || "—"),
+      el("td", { class: "reason" }, entry.pendingReason),
+      el("td", {}, localTime(entry.receivedAt)),
+      el(
+        "td",
+        { class: "actions" },
+        el("button", { type: "button", class: "claim", "aria-label": texts.claimFor(entry.externalId), onclick: () => claimDialog(ctx, entry, reload) }, texts.claim),
+        el("button", { type: "button", class: "dismiss", "aria-label": texts.dismissFor(entry.externalId), onclick: () => dismissDialog(ctx, entry, reload) }, texts.dismiss),
+      ),
+    );
+  });
+  return el(
+    "div",
+    { class: "table-wrap" },
+    el("table", { class: "data queue" }, el("caption", { class: "visually-hidden" }, texts.unmatched), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)),
+  );
+}
+
+/** What the report says about its patient: a person checks it against the patient they choose. */
+function sentPatient(ctx: PageContext, entry: UnmatchedEntry): HTMLElement {
+  const { texts } = ctx;
+  const row = (term: string, value: string | null) => (value ? [el("dt", {}, term), el("dd", {}, value)] : []);
+  return el(
+    "dl",
+    { class: "sent-patient" },
+    ...row(texts.colReport, [entry.externalId, entry.reportNo ? texts.reportNo(entry.reportNo) : null].filter(Boolean).join(" · ")),
+    ...row(texts.name, entry.patient.name),
+    ...row(texts.idCard, entry.patient.idCard),
+    ...row(texts.colHisId, entry.patient.hisPatientId),
+    ...row(texts.colReason, entry.pendingReason),
+  );
+}
+
+function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Promise<void>): void {
+  const { texts } = ctx;
+  // Start from what the report names: a name finds the patient most often, else the visible id card.
+  const picker = patientPicker(ctx, entry.patient.name ?? entry.patient.idCard ?? entry.patient.hisPatientId ?? "");
+  const problem = alertBox();
+  const submit = el("button", { type: "submit", class: "primary" }, texts.claimButton);
+  openModal(texts.claimTitle(entry.externalId), texts.close, (modal) => {
+    const form = el("form", { class: "claim-form", novalidate: true }, sentPatient(ctx, entry), picker.element, problem.element, el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const patient = picker.chosen();
+      if (!patient) return problem.show(texts.choosePatient);
+      submit.disabled = true;
+      submit.textContent = texts.claiming;
+      problem.show(null);
+      try {
+        await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/claim`, { patientRef: patient.patientRef });
+        modal.close();
+        ctx.announce(texts.claimed(entry.externalId, `${patient.name} (${patient.patientRef})`));
+        await reload();
+      } catch (error) {
+        problem.show(error instanceof Error ? error.message : String(error));
+      } finally {
+        submit.disabled = false;
+        submit.textContent = texts.claimButton;
+      }
+    });
+    return [form];
+  });
+}
+
+function dismissDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Promise<void>): void {
+  const { texts } = ctx;
+  const reason = el("textarea", { name: "reason", rows: 3, maxlength: 500, required: true });
+  const problem = alertBox();
+  const submit = el("button", { type: "submit", class: "primary danger" }, texts.dismissButton);
+  openModal(texts.dismissTitle(entry.externalId), texts.close, (modal) => {
+    const form = el(
+      "form",
+      { class: "dismiss-form", novalidate: true },
+      sentPatient(ctx, entry),
+      field(`dismiss-reason`, texts.reason, reason, texts.reasonHint),
+      problem.element,
+      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (!reason.value.trim()) {
+        reason.setAttribute("aria-invalid", "true");
+        reason.focus();
+        return problem.show(texts.reasonMissing);
+      }
+      reason.removeAttribute("aria-invalid");
+      submit.disabled = true;
+      submit.textContent = texts.dismissing;
+      problem.show(null);
+      try {
+        await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/dismiss`, { reason: reason.value.trim() });
+        modal.close();
+        ctx.announce(texts.dismissed(entry.externalId));
+        await reload();
+      } catch (error) {
+        problem.show(error instanceof Error ? error.message : String(error));
+      } finally {
+        submit.disabled = false;
+        submit.textContent = texts.dismissButton;
+      }
+    });
+    return [form];
+  });
+}
