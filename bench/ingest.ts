@@ -29,7 +29,7 @@ async function until(what: string, probe: () => Promise<boolean>): Promise<void>
   }
 }
 
-async function measureOurs(batches: number): Promise<{ warmup: PushRun; measured: PushRun; peakRssMb: number }> {
+async function measureOurs(batches: number): Promise<{ warmup: PushRun; measured: PushRun; peakRssMb: number; cpuMs: number }> {
   const config = configSchema.parse({
     PORT: "0",
     DATABASE_URL: await createTestDatabase(false),
@@ -60,9 +60,12 @@ async function measureOurs(batches: number): Promise<{ warmup: PushRun; measured
     // RSS is watched until the read model has caught up with the last sampled batch, not only while pushing.
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), RSS_EVERY_MS);
+    // CPU time does not depend on what else the machine runs as much as wall time does.
+    const cpuBefore = process.cpuUsage();
     try {
       const measured = await runSenders({ serviceUrl, key, run: "M", batches, sample: true });
-      return { warmup, measured, peakRssMb: Math.max(peakRss, process.memoryUsage().rss) / (1024 * 1024) };
+      const cpu = process.cpuUsage(cpuBefore);
+      return { warmup, measured, peakRssMb: Math.max(peakRss, process.memoryUsage().rss) / (1024 * 1024), cpuMs: (cpu.user + cpu.system) / 1000 };
     } finally {
       clearInterval(sampler);
     }
@@ -102,7 +105,7 @@ async function measurePlain(ours: { warmup: PushRun; measured: PushRun }): Promi
 export async function ingestBenchmarks(): Promise<BenchResult[]> {
   const batches = Number(process.env.BENCH_INGEST_BATCHES ?? 50);
   if (!Number.isInteger(batches) || batches < 1) throw new Error(`BENCH_INGEST_BATCHES must be a positive integer, not ${process.env.BENCH_INGEST_BATCHES}`);
-  const { warmup, measured: ours, peakRssMb } = await measureOurs(batches);
+  const { warmup, measured: ours, peakRssMb, cpuMs } = await measureOurs(batches);
   const plain = await measurePlain({ warmup, measured: ours });
   const total = SENDERS * batches * REPORTS_PER_BATCH;
   const shape = `${SENDERS} senders x ${batches} batches x ${REPORTS_PER_BATCH} reports x ${ITEMS.length} items`;
@@ -121,6 +124,13 @@ export async function ingestBenchmarks(): Promise<BenchResult[]> {
       "ms",
       undefined,
       `${ours.lagMs.length} sampled pushes (every ${SAMPLE_EVERY}th batch, one poller), push answered -> all its externalIds in reconcile (polled every ${POLL_MS} ms); p50 ${percentile(ours.lagMs, 50).toFixed(1)} ms, max ${Math.max(...ours.lagMs).toFixed(1)} ms`,
+    ),
+    result(
+      "ingest.service_cpu_ms_per_report",
+      cpuMs / total,
+      "ms",
+      undefined,
+      `CPU time (user + system) of the service's process from the first push until the last sampled batch was visible, per report: HTTP, validation, matching, mapping, append and projections`,
     ),
     result("ingest.peak_rss_mb", peakRssMb, "MB", undefined, `RSS of the service's process (HTTP, commands, projections; the senders run in a child process), sampled every ${RSS_EVERY_MS} ms from the first push until the last sampled batch was visible`),
   ];

@@ -59,9 +59,9 @@ async function catchUp(): Promise<BenchResult[]> {
     let started = performance.now();
     let checkpoint = START;
     for (;;) {
-      const batch = await readAfter(db, checkpoint, 1000, countingProjection.handles);
-      if (batch.length === 0) break;
-      checkpoint = checkpointOf(batch.at(-1)!);
+      const { events } = await readAfter(db, checkpoint, 1000, countingProjection.handles);
+      if (events.length === 0) break;
+      checkpoint = checkpointOf(events.at(-1)!);
     }
     const readOnly = CATCHUP_EVENTS / ((performance.now() - started) / 1000);
 

@@ -1,6 +1,6 @@
 import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
-import { checkpointOf, hasEventsAfter, readAfter } from "./eventFeed.ts";
+import { checkpointOf, hasEventsAfter, readAfter, type FeedPage } from "./eventFeed.ts";
 import { recordError, saveProgress, type Generation } from "./generations.ts";
 import type { Projection } from "./projection.ts";
 
@@ -21,7 +21,8 @@ export type BatchOutcome =
  * writes and the checkpoint commit together, so each event takes effect exactly once.
  */
 export async function applyNextBatch(tx: Tx, projection: Projection, gen: Generation, batchSize: number): Promise<BatchOutcome> {
-  const events = await readAfter(tx, gen.checkpoint, batchSize, projection.handles, projection.payload);
+  const page = await readAfter(tx, gen.checkpoint, batchSize, projection.handles, projection.payload);
+  const { events } = page;
   if (events.length === 0) {
     return (await hasEventsAfter(tx, gen.checkpoint)) ? { kind: "waiting" } : { kind: "idle" };
   }
@@ -32,13 +33,13 @@ export async function applyNextBatch(tx: Tx, projection: Projection, gen: Genera
     await applyAll(tx, projection, handled);
   } catch {
     await tx.query("rollback to savepoint batch");
-    return applyUntilFailure(tx, projection, gen, events);
+    return applyUntilFailure(tx, projection, gen, page);
   }
   await tx.query("set local search_path to default");
   const last = checkpointOf(events.at(-1)!);
-  await saveProgress(tx, gen, last, events.length);
+  await saveProgress(tx, gen, last, page.scanned);
   gen.checkpoint = last;
-  return { kind: "applied", count: events.length, full: events.length === batchSize };
+  return { kind: "applied", count: page.scanned, full: page.scanned === batchSize };
 }
 
 async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[]): Promise<void> {
@@ -48,7 +49,7 @@ async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[]): 
 }
 
 /** The slow path after a failed batch: one savepoint per event finds the event that fails. */
-async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation, events: StoredEvent[]): Promise<BatchOutcome> {
+async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation, { events, passed }: FeedPage): Promise<BatchOutcome> {
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   let applied = 0;
   let failure: { position: number; message: string } | null = null;
@@ -69,10 +70,10 @@ async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation
   await tx.query("set local search_path to default");
   if (applied > 0) {
     const last = checkpointOf(events[applied - 1]!);
-    await saveProgress(tx, gen, last, applied);
+    await saveProgress(tx, gen, last, passed[applied - 1]!);
     gen.checkpoint = last;
   }
-  if (!failure) return { kind: "applied", count: applied, full: false };
+  if (!failure) return { kind: "applied", count: applied > 0 ? passed[applied - 1]! : 0, full: false };
   await recordError(tx, gen, failure.position, failure.message);
   return { kind: "failed", ...failure };
 }

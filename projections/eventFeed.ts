@@ -22,19 +22,41 @@ export const START: Checkpoint = { transactionId: "0", position: 0 };
  * The text copy of the id is selected under another name on purpose: were it called
  * `transaction_id`, ORDER BY would sort by that text column ("100003" < "99999").
  *
- * Events of types the reader does not handle are still read (the checkpoint must move past
- * them) but without their payload; of the handled ones, the reader names what it wants
- * (`payload`, an SQL expression over the row: a projection's constant, never outside input).
+ * A reader passes over events of types it does not handle: the database scans them (the
+ * checkpoint must move past them) but returns only the handled ones, and the last event scanned,
+ * so the checkpoint can move to it; that one comes without its payload when not handled. Of the
+ * handled ones, the reader names what it wants (`payload`, an SQL expression over the row: a
+ * projection's constant, never outside input).
  */
 function readSql(payload: string): string {
   return `
+  with scanned as materialized (
+    select position as at, transaction_id as tx, type as kind,
+           row_number() over (order by transaction_id, position) as passed, count(*) over () as scanned
+    from (select position, transaction_id, type from events
+          where (transaction_id, position) > ($1::xid8, $2::bigint)
+            and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          order by transaction_id, position
+          limit $3) page
+  )
   select position, transaction_id::text as transaction_id_text, tenant, stream_id, stream_version, type,
-         case when type = any($4::text[]) then ${payload} end as data, metadata, recorded_at
-  from events
-  where (transaction_id, position) > ($1::xid8, $2::bigint)
-    and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-  order by transaction_id, position
-  limit $3`;
+         case when handled then ${payload} end as data,
+         case when handled then metadata end as metadata,
+         recorded_at, passed, scanned
+  from scanned
+  cross join lateral (select kind = any($4::text[]) as handled) h
+  join events on position = at
+  where handled or passed = scanned
+  order by tx, at`;
+}
+
+export interface FeedPage {
+  /** The handled events in order, and last the last event scanned when the reader does not handle it. */
+  events: StoredEvent[];
+  /** For each of `events`, how many events the page passed up to and including it. */
+  passed: number[];
+  /** How many events the page passed in all, handled or not. */
+  scanned: number;
 }
 
 export async function readAfter(
@@ -43,9 +65,9 @@ export async function readAfter(
   limit: number,
   handledTypes: readonly string[],
   payload = "data",
-): Promise<StoredEvent[]> {
+): Promise<FeedPage> {
   const { rows } = await db.query(readSql(payload), [after.transactionId, after.position, limit, handledTypes]);
-  return rows.map(toStoredEvent);
+  return { events: rows.map(toStoredEvent), passed: rows.map((row) => Number(row.passed)), scanned: rows.length ? Number(rows[0].scanned) : 0 };
 }
 
 /** True when events exist past the checkpoint that are not readable yet (their writers are still open or just committed). */

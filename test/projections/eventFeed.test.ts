@@ -17,24 +17,32 @@ describe("event feed", () => {
        values ('10', 't', 'late', 1, 'Counted', '{"n": 10}', '{"actor": "test"}'),
               ('9', 't', 'early', 1, 'Counted', '{"n": 9}', '{"actor": "test"}')`,
     );
-    const all = await readAfter(db, START, 10, ["Counted"]);
+    const all = (await readAfter(db, START, 10, ["Counted"])).events;
     expect(all.map((event) => event.transactionId)).to.deep.equal(["9", "10"]);
-    const afterNine = await readAfter(db, { transactionId: "9", position: all[0]!.position }, 10, ["Counted"]);
+    const afterNine = (await readAfter(db, { transactionId: "9", position: all[0]!.position }, 10, ["Counted"])).events;
     expect(afterNine.map((event) => (event.data as { n: number }).n)).to.deep.equal([10]);
   });
 
-  it("passes over the payload of events the reader does not handle but still returns them", async () => {
+  it("passes over events the reader does not handle, returning only the last one read, without its payload", async () => {
     await db.query(
       `insert into events (transaction_id, tenant, stream_id, stream_version, type, data, metadata)
-       values ('11', 't', 'other', 1, 'Ignored', '{"big": "payload"}', '{"actor": "test"}')`,
+       values ('11', 't', 'other', 1, 'Ignored', '{"big": "payload"}', '{"actor": "test"}'),
+              ('12', 't', 'other', 2, 'Ignored', '{"big": "payload"}', '{"actor": "test"}')`,
     );
-    const events = await readAfter(db, START, 10, ["Counted"]);
-    const ignored = events.find((event) => event.type === "Ignored");
-    expect(ignored?.data).to.equal(null);
+    const page = await readAfter(db, START, 10, ["Counted"]);
+    expect(page.scanned).to.equal(4);
+    expect(page.events.map((event) => [event.transactionId, event.type, event.data])).to.deep.equal([
+      ["9", "Counted", { n: 9 }],
+      ["10", "Counted", { n: 10 }],
+      ["12", "Ignored", null],
+    ]);
+    expect(page.passed).to.deep.equal([1, 2, 4]);
+    // A page ending on a handled event needs no extra row.
+    expect((await readAfter(db, START, 2, ["Counted"])).events.map((event) => event.transactionId)).to.deep.equal(["9", "10"]);
   });
 
   it("reads of a handled event only the part of its payload the reader names", async () => {
-    const events = await readAfter(db, START, 10, ["Counted"], "jsonb_build_object('twice', (data->>'n')::int * 2)");
+    const { events } = await readAfter(db, START, 10, ["Counted"], "jsonb_build_object('twice', (data->>'n')::int * 2)");
     expect(events.filter((event) => event.type === "Counted").map((event) => event.data)).to.deep.equal([{ twice: 18 }, { twice: 20 }]);
   });
 });
