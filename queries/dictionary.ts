@@ -1,22 +1,31 @@
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import type { Dictionary } from "../db/seed/defaultDictionary.ts";
 
-export interface ServedItem {
-  code: string;
-  name: string;
-  category: string;
-  valueType: string;
-  unit: string;
-  aliases: string[];
-  core: boolean;
-  timing: boolean;
-  loinc: string | null;
-}
+/** Contract B.4: a dictionary item as senders see it (`loinc` is ours, beside the contract's fields). */
+export const servedItemSchema = z.object({
+  code: z.string(),
+  name: z.string(),
+  category: z.string(),
+  valueType: z.string().meta({ description: "numeric, qualitative or text" }),
+  unit: z.string().meta({ description: '"" when unit-less' }),
+  aliases: z.array(z.string()),
+  core: z.boolean(),
+  timing: z.boolean().meta({ description: "True when the meaning depends on when it is drawn relative to a dialysis session (pre/post)" }),
+  loinc: z.string().nullable(),
+});
+export type ServedItem = z.infer<typeof servedItemSchema>;
 
-export interface ServedDictionary {
-  version: string;
-  items: ServedItem[];
-  examTypes: Array<{ code: string; name: string }>;
+export const servedExamTypeSchema = z.object({ code: z.string(), name: z.string() });
+
+/** Contract B.4: the `data` of `GET /open/v1/dict/lab-items`. */
+export const dictionaryAnswerSchema = z.object({
+  version: z.string().meta({ description: "Changes exactly when the dictionary content changes" }),
+  items: z.array(servedItemSchema),
+  examTypes: z.array(servedExamTypeSchema),
+});
+
+export interface ServedDictionary extends z.infer<typeof dictionaryAnswerSchema> {
   categories: string[];
 }
 

@@ -1,21 +1,22 @@
+import { z } from "zod";
 import type { Db } from "../db/pool.ts";
 
-export interface ProjectionStatus {
-  name: string;
-  generation: number;
-  version: number;
-  state: "live" | "building";
-  position: number;
-  appliedEvents: number;
-  error: { message: string; position: number; at: string } | null;
-  lagEvents: number;
-  lagSeconds: number;
-}
+export const projectionStatusSchema = z.object({
+  name: z.string(),
+  generation: z.int(),
+  version: z.int(),
+  state: z.enum(["live", "building"]),
+  position: z.int(),
+  appliedEvents: z.int(),
+  error: z.object({ message: z.string(), position: z.int(), at: z.string() }).nullable().meta({ description: "The error that stopped this projection, if any" }),
+  lagEvents: z.int(),
+  lagSeconds: z.number(),
+});
+export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
 
-export interface ProjectionsReport {
-  head: number;
-  projections: ProjectionStatus[];
-}
+/** `GET /api/admin/projections` (contract C.6): each projection's position, the store's head and the lag. */
+export const projectionsReportSchema = z.object({ head: z.int(), projections: z.array(projectionStatusSchema) });
+export type ProjectionsReport = z.infer<typeof projectionsReportSchema>;
 
 // Lag is counted up to a cap: an exact count over millions of unapplied events would itself be slow.
 const LAG_COUNT_CAP = 1_000_000;

@@ -1,15 +1,22 @@
+import { z } from "zod";
 import { maskIdCard } from "../commands/patients/nationalId.ts";
 import type { TenantReader } from "../db/tenantScope.ts";
-import { localIsoDateTime } from "./localDateTime.ts";
+import { localIsoDateTime, localIsoDateTimeText } from "./localDateTime.ts";
 
-export interface UnmatchedEntry {
-  kind: "lab" | "exam";
-  externalId: string;
-  reportNo: string | null;
-  patient: { name: string | null; idCard: string | null; hisPatientId: string | null };
-  pendingReason: string;
-  receivedAt: string;
-}
+/** Contract C.4: a report awaiting claim. */
+export const unmatchedEntrySchema = z.object({
+  kind: z.enum(["lab", "exam"]),
+  externalId: z.string(),
+  reportNo: z.string().nullable(),
+  patient: z.object({
+    name: z.string().nullable(),
+    idCard: z.string().nullable().meta({ description: "Masked: first 6 and last 4 kept", example: "110101********1234" }),
+    hisPatientId: z.string().nullable(),
+  }),
+  pendingReason: z.string(),
+  receivedAt: localIsoDateTimeText,
+});
+export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
 
 /** Reports awaiting claim, oldest first; id cards masked. */
 export async function unmatchedQueue(reader: TenantReader): Promise<UnmatchedEntry[]> {

@@ -10,6 +10,9 @@ export const registerAuthorInput = registerClientInput.extend({
   name: z.string().trim().min(1, "name is required: the author's name, shown as 'who' on the versions they publish").max(100),
 });
 
+/** What `POST /api/admin/authors` answers: the token is shown this once, only its digest is stored. */
+export const issuedAuthorToken = z.object({ authorId: z.string(), token: z.string().meta({ description: "The authoring token, shown once" }) });
+
 export type AuthorCommand = { type: "register"; authorId: string; name: string; tokenDigest: string };
 
 export const authorDecider: Decider<{ exists: boolean }, AuthorCommand> = {

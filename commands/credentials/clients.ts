@@ -12,6 +12,9 @@ export const registerClientInput = z.object({
   tenant: z.string().regex(TENANT_PATTERN, "tenant must match [A-Za-z0-9_-]{1,64}"),
 });
 
+/** What `POST /api/admin/clients` answers: the key is shown this once, only its digest is stored. */
+export const issuedClientKey = z.object({ clientId: z.string(), key: z.string().meta({ description: "The open-API client key, shown once" }) });
+
 export const clientCodeMapInput = z.object({
   codeMap: z.record(z.string().trim().min(1).max(64), z.string().trim().min(1).max(64)),
 });

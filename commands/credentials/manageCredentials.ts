@@ -2,8 +2,9 @@ import { waitForProjection } from "../../projections/waitForProjection.ts";
 import type { CommandContext } from "../commandContext.ts";
 import { CommandError } from "../commandError.ts";
 import { handleCommand } from "../handleCommand.ts";
-import { authorDecider, authorStream } from "./authors.ts";
-import { clientDecider, clientStream } from "./clients.ts";
+import type { z } from "zod";
+import { authorDecider, authorStream, type issuedAuthorToken } from "./authors.ts";
+import { clientDecider, clientStream, type issuedClientKey } from "./clients.ts";
 import { newId, newSecret, secretDigest } from "./secrets.ts";
 
 /**
@@ -16,7 +17,7 @@ async function visible(ctx: CommandContext, appended: { last: { transactionId: s
   if (what === "revocation") throw new CommandError("unavailable", "The revocation is recorded and takes effect within seconds; check again shortly.");
 }
 
-export async function createClient(ctx: CommandContext, input: { name: string; tenant: string }): Promise<{ clientId: string; key: string }> {
+export async function createClient(ctx: CommandContext, input: { name: string; tenant: string }): Promise<z.infer<typeof issuedClientKey>> {
   const clientId = newId();
   const key = newSecret("dhk");
   const { appended } = await handleCommand(
@@ -46,7 +47,7 @@ export async function setClientCodeMap(ctx: CommandContext, tenant: string, clie
   await visible(ctx, appended, "grant");
 }
 
-export async function createAuthor(ctx: CommandContext, input: { name: string; tenant: string }): Promise<{ authorId: string; token: string }> {
+export async function createAuthor(ctx: CommandContext, input: { name: string; tenant: string }): Promise<z.infer<typeof issuedAuthorToken>> {
   const authorId = newId();
   const token = newSecret("dha");
   const { appended } = await handleCommand(

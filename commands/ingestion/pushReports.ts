@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { ConcurrencyConflict, type EventMetadata, type EventStore, type StreamAppend } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
@@ -6,7 +7,7 @@ import { CommandError } from "../commandError.ts";
 import { summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
 import { matchableIdCard, matchPatient, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
 import { reportStream, type ReportKind } from "./reportKinds.ts";
-import { reportContentHash, validateReport, type ReportRejection } from "./reportSchemas.ts";
+import { reportContentHash, reportRejectionSchema, validateReport, type ReportRejection } from "./reportSchemas.ts";
 
 export const MAX_REPORTS_PER_PUSH = 100;
 
@@ -23,26 +24,31 @@ export interface IngestionDeps {
   mapper: ItemMapper;
 }
 
-export type Outcome = "CREATED" | "UPDATED" | "UNCHANGED";
+const OUTCOMES = ["CREATED", "UPDATED", "UNCHANGED"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
 
-export interface AcceptedEntry {
-  externalId: string;
-  status: Outcome;
-  matched: boolean;
-  patientRef?: string;
-  itemsMapped: number;
-  itemsUnmapped: number;
-  pendingReason?: string;
-}
+/** A stored (or unchanged) report's result entry (contract B.2). */
+export const acceptedEntrySchema = z.object({
+  externalId: z.string(),
+  status: z.enum(OUTCOMES),
+  matched: z.boolean(),
+  patientRef: z.string().optional().meta({ description: "The dialysis patient the report was matched to" }),
+  itemsMapped: z.int(),
+  itemsUnmapped: z.int(),
+  pendingReason: z.string().optional().meta({ description: "Why the report awaits claiming, e.g. no dialysis patient with this idCard" }),
+});
+export type AcceptedEntry = z.infer<typeof acceptedEntrySchema>;
 
 export type ResultEntry = AcceptedEntry | ReportRejection;
 
-export interface PushResult {
-  total: number;
-  accepted: number;
-  rejected: number;
-  results: ResultEntry[];
-}
+/** The `data` of a push answer: one result entry per report, in the order sent. */
+export const pushResultSchema = z.object({
+  total: z.int(),
+  accepted: z.int(),
+  rejected: z.int(),
+  results: z.array(z.union([acceptedEntrySchema, reportRejectionSchema])),
+});
+export type PushResult = z.infer<typeof pushResultSchema>;
 
 /** A report as validated: the fields every kind shares, typed; the rest as sent. */
 export type AcceptedReport = Record<string, unknown> & {
@@ -83,14 +89,28 @@ interface StreamState {
   claim: { patientRef: string; idCard: string | null } | null;
 }
 
+/**
+ * The body of a push. The batch is checked with `report` left `unknown`: each report is then
+ * validated on its own by its kind's schema, so one invalid report stops nothing. The OpenAPI
+ * document shows the same body with the kind's report schema in its place.
+ */
+export function pushBodySchema<R extends z.ZodType>(report: R) {
+  const arrayOf = `an array of 1 to ${MAX_REPORTS_PER_PUSH} reports`;
+  return z.object(
+    {
+      reports: z
+        .array(report, { error: (iss) => (iss.input === undefined ? `reports is required: ${arrayOf}.` : `reports must be ${arrayOf}.`) })
+        .max(MAX_REPORTS_PER_PUSH, { error: (iss) => `reports has ${(iss.input as unknown[]).length} entries; send at most ${MAX_REPORTS_PER_PUSH} per call.` }),
+    },
+    { error: "Send a JSON object with a reports array." },
+  );
+}
+const pushBatch = pushBodySchema(z.unknown());
+
 /** A request that cannot be handled as a batch at all (the per-report problems are in the results). */
 export function batchProblem(body: unknown): string | null {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return "Send a JSON object with a reports array.";
-  const reports = (body as { reports?: unknown }).reports;
-  if (reports === undefined) return `reports is required: an array of 1 to ${MAX_REPORTS_PER_PUSH} reports.`;
-  if (!Array.isArray(reports)) return `reports must be an array of 1 to ${MAX_REPORTS_PER_PUSH} reports.`;
-  if (reports.length > MAX_REPORTS_PER_PUSH) return `reports has ${reports.length} entries; send at most ${MAX_REPORTS_PER_PUSH} per call.`;
-  return null;
+  const parsed = pushBatch.safeParse(body);
+  return parsed.success ? null : parsed.error.issues[0]!.message;
 }
 
 /**

@@ -8,29 +8,36 @@
 // No finding ever echoes SQL text; a parser message may name the token it stopped at.
 
 import { parse } from "libpg-query";
+import { z } from "zod";
 
-export type Severity = "info" | "low" | "medium" | "high" | "critical";
+const SEVERITIES = ["info", "low", "medium", "high", "critical"] as const;
+export type Severity = (typeof SEVERITIES)[number];
 
-export interface Finding {
-  rule: string;
-  severity: Severity;
-  where: string;
-  message: string;
-}
+export const findingSchema = z.object({
+  rule: z.string(),
+  severity: z.enum(SEVERITIES),
+  where: z.string().meta({ description: "Where in the spec, e.g. queries.monthly" }),
+  message: z.string(),
+});
+export type Finding = z.infer<typeof findingSchema>;
 
-export interface Audit {
-  score: number;
-  grade: "A" | "B" | "C" | "D" | "F";
-  highest: "none" | Severity;
-  findings: Finding[];
-}
+/** The full audit of a version (contract A.5). */
+export const auditSchema = z.object({
+  score: z.number().meta({ description: "max(0, 100 − 40·critical − 20·high − 10·medium − 5·low)" }),
+  grade: z.enum(["A", "B", "C", "D", "F"]),
+  highest: z.enum(["none", ...SEVERITIES]),
+  findings: z.array(findingSchema),
+});
+export type Audit = z.infer<typeof auditSchema>;
 
-export interface AuditSummary {
-  score: number;
-  grade: string;
-  findings: number;
-  highest: string;
-}
+/** The audit as a version entry carries it: findings counted (contract A.2). */
+export const auditSummarySchema = z.object({
+  score: z.number(),
+  grade: z.string(),
+  findings: z.int().meta({ description: "The number of findings" }),
+  highest: z.string(),
+});
+export type AuditSummary = z.infer<typeof auditSummarySchema>;
 
 // Structural view of the spec: only what the audit reads. Deliberately not imported from the
 // spec schema module so that this file has no dependency on it.

@@ -1,18 +1,21 @@
-import { summariseAudit, type Audit } from "../../commands/reports/audit.ts";
+import { z } from "zod";
+import { auditSummarySchema, summariseAudit, type Audit } from "../../commands/reports/audit.ts";
 import type { Mode } from "../../commands/reports/reportDecider.ts";
 import type { ReportSpec } from "../../commands/reports/specSchema.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
-import { localIsoDateTime } from "../localDateTime.ts";
+import { localIsoDateTime, localIsoDateTimeText } from "../localDateTime.ts";
 import type { QueryOutcome } from "./queryResult.ts";
 
-export interface ReportListEntry {
-  id: string;
-  title: string;
-  datasource: string;
-  updatedAt: string;
-  publishedVersion: string | null;
-  hasDraft: boolean;
-}
+/** Contract A.2, report list entry. */
+export const reportListEntrySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  datasource: z.string(),
+  updatedAt: localIsoDateTimeText.meta({ description: "Last draft save or publish" }),
+  publishedVersion: z.string().nullable().meta({ description: "The current published version (v3), or null: never published, cannot be embedded" }),
+  hasDraft: z.boolean(),
+});
+export type ReportListEntry = z.infer<typeof reportListEntrySchema>;
 
 export const versionName = (no: number) => `v${no}`;
 
@@ -92,15 +95,17 @@ export async function publishedVersion(reader: TenantReader, reportId: string, n
   };
 }
 
-export interface VersionEntry {
-  no: string;
-  time: string;
-  who: string;
-  note: string;
-  mode: Mode;
-  current: boolean;
-  audit: { score: number; grade: string; findings: number; highest: string };
-}
+/** Contract A.2, version entry. */
+export const versionEntrySchema = z.object({
+  no: z.string().meta({ description: "The version, used as-is in paths and in version", example: "v1" }),
+  time: localIsoDateTimeText,
+  who: z.string().meta({ description: "The name of the credential that published it" }),
+  note: z.string(),
+  mode: z.enum(["dynamic", "snapshot"]) satisfies z.ZodType<Mode>,
+  current: z.boolean(),
+  audit: auditSummarySchema,
+});
+export type VersionEntry = z.infer<typeof versionEntrySchema>;
 
 export async function versionsOf(reader: TenantReader, reportId: string, current: number | null): Promise<VersionEntry[]> {
   const { rows } = await reader.query("select no, published_at, who, note, mode, audit from read.report_versions where report_id = $1 order by no desc", [reportId]);

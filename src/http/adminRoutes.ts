@@ -1,4 +1,5 @@
 import Router from "@koa/router";
+import { z } from "zod";
 import { clientCodeMapInput, registerClientInput } from "../../commands/credentials/clients.ts";
 import { registerAuthorInput } from "../../commands/credentials/authors.ts";
 import { createAuthor, createClient, revokeClient, setClientCodeMap } from "../../commands/credentials/manageCredentials.ts";
@@ -8,6 +9,9 @@ import { projectionsReport } from "../../queries/projectionStatus.ts";
 import { requireAdmin } from "./adminAuth.ts";
 import { HttpError } from "./httpError.ts";
 import { parseBody } from "./validate.ts";
+
+/** `PUT /api/admin/clients/{clientId}/code-map` answers the map now in force. */
+export const clientCodeMapAnswer = clientCodeMapInput.extend({ clientId: z.string() });
 
 /** The operator's calls: credentials and the projections report. Cross-tenant by nature. */
 export function adminRoutes(store: EventStore, adminToken: string | undefined): Router {
@@ -42,7 +46,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined): 
     if (client.revoked) throw new HttpError(404, "This client was revoked; create a new one.");
     const { codeMap } = parseBody(clientCodeMapInput, ctx.request.body);
     await setClientCodeMap(context(ctx.state.requestId), client.tenant, client.clientId, codeMap);
-    ctx.body = { clientId: client.clientId, codeMap };
+    ctx.body = { clientId: client.clientId, codeMap } satisfies z.infer<typeof clientCodeMapAnswer>;
   });
 
   router.post("/authors", async (ctx) => {

@@ -1,8 +1,12 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
+import { z } from "zod";
 import { CommandError, type CommandErrorKind } from "../../commands/commandError.ts";
 import { isTransient } from "../../db/transientErrors.ts";
 import { HttpError } from "./httpError.ts";
+
+/** Every `/api` failure (contract A.1 rule 2). */
+export const apiErrorSchema = z.object({ error: z.string().meta({ description: "One sentence that tells the caller how to fix the call" }) });
 
 const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "not-found": 404, conflict: 409, unavailable: 503 };
 

@@ -1,4 +1,5 @@
 import type { Context } from "koa";
+import { z } from "zod";
 import type { DrillDef } from "../../commands/reports/specSchema.ts";
 import type { TemplateDef } from "../../commands/reports/sqlTemplate.ts";
 import { validateDrillArgs, validateParamValues } from "../../commands/reports/sqlTemplate.ts";
@@ -8,6 +9,19 @@ import { draftOf, publishedVersion, reportHead, type ViewableVersion } from "../
 import { HttpError } from "./httpError.ts";
 
 /** What the viewing calls (view, data, drill, exports) share: resolving a version, checking params and drills. */
+
+// The bodies of the viewing calls (contract A.3). Which params and drill args a body may name
+// depends on the version's spec, so they are checked at run time (checkedParams, drillLayer);
+// these schemas describe the shape for the OpenAPI document.
+export const versionField = z.string().nullish().meta({ description: 'v<n> (e.g. "v3") or "draft"; omitted: the current published version (409 when there is none)' });
+export const paramValuesField = z.record(z.string(), z.unknown()).nullish().meta({
+  description: "Filter values by declared param name: a missing key takes the version's published value, null means no restriction, a range is [from, to], a multi-select an array. An undeclared name or a value of the wrong JSON type is answered 400.",
+  example: { period: ["2026-01-01", "2026-03-31"], wards: null },
+});
+const drillArgsField = z.record(z.string(), z.unknown()).nullish().meta({ description: "Values of the drill target's declared args, by name (the clicked row's columns)", example: { month: "2026-02-01" } });
+export const dataRequest = z.object({ version: versionField, params: paramValuesField });
+export const drillRequest = dataRequest.extend({ drill: z.string().meta({ description: "A key of the spec's drills" }), args: drillArgsField });
+export const exportRequest = dataRequest.extend({ drill: z.string().nullish().meta({ description: "A key of the spec's drills: export that drill-through layer instead of the report" }), args: drillArgsField });
 
 export function readFor<T>(db: Db, ctx: Context, work: (reader: TenantReader) => Promise<T>): Promise<T> {
   return readAsTenant<T>(db, ctx.state.tenant, work);
@@ -80,7 +94,8 @@ export interface DrillLayer {
 /** A drill-through request's target, its checked args merged over the params, and its title. */
 export function drillLayer(version: ViewableVersion, drillKey: unknown, sentArgs: unknown, params: Record<string, unknown>): DrillLayer {
   const drills = version.spec.drills ?? {};
-  if (typeof drillKey !== "string" || !(drillKey in drills)) {
+  // Own keys only: `in` would take "__proto__" or "constructor" for a drill target.
+  if (typeof drillKey !== "string" || !Object.hasOwn(drills, drillKey)) {
     const declared = Object.keys(drills);
     throw new HttpError(400, declared.length ? `drill must be one of ${declared.join(", ")}.` : "This report declares no drill-through targets.");
   }

@@ -1,9 +1,13 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
+import { z } from "zod";
+import { auditSchema } from "../../commands/reports/audit.ts";
 import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../commands/reports/manageReports.ts";
 import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
 import { stripSql } from "../../commands/reports/specSchema.ts";
 import type { EventStore } from "../../db/eventStore.ts";
+import { localIsoDateTimeText } from "../../queries/localDateTime.ts";
+import { queryOutcomeSchema } from "../../queries/reports/queryResult.ts";
 import { auditOf, listReports, reportHead, versionsOf } from "../../queries/reports/reportCatalog.ts";
 import { runSpecQueries } from "../../queries/reports/runSpecQueries.ts";
 import { requireAuthor, type Caller } from "./authorAuth.ts";
@@ -15,6 +19,24 @@ export interface ReportRoutesDeps extends ReportsDeps {
   store: EventStore;
   adminToken: string | undefined;
 }
+
+const queryResults = z.record(z.string(), queryOutcomeSchema).meta({ description: "Each query by name: its result, or { error } when it failed" });
+
+/** Contract A.2, opened report. */
+export const openedReportAnswer = z.object({
+  id: z.string(),
+  title: z.string(),
+  version: z.string().meta({ example: "v3" }),
+  mode: z.enum(["dynamic", "snapshot"]),
+  publishedAt: localIsoDateTimeText.meta({ description: "For version=draft: the draft's save time" }),
+  note: z.string(),
+  spec: z.record(z.string(), z.unknown()).meta({ description: "The specification (see /md/report-spec-guide.md) with every sql member removed" }),
+  params: z.record(z.string(), z.unknown()).meta({ description: "The filter values at publishing (initial values)" }),
+  data: queryResults.nullable().meta({ description: "Snapshot versions: the frozen results; otherwise null" }),
+});
+export const dataAnswer = z.object({ queries: queryResults });
+export const drillAnswer = z.object({ title: z.string().meta({ description: "The drill's title with {arg} placeholders filled in" }), queries: queryResults });
+export const draftSavedAnswer = z.object({ id: z.string(), hasDraft: z.literal(true), audit: auditSchema });
 
 function reportIdOf(ctx: Context): string {
   const id = ctx.params.id!;
@@ -44,7 +66,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
       spec: stripSql(version.spec),
       params: version.params,
       data: version.frozen,
-    };
+    } satisfies z.infer<typeof openedReportAnswer>;
   });
 
   router.post("/:id/data", async (ctx) => {
@@ -55,7 +77,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     // A snapshot answers with what was frozen at publishing, whatever the data source holds now.
     ctx.body = {
       queries: version.frozen ?? (await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, version.spec.queries, version.spec.params ?? [], values)),
-    };
+    } satisfies z.infer<typeof dataAnswer>;
   });
 
   router.post("/:id/drill", async (ctx) => {
@@ -66,7 +88,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     ctx.body = {
       title: layer.title,
       queries: await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, layer.drill.queries, layer.defs, layer.values),
-    };
+    } satisfies z.infer<typeof drillAnswer>;
   });
 
   router.get("/:id/versions", async (ctx) => {
@@ -90,7 +112,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const input = parseBody(saveDraftInput, ctx.request.body);
     if (input.spec === undefined) throw new HttpError(400, "spec is required: the report specification (see /md/report-spec-guide.md).");
     const audit = await saveDraft(context(ctx), deps, ctx.state.tenant, reportId, input);
-    ctx.body = { id: reportId, hasDraft: true, audit };
+    ctx.body = { id: reportId, hasDraft: true, audit } satisfies z.infer<typeof draftSavedAnswer>;
   });
 
   router.delete("/:id/draft", author, async (ctx) => {

@@ -1,4 +1,5 @@
 import Router from "@koa/router";
+import { z } from "zod";
 import { claimReport, dismissReport } from "../../commands/ingestion/manageQueue.ts";
 import { claimInput, dismissInput } from "../../commands/ingestion/queueDecisions.ts";
 import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
@@ -8,6 +9,10 @@ import { unmatchedQueue } from "../../queries/unmatched.ts";
 import { requireAuthor, type Caller } from "./authorAuth.ts";
 import { HttpError } from "./httpError.ts";
 import { parseBody } from "./validate.ts";
+
+const queuedReport = { kind: z.enum(["lab", "exam"]), externalId: z.string() };
+export const claimedAnswer = z.object({ ...queuedReport, matched: z.literal(true), patientRef: z.string() });
+export const dismissedAnswer = z.object({ ...queuedReport, dismissed: z.literal(true), reason: z.string() });
 
 /** The queue of reports whose patient could not be matched: list, claim, dismiss (contract C.4). */
 export function unmatchedRoutes(store: EventStore, adminToken: string | undefined): Router {
@@ -28,14 +33,14 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
     const kind = kindOf(ctx.params.kind!);
     const { patientRef } = parseBody(claimInput, ctx.request.body);
     await claimReport(context(ctx.state.caller, ctx.state.requestId), store.db, ctx.state.tenant, kind, ctx.params.externalId!, patientRef);
-    ctx.body = { kind: kind.name, externalId: ctx.params.externalId, matched: true, patientRef };
+    ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, matched: true, patientRef } satisfies z.infer<typeof claimedAnswer>;
   });
 
   router.post("/:kind/:externalId/dismiss", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const { reason } = parseBody(dismissInput, ctx.request.body);
     await dismissReport(context(ctx.state.caller, ctx.state.requestId), store.db, ctx.state.tenant, kind, ctx.params.externalId!, reason);
-    ctx.body = { kind: kind.name, externalId: ctx.params.externalId, dismissed: true, reason };
+    ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, dismissed: true, reason } satisfies z.infer<typeof dismissedAnswer>;
   });
   return router;
 }

@@ -1,8 +1,19 @@
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
+import { z } from "zod";
 import { CommandError, type CommandErrorKind } from "../../../commands/commandError.ts";
 import { isTransient } from "../../../db/transientErrors.ts";
 import { HttpError } from "../httpError.ts";
+
+/** Every /open/v1 answer (contract B.1), `data` described by the call; the HTTP status equals `code`. */
+export function envelopeSchema<T extends z.ZodType>(data: T) {
+  return z.object({
+    code: z.int().meta({ description: "Equals the HTTP status", example: 200 }),
+    msg: z.string().meta({ description: "ok, or one sentence that tells the sender how to fix the call", example: "ok" }),
+    data,
+    timestamp: z.int().meta({ description: "Epoch milliseconds", example: 1772325000000 }),
+  });
+}
 
 /** Every /open/v1 answer: `{ code, msg, data, timestamp }`, with the HTTP status equal to `code`. */
 export function answer(ctx: Context, data: unknown, code = 200, msg = "ok"): void {

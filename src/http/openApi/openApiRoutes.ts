@@ -1,11 +1,12 @@
 import Router from "@koa/router";
 import type { Middleware } from "koa";
+import { z } from "zod";
 import { pushReports, type IngestionDeps, type PushingClient } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds, type ReportKind } from "../../../commands/ingestion/reportKinds.ts";
 import { parseClientCodeMap } from "../../../commands/ingestion/itemMapping.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import type { ServedDictionary } from "../../../queries/dictionary.ts";
-import { isCalendarDate, localDateTime } from "../../../queries/localDateTime.ts";
+import { isCalendarDate, localDateTime, localDateTimeText } from "../../../queries/localDateTime.ts";
 import { reconciliationByDay } from "../../../queries/reconciliation.ts";
 import type { Client } from "../../../queries/credentials.ts";
 import { HttpError } from "../httpError.ts";
@@ -15,6 +16,22 @@ import { answer } from "./envelope.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
 export const OPEN_API_BODY_LIMIT = 4 * 1024 * 1024;
+
+const DATE_PROBLEM = "date is required as a real calendar day written yyyy-MM-dd, e.g. ?date=2026-03-01.";
+/** `GET /open/v1/reconcile/{lab|exam}?date=` (contract B.5). */
+export const reconcileQuery = z.object({
+  date: z.string({ error: DATE_PROBLEM }).refine(isCalendarDate, { error: DATE_PROBLEM }).meta({ description: "The day, yyyy-MM-dd: the date part of each report's current reportedAt", example: "2026-03-01" }),
+});
+
+/** Contract B.6: the `data` of `GET /open/v1/ping`. */
+export const pingAnswer = z.object({
+  pong: z.literal(true),
+  client: z.string().meta({ description: "The name of the client the key was issued to" }),
+  tenant: z.string(),
+  serverTime: localDateTimeText,
+  apiVersion: z.literal("v1"),
+  dictVersion: z.string(),
+});
 
 export interface OpenApiDeps extends IngestionDeps {
   served: ServedDictionary;
@@ -57,11 +74,9 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
 
   for (const kind of ["lab", "exam"] as const) {
     router.get(`/reconcile/${kind}`, async (ctx) => {
-      const date = ctx.query.date;
-      if (typeof date !== "string" || !isCalendarDate(date)) {
-        throw new HttpError(400, "date is required as a real calendar day written yyyy-MM-dd, e.g. ?date=2026-03-01.");
-      }
-      answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationByDay(reader, kind, date)));
+      const query = reconcileQuery.safeParse(ctx.query);
+      if (!query.success) throw new HttpError(400, DATE_PROBLEM);
+      answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationByDay(reader, kind, query.data.date)));
     });
   }
 
@@ -74,7 +89,7 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
       serverTime: localDateTime(new Date()),
       apiVersion: "v1",
       dictVersion: deps.served.version,
-    });
+    } satisfies z.infer<typeof pingAnswer>);
   });
   return router;
 }

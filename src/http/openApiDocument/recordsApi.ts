@@ -1,0 +1,134 @@
+import { z } from "zod";
+import type { ZodOpenApiPathsObject } from "zod-openapi";
+import { issuedAuthorToken, registerAuthorInput } from "../../../commands/credentials/authors.ts";
+import { clientCodeMapInput, issuedClientKey, registerClientInput } from "../../../commands/credentials/clients.ts";
+import { claimInput, dismissInput } from "../../../commands/ingestion/queueDecisions.ts";
+import { PATIENT_REF_PATTERN, registerPatientInput } from "../../../commands/patients/registerPatient.ts";
+import { patientListEntrySchema } from "../../../queries/patients.ts";
+import { projectionsReportSchema } from "../../../queries/projectionStatus.ts";
+import { unmatchedEntrySchema } from "../../../queries/unmatched.ts";
+import { clientCodeMapAnswer } from "../adminRoutes.ts";
+import { listQuery } from "../patientRoutes.ts";
+import { claimedAnswer, dismissedAnswer } from "../unmatchedRoutes.ts";
+import { apiFailures, json, jsonBody, security } from "./shared.ts";
+
+const patientPath = z.object({ patientRef: z.string().regex(PATIENT_REF_PATTERN).meta({ description: "The centre's own reference of the patient", example: "P001" }) });
+const queuedPath = z.object({
+  kind: z.enum(["lab", "exam"]),
+  externalId: z.string().meta({ description: "The report's externalId as the sender pushed it" }),
+});
+const clientPath = z.object({ clientId: z.string() });
+const authorFailures = { 401: true, 403: true } as const;
+const adminFailures = { 401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)" } as const;
+
+/** Contract C.2 (credentials, C.6 projections: the ADMIN_TOKEN) and C.4 (patients and the unmatched queue). */
+export const recordsApiPaths: ZodOpenApiPathsObject = {
+  "/api/patients": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "listPatients",
+      summary: "The tenant's dialysis patients, id cards masked",
+      security: security.author,
+      requestParams: { query: listQuery },
+      responses: { 200: { description: "Patients by patientRef", ...json(z.array(patientListEntrySchema)) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/patients/{patientRef}": {
+    put: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "savePatient",
+      summary: "Register or update a dialysis patient; pending reports with the same idCard are claimed",
+      security: security.author,
+      requestParams: { path: patientPath },
+      requestBody: jsonBody(registerPatientInput),
+      responses: { 200: { description: "The patient as listed", ...json(patientListEntrySchema) }, ...apiFailures({ 400: "Invalid idCard, patientRef or field", ...authorFailures }) },
+    },
+  },
+  "/api/unmatched": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "listUnmatched",
+      summary: "Reports awaiting claim, oldest first",
+      security: security.author,
+      responses: { 200: { description: "The queue", ...json(z.array(unmatchedEntrySchema)) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/unmatched/{kind}/{externalId}/claim": {
+    post: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "claimReport",
+      summary: "Match a waiting report to a patient",
+      security: security.author,
+      requestParams: { path: queuedPath },
+      requestBody: jsonBody(claimInput),
+      responses: {
+        200: { description: "Claimed", ...json(claimedAnswer) },
+        ...apiFailures({ ...authorFailures, 404: "Unknown report or patient", 409: "The report is already matched to another patient" }),
+      },
+    },
+  },
+  "/api/unmatched/{kind}/{externalId}/dismiss": {
+    post: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "dismissReport",
+      summary: "Take a report out of the queue; it stays stored and counted",
+      security: security.author,
+      requestParams: { path: queuedPath },
+      requestBody: jsonBody(dismissInput),
+      responses: {
+        200: { description: "Dismissed", ...json(dismissedAnswer) },
+        ...apiFailures({ ...authorFailures, 404: "Unknown report", 409: "The report is already matched to a patient" }),
+      },
+    },
+  },
+  "/api/admin/projections": {
+    get: {
+      tags: ["Administration"],
+      operationId: "projectionsReport",
+      summary: "Each projection's position, the event store's head and the lag",
+      security: security.admin,
+      responses: { 200: { description: "The projections", ...json(projectionsReportSchema) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/clients": {
+    post: {
+      tags: ["Administration"],
+      operationId: "createClient",
+      summary: "Issue an open-API client key for a sending system of a tenant",
+      security: security.admin,
+      requestBody: jsonBody(registerClientInput),
+      responses: { 201: { description: "The key, shown this once", ...json(issuedClientKey) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/clients/{clientId}": {
+    delete: {
+      tags: ["Administration"],
+      operationId: "revokeClient",
+      summary: "Revoke a client key: it fails from the very next request",
+      security: security.admin,
+      requestParams: { path: clientPath },
+      responses: { 204: { description: "Revoked" }, ...apiFailures({ ...adminFailures, 404: "No such client", 503: "The revocation is recorded but not yet in force; check again shortly" }) },
+    },
+  },
+  "/api/admin/clients/{clientId}/code-map": {
+    put: {
+      tags: ["Administration"],
+      operationId: "setClientCodeMap",
+      summary: "Set the client's own item codes → standard codes (first step of item mapping)",
+      security: security.admin,
+      requestParams: { path: clientPath },
+      requestBody: jsonBody(clientCodeMapInput),
+      responses: { 200: { description: "The map now in force", ...json(clientCodeMapAnswer) }, ...apiFailures({ ...adminFailures, 404: "No such active client" }) },
+    },
+  },
+  "/api/admin/authors": {
+    post: {
+      tags: ["Administration"],
+      operationId: "createAuthor",
+      summary: "Issue an authoring token of a tenant",
+      security: security.admin,
+      requestBody: jsonBody(registerAuthorInput),
+      responses: { 201: { description: "The token, shown this once", ...json(issuedAuthorToken) }, ...apiFailures(adminFailures) },
+    },
+  },
+};
