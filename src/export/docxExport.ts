@@ -15,7 +15,7 @@ import { cellText, optionLabels, paramText, statText } from "../charts/formatVal
 import { renderChartsPng } from "../charts/renderChart.ts";
 import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
 
-export const DOCX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+export { DOCX_CONTENT_TYPE } from "./contentTypes.ts";
 
 /** Rows of a table node written into the document; the rest are counted. */
 export const DOCX_TABLE_ROWS = 50;

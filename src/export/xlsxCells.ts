@@ -1,7 +1,7 @@
 import type { ColumnType } from "../../queries/reports/queryResult.ts";
 import { valueOf } from "../../queries/reports/queryResult.ts";
 
-/** What one spreadsheet cell holds: exceljs writes numbers, booleans and Dates typed, strings as text. */
+/** What one spreadsheet cell holds: numbers, booleans and Dates are written typed (Dates with their column's date format), strings as text. */
 export type CellValue = string | number | boolean | Date | null;
 
 /** Excel's limit for the text of one cell. */

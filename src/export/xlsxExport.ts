@@ -3,67 +3,9 @@ import ExcelJS from "exceljs";
 import type { ExportEvent } from "../../queries/reports/exportRows.ts";
 import { columnTypeOf, type ColumnType, type QueryOutcome } from "../../queries/reports/queryResult.ts";
 import { cellOf, textCell, textToCell, type CellValue } from "./xlsxCells.ts";
+import { rowsXmlColumns, writeRowsXml, type RowsXmlColumn } from "./xlsxRowsXml.ts";
+import { abortWorkbook, appendRows, awaitCompression, moveLastSheetFirst, styleIdOf, workbookWriter } from "./xlsxStreamingWorkbook.ts";
 
-export const XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
-
-/**
- * How every export workbook is written (and the benchmark's in-memory ceiling with it): exceljs's
- * streaming writer, styles on (for the date formats), no shared strings (they would keep every
- * distinct string in memory until the end).
- */
-export function workbookWriter(stream: Writable): ExcelJS.stream.xlsx.WorkbookWriter {
-  // Deflate level 1: a sheet's XML compresses to nearly the same size as at the default level 6
-  // (about 6 MB instead of 5 MB for 100,000 rows x 10 columns) for a fraction of the CPU time.
-  // Deflate runs on libuv's thread pool, but each piece handed to it, and each output buffer it
-  // fills, needs a turn of the main thread before the next: with exceljs's 64 KB pieces and zlib's
-  // 16 KB output buffer, compression only advanced while the writer paused between batches. With
-  // 1 MB pieces (about one batch of rows) a batch compresses while the writer builds the next.
-  const zip = { zlib: { level: 1, chunkSize: LARGE_PIECE } };
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false, zip });
-  // exceljs 4.4 (pinned) opens each sheet's StreamBuf with 64 KB buffers; the size is a plain field.
-  const internal = workbook as unknown as { _openStream?: (path: string) => { bufSize?: number } };
-  const open = internal._openStream?.bind(workbook);
-  if (open) {
-    internal._openStream = (path) => {
-      const sheetStream = open(path);
-      sheetStream.bufSize = LARGE_PIECE;
-      return sheetStream;
-    };
-  }
-  return workbook;
-}
-
-const LARGE_PIECE = 1024 * 1024;
-
-/** Sheet XML written but not yet compressed above which the writer waits for the compressor. */
-const MAX_PENDING_XML = 4 * 1024 * 1024;
-
-/**
- * Bytes of a sheet's XML waiting for compression. exceljs hands its XML to the zip without
- * backpressure (its StreamBuf ignores what `write` answers), so a writer faster than deflate
- * would pile up the whole sheet's XML in memory; the export waits on this instead. It reads
- * exceljs 4.4's internals (the sheet's StreamBuf pipes into a readable-stream PassThrough of
- * archiver's, whose queues hold the XML) and answers 0 if they are not there.
- */
-export function pendingXml(worksheet: ExcelJS.Worksheet): number {
-  type Queue = { _readableState?: { length?: number }; _writableState?: { length?: number } };
-  const stream = (worksheet as unknown as { stream?: { pipes?: Queue[] } }).stream;
-  return stream?.pipes?.reduce((sum, pipe) => sum + (pipe._readableState?.length ?? 0) + (pipe._writableState?.length ?? 0), 0) ?? 0;
-}
-
-/** Waits until the compressor has caught up with a sheet's XML (see `pendingXml`); never for good if it stops moving. */
-export async function awaitCompression(worksheet: ExcelJS.Worksheet, signal?: AbortSignal): Promise<void> {
-  let pending = pendingXml(worksheet);
-  let lastMove = Date.now();
-  while (pending > MAX_PENDING_XML && !signal?.aborted && Date.now() - lastMove < STALL_MS) {
-    await new Promise((resolve) => setTimeout(resolve, 2));
-    const now = pendingXml(worksheet);
-    if (now !== pending) lastMove = Date.now();
-    pending = now;
-  }
-}
-
-const STALL_MS = 10_000;
 
 export interface XlsxColumn {
   name: string;
@@ -103,8 +45,6 @@ const DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss";
 
 // Style objects are shared on purpose: exceljs caches a style's id per object, so each cell
 // reuses it instead of working the style out again.
-/** For rows and empty cells: no style at all. */
-const PLAIN_STYLE = Object.freeze({});
 const HEADER_STYLE = Object.freeze({ font: Object.freeze({ name: "Calibri", family: 2, size: 11, bold: true }) });
 const NOTE_STYLE = Object.freeze({ font: Object.freeze({ name: "Calibri", family: 2, size: 11, italic: true }) });
 const COLUMN_STYLES: Record<ColumnType, object> = {
@@ -115,6 +55,16 @@ const COLUMN_STYLES: Record<ColumnType, object> = {
   json: {},
   date: Object.freeze({ numFmt: DATE_FORMAT }),
   datetime: Object.freeze({ numFmt: DATETIME_FORMAT }),
+};
+/** The kind of cell a column's style is first worked out for (exceljs picks a number format by it when the style has none). */
+const COLUMN_VALUE_TYPES: Record<ColumnType, ExcelJS.ValueType> = {
+  string: ExcelJS.ValueType.String,
+  integer: ExcelJS.ValueType.Number,
+  number: ExcelJS.ValueType.Number,
+  boolean: ExcelJS.ValueType.Boolean,
+  json: ExcelJS.ValueType.String,
+  date: ExcelJS.ValueType.Date,
+  datetime: ExcelJS.ValueType.Date,
 };
 
 /** Sheet names: without `[ ] : * ? / \`, at most 31 characters, unique ignoring case, never "About" or Excel's reserved "History". */
@@ -167,10 +117,10 @@ async function keepPace(out: Writable, signal: AbortSignal): Promise<void> {
 class Aborted extends Error {}
 
 /**
- * Writes a workbook into `out` as its sheets' rows arrive: each row is committed as it is added,
- * each sheet when its query is done, so the workbook is never held whole in memory. The "About"
- * sheet comes first in the workbook but is written last, so that it can tell how many rows each
- * sheet holds and which were cut or failed. Resolves when the file is complete; rejects (and
+ * Writes a workbook into `out` as its sheets' rows arrive: each batch of rows is committed as it
+ * arrives, each sheet when its query is done, so the workbook is never held whole in memory. The
+ * "About" sheet comes first in the workbook but is written last (then moved to the front), so
+ * that it can tell how many rows each sheet holds and which were cut or failed. Resolves when the file is complete; rejects (and
  * stops reading the sheets' sources) when `signal` aborts or writing fails.
  */
 export async function writeXlsx(out: Writable, about: XlsxAbout, sheets: readonly XlsxSheet[], signal: AbortSignal): Promise<SheetSummary[]> {
@@ -189,30 +139,17 @@ export async function writeXlsx(out: Writable, about: XlsxAbout, sheets: readonl
     await workbook.commit();
     return summaries;
   } catch (error) {
-    (workbook as unknown as { zip?: { abort?: () => void } }).zip?.abort?.();
+    abortWorkbook(workbook);
     throw signal.aborted ? new Aborted("The export was stopped: its reader went away.") : error;
   }
-}
-
-/**
- * exceljs lists sheets in the order they were added; "About" is added last (it summarises the
- * others) and moved to the front here. Worksheet ids and part names stay as they were: only the
- * order of the workbook's sheet list changes. (Relies on exceljs 4.4's WorkbookWriter, pinned.)
- */
-function moveLastSheetFirst(workbook: ExcelJS.stream.xlsx.WorkbookWriter): void {
-  const internal = workbook as unknown as { _worksheets: unknown[] };
-  const present = internal._worksheets.filter(Boolean);
-  // Index 0 stays a hole (exceljs starts at 1 and skips holes).
-  const reordered: unknown[] = [];
-  [present[present.length - 1], ...present.slice(0, -1)].forEach((worksheet, i) => (reordered[i + 1] = worksheet));
-  internal._worksheets = reordered;
 }
 
 async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, sheet: XlsxSheet, out: Writable, signal: AbortSignal): Promise<SheetSummary> {
   const worksheet = workbook.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });
   let rows = 0;
   let note = "";
-  let styles: object[] = [];
+  let columns: RowsXmlColumn[] = [];
+  let scratch: Buffer | null = null;
   let started = false;
   const noteRow = (text: string) => {
     worksheet.addRow([]).commit();
@@ -225,7 +162,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
     switch (event.kind) {
       case "columns": {
         worksheet.columns = event.columns.map((column) => ({ width: columnWidth(column) }));
-        styles = event.columns.map((column) => COLUMN_STYLES[column.type]);
+        columns = rowsXmlColumns(event.columns.map((column) => styleIdOf(workbook, COLUMN_STYLES[column.type], COLUMN_VALUE_TYPES[column.type])));
         const header = worksheet.addRow(event.columns.map((column) => textCell(column.name)));
         for (let c = 1; c <= event.columns.length; c++) header.getCell(c).style = HEADER_STYLE as ExcelJS.Style;
         header.commit();
@@ -233,7 +170,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
         break;
       }
       case "rows":
-        writeRows(worksheet, event.rows, styles);
+        writeRows(worksheet, event.rows, columns, (scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)));
         rows += event.rows.length;
         await keepPace(out, signal);
         await awaitCompression(worksheet, signal);
@@ -255,18 +192,18 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
   return { sheet: name, query: sheet.query, rows, note };
 }
 
-/** Adds and commits rows of cells; `styles` holds each column's shared style. */
-export function writeRows(worksheet: ExcelJS.Worksheet, rows: readonly CellValue[][], styles: readonly object[]): void {
-  const width = styles.length;
-  for (const values of rows) {
-    const row = worksheet.addRow(values as unknown[]);
-    (row as unknown as { style: object }).style = PLAIN_STYLE; // a row's own style, else worked out anew for every row
-    for (let c = 0; c < width; c++) row.getCell(c + 1).style = (values[c] === null ? PLAIN_STYLE : styles[c]) as ExcelJS.Style;
-    row.commit();
-  }
+/** Where a batch of rows is encoded before the sheet's stream copies it (about one batch of rows). */
+const SCRATCH_BYTES = 1024 * 1024;
+
+/**
+ * Writes rows of cells after the sheet's committed rows, as XML of our own (see xlsxRowsXml.ts:
+ * exceljs's Row and Cell objects cost most of an export's time), already committed.
+ */
+function writeRows(worksheet: ExcelJS.Worksheet, rows: readonly CellValue[][], columns: readonly RowsXmlColumn[], scratch: Buffer): void {
+  appendRows(worksheet, rows.length, (firstRowNumber, sink) => writeRowsXml(rows, firstRowNumber, columns, scratch, sink));
 }
 
-/** The shared style of each column type (for writers of data sheets outside `writeXlsx`, e.g. the benchmark's ceiling). */
+/** The shared style of each column type, for the benchmark's ceiling (exceljs writing the same rows its own way). */
 export function columnStyles(columns: readonly XlsxColumn[]): object[] {
   return columns.map((column) => COLUMN_STYLES[column.type]);
 }

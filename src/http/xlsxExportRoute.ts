@@ -8,7 +8,8 @@ import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../
 import { PAGE_ROW_LIMIT } from "../../queries/reports/queryResult.ts";
 import type { ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
 import { localDate, localDateTime } from "../../queries/localDateTime.ts";
-import { frozenSheetEvents, liveSheetEvents, writeXlsx, XLSX_CONTENT_TYPE, type SheetEvent, type XlsxAbout, type XlsxSheet } from "../export/xlsxExport.ts";
+import { XLSX_CONTENT_TYPE } from "../export/contentTypes.ts";
+import type { SheetEvent, XlsxAbout, XlsxSheet } from "../export/xlsxExport.ts";
 import { attachment, exportFileName } from "./attachment.ts";
 import { HttpError } from "./httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
@@ -31,6 +32,8 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
 
   router.post("/:id/export/xlsx", async (ctx) => {
+    // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
+    const { frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await resolveVersion(deps.db, ctx, reportId, body.version);
@@ -64,7 +67,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const timeoutMs = deps.runtime.timeoutMs * EXPORT_TIMEOUT_FACTOR;
     const sheets: XlsxSheet[] = inReadingOrder(queries, layer ? (layer.drill.nodes ?? []) : version.spec.nodes).map(([name, query]) => ({
       query: name,
-      events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", defs, values, timeoutMs),
+      events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", defs, values, timeoutMs, liveSheetEvents),
     }));
 
     const out = new PassThrough();
@@ -96,6 +99,7 @@ async function* liveEvents(
   defs: readonly TemplateDef[],
   values: Record<string, unknown>,
   timeoutMs: number,
+  liveSheetEvents: typeof import("../export/xlsxExport.ts").liveSheetEvents,
 ): AsyncGenerator<SheetEvent, void, undefined> {
   const source = runtime.sources.get(datasource);
   if (!source) {
