@@ -27,9 +27,19 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client losing its connection (database restart) must not crash the process;
-  // the pool drops it and the next checkout reconnects.
+  return surviveLostConnections(pool);
+}
+
+/**
+ * A connection lost to a database restart or failover makes its client emit 'error', and an
+ * 'error' event nobody listens to ends the process. The pool listens only while a client is idle;
+ * a checked-out client (a transaction between two statements, a cursor) had no listener, so one
+ * restart killed every process. Each client now listens for its whole life: the statement in
+ * flight fails with the error anyway, and the pool discards a dead client when it comes back.
+ */
+export function surviveLostConnections(pool: pg.Pool): pg.Pool {
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 

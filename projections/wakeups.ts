@@ -27,11 +27,35 @@ export function createBoss(connectionString: string, log: Logger): PgBoss {
   return boss;
 }
 
+/**
+ * A wake-up job is active for an instant (the handler only wakes the runner), so a job still
+ * active after a minute was lost with its process or its database connection: it expires at
+ * pg-boss's next maintenance, and until then the stately queue fetches nothing (the safety net
+ * keeps the projection going).
+ */
+const WAKEUP_QUEUE = { policy: "stately", retryLimit: 0, expireInSeconds: 60 } as const;
+
 export async function createWakeupQueues(boss: PgBoss, projections: readonly Projection[]): Promise<void> {
-  for (const projection of projections) {
-    const name = wakeupQueueOf(projection);
-    if (!(await boss.getQueue(name))) {
-      await boss.createQueue(name, { name, policy: "stately", retryLimit: 0, expireInSeconds: 15 * 60 });
+  for (const projection of projections) await ensureWakeupQueue(boss, wakeupQueueOf(projection));
+}
+
+/**
+ * Processes started together on a new database race to create the queues, and two of pg-boss's
+ * create_queue calls (a row plus a partition of the job table) can deadlock: the one PostgreSQL
+ * aborts looks again and finds the queue the other made.
+ */
+async function ensureWakeupQueue(boss: PgBoss, name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const existing = await boss.getQueue(name);
+    if (existing) {
+      if (existing.expireInSeconds !== WAKEUP_QUEUE.expireInSeconds) await boss.updateQueue(name, { name, ...WAKEUP_QUEUE });
+      return;
+    }
+    try {
+      return await boss.createQueue(name, { name, ...WAKEUP_QUEUE });
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 50 * (1 + Math.random())));
     }
   }
 }

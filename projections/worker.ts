@@ -39,9 +39,13 @@ export class ProjectionWorker {
     for (const projection of this.projections) {
       const runner = new ProjectionRunner(this.db, projection, this.log, { ...this.options, onEmitted: (types) => this.wakeFor(types) });
       this.runners.set(projection.name, runner);
-      await this.boss.work(wakeupQueueOf(projection), { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 0.5 }, () =>
-        runner.wake(),
-      );
+      // The job is done once the runner is woken, not when its run ends: pg-boss completes a job
+      // after its handler, so a job held through a long run stays `active` if the database goes
+      // away or this process dies meanwhile, and a stately queue fetches nothing more until that
+      // job expires. The runner coalesces wake-ups itself.
+      await this.boss.work(wakeupQueueOf(projection), { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 0.5 }, async () => {
+        void runner.wake();
+      });
     }
     this.rebuilds = stale.map((projection) =>
       rebuildProjection(this.db, projection, this.log)

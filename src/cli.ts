@@ -25,6 +25,7 @@ import { demoAtStart, demoWelcomeLines, type DemoAtStart } from "./demo/demoAtSt
 import { loadDemo, saveDemoCredentials } from "./demo/loadDemo.ts";
 import { createLogger } from "./logger.ts";
 import { openDatabase, startService, type Role } from "./service.ts";
+import { surviveUnawaitedDatabaseFaults } from "./unawaitedDatabaseFaults.ts";
 
 const program = new Command("dialysis-hub").description("Dialysis Hub: clinical report ingestion and report viewing");
 
@@ -36,6 +37,7 @@ program
   .action(async ({ role, demo }: { role: Role; demo?: boolean }) => {
     const config = withLocalAdminToken(loadConfig());
     const log = createLogger(config.LOG_LEVEL);
+    surviveUnawaitedDatabaseFaults(log);
     const service = await startService({ config, role, log });
     const demoLoading = new AbortController();
     let signals = 0;

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Db } from "../../db/pool.ts";
+import { surviveLostConnections, type Db } from "../../db/pool.ts";
 
 /**
  * Where report SQL runs. `clinical` is the service's own database, reached as the report role
@@ -83,8 +83,7 @@ function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string |
 
 function reportPool(connectionString: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString, max, application_name: "dialysis-hub-reports", types: rawText, idleTimeoutMillis: 30_000 });
-  pool.on("error", () => {});
-  return pool;
+  return surviveLostConnections(pool);
 }
 
 /** DATASOURCE_<NAME>_URL variables: the name is lower-cased (DATASOURCE_QUALITY_URL → "quality"). */

@@ -26,7 +26,7 @@ export function labReport(externalId: string, overrides: Record<string, unknown>
 }
 
 /** A tenant with an open-API client, an author, and 张三 registered as patient P001. */
-export async function ingestionTenant(service: RunningService, tenant: string) {
+export async function ingestionTenant(service: Pick<RunningService, "url">, tenant: string) {
   const anyTenant = httpClient(service.url!);
   // Calls of this tenant's people carry its X-Service-Tenant, as the proxy would add it.
   const call: typeof anyTenant = (method, path, options = {}) => anyTenant(method, path, { tenant, ...options });
