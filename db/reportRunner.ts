@@ -27,5 +27,15 @@ export async function prepareReportRunner(db: Db, appUrl: string): Promise<void>
     await tx.query("select pg_advisory_xact_lock(hashtext('dh_report_runner password'))");
     const { rows } = await tx.query("select format('alter role %I with login password %L', $1::text, $2::text) as sql", [REPORT_RUNNER_ROLE, runnerPassword(appUrl)]);
     await tx.query(rows[0].sql);
+    // Every tenant's report connections share this role, and a role sees the text of its own
+    // sessions' queries in pg_stat_activity: one tenant's report SQL could read another's while it
+    // runs. Without activity tracking nothing is shown. Only a superuser may turn it off; without
+    // one the text stays visible (operations.md).
+    await tx.query("savepoint track_activities");
+    try {
+      await tx.query(`alter role ${REPORT_RUNNER_ROLE} set track_activities = off`);
+    } catch {
+      await tx.query("rollback to savepoint track_activities");
+    }
   });
 }

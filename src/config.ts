@@ -18,6 +18,8 @@ export const configSchema = z.object({
   REPORT_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   REPORT_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(4),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -13,9 +13,11 @@ export function createLogger(level = process.env.LOG_LEVEL ?? "info", destinatio
       const context = requestContext.getStore();
       return context ? { requestId: context.requestId } : {};
     },
-    // Credentials and full identity numbers never reach the logs, whatever a caller logs.
+    // Credentials and full identity numbers never reach the logs, whatever a caller logs. A
+    // database error's detail and context quote the data at fault ("Failing row contains (…)",
+    // "JSON data, line 1: …"): a report's id card among it. Its message, code and constraint stay.
     redact: {
-      paths: ["req.headers.authorization", "*.authorization", "*.key", "*.token", "*.idCard", "*.*.idCard"],
+      paths: ["req.headers.authorization", "*.authorization", "*.key", "*.token", "*.idCard", "*.*.idCard", "err.detail", "err.where", "*.err.detail", "*.err.where"],
       censor: "[redacted]",
     },
   };

@@ -17,6 +17,7 @@ import { createBoss, createWakeupQueues, WakeupSender } from "../projections/wak
 import type { Config } from "./config.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embeddedPostgres.ts";
 import { createApp } from "./http/app.ts";
+import { ClientErrorAnswers } from "./http/clientErrors.ts";
 
 export type Role = "all" | "api" | "worker";
 
@@ -106,7 +107,7 @@ export async function startService({ config, role, log, projections = allProject
           { name: "workers", check: async () => worker === null || worker.isRunning },
         ],
       });
-      const server = await listen(app.callback(), config.PORT);
+      const server = await listen(app.callback(), config.PORT, config.REQUEST_TIMEOUT_MS);
       stack.push(() => closeServer(server, config.SHUTDOWN_GRACE_MS));
       const address = server.address();
       url = `http://localhost:${typeof address === "object" && address ? address.port : config.PORT}`;
@@ -134,12 +135,17 @@ async function unwind(stack: Array<() => Promise<unknown>>, log: Logger): Promis
   }
 }
 
-async function listen(handler: Parameters<typeof import("node:http").createServer>[1], port: number): Promise<Server> {
+async function listen(handler: ReturnType<ReturnType<typeof createApp>["callback"]>, port: number, requestTimeoutMs: number): Promise<Server> {
   const { createServer } = await import("node:http");
-  const server = createServer(handler);
-  // Slow or stalled clients must not hold a connection (or a body read) open forever.
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 20_000;
+  // Slow or stalled clients must not hold a connection (or a body read) open forever: a request not
+  // received whole within requestTimeout is answered 408 (clientErrors.ts) and its connection closed.
+  // Node looks for such connections only every connectionsCheckingInterval (30 s by default), so
+  // the interval follows the timeout, or a short timeout would be overrun by up to 30 s.
+  const clientErrors = new ClientErrorAnswers(requestTimeoutMs);
+  const server = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.round(requestTimeoutMs / 4))) }, clientErrors.track(handler));
+  server.on("clientError", clientErrors.onClientError);
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = Math.min(20_000, requestTimeoutMs);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, () => resolve());

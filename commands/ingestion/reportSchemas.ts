@@ -5,6 +5,7 @@
 // over time and must not start failing because of it.
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../storableText.ts";
 
 export const LAB_STATUSES = ["FINAL", "PRELIMINARY", "CORRECTED", "CANCELLED"] as const;
 export const ABNORMAL_FLAGS = ["L", "H", "LL", "HH", "N", "A"] as const;
@@ -66,7 +67,8 @@ function dateTime(field: string, required: boolean) {
           ? `${field} is required: send it written as yyyy-MM-dd HH:mm:ss, e.g. ${DATE_TIME_EXAMPLE}`
           : invalid,
     })
-    .refine((s) => parseLocalDateTime(s) !== null, { error: invalid });
+    .refine((s) => parseLocalDateTime(s) !== null, { error: invalid })
+    .meta({ description: "yyyy-MM-dd HH:mm:ss, a real calendar date-time", pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$", example: DATE_TIME_EXAMPLE });
   return required ? z.preprocess(absentIfBlank, base) : z.preprocess(absentIfBlank, base.optional());
 }
 
@@ -109,6 +111,7 @@ const specimenSchema = z.preprocess(
     .regex(/^[A-Z][A-Z0-9_]*$/, {
       error: "specimen must be an upper-case token of letters, digits and _ starting with a letter, e.g. SERUM or WHOLE_BLOOD",
     })
+    .meta({ example: "SERUM" })
     .optional(),
 );
 
@@ -226,7 +229,8 @@ export function examReportSchema(examTypeCodes: ReadonlySet<string>) {
         .string({
           error: (iss) => (iss.input === undefined ? `examType is required: send ${hint}` : `examType must be ${hint}`),
         })
-        .refine((c) => examTypeCodes.has(c), { error: `examType must be ${hint}` }),
+        .refine((c) => examTypeCodes.has(c), { error: `examType must be ${hint}` })
+        .meta(codes.length > 0 ? { enum: codes } : {}),
     ),
     examName: optionalText("examName", 200),
     examinedAt: dateTime("examinedAt", false),
@@ -241,16 +245,19 @@ export type LabReport = z.output<typeof labReportSchema>;
 export type LabItem = LabReport["items"][number];
 export type ExamReport = z.output<ReturnType<typeof examReportSchema>>;
 export type ExamItem = NonNullable<ExamReport["items"]>[number];
-export interface FieldError {
-  field: string;
-  message: string;
-}
-export interface ReportRejection {
-  index: number;
-  externalId: string | null;
-  status: "REJECTED";
-  errors: FieldError[];
-}
+export const fieldErrorSchema = z.object({
+  field: z.string().meta({ description: "Path relative to the report, e.g. items[3].value" }),
+  message: z.string(),
+});
+export type FieldError = z.infer<typeof fieldErrorSchema>;
+/** A rejected report's result entry (contract B.2); counted in `rejected`. */
+export const reportRejectionSchema = z.object({
+  index: z.int(),
+  externalId: z.string().nullable().meta({ description: "As sent, or null" }),
+  status: z.literal("REJECTED"),
+  errors: z.array(fieldErrorSchema),
+});
+export type ReportRejection = z.infer<typeof reportRejectionSchema>;
 export type ReportValidation<T> = { ok: true; report: T } | { ok: false; rejection: ReportRejection };
 
 function fieldPath(path: readonly PropertyKey[]): string {
@@ -281,7 +288,15 @@ export function validateReport<S extends z.ZodType>(
     return reject([{ field: "(report)", message: "each entry of reports must be a JSON object" }]);
   }
   const result = schema.safeParse(input);
-  if (result.success) return { ok: true, report: result.data };
+  if (result.success) {
+    // Checked on the accepted report: an unknown field is stripped, so its text never needs storing.
+    const unstorable = unstorableTextPath(result.data);
+    if (unstorable) {
+      const field = fieldPath(unstorable);
+      return reject([{ field: field || "(report)", message: `${field || "the report"} ${UNSTORABLE_TEXT_RULE}` }]);
+    }
+    return { ok: true, report: result.data };
+  }
   return reject(
     result.error.issues
       .slice(0, MAX_ERRORS_PER_REPORT)

@@ -8,7 +8,8 @@
  * clause is kept) and parsed with the real PostgreSQL parser (libpg-query). Refused: a syntax
  * error, no statement, more than one statement, anything but a select (`with … select`,
  * `values …` and set operations are selects), a data-modifying CTE, `select … into`, a locking
- * clause (`for update` / `for share` / …) anywhere in the statement.
+ * clause (`for update` / `for share` / …) anywhere in the statement, a call of a function that
+ * does more than read (SIDE_EFFECT_FUNCTIONS: large objects, set_config, advisory locks, …).
  *
  * Because dropping an optional clause changes the text, the check goes further than the all-kept
  * text (decisions of this module, not of the contract):
@@ -90,16 +91,44 @@ function statementName(kind: string): string {
 
 const article = (word: string) => (/^[AEIOU]/i.test(word) ? "an" : "a");
 
+/**
+ * Functions a select may call that write (large objects, sequences), change the session for the
+ * report connection's next tenant (settings, advisory locks), reach other sessions (notifications,
+ * cancelling or ending them), or run SQL given as text past this check (query_to_xml, ts_stat, …).
+ * READ ONLY lets several of them through; at run time the transaction is rolled back as well
+ * (queries/reports/runReportQuery.ts), but the author learns here.
+ */
+const SIDE_EFFECT_FUNCTIONS = new Set([
+  "lo_create", "lo_creat", "lo_from_bytea", "lo_put", "lo_open", "lowrite", "lo_write", "lo_truncate", "lo_truncate64", "lo_unlink", "lo_import", "lo_export",
+  "nextval", "setval", "set_config",
+  "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared",
+  "pg_advisory_xact_lock", "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
+  "pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all",
+  "pg_notify", "pg_cancel_backend", "pg_terminate_backend",
+  "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema", "ts_stat", "ts_rewrite",
+  "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file",
+]);
+
+function sideEffectOf(funcCall: unknown): string | null {
+  const names = (funcCall as { funcname?: Array<{ String?: { sval?: unknown } }> }).funcname ?? [];
+  const name = names[names.length - 1]?.String?.sval;
+  if (typeof name !== "string") return null;
+  const lower = name.toLowerCase();
+  return SIDE_EFFECT_FUNCTIONS.has(lower) || lower.startsWith("dblink") ? lower : null;
+}
+
 interface Findings {
   modifying: string | null;
   into: boolean;
   locking: boolean;
+  /** The first function called that does more than read (see SIDE_EFFECT_FUNCTIONS). */
+  sideEffect: string | null;
   paramRefs: Set<number>;
 }
 
 /** Walks the whole parse tree (CTEs, subqueries, set operations). */
 function inspect(tree: unknown): Findings {
-  const found: Findings = { modifying: null, into: false, locking: false, paramRefs: new Set() };
+  const found: Findings = { modifying: null, into: false, locking: false, sideEffect: null, paramRefs: new Set() };
   const stack: unknown[] = [tree];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -112,6 +141,7 @@ function inspect(tree: unknown): Findings {
       if (key in MODIFYING && found.modifying === null) found.modifying = MODIFYING[key]!;
       else if (key === "intoClause" && value) found.into = true;
       else if (key === "lockingClause" && Array.isArray(value) && value.length > 0) found.locking = true;
+      else if (key === "FuncCall" && typeof value === "object" && value !== null && found.sideEffect === null) found.sideEffect = sideEffectOf(value);
       else if (key === "ParamRef" && typeof value === "object" && value !== null) {
         const n = (value as { number?: unknown }).number;
         if (typeof n === "number") found.paramRefs.add(n);
@@ -181,6 +211,9 @@ async function statementProblem(sql: string, compiled: CompiledTemplateDetail, w
   }
   if (found.into) return `${subject} uses SELECT … INTO, which creates a table, but a query may only read: remove the INTO clause.`;
   if (found.locking) return `${subject} has a locking clause (FOR UPDATE, FOR SHARE or the like), which locks rows, but a query may only read: remove it.`;
+  if (found.sideEffect) {
+    return `${subject} calls ${found.sideEffect}(), which writes, changes the session or other sessions, or runs SQL given as text, but a query may only read: remove it.`;
+  }
   for (let i = 0; i < compiled.params.length; i++) {
     if (!found.paramRefs.has(i + 1)) {
       const param = compiled.params[i]!;

@@ -2,7 +2,7 @@ import PgCursor from "pg-cursor";
 import type pg from "pg";
 import type { DataSource } from "./dataSources.ts";
 import type { ReportQuery } from "./runReportQuery.ts";
-import { authorMessage } from "./runReportQuery.ts";
+import { authorMessage, END_REPORT_TRANSACTION } from "./runReportQuery.ts";
 
 /** The most rows one export writes per query (contract A.3); the page cap of the data call does not apply. */
 export const EXPORT_ROW_LIMIT = 100_000;
@@ -107,7 +107,7 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
       }
       await closeCursor(cursor);
       cursor = null;
-      await client.query("commit");
+      await client.query(END_REPORT_TRANSACTION);
       finished = true;
     } catch (error) {
       // A failed cursor has already asked for the end of its statement: only the transaction is left to end.
@@ -141,7 +141,7 @@ async function abandon(client: pg.PoolClient, cursor: PgCursor | null, inFlight:
   }
   try {
     if (cursor) await closeCursor(cursor);
-    await client.query("rollback");
+    await client.query(END_REPORT_TRANSACTION);
     return false;
   } catch {
     return true;

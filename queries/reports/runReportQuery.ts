@@ -18,6 +18,16 @@ export interface RunOptions {
 }
 
 /**
+ * How every report transaction ends, read or failed. READ ONLY does not stop everything: a
+ * function can still create a large object (lo_from_bytea), change a setting for the rest of the
+ * session (set_config(…, false)), listen or notify, take a session advisory lock, prepare a
+ * statement — and the connection next serves another tenant. Rolling back undoes the first ones;
+ * locks and prepared statements, which outlive a transaction, are dropped here too. (Such calls
+ * are also refused when a draft is saved: commands/reports/sqlSafety.ts.)
+ */
+export const END_REPORT_TRANSACTION = "rollback; select pg_advisory_unlock_all(); deallocate all";
+
+/**
  * Runs one report query in a READ ONLY transaction with a statement timeout, fetching at most
  * limit + 1 rows through a cursor, so a huge result is never materialised to be cut. A failure
  * becomes a sentence for the report author, without the SQL.
@@ -36,7 +46,7 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
     await source.bind(client, options.tenant);
     await client.query(source.begin(options.timeoutMs, options.timeZone));
     const { rows, fields } = await readRows(client, query, limit + 1);
-    await client.query("commit");
+    await client.query(END_REPORT_TRANSACTION);
     const columns = fields.map((field) => field.name);
     const oids = fields.map((field) => field.dataTypeID);
     return {
@@ -47,7 +57,7 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
     };
   } catch (error) {
-    await client.query("rollback").catch(() => (broken = true));
+    await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
     return { error: authorMessage(error, options.timeoutMs) };
   } finally {
     client.release(broken);

@@ -6,6 +6,7 @@ import type { ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
 import { accessLog } from "./accessLog.ts";
 import { adminRoutes } from "./adminRoutes.ts";
 import { apiErrors } from "./apiErrors.ts";
+import { docsRoutes } from "./docsRoutes.ts";
 import { docxExportRoute } from "./docxExportRoute.ts";
 import { embedRoutes } from "./embedRoutes.ts";
 import { healthRoutes, type ReadinessCheck } from "./healthRoutes.ts";
@@ -16,6 +17,7 @@ import { openApiRoutes, type OpenApiDeps } from "./openApi/openApiRoutes.ts";
 import { patientRoutes } from "./patientRoutes.ts";
 import { reportRoutes } from "./reportRoutes.ts";
 import { requestId } from "./requestId.ts";
+import { refuseNulInPath } from "./storablePath.ts";
 import { staffRoutes } from "./staffRoutes.ts";
 import { resolveTenant } from "./tenant.ts";
 import { unmatchedRoutes } from "./unmatchedRoutes.ts";
@@ -41,6 +43,7 @@ export function createApp(deps: AppDependencies): Koa {
   const health = healthRoutes(deps.readiness);
   app.use(health.routes());
   app.use(helpRoutes().routes());
+  app.use(docsRoutes(deps.openApi).routes());
   // The inline-frame page (C.7) and CORS for its calls from a sandboxed frame (see embedAccess.ts).
   const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });
   app.use(embed.routes());
@@ -51,8 +54,9 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(
     mountUnder("/api", [
       apiErrors(deps.log),
+      refuseNulInPath(),
       resolveTenant(),
-      jsonBody(API_BODY_LIMIT),
+      jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
@@ -64,6 +68,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(
     mountUnder("/open/v1", [
       openApiErrors(deps.log),
+      refuseNulInPath(),
       resolveTenant(),
       openApiRoutes(deps.openApi).routes() as Koa.Middleware,
     ]),

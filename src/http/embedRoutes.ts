@@ -67,6 +67,9 @@ export function contentSecurityPolicy(frameAncestors: string): string {
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "connect-src 'self'",
+    // default-src does not cover these: no plugin content, and no <base> that would move the page's scripts.
+    "object-src 'none'",
+    "base-uri 'none'",
     `frame-ancestors ${frameAncestors}`,
   ].join("; ");
 }

@@ -1,12 +1,21 @@
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
+import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../../commands/storableText.ts";
 import { HttpError } from "./httpError.ts";
+
+export interface JsonBodyOptions {
+  /**
+   * Refuse (400) a body holding text PostgreSQL cannot store (NUL, half a surrogate pair), naming
+   * where. /open/v1 leaves this to each report's validation: one bad report must not fail a batch.
+   */
+  refuseUnstorableText?: boolean;
+}
 
 /**
  * Reads a JSON body into ctx.request.body. The size limit is decided on the raw bytes, before any
  * parsing, so an oversized body costs no more than the limit.
  */
-export function jsonBody(limitBytes: number): Middleware {
+export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Middleware {
   return async (ctx, next) => {
     if (!["POST", "PUT", "PATCH"].includes(ctx.method)) return next();
     let raw: string;
@@ -27,6 +36,11 @@ export function jsonBody(limitBytes: number): Middleware {
         ctx.request.body = JSON.parse(raw);
       } catch {
         throw new HttpError(400, "The body is not valid JSON; check quotes, commas and brackets.");
+      }
+      const unstorable = options.refuseUnstorableText ? unstorableTextPath(ctx.request.body) : null;
+      if (unstorable) {
+        const where = unstorable.map((part) => (typeof part === "number" ? `[${part}]` : `.${Array.from(part).slice(0, 40).join("")}`)).join("").replace(/^\./, "").slice(0, 200);
+        throw new HttpError(400, `${where ? `The text at ${where}` : "The body"} ${UNSTORABLE_TEXT_RULE}.`);
       }
     }
     await next();

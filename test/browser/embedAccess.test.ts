@@ -24,7 +24,7 @@ describe("embed page: CSP and sandboxed-frame access", () => {
 
     it("is the last directive of the page's policy", () => {
       expect(contentSecurityPolicy("'self' https://his.example.org")).to.equal(
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'self' https://his.example.org",
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'self' https://his.example.org",
       );
     });
   });

@@ -1,0 +1,75 @@
+/**
+ * Who may call each route of the service (contract C.2), by the key of test/support/routeInventory.ts.
+ * The security tests check this list against the routes read from the routers: a route added
+ * without an entry here fails them until someone decides who may call it.
+ */
+export type Access =
+  /** Anyone: the same content for every tenant (health, help, static assets, pages whose data comes from /api). */
+  | "public"
+  /** No credential (the proxy guards viewing, contract C.2); X-Service-Tenant chooses the tenant. */
+  | "viewing"
+  /** An author token of the request's tenant, or the ADMIN_TOKEN. */
+  | "author"
+  /** Only the ADMIN_TOKEN: the operator's calls, across tenants by nature. */
+  | "admin"
+  /** An open-API client key; the key decides the tenant. */
+  | "client";
+
+export const ACCESS: Readonly<Record<string, Access>> = {
+  "GET /healthz": "public",
+  "GET /readyz": "public",
+  "GET /llms.txt": "public",
+  "GET ^\\/md\\/(.*)$": "public",
+  "GET /openapi.json": "public",
+  "GET /docs": "public",
+  "GET /docs/assets/:file": "public",
+  "GET /staff": "public",
+  "GET /staff/": "public",
+  "GET /staff/assets/:name": "public",
+  "GET /embed/assets/:name": "public",
+  "GET /embed/reports/:id": "viewing",
+
+  "GET /api/reports": "viewing",
+  "GET /api/reports/:id/view": "viewing",
+  "POST /api/reports/:id/data": "viewing",
+  "POST /api/reports/:id/drill": "viewing",
+  "POST /api/reports/:id/export/xlsx": "viewing",
+  "POST /api/reports/:id/export/docx": "viewing",
+  "GET /api/reports/:id/versions": "viewing",
+  "GET /api/reports/:id/versions/:no/audit": "viewing",
+
+  "PUT /api/reports/:id/draft": "author",
+  "DELETE /api/reports/:id/draft": "author",
+  "POST /api/reports/:id/publish": "author",
+  "POST /api/reports/:id/restore": "author",
+  "GET /api/patients": "author",
+  "PUT /api/patients/:patientRef": "author",
+  "GET /api/unmatched": "author",
+  "POST /api/unmatched/:kind/:externalId/claim": "author",
+  "POST /api/unmatched/:kind/:externalId/dismiss": "author",
+
+  "GET /api/admin/projections": "admin",
+  "POST /api/admin/clients": "admin",
+  "DELETE /api/admin/clients/:clientId": "admin",
+  "PUT /api/admin/clients/:clientId/code-map": "admin",
+  "POST /api/admin/authors": "admin",
+
+  "POST /open/v1/lab/reports": "client",
+  "POST /open/v1/exam/reports": "client",
+  "GET /open/v1/dict/lab-items": "client",
+  "GET /open/v1/reconcile/lab": "client",
+  "GET /open/v1/reconcile/exam": "client",
+  "GET /open/v1/ping": "client",
+};
+
+/** A concrete path for a route pattern: each `:name` replaced by `values[name]` (or "x"). */
+export function concretePath(pattern: string, values: Record<string, string> = {}): string {
+  if (pattern.startsWith("^")) return "/md/getting-started.md"; // the one RegExp route
+  return pattern.replace(/:([A-Za-z]+)/g, (_all, name: string) => encodeURIComponent(values[name] ?? "x"));
+}
+
+/** "GET /api/reports/:id/view" → ["GET", "/api/reports/:id/view"] */
+export function methodAndPattern(key: string): [string, string] {
+  const space = key.indexOf(" ");
+  return [key.slice(0, space), key.slice(space + 1)];
+}

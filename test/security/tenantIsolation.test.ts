@@ -1,0 +1,310 @@
+import { expect } from "chai";
+import { checkCharOf } from "../../commands/patients/nationalId.ts";
+import { allProjections } from "../../projections/index.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ADMIN } from "../support/http.ts";
+import { labReport } from "../support/ingestion.ts";
+import { adequacySpec } from "../support/reports.ts";
+import { routeKey, withRouteInventory, type RouteEntry } from "../support/routeInventory.ts";
+import { everyParamSpec, seedTenant, type SeededTenant } from "../support/seededTenant.ts";
+import { startTestService, until } from "../support/service.ts";
+import { zipText } from "../support/zipText.ts";
+import { ACCESS } from "./support/endpointAccess.ts";
+
+/**
+ * Contract C.1: a tenant never sees, counts, reconciles or exports another tenant's reports,
+ * patients, events or lab data — over every endpoint. Tenant `south`, with its own key, author
+ * token and data, tries each route on `north`'s data. The routes come from the routers
+ * (routeInventory.ts): a route without a case here fails "has an isolation case for every route".
+ */
+
+const withCheckDigit = (first17: string) => `${first17}${checkCharOf(first17)}`;
+/** A patient registered only in north, and a person whose report waits in north's queue. */
+const NORTH_PATIENT = { name: "北方患者", idCard: withCheckDigit("11010519800101123") };
+const NORTH_PENDING = { name: "待认领", idCard: withCheckDigit("11010519750505234") };
+/** Anything that would betray north's data in an answer to south. */
+const NORTH_MARKS = ["NORTH", "北方患者", "待认领", "North only", "North draft", "Every filter of north", NORTH_PATIENT.idCard, NORTH_PENDING.idCard, NORTH_PATIENT.idCard.slice(-4)];
+
+function expectNothingOfNorth(text: string, what: string): void {
+  for (const mark of NORTH_MARKS) expect(text, `${what} shows ${mark}: ${text.slice(0, 300)}`).not.to.include(mark);
+}
+
+interface World {
+  service: RunningService;
+  north: SeededTenant;
+  south: SeededTenant;
+}
+
+/** POSTs an export as a tenant and reads the file's text (or the error). */
+async function exportText(world: World, tenant: string, reportId: string, format: "xlsx" | "docx", body: unknown) {
+  const response = await fetch(`${world.service.url}/api/reports/${reportId}/export/${format}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-service-tenant": tenant },
+    body: JSON.stringify(body),
+  });
+  const buffer = Buffer.from(await response.arrayBuffer());
+  return { status: response.status, text: response.status === 200 ? zipText(buffer) : buffer.toString("utf8") };
+}
+
+const flat = (value: unknown) => JSON.stringify(value);
+
+/** South's own reports of 2026-03-02, read past the tenant scope as the service's owner. */
+async function southsDay(service: RunningService) {
+  const ids = async (table: string) =>
+    (await service.db.query(`select external_id from read.${table} where tenant = 'south' and reported_at::date = '2026-03-02' order by external_id collate "C"`)).rows.map((r) => r.external_id as string);
+  const unmatched = await service.db.query(
+    `select count(*)::int as n from (select matched, dismissed_at from read.lab_reports where tenant = 'south' and reported_at::date = '2026-03-02'
+     union all select matched, dismissed_at from read.exam_reports where tenant = 'south' and reported_at::date = '2026-03-02') r where not matched and dismissed_at is null`,
+  );
+  return { lab: await ids("lab_reports"), exam: await ids("exam_reports"), unmatched: unmatched.rows[0].n as number };
+}
+
+/** What south tries on each route, and what must hold afterwards. */
+const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
+  "GET /healthz": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/healthz")).body), "healthz"),
+  "GET /readyz": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/readyz")).body), "readyz"),
+  "GET /llms.txt": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/llms.txt")).body), "llms.txt"),
+  "GET ^\\/md\\/(.*)$": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/md/getting-started.md")).body), "a help article"),
+  "GET /openapi.json": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/openapi.json")).body), "the OpenAPI document"),
+  "GET /docs": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/docs")).body), "/docs"),
+  "GET /docs/assets/:file": async () => {
+    // Static files of the API explorer, the same bytes for everyone; nothing of a tenant is in them.
+  },
+  "GET /staff": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/staff")).body), "/staff"),
+  "GET /staff/": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/staff/")).body), "/staff/"),
+  "GET /staff/assets/:name": async () => {
+    // Static files of the staff pages (their data comes from /api, tested below).
+  },
+  "GET /embed/assets/:name": async () => {
+    // Static files of the embed page (its data comes from /api, tested below).
+  },
+  "GET /embed/reports/:id": async ({ service, south }) => {
+    for (const query of ["?tenant=south", ""]) {
+      const other = await south.call("GET", `/embed/reports/north-only${query}`);
+      expect(other.status, `north's report from south${query}`).to.equal(404);
+      expectNothingOfNorth(flat(other.body), "the embed page of north's report");
+    }
+    const own = await fetch(`${service.url}/embed/reports/every-param?tenant=south`);
+    const html = await own.text();
+    expect(own.status).to.equal(200);
+    expect(html).to.include("Every filter of south");
+    expectNothingOfNorth(html, "south's embed page");
+  },
+
+  "GET /api/reports": async ({ south }) => {
+    const list = await south.call("GET", "/api/reports");
+    const ids = list.body.map((r: { id: string }) => r.id);
+    expect(ids).to.include.members(["every-param", "hb-monthly"]).and.not.include("north-draft");
+    expectNothingOfNorth(flat(list.body), "the report list");
+  },
+  "GET /api/reports/:id/view": async ({ south }) => {
+    expect((await south.call("GET", "/api/reports/north-only/view")).status).to.equal(404);
+    expect((await south.call("GET", "/api/reports/north-draft/view?version=draft")).status).to.equal(404);
+    expect((await south.call("GET", "/api/reports/every-param/view?version=v3")).status, "north's v3").to.equal(404);
+    const own = await south.call("GET", "/api/reports/every-param/view?version=v2");
+    expect(own.body.title).to.equal("Every filter of south");
+    expectNothingOfNorth(flat(own.body), "south's snapshot view");
+  },
+  "POST /api/reports/:id/data": async ({ south }) => {
+    expect((await south.call("POST", "/api/reports/north-only/data", { body: {} })).status).to.equal(404);
+    for (const version of ["v1", "v2"]) {
+      const data = await south.call("POST", "/api/reports/every-param/data", { body: { version, params: { period: null } } });
+      const ids = data.body.queries.results.rows.map((row: unknown[]) => row[0]);
+      expect(ids.length, version).to.be.greaterThan(0);
+      expect(ids.every((id: string) => id.startsWith("SOUTH-")), `${version}: ${ids}`).to.equal(true);
+      expectNothingOfNorth(flat(data.body), `data of ${version}`);
+    }
+  },
+  "POST /api/reports/:id/drill": async ({ south }) => {
+    expect((await south.call("POST", "/api/reports/north-only/drill", { body: { drill: "detail" } })).status).to.equal(404);
+    const drill = await south.call("POST", "/api/reports/every-param/drill", { body: { version: "v1", drill: "detail", args: { stdCode: "HGB" } } });
+    const ids = drill.body.queries.rows.rows.map((row: unknown[]) => row[0]);
+    expect(ids.length).to.be.greaterThan(0);
+    expect(ids.every((id: string) => id.startsWith("SOUTH-"))).to.equal(true);
+  },
+  "POST /api/reports/:id/export/xlsx": async (world) => {
+    expect((await exportText(world, "south", "north-only", "xlsx", {})).status).to.equal(404);
+    for (const body of [{ version: "v1" }, { version: "v2" }, { version: "v1", drill: "detail", args: { stdCode: "HGB" } }]) {
+      const file = await exportText(world, "south", "every-param", "xlsx", body);
+      expect(file.status).to.equal(200);
+      expect(file.text, "the file holds south's rows").to.include("SOUTH-");
+      expectNothingOfNorth(file.text, `the xlsx of ${flat(body)}`);
+    }
+  },
+  "POST /api/reports/:id/export/docx": async (world) => {
+    expect((await exportText(world, "south", "north-only", "docx", {})).status).to.equal(404);
+    for (const body of [{ version: "v2" }, { version: "v1", drill: "detail", args: { stdCode: "HGB" } }]) {
+      const file = await exportText(world, "south", "every-param", "docx", body);
+      expect(file.status).to.equal(200);
+      expect(file.text).to.include("SOUTH-");
+      expectNothingOfNorth(file.text, `the docx of ${flat(body)}`);
+    }
+  },
+  "GET /api/reports/:id/versions": async ({ south }) => {
+    expect((await south.call("GET", "/api/reports/north-only/versions")).status).to.equal(404);
+    const versions = await south.call("GET", "/api/reports/every-param/versions");
+    expect(versions.body.map((v: { no: string }) => v.no)).to.deep.equal(["v2", "v1"]);
+  },
+  "GET /api/reports/:id/versions/:no/audit": async ({ south }) => {
+    expect((await south.call("GET", "/api/reports/every-param/versions/v3/audit")).status).to.equal(404);
+    expect((await south.call("GET", "/api/reports/north-only/versions/v1/audit")).status).to.equal(404);
+  },
+
+  "PUT /api/reports/:id/draft": async ({ north, south }) => {
+    const saved = await south.asAuthor("PUT", "/api/reports/north-only/draft", { title: "South's own", spec: everyParamSpec });
+    expect(saved.status, "south may have a report of the same id: its own").to.equal(200);
+    const northView = await north.call("GET", "/api/reports/north-only/view");
+    expect(northView.body).to.include({ title: "North only", version: "v1" });
+    expect((await north.call("GET", "/api/reports/north-only/view?version=draft")).status, "north's report got no draft").to.equal(404);
+  },
+  "DELETE /api/reports/:id/draft": async ({ north, south }) => {
+    expect((await south.asAuthor("DELETE", "/api/reports/north-draft/draft")).status).to.equal(404);
+    expect((await north.call("GET", "/api/reports/north-draft/view?version=draft")).status, "north's draft is still there").to.equal(200);
+  },
+  "POST /api/reports/:id/publish": async ({ north, south }) => {
+    expect((await south.asAuthor("POST", "/api/reports/north-draft/publish", { mode: "dynamic" })).status).to.be.oneOf([404, 409]);
+    expect((await north.call("GET", "/api/reports/north-draft/versions")).body, "north's draft was not published").to.deep.equal([]);
+  },
+  "POST /api/reports/:id/restore": async ({ north, south }) => {
+    const before = (await north.call("GET", "/api/reports/every-param/versions")).body.length;
+    expect((await south.asAuthor("POST", "/api/reports/every-param/restore", { version: "v3" })).status).to.equal(404);
+    expect((await north.call("GET", "/api/reports/every-param/versions")).body.length).to.equal(before);
+  },
+
+  "GET /api/patients": async ({ south }) => {
+    const patients = await south.asAuthor("GET", "/api/patients");
+    expect(patients.body.map((p: { patientRef: string }) => p.patientRef)).not.to.include("P-NORTH");
+    expectNothingOfNorth(flat(patients.body), "the patient list");
+  },
+  "PUT /api/patients/:patientRef": async ({ north, south, service }) => {
+    // South registers the person waiting in north's queue, under north's patientRef: its own patient.
+    const registered = await south.asAuthor("PUT", "/api/patients/P-NORTH", { name: NORTH_PENDING.name, idCard: NORTH_PENDING.idCard });
+    expect(registered.status).to.equal(200);
+    const northPatients = (await north.asAuthor("GET", "/api/patients")).body as Array<{ patientRef: string; name: string }>;
+    expect(northPatients.find((p) => p.patientRef === "P-NORTH")?.name, "north's patient unchanged").to.equal(NORTH_PATIENT.name);
+    // Auto-claim stays within south: north's waiting report is not claimed by south's registration.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const northQueue = (await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>;
+    expect(northQueue.map((e) => e.externalId)).to.include("NORTH-PENDING");
+    const claimed = await service.db.query("select patient_ref from read.lab_reports where tenant = 'north' and external_id = 'NORTH-PENDING'");
+    expect(claimed.rows[0].patient_ref).to.equal(null);
+  },
+  "GET /api/unmatched": async ({ south }) => {
+    const queue = await south.asAuthor("GET", "/api/unmatched");
+    expect(queue.body.length).to.be.greaterThan(0);
+    expectNothingOfNorth(flat(queue.body), "the unmatched queue");
+  },
+  "POST /api/unmatched/:kind/:externalId/claim": async ({ north, south }) => {
+    expect((await south.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" })).status).to.equal(404);
+    expect(((await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>).map((e) => e.externalId)).to.include("NORTH-UNMATCHED");
+  },
+  "POST /api/unmatched/:kind/:externalId/dismiss": async ({ north, south }) => {
+    expect((await south.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not ours" })).status).to.equal(404);
+    expect(((await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>).map((e) => e.externalId)).to.include("NORTH-ECG-UNMATCHED");
+  },
+
+  "GET /api/admin/projections": async ({ south }) => {
+    expect((await south.call("GET", "/api/admin/projections", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    const report = await south.call("GET", "/api/admin/projections", { token: ADMIN });
+    expectNothingOfNorth(flat(report.body), "the projections report (positions and lag only)");
+  },
+  "POST /api/admin/clients": async ({ south }) => {
+    expect((await south.call("POST", "/api/admin/clients", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(401);
+    expect((await south.call("POST", "/api/admin/clients", { token: south.client.key, body: { name: "x", tenant: "north" } })).status).to.equal(401);
+  },
+  "DELETE /api/admin/clients/:clientId": async ({ north, south }) => {
+    expect((await south.call("DELETE", `/api/admin/clients/${north.client.clientId}`, { token: south.authorToken })).status).to.equal(401);
+    expect((await north.call("GET", "/open/v1/ping", { token: north.client.key })).status, "north's key still works").to.equal(200);
+  },
+  "PUT /api/admin/clients/:clientId/code-map": async ({ north, south }) => {
+    const answer = await south.call("PUT", `/api/admin/clients/${north.client.clientId}/code-map`, { token: south.authorToken, body: { codeMap: { X: "HGB" } } });
+    expect(answer.status).to.equal(401);
+  },
+  "POST /api/admin/authors": async ({ south }) => {
+    expect((await south.call("POST", "/api/admin/authors", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(401);
+  },
+
+  "POST /open/v1/lab/reports": async ({ service, north, south }) => {
+    // South sends north's externalId, and a report on north's patient: both stay south's.
+    const pushed = await south.push("lab", [labReport("NORTH-M1", { labName: "south's lab" }), labReport("SOUTH-ABOUT-NORTH", { patient: NORTH_PATIENT })]);
+    const [sameId, northPatient] = pushed.body.data.results;
+    expect(sameId.status, "north's externalId is a new report of south").to.equal("CREATED");
+    expect(northPatient).to.include({ matched: false, pendingReason: "no dialysis patient with this idCard" });
+    await until(async () => (await service.db.query("select 1 from read.lab_reports where tenant = 'south' and external_id = 'NORTH-M1'")).rowCount === 1);
+    const northsOwn = await service.db.query("select lab_name from read.lab_reports where tenant = 'north' and external_id = 'NORTH-M1'");
+    expect(northsOwn.rows).to.deep.equal([{ lab_name: "Central lab" }]);
+    expect((await north.call("GET", "/open/v1/reconcile/lab?date=2026-01-10", { token: north.client.key })).body.data.externalIds).to.deep.equal(["NORTH-M1"]);
+  },
+  "POST /open/v1/exam/reports": async ({ service, south }) => {
+    const pushed = await south.push("exam", [{ externalId: "NORTH-ECHO", patient: { idCard: NORTH_PATIENT.idCard }, examType: "ECHO", reportedAt: "2026-03-02 10:00:00" }]);
+    expect(pushed.body.data.results[0]).to.include({ status: "CREATED", matched: false });
+    const northsOwn = await service.db.query("select patient_ref from read.exam_reports where tenant = 'north' and external_id = 'NORTH-ECHO'");
+    expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001" }]);
+  },
+  "GET /open/v1/dict/lab-items": async ({ north, south }) => {
+    // One dictionary for every tenant (contract B.4): the same answer, nothing of a tenant in it.
+    const seen = await south.call("GET", "/open/v1/dict/lab-items", { token: south.client.key });
+    const northSees = await north.call("GET", "/open/v1/dict/lab-items", { token: north.client.key });
+    expect(seen.body.data).to.deep.equal(northSees.body.data);
+  },
+  "GET /open/v1/reconcile/lab": async ({ service, south }) => {
+    const day = await south.call("GET", "/open/v1/reconcile/lab?date=2026-03-02", { token: south.client.key });
+    const own = await southsDay(service);
+    expect(day.body.data).to.deep.include({ externalIds: own.lab, labReportCount: own.lab.length, examReportCount: own.exam.length, unmatchedCount: own.unmatched });
+    expect(own.lab).to.include("SOUTH-DAY");
+    expectNothingOfNorth(flat(day.body), "south's reconciliation");
+  },
+  "GET /open/v1/reconcile/exam": async ({ service, south }) => {
+    const day = await south.call("GET", "/open/v1/reconcile/exam?date=2026-03-02", { token: south.client.key });
+    const own = await southsDay(service);
+    expect(day.body.data).to.deep.include({ externalIds: own.exam, examReportCount: own.exam.length, unmatchedCount: own.unmatched });
+    expect(own.exam).to.include("SOUTH-ECHO");
+  },
+  "GET /open/v1/ping": async ({ south }) => {
+    const ping = await south.call("GET", "/open/v1/ping", { token: south.client.key });
+    expect(ping.body.data).to.include({ tenant: "south" });
+  },
+};
+
+describe("security: tenant isolation over every endpoint", function () {
+  this.timeout(60_000);
+  const world = {} as World;
+  let routes: RouteEntry[] = [];
+
+  before(async () => {
+    const inventory = await withRouteInventory(() => startTestService({ projections: allProjections }));
+    routes = inventory.routes;
+    world.service = inventory.started;
+    world.north = await seedTenant(world.service, "north", "NORTH");
+    world.south = await seedTenant(world.service, "south", "SOUTH");
+    const { north, service } = world;
+    for (const [step, answer] of [
+      ["patient", await north.asAuthor("PUT", "/api/patients/P-NORTH", { ...NORTH_PATIENT, ward: "N" })],
+      ["push", await north.push("lab", [labReport("NORTH-PENDING", { patient: NORTH_PENDING, reportedAt: "2026-03-02 12:00:00" }), labReport("NORTH-EXTRA", { reportedAt: "2026-03-02 13:00:00" })])],
+      ["north-only", await north.asAuthor("PUT", "/api/reports/north-only/draft", { title: "North only", spec: everyParamSpec })],
+      ["north-only v1", await north.asAuthor("POST", "/api/reports/north-only/publish", { mode: "dynamic" })],
+      ["north-draft", await north.asAuthor("PUT", "/api/reports/north-draft/draft", { title: "North draft", spec: adequacySpec })],
+      ["every-param draft", await north.asAuthor("PUT", "/api/reports/every-param/draft", { title: "Every filter of north", spec: everyParamSpec })],
+      ["every-param v3", await north.asAuthor("POST", "/api/reports/every-param/publish", { mode: "dynamic" })],
+    ] as const) {
+      if (answer.status >= 300) throw new Error(`north's ${step}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+    await until(async () => (await service.db.query("select count(*)::int as n from read.lab_reports where tenant = 'north'")).rows[0].n === 7);
+  });
+  after(() => world.service?.stop());
+
+  it("has an isolation case and an access rule for every route the routers serve, and none for a route that is gone", () => {
+    const served = routes.map(routeKey);
+    expect(served, "routes read from the routers").to.include.members(["GET /healthz", "POST /open/v1/lab/reports", "POST /api/reports/:id/data"]);
+    expect(served.filter((key) => !(key in CASES)), "routes without an isolation case").to.deep.equal([]);
+    expect(Object.keys(CASES).filter((key) => !served.includes(key)), "cases of routes that no longer exist").to.deep.equal([]);
+    expect(served.filter((key) => !(key in ACCESS)), "routes without an access rule (test/security/support/endpointAccess.ts)").to.deep.equal([]);
+  });
+
+  for (const [key, attempt] of Object.entries(CASES)) {
+    it(`${key}: south gets nothing of north's`, async function () {
+      if (routes.length > 0 && !routes.some((route) => routeKey(route) === key)) this.skip(); // reported by the completeness check
+      await attempt(world);
+    });
+  }
+});
