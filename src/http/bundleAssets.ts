@@ -3,6 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import type { Context } from "koa";
 
 /**
  * The pages' bundles (`web/dist/`, built by `npm run build:web`, run by `prepare`).
@@ -80,3 +81,21 @@ export const loadStaffAssets = bundleAssets(
   ],
   "/staff/assets/",
 );
+
+/** Answers with a static asset: ETag and 304, gzip when the client takes it. */
+export function sendAsset(ctx: Context, asset: Pick<BundleAsset, "type" | "body" | "gzip" | "etag">, cacheControl: string): void {
+  ctx.set("Cache-Control", cacheControl);
+  ctx.set("ETag", asset.etag);
+  ctx.vary("Accept-Encoding");
+  ctx.type = asset.type;
+  if (ctx.get("if-none-match") === asset.etag) {
+    ctx.status = 304;
+    return;
+  }
+  if (ctx.acceptsEncodings("gzip", "identity") === "gzip") {
+    ctx.set("Content-Encoding", "gzip");
+    ctx.body = asset.gzip;
+  } else {
+    ctx.body = asset.body;
+  }
+}

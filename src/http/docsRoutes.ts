@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import Router from "@koa/router";
+import { sendAsset } from "./bundleAssets.ts";
 import { openApiDocument, type OpenApiDocumentSource } from "./openApiDocument/index.ts";
 
 // Located, not loaded: requiring the package would load its 1.5 MB bundle into the service.
@@ -90,20 +91,7 @@ export function docsRoutes(source: OpenApiDocumentSource): Router {
       asset = { type: known.type, body, gzip: gzipSync(body), etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 16)}"` };
       loaded.set(name, asset);
     }
-    ctx.set("Cache-Control", "no-cache");
-    ctx.set("ETag", asset.etag);
-    ctx.vary("Accept-Encoding");
-    ctx.type = asset.type;
-    if (ctx.get("if-none-match") === asset.etag) {
-      ctx.status = 304;
-      return;
-    }
-    if (ctx.acceptsEncodings("gzip", "identity") === "gzip") {
-      ctx.set("Content-Encoding", "gzip");
-      ctx.body = asset.gzip;
-    } else {
-      ctx.body = asset.body;
-    }
+    sendAsset(ctx, asset, "no-cache");
   });
   return router;
 }

@@ -22,7 +22,7 @@ import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
 import type { Db } from "../../db/pool.ts";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
 import { EmbedTokens, embedCors } from "./embedAccess.ts";
-import { loadEmbedAssets, WEB_DIST_DIR } from "./bundleAssets.ts";
+import { loadEmbedAssets, sendAsset, WEB_DIST_DIR } from "./bundleAssets.ts";
 import { HttpError } from "./httpError.ts";
 import { resolveVersion } from "./reportRequests.ts";
 
@@ -201,20 +201,7 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
     }
     ctx.set("X-Content-Type-Options", "nosniff");
     ctx.set("Referrer-Policy", "same-origin");
-    ctx.set("Cache-Control", "public, max-age=31536000, immutable");
-    ctx.set("ETag", asset.etag);
-    ctx.vary("Accept-Encoding");
-    ctx.type = asset.type;
-    if (ctx.get("if-none-match") === asset.etag) {
-      ctx.status = 304;
-      return;
-    }
-    if (ctx.acceptsEncodings("gzip", "identity") === "gzip") {
-      ctx.set("Content-Encoding", "gzip");
-      ctx.body = asset.gzip;
-    } else {
-      ctx.body = asset.body;
-    }
+    sendAsset(ctx, asset, "public, max-age=31536000, immutable");
   });
 
   return { routes: () => router.routes(), cors: () => embedCors(tokens) };

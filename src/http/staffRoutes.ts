@@ -17,7 +17,7 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
-import { loadStaffAssets, WEB_DIST_DIR } from "./bundleAssets.ts";
+import { loadStaffAssets, sendAsset, WEB_DIST_DIR } from "./bundleAssets.ts";
 import { escapeHtml } from "./embedRoutes.ts";
 
 export interface StaffRoutesDeps {
@@ -129,20 +129,7 @@ export function staffRoutes(deps: StaffRoutesDeps = {}): Router {
       ctx.body = "There is no such asset.";
       return;
     }
-    ctx.set("Cache-Control", "public, max-age=31536000, immutable");
-    ctx.set("ETag", asset.etag);
-    ctx.vary("Accept-Encoding");
-    ctx.type = asset.type;
-    if (ctx.get("if-none-match") === asset.etag) {
-      ctx.status = 304;
-      return;
-    }
-    if (ctx.acceptsEncodings("gzip", "identity") === "gzip") {
-      ctx.set("Content-Encoding", "gzip");
-      ctx.body = asset.gzip;
-    } else {
-      ctx.body = asset.body;
-    }
+    sendAsset(ctx, asset, "public, max-age=31536000, immutable");
   });
   return router;
 }
