@@ -1,11 +1,12 @@
+import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { dropTestDatabases } from "../test/support/database.ts";
 import { printTable, writeResults, type BenchResult } from "./results.ts";
 
 /**
- * `npm run bench [-- group …]`: every group unless some are named. Each group's modules are loaded
- * when it runs, so one group's libraries (playwright-core, echarts, exceljs) do not count in
- * another's RSS figures.
+ * `npm run bench [-- group …]`: every group unless some are named. Each group runs in a process of
+ * its own, so one group's libraries and leftovers (playwright-core, echarts, exceljs, a heap grown
+ * by an earlier group) do not count in another's RSS figures.
  */
 const groups: Record<string, () => Promise<BenchResult[]>> = {
   append: async () => (await import("./append.ts")).appendBenchmarks(),
@@ -20,24 +21,48 @@ const groups: Record<string, () => Promise<BenchResult[]>> = {
 /** Groups that run only when named: the soak takes ten minutes. */
 const onlyWhenNamed = new Set(["soak"]);
 
-const chosen = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
-const unknown = chosen.filter((name) => !(name in groups));
-if (unknown.length) {
-  console.error(`unknown benchmark group ${unknown.join(", ")}; known: ${Object.keys(groups).join(", ")}`);
-  process.exit(2);
+const self = fileURLToPath(import.meta.url);
+const GROUP_FLAG = "--group-process";
+
+/** Runs one group in a child process of this script and resolves with its figures. */
+function runInOwnProcess(name: string): Promise<BenchResult[]> {
+  const child = fork(self, [GROUP_FLAG, name], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    let figures: BenchResult[] | null = null;
+    child.on("message", (message) => (figures = message as BenchResult[]));
+    child.on("error", reject);
+    child.on("exit", (code) => (figures && code === 0 ? resolve(figures) : reject(new Error(`benchmark group ${name} failed (exit code ${code})`))));
+  });
 }
 
-const results: BenchResult[] = [];
-try {
-  for (const [name, run] of Object.entries(groups)) {
+async function runGroupHere(name: string): Promise<void> {
+  try {
+    const figures = await groups[name]!();
+    await new Promise<void>((resolve) => process.send!(figures, () => resolve()));
+  } finally {
+    await dropTestDatabases();
+  }
+}
+
+async function main(): Promise<void> {
+  const chosen = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
+  const unknown = chosen.filter((name) => !(name in groups));
+  if (unknown.length) {
+    console.error(`unknown benchmark group ${unknown.join(", ")}; known: ${Object.keys(groups).join(", ")}`);
+    process.exit(2);
+  }
+  const results: BenchResult[] = [];
+  for (const name of Object.keys(groups)) {
     if (chosen.length ? !chosen.includes(name) : onlyWhenNamed.has(name)) continue;
     console.error(`running ${name} …`);
-    results.push(...(await run()));
+    results.push(...(await runInOwnProcess(name)));
   }
-} finally {
-  await dropTestDatabases();
+  printTable(results);
+  const out = fileURLToPath(new URL("./results.json", import.meta.url));
+  writeResults(out, results);
+  console.log(`\nwritten to ${out}`);
 }
-printTable(results);
-const out = fileURLToPath(new URL("./results.json", import.meta.url));
-writeResults(out, results);
-console.log(`\nwritten to ${out}`);
+
+const groupIndex = process.argv.indexOf(GROUP_FLAG);
+if (groupIndex >= 0) await runGroupHere(process.argv[groupIndex + 1]!);
+else await main();
