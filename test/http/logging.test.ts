@@ -21,6 +21,8 @@ describe("logs", () => {
     await tenant.call("GET", "/api/patients", { token: tenant.authorToken });
     await tenant.call("PUT", "/api/patients/P009", { token: tenant.authorToken, body: { name: "x", idCard: ZHANG_SAN.idCard } });
     await tenant.call("GET", "/open/v1/ping", { token: `${tenant.client.key}x` });
+    // A sender mistaking the request-id header for the place of its key.
+    await fetch(`${service.url}/open/v1/ping`, { headers: { authorization: `Bearer ${tenant.client.key}`, "x-request-id": tenant.client.key } });
 
     const text = lines.join("");
     expect(lines.length).to.be.greaterThan(10);
