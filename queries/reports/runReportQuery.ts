@@ -41,35 +41,44 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
   } catch {
     return { error: `The data source ${source.name} cannot be reached right now; try again shortly.` };
   }
-  let broken = false;
   try {
     await source.bind(client, options.tenant);
     await client.query(source.begin(options.timeoutMs, options.timeZone));
-    const { rows, fields } = await readRows(client, query, limit + 1);
-    await client.query(END_REPORT_TRANSACTION);
-    const columns = fields.map((field) => field.name);
+    const { rows, fields, closed } = await readRows(client, query, limit + 1);
     const oids = fields.map((field) => field.dataTypeID);
-    return {
-      columns,
+    const outcome: QueryOutcome = {
+      columns: fields.map((field) => field.name),
       columnTypes: oids.map(columnTypeOf),
       rows: rows.slice(0, limit).map((row) => row.map((value, i) => valueOf(oids[i]!, value))),
       truncated: rows.length > limit,
       elapsedMs: Math.round((performance.now() - started) * 10) / 10,
     };
+    // The answer does not wait for the cursor's close and the end of the transaction (two round
+    // trips); the connection goes back to the pool only once both are done.
+    closed.then(() => client.query(END_REPORT_TRANSACTION)).then(
+      () => client.release(),
+      () => client.release(true),
+    );
+    return outcome;
   } catch (error) {
+    let broken = false;
     await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
-    return { error: authorMessage(error, options.timeoutMs) };
-  } finally {
     client.release(broken);
+    return { error: authorMessage(error, options.timeoutMs) };
   }
 }
 
-function readRows(client: pg.PoolClient, query: ReportQuery, count: number): Promise<{ rows: (string | null)[][]; fields: pg.FieldDef[] }> {
+function readRows(
+  client: pg.PoolClient,
+  query: ReportQuery,
+  count: number,
+): Promise<{ rows: (string | null)[][]; fields: pg.FieldDef[]; closed: Promise<void> }> {
   const cursor: Cursor = client.query(new PgCursor(query.text, query.values, { rowMode: "array" }));
   return new Promise((resolve, reject) => {
     cursor.read(count, (error, rows, result) => {
       if (error) return reject(error);
-      cursor.close(() => resolve({ rows: rows as unknown as (string | null)[][], fields: result.fields }));
+      const closed = new Promise<void>((done, fail) => cursor.close((closeError) => (closeError ? fail(closeError) : done())));
+      resolve({ rows: rows as unknown as (string | null)[][], fields: result.fields, closed });
     });
   });
 }
