@@ -95,7 +95,9 @@ const RECEIVED = `
   from events e
   cross join lateral (
     select d->>'externalId' as external_id, d->'report' as report, d->'items' as mapped, d->'report'->'items' as sent,
-           (d->'match'->>'matched')::boolean as matched, d->'match' as match, d->'client'->>'name' as client_name
+           (d->'match'->>'matched')::boolean as matched, d->'match' as match, d->'client'->>'name' as client_name,
+           case when (d->'match'->>'matched')::boolean then d->'match'->>'patientRef' end as patient_ref,
+           (d->'report'->>'collectedAt')::timestamp as collected_at, (d->'report'->>'reportedAt')::timestamp as reported_at
     from (select e.data as d offset 0) payload offset 0
   ) p
   where e.position = any($1::bigint[])`;
@@ -104,11 +106,11 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
   const positions = events.map((event) => event.position);
   await tx.query(
     `insert into lab_reports as t
-     select tenant, external_id, report->>'reportNo', case when matched then match->>'patientRef' end, matched,
+     select tenant, external_id, report->>'reportNo', patient_ref, matched,
             case when not matched then match->>'pendingReason' end, coalesce(match->>'idCard', report->'patient'->>'idCard'),
             report->'patient'->>'name', report->'patient'->>'hisPatientId', report->>'panelName', report->>'specimen',
-            report->>'status', report->>'labName', report->>'reporter', report->>'reviewer', (report->>'collectedAt')::timestamp,
-            (report->>'reportedAt')::timestamp, left(report->>'reportedAt', 10)::date, recorded_at, client_name,
+            report->>'status', report->>'labName', report->>'reporter', report->>'reviewer', collected_at,
+            reported_at, reported_at::date, recorded_at, client_name,
             jsonb_array_length(mapped), null, null
      from (${RECEIVED}) received
      on conflict (tenant, external_id) do update set
@@ -126,16 +128,16 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
      where e.position = any($1::bigint[]) and t.tenant = e.tenant and t.external_id = substr(e.stream_id, length($2) + 1)`,
     [positions, reportKinds.lab.streamPrefix],
   );
-  // The mapped items and the sent items are parallel arrays: zipped by position.
+  // The mapped items and the sent items are parallel arrays, zipped by position; what every item
+  // row of a report shares (patient, times) is worked out once per report, in RECEIVED.
   await tx.query(
     `insert into lab_results
-     select tenant, external_id, (i.ord - 1)::integer, case when matched then match->>'patientRef' end,
+     select tenant, external_id, (i.ord - 1)::integer, patient_ref,
             i.s->>'itemCode', i.s->>'itemName', i.m->>'stdCode', i.m->>'stdName', i.m->>'category',
             (i.m->>'valueNum')::double precision, i.m->>'valueText', i.s->>'unit',
             (i.m->>'stdValue')::double precision, i.m->>'stdUnit', i.m->>'unitStatus',
             (i.s->>'refLow')::double precision, (i.s->>'refHigh')::double precision, i.s->>'abnormalFlag', i.s->>'resultType',
-            (report->>'collectedAt')::timestamp, (report->>'reportedAt')::timestamp,
-            left(report->>'collectedAt', 10)::date, left(report->>'reportedAt', 10)::date
+            collected_at, reported_at, collected_at::date, reported_at::date
      from (${RECEIVED}) received
      cross join lateral rows from (jsonb_array_elements(mapped), jsonb_array_elements(sent)) with ordinality as i(m, s, ord)`,
     [positions],
