@@ -108,21 +108,30 @@ export async function appendToStream(db: Queryable, request: AppendRequest): Pro
 
 // Many streams in one statement (a pushed batch: one stream per report). Every stream's expected
 // version is checked; if any is stale nothing is inserted and the caller falls back to one
-// stream at a time.
-const APPEND_MANY_SQL = `
-  with input as (
-    select * from json_to_recordset($2::json) as x(ord int, stream_id text, expected int, seq int, type text, data jsonb)
+// stream at a time. Each payload is a parameter of its own, parsed once, straight into jsonb
+// (one JSON document of all rows would be parsed as json first, then again into jsonb).
+const MAX_EVENTS_PER_APPEND = 10_000;
+
+function appendManySql(rowCount: number): string {
+  const values = Array.from({ length: rowCount }, (_, i) => {
+    const p = 3 + i * 5;
+    return `(${i}, $${p}::text, $${p + 1}::int, $${p + 2}::int, $${p + 3}::text, $${p + 4}::jsonb)`;
+  });
+  return `
+  with input(ord, stream_id, expected, seq, type, data) as (
+    values ${values.join(", ")}
   ), heads as (
     select s.stream_id, s.expected,
            coalesce((select max(e.stream_version) from events e where e.tenant = $1 and e.stream_id = s.stream_id), 0) as version
     from (select distinct stream_id, expected from input) s
   )
   insert into events (tenant, stream_id, stream_version, type, data, metadata)
-  select $1, i.stream_id, i.expected + i.seq, i.type, i.data, $3::jsonb
+  select $1, i.stream_id, i.expected + i.seq, i.type, i.data, $2::jsonb
   from input i
   where not exists (select 1 from heads h where h.version <> h.expected)
   order by i.ord
   returning stream_id, position, stream_version, transaction_id::text as transaction_id_text`;
+}
 
 export interface StreamAppend {
   streamId: string;
@@ -131,21 +140,25 @@ export interface StreamAppend {
 }
 
 export async function appendToStreams(db: Queryable, tenant: string, appends: StreamAppend[], metadata: EventMetadata): Promise<AppendResult[]> {
-  const rows: unknown[] = [];
+  const params: unknown[] = [tenant, JSON.stringify(metadata)];
+  let rowCount = 0;
   for (const append of appends) {
-    append.events.forEach((event, index) =>
-      rows.push({ ord: rows.length, stream_id: append.streamId, expected: append.expectedVersion, seq: index + 1, type: event.type, data: event.data }),
-    );
+    append.events.forEach((event, index) => {
+      params.push(append.streamId, append.expectedVersion, index + 1, event.type, JSON.stringify(event.data));
+      rowCount++;
+    });
   }
-  if (rows.length === 0) return [];
+  if (rowCount === 0) return [];
+  // Five parameters an event; PostgreSQL takes at most 65,535 in one statement.
+  if (rowCount > MAX_EVENTS_PER_APPEND) throw new Error(`appendToStreams takes at most ${MAX_EVENTS_PER_APPEND} events at once, not ${rowCount}`);
   let result: pg.QueryResult<{ stream_id: string; position: number; stream_version: number; transaction_id_text: string }>;
   try {
-    result = await db.query(APPEND_MANY_SQL, [tenant, JSON.stringify(rows), JSON.stringify(metadata)]);
+    result = await db.query(appendManySql(rowCount), params);
   } catch (error) {
     if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new ConcurrencyConflict(tenant, "(batch)", "any");
     throw error;
   }
-  if (result.rows.length !== rows.length) throw new ConcurrencyConflict(tenant, "(batch)", "any");
+  if (result.rows.length !== rowCount) throw new ConcurrencyConflict(tenant, "(batch)", "any");
   const byStream = new Map<string, AppendResult>();
   for (const row of result.rows) {
     const position = Number(row.position);

@@ -123,11 +123,15 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
        dismissed_at = null, dismiss_reason = null`,
     [positions],
   );
-  await tx.query(
-    `delete from lab_results t using events e
-     where e.position = any($1::bigint[]) and t.tenant = e.tenant and t.external_id = substr(e.stream_id, length($2) + 1)`,
-    [positions, reportKinds.lab.streamPrefix],
-  );
+  // Only a report received before has item rows to replace (its first event is version 1).
+  const updated = events.filter((event) => event.streamVersion > 1);
+  if (updated.length > 0) {
+    await tx.query(
+      `delete from lab_results t using unnest($1::text[], $2::text[]) as k(tenant, external_id)
+       where t.tenant = k.tenant and t.external_id = k.external_id`,
+      [updated.map((event) => event.tenant), updated.map((event) => event.streamId.slice(reportKinds.lab.streamPrefix.length))],
+    );
+  }
   // The mapped items and the sent items are parallel arrays, zipped by position; what every item
   // row of a report shares (patient, times) is worked out once per report, in RECEIVED.
   await tx.query(
