@@ -55,7 +55,8 @@ export function createApi(boot: Boot, texts: Texts): Api {
   };
 }
 
-async function errorSentence(response: Response, texts: Texts): Promise<string> {
+/** The service's own sentence of a failed call (`{ error }`), else one naming the status. */
+export async function errorSentence(response: Response, texts: Pick<Texts, "requestFailed">): Promise<string> {
   try {
     const body = (await response.json()) as { error?: unknown };
     if (typeof body.error === "string" && body.error) return body.error;

@@ -1,6 +1,5 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
 import { exportEnabled, type NodeDef } from "../../commands/reports/specSchema.ts";
 import { localDate, localIsoDateTime } from "../../queries/localDateTime.ts";
 import { runSpecQueries } from "../../queries/reports/runSpecQueries.ts";
@@ -8,7 +7,7 @@ import type { DocxLayer } from "../export/docxExport.ts";
 import { attachment, exportFileName } from "./attachment.ts";
 import { HttpError } from "./httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { checkedParams, drillLayer, reportBody, resolveVersion } from "./reportRequests.ts";
+import { checkedParams, drillLayer, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
 export type DocxExportDeps = ReportRoutesDeps;
@@ -22,8 +21,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
 
   router.post("/:id/export/docx", async (ctx: Context) => {
-    const reportId = ctx.params.id!;
-    if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(404, `There is no report ${reportId}; report ids are lower-case letters, digits and '-'.`);
+    const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await resolveVersion(deps.db, ctx, reportId, body.version);
     if (!exportEnabled(version.spec, "docx")) throw new HttpError(400, "The docx export is switched off for this report.");

@@ -6,6 +6,7 @@ import { validateDrillArgs, validateParamValues } from "../../commands/reports/s
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
 import { draftOf, publishedVersion, reportHead, type ViewableVersion } from "../../queries/reports/reportCatalog.ts";
+import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
 import { HttpError } from "./httpError.ts";
 
 /** What the viewing calls (view, data, drill, exports) share: resolving a version, checking params and drills. */
@@ -51,6 +52,13 @@ function remember(db: Db, key: string, version: ViewableVersion): ViewableVersio
  * The version a viewing call asks for (contract A.3): `draft`, `vN`, or, when omitted, the
  * current published version (409 when there is none). Unknown report or version: 404.
  */
+/** The `:id` of a report route; an id that cannot be a report's names none. */
+export function reportIdOf(ctx: Context): string {
+  const id = ctx.params.id!;
+  if (!REPORT_ID_PATTERN.test(id)) throw new HttpError(404, `There is no report ${id}; report ids are lower-case letters, digits and '-'.`);
+  return id;
+}
+
 export async function resolveVersion(db: Db, ctx: Context, reportId: string, version: unknown): Promise<ViewableVersion> {
   if (version !== undefined && version !== null && typeof version !== "string") throw new HttpError(400, 'version must be a string such as "v3" or "draft".');
   const known = typeof version === "string" ? versionsOf(db).get(`${ctx.state.tenant}\u0000${reportId}\u0000${version}`) : undefined;

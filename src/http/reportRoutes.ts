@@ -12,7 +12,7 @@ import { auditOf, listReports, reportHead, versionsOf } from "../../queries/repo
 import { runSpecQueries } from "../../queries/reports/runSpecQueries.ts";
 import { requireAuthor, type Caller } from "./authorAuth.ts";
 import { HttpError } from "./httpError.ts";
-import { checkedParams, drillLayer, readFor, reportBody, resolveVersion } from "./reportRequests.ts";
+import { checkedParams, drillLayer, readFor, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
 import { parseBody } from "./validate.ts";
 
 export interface ReportRoutesDeps extends ReportsDeps {
@@ -37,12 +37,6 @@ export const openedReportAnswer = z.object({
 export const dataAnswer = z.object({ queries: queryResults });
 export const drillAnswer = z.object({ title: z.string().meta({ description: "The drill's title with {arg} placeholders filled in" }), queries: queryResults });
 export const draftSavedAnswer = z.object({ id: z.string(), hasDraft: z.literal(true), audit: auditSchema });
-
-function reportIdOf(ctx: Context): string {
-  const id = ctx.params.id!;
-  if (!REPORT_ID_PATTERN.test(id)) throw new HttpError(404, `There is no report ${id}; report ids are lower-case letters, digits and '-'.`);
-  return id;
-}
 
 export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });

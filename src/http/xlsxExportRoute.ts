@@ -1,7 +1,5 @@
 import { PassThrough } from "node:stream";
 import Router from "@koa/router";
-import type { Context } from "koa";
-import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
 import { exportEnabled, type ParamDef } from "../../commands/reports/specSchema.ts";
 import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/sqlTemplate.ts";
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../queries/reports/exportRows.ts";
@@ -13,16 +11,10 @@ import type { SheetEvent, XlsxAbout, XlsxSheet } from "../export/xlsxExport.ts";
 import { attachment, exportFileName } from "./attachment.ts";
 import { HttpError } from "./httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { checkedParams, drillLayer, reportBody, resolveVersion } from "./reportRequests.ts";
+import { checkedParams, drillLayer, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
 export type XlsxExportRouteDeps = ReportRoutesDeps;
-
-function reportIdOf(ctx: Context): string {
-  const id = ctx.params.id!;
-  if (!REPORT_ID_PATTERN.test(id)) throw new HttpError(404, `There is no report ${id}; report ids are lower-case letters, digits and '-'.`);
-  return id;
-}
 
 /**
  * `POST /api/reports/:id/export/xlsx {version, params, drill?, args?}` (contract A.3): the layer's

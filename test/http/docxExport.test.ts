@@ -1,39 +1,14 @@
-import { inflateRawSync } from "node:zlib";
 import { expect } from "chai";
 import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
+import { unzip } from "../support/zipText.ts";
 import { adequacySpec, downloadExport, hbMonthlyReports } from "../support/reports.ts";
 
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 const TITLE = "血红蛋白月报";
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** The entries of a zip archive (what a .docx is), read with the central directory and zlib. */
-function unzip(zip: Buffer): Map<string, Buffer> {
-  let end = zip.length - 22;
-  while (end >= 0 && zip.readUInt32LE(end) !== 0x06054b50) end--;
-  if (end < 0) throw new Error("not a zip archive: no end of central directory");
-  const count = zip.readUInt16LE(end + 10);
-  let at = zip.readUInt32LE(end + 16);
-  const entries = new Map<string, Buffer>();
-  for (let i = 0; i < count; i++) {
-    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error("broken central directory");
-    const method = zip.readUInt16LE(at + 10);
-    const compressedSize = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const extraLength = zip.readUInt16LE(at + 30);
-    const commentLength = zip.readUInt16LE(at + 32);
-    const localHeader = zip.readUInt32LE(at + 42);
-    const name = zip.toString("utf8", at + 46, at + 46 + nameLength);
-    const dataStart = localHeader + 30 + zip.readUInt16LE(localHeader + 26) + zip.readUInt16LE(localHeader + 28);
-    const data = zip.subarray(dataStart, dataStart + compressedSize);
-    entries.set(name, method === 0 ? Buffer.from(data) : inflateRawSync(data));
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
-}
 
 /** The document's visible text runs, joined, so a sentence split over runs still matches. */
 function textOf(documentXml: string): string {

@@ -1,4 +1,4 @@
-import { ApiError } from "../api.ts";
+import { ApiError, errorSentence } from "../api.ts";
 import type { Session } from "./session.ts";
 import type { StaffTexts } from "./texts.ts";
 
@@ -41,16 +41,6 @@ export function createStaffApi(session: Session, texts: StaffTexts, onRejected: 
     post: (path, body) => send("POST", path, body),
     put: (path, body) => send("PUT", path, body),
   };
-}
-
-async function errorSentence(response: Response, texts: StaffTexts): Promise<string> {
-  try {
-    const body = (await response.json()) as { error?: unknown };
-    if (typeof body.error === "string" && body.error) return body.error;
-  } catch {
-    // not JSON: the status says enough
-  }
-  return texts.requestFailed(response.status);
 }
 
 /** A path segment: ids come from the service, but an id with `/` or `?` must still stay one segment. */
