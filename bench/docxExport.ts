@@ -33,7 +33,7 @@ const spec = {
 
 /** Patients in three wards and a year of results, written straight into the live read model. */
 async function seed(db: pg.Pool): Promise<void> {
-  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_reports', 'patients') and state = 'live' order by name");
+  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_results', 'patients') and state = 'live' order by name");
   const [labSchema, patientSchema] = rows.map((row) => row.schema_name as string);
   await db.query(
     `insert into ${patientSchema}.patients

@@ -1,4 +1,5 @@
 import { benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
+import { httpJson } from "./httpJson.ts";
 import pg from "pg";
 import { compileTemplate } from "../commands/reports/sqlTemplate.ts";
 import { columnTypeOf, valueOf } from "../queries/reports/queryResult.ts";
@@ -42,7 +43,7 @@ const spec = {
 
 /** 1,000,000 result rows of one tenant, written straight into the live read model (the data call is measured, not ingestion). */
 async function seedResults(db: pg.Pool): Promise<void> {
-  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_reports', 'patients') and state = 'live' order by name");
+  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_results', 'patients') and state = 'live' order by name");
   const [labSchema, patientSchema] = rows.map((row) => row.schema_name as string);
   await db.query(
     `insert into ${patientSchema}.patients
@@ -64,12 +65,12 @@ async function seedResults(db: pg.Pool): Promise<void> {
 async function dataCallOverhead(): Promise<BenchResult[]> {
   const service = await startBenchService();
   const databaseUrl = service.databaseUrl;
-  const raw = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  // Each connection of the baseline serves the tenant from its first use on, as the service's do.
-  raw.on("connect", (client) => {
-    void client.query("insert into report_sessions (pid, tenant) select pg_backend_pid(), 'bench' on conflict (pid) do update set tenant = 'bench'");
-  });
+  // Idle connections are kept: each is bound to the tenant once, before the clock starts, as the service's are.
+  const raw = new pg.Pool({ connectionString: databaseUrl, max: 4, idleTimeoutMillis: 0 });
   try {
+    const connections = await Promise.all(Array.from({ length: 4 }, () => raw.connect()));
+    await Promise.all(connections.map((client) => client.query("insert into report_sessions (pid, tenant) select pg_backend_pid(), 'bench' on conflict (pid) do update set tenant = 'bench'")));
+    for (const client of connections) client.release();
     await seedResults(service.db);
     const headers = benchHeaders;
     await publishBenchReport(service, "bench", spec);
@@ -84,8 +85,8 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
         }),
       );
     const runOurs = async () => {
-      const response = await fetch(`${service.url}/api/reports/bench/data`, { method: "POST", headers, body: JSON.stringify({ version: "v1", params: values }) });
-      const body = (await response.json()) as { queries: Record<string, { error?: string }> };
+      const { answer } = await httpJson("POST", `${service.url}/api/reports/bench/data`, headers, Buffer.from(JSON.stringify({ version: "v1", params: values })));
+      const body = answer as { queries: Record<string, { error?: string }> };
       const failed = Object.entries(body.queries).find(([, outcome]) => outcome.error);
       if (failed) throw new Error(`query ${failed[0]} failed: ${failed[1].error}`);
     };

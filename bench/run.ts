@@ -26,7 +26,9 @@ const GROUP_FLAG = "--group-process";
 
 /** Runs one group in a child process of this script and resolves with its figures. */
 function runInOwnProcess(name: string): Promise<BenchResult[]> {
-  const child = fork(self, [GROUP_FLAG, name], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  // `node --cpu-prof --import tsx bench/run.ts <group>` profiles the group's own process too.
+  const profiling = process.execArgv.filter((arg) => arg.startsWith("--cpu-prof"));
+  const child = fork(self, [GROUP_FLAG, name], { execArgv: [...profiling, "--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   return new Promise((resolve, reject) => {
     let figures: BenchResult[] | null = null;
     child.on("message", (message) => (figures = message as BenchResult[]));

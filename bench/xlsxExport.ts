@@ -50,7 +50,7 @@ const SEED_COLUMNS: Record<string, string> = {
 
 /** 100,000 HGB results of one tenant, written straight into the live read model (the export is measured, not ingestion). */
 async function seed(db: pg.Pool): Promise<void> {
-  const { rows } = await db.query("select schema_name from projection_generations where name = 'lab_reports' and state = 'live'");
+  const { rows } = await db.query("select schema_name from projection_generations where name = 'lab_results' and state = 'live'");
   const labSchema = rows[0].schema_name as string;
   const present = await db.query("select column_name from information_schema.columns where table_schema = $1 and table_name = 'lab_results'", [labSchema]);
   const columns = Object.keys(SEED_COLUMNS).filter((name) => present.rows.some((row) => row.column_name === name));

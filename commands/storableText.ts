@@ -13,6 +13,15 @@ export function isStorableText(text: string): boolean {
   return !UNSTORABLE.test(text);
 }
 
+/**
+ * False when JSON text written by JSON.stringify certainly holds no unstorable text: it writes
+ * NUL and lone surrogates only as \u0000 and \ud800–\udfff escapes. One scan of the text is
+ * several times cheaper than walking the value; a true answer (rare) is settled by the walk.
+ */
+export function mayHoldUnstorableText(json: string): boolean {
+  return /\\u(?:0000|d[89a-f])/i.test(json);
+}
+
 interface Visit {
   value: unknown;
   key: string | number | null;

@@ -13,6 +13,8 @@ export interface EventMetadata {
 export interface NewEvent<T = unknown> {
   type: string;
   data: T;
+  /** `data`'s JSON text, when the writer already has it (appendToStreams then writes it as is). */
+  dataJson?: string;
 }
 
 export interface StoredEvent<T = unknown> {
@@ -144,7 +146,7 @@ export async function appendToStreams(db: Queryable, tenant: string, appends: St
   let rowCount = 0;
   for (const append of appends) {
     append.events.forEach((event, index) => {
-      params.push(append.streamId, append.expectedVersion, index + 1, event.type, JSON.stringify(event.data));
+      params.push(append.streamId, append.expectedVersion, index + 1, event.type, event.dataJson ?? JSON.stringify(event.data));
       rowCount++;
     });
   }

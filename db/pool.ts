@@ -43,11 +43,12 @@ export function surviveLostConnections(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
-export async function withTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+/** `begin` may name settings to make with it, in one round trip ("begin; select set_config(…)"). */
+export async function withTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>, begin = "begin"): Promise<T> {
   const tx = await db.connect();
   let broken = false;
   try {
-    await tx.query("begin");
+    await tx.query(begin);
     const result = await work(tx);
     await tx.query("commit");
     return result;

@@ -39,56 +39,103 @@ export const autoClaimReactor: Projection = {
     await this.applyBatch!(tx, [event]);
   },
   /*
-   * Nearly every event only takes a report out of the pending list (it arrived matched, was claimed
-   * or dismissed): those are gathered and deleted with one statement. The rare events that need a
-   * look (a patient registered, a report unmatched for a known id card) flush the gathered
-   * deletes first, so the order of effects is the order of events.
+   * Reports come in runs between patient events. Of a run, nearly every event only takes a report
+   * out of the pending list (it arrived matched, was claimed or dismissed) or puts it there: those
+   * changes are gathered and written with two statements, the last change of each report winning,
+   * and the known patients of all its id cards are looked up in one. A batch may hold hundreds of
+   * such reports, and this transaction holds back every projection's reading horizon while it
+   * runs (projections/eventFeed.ts): it must not take a round trip per report. A patient event
+   * ends a run, and a claim writes what was gathered first, so effects keep the order of events.
    */
   async applyBatch(tx, events) {
-    const leaving: Array<{ tenant: string; kind: string; externalId: string }> = [];
-    const flush = async () => {
-      if (leaving.length === 0) return;
-      await tx.query(
-        `delete from pending_reports p using unnest($1::text[], $2::text[], $3::text[]) as x(tenant, kind, external_id)
-         where p.tenant = x.tenant and p.kind = x.kind and p.external_id = x.external_id`,
-        [leaving.map((l) => l.tenant), leaving.map((l) => l.kind), leaving.map((l) => l.externalId)],
-      );
-      leaving.length = 0;
-    };
+    let run: StoredEvent[] = [];
     for (const event of events) {
-      if (event.type === "PatientRegistered" || event.type === "PatientUpdated") {
-        await flush();
-        await patientKnown(tx, event);
+      if (event.type !== "PatientRegistered" && event.type !== "PatientUpdated") {
+        run.push(event);
         continue;
       }
-      const kind = kindOfEvent.get(event.type)!;
-      const externalId = event.streamId.slice(kind.streamPrefix.length);
-      const match = event.type === kind.events.received ? (event.data as ReceivedReport).match : null;
-      if (!match || match.matched || !match.idCard || !CLAIMABLE_REASONS.has(match.pendingReason)) {
-        leaving.push({ tenant: event.tenant, kind: kind.name, externalId });
-        continue;
-      }
-      await flush();
-      await pendingOrClaimed(tx, event, kind, externalId, match.idCard);
+      await applyReportRun(tx, run);
+      run = [];
+      await patientKnown(tx, event);
     }
-    await flush();
+    await applyReportRun(tx, run);
   },
 };
 
-/** A report unmatched for a valid id card: claimed now if its patient is known (registered meanwhile), else pending. */
-async function pendingOrClaimed(tx: Tx, event: StoredEvent, kind: ReportKind, externalId: string, idCard: string): Promise<void> {
-  const name = (event.data as ReceivedReport).report.patient.name ?? null;
-  const { rows } = await tx.query("select patient_ref, name from known_patients where tenant = $1 and id_card = $2", [event.tenant, idCard]);
-  const patient = rows.find((row) => name === null || sameName(name, row.name));
-  if (patient) {
-    await claim(tx, event, kind, externalId, patient.patient_ref, idCard);
-    return;
+interface PendingChange {
+  tenant: string;
+  kind: string;
+  externalId: string;
+  /** null: the report leaves the pending list. */
+  waits: { idCard: string; name: string | null } | null;
+}
+
+async function applyReportRun(tx: Tx, events: StoredEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const waiting = new Map<StoredEvent, string>();
+  for (const event of events) {
+    const kind = kindOfEvent.get(event.type)!;
+    const match = event.type === kind.events.received ? (event.data as ReceivedReport).match : null;
+    if (match && !match.matched && match.idCard && CLAIMABLE_REASONS.has(match.pendingReason)) waiting.set(event, match.idCard);
   }
-  await tx.query(
-    `insert into pending_reports values ($1, $2, $3, $4, $5)
-     on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name`,
-    [event.tenant, kind.name, externalId, idCard, name],
+  const known = await knownPatients(tx, [...waiting].map(([event, idCard]) => ({ tenant: event.tenant, idCard })));
+  const changes = new Map<string, PendingChange>();
+  for (const event of events) {
+    const kind = kindOfEvent.get(event.type)!;
+    const externalId = event.streamId.slice(kind.streamPrefix.length);
+    const key = JSON.stringify([event.tenant, kind.name, externalId]);
+    const idCard = waiting.get(event);
+    if (idCard === undefined) {
+      changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: null });
+      continue;
+    }
+    const name = (event.data as ReceivedReport).report.patient.name ?? null;
+    const patient = known.get(JSON.stringify([event.tenant, idCard]))?.find((row) => name === null || sameName(name, row.name));
+    if (!patient) {
+      changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: { idCard, name } });
+      continue;
+    }
+    // Registered after the push matched nothing: claimed now.
+    await writePendingChanges(tx, [...changes.values()]);
+    changes.clear();
+    await claim(tx, event, kind, externalId, patient.patientRef, idCard);
+  }
+  await writePendingChanges(tx, [...changes.values()]);
+}
+
+/** The registered patients of these id cards, by JSON [tenant, idCard]. */
+async function knownPatients(tx: Tx, wanted: Array<{ tenant: string; idCard: string }>): Promise<Map<string, Array<{ patientRef: string; name: string }>>> {
+  const known = new Map<string, Array<{ patientRef: string; name: string }>>();
+  if (wanted.length === 0) return known;
+  const { rows } = await tx.query(
+    `select k.tenant, k.id_card, k.patient_ref, k.name
+     from known_patients k join (select distinct * from unnest($1::text[], $2::text[]) as w(tenant, id_card)) w using (tenant, id_card)`,
+    [wanted.map((w) => w.tenant), wanted.map((w) => w.idCard)],
   );
+  for (const row of rows) {
+    const key = JSON.stringify([row.tenant, row.id_card]);
+    known.set(key, [...(known.get(key) ?? []), { patientRef: row.patient_ref, name: row.name }]);
+  }
+  return known;
+}
+
+async function writePendingChanges(tx: Tx, changes: PendingChange[]): Promise<void> {
+  const leaving = changes.filter((change) => change.waits === null);
+  const waiting = changes.flatMap((change) => (change.waits ? [{ ...change, ...change.waits }] : []));
+  if (leaving.length > 0) {
+    await tx.query(
+      `delete from pending_reports p using unnest($1::text[], $2::text[], $3::text[]) as x(tenant, kind, external_id)
+       where p.tenant = x.tenant and p.kind = x.kind and p.external_id = x.external_id`,
+      [leaving.map((l) => l.tenant), leaving.map((l) => l.kind), leaving.map((l) => l.externalId)],
+    );
+  }
+  if (waiting.length > 0) {
+    await tx.query(
+      `insert into pending_reports select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+       on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name`,
+      [waiting.map((w) => w.tenant), waiting.map((w) => w.kind), waiting.map((w) => w.externalId), waiting.map((w) => w.idCard), waiting.map((w) => w.name)],
+    );
+  }
 }
 
 async function patientKnown(tx: Tx, event: StoredEvent): Promise<void> {

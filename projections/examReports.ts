@@ -48,7 +48,7 @@ export const examReportsProjection: Projection = {
     await this.applyBatch!(tx, [event]);
   },
   async applyBatch(tx, events) {
-    await inRuns(events, "ExamReportReceived", (run) => applyReceived(tx, lastPerStream(run)), (event) => applyDecision(tx, event, "exam_reports", null));
+    await inRuns(events, "ExamReportReceived", (run) => applyReceived(tx, lastPerStream(run)), (event) => applyDecision(tx, event, "exam_reports"));
   },
 };
 

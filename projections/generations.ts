@@ -156,8 +156,8 @@ export async function pointReadViews(tx: Tx, projection: Projection, schemaName:
   }
 }
 
-/** Makes `next` the live generation in the caller's transaction; returns the schema to drop after commit. */
-export async function promote(tx: Tx, projection: Projection, next: Generation, previous: Generation | null): Promise<string | null> {
+/** Makes `next` the live generation in the caller's transaction (then `dropRetiredSchemas` after commit). */
+export async function promote(tx: Tx, projection: Projection, next: Generation, previous: Generation | null): Promise<void> {
   if (previous) {
     await tx.query("update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2", [
       previous.name,
@@ -169,7 +169,29 @@ export async function promote(tx: Tx, projection: Projection, next: Generation, 
     [next.name, next.generation],
   );
   await pointReadViews(tx, projection, next.schemaName);
-  return previous?.schemaName ?? null;
+}
+
+/**
+ * Drops the tables of retired generations, except those of a generation whose tables a view
+ * elsewhere (read.*, clinical.*) still shows: when a table moves to another projection (lab_results
+ * left lab_reports), the old generation's copy serves until the new projection is built.
+ */
+export async function dropRetiredSchemas(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query(
+    `select g.schema_name from projection_generations g
+     join pg_namespace n on n.nspname = g.schema_name
+     where g.state = 'retired'
+       and not exists (
+         select 1 from pg_depend d
+         join pg_rewrite r on r.oid = d.objid
+         join pg_class v on v.oid = r.ev_class
+         join pg_class t on t.oid = d.refobjid
+         where d.classid = 'pg_rewrite'::regclass and d.refclassid = 'pg_class'::regclass
+           and t.relnamespace = n.oid and v.relnamespace <> n.oid)`,
+  );
+  const dropped = rows.map((row) => row.schema_name as string);
+  for (const schema of dropped) await db.query(`drop schema if exists ${schema} cascade`);
+  return dropped;
 }
 
 /** Removes an unfinished rebuild (a crash mid-rebuild leaves one behind). */

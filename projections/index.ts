@@ -2,10 +2,11 @@ import { autoClaimReactor } from "./autoClaim.ts";
 import { credentialsProjection } from "./credentials.ts";
 import { examReportsProjection } from "./examReports.ts";
 import { labReportsProjection } from "./labReports.ts";
+import { labResultsProjection } from "./labResults.ts";
 import { patientsProjection } from "./patients.ts";
 import type { Projection } from "./projection.ts";
 import { reportsProjection } from "./reports.ts";
 import { standardItemsProjection } from "./standardItems.ts";
 
 /** Every read model of the service, in no particular order: each one stands alone. */
-export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection, labReportsProjection, examReportsProjection, autoClaimReactor, standardItemsProjection, reportsProjection];
+export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection, labReportsProjection, labResultsProjection, examReportsProjection, autoClaimReactor, standardItemsProjection, reportsProjection];

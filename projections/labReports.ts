@@ -1,19 +1,21 @@
-import { reportKinds } from "../commands/ingestion/reportKinds.ts";
 import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
 import { inRuns, lastPerStream } from "./eventRuns.ts";
 import type { Projection } from "./projection.ts";
 
-/** Laboratory reports as last received, and one row per result item with its standard code and value. */
+/**
+ * Laboratory reports as last received, one row each: what reconciliation counts and the unmatched
+ * queue shows. Kept apart from the item rows (labResults.ts), which cost about three times more to
+ * write, so that a report is visible in reconciliation without waiting for them.
+ */
 export const labReportsProjection: Projection = {
   name: "lab_reports",
-  version: 2,
+  version: 3,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
-  tables: ["lab_reports", "lab_results"],
+  tables: ["lab_reports"],
   // Received reports are applied from the stored payload inside the database (applyReceived).
   payload: "case when type = 'LabReportReceived' then null else data end",
-  // A report carries some twenty result rows: keep each batch's transaction short.
-  batchSize: 200,
+  batchSize: 1000,
   async setup(tx: Tx) {
     await tx.query(`
       create table lab_reports (
@@ -43,42 +45,13 @@ export const labReportsProjection: Projection = {
         primary key (tenant, external_id)
       );
       create index lab_reports_by_day on lab_reports (tenant, report_day, external_id collate "C");
-      create index lab_reports_pending on lab_reports (tenant, id_card) where not matched and dismissed_at is null;
-      create table lab_results (
-        tenant text not null,
-        external_id text not null,
-        item_index integer not null,
-        patient_ref text,
-        item_code text,
-        item_name text,
-        std_code text,
-        std_name text,
-        category text,
-        value_num double precision,
-        value_text text,
-        unit text,
-        std_value double precision,
-        std_unit text,
-        unit_status text not null,
-        ref_low double precision,
-        ref_high double precision,
-        abnormal_flag text,
-        result_type text,
-        collected_at timestamp,
-        reported_at timestamp not null,
-        -- The days as their own columns: report SQL compares them with date parameters, and only
-        -- date-to-date comparisons may pass the clinical views' tenant barrier to reach an index.
-        collected_on date,
-        reported_on date not null,
-        primary key (tenant, external_id, item_index)
-      );
-      create index lab_results_by_item on lab_results (tenant, std_code, reported_on)`);
+      create index lab_reports_pending on lab_reports (tenant, id_card) where not matched and dismissed_at is null`);
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },
   async applyBatch(tx, events) {
-    await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run)), (event) => applyDecision(tx, event, "lab_reports", "lab_results"));
+    await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run)), (event) => applyDecision(tx, event, "lab_reports"));
   },
 };
 
@@ -90,7 +63,7 @@ export const labReportsProjection: Projection = {
  * inlining it into every column, which would decompress it once per column and item row).
  * The JSON paths follow ReceivedReport.
  */
-const RECEIVED = `
+export const RECEIVED = `
   select e.tenant, e.recorded_at, p.*
   from events e
   cross join lateral (
@@ -123,34 +96,11 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
        dismissed_at = null, dismiss_reason = null`,
     [positions],
   );
-  // Only a report received before has item rows to replace (its first event is version 1).
-  const updated = events.filter((event) => event.streamVersion > 1);
-  if (updated.length > 0) {
-    await tx.query(
-      `delete from lab_results t using unnest($1::text[], $2::text[]) as k(tenant, external_id)
-       where t.tenant = k.tenant and t.external_id = k.external_id`,
-      [updated.map((event) => event.tenant), updated.map((event) => event.streamId.slice(reportKinds.lab.streamPrefix.length))],
-    );
-  }
-  // The mapped items and the sent items are parallel arrays, zipped by position; what every item
-  // row of a report shares (patient, times) is worked out once per report, in RECEIVED.
-  await tx.query(
-    `insert into lab_results
-     select tenant, external_id, (i.ord - 1)::integer, patient_ref,
-            i.s->>'itemCode', i.s->>'itemName', i.m->>'stdCode', i.m->>'stdName', i.m->>'category',
-            (i.m->>'valueNum')::double precision, i.m->>'valueText', i.s->>'unit',
-            (i.m->>'stdValue')::double precision, i.m->>'stdUnit', i.m->>'unitStatus',
-            (i.s->>'refLow')::double precision, (i.s->>'refHigh')::double precision, i.s->>'abnormalFlag', i.s->>'resultType',
-            collected_at, reported_at, collected_at::date, reported_at::date
-     from (${RECEIVED}) received
-     cross join lateral rows from (jsonb_array_elements(mapped), jsonb_array_elements(sent)) with ordinality as i(m, s, ord)`,
-    [positions],
-  );
 }
 
-/** A claim or a dismissal, for lab or exam reports (`itemsTable` null: the kind has no item rows). */
-export async function applyDecision(tx: Tx, event: StoredEvent, reportsTable: string, itemsTable: string | null): Promise<void> {
-  const externalId = event.streamId.slice(event.streamId.indexOf(":") + 1);
+/** A claim or a dismissal, applied to a table of lab or exam reports. */
+export async function applyDecision(tx: Tx, event: StoredEvent, reportsTable: string): Promise<void> {
+  const externalId = externalIdOf(event);
   const data = event.data as { patientRef?: string; reason?: string };
   if (event.type.endsWith("Claimed")) {
     await tx.query(`update ${reportsTable} set patient_ref = $3, matched = true, pending_reason = null where tenant = $1 and external_id = $2`, [
@@ -158,7 +108,6 @@ export async function applyDecision(tx: Tx, event: StoredEvent, reportsTable: st
       externalId,
       data.patientRef,
     ]);
-    if (itemsTable) await tx.query(`update ${itemsTable} set patient_ref = $3 where tenant = $1 and external_id = $2`, [event.tenant, externalId, data.patientRef]);
   } else if (event.type.endsWith("Dismissed")) {
     await tx.query(`update ${reportsTable} set dismissed_at = $3, dismiss_reason = $4 where tenant = $1 and external_id = $2`, [
       event.tenant,
@@ -167,4 +116,9 @@ export async function applyDecision(tx: Tx, event: StoredEvent, reportsTable: st
       data.reason,
     ]);
   }
+}
+
+/** The report's externalId, from its stream id (`lab-report:…`, `exam-report:…`). */
+export function externalIdOf(event: StoredEvent): string {
+  return event.streamId.slice(event.streamId.indexOf(":") + 1);
 }

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { ensureClinicalViews } from "../db/clinicalViews.ts";
 import { withTransaction, type Db } from "../db/pool.ts";
 import { applyNextBatch } from "./applyBatch.ts";
-import { createGeneration, discardBuilding, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
+import { createGeneration, discardBuilding, dropRetiredSchemas, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
 import type { Projection } from "./projection.ts";
 
 export type RebuildResult =
@@ -46,13 +46,13 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
         if (outcome.kind === "failed") return outcome;
         if (outcome.kind !== "applied") break;
       }
-      const retiredSchema = await promote(tx, projection, gen, live);
+      await promote(tx, projection, gen, live);
       await ensureClinicalViews(tx);
-      return { kind: "promoted" as const, gen, retiredSchema };
+      return { kind: "promoted" as const, gen };
     });
     if (swapped.kind === "failed") return { status: "failed", position: swapped.position, message: swapped.message };
 
-    if (swapped.retiredSchema) await db.query(`drop schema if exists ${swapped.retiredSchema} cascade`);
+    await dropRetiredSchemas(db);
     const seconds = (Date.now() - started) / 1000;
     log.info({ projection: projection.name, generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds }, "projection rebuilt");
     return { status: "rebuilt", generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds };
@@ -63,19 +63,30 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
 }
 
 /**
- * Makes sure every projection has a live generation of its current version: a new projection
- * starts empty and live; one whose version changed is rebuilt (the old one serves meanwhile).
+ * Makes sure every projection has a live generation of its current version, and returns those to
+ * build by replay (the caller runs rebuildProjection for each): one whose version changed (the old
+ * generation serves meanwhile), and a new one whose events the store already holds. Only a new
+ * projection with nothing to replay starts empty and live: made live empty over existing events,
+ * it would serve a partial read model until it caught up, and take over the view of a table that
+ * moved to it from another projection's complete copy.
  */
 export async function prepareProjections(db: Db, projections: readonly Projection[], log: Logger): Promise<Projection[]> {
-  const stale: Projection[] = [];
+  const toBuild: Projection[] = [];
   for (const projection of projections) {
     const live: Generation | null = await withTransaction(db, async (tx) => {
       await tx.query("select pg_advisory_xact_lock(hashtext('projection-setup'), hashtext($1))", [projection.name]);
-      return (await findLive(tx, projection.name)) ?? createGeneration(tx, projection, "live");
+      const found = await findLive(tx, projection.name);
+      if (found) return found;
+      const { rows } = await tx.query("select exists (select 1 from events where type = any($1::text[])) as held", [projection.handles]);
+      if (!rows[0].held) return createGeneration(tx, projection, "live");
+      // Set up now all the same, so that a projection that cannot be set up stops the start.
+      await discardBuilding(tx, projection.name);
+      await createGeneration(tx, projection, "building");
+      return null;
     });
-    if (live.version !== projection.version) stale.push(projection);
+    if (!live || live.version !== projection.version) toBuild.push(projection);
   }
   await withTransaction(db, ensureClinicalViews);
-  if (stale.length > 0) log.info({ projections: stale.map((p) => p.name) }, "projection versions changed; rebuilding by replay");
-  return stale;
+  if (toBuild.length > 0) log.info({ projections: toBuild.map((p) => p.name) }, "projections new or changed; building them by replay");
+  return toBuild;
 }

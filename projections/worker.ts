@@ -34,7 +34,7 @@ export class ProjectionWorker {
   }
 
   async start(): Promise<void> {
-    const stale = await prepareProjections(this.db, this.projections, this.log);
+    const toBuild = await prepareProjections(this.db, this.projections, this.log);
     await createWakeupQueues(this.boss, this.projections);
     for (const projection of this.projections) {
       const runner = new ProjectionRunner(this.db, projection, this.log, { ...this.options, onEmitted: (types) => this.wakeFor(types) });
@@ -47,7 +47,7 @@ export class ProjectionWorker {
         void runner.wake();
       });
     }
-    this.rebuilds = stale.map((projection) =>
+    this.rebuilds = toBuild.map((projection) =>
       rebuildProjection(this.db, projection, this.log)
         .then((result) => {
           if (result.status === "rebuilt") return this.runners.get(projection.name)?.wake();

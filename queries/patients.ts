@@ -31,12 +31,10 @@ const SEARCH_CONDITION = `(
 /** The tenant's patients, id cards masked (first 6 and last 4 kept); only those matching `search` when given. */
 export async function listPatients(reader: TenantReader, search?: string): Promise<PatientListEntry[]> {
   const text = search?.trim() ?? "";
-  const { rows } = text
-    ? await reader.query(
-        `select patient_ref, name, id_card, his_patient_id, ward, active from read.patients where ${SEARCH_CONDITION} order by patient_ref`,
-        [text.replace(/\s+/g, ""), text, normaliseIdCard(text)],
-      )
-    : await reader.query("select patient_ref, name, id_card, his_patient_id, ward, active from read.patients order by patient_ref");
+  const { rows } = await reader.query(
+    `select patient_ref, name, id_card, his_patient_id, ward, active from read.patients ${text ? `where ${SEARCH_CONDITION}` : ""} order by patient_ref`,
+    text ? [text.replace(/\s+/g, ""), text, normaliseIdCard(text)] : [],
+  );
   return rows.map((row) => ({
     patientRef: row.patient_ref,
     name: row.name,

@@ -231,9 +231,9 @@ async function withCommandContext(url: string, work: (ctx: CommandContext, db: D
   const db = createPool(url, { max: 4, applicationName: "dialysis-hub-cli" });
   const runners: ProjectionRunner[] = [];
   try {
-    const stale = await prepareProjections(db, allProjections, log);
-    // A projection whose version changed stays stopped until rebuilt (the service's worker does it at start).
-    for (const projection of stale) await rebuildStale(db, projection, log);
+    const toBuild = await prepareProjections(db, allProjections, log);
+    // A projection new or changed stays stopped until built (the service's worker does it at start).
+    for (const projection of toBuild) await buildByReplay(db, projection, log);
     for (const projection of allProjections) runners.push(new ProjectionRunner(db, projection, log));
     const store = new EventStore(db);
     store.onAppended((types) => {
@@ -246,8 +246,8 @@ async function withCommandContext(url: string, work: (ctx: CommandContext, db: D
   }
 }
 
-async function rebuildStale(db: Db, projection: (typeof allProjections)[number], log: Logger): Promise<void> {
-  console.error(`rebuilding projection ${projection.name} (its version changed)…`);
+async function buildByReplay(db: Db, projection: (typeof allProjections)[number], log: Logger): Promise<void> {
+  console.error(`building projection ${projection.name} by replay (it is new, or its version changed)…`);
   const result = await rebuildProjection(db, projection, log);
   if (result.status === "failed") throw new Error(`projection ${projection.name} stopped at event ${result.position}: ${result.message}`);
 }
@@ -312,7 +312,7 @@ function printWelcome(url: string | null, config: Config, role: Role, demo: Demo
   console.log(lines.join("\n"));
 }
 
-program.parseAsync().catch((error: Error) => {
-  console.error(`dialysis-hub: ${error.message}`);
+program.parseAsync().catch((error: unknown) => {
+  console.error(`dialysis-hub: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

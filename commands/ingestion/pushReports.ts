@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import { z } from "zod";
 import { ConcurrencyConflict, type EventMetadata, type EventStore, type StreamAppend } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
@@ -7,9 +8,10 @@ import { CommandError } from "../commandError.ts";
 import { summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
 import { matchableIdCard, matchPatient, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
 import { reportStream, type ReportKind } from "./reportKinds.ts";
-import { reportContentHash, reportRejectionSchema, validateReport, type ReportRejection } from "./reportSchemas.ts";
+import { reportRejectionSchema, validateReport, type ReportRejection } from "./reportSchemas.ts";
 
 export const MAX_REPORTS_PER_PUSH = 100;
+const REPORTS_BETWEEN_YIELDS = 10;
 
 export interface PushingClient {
   clientId: string;
@@ -75,6 +77,8 @@ interface Prepared {
   externalId: string;
   streamId: string;
   report: ReceivedReport["report"];
+  /** The report's JSON as validated: hashed, and stored as is. */
+  reportJson: string;
   contentHash: string;
   items: MappedItem[];
   summary: ReceivedReport["summary"];
@@ -124,11 +128,14 @@ export async function pushReports(deps: IngestionDeps, kind: ReportKind, client:
   const schema = kind.schema(deps.dictionary);
   const results: ResultEntry[] = new Array(sent.length);
   const prepared: Prepared[] = [];
-  sent.forEach((input, index) => {
-    const validation = validateReport(schema, input, index);
+  for (let index = 0; index < sent.length; index++) {
+    // A hundred reports take tens of milliseconds to check: let other requests and the
+    // projections' database round trips through every few reports rather than after all of them.
+    if (index > 0 && index % REPORTS_BETWEEN_YIELDS === 0) await setImmediate();
+    const validation = validateReport(schema, sent[index], index);
     if (!validation.ok) {
       results[index] = validation.rejection;
-      return;
+      continue;
     }
     const report = validation.report as AcceptedReport;
     const items = (report.items ?? []).map((item) => deps.mapper.map(item, client.codeMap));
@@ -137,12 +144,13 @@ export async function pushReports(deps: IngestionDeps, kind: ReportKind, client:
       externalId: report.externalId,
       streamId: reportStream(kind, report.externalId),
       report,
-      contentHash: reportContentHash(report),
+      reportJson: validation.json,
+      contentHash: validation.contentHash,
       items,
       summary: summarise(items),
       freshMatch: { matched: false, pendingReason: "", idCard: null },
     });
-  });
+  }
 
   const registered = await registeredPatients(deps, client.tenant, prepared);
   for (const entry of prepared) entry.freshMatch = matchPatient(entry.report.patient, registered);
@@ -220,8 +228,14 @@ function decide(entry: Prepared, state: StreamState | undefined, client: Pushing
   return {
     index: entry.index,
     entry: accepted(entry.externalId, outcome, match, entry.summary),
-    append: { streamId: entry.streamId, expectedVersion: state?.version ?? 0, events: [{ type: receivedType(entry.streamId), data }] },
+    append: { streamId: entry.streamId, expectedVersion: state?.version ?? 0, events: [{ type: receivedType(entry.streamId), data, dataJson: receivedJson(data, entry.reportJson) }] },
   };
+}
+
+/** The event's JSON around the report's JSON written at validation: a report is large, and is written once. */
+function receivedJson(data: ReceivedReport, reportJson: string): string {
+  const { report: _written, ...rest } = data;
+  return `{"report":${reportJson},${JSON.stringify(rest).slice(1)}`;
 }
 
 function receivedType(streamId: string): string {

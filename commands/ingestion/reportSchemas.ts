@@ -5,7 +5,7 @@
 // over time and must not start failing because of it.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../storableText.ts";
+import { mayHoldUnstorableText, UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../storableText.ts";
 
 export const LAB_STATUSES = ["FINAL", "PRELIMINARY", "CORRECTED", "CANCELLED"] as const;
 export const ABNORMAL_FLAGS = ["L", "H", "LL", "HH", "N", "A"] as const;
@@ -258,7 +258,11 @@ export const reportRejectionSchema = z.object({
   errors: z.array(fieldErrorSchema),
 });
 export type ReportRejection = z.infer<typeof reportRejectionSchema>;
-export type ReportValidation<T> = { ok: true; report: T } | { ok: false; rejection: ReportRejection };
+/**
+ * An accepted report comes with its JSON text, written once and used for its content hash, for
+ * the storable-text check and as the stored event's report.
+ */
+export type ReportValidation<T> = { ok: true; report: T; json: string; contentHash: string } | { ok: false; rejection: ReportRejection };
 
 function fieldPath(path: readonly PropertyKey[]): string {
   let out = "";
@@ -289,13 +293,14 @@ export function validateReport<S extends z.ZodType>(
   }
   const result = schema.safeParse(input);
   if (result.success) {
+    const json = JSON.stringify(result.data);
     // Checked on the accepted report: an unknown field is stripped, so its text never needs storing.
-    const unstorable = unstorableTextPath(result.data);
+    const unstorable = mayHoldUnstorableText(json) ? unstorableTextPath(result.data) : null;
     if (unstorable) {
       const field = fieldPath(unstorable);
       return reject([{ field: field || "(report)", message: `${field || "the report"} ${UNSTORABLE_TEXT_RULE}` }]);
     }
-    return { ok: true, report: result.data };
+    return { ok: true, report: result.data, json, contentHash: contentHashOf(json) };
   }
   return reject(
     result.error.issues
@@ -304,9 +309,9 @@ export function validateReport<S extends z.ZodType>(
   );
 }
 
-// Call it on the parsed report: parsing strips unknown fields and trims, and zod writes an object's
-// keys in the schema's order whatever order they were sent in, so the plain JSON of the parsed
-// report is already canonical (and several times cheaper than sorting keys).
-export function reportContentHash(report: unknown): string {
-  return createHash("sha256").update(JSON.stringify(report), "utf8").digest("hex");
+// Taken of the parsed report's JSON: parsing strips unknown fields and trims, and zod writes an
+// object's keys in the schema's order whatever order they were sent in, so the plain JSON of the
+// parsed report is already canonical (and several times cheaper than sorting keys).
+function contentHashOf(reportJson: string): string {
+  return createHash("sha256").update(reportJson, "utf8").digest("hex");
 }

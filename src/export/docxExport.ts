@@ -15,8 +15,6 @@ import { cellText, optionLabels, paramText, statText } from "../charts/formatVal
 import { renderChartsPng } from "../charts/renderChart.ts";
 import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
 
-export { DOCX_CONTENT_TYPE } from "./contentTypes.ts";
-
 /** Rows of a table node written into the document; the rest are counted. */
 export const DOCX_TABLE_ROWS = 50;
 

@@ -99,3 +99,22 @@ export function sendAsset(ctx: Context, asset: Pick<BundleAsset, "type" | "body"
     ctx.body = asset.body;
   }
 }
+
+/**
+ * `GET …/assets/:name`: one of a page's built files by its served name (a year of caching: the
+ * name holds its hash), or 404. `headers` are set on a file served.
+ */
+export function bundleAssetRoute(load: (dir: string) => BundleAssets<string> | null, dir: string, headers: Record<string, string> = {}) {
+  return (ctx: Context & { params: Record<string, string> }): void => {
+    ctx.set("X-Content-Type-Options", "nosniff");
+    const asset = load(dir)?.byName.get(ctx.params.name!);
+    if (!asset) {
+      ctx.status = 404;
+      ctx.type = "text/plain; charset=utf-8";
+      ctx.body = "There is no such asset.";
+      return;
+    }
+    ctx.set(headers);
+    sendAsset(ctx, asset, "public, max-age=31536000, immutable");
+  };
+}

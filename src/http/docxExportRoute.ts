@@ -4,6 +4,7 @@ import { exportEnabled, type NodeDef } from "../../commands/reports/specSchema.t
 import { localDate, localIsoDateTime } from "../../queries/localDateTime.ts";
 import { runSpecQueries } from "../../queries/reports/runSpecQueries.ts";
 import type { DocxLayer } from "../export/docxExport.ts";
+import { DOCX_CONTENT_TYPE } from "../export/contentTypes.ts";
 import { attachment, exportFileName } from "./attachment.ts";
 import { HttpError } from "./httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
@@ -30,7 +31,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
     const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note };
     const specParams = version.spec.params ?? [];
     // Word, ECharts and the rasteriser are big: loaded on the first export, not at start-up.
-    const { DOCX_CONTENT_TYPE, exportDocx, filterRows } = await import("../export/docxExport.ts");
+    const { exportDocx, filterRows } = await import("../export/docxExport.ts");
 
     let layer: DocxLayer;
     if (body.drill !== undefined && body.drill !== null) {

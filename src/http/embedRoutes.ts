@@ -22,7 +22,7 @@ import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
 import type { Db } from "../../db/pool.ts";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
 import { EmbedTokens, embedCors } from "./embedAccess.ts";
-import { loadEmbedAssets, sendAsset, WEB_DIST_DIR } from "./bundleAssets.ts";
+import { bundleAssetRoute, loadEmbedAssets, WEB_DIST_DIR } from "./bundleAssets.ts";
 import { HttpError } from "./httpError.ts";
 import { resolveVersion } from "./reportRequests.ts";
 
@@ -97,7 +97,8 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-function single(value: string | string[] | undefined): string | undefined {
+/** A query parameter's first value. */
+export function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
@@ -190,19 +191,7 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
     }
   });
 
-  router.get("/assets/:name", (ctx) => {
-    const asset = loadEmbedAssets(assetsDir)?.byName.get(ctx.params.name!);
-    if (!asset) {
-      ctx.status = 404;
-      ctx.type = "text/plain; charset=utf-8";
-      ctx.set("X-Content-Type-Options", "nosniff");
-      ctx.body = "There is no such asset.";
-      return;
-    }
-    ctx.set("X-Content-Type-Options", "nosniff");
-    ctx.set("Referrer-Policy", "same-origin");
-    sendAsset(ctx, asset, "public, max-age=31536000, immutable");
-  });
+  router.get("/assets/:name", bundleAssetRoute(loadEmbedAssets, assetsDir, { "Referrer-Policy": "same-origin" }));
 
   return { routes: () => router.routes(), cors: () => embedCors(tokens) };
 }

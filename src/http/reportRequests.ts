@@ -48,10 +48,6 @@ function remember(db: Db, key: string, version: ViewableVersion): ViewableVersio
   return version;
 }
 
-/**
- * The version a viewing call asks for (contract A.3): `draft`, `vN`, or, when omitted, the
- * current published version (409 when there is none). Unknown report or version: 404.
- */
 /** The `:id` of a report route; an id that cannot be a report's names none. */
 export function reportIdOf(ctx: Context): string {
   const id = ctx.params.id!;
@@ -59,6 +55,10 @@ export function reportIdOf(ctx: Context): string {
   return id;
 }
 
+/**
+ * The version a viewing call asks for (contract A.3): `draft`, `vN`, or, when omitted, the
+ * current published version (409 when there is none). Unknown report or version: 404.
+ */
 export async function resolveVersion(db: Db, ctx: Context, reportId: string, version: unknown): Promise<ViewableVersion> {
   if (version !== undefined && version !== null && typeof version !== "string") throw new HttpError(400, 'version must be a string such as "v3" or "draft".');
   const known = typeof version === "string" ? versionsOf(db).get(`${ctx.state.tenant}\u0000${reportId}\u0000${version}`) : undefined;

@@ -17,8 +17,8 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
-import { loadStaffAssets, sendAsset, WEB_DIST_DIR } from "./bundleAssets.ts";
-import { escapeHtml } from "./embedRoutes.ts";
+import { bundleAssetRoute, loadStaffAssets, WEB_DIST_DIR } from "./bundleAssets.ts";
+import { escapeHtml, single } from "./embedRoutes.ts";
 
 export interface StaffRoutesDeps {
   /** Where the built bundle is (tests). */
@@ -55,10 +55,6 @@ const WORDS: Record<Lang, { title: string; loading: string; noscript: string; ba
     unbuilt: "The staff pages have not been built: run `npm run build:web`.",
   },
 };
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function secure(ctx: Context): void {
   ctx.set("Content-Security-Policy", STAFF_CSP);
@@ -120,16 +116,6 @@ export function staffRoutes(deps: StaffRoutesDeps = {}): Router {
   router.get("/staff", shell);
   router.get("/staff/", shell);
 
-  router.get("/staff/assets/:name", (ctx) => {
-    ctx.set("X-Content-Type-Options", "nosniff");
-    const asset = loadStaffAssets(assetsDir)?.byName.get(ctx.params.name!);
-    if (!asset) {
-      ctx.status = 404;
-      ctx.type = "text/plain; charset=utf-8";
-      ctx.body = "There is no such asset.";
-      return;
-    }
-    sendAsset(ctx, asset, "public, max-age=31536000, immutable");
-  });
+  router.get("/staff/assets/:name", bundleAssetRoute(loadStaffAssets, assetsDir));
   return router;
 }

@@ -78,8 +78,8 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
     expect(load.unexpectedEntries).to.deep.equal([]);
 
     await until(async () => (await fetch(`${url}/readyz`)).status === 200, 30_000, 200);
-    // The projection the pushes wake: the others only move at the minute's sweep (they handle none of these events).
-    await projectionsCaughtUp(url, 30_000, ["lab_reports"]);
+    // The projections the pushes wake: the others only move at the minute's sweep (they handle none of these events).
+    await projectionsCaughtUp(url, 30_000, ["lab_reports", "lab_results"]);
     const caughtUpMs = Date.now() - restartedAt;
     expect(await appliedExactlyOnce(db)).to.deep.equal([]);
     expect(await eventsMatchReadRows(db, TENANT)).to.deep.equal([]);

@@ -114,12 +114,20 @@ describe("hostile input: targeted cases", function () {
     });
 
     it("rejects only the report with a NUL or half a surrogate pair, naming the field; the others of the batch are stored", async () => {
-      const answer = await push(`{"reports":[${reportJson("NUL-1", { labName: "a\u0000b" })},${reportJson("SUR-1", { patient: { idCard: "11010519491231002X", name: "张\ud800" } })},${reportJson("SUR-OK")}]}`);
-      const [nul, surrogate, fine] = answer.json.data.results;
+      const lowHalfInItem = { items: [{ itemCode: "HGB", value: 100, unit: "g/L" }, { itemCode: "K", value: "x\udc00", unit: "mmol/L" }] };
+      // The six characters \u0000 written as text are storable: only the character U+0000 is not.
+      const escapeAsText = { labName: "C:\\u0000\\ud800" };
+      const answer = await push(
+        `{"reports":[${reportJson("NUL-1", { labName: "a\u0000b" })},${reportJson("SUR-1", { patient: { idCard: "11010519491231002X", name: "张\ud800" } })},${reportJson("SUR-2", lowHalfInItem)},${reportJson("SUR-OK", escapeAsText)}]}`,
+      );
+      const [nul, surrogate, lowHalf, fine] = answer.json.data.results;
       expect(nul).to.include({ status: "REJECTED", externalId: "NUL-1" });
       expect(nul.errors[0].field).to.equal("labName");
       expect(surrogate.errors[0].field).to.equal("patient.name");
+      expect(lowHalf.errors[0].field).to.equal("items[1].value");
       expect(fine.status).to.equal("CREATED");
+      const stored = await read("select data->'report'->>'labName' as lab from events where stream_id = 'lab-report:SUR-OK'", []);
+      expect(stored[0].lab).to.equal("C:\\u0000\\ud800");
     });
 
     it("refuses such text in /api bodies and paths with 400 or 404, naming where", async () => {

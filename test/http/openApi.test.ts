@@ -108,7 +108,11 @@ describe("ingestion open API (/open/v1)", () => {
         dismissed_at: null,
         dismiss_reason: null,
       });
-      const items = await rows("select * from read.lab_results where external_id = 'L-FULL' order by item_index");
+      // The item rows are a read model of their own, which may apply the report a moment later.
+      const items = await until(async () => {
+        const found = await rows("select * from read.lab_results where external_id = 'L-FULL' order by item_index");
+        return found.length ? found : null;
+      });
       const shared = { tenant: "h1", external_id: "L-FULL", patient_ref: "P001", collected_at: null, collected_on: null, reported_at: new Date("2026-03-01T11:00:00"), reported_on: new Date("2026-03-01T00:00:00") };
       const none = { ref_low: null, ref_high: null, abnormal_flag: null, result_type: null };
       expect(items).to.deep.equal([

@@ -33,8 +33,13 @@ describe("unmatched queue (/api/unmatched)", () => {
     const claimed = await tenant.call("POST", "/api/unmatched/lab/Q-2/claim", { token: tenant.authorToken, body: { patientRef: "P001" } });
     expect(claimed.status).to.equal(200);
     expect(await inQueue("Q-2")).to.equal(false);
-    const results = await service.db.query("select distinct patient_ref from read.lab_results where external_id = 'Q-2'");
-    expect(results.rows).to.deep.equal([{ patient_ref: "P001" }]);
+    // The item rows are a read model of their own: they follow the claim a moment later.
+    const patientsOfResults = async () => (await service.db.query("select distinct patient_ref from read.lab_results where external_id = 'Q-2'")).rows;
+    await until(async () => {
+      const rows = await patientsOfResults();
+      return rows.length > 0 && rows.every((row) => row.patient_ref === "P001");
+    });
+    expect(await patientsOfResults()).to.deep.equal([{ patient_ref: "P001" }]);
   });
 
   it("keeps a claimed report with its patient when the sender updates it", async () => {

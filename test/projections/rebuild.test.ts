@@ -6,6 +6,7 @@ import { prepareProjections, rebuildProjection } from "../../projections/rebuild
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createTestDatabase } from "../support/database.ts";
+import type { Projection } from "../../projections/projection.ts";
 import { recordingProjection } from "../support/projections.ts";
 
 async function appendCounted(db: Db, stream: string, from: number, count: number) {
@@ -16,6 +17,22 @@ async function appendCounted(db: Db, stream: string, from: number, count: number
     events: Array.from({ length: count }, (_, i) => ({ type: "Counted", data: { n: from + i } })),
     metadata: { actor: "test" },
   });
+}
+
+/** Records every Counted event in each of its tables. */
+function recordingInto(name: string, version: number, tables: string[]): Projection {
+  return {
+    name,
+    version,
+    handles: ["Counted"],
+    tables,
+    async setup(tx) {
+      for (const table of tables) await tx.query(`create table ${table} (position bigint primary key, tenant text not null, n integer)`);
+    },
+    async apply(tx, event) {
+      for (const table of tables) await tx.query(`insert into ${table} values ($1, $2, $3)`, [event.position, event.tenant, (event.data as { n: number }).n]);
+    },
+  };
 }
 
 const contents = async (db: Db, table: string) =>
@@ -84,5 +101,28 @@ describe("projection rebuild", () => {
     expect((await rebuildProjection(db, v2, silentLogger)).status).to.equal("rebuilt");
     expect((await findLive(db, "evolving"))?.version).to.equal(2);
     expect(await contents(db, "evolving_seen")).to.have.length(10);
+  });
+
+  it("builds a projection that takes a table over from another before it serves it, the old copy serving until then", async function () {
+    this.timeout(60_000);
+    await prepareProjections(db, [recordingInto("whole", 1, ["whole_seen", "part_seen"])], silentLogger);
+    await appendCounted(db, "a", 0, 50);
+    await new ProjectionRunner(db, recordingInto("whole", 1, ["whole_seen", "part_seen"]), silentLogger).settle();
+
+    const whole = recordingInto("whole", 2, ["whole_seen"]);
+    const part = recordingInto("part", 1, ["part_seen"]);
+    const toBuild = await prepareProjections(db, [whole, part], silentLogger);
+    expect(toBuild.map((p) => p.name)).to.deep.equal(["whole", "part"]);
+    expect(await findLive(db, "part"), "not live before it is built").to.equal(null);
+    expect(await contents(db, "part_seen")).to.have.length(50);
+
+    expect((await rebuildProjection(db, whole, silentLogger)).status).to.equal("rebuilt");
+    expect(await contents(db, "part_seen"), "the old generation's copy still serves").to.have.length(50);
+
+    await appendCounted(db, "a", 50, 5);
+    expect((await rebuildProjection(db, part, silentLogger)).status).to.equal("rebuilt");
+    expect(await contents(db, "part_seen")).to.have.length(55);
+    const schemas = await db.query("select schema_name from information_schema.schemata where schema_name like 'proj_whole_%' or schema_name like 'proj_part_%' order by 1");
+    expect(schemas.rows.map((row) => row.schema_name), "the retired generation is dropped once nothing shows it").to.deep.equal(["proj_part_g2", "proj_whole_g2"]);
   });
 });

@@ -77,6 +77,8 @@ export async function seedTenant(service: RunningService, tenant: string, prefix
     if (pushed.status !== 200 || pushed.body.data.rejected !== 0) throw new Error(`seed push failed: ${JSON.stringify(pushed.body)}`);
   }
   await until(async () => (await service.db.query("select count(*)::int as n from read.lab_reports where tenant = $1", [tenant])).rows[0].n === 5, 20_000);
+  // The item rows are a read model of their own: each report's rows arrive together.
+  await until(async () => (await service.db.query("select count(distinct external_id)::int as n from read.lab_results where tenant = $1", [tenant])).rows[0].n === 5, 20_000);
   await until(async () => (await service.db.query("select count(*)::int as n from read.exam_reports where tenant = $1", [tenant])).rows[0].n === 2, 20_000);
 
   for (const [step, answer] of [

@@ -40,5 +40,22 @@ export function alertBox(): { element: HTMLParagraphElement; show(text: string |
   };
 }
 
+/**
+ * A form's call, with its submit button disabled and saying `busyText` meanwhile (its own text
+ * again after), and its alert cleared first; `work` shows its own failures.
+ */
+export async function whileSubmitting(submit: HTMLButtonElement, busyText: string, problem: { show(text: string | null): void }, work: () => Promise<void>): Promise<void> {
+  const idleText = submit.textContent;
+  submit.disabled = true;
+  submit.textContent = busyText;
+  problem.show(null);
+  try {
+    await work();
+  } finally {
+    submit.disabled = false;
+    submit.textContent = idleText;
+  }
+}
+
 /** `2026-03-01T11:00:00` → `2026-03-01 11:00` (the service's local date-times, shown as such). */
 export const localTime = (dateTime: string) => dateTime.replace("T", " ").slice(0, 16);

@@ -1,5 +1,5 @@
 import { openModal } from "./dialog.ts";
-import { alertBox, el, field } from "./dom.ts";
+import { alertBox, el, field, whileSubmitting } from "./dom.ts";
 import type { PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
 import type { PatientInput, PatientListEntry } from "./types.ts";
@@ -49,23 +49,19 @@ export function patientForm(ctx: PageContext, existing: PatientListEntry | null,
         ward: ward.value.trim() || null,
         active: active.checked,
       };
-      submit.disabled = true;
-      submit.textContent = texts.saving;
-      problem.show(null);
-      try {
-        const saved = await ctx.api.put<PatientListEntry>(`/api/patients/${segment(patientRef.value.trim())}`, body);
-        modal.close();
-        ctx.announce(texts.saved(saved.patientRef, saved.name));
-        await onSaved();
-      } catch (error) {
-        // The service names the field (`idCard …`, `name …`): mark the id card, the usual culprit, when it is the one.
-        const message = error instanceof Error ? error.message : String(error);
-        if (/idCard/.test(message)) idCard.setAttribute("aria-invalid", "true");
-        problem.show(message);
-      } finally {
-        submit.disabled = false;
-        submit.textContent = texts.save;
-      }
+      await whileSubmitting(submit, texts.saving, problem, async () => {
+        try {
+          const saved = await ctx.api.put<PatientListEntry>(`/api/patients/${segment(patientRef.value.trim())}`, body);
+          modal.close();
+          ctx.announce(texts.saved(saved.patientRef, saved.name));
+          await onSaved();
+        } catch (error) {
+          // The service names the field (`idCard …`, `name …`): mark the id card, the usual culprit, when it is the one.
+          const message = error instanceof Error ? error.message : String(error);
+          if (/idCard/.test(message)) idCard.setAttribute("aria-invalid", "true");
+          problem.show(message);
+        }
+      });
     });
     function invalid(input: HTMLInputElement, text: string): void {
       input.setAttribute("aria-invalid", "true");

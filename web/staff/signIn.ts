@@ -1,4 +1,4 @@
-import { alertBox, el, field } from "./dom.ts";
+import { alertBox, el, field, whileSubmitting } from "./dom.ts";
 import type { Session } from "./session.ts";
 import { ApiError, createStaffApi } from "./staffApi.ts";
 import type { StaffTexts } from "./texts.ts";
@@ -51,18 +51,14 @@ export function signInPage(options: SignInOptions): HTMLElement {
     const session: Session = { token: token.value.trim(), tenant: tenant.value.trim() };
     if (!session.token) return fail(texts.tokenMissing, token);
     if (!TENANT_PATTERN.test(session.tenant)) return fail(texts.tenantInvalid, tenant);
-    submit.disabled = true;
-    submit.textContent = texts.signingIn;
-    problem.show(null);
-    try {
-      await createStaffApi(session, texts).get("/api/unmatched");
-      options.onSignedIn(session);
-    } catch (error) {
-      fail(rejectionText(texts, error), token);
-    } finally {
-      submit.disabled = false;
-      submit.textContent = texts.signIn;
-    }
+    await whileSubmitting(submit, texts.signingIn, problem, async () => {
+      try {
+        await createStaffApi(session, texts).get("/api/unmatched");
+        options.onSignedIn(session);
+      } catch (error) {
+        fail(rejectionText(texts, error), token);
+      }
+    });
   });
   function fail(text: string, focus: HTMLInputElement): void {
     problem.show(text);

@@ -1,5 +1,5 @@
 import { openModal } from "./dialog.ts";
-import { alertBox, el, field, localTime } from "./dom.ts";
+import { alertBox, el, field, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientPicker } from "./patientPicker.ts";
 import { segment } from "./staffApi.ts";
@@ -75,20 +75,16 @@ function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Prom
       event.preventDefault();
       const patient = picker.chosen();
       if (!patient) return problem.show(texts.choosePatient);
-      submit.disabled = true;
-      submit.textContent = texts.claiming;
-      problem.show(null);
-      try {
-        await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/claim`, { patientRef: patient.patientRef });
-        modal.close();
-        ctx.announce(texts.claimed(entry.externalId, `${patient.name} (${patient.patientRef})`));
-        await reload();
-      } catch (error) {
-        problem.show(error instanceof Error ? error.message : String(error));
-      } finally {
-        submit.disabled = false;
-        submit.textContent = texts.claimButton;
-      }
+      await whileSubmitting(submit, texts.claiming, problem, async () => {
+        try {
+          await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/claim`, { patientRef: patient.patientRef });
+          modal.close();
+          ctx.announce(texts.claimed(entry.externalId, `${patient.name} (${patient.patientRef})`));
+          await reload();
+        } catch (error) {
+          problem.show(error instanceof Error ? error.message : String(error));
+        }
+      });
     });
     return [form];
   });
@@ -116,20 +112,16 @@ function dismissDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Pr
         return problem.show(texts.reasonMissing);
       }
       reason.removeAttribute("aria-invalid");
-      submit.disabled = true;
-      submit.textContent = texts.dismissing;
-      problem.show(null);
-      try {
-        await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/dismiss`, { reason: reason.value.trim() });
-        modal.close();
-        ctx.announce(texts.dismissed(entry.externalId));
-        await reload();
-      } catch (error) {
-        problem.show(error instanceof Error ? error.message : String(error));
-      } finally {
-        submit.disabled = false;
-        submit.textContent = texts.dismissButton;
-      }
+      await whileSubmitting(submit, texts.dismissing, problem, async () => {
+        try {
+          await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/dismiss`, { reason: reason.value.trim() });
+          modal.close();
+          ctx.announce(texts.dismissed(entry.externalId));
+          await reload();
+        } catch (error) {
+          problem.show(error instanceof Error ? error.message : String(error));
+        }
+      });
     });
     return [form];
   });
