@@ -17,6 +17,13 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   if (process.getuid?.() === 0) allowTraversal(path.dirname(absolute));
   const fresh = !existsSync(path.join(absolute, "PG_VERSION"));
   const EmbeddedPostgres = await importWithoutSignalHooks();
+  const recent: string[] = [];
+  const remember = (message: unknown) => {
+    const line = String(message).trim();
+    recent.push(line);
+    if (recent.length > 5) recent.shift();
+    log(line);
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: absolute,
     port,
@@ -25,11 +32,17 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     persistent: true,
     createPostgresUser: true,
     initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    onLog: (message) => log(String(message).trim()),
-    onError: (message) => log(String(message).trim()),
+    onLog: remember,
+    onError: remember,
   });
   if (fresh) await pg.initialise();
-  await pg.start();
+  recent.length = 0;
+  // The package rejects with nothing when PostgreSQL exits early (port taken, folder unreachable):
+  // PostgreSQL's own last lines are what tells the operator how to fix it.
+  await pg.start().catch((error: unknown) => {
+    const said = recent.filter(Boolean).join(" / ") || (error instanceof Error ? error.message : "no message");
+    throw new Error(`the embedded PostgreSQL did not start on port ${port} with data in ${absolute}: ${said}`);
+  });
   if (fresh) await pg.createDatabase("dialysis_hub");
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/dialysis_hub`,

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
+import { freePort } from "../support/privatePostgres.ts";
 import { until } from "../support/service.ts";
 
 /*
@@ -12,18 +13,24 @@ import { until } from "../support/service.ts";
 describe("npm start without DATABASE_URL", () => {
   let child: ChildProcess;
   let output = "";
+  let exited: Promise<number | null>;
+  let port: number;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-start-"));
-  const port = 18000 + (process.pid % 1000);
-  const pgPort = 55000 + (process.pid % 1000);
+  // What the child printed, so a start that fails says why instead of only timing out.
+  const printed = () => `the service printed:\n${output || "(nothing)"}`;
 
-  before(function () {
+  before(async function () {
     this.timeout(5000);
+    // Ports the OS says are free now: fixed ones can be taken by anything else on a CI machine.
+    port = await freePort();
+    const pgPort = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "warn" };
     delete env.DATABASE_URL;
     delete env.ADMIN_TOKEN;
     child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (output += chunk));
+    exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
   });
 
   after(() => {
@@ -33,7 +40,16 @@ describe("npm start without DATABASE_URL", () => {
 
   it("is ready within 60 s with its data in DATA_DIR and prints where to find it", async function () {
     this.timeout(70_000);
-    await until(async () => (await fetch(`http://localhost:${port}/readyz`).catch(() => null))?.status === 200, 60_000, 250);
+    await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before it was ready; ${printed()}`);
+        return (await fetch(`http://localhost:${port}/readyz`).catch(() => null))?.status === 200;
+      },
+      60_000,
+      250,
+    ).catch((error: Error) => {
+      throw new Error(error.message.includes(printed()) ? error.message : `${error.message}; ${printed()}`);
+    });
     expect(existsSync(path.join(dataDir, "pg", "PG_VERSION"))).to.equal(true);
     expect(output).to.include(`http://localhost:${port}/readyz`);
     const token = readFileSync(path.join(dataDir, "admin-token"), "utf8").trim();
@@ -44,9 +60,9 @@ describe("npm start without DATABASE_URL", () => {
 
   it("stops cleanly on SIGTERM, taking its PostgreSQL with it", async function () {
     this.timeout(30_000);
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    expect(child.exitCode, `the service had already stopped; ${printed()}`).to.equal(null);
     child.kill("SIGTERM");
-    expect(await exited).to.equal(0);
+    expect(await exited, printed()).to.equal(0);
     expect(existsSync(path.join(dataDir, "pg", "postmaster.pid")), "PostgreSQL removed its pid file on a clean stop").to.equal(false);
   });
 });
