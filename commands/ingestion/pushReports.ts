@@ -258,22 +258,28 @@ function accepted(externalId: string, status: Outcome, match: { matched: boolean
  * Each stream's version, last received content and match, and standing claim: one query for the
  * batch. Each payload is read once, for the few fields wanted ("offset 0" keeps the planner from
  * inlining `data->…` into every aggregate, which would decompress a received report each time).
+ * The ids are looked up one by one (lateral): with `stream_id = any(…)` the planner may scan every
+ * event of the tenant instead, which it did while the table grew faster than its statistics.
  */
 async function loadStates(store: EventStore, tenant: string, kind: ReportKind, streamIds: string[]): Promise<Map<string, StreamState>> {
   const { rows } = await store.db.query(
-    `select stream_id, max(stream_version) as version,
-            (array_agg(p.content_hash order by stream_version desc) filter (where type = $3))[1] as content_hash,
-            (array_agg(p.match order by stream_version desc) filter (where type = $3))[1] as match,
-            (array_agg(p.summary order by stream_version desc) filter (where type = $3))[1] as summary,
-            (array_agg(jsonb_build_object('type', type, 'data', p.decision) order by stream_version desc) filter (where type in ($4, $3)))[1] as last_decision
-     from events e
+    `select s.stream_id, st.*
+     from unnest($2::text[]) as s(stream_id)
      cross join lateral (
-       select d->>'contentHash' as content_hash, d->'match' as match, d->'summary' as summary,
-              jsonb_build_object('match', d->'match', 'patientRef', d->'patientRef', 'idCard', d->'idCard') as decision
-       from (select e.data as d offset 0) payload offset 0
-     ) p
-     where e.tenant = $1 and e.stream_id = any($2::text[])
-     group by stream_id`,
+       select max(stream_version) as version,
+              (array_agg(p.content_hash order by stream_version desc) filter (where type = $3))[1] as content_hash,
+              (array_agg(p.match order by stream_version desc) filter (where type = $3))[1] as match,
+              (array_agg(p.summary order by stream_version desc) filter (where type = $3))[1] as summary,
+              (array_agg(jsonb_build_object('type', type, 'data', p.decision) order by stream_version desc) filter (where type in ($4, $3)))[1] as last_decision
+       from events e
+       cross join lateral (
+         select d->>'contentHash' as content_hash, d->'match' as match, d->'summary' as summary,
+                jsonb_build_object('match', d->'match', 'patientRef', d->'patientRef', 'idCard', d->'idCard') as decision
+         from (select e.data as d offset 0) payload offset 0
+       ) p
+       where e.tenant = $1 and e.stream_id = s.stream_id
+     ) st
+     where st.version is not null`,
     [tenant, streamIds, kind.events.received, kind.events.claimed],
   );
   return new Map(
