@@ -28,21 +28,42 @@ const SEARCH_CONDITION = `(
   or strpos(left(id_card, 6) || '********' || right(id_card, 4), $3) > 0
   or id_card = $3)`;
 
+const LIST_COLUMNS = "patient_ref, name, id_card, his_patient_id, ward, active";
+
 /** The tenant's patients, id cards masked (first 6 and last 4 kept); only those matching `search` when given. */
 export async function listPatients(reader: TenantReader, search?: string): Promise<PatientListEntry[]> {
   const text = search?.trim() ?? "";
-  const { rows } = await reader.query(
-    `select patient_ref, name, id_card, his_patient_id, ward, active from read.patients ${text ? `where ${SEARCH_CONDITION}` : ""} order by patient_ref`,
+  const { rows } = await reader.query<PatientRow>(
+    `select ${LIST_COLUMNS} from read.patients ${text ? `where ${SEARCH_CONDITION}` : ""} order by patient_ref`,
     text ? [text.replace(/\s+/g, ""), text, normaliseIdCard(text)] : [],
   );
-  return rows.map((row) => ({
+  return rows.map(listEntry);
+}
+
+/** One patient as the list shows it, or undefined when the tenant has none by that reference. */
+export async function patientByRef(reader: TenantReader, patientRef: string): Promise<PatientListEntry | undefined> {
+  const { rows } = await reader.query<PatientRow>(`select ${LIST_COLUMNS} from read.patients where patient_ref = $1`, [patientRef]);
+  return rows.map(listEntry)[0];
+}
+
+interface PatientRow {
+  patient_ref: string;
+  name: string;
+  id_card: string;
+  his_patient_id: string | null;
+  ward: string | null;
+  active: boolean;
+}
+
+function listEntry(row: PatientRow): PatientListEntry {
+  return {
     patientRef: row.patient_ref,
     name: row.name,
     idCard: maskIdCard(row.id_card),
     hisPatientId: row.his_patient_id,
     ward: row.ward,
     active: row.active,
-  }));
+  };
 }
 
 export interface RegisteredPatient {

@@ -4,7 +4,7 @@ import { savePatient } from "../../commands/patients/managePatients.ts";
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../commands/patients/registerPatient.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { listPatients } from "../../queries/patients.ts";
+import { listPatients, patientByRef } from "../../queries/patients.ts";
 import { requireAuthor, type Caller } from "./authorAuth.ts";
 import { HttpError } from "./httpError.ts";
 import { parseBody } from "./validate.ts";
@@ -32,8 +32,7 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined)
     const input = parseBody(registerPatientInput, ctx.request.body);
     const caller = ctx.state.caller as Caller;
     await savePatient({ store, metadata: { actor: caller.name, requestId: ctx.state.requestId } }, store.db, ctx.state.tenant, patientRef, input);
-    const [saved] = (await readAsTenant(store.db, ctx.state.tenant, listPatients)).filter((p) => p.patientRef === patientRef);
-    ctx.body = saved;
+    ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
   });
   return router;
 }
