@@ -13,8 +13,12 @@ export interface EventMetadata {
 export interface NewEvent<T = unknown> {
   type: string;
   data: T;
-  /** `data`'s JSON text, when the writer already has it (appendToStreams then writes it as is). */
-  dataJson?: string;
+}
+
+/** An event whose data the writer holds only as JSON text, already written: appended as is. */
+export interface WrittenEvent {
+  type: string;
+  dataJson: string;
 }
 
 export interface StoredEvent<T = unknown> {
@@ -138,7 +142,7 @@ function appendManySql(rowCount: number): string {
 export interface StreamAppend {
   streamId: string;
   expectedVersion: number;
-  events: NewEvent[];
+  events: Array<NewEvent | WrittenEvent>;
 }
 
 export async function appendToStreams(db: Queryable, tenant: string, appends: StreamAppend[], metadata: EventMetadata): Promise<AppendResult[]> {
@@ -146,7 +150,7 @@ export async function appendToStreams(db: Queryable, tenant: string, appends: St
   let rowCount = 0;
   for (const append of appends) {
     append.events.forEach((event, index) => {
-      params.push(append.streamId, append.expectedVersion, index + 1, event.type, event.dataJson ?? JSON.stringify(event.data));
+      params.push(append.streamId, append.expectedVersion, index + 1, event.type, "dataJson" in event ? event.dataJson : JSON.stringify(event.data));
       rowCount++;
     });
   }

@@ -76,8 +76,8 @@ interface Prepared {
   index: number;
   externalId: string;
   streamId: string;
-  report: ReceivedReport["report"];
-  /** The report's JSON as validated: hashed, and stored as is. */
+  patient: AcceptedReport["patient"];
+  /** The report's JSON as validated: hashed, and stored as is (the report's objects are let go). */
   reportJson: string;
   contentHash: string;
   items: MappedItem[];
@@ -120,6 +120,7 @@ export function batchProblem(body: unknown): string | null {
 /**
  * Validates, matches, maps and stores each report of a push on its own. Stored reports are
  * committed before this returns; an invalid report is answered REJECTED and stops nothing.
+ * Takes the body over: each report is removed from it once checked.
  */
 export async function pushReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, body: unknown, requestId: string): Promise<PushResult> {
   const problem = batchProblem(body);
@@ -133,6 +134,10 @@ export async function pushReports(deps: IngestionDeps, kind: ReportKind, client:
     // projections' database round trips through every few reports rather than after all of them.
     if (index > 0 && index % REPORTS_BETWEEN_YIELDS === 0) await setImmediate();
     const validation = validateReport(schema, sent[index], index);
+    // A push holds a hundred reports for as long as its database round trips take: past this
+    // point only their JSON text is needed, and what is let go here dies young (cheap to collect)
+    // instead of being promoted and collected later at the cost of the whole heap.
+    sent[index] = undefined;
     if (!validation.ok) {
       results[index] = validation.rejection;
       continue;
@@ -143,7 +148,7 @@ export async function pushReports(deps: IngestionDeps, kind: ReportKind, client:
       index,
       externalId: report.externalId,
       streamId: reportStream(kind, report.externalId),
-      report,
+      patient: report.patient,
       reportJson: validation.json,
       contentHash: validation.contentHash,
       items,
@@ -153,7 +158,7 @@ export async function pushReports(deps: IngestionDeps, kind: ReportKind, client:
   }
 
   const registered = await registeredPatients(deps, client.tenant, prepared);
-  for (const entry of prepared) entry.freshMatch = matchPatient(entry.report.patient, registered);
+  for (const entry of prepared) entry.freshMatch = matchPatient(entry.patient, registered);
 
   const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId };
   // A batch may name one externalId twice: the later copy is handled after the earlier is stored.
@@ -165,7 +170,7 @@ export async function pushReports(deps: IngestionDeps, kind: ReportKind, client:
 }
 
 async function registeredPatients(deps: IngestionDeps, tenant: string, prepared: Prepared[]): Promise<Map<string, KnownPatient>> {
-  const idCards = [...new Set(prepared.map((p) => matchableIdCard(p.report.patient)).filter((c): c is string => c !== null))];
+  const idCards = [...new Set(prepared.map((p) => matchableIdCard(p.patient)).filter((c): c is string => c !== null))];
   const patients = await readAsTenant(deps.store.db, tenant, (reader) => patientsByIdCards(reader, idCards));
   return new Map(patients.map((patient) => [patient.idCard, patient]));
 }
@@ -215,9 +220,9 @@ function decide(entry: Prepared, state: StreamState | undefined, client: Pushing
   // A report claimed by hand stays with that patient through updates that still name the same person.
   const keepClaim = !entry.freshMatch.matched && state?.claim && state.claim.idCard === entry.freshMatch.idCard;
   const match: Match = keepClaim ? { matched: true, patientRef: state!.claim!.patientRef, idCard: entry.freshMatch.idCard, viaClaim: true } : entry.freshMatch;
-  const data: ReceivedReport = {
+  // Everything of the ReceivedReport but the report, whose JSON was written at validation.
+  const rest: Omit<ReceivedReport, "report"> = {
     externalId: entry.externalId,
-    report: entry.report,
     contentHash: entry.contentHash,
     outcome,
     match,
@@ -228,13 +233,12 @@ function decide(entry: Prepared, state: StreamState | undefined, client: Pushing
   return {
     index: entry.index,
     entry: accepted(entry.externalId, outcome, match, entry.summary),
-    append: { streamId: entry.streamId, expectedVersion: state?.version ?? 0, events: [{ type: receivedType(entry.streamId), data, dataJson: receivedJson(data, entry.reportJson) }] },
+    append: { streamId: entry.streamId, expectedVersion: state?.version ?? 0, events: [{ type: receivedType(entry.streamId), dataJson: receivedJson(rest, entry.reportJson) }] },
   };
 }
 
-/** The event's JSON around the report's JSON written at validation: a report is large, and is written once. */
-function receivedJson(data: ReceivedReport, reportJson: string): string {
-  const { report: _written, ...rest } = data;
+/** A ReceivedReport's JSON: the report's, written once at validation (it is large), and the rest. */
+function receivedJson(rest: Omit<ReceivedReport, "report">, reportJson: string): string {
   return `{"report":${reportJson},${JSON.stringify(rest).slice(1)}`;
 }
 
