@@ -114,7 +114,9 @@ async function knownPatients(tx: Tx, wanted: Array<{ tenant: string; idCard: str
   );
   for (const row of rows) {
     const key = JSON.stringify([row.tenant, row.id_card]);
-    known.set(key, [...(known.get(key) ?? []), { patientRef: row.patient_ref, name: row.name }]);
+    const patients = known.get(key) ?? [];
+    patients.push({ patientRef: row.patient_ref, name: row.name });
+    known.set(key, patients);
   }
   return known;
 }

@@ -3,6 +3,9 @@ import type { Tx } from "../db/pool.ts";
 import { inRuns, lastPerStream } from "./eventRuns.ts";
 import type { Projection } from "./projection.ts";
 
+/** Received reports are applied from the stored payload inside the database (RECEIVED): the feed brings the others' payloads only. */
+export const RECEIVED_READ_IN_DATABASE = "case when type = 'LabReportReceived' then null else data end";
+
 /**
  * Laboratory reports as last received, one row each: what reconciliation counts and the unmatched
  * queue shows. Kept apart from the item rows (labResults.ts), which cost about three times more to
@@ -13,8 +16,7 @@ export const labReportsProjection: Projection = {
   version: 3,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
   tables: ["lab_reports"],
-  // Received reports are applied from the stored payload inside the database (applyReceived).
-  payload: "case when type = 'LabReportReceived' then null else data end",
+  payload: RECEIVED_READ_IN_DATABASE,
   batchSize: 1000,
   async setup(tx: Tx) {
     await tx.query(`

@@ -1,7 +1,7 @@
 import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
 import { inRuns, lastPerStream } from "./eventRuns.ts";
-import { externalIdOf, RECEIVED } from "./labReports.ts";
+import { externalIdOf, RECEIVED, RECEIVED_READ_IN_DATABASE } from "./labReports.ts";
 import type { Projection } from "./projection.ts";
 
 /**
@@ -13,7 +13,7 @@ export const labResultsProjection: Projection = {
   version: 1,
   handles: ["LabReportReceived", "LabReportClaimed"],
   tables: ["lab_results"],
-  payload: "case when type = 'LabReportReceived' then null else data end",
+  payload: RECEIVED_READ_IN_DATABASE,
   // A report carries some twenty result rows, and from its first write to its commit a batch holds
   // back what every feed may read (reconciliation included): 50 reports, some 30 ms.
   batchSize: 50,

@@ -5,6 +5,7 @@
 // over time and must not start failing because of it.
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { fieldPath } from "../fieldPath.ts";
 import { mayHoldUnstorableText, UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../storableText.ts";
 
 export const LAB_STATUSES = ["FINAL", "PRELIMINARY", "CORRECTED", "CANCELLED"] as const;
@@ -263,15 +264,6 @@ export type ReportRejection = z.infer<typeof reportRejectionSchema>;
  * the storable-text check and as the stored event's report.
  */
 export type ReportValidation<T> = { ok: true; report: T; json: string; contentHash: string } | { ok: false; rejection: ReportRejection };
-
-function fieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else out += (out === "" ? "" : ".") + String(seg);
-  }
-  return out;
-}
 
 function sentExternalId(input: unknown): string | null {
   if (!isRecord(input) || typeof input.externalId !== "string") return null;

@@ -120,8 +120,9 @@ class Aborted extends Error {}
  * Writes a workbook into `out` as its sheets' rows arrive: each batch of rows is committed as it
  * arrives, each sheet when its query is done, so the workbook is never held whole in memory. The
  * "About" sheet comes first in the workbook but is written last (then moved to the front), so
- * that it can tell how many rows each sheet holds and which were cut or failed. Resolves when the file is complete; rejects (and
- * stops reading the sheets' sources) when `signal` aborts or writing fails.
+ * that it can tell how many rows each sheet holds and which were cut or failed. Resolves when the
+ * file is complete; rejects (and stops reading the sheets' sources) when `signal` aborts or
+ * writing fails.
  */
 export async function writeXlsx(out: Writable, about: XlsxAbout, sheets: readonly XlsxSheet[], signal: AbortSignal): Promise<SheetSummary[]> {
   const workbook = workbookWriter(out);

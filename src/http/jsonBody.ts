@@ -1,5 +1,6 @@
 import type { Middleware } from "koa";
 import getRawBody from "raw-body";
+import { fieldPath } from "../../commands/fieldPath.ts";
 import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../../commands/storableText.ts";
 import { HttpError } from "./httpError.ts";
 
@@ -40,7 +41,8 @@ export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Mid
       }
       const unstorable = options.refuseUnstorableText ? unstorableTextPath(ctx.request.body) : null;
       if (unstorable) {
-        const where = unstorable.map((part) => (typeof part === "number" ? `[${part}]` : `.${Array.from(part).slice(0, 40).join("")}`)).join("").replace(/^\./, "").slice(0, 200);
+        // Keys are as sent: each is cut to 40 characters (whole code points), the path to 200.
+        const where = fieldPath(unstorable.map((part) => (typeof part === "number" ? part : Array.from(part).slice(0, 40).join("")))).slice(0, 200);
         throw new HttpError(400, `${where ? `The text at ${where}` : "The body"} ${UNSTORABLE_TEXT_RULE}.`);
       }
     }
