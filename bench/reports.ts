@@ -101,7 +101,7 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
     }
     const ours: number[] = [];
     const direct: number[] = [];
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < 200; i++) {
       ours.push(await time(runOurs));
       direct.push(await time(runDirect));
     }

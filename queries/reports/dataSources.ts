@@ -12,8 +12,8 @@ export interface DataSource {
   pool: pg.Pool;
   /** Binds a checked-out connection to the tenant it is about to serve. */
   bind(client: pg.PoolClient, tenant: string): Promise<void>;
-  /** BEGIN READ ONLY with the report transaction's settings, as one simple query. */
-  begin(timeoutMs: number, timeZone: string): string;
+  /** BEGIN READ ONLY and the report transaction's settings, one statement each. */
+  begin(timeoutMs: number, timeZone: string): string[];
 }
 
 export interface DataSourceSettings {
@@ -71,14 +71,14 @@ export class DataSources {
 }
 
 /** The values are the service's own (a number, a zone name from Intl), never the report author's. */
-function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string | null): string {
+function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string | null): string[] {
   const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
   return [
     "begin transaction read only",
     `set local statement_timeout = ${Math.trunc(timeoutMs)}`,
     `set local timezone = ${literal(timeZone)}`,
     ...(searchPath ? [`set local search_path = ${searchPath}`] : []),
-  ].join("; ");
+  ];
 }
 
 function reportPool(connectionString: string, max: number): pg.Pool {

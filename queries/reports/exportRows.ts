@@ -81,7 +81,7 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
     let truncated = false;
     try {
       await source.bind(client, options.tenant);
-      await client.query(source.begin(options.timeoutMs, options.timeZone));
+      await client.query(source.begin(options.timeoutMs, options.timeZone).join("; "));
       cursor = client.query(new PgCursor(query.text, query.values, { rowMode: "array" }));
       let wanted = limit + 1; // rows still to read, the one that tells "cut" included
       let asked = Math.min(batchRows, wanted);

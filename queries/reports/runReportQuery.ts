@@ -1,6 +1,5 @@
-import type Cursor from "pg-cursor";
-import PgCursor from "pg-cursor";
 import type pg from "pg";
+import { CappedRead, type CappedRows } from "./cappedRead.ts";
 import type { DataSource } from "./dataSources.ts";
 import { columnTypeOf, PAGE_ROW_LIMIT, valueOf, type QueryOutcome } from "./queryResult.ts";
 
@@ -25,12 +24,14 @@ export interface RunOptions {
  * locks and prepared statements, which outlive a transaction, are dropped here too. (Such calls
  * are also refused when a draft is saved: commands/reports/sqlSafety.ts.)
  */
-export const END_REPORT_TRANSACTION = "rollback; select pg_advisory_unlock_all(); deallocate all";
+const END_REPORT_TRANSACTION_STATEMENTS = ["rollback", "select pg_advisory_unlock_all()", "deallocate all"] as const;
+/** The same as one simple query. */
+export const END_REPORT_TRANSACTION = END_REPORT_TRANSACTION_STATEMENTS.join("; ");
 
 /**
  * Runs one report query in a READ ONLY transaction with a statement timeout, fetching at most
- * limit + 1 rows through a cursor, so a huge result is never materialised to be cut. A failure
- * becomes a sentence for the report author, without the SQL.
+ * limit + 1 rows through a portal (cappedRead.ts), so a huge result is never materialised to be
+ * cut. A failure becomes a sentence for the report author, without the SQL.
  */
 export async function runReportQuery(source: DataSource, query: ReportQuery, options: RunOptions): Promise<QueryOutcome> {
   const limit = options.limit ?? PAGE_ROW_LIMIT;
@@ -41,46 +42,26 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
   } catch {
     return { error: `The data source ${source.name} cannot be reached right now; try again shortly.` };
   }
+  let read: CappedRows;
   try {
     await source.bind(client, options.tenant);
-    await client.query(source.begin(options.timeoutMs, options.timeZone));
-    const { rows, fields, closed } = await readRows(client, query, limit + 1);
-    const oids = fields.map((field) => field.dataTypeID);
-    const outcome: QueryOutcome = {
-      columns: fields.map((field) => field.name),
-      columnTypes: oids.map(columnTypeOf),
-      rows: rows.slice(0, limit).map((row) => row.map((value, i) => valueOf(oids[i]!, value))),
-      truncated: rows.length > limit,
-      elapsedMs: Math.round((performance.now() - started) * 10) / 10,
-    };
-    // The answer does not wait for the cursor's close and the end of the transaction (two round
-    // trips); the connection goes back to the pool only once both are done.
-    closed.then(() => client.query(END_REPORT_TRANSACTION)).then(
-      () => client.release(),
-      () => client.release(true),
-    );
-    return outcome;
+    // On success the transaction has already ended with the read (cappedRead.ts); on failure it has not.
+    read = await client.query(new CappedRead(source.begin(options.timeoutMs, options.timeZone), query, limit + 1, END_REPORT_TRANSACTION_STATEMENTS)).done;
   } catch (error) {
     let broken = false;
     await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
     client.release(broken);
     return { error: authorMessage(error, options.timeoutMs) };
   }
-}
-
-function readRows(
-  client: pg.PoolClient,
-  query: ReportQuery,
-  count: number,
-): Promise<{ rows: (string | null)[][]; fields: pg.FieldDef[]; closed: Promise<void> }> {
-  const cursor: Cursor = client.query(new PgCursor(query.text, query.values, { rowMode: "array" }));
-  return new Promise((resolve, reject) => {
-    cursor.read(count, (error, rows, result) => {
-      if (error) return reject(error);
-      const closed = new Promise<void>((done, fail) => cursor.close((closeError) => (closeError ? fail(closeError) : done())));
-      resolve({ rows: rows as unknown as (string | null)[][], fields: result.fields, closed });
-    });
-  });
+  client.release();
+  const oids = read.fields.map((field) => field.dataTypeID);
+  return {
+    columns: read.fields.map((field) => field.name),
+    columnTypes: oids.map(columnTypeOf),
+    rows: read.rows.slice(0, limit).map((row) => row.map((value, i) => valueOf(oids[i]!, value))),
+    truncated: read.rows.length > limit,
+    elapsedMs: Math.round((performance.now() - started) * 10) / 10,
+  };
 }
 
 const QUERY_CANCELED = "57014";

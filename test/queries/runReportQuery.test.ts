@@ -45,6 +45,11 @@ describe("report queries on the clinical data source", () => {
     expect(result.elapsedMs).to.be.a("number");
   });
 
+  it("shows instants in the service's zone", async () => {
+    const result = ok(await run("north", "select timestamptz '2026-03-01 00:30:00+00' as at, current_setting('TimeZone') as zone"));
+    expect(result.rows).to.deep.equal([["2026-03-01 08:30:00", "Asia/Shanghai"]]);
+  });
+
   it("shows each tenant only its own rows", async () => {
     const north = ok(await run("north", "select external_id from lab_reports order by 1"));
     expect(north.rows).to.deep.equal([["N-1"], ["N-2"]]);
