@@ -33,7 +33,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30
 async function itemRowsCaughtUp(db: Db): Promise<void> {
   await until("item rows caught up", async () => {
     const { rows } = await db.query(
-      "select g.last_position >= (select coalesce(max(position), 0) from events) as done from projection_generations g where g.name = 'lab_results' and g.state = 'live'",
+      "select (g.last_tx, g.last_position) >= (select transaction_id, position from events order by transaction_id desc, position desc limit 1) as done from projection_generations g where g.name = 'lab_results' and g.state = 'live'",
     );
     return rows[0]?.done === true;
   }, 120_000);

@@ -211,8 +211,14 @@ export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
   };
 }
 
+/**
+ * The position of the store's last event in the order projections apply them (writing transaction,
+ * then position; eventFeed.ts). It is not always the greatest position: a transaction may take its
+ * positions after another that began writing later, and commit first. A projection that has
+ * applied everything stands exactly here.
+ */
 export async function storeHead(db: Queryable): Promise<number> {
-  const { rows } = await db.query("select coalesce(max(position), 0) as head from events");
+  const { rows } = await db.query("select coalesce((select position from events order by transaction_id desc, position desc limit 1), 0) as head");
   return Number(rows[0].head);
 }
 

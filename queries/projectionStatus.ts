@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { storeHead } from "../db/eventStore.ts";
 import type { Db } from "../db/pool.ts";
 
 export const projectionStatusSchema = z.object({
@@ -15,7 +16,10 @@ export const projectionStatusSchema = z.object({
 export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
 
 /** `GET /api/admin/projections` (contract C.6): each projection's position, the store's head and the lag. */
-export const projectionsReportSchema = z.object({ head: z.int(), projections: z.array(projectionStatusSchema) });
+export const projectionsReportSchema = z.object({
+  head: z.int().meta({ description: "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it" }),
+  projections: z.array(projectionStatusSchema),
+});
 export type ProjectionsReport = z.infer<typeof projectionsReportSchema>;
 
 // Lag is counted up to a cap: an exact count over millions of unapplied events would itself be slow.
@@ -32,9 +36,8 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
      where g.state in ('live', 'building')
      order by g.name, g.generation`,
   );
-  const head = await db.query("select coalesce(max(position), 0) as head from events");
   return {
-    head: Number(head.rows[0].head),
+    head: await storeHead(db),
     projections: rows.map((row) => ({
       name: row.name,
       generation: row.generation,

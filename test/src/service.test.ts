@@ -37,6 +37,26 @@ describe("the running service", () => {
     expect(served).to.include({ state: "live", position: body.head, lagEvents: 0, error: null });
   });
 
+  it("shows the head in the order projections apply events, where a caught-up projection stands", async () => {
+    // A writer that took its transaction id first but appends last: its event has the greater
+    // position, yet comes before the other writer's in the order of transaction ids.
+    let later = 0;
+    let earlier = 0;
+    await service.eventStore.transaction(async (append, tx) => {
+      await tx.query("select pg_current_xact_id()");
+      const other = await service.eventStore.append({ tenant: "t1", streamId: "s-other", expectedVersion: 0, events: [{ type: "Counted", data: { n: 8 } }], metadata: { actor: "test" } });
+      later = other.last.position;
+      earlier = (await append({ tenant: "t1", streamId: "s-first", expectedVersion: 0, events: [{ type: "Counted", data: { n: 9 } }], metadata: { actor: "test" } })).last.position;
+    });
+    expect(earlier).to.be.greaterThan(later);
+    const caughtUp = await until(async () => {
+      const body = await (await fetch(`${service.url}/api/admin/projections`, { headers: admin })).json();
+      const served = body.projections.find((p: { name: string }) => p.name === "served");
+      return served.lagEvents === 0 ? { head: body.head, position: served.position } : null;
+    }, 5000, 20);
+    expect(caughtUp).to.deep.equal({ head: later, position: later });
+  });
+
   it("refuses the projections report without the administrator token, saying how to send it", async () => {
     const missing = await fetch(`${service.url}/api/admin/projections`);
     expect(missing.status).to.equal(401);
