@@ -1,3 +1,4 @@
+import { storeHead } from "../db/eventStore.ts";
 import { createPool, type Db } from "../db/pool.ts";
 import { allProjections } from "../projections/index.ts";
 import { configSchema } from "../src/config.ts";
@@ -29,13 +30,11 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30
   }
 }
 
-/** Waits until the item rows (lab_results, what report SQL reads) hold every event stored. */
+/** Waits until the item rows (lab_results, what report SQL reads) hold every event stored: their projection stands at the store's head. */
 async function itemRowsCaughtUp(db: Db): Promise<void> {
   await until("item rows caught up", async () => {
-    const { rows } = await db.query(
-      "select (g.last_tx, g.last_position) >= (select transaction_id, position from events order by transaction_id desc, position desc limit 1) as done from projection_generations g where g.name = 'lab_results' and g.state = 'live'",
-    );
-    return rows[0]?.done === true;
+    const { rows } = await db.query("select last_position from projection_generations where name = 'lab_results' and state = 'live'");
+    return rows.length === 1 && Number(rows[0].last_position) === (await storeHead(db));
   }, 120_000);
 }
 

@@ -1,4 +1,4 @@
-import { fork } from "node:child_process";
+import { forkBench } from "./forkBench.ts";
 import { fileURLToPath } from "node:url";
 import { httpJson } from "./httpJson.ts";
 import { checkCharOf } from "../commands/patients/nationalId.ts";
@@ -310,8 +310,7 @@ export interface SendersTask {
 
 /** Runs the senders in a child process and resolves with what they measured. */
 export function runSenders(task: SendersTask): Promise<PushRun> {
-  const profiling = process.execArgv.filter((arg) => arg.startsWith("--cpu-prof"));
-  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: [...profiling, "--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = forkBench(fileURLToPath(import.meta.url));
   return new Promise((resolve, reject) => {
     let answer: { ok: true; run: PushRun } | { ok: false; error: string } | null = null;
     child.on("message", (message) => (answer = message as typeof answer));

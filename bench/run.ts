@@ -1,4 +1,4 @@
-import { fork } from "node:child_process";
+import { forkBench } from "./forkBench.ts";
 import { fileURLToPath } from "node:url";
 import { dropTestDatabases } from "../test/support/database.ts";
 import { printTable, writeResults, type BenchResult } from "./results.ts";
@@ -26,9 +26,7 @@ const GROUP_FLAG = "--group-process";
 
 /** Runs one group in a child process of this script and resolves with its figures. */
 function runInOwnProcess(name: string): Promise<BenchResult[]> {
-  // `node --cpu-prof --import tsx bench/run.ts <group>` profiles the group's own process too.
-  const profiling = process.execArgv.filter((arg) => arg.startsWith("--cpu-prof"));
-  const child = fork(self, [GROUP_FLAG, name], { execArgv: [...profiling, "--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = forkBench(self, [GROUP_FLAG, name]);
   return new Promise((resolve, reject) => {
     let figures: BenchResult[] | null = null;
     child.on("message", (message) => (figures = message as BenchResult[]));

@@ -5,6 +5,7 @@ import { sameName } from "../commands/patients/nationalId.ts";
 import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
 import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
+import { externalIdOf } from "./labReports.ts";
 import type { Projection } from "./projection.ts";
 
 /*
@@ -72,20 +73,18 @@ interface PendingChange {
 
 async function applyReportRun(tx: Tx, events: StoredEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const waiting = new Map<StoredEvent, string>();
-  for (const event of events) {
+  // Each event looked at once: its kind, its externalId, and the id card it waits for (a claimable unmatched report).
+  const reports = events.map((event) => {
     const kind = kindOfEvent.get(event.type)!;
     const match = event.type === kind.events.received ? (event.data as ReceivedReport).match : null;
-    if (match && !match.matched && match.idCard && CLAIMABLE_REASONS.has(match.pendingReason)) waiting.set(event, match.idCard);
-  }
-  const known = await knownPatients(tx, [...waiting].map(([event, idCard]) => ({ tenant: event.tenant, idCard })));
+    const idCard = match && !match.matched && match.idCard && CLAIMABLE_REASONS.has(match.pendingReason) ? match.idCard : null;
+    return { event, kind, externalId: externalIdOf(event), idCard };
+  });
+  const known = await knownPatients(tx, reports.flatMap(({ event, idCard }) => (idCard ? [{ tenant: event.tenant, idCard }] : [])));
   const changes = new Map<string, PendingChange>();
-  for (const event of events) {
-    const kind = kindOfEvent.get(event.type)!;
-    const externalId = event.streamId.slice(kind.streamPrefix.length);
+  for (const { event, kind, externalId, idCard } of reports) {
     const key = JSON.stringify([event.tenant, kind.name, externalId]);
-    const idCard = waiting.get(event);
-    if (idCard === undefined) {
+    if (idCard === null) {
       changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: null });
       continue;
     }
