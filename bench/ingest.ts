@@ -1,19 +1,18 @@
 import { storeHead } from "../db/eventStore.ts";
 import { createPool, type Db } from "../db/pool.ts";
-import { allProjections } from "../projections/index.ts";
-import { configSchema } from "../src/config.ts";
-import { silentLogger } from "../src/logger.ts";
-import { startService } from "../src/service.ts";
+import { buildServer } from "../src/buildServer.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { ingestionTenant } from "../test/support/ingestion.ts";
-import { TEST_ADMIN_TOKEN } from "../test/support/service.ts";
+import { spawnService } from "../test/support/serviceProcess.ts";
+import { profilingFlags } from "./forkBench.ts";
+import { cpuMilliseconds, residentBytes } from "./processStats.ts";
 import { getJson, ITEMS, makeBatch, MATCHED_SHARE, POLL_MS, registered, REPORTS_PER_BATCH, runSenders, SAMPLE_EVERY, SENDERS, sleep, type PushRun } from "./ingestSenders.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 
 /*
  * Ingestion end to end: the real service (HTTP, validation, patient matching, item mapping,
- * append, projections) in this process, pushed to over HTTP by 4 concurrent senders running in a
- * child process (ingestSenders.ts), each sending batches of 100 reports x 20 items one after the
+ * append, projections) in a process of its own started as `npm start` starts it, pushed to over
+ * HTTP by 4 concurrent senders running in another child process (ingestSenders.ts), each sending batches of 100 reports x 20 items one after the
  * other. The baseline is the same reports inserted straight into a plain table by 4 concurrent
  * writers.
  */
@@ -39,15 +38,11 @@ async function itemRowsCaughtUp(db: Db): Promise<void> {
 }
 
 async function measureOurs(batches: number): Promise<{ warmup: PushRun; measured: PushRun; itemsBehindS: number; peakRssMb: number; cpuMs: number }> {
-  const config = configSchema.parse({
-    PORT: "0",
-    DATABASE_URL: await createTestDatabase(false),
-    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    LOG_LEVEL: "silent",
-    OPEN_API_RATE_PER_SECOND: "100000",
-    OPEN_API_BURST: "100000",
-  });
-  const service = await startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  const databaseUrl = await createTestDatabase(false);
+  await buildServer();
+  // The service as `npm start` runs it, logging at its default level; only the rate limit is lifted.
+  const service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info" }, nodeOptions: profilingFlags() });
+  const db = createPool(databaseUrl, { max: 1, applicationName: "bench-watch" });
   try {
     const tenant = await ingestionTenant(service, TENANT);
     for (let i = 1; i < registered.length; i++) {
@@ -66,23 +61,24 @@ async function measureOurs(batches: number): Promise<{ warmup: PushRun; measured
     const key = tenant.client.key;
     const serviceUrl = service.url!; // role all: it listens
     const warmup = await runSenders({ serviceUrl, key, run: "W", batches: WARMUP_BATCHES, sample: false });
-    await itemRowsCaughtUp(service.db);
+    await itemRowsCaughtUp(db);
     // RSS and CPU are watched until every read model holds the burst, not only while pushing.
-    let peakRss = process.memoryUsage().rss;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), RSS_EVERY_MS);
+    let peakRss = residentBytes(service.pid);
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, residentBytes(service.pid))), RSS_EVERY_MS);
     // CPU time does not depend on what else the machine runs as much as wall time does.
-    const cpuBefore = process.cpuUsage();
+    const cpuBefore = cpuMilliseconds(service.pid);
     try {
       const measured = await runSenders({ serviceUrl, key, run: "M", batches, sample: true });
       const visibleAt = performance.now();
-      await itemRowsCaughtUp(service.db);
+      await itemRowsCaughtUp(db);
       const itemsBehindS = (performance.now() - visibleAt) / 1000;
-      const cpu = process.cpuUsage(cpuBefore);
-      return { warmup, measured, itemsBehindS, peakRssMb: Math.max(peakRss, process.memoryUsage().rss) / (1024 * 1024), cpuMs: (cpu.user + cpu.system) / 1000 };
+      const cpuMs = cpuMilliseconds(service.pid) - cpuBefore;
+      return { warmup, measured, itemsBehindS, peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024), cpuMs };
     } finally {
       clearInterval(sampler);
     }
   } finally {
+    await db.end();
     await service.stop();
   }
 }
@@ -153,6 +149,6 @@ export async function ingestBenchmarks(): Promise<BenchResult[]> {
       undefined,
       `CPU time (user + system) of the service's process from the first push until the item rows held every report, per report: HTTP, validation, matching, mapping, append and all projections`,
     ),
-    result("ingest.peak_rss_mb", peakRssMb, "MB", undefined, `RSS of the service's process (HTTP, commands, projections; the senders run in a child process), sampled every ${RSS_EVERY_MS} ms from the first push until the item rows held every report`),
+    result("ingest.peak_rss_mb", peakRssMb, "MB", undefined, `RSS of the service's process (node dist/cli.js start: HTTP, commands, projections), sampled every ${RSS_EVERY_MS} ms from the first push until the item rows held every report`),
   ];
 }

@@ -1,8 +1,8 @@
 import { readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { runner } from "node-pg-migrate";
+import { projectFile } from "../src/projectFiles.ts";
 
-const migrationsDir = fileURLToPath(new URL("./migrations", import.meta.url));
+const migrationsDir = projectFile("db", "migrations");
 
 /** Applies every pending migration; concurrent starters wait on node-pg-migrate's advisory lock. */
 export async function migrate(databaseUrl: string, log: (message: string) => void = () => {}): Promise<string[]> {

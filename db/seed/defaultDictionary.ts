@@ -5,8 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { projectFile } from "../../src/projectFiles.ts";
 
-const DICTIONARY_FILE = new URL("./default-dictionary.json", import.meta.url);
+const DICTIONARY_FILE = projectFile("db", "seed", "default-dictionary.json");
 
 /** Upper-case token, as used for item and exam-type codes: `[A-Z][A-Z0-9_]*`. */
 const codeSchema = z.string().regex(/^[A-Z][A-Z0-9_]*$/, "must match [A-Z][A-Z0-9_]*");

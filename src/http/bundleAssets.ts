@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import type { Context } from "koa";
+import { projectFile } from "../projectFiles.ts";
 
 /**
  * The pages' bundles (`web/dist/`, built by `npm run build:web`, run by `prepare`).
@@ -13,7 +13,7 @@ import type { Context } from "koa";
  * The served name holds a hash of the content, so the files are cached for a year; a rebuilt
  * bundle (a newer mtime) is read again on the next page request and gets a new name.
  */
-export const WEB_DIST_DIR = fileURLToPath(new URL("../../web/dist/", import.meta.url));
+export const WEB_DIST_DIR = projectFile("web", "dist");
 
 export interface AllowedAsset {
   file: string;

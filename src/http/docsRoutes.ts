@@ -8,9 +8,9 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import Router from "@koa/router";
+import { projectFile } from "../projectFiles.ts";
 import { sendAsset } from "./bundleAssets.ts";
 import { openApiDocument, type OpenApiDocumentSource } from "./openApiDocument/index.ts";
 
@@ -22,7 +22,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "swagger-ui.css": { file: path.join(SWAGGER_UI_DIR, "swagger-ui.css"), type: "text/css; charset=utf-8" },
   "swagger-ui-bundle.js": { file: path.join(SWAGGER_UI_DIR, "swagger-ui-bundle.js"), type: "text/javascript; charset=utf-8" },
   "favicon-32x32.png": { file: path.join(SWAGGER_UI_DIR, "favicon-32x32.png"), type: "image/png" },
-  "docs-init.js": { file: fileURLToPath(new URL("./docsInit.js", import.meta.url)), type: "text/javascript; charset=utf-8" },
+  "docs-init.js": { file: projectFile("src", "http", "docsInit.js"), type: "text/javascript; charset=utf-8" },
 };
 
 // Swagger UI sets element styles from script (allowed by style-src 'self'); it loads images as data: URLs.

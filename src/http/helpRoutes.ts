@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import Router from "@koa/router";
+import { projectFile } from "../projectFiles.ts";
 
 /** The help articles in the repository's `docs/` folder. */
-export const DOCS_DIR = fileURLToPath(new URL("../../docs/", import.meta.url));
+export const DOCS_DIR = projectFile("docs");
 
 /** A slug is an article's file name without `.md`; nothing else is ever served. */
 export const SLUG_PATTERN = /^[a-z0-9-]+$/;

@@ -6,6 +6,7 @@ import { ADMIN, httpClient } from "../support/http.ts";
 import { recordingProjection } from "../support/projections.ts";
 import { startTestService, until } from "../support/service.ts";
 import type { ProjectionsReport } from "../support/storedReports.ts";
+import { SERVER_ENTRY } from "../../src/buildServer.ts";
 
 /*
  * The runtime's side is tested in test/projections/runtime.test.ts; this is what an operator sees:
@@ -13,7 +14,7 @@ import type { ProjectionsReport } from "../support/storedReports.ts";
  */
 
 function retryFromCommandLine(databaseUrl: string, name: string): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "projections", "retry", name], {
+  const child = spawn(process.execPath, [SERVER_ENTRY, "projections", "retry", name], {
     env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -8,6 +8,7 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import { clientById, clientByKey } from "../../queries/credentials.ts";
 import { listPatients } from "../../queries/patients.ts";
 import { createTestDatabase } from "../support/database.ts";
+import { SERVER_ENTRY } from "../../src/buildServer.ts";
 
 /* The real command line, as an operator runs it, against a database of its own. */
 
@@ -19,7 +20,7 @@ interface Run {
 
 function cli(databaseUrl: string, ...args: string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [SERVER_ENTRY, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -5,6 +5,7 @@ import path from "node:path";
 import { expect } from "chai";
 import { freePort } from "../support/privatePostgres.ts";
 import { until } from "../support/service.ts";
+import { SERVER_ENTRY } from "../../src/buildServer.ts";
 
 /*
  * What a person gets from `npm start` on a machine with no database configured: an embedded
@@ -27,7 +28,7 @@ describe("npm start without DATABASE_URL", () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "warn" };
     delete env.DATABASE_URL;
     delete env.ADMIN_TOKEN;
-    child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawn(process.execPath, [SERVER_ENTRY, "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (output += chunk));
     exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
@@ -56,6 +57,23 @@ describe("npm start without DATABASE_URL", () => {
     expect(output).to.include(token);
     const projections = await fetch(`http://localhost:${port}/api/admin/projections`, { headers: { authorization: `Bearer ${token}` } });
     expect(projections.status).to.equal(200);
+  });
+
+  it("loads the demo, whose reports export as xlsx and docx (the build's lazily loaded parts)", async function () {
+    this.timeout(90_000);
+    const credentialsFile = path.join(dataDir, "demo-credentials.json");
+    await until(async () => existsSync(credentialsFile), 80_000, 250).catch((error: Error) => {
+      throw new Error(`${error.message}: no demo credentials; ${printed()}`);
+    });
+    const { authorToken, reports } = JSON.parse(readFileSync(credentialsFile, "utf8")) as { authorToken: string; reports: string[] };
+    const headers = { authorization: `Bearer ${authorToken}`, "x-service-tenant": "demo", "content-type": "application/json" };
+    const zipSignature = Buffer.from("PK\x03\x04", "latin1");
+    for (const format of ["xlsx", "docx"]) {
+      const answer = await fetch(`http://localhost:${port}/api/reports/${reports[0]}/export/${format}`, { method: "POST", headers, body: "{}" });
+      const body = Buffer.from(await answer.arrayBuffer());
+      expect(answer.status, `${format}: ${body.toString("utf8", 0, 300)}`).to.equal(200);
+      expect(body.subarray(0, 4).equals(zipSignature), `${format} is an Office (zip) file`).to.equal(true);
+    }
   });
 
   it("stops cleanly on SIGTERM, taking its PostgreSQL with it", async function () {

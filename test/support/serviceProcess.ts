@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Role } from "../../src/service.ts";
 import { TEST_ADMIN_TOKEN, until } from "./service.ts";
+import { SERVER_ENTRY } from "../../src/buildServer.ts";
 
 /*
  * The service as production runs it: its own operating-system process started by the command
@@ -31,11 +32,13 @@ export interface ServiceProcessOptions {
   role?: Role;
   env?: Record<string, string>;
   readyTimeoutMs?: number;
+  /** Options for node itself, before the script (`--cpu-prof`). */
+  nodeOptions?: string[];
 }
 
-/** Starts `node --import tsx src/cli.ts start` and resolves once it is ready (/readyz 200, or the worker's welcome line). */
-export async function spawnService({ databaseUrl, role = "all", env = {}, readyTimeoutMs = 90_000 }: ServiceProcessOptions): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "start", "--role", role], {
+/** Starts `node dist/cli.js start` (the build, as `npm start` runs it) and resolves once it is ready (/readyz 200, or the worker's welcome line). */
+export async function spawnService({ databaseUrl, role = "all", env = {}, readyTimeoutMs = 90_000, nodeOptions = [] }: ServiceProcessOptions): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...nodeOptions, SERVER_ENTRY, "start", "--role", role], {
     cwd: repoRoot,
     env: {
       ...withoutServiceSettings(process.env),
