@@ -99,7 +99,7 @@ interface StreamState {
  * document shows the same body with the kind's report schema in its place.
  */
 export function pushBodySchema<R extends z.ZodType>(report: R) {
-  const arrayOf = `an array of 1 to ${MAX_REPORTS_PER_PUSH} reports`;
+  const arrayOf = `an array of at most ${MAX_REPORTS_PER_PUSH} reports`;
   return z.object(
     {
       reports: z

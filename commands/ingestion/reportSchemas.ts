@@ -52,6 +52,9 @@ export function parseLocalDateTime(s: string): { date: string } | null {
   const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
     number, number, number, number, number, number,
   ];
+  // There is no year 0 (1 BC is followed by AD 1): PostgreSQL refuses it, and a stored report
+  // whose date the read models cannot take would stop them for everyone.
+  if (year < 1) return null;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
   if (daysInMonth === undefined || day < 1 || day > daysInMonth) return null;

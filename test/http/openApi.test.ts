@@ -5,6 +5,7 @@ import type { RunningService } from "../../src/service.ts";
 import { ingestionTenant, labReport, LI_SI } from "../support/ingestion.ts";
 import { httpClient } from "../support/http.ts";
 import { startTestService, until } from "../support/service.ts";
+import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 describe("ingestion open API (/open/v1)", () => {
   let service: RunningService;
@@ -172,6 +173,23 @@ describe("ingestion open API (/open/v1)", () => {
       expect(results[1].errors.map((e: { field: string }) => e.field)).to.have.members(["reportedAt", "items[0].value"]);
       expect(results[2]).to.include({ externalId: "L-107", status: "CREATED" });
       expect(await rows("select count(*)::int as n from events where stream_id = 'lab-report:L-106'")).to.deep.equal([{ n: 0 }]);
+    });
+
+    it("rejects a date in year 0000, which no calendar has, and keeps the read models running on one of AD 1", async () => {
+      const answer = await tenant.push("lab", [
+        labReport("L-Y0", { reportedAt: "0000-01-01 00:00:00" }),
+        labReport("L-Y0C", { collectedAt: "0000-12-31 23:59:59" }),
+        labReport("L-Y1", { collectedAt: "0001-01-01 07:00:00", reportedAt: "0001-01-01 08:00:00" }),
+      ]);
+      const [y0, y0c, y1] = answer.body.data.results;
+      expect(y0.errors.map((e: { field: string }) => e.field)).to.deep.equal(["reportedAt"]);
+      expect(y0c.errors.map((e: { field: string }) => e.field)).to.deep.equal(["collectedAt"]);
+      expect(y1).to.include({ externalId: "L-Y1", status: "CREATED" });
+      // A stored report the read tables cannot take would stop them for every tenant.
+      await projectionsCaughtUp(service.url!);
+      const day = await tenant.call("GET", "/open/v1/reconcile/lab?date=0001-01-01", { token: tenant.client.key });
+      expect(day.body.data).to.include({ date: "0001-01-01", labReportCount: 1 });
+      expect(day.body.data.externalIds).to.deep.equal(["L-Y1"]);
     });
 
     it("handles one externalId sent twice in a batch in order: CREATED, then UPDATED", async () => {
