@@ -8,6 +8,7 @@ export type Match =
 export interface SentPatient {
   idCard?: string | null;
   name?: string | null;
+  hisPatientId?: string | null;
 }
 
 export interface KnownPatient {
@@ -37,4 +38,22 @@ export function matchPatient(patient: SentPatient, registered: ReadonlyMap<strin
   if (!known) return { matched: false, pendingReason: NO_PATIENT, idCard };
   if (patient.name && !sameName(patient.name, known.name)) return { matched: false, pendingReason: NAME_DIFFERS, idCard };
   return { matched: true, patientRef: known.patientRef, idCard };
+}
+
+/**
+ * Whether an update of a report claimed by hand still names the claimed person, so that the claim
+ * stays. With a valid id card the id card decides, as in matching. Without one nothing identifies
+ * the person but what was sent: the id card as written, the name and the HIS patient id must all be
+ * those of the version that was claimed, or the update goes back to the queue for a person to look at.
+ */
+export function namesClaimedPerson(claimedIdCard: string | null, claimedVersion: SentPatient | null, update: SentPatient): boolean {
+  const idCard = matchableIdCard(update);
+  if (idCard !== null || claimedIdCard !== null) return idCard === claimedIdCard;
+  if (!claimedVersion) return false;
+  const text = (value: string | null | undefined) => (value ?? "").trim();
+  return (
+    text(claimedVersion.idCard) === text(update.idCard) &&
+    sameName(text(claimedVersion.name), text(update.name)) &&
+    text(claimedVersion.hisPatientId) === text(update.hisPatientId)
+  );
 }

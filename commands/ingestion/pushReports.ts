@@ -6,7 +6,7 @@ import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { patientsByIdCards } from "../../queries/patients.ts";
 import { CommandError } from "../commandError.ts";
 import { summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
-import { matchableIdCard, matchPatient, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
+import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
 import { reportStream, type ReportKind } from "./reportKinds.ts";
 import { reportRejectionSchema, validateReport, type ReportRejection } from "./reportSchemas.ts";
 
@@ -91,6 +91,8 @@ interface StreamState {
   match: Match | null;
   summary: ReceivedReport["summary"] | null;
   claim: { patientRef: string; idCard: string | null } | null;
+  /** The patient as sent in the last received version. */
+  patient: SentPatient | null;
 }
 
 /**
@@ -218,7 +220,7 @@ function decide(entry: Prepared, state: StreamState | undefined, client: Pushing
   }
   const outcome = state ? "UPDATED" : "CREATED";
   // A report claimed by hand stays with that patient through updates that still name the same person.
-  const keepClaim = !entry.freshMatch.matched && state?.claim && state.claim.idCard === entry.freshMatch.idCard;
+  const keepClaim = !entry.freshMatch.matched && state?.claim && namesClaimedPerson(state.claim.idCard, state.patient, entry.patient);
   const match: Match = keepClaim ? { matched: true, patientRef: state!.claim!.patientRef, idCard: entry.freshMatch.idCard, viaClaim: true } : entry.freshMatch;
   // Everything of the ReceivedReport but the report, whose JSON was written at validation.
   const rest: Omit<ReceivedReport, "report"> = {
@@ -274,10 +276,11 @@ async function loadStates(store: EventStore, tenant: string, kind: ReportKind, s
               (array_agg(p.content_hash order by stream_version desc) filter (where type = $3))[1] as content_hash,
               (array_agg(p.match order by stream_version desc) filter (where type = $3))[1] as match,
               (array_agg(p.summary order by stream_version desc) filter (where type = $3))[1] as summary,
+              (array_agg(p.patient order by stream_version desc) filter (where type = $3))[1] as patient,
               (array_agg(jsonb_build_object('type', type, 'data', p.decision) order by stream_version desc) filter (where type in ($4, $3)))[1] as last_decision
        from events e
        cross join lateral (
-         select d->>'contentHash' as content_hash, d->'match' as match, d->'summary' as summary,
+         select d->>'contentHash' as content_hash, d->'match' as match, d->'summary' as summary, d->'report'->'patient' as patient,
                 jsonb_build_object('match', d->'match', 'patientRef', d->'patientRef', 'idCard', d->'idCard') as decision
          from (select e.data as d offset 0) payload offset 0
        ) p
@@ -301,6 +304,7 @@ async function loadStates(store: EventStore, tenant: string, kind: ReportKind, s
           summary: row.summary,
           // A claim counts until a later push is matched, or names another person, afresh.
           claim,
+          patient: row.patient,
         },
       ];
     }),

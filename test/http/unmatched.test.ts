@@ -52,6 +52,21 @@ describe("unmatched queue (/api/unmatched)", () => {
     }
   });
 
+  it("sends a claimed report without an id card back to the queue when an update names another person", async () => {
+    const claimedAs = { hisPatientId: "H-1", name: "张三" };
+    await tenant.push("lab", [labReport("Q-7", { patient: claimedAs })]);
+    await until(() => inQueue("Q-7"));
+    await tenant.call("POST", "/api/unmatched/lab/Q-7/claim", { token: tenant.authorToken, body: { patientRef: "P001" } });
+    const same = await tenant.push("lab", [labReport("Q-7", { patient: { ...claimedAs, name: " 张 三 " }, labName: "corrected lab" })]);
+    expect(same.body.data.results[0], "the same person, the name spaced differently").to.include({ matched: true, patientRef: "P001" });
+    for (const [externalId, other] of [["Q-7", { hisPatientId: "H-1", name: "王五" }], ["Q-7", { hisPatientId: "H-9", name: "张三" }]] as const) {
+      const updated = await tenant.push("lab", [labReport(externalId, { patient: other, labName: `for ${other.name} ${other.hisPatientId}` })]);
+      expect(updated.body.data.results[0], JSON.stringify(other)).to.include({ status: "UPDATED", matched: false, pendingReason: "idCard is missing" });
+      await until(() => inQueue("Q-7"));
+      await tenant.call("POST", "/api/unmatched/lab/Q-7/claim", { token: tenant.authorToken, body: { patientRef: "P001" } });
+    }
+  });
+
   it("dismisses a report with a reason: out of the queue, kept for audit", async () => {
     await tenant.push("exam", [{ externalId: "QE-1", patient: { hisPatientId: "H-5" }, examType: "ECG", reportedAt: "2026-03-01 10:00:00" }]);
     await until(() => inQueue("QE-1"));
