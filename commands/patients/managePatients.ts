@@ -1,12 +1,11 @@
+import { ConcurrencyConflict, readStream, type EventStore, type LoadedStream, type StreamAppend } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { waitForProjection } from "../../projections/waitForProjection.ts";
 import { patientsByIdCards } from "../../queries/patients.ts";
 import type { CommandContext } from "../commandContext.ts";
 import { CommandError } from "../commandError.ts";
-import { handleCommand } from "../handleCommand.ts";
-import { normaliseIdCard } from "./nationalId.ts";
-import { patientDecider, patientStream, type RegisterPatient } from "./registerPatient.ts";
+import { patientDecider, patientStream, type Patient, type RegisterPatient } from "./registerPatient.ts";
 
 export interface PatientSaved {
   patientRef: string;
@@ -14,16 +13,55 @@ export interface PatientSaved {
   changed: boolean;
 }
 
-/**
- * Registers or updates a dialysis patient. One identity number belongs to one patient of a tenant:
- * a second patient with the same number would make report matching ambiguous.
+const ATTEMPTS = 5;
+
+/*
+ * One identity number belongs to one patient of a tenant: a second patient with the same number
+ * would make report matching ambiguous. A check of the patients table alone let two registrations
+ * made at the same moment both pass, so each number has a stream of its own that says who holds
+ * it, written in the same append as the patient's event: of two writers, the store lets exactly one
+ * through (the other's expected version is stale) and the other, deciding again, sees the holder.
  */
+const idCardStream = (idCard: string) => `patient-id-card:${idCard}`;
+const TAKEN = "PatientIdCardTaken";
+const FREED = "PatientIdCardFreed";
+
+function holderOf(stream: LoadedStream): string | null {
+  const last = stream.events.at(-1);
+  return last?.type === TAKEN ? (last.data as { patientRef: string }).patientRef : null;
+}
+
+/** Registers or updates a dialysis patient. */
 export async function savePatient(ctx: CommandContext, db: Db, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
-  const holders = await readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, [normaliseIdCard(input.idCard)]));
-  const other = holders.find((holder) => holder.patientRef !== patientRef);
-  if (other) throw new CommandError("conflict", `idCard is already registered to patient ${other.patientRef}; update that patient instead.`);
-  const { appended, state } = await handleCommand(ctx.store, { tenant, streamId: patientStream(patientRef) }, patientDecider, input, ctx.metadata);
-  // The next push must match against this patient: wait until the read model has it.
-  if (appended) await waitForProjection(db, "patients", appended.last);
-  return { patientRef, created: state === null, changed: appended !== null };
+  for (let attempt = 1; ; attempt++) {
+    const stream = await readStream(ctx.store.db, tenant, patientStream(patientRef));
+    const state = stream.events.reduce(patientDecider.evolve, patientDecider.initialState());
+    const events = patientDecider.decide(input, state);
+    if (events.length === 0) return { patientRef, created: false, changed: false };
+    const idCards = await idCardAppends(ctx.store, db, tenant, patientRef, (events[0]!.data as Patient).idCard, state?.idCard ?? null);
+    try {
+      const [appended] = await ctx.store.appendMany(tenant, [{ streamId: patientStream(patientRef), expectedVersion: stream.version, events }, ...idCards], ctx.metadata);
+      // The next push must match against this patient: wait until the read model has it.
+      await waitForProjection(db, "patients", appended!.last);
+      return { patientRef, created: state === null, changed: true };
+    } catch (error) {
+      if (!(error instanceof ConcurrencyConflict) || attempt >= ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Takes the patient's id card (refused when another patient holds it) and frees the one it had before. */
+async function idCardAppends(store: EventStore, db: Db, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
+  const taken = await readStream(store.db, tenant, idCardStream(idCard));
+  const holder = holderOf(taken);
+  // Patients registered before id cards had streams are known from the patients table only.
+  const other = holder ?? (await readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, [idCard]))).find((p) => p.patientRef !== patientRef)?.patientRef;
+  if (other && other !== patientRef) throw new CommandError("conflict", `idCard is already registered to patient ${other}; update that patient instead.`);
+  const appends: StreamAppend[] = [];
+  if (holder !== patientRef) appends.push({ streamId: idCardStream(idCard), expectedVersion: taken.version, events: [{ type: TAKEN, data: { patientRef } }] });
+  if (before !== null && before !== idCard) {
+    const freed = await readStream(store.db, tenant, idCardStream(before));
+    if (holderOf(freed) === patientRef) appends.push({ streamId: idCardStream(before), expectedVersion: freed.version, events: [{ type: FREED, data: { patientRef } }] });
+  }
+  return appends;
 }

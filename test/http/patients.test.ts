@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
+import { makeIdCard } from "../../src/demo/demoData.ts";
 import { startTestService } from "../support/service.ts";
 
 describe("patients (/api/patients)", () => {
@@ -56,6 +57,27 @@ describe("patients (/api/patients)", () => {
     const answer = await call("PUT", "/api/patients/P005", { token: authorToken, body: { name: "张三", idCard: "11010519491231002X" } });
     expect(answer.status).to.equal(409);
     expect(answer.body.error).to.include("P001");
+  });
+
+  // In a tenant of their own: the searches below count the patients of the default tenant.
+  it("registers an id card for one patient only when several registrations of it arrive at once", async () => {
+    const idCard = makeIdCard("320102", "19600315", 7);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call("PUT", `/api/patients/RACE-${i}`, { token: ADMIN, tenant: "ids", body: { name: "周八", idCard } })),
+    );
+    expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, 409, 409, 409, 409, 409, 409, 409]);
+    const holders = (await call("GET", "/api/patients?q=RACE", { token: ADMIN, tenant: "ids" })).body as Array<{ patientRef: string }>;
+    expect(holders).to.have.length(1);
+  });
+
+  it("frees a patient's former id card when it is corrected, for another patient to be registered with", async () => {
+    const [mistyped, correct] = [makeIdCard("320102", "19610101", 11), makeIdCard("320102", "19610101", 13)];
+    expect((await call("PUT", "/api/patients/P010", { token: ADMIN, tenant: "ids", body: { name: "吴九", idCard: mistyped } })).status).to.equal(200);
+    expect((await call("PUT", "/api/patients/P010", { token: ADMIN, tenant: "ids", body: { name: "吴九", idCard: correct } })).status).to.equal(200);
+    expect((await call("PUT", "/api/patients/P011", { token: ADMIN, tenant: "ids", body: { name: "郑十", idCard: mistyped } })).status).to.equal(200);
+    const taken = await call("PUT", "/api/patients/P012", { token: ADMIN, tenant: "ids", body: { name: "吴九", idCard: correct } });
+    expect(taken.status).to.equal(409);
+    expect(taken.body.error).to.include("P010");
   });
 
   it("names the missing field when the body is incomplete", async () => {
