@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import type { RawAnswer, RawRequest } from "../support/rawHttp.ts";
-import { labReport } from "../support/ingestion.ts";
+import { examReport, labReport } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 import { fuzz, type FuzzTarget } from "./support/fuzzing.ts";
 import { brokenBody, headerValue, jsonText, mutated, queryString, urlPiece } from "./support/hostileValues.ts";
@@ -20,25 +20,6 @@ const EXAM_FIELDS = [
   "externalId", "reportNo", "patient", "patient.idCard", "patient.hisPatientId", "examType", "examName", "examinedAt", "reportedAt", "status",
   "department", "reporter", "reviewer", "findings", "conclusion", "items", "items.0", "items.0.itemCode", "items.0.value", "items.0.unit", "unknownField",
 ];
-
-function examReport(externalId: string) {
-  return {
-    externalId,
-    reportNo: `US-${externalId}`,
-    patient: { idCard: "11010519491231002X", name: "张三" },
-    examType: "ECHO",
-    examName: "超声心动图",
-    examinedAt: "2026-03-01 09:00:00",
-    reportedAt: "2026-03-01 10:00:00",
-    status: "FINAL",
-    department: "Cardiology",
-    reporter: "Dr. Wang",
-    reviewer: "Dr. Zhao",
-    findings: "左室壁增厚",
-    conclusion: "左室舒张功能减低",
-    items: [{ itemCode: "LVEF", itemName: "左室射血分数", value: 62, unit: "%" }],
-  };
-}
 
 /** The key most of the time (to reach validation), else a wrong, malformed or missing one. */
 function openHeaders(key: string): fc.Arbitrary<Record<string, string>> {

@@ -25,6 +25,27 @@ export function labReport(externalId: string, overrides: Record<string, unknown>
   };
 }
 
+/** An echocardiography report of 张三, as an examination system sends it. */
+export function examReport(externalId: string, overrides: Record<string, unknown> = {}) {
+  return {
+    externalId,
+    reportNo: `US-${externalId}`,
+    patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" },
+    examType: "ECHO",
+    examName: "超声心动图",
+    examinedAt: "2026-03-01 09:00:00",
+    reportedAt: "2026-03-01 10:00:00",
+    status: "FINAL",
+    department: "超声科",
+    reporter: "王医生",
+    reviewer: "李主任",
+    findings: "左室壁增厚",
+    conclusion: "左室舒张功能减低",
+    items: [{ itemCode: "LVEF", itemName: "左室射血分数", value: 62, unit: "%" }],
+    ...overrides,
+  };
+}
+
 /** A tenant with an open-API client, an author, and 张三 registered as patient P001. */
 export async function ingestionTenant(service: Pick<RunningService, "url">, tenant: string) {
   const anyTenant = httpClient(service.url!);
