@@ -1,5 +1,5 @@
 import type { Tx } from "../db/pool.ts";
-import type { ServedItem } from "../queries/dictionary.ts";
+import type { DictionaryItem } from "../db/seed/defaultDictionary.ts";
 import type { Projection } from "./projection.ts";
 
 /** The standard dialysis items in force, for report SQL (`std_items` of the clinical data source). */
@@ -17,7 +17,8 @@ export const standardItemsProjection: Projection = {
       )`);
   },
   async apply(tx, event) {
-    const { version, items } = event.data as { version: string; items: ServedItem[] };
+    // Releases recorded before conversions were kept hold the served items only: the same columns.
+    const { version, items } = event.data as { version: string; items: DictionaryItem[] };
     await tx.query("delete from std_items");
     await tx.query(
       `insert into std_items

@@ -30,8 +30,10 @@ export interface ServedDictionary extends z.infer<typeof dictionaryAnswerSchema>
 }
 
 /**
- * The dictionary as senders see it (contract B.4). Its version is derived from that content, so
- * it changes exactly when the content does and is the same in every process.
+ * The dictionary as senders see it (contract B.4). Its version is derived from the whole content,
+ * so it changes exactly when the content does and is the same in every process: the unit
+ * conversions and English names are content too, though not served (a changed conversion factor
+ * changes the values stored from then on).
  */
 export function serveDictionary(dictionary: Dictionary): ServedDictionary {
   const items = dictionary.items.map((item) => ({
@@ -46,6 +48,6 @@ export function serveDictionary(dictionary: Dictionary): ServedDictionary {
     loinc: item.loinc ?? null,
   }));
   const examTypes = dictionary.examTypes.map(({ code, name }) => ({ code, name }));
-  const version = createHash("sha256").update(JSON.stringify({ items, examTypes })).digest("hex").slice(0, 12);
+  const version = createHash("sha256").update(JSON.stringify({ items: dictionary.items, examTypes: dictionary.examTypes })).digest("hex").slice(0, 12);
   return { version, items, examTypes, categories: [...new Set(items.map((item) => item.category))] };
 }

@@ -62,7 +62,7 @@ export async function startService({ config, role, log, projections = allProject
     const eventStore = new EventStore(db);
     const dictionary = loadDefaultDictionary();
     const served = serveDictionary(dictionary);
-    await recordDictionaryRelease(eventStore, served);
+    await recordDictionaryRelease(eventStore, dictionary, served.version);
     let worker: ProjectionWorker | null = null;
     if (role !== "api") {
       worker = new ProjectionWorker(db, boss, projections, log, {

@@ -7,6 +7,7 @@ import {
   type Dictionary,
   type DictionaryItem,
 } from "../../db/seed/defaultDictionary.ts";
+import { serveDictionary } from "../../queries/dictionary.ts";
 
 const FACT_CODES = [
   "HGB", "HCT", "RBC", "WBC", "PLT", "RET", "MCV", "UREA_PRE", "UREA_POST", "CREA", "UA", "K", "NA",
@@ -168,5 +169,17 @@ describe("default hemodialysis dictionary", () => {
     const result = dictionarySchema.safeParse(copy);
     expect(result.success).to.equal(false);
     expect(JSON.stringify(result.error?.issues)).to.contain("collides");
+  });
+
+  it("changes the served version exactly when the content changes, a unit conversion factor included", () => {
+    const version = (d: Dictionary) => serveDictionary(d).version;
+    const copy = () => structuredClone(dict);
+    expect(version(copy())).to.equal(version(dict));
+    const hgb = copy();
+    hgb.items.find((i) => i.code === "HGB")!.conversions[0]!.toStandard.factor = 10.5;
+    expect(version(hgb), "a conversion factor, though not served").not.to.equal(version(dict));
+    const renamed = copy();
+    renamed.examTypes[0]!.name += "（新）";
+    expect(version(renamed)).not.to.equal(version(dict));
   });
 });

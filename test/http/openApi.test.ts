@@ -266,6 +266,17 @@ describe("ingestion open API (/open/v1)", () => {
       expect(second.status).to.equal(304);
     });
 
+    it("records the dictionary in force, unit conversions included, under the version senders see", async () => {
+      const served = (await tenant.call("GET", "/open/v1/dict/lab-items", { token: tenant.client.key })).body.data;
+      const [release] = await rows("select data->>'version' as version, data->'items' as items from events where stream_id = 'dictionary' order by stream_version desc limit 1");
+      expect(release.version).to.equal(served.version);
+      const hgb = release.items.find((item: { code: string }) => item.code === "HGB");
+      expect(hgb.conversions).to.deep.include({ unit: "g/dL", toStandard: { factor: 10 } });
+      // What report SQL reads as the standard items.
+      const standard = await until(async () => (await rows("select name, unit, version from read.std_items where code = 'HGB'"))[0]);
+      expect(standard).to.deep.equal({ name: "血红蛋白", unit: "g/L", version: served.version });
+    });
+
     it("filters by category and refuses an unknown one, listing the valid categories", async () => {
       const iron = await tenant.call("GET", "/open/v1/dict/lab-items?category=iron", { token: tenant.client.key });
       expect(iron.body.data.items.map((item: { category: string }) => item.category)).to.satisfy((cats: string[]) => cats.length > 0 && cats.every((c) => c === "iron"));
