@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { ConcurrencyConflict, readStream, type EventStore, type LoadedStream, type StreamAppend } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
@@ -22,7 +23,8 @@ const ATTEMPTS = 5;
  * it, written in the same append as the patient's event: of two writers, the store lets exactly one
  * through (the other's expected version is stale) and the other, deciding again, sees the holder.
  */
-const idCardStream = (idCard: string) => `patient-id-card:${idCard}`;
+// Named by a hash: a stream id shows in logs and error messages, an id card number must not.
+const idCardStream = (idCard: string) => `patient-id-card:${createHash("sha256").update(idCard).digest("hex").slice(0, 32)}`;
 const TAKEN = "PatientIdCardTaken";
 const FREED = "PatientIdCardFreed";
 

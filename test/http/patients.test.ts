@@ -68,6 +68,8 @@ describe("patients (/api/patients)", () => {
     expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, 409, 409, 409, 409, 409, 409, 409]);
     const holders = (await call("GET", "/api/patients?q=RACE", { token: ADMIN, tenant: "ids" })).body as Array<{ patientRef: string }>;
     expect(holders).to.have.length(1);
+    const named = await service.db.query("select count(*)::int as n from events where strpos(stream_id, $1) > 0", [idCard]);
+    expect(named.rows[0].n, "no stream id carries the id card (stream ids show in logs)").to.equal(0);
   });
 
   it("frees a patient's former id card when it is corrected, for another patient to be registered with", async () => {

@@ -91,6 +91,10 @@ describe("security: no secret and no full id card in any log line", function () 
       expect(patient.status).to.equal(500);
       const push = await call("POST", "/open/v1/lab/reports", { token: h1.client.key, body: { reports: [labReport("FAULT-ME", { patient: FAULTY })] } });
       expect(push.status).to.equal(500);
+      // B.1: the envelope with a generic msg; what failed is for the log, not for the sender.
+      expect(push.body).to.include({ code: 500, data: null });
+      expect(push.body.timestamp).to.be.a("number");
+      expect(push.body.msg).to.be.a("string").and.not.to.match(/refuse_fault_me|constraint|events|insert/i);
       await until(async () => lines.slice(before).filter((line) => line.includes('"request failed"')).length === 2);
     } finally {
       await service.db.query("alter table events drop constraint refuse_fault_me");

@@ -41,15 +41,13 @@ export interface OpenApiDeps extends IngestionDeps {
 export function openApiRoutes(deps: OpenApiDeps): Router {
   const router = new Router({ prefix: "/open/v1" });
   router.use(requireClient(deps.store.db), rateLimitPerClient(deps.rateLimit));
-  const codeMaps = new WeakMap<Record<string, string>, Map<string, string>>();
 
   const push =
     (kind: ReportKind): Middleware =>
     async (ctx) => {
       const client = ctx.state.client as Client;
-      let codeMap = codeMaps.get(client.codeMap);
-      if (!codeMap) codeMaps.set(client.codeMap, (codeMap = parseClientCodeMap(client.codeMap)));
-      const pushing: PushingClient = { ...client, codeMap };
+      // The client is read afresh for each request (a revoked key or a new map counts at once), so its map is parsed afresh too.
+      const pushing: PushingClient = { ...client, codeMap: parseClientCodeMap(client.codeMap) };
       answer(ctx, await pushReports(deps, kind, pushing, ctx.request.body, ctx.state.requestId));
     };
   router.post("/lab/reports", jsonBody(OPEN_API_BODY_LIMIT), push(reportKinds.lab));
