@@ -12,9 +12,9 @@ import { percentile, result, type BenchResult } from "./results.ts";
 /*
  * Ingestion end to end: the real service (HTTP, validation, patient matching, item mapping,
  * append, projections) in a process of its own started as `npm start` starts it, pushed to over
- * HTTP by 4 concurrent senders running in another child process (ingestSenders.ts), each sending batches of 100 reports x 20 items one after the
- * other. The baseline is the same reports inserted straight into a plain table by 4 concurrent
- * writers.
+ * HTTP by 4 concurrent senders running in another child process (ingestSenders.ts), each sending
+ * batches of 100 reports x 20 items one after the other. The baseline is the same reports
+ * inserted straight into a plain table by 4 concurrent writers.
  */
 
 const WARMUP_BATCHES = 3;
