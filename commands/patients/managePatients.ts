@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { ConcurrencyConflict, readStream, type EventStore, type LoadedStream, type StreamAppend } from "../../db/eventStore.ts";
+import { readStream, type EventStore, type LoadedStream, type StreamAppend } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { waitForProjection } from "../../projections/waitForProjection.ts";
 import { patientsByIdCards } from "../../queries/patients.ts";
 import type { CommandContext } from "../commandContext.ts";
 import { CommandError } from "../commandError.ts";
+import { handleCommand } from "../handleCommand.ts";
 import { patientDecider, patientStream, type Patient, type RegisterPatient } from "./registerPatient.ts";
 
 export interface PatientSaved {
@@ -14,14 +15,13 @@ export interface PatientSaved {
   changed: boolean;
 }
 
-const ATTEMPTS = 5;
-
 /*
  * One identity number belongs to one patient of a tenant: a second patient with the same number
  * would make report matching ambiguous. A check of the patients table alone let two registrations
  * made at the same moment both pass, so each number has a stream of its own that says who holds
- * it, written in the same append as the patient's event: of two writers, the store lets exactly one
- * through (the other's expected version is stale) and the other, deciding again, sees the holder.
+ * it, written in the same append as the patient's event (handleCommand's `alongside`): of two
+ * writers, the store lets exactly one through (the other's expected version is stale) and the
+ * other, deciding again, sees the holder.
  */
 // Named by a hash: a stream id shows in logs and error messages, an id card number must not.
 const idCardStream = (idCard: string) => `patient-id-card:${createHash("sha256").update(idCard).digest("hex").slice(0, 32)}`;
@@ -35,30 +35,20 @@ function holderOf(stream: LoadedStream): string | null {
 
 /** Registers or updates a dialysis patient. */
 export async function savePatient(ctx: CommandContext, db: Db, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
-  for (let attempt = 1; ; attempt++) {
-    const stream = await readStream(ctx.store.db, tenant, patientStream(patientRef));
-    const state = stream.events.reduce(patientDecider.evolve, patientDecider.initialState());
-    const events = patientDecider.decide(input, state);
-    if (events.length === 0) return { patientRef, created: false, changed: false };
-    const idCards = await idCardAppends(ctx.store, db, tenant, patientRef, (events[0]!.data as Patient).idCard, state?.idCard ?? null);
-    try {
-      const [appended] = await ctx.store.appendMany(tenant, [{ streamId: patientStream(patientRef), expectedVersion: stream.version, events }, ...idCards], ctx.metadata);
-      // The next push must match against this patient: wait until the read model has it.
-      await waitForProjection(db, "patients", appended!.last);
-      return { patientRef, created: state === null, changed: true };
-    } catch (error) {
-      if (!(error instanceof ConcurrencyConflict) || attempt >= ATTEMPTS) throw error;
-    }
-  }
+  const { appended, state } = await handleCommand(ctx.store, { tenant, streamId: patientStream(patientRef) }, patientDecider, input, ctx.metadata, {
+    alongside: (events, before) => idCardAppends(ctx.store, db, tenant, patientRef, (events[0]!.data as Patient).idCard, before?.idCard ?? null),
+  });
+  // The next push must match against this patient: wait until the read model has it.
+  if (appended) await waitForProjection(db, "patients", appended.last);
+  return { patientRef, created: state === null, changed: appended !== null };
 }
 
 /** Takes the patient's id card (refused when another patient holds it) and frees the one it had before. */
 async function idCardAppends(store: EventStore, db: Db, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
   const taken = await readStream(store.db, tenant, idCardStream(idCard));
   const holder = holderOf(taken);
-  // Patients registered before id cards had streams are known from the patients table only.
-  const other = holder ?? (await readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, [idCard]))).find((p) => p.patientRef !== patientRef)?.patientRef;
-  if (other && other !== patientRef) throw new CommandError("conflict", `idCard is already registered to patient ${other}; update that patient instead.`);
+  const other = holder === null ? await registeredElsewhere(db, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
+  if (other) throw new CommandError("conflict", `idCard is already registered to patient ${other}; update that patient instead.`);
   const appends: StreamAppend[] = [];
   if (holder !== patientRef) appends.push({ streamId: idCardStream(idCard), expectedVersion: taken.version, events: [{ type: TAKEN, data: { patientRef } }] });
   if (before !== null && before !== idCard) {
@@ -66,4 +56,10 @@ async function idCardAppends(store: EventStore, db: Db, tenant: string, patientR
     if (holderOf(freed) === patientRef) appends.push({ streamId: idCardStream(before), expectedVersion: freed.version, events: [{ type: FREED, data: { patientRef } }] });
   }
   return appends;
+}
+
+/** Patients registered before id cards had streams are known from the patients table only. */
+async function registeredElsewhere(db: Db, tenant: string, idCard: string, patientRef: string): Promise<string | null> {
+  const holders = await readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, [idCard]));
+  return holders.find((holder) => holder.patientRef !== patientRef)?.patientRef ?? null;
 }

@@ -1,18 +1,16 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
-import { ingestionTenant, labReport } from "../support/ingestion.ts";
+import { type IngestionTenant, labReport, startIngestionService } from "../support/ingestion.ts";
 import { ADMIN } from "../support/http.ts";
-import { startTestService, until } from "../support/service.ts";
+import { until } from "../support/service.ts";
 
 describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)", () => {
   let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  let tenant: IngestionTenant;
   /** A second sending system of the same hospital, without a code map of its own. */
   let otherKey: string;
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
+    ({ service, tenant } = await startIngestionService());
     const other = await tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Ward POCT", tenant: "h1" } });
     otherKey = other.body.key;
     const mapped = await setCodeMap({

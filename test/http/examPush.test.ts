@@ -1,16 +1,12 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
-import { examReport, ingestionTenant, LI_SI } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
+import { examReport, type IngestionTenant, LI_SI, startIngestionService } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
 
 describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab push", () => {
   let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
-  before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-  });
+  let tenant: IngestionTenant;
+  before(async () => ({ service, tenant } = await startIngestionService()));
   after(() => service.stop());
 
   const rows = async (sql: string, params: unknown[] = []) => (await service.db.query(sql, params)).rows;

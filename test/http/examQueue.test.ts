@@ -1,16 +1,12 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
-import { examReport, ingestionTenant } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
+import { examReport, type IngestionTenant, startIngestionService } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
 
 describe("exam reports in the unmatched queue", () => {
   let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
-  before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-  });
+  let tenant: IngestionTenant;
+  before(async () => ({ service, tenant } = await startIngestionService()));
   after(() => service.stop());
 
   const queue = async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<Record<string, any>>;

@@ -2,18 +2,15 @@ import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
-import { ingestionTenant, labReport, LI_SI } from "../support/ingestion.ts";
+import { ingestionTenant, type IngestionTenant, labReport, LI_SI, startIngestionService } from "../support/ingestion.ts";
 import { httpClient } from "../support/http.ts";
 import { startTestService, until } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 describe("ingestion open API (/open/v1)", () => {
   let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
-  before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-  });
+  let tenant: IngestionTenant;
+  before(async () => ({ service, tenant } = await startIngestionService()));
   after(() => service.stop());
 
   const rows = async (sql: string, params: unknown[] = []) => (await service.db.query(sql, params)).rows;

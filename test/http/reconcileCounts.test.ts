@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
-import { examReport, ingestionTenant, labReport } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
+import { examReport, type IngestionTenant, labReport, startIngestionService } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
 
 /** An exam report of 张三 (P001) issued at `reportedAt`. */
 const examOn = (externalId: string, reportedAt: string, overrides: Record<string, unknown> = {}) =>
@@ -16,11 +15,8 @@ const digestOf = (ids: string[]) => `sha256:${createHash("sha256").update(ids.jo
 
 describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab|exam})", () => {
   let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
-  before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-  });
+  let tenant: IngestionTenant;
+  before(async () => ({ service, tenant } = await startIngestionService()));
   after(() => service.stop());
 
   const reconcile = async (kind: "lab" | "exam", date: string) => {

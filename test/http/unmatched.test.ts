@@ -1,19 +1,15 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
 import { rebuildProjection } from "../../projections/rebuild.ts";
 import { autoClaimReactor } from "../../projections/autoClaim.ts";
 import { silentLogger } from "../../src/logger.ts";
 import type { RunningService } from "../../src/service.ts";
-import { ingestionTenant, labReport, LI_SI } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
+import { type IngestionTenant, labReport, LI_SI, startIngestionService } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
 
 describe("unmatched queue (/api/unmatched)", () => {
   let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
-  before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-  });
+  let tenant: IngestionTenant;
+  before(async () => ({ service, tenant } = await startIngestionService()));
   after(() => service.stop());
 
   const queue = async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<Record<string, any>>;

@@ -1,5 +1,7 @@
+import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
 import { ADMIN, httpClient } from "./http.ts";
+import { startTestService } from "./service.ts";
 
 export const ZHANG_SAN = { name: "张三", idCard: "11010519491231002X" };
 export const LI_SI = { name: "李四", idCard: "440524188001010014" };
@@ -57,4 +59,12 @@ export async function ingestionTenant(service: Pick<RunningService, "url">, tena
   if (registered.status !== 200) throw new Error(`patient not registered: ${registered.status} ${JSON.stringify(registered.body)}`);
   const push = (kind: "lab" | "exam", reports: unknown[]) => call("POST", `/open/v1/${kind}/reports`, { token: client.key, body: { reports } });
   return { call, client, authorToken: author.token, push };
+}
+
+export type IngestionTenant = Awaited<ReturnType<typeof ingestionTenant>>;
+
+/** The service with every projection, and tenant h1 as ingestionTenant makes it: a suite's `before`. */
+export async function startIngestionService(): Promise<{ service: RunningService; tenant: IngestionTenant }> {
+  const service = await startTestService({ projections: allProjections });
+  return { service, tenant: await ingestionTenant(service, "h1") };
 }
