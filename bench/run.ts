@@ -1,22 +1,30 @@
 import { forkBench } from "./forkBench.ts";
 import { fileURLToPath } from "node:url";
+import { chromiumMissing } from "../test/browser/chromiumPath.ts";
 import { dropTestDatabases } from "../test/support/database.ts";
 import { printTable, writeResults, type BenchResult } from "./results.ts";
 
 /**
  * `npm run bench [-- group …]`: every group unless some are named. Each group runs in a process of
  * its own, so one group's libraries and leftovers (playwright-core, echarts, exceljs, a heap grown
- * by an earlier group) do not count in another's RSS figures.
+ * by an earlier group) do not count in another's RSS figures. A group whose tools this machine
+ * lacks is skipped with the reason, and one that fails does not take the others' figures with it.
  */
-const groups: Record<string, () => Promise<BenchResult[]>> = {
-  append: async () => (await import("./append.ts")).appendBenchmarks(),
-  projection: async () => (await import("./projection.ts")).projectionBenchmarks(),
-  ingest: async () => (await import("./ingest.ts")).ingestBenchmarks(),
-  reports: async () => (await import("./reports.ts")).reportBenchmarks(),
-  docx: async () => (await import("./docxExport.ts")).docxExportBenchmarks(),
-  xlsx: async () => (await import("./xlsxExport.ts")).xlsxExportBenchmarks(),
-  embed: async () => (await import("./embed.ts")).embedBenchmarks(),
-  soak: async () => (await import("./soak.ts")).soakBenchmarks(),
+interface Group {
+  run: () => Promise<BenchResult[]>;
+  /** Why the group cannot run on this machine, or null. Checked before its process starts. */
+  cannotRunBecause?: () => string | null;
+}
+
+const groups: Record<string, Group> = {
+  append: { run: async () => (await import("./append.ts")).appendBenchmarks() },
+  projection: { run: async () => (await import("./projection.ts")).projectionBenchmarks() },
+  ingest: { run: async () => (await import("./ingest.ts")).ingestBenchmarks() },
+  reports: { run: async () => (await import("./reports.ts")).reportBenchmarks() },
+  docx: { run: async () => (await import("./docxExport.ts")).docxExportBenchmarks() },
+  xlsx: { run: async () => (await import("./xlsxExport.ts")).xlsxExportBenchmarks() },
+  embed: { run: async () => (await import("./embed.ts")).embedBenchmarks(), cannotRunBecause: chromiumMissing },
+  soak: { run: async () => (await import("./soak.ts")).soakBenchmarks() },
 };
 /** Groups that run only when named: the soak takes ten minutes. */
 const onlyWhenNamed = new Set(["soak"]);
@@ -37,7 +45,7 @@ function runInOwnProcess(name: string): Promise<BenchResult[]> {
 
 async function runGroupHere(name: string): Promise<void> {
   try {
-    const figures = await groups[name]!();
+    const figures = await groups[name]!.run();
     await new Promise<void>((resolve) => process.send!(figures, () => resolve()));
   } finally {
     await dropTestDatabases();
@@ -52,13 +60,27 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const results: BenchResult[] = [];
+  const notRun: string[] = [];
   for (const name of Object.keys(groups)) {
     if (chosen.length ? !chosen.includes(name) : onlyWhenNamed.has(name)) continue;
+    const reason = groups[name]!.cannotRunBecause?.();
+    if (reason) {
+      console.error(`skipping ${name}: ${reason}`);
+      notRun.push(`${name} skipped: ${reason}`);
+      continue;
+    }
     console.error(`running ${name} …`);
-    results.push(...(await runInOwnProcess(name)));
+    try {
+      results.push(...(await runInOwnProcess(name)));
+    } catch (error) {
+      console.error((error as Error).message);
+      notRun.push(`${name} failed: ${(error as Error).message}`);
+      process.exitCode = 1;
+    }
   }
   printTable(results);
-  const out = fileURLToPath(new URL("./results.json", import.meta.url));
+  for (const line of notRun) console.log(`  ${line}`);
+  const out = process.env.BENCH_RESULTS ?? fileURLToPath(new URL("./results.json", import.meta.url));
   writeResults(out, results);
   console.log(`\nwritten to ${out}`);
 }

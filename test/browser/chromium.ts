@@ -4,9 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type LaunchOptions } from "playwright-core";
-
-/** Debian's chromium (`apt-get install chromium`); CI installs it in .ci/run. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+import { CHROMIUM_PATH, chromiumMissing } from "./chromiumPath.ts";
 
 export const CHROMIUM_FLAGS = [
   "--headless",
@@ -28,9 +26,8 @@ export interface Chromium {
  * for a persistent context), removed again on close.
  */
 export async function launchChromium(options: { viewport?: { width: number; height: number } } & Pick<LaunchOptions, "timeout"> = {}): Promise<Chromium> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`No chromium at ${CHROMIUM_PATH}: install Debian's package (apt-get update && apt-get install -y chromium) or set CHROMIUM_PATH.`);
-  }
+  const missing = chromiumMissing();
+  if (missing) throw new Error(missing);
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-chromium-"));
   try {
     const context = await chromium.launchPersistentContext(userDataDir, {
