@@ -74,6 +74,7 @@ export const RULES = {
   unusedParam: "unused-param",
   unusedQuery: "unused-query",
   unusedDrillArg: "unused-drill-arg",
+  drillArgShadowsParam: "drill-arg-shadows-param",
   volatileFunction: "volatile-function",
   personalIdentifier: "personal-identifier",
   tableUnordered: "table-unordered",
@@ -504,9 +505,14 @@ export async function auditSpec(spec: AuditableSpec): Promise<Audit> {
     }
   });
 
-  // Params never used as a placeholder in any query (drill queries receive the params too).
+  // Params never used as a placeholder in any query (drill queries receive the params too, but
+  // in a drill an arg of the same name takes the placeholder).
   const usedNames = new Set<string>();
-  for (const q of allQueries) if (typeof q.sql === "string") for (const n of placeholderNames(q.sql)) usedNames.add(n);
+  for (const [, q] of topQueries) if (typeof q?.sql === "string") for (const n of placeholderNames(q.sql)) usedNames.add(n);
+  for (const [, d] of drills) {
+    const args = new Set((d.args ?? []).map((a) => a.name));
+    for (const q of Object.values(d.queries ?? {})) if (typeof q?.sql === "string") for (const n of placeholderNames(q.sql)) if (!args.has(n)) usedNames.add(n);
+  }
   (spec.params ?? []).forEach((p, i) => {
     if (!usedNames.has(p.name)) {
       add(
@@ -549,6 +555,20 @@ export async function auditSpec(spec: AuditableSpec): Promise<Audit> {
           `The drill argument "${a.name}" is used by no query of drill "${key}", so the drill shows the same rows whatever was clicked; filter by {{${a.name}}} in the drill's SQL, or remove the argument.`,
         );
       }
+    });
+  }
+
+  // Drill args with the name of a report param: allowed, and worth a word to whoever reads the SQL.
+  const paramNames = new Set((spec.params ?? []).map((p) => p.name));
+  for (const [key, d] of drills) {
+    (d.args ?? []).forEach((a, i) => {
+      if (!paramNames.has(a.name)) return;
+      add(
+        RULES.drillArgShadowsParam,
+        "info",
+        `drills.${key}.args[${i}]`,
+        `The drill argument "${a.name}" has the name of the filter "${a.name}": in drill "${key}", {{${a.name}}} is the clicked row's value, not the filter's. Rename one of them if the drill's queries should also follow the filter.`,
+      );
     });
   }
 

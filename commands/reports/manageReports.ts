@@ -10,7 +10,7 @@ import { auditSpec, type Audit } from "./audit.ts";
 import { draftHash, reportDecider, reportStream, type Draft, type Mode } from "./reportDecider.ts";
 import { specProblems, type ReportSpec } from "./specSchema.ts";
 import { readOnlyProblem } from "./sqlSafety.ts";
-import { validateParamValues } from "./sqlTemplate.ts";
+import { drillTemplateDefs, validateParamValues } from "./sqlTemplate.ts";
 
 export const saveDraftInput = z.object({
   title: z.string().trim().min(1, "title must not be empty").max(200, "title has at most 200 characters").optional(),
@@ -56,7 +56,7 @@ export async function saveDraft(ctx: CommandContext, deps: ReportsDeps, tenant: 
   }
   for (const [key, drill] of Object.entries(spec.drills ?? {})) {
     for (const [name, query] of Object.entries(drill.queries)) {
-      const problem = await readOnlyProblem(query.sql, [...(spec.params ?? []), ...drill.args]);
+      const problem = await readOnlyProblem(query.sql, drillTemplateDefs(spec.params ?? [], drill));
       if (problem) throw new CommandError("invalid", `spec.drills.${key}.queries.${name}.sql: ${problem}`);
     }
   }

@@ -13,7 +13,8 @@
  * - A `required` param must have a non-null default (as in Metabase, "always require a value").
  * - A range default with both ends set must not end before it starts.
  * - With a static option list, a select / multi-select default must be among the option values.
- * - A drill arg must not share its name with a report param (drill SQL may use both).
+ * - A drill arg may share its name with a report param: inside the drill the arg wins
+ *   (drillTemplateDefs); the audit notes it.
  * - `{word}` placeholders of a drill title must name an arg of that drill.
  * - Node ids: 1–64 of `[A-Za-z0-9_-]`, unique among the nodes of one layer (the report or one drill).
  * - A node's drill need not map every arg of the target: an unmapped arg is null at run time.
@@ -387,9 +388,6 @@ function crossReferences(spec: Record<string, unknown>): Issue[] {
           if (argNames.includes(arg.name)) {
             issues.push({ path, message: `name ${JSON.stringify(arg.name)} is declared twice in this drill: give each arg its own name.` });
             return;
-          }
-          if (paramNames.includes(arg.name)) {
-            issues.push({ path, message: `name ${JSON.stringify(arg.name)} is already the name of a report param: rename the drill arg so {{${arg.name}}} is not ambiguous.` });
           }
           argNames.push(arg.name);
         });

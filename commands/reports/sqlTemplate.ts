@@ -40,6 +40,16 @@ export class TemplateError extends Error {
 }
 
 export type TemplateDef = ParamDef | DrillArgDef;
+
+/**
+ * What `{{name}}` can name in a drill's SQL: its args, and the report's params that no arg
+ * shadows. An author may give an arg the name of a param on purpose (drill from a ward row into
+ * the ward's patients while `ward` is also a filter); inside the drill the clicked row's value wins.
+ */
+export function drillTemplateDefs(params: ReadonlyArray<ParamDef>, drill: Pick<DrillDef, "args">): TemplateDef[] {
+  const argNames = new Set(drill.args.map((arg) => arg.name));
+  return [...drill.args, ...params.filter((param) => !argNames.has(param.name))];
+}
 export type Part = "from" | "to";
 
 interface TextPiece {

@@ -2,7 +2,7 @@ import type { Context } from "koa";
 import { z } from "zod";
 import type { DrillDef } from "../../commands/reports/specSchema.ts";
 import type { TemplateDef } from "../../commands/reports/sqlTemplate.ts";
-import { validateDrillArgs, validateParamValues } from "../../commands/reports/sqlTemplate.ts";
+import { drillTemplateDefs, validateDrillArgs, validateParamValues } from "../../commands/reports/sqlTemplate.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
 import { draftOf, publishedVersion, reportHead, type ViewableVersion } from "../../queries/reports/reportCatalog.ts";
@@ -114,7 +114,7 @@ export function drillLayer(version: ViewableVersion, drillKey: unknown, sentArgs
     key: drillKey,
     drill,
     title: drill.title.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => (args.values[name] == null ? "" : String(args.values[name]))),
-    defs: [...(version.spec.params ?? []), ...drill.args],
+    defs: drillTemplateDefs(version.spec.params ?? [], drill),
     values: { ...params, ...args.values },
   };
 }

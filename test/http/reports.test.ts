@@ -107,6 +107,33 @@ describe("reports (/api/reports)", () => {
     expect(unknownDrill.body.error).to.include("byMonth");
   });
 
+  it("takes a drill arg named like a report param, and inside the drill the clicked row's value wins", async () => {
+    // `month` is a filter of the report (text, "2026-02") and the drill's arg (a date): in the
+    // drill, {{month}} is the clicked row's date, typed as the arg.
+    const spec = {
+      ...adequacySpec,
+      params: [...adequacySpec.params, { name: "month", label: "Month", type: "text", default: "2026-02" }],
+      queries: { ...adequacySpec.queries, monthly: { sql: adequacySpec.queries.monthly.sql.replace("group by", "[[and to_char(reported_at, 'YYYY-MM') = {{month}}]] group by") } },
+    };
+    const saved = await asAuthor("PUT", "/api/reports/hb-shadow/draft", { spec });
+    expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+    expect((await asAuthor("POST", "/api/reports/hb-shadow/publish", { mode: "dynamic" })).status).to.equal(201);
+    const audit = await call("GET", "/api/reports/hb-shadow/versions/v1/audit");
+    expect(audit.body.findings).to.deep.include({
+      rule: "drill-arg-shadows-param",
+      severity: "info",
+      where: "drills.byMonth.args[0]",
+      message: 'The drill argument "month" has the name of the filter "month": in drill "byMonth", {{month}} is the clicked row\'s value, not the filter\'s. Rename one of them if the drill\'s queries should also follow the filter.',
+    });
+
+    const report = await call("POST", "/api/reports/hb-shadow/data", { body: {} });
+    expect(report.body.queries.monthly.rows, "the report follows the filter").to.deep.equal([["2026-02-01", 120, 1]]);
+    const drill = await call("POST", "/api/reports/hb-shadow/drill", { body: { drill: "byMonth", args: { month: "2026-01-01" }, params: { month: "2026-02" } } });
+    expect(drill.status, JSON.stringify(drill.body)).to.equal(200);
+    expect(drill.body.title).to.equal("Patients in 2026-01-01");
+    expect(drill.body.queries.patients.rows, "the drill follows the clicked month, not the filter").to.deep.equal([["P001", 100], ["P001", 110]]);
+  });
+
   it("freezes a snapshot's results at publishing: the same numbers whatever arrives later", async () => {
     await asAuthor("PUT", "/api/reports/hb-monthly/draft", { title: "Hemoglobin", spec: adequacySpec });
     const published = await asAuthor("POST", "/api/reports/hb-monthly/publish", { mode: "snapshot", note: "Q1 board" });

@@ -190,6 +190,17 @@ describe("report spec audit", () => {
       expect(found[0]).to.include({ severity: "medium", where: "drills.byMonth.args[1]" });
     });
 
+    it("notes a drill arg named like a param as info at drills.<key>.args[i], and the param it shadows as unused when only that drill names it", async () => {
+      const spec = cleanSpec();
+      spec.params!.push({ name: "month", type: "text" });
+      const audit = await auditSpec(spec);
+      const shadowing = only(audit.findings, "drill-arg-shadows-param");
+      expect(shadowing).to.have.length(1);
+      expect(shadowing[0]).to.include({ severity: "info", where: "drills.byMonth.args[0]" });
+      expect(shadowing[0]!.message).to.contain('"month"').and.contain("clicked row's value");
+      expect(only(audit.findings, "unused-param").map((f) => f.where), "{{month}} in the drill is the arg, so the param month is used nowhere").to.deep.equal(["params[2]"]);
+    });
+
     it("does not count a drill arg used only in a top-level query as used by the drill", async () => {
       const spec = cleanSpec();
       spec.drills!.byMonth!.args!.push({ name: "period", type: "text" });
