@@ -1,3 +1,9 @@
+import { execFile } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import Router from "@koa/router";
 import { expect } from "chai";
 import { z } from "zod";
@@ -85,6 +91,26 @@ function conforms(schema: z.ZodType, body: unknown): void {
   expect(parsed.data).to.deep.equal(body);
 }
 
+interface RedoclyLint {
+  totals: { errors: number; warnings: number; ignored: number };
+  problems: Array<{ ruleId: string; severity: string; message: string; ignored?: boolean; location: Array<{ pointer: string }> }>;
+}
+
+const REDOCLY = fileURLToPath(new URL("../../node_modules/@redocly/cli/bin/cli.js", import.meta.url));
+
+/** `redocly lint --format=json` (the linter of the @redocly/cli package, a peer's check) run in `dir`. */
+async function redoclyLint(dir: string, file: string): Promise<RedoclyLint> {
+  // No telemetry or update check: this machine (and CI) has no network beyond the package registries.
+  const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" };
+  const { stdout } = await promisify(execFile)(process.execPath, [REDOCLY, "lint", file, "--format=json"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }).catch(
+    (failed: { stdout?: string; stderr?: string }) => {
+      if (!failed.stdout?.trim().startsWith("{")) throw new Error(`redocly lint did not run: ${failed.stderr}`);
+      return { stdout: failed.stdout };
+    },
+  );
+  return JSON.parse(stdout) as RedoclyLint;
+}
+
 describe("OpenAPI document (/openapi.json)", () => {
   let service: RunningService;
   let registered: Array<{ method: string; path: string | RegExp }>;
@@ -116,6 +142,21 @@ describe("OpenAPI document (/openapi.json)", () => {
   it("is a structurally valid OpenAPI 3.1 document", () => {
     expect(structuralProblems(doc)).to.deep.equal([]);
     expect(Object.keys(doc.components.securitySchemes)).to.have.members(["clientKey", "authorToken", "adminToken", "serviceTenant"]);
+  });
+
+  it("passes Redocly's recommended lint with no error and no warning but the exceptions its ignore file explains", async function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-openapi-"));
+    try {
+      writeFileSync(path.join(dir, "openapi.json"), JSON.stringify(doc));
+      copyFileSync(fileURLToPath(new URL("./redocly-lint-ignore.yaml", import.meta.url)), path.join(dir, ".redocly.lint-ignore.yaml"));
+      const lint = await redoclyLint(dir, "openapi.json");
+      const problems = lint.problems.filter((p) => !p.ignored).map((p) => `${p.severity} ${p.ruleId} at ${p.location.map((l) => l.pointer).join(", ")}: ${p.message}`);
+      expect(problems).to.deep.equal([]);
+      expect(lint.totals, "the ignore file was read").to.include({ errors: 0, warnings: 0, ignored: 6 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("documents every route the app registers, and no route it does not", () => {

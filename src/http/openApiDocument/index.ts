@@ -36,6 +36,9 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
         "Report viewing and authoring under `/api` (failures answer `{ error }`), clinical report ingestion under `/open/v1` " +
         "(every answer is the envelope `{ code, msg, data, timestamp }`). The help articles are listed at /llms.txt.",
     },
+    // Relative to where this document is served (/openapi.json), so a client generator or Swagger
+    // UI calls the host, port and reverse-proxy prefix it fetched the document from.
+    servers: [{ url: "/", description: "This service: the origin that served this document" }],
     tags: [
       { name: "Report viewing", description: "Contract A: no credential (the reverse proxy guards it)" },
       { name: "Authoring", description: "Contract C.3: an author token of the tenant, or the ADMIN_TOKEN" },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
 import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
 import { healthAnswer, readinessAnswer } from "../healthRoutes.ts";
-import { json } from "./shared.ts";
+import { json, security } from "./shared.ts";
 
 const text = (contentType: string, description: string): ZodOpenApiResponseObject => ({ description, content: { [contentType]: { schema: z.string() } } });
 const notFound = (description: string) => text("text/plain", description);
@@ -10,22 +10,22 @@ const notFound = (description: string) => text("text/plain", description);
 /** What is not one of the two interfaces: health, help articles, the embed page and these docs. No credential. */
 export const servicePaths: ZodOpenApiPathsObject = {
   "/healthz": {
-    get: { tags: ["Service"], operationId: "healthz", summary: "The process answers", responses: { 200: { description: "Up", ...json(healthAnswer) } } },
+    get: { tags: ["Service"], security: security.none, operationId: "healthz", summary: "The process answers", responses: { 200: { description: "Up", ...json(healthAnswer) } } },
   },
   "/readyz": {
     get: {
-      tags: ["Service"],
+      tags: ["Service"], security: security.none,
       operationId: "readyz",
       summary: "The database is reachable, migrations are applied and workers run",
       responses: { 200: { description: "Ready", ...json(readinessAnswer) }, 503: { description: "Not ready: see checks", ...json(readinessAnswer) } },
     },
   },
   "/llms.txt": {
-    get: { tags: ["Service"], operationId: "llmsTxt", summary: "Index of the help articles (llmstxt.org layout)", responses: { 200: text("text/plain", "The index") } },
+    get: { tags: ["Service"], security: security.none, operationId: "llmsTxt", summary: "Index of the help articles (llmstxt.org layout)", responses: { 200: text("text/plain", "The index") } },
   },
   "/md/{slug}.md": {
     get: {
-      tags: ["Service"],
+      tags: ["Service"], security: security.none,
       operationId: "helpArticle",
       summary: "The markdown source of a help article",
       requestParams: { path: z.object({ slug: z.string().meta({ example: "integration-guide" }) }) },
@@ -34,7 +34,7 @@ export const servicePaths: ZodOpenApiPathsObject = {
   },
   "/embed/reports/{id}": {
     get: {
-      tags: ["Service"],
+      tags: ["Service"], security: security.none,
       operationId: "embedPage",
       summary: "The page for the inline frame: filters, charts, tables, drill-through, exports",
       requestParams: {
@@ -54,7 +54,7 @@ export const servicePaths: ZodOpenApiPathsObject = {
   },
   "/embed/assets/{name}": {
     get: {
-      tags: ["Service"],
+      tags: ["Service"], security: security.none,
       operationId: "embedAsset",
       summary: "A file of the embed page's bundle, named by its content hash",
       requestParams: { path: z.object({ name: z.string() }) },
@@ -63,7 +63,7 @@ export const servicePaths: ZodOpenApiPathsObject = {
   },
   "/staff": {
     get: {
-      tags: ["Service"],
+      tags: ["Service"], security: security.none,
       operationId: "staffPages",
       summary: "The staff pages (reports, unmatched queue, patients); they sign in with an author token and call /api",
       requestParams: {
@@ -81,7 +81,7 @@ export const servicePaths: ZodOpenApiPathsObject = {
   },
   "/staff/assets/{name}": {
     get: {
-      tags: ["Service"],
+      tags: ["Service"], security: security.none,
       operationId: "staffAsset",
       summary: "A file of the staff pages' bundle, named by its content hash",
       requestParams: { path: z.object({ name: z.string() }) },
@@ -90,18 +90,18 @@ export const servicePaths: ZodOpenApiPathsObject = {
   },
   "/openapi.json": {
     get: {
-      tags: ["Service"],
+      tags: ["Service"], security: security.none,
       operationId: "openApiDocument",
       summary: "This document: OpenAPI 3.1, generated from the schemas the service validates with",
       responses: { 200: { description: "The document", content: { "application/json": {} } } },
     },
   },
   "/docs": {
-    get: { tags: ["Service"], operationId: "docsPage", summary: "This document, rendered", responses: { 200: text("text/html", "The page") } },
+    get: { tags: ["Service"], security: security.none, operationId: "docsPage", summary: "This document, rendered", responses: { 200: text("text/html", "The page") } },
   },
   "/docs/assets/{file}": {
     get: {
-      tags: ["Service"],
+      tags: ["Service"], security: security.none,
       operationId: "docsAsset",
       summary: "A file of the bundled renderer (Swagger UI) or the page's start script",
       requestParams: { path: z.object({ file: z.string() }) },

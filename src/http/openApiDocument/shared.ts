@@ -29,7 +29,9 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
 };
 
 // X-Service-Tenant is optional, so each requirement is offered with and without it.
-export const security: Record<"viewing" | "author" | "admin" | "client", Array<Record<string, string[]>>> = {
+export const security: Record<"none" | "viewing" | "author" | "admin" | "client", Array<Record<string, string[]>>> = {
+  // Stated, not left out: an operation without `security` would inherit a document-wide default.
+  none: [],
   viewing: [{}, { serviceTenant: [] }],
   author: [{ authorToken: [], serviceTenant: [] }, { authorToken: [] }],
   admin: [{ adminToken: [] }],
