@@ -23,7 +23,7 @@ import { projectionsReport } from "../queries/projectionStatus.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { demoAtStart, demoWelcomeLines, type DemoAtStart } from "./demo/demoAtStart.ts";
 import { loadDemo, saveDemoCredentials } from "./demo/loadDemo.ts";
-import { createLogger } from "./logger.ts";
+import { consoleDestination, createLogger } from "./logger.ts";
 import { openDatabase, startService, type Role } from "./service.ts";
 import { surviveUnawaitedDatabaseFaults } from "./unawaitedDatabaseFaults.ts";
 
@@ -36,7 +36,7 @@ program
   .option("--demo", "load the demo tenant (patients, lab reports, two published reports) also when DATABASE_URL is set")
   .action(async ({ role, demo }: { role: Role; demo?: boolean }) => {
     const config = withLocalAdminToken(loadConfig());
-    const log = createLogger(config.LOG_LEVEL);
+    const log = createLogger(config.LOG_LEVEL, await consoleDestination(config.LOG_FORMAT));
     surviveUnawaitedDatabaseFaults(log);
     const service = await startService({ config, role, log });
     const demoLoading = new AbortController();

@@ -8,6 +8,8 @@ export const configSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must have at least 16 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** json: one JSON object a line; pretty: lines for a person. Unset: pretty on a terminal, json otherwise. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   DATA_DIR: z.string().default(".data"),
   EMBEDDED_PG_PORT: port.default(54329),
   DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(10),

@@ -25,3 +25,22 @@ export function createLogger(level = process.env.LOG_LEVEL ?? "info", destinatio
 }
 
 export const silentLogger: Logger = pino({ level: "silent" });
+
+/**
+ * Where the service's log lines go: standard output, as JSON lines for a log collector, or as
+ * lines a person reads (pino-pretty) when standard output is a terminal or LOG_FORMAT=pretty.
+ * pino-pretty is loaded only then, so a service logging JSON does not carry it.
+ */
+export async function consoleDestination(format: "json" | "pretty" | undefined): Promise<pino.DestinationStream | undefined> {
+  const terminal = process.stdout.isTTY === true;
+  if ((format ?? (terminal ? "pretty" : "json")) === "json") return undefined; // pino's own: JSON lines on standard output
+  const { default: pretty } = await import("pino-pretty");
+  return pretty({
+    destination: 1,
+    sync: true,
+    colorize: terminal,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname,service",
+    singleLine: true,
+  });
+}

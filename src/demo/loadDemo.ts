@@ -9,6 +9,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { INTERNAL_REQUEST_HEADER, internalRequestMark } from "../http/internalRequests.ts";
 import { DEMO_TENANT, generateDemoData, type DemoLabReport } from "./demoData.ts";
 import { demoReports } from "./demoReports.ts";
 
@@ -60,7 +61,7 @@ class DemoHttp {
 
   async call(method: string, urlPath: string, options: { token?: string; tenant?: string; body?: unknown } = {}): Promise<Answer> {
     for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = { accept: "application/json" };
+      const headers: Record<string, string> = { accept: "application/json", [INTERNAL_REQUEST_HEADER]: internalRequestMark };
       if (options.body !== undefined) headers["content-type"] = "application/json";
       if (options.token) headers.authorization = `Bearer ${options.token}`;
       if (options.tenant) headers["x-service-tenant"] = options.tenant;

@@ -1,5 +1,6 @@
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
+import { isInternalRequest } from "./internalRequests.ts";
 
 export function accessLog(log: Logger): Middleware {
   return async (ctx, next) => {
@@ -8,7 +9,7 @@ export function accessLog(log: Logger): Middleware {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = ctx.status >= 500 ? "error" : "info";
+      const level = ctx.status >= 500 ? "error" : isInternalRequest(ctx) ? "debug" : "info";
       log[level]({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, "request");
     }
   };

@@ -25,9 +25,9 @@ describe("npm start without DATABASE_URL", () => {
     // Ports the OS says are free now: fixed ones can be taken by anything else on a CI machine.
     port = await freePort();
     const pgPort = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "warn" };
-    delete env.DATABASE_URL;
-    delete env.ADMIN_TOKEN;
+    // Logging as a newcomer's first start does: at info, no LOG_FORMAT.
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) };
+    for (const name of ["DATABASE_URL", "ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT"]) delete env[name];
     child = spawn(process.execPath, [SERVER_ENTRY, "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (output += chunk));
@@ -66,6 +66,13 @@ describe("npm start without DATABASE_URL", () => {
       throw new Error(`${error.message}: no demo credentials; ${printed()}`);
     });
     const { authorToken, reports } = JSON.parse(readFileSync(credentialsFile, "utf8")) as { authorToken: string; reports: string[] };
+    await until(async () => output.includes("Demo data loaded"), 5000).catch(() => expect.fail(`no line says the demo is loaded; ${printed()}`));
+    // The demo loader's ~290 requests are its own, logged at debug: the keys and URLs stay in view.
+    const ours = /"path":"\/(readyz|api\/admin\/projections)"/; // this test's own calls
+    const requestLines = output.split("\n").filter((line) => line.includes('"msg":"request"') && !ours.test(line));
+    expect(requestLines, "access-log lines of the demo loader's requests").to.deep.equal([]);
+    expect(output.trimEnd().split("\n").length, printed()).to.be.below(40);
+    expect(output).to.include(authorToken);
     const headers = { authorization: `Bearer ${authorToken}`, "x-service-tenant": "demo", "content-type": "application/json" };
     const zipSignature = Buffer.from("PK\x03\x04", "latin1");
     for (const format of ["xlsx", "docx"]) {

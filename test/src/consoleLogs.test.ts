@@ -1,0 +1,82 @@
+import { spawn } from "node:child_process";
+import { expect } from "chai";
+import { SERVER_ENTRY } from "../../src/buildServer.ts";
+import { createTestDatabase } from "../support/database.ts";
+import { freePort } from "../support/privatePostgres.ts";
+import { until } from "../support/service.ts";
+
+/*
+ * What `npm start` prints: lines for a person on a terminal, JSON lines for a log collector. The
+ * terminal is a real pseudo-terminal, made by util-linux's `script`.
+ */
+
+interface Started {
+  output: () => string;
+  exited: Promise<number | null>;
+  stop: () => void;
+}
+
+function startInTerminal(env: NodeJS.ProcessEnv): Started {
+  const command = [process.execPath, SERVER_ENTRY, "start"].map((word) => `'${word}'`).join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  return {
+    output: () => output,
+    exited: new Promise((resolve) => child.once("exit", resolve)),
+    stop: () => {
+      try {
+        process.kill(-child.pid!, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+describe("console output of npm start", () => {
+  let base: NodeJS.ProcessEnv;
+
+  before(async () => {
+    base = { ...process.env, DATABASE_URL: await createTestDatabase(false), ADMIN_TOKEN: "console-test-token-0123456789", LOG_LEVEL: "info" };
+    delete base.LOG_FORMAT;
+  });
+
+  async function runUntilRunning(env: NodeJS.ProcessEnv): Promise<string> {
+    const port = await freePort();
+    const started = startInTerminal({ ...env, PORT: String(port) });
+    try {
+      await until(async () => started.output().includes("Dialysis Hub is running"), 30_000, 100);
+      await fetch(`http://localhost:${port}/healthz`);
+      await until(async () => /request/.test(started.output().split("Dialysis Hub is running")[1] ?? ""), 5000, 50);
+      return started.output();
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; the service printed:\n${started.output()}`);
+    } finally {
+      started.stop();
+      await started.exited;
+    }
+  }
+
+  it("prints readable lines on a terminal, not JSON", async function () {
+    this.timeout(60_000);
+    const output = await runUntilRunning(base);
+    expect(output).not.to.match(/^\{"level"/m);
+    expect(output).to.match(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] \S*INFO\S*: \S*request\S* .*"path":"\/healthz"/m);
+  });
+
+  it("prints JSON lines on a terminal with LOG_FORMAT=json", async function () {
+    this.timeout(60_000);
+    const output = await runUntilRunning({ ...base, LOG_FORMAT: "json" });
+    const request = output.split(/\r?\n/).find((line) => line.includes('"msg":"request"'));
+    expect(JSON.parse(request!)).to.include({ level: 30, path: "/healthz", status: 200 });
+  });
+
+  it("refuses an unknown LOG_FORMAT at start, naming the ones it takes", async function () {
+    this.timeout(30_000);
+    const started = startInTerminal({ ...base, LOG_FORMAT: "xml", PORT: String(await freePort()) });
+    expect(await started.exited).to.not.equal(0);
+    expect(started.output()).to.match(/LOG_FORMAT/).and.match(/json/).and.match(/pretty/);
+  });
+});
