@@ -13,7 +13,7 @@ const serviceTypes = {
 export type Db = pg.Pool;
 export type Tx = pg.PoolClient;
 
-export interface PoolOptions {
+export interface PoolOptions extends DeadPeerLimits {
   max?: number;
   applicationName?: string;
 }
@@ -25,9 +25,43 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
     application_name: options.applicationName ?? "dialysis-hub",
     types: serviceTypes,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...deadPeerLimits(options),
   });
   return surviveLostConnections(pool);
+}
+
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+export interface DeadPeerLimits {
+  /** A statement not answered within this fails and its connection is discarded (client side). */
+  queryTimeoutMs?: number;
+  /** The server ends a session left idle inside a transaction this long (its client is gone). */
+  idleInTransactionTimeoutMs?: number;
+}
+
+/**
+ * A connection whose peer vanished without a reset (a network partition, a dead NAT entry, a
+ * failed-over address) gets no error: a statement sent on it waits for ever, and with it the push
+ * that sent it. TCP keepalive finds such a peer only after minutes (Linux probes for 11 min after
+ * the first idle delay), so a statement that goes unanswered for `queryTimeoutMs` fails (a 503
+ * for its caller) and its connection is destroyed. On the server the vanished client's backend
+ * may sit inside its transaction, holding locks and holding back what projections may read
+ * (gap-free reading waits for the oldest open transaction): the server ends it after
+ * `idleInTransactionTimeoutMs`.
+ */
+export function deadPeerLimits(limits: DeadPeerLimits): Pick<pg.PoolConfig, "keepAlive" | "keepAliveInitialDelayMillis" | "query_timeout" | "options"> {
+  return {
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(limits.queryTimeoutMs ? { query_timeout: limits.queryTimeoutMs } : {}),
+    ...(limits.idleInTransactionTimeoutMs ? { options: `-c idle_in_transaction_session_timeout=${Math.trunc(limits.idleInTransactionTimeoutMs)}` } : {}),
+  };
+}
+
+/** pg's error for a statement unanswered within `query_timeout`: its connection is unusable. */
+export function isUnansweredStatement(error: unknown): boolean {
+  return error instanceof Error && error.message === "Query read timeout";
 }
 
 /**
@@ -54,7 +88,9 @@ export async function withTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>, b
     return result;
   } catch (error) {
     // A connection that cannot even roll back is dead: hand it back for destruction, not reuse.
-    await tx.query("rollback").catch(() => (broken = true));
+    // One that left a statement unanswered is dead already; a rollback would only wait as long.
+    if (isUnansweredStatement(error)) broken = true;
+    else await tx.query("rollback").catch(() => (broken = true));
     throw error;
   } finally {
     tx.release(broken);

@@ -1,5 +1,6 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
+import { deadPeerLimits, type DeadPeerLimits } from "../db/pool.ts";
 import type { Projection } from "./projection.ts";
 
 /*
@@ -13,8 +14,9 @@ export function wakeupQueueOf(projection: Projection): string {
   return `projection.${projection.name}`;
 }
 
-export function createBoss(connectionString: string, log: Logger): PgBoss {
+export function createBoss(connectionString: string, log: Logger, limits: DeadPeerLimits = {}): PgBoss {
   const boss = new PgBoss({
+    ...deadPeerLimits(limits),
     connectionString,
     schema: "pgboss",
     max: 3,

@@ -13,6 +13,8 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default(".data"),
   EMBEDDED_PG_PORT: port.default(54329),
   DB_POOL_MAX: z.coerce.number().int().min(2).max(200).default(10),
+  /** A statement of the service unanswered this long fails (503) and its connection is dropped: a peer gone without a reset. */
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(500).default(30_000),
   WORKER_POLL_SECONDS: z.coerce.number().min(0.5).default(0.5),
   PROJECTION_SAFETY_NET_MS: z.coerce.number().int().min(100).default(5000),
   OPEN_API_RATE_PER_SECOND: z.coerce.number().positive().default(50),

@@ -52,10 +52,15 @@ export async function startService({ config, role, log, projections = allProject
   if (embedded) stack.push(() => embedded.stop());
   try {
     await migrate(databaseUrl, (message) => log.debug({ migration: message }));
-    const db = createPool(databaseUrl, { max: config.DB_POOL_MAX, applicationName: `dialysis-hub-${role}` });
+    const db = createPool(databaseUrl, {
+      max: config.DB_POOL_MAX,
+      applicationName: `dialysis-hub-${role}`,
+      queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    });
     stack.push(() => db.end());
     await prepareReportRunner(db, databaseUrl);
-    const boss: PgBoss = createBoss(databaseUrl, log);
+    const boss: PgBoss = createBoss(databaseUrl, log, { queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS });
     await boss.start();
     stack.push(() => boss.stop({ graceful: true, wait: true, timeout: 10_000 }));
 
@@ -87,6 +92,8 @@ export async function startService({ config, role, log, projections = allProject
         clinicalUrl: reportRunnerUrl(databaseUrl),
         others: dataSourcesFromEnv(env),
         poolSize: config.REPORT_POOL_SIZE,
+        // The server's statement timeout ends a report query first; this is for a vanished server.
+        queryTimeoutMs: config.REPORT_QUERY_TIMEOUT_MS + 5_000,
       });
       stack.push(() => sources.end());
       const app = createApp({

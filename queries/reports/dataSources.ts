@@ -1,5 +1,5 @@
 import pg from "pg";
-import { surviveLostConnections, type Db } from "../../db/pool.ts";
+import { deadPeerLimits, surviveLostConnections, type Db } from "../../db/pool.ts";
 
 /**
  * Where report SQL runs. `clinical` is the service's own database, reached as the report role
@@ -23,6 +23,8 @@ export interface DataSourceSettings {
   clinicalUrl: string;
   others: Record<string, string>;
   poolSize: number;
+  /** Client-side bound of a report statement (see deadPeerLimits); unset: none. */
+  queryTimeoutMs?: number;
 }
 
 const rawText = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
@@ -33,7 +35,7 @@ export class DataSources {
   constructor(settings: DataSourceSettings) {
     this.sources.set("clinical", {
       name: "clinical",
-      pool: reportPool(settings.clinicalUrl, settings.poolSize),
+      pool: reportPool(settings.clinicalUrl, settings),
       bind: async (client, tenant) => {
         // A pooled connection keeps its binding: write it only when the tenant changes.
         const bound = client as pg.PoolClient & { processID: number; boundTenant?: string };
@@ -50,7 +52,7 @@ export class DataSources {
     for (const [name, url] of Object.entries(settings.others)) {
       this.sources.set(name, {
         name,
-        pool: reportPool(url, settings.poolSize),
+        pool: reportPool(url, settings),
         bind: async () => {},
         begin: (timeoutMs, timeZone) => beginReadOnly(timeoutMs, timeZone, null),
       });
@@ -81,8 +83,16 @@ function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string |
   ];
 }
 
-function reportPool(connectionString: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: "dialysis-hub-reports", types: rawText, idleTimeoutMillis: 30_000 });
+// No idle-in-transaction limit: an export holds its transaction open while a slow client reads.
+function reportPool(connectionString: string, settings: DataSourceSettings): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: settings.poolSize,
+    application_name: "dialysis-hub-reports",
+    types: rawText,
+    idleTimeoutMillis: 30_000,
+    ...deadPeerLimits({ queryTimeoutMs: settings.queryTimeoutMs }),
+  });
   return surviveLostConnections(pool);
 }
 
