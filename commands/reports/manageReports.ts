@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { readStream } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import { waitForProjection } from "../../projections/waitForProjection.ts";
@@ -50,13 +51,15 @@ export async function saveDraft(ctx: CommandContext, deps: ReportsDeps, tenant: 
   if (!deps.runtime.sources.get(input.datasource)) {
     throw new CommandError("invalid", `datasource ${input.datasource} is not configured; use one of ${deps.runtime.sources.names().join(", ")}.`);
   }
+  // The clinical data source's reach is known here; another data source's relations are its own.
+  const relations = input.datasource === "clinical" ? CLINICAL_RELATIONS : undefined;
   for (const [name, query] of Object.entries(spec.queries)) {
-    const problem = await readOnlyProblem(query.sql, spec.params ?? []);
+    const problem = await readOnlyProblem(query.sql, spec.params ?? [], relations);
     if (problem) throw new CommandError("invalid", `spec.queries.${name}.sql: ${problem}`);
   }
   for (const [key, drill] of Object.entries(spec.drills ?? {})) {
     for (const [name, query] of Object.entries(drill.queries)) {
-      const problem = await readOnlyProblem(query.sql, drillTemplateDefs(spec.params ?? [], drill));
+      const problem = await readOnlyProblem(query.sql, drillTemplateDefs(spec.params ?? [], drill), relations);
       if (problem) throw new CommandError("invalid", `spec.drills.${key}.queries.${name}.sql: ${problem}`);
     }
   }

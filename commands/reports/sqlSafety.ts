@@ -25,6 +25,7 @@
  * Messages name lines and columns of the template and at most one short token, never the SQL.
  */
 import { parse, scan } from "libpg-query";
+import { clinicalReachProblem } from "./clinicalReach.ts";
 import type { DrillArgDef, ParamDef } from "./specSchema.ts";
 import { compileTemplateDetailed, lineAndColumn, TemplateError, type CompiledTemplateDetail, type TemplateDef } from "./sqlTemplate.ts";
 
@@ -180,7 +181,7 @@ function utf16Index(text: string, codePoints: number): number {
   return index;
 }
 
-async function statementProblem(sql: string, compiled: CompiledTemplateDetail, when: string): Promise<string | null> {
+async function statementProblem(sql: string, compiled: CompiledTemplateDetail, when: string, relations: readonly string[] | undefined): Promise<string | null> {
   const subject = when === "" ? "The query" : `${when[0]!.toUpperCase()}${when.slice(1)} (its optional clauses dropped), the query`;
   const whenHint = when === "" ? "" : "; keep it valid without those clauses, e.g. where 1 = 1 [[and …]]";
   if (compiled.text.trim() === "") return `${subject} holds no SQL statement: write one select statement${whenHint}.`;
@@ -214,6 +215,8 @@ async function statementProblem(sql: string, compiled: CompiledTemplateDetail, w
   if (found.sideEffect) {
     return `${subject} calls ${found.sideEffect}(), which writes, changes the session or other sessions, or runs SQL given as text, but a query may only read: remove it.`;
   }
+  const reach = relations ? clinicalReachProblem(stmt, relations) : null;
+  if (reach) return reach;
   for (let i = 0; i < compiled.params.length; i++) {
     if (!found.paramRefs.has(i + 1)) {
       const param = compiled.params[i]!;
@@ -248,9 +251,10 @@ async function clauseBoundaryProblem(sql: string, compiled: CompiledTemplateDeta
  * A sentence saying why the query template is not exactly one read-only statement, or null when
  * it is. `params` are the names the template may use (report params, and for a drill query the
  * drill's args too). A template error (unknown placeholder, unbalanced brackets, …) is returned
- * as its sentence.
+ * as its sentence. With `relations` (a query of the `clinical` data source: its views), the query
+ * must also reach nothing beyond them (clinicalReach.ts).
  */
-export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDef | DrillArgDef>): Promise<string | null> {
+export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDef | DrillArgDef>, relations?: readonly string[]): Promise<string | null> {
   const seen = new Set<string>();
   for (const variant of variants(params)) {
     let compiled: CompiledTemplateDetail;
@@ -262,7 +266,7 @@ export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDe
     }
     if (seen.has(compiled.text)) continue;
     seen.add(compiled.text);
-    const problem = await statementProblem(sql, compiled, variant.when);
+    const problem = await statementProblem(sql, compiled, variant.when, relations);
     if (problem) return problem;
     if (variant.when === "") {
       const boundary = await clauseBoundaryProblem(sql, compiled);

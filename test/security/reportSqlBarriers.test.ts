@@ -88,6 +88,23 @@ describe("security: what report SQL can do", function () {
     return data.body.queries as Record<string, { rows?: unknown[][]; error?: string }>;
   }
 
+  /**
+   * Stores `queries` as the draft of `reportId` as a save-time check that failed would (appended to
+   * the event store directly), then runs it: the run-time barriers on their own.
+   */
+  async function runPastTheSaveCheck(tenant: SeededTenant, tenantName: string, reportId: string, queries: Record<string, string>) {
+    await runDraft(tenant, reportId, { ok: "select 1 as n" });
+    const saved = await service.db.query("select data from events where tenant = $1 and stream_id = $2 and type = 'ReportDraftSaved' order by position desc limit 1", [tenantName, `report:${reportId}`]);
+    const draft = saved.rows[0].data;
+    draft.spec = specWith(queries);
+    await service.eventStore.append({ tenant: tenantName, streamId: `report:${reportId}`, expectedVersion: "any", events: [{ type: "ReportDraftSaved", data: draft }], metadata: { actor: "a save check that failed" } });
+    const names = Object.keys(queries).sort().join();
+    await until(async () => Object.keys((await tenant.call("GET", `/api/reports/${reportId}/view?version=draft`)).body.spec?.queries ?? {}).sort().join() === names, 10_000);
+    const data = await tenant.call("POST", `/api/reports/${reportId}/data`, { body: { version: "draft" } });
+    expect(data.status).to.equal(200);
+    return data.body.queries as Record<string, { rows?: unknown[][]; error?: string }>;
+  }
+
   it("refuses at save time every statement that writes or changes the session, naming the query and not echoing it", async () => {
     const accepted: string[] = [];
     for (const sql of WRITING) {
@@ -132,7 +149,7 @@ describe("security: what report SQL can do", function () {
     expect(locks, "no advisory lock outlives its report query").to.equal(0);
 
     // The same (only) report connection now serves south: with the settings it had, not north's.
-    const next = await runDraft(south, "settings", {
+    const next = await runPastTheSaveCheck(south, "south", "settings", {
       s: `select current_setting('DateStyle') as style, current_setting('role') as role, current_setting('transaction_read_only') as ro, date '2026-03-01' as d,
                  (select count(*) from pg_prepared_statements) as prepared, (select count(*) from pg_listening_channels()) as listening`,
     });
@@ -150,7 +167,12 @@ describe("security: what report SQL can do", function () {
       jobs: "select count(*) as n from pgboss.job",
       migrations: "select count(*) as n from schema_migrations",
     };
-    const refused = await runDraft(south, "outside", outside);
+    for (const [name, sql] of Object.entries(outside)) {
+      const saved = await south.asAuthor("PUT", "/api/reports/outside/draft", { spec: specWith({ [name]: sql }) });
+      expect(saved.status, name).to.equal(400);
+      expect(saved.body.error, name).to.match(/which is not a relation of the clinical data source: read patients, lab_reports/);
+    }
+    const refused = await runPastTheSaveCheck(south, "south", "outside", outside);
     for (const name of Object.keys(outside)) expect(refused[name], name).to.have.property("error").that.matches(/outside its data source|does not exist/);
 
     const own = await runDraft(south, "own-rows", {
@@ -176,6 +198,32 @@ describe("security: what report SQL can do", function () {
       expect(ids.length).to.be.greaterThan(0);
       expect(ids.every((id: string) => id.startsWith(prefix)), `call ${i}: ${ids}`).to.equal(true);
     });
+  });
+
+  it("cannot list sessions, relations or roles of the database, nor cancel another tenant's query: refused at save", async () => {
+    const looking = {
+      sessions: "select pid, query from pg_stat_activity",
+      sessionsByFunction: "select pid from pg_stat_get_activity(null)",
+      locks: "select pid from pg_locks",
+      relations: "select relname from pg_class",
+      schemas: "select nspname from pg_namespace",
+      tables: "select table_schema, table_name from information_schema.tables",
+      roles: "select rolname from pg_roles",
+      lookup: "select to_regclass('public.events') is not null as found",
+      cast: "select 'public.events'::regclass::oid as oid",
+      cancel: "select pg_cancel_backend(pid) from (select 0 as pid) p",
+      terminate: "select pg_catalog.pg_terminate_backend(pid) from (select 0 as pid) p",
+    };
+    // north's query runs while south tries.
+    const northRunning = runDraft(north, "long-running", { slow: "select count(*) as n from generate_series(1, 100000) g" });
+    for (const [name, sql] of Object.entries(looking)) {
+      const saved = await south.asAuthor("PUT", "/api/reports/looking/draft", { spec: specWith({ [name]: sql }) });
+      expect(saved.status, name).to.equal(400);
+      expect(saved.body.error, name).to.match(/^spec\.queries\.\w+\.sql: The query (reads|calls|casts)/);
+      expect(saved.body.error, "the sentence does not quote the SQL").not.to.include(sql);
+    }
+    expect((await south.call("GET", "/api/reports/looking/view?version=draft")).status).to.equal(404);
+    expect((await northRunning).slow, "north's query ran to its end").to.deep.include({ rows: [[100000]] });
   });
 
   it("cannot read another tenant's report SQL while it runs (pg_stat_activity)", async () => {

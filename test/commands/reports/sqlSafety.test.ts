@@ -131,3 +131,64 @@ describe("read-only check of report queries", () => {
     expect(await readOnlyProblem("select 1 from x where [[k >= {{minKtv}}]]", PARAMS)).to.equal(null);
   });
 });
+
+describe("what a query of the clinical data source may reach", () => {
+  const CLINICAL = ["patients", "lab_reports", "lab_results", "exam_reports", "std_items"];
+  const reach = (sql: string) => readOnlyProblem(sql, PARAMS, CLINICAL);
+
+  it("accepts the clinical views, qualified or not, CTEs where they are in scope, set-returning functions and pg_sleep", async () => {
+    for (const sql of [
+      MONTHLY,
+      "select count(*) from clinical.lab_results r join patients p using (patient_ref)",
+      "with recent as (select * from lab_reports) select count(*) from recent",
+      "with a as (select 1 as n), b as (select n from a) select * from b",
+      "with recursive n(i) as (select 1 union all select i + 1 from n where i < 5) select i from n",
+      "select d::date from generate_series(date '2026-01-01', date '2026-12-01', interval '1 month') d",
+      "select pg_sleep(0), pg_typeof(1), current_setting('TimeZone')",
+    ]) {
+      expect(await reach(sql), sql).to.equal(null);
+    }
+  });
+
+  it("refuses relations outside the clinical views, naming the relation and the views to read", async () => {
+    for (const [sql, relation] of [
+      ["select pid, query from pg_stat_activity", "pg_stat_activity"],
+      ["select relname from pg_catalog.pg_class", "pg_catalog.pg_class"],
+      ["select table_name from information_schema.tables", "information_schema.tables"],
+      ["select tablename from pg_tables", "pg_tables"],
+      ["select rolname from pg_roles", "pg_roles"],
+      ["select * from pg_locks", "pg_locks"],
+      ["select count(*) from events", "events"],
+      ["select count(*) from public.events", "public.events"],
+      ["select count(*) from read.patients", "read.patients"],
+      ["select count(*) from clinical.report_sessions", "clinical.report_sessions"],
+      // A CTE named like a catalog hides it only where PostgreSQL resolves the name to the CTE.
+      ["with a as (select relname from pg_class), pg_class as (select 1 as relname) select * from a", "pg_class"],
+      ["select * from pg_class, (with pg_class as (select 1) select * from pg_class) x", "pg_class"],
+    ]) {
+      expect(await reach(sql!), sql).to.equal(
+        `The query reads ${relation}, which is not a relation of the clinical data source: read patients, lab_reports, lab_results, exam_reports, std_items, or a CTE of the query.`,
+      );
+    }
+  });
+
+  it("refuses functions and casts that look at the catalogs, other sessions or privileges", async () => {
+    for (const [sql, what] of [
+      ["select * from pg_stat_get_activity(null)", "calls pg_stat_get_activity"],
+      ["select pg_catalog.pg_get_userbyid(10)", "calls pg_get_userbyid"],
+      ["select * from pg_lock_status()", "calls pg_lock_status"],
+      ["select pg_blocking_pids(1)", "calls pg_blocking_pids"],
+      ["select to_regclass('public.events')", "calls to_regclass"],
+      ["select has_table_privilege('events', 'select')", "calls has_table_privilege"],
+      ["select 'public.events'::regclass", "casts to regclass"],
+      ["select 10::oid::regrole", "casts to regrole"],
+    ]) {
+      expect(await reach(sql!), sql).to.match(new RegExp(`^The query ${what}, `));
+    }
+    expect(await reach("select pg_cancel_backend(1)"), "signalling, refused as before").to.match(/calls pg_cancel_backend\(\), which writes, changes the session or other sessions/);
+  });
+
+  it("leaves the relations of another data source to that database", async () => {
+    expect(await readOnlyProblem("select count(*) from public.quality_indicators", PARAMS)).to.equal(null);
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * What report SQL of the `clinical` data source may reach, checked on the parse tree at save.
+ *
+ * PostgreSQL grants every role, through PUBLIC, reads of the system catalogs and statistics
+ * (pg_class, information_schema, pg_roles, pg_stat_activity, pg_locks …), and one role may signal
+ * the other backends of the same role; every tenant's report connections are the one role
+ * dh_report_runner. A role cannot be denied what PUBLIC has (PostgreSQL has no negative
+ * privileges), and taking it from PUBLIC would need a superuser and change every role of the
+ * database. So a clinical query may read only the clinical views and its own CTEs, and may not
+ * call the functions that look past them: catalog and statistics functions (pg_*, but for a few
+ * that only compute), object look-ups (to_reg*, ::regclass …) and privilege checks (has_*).
+ * At run time the role still reads nothing else (no rights on any table) and sees no other
+ * session's SQL when the service is a superuser (track_activities off, db/reportRunner.ts).
+ */
+
+/** pg_* functions that only compute or wait (the statement timeout bounds pg_sleep). */
+const HARMLESS_PG_FUNCTIONS = new Set(["pg_sleep", "pg_sleep_for", "pg_sleep_until", "pg_typeof", "pg_size_pretty", "pg_size_bytes", "pg_column_size"]);
+const LOOK_UP_TYPES = new Set(["regclass", "regcollation", "regconfig", "regdictionary", "regnamespace", "regoper", "regoperator", "regproc", "regprocedure", "regrole", "regtype"]);
+
+type Node = Record<string, unknown>;
+
+const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
+const short = (name: string) => (name.length > 30 ? `${name.slice(0, 30)}…` : name);
+
+function lastName(names: unknown): string | null {
+  if (!Array.isArray(names)) return null;
+  const last = names[names.length - 1] as { String?: { sval?: unknown } } | undefined;
+  return typeof last?.String?.sval === "string" ? last.String.sval : null;
+}
+
+function looksBeyond(functionName: string): boolean {
+  const name = functionName.toLowerCase();
+  if (name.startsWith("pg_")) return !HARMLESS_PG_FUNCTIONS.has(name);
+  return name.startsWith("to_reg") || (name.startsWith("has_") && name.endsWith("_privilege")) || name.endsWith("obj_description") || name === "col_description";
+}
+
+/** The first thing the statement reaches outside the clinical views, as a sentence; null when none. */
+export function clinicalReachProblem(tree: unknown, relations: readonly string[]): string | null {
+  const clinical = new Set(relations);
+  const views = relations.join(", ");
+  let problem: string | null = null;
+
+  // A CTE's name hides a relation only where PostgreSQL would resolve it to the CTE: in the
+  // statement that declares it, in a later sibling's body, and (WITH RECURSIVE) in every body.
+  const walk = (value: unknown, ctes: ReadonlySet<string>): void => {
+    if (problem !== null) return;
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item, ctes);
+      return;
+    }
+    if (!isNode(value)) return;
+    for (const [key, child] of Object.entries(value)) {
+      if (problem !== null) return;
+      if (key === "RangeVar" && isNode(child)) {
+        const relation = String(child.relname);
+        const schema = typeof child.schemaname === "string" ? child.schemaname : null;
+        const allowed = schema === null ? clinical.has(relation) || ctes.has(relation) : schema === "clinical" && clinical.has(relation);
+        if (!allowed) {
+          problem = `The query reads ${short(schema ? `${schema}.${relation}` : relation)}, which is not a relation of the clinical data source: read ${views}, or a CTE of the query.`;
+        }
+      } else if (key === "FuncCall" && isNode(child)) {
+        const name = lastName(child.funcname);
+        if (name !== null && looksBeyond(name)) {
+          problem = `The query calls ${short(name)}, which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report SQL may not call it.`;
+          return;
+        }
+      } else if (key === "TypeCast" && isNode(child) && isNode(child.typeName)) {
+        const type = lastName(child.typeName.names);
+        if (type !== null && LOOK_UP_TYPES.has(type.toLowerCase())) {
+          problem = `The query casts to ${type}, which looks up objects of the database outside the clinical data source: report SQL may not use it.`;
+          return;
+        }
+      } else if (key === "SelectStmt" && isNode(child) && isNode(child.withClause)) {
+        walkWith(child, ctes);
+        continue;
+      }
+      walk(child, ctes);
+    }
+  };
+
+  const walkWith = (select: Node, outer: ReadonlySet<string>): void => {
+    const withClause = select.withClause as Node;
+    const declared = (Array.isArray(withClause.ctes) ? withClause.ctes : []).map((cte) => (isNode(cte) && isNode(cte.CommonTableExpr) ? cte.CommonTableExpr : {}));
+    const names = declared.map((cte) => String(cte.ctename));
+    declared.forEach((cte, i) => {
+      const visible = withClause.recursive === true ? names : names.slice(0, i);
+      walk(cte.ctequery, new Set([...outer, ...visible]));
+    });
+    const { withClause: _declared, ...rest } = select;
+    walk(rest, new Set([...outer, ...names]));
+  };
+
+  walk(tree, new Set());
+  return problem;
+}
