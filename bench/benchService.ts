@@ -4,7 +4,8 @@ import { silentLogger } from "../src/logger.ts";
 import { startService, type RunningService } from "../src/service.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
+export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789";
+const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 
 /** The whole service in this process on a database of its own, as production runs it with --role all. */
 export async function startBenchService(): Promise<RunningService> {
@@ -16,7 +17,7 @@ export async function startBenchService(): Promise<RunningService> {
 export const benchHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
 
 /** Saves the spec as a draft of the bench tenant and publishes it as a dynamic version. */
-export async function publishBenchReport(service: RunningService, reportId: string, spec: unknown): Promise<void> {
+export async function publishBenchReport(service: Pick<RunningService, "url">, reportId: string, spec: unknown): Promise<void> {
   const draft = await fetch(`${service.url}/api/reports/${reportId}/draft`, { method: "PUT", headers: benchHeaders, body: JSON.stringify({ spec }) });
   if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
   const published = await fetch(`${service.url}/api/reports/${reportId}/publish`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ mode: "dynamic" }) });

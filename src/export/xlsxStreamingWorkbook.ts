@@ -18,7 +18,7 @@ export function workbookWriter(stream: Writable): ExcelJS.stream.xlsx.WorkbookWr
   // Deflate runs on libuv's thread pool, but each piece handed to it, and each output buffer it
   // fills, needs a turn of the main thread before the next: with exceljs's 64 KB pieces and zlib's
   // 16 KB output buffer, compression only advanced while the writer paused between batches. With
-  // 1 MB pieces (about one batch of rows) a batch compresses while the writer builds the next.
+  // 1 MB pieces (a few batches of rows) a piece compresses while the writer builds the next.
   const zip = { zlib: { level: 1, chunkSize: LARGE_PIECE } };
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false, zip });
   // exceljs opens each sheet's StreamBuf with 64 KB buffers; the size is a plain field.
@@ -36,8 +36,12 @@ export function workbookWriter(stream: Writable): ExcelJS.stream.xlsx.WorkbookWr
 
 const LARGE_PIECE = 1024 * 1024;
 
-/** Sheet XML written but not yet compressed above which the writer waits for the compressor. */
-const MAX_PENDING_XML = 4 * 1024 * 1024;
+/**
+ * Sheet XML written but not yet compressed above which the writer waits for the compressor: one
+ * piece. More lets the writer run ahead for no gain in time, and raises the service's peak memory
+ * (README: the xlsx export's memory).
+ */
+const MAX_PENDING_XML = LARGE_PIECE;
 
 /**
  * Bytes of a sheet's XML waiting for compression. exceljs hands its XML to the zip without

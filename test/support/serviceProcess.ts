@@ -50,6 +50,8 @@ export async function spawnService({ databaseUrl, role = "all", env = {}, readyT
       OPEN_API_RATE_PER_SECOND: "100000",
       OPEN_API_BURST: "100000",
       SHUTDOWN_GRACE_MS: "2000",
+      // As npm start sets it (operations.md: memory).
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
