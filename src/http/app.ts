@@ -21,6 +21,7 @@ import { refuseNulInPath } from "./storablePath.ts";
 import { staffRoutes } from "./staffRoutes.ts";
 import { resolveTenant } from "./tenant.ts";
 import { unmatchedRoutes } from "./unmatchedRoutes.ts";
+import { historyRoutes } from "./historyRoutes.ts";
 import { xlsxExportRoute } from "./xlsxExportRoute.ts";
 
 export interface AppDependencies {
@@ -60,6 +61,7 @@ export function createApp(deps: AppDependencies): Koa {
       adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      historyRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
       docxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
       xlsxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,

@@ -216,6 +216,19 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect((await south.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not ours" })).status).to.equal(404);
     expect(((await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>).map((e) => e.externalId)).to.include("NORTH-ECG-UNMATCHED");
   },
+  "GET /api/history/:kind/:externalId": async ({ north, south }) => {
+    expect((await south.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED")).status).to.equal(404);
+    expect((await south.call("GET", "/api/history/exam/NORTH-ECHO", { token: ADMIN })).status, "the ADMIN_TOKEN reads the tenant it names").to.equal(404);
+    expect((await north.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED")).body.externalId).to.equal("NORTH-UNMATCHED");
+  },
+  "GET /api/history/:kind/:externalId/versions/:n": async ({ north, south }) => {
+    expect((await south.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/versions/1")).status).to.equal(404);
+    expect((await north.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/versions/1")).status).to.equal(200);
+  },
+  "GET /api/history/:kind/:externalId/diff": async ({ north, south }) => {
+    expect((await south.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/diff?from=1&to=1")).status).to.equal(404);
+    expect((await north.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/diff?from=1&to=1")).body.changes).to.deep.equal([]);
+  },
 
   "GET /api/admin/projections": async ({ south }) => {
     expect((await south.call("GET", "/api/admin/projections", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);

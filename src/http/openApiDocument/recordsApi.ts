@@ -6,6 +6,7 @@ import { claimInput, dismissInput } from "../../../commands/ingestion/queueDecis
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../../commands/patients/registerPatient.ts";
 import { patientListEntrySchema } from "../../../queries/patients.ts";
 import { projectionsReportSchema } from "../../../queries/projectionStatus.ts";
+import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../../../queries/reportHistory.ts";
 import { unmatchedEntrySchema } from "../../../queries/unmatched.ts";
 import { clientCodeMapAnswer } from "../adminRoutes.ts";
 import { listQuery } from "../patientRoutes.ts";
@@ -42,6 +43,45 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestParams: { path: patientPath },
       requestBody: jsonBody(registerPatientInput),
       responses: { 200: { description: "The patient as listed", ...json(patientListEntrySchema) }, ...apiFailures({ 400: "Invalid idCard, patientRef or field", ...authorFailures }) },
+    },
+  },
+  "/api/history/{kind}/{externalId}": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "reportHistory",
+      summary: "A report's history from the event store: received versions, claims, dismissals, returns to the queue (contract D.1)",
+      security: security.author,
+      requestParams: { path: queuedPath },
+      responses: { 200: { description: "Oldest entry first", ...json(reportHistorySchema) }, ...apiFailures({ ...authorFailures, 404: "No such report for this tenant" }) },
+    },
+  },
+  "/api/history/{kind}/{externalId}/versions/{n}": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "reportVersion",
+      summary: "One stored version of a report, exactly as accepted",
+      security: security.author,
+      requestParams: { path: queuedPath.extend({ n: z.string().meta({ description: "The version: 1, 2, …", example: "2" }) }) },
+      responses: {
+        200: { description: "The version", ...json(reportVersionSchema) },
+        ...apiFailures({ ...authorFailures, 400: "n is not a version number", 404: "No such report, or no such version" }),
+      },
+    },
+  },
+  "/api/history/{kind}/{externalId}/diff": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "reportDiff",
+      summary: "Every changed field between two versions; items are paired by itemCode (else itemName), not by position",
+      security: security.author,
+      requestParams: {
+        path: queuedPath,
+        query: z.object({ from: z.string().meta({ description: "The older version", example: "1" }), to: z.string().meta({ description: "The newer version", example: "2" }) }),
+      },
+      responses: {
+        200: { description: "The changes, in the notation of validation errors", ...json(reportDiffSchema) },
+        ...apiFailures({ ...authorFailures, 400: "from or to is not a version number", 404: "No such report, or no such version" }),
+      },
     },
   },
   "/api/unmatched": {

@@ -47,6 +47,9 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/unmatched": "author",
   "POST /api/unmatched/:kind/:externalId/claim": "author",
   "POST /api/unmatched/:kind/:externalId/dismiss": "author",
+  "GET /api/history/:kind/:externalId": "author",
+  "GET /api/history/:kind/:externalId/versions/:n": "author",
+  "GET /api/history/:kind/:externalId/diff": "author",
 
   "GET /api/admin/projections": "admin",
   "POST /api/admin/clients": "admin",
