@@ -4,13 +4,14 @@ import type { Tx } from "../db/pool.ts";
 import { inRuns, lastPerStream, patientColumns } from "./eventRuns.ts";
 import { applyDecision } from "./labReports.ts";
 import type { Projection } from "./projection.ts";
+import { createReportDays, recordReceivedCtes } from "./reportDays.ts";
 
 /** Examination reports as last received; their few measured items stay with the report as JSON. */
 export const examReportsProjection: Projection = {
   name: "exam_reports",
-  version: 1,
+  version: 2,
   handles: ["ExamReportReceived", "ExamReportClaimed", "ExamReportDismissed"],
-  tables: ["exam_reports"],
+  tables: ["exam_reports", "exam_report_days"],
   async setup(tx: Tx) {
     await tx.query(`
       create table exam_reports (
@@ -42,15 +43,46 @@ export const examReportsProjection: Projection = {
         primary key (tenant, external_id)
       );
       create index exam_reports_by_day on exam_reports (tenant, report_day, external_id collate "C");
-      create index exam_reports_pending on exam_reports (tenant, id_card) where not matched and dismissed_at is null`);
+      create index exam_reports_pending on exam_reports (tenant, id_card) where not matched and dismissed_at is null;
+      ${createReportDays("exam_report_days")}`);
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },
   async applyBatch(tx, events) {
-    await inRuns(events, "ExamReportReceived", (run) => applyReceived(tx, lastPerStream(run)), (event) => applyDecision(tx, event, "exam_reports"));
+    await inRuns(
+      events,
+      "ExamReportReceived",
+      async (run) => {
+        await recordExamDays(tx, run);
+        await applyReceived(tx, lastPerStream(run));
+      },
+      (event) => applyDecision(tx, event, "exam_reports", "exam_report_days"),
+    );
   },
 };
+
+async function recordExamDays(tx: Tx, events: StoredEvent[]): Promise<void> {
+  const versions = events.map((event) => {
+    const received = event.data as ReceivedReport;
+    return {
+      tenant: event.tenant,
+      external_id: received.externalId,
+      version: event.streamVersion,
+      valid_from: event.recordedAt,
+      report_day: received.report.reportedAt.slice(0, 10),
+      unmatched: !received.match.matched,
+    };
+  });
+  await tx.query(
+    `with versions as (
+       select * from json_to_recordset($1::json) as v(tenant text, external_id text, version integer, valid_from timestamptz, report_day date, unmatched boolean)
+     ),
+     ${recordReceivedCtes("exam_report_days", "versions")}
+     select 1`,
+    [JSON.stringify(versions)],
+  );
+}
 
 async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
   const rows = events.map((event) => {

@@ -1,6 +1,7 @@
 import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
-import { inRuns, lastPerStream } from "./eventRuns.ts";
+import { inRuns } from "./eventRuns.ts";
+import { createReportDays, recordDecision, recordReceivedCtes } from "./reportDays.ts";
 import type { Projection } from "./projection.ts";
 
 /** Received reports are applied from the stored payload inside the database (RECEIVED): the feed brings the others' payloads only. */
@@ -13,9 +14,9 @@ export const RECEIVED_READ_IN_DATABASE = "case when type = 'LabReportReceived' t
  */
 export const labReportsProjection: Projection = {
   name: "lab_reports",
-  version: 3,
+  version: 4,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
-  tables: ["lab_reports"],
+  tables: ["lab_reports", "lab_report_days"],
   payload: RECEIVED_READ_IN_DATABASE,
   batchSize: 1000,
   async setup(tx: Tx) {
@@ -47,13 +48,14 @@ export const labReportsProjection: Projection = {
         primary key (tenant, external_id)
       );
       create index lab_reports_by_day on lab_reports (tenant, report_day, external_id collate "C");
-      create index lab_reports_pending on lab_reports (tenant, id_card) where not matched and dismissed_at is null`);
+      create index lab_reports_pending on lab_reports (tenant, id_card) where not matched and dismissed_at is null;
+      ${createReportDays("lab_report_days")}`);
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },
   async applyBatch(tx, events) {
-    await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run)), (event) => applyDecision(tx, event, "lab_reports"));
+    await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, run), (event) => applyDecision(tx, event, "lab_reports", "lab_report_days"));
   },
 };
 
@@ -66,7 +68,7 @@ export const labReportsProjection: Projection = {
  * The JSON paths follow ReceivedReport.
  */
 export const RECEIVED = `
-  select e.tenant, e.recorded_at, p.*
+  select e.tenant, e.recorded_at, e.position, e.stream_version, p.*
   from events e
   cross join lateral (
     select d->>'externalId' as external_id, d->'report' as report, d->'items' as mapped, d->'report'->'items' as sent,
@@ -77,17 +79,24 @@ export const RECEIVED = `
   ) p
   where e.position = any($1::bigint[])`;
 
+/** Every received version of the run goes into lab_report_days; each report's last into lab_reports (a later push overwrites wholly). */
 async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
   const positions = events.map((event) => event.position);
   await tx.query(
-    `insert into lab_reports as t
+    `with received as materialized (${RECEIVED}),
+     versions as (
+       select tenant, external_id, stream_version as version, recorded_at as valid_from, reported_at::date as report_day, not matched as unmatched
+       from received
+     ),
+     ${recordReceivedCtes("lab_report_days", "versions")}
+     insert into lab_reports as t
      select tenant, external_id, report->>'reportNo', patient_ref, matched,
             case when not matched then match->>'pendingReason' end, coalesce(match->>'idCard', report->'patient'->>'idCard'),
             report->'patient'->>'name', report->'patient'->>'hisPatientId', report->>'panelName', report->>'specimen',
             report->>'status', report->>'labName', report->>'reporter', report->>'reviewer', collected_at,
             reported_at, reported_at::date, recorded_at, client_name,
             jsonb_array_length(mapped), null, null
-     from (${RECEIVED}) received
+     from (select distinct on (tenant, external_id) * from received order by tenant, external_id, position desc) last_of_each
      on conflict (tenant, external_id) do update set
        report_no = excluded.report_no, patient_ref = excluded.patient_ref, matched = excluded.matched,
        pending_reason = excluded.pending_reason, id_card = excluded.id_card, patient_name = excluded.patient_name,
@@ -100,9 +109,10 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
   );
 }
 
-/** A claim or a dismissal, applied to a table of lab or exam reports. */
-export async function applyDecision(tx: Tx, event: StoredEvent, reportsTable: string): Promise<void> {
+/** A claim or a dismissal, applied to a table of lab or exam reports and to its table of days. */
+export async function applyDecision(tx: Tx, event: StoredEvent, reportsTable: string, daysTable: string): Promise<void> {
   const externalId = externalIdOf(event);
+  await recordDecision(tx, daysTable, event, externalId);
   const data = event.data as { patientRef?: string; reason?: string };
   if (event.type.endsWith("Claimed")) {
     await tx.query(`update ${reportsTable} set patient_ref = $3, matched = true, pending_reason = null where tenant = $1 and external_id = $2`, [

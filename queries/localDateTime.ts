@@ -26,6 +26,19 @@ export function isCalendarDate(value: string): boolean {
   return year >= 1 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
+/** The instant a local `yyyy-MM-dd HH:mm:ss` names in the service's time zone; null for no such moment. */
+export function parseLocalDateTime(value: string): Date | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(value);
+  if (!match) return null;
+  const [year, month, day, hours, minutes, seconds] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  // setFullYear, not the constructor: the constructor reads years 0 to 99 as 1900 to 1999.
+  const date = new Date(0);
+  date.setFullYear(year, month - 1, day);
+  date.setHours(hours, minutes, seconds, 0);
+  // A day or time that does not exist (30 February, 24:00, a clock change's gap) comes back changed.
+  return year >= 1 && localDateTime(date) === value ? date : null;
+}
+
 /** `yyyy-MM-ddTHH:mm:ss` in the service's time zone, no zone suffix: the report-viewing interface's form. */
 export function localIsoDateTime(date: Date): string {
   return localDateTime(date).replace(" ", "T");

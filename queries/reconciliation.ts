@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { TenantReader } from "../db/tenantScope.ts";
+import { localDateTimeText } from "./localDateTime.ts";
 
 /** Contract B.5: the `data` of `GET /open/v1/reconcile/{lab|exam}`. */
 export const reconciliationSchema = z.object({
@@ -28,13 +29,44 @@ export async function reconciliationByDay(reader: TenantReader, kind: "lab" | "e
              (select count(*) from read.exam_reports where report_day = $1 and not matched and dismissed_at is null))::int as unmatched`,
     [date],
   );
-  const externalIds = day.ids as string[];
+  return answer(date, day.ids as string[], day.lab, day.exam, day.unmatched);
+}
+
+function answer(date: string, externalIds: string[], lab: number, exam: number, unmatched: number): Reconciliation {
   return {
     date,
-    labReportCount: day.lab,
-    examReportCount: day.exam,
-    unmatchedCount: day.unmatched,
+    labReportCount: lab,
+    examReportCount: exam,
+    unmatchedCount: unmatched,
     externalIdDigest: `sha256:${createHash("sha256").update(externalIds.join("\n"), "utf8").digest("hex")}`,
     externalIds,
   };
+}
+
+const asOfField = localDateTimeText.meta({ description: "Only with ?asOf= (contract D.3): the moment answered for; a moment not yet come is answered as now" });
+export type ReconciliationAsOf = Reconciliation & { asOf: string };
+/** The documented answer: B.5's, and `asOf` when it was asked for. */
+export const reconciliationAnswerSchema = reconciliationSchema.extend({ asOf: asOfField.optional() });
+
+/**
+ * The answer the call would have given at `asOf` (contract D.3): what had been stored by the end
+ * of that second counts, each report on the day its reportedAt had then, awaiting a patient or not
+ * as it then did. From the lab and exam report days (projections/reportDays.ts), whose times are
+ * the events' own.
+ */
+export async function reconciliationAsOf(reader: TenantReader, kind: "lab" | "exam", date: string, asOf: Date, shownAsOf: string): Promise<ReconciliationAsOf> {
+  const { rows } = await reader.query(
+    `select kind, external_id, unmatched from (
+       select 'lab' as kind, external_id, unmatched from read.lab_report_days
+       where report_day = $1 and valid_from < $2 and (valid_to is null or valid_to >= $2)
+       union all
+       select 'exam', external_id, unmatched from read.exam_report_days
+       where report_day = $1 and valid_from < $2 and (valid_to is null or valid_to >= $2)
+     ) then_held
+     order by external_id collate "C"`,
+    [date, new Date(asOf.getTime() + 1000)],
+  );
+  const externalIds = rows.filter((row) => row.kind === kind).map((row) => row.external_id as string);
+  const count = (which: string) => rows.filter((row) => row.kind === which).length;
+  return { ...answer(date, externalIds, count("lab"), count("exam"), rows.filter((row) => row.unmatched).length), asOf: shownAsOf };
 }

@@ -6,8 +6,8 @@ import { reportKinds, type ReportKind } from "../../../commands/ingestion/report
 import { parseClientCodeMap } from "../../../commands/ingestion/itemMapping.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import type { ServedDictionary } from "../../../queries/dictionary.ts";
-import { isCalendarDate, localDateTime, localDateTimeText } from "../../../queries/localDateTime.ts";
-import { reconciliationByDay } from "../../../queries/reconciliation.ts";
+import { isCalendarDate, localDateTime, localDateTimeText, parseLocalDateTime } from "../../../queries/localDateTime.ts";
+import { reconciliationAsOf, reconciliationByDay } from "../../../queries/reconciliation.ts";
 import type { Client } from "../../../queries/credentials.ts";
 import { HttpError } from "../httpError.ts";
 import { jsonBody } from "../jsonBody.ts";
@@ -18,9 +18,15 @@ import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 export const OPEN_API_BODY_LIMIT = 4 * 1024 * 1024;
 
 const DATE_PROBLEM = "date is required as a real calendar day written yyyy-MM-dd, e.g. ?date=2026-03-01.";
+const AS_OF_PROBLEM = "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. ?asOf=2026-03-01%2018:00:00, or be left out for now.";
 /** `GET /open/v1/reconcile/{lab|exam}?date=` (contract B.5). */
 export const reconcileQuery = z.object({
   date: z.string({ error: DATE_PROBLEM }).refine(isCalendarDate, { error: DATE_PROBLEM }).meta({ description: "The day, yyyy-MM-dd: the date part of each report's current reportedAt", example: "2026-03-01" }),
+  asOf: z
+    .string()
+    .refine((value) => parseLocalDateTime(value) !== null, { error: AS_OF_PROBLEM })
+    .optional()
+    .meta({ description: "Contract D.3: answer as the call would have at this local moment, yyyy-MM-dd HH:mm:ss (what was stored by the end of that second)", example: "2026-03-01 18:00:00" }),
 });
 
 /** Contract B.6: the `data` of `GET /open/v1/ping`. */
@@ -73,8 +79,18 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
   for (const kind of ["lab", "exam"] as const) {
     router.get(`/reconcile/${kind}`, async (ctx) => {
       const query = reconcileQuery.safeParse(ctx.query);
-      if (!query.success) throw new HttpError(400, DATE_PROBLEM);
-      answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationByDay(reader, kind, query.data.date)));
+      if (!query.success) throw new HttpError(400, query.error.issues.some((issue) => issue.path[0] === "date") ? DATE_PROBLEM : AS_OF_PROBLEM);
+      const { date, asOf } = query.data;
+      if (asOf === undefined) {
+        answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationByDay(reader, kind, date)));
+        return;
+      }
+      // A moment not yet come is answered as now.
+      const now = new Date();
+      const asked = parseLocalDateTime(asOf)!;
+      const moment = asked.getTime() > now.getTime() ? now : asked;
+      const shown = moment === now ? localDateTime(now) : asOf;
+      answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationAsOf(reader, kind, date, moment, shown)));
     });
   }
 

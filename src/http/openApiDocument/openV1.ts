@@ -4,7 +4,7 @@ import { pushBodySchema, pushResultSchema } from "../../../commands/ingestion/pu
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import type { Dictionary } from "../../../db/seed/defaultDictionary.ts";
 import { dictionaryAnswerSchema, type ServedDictionary } from "../../../queries/dictionary.ts";
-import { reconciliationSchema } from "../../../queries/reconciliation.ts";
+import { reconciliationAnswerSchema } from "../../../queries/reconciliation.ts";
 import { pingAnswer, reconcileQuery } from "../openApi/openApiRoutes.ts";
 import { jsonBody, openFailures, openSuccess, security } from "./shared.ts";
 
@@ -30,7 +30,7 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     summary: `What was stored for a day, with the ${kind} externalIds and their digest`,
     security: security.client,
     requestParams: { query: reconcileQuery },
-    responses: { 200: openSuccess("The day's counts and ids", reconciliationSchema), ...openFailures() },
+    responses: { 200: openSuccess("The day's counts and ids", reconciliationAnswerSchema), ...openFailures() },
   });
   return {
     "/open/v1/lab/reports": { post: push("lab", "laboratory") },
