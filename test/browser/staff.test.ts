@@ -164,6 +164,42 @@ describe("staff pages in chromium", function () {
     await ready(".page-reports .page-body");
   });
 
+  it("shows a queued report's history: its versions as received, and what an update changed", async () => {
+    // The laboratory corrects S-2's hemoglobin: version 2, still awaiting a patient.
+    const corrected = labReport("S-2", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } });
+    (corrected.items[0] as { value: number }).value = 12.1;
+    expect((await tenant.push("lab", [corrected])).body.data.results[0].status).to.equal("UPDATED");
+    await page.getByRole("link", { name: "Unmatched reports" }).click();
+    await ready(".page-unmatched .page-body");
+
+    await page.getByRole("button", { name: "History of report S-2" }).click();
+    const dialog = page.locator("dialog:has(.history-timeline)");
+    await dialog.waitFor();
+    await ready("dialog .history-timeline");
+    const rows = dialog.locator("table.history tbody tr");
+    expect(await rows.evaluateAll((r) => r.map((row) => [(row as HTMLElement).dataset.event, row.querySelector("td:nth-child(3)")!.textContent]))).to.deep.equal([
+      ["RECEIVED", "Central lab LIS"],
+      ["RECEIVED", "Central lab LIS"],
+    ]);
+    expect(await rows.nth(1).locator("td").nth(2).textContent()).to.include("version 2 · update");
+
+    await dialog.getByRole("button", { name: "Changes in version 2" }).click();
+    await ready("dialog .history-detail-body");
+    expect(await dialog.locator("h3").textContent()).to.equal("Version 1 → version 2");
+    expect(await dialog.locator("table.changes tbody tr").evaluateAll((r) => r.map((row) => row.textContent))).to.deep.equal(["items[0].value11.512.1"]);
+    await page.screenshot({ path: `${OUT}staff-history.png` });
+
+    await dialog.getByRole("button", { name: "View version 1" }).click();
+    await page.waitForFunction(() => document.querySelector("dialog .history-detail h3")?.textContent === "Version 1, as received");
+    await ready("dialog .history-detail-body");
+    const json = JSON.parse((await dialog.locator(".report-json").textContent())!);
+    expect(json).to.deep.include({ externalId: "S-2" });
+    expect(json.items[0]).to.include({ itemCode: "HGB", value: 11.5 });
+
+    await page.keyboard.press("Escape");
+    expect(await page.locator("dialog").count()).to.equal(0);
+  });
+
   it("claims an unmatched report for a patient found by searching the masked id card: it leaves the queue", async () => {
     await page.getByRole("link", { name: "Unmatched reports" }).click();
     await ready(".page-unmatched .page-body");

@@ -91,6 +91,26 @@ export interface StaffTexts {
   reasonMissing: string;
   dismissing: string;
   dismissed: (externalId: string) => string;
+  history: string;
+  historyFor: (externalId: string) => string;
+  historyTitle: (externalId: string) => string;
+  colWhen: string;
+  colEvent: string;
+  colBy: string;
+  colDetails: string;
+  events: Record<string, string>;
+  statuses: Record<string, string>;
+  versionNo: (n: number) => string;
+  patientOf: (patientRef: string) => string;
+  viewVersion: (n: number) => string;
+  changesOf: (n: number) => string;
+  versionTitle: (n: number) => string;
+  changesTitle: (from: number, to: number) => string;
+  noChanges: string;
+  colField: string;
+  colBefore: string;
+  colAfter: string;
+  absent: string;
 
   patientsIntro: string;
   search: string;
@@ -216,6 +236,26 @@ const zh: StaffTexts = {
   reasonMissing: "请填写搁置理由。",
   dismissing: "正在搁置…",
   dismissed: (externalId) => `报告 ${externalId} 已搁置。`,
+  history: "历史",
+  historyFor: (externalId) => `报告 ${externalId} 的历史`,
+  historyTitle: (externalId) => `报告 ${externalId} 的历史`,
+  colWhen: "时间",
+  colEvent: "事件",
+  colBy: "操作者",
+  colDetails: "详情",
+  events: { RECEIVED: "收到", CLAIMED: "认领", DISMISSED: "搁置", REQUEUED: "退回待认领" },
+  statuses: { CREATED: "新建", UPDATED: "更新" },
+  versionNo: (n) => `第 ${n} 版`,
+  patientOf: (patientRef) => `患者 ${patientRef}`,
+  viewVersion: (n) => `查看第 ${n} 版`,
+  changesOf: (n) => `第 ${n} 版的改动`,
+  versionTitle: (n) => `第 ${n} 版（收到时的原样）`,
+  changesTitle: (from, to) => `第 ${from} 版 → 第 ${to} 版`,
+  noChanges: "两版内容相同。",
+  colField: "字段",
+  colBefore: "之前",
+  colAfter: "之后",
+  absent: "（无）",
 
   patientsIntro: "本租户登记的透析患者。身份证号只显示前 6 位和后 4 位。",
   search: "搜索",
@@ -341,6 +381,26 @@ const en: StaffTexts = {
   reasonMissing: "Give a reason for dismissing the report.",
   dismissing: "Dismissing…",
   dismissed: (externalId) => `Report ${externalId} was dismissed.`,
+  history: "History",
+  historyFor: (externalId) => `History of report ${externalId}`,
+  historyTitle: (externalId) => `History of report ${externalId}`,
+  colWhen: "When",
+  colEvent: "What",
+  colBy: "By",
+  colDetails: "Details",
+  events: { RECEIVED: "Received", CLAIMED: "Claimed", DISMISSED: "Dismissed", REQUEUED: "Back in the queue" },
+  statuses: { CREATED: "new", UPDATED: "update" },
+  versionNo: (n) => `version ${n}`,
+  patientOf: (patientRef) => `patient ${patientRef}`,
+  viewVersion: (n) => `View version ${n}`,
+  changesOf: (n) => `Changes in version ${n}`,
+  versionTitle: (n) => `Version ${n}, as received`,
+  changesTitle: (from, to) => `Version ${from} → version ${to}`,
+  noChanges: "The two versions are the same.",
+  colField: "Field",
+  colBefore: "Before",
+  colAfter: "After",
+  absent: "(none)",
 
   patientsIntro: "The dialysis patients registered for this tenant. Id cards show their first 6 and last 4 characters only.",
   search: "Search",

@@ -3,6 +3,7 @@ export type { Audit, Finding } from "../../commands/reports/audit.ts";
 export type { PatientListEntry } from "../../queries/patients.ts";
 export type { ReportListEntry, VersionEntry } from "../../queries/reports/reportCatalog.ts";
 export type { UnmatchedEntry } from "../../queries/unmatched.ts";
+export type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "../../queries/reportHistory.ts";
 
 /** The body of `PUT /api/patients/{patientRef}`. */
 export interface PatientInput {

@@ -1,4 +1,5 @@
 import { openModal } from "./dialog.ts";
+import { historyDialog } from "./historyDialog.ts";
 import { alertBox, el, field, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientPicker } from "./patientPicker.ts";
@@ -38,6 +39,7 @@ function queueTable(ctx: PageContext, queue: UnmatchedEntry[], reload: () => Pro
         { class: "actions" },
         el("button", { type: "button", class: "claim", "aria-label": texts.claimFor(entry.externalId), onclick: () => claimDialog(ctx, entry, reload) }, texts.claim),
         el("button", { type: "button", class: "dismiss", "aria-label": texts.dismissFor(entry.externalId), onclick: () => dismissDialog(ctx, entry, reload) }, texts.dismiss),
+        el("button", { type: "button", class: "history", "aria-label": texts.historyFor(entry.externalId), onclick: () => historyDialog(ctx, entry.kind, entry.externalId) }, texts.history),
       ),
     );
   });

@@ -1,0 +1,73 @@
+import { openModal } from "./dialog.ts";
+import { el, localTime } from "./dom.ts";
+import { loader, type PageContext } from "./page.ts";
+import { segment } from "./staffApi.ts";
+import type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "./types.ts";
+
+/**
+ * A report's history (`GET /api/history/…`, contract D.1) in a dialog: what happened to it, by
+ * whom and when; each version as received, and what changed from the version before.
+ */
+export function historyDialog(ctx: PageContext, kind: string, externalId: string): void {
+  const { texts } = ctx;
+  const base = `/api/history/${segment(kind)}/${segment(externalId)}`;
+  openModal(texts.historyTitle(externalId), texts.close, () => {
+    const timeline = el("div", { class: "history-timeline" });
+    const detail = el("section", { class: "history-detail", "aria-live": "polite" });
+    const show = (title: string, load: () => Promise<Node>) => {
+      detail.replaceChildren(el("h3", {}, title), el("div", { class: "history-detail-body" }));
+      void loader(detail.lastElementChild as HTMLElement, texts, load)();
+    };
+    const actions = (entry: HistoryEntry) => {
+      if (entry.event !== "RECEIVED" || entry.version === undefined) return null;
+      const n = entry.version;
+      return el(
+        "span",
+        { class: "actions" },
+        el("button", { type: "button", class: "view-version", onclick: () => show(texts.versionTitle(n), async () => versionView(await ctx.api.get<ReportVersion>(`${base}/versions/${n}`))) }, texts.viewVersion(n)),
+        n > 1 ? el("button", { type: "button", class: "view-changes", onclick: () => show(texts.changesTitle(n - 1, n), async () => changesView(ctx, await ctx.api.get<ReportDiff>(`${base}/diff?from=${n - 1}&to=${n}`))) }, texts.changesOf(n)) : null,
+      );
+    };
+    void loader(timeline, texts, async () => timelineTable(ctx, await ctx.api.get<ReportHistory>(base), actions))();
+    return [timeline, detail];
+  });
+}
+
+function timelineTable(ctx: PageContext, history: ReportHistory, actions: (entry: HistoryEntry) => Node | null): HTMLElement {
+  const { texts } = ctx;
+  const details = (entry: HistoryEntry) =>
+    [
+      entry.version !== undefined ? texts.versionNo(entry.version) : null,
+      entry.status ? texts.statuses[entry.status] : null,
+      entry.patientRef ? texts.patientOf(entry.patientRef) : null,
+      entry.reason ?? null,
+    ]
+      .filter(Boolean)
+      .join(" · ");
+  const rows = history.entries.map((entry) =>
+    el(
+      "tr",
+      { "data-event": entry.event, "data-seq": entry.seq },
+      el("td", {}, localTime(entry.at)),
+      el("th", { scope: "row" }, texts.events[entry.event] ?? entry.event),
+      el("td", {}, entry.by),
+      el("td", {}, details(entry), actions(entry)),
+    ),
+  );
+  const head = el("tr", {}, ...[texts.colWhen, texts.colEvent, texts.colBy, texts.colDetails].map((c) => el("th", { scope: "col" }, c)));
+  return el("div", { class: "table-wrap" }, el("table", { class: "data history" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+}
+
+/** The report as it was accepted, as indented JSON: the record, not a rendering of it. */
+function versionView(version: ReportVersion): HTMLElement {
+  return el("pre", { class: "report-json" }, JSON.stringify(version.report, null, 2));
+}
+
+function changesView(ctx: PageContext, diff: ReportDiff): HTMLElement {
+  const { texts } = ctx;
+  if (diff.changes.length === 0) return el("p", { class: "empty" }, texts.noChanges);
+  const shown = (value: unknown) => (value === null || value === undefined ? texts.absent : typeof value === "object" ? JSON.stringify(value) : String(value));
+  const head = el("tr", {}, ...[texts.colField, texts.colBefore, texts.colAfter].map((c) => el("th", { scope: "col" }, c)));
+  const rows = diff.changes.map((change) => el("tr", { "data-path": change.path }, el("th", { scope: "row" }, el("code", {}, change.path)), el("td", { class: "before" }, shown(change.before)), el("td", { class: "after" }, shown(change.after))));
+  return el("table", { class: "data changes" }, el("thead", {}, head), el("tbody", {}, ...rows));
+}
