@@ -21,6 +21,7 @@ const groups: Record<string, Group> = {
   projection: { run: async () => (await import("./projection.ts")).projectionBenchmarks() },
   ingest: { run: async () => (await import("./ingest.ts")).ingestBenchmarks() },
   reports: { run: async () => (await import("./reports.ts")).reportBenchmarks() },
+  reconcile: { run: async () => (await import("./reconcile.ts")).reconcileBenchmarks() },
   docx: { run: async () => (await import("./docxExport.ts")).docxExportBenchmarks() },
   xlsx: { run: async () => (await import("./xlsxExport.ts")).xlsxExportBenchmarks() },
   embed: { run: async () => (await import("./embed.ts")).embedBenchmarks(), cannotRunBecause: chromiumMissing },
