@@ -18,6 +18,9 @@ export interface PoolOptions extends DeadPeerLimits {
   applicationName?: string;
 }
 
+/** How long a new connection may take; one that gets no answer (a network gone silent) then fails. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 export function createPool(connectionString: string, options: PoolOptions = {}): Db {
   const pool = new pg.Pool({
     connectionString,
@@ -30,8 +33,6 @@ export function createPool(connectionString: string, options: PoolOptions = {}):
   });
   return surviveLostConnections(pool);
 }
-
-export const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface DeadPeerLimits {
   /** A statement not answered within this fails and its connection is discarded (client side). */
