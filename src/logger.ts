@@ -16,8 +16,10 @@ export function createLogger(level = process.env.LOG_LEVEL ?? "info", destinatio
     // Credentials and full identity numbers never reach the logs, whatever a caller logs. A
     // database error's detail and context quote the data at fault ("Failing row contains (…)",
     // "JSON data, line 1: …"): a report's id card among it. Its message, code and constraint stay.
+    // pg-pool hangs the whole connection on an idle connection's error (err.client): its cancel
+    // key and settings, some 8 KB a line, when pg-boss reports a restart or shutdown.
     redact: {
-      paths: ["req.headers.authorization", "*.authorization", "*.key", "*.token", "*.idCard", "*.*.idCard", "err.detail", "err.where", "*.err.detail", "*.err.where"],
+      paths: ["req.headers.authorization", "*.authorization", "*.key", "*.token", "*.idCard", "*.*.idCard", "err.detail", "err.where", "*.err.detail", "*.err.where", "err.client", "*.err.client"],
       censor: "[redacted]",
     },
   };

@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import pg from "pg";
+import { createTestDatabase } from "../support/database.ts";
 import { allProjections } from "../../projections/index.ts";
 import { createLogger } from "../../src/logger.ts";
 import type { RunningService } from "../../src/service.ts";
@@ -29,6 +31,34 @@ describe("logs", () => {
     expect(text).to.include('"requestId"');
     for (const secret of [tenant.client.key, tenant.authorToken, ZHANG_SAN.idCard, LI_SI.idCard]) {
       expect(text).not.to.include(secret);
+    }
+  });
+});
+
+describe("logs of a lost idle connection", () => {
+  it("carry the error, not the connection pg-pool hangs on it (its cancel key and settings)", async () => {
+    const url = await createTestDatabase(false);
+    const pool = new pg.Pool({ connectionString: url, max: 1, application_name: "logging-test-idle" });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const idle = await pool.connect();
+      const { processID } = idle as unknown as { processID: number };
+      idle.release();
+      const lost = new Promise<Error>((resolve) => pool.once("error", resolve));
+      await admin.query("select pg_terminate_backend($1)", [processID]);
+      const error = await lost;
+      expect(error).to.have.property("client"); // what pg-pool does, and why the logger must not write it
+
+      const lines: string[] = [];
+      createLogger("warn", { write: (line: string) => void lines.push(line) }).warn({ err: error }, "job queue fault");
+      expect(lines).to.have.length(1);
+      expect(lines[0]).to.include("terminating connection due to administrator command");
+      expect(lines[0]).not.to.include("secretKey").and.not.include("logging-test-idle");
+      expect(lines[0]!.length).to.be.below(2000);
+    } finally {
+      await admin.end();
+      await pool.end();
     }
   });
 });
