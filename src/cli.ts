@@ -20,6 +20,7 @@ import { prepareProjections, rebuildProjection } from "../projections/rebuild.ts
 import { ProjectionRunner } from "../projections/runner.ts";
 import { clientById } from "../queries/credentials.ts";
 import { projectionsReport } from "../queries/projectionStatus.ts";
+import { verifyLedger } from "../db/ledger.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { demoAtStart, demoWelcomeLines, type DemoAtStart } from "./demo/demoAtStart.ts";
 import { loadDemo, saveDemoCredentials } from "./demo/loadDemo.ts";
@@ -79,6 +80,24 @@ program
     withDatabase(async (url) => {
       const applied = await migrate(url);
       console.log(applied.length ? `applied: ${applied.join(", ")}` : "the schema is up to date");
+    }),
+  );
+
+program
+  .command("ledger")
+  .description("the tamper-evident ledger of the event store")
+  .command("verify")
+  .description("check every sealed block against the events as they are now; exit code 1 on any problem")
+  .action(() =>
+    withDatabase(async (url) => {
+      const db = createPool(url, { max: 2 });
+      try {
+        const verification = await verifyLedger(db);
+        console.log(JSON.stringify(verification, null, 2));
+        if (!verification.ok) process.exitCode = 1;
+      } finally {
+        await db.end();
+      }
     }),
   );
 

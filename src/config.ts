@@ -17,6 +17,8 @@ export const configSchema = z.object({
   DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(500).default(30_000),
   WORKER_POLL_SECONDS: z.coerce.number().min(0.5).default(0.5),
   PROJECTION_SAFETY_NET_MS: z.coerce.number().int().min(100).default(5000),
+  /** How often a worker process seals the events appended since the last seal into a ledger block. */
+  LEDGER_SEAL_SECONDS: z.coerce.number().min(0.1).default(60),
   OPEN_API_RATE_PER_SECOND: z.coerce.number().positive().default(50),
   OPEN_API_BURST: z.coerce.number().int().min(1).default(100),
   REPORT_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),

@@ -13,6 +13,7 @@ import { DataSources, dataSourcesFromEnv } from "../queries/reports/dataSources.
 import { allProjections } from "../projections/index.ts";
 import type { Projection } from "../projections/projection.ts";
 import { ProjectionWorker } from "../projections/worker.ts";
+import { LedgerSealer } from "../projections/ledgerSealer.ts";
 import { createBoss, createWakeupQueues, WakeupSender } from "../projections/wakeups.ts";
 import type { Config } from "./config.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embeddedPostgres.ts";
@@ -77,6 +78,9 @@ export async function startService({ config, role, log, projections = allProject
       await worker.start();
       const running = worker;
       stack.push(() => running.stop());
+      const sealer = new LedgerSealer(db, log, config.LEDGER_SEAL_SECONDS * 1000);
+      sealer.start();
+      stack.push(() => sealer.stop());
       // This process applies projections itself: wake them directly, no round trip through the queue.
       eventStore.onAppended((types) => running.wakeFor(types));
     } else {

@@ -6,6 +6,7 @@ import { createAuthor, createClient, revokeClient, setClientCodeMap } from "../.
 import type { EventStore } from "../../db/eventStore.ts";
 import { clientById } from "../../queries/credentials.ts";
 import { projectionsReport } from "../../queries/projectionStatus.ts";
+import { ledgerSummary, verifyLedger } from "../../db/ledger.ts";
 import { requireAdmin } from "./adminAuth.ts";
 import { HttpError } from "./httpError.ts";
 import { parseBody } from "./validate.ts";
@@ -21,6 +22,14 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined): 
 
   router.get("/projections", async (ctx) => {
     ctx.body = await projectionsReport(store.db);
+  });
+
+  router.get("/ledger", async (ctx) => {
+    ctx.body = await ledgerSummary(store.db);
+  });
+
+  router.get("/ledger/verify", async (ctx) => {
+    ctx.body = await verifyLedger(store.db);
   });
 
   router.post("/clients", async (ctx) => {

@@ -235,6 +235,14 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     const report = await south.call("GET", "/api/admin/projections", { token: ADMIN });
     expectNothingOfNorth(flat(report.body), "the projections report (positions and lag only)");
   },
+  "GET /api/admin/ledger": async ({ south }) => {
+    expect((await south.call("GET", "/api/admin/ledger", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    expectNothingOfNorth(flat((await south.call("GET", "/api/admin/ledger", { token: ADMIN })).body), "the ledger summary (counts and roots only)");
+  },
+  "GET /api/admin/ledger/verify": async ({ south }) => {
+    expect((await south.call("GET", "/api/admin/ledger/verify", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    expectNothingOfNorth(flat((await south.call("GET", "/api/admin/ledger/verify", { token: ADMIN })).body), "the verification (positions only)");
+  },
   "POST /api/admin/clients": async ({ south }) => {
     expect((await south.call("POST", "/api/admin/clients", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(401);
     expect((await south.call("POST", "/api/admin/clients", { token: south.client.key, body: { name: "x", tenant: "north" } })).status).to.equal(401);

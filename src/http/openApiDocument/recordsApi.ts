@@ -6,6 +6,7 @@ import { claimInput, dismissInput } from "../../../commands/ingestion/queueDecis
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../../commands/patients/registerPatient.ts";
 import { patientListEntrySchema } from "../../../queries/patients.ts";
 import { projectionsReportSchema } from "../../../queries/projectionStatus.ts";
+import { ledgerSummarySchema, ledgerVerificationSchema } from "../../../db/ledger.ts";
 import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../../../queries/reportHistory.ts";
 import { unmatchedEntrySchema } from "../../../queries/unmatched.ts";
 import { clientCodeMapAnswer } from "../adminRoutes.ts";
@@ -128,6 +129,24 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "Each projection's position, the event store's head and the lag",
       security: security.admin,
       responses: { 200: { description: "The projections", ...json(projectionsReportSchema) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/ledger": {
+    get: {
+      tags: ["Administration"],
+      operationId: "ledgerSummary",
+      summary: "The tamper-evident ledger (contract D.2): blocks and events sealed, and the newest block's root",
+      security: security.admin,
+      responses: { 200: { description: "The ledger", ...json(ledgerSummarySchema) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/ledger/verify": {
+    get: {
+      tags: ["Administration"],
+      operationId: "verifyLedger",
+      summary: "Checks every sealed block against the events as they are now: modified, missing or inserted events, a broken chain",
+      security: security.admin,
+      responses: { 200: { description: "ok is false when any problem was found", ...json(ledgerVerificationSchema) }, ...apiFailures(adminFailures) },
     },
   },
   "/api/admin/clients": {

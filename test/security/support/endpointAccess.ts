@@ -52,6 +52,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/history/:kind/:externalId/diff": "author",
 
   "GET /api/admin/projections": "admin",
+  "GET /api/admin/ledger": "admin",
+  "GET /api/admin/ledger/verify": "admin",
   "POST /api/admin/clients": "admin",
   "DELETE /api/admin/clients/:clientId": "admin",
   "PUT /api/admin/clients/:clientId/code-map": "admin",

@@ -1,0 +1,183 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { localDateTimeText, localDateTime } from "../queries/localDateTime.ts";
+import { withTransaction, type Db } from "./pool.ts";
+
+/*
+ * Tamper evidence for the event store (contract D.2). Events are sealed in blocks in the order
+ * projections read them (writing transaction id, then position), and only below the oldest
+ * transaction still running: every event that will ever exist there already does, so a sealed
+ * stretch is final. Each event's hash covers its position, tenant, stream, version, type, data,
+ * metadata and recorded time; a block's root is the Merkle root of its events' hashes, and each
+ * block names the previous block's root. Sealing runs on the workers, never on the append path,
+ * one sealer at a time across processes (an advisory lock).
+ */
+
+/** The hash of an events row `e`, in SQL: the same text wherever and in whatever time zone it is computed. */
+export const EVENT_HASH_SQL = `encode(sha256(convert_to(jsonb_build_array(
+  e.position, e.tenant, e.stream_id, e.stream_version, e.type, e.data, e.metadata, (extract(epoch from e.recorded_at) * 1000000)::bigint
+)::text, 'UTF8')), 'hex')`;
+
+/** Events per block at most: a burst is sealed as several blocks, each one transaction. */
+const MAX_BLOCK_EVENTS = 10_000;
+
+/**
+ * SHA-256 Merkle root of hex hashes: pairs hashed together level by level, an odd last node
+ * carried up unchanged; the root of one hash is that hash.
+ */
+export function merkleRoot(hashes: readonly string[]): string {
+  if (hashes.length === 0) throw new Error("a block has at least one event");
+  let level: Buffer[] = hashes.map((hash) => Buffer.from(hash, "hex"));
+  while (level.length > 1) {
+    const next: Buffer[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      next.push(i + 1 < level.length ? createHash("sha256").update(level[i]!).update(level[i + 1]!).digest() : level[i]!);
+    }
+    level = next;
+  }
+  return level[0]!.toString("hex");
+}
+
+export interface SealedBlock {
+  no: number;
+  events: number;
+  root: string;
+}
+
+/**
+ * Seals every event that can be sealed now, as blocks of at most MAX_BLOCK_EVENTS; nothing when
+ * another process is sealing. Returns the blocks sealed.
+ */
+export async function sealPending(db: Db): Promise<SealedBlock[]> {
+  const sealed: SealedBlock[] = [];
+  for (;;) {
+    const block = await withTransaction(db, async (tx) => {
+      const { rows: lock } = await tx.query("select pg_try_advisory_xact_lock(hashtext('ledger sealer')) as mine");
+      if (!lock[0].mine) return null;
+      const { rows: last } = await tx.query("select no, root, last_tx::text as last_tx, last_tx_position from ledger_blocks order by no desc limit 1");
+      const after = last[0] ?? { no: 0, root: null, last_tx: "0", last_tx_position: 0 };
+      const { rows: events } = await tx.query(
+        `select e.position, e.transaction_id::text as tx, ${EVENT_HASH_SQL} as hash
+         from events e
+         where (e.transaction_id, e.position) > ($1::xid8, $2::bigint) and e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         order by e.transaction_id, e.position
+         limit ${MAX_BLOCK_EVENTS}`,
+        [after.last_tx, after.last_tx_position],
+      );
+      if (events.length === 0) return null;
+      const no = Number(after.no) + 1;
+      const hashes = events.map((event) => event.hash as string);
+      const root = merkleRoot(hashes);
+      const positions = events.map((event) => Number(event.position));
+      const end = events[events.length - 1]!;
+      await tx.query(
+        `insert into ledger_blocks (no, events, first_position, last_position, last_tx, last_tx_position, root, prev)
+         values ($1, $2, $3, $4, $5::xid8, $6, $7, $8)`,
+        [no, events.length, Math.min(...positions), Math.max(...positions), end.tx, end.position, root, after.root],
+      );
+      await tx.query(
+        `insert into ledger_event_hashes (position, block_no, ordinal, hash)
+         select position, $1, ordinal::integer, hash from unnest($2::bigint[], $3::text[]) with ordinality as h(position, hash, ordinal)`,
+        [no, positions, hashes],
+      );
+      return { no, events: events.length, root };
+    });
+    if (!block) return sealed;
+    sealed.push(block);
+    if (block.events < MAX_BLOCK_EVENTS) return sealed;
+  }
+}
+
+const blockSchema = z.object({
+  no: z.int(),
+  root: z.string().meta({ description: "Hex SHA-256 Merkle root of the block's event hashes" }),
+  prev: z.string().nullable().meta({ description: "The previous block's root (null for block 1)" }),
+  sealedAt: localDateTimeText,
+  firstPosition: z.int(),
+  lastPosition: z.int(),
+});
+
+export const ledgerSummarySchema = z.object({
+  blocks: z.int(),
+  events: z.int().meta({ description: "Events sealed in all" }),
+  lastBlock: blockSchema.nullable(),
+});
+export type LedgerSummary = z.infer<typeof ledgerSummarySchema>;
+
+export async function ledgerSummary(db: Db): Promise<LedgerSummary> {
+  const { rows } = await db.query(
+    `select (select count(*) from ledger_blocks)::int as block_count, (select coalesce(sum(events), 0) from ledger_blocks)::int as sealed_events,
+            b.no, b.root, b.prev, b.sealed_at, b.first_position, b.last_position
+     from (select 1) one left join (select * from ledger_blocks order by no desc limit 1) b on true`,
+  );
+  const row = rows[0];
+  return {
+    blocks: row.block_count,
+    events: row.sealed_events,
+    lastBlock:
+      row.no === null
+        ? null
+        : { no: Number(row.no), root: row.root, prev: row.prev, sealedAt: localDateTime(row.sealed_at), firstPosition: Number(row.first_position), lastPosition: Number(row.last_position) },
+  };
+}
+
+export const ledgerProblemSchema = z.object({
+  block: z.int(),
+  position: z.int().optional(),
+  kind: z.enum(["modified", "missing", "inserted", "chain"]),
+});
+export type LedgerProblem = z.infer<typeof ledgerProblemSchema>;
+
+export const ledgerVerificationSchema = z.object({
+  ok: z.boolean(),
+  blocksChecked: z.int(),
+  eventsChecked: z.int(),
+  problems: z.array(ledgerProblemSchema),
+});
+export type LedgerVerification = z.infer<typeof ledgerVerificationSchema>;
+
+/** How many problems one verification lists at most (a store rewritten wholesale would list millions). */
+const MAX_PROBLEMS = 1000;
+
+/**
+ * Checks every sealed block against the events as they are now: each event's hash recomputed
+ * (modified), each sealed position still there (missing), no event written into a sealed stretch
+ * afterwards (inserted), each block's root from its hashes and its link to the block before
+ * (chain). Reads block by block, so a large store is checked in constant memory.
+ */
+export async function verifyLedger(db: Db): Promise<LedgerVerification> {
+  const problems: LedgerProblem[] = [];
+  const report = (problem: LedgerProblem) => problems.length < MAX_PROBLEMS && problems.push(problem);
+  let eventsChecked = 0;
+  let prevRoot: string | null = null;
+  let previous: { tx: string; position: number } = { tx: "0", position: 0 };
+  const { rows: blocks } = await db.query("select no, events, root, prev, last_tx::text as last_tx, last_tx_position from ledger_blocks order by no");
+  for (const block of blocks) {
+    const no = Number(block.no);
+    const { rows } = await db.query(
+      `select h.position, h.hash as sealed, ${EVENT_HASH_SQL} as now, e.position is not null as present
+       from ledger_event_hashes h left join events e on e.position = h.position
+       where h.block_no = $1 order by h.ordinal`,
+      [no],
+    );
+    for (const row of rows) {
+      if (!row.present) report({ block: no, position: Number(row.position), kind: "missing" });
+      else if (row.now !== row.sealed) report({ block: no, position: Number(row.position), kind: "modified" });
+    }
+    eventsChecked += rows.length;
+    // Events in the block's stretch of the reading order that it did not seal were written there later.
+    const { rows: inserted } = await db.query(
+      `select e.position from events e
+       where (e.transaction_id, e.position) > ($1::xid8, $2::bigint) and (e.transaction_id, e.position) <= ($3::xid8, $4::bigint)
+         and not exists (select 1 from ledger_event_hashes h where h.position = e.position and h.block_no = $5)
+       order by e.transaction_id, e.position limit ${MAX_PROBLEMS}`,
+      [previous.tx, previous.position, block.last_tx, block.last_tx_position, no],
+    );
+    for (const row of inserted) report({ block: no, position: Number(row.position), kind: "inserted" });
+    const hashes = rows.map((row) => row.sealed as string);
+    if (rows.length !== Number(block.events) || hashes.length === 0 || merkleRoot(hashes) !== block.root || block.prev !== prevRoot) report({ block: no, kind: "chain" });
+    prevRoot = block.root;
+    previous = { tx: block.last_tx, position: Number(block.last_tx_position) };
+  }
+  return { ok: problems.length === 0, blocksChecked: blocks.length, eventsChecked, problems };
+}

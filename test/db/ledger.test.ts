@@ -1,0 +1,118 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { expect } from "chai";
+import pg from "pg";
+import { merkleRoot, sealPending } from "../../db/ledger.ts";
+import { allProjections } from "../../projections/index.ts";
+import { SERVER_ENTRY } from "../../src/buildServer.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ADMIN } from "../support/http.ts";
+import { ingestionTenant, labReport, type IngestionTenant } from "../support/ingestion.ts";
+import { startTestService, until } from "../support/service.ts";
+
+/* Contract D.2: the event store sealed in blocks, and every later change to it found. */
+
+const sha = (...parts: string[]) => parts.reduce((hash, part) => hash.update(Buffer.from(part, "hex")), createHash("sha256")).digest("hex");
+
+function cliVerify(databaseUrl: string): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(process.execPath, [SERVER_ENTRY, "ledger", "verify"], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "inherit"] });
+  let stdout = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout }));
+  });
+}
+
+describe("ledger: merkle roots", () => {
+  it("hashes pairs level by level and carries an odd last node up unchanged", () => {
+    const [a, b, c] = ["a", "b", "c"].map((x) => createHash("sha256").update(x).digest("hex")) as [string, string, string];
+    expect(merkleRoot([a])).to.equal(a);
+    expect(merkleRoot([a, b])).to.equal(sha(a, b));
+    expect(merkleRoot([a, b, c])).to.equal(sha(sha(a, b), c));
+    expect(() => merkleRoot([])).to.throw();
+  });
+});
+
+describe("ledger (/api/admin/ledger, npm run cli -- ledger verify)", function () {
+  this.timeout(60_000);
+  let service: RunningService;
+  let tenant: IngestionTenant;
+  const admin = (path: string) => tenant.call("GET", path, { token: ADMIN });
+
+  before(async () => {
+    // Sealed often, as a worker does it in the background.
+    service = await startTestService({ projections: allProjections, env: { LEDGER_SEAL_SECONDS: "0.2" } });
+    tenant = await ingestionTenant(service, "h1");
+  });
+  after(() => service?.stop());
+
+  it("seals what is appended in the background, into blocks each naming the one before", async () => {
+    expect((await tenant.push("lab", [labReport("L-1"), labReport("L-2")])).status).to.equal(200);
+    const count = async () => (await service.db.query("select count(*)::int as n from events")).rows[0].n as number;
+    const first = await until(async () => {
+      const summary = (await admin("/api/admin/ledger")).body;
+      return summary.events === (await count()) ? summary : null;
+    }, 10_000);
+    expect((await tenant.push("lab", [labReport("L-3")])).status).to.equal(200);
+    const second = await until(async () => {
+      const summary = (await admin("/api/admin/ledger")).body;
+      return summary.events === (await count()) && summary.blocks > first.blocks ? summary : null;
+    }, 10_000);
+    expect(second.lastBlock).to.include({ prev: (await service.db.query("select root from ledger_blocks where no = $1", [second.lastBlock.no - 1])).rows[0].root });
+    expect(second.lastBlock.root).to.match(/^[0-9a-f]{64}$/);
+    expect(second.lastBlock.sealedAt).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+
+    const verified = await admin("/api/admin/ledger/verify");
+    expect(verified.body).to.deep.equal({ ok: true, blocksChecked: second.blocks, eventsChecked: second.events, problems: [] });
+    const cli = await cliVerify(service.databaseUrl);
+    expect(cli.code).to.equal(0);
+    expect(JSON.parse(cli.stdout)).to.include({ ok: true });
+    expect((await tenant.call("GET", "/api/admin/ledger", { token: tenant.authorToken })).status, "an author is no operator").to.equal(401);
+  });
+
+  it("reports an event changed, deleted or written into a sealed stretch with SQL, and a block altered, each where it is", async () => {
+    expect((await tenant.push("lab", [labReport("L-4"), labReport("L-5"), labReport("L-6")])).status).to.equal(200);
+    await until(async () => (await sealPending(service.db), (await service.db.query("select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)")).rows[0].n === 0), 10_000);
+    const positionOf = async (externalId: string) =>
+      Number((await service.db.query("select position from events where stream_id = $1 order by position limit 1", [`lab-report:${externalId}`])).rows[0].position);
+    const blockOf = async (position: number) => Number((await service.db.query("select block_no from ledger_event_hashes where position = $1", [position])).rows[0].block_no);
+    const [changed, deleted] = [await positionOf("L-4"), await positionOf("L-5")];
+
+    // A superuser with a psql prompt: the append-only triggers do not fire in replica mode.
+    const superuser = new pg.Client({ connectionString: service.databaseUrl });
+    await superuser.connect();
+    try {
+      await superuser.query("set session_replication_role = replica");
+      await superuser.query(`update events set data = jsonb_set(data, '{report,labName}', '"Another lab"') where position = $1`, [changed]);
+      await superuser.query("delete from events where position = $1", [deleted]);
+      const { rows } = await superuser.query(
+        `insert into events (position, transaction_id, tenant, stream_id, stream_version, type, data, metadata, recorded_at) overriding system value
+         select (select max(position) + 1000 from events), '1'::xid8, tenant, 'lab-report:FORGED', 1, type, data, metadata, recorded_at
+         from events where position = $1 returning position`,
+        [changed],
+      );
+      const inserted = Number(rows[0].position);
+      await superuser.query("update ledger_blocks set root = repeat('0', 64) where no = 1");
+
+      const expected = [
+        { block: await blockOf(changed), position: changed, kind: "modified" },
+        { block: await blockOf(deleted), position: deleted, kind: "missing" },
+        { block: 1, position: inserted, kind: "inserted" },
+        { block: 1, kind: "chain" },
+        { block: 2, kind: "chain" },
+      ];
+      const verified = await admin("/api/admin/ledger/verify");
+      expect(verified.status).to.equal(200);
+      expect(verified.body.ok).to.equal(false);
+      expect(verified.body.problems).to.deep.include.members(expected);
+      expect(verified.body.problems).to.have.length(expected.length);
+
+      const cli = await cliVerify(service.databaseUrl);
+      expect(cli.code, "the command line exits 1").to.equal(1);
+      expect(JSON.parse(cli.stdout).problems).to.deep.include.members(expected);
+    } finally {
+      await superuser.end();
+    }
+  });
+});
