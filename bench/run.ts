@@ -22,6 +22,7 @@ const groups: Record<string, Group> = {
   ingest: { run: async () => (await import("./ingest.ts")).ingestBenchmarks() },
   reports: { run: async () => (await import("./reports.ts")).reportBenchmarks() },
   reconcile: { run: async () => (await import("./reconcile.ts")).reconcileBenchmarks() },
+  ledger: { run: async () => (await import("./ledger.ts")).ledgerBenchmarks() },
   docx: { run: async () => (await import("./docxExport.ts")).docxExportBenchmarks() },
   xlsx: { run: async () => (await import("./xlsxExport.ts")).xlsxExportBenchmarks() },
   embed: { run: async () => (await import("./embed.ts")).embedBenchmarks(), cannotRunBecause: chromiumMissing },
