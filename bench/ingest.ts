@@ -37,11 +37,21 @@ async function itemRowsCaughtUp(db: Db): Promise<void> {
   }, 120_000);
 }
 
-async function measureOurs(batches: number): Promise<{ warmup: PushRun; measured: PushRun; itemsBehindS: number; peakRssMb: number; cpuMs: number }> {
+interface OursRun {
+  warmup: PushRun;
+  measured: PushRun;
+  itemsBehindS: number;
+  peakRssMb: number;
+  cpuMs: number;
+  /** Ledger blocks sealed from the first measured push until the item rows held every report. */
+  blocksSealed: number;
+}
+
+async function measureOurs(batches: number, env: Record<string, string> = {}): Promise<OursRun> {
   const databaseUrl = await createTestDatabase(false);
   await buildServer();
   // The service as `npm start` runs it, logging at its default level; only the rate limit is lifted.
-  const service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info" }, nodeOptions: profilingFlags() });
+  const service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info", ...env }, nodeOptions: profilingFlags() });
   const db = createPool(databaseUrl, { max: 1, applicationName: "bench-watch" });
   try {
     const tenant = await ingestionTenant(service, TENANT);
@@ -67,13 +77,16 @@ async function measureOurs(batches: number): Promise<{ warmup: PushRun; measured
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, residentBytes(service.pid))), RSS_EVERY_MS);
     // CPU time does not depend on what else the machine runs as much as wall time does.
     const cpuBefore = cpuMilliseconds(service.pid);
+    const blocks = async () => Number((await db.query("select count(*) as n from ledger_blocks")).rows[0].n);
+    const blocksBefore = await blocks();
     try {
       const measured = await runSenders({ serviceUrl, key, run: "M", batches, sample: true });
       const visibleAt = performance.now();
       await itemRowsCaughtUp(db);
       const itemsBehindS = (performance.now() - visibleAt) / 1000;
       const cpuMs = cpuMilliseconds(service.pid) - cpuBefore;
-      return { warmup, measured, itemsBehindS, peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024), cpuMs };
+      const blocksSealed = (await blocks()) - blocksBefore;
+      return { warmup, measured, itemsBehindS, peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024), cpuMs, blocksSealed };
     } finally {
       clearInterval(sampler);
     }
@@ -112,11 +125,42 @@ async function measurePlain(ours: { warmup: PushRun; measured: PushRun }): Promi
   }
 }
 
+/** The ledger's sealing every second (on) and, in effect, never (off): a day between rounds. */
+const SEALING_ON = { LEDGER_SEAL_SECONDS: "1" };
+const SEALING_OFF = { LEDGER_SEAL_SECONDS: "86400" };
+/** Runs of each: alternated, so that neither side gets the machine's better minutes. */
+const SEALING_PAIRS = 2;
+
+/**
+ * Contract D.2 says sealing never blocks an append; the target (#15) is that it costs the push
+ * path nothing measurable: the same burst with the ledger sealed every second (every event sealed
+ * while the senders push, the most sealing work a burst can meet) against sealing off.
+ */
+async function sealingCost(batches: number): Promise<BenchResult> {
+  const on: OursRun[] = [];
+  const off: OursRun[] = [];
+  for (let pair = 0; pair < SEALING_PAIRS; pair++) {
+    off.push(await measureOurs(batches, SEALING_OFF));
+    on.push(await measureOurs(batches, SEALING_ON));
+  }
+  const rate = (runs: OursRun[]) => runs.reduce((sum, run) => sum + run.measured.reportsPerSecond, 0) / runs.length;
+  const p99 = (runs: OursRun[]) => percentile(runs.flatMap((run) => run.measured.pushMs), 99);
+  const ratio = rate(on) / rate(off);
+  return result(
+    "ledger.ingest_ratio",
+    ratio,
+    "ratio",
+    { value: rate(off), ratio },
+    `ingest.reports_per_s with the ledger sealed every second (${Math.round(rate(on))} reports/s, ${on.map((run) => run.blocksSealed).join(" + ")} blocks sealed during the bursts, push p99 ${p99(on).toFixed(0)} ms) over sealing off (baseline ${Math.round(rate(off))} reports/s, push p99 ${p99(off).toFixed(0)} ms); ${SEALING_PAIRS} runs of each, alternated; target >= 0.95`,
+  );
+}
+
 export async function ingestBenchmarks(): Promise<BenchResult[]> {
   const batches = Number(process.env.BENCH_INGEST_BATCHES ?? 50);
   if (!Number.isInteger(batches) || batches < 1) throw new Error(`BENCH_INGEST_BATCHES must be a positive integer, not ${process.env.BENCH_INGEST_BATCHES}`);
   const { warmup, measured: ours, itemsBehindS, peakRssMb, cpuMs } = await measureOurs(batches);
   const plain = await measurePlain({ warmup, measured: ours });
+  const sealing = await sealingCost(batches);
   const total = SENDERS * batches * REPORTS_PER_BATCH;
   const shape = `${SENDERS} senders x ${batches} batches x ${REPORTS_PER_BATCH} reports x ${ITEMS.length} items`;
   return [
@@ -149,6 +193,7 @@ export async function ingestBenchmarks(): Promise<BenchResult[]> {
       undefined,
       `CPU time (user + system) of the service's process from the first push until the item rows held every report, per report: HTTP, validation, matching, mapping, append and all projections`,
     ),
+    sealing,
     result("ingest.peak_rss_mb", peakRssMb, "MB", undefined, `RSS of the service's process (node dist/cli.js start: HTTP, commands, projections), sampled every ${RSS_EVERY_MS} ms from the first push until the item rows held every report`),
   ];
 }

@@ -9,7 +9,7 @@ import { createReportDays, recordReceivedCtes } from "./reportDays.ts";
 /** Examination reports as last received; their few measured items stay with the report as JSON. */
 export const examReportsProjection: Projection = {
   name: "exam_reports",
-  version: 2,
+  version: 3,
   handles: ["ExamReportReceived", "ExamReportClaimed", "ExamReportDismissed"],
   tables: ["exam_reports", "exam_report_days"],
   async setup(tx: Tx) {
@@ -40,6 +40,9 @@ export const examReportsProjection: Projection = {
         client_name text not null,
         dismissed_at timestamptz,
         dismiss_reason text,
+        -- The report's newest event (version, claim or dismissal), for the ledger receipt in reconciliation.
+        ledger_tx xid8 not null,
+        ledger_position bigint not null,
         primary key (tenant, external_id)
       );
       create index exam_reports_by_day on exam_reports (tenant, report_day, external_id collate "C");
@@ -72,11 +75,14 @@ async function recordExamDays(tx: Tx, events: StoredEvent[]): Promise<void> {
       valid_from: event.recordedAt,
       report_day: received.report.reportedAt.slice(0, 10),
       unmatched: !received.match.matched,
+      ledger_tx: event.transactionId,
+      ledger_position: event.position,
     };
   });
   await tx.query(
     `with versions as (
-       select * from json_to_recordset($1::json) as v(tenant text, external_id text, version integer, valid_from timestamptz, report_day date, unmatched boolean)
+       select * from json_to_recordset($1::json) as v(tenant text, external_id text, version integer, valid_from timestamptz, report_day date, unmatched boolean,
+                                                       ledger_tx xid8, ledger_position bigint)
      ),
      ${recordReceivedCtes("exam_report_days", "versions")}
      select 1`,
@@ -108,17 +114,20 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
       items: received.items.map((mapped, index) => ({ ...sent[index], stdCode: mapped.stdCode, stdValue: mapped.stdValue, stdUnit: mapped.stdUnit })),
       received_at: event.recordedAt,
       client_name: received.client.name,
+      ledger_tx: event.transactionId,
+      ledger_position: event.position,
     };
   });
   await tx.query(
     `insert into exam_reports
      select tenant, external_id, report_no, patient_ref, matched, pending_reason, id_card, patient_name, his_patient_id,
             exam_type, exam_name, examined_at, reported_at, report_day, status, department, reporter, reviewer, findings,
-            conclusion, items, received_at, client_name, null, null
+            conclusion, items, received_at, client_name, null, null, ledger_tx, ledger_position
      from json_to_recordset($1::json) as x(tenant text, external_id text, report_no text, patient_ref text, matched boolean,
        pending_reason text, id_card text, patient_name text, his_patient_id text, exam_type text, exam_name text,
        examined_at timestamp, reported_at timestamp, report_day date, status text, department text, reporter text,
-       reviewer text, findings text, conclusion text, items jsonb, received_at timestamptz, client_name text)
+       reviewer text, findings text, conclusion text, items jsonb, received_at timestamptz, client_name text,
+       ledger_tx xid8, ledger_position bigint)
      on conflict (tenant, external_id) do update set
        report_no = excluded.report_no, patient_ref = excluded.patient_ref, matched = excluded.matched,
        pending_reason = excluded.pending_reason, id_card = excluded.id_card, patient_name = excluded.patient_name,
@@ -126,7 +135,8 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
        examined_at = excluded.examined_at, reported_at = excluded.reported_at, report_day = excluded.report_day,
        status = excluded.status, department = excluded.department, reporter = excluded.reporter,
        reviewer = excluded.reviewer, findings = excluded.findings, conclusion = excluded.conclusion, items = excluded.items,
-       received_at = excluded.received_at, client_name = excluded.client_name, dismissed_at = null, dismiss_reason = null`,
+       received_at = excluded.received_at, client_name = excluded.client_name, dismissed_at = null, dismiss_reason = null,
+       ledger_tx = excluded.ledger_tx, ledger_position = excluded.ledger_position`,
     [JSON.stringify(rows)],
   );
 }

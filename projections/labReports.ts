@@ -14,7 +14,7 @@ export const RECEIVED_READ_IN_DATABASE = "case when type = 'LabReportReceived' t
  */
 export const labReportsProjection: Projection = {
   name: "lab_reports",
-  version: 4,
+  version: 5,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
   tables: ["lab_reports", "lab_report_days"],
   payload: RECEIVED_READ_IN_DATABASE,
@@ -45,6 +45,9 @@ export const labReportsProjection: Projection = {
         item_count integer not null,
         dismissed_at timestamptz,
         dismiss_reason text,
+        -- The report's newest event (version, claim or dismissal), for the ledger receipt in reconciliation.
+        ledger_tx xid8 not null,
+        ledger_position bigint not null,
         primary key (tenant, external_id)
       );
       create index lab_reports_by_day on lab_reports (tenant, report_day, external_id collate "C");
@@ -68,7 +71,7 @@ export const labReportsProjection: Projection = {
  * The JSON paths follow ReceivedReport.
  */
 export const RECEIVED = `
-  select e.tenant, e.recorded_at, e.position, e.stream_version, p.*
+  select e.tenant, e.recorded_at, e.position, e.transaction_id, e.stream_version, p.*
   from events e
   cross join lateral (
     select d->>'externalId' as external_id, d->'report' as report, d->'items' as mapped, d->'report'->'items' as sent,
@@ -85,7 +88,8 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
   await tx.query(
     `with received as materialized (${RECEIVED}),
      versions as (
-       select tenant, external_id, stream_version as version, recorded_at as valid_from, reported_at::date as report_day, not matched as unmatched
+       select tenant, external_id, stream_version as version, recorded_at as valid_from, reported_at::date as report_day, not matched as unmatched,
+              transaction_id as ledger_tx, position as ledger_position
        from received
      ),
      ${recordReceivedCtes("lab_report_days", "versions")}
@@ -95,7 +99,7 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
             report->'patient'->>'name', report->'patient'->>'hisPatientId', report->>'panelName', report->>'specimen',
             report->>'status', report->>'labName', report->>'reporter', report->>'reviewer', collected_at,
             reported_at, reported_at::date, recorded_at, client_name,
-            jsonb_array_length(mapped), null, null
+            jsonb_array_length(mapped), null, null, transaction_id, position
      from (select distinct on (tenant, external_id) * from received order by tenant, external_id, position desc) last_of_each
      on conflict (tenant, external_id) do update set
        report_no = excluded.report_no, patient_ref = excluded.patient_ref, matched = excluded.matched,
@@ -104,7 +108,7 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
        status = excluded.status, lab_name = excluded.lab_name, reporter = excluded.reporter, reviewer = excluded.reviewer,
        collected_at = excluded.collected_at, reported_at = excluded.reported_at, report_day = excluded.report_day,
        received_at = excluded.received_at, client_name = excluded.client_name, item_count = excluded.item_count,
-       dismissed_at = null, dismiss_reason = null`,
+       dismissed_at = null, dismiss_reason = null, ledger_tx = excluded.ledger_tx, ledger_position = excluded.ledger_position`,
     [positions],
   );
 }
@@ -114,16 +118,16 @@ export async function applyDecision(tx: Tx, event: StoredEvent, reportsTable: st
   const externalId = externalIdOf(event);
   await recordDecision(tx, daysTable, event, externalId);
   const data = event.data as { patientRef?: string; reason?: string };
+  const ledger = "ledger_tx = $3::xid8, ledger_position = $4";
+  const key = [event.tenant, externalId, event.transactionId, event.position];
   if (event.type.endsWith("Claimed")) {
-    await tx.query(`update ${reportsTable} set patient_ref = $3, matched = true, pending_reason = null where tenant = $1 and external_id = $2`, [
-      event.tenant,
-      externalId,
+    await tx.query(`update ${reportsTable} set patient_ref = $5, matched = true, pending_reason = null, ${ledger} where tenant = $1 and external_id = $2`, [
+      ...key,
       data.patientRef,
     ]);
   } else if (event.type.endsWith("Dismissed")) {
-    await tx.query(`update ${reportsTable} set dismissed_at = $3, dismiss_reason = $4 where tenant = $1 and external_id = $2`, [
-      event.tenant,
-      externalId,
+    await tx.query(`update ${reportsTable} set dismissed_at = $5, dismiss_reason = $6, ${ledger} where tenant = $1 and external_id = $2`, [
+      ...key,
       event.recordedAt,
       data.reason,
     ]);

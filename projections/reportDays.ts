@@ -21,6 +21,9 @@ export function createReportDays(table: string): string {
       valid_to timestamptz,
       report_day date not null,
       unmatched boolean not null,
+      -- The event that made this version or decision: where it lies in the ledger.
+      ledger_tx xid8 not null,
+      ledger_position bigint not null,
       primary key (tenant, external_id, version)
     );
     create index ${table}_by_day on ${table} (tenant, report_day, valid_from);
@@ -33,20 +36,21 @@ export async function recordDecision(tx: Tx, table: string, event: StoredEvent, 
     `with closed as (
        update ${table} set valid_to = $4 where tenant = $1 and external_id = $2 and valid_to is null returning report_day
      )
-     insert into ${table} (tenant, external_id, version, valid_from, report_day, unmatched)
-     select $1, $2, $3, $4, report_day, false from closed`,
-    [event.tenant, externalId, event.streamVersion, event.recordedAt],
+     insert into ${table} (tenant, external_id, version, valid_from, report_day, unmatched, ledger_tx, ledger_position)
+     select $1, $2, $3, $4, report_day, false, $5::xid8, $6 from closed`,
+    [event.tenant, externalId, event.streamVersion, event.recordedAt, event.transactionId, event.position],
   );
 }
 
 /**
  * CTEs that record received versions, for a statement that defines `source` with the columns
- * tenant, external_id, version, valid_from, report_day, unmatched (a report's versions in order):
+ * tenant, external_id, version, valid_from, report_day, unmatched, ledger_tx, ledger_position (a
+ * report's versions in order):
  * each version is valid until the next, and closes the row the report had before this statement.
  */
 export function recordReceivedCtes(table: string, source: string): string {
   return `days as materialized (
-       select s.tenant, s.external_id, s.version, s.valid_from, s.report_day, s.unmatched,
+       select s.tenant, s.external_id, s.version, s.valid_from, s.report_day, s.unmatched, s.ledger_tx, s.ledger_position,
               lead(s.valid_from) over (partition by s.tenant, s.external_id order by s.version) as valid_to
        from ${source} s
      ), closed as (
@@ -54,7 +58,7 @@ export function recordReceivedCtes(table: string, source: string): string {
        from (select tenant, external_id, min(valid_from) as first_at from days group by tenant, external_id) f
        where t.tenant = f.tenant and t.external_id = f.external_id and t.valid_to is null
      ), recorded as (
-       insert into ${table} (tenant, external_id, version, valid_from, valid_to, report_day, unmatched)
-       select tenant, external_id, version, valid_from, valid_to, report_day, unmatched from days
+       insert into ${table} (tenant, external_id, version, valid_from, valid_to, report_day, unmatched, ledger_tx, ledger_position)
+       select tenant, external_id, version, valid_from, valid_to, report_day, unmatched, ledger_tx, ledger_position from days
      )`;
 }

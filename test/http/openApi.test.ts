@@ -105,7 +105,11 @@ describe("ingestion open API (/open/v1)", () => {
         item_count: 4,
         dismissed_at: null,
         dismiss_reason: null,
+        ledger_tx: stored.ledger_tx,
+        ledger_position: stored.ledger_position,
       });
+      const [event] = await rows("select transaction_id::text as tx, position from events where stream_id = 'lab-report:L-FULL'");
+      expect([stored.ledger_tx, stored.ledger_position], "the report's newest event, for the ledger receipt").to.deep.equal([event.tx, event.position]);
       // The item rows are a read model of their own, which may apply the report a moment later.
       const items = await until(async () => {
         const found = await rows("select * from read.lab_results where external_id = 'L-FULL' order by item_index");
@@ -293,7 +297,10 @@ describe("ingestion open API (/open/v1)", () => {
         const got = await tenant.call("GET", "/open/v1/reconcile/lab?date=2026-04-02", { token: tenant.client.key });
         return got.body.data.labReportCount === expected.length ? got : null;
       });
-      expect(answer.body.data).to.deep.equal({
+      // B.5's fields; the ledger receipt (D.2) has tests of its own, reconcileReceipt.test.ts.
+      const { sealed, ledgerRoot, ...b5 } = answer.body.data;
+      expect([typeof sealed, ledgerRoot === null || typeof ledgerRoot === "string"]).to.deep.equal(["boolean", true]);
+      expect(b5).to.deep.equal({
         date: "2026-04-02",
         labReportCount: 7,
         examReportCount: 0,

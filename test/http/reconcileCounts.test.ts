@@ -22,7 +22,7 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
   const reconcile = async (kind: "lab" | "exam", date: string) => {
     const answer = await tenant.call("GET", `/open/v1/reconcile/${kind}?date=${date}`, { token: tenant.client.key });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-    return answer.body.data as { date: string; labReportCount: number; examReportCount: number; unmatchedCount: number; externalIdDigest: string; externalIds: string[] };
+    return answer.body.data as { date: string; labReportCount: number; examReportCount: number; unmatchedCount: number; externalIdDigest: string; externalIds: string[]; sealed: boolean; ledgerRoot: string | null };
   };
   /** The day's reconciliation once the read models hold what the test pushed. */
   const reconcileWhen = (kind: "lab" | "exam", date: string, ready: (data: Awaited<ReturnType<typeof reconcile>>) => boolean) =>
@@ -81,7 +81,9 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
     const expected = [...ids, "RE-late"].sort(byCodePoint);
     expect(expected.indexOf("RE-ｚ")).to.be.lessThan(expected.indexOf("RE-😀"));
     const data = await reconcileWhen("exam", day, (d) => d.examReportCount === expected.length && d.labReportCount === 1);
-    expect(data).to.deep.equal({
+    const { sealed, ledgerRoot, ...b5 } = data;
+    expect([typeof sealed, ledgerRoot === null || typeof ledgerRoot === "string"]).to.deep.equal(["boolean", true]);
+    expect(b5).to.deep.equal({
       date: day,
       labReportCount: 1,
       examReportCount: expected.length,
