@@ -2,12 +2,15 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { expect } from "chai";
 import pg from "pg";
-import { merkleRoot, sealPending } from "../../db/ledger.ts";
+import pino from "pino";
+import { EVENT_HASH_SQL, merkleRoot, sealPending } from "../../db/ledger.ts";
+import { LedgerSealer } from "../../projections/ledgerSealer.ts";
+import { localDateTime } from "../../queries/localDateTime.ts";
 import { allProjections } from "../../projections/index.ts";
 import { SERVER_ENTRY } from "../../src/buildServer.ts";
 import type { RunningService } from "../../src/service.ts";
 import { ADMIN } from "../support/http.ts";
-import { ingestionTenant, labReport, type IngestionTenant } from "../support/ingestion.ts";
+import { ingestionTenant, labReport, startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 
 /* Contract D.2: the event store sealed in blocks, and every later change to it found. */
@@ -31,6 +34,32 @@ describe("ledger: merkle roots", () => {
     expect(merkleRoot([a, b])).to.equal(sha(a, b));
     expect(merkleRoot([a, b, c])).to.equal(sha(sha(a, b), c));
     expect(() => merkleRoot([])).to.throw();
+  });
+});
+
+describe("ledger: event hashes", function () {
+  this.timeout(60_000);
+  let service: RunningService;
+  before(async () => {
+    service = await startTestService({ projections: [] });
+  });
+  after(() => service?.stop());
+
+  it("hash the JSON text of [position, tenant, stream, version, type, data, metadata, recorded time in µs], whatever the payload holds", async () => {
+    const awkward = ['a "quoted" \\ back\nslash', "张三 😀 \u2028 \u001f", ""];
+    await service.db.query(
+      `insert into events (tenant, stream_id, stream_version, type, data, metadata)
+       select 'h1', 'lab-report:' || s, 1, 'T"ype', jsonb_build_object('s', s, 'n', array[1.50, 1e-7, -0, 12345678901234567890], 'deep', jsonb_build_object('a', array[s, null])), jsonb_build_object('actor', s)
+       from unnest($1::text[]) s`,
+      [awkward],
+    );
+    const { rows } = await service.db.query(
+      `select ${EVENT_HASH_SQL} as ours,
+              jsonb_build_array(e.position, e.tenant, e.stream_id, e.stream_version, e.type, e.data, e.metadata, (extract(epoch from e.recorded_at) * 1000000)::bigint)::text as text
+       from events e`,
+    );
+    expect(rows).to.have.length.of.at.least(awkward.length);
+    for (const row of rows) expect(row.ours, row.text).to.equal(createHash("sha256").update(row.text, "utf8").digest("hex"));
   });
 });
 
@@ -114,5 +143,46 @@ describe("ledger (/api/admin/ledger, npm run cli -- ledger verify)", function ()
     } finally {
       await superuser.end();
     }
+  });
+});
+
+describe("ledger: the daily root in the log", function () {
+  this.timeout(60_000);
+  let service: RunningService;
+  let tenant: IngestionTenant;
+
+  before(async () => {
+    ({ service, tenant } = await startIngestionService());
+  });
+  after(() => service?.stop());
+
+  it("logs, with the first block of a new day, the root the day before ended with, once", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const sealer = new LedgerSealer(service.db, log, 3_600_000);
+    expect((await tenant.push("lab", [labReport("D-1")])).status).to.equal(200);
+    await sealer.sealNow();
+    const { rows: [yesterdays] } = await service.db.query("select no, root from ledger_blocks order by no desc limit 1");
+    // As if it had been sealed yesterday: a superuser's edit, the block is append-only.
+    const yesterday = localDateTime(new Date(Date.now() - 86_400_000)).slice(0, 10);
+    const superuser = new pg.Client({ connectionString: service.databaseUrl });
+    await superuser.connect();
+    try {
+      await superuser.query("set session_replication_role = replica");
+      await superuser.query("update ledger_blocks set sealed_at = sealed_at - interval '1 day' where no = $1", [yesterdays.no]);
+    } finally {
+      await superuser.end();
+    }
+    const dailyLines = () => lines.filter((line) => line.msg === "ledger root of the day");
+    expect(dailyLines()).to.have.length(0);
+
+    expect((await tenant.push("lab", [labReport("D-2")])).status).to.equal(200);
+    await sealer.sealNow();
+    expect(dailyLines().map(({ day, block, root }) => ({ day, block, root }))).to.deep.equal([{ day: yesterday, block: Number(yesterdays.no), root: yesterdays.root }]);
+
+    expect((await tenant.push("lab", [labReport("D-3")])).status).to.equal(200);
+    await sealer.sealNow();
+    expect(dailyLines(), "today's later blocks close no day").to.have.length(1);
+    expect(lines.filter((line) => line.msg === "ledger block sealed")).to.have.length(3);
   });
 });
