@@ -67,7 +67,7 @@ export class ConcurrencyConflict extends Error {
   }
 }
 
-type Queryable = Pick<pg.ClientBase, "query"> | Db;
+export type Queryable = Pick<pg.ClientBase, "query"> | Db;
 
 const UNIQUE_VIOLATION = "23505";
 
@@ -222,6 +222,11 @@ export async function storeHead(db: Queryable): Promise<number> {
   return Number(rows[0].head);
 }
 
+export interface TransactionWriter {
+  append(request: AppendRequest): Promise<AppendResult>;
+  appendMany(tenant: string, appends: StreamAppend[], metadata: EventMetadata): Promise<AppendResult[]>;
+}
+
 export type AppendListener = (eventTypes: ReadonlySet<string>) => void;
 
 /**
@@ -250,15 +255,26 @@ export class EventStore {
     return results;
   }
 
-  /** Several appends (and any other writes) that commit or fail together. */
-  async transaction<T>(work: (append: (request: AppendRequest) => Promise<AppendResult>, tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Appends (and any other writes) that commit or fail together; projections are told after the commit. */
+  async transaction<T>(work: (writer: TransactionWriter, tx: pg.PoolClient) => Promise<T>): Promise<T> {
     const types = new Set<string>();
+    const noteTypes = (events: Array<{ type: string }>) => events.forEach((event) => types.add(event.type));
     const result = await withTransaction(this.db, (tx) =>
-      work(async (request) => {
-        const appended = await appendToStream(tx, request);
-        for (const event of request.events) types.add(event.type);
-        return appended;
-      }, tx),
+      work(
+        {
+          append: async (request) => {
+            const appended = await appendToStream(tx, request);
+            noteTypes(request.events);
+            return appended;
+          },
+          appendMany: async (tenant, appends, metadata) => {
+            const appended = await appendToStreams(tx, tenant, appends, metadata);
+            appends.forEach((append) => noteTypes(append.events));
+            return appended;
+          },
+        },
+        tx,
+      ),
     );
     if (types.size > 0) this.announce(types);
     return result;

@@ -1,4 +1,5 @@
 import { autoClaimReactor } from "./autoClaim.ts";
+import { bulkJobsProjection } from "./bulkJobs.ts";
 import { credentialsProjection } from "./credentials.ts";
 import { examReportsProjection } from "./examReports.ts";
 import { labReportsProjection } from "./labReports.ts";
@@ -9,4 +10,4 @@ import { reportsProjection } from "./reports.ts";
 import { standardItemsProjection } from "./standardItems.ts";
 
 /** Every read model of the service, in no particular order: each one stands alone. */
-export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection, labReportsProjection, labResultsProjection, examReportsProjection, autoClaimReactor, standardItemsProjection, reportsProjection];
+export const allProjections: readonly Projection[] = [credentialsProjection, patientsProjection, labReportsProjection, labResultsProjection, examReportsProjection, autoClaimReactor, standardItemsProjection, reportsProjection, bulkJobsProjection];

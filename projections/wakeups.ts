@@ -46,7 +46,7 @@ export async function createWakeupQueues(boss: PgBoss, projections: readonly Pro
  * create_queue calls (a row plus a partition of the job table) can deadlock: the one PostgreSQL
  * aborts looks again and finds the queue the other made.
  */
-async function ensureWakeupQueue(boss: PgBoss, name: string): Promise<void> {
+export async function ensureWakeupQueue(boss: PgBoss, name: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const existing = await boss.getQueue(name);
     if (existing) {

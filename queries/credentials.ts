@@ -34,6 +34,12 @@ export async function clientById(db: Db, clientId: string): Promise<(Client & { 
   return row ? { clientId: row.client_id, name: row.name, tenant: row.tenant, codeMap: row.code_map, revoked: row.revoked_at !== null } : null;
 }
 
+/** The tenant's clients of this name whose keys still work (names are not unique: the caller decides what two mean). */
+export async function activeClientsNamed(db: Db, tenant: string, name: string): Promise<Client[]> {
+  const { rows } = await db.query("select client_id, name, tenant, code_map from read.clients where tenant = $1 and name = $2 and revoked_at is null order by created_at", [tenant, name]);
+  return rows.map((row) => ({ clientId: row.client_id, name: row.name, tenant: row.tenant, codeMap: row.code_map }));
+}
+
 export async function authorByToken(db: Db, token: string): Promise<Author | null> {
   const { rows } = await db.query("select author_id, name, tenant from read.authors where token_digest = $1", [secretDigest(token)]);
   const row = rows[0];

@@ -21,6 +21,7 @@ import { ProjectionRunner } from "../projections/runner.ts";
 import { clientById } from "../queries/credentials.ts";
 import { projectionsReport } from "../queries/projectionStatus.ts";
 import { verifyLedger } from "../db/ledger.ts";
+import { importFile } from "./bulkImportCli.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { demoAtStart, demoWelcomeLines, type DemoAtStart } from "./demo/demoAtStart.ts";
 import { loadDemo, saveDemoCredentials } from "./demo/loadDemo.ts";
@@ -200,6 +201,16 @@ authors
         console.error("Store the token now: it is shown only this once.");
       }),
     ),
+  );
+
+program
+  .command("import <kind> <file>")
+  .description("submit a local NDJSON file (gzip recognised) of lab or exam reports as a bulk job and follow it to its end")
+  .requiredOption("--tenant <tenant>", "the tenant the reports belong to")
+  .requiredOption("--client <name>", "the sending system the reports come from (the name of a client with a working key)")
+  .option("--no-wait", "print the job id and return; the service's workers import it")
+  .action((kind: string, file: string, options: { tenant: string; client: string; wait: boolean }) =>
+    withDatabase((url) => withCommandContext(url, (ctx) => importFile(ctx.store, createLogger("warn"), kind, file, options))),
   );
 
 const patients = program.command("patients").description("dialysis patients");

@@ -14,7 +14,8 @@ import { allProjections } from "../projections/index.ts";
 import type { Projection } from "../projections/projection.ts";
 import { ProjectionWorker } from "../projections/worker.ts";
 import { LedgerSealer } from "../projections/ledgerSealer.ts";
-import { createBoss, createWakeupQueues, WakeupSender } from "../projections/wakeups.ts";
+import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../projections/wakeups.ts";
+import { BULK_WAKEUP_QUEUE, BulkImporter } from "../commands/bulk/bulkImporter.ts";
 import type { Config } from "./config.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embeddedPostgres.ts";
 import { createApp } from "./http/app.ts";
@@ -68,8 +69,11 @@ export async function startService({ config, role, log, projections = allProject
     const eventStore = new EventStore(db);
     const dictionary = loadDefaultDictionary();
     const served = serveDictionary(dictionary);
+    const ingestion = { store: eventStore, dictionary, mapper: createItemMapper(dictionary) };
     await recordDictionaryRelease(eventStore, dictionary, served.version);
+    await ensureWakeupQueue(boss, BULK_WAKEUP_QUEUE);
     let worker: ProjectionWorker | null = null;
+    let importer: BulkImporter | null = null;
     if (role !== "api") {
       worker = new ProjectionWorker(db, boss, projections, log, {
         pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
@@ -83,6 +87,10 @@ export async function startService({ config, role, log, projections = allProject
       stack.push(() => sealer.stop());
       // This process applies projections itself: wake them directly, no round trip through the queue.
       eventStore.onAppended((types) => running.wakeFor(types));
+      const bulk = new BulkImporter(ingestion, boss, log, { safetyNetMs: config.BULK_SAFETY_NET_MS, pollingIntervalSeconds: config.WORKER_POLL_SECONDS });
+      await bulk.start();
+      importer = bulk;
+      stack.push(() => bulk.stop());
     } else {
       await createWakeupQueues(boss, projections);
       const sender = new WakeupSender(boss, projections, log);
@@ -104,10 +112,13 @@ export async function startService({ config, role, log, projections = allProject
         store: eventStore,
         reports: { sources, timeoutMs: config.REPORT_QUERY_TIMEOUT_MS, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
         openApi: {
-          store: eventStore,
-          dictionary,
-          mapper: createItemMapper(dictionary),
+          ...ingestion,
           served,
+          wakeBulkImport: () => {
+            void importer?.wake();
+            // Other worker processes (this one may have none, or be busy with another client's job).
+            boss.send(BULK_WAKEUP_QUEUE, {}).catch((err) => log.warn({ err }, "bulk import wake-up not sent"));
+          },
           rateLimit: { perSecond: config.OPEN_API_RATE_PER_SECOND, burst: config.OPEN_API_BURST },
         },
         log,

@@ -1,6 +1,6 @@
 import { setImmediate } from "node:timers/promises";
 import { z } from "zod";
-import { ConcurrencyConflict, type EventMetadata, type EventStore, type StreamAppend } from "../../db/eventStore.ts";
+import { ConcurrencyConflict, type EventMetadata, type EventStore, type Queryable, type StreamAppend, type TransactionWriter } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { patientsByIdCards } from "../../queries/patients.ts";
@@ -72,7 +72,7 @@ export interface ReceivedReport {
   client: { clientId: string; name: string };
 }
 
-interface Prepared {
+export interface Prepared {
   index: number;
   externalId: string;
   streamId: string;
@@ -127,7 +127,28 @@ export function batchProblem(body: unknown): string | null {
 export async function pushReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, body: unknown, requestId: string): Promise<PushResult> {
   const problem = batchProblem(body);
   if (problem) throw new CommandError("invalid", problem);
-  const sent = (body as { reports: unknown[] }).reports;
+  const checked = await checkReports(deps, kind, client, (body as { reports: unknown[] }).reports);
+  const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId };
+  // A batch may name one externalId twice: the later copy is handled after the earlier is stored.
+  for (const round of roundsOfDistinctIds(checked.prepared)) {
+    for (const [index, entry] of await storeRound(deps, kind, client, round, metadata)) checked.results[index] = entry;
+  }
+  return pushResult(checked.results);
+}
+
+/** Reports checked and matched, not yet stored: the rejected ones' entries are in `results` already. */
+export interface CheckedReports {
+  /** One entry per report sent, by index; an accepted report's is filled in when it is stored. */
+  results: ResultEntry[];
+  prepared: Prepared[];
+}
+
+/**
+ * Validation, item mapping and patient matching of each report (contract B.2, B.3): everything
+ * a push decides before it reads the reports' streams. Shared by every way reports arrive.
+ * Takes `sent` over: each report is removed from it once checked.
+ */
+export async function checkReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, sent: unknown[]): Promise<CheckedReports> {
   const schema = kind.schema(deps.dictionary);
   const results: ResultEntry[] = new Array(sent.length);
   const prepared: Prepared[] = [];
@@ -158,17 +179,31 @@ export async function pushReports(deps: IngestionDeps, kind: ReportKind, client:
       freshMatch: { matched: false, pendingReason: "", idCard: null },
     });
   }
-
   const registered = await registeredPatients(deps, client.tenant, prepared);
   for (const entry of prepared) entry.freshMatch = matchPatient(entry.patient, registered);
+  return { results, prepared };
+}
 
-  const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId };
-  // A batch may name one externalId twice: the later copy is handled after the earlier is stored.
-  for (const round of roundsOfDistinctIds(prepared)) {
-    for (const [index, entry] of await storeRound(deps, kind, client, round, metadata)) results[index] = entry;
+/**
+ * Stores checked reports with the writer of the caller's transaction, so that they commit
+ * together with whatever else the caller writes there (a bulk job's checkpoint). A report whose
+ * stream another writer moved meanwhile throws ConcurrencyConflict: the caller rolls back and
+ * checks again, since every outcome of the transaction must hold or none.
+ */
+export async function storeCheckedReports(writer: TransactionWriter, tx: Queryable, kind: ReportKind, client: PushingClient, checked: CheckedReports, metadata: EventMetadata): Promise<PushResult> {
+  for (const round of roundsOfDistinctIds(checked.prepared)) {
+    const states = await loadStates(tx, client.tenant, kind, round.map((entry) => entry.streamId));
+    const decisions = round.map((entry) => decide(entry, states.get(entry.streamId), client));
+    const appends = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
+    if (appends.length > 0) await writer.appendMany(client.tenant, appends, metadata);
+    for (const decision of decisions) checked.results[decision.index] = decision.entry;
   }
+  return pushResult(checked.results);
+}
+
+function pushResult(results: ResultEntry[]): PushResult {
   const rejected = results.filter((entry) => entry.status === "REJECTED").length;
-  return { total: sent.length, accepted: sent.length - rejected, rejected, results };
+  return { total: results.length, accepted: results.length - rejected, rejected, results };
 }
 
 async function registeredPatients(deps: IngestionDeps, tenant: string, prepared: Prepared[]): Promise<Map<string, KnownPatient>> {
@@ -190,7 +225,7 @@ function roundsOfDistinctIds(prepared: Prepared[]): Prepared[][] {
 
 async function storeRound(deps: IngestionDeps, kind: ReportKind, client: PushingClient, round: Prepared[], metadata: EventMetadata): Promise<Map<number, AcceptedEntry>> {
   for (let attempt = 1; ; attempt++) {
-    const states = await loadStates(deps.store, client.tenant, kind, round.map((entry) => entry.streamId));
+    const states = await loadStates(deps.store.db, client.tenant, kind, round.map((entry) => entry.streamId));
     const decisions = round.map((entry) => decide(entry, states.get(entry.streamId), client));
     const appends: StreamAppend[] = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
     try {
@@ -267,8 +302,8 @@ function accepted(externalId: string, status: Outcome, match: { matched: boolean
  * The ids are looked up one by one (lateral): with `stream_id = any(…)` the planner may scan every
  * event of the tenant instead, which it did while the table grew faster than its statistics.
  */
-async function loadStates(store: EventStore, tenant: string, kind: ReportKind, streamIds: string[]): Promise<Map<string, StreamState>> {
-  const { rows } = await store.db.query(
+async function loadStates(db: Queryable, tenant: string, kind: ReportKind, streamIds: string[]): Promise<Map<string, StreamState>> {
+  const { rows } = await db.query(
     `select s.stream_id, st.*
      from unnest($2::text[]) as s(stream_id)
      cross join lateral (

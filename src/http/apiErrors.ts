@@ -8,7 +8,7 @@ import { HttpError } from "./httpError.ts";
 /** Every `/api` failure (contract A.1 rule 2). */
 export const apiErrorSchema = z.object({ error: z.string().meta({ description: "One sentence that tells the caller how to fix the call" }) });
 
-const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "not-found": 404, conflict: 409, unavailable: 503 };
+const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "too-large": 413, "not-found": 404, conflict: 409, unavailable: 503 };
 
 /**
  * The one place `/api` failures are shaped: `{ error: "<how to fix the call>" }`. Anything that

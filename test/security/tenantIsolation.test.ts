@@ -73,6 +73,20 @@ async function settledDay(service: RunningService, south: World["south"], kind: 
   });
 }
 
+/** A bulk job of the tenant's client (one report a line), followed to its end. */
+async function bulkJob(service: RunningService, tenant: SeededTenant, kind: "lab" | "exam", reports: unknown[]): Promise<Record<string, any>> {
+  const submitted = await fetch(`${service.url}/open/v1/${kind}/reports/bulk`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${tenant.client.key}`, "content-type": "application/x-ndjson" },
+    body: reports.map((report) => JSON.stringify(report)).join("\n"),
+  });
+  const { jobId } = ((await submitted.json()) as { data: { jobId: string } }).data;
+  return until(async () => {
+    const job = (await tenant.call("GET", `/open/v1/bulk/${jobId}`, { token: tenant.client.key })).body.data;
+    return job.status === "DONE" ? job : null;
+  }, 15_000);
+}
+
 /** What south tries on each route, and what must hold afterwards. */
 const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "GET /healthz": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/healthz")).body), "healthz"),
@@ -275,6 +289,33 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(pushed.body.data.results[0]).to.include({ status: "CREATED", matched: false });
     const northsOwn = await service.db.query("select patient_ref from read.exam_reports where tenant = 'north' and external_id = 'NORTH-ECHO'");
     expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001" }]);
+  },
+  "POST /open/v1/lab/reports/bulk": async ({ service, north, south }) => {
+    // As a push: north's externalId and north's patient sent in south's job stay south's.
+    const job = await bulkJob(service, south, "lab", [labReport("NORTH-EXTRA", { labName: "south's bulk lab", reportedAt: "2026-01-11 10:00:00" }), labReport("SOUTH-BULK-ABOUT-NORTH", { patient: NORTH_PATIENT })]);
+    expect(job).to.include({ status: "DONE", created: 2, unmatched: 1 });
+    const northsOwn = await service.db.query("select lab_name, reported_at::date::text as day from read.lab_reports where tenant = 'north' and external_id = 'NORTH-EXTRA'");
+    expect(northsOwn.rows).to.deep.equal([{ lab_name: "Central lab", day: "2026-03-02" }]);
+    expect((await north.call("GET", "/open/v1/reconcile/lab?date=2026-01-11", { token: north.client.key })).body.data.externalIds).to.deep.equal([]);
+  },
+  "POST /open/v1/exam/reports/bulk": async ({ service, south }) => {
+    const job = await bulkJob(service, south, "exam", [{ externalId: "NORTH-ECHO", patient: { idCard: NORTH_PATIENT.idCard }, examType: "ECHO", reportedAt: "2026-03-02 10:00:00" }]);
+    expect(job).to.include({ status: "DONE", unmatched: 1 });
+    const northsOwn = await service.db.query("select patient_ref from read.exam_reports where tenant = 'north' and external_id = 'NORTH-ECHO'");
+    expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001" }]);
+  },
+  "GET /open/v1/bulk/:jobId": async ({ service, north, south }) => {
+    const northJob = await bulkJob(service, north, "lab", [labReport("NORTH-BULK-1"), { externalId: "NORTH-BULK-BAD" }]);
+    const seen = await south.call("GET", `/open/v1/bulk/${northJob.jobId}`, { token: south.client.key });
+    expect(seen.status).to.equal(404);
+    expectNothingOfNorth(flat(seen.body), "another tenant's bulk job");
+  },
+  "GET /open/v1/bulk/:jobId/rejected": async ({ service, north, south }) => {
+    const northJob = await bulkJob(service, north, "lab", [{ externalId: "NORTH-BULK-REJECTED" }]);
+    expect(northJob.rejected).to.equal(1);
+    const seen = await south.call("GET", `/open/v1/bulk/${northJob.jobId}/rejected`, { token: south.client.key });
+    expect(seen.status).to.equal(404);
+    expectNothingOfNorth(flat(seen.body), "another tenant's rejected lines");
   },
   "GET /open/v1/dict/lab-items": async ({ north, south }) => {
     // One dictionary for every tenant (contract B.4): the same answer, nothing of a tenant in it.

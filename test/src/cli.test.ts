@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { createPool, type Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
@@ -78,5 +79,41 @@ describe("command line", () => {
       ["P1", true],
       ["P3", false],
     ]);
+  });
+  it("import submits an NDJSON file (gzip too) as a bulk job, shows its progress and sums it up; exit 1 for rejected lines", async function () {
+    this.timeout(60_000);
+    const created = await cli(databaseUrl, "keys", "create", "--tenant", "east", "--name", "East LIS");
+    expect(created.code, created.stderr).to.equal(0);
+    const report = (externalId: string, value: unknown = 11.2) => ({
+      externalId,
+      patient: { idCard: "11010519491231002X", name: "张三" },
+      reportedAt: "2026-03-01 11:00:00",
+      items: [{ itemCode: "HGB", value, unit: "g/dL" }],
+    });
+    const lines = [...Array.from({ length: 1200 }, (_, i) => JSON.stringify(report(`CLI-${i}`))), "not json", JSON.stringify(report("CLI-BAD", { v: 1 }))];
+    const file = path.join(dir, "history.ndjson.gz");
+    writeFileSync(file, gzipSync(lines.join("\n")));
+
+    const run = await cli(databaseUrl, "import", "lab", file, "--tenant", "east", "--client", "East LIS");
+    expect(run.code, run.stderr).to.equal(1);
+    expect(run.stdout).to.match(/job [0-9a-f-]{36} queued: 1,202 lab reports from .*history\.ndjson\.gz \(gzip\), sent as East LIS/);
+    // Not a terminal: the progress bar writes a line now and then, ending at the total.
+    expect(run.stdout + run.stderr).to.match(/1202\/1202 lines/);
+    expect(run.stdout).to.include("done: 1,202 of 1,202 lines: 1,200 accepted (created 1,200, updated 0, unchanged 0; 1,200 waiting for a patient in the unmatched queue), 2 rejected");
+    expect(run.stdout).to.match(/line 1201: the line is not JSON/);
+    expect(run.stdout).to.include("line 1202 (CLI-BAD): items[0].value:");
+    const stored = await db.query("select count(*)::int as n from events where tenant = 'east' and stream_id like 'lab-report:CLI-%'");
+    expect(stored.rows[0].n).to.equal(1200);
+
+    const plain = path.join(dir, "one.ndjson");
+    writeFileSync(plain, `${JSON.stringify(report("CLI-NOWAIT"))}\n`);
+    const queued = await cli(databaseUrl, "import", "lab", plain, "--tenant", "east", "--client", "East LIS", "--no-wait");
+    expect(queued.code, queued.stderr).to.equal(0);
+    expect(queued.stdout.trim().split("\n")).to.have.length(1);
+    expect(queued.stdout).to.match(/^job [0-9a-f-]{36} queued: 1 lab report from/);
+
+    const unknown = await cli(databaseUrl, "import", "lab", plain, "--tenant", "east", "--client", "Nobody");
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.include('tenant east has no client named "Nobody" with a working key');
   });
 });

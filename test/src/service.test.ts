@@ -42,7 +42,7 @@ describe("the running service", () => {
     // position, yet comes before the other writer's in the order of transaction ids.
     let later = 0;
     let earlier = 0;
-    await service.eventStore.transaction(async (append, tx) => {
+    await service.eventStore.transaction(async ({ append }, tx) => {
       await tx.query("select pg_current_xact_id()");
       const other = await service.eventStore.append({ tenant: "t1", streamId: "s-other", expectedVersion: 0, events: [{ type: "Counted", data: { n: 8 } }], metadata: { actor: "test" } });
       later = other.last.position;

@@ -15,7 +15,19 @@ export function openModal(title: string, closeLabel: string, content: (modal: Mo
   const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const titleId = `dialog-title-${++opened}`;
   const dialog = el("dialog", { class: "modal", "aria-labelledby": titleId });
-  const modal: Modal = { dialog, close: () => dialog.close() };
+  // Closed by the page (Claim, Cancel, ×): gone at once, not a task later when the close event fires.
+  const leave = () => {
+    if (!dialog.isConnected) return;
+    dialog.remove();
+    if (opener?.isConnected) opener.focus();
+  };
+  const modal: Modal = {
+    dialog,
+    close: () => {
+      dialog.close();
+      leave();
+    },
+  };
   const head = el(
     "div",
     { class: "modal-head" },
@@ -23,10 +35,8 @@ export function openModal(title: string, closeLabel: string, content: (modal: Mo
     el("button", { type: "button", class: "close", "aria-label": closeLabel, title: closeLabel, onclick: () => modal.close() }, "×"),
   );
   dialog.append(head, ...content(modal));
-  dialog.addEventListener("close", () => {
-    dialog.remove();
-    if (opener?.isConnected) opener.focus();
-  });
+  // Closed by the browser (Escape).
+  dialog.addEventListener("close", leave);
   document.body.append(dialog);
   dialog.showModal();
   // The first field, not the close button, is where the person starts typing.

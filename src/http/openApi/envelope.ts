@@ -21,7 +21,7 @@ export function answer(ctx: Context, data: unknown, code = 200, msg = "ok"): voi
   ctx.body = { code, msg, data, timestamp: Date.now() };
 }
 
-const COMMAND_ERROR_CODE: Record<CommandErrorKind, number> = { invalid: 400, "not-found": 404, conflict: 409, unavailable: 503 };
+const COMMAND_ERROR_CODE: Record<CommandErrorKind, number> = { invalid: 400, "too-large": 413, "not-found": 404, conflict: 409, unavailable: 503 };
 
 /** The one place /open/v1 failures are shaped. Faults of ours are logged whole and answered generically. */
 export function openApiErrors(log: Logger): Middleware {

@@ -12,6 +12,7 @@ import type { Client } from "../../../queries/credentials.ts";
 import { HttpError } from "../httpError.ts";
 import { jsonBody } from "../jsonBody.ts";
 import { requireClient } from "./clientAuth.ts";
+import { addBulkRoutes } from "./bulkRoutes.ts";
 import { answer } from "./envelope.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
@@ -42,6 +43,8 @@ export const pingAnswer = z.object({
 export interface OpenApiDeps extends IngestionDeps {
   served: ServedDictionary;
   rateLimit: RateLimit;
+  /** Tells the bulk importers a job was submitted. */
+  wakeBulkImport: () => void;
 }
 
 export function openApiRoutes(deps: OpenApiDeps): Router {
@@ -58,6 +61,7 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
     };
   router.post("/lab/reports", jsonBody(OPEN_API_BODY_LIMIT), push(reportKinds.lab));
   router.post("/exam/reports", jsonBody(OPEN_API_BODY_LIMIT), push(reportKinds.exam));
+  addBulkRoutes(router, deps);
 
   router.get("/dict/lab-items", (ctx) => {
     const category = ctx.query.category;

@@ -6,12 +6,22 @@ import type { Dictionary } from "../../../db/seed/defaultDictionary.ts";
 import { dictionaryAnswerSchema, type ServedDictionary } from "../../../queries/dictionary.ts";
 import { reconciliationAnswerSchema } from "../../../queries/reconciliation.ts";
 import { pingAnswer, reconcileQuery } from "../openApi/openApiRoutes.ts";
-import { jsonBody, openFailures, openSuccess, security } from "./shared.ts";
+import { bulkJobAnswerSchema, bulkRejectedAnswerSchema } from "../../../queries/bulkJobs.ts";
+import { bulkSubmittedAnswer, NDJSON_TYPE, rejectedPageQuery } from "../openApi/bulkRoutes.ts";
+import { jsonBody, openFailures, openFailuresDescribed, openSuccess, security } from "./shared.ts";
+
+const bulkJobPath = z.object({ jobId: z.string().meta({ description: "The jobId of the upload's answer" }) });
 
 const PUSH_RULES =
   "Each report is validated and stored on its own: an invalid one is answered REJECTED in `results` (with `errors` naming fields " +
   "relative to the report) and stops nothing. Unknown fields are ignored. At most 100 reports, 500 items each, 4 MB. " +
   "Rules the schema cannot show: `patient` needs idCard or hisPatientId; an item needs itemCode or itemName; refLow ≤ refHigh.";
+
+const BULK_RULES =
+  "The body is NDJSON (Content-Type: application/x-ndjson), one report per line, optionally gzip-compressed (Content-Encoding: gzip): " +
+  "at most 1,000,000 reports and 512 MB uncompressed, a line at most 4 MB; blank lines are ignored. The body is stored before the answer (202); " +
+  "workers then import it in the background, each line exactly like one report of a push (validation, matching, mapping, CREATED / UPDATED / UNCHANGED, " +
+  "reconciliation, the unmatched queue). Jobs of one client run in the order they were submitted. Follow statusUrl for progress and rejected lines.";
 
 /** Contract B: the ingestion open API, every answer in the envelope. The report schemas are the ones the push validates with. */
 export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): ZodOpenApiPathsObject {
@@ -23,6 +33,27 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     security: security.client,
     requestBody: jsonBody(pushBodySchema(reportKinds[kind].schema(dictionary))),
     responses: { 200: openSuccess("One result entry per report, in order: CREATED, UPDATED, UNCHANGED or REJECTED", pushResultSchema), ...openFailures(413) },
+  });
+  const bulkUpload = (kind: "lab" | "exam", what: string) => ({
+    tags: ["Ingestion open API"],
+    operationId: `bulk${kind === "lab" ? "Lab" : "Exam"}Reports`,
+    summary: `Submit ${what} reports in bulk (background job)`,
+    description: BULK_RULES,
+    security: security.client,
+    requestParams: {
+      header: z.object({ "Content-Encoding": z.enum(["gzip", "identity"]).optional().meta({ description: "gzip: the body is gzip-compressed NDJSON" }) }),
+    },
+    requestBody: {
+      required: true,
+      content: { [NDJSON_TYPE]: { schema: z.string().meta({ description: "One report per line, each a JSON object shaped like a report of a push", example: '{"externalId":"LIS-1","patient":{"idCard":"11010519491231002X"},"reportedAt":"2026-03-01 11:00:00","items":[{"itemCode":"HGB","value":11.5}]}\n' }) } },
+    },
+    responses: {
+      202: openSuccess("The body is stored and the job queued (envelope code 202)", bulkSubmittedAnswer),
+      ...openFailuresDescribed({
+        400: "Not NDJSON at all (no line is a JSON object, a push body, an empty body), the wrong Content-Type or Content-Encoding, broken gzip, or an upload cut off: nothing is queued",
+        413: "Over 1,000,000 reports, 512 MB uncompressed, or a line over 4 MB: nothing is queued",
+      }),
+    },
   });
   const reconcile = (kind: "lab" | "exam") => ({
     tags: ["Ingestion open API"],
@@ -52,6 +83,31 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
           },
           304: { description: "Unchanged since the ETag sent in If-None-Match" },
           ...openFailures(),
+        },
+      },
+    },
+    "/open/v1/lab/reports/bulk": { post: bulkUpload("lab", "laboratory") },
+    "/open/v1/exam/reports/bulk": { post: bulkUpload("exam", "examination") },
+    "/open/v1/bulk/{jobId}": {
+      get: {
+        tags: ["Ingestion open API"],
+        operationId: "bulkJobStatus",
+        summary: "A bulk job's status and counts (readable while it runs)",
+        security: security.client,
+        requestParams: { path: bulkJobPath },
+        responses: { 200: openSuccess("The job", bulkJobAnswerSchema), ...openFailuresDescribed({ 404: "No job with this id was submitted with this key's client" }) },
+      },
+    },
+    "/open/v1/bulk/{jobId}/rejected": {
+      get: {
+        tags: ["Ingestion open API"],
+        operationId: "bulkJobRejectedLines",
+        summary: "A bulk job's rejected lines, in line order, a page at a time",
+        security: security.client,
+        requestParams: { path: bulkJobPath, query: rejectedPageQuery },
+        responses: {
+          200: openSuccess("The rejected lines of the page and how many there are", bulkRejectedAnswerSchema),
+          ...openFailuresDescribed({ 404: "No job with this id was submitted with this key's client" }),
         },
       },
     },

@@ -75,10 +75,15 @@ const OPEN_FAILURES: Record<number, string> = {
 
 /** `/open/v1` failures: the envelope with `data: null` and `code` equal to the HTTP status (contract B.1). */
 export function openFailures(...extra: number[]): ZodOpenApiResponsesObject {
-  const statuses = [400, 401, 403, ...extra, 429, 500, 503].sort((a, b) => a - b);
+  return openFailuresDescribed({}, ...extra);
+}
+
+/** As openFailures, with the descriptions of some statuses (given or extra) told for the call. */
+export function openFailuresDescribed(descriptions: Record<number, string>, ...extra: number[]): ZodOpenApiResponsesObject {
+  const statuses = [...new Set([400, 401, 403, ...extra, ...Object.keys(descriptions).map(Number), 429, 500, 503])].sort((a, b) => a - b);
   return Object.fromEntries(
     statuses.map((status) => {
-      const response: ZodOpenApiResponseObject = { description: OPEN_FAILURES[status]!, ...json(envelopeSchema(z.null())) };
+      const response: ZodOpenApiResponseObject = { description: descriptions[status] ?? OPEN_FAILURES[status]!, ...json(envelopeSchema(z.null())) };
       if (status === 429 || status === 503) response.headers = retryAfter;
       return [String(status), response];
     }),

@@ -61,6 +61,10 @@ export const ACCESS: Readonly<Record<string, Access>> = {
 
   "POST /open/v1/lab/reports": "client",
   "POST /open/v1/exam/reports": "client",
+  "POST /open/v1/lab/reports/bulk": "client",
+  "POST /open/v1/exam/reports/bulk": "client",
+  "GET /open/v1/bulk/:jobId": "client",
+  "GET /open/v1/bulk/:jobId/rejected": "client",
   "GET /open/v1/dict/lab-items": "client",
   "GET /open/v1/reconcile/lab": "client",
   "GET /open/v1/reconcile/exam": "client",

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { BULK_STATUSES, bulkRejectionSchema } from "../commands/bulk/bulkJobEvents.ts";
+import type { Db } from "../db/pool.ts";
+import type { TenantReader } from "../db/tenantScope.ts";
+import { localDateTime, localDateTimeText } from "./localDateTime.ts";
+
+const count = (what: string) => z.int().meta({ description: what });
+
+/** Contract D.4: `GET /open/v1/bulk/{jobId}`. */
+export const bulkJobAnswerSchema = z.object({
+  jobId: z.string(),
+  kind: z.enum(["lab", "exam"]),
+  status: z.enum(BULK_STATUSES),
+  lines: count("Reports in the body (non-blank lines)"),
+  processed: count("Lines handled so far, accepted or rejected"),
+  accepted: count("Lines stored (created, updated or unchanged)"),
+  rejected: count("Lines refused; read them at rejected"),
+  created: count("As in a push result"),
+  updated: count("As in a push result"),
+  unchanged: count("As in a push result"),
+  unmatched: count("Accepted reports waiting in the unmatched queue for a patient"),
+  createdAt: localDateTimeText,
+  startedAt: localDateTimeText.nullable(),
+  finishedAt: localDateTimeText.nullable(),
+  reason: z.string().optional().meta({ description: "Why a FAILED job stopped" }),
+});
+export type BulkJobAnswer = z.infer<typeof bulkJobAnswerSchema>;
+
+/** Contract D.4: `GET /open/v1/bulk/{jobId}/rejected`. */
+export const bulkRejectedAnswerSchema = z.object({
+  total: count("Rejected lines of the job so far"),
+  items: z.array(bulkRejectionSchema),
+});
+
+const at = (value: Date | null) => (value ? localDateTime(value) : null);
+
+/** A job of this client, or null (another client's job does not exist for it). */
+export async function bulkJobOfClient(reader: TenantReader, jobId: string, clientId: string): Promise<BulkJobAnswer | null> {
+  const { rows } = await reader.query("select * from read.bulk_jobs where job_id = $1 and client_id = $2", [jobId, clientId]);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    jobId: row.job_id,
+    kind: row.kind,
+    status: row.status,
+    lines: row.lines,
+    processed: row.processed,
+    accepted: row.accepted,
+    rejected: row.rejected,
+    created: row.created,
+    updated: row.updated,
+    unchanged: row.unchanged,
+    unmatched: row.unmatched,
+    createdAt: localDateTime(row.created_at),
+    startedAt: at(row.started_at),
+    finishedAt: at(row.finished_at),
+    ...(row.status === "FAILED" && row.reason ? { reason: row.reason } : {}),
+  };
+}
+
+/** One page of a job's rejected lines, in line order. */
+export async function bulkJobRejections(reader: TenantReader, jobId: string, offset: number, limit: number): Promise<z.infer<typeof bulkRejectedAnswerSchema>> {
+  const { rows } = await reader.query(
+    `select (select count(*) from read.bulk_job_rejections where job_id = $1)::int as total,
+            coalesce((select jsonb_agg(jsonb_build_object('line', line, 'externalId', external_id, 'errors', errors) order by line)
+                      from (select line, external_id, errors from read.bulk_job_rejections where job_id = $1 order by line offset $2 limit $3) page), '[]') as items`,
+    [jobId, offset, limit],
+  );
+  return { total: rows[0].total, items: rows[0].items };
+}
+
+export interface UnfinishedJob {
+  tenant: string;
+  jobId: string;
+  clientId: string;
+}
+
+/** Every job not yet done, of every tenant, in submission order: what the workers have to do. */
+export async function unfinishedBulkJobs(db: Db): Promise<UnfinishedJob[]> {
+  const { rows } = await db.query("select tenant, job_id, client_id from read.bulk_jobs where status in ('QUEUED', 'RUNNING') order by submitted_position");
+  return rows.map((row) => ({ tenant: row.tenant, jobId: row.job_id, clientId: row.client_id }));
+}
