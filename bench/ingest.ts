@@ -21,7 +21,7 @@ const WARMUP_BATCHES = 3;
 const RSS_EVERY_MS = 100;
 const TENANT = "bench";
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+export async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`${what}: not so within ${timeoutMs / 1000} s`);
@@ -30,7 +30,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30
 }
 
 /** Waits until the item rows (lab_results, what report SQL reads) hold every event stored: their projection stands at the store's head. */
-async function itemRowsCaughtUp(db: Db): Promise<void> {
+export async function itemRowsCaughtUp(db: Db): Promise<void> {
   await until("item rows caught up", async () => {
     const { rows } = await db.query("select last_position from projection_generations where name = 'lab_results' and state = 'live'");
     return rows.length === 1 && Number(rows[0].last_position) === (await storeHead(db));
@@ -47,7 +47,8 @@ interface OursRun {
   blocksSealed: number;
 }
 
-async function measureOurs(batches: number, env: Record<string, string> = {}): Promise<OursRun> {
+/** A fresh database and the service on it as `npm start` runs it (its own process), with the senders' patients registered. */
+export async function benchService(env: Record<string, string> = {}) {
   const databaseUrl = await createTestDatabase(false);
   await buildServer();
   // The service as `npm start` runs it, logging at its default level; only the rate limit is lifted.
@@ -66,7 +67,17 @@ async function measureOurs(batches: number, env: Record<string, string> = {}): P
     }
     await until("patients listed", async () => (await tenant.call("GET", "/api/patients", { token: tenant.authorToken, tenant: TENANT })).body.length === registered.length);
     await until("client key known", async () => (await getJson(`${service.url}/open/v1/ping`, tenant.client.key)).status === 200);
+    return { service, db, tenant, databaseUrl };
+  } catch (error) {
+    await db.end();
+    await service.stop();
+    throw error;
+  }
+}
 
+async function measureOurs(batches: number, env: Record<string, string> = {}): Promise<OursRun> {
+  const { service, db, tenant } = await benchService(env);
+  try {
     console.error(`  ingest: ${registered.length} patients registered; warming up, then ${SENDERS} senders x ${batches} batches x ${REPORTS_PER_BATCH} reports`);
     const key = tenant.client.key;
     const serviceUrl = service.url!; // role all: it listens

@@ -20,6 +20,7 @@ const groups: Record<string, Group> = {
   append: { run: async () => (await import("./append.ts")).appendBenchmarks() },
   projection: { run: async () => (await import("./projection.ts")).projectionBenchmarks() },
   ingest: { run: async () => (await import("./ingest.ts")).ingestBenchmarks() },
+  bulk: { run: async () => (await import("./bulk.ts")).bulkBenchmarks() },
   reports: { run: async () => (await import("./reports.ts")).reportBenchmarks() },
   reconcile: { run: async () => (await import("./reconcile.ts")).reconcileBenchmarks() },
   ledger: { run: async () => (await import("./ledger.ts")).ledgerBenchmarks() },

@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { z } from "zod";
 import { BULK_STATUSES, bulkRejectionSchema } from "../commands/bulk/bulkJobEvents.ts";
 import type { Db } from "../db/pool.ts";
@@ -31,14 +32,46 @@ export const bulkRejectedAnswerSchema = z.object({
   total: count("Rejected lines of the job so far"),
   items: z.array(bulkRejectionSchema),
 });
+export type BulkRejectedAnswer = z.infer<typeof bulkRejectedAnswerSchema>;
+
+/** A job as the staff pages list it: the open API's answer and the name of the client that sent it. */
+export const bulkJobListEntrySchema = bulkJobAnswerSchema.extend({
+  client: z.string().meta({ description: "The name of the client (sending system) whose key submitted the job" }),
+});
+export type BulkJobListEntry = z.infer<typeof bulkJobListEntrySchema>;
+
+/** The staff pages list this many of the newest jobs. */
+export const BULK_JOB_LIST_LIMIT = 200;
 
 const at = (value: Date | null) => (value ? localDateTime(value) : null);
 
 /** A job of this client, or null (another client's job does not exist for it). */
 export async function bulkJobOfClient(reader: TenantReader, jobId: string, clientId: string): Promise<BulkJobAnswer | null> {
   const { rows } = await reader.query("select * from read.bulk_jobs where job_id = $1 and client_id = $2", [jobId, clientId]);
-  const row = rows[0];
-  if (!row) return null;
+  return rows[0] ? jobAnswer(rows[0]) : null;
+}
+
+/** Whether the reader's tenant has this job (row-level security hides the others'). */
+export async function bulkJobExists(reader: TenantReader, jobId: string): Promise<boolean> {
+  const { rowCount } = await reader.query("select 1 from read.bulk_jobs where job_id = $1", [jobId]);
+  return rowCount === 1;
+}
+
+/** The tenant's newest jobs first, each with its client's name. */
+export async function listBulkJobs(reader: TenantReader): Promise<BulkJobListEntry[]> {
+  const { rows } = await reader.query(
+    `select j.*, coalesce(c.name, j.client_id) as client_name
+       from read.bulk_jobs j left join read.clients c on c.client_id = j.client_id
+      order by j.submitted_position desc limit $1`,
+    [BULK_JOB_LIST_LIMIT],
+  );
+  return rows.map((row) => {
+    const { jobId, kind, ...rest } = jobAnswer(row);
+    return { jobId, kind, client: row.client_name, ...rest };
+  });
+}
+
+function jobAnswer(row: pg.QueryResultRow): BulkJobAnswer {
   return {
     jobId: row.job_id,
     kind: row.kind,

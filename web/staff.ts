@@ -1,11 +1,12 @@
 /**
  * The staff pages (`GET /staff`, src/http/staffRoutes.ts): sign in with an author token, then
- * the reports with their versions and audits, the unmatched queue and the patients, all through
- * the `/api` endpoints. The server wrote the tenant and language into `<body data-…>`; the pages
- * are chosen by the fragment (`#reports`, `#unmatched`, `#patients`) so the browser's back button
- * and bookmarks work without a server route per page.
+ * the reports with their versions and audits, the unmatched queue, the patients and the bulk jobs,
+ * all through the `/api` endpoints. The server wrote the tenant and language into `<body data-…>`;
+ * the pages are chosen by the fragment (`#reports`, `#unmatched`, `#patients`, `#bulk-jobs`) so
+ * the browser's back button and bookmarks work without a server route per page.
  */
 import "./staff.css";
+import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
 import { el } from "./staff/dom.ts";
 import type { PageContext } from "./staff/page.ts";
 import { patientsPage } from "./staff/patientsPage.ts";
@@ -21,6 +22,7 @@ const PAGES = {
   reports: { title: (t: StaffTexts) => t.reports, build: reportsPage },
   unmatched: { title: (t: StaffTexts) => t.unmatched, build: unmatchedPage },
   patients: { title: (t: StaffTexts) => t.patients, build: patientsPage },
+  "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage },
 } as const;
 type PageName = keyof typeof PAGES;
 

@@ -9,7 +9,7 @@ import { parseClientCodeMap } from "../ingestion/itemMapping.ts";
 import type { IngestionDeps, PushingClient } from "../ingestion/pushReports.ts";
 import { reportKinds } from "../ingestion/reportKinds.ts";
 import { applyBulkJobEvent, bulkJobStream, evolveBulkJob, initialBulkJobState, type BulkJobEvent } from "./bulkJobEvents.ts";
-import { importBulkPiece, MissingPiece, type PieceOfJob, type PieceOutcome } from "./importBulkPiece.ts";
+import { checkBulkPiece, MissingPiece, storeBulkPiece, type CheckedPiece, type PieceOfJob, type PieceOutcome } from "./importBulkPiece.ts";
 
 /** The pg-boss queue that wakes the importers of every worker process when a job is submitted. */
 export const BULK_WAKEUP_QUEUE = "bulk.import";
@@ -142,9 +142,19 @@ export class BulkImporter {
         await append({ type: "BulkJobStarted", data: { worker: this.worker } });
         this.log.info({ jobId, tenant, client: client.name, lines: job.lines }, "bulk job started");
       }
+      const pieceOfJob = (piece: number): PieceOfJob => ({ tenant, jobId, kind: reportKinds[job.kind], piece, expectedVersion: state.version, metadata: this.pieceMetadata(submittedBy, client, jobId) });
+      // The next piece is checked (this process's CPU) while the database stores this one.
+      const check = (piece: number) => {
+        const checking = checkBulkPiece(this.deps, client, pieceOfJob(piece));
+        checking.catch(() => {}); // awaited, and so reported, when its turn comes
+        return checking;
+      };
+      let next = check(state.piecesDone);
       for (let piece = state.piecesDone; piece < job.pieces; piece++) {
         if (this.stopped) return "stopped";
-        const outcome = await this.importPiece(client, { tenant, jobId, kind: reportKinds[job.kind], piece, expectedVersion: state.version, metadata: this.pieceMetadata(submittedBy, client, jobId) });
+        const checking = next;
+        if (piece + 1 < job.pieces) next = check(piece + 1);
+        const outcome = await this.importPiece(client, pieceOfJob(piece), checking);
         if (outcome === "failed") {
           const reason = `The job stopped at piece ${piece + 1} of ${job.pieces}: the service could not import it. Ask the service's operators about job ${jobId}; the lines before that piece are stored.`;
           await append({ type: "BulkJobFailed", data: { reason, counts: state.counts } });
@@ -166,10 +176,10 @@ export class BulkImporter {
   }
 
   /** One piece; a fault of ours is tried again a few times before it fails the job, a database fault pauses the job. */
-  private async importPiece(client: PushingClient, piece: PieceOfJob): Promise<PieceOutcome | "failed"> {
+  private async importPiece(client: PushingClient, piece: PieceOfJob, checking: Promise<CheckedPiece>): Promise<PieceOutcome | "failed"> {
     const key = `${piece.jobId}:${piece.piece}`;
     try {
-      const outcome = await importBulkPiece(this.deps, client, piece);
+      const outcome = await storeBulkPiece(this.deps, client, piece, await checking);
       this.failures.delete(key);
       return outcome;
     } catch (error) {

@@ -1,5 +1,5 @@
 import { ConcurrencyConflict, readStream, type EventMetadata } from "../../db/eventStore.ts";
-import { checkReports, storeCheckedReports, type IngestionDeps, type PushingClient, type ResultEntry } from "../ingestion/pushReports.ts";
+import { checkReports, storeCheckedReports, type CheckedReports, type IngestionDeps, type PushingClient, type ResultEntry } from "../ingestion/pushReports.ts";
 import type { ReportKind } from "../ingestion/reportKinds.ts";
 import { bulkJobStream, NO_COUNTS, type BulkCounts, type BulkJobEvent, type BulkRejection } from "./bulkJobEvents.ts";
 
@@ -22,13 +22,18 @@ export type PieceOutcome = { checkpoint: Extract<BulkJobEvent, { type: "BulkPiec
 
 const MAX_ATTEMPTS = 10;
 
+/** A piece read, parsed and checked (validation, item mapping, patient matching): what is left is to store it. */
+export interface CheckedPiece {
+  checked: CheckedReports;
+  lineOf: number[];
+  unreadable: BulkRejection[];
+}
+
 /**
- * Imports one piece of a bulk job exactly as a push of its lines: the same check (validation,
- * item mapping, patient matching) and the same decision and append, in one transaction with
- * the piece's checkpoint event. A worker killed at any moment leaves either the piece and its
- * checkpoint committed or neither, so a resumed job neither loses nor counts a line twice.
+ * Reads and checks one piece of a bulk job exactly as a push checks its reports. Nothing is
+ * written: a worker checks the next piece while the database stores the one before.
  */
-export async function importBulkPiece(deps: IngestionDeps, client: PushingClient, piece: PieceOfJob): Promise<PieceOutcome> {
+export async function checkBulkPiece(deps: IngestionDeps, client: PushingClient, piece: PieceOfJob): Promise<CheckedPiece> {
   const { rows } = await deps.store.db.query("select first_line, body from bulk_job_bodies where job_id = $1 and piece = $2 and tenant = $3", [
     piece.jobId,
     piece.piece,
@@ -36,8 +41,15 @@ export async function importBulkPiece(deps: IngestionDeps, client: PushingClient
   ]);
   if (rows.length === 0) throw new MissingPiece(`piece ${piece.piece} of bulk job ${piece.jobId} is missing`);
   const { sent, lineOf, unreadable } = readLines(rows[0].body as string, rows[0].first_line as number);
+  return { checked: await checkReports(deps, piece.kind, client, sent), lineOf, unreadable };
+}
 
-  const checked = await checkReports(deps, piece.kind, client, sent);
+/**
+ * Stores a checked piece with the push's own decision and append, in one transaction with the
+ * piece's checkpoint event. A worker killed at any moment leaves either the piece and its
+ * checkpoint committed or neither, so a resumed job neither loses nor counts a line twice.
+ */
+export async function storeBulkPiece(deps: IngestionDeps, client: PushingClient, piece: PieceOfJob, { checked, lineOf, unreadable }: CheckedPiece): Promise<PieceOutcome> {
   const jobStream = bulkJobStream(piece.jobId);
   for (let attempt = 1; ; attempt++) {
     try {

@@ -22,6 +22,7 @@ import { staffRoutes } from "./staffRoutes.ts";
 import { resolveTenant } from "./tenant.ts";
 import { unmatchedRoutes } from "./unmatchedRoutes.ts";
 import { historyRoutes } from "./historyRoutes.ts";
+import { bulkJobRoutes } from "./bulkJobRoutes.ts";
 import { xlsxExportRoute } from "./xlsxExportRoute.ts";
 
 export interface AppDependencies {
@@ -49,7 +50,7 @@ export function createApp(deps: AppDependencies): Koa {
   const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });
   app.use(embed.routes());
   app.use(embed.cors());
-  // The staff pages (sign in with an author token; reports, unmatched queue, patients over /api).
+  // The staff pages (sign in with an author token; reports, unmatched queue, patients, bulk jobs over /api).
   app.use(staffRoutes().routes());
 
   app.use(
@@ -62,6 +63,7 @@ export function createApp(deps: AppDependencies): Koa {
       patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       historyRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
+      bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
       docxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
       xlsxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,

@@ -307,6 +307,117 @@ describe("staff pages in chromium", function () {
     await page.screenshot({ path: `${OUT}staff-patients.png`, fullPage: true });
   });
 
+  it("follows a bulk job on the Bulk jobs page until it is done, without a reload, and pages its rejected lines", async () => {
+    // The job waits QUEUED while the test holds its client's import lock (commands/bulk/bulkImporter.ts).
+    const lockKey = `${TENANT}:${tenant.client.clientId}`;
+    const lock = await service.db.connect();
+    await lock.query("select pg_advisory_lock(hashtext('bulk-import'), hashtext($1))", [lockKey]);
+    const released = async () => {
+      await lock.query("select pg_advisory_unlock(hashtext('bulk-import'), hashtext($1))", [lockKey]);
+      lock.release();
+    };
+    let jobId: string;
+    try {
+      // 54 lines: 2 reports, then one that is not JSON, one with an impossible date and 50 without the required fields.
+      const lines = [
+        JSON.stringify(labReport("BULK-1")),
+        '{"externalId": "BULK-CUT", ',
+        JSON.stringify(labReport("BULK-DAY", { reportedAt: "2026-02-30 08:00:00" })),
+        ...Array.from({ length: 50 }, (_, i) => JSON.stringify({ externalId: `BULK-BARE-${i}` })),
+        JSON.stringify(labReport("BULK-2")),
+      ];
+      const submitted = await fetch(`${service.url}/open/v1/lab/reports/bulk`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tenant.client.key}`, "content-type": "application/x-ndjson" },
+        body: lines.join("\n"),
+      });
+      expect(submitted.status).to.equal(202);
+      jobId = ((await submitted.json()) as { data: { jobId: string } }).data.jobId;
+
+      await page.getByRole("link", { name: "Bulk jobs" }).click();
+      await ready(".page-bulk-jobs .page-body");
+      expect(await page.locator(".tabs a[aria-current=page]").textContent()).to.equal("Bulk jobs");
+      const row = page.locator(`tr[data-job-id="${jobId}"]`);
+      expect(await row.getAttribute("data-status")).to.equal("QUEUED");
+      expect(await row.locator(".job-status").textContent()).to.equal("Queued");
+      expect(await row.locator("td").nth(1).textContent()).to.equal("Central lab LIS");
+      expect(await row.locator(".progress-text").textContent()).to.equal("0 / 54");
+      expect(await page.locator(".page-bulk-jobs .count").textContent()).to.equal("1 job · updating every 2 seconds");
+      await page.screenshot({ path: `${OUT}staff-bulk-queued.png`, fullPage: true });
+
+      // It asks again while the job waits, and no more once the page is left.
+      const listCalls = () => {
+        const seen: string[] = [];
+        const note = (request: { url(): string }) => void (new URL(request.url()).pathname === "/api/bulk-jobs" && seen.push(request.url()));
+        page.on("request", note);
+        return { seen, stop: () => page.off("request", note) };
+      };
+      const whileQueued = listCalls();
+      await page.waitForTimeout(2500);
+      whileQueued.stop();
+      expect(whileQueued.seen.length, "calls in 2.5 s while a job is queued").to.be.oneOf([1, 2]);
+      await page.getByRole("link", { name: "Patients" }).click();
+      await ready(".page-patients .page-body");
+      const afterLeaving = listCalls();
+      await page.waitForTimeout(2500);
+      afterLeaving.stop();
+      expect(afterLeaving.seen, "calls after leaving the page").to.deep.equal([]);
+      await page.getByRole("link", { name: "Bulk jobs" }).click();
+      await ready(".page-bulk-jobs .page-body");
+    } finally {
+      await released();
+    }
+
+    // The worker takes the job (its safety net looks every 5 s); the page follows it without a reload.
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    await page.locator(`tr[data-job-id="${jobId}"][data-status=DONE]`).waitFor({ timeout: 20_000 });
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).to.equal(true);
+    expect(await page.locator(".status").textContent()).to.equal(`Job ${jobId.slice(0, 8)} is done: 2 accepted, 52 rejected.`);
+    expect(await row.locator(".job-status").textContent()).to.equal("Done");
+    expect(await row.locator(".progress-text").textContent()).to.equal("54 / 54");
+    expect(await row.locator("progress").evaluate((bar) => [(bar as HTMLProgressElement).value, (bar as HTMLProgressElement).max])).to.deep.equal([54, 54]);
+    const counts = await row.locator("td.num").evaluateAll((cells) => cells.map((cell) => cell.textContent));
+    expect(counts, "accepted, created, updated, unchanged, unmatched, rejected").to.deep.equal(["2", "2", "0", "0", "0", "52"]);
+    expect(await row.locator(".finished").textContent(), "the time (the date too past midnight)").to.match(/^(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}$/);
+    expect(await page.locator(".page-bulk-jobs .count").textContent()).to.equal("1 job");
+    await page.screenshot({ path: `${OUT}staff-bulk-done.png`, fullPage: true });
+
+    // The rejected lines, 50 a page, as the sender reads them.
+    const sent = (await tenant.call("GET", `/open/v1/bulk/${jobId}/rejected?limit=3`, { token: tenant.client.key })).body.data;
+    const opener = row.getByRole("button", { name: `Rejected lines of job ${jobId.slice(0, 8)}` });
+    await opener.click();
+    const dialog = page.locator("dialog:has(.rejected-body)");
+    await ready("dialog .rejected-body");
+    expect(await dialog.locator("h2").textContent()).to.equal(`Rejected lines of job ${jobId.slice(0, 8)}`);
+    expect(await dialog.locator(".pager-position").textContent()).to.equal("Lines 1–50 of 52 rejected");
+    const shownLines = () => dialog.locator("table.rejected tbody th").evaluateAll((cells) => cells.map((cell) => Number(cell.textContent)));
+    expect(await shownLines()).to.deep.equal(Array.from({ length: 50 }, (_, i) => i + 2));
+    const cellsOfLine = (line: number) => dialog.locator(`tbody[data-line='${line}'] tr`).evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent)));
+    expect(await cellsOfLine(2)).to.deep.equal([["2", "—", "(the whole line)", sent.items[0].errors[0].message]]);
+    expect(sent.items[1].errors[0].field).to.equal("reportedAt");
+    expect(await cellsOfLine(3)).to.deep.equal([["3", "BULK-DAY", "reportedAt", sent.items[1].errors[0].message]]);
+    expect((await cellsOfLine(4)).map((cells) => cells.at(-2)), "each problem of a line in a row of its own").to.deep.equal(["patient", "reportedAt", "items"]);
+    await page.screenshot({ path: `${OUT}staff-bulk-rejected.png` });
+
+    const previous = dialog.getByRole("button", { name: "Previous" });
+    const next = dialog.getByRole("button", { name: "Next" });
+    expect(await previous.isDisabled()).to.equal(true);
+    await next.click();
+    await page.waitForFunction(() => document.querySelector("dialog .pager-position")?.textContent === "Lines 51–52 of 52 rejected");
+    await ready("dialog .rejected-body");
+    expect(await shownLines()).to.deep.equal([52, 53]);
+    expect(await next.isDisabled()).to.equal(true);
+    expect(await previous.evaluate((button) => button === document.activeElement), "focus moves to Previous when Next is done").to.equal(true);
+    await previous.click();
+    await page.waitForFunction(() => document.querySelector("dialog .pager-position")?.textContent === "Lines 1–50 of 52 rejected");
+
+    // Closing gives the focus back to the row's button, kept through the page's updates.
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect(await opener.evaluate((button) => button === document.activeElement)).to.equal(true);
+  });
+
   it("ends the session on sign-out, and when the service stops accepting the token", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.locator("#sign-in-token").waitFor();

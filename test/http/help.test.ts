@@ -200,6 +200,9 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
         "POST /open/v1/exam/reports",
         "GET /open/v1/reconcile/lab",
         "GET /open/v1/reconcile/exam",
+        "POST /open/v1/lab/reports/bulk",
+        "GET /open/v1/bulk/$JOB_ID",
+        "GET /open/v1/bulk/$JOB_ID/rejected",
       ]) {
         expect([...routes], route).to.include(route);
       }
@@ -209,7 +212,15 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
       const call = httpClient(service.url!);
       const client = await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Guide check LIS", tenant: "help-docs" } });
       expect(client.status).to.equal(201);
-      for (const { method, path: callPath } of curlCalls()) {
+      // The guide's $JOB_ID: a job of this client.
+      const submitted = await fetch(`${service.url}/open/v1/lab/reports/bulk`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${client.body.key}`, "content-type": "application/x-ndjson" },
+        body: `${JSON.stringify({ externalId: "GUIDE-1" })}\n`,
+      });
+      const { jobId } = ((await submitted.json()) as { data: { jobId: string } }).data;
+      for (const { method, path: guidePath } of curlCalls()) {
+        const callPath = guidePath.replace("$JOB_ID", jobId);
         const answer = await call(method, callPath, { token: client.body.key });
         expect(answer.status, `${method} ${callPath}`).to.not.equal(404);
         expect(answer.body.code, `${method} ${callPath}`).to.equal(answer.status);

@@ -243,6 +243,25 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect((await south.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/diff?from=1&to=1")).status).to.equal(404);
     expect((await north.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/diff?from=1&to=1")).body.changes).to.deep.equal([]);
   },
+  "GET /api/bulk-jobs": async ({ service, north, south }) => {
+    const northJob = await bulkJob(service, north, "lab", [labReport("NORTH-BULK-LISTED"), { externalId: "NORTH-BULK-LISTED-BAD" }]);
+    const southJob = await bulkJob(service, south, "lab", [labReport("SOUTH-BULK-LISTED")]);
+    expect(((await north.asAuthor("GET", "/api/bulk-jobs")).body as Array<{ jobId: string }>).map((job) => job.jobId)).to.include(northJob.jobId).and.not.include(southJob.jobId);
+    for (const token of [south.authorToken, ADMIN]) {
+      const seen = await south.call("GET", "/api/bulk-jobs", { token });
+      expect(seen.body.map((job: { jobId: string }) => job.jobId)).to.include(southJob.jobId).and.not.include(northJob.jobId);
+      expectNothingOfNorth(flat(seen.body), "south's bulk jobs");
+    }
+  },
+  "GET /api/bulk-jobs/:jobId/rejected": async ({ service, north, south }) => {
+    const northJob = await bulkJob(service, north, "lab", [{ externalId: "NORTH-BULK-STAFF-REJECTED" }]);
+    expect((await north.asAuthor("GET", `/api/bulk-jobs/${northJob.jobId}/rejected`)).body.total).to.equal(1);
+    for (const token of [south.authorToken, ADMIN]) {
+      const seen = await south.call("GET", `/api/bulk-jobs/${northJob.jobId}/rejected`, { token });
+      expect(seen.status).to.equal(404);
+      expectNothingOfNorth(flat(seen.body), "north's rejected lines asked for by south");
+    }
+  },
 
   "GET /api/admin/projections": async ({ south }) => {
     expect((await south.call("GET", "/api/admin/projections", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);

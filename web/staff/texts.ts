@@ -9,6 +9,7 @@ export interface StaffTexts {
   reports: string;
   unmatched: string;
   patients: string;
+  bulkJobs: string;
   signOut: string;
   signedInAs: (tenant: string, token: string) => string;
 
@@ -144,6 +145,41 @@ export interface StaffTexts {
   saving: string;
   saved: (patientRef: string, name: string) => string;
   fieldMissing: (label: string) => string;
+
+  bulkJobsIntro: string;
+  noJobs: string;
+  jobCount: (count: number) => string;
+  autoRefresh: string;
+  refresh: string;
+  number: (n: number) => string;
+  jobNo: (shortId: string) => string;
+  colSubmitted: string;
+  colClient: string;
+  colStatus: string;
+  colProgress: string;
+  colAccepted: string;
+  colCreated: string;
+  colUpdated: string;
+  colUnchanged: string;
+  colUnmatched: string;
+  colRejected: string;
+  colRun: string;
+  started: string;
+  finished: string;
+  jobStatuses: Record<string, string>;
+  progressOf: (shortId: string) => string;
+  jobEnded: (shortId: string, status: string, accepted: number, rejected: number) => string;
+  rejectedLines: string;
+  rejectedLinesOf: (shortId: string) => string;
+  colLine: string;
+  colExternalId: string;
+  colProblem: string;
+  wholeLine: string;
+  linesShown: (from: number, to: number, total: number) => string;
+  noRejected: string;
+  rejectedPages: string;
+  previousPage: string;
+  nextPage: string;
 }
 
 const zh: StaffTexts = {
@@ -154,6 +190,7 @@ const zh: StaffTexts = {
   reports: "报表",
   unmatched: "待认领报告",
   patients: "患者",
+  bulkJobs: "批量导入",
   signOut: "退出",
   signedInAs: (tenant, token) => `租户 ${tenant} · 令牌 ${token}`,
 
@@ -289,6 +326,41 @@ const zh: StaffTexts = {
   saving: "正在保存…",
   saved: (patientRef, name) => `患者 ${patientRef}（${name}）已保存。`,
   fieldMissing: (label) => `请填写${label}。`,
+
+  bulkJobsIntro: "检验、检查系统通过开放接口（NDJSON）或命令行提交的后台批量导入任务，列出最新的 200 个。有任务排队或进行中时，本页每 2 秒自动更新。",
+  noJobs: "还没有批量导入任务。",
+  jobCount: (count) => `共 ${count} 个任务`,
+  autoRefresh: "每 2 秒自动更新",
+  refresh: "刷新",
+  number: (n) => n.toLocaleString("zh-CN"),
+  jobNo: (shortId) => `任务 ${shortId}`,
+  colSubmitted: "提交时间",
+  colClient: "发送系统",
+  colStatus: "状态",
+  colProgress: "进度",
+  colAccepted: "接收",
+  colCreated: "新建",
+  colUpdated: "更新",
+  colUnchanged: "未变",
+  colUnmatched: "待认领",
+  colRejected: "拒收",
+  colRun: "开始 / 结束",
+  started: "开始",
+  finished: "结束",
+  jobStatuses: { QUEUED: "排队中", RUNNING: "进行中", DONE: "已完成", FAILED: "失败" },
+  progressOf: (shortId) => `任务 ${shortId} 的进度`,
+  jobEnded: (shortId, status, accepted, rejected) => (status === "DONE" ? `任务 ${shortId} 已完成：接收 ${accepted} 行，拒收 ${rejected} 行。` : `任务 ${shortId} 失败。`),
+  rejectedLines: "拒收行…",
+  rejectedLinesOf: (shortId) => `任务 ${shortId} 的拒收行`,
+  colLine: "行号",
+  colExternalId: "externalId",
+  colProblem: "问题",
+  wholeLine: "（整行）",
+  linesShown: (from, to, total) => `第 ${from}–${to} 条，共 ${total} 条拒收行`,
+  noRejected: "没有拒收行。",
+  rejectedPages: "拒收行分页",
+  previousPage: "上一页",
+  nextPage: "下一页",
 };
 
 const en: StaffTexts = {
@@ -299,6 +371,7 @@ const en: StaffTexts = {
   reports: "Reports",
   unmatched: "Unmatched reports",
   patients: "Patients",
+  bulkJobs: "Bulk jobs",
   signOut: "Sign out",
   signedInAs: (tenant, token) => `Tenant ${tenant} · token ${token}`,
 
@@ -434,6 +507,41 @@ const en: StaffTexts = {
   saving: "Saving…",
   saved: (patientRef, name) => `Patient ${patientRef} (${name}) was saved.`,
   fieldMissing: (label) => `Fill in ${label}.`,
+
+  bulkJobsIntro: "Background imports sent by laboratory and examination systems (NDJSON over the open API, or the command line); the newest 200 are listed. While a job is queued or running, this page updates itself every 2 seconds.",
+  noJobs: "There are no bulk jobs yet.",
+  jobCount: (count) => `${count} job${count === 1 ? "" : "s"}`,
+  autoRefresh: "updating every 2 seconds",
+  refresh: "Refresh",
+  number: (n) => n.toLocaleString("en"),
+  jobNo: (shortId) => `job ${shortId}`,
+  colSubmitted: "Submitted",
+  colClient: "Client",
+  colStatus: "Status",
+  colProgress: "Progress",
+  colAccepted: "Accepted",
+  colCreated: "Created",
+  colUpdated: "Updated",
+  colUnchanged: "Unchanged",
+  colUnmatched: "Unmatched",
+  colRejected: "Rejected",
+  colRun: "Started / finished",
+  started: "started",
+  finished: "finished",
+  jobStatuses: { QUEUED: "Queued", RUNNING: "Running", DONE: "Done", FAILED: "Failed" },
+  progressOf: (shortId) => `Progress of job ${shortId}`,
+  jobEnded: (shortId, status, accepted, rejected) => (status === "DONE" ? `Job ${shortId} is done: ${accepted} accepted, ${rejected} rejected.` : `Job ${shortId} failed.`),
+  rejectedLines: "Rejected lines…",
+  rejectedLinesOf: (shortId) => `Rejected lines of job ${shortId}`,
+  colLine: "Line",
+  colExternalId: "externalId",
+  colProblem: "Problem",
+  wholeLine: "(the whole line)",
+  linesShown: (from, to, total) => `Lines ${from}–${to} of ${total} rejected`,
+  noRejected: "No rejected lines.",
+  rejectedPages: "Pages of rejected lines",
+  previousPage: "Previous",
+  nextPage: "Next",
 };
 
 export function staffTextsFor(lang: Lang): StaffTexts {

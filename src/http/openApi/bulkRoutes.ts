@@ -32,7 +32,19 @@ export const rejectedPageQuery = z.object({
   limit: z.coerce.number({ error: PAGE_PROBLEM }).int({ error: PAGE_PROBLEM }).min(1, { error: PAGE_PROBLEM }).max(MAX_REJECTED_PAGE, { error: PAGE_PROBLEM }).default(100).meta({ description: `At most ${MAX_REJECTED_PAGE}` }),
 });
 
+/** The page of rejected lines a query string asks for; else a 400 saying how to ask. */
+export function rejectedPageOf(query: unknown): z.output<typeof rejectedPageQuery> {
+  const page = rejectedPageQuery.safeParse(query);
+  if (!page.success) throw new HttpError(400, PAGE_PROBLEM);
+  return page.data;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A job id from a path, as stored (lower case); null for one that is no UUID, so no job's. */
+export function jobIdFromPath(value: string): string | null {
+  return UUID.test(value) ? value.toLowerCase() : null;
+}
 
 export interface BulkRoutesDeps {
   store: EventStore;
@@ -62,9 +74,9 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
   router.post("/exam/reports/bulk", submit(reportKinds.exam));
 
   const jobIdOf = (ctx: Context): string => {
-    const jobId = ctx.params.jobId!;
-    if (!UUID.test(jobId)) throw notFound(jobId);
-    return jobId.toLowerCase();
+    const jobId = jobIdFromPath(ctx.params.jobId!);
+    if (!jobId) throw notFound(ctx.params.jobId!);
+    return jobId;
   };
   router.get("/bulk/:jobId", async (ctx) => {
     const jobId = jobIdOf(ctx);
@@ -75,12 +87,11 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
   });
   router.get("/bulk/:jobId/rejected", async (ctx) => {
     const jobId = jobIdOf(ctx);
-    const query = rejectedPageQuery.safeParse(ctx.query);
-    if (!query.success) throw new HttpError(400, PAGE_PROBLEM);
+    const { offset, limit } = rejectedPageOf(ctx.query);
     const client = ctx.state.client as Client;
     const page = await readAsTenant(deps.store.db, ctx.state.tenant, async (reader) => {
       if (!(await bulkJobOfClient(reader, jobId, client.clientId))) return null;
-      return bulkJobRejections(reader, jobId, query.data.offset, query.data.limit);
+      return bulkJobRejections(reader, jobId, offset, limit);
     });
     if (!page) throw notFound(jobId);
     answer(ctx, page);

@@ -43,6 +43,7 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
       { name: "Report viewing", description: "Contract A: no credential (the reverse proxy guards it)" },
       { name: "Authoring", description: "Contract C.3: an author token of the tenant, or the ADMIN_TOKEN" },
       { name: "Patients and unmatched reports", description: "Contract C.4: an author token of the tenant, or the ADMIN_TOKEN" },
+      { name: "Bulk jobs", description: "Contract D.4 as the staff pages follow it: an author token of the tenant, or the ADMIN_TOKEN" },
       { name: "Administration", description: "Contract C.2, C.6: the ADMIN_TOKEN" },
       { name: "Ingestion open API", description: "Contract B: a client key" },
       { name: "Service", description: "Health, help articles, the embed page and these docs" },

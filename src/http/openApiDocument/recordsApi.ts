@@ -6,10 +6,12 @@ import { claimInput, dismissInput } from "../../../commands/ingestion/queueDecis
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../../commands/patients/registerPatient.ts";
 import { patientListEntrySchema } from "../../../queries/patients.ts";
 import { projectionsReportSchema } from "../../../queries/projectionStatus.ts";
+import { BULK_JOB_LIST_LIMIT, bulkJobListEntrySchema, bulkRejectedAnswerSchema } from "../../../queries/bulkJobs.ts";
 import { ledgerSummarySchema, ledgerVerificationSchema } from "../../../db/ledger.ts";
 import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../../../queries/reportHistory.ts";
 import { unmatchedEntrySchema } from "../../../queries/unmatched.ts";
 import { clientCodeMapAnswer } from "../adminRoutes.ts";
+import { rejectedPageQuery } from "../openApi/bulkRoutes.ts";
 import { listQuery } from "../patientRoutes.ts";
 import { claimedAnswer, dismissedAnswer } from "../unmatchedRoutes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
@@ -20,6 +22,7 @@ const queuedPath = z.object({
   externalId: z.string().meta({ description: "The report's externalId as the sender pushed it" }),
 });
 const clientPath = z.object({ clientId: z.string() });
+const bulkJobPath = z.object({ jobId: z.string().meta({ description: "The job's jobId, as GET /api/bulk-jobs lists it", example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11" }) });
 const authorFailures = { 401: true, 403: true } as const;
 const adminFailures = { 401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)" } as const;
 
@@ -119,6 +122,28 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       responses: {
         200: { description: "Dismissed", ...json(dismissedAnswer) },
         ...apiFailures({ ...authorFailures, 404: "Unknown report", 409: "The report is already matched to a patient" }),
+      },
+    },
+  },
+  "/api/bulk-jobs": {
+    get: {
+      tags: ["Bulk jobs"],
+      operationId: "listBulkJobs",
+      summary: `The tenant's bulk import jobs of every client, newest first (at most ${BULK_JOB_LIST_LIMIT}): status, progress and counts`,
+      security: security.author,
+      responses: { 200: { description: "Newest job first", ...json(z.array(bulkJobListEntrySchema)) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/bulk-jobs/{jobId}/rejected": {
+    get: {
+      tags: ["Bulk jobs"],
+      operationId: "listBulkJobRejectedLines",
+      summary: "A bulk job's rejected lines, in line order, a page at a time",
+      security: security.author,
+      requestParams: { path: bulkJobPath, query: rejectedPageQuery },
+      responses: {
+        200: { description: "The rejected lines of the page and how many there are", ...json(bulkRejectedAnswerSchema) },
+        ...apiFailures({ ...authorFailures, 400: "offset or limit out of range", 404: "No job with this id for this tenant" }),
       },
     },
   },

@@ -50,6 +50,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/history/:kind/:externalId": "author",
   "GET /api/history/:kind/:externalId/versions/:n": "author",
   "GET /api/history/:kind/:externalId/diff": "author",
+  "GET /api/bulk-jobs": "author",
+  "GET /api/bulk-jobs/:jobId/rejected": "author",
 
   "GET /api/admin/projections": "admin",
   "GET /api/admin/ledger": "admin",

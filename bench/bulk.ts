@@ -1,0 +1,209 @@
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { once } from "node:events";
+import { storeHead } from "../db/eventStore.ts";
+import { createPool, type Db } from "../db/pool.ts";
+import { createTestDatabase } from "../test/support/database.ts";
+import { benchService, until } from "./ingest.ts";
+import { getJson, ITEMS, makeBatch, REPORTS_PER_BATCH, SENDERS } from "./ingestSenders.ts";
+import { httpJson } from "./httpJson.ts";
+import { residentBytes } from "./processStats.ts";
+import { percentile, result, type BenchResult } from "./results.ts";
+
+/*
+ * Bulk import end to end (#16): one job of BENCH_BULK_REPORTS reports of 20 items (the ingest
+ * group's reports) uploaded as NDJSON to the service in its own process, timed from the first
+ * byte sent until reconciliation (lab_reports) and report SQL (lab_results) hold every report.
+ * The baseline is the same reports as multi-row INSERTs into a plain table. A second, smaller job
+ * runs while one sender pushes 100-report batches back to back: their latency is the figure.
+ */
+
+const RSS_EVERY_MS = 100;
+const DAYS = 1000;
+
+function dayOf(batch: number): string {
+  return new Date(Date.UTC(2020, 0, 1 + (batch % DAYS))).toISOString().slice(0, 10);
+}
+
+/**
+ * A job's body, written to a file before the clock starts (a laboratory's export): batches
+ * `from` to `to` of the run. A line of these reports is about 3 kB, so a job of the contract's
+ * 512 MB holds at most ~170,000 of them: larger runs are cut into jobs of JOB_REPORTS.
+ */
+const JOB_REPORTS = 100_000;
+
+async function writeJobFile(file: string, run: string, from: number, to: number): Promise<number> {
+  const out = createWriteStream(file);
+  for (let b = from; b < to; b++) {
+    const text = makeBatch(run, 0, b, dayOf(b)).reports.map((report) => JSON.stringify(report)).join("\n") + "\n";
+    if (!out.write(text)) await once(out, "drain");
+  }
+  out.end();
+  await once(out, "finish");
+  return statSync(file).size;
+}
+
+function upload(url: string, key: string, file: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson", "content-length": String(statSync(file).size) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    createReadStream(file).pipe(request);
+  });
+}
+
+async function caughtUp(db: Db, projection: string): Promise<boolean> {
+  const { rows } = await db.query("select last_position from projection_generations where name = $1 and state = 'live'", [projection]);
+  return rows.length === 1 && Number(rows[0].last_position) === (await storeHead(db));
+}
+
+interface JobRun {
+  seconds: number;
+  uploadSeconds: number;
+  peakRssMb: number;
+  pushMs: number[];
+}
+
+/**
+ * Jobs end to end on a fresh service, uploaded one after the other and run in that order (one
+ * client); `pushing` adds one sender pushing 100-report batches back to back until they are done.
+ */
+async function runJobs(files: string[], reports: number, pushing: boolean): Promise<JobRun> {
+  const { service, db, tenant } = await benchService();
+  let peakRss = residentBytes(service.pid);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, residentBytes(service.pid))), RSS_EVERY_MS);
+  const pushMs: number[] = [];
+  let done = false;
+  const pushes = pushing
+    ? (async () => {
+        const url = `${service.url}/open/v1/lab/reports`;
+        const headers = { authorization: `Bearer ${tenant.client.key}`, "content-type": "application/json" };
+        for (let b = 0; !done; b++) {
+          const body = Buffer.from(JSON.stringify({ reports: makeBatch("P", 1, b, dayOf(b)).reports }));
+          const sent = performance.now();
+          const { status } = await httpJson("POST", url, headers, body);
+          if (status !== 200) throw new Error(`a push during the job answered ${status}`);
+          pushMs.push(performance.now() - sent);
+        }
+      })()
+    : Promise.resolve();
+  try {
+    const started = performance.now();
+    const jobIds: string[] = [];
+    for (const file of files) {
+      const answer = await upload(`${service.url}/open/v1/lab/reports/bulk`, tenant.client.key, file);
+      if (answer.status !== 202) throw new Error(`the upload answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+      jobIds.push(answer.body.data.jobId as string);
+    }
+    const uploadSeconds = (performance.now() - started) / 1000;
+    let created = 0;
+    for (const jobId of jobIds) {
+      let job: Record<string, any> = {};
+      await until(
+        "job done",
+        async () => {
+          job = (await getJson(`${service.url}/open/v1/bulk/${jobId}`, tenant.client.key)).body.data;
+          if (job.status === "FAILED") throw new Error(`the job failed: ${job.reason}`);
+          return job.status === "DONE";
+        },
+        3_600_000,
+      );
+      created += job.created;
+    }
+    const jobSeconds = (performance.now() - started) / 1000;
+    // The pushes end with the job: the read models are to catch up with the job, not with them.
+    done = true;
+    await pushes;
+    await until("read models caught up", async () => (await caughtUp(db, "lab_reports")) && (await caughtUp(db, "lab_results")), 600_000);
+    const seconds = (performance.now() - started) / 1000;
+    console.error(`  bulk: upload ${uploadSeconds.toFixed(1)} s, job done ${jobSeconds.toFixed(1)} s, read models ${seconds.toFixed(1)} s${pushing ? `, ${pushMs.length} pushes` : ""}`);
+    if (created !== reports) throw new Error(`the jobs created ${created} reports of ${reports}`);
+    return { seconds, uploadSeconds, peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024), pushMs };
+  } finally {
+    done = true;
+    clearInterval(sampler);
+    await pushes.catch(() => {});
+    await db.end();
+    await service.stop();
+  }
+}
+
+/** The same reports as rows of a plain table, one multi-row INSERT per 100, SENDERS writers. */
+async function plainInserts(run: string, batches: number): Promise<number> {
+  const db = createPool(await createTestDatabase(false), { max: SENDERS, applicationName: "bench-plain" });
+  try {
+    await db.query("create table plain_reports (id bigserial primary key, external_id text, body jsonb)");
+    const sql = `insert into plain_reports (external_id, body) values ${Array.from({ length: REPORTS_PER_BATCH }, (_, r) => `($${2 * r + 1}, $${2 * r + 2})`).join(", ")}`;
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: SENDERS }, async () => {
+        for (let b = next++; b < batches; b = next++) {
+          // Written as the job's lines were, outside the clock's count as far as it can be: the
+          // writers' making of parameters is a small part of an INSERT's time.
+          const params = makeBatch(run, 0, b, dayOf(b)).reports.flatMap((report) => [report.externalId, JSON.stringify(report)]);
+          await db.query(sql, params);
+        }
+      }),
+    );
+    return (batches * REPORTS_PER_BATCH) / ((performance.now() - started) / 1000);
+  } finally {
+    await db.end();
+  }
+}
+
+export async function bulkBenchmarks(): Promise<BenchResult[]> {
+  const reports = Number(process.env.BENCH_BULK_REPORTS ?? 200_000);
+  if (!Number.isInteger(reports) || reports < REPORTS_PER_BATCH || reports % REPORTS_PER_BATCH !== 0) {
+    throw new Error(`BENCH_BULK_REPORTS must be a multiple of ${REPORTS_PER_BATCH}, not ${process.env.BENCH_BULK_REPORTS}`);
+  }
+  const batches = reports / REPORTS_PER_BATCH;
+  const duringBatches = Math.min(Math.max(1, Math.round(batches / 4)), JOB_REPORTS / REPORTS_PER_BATCH);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-bulk-"));
+  try {
+    const files: string[] = [];
+    let bytes = 0;
+    const perJob = JOB_REPORTS / REPORTS_PER_BATCH;
+    for (let from = 0; from < batches; from += perJob) {
+      files.push(path.join(dir, `job-${files.length}.ndjson`));
+      bytes += await writeJobFile(files.at(-1)!, "B", from, Math.min(batches, from + perJob));
+    }
+    console.error(`  bulk: ${reports} reports x ${ITEMS.length} items in ${files.length} job(s) (${(bytes / 1024 / 1024).toFixed(0)} MB of NDJSON)`);
+    const ours = await runJobs(files, reports, false);
+    const plain = await plainInserts("B", batches);
+    const duringFile = path.join(dir, "during.ndjson");
+    await writeJobFile(duringFile, "D", 0, duringBatches);
+    console.error(`  bulk: a job of ${duringBatches * REPORTS_PER_BATCH} reports while one sender pushes 100-report batches`);
+    const during = await runJobs([duringFile], duringBatches * REPORTS_PER_BATCH, true);
+    const rate = reports / ours.seconds;
+    return [
+      result(
+        "bulk.reports_per_s",
+        rate,
+        "reports/s",
+        { value: plain, ratio: rate / plain },
+        `${reports} reports of ${ITEMS.length} items (${files.length} job(s) of at most ${JOB_REPORTS}, ${(bytes / 1024 / 1024).toFixed(0)} MB) in ${ours.seconds.toFixed(1)} s (uploads answered 202 after ${ours.uploadSeconds.toFixed(1)} s), first byte sent -> job DONE and lab_reports, lab_results at the store's head; baseline: the same reports as multi-row INSERTs (${REPORTS_PER_BATCH} a statement, ${SENDERS} writers) into a plain table; target >= 10,000 and ratio >= 0.6`,
+      ),
+      result("bulk.peak_rss_mb", Math.max(ours.peakRssMb, during.peakRssMb), "MB", undefined, `RSS of the service's process sampled every ${RSS_EVERY_MS} ms during both jobs (${ours.peakRssMb.toFixed(0)} and ${during.peakRssMb.toFixed(0)} MB); target <= 300`),
+      result(
+        "bulk.push100_p99_during_ms",
+        percentile(during.pushMs, 99),
+        "ms",
+        undefined,
+        `${during.pushMs.length} pushes of 100 reports, one after the other, while a job of ${duringBatches * REPORTS_PER_BATCH} reports ran (${during.seconds.toFixed(1)} s); p50 ${percentile(during.pushMs, 50).toFixed(0)} ms, max ${Math.max(...during.pushMs).toFixed(0)} ms; target <= 500`,
+      ),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
