@@ -12,7 +12,7 @@ export const BULK_LIMITS: NdjsonLimits = { maxLines: 1_000_000, maxBytes: 512 * 
  * transaction is short (it holds back the projections' reading horizon while it runs), large
  * enough that a job of a million lines is a few thousand of them.
  */
-export const PIECE_SIZE: PieceSize = { reports: 500, bytes: 4 * 1024 * 1024 };
+export const PIECE_SIZE: PieceSize = { reports: 250, bytes: 2 * 1024 * 1024 };
 
 export interface SubmittingClient {
   clientId: string;
