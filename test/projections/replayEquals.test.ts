@@ -5,7 +5,7 @@ import { silentLogger } from "../../src/logger.ts";
 import type { RunningService } from "../../src/service.ts";
 import { labReport, LI_SI } from "../support/ingestion.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
-import { startTestService } from "../support/service.ts";
+import { startTestService, until } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 /*
@@ -66,6 +66,14 @@ describe("replaying every event gives every read table back, row for row", funct
     await run();
     step("discard", () => north.asAuthor("DELETE", "/api/reports/every-param/draft"));
     await run();
+    // A bulk job: a new report, an update of a pushed one, and a rejected line.
+    const bulk = await fetch(`${service.url}/open/v1/lab/reports/bulk`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${north.client.key}`, "content-type": "application/x-ndjson" },
+      body: [labReport("NORTH-BULK"), labReport("NORTH-DAY", { status: "CORRECTED" }), "{not json"].map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n"),
+    });
+    const { jobId } = ((await bulk.json()) as { data: { jobId: string } }).data;
+    await until(async () => (await north.call("GET", `/open/v1/bulk/${jobId}`, { token: north.client.key })).body.data.status === "DONE", 15_000);
     await projectionsCaughtUp(service.url!);
   });
   after(() => service?.stop());
