@@ -10,11 +10,24 @@ export type RebuildResult =
   | { status: "busy" }
   | { status: "failed"; position: number; message: string };
 
+/** How far a rebuild has read: events passed (handled or not) and the store's last position when it began. */
+export interface RebuildProgress {
+  eventsRead: number;
+  /** Positions are numbered without gaps but for rolled-back appends: about the number of events to read. */
+  lastPosition: number;
+}
+
+export interface RebuildOptions {
+  batchSize?: number;
+  /** Told after every batch (a progress bar). */
+  onProgress?: (progress: RebuildProgress) => void;
+}
+
 /**
  * Replays every event into a fresh generation while the live one keeps serving, then swaps them
  * in one transaction. Only one rebuild of a projection runs at a time (a session advisory lock).
  */
-export async function rebuildProjection(db: Db, projection: Projection, log: Logger, batchSize = 2000): Promise<RebuildResult> {
+export async function rebuildProjection(db: Db, projection: Projection, log: Logger, { batchSize = 2000, onProgress }: RebuildOptions = {}): Promise<RebuildResult> {
   const lockHolder = await db.connect();
   const started = Date.now();
   try {
@@ -26,6 +39,12 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       return createGeneration(tx, projection, "building");
     });
     log.info({ projection: projection.name, generation: building.generation }, "rebuilding projection");
+    const { rows: last } = await db.query("select coalesce(max(position), 0) as position from events");
+    const progress: RebuildProgress = { eventsRead: 0, lastPosition: Number(last[0].position) };
+    const advance = (count: number) => {
+      progress.eventsRead += count;
+      onProgress?.({ ...progress, lastPosition: Math.max(progress.lastPosition, progress.eventsRead) });
+    };
 
     // Catch up without holding up the live runner; the swap below takes the last stretch.
     for (;;) {
@@ -35,6 +54,7 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       });
       if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
       if (outcome.kind !== "applied") break;
+      advance(outcome.count);
     }
 
     const swapped = await withTransaction(db, async (tx) => {
@@ -45,6 +65,7 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
         const outcome = await applyNextBatch(tx, projection, gen, batchSize);
         if (outcome.kind === "failed") return outcome;
         if (outcome.kind !== "applied") break;
+        advance(outcome.count);
       }
       await promote(tx, projection, gen, live);
       await ensureClinicalViews(tx);

@@ -12,6 +12,8 @@ export const projectionStatusSchema = z.object({
   error: z.object({ message: z.string(), position: z.int(), at: z.string() }).nullable().meta({ description: "The error that stopped this projection, if any" }),
   lagEvents: z.int(),
   lagSeconds: z.number(),
+  eventsPerSecond: z.number().nullable().meta({ description: "A building generation (a rebuild): events read per second since it began; null for a live one" }),
+  etaSeconds: z.number().nullable().meta({ description: "A building generation: lagEvents at that pace (lagEvents is counted up to 1,000,000); null for a live one" }),
 });
 export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
 
@@ -28,6 +30,7 @@ const LAG_COUNT_CAP = 1_000_000;
 export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
   const { rows } = await db.query(
     `select g.name, g.generation, g.version, g.state, g.last_position, g.applied_count, g.error, g.error_position, g.error_at,
+            extract(epoch from g.updated_at - g.created_at) as building_seconds,
             (select count(*) from (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position) limit ${LAG_COUNT_CAP}) pending) as lag_events,
             coalesce(extract(epoch from now() - (select min(e.recorded_at) from (
               select recorded_at from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position)
@@ -38,16 +41,23 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
   );
   return {
     head: await storeHead(db),
-    projections: rows.map((row) => ({
-      name: row.name,
-      generation: row.generation,
-      version: row.version,
-      state: row.state,
-      position: Number(row.last_position),
-      appliedEvents: Number(row.applied_count),
-      error: row.error ? { message: row.error, position: Number(row.error_position), at: row.error_at.toISOString() } : null,
-      lagEvents: Number(row.lag_events),
-      lagSeconds: Math.round(Number(row.lag_seconds) * 1000) / 1000,
-    })),
+    projections: rows.map((row) => {
+      const lagEvents = Number(row.lag_events);
+      // Only a rebuild reads at a pace worth stating: a live generation follows the appends.
+      const rate = row.state === "building" && Number(row.building_seconds) > 0 ? Number(row.applied_count) / Number(row.building_seconds) : null;
+      return {
+        name: row.name,
+        generation: row.generation,
+        version: row.version,
+        state: row.state,
+        position: Number(row.last_position),
+        appliedEvents: Number(row.applied_count),
+        error: row.error ? { message: row.error, position: Number(row.error_position), at: row.error_at.toISOString() } : null,
+        lagEvents,
+        lagSeconds: Math.round(Number(row.lag_seconds) * 1000) / 1000,
+        eventsPerSecond: rate === null ? null : Math.round(rate),
+        etaSeconds: rate === null || rate === 0 ? null : Math.round(lagEvents / rate),
+      };
+    }),
   };
 }

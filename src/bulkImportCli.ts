@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { createReadStream, openSync, readSync, closeSync } from "node:fs";
 import { pipeline } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { Presets, SingleBar } from "cli-progress";
 import type { Logger } from "pino";
 import { BulkImporter } from "../commands/bulk/bulkImporter.ts";
 import { submitBulkJob } from "../commands/bulk/submitBulkJob.ts";
@@ -14,6 +13,7 @@ import { readAsTenant, TENANT_PATTERN } from "../db/tenantScope.ts";
 import { waitForProjection } from "../projections/waitForProjection.ts";
 import { bulkJobOfClient, bulkJobRejections, type BulkJobAnswer } from "../queries/bulkJobs.ts";
 import { activeClientsNamed, type Client } from "../queries/credentials.ts";
+import { progressBar, ratePerSecond } from "./progressBar.ts";
 
 /*
  * `npm run cli -- import lab|exam <file> --tenant <t> --client <name>` (contract D.4): the file
@@ -72,10 +72,7 @@ function startsWithGzipMagic(file: string): boolean {
 
 /** Polls the job until it ends, with a progress bar (a line every few seconds when not on a terminal). */
 async function followJob(store: EventStore, client: Client, jobId: string): Promise<BulkJobAnswer> {
-  const bar = new SingleBar(
-    { format: "{bar} {value}/{total} lines | {rate} reports/s | ETA {eta_formatted} | {status}", noTTYOutput: true, notTTYSchedule: 5000, etaBuffer: 40, hideCursor: true },
-    Presets.shades_classic,
-  );
+  const bar = progressBar("lines");
   let job = await jobOf(store, client, jobId);
   bar.start(job.lines, 0, { rate: 0, status: job.status });
   const started = { at: performance.now(), processed: job.processed };
@@ -83,8 +80,7 @@ async function followJob(store: EventStore, client: Client, jobId: string): Prom
     while (job.status !== "DONE" && job.status !== "FAILED") {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       job = await jobOf(store, client, jobId);
-      const seconds = (performance.now() - started.at) / 1000;
-      bar.update(job.processed, { rate: Math.round((job.processed - started.processed) / Math.max(seconds, 0.001)), status: job.status });
+      bar.update(job.processed, { rate: ratePerSecond(started.at, job.processed - started.processed), status: job.status });
     }
   } finally {
     bar.stop();

@@ -16,12 +16,13 @@ import { createPool, type Db } from "../db/pool.ts";
 import { TENANT_PATTERN } from "../db/tenantScope.ts";
 import { clearError } from "../projections/generations.ts";
 import { allProjections } from "../projections/index.ts";
-import { prepareProjections, rebuildProjection } from "../projections/rebuild.ts";
+import { prepareProjections, rebuildProjection, type RebuildResult } from "../projections/rebuild.ts";
 import { ProjectionRunner } from "../projections/runner.ts";
 import { clientById } from "../queries/credentials.ts";
 import { projectionsReport } from "../queries/projectionStatus.ts";
 import { verifyLedger } from "../db/ledger.ts";
 import { importFile } from "./bulkImportCli.ts";
+import { progressBar, ratePerSecond } from "./progressBar.ts";
 import { loadConfig, type Config } from "./config.ts";
 import { demoAtStart, demoWelcomeLines, type DemoAtStart } from "./demo/demoAtStart.ts";
 import { loadDemo, saveDemoCredentials } from "./demo/loadDemo.ts";
@@ -129,7 +130,7 @@ projections
       const db = createPool(url, { max: 4 });
       try {
         for (const projection of chosen) {
-          const result = await rebuildProjection(db, projection, createLogger("warn"));
+          const result = await rebuildWithProgress(db, projection, createLogger("warn"));
           console.log(projection.name, JSON.stringify(result));
           if (result.status !== "rebuilt") process.exitCode = 1;
         }
@@ -277,9 +278,28 @@ async function withCommandContext(url: string, work: (ctx: CommandContext, db: D
   }
 }
 
+/** A rebuild with a progress bar of the events read (events/s and ETA). */
+async function rebuildWithProgress(db: Db, projection: (typeof allProjections)[number], log: Logger): Promise<RebuildResult> {
+  const bar = progressBar("events");
+  const startedAt = performance.now();
+  let started = false;
+  try {
+    return await rebuildProjection(db, projection, log, {
+      onProgress: ({ eventsRead, lastPosition }) => {
+        if (!started) bar.start(lastPosition, 0, { rate: 0, status: projection.name });
+        started = true;
+        bar.setTotal(lastPosition);
+        bar.update(eventsRead, { rate: ratePerSecond(startedAt, eventsRead), status: projection.name });
+      },
+    });
+  } finally {
+    if (started) bar.stop();
+  }
+}
+
 async function buildByReplay(db: Db, projection: (typeof allProjections)[number], log: Logger): Promise<void> {
   console.error(`building projection ${projection.name} by replay (it is new, or its version changed)…`);
-  const result = await rebuildProjection(db, projection, log);
+  const result = await rebuildWithProgress(db, projection, log);
   if (result.status === "failed") throw new Error(`projection ${projection.name} stopped at event ${result.position}: ${result.message}`);
 }
 

@@ -1,7 +1,10 @@
 import { expect } from "chai";
 import { appendToStream } from "../../db/eventStore.ts";
 import { createPool, type Db } from "../../db/pool.ts";
-import { findLive } from "../../projections/generations.ts";
+import { applyNextBatch } from "../../projections/applyBatch.ts";
+import { createGeneration, findLive, lockGeneration } from "../../projections/generations.ts";
+import { projectionsReport } from "../../queries/projectionStatus.ts";
+import { withTransaction } from "../../db/pool.ts";
 import { prepareProjections, rebuildProjection } from "../../projections/rebuild.ts";
 import { ProjectionRunner } from "../../projections/runner.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -67,7 +70,7 @@ describe("projection rebuild", () => {
         await runner.wake();
       }
     })();
-    const result = await rebuildProjection(db, projection, silentLogger, 250);
+    const result = await rebuildProjection(db, projection, silentLogger, { batchSize: 250 });
     await writer;
     rebuilding = false;
     await reader;
@@ -124,5 +127,45 @@ describe("projection rebuild", () => {
     expect(await contents(db, "part_seen")).to.have.length(55);
     const schemas = await db.query("select schema_name from information_schema.schemata where schema_name like 'proj_whole_%' or schema_name like 'proj_part_%' order by 1");
     expect(schemas.rows.map((row) => row.schema_name), "the retired generation is dropped once nothing shows it").to.deep.equal(["proj_part_g2", "proj_whole_g2"]);
+  });
+  it("tells its progress after every batch: events read, unhandled ones included, of about how many", async function () {
+    this.timeout(60_000);
+    const projection = recordingProjection("paced");
+    await prepareProjections(db, [projection], silentLogger);
+    await appendCounted(db, "a", 0, 1000);
+    await appendToStream(db, { tenant: "t1", streamId: "other", expectedVersion: 0, events: [{ type: "NotCounted", data: {} }], metadata: { actor: "test" } });
+    const seen: Array<{ eventsRead: number; lastPosition: number }> = [];
+    const result = await rebuildProjection(db, projection, silentLogger, {
+      batchSize: 300,
+      onProgress: (progress) => seen.push(progress),
+    });
+    expect(result.status).to.equal("rebuilt");
+    // 1,001 events (one the projection does not handle, read all the same) in batches of 300.
+    expect(seen.map((p) => p.eventsRead)).to.deep.equal([300, 600, 900, 1001]);
+    expect(seen.every((p) => p.lastPosition === 1001)).to.equal(true);
+  });
+
+  it("shows a building generation's events per second and estimated seconds left in the projections report, a live one's as null", async function () {
+    this.timeout(60_000);
+    const projection = recordingProjection("halfway");
+    await prepareProjections(db, [projection], silentLogger);
+    await appendCounted(db, "a", 0, 1000);
+    const live = new ProjectionRunner(db, projection, silentLogger);
+    await live.settle();
+    // A rebuild stopped halfway, as an operator would see it while it runs: a building generation that has read 400 events.
+    const building = await withTransaction(db, (tx) => createGeneration(tx, { ...projection }, "building"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await withTransaction(db, async (tx) => {
+      const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
+      return applyNextBatch(tx, projection, gen, 400);
+    });
+    const report = await projectionsReport(db);
+    const rows = report.projections.filter((p) => p.name === "halfway");
+    const liveRow = rows.find((p) => p.state === "live")!;
+    const buildingRow = rows.find((p) => p.state === "building")!;
+    expect(liveRow).to.include({ eventsPerSecond: null, etaSeconds: null });
+    expect(buildingRow).to.include({ appliedEvents: 400, lagEvents: 600 });
+    expect(buildingRow.eventsPerSecond).to.be.greaterThan(0);
+    expect(buildingRow.etaSeconds).to.equal(Math.round(600 / buildingRow.eventsPerSecond!));
   });
 });

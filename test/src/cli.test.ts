@@ -116,4 +116,14 @@ describe("command line", () => {
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.include('tenant east has no client named "Nobody" with a working key');
   });
+  it("projections rebuild shows a progress bar of the events read, then the outcome", async function () {
+    this.timeout(60_000);
+    const run = await cli(databaseUrl, "projections", "rebuild", "lab_reports");
+    expect(run.code, run.stderr).to.equal(0);
+    const { rows } = await db.query("select max(position)::int as last from events");
+    // Not a terminal: the bar writes its first and last states as lines, ending at the total.
+    expect(run.stderr).to.include(`${rows[0].last}/${rows[0].last} events`);
+    expect(run.stderr).to.match(/events\/s \| ETA/);
+    expect(run.stdout).to.match(/^lab_reports \{"status":"rebuilt"/);
+  });
 });
