@@ -21,6 +21,7 @@ const groups: Record<string, Group> = {
   projection: { run: async () => (await import("./projection.ts")).projectionBenchmarks() },
   ingest: { run: async () => (await import("./ingest.ts")).ingestBenchmarks() },
   bulk: { run: async () => (await import("./bulk.ts")).bulkBenchmarks() },
+  growth: { run: async () => (await import("./growth.ts")).growthBenchmarks() },
   reports: { run: async () => (await import("./reports.ts")).reportBenchmarks() },
   reconcile: { run: async () => (await import("./reconcile.ts")).reconcileBenchmarks() },
   ledger: { run: async () => (await import("./ledger.ts")).ledgerBenchmarks() },
@@ -30,7 +31,7 @@ const groups: Record<string, Group> = {
   soak: { run: async () => (await import("./soak.ts")).soakBenchmarks() },
 };
 /** Groups that run only when named: the soak takes ten minutes. */
-const onlyWhenNamed = new Set(["soak"]);
+const onlyWhenNamed = new Set(["soak", "growth"]);
 
 const self = fileURLToPath(import.meta.url);
 const GROUP_FLAG = "--group-process";

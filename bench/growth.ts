@@ -1,0 +1,234 @@
+import { createItemMapper } from "../commands/ingestion/itemMapping.ts";
+import { checkReports, storeCheckedReports, type PushingClient } from "../commands/ingestion/pushReports.ts";
+import { reportKinds } from "../commands/ingestion/reportKinds.ts";
+import { EventStore, type StreamAppend, type TransactionWriter, type WrittenEvent } from "../db/eventStore.ts";
+import { createPool, type Db } from "../db/pool.ts";
+import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
+import { allProjections } from "../projections/index.ts";
+import { rebuildProjection } from "../projections/rebuild.ts";
+import { generateDemoData, demoPeriod, type DemoLabReport } from "../src/demo/demoData.ts";
+import { demoReports, DEMO_REPORT_IDS } from "../src/demo/demoReports.ts";
+import { silentLogger } from "../src/logger.ts";
+import { ADMIN, httpClient } from "../test/support/http.ts";
+import { spawnService, type ServiceProcess } from "../test/support/serviceProcess.ts";
+import { benchService, until } from "./ingest.ts";
+import { runSenders } from "./ingestSenders.ts";
+import { percentile, result, type BenchResult } from "./results.ts";
+
+/*
+ * Years of history (#17): the same figures on an empty store and on one of BENCH_GROWTH_REPORTS
+ * lab reports (2,000,000 by default) of the demo's shape, in the same run. The big store is the
+ * demo's generator scaled up: groups of 220 patients (one seed each) with five years of monthly
+ * panels, spread over BENCH_GROWTH_TENANTS tenants. Its reports are not pushed over HTTP: they go
+ * through the push's own check and decision (so every event is what a push would have stored)
+ * and are inserted into the event store by SQL, dated as received over the five years; the read
+ * models are then built by a full rebuild of every projection, itself one of the figures.
+ */
+
+const YEARS = 5;
+const GROUP_PATIENTS = 220;
+const CALLS = 60;
+const DASHBOARD_CALLS = 15;
+const INSERT_ROWS = 500;
+
+interface Tenant {
+  name: string;
+  client: { clientId: string; key: string; name: string };
+  authorToken: string;
+}
+
+interface Figures {
+  push100P99: number;
+  reconcileP99: number;
+  historyP99: number;
+  dashboards: Record<string, { defaultP50: number; defaultP99: number; fiveYearsP50: number; fiveYearsP99: number }>;
+}
+
+const yearsBefore = (now: Date, years: number) => new Date(now.getFullYear() - years, now.getMonth(), now.getDate());
+const dayOf = (date: Date) => `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+
+async function timed(call: () => Promise<{ status: number }>): Promise<number> {
+  const started = performance.now();
+  const answer = await call();
+  if (answer.status !== 200) throw new Error(`a measured call answered ${answer.status}`);
+  return performance.now() - started;
+}
+
+async function repeat(times: number, call: (i: number) => Promise<{ status: number }>): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) ms.push(await timed(() => call(i)));
+  return ms;
+}
+
+/** The growth tenants, each with a client, an author and the two demo dashboards published over the demo's period. */
+async function setUpTenants(url: string, count: number, now: Date): Promise<Tenant[]> {
+  const call = httpClient(url);
+  const tenants: Tenant[] = [];
+  for (let t = 0; t < count; t++) {
+    const name = `growth${t}`;
+    const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: `LIS of ${name}`, tenant: name } })).body;
+    const author = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: `Author of ${name}`, tenant: name } })).body;
+    for (const report of demoReports(demoPeriod(now))) {
+      await call("PUT", `/api/reports/${report.id}/draft`, { token: author.token, tenant: name, body: { title: report.title, datasource: report.datasource, spec: report.spec } });
+      const published = await call("POST", `/api/reports/${report.id}/publish`, { token: author.token, tenant: name, body: { mode: "dynamic", note: "growth" } });
+      if (published.status !== 201) throw new Error(`publishing ${report.id} for ${name}: ${published.status} ${JSON.stringify(published.body)}`);
+    }
+    tenants.push({ name, client: { clientId: client.clientId, key: client.key, name: `LIS of ${name}` }, authorToken: author.token });
+  }
+  return tenants;
+}
+
+/** Registers every group's patients over HTTP (a few tens of thousands: small beside the reports). */
+async function registerPatients(url: string, tenants: Tenant[], groups: number, now: Date): Promise<void> {
+  const call = httpClient(url);
+  const work: Array<() => Promise<void>> = [];
+  for (let g = 0; g < groups; g++) {
+    const tenant = tenants[g % tenants.length]!;
+    for (const { patientRef, ...patient } of generateDemoData(now, g + 1).patients) {
+      work.push(async () => {
+        const answer = await call("PUT", `/api/patients/G${g}-${patientRef}`, { token: tenant.authorToken, tenant: tenant.name, body: patient });
+        // Two seeds may draw the same id card: one id card, one patient; that group's reports match the first.
+        if (answer.status !== 200 && answer.status !== 409) throw new Error(`patient G${g}-${patientRef}: ${answer.status} ${JSON.stringify(answer.body)}`);
+      });
+    }
+  }
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (let i = next++; i < work.length; i = next++) await work[i]!();
+  }));
+}
+
+/** A group's five years of monthly panels, its external ids and report numbers made its own. */
+function groupReports(g: number, now: Date): DemoLabReport[] {
+  const reports: DemoLabReport[] = [];
+  for (let y = YEARS - 1; y >= 0; y--) {
+    for (const report of generateDemoData(yearsBefore(now, y), g + 1).labReports) {
+      reports.push({ ...report, externalId: `G${g}-${report.externalId}`, reportNo: `G${g}-${report.reportNo}` });
+    }
+  }
+  return reports;
+}
+
+/**
+ * The events a push of these reports would store, made by the push's own check and decision (a
+ * writer that keeps the appends instead of writing them; every stream new), inserted by SQL with
+ * the moment each report would have been received: an hour after it was reported.
+ */
+async function insertAsPushed(db: Db, store: EventStore, tenant: Tenant, reports: DemoLabReport[]): Promise<number> {
+  const dictionary = loadDefaultDictionary();
+  const deps = { store, dictionary, mapper: createItemMapper(dictionary) };
+  const client: PushingClient = { clientId: tenant.client.clientId, name: tenant.client.name, tenant: tenant.name, codeMap: new Map() };
+  const receivedAt = new Map(reports.map((report) => [report.externalId, report.reportedAt]));
+  const appends: StreamAppend[] = [];
+  const writer: TransactionWriter = {
+    append: () => Promise.reject(new Error("not used")),
+    appendMany: async (_tenant, collected) => {
+      appends.push(...collected);
+      return [];
+    },
+  };
+  const noStreamsYet = { query: async () => ({ rows: [] }) } as unknown as Db;
+  const metadata = { actor: client.name, client: client.clientId, requestId: "growth" };
+  const checked = await checkReports(deps, reportKinds.lab, client, [...reports]);
+  await storeCheckedReports(writer, noStreamsYet, reportKinds.lab, client, checked, metadata);
+  for (let i = 0; i < appends.length; i += INSERT_ROWS) {
+    const rows = appends.slice(i, i + INSERT_ROWS);
+    const params: unknown[] = [tenant.name, JSON.stringify(metadata)];
+    const values = rows.map((append) => {
+      const event = append.events[0] as WrittenEvent;
+      const externalId = append.streamId.slice(reportKinds.lab.streamPrefix.length);
+      params.push(append.streamId, event.type, event.dataJson, receivedAt.get(externalId));
+      const p = params.length;
+      return `($1, $${p - 3}, 1, $${p - 2}, $${p - 1}::jsonb, $2::jsonb, $${p}::timestamp + interval '1 hour')`;
+    });
+    await db.query(`insert into events (tenant, stream_id, stream_version, type, data, metadata, recorded_at) values ${values.join(", ")}`, params);
+  }
+  return appends.length;
+}
+
+async function measure(service: ServiceProcess, bench: { key: string }, tenant: Tenant, run: string, now: Date, historyIds: string[]): Promise<Figures> {
+  const url = service.url!;
+  const call = httpClient(url);
+  const pushes = await runSenders({ serviceUrl: url, key: bench.key, run, batches: 10, sample: false });
+  const days = Array.from({ length: CALLS }, (_, i) => dayOf(new Date(now.getFullYear(), now.getMonth() - (i % 12), 10)));
+  const reconcile = await repeat(CALLS, (i) => call("GET", `/open/v1/reconcile/lab?date=${days[i]}`, { token: tenant.client.key }));
+  const history = await repeat(CALLS, (i) => call("GET", `/api/history/lab/${encodeURIComponent(historyIds[i % historyIds.length]!)}`, { token: tenant.authorToken, tenant: tenant.name }));
+  const fiveYears = [dayOf(yearsBefore(now, YEARS)), dayOf(now)];
+  const dashboards: Figures["dashboards"] = {};
+  for (const id of DEMO_REPORT_IDS) {
+    const data = (params: Record<string, unknown>) => () => call("POST", `/api/reports/${id}/data`, { tenant: tenant.name, body: { params } });
+    const defaults = await repeat(DASHBOARD_CALLS, data({}));
+    const five = await repeat(DASHBOARD_CALLS, data({ period: fiveYears }));
+    dashboards[id] = { defaultP50: percentile(defaults, 50), defaultP99: percentile(defaults, 99), fiveYearsP50: percentile(five, 50), fiveYearsP99: percentile(five, 99) };
+  }
+  return { push100P99: percentile(pushes.pushMs, 99), reconcileP99: percentile(reconcile, 99), historyP99: percentile(history, 99), dashboards };
+}
+
+export async function growthBenchmarks(): Promise<BenchResult[]> {
+  const target = Number(process.env.BENCH_GROWTH_REPORTS ?? 2_000_000);
+  const tenantCount = Number(process.env.BENCH_GROWTH_TENANTS ?? 8);
+  const now = new Date();
+  const perGroup = generateDemoData(now, 1).labReports.length * YEARS;
+  const groups = Math.max(1, Math.round(target / perGroup));
+  let { service, db, tenant: bench, databaseUrl } = await benchService();
+  try {
+    const tenants = await setUpTenants(service.url!, tenantCount, now);
+    console.error(`  growth: ${tenantCount} tenants; registering ${groups * GROUP_PATIENTS} patients`);
+    await registerPatients(service.url!, tenants, groups, now);
+    await until("patients in the read model", async () => Number((await db.query("select count(*) from read.patients where tenant like 'growth%'")).rows[0].count) >= groups * GROUP_PATIENTS * 0.99, 300_000);
+    // The histories measured, on both stores: a hundred reports pushed to the first tenant now.
+    const probes = generateDemoData(now, 1).labReports.slice(0, 100).map((report) => ({ ...report, externalId: `PROBE-${report.externalId}` }));
+    const pushed = await httpClient(service.url!)("POST", "/open/v1/lab/reports", { token: tenants[0]!.client.key, body: { reports: probes } });
+    if (pushed.status !== 200 || pushed.body.data.accepted !== probes.length) throw new Error(`the probe reports were not stored: ${JSON.stringify(pushed.body).slice(0, 300)}`);
+    const historyIds = probes.map((report) => report.externalId);
+    const empty = await measure(service, bench.client, tenants[0]!, "E", now, historyIds);
+    await service.stop();
+
+    console.error(`  growth: generating ${groups} groups x ${perGroup} reports`);
+    const store = new EventStore(db);
+    const generated = performance.now();
+    let reports = 0;
+    const writerDb = createPool(databaseUrl, { max: 2, applicationName: "bench-growth" });
+    try {
+      for (let g = 0; g < groups; g++) reports += await insertAsPushed(writerDb, store, tenants[g % tenants.length]!, groupReports(g, now));
+    } finally {
+      await writerDb.end();
+    }
+    const generateSeconds = (performance.now() - generated) / 1000;
+    console.error(`  growth: ${reports} reports stored in ${generateSeconds.toFixed(0)} s; rebuilding every projection`);
+    const rebuilt = performance.now();
+    const rebuildDb = createPool(databaseUrl, { max: allProjections.length + 4, applicationName: "bench-growth-rebuild" });
+    try {
+      const results = await Promise.all(allProjections.map((projection) => rebuildProjection(rebuildDb, projection, silentLogger, { batchSize: 5000 })));
+      const failed = results.find((r) => r.status !== "rebuilt");
+      if (failed) throw new Error(`a rebuild did not finish: ${JSON.stringify(failed)}`);
+    } finally {
+      await rebuildDb.end();
+    }
+    const rebuildSeconds = (performance.now() - rebuilt) / 1000;
+    const size = Number((await db.query("select pg_database_size(current_database()) as bytes")).rows[0].bytes);
+    service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info" } });
+    const big = await measure(service, bench.client, tenants[0]!, "G", now, historyIds);
+
+    const ratio = (name: string, bigValue: number, emptyValue: number, note: string) =>
+      result(`growth.${name}_ratio`, bigValue / emptyValue, "ratio", undefined, `${note}: ${bigValue.toFixed(1)} ms on ${reports} reports against ${emptyValue.toFixed(1)} ms on an empty store; target <= 1.2`);
+    const figures: BenchResult[] = [
+      result("growth.rebuild_reports_per_s", reports / rebuildSeconds, "reports/s", undefined, `every projection rebuilt side by side from the first event over ${reports} lab reports in ${rebuildSeconds.toFixed(0)} s (generated in ${generateSeconds.toFixed(0)} s); target >= 20,000`),
+      ratio("push100_p99", big.push100P99, empty.push100P99, "push of 100 reports p99, 4 senders"),
+      ratio("reconcile_p99", big.reconcileP99, empty.reconcileP99, `reconcile p99 of ${CALLS} days`),
+      ratio("history_p99", big.historyP99, empty.historyP99, `history of a report p99, ${CALLS} calls`),
+      result("growth.database_mb", size / 1024 / 1024, "MB", undefined, `pg_database_size with ${reports} lab reports in ${tenantCount} tenants over ${YEARS} years`),
+    ];
+    for (const id of DEMO_REPORT_IDS) {
+      const [b, e] = [big.dashboards[id]!, empty.dashboards[id]!];
+      figures.push(
+        result(`growth.dashboard_p50_ms.${id}.default`, b.defaultP50, "ms", { value: e.defaultP50, ratio: b.defaultP50 / e.defaultP50 }, `data call, the published period (12 months), p99 ${b.defaultP99.toFixed(0)} ms; baseline: the empty store`),
+        result(`growth.dashboard_p50_ms.${id}.5y`, b.fiveYearsP50, "ms", { value: e.fiveYearsP50, ratio: b.fiveYearsP50 / e.fiveYearsP50 }, `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; baseline: the empty store; target <= 300`),
+      );
+    }
+    return figures;
+  } finally {
+    await db.end();
+    await service.stop();
+  }
+}
