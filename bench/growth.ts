@@ -2,6 +2,7 @@ import { createItemMapper } from "../commands/ingestion/itemMapping.ts";
 import { checkReports, storeCheckedReports, type PushingClient } from "../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../commands/ingestion/reportKinds.ts";
 import { EventStore, type StreamAppend, type TransactionWriter, type WrittenEvent } from "../db/eventStore.ts";
+import { sealPending } from "../db/ledger.ts";
 import { createPool, type Db } from "../db/pool.ts";
 import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
 import { allProjections } from "../projections/index.ts";
@@ -41,7 +42,7 @@ interface Figures {
   push100P99: number;
   reconcileP99: number;
   historyP99: number;
-  dashboards: Record<string, { defaultP50: number; defaultP99: number; fiveYearsP50: number; fiveYearsP99: number }>;
+  dashboards: Record<string, { defaultP50: number; defaultP99: number; fiveYearsP50: number; fiveYearsP99: number; failedQueries: number; queries: number }>;
 }
 
 const yearsBefore = (now: Date, years: number) => new Date(now.getFullYear() - years, now.getMonth(), now.getDate());
@@ -86,7 +87,9 @@ async function registerPatients(url: string, tenants: Tenant[], groups: number, 
     const tenant = tenants[g % tenants.length]!;
     for (const { patientRef, ...patient } of generateDemoData(now, g + 1).patients) {
       work.push(async () => {
-        const answer = await call("PUT", `/api/patients/G${g}-${patientRef}`, { token: tenant.authorToken, tenant: tenant.name, body: patient });
+        const put = () => call("PUT", `/api/patients/G${g}-${patientRef}`, { token: tenant.authorToken, tenant: tenant.name, body: patient });
+        // A kept-alive connection the service closes as a request goes out fails in transport: a PUT may be sent again.
+        const answer = await put().catch(() => put());
         // Two seeds may draw the same id card: one id card, one patient; that group's reports match the first.
         if (answer.status !== 200 && answer.status !== 409) throw new Error(`patient G${g}-${patientRef}: ${answer.status} ${JSON.stringify(answer.body)}`);
       });
@@ -156,10 +159,20 @@ async function measure(service: ServiceProcess, bench: { key: string }, tenant: 
   const fiveYears = [dayOf(yearsBefore(now, YEARS)), dayOf(now)];
   const dashboards: Figures["dashboards"] = {};
   for (const id of DEMO_REPORT_IDS) {
-    const data = (params: Record<string, unknown>) => () => call("POST", `/api/reports/${id}/data`, { tenant: tenant.name, body: { params } });
+    // A query over its statement timeout answers { error } inside a 200: counted, or a timeout would pass for a figure.
+    let queries = 0;
+    let failedQueries = 0;
+    const data = (params: Record<string, unknown>) => async () => {
+      const answer = await call("POST", `/api/reports/${id}/data`, { tenant: tenant.name, body: { params } });
+      for (const query of Object.values((answer.body?.queries ?? {}) as Record<string, { error?: string }>)) {
+        queries++;
+        if (query.error) failedQueries++;
+      }
+      return answer;
+    };
     const defaults = await repeat(DASHBOARD_CALLS, data({}));
     const five = await repeat(DASHBOARD_CALLS, data({ period: fiveYears }));
-    dashboards[id] = { defaultP50: percentile(defaults, 50), defaultP99: percentile(defaults, 99), fiveYearsP50: percentile(five, 50), fiveYearsP99: percentile(five, 99) };
+    dashboards[id] = { defaultP50: percentile(defaults, 50), defaultP99: percentile(defaults, 99), fiveYearsP50: percentile(five, 50), fiveYearsP99: percentile(five, 99), failedQueries, queries };
   }
   return { push100P99: percentile(pushes.pushMs, 99), reconcileP99: percentile(reconcile, 99), historyP99: percentile(history, 99), dashboards };
 }
@@ -206,6 +219,12 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
       await rebuildDb.end();
     }
     const rebuildSeconds = (performance.now() - rebuilt) / 1000;
+    // Measured as a store of years stands day to day: its ledger sealed (a fresh service would
+    // otherwise seal two million events while the figures are taken) and its tables vacuumed and
+    // analysed, as autovacuum would have done long since.
+    console.error(`  growth: rebuilt in ${rebuildSeconds.toFixed(0)} s; sealing the ledger, vacuuming`);
+    while ((await sealPending(db)).length > 0);
+    await db.query("vacuum (analyze)");
     const size = Number((await db.query("select pg_database_size(current_database()) as bytes")).rows[0].bytes);
     service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info" } });
     const big = await measure(service, bench.client, tenants[0]!, "G", now, historyIds);
@@ -223,7 +242,7 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
       const [b, e] = [big.dashboards[id]!, empty.dashboards[id]!];
       figures.push(
         result(`growth.dashboard_p50_ms.${id}.default`, b.defaultP50, "ms", { value: e.defaultP50, ratio: b.defaultP50 / e.defaultP50 }, `data call, the published period (12 months), p99 ${b.defaultP99.toFixed(0)} ms; baseline: the empty store`),
-        result(`growth.dashboard_p50_ms.${id}.5y`, b.fiveYearsP50, "ms", { value: e.fiveYearsP50, ratio: b.fiveYearsP50 / e.fiveYearsP50 }, `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; baseline: the empty store; target <= 300`),
+        result(`growth.dashboard_p50_ms.${id}.5y`, b.fiveYearsP50, "ms", { value: e.fiveYearsP50, ratio: b.fiveYearsP50 / e.fiveYearsP50 }, `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; ${b.failedQueries} of ${b.queries} query results on the big store were errors (the statement timeout) in all its calls; baseline: the empty store; target <= 300`),
       );
     }
     return figures;
