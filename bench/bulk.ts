@@ -3,10 +3,9 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
-import { storeHead } from "../db/eventStore.ts";
-import { createPool, type Db } from "../db/pool.ts";
+import { createPool } from "../db/pool.ts";
 import { createTestDatabase } from "../test/support/database.ts";
-import { benchService, until } from "./ingest.ts";
+import { atStoreHead, benchService, until } from "./ingest.ts";
 import { getJson, ITEMS, makeBatch, REPORTS_PER_BATCH, SENDERS } from "./ingestSenders.ts";
 import { httpJson } from "./httpJson.ts";
 import { residentBytes } from "./processStats.ts";
@@ -60,11 +59,6 @@ function upload(url: string, key: string, file: string): Promise<{ status: numbe
     request.on("error", reject);
     createReadStream(file).pipe(request);
   });
-}
-
-async function caughtUp(db: Db, projection: string): Promise<boolean> {
-  const { rows } = await db.query("select last_position from projection_generations where name = $1 and state = 'live'", [projection]);
-  return rows.length === 1 && Number(rows[0].last_position) === (await storeHead(db));
 }
 
 interface JobRun {
@@ -124,7 +118,7 @@ async function runJobs(files: string[], reports: number, pushing: boolean): Prom
     // The pushes end with the job: the read models are to catch up with the job, not with them.
     done = true;
     await pushes;
-    await until("read models caught up", async () => (await caughtUp(db, "lab_reports")) && (await caughtUp(db, "lab_results")), 600_000);
+    await until("read models caught up", async () => (await atStoreHead(db, "lab_reports")) && (await atStoreHead(db, "lab_results")), 600_000);
     const seconds = (performance.now() - started) / 1000;
     console.error(`  bulk: upload ${uploadSeconds.toFixed(1)} s, job done ${jobSeconds.toFixed(1)} s, read models ${seconds.toFixed(1)} s${pushing ? `, ${pushMs.length} pushes` : ""}`);
     if (created !== reports) throw new Error(`the jobs created ${created} reports of ${reports}`);

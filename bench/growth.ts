@@ -9,6 +9,7 @@ import { allProjections } from "../projections/index.ts";
 import { rebuildProjection } from "../projections/rebuild.ts";
 import { generateDemoData, demoPeriod, type DemoLabReport } from "../src/demo/demoData.ts";
 import { demoReports, DEMO_REPORT_IDS } from "../src/demo/demoReports.ts";
+import { localDate } from "../queries/localDateTime.ts";
 import { silentLogger } from "../src/logger.ts";
 import { ADMIN, httpClient } from "../test/support/http.ts";
 import { spawnService, type ServiceProcess } from "../test/support/serviceProcess.ts";
@@ -48,7 +49,6 @@ interface Figures {
 }
 
 const yearsBefore = (now: Date, years: number) => new Date(now.getFullYear() - years, now.getMonth(), now.getDate());
-const dayOf = (date: Date) => `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
 
 async function timed(call: () => Promise<{ status: number }>): Promise<number> {
   const started = performance.now();
@@ -157,7 +157,7 @@ async function measure(service: ServiceProcess, bench: { key: string }, tenant: 
   const pushes = await runSenders({ serviceUrl: url, key: bench.key, run, batches: 10, sample: false });
   const reconcile = await repeat(CALLS, () => call("GET", `/open/v1/reconcile/lab?date=${PROBE_DAY}`, { token: tenant.client.key }));
   const history = await repeat(CALLS, (i) => call("GET", `/api/history/lab/${encodeURIComponent(historyIds[i % historyIds.length]!)}`, { token: tenant.authorToken, tenant: tenant.name }));
-  const fiveYears = [dayOf(yearsBefore(now, YEARS)), dayOf(now)];
+  const fiveYears = [localDate(yearsBefore(now, YEARS)), localDate(now)];
   const dashboards: Figures["dashboards"] = {};
   for (const id of DEMO_REPORT_IDS) {
     // A query over its statement timeout answers { error } inside a 200: counted, or a timeout would pass for a figure.

@@ -29,12 +29,15 @@ export async function until(what: string, probe: () => Promise<boolean>, timeout
   }
 }
 
-/** Waits until the item rows (lab_results, what report SQL reads) hold every event stored: their projection stands at the store's head. */
-export async function itemRowsCaughtUp(db: Db): Promise<void> {
-  await until("item rows caught up", async () => {
-    const { rows } = await db.query("select last_position from projection_generations where name = 'lab_results' and state = 'live'");
-    return rows.length === 1 && Number(rows[0].last_position) === (await storeHead(db));
-  }, 120_000);
+/** Whether a projection's live generation stands at the store's head: it holds every event stored. */
+export async function atStoreHead(db: Db, projection: string): Promise<boolean> {
+  const { rows } = await db.query("select last_position from projection_generations where name = $1 and state = 'live'", [projection]);
+  return rows.length === 1 && Number(rows[0].last_position) === (await storeHead(db));
+}
+
+/** Waits until the item rows (lab_results, what report SQL reads) hold every event stored. */
+async function itemRowsCaughtUp(db: Db): Promise<void> {
+  await until("item rows caught up", () => atStoreHead(db, "lab_results"), 120_000);
 }
 
 interface OursRun {

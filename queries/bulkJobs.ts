@@ -108,8 +108,13 @@ export interface UnfinishedJob {
   clientId: string;
 }
 
-/** Every job not yet done, of every tenant, in submission order: what the workers have to do. */
-export async function unfinishedBulkJobs(db: Db): Promise<UnfinishedJob[]> {
-  const { rows } = await db.query("select tenant, job_id, client_id from read.bulk_jobs where status in ('QUEUED', 'RUNNING') order by submitted_position");
+/** Every job not yet done, of every tenant (or of one client), in submission order: what the workers have to do. */
+export async function unfinishedBulkJobs(db: Db, of?: { tenant: string; clientId: string }): Promise<UnfinishedJob[]> {
+  const { rows } = await db.query(
+    `select tenant, job_id, client_id from read.bulk_jobs
+     where status in ('QUEUED', 'RUNNING') and ($1::text is null or (tenant = $1 and client_id = $2))
+     order by submitted_position`,
+    [of?.tenant ?? null, of?.clientId ?? null],
+  );
   return rows.map((row) => ({ tenant: row.tenant, jobId: row.job_id, clientId: row.client_id }));
 }

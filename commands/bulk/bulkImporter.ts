@@ -104,7 +104,7 @@ export class BulkImporter {
       try {
         const done = new Set<string>();
         for (;;) {
-          const next = (await unfinishedBulkJobs(this.deps.store.db)).find((job) => job.tenant === tenant && job.clientId === clientId && !done.has(job.jobId));
+          const next = (await unfinishedBulkJobs(this.deps.store.db, { tenant, clientId })).find((job) => !done.has(job.jobId));
           if (!next || this.stopped) return;
           // The read model may not show yet that a job just ended: its stream says so.
           if ((await this.runJob(tenant, next.jobId)) !== "stopped") done.add(next.jobId);
