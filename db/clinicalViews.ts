@@ -38,6 +38,24 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
     needs: ["std_items"],
     sql: `select code, name, category, unit, core, timing from read.std_items`,
   },
+  // The summaries (projections/resultSummaries.ts): dashboards over years read these, not item rows.
+  monthly_results: {
+    needs: ["result_months"],
+    sql: `select month, ward, std_code, results, patients, value_sum, (value_sum / results)::double precision as value_avg,
+                 below_target, in_target, above_target
+          from read.result_months where tenant = ${TENANT_OF_THIS_CONNECTION} and results > 0`,
+  },
+  latest_results: {
+    needs: ["latest_results", "patient_wards"],
+    sql: `select l.patient_ref, w.ward, l.std_code, l.std_value, l.reported_at, l.reported_on, l.external_id
+          from read.latest_results l
+          left join read.patient_wards w on w.tenant = l.tenant and w.patient_ref = l.patient_ref
+          where l.tenant = ${TENANT_OF_THIS_CONNECTION}`,
+  },
+  std_targets: {
+    needs: ["std_targets"],
+    sql: `select code, low, high, source from read.std_targets`,
+  },
 };
 
 export const CLINICAL_RELATIONS = Object.keys(CLINICAL_VIEWS);

@@ -102,6 +102,8 @@ export async function createGeneration(tx: Tx, projection: Projection, state: "b
   await tx.query(`create schema ${schemaName}`);
   await tx.query(`set local search_path to ${schemaName}, public`);
   await projection.setup(tx);
+  // A live generation starts empty: nothing to load first.
+  if (state === "live") await projection.finishLoad?.(tx);
   await tx.query("set local search_path to default");
   await isolateTenants(tx, projection, schemaName);
   const inserted = await tx.query(
@@ -112,6 +114,14 @@ export async function createGeneration(tx: Tx, projection: Projection, state: "b
   );
   if (state === "live") await pointReadViews(tx, projection, schemaName);
   return toGeneration(inserted.rows[0]);
+}
+
+/** Builds what a generation's load left for its end (Projection.finishLoad), in its own schema. */
+export async function finishLoad(tx: Tx, projection: Projection, gen: Pick<Generation, "schemaName">): Promise<void> {
+  if (!projection.finishLoad) return;
+  await tx.query(`set local search_path to ${gen.schemaName}, public`);
+  await projection.finishLoad(tx);
+  await tx.query("set local search_path to default");
 }
 
 /**

@@ -66,8 +66,10 @@ export const labReportsProjection: Projection = {
  * A received report's event is large (the report and every mapped item, some 7 KB of JSON), and
  * its rows are a plain reshaping of it: the database builds them from the stored payload, which
  * so never travels to the service and back (the feed reads no payload for these events, see
- * `payload`). RECEIVED reads each payload once per event ("offset 0" keeps the planner from
- * inlining it into every column, which would decompress it once per column and item row).
+ * `payload`). RECEIVED decompresses each payload once per event: a stored payload is a pointer
+ * to compressed data, and every `->` on it would decompress it anew (seven times per event);
+ * `|| '{}'` makes one decompressed copy, and "offset 0" keeps the planner from inlining that copy
+ * into every column. Reading 260,000 reports' item rows took 10.9 s without it, 6.9 s with it.
  * The JSON paths follow ReceivedReport.
  */
 export const RECEIVED = `
@@ -78,7 +80,7 @@ export const RECEIVED = `
            (d->'match'->>'matched')::boolean as matched, d->'match' as match, d->'client'->>'name' as client_name,
            case when (d->'match'->>'matched')::boolean then d->'match'->>'patientRef' end as patient_ref,
            (d->'report'->>'collectedAt')::timestamp as collected_at, (d->'report'->>'reportedAt')::timestamp as reported_at
-    from (select e.data as d offset 0) payload offset 0
+    from (select e.data || '{}'::jsonb as d offset 0) payload offset 0
   ) p
   where e.position = any($1::bigint[])`;
 

@@ -33,9 +33,16 @@ export interface Projection {
   apply(tx: Tx, event: StoredEvent): Promise<void>;
   /**
    * Optional set-based form of `apply` for projections that fold many events into few rows;
-   * must have the same effect as applying the events one by one.
+   * must have the same effect as applying the events one by one. While a rebuild loads a fresh
+   * generation (`loading`), it may leave for `finishLoad` what is cheaper built once at the end.
    */
-  applyBatch?(tx: Tx, events: StoredEvent[]): Promise<void>;
+  applyBatch?(tx: Tx, events: StoredEvent[], context?: { loading: boolean }): Promise<void>;
+  /**
+   * Builds what batches applied while `loading` left undone (summaries, indexes), in one pass over
+   * the loaded tables; the runtime calls it after a rebuild's load and before the events that
+   * arrived meanwhile, and on a new empty generation right after `setup`.
+   */
+  finishLoad?(tx: Tx): Promise<void>;
 }
 
 export function assertProjectionName(name: string): void {

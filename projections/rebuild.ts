@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { ensureClinicalViews } from "../db/clinicalViews.ts";
 import { withTransaction, type Db } from "../db/pool.ts";
 import { applyNextBatch } from "./applyBatch.ts";
-import { createGeneration, discardBuilding, dropRetiredSchemas, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
+import { createGeneration, discardBuilding, dropRetiredSchemas, finishLoad, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
 import type { Projection } from "./projection.ts";
 
 export type RebuildResult =
@@ -50,12 +50,16 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
     for (;;) {
       const outcome = await withTransaction(db, async (tx) => {
         const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
-        return applyNextBatch(tx, projection, gen, batchSize);
+        return applyNextBatch(tx, projection, gen, batchSize, true);
       });
       if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
       if (outcome.kind !== "applied") break;
       advance(outcome.count);
     }
+    await withTransaction(db, async (tx) => {
+      await lockGeneration(tx, projection.name, { generation: building.generation }, false);
+      await finishLoad(tx, projection, building);
+    });
 
     const swapped = await withTransaction(db, async (tx) => {
       // Waiting for the live row stops the live runner between two of its batches.

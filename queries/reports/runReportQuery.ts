@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { CappedRead, type CappedRows } from "./cappedRead.ts";
 import type { DataSource } from "./dataSources.ts";
 import { columnTypeOf, PAGE_ROW_LIMIT, valueOf, type QueryOutcome } from "./queryResult.ts";
@@ -75,7 +76,7 @@ export function authorMessage(error: unknown, timeoutMs: number): string {
     return `The query ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped; narrow the filters or aggregate more in SQL.`;
   }
   if (pgError.code === INSUFFICIENT_PRIVILEGE) {
-    return "The query reads something outside its data source; the clinical data source offers patients, lab_reports, lab_results, exam_reports and std_items.";
+    return `The query reads something outside its data source; the clinical data source offers ${CLINICAL_RELATIONS.slice(0, -1).join(", ")} and ${CLINICAL_RELATIONS.at(-1)}.`;
   }
   if (pgError.code === READ_ONLY_VIOLATION) return "Report queries may only read; remove the statement that writes.";
   if (typeof pgError.message !== "string" || !pgError.code) return "The query failed; check it against the data source.";

@@ -2,7 +2,9 @@
  * The two reports published on the demo tenant (contract A.4 specifications over the `clinical`
  * data source, C.5). They read standard codes and values (`std_code`, `std_value`), so results
  * sent in other units (Hb in g/dL) count after conversion, and they leave out reports not yet
- * matched to a patient (`patient_ref is not null`).
+ * matched to a patient. Their dashboards read the summaries (`monthly_results`, `latest_results`,
+ * docs/report-spec-guide.md), which cost the same with five years of results as with one month;
+ * only a drill into one month reads item rows (`lab_results`).
  *
  * Targets (Chinese hemodialysis QC practice, see the dictionary facts):
  *   spKt/V ≥ 1.2, URR ≥ 65 %; Hb 110–130 g/L; P 1.13–1.78 mmol/L; Ca 2.10–2.50 mmol/L;
@@ -37,8 +39,44 @@ function filters(alias = ""): string {
   return `[[and ${a}reported_on >= {{period.from}}]] [[and ${a}reported_on <= {{period.to}}]] [[and ${a}ward = any({{wards}})]]`;
 }
 
+/** The filter clauses of a query over monthly_results: the months the period touches. */
+const MONTH_FILTERS =
+  "[[and month >= date_trunc('month', {{period.from}}::timestamp)::date]] [[and month <= {{period.to}}]] [[and ward = any({{wards}})]]";
+
+/** A month's item rows, for a drill into the month `{{month}}`. */
+const IN_MONTH = "r.reported_on >= date_trunc('month', {{month}}::timestamp)::date and r.reported_on < (date_trunc('month', {{month}}::timestamp) + interval '1 month')::date";
+
+/**
+ * Each patient's latest result of these items taken in the period. latest_results holds each
+ * patient's newest; only a patient whose newest came after the period's end needs its item rows
+ * read (none, for a period that ends today).
+ */
+function latestInPeriod(codes: string[]): string {
+  const list = codes.map((code) => `'${code}'`).join(", ");
+  return `select patient_ref, std_code, std_value from latest_results
+          where std_code in (${list}) [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]] [[and ward = any({{wards}})]]
+          union all
+          select l.patient_ref, l.std_code, r.std_value
+          from latest_results l
+          cross join lateral (
+            select r.std_value from lab_results r
+            where r.patient_ref = l.patient_ref and r.std_code = l.std_code and r.std_value is not null
+              [[and r.reported_on >= {{period.from}}]] [[and r.reported_on <= {{period.to}}]]
+            order by r.reported_on desc, r.reported_at desc
+            limit 1
+          ) r
+          where l.std_code in (${list}) and (false [[or l.reported_on > {{period.to}}]]) [[and l.ward = any({{wards}})]]`;
+}
+
+/** Average of an item's results over the summary rows grouped, rounded. */
+const average = (code: string, digits: number) =>
+  `round(sum(value_sum) filter (where std_code = '${code}') / sum(results) filter (where std_code = '${code}'), ${digits})`;
+
+/** Share of an item's results within its clinical target (std_targets), in %. */
+const withinTarget = (code: string) =>
+  `round(100.0 * sum(in_target) filter (where std_code = '${code}') / sum(results) filter (where std_code = '${code}'), 1)`;
+
 export function adequacyReport(period: [string, string]): DemoReport {
-  const adequacy = `std_code in ('KTV', 'URR') and patient_ref is not null and std_value is not null ${filters()}`;
   return {
     id: ADEQUACY_REPORT_ID,
     title: "Dialysis adequacy",
@@ -51,12 +89,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
       queries: {
         wardList: { sql: WARD_LIST },
         latest: {
-          sql: `with latest as (
-                  select distinct on (patient_ref, std_code) patient_ref, std_code, std_value
-                  from lab_results
-                  where ${adequacy}
-                  order by patient_ref, std_code, reported_at desc
-                )
+          sql: `with latest as (${latestInPeriod(["KTV", "URR"])})
                 select count(distinct patient_ref) as patients,
                        round(avg(std_value) filter (where std_code = 'KTV')::numeric, 2) as ktv,
                        round(100.0 * avg(case when std_value >= 1.2 then 1 else 0 end) filter (where std_code = 'KTV'), 1) as ktv_on_target_pct,
@@ -64,39 +97,39 @@ export function adequacyReport(period: [string, string]): DemoReport {
                 from latest`,
         },
         monthly: {
-          sql: `select date_trunc('month', reported_at)::date as month,
-                       count(distinct patient_ref) filter (where std_code = 'KTV') as patients,
-                       round(avg(std_value) filter (where std_code = 'KTV')::numeric, 2) as ktv,
-                       round(avg(std_value) filter (where std_code = 'URR')::numeric, 1) as urr,
-                       round(100.0 * avg(case when std_value >= 1.2 then 1 else 0 end) filter (where std_code = 'KTV'), 1) as ktv_on_target_pct,
-                       round(100.0 * avg(case when std_value >= 65 then 1 else 0 end) filter (where std_code = 'URR'), 1) as urr_on_target_pct
-                from lab_results
-                where ${adequacy}
-                group by 1
-                order by 1`,
+          sql: `select month,
+                       sum(patients) filter (where std_code = 'KTV') as patients,
+                       ${average("KTV", 2)} as ktv,
+                       ${average("URR", 1)} as urr,
+                       ${withinTarget("KTV")} as ktv_on_target_pct,
+                       ${withinTarget("URR")} as urr_on_target_pct
+                from monthly_results
+                where std_code in ('KTV', 'URR') ${MONTH_FILTERS}
+                group by month
+                order by month`,
         },
         byWard: {
           sql: `select ward,
-                       count(distinct patient_ref) as patients,
-                       round(avg(std_value) filter (where std_code = 'KTV')::numeric, 2) as ktv,
-                       round(avg(std_value) filter (where std_code = 'URR')::numeric, 1) as urr,
-                       round(100.0 * avg(case when std_value >= 1.2 then 1 else 0 end) filter (where std_code = 'KTV'), 1) as ktv_on_target_pct
-                from lab_results
-                where ${adequacy} and ward is not null
+                       round(sum(patients) filter (where std_code = 'KTV')::numeric / nullif(count(distinct month) filter (where std_code = 'KTV'), 0), 0) as patients_per_month,
+                       ${average("KTV", 2)} as ktv,
+                       ${average("URR", 1)} as urr,
+                       ${withinTarget("KTV")} as ktv_on_target_pct
+                from monthly_results
+                where std_code in ('KTV', 'URR') and ward is not null ${MONTH_FILTERS}
                 group by ward
                 order by ward`,
         },
         byMonthAndWard: {
-          sql: `select date_trunc('month', reported_at)::date as month, ward,
-                       count(distinct patient_ref) filter (where std_code = 'KTV') as patients,
-                       round(avg(std_value) filter (where std_code = 'KTV')::numeric, 2) as ktv,
-                       round(avg(std_value) filter (where std_code = 'URR')::numeric, 1) as urr,
-                       round(100.0 * avg(case when std_value >= 1.2 then 1 else 0 end) filter (where std_code = 'KTV'), 1) as ktv_on_target_pct,
-                       round(100.0 * avg(case when std_value >= 65 then 1 else 0 end) filter (where std_code = 'URR'), 1) as urr_on_target_pct
-                from lab_results
-                where ${adequacy} and ward is not null
-                group by 1, 2
-                order by 1, 2`,
+          sql: `select month, ward,
+                       sum(patients) filter (where std_code = 'KTV') as patients,
+                       ${average("KTV", 2)} as ktv,
+                       ${average("URR", 1)} as urr,
+                       ${withinTarget("KTV")} as ktv_on_target_pct,
+                       ${withinTarget("URR")} as urr_on_target_pct
+                from monthly_results
+                where std_code in ('KTV', 'URR') and ward is not null ${MONTH_FILTERS}
+                group by month, ward
+                order by month, ward`,
         },
       },
       nodes: [
@@ -156,7 +189,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
                     from lab_results r
                     join patients p on p.patient_ref = r.patient_ref
                     where r.std_code in ('KTV', 'URR') and r.std_value is not null
-                      and date_trunc('month', r.reported_at)::date = {{month}}
+                      and ${IN_MONTH}
                       [[and r.ward = any({{wards}})]]
                     group by r.patient_ref, p.name, r.ward
                     order by ktv nulls first, r.patient_ref`,
@@ -171,10 +204,10 @@ export function adequacyReport(period: [string, string]): DemoReport {
 }
 
 export function anemiaMineralReport(period: [string, string]): DemoReport {
-  const items = `std_code in ('HGB', 'P', 'CA', 'IPTH') and patient_ref is not null and std_value is not null ${filters()}`;
   // 1 when the value is within its item's target, 0 outside; null for other items.
   const inTarget = (code: string, low: number, high: number) =>
     `round(100.0 * avg(case when std_value between ${low} and ${high} then 1 else 0 end) filter (where std_code = '${code}'), 1)`;
+  const items = "std_code in ('HGB', 'P', 'CA', 'IPTH')";
   return {
     id: ANEMIA_REPORT_ID,
     title: "Anemia and mineral metabolism",
@@ -187,12 +220,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
       queries: {
         wardList: { sql: WARD_LIST },
         latest: {
-          sql: `with latest as (
-                  select distinct on (patient_ref, std_code) patient_ref, std_code, std_value
-                  from lab_results
-                  where ${items}
-                  order by patient_ref, std_code, reported_at desc
-                )
+          sql: `with latest as (${latestInPeriod(["HGB", "P", "CA", "IPTH"])})
                 select count(distinct patient_ref) as patients,
                        ${inTarget("HGB", 110, 130)} as hb_in_target_pct,
                        ${inTarget("P", 1.13, 1.78)} as p_in_target_pct,
@@ -201,30 +229,31 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
                 from latest`,
         },
         monthly: {
-          sql: `select date_trunc('month', reported_at)::date as month,
-                       count(distinct patient_ref) as patients,
-                       round(avg(std_value) filter (where std_code = 'HGB')::numeric, 1) as hb,
-                       round(avg(std_value) filter (where std_code = 'P')::numeric, 2) as p,
-                       round(avg(std_value) filter (where std_code = 'CA')::numeric, 2) as ca,
-                       round(avg(std_value) filter (where std_code = 'IPTH')::numeric, 0) as ipth,
-                       ${inTarget("HGB", 110, 130)} as hb_in_target_pct,
-                       ${inTarget("P", 1.13, 1.78)} as p_in_target_pct,
-                       ${inTarget("CA", 2.1, 2.5)} as ca_in_target_pct,
-                       ${inTarget("IPTH", 150, 600)} as ipth_in_target_pct
-                from lab_results
-                where ${items}
-                group by 1
-                order by 1`,
+          sql: `select month,
+                       greatest(sum(patients) filter (where std_code = 'HGB'), sum(patients) filter (where std_code = 'P'),
+                                sum(patients) filter (where std_code = 'CA'), sum(patients) filter (where std_code = 'IPTH')) as patients,
+                       ${average("HGB", 1)} as hb,
+                       ${average("P", 2)} as p,
+                       ${average("CA", 2)} as ca,
+                       ${average("IPTH", 0)} as ipth,
+                       ${withinTarget("HGB")} as hb_in_target_pct,
+                       ${withinTarget("P")} as p_in_target_pct,
+                       ${withinTarget("CA")} as ca_in_target_pct,
+                       ${withinTarget("IPTH")} as ipth_in_target_pct
+                from monthly_results
+                where ${items} ${MONTH_FILTERS}
+                group by month
+                order by month`,
         },
         byWard: {
           sql: `select ward,
-                       count(distinct patient_ref) as patients,
-                       ${inTarget("HGB", 110, 130)} as hb_in_target_pct,
-                       ${inTarget("P", 1.13, 1.78)} as p_in_target_pct,
-                       ${inTarget("CA", 2.1, 2.5)} as ca_in_target_pct,
-                       ${inTarget("IPTH", 150, 600)} as ipth_in_target_pct
-                from lab_results
-                where ${items} and ward is not null
+                       round(sum(patients) filter (where std_code = 'HGB')::numeric / nullif(count(distinct month) filter (where std_code = 'HGB'), 0), 0) as patients_per_month,
+                       ${withinTarget("HGB")} as hb_in_target_pct,
+                       ${withinTarget("P")} as p_in_target_pct,
+                       ${withinTarget("CA")} as ca_in_target_pct,
+                       ${withinTarget("IPTH")} as ipth_in_target_pct
+                from monthly_results
+                where ${items} and ward is not null ${MONTH_FILTERS}
                 group by ward
                 order by ward`,
         },
@@ -281,7 +310,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
                              avg(r.std_value) filter (where r.std_code = 'IPTH') as ipth
                       from lab_results r
                       where r.std_code in ('HGB', 'P', 'CA', 'IPTH') and r.patient_ref is not null and r.std_value is not null
-                        and date_trunc('month', r.reported_at)::date = {{month}}
+                        and ${IN_MONTH}
                         [[and r.ward = any({{wards}})]]
                       group by r.patient_ref, r.ward
                     )

@@ -1,0 +1,105 @@
+import { expect } from "chai";
+import { allProjections } from "../../projections/index.ts";
+import { rebuildProjection } from "../../projections/rebuild.ts";
+import { labResultsProjection } from "../../projections/labResults.ts";
+import { silentLogger } from "../../src/logger.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ingestionTenant, labReport, LI_SI, ZHANG_SAN, type IngestionTenant } from "../support/ingestion.ts";
+import { startTestService } from "../support/service.ts";
+import { projectionsCaughtUp } from "../support/storedReports.ts";
+
+/*
+ * The summaries dashboards read (clinical.monthly_results, latest_results) are kept by difference;
+ * whatever happens to the results, they must say what a recount of the item rows says.
+ */
+const WANG_WU = { name: "王五", idCard: "110101199003070011" };
+
+/** What monthly_results must hold: a recount of the item rows, under each patient's current ward. */
+const RECOUNT = `
+  select r.tenant, r.std_code, date_trunc('month', r.reported_on)::date as month, p.ward, count(*)::int as results,
+         count(distinct r.patient_ref)::int as patients, sum(r.std_value::numeric) as value_sum,
+         count(*) filter (where r.std_value < t.low)::int as below_target,
+         count(*) filter (where t.code is not null and not coalesce(r.std_value < t.low or r.std_value > t.high, false))::int as in_target,
+         count(*) filter (where r.std_value > t.high)::int as above_target
+  from read.lab_results r
+  left join read.patients p on p.tenant = r.tenant and p.patient_ref = r.patient_ref
+  left join read.std_targets t on t.code = r.std_code
+  where r.patient_ref is not null and r.std_value is not null
+  group by 1, 2, 3, 4`;
+const SUMMARY = `
+  select tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target
+  from read.result_months where results > 0`;
+const NEWEST = `
+  select distinct on (tenant, patient_ref, std_code) tenant, patient_ref, std_code, std_value, external_id
+  from read.lab_results where patient_ref is not null and std_value is not null
+  order by tenant, patient_ref, std_code, reported_at desc, external_id desc, item_index desc`;
+
+describe("result summaries (monthly_results, latest_results)", () => {
+  let service: RunningService;
+  let tenant: IngestionTenant;
+  before(async () => {
+    service = await startTestService({ projections: allProjections });
+    tenant = await ingestionTenant(service, "h1");
+    await tenant.call("PUT", "/api/patients/P002", { token: tenant.authorToken, body: { ...LI_SI, ward: "B" } });
+  });
+  after(() => service.stop());
+
+  const rows = async (sql: string) => (await service.db.query(sql)).rows.map((row) => JSON.stringify(row)).sort();
+  const disagreement = async () => {
+    const [summary, recount, latest, newest] = [await rows(SUMMARY), await rows(RECOUNT), await rows(`select tenant, patient_ref, std_code, std_value, external_id from read.latest_results`), await rows(NEWEST)];
+    return { months: { onlySummary: summary.filter((r) => !recount.includes(r)), onlyRecount: recount.filter((r) => !summary.includes(r)) }, latest: { onlySummary: latest.filter((r) => !newest.includes(r)), onlyRecount: newest.filter((r) => !latest.includes(r)) } };
+  };
+  const agreed = { months: { onlySummary: [], onlyRecount: [] }, latest: { onlySummary: [], onlyRecount: [] } };
+  const caughtUp = async () => {
+    await projectionsCaughtUp(service.url!, 20_000, ["lab_results", "patients", "auto_claim"]);
+    expect(await disagreement()).to.deep.equal(agreed);
+  };
+  const push = async (reports: unknown[]) => expect((await tenant.push("lab", reports)).body.data.accepted).to.equal(reports.length);
+  const register = async (patientRef: string, body: Record<string, unknown>) =>
+    expect((await tenant.call("PUT", `/api/patients/${patientRef}`, { token: tenant.authorToken, body })).status).to.equal(200);
+  const hb = (value: number) => [{ itemCode: "HGB", itemName: "血红蛋白", value, unit: "g/L" }, { itemCode: "P", itemName: "磷", value: 1.5, unit: "mmol/L" }];
+  const on = (day: string) => ({ collectedAt: `${day} 07:30:00`, reportedAt: `${day} 11:00:00` });
+
+  it("count each patient once a month, whatever the number of results, and results against the target", async () => {
+    await push([
+      labReport("S-1", { ...on("2026-03-02"), items: hb(105) }),
+      labReport("S-2", { ...on("2026-03-20"), items: hb(120) }),
+      labReport("S-3", { ...on("2026-04-02"), items: hb(135) }),
+      labReport("S-4", { ...on("2026-03-05"), patient: { ...LI_SI }, items: hb(118) }),
+    ]);
+    await caughtUp();
+    const { rows: march } = await service.db.query("select ward, results, patients, below_target, in_target, above_target from read.result_months where std_code = 'HGB' and month = '2026-03-01' order by ward");
+    expect(march).to.deep.equal([
+      { ward: "A", results: 2, patients: 1, below_target: 1, in_target: 1, above_target: 0 },
+      { ward: "B", results: 1, patients: 1, below_target: 0, in_target: 1, above_target: 0 },
+    ]);
+    const { rows: latest } = await service.db.query("select patient_ref, std_value from read.latest_results where std_code = 'HGB' order by 1");
+    expect(latest).to.deep.equal([{ patient_ref: "P001", std_value: 135 }, { patient_ref: "P002", std_value: 118 }]);
+  });
+
+  it("follow a corrected report out of its month, a claim, and a patient who changes ward", async () => {
+    // The April report corrected into February: April loses its only result, the latest goes back to S-2.
+    await push([labReport("S-3", { ...on("2026-02-10"), items: hb(99), labName: "corrected" })]);
+    // Waiting for a patient not registered yet, then claimed automatically when they are.
+    await push([labReport("S-5", { ...on("2026-03-09"), patient: { ...WANG_WU }, items: hb(125) })]);
+    await register("P003", { ...WANG_WU, ward: "B" });
+    await caughtUp();
+    await register("P001", { ...ZHANG_SAN, ward: "B" });
+    await caughtUp();
+    const { rows: march } = await service.db.query("select ward, results, patients from read.result_months where std_code = 'HGB' and month = '2026-03-01' and results > 0 order by ward");
+    expect(march).to.deep.equal([{ ward: "B", results: 4, patients: 3 }]);
+    const { rows: latest } = await service.db.query("select patient_ref, std_value, external_id from read.latest_results where std_code = 'HGB' order by 1");
+    expect(latest).to.deep.equal([
+      { patient_ref: "P001", std_value: 120, external_id: "S-2" },
+      { patient_ref: "P002", std_value: 118, external_id: "S-4" },
+      { patient_ref: "P003", std_value: 125, external_id: "S-5" },
+    ]);
+  });
+
+  it("come out the same from a replay", async () => {
+    const before = [await rows(SUMMARY), await rows("select * from read.latest_results")];
+    const rebuilt = await rebuildProjection(service.db, labResultsProjection, silentLogger, { batchSize: 2 });
+    expect(rebuilt.status).to.equal("rebuilt");
+    expect([await rows(SUMMARY), await rows("select * from read.latest_results")]).to.deep.equal(before);
+  });
+});
