@@ -77,6 +77,10 @@ const withinTarget = (code: string) =>
   `round(100.0 * sum(in_target) filter (where std_code = '${code}') / sum(results) filter (where std_code = '${code}'), 1)`;
 
 export function adequacyReport(period: [string, string]): DemoReport {
+  // A month's (or a ward's month's) figures, over its rows of monthly_results.
+  const figures = `sum(patients) filter (where std_code = 'KTV') as patients,
+                   ${average("KTV", 2)} as ktv, ${average("URR", 1)} as urr,
+                   ${withinTarget("KTV")} as ktv_on_target_pct, ${withinTarget("URR")} as urr_on_target_pct`;
   return {
     id: ADEQUACY_REPORT_ID,
     title: "Dialysis adequacy",
@@ -97,12 +101,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
                 from latest`,
         },
         monthly: {
-          sql: `select month,
-                       sum(patients) filter (where std_code = 'KTV') as patients,
-                       ${average("KTV", 2)} as ktv,
-                       ${average("URR", 1)} as urr,
-                       ${withinTarget("KTV")} as ktv_on_target_pct,
-                       ${withinTarget("URR")} as urr_on_target_pct
+          sql: `select month, ${figures}
                 from monthly_results
                 where std_code in ('KTV', 'URR') ${MONTH_FILTERS}
                 group by month
@@ -120,12 +119,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
                 order by ward`,
         },
         byMonthAndWard: {
-          sql: `select month, ward,
-                       sum(patients) filter (where std_code = 'KTV') as patients,
-                       ${average("KTV", 2)} as ktv,
-                       ${average("URR", 1)} as urr,
-                       ${withinTarget("KTV")} as ktv_on_target_pct,
-                       ${withinTarget("URR")} as urr_on_target_pct
+          sql: `select month, ward, ${figures}
                 from monthly_results
                 where std_code in ('KTV', 'URR') and ward is not null ${MONTH_FILTERS}
                 group by month, ward
