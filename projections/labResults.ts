@@ -3,7 +3,7 @@ import type { Tx } from "../db/pool.ts";
 import { inRuns, lastPerStream } from "./eventRuns.ts";
 import { externalIdOf, RECEIVED, RECEIVED_READ_IN_DATABASE } from "./labReports.ts";
 import type { Projection } from "./projection.ts";
-import { createResultSummaries, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type RowScope } from "./resultSummaries.ts";
+import { createResultSummaries, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
 
 /**
  * One row per result item of a laboratory report, with its standard code and converted value:
@@ -79,7 +79,7 @@ export const labResultsProjection: Projection = {
 async function applyReceived(tx: Tx, events: StoredEvent[], summaries: Summaries): Promise<void> {
   // Only a report received before has item rows to replace (its first event is version 1).
   const updated = events.filter((event) => event.streamVersion > 1);
-  let lost: Lost = [];
+  let lost: LostLatest = [];
   if (updated.length > 0) {
     const replaced = reportsScope(updated.map((event) => event.tenant), updated.map(externalIdOf));
     lost = await summaries.leaving(tx, replaced);
@@ -118,22 +118,18 @@ async function applyClaim(tx: Tx, event: StoredEvent, summaries: Summaries): Pro
 async function applyPatient(tx: Tx, event: StoredEvent, summaries: Summaries): Promise<void> {
   const { ward } = event.data as { ward: string | null };
   const patientRef = event.streamId.slice("patient:".length);
-  const { rows } = await tx.query("select ward from patient_wards where tenant = $1 and patient_ref = $2", [event.tenant, patientRef]);
-  const moved = summaries !== NO_SUMMARIES && rows.length > 0 && rows[0].ward !== ward;
-  if (moved) await shiftMonths(tx, -1, patientScope(event.tenant, patientRef));
-  await tx.query(
-    "insert into patient_wards values ($1, $2, $3) on conflict (tenant, patient_ref) do update set ward = excluded.ward",
-    [event.tenant, patientRef, ward],
+  await summaries.moving(tx, event.tenant, patientRef, ward, () =>
+    tx.query("insert into patient_wards values ($1, $2, $3) on conflict (tenant, patient_ref) do update set ward = excluded.ward", [event.tenant, patientRef, ward]),
   );
-  if (moved) await shiftMonths(tx, 1, patientScope(event.tenant, patientRef));
 }
 
-type Lost = Awaited<ReturnType<typeof forgetLatest>>;
 interface Summaries {
   /** Before item rows change or go: takes them out of the summaries. */
-  leaving(tx: Tx, scope: RowScope): Promise<Lost>;
+  leaving(tx: Tx, scope: RowScope): Promise<LostLatest>;
   /** After item rows are written: puts them into the summaries. */
-  arrived(tx: Tx, scope: RowScope, lost: Lost): Promise<void>;
+  arrived(tx: Tx, scope: RowScope, lost: LostLatest): Promise<void>;
+  /** Around `setWard`, which records the patient's ward: moves their results to it if it changed. */
+  moving(tx: Tx, tenant: string, patientRef: string, ward: string | null, setWard: () => Promise<unknown>): Promise<void>;
 }
 
 const KEPT_SUMMARIES: Summaries = {
@@ -149,8 +145,21 @@ const KEPT_SUMMARIES: Summaries = {
     await findLatest(tx, lost);
     await offerLatest(tx, scope);
   },
+  async moving(tx, tenant, patientRef, ward, setWard) {
+    const { rows } = await tx.query("select ward from patient_wards where tenant = $1 and patient_ref = $2", [tenant, patientRef]);
+    const moved = rows.length > 0 && rows[0].ward !== ward;
+    if (moved) await shiftMonths(tx, -1, patientScope(tenant, patientRef));
+    await setWard();
+    if (moved) await shiftMonths(tx, 1, patientScope(tenant, patientRef));
+  },
 };
 
-const NO_SUMMARIES: Summaries = { leaving: async () => [], arrived: async () => {} };
+const NO_SUMMARIES: Summaries = {
+  leaving: async () => [],
+  arrived: async () => {},
+  async moving(_tx, _tenant, _patientRef, _ward, setWard) {
+    await setWard();
+  },
+};
 
 const EVERY_ROW: RowScope = { where: () => "true", params: [] };

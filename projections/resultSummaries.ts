@@ -147,11 +147,14 @@ export async function offerLatest(tx: Tx, scope: RowScope): Promise<void> {
   );
 }
 
+/** Patients and items whose latest result went with rows that changed or went. */
+export type LostLatest = Array<{ tenant: string; patient_ref: string; std_code: string }>;
+
 /**
  * Before the rows in scope change or go: forgets the latest results they hold, and returns which
  * patients and items lost one, to be found again (findLatest) once the change is written.
  */
-export async function forgetLatest(tx: Tx, scope: RowScope): Promise<Array<{ tenant: string; patient_ref: string; std_code: string }>> {
+export async function forgetLatest(tx: Tx, scope: RowScope): Promise<LostLatest> {
   const { rows } = await tx.query(
     `delete from latest_results l
      using lab_results r
@@ -164,7 +167,7 @@ export async function forgetLatest(tx: Tx, scope: RowScope): Promise<Array<{ ten
 }
 
 /** Finds again the latest result of patients and items that lost theirs, where they have one left. */
-export async function findLatest(tx: Tx, lost: Array<{ tenant: string; patient_ref: string; std_code: string }>): Promise<void> {
+export async function findLatest(tx: Tx, lost: LostLatest): Promise<void> {
   if (lost.length === 0) return;
   await tx.query(
     `insert into latest_results

@@ -69,11 +69,11 @@ export async function* ndjsonPieces(source: AsyncIterable<Buffer>, limits: Ndjso
   let pieceBytes = 0;
 
   const tooLarge = (what: string) => new CommandError("too-large", what);
+  const lineTooLong = (line: number) =>
+    tooLarge(`Line ${line} is longer than ${mb(limits.maxLineBytes)}; put one report on each line (a report is at most ${mb(limits.maxLineBytes)}, as in a push).`);
   const take = (line: Buffer): NdjsonPiece | null => {
     lineNo++;
-    if (line.length > limits.maxLineBytes) {
-      throw tooLarge(`Line ${lineNo} is longer than ${mb(limits.maxLineBytes)}; put one report on each line (a report is at most ${mb(limits.maxLineBytes)}, as in a push).`);
-    }
+    if (line.length > limits.maxLineBytes) throw lineTooLong(lineNo);
     if (isBlank(line)) {
       // Blank lines before a piece's first report are not kept (the piece starts at its first
       // report's line number); between reports they are, so that line numbers stay right.
@@ -123,9 +123,7 @@ export async function* ndjsonPieces(source: AsyncIterable<Buffer>, limits: Ndjso
     if (start < chunk.length) {
       partial.push(chunk.subarray(start));
       partialBytes += chunk.length - start;
-      if (partialBytes > limits.maxLineBytes) {
-        throw tooLarge(`Line ${lineNo + 1} is longer than ${mb(limits.maxLineBytes)}; put one report on each line (a report is at most ${mb(limits.maxLineBytes)}, as in a push).`);
-      }
+      if (partialBytes > limits.maxLineBytes) throw lineTooLong(lineNo + 1);
     }
   }
   if (partial.length > 0) {

@@ -192,9 +192,7 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
  */
 export async function storeCheckedReports(writer: TransactionWriter, tx: Queryable, kind: ReportKind, client: PushingClient, checked: CheckedReports, metadata: EventMetadata): Promise<PushResult> {
   for (const round of roundsOfDistinctIds(checked.prepared)) {
-    const states = await loadStates(tx, client.tenant, kind, round.map((entry) => entry.streamId));
-    const decisions = round.map((entry) => decide(entry, states.get(entry.streamId), client));
-    const appends = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
+    const { decisions, appends } = await decideRound(tx, kind, client, round);
     if (appends.length > 0) await writer.appendMany(client.tenant, appends, metadata);
     for (const decision of decisions) checked.results[decision.index] = decision.entry;
   }
@@ -225,9 +223,7 @@ function roundsOfDistinctIds(prepared: Prepared[]): Prepared[][] {
 
 async function storeRound(deps: IngestionDeps, kind: ReportKind, client: PushingClient, round: Prepared[], metadata: EventMetadata): Promise<Map<number, AcceptedEntry>> {
   for (let attempt = 1; ; attempt++) {
-    const states = await loadStates(deps.store.db, client.tenant, kind, round.map((entry) => entry.streamId));
-    const decisions = round.map((entry) => decide(entry, states.get(entry.streamId), client));
-    const appends: StreamAppend[] = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
+    const { decisions, appends } = await decideRound(deps.store.db, kind, client, round);
     try {
       if (appends.length > 0) await deps.store.appendMany(client.tenant, appends, metadata);
       return new Map(decisions.map((decision) => [decision.index, decision.entry]));
@@ -247,6 +243,14 @@ async function storeRound(deps: IngestionDeps, kind: ReportKind, client: Pushing
 }
 
 const MAX_ATTEMPTS = 30;
+
+/** Each report of a round decided against its stream as it stands, and the appends that store the decisions. */
+async function decideRound(db: Queryable, kind: ReportKind, client: PushingClient, round: Prepared[]) {
+  const states = await loadStates(db, client.tenant, kind, round.map((entry) => entry.streamId));
+  const decisions = round.map((entry) => decide(entry, states.get(entry.streamId), client));
+  const appends: StreamAppend[] = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
+  return { decisions, appends };
+}
 
 function decide(entry: Prepared, state: StreamState | undefined, client: PushingClient): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
   if (state && state.contentHash === entry.contentHash) {
