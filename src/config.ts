@@ -28,6 +28,10 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Serves /metrics on the service's port to a scraper sending it as a bearer token (unset: not served there). */
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must have at least 16 characters").optional(),
+  /** Serves /metrics on 127.0.0.1 at this port as well, in every role (a worker process has no other port). */
+  METRICS_PORT: port.optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

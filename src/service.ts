@@ -20,6 +20,8 @@ import type { Config } from "./config.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embeddedPostgres.ts";
 import { createApp } from "./http/app.ts";
 import { ClientErrorAnswers } from "./http/clientErrors.ts";
+import { listenForMetrics } from "./metrics/metricsRoutes.ts";
+import { ServiceMetrics } from "./metrics/serviceMetrics.ts";
 
 export type Role = "all" | "api" | "worker";
 
@@ -61,6 +63,11 @@ export async function startService({ config, role, log, projections = allProject
       idleInTransactionTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     });
     stack.push(() => db.end());
+    const metrics = new ServiceMetrics(db);
+    if (config.METRICS_PORT !== undefined) {
+      const metricsServer = await listenForMetrics(metrics, config.METRICS_PORT, config.METRICS_TOKEN);
+      stack.push(() => closeServer(metricsServer, 0));
+    }
     await prepareReportRunner(db, databaseUrl);
     const boss: PgBoss = createBoss(databaseUrl, log, { queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS });
     await boss.start();
@@ -108,9 +115,15 @@ export async function startService({ config, role, log, projections = allProject
         queryTimeoutMs: config.REPORT_QUERY_TIMEOUT_MS + 5_000,
       });
       stack.push(() => sources.end());
+      for (const [name, pool] of sources.pools()) metrics.watchPool(`datasource:${name}`, pool);
       const app = createApp({
         store: eventStore,
-        reports: { sources, timeoutMs: config.REPORT_QUERY_TIMEOUT_MS, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
+        reports: {
+          sources,
+          timeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
+          timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          onQuery: (datasource, outcome, seconds) => metrics.reportQueryRan(datasource, outcome, seconds),
+        },
         openApi: {
           ...ingestion,
           served,
@@ -123,6 +136,8 @@ export async function startService({ config, role, log, projections = allProject
         },
         log,
         adminToken: config.ADMIN_TOKEN,
+        metrics,
+        metricsToken: config.METRICS_TOKEN,
         readiness: [
           { name: "database", check: async () => (await db.query("select 1")).rowCount === 1 },
           { name: "migrations", check: async () => (await missingMigrations(db)).length === 0 },

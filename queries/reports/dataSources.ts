@@ -67,6 +67,11 @@ export class DataSources {
     return [...this.sources.keys()];
   }
 
+  /** Each data source's connection pool, by the source's name. */
+  pools(): Array<[string, pg.Pool]> {
+    return [...this.sources.values()].map((source) => [source.name, source.pool]);
+  }
+
   async end(): Promise<void> {
     await Promise.all([...this.sources.values()].map((source) => source.pool.end()));
   }

@@ -7,6 +7,8 @@ export interface ReportRuntime {
   sources: DataSources;
   timeoutMs: number;
   timeZone: string;
+  /** Told how each query that reached its data source went (the service's metrics). */
+  onQuery?: (datasource: string, outcome: "ok" | "error", seconds: number) => void;
 }
 
 /**
@@ -34,7 +36,10 @@ export async function runSpecQueries(
         if (error instanceof TemplateError) return [name, { error: error.message }];
         throw error;
       }
-      return [name, await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit })];
+      const started = performance.now();
+      const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit });
+      runtime.onQuery?.(datasource, "error" in outcome ? "error" : "ok", (performance.now() - started) / 1000);
+      return [name, outcome];
     }),
   );
   return Object.fromEntries(entries);

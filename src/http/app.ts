@@ -24,6 +24,10 @@ import { unmatchedRoutes } from "./unmatchedRoutes.ts";
 import { historyRoutes } from "./historyRoutes.ts";
 import { bulkJobRoutes } from "./bulkJobRoutes.ts";
 import { xlsxExportRoute } from "./xlsxExportRoute.ts";
+import { httpMetrics } from "../metrics/httpMetrics.ts";
+import { metricsEndpoint } from "../metrics/metricsRoutes.ts";
+import { countPushes } from "../metrics/pushMetrics.ts";
+import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 
 export interface AppDependencies {
   store: EventStore;
@@ -32,6 +36,8 @@ export interface AppDependencies {
   log: Logger;
   adminToken: string | undefined;
   readiness: readonly ReadinessCheck[];
+  metrics: ServiceMetrics;
+  metricsToken: string | undefined;
 }
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -41,6 +47,8 @@ export function createApp(deps: AppDependencies): Koa {
   app.silent = true; // errors are logged by the interface's error middleware, with the request id
   app.use(requestId());
   app.use(accessLog(deps.log));
+  app.use(httpMetrics(deps.metrics));
+  app.use(metricsEndpoint(deps.metrics, deps.metricsToken, { tokenRequired: true }));
 
   const health = healthRoutes(deps.readiness);
   app.use(health.routes());
@@ -71,6 +79,7 @@ export function createApp(deps: AppDependencies): Koa {
   );
   app.use(
     mountUnder("/open/v1", [
+      countPushes(deps.metrics),
       openApiErrors(deps.log),
       refuseNulInPath(),
       resolveTenant(),

@@ -14,6 +14,7 @@ import { jsonBody } from "../jsonBody.ts";
 import { requireClient } from "./clientAuth.ts";
 import { addBulkRoutes } from "./bulkRoutes.ts";
 import { answer } from "./envelope.ts";
+import type { PushTally } from "../../metrics/pushMetrics.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
 export const OPEN_API_BODY_LIMIT = 4 * 1024 * 1024;
@@ -57,7 +58,11 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
       const client = ctx.state.client as Client;
       // The client is read afresh for each request (a revoked key or a new map counts at once), so its map is parsed afresh too.
       const pushing: PushingClient = { ...client, codeMap: parseClientCodeMap(client.codeMap) };
-      answer(ctx, await pushReports(deps, kind, pushing, ctx.request.body, ctx.state.requestId));
+      const tally: PushTally = { kind: kind.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
+      ctx.state.push = tally;
+      const result = await pushReports(deps, kind, pushing, ctx.request.body, ctx.state.requestId);
+      tally.outcomes = result.results.map((entry) => entry.status);
+      answer(ctx, result);
     };
   router.post("/lab/reports", jsonBody(OPEN_API_BODY_LIMIT), push(reportKinds.lab));
   router.post("/exam/reports", jsonBody(OPEN_API_BODY_LIMIT), push(reportKinds.exam));

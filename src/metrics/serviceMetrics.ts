@@ -1,0 +1,107 @@
+import client from "prom-client";
+import type pg from "pg";
+import type { Db } from "../../db/pool.ts";
+import type { PushTally } from "./pushMetrics.ts";
+import { collectStoreGauges } from "./storeGauges.ts";
+
+/** Seconds: a report query or a request of a few milliseconds up to the 10 s statement timeout and beyond. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export type ReportQueryOutcome = "ok" | "error";
+
+/**
+ * What `/metrics` shows (docs/operations.md names each figure and the alert rules over them). A
+ * registry of its own per running service, not prom-client's global one: a test process runs
+ * several services, and each must count only its own requests.
+ *
+ * Counters and histograms are kept as things happen; what the database knows (projection lag,
+ * the store's head, bulk jobs, the unsealed ledger) is read when scraped, so that a process that
+ * did not do the work (an API process beside the workers) shows it all the same.
+ */
+export class ServiceMetrics {
+  readonly registry = new client.Registry();
+  private readonly httpRequests = new client.Counter({
+    name: "http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new client.Histogram({
+    name: "http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer, by method, route pattern and status",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly pushes = new client.Counter({
+    name: "dialysis_hub_pushes_total",
+    help: "Pushes of reports (/open/v1/{kind}/reports), by kind, tenant, client and HTTP status",
+    labelNames: ["kind", "tenant", "client", "status"] as const,
+    registers: [this.registry],
+  });
+  private readonly reports = new client.Counter({
+    name: "dialysis_hub_reports_total",
+    help: "Reports in pushes, by kind, tenant, client and outcome (CREATED, UPDATED, UNCHANGED, REJECTED)",
+    labelNames: ["kind", "tenant", "client", "outcome"] as const,
+    registers: [this.registry],
+  });
+  private readonly reportQueries = new client.Histogram({
+    name: "dialysis_hub_report_query_duration_seconds",
+    help: "Report queries (the named SQL of a report spec), by data source and outcome",
+    labelNames: ["datasource", "outcome"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly pools = new Map<string, pg.Pool>();
+
+  constructor(serviceDb: Db) {
+    client.collectDefaultMetrics({ register: this.registry });
+    const pools = this.pools;
+    new client.Gauge({
+      name: "dialysis_hub_db_pool_connections",
+      help: "Database connections of each of the service's pools: open (total), idle, and requests waiting for one",
+      labelNames: ["pool", "state"] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [name, pool] of pools) {
+          this.set({ pool: name, state: "total" }, pool.totalCount);
+          this.set({ pool: name, state: "idle" }, pool.idleCount);
+          this.set({ pool: name, state: "waiting" }, pool.waitingCount);
+        }
+      },
+    });
+    this.watchPool("service", serviceDb);
+    collectStoreGauges(this.registry, serviceDb);
+  }
+
+  /** Shows a pool's connections under `name` (the report data sources' pools, for one). */
+  watchPool(name: string, pool: pg.Pool): void {
+    this.pools.set(name, pool);
+  }
+
+  requestAnswered(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  pushAnswered({ kind, tenant, client: clientId, outcomes }: PushTally, status: number): void {
+    this.pushes.inc({ kind, tenant, client: clientId, status: String(status) });
+    const counted = new Map<string, number>();
+    for (const outcome of outcomes) counted.set(outcome, (counted.get(outcome) ?? 0) + 1);
+    for (const [outcome, count] of counted) this.reports.inc({ kind, tenant, client: clientId, outcome }, count);
+  }
+
+  reportQueryRan(datasource: string, outcome: ReportQueryOutcome, seconds: number): void {
+    this.reportQueries.observe({ datasource, outcome }, seconds);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
