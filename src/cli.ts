@@ -21,6 +21,7 @@ import { ProjectionRunner } from "../projections/runner.ts";
 import { clientById } from "../queries/credentials.ts";
 import { projectionsReport } from "../queries/projectionStatus.ts";
 import { verifyLedger } from "../db/ledger.ts";
+import { backupTo, restoreFrom } from "../db/backup.ts";
 import { importFile } from "./bulkImportCli.ts";
 import { progressBar, ratePerSecond } from "./progressBar.ts";
 import { loadConfig, type Config } from "./config.ts";
@@ -102,6 +103,36 @@ program
         await db.end();
       }
     }),
+  );
+
+program
+  .command("backup <file>")
+  .description("write the events, the ledger and unfinished bulk job bodies to <file> (pg_dump's custom format) while the service runs")
+  .action((file: string) =>
+    withDatabase(async (url) => {
+      const { bytes } = await backupTo(url, file);
+      console.log(`backup written to ${file} (${(bytes / 1024 / 1024).toFixed(1)} MB); restore it with: npm run cli -- restore ${file}`);
+    }),
+  );
+
+program
+  .command("restore <file>")
+  .description("restore a backup into an empty database (DATABASE_URL), rebuild every read model by replay, and verify the ledger")
+  .action((file: string) =>
+    withDatabase(async (url) => {
+      const restored = await restoreFrom(url, file);
+      console.error(`restored ${restored.events} events of ${restored.transactions} transactions and ${restored.ledgerBlocks} ledger blocks; replaying`);
+      const log = createLogger("warn");
+      const db = createPool(url, { max: 6, applicationName: "dialysis-hub-restore" });
+      try {
+        for (const projection of await prepareProjections(db, allProjections, log)) await buildByReplay(db, projection, log);
+        const verification = await verifyLedger(db);
+        console.log(JSON.stringify({ ...restored, ledger: verification }, null, 2));
+        if (!verification.ok) process.exitCode = 1;
+      } finally {
+        await db.end();
+      }
+    }, { migrateFirst: false }),
   );
 
 const projections = program.command("projections").description("inspect and rebuild read models");
@@ -307,7 +338,7 @@ async function buildByReplay(db: Db, projection: (typeof allProjections)[number]
  * Commands other than `start` use DATABASE_URL, else the embedded database: the running service's
  * if it answers, else one started just for the command.
  */
-async function withDatabase(work: (url: string) => Promise<void>): Promise<void> {
+async function withDatabase(work: (url: string) => Promise<void>, { migrateFirst = true } = {}): Promise<void> {
   const config = loadConfig();
   const log = createLogger("warn");
   if (!config.DATABASE_URL) {
@@ -316,7 +347,7 @@ async function withDatabase(work: (url: string) => Promise<void>): Promise<void>
   }
   const { url, embedded } = await openDatabase(config, log);
   try {
-    await migrate(url);
+    if (migrateFirst) await migrate(url);
     await work(url);
   } finally {
     await embedded?.stop();

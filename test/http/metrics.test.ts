@@ -1,11 +1,11 @@
 import { expect } from "chai";
-import { createServer } from "node:net";
 import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
 import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
 import { labReport } from "../support/ingestion.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { startTestService } from "../support/service.ts";
+import { freePort } from "../support/privatePostgres.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 /*
@@ -15,14 +15,6 @@ import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 const METRICS_TOKEN = "metrics-token-0123456789";
 
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function scrape(url: string, token?: string): Promise<Map<string, PrometheusFamily>> {
   const answer = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });

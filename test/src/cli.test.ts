@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,28 +8,9 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import { clientById, clientByKey } from "../../queries/credentials.ts";
 import { listPatients } from "../../queries/patients.ts";
 import { createTestDatabase } from "../support/database.ts";
-import { SERVER_ENTRY } from "../../src/buildServer.ts";
+import { cli } from "../support/cliProcess.ts";
 
 /* The real command line, as an operator runs it, against a database of its own. */
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(databaseUrl: string, ...args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
-  const child = spawn(process.execPath, [SERVER_ENTRY, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("command line", () => {
   let databaseUrl: string;
