@@ -69,7 +69,7 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
   const raw = new pg.Pool({ connectionString: databaseUrl, max: 4, idleTimeoutMillis: 0 });
   try {
     const connections = await Promise.all(Array.from({ length: 4 }, () => raw.connect()));
-    await Promise.all(connections.map((client) => client.query("insert into report_sessions (pid, tenant) select pg_backend_pid(), 'bench' on conflict (pid) do update set tenant = 'bench'")));
+    await Promise.all(connections.map((client) => client.query("insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'")));
     for (const client of connections) client.release();
     await seedResults(service.db);
     const headers = benchHeaders;

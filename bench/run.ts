@@ -1,6 +1,7 @@
 import { forkBench } from "./forkBench.ts";
 import { fileURLToPath } from "node:url";
 import { chromiumMissing } from "../test/browser/chromiumPath.ts";
+import { postgresBinaries } from "../test/support/replicatedPostgres.ts";
 import { dropTestDatabases } from "../test/support/database.ts";
 import { printTable, writeResults, type BenchResult } from "./results.ts";
 
@@ -29,6 +30,7 @@ const groups: Record<string, Group> = {
   xlsx: { run: async () => (await import("./xlsxExport.ts")).xlsxExportBenchmarks() },
   embed: { run: async () => (await import("./embed.ts")).embedBenchmarks(), cannotRunBecause: chromiumMissing },
   soak: { run: async () => (await import("./soak.ts")).soakBenchmarks() },
+  failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };
 /** Groups that run only when named: the soak takes ten minutes. */
 const onlyWhenNamed = new Set(["soak", "growth"]);

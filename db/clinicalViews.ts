@@ -5,10 +5,12 @@ export const REPORT_RUNNER_ROLE = "dh_report_runner";
 /*
  * The relations of the `clinical` data source (contract C.5), exactly those columns. They read the
  * read models with the owner's rights and keep only the rows of the tenant that the service bound
- * to this connection (report_sessions, by backend pid); security_barrier keeps an author's
- * function from seeing rows before that filter. An unbound connection sees no rows.
+ * to this connection (report_sessions, by backend pid and the server's start, as the clinical
+ * source may be a replica); security_barrier keeps an author's function from seeing rows before
+ * that filter. An unbound connection sees no rows.
  */
-const TENANT_OF_THIS_CONNECTION = "(select s.tenant from public.report_sessions s where s.pid = pg_backend_pid())";
+const TENANT_OF_THIS_CONNECTION =
+  "(select s.tenant from public.report_sessions s where s.pid = pg_backend_pid() and s.server_started = pg_postmaster_start_time())";
 const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
   patients: {
     needs: ["patients"],

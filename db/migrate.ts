@@ -1,13 +1,14 @@
 import { readdirSync } from "node:fs";
 import { runner } from "node-pg-migrate";
 import { projectFile } from "../src/projectFiles.ts";
+import { primaryUrl } from "./primaryHosts.ts";
 
 const migrationsDir = projectFile("db", "migrations");
 
 /** Applies every pending migration; concurrent starters wait on node-pg-migrate's advisory lock. */
 export async function migrate(databaseUrl: string, log: (message: string) => void = () => {}): Promise<string[]> {
   const applied = await runner({
-    databaseUrl,
+    databaseUrl: await primaryUrl(databaseUrl),
     dir: migrationsDir,
     direction: "up",
     migrationsTable: "schema_migrations",

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { connectionToPrimary } from "./primaryHosts.ts";
 
 const INT8_OID = 20;
 
@@ -23,7 +24,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 
 export function createPool(connectionString: string, options: PoolOptions = {}): Db {
   const pool = new pg.Pool({
-    connectionString,
+    // Several hosts: each new connection goes to the one that takes writes now (fail-over).
+    ...connectionToPrimary(connectionString),
     max: options.max ?? 10,
     application_name: options.applicationName ?? "dialysis-hub",
     types: serviceTypes,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { REPORT_RUNNER_ROLE } from "./clinicalViews.ts";
+import { hostsOf, urlWithHost, urlWithHosts } from "./primaryHosts.ts";
 import { withTransaction, type Db } from "./pool.ts";
 
 /**
@@ -8,17 +9,22 @@ import { withTransaction, type Db } from "./pool.ts";
  * who lacks the service's credentials can compute it.
  */
 function runnerPassword(appUrl: string): string {
-  const url = new URL(appUrl);
+  // With several hosts (fail-over), the first one names the deployment.
+  const url = new URL(urlWithHost(appUrl, hostsOf(appUrl)[0]!));
   const identity = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}@${url.hostname}:${url.port}`;
   return createHash("sha256").update(`dialysis-hub report runner|${identity}`).digest("base64url");
 }
 
-/** The service's database URL, logged in as the report role. */
-export function reportRunnerUrl(appUrl: string): string {
-  const url = new URL(appUrl);
+/**
+ * The service's database URL, logged in as the report role; or another server's (a streaming
+ * replica of it: the role and its password are replicated with everything else).
+ */
+export function reportRunnerUrl(appUrl: string, serverUrl = appUrl): string {
+  const hosts = hostsOf(serverUrl);
+  const url = new URL(urlWithHost(serverUrl, hosts[0]!));
   url.username = REPORT_RUNNER_ROLE;
   url.password = runnerPassword(appUrl);
-  return url.toString();
+  return hosts.length > 1 ? urlWithHosts(url.toString(), hosts) : url.toString();
 }
 
 /** Sets the report role's password (idempotent; serialised, as ALTER ROLE conflicts with itself). */

@@ -1,6 +1,7 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { deadPeerLimits, type DeadPeerLimits } from "../db/pool.ts";
+import { connectionToPrimary } from "../db/primaryHosts.ts";
 import type { Projection } from "./projection.ts";
 
 /*
@@ -17,7 +18,7 @@ export function wakeupQueueOf(projection: Projection): string {
 export function createBoss(connectionString: string, log: Logger, limits: DeadPeerLimits = {}): PgBoss {
   const boss = new PgBoss({
     ...deadPeerLimits(limits),
-    connectionString,
+    ...connectionToPrimary(connectionString),
     schema: "pgboss",
     max: 3,
     application_name: "dialysis-hub-jobs",

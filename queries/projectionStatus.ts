@@ -17,10 +17,23 @@ export const projectionStatusSchema = z.object({
 });
 export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
 
+/** A streaming replica of the service's database, as the primary sees it (pg_stat_replication). */
+export const replicaStatusSchema = z.object({
+  name: z.string().meta({ description: "The standby's application_name (from its primary_conninfo), else its address" }),
+  state: z.string().meta({ description: "streaming, catchup, …" }),
+  sync: z.string().meta({ description: "async, sync, potential or quorum" }),
+  lagBytes: z.int().meta({ description: "WAL the primary wrote that the standby has not replayed yet" }),
+  lagSeconds: z.number().meta({ description: "How long the standby took lately to replay what the primary wrote; 0 once caught up and idle" }),
+});
+export type ReplicaStatus = z.infer<typeof replicaStatusSchema>;
+
 /** `GET /api/admin/projections` (contract C.6): each projection's position, the store's head and the lag. */
 export const projectionsReportSchema = z.object({
   head: z.int().meta({ description: "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it" }),
   projections: z.array(projectionStatusSchema),
+  replicas: z.array(replicaStatusSchema).meta({
+    description: "Streaming replicas of the database (report queries may run on one, operations.md); their lag needs the service's user to hold pg_monitor",
+  }),
 });
 export type ProjectionsReport = z.infer<typeof projectionsReportSchema>;
 
@@ -41,6 +54,7 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
   );
   return {
     head: await storeHead(db),
+    replicas: await replicaStatus(db),
     projections: rows.map((row) => {
       const lagEvents = Number(row.lag_events);
       // Only a rebuild reads at a pace worth stating: a live generation follows the appends.
@@ -60,4 +74,14 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
       };
     }),
   };
+}
+
+async function replicaStatus(db: Db): Promise<ReplicaStatus[]> {
+  const { rows } = await db.query(
+    `select coalesce(nullif(application_name, ''), client_addr::text, 'local') as name, state, sync_state,
+            coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::bigint as lag_bytes,
+            coalesce(extract(epoch from replay_lag), 0)::float8 as lag_seconds
+     from pg_stat_replication order by 1`,
+  );
+  return rows.map((row) => ({ name: row.name, state: row.state, sync: row.sync_state, lagBytes: Number(row.lag_bytes), lagSeconds: Math.round(row.lag_seconds * 1000) / 1000 }));
 }

@@ -1,11 +1,16 @@
 import { z } from "zod";
+import { isDatabaseUrl } from "../db/primaryHosts.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** Every setting the service reads from its environment, with its default. */
 export const configSchema = z.object({
   PORT: port.default(8080),
-  DATABASE_URL: z.string().url().optional(),
+  /** One host, or several for fail-over (`postgres://u:p@db-a:5432,db-b:5432/db`): the one taking writes is used. */
+  DATABASE_URL: z
+    .string()
+    .refine(isDatabaseUrl, "DATABASE_URL must be postgres://user:password@host:port/database, with host:port,host:port for fail-over")
+    .optional(),
   ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must have at least 16 characters").optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** json: one JSON object a line; pretty: lines for a person. Unset: pretty on a terminal, json otherwise. */

@@ -108,7 +108,8 @@ export async function startService({ config, role, log, projections = allProject
     if (role !== "worker") {
       const sources = new DataSources({
         serviceDb: db,
-        clinicalUrl: reportRunnerUrl(databaseUrl),
+        // A streaming replica of the service's database may serve the clinical source instead (operations.md).
+        clinicalUrl: reportRunnerUrl(databaseUrl, env.DATASOURCE_CLINICAL_URL || databaseUrl),
         others: dataSourcesFromEnv(env),
         poolSize: config.REPORT_POOL_SIZE,
         // The server's statement timeout ends a report query first; this is for a vanished server.

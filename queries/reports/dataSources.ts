@@ -1,5 +1,6 @@
 import pg from "pg";
 import { deadPeerLimits, surviveLostConnections, type Db } from "../../db/pool.ts";
+import { connectionToPrimary } from "../../db/primaryHosts.ts";
 
 /**
  * Where report SQL runs. `clinical` is the service's own database, reached as the report role
@@ -36,17 +37,7 @@ export class DataSources {
     this.sources.set("clinical", {
       name: "clinical",
       pool: reportPool(settings.clinicalUrl, settings),
-      bind: async (client, tenant) => {
-        // A pooled connection keeps its binding: write it only when the tenant changes.
-        const bound = client as pg.PoolClient & { processID: number; boundTenant?: string };
-        if (bound.boundTenant === tenant) return;
-        await settings.serviceDb.query(
-          `insert into report_sessions (pid, tenant) values ($1, $2)
-           on conflict (pid) do update set tenant = excluded.tenant, bound_at = now()`,
-          [bound.processID, tenant],
-        );
-        bound.boundTenant = tenant;
-      },
+      bind: (client, tenant) => bindToTenant(settings, client, tenant),
       begin: (timeoutMs, timeZone) => beginReadOnly(timeoutMs, timeZone, "clinical"),
     });
     for (const [name, url] of Object.entries(settings.others)) {
@@ -77,6 +68,48 @@ export class DataSources {
   }
 }
 
+type BoundClient = pg.PoolClient & { processID: number; boundTenant?: string; server?: { started: string; standby: boolean } };
+
+/** Report connections read every value as text (rawText): a boolean comes as "t" or "f". */
+const isTrue = (value: unknown) => value === true || value === "t";
+
+/** How often a report connection on a replica looks whether its binding has arrived. */
+const REPLAY_POLL_MS = 5;
+
+/**
+ * Binds a clinical connection to the tenant it is about to serve, in report_sessions on the
+ * primary (the report role can neither read nor write it). A pooled connection keeps its binding:
+ * it is written only when the tenant changes. On a replica the binding arrives by replication:
+ * the query waits until the replica has replayed it, or it would run under the connection's
+ * previous tenant.
+ */
+async function bindToTenant(settings: DataSourceSettings, client: pg.PoolClient, tenant: string): Promise<void> {
+  const bound = client as BoundClient;
+  if (bound.boundTenant === tenant) return;
+  if (!bound.server) {
+    const { rows } = await client.query("select pg_postmaster_start_time()::text as started, pg_is_in_recovery() as standby");
+    bound.server = { started: rows[0].started, standby: isTrue(rows[0].standby) };
+  }
+  bound.boundTenant = undefined;
+  await settings.serviceDb.query(
+    `insert into report_sessions (pid, server_started, tenant) values ($1, $2, $3)
+     on conflict (pid, server_started) do update set tenant = excluded.tenant, bound_at = now()`,
+    [bound.processID, bound.server.started, tenant],
+  );
+  if (bound.server.standby) {
+    // Taken after the commit: the replica holds the binding once it has replayed this far.
+    const { rows } = await settings.serviceDb.query("select pg_current_wal_insert_lsn()::text as lsn");
+    const deadline = Date.now() + (settings.queryTimeoutMs ?? 10_000);
+    for (;;) {
+      const { rows: replayed } = await client.query("select pg_last_wal_replay_lsn() >= $1::pg_lsn as done", [rows[0].lsn]);
+      if (isTrue(replayed[0].done)) break;
+      if (Date.now() > deadline) throw new Error("the report replica is too far behind the primary to answer now; try again shortly");
+      await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS));
+    }
+  }
+  bound.boundTenant = tenant;
+}
+
 /** The values are the service's own (a number, a zone name from Intl), never the report author's. */
 function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string | null): string[] {
   const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -91,7 +124,7 @@ function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string |
 // No idle-in-transaction limit: an export holds its transaction open while a slow client reads.
 function reportPool(connectionString: string, settings: DataSourceSettings): pg.Pool {
   const pool = new pg.Pool({
-    connectionString,
+    ...connectionToPrimary(connectionString),
     max: settings.poolSize,
     application_name: "dialysis-hub-reports",
     types: rawText,

@@ -82,6 +82,12 @@ export function collectStoreGauges(registry: client.Registry, db: Db): void {
     g.set({ state: "total" }, unfinished.reduce((sum, job) => sum + job.lines, 0));
     g.set({ state: "processed" }, unfinished.reduce((sum, job) => sum + job.processed, 0));
   });
+  gauge("dialysis_hub_replica_lag_seconds", "How long each streaming replica took lately to replay the primary's writes (pg_stat_replication.replay_lag)", ["replica", "sync"], (g, store) => {
+    for (const replica of store.projections.replicas) g.set({ replica: replica.name, sync: replica.sync }, replica.lagSeconds);
+  });
+  gauge("dialysis_hub_replica_lag_bytes", "WAL each streaming replica has still to replay", ["replica", "sync"], (g, store) => {
+    for (const replica of store.projections.replicas) g.set({ replica: replica.name, sync: replica.sync }, replica.lagBytes);
+  });
   gauge("dialysis_hub_ledger_unsealed_events", "Events not yet sealed into a ledger block (counted up to 1,000,000)", [], (g, store) => g.set(store.unsealed.events));
   gauge("dialysis_hub_ledger_unsealed_oldest_seconds", "Age of the oldest event not yet sealed into a ledger block; 0 when all are sealed", [], (g, store) => g.set(store.unsealed.oldestSeconds));
 }
