@@ -3,15 +3,14 @@ import { ingestionTenant, labReport } from "../test/support/ingestion.ts";
 import { startReplicatedPostgres } from "../test/support/replicatedPostgres.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";
 import { buildServer } from "../src/buildServer.ts";
-import { runSenders } from "./ingestSenders.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 
 /*
  * #18 with real processes: PostgreSQL servers of the machine's own binaries (a primary and a
  * standby made by pg_basebackup) and the service started as `npm start` starts it.
  *
- * - replica.report_lag_p99_ms: the clinical data source on an asynchronous replica, the ingest
- *   bench's four senders pushing; a probe report pushed, then a report's data call on the
+ * - replica.report_lag_p99_ms: the clinical data source on an asynchronous replica, four senders
+ *   pushing batches of 100 reports; a probe report pushed, then a report's data call on the
  *   replica asked until it lists it: push answered → visible there.
  * - failover.*: a synchronous standby; two senders pushing; the primary killed (SIGKILL) and
  *   the standby promoted PROMOTE_AFTER_MS later, as a fail-over manager would; unavailable is kill
@@ -39,7 +38,13 @@ async function replicaLag(): Promise<number[]> {
     await tenant.call("PUT", "/api/reports/probe/draft", { token: tenant.authorToken, body: { title: "Probe", spec: PROBE_SPEC } });
     const published = await tenant.call("POST", "/api/reports/probe/publish", { token: tenant.authorToken, body: { mode: "dynamic", note: "bench" } });
     if (published.status !== 201) throw new Error(`probe report not published: ${JSON.stringify(published.body)}`);
-    const load = runSenders({ serviceUrl: service.url!, key: tenant.client.key, run: "R", batches: 40, sample: false });
+    // Four senders pushing batches of 100 new reports all along, as in the ingest bench.
+    let loading = true;
+    const load = Promise.all(
+      Array.from({ length: 4 }, async (_, sender) => {
+        for (let batch = 0; loading; batch++) await tenant.push("lab", Array.from({ length: 100 }, (_, i) => labReport(`LOAD-${sender}-${batch}-${i}`)));
+      }),
+    );
     const lags: number[] = [];
     for (let i = 0; i < LAG_SAMPLES; i++) {
       const id = `LAG-${String(i).padStart(4, "0")}`;
@@ -55,6 +60,7 @@ async function replicaLag(): Promise<number[]> {
       lags.push(performance.now() - answered);
       await sleep(100);
     }
+    loading = false;
     await load;
     return lags;
   } finally {
