@@ -71,8 +71,7 @@ async function replicaLag(): Promise<number[]> {
 
 async function failover(): Promise<{ unavailableSeconds: number; lost: number; answered: number }> {
   const servers = await startReplicatedPostgres({ synchronous: true });
-  const both = servers.primaryUrl.replace(/@([^/]+)\/hub$/, (_, primary: string) => `@${primary},${new URL(servers.standbyUrl).host}/hub`);
-  const service = await spawnService({ databaseUrl: both, env: { OPEN_API_RATE_PER_SECOND: "1000", OPEN_API_BURST: "1000", DB_QUERY_TIMEOUT_MS: "5000" } });
+  const service = await spawnService({ databaseUrl: servers.bothUrl, env: { OPEN_API_RATE_PER_SECOND: "1000", OPEN_API_BURST: "1000", DB_QUERY_TIMEOUT_MS: "5000" } });
   try {
     const tenant = await ingestionTenant(service, "fo");
     const answered: string[] = [];

@@ -9,8 +9,7 @@ import { withTransaction, type Db } from "./pool.ts";
  * who lacks the service's credentials can compute it.
  */
 function runnerPassword(appUrl: string): string {
-  // With several hosts (fail-over), the first one names the deployment.
-  const url = new URL(urlWithHost(appUrl, hostsOf(appUrl)[0]!));
+  const url = new URL(oneHost(appUrl));
   const identity = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}@${url.hostname}:${url.port}`;
   return createHash("sha256").update(`dialysis-hub report runner|${identity}`).digest("base64url");
 }
@@ -21,10 +20,16 @@ function runnerPassword(appUrl: string): string {
  */
 export function reportRunnerUrl(appUrl: string, serverUrl = appUrl): string {
   const hosts = hostsOf(serverUrl);
-  const url = new URL(urlWithHost(serverUrl, hosts[0]!));
+  const url = new URL(oneHost(serverUrl));
   url.username = REPORT_RUNNER_ROLE;
   url.password = runnerPassword(appUrl);
   return hosts.length > 1 ? urlWithHosts(url.toString(), hosts) : url.toString();
+}
+
+/** A URL `new URL` can read: with several hosts (fail-over), the first one stands for them; one host, as written. */
+function oneHost(url: string): string {
+  const hosts = hostsOf(url);
+  return hosts.length > 1 ? urlWithHost(url, hosts[0]!) : url;
 }
 
 /** Sets the report role's password (idempotent; serialised, as ALTER ROLE conflicts with itself). */

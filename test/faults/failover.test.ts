@@ -38,8 +38,7 @@ describe("fail-over to a promoted synchronous standby", function () {
 
   it("answers 503 while no primary is reachable, resumes on the promoted standby by itself, and loses no answered report", async () => {
     servers = await startReplicatedPostgres({ synchronous: true });
-    const both = servers.primaryUrl.replace(/@([^/]+)\/hub$/, (_, primary: string) => `@${primary},${new URL(servers!.standbyUrl).host}/hub`);
-    service = await startTestService({ projections: allProjections, databaseUrl: both, env: { DB_QUERY_TIMEOUT_MS: "5000" } });
+    service = await startTestService({ projections: allProjections, databaseUrl: servers.bothUrl, env: { DB_QUERY_TIMEOUT_MS: "5000" } });
     const tenant = await ingestionTenant(service, "h1");
 
     const pushes: Push[] = [];

@@ -15,6 +15,8 @@ export interface ReplicatedPostgres {
   /** postgres://… of database `hub` on each server. */
   primaryUrl: string;
   standbyUrl: string;
+  /** Both hosts, primary first, as a service given them for fail-over (libpq's multi-host URL). */
+  bothUrl: string;
   /** Kills the primary with SIGKILL, as a lost server: no shutdown checkpoint, connections cut. */
   killPrimary(): void;
   /** Promotes the standby to primary and resolves once it accepts writes. */
@@ -127,6 +129,7 @@ export async function startReplicatedPostgres({ synchronous, applyDelayMs = 0 }:
   return {
     primaryUrl: `${primaryServer}/hub`,
     standbyUrl: `${standbyServer}/hub`,
+    bothUrl: `postgres://postgres@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/hub`,
     killPrimary() {
       servers.get("primary")?.kill("SIGKILL");
     },
