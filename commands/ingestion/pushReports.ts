@@ -124,11 +124,12 @@ export function batchProblem(body: unknown): string | null {
  * committed before this returns; an invalid report is answered REJECTED and stops nothing.
  * Takes the body over: each report is removed from it once checked.
  */
-export async function pushReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, body: unknown, requestId: string): Promise<PushResult> {
+/** `origin`: how the reports came when not as JSON (an HL7 message and its control id), kept in the events' metadata. */
+export async function pushReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, body: unknown, requestId: string, origin?: Record<string, unknown>): Promise<PushResult> {
   const problem = batchProblem(body);
   if (problem) throw new CommandError("invalid", problem);
   const checked = await checkReports(deps, kind, client, (body as { reports: unknown[] }).reports);
-  const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId };
+  const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId, ...(origin ? { origin } : {}) };
   // A batch may name one externalId twice: the later copy is handled after the earlier is stored.
   for (const round of roundsOfDistinctIds(checked.prepared)) {
     for (const [index, entry] of await storeRound(deps, kind, client, round, metadata)) checked.results[index] = entry;

@@ -1,4 +1,4 @@
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import getRawBody from "raw-body";
 import { fieldPath } from "../../commands/fieldPath.ts";
 import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../../commands/storableText.ts";
@@ -12,6 +12,21 @@ export interface JsonBodyOptions {
   refuseUnstorableText?: boolean;
 }
 
+/** The whole body as UTF-8 text, refused (413) past `limitBytes` before it is all read. */
+export async function bodyText(ctx: Context, limitBytes: number, what: string): Promise<string> {
+  try {
+    // Decoded once as a whole: decoding chunk by chunk costs several times more for large pushes.
+    return (await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get("content-length") || undefined })).toString("utf8");
+  } catch (error) {
+    const type = (error as { type?: string }).type;
+    if (type === "entity.too.large") {
+      throw new HttpError(413, `The body is larger than ${Math.round(limitBytes / 1024 / 1024)} MB; send less per call.`);
+    }
+    if (type === "request.aborted") throw new HttpError(400, "The request body ended early; send it again whole.");
+    throw new HttpError(400, `The request body could not be read; send ${what} in UTF-8 with a correct Content-Length.`);
+  }
+}
+
 /**
  * Reads a JSON body into ctx.request.body. The size limit is decided on the raw bytes, before any
  * parsing, so an oversized body costs no more than the limit.
@@ -19,18 +34,7 @@ export interface JsonBodyOptions {
 export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Middleware {
   return async (ctx, next) => {
     if (!["POST", "PUT", "PATCH"].includes(ctx.method)) return next();
-    let raw: string;
-    try {
-      // Decoded once as a whole: decoding chunk by chunk costs several times more for large pushes.
-      raw = (await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get("content-length") || undefined })).toString("utf8");
-    } catch (error) {
-      const type = (error as { type?: string }).type;
-      if (type === "entity.too.large") {
-        throw new HttpError(413, `The body is larger than ${Math.round(limitBytes / 1024 / 1024)} MB; send less per call.`);
-      }
-      if (type === "request.aborted") throw new HttpError(400, "The request body ended early; send it again whole.");
-      throw new HttpError(400, "The request body could not be read; send JSON in UTF-8 with a correct Content-Length.");
-    }
+    const raw = await bodyText(ctx, limitBytes, "JSON");
     if (raw.trim() === "") {
       ctx.request.body = undefined;
     } else {

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { oruR01 } from "../support/hl7Messages.ts";
 import { checkCharOf } from "../../commands/patients/nationalId.ts";
 import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
@@ -308,6 +309,17 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(pushed.body.data.results[0]).to.include({ status: "CREATED", matched: false });
     const northsOwn = await service.db.query("select patient_ref from read.exam_reports where tenant = 'north' and external_id = 'NORTH-ECHO'");
     expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001" }]);
+  },
+  "POST /open/v1/hl7": async ({ service, south }) => {
+    // As a push: north's externalId and north's patient in south's HL7 message stay south's.
+    const answer = await fetch(`${service.url}/open/v1/hl7`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${south.client.key}`, "content-type": "x-application/hl7-v2+er7" },
+      body: oruR01({ externalId: "NORTH-DAY", idCard: NORTH_PATIENT.idCard }),
+    });
+    expect(await answer.text()).to.match(/\rMSA\|AA\|[^\r]*awaiting a patient/);
+    const northsOwn = await service.db.query("select patient_ref, lab_name from read.lab_reports where tenant = 'north' and external_id = 'NORTH-DAY'");
+    expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001", lab_name: "Central lab" }]);
   },
   "POST /open/v1/lab/reports/bulk": async ({ service, north, south }) => {
     // As a push: north's externalId and north's patient sent in south's job stay south's.

@@ -13,6 +13,7 @@ import { HttpError } from "../httpError.ts";
 import { jsonBody } from "../jsonBody.ts";
 import { requireClient } from "./clientAuth.ts";
 import { addBulkRoutes } from "./bulkRoutes.ts";
+import { addHl7Route } from "./hl7Route.ts";
 import { answer } from "./envelope.ts";
 import type { PushTally } from "../../metrics/pushMetrics.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
@@ -67,6 +68,7 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
   router.post("/lab/reports", jsonBody(OPEN_API_BODY_LIMIT), push(reportKinds.lab));
   router.post("/exam/reports", jsonBody(OPEN_API_BODY_LIMIT), push(reportKinds.exam));
   addBulkRoutes(router, deps);
+  addHl7Route(router, deps, OPEN_API_BODY_LIMIT);
 
   router.get("/dict/lab-items", (ctx) => {
     const category = ctx.query.category;

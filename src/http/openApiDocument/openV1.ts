@@ -86,6 +86,27 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
         },
       },
     },
+    "/open/v1/hl7": {
+      post: {
+        tags: ["Ingestion open API"],
+        operationId: "pushHl7Messages",
+        summary: "Push laboratory reports as HL7 v2 ORU^R01 messages (contract D.5)",
+        description:
+          "One or more ORU^R01 messages (v2.3 to v2.5.1; a batch in FHS/BHS is accepted; segments end with \\r, \\n or \\r\\n). Each message is one lab report, mapped as the integration guide's HL7 section shows and stored by the same rules as a JSON push. The answer holds one ACK per message, in order: MSA-1 AA stored, AE rejected (an ERR segment per problem naming the HL7 field, our field path in ERR-8), AR unreadable or not ORU^R01; MSA-2 echoes MSH-10.",
+        security: security.client,
+        requestBody: {
+          required: true,
+          content: { "x-application/hl7-v2+er7": { schema: z.string().meta({ description: "ER7 text, UTF-8", example: "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\rPID|1||11010519491231002X^^^^NNCHN||张^三\rOBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\rOBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r" }) } },
+        },
+        responses: {
+          200: {
+            description: "One ACK per message, in order",
+            content: { "x-application/hl7-v2+er7": { schema: z.string().meta({ description: "ER7 ACK messages", example: "MSH|^~\\&|DIALYSIS-HUB||LIS|HOSP|20260301101501||ACK^R01|1772331301000|P|2.5.1||||||UNICODE UTF-8\rMSA|AA|MSG0001|CREATED L-0001\r" }) } },
+          },
+          ...openFailuresDescribed({ 400: "The body holds no HL7 message (no MSH segment)", 413: "The body is over 4 MB", 415: "Not sent as x-application/hl7-v2+er7 or text/plain" }),
+        },
+      },
+    },
     "/open/v1/lab/reports/bulk": { post: bulkUpload("lab", "laboratory") },
     "/open/v1/exam/reports/bulk": { post: bulkUpload("exam", "examination") },
     "/open/v1/bulk/{jobId}": {

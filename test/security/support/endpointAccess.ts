@@ -63,6 +63,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
 
   "POST /open/v1/lab/reports": "client",
   "POST /open/v1/exam/reports": "client",
+  "POST /open/v1/hl7": "client",
   "POST /open/v1/lab/reports/bulk": "client",
   "POST /open/v1/exam/reports/bulk": "client",
   "GET /open/v1/bulk/:jobId": "client",

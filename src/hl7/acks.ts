@@ -1,0 +1,83 @@
+import { HL7Error, HL7Message } from "hl7v2";
+import type { Hl7Location } from "./oruToLabReport.ts";
+
+/*
+ * The ACK of one message (contract D.5): AA stored, AE rejected with an ERR segment per problem
+ * naming the HL7 field and our field path, AR for what could not be read; MSA-2 echoes MSH-10.
+ * hl7v2 builds them; its header leaves the sender's application out of the receiving fields, so
+ * the header is written here as a sending system expects it back.
+ */
+
+export const OUR_APPLICATION = "DIALYSIS-HUB";
+
+export type AckCode = "AA" | "AE" | "AR";
+
+export interface AckProblem {
+  location?: Hl7Location;
+  /** hl7v2's table 0357: 101 required field missing, 102 data type error, 207 application error. */
+  code: number;
+  text: string;
+}
+
+const ERR_USER_MESSAGE = 8;
+
+function addressedBack(ack: HL7Message, to: HL7Message): void {
+  const [msh, sent] = [ack.header, to.header];
+  msh.field(3).setValue(OUR_APPLICATION);
+  msh.field(5).setValue(sent.field(3).getValue());
+  msh.field(6).setValue(sent.field(4).getValue());
+  msh.field(11).setValue(sent.field(11).getValue() ?? "P");
+  // The answer is UTF-8 whatever the message came in (the HTTP body and the MLLP frame are).
+  msh.field(18).setValue("UNICODE UTF-8");
+}
+
+/** The ACK of a message that was read, as ER7 text. */
+export function ackOf(message: HL7Message, code: AckCode, text: string, problems: readonly AckProblem[] = []): string {
+  const ack =
+    problems.length === 0
+      ? message.createAck(code, text)
+      : message.createNak(
+          problems.map(
+            ({ location, code: hl7ErrorCode, text: problem }) =>
+              new HL7Error(problem, { hl7ErrorCode, severity: "E", segmentType: location?.segment, segmentSequence: location?.sequence, fieldPosition: location?.field, componentPosition: location?.component }),
+          ),
+        );
+  addressedBack(ack, message);
+  const msa = ack.getSegment("MSA")!;
+  msa.field(1).setValue(code);
+  msa.field(3).setValue(text);
+  // ERR-8 (the user message) exists from v2.5 on; an older ACK names the problem in MSA-3 only.
+  const errs = ack.segments.filter((segment) => segment.segmentType === "ERR");
+  errs.forEach((err, i) => {
+    if (err.definition.fields[ERR_USER_MESSAGE]) err.field(ERR_USER_MESSAGE).setValue(problems[i]!.text);
+  });
+  return ack.toHL7String();
+}
+
+/**
+ * AR for a message the parser refused: built on what its MSH line still tells (the control id,
+ * the version), or on v2.5 when not even that can be read.
+ */
+export function rejectUnreadable(er7: string, reason: string): string {
+  const fields = er7.split(/\r/)[0]!.split("|");
+  const version = /^2\.\d(\.\d)?$/.test(fields[11] ?? "") ? fields[11]! : "2.5";
+  let ack: HL7Message;
+  try {
+    ack = new HL7Message(version as ConstructorParameters<typeof HL7Message>[0]);
+  } catch {
+    ack = new HL7Message("2.5");
+  }
+  const msh = ack.header;
+  msh.field(3).setValue(OUR_APPLICATION);
+  if (fields[2]) msh.field(5).setValue(fields[2]);
+  if (fields[3]) msh.field(6).setValue(fields[3]);
+  msh.field(7).setValue(new Date());
+  msh.field(9).setValue("ACK");
+  msh.field(10).setValue(`${Date.now()}`);
+  msh.field(11).setValue(fields[10] || "P");
+  const msa = ack.addSegment("MSA");
+  msa.field(1).setValue("AR");
+  msa.field(2).setValue(fields[9] ?? "");
+  msa.field(3).setValue(reason);
+  return ack.toHL7String();
+}

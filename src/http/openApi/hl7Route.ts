@@ -1,0 +1,26 @@
+import type Router from "@koa/router";
+import { parseClientCodeMap } from "../../../commands/ingestion/itemMapping.ts";
+import type { IngestionDeps, PushingClient } from "../../../commands/ingestion/pushReports.ts";
+import type { Client } from "../../../queries/credentials.ts";
+import { pushHl7Messages } from "../../hl7/pushHl7Messages.ts";
+import { HttpError } from "../httpError.ts";
+import { bodyText } from "../jsonBody.ts";
+
+/** What HL7 v2 over HTTP is sent as: the ER7 media type most engines use, and plain text. */
+const ER7_TYPES = ["x-application/hl7-v2+er7", "application/hl7-v2", "text/plain"];
+export const ER7_CONTENT_TYPE = "x-application/hl7-v2+er7; charset=utf-8";
+
+/** `POST /open/v1/hl7` (contract D.5): ORU^R01 messages in the body, their ACKs in the answer, in order. */
+export function addHl7Route(router: Router, deps: IngestionDeps, limitBytes: number): void {
+  router.post("/hl7", async (ctx) => {
+    if (!ctx.is(ER7_TYPES)) {
+      throw new HttpError(415, `Send HL7 v2 messages as Content-Type: x-application/hl7-v2+er7 (or text/plain), segments ending with \\r; JSON reports go to /open/v1/lab/reports.`);
+    }
+    const client = ctx.state.client as Client;
+    const pushing: PushingClient = { ...client, codeMap: parseClientCodeMap(client.codeMap) };
+    const acks = await pushHl7Messages(deps, pushing, await bodyText(ctx, limitBytes, "HL7 v2 text"), ctx.state.requestId);
+    ctx.status = 200;
+    ctx.type = ER7_CONTENT_TYPE;
+    ctx.body = acks.map((ack) => `${ack}\r`).join("");
+  });
+}
