@@ -37,6 +37,11 @@ export const configSchema = z.object({
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must have at least 16 characters").optional(),
   /** Serves /metrics on 127.0.0.1 at this port as well, in every role (a worker process has no other port). */
   METRICS_PORT: port.optional(),
+  /** HL7 v2 over MLLP on this port (contract D.5); unset: no listener. */
+  HL7_MLLP_PORT: port.optional(),
+  /** PEM files of the MLLP listener's certificate and key: with both, MLLP over TLS. */
+  HL7_MLLP_TLS_CERT: z.string().min(1).optional(),
+  HL7_MLLP_TLS_KEY: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

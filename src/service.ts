@@ -22,6 +22,7 @@ import { createApp } from "./http/app.ts";
 import { ClientErrorAnswers } from "./http/clientErrors.ts";
 import { listenForMetrics } from "./metrics/metricsRoutes.ts";
 import { ServiceMetrics } from "./metrics/serviceMetrics.ts";
+import { MllpListener } from "./hl7/mllpListener.ts";
 
 export type Role = "all" | "api" | "worker";
 
@@ -36,6 +37,8 @@ export interface ServiceOptions {
 
 export interface RunningService {
   url: string | null;
+  /** The MLLP listener's port, when HL7_MLLP_PORT is set (and this process serves the API). */
+  mllpPort: number | null;
   databaseUrl: string;
   db: Db;
   eventStore: EventStore;
@@ -105,6 +108,17 @@ export async function startService({ config, role, log, projections = allProject
     }
 
     let url: string | null = null;
+    let mllpPort: number | null = null;
+    if (role !== "worker" && config.HL7_MLLP_PORT !== undefined) {
+      const mllp = new MllpListener(ingestion, log, {
+        port: config.HL7_MLLP_PORT,
+        requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+        tlsCertFile: config.HL7_MLLP_TLS_CERT,
+        tlsKeyFile: config.HL7_MLLP_TLS_KEY,
+      });
+      mllpPort = await mllp.start();
+      stack.push(() => mllp.stop(config.SHUTDOWN_GRACE_MS));
+    }
     if (role !== "worker") {
       const sources = new DataSources({
         serviceDb: db,
@@ -154,6 +168,7 @@ export async function startService({ config, role, log, projections = allProject
     let stopping: Promise<void> | null = null;
     return {
       url,
+      mllpPort,
       databaseUrl,
       db,
       eventStore,

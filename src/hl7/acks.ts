@@ -55,10 +55,10 @@ export function ackOf(message: HL7Message, code: AckCode, text: string, problems
 }
 
 /**
- * AR for a message the parser refused: built on what its MSH line still tells (the control id,
- * the version), or on v2.5 when not even that can be read.
+ * AR for a message refused before it could be looked at (unreadable, or its sender unknown):
+ * built on what its MSH line still tells (the control id, the version), else on v2.5.
  */
-export function rejectUnreadable(er7: string, reason: string): string {
+export function refuseMessage(er7: string, reason: string): string {
   const fields = er7.split(/\r/)[0]!.split("|");
   const version = /^2\.\d(\.\d)?$/.test(fields[11] ?? "") ? fields[11]! : "2.5";
   let ack: HL7Message;
@@ -72,9 +72,11 @@ export function rejectUnreadable(er7: string, reason: string): string {
   if (fields[2]) msh.field(5).setValue(fields[2]);
   if (fields[3]) msh.field(6).setValue(fields[3]);
   msh.field(7).setValue(new Date());
-  msh.field(9).setValue("ACK");
+  const trigger = (fields[8] ?? "").split("^")[1];
+  msh.field(9).setValue(trigger ? `ACK^${trigger}` : "ACK");
   msh.field(10).setValue(`${Date.now()}`);
   msh.field(11).setValue(fields[10] || "P");
+  msh.field(18).setValue("UNICODE UTF-8");
   const msa = ack.addSegment("MSA");
   msa.field(1).setValue("AR");
   msa.field(2).setValue(fields[9] ?? "");

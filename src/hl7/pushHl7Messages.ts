@@ -2,7 +2,7 @@ import { HL7Message } from "hl7v2";
 import { CommandError } from "../../commands/commandError.ts";
 import { pushReports, type IngestionDeps, type PushingClient } from "../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
-import { ackOf, rejectUnreadable, type AckProblem } from "./acks.ts";
+import { ackOf, refuseMessage, type AckProblem } from "./acks.ts";
 import { er7Messages } from "./er7Messages.ts";
 import { oruToLabReport } from "./oruToLabReport.ts";
 
@@ -31,7 +31,7 @@ async function answer(deps: IngestionDeps, client: PushingClient, er7: string, r
   try {
     message = HL7Message.parse(er7);
   } catch {
-    return rejectUnreadable(er7, "The message cannot be read as HL7 v2: it must begin MSH|^~\\&| with its fields, MSH-9 ORU^R01 and MSH-10 its control id.");
+    return refuseMessage(er7, "The message cannot be read as HL7 v2: it must begin MSH|^~\\&| with its fields, MSH-9 ORU^R01 and MSH-10 its control id.");
   }
   const [event, trigger] = [1, 2].map((c) => message.header.field(9).comp(c)?.getValue() ?? "");
   if (!event) {

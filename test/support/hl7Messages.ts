@@ -55,3 +55,11 @@ export function oruR01v23(externalId = "OLD-0001"): string {
     "OBX|2|TX|NOTE^备注||样本轻度溶血\\T\\复查\\F\\已通知\\S\\张医生\\E\\",
   ].join("\r");
 }
+
+/** The message with `key` in MSH-8 (Security), where MLLP senders put the client key. */
+export function withSecurity(er7: string, key: string): string {
+  const [msh, ...rest] = er7.split("\r");
+  const fields = msh!.split("|");
+  fields[7] = key;
+  return [fields.join("|"), ...rest].join("\r");
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import net from "node:net";
+import tls from "node:tls";
+import type { Logger } from "pino";
+import { parseClientCodeMap } from "../../commands/ingestion/itemMapping.ts";
+import type { IngestionDeps } from "../../commands/ingestion/pushReports.ts";
+import { clientByKey } from "../../queries/credentials.ts";
+import { refuseMessage } from "./acks.ts";
+import { er7Messages } from "./er7Messages.ts";
+import { pushHl7Messages } from "./pushHl7Messages.ts";
+
+/*
+ * HL7 v2 over MLLP (contract D.5): each message framed 0x0B … 0x1C 0x0D, its ACK framed the same
+ * way, on a connection a laboratory system keeps open. The client key travels in MSH-8 (Security)
+ * of every message. Messages of one connection are handled one after another, in order; a frame
+ * over MAX_FRAME_BYTES is answered AR and the connection closed, and a connection that sends
+ * nothing (or only part of a frame) for `requestTimeoutMs` is cut.
+ */
+
+const START = 0x0b;
+const END = Buffer.from([0x1c, 0x0d]);
+export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+export interface MllpOptions {
+  port: number;
+  requestTimeoutMs: number;
+  /** PEM files: with both, the listener speaks TLS. */
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+}
+
+const frame = (text: string) => Buffer.concat([Buffer.from([START]), Buffer.from(text, "utf8"), END]);
+
+export class MllpListener {
+  private server: net.Server | null = null;
+  private readonly connections = new Map<net.Socket, { idle: Promise<void>; closing: boolean }>();
+
+  constructor(
+    private readonly deps: IngestionDeps,
+    private readonly log: Logger,
+    private readonly options: MllpOptions,
+  ) {}
+
+  /** Listens, and resolves with the port (the one asked for, or the one given for 0). */
+  async start(): Promise<number> {
+    const { tlsCertFile, tlsKeyFile } = this.options;
+    const onConnection = (socket: net.Socket) => this.serve(socket);
+    this.server = tlsCertFile && tlsKeyFile ? tls.createServer({ cert: readFileSync(tlsCertFile), key: readFileSync(tlsKeyFile) }, onConnection) : net.createServer(onConnection);
+    const server = this.server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.options.port, () => resolve());
+    });
+    return (server.address() as net.AddressInfo).port;
+  }
+
+  /** Takes no new connection, lets each open one finish the messages it sent, then closes it (cut after `graceMs`). */
+  async stop(graceMs: number): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const drained = [...this.connections].map(async ([socket, state]) => {
+      state.closing = true;
+      await state.idle;
+      socket.end();
+    });
+    const cut = setTimeout(() => {
+      for (const socket of this.connections.keys()) socket.destroy();
+    }, graceMs);
+    await Promise.all(drained);
+    await closed;
+    clearTimeout(cut);
+  }
+
+  private serve(socket: net.Socket): void {
+    const state = { idle: Promise.resolve(), closing: false };
+    this.connections.set(socket, state);
+    socket.on("close", () => this.connections.delete(socket));
+    socket.on("error", () => {});
+    // Silent for this long, or a frame begun and left unfinished: the peer is gone or too slow.
+    socket.setTimeout(this.options.requestTimeoutMs, () => socket.destroy());
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let inFrame = false;
+    socket.on("data", (data: Buffer) => {
+      // Stopping: the messages already received are answered, nothing new is taken.
+      if (state.closing) return;
+      let at = 0;
+      while (at < data.length) {
+        if (!inFrame) {
+          const start = data.indexOf(START, at);
+          if (start < 0) return; // bytes between frames carry nothing
+          inFrame = true;
+          at = start + 1;
+          continue;
+        }
+        const end = data.indexOf(END, at);
+        const piece = data.subarray(at, end < 0 ? data.length : end);
+        pending.push(piece);
+        pendingBytes += piece.length;
+        if (pendingBytes > MAX_FRAME_BYTES) {
+          socket.end(frame(refuseMessage("", `The frame is over ${MAX_FRAME_BYTES / 1024 / 1024} MB; send one message a frame.`)));
+          socket.removeAllListeners("data");
+          return;
+        }
+        if (end < 0) return;
+        const text = Buffer.concat(pending).toString("utf8");
+        pending = [];
+        pendingBytes = 0;
+        inFrame = false;
+        at = end + END.length;
+        state.idle = state.idle.then(() => this.answer(socket, text));
+      }
+    });
+  }
+
+  private async answer(socket: net.Socket, text: string): Promise<void> {
+    let acks: string[];
+    try {
+      acks = await this.acksFor(text);
+    } catch (error) {
+      this.log.error({ err: error }, "an MLLP message could not be handled");
+      const { messages } = er7Messages(text);
+      acks = (messages.length ? messages : [text]).map((message) => refuseMessage(message, "The service could not handle this message now; send it again."));
+    }
+    if (!socket.destroyed) for (const ack of acks) socket.write(frame(ack));
+  }
+
+  private async acksFor(text: string): Promise<string[]> {
+    const { messages } = er7Messages(text);
+    if (messages.length === 0) return [refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment.")];
+    // MSH-8 of the frame's first message: the sending system's key.
+    const key = messages[0]!.split("\r")[0]!.split("|")[7] ?? "";
+    const client = key ? await clientByKey(this.deps.store.db, key) : null;
+    if (!client) {
+      const reason = key ? "The key in MSH-8 is unknown or revoked; ask the administrator for a valid key." : "Send your client key in MSH-8 (Security) of every message.";
+      return messages.map((message) => refuseMessage(message, reason));
+    }
+    return pushHl7Messages(this.deps, { ...client, codeMap: parseClientCodeMap(client.codeMap) }, text, `mllp-${randomUUID()}`);
+  }
+}

@@ -1,0 +1,154 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import Client, { Message } from "node-hl7-client";
+import { createPool } from "../../db/pool.ts";
+import { allProjections } from "../../projections/index.ts";
+import type { RunningService } from "../../src/service.ts";
+import { MAX_FRAME_BYTES } from "../../src/hl7/mllpListener.ts";
+import { oruR01, withSecurity } from "../support/hl7Messages.ts";
+import { ingestionTenant, type IngestionTenant } from "../support/ingestion.ts";
+import { startTestService, until } from "../support/service.ts";
+
+/*
+ * HL7 v2 over MLLP (contract D.5): messages sent with node-hl7-client, an MLLP client this
+ * project did not write, and framing faults with raw sockets.
+ */
+
+const REQUEST_TIMEOUT_MS = 1500;
+const START = Buffer.from([0x0b]);
+const END = Buffer.from([0x1c, 0x0d]);
+
+/** What a raw connection receives until the service closes it (or `waitMs` passes), and whether it was closed. */
+async function rawExchange(port: number, send: Buffer[], waitMs: number): Promise<{ received: string; closedAfterMs: number | null }> {
+  const socket = net.connect(port, "127.0.0.1");
+  const started = Date.now();
+  let received = "";
+  socket.on("data", (data) => (received += data.toString("utf8")));
+  const closed = new Promise<number>((resolve) => socket.on("close", () => resolve(Date.now() - started)));
+  socket.on("error", () => {});
+  await new Promise((resolve) => socket.once("connect", resolve));
+  for (const piece of send) socket.write(piece);
+  const closedAfterMs = await Promise.race([closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs))]);
+  socket.destroy();
+  return { received, closedAfterMs };
+}
+
+describe("HL7 v2 over MLLP", function () {
+  this.timeout(60_000);
+  let service: RunningService;
+  let tenant: IngestionTenant;
+
+  before(async () => {
+    service = await startTestService({ projections: allProjections, env: { HL7_MLLP_PORT: "0", REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
+    tenant = await ingestionTenant(service, "h1");
+  });
+  after(() => service?.stop());
+
+  it("stores the messages a laboratory system sends on one connection, and ACKs each in order", async () => {
+    const client = new Client({ host: "127.0.0.1", version: "2.5.1" } as ConstructorParameters<typeof Client>[0]);
+    const acks: string[] = [];
+    const connection = client.createConnection({ port: service.mllpPort! } as Parameters<typeof client.createConnection>[0], async (res) => {
+      const ack = res.getMessage();
+      acks.push(`${ack.get("MSA.1").toString()} ${ack.get("MSA.2").toString()}`);
+    });
+    try {
+      // One message at a time, each after its ACK: sent as a burst, node-hl7-client stalled its process in our runs.
+      for (let i = 1; i <= 3; i++) {
+        await connection.sendMessage(new Message({ text: withSecurity(oruR01({ controlId: `MLLP-${i}`, externalId: `MLLP-R${i}` }), tenant.client.key) }));
+        await until(async () => acks.length === i, 10_000);
+      }
+    } finally {
+      await connection.close();
+    }
+    expect(acks).to.deep.equal(["AA MLLP-1", "AA MLLP-2", "AA MLLP-3"]);
+    const { rows } = await service.db.query("select count(*)::int as n from events where tenant = 'h1' and stream_id like 'lab-report:MLLP-%'");
+    expect(rows[0].n).to.equal(3);
+  });
+
+  it("refuses a message without a valid key in MSH-8 with AR", async () => {
+    const frames = [withSecurity(oruR01({ controlId: "NO-KEY" }), ""), withSecurity(oruR01({ controlId: "BAD-KEY" }), "not-a-key")];
+    const { received } = await rawExchange(service.mllpPort!, frames.map((er7) => Buffer.concat([START, Buffer.from(er7), END])), 2000);
+    expect(received).to.match(/\rMSA\|AR\|NO-KEY\|Send your client key in MSH-8/);
+    expect(received).to.match(/\rMSA\|AR\|BAD-KEY\|The key in MSH-8 is unknown or revoked/);
+    const { rows } = await service.db.query("select count(*)::int as n from events where stream_id = 'lab-report:L20260301-0001'");
+    expect(rows[0].n, "nothing stored").to.equal(0);
+  });
+
+  it("refuses a frame over 4 MB with AR and closes the connection", async () => {
+    const huge = Buffer.alloc(MAX_FRAME_BYTES + 1024, "A");
+    const { received, closedAfterMs } = await rawExchange(service.mllpPort!, [START, Buffer.from(withSecurity(oruR01(), tenant.client.key)), huge], 5000);
+    expect(received).to.match(/\rMSA\|AR\|[^\r]*over 4 MB/);
+    expect(closedAfterMs, "closed by the service").to.not.equal(null);
+  });
+
+  it("cuts a connection that leaves a frame unfinished for REQUEST_TIMEOUT_MS", async () => {
+    const { received, closedAfterMs } = await rawExchange(service.mllpPort!, [START, Buffer.from("MSH|^~\\&|LIS")], REQUEST_TIMEOUT_MS * 4);
+    expect(received).to.equal("");
+    expect(closedAfterMs).to.be.a("number").within(REQUEST_TIMEOUT_MS * 0.8, REQUEST_TIMEOUT_MS * 3);
+  });
+
+  it("answers raw frames byte for byte framed, bytes between frames ignored", async () => {
+    const message = Buffer.from(withSecurity(oruR01({ controlId: "RAW-1", externalId: "MLLP-RAW" }), tenant.client.key), "utf8");
+    const { received } = await rawExchange(service.mllpPort!, [Buffer.from("\r\n"), START, message.subarray(0, 100), message.subarray(100), END], 3000);
+    expect(received.startsWith("\x0bMSH|")).to.equal(true);
+    expect(received.endsWith("\x1c\r")).to.equal(true);
+    expect(received).to.include("\rMSA|AA|RAW-1|");
+  });
+});
+
+describe("HL7 v2 over MLLP: TLS and shutdown", function () {
+  this.timeout(60_000);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-mllp-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("speaks TLS with HL7_MLLP_TLS_CERT and _KEY, to a client that checks the certificate", async () => {
+    const [cert, key] = [path.join(dir, "cert.pem"), path.join(dir, "key.pem")];
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"], { stdio: "ignore" });
+    const service = await startTestService({ projections: allProjections, env: { HL7_MLLP_PORT: "0", HL7_MLLP_TLS_CERT: cert, HL7_MLLP_TLS_KEY: key } });
+    try {
+      const tenant = await ingestionTenant(service, "h1");
+      const client = new Client({ host: "127.0.0.1", version: "2.5.1", tls: { ca: readFileSync(cert), rejectUnauthorized: true } } as ConstructorParameters<typeof Client>[0]);
+      const acks: string[] = [];
+      const connection = client.createConnection({ port: service.mllpPort! } as Parameters<typeof client.createConnection>[0], async (res) => {
+        acks.push(res.getMessage().get("MSA.1").toString());
+      });
+      try {
+        await connection.sendMessage(new Message({ text: withSecurity(oruR01({ controlId: "TLS-1", externalId: "MLLP-TLS" }), tenant.client.key) }));
+        await until(async () => acks.length === 1, 10_000);
+      } finally {
+        await connection.close();
+      }
+      expect(acks).to.deep.equal(["AA"]);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it("answers the messages in flight before it stops, then closes their connection", async () => {
+    const service = await startTestService({ projections: allProjections, env: { HL7_MLLP_PORT: "0" } });
+    const tenant = await ingestionTenant(service, "h1");
+    const socket = net.connect(service.mllpPort!, "127.0.0.1");
+    let received = "";
+    socket.on("data", (data) => (received += data.toString("utf8")));
+    socket.on("error", () => {});
+    const closed = new Promise((resolve) => socket.on("close", resolve));
+    await new Promise((resolve) => socket.once("connect", resolve));
+    // A message of 400 results takes the service a while: the stop comes while it is handled.
+    const results = Array.from({ length: 400 }, (_, i) => `OBX|${i + 7}|NM|X${i}^项目${i}||${i}|g/L|1-500|N|||F`);
+    socket.write(Buffer.concat([START, Buffer.from([withSecurity(oruR01({ controlId: "LAST-1", externalId: "MLLP-LAST" }), tenant.client.key), ...results].join("\r")), END]));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await service.stop();
+    await closed;
+    expect(received).to.include("\rMSA|AA|LAST-1|");
+    const db = createPool(service.databaseUrl, { max: 1 });
+    try {
+      expect((await db.query("select count(*)::int as n from events where stream_id = 'lab-report:MLLP-LAST'")).rows[0].n).to.equal(1);
+    } finally {
+      await db.end();
+    }
+  });
+});
