@@ -66,7 +66,7 @@ export async function startService({ config, role, log, projections = allProject
       idleInTransactionTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     });
     stack.push(() => db.end());
-    const metrics = new ServiceMetrics(db);
+    const metrics = new ServiceMetrics(db, { processMetrics: config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== undefined });
     if (config.METRICS_PORT !== undefined) {
       const metricsServer = await listenForMetrics(metrics, config.METRICS_PORT, config.METRICS_TOKEN);
       stack.push(() => closeServer(metricsServer, 0));

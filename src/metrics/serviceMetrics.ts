@@ -54,8 +54,9 @@ export class ServiceMetrics {
   });
   private readonly pools = new Map<string, pg.Pool>();
 
-  constructor(serviceDb: Db) {
-    client.collectDefaultMetrics({ register: this.registry });
+  /** `processMetrics`: also prom-client's process figures (they watch the event loop and GC for the life of the process: only when scraped). */
+  constructor(serviceDb: Db, { processMetrics }: { processMetrics: boolean }) {
+    if (processMetrics) client.collectDefaultMetrics({ register: this.registry });
     const pools = this.pools;
     new client.Gauge({
       name: "dialysis_hub_db_pool_connections",
