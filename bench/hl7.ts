@@ -1,0 +1,105 @@
+import net from "node:net";
+import { ingestionTenant, labReport, ZHANG_SAN } from "../test/support/ingestion.ts";
+import { createTestDatabase } from "../test/support/database.ts";
+import { freePort } from "../test/support/privatePostgres.ts";
+import { spawnService } from "../test/support/serviceProcess.ts";
+import { buildServer } from "../src/buildServer.ts";
+import { result, type BenchResult } from "./results.ts";
+
+/*
+ * #19: ORU^R01 messages of 20 OBX sent over 4 MLLP connections, each connection sending its next
+ * message once the ACK of the one before arrived (as a laboratory system does), against the same
+ * reports pushed as JSON by 4 senders one report a push (the same unit of work: one report, one
+ * answer), in the same run, each on a fresh service and database.
+ */
+
+const CONNECTIONS = 4;
+const MESSAGES_PER_CONNECTION = Number(process.env.BENCH_HL7_MESSAGES ?? 500);
+const RESULTS = 20;
+const START = Buffer.from([0x0b]);
+const END = Buffer.from([0x1c, 0x0d]);
+
+const codes = ["HGB", "K", "NA", "CA", "P", "ALB", "CREA", "UREA", "GLU", "CRP"];
+
+/** The i-th report of a connection as an ORU^R01 message carrying the key in MSH-8. */
+function message(key: string, connection: number, i: number): string {
+  const id = `HL7B-${connection}-${i}`;
+  const obx = Array.from({ length: RESULTS }, (_, j) => `OBX|${j + 1}|NM|${codes[j % codes.length]}${j >= codes.length ? j : ""}^项目${j}||${(j + i) % 97 + 1}|g/L|1-100|N|||F`);
+  return [
+    `MSH|^~\\&|LIS|医院|DIALYSIS-HUB||20260301101500|${key}|ORU^R01|${id}|P|2.5.1|||||CHN|UNICODE UTF-8`,
+    `PID|1||${ZHANG_SAN.idCard}^^^^NNCHN~H-1^^^^PI||张^三`,
+    `OBR|1||${id}|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F`,
+    ...obx,
+  ].join("\r");
+}
+
+/** The same report as a JSON push sends it. */
+function jsonReport(connection: number, i: number) {
+  const id = `JSONB-${connection}-${i}`;
+  return labReport(id, {
+    items: Array.from({ length: RESULTS }, (_, j) => ({ itemCode: `${codes[j % codes.length]}${j >= codes.length ? j : ""}`, itemName: `项目${j}`, value: ((j + i) % 97) + 1, unit: "g/L", refLow: 1, refHigh: 100, abnormalFlag: "N" })),
+  });
+}
+
+/** Sends `count` messages on one connection, each after the ACK of the one before; counts the AAs. */
+async function sendOverMllp(port: number, key: string, connection: number, count: number): Promise<number> {
+  const socket = net.connect(port, "127.0.0.1");
+  await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  let buffered = "";
+  let waiting: ((ack: string) => void) | null = null;
+  socket.on("data", (data) => {
+    buffered += data.toString("utf8");
+    const end = buffered.indexOf("\x1c\r");
+    if (end >= 0 && waiting) {
+      const ack = buffered.slice(1, end);
+      buffered = buffered.slice(end + 2);
+      const resolve = waiting;
+      waiting = null;
+      resolve(ack);
+    }
+  });
+  let accepted = 0;
+  for (let i = 0; i < count; i++) {
+    const ack = new Promise<string>((resolve) => (waiting = resolve));
+    socket.write(Buffer.concat([START, Buffer.from(message(key, connection, i), "utf8"), END]));
+    if ((await ack).includes("\rMSA|AA|")) accepted++;
+  }
+  socket.end();
+  return accepted;
+}
+
+async function measure(kind: "hl7" | "json"): Promise<{ perSecond: number; accepted: number }> {
+  const mllpPort = await freePort();
+  const service = await spawnService({ databaseUrl: await createTestDatabase(false), env: { HL7_MLLP_PORT: String(mllpPort), OPEN_API_RATE_PER_SECOND: "100000", OPEN_API_BURST: "100000" } });
+  try {
+    const tenant = await ingestionTenant(service, "lab");
+    const started = performance.now();
+    const counts = await Promise.all(
+      Array.from({ length: CONNECTIONS }, async (_, c) => {
+        if (kind === "hl7") return sendOverMllp(mllpPort, tenant.client.key, c, MESSAGES_PER_CONNECTION);
+        let accepted = 0;
+        for (let i = 0; i < MESSAGES_PER_CONNECTION; i++) {
+          const answer = await tenant.push("lab", [jsonReport(c, i)]);
+          if (answer.status === 200 && answer.body.data.accepted === 1) accepted++;
+        }
+        return accepted;
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const accepted = counts.reduce((a, b) => a + b, 0);
+    return { perSecond: accepted / seconds, accepted };
+  } finally {
+    await service.stop();
+  }
+}
+
+export async function hl7Benchmarks(): Promise<BenchResult[]> {
+  await buildServer();
+  const json = await measure("json");
+  const hl7 = await measure("hl7");
+  const total = CONNECTIONS * MESSAGES_PER_CONNECTION;
+  if (hl7.accepted !== total || json.accepted !== total) throw new Error(`not every report was accepted: HL7 ${hl7.accepted}, JSON ${json.accepted} of ${total}`);
+  return [
+    result("hl7.mllp_messages_per_s", hl7.perSecond, "messages/s", { value: json.perSecond, ratio: hl7.perSecond / json.perSecond }, `ORU^R01 of ${RESULTS} OBX over ${CONNECTIONS} MLLP connections, each message sent after the ACK of the one before, ${total} messages; baseline: the same reports pushed as JSON, one a push, by ${CONNECTIONS} senders; target >= 3,000 and ratio >= 1.0`),
+  ];
+}
