@@ -5,8 +5,7 @@ import { appendToStream, ConcurrencyConflict, readStream, type EventMetadata } f
 import { isTransient } from "../../db/transientErrors.ts";
 import { unfinishedBulkJobs, type UnfinishedJob } from "../../queries/bulkJobs.ts";
 import { clientById } from "../../queries/credentials.ts";
-import { parseClientCodeMap } from "../ingestion/itemMapping.ts";
-import type { IngestionDeps, PushingClient } from "../ingestion/pushReports.ts";
+import { pushingClient, type IngestionDeps, type PushingClient } from "../ingestion/pushReports.ts";
 import { reportKinds } from "../ingestion/reportKinds.ts";
 import { applyBulkJobEvent, bulkJobStream, evolveBulkJob, initialBulkJobState, type BulkJobEvent } from "./bulkJobEvents.ts";
 import { checkBulkPiece, MissingPiece, storeBulkPiece, type CheckedPiece, type PieceOfJob, type PieceOutcome } from "./importBulkPiece.ts";
@@ -128,7 +127,7 @@ export class BulkImporter {
     const job = state.submitted;
     if (!job || state.status === "DONE" || state.status === "FAILED") return "ended";
     const submittedBy = stream.events[0]!.metadata;
-    const client = await this.pushingClient(job.clientId);
+    const client = await this.clientOfJob(job.clientId);
     const append = async (event: BulkJobEvent) => {
       const appended = await appendToStream(this.deps.store.db, { tenant, streamId, expectedVersion: state.version, events: [event], metadata: this.metadata(submittedBy) });
       state = applyBulkJobEvent(state, event, appended.nextVersion);
@@ -195,10 +194,10 @@ export class BulkImporter {
     }
   }
 
-  private async pushingClient(clientId: string): Promise<PushingClient | null> {
+  private async clientOfJob(clientId: string): Promise<PushingClient | null> {
     const client = await clientById(this.deps.store.db, clientId);
     // A job accepted before its client's key was revoked is still imported: it was received.
-    return client ? { clientId: client.clientId, name: client.name, tenant: client.tenant, codeMap: parseClientCodeMap(client.codeMap) } : null;
+    return client ? pushingClient(client) : null;
   }
 
   private metadata(submittedBy: EventMetadata): EventMetadata {

@@ -5,7 +5,7 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { patientsByIdCards } from "../../queries/patients.ts";
 import { CommandError } from "../commandError.ts";
-import { summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
+import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
 import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
 import { reportStream, type ReportKind } from "./reportKinds.ts";
 import { reportRejectionSchema, validateReport, type ReportRejection } from "./reportSchemas.ts";
@@ -18,6 +18,11 @@ export interface PushingClient {
   name: string;
   tenant: string;
   codeMap: ReadonlyMap<string, string>;
+}
+
+/** A client as read for a call (the code map as stored) made ready to push: read afresh each time, so a new map counts at once. */
+export function pushingClient(client: { clientId: string; name: string; tenant: string; codeMap: Record<string, string> }): PushingClient {
+  return { clientId: client.clientId, name: client.name, tenant: client.tenant, codeMap: parseClientCodeMap(client.codeMap) };
 }
 
 export interface IngestionDeps {

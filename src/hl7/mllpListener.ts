@@ -3,8 +3,7 @@ import { readFileSync } from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
 import type { Logger } from "pino";
-import { parseClientCodeMap } from "../../commands/ingestion/itemMapping.ts";
-import type { IngestionDeps } from "../../commands/ingestion/pushReports.ts";
+import { pushingClient, type IngestionDeps } from "../../commands/ingestion/pushReports.ts";
 import { clientByKey } from "../../queries/credentials.ts";
 import { refuseMessage } from "./acks.ts";
 import { er7Messages } from "./er7Messages.ts";
@@ -137,6 +136,6 @@ export class MllpListener {
       const reason = key ? "The key in MSH-8 is unknown or revoked; ask the administrator for a valid key." : "Send your client key in MSH-8 (Security) of every message.";
       return messages.map((message) => refuseMessage(message, reason));
     }
-    return pushHl7Messages(this.deps, { ...client, codeMap: parseClientCodeMap(client.codeMap) }, text, `mllp-${randomUUID()}`);
+    return pushHl7Messages(this.deps, pushingClient(client), text, `mllp-${randomUUID()}`);
   }
 }

@@ -1,6 +1,5 @@
 import type Router from "@koa/router";
-import { parseClientCodeMap } from "../../../commands/ingestion/itemMapping.ts";
-import type { IngestionDeps, PushingClient } from "../../../commands/ingestion/pushReports.ts";
+import { pushingClient, type IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import type { Client } from "../../../queries/credentials.ts";
 import { pushHl7Messages } from "../../hl7/pushHl7Messages.ts";
 import { HttpError } from "../httpError.ts";
@@ -17,8 +16,7 @@ export function addHl7Route(router: Router, deps: IngestionDeps, limitBytes: num
       throw new HttpError(415, `Send HL7 v2 messages as Content-Type: x-application/hl7-v2+er7 (or text/plain), segments ending with \\r; JSON reports go to /open/v1/lab/reports.`);
     }
     const client = ctx.state.client as Client;
-    const pushing: PushingClient = { ...client, codeMap: parseClientCodeMap(client.codeMap) };
-    const acks = await pushHl7Messages(deps, pushing, await bodyText(ctx, limitBytes, "HL7 v2 text"), ctx.state.requestId);
+    const acks = await pushHl7Messages(deps, pushingClient(client), await bodyText(ctx, limitBytes, "HL7 v2 text"), ctx.state.requestId);
     ctx.status = 200;
     ctx.type = ER7_CONTENT_TYPE;
     ctx.body = acks.map((ack) => `${ack}\r`).join("");

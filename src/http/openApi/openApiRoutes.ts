@@ -1,9 +1,8 @@
 import Router from "@koa/router";
 import type { Middleware } from "koa";
 import { z } from "zod";
-import { pushReports, type IngestionDeps, type PushingClient } from "../../../commands/ingestion/pushReports.ts";
+import { pushingClient, pushReports, type IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds, type ReportKind } from "../../../commands/ingestion/reportKinds.ts";
-import { parseClientCodeMap } from "../../../commands/ingestion/itemMapping.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import type { ServedDictionary } from "../../../queries/dictionary.ts";
 import { isCalendarDate, localDateTime, localDateTimeText, parseLocalDateTime } from "../../../queries/localDateTime.ts";
@@ -57,11 +56,9 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
     (kind: ReportKind): Middleware =>
     async (ctx) => {
       const client = ctx.state.client as Client;
-      // The client is read afresh for each request (a revoked key or a new map counts at once), so its map is parsed afresh too.
-      const pushing: PushingClient = { ...client, codeMap: parseClientCodeMap(client.codeMap) };
       const tally: PushTally = { kind: kind.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
       ctx.state.push = tally;
-      const result = await pushReports(deps, kind, pushing, ctx.request.body, ctx.state.requestId);
+      const result = await pushReports(deps, kind, pushingClient(client), ctx.request.body, ctx.state.requestId);
       tally.outcomes = result.results.map((entry) => entry.status);
       answer(ctx, result);
     };
