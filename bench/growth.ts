@@ -13,8 +13,8 @@ import { localDate } from "../queries/localDateTime.ts";
 import { silentLogger } from "../src/logger.ts";
 import { ADMIN, httpClient } from "../test/support/http.ts";
 import { spawnService, type ServiceProcess } from "../test/support/serviceProcess.ts";
+import { projectionsCaughtUp } from "../test/support/storedReports.ts";
 import { benchService, until } from "./ingest.ts";
-import { storeHead } from "../db/eventStore.ts";
 import { runSenders } from "./ingestSenders.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 
@@ -163,30 +163,17 @@ async function insertAsPushed(db: Db, store: EventStore, tenant: Tenant, reports
   return appends.length;
 }
 
-/**
- * Waits until every projection holds every event: the reads below are measured on the store, not
- * beside the projections still applying the pushes just measured (which a bigger store makes
- * them do for longer: that is the projection lag, a figure of the ingest bench). Returns the wait.
- */
-async function projectionsCaughtUp(db: Db): Promise<number> {
-  const started = performance.now();
-  await until(
-    "every projection at the store's head",
-    async () => {
-      const { rows } = await db.query("select count(*)::int as behind from projection_generations where state = 'live' and last_position <> $1", [await storeHead(db)]);
-      return rows[0].behind === 0;
-    },
-    600_000,
-  );
-  return (performance.now() - started) / 1000;
-}
-
-async function measure(service: ServiceProcess, db: Db, bench: { key: string }, tenant: Tenant, run: string, now: Date, historyIds: string[]): Promise<Figures> {
+async function measure(service: ServiceProcess, bench: { key: string }, tenant: Tenant, run: string, now: Date, historyIds: string[]): Promise<Figures> {
   const url = service.url!;
   const call = httpClient(url);
   await runSenders({ serviceUrl: url, key: bench.key, run: `${run}W`, batches: 2, sample: false });
   const pushes = await runSenders({ serviceUrl: url, key: bench.key, run, batches: PUSH_BATCHES, sample: false });
-  const catchUpSeconds = await projectionsCaughtUp(db);
+  // The reads below are measured on the store, not beside projections still applying the pushes
+  // just measured (which a bigger store makes them do for longer: the projection lag, a figure of
+  // the ingest bench).
+  const caughtUp = performance.now();
+  await projectionsCaughtUp(url, 600_000);
+  const catchUpSeconds = (performance.now() - caughtUp) / 1000;
   const reconcileCall = () => call("GET", `/open/v1/reconcile/lab?date=${PROBE_DAY}`, { token: tenant.client.key });
   const historyCall = (i: number) => call("GET", `/api/history/lab/${encodeURIComponent(historyIds[i % historyIds.length]!)}`, { token: tenant.authorToken, tenant: tenant.name });
   await repeat(WARMUP_CALLS, reconcileCall);
@@ -233,7 +220,7 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
     const pushed = await httpClient(service.url!)("POST", "/open/v1/lab/reports", { token: tenants[0]!.client.key, body: { reports: probes } });
     if (pushed.status !== 200 || pushed.body.data.accepted !== probes.length) throw new Error(`the probe reports were not stored: ${JSON.stringify(pushed.body).slice(0, 300)}`);
     const historyIds = probes.map((report) => report.externalId);
-    const empty = await measure(service, db, bench.client, tenants[0]!, "E", now, historyIds);
+    const empty = await measure(service, bench.client, tenants[0]!, "E", now, historyIds);
     await service.stop();
 
     console.error(`  growth: generating ${groups} groups x ${perGroup} reports`);
@@ -268,7 +255,7 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
     await db.query("checkpoint");
     const size = Number((await db.query("select pg_database_size(current_database()) as bytes")).rows[0].bytes);
     service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info" } });
-    const big = await measure(service, db, bench.client, tenants[0]!, "G", now, historyIds);
+    const big = await measure(service, bench.client, tenants[0]!, "G", now, historyIds);
 
     const ratio = (name: string, bigValue: number, emptyValue: number, note: string) =>
       result(`growth.${name}_ratio`, bigValue / emptyValue, "ratio", undefined, `${note}: ${bigValue.toFixed(1)} ms on ${reports} reports against ${emptyValue.toFixed(1)} ms on an empty store; target <= 1.2`);

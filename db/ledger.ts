@@ -133,6 +133,27 @@ export async function ledgerSummary(db: Db): Promise<LedgerSummary> {
   };
 }
 
+export interface UnsealedEvents {
+  /** Counted up to the cap asked for. */
+  events: number;
+  /** Age of the oldest; 0 when every event is sealed. */
+  oldestSeconds: number;
+}
+
+/** The events after the newest block's end, in sealing order: those no block holds yet. */
+export async function unsealedEvents(db: Db, cap: number): Promise<UnsealedEvents> {
+  const { rows } = await db.query(
+    `with sealed as (select last_tx, last_tx_position from ledger_blocks order by no desc limit 1),
+          after as (
+            select e.recorded_at from events e
+            where (e.transaction_id, e.position) > coalesce((select (last_tx, last_tx_position) from sealed), ('0'::xid8, 0::bigint))
+            order by e.transaction_id, e.position limit $1)
+     select count(*)::int as events, coalesce(extract(epoch from now() - min(recorded_at)), 0)::float8 as oldest_seconds from after`,
+    [cap],
+  );
+  return { events: rows[0].events, oldestSeconds: rows[0].oldest_seconds };
+}
+
 export const ledgerProblemSchema = z.object({
   block: z.int(),
   position: z.int().optional(),

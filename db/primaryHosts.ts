@@ -45,12 +45,18 @@ export function urlWithHost(url: string, host: HostPort): string {
   return urlWithHosts(url, [host]);
 }
 
+/** A URL `new URL` can read: with several hosts (fail-over), the first one stands for them; one host, as written. */
+export function firstHostUrl(url: string): string {
+  const hosts = hostsOf(url);
+  return hosts.length > 1 ? urlWithHost(url, hosts[0]!) : url;
+}
+
 /** Whether `url` is a PostgreSQL URL, with one host or several. */
 export function isDatabaseUrl(url: string): boolean {
   const hosts = hostsOf(url);
   if (hosts.length === 0 || hosts.some((h) => !Number.isInteger(h.port) || h.port < 1 || h.port > 65535)) return false;
   try {
-    new URL(urlWithHost(url, hosts[0]!));
+    new URL(firstHostUrl(url));
     return true;
   } catch {
     return false;
@@ -145,7 +151,7 @@ export function connectionToPrimary(url: string): { connectionString: string; Cl
       connected.then((client) => callback(null, client), (error: Error) => callback(error));
     }
   }
-  return { connectionString: urlWithHost(url, hosts[0]!), Client: PrimaryClient };
+  return { connectionString: firstHostUrl(url), Client: PrimaryClient };
 }
 
 /** The one-host URL of the current primary: for tools that connect once (migrations). */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { REPORT_RUNNER_ROLE } from "./clinicalViews.ts";
-import { hostsOf, urlWithHost, urlWithHosts } from "./primaryHosts.ts";
+import { firstHostUrl, hostsOf, urlWithHosts } from "./primaryHosts.ts";
 import { withTransaction, type Db } from "./pool.ts";
 
 /**
@@ -9,7 +9,7 @@ import { withTransaction, type Db } from "./pool.ts";
  * who lacks the service's credentials can compute it.
  */
 function runnerPassword(appUrl: string): string {
-  const url = new URL(oneHost(appUrl));
+  const url = new URL(firstHostUrl(appUrl));
   const identity = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}@${url.hostname}:${url.port}`;
   return createHash("sha256").update(`dialysis-hub report runner|${identity}`).digest("base64url");
 }
@@ -20,16 +20,10 @@ function runnerPassword(appUrl: string): string {
  */
 export function reportRunnerUrl(appUrl: string, serverUrl = appUrl): string {
   const hosts = hostsOf(serverUrl);
-  const url = new URL(oneHost(serverUrl));
+  const url = new URL(firstHostUrl(serverUrl));
   url.username = REPORT_RUNNER_ROLE;
   url.password = runnerPassword(appUrl);
   return hosts.length > 1 ? urlWithHosts(url.toString(), hosts) : url.toString();
-}
-
-/** A URL `new URL` can read: with several hosts (fail-over), the first one stands for them; one host, as written. */
-function oneHost(url: string): string {
-  const hosts = hostsOf(url);
-  return hosts.length > 1 ? urlWithHost(url, hosts[0]!) : url;
 }
 
 /** Sets the report role's password (idempotent; serialised, as ALTER ROLE conflicts with itself). */

@@ -1,4 +1,5 @@
-import { HL7Error, HL7Message } from "hl7v2";
+import { HL7Error, HL7Message, type HL7Segment } from "hl7v2";
+import { mshField } from "./er7Messages.ts";
 import type { Hl7Location } from "./oruToLabReport.ts";
 
 /*
@@ -21,12 +22,18 @@ export interface AckProblem {
 
 const ERR_USER_MESSAGE = 8;
 
-function addressedBack(ack: HL7Message, to: HL7Message): void {
-  const [msh, sent] = [ack.header, to.header];
+/** The sender's MSH-3, MSH-4 and MSH-11, which an ACK's header names back. */
+interface Sender {
+  application?: string;
+  facility?: string;
+  processingId?: string;
+}
+
+function addressedBack(msh: HL7Segment, { application, facility, processingId }: Sender): void {
   msh.field(3).setValue(OUR_APPLICATION);
-  msh.field(5).setValue(sent.field(3).getValue());
-  msh.field(6).setValue(sent.field(4).getValue());
-  msh.field(11).setValue(sent.field(11).getValue() ?? "P");
+  if (application) msh.field(5).setValue(application);
+  if (facility) msh.field(6).setValue(facility);
+  msh.field(11).setValue(processingId || "P");
   // The answer is UTF-8 whatever the message came in (the HTTP body and the MLLP frame are).
   msh.field(18).setValue("UNICODE UTF-8");
 }
@@ -42,7 +49,8 @@ export function ackOf(message: HL7Message, code: AckCode, text: string, problems
               new HL7Error(problem, { hl7ErrorCode, severity: "E", segmentType: location?.segment, segmentSequence: location?.sequence, fieldPosition: location?.field, componentPosition: location?.component }),
           ),
         );
-  addressedBack(ack, message);
+  const sent = message.header;
+  addressedBack(ack.header, { application: sent.field(3).getValue(), facility: sent.field(4).getValue(), processingId: sent.field(11).getValue() });
   const msa = ack.getSegment("MSA")!;
   msa.field(1).setValue(code);
   msa.field(3).setValue(text);
@@ -59,8 +67,8 @@ export function ackOf(message: HL7Message, code: AckCode, text: string, problems
  * built on what its MSH line still tells (the control id, the version), else on v2.5.
  */
 export function refuseMessage(er7: string, reason: string): string {
-  const fields = er7.split(/\r/)[0]!.split("|");
-  const version = /^2\.\d(\.\d)?$/.test(fields[11] ?? "") ? fields[11]! : "2.5";
+  const sent = (n: number) => mshField(er7, n);
+  const version = /^2\.\d(\.\d)?$/.test(sent(12)) ? sent(12) : "2.5";
   let ack: HL7Message;
   try {
     ack = new HL7Message(version as ConstructorParameters<typeof HL7Message>[0]);
@@ -68,18 +76,14 @@ export function refuseMessage(er7: string, reason: string): string {
     ack = new HL7Message("2.5");
   }
   const msh = ack.header;
-  msh.field(3).setValue(OUR_APPLICATION);
-  if (fields[2]) msh.field(5).setValue(fields[2]);
-  if (fields[3]) msh.field(6).setValue(fields[3]);
+  addressedBack(msh, { application: sent(3), facility: sent(4), processingId: sent(11) });
   msh.field(7).setValue(new Date());
-  const trigger = (fields[8] ?? "").split("^")[1];
+  const trigger = sent(9).split("^")[1];
   msh.field(9).setValue(trigger ? `ACK^${trigger}` : "ACK");
   msh.field(10).setValue(`${Date.now()}`);
-  msh.field(11).setValue(fields[10] || "P");
-  msh.field(18).setValue("UNICODE UTF-8");
   const msa = ack.addSegment("MSA");
   msa.field(1).setValue("AR");
-  msa.field(2).setValue(fields[9] ?? "");
+  msa.field(2).setValue(sent(10));
   msa.field(3).setValue(reason);
   return ack.toHL7String();
 }

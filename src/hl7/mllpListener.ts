@@ -6,8 +6,8 @@ import type { Logger } from "pino";
 import { pushingClient, type IngestionDeps } from "../../commands/ingestion/pushReports.ts";
 import { clientByKey } from "../../queries/credentials.ts";
 import { refuseMessage } from "./acks.ts";
-import { er7Messages } from "./er7Messages.ts";
-import { pushHl7Messages } from "./pushHl7Messages.ts";
+import { er7Messages, mshField } from "./er7Messages.ts";
+import { answerMessages } from "./pushHl7Messages.ts";
 
 /*
  * HL7 v2 over MLLP (contract D.5): each message framed 0x0B … 0x1C 0x0D, its ACK framed the same
@@ -115,27 +115,25 @@ export class MllpListener {
   }
 
   private async answer(socket: net.Socket, text: string): Promise<void> {
+    const { messages } = er7Messages(text);
     let acks: string[];
     try {
-      acks = await this.acksFor(text);
+      acks = messages.length === 0 ? [refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment.")] : await this.acksFor(messages);
     } catch (error) {
       this.log.error({ err: error }, "an MLLP message could not be handled");
-      const { messages } = er7Messages(text);
-      acks = (messages.length ? messages : [text]).map((message) => refuseMessage(message, "The service could not handle this message now; send it again."));
+      acks = messages.map((message) => refuseMessage(message, "The service could not handle this message now; send it again."));
     }
     if (!socket.destroyed) for (const ack of acks) socket.write(frame(ack));
   }
 
-  private async acksFor(text: string): Promise<string[]> {
-    const { messages } = er7Messages(text);
-    if (messages.length === 0) return [refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment.")];
+  private async acksFor(messages: string[]): Promise<string[]> {
     // MSH-8 of the frame's first message: the sending system's key.
-    const key = messages[0]!.split("\r")[0]!.split("|")[7] ?? "";
+    const key = mshField(messages[0]!, 8);
     const client = key ? await clientByKey(this.deps.store.db, key) : null;
     if (!client) {
       const reason = key ? "The key in MSH-8 is unknown or revoked; ask the administrator for a valid key." : "Send your client key in MSH-8 (Security) of every message.";
       return messages.map((message) => refuseMessage(message, reason));
     }
-    return pushHl7Messages(this.deps, pushingClient(client), text, `mllp-${randomUUID()}`);
+    return answerMessages(this.deps, pushingClient(client), messages, `mllp-${randomUUID()}`);
   }
 }

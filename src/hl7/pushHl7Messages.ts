@@ -21,6 +21,11 @@ export async function pushHl7Messages(deps: IngestionDeps, client: PushingClient
   if (messages.length === 0) {
     throw new CommandError("invalid", "The body holds no HL7 message: send one or more ORU^R01 messages, each beginning with its MSH segment, segments ending with \\r.");
   }
+  return answerMessages(deps, client, messages, requestId);
+}
+
+/** The ACKs of messages already split out of their body or frame (er7Messages), in order. */
+export async function answerMessages(deps: IngestionDeps, client: PushingClient, messages: readonly string[], requestId: string): Promise<string[]> {
   const acks: string[] = [];
   for (const er7 of messages) acks.push(await answer(deps, client, er7, requestId));
   return acks;

@@ -1,4 +1,5 @@
 import client from "prom-client";
+import { unsealedEvents, type UnsealedEvents } from "../../db/ledger.ts";
 import type { Db } from "../../db/pool.ts";
 import { projectionsReport, type ProjectionsReport } from "../../queries/projectionStatus.ts";
 
@@ -10,7 +11,7 @@ const UNSEALED_COUNT_CAP = 1_000_000;
 interface StoreFigures {
   projections: ProjectionsReport;
   bulkJobs: Array<{ status: string; jobs: number; lines: number; processed: number }>;
-  unsealed: { events: number; oldestSeconds: number };
+  unsealed: UnsealedEvents;
 }
 
 async function readStoreFigures(db: Db): Promise<StoreFigures> {
@@ -27,19 +28,12 @@ async function readStoreFigures(db: Db): Promise<StoreFigures> {
         if ((error as { code?: string }).code === UNDEFINED_TABLE) return { rows: [] };
         throw error;
       }),
-    db.query(
-      `with sealed as (select last_tx, last_tx_position from ledger_blocks order by no desc limit 1),
-            after as (
-              select e.recorded_at from events e
-              where (e.transaction_id, e.position) > coalesce((select (last_tx, last_tx_position) from sealed), ('0'::xid8, 0::bigint))
-              order by e.transaction_id, e.position limit ${UNSEALED_COUNT_CAP})
-       select count(*)::int as events, coalesce(extract(epoch from now() - min(recorded_at)), 0)::float8 as oldest_seconds from after`,
-    ),
+    unsealedEvents(db, UNSEALED_COUNT_CAP),
   ]);
   return {
     projections,
     bulkJobs: bulk.rows.map((row) => ({ status: row.status, jobs: row.jobs, lines: Number(row.lines), processed: Number(row.processed) })),
-    unsealed: { events: unsealed.rows[0].events, oldestSeconds: unsealed.rows[0].oldest_seconds },
+    unsealed,
   };
 }
 
