@@ -118,13 +118,15 @@ export async function appendToStream(db: Queryable, request: AppendRequest): Pro
 // (one JSON document of all rows would be parsed as json first, then again into jsonb).
 const MAX_EVENTS_PER_APPEND = 10_000;
 
-function appendManySql(rowCount: number): string {
+/** `ownMetadata`: each event has a sixth parameter, metadata merged over the call's (null: the call's alone). */
+function appendManySql(rowCount: number, ownMetadata: boolean): string {
+  const perEvent = ownMetadata ? 6 : 5;
   const values = Array.from({ length: rowCount }, (_, i) => {
-    const p = 3 + i * 5;
-    return `(${i}, $${p}::text, $${p + 1}::int, $${p + 2}::int, $${p + 3}::text, $${p + 4}::jsonb)`;
+    const p = 3 + i * perEvent;
+    return `(${i}, $${p}::text, $${p + 1}::int, $${p + 2}::int, $${p + 3}::text, $${p + 4}::jsonb${ownMetadata ? `, $${p + 5}::jsonb` : ""})`;
   });
   return `
-  with input(ord, stream_id, expected, seq, type, data) as (
+  with input(ord, stream_id, expected, seq, type, data${ownMetadata ? ", own_metadata" : ""}) as (
     values ${values.join(", ")}
   ), heads as (
     select s.stream_id, s.expected,
@@ -132,7 +134,7 @@ function appendManySql(rowCount: number): string {
     from (select distinct stream_id, expected from input) s
   )
   insert into events (tenant, stream_id, stream_version, type, data, metadata)
-  select $1, i.stream_id, i.expected + i.seq, i.type, i.data, $2::jsonb
+  select $1, i.stream_id, i.expected + i.seq, i.type, i.data, ${ownMetadata ? "$2::jsonb || coalesce(i.own_metadata, '{}'::jsonb)" : "$2::jsonb"}
   from input i
   where not exists (select 1 from heads h where h.version <> h.expected)
   order by i.ord
@@ -143,23 +145,28 @@ export interface StreamAppend {
   streamId: string;
   expectedVersion: number;
   events: Array<NewEvent | WrittenEvent>;
+  /** What this stream's events record besides the call's metadata (the message a report came in). */
+  metadata?: Record<string, unknown>;
 }
 
 export async function appendToStreams(db: Queryable, tenant: string, appends: StreamAppend[], metadata: EventMetadata): Promise<AppendResult[]> {
   const params: unknown[] = [tenant, JSON.stringify(metadata)];
+  const ownMetadata = appends.some((append) => append.metadata);
   let rowCount = 0;
   for (const append of appends) {
+    const own = append.metadata ? JSON.stringify(append.metadata) : null;
     append.events.forEach((event, index) => {
       params.push(append.streamId, append.expectedVersion, index + 1, event.type, "dataJson" in event ? event.dataJson : JSON.stringify(event.data));
+      if (ownMetadata) params.push(own);
       rowCount++;
     });
   }
   if (rowCount === 0) return [];
-  // Five parameters an event; PostgreSQL takes at most 65,535 in one statement.
+  // Five or six parameters an event; PostgreSQL takes at most 65,535 in one statement.
   if (rowCount > MAX_EVENTS_PER_APPEND) throw new Error(`appendToStreams takes at most ${MAX_EVENTS_PER_APPEND} events at once, not ${rowCount}`);
   let result: pg.QueryResult<{ stream_id: string; position: number; stream_version: number; transaction_id_text: string }>;
   try {
-    result = await db.query(appendManySql(rowCount), params);
+    result = await db.query(appendManySql(rowCount, ownMetadata), params);
   } catch (error) {
     if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw new ConcurrencyConflict(tenant, "(batch)", "any");
     throw error;

@@ -110,7 +110,7 @@ export async function startService({ config, role, log, projections = allProject
     let url: string | null = null;
     let mllpPort: number | null = null;
     if (role !== "worker" && config.HL7_MLLP_PORT !== undefined) {
-      const mllp = new MllpListener(ingestion, log, {
+      const mllp = new MllpListener(ingestion, metrics, log, {
         port: config.HL7_MLLP_PORT,
         requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
         tlsCertFile: config.HL7_MLLP_TLS_CERT,

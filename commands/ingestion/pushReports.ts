@@ -88,6 +88,8 @@ export interface Prepared {
   items: MappedItem[];
   summary: ReceivedReport["summary"];
   freshMatch: Match;
+  /** How the report came when not as JSON (an HL7 message and its control id), kept in its event's metadata. */
+  origin?: Record<string, unknown>;
 }
 
 interface StreamState {
@@ -129,12 +131,19 @@ export function batchProblem(body: unknown): string | null {
  * committed before this returns; an invalid report is answered REJECTED and stops nothing.
  * Takes the body over: each report is removed from it once checked.
  */
-/** `origin`: how the reports came when not as JSON (an HL7 message and its control id), kept in the events' metadata. */
-export async function pushReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, body: unknown, requestId: string, origin?: Record<string, unknown>): Promise<PushResult> {
+/** `origins`: how each report came when not as JSON (an HL7 message and its control id), by index, kept in its event's metadata. */
+export async function pushReports(
+  deps: IngestionDeps,
+  kind: ReportKind,
+  client: PushingClient,
+  body: unknown,
+  requestId: string,
+  origins?: ReadonlyArray<Record<string, unknown>>,
+): Promise<PushResult> {
   const problem = batchProblem(body);
   if (problem) throw new CommandError("invalid", problem);
-  const checked = await checkReports(deps, kind, client, (body as { reports: unknown[] }).reports);
-  const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId, ...(origin ? { origin } : {}) };
+  const checked = await checkReports(deps, kind, client, (body as { reports: unknown[] }).reports, origins);
+  const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId };
   // A batch may name one externalId twice: the later copy is handled after the earlier is stored.
   for (const round of roundsOfDistinctIds(checked.prepared)) {
     for (const [index, entry] of await storeRound(deps, kind, client, round, metadata)) checked.results[index] = entry;
@@ -154,7 +163,7 @@ export interface CheckedReports {
  * a push decides before it reads the reports' streams. Shared by every way reports arrive.
  * Takes `sent` over: each report is removed from it once checked.
  */
-export async function checkReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, sent: unknown[]): Promise<CheckedReports> {
+export async function checkReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, sent: unknown[], origins?: ReadonlyArray<Record<string, unknown>>): Promise<CheckedReports> {
   const schema = kind.schema(deps.dictionary);
   const results: ResultEntry[] = new Array(sent.length);
   const prepared: Prepared[] = [];
@@ -183,6 +192,7 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
       items,
       summary: summarise(items),
       freshMatch: { matched: false, pendingReason: "", idCard: null },
+      ...(origins?.[index] ? { origin: origins[index] } : {}),
     });
   }
   const registered = await registeredPatients(deps, client.tenant, prepared);
@@ -280,7 +290,12 @@ function decide(entry: Prepared, state: StreamState | undefined, client: Pushing
   return {
     index: entry.index,
     entry: accepted(entry.externalId, outcome, match, entry.summary),
-    append: { streamId: entry.streamId, expectedVersion: state?.version ?? 0, events: [{ type: receivedType(entry.streamId), dataJson: receivedJson(rest, entry.reportJson) }] },
+    append: {
+      streamId: entry.streamId,
+      expectedVersion: state?.version ?? 0,
+      events: [{ type: receivedType(entry.streamId), dataJson: receivedJson(rest, entry.reportJson) }],
+      ...(entry.origin ? { metadata: { origin: entry.origin } } : {}),
+    },
   };
 }
 

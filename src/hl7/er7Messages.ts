@@ -23,8 +23,9 @@ export function er7Messages(body: string): { messages: string[]; stray: string[]
 /**
  * Field `n` of a message's MSH segment as written, read without parsing the message (to answer
  * one that cannot be parsed, or to find the key before parsing). MSH-1 is the field separator
- * itself, so MSH-n is the n-th piece of the line split on it.
+ * itself (the character after MSH), so MSH-n is the n-th piece of the line split on it.
  */
 export function mshField(er7: string, n: number): string {
-  return er7.split("\r", 1)[0]!.split("|")[n - 1] ?? "";
+  const line = er7.split("\r", 1)[0]!;
+  return line.split(line.startsWith("MSH") && line.length > 3 ? line[3]! : "|")[n - 1] ?? "";
 }

@@ -1,20 +1,21 @@
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
 import type { Logger } from "pino";
-import { pushingClient, type IngestionDeps } from "../../commands/ingestion/pushReports.ts";
-import { clientByKey } from "../../queries/credentials.ts";
+import type { IngestionDeps } from "../../commands/ingestion/pushReports.ts";
+import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { refuseMessage } from "./acks.ts";
 import { er7Messages, mshField } from "./er7Messages.ts";
-import { answerMessages } from "./pushHl7Messages.ts";
+import { readMessage } from "./pushHl7Messages.ts";
+import { SenderGroups } from "./senderGroups.ts";
 
 /*
  * HL7 v2 over MLLP (contract D.5): each message framed 0x0B … 0x1C 0x0D, its ACK framed the same
  * way, on a connection a laboratory system keeps open. The client key travels in MSH-8 (Security)
- * of every message. Messages of one connection are handled one after another, in order; a frame
- * over MAX_FRAME_BYTES is answered AR and the connection closed, and a connection that sends
- * nothing (or only part of a frame) for `requestTimeoutMs` is cut.
+ * of every message. A connection's messages are answered in the order they came, and stored in
+ * that order with the messages of the same key on other connections (SenderGroups); a frame over
+ * MAX_FRAME_BYTES is answered AR and the connection closed, and a connection that sends nothing
+ * (or only part of a frame) for `requestTimeoutMs` is cut.
  */
 
 const START = 0x0b;
@@ -34,12 +35,16 @@ const frame = (text: string) => Buffer.concat([Buffer.from([START]), Buffer.from
 export class MllpListener {
   private server: net.Server | null = null;
   private readonly connections = new Map<net.Socket, { idle: Promise<void>; closing: boolean }>();
+  private readonly groups: SenderGroups;
 
   constructor(
-    private readonly deps: IngestionDeps,
+    deps: IngestionDeps,
+    private readonly metrics: ServiceMetrics,
     private readonly log: Logger,
     private readonly options: MllpOptions,
-  ) {}
+  ) {
+    this.groups = new SenderGroups(deps, metrics, log);
+  }
 
   /** Listens, and resolves with the port (the one asked for, or the one given for 0). */
   async start(): Promise<number> {
@@ -109,31 +114,33 @@ export class MllpListener {
         pendingBytes = 0;
         inFrame = false;
         at = end + END.length;
-        state.idle = state.idle.then(() => this.answer(socket, text));
+        const answered = this.answerFrame(text);
+        state.idle = state.idle.then(async () => {
+          const acks = await answered;
+          if (!socket.destroyed) for (const ack of acks) socket.write(frame(ack));
+        });
       }
     });
   }
 
-  private async answer(socket: net.Socket, text: string): Promise<void> {
+  /** The ACKs of a frame's messages, in order; the messages are read now and stored with their key's next group. */
+  private answerFrame(text: string): Promise<string[]> {
     const { messages } = er7Messages(text);
-    let acks: string[];
-    try {
-      acks = messages.length === 0 ? [refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment.")] : await this.acksFor(messages);
-    } catch (error) {
-      this.log.error({ err: error }, "an MLLP message could not be handled");
-      acks = messages.map((message) => refuseMessage(message, "The service could not handle this message now; send it again."));
+    if (messages.length === 0) {
+      this.metrics.hl7Answered("mllp", { tenant: "", client: "" }, ["AR"]);
+      return Promise.resolve([refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment.")]);
     }
-    if (!socket.destroyed) for (const ack of acks) socket.write(frame(ack));
-  }
-
-  private async acksFor(messages: string[]): Promise<string[]> {
-    // MSH-8 of the frame's first message: the sending system's key.
-    const key = mshField(messages[0]!, 8);
-    const client = key ? await clientByKey(this.deps.store.db, key) : null;
-    if (!client) {
-      const reason = key ? "The key in MSH-8 is unknown or revoked; ask the administrator for a valid key." : "Send your client key in MSH-8 (Security) of every message.";
-      return messages.map((message) => refuseMessage(message, reason));
-    }
-    return answerMessages(this.deps, pushingClient(client), messages, `mllp-${randomUUID()}`);
+    return Promise.all(
+      messages.map(async (er7) => {
+        try {
+          return (await this.groups.answer(mshField(er7, 8), er7, readMessage(er7))).ack;
+        } catch (error) {
+          // Answered all the same: a connection's later ACKs must not wait on this one forever.
+          this.log.error({ err: error }, "an MLLP message could not be handled");
+          this.metrics.hl7Answered("mllp", { tenant: "", client: "" }, ["AR"]);
+          return refuseMessage(er7, "The service could not handle this message now; send it again.");
+        }
+      }),
+    );
   }
 }

@@ -1,4 +1,4 @@
-import type { HL7Field, HL7Message, HL7Segment } from "hl7v2";
+import type { Er7Message, Er7Segment } from "./er7Reader.ts";
 
 /*
  * One ORU^R01 message as the lab report a JSON push would send (contract D.5). This only
@@ -40,11 +40,6 @@ const QUALITATIVE_TYPES = new Set(["ST", "CE", "CWE"]);
 const HL7_TIME = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(?:(\d{2})(?:(\d{2})(?:\.\d+)?)?)?)?(?:[+-]\d{4})?$/;
 const CJK = /[\u3400-\u9fff]/;
 
-function text(field: HL7Field | undefined, component = 1): string | undefined {
-  const value = field?.comp(component)?.getValue();
-  return value === undefined || value === null || value === "" ? undefined : String(value);
-}
-
 /**
  * An HL7 timestamp as the local date-time the JSON interface takes (`yyyy-MM-dd HH:mm:ss`): the
  * zone, when sent, is dropped (D.5: read as local time). Anything else goes through as sent, for
@@ -70,89 +65,106 @@ export function referenceRange(range: string | undefined): { refLow?: number; re
 }
 
 /** PID-5: family then given name, together without a space for Chinese names. */
-function personName(field: HL7Field | undefined): string | undefined {
-  const parts = [text(field, 1), text(field, 2)].filter((part): part is string => part !== undefined);
+function personName(pid: Er7Segment | undefined): string | undefined {
+  const parts = [pid?.text(5, 1), pid?.text(5, 2)].filter((part): part is string => part !== undefined);
   if (parts.length === 0) return undefined;
   return parts.join(parts.some((part) => CJK.test(part)) ? "" : " ");
 }
 
-function identifiers(pid: HL7Segment | undefined): Array<{ id: string; type: string | undefined }> {
-  const field = pid?.field(3);
-  return (field?.repetitions ?? []).flatMap((rep) => {
-    const id = rep.comp(1)?.getValue();
-    return id === undefined || id === null || id === "" ? [] : [{ id: String(id), type: rep.comp(5)?.getValue() ?? undefined }];
-  });
+/** PID-3's repetitions: each identifier (component 1) and its type (component 5). */
+function identifiers(pid: Er7Segment | undefined): Array<{ id: string; type: string | undefined }> {
+  const found: Array<{ id: string; type: string | undefined }> = [];
+  for (let repetition = 0; repetition < (pid?.repetitions(3) ?? 0); repetition++) {
+    const id = pid!.text(3, 1, repetition);
+    if (id) found.push({ id, type: pid!.text(3, 5, repetition) });
+  }
+  return found;
 }
 
-/** The message's segments of a type, in order. */
-function segments(message: HL7Message, type: string): HL7Segment[] {
-  return message.segments.filter((segment) => segment.segmentType === type);
-}
+/** Where each field of an item came from, in its OBX segment. */
+const ITEM_SOURCES: Record<string, string> = {
+  itemCode: "OBX-3.1",
+  itemName: "OBX-3.2",
+  value: "OBX-5",
+  unit: "OBX-6.1",
+  refLow: "OBX-7",
+  refHigh: "OBX-7",
+  abnormalFlag: "OBX-8",
+  resultType: "OBX-2",
+};
+const ITEM_PATH = /^items\[(\d+)\](?:\.([^.[\]]+))?/;
+const LAST_STEP = /(\.[^.[\]]+|\[\d+\])$/;
 
-export function oruToLabReport(message: HL7Message): MappedOru {
-  const sources = new Map<string, Hl7Location>();
-  const report: Record<string, unknown> = {};
-  const put = (target: Record<string, unknown>, path: string, key: string, value: unknown, source: string | Hl7Location) => {
-    if (value === undefined) return;
-    target[key] = value;
-    sources.set(path, typeof source === "string" ? loc(source) : source);
-  };
-  const msh = message.header;
-  const pid = segments(message, "PID")[0];
-  const obr = segments(message, "OBR")[0];
-  const controlId = text(msh.field(10)) ?? "";
-
-  const externalId = text(obr?.field(3)) ?? text(obr?.field(2)) ?? controlId;
-  put(report, "externalId", "externalId", externalId || undefined, text(obr?.field(3)) ? "OBR-3" : text(obr?.field(2)) ? "OBR-2" : "MSH-10");
-  put(report, "reportNo", "reportNo", text(obr?.field(3)), "OBR-3");
-
+export function oruToLabReport(message: Er7Message): MappedOru {
+  const msh = message.all("MSH")[0]!;
+  const pid = message.all("PID")[0];
+  const obr = message.all("OBR")[0];
+  const controlId = msh.text(10) ?? "";
   const ids = identifiers(pid);
-  const patient: Record<string, unknown> = {};
   const nationalId = ids.find((id) => id.type === "NNCHN")?.id;
-  put(patient, "patient.idCard", "idCard", nationalId ?? text(pid?.field(19)), nationalId ? "PID-3" : "PID-19");
-  put(patient, "patient.hisPatientId", "hisPatientId", (ids.find((id) => id.type === "PI") ?? ids[0])?.id, "PID-3");
-  put(patient, "patient.name", "name", personName(pid?.field(5)), "PID-5");
-  report.patient = patient;
-  sources.set("patient", loc("PID-3"));
+  const reportedAt = obr?.text(22);
+  const status = obr?.text(25);
 
-  put(report, "panelName", "panelName", text(obr?.field(4), 2), "OBR-4.2");
-  put(report, "collectedAt", "collectedAt", hl7LocalDateTime(text(obr?.field(7))), "OBR-7");
-  const reportedAt = text(obr?.field(22));
-  put(report, "reportedAt", "reportedAt", hl7LocalDateTime(reportedAt ?? text(msh.field(7))), reportedAt ? "OBR-22" : "MSH-7");
-  const status = text(obr?.field(25));
-  put(report, "status", "status", status === undefined ? undefined : (STATUSES[status] ?? status), "OBR-25");
-
-  const items = segments(message, "OBX").map((obx, i) => {
-    const item: Record<string, unknown> = {};
-    const at = (field: string) => loc(field, i + 1);
-    const valueType = text(obx.field(2));
-    const value = text(obx.field(5));
-    put(item, `items[${i}].itemCode`, "itemCode", text(obx.field(3), 1), at("OBX-3.1"));
-    put(item, `items[${i}].itemName`, "itemName", text(obx.field(3), 2), at("OBX-3.2"));
-    put(item, `items[${i}].value`, "value", valueType === "NM" && value !== undefined && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value, at("OBX-5"));
-    put(item, `items[${i}].unit`, "unit", text(obx.field(6), 1), at("OBX-6.1"));
-    const range = referenceRange(text(obx.field(7)));
-    put(item, `items[${i}].refLow`, "refLow", range.refLow, at("OBX-7"));
-    put(item, `items[${i}].refHigh`, "refHigh", range.refHigh, at("OBX-7"));
-    put(item, `items[${i}].abnormalFlag`, "abnormalFlag", text(obx.field(8)), at("OBX-8"));
-    put(item, `items[${i}].resultType`, "resultType", valueType && QUALITATIVE_TYPES.has(valueType) ? "QUALITATIVE" : undefined, at("OBX-2"));
-    sources.set(`items[${i}]`, at("OBX-3"));
-    return item;
-  });
-  report.items = items;
-  sources.set("items", loc("OBX-3"));
+  const report: Record<string, unknown> = {
+    externalId: obr?.text(3) ?? obr?.text(2) ?? (controlId || undefined),
+    reportNo: obr?.text(3),
+    patient: definedOnly({
+      idCard: nationalId ?? pid?.text(19),
+      hisPatientId: (ids.find((id) => id.type === "PI") ?? ids[0])?.id,
+      name: personName(pid),
+    }),
+    panelName: obr?.text(4, 2),
+    collectedAt: hl7LocalDateTime(obr?.text(7)),
+    reportedAt: hl7LocalDateTime(reportedAt ?? msh.text(7)),
+    status: status === undefined ? undefined : (STATUSES[status] ?? status),
+    items: message.all("OBX").map((obx) => {
+      const valueType = obx.text(2);
+      const value = obx.text(5);
+      return definedOnly({
+        itemCode: obx.text(3),
+        itemName: obx.text(3, 2),
+        value: valueType === "NM" && value !== undefined && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value,
+        unit: obx.text(6),
+        ...referenceRange(obx.text(7)),
+        abnormalFlag: obx.text(8),
+        resultType: valueType && QUALITATIVE_TYPES.has(valueType) ? "QUALITATIVE" : undefined,
+      });
+    }),
+  };
+  // Where each field of the report came from (or would have come from, when it is missing).
+  const reportSources: Record<string, string> = {
+    externalId: obr?.text(3) ? "OBR-3" : obr?.text(2) ? "OBR-2" : "MSH-10",
+    reportNo: "OBR-3",
+    patient: "PID-3",
+    "patient.idCard": nationalId ? "PID-3" : "PID-19",
+    "patient.hisPatientId": "PID-3",
+    "patient.name": "PID-5",
+    panelName: "OBR-4.2",
+    collectedAt: "OBR-7",
+    reportedAt: reportedAt ? "OBR-22" : "MSH-7",
+    status: "OBR-25",
+    items: "OBX-3",
+  };
 
   return {
     controlId,
-    report,
+    report: definedOnly(report),
     // A path below a mapped field (`items[2].value.x`) belongs to the nearest one above it.
     sourceOf(path) {
-      for (let at = path; at; at = at.replace(/(\.[^.[\]]+|\[\d+\])$/, "")) {
-        const found = sources.get(at);
-        if (found) return found;
-        if (!/(\.[^.[\]]+|\[\d+\])$/.test(at)) return undefined;
+      const item = ITEM_PATH.exec(path);
+      if (item) return loc(ITEM_SOURCES[item[2] ?? ""] ?? "OBX-3", Number(item[1]) + 1);
+      for (let at = path; at; at = at.replace(LAST_STEP, "")) {
+        const source = reportSources[at];
+        if (source) return loc(source);
+        if (!LAST_STEP.test(at)) return undefined;
       }
       return undefined;
     },
   };
+}
+
+/** The object without its undefined fields (a report as a JSON push would send it). */
+function definedOnly(object: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(object)) if (object[key] === undefined) delete object[key];
+  return object;
 }

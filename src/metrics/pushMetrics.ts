@@ -8,6 +8,8 @@ export interface PushTally {
   client: string;
   /** CREATED, UPDATED, UNCHANGED or REJECTED per report; empty when the whole push was refused. */
   outcomes: string[];
+  /** HL7 v2 over HTTP: the ACK code (AA, AE, AR) of each message. */
+  hl7Acks?: string[];
 }
 
 /**
@@ -21,6 +23,7 @@ export function countPushes(metrics: ServiceMetrics): Middleware {
     } finally {
       const tally = ctx.state.push as PushTally | undefined;
       if (tally) metrics.pushAnswered(tally, ctx.status);
+      if (tally?.hl7Acks) metrics.hl7Answered("http", tally, tally.hl7Acks);
     }
   };
 }

@@ -9,6 +9,12 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 export type ReportQueryOutcome = "ok" | "error";
 
+function tallied(values: readonly string[]): Map<string, number> {
+  const counted = new Map<string, number>();
+  for (const value of values) counted.set(value, (counted.get(value) ?? 0) + 1);
+  return counted;
+}
+
 /**
  * What `/metrics` shows (docs/operations.md names each figure and the alert rules over them). A
  * registry of its own per running service, not prom-client's global one: a test process runs
@@ -35,14 +41,20 @@ export class ServiceMetrics {
   });
   private readonly pushes = new client.Counter({
     name: "dialysis_hub_pushes_total",
-    help: "Pushes of reports (/open/v1/{kind}/reports), by kind, tenant, client and HTTP status",
+    help: "Pushes of reports (/open/v1/{kind}/reports, and HL7 v2 bodies to /open/v1/hl7 as kind lab), by kind, tenant, client and HTTP status",
     labelNames: ["kind", "tenant", "client", "status"] as const,
     registers: [this.registry],
   });
   private readonly reports = new client.Counter({
     name: "dialysis_hub_reports_total",
-    help: "Reports in pushes, by kind, tenant, client and outcome (CREATED, UPDATED, UNCHANGED, REJECTED)",
+    help: "Reports received (pushed, or sent as HL7 v2 over HTTP or MLLP), by kind, tenant, client and outcome (CREATED, UPDATED, UNCHANGED, REJECTED)",
     labelNames: ["kind", "tenant", "client", "outcome"] as const,
+    registers: [this.registry],
+  });
+  private readonly hl7Messages = new client.Counter({
+    name: "dialysis_hub_hl7_messages_total",
+    help: "HL7 v2 messages answered, by transport (http, mllp), tenant, client (empty when the key was missing or unknown) and ACK code (AA, AE, AR)",
+    labelNames: ["transport", "tenant", "client", "ack"] as const,
     registers: [this.registry],
   });
   private readonly reportQueries = new client.Histogram({
@@ -87,11 +99,18 @@ export class ServiceMetrics {
     this.httpDuration.observe(labels, seconds);
   }
 
-  pushAnswered({ kind, tenant, client: clientId, outcomes }: PushTally, status: number): void {
-    this.pushes.inc({ kind, tenant, client: clientId, status: String(status) });
-    const counted = new Map<string, number>();
-    for (const outcome of outcomes) counted.set(outcome, (counted.get(outcome) ?? 0) + 1);
-    for (const [outcome, count] of counted) this.reports.inc({ kind, tenant, client: clientId, outcome }, count);
+  pushAnswered(tally: PushTally, status: number): void {
+    this.pushes.inc({ kind: tally.kind, tenant: tally.tenant, client: tally.client, status: String(status) });
+    this.reportsReceived(tally);
+  }
+
+  /** Reports by outcome; counted with their push, or as MLLP messages are answered. */
+  reportsReceived({ kind, tenant, client: clientId, outcomes }: Pick<PushTally, "kind" | "tenant" | "client" | "outcomes">): void {
+    for (const [outcome, count] of tallied(outcomes)) this.reports.inc({ kind, tenant, client: clientId, outcome }, count);
+  }
+
+  hl7Answered(transport: "http" | "mllp", { tenant, client: clientId }: { tenant: string; client: string }, ackCodes: readonly string[]): void {
+    for (const [ack, count] of tallied(ackCodes)) this.hl7Messages.inc({ transport, tenant, client: clientId, ack }, count);
   }
 
   reportQueryRan(datasource: string, outcome: ReportQueryOutcome, seconds: number): void {

@@ -25,7 +25,8 @@ function acksOf(body: string): Message[] {
 function errorsOf(ack: Message): Array<{ location: string; message: string }> {
   const found: Array<{ location: string; message: string }> = [];
   ack.get("ERR").forEach((err: { get(path: string): { toString(): string } }) =>
-    found.push({ location: [1, 2, 3].map((c) => err.get(`ERR.2.${c}`).toString()).join("^"), message: err.get("ERR.8").toString() }),
+    // A segment's paths are its own: "2.1" is ERR-2.1.
+    found.push({ location: [1, 2, 3].map((c) => err.get(`2.${c}`).toString()).join("^"), message: err.get("8").toString() }),
   );
   return found;
 }

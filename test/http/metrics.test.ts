@@ -1,10 +1,12 @@
+import net from "node:net";
 import { expect } from "chai";
 import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
 import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
+import { oruR01, withSecurity } from "../support/hl7Messages.ts";
 import { labReport } from "../support/ingestion.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
-import { startTestService } from "../support/service.ts";
+import { startTestService, until } from "../support/service.ts";
 import { freePort } from "../support/privatePostgres.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
@@ -45,7 +47,7 @@ describe("metrics for Prometheus", function () {
 
   before(async () => {
     metricsPort = await freePort();
-    service = await startTestService({ projections: allProjections, env: { METRICS_TOKEN, METRICS_PORT: String(metricsPort) } });
+    service = await startTestService({ projections: allProjections, env: { METRICS_TOKEN, METRICS_PORT: String(metricsPort), HL7_MLLP_PORT: "0" } });
     tenant = await seedTenant(service, "north");
   });
   after(() => service?.stop());
@@ -82,6 +84,38 @@ describe("metrics for Prometheus", function () {
     expect(sample(after, "http_requests_total", { method: "GET", route: "/api/history/:kind/:externalId", status: "200" })).to.equal(1);
     expect(sample(after, "http_requests_total", { method: "GET", route: "/api/history/:kind/:externalId", status: "404" })).to.equal(1);
     expect(after.get("http_request_duration_seconds")?.type).to.equal("HISTOGRAM");
+  });
+
+  it("count HL7 v2 messages by transport and ACK code, their reports with the pushed ones", async () => {
+    const client = { tenant: "north", client: tenant.client.clientId };
+    const before = await scrape(`${service.url}/metrics`, METRICS_TOKEN);
+    const reports = (families: Map<string, PrometheusFamily>, outcome: string) => sample(families, "dialysis_hub_reports_total", { ...client, kind: "lab", outcome });
+
+    const badTime = oruR01({ controlId: "M-BAD", externalId: "METRICS-HL7-BAD" }).replace("|||20260301100000+0800|||F", "|||2026030|||F");
+    const overHttp = await fetch(`${service.url}/open/v1/hl7`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tenant.client.key}`, "content-type": "x-application/hl7-v2+er7" },
+      body: [oruR01({ controlId: "M-HTTP", externalId: "METRICS-HL7-HTTP" }), badTime].join("\r"),
+    });
+    expect(overHttp.status).to.equal(200);
+    const socket = net.connect(service.mllpPort!, "127.0.0.1");
+    let received = "";
+    socket.on("data", (data) => (received += data.toString("utf8")));
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(`\x0b${withSecurity(oruR01({ controlId: "M-MLLP", externalId: "METRICS-HL7-MLLP" }), tenant.client.key)}\x1c\r`);
+    socket.write(`\x0b${withSecurity(oruR01({ controlId: "M-NOKEY" }), "")}\x1c\r`);
+    await until(async () => received.split("\x1c\r").length === 3, 10_000);
+    socket.destroy();
+
+    const after = await scrape(`${service.url}/metrics`, METRICS_TOKEN);
+    const hl7 = (labels: Record<string, string>) => sample(after, "dialysis_hub_hl7_messages_total", labels);
+    expect(hl7({ transport: "http", ...client, ack: "AA" })).to.equal(1);
+    expect(hl7({ transport: "http", ...client, ack: "AE" })).to.equal(1);
+    expect(hl7({ transport: "mllp", ...client, ack: "AA" })).to.equal(1);
+    expect(hl7({ transport: "mllp", tenant: "", client: "", ack: "AR" }), "no key: nobody's").to.equal(1);
+    expect(reports(after, "CREATED") - reports(before, "CREATED")).to.equal(2);
+    expect(reports(after, "REJECTED") - reports(before, "REJECTED")).to.equal(1);
+    expect(sample(after, "dialysis_hub_pushes_total", { ...client, kind: "lab", status: "200" }) - sample(before, "dialysis_hub_pushes_total", { ...client, kind: "lab", status: "200" }), "the HTTP body").to.equal(1);
   });
 
   it("show each projection's position and lag, the store's head and the ledger not yet sealed", async () => {

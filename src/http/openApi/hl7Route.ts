@@ -1,6 +1,8 @@
 import type Router from "@koa/router";
 import { pushingClient, type IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
+import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import type { Client } from "../../../queries/credentials.ts";
+import type { PushTally } from "../../metrics/pushMetrics.ts";
 import { pushHl7Messages } from "../../hl7/pushHl7Messages.ts";
 import { HttpError } from "../httpError.ts";
 import { bodyText } from "../jsonBody.ts";
@@ -16,9 +18,13 @@ export function addHl7Route(router: Router, deps: IngestionDeps, limitBytes: num
       throw new HttpError(415, `Send HL7 v2 messages as Content-Type: x-application/hl7-v2+er7 (or text/plain), segments ending with \\r; JSON reports go to /open/v1/lab/reports.`);
     }
     const client = ctx.state.client as Client;
-    const acks = await pushHl7Messages(deps, pushingClient(client), await bodyText(ctx, limitBytes, "HL7 v2 text"), ctx.state.requestId);
+    const tally: PushTally = { kind: reportKinds.lab.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
+    ctx.state.push = tally;
+    const answers = await pushHl7Messages(deps, pushingClient(client), await bodyText(ctx, limitBytes, "HL7 v2 text"), ctx.state.requestId);
+    tally.outcomes = answers.flatMap((answer) => (answer.outcome ? [answer.outcome] : []));
+    tally.hl7Acks = answers.map((answer) => answer.code);
     ctx.status = 200;
     ctx.type = ER7_CONTENT_TYPE;
-    ctx.body = acks.map((ack) => `${ack}\r`).join("");
+    ctx.body = answers.map(({ ack }) => `${ack}\r`).join("");
   });
 }
