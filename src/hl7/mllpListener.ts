@@ -117,7 +117,11 @@ export class MllpListener {
         const answered = this.answerFrame(text);
         state.idle = state.idle.then(async () => {
           const acks = await answered;
-          if (!socket.destroyed) for (const ack of acks) socket.write(frame(ack));
+          if (socket.destroyed) return;
+          // A group's ACKs are settled together: one write to the socket for all of them.
+          socket.cork();
+          for (const ack of acks) socket.write(frame(ack));
+          process.nextTick(() => socket.uncork());
         });
       }
     });
