@@ -1,4 +1,5 @@
 import type { Er7Message, Er7Segment } from "./er7Reader.ts";
+import { definedOnly } from "../definedOnly.ts";
 
 /*
  * One ORU^R01 message as the lab report a JSON push would send (contract D.5). This only
@@ -161,10 +162,4 @@ export function oruToLabReport(message: Er7Message): MappedOru {
       return undefined;
     },
   };
-}
-
-/** The object without its undefined fields (a report as a JSON push would send it). */
-function definedOnly(object: Record<string, unknown>): Record<string, unknown> {
-  for (const key of Object.keys(object)) if (object[key] === undefined) delete object[key];
-  return object;
 }
