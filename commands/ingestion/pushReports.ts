@@ -215,6 +215,18 @@ export async function storeCheckedReports(writer: TransactionWriter, tx: Queryab
   return pushResult(checked.results);
 }
 
+/** Checked reports stored in one transaction, every one or none (a FHIR transaction Bundle); a lost race decides them all again. */
+export async function storeCheckedReportsAtOnce(deps: IngestionDeps, kind: ReportKind, client: PushingClient, checked: CheckedReports, metadata: EventMetadata): Promise<PushResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.store.transaction((writer, tx) => storeCheckedReports(writer, tx, kind, client, checked, metadata));
+    } catch (error) {
+      if (!(error instanceof ConcurrencyConflict) || attempt >= MAX_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 5)));
+    }
+  }
+}
+
 function pushResult(results: ResultEntry[]): PushResult {
   const rejected = results.filter((entry) => entry.status === "REJECTED").length;
   return { total: results.length, accepted: results.length - rejected, rejected, results };

@@ -19,6 +19,8 @@ const FHIR_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(:\d{2})?(?:\.\d+)?
 export interface MappedReport {
   /** Index of the DiagnosticReport's entry in Bundle.entry. */
   entryIndex: number;
+  /** Indexes of the entries it refers to: its Patient and its Observations. */
+  refersTo: number[];
   report: Record<string, unknown>;
   /** The FHIRPath of the element a report field path (`reportedAt`, `items[2].value`) came from. */
   expressionOf(path: string): string;
@@ -121,6 +123,7 @@ function diagnosticReport(report: DiagnosticReport, entryIndex: number, resolve:
 
   return {
     entryIndex,
+    refersTo: [subject?.entryIndex, ...results.map(({ found }) => found?.entryIndex)].filter((index): index is number => index !== undefined),
     report: mapped,
     expressionOf(path) {
       const item = /^items\[(\d+)\](?:\.([^.[\]]+))?/.exec(path);

@@ -9,6 +9,7 @@ import { apiErrors } from "./apiErrors.ts";
 import { docsRoutes } from "./docsRoutes.ts";
 import { docxExportRoute } from "./docxExportRoute.ts";
 import { embedRoutes } from "./embedRoutes.ts";
+import { fhirErrors, fhirRoutes } from "./fhir/fhirRoutes.ts";
 import { healthRoutes, type ReadinessCheck } from "./healthRoutes.ts";
 import { helpRoutes } from "./helpRoutes.ts";
 import { jsonBody } from "./jsonBody.ts";
@@ -43,6 +44,7 @@ export interface AppDependencies {
 const API_BODY_LIMIT = 1024 * 1024;
 
 export function createApp(deps: AppDependencies): Koa {
+  const startedAt = new Date();
   const app = new Koa({ proxy: true });
   app.silent = true; // errors are logged by the interface's error middleware, with the request id
   app.use(requestId());
@@ -84,6 +86,15 @@ export function createApp(deps: AppDependencies): Koa {
       refuseNulInPath(),
       resolveTenant(),
       openApiRoutes(deps.openApi).routes() as Koa.Middleware,
+    ]),
+  );
+  app.use(
+    mountUnder("/fhir/r4", [
+      countPushes(deps.metrics),
+      fhirErrors(deps.log),
+      refuseNulInPath(),
+      resolveTenant(),
+      fhirRoutes(deps.openApi, startedAt).routes() as Koa.Middleware,
     ]),
   );
   return app;

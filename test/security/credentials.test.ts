@@ -48,6 +48,7 @@ describe("security: credentials on every route that needs one", function () {
     const what = `${routeKey(route)} ${why}`;
     expect(answer.status, what).to.equal(status);
     if (route.path.startsWith("/open/v1")) expect(answer.body, what).to.include({ code: status, data: null });
+    else if (route.path.startsWith("/fhir/r4")) expect(answer.body, what).to.include({ resourceType: "OperationOutcome" });
     else expect(Object.keys(answer.body), what).to.deep.equal(["error"]);
   }
 
@@ -76,7 +77,7 @@ describe("security: credentials on every route that needs one", function () {
     }
   });
 
-  it("answers 401 in the envelope to open-API calls without a client key or with a wrong one, 403 for another tenant", async () => {
+  it("answers 401 in the envelope (an OperationOutcome for FHIR) to open-API calls without a client key or with a wrong one, 403 for another tenant", async () => {
     for (const route of routesNeeding("client")) {
       for (const wrong of [undefined, "Bearer dhk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", `Bearer ${h1.client.key}x`, `Bearer ${h1.authorToken}`, `Bearer ${ADMIN}`, h1.client.key]) {
         expectRefused(route, await attempt(route, wrong), 401, `with ${String(wrong).slice(0, 12)}…`);

@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import type { Bundle, Patient } from "fhir/r4.js";
+import { diagnosticReportBundle } from "../support/fhirBundles.ts";
 import { oruR01 } from "../support/hl7Messages.ts";
 import { checkCharOf } from "../../commands/patients/nationalId.ts";
 import { allProjections } from "../../projections/index.ts";
@@ -320,6 +322,20 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(await answer.text()).to.match(/\rMSA\|AA\|[^\r]*awaiting a patient/);
     const northsOwn = await service.db.query("select patient_ref, lab_name from read.lab_reports where tenant = 'north' and external_id = 'NORTH-DAY'");
     expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001", lab_name: "Central lab" }]);
+  },
+  "GET /fhir/r4/metadata": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/fhir/r4/metadata")).body), "the CapabilityStatement"),
+  "POST /fhir/r4": async ({ service, south }) => {
+    // As a push: north's externalId and north's patient in south's Bundle stay south's.
+    const bundle = diagnosticReportBundle({ externalId: "NORTH-DAY-FHIR" });
+    (bundle.entry![0]!.resource as Patient).identifier![1]!.value = NORTH_PATIENT.idCard;
+    const answer = await fetch(`${service.url}/fhir/r4`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${south.client.key}`, "content-type": "application/fhir+json" },
+      body: JSON.stringify(bundle),
+    });
+    expect(((await answer.json()) as Bundle).entry![1]!.response!.status).to.equal("201 Created");
+    const { rows } = await service.db.query("select tenant, data->'match'->>'matched' as matched from events where stream_id = 'lab-report:NORTH-DAY-FHIR'");
+    expect(rows).to.deep.equal([{ tenant: "south", matched: "false" }]);
   },
   "POST /open/v1/lab/reports/bulk": async ({ service, north, south }) => {
     // As a push: north's externalId and north's patient sent in south's job stay south's.

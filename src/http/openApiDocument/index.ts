@@ -10,6 +10,7 @@ import { queryOutcomeSchema } from "../../../queries/reports/queryResult.ts";
 import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
 import { unmatchedEntrySchema } from "../../../queries/unmatched.ts";
 import { apiErrorSchema } from "../apiErrors.ts";
+import { fhirR4Paths } from "./fhirR4.ts";
 import { openV1Paths } from "./openV1.ts";
 import { recordsApiPaths } from "./recordsApi.ts";
 import { reportsApiPaths } from "./reportsApi.ts";
@@ -46,9 +47,10 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
       { name: "Bulk jobs", description: "Contract D.4 as the staff pages follow it: an author token of the tenant, or the ADMIN_TOKEN" },
       { name: "Administration", description: "Contract C.2, C.6: the ADMIN_TOKEN" },
       { name: "Ingestion open API", description: "Contract B: a client key" },
+      { name: "FHIR R4", description: "Contract D.6: a client key to post; answers are FHIR resources, failures OperationOutcomes" },
       { name: "Service", description: "Health, help articles, the embed page and these docs" },
     ],
-    paths: { ...reportsApiPaths, ...recordsApiPaths, ...openV1Paths(source.dictionary, source.served), ...servicePaths },
+    paths: { ...reportsApiPaths, ...recordsApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
     components: {
       securitySchemes,
       // Named where they are used, instead of repeated inline (the same schema instances as in the paths).

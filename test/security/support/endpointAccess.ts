@@ -72,6 +72,9 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /open/v1/reconcile/lab": "client",
   "GET /open/v1/reconcile/exam": "client",
   "GET /open/v1/ping": "client",
+
+  "GET /fhir/r4/metadata": "public",
+  "POST /fhir/r4": "client",
 };
 
 /** A concrete path for a route pattern: each `:name` replaced by `values[name]` (or "x"). */

@@ -1,0 +1,95 @@
+import Router from "@koa/router";
+import type { Context, Middleware } from "koa";
+import type { Logger } from "pino";
+import { CommandError, type CommandErrorKind } from "../../../commands/commandError.ts";
+import { pushingClient } from "../../../commands/ingestion/pushReports.ts";
+import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
+import { isTransient } from "../../../db/transientErrors.ts";
+import type { Client } from "../../../queries/credentials.ts";
+import { bundleSchema } from "../../fhir/bundleSchema.ts";
+import { capabilityStatement } from "../../fhir/capabilityStatement.ts";
+import { operationOutcome, type Issue } from "../../fhir/operationOutcome.ts";
+import { pushBundle } from "../../fhir/pushBundle.ts";
+import type { PushTally } from "../../metrics/pushMetrics.ts";
+import { HttpError } from "../httpError.ts";
+import { jsonBody } from "../jsonBody.ts";
+import { requireClient } from "../openApi/clientAuth.ts";
+import type { OpenApiDeps } from "../openApi/openApiRoutes.ts";
+import { rateLimitPerClient } from "../openApi/rateLimit.ts";
+
+/*
+ * FHIR R4 (contract D.6) under /fhir/r4: what the service can do (metadata) and lab reports posted
+ * as Bundles of DiagnosticReports, with the open API's client keys and rate limit. Every answer is
+ * a FHIR resource, errors OperationOutcomes with the HTTP status.
+ */
+
+export const FHIR_JSON = "application/fhir+json; charset=utf-8";
+/** A Bundle of a thousand DiagnosticReports of twenty Observations is about 16 MB of JSON. */
+const FHIR_BODY_LIMIT = 16 * 1024 * 1024;
+
+function answer(ctx: Context, status: number, resource: unknown): void {
+  ctx.status = status;
+  ctx.type = FHIR_JSON;
+  ctx.body = resource;
+}
+
+const COMMAND_ERROR: Record<CommandErrorKind, { status: number; code: Issue["code"] }> = {
+  invalid: { status: 400, code: "invalid" },
+  "too-large": { status: 413, code: "too-costly" },
+  "not-found": { status: 404, code: "not-found" },
+  conflict: { status: 409, code: "conflict" },
+  unavailable: { status: 503, code: "transient" },
+};
+const HTTP_ISSUE: Record<number, Issue["code"]> = { 401: "login", 403: "forbidden", 404: "not-found", 413: "too-costly", 415: "not-supported", 429: "throttled" };
+
+/** The one place /fhir/r4 failures are shaped: an OperationOutcome saying how to fix the call. Faults of ours are logged whole and answered generically. */
+export function fhirErrors(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        answer(ctx, 404, operationOutcome([{ code: "not-supported", diagnostics: `There is no ${ctx.method} ${ctx.path}; GET /fhir/r4/metadata lists what this server does.` }]));
+      }
+    } catch (error) {
+      if (error instanceof HttpError) {
+        ctx.set(error.headers);
+        return answer(ctx, error.status, operationOutcome([{ code: HTTP_ISSUE[error.status] ?? "invalid", diagnostics: error.message }]));
+      }
+      if (error instanceof CommandError) {
+        const { status, code } = COMMAND_ERROR[error.kind];
+        return answer(ctx, status, operationOutcome([{ code, diagnostics: error.message }]));
+      }
+      if (isTransient(error)) {
+        log.warn({ err: error }, "database unavailable");
+        ctx.set("Retry-After", "5");
+        return answer(ctx, 503, operationOutcome([{ code: "transient", diagnostics: "The service cannot reach its database right now; post again in a few seconds, nothing was lost." }]));
+      }
+      log.error({ err: error }, "request failed");
+      answer(ctx, 500, operationOutcome([{ code: "exception", diagnostics: "The service failed to handle this call; post again, and report the X-Request-Id if it persists." }]));
+    }
+  };
+}
+
+export function fhirRoutes(deps: OpenApiDeps, startedAt: Date): Router {
+  const router = new Router({ prefix: "/fhir/r4" });
+  const statement = capabilityStatement(startedAt);
+  router.get("/metadata", (ctx) => answer(ctx, 200, statement));
+
+  router.post("/", requireClient(deps.store.db), rateLimitPerClient(deps.rateLimit), jsonBody(FHIR_BODY_LIMIT), async (ctx) => {
+    if (!ctx.is(["application/fhir+json", "application/json"])) {
+      throw new HttpError(415, "Send the Bundle as Content-Type: application/fhir+json.");
+    }
+    const parsed = bundleSchema.safeParse(ctx.request.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new CommandError("invalid", `${["Bundle", ...issue.path].join(".")}: ${issue.message}`);
+    }
+    const client = ctx.state.client as Client;
+    const tally: PushTally = { kind: reportKinds.lab.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
+    ctx.state.push = tally;
+    const answered = await pushBundle(deps, pushingClient(client), parsed.data, ctx.state.requestId);
+    tally.outcomes = answered.outcomes;
+    answer(ctx, answered.status, answered.body);
+  });
+  return router;
+}

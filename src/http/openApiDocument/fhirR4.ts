@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { bundleSchema } from "../../fhir/bundleSchema.ts";
+import { security } from "./shared.ts";
+
+/*
+ * FHIR R4 (contract D.6) as OpenAPI states it: the Bundle posted is the zod schema the route checks;
+ * the resources answered are FHIR's own, named and linked rather than restated.
+ */
+
+const fhirResource = (name: string, description: string) =>
+  z.looseObject({ resourceType: z.literal(name) }).meta({ description: `${description} (FHIR R4 ${name}: https://hl7.org/fhir/R4/${name.toLowerCase()}.html)` });
+const operationOutcome = fhirResource("OperationOutcome", "What failed, and how to fix the call; each issue's expression is the FHIRPath of the element at fault");
+const fhirJson = (schema: z.ZodType) => ({ content: { "application/fhir+json": { schema } } });
+const failures = (described: Record<number, string>) =>
+  Object.fromEntries(Object.entries(described).map(([status, description]) => [status, { description, ...fhirJson(operationOutcome) }]));
+
+export const fhirR4Paths = {
+  "/fhir/r4/metadata": {
+    get: {
+      tags: ["FHIR R4"],
+      operationId: "fhirCapabilityStatement",
+      summary: "What this FHIR server does (contract D.6)",
+      security: security.none,
+      responses: {
+        200: { description: "The CapabilityStatement", ...fhirJson(fhirResource("CapabilityStatement", "Exactly the interactions supported")) },
+        ...failures({ 400: "X-Service-Tenant is not a tenant name" }),
+      },
+    },
+  },
+  "/fhir/r4": {
+    post: {
+      tags: ["FHIR R4"],
+      operationId: "fhirPostBundle",
+      summary: "Push laboratory reports as a batch or transaction Bundle of DiagnosticReports (contract D.6)",
+      description:
+        "Each DiagnosticReport, with the Observations of its result and the Patient of its subject (found in the Bundle by fullUrl or Type/id), is one lab report, mapped as the integration guide's FHIR section shows and stored by the same rules as a JSON push. A batch answers each entry: 201 Created, 200 OK (updated, or unchanged when sent again), 400 with an OperationOutcome; the Observations and Patient of a report share its answer. A transaction is stored whole, or not at all: one rejected report (or an entry no report refers to) answers 400 with an OperationOutcome naming every problem.",
+      security: security.client,
+      requestBody: { required: true, ...fhirJson(bundleSchema) },
+      responses: {
+        200: { description: "A batch-response or transaction-response Bundle, one entry per entry sent, in order", ...fhirJson(fhirResource("Bundle", "batch-response or transaction-response")) },
+        ...failures({
+          400: "Not a batch or transaction Bundle, none of its entries a DiagnosticReport, or (transaction) a report rejected",
+          401: "No client key, or an unknown or revoked one",
+          413: "The body is over 16 MB, or the Bundle holds more than 1,000 DiagnosticReports",
+          415: "Not sent as application/fhir+json",
+          429: "Too many calls: wait as Retry-After says",
+          503: "The database cannot be reached: post again",
+        }),
+      },
+    },
+  },
+};
