@@ -31,6 +31,7 @@ const groups: Record<string, Group> = {
   embed: { run: async () => (await import("./embed.ts")).embedBenchmarks(), cannotRunBecause: chromiumMissing },
   soak: { run: async () => (await import("./soak.ts")).soakBenchmarks() },
   hl7: { run: async () => (await import("./hl7.ts")).hl7Benchmarks() },
+  fhir: { run: async () => (await import("./fhir.ts")).fhirBenchmarks() },
   failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };
 /** Groups that run only when named: the soak takes ten minutes. */
