@@ -6,6 +6,7 @@ import { createTestDatabase } from "../test/support/database.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";
 import { buildServer } from "../src/buildServer.ts";
 import { result, type BenchResult } from "./results.ts";
+import { timedSenders } from "./timedSenders.ts";
 
 /*
  * #20: batch Bundles of 100 DiagnosticReports of 20 Observations each, posted to /fhir/r4 by 4
@@ -77,9 +78,8 @@ async function measure(kind: "fhir" | "json"): Promise<{ perSecond: number; acce
     const bodies = Array.from({ length: SENDERS }, (_, s) =>
       Array.from({ length: BUNDLES_PER_SENDER }, (_, b) => (kind === "fhir" ? JSON.stringify(bundle(s, b * REPORTS_PER_BUNDLE)) : JSON.stringify({ reports: Array.from({ length: REPORTS_PER_BUNDLE }, (_, k) => jsonReport(s, b * REPORTS_PER_BUNDLE + k)) }))),
     );
-    const started = performance.now();
-    const counts = await Promise.all(
-      bodies.map(async (mine) => {
+    return await timedSenders(
+      bodies.map((mine) => async () => {
         let accepted = 0;
         for (const body of mine) {
           const answer = await fetch(`${service.url}${kind === "fhir" ? "/fhir/r4" : "/open/v1/lab/reports"}`, {
@@ -94,9 +94,6 @@ async function measure(kind: "fhir" | "json"): Promise<{ perSecond: number; acce
         return accepted;
       }),
     );
-    const seconds = (performance.now() - started) / 1000;
-    const accepted = counts.reduce((a, b) => a + b, 0);
-    return { perSecond: accepted / seconds, accepted };
   } finally {
     await service.stop();
   }

@@ -5,6 +5,7 @@ import { freePort } from "../test/support/privatePostgres.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";
 import { buildServer } from "../src/buildServer.ts";
 import { result, type BenchResult } from "./results.ts";
+import { timedSenders } from "./timedSenders.ts";
 
 /*
  * #19: ORU^R01 messages of 20 OBX sent over 4 MLLP connections against the same reports pushed as
@@ -81,9 +82,8 @@ async function measure(kind: "hl7" | "json", window: number): Promise<{ perSecon
   const service = await spawnService({ databaseUrl: await createTestDatabase(false), env: { HL7_MLLP_PORT: String(mllpPort), OPEN_API_RATE_PER_SECOND: "100000", OPEN_API_BURST: "100000" } });
   try {
     const tenant = await ingestionTenant(service, "lab");
-    const started = performance.now();
-    const counts = await Promise.all(
-      Array.from({ length: CONNECTIONS }, async (_, c) => {
+    return await timedSenders(
+      Array.from({ length: CONNECTIONS }, (_, c) => async () => {
         if (kind === "hl7") return sendOverMllp(mllpPort, tenant.client.key, c, MESSAGES_PER_CONNECTION, window);
         let accepted = 0;
         for (let i = 0; i < MESSAGES_PER_CONNECTION; i += window) {
@@ -94,9 +94,6 @@ async function measure(kind: "hl7" | "json", window: number): Promise<{ perSecon
         return accepted;
       }),
     );
-    const seconds = (performance.now() - started) / 1000;
-    const accepted = counts.reduce((a, b) => a + b, 0);
-    return { perSecond: accepted / seconds, accepted };
   } finally {
     await service.stop();
   }

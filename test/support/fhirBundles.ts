@@ -1,6 +1,6 @@
 import type { Bundle, BundleEntry, DiagnosticReport, Observation, Patient } from "fhir/r4.js";
 import { NATIONAL_ID_SYSTEM } from "../../src/fhir/bundleToLabReports.ts";
-import { ZHANG_SAN_ID } from "./hl7Messages.ts";
+import { oruR01AsJson, ZHANG_SAN_ID } from "./hl7Messages.ts";
 
 /*
  * FHIR R4 Bundles as a Chinese hospital's laboratory system sends them (contract D.6): the
@@ -67,16 +67,10 @@ export function diagnosticReportBundle(overrides: { type?: "batch" | "transactio
   };
 }
 
-/** diagnosticReportBundle() as the JSON push of the same report would send it. */
+/** diagnosticReportBundle() as the JSON push of the same report would send it: oruR01()'s report, with its own results. */
 export function diagnosticReportAsJson(externalId = "F20260301-0001") {
   return {
-    externalId,
-    reportNo: externalId,
-    patient: { idCard: ZHANG_SAN_ID, hisPatientId: "H-100001", name: "张三" },
-    panelName: "透析月度检查",
-    collectedAt: "2026-03-01 07:30:00",
-    reportedAt: "2026-03-01 10:00:00",
-    status: "FINAL",
+    ...oruR01AsJson(externalId),
     items: [
       { itemCode: "HGB", itemName: "血红蛋白", value: 112, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: "L" },
       { itemCode: "K", itemName: "钾", value: 5.6, unit: "mmol/L", refLow: 3.5, refHigh: 5.5, abnormalFlag: "H" },
