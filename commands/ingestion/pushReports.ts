@@ -88,7 +88,7 @@ export interface Prepared {
   items: MappedItem[];
   summary: ReceivedReport["summary"];
   freshMatch: Match;
-  /** How the report came when not as JSON (an HL7 message and its control id), kept in its event's metadata. */
+  /** How the report came when not as JSON (an HL7 message and its control id, a FHIR Bundle entry), kept in its event's metadata. */
   origin?: Record<string, unknown>;
 }
 
@@ -131,7 +131,7 @@ export function batchProblem(body: unknown): string | null {
  * committed before this returns; an invalid report is answered REJECTED and stops nothing.
  * Takes the body over: each report is removed from it once checked.
  */
-/** `origins`: how each report came when not as JSON (an HL7 message and its control id), by index, kept in its event's metadata. */
+/** `origins`: how each report came when not as JSON (an HL7 message and its control id, a FHIR Bundle entry), by index, kept in its event's metadata. */
 export async function pushReports(
   deps: IngestionDeps,
   kind: ReportKind,

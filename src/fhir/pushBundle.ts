@@ -52,8 +52,8 @@ export async function pushBundle(deps: IngestionDeps, client: PushingClient, bun
     const checked = await checkReports(deps, reportKinds.lab, client, mapped.map(({ report }) => report), origins);
     const rejections = mapped.flatMap((report, i) => issuesOf(report, checked.results[i]));
     if (unclaimed.size > 0 || rejections.length > 0) {
-      // All or nothing: nothing was stored; every problem is named at once.
-      return { status: 400, body: operationOutcome([...unclaimed.values(), ...rejections]), outcomes: checked.results.map((result) => result?.status ?? "REJECTED") };
+      // All or nothing: nothing was stored, every report counts as refused (results of accepted ones are holes until stored).
+      return { status: 400, body: operationOutcome([...unclaimed.values(), ...rejections]), outcomes: Array.from(checked.results, (result) => result?.status ?? "REJECTED") };
     }
     results = (await storeCheckedReportsAtOnce(deps, reportKinds.lab, client, checked, metadata)).results;
   }

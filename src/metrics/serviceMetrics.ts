@@ -41,13 +41,13 @@ export class ServiceMetrics {
   });
   private readonly pushes = new client.Counter({
     name: "dialysis_hub_pushes_total",
-    help: "Pushes of reports (/open/v1/{kind}/reports, and HL7 v2 bodies to /open/v1/hl7 as kind lab), by kind, tenant, client and HTTP status",
+    help: "Pushes of reports (/open/v1/{kind}/reports; HL7 v2 bodies to /open/v1/hl7 and FHIR Bundles to /fhir/r4 as kind lab), by kind, tenant, client and HTTP status",
     labelNames: ["kind", "tenant", "client", "status"] as const,
     registers: [this.registry],
   });
   private readonly reports = new client.Counter({
     name: "dialysis_hub_reports_total",
-    help: "Reports received (pushed, or sent as HL7 v2 over HTTP or MLLP), by kind, tenant, client and outcome (CREATED, UPDATED, UNCHANGED, REJECTED)",
+    help: "Reports received (pushed as JSON, sent as HL7 v2 over HTTP or MLLP, or as FHIR R4), by kind, tenant, client and outcome (CREATED, UPDATED, UNCHANGED, REJECTED)",
     labelNames: ["kind", "tenant", "client", "outcome"] as const,
     registers: [this.registry],
   });
