@@ -94,7 +94,7 @@ export function createApp(deps: AppDependencies): Koa {
       fhirErrors(deps.log),
       refuseNulInPath(),
       resolveTenant(),
-      fhirRoutes(deps.openApi, startedAt).routes() as Koa.Middleware,
+      fhirRoutes(deps.openApi, deps.adminToken, startedAt).routes() as Koa.Middleware,
     ]),
   );
   return app;

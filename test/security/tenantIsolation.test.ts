@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import type { Bundle, Patient } from "fhir/r4.js";
+import { fhirId } from "../../src/fhir/fhirIds.ts";
 import { diagnosticReportBundle } from "../support/fhirBundles.ts";
 import { oruR01 } from "../support/hl7Messages.ts";
 import { checkCharOf } from "../../commands/patients/nationalId.ts";
@@ -336,6 +337,15 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(((await answer.json()) as Bundle).entry![1]!.response!.status).to.equal("201 Created");
     const { rows } = await service.db.query("select tenant, data->'match'->>'matched' as matched from events where stream_id = 'lab-report:NORTH-DAY-FHIR'");
     expect(rows).to.deep.equal([{ tenant: "south", matched: "false" }]);
+  },
+  "GET /fhir/r4/Observation": async ({ service, south }) => {
+    // South's own reports may carry north's externalIds (the push cases above): the results are compared with south's rows.
+    const answer = await south.call("GET", "/fhir/r4/Observation?patient=P001&_count=500", { token: south.authorToken });
+    expect(answer.status).to.equal(200);
+    const { rows } = await service.db.query("select external_id, item_index from read.lab_results where tenant = 'south' and patient_ref = 'P001'");
+    const souths = rows.map((row) => `${fhirId(row.external_id)}-${row.item_index}`).sort();
+    expect(((answer.body as Bundle).entry ?? []).map((entry) => entry.resource!.id).sort()).to.deep.equal(souths);
+    expect(souths).to.not.be.empty;
   },
   "POST /open/v1/lab/reports/bulk": async ({ service, north, south }) => {
     // As a push: north's externalId and north's patient sent in south's job stay south's.

@@ -4,13 +4,18 @@ import type { Logger } from "pino";
 import { CommandError, type CommandErrorKind } from "../../../commands/commandError.ts";
 import { pushingClient } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
+import { readAsTenant } from "../../../db/tenantScope.ts";
 import { isTransient } from "../../../db/transientErrors.ts";
+import { searchObservations } from "../../../queries/fhirObservations.ts";
 import type { Client } from "../../../queries/credentials.ts";
 import { bundleSchema } from "../../fhir/bundleSchema.ts";
 import { capabilityStatement } from "../../fhir/capabilityStatement.ts";
 import { operationOutcome, type Issue } from "../../fhir/operationOutcome.ts";
+import { observationResource } from "../../fhir/observationResource.ts";
+import { observationSearch, searchsetBundle } from "../../fhir/observationSearch.ts";
 import { pushBundle } from "../../fhir/pushBundle.ts";
 import type { PushTally } from "../../metrics/pushMetrics.ts";
+import { requireAuthor } from "../authorAuth.ts";
 import { HttpError } from "../httpError.ts";
 import { jsonBody } from "../jsonBody.ts";
 import { requireClient } from "../openApi/clientAuth.ts";
@@ -70,7 +75,7 @@ export function fhirErrors(log: Logger): Middleware {
   };
 }
 
-export function fhirRoutes(deps: OpenApiDeps, startedAt: Date): Router {
+export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, startedAt: Date): Router {
   const router = new Router({ prefix: "/fhir/r4" });
   const statement = capabilityStatement(startedAt);
   router.get("/metadata", (ctx) => answer(ctx, 200, statement));
@@ -90,6 +95,19 @@ export function fhirRoutes(deps: OpenApiDeps, startedAt: Date): Router {
     const answered = await pushBundle(deps, pushingClient(client), parsed.data, ctx.state.requestId);
     tally.outcomes = answered.outcomes;
     answer(ctx, answered.status, answered.body);
+  });
+
+  router.get("/Observation", requireAuthor(deps.store.db, adminToken), async (ctx) => {
+    const search = observationSearch(ctx.query, deps.dictionary);
+    const rows = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => searchObservations(reader, search));
+    const base = `${ctx.protocol}://${ctx.host}/fhir/r4`;
+    const pageUrl = (cursor: string | null) => {
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries(ctx.query)) if (name !== "_cursor") for (const one of [value ?? []].flat()) params.append(name, one);
+      if (cursor) params.set("_cursor", cursor);
+      return `${base}/Observation?${params}`;
+    };
+    answer(ctx, 200, searchsetBundle(rows.map((row) => observationResource(row, deps.dictionary)), rows, search, base, pageUrl));
   });
   return router;
 }

@@ -27,6 +27,29 @@ export const fhirR4Paths = {
       },
     },
   },
+  "/fhir/r4/Observation": {
+    get: {
+      tags: ["FHIR R4"],
+      operationId: "fhirSearchObservations",
+      summary: "A patient's results as Observations, newest first, a page at a time (contract D.6)",
+      description:
+        "Each result item the service stored for the patient: the standard code (LOINC where the dictionary has one, then urn:dialysis-hub:item), the value in the item's standard unit, the value as sent in the extension urn:dialysis-hub:fhir:sent-value when they differ. The next page is the Bundle's next link.",
+      security: security.author,
+      requestParams: {
+        query: z.object({
+          patient: z.string().meta({ description: "The Patient id (the patientRef), or Patient/<id>", example: "P001" }),
+          code: z.string().optional().meta({ description: "http://loinc.org|<code>, urn:dialysis-hub:item|<code>, or the item code alone; several separated by commas", example: "http://loinc.org|718-7" }),
+          date: z.string().optional().meta({ description: "eq, ge or le and a day (yyyy-MM-dd) of collection (else report); send twice for a range", example: "ge2025-01-01" }),
+          _count: z.int().min(1).max(500).optional().meta({ description: "Results a page (50)" }),
+          _cursor: z.string().optional().meta({ description: "Written by the server in the next link: follow it as it is" }),
+        }),
+      },
+      responses: {
+        200: { description: "A searchset Bundle of Observations", ...fhirJson(fhirResource("Bundle", "searchset")) },
+        ...failures({ 400: "A search parameter it cannot run, saying how to fix it", 401: "No author token, or an invalid one", 403: "A token of another tenant" }),
+      },
+    },
+  },
   "/fhir/r4": {
     post: {
       tags: ["FHIR R4"],

@@ -75,6 +75,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
 
   "GET /fhir/r4/metadata": "public",
   "POST /fhir/r4": "client",
+  "GET /fhir/r4/Observation": "author",
 };
 
 /** A concrete path for a route pattern: each `:name` replaced by `values[name]` (or "x"). */

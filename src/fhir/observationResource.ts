@@ -1,0 +1,59 @@
+import type { Coding, Observation } from "fhir/r4.js";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+import type { ObservationRow } from "../../queries/fhirObservations.ts";
+import { parseLocalDateTime } from "../../queries/localDateTime.ts";
+import { fhirId } from "./fhirIds.ts";
+
+/*
+ * A stored result item as an R4 Observation (contract D.6): the standard code first (LOINC where the
+ * dictionary has one, then our item code), the value converted to the item's standard unit, and
+ * the value as sent kept in an extension when the two differ.
+ */
+
+/** Our dictionary's item codes as a code system. */
+export const ITEM_SYSTEM = "urn:dialysis-hub:item";
+/** The value and unit as the laboratory sent them. */
+export const SENT_VALUE_EXTENSION = "urn:dialysis-hub:fhir:sent-value";
+const STATUSES: Record<string, Observation["status"]> = { FINAL: "final", PRELIMINARY: "preliminary", CORRECTED: "corrected", CANCELLED: "cancelled" };
+
+export function observationResource(row: ObservationRow, dictionary: Dictionary): Observation {
+  const item = row.std_code ? dictionary.items.find((candidate) => candidate.code === row.std_code) : undefined;
+  const coding: Coding[] = [
+    ...(item?.loinc ? [{ system: "http://loinc.org", code: item.loinc, display: item.nameEn }] : []),
+    ...(row.std_code ? [{ system: ITEM_SYSTEM, code: row.std_code, display: row.std_name ?? undefined }] : []),
+  ];
+  const converted = row.std_value !== null && row.std_unit !== null;
+  const sentDiffers = converted && row.value_num !== null && (row.value_num !== row.std_value || (row.unit ?? "") !== row.std_unit);
+  return {
+    resourceType: "Observation",
+    id: `${fhirId(row.external_id)}-${row.item_index}`,
+    ...(sentDiffers ? { extension: [{ url: SENT_VALUE_EXTENSION, valueQuantity: { value: row.value_num!, ...(row.unit ? { unit: row.unit } : {}) } }] } : {}),
+    status: STATUSES[row.status ?? "FINAL"] ?? "final",
+    category: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "laboratory" }] }],
+    code: { ...(coding.length ? { coding } : {}), text: row.std_name ?? row.item_name ?? row.item_code ?? "result" },
+    subject: { reference: `Patient/${fhirId(row.patient_ref)}` },
+    effectiveDateTime: withServiceZone(row.effective_at),
+    issued: withServiceZone(row.reported_at),
+    ...value(row, converted),
+    ...(row.ref_low !== null || row.ref_high !== null
+      ? { referenceRange: [{ ...(row.ref_low !== null ? { low: { value: row.ref_low } } : {}), ...(row.ref_high !== null ? { high: { value: row.ref_high } } : {}) }] }
+      : {}),
+    ...(row.abnormal_flag ? { interpretation: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation", code: row.abnormal_flag }] }] } : {}),
+  };
+}
+
+/** A local `yyyy-MM-ddTHH:mm:ss` with the offset of the service's time zone at that moment (FHIR times carry their zone). */
+export function withServiceZone(local: string): string {
+  const instant = parseLocalDateTime(local.replace("T", " ")) ?? new Date(`${local}Z`);
+  const offsetMinutes = -instant.getTimezoneOffset();
+  const sign = offsetMinutes < 0 ? "-" : "+";
+  const pad = (n: number) => String(Math.floor(n)).padStart(2, "0");
+  return `${local}${sign}${pad(Math.abs(offsetMinutes) / 60)}:${pad(Math.abs(offsetMinutes) % 60)}`;
+}
+
+function value(row: ObservationRow, converted: boolean): Partial<Observation> {
+  if (converted) return { valueQuantity: { value: row.std_value!, unit: row.std_unit!, ...(row.std_unit ? { system: "http://unitsofmeasure.org", code: row.std_unit } : {}) } };
+  if (row.value_num !== null) return { valueQuantity: { value: row.value_num, ...(row.unit ? { unit: row.unit } : {}) } };
+  if (row.value_text !== null) return { valueString: row.value_text };
+  return {};
+}
