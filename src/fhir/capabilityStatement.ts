@@ -2,8 +2,8 @@ import type { CapabilityStatement } from "fhir/r4.js";
 
 /**
  * What this server does, exactly (contract D.6): a batch or transaction Bundle of DiagnosticReports
- * with their Observations and Patients, posted with a client key, and a patient's Observations
- * searched with an author token. Each capability is listed when it is built, none before.
+ * with their Observations and Patients, posted with a client key; patients, reports and a
+ * patient's Observations read with an author token. Each capability is listed when it is built, none before.
  */
 export function capabilityStatement(date: Date): CapabilityStatement {
   return {
@@ -23,6 +23,16 @@ export function capabilityStatement(date: Date): CapabilityStatement {
         security: { description: "Bearer client key (issued by the administrator) to post; an author token of the tenant (or the ADMIN_TOKEN) to search; metadata needs none." },
         interaction: [{ code: "batch" }, { code: "transaction" }],
         resource: [
+          {
+            type: "Patient",
+            interaction: [{ code: "search-type" }],
+            searchParam: [{ name: "identifier", type: "token", documentation: "urn:oid:2.16.156.10011.1.1|<national id>" }],
+          },
+          {
+            type: "DiagnosticReport",
+            interaction: [{ code: "read" }],
+            documentation: "By id: the report's externalId, each character other than letters, digits and - written . and its bytes in hex; its Observations contained",
+          },
           {
             type: "Observation",
             interaction: [{ code: "search-type" }],

@@ -4,7 +4,7 @@ import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { ObservationSearch } from "../../queries/fhirObservations.ts";
 import { isCalendarDate } from "../../queries/localDateTime.ts";
 import { textOfFhirId } from "./fhirIds.ts";
-import { ITEM_SYSTEM } from "./observationResource.ts";
+import { ITEM_SYSTEM } from "./fhirResources.ts";
 
 /*
  * GET /fhir/r4/Observation?patient=&code=&date=&_count= (contract D.6) read into a search of the

@@ -1,11 +1,13 @@
 import { expect } from "chai";
 import { Fhir } from "fhir";
 import { Client } from "fhir-kit-client";
-import type { Bundle, Observation } from "fhir/r4.js";
-import { textOfFhirId, fhirId } from "../../src/fhir/fhirIds.ts";
-import { SENT_VALUE_EXTENSION } from "../../src/fhir/observationResource.ts";
+import type { Bundle, DiagnosticReport, Observation } from "fhir/r4.js";
+import { NATIONAL_ID_SYSTEM } from "../../src/fhir/bundleToLabReports.ts";
+import { fhirId, textOfFhirId } from "../../src/fhir/fhirIds.ts";
+import { SENT_VALUE_EXTENSION } from "../../src/fhir/fhirResources.ts";
 import type { RunningService } from "../../src/service.ts";
 import { diagnosticReportBundle } from "../support/fhirBundles.ts";
+import { ZHANG_SAN_ID } from "../support/hl7Messages.ts";
 import { startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
@@ -39,7 +41,7 @@ function monthlyBundle(): Bundle {
   return { resourceType: "Bundle", type: "batch", entry: entries.flat() };
 }
 
-describe("FHIR R4: a patient's Observations searched at /fhir/r4/Observation", function () {
+describe("FHIR R4 read: a patient's Observations searched, the patient found, a report read", function () {
   this.timeout(60_000);
   let service: RunningService;
   let tenant: IngestionTenant;
@@ -100,6 +102,20 @@ describe("FHIR R4: a patient's Observations searched at /fhir/r4/Observation", f
       expect(answer.status, query).to.equal(400);
       expect(valid<{ issue: Array<{ diagnostics: string }> }>(await answer.json()).issue[0]!.diagnostics, query).to.match(says);
     }
+  });
+
+  it("finds the patient by national id, and reads a report whole with its results contained", async () => {
+    const found = valid<Bundle>(await fhir.search({ resourceType: "Patient", searchParams: { identifier: `${NATIONAL_ID_SYSTEM}|${ZHANG_SAN_ID}` } }));
+    expect(found.entry!.map((entry) => entry.resource!.id)).to.deep.equal(["P001"]);
+    const report = valid<DiagnosticReport>(await fhir.read({ resourceType: "DiagnosticReport", id: fhirId("SEARCH-2025-06") }));
+    expect(report.identifier![0]!.value).to.equal("SEARCH-2025-06");
+    expect(report.subject!.reference).to.equal("Patient/P001");
+    expect(report.issued!.slice(0, 19)).to.equal("2025-06-15T10:00:00");
+    expect(report.result!.map((result) => result.reference)).to.deep.equal(["#r0", "#r1", "#r2", "#r3"]);
+    expect((report.contained![0] as Observation).valueQuantity).to.deep.include({ value: 115, unit: "g/L" });
+    const missing = await fetch(`${service.url}/fhir/r4/DiagnosticReport/NO-SUCH`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": "h1" } });
+    expect(missing.status).to.equal(404);
+    valid(await missing.json());
   });
 
   it("writes ids that read back to the text they were made of", () => {

@@ -347,6 +347,19 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(((answer.body as Bundle).entry ?? []).map((entry) => entry.resource!.id).sort()).to.deep.equal(souths);
     expect(souths).to.not.be.empty;
   },
+  "GET /fhir/r4/Patient": async ({ south }) => {
+    const answer = await south.call("GET", `/fhir/r4/Patient?identifier=${encodeURIComponent(`urn:oid:2.16.156.10011.1.1|${NORTH_PATIENT.idCard}`)}`, { token: south.authorToken });
+    expect(answer.status).to.equal(200);
+    expect((answer.body as Bundle).entry ?? [], "north's patient is not south's").to.deep.equal([]);
+  },
+  "GET /fhir/r4/DiagnosticReport/:id": async ({ service, north, south }) => {
+    // A report only north holds: south finds nothing by its id.
+    expect((await north.push("lab", [labReport("NORTH-ONLY-FHIR")])).status).to.equal(200);
+    await until(async () => (await service.db.query("select 1 from read.lab_reports where tenant = 'north' and external_id = 'NORTH-ONLY-FHIR'")).rowCount === 1);
+    const answer = await south.call("GET", "/fhir/r4/DiagnosticReport/NORTH-ONLY-FHIR", { token: south.authorToken });
+    expect(answer.status).to.equal(404);
+    expectNothingOfNorth(flat(answer.body).replace("NORTH-ONLY-FHIR", ""), "the 404");
+  },
   "POST /open/v1/lab/reports/bulk": async ({ service, north, south }) => {
     // As a push: north's externalId and north's patient sent in south's job stay south's.
     const job = await bulkJob(service, south, "lab", [labReport("NORTH-EXTRA", { labName: "south's bulk lab", reportedAt: "2026-01-11 10:00:00" }), labReport("SOUTH-BULK-ABOUT-NORTH", { patient: NORTH_PATIENT })]);

@@ -6,12 +6,14 @@ import { pushingClient } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import { isTransient } from "../../../db/transientErrors.ts";
-import { searchObservations } from "../../../queries/fhirObservations.ts";
+import { patientsByIdCard, reportWithResults, searchObservations } from "../../../queries/fhirObservations.ts";
 import type { Client } from "../../../queries/credentials.ts";
 import { bundleSchema } from "../../fhir/bundleSchema.ts";
 import { capabilityStatement } from "../../fhir/capabilityStatement.ts";
 import { operationOutcome, type Issue } from "../../fhir/operationOutcome.ts";
-import { observationResource } from "../../fhir/observationResource.ts";
+import { NATIONAL_ID_SYSTEM } from "../../fhir/bundleToLabReports.ts";
+import { textOfFhirId } from "../../fhir/fhirIds.ts";
+import { diagnosticReportResource, observationResource, patientResource } from "../../fhir/fhirResources.ts";
 import { observationSearch, searchsetBundle } from "../../fhir/observationSearch.ts";
 import { pushBundle } from "../../fhir/pushBundle.ts";
 import type { PushTally } from "../../metrics/pushMetrics.ts";
@@ -97,10 +99,39 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
     answer(ctx, answered.status, answered.body);
   });
 
-  router.get("/Observation", requireAuthor(deps.store.db, adminToken), async (ctx) => {
+  const author = requireAuthor(deps.store.db, adminToken);
+  const baseOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}/fhir/r4`;
+
+  router.get("/Patient", author, async (ctx) => {
+    const identifier = ctx.query.identifier;
+    const [system, idCard] = typeof identifier === "string" && identifier.includes("|") ? [identifier.slice(0, identifier.indexOf("|")), identifier.slice(identifier.indexOf("|") + 1)] : [null, null];
+    if (system !== NATIONAL_ID_SYSTEM || !idCard || Object.keys(ctx.query).length !== 1) {
+      throw new CommandError("invalid", `Search patients by identifier=${NATIONAL_ID_SYSTEM}|<national id>, once.`);
+    }
+    const patients = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => patientsByIdCard(reader, idCard));
+    const base = baseOf(ctx);
+    answer(ctx, 200, {
+      resourceType: "Bundle",
+      type: "searchset",
+      link: [{ relation: "self", url: `${base}/Patient?${new URLSearchParams({ identifier: `${system}|${idCard}` })}` }],
+      entry: patients.map((patient) => {
+        const resource = patientResource(patient);
+        return { fullUrl: `${base}/Patient/${resource.id}`, resource, search: { mode: "match" } };
+      }),
+    });
+  });
+
+  router.get("/DiagnosticReport/:id", author, async (ctx) => {
+    const externalId = textOfFhirId(ctx.params.id!);
+    const report = externalId === null ? null : await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reportWithResults(reader, externalId));
+    if (!report) throw new CommandError("not-found", `There is no DiagnosticReport ${ctx.params.id}; its id is the report's externalId, each character other than letters, digits and - written . and its bytes in hex.`);
+    answer(ctx, 200, diagnosticReportResource(report, deps.dictionary));
+  });
+
+  router.get("/Observation", author, async (ctx) => {
     const search = observationSearch(ctx.query, deps.dictionary);
     const rows = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => searchObservations(reader, search));
-    const base = `${ctx.protocol}://${ctx.host}/fhir/r4`;
+    const base = baseOf(ctx);
     const pageUrl = (cursor: string | null) => {
       const params = new URLSearchParams();
       for (const [name, value] of Object.entries(ctx.query)) if (name !== "_cursor") for (const one of [value ?? []].flat()) params.append(name, one);

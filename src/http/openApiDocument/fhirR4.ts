@@ -27,6 +27,32 @@ export const fhirR4Paths = {
       },
     },
   },
+  "/fhir/r4/Patient": {
+    get: {
+      tags: ["FHIR R4"],
+      operationId: "fhirSearchPatients",
+      summary: "The registered patient with a national id (contract D.6)",
+      security: security.author,
+      requestParams: { query: z.object({ identifier: z.string().meta({ description: "urn:oid:2.16.156.10011.1.1|<national id>", example: "urn:oid:2.16.156.10011.1.1|11010519491231002X" }) }) },
+      responses: {
+        200: { description: "A searchset Bundle of the Patients (none or one)", ...fhirJson(fhirResource("Bundle", "searchset")) },
+        ...failures({ 400: "No identifier of the national-id system", 401: "No author token, or an invalid one", 403: "A token of another tenant" }),
+      },
+    },
+  },
+  "/fhir/r4/DiagnosticReport/{id}": {
+    get: {
+      tags: ["FHIR R4"],
+      operationId: "fhirReadDiagnosticReport",
+      summary: "A lab report with its results contained (contract D.6)",
+      security: security.author,
+      requestParams: { path: z.object({ id: z.string().meta({ description: "The externalId, each character other than letters, digits and - written . and its bytes in hex", example: "L20260301-0001" }) }) },
+      responses: {
+        200: { description: "The DiagnosticReport", ...fhirJson(fhirResource("DiagnosticReport", "Its Observations contained")) },
+        ...failures({ 401: "No author token, or an invalid one", 403: "A token of another tenant", 404: "No report with this id" }),
+      },
+    },
+  },
   "/fhir/r4/Observation": {
     get: {
       tags: ["FHIR R4"],

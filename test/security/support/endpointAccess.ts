@@ -76,6 +76,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /fhir/r4/metadata": "public",
   "POST /fhir/r4": "client",
   "GET /fhir/r4/Observation": "author",
+  "GET /fhir/r4/Patient": "author",
+  "GET /fhir/r4/DiagnosticReport/:id": "author",
 };
 
 /** A concrete path for a route pattern: each `:name` replaced by `values[name]` (or "x"). */

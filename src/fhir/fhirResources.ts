@@ -1,20 +1,22 @@
-import type { Coding, Observation } from "fhir/r4.js";
+import type { Coding, DiagnosticReport, Observation, Patient } from "fhir/r4.js";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
-import type { ObservationRow } from "../../queries/fhirObservations.ts";
+import type { ObservationRow, ReportRow } from "../../queries/fhirObservations.ts";
 import { parseLocalDateTime } from "../../queries/localDateTime.ts";
+import { NATIONAL_ID_SYSTEM } from "./bundleToLabReports.ts";
 import { fhirId } from "./fhirIds.ts";
 
 /*
- * A stored result item as an R4 Observation (contract D.6): the standard code first (LOINC where the
- * dictionary has one, then our item code), the value converted to the item's standard unit, and
- * the value as sent kept in an extension when the two differ.
+ * What the service stores, as the R4 resources it serves (contract D.6). A result item is an
+ * Observation: the standard code first (LOINC where the dictionary has one, then our item code),
+ * the value converted to the item's standard unit, the value as sent kept in an extension when the
+ * two differ.
  */
 
 /** Our dictionary's item codes as a code system. */
 export const ITEM_SYSTEM = "urn:dialysis-hub:item";
 /** The value and unit as the laboratory sent them. */
 export const SENT_VALUE_EXTENSION = "urn:dialysis-hub:fhir:sent-value";
-const STATUSES: Record<string, Observation["status"]> = { FINAL: "final", PRELIMINARY: "preliminary", CORRECTED: "corrected", CANCELLED: "cancelled" };
+const STATUSES: Record<string, Observation["status"] & DiagnosticReport["status"]> = { FINAL: "final", PRELIMINARY: "preliminary", CORRECTED: "corrected", CANCELLED: "cancelled" };
 
 export function observationResource(row: ObservationRow, dictionary: Dictionary): Observation {
   const item = row.std_code ? dictionary.items.find((candidate) => candidate.code === row.std_code) : undefined;
@@ -31,7 +33,7 @@ export function observationResource(row: ObservationRow, dictionary: Dictionary)
     status: STATUSES[row.status ?? "FINAL"] ?? "final",
     category: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "laboratory" }] }],
     code: { ...(coding.length ? { coding } : {}), text: row.std_name ?? row.item_name ?? row.item_code ?? "result" },
-    subject: { reference: `Patient/${fhirId(row.patient_ref)}` },
+    ...(row.patient_ref ? { subject: { reference: `Patient/${fhirId(row.patient_ref)}` } } : {}),
     effectiveDateTime: withServiceZone(row.effective_at),
     issued: withServiceZone(row.reported_at),
     ...value(row, converted),
@@ -56,4 +58,36 @@ function value(row: ObservationRow, converted: boolean): Partial<Observation> {
   if (row.value_num !== null) return { valueQuantity: { value: row.value_num, ...(row.unit ? { unit: row.unit } : {}) } };
   if (row.value_text !== null) return { valueString: row.value_text };
   return {};
+}
+
+/** A stored lab report as an R4 DiagnosticReport, its results contained (Observations are not read one by one). */
+export function diagnosticReportResource(report: ReportRow, dictionary: Dictionary): DiagnosticReport {
+  const contained = report.results.map((row, i) => ({ ...observationResource(row, dictionary), id: `r${i}` }));
+  return {
+    resourceType: "DiagnosticReport",
+    id: fhirId(report.external_id),
+    contained,
+    identifier: [{ value: report.external_id }],
+    status: STATUSES[report.status ?? "FINAL"] ?? "final",
+    category: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/v2-0074", code: "LAB" }] }],
+    code: { text: report.panel_name ?? "laboratory report" },
+    ...(report.patient_ref ? { subject: { reference: `Patient/${fhirId(report.patient_ref)}` } } : {}),
+    ...(report.collected_at ? { effectiveDateTime: withServiceZone(report.collected_at) } : {}),
+    issued: withServiceZone(report.reported_at),
+    result: contained.map(({ id }) => ({ reference: `#${id}` })),
+  };
+}
+
+/** A registered patient as an R4 Patient. */
+export function patientResource(patient: { patient_ref: string; name: string; id_card: string; his_patient_id: string | null; active: boolean }): Patient {
+  return {
+    resourceType: "Patient",
+    id: fhirId(patient.patient_ref),
+    identifier: [
+      { system: NATIONAL_ID_SYSTEM, value: patient.id_card },
+      ...(patient.his_patient_id ? [{ type: { text: "hospital patient id" }, value: patient.his_patient_id }] : []),
+    ],
+    active: patient.active,
+    name: [{ text: patient.name }],
+  };
 }
