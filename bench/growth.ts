@@ -57,6 +57,9 @@ interface Figures {
   catchUpSeconds: number;
   reconcileP99: number;
   historyP99: number;
+  /** FHIR Observation search: one patient's haemoglobin over three years. */
+  fhirSearchP99: number;
+  fhirSearchResults: number;
   dashboards: Record<string, { defaultP50: number; defaultP99: number; fiveYearsP50: number; fiveYearsP99: number; failedQueries: number; queries: number }>;
 }
 
@@ -180,6 +183,13 @@ async function measure(service: ServiceProcess, bench: { key: string }, tenant: 
   const reconcile = await repeat(CALLS, reconcileCall);
   await repeat(WARMUP_CALLS, historyCall);
   const history = await repeat(CALLS, historyCall);
+  // A patient of the first group (the probes' patients): three years of one code, as a regional platform asks.
+  const patientRef = `G0-${generateDemoData(now, 1).patients[0]!.patientRef}`;
+  const searchPath = `/fhir/r4/Observation?${new URLSearchParams([["patient", patientRef], ["code", "http://loinc.org|718-7"], ["date", `ge${localDate(yearsBefore(now, 3))}`], ["date", `le${localDate(now)}`], ["_count", "100"]])}`;
+  const searchCall = () => call("GET", searchPath, { token: tenant.authorToken, tenant: tenant.name });
+  await repeat(WARMUP_CALLS, searchCall);
+  const fhirSearch = await repeat(CALLS, searchCall);
+  const fhirSearchResults = ((await searchCall()).body as { entry?: unknown[] }).entry?.length ?? 0;
   const fiveYears = [localDate(yearsBefore(now, YEARS)), localDate(now)];
   const dashboards: Figures["dashboards"] = {};
   for (const id of DEMO_REPORT_IDS) {
@@ -198,7 +208,7 @@ async function measure(service: ServiceProcess, bench: { key: string }, tenant: 
     const five = await repeat(DASHBOARD_CALLS, data({ period: fiveYears }));
     dashboards[id] = { defaultP50: percentile(defaults, 50), defaultP99: percentile(defaults, 99), fiveYearsP50: percentile(five, 50), fiveYearsP99: percentile(five, 99), failedQueries, queries };
   }
-  return { push100P99: percentile(pushes.pushMs, 99), catchUpSeconds, reconcileP99: percentile(reconcile, 99), historyP99: percentile(history, 99), dashboards };
+  return { push100P99: percentile(pushes.pushMs, 99), catchUpSeconds, reconcileP99: percentile(reconcile, 99), historyP99: percentile(history, 99), fhirSearchP99: percentile(fhirSearch, 99), fhirSearchResults, dashboards };
 }
 
 export async function growthBenchmarks(): Promise<BenchResult[]> {
@@ -264,6 +274,13 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
       ratio("push100_p99", big.push100P99, empty.push100P99, `push of 100 reports p99, 4 senders x ${PUSH_BATCHES}; every projection held them ${big.catchUpSeconds.toFixed(1)} s after the last answer (${empty.catchUpSeconds.toFixed(1)} s on the empty store)`),
       ratio("reconcile_p99", big.reconcileP99, empty.reconcileP99, `reconcile p99 of a day of 100 reports, ${CALLS} calls`),
       ratio("history_p99", big.historyP99, empty.historyP99, `history of a report p99, ${CALLS} calls`),
+      result(
+        "fhir.search_p99_ms",
+        big.fhirSearchP99,
+        "ms",
+        { value: empty.fhirSearchP99, ratio: big.fhirSearchP99 / empty.fhirSearchP99 },
+        `GET /fhir/r4/Observation of one patient's LOINC 718-7 over 3 years (${big.fhirSearchResults} results; ${empty.fhirSearchResults} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: the empty store; target <= 50`,
+      ),
       result("growth.database_mb", size / 1024 / 1024, "MB", undefined, `pg_database_size with ${reports} lab reports in ${tenantCount} tenants over ${YEARS} years`),
     ];
     for (const id of DEMO_REPORT_IDS) {
