@@ -1,5 +1,5 @@
 import { HL7Message } from "hl7v2";
-import { mshField } from "./er7Messages.ts";
+import { mshFields } from "./er7Messages.ts";
 import type { Hl7Location } from "./oruToLabReport.ts";
 
 /*
@@ -31,7 +31,8 @@ let ackSequence = 0;
 
 /** The ACK of a message, as ER7 text, in the message's version (v2.5 when it names none it can be answered in). */
 export function ackOf(er7: string, code: AckCode, text: string, problems: readonly AckProblem[] = []): string {
-  const sent = (n: number) => mshField(er7, n);
+  const fields = mshFields(er7);
+  const sent = (n: number) => fields[n - 1] ?? "";
   let ack: HL7Message;
   try {
     ack = new HL7Message((/^2\.\d(\.\d)?$/.test(sent(12)) ? sent(12) : "2.5") as ConstructorParameters<typeof HL7Message>[0]);

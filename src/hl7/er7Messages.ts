@@ -21,11 +21,16 @@ export function er7Messages(body: string): { messages: string[]; stray: string[]
 }
 
 /**
- * Field `n` of a message's MSH segment as written, read without parsing the message (to answer
- * one that cannot be parsed, or to find the key before parsing). MSH-1 is the field separator
- * itself (the character after MSH), so MSH-n is the n-th piece of the line split on it.
+ * The fields of a message's MSH segment as written, read without parsing the message (to answer
+ * one that cannot be parsed, or to find the key before parsing): `[n - 1]` is MSH-n. MSH-1 is the
+ * field separator itself (the character after MSH), so MSH-n is the n-th piece of the line split on it.
  */
-export function mshField(er7: string, n: number): string {
+export function mshFields(er7: string): string[] {
   const line = er7.split("\r", 1)[0]!;
-  return line.split(line.startsWith("MSH") && line.length > 3 ? line[3]! : "|")[n - 1] ?? "";
+  return line.split(line.startsWith("MSH") && line.length > 3 ? line[3]! : "|");
+}
+
+/** MSH-n as written (mshFields). */
+export function mshField(er7: string, n: number): string {
+  return mshFields(er7)[n - 1] ?? "";
 }

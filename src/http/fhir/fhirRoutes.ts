@@ -1,11 +1,10 @@
 import Router from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
-import { CommandError, type CommandErrorKind } from "../../../commands/commandError.ts";
+import { CommandError } from "../../../commands/commandError.ts";
 import { pushingClient } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
-import { isTransient } from "../../../db/transientErrors.ts";
 import { patientsByIdCard, reportWithResults, searchObservations } from "../../../queries/fhirObservations.ts";
 import type { Client } from "../../../queries/credentials.ts";
 import { bundleSchema } from "../../fhir/bundleSchema.ts";
@@ -18,6 +17,7 @@ import { observationSearch, searchsetBundle } from "../../fhir/observationSearch
 import { pushBundle } from "../../fhir/pushBundle.ts";
 import type { PushTally } from "../../metrics/pushMetrics.ts";
 import { requireAuthor } from "../authorAuth.ts";
+import { failureOf } from "../failureOf.ts";
 import { HttpError } from "../httpError.ts";
 import { jsonBody } from "../jsonBody.ts";
 import { requireClient } from "../openApi/clientAuth.ts";
@@ -40,14 +40,23 @@ function answer(ctx: Context, status: number, resource: unknown): void {
   ctx.body = resource;
 }
 
-const COMMAND_ERROR: Record<CommandErrorKind, { status: number; code: Issue["code"] }> = {
-  invalid: { status: 400, code: "invalid" },
-  "too-large": { status: 413, code: "too-costly" },
-  "not-found": { status: 404, code: "not-found" },
-  conflict: { status: 409, code: "conflict" },
-  unavailable: { status: 503, code: "transient" },
+/** The OperationOutcome issue type of each status a failure is answered with. */
+const ISSUE_OF_STATUS: Record<number, Issue["code"]> = {
+  400: "invalid",
+  401: "login",
+  403: "forbidden",
+  404: "not-found",
+  409: "conflict",
+  413: "too-costly",
+  415: "not-supported",
+  429: "throttled",
+  500: "exception",
+  503: "transient",
 };
-const HTTP_ISSUE: Record<number, Issue["code"]> = { 401: "login", 403: "forbidden", 404: "not-found", 413: "too-costly", 415: "not-supported", 429: "throttled" };
+const SENTENCES = {
+  unavailable: "The service cannot reach its database right now; post again in a few seconds, nothing was lost.",
+  fault: "The service failed to handle this call; post again, and report the X-Request-Id if it persists.",
+};
 
 /** The one place /fhir/r4 failures are shaped: an OperationOutcome saying how to fix the call. Faults of ours are logged whole and answered generically. */
 export function fhirErrors(log: Logger): Middleware {
@@ -58,21 +67,9 @@ export function fhirErrors(log: Logger): Middleware {
         answer(ctx, 404, operationOutcome([{ code: "not-supported", diagnostics: `There is no ${ctx.method} ${ctx.path}; GET /fhir/r4/metadata lists what this server does.` }]));
       }
     } catch (error) {
-      if (error instanceof HttpError) {
-        ctx.set(error.headers);
-        return answer(ctx, error.status, operationOutcome([{ code: HTTP_ISSUE[error.status] ?? "invalid", diagnostics: error.message }]));
-      }
-      if (error instanceof CommandError) {
-        const { status, code } = COMMAND_ERROR[error.kind];
-        return answer(ctx, status, operationOutcome([{ code, diagnostics: error.message }]));
-      }
-      if (isTransient(error)) {
-        log.warn({ err: error }, "database unavailable");
-        ctx.set("Retry-After", "5");
-        return answer(ctx, 503, operationOutcome([{ code: "transient", diagnostics: "The service cannot reach its database right now; post again in a few seconds, nothing was lost." }]));
-      }
-      log.error({ err: error }, "request failed");
-      answer(ctx, 500, operationOutcome([{ code: "exception", diagnostics: "The service failed to handle this call; post again, and report the X-Request-Id if it persists." }]));
+      const { status, message, headers } = failureOf(error, log, SENTENCES);
+      ctx.set(headers);
+      answer(ctx, status, operationOutcome([{ code: ISSUE_OF_STATUS[status] ?? "invalid", diagnostics: message }]));
     }
   };
 }

@@ -1,9 +1,7 @@
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { CommandError, type CommandErrorKind } from "../../../commands/commandError.ts";
-import { isTransient } from "../../../db/transientErrors.ts";
-import { HttpError } from "../httpError.ts";
+import { failureOf } from "../failureOf.ts";
 
 /** Every /open/v1 answer (contract B.1), `data` described by the call; the HTTP status equals `code`. */
 export function envelopeSchema<T extends z.ZodType>(data: T) {
@@ -21,7 +19,10 @@ export function answer(ctx: Context, data: unknown, code = 200, msg = "ok"): voi
   ctx.body = { code, msg, data, timestamp: Date.now() };
 }
 
-const COMMAND_ERROR_CODE: Record<CommandErrorKind, number> = { invalid: 400, "too-large": 413, "not-found": 404, conflict: 409, unavailable: 503 };
+const SENTENCES = {
+  unavailable: "The service cannot reach its database right now; push again in a few seconds, nothing was lost.",
+  fault: "The service failed to handle this call; push again, and report the X-Request-Id if it persists.",
+};
 
 /** The one place /open/v1 failures are shaped. Faults of ours are logged whole and answered generically. */
 export function openApiErrors(log: Logger): Middleware {
@@ -32,18 +33,9 @@ export function openApiErrors(log: Logger): Middleware {
         answer(ctx, null, 404, `There is no ${ctx.method} ${ctx.path}; the calls are listed at /md/integration-guide.md.`);
       }
     } catch (error) {
-      if (error instanceof HttpError) {
-        ctx.set(error.headers);
-        return answer(ctx, null, error.status, error.message);
-      }
-      if (error instanceof CommandError) return answer(ctx, null, COMMAND_ERROR_CODE[error.kind], error.message);
-      if (isTransient(error)) {
-        log.warn({ err: error }, "database unavailable");
-        ctx.set("Retry-After", "5");
-        return answer(ctx, null, 503, "The service cannot reach its database right now; push again in a few seconds, nothing was lost.");
-      }
-      log.error({ err: error }, "request failed");
-      answer(ctx, null, 500, "The service failed to handle this call; push again, and report the X-Request-Id if it persists.");
+      const { status, message, headers } = failureOf(error, log, SENTENCES);
+      ctx.set(headers);
+      answer(ctx, null, status, message);
     }
   };
 }

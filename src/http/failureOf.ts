@@ -1,0 +1,37 @@
+import type { Logger } from "pino";
+import { CommandError, type CommandErrorKind } from "../../commands/commandError.ts";
+import { isTransient } from "../../db/transientErrors.ts";
+import { HttpError } from "./httpError.ts";
+
+const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "too-large": 413, "not-found": 404, conflict: 409, unavailable: 503 };
+
+/** A failure as its caller sees it: the status, one sentence, the headers to set. */
+export interface Failure {
+  status: number;
+  message: string;
+  headers: Record<string, string>;
+}
+
+/** Each interface's words for what is not the caller's to fix. */
+export interface FaultSentences {
+  /** The database cannot be reached (answered 503 with Retry-After). */
+  unavailable: string;
+  /** A fault of ours (answered 500). */
+  fault: string;
+}
+
+/**
+ * What a thrown error means for the caller, whichever interface shapes the answer: an HttpError or
+ * a CommandError says how to fix the call; anything else is ours, logged here in full and answered
+ * with the interface's generic sentence.
+ */
+export function failureOf(error: unknown, log: Logger, sentences: FaultSentences): Failure {
+  if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
+  if (error instanceof CommandError) return { status: COMMAND_ERROR_STATUS[error.kind], message: error.message, headers: {} };
+  if (isTransient(error)) {
+    log.warn({ err: error }, "database unavailable");
+    return { status: 503, message: sentences.unavailable, headers: { "Retry-After": "5" } };
+  }
+  log.error({ err: error }, "request failed");
+  return { status: 500, message: sentences.fault, headers: {} };
+}
