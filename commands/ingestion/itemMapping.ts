@@ -1,6 +1,7 @@
 /**
  * Maps the items of a pushed laboratory (or examination) report to the standard dictionary and
- * converts numeric values to the item's standard unit (contract B.2, "Item mapping").
+ * converts numeric values to the item's standard unit (contract B.2, "Item mapping"): by the
+ * dictionary's conversions first, then by UCUM where the dictionary lists none for the sent unit.
  *
  * Mapping, first hit wins:
  *   1. the client's own code map: sender `itemCode` (trimmed, exact) → a standard code;
@@ -13,6 +14,8 @@
  */
 import { normaliseItemKey } from "../../db/seed/defaultDictionary.ts";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
+import { normaliseUnitKey, ucumConversion } from "./units.ts";
+import type { Conversion } from "./units.ts";
 
 export interface SentItem {
   itemCode?: string;
@@ -50,11 +53,6 @@ export interface ItemMapper {
 /** Significant digits kept after a non-identity unit conversion (removes float noise). */
 const CONVERSION_PRECISION = 6;
 
-interface Conversion {
-  factor: number;
-  offset: number;
-}
-
 interface IndexedItem {
   item: DictionaryItem;
   /** True when values of this item are converted: numeric with a non-empty standard unit. */
@@ -62,52 +60,6 @@ interface IndexedItem {
   stdUnitKey: string;
   /** Unit key → conversion; `null` marks a key claimed by two conversions that disagree. */
   conversions: Map<string, Conversion | null>;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Units
-
-const SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹";
-const SUPERSCRIPT_RUN = /[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+/gu;
-/** Leading power of ten in any common spelling: 10^9, 10*9, 10**9, 10E9, ×10^9, x10^9, *10^9. */
-const POWER_OF_TEN = /^[×x*]?10(?:\^|\*\*|\*|e)(-?\d+)/u;
-
-function unitKeyUncached(unit: string): string {
-  const s = unit
-    // "10⁹/L" → "10^9/L" before NFKC would flatten the superscript into "109/L".
-    .replace(SUPERSCRIPT_RUN, (run) => {
-      let digits = "^";
-      for (const c of run) digits += c === "⁻" ? "-" : String(SUPERSCRIPT_DIGITS.indexOf(c));
-      return digits;
-    })
-    // Full-width folded to half-width; NFKC also maps the micro sign U+00B5 to Greek mu U+03BC
-    // and "㎍" to "μg".
-    .normalize("NFKC")
-    .replace(/\s+/gu, "")
-    .toLowerCase()
-    // Micro prefix: "µ" (U+00B5), "μ" (U+03BC) and ASCII "u" are the same.
-    .replace(/[µμ]/gu, "u")
-    // "10^⁹" became "10^^9" above.
-    .replace(/\^+/gu, "^");
-  return s.replace(POWER_OF_TEN, "10^$1");
-}
-
-const unitKeyCache = new Map<string, string>();
-const UNIT_KEY_CACHE_LIMIT = 4096;
-
-/**
- * Comparison key for units: whitespace removed, case-insensitive, full-width folded, the micro
- * prefixes "µ", "μ" and "u" unified, and a leading power of ten written as `10^n` whatever the
- * sender's spelling (`10^9/L`, `10*9/L`, `10E9/L`, `×10^9/L`, `x10^9/L`, `10⁹/L`).
- */
-export function normaliseUnitKey(unit: string): string {
-  let key = unitKeyCache.get(unit);
-  if (key === undefined) {
-    key = unitKeyUncached(unit);
-    if (unitKeyCache.size >= UNIT_KEY_CACHE_LIMIT) unitKeyCache.clear();
-    unitKeyCache.set(unit, key);
-  }
-  return key;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,7 +227,9 @@ export function createItemMapper(dictionary: Dictionary): ItemMapper {
       return result;
     }
 
-    const conv = entry.conversions.get(key);
+    // The dictionary's own conversions come first, and a spelling it lists as ambiguous (null)
+    // is not handed to UCUM either.
+    const conv = entry.conversions.has(key) ? entry.conversions.get(key) : ucumConversion(unit.trim(), item.unit);
     if (conv) {
       const raw = valueNum * conv.factor + conv.offset;
       // Identity conversions (e.g. mEq/L → mmol/L) keep the value exactly as sent.

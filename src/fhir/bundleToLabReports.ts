@@ -1,4 +1,5 @@
-import type { Bundle, BundleEntry, Coding, DiagnosticReport, Observation, Patient, Resource } from "fhir/r4.js";
+import type { Bundle, BundleEntry, Coding, DiagnosticReport, Observation, Patient, Quantity, Resource } from "fhir/r4.js";
+import { UCUM_SYSTEM } from "../../commands/ingestion/units.ts";
 import { definedOnly } from "../definedOnly.ts";
 
 /*
@@ -114,7 +115,7 @@ function diagnosticReport(report: DiagnosticReport, entryIndex: number, resolve:
     itemCode: "code.coding",
     itemName: "code",
     value: "value",
-    unit: "valueQuantity.unit",
+    unit: "valueQuantity",
     refLow: "referenceRange[0].low.value",
     refHigh: "referenceRange[0].high.value",
     abnormalFlag: "interpretation[0]",
@@ -163,12 +164,18 @@ function resultItem(observation: Observation, loincCodes: ReadonlyMap<string, st
     itemCode: loinc ? loincCodes.get(loinc.code!) : coding?.code,
     itemName: observation.code?.text ?? coding?.display,
     value: observation.valueQuantity ? observation.valueQuantity.value : qualitative,
-    unit: observation.valueQuantity?.unit ?? observation.valueQuantity?.code,
+    unit: sentUnit(observation.valueQuantity),
     refLow: range?.low?.value,
     refHigh: range?.high?.value,
     abnormalFlag: observation.interpretation?.[0]?.coding?.[0]?.code,
     resultType: !observation.valueQuantity && qualitative !== undefined ? "QUALITATIVE" : undefined,
   });
+}
+
+/** A UCUM code is what machines agree on; `unit` is a display that may be in any language. */
+function sentUnit(quantity: Quantity | undefined): string | undefined {
+  if (quantity?.system === UCUM_SYSTEM && quantity.code) return quantity.code;
+  return quantity?.unit ?? quantity?.code;
 }
 
 /** Patient.name[0]: its text, else family then given, together without a space for Chinese names. */

@@ -1,4 +1,5 @@
-import type { Coding, DiagnosticReport, Observation, Patient } from "fhir/r4.js";
+import type { Coding, DiagnosticReport, Observation, Patient, Quantity } from "fhir/r4.js";
+import { UCUM_SYSTEM, ucumCodeOf } from "../../commands/ingestion/units.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { ObservationRow, ReportRow } from "../../queries/fhirObservations.ts";
 import { parseLocalDateTime } from "../../queries/localDateTime.ts";
@@ -8,8 +9,8 @@ import { fhirId } from "./fhirIds.ts";
 /*
  * What the service stores, as the R4 resources it serves (contract D.6). A result item is an
  * Observation: the standard code first (LOINC where the dictionary has one, then our item code),
- * the value converted to the item's standard unit, the value as sent kept in an extension when the
- * two differ.
+ * the value converted to the item's standard unit with its UCUM code, the value as sent kept in an
+ * extension when the two differ.
  */
 
 /** Our dictionary's item codes as a code system. */
@@ -29,7 +30,7 @@ export function observationResource(row: ObservationRow, dictionary: Dictionary)
   return {
     resourceType: "Observation",
     id: `${fhirId(row.external_id)}-${row.item_index}`,
-    ...(sentDiffers ? { extension: [{ url: SENT_VALUE_EXTENSION, valueQuantity: { value: row.value_num!, ...(row.unit ? { unit: row.unit } : {}) } }] } : {}),
+    ...(sentDiffers ? { extension: [{ url: SENT_VALUE_EXTENSION, valueQuantity: quantity(row.value_num!, row.unit) }] } : {}),
     status: STATUSES[row.status ?? "FINAL"] ?? "final",
     category: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "laboratory" }] }],
     code: { ...(coding.length ? { coding } : {}), text: row.std_name ?? row.item_name ?? row.item_code ?? "result" },
@@ -54,10 +55,17 @@ export function withServiceZone(local: string): string {
 }
 
 function value(row: ObservationRow, converted: boolean): Partial<Observation> {
-  if (converted) return { valueQuantity: { value: row.std_value!, unit: row.std_unit!, ...(row.std_unit ? { system: "http://unitsofmeasure.org", code: row.std_unit } : {}) } };
-  if (row.value_num !== null) return { valueQuantity: { value: row.value_num, ...(row.unit ? { unit: row.unit } : {}) } };
+  if (converted) return { valueQuantity: quantity(row.std_value!, row.std_unit) };
+  if (row.value_num !== null) return { valueQuantity: quantity(row.value_num, row.unit) };
   if (row.value_text !== null) return { valueString: row.value_text };
   return {};
+}
+
+/** A value with its unit as written, and the unit's UCUM code when it has one ("10^9/L" is coded 10*9/L). */
+function quantity(value: number, unit: string | null): Quantity {
+  if (!unit) return { value };
+  const code = ucumCodeOf(unit);
+  return { value, unit, ...(code !== null ? { system: UCUM_SYSTEM, code } : {}) };
 }
 
 /** A stored lab report as an R4 DiagnosticReport, its results contained (Observations are not read one by one). */

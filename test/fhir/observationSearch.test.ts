@@ -24,7 +24,10 @@ function valid<T>(resource: unknown): T {
   return resource as T;
 }
 
-/** Twelve monthly reports of 2025 for P001, each with its haemoglobin; June's sent in g/dL. */
+/**
+ * Twelve monthly reports of 2025 for P001, each with its haemoglobin; June's sent in g/dL, July's
+ * potassium coded in UCUM as mol/L under a Chinese display.
+ */
 function monthlyBundle(): Bundle {
   const entries = Array.from({ length: 12 }, (_, m) => {
     const month = String(m + 1).padStart(2, "0");
@@ -36,6 +39,7 @@ function monthlyBundle(): Bundle {
       hgb.valueQuantity = { value: 11.5, unit: "g/dL" };
       hgb.referenceRange = [{ low: { value: 11.5 }, high: { value: 15 } }];
     }
+    if (m === 6) (entry[3]!.resource as Observation).valueQuantity = { value: 0.0046, unit: "摩尔/升", system: "http://unitsofmeasure.org", code: "mol/L" };
     return entry;
   });
   return { resourceType: "Bundle", type: "batch", entry: entries.flat() };
@@ -76,9 +80,16 @@ describe("FHIR R4 read: a patient's Observations searched, the patient found, a 
     const june = valid<Bundle>(await fhir.search({ resourceType: "Observation", searchParams: { patient: "P001", code: "HGB", date: ["ge2025-06-01", "le2025-06-30"] } }));
     expect(june.entry).to.have.length(1);
     const hgb = june.entry![0]!.resource as Observation;
-    expect(hgb.valueQuantity).to.deep.include({ value: 115, unit: "g/L" });
-    expect(hgb.extension).to.deep.equal([{ url: SENT_VALUE_EXTENSION, valueQuantity: { value: 11.5, unit: "g/dL" } }]);
+    expect(hgb.valueQuantity).to.deep.equal({ value: 115, unit: "g/L", system: "http://unitsofmeasure.org", code: "g/L" });
+    expect(hgb.extension).to.deep.equal([{ url: SENT_VALUE_EXTENSION, valueQuantity: { value: 11.5, unit: "g/dL", system: "http://unitsofmeasure.org", code: "g/dL" } }]);
     expect(hgb.interpretation![0]!.coding![0]!.code).to.equal("L");
+  });
+
+  it("reads a sent UCUM code rather than its display, and converts by UCUM where the dictionary has no factor", async () => {
+    const july = valid<Bundle>(await fhir.search({ resourceType: "Observation", searchParams: { patient: "P001", code: "K", date: "eq2025-07-15" } }));
+    const potassium = july.entry![0]!.resource as Observation;
+    expect(potassium.valueQuantity).to.deep.equal({ value: 4.6, unit: "mmol/L", system: "http://unitsofmeasure.org", code: "mmol/L" });
+    expect(potassium.extension).to.deep.equal([{ url: SENT_VALUE_EXTENSION, valueQuantity: { value: 0.0046, unit: "mol/L", system: "http://unitsofmeasure.org", code: "mol/L" } }]);
   });
 
   it("keeps to the date range, and to the tenant of the token", async () => {
