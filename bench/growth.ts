@@ -38,6 +38,8 @@ const GROUP_PATIENTS = 220;
  */
 const CALLS = 300;
 const WARMUP_CALLS = 20;
+/** The patient chart's five items (#21): monthly in the demo panels, and all with a clinical target. */
+const CHART_CODES = ["HGB", "ALB", "P", "CA", "IPTH"];
 /** Batches of 100 reports per sender: 4 senders x 25, a hundred pushes per p99. */
 const PUSH_BATCHES = 25;
 const DASHBOARD_CALLS = 15;
@@ -60,6 +62,9 @@ interface Figures {
   /** FHIR Observation search: one patient's haemoglobin over three years. */
   fhirSearchP99: number;
   fhirSearchResults: number;
+  /** The patient chart: one patient's five items over five years. */
+  patientResultsP99: number;
+  patientResultsPoints: number;
   dashboards: Record<string, { defaultP50: number; defaultP99: number; fiveYearsP50: number; fiveYearsP99: number; failedQueries: number; queries: number }>;
 }
 
@@ -191,6 +196,12 @@ async function measure(service: ServiceProcess, bench: { key: string }, tenant: 
   const fhirSearch = await repeat(CALLS, searchCall);
   const fhirSearchResults = ((await searchCall()).body as { entry?: unknown[] }).entry?.length ?? 0;
   const fiveYears = [localDate(yearsBefore(now, YEARS)), localDate(now)];
+  const chartPath = `/api/patients/${encodeURIComponent(patientRef)}/results?${new URLSearchParams({ codes: CHART_CODES.join(","), from: fiveYears[0]!, to: fiveYears[1]! })}`;
+  const chartCall = () => call("GET", chartPath, { token: tenant.authorToken, tenant: tenant.name });
+  await repeat(WARMUP_CALLS, chartCall);
+  const patientResults = await repeat(CALLS, chartCall);
+  const chart = (await chartCall()).body as { series?: Array<{ points: unknown[] }> };
+  const patientResultsPoints = (chart.series ?? []).reduce((sum, series) => sum + series.points.length, 0);
   const dashboards: Figures["dashboards"] = {};
   for (const id of DEMO_REPORT_IDS) {
     // A query over its statement timeout answers { error } inside a 200: counted, or a timeout would pass for a figure.
@@ -208,7 +219,7 @@ async function measure(service: ServiceProcess, bench: { key: string }, tenant: 
     const five = await repeat(DASHBOARD_CALLS, data({ period: fiveYears }));
     dashboards[id] = { defaultP50: percentile(defaults, 50), defaultP99: percentile(defaults, 99), fiveYearsP50: percentile(five, 50), fiveYearsP99: percentile(five, 99), failedQueries, queries };
   }
-  return { push100P99: percentile(pushes.pushMs, 99), catchUpSeconds, reconcileP99: percentile(reconcile, 99), historyP99: percentile(history, 99), fhirSearchP99: percentile(fhirSearch, 99), fhirSearchResults, dashboards };
+  return { push100P99: percentile(pushes.pushMs, 99), catchUpSeconds, reconcileP99: percentile(reconcile, 99), historyP99: percentile(history, 99), fhirSearchP99: percentile(fhirSearch, 99), fhirSearchResults, patientResultsP99: percentile(patientResults, 99), patientResultsPoints, dashboards };
 }
 
 export async function growthBenchmarks(): Promise<BenchResult[]> {
@@ -280,6 +291,13 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
         "ms",
         { value: empty.fhirSearchP99, ratio: big.fhirSearchP99 / empty.fhirSearchP99 },
         `GET /fhir/r4/Observation of one patient's LOINC 718-7 over 3 years (${big.fhirSearchResults} results; ${empty.fhirSearchResults} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: the empty store; target <= 50`,
+      ),
+      result(
+        "patient.results_p99_ms",
+        big.patientResultsP99,
+        "ms",
+        { value: empty.patientResultsP99, ratio: big.patientResultsP99 / empty.patientResultsP99 },
+        `GET /api/patients/{ref}/results of one patient's ${CHART_CODES.join(", ")} over ${YEARS} years (${big.patientResultsPoints} points; ${empty.patientResultsPoints} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: the empty store; target <= 30`,
       ),
       result("growth.database_mb", size / 1024 / 1024, "MB", undefined, `pg_database_size with ${reports} lab reports in ${tenantCount} tenants over ${YEARS} years`),
     ];

@@ -48,6 +48,17 @@ export const conversionSchema = z.strictObject({
   }),
 });
 
+/** A band of standard values: a clinical target, or the limits beyond which a result is critical. An open side is null. */
+export const valueBandSchema = z
+  .strictObject({
+    low: z.number().nullable(),
+    high: z.number().nullable(),
+    /** The guideline or practice the band comes from, cited so a clinician can check it. */
+    source: z.string().min(1),
+  })
+  .refine((band) => band.low !== null || band.high !== null, "give low, high or both")
+  .refine((band) => band.low === null || band.high === null || band.low < band.high, "low must be below high");
+
 export const dictionaryItemSchema = z
   .strictObject({
     code: codeSchema,
@@ -64,6 +75,14 @@ export const dictionaryItemSchema = z
     timing: z.boolean(),
     conversions: z.array(conversionSchema),
     note: z.string().min(1).optional(),
+    /**
+     * The clinical target (KDIGO / KDOQI) in the standard unit: charts draw it, monthly summaries
+     * count results below, within and above it. Changing one changes `monthly_results`: bump the
+     * lab_results projection's version so that it is rebuilt by replay.
+     */
+    target: valueBandSchema.optional(),
+    /** Beyond these a result raises a critical-result alert (as a laboratory's LL or HH flag does). */
+    critical: valueBandSchema.optional(),
   })
   .superRefine((item, ctx) => {
     if (item.valueType !== "numeric" && (item.unit !== "" || item.conversions.length > 0)) {
@@ -72,6 +91,9 @@ export const dictionaryItemSchema = z
         path: ["unit"],
         message: `${item.valueType} items carry no unit and no conversions`,
       });
+    }
+    for (const band of ["target", "critical"] as const) {
+      if (item[band] && item.valueType !== "numeric") ctx.addIssue({ code: "custom", path: [band], message: `only numeric items have a ${band}` });
     }
     if (item.unit === "" && item.conversions.length > 0) {
       ctx.addIssue({ code: "custom", path: ["conversions"], message: "a unit-less item cannot convert units" });
@@ -136,6 +158,7 @@ export const dictionarySchema = z
   });
 
 export type UnitConversion = z.infer<typeof conversionSchema>;
+export type ValueBand = z.infer<typeof valueBandSchema>;
 export type DictionaryItem = z.infer<typeof dictionaryItemSchema>;
 export type ExamType = z.infer<typeof examTypeSchema>;
 export type Dictionary = z.infer<typeof dictionarySchema>;

@@ -70,7 +70,7 @@ export function createApp(deps: AppDependencies): Koa {
       resolveTenant(),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
-      patientRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       historyRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,

@@ -171,6 +171,36 @@ describe("default hemodialysis dictionary", () => {
     expect(JSON.stringify(result.error?.issues)).to.contain("collides");
   });
 
+  it("holds the KDIGO / KDOQI targets of the core dialysis items, each citing its guideline", () => {
+    const targeted = dict.items.filter((item) => item.target).map((item) => item.code);
+    expect(targeted).to.have.members(["KTV", "URR", "HGB", "ALB", "P", "CA", "IPTH", "K", "HCO3", "FER", "TSAT"]);
+    expect(item("KTV").target).to.deep.include({ low: 1.2, high: null });
+    expect(item("HGB").target).to.deep.include({ low: 110, high: 130 });
+    for (const code of targeted) expect(item(code).target!.source, code).to.match(/KDIGO|KDOQI/);
+  });
+
+  it("holds critical limits where laboratories commonly set them, outside each item's target", () => {
+    const critical = dict.items.filter((item) => item.critical);
+    expect(critical.map((item) => item.code)).to.have.members(["K", "NA", "CA", "GLU", "HGB"]);
+    expect(item("K").critical).to.deep.include({ low: 2.8, high: 6.2 });
+    for (const { code, critical: limits, target } of critical) {
+      if (!target) continue;
+      expect(limits!.low === null || target.low === null || limits!.low < target.low, `${code} critical low below its target`).to.equal(true);
+      expect(limits!.high === null || target.high === null || limits!.high > target.high, `${code} critical high above its target`).to.equal(true);
+    }
+  });
+
+  it("refuses a band upside down, an empty one, or one on a qualitative item", () => {
+    const broken = (change: (copy: Dictionary) => void) => {
+      const copy = structuredClone(dict);
+      change(copy);
+      return JSON.stringify(dictionarySchema.safeParse(copy).error?.issues ?? []);
+    };
+    expect(broken((d) => (d.items.find((i) => i.code === "K")!.critical = { low: 6.2, high: 2.8, source: "x" }))).to.contain("low must be below high");
+    expect(broken((d) => (d.items.find((i) => i.code === "K")!.target = { low: null, high: null, source: "x" }))).to.contain("give low, high or both");
+    expect(broken((d) => (d.items.find((i) => i.code === "HBSAG")!.critical = { low: 1, high: null, source: "x" }))).to.contain("only numeric items have a critical");
+  });
+
   it("changes the served version exactly when the content changes, a unit conversion factor included", () => {
     const version = (d: Dictionary) => serveDictionary(d).version;
     const copy = () => structuredClone(dict);
@@ -181,5 +211,8 @@ describe("default hemodialysis dictionary", () => {
     const renamed = copy();
     renamed.examTypes[0]!.name += "（新）";
     expect(version(renamed)).not.to.equal(version(dict));
+    const stricter = copy();
+    stricter.items.find((i) => i.code === "K")!.critical!.high = 6.0;
+    expect(version(stricter), "a critical limit, though not served").not.to.equal(version(dict));
   });
 });

@@ -208,6 +208,17 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(patients.body.map((p: { patientRef: string }) => p.patientRef)).not.to.include("P-NORTH");
     expectNothingOfNorth(flat(patients.body), "the patient list");
   },
+  "GET /api/patients/:patientRef/results": async ({ service, south }) => {
+    // Both tenants have a P001 with results: south's chart holds south's rows only.
+    const answer = await south.asAuthor("GET", "/api/patients/P001/results?codes=HGB&from=2000-01-01&to=2009-12-31");
+    expect(answer.status, flat(answer.body)).to.equal(200);
+    const wide = await south.asAuthor("GET", "/api/patients/P001/results?codes=HGB&from=2020-01-01&to=2029-12-31");
+    const { rows } = await service.db.query("select external_id from read.lab_results where tenant = 'south' and patient_ref = 'P001' and std_code = 'HGB' and std_value is not null order by 1");
+    const points = (wide.body as { series: Array<{ points: Array<{ externalId: string }> }> }).series[0]!.points.map((point) => point.externalId).sort();
+    expect(points).to.deep.equal(rows.map((row) => row.external_id).sort());
+    expect(points).to.not.be.empty;
+    expectNothingOfNorth(flat(wide.body), "south's chart");
+  },
   "PUT /api/patients/:patientRef": async ({ north, south, service }) => {
     // South registers the person waiting in north's queue, under north's patientRef: its own patient.
     const registered = await south.asAuthor("PUT", "/api/patients/P-NORTH", { name: NORTH_PENDING.name, idCard: NORTH_PENDING.idCard });

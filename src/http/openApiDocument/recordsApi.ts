@@ -12,7 +12,8 @@ import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../.
 import { unmatchedEntrySchema } from "../../../queries/unmatched.ts";
 import { clientCodeMapAnswer } from "../adminRoutes.ts";
 import { rejectedPageQuery } from "../openApi/bulkRoutes.ts";
-import { listQuery } from "../patientRoutes.ts";
+import { listQuery, resultsQuery } from "../patientRoutes.ts";
+import { patientResultsSchema } from "../../../queries/patientResults.ts";
 import { claimedAnswer, dismissedAnswer } from "../unmatchedRoutes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
@@ -47,6 +48,19 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestParams: { path: patientPath },
       requestBody: jsonBody(registerPatientInput),
       responses: { 200: { description: "The patient as listed", ...json(patientListEntrySchema) }, ...apiFailures({ 400: "Invalid idCard, patientRef or field", ...authorFailures }) },
+    },
+  },
+  "/api/patients/{patientRef}/results": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "patientResults",
+      summary: "A patient's results over time, in standard units, with reference ranges, clinical targets and critical limits (contract D.7)",
+      security: security.author,
+      requestParams: { path: patientPath, query: resultsQuery },
+      responses: {
+        200: { description: "One series per asked item, in the order asked; points oldest first", ...json(patientResultsSchema) },
+        ...apiFailures({ 400: "A day, a code or the period is not one that can be charted", ...authorFailures, 404: "No such patient in this tenant" }),
+      },
     },
   },
   "/api/history/{kind}/{externalId}": {

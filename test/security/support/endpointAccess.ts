@@ -44,6 +44,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "POST /api/reports/:id/restore": "author",
   "GET /api/patients": "author",
   "PUT /api/patients/:patientRef": "author",
+  "GET /api/patients/:patientRef/results": "author",
   "GET /api/unmatched": "author",
   "POST /api/unmatched/:kind/:externalId/claim": "author",
   "POST /api/unmatched/:kind/:externalId/dismiss": "author",
