@@ -2,7 +2,7 @@ import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
 import { checkpointOf, hasEventsAfter, readAfter, type FeedPage } from "./eventFeed.ts";
 import { recordError, saveProgress, type Generation } from "./generations.ts";
-import type { Projection } from "./projection.ts";
+import type { ApplyContext, Projection, TransactionalJobs } from "./projection.ts";
 
 /**
  * - `applied`: a batch was applied (`full` when there may be more right behind it);
@@ -20,7 +20,8 @@ export type BatchOutcome =
  * Applies the next batch to a generation whose row the caller has locked in `tx`. The projection's
  * writes and the checkpoint commit together, so each event takes effect exactly once.
  */
-export async function applyNextBatch(tx: Tx, projection: Projection, gen: Generation, batchSize: number, loading = false): Promise<BatchOutcome> {
+export async function applyNextBatch(tx: Tx, projection: Projection, gen: Generation, batchSize: number, loading = false, jobs?: TransactionalJobs): Promise<BatchOutcome> {
+  const context: ApplyContext = { loading, jobs };
   const page = await readAfter(tx, gen.checkpoint, batchSize, projection.handles, projection.payload);
   const { events } = page;
   if (events.length === 0) {
@@ -30,10 +31,10 @@ export async function applyNextBatch(tx: Tx, projection: Projection, gen: Genera
   await tx.query("savepoint batch");
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   try {
-    await applyAll(tx, projection, handled, loading);
+    await applyAll(tx, projection, handled, context);
   } catch {
     await tx.query("rollback to savepoint batch");
-    return applyUntilFailure(tx, projection, gen, page, loading);
+    return applyUntilFailure(tx, projection, gen, page, context);
   }
   await tx.query("set local search_path to default");
   const last = checkpointOf(events.at(-1)!);
@@ -42,14 +43,14 @@ export async function applyNextBatch(tx: Tx, projection: Projection, gen: Genera
   return { kind: "applied", count: page.scanned, full: page.scanned === batchSize };
 }
 
-async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[], loading: boolean): Promise<void> {
+async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[], context: ApplyContext): Promise<void> {
   if (events.length === 0) return;
-  if (projection.applyBatch) return projection.applyBatch(tx, events, { loading });
+  if (projection.applyBatch) return projection.applyBatch(tx, events, context);
   for (const event of events) await projection.apply(tx, event);
 }
 
 /** The slow path after a failed batch: one savepoint per event finds the event that fails. */
-async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation, { events, passed }: FeedPage, loading: boolean): Promise<BatchOutcome> {
+async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation, { events, passed }: FeedPage, context: ApplyContext): Promise<BatchOutcome> {
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   let applied = 0;
   let failure: { position: number; message: string } | null = null;
@@ -57,7 +58,7 @@ async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation
     if (projection.handles.includes(event.type)) {
       await tx.query("savepoint one_event");
       try {
-        await applyAll(tx, projection, [event], loading);
+        await applyAll(tx, projection, [event], context);
         await tx.query("release savepoint one_event");
       } catch (error) {
         await tx.query("rollback to savepoint one_event");

@@ -36,13 +36,25 @@ export interface Projection {
    * must have the same effect as applying the events one by one. While a rebuild loads a fresh
    * generation (`loading`), it may leave for `finishLoad` what is cheaper built once at the end.
    */
-  applyBatch?(tx: Tx, events: StoredEvent[], context?: { loading: boolean }): Promise<void>;
+  applyBatch?(tx: Tx, events: StoredEvent[], context?: ApplyContext): Promise<void>;
   /**
    * Builds what batches applied while `loading` left undone (summaries, indexes), in one pass over
    * the loaded tables; the runtime calls it after a rebuild's load and before the events that
    * arrived meanwhile, and on a new empty generation right after `setup`.
    */
   finishLoad?(tx: Tx): Promise<void>;
+}
+
+export interface ApplyContext {
+  /** True while a rebuild loads history: a reactor does nothing then (what it did is in the store already). */
+  loading: boolean;
+  /** Jobs that exist exactly when the batch commits (a reactor's webhook); absent where none are configured. */
+  jobs?: TransactionalJobs;
+}
+
+/** pg-boss jobs sent inside the projection's transaction. */
+export interface TransactionalJobs {
+  send(tx: Tx, queue: string, data: object, singletonKey: string): Promise<void>;
 }
 
 export function assertProjectionName(name: string): void {

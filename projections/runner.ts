@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { withTransaction, type Db } from "../db/pool.ts";
 import { applyNextBatch, type BatchOutcome } from "./applyBatch.ts";
 import { lockGeneration } from "./generations.ts";
-import type { Projection } from "./projection.ts";
+import type { Projection, TransactionalJobs } from "./projection.ts";
 import { isTransient } from "../db/transientErrors.ts";
 
 export interface RunnerOptions {
@@ -11,6 +11,7 @@ export interface RunnerOptions {
   batchSize?: number;
   /** How soon to look again when events wait behind a transaction that has not finished. */
   waitingRetryMs?: number;
+  jobs?: TransactionalJobs;
 }
 
 /**
@@ -104,7 +105,7 @@ export class ProjectionRunner {
           if (!gen) return "locked";
           // A stopped projection waits for `projections retry`; an outdated one for its rebuild.
           if (gen.error || gen.version !== this.projection.version) return "stopped";
-          return applyNextBatch(tx, this.projection, gen, this.batchSize);
+          return applyNextBatch(tx, this.projection, gen, this.batchSize, false, this.options.jobs);
         });
       } catch (error) {
         // Not the projection's own fault (that is "failed" above): the database or the runtime.

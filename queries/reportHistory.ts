@@ -3,6 +3,7 @@ import type { Match } from "../commands/ingestion/patientMatching.ts";
 import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
 import { reportStream, type ReportKind } from "../commands/ingestion/reportKinds.ts";
 import { fieldPath } from "../commands/fieldPath.ts";
+import { criticalResultsStream, type CriticalResultEvent } from "../commands/alerts/criticalResults.ts";
 import { readStream, type StoredEvent } from "../db/eventStore.ts";
 import type { Db } from "../db/pool.ts";
 import { localDateTime, localDateTimeText } from "./localDateTime.ts";
@@ -15,7 +16,7 @@ import { localDateTime, localDateTimeText } from "./localDateTime.ts";
 
 export const historyEntrySchema = z.object({
   seq: z.int().meta({ description: "1, 2, … in the order of the entries" }),
-  event: z.enum(["RECEIVED", "CLAIMED", "DISMISSED", "REQUEUED"]),
+  event: z.enum(["RECEIVED", "CLAIMED", "DISMISSED", "REQUEUED", "ALERT_RAISED", "ALERT_ACKNOWLEDGED", "ALERT_CLOSED"]).meta({ description: "ALERT_*: a critical-result alert of the report's results (contract D.7)" }),
   at: localDateTimeText,
   by: z.string().meta({ description: "The sending client's name, the person's name, or auto for an automatic claim" }),
   requestId: z.string().nullable(),
@@ -24,7 +25,10 @@ export const historyEntrySchema = z.object({
   status: z.enum(["CREATED", "UPDATED"]).optional(),
   matched: z.boolean().optional(),
   patientRef: z.string().nullable().optional(),
-  reason: z.string().optional().meta({ description: "DISMISSED: why; REQUEUED: why the report waits again" }),
+  reason: z.string().optional().meta({ description: "DISMISSED: why; REQUEUED: why the report waits again; ALERT_RAISED: why the result is critical; ALERT_CLOSED: why it no longer is" }),
+  alertId: z.string().optional(),
+  code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
+  note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
@@ -61,13 +65,21 @@ async function streamOf(db: Db, tenant: string, kind: ReportKind, externalId: st
   return events.some((event) => event.type === kind.events.received) ? events : null;
 }
 
+/** The report's own events and, for a laboratory report, its critical-result alerts', in the order they happened. */
+async function historyEventsOf(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<StoredEvent[] | null> {
+  const events = await streamOf(db, tenant, kind, externalId);
+  if (!events || kind.name !== "lab") return events;
+  const alerts = (await readStream(db, tenant, criticalResultsStream(externalId))).events;
+  return [...events, ...alerts].sort((a, b) => a.position - b.position);
+}
+
 function receivedVersions(kind: ReportKind, events: readonly StoredEvent[]): Received[] {
   return events.filter((event) => event.type === kind.events.received).map((event, i) => ({ version: i + 1, event: event as StoredEvent<ReceivedReport> }));
 }
 
 /** The report's history, oldest first; null when the tenant holds no such report. */
 export async function reportHistory(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<ReportHistory | null> {
-  const events = await streamOf(db, tenant, kind, externalId);
+  const events = await historyEventsOf(db, tenant, kind, externalId);
   if (!events) return null;
   const entries: HistoryEntry[] = [];
   const add = (event: StoredEvent, entry: Omit<HistoryEntry, "seq" | "at" | "requestId">) =>
@@ -99,6 +111,11 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportKind, ex
       const data = event.data as { reason: string; by?: string };
       add(event, { event: "DISMISSED", by: data.by ?? event.metadata.actor, reason: data.reason });
       waiting = false;
+    } else {
+      const alert = event as StoredEvent & CriticalResultEvent;
+      if (alert.type === "CriticalResultRaised") add(event, { event: "ALERT_RAISED", by: event.metadata.actor, alertId: alert.data.alertId, code: alert.data.code, reason: alert.data.reason });
+      if (alert.type === "CriticalResultAcknowledged") add(event, { event: "ALERT_ACKNOWLEDGED", by: alert.data.by, alertId: alert.data.alertId, note: alert.data.note });
+      if (alert.type === "CriticalResultClosed") add(event, { event: "ALERT_CLOSED", by: event.metadata.actor, alertId: alert.data.alertId, reason: alert.data.reason });
     }
   }
   return { kind: kind.name, externalId, current: version, entries };

@@ -37,6 +37,12 @@ export const configSchema = z.object({
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must have at least 16 characters").optional(),
   /** Serves /metrics on 127.0.0.1 at this port as well, in every role (a worker process has no other port). */
   METRICS_PORT: port.optional(),
+  /** Each new critical-result alert is POSTed here (contract D.7), signed with ALERT_WEBHOOK_SECRET; unset: no webhook. */
+  ALERT_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "ALERT_WEBHOOK_URL must be an http:// or https:// URL" }).optional(),
+  /** The HMAC-SHA256 key of the webhook's X-Dialysis-Hub-Signature header. */
+  ALERT_WEBHOOK_SECRET: z.string().min(16, "ALERT_WEBHOOK_SECRET must have at least 16 characters").optional(),
+  /** How often an idle alert stream (GET /api/alerts/stream) sends a heartbeat. */
+  ALERT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).default(15),
   /** HL7 v2 over MLLP on this port (contract D.5); unset: no listener. */
   HL7_MLLP_PORT: port.optional(),
   /** PEM files of the MLLP listener's certificate and key: with both, MLLP over TLS. */
@@ -46,11 +52,18 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+/** Settings that only make sense together. */
+function together(config: Config): string[] {
+  return config.ALERT_WEBHOOK_URL && !config.ALERT_WEBHOOK_SECRET ? ["ALERT_WEBHOOK_SECRET: set it with ALERT_WEBHOOK_URL, so that the receiver can check each alert came from this service"] : [];
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
     throw new Error(`invalid configuration: ${problems}`);
   }
+  const problems = together(parsed.data);
+  if (problems.length > 0) throw new Error(`invalid configuration: ${problems.join("; ")}`);
   return parsed.data;
 }

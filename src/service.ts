@@ -13,6 +13,8 @@ import { DataSources, dataSourcesFromEnv } from "../queries/reports/dataSources.
 import { allProjections } from "../projections/index.ts";
 import type { Projection } from "../projections/projection.ts";
 import { ProjectionWorker } from "../projections/worker.ts";
+import { AlertFeed } from "./alerts/alertFeed.ts";
+import { startAlertWebhook } from "./alerts/alertWebhook.ts";
 import { LedgerSealer } from "../projections/ledgerSealer.ts";
 import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../projections/wakeups.ts";
 import { BULK_WAKEUP_QUEUE, BulkImporter } from "../commands/bulk/bulkImporter.ts";
@@ -85,9 +87,15 @@ export async function startService({ config, role, log, projections = allProject
     let worker: ProjectionWorker | null = null;
     let importer: BulkImporter | null = null;
     if (role !== "api") {
+      // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
+      const jobs =
+        config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET
+          ? await startAlertWebhook(boss, db, { url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET }, log, config.WORKER_POLL_SECONDS)
+          : undefined;
       worker = new ProjectionWorker(db, boss, projections, log, {
         pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
         safetyNetMs: config.PROJECTION_SAFETY_NET_MS,
+        jobs,
       });
       await worker.start();
       const running = worker;
@@ -131,7 +139,9 @@ export async function startService({ config, role, log, projections = allProject
       });
       stack.push(() => sources.end());
       for (const [name, pool] of sources.pools()) metrics.watchPool(`datasource:${name}`, pool);
+      const alertFeed = new AlertFeed(databaseUrl, log);
       const app = createApp({
+        alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         store: eventStore,
         reports: {
           sources,
@@ -161,6 +171,8 @@ export async function startService({ config, role, log, projections = allProject
       });
       const server = await listen(app.callback(), config.PORT, config.REQUEST_TIMEOUT_MS);
       stack.push(() => closeServer(server, config.SHUTDOWN_GRACE_MS));
+      // Before the server closes: an open alert stream would hold it for the whole grace period.
+      stack.push(() => alertFeed.stop());
       const address = server.address();
       url = `http://localhost:${typeof address === "object" && address ? address.port : config.PORT}`;
     }

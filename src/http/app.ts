@@ -16,6 +16,8 @@ import { jsonBody } from "./jsonBody.ts";
 import { openApiErrors } from "./openApi/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "./openApi/openApiRoutes.ts";
 import { patientRoutes } from "./patientRoutes.ts";
+import { alertRoutes } from "./alertRoutes.ts";
+import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "./reportRoutes.ts";
 import { requestId } from "./requestId.ts";
 import { refuseNulInPath } from "./storablePath.ts";
@@ -39,6 +41,7 @@ export interface AppDependencies {
   readiness: readonly ReadinessCheck[];
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
+  alerts: { feed: AlertFeed; heartbeatMs: number };
 }
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -71,6 +74,7 @@ export function createApp(deps: AppDependencies): Koa {
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary).routes() as Koa.Middleware,
+      alertRoutes({ store: deps.store, adminToken: deps.adminToken, ...deps.alerts }).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       historyRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,

@@ -14,7 +14,7 @@ import { ACCESS, concretePath, methodAndPattern, type Access } from "./support/e
  * and revoking keys themselves; test/http/patients.test.ts one route's 401/403.)
  */
 
-const PATH_VALUES = { id: "every-param", no: "v1", patientRef: "P-CREDENTIALS", kind: "lab", externalId: "H1-UNMATCHED", clientId: "no-such-client", file: "x", name: "x" };
+const PATH_VALUES = { alertId: "no-such-alert", id: "every-param", no: "v1", patientRef: "P-CREDENTIALS", kind: "lab", externalId: "H1-UNMATCHED", clientId: "no-such-client", file: "x", name: "x" };
 
 describe("security: credentials on every route that needs one", function () {
   this.timeout(60_000);

@@ -8,6 +8,7 @@ import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
 import { ADMIN } from "../support/http.ts";
 import { labReport } from "../support/ingestion.ts";
+import { localDateTime } from "../../queries/localDateTime.ts";
 import { adequacySpec } from "../support/reports.ts";
 import { routeKey, withRouteInventory, type RouteEntry } from "../support/routeInventory.ts";
 import { everyParamSpec, seedTenant, type SeededTenant } from "../support/seededTenant.ts";
@@ -51,6 +52,20 @@ async function exportText(world: World, tenant: string, reportId: string, format
 }
 
 const flat = (value: unknown) => JSON.stringify(value);
+
+/** A potassium of 7.3 of the tenant's P001, taken an hour ago: a critical result, alerted. */
+const criticalReport = (externalId: string) =>
+  labReport(externalId, { collectedAt: localDateTime(new Date(Date.now() - 3_600_000)), reportedAt: localDateTime(new Date()), items: [{ itemCode: "K", value: 7.3, unit: "mmol/L" }] });
+
+let northsAlert: Promise<{ alertId: string; externalId: string }> | null = null;
+/** North's one critical-result alert, raised the first time a case asks. */
+function northAlert({ north }: World) {
+  northsAlert ??= (async () => {
+    expect((await north.push("lab", [criticalReport("NORTH-CRITICAL")])).status).to.equal(200);
+    return until(async () => ((await north.asAuthor("GET", "/api/alerts")).body as Array<{ alertId: string; externalId: string }>).find((alert) => alert.externalId === "NORTH-CRITICAL"));
+  })();
+  return northsAlert;
+}
 
 /** South's own reports of 2026-03-02, read past the tenant scope as the service's owner. */
 async function southsDay(service: RunningService) {
@@ -218,6 +233,36 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(points).to.deep.equal(rows.map((row) => row.external_id).sort());
     expect(points).to.not.be.empty;
     expectNothingOfNorth(flat(wide.body), "south's chart");
+  },
+  "GET /api/alerts": async (world) => {
+    await northAlert(world);
+    for (const state of ["open", "acknowledged", "closed"]) expectNothingOfNorth(flat((await world.south.asAuthor("GET", `/api/alerts?state=${state}`)).body), `south's ${state} alerts`);
+  },
+  "GET /api/alerts/count": async (world) => {
+    await northAlert(world);
+    const { rows } = await world.service.db.query("select count(*)::int as n from read.alerts where tenant = 'south' and acknowledged_at is null and closed_at is null");
+    expect((await world.south.asAuthor("GET", "/api/alerts/count")).body).to.deep.equal({ open: rows[0].n });
+  },
+  "POST /api/alerts/:alertId/acknowledge": async (world) => {
+    const { alertId } = await northAlert(world);
+    const answer = await world.south.asAuthor("POST", `/api/alerts/${alertId}/acknowledge`, { note: "south pretends" });
+    expect(answer.status).to.equal(404);
+    const northsOwn = await world.service.db.query("select acknowledged_at from read.alerts where tenant = 'north' and alert_id = $1", [alertId]);
+    expect(northsOwn.rows).to.deep.equal([{ acknowledged_at: null }]);
+  },
+  "GET /api/alerts/stream": async (world) => {
+    const { service, north, south } = world;
+    await northAlert(world);
+    const abort = new AbortController();
+    const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${south.authorToken}`, "x-service-tenant": "south" }, signal: abort.signal });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    // North's critical result first, south's own after it: south's stream shows its own only.
+    await north.push("lab", [criticalReport("NORTH-CRITICAL-2")]);
+    await south.push("lab", [criticalReport("SOUTH-CRITICAL")]);
+    while (!text.includes("SOUTH-CRITICAL")) text += (await reader.read()).value ?? "";
+    abort.abort();
+    expectNothingOfNorth(text, "south's alert stream");
   },
   "PUT /api/patients/:patientRef": async ({ north, south, service }) => {
     // South registers the person waiting in north's queue, under north's patientRef: its own patient.

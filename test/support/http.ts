@@ -18,6 +18,11 @@ export function httpClient(baseUrl: string) {
       headers,
       body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
     });
+    // An event stream never ends: its status and headers are the answer.
+    if ((response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+      await response.body?.cancel();
+      return { status: response.status, body: "" as T, headers: response.headers };
+    }
     const text = await response.text();
     let body: unknown = text;
     if ((response.headers.get("content-type") ?? "").includes("json") && text) body = JSON.parse(text);

@@ -14,6 +14,9 @@ import { clientCodeMapAnswer } from "../adminRoutes.ts";
 import { rejectedPageQuery } from "../openApi/bulkRoutes.ts";
 import { listQuery, resultsQuery } from "../patientRoutes.ts";
 import { patientResultsSchema } from "../../../queries/patientResults.ts";
+import { acknowledgeInput } from "../../../commands/alerts/acknowledgeAlert.ts";
+import { alertSchema } from "../../../queries/alerts.ts";
+import { alertListQuery, openAlertCountAnswer } from "../alertRoutes.ts";
 import { claimedAnswer, dismissedAnswer } from "../unmatchedRoutes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
@@ -60,6 +63,49 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       responses: {
         200: { description: "One series per asked item, in the order asked; points oldest first", ...json(patientResultsSchema) },
         ...apiFailures({ 400: "A day, a code or the period is not one that can be charted", ...authorFailures, 404: "No such patient in this tenant" }),
+      },
+    },
+  },
+  "/api/alerts": {
+    get: {
+      tags: ["Critical results"],
+      operationId: "listAlerts",
+      summary: "Critical-result alerts of the tenant: standing ones (open), acknowledged ones, or ones an update closed before anyone acknowledged them (contract D.7)",
+      security: security.author,
+      requestParams: { query: alertListQuery },
+      responses: { 200: { description: "Newest first (by when raised, acknowledged or closed)", ...json(z.array(alertSchema)) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/alerts/count": {
+    get: {
+      tags: ["Critical results"],
+      operationId: "openAlertCount",
+      summary: "How many alerts stand: the badge of the staff pages",
+      security: security.author,
+      responses: { 200: { description: "The count", ...json(openAlertCountAnswer) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/alerts/{alertId}/acknowledge": {
+    post: {
+      tags: ["Critical results"],
+      operationId: "acknowledgeAlert",
+      summary: "Acknowledge an alert with a note saying what was done; acknowledging it again changes nothing",
+      security: security.author,
+      requestParams: { path: z.object({ alertId: z.string().meta({ description: "The alert's alertId, as GET /api/alerts lists it" }) }) },
+      requestBody: jsonBody(acknowledgeInput),
+      responses: { 200: { description: "The alert as it now stands", ...json(alertSchema) }, ...apiFailures({ 400: "No note", ...authorFailures, 404: "No such alert in this tenant" }) },
+    },
+  },
+  "/api/alerts/stream": {
+    get: {
+      tags: ["Critical results"],
+      operationId: "alertStream",
+      summary: "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged` and `closed` with the alert as it then stands, a comment line as heartbeat",
+      description: "Send the author token in the Authorization header (read the stream with fetch, not EventSource, which cannot send one). What happens while no stream is open is not replayed: read GET /api/alerts when (re)connecting.",
+      security: security.author,
+      responses: {
+        200: { description: "An endless text/event-stream", content: { "text/event-stream": { schema: { type: "string", example: 'event: raised\ndata: {"alertId":"…","code":"K","value":6.9,…}\n\n' } } } },
+        ...apiFailures(authorFailures),
       },
     },
   },

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import type { AppendResult } from "../../db/eventStore.ts";
+import type { Decider } from "../handleCommand.ts";
+import { handleCommand } from "../handleCommand.ts";
+import type { CommandContext } from "../commandContext.ts";
+import { CommandError } from "../commandError.ts";
+import { criticalResultsStream, evolveCriticalResults, initialCriticalResultsState, type CriticalResultsState } from "./criticalResults.ts";
+
+/** `POST /api/alerts/{alertId}/acknowledge`: who saw the critical result, and what was done. */
+export const acknowledgeInput = z.strictObject(
+  {
+    note: z
+      .string({ error: "note is required: say what was done (e.g. 'Dr. Li informed, K repeated')" })
+      .trim()
+      .min(1, "note is required: say what was done (e.g. 'Dr. Li informed, K repeated')")
+      .max(1000, "note has at most 1000 characters")
+      .meta({ example: "Dr. Li informed at 10:40; potassium repeated, dialysate K lowered" }),
+  },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "Send only { note }" : undefined) },
+);
+
+interface Acknowledge {
+  alertId: string;
+  note: string;
+  by: string;
+}
+
+/** An alert is acknowledged once: acknowledging it again changes nothing and is no error (a second click, a second nurse). */
+const acknowledgeDecider: Decider<CriticalResultsState, Acknowledge> = {
+  initialState: initialCriticalResultsState,
+  evolve: evolveCriticalResults,
+  decide: ({ alertId, note, by }, state) => {
+    const alert = state.alerts.find((candidate) => candidate.alertId === alertId);
+    if (!alert) throw new CommandError("not-found", `No alert ${alertId}; GET /api/alerts lists them.`);
+    if (alert.acknowledged) return [];
+    return [{ type: "CriticalResultAcknowledged", data: { alertId, note, by } }];
+  },
+};
+
+/** Acknowledges an alert of the report `externalId` (the alert's stream); what was appended, or null when it was acknowledged already. */
+export async function acknowledgeAlert(ctx: CommandContext, tenant: string, externalId: string, alertId: string, note: string): Promise<AppendResult | null> {
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: criticalResultsStream(externalId) }, acknowledgeDecider, { alertId, note, by: ctx.metadata.actor }, ctx.metadata);
+  return appended;
+}

@@ -1,0 +1,181 @@
+import type { MappedItem } from "../ingestion/itemMapping.ts";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+import type { StoredEvent } from "../../db/eventStore.ts";
+import { parseLocalDateTime } from "../../queries/localDateTime.ts";
+
+/*
+ * Critical results (contract D.7): a laboratory result flagged LL or HH, or beyond the dictionary's
+ * critical limits, raises an alert for the patient; an update of the report that no longer holds
+ * it closes the alert; a person acknowledges it with a note. All three are events of one stream per
+ * report, so the report's history shows them and a replay finds them made.
+ */
+
+export const CRITICAL_RESULTS_ACTOR = "critical-results";
+
+export function criticalResultsStream(externalId: string): string {
+  return `critical-results:${externalId}`;
+}
+
+export interface RaisedAlert {
+  alertId: string;
+  externalId: string;
+  itemIndex: number;
+  patientRef: string;
+  code: string;
+  name: string;
+  value: number | string;
+  unit: string | null;
+  flag: string | null;
+  /** Why it is critical, in words a nurse reads: "flagged HH by the laboratory", "above the critical limit 6.2 mmol/L". */
+  reason: string;
+  collectedAt: string | null;
+  reportedAt: string;
+}
+
+export type CriticalResultEvent =
+  | { type: "CriticalResultRaised"; data: RaisedAlert }
+  | { type: "CriticalResultClosed"; data: { alertId: string; reason: string } }
+  | { type: "CriticalResultAcknowledged"; data: { alertId: string; note: string; by: string } };
+
+export const CRITICAL_RESULT_EVENT_TYPES = ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged"] as const;
+
+export interface AlertOfReport {
+  alertId: string;
+  code: string;
+  closed: boolean;
+  acknowledged: { by: string; note: string; at: Date } | null;
+}
+
+export interface CriticalResultsState {
+  alerts: AlertOfReport[];
+  /** The position of the last event the reactor has reacted to: a replay reacts to nothing up to it. */
+  lastCause: number;
+}
+
+export const initialCriticalResultsState = (): CriticalResultsState => ({ alerts: [], lastCause: 0 });
+
+export function evolveCriticalResults(state: CriticalResultsState, stored: StoredEvent): CriticalResultsState {
+  const event = stored as StoredEvent & CriticalResultEvent;
+  const cause = Number(stored.metadata.causationId ?? 0);
+  const lastCause = stored.metadata.actor === CRITICAL_RESULTS_ACTOR && cause > state.lastCause ? cause : state.lastCause;
+  const alerts = state.alerts.map((alert) => ({ ...alert }));
+  const alert = alerts.find((candidate) => candidate.alertId === event.data.alertId);
+  switch (event.type) {
+    case "CriticalResultRaised":
+      alerts.push({ alertId: event.data.alertId, code: event.data.code, closed: false, acknowledged: null });
+      break;
+    case "CriticalResultClosed":
+      if (alert) alert.closed = true;
+      break;
+    case "CriticalResultAcknowledged":
+      if (alert) alert.acknowledged = { by: event.data.by, note: event.data.note, at: stored.recordedAt };
+      break;
+  }
+  return { alerts, lastCause };
+}
+
+/** One result item of a received report: as sent, and as mapped. */
+export interface ReportItem {
+  index: number;
+  sent: { itemCode?: string; itemName?: string; value?: unknown; unit?: string; abnormalFlag?: string };
+  mapped: Pick<MappedItem, "stdCode" | "stdName" | "stdValue" | "stdUnit">;
+}
+
+export type CriticalFinding = Omit<RaisedAlert, "alertId" | "externalId" | "patientRef" | "collectedAt" | "reportedAt">;
+
+const CRITICAL_FLAGS = new Set(["LL", "HH"]);
+
+/** The items of a report that are critical, one per item code (the first such item of a code). */
+export function findCritical(items: readonly ReportItem[], dictionary: Dictionary): CriticalFinding[] {
+  const limits = criticalLimitsOf(dictionary);
+  const found = new Map<string, CriticalFinding>();
+  for (const { index, sent, mapped } of items) {
+    const code = mapped.stdCode ?? sent.itemCode?.trim() ?? sent.itemName?.trim();
+    if (!code || found.has(code)) continue;
+    const flag = typeof sent.abnormalFlag === "string" ? sent.abnormalFlag.trim().toUpperCase() : null;
+    const standard = mapped.stdValue !== null && mapped.stdValue !== undefined;
+    const unit = standard ? mapped.stdUnit : (sent.unit ?? null);
+    const reason = flag && CRITICAL_FLAGS.has(flag) ? `flagged ${flag} by the laboratory` : standard ? beyondLimits(mapped.stdValue!, limits.get(code), unit) : null;
+    if (reason === null) continue;
+    found.set(code, {
+      itemIndex: index,
+      code,
+      name: mapped.stdName ?? sent.itemName ?? code,
+      value: standard ? mapped.stdValue! : typeof sent.value === "number" || typeof sent.value === "string" ? sent.value : "",
+      unit: unit || null,
+      flag,
+      reason,
+    });
+  }
+  return [...found.values()];
+}
+
+function beyondLimits(value: number, limits: { low: number | null; high: number | null } | undefined, unit: string | null): string | null {
+  if (!limits) return null;
+  const inUnit = (limit: number) => `${limit}${unit ? ` ${unit}` : ""}`;
+  if (limits.low !== null && value < limits.low) return `below the critical limit ${inUnit(limits.low)}`;
+  if (limits.high !== null && value > limits.high) return `above the critical limit ${inUnit(limits.high)}`;
+  return null;
+}
+
+const limitsByDictionary = new WeakMap<Dictionary, Map<string, { low: number | null; high: number | null }>>();
+
+function criticalLimitsOf(dictionary: Dictionary): Map<string, { low: number | null; high: number | null }> {
+  let limits = limitsByDictionary.get(dictionary);
+  if (!limits) {
+    limits = new Map(dictionary.items.flatMap((item) => (item.critical ? [[item.code, item.critical] as const] : [])));
+    limitsByDictionary.set(dictionary, limits);
+  }
+  return limits;
+}
+
+/** The item codes with critical limits: the only items besides LL/HH flags that can be critical. */
+export function criticalCodes(dictionary: Dictionary): string[] {
+  return [...criticalLimitsOf(dictionary).keys()];
+}
+
+/**
+ * Results older than this when they reach us raise no alert: a bulk import of years of history,
+ * or a laboratory's backlog sent days late, is not news a nurse must act on now.
+ */
+export const CRITICAL_RESULT_MAX_AGE_HOURS = 72;
+
+/** True when the sample (else the report) is at most CRITICAL_RESULT_MAX_AGE_HOURS older than `receivedAt`. */
+export function isRecentEnough(collectedAt: string | null, reportedAt: string, receivedAt: Date): boolean {
+  const taken = parseLocalDateTime(collectedAt ?? reportedAt) ?? parseLocalDateTime(reportedAt);
+  return taken === null || receivedAt.getTime() - taken.getTime() <= CRITICAL_RESULT_MAX_AGE_HOURS * 3_600_000;
+}
+
+export interface ReportVersion {
+  externalId: string;
+  /** null when the report is not matched to a patient: alerts are for a patient's results. */
+  patientRef: string | null;
+  collectedAt: string | null;
+  reportedAt: string;
+  findings: readonly CriticalFinding[];
+}
+
+/**
+ * What a report's newest version means for its alerts: a critical item without an alert still
+ * standing raises one; a standing alert whose item is no longer critical is closed (acknowledged
+ * or not). An alert stays raised while an update keeps its item critical.
+ */
+export function decideCriticalResults(state: CriticalResultsState, report: ReportVersion, newAlertId: () => string): CriticalResultEvent[] {
+  const findings = report.patientRef === null ? [] : report.findings;
+  const standing = state.alerts.filter((alert) => !alert.closed);
+  const events: CriticalResultEvent[] = [];
+  for (const alert of standing) {
+    if (!findings.some((finding) => finding.code === alert.code)) {
+      events.push({ type: "CriticalResultClosed", data: { alertId: alert.alertId, reason: "an update of the report no longer holds this critical value" } });
+    }
+  }
+  for (const finding of findings) {
+    if (standing.some((alert) => alert.code === finding.code)) continue;
+    events.push({
+      type: "CriticalResultRaised",
+      data: { alertId: newAlertId(), externalId: report.externalId, patientRef: report.patientRef!, collectedAt: report.collectedAt, reportedAt: report.reportedAt, ...finding },
+    });
+  }
+  return events;
+}
+

@@ -1,0 +1,124 @@
+import { randomUUID } from "node:crypto";
+import {
+  CRITICAL_RESULTS_ACTOR,
+  criticalCodes,
+  criticalResultsStream,
+  decideCriticalResults,
+  evolveCriticalResults,
+  findCritical,
+  initialCriticalResultsState,
+  isRecentEnough,
+  type CriticalFinding,
+  type RaisedAlert,
+  type ReportItem,
+} from "../commands/alerts/criticalResults.ts";
+import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
+import type { LabReport } from "../commands/ingestion/reportSchemas.ts";
+import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
+import type { Tx } from "../db/pool.ts";
+import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
+import { externalIdOf } from "../projections/labReports.ts";
+import type { ApplyContext, Projection } from "../projections/projection.ts";
+
+/*
+ * Raises and closes critical-result alerts from the laboratory reports received (contract D.7):
+ * never in the push's own path, so a push is answered as fast with alerts as without. Its decisions
+ * are events of each report's critical-results stream, each naming the event it reacted to
+ * (causationId): a replay finds them made and makes none again. While a rebuild loads history it
+ * does nothing, so a version change never raises alerts for old results.
+ */
+
+export const ALERT_WEBHOOK_QUEUE = "alert-webhook";
+
+const dictionary = loadDefaultDictionary();
+const CODES = criticalCodes(dictionary).map((code) => `'${code}'`).join(", ");
+
+/** A received report as the reactor needs it: whose, when, and only the items that can be critical. */
+interface ReceivedPayload {
+  patientRef: string | null;
+  collectedAt: string | null;
+  reportedAt: string;
+  items: ReportItem[];
+}
+
+const CANDIDATE_ITEMS = `
+  coalesce((select jsonb_agg(jsonb_build_object('index', a.o - 1, 'sent', a.s, 'mapped', d->'items'->(a.o::int - 1)))
+            from jsonb_array_elements(d->'report'->'items') with ordinality as a(s, o)
+            where upper(a.s->>'abnormalFlag') in ('LL', 'HH') or d->'items'->(a.o::int - 1)->>'stdCode' in (${CODES})), '[]'::jsonb)`;
+
+const RECEIVED_PAYLOAD = `
+  select jsonb_build_object(
+    'patientRef', case when (d->'match'->>'matched')::boolean then d->'match'->>'patientRef' end,
+    'collectedAt', d->'report'->'collectedAt', 'reportedAt', d->'report'->'reportedAt',
+    'items', ${CANDIDATE_ITEMS})
+  from (select data || '{}'::jsonb as d offset 0) payload`;
+
+export const criticalResultsReactor: Projection = {
+  name: "critical_results",
+  version: 1,
+  handles: ["LabReportReceived", "LabReportClaimed"],
+  // Of a received report only whose it is, when, and the items that can be critical cross the wire.
+  payload: `case when type = 'LabReportReceived' then (${RECEIVED_PAYLOAD}) else data end`,
+  emits: ["CriticalResultRaised", "CriticalResultClosed"],
+  tables: [],
+  async setup() {},
+  async apply(tx, event) {
+    await this.applyBatch!(tx, [event]);
+  },
+  async applyBatch(tx, events, context = { loading: false }) {
+    if (context.loading) return;
+    for (const event of events) {
+      const report = event.type === "LabReportReceived" ? (event.data as ReceivedPayload) : await claimedReport(tx, event);
+      if (!report) continue;
+      const recent = isRecentEnough(report.collectedAt, report.reportedAt, event.recordedAt);
+      const findings = report.patientRef !== null && recent ? findCritical(report.items, dictionary) : [];
+      // A first version with nothing critical has no alerts to close: nothing to read.
+      if (findings.length === 0 && event.type === "LabReportReceived" && event.streamVersion === 1) continue;
+      await react(tx, event, { ...report, findings }, context);
+    }
+  },
+};
+
+/** A claimed report: its last received version, now the patient's. */
+async function claimedReport(tx: Tx, claim: StoredEvent): Promise<ReceivedPayload | null> {
+  const { rows } = await tx.query<{ data: ReceivedReport }>(
+    `select data from events where tenant = $1 and stream_id = $2 and type = 'LabReportReceived' and position < $3 order by stream_version desc limit 1`,
+    [claim.tenant, claim.streamId, claim.position],
+  );
+  const received = rows[0]?.data;
+  if (!received) return null;
+  const report = received.report as unknown as Pick<LabReport, "collectedAt" | "reportedAt" | "items">;
+  return {
+    patientRef: (claim.data as { patientRef: string }).patientRef,
+    collectedAt: report.collectedAt ?? null,
+    // Required by the push's schema: a stored report has it.
+    reportedAt: report.reportedAt!,
+    items: report.items.map((sent, index) => ({ index, sent, mapped: received.items[index]! })),
+  };
+}
+
+async function react(tx: Tx, cause: StoredEvent, report: Omit<ReceivedPayload, "items"> & { findings: CriticalFinding[] }, context: ApplyContext): Promise<void> {
+  const externalId = externalIdOf(cause);
+  const target = { tenant: cause.tenant, streamId: criticalResultsStream(externalId) };
+  for (let attempt = 1; ; attempt++) {
+    const stream = await readStream(tx, target.tenant, target.streamId);
+    const state = stream.events.reduce(evolveCriticalResults, initialCriticalResultsState());
+    if (state.lastCause >= cause.position) return;
+    const events = decideCriticalResults(state, { externalId, ...report }, randomUUID);
+    if (events.length === 0) return;
+    await tx.query("savepoint critical_results");
+    try {
+      await appendToStream(tx, { ...target, expectedVersion: stream.version, events, metadata: { actor: CRITICAL_RESULTS_ACTOR, causationId: String(cause.position) } });
+      await tx.query("release savepoint critical_results");
+    } catch (error) {
+      await tx.query("rollback to savepoint critical_results");
+      // Someone acknowledged an alert of this report at this instant: decide again on the new state.
+      if (!(error instanceof ConcurrencyConflict) || attempt >= 5) throw error;
+      continue;
+    }
+    for (const event of events) {
+      if (event.type === "CriticalResultRaised") await context.jobs?.send(tx, ALERT_WEBHOOK_QUEUE, { tenant: cause.tenant, alert: event.data satisfies RaisedAlert }, event.data.alertId);
+    }
+    return;
+  }
+}

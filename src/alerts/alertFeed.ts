@@ -1,0 +1,108 @@
+import pg from "pg";
+import type { Logger } from "pino";
+import { connectionToPrimary } from "../../db/primaryHosts.ts";
+import { ALERTS_CHANNEL, type AlertNotice } from "../../projections/alerts.ts";
+
+type Listener = (notice: AlertNotice) => void;
+
+/**
+ * Fans the alerts projection's notices out to the open alert streams of this process, each to its
+ * own tenant's: one LISTEN connection, opened with the first subscriber and held while any
+ * remains. A connection lost is opened again after a pause; what was told meanwhile is missed, so
+ * pages also read the list when their stream (re)connects.
+ */
+export class AlertFeed {
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly closers = new Set<() => void>();
+  private client: pg.Client | null = null;
+  private connecting: Promise<void> | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly log: Logger,
+  ) {}
+
+  /**
+   * Calls `listener` with each notice of `tenant` until the returned function is called;
+   * `close` is called if the feed stops first (the service is shutting down).
+   */
+  async subscribe(tenant: string, listener: Listener, close: () => void): Promise<() => void> {
+    if (this.stopped) throw new Error("the alert feed has stopped");
+    const own = this.listeners.get(tenant) ?? new Set<Listener>();
+    own.add(listener);
+    this.listeners.set(tenant, own);
+    this.closers.add(close);
+    await this.listen();
+    return () => {
+      own.delete(listener);
+      if (own.size === 0) this.listeners.delete(tenant);
+      this.closers.delete(close);
+      if (this.listeners.size === 0) void this.disconnect();
+    };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const close of [...this.closers]) close();
+    this.closers.clear();
+    this.listeners.clear();
+    await this.disconnect();
+  }
+
+  private listen(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<void> {
+    const { connectionString, Client = pg.Client } = connectionToPrimary(this.databaseUrl);
+    const client = new Client({ connectionString, application_name: "dialysis-hub-alert-feed", keepAlive: true });
+    client.on("notification", (message) => this.tell(message.payload));
+    client.on("error", (err) => {
+      this.log.warn({ err }, "alert feed connection lost; listening again shortly");
+      this.dropped(client);
+    });
+    client.on("end", () => this.dropped(client));
+    await client.connect();
+    await client.query(`listen ${ALERTS_CHANNEL}`);
+    if (this.stopped || this.listeners.size === 0) {
+      await client.end().catch(() => {});
+      return;
+    }
+    this.client = client;
+  }
+
+  private dropped(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = null;
+    if (this.stopped || this.listeners.size === 0 || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      if (!this.stopped && this.listeners.size > 0) this.listen().catch((err) => this.log.warn({ err }, "alert feed could not listen"));
+    }, 1000);
+    this.retry.unref();
+  }
+
+  private async disconnect(): Promise<void> {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+
+  private tell(payload: string | undefined): void {
+    let notice: AlertNotice;
+    try {
+      notice = JSON.parse(payload ?? "") as AlertNotice;
+    } catch {
+      return;
+    }
+    for (const listener of this.listeners.get(notice.tenant) ?? []) listener(notice);
+  }
+}

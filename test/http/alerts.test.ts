@@ -1,0 +1,167 @@
+import { expect } from "chai";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { allProjections } from "../../projections/index.ts";
+import { localDateTime } from "../../queries/localDateTime.ts";
+import { signature } from "../../src/alerts/alertWebhook.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ingestionTenant, labReport, LI_SI, type IngestionTenant } from "../support/ingestion.ts";
+import { startTestService, until } from "../support/service.ts";
+
+/*
+ * Critical-result alerts over HTTP (contract D.7): raised by the reactor from what is pushed,
+ * listed, acknowledged with a note, closed by a correction, streamed as Server-Sent Events, and
+ * POSTed to a webhook receiver on localhost that checks the signature.
+ */
+
+const SECRET = "webhook-secret-0123456789";
+const now = () => localDateTime(new Date());
+const hoursAgo = (hours: number) => localDateTime(new Date(Date.now() - hours * 3_600_000));
+
+/** A report of 张三 taken an hour ago with this potassium. */
+const withPotassium = (externalId: string, value: number, extra: Record<string, unknown> = {}) =>
+  labReport(externalId, { collectedAt: hoursAgo(1), reportedAt: now(), items: [{ itemCode: "K", itemName: "钾", value, unit: "mmol/L" }], ...extra });
+
+interface Delivery {
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+describe("critical-result alerts (/api/alerts)", function () {
+  this.timeout(60_000);
+  let service: RunningService;
+  let tenant: IngestionTenant;
+  let receiver: Server;
+  const deliveries: Delivery[] = [];
+  let refuseNext = 1;
+  const alerts = async (state = "open") => (await tenant.call("GET", `/api/alerts?state=${state}`, { token: tenant.authorToken })).body as Array<Record<string, unknown>>;
+  const alertOf = (externalId: string, state = "open") => until(async () => (await alerts(state)).find((alert) => alert.externalId === externalId));
+
+  before(async () => {
+    receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk) => (body += chunk));
+      request.on("end", () => {
+        // The first delivery is refused: the service must try again.
+        if (refuseNext-- > 0) return void response.writeHead(503).end();
+        deliveries.push({ headers: request.headers, body });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/critical`;
+    service = await startTestService({ projections: allProjections, env: { ALERT_WEBHOOK_URL: url, ALERT_WEBHOOK_SECRET: SECRET, ALERT_STREAM_HEARTBEAT_SECONDS: "0.2", WORKER_POLL_SECONDS: "0.5" } });
+    tenant = await ingestionTenant(service, "h1");
+  });
+  after(async () => {
+    await service?.stop();
+    receiver?.close();
+  });
+
+  it("raises an alert for a potassium above the critical limit, with the patient and the reason", async () => {
+    expect((await tenant.push("lab", [withPotassium("CRIT-K-1", 6.9)])).status).to.equal(200);
+    const alert = await alertOf("CRIT-K-1");
+    expect(alert).to.deep.include({ patientRef: "P001", patientName: "张三", code: "K", name: "钾", value: 6.9, unit: "mmol/L", reason: "above the critical limit 6.2 mmol/L" });
+    expect(alert.raisedAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+    expect(alert).to.not.have.property("acknowledgedAt");
+  });
+
+  it("acknowledges with a note, once; the report's history shows raising and acknowledging", async () => {
+    const alert = await alertOf("CRIT-K-1");
+    const path = `/api/alerts/${alert.alertId}/acknowledge`;
+    const first = await tenant.call("POST", path, { token: tenant.authorToken, body: { note: "Dr. Li informed; K repeated" } });
+    expect(first.status).to.equal(200);
+    expect(first.body).to.deep.include({ alertId: alert.alertId, acknowledgedBy: "Nurse Chen", note: "Dr. Li informed; K repeated" });
+    const again = await tenant.call("POST", path, { token: tenant.authorToken, body: { note: "a second click" } });
+    expect(again.body.note, "acknowledged once").to.equal("Dr. Li informed; K repeated");
+    expect((await alerts()).map((a) => a.alertId)).to.not.include(alert.alertId);
+    expect((await alerts("acknowledged")).map((a) => a.alertId)).to.include(alert.alertId);
+    const { rows } = await service.db.query("select type, metadata->>'actor' as actor from events where tenant = 'h1' and stream_id = 'critical-results:CRIT-K-1' order by stream_version");
+    expect(rows).to.deep.equal([
+      { type: "CriticalResultRaised", actor: "critical-results" },
+      { type: "CriticalResultAcknowledged", actor: "Nurse Chen" },
+    ]);
+    const history = (await tenant.call("GET", "/api/history/lab/CRIT-K-1", { token: tenant.authorToken })).body as { entries: Array<Record<string, unknown>> };
+    expect(history.entries.map((entry) => entry.event)).to.deep.equal(["RECEIVED", "ALERT_RAISED", "ALERT_ACKNOWLEDGED"]);
+    expect(history.entries[1]).to.deep.include({ by: "critical-results", alertId: alert.alertId, code: "K", reason: "above the critical limit 6.2 mmol/L" });
+    expect(history.entries[2]).to.deep.include({ by: "Nurse Chen", note: "Dr. Li informed; K repeated" });
+  });
+
+  it("closes an alert when a corrected report no longer holds the critical value", async () => {
+    await tenant.push("lab", [withPotassium("CRIT-K-2", 2.1)]);
+    const alert = await alertOf("CRIT-K-2");
+    expect(alert.reason).to.equal("below the critical limit 2.8 mmol/L");
+    await tenant.push("lab", [withPotassium("CRIT-K-2", 3.9, { status: "CORRECTED" })]);
+    const closed = await alertOf("CRIT-K-2", "closed");
+    expect(closed).to.deep.include({ alertId: alert.alertId, closedReason: "an update of the report no longer holds this critical value" });
+    expect((await alerts()).map((a) => a.externalId)).to.not.include("CRIT-K-2");
+  });
+
+  it("raises for a laboratory's HH flag; not for a result days old; for an unmatched report once it is claimed", async () => {
+    const troponin = labReport("CRIT-HH", { collectedAt: hoursAgo(2), reportedAt: now(), items: [{ itemCode: "TNI", itemName: "肌钙蛋白I", value: "2.35", unit: "ng/mL", abnormalFlag: "HH" }] });
+    const old = withPotassium("CRIT-OLD", 7.5, { collectedAt: hoursAgo(24 * 5), reportedAt: hoursAgo(24 * 5 - 2) });
+    const unmatched = withPotassium("CRIT-UNMATCHED", 7.2, { patient: { idCard: LI_SI.idCard, name: LI_SI.name } });
+    await tenant.push("lab", [troponin, old, unmatched]);
+    expect(await alertOf("CRIT-HH")).to.deep.include({ code: "TNI", value: "2.35", flag: "HH", reason: "flagged HH by the laboratory" });
+    await tenant.call("PUT", "/api/patients/P002", { token: tenant.authorToken, body: { ...LI_SI } });
+    expect(await alertOf("CRIT-UNMATCHED")).to.deep.include({ patientRef: "P002", patientName: "李四", value: 7.2 });
+    const all = [...(await alerts()), ...(await alerts("acknowledged")), ...(await alerts("closed"))];
+    expect(all.map((a) => a.externalId)).to.not.include("CRIT-OLD");
+    expect((await tenant.call("GET", "/api/alerts/count", { token: tenant.authorToken })).body.open).to.equal((await alerts()).length);
+  });
+
+  it("streams new alerts and changes as Server-Sent Events, with heartbeats, and lets go when the client goes", async () => {
+    const abort = new AbortController();
+    const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": "h1" }, signal: abort.signal });
+    expect(response.headers.get("content-type")).to.match(/^text\/event-stream/);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const readUntil = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${pattern}: ${text}`);
+        text += value;
+      }
+    };
+    await readUntil(/: heartbeat/);
+    await tenant.push("lab", [withPotassium("CRIT-STREAM", 7.0)]);
+    await readUntil(/event: raised\ndata: .*CRIT-STREAM.*\n\n/);
+    const raised = JSON.parse(/event: raised\ndata: (.*CRIT-STREAM.*)\n\n/.exec(text)![1]!) as { alertId: string; value: number };
+    expect(raised.value).to.equal(7.0);
+    await tenant.call("POST", `/api/alerts/${raised.alertId}/acknowledge`, { token: tenant.authorToken, body: { note: "seen" } });
+    await readUntil(/event: acknowledged\ndata: .*"note":"seen"/);
+    const listening = () => service.db.query("select count(*)::int as n from pg_stat_activity where application_name = 'dialysis-hub-alert-feed'");
+    expect((await listening()).rows[0].n).to.equal(1);
+    abort.abort();
+    await until(async () => (await listening()).rows[0].n === 0);
+  });
+
+  it("keeps another tenant's alerts out of the list and the stream", async () => {
+    const other = await ingestionTenant(service, "h2");
+    await other.push("lab", [withPotassium("CRIT-OTHER", 7.4)]);
+    await until(async () => ((await other.call("GET", "/api/alerts", { token: other.authorToken })).body as unknown[]).length === 1);
+    expect((await alerts()).map((a) => a.externalId)).to.not.include("CRIT-OTHER");
+  });
+
+  it("POSTs each new alert to the webhook, signed, trying again after a refusal", async () => {
+    const delivered = await until(async () => deliveries.find((delivery) => delivery.body.includes("CRIT-K-1")), 30_000);
+    const { headers, body } = delivered;
+    expect(headers["x-dialysis-hub-signature"]).to.equal(signature(SECRET, String(headers["x-dialysis-hub-timestamp"]), body));
+    const payload = JSON.parse(body) as { event: string; tenant: string; alert: Record<string, unknown> };
+    expect(payload).to.deep.include({ event: "critical-result.raised", tenant: "h1" });
+    expect(payload.alert).to.deep.include({ externalId: "CRIT-K-1", code: "K", patientName: "张三" });
+    expect(refuseNext, "the first delivery was refused and tried again").to.be.below(0);
+  });
+
+  it("says how to fix a call it cannot take", async () => {
+    const alert = await alertOf("CRIT-HH");
+    const noNote = await tenant.call("POST", `/api/alerts/${alert.alertId}/acknowledge`, { token: tenant.authorToken, body: { note: "  " } });
+    expect(noNote.status).to.equal(400);
+    expect(noNote.body.error).to.match(/note is required/);
+    const unknown = await tenant.call("POST", "/api/alerts/no-such-alert/acknowledge", { token: tenant.authorToken, body: { note: "x" } });
+    expect(unknown.status).to.equal(404);
+    const badState = await tenant.call("GET", "/api/alerts?state=everything", { token: tenant.authorToken });
+    expect(badState.status).to.equal(400);
+    expect(badState.body.error).to.match(/open, acknowledged or closed/);
+  });
+});
