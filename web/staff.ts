@@ -1,12 +1,17 @@
 /**
  * The staff pages (`GET /staff`, src/http/staffRoutes.ts): sign in with an author token, then
- * the reports with their versions and audits, the unmatched queue, the patients and the bulk jobs,
- * all through the `/api` endpoints. The server wrote the tenant and language into `<body data-…>`;
- * the pages are chosen by the fragment (`#reports`, `#unmatched`, `#patients`, `#bulk-jobs`) so
+ * the reports with their versions and audits, the critical-result alerts (a live badge on every
+ * page), the unmatched queue, the patients with their charts and the bulk jobs, all through the
+ * `/api` endpoints. The server wrote the tenant and language into `<body data-…>`;
+ * the pages are chosen by the fragment (`#reports`, `#alerts`, `#unmatched`, `#patients`,
+ * `#chart/<patientRef>`, `#bulk-jobs`) so
  * the browser's back button and bookmarks work without a server route per page.
  */
 import "./staff.css";
+import { alertsPage } from "./staff/alertsPage.ts";
+import { openAlertHub } from "./staff/alertStream.ts";
 import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
+import { chartPage } from "./staff/chartPage.ts";
 import { el } from "./staff/dom.ts";
 import type { PageContext } from "./staff/page.ts";
 import { patientsPage } from "./staff/patientsPage.ts";
@@ -20,11 +25,14 @@ import type { Lang } from "./types.ts";
 
 const PAGES = {
   reports: { title: (t: StaffTexts) => t.reports, build: reportsPage },
+  alerts: { title: (t: StaffTexts) => t.alerts, build: alertsPage },
   unmatched: { title: (t: StaffTexts) => t.unmatched, build: unmatchedPage },
   patients: { title: (t: StaffTexts) => t.patients, build: patientsPage },
   "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage },
 } as const;
 type PageName = keyof typeof PAGES;
+/** Pages reached from another page, not from the navigation: `#chart/<patientRef>`. */
+const CHART_PREFIX = "chart/";
 
 const body = document.body;
 const lang: Lang = body.dataset.lang === "en" ? "en" : "zh";
@@ -33,8 +41,13 @@ const servedTenant = body.dataset.tenant ?? "default";
 const tenantFixed = body.dataset.tenantFixed === "true";
 const app = document.getElementById("app")!;
 
+function fragment(): string {
+  return location.hash.replace(/^#\/?/, "");
+}
+
 function pageName(): PageName {
-  const name = location.hash.replace(/^#\/?/, "");
+  const name = fragment();
+  if (name.startsWith(CHART_PREFIX)) return "patients";
   return name in PAGES ? (name as PageName) : "reports";
 }
 
@@ -78,12 +91,31 @@ function signedIn(session: Session): void {
     live.textContent = text;
   };
   // A token the service stops accepting (revoked, another tenant's) ends the session on any call.
-  const api = createStaffApi(session, texts, (error) => signIn(rejectionText(texts, error) || texts.sessionEnded));
-  const ctx: PageContext = { api, texts, session, lang, announce };
+  const alerts = openAlertHub(session);
+  const api = createStaffApi(session, texts, (error) => {
+    alerts.close();
+    signIn(rejectionText(texts, error) || texts.sessionEnded);
+  });
+  let leaving: Array<() => void> = [];
+  const ctx: PageContext = { api, texts, session, lang, announce, alerts, onLeave: (cleanup) => void leaving.push(cleanup) };
 
-  const links = (Object.keys(PAGES) as PageName[]).map((name) => el("a", { href: `#${name}`, "data-page-link": name }, PAGES[name].title(texts)));
+  // The number of standing alerts beside "Critical results", on every page, kept by the stream.
+  const badge = el("span", { class: "alert-badge", "data-open-alerts": "0", hidden: true });
+  const refreshBadge = async () => {
+    const { open } = await api.get<{ open: number }>("/api/alerts/count").catch(() => ({ open: Number(badge.dataset.openAlerts) }));
+    badge.dataset.openAlerts = String(open);
+    badge.textContent = String(open);
+    badge.hidden = open === 0;
+    badge.setAttribute("aria-label", texts.openAlertsBadge(open));
+  };
+  alerts.subscribe(() => void refreshBadge());
+  alerts.onConnected((connected) => {
+    if (connected) void refreshBadge();
+  });
+
+  const links = (Object.keys(PAGES) as PageName[]).map((name) => el("a", { href: `#${name}`, "data-page-link": name }, PAGES[name].title(texts), name === "alerts" ? badge : null));
   const nav = el("nav", { class: "tabs", "aria-label": texts.nav }, ...links);
-  const signOut = el("button", { type: "button", class: "sign-out", onclick: () => signIn() }, texts.signOut);
+  const signOut = el("button", { type: "button", class: "sign-out", onclick: () => (alerts.close(), signIn()) }, texts.signOut);
   const header = el(
     "header",
     { class: "top" },
@@ -109,9 +141,12 @@ function signedIn(session: Session): void {
     }
     for (const anchor of shell.querySelectorAll<HTMLAnchorElement>("a.lang")) anchor.href = otherLanguageUrl();
     announce("");
-    const page = PAGES[name].build(ctx);
+    leaving.forEach((cleanup) => cleanup());
+    leaving = [];
+    const chartOf = fragment().startsWith(CHART_PREFIX) ? decodeURIComponent(fragment().slice(CHART_PREFIX.length)) : null;
+    const page = chartOf ? chartPage(ctx, chartOf) : PAGES[name].build(ctx);
     slot.replaceChildren(page);
-    document.title = `${PAGES[name].title(texts)} · ${texts.appTitle}`;
+    document.title = `${chartOf ? texts.chart : PAGES[name].title(texts)} · ${texts.appTitle}`;
     page.querySelector<HTMLElement>("h1")?.focus();
   };
   window.onhashchange = () => {

@@ -1,5 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Page } from "playwright-core";
@@ -8,17 +7,12 @@ import type { RunningService } from "../../src/service.ts";
 import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 import { launchChromium, type Chromium } from "./chromium.ts";
+import { ensureStaffBundle } from "./staffBundle.ts";
 
 /** Screenshots of this run; the folder is gitignored. */
 const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 const TENANT = "h1";
 
-/** Builds the web bundle when the staff pages are missing from it (a dist built before they existed). */
-function ensureStaffBundle(): void {
-  const web = new URL("../../web/", import.meta.url);
-  if (["staff.js", "staff.css", "embed.js"].every((file) => existsSync(new URL(`dist/${file}`, web)))) return;
-  execFileSync(process.execPath, [fileURLToPath(new URL("build.mjs", web))], { stdio: "inherit" });
-}
 
 /** A census report: v1 dynamic with `select *` (audit: low + info), v2 snapshot with listed, ordered columns. */
 const censusSpec = (sql: string) => ({

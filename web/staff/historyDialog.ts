@@ -40,7 +40,9 @@ function timelineTable(ctx: PageContext, history: ReportHistory, actions: (entry
       entry.version !== undefined ? texts.versionNo(entry.version) : null,
       entry.status ? texts.statuses[entry.status] : null,
       entry.patientRef ? texts.patientOf(entry.patientRef) : null,
-      entry.reason ?? null,
+      entry.code ?? null,
+      entry.reason ? texts.reasons(entry.reason) : null,
+      entry.note ?? null,
     ]
       .filter(Boolean)
       .join(" · ");

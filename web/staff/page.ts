@@ -1,4 +1,5 @@
 import type { Lang } from "../types.ts";
+import type { AlertHub } from "./alertStream.ts";
 import { el } from "./dom.ts";
 import type { Session } from "./session.ts";
 import type { StaffApi } from "./staffApi.ts";
@@ -12,6 +13,10 @@ export interface PageContext {
   lang: Lang;
   /** Says a finished action in the live region (read out by screen readers, shown to everyone). */
   announce(text: string): void;
+  /** The session's live alert stream (one per signed-in page, shared by the badge and the pages). */
+  alerts: AlertHub;
+  /** Runs `cleanup` when the person leaves the page (subscriptions, charts). */
+  onLeave(cleanup: () => void): void;
 }
 
 /** A page's frame: its heading (focused when the page opens), an introduction, then its content. */

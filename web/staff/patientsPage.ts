@@ -1,6 +1,7 @@
 import { el } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientForm } from "./patientForm.ts";
+import { segment } from "./staffApi.ts";
 import type { PatientListEntry } from "./types.ts";
 
 /** The tenant's patients (`GET /api/patients?q=`): search, register, edit. */
@@ -53,7 +54,12 @@ function patientTable(ctx: PageContext, patients: PatientListEntry[], reload: ()
       el("td", {}, patient.hisPatientId ?? ""),
       el("td", {}, patient.ward ?? ""),
       el("td", {}, patient.active ? texts.yes : texts.no),
-      el("td", { class: "actions" }, el("button", { type: "button", class: "edit", "aria-label": texts.editFor(patient.name), onclick: () => patientForm(ctx, patient, reload) }, texts.edit)),
+      el(
+        "td",
+        { class: "actions" },
+        el("a", { class: "button-link chart-link", href: `#chart/${segment(patient.patientRef)}`, "aria-label": texts.chartFor(patient.name) }, texts.chart),
+        el("button", { type: "button", class: "edit", "aria-label": texts.editFor(patient.name), onclick: () => patientForm(ctx, patient, reload) }, texts.edit),
+      ),
     ),
   );
   return el(

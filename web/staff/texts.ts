@@ -180,6 +180,52 @@ export interface StaffTexts {
   rejectedPages: string;
   previousPage: string;
   nextPage: string;
+
+  alerts: string;
+  openAlertsBadge: (count: number) => string;
+  alertsIntro: string;
+  alertStates: Record<"open" | "acknowledged" | "closed", string>;
+  alertStateTabs: string;
+  noAlerts: Record<"open" | "acknowledged" | "closed", string>;
+  alertCount: (count: number) => string;
+  colRaised: string;
+  colPatient: string;
+  colResult: string;
+  colWhy: string;
+  colAcknowledged: string;
+  colClosed: string;
+  acknowledge: string;
+  acknowledgeFor: (patient: string, item: string) => string;
+  acknowledgeTitle: (patient: string, item: string) => string;
+  acknowledgeIntro: string;
+  note: string;
+  noteHint: string;
+  noteMissing: string;
+  acknowledging: string;
+  acknowledged: (patient: string, item: string) => string;
+  newAlert: (patient: string, item: string, value: string) => string;
+  liveOn: string;
+  liveOff: string;
+  reasons: (reason: string) => string;
+  chart: string;
+  chartFor: (name: string) => string;
+  chartTitle: (name: string, patientRef: string) => string;
+  chartIntro: string;
+  period: string;
+  periods: Record<"1" | "3" | "5", string>;
+  tableView: string;
+  chartView: string;
+  latest: string;
+  noResults: string;
+  refRange: string;
+  targetBand: string;
+  criticalLimits: string;
+  seriesSummary: (name: string, count: number, latest: string) => string;
+  colValue: string;
+  colFlag: string;
+  patientReports: string;
+  noPatientReports: string;
+  backToPatients: string;
 }
 
 const zh: StaffTexts = {
@@ -280,7 +326,7 @@ const zh: StaffTexts = {
   colEvent: "事件",
   colBy: "操作者",
   colDetails: "详情",
-  events: { RECEIVED: "收到", CLAIMED: "认领", DISMISSED: "搁置", REQUEUED: "退回待认领" },
+  events: { RECEIVED: "收到", CLAIMED: "认领", DISMISSED: "搁置", REQUEUED: "退回待认领", ALERT_RAISED: "危急值提醒", ALERT_ACKNOWLEDGED: "危急值确认", ALERT_CLOSED: "危急值关闭" },
   statuses: { CREATED: "新建", UPDATED: "更新" },
   versionNo: (n) => `第 ${n} 版`,
   patientOf: (patientRef) => `患者 ${patientRef}`,
@@ -361,6 +407,57 @@ const zh: StaffTexts = {
   rejectedPages: "拒收行分页",
   previousPage: "上一页",
   nextPage: "下一页",
+
+  alerts: "危急值",
+  openAlertsBadge: (count) => `${count} 条危急值待确认`,
+  alertsIntro: "检验结果被实验室标为 LL/HH，或超出字典的危急界限时，在此提醒。确认时写下处理经过；更新后的报告不再危急时，提醒自动关闭。",
+  alertStates: { open: "待确认", acknowledged: "已确认", closed: "已关闭" },
+  alertStateTabs: "危急值状态",
+  noAlerts: { open: "没有待确认的危急值。", acknowledged: "还没有确认过的危急值。", closed: "没有未经确认即关闭的危急值。" },
+  alertCount: (count) => `共 ${count} 条`,
+  colRaised: "提醒时间",
+  colPatient: "患者",
+  colResult: "结果",
+  colWhy: "原因",
+  colAcknowledged: "确认",
+  colClosed: "关闭",
+  acknowledge: "确认",
+  acknowledgeFor: (patient, item) => `确认 ${patient} 的 ${item}`,
+  acknowledgeTitle: (patient, item) => `确认危急值：${patient} · ${item}`,
+  acknowledgeIntro: "写下已做的处理（通知了谁、复查、调整方案），它会记入报告历史。",
+  note: "处理经过",
+  noteHint: "必填，最多 1000 字。",
+  noteMissing: "请写下处理经过。",
+  acknowledging: "正在确认…",
+  acknowledged: (patient, item) => `已确认 ${patient} 的 ${item}。`,
+  newAlert: (patient, item, value) => `新危急值：${patient} ${item} ${value}`,
+  liveOn: "实时更新中",
+  liveOff: "实时更新已断开，正在重连…",
+  reasons: (reason) =>
+    reason
+      .replace(/^flagged (LL|HH) by the laboratory$/, "实验室标记为 $1")
+      .replace(/^above the critical limit (.+)$/, "高于危急界限 $1")
+      .replace(/^below the critical limit (.+)$/, "低于危急界限 $1")
+      .replace(/^an update of the report no longer holds this critical value$/, "报告更新后不再是危急值"),
+  chart: "检验趋势",
+  chartFor: (name) => `${name} 的检验趋势`,
+  chartTitle: (name, patientRef) => `${name}（${patientRef}）的检验趋势`,
+  chartIntro: "核心透析指标随时间的变化（标准单位）。灰色带为参考范围，绿色带为 KDIGO / KDOQI 目标，红线为危急界限。",
+  period: "时间范围",
+  periods: { "1": "近 1 年", "3": "近 3 年", "5": "近 5 年" },
+  tableView: "表格",
+  chartView: "图表",
+  latest: "最新",
+  noResults: "此期间没有结果。",
+  refRange: "参考范围",
+  targetBand: "目标",
+  criticalLimits: "危急界限",
+  seriesSummary: (name, count, latest) => `${name}：${count} 个结果${latest ? `，最新 ${latest}` : ""}`,
+  colValue: "数值",
+  colFlag: "标记",
+  patientReports: "此期间的报告",
+  noPatientReports: "此期间没有报告。",
+  backToPatients: "返回患者列表",
 };
 
 const en: StaffTexts = {
@@ -461,7 +558,7 @@ const en: StaffTexts = {
   colEvent: "What",
   colBy: "By",
   colDetails: "Details",
-  events: { RECEIVED: "Received", CLAIMED: "Claimed", DISMISSED: "Dismissed", REQUEUED: "Back in the queue" },
+  events: { RECEIVED: "Received", CLAIMED: "Claimed", DISMISSED: "Dismissed", REQUEUED: "Back in the queue", ALERT_RAISED: "Critical result raised", ALERT_ACKNOWLEDGED: "Critical result acknowledged", ALERT_CLOSED: "Critical result closed" },
   statuses: { CREATED: "new", UPDATED: "update" },
   versionNo: (n) => `version ${n}`,
   patientOf: (patientRef) => `patient ${patientRef}`,
@@ -542,6 +639,52 @@ const en: StaffTexts = {
   rejectedPages: "Pages of rejected lines",
   previousPage: "Previous",
   nextPage: "Next",
+
+  alerts: "Critical results",
+  openAlertsBadge: (count) => `${count} critical ${count === 1 ? "result" : "results"} to acknowledge`,
+  alertsIntro: "A result the laboratory flagged LL or HH, or beyond the dictionary's critical limits, shows here. Acknowledge it with what was done; an update of the report that no longer holds the value closes it.",
+  alertStates: { open: "To acknowledge", acknowledged: "Acknowledged", closed: "Closed" },
+  alertStateTabs: "Alert states",
+  noAlerts: { open: "No critical result waits to be acknowledged.", acknowledged: "No critical result has been acknowledged yet.", closed: "No alert was closed before anyone acknowledged it." },
+  alertCount: (count) => `${count} ${count === 1 ? "alert" : "alerts"}`,
+  colRaised: "Raised",
+  colPatient: "Patient",
+  colResult: "Result",
+  colWhy: "Why",
+  colAcknowledged: "Acknowledged",
+  colClosed: "Closed",
+  acknowledge: "Acknowledge",
+  acknowledgeFor: (patient, item) => `Acknowledge ${item} of ${patient}`,
+  acknowledgeTitle: (patient, item) => `Acknowledge a critical result: ${patient} · ${item}`,
+  acknowledgeIntro: "Say what was done (who was told, a repeat test, a change of prescription); it goes into the report's history.",
+  note: "What was done",
+  noteHint: "Required, at most 1000 characters.",
+  noteMissing: "Say what was done.",
+  acknowledging: "Acknowledging…",
+  acknowledged: (patient, item) => `${item} of ${patient} acknowledged.`,
+  newAlert: (patient, item, value) => `New critical result: ${patient} ${item} ${value}`,
+  liveOn: "Live",
+  liveOff: "Live updates lost; reconnecting…",
+  reasons: (reason) => reason,
+  chart: "Results",
+  chartFor: (name) => `Results of ${name}`,
+  chartTitle: (name, patientRef) => `Results of ${name} (${patientRef})`,
+  chartIntro: "The core dialysis items over time, in standard units. Grey: the reference range; green: the KDIGO / KDOQI target; red lines: the critical limits.",
+  period: "Period",
+  periods: { "1": "Last year", "3": "Last 3 years", "5": "Last 5 years" },
+  tableView: "Table",
+  chartView: "Charts",
+  latest: "Latest",
+  noResults: "No results in this period.",
+  refRange: "Reference range",
+  targetBand: "Target",
+  criticalLimits: "Critical limits",
+  seriesSummary: (name, count, latest) => `${name}: ${count} ${count === 1 ? "result" : "results"}${latest ? `, latest ${latest}` : ""}`,
+  colValue: "Value",
+  colFlag: "Flag",
+  patientReports: "Reports in this period",
+  noPatientReports: "No reports in this period.",
+  backToPatients: "Back to the patients",
 };
 
 export function staffTextsFor(lang: Lang): StaffTexts {

@@ -1,0 +1,139 @@
+import { openModal } from "./dialog.ts";
+import { alertBox, el, field, localTime, whileSubmitting } from "./dom.ts";
+import { historyDialog } from "./historyDialog.ts";
+import { loader, pageFrame, type PageContext } from "./page.ts";
+import { segment } from "./staffApi.ts";
+import type { Alert, AlertState } from "./types.ts";
+
+const STATES: AlertState[] = ["open", "acknowledged", "closed"];
+
+/**
+ * Critical-result alerts (contract D.7): the standing ones to acknowledge, with the acknowledged
+ * and closed ones a tab away. The list follows the service's alert stream: a new alert shows
+ * without a reload, and one acknowledged elsewhere leaves the list.
+ */
+export function alertsPage(ctx: PageContext): HTMLElement {
+  const { texts } = ctx;
+  let state: AlertState = "open";
+  /** Alerts that arrived while the page was open, highlighted until the next reload without news. */
+  const fresh = new Set<string>();
+  const count = el("p", { class: "count muted", "aria-live": "polite" });
+  const live = el("p", { class: "live muted", "data-live": "false" }, texts.liveOff);
+  const box = el("div", { class: "page-body alerts-body" });
+  const reload = loader(box, texts, async () => {
+    const alerts = await ctx.api.get<Alert[]>(`/api/alerts?state=${state}&limit=500`);
+    count.textContent = texts.alertCount(alerts.length);
+    if (alerts.length === 0) return el("p", { class: "empty" }, texts.noAlerts[state]);
+    return alertTable(ctx, state, alerts, fresh, reload);
+  });
+
+  const tabs = STATES.map((name) =>
+    el("button", {
+      type: "button",
+      class: "state-tab",
+      "data-state-tab": name,
+      "aria-pressed": name === state ? "true" : "false",
+      onclick: () => {
+        state = name;
+        for (const tab of tabs) tab.setAttribute("aria-pressed", tab.dataset.stateTab === name ? "true" : "false");
+        fresh.clear();
+        void reload();
+      },
+    }, texts.alertStates[name]),
+  );
+
+  ctx.onLeave(
+    ctx.alerts.subscribe((change, alert) => {
+      if (change === "raised") {
+        fresh.add(alert.alertId);
+        ctx.announce(texts.newAlert(alert.patientName ?? alert.patientRef, alert.name, valueText(alert)));
+      }
+      void reload();
+    }),
+  );
+  ctx.onLeave(
+    ctx.alerts.onConnected((connected) => {
+      live.dataset.live = String(connected);
+      live.textContent = connected ? texts.liveOn : texts.liveOff;
+      if (connected) void reload();
+    }),
+  );
+  void reload();
+  const toolbar = el("div", { class: "toolbar" }, el("div", { class: "state-tabs", role: "group", "aria-label": texts.alertStateTabs }, ...tabs), live);
+  return pageFrame("alerts", texts.alerts, texts.alertsIntro, toolbar, count, box);
+}
+
+const valueText = (alert: Alert) => `${alert.value}${alert.unit ? ` ${alert.unit}` : ""}${alert.flag ? ` (${alert.flag})` : ""}`;
+
+function alertTable(ctx: PageContext, state: AlertState, alerts: Alert[], fresh: ReadonlySet<string>, reload: () => Promise<void>): HTMLElement {
+  const { texts } = ctx;
+  const last = state === "open" ? texts.colActions : state === "acknowledged" ? texts.colAcknowledged : texts.colClosed;
+  const columns = [texts.colRaised, texts.colPatient, texts.colResult, texts.colWhy, last];
+  const rows = alerts.map((alert) => {
+    const patient = alert.patientName ?? alert.patientRef;
+    const outcome =
+      state === "open"
+        ? el(
+            "td",
+            { class: "actions" },
+            el("button", { type: "button", class: "primary acknowledge", "aria-label": texts.acknowledgeFor(patient, alert.name), onclick: () => acknowledgeDialog(ctx, alert, reload) }, texts.acknowledge),
+            el("button", { type: "button", class: "history", "aria-label": texts.historyFor(alert.externalId), onclick: () => historyDialog(ctx, "lab", alert.externalId) }, texts.history),
+          )
+        : state === "acknowledged"
+          ? el("td", { class: "outcome" }, `${localTime(alert.acknowledgedAt!)} · ${alert.acknowledgedBy}`, el("span", { class: "sub note" }, alert.note ?? ""))
+          : el("td", { class: "outcome" }, localTime(alert.closedAt!), el("span", { class: "sub muted" }, texts.reasons(alert.closedReason ?? "")));
+    return el(
+      "tr",
+      { "data-alert-id": alert.alertId, "data-external-id": alert.externalId, class: fresh.has(alert.alertId) ? "fresh" : null },
+      el("td", {}, localTime(alert.raisedAt)),
+      el("th", { scope: "row" }, el("a", { href: `#chart/${segment(alert.patientRef)}`, "aria-label": texts.chartFor(patient) }, patient), el("span", { class: "sub muted" }, alert.patientRef)),
+      el("td", { class: "result" }, el("strong", {}, alert.name), " ", el("span", { class: "critical-value" }, valueText(alert))),
+      el("td", { class: "reason" }, texts.reasons(alert.reason)),
+      outcome,
+    );
+  });
+  return el(
+    "div",
+    { class: "table-wrap" },
+    el("table", { class: `data alerts alerts-${state}` }, el("caption", { class: "visually-hidden" }, texts.alertStates[state]), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)),
+  );
+}
+
+function acknowledgeDialog(ctx: PageContext, alert: Alert, reload: () => Promise<void>): void {
+  const { texts } = ctx;
+  const patient = alert.patientName ?? alert.patientRef;
+  const note = el("textarea", { name: "note", rows: 3, maxlength: 1000, required: true });
+  const problem = alertBox();
+  const submit = el("button", { type: "submit", class: "primary" }, texts.acknowledge);
+  openModal(texts.acknowledgeTitle(patient, alert.name), texts.close, (modal) => {
+    const form = el(
+      "form",
+      { class: "acknowledge-form", novalidate: true },
+      el("p", { class: "critical-summary" }, el("strong", {}, `${alert.name} ${valueText(alert)}`), " · ", texts.reasons(alert.reason), " · ", localTime(alert.raisedAt)),
+      el("p", { class: "intro" }, texts.acknowledgeIntro),
+      field("acknowledge-note", texts.note, note, texts.noteHint),
+      problem.element,
+      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (!note.value.trim()) {
+        note.setAttribute("aria-invalid", "true");
+        note.focus();
+        return problem.show(texts.noteMissing);
+      }
+      note.removeAttribute("aria-invalid");
+      await whileSubmitting(submit, texts.acknowledging, problem, async () => {
+        try {
+          await ctx.api.post(`/api/alerts/${segment(alert.alertId)}/acknowledge`, { note: note.value.trim() });
+          modal.close();
+          ctx.announce(texts.acknowledged(patient, alert.name));
+          await reload();
+        } catch (error) {
+          problem.show(error instanceof Error ? error.message : String(error));
+        }
+      });
+    });
+    return [form];
+  });
+}
