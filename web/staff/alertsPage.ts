@@ -1,6 +1,6 @@
-import { openModal } from "./dialog.ts";
-import { alertBox, el, field, localTime, whileSubmitting } from "./dom.ts";
+import { el, localTime } from "./dom.ts";
 import { historyDialog } from "./historyDialog.ts";
+import { noteDialog } from "./noteDialog.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
 import type { Alert, AlertState } from "./types.ts";
@@ -102,38 +102,23 @@ function alertTable(ctx: PageContext, state: AlertState, alerts: Alert[], fresh:
 function acknowledgeDialog(ctx: PageContext, alert: Alert, reload: () => Promise<void>): void {
   const { texts } = ctx;
   const patient = alert.patientName ?? alert.patientRef;
-  const note = el("textarea", { name: "note", rows: 3, maxlength: 1000, required: true });
-  const problem = alertBox();
-  const submit = el("button", { type: "submit", class: "primary" }, texts.acknowledge);
-  openModal(texts.acknowledgeTitle(patient, alert.name), texts.close, (modal) => {
-    const form = el(
-      "form",
-      { class: "acknowledge-form", novalidate: true },
+  noteDialog(ctx, {
+    title: texts.acknowledgeTitle(patient, alert.name),
+    about: [
       el("p", { class: "critical-summary" }, el("strong", {}, `${alert.name} ${valueText(alert)}`), " · ", texts.reasons(alert.reason), " · ", localTime(alert.raisedAt)),
       el("p", { class: "intro" }, texts.acknowledgeIntro),
-      field("acknowledge-note", texts.note, note, texts.noteHint),
-      problem.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
-    );
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      if (!note.value.trim()) {
-        note.setAttribute("aria-invalid", "true");
-        note.focus();
-        return problem.show(texts.noteMissing);
-      }
-      note.removeAttribute("aria-invalid");
-      await whileSubmitting(submit, texts.acknowledging, problem, async () => {
-        try {
-          await ctx.api.post(`/api/alerts/${segment(alert.alertId)}/acknowledge`, { note: note.value.trim() });
-          modal.close();
-          ctx.announce(texts.acknowledged(patient, alert.name));
-          await reload();
-        } catch (error) {
-          problem.show(error instanceof Error ? error.message : String(error));
-        }
-      });
-    });
-    return [form];
+    ],
+    formClass: "acknowledge-form",
+    fieldId: "acknowledge-note",
+    label: texts.note,
+    hint: texts.noteHint,
+    missing: texts.noteMissing,
+    maxLength: 1000,
+    submit: { text: texts.acknowledge, busy: texts.acknowledging },
+    send: (note) => ctx.api.post(`/api/alerts/${segment(alert.alertId)}/acknowledge`, { note }),
+    done: async () => {
+      ctx.announce(texts.acknowledged(patient, alert.name));
+      await reload();
+    },
   });
 }

@@ -1,6 +1,7 @@
 import { openModal } from "./dialog.ts";
 import { historyDialog } from "./historyDialog.ts";
-import { alertBox, el, field, localTime, whileSubmitting } from "./dom.ts";
+import { noteDialog } from "./noteDialog.ts";
+import { alertBox, el, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientPicker } from "./patientPicker.ts";
 import { segment } from "./staffApi.ts";
@@ -94,37 +95,20 @@ function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Prom
 
 function dismissDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Promise<void>): void {
   const { texts } = ctx;
-  const reason = el("textarea", { name: "reason", rows: 3, maxlength: 500, required: true });
-  const problem = alertBox();
-  const submit = el("button", { type: "submit", class: "primary danger" }, texts.dismissButton);
-  openModal(texts.dismissTitle(entry.externalId), texts.close, (modal) => {
-    const form = el(
-      "form",
-      { class: "dismiss-form", novalidate: true },
-      sentPatient(ctx, entry),
-      field(`dismiss-reason`, texts.reason, reason, texts.reasonHint),
-      problem.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
-    );
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      if (!reason.value.trim()) {
-        reason.setAttribute("aria-invalid", "true");
-        reason.focus();
-        return problem.show(texts.reasonMissing);
-      }
-      reason.removeAttribute("aria-invalid");
-      await whileSubmitting(submit, texts.dismissing, problem, async () => {
-        try {
-          await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/dismiss`, { reason: reason.value.trim() });
-          modal.close();
-          ctx.announce(texts.dismissed(entry.externalId));
-          await reload();
-        } catch (error) {
-          problem.show(error instanceof Error ? error.message : String(error));
-        }
-      });
-    });
-    return [form];
+  noteDialog(ctx, {
+    title: texts.dismissTitle(entry.externalId),
+    about: [sentPatient(ctx, entry)],
+    formClass: "dismiss-form",
+    fieldId: "dismiss-reason",
+    label: texts.reason,
+    hint: texts.reasonHint,
+    missing: texts.reasonMissing,
+    maxLength: 500,
+    submit: { text: texts.dismissButton, busy: texts.dismissing, danger: true },
+    send: (reason) => ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/dismiss`, { reason }),
+    done: async () => {
+      ctx.announce(texts.dismissed(entry.externalId));
+      await reload();
+    },
   });
 }

@@ -1,0 +1,58 @@
+import { openModal } from "./dialog.ts";
+import { alertBox, el, field, whileSubmitting } from "./dom.ts";
+import type { PageContext } from "./page.ts";
+
+export interface NoteDialog {
+  title: string;
+  /** What the note is about, shown above the field. */
+  about: Node[];
+  formClass: string;
+  fieldId: string;
+  label: string;
+  hint: string;
+  /** Said when the note is left empty. */
+  missing: string;
+  maxLength: number;
+  submit: { text: string; busy: string; danger?: boolean };
+  /** Sends the trimmed note; a failure's sentence is shown in the dialog. */
+  send(note: string): Promise<void>;
+  /** After a send that worked, with the dialog closed. */
+  done(): Promise<void> | void;
+}
+
+/** A dialog asking for a required text (a dismissal's reason, an acknowledgement's note) and sending it. */
+export function noteDialog(ctx: PageContext, spec: NoteDialog): void {
+  const { texts } = ctx;
+  const note = el("textarea", { name: spec.fieldId, rows: 3, maxlength: spec.maxLength, required: true });
+  const problem = alertBox();
+  const submit = el("button", { type: "submit", class: spec.submit.danger ? "primary danger" : "primary" }, spec.submit.text);
+  openModal(spec.title, texts.close, (modal) => {
+    const form = el(
+      "form",
+      { class: spec.formClass, novalidate: true },
+      ...spec.about,
+      field(spec.fieldId, spec.label, note, spec.hint),
+      problem.element,
+      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (!note.value.trim()) {
+        note.setAttribute("aria-invalid", "true");
+        note.focus();
+        return problem.show(spec.missing);
+      }
+      note.removeAttribute("aria-invalid");
+      await whileSubmitting(submit, spec.submit.busy, problem, async () => {
+        try {
+          await spec.send(note.value.trim());
+          modal.close();
+          await spec.done();
+        } catch (error) {
+          problem.show(error instanceof Error ? error.message : String(error));
+        }
+      });
+    });
+    return [form];
+  });
+}
