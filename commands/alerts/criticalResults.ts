@@ -37,8 +37,6 @@ export type CriticalResultEvent =
   | { type: "CriticalResultClosed"; data: { alertId: string; reason: string } }
   | { type: "CriticalResultAcknowledged"; data: { alertId: string; note: string; by: string } };
 
-export const CRITICAL_RESULT_EVENT_TYPES = ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged"] as const;
-
 export interface AlertOfReport {
   alertId: string;
   code: string;
@@ -178,4 +176,3 @@ export function decideCriticalResults(state: CriticalResultsState, report: Repor
   }
   return events;
 }
-

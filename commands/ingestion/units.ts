@@ -53,7 +53,7 @@ function foldSpelling(unit: string): string {
  * prefixes "µ", "μ" and "u" unified, and a leading power of ten written as `10^n` whatever the
  * sender's spelling (`10^9/L`, `10*9/L`, `10E9/L`, `×10^9/L`, `x10^9/L`, `10⁹/L`).
  */
-export const normaliseUnitKey = cached((unit) => foldSpelling(unit).toLowerCase());
+export const normaliseUnitKey = cached((unit) => foldSpelling(unit).toLowerCase().replace(/μ/gu, "u"));
 
 // ---------------------------------------------------------------------------------------------
 // UCUM

@@ -83,7 +83,8 @@ export function alertRoutes({ store, adminToken, feed, heartbeatMs }: AlertRoute
     unsubscribe = await feed.subscribe(tenant, tell, end);
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);
-    ctx.req.on("close", end);
+    // The response, not the request: a request without a body has ended as soon as it was read.
+    ctx.res.on("close", end);
     stream.on("error", end);
     ctx.set({ "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" });
     ctx.status = 200;
