@@ -33,6 +33,21 @@ export const ALERT_WEBHOOK_QUEUE = "alert-webhook";
 const dictionary = loadDefaultDictionary();
 const CODES = criticalCodes(dictionary).map((code) => `'${code}'`).join(", ");
 
+/*
+ * Nearly every report holds nothing critical. Such a first version needs no reaction, and the
+ * database tells so with two jsonpath tests of the stored report, so that its payload is not
+ * built, sent or parsed: the reactor runs beside every push, and this keeps it cheap.
+ */
+const FLAGGED = `$.report.items[*].abnormalFlag ? (@ like_regex "^\\s*(LL|HH)\\s*$" flag "i")`;
+const BEYOND_LIMITS = `$.items[*] ? (${dictionary.items
+  .flatMap(({ code, critical }) => {
+    if (!critical) return [];
+    const beyond = [critical.low !== null ? `@.stdValue < ${critical.low}` : null, critical.high !== null ? `@.stdValue > ${critical.high}` : null].filter(Boolean).join(" || ");
+    return [`(@.stdCode == "${code}" && (${beyond}))`];
+  })
+  .join(" || ")})`;
+const MAYBE_CRITICAL = `(d->'match'->>'matched')::boolean and (d @? '${FLAGGED}' or d @? '${BEYOND_LIMITS}')`;
+
 /** A received report as the reactor needs it: whose, when, and only the items that can be critical. */
 interface ReceivedPayload {
   patientRef: string | null;
@@ -44,13 +59,13 @@ interface ReceivedPayload {
 const CANDIDATE_ITEMS = `
   coalesce((select jsonb_agg(jsonb_build_object('index', a.o - 1, 'sent', a.s, 'mapped', d->'items'->(a.o::int - 1)))
             from jsonb_array_elements(d->'report'->'items') with ordinality as a(s, o)
-            where upper(a.s->>'abnormalFlag') in ('LL', 'HH') or d->'items'->(a.o::int - 1)->>'stdCode' in (${CODES})), '[]'::jsonb)`;
+            where upper(trim(a.s->>'abnormalFlag')) in ('LL', 'HH') or d->'items'->(a.o::int - 1)->>'stdCode' in (${CODES})), '[]'::jsonb)`;
 
 const RECEIVED_PAYLOAD = `
-  select jsonb_build_object(
+  select case when stream_version = 1 and not coalesce(${MAYBE_CRITICAL}, false) then null else jsonb_build_object(
     'patientRef', case when (d->'match'->>'matched')::boolean then d->'match'->>'patientRef' end,
     'collectedAt', d->'report'->'collectedAt', 'reportedAt', d->'report'->'reportedAt',
-    'items', ${CANDIDATE_ITEMS})
+    'items', ${CANDIDATE_ITEMS}) end
   from (select data || '{}'::jsonb as d offset 0) payload`;
 
 export const criticalResultsReactor: Projection = {
@@ -68,7 +83,8 @@ export const criticalResultsReactor: Projection = {
   async applyBatch(tx, events, context = { loading: false }) {
     if (context.loading) return;
     for (const event of events) {
-      const report = event.type === "LabReportReceived" ? (event.data as ReceivedPayload) : await claimedReport(tx, event);
+      // A received first version with nothing that can be critical comes without a payload.
+      const report = event.type === "LabReportReceived" ? (event.data as ReceivedPayload | null) : await claimedReport(tx, event);
       if (!report) continue;
       const recent = isRecentEnough(report.collectedAt, report.reportedAt, event.recordedAt);
       const findings = report.patientRef !== null && recent ? findCritical(report.items, dictionary) : [];
