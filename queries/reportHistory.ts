@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { Match } from "../commands/ingestion/patientMatching.ts";
 import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
 import { reportStream, type ReportKind } from "../commands/ingestion/reportKinds.ts";
-import { fieldPath } from "../commands/fieldPath.ts";
 import { criticalResultsStream, type CriticalResultEvent } from "../commands/alerts/criticalResults.ts";
 import { readStream, type StoredEvent } from "../db/eventStore.ts";
 import type { Db } from "../db/pool.ts";
+import { jsonChanges } from "./jsonChanges.ts";
 import { localDateTime, localDateTimeText } from "./localDateTime.ts";
 
 /*
@@ -141,42 +141,15 @@ export async function reportDiff(db: Db, tenant: string, kind: ReportKind, exter
   return { from, to, changes: reportChanges(before.event.data.report, after.event.data.report) };
 }
 
-type Json = unknown;
-type Change = ReportDiff["changes"][number];
-
-const isObject = (value: Json): value is Record<string, Json> => typeof value === "object" && value !== null && !Array.isArray(value);
+const itemKey = (item: unknown) => {
+  const fields = typeof item === "object" && item !== null ? (item as Record<string, unknown>) : {};
+  return String(fields.itemCode ?? fields.itemName ?? "");
+};
 
 /**
  * Every changed leaf between two reports. Items are paired by itemCode (else itemName), not by
- * position, so a report whose items were only re-ordered has no changes; an item's path carries
- * its index in the newer version (in the older one when it was removed).
+ * position, so a report whose items were only re-ordered has no changes.
  */
-export function reportChanges(before: Json, after: Json): Change[] {
-  const changes: Change[] = [];
-  const walk = (a: Json, b: Json, path: (string | number)[]) => {
-    if (isObject(a) && isObject(b)) {
-      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-        if (key === "items" && path.length === 0 && Array.isArray(a[key]) && Array.isArray(b[key])) pairItems(a[key] as Json[], b[key] as Json[]);
-        else walk(a[key] ?? null, b[key] ?? null, [...path, key]);
-      }
-    } else if (Array.isArray(a) && Array.isArray(b)) {
-      for (let i = 0; i < Math.max(a.length, b.length); i++) walk(i < a.length ? a[i] : null, i < b.length ? b[i] : null, [...path, i]);
-    } else if (JSON.stringify(a) !== JSON.stringify(b)) {
-      changes.push({ path: fieldPath(path), before: a, after: b });
-    }
-  };
-  const pairItems = (older: Json[], newer: Json[]) => {
-    const keyOf = (item: Json) => (isObject(item) ? String(item.itemCode ?? item.itemName ?? "") : "");
-    const unpaired = new Map<string, number[]>();
-    older.forEach((item, i) => unpaired.set(keyOf(item), [...(unpaired.get(keyOf(item)) ?? []), i]));
-    newer.forEach((item, i) => {
-      const matches = unpaired.get(keyOf(item));
-      const j = matches?.shift();
-      if (j === undefined) changes.push({ path: fieldPath(["items", i]), before: null, after: item });
-      else walk(older[j], item, ["items", i]);
-    });
-    for (const left of unpaired.values()) for (const j of left) changes.push({ path: fieldPath(["items", j]), before: older[j], after: null });
-  };
-  walk(before, after, []);
-  return changes;
+export function reportChanges(before: unknown, after: unknown): ReportDiff["changes"] {
+  return jsonChanges(before, after, (path) => (path.length === 1 && path[0] === "items" ? itemKey : null));
 }

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import type { Db } from "../../db/pool.ts";
 import { authorByToken } from "../../queries/credentials.ts";
 import { bearerToken } from "./adminAuth.ts";
@@ -15,18 +15,36 @@ export interface Caller {
  * Authoring and patient calls: an author token of the request's tenant, or the ADMIN_TOKEN.
  * `ctx.state.caller` names who acts, for the events' metadata.
  */
-export function requireAuthor(db: Db, adminToken: string | undefined): Middleware {
+/** Who a bearer token names: the operator, an author, or nobody. */
+function callerIdentifier(db: Db, adminToken: string | undefined): (token: string) => Promise<Caller | null> {
   const adminDigest = adminToken ? createHash("sha256").update(adminToken).digest() : null;
+  return async (token) => {
+    if (adminDigest && timingSafeEqual(createHash("sha256").update(token).digest(), adminDigest)) return { name: "admin", tenant: null };
+    const author = await authorByToken(db, token);
+    return author ? { name: author.name, tenant: author.tenant } : null;
+  };
+}
+
+/**
+ * On a route anyone may call (viewing): the author of the request's tenant (or the operator) when
+ * the request carries their token, else null. A missing, wrong or other tenant's token only means
+ * the caller is a viewer: viewing never fails for a token.
+ */
+export function authorIfAny(db: Db, adminToken: string | undefined): (ctx: Context) => Promise<Caller | null> {
+  const identify = callerIdentifier(db, adminToken);
+  return async (ctx) => {
+    const token = bearerToken(ctx.get("authorization"));
+    const caller = token ? await identify(token) : null;
+    return caller && (caller.tenant === null || caller.tenant === ctx.state.tenant) ? caller : null;
+  };
+}
+
+export function requireAuthor(db: Db, adminToken: string | undefined): Middleware {
+  const identify = callerIdentifier(db, adminToken);
   return async (ctx, next) => {
     const token = bearerToken(ctx.get("authorization"));
     if (!token) throw new HttpError(401, "Send an author token (or the ADMIN_TOKEN) as 'Authorization: Bearer <token>'.");
-    let caller: Caller | null = null;
-    if (adminDigest && timingSafeEqual(createHash("sha256").update(token).digest(), adminDigest)) {
-      caller = { name: "admin", tenant: null };
-    } else {
-      const author = await authorByToken(db, token);
-      if (author) caller = { name: author.name, tenant: author.tenant };
-    }
+    const caller = await identify(token);
     if (!caller) throw new HttpError(401, "The token is not valid; ask the administrator for an author token.");
     if (caller.tenant !== null && caller.tenant !== ctx.state.tenant) {
       throw new HttpError(403, `This token belongs to another tenant; send X-Service-Tenant: ${caller.tenant} or use a token of tenant ${ctx.state.tenant}.`);

@@ -10,7 +10,8 @@ import { localIsoDateTimeText } from "../../queries/localDateTime.ts";
 import { queryOutcomeSchema } from "../../queries/reports/queryResult.ts";
 import { auditOf, listReports, reportHead, versionsOf } from "../../queries/reports/reportCatalog.ts";
 import { runSpecQueries } from "../../queries/reports/runSpecQueries.ts";
-import { requireAuthor, type Caller } from "./authorAuth.ts";
+import { specChanges, type SpecDiff } from "../../queries/reports/specChanges.ts";
+import { authorIfAny, requireAuthor, type Caller } from "./authorAuth.ts";
 import { HttpError } from "./httpError.ts";
 import { checkedParams, drillLayer, readFor, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
 import { parseBody } from "./validate.ts";
@@ -41,6 +42,7 @@ export const draftSavedAnswer = z.object({ id: z.string(), hasDraft: z.literal(t
 export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   const author = requireAuthor(deps.db, deps.adminToken);
+  const authorOf = authorIfAny(deps.db, deps.adminToken);
   const context = (ctx: Context) => ({ store: deps.store, metadata: { actor: (ctx.state.caller as Caller).name, requestId: ctx.state.requestId } });
 
   router.get("/", async (ctx) => {
@@ -90,6 +92,15 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const head = await readFor(deps.db, ctx, (reader) => reportHead(reader, reportId));
     if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
     ctx.body = await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, head.publishedVersion));
+  });
+
+  // Anyone who may view may compare; the SQL of the queries is for an author of the tenant.
+  router.get("/:id/versions/:a/diff/:b", async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const [from, to] = [ctx.params.a!, ctx.params.b!];
+    const [before, after] = [await resolveVersion(deps.db, ctx, reportId, from), await resolveVersion(deps.db, ctx, reportId, to)];
+    const withSql = (await authorOf(ctx)) !== null;
+    ctx.body = { id: reportId, from, to, sqlIncluded: withSql, changes: specChanges(before.spec, after.spec, withSql) } satisfies SpecDiff;
   });
 
   router.get("/:id/versions/:no/audit", async (ctx) => {

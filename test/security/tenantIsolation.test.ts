@@ -196,6 +196,14 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect((await south.call("GET", "/api/reports/every-param/versions/v3/audit")).status).to.equal(404);
     expect((await south.call("GET", "/api/reports/north-only/versions/v1/audit")).status).to.equal(404);
   },
+  "GET /api/reports/:id/versions/:a/diff/:b": async ({ north, south }) => {
+    expect((await south.call("GET", "/api/reports/north-only/versions/v1/diff/v1")).status).to.equal(404);
+    // South's own every-param, compared by north's author: north's token makes no author of south.
+    const compared = await south.call("GET", "/api/reports/every-param/versions/v1/diff/v2", { token: north.authorToken });
+    expect(compared.status).to.equal(200);
+    expect(compared.body.sqlIncluded).to.equal(false);
+    expectNothingOfNorth(flat(compared.body), "south's version diff");
+  },
 
   "PUT /api/reports/:id/draft": async ({ north, south }) => {
     const saved = await south.asAuthor("PUT", "/api/reports/north-only/draft", { title: "South's own", spec: everyParamSpec });

@@ -5,6 +5,7 @@ import { publishInput, restoreInput, saveDraftInput } from "../../../commands/re
 import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
 import { reportSpecSchema } from "../../../commands/reports/specSchema.ts";
 import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
+import { specDiffSchema } from "../../../queries/reports/specChanges.ts";
 import { DOCX_CONTENT_TYPE, XLSX_CONTENT_TYPE } from "../../export/contentTypes.ts";
 import { dataRequest, drillRequest, exportRequest, paramValuesField } from "../reportRequests.ts";
 import { dataAnswer, draftSavedAnswer, drillAnswer, openedReportAnswer } from "../reportRoutes.ts";
@@ -101,6 +102,22 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       security: security.viewing,
       requestParams: { path: versionPath },
       responses: { 200: { description: "The audit", ...json(auditSchema) }, ...apiFailures({ 404: notFound }) },
+    },
+  },
+  "/api/reports/{id}/versions/{a}/diff/{b}": {
+    get: {
+      tags: ["Report viewing"],
+      operationId: "versionDiff",
+      summary: "What changed from version a to version b of the spec (v1, v2, … or draft): nodes paired by id, params by name; the SQL of the queries only for an author of the tenant",
+      description: "Without an author token of the tenant (or the ADMIN_TOKEN) a changed query's SQL is listed as a redacted change, never its text; a token of another tenant only makes the caller a viewer.",
+      security: [...security.viewing, ...security.author],
+      requestParams: {
+        path: reportPath.extend({
+          a: z.string().meta({ description: "The older side: a published version or draft", example: "v1" }),
+          b: z.string().meta({ description: "The newer side", example: "draft" }),
+        }),
+      },
+      responses: { 200: { description: "The changes, by field path", ...json(specDiffSchema) }, ...apiFailures({ 404: "No such report, or no such version" }) },
     },
   },
   "/api/reports/{id}/draft": {

@@ -37,6 +37,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "POST /api/reports/:id/export/docx": "viewing",
   "GET /api/reports/:id/versions": "viewing",
   "GET /api/reports/:id/versions/:no/audit": "viewing",
+  "GET /api/reports/:id/versions/:a/diff/:b": "viewing",
 
   "PUT /api/reports/:id/draft": "author",
   "DELETE /api/reports/:id/draft": "author",
