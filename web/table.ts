@@ -1,10 +1,10 @@
+import type { TableColumnDef } from "../commands/reports/specSchema.ts";
 import { cellText } from "../src/charts/formatValue.ts";
+import { formattedCell, tableColumns } from "../src/charts/tableColumns.ts";
 import type { Texts } from "./i18n.ts";
 import type { QuerySuccess } from "./types.ts";
 
 type Direction = "ascending" | "descending" | "none";
-
-const NUMERIC = new Set(["integer", "number"]);
 
 function compareValues(a: unknown, b: unknown, numeric: boolean): number {
   // Empty cells go last whichever way the column is sorted (handled by the caller).
@@ -20,14 +20,12 @@ function compareValues(a: unknown, b: unknown, numeric: boolean): number {
  * A table of a query result: the node's `columns` (or all), sortable by clicking a header
  * (ascending, descending, as sent), the "truncated" notice, and `onRow(rowIndex)` for drill-through.
  */
-export function renderTable(result: QuerySuccess, columns: string[] | undefined, texts: Texts, onRow?: (rowIndex: number) => void): HTMLElement {
-  const shown = columns ?? result.columns;
-  const indexes = shown.map((column) => {
-    const index = result.columns.indexOf(column);
-    if (index < 0) throw new Error(`Column "${column}" is not a column of the query (its columns: ${result.columns.join(", ") || "none"}).`);
-    return index;
-  });
-  const numeric = indexes.map((i) => NUMERIC.has(result.columnTypes[i] ?? ""));
+export function renderTable(result: QuerySuccess, columns: ReadonlyArray<string | TableColumnDef> | undefined, texts: Texts, onRow?: (rowIndex: number) => void): HTMLElement {
+  const { shown, missing } = tableColumns(columns, result);
+  if (missing.length > 0) throw new Error(`Column "${missing[0]}" is not a column of the query (its columns: ${result.columns.join(", ") || "none"}).`);
+  const indexes = shown.map((view) => view.index);
+  const numeric = shown.map((view) => view.numeric);
+  const alignClass = (c: number) => (shown[c]!.align === "right" ? "num" : shown[c]!.align === "center" ? "center" : null);
 
   const wrap = document.createElement("div");
   wrap.className = "table-wrap";
@@ -38,16 +36,17 @@ export function renderTable(result: QuerySuccess, columns: string[] | undefined,
   let sortColumn = -1;
   let direction: Direction = "none";
 
-  const headers = shown.map((column, c) => {
+  const headers = shown.map((view, c) => {
     const th = document.createElement("th");
     th.scope = "col";
     th.setAttribute("aria-sort", "none");
-    if (numeric[c]) th.className = "num";
+    const align = alignClass(c);
+    if (align) th.className = align;
     const button = document.createElement("button");
     button.type = "button";
     button.className = "sort";
     button.title = texts.sortHint;
-    button.textContent = column;
+    button.textContent = view.heading;
     button.addEventListener("click", () => {
       if (sortColumn !== c) {
         sortColumn = c;
@@ -98,8 +97,9 @@ export function renderTable(result: QuerySuccess, columns: string[] | undefined,
       }
       indexes.forEach((index, c) => {
         const td = document.createElement("td");
-        if (numeric[c]) td.className = "num";
-        td.textContent = cellText(row[index]);
+        const align = alignClass(c);
+        if (align) td.className = align;
+        td.textContent = formattedCell(row[index], shown[c]!.format);
         tr.append(td);
       });
       fragment.append(tr);

@@ -242,12 +242,31 @@ const statNode = strict("a stat node", "an object", {
   column: columnName("column"),
   format: boundedText("format", 1, 100).optional(),
 });
+export const COLUMN_FORMAT_PATTERN = /^(?:(?:number|percent):[0-6]|date|datetime)$/;
+export const COLUMN_ALIGNS = ["left", "center", "right"] as const;
+
+/** A table column with how it is shown (issue #22); a plain column name shows it as it comes. */
+const tableColumn = strict("a column", "a column name, or an object { column, label, unit, format, align }", {
+  column: columnName("column"),
+  label: boundedText("label", 1, 200).optional(),
+  unit: boundedText("unit", 1, 50).optional(),
+  format: z
+    .string({ error: must("format", "number:<decimals>, percent:<decimals>, date or datetime") })
+    .regex(COLUMN_FORMAT_PATTERN, { error: "format must be number:<decimals> or percent:<decimals> (0 to 6 decimals), date or datetime, e.g. number:1." })
+    .optional(),
+  align: z.enum(COLUMN_ALIGNS, { error: must("align", `one of ${list(COLUMN_ALIGNS)}`) }).optional(),
+});
+
 const tableNode = strict("a table node", "an object", {
   ...nodeCommon,
   type: z.literal("table"),
   title,
   query: identifier("query"),
-  columns: z.array(columnName("each column"), { error: must("columns", "an array of column names, or be left out for all columns") }).optional(),
+  columns: z
+    .array(z.union([columnName("each column"), tableColumn], { error: must("each column", "a column name, or an object { column, label, unit, format, align }") }), {
+      error: must("columns", "an array of column names (or { column, label, unit, format, align } objects), or be left out for all columns"),
+    })
+    .optional(),
   drill: nodeDrillSchema.optional(),
 });
 const chartNode = strict("a chart node", "an object", {
@@ -422,6 +441,7 @@ export type ParamDef = z.infer<typeof paramUnion>;
 export type ParamType = ParamDef["type"];
 export type QueryDef = z.infer<typeof querySchema>;
 export type NodeDef = z.infer<typeof nodeSchema>;
+export type TableColumnDef = z.infer<typeof tableColumn>;
 export type NodeDrill = z.infer<typeof nodeDrillSchema>;
 export type DrillDef = z.infer<typeof drillSchema>;
 export type DrillArgDef = z.infer<typeof drillArgSchema>;

@@ -11,8 +11,9 @@ import { AlignmentType, BorderStyle, Document, HeadingLevel, ImageRun, Packer, P
 import type { NodeDef, ParamDef } from "../../commands/reports/specSchema.ts";
 import type { QueryOutcome, QuerySuccess } from "../../queries/reports/queryResult.ts";
 import { chartOption, type ChartNode } from "../charts/chartOptions.ts";
-import { cellText, optionLabels, paramText, statText } from "../charts/formatValue.ts";
+import { optionLabels, paramText, statText } from "../charts/formatValue.ts";
 import { renderChartsPng } from "../charts/renderChart.ts";
+import { formattedCell, tableColumns } from "../charts/tableColumns.ts";
 import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
 
 /** Rows of a table node written into the document; the rest are counted. */
@@ -64,7 +65,9 @@ function problem(text: string): Paragraph {
 const thin = { style: BorderStyle.SINGLE, size: 4, color: "BFBFBF" };
 const cellBorders = { top: thin, bottom: thin, left: thin, right: thin };
 
-function textCell(text: string, options: { header?: boolean; numeric?: boolean } = {}): TableCell {
+const ALIGNMENTS = { left: AlignmentType.LEFT, center: AlignmentType.CENTER, right: AlignmentType.RIGHT } as const;
+
+function textCell(text: string, options: { header?: boolean; align?: keyof typeof ALIGNMENTS } = {}): TableCell {
   return new TableCell({
     borders: cellBorders,
     shading: options.header ? { type: ShadingType.CLEAR, color: "auto", fill: "F2F2F2" } : undefined,
@@ -72,7 +75,7 @@ function textCell(text: string, options: { header?: boolean; numeric?: boolean }
     children: [
       new Paragraph({
         spacing: { after: 0 },
-        alignment: options.numeric ? AlignmentType.RIGHT : AlignmentType.LEFT,
+        alignment: ALIGNMENTS[options.align ?? "left"],
         children: [new TextRun({ text, bold: options.header, size: SMALL })],
       }),
     ],
@@ -109,21 +112,17 @@ function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySucce
 }
 
 function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: QuerySuccess): Block[] {
-  const wanted = node.columns ?? result.columns;
-  const missing = wanted.filter((column) => !result.columns.includes(column));
-  const columns = wanted.filter((column) => result.columns.includes(column));
+  const { shown: columns, missing } = tableColumns(node.columns, result);
   const blocks: Block[] = [...nodeHeading(node.title)];
   if (missing.length) blocks.push(problem(`Not columns of query ${node.query}: ${missing.join(", ")} (its columns: ${result.columns.join(", ") || "none"}).`));
   if (columns.length === 0) return blocks;
-  const indexes = columns.map((column) => result.columns.indexOf(column));
-  const numeric = indexes.map((i) => result.columnTypes[i] === "integer" || result.columnTypes[i] === "number");
   const shown = result.rows.slice(0, DOCX_TABLE_ROWS);
   blocks.push(
     new Table({
       width: { size: 100, type: WidthType.PERCENTAGE },
       rows: [
-        new TableRow({ tableHeader: true, children: columns.map((column, i) => textCell(column, { header: true, numeric: numeric[i] })) }),
-        ...shown.map((row) => new TableRow({ cantSplit: true, children: indexes.map((index, i) => textCell(cellText(row[index]), { numeric: numeric[i] })) })),
+        new TableRow({ tableHeader: true, children: columns.map((view) => textCell(view.heading, { header: true, align: view.align })) }),
+        ...shown.map((row) => new TableRow({ cantSplit: true, children: columns.map((view) => textCell(formattedCell(row[view.index], view.format), { align: view.align })) })),
       ],
     }),
   );

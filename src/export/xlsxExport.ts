@@ -23,6 +23,17 @@ export interface XlsxSheet {
   /** The query's name; the sheet's name is derived from it. */
   query: string;
   events: AsyncIterable<SheetEvent>;
+  /** Excel number formats of some columns, by column name (from the spec's table columns). */
+  numberFormats?: ReadonlyMap<string, string>;
+}
+
+/** A table column's `format` (issue #22) as an Excel number format: the cell keeps its value, the format how it reads. */
+export function excelNumberFormat(format: string): string {
+  const [kind, decimals] = format.split(":");
+  const fraction = Number(decimals) > 0 ? `.${"0".repeat(Number(decimals))}` : "";
+  if (kind === "number") return `#,##0${fraction}`;
+  if (kind === "percent") return `0${fraction}%`;
+  return kind === "date" ? DATE_FORMAT : "yyyy-mm-dd hh:mm";
 }
 
 /** What the first sheet, "About", tells (values as the interface shows them). */
@@ -56,6 +67,13 @@ const COLUMN_STYLES: Record<ColumnType, object> = {
   date: Object.freeze({ numFmt: DATE_FORMAT }),
   datetime: Object.freeze({ numFmt: DATETIME_FORMAT }),
 };
+const formatStyles = new Map<string, object>();
+/** One frozen style object per number format, as for COLUMN_STYLES (exceljs caches a style's id per object). */
+function formatStyle(numFmt: string): object {
+  let style = formatStyles.get(numFmt);
+  if (!style) formatStyles.set(numFmt, (style = Object.freeze({ numFmt })));
+  return style;
+}
 /** The kind of cell a column's style is first worked out for (exceljs picks a number format by it when the style has none). */
 const COLUMN_VALUE_TYPES: Record<ColumnType, ExcelJS.ValueType> = {
   string: ExcelJS.ValueType.String,
@@ -163,7 +181,12 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
     switch (event.kind) {
       case "columns": {
         worksheet.columns = event.columns.map((column) => ({ width: columnWidth(column) }));
-        columns = rowsXmlColumns(event.columns.map((column) => styleIdOf(workbook, COLUMN_STYLES[column.type], COLUMN_VALUE_TYPES[column.type])));
+        columns = rowsXmlColumns(
+          event.columns.map((column) => {
+            const numFmt = sheet.numberFormats?.get(column.name);
+            return styleIdOf(workbook, numFmt ? formatStyle(numFmt) : COLUMN_STYLES[column.type], COLUMN_VALUE_TYPES[column.type]);
+          }),
+        );
         const header = worksheet.addRow(event.columns.map((column) => textCell(column.name)));
         for (let c = 1; c <= event.columns.length; c++) header.getCell(c).style = HEADER_STYLE as ExcelJS.Style;
         header.commit();

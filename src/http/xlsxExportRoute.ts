@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import Router from "@koa/router";
-import { exportEnabled, type ParamDef } from "../../commands/reports/specSchema.ts";
+import { exportEnabled, type NodeDef, type ParamDef } from "../../commands/reports/specSchema.ts";
 import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/sqlTemplate.ts";
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../queries/reports/queryResult.ts";
@@ -25,7 +25,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
 
   router.post("/:id/export/xlsx", async (ctx) => {
     // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
-    const { frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
+    const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await resolveVersion(deps.db, ctx, reportId, body.version);
@@ -57,9 +57,12 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
       ...(layer ? { drill: { title: layer.title, args: layer.drill.args.map((arg) => ({ name: arg.name, value: shownValue(null, layer.values[arg.name]) })) } } : {}),
     };
     const timeoutMs = deps.runtime.timeoutMs * EXPORT_TIMEOUT_FACTOR;
-    const sheets: XlsxSheet[] = inReadingOrder(queries, layer ? (layer.drill.nodes ?? []) : version.spec.nodes).map(([name, query]) => ({
+    const nodes = layer ? (layer.drill.nodes ?? []) : version.spec.nodes;
+    const formats = columnFormats(nodes, excelNumberFormat);
+    const sheets: XlsxSheet[] = inReadingOrder(queries, nodes).map(([name, query]) => ({
       query: name,
       events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", defs, values, timeoutMs, liveSheetEvents),
+      numberFormats: formats.get(name),
     }));
 
     const out = new PassThrough();
@@ -113,6 +116,21 @@ async function* liveEvents(
  * The stored spec keeps no order of its queries (PostgreSQL's jsonb reorders keys), so the sheets
  * follow the layer's nodes, as a reader meets them; queries no node shows (option lists) follow.
  */
+/** The Excel number formats the layer's table nodes give their queries' columns; the first node to format a column wins. */
+function columnFormats(nodes: readonly NodeDef[], excelNumberFormat: (format: string) => string): Map<string, Map<string, string>> {
+  const byQuery = new Map<string, Map<string, string>>();
+  for (const node of nodes) {
+    if (node.type !== "table") continue;
+    for (const column of node.columns ?? []) {
+      if (typeof column === "string" || !column.format) continue;
+      const formats = byQuery.get(node.query) ?? new Map<string, string>();
+      if (!formats.has(column.column)) formats.set(column.column, excelNumberFormat(column.format));
+      byQuery.set(node.query, formats);
+    }
+  }
+  return byQuery;
+}
+
 function inReadingOrder<Q>(queries: Record<string, Q>, nodes: ReadonlyArray<object>): Array<[string, Q]> {
   const shown = nodes.map((node) => ("query" in node && typeof node.query === "string" ? node.query : undefined));
   const names = [...new Set([...shown.filter((name): name is string => !!name && Object.hasOwn(queries, name)), ...Object.keys(queries)])];

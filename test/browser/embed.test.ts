@@ -258,6 +258,27 @@ describe("embed page in chromium", function () {
     await check.close();
   });
 
+  it("heads a table's columns with their labels and units, and writes the cells in the column's format and alignment", async () => {
+    const spec = {
+      version: 1,
+      title: "Columns",
+      params: [],
+      queries: { shares: { sql: "select g as n, g / 8.0 as share, 'W' || g as ward from generate_series(1, 3) g order by g" } },
+      nodes: [{ id: "shares", type: "table", query: "shares", columns: [{ column: "ward", label: "Ward", align: "center" }, { column: "share", label: "Share", unit: "of beds", format: "percent:1" }, "n"] }],
+    };
+    expect((await api(service, "PUT", "/api/reports/embed-columns/draft", { spec })).status).to.equal(200);
+    expect((await api(service, "POST", "/api/reports/embed-columns/publish", { mode: "dynamic" })).status).to.equal(201);
+    const columns = await browser.context.newPage();
+    await columns.setExtraHTTPHeaders(TENANT);
+    await columns.goto(`${service.url}/embed/reports/embed-columns?lang=en`);
+    await rendered(columns);
+    const table = columns.locator(".node[data-node-id=shares] table");
+    expect(await table.locator("thead th").allTextContents()).to.deep.equal(["Ward", "Share (of beds)", "n"]);
+    expect(await table.locator("tbody tr").first().locator("td").allTextContents()).to.deep.equal(["W1", "12.5%", "1"]);
+    expect(await table.locator("tbody tr").first().locator("td").evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell).textAlign))).to.deep.equal(["center", "right", "right"]);
+    await columns.close();
+  });
+
   it("works inside a sandboxed iframe of a host page on another origin (tenant from ?tenant=)", async () => {
     const hostPage = await browser.context.newPage(); // no X-Service-Tenant header here
     try {

@@ -98,6 +98,18 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
     expect(text, "a failing query shows its error in its node's place").to.match(/The query broken failed: .*no_such_column/);
   });
 
+  it("heads a table's columns with their labels and units, formats the cells, and aligns them as the spec says", async () => {
+    const formatted = {
+      ...spec,
+      nodes: [{ id: "fmt", type: "table", title: "Formatted", query: "many", columns: [{ column: "n", label: "Number", align: "center" }, { column: "doubled", label: "Twice", unit: "mg/L", format: "number:2" }] }],
+    };
+    await publish("hb-formatted", "Formatted", formatted);
+    const { text, xml } = await open("hb-formatted", {});
+    expect(text).to.include("NumberTwice (mg/L)").and.include("12.00").and.include("24.00");
+    expect(text).to.not.include("doubled");
+    expect(xml).to.include('<w:jc w:val="center"/>');
+  });
+
   it("embeds each chart as a PNG image with its title as alt text", async () => {
     const { files, xml } = await open("hb", {});
     const images = [...files.keys()].filter((name) => name.startsWith("word/media/"));

@@ -95,6 +95,24 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     expect(monthly.views[0]).to.include({ state: "frozen", ySplit: 1 });
   });
 
+  it("gives a column the number format of its table column in the spec (the first table to format it)", async () => {
+    const spec = {
+      ...tableSpec({ rates: "select g as n, g / 8.0 as share, g * 1000.5 as amount from generate_series(1, 3) g" }),
+      nodes: [
+        { id: "rates", type: "table", query: "rates", columns: ["n", { column: "share", label: "Share", format: "percent:1" }, { column: "amount", format: "number:2" }] },
+        { id: "again", type: "table", query: "rates", columns: [{ column: "share", format: "number:0" }] },
+      ],
+    };
+    await publish("formats", "Formats", spec);
+    const book = await load(await exportXlsx("formats", {}));
+    const sheet = book.worksheets[1]!;
+    expect(sheet.getCell("A1").value, "the header keeps the column's name").to.equal("n");
+    expect(sheet.getCell("B2").value).to.equal(0.125);
+    expect(sheet.getCell("B2").numFmt).to.equal("0.0%");
+    expect(sheet.getCell("C2").numFmt).to.equal("#,##0.00");
+    expect(sheet.getCell("A2").numFmt ?? "General", "a column without a format keeps its own").to.not.match(/%|#,##0/);
+  });
+
   it("lists report, version and the filter values used on About", async () => {
     const book = await load(await exportXlsx("hb", { params: { period: ["2026-02-01", null] } }));
     expect(aboutValue(book, "Report")).to.equal(TITLE);
