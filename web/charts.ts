@@ -4,13 +4,13 @@
  * builder uses, drawn as SVG (crisp when printed).
  */
 import { BarChart, LineChart, PieChart, ScatterChart } from "echarts/charts";
-import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from "echarts/components";
+import { GridComponent, LegendComponent, MarkLineComponent, TitleComponent, TooltipComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import { chartNumber, chartOption, type ChartNode } from "../src/charts/chartOptions.ts";
 import type { QuerySuccess } from "./types.ts";
 
-echarts.use([LineChart, BarChart, PieChart, ScatterChart, GridComponent, LegendComponent, TitleComponent, TooltipComponent, SVGRenderer]);
+echarts.use([LineChart, BarChart, PieChart, ScatterChart, GridComponent, LegendComponent, MarkLineComponent, TitleComponent, TooltipComponent, SVGRenderer]);
 
 export interface ChartHandle {
   element: HTMLElement;

@@ -269,6 +269,9 @@ const tableNode = strict("a table node", "an object", {
     .optional(),
   drill: nodeDrillSchema.optional(),
 });
+/** Charts with a category x axis and value y axes: the ones a second axis, stacking and reference lines apply to. */
+const AXIS_CHARTS: ReadonlySet<string> = new Set(["line", "bar", "area"]);
+
 const chartNode = strict("a chart node", "an object", {
   ...nodeCommon,
   type: z.literal("chart"),
@@ -279,7 +282,29 @@ const chartNode = strict("a chart node", "an object", {
   y: z
     .array(columnName("each y column"), { error: must("y", "an array of at least one column name") })
     .min(1, { error: "y must name at least one column to plot." }),
+  // Issue #22: a second y axis, axis names (with units), stacked series, reference lines.
+  y2: z.array(columnName("each y2 column"), { error: must("y2", "an array of column names plotted against a second y axis on the right") }).min(1, { error: "y2 must name at least one column, or be left out." }).optional(),
+  xLabel: boundedText("xLabel", 1, 100).optional(),
+  yLabel: boundedText("yLabel", 1, 100).optional(),
+  y2Label: boundedText("y2Label", 1, 100).optional(),
+  stacked: z.boolean({ error: must("stacked", "true or false") }).optional(),
+  refLines: z
+    .array(
+      strict("a reference line", "an object { value, label }", {
+        value: z.number({ error: must("value", "a number on the y axis, e.g. 1.2") }),
+        label: boundedText("label", 1, 100).optional(),
+      }),
+      { error: must("refLines", "an array of { value, label } objects") },
+    )
+    .max(10, { error: "refLines may hold at most 10 lines." })
+    .optional(),
   drill: nodeDrillSchema.optional(),
+}).superRefine((node, ctx) => {
+  for (const member of ["y2", "y2Label", "refLines"] as const) {
+    if (node[member] !== undefined && !AXIS_CHARTS.has(node.chart)) ctx.addIssue({ code: "custom", path: [member], message: `${member} applies to line, bar and area charts, not to a ${node.chart} chart: leave it out.` });
+  }
+  if (node.y2Label !== undefined && node.y2 === undefined) ctx.addIssue({ code: "custom", path: ["y2Label"], message: "y2Label names the second y axis: give y2 too, or leave y2Label out." });
+  if (node.stacked && node.chart !== "bar" && node.chart !== "area") ctx.addIssue({ code: "custom", path: ["stacked"], message: `stacked applies to bar and area charts, not to a ${node.chart} chart: leave it out.` });
 });
 
 const nodeSchema = z.discriminatedUnion("type", [textNode, statNode, tableNode, chartNode], {

@@ -9,6 +9,9 @@
  * - pie: `x` names the slices, the first `y` column is the value.
  * - scatter: value axes on both sides (a time axis when `x` is a date or date-time column), one
  *   series per `y` column of `[x, y]` points.
+ * - Issue #22: `y2` columns on a second y axis on the right, `xLabel` / `yLabel` / `y2Label` axis
+ *   names (units included), `stacked` bars and areas (each axis its own stack), `refLines` as
+ *   dashed horizontal lines on the first y axis, named at their right end.
  * - A column that the result does not hold is an error (`ChartColumnError`), not an empty chart:
  *   the author sees which name is wrong and which columns there are.
  * - Values: numbers stay numbers; exact decimals that PostgreSQL sent as digits become numbers
@@ -111,7 +114,9 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
     };
   }
 
-  const many = node.y.length > 1;
+  const y2 = node.y2 ?? [];
+  const y2Indexes = y2.map((column) => columnIndex(node, result, column, "y2"));
+  const many = node.y.length + y2.length > 1;
   const legend = many ? { top: showTitle ? 34 : 6, type: "scroll" as const, textStyle: { fontFamily: CHART_FONT_FAMILY } } : undefined;
   // Room above the plot for the legend, or for the y axis' name when there is one series.
   const gridTop = top + (many ? 30 : 26);
@@ -125,8 +130,8 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
       tooltip: { trigger: "item" },
       legend,
       grid: { left: 16, right: 32, top: gridTop, bottom: 34, containLabel: true },
-      xAxis: { type: timeAxis ? "time" : "value", name: node.x, nameLocation: "middle", nameGap: 28, scale: true, boundaryGap: ["4%", "4%"] },
-      yAxis: { type: "value", scale: true, boundaryGap: ["4%", "4%"], name: many ? undefined : node.y[0] },
+      xAxis: { type: timeAxis ? "time" : "value", name: node.xLabel ?? node.x, nameLocation: "middle", nameGap: 28, scale: true, boundaryGap: ["4%", "4%"] },
+      yAxis: { type: "value", scale: true, boundaryGap: ["4%", "4%"], name: node.yLabel ?? (many ? undefined : node.y[0]) },
       series: yIndexes.map((yIndex, i) => ({
         type: "scatter" as const,
         name: node.y[i],
@@ -142,24 +147,42 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
   // half of it as margin (about 7 px a character at 12 px).
   const lastLabel = categories[categories.length - 1] ?? "";
   const right = node.chart === "bar" ? 24 : Math.max(24, Math.ceil((lastLabel.length * 7) / 2) + 8);
+  const scale = node.chart !== "bar" && !node.stacked;
+  // The first axis reaches the reference lines, or a target outside the values' range would not show.
+  const refValues = (node.refLines ?? []).map((line) => line.value);
+  const reach = refValues.length
+    ? // Bars keep their zero: a bar's height is its value.
+      { min: (range: { min: number }) => Math.min(scale ? range.min : 0, range.min, ...refValues), max: (range: { max: number }) => Math.max(range.max, ...refValues) }
+    : {};
+  const firstAxis = { type: "value" as const, scale, name: node.yLabel ?? (many ? undefined : node.y[0]), ...reach };
+  const series = (indexes: number[], names: string[], axis: 0 | 1) =>
+    indexes.map((yIndex, i) => {
+      const data = rows.map((row) => chartNumber(row[yIndex]));
+      // Series of one axis stack together; a second axis keeps a stack of its own.
+      const shared = { name: names[i], data, ...(axis ? { yAxisIndex: 1 } : {}), ...(node.stacked ? { stack: `axis${axis}` } : {}) };
+      if (node.chart === "bar") return { type: "bar" as const, ...shared };
+      return { type: "line" as const, ...shared, showSymbol: rows.length <= 60, connectNulls: false, ...(node.chart === "area" ? { areaStyle: { opacity: 0.25 } } : {}) };
+    });
+  const plotted = [...series(yIndexes, node.y, 0), ...series(y2Indexes, y2, 1)];
+  if (node.refLines?.length) {
+    // On the first series, so on the first y axis: a target such as Kt/V 1.2, named at its end.
+    Object.assign(plotted[0]!, {
+      markLine: {
+        silent: true,
+        symbol: "none",
+        lineStyle: { type: "dashed", color: "#555555" },
+        label: { formatter: "{b}", position: "insideEndTop", fontFamily: CHART_FONT_FAMILY },
+        data: node.refLines.map((line) => ({ yAxis: line.value, name: line.label ?? String(line.value) })),
+      },
+    });
+  }
   return {
     ...base,
     tooltip: { trigger: "axis" },
     legend,
-    grid: { left: 16, right, top: gridTop, bottom: 16, containLabel: true },
-    xAxis: { type: "category", data: categories, boundaryGap: node.chart === "bar", axisLabel: { hideOverlap: true } },
-    yAxis: { type: "value", scale: node.chart !== "bar", name: many ? undefined : node.y[0] },
-    series: yIndexes.map((yIndex, i) => {
-      const data = rows.map((row) => chartNumber(row[yIndex]));
-      if (node.chart === "bar") return { type: "bar" as const, name: node.y[i], data };
-      return {
-        type: "line" as const,
-        name: node.y[i],
-        data,
-        showSymbol: rows.length <= 60,
-        connectNulls: false,
-        ...(node.chart === "area" ? { areaStyle: { opacity: 0.25 } } : {}),
-      };
-    }),
+    grid: { left: 16, right, top: gridTop, bottom: node.xLabel ? 34 : 16, containLabel: true },
+    xAxis: { type: "category", data: categories, boundaryGap: node.chart === "bar", axisLabel: { hideOverlap: true }, ...(node.xLabel ? { name: node.xLabel, nameLocation: "middle" as const, nameGap: 28 } : {}) },
+    yAxis: y2.length ? [firstAxis, { type: "value", scale, name: node.y2Label, position: "right", splitLine: { show: false } }] : firstAxis,
+    series: plotted,
   };
 }

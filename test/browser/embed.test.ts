@@ -164,7 +164,8 @@ describe("embed page in chromium", function () {
     const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/data") && r.method() === "POST"), page.locator(".filters .apply").click()]);
     expect(request.postDataJSON().params.period).to.deep.equal([from, to]);
     await rendered(page, count + 1);
-    expect(await chart.getAttribute("data-points")).to.equal("3");
+    // Three months of spKt/V and of URR (its second axis).
+    expect(await chart.getAttribute("data-points")).to.equal("6");
     expect(await chart.getAttribute("data-signature")).to.not.equal(before);
     expect(await page.locator(".filter-summary [data-param=period] dd").textContent()).to.equal(`${from} – ${to}`);
 

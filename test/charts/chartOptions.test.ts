@@ -31,6 +31,34 @@ describe("chart options (src/charts/chartOptions)", () => {
     expect(option.title.text).to.equal("血红蛋白 by month");
   });
 
+  it("plots y2 columns on a second axis on the right, names the axes, and draws reference lines on the first axis", () => {
+    const option = loose(chartOption(node({ y: ["hgb"], y2: ["ktv"], xLabel: "Month", yLabel: "Hb (g/L)", y2Label: "spKt/V", refLines: [{ value: 110, label: "Hb target" }, { value: 130 }] }), monthly));
+    expect(option.yAxis).to.have.length(2);
+    expect(option.yAxis[0]).to.include({ name: "Hb (g/L)" });
+    expect(option.yAxis[1]).to.include({ name: "spKt/V", position: "right" });
+    expect(option.series.map((s: any) => [s.name, s.yAxisIndex ?? 0])).to.deep.equal([["hgb", 0], ["ktv", 1]]);
+    expect(option.xAxis).to.include({ name: "Month", nameLocation: "middle" });
+    expect(option.series[0].markLine.data).to.deep.equal([{ yAxis: 110, name: "Hb target" }, { yAxis: 130, name: "130" }]);
+    expect(option.series[1].markLine, "reference lines belong to the first axis").to.equal(undefined);
+    expect(option.yAxis[0].min({ min: 105 }), "the first axis reaches the lowest line").to.equal(105);
+    expect(option.yAxis[0].max({ max: 120.5 }), "and the highest").to.equal(130);
+    expect(option.legend, "two series, two axes: a legend").to.be.an("object");
+  });
+
+  it("stacks bars per axis when asked, from zero", () => {
+    const option = loose(chartOption(node({ chart: "bar", y: ["hgb", "ktv"], stacked: true }), monthly));
+    expect(option.series.map((s: any) => s.stack)).to.deep.equal(["axis0", "axis0"]);
+    expect(option.yAxis.scale).to.equal(false);
+    const withTarget = loose(chartOption(node({ chart: "bar", y: ["ktv"], refLines: [{ value: 1.2 }] }), monthly));
+    expect(withTarget.yAxis.min({ min: 1.31 }), "a bar axis keeps its zero").to.equal(0);
+    const plain = loose(chartOption(node({ chart: "bar", y: ["hgb", "ktv"] }), monthly));
+    expect(plain.series.map((s: any) => s.stack)).to.deep.equal([undefined, undefined]);
+  });
+
+  it("names a y2 column the result lacks, as for y", () => {
+    expect(() => chartOption(node({ y2: ["urr"] }), monthly)).to.throw(ChartColumnError, /y2 column "urr" is not a column of query monthly/);
+  });
+
   it("leaves the legend out for one series, and the title out when asked", () => {
     const option = loose(chartOption(node({}), monthly, { title: false, animation: false }));
     expect(option.legend).to.equal(undefined);

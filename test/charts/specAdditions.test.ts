@@ -3,7 +3,7 @@ import { reportSpecSchema } from "../../commands/reports/specSchema.ts";
 import { formattedCell, tableColumns } from "../../src/charts/tableColumns.ts";
 import { adequacySpec } from "../support/reports.ts";
 
-describe("table columns: label, unit, format, align (issue #22)", () => {
+describe("spec additions of issue #22: table columns, chart axes and lines", () => {
   const result = { columns: ["month", "ktv", "urr", "ward"], columnTypes: ["date", "number", "number", "string"] };
 
   it("shows a column named alone as before: its name, numbers right, the rest left", () => {
@@ -31,6 +31,16 @@ describe("table columns: label, unit, format, align (issue #22)", () => {
     expect(formattedCell("阴性", "number:1")).to.equal("阴性");
     expect(formattedCell(null, "number:1")).to.equal("");
     expect(formattedCell(12.5, undefined)).to.equal("12.5");
+  });
+
+  it("takes a chart's second axis, labels, stacking and reference lines, and refuses them where they do not apply", () => {
+    const chart = (extra: Record<string, unknown>) => ({ ...adequacySpec, nodes: [{ id: "c", type: "chart", chart: "line", query: "monthly", x: "month", y: ["hgb"], ...extra }] });
+    expect(reportSpecSchema.safeParse(chart({ y2: ["n"], yLabel: "g/L", y2Label: "results", refLines: [{ value: 110, label: "target" }] })).success).to.equal(true);
+    const problems = (extra: Record<string, unknown>) => JSON.stringify(reportSpecSchema.safeParse(chart(extra)).error?.issues ?? []);
+    expect(problems({ chart: "pie", y2: ["n"] })).to.include("y2 applies to line, bar and area charts, not to a pie chart");
+    expect(problems({ stacked: true })).to.include("stacked applies to bar and area charts, not to a line chart");
+    expect(problems({ y2Label: "x" })).to.include("give y2 too");
+    expect(problems({ refLines: [{ value: "1.2" }] })).to.include("value must be a number");
   });
 
   it("takes column objects in a spec, and says how to fix a wrong one at its path", () => {
