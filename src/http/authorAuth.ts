@@ -11,10 +11,6 @@ export interface Caller {
   tenant: string | null;
 }
 
-/**
- * Authoring and patient calls: an author token of the request's tenant, or the ADMIN_TOKEN.
- * `ctx.state.caller` names who acts, for the events' metadata.
- */
 /** Who a bearer token names: the operator, an author, or nobody. */
 function callerIdentifier(db: Db, adminToken: string | undefined): (token: string) => Promise<Caller | null> {
   const adminDigest = adminToken ? createHash("sha256").update(adminToken).digest() : null;
@@ -39,6 +35,10 @@ export function authorIfAny(db: Db, adminToken: string | undefined): (ctx: Conte
   };
 }
 
+/**
+ * Authoring and patient calls: an author token of the request's tenant, or the ADMIN_TOKEN.
+ * `ctx.state.caller` names who acts, for the events' metadata.
+ */
 export function requireAuthor(db: Db, adminToken: string | undefined): Middleware {
   const identify = callerIdentifier(db, adminToken);
   return async (ctx, next) => {
