@@ -95,6 +95,6 @@ export async function alertById(reader: TenantReader, alertId: string): Promise<
 
 /** How many alerts stand (neither acknowledged nor closed): the badge on every staff page. */
 export async function openAlertCount(reader: TenantReader): Promise<number> {
-  const { rows } = await reader.query<{ n: number }>("select count(*)::int as n from read.alerts where acknowledged_at is null and closed_at is null");
+  const { rows } = await reader.query<{ n: number }>(`select count(*)::int as n from read.alerts a where ${STATES.open.where}`);
   return rows[0]!.n;
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
   CRITICAL_RESULTS_ACTOR,
-  criticalCodes,
   criticalResultsStream,
   decideCriticalResults,
   evolveCriticalResults,
@@ -31,7 +30,6 @@ import type { ApplyContext, Projection } from "../projections/projection.ts";
 export const ALERT_WEBHOOK_QUEUE = "alert-webhook";
 
 const dictionary = loadDefaultDictionary();
-const CODES = criticalCodes(dictionary).map((code) => `'${code}'`).join(", ");
 
 /*
  * Nearly every report holds nothing critical. Such a first version needs no reaction, and the
@@ -48,31 +46,23 @@ const BEYOND_LIMITS = `$.items[*] ? (${dictionary.items
   .join(" || ")})`;
 const MAYBE_CRITICAL = `(d->'match'->>'matched')::boolean and (d @? '${FLAGGED}' or d @? '${BEYOND_LIMITS}')`;
 
-/** A received report as the reactor needs it: whose, when, and only the items that can be critical. */
-interface ReceivedPayload {
+/** A received report as the reactor needs it: whose it is, when, and its items. */
+interface ReportForAlerts {
   patientRef: string | null;
   collectedAt: string | null;
   reportedAt: string;
   items: ReportItem[];
 }
 
-const CANDIDATE_ITEMS = `
-  coalesce((select jsonb_agg(jsonb_build_object('index', a.o - 1, 'sent', a.s, 'mapped', d->'items'->(a.o::int - 1)))
-            from jsonb_array_elements(d->'report'->'items') with ordinality as a(s, o)
-            where upper(trim(a.s->>'abnormalFlag')) in ('LL', 'HH') or d->'items'->(a.o::int - 1)->>'stdCode' in (${CODES})), '[]'::jsonb)`;
-
 const RECEIVED_PAYLOAD = `
-  select case when stream_version = 1 and not coalesce(${MAYBE_CRITICAL}, false) then null else jsonb_build_object(
-    'patientRef', case when (d->'match'->>'matched')::boolean then d->'match'->>'patientRef' end,
-    'collectedAt', d->'report'->'collectedAt', 'reportedAt', d->'report'->'reportedAt',
-    'items', ${CANDIDATE_ITEMS}) end
+  select case when stream_version = 1 and not coalesce(${MAYBE_CRITICAL}, false) then null else d end
   from (select data || '{}'::jsonb as d offset 0) payload`;
 
 export const criticalResultsReactor: Projection = {
   name: "critical_results",
   version: 1,
   handles: ["LabReportReceived", "LabReportClaimed"],
-  // Of a received report only whose it is, when, and the items that can be critical cross the wire.
+  // A received first version that cannot be critical crosses the wire without its payload.
   payload: `case when type = 'LabReportReceived' then (${RECEIVED_PAYLOAD}) else data end`,
   emits: ["CriticalResultRaised", "CriticalResultClosed"],
   tables: [],
@@ -83,8 +73,7 @@ export const criticalResultsReactor: Projection = {
   async applyBatch(tx, events, context = { loading: false }) {
     if (context.loading) return;
     for (const event of events) {
-      // A received first version with nothing that can be critical comes without a payload.
-      const report = event.type === "LabReportReceived" ? (event.data as ReceivedPayload | null) : await claimedReport(tx, event);
+      const report = event.type === "LabReportReceived" ? receivedReport(event.data as ReceivedReport | null) : await claimedReport(tx, event);
       if (!report) continue;
       const recent = isRecentEnough(report.collectedAt, report.reportedAt, event.recordedAt);
       const findings = report.patientRef !== null && recent ? findCritical(report.items, dictionary) : [];
@@ -95,17 +84,11 @@ export const criticalResultsReactor: Projection = {
   },
 };
 
-/** A claimed report: its last received version, now the patient's. */
-async function claimedReport(tx: Tx, claim: StoredEvent): Promise<ReceivedPayload | null> {
-  const { rows } = await tx.query<{ data: ReceivedReport }>(
-    `select data from events where tenant = $1 and stream_id = $2 and type = 'LabReportReceived' and position < $3 order by stream_version desc limit 1`,
-    [claim.tenant, claim.streamId, claim.position],
-  );
-  const received = rows[0]?.data;
-  if (!received) return null;
+/** A received version as the reactor reads it, the patient its match found (or the one it was claimed for). */
+function reportForAlerts(received: ReceivedReport, patientRef: string | null): ReportForAlerts {
   const report = received.report as unknown as Pick<LabReport, "collectedAt" | "reportedAt" | "items">;
   return {
-    patientRef: (claim.data as { patientRef: string }).patientRef,
+    patientRef,
     collectedAt: report.collectedAt ?? null,
     // Required by the push's schema: a stored report has it.
     reportedAt: report.reportedAt!,
@@ -113,7 +96,20 @@ async function claimedReport(tx: Tx, claim: StoredEvent): Promise<ReceivedPayloa
   };
 }
 
-async function react(tx: Tx, cause: StoredEvent, report: Omit<ReceivedPayload, "items"> & { findings: CriticalFinding[] }, context: ApplyContext): Promise<void> {
+function receivedReport(received: ReceivedReport | null): ReportForAlerts | null {
+  return received && reportForAlerts(received, received.match.matched ? received.match.patientRef : null);
+}
+
+/** A claimed report: its last received version, now the patient's. */
+async function claimedReport(tx: Tx, claim: StoredEvent): Promise<ReportForAlerts | null> {
+  const { rows } = await tx.query<{ data: ReceivedReport }>(
+    `select data from events where tenant = $1 and stream_id = $2 and type = 'LabReportReceived' and position < $3 order by stream_version desc limit 1`,
+    [claim.tenant, claim.streamId, claim.position],
+  );
+  return rows[0] ? reportForAlerts(rows[0].data, (claim.data as { patientRef: string }).patientRef) : null;
+}
+
+async function react(tx: Tx, cause: StoredEvent, report: Omit<ReportForAlerts, "items"> & { findings: CriticalFinding[] }, context: ApplyContext): Promise<void> {
   const externalId = externalIdOf(cause);
   const target = { tenant: cause.tenant, streamId: criticalResultsStream(externalId) };
   for (let attempt = 1; ; attempt++) {

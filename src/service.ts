@@ -14,6 +14,8 @@ import { allProjections } from "../projections/index.ts";
 import type { Projection } from "../projections/projection.ts";
 import { ProjectionWorker } from "../projections/worker.ts";
 import { AlertFeed } from "./alerts/alertFeed.ts";
+import { alertById } from "../queries/alerts.ts";
+import { readAsTenant } from "../db/tenantScope.ts";
 import { startAlertWebhook } from "./alerts/alertWebhook.ts";
 import { LedgerSealer } from "../projections/ledgerSealer.ts";
 import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../projections/wakeups.ts";
@@ -139,7 +141,7 @@ export async function startService({ config, role, log, projections = allProject
       });
       stack.push(() => sources.end());
       for (const [name, pool] of sources.pools()) metrics.watchPool(`datasource:${name}`, pool);
-      const alertFeed = new AlertFeed(databaseUrl, log);
+      const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => readAsTenant(db, tenant, (reader) => alertById(reader, alertId)));
       const app = createApp({
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         store: eventStore,

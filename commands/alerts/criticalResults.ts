@@ -127,11 +127,6 @@ function criticalLimitsOf(dictionary: Dictionary): Map<string, { low: number | n
   return limits;
 }
 
-/** The item codes with critical limits: the only items besides LL/HH flags that can be critical. */
-export function criticalCodes(dictionary: Dictionary): string[] {
-  return [...criticalLimitsOf(dictionary).keys()];
-}
-
 /**
  * Results older than this when they reach us raise no alert: a bulk import of years of history,
  * or a laboratory's backlog sent days late, is not news a nurse must act on now.

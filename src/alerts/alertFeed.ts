@@ -2,13 +2,16 @@ import pg from "pg";
 import type { Logger } from "pino";
 import { connectionToPrimary } from "../../db/primaryHosts.ts";
 import { ALERTS_CHANNEL, type AlertNotice } from "../../projections/alerts.ts";
+import type { Alert } from "../../queries/alerts.ts";
 
-type Listener = (notice: AlertNotice) => void;
+type Listener = (change: AlertNotice["change"], alert: Alert) => void;
+/** The alert as it now stands; undefined when it is gone from the read model. */
+export type AlertLoader = (tenant: string, alertId: string) => Promise<Alert | undefined>;
 
 /**
  * Fans the alerts projection's notices out to the open alert streams of this process, each to its
  * own tenant's: one LISTEN connection, opened with the first subscriber and held while any
- * remains. A connection lost is opened again after a pause; what was told meanwhile is missed, so
+ * remains, and one read of each changed alert, however many streams show it. A connection lost is opened again after a pause; what was told meanwhile is missed, so
  * pages also read the list when their stream (re)connects.
  */
 export class AlertFeed {
@@ -22,6 +25,7 @@ export class AlertFeed {
   constructor(
     private readonly databaseUrl: string,
     private readonly log: Logger,
+    private readonly load: AlertLoader,
   ) {}
 
   /**
@@ -103,6 +107,11 @@ export class AlertFeed {
     } catch {
       return;
     }
-    for (const listener of this.listeners.get(notice.tenant) ?? []) listener(notice);
+    if (!this.listeners.has(notice.tenant)) return;
+    this.load(notice.tenant, notice.alertId)
+      .then((alert) => {
+        if (alert) for (const listener of this.listeners.get(notice.tenant) ?? []) listener(notice.change, alert);
+      })
+      .catch((err) => this.log.warn({ err, alertId: notice.alertId }, "alert not read for its streams"));
   }
 }

@@ -6,7 +6,7 @@ import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { waitForProjection } from "../../projections/waitForProjection.ts";
 import type { AlertNotice } from "../../projections/alerts.ts";
-import { alertById, ALERT_STATES, listAlerts, openAlertCount } from "../../queries/alerts.ts";
+import { alertById, ALERT_STATES, listAlerts, openAlertCount, type Alert } from "../../queries/alerts.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { requireAuthor, type Caller } from "./authorAuth.ts";
 import { HttpError } from "./httpError.ts";
@@ -73,12 +73,8 @@ export function alertRoutes({ store, adminToken, feed, heartbeatMs }: AlertRoute
       unsubscribe = null;
       stream.end();
     };
-    const tell = (notice: AlertNotice) => {
-      void readAsTenant(store.db, tenant, (reader) => alertById(reader, notice.alertId))
-        .then((alert) => {
-          if (alert && !stream.writableEnded) stream.write(`event: ${notice.change}\ndata: ${JSON.stringify(alert)}\n\n`);
-        })
-        .catch(() => {});
+    const tell = (change: AlertNotice["change"], alert: Alert) => {
+      if (!stream.writableEnded) stream.write(`event: ${change}\ndata: ${JSON.stringify(alert)}\n\n`);
     };
     unsubscribe = await feed.subscribe(tenant, tell, end);
     ctx.req.socket.setTimeout(0);

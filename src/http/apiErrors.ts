@@ -1,8 +1,7 @@
-import type { Middleware } from "koa";
+import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { failureOf } from "./failureOf.ts";
-import { HttpError } from "./httpError.ts";
+import { interfaceErrors } from "./failureOf.ts";
 
 /** Every `/api` failure (contract A.1 rule 2). */
 export const apiErrorSchema = z.object({ error: z.string().meta({ description: "One sentence that tells the caller how to fix the call" }) });
@@ -17,17 +16,9 @@ const SENTENCES = {
  * is not an HttpError is a fault of ours: logged in full, answered with a generic sentence.
  */
 export function apiErrors(log: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new HttpError(404, `There is no ${ctx.method} ${ctx.path}; see /llms.txt for the interface.`);
-      }
-    } catch (error) {
-      const { status, message, headers } = failureOf(error, log, SENTENCES);
-      ctx.status = status;
-      ctx.set(headers);
-      ctx.body = { error: message };
-    }
+  const write = (ctx: Context, status: number, message: string) => {
+    ctx.status = status;
+    ctx.body = { error: message };
   };
+  return interfaceErrors(log, SENTENCES, { write, unmatched: (ctx) => write(ctx, 404, `There is no ${ctx.method} ${ctx.path}; see /llms.txt for the interface.`) });
 }

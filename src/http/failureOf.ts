@@ -1,3 +1,4 @@
+import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { CommandError, type CommandErrorKind } from "../../commands/commandError.ts";
 import { isTransient } from "../../db/transientErrors.ts";
@@ -34,4 +35,27 @@ export function failureOf(error: unknown, log: Logger, sentences: FaultSentences
   }
   log.error({ err: error }, "request failed");
   return { status: 500, message: sentences.fault, headers: {} };
+}
+
+/** How one interface writes its failures, and what it says of a path it has no route for. */
+export interface FailureShape {
+  write(ctx: Context, status: number, message: string): void;
+  unmatched(ctx: Context): void;
+}
+
+/**
+ * An interface's one error middleware: a path no route answered gets the interface's own 404, and
+ * whatever is thrown is classified by failureOf and written in the interface's shape.
+ */
+export function interfaceErrors(log: Logger, sentences: FaultSentences, shape: FailureShape): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) shape.unmatched(ctx);
+    } catch (error) {
+      const { status, message, headers } = failureOf(error, log, sentences);
+      ctx.set(headers);
+      shape.write(ctx, status, message);
+    }
+  };
 }

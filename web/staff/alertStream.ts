@@ -1,3 +1,4 @@
+import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { Session } from "./session.ts";
 import type { Alert } from "./types.ts";
 
@@ -13,6 +14,7 @@ export interface AlertHub {
 }
 
 const RECONNECT_MS = 3000;
+const CHANGES: ReadonlySet<string> = new Set(["raised", "acknowledged", "closed"]);
 
 /**
  * `GET /api/alerts/stream` read with fetch, not EventSource: EventSource cannot send the
@@ -28,18 +30,6 @@ export function openAlertHub(session: Session): AlertHub {
 
   const tellConnected = (live: boolean) => connected.forEach((listener) => listener(live));
 
-  const dispatch = (block: string) => {
-    let change = "";
-    let data = "";
-    for (const line of block.split("\n")) {
-      if (line.startsWith("event:")) change = line.slice(6).trim();
-      else if (line.startsWith("data:")) data += line.slice(5).trim();
-    }
-    if (!data || (change !== "raised" && change !== "acknowledged" && change !== "closed")) return;
-    const alert = JSON.parse(data) as Alert;
-    listeners.forEach((listener) => listener(change as AlertChange, alert));
-  };
-
   const run = async () => {
     abort = new AbortController();
     try {
@@ -51,17 +41,13 @@ export function openAlertHub(session: Session): AlertHub {
       });
       if (!response.ok || !response.body) throw new Error(String(response.status));
       tellConnected(true);
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
+      const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
       for (;;) {
-        const { value, done } = await reader.read();
+        const { value: message, done } = await reader.read();
         if (done) break;
-        buffer += value;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          dispatch(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-        }
+        if (!message.event || !CHANGES.has(message.event)) continue;
+        const alert = JSON.parse(message.data) as Alert;
+        listeners.forEach((listener) => listener(message.event as AlertChange, alert));
       }
     } catch {
       // Lost, refused or aborted: tried again below unless closed.

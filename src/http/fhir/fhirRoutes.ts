@@ -17,7 +17,7 @@ import { observationSearch, searchsetBundle } from "../../fhir/observationSearch
 import { pushBundle } from "../../fhir/pushBundle.ts";
 import type { PushTally } from "../../metrics/pushMetrics.ts";
 import { requireAuthor } from "../authorAuth.ts";
-import { failureOf } from "../failureOf.ts";
+import { interfaceErrors } from "../failureOf.ts";
 import { HttpError } from "../httpError.ts";
 import { jsonBody } from "../jsonBody.ts";
 import { requireClient } from "../openApi/clientAuth.ts";
@@ -60,18 +60,10 @@ const SENTENCES = {
 
 /** The one place /fhir/r4 failures are shaped: an OperationOutcome saying how to fix the call. Faults of ours are logged whole and answered generically. */
 export function fhirErrors(log: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        answer(ctx, 404, operationOutcome([{ code: "not-supported", diagnostics: `There is no ${ctx.method} ${ctx.path}; GET /fhir/r4/metadata lists what this server does.` }]));
-      }
-    } catch (error) {
-      const { status, message, headers } = failureOf(error, log, SENTENCES);
-      ctx.set(headers);
-      answer(ctx, status, operationOutcome([{ code: ISSUE_OF_STATUS[status] ?? "invalid", diagnostics: message }]));
-    }
-  };
+  return interfaceErrors(log, SENTENCES, {
+    write: (ctx, status, message) => answer(ctx, status, operationOutcome([{ code: ISSUE_OF_STATUS[status] ?? "invalid", diagnostics: message }])),
+    unmatched: (ctx) => answer(ctx, 404, operationOutcome([{ code: "not-supported", diagnostics: `There is no ${ctx.method} ${ctx.path}; GET /fhir/r4/metadata lists what this server does.` }])),
+  });
 }
 
 export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, startedAt: Date): Router {

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { failureOf } from "../failureOf.ts";
+import { interfaceErrors } from "../failureOf.ts";
 
 /** Every /open/v1 answer (contract B.1), `data` described by the call; the HTTP status equals `code`. */
 export function envelopeSchema<T extends z.ZodType>(data: T) {
@@ -26,16 +26,8 @@ const SENTENCES = {
 
 /** The one place /open/v1 failures are shaped. Faults of ours are logged whole and answered generically. */
 export function openApiErrors(log: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        answer(ctx, null, 404, `There is no ${ctx.method} ${ctx.path}; the calls are listed at /md/integration-guide.md.`);
-      }
-    } catch (error) {
-      const { status, message, headers } = failureOf(error, log, SENTENCES);
-      ctx.set(headers);
-      answer(ctx, null, status, message);
-    }
-  };
+  return interfaceErrors(log, SENTENCES, {
+    write: (ctx, status, message) => answer(ctx, null, status, message),
+    unmatched: (ctx) => answer(ctx, null, 404, `There is no ${ctx.method} ${ctx.path}; the calls are listed at /md/integration-guide.md.`),
+  });
 }
