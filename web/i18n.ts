@@ -28,6 +28,9 @@ export interface Texts {
   openFailed: string;
   selected: (count: number) => string;
   paramsInvalid: string;
+  /** A highlighted value's tone, said after it (screen readers) and in its tooltip. */
+  tones: Record<"danger" | "warning" | "ok", string>;
+  toneWords: { below: string; above: string; to: string };
 }
 
 const zh: Texts = {
@@ -57,6 +60,8 @@ const zh: Texts = {
   openFailed: "报表无法打开",
   selected: (count) => `已选 ${count} 项`,
   paramsInvalid: "筛选条件无效",
+  tones: { danger: "异常", warning: "注意", ok: "达标" },
+  toneWords: { below: "低于", above: "高于", to: "至" },
 };
 
 const en: Texts = {
@@ -86,6 +91,8 @@ const en: Texts = {
   openFailed: "The report cannot be opened",
   selected: (count) => `${count} selected`,
   paramsInvalid: "The filters are not valid",
+  tones: { danger: "Danger", warning: "Warning", ok: "OK" },
+  toneWords: { below: "below", above: "above", to: "to" },
 };
 
 export function textsFor(lang: Lang): Texts {

@@ -4,10 +4,11 @@
  * error (its message, in that node only).
  */
 import { statText } from "../src/charts/formatValue.ts";
+import { matchingRule } from "../src/charts/highlight.ts";
 import { mountChart, type ChartHandle } from "./charts.ts";
 import type { Texts } from "./i18n.ts";
 import { markdownHtml } from "./markdown.ts";
-import { renderTable } from "./table.ts";
+import { markTone, renderTable } from "./table.ts";
 import { isSuccess, type NodeDef, type Queries, type QuerySuccess } from "./types.ts";
 
 /** A click on a point or row of a node that declares `drill: { target, args: { argName: columnName } }`. */
@@ -104,13 +105,21 @@ class NodeView {
       if (node.type === "stat") {
         const index = outcome.columns.indexOf(node.column);
         if (index < 0) throw new Error(`Stat ${node.id}: column "${node.column}" is not a column of query ${node.query} (its columns: ${outcome.columns.join(", ") || "none"}).`);
+        const raw = outcome.rows[0]?.[index];
         const value = document.createElement("div");
         value.className = "stat-value";
-        value.textContent = statText(outcome.rows[0]?.[index], node.format);
+        value.textContent = statText(raw, node.format);
+        if (node.unit && raw !== null && raw !== undefined) {
+          const unit = document.createElement("span");
+          unit.className = "stat-unit";
+          unit.textContent = ` ${node.unit}`;
+          value.append(unit);
+        }
+        markTone(value, matchingRule(node.highlight, raw), this.options.texts);
         this.body.append(value);
       } else if (node.type === "table") {
         const drill = node.drill && this.options.onDrill ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex }) : undefined;
-        this.body.append(renderTable(outcome, node.columns, this.options.texts, drill));
+        this.body.append(renderTable(outcome, node.columns, this.options.texts, drill, node.highlight));
       } else {
         const box = document.createElement("div");
         box.className = "chart";

@@ -1,5 +1,6 @@
 import type { TableColumnDef } from "../commands/reports/specSchema.ts";
 import { cellText } from "../src/charts/formatValue.ts";
+import { conditionText, matchingRule, rulesOfColumn, type HighlightRuleDef } from "../src/charts/highlight.ts";
 import { formattedCell, tableColumns } from "../src/charts/tableColumns.ts";
 import type { Texts } from "./i18n.ts";
 import type { QuerySuccess } from "./types.ts";
@@ -17,14 +18,36 @@ function compareValues(a: unknown, b: unknown, numeric: boolean): number {
 }
 
 /**
- * A table of a query result: the node's `columns` (or all), sortable by clicking a header
- * (ascending, descending, as sent), the "truncated" notice, and `onRow(rowIndex)` for drill-through.
+ * Marks a highlighted value (a cell, a stat): its tone's class (colour from embed.css, no inline
+ * style under the page's CSP), and cues that do not rely on colour: a glyph from the CSS whose
+ * alternative text (`data-tone`) a screen reader announces after the value, and a tooltip naming
+ * the tone and the rule. The element's text stays the value, so copying and sorting see the value.
  */
-export function renderTable(result: QuerySuccess, columns: ReadonlyArray<string | TableColumnDef> | undefined, texts: Texts, onRow?: (rowIndex: number) => void): HTMLElement {
+export function markTone(element: HTMLElement, rule: HighlightRuleDef | undefined, texts: Texts): void {
+  if (!rule) return;
+  const tone = texts.tones[rule.tone];
+  element.classList.add("tone", `tone-${rule.tone}`);
+  element.dataset.tone = tone;
+  element.title = `${tone}: ${conditionText(rule, texts.toneWords)}`;
+}
+
+/**
+ * A table of a query result: the node's `columns` (or all), sortable by clicking a header
+ * (ascending, descending, as sent), the "truncated" notice, `onRow(rowIndex)` for drill-through,
+ * and the node's `highlight` rules on the cells they match.
+ */
+export function renderTable(
+  result: QuerySuccess,
+  columns: ReadonlyArray<string | TableColumnDef> | undefined,
+  texts: Texts,
+  onRow?: (rowIndex: number) => void,
+  highlight?: readonly HighlightRuleDef[],
+): HTMLElement {
   const { shown, missing } = tableColumns(columns, result);
   if (missing.length > 0) throw new Error(`Column "${missing[0]}" is not a column of the query (its columns: ${result.columns.join(", ") || "none"}).`);
   const indexes = shown.map((view) => view.index);
   const numeric = shown.map((view) => view.numeric);
+  const rules = shown.map((view) => rulesOfColumn(highlight, view.column));
   const alignClass = (c: number) => (shown[c]!.align === "right" ? "num" : shown[c]!.align === "center" ? "center" : null);
 
   const wrap = document.createElement("div");
@@ -100,6 +123,7 @@ export function renderTable(result: QuerySuccess, columns: ReadonlyArray<string 
         const align = alignClass(c);
         if (align) td.className = align;
         td.textContent = formattedCell(row[index], shown[c]!.format);
+        if (rules[c]!.length > 0) markTone(td, matchingRule(rules[c], row[index]), texts);
         tr.append(td);
       });
       fragment.append(tr);

@@ -20,6 +20,8 @@
  * - A node's drill need not map every arg of the target: an unmapped arg is null at run time.
  * - `export.xlsx` / `export.docx` stay as written (the parsed spec equals what the author sent);
  *   use `exportEnabled` to read them with their default `true`.
+ * - Highlight rules (tables, stats) take exactly one of below / above / between; the first rule
+ *   that matches a value marks it. A table that lists its columns may only highlight those.
  * - Limits: params ≤ 100, queries ≤ 100 per layer, nodes ≤ 500 per layer, drills ≤ 100,
  *   description ≤ 20000 chars, markdown ≤ 100000 chars, labels and titles ≤ 200 chars.
  */
@@ -234,6 +236,48 @@ const textNode = strict("a text node", "an object", {
   type: z.literal("text"),
   markdown: z.string({ error: must("markdown", "a string of markdown") }).max(100_000, { error: "markdown must be at most 100000 characters long." }),
 });
+// ---------------------------------------------------------------------------------------------
+// Conditional highlight (issue #22): a tone for a value below, above or between limits
+
+export const HIGHLIGHT_TONES = ["danger", "warning", "ok"] as const;
+export const MAX_HIGHLIGHT_RULES = 20;
+const CONDITIONS = ["below", "above", "between"] as const;
+
+const limit = (member: string, example: string) => z.number({ error: must(member, `a number, e.g. ${example}`) });
+
+/**
+ * One rule; `column` is required in a table's rules and optional in a stat's. Exactly one
+ * condition per rule: "below 1.2 or above 2" is two rules, which reads more plainly than a rule
+ * whose members combine in a way the author must look up.
+ */
+function highlightRule(forStat: boolean) {
+  const shape = `an object { ${forStat ? "column?, " : "column, "}below | above | between, tone }`;
+  return strict("a highlight rule", shape, {
+    column: forStat ? columnName("column").optional() : columnName("column"),
+    below: limit("below", "1.2").meta({ description: "Matches a value less than this number." }).optional(),
+    above: limit("above", "130").meta({ description: "Matches a value greater than this number." }).optional(),
+    between: z
+      .tuple([z.number(), z.number()], { error: "between must be two numbers [lower, upper], e.g. [110, 130]." })
+      .refine(([lo, hi]) => lo <= hi, { error: "between must not end before it starts: write [lower, upper], e.g. [110, 130]." })
+      .meta({ description: "Matches a value from the first number to the second, both included." })
+      .optional(),
+    tone: z.enum(HIGHLIGHT_TONES, { error: must("tone", `one of ${list(HIGHLIGHT_TONES)}`) }).meta({ description: "How a matching value is marked: danger (red), warning (amber) or ok (green)." }),
+  }).superRefine((rule, ctx) => {
+    const given = CONDITIONS.filter((c) => rule[c] !== undefined);
+    if (given.length === 0) ctx.addIssue({ code: "custom", path: [], message: "a highlight rule needs a condition: give one of below, above or between [lower, upper]." });
+    if (given.length > 1) {
+      ctx.addIssue({ code: "custom", path: [given[1]!], message: `a highlight rule takes one condition, and this one has ${given.join(" and ")}: write one rule per condition (the first rule that matches marks the value).` });
+    }
+  });
+}
+
+const highlightList = (forStat: boolean) =>
+  z
+    .array(highlightRule(forStat), { error: must("highlight", `an array of ${forStat ? "{ below | above | between, tone }" : "{ column, below | above | between, tone }"} rules`) })
+    .max(MAX_HIGHLIGHT_RULES, { error: `highlight may hold at most ${MAX_HIGHLIGHT_RULES} rules.` })
+    .meta({ description: "Conditional highlight: the first rule that matches a value marks it with its tone." })
+    .optional();
+
 const statNode = strict("a stat node", "an object", {
   ...nodeCommon,
   type: z.literal("stat"),
@@ -241,6 +285,14 @@ const statNode = strict("a stat node", "an object", {
   query: identifier("query"),
   column: columnName("column"),
   format: boundedText("format", 1, 100).optional(),
+  unit: boundedText("unit", 1, 50).meta({ description: "Shown after the value, e.g. g/L." }).optional(),
+  highlight: highlightList(true),
+}).superRefine((node, ctx) => {
+  node.highlight?.forEach((rule, i) => {
+    if (rule.column !== undefined && rule.column !== node.column) {
+      ctx.addIssue({ code: "custom", path: ["highlight", i, "column"], message: `column of a stat's highlight rule must be the stat's column ${JSON.stringify(node.column)}, or be left out.` });
+    }
+  });
 });
 export const COLUMN_FORMAT_PATTERN = /^(?:(?:number|percent):[0-6]|date|datetime)$/;
 export const COLUMN_ALIGNS = ["left", "center", "right"] as const;
@@ -267,7 +319,16 @@ const tableNode = strict("a table node", "an object", {
       error: must("columns", "an array of column names (or { column, label, unit, format, align } objects), or be left out for all columns"),
     })
     .optional(),
+  highlight: highlightList(false),
   drill: nodeDrillSchema.optional(),
+}).superRefine((node, ctx) => {
+  if (!node.columns || !node.highlight) return;
+  const shown = node.columns.map((entry) => (typeof entry === "string" ? entry : entry.column));
+  node.highlight.forEach((rule, i) => {
+    if (rule.column !== undefined && !shown.includes(rule.column)) {
+      ctx.addIssue({ code: "custom", path: ["highlight", i, "column"], message: `column ${JSON.stringify(rule.column)} is not a column this table shows: use one of ${list(shown)}, or add it to columns.` });
+    }
+  });
 });
 /** Charts with a category x axis and value y axes: the ones a second axis, stacking and reference lines apply to. */
 const AXIS_CHARTS: ReadonlySet<string> = new Set(["line", "bar", "area"]);
@@ -467,6 +528,8 @@ export type ParamType = ParamDef["type"];
 export type QueryDef = z.infer<typeof querySchema>;
 export type NodeDef = z.infer<typeof nodeSchema>;
 export type TableColumnDef = z.infer<typeof tableColumn>;
+export type HighlightTone = (typeof HIGHLIGHT_TONES)[number];
+export type HighlightRuleDef = z.infer<ReturnType<typeof highlightRule>>;
 export type NodeDrill = z.infer<typeof nodeDrillSchema>;
 export type DrillDef = z.infer<typeof drillSchema>;
 export type DrillArgDef = z.infer<typeof drillArgSchema>;

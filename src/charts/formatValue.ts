@@ -12,6 +12,11 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
+/** A number, or a numeric string as the data call sends a bigint / numeric that does not fit a double; else null. */
+export function numberOf(value: unknown): number | null {
+  return typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : null;
+}
+
 /**
  * A stat's value. Without `format`: numbers with thousands separators and at most two decimals.
  * With `format`, a small Excel-like pattern: the run of `#`, `0`, `,` and `.` is the number
@@ -20,7 +25,7 @@ export function cellText(value: unknown): string {
  * A value that is not a number is shown as its text.
  */
 export function statText(value: unknown, format?: string): string {
-  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : null;
+  const number = numberOf(value);
   if (number === null) return value === null || value === undefined ? "–" : cellText(value);
   if (!format) return number.toLocaleString("en-US", { maximumFractionDigits: 2 });
   const pattern = /[#0][#0,]*(\.[0#]+)?|\.[0#]+/.exec(format);

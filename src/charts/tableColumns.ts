@@ -4,7 +4,7 @@
  * imports. A column given by name alone shows as it always has: its name, its text, numbers right.
  */
 import type { TableColumnDef } from "../../commands/reports/specSchema.ts";
-import { cellText } from "./formatValue.ts";
+import { cellText, numberOf } from "./formatValue.ts";
 
 export interface ColumnView {
   column: string;
@@ -43,9 +43,6 @@ export function tableColumns(columns: ReadonlyArray<string | TableColumnDef> | u
   return { shown, missing };
 }
 
-const asNumber = (value: unknown): number | null =>
-  typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : null;
-
 /**
  * A cell as its column's format writes it: `number:<d>` with d decimals and thousands grouped,
  * `percent:<d>` a fraction as per cent (0.653 → 65.3 %), `date` the day, `datetime` to the minute.
@@ -55,7 +52,7 @@ export function formattedCell(value: unknown, format: string | undefined): strin
   if (!format || value === null || value === undefined) return cellText(value);
   const [kind, decimals] = format.split(":");
   if (kind === "number" || kind === "percent") {
-    const number = asNumber(value);
+    const number = numberOf(value);
     if (number === null) return cellText(value);
     const digits = Number(decimals);
     const text = (kind === "percent" ? number * 100 : number).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });

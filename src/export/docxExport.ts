@@ -13,6 +13,7 @@ import type { QueryOutcome, QuerySuccess } from "../../queries/reports/queryResu
 import { chartOption, type ChartNode } from "../charts/chartOptions.ts";
 import { optionLabels, paramText, statText } from "../charts/formatValue.ts";
 import { renderChartsPng } from "../charts/renderChart.ts";
+import { matchingRule, rulesOfColumn, TONE_COLOURS, type HighlightTone } from "../charts/highlight.ts";
 import { formattedCell, tableColumns } from "../charts/tableColumns.ts";
 import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
 
@@ -67,16 +68,21 @@ const cellBorders = { top: thin, bottom: thin, left: thin, right: thin };
 
 const ALIGNMENTS = { left: AlignmentType.LEFT, center: AlignmentType.CENTER, right: AlignmentType.RIGHT } as const;
 
-function textCell(text: string, options: { header?: boolean; align?: keyof typeof ALIGNMENTS } = {}): TableCell {
+/** A highlighted value's fill, as Word writes cell and paragraph shading. */
+const toneShading = (tone: HighlightTone) => ({ type: ShadingType.CLEAR, color: "auto", fill: TONE_COLOURS[tone].fill });
+
+function textCell(text: string, options: { header?: boolean; align?: keyof typeof ALIGNMENTS; tone?: HighlightTone } = {}): TableCell {
+  const { header, tone } = options;
   return new TableCell({
     borders: cellBorders,
-    shading: options.header ? { type: ShadingType.CLEAR, color: "auto", fill: "F2F2F2" } : undefined,
+    shading: header ? { type: ShadingType.CLEAR, color: "auto", fill: "F2F2F2" } : tone ? toneShading(tone) : undefined,
     margins: { top: 30, bottom: 30, left: 80, right: 80 },
     children: [
       new Paragraph({
         spacing: { after: 0 },
         alignment: ALIGNMENTS[options.align ?? "left"],
-        children: [new TextRun({ text, bold: options.header, size: SMALL })],
+        // A marked value is bold too, so it stands out on a grey print as well.
+        children: [new TextRun({ text, bold: header || !!tone, size: SMALL, color: tone ? TONE_COLOURS[tone].text : undefined })],
       }),
     ],
   });
@@ -105,9 +111,15 @@ function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySucce
   const index = result.columns.indexOf(node.column);
   if (index < 0) return [...nodeHeading(node.title), problem(`Column ${node.column} is not a column of query ${node.query} (its columns: ${result.columns.join(", ") || "none"}).`)];
   const value = result.rows[0]?.[index] ?? null;
+  const tone = matchingRule(node.highlight, value)?.tone;
+  const colour = tone ? TONE_COLOURS[tone].text : undefined;
+  const unit = node.unit && value !== null ? [new TextRun({ text: ` ${node.unit}`, size: 28, color: colour ?? GREY })] : [];
   return [
     new Paragraph({ keepNext: true, spacing: { after: 0 }, children: [muted(node.title ?? node.column)] }),
-    new Paragraph({ children: [new TextRun({ text: statText(value, node.format), bold: true, size: 40 })] }),
+    new Paragraph({
+      ...(tone ? { shading: toneShading(tone) } : {}),
+      children: [new TextRun({ text: statText(value, node.format), bold: true, size: 40, color: colour }), ...unit],
+    }),
   ];
 }
 
@@ -117,12 +129,13 @@ function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: QuerySuc
   if (missing.length) blocks.push(problem(`Not columns of query ${node.query}: ${missing.join(", ")} (its columns: ${result.columns.join(", ") || "none"}).`));
   if (columns.length === 0) return blocks;
   const shown = result.rows.slice(0, DOCX_TABLE_ROWS);
+  const rules = columns.map((view) => rulesOfColumn(node.highlight, view.column));
   blocks.push(
     new Table({
       width: { size: 100, type: WidthType.PERCENTAGE },
       rows: [
         new TableRow({ tableHeader: true, children: columns.map((view) => textCell(view.heading, { header: true, align: view.align })) }),
-        ...shown.map((row) => new TableRow({ cantSplit: true, children: columns.map((view) => textCell(formattedCell(row[view.index], view.format), { align: view.align })) })),
+        ...shown.map((row) => new TableRow({ cantSplit: true, children: columns.map((view, c) => textCell(formattedCell(row[view.index], view.format), { align: view.align, tone: matchingRule(rules[c], row[view.index])?.tone })) })),
       ],
     }),
   );

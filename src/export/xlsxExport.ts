@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import ExcelJS from "exceljs";
 import type { ExportEvent } from "../../queries/reports/exportRows.ts";
 import { columnTypeOf, type ColumnType, type QueryOutcome } from "../../queries/reports/queryResult.ts";
+import { TONE_COLOURS, type HighlightRuleDef, type HighlightTone } from "../charts/highlight.ts";
 import { cellOf, textCell, textToCell, type CellValue } from "./xlsxCells.ts";
 import { rowsXmlColumns, writeRowsXml, type RowsXmlColumn } from "./xlsxRowsXml.ts";
 import { abortWorkbook, appendRows, awaitCompression, moveLastSheetFirst, styleIdOf, workbookWriter } from "./xlsxStreamingWorkbook.ts";
@@ -25,6 +26,8 @@ export interface XlsxSheet {
   events: AsyncIterable<SheetEvent>;
   /** Excel number formats of some columns, by column name (from the spec's table columns). */
   numberFormats?: ReadonlyMap<string, string>;
+  /** Highlight rules of some columns, by column name (from the spec's table nodes), written as conditional formatting. */
+  highlights?: ReadonlyMap<string, readonly HighlightRuleDef[]>;
 }
 
 /** A table column's `format` (issue #22) as an Excel number format: the cell keeps its value, the format how it reads. */
@@ -34,6 +37,38 @@ export function excelNumberFormat(format: string): string {
   if (kind === "number") return `#,##0${fraction}`;
   if (kind === "percent") return `0${fraction}%`;
   return kind === "date" ? DATE_FORMAT : "yyyy-mm-dd hh:mm";
+}
+
+/** A column's letters: 0 → A, 26 → AA. */
+function columnLetters(index: number): string {
+  let letters = "";
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}
+
+/** A tone as a conditional format's style: the fill and bold dark text of the embed page and the docx. */
+function toneStyle(tone: HighlightTone): Partial<ExcelJS.Style> {
+  const { fill, text } = TONE_COLOURS[tone];
+  return { fill: { type: "pattern", pattern: "solid", bgColor: { argb: `FF${fill}` } }, font: { bold: true, color: { argb: `FF${text}` } } };
+}
+
+/**
+ * A column's highlight rules as Excel conditional formatting over its data rows (row 2 on), so
+ * the marks follow the values when the reader sorts or edits. The rules keep their order as
+ * priorities: where two match, Excel applies the format of the first, as the page does. Each
+ * formula asks ISNUMBER first, because Excel takes an empty cell for 0 ("below 1.2" would mark it)
+ * and the page marks numbers only.
+ */
+export function highlightFormatting(column: number, rows: number, rules: readonly HighlightRuleDef[]): ExcelJS.ConditionalFormattingOptions | null {
+  if (rows === 0 || rules.length === 0) return null;
+  const letters = columnLetters(column);
+  const cell = `${letters}2`;
+  const condition = (rule: HighlightRuleDef): string =>
+    rule.below !== undefined ? `${cell}<${rule.below}` : rule.above !== undefined ? `${cell}>${rule.above}` : `${cell}>=${rule.between![0]},${cell}<=${rule.between![1]}`;
+  return {
+    ref: `${cell}:${letters}${rows + 1}`,
+    rules: rules.map((rule) => ({ type: "expression", formulae: [`AND(ISNUMBER(${cell}),${condition(rule)})`], style: toneStyle(rule.tone) }) as ExcelJS.ConditionalFormattingRule),
+  };
 }
 
 /** What the first sheet, "About", tells (values as the interface shows them). */
@@ -170,6 +205,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
   let columns: RowsXmlColumn[] = [];
   let scratch: Buffer | null = null;
   let started = false;
+  let names: string[] = [];
   const noteRow = (text: string) => {
     worksheet.addRow([]).commit();
     const row = worksheet.addRow([textCell(text)]);
@@ -181,6 +217,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
     switch (event.kind) {
       case "columns": {
         worksheet.columns = event.columns.map((column) => ({ width: columnWidth(column) }));
+        names = event.columns.map((column) => column.name);
         columns = rowsXmlColumns(
           event.columns.map((column) => {
             const numFmt = sheet.numberFormats?.get(column.name);
@@ -212,6 +249,11 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
         break;
     }
   }
+  // Written with the sheet's end (where the XML keeps them), once the number of data rows is known.
+  names.forEach((column, index) => {
+    const formatting = highlightFormatting(index, rows, sheet.highlights?.get(column) ?? []);
+    if (formatting) worksheet.addConditionalFormatting(formatting);
+  });
   worksheet.commit();
   return { sheet: name, query: sheet.query, rows, note };
 }

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import Router from "@koa/router";
-import { exportEnabled, type NodeDef, type ParamDef } from "../../commands/reports/specSchema.ts";
+import { exportEnabled, type HighlightRuleDef, type NodeDef, type ParamDef } from "../../commands/reports/specSchema.ts";
 import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/sqlTemplate.ts";
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../queries/reports/queryResult.ts";
@@ -59,10 +59,12 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const timeoutMs = deps.runtime.timeoutMs * EXPORT_TIMEOUT_FACTOR;
     const nodes = layer ? (layer.drill.nodes ?? []) : version.spec.nodes;
     const formats = columnFormats(nodes, excelNumberFormat);
+    const highlights = columnHighlights(nodes);
     const sheets: XlsxSheet[] = inReadingOrder(queries, nodes).map(([name, query]) => ({
       query: name,
       events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", defs, values, timeoutMs, liveSheetEvents),
       numberFormats: formats.get(name),
+      highlights: highlights.get(name),
     }));
 
     const out = new PassThrough();
@@ -112,10 +114,6 @@ async function* liveEvents(
   yield* liveSheetEvents(streamQueryRows(source, compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
 }
 
-/**
- * The stored spec keeps no order of its queries (PostgreSQL's jsonb reorders keys), so the sheets
- * follow the layer's nodes, as a reader meets them; queries no node shows (option lists) follow.
- */
 /** The Excel number formats the layer's table nodes give their queries' columns; the first node to format a column wins. */
 function columnFormats(nodes: readonly NodeDef[], excelNumberFormat: (format: string) => string): Map<string, Map<string, string>> {
   const byQuery = new Map<string, Map<string, string>>();
@@ -131,6 +129,32 @@ function columnFormats(nodes: readonly NodeDef[], excelNumberFormat: (format: st
   return byQuery;
 }
 
+/**
+ * The highlight rules the layer's table nodes give their queries' columns. A sheet is a query's,
+ * not a node's, so when two tables of one query highlight the same column, the first table's rules
+ * are used (as for number formats). A stat's rules are not carried over: they judge the first
+ * row's value of its column, not every row of the sheet.
+ */
+function columnHighlights(nodes: readonly NodeDef[]): Map<string, Map<string, HighlightRuleDef[]>> {
+  const byQuery = new Map<string, Map<string, HighlightRuleDef[]>>();
+  for (const node of nodes) {
+    if (node.type !== "table" || !node.highlight) continue;
+    const highlights = byQuery.get(node.query) ?? new Map<string, HighlightRuleDef[]>();
+    const own = new Map<string, HighlightRuleDef[]>();
+    for (const rule of node.highlight) {
+      if (rule.column === undefined || highlights.has(rule.column)) continue;
+      own.set(rule.column, [...(own.get(rule.column) ?? []), rule]);
+    }
+    for (const [column, rules] of own) highlights.set(column, rules);
+    byQuery.set(node.query, highlights);
+  }
+  return byQuery;
+}
+
+/**
+ * The stored spec keeps no order of its queries (PostgreSQL's jsonb reorders keys), so the sheets
+ * follow the layer's nodes, as a reader meets them; queries no node shows (option lists) follow.
+ */
 function inReadingOrder<Q>(queries: Record<string, Q>, nodes: ReadonlyArray<object>): Array<[string, Q]> {
   const shown = nodes.map((node) => ("query" in node && typeof node.query === "string" ? node.query : undefined));
   const names = [...new Set([...shown.filter((name): name is string => !!name && Object.hasOwn(queries, name)), ...Object.keys(queries)])];

@@ -110,6 +110,31 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
     expect(xml).to.include('<w:jc w:val="center"/>');
   });
 
+  it("shades the highlighted cells and stat in their tone's colours, bold, and writes a stat's unit", async () => {
+    const highlighted = {
+      ...spec,
+      nodes: [
+        { id: "kpi", type: "stat", title: "Latest", query: "many", column: "n", unit: "patients", highlight: [{ below: 5, tone: "warning" }] },
+        { id: "plain", type: "stat", title: "Plain", query: "many", column: "n" },
+        { id: "hl", type: "table", query: "many", columns: ["n", "doubled"], highlight: [{ column: "doubled", below: 5, tone: "danger" }, { column: "doubled", between: [5, 6], tone: "ok" }, { column: "n", above: 59, tone: "warning" }] },
+      ],
+    };
+    await publish("hb-highlight", "Highlight", highlighted);
+    const { text, xml } = await open("hb-highlight", {});
+    expect(text).to.include("1 patients").and.include("Plain1");
+    const cells = [...xml.matchAll(/<w:tc>(.*?)<\/w:tc>/gs)].map((m) => ({ fill: /<w:shd [^>]*w:fill="([0-9A-F]+)"/.exec(m[1]!)?.[1], text: textOf(m[1]!), bold: m[1]!.includes("<w:b/>") }));
+    const table = cells.slice(cells.findIndex((cell) => cell.text === "n")); // after the filter table
+    const doubled = table.filter((_, i) => i % 2 === 1).slice(1, 5); // the doubled column of rows 1 to 4
+    expect(doubled).to.deep.equal([
+      { fill: "FFC7CE", text: "2", bold: true },
+      { fill: "FFC7CE", text: "4", bold: true },
+      { fill: "C6EFCE", text: "6", bold: true },
+      { fill: undefined, text: "8", bold: false },
+    ]);
+    expect(table.filter((cell) => cell.fill === "FFEB9C"), "n above 59 is in the rows left out (50 shown)").to.deep.equal([]);
+    expect(xml, "the stat's value in the warning's text colour on its fill").to.match(/<w:shd [^>]*w:fill="FFEB9C"[^>]*\/>.*?<w:color w:val="9C5700"\/>.*?<w:t[^>]*>1<\/w:t>/s);
+  });
+
   it("embeds each chart as a PNG image with its title as alt text", async () => {
     const { files, xml } = await open("hb", {});
     const images = [...files.keys()].filter((name) => name.startsWith("word/media/"));

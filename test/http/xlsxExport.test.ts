@@ -113,6 +113,35 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     expect(sheet.getCell("A2").numFmt ?? "General", "a column without a format keeps its own").to.not.match(/%|#,##0/);
   });
 
+  it("highlights a column's cells with conditional formatting from its table's rules (the first table to highlight it)", async () => {
+    const spec = {
+      ...tableSpec({ ktv: "select g as n, case when g = 3 then null else 0.9 + g / 10.0 end as ktv from generate_series(1, 6) g order by g" }),
+      nodes: [
+        { id: "ktv", type: "table", query: "ktv", highlight: [{ column: "ktv", below: 1.2, tone: "danger" }, { column: "ktv", between: [1.2, 1.4], tone: "warning" }] },
+        { id: "again", type: "table", query: "ktv", highlight: [{ column: "ktv", above: 0, tone: "ok" }, { column: "n", above: 5, tone: "ok" }] },
+      ],
+    };
+    await publish("highlights", "Highlights", spec);
+    const download = await exportXlsx("highlights", {});
+    const book = await load(download);
+    const sheet = book.worksheets[1]! as ExcelJS.Worksheet & { conditionalFormattings: ExcelJS.ConditionalFormattingOptions[] };
+    const formattings = sheet.conditionalFormattings.map((cf) => ({
+      ref: cf.ref,
+      rules: cf.rules.map((rule) => ({ formula: (rule as { formulae: string[] }).formulae[0], fill: (rule.style?.fill as ExcelJS.FillPattern | undefined)?.bgColor?.argb, bold: rule.style?.font?.bold })),
+    }));
+    expect(formattings).to.deep.equal([
+      { ref: "A2:A7", rules: [{ formula: "AND(ISNUMBER(A2),A2>5)", fill: "FFC6EFCE", bold: true }] },
+      {
+        ref: "B2:B7",
+        rules: [
+          { formula: "AND(ISNUMBER(B2),B2<1.2)", fill: "FFFFC7CE", bold: true },
+          { formula: "AND(ISNUMBER(B2),B2>=1.2,B2<=1.4)", fill: "FFFFEB9C", bold: true },
+        ],
+      },
+    ]);
+    expect(sheet.getCell("B2").value, "the cells keep their values").to.equal(1);
+  });
+
   it("lists report, version and the filter values used on About", async () => {
     const book = await load(await exportXlsx("hb", { params: { period: ["2026-02-01", null] } }));
     expect(aboutValue(book, "Report")).to.equal(TITLE);
