@@ -68,6 +68,31 @@ function latestInPeriod(codes: string[]): string {
           where l.std_code in (${list}) and (false [[or l.reported_on > {{period.to}}]]) [[and l.ward = any({{wards}})]]`;
 }
 
+/** Highlight rules (issue #22): spKt/V under its target in red, under the aim in amber; URR under its target in red. */
+const KTV_LIMITS = [
+  { below: 1.2, tone: "danger" },
+  { below: 1.4, tone: "warning" },
+];
+const KTV_RULES = KTV_LIMITS.map((rule) => ({ column: "ktv", ...rule }));
+const URR_RULES = [{ column: "urr", below: 65, tone: "danger" }];
+/** A share of patients on target: amber under 80 %, green from 90 %. */
+const SHARE_RULES = [
+  { below: 80, tone: "warning" },
+  { above: 90, tone: "ok" },
+];
+/** Out of target in amber (Hb under 100 g/L in red): Hb 110–130 g/L, P 1.13–1.78 mmol/L, Ca 2.10–2.50 mmol/L, iPTH 150–600 pg/mL. */
+const ANEMIA_MINERAL_RULES = [
+  { column: "hb", below: 100, tone: "danger" },
+  { column: "hb", below: 110, tone: "warning" },
+  { column: "hb", above: 130, tone: "warning" },
+  { column: "p", below: 1.13, tone: "warning" },
+  { column: "p", above: 1.78, tone: "warning" },
+  { column: "ca", below: 2.1, tone: "warning" },
+  { column: "ca", above: 2.5, tone: "warning" },
+  { column: "ipth", below: 150, tone: "warning" },
+  { column: "ipth", above: 600, tone: "warning" },
+];
+
 /** Average of an item's results over the summary rows grouped, rounded. */
 const average = (code: string, digits: number) =>
   `round(sum(value_sum) filter (where std_code = '${code}') / sum(results) filter (where std_code = '${code}'), ${digits})`;
@@ -137,12 +162,13 @@ export function adequacyReport(period: [string, string]): DemoReport {
             "",
             "Targets: spKt/V **≥ 1.2** (aim 1.4) and URR **≥ 65 %** (aim 70 %).",
             "The tiles count each patient's latest result in the period. Click a month in the chart to list its patients, lowest Kt/V first.",
+            "In the tables, spKt/V under 1.2 and URR under 65 % are marked red, spKt/V under the aim of 1.4 amber.",
           ].join("\n"),
         },
         { id: "patients", type: "stat", title: "Patients", query: "latest", column: "patients", width: 3 },
-        { id: "ktv", type: "stat", title: "Average spKt/V (latest)", query: "latest", column: "ktv", width: 3 },
-        { id: "ktvTarget", type: "stat", title: "spKt/V ≥ 1.2 (%)", query: "latest", column: "ktv_on_target_pct", width: 3 },
-        { id: "urrTarget", type: "stat", title: "URR ≥ 65 % (%)", query: "latest", column: "urr_on_target_pct", width: 3 },
+        { id: "ktv", type: "stat", title: "Average spKt/V (latest)", query: "latest", column: "ktv", highlight: KTV_LIMITS, width: 3 },
+        { id: "ktvTarget", type: "stat", title: "spKt/V ≥ 1.2", query: "latest", column: "ktv_on_target_pct", unit: "%", highlight: SHARE_RULES, width: 3 },
+        { id: "urrTarget", type: "stat", title: "URR ≥ 65 %", query: "latest", column: "urr_on_target_pct", unit: "%", highlight: SHARE_RULES, width: 3 },
         {
           id: "trend",
           type: "chart",
@@ -182,10 +208,11 @@ export function adequacyReport(period: [string, string]): DemoReport {
             { column: "urr", label: "URR", unit: "%", format: "number:1" },
             { column: "ktv_on_target_pct", label: "spKt/V ≥ 1.2", unit: "%", format: "number:1" },
           ],
+          highlight: [...KTV_RULES, ...URR_RULES, ...SHARE_RULES.map((rule) => ({ column: "ktv_on_target_pct", ...rule }))],
           width: 6,
         },
-        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", drill: { target: "byMonth", args: { month: "month" } } },
-        { id: "detail", type: "table", title: "By month and ward", query: "byMonthAndWard", drill: { target: "byMonth", args: { month: "month" } } },
+        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", highlight: [...KTV_RULES, ...URR_RULES], drill: { target: "byMonth", args: { month: "month" } } },
+        { id: "detail", type: "table", title: "By month and ward", query: "byMonthAndWard", highlight: [...KTV_RULES, ...URR_RULES], drill: { target: "byMonth", args: { month: "month" } } },
       ],
       drills: {
         byMonth: {
@@ -206,7 +233,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
                     order by ktv nulls first, r.patient_ref`,
             },
           },
-          nodes: [{ id: "patients", type: "table", title: "Patients, lowest spKt/V first", query: "patients" }],
+          nodes: [{ id: "patients", type: "table", title: "Patients, lowest spKt/V first", query: "patients", highlight: [...KTV_RULES, ...URR_RULES] }],
         },
       },
       export: { xlsx: true, docx: true },
@@ -284,13 +311,13 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
             "| Intact PTH (iPTH) | 150–600 pg/mL (KDIGO: 2–9 × upper normal) |",
             "",
             "Hb sent in g/dL is converted to g/L. The tiles count each patient's latest result in the period.",
-            "Click a month to list the patients with a result out of target.",
+            "Click a month to list the patients with a result out of target. Values out of target are marked amber in the tables, Hb under 100 g/L red.",
           ].join("\n"),
         },
-        { id: "hbTarget", type: "stat", title: "Hb 110–130 g/L (%)", query: "latest", column: "hb_in_target_pct", width: 3 },
-        { id: "pTarget", type: "stat", title: "P 1.13–1.78 mmol/L (%)", query: "latest", column: "p_in_target_pct", width: 3 },
-        { id: "caTarget", type: "stat", title: "Ca 2.10–2.50 mmol/L (%)", query: "latest", column: "ca_in_target_pct", width: 3 },
-        { id: "ipthTarget", type: "stat", title: "iPTH 150–600 pg/mL (%)", query: "latest", column: "ipth_in_target_pct", width: 3 },
+        { id: "hbTarget", type: "stat", title: "Hb 110–130 g/L", query: "latest", column: "hb_in_target_pct", unit: "%", width: 3 },
+        { id: "pTarget", type: "stat", title: "P 1.13–1.78 mmol/L", query: "latest", column: "p_in_target_pct", unit: "%", width: 3 },
+        { id: "caTarget", type: "stat", title: "Ca 2.10–2.50 mmol/L", query: "latest", column: "ca_in_target_pct", unit: "%", width: 3 },
+        { id: "ipthTarget", type: "stat", title: "iPTH 150–600 pg/mL", query: "latest", column: "ipth_in_target_pct", unit: "%", width: 3 },
         {
           id: "inTarget",
           type: "chart",
@@ -329,7 +356,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           drill: { target: "outOfTarget", args: { month: "month" } },
         },
         { id: "wards", type: "chart", chart: "bar", title: "Within target by ward (%)", query: "byWard", x: "ward", y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"] },
-        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", drill: { target: "outOfTarget", args: { month: "month" } } },
+        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", highlight: ANEMIA_MINERAL_RULES, drill: { target: "outOfTarget", args: { month: "month" } } },
       ],
       drills: {
         outOfTarget: {
@@ -363,7 +390,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
                     order by m.ward, m.patient_ref`,
             },
           },
-          nodes: [{ id: "patients", type: "table", title: "Patients out of target", query: "patients" }],
+          nodes: [{ id: "patients", type: "table", title: "Patients out of target", query: "patients", highlight: ANEMIA_MINERAL_RULES }],
         },
       },
       export: { xlsx: true, docx: true },

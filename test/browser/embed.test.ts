@@ -149,6 +149,9 @@ describe("embed page in chromium", function () {
     await header.click();
     const values = (await ktv()).map(Number);
     expect(values).to.deep.equal([...values].sort((a, b) => b - a));
+    // The demo marks spKt/V under the aim of 1.4 (red under 1.2): every marked cell is one.
+    const marked = await page.locator(".node[data-node-id=monthlyTable] tbody td.tone").evaluateAll((cells) => cells.map((cell) => [cell.className, Number(cell.textContent)] as const));
+    for (const [className, value] of marked) expect(value, className).to.be.below(className.includes("tone-danger") ? 1.2 : 1.4);
     await page.screenshot({ path: `${OUT}embed-report.png`, fullPage: true });
   });
 
@@ -259,13 +262,22 @@ describe("embed page in chromium", function () {
     await check.close();
   });
 
-  it("heads a table's columns with their labels and units, and writes the cells in the column's format and alignment", async () => {
+  it("heads a table's columns with their labels and units, writes the cells in the column's format and alignment, and marks highlighted values", async () => {
     const spec = {
       version: 1,
       title: "Columns",
       params: [],
       queries: { shares: { sql: "select g as n, g / 8.0 as share, 'W' || g as ward from generate_series(1, 3) g order by g" } },
-      nodes: [{ id: "shares", type: "table", query: "shares", columns: [{ column: "ward", label: "Ward", align: "center" }, { column: "share", label: "Share", unit: "of beds", format: "percent:1" }, "n"] }],
+      nodes: [
+        {
+          id: "shares",
+          type: "table",
+          query: "shares",
+          columns: [{ column: "ward", label: "Ward", align: "center" }, { column: "share", label: "Share", unit: "of beds", format: "percent:1" }, "n"],
+          highlight: [{ column: "share", below: 0.2, tone: "danger" }, { column: "share", between: [0.2, 0.3], tone: "ok" }],
+        },
+        { id: "first", type: "stat", query: "shares", column: "share", format: "0.0%", unit: "of beds", highlight: [{ below: 0.2, tone: "warning" }] },
+      ],
     };
     expect((await api(service, "PUT", "/api/reports/embed-columns/draft", { spec })).status).to.equal(200);
     expect((await api(service, "POST", "/api/reports/embed-columns/publish", { mode: "dynamic" })).status).to.equal(201);
@@ -277,6 +289,24 @@ describe("embed page in chromium", function () {
     expect(await table.locator("thead th").allTextContents()).to.deep.equal(["Ward", "Share (of beds)", "n"]);
     expect(await table.locator("tbody tr").first().locator("td").allTextContents()).to.deep.equal(["W1", "12.5%", "1"]);
     expect(await table.locator("tbody tr").first().locator("td").evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell).textAlign))).to.deep.equal(["center", "right", "right"]);
+
+    // Highlight: the first matching rule's class, the fill from embed.css, a glyph whose alt text is the tone; the text stays the value.
+    const marks = () =>
+      table.locator("tbody td:nth-child(2)").evaluateAll((cells) =>
+        cells.map((cell) => ({ text: cell.textContent, className: cell.className, tone: (cell as HTMLElement).dataset.tone, title: cell.title, fill: getComputedStyle(cell).backgroundColor, glyph: getComputedStyle(cell, "::after").content })),
+      );
+    const [low, mid, high] = await marks();
+    expect(low).to.deep.include({ text: "12.5%", className: "num tone tone-danger", tone: "Danger", title: "Danger: below 0.2", fill: "rgb(255, 199, 206)" });
+    expect(low!.glyph).to.include("!!");
+    expect(mid).to.deep.include({ text: "25.0%", className: "num tone tone-ok", title: "OK: 0.2 to 0.3", fill: "rgb(198, 239, 206)" });
+    expect(high).to.deep.include({ className: "num", tone: undefined, title: "" });
+    const stat = columns.locator(".node[data-node-id=first] .stat-value");
+    expect(await stat.textContent()).to.equal("12.5% of beds");
+    expect(await stat.getAttribute("class")).to.equal("stat-value tone tone-warning");
+    await columns.emulateMedia({ media: "print" });
+    expect((await marks())[0]).to.deep.include({ fill: "rgb(255, 199, 206)" });
+    expect(await table.locator("td.tone").first().evaluate((cell) => getComputedStyle(cell).printColorAdjust)).to.equal("exact");
+    await columns.screenshot({ path: `${OUT}embed-columns.png`, fullPage: true });
     await columns.close();
   });
 
