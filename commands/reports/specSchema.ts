@@ -253,7 +253,9 @@ const limit = (member: string, example: string) => z.number({ error: must(member
 function highlightRule(forStat: boolean) {
   const shape = `an object { ${forStat ? "column?, " : "column, "}below | above | between, tone }`;
   return strict("a highlight rule", shape, {
-    column: forStat ? columnName("column").optional() : columnName("column"),
+    column: forStat
+      ? columnName("column").meta({ description: "The stat's own column; may be left out." }).optional()
+      : columnName("column").meta({ description: "The column whose values the rule marks: one the table shows." }),
     below: limit("below", "1.2").meta({ description: "Matches a value less than this number." }).optional(),
     above: limit("above", "130").meta({ description: "Matches a value greater than this number." }).optional(),
     between: z

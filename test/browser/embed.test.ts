@@ -293,7 +293,7 @@ describe("embed page in chromium", function () {
     // Highlight: the first matching rule's class, the fill from embed.css, a glyph whose alt text is the tone; the text stays the value.
     const marks = () =>
       table.locator("tbody td:nth-child(2)").evaluateAll((cells) =>
-        cells.map((cell) => ({ text: cell.textContent, className: cell.className, tone: (cell as HTMLElement).dataset.tone, title: cell.title, fill: getComputedStyle(cell).backgroundColor, glyph: getComputedStyle(cell, "::after").content })),
+        (cells as HTMLElement[]).map((cell) => ({ text: cell.textContent, className: cell.className, tone: cell.dataset.tone, title: cell.title, fill: getComputedStyle(cell).backgroundColor, glyph: getComputedStyle(cell, "::after").content })),
       );
     const [low, mid, high] = await marks();
     expect(low).to.deep.include({ text: "12.5%", className: "num tone tone-danger", tone: "Danger", title: "Danger: below 0.2", fill: "rgb(255, 199, 206)" });
