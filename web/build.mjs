@@ -1,5 +1,6 @@
 // Bundles the embed page (web/embed.ts + web/embed.css) into web/dist/embed.js and embed.css,
-// and the staff pages (web/staff.ts + web/staff.css) into web/dist/staff.js and staff.css.
+// and the staff pages (web/staff.ts + web/staff.css) into web/dist/staff.js and staff.css; the report
+// editor (web/staffEditor.ts, CodeMirror) is a bundle of its own, loaded when an editor page opens.
 // Run by `npm run build:web`, which `prepare` runs after `npm install` / `npm ci`.
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
@@ -8,7 +9,7 @@ const web = fileURLToPath(new URL(".", import.meta.url));
 
 const result = await build({
   absWorkingDir: web,
-  entryPoints: ["boot.ts", "embed.ts", "staff.ts"],
+  entryPoints: ["boot.ts", "embed.ts", "staff.ts", "staffEditor.ts"],
   outdir: "dist",
   entryNames: "[name]",
   bundle: true,

@@ -4,7 +4,7 @@
  * page), the unmatched queue, the patients with their charts and the bulk jobs, all through the
  * `/api` endpoints. The server wrote the tenant and language into `<body data-…>`;
  * the pages are chosen by the fragment (`#reports`, `#alerts`, `#unmatched`, `#patients`,
- * `#chart/<patientRef>`, `#bulk-jobs`) so
+ * `#chart/<patientRef>`, `#bulk-jobs`, the report editor at `#edit/<reportId>` and `#new`) so
  * the browser's back button and bookmarks work without a server route per page.
  */
 import "./staff.css";
@@ -13,6 +13,7 @@ import { openAlertHub } from "./staff/alertStream.ts";
 import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
 import { chartPage } from "./staff/chartPage.ts";
 import { el } from "./staff/dom.ts";
+import { editorRoute } from "./staff/editorLoader.ts";
 import type { PageContext } from "./staff/page.ts";
 import { patientsPage } from "./staff/patientsPage.ts";
 import { reportsPage } from "./staff/reportsPage.ts";
@@ -31,8 +32,10 @@ const PAGES = {
   "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage },
 } as const;
 type PageName = keyof typeof PAGES;
-/** Pages reached from another page, not from the navigation: `#chart/<patientRef>`. */
+/** Pages reached from another page, not from the navigation: `#chart/<patientRef>`, `#edit/<reportId>`, `#new`. */
 const CHART_PREFIX = "chart/";
+const EDIT_PREFIX = "edit/";
+const NEW_REPORT = "new";
 
 const body = document.body;
 const lang: Lang = body.dataset.lang === "en" ? "en" : "zh";
@@ -48,6 +51,7 @@ function fragment(): string {
 function pageName(): PageName {
   const name = fragment();
   if (name.startsWith(CHART_PREFIX)) return "patients";
+  if (name.startsWith(EDIT_PREFIX) || name === NEW_REPORT) return "reports";
   return name in PAGES ? (name as PageName) : "reports";
 }
 
@@ -143,10 +147,12 @@ function signedIn(session: Session): void {
     announce("");
     leaving.forEach((cleanup) => cleanup());
     leaving = [];
-    const chartOf = fragment().startsWith(CHART_PREFIX) ? decodeURIComponent(fragment().slice(CHART_PREFIX.length)) : null;
-    const page = chartOf ? chartPage(ctx, chartOf) : PAGES[name].build(ctx);
+    const here = fragment();
+    const chartOf = here.startsWith(CHART_PREFIX) ? decodeURIComponent(here.slice(CHART_PREFIX.length)) : null;
+    const editing = here === NEW_REPORT ? { reportId: null } : here.startsWith(EDIT_PREFIX) ? { reportId: decodeURIComponent(here.slice(EDIT_PREFIX.length)) } : null;
+    const page = chartOf ? chartPage(ctx, chartOf) : editing ? editorRoute(ctx, editing.reportId, texts) : PAGES[name].build(ctx);
     slot.replaceChildren(page);
-    document.title = `${chartOf ? texts.chart : PAGES[name].title(texts)} · ${texts.appTitle}`;
+    document.title = `${chartOf ? texts.chart : editing ? texts.editor : PAGES[name].title(texts)} · ${texts.appTitle}`;
     page.querySelector<HTMLElement>("h1")?.focus();
   };
   window.onhashchange = () => {

@@ -6,7 +6,7 @@ import type { Decider } from "../handleCommand.ts";
 import type { Audit } from "./audit.ts";
 import type { ReportSpec } from "./specSchema.ts";
 
-export const REPORT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+export { REPORT_ID_PATTERN } from "./specVocabulary.ts";
 export const reportStream = (reportId: string) => `report:${reportId}`;
 
 export type Mode = "dynamic" | "snapshot";

@@ -77,6 +77,7 @@ export const loadEmbedAssets = bundleAssets(
 export const loadStaffAssets = bundleAssets(
   [
     { file: "staff.js", type: JS },
+    { file: "staffEditor.js", type: JS },
     { file: "staff.css", type: CSS },
   ],
   "/staff/assets/",

@@ -38,6 +38,14 @@ export const openedReportAnswer = z.object({
 export const dataAnswer = z.object({ queries: queryResults });
 export const drillAnswer = z.object({ title: z.string().meta({ description: "The drill's title with {arg} placeholders filled in" }), queries: queryResults });
 export const draftSavedAnswer = z.object({ id: z.string(), hasDraft: z.literal(true), audit: auditSchema });
+/** What an author edits (issue #22): a version's or the draft's spec with its SQL, as `PUT …/draft` takes it. */
+export const reportSourceAnswer = z.object({
+  id: z.string(),
+  version: z.string().meta({ example: "draft" }),
+  title: z.string(),
+  datasource: z.string().meta({ example: "clinical" }),
+  spec: z.record(z.string(), z.unknown()).meta({ description: "The specification with the SQL of every query" }),
+});
 
 export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
@@ -101,6 +109,13 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const [before, after] = [await resolveVersion(deps.db, ctx, reportId, from), await resolveVersion(deps.db, ctx, reportId, to)];
     const withSql = (await authorOf(ctx)) !== null;
     ctx.body = { id: reportId, from, to, sqlIncluded: withSql, changes: specChanges(before.spec, after.spec, withSql) } satisfies SpecDiff;
+  });
+
+  // The editor's starting point; SQL leaves the service only for an author of the tenant.
+  router.get("/:id/versions/:no/source", author, async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const version = await resolveVersion(deps.db, ctx, reportId, ctx.params.no!);
+    ctx.body = { id: reportId, version: version.version, title: version.title, datasource: version.datasource, spec: version.spec } satisfies z.infer<typeof reportSourceAnswer>;
   });
 
   router.get("/:id/versions/:no/audit", async (ctx) => {

@@ -14,6 +14,7 @@
  * code, no framing: a page that acts with a token must not be clickjacked), `X-Frame-Options`
  * for browsers without `frame-ancestors`, `nosniff`, no caching of the shell.
  */
+import { randomBytes } from "node:crypto";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
@@ -25,12 +26,18 @@ export interface StaffRoutesDeps {
   assetsDir?: string;
 }
 
-export const STAFF_CSP = [
+/**
+ * `styleNonce`: the report editor's code fields (CodeMirror) write their theme into a `<style>`
+ * element; the page's nonce admits exactly those (`<body data-style-nonce>`), never a style attribute.
+ */
+export const staffCsp = (styleNonce: string) => [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' 'nonce-${styleNonce}'`,
   "img-src 'self' data:",
   "connect-src 'self'",
+  // The report editor previews the draft in the embed page, in a sandboxed frame of this origin.
+  "frame-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
   "object-src 'none'",
@@ -56,8 +63,8 @@ const WORDS: Record<Lang, { title: string; loading: string; noscript: string; ba
   },
 };
 
-function secure(ctx: Context): void {
-  ctx.set("Content-Security-Policy", STAFF_CSP);
+function secure(ctx: Context, styleNonce: string): void {
+  ctx.set("Content-Security-Policy", staffCsp(styleNonce));
   ctx.set("X-Frame-Options", "DENY");
   ctx.set("X-Content-Type-Options", "nosniff");
   ctx.set("Referrer-Policy", "same-origin");
@@ -86,7 +93,8 @@ export function staffRoutes(deps: StaffRoutesDeps = {}): Router {
   const shell = (ctx: Context) => {
     const lang: Lang = single(ctx.query.lang) === "en" ? "en" : "zh";
     const words = WORDS[lang];
-    secure(ctx);
+    const styleNonce = randomBytes(16).toString("base64");
+    secure(ctx, styleNonce);
     ctx.type = "text/html; charset=utf-8";
     ctx.set("Cache-Control", "no-store");
     const fromProxy = ctx.get("x-service-tenant");
@@ -99,7 +107,7 @@ export function staffRoutes(deps: StaffRoutesDeps = {}): Router {
       ctx.body = page(lang, words.title, style, `<body class="staff-message"><main><h1>${escapeHtml(words.title)}</h1><p role="alert">${escapeHtml(problem?.text ?? words.unbuilt)}</p></main></body>`);
       return;
     }
-    const data = Object.entries({ tenant, tenantFixed: fromProxy ? "true" : "false", lang })
+    const data = Object.entries({ tenant, tenantFixed: fromProxy ? "true" : "false", lang, editorScript: assets.urls["staffEditor.js"], styleNonce })
       .map(([name, value]) => ` data-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${escapeHtml(value)}"`)
       .join("");
     ctx.status = 200;

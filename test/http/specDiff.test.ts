@@ -74,4 +74,18 @@ describe("comparing two versions of a report (GET /api/reports/{id}/versions/{a}
     expect(missing.status).to.equal(404);
     expect(missing.body.error).to.match(/has no version v9/);
   });
+
+  it("gives an author a version's or the draft's source with its SQL (GET …/versions/{no}/source), and nobody else", async () => {
+    const source = (no: string, token?: string) => tenant.call("GET", `/api/reports/adequacy/versions/${no}/source`, token ? { token } : {});
+    const v2 = await source("v2", tenant.authorToken);
+    expect(v2.status).to.equal(200);
+    expect(v2.body).to.include({ id: "adequacy", version: "v2", title: "Hemoglobin by month and ward", datasource: "clinical" });
+    expect(v2.body.spec.queries.wardList.sql).to.equal(SECRET_SQL);
+    const draft = await source("draft", tenant.authorToken);
+    expect(draft.body.version).to.equal("draft");
+    expect(draft.body.spec.nodes.map((node: { id: string }) => node.id)).to.include("more");
+    expect((await source("v2")).status, "no token").to.equal(401);
+    expect((await source("v2", other.authorToken)).status, "another tenant's author").to.equal(403);
+    expect((await source("v9", tenant.authorToken)).status).to.equal(404);
+  });
 });

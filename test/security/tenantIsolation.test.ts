@@ -204,6 +204,13 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(compared.body.sqlIncluded).to.equal(false);
     expectNothingOfNorth(flat(compared.body), "south's version diff");
   },
+  "GET /api/reports/:id/versions/:no/source": async ({ north, south }) => {
+    expect((await south.asAuthor("GET", "/api/reports/north-only/versions/v1/source")).status).to.equal(404);
+    expect((await south.call("GET", "/api/reports/every-param/versions/v1/source", { token: north.authorToken })).status, "north's author is no author of south").to.equal(403);
+    const own = await south.asAuthor("GET", "/api/reports/every-param/versions/v1/source");
+    expect(own.status).to.equal(200);
+    expectNothingOfNorth(flat(own.body), "south's own source");
+  },
 
   "PUT /api/reports/:id/draft": async ({ north, south }) => {
     const saved = await south.asAuthor("PUT", "/api/reports/north-only/draft", { title: "South's own", spec: everyParamSpec });

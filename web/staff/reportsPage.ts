@@ -21,7 +21,8 @@ export function reportsPage(ctx: PageContext): HTMLElement {
     return el("div", { class: "report-list" }, ...reports.map((report, i) => reportCard(ctx, report, versions[i]!)));
   });
   void load();
-  return pageFrame("reports", texts.reports, texts.reportsIntro, box);
+  const create = el("p", { class: "page-actions" }, el("a", { href: "#new", class: "button-link primary", "data-action": "new-report" }, texts.newReport));
+  return pageFrame("reports", texts.reports, texts.reportsIntro, create, box);
 }
 
 function reportCard(ctx: PageContext, report: ReportListEntry, versions: VersionEntry[]): HTMLElement {
@@ -30,6 +31,7 @@ function reportCard(ctx: PageContext, report: ReportListEntry, versions: Version
   const links = el(
     "p",
     { class: "report-links" },
+    el("a", { href: `#edit/${segment(report.id)}`, class: "button-link", "data-action": "edit", "aria-label": texts.editReport(report.title) }, texts.edit),
     report.publishedVersion ? el("a", { href: embedUrl(ctx, report.id, report.publishedVersion), target: "_blank", rel: "noopener" }, texts.openCurrent) : null,
     report.hasDraft ? el("a", { href: embedUrl(ctx, report.id, "draft"), target: "_blank", rel: "noopener" }, texts.openDraft) : null,
   );

@@ -8,6 +8,7 @@ export interface StaffApi {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body: unknown): Promise<T>;
   put<T>(path: string, body: unknown): Promise<T>;
+  delete(path: string): Promise<void>;
 }
 
 /**
@@ -16,7 +17,7 @@ export interface StaffApi {
  * another tenant's): `onRejected` ends the session, and the call still fails for its caller.
  */
 export function createStaffApi(session: Session, texts: StaffTexts, onRejected: (error: ApiError) => void = () => {}): StaffApi {
-  async function send<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
+  async function send<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {
       accept: "application/json",
       authorization: `Bearer ${session.token}`,
@@ -34,12 +35,13 @@ export function createStaffApi(session: Session, texts: StaffTexts, onRejected: 
       if (response.status === 401 || response.status === 403) onRejected(error);
       throw error;
     }
-    return (await response.json()) as T;
+    return (response.status === 204 ? undefined : await response.json()) as T;
   }
   return {
     get: (path) => send("GET", path),
     post: (path, body) => send("POST", path, body),
     put: (path, body) => send("PUT", path, body),
+    delete: (path) => send("DELETE", path),
   };
 }
 

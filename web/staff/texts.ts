@@ -208,6 +208,9 @@ export interface StaffTexts {
   liveOff: string;
   reasons: (reason: string) => string;
   chart: string;
+  editor: string;
+  newReport: string;
+  editReport: (title: string) => string;
   chartFor: (name: string) => string;
   chartTitle: (name: string, patientRef: string) => string;
   chartIntro: string;
@@ -440,6 +443,9 @@ const zh: StaffTexts = {
       .replace(/^below the critical limit (.+)$/, "低于危急界限 $1")
       .replace(/^an update of the report no longer holds this critical value$/, "报告更新后不再是危急值"),
   chart: "检验趋势",
+  editor: "报表编辑",
+  newReport: "新建报表",
+  editReport: (title) => `编辑 ${title}`,
   chartFor: (name) => `${name} 的检验趋势`,
   chartTitle: (name, patientRef) => `${name}（${patientRef}）的检验趋势`,
   chartIntro: "核心透析指标随时间的变化（标准单位）。灰色带为参考范围，绿色带为 KDIGO / KDOQI 目标，红线为危急界限。",
@@ -667,6 +673,9 @@ const en: StaffTexts = {
   liveOff: "Live updates lost; reconnecting…",
   reasons: (reason) => reason,
   chart: "Results",
+  editor: "Report editor",
+  newReport: "New report",
+  editReport: (title) => `Edit ${title}`,
   chartFor: (name) => `Results of ${name}`,
   chartTitle: (name, patientRef) => `Results of ${name} (${patientRef})`,
   chartIntro: "The core dialysis items over time, in standard units. Grey: the reference range; green: the KDIGO / KDOQI target; red lines: the critical limits.",

@@ -8,7 +8,7 @@ import { reportListEntrySchema, versionEntrySchema } from "../../../queries/repo
 import { specDiffSchema } from "../../../queries/reports/specChanges.ts";
 import { DOCX_CONTENT_TYPE, XLSX_CONTENT_TYPE } from "../../export/contentTypes.ts";
 import { dataRequest, drillRequest, exportRequest, paramValuesField } from "../reportRequests.ts";
-import { dataAnswer, draftSavedAnswer, drillAnswer, openedReportAnswer } from "../reportRoutes.ts";
+import { dataAnswer, draftSavedAnswer, drillAnswer, openedReportAnswer, reportSourceAnswer } from "../reportRoutes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
 // docxExport.ts loads Word and ECharts; the route imports it on first use, and so does not this document.
@@ -92,6 +92,16 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       security: security.viewing,
       requestParams: { path: reportPath },
       responses: { 200: { description: "Version entries", ...json(z.array(versionEntrySchema)) }, ...apiFailures({ 404: notFound }) },
+    },
+  },
+  "/api/reports/{id}/versions/{no}/source": {
+    get: {
+      tags: ["Authoring"],
+      operationId: "versionSource",
+      summary: "A version's (or the draft's) title, data source and spec with the SQL of its queries: what the editor starts from, and what PUT …/draft takes back",
+      security: security.author,
+      requestParams: { path: reportPath.extend({ no: z.string().meta({ description: "A published version or draft", example: "draft" }) }) },
+      responses: { 200: { description: "The source", ...json(reportSourceAnswer) }, ...apiFailures({ 401: true, 403: true, 404: notFound }) },
     },
   },
   "/api/reports/{id}/versions/{no}/audit": {

@@ -43,6 +43,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "DELETE /api/reports/:id/draft": "author",
   "POST /api/reports/:id/publish": "author",
   "POST /api/reports/:id/restore": "author",
+  "GET /api/reports/:id/versions/:no/source": "author",
   "GET /api/patients": "author",
   "PUT /api/patients/:patientRef": "author",
   "GET /api/patients/:patientRef/results": "author",

@@ -1,0 +1,23 @@
+/**
+ * A report's id, the words of the spec format (types, kinds, tones) and how a place in a spec is named in the
+ * service's sentences (`nodes[2].drill.target`). Free of imports, so the staff pages' report editor
+ * offers exactly what the schema (specSchema.ts) accepts without bundling the schema.
+ */
+/** A report id (contract C.3). */
+export const REPORT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
+export const PARAM_TYPES = ["date", "dateRange", "number", "numberRange", "text", "select", "multiSelect", "boolean"] as const;
+export const DRILL_ARG_TYPES = ["date", "number", "text", "boolean"] as const;
+export const NODE_TYPES = ["text", "stat", "table", "chart"] as const;
+export const CHART_KINDS = ["line", "bar", "area", "pie", "scatter"] as const;
+export const HIGHLIGHT_TONES = ["danger", "warning", "ok"] as const;
+export const COLUMN_ALIGNS = ["left", "center", "right"] as const;
+
+export function renderPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else if (typeof key === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) out += out === "" ? key : `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}

@@ -1,0 +1,175 @@
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import type { FrameLocator, Page } from "playwright-core";
+import { allProjections } from "../../projections/index.ts";
+import type { RunningService } from "../../src/service.ts";
+import { ingestionTenant } from "../support/ingestion.ts";
+import { startTestService } from "../support/service.ts";
+import { launchChromium, type Chromium } from "./chromium.ts";
+import { ensureStaffBundle } from "./staffBundle.ts";
+
+/*
+ * Issue #22: an author makes a report in the staff pages' editor without writing JSON, sees the
+ * service's refusal at the JSON path it names, previews the draft in the embed page beside the
+ * editor, publishes, compares two versions and restores an old one.
+ */
+
+const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
+const TENANT = "h1";
+const WARD_SQL = "select ward, count(*) as patients from patients group by ward order by ward";
+
+describe("the report editor in chromium", function () {
+  this.timeout(90_000);
+  let service: RunningService;
+  let browser: Chromium;
+  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  let page: Page;
+  const cspViolations: string[] = [];
+  const pageErrors: string[] = [];
+
+  const preview = (): FrameLocator => page.frameLocator(".preview-frame");
+  /** Waits until the preview has loaded `loads` times and that page has rendered. */
+  const previewRendered = async (loads: number) => {
+    await page.locator(`.preview-frame[data-loads="${loads}"]`).waitFor({ state: "attached", timeout: 20_000 });
+    await preview().locator("body[data-rendered=true]").waitFor({ state: "attached", timeout: 20_000 });
+  };
+  /** Replaces the text of the CodeMirror editor labelled `label`. */
+  const typeInto = async (label: string, text: string) => {
+    const editor = page.getByRole("textbox", { name: label, exact: true });
+    await editor.click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText(text);
+  };
+  const saveAndPreview = () => page.getByRole("button", { name: "Save and preview" }).click();
+
+  before(async function () {
+    this.timeout(180_000);
+    mkdirSync(OUT, { recursive: true });
+    ensureStaffBundle();
+    service = await startTestService({ projections: allProjections });
+    [tenant, browser] = await Promise.all([ingestionTenant(service, TENANT), launchChromium({ viewport: { width: 1500, height: 1000 } })]);
+    page = await browser.context.newPage();
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    page.on("pageerror", (error) => pageErrors.push(error.message));
+    await page.goto(`${service.url}/staff?tenant=${TENANT}&lang=en`);
+    await page.locator("#sign-in-token").fill(tenant.authorToken);
+    await page.locator("#sign-in-token").press("Enter");
+    await page.locator(".page-reports .page-body[data-state=ready]").waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  it("creates a report in the form: a query in the SQL editor, a table, and the draft previewed beside it", async () => {
+    await page.getByRole("link", { name: "New report" }).click();
+    await page.locator(".page-editor .editor").waitFor();
+    expect(await page.locator("h1").textContent()).to.equal("New report");
+
+    await page.getByLabel("Report id").fill("ward-board");
+    await page.getByLabel("Title", { exact: true }).fill("Patients by ward");
+    await page.getByRole("button", { name: "Add query" }).click();
+    await typeInto("SQL of query query", WARD_SQL);
+    await page.getByLabel("Query name").fill("wards");
+    await page.getByLabel("Query name").press("Tab");
+    await page.getByRole("button", { name: "Add content" }).click();
+    const node = page.locator('.spec-card[data-path="nodes[0]"]');
+    expect(await node.getByLabel("Query").inputValue(), "a new table shows the first query").to.equal("wards");
+    await node.getByLabel("Title", { exact: true }).fill("Wards");
+
+    await saveAndPreview();
+    await previewRendered(1);
+    expect(await page.locator(".editor-status").textContent()).to.match(/^Draft saved at \d\d:\d\d\.$/);
+    expect(await preview().locator("table thead th").allTextContents()).to.deep.equal(["ward", "patients"]);
+    expect(await preview().locator("table tbody tr").first().locator("td").allTextContents()).to.deep.equal(["A", "1"]);
+    expect(page.url(), "the address names the saved report").to.match(/#edit\/ward-board$/);
+    expect(await page.locator(".editor-audit .grade").textContent()).to.equal("A");
+  });
+
+  it("shows the service's refusal at the JSON path it names, in the form and in the JSON view", async () => {
+    const node = page.locator('.spec-card[data-path="nodes[0]"]');
+    await node.getByLabel("Id", { exact: true }).fill("ward table");
+    await saveAndPreview();
+    const problems = page.locator(".editor-problems");
+    await problems.waitFor();
+    expect(await problems.textContent()).to.include("nodes[0].id").and.include("id must be 1 to 64 letters, digits, _ or -");
+    const idField = node.getByLabel("Id", { exact: true });
+    expect(await idField.getAttribute("aria-invalid")).to.equal("true");
+    expect(await node.locator(".field-error").textContent()).to.include("id must be 1 to 64 letters");
+
+    // "Go to" moves to the field; the JSON view marks the same member.
+    await problems.getByRole("button", { name: "nodes[0].id" }).click();
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.path)).to.equal("nodes[0].id");
+    await page.getByRole("tab", { name: "JSON" }).click();
+    await page.locator("#editor-json-panel .cm-lintRange-error").first().waitFor();
+    expect(await page.locator("#editor-json-panel .cm-lintRange-error").first().textContent()).to.match(/"id"|ward table/);
+
+    // Fixed in the JSON view, the form shows the fix.
+    const jsonText = await page.locator("#editor-json-panel .cm-content").textContent();
+    expect(jsonText).to.include('"ward table"');
+    await page.locator("#editor-json-panel .cm-content").click();
+    await page.keyboard.press("Control+A");
+    const spec = JSON.parse(await page.evaluate(() => (document.querySelector("#editor-json-panel .cm-content") as HTMLElement).innerText));
+    spec.nodes[0].id = "wards";
+    await page.keyboard.insertText(JSON.stringify(spec, null, 2));
+    await page.getByRole("tab", { name: "Form" }).click();
+    expect(await page.locator('.spec-card[data-path="nodes[0]"]').getByLabel("Id", { exact: true }).inputValue()).to.equal("wards");
+    await saveAndPreview();
+    await previewRendered(2);
+    expect(await problems.isHidden()).to.equal(true);
+    await page.screenshot({ path: `${OUT}editor-preview.png`, fullPage: true });
+  });
+
+  it("publishes, compares two versions side by side and restores the first", async () => {
+    const publish = async (mode: "dynamic" | "snapshot", note: string) => {
+      await page.getByRole("button", { name: "Publish…" }).click();
+      const dialog = page.locator("dialog .publish-form");
+      await dialog.getByLabel(mode === "snapshot" ? /^Snapshot/i : /^Dynamic/i).check();
+      await dialog.getByLabel("Note").fill(note);
+      await dialog.getByRole("button", { name: "Publish" }).click();
+      await page.locator("dialog").waitFor({ state: "detached" });
+    };
+    await publish("snapshot", "first board");
+    await page.locator('.versions-panel tr[data-version="v1"]').waitFor();
+    expect(await page.locator(".editor-status").textContent()).to.equal("Published as v1.");
+    expect(await page.getByRole("button", { name: "Discard draft" }).isDisabled(), "no draft after publishing").to.equal(true);
+
+    await page.getByLabel("Title", { exact: true }).first().fill("Patients per ward");
+    await publish("dynamic", "clearer title");
+    await page.locator('.versions-panel tr[data-version="v2"]').waitFor();
+
+    await page.getByLabel("Older").selectOption("v1");
+    await page.getByLabel("Newer").selectOption("v2");
+    await page.getByRole("button", { name: "Show differences" }).click();
+    const change = page.locator('table.diff tr[data-change="title"]');
+    await change.waitFor();
+    expect(await change.locator("td.before").textContent()).to.equal("Patients by ward");
+    expect(await change.locator("td.after").textContent()).to.equal("Patients per ward");
+    expect(await page.locator("table.diff tbody tr").count(), "nothing else changed").to.equal(1);
+
+    await page.getByRole("button", { name: "Restore v1" }).click();
+    await page.locator("dialog .restore-form").getByRole("button", { name: "Restore" }).click();
+    const v3 = page.locator('.versions-panel tr[data-version="v3"]');
+    await v3.waitFor();
+    expect(await v3.locator("td.note").textContent()).to.equal("restored from v1");
+    expect(await page.getByLabel("Title", { exact: true }).first().inputValue(), "the editor starts from the restored version").to.equal("Patients by ward");
+    const versions = (await tenant.call("GET", "/api/reports/ward-board/versions")).body as Array<{ no: string; mode: string; current: boolean }>;
+    expect(versions.map((v) => [v.no, v.mode, v.current])).to.deep.equal([
+      ["v3", "snapshot", true],
+      ["v2", "dynamic", false],
+      ["v1", "snapshot", false],
+    ]);
+    await page.screenshot({ path: `${OUT}editor-versions.png`, fullPage: true });
+  });
+
+  it("ran without a Content-Security-Policy violation or a script error", () => {
+    expect(cspViolations).to.deep.equal([]);
+    expect(pageErrors).to.deep.equal([]);
+  });
+});
+

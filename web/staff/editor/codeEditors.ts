@@ -1,0 +1,112 @@
+/**
+ * The editor's two kinds of code fields, both CodeMirror 6: a report query's SQL (PostgreSQL
+ * highlighting, the clinical relations offered as completions) and the whole spec as JSON, with
+ * its syntax errors and the service's refusals marked where they point.
+ */
+import { json, jsonParseLinter } from "@codemirror/lang-json";
+import { PostgreSQL, sql } from "@codemirror/lang-sql";
+import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
+import { EditorView, basicSetup } from "codemirror";
+import { findNodeAtLocation, parseTree } from "jsonc-parser";
+import { CLINICAL_RELATIONS } from "../../../db/clinicalViews.ts";
+import type { Segment } from "./specPaths.ts";
+
+/** The relations of the clinical data source (contract C.5), offered as completions. */
+const CLINICAL_SCHEMA = Object.fromEntries(CLINICAL_RELATIONS.map((name) => [name, []]));
+
+/** The staff page's style nonce (src/http/staffRoutes.ts): CodeMirror's theme goes into a `<style>` element. */
+const styleNonce = EditorView.cspNonce.of(document.body.dataset.styleNonce ?? "");
+
+const changeListener = (onChange: (text: string) => void) =>
+  EditorView.updateListener.of((update) => {
+    if (update.docChanged) onChange(update.state.doc.toString());
+  });
+
+/** A SQL field: `label` names it for assistive technology, `path` is where it sits in the spec. */
+export function sqlEditor(doc: string, label: string, path: string, onChange: (text: string) => void): EditorView {
+  return new EditorView({
+    doc,
+    extensions: [
+      basicSetup,
+      styleNonce,
+      sql({ dialect: PostgreSQL, schema: CLINICAL_SCHEMA, upperCaseKeywords: false }),
+      EditorView.lineWrapping,
+      EditorView.contentAttributes.of({ "aria-label": label, "data-path": path }),
+      changeListener(onChange),
+    ],
+  });
+}
+
+export interface JsonEditor {
+  view: EditorView;
+  /** Replaces the text (the form changed the spec); no change event for it. */
+  setText(text: string): void;
+  /** Marks the service's problems at their paths, beside the syntax errors of the moment. */
+  showProblems(problems: Array<{ path: Segment[]; message: string }>): void;
+  /** Moves the cursor to the member at `path` (or the nearest that exists). */
+  reveal(path: Segment[]): void;
+}
+
+/** Where `path` is in `text`: the member's value, else the nearest member on the way to it. */
+function rangeOf(text: string, path: Segment[]): { from: number; to: number } {
+  const tree = parseTree(text);
+  if (!tree) return { from: 0, to: 0 };
+  for (let length = path.length; length >= 0; length--) {
+    const node = findNodeAtLocation(tree, path.slice(0, length));
+    if (node) {
+      // A value's key is what the eye looks for: mark from the key when the value has one.
+      const key = node.parent?.type === "property" ? node.parent.children?.[0] : undefined;
+      return { from: key?.offset ?? node.offset, to: node.offset + node.length };
+    }
+  }
+  return { from: 0, to: 0 };
+}
+
+export function jsonEditor(doc: string, label: string, onChange: (text: string) => void): JsonEditor {
+  let serviceProblems: Diagnostic[] = [];
+  let quiet = false;
+  const syntax = jsonParseLinter();
+  const refresh = () => view.dispatch(setDiagnostics(view.state, [...syntax(view), ...serviceProblems]));
+  const view: EditorView = new EditorView({
+    doc,
+    extensions: [
+      basicSetup,
+      styleNonce,
+      json(),
+      lintGutter(),
+      EditorView.lineWrapping,
+      EditorView.contentAttributes.of({ "aria-label": label }),
+      EditorView.updateListener.of((update) => {
+        if (!update.docChanged || quiet) return;
+        // The service's marks were for the text it saw; an edit makes them stale.
+        serviceProblems = [];
+        queueMicrotask(refresh);
+        onChange(update.state.doc.toString());
+      }),
+    ],
+  });
+  return {
+    view,
+    setText(text) {
+      if (text === view.state.doc.toString()) return;
+      quiet = true;
+      try {
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      } finally {
+        quiet = false;
+      }
+      serviceProblems = [];
+      refresh();
+    },
+    showProblems(problems) {
+      const text = view.state.doc.toString();
+      serviceProblems = problems.map(({ path, message }) => ({ ...rangeOf(text, path), severity: "error", message, source: "service" }));
+      refresh();
+    },
+    reveal(path) {
+      const { from, to } = rangeOf(view.state.doc.toString(), path);
+      view.dispatch({ selection: { anchor: from, head: to }, effects: EditorView.scrollIntoView(from, { y: "center" }) });
+      view.focus();
+    },
+  };
+}
