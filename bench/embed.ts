@@ -17,7 +17,9 @@ const RUNS = 10;
  * four stat tiles, three charts, three tables) in Debian's chromium, from navigation start to the
  * page's `all-rendered` performance mark (every node rendered or failed), read from the
  * browser's performance timeline. A fresh page each time; the median of 10 after one warm-up
- * page (the first also compiles the bundle and warms the database's caches). Target ≤ 1,500 ms.
+ * page (the first also compiles the bundle and warms the database's caches). The report uses
+ * issue #22's additions (a second y axis, reference lines, described columns, highlights, stat
+ * units), whose target is ≤ 500 ms (the page's own was ≤ 1,500 ms).
  */
 export async function embedBenchmarks(): Promise<BenchResult[]> {
   ensureEmbedBundle();
@@ -50,7 +52,7 @@ export async function embedBenchmarks(): Promise<BenchResult[]> {
     await renderOnce(); // warm-up
     const times: number[] = [];
     for (let i = 0; i < RUNS; i++) times.push(await renderOnce());
-    const note = `median of ${RUNS} fresh pages after a warm-up; min ${Math.round(Math.min(...times))}, p90 ${Math.round(percentile(times, 90))}, max ${Math.round(Math.max(...times))} ms; target ≤ 1500 ms`;
+    const note = `median of ${RUNS} fresh pages after a warm-up; min ${Math.round(Math.min(...times))}, p90 ${Math.round(percentile(times, 90))}, max ${Math.round(Math.max(...times))} ms; target ≤ 500 ms (issue #22, its additions in use)`;
     return [result("web.embed_render_ms", median(times), "ms", undefined, note)];
   } finally {
     await browser.close();
