@@ -29,6 +29,7 @@ const groups: Record<string, Group> = {
   docx: { run: async () => (await import("./docxExport.ts")).docxExportBenchmarks() },
   xlsx: { run: async () => (await import("./xlsxExport.ts")).xlsxExportBenchmarks() },
   embed: { run: async () => (await import("./embed.ts")).embedBenchmarks(), cannotRunBecause: chromiumMissing },
+  editor: { run: async () => (await import("./editor.ts")).editorBenchmarks(), cannotRunBecause: chromiumMissing },
   soak: { run: async () => (await import("./soak.ts")).soakBenchmarks() },
   hl7: { run: async () => (await import("./hl7.ts")).hl7Benchmarks() },
   fhir: { run: async () => (await import("./fhir.ts")).fhirBenchmarks() },

@@ -4,6 +4,7 @@ import { expect } from "chai";
 import type { FrameLocator, Page } from "playwright-core";
 import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
+import { demoReports } from "../../src/demo/demoReports.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { startTestService } from "../support/service.ts";
 import { launchChromium, type Chromium } from "./chromium.ts";
@@ -165,6 +166,21 @@ describe("the report editor in chromium", function () {
       ["v1", "snapshot", false],
     ]);
     await page.screenshot({ path: `${OUT}editor-versions.png`, fullPage: true });
+  });
+
+  it("opens each demo report (every spec addition in use) in the form and the JSON view and saves it unchanged", async () => {
+    for (const demo of demoReports(["2026-01-01", "2026-03-31"])) {
+      const id = `demo-${demo.id}`;
+      expect((await tenant.call("PUT", `/api/reports/${id}/draft`, { token: tenant.authorToken, body: { title: demo.title, spec: demo.spec } })).status).to.equal(200);
+      await page.goto(`${service.url}/staff?tenant=${TENANT}&lang=en#edit/${id}`);
+      await page.locator(".page-editor .editor").waitFor();
+      await page.getByRole("tab", { name: "JSON" }).click();
+      await page.getByRole("tab", { name: "Form" }).click();
+      await saveAndPreview();
+      await page.locator(".editor-status", { hasText: "Draft saved" }).waitFor();
+      const saved = await tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: tenant.authorToken });
+      expect(saved.body.spec, demo.id).to.deep.equal(demo.spec);
+    }
   });
 
   it("ran without a Content-Security-Policy violation or a script error", () => {
