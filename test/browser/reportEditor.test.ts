@@ -90,6 +90,18 @@ describe("the report editor in chromium", function () {
     expect(await preview().locator("table tbody tr").first().locator("td").allTextContents()).to.deep.equal(["A", "1"]);
     expect(page.url(), "the address names the saved report").to.match(/#edit\/ward-board$/);
     expect(await page.locator(".editor-audit .grade").textContent()).to.equal("A");
+
+    // An audit finding links to where it points; Ctrl+S saves and previews too.
+    await typeInto("SQL of query wards", "select * from patients order by ward");
+    await page.keyboard.press("Control+S");
+    await previewRendered(2);
+    const finding = page.locator('.editor-audit li[data-rule="select-star"]');
+    await finding.getByRole("button", { name: "queries.wards" }).click();
+    expect(await page.evaluate(() => document.activeElement?.closest("[data-path]")?.getAttribute("data-path"))).to.match(/^queries\.wards/);
+    await typeInto("SQL of query wards", WARD_SQL);
+    await saveAndPreview();
+    await previewRendered(3);
+    expect(await page.locator(".editor-audit li").count()).to.equal(0);
   });
 
   it("shows the service's refusal at the JSON path it names, in the form and in the JSON view", async () => {
@@ -121,7 +133,7 @@ describe("the report editor in chromium", function () {
     await page.getByRole("tab", { name: "Form" }).click();
     expect(await page.locator('.spec-card[data-path="nodes[0]"]').getByLabel("Id", { exact: true }).inputValue()).to.equal("wards");
     await saveAndPreview();
-    await previewRendered(2);
+    await previewRendered(4);
     expect(await problems.isHidden()).to.equal(true);
     await page.screenshot({ path: `${OUT}editor-preview.png`, fullPage: true });
   });

@@ -398,8 +398,17 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
     if (state.dirty) event.preventDefault();
   };
   window.addEventListener("beforeunload", beforeUnload);
+  // Ctrl+S (⌘S) saves and previews, as in an editor, instead of the browser saving the page.
+  const saveKey = (event: KeyboardEvent) => {
+    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s" && frame.isConnected) {
+      event.preventDefault();
+      void save();
+    }
+  };
+  document.addEventListener("keydown", saveKey);
   ctx.onLeave(() => {
     window.removeEventListener("beforeunload", beforeUnload);
+    document.removeEventListener("keydown", saveKey);
     form?.destroy();
     json?.view.destroy();
   });
