@@ -101,7 +101,17 @@ function signedIn(session: Session): void {
     signIn(rejectionText(texts, error) || texts.sessionEnded);
   });
   let leaving: Array<() => void> = [];
-  const ctx: PageContext = { api, texts, session, lang, announce, alerts, onLeave: (cleanup) => void leaving.push(cleanup) };
+  let guards: Array<() => boolean> = [];
+  const ctx: PageContext = {
+    api,
+    texts,
+    session,
+    lang,
+    announce,
+    alerts,
+    onLeave: (cleanup) => void leaving.push(cleanup),
+    guardLeave: (mayLeave) => void guards.push(mayLeave),
+  };
 
   // The number of standing alerts beside "Critical results", on every page, kept by the stream.
   const badge = el("span", { class: "alert-badge", "data-open-alerts": "0", hidden: true });
@@ -147,6 +157,7 @@ function signedIn(session: Session): void {
     announce("");
     leaving.forEach((cleanup) => cleanup());
     leaving = [];
+    guards = [];
     const here = fragment();
     const chartOf = here.startsWith(CHART_PREFIX) ? decodeURIComponent(here.slice(CHART_PREFIX.length)) : null;
     const editing = here === NEW_REPORT ? { reportId: null } : here.startsWith(EDIT_PREFIX) ? { reportId: decodeURIComponent(here.slice(EDIT_PREFIX.length)) } : null;
@@ -155,8 +166,11 @@ function signedIn(session: Session): void {
     document.title = `${chartOf ? texts.chart : editing ? texts.editor : PAGES[name].title(texts)} · ${texts.appTitle}`;
     page.querySelector<HTMLElement>("h1")?.focus();
   };
-  window.onhashchange = () => {
-    if (app.contains(shell)) render();
+  window.onhashchange = (event) => {
+    if (!app.contains(shell)) return;
+    // The fragment has changed already: a page that must keep the person (unsaved edits) puts it back.
+    if (!guards.every((mayLeave) => mayLeave())) return void history.replaceState(null, "", new URL(event.oldURL).hash || "#");
+    render();
   };
   app.replaceChildren(shell);
   render();

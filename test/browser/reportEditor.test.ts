@@ -193,6 +193,18 @@ describe("the report editor in chromium", function () {
       const saved = await tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: tenant.authorToken });
       expect(saved.body.spec, demo.id).to.deep.equal(demo.spec);
     }
+
+    // Going to another page with unsaved changes asks first; staying keeps them.
+    await page.getByLabel("Title", { exact: true }).first().fill("Not saved yet");
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => void (asked.push(dialog.message()), dialog.dismiss()));
+    await page.getByRole("link", { name: "Reports", exact: true }).click();
+    await page.waitForFunction(() => location.hash.startsWith("#edit/"));
+    expect(asked).to.deep.equal(["There are unsaved changes. Leave anyway?"]);
+    expect(await page.getByLabel("Title", { exact: true }).first().inputValue()).to.equal("Not saved yet");
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("link", { name: "Reports", exact: true }).click();
+    await page.locator(".page-reports .page-body[data-state=ready]").waitFor();
   });
 
   it("ran without a Content-Security-Policy violation or a script error", () => {

@@ -17,6 +17,8 @@ export interface PageContext {
   alerts: AlertHub;
   /** Runs `cleanup` when the person leaves the page (subscriptions, charts). */
   onLeave(cleanup: () => void): void;
+  /** Asks `mayLeave` before the person goes to another page of the app; false keeps them here. */
+  guardLeave(mayLeave: () => boolean): void;
 }
 
 /** A page's frame: its heading (focused when the page opens), an introduction, then its content. */

@@ -382,6 +382,7 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
             modal.close();
             ctx.announce(texts.discarded);
             const current = versionsShown.find((v) => v.current)?.no;
+            state.dirty = false; // what was not saved went with the draft
             if (!current) return void (location.hash = "#reports");
             await refreshAfterPublish(current);
           } catch (error) {
@@ -406,6 +407,7 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
     }
   };
   document.addEventListener("keydown", saveKey);
+  ctx.guardLeave(() => !state.dirty || window.confirm(texts.leaveUnsaved));
   ctx.onLeave(() => {
     window.removeEventListener("beforeunload", beforeUnload);
     document.removeEventListener("keydown", saveKey);
