@@ -26,13 +26,12 @@
  *   description ≤ 20000 chars, markdown ≤ 100000 chars, labels and titles ≤ 200 chars.
  */
 import { z } from "zod";
+import { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES, renderPath } from "./specVocabulary.ts";
+
+export { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES, renderPath };
 
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export const NODE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-export const PARAM_TYPES = ["date", "dateRange", "number", "numberRange", "text", "select", "multiSelect", "boolean"] as const;
-export const DRILL_ARG_TYPES = ["date", "number", "text", "boolean"] as const;
-export const NODE_TYPES = ["text", "stat", "table", "chart"] as const;
-export const CHART_KINDS = ["line", "bar", "area", "pie", "scatter"] as const;
 export const MAX_SQL_LENGTH = 100_000;
 export const MAX_TEXT_VALUE_LENGTH = 1000;
 
@@ -239,7 +238,6 @@ const textNode = strict("a text node", "an object", {
 // ---------------------------------------------------------------------------------------------
 // Conditional highlight (issue #22): a tone for a value below, above or between limits
 
-export const HIGHLIGHT_TONES = ["danger", "warning", "ok"] as const;
 export const MAX_HIGHLIGHT_RULES = 20;
 const CONDITIONS = ["below", "above", "between"] as const;
 
@@ -297,7 +295,6 @@ const statNode = strict("a stat node", "an object", {
   });
 });
 export const COLUMN_FORMAT_PATTERN = /^(?:(?:number|percent):[0-6]|date|datetime)$/;
-export const COLUMN_ALIGNS = ["left", "center", "right"] as const;
 
 /** A table column with how it is shown (issue #22); a plain column name shows it as it comes. */
 const tableColumn = strict("a column", "a column name, or an object { column, label, unit, format, align }", {
@@ -540,17 +537,6 @@ export type ParamOptions = z.infer<typeof optionsSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Problems as { path, message }
-
-/** `queries.monthly.sql`, `nodes[2].query`, `queries["my query"]`; "" for the root. */
-export function renderPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else if (typeof key === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) out += out === "" ? key : `.${key}`;
-    else out += `[${JSON.stringify(String(key))}]`;
-  }
-  return out;
-}
 
 type ZodIssue = z.core.$ZodIssue;
 

@@ -12,6 +12,7 @@ export const CHART_KINDS = ["line", "bar", "area", "pie", "scatter"] as const;
 export const HIGHLIGHT_TONES = ["danger", "warning", "ok"] as const;
 export const COLUMN_ALIGNS = ["left", "center", "right"] as const;
 
+/** `queries.monthly.sql`, `nodes[2].query`, `queries["my query"]`; "" for the root. */
 export function renderPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const key of path) {
