@@ -1,6 +1,7 @@
 /**
- * The staff pages: `GET /staff?lang=zh|en&tenant=` — reports with their versions and audit grades,
- * the unmatched queue (claim, dismiss) and the patients, for people holding an author token.
+ * The staff pages: `GET /staff?lang=zh|en&tenant=` — reports with their versions and audit grades
+ * and the report editor, the critical-result alerts, the unmatched queue (claim, dismiss), the
+ * patients with their charts and the bulk jobs, for people holding an author token.
  *
  * The page is a shell like the embed page's: the bundle (`web/staff.ts`, served from
  * `/staff/assets/` with a content hash) signs in with an author token and calls the `/api`
@@ -11,7 +12,8 @@
  * fixed), else `?tenant=`, else `default`; the person may change it at sign-in unless it is fixed.
  *
  * Headers: a strict Content-Security-Policy (scripts and styles from this origin only, no inline
- * code, no framing: a page that acts with a token must not be clickjacked), `X-Frame-Options`
+ * code, frames only of this origin (the editor's preview), no framing of the page itself: a page
+ * that acts with a token must not be clickjacked), `X-Frame-Options`
  * for browsers without `frame-ancestors`, `nosniff`, no caching of the shell.
  */
 import { randomBytes } from "node:crypto";
