@@ -1,5 +1,7 @@
 import { allProjections } from "../projections/index.ts";
 import { configSchema } from "../src/config.ts";
+import { ADEQUACY_REPORT_ID } from "../src/demo/demoReports.ts";
+import { loadDemo } from "../src/demo/loadDemo.ts";
 import { silentLogger } from "../src/logger.ts";
 import { startService, type RunningService } from "../src/service.ts";
 import { createTestDatabase } from "../test/support/database.ts";
@@ -11,6 +13,17 @@ const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 export async function startBenchService(env: Record<string, string> = {}): Promise<RunningService> {
   const config = configSchema.parse({ PORT: "0", DATABASE_URL: await createTestDatabase(false), LOG_LEVEL: "silent", ADMIN_TOKEN, ...env });
   return startService({ config, role: "all", log: silentLogger, projections: allProjections });
+}
+
+/** The bench service with the demo loaded (its tenant, patients, results and two reports). */
+export async function startDemoBenchService(): Promise<RunningService> {
+  const service = await startBenchService();
+  const demo = await loadDemo(service.url!, ADMIN_TOKEN).catch(() => null);
+  if (!demo?.reports.includes(ADEQUACY_REPORT_ID)) {
+    await service.stop();
+    throw new Error("the demo did not load");
+  }
+  return service;
 }
 
 /** Headers of the bench tenant's calls, as its administrator. */

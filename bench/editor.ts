@@ -1,16 +1,10 @@
-import { allProjections } from "../projections/index.ts";
-import { configSchema } from "../src/config.ts";
 import { DEMO_TENANT } from "../src/demo/demoData.ts";
 import { ADEQUACY_REPORT_ID } from "../src/demo/demoReports.ts";
-import { loadDemo } from "../src/demo/loadDemo.ts";
-import { silentLogger } from "../src/logger.ts";
-import { startService } from "../src/service.ts";
 import { launchChromium } from "../test/browser/chromium.ts";
 import { ensureStaffBundle } from "../test/browser/staffBundle.ts";
-import { createTestDatabase } from "../test/support/database.ts";
+import { BENCH_ADMIN_TOKEN, startDemoBenchService } from "./benchService.ts";
 import { median, percentile, result, type BenchResult } from "./results.ts";
 
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const RUNS = 10;
 
 /**
@@ -26,34 +20,35 @@ const RUNS = 10;
  */
 export async function editorBenchmarks(): Promise<BenchResult[]> {
   ensureStaffBundle();
-  const databaseUrl = await createTestDatabase(false);
-  const config = configSchema.parse({ PORT: "0", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ADMIN_TOKEN });
-  const service = await startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  const service = await startDemoBenchService();
   const browser = await launchChromium({ viewport: { width: 1600, height: 1000 } });
   try {
-    const demo = await loadDemo(service.url!, ADMIN_TOKEN);
-    if (!demo?.reports.includes(ADEQUACY_REPORT_ID)) throw new Error("the demo did not load");
-
     const page = await browser.context.newPage();
-    await page.addInitScript(([token, tenant]) => sessionStorage.setItem("dialysis-hub.staff.session", JSON.stringify({ token, tenant })), [ADMIN_TOKEN, DEMO_TENANT]);
+    await page.addInitScript(([token, tenant]) => sessionStorage.setItem("dialysis-hub.staff.session", JSON.stringify({ token, tenant })), [BENCH_ADMIN_TOKEN, DEMO_TENANT]);
     await page.goto(`${service.url}/staff?tenant=${DEMO_TENANT}&lang=en#edit/${ADEQUACY_REPORT_ID}`);
     const sql = page.locator(".sql-field .cm-content").first();
     await sql.waitFor({ timeout: 30_000 });
     const save = page.locator("button[data-action=save]");
-    const preview = page.frameLocator(".preview-frame");
 
-    let loads = Number(await page.locator(".preview-frame").getAttribute("data-loads"));
+    const frame = page.locator(".preview-frame");
     const editAndPreview = async (n: number): Promise<number> => {
       await sql.click();
       await page.keyboard.press("Control+End");
       await page.keyboard.insertText(`\n-- edit ${n}`);
+      const before = await frame.getAttribute("src");
       const started = performance.now();
       await save.click();
-      loads++;
-      await page.locator(`.preview-frame[data-loads="${loads}"]`).waitFor({ state: "attached", timeout: 30_000 });
-      await preview.locator("body[data-rendered=true]").waitFor({ state: "attached", timeout: 30_000 });
+      // The frame's next document (the address changes with each save), rendered.
+      await page.waitForFunction((old) => document.querySelector(".preview-frame")?.getAttribute("src") !== old, before, { polling: "raf", timeout: 30_000 });
+      const src = (await frame.getAttribute("src"))!;
+      let loaded = page.frames().find((f) => f.url().endsWith(src));
+      while (!loaded) {
+        await page.waitForEvent("framenavigated", { timeout: 30_000 });
+        loaded = page.frames().find((f) => f.url().endsWith(src));
+      }
+      await loaded.waitForFunction(() => document.body.dataset.rendered === "true", undefined, { polling: "raf", timeout: 30_000 });
       const elapsed = performance.now() - started;
-      const failed = await preview.locator("#app .node[data-state=error]").count();
+      const failed = await loaded.locator("#app .node[data-state=error]").count();
       if (failed > 0) throw new Error(`the preview rendered ${failed} nodes in error`);
       return elapsed;
     };

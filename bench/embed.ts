@@ -1,15 +1,9 @@
-import { allProjections } from "../projections/index.ts";
-import { configSchema } from "../src/config.ts";
 import { DEMO_TENANT } from "../src/demo/demoData.ts";
 import { ADEQUACY_REPORT_ID } from "../src/demo/demoReports.ts";
-import { loadDemo } from "../src/demo/loadDemo.ts";
-import { silentLogger } from "../src/logger.ts";
-import { startService } from "../src/service.ts";
 import { ensureEmbedBundle, launchChromium } from "../test/browser/chromium.ts";
-import { createTestDatabase } from "../test/support/database.ts";
+import { startDemoBenchService } from "./benchService.ts";
 import { median, percentile, result, type BenchResult } from "./results.ts";
 
-const ADMIN_TOKEN = "bench-admin-token-0123456789";
 const RUNS = 10;
 
 /**
@@ -23,13 +17,9 @@ const RUNS = 10;
  */
 export async function embedBenchmarks(): Promise<BenchResult[]> {
   ensureEmbedBundle();
-  const databaseUrl = await createTestDatabase(false);
-  const config = configSchema.parse({ PORT: "0", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", ADMIN_TOKEN });
-  const service = await startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  const service = await startDemoBenchService();
   const browser = await launchChromium();
   try {
-    const demo = await loadDemo(service.url!, ADMIN_TOKEN);
-    if (!demo?.reports.includes(ADEQUACY_REPORT_ID)) throw new Error("the demo did not load");
     const url = `${service.url}/embed/reports/${ADEQUACY_REPORT_ID}`;
 
     const renderOnce = async (): Promise<number> => {
