@@ -6,7 +6,7 @@ import { allProjections } from "../../projections/index.ts";
 import type { RunningService } from "../../src/service.ts";
 import { demoReports } from "../../src/demo/demoReports.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
-import { startTestService } from "../support/service.ts";
+import { startTestService, until } from "../support/service.ts";
 import { launchChromium, type Chromium } from "./chromium.ts";
 import { ensureStaffBundle } from "./staffBundle.ts";
 
@@ -178,6 +178,35 @@ describe("the report editor in chromium", function () {
       ["v1", "snapshot", false],
     ]);
     await page.screenshot({ path: `${OUT}editor-versions.png`, fullPage: true });
+  });
+
+  it("adds a filter and switches an export off in the form: the preview shows the filter, and not the export", async () => {
+    await page.getByRole("button", { name: "Add filter" }).click();
+    const filter = page.locator('.spec-card[data-path="params[0]"]');
+    await filter.getByLabel("Name", { exact: true }).fill("ward");
+    await filter.getByLabel("Name", { exact: true }).press("Tab");
+    await page.locator('.spec-card[data-path="params[0]"]').getByLabel("Label", { exact: true }).fill("Ward");
+    await page.locator('.spec-card[data-path="params[0]"]').getByRole("group", { name: "Default" }).getByRole("textbox").fill("A");
+    await typeInto("SQL of query wards", "select ward, count(*) as patients from patients [[where ward = {{ward}}]] group by ward order by ward");
+    await page.getByLabel("Allow export to Word (docx)").uncheck();
+    const before = await page.locator(".preview-frame").getAttribute("src");
+    await saveAndPreview();
+    await page.waitForFunction((old) => document.querySelector(".preview-frame")?.getAttribute("src") !== old, before);
+    const src = (await page.locator(".preview-frame").getAttribute("src"))!;
+    await until(() => page.frames().some((frame) => frame.url().endsWith(src)));
+    const frame = page.frames().find((f) => f.url().endsWith(src))!;
+    await frame.waitForFunction(() => document.body.dataset.rendered === "true");
+    expect(await frame.getByLabel("Ward").inputValue()).to.equal("A");
+    expect(await frame.getByRole("button", { name: "Export Excel" }).count()).to.equal(1);
+    expect(await frame.getByRole("button", { name: "Export Word" }).count()).to.equal(0);
+    const saved = (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.spec;
+    expect(saved.params).to.deep.equal([{ name: "ward", label: "Ward", type: "text", default: "A" }]);
+    expect(saved.export).to.deep.equal({ docx: false });
+
+    // Switched on again, the member goes: the format's default is on.
+    await page.getByLabel("Allow export to Word (docx)").check();
+    await saveAndPreview();
+    await until(async () => !("export" in (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.spec));
   });
 
   it("opens each demo report (every spec addition in use) in the form and the JSON view and saves it unchanged", async () => {

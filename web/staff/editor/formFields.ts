@@ -86,8 +86,12 @@ export function selectField(b: Binding, path: Segment[], label: string, choices:
   return labelled(label, control, path, options.hint);
 }
 
-/** A switch whose `off` value is written (`export.xlsx: false`) and whose `on` leaves the member out. */
-export function checkField(b: Binding, path: Segment[], label: string, options: { defaultOn?: boolean } = {}): HTMLElement {
+/**
+ * A switch. With `defaultOn` its `off` is written (`export.xlsx: false`) and its `on` leaves the
+ * member out; otherwise `on` writes true. `dropEmptyParent`: an object left empty goes too
+ * (`export: {}` says nothing that leaving it out does not).
+ */
+export function checkField(b: Binding, path: Segment[], label: string, options: { defaultOn?: boolean; dropEmptyParent?: boolean } = {}): HTMLElement {
   const current = valueAt(b.spec, path);
   const control = el("input", { type: "checkbox" });
   control.checked = options.defaultOn ? current !== false : current === true;
@@ -95,6 +99,9 @@ export function checkField(b: Binding, path: Segment[], label: string, options: 
   control.dataset.path = renderPath(path);
   control.addEventListener("change", () => {
     setAt(b.spec, path, options.defaultOn ? (control.checked ? undefined : false) : control.checked ? true : undefined);
+    const parent = path.slice(0, -1);
+    const holder = valueAt(b.spec, parent);
+    if (options.dropEmptyParent && typeof holder === "object" && holder !== null && Object.keys(holder).length === 0) setAt(b.spec, parent, undefined);
     b.changed();
   });
   return el("div", { class: "form-field check" }, control, el("label", { for: control.id }, label));
@@ -132,8 +139,8 @@ export function pairField(b: Binding, path: Segment[], label: string): HTMLEleme
 }
 
 /** A small button that changes the spec's structure (add, remove, move). */
-export function structureButton(text: string, onClick: () => void, options: { label?: string; className?: string } = {}): HTMLButtonElement {
-  return el("button", { type: "button", class: options.className ?? "small", "aria-label": options.label ?? null, onclick: onClick }, text);
+export function structureButton(text: string, onClick: () => void, options: { label?: string; className?: string; disabled?: boolean } = {}): HTMLButtonElement {
+  return el("button", { type: "button", class: options.className ?? "small", "aria-label": options.label ?? null, disabled: options.disabled ?? false, onclick: onClick }, text);
 }
 
 export interface RowColumn {

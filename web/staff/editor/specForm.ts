@@ -44,8 +44,8 @@ export function specForm(b: Binding): SpecForm {
     el(
       "span",
       { class: "card-tools" },
-      structureButton("↑", () => (list.splice(i - 1, 0, ...list.splice(i, 1)), b.changed(true)), { label: `${texts.moveUp}: ${what}` }),
-      structureButton("↓", () => (list.splice(i + 1, 0, ...list.splice(i, 1)), b.changed(true)), { label: `${texts.moveDown}: ${what}` }),
+      structureButton("↑", () => (list.splice(i - 1, 0, ...list.splice(i, 1)), b.changed(true)), { label: `${texts.moveUp}: ${what}`, disabled: i === 0 }),
+      structureButton("↓", () => (list.splice(i + 1, 0, ...list.splice(i, 1)), b.changed(true)), { label: `${texts.moveDown}: ${what}`, disabled: i === list.length - 1 }),
       structureButton(texts.remove, () => (list.splice(i, 1), b.changed(true)), { label: texts.removeWhat(what), className: "small remove" }),
     );
 
@@ -59,8 +59,8 @@ export function specForm(b: Binding): SpecForm {
     null,
     textField(b, ["title"], texts.title, { required: true }),
     textField(b, ["description"], texts.description, { multiline: true, hint: texts.descriptionHint }),
-    checkField(b, ["export", "xlsx"], texts.exportXlsx, { defaultOn: true }),
-    checkField(b, ["export", "docx"], texts.exportDocx, { defaultOn: true }),
+    checkField(b, ["export", "xlsx"], texts.exportXlsx, { defaultOn: true, dropEmptyParent: true }),
+    checkField(b, ["export", "docx"], texts.exportDocx, { defaultOn: true, dropEmptyParent: true }),
   );
 
   // --- params ------------------------------------------------------------------------------
