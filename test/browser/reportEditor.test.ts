@@ -193,7 +193,7 @@ describe("the report editor in chromium", function () {
     await saveAndPreview();
     await page.waitForFunction((old) => document.querySelector(".preview-frame")?.getAttribute("src") !== old, before);
     const src = (await page.locator(".preview-frame").getAttribute("src"))!;
-    await until(() => page.frames().some((frame) => frame.url().endsWith(src)));
+    await until(async () => page.frames().some((frame) => frame.url().endsWith(src)));
     const frame = page.frames().find((f) => f.url().endsWith(src))!;
     await frame.waitForFunction(() => document.body.dataset.rendered === "true");
     expect(await frame.getByLabel("Ward").inputValue()).to.equal("A");
