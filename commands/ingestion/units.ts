@@ -72,10 +72,26 @@ export const ucumCodeOf = cached((unit: string): string | null => {
     // "m^2" → "m2": UCUM writes exponents as plain digits after the unit.
     .replace(/\^/gu, "")
     .replace(/(?<!\[)IU(?!\])/gu, "[IU]");
-  if (spelled === "") return null;
-  const answer = ucumUtils.validateUnitString(spelled);
-  return answer.status === "valid" ? answer.ucumCode : null;
+  if (spelled === "" || OBJECT_MEMBER.test(spelled)) return null;
+  const answer = guarded(() => ucumUtils.validateUnitString(spelled));
+  return answer?.status === "valid" ? answer.ucumCode : null;
 });
+
+/**
+ * ucum-lhc looks units up in plain objects, so a name of Object.prototype's members
+ * ("constructor", "toString") is found there as a "valid" unit whose conversion throws, and
+ * within a longer unit it writes to the console. Such a name is no unit.
+ */
+const OBJECT_MEMBER = new RegExp(`(?<![A-Za-z0-9_])(?:${Object.getOwnPropertyNames(Object.prototype).join("|")})(?![A-Za-z0-9_])`, "u");
+
+/** A call of ucum-lhc, which throws on some inputs: a unit it cannot read is no unit, never a failed push. */
+function guarded<T>(call: () => T): T | null {
+  try {
+    return call();
+  } catch {
+    return null;
+  }
+}
 
 export interface Conversion {
   factor: number;
@@ -83,8 +99,8 @@ export interface Conversion {
 }
 
 function convert(from: string, value: number, to: string): number | null {
-  const answer = ucumUtils.convertUnitTo(from, value, to);
-  return answer.status === "succeeded" && typeof answer.toVal === "number" && Number.isFinite(answer.toVal) ? answer.toVal : null;
+  const answer = guarded(() => ucumUtils.convertUnitTo(from, value, to));
+  return answer?.status === "succeeded" && typeof answer.toVal === "number" && Number.isFinite(answer.toVal) ? answer.toVal : null;
 }
 
 /** `from` → `to` as factor and offset, when UCUM converts one into the other along a straight line. */

@@ -171,6 +171,13 @@ describe("hostile input: targeted cases", function () {
         expect((await send({ method: "GET", path: `/open/v1/dict/lab-items?category=${name}`, token: key() })).status, `category ${name}`).to.equal(400);
       }
     });
+
+    it("stores a result whose unit is such a name (or holds one) as sent, unconverted", async () => {
+      const units = ["constructor", "toString", "__proto__", "constructor/L", "g/L.valueOf"];
+      const pushed = await push(JSON.stringify({ reports: units.map((unit, i) => ({ ...labReport(`UNIT-NAME-${i}`), items: [{ itemCode: "HGB", itemName: "血红蛋白", value: 11.5, unit }] })) }));
+      expect(pushed.status).to.equal(200);
+      expect(pushed.json.data.results.map((result: { status: string }) => result.status)).to.deep.equal(units.map(() => "CREATED"));
+    });
   });
 
   describe("bodies at the size limits", () => {

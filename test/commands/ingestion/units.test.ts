@@ -16,6 +16,15 @@ describe("units in UCUM", () => {
     for (const unit of ["", "  ", "克/升", "grams", "sec"]) expect(ucumCodeOf(unit), unit).to.equal(null);
   });
 
+  it("takes the names of JavaScript's object members for no unit, and converts nothing with them", () => {
+    // ucum-lhc finds them in its plain-object tables as "valid" units, and throws when converting them.
+    for (const unit of ["constructor", "toString", "__proto__", "hasOwnProperty", "constructor/L", "g/L.valueOf"]) {
+      expect(ucumCodeOf(unit), unit).to.equal(null);
+      expect(ucumConversion(unit, "g/L"), unit).to.equal(null);
+      expect(ucumConversion("g/L", unit), unit).to.equal(null);
+    }
+  });
+
   it("has a UCUM code for every unit of the default dictionary, so every Observation we serve is coded", () => {
     const units = new Set(loadDefaultDictionary().items.map((item) => item.unit).filter((unit) => unit !== ""));
     expect([...units].filter((unit) => ucumCodeOf(unit) === null)).to.deep.equal([]);
