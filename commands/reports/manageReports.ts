@@ -8,7 +8,7 @@ import type { CommandContext } from "../commandContext.ts";
 import { CommandError } from "../commandError.ts";
 import { handleCommand } from "../handleCommand.ts";
 import { auditSpec, type Audit } from "./audit.ts";
-import { draftHash, reportDecider, reportStream, type Draft, type Mode } from "./reportDecider.ts";
+import { draftHash, reportDecider, reportStream, type Draft, type DraftPrecondition, type Mode } from "./reportDecider.ts";
 import { specProblems, type ReportSpec } from "./specSchema.ts";
 import { readOnlyProblem } from "./sqlSafety.ts";
 import { drillTemplateDefs, validateParamValues } from "./sqlTemplate.ts";
@@ -41,7 +41,14 @@ async function settled(deps: ReportsDeps, appended: { last: { transactionId: str
 }
 
 /** Validates a draft completely (shape, data source, every query read-only) and audits it. */
-export async function saveDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof saveDraftInput>): Promise<Audit> {
+export async function saveDraft(
+  ctx: CommandContext,
+  deps: ReportsDeps,
+  tenant: string,
+  reportId: string,
+  input: z.output<typeof saveDraftInput>,
+  precondition?: DraftPrecondition,
+): Promise<Audit> {
   const problems = specProblems(input.spec);
   if (problems.length > 0) {
     const listed = problems.slice(0, 5).map((p) => (p.path ? `spec.${p.path}: ${p.message}` : p.message));
@@ -65,7 +72,7 @@ export async function saveDraft(ctx: CommandContext, deps: ReportsDeps, tenant: 
   }
   const audit = await auditSpec(spec);
   const draft: Draft = { title: input.title ?? spec.title, datasource: input.datasource, spec, audit };
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, { type: "saveDraft", draft, who: ctx.metadata.actor }, ctx.metadata);
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, { type: "saveDraft", draft, who: ctx.metadata.actor, precondition }, ctx.metadata);
   await settled(deps, appended);
   return audit;
 }

@@ -31,32 +31,54 @@ export interface PublishedVersion extends Draft {
 
 export interface ReportState {
   draft: Draft | null;
+  /** When the draft was saved: its entity tag (draftEtag) for saves that must not overwrite another's. */
+  draftSavedAt: Date | null;
   versions: PublishedVersion[];
   current: number | null;
 }
 
+/**
+ * What a save expects of the draft it replaces (HTTP's conditional request): the entity tag of the
+ * draft it was based on (`If-Match`), any draft (`If-Match: *`), or none (`If-None-Match: *`).
+ */
+export type DraftPrecondition = { draft: string } | { anyDraft: true } | { noDraft: true };
+
 export type ReportCommand =
-  | { type: "saveDraft"; draft: Draft; who: string }
+  | { type: "saveDraft"; draft: Draft; who: string; precondition?: DraftPrecondition }
   | { type: "discardDraft"; who: string }
   | { type: "publish"; draftHash: string; mode: Mode; note: string; params: Record<string, unknown>; frozen: PublishedVersion["frozen"]; who: string }
   | { type: "restore"; from: number; note: string | undefined; who: string };
+
+/** The entity tag of a draft: its save time to the millisecond, which the event and the read model both keep. */
+export const draftEtag = (savedAt: Date): string => `"draft-${savedAt.getTime()}"`;
+
+function unmetPrecondition(precondition: DraftPrecondition | undefined, state: ReportState): string | null {
+  if (!precondition) return null;
+  const etag = state.draft && state.draftSavedAt ? draftEtag(state.draftSavedAt) : null;
+  if ("draft" in precondition && precondition.draft === etag) return null;
+  if ("anyDraft" in precondition && etag !== null) return null;
+  if ("noDraft" in precondition && etag === null) return null;
+  const now = etag === null ? "there is no draft now (it was published or discarded)" : "the draft was saved again since";
+  return `The draft is not the one this save was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and apply your changes, or save without If-Match / If-None-Match to overwrite it.`;
+}
 
 export function draftHash(draft: Draft): string {
   return createHash("sha256").update(JSON.stringify([draft.title, draft.datasource, draft.spec])).digest("hex");
 }
 
 export const reportDecider: Decider<ReportState, ReportCommand> = {
-  initialState: () => ({ draft: null, versions: [], current: null }),
+  initialState: () => ({ draft: null, draftSavedAt: null, versions: [], current: null }),
   evolve: (state, event: StoredEvent) => {
     switch (event.type) {
       case "ReportDraftSaved":
-        return { ...state, draft: event.data as Draft };
+        return { ...state, draft: event.data as Draft, draftSavedAt: event.recordedAt };
       case "ReportDraftDiscarded":
-        return { ...state, draft: null };
+        return { ...state, draft: null, draftSavedAt: null };
       case "ReportVersionPublished": {
         const version = event.data as PublishedVersion;
         // Publishing consumes the draft; restoring an old version leaves a draft alone.
-        return { draft: version.restoredFrom === undefined ? null : state.draft, versions: [...state.versions, version], current: version.no };
+        const consumed = version.restoredFrom === undefined;
+        return { draft: consumed ? null : state.draft, draftSavedAt: consumed ? null : state.draftSavedAt, versions: [...state.versions, version], current: version.no };
       }
       default:
         return state;
@@ -64,8 +86,11 @@ export const reportDecider: Decider<ReportState, ReportCommand> = {
   },
   decide: (command, state) => {
     switch (command.type) {
-      case "saveDraft":
+      case "saveDraft": {
+        const unmet = unmetPrecondition(command.precondition, state);
+        if (unmet) throw new CommandError("precondition-failed", unmet);
         return [{ type: "ReportDraftSaved", data: { ...command.draft, who: command.who } }];
+      }
       case "discardDraft":
         if (!state.draft) throw new CommandError("not-found", "This report has no draft to discard.");
         return [{ type: "ReportDraftDiscarded", data: { who: command.who } }];

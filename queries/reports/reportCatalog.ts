@@ -51,6 +51,8 @@ export interface ViewableVersion {
   note: string;
   params: Record<string, unknown>;
   publishedAt: string;
+  /** The draft's save time (its ETag, draftEtag); absent for a published version. */
+  savedAt?: Date;
   frozen: Record<string, QueryOutcome> | null;
 }
 
@@ -68,6 +70,7 @@ export async function draftOf(reader: TenantReader, reportId: string): Promise<V
     note: "",
     params: Object.fromEntries((spec.params ?? []).map((param) => [param.name, param.default ?? null])),
     publishedAt: localIsoDateTime(row.saved_at),
+    savedAt: row.saved_at,
     frozen: null,
   };
 }

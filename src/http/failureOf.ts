@@ -4,7 +4,7 @@ import { CommandError, type CommandErrorKind } from "../../commands/commandError
 import { isTransient } from "../../db/transientErrors.ts";
 import { HttpError } from "./httpError.ts";
 
-const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "too-large": 413, "not-found": 404, conflict: 409, unavailable: 503 };
+const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "too-large": 413, "not-found": 404, conflict: 409, "precondition-failed": 412, unavailable: 503 };
 
 /** A failure as its caller sees it: the status, one sentence, the headers to set. */
 export interface Failure {

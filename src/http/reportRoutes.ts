@@ -3,12 +3,12 @@ import type { Context } from "koa";
 import { z } from "zod";
 import { auditSchema } from "../../commands/reports/audit.ts";
 import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../commands/reports/manageReports.ts";
-import { REPORT_ID_PATTERN } from "../../commands/reports/reportDecider.ts";
+import { draftEtag, REPORT_ID_PATTERN, type DraftPrecondition } from "../../commands/reports/reportDecider.ts";
 import { stripSql } from "../../commands/reports/specSchema.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { localIsoDateTimeText } from "../../queries/localDateTime.ts";
 import { queryOutcomeSchema } from "../../queries/reports/queryResult.ts";
-import { auditOf, listReports, reportHead, versionsOf } from "../../queries/reports/reportCatalog.ts";
+import { auditOf, draftOf, listReports, reportHead, versionsOf } from "../../queries/reports/reportCatalog.ts";
 import { runSpecQueries } from "../../queries/reports/runSpecQueries.ts";
 import { specChanges, type SpecDiff } from "../../queries/reports/specChanges.ts";
 import { authorIfAny, requireAuthor, type Caller } from "./authorAuth.ts";
@@ -46,6 +46,25 @@ export const reportSourceAnswer = z.object({
   datasource: z.string().meta({ example: "clinical" }),
   spec: z.record(z.string(), z.unknown()).meta({ description: "The specification with the SQL of every query" }),
 });
+
+/**
+ * A draft save's condition (RFC 9110 13.1): `If-Match: "<the ETag of the draft it was based on>"`
+ * or `If-Match: *` (a draft must exist), `If-None-Match: *` (none may). Without either, a save
+ * replaces whatever draft there is, as it always has.
+ */
+function draftPrecondition(ctx: Context): DraftPrecondition | undefined {
+  const ifMatch = ctx.get("if-match").trim();
+  const ifNoneMatch = ctx.get("if-none-match").trim();
+  if (ifMatch && ifNoneMatch) throw new HttpError(400, "Send If-Match or If-None-Match, not both.");
+  if (ifNoneMatch) {
+    if (ifNoneMatch !== "*") throw new HttpError(400, 'If-None-Match on a draft save takes only *: "save only if there is no draft".');
+    return { noDraft: true };
+  }
+  if (!ifMatch) return undefined;
+  if (ifMatch === "*") return { anyDraft: true };
+  if (!/^"draft-\d+"$/.test(ifMatch)) throw new HttpError(400, 'If-Match takes the ETag of the draft, as GET /api/reports/{id}/versions/draft/source answers it (e.g. "draft-1795635792949"), or *.');
+  return { draft: ifMatch };
+}
 
 export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
@@ -115,6 +134,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   router.get("/:id/versions/:no/source", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const version = await resolveVersion(deps.db, ctx, reportId, ctx.params.no!);
+    if (version.savedAt) ctx.set("ETag", draftEtag(version.savedAt));
     ctx.body = { id: reportId, version: version.version, title: version.title, datasource: version.datasource, spec: version.spec } satisfies z.infer<typeof reportSourceAnswer>;
   });
 
@@ -131,7 +151,9 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(400, "The report id must be 1 to 64 lower-case letters, digits or '-', starting with a letter or digit.");
     const input = parseBody(saveDraftInput, ctx.request.body);
     if (input.spec === undefined) throw new HttpError(400, "spec is required: the report specification (see /md/report-spec-guide.md).");
-    const audit = await saveDraft(context(ctx), deps, ctx.state.tenant, reportId, input);
+    const audit = await saveDraft(context(ctx), deps, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
+    const saved = await readFor(deps.db, ctx, (reader) => draftOf(reader, reportId));
+    if (saved?.savedAt) ctx.set("ETag", draftEtag(saved.savedAt));
     ctx.body = { id: reportId, hasDraft: true, audit } satisfies z.infer<typeof draftSavedAnswer>;
   });
 

@@ -209,6 +209,37 @@ describe("the report editor in chromium", function () {
     await until(async () => !("export" in (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.spec));
   });
 
+  it("does not overwrite a draft another author saved meanwhile: it says so, and loads theirs or saves over it on request", async () => {
+    const theirs = async (title: string) => {
+      const draft = (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body;
+      expect((await tenant.call("PUT", "/api/reports/ward-board/draft", { token: tenant.authorToken, body: { spec: { ...draft.spec, title } } })).status).to.equal(200);
+    };
+    const title = () => page.getByLabel("Title", { exact: true }).first();
+    const conflict = page.locator(".editor-conflict");
+
+    await theirs("Their title");
+    await title().fill("My title");
+    await saveAndPreview();
+    await conflict.waitFor();
+    expect(await conflict.textContent()).to.include("Someone else changed the draft.").and.include("saved again since");
+    await conflict.getByRole("button", { name: "Save mine anyway (overwrite)" }).click();
+    await conflict.waitFor({ state: "hidden" });
+    await until(async () => (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.title === "My title");
+
+    await theirs("Their second title");
+    await title().fill("My second title");
+    await saveAndPreview();
+    await conflict.waitFor();
+    await conflict.getByRole("button", { name: "Load the saved draft (drop my changes)" }).click();
+    await conflict.waitFor({ state: "hidden" });
+    expect(await title().inputValue()).to.equal("Their second title");
+    // Based on their draft now, the next save goes through.
+    await title().fill("Agreed title");
+    await saveAndPreview();
+    await page.locator(".editor-status", { hasText: "Draft saved" }).waitFor();
+    expect((await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.title).to.equal("Agreed title");
+  });
+
   it("opens each demo report (every spec addition in use) in the form and the JSON view and saves it unchanged", async () => {
     for (const demo of demoReports(["2026-01-01", "2026-03-31"])) {
       const id = `demo-${demo.id}`;

@@ -9,7 +9,11 @@ export interface StaffApi {
   post<T>(path: string, body: unknown): Promise<T>;
   put<T>(path: string, body: unknown): Promise<T>;
   delete(path: string): Promise<void>;
+  /** A call whose request or answer headers matter too (a conditional save and its ETag). */
+  exchange<T>(method: Method, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<{ body: T; headers: Headers }>;
 }
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 /**
  * Calls of `/api` as the signed-in person: `Authorization: Bearer <token>` and the session's
@@ -17,8 +21,9 @@ export interface StaffApi {
  * another tenant's): `onRejected` ends the session, and the call still fails for its caller.
  */
 export function createStaffApi(session: Session, texts: StaffTexts, onRejected: (error: ApiError) => void = () => {}): StaffApi {
-  async function send<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
+  async function exchange<T>(method: Method, path: string, { body, headers: extra = {} }: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ body: T; headers: Headers }> {
     const headers: Record<string, string> = {
+      ...extra,
       accept: "application/json",
       authorization: `Bearer ${session.token}`,
       "x-service-tenant": session.tenant,
@@ -35,13 +40,15 @@ export function createStaffApi(session: Session, texts: StaffTexts, onRejected: 
       if (response.status === 401 || response.status === 403) onRejected(error);
       throw error;
     }
-    return (response.status === 204 ? undefined : await response.json()) as T;
+    return { body: (response.status === 204 ? undefined : await response.json()) as T, headers: response.headers };
   }
+  const send = async <T>(method: Method, path: string, body?: unknown): Promise<T> => (await exchange<T>(method, path, { body })).body;
   return {
     get: (path) => send("GET", path),
     post: (path, body) => send("POST", path, body),
     put: (path, body) => send("PUT", path, body),
     delete: (path) => send("DELETE", path),
+    exchange,
   };
 }
 

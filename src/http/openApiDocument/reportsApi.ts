@@ -18,6 +18,7 @@ const versionPath = reportPath.extend({ no: z.string().regex(/^v[1-9][0-9]*$/).m
 const viewQuery = z.object({ version: z.string().optional().meta({ description: 'v<n> or "draft"; omitted: the current published version' }) });
 
 const notFound = "There is no such report (or version)";
+const draftEtagHeader = z.object({ ETag: z.string().optional().meta({ description: "The draft's entity tag, for If-Match on the next save", example: '"draft-1795635792949"' }) });
 const neverPublished = "The report was never published and no version was given";
 
 const exportFile = (contentType: string, what: string): ZodOpenApiResponseObject => ({
@@ -101,7 +102,7 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       summary: "A version's (or the draft's) title, data source and spec with the SQL of its queries: what the editor starts from, and what PUT …/draft takes back",
       security: security.author,
       requestParams: { path: reportPath.extend({ no: z.string().meta({ description: "A published version or draft", example: "draft" }) }) },
-      responses: { 200: { description: "The source", ...json(reportSourceAnswer) }, ...apiFailures({ 401: true, 403: true, 404: notFound }) },
+      responses: { 200: { description: "The source; for the draft with its ETag", ...json(reportSourceAnswer), headers: draftEtagHeader }, ...apiFailures({ 401: true, 403: true, 404: notFound }) },
     },
   },
   "/api/reports/{id}/versions/{no}/audit": {
@@ -135,13 +136,21 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Authoring"],
       operationId: "saveDraft",
       summary: "Save the draft (creating the report when new); the spec is checked whole and audited",
+      description:
+        "Two authors may edit one report: a save that names the draft it was based on (If-Match with that draft's ETag, or If-None-Match: * when there was none) is refused with 412 when the draft changed meanwhile, instead of overwriting it. Without either header a save replaces the draft.",
       security: security.author,
-      requestParams: { path: reportPath },
+      requestParams: {
+        path: reportPath,
+        header: z.object({
+          "if-match": z.string().optional().meta({ description: "The ETag of the draft this save replaces (from …/versions/draft/source or the previous save), or * for any draft", example: '"draft-1795635792949"' }),
+          "if-none-match": z.literal("*").optional().meta({ description: "* : save only when the report has no draft" }),
+        }),
+      },
       // The command takes the spec as sent and checks it with the spec schema, naming JSON paths.
       requestBody: jsonBody(saveDraftInput.extend({ spec: reportSpecSchema })),
       responses: {
-        200: { description: "Saved", ...json(draftSavedAnswer) },
-        ...apiFailures({ 400: "Invalid spec (the message names the JSON path) or report id", 401: true, 403: true }),
+        200: { description: "Saved", ...json(draftSavedAnswer), headers: draftEtagHeader },
+        ...apiFailures({ 400: "Invalid spec (the message names the JSON path), report id or condition header", 401: true, 403: true, 412: "If-Match / If-None-Match did not hold: the draft was saved, published or discarded since" }),
       },
     },
     delete: {

@@ -33,14 +33,11 @@ export function editorPage(ctx: PageContext, reportId: string | null): HTMLEleme
   const box = el("div", { class: "page-body editor-body" });
   const frame = pageFrame("editor", reportId ? texts.editReport(reportId) : texts.newReport, texts.editorIntro, box);
   const load = loader(box, ctx.texts, async () => {
-    if (!reportId) return editor(ctx, texts, frame, null, { title: "", datasource: "clinical", spec: blankSpec() }, [], null);
+    if (!reportId) return editor(ctx, texts, frame, null, { source: { title: "", datasource: "clinical", spec: blankSpec() }, etag: null }, [], null);
     const entry = (await ctx.api.get<ReportListEntry[]>("/api/reports")).find((report) => report.id === reportId);
     if (!entry) throw new ApiError(404, `There is no report ${reportId}.`);
     const version = entry.hasDraft ? "draft" : entry.publishedVersion!;
-    const [source, versions] = await Promise.all([
-      ctx.api.get<Source>(`/api/reports/${segment(reportId)}/versions/${segment(version)}/source`),
-      ctx.api.get<VersionEntry[]>(`/api/reports/${segment(reportId)}/versions`),
-    ]);
+    const [source, versions] = await Promise.all([sourceOf(ctx, reportId, version), ctx.api.get<VersionEntry[]>(`/api/reports/${segment(reportId)}/versions`)]);
     // A published version's audit is stored; a draft's is computed when it is saved again.
     const audit = version === "draft" ? null : await ctx.api.get<Audit>(`/api/reports/${segment(reportId)}/versions/${segment(version)}/audit`);
     return editor(ctx, texts, frame, entry, source, versions, audit);
@@ -49,11 +46,22 @@ export function editorPage(ctx: PageContext, reportId: string | null): HTMLEleme
   return frame;
 }
 
-function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry: ReportListEntry | null, source: Source, versions: VersionEntry[], audit: Audit | null): HTMLElement {
+/**
+ * A version's or the draft's source, and the ETag of the draft the next save is based on: the
+ * draft's own, or null when the editor starts from a published version (no draft expected).
+ */
+async function sourceOf(ctx: PageContext, reportId: string, version: string): Promise<{ source: Source; etag: string | null }> {
+  const { body, headers } = await ctx.api.exchange<Source>("GET", `/api/reports/${segment(reportId)}/versions/${segment(version)}/source`);
+  return { source: body, etag: version === "draft" ? headers.get("etag") : null };
+}
+
+function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry: ReportListEntry | null, loaded: { source: Source; etag: string | null }, versions: VersionEntry[], audit: Audit | null): HTMLElement {
   const state = {
     id: entry?.id ?? "",
-    datasource: source.datasource,
-    spec: source.spec,
+    datasource: loaded.source.datasource,
+    spec: loaded.source.spec,
+    /** The draft this editing started from (its ETag), or null for none: a save must not overwrite another's. */
+    basedOn: loaded.etag,
     exists: entry !== null,
     hasDraft: entry?.hasDraft ?? false,
     dirty: false,
@@ -83,6 +91,24 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
 
   // --- problems and audit -----------------------------------------------------------------
   const problemsBox = el("div", { class: "editor-problems", role: "alert", hidden: true });
+  // Another author saved, published or discarded the draft since this editing began.
+  const conflictBox = el("div", { class: "editor-conflict", role: "alert", hidden: true });
+  const showConflict = (sentence: string | null) => {
+    conflictBox.hidden = sentence === null;
+    conflictBox.replaceChildren(
+      ...(sentence === null
+        ? []
+        : [
+            el("p", {}, el("strong", {}, texts.conflictTitle), " ", sentence),
+            el(
+              "p",
+              { class: "form-actions start" },
+              el("button", { type: "button", "data-action": "load-theirs", onclick: () => void reload({ editorToo: true }).then(() => showConflict(null)) }, texts.loadTheirs),
+              el("button", { type: "button", class: "remove", "data-action": "overwrite", onclick: () => void save({ overwrite: true }) }, texts.overwrite),
+            ),
+          ]),
+    );
+  };
   const auditBox = el("div", { class: "editor-audit" });
 
   // --- the two views ----------------------------------------------------------------------
@@ -252,27 +278,34 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
     versionsShown = next;
     panel ??= versionsPanel(ctx, texts, state.id, async (restored) => {
       ctx.announce(texts.restored(restored.no));
-      await refreshAfterPublish(restored.no);
+      // A restore leaves the draft alone; without one, the editor starts from the restored version.
+      await reload({ editorToo: !state.hasDraft });
     });
     if (!panel.element.isConnected) versionsSlot.replaceChildren(panel.element);
     panel.show(next, state.hasDraft);
   };
 
-  async function refreshAfterPublish(current: string): Promise<void> {
+  /**
+   * The report as the service has it now: its versions, and with `editorToo` the draft (or, without
+   * one, the current version, the starting point of the next draft) in the editor.
+   */
+  async function reload({ editorToo }: { editorToo: boolean }): Promise<void> {
     const base = `/api/reports/${segment(state.id)}`;
     const [list, nextVersions] = await Promise.all([ctx.api.get<ReportListEntry[]>("/api/reports"), ctx.api.get<VersionEntry[]>(`${base}/versions`)]);
     const head = list.find((report) => report.id === state.id);
     if (!head) return void (location.hash = "#reports");
     state.hasDraft = head.hasDraft;
     showVersions(nextVersions);
-    if (!state.hasDraft) {
-      // Without a draft the editor shows the current version, the starting point of the next draft.
-      const source = await ctx.api.get<Source>(`${base}/versions/${segment(current)}/source`);
+    if (editorToo) {
+      const version = head.hasDraft ? "draft" : head.publishedVersion!;
+      const { source, etag } = await sourceOf(ctx, state.id, version);
+      state.basedOn = etag;
+      state.datasource = datasourceInput.value = source.datasource;
       replaceSpec(source.spec);
-      showAudit(await ctx.api.get<Audit>(`${base}/versions/${segment(current)}/audit`));
+      showAudit(version === "draft" ? null : await ctx.api.get<Audit>(`${base}/versions/${segment(version)}/audit`));
+      state.dirty = false;
+      status.textContent = "";
     }
-    state.dirty = false;
-    status.textContent = "";
     refreshButtons();
     showPreview();
   }
@@ -292,8 +325,11 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
     refreshButtons();
   }
 
-  /** Saves the draft; true when the service took it. The preview shows it then. */
-  async function save(): Promise<boolean> {
+  /**
+   * Saves the draft on condition that it is still the one this editing started from (or that there
+   * is none); `overwrite` saves whatever is there now. True when the service took it; the preview shows it then.
+   */
+  async function save({ overwrite = false }: { overwrite?: boolean } = {}): Promise<boolean> {
     if (state.jsonBroken) {
       toolbarProblem.show(texts.jsonBroken);
       return false;
@@ -306,8 +342,11 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
     let saved = false;
     await whileSubmitting(saveButton, texts.saving, toolbarProblem, async () => {
       try {
-        const answer = await ctx.api.put<{ audit: Audit }>(`/api/reports/${segment(state.id)}/draft`, { datasource: state.datasource, spec: state.spec });
+        const condition: Record<string, string> = overwrite ? {} : state.basedOn ? { "if-match": state.basedOn } : { "if-none-match": "*" };
+        const { body: answer, headers } = await ctx.api.exchange<{ audit: Audit }>("PUT", `/api/reports/${segment(state.id)}/draft`, { body: { datasource: state.datasource, spec: state.spec }, headers: condition });
         saved = true;
+        state.basedOn = headers.get("etag");
+        showConflict(null);
         showProblems([]);
         showAudit(answer.audit);
         if (!state.exists) {
@@ -326,7 +365,9 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
         showPreview();
       } catch (error) {
         // The page's calls are made by the staff bundle, whose ApiError is another class than this bundle's.
-        if ((error as Partial<ApiError>).status === 400) showProblems(problemsOf((error as Error).message));
+        const status = (error as Partial<ApiError>).status;
+        if (status === 400) showProblems(problemsOf((error as Error).message));
+        else if (status === 412) showConflict((error as Error).message);
         else toolbarProblem.show(error instanceof Error ? error.message : String(error));
       }
     });
@@ -360,7 +401,7 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
             const entry = await ctx.api.post<VersionEntry>(`/api/reports/${segment(state.id)}/publish`, { mode: snapshot.checked ? "snapshot" : "dynamic", note: note.value.trim() });
             modal.close();
             ctx.announce(texts.published(entry.no));
-            await refreshAfterPublish(entry.no);
+            await reload({ editorToo: true });
             status.textContent = texts.published(entry.no);
           } catch (error) {
             failure.show(error instanceof Error ? error.message : String(error));
@@ -381,10 +422,9 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
             await ctx.api.delete(`/api/reports/${segment(state.id)}/draft`);
             modal.close();
             ctx.announce(texts.discarded);
-            const current = versionsShown.find((v) => v.current)?.no;
             state.dirty = false; // what was not saved went with the draft
-            if (!current) return void (location.hash = "#reports");
-            await refreshAfterPublish(current);
+            if (!versionsShown.some((v) => v.current)) return void (location.hash = "#reports");
+            await reload({ editorToo: true });
           } catch (error) {
             failure.show(error instanceof Error ? error.message : String(error));
           }
@@ -420,6 +460,6 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
   if (state.exists) showVersions(versions);
   refreshButtons();
   showPreview();
-  const editorPane = el("section", { class: "editor-pane", "aria-label": texts.views }, identity, toolbar, toolbarProblem.element, problemsBox, auditBox, tabs, formPanel, jsonPanel);
+  const editorPane = el("section", { class: "editor-pane", "aria-label": texts.views }, identity, toolbar, toolbarProblem.element, conflictBox, problemsBox, auditBox, tabs, formPanel, jsonPanel);
   return el("div", { class: "editor" }, el("div", { class: "editor-columns" }, editorPane, previewPane), versionsSlot);
 }

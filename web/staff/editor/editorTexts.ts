@@ -32,6 +32,9 @@ export interface EditorTexts {
   leaveUnsaved: string;
 
   problemsTitle: (count: number) => string;
+  conflictTitle: string;
+  loadTheirs: string;
+  overwrite: string;
   goTo: string;
   auditTitle: (grade: string, score: number) => string;
   auditNone: string;
@@ -195,6 +198,9 @@ const zh: EditorTexts = {
   leaveUnsaved: "有未保存的修改，确定离开？",
 
   problemsTitle: (count) => `服务拒绝了草稿（${count} 个问题）：`,
+  conflictTitle: "草稿已被他人修改。",
+  loadTheirs: "载入已保存的草稿（放弃我的修改）",
+  overwrite: "仍然保存我的版本（覆盖）",
   goTo: "定位",
   auditTitle: (grade, score) => `审核：${grade}（${score} 分）`,
   auditNone: "审核没有发现问题。",
@@ -358,6 +364,9 @@ const en: EditorTexts = {
   leaveUnsaved: "There are unsaved changes. Leave anyway?",
 
   problemsTitle: (count) => `The service refused the draft (${count} ${count === 1 ? "problem" : "problems"}):`,
+  conflictTitle: "Someone else changed the draft.",
+  loadTheirs: "Load the saved draft (drop my changes)",
+  overwrite: "Save mine anyway (overwrite)",
   goTo: "Go to",
   auditTitle: (grade, score) => `Audit: ${grade} (score ${score})`,
   auditNone: "The audit found nothing.",
