@@ -8,7 +8,7 @@ import type { CommandContext } from "../commandContext.ts";
 import { CommandError } from "../commandError.ts";
 import { handleCommand } from "../handleCommand.ts";
 import { auditSpec, type Audit } from "./audit.ts";
-import { draftHash, reportDecider, reportStream, type Draft, type DraftPrecondition, type Mode } from "./reportDecider.ts";
+import { draftHash, reportDecider, reportStream, unmetPrecondition, type Draft, type DraftPrecondition, type Mode } from "./reportDecider.ts";
 import { specProblems, type ReportSpec } from "./specSchema.ts";
 import { readOnlyProblem } from "./sqlSafety.ts";
 import { drillTemplateDefs, validateParamValues } from "./sqlTemplate.ts";
@@ -77,16 +77,20 @@ export async function saveDraft(
   return audit;
 }
 
-export async function discardDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string): Promise<void> {
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, { type: "discardDraft", who: ctx.metadata.actor }, ctx.metadata);
+export async function discardDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, precondition?: DraftPrecondition): Promise<void> {
+  const command = { type: "discardDraft" as const, who: ctx.metadata.actor, precondition };
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, command, ctx.metadata);
   await settled(deps, appended);
 }
 
 /** Publishes the draft as the next version; a snapshot runs every query now and freezes the results. */
-export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof publishInput>) {
+export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof publishInput>, precondition?: DraftPrecondition) {
   const stream = await readStream(ctx.store.db, tenant, reportStream(reportId));
   if (stream.version === 0) throw new CommandError("not-found", `There is no report ${reportId}.`);
   const state = stream.events.reduce(reportDecider.evolve, reportDecider.initialState());
+  // Before a snapshot's queries run: the decider checks again when it appends.
+  const unmet = unmetPrecondition(precondition, state);
+  if (unmet) throw new CommandError("precondition-failed", unmet);
   if (!state.draft) throw new CommandError("conflict", "There is no draft to publish; save one with PUT /api/reports/{id}/draft first.");
   const spec = state.draft.spec;
   const defaults = Object.fromEntries((spec.params ?? []).map((param) => [param.name, param.default ?? null]));
@@ -98,7 +102,7 @@ export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenan
     ctx.store,
     { tenant, streamId: reportStream(reportId) },
     reportDecider,
-    { type: "publish", draftHash: draftHash(state.draft), mode, note: input.note, params: checked.values, frozen, who: ctx.metadata.actor },
+    { type: "publish", draftHash: draftHash(state.draft), mode, note: input.note, params: checked.values, frozen, who: ctx.metadata.actor, precondition },
     ctx.metadata,
   );
   await settled(deps, appended);

@@ -45,21 +45,22 @@ export type DraftPrecondition = { draft: string } | { anyDraft: true } | { noDra
 
 export type ReportCommand =
   | { type: "saveDraft"; draft: Draft; who: string; precondition?: DraftPrecondition }
-  | { type: "discardDraft"; who: string }
-  | { type: "publish"; draftHash: string; mode: Mode; note: string; params: Record<string, unknown>; frozen: PublishedVersion["frozen"]; who: string }
+  | { type: "discardDraft"; who: string; precondition?: DraftPrecondition }
+  | { type: "publish"; draftHash: string; mode: Mode; note: string; params: Record<string, unknown>; frozen: PublishedVersion["frozen"]; who: string; precondition?: DraftPrecondition }
   | { type: "restore"; from: number; note: string | undefined; who: string };
 
 /** The entity tag of a draft: its save time to the millisecond, which the event and the read model both keep. */
 export const draftEtag = (savedAt: Date): string => `"draft-${savedAt.getTime()}"`;
 
-function unmetPrecondition(precondition: DraftPrecondition | undefined, state: ReportState): string | null {
+/** Why the draft is not the one a save, publish or discard was based on; null when it is (or when none was named). */
+export function unmetPrecondition(precondition: DraftPrecondition | undefined, state: ReportState): string | null {
   if (!precondition) return null;
   const etag = state.draft && state.draftSavedAt ? draftEtag(state.draftSavedAt) : null;
   if ("draft" in precondition && precondition.draft === etag) return null;
   if ("anyDraft" in precondition && etag !== null) return null;
   if ("noDraft" in precondition && etag === null) return null;
   const now = etag === null ? "there is no draft now (it was published or discarded)" : "the draft was saved again since";
-  return `The draft is not the one this save was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and apply your changes, or save without If-Match / If-None-Match to overwrite it.`;
+  return `The draft is not the one this call was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and decide anew, or call without If-Match / If-None-Match to act on the draft as it is.`;
 }
 
 export function draftHash(draft: Draft): string {
@@ -85,12 +86,11 @@ export const reportDecider: Decider<ReportState, ReportCommand> = {
     }
   },
   decide: (command, state) => {
+    const unmet = command.type === "restore" ? null : unmetPrecondition(command.precondition, state);
+    if (unmet) throw new CommandError("precondition-failed", unmet);
     switch (command.type) {
-      case "saveDraft": {
-        const unmet = unmetPrecondition(command.precondition, state);
-        if (unmet) throw new CommandError("precondition-failed", unmet);
+      case "saveDraft":
         return [{ type: "ReportDraftSaved", data: { ...command.draft, who: command.who } }];
-      }
       case "discardDraft":
         if (!state.draft) throw new CommandError("not-found", "This report has no draft to discard.");
         return [{ type: "ReportDraftDiscarded", data: { who: command.who } }];

@@ -48,16 +48,17 @@ export const reportSourceAnswer = z.object({
 });
 
 /**
- * A draft save's condition (RFC 9110 13.1): `If-Match: "<the ETag of the draft it was based on>"`
- * or `If-Match: *` (a draft must exist), `If-None-Match: *` (none may). Without either, a save
- * replaces whatever draft there is, as it always has.
+ * The condition of a call on the draft (save, publish, discard; RFC 9110 13.1):
+ * `If-Match: "<the ETag of the draft it was based on>"` or `If-Match: *` (a draft must exist),
+ * `If-None-Match: *` (none may). Without either, the call acts on whatever draft there is, as it
+ * always has.
  */
 function draftPrecondition(ctx: Context): DraftPrecondition | undefined {
   const ifMatch = ctx.get("if-match").trim();
   const ifNoneMatch = ctx.get("if-none-match").trim();
   if (ifMatch && ifNoneMatch) throw new HttpError(400, "Send If-Match or If-None-Match, not both.");
   if (ifNoneMatch) {
-    if (ifNoneMatch !== "*") throw new HttpError(400, 'If-None-Match on a draft save takes only *: "save only if there is no draft".');
+    if (ifNoneMatch !== "*") throw new HttpError(400, 'If-None-Match on a draft takes only *: "only if there is no draft".');
     return { noDraft: true };
   }
   if (!ifMatch) return undefined;
@@ -158,13 +159,13 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   });
 
   router.delete("/:id/draft", author, async (ctx) => {
-    await discardDraft(context(ctx), deps, ctx.state.tenant, reportIdOf(ctx));
+    await discardDraft(context(ctx), deps, ctx.state.tenant, reportIdOf(ctx), draftPrecondition(ctx));
     ctx.status = 204;
   });
 
   router.post("/:id/publish", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = await publishDraft(context(ctx), deps, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body));
+    const no = await publishDraft(context(ctx), deps, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
     ctx.status = 201;
     ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
   });

@@ -238,6 +238,15 @@ describe("the report editor in chromium", function () {
     await saveAndPreview();
     await page.locator(".editor-status", { hasText: "Draft saved" }).waitFor();
     expect((await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.title).to.equal("Agreed title");
+
+    // Publishing, too, is of the draft the editor shows: not of one saved meanwhile.
+    await theirs("Their unseen title");
+    await page.getByRole("button", { name: "Publish…" }).click();
+    await page.locator("dialog .publish-form").getByRole("button", { name: "Publish" }).click();
+    await conflict.waitFor();
+    expect(await page.locator("dialog").count()).to.equal(0);
+    const versions = (await tenant.call("GET", "/api/reports/ward-board/versions")).body as unknown[];
+    expect(versions.length, "nothing was published").to.equal(3);
   });
 
   it("opens each demo report (every spec addition in use) in the form and the JSON view and saves it unchanged", async () => {

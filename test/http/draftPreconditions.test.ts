@@ -61,6 +61,22 @@ describe("saving a draft on condition (If-Match / If-None-Match)", () => {
     expect((await save("Next", { "if-none-match": "*" })).status).to.equal(200);
   });
 
+  it("publishes and discards only the draft named, when one is named", async () => {
+    const named = (await save("To publish")).headers.get("etag")!;
+    await save("Saved meanwhile");
+    const publish = (headers: Record<string, string>) => tenant.call("POST", "/api/reports/shared/publish", { token: tenant.authorToken, body: { mode: "snapshot" }, headers });
+    const stale = await publish({ "if-match": named });
+    expect(stale.status).to.equal(412);
+    expect(stale.body.error).to.include("saved again since");
+    const current = (await source()).headers.get("etag")!;
+    const discard = (headers: Record<string, string>) => tenant.call("DELETE", "/api/reports/shared/draft", { token: tenant.authorToken, headers });
+    expect((await discard({ "if-match": named })).status).to.equal(412);
+    expect((await source()).body.title, "neither published nor discarded").to.equal("Saved meanwhile");
+    const published = await publish({ "if-match": current });
+    expect(published.status).to.equal(201);
+    expect(published.body.mode).to.equal("snapshot");
+  });
+
   it("replaces the draft without a condition, as it always has, and says how to write one that is malformed", async () => {
     expect((await save("Unconditional")).status).to.equal(200);
     const malformed = await save("Odd", { "if-match": "v3" });

@@ -18,6 +18,12 @@ const versionPath = reportPath.extend({ no: z.string().regex(/^v[1-9][0-9]*$/).m
 const viewQuery = z.object({ version: z.string().optional().meta({ description: 'v<n> or "draft"; omitted: the current published version' }) });
 
 const notFound = "There is no such report (or version)";
+/** A call on the draft may name the draft it was based on (save, publish, discard). */
+const draftCondition = z.object({
+  "if-match": z.string().optional().meta({ description: "The ETag of the draft this call is based on (from …/versions/draft/source or the last save), or * for any draft", example: '"draft-1795635792949"' }),
+  "if-none-match": z.literal("*").optional().meta({ description: "* : only when the report has no draft" }),
+});
+const conditionFailed = "If-Match / If-None-Match did not hold: the draft was saved, published or discarded since";
 const draftEtagHeader = z.object({ ETag: z.string().optional().meta({ description: "The draft's entity tag, for If-Match on the next save", example: '"draft-1795635792949"' }) });
 const neverPublished = "The report was never published and no version was given";
 
@@ -141,16 +147,13 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       security: security.author,
       requestParams: {
         path: reportPath,
-        header: z.object({
-          "if-match": z.string().optional().meta({ description: "The ETag of the draft this save replaces (from …/versions/draft/source or the previous save), or * for any draft", example: '"draft-1795635792949"' }),
-          "if-none-match": z.literal("*").optional().meta({ description: "* : save only when the report has no draft" }),
-        }),
+        header: draftCondition,
       },
       // The command takes the spec as sent and checks it with the spec schema, naming JSON paths.
       requestBody: jsonBody(saveDraftInput.extend({ spec: reportSpecSchema })),
       responses: {
         200: { description: "Saved", ...json(draftSavedAnswer), headers: draftEtagHeader },
-        ...apiFailures({ 400: "Invalid spec (the message names the JSON path), report id or condition header", 401: true, 403: true, 412: "If-Match / If-None-Match did not hold: the draft was saved, published or discarded since" }),
+        ...apiFailures({ 400: "Invalid spec (the message names the JSON path), report id or condition header", 401: true, 403: true, 412: conditionFailed }),
       },
     },
     delete: {
@@ -158,8 +161,8 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       operationId: "discardDraft",
       summary: "Discard the draft (a never-published report disappears from the list)",
       security: security.author,
-      requestParams: { path: reportPath },
-      responses: { 204: { description: "Discarded" }, ...apiFailures({ 401: true, 403: true, 404: "There is no such report, or it has no draft" }) },
+      requestParams: { path: reportPath, header: draftCondition },
+      responses: { 204: { description: "Discarded" }, ...apiFailures({ 401: true, 403: true, 404: "There is no such report, or it has no draft", 412: conditionFailed }) },
     },
   },
   "/api/reports/{id}/publish": {
@@ -168,9 +171,9 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       operationId: "publishDraft",
       summary: "Publish the draft as the next version (snapshot mode runs and freezes every query)",
       security: security.author,
-      requestParams: { path: reportPath },
+      requestParams: { path: reportPath, header: draftCondition },
       requestBody: jsonBody(publishInput.extend({ params: paramValuesField.meta({ description: "Snapshot: the params to run the queries with (default: the spec's defaults)" }) })),
-      responses: { 201: { description: "The new version", ...json(versionEntrySchema) }, ...apiFailures({ 401: true, 403: true, 404: notFound, 409: "There is no draft" }) },
+      responses: { 201: { description: "The new version", ...json(versionEntrySchema) }, ...apiFailures({ 401: true, 403: true, 404: notFound, 409: "There is no draft", 412: conditionFailed }) },
     },
   },
   "/api/reports/{id}/restore": {

@@ -374,6 +374,17 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
     return saved;
   }
 
+  /** Publish and discard act on the draft this editing is based on, not on one saved meanwhile. */
+  const onTheDraft = (): Record<string, string> => (state.basedOn ? { "if-match": state.basedOn } : {});
+
+  /** A 412: the dialog closes and the editor says what happened, with the choices it offers. */
+  function conflicted(error: unknown, modal: { close(): void }): boolean {
+    if ((error as Partial<ApiError>).status !== 412) return false;
+    modal.close();
+    showConflict((error as Error).message);
+    return true;
+  }
+
   function publish(): void {
     const dynamic = el("input", { type: "radio", name: "publish-mode", value: "dynamic", checked: true, id: "publish-dynamic" });
     const snapshot = el("input", { type: "radio", name: "publish-mode", value: "snapshot", id: "publish-snapshot" });
@@ -398,13 +409,14 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
             return;
           }
           try {
-            const entry = await ctx.api.post<VersionEntry>(`/api/reports/${segment(state.id)}/publish`, { mode: snapshot.checked ? "snapshot" : "dynamic", note: note.value.trim() });
+            const body = { mode: snapshot.checked ? "snapshot" : "dynamic", note: note.value.trim() };
+            const { body: entry } = await ctx.api.exchange<VersionEntry>("POST", `/api/reports/${segment(state.id)}/publish`, { body, headers: onTheDraft() });
             modal.close();
             ctx.announce(texts.published(entry.no));
             await reload({ editorToo: true });
             status.textContent = texts.published(entry.no);
           } catch (error) {
-            failure.show(error instanceof Error ? error.message : String(error));
+            if (!conflicted(error, modal)) failure.show(error instanceof Error ? error.message : String(error));
           }
         });
       });
@@ -419,14 +431,14 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
       submit.addEventListener("click", () =>
         void whileSubmitting(submit, texts.discarding, failure, async () => {
           try {
-            await ctx.api.delete(`/api/reports/${segment(state.id)}/draft`);
+            await ctx.api.exchange("DELETE", `/api/reports/${segment(state.id)}/draft`, { headers: onTheDraft() });
             modal.close();
             ctx.announce(texts.discarded);
             state.dirty = false; // what was not saved went with the draft
             if (!versionsShown.some((v) => v.current)) return void (location.hash = "#reports");
             await reload({ editorToo: true });
           } catch (error) {
-            failure.show(error instanceof Error ? error.message : String(error));
+            if (!conflicted(error, modal)) failure.show(error instanceof Error ? error.message : String(error));
           }
         }),
       );
