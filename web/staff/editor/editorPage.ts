@@ -5,15 +5,15 @@
  * and the versions with restore and compare. Contract C.3; everything goes through `/api`.
  */
 import { REPORT_ID_PATTERN } from "../../../commands/reports/specVocabulary.ts";
-import { openModal } from "../dialog.ts";
 import { alertBox, el, field, whileSubmitting } from "../dom.ts";
 import { loader, pageFrame, type PageContext } from "../page.ts";
-import { embedUrl } from "../reportsPage.ts";
 import { ApiError, segment } from "../staffApi.ts";
 import type { Audit, ReportListEntry, VersionEntry } from "../types.ts";
 import { jsonEditor, type JsonEditor } from "./codeEditors.ts";
+import { discardDialog, publishDialog } from "./draftDialogs.ts";
 import { editorTextsFor, type EditorTexts } from "./editorTexts.ts";
 import { markInvalid, type Binding } from "./formFields.ts";
+import { previewPane } from "./previewPane.ts";
 import { specForm, type SpecForm } from "./specForm.ts";
 import { nearest, parsePath, problemsOf, renderPath, type PathProblem, type Segment } from "./specPaths.ts";
 import { versionsPanel, type VersionsPanel } from "./versionsPanel.ts";
@@ -248,27 +248,8 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
   }
 
   // --- preview --------------------------------------------------------------------------------
-  let previews = 0;
-  const preview = el("iframe", { class: "preview-frame", sandbox: "allow-scripts allow-downloads", title: texts.previewFrame(String(state.spec.title ?? "")), "data-loads": "0" });
-  // Loads of a draft or version counted (tests and the benchmark wait for them), not the first about:blank.
-  preview.addEventListener("load", () => {
-    if (preview.getAttribute("src")) preview.dataset.loads = String(Number(preview.dataset.loads) + 1);
-  });
-  const previewEmpty = el("p", { class: "empty" }, texts.previewEmpty);
-  const openLink = el("a", { target: "_blank", rel: "noopener", class: "button-link" }, texts.openPreview);
-  const showPreview = () => {
-    const version = state.hasDraft ? "draft" : versionsShown.find((v) => v.current)?.no;
-    previewEmpty.hidden = version !== undefined;
-    preview.hidden = version === undefined;
-    openLink.hidden = version === undefined;
-    if (version === undefined) return;
-    const url = embedUrl(ctx, state.id, version);
-    openLink.href = url;
-    // Another address each time, so the frame loads the saved draft again.
-    preview.src = `${url}&preview=${++previews}`;
-    preview.title = texts.previewFrame(String(state.spec.title ?? ""));
-  };
-  const previewPane = el("section", { class: "card preview-pane", "aria-labelledby": "preview-title" }, el("div", { class: "card-head" }, el("h2", { id: "preview-title" }, texts.preview), openLink), el("p", { class: "hint" }, texts.previewIntro), previewEmpty, preview);
+  const preview = previewPane(ctx, texts);
+  const showPreview = () => preview.show(state.id, state.hasDraft ? "draft" : (versionsShown.find((v) => v.current)?.no ?? null), String(state.spec.title ?? ""));
 
   // --- versions -----------------------------------------------------------------------------
   let versionsShown = versions;
@@ -365,9 +346,9 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
         showPreview();
       } catch (error) {
         // The page's calls are made by the staff bundle, whose ApiError is another class than this bundle's.
-        const status = (error as Partial<ApiError>).status;
-        if (status === 400) showProblems(problemsOf((error as Error).message));
-        else if (status === 412) showConflict((error as Error).message);
+        const code = (error as Partial<ApiError>).status;
+        if (code === 400) showProblems(problemsOf((error as Error).message));
+        else if (code === 412) showConflict((error as Error).message);
         else toolbarProblem.show(error instanceof Error ? error.message : String(error));
       }
     });
@@ -377,72 +358,45 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
   /** Publish and discard act on the draft this editing is based on, not on one saved meanwhile. */
   const onTheDraft = (): Record<string, string> => (state.basedOn ? { "if-match": state.basedOn } : {});
 
-  /** A 412: the dialog closes and the editor says what happened, with the choices it offers. */
-  function conflicted(error: unknown, modal: { close(): void }): boolean {
+  /** A 412: the editor says what happened, with the choices it offers (the dialog just closes). */
+  function conflicted(error: unknown): boolean {
     if ((error as Partial<ApiError>).status !== 412) return false;
-    modal.close();
     showConflict((error as Error).message);
     return true;
   }
 
   function publish(): void {
-    const dynamic = el("input", { type: "radio", name: "publish-mode", value: "dynamic", checked: true, id: "publish-dynamic" });
-    const snapshot = el("input", { type: "radio", name: "publish-mode", value: "snapshot", id: "publish-snapshot" });
-    const note = el("input", { type: "text", maxlength: 2000 });
-    const failure = alertBox();
-    const submit = el("button", { type: "submit", class: "primary" }, texts.publish.replace(/…$/, ""));
-    openModal(texts.publishTitle, ctx.texts.close, (modal) => {
-      const mode = (input: HTMLInputElement, value: string) => el("div", { class: "form-field check" }, input, el("label", { for: input.id }, `${ctx.texts.modes[value] ?? value} — ${texts.modeHints[value]}`));
-      const form = el(
-        "form",
-        { class: "publish-form", novalidate: true },
-        el("fieldset", {}, el("legend", {}, texts.mode), mode(dynamic, "dynamic"), mode(snapshot, "snapshot")),
-        field("publish-note", texts.note, note, texts.publishNoteHint),
-        failure.element,
-        el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, ctx.texts.cancel), submit),
-      );
-      form.addEventListener("submit", (event) => {
-        event.preventDefault();
-        void whileSubmitting(submit, texts.publishing, failure, async () => {
-          if (state.dirty && !(await save())) {
-            modal.close();
-            return;
-          }
-          try {
-            const body = { mode: snapshot.checked ? "snapshot" : "dynamic", note: note.value.trim() };
-            const { body: entry } = await ctx.api.exchange<VersionEntry>("POST", `/api/reports/${segment(state.id)}/publish`, { body, headers: onTheDraft() });
-            modal.close();
-            ctx.announce(texts.published(entry.no));
-            await reload({ editorToo: true });
-            status.textContent = texts.published(entry.no);
-          } catch (error) {
-            if (!conflicted(error, modal)) failure.show(error instanceof Error ? error.message : String(error));
-          }
-        });
-      });
-      return [form];
+    let published = "";
+    publishDialog(ctx, texts, {
+      async send(choice) {
+        // What is published is what was previewed: unsaved changes are saved first.
+        if (state.dirty && !(await save())) return false;
+        const { body: entry } = await ctx.api.exchange<VersionEntry>("POST", `/api/reports/${segment(state.id)}/publish`, { body: choice, headers: onTheDraft() });
+        published = entry.no;
+        return true;
+      },
+      async done() {
+        ctx.announce(texts.published(published));
+        await reload({ editorToo: true });
+        status.textContent = texts.published(published);
+      },
+      claimed: conflicted,
     });
   }
 
   function discard(): void {
-    const failure = alertBox();
-    const submit = el("button", { type: "button", class: "primary danger" }, texts.discard);
-    openModal(texts.discard, ctx.texts.close, (modal) => {
-      submit.addEventListener("click", () =>
-        void whileSubmitting(submit, texts.discarding, failure, async () => {
-          try {
-            await ctx.api.exchange("DELETE", `/api/reports/${segment(state.id)}/draft`, { headers: onTheDraft() });
-            modal.close();
-            ctx.announce(texts.discarded);
-            state.dirty = false; // what was not saved went with the draft
-            if (!versionsShown.some((v) => v.current)) return void (location.hash = "#reports");
-            await reload({ editorToo: true });
-          } catch (error) {
-            if (!conflicted(error, modal)) failure.show(error instanceof Error ? error.message : String(error));
-          }
-        }),
-      );
-      return [el("p", {}, texts.discardConfirm), failure.element, el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, ctx.texts.cancel), submit)];
+    discardDialog(ctx, texts, {
+      async send() {
+        await ctx.api.exchange("DELETE", `/api/reports/${segment(state.id)}/draft`, { headers: onTheDraft() });
+        state.dirty = false; // what was not saved went with the draft
+        return true;
+      },
+      async done() {
+        ctx.announce(texts.discarded);
+        if (!versionsShown.some((v) => v.current)) return void (location.hash = "#reports");
+        await reload({ editorToo: true });
+      },
+      claimed: conflicted,
     });
   }
 
@@ -473,5 +427,5 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
   refreshButtons();
   showPreview();
   const editorPane = el("section", { class: "editor-pane", "aria-label": texts.views }, identity, toolbar, toolbarProblem.element, conflictBox, problemsBox, auditBox, tabs, formPanel, jsonPanel);
-  return el("div", { class: "editor" }, el("div", { class: "editor-columns" }, editorPane, previewPane), versionsSlot);
+  return el("div", { class: "editor" }, el("div", { class: "editor-columns" }, editorPane, preview.element), versionsSlot);
 }
