@@ -149,7 +149,7 @@ describe("the report editor in chromium", function () {
     };
     await publish("snapshot", "first board");
     await page.locator('.versions-panel tr[data-version="v1"]').waitFor();
-    expect(await page.locator(".editor-status").textContent()).to.equal("Published as v1.");
+    await page.locator(".editor-status", { hasText: "Published as v1." }).waitFor();
     expect(await page.getByRole("button", { name: "Discard draft" }).isDisabled(), "no draft after publishing").to.equal(true);
 
     await page.getByLabel("Title", { exact: true }).first().fill("Patients per ward");

@@ -275,18 +275,20 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
     const [list, nextVersions] = await Promise.all([ctx.api.get<ReportListEntry[]>("/api/reports"), ctx.api.get<VersionEntry[]>(`${base}/versions`)]);
     const head = list.find((report) => report.id === state.id);
     if (!head) return void (location.hash = "#reports");
+    // Everything is read first and shown at once: the versions never show beside a stale editor.
+    const version = head.hasDraft ? "draft" : head.publishedVersion!;
+    const loaded = editorToo ? await sourceOf(ctx, state.id, version) : null;
+    const nextAudit = loaded && version !== "draft" ? await ctx.api.get<Audit>(`${base}/versions/${segment(version)}/audit`) : null;
     state.hasDraft = head.hasDraft;
-    showVersions(nextVersions);
-    if (editorToo) {
-      const version = head.hasDraft ? "draft" : head.publishedVersion!;
-      const { source, etag } = await sourceOf(ctx, state.id, version);
-      state.basedOn = etag;
-      state.datasource = datasourceInput.value = source.datasource;
-      replaceSpec(source.spec);
-      showAudit(version === "draft" ? null : await ctx.api.get<Audit>(`${base}/versions/${segment(version)}/audit`));
+    if (loaded) {
+      state.basedOn = loaded.etag;
+      state.datasource = datasourceInput.value = loaded.source.datasource;
+      replaceSpec(loaded.source.spec);
+      showAudit(nextAudit);
       state.dirty = false;
       status.textContent = "";
     }
+    showVersions(nextVersions);
     refreshButtons();
     showPreview();
   }
