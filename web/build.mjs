@@ -1,6 +1,7 @@
 // Bundles the embed page (web/embed.ts + web/embed.css) into web/dist/embed.js and embed.css,
 // and the staff pages (web/staff.ts + web/staff.css) into web/dist/staff.js and staff.css; the report
-// editor (web/staffEditor.ts, CodeMirror) is a bundle of its own, loaded when an editor page opens.
+// editor (web/staffEditor.ts, CodeMirror) and the patient chart (web/staffChart.ts, ECharts) are
+// bundles of their own, loaded when such a page opens.
 // Run by `npm run build:web`, which `prepare` runs after `npm install` / `npm ci`.
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
@@ -9,7 +10,7 @@ const web = fileURLToPath(new URL(".", import.meta.url));
 
 const result = await build({
   absWorkingDir: web,
-  entryPoints: ["boot.ts", "embed.ts", "staff.ts", "staffEditor.ts"],
+  entryPoints: ["boot.ts", "embed.ts", "staff.ts", "staffEditor.ts", "staffChart.ts"],
   outdir: "dist",
   entryNames: "[name]",
   bundle: true,

@@ -11,9 +11,8 @@ import "./staff.css";
 import { alertsPage } from "./staff/alertsPage.ts";
 import { openAlertHub } from "./staff/alertStream.ts";
 import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
-import { chartPage } from "./staff/chartPage.ts";
 import { el } from "./staff/dom.ts";
-import { editorRoute } from "./staff/editorLoader.ts";
+import { lazyPage } from "./staff/lazyPages.ts";
 import type { PageContext } from "./staff/page.ts";
 import { patientsPage } from "./staff/patientsPage.ts";
 import { reportsPage } from "./staff/reportsPage.ts";
@@ -161,7 +160,11 @@ function signedIn(session: Session): void {
     const here = fragment();
     const chartOf = here.startsWith(CHART_PREFIX) ? decodeURIComponent(here.slice(CHART_PREFIX.length)) : null;
     const editing = here === NEW_REPORT ? { reportId: null } : here.startsWith(EDIT_PREFIX) ? { reportId: decodeURIComponent(here.slice(EDIT_PREFIX.length)) } : null;
-    const page = chartOf ? chartPage(ctx, chartOf) : editing ? editorRoute(ctx, editing.reportId, texts) : PAGES[name].build(ctx);
+    const page = chartOf
+      ? lazyPage("chart", texts, (pages) => pages.chartPage(ctx, chartOf))
+      : editing
+        ? lazyPage("editor", texts, (pages) => pages.editorPage(ctx, editing.reportId))
+        : PAGES[name].build(ctx);
     slot.replaceChildren(page);
     document.title = `${chartOf ? texts.chart : editing ? texts.editor : PAGES[name].title(texts)} · ${texts.appTitle}`;
     page.querySelector<HTMLElement>("h1")?.focus();

@@ -1,8 +1,8 @@
 /**
  * The report editor's bundle (CodeMirror and the spec form), loaded by the staff pages only when
- * an editor page opens (web/staff/editorLoader.ts), so the other pages do not carry it.
+ * an editor page opens (web/staff/lazyPages.ts).
  */
 import { editorPage } from "./staff/editor/editorPage.ts";
-import type { EditorModule } from "./staff/editorLoader.ts";
+import { provideBundle } from "./staff/lazyPages.ts";
 
-(window as unknown as { dialysisHubEditor: EditorModule }).dialysisHubEditor = { editorPage };
+provideBundle("editor", { editorPage });

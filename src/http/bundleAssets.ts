@@ -78,6 +78,7 @@ export const loadStaffAssets = bundleAssets(
   [
     { file: "staff.js", type: JS },
     { file: "staffEditor.js", type: JS },
+    { file: "staffChart.js", type: JS },
     { file: "staff.css", type: CSS },
   ],
   "/staff/assets/",

@@ -109,7 +109,7 @@ export function staffRoutes(deps: StaffRoutesDeps = {}): Router {
       ctx.body = page(lang, words.title, style, `<body class="staff-message"><main><h1>${escapeHtml(words.title)}</h1><p role="alert">${escapeHtml(problem?.text ?? words.unbuilt)}</p></main></body>`);
       return;
     }
-    const data = Object.entries({ tenant, tenantFixed: fromProxy ? "true" : "false", lang, editorScript: assets.urls["staffEditor.js"], styleNonce })
+    const data = Object.entries({ tenant, tenantFixed: fromProxy ? "true" : "false", lang, editorScript: assets.urls["staffEditor.js"], chartScript: assets.urls["staffChart.js"], styleNonce })
       .map(([name, value]) => ` data-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${escapeHtml(value)}"`)
       .join("");
     ctx.status = 200;
