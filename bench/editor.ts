@@ -1,6 +1,7 @@
 import { DEMO_TENANT } from "../src/demo/demoData.ts";
 import { ADEQUACY_REPORT_ID } from "../src/demo/demoReports.ts";
 import { launchChromium } from "../test/browser/chromium.ts";
+import { previewAfter } from "../test/browser/editorPreview.ts";
 import { ensureStaffBundle } from "../test/browser/staffBundle.ts";
 import { BENCH_ADMIN_TOKEN, startDemoBenchService } from "./benchService.ts";
 import { median, percentile, result, type BenchResult } from "./results.ts";
@@ -30,23 +31,15 @@ export async function editorBenchmarks(): Promise<BenchResult[]> {
     await sql.waitFor({ timeout: 30_000 });
     const save = page.locator("button[data-action=save]");
 
-    const frame = page.locator(".preview-frame");
     const editAndPreview = async (n: number): Promise<number> => {
       await sql.click();
       await page.keyboard.press("Control+End");
       await page.keyboard.insertText(`\n-- edit ${n}`);
-      const before = await frame.getAttribute("src");
-      const started = performance.now();
-      await save.click();
-      // The frame's next document (the address changes with each save), rendered.
-      await page.waitForFunction((old) => document.querySelector(".preview-frame")?.getAttribute("src") !== old, before, { polling: "raf", timeout: 30_000 });
-      const src = (await frame.getAttribute("src"))!;
-      let loaded = page.frames().find((f) => f.url().endsWith(src));
-      while (!loaded) {
-        await page.waitForEvent("framenavigated", { timeout: 30_000 });
-        loaded = page.frames().find((f) => f.url().endsWith(src));
-      }
-      await loaded.waitForFunction(() => document.body.dataset.rendered === "true", undefined, { polling: "raf", timeout: 30_000 });
+      let started = 0;
+      const loaded = await previewAfter(page, async () => {
+        started = performance.now();
+        await save.click();
+      });
       const elapsed = performance.now() - started;
       const failed = await loaded.locator("#app .node[data-state=error]").count();
       if (failed > 0) throw new Error(`the preview rendered ${failed} nodes in error`);

@@ -6,6 +6,7 @@ import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../
 import { PAGE_ROW_LIMIT } from "../../queries/reports/queryResult.ts";
 import type { ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
 import { localDate, localDateTime } from "../../queries/localDateTime.ts";
+import { rulesOfColumn } from "../charts/highlight.ts";
 import { XLSX_CONTENT_TYPE } from "../export/contentTypes.ts";
 import type { SheetEvent, XlsxAbout, XlsxSheet } from "../export/xlsxExport.ts";
 import { attachment, exportFileName } from "./attachment.ts";
@@ -114,42 +115,38 @@ async function* liveEvents(
   yield* liveSheetEvents(streamQueryRows(source, compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
 }
 
-/** The Excel number formats the layer's table nodes give their queries' columns; the first node to format a column wins. */
-function columnFormats(nodes: readonly NodeDef[], excelNumberFormat: (format: string) => string): Map<string, Map<string, string>> {
-  const byQuery = new Map<string, Map<string, string>>();
+type TableNode = Extract<NodeDef, { type: "table" }>;
+
+/**
+ * What the layer's table nodes say of their queries' columns, by query and column. A sheet is a
+ * query's, not a node's, so when two tables of one query say something of the same column, the
+ * first table's word is taken.
+ */
+function firstTableSays<T>(nodes: readonly NodeDef[], says: (node: TableNode) => Array<[string, T]>): Map<string, Map<string, T>> {
+  const byQuery = new Map<string, Map<string, T>>();
   for (const node of nodes) {
     if (node.type !== "table") continue;
-    for (const column of node.columns ?? []) {
-      if (typeof column === "string" || !column.format) continue;
-      const formats = byQuery.get(node.query) ?? new Map<string, string>();
-      if (!formats.has(column.column)) formats.set(column.column, excelNumberFormat(column.format));
-      byQuery.set(node.query, formats);
-    }
+    const columns = byQuery.get(node.query) ?? new Map<string, T>();
+    for (const [column, value] of says(node)) if (!columns.has(column)) columns.set(column, value);
+    byQuery.set(node.query, columns);
   }
   return byQuery;
 }
 
+/** The Excel number formats the table nodes give their queries' columns. */
+const columnFormats = (nodes: readonly NodeDef[], excelNumberFormat: (format: string) => string) =>
+  firstTableSays(nodes, (node) => (node.columns ?? []).flatMap((column): Array<[string, string]> => (typeof column === "string" || !column.format ? [] : [[column.column, excelNumberFormat(column.format)]])));
+
 /**
- * The highlight rules the layer's table nodes give their queries' columns. A sheet is a query's,
- * not a node's, so when two tables of one query highlight the same column, the first table's rules
- * are used (as for number formats). A stat's rules are not carried over: they judge the first
- * row's value of its column, not every row of the sheet.
+ * The highlight rules the table nodes give their queries' columns, each column's rules in their
+ * order. A stat's rules are not carried over: they judge the first row's value of its column, not
+ * every row of the sheet.
  */
-function columnHighlights(nodes: readonly NodeDef[]): Map<string, Map<string, HighlightRuleDef[]>> {
-  const byQuery = new Map<string, Map<string, HighlightRuleDef[]>>();
-  for (const node of nodes) {
-    if (node.type !== "table" || !node.highlight) continue;
-    const highlights = byQuery.get(node.query) ?? new Map<string, HighlightRuleDef[]>();
-    const own = new Map<string, HighlightRuleDef[]>();
-    for (const rule of node.highlight) {
-      if (rule.column === undefined || highlights.has(rule.column)) continue;
-      own.set(rule.column, [...(own.get(rule.column) ?? []), rule]);
-    }
-    for (const [column, rules] of own) highlights.set(column, rules);
-    byQuery.set(node.query, highlights);
-  }
-  return byQuery;
-}
+const columnHighlights = (nodes: readonly NodeDef[]) =>
+  firstTableSays(nodes, (node) => {
+    const columns = new Set((node.highlight ?? []).flatMap((rule) => (rule.column === undefined ? [] : [rule.column])));
+    return [...columns].map((column): [string, HighlightRuleDef[]] => [column, rulesOfColumn(node.highlight, column)]);
+  });
 
 /**
  * The stored spec keeps no order of its queries (PostgreSQL's jsonb reorders keys), so the sheets

@@ -8,6 +8,7 @@ import { demoReports } from "../../src/demo/demoReports.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 import { launchChromium, type Chromium } from "./chromium.ts";
+import { previewAfter } from "./editorPreview.ts";
 import { ensureStaffBundle } from "./staffBundle.ts";
 
 /*
@@ -30,11 +31,6 @@ describe("the report editor in chromium", function () {
   const pageErrors: string[] = [];
 
   const preview = (): FrameLocator => page.frameLocator(".preview-frame");
-  /** Waits until the preview has loaded `loads` times and that page has rendered. */
-  const previewRendered = async (loads: number) => {
-    await page.locator(`.preview-frame[data-loads="${loads}"]`).waitFor({ state: "attached", timeout: 20_000 });
-    await preview().locator("body[data-rendered=true]").waitFor({ state: "attached", timeout: 20_000 });
-  };
   /** Replaces the text of the CodeMirror editor labelled `label`. */
   const typeInto = async (label: string, text: string) => {
     const editor = page.getByRole("textbox", { name: label, exact: true });
@@ -83,8 +79,7 @@ describe("the report editor in chromium", function () {
     expect(await node.getByLabel("Query").inputValue(), "a new table shows the first query").to.equal("wards");
     await node.getByLabel("Title", { exact: true }).fill("Wards");
 
-    await saveAndPreview();
-    await previewRendered(1);
+    await previewAfter(page, saveAndPreview);
     expect(await page.locator(".editor-status").textContent()).to.match(/^Draft saved at \d\d:\d\d\.$/);
     expect(await preview().locator("table thead th").allTextContents()).to.deep.equal(["ward", "patients"]);
     expect(await preview().locator("table tbody tr").first().locator("td").allTextContents()).to.deep.equal(["A", "1"]);
@@ -93,14 +88,12 @@ describe("the report editor in chromium", function () {
 
     // An audit finding links to where it points; Ctrl+S saves and previews too.
     await typeInto("SQL of query wards", "select * from patients order by ward");
-    await page.keyboard.press("Control+S");
-    await previewRendered(2);
+    await previewAfter(page, () => page.keyboard.press("Control+S"));
     const finding = page.locator('.editor-audit li[data-rule="select-star"]');
     await finding.getByRole("button", { name: "queries.wards" }).click();
     expect(await page.evaluate(() => document.activeElement?.closest("[data-path]")?.getAttribute("data-path"))).to.match(/^queries\.wards/);
     await typeInto("SQL of query wards", WARD_SQL);
-    await saveAndPreview();
-    await previewRendered(3);
+    await previewAfter(page, saveAndPreview);
     expect(await page.locator(".editor-audit li").count()).to.equal(0);
   });
 
@@ -132,8 +125,7 @@ describe("the report editor in chromium", function () {
     await page.keyboard.insertText(JSON.stringify(spec, null, 2));
     await page.getByRole("tab", { name: "Form" }).click();
     expect(await page.locator('.spec-card[data-path="nodes[0]"]').getByLabel("Id", { exact: true }).inputValue()).to.equal("wards");
-    await saveAndPreview();
-    await previewRendered(4);
+    await previewAfter(page, saveAndPreview);
     expect(await problems.isHidden()).to.equal(true);
     await page.screenshot({ path: `${OUT}editor-preview.png`, fullPage: true });
   });
@@ -189,13 +181,7 @@ describe("the report editor in chromium", function () {
     await page.locator('.spec-card[data-path="params[0]"]').getByRole("group", { name: "Default" }).getByRole("textbox").fill("A");
     await typeInto("SQL of query wards", "select ward, count(*) as patients from patients [[where ward = {{ward}}]] group by ward order by ward");
     await page.getByLabel("Allow export to Word (docx)").uncheck();
-    const before = await page.locator(".preview-frame").getAttribute("src");
-    await saveAndPreview();
-    await page.waitForFunction((old) => document.querySelector(".preview-frame")?.getAttribute("src") !== old, before);
-    const src = (await page.locator(".preview-frame").getAttribute("src"))!;
-    await until(async () => page.frames().some((frame) => frame.url().endsWith(src)));
-    const frame = page.frames().find((f) => f.url().endsWith(src))!;
-    await frame.waitForFunction(() => document.body.dataset.rendered === "true");
+    const frame = await previewAfter(page, saveAndPreview);
     expect(await frame.getByLabel("Ward").inputValue()).to.equal("A");
     expect(await frame.getByRole("button", { name: "Export Excel" }).count()).to.equal(1);
     expect(await frame.getByRole("button", { name: "Export Word" }).count()).to.equal(0);

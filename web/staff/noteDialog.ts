@@ -10,8 +10,8 @@ export interface NoteDialog {
   fieldId: string;
   label: string;
   hint: string;
-  /** Said when the note is left empty. */
-  missing: string;
+  /** Said when the note is left empty; without it the note may be left empty. */
+  missing?: string;
   maxLength: number;
   submit: { text: string; busy: string; danger?: boolean };
   /** Sends the trimmed note; a failure's sentence is shown in the dialog. */
@@ -20,10 +20,10 @@ export interface NoteDialog {
   done(): Promise<void> | void;
 }
 
-/** A dialog asking for a required text (a dismissal's reason, an acknowledgement's note) and sending it. */
+/** A dialog asking for a text (a dismissal's reason, an acknowledgement's note, a restore's note) and sending it. */
 export function noteDialog(ctx: PageContext, spec: NoteDialog): void {
   const { texts } = ctx;
-  const note = el("textarea", { name: spec.fieldId, rows: 3, maxlength: spec.maxLength, required: true });
+  const note = el("textarea", { name: spec.fieldId, rows: 3, maxlength: spec.maxLength, required: spec.missing !== undefined });
   const problem = alertBox();
   const submit = el("button", { type: "submit", class: spec.submit.danger ? "primary danger" : "primary" }, spec.submit.text);
   openModal(spec.title, texts.close, (modal) => {
@@ -37,7 +37,7 @@ export function noteDialog(ctx: PageContext, spec: NoteDialog): void {
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
-      if (!note.value.trim()) {
+      if (spec.missing !== undefined && !note.value.trim()) {
         note.setAttribute("aria-invalid", "true");
         note.focus();
         return problem.show(spec.missing);

@@ -15,11 +15,7 @@ export interface PreviewPane {
 
 export function previewPane(ctx: PageContext, texts: EditorTexts): PreviewPane {
   let loads = 0;
-  const frame = el("iframe", { class: "preview-frame", sandbox: "allow-scripts allow-downloads", "data-loads": "0", hidden: true });
-  // Loads of a draft or version counted (tests and the benchmark wait for them), not the first about:blank.
-  frame.addEventListener("load", () => {
-    if (frame.getAttribute("src")) frame.dataset.loads = String(Number(frame.dataset.loads) + 1);
-  });
+  const frame = el("iframe", { class: "preview-frame", sandbox: "allow-scripts allow-downloads", hidden: true });
   const empty = el("p", { class: "empty" }, texts.previewEmpty);
   const openLink = el("a", { target: "_blank", rel: "noopener", class: "button-link", hidden: true }, texts.openPreview);
   const element = el(

@@ -106,20 +106,29 @@ export function specForm(b: Binding): SpecForm {
     return el("div", { class: "options" }, el("div", { class: "form-field" }, el("label", { for: source.id }, texts.optionsFromQuery), source), detail);
   }
 
+  /**
+   * The name of a member of the object at `objectPath` (a query, a drill): a new name that is free
+   * renames it in place, keeping its place among the others, and `renamed` follows it where it is named.
+   */
+  function keyField(objectPath: Segment[], key: string, label: string, renamed: (wanted: string) => void): HTMLElement {
+    const members = valueAt(spec, objectPath) as Json;
+    const input = el("input", { type: "text", value: key, required: true, "data-path": renderPath([...objectPath, key]), id: `name-of-${renderPath([...objectPath, key])}` });
+    input.addEventListener("change", () => {
+      const wanted = input.value.trim();
+      if (!wanted || wanted === key || wanted in members) return void (input.value = key);
+      setAt(spec, objectPath, Object.fromEntries(Object.entries(members).map(([name, value]) => [name === key ? wanted : name, value])));
+      renamed(wanted);
+      b.changed(true);
+    });
+    return el("div", { class: "form-field" }, el("label", { for: input.id }, label), input);
+  }
+
   // --- queries -----------------------------------------------------------------------------
   function queriesSection(path: Segment[]): HTMLElement[] {
     const queries = isObject(valueAt(spec, path)) ? (valueAt(spec, path) as Json) : {};
     const cards = Object.entries(queries).map(([name, query]) => {
       const queryPath = [...path, name];
-      const rename = el("input", { type: "text", value: name, required: true, "data-path": renderPath(queryPath), id: `query-name-${renderPath(queryPath)}` });
-      rename.addEventListener("change", () => {
-        const wanted = rename.value.trim();
-        if (!wanted || wanted === name || wanted in queries) return void (rename.value = name);
-        // The object is rebuilt so the query keeps its place among the others.
-        setAt(spec, path, Object.fromEntries(Object.entries(queries).map(([key, value]) => [key === name ? wanted : key, value])));
-        renameQueryUses(path, name, wanted);
-        b.changed(true);
-      });
+      const rename = keyField(path, name, texts.queryName, (wanted) => renameQueryUses(path, name, wanted));
       const sqlPath = [...queryPath, "sql"];
       const editor = sqlEditor(String(isObject(query) ? (query.sql ?? "") : ""), texts.sqlOf(name), renderPath(sqlPath), (text) => {
         setAt(spec, sqlPath, text);
@@ -135,7 +144,7 @@ export function specForm(b: Binding): SpecForm {
         queryPath,
         texts.query(name),
         tools,
-        el("div", { class: "form-field" }, el("label", { for: rename.id }, texts.queryName), rename),
+        rename,
         el("div", { class: "form-field wide sql-field", "data-path": renderPath(sqlPath) }, el("span", { class: "label" }, texts.sqlOf(name)), editor.dom),
       );
     });
@@ -256,20 +265,15 @@ export function specForm(b: Binding): SpecForm {
   const drillCards = Object.entries(drills).map(([key, drill]) => {
     const path: Segment[] = ["drills", key];
     const layer = isObject(drill) ? drill : {};
-    const rename = el("input", { type: "text", value: key, required: true, "data-path": renderPath(path), id: `drill-name-${key}` });
-    rename.addEventListener("change", () => {
-      const wanted = rename.value.trim();
-      if (!wanted || wanted === key || wanted in drills) return void (rename.value = key);
-      setAt(spec, ["drills"], Object.fromEntries(Object.entries(drills).map(([name, value]) => [name === key ? wanted : name, value])));
+    const rename = keyField(["drills"], key, texts.drillName, (wanted) => {
       for (const node of allNodes()) if (isObject(node.drill) && node.drill.target === key) node.drill.target = wanted;
-      b.changed(true);
     });
     const tools = el("span", { class: "card-tools" }, structureButton(texts.remove, () => (setAt(spec, path, undefined), b.changed(true)), { label: texts.removeWhat(key), className: "small remove" }));
     return card(
       path,
       `${texts.drill} ${key}`,
       tools,
-      el("div", { class: "form-field" }, el("label", { for: rename.id }, texts.drillName), rename),
+      rename,
       textField(b, [...path, "title"], texts.drillTitle, { required: true, hint: texts.drillTitleHint }),
       rowsField(b, [...path, "args"], texts.drillArgDefs, [{ key: "name", label: texts.name, kind: "text" }, { key: "type", label: texts.type, kind: "select", choices: same(DRILL_ARG_TYPES) }], { text: texts.addArg, blank: () => ({ name: "", type: "text" }) }),
       el("div", { class: "sub-section" }, el("h4", {}, texts.queries), ...queriesSection([...path, "queries"])),

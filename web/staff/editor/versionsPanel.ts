@@ -3,8 +3,8 @@
  * of two versions' specs side by side (`GET …/versions/{a}/diff/{b}`; the SQL shows because the
  * editor calls as an author).
  */
-import { openModal } from "../dialog.ts";
 import { alertBox, el, field, localTime, whileSubmitting } from "../dom.ts";
+import { noteDialog } from "../noteDialog.ts";
 import type { PageContext } from "../page.ts";
 import { segment } from "../staffApi.ts";
 import type { VersionEntry } from "../types.ts";
@@ -52,25 +52,20 @@ export function versionsPanel(ctx: PageContext, texts: EditorTexts, reportId: st
   });
 
   const restore = (version: VersionEntry) => {
-    const note = el("input", { type: "text", maxlength: 2000, placeholder: `restored from ${version.no}` });
-    const failure = alertBox();
-    const submit = el("button", { type: "submit", class: "primary" }, texts.restore);
-    openModal(texts.restoreTitle(version.no), ctx.texts.close, (modal) => {
-      const form = el("form", { class: "restore-form", novalidate: true }, field("restore-note", texts.note, note, texts.restoreNoteHint(version.no)), failure.element, el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, ctx.texts.cancel), submit));
-      form.addEventListener("submit", (event) => {
-        event.preventDefault();
-        void whileSubmitting(submit, texts.restoring, failure, async () => {
-          try {
-            const body = note.value.trim() ? { version: version.no, note: note.value.trim() } : { version: version.no };
-            const entry = await ctx.api.post<VersionEntry>(`/api/reports/${segment(reportId)}/restore`, body);
-            modal.close();
-            await onRestored(entry);
-          } catch (error) {
-            failure.show(error instanceof Error ? error.message : String(error));
-          }
-        });
-      });
-      return [form];
+    let restored: VersionEntry;
+    noteDialog(ctx, {
+      title: texts.restoreTitle(version.no),
+      about: [],
+      formClass: "restore-form",
+      fieldId: "restore-note",
+      label: texts.note,
+      hint: texts.restoreNoteHint(version.no),
+      maxLength: 2000,
+      submit: { text: texts.restore, busy: texts.restoring },
+      async send(note) {
+        restored = await ctx.api.post<VersionEntry>(`/api/reports/${segment(reportId)}/restore`, note ? { version: version.no, note } : { version: version.no });
+      },
+      done: () => onRestored(restored),
     });
   };
 
