@@ -1,5 +1,5 @@
-import { allProjections } from "../projections/index.ts";
-import { localDateTime } from "../queries/localDateTime.ts";
+import { allProjections } from "../src/app/allProjections.ts";
+import { localDateTime } from "../db/localDateTime.ts";
 import { launchChromium } from "../test/browser/chromium.ts";
 import { ensureStaffBundle } from "../test/browser/staffBundle.ts";
 import { ingestionTenant, labReport } from "../test/support/ingestion.ts";

@@ -1,9 +1,9 @@
-import { allProjections } from "../projections/index.ts";
-import { configSchema } from "../src/config.ts";
+import { allProjections } from "../src/app/allProjections.ts";
+import { configSchema } from "../src/app/config.ts";
 import { ADEQUACY_REPORT_ID } from "../src/demo/demoReports.ts";
 import { loadDemo } from "../src/demo/loadDemo.ts";
 import { silentLogger } from "../src/logger.ts";
-import { startService, type RunningService } from "../src/service.ts";
+import { startService, type RunningService } from "../src/app/service.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 
 export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789";

@@ -1,6 +1,6 @@
 import type { Bundle, BundleEntry, DiagnosticReport, Observation, Patient } from "fhir/r4.js";
 import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
-import { NATIONAL_ID_SYSTEM } from "../src/fhir/bundleToLabReports.ts";
+import { NATIONAL_ID_SYSTEM } from "../src/ingestion/fhir/bundleToLabReports.ts";
 import { ingestionTenant, labReport, ZHANG_SAN } from "../test/support/ingestion.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";

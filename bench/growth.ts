@@ -5,11 +5,11 @@ import { EventStore, type StreamAppend, type TransactionWriter, type WrittenEven
 import { sealPending } from "../db/ledger.ts";
 import { createPool, type Db } from "../db/pool.ts";
 import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
-import { allProjections } from "../projections/index.ts";
-import { rebuildProjection } from "../projections/rebuild.ts";
+import { allProjections } from "../src/app/allProjections.ts";
+import { rebuildProjection } from "../projections/runtime/rebuild.ts";
 import { generateDemoData, demoPeriod, type DemoLabReport } from "../src/demo/demoData.ts";
 import { demoReports, DEMO_REPORT_IDS } from "../src/demo/demoReports.ts";
-import { localDate } from "../queries/localDateTime.ts";
+import { localDate } from "../db/localDateTime.ts";
 import { silentLogger } from "../src/logger.ts";
 import { ADMIN, httpClient } from "../test/support/http.ts";
 import { spawnService, type ServiceProcess } from "../test/support/serviceProcess.ts";

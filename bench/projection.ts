@@ -1,12 +1,12 @@
 import type { StoredEvent } from "../db/eventStore.ts";
 import { createPool, type Db, type Tx } from "../db/pool.ts";
-import { readAfter, START, checkpointOf } from "../projections/eventFeed.ts";
-import type { Projection } from "../projections/projection.ts";
-import { prepareProjections } from "../projections/rebuild.ts";
-import { ProjectionRunner } from "../projections/runner.ts";
-import { configSchema } from "../src/config.ts";
+import { readAfter, START, checkpointOf } from "../projections/runtime/eventFeed.ts";
+import type { Projection } from "../projections/runtime/projection.ts";
+import { prepareProjections } from "../projections/runtime/rebuild.ts";
+import { ProjectionRunner } from "../projections/runtime/runner.ts";
+import { configSchema } from "../src/app/config.ts";
 import { silentLogger } from "../src/logger.ts";
-import { startService } from "../src/service.ts";
+import { startService } from "../src/app/service.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 

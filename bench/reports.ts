@@ -1,7 +1,7 @@
 import { benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
 import { httpJson } from "./httpJson.ts";
 import pg from "pg";
-import { compileTemplate } from "../commands/reports/sqlTemplate.ts";
+import { compileTemplate } from "../commands/reports/spec/sqlTemplate.ts";
 import { columnTypeOf, valueOf } from "../queries/reports/queryResult.ts";
 import { median, percentile, result, type BenchResult } from "./results.ts";
 

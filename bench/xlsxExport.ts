@@ -8,9 +8,9 @@ import { createTestDatabase } from "../test/support/database.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";
 import { peakResidentBytes, residentBytes, resetPeakResident } from "./processStats.ts";
 import { columnTypeOf } from "../queries/reports/queryResult.ts";
-import { textToCell, type CellValue } from "../src/export/xlsxCells.ts";
-import { columnStyles, writeXlsx, type SheetEvent, type XlsxColumn } from "../src/export/xlsxExport.ts";
-import { awaitCompression, workbookWriter } from "../src/export/xlsxStreamingWorkbook.ts";
+import { textToCell, type CellValue } from "../src/reports/export/xlsxCells.ts";
+import { columnStyles, writeXlsx, type SheetEvent, type XlsxColumn } from "../src/reports/export/xlsxExport.ts";
+import { awaitCompression, workbookWriter } from "../src/reports/export/xlsxStreamingWorkbook.ts";
 import { median, result, type BenchResult } from "./results.ts";
 
 const ROWS = 100_000;

@@ -14,7 +14,7 @@ import { migrate } from "./migrate.ts";
  * service runs. Restoring it somewhere else meets one thing pg_dump does not carry over: the
  * events' transaction ids (events.transaction_id, ledger_blocks.last_tx) are the source
  * cluster's. Readers only read below the oldest transaction still running and in (transaction
- * id, position) order (projections/eventFeed.ts), so restored ids above the new cluster's counter
+ * id, position) order (projections/runtime/eventFeed.ts), so restored ids above the new cluster's counter
  * would be unreadable, and new events would sort before them. The restore therefore takes as
  * many fresh transaction ids as the backup holds distinct ones and gives them out in the same
  * order: the reading order, the ledger's stretches and every event hash (which leave the id out)

@@ -40,7 +40,7 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
     needs: ["std_items"],
     sql: `select code, name, category, unit, core, timing from read.std_items`,
   },
-  // The summaries (projections/resultSummaries.ts): dashboards over years read these, not item rows.
+  // The summaries (projections/ingestion/resultSummaries.ts): dashboards over years read these, not item rows.
   monthly_results: {
     needs: ["result_months"],
     sql: `select month, ward, std_code, results, patients, value_sum, (value_sum / results)::double precision as value_avg,

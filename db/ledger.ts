@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import { z } from "zod";
-import { localDateTimeText, localDateTime } from "../queries/localDateTime.ts";
+import { localDateTimeText, localDateTime } from "./localDateTime.ts";
 import { withTransaction, type Db } from "./pool.ts";
 
 /*

@@ -16,8 +16,8 @@ import type { LabReport } from "../commands/ingestion/reportSchemas.ts";
 import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
 import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
-import { externalIdOf } from "../projections/labReports.ts";
-import type { ApplyContext, Projection } from "../projections/projection.ts";
+import { externalIdOf } from "../projections/ingestion/labReports.ts";
+import type { ApplyContext, Projection } from "../projections/runtime/projection.ts";
 
 /*
  * Raises and closes critical-result alerts from the laboratory reports received (contract D.7):

@@ -20,7 +20,7 @@ export const SERVER_ENTRY = projectFile("dist", "cli.js");
 export async function buildServer(): Promise<void> {
   const { metafile } = await build({
     absWorkingDir: projectFile(),
-    entryPoints: { cli: "src/cli.ts" },
+    entryPoints: { cli: "src/app/cli.ts" },
     outdir: "dist",
     bundle: true,
     splitting: true,

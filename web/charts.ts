@@ -1,13 +1,13 @@
 /**
  * Charts of the page: the option comes from the same builder as the docx export
- * (src/charts/chartOptions.ts); ECharts is tree-shaken to the chart types and components that
+ * (src/reports/charts/chartOptions.ts); ECharts is tree-shaken to the chart types and components that
  * builder uses, drawn as SVG (crisp when printed).
  */
 import { BarChart, LineChart, PieChart, ScatterChart } from "echarts/charts";
 import { GridComponent, LegendComponent, MarkLineComponent, TitleComponent, TooltipComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
-import { chartNumber, chartOption, type ChartNode } from "../src/charts/chartOptions.ts";
+import { chartNumber, chartOption, type ChartNode } from "../src/reports/charts/chartOptions.ts";
 import type { QuerySuccess } from "./types.ts";
 
 echarts.use([LineChart, BarChart, PieChart, ScatterChart, GridComponent, LegendComponent, MarkLineComponent, TitleComponent, TooltipComponent, SVGRenderer]);

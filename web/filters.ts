@@ -5,7 +5,7 @@
  * column or the second), boolean. "Apply" hands the values to the page; printed, the bar is the
  * applied values as text.
  */
-import { cellText, paramText } from "../src/charts/formatValue.ts";
+import { cellText, paramText } from "../src/reports/charts/formatValue.ts";
 import type { Texts } from "./i18n.ts";
 import { isSuccess, type ParamDef, type ParamValues, type Queries } from "./types.ts";
 

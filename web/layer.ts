@@ -3,8 +3,8 @@
  * `width`, default the full row). Every node has its own state: loading (a skeleton), ready, or
  * error (its message, in that node only).
  */
-import { statText } from "../src/charts/formatValue.ts";
-import { matchingRule } from "../src/charts/highlight.ts";
+import { statText } from "../src/reports/charts/formatValue.ts";
+import { matchingRule } from "../src/reports/charts/highlight.ts";
 import { mountChart, type ChartHandle } from "./charts.ts";
 import type { Texts } from "./i18n.ts";
 import { markdownHtml } from "./markdown.ts";

@@ -1,7 +1,7 @@
 /**
  * One call of the viewing API, as sent by the page: on the page's own server, with the tenant
  * the page was served for (`X-Service-Tenant`) and the page's embed token (`X-Embed-Token`, which
- * lets a sandboxed, opaque-origin frame read the answer; see src/http/embedAccess.ts).
+ * lets a sandboxed, opaque-origin frame read the answer; see src/reports/http/embedAccess.ts).
  * Shared by the boot script (which starts the first calls while the main bundle loads) and the page.
  */
 import type { Boot } from "./types.ts";

@@ -1,5 +1,5 @@
 /**
- * The staff pages (`GET /staff`, src/http/staffRoutes.ts): sign in with an author token, then
+ * The staff pages (`GET /staff`, src/staff/staffRoutes.ts): sign in with an author token, then
  * the reports with their versions and audits, the critical-result alerts (a live badge on every
  * page), the unmatched queue, the patients with their charts and the bulk jobs, all through the
  * `/api` endpoints. The server wrote the tenant and language into `<body data-…>`;

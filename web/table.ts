@@ -1,7 +1,7 @@
-import type { TableColumnDef } from "../commands/reports/specSchema.ts";
-import { cellText } from "../src/charts/formatValue.ts";
-import { conditionText, matchingRule, rulesOfColumn, type HighlightRuleDef } from "../src/charts/highlight.ts";
-import { formattedCell, tableColumns } from "../src/charts/tableColumns.ts";
+import type { TableColumnDef } from "../commands/reports/spec/specSchema.ts";
+import { cellText } from "../src/reports/charts/formatValue.ts";
+import { conditionText, matchingRule, rulesOfColumn, type HighlightRuleDef } from "../src/reports/charts/highlight.ts";
+import { formattedCell, tableColumns } from "../src/reports/charts/tableColumns.ts";
 import type { Texts } from "./i18n.ts";
 import type { QuerySuccess } from "./types.ts";
 

@@ -1,5 +1,5 @@
 /** What the page reads from the viewing API (contract A.2); types only, from the server's own modules. */
-import type { NodeDef, ParamDef, StrippedDrillDef, StrippedSpec } from "../commands/reports/specSchema.ts";
+import type { NodeDef, ParamDef, StrippedDrillDef, StrippedSpec } from "../commands/reports/spec/specSchema.ts";
 import type { QueryOutcome, QuerySuccess } from "../queries/reports/queryResult.ts";
 
 export type { NodeDef, ParamDef, QueryOutcome, QuerySuccess, StrippedDrillDef, StrippedSpec };

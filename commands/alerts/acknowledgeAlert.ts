@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { AppendResult } from "../../db/eventStore.ts";
-import type { Decider } from "../handleCommand.ts";
-import { handleCommand } from "../handleCommand.ts";
-import type { CommandContext } from "../commandContext.ts";
-import { CommandError } from "../commandError.ts";
+import type { Decider } from "../kit/handleCommand.ts";
+import { handleCommand } from "../kit/handleCommand.ts";
+import type { CommandContext } from "../kit/commandContext.ts";
+import { CommandError } from "../kit/commandError.ts";
 import { criticalResultsStream, evolveCriticalResults, initialCriticalResultsState, type CriticalResultsState } from "./criticalResults.ts";
 
 /** `POST /api/alerts/{alertId}/acknowledge`: who saw the critical result, and what was done. */

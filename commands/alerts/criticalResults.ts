@@ -1,7 +1,7 @@
 import type { MappedItem } from "../ingestion/itemMapping.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
-import { parseLocalDateTime } from "../../queries/localDateTime.ts";
+import { parseLocalDateTime } from "../../db/localDateTime.ts";
 
 /*
  * Critical results (contract D.7): a laboratory result flagged LL or HH, or beyond the dictionary's

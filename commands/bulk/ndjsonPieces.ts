@@ -1,4 +1,4 @@
-import { CommandError } from "../commandError.ts";
+import { CommandError } from "../kit/commandError.ts";
 
 /*
  * Cuts an NDJSON upload into pieces of whole lines as it streams in, so that memory holds one

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { CommandError } from "../commandError.ts";
-import type { Decider } from "../handleCommand.ts";
+import { CommandError } from "../kit/commandError.ts";
+import type { Decider } from "../kit/handleCommand.ts";
 import { registerClientInput } from "./clients.ts";
 
 /** A person or system that authors reports and manages patients through /api. */

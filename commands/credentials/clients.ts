@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
-import { CommandError } from "../commandError.ts";
-import type { Decider } from "../handleCommand.ts";
+import { CommandError } from "../kit/commandError.ts";
+import type { Decider } from "../kit/handleCommand.ts";
 
 /** A sending system (laboratory or examination system) and its open-API key. */
 export const clientStream = (clientId: string) => `client:${clientId}`;

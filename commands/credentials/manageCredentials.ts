@@ -1,7 +1,7 @@
-import { waitForProjection } from "../../projections/waitForProjection.ts";
-import type { CommandContext } from "../commandContext.ts";
-import { CommandError } from "../commandError.ts";
-import { handleCommand } from "../handleCommand.ts";
+import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
+import type { CommandContext } from "../kit/commandContext.ts";
+import { CommandError } from "../kit/commandError.ts";
+import { handleCommand } from "../kit/handleCommand.ts";
 import type { z } from "zod";
 import { authorDecider, authorStream, type issuedAuthorToken } from "./authors.ts";
 import { clientDecider, clientStream, type issuedClientKey } from "./clients.ts";

@@ -1,9 +1,9 @@
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { waitForProjection } from "../../projections/waitForProjection.ts";
-import type { CommandContext } from "../commandContext.ts";
-import { CommandError } from "../commandError.ts";
-import { handleCommand } from "../handleCommand.ts";
+import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
+import type { CommandContext } from "../kit/commandContext.ts";
+import { CommandError } from "../kit/commandError.ts";
+import { handleCommand } from "../kit/handleCommand.ts";
 import { queueDecider } from "./queueDecisions.ts";
 import { reportStream, type ReportKind } from "./reportKinds.ts";
 

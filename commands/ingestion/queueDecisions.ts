@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { StoredEvent } from "../../db/eventStore.ts";
-import { CommandError } from "../commandError.ts";
-import type { Decider } from "../handleCommand.ts";
+import { CommandError } from "../kit/commandError.ts";
+import type { Decider } from "../kit/handleCommand.ts";
 import type { Match } from "./patientMatching.ts";
 import type { ReportKind } from "./reportKinds.ts";
 

@@ -5,8 +5,8 @@
 // over time and must not start failing because of it.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { fieldPath } from "../fieldPath.ts";
-import { mayHoldUnstorableText, UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../storableText.ts";
+import { fieldPath } from "../kit/fieldPath.ts";
+import { mayHoldUnstorableText, UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../kit/storableText.ts";
 
 export const LAB_STATUSES = ["FINAL", "PRELIMINARY", "CORRECTED", "CANCELLED"] as const;
 export const ABNORMAL_FLAGS = ["L", "H", "LL", "HH", "N", "A"] as const;

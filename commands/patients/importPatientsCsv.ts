@@ -1,7 +1,7 @@
 import { CsvError, parse } from "csv-parse/sync";
 import type { Db } from "../../db/pool.ts";
-import type { CommandContext } from "../commandContext.ts";
-import { CommandError } from "../commandError.ts";
+import type { CommandContext } from "../kit/commandContext.ts";
+import { CommandError } from "../kit/commandError.ts";
 import { savePatient } from "./managePatients.ts";
 import { explainIdCard, MISSING_ID_CARD } from "./nationalId.ts";
 import { PATIENT_REF_PATTERN, registerPatientInput, type RegisterPatient } from "./registerPatient.ts";

@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { readStream, type EventStore, type LoadedStream, type StreamAppend } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { waitForProjection } from "../../projections/waitForProjection.ts";
-import { patientsByIdCards } from "../../queries/patients.ts";
-import type { CommandContext } from "../commandContext.ts";
-import { CommandError } from "../commandError.ts";
-import { handleCommand } from "../handleCommand.ts";
+import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
+import { patientsByIdCards } from "../../queries/patients/patients.ts";
+import type { CommandContext } from "../kit/commandContext.ts";
+import { CommandError } from "../kit/commandError.ts";
+import { handleCommand } from "../kit/handleCommand.ts";
 import { patientDecider, patientStream, type Patient, type RegisterPatient } from "./registerPatient.ts";
 
 export interface PatientSaved {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { StoredEvent } from "../../db/eventStore.ts";
-import { CommandError } from "../commandError.ts";
-import type { Decider } from "../handleCommand.ts";
+import { CommandError } from "../kit/commandError.ts";
+import type { Decider } from "../kit/handleCommand.ts";
 import { explainIdCard } from "./nationalId.ts";
 
 export const patientStream = (patientRef: string) => `patient:${patientRef}`;

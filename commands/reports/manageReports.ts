@@ -2,16 +2,16 @@ import { z } from "zod";
 import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { readStream } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
-import { waitForProjection } from "../../projections/waitForProjection.ts";
+import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import { runSpecQueries, type ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
-import type { CommandContext } from "../commandContext.ts";
-import { CommandError } from "../commandError.ts";
-import { handleCommand } from "../handleCommand.ts";
-import { auditSpec, type Audit } from "./audit.ts";
+import type { CommandContext } from "../kit/commandContext.ts";
+import { CommandError } from "../kit/commandError.ts";
+import { handleCommand } from "../kit/handleCommand.ts";
+import { auditSpec, type Audit } from "./spec/audit.ts";
 import { draftHash, reportDecider, reportStream, unmetPrecondition, type Draft, type DraftPrecondition, type Mode } from "./reportDecider.ts";
-import { specProblems, type ReportSpec } from "./specSchema.ts";
-import { readOnlyProblem } from "./sqlSafety.ts";
-import { drillTemplateDefs, validateParamValues } from "./sqlTemplate.ts";
+import { specProblems, type ReportSpec } from "./spec/specSchema.ts";
+import { readOnlyProblem } from "./spec/sqlSafety.ts";
+import { drillTemplateDefs, validateParamValues } from "./spec/sqlTemplate.ts";
 
 export const saveDraftInput = z.object({
   title: z.string().trim().min(1, "title must not be empty").max(200, "title has at most 200 characters").optional(),

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { QueryOutcome } from "../../queries/reports/queryResult.ts";
-import { CommandError } from "../commandError.ts";
-import type { Decider } from "../handleCommand.ts";
-import type { Audit } from "./audit.ts";
-import type { ReportSpec } from "./specSchema.ts";
+import { CommandError } from "../kit/commandError.ts";
+import type { Decider } from "../kit/handleCommand.ts";
+import type { Audit } from "./spec/audit.ts";
+import type { ReportSpec } from "./spec/specSchema.ts";
 
-export { REPORT_ID_PATTERN } from "./specVocabulary.ts";
+export { REPORT_ID_PATTERN } from "./spec/specVocabulary.ts";
 export const reportStream = (reportId: string) => `report:${reportId}`;
 
 export type Mode = "dynamic" | "snapshot";

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { auditSummarySchema, summariseAudit, type Audit } from "../../commands/reports/audit.ts";
+import { auditSummarySchema, summariseAudit, type Audit } from "../../commands/reports/spec/audit.ts";
 import type { Mode } from "../../commands/reports/reportDecider.ts";
-import type { ReportSpec } from "../../commands/reports/specSchema.ts";
+import type { ReportSpec } from "../../commands/reports/spec/specSchema.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
-import { localIsoDateTime, localIsoDateTimeText } from "../localDateTime.ts";
+import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
 import type { QueryOutcome } from "./queryResult.ts";
 
 /** Contract A.2, report list entry. */

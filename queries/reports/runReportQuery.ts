@@ -23,7 +23,7 @@ export interface RunOptions {
  * session (set_config(…, false)), listen or notify, take a session advisory lock, prepare a
  * statement — and the connection next serves another tenant. Rolling back undoes the first ones;
  * locks and prepared statements, which outlive a transaction, are dropped here too. (Such calls
- * are also refused when a draft is saved: commands/reports/sqlSafety.ts.)
+ * are also refused when a draft is saved: commands/reports/spec/sqlSafety.ts.)
  */
 const END_REPORT_TRANSACTION_STATEMENTS = ["rollback", "select pg_advisory_unlock_all()", "deallocate all"] as const;
 /** The same as one simple query. */

@@ -1,4 +1,4 @@
-import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/sqlTemplate.ts";
+import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
 import type { DataSources } from "./dataSources.ts";
 import type { QueryOutcome } from "./queryResult.ts";
 import { runReportQuery } from "./runReportQuery.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { stripSql, type ReportSpec } from "../../commands/reports/specSchema.ts";
-import { jsonChanges, type PairBy } from "../jsonChanges.ts";
+import { stripSql, type ReportSpec } from "../../commands/reports/spec/specSchema.ts";
+import { jsonChanges, type PairBy } from "../kit/jsonChanges.ts";
 
 /** `GET /api/reports/{id}/versions/{a}/diff/{b}` (issue #22): what changed between two versions' specs. */
 export const specDiffSchema = z.object({

@@ -1,8 +1,8 @@
 import pg from "pg";
 import type { Logger } from "pino";
 import { connectionToPrimary } from "../../db/primaryHosts.ts";
-import { ALERTS_CHANNEL, type AlertNotice } from "../../projections/alerts.ts";
-import type { Alert } from "../../queries/alerts.ts";
+import { ALERTS_CHANNEL, type AlertNotice } from "../../projections/alerts/alerts.ts";
+import type { Alert } from "../../queries/alerts/alerts.ts";
 
 type Listener = (change: AlertNotice["change"], alert: Alert) => void;
 /** The alert as it now stands; undefined when it is gone from the read model. */

@@ -4,8 +4,8 @@ import type { Logger } from "pino";
 import type { RaisedAlert } from "../../commands/alerts/criticalResults.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import type { TransactionalJobs } from "../../projections/projection.ts";
-import { alertById, type Alert } from "../../queries/alerts.ts";
+import type { TransactionalJobs } from "../../projections/runtime/projection.ts";
+import { alertById, type Alert } from "../../queries/alerts/alerts.ts";
 import { ALERT_WEBHOOK_QUEUE } from "../../reactors/criticalResults.ts";
 
 /*

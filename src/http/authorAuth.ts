@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context, Middleware } from "koa";
 import type { Db } from "../../db/pool.ts";
-import { authorByToken } from "../../queries/credentials.ts";
+import { authorByToken } from "../../queries/credentials/credentials.ts";
 import { bearerToken } from "./adminAuth.ts";
 import { HttpError } from "./httpError.ts";
 

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
-import { CommandError, type CommandErrorKind } from "../../commands/commandError.ts";
+import { CommandError, type CommandErrorKind } from "../../commands/kit/commandError.ts";
 import { isTransient } from "../../db/transientErrors.ts";
 import { HttpError } from "./httpError.ts";
 

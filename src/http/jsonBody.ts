@@ -1,7 +1,7 @@
 import type { Context, Middleware } from "koa";
 import getRawBody from "raw-body";
-import { fieldPath } from "../../commands/fieldPath.ts";
-import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../../commands/storableText.ts";
+import { fieldPath } from "../../commands/kit/fieldPath.ts";
+import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../../commands/kit/storableText.ts";
 import { HttpError } from "./httpError.ts";
 
 export interface JsonBodyOptions {

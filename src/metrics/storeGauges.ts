@@ -1,7 +1,7 @@
 import client from "prom-client";
 import { unsealedEvents, type UnsealedEvents } from "../../db/ledger.ts";
 import type { Db } from "../../db/pool.ts";
-import { projectionsReport, type ProjectionsReport } from "../../queries/projectionStatus.ts";
+import { projectionsReport, type ProjectionsReport } from "../../queries/runtime/projectionStatus.ts";
 
 const UNDEFINED_TABLE = "42P01";
 

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Page } from "playwright-core";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { startTestService } from "../support/service.ts";
 import { launchChromium, type Chromium } from "./chromium.ts";
 

@@ -4,11 +4,11 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Frame, Page } from "playwright-core";
-import { allProjections } from "../../projections/index.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
 import { DEMO_TENANT } from "../../src/demo/demoData.ts";
 import { ADEQUACY_REPORT_ID } from "../../src/demo/demoReports.ts";
 import { loadDemo } from "../../src/demo/loadDemo.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { startTestService, TEST_ADMIN_TOKEN } from "../support/service.ts";
 import { ensureEmbedBundle, launchChromium, type Chromium } from "./chromium.ts";
 

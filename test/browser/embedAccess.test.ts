@@ -2,8 +2,8 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { expect } from "chai";
 import Koa from "koa";
-import { EMBED_TOKEN_TTL_SECONDS, EmbedTokens, embedCors } from "../../src/http/embedAccess.ts";
-import { contentSecurityPolicy, frameAncestorsFrom } from "../../src/http/embedRoutes.ts";
+import { EMBED_TOKEN_TTL_SECONDS, EmbedTokens, embedCors } from "../../src/reports/http/embedAccess.ts";
+import { contentSecurityPolicy, frameAncestorsFrom } from "../../src/reports/http/embedRoutes.ts";
 
 describe("embed page: CSP and sandboxed-frame access", () => {
   describe("EMBED_FRAME_ANCESTORS", () => {

@@ -2,8 +2,8 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Page } from "playwright-core";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 import { launchChromium, type Chromium } from "./chromium.ts";
@@ -302,7 +302,7 @@ describe("staff pages in chromium", function () {
   });
 
   it("follows a bulk job on the Bulk jobs page until it is done, without a reload, and pages its rejected lines", async () => {
-    // The job waits QUEUED while the test holds its client's import lock (commands/bulk/bulkImporter.ts).
+    // The job waits QUEUED while the test holds its client's import lock (reactors/bulkImporter.ts).
     const lockKey = `${TENANT}:${tenant.client.clientId}`;
     const lock = await service.db.connect();
     await lock.query("select pg_advisory_lock(hashtext('bulk-import'), hashtext($1))", [lockKey]);

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { CHART_FONT_FAMILY, ChartColumnError, chartOption, type ChartNode, type ChartResult } from "../../src/charts/chartOptions.ts";
-import { paramText, statText } from "../../src/charts/formatValue.ts";
+import { CHART_FONT_FAMILY, ChartColumnError, chartOption, type ChartNode, type ChartResult } from "../../src/reports/charts/chartOptions.ts";
+import { paramText, statText } from "../../src/reports/charts/formatValue.ts";
 
 const monthly: ChartResult = {
   columns: ["month", "hgb", "ktv", "ward"],
@@ -17,7 +17,7 @@ const node = (overrides: Partial<ChartNode>): ChartNode => ({ id: "trend", type:
 // The option is a plain object; tests read it loosely.
 const loose = (value: unknown) => value as any;
 
-describe("chart options (src/charts/chartOptions)", () => {
+describe("chart options (src/reports/charts/chartOptions)", () => {
   it("draws a line chart over a category x axis of dates, one series per y column", () => {
     const option = loose(chartOption(node({ y: ["hgb", "ktv"] }), monthly));
     expect(option.xAxis).to.include({ type: "category" });
@@ -107,7 +107,7 @@ describe("chart options (src/charts/chartOptions)", () => {
   });
 });
 
-describe("value text (src/charts/formatValue)", () => {
+describe("value text (src/reports/charts/formatValue)", () => {
   it("formats stats with and without a pattern", () => {
     expect(statText(12345.678)).to.equal("12,345.68");
     expect(statText("1.2345", "0.00")).to.equal("1.23");

@@ -1,9 +1,9 @@
 import { expect } from "chai";
-import { reportSpecSchema, specProblems, type HighlightRuleDef } from "../../commands/reports/specSchema.ts";
-import { statText } from "../../src/charts/formatValue.ts";
-import { conditionText, matchingRule, ruleMatches, rulesOfColumn } from "../../src/charts/highlight.ts";
+import { reportSpecSchema, specProblems, type HighlightRuleDef } from "../../commands/reports/spec/specSchema.ts";
+import { statText } from "../../src/reports/charts/formatValue.ts";
+import { conditionText, matchingRule, ruleMatches, rulesOfColumn } from "../../src/reports/charts/highlight.ts";
 import { demoReports } from "../../src/demo/demoReports.ts";
-import { highlightFormatting } from "../../src/export/xlsxExport.ts";
+import { highlightFormatting } from "../../src/reports/export/xlsxExport.ts";
 import { adequacySpec } from "../support/reports.ts";
 
 describe("spec additions of issue #22: conditional highlight and stat units", () => {

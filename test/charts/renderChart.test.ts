@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { expect } from "chai";
-import { chartOption, type ChartNode } from "../../src/charts/chartOptions.ts";
-import { SubsettableFont, svgCharacters } from "../../src/charts/fontSubset.ts";
-import { renderChartSvg, renderChartsPng } from "../../src/charts/renderChart.ts";
+import { chartOption, type ChartNode } from "../../src/reports/charts/chartOptions.ts";
+import { SubsettableFont, svgCharacters } from "../../src/reports/charts/fontSubset.ts";
+import { renderChartSvg, renderChartsPng } from "../../src/reports/charts/renderChart.ts";
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const fontsDir = join(dirname(createRequire(import.meta.url).resolve("@embedpdf/fonts-sc")), "..", "fonts");
@@ -42,7 +42,7 @@ const result = {
   rows: [["东区", 105, 4.5], ["西区", 120, 5.1], ["南区", 112, 4.8]],
 };
 
-describe("chart rendering (src/charts/renderChart)", function () {
+describe("chart rendering (src/reports/charts/renderChart)", function () {
   this.timeout(30_000);
 
   it("draws the option as SVG text in the CJK font list", () => {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { reportSpecSchema } from "../../commands/reports/specSchema.ts";
-import { formattedCell, tableColumns } from "../../src/charts/tableColumns.ts";
+import { reportSpecSchema } from "../../commands/reports/spec/specSchema.ts";
+import { formattedCell, tableColumns } from "../../src/reports/charts/tableColumns.ts";
 import { adequacySpec } from "../support/reports.ts";
 
 describe("spec additions of issue #22: table columns, chart axes and lines", () => {

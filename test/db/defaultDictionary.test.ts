@@ -7,7 +7,7 @@ import {
   type Dictionary,
   type DictionaryItem,
 } from "../../db/seed/defaultDictionary.ts";
-import { serveDictionary } from "../../queries/dictionary.ts";
+import { serveDictionary } from "../../queries/dictionary/dictionary.ts";
 
 const FACT_CODES = [
   "HGB", "HCT", "RBC", "WBC", "PLT", "RET", "MCV", "UREA_PRE", "UREA_POST", "CREA", "UA", "K", "NA",

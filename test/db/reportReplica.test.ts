@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import pg from "pg";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { postgresBinaries, startReplicatedPostgres, type ReplicatedPostgres } from "../support/replicatedPostgres.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { startTestService, TEST_ADMIN_TOKEN, until } from "../support/service.ts";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import pg from "pg";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { postgresBinaries, startReplicatedPostgres, type ReplicatedPostgres } from "../support/replicatedPostgres.ts";
 import { startTestService, until } from "../support/service.ts";

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { expect } from "chai";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { createTestDatabase } from "../support/database.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { recordingProjection } from "../support/projections.ts";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Bundle, DiagnosticReport, Observation } from "fhir/r4.js";
 import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
-import { bundleToLabReports, fhirLocalDateTime } from "../../src/fhir/bundleToLabReports.ts";
+import { bundleToLabReports, fhirLocalDateTime } from "../../src/ingestion/fhir/bundleToLabReports.ts";
 import { diagnosticReportAsJson, diagnosticReportBundle } from "../support/fhirBundles.ts";
 
 const dictionary = loadDefaultDictionary();

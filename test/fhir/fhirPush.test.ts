@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { Fhir } from "fhir";
 import { Client } from "fhir-kit-client";
 import type { Bundle, OperationOutcome } from "fhir/r4.js";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { diagnosticReportAsJson, diagnosticReportBundle } from "../support/fhirBundles.ts";
 import { startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
 

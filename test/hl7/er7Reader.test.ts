@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { HL7Message } from "hl7v2";
-import { Er7Message, Er7Unreadable } from "../../src/hl7/er7Reader.ts";
+import { Er7Message, Er7Unreadable } from "../../src/ingestion/hl7/er7Reader.ts";
 import { oruR01, oruR01v23 } from "../support/hl7Messages.ts";
 
 /*

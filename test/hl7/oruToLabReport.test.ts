@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { Er7Message } from "../../src/hl7/er7Reader.ts";
-import { er7Messages } from "../../src/hl7/er7Messages.ts";
-import { hl7LocalDateTime, locationText, oruToLabReport, referenceRange } from "../../src/hl7/oruToLabReport.ts";
+import { Er7Message } from "../../src/ingestion/hl7/er7Reader.ts";
+import { er7Messages } from "../../src/ingestion/hl7/er7Messages.ts";
+import { hl7LocalDateTime, locationText, oruToLabReport, referenceRange } from "../../src/ingestion/hl7/oruToLabReport.ts";
 import { oruR01, oruR01AsJson, oruR01v23, ZHANG_SAN_ID } from "../support/hl7Messages.ts";
 
 const mapped = (er7: string) => oruToLabReport(new Er7Message(er7));

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { rawHttpClient, type RawHttpClient } from "../support/rawHttp.ts";
 import { startTestService, TEST_ADMIN_TOKEN } from "../support/service.ts";
 import { fuzzTally } from "./support/fuzzing.ts";
@@ -17,7 +17,7 @@ const PREFIXES = ["/md/", "/embed/reports/", "/embed/assets/", "/docs/assets/", 
 
 const DOTS = ["..", "%2e%2e", "%2E%2E", ".%2e", "%2e.", "%252e%252e", "%c0%ae%c0%ae", "%uff0e%uff0e", "....", ".", "%2e"];
 const SEPARATORS = ["/", "%2f", "%2F", "\\", "%5c", "%5C", "%252f", "%c0%af", "//", ";/"];
-const TARGETS = ["package.json", "etc/passwd", "src/config.ts", ".data/admin-token", "docs/getting-started.md", "web/dist/embed.js", "node_modules/koa/package.json", "README.md", "proc/self/environ"];
+const TARGETS = ["package.json", "etc/passwd", "src/app/config.ts", ".data/admin-token", "docs/getting-started.md", "web/dist/embed.js", "node_modules/koa/package.json", "README.md", "proc/self/environ"];
 const ENDINGS = ["", "%00", "%00.md", ".md", "%00.js", "?x=1", "#x", "%20"];
 
 /** What the files a traversal would reach look like; none of it may ever be answered. */

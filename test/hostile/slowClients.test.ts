@@ -1,19 +1,19 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
-import { configSchema } from "../../src/config.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { configSchema } from "../../src/app/config.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { rawSocket } from "../support/rawHttp.ts";
 import { startTestService } from "../support/service.ts";
 
 /**
  * A client that sends its request slowly, or never finishes it, must be cut off after
- * REQUEST_TIMEOUT_MS (src/config.ts) with 408 in the interface's shape, not hold a connection and
+ * REQUEST_TIMEOUT_MS (src/app/config.ts) with 408 in the interface's shape, not hold a connection and
  * a body read forever (issue #7, point 3).
  */
 
 const TIMEOUT_MS = 1500;
-/** Node checks for expired requests every quarter of the timeout (src/service.ts), plus slack for a busy machine. */
+/** Node checks for expired requests every quarter of the timeout (src/app/service.ts), plus slack for a busy machine. */
 const CUT_WITHIN_MS = TIMEOUT_MS * 2.5;
 
 describe("hostile input: slow clients", function () {

@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { allProjections } from "../../projections/index.ts";
-import { localDateTime } from "../../queries/localDateTime.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { localDateTime } from "../../db/localDateTime.ts";
 import { signature } from "../../src/alerts/alertWebhook.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport, LI_SI, type IngestionTenant } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 

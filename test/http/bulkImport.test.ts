@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { gzipSync } from "node:zlib";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
 import { examReport, ingestionTenant, type IngestionTenant, labReport, LI_SI, startIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { bulkJobListEntrySchema } from "../../queries/bulkJobs.ts";
-import type { RunningService } from "../../src/service.ts";
+import { bulkJobListEntrySchema } from "../../queries/bulk/bulkJobs.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
 import { examReport, ingestionTenant, type IngestionTenant, labReport, startIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";

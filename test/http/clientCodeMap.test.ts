@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { type IngestionTenant, labReport, startIngestionService } from "../support/ingestion.ts";
 import { ADMIN } from "../support/http.ts";
 import { until } from "../support/service.ts";

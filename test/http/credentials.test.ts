@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
-import { clientByKey } from "../../queries/credentials.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { clientByKey } from "../../queries/credentials/credentials.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { startTestService } from "../support/service.ts";
 

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 import { unzip } from "../support/zipText.ts";

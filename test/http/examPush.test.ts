@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { examReport, type IngestionTenant, LI_SI, startIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 

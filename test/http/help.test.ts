@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import Koa from "koa";
-import { allProjections } from "../../projections/index.ts";
-import { DOCS_DIR, helpRoutes, SLUG_PATTERN } from "../../src/http/helpRoutes.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { DOCS_DIR, helpRoutes, SLUG_PATTERN } from "../../src/docs/helpRoutes.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { startTestService } from "../support/service.ts";
 

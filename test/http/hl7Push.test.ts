@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Message } from "node-hl7-client";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { oruR01, oruR01AsJson, oruR01v23 } from "../support/hl7Messages.ts";
 import { startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";

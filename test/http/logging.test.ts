@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import pg from "pg";
 import { createTestDatabase } from "../support/database.ts";
-import { allProjections } from "../../projections/index.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
 import { createLogger } from "../../src/logger.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { startTestService } from "../support/service.ts";
 

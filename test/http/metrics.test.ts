@@ -1,8 +1,8 @@
 import net from "node:net";
 import { expect } from "chai";
 import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { oruR01, withSecurity } from "../support/hl7Messages.ts";
 import { labReport } from "../support/ingestion.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";

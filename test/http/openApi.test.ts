@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, type IngestionTenant, labReport, LI_SI, startIngestionService } from "../support/ingestion.ts";
 import { httpClient } from "../support/http.ts";
 import { startTestService, until } from "../support/service.ts";

@@ -8,11 +8,11 @@ import Router from "@koa/router";
 import { expect } from "chai";
 import { z } from "zod";
 import { pushResultSchema } from "../../commands/ingestion/pushReports.ts";
-import { allProjections } from "../../projections/index.ts";
-import { reconciliationSchema } from "../../queries/reconciliation.ts";
-import { pingAnswer } from "../../src/http/openApi/openApiRoutes.ts";
-import { envelopeSchema } from "../../src/http/openApi/envelope.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { reconciliationSchema } from "../../queries/ingestion/reconciliation.ts";
+import { pingAnswer } from "../../src/ingestion/openV1/openApiRoutes.ts";
+import { envelopeSchema } from "../../src/ingestion/openV1/envelope.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { startTestService } from "../support/service.ts";
 
@@ -172,7 +172,7 @@ describe("OpenAPI document (/openapi.json)", () => {
       if (path && doc.paths[path]?.[route.method]) covered.add(`${route.method} ${path}`);
       else undocumented.push(`${route.method.toUpperCase()} ${String(route.path)}`);
     }
-    expect(undocumented, "routes missing from src/http/openApiDocument/").to.deep.equal([]);
+    expect(undocumented, "routes missing from src/docs/openApiDocument/").to.deep.equal([]);
     const documented = Object.entries<Json>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
     expect(documented.filter((operation) => !covered.has(operation)), "documented operations no router serves").to.deep.equal([]);
   });

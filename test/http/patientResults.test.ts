@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport, type IngestionTenant } from "../support/ingestion.ts";
 import { startIngestionService } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";

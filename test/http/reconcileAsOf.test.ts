@@ -1,10 +1,10 @@
 import { expect } from "chai";
-import { examReportsProjection } from "../../projections/examReports.ts";
-import { labReportsProjection } from "../../projections/labReports.ts";
-import { rebuildProjection } from "../../projections/rebuild.ts";
-import { localDateTime } from "../../queries/localDateTime.ts";
+import { examReportsProjection } from "../../projections/ingestion/examReports.ts";
+import { labReportsProjection } from "../../projections/ingestion/labReports.ts";
+import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
+import { localDateTime } from "../../db/localDateTime.ts";
 import { silentLogger } from "../../src/logger.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { examReport, labReport, LI_SI, startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { examReport, type IngestionTenant, labReport, startIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 

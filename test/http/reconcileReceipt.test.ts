@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { sealPending } from "../../db/ledger.ts";
-import { localDateTime } from "../../queries/localDateTime.ts";
-import type { RunningService } from "../../src/service.ts";
+import { localDateTime } from "../../db/localDateTime.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
 import { examReport, labReport, LI_SI, startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
 import { ingestionTenant, labReport, LI_SI, startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import pg from "pg";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import type { Answer } from "../support/http.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { createTestDatabase } from "../support/database.ts";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { adequacySpec } from "../support/reports.ts";
 import { startTestService } from "../support/service.ts";

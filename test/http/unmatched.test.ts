@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { rebuildProjection } from "../../projections/rebuild.ts";
-import { autoClaimReactor } from "../../projections/autoClaim.ts";
+import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
+import { autoClaimReactor } from "../../reactors/autoClaim.ts";
 import { silentLogger } from "../../src/logger.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { type IngestionTenant, labReport, LI_SI, startIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 

@@ -1,10 +1,10 @@
 import { PassThrough, Writable } from "node:stream";
 import { expect } from "chai";
 import ExcelJS from "exceljs";
-import { allProjections } from "../../projections/index.ts";
-import { textCell } from "../../src/export/xlsxCells.ts";
-import { sheetNames, writeXlsx, type SheetEvent } from "../../src/export/xlsxExport.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { textCell } from "../../src/reports/export/xlsxCells.ts";
+import { sheetNames, writeXlsx, type SheetEvent } from "../../src/reports/export/xlsxExport.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 import { adequacySpec, downloadExport, hbMonthlyReports, type Download } from "../support/reports.ts";

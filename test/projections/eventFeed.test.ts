@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { createPool, type Db } from "../../db/pool.ts";
-import { readAfter, START } from "../../projections/eventFeed.ts";
+import { readAfter, START } from "../../projections/runtime/eventFeed.ts";
 import { createTestDatabase } from "../support/database.ts";
 
 describe("event feed", () => {

@@ -1,15 +1,15 @@
 import { expect } from "chai";
 import { appendToStream } from "../../db/eventStore.ts";
 import { createPool, type Db } from "../../db/pool.ts";
-import { applyNextBatch } from "../../projections/applyBatch.ts";
-import { createGeneration, findLive, lockGeneration } from "../../projections/generations.ts";
-import { projectionsReport } from "../../queries/projectionStatus.ts";
+import { applyNextBatch } from "../../projections/runtime/applyBatch.ts";
+import { createGeneration, findLive, lockGeneration } from "../../projections/runtime/generations.ts";
+import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
 import { withTransaction } from "../../db/pool.ts";
-import { prepareProjections, rebuildProjection } from "../../projections/rebuild.ts";
-import { ProjectionRunner } from "../../projections/runner.ts";
+import { prepareProjections, rebuildProjection } from "../../projections/runtime/rebuild.ts";
+import { ProjectionRunner } from "../../projections/runtime/runner.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createTestDatabase } from "../support/database.ts";
-import type { Projection } from "../../projections/projection.ts";
+import type { Projection } from "../../projections/runtime/projection.ts";
 import { recordingProjection } from "../support/projections.ts";
 
 async function appendCounted(db: Db, stream: string, from: number, count: number) {

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
-import { rebuildProjection } from "../../projections/rebuild.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
 import { silentLogger } from "../../src/logger.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { labReport, LI_SI } from "../support/ingestion.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { startTestService, until } from "../support/service.ts";

@@ -1,9 +1,9 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
-import { rebuildProjection } from "../../projections/rebuild.ts";
-import { labResultsProjection } from "../../projections/labResults.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
+import { labResultsProjection } from "../../projections/ingestion/labResults.ts";
 import { silentLogger } from "../../src/logger.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport, LI_SI, ZHANG_SAN, type IngestionTenant } from "../support/ingestion.ts";
 import { startTestService } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";

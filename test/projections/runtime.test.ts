@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { appendToStream } from "../../db/eventStore.ts";
 import { createPool, withTransaction, type Db } from "../../db/pool.ts";
-import { clearError, findLive } from "../../projections/generations.ts";
-import { prepareProjections } from "../../projections/rebuild.ts";
-import { ProjectionRunner } from "../../projections/runner.ts";
+import { clearError, findLive } from "../../projections/runtime/generations.ts";
+import { prepareProjections } from "../../projections/runtime/rebuild.ts";
+import { ProjectionRunner } from "../../projections/runtime/runner.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createTestDatabase } from "../support/database.ts";
 import { recordingProjection } from "../support/projections.ts";

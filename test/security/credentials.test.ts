@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { routeKey, withRouteInventory, type RouteEntry } from "../support/routeInventory.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";

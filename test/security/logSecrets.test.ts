@@ -1,8 +1,8 @@
 import { expect } from "chai";
 import { checkCharOf } from "../../commands/patients/nationalId.ts";
-import { allProjections } from "../../projections/index.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
 import { createLogger } from "../../src/logger.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { routeKey, withRouteInventory, type RouteEntry } from "../support/routeInventory.ts";

@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { reportRunnerUrl } from "../../db/reportRunner.ts";
-import { allProjections } from "../../projections/index.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
 import { DataSources } from "../../queries/reports/dataSources.ts";
 import { runReportQuery } from "../../queries/reports/runReportQuery.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { startTestService, until } from "../support/service.ts";
 

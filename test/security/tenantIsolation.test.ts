@@ -1,14 +1,14 @@
 import { expect } from "chai";
 import type { Bundle, Patient } from "fhir/r4.js";
-import { fhirId } from "../../src/fhir/fhirIds.ts";
+import { fhirId } from "../../src/ingestion/fhir/fhirIds.ts";
 import { diagnosticReportBundle } from "../support/fhirBundles.ts";
 import { oruR01 } from "../support/hl7Messages.ts";
 import { checkCharOf } from "../../commands/patients/nationalId.ts";
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
 import { labReport } from "../support/ingestion.ts";
-import { localDateTime } from "../../queries/localDateTime.ts";
+import { localDateTime } from "../../db/localDateTime.ts";
 import { adequacySpec } from "../support/reports.ts";
 import { routeKey, withRouteInventory, type RouteEntry } from "../support/routeInventory.ts";
 import { everyParamSpec, seedTenant, type SeededTenant } from "../support/seededTenant.ts";

@@ -5,8 +5,8 @@ import { gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { createPool, type Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { clientById, clientByKey } from "../../queries/credentials.ts";
-import { listPatients } from "../../queries/patients.ts";
+import { clientById, clientByKey } from "../../queries/credentials/credentials.ts";
+import { listPatients } from "../../queries/patients/patients.ts";
 import { createTestDatabase } from "../support/database.ts";
 import { cli } from "../support/cliProcess.ts";
 

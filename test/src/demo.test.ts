@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
-import { auditSpec } from "../../commands/reports/audit.ts";
-import { specProblems } from "../../commands/reports/specSchema.ts";
+import { auditSpec } from "../../commands/reports/spec/audit.ts";
+import { specProblems } from "../../commands/reports/spec/specSchema.ts";
 import { explainIdCard } from "../../commands/patients/nationalId.ts";
-import { allProjections } from "../../projections/index.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
 import { daugirdasKtV, demoMonths, generateDemoData, idCardCheckChar, makeIdCard } from "../../src/demo/demoData.ts";
 import { demoReports } from "../../src/demo/demoReports.ts";
 import { loadDemo, readDemoCredentials, saveDemoCredentials, type DemoLoaded } from "../../src/demo/loadDemo.ts";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { httpClient } from "../support/http.ts";
 import { startTestService, TEST_ADMIN_TOKEN } from "../support/service.ts";
 

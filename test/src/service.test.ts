@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { createTestDatabase } from "../support/database.ts";
 import { recordingProjection } from "../support/projections.ts";
 import { startTestService, TEST_ADMIN_TOKEN, until } from "../support/service.ts";

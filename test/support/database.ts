@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { migrate } from "../../db/migrate.ts";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/embeddedPostgres.ts";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/app/embeddedPostgres.ts";
 
 /*
  * Tests run against a real PostgreSQL: DATABASE_URL when set, else the machine's server at

@@ -1,5 +1,5 @@
 import type { Bundle, BundleEntry, DiagnosticReport, Observation, Patient } from "fhir/r4.js";
-import { NATIONAL_ID_SYSTEM } from "../../src/fhir/bundleToLabReports.ts";
+import { NATIONAL_ID_SYSTEM } from "../../src/ingestion/fhir/bundleToLabReports.ts";
 import { oruR01AsJson, ZHANG_SAN_ID } from "./hl7Messages.ts";
 
 /*

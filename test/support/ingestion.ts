@@ -1,5 +1,5 @@
-import { allProjections } from "../../projections/index.ts";
-import type { RunningService } from "../../src/service.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "./http.ts";
 import { startTestService } from "./service.ts";
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/embeddedPostgres.ts";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/app/embeddedPostgres.ts";
 
 /*
  * A PostgreSQL server of one test's own, for faults that hit the whole server (a restart): the

@@ -1,6 +1,6 @@
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
-import type { Projection } from "../../projections/projection.ts";
+import type { Projection } from "../../projections/runtime/projection.ts";
 
 /** Records every event it applies, one row each: a duplicate would violate the primary key. */
 export function recordingProjection(name: string, handles: string[] = ["Counted"], poison?: (event: StoredEvent) => boolean): Projection {

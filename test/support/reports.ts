@@ -1,4 +1,4 @@
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { labReport } from "./ingestion.ts";
 
 /** A small report over hemoglobin results: a range and a multi-select param, a chart with a drill, a table. */

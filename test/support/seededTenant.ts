@@ -1,4 +1,4 @@
-import type { RunningService } from "../../src/service.ts";
+import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "./ingestion.ts";
 import { adequacySpec, hbMonthlyReports } from "./reports.ts";
 import { until } from "./service.ts";

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
-import type { Projection } from "../../projections/projection.ts";
-import { configSchema } from "../../src/config.ts";
+import type { Projection } from "../../projections/runtime/projection.ts";
+import { configSchema } from "../../src/app/config.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { startService, type Role, type RunningService } from "../../src/service.ts";
+import { startService, type Role, type RunningService } from "../../src/app/service.ts";
 import { createTestDatabase } from "./database.ts";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { Role } from "../../src/service.ts";
+import type { Role } from "../../src/app/service.ts";
 import { TEST_ADMIN_TOKEN, until } from "./service.ts";
 import { SERVER_ENTRY } from "../../src/buildServer.ts";
 

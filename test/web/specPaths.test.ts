@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { specProblems } from "../../commands/reports/specSchema.ts";
+import { specProblems } from "../../commands/reports/spec/specSchema.ts";
 import { nearest, parsePath, problemsOf, setAt, valueAt } from "../../web/staff/editor/specPaths.ts";
 
 /* The report editor reads the JSON paths of the service's sentences to show each problem where it points. */

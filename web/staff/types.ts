@@ -1,12 +1,12 @@
 /** What the staff pages read from `/api` (contract A.2, A.5, C.4, D.1, D.4, D.7); types only, from the server's own modules. */
-export type { Audit, Finding } from "../../commands/reports/audit.ts";
-export type { PatientListEntry } from "../../queries/patients.ts";
+export type { Audit, Finding } from "../../commands/reports/spec/audit.ts";
+export type { PatientListEntry } from "../../queries/patients/patients.ts";
 export type { ReportListEntry, VersionEntry } from "../../queries/reports/reportCatalog.ts";
-export type { UnmatchedEntry } from "../../queries/unmatched.ts";
-export type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "../../queries/reportHistory.ts";
-export type { BulkJobListEntry, BulkRejectedAnswer } from "../../queries/bulkJobs.ts";
-export type { Alert, AlertState } from "../../queries/alerts.ts";
-export type { PatientResults } from "../../queries/patientResults.ts";
+export type { UnmatchedEntry } from "../../queries/ingestion/unmatched.ts";
+export type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "../../queries/ingestion/reportHistory.ts";
+export type { BulkJobListEntry, BulkRejectedAnswer } from "../../queries/bulk/bulkJobs.ts";
+export type { Alert, AlertState } from "../../queries/alerts/alerts.ts";
+export type { PatientResults } from "../../queries/patients/patientResults.ts";
 
 /** The body of `PUT /api/patients/{patientRef}`. */
 export interface PatientInput {

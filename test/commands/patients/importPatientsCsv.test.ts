@@ -1,9 +1,9 @@
 import { expect } from "chai";
 import { importPatientsCsv } from "../../../commands/patients/importPatientsCsv.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
-import { allProjections } from "../../../projections/index.ts";
-import { listPatients } from "../../../queries/patients.ts";
-import type { RunningService } from "../../../src/service.ts";
+import { allProjections } from "../../../src/app/allProjections.ts";
+import { listPatients } from "../../../queries/patients/patients.ts";
+import type { RunningService } from "../../../src/app/service.ts";
 import { startTestService } from "../../support/service.ts";
 
 const WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];

@@ -8,7 +8,7 @@ import {
   type AuditableSpec,
   type Finding,
   type Severity,
-} from "../../../commands/reports/audit.ts";
+} from "../../../commands/reports/spec/audit.ts";
 
 // A spec that breaks no rule: every param, query and drill arg is used, the table is ordered.
 function cleanSpec(): AuditableSpec {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { exportEnabled, renderPath, reportSpecSchema, specProblems, stripSql, type ReportSpec } from "../../../commands/reports/specSchema.ts";
+import { exportEnabled, renderPath, reportSpecSchema, specProblems, stripSql, type ReportSpec } from "../../../commands/reports/spec/specSchema.ts";
 
 /** The example of contract A.4, with the `…` of the drill SQL replaced by real SQL. */
 function exampleSpec(): Record<string, any> {

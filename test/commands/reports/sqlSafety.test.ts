@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import type { DrillArgDef, ParamDef } from "../../../commands/reports/specSchema.ts";
-import { readOnlyProblem } from "../../../commands/reports/sqlSafety.ts";
+import type { DrillArgDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
+import { readOnlyProblem } from "../../../commands/reports/spec/sqlSafety.ts";
 
 const PARAMS: ParamDef[] = [
   { name: "period", label: "Period", type: "dateRange", default: ["2026-01-01", "2026-03-31"] },

@@ -1,12 +1,12 @@
 import { expect } from "chai";
-import type { DrillArgDef, DrillDef, ParamDef } from "../../../commands/reports/specSchema.ts";
+import type { DrillArgDef, DrillDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
 import {
   compileTemplate,
   placeholdersOf,
   TemplateError,
   validateDrillArgs,
   validateParamValues,
-} from "../../../commands/reports/sqlTemplate.ts";
+} from "../../../commands/reports/spec/sqlTemplate.ts";
 
 const PARAMS: ParamDef[] = [
   { name: "period", label: "Period", type: "dateRange", default: ["2026-01-01", "2026-03-31"] },

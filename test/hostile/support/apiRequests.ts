@@ -23,7 +23,7 @@ export function apiHeaders(token: string | undefined, others: readonly string[] 
     : fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: headerValue }, { weight: 1, arbitrary: fc.constantFrom(...others.map((other) => `Bearer ${other}`), "Bearer x") });
   const tenant = fc.oneof({ weight: 12, arbitrary: fc.constant("h1") }, { weight: 1, arbitrary: fc.constantFrom(undefined, "default", "h2", "H1") }, { weight: 1, arbitrary: headerValue });
   const contentType = fc.oneof({ weight: 10, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: fc.constantFrom(undefined, "text/plain", "application/json; charset=utf-16") }, { weight: 1, arbitrary: headerValue });
-  // The embed page's calls come from an opaque origin with an embed token (src/http/embedAccess.ts).
+  // The embed page's calls come from an opaque origin with an embed token (src/reports/http/embedAccess.ts).
   const origin = fc.option(fc.constantFrom("null", "https://evil.example"), { nil: undefined, freq: 6 });
   return fc
     .record({ authorization, "x-service-tenant": tenant, "content-type": contentType, origin, "x-embed-token": fc.option(headerValue, { nil: undefined, freq: 8 }), "x-request-id": fc.option(headerValue, { nil: undefined, freq: 8 }) })

@@ -1,7 +1,7 @@
 import pg from "pg";
-import { allProjections } from "../../../projections/index.ts";
+import { allProjections } from "../../../src/app/allProjections.ts";
 import { createLogger } from "../../../src/logger.ts";
-import type { RunningService } from "../../../src/service.ts";
+import type { RunningService } from "../../../src/app/service.ts";
 import { rawHttpClient, type RawHttpClient } from "../../support/rawHttp.ts";
 import { seedTenant, type SeededTenant } from "../../support/seededTenant.ts";
 import { startTestService } from "../../support/service.ts";

@@ -14,7 +14,7 @@ import type { Segment } from "./specPaths.ts";
 /** The relations of the clinical data source (contract C.5), offered as completions. */
 const CLINICAL_SCHEMA = Object.fromEntries(CLINICAL_RELATIONS.map((name) => [name, []]));
 
-/** The staff page's style nonce (src/http/staffRoutes.ts): CodeMirror's theme goes into a `<style>` element. */
+/** The staff page's style nonce (src/staff/staffRoutes.ts): CodeMirror's theme goes into a `<style>` element. */
 const styleNonce = EditorView.cspNonce.of(document.body.dataset.styleNonce ?? "");
 
 const changeListener = (onChange: (text: string) => void) =>

@@ -4,7 +4,7 @@
  * editor), the service's refusals and audit findings linked to where they point, publish, discard,
  * and the versions with restore and compare. Contract C.3; everything goes through `/api`.
  */
-import { REPORT_ID_PATTERN } from "../../../commands/reports/specVocabulary.ts";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { alertBox, el, field, whileSubmitting } from "../dom.ts";
 import { loader, pageFrame, type PageContext } from "../page.ts";
 import { ApiError, segment } from "../staffApi.ts";

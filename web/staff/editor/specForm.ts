@@ -3,7 +3,7 @@
  * drill-throughs, every member of the format reachable without writing JSON. The form edits the
  * spec object in place; members it has no control for are kept as they are.
  */
-import { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES } from "../../../commands/reports/specVocabulary.ts";
+import { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES } from "../../../commands/reports/spec/specVocabulary.ts";
 import { el } from "../dom.ts";
 import { sqlEditor } from "./codeEditors.ts";
 import {

@@ -3,7 +3,7 @@
  * (`spec.nodes[2].drill.target`, `queries.monthly`, `drills["by-month"].title`), read into
  * segments, and the spec read and changed at such a path. Paths here are relative to the spec.
  */
-import { renderPath } from "../../../commands/reports/specVocabulary.ts";
+import { renderPath } from "../../../commands/reports/spec/specVocabulary.ts";
 
 export type Segment = string | number;
 export { renderPath };

@@ -1,0 +1,88 @@
+import type { CriticalResultEvent } from "../../commands/alerts/criticalResults.ts";
+import type { StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
+import type { Projection } from "../runtime/projection.ts";
+
+/**
+ * Critical-result alerts as the staff pages list them (contract D.7). Each change is also told on
+ * ALERTS_CHANNEL when it commits (NOTIFY waits for the commit), so open pages hear of it at once;
+ * a rebuild's load tells nothing, its alerts are not news.
+ */
+
+export const ALERTS_CHANNEL = "dialysis_hub_alerts";
+
+/** What ALERTS_CHANNEL carries: which alert of which tenant changed, and how. */
+export interface AlertNotice {
+  tenant: string;
+  alertId: string;
+  change: "raised" | "acknowledged" | "closed";
+}
+
+export const alertsProjection: Projection = {
+  name: "alerts",
+  version: 1,
+  handles: ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged"],
+  tables: ["alerts"],
+  async setup(tx: Tx) {
+    await tx.query(`
+      create table alerts (
+        tenant text not null,
+        alert_id text not null,
+        external_id text not null,
+        item_index integer not null,
+        patient_ref text not null,
+        code text not null,
+        name text not null,
+        value_num double precision,
+        value_text text,
+        unit text,
+        flag text,
+        reason text not null,
+        collected_at timestamp,
+        reported_at timestamp not null,
+        raised_at timestamptz not null,
+        acknowledged_at timestamptz,
+        acknowledged_by text,
+        note text,
+        closed_at timestamptz,
+        closed_reason text,
+        primary key (tenant, alert_id)
+      );
+      -- The open list and the badge read the standing alerts only, however many the years keep.
+      create index alerts_open on alerts (tenant, raised_at) where acknowledged_at is null and closed_at is null;
+      create index alerts_acknowledged on alerts (tenant, acknowledged_at) where acknowledged_at is not null;
+      create index alerts_closed on alerts (tenant, closed_at) where closed_at is not null and acknowledged_at is null`);
+  },
+  async apply(tx, event) {
+    await this.applyBatch!(tx, [event]);
+  },
+  async applyBatch(tx, events, context = { loading: false }) {
+    for (const stored of events) {
+      const event = stored as StoredEvent & CriticalResultEvent;
+      const key = [stored.tenant, event.data.alertId];
+      switch (event.type) {
+        case "CriticalResultRaised": {
+          const a = event.data;
+          await tx.query(
+            `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num, value_text, unit, flag, reason, collected_at, reported_at, raised_at)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) on conflict do nothing`,
+            [...key, a.externalId, a.itemIndex, a.patientRef, a.code, a.name, typeof a.value === "number" ? a.value : null, typeof a.value === "string" ? a.value : null, a.unit, a.flag, a.reason, a.collectedAt, a.reportedAt, stored.recordedAt],
+          );
+          break;
+        }
+        case "CriticalResultClosed":
+          await tx.query("update alerts set closed_at = $3, closed_reason = $4 where tenant = $1 and alert_id = $2", [...key, stored.recordedAt, event.data.reason]);
+          break;
+        case "CriticalResultAcknowledged":
+          await tx.query("update alerts set acknowledged_at = $3, acknowledged_by = $4, note = $5 where tenant = $1 and alert_id = $2", [...key, stored.recordedAt, event.data.by, event.data.note]);
+          break;
+      }
+      if (!context.loading) {
+        const notice: AlertNotice = { tenant: stored.tenant, alertId: event.data.alertId, change: CHANGES[event.type] };
+        await tx.query("select pg_notify($1, $2)", [ALERTS_CHANNEL, JSON.stringify(notice)]);
+      }
+    }
+  },
+};
+
+const CHANGES = { CriticalResultRaised: "raised", CriticalResultClosed: "closed", CriticalResultAcknowledged: "acknowledged" } as const;

@@ -1,0 +1,88 @@
+import { BULK_JOB_EVENT_TYPES, BULK_JOB_STREAM_PREFIX, type BulkJobEvent } from "../../commands/bulk/bulkJobEvents.ts";
+import type { StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
+import type { Projection } from "../runtime/projection.ts";
+
+/** Bulk jobs (contract D.4) as senders and workers see them: status and counts, and each rejected line. */
+export const bulkJobsProjection: Projection = {
+  name: "bulk_jobs",
+  version: 1,
+  handles: BULK_JOB_EVENT_TYPES,
+  tables: ["bulk_jobs", "bulk_job_rejections"],
+  async setup(tx: Tx) {
+    await tx.query(`
+      create table bulk_jobs (
+        tenant text not null,
+        job_id uuid primary key,
+        kind text not null,
+        client_id text not null,
+        status text not null,
+        lines integer not null,
+        pieces integer not null,
+        pieces_done integer not null default 0,
+        processed integer not null default 0,
+        accepted integer not null default 0,
+        rejected integer not null default 0,
+        created integer not null default 0,
+        updated integer not null default 0,
+        unchanged integer not null default 0,
+        unmatched integer not null default 0,
+        -- The order jobs were submitted in: a client's jobs run in this order.
+        submitted_position bigint not null,
+        created_at timestamptz not null,
+        started_at timestamptz,
+        finished_at timestamptz,
+        reason text
+      );
+      create index bulk_jobs_unfinished on bulk_jobs (submitted_position) where status in ('QUEUED', 'RUNNING');
+      create table bulk_job_rejections (
+        tenant text not null,
+        job_id uuid not null,
+        line integer not null,
+        external_id text,
+        errors jsonb not null,
+        primary key (job_id, line)
+      )`);
+  },
+  async apply(tx: Tx, stored: StoredEvent) {
+    const event = { type: stored.type, data: stored.data } as BulkJobEvent;
+    const jobId = stored.streamId.slice(BULK_JOB_STREAM_PREFIX.length);
+    switch (event.type) {
+      case "BulkJobSubmitted": {
+        const job = event.data;
+        await tx.query(
+          `insert into bulk_jobs (tenant, job_id, kind, client_id, status, lines, pieces, submitted_position, created_at)
+           values ($1, $2, $3, $4, 'QUEUED', $5, $6, $7, $8)`,
+          [stored.tenant, jobId, job.kind, job.clientId, job.lines, job.pieces, stored.position, stored.recordedAt],
+        );
+        break;
+      }
+      case "BulkJobStarted":
+        await tx.query("update bulk_jobs set status = 'RUNNING', started_at = $2 where job_id = $1", [jobId, stored.recordedAt]);
+        break;
+      case "BulkPieceImported": {
+        const { piece, counts, rejections } = event.data;
+        await tx.query(
+          `update bulk_jobs set pieces_done = $2 + 1, processed = processed + $3, accepted = accepted + $4, rejected = rejected + $5,
+             created = created + $6, updated = updated + $7, unchanged = unchanged + $8, unmatched = unmatched + $9
+           where job_id = $1`,
+          [jobId, piece, counts.processed, counts.accepted, counts.rejected, counts.created, counts.updated, counts.unchanged, counts.unmatched],
+        );
+        if (rejections.length > 0) {
+          await tx.query(
+            `insert into bulk_job_rejections (tenant, job_id, line, external_id, errors)
+             select $1, $2, r.line, r."externalId", r.errors from jsonb_to_recordset($3::jsonb) as r(line integer, "externalId" text, errors jsonb)`,
+            [stored.tenant, jobId, JSON.stringify(rejections)],
+          );
+        }
+        break;
+      }
+      case "BulkJobFinished":
+        await tx.query("update bulk_jobs set status = 'DONE', finished_at = $2 where job_id = $1", [jobId, stored.recordedAt]);
+        break;
+      case "BulkJobFailed":
+        await tx.query("update bulk_jobs set status = 'FAILED', finished_at = $2, reason = $3 where job_id = $1", [jobId, stored.recordedAt, event.data.reason]);
+        break;
+    }
+  },
+};

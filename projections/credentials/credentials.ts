@@ -1,0 +1,60 @@
+import type { StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
+import type { Projection } from "../runtime/projection.ts";
+
+/** Who may call: open-API clients (with their item-code maps) and report authors. */
+export const credentialsProjection: Projection = {
+  name: "credentials",
+  version: 1,
+  handles: ["ClientRegistered", "ClientRevoked", "ClientCodeMapSet", "AuthorRegistered"],
+  tables: ["clients", "authors"],
+  async setup(tx: Tx) {
+    await tx.query(`
+      create table clients (
+        tenant text not null,
+        client_id text primary key,
+        name text not null,
+        key_digest text not null unique,
+        code_map jsonb not null default '{}',
+        created_at timestamptz not null,
+        revoked_at timestamptz
+      );
+      create table authors (
+        tenant text not null,
+        author_id text primary key,
+        name text not null,
+        token_digest text not null unique,
+        created_at timestamptz not null
+      )`);
+  },
+  async apply(tx: Tx, event: StoredEvent) {
+    const data = event.data as Record<string, unknown>;
+    const id = event.streamId.slice(event.streamId.indexOf(":") + 1);
+    switch (event.type) {
+      case "ClientRegistered":
+        await tx.query("insert into clients (tenant, client_id, name, key_digest, created_at) values ($1, $2, $3, $4, $5)", [
+          event.tenant,
+          id,
+          data.name,
+          data.keyDigest,
+          event.recordedAt,
+        ]);
+        break;
+      case "ClientRevoked":
+        await tx.query("update clients set revoked_at = $2 where client_id = $1", [id, event.recordedAt]);
+        break;
+      case "ClientCodeMapSet":
+        await tx.query("update clients set code_map = $2 where client_id = $1", [id, JSON.stringify(data.codeMap)]);
+        break;
+      case "AuthorRegistered":
+        await tx.query("insert into authors (tenant, author_id, name, token_digest, created_at) values ($1, $2, $3, $4, $5)", [
+          event.tenant,
+          id,
+          data.name,
+          data.tokenDigest,
+          event.recordedAt,
+        ]);
+        break;
+    }
+  },
+};

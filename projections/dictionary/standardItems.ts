@@ -1,0 +1,30 @@
+import type { Tx } from "../../db/pool.ts";
+import type { DictionaryItem } from "../../db/seed/defaultDictionary.ts";
+import type { Projection } from "../runtime/projection.ts";
+
+/** The standard dialysis items in force, for report SQL (`std_items` of the clinical data source). */
+export const standardItemsProjection: Projection = {
+  name: "standard_items",
+  version: 1,
+  handles: ["DictionaryReleased"],
+  tables: ["std_items"],
+  sharedTables: ["std_items"],
+  async setup(tx: Tx) {
+    await tx.query(`
+      create table std_items (
+        code text primary key, name text not null, category text not null, unit text not null,
+        core boolean not null, timing boolean not null, value_type text not null, loinc text, version text not null
+      )`);
+  },
+  async apply(tx, event) {
+    // Releases recorded before conversions were kept hold the served items only: the same columns.
+    const { version, items } = event.data as { version: string; items: DictionaryItem[] };
+    await tx.query("delete from std_items");
+    await tx.query(
+      `insert into std_items
+       select code, name, category, unit, core, timing, "valueType", loinc, $2 from json_to_recordset($1::json)
+         as x(code text, name text, category text, unit text, core boolean, timing boolean, "valueType" text, loinc text)`,
+      [JSON.stringify(items), version],
+    );
+  },
+};

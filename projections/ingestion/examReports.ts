@@ -1,0 +1,142 @@
+import type { ReceivedReport } from "../../commands/ingestion/pushReports.ts";
+import type { StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
+import { inRuns, lastPerStream, patientColumns } from "../runtime/eventRuns.ts";
+import { applyDecision } from "./labReports.ts";
+import type { Projection } from "../runtime/projection.ts";
+import { createReportDays, recordReceivedCtes } from "./reportDays.ts";
+
+/** Examination reports as last received; their few measured items stay with the report as JSON. */
+export const examReportsProjection: Projection = {
+  name: "exam_reports",
+  version: 3,
+  handles: ["ExamReportReceived", "ExamReportClaimed", "ExamReportDismissed"],
+  tables: ["exam_reports", "exam_report_days"],
+  async setup(tx: Tx) {
+    await tx.query(`
+      create table exam_reports (
+        tenant text not null,
+        external_id text not null,
+        report_no text,
+        patient_ref text,
+        matched boolean not null,
+        pending_reason text,
+        id_card text,
+        patient_name text,
+        his_patient_id text,
+        exam_type text not null,
+        exam_name text,
+        examined_at timestamp,
+        reported_at timestamp not null,
+        report_day date not null,
+        status text,
+        department text,
+        reporter text,
+        reviewer text,
+        findings text,
+        conclusion text,
+        items jsonb not null,
+        received_at timestamptz not null,
+        client_name text not null,
+        dismissed_at timestamptz,
+        dismiss_reason text,
+        -- The report's newest event (version, claim or dismissal), for the ledger receipt in reconciliation.
+        ledger_tx xid8 not null,
+        ledger_position bigint not null,
+        primary key (tenant, external_id)
+      );
+      create index exam_reports_by_day on exam_reports (tenant, report_day, external_id collate "C");
+      create index exam_reports_pending on exam_reports (tenant, id_card) where not matched and dismissed_at is null;
+      ${createReportDays("exam_report_days")}`);
+  },
+  async apply(tx, event) {
+    await this.applyBatch!(tx, [event]);
+  },
+  async applyBatch(tx, events) {
+    await inRuns(
+      events,
+      "ExamReportReceived",
+      async (run) => {
+        await recordExamDays(tx, run);
+        await applyReceived(tx, lastPerStream(run));
+      },
+      (event) => applyDecision(tx, event, "exam_reports", "exam_report_days"),
+    );
+  },
+};
+
+async function recordExamDays(tx: Tx, events: StoredEvent[]): Promise<void> {
+  const versions = events.map((event) => {
+    const received = event.data as ReceivedReport;
+    return {
+      tenant: event.tenant,
+      external_id: received.externalId,
+      version: event.streamVersion,
+      valid_from: event.recordedAt,
+      report_day: received.report.reportedAt.slice(0, 10),
+      unmatched: !received.match.matched,
+      ledger_tx: event.transactionId,
+      ledger_position: event.position,
+    };
+  });
+  await tx.query(
+    `with versions as (
+       select * from json_to_recordset($1::json) as v(tenant text, external_id text, version integer, valid_from timestamptz, report_day date, unmatched boolean,
+                                                       ledger_tx xid8, ledger_position bigint)
+     ),
+     ${recordReceivedCtes("exam_report_days", "versions")}
+     select 1`,
+    [JSON.stringify(versions)],
+  );
+}
+
+async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
+  const rows = events.map((event) => {
+    const received = event.data as ReceivedReport;
+    const r = received.report as ReceivedReport["report"] & Record<string, string | undefined>;
+    const sent = (received.report.items ?? []) as unknown as Array<Record<string, unknown>>;
+    return {
+      tenant: event.tenant,
+      external_id: received.externalId,
+      report_no: r.reportNo ?? null,
+      ...patientColumns(received),
+      exam_type: r.examType,
+      exam_name: r.examName ?? null,
+      examined_at: r.examinedAt ?? null,
+      reported_at: r.reportedAt,
+      report_day: r.reportedAt.slice(0, 10),
+      status: r.status ?? null,
+      department: r.department ?? null,
+      reporter: r.reporter ?? null,
+      reviewer: r.reviewer ?? null,
+      findings: r.findings ?? null,
+      conclusion: r.conclusion ?? null,
+      items: received.items.map((mapped, index) => ({ ...sent[index], stdCode: mapped.stdCode, stdValue: mapped.stdValue, stdUnit: mapped.stdUnit })),
+      received_at: event.recordedAt,
+      client_name: received.client.name,
+      ledger_tx: event.transactionId,
+      ledger_position: event.position,
+    };
+  });
+  await tx.query(
+    `insert into exam_reports
+     select tenant, external_id, report_no, patient_ref, matched, pending_reason, id_card, patient_name, his_patient_id,
+            exam_type, exam_name, examined_at, reported_at, report_day, status, department, reporter, reviewer, findings,
+            conclusion, items, received_at, client_name, null, null, ledger_tx, ledger_position
+     from json_to_recordset($1::json) as x(tenant text, external_id text, report_no text, patient_ref text, matched boolean,
+       pending_reason text, id_card text, patient_name text, his_patient_id text, exam_type text, exam_name text,
+       examined_at timestamp, reported_at timestamp, report_day date, status text, department text, reporter text,
+       reviewer text, findings text, conclusion text, items jsonb, received_at timestamptz, client_name text,
+       ledger_tx xid8, ledger_position bigint)
+     on conflict (tenant, external_id) do update set
+       report_no = excluded.report_no, patient_ref = excluded.patient_ref, matched = excluded.matched,
+       pending_reason = excluded.pending_reason, id_card = excluded.id_card, patient_name = excluded.patient_name,
+       his_patient_id = excluded.his_patient_id, exam_type = excluded.exam_type, exam_name = excluded.exam_name,
+       examined_at = excluded.examined_at, reported_at = excluded.reported_at, report_day = excluded.report_day,
+       status = excluded.status, department = excluded.department, reporter = excluded.reporter,
+       reviewer = excluded.reviewer, findings = excluded.findings, conclusion = excluded.conclusion, items = excluded.items,
+       received_at = excluded.received_at, client_name = excluded.client_name, dismissed_at = null, dismiss_reason = null,
+       ledger_tx = excluded.ledger_tx, ledger_position = excluded.ledger_position`,
+    [JSON.stringify(rows)],
+  );
+}

@@ -1,0 +1,184 @@
+import type { Tx } from "../../db/pool.ts";
+import { CLINICAL_TARGETS } from "./clinicalTargets.ts";
+
+/*
+ * What dashboards read instead of every item row (clinical.monthly_results, latest_results):
+ * kept by the lab_results projection in the same transaction as the rows they summarise.
+ *
+ * - result_months: per month, ward and standard item, the matched numeric results: how many, of
+ *   how many patients, their sum and how many fell below, within and above the clinical target.
+ *   A month of a ward is some tens of rows where its item rows are thousands.
+ * - latest_results: each patient's newest numeric result of each item.
+ * - patient_wards: the patients' wards, as the lab_results projection has seen them.
+ *
+ * Both summaries are kept by difference (a batch costs what it holds, not what the store holds):
+ * a set of item rows is added after it is written and taken away before it is rewritten or
+ * removed. The ward is the patient's current one, as in clinical.lab_results: a patient who moves
+ * takes their results along. Sums are numeric, so that adding and taking away leave no rounding
+ * behind and a replay reaches the same figures whatever its batches.
+ */
+
+export function createResultSummaries(): string {
+  return `
+    create table patient_wards (
+      tenant text not null,
+      patient_ref text not null,
+      ward text,
+      primary key (tenant, patient_ref)
+    );
+    create table result_months (
+      tenant text not null,
+      std_code text not null,
+      month date not null,
+      ward text,
+      results integer not null,
+      patients integer not null,
+      value_sum numeric not null,
+      below_target integer not null,
+      in_target integer not null,
+      above_target integer not null,
+      unique nulls not distinct (tenant, std_code, month, ward)
+    );
+    -- The groups a correction emptied, to be dropped (a replay would not make them).
+    create index result_months_emptied on result_months (tenant) where results = 0;
+    create table latest_results (
+      tenant text not null,
+      patient_ref text not null,
+      std_code text not null,
+      std_value double precision not null,
+      reported_at timestamp not null,
+      reported_on date not null,
+      external_id text not null,
+      item_index integer not null,
+      primary key (tenant, patient_ref, std_code)
+    );
+    create index latest_results_by_item on latest_results (tenant, std_code, reported_on);
+    create table std_targets (
+      code text primary key,
+      low double precision,
+      high double precision,
+      source text not null
+    );
+    insert into std_targets
+    select code, low, high, source from json_to_recordset('${JSON.stringify(CLINICAL_TARGETS).replace(/'/g, "''")}')
+      as t(code text, low double precision, high double precision, source text)`;
+}
+
+/** Which item rows a change concerns, as a condition on a lab_results row aliased `r`, with its parameters. */
+export interface RowScope {
+  where: (alias: string) => string;
+  params: unknown[];
+}
+
+export function reportsScope(tenants: string[], externalIds: string[]): RowScope {
+  return {
+    where: (a) => `(${a}.tenant, ${a}.external_id) in (select * from unnest($1::text[], $2::text[]))`,
+    params: [tenants, externalIds],
+  };
+}
+
+export function patientScope(tenant: string, patientRef: string): RowScope {
+  return { where: (a) => `(${a}.tenant = $1 and ${a}.patient_ref = $2)`, params: [tenant, patientRef] };
+}
+
+/**
+ * Adds (sign 1) or takes away (-1) the rows in scope from result_months, under the patients'
+ * wards in patient_wards. A patient counts once in a month of an item: they are added or taken
+ * away only when no row of theirs outside the scope holds that month and item
+ * (lab_results_by_patient answers each such question with one probe).
+ */
+export async function shiftMonths(tx: Tx, sign: 1 | -1, scope: RowScope): Promise<void> {
+  await tx.query(
+    `with rows as (
+       select r.tenant, r.patient_ref, r.std_code, date_trunc('month', r.reported_on)::date as month, r.std_value::numeric as value,
+              r.std_value < t.low as below, r.std_value > t.high as above, t.code is not null as targeted
+       from lab_results r
+       left join std_targets t on t.code = r.std_code
+       where ${scope.where("r")} and r.patient_ref is not null and r.std_value is not null
+     ),
+     per_patient as (
+       select tenant, patient_ref, std_code, month, count(*) as results, sum(value) as value_sum,
+              count(*) filter (where below) as below, count(*) filter (where targeted and not coalesce(below or above, false)) as within,
+              count(*) filter (where above) as above
+       from rows
+       group by tenant, patient_ref, std_code, month
+     ),
+     per_ward as (
+       select p.tenant, p.std_code, p.month, w.ward, sum(p.results)::integer as results, sum(p.value_sum) as value_sum,
+              sum(p.below)::integer as below, sum(p.within)::integer as within, sum(p.above)::integer as above,
+              count(*) filter (where not exists (
+                select 1 from lab_results o
+                where o.tenant = p.tenant and o.patient_ref = p.patient_ref and o.std_code = p.std_code
+                  and o.reported_on >= p.month and o.reported_on < (p.month + interval '1 month')::date
+                  and o.std_value is not null and not ${scope.where("o")}
+              ))::integer as patients
+       from per_patient p
+       left join patient_wards w on w.tenant = p.tenant and w.patient_ref = p.patient_ref
+       group by p.tenant, p.std_code, p.month, w.ward
+     )
+     insert into result_months as m (tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target)
+     select tenant, std_code, month, ward, ${sign} * results, ${sign} * patients, ${sign} * value_sum, ${sign} * below, ${sign} * within, ${sign} * above
+     from per_ward
+     on conflict (tenant, std_code, month, ward) do update set
+       results = m.results + excluded.results, patients = m.patients + excluded.patients, value_sum = m.value_sum + excluded.value_sum,
+       below_target = m.below_target + excluded.below_target, in_target = m.in_target + excluded.in_target,
+       above_target = m.above_target + excluded.above_target`,
+    scope.params,
+  );
+  if (sign < 0) await tx.query("delete from result_months where results = 0");
+}
+
+/** The order that makes a result a patient's latest: reported last, then the greater external id and item. */
+const NEWEST_FIRST = "reported_at desc, external_id desc, item_index desc";
+
+/** Makes the rows in scope a patient's latest where they are newer than what latest_results holds. */
+export async function offerLatest(tx: Tx, scope: RowScope): Promise<void> {
+  await tx.query(
+    `insert into latest_results as l
+     select distinct on (tenant, patient_ref, std_code) tenant, patient_ref, std_code, std_value, reported_at, reported_on, external_id, item_index
+     from lab_results r
+     where ${scope.where("r")} and r.patient_ref is not null and r.std_value is not null
+     order by tenant, patient_ref, std_code, ${NEWEST_FIRST}
+     on conflict (tenant, patient_ref, std_code) do update set
+       std_value = excluded.std_value, reported_at = excluded.reported_at, reported_on = excluded.reported_on,
+       external_id = excluded.external_id, item_index = excluded.item_index
+     where (excluded.reported_at, excluded.external_id, excluded.item_index) > (l.reported_at, l.external_id, l.item_index)`,
+    scope.params,
+  );
+}
+
+/** Patients and items whose latest result went with rows that changed or went. */
+export type LostLatest = Array<{ tenant: string; patient_ref: string; std_code: string }>;
+
+/**
+ * Before the rows in scope change or go: forgets the latest results they hold, and returns which
+ * patients and items lost one, to be found again (findLatest) once the change is written.
+ */
+export async function forgetLatest(tx: Tx, scope: RowScope): Promise<LostLatest> {
+  const { rows } = await tx.query(
+    `delete from latest_results l
+     using lab_results r
+     where ${scope.where("r")} and l.tenant = r.tenant and l.patient_ref = r.patient_ref and l.std_code = r.std_code
+       and l.external_id = r.external_id and l.item_index = r.item_index
+     returning l.tenant, l.patient_ref, l.std_code`,
+    scope.params,
+  );
+  return rows;
+}
+
+/** Finds again the latest result of patients and items that lost theirs, where they have one left. */
+export async function findLatest(tx: Tx, lost: LostLatest): Promise<void> {
+  if (lost.length === 0) return;
+  await tx.query(
+    `insert into latest_results
+     select k.tenant, k.patient_ref, k.std_code, r.std_value, r.reported_at, r.reported_on, r.external_id, r.item_index
+     from unnest($1::text[], $2::text[], $3::text[]) as k(tenant, patient_ref, std_code)
+     cross join lateral (
+       select * from lab_results r
+       where r.tenant = k.tenant and r.patient_ref = k.patient_ref and r.std_code = k.std_code and r.std_value is not null
+       order by ${NEWEST_FIRST} limit 1
+     ) r
+     on conflict (tenant, patient_ref, std_code) do nothing`,
+    [lost.map((k) => k.tenant), lost.map((k) => k.patient_ref), lost.map((k) => k.std_code)],
+  );
+}

@@ -1,0 +1,83 @@
+import type { Draft, PublishedVersion } from "../../commands/reports/reportDecider.ts";
+import type { StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
+import type { Projection } from "../runtime/projection.ts";
+
+/** Reports, their drafts and every published version (with the frozen results of snapshots). */
+export const reportsProjection: Projection = {
+  name: "reports",
+  version: 1,
+  handles: ["ReportDraftSaved", "ReportDraftDiscarded", "ReportVersionPublished"],
+  tables: ["reports", "report_drafts", "report_versions", "report_snapshots"],
+  async setup(tx: Tx) {
+    await tx.query(`
+      create table reports (
+        tenant text not null, report_id text not null, title text not null, datasource text not null,
+        updated_at timestamptz not null, published_version integer, has_draft boolean not null,
+        primary key (tenant, report_id)
+      );
+      create table report_drafts (
+        tenant text not null, report_id text not null, title text not null, datasource text not null,
+        spec jsonb not null, audit jsonb not null, saved_at timestamptz not null, who text not null,
+        primary key (tenant, report_id)
+      );
+      create table report_versions (
+        tenant text not null, report_id text not null, no integer not null, title text not null, datasource text not null,
+        spec jsonb not null, params jsonb not null, mode text not null, note text not null, audit jsonb not null,
+        published_at timestamptz not null, who text not null, restored_from integer,
+        primary key (tenant, report_id, no)
+      );
+      create table report_snapshots (
+        tenant text not null, report_id text not null, no integer not null, data jsonb not null,
+        primary key (tenant, report_id, no)
+      )`);
+  },
+  async apply(tx: Tx, event: StoredEvent) {
+    const reportId = event.streamId.slice("report:".length);
+    const key = [event.tenant, reportId];
+    const who = (event.data as { who?: string }).who ?? event.metadata.actor;
+    switch (event.type) {
+      case "ReportDraftSaved": {
+        const draft = event.data as Draft;
+        await tx.query(
+          `insert into report_drafts values ($1, $2, $3, $4, $5, $6, $7, $8)
+           on conflict (tenant, report_id) do update set title = excluded.title, datasource = excluded.datasource,
+             spec = excluded.spec, audit = excluded.audit, saved_at = excluded.saved_at, who = excluded.who`,
+          [...key, draft.title, draft.datasource, JSON.stringify(draft.spec), JSON.stringify(draft.audit), event.recordedAt, who],
+        );
+        await tx.query(
+          `insert into reports values ($1, $2, $3, $4, $5, null, true)
+           on conflict (tenant, report_id) do update set title = excluded.title, datasource = excluded.datasource,
+             updated_at = excluded.updated_at, has_draft = true`,
+          [...key, draft.title, draft.datasource, event.recordedAt],
+        );
+        break;
+      }
+      case "ReportDraftDiscarded":
+        await tx.query("delete from report_drafts where tenant = $1 and report_id = $2", key);
+        await tx.query("update reports set has_draft = false where tenant = $1 and report_id = $2", key);
+        // A report that was never published is gone with its only draft.
+        await tx.query("delete from reports where tenant = $1 and report_id = $2 and published_version is null", key);
+        break;
+      case "ReportVersionPublished": {
+        const version = event.data as PublishedVersion;
+        await tx.query(
+          `insert into report_versions values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+          [...key, version.no, version.title, version.datasource, JSON.stringify(version.spec), JSON.stringify(version.params), version.mode,
+            version.note, JSON.stringify(version.audit), event.recordedAt, who, version.restoredFrom ?? null],
+        );
+        if (version.frozen) await tx.query("insert into report_snapshots values ($1, $2, $3, $4)", [...key, version.no, JSON.stringify(version.frozen)]);
+        const consumesDraft = version.restoredFrom === undefined;
+        if (consumesDraft) await tx.query("delete from report_drafts where tenant = $1 and report_id = $2", key);
+        await tx.query(
+          `insert into reports values ($1, $2, $3, $4, $5, $6, false)
+           on conflict (tenant, report_id) do update set title = excluded.title, datasource = excluded.datasource,
+             updated_at = excluded.updated_at, published_version = excluded.published_version,
+             has_draft = reports.has_draft and not $7`,
+          [...key, version.title, version.datasource, event.recordedAt, version.no, consumesDraft],
+        );
+        break;
+      }
+    }
+  },
+};

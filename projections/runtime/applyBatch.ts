@@ -1,0 +1,84 @@
+import type { StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
+import { checkpointOf, hasEventsAfter, readAfter, type FeedPage } from "./eventFeed.ts";
+import { recordError, saveProgress, type Generation } from "./generations.ts";
+import type { ApplyContext, Projection, TransactionalJobs } from "./projection.ts";
+
+/**
+ * - `applied`: a batch was applied (`full` when there may be more right behind it);
+ * - `idle`: nothing left to read;
+ * - `waiting`: events exist but their transactions are not all finished yet: look again shortly;
+ * - `failed`: the projection threw on an event; it stops there with the error recorded.
+ */
+export type BatchOutcome =
+  | { kind: "applied"; count: number; full: boolean }
+  | { kind: "idle" }
+  | { kind: "waiting" }
+  | { kind: "failed"; position: number; message: string };
+
+/**
+ * Applies the next batch to a generation whose row the caller has locked in `tx`. The projection's
+ * writes and the checkpoint commit together, so each event takes effect exactly once.
+ */
+export async function applyNextBatch(tx: Tx, projection: Projection, gen: Generation, batchSize: number, loading = false, jobs?: TransactionalJobs): Promise<BatchOutcome> {
+  const context: ApplyContext = { loading, jobs };
+  const page = await readAfter(tx, gen.checkpoint, batchSize, projection.handles, projection.payload);
+  const { events } = page;
+  if (events.length === 0) {
+    return (await hasEventsAfter(tx, gen.checkpoint)) ? { kind: "waiting" } : { kind: "idle" };
+  }
+  const handled = events.filter((event) => projection.handles.includes(event.type));
+  await tx.query("savepoint batch");
+  await tx.query(`set local search_path to ${gen.schemaName}, public`);
+  try {
+    await applyAll(tx, projection, handled, context);
+  } catch {
+    await tx.query("rollback to savepoint batch");
+    return applyUntilFailure(tx, projection, gen, page, context);
+  }
+  await tx.query("set local search_path to default");
+  const last = checkpointOf(events.at(-1)!);
+  await saveProgress(tx, gen, last, page.scanned);
+  gen.checkpoint = last;
+  return { kind: "applied", count: page.scanned, full: page.scanned === batchSize };
+}
+
+async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[], context: ApplyContext): Promise<void> {
+  if (events.length === 0) return;
+  if (projection.applyBatch) return projection.applyBatch(tx, events, context);
+  for (const event of events) await projection.apply(tx, event);
+}
+
+/** The slow path after a failed batch: one savepoint per event finds the event that fails. */
+async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation, { events, passed }: FeedPage, context: ApplyContext): Promise<BatchOutcome> {
+  await tx.query(`set local search_path to ${gen.schemaName}, public`);
+  let applied = 0;
+  let failure: { position: number; message: string } | null = null;
+  for (const event of events) {
+    if (projection.handles.includes(event.type)) {
+      await tx.query("savepoint one_event");
+      try {
+        await applyAll(tx, projection, [event], context);
+        await tx.query("release savepoint one_event");
+      } catch (error) {
+        await tx.query("rollback to savepoint one_event");
+        failure = { position: event.position, message: describe(error) };
+        break;
+      }
+    }
+    applied += 1;
+  }
+  await tx.query("set local search_path to default");
+  if (applied > 0) {
+    const last = checkpointOf(events[applied - 1]!);
+    await saveProgress(tx, gen, last, passed[applied - 1]!);
+    gen.checkpoint = last;
+  }
+  if (!failure) return { kind: "applied", count: applied > 0 ? passed[applied - 1]! : 0, full: false };
+  await recordError(tx, gen, failure.position, failure.message);
+  return { kind: "failed", ...failure };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

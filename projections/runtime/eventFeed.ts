@@ -1,0 +1,84 @@
+import type pg from "pg";
+import { toStoredEvent, type StoredEvent } from "../../db/eventStore.ts";
+
+/** Where a reader stands in the global order: the last event it applied. */
+export interface Checkpoint {
+  transactionId: string;
+  position: number;
+}
+
+export const START: Checkpoint = { transactionId: "0", position: 0 };
+
+/*
+ * Gap-free reading. `position` comes from a sequence, and sequence values are handed out when a
+ * row is inserted, not when its transaction commits: a transaction holding position 7 may commit
+ * after another has committed position 8. A reader that remembered "I am past 8" would skip 7
+ * forever. So readers order by the writing transaction's id (xid8) first, and only read events
+ * of transactions older than the oldest transaction still running (the snapshot's xmin): every
+ * transaction below xmin has finished, so no event can appear later below the checkpoint
+ * (transaction id, position). Any event of a newer transaction is left for a later read.
+ * This is the technique used by Marten, Eventuous and Emmett.
+ *
+ * The text copy of the id is selected under another name on purpose: were it called
+ * `transaction_id`, ORDER BY would sort by that text column ("100003" < "99999").
+ *
+ * A reader passes over events of types it does not handle: the database scans them (the
+ * checkpoint must move past them) but returns only the handled ones, and the last event scanned,
+ * so the checkpoint can move to it; that one comes without its payload when not handled. Of the
+ * handled ones, the reader names what it wants (`payload`, an SQL expression over the row: a
+ * projection's constant, never outside input).
+ */
+function readSql(payload: string): string {
+  return `
+  with scanned as materialized (
+    select position as at, transaction_id as tx, type as kind,
+           row_number() over (order by transaction_id, position) as passed, count(*) over () as scanned
+    from (select position, transaction_id, type from events
+          where (transaction_id, position) > ($1::xid8, $2::bigint)
+            and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          order by transaction_id, position
+          limit $3) page
+  )
+  select position, transaction_id::text as transaction_id_text, tenant, stream_id, stream_version, type,
+         case when handled then ${payload} end as data,
+         case when handled then metadata end as metadata,
+         recorded_at, passed, scanned
+  from scanned
+  cross join lateral (select kind = any($4::text[]) as handled) h
+  join events on position = at
+  where handled or passed = scanned
+  order by tx, at`;
+}
+
+export interface FeedPage {
+  /** The handled events in order, and last the last event scanned when the reader does not handle it. */
+  events: StoredEvent[];
+  /** For each of `events`, how many events the page passed up to and including it. */
+  passed: number[];
+  /** How many events the page passed in all, handled or not. */
+  scanned: number;
+}
+
+export async function readAfter(
+  db: Pick<pg.ClientBase, "query">,
+  after: Checkpoint,
+  limit: number,
+  handledTypes: readonly string[],
+  payload = "data",
+): Promise<FeedPage> {
+  const { rows } = await db.query(readSql(payload), [after.transactionId, after.position, limit, handledTypes]);
+  return { events: rows.map(toStoredEvent), passed: rows.map((row) => Number(row.passed)), scanned: rows.length ? Number(rows[0].scanned) : 0 };
+}
+
+/** True when events exist past the checkpoint that are not readable yet (their writers are still open or just committed). */
+export async function hasEventsAfter(db: Pick<pg.ClientBase, "query">, after: Checkpoint): Promise<boolean> {
+  const { rows } = await db.query(
+    "select exists (select 1 from events where (transaction_id, position) > ($1::xid8, $2::bigint)) as more",
+    [after.transactionId, after.position],
+  );
+  return rows[0].more === true;
+}
+
+export function checkpointOf(event: StoredEvent): Checkpoint {
+  return { transactionId: event.transactionId, position: event.position };
+}

@@ -1,0 +1,220 @@
+import type pg from "pg";
+import type { Tx } from "../../db/pool.ts";
+import type { Checkpoint } from "./eventFeed.ts";
+import { TENANT_READER_ROLE } from "../../db/tenantScope.ts";
+import type { Projection } from "./projection.ts";
+
+export type GenerationState = "building" | "live" | "retired";
+
+export interface Generation {
+  name: string;
+  generation: number;
+  version: number;
+  schemaName: string;
+  state: GenerationState;
+  checkpoint: Checkpoint;
+  appliedCount: number;
+  error: string | null;
+  errorPosition: number | null;
+}
+
+const GENERATION_COLUMNS = `name, generation, version, schema_name, state, last_tx::text as last_tx, last_position,
+  applied_count, error, error_position`;
+
+function toGeneration(row: Record<string, unknown>): Generation {
+  return {
+    name: row.name as string,
+    generation: row.generation as number,
+    version: row.version as number,
+    schemaName: row.schema_name as string,
+    state: row.state as GenerationState,
+    checkpoint: { transactionId: row.last_tx as string, position: Number(row.last_position) },
+    appliedCount: Number(row.applied_count),
+    error: (row.error as string | null) ?? null,
+    errorPosition: row.error_position == null ? null : Number(row.error_position),
+  };
+}
+
+type Queryable = Pick<pg.ClientBase, "query">;
+
+/**
+ * Takes the right to apply events to a generation for this transaction: an advisory lock (one
+ * key for whichever generation is live, one per building generation). `skipLocked` is for the
+ * live runner: another process holding it is already applying, so there is nothing to wait for.
+ * An advisory lock, unlike SELECT … FOR UPDATE, assigns no transaction id: the transaction
+ * holds one only from its first write, so it holds back the readers' horizon
+ * (projections/runtime/eventFeed.ts) for as short a time as possible.
+ */
+export async function lockGeneration(
+  tx: Queryable,
+  name: string,
+  which: { state: "live" | "building" } | { generation: number },
+  skipLocked: boolean,
+): Promise<Generation | null> {
+  const key = "state" in which ? `${name}:${which.state}` : `${name}:g${which.generation}`;
+  const lock = skipLocked ? "pg_try_advisory_xact_lock" : "pg_advisory_xact_lock";
+  const { rows: locked } = await tx.query(`select ${lock}(hashtext('projection'), hashtext($1))::text as ok`, [key]);
+  if (skipLocked && locked[0]?.ok !== "true") return null;
+  const [condition, value] = "state" in which ? ["state = $2", which.state] : ["generation = $2", which.generation];
+  const { rows } = await tx.query(`select ${GENERATION_COLUMNS} from projection_generations where name = $1 and ${condition}`, [name, value]);
+  return rows[0] ? toGeneration(rows[0]) : null;
+}
+
+export async function findLive(db: Queryable, name: string): Promise<Generation | null> {
+  const { rows } = await db.query(`select ${GENERATION_COLUMNS} from projection_generations where name = $1 and state = 'live'`, [name]);
+  return rows[0] ? toGeneration(rows[0]) : null;
+}
+
+export async function saveProgress(tx: Queryable, gen: Generation, to: Checkpoint, applied: number): Promise<void> {
+  await tx.query(
+    `update projection_generations set last_tx = $3::xid8, last_position = $4, applied_count = applied_count + $5, updated_at = now()
+     where name = $1 and generation = $2`,
+    [gen.name, gen.generation, to.transactionId, to.position, applied],
+  );
+}
+
+export async function recordError(tx: Queryable, gen: Generation, position: number, message: string): Promise<void> {
+  await tx.query(
+    `update projection_generations set error = $3, error_position = $4, error_at = now(), updated_at = now()
+     where name = $1 and generation = $2`,
+    [gen.name, gen.generation, message, position],
+  );
+}
+
+/** Lets a stopped projection try its failed event again (after a fix was deployed). */
+export async function clearError(db: Queryable, name: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update projection_generations set error = null, error_position = null, error_at = null, updated_at = now()
+     where name = $1 and state = 'live' and error is not null`,
+    [name],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Creates an empty generation in a schema of its own and runs the projection's setup there. */
+export async function createGeneration(tx: Tx, projection: Projection, state: "building" | "live"): Promise<Generation> {
+  const { rows } = await tx.query(
+    "select coalesce(max(generation), 0) + 1 as next from projection_generations where name = $1",
+    [projection.name],
+  );
+  const generation = rows[0].next as number;
+  const schemaName = `proj_${projection.name}_g${generation}`;
+  await tx.query(`create schema ${schemaName}`);
+  await tx.query(`set local search_path to ${schemaName}, public`);
+  await projection.setup(tx);
+  // A live generation starts empty: nothing to load first.
+  if (state === "live") await projection.finishLoad?.(tx);
+  await tx.query("set local search_path to default");
+  await isolateTenants(tx, projection, schemaName);
+  const inserted = await tx.query(
+    `insert into projection_generations (name, generation, version, schema_name, state, live_since)
+     values ($1, $2, $3, $4, $5, case when $5 = 'live' then now() end)
+     returning ${GENERATION_COLUMNS}`,
+    [projection.name, generation, projection.version, schemaName, state],
+  );
+  if (state === "live") await pointReadViews(tx, projection, schemaName);
+  return toGeneration(inserted.rows[0]);
+}
+
+/** Builds what a generation's load left for its end (Projection.finishLoad), in its own schema. */
+export async function finishLoad(tx: Tx, projection: Projection, gen: Pick<Generation, "schemaName">): Promise<void> {
+  if (!projection.finishLoad) return;
+  await tx.query(`set local search_path to ${gen.schemaName}, public`);
+  await projection.finishLoad(tx);
+  await tx.query("set local search_path to default");
+}
+
+/**
+ * Tenant isolation lives here, once for every read model: each table gets row-level security
+ * keyed on its `tenant` column, readable only by the role queries run as. A table without a
+ * tenant column is refused unless the projection declares it shared reference data.
+ */
+async function isolateTenants(tx: Tx, projection: Projection, schemaName: string): Promise<void> {
+  await tx.query(`grant usage on schema ${schemaName} to ${TENANT_READER_ROLE}`);
+  for (const table of projection.tables) {
+    await tx.query(`grant select on ${schemaName}.${table} to ${TENANT_READER_ROLE}`);
+    if (projection.sharedTables?.includes(table)) continue;
+    const { rowCount } = await tx.query(
+      "select 1 from information_schema.columns where table_schema = $1 and table_name = $2 and column_name = 'tenant'",
+      [schemaName, table],
+    );
+    if (!rowCount) throw new Error(`projection ${projection.name}: table ${table} needs a tenant column (or list it in sharedTables)`);
+    await tx.query(`alter table ${schemaName}.${table} enable row level security`);
+    await tx.query(`create policy tenant_isolation on ${schemaName}.${table} using (tenant = current_setting('app.tenant', true))`);
+  }
+}
+
+/**
+ * `read.<table>` views give queries a name that survives rebuilds. They are security_invoker so
+ * that row-level security on the generation's tables applies to whoever queries the view.
+ */
+export async function pointReadViews(tx: Tx, projection: Projection, schemaName: string): Promise<void> {
+  for (const table of projection.tables) {
+    const body = `view read.${table} with (security_invoker = true) as select * from ${schemaName}.${table}`;
+    await tx.query("savepoint point_view");
+    try {
+      await tx.query(`create or replace ${body}`);
+      await tx.query(`grant select on read.${table} to ${TENANT_READER_ROLE}`);
+      await tx.query("release savepoint point_view");
+    } catch {
+      // The new version changed the table's columns: a replaced view must keep them, so recreate it.
+      await tx.query("rollback to savepoint point_view");
+      await tx.query(`drop view if exists read.${table} cascade`);
+      await tx.query(`create ${body}`);
+      await tx.query(`grant select on read.${table} to ${TENANT_READER_ROLE}`);
+    }
+  }
+}
+
+/** Makes `next` the live generation in the caller's transaction (then `dropRetiredSchemas` after commit). */
+export async function promote(tx: Tx, projection: Projection, next: Generation, previous: Generation | null): Promise<void> {
+  if (previous) {
+    await tx.query("update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2", [
+      previous.name,
+      previous.generation,
+    ]);
+  }
+  await tx.query(
+    "update projection_generations set state = 'live', live_since = now(), updated_at = now() where name = $1 and generation = $2",
+    [next.name, next.generation],
+  );
+  await pointReadViews(tx, projection, next.schemaName);
+}
+
+/**
+ * Drops the tables of retired generations, except those of a generation whose tables a view
+ * elsewhere (read.*, clinical.*) still shows: when a table moves to another projection (lab_results
+ * left lab_reports), the old generation's copy serves until the new projection is built.
+ */
+export async function dropRetiredSchemas(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query(
+    `select g.schema_name from projection_generations g
+     join pg_namespace n on n.nspname = g.schema_name
+     where g.state = 'retired'
+       and not exists (
+         select 1 from pg_depend d
+         join pg_rewrite r on r.oid = d.objid
+         join pg_class v on v.oid = r.ev_class
+         join pg_class t on t.oid = d.refobjid
+         where d.classid = 'pg_rewrite'::regclass and d.refclassid = 'pg_class'::regclass
+           and t.relnamespace = n.oid and v.relnamespace <> n.oid)`,
+  );
+  const dropped = rows.map((row) => row.schema_name as string);
+  for (const schema of dropped) await db.query(`drop schema if exists ${schema} cascade`);
+  return dropped;
+}
+
+/** Removes an unfinished rebuild (a crash mid-rebuild leaves one behind). */
+export async function discardBuilding(tx: Tx, name: string): Promise<void> {
+  const { rows } = await tx.query(
+    "select generation, schema_name from projection_generations where name = $1 and state = 'building'",
+    [name],
+  );
+  for (const row of rows) {
+    await tx.query(`drop schema if exists ${row.schema_name} cascade`);
+    await tx.query("update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2", [
+      name,
+      row.generation,
+    ]);
+  }
+}

@@ -1,0 +1,62 @@
+import type { StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
+
+/**
+ * A read model built from events. The runtime calls `setup` and `apply` with `search_path` set to
+ * the generation's own schema, so a projection names its tables unqualified and a rebuild can fill
+ * a fresh copy while the live one keeps serving.
+ */
+export interface Projection {
+  /** `[a-z][a-z0-9_]*`; also the pg-boss queue and schema name stem. */
+  readonly name: string;
+  /** Bump when `setup` or `apply` changes meaning: the runtime then rebuilds by replay. */
+  readonly version: number;
+  readonly handles: readonly string[];
+  /**
+   * What the runtime reads as `data` of a handled event: an SQL expression over the `events` row
+   * (default `data`, the whole payload). A projection that reads the payload inside the database,
+   * or needs a few fields of a large one, names less so that less crosses the wire and is parsed.
+   */
+  readonly payload?: string;
+  /** Event types a reacting projection appends while applying; their consumers are woken after each batch. */
+  readonly emits?: readonly string[];
+  /** Tables exposed to queries as `read.<table>`; they follow the live generation. */
+  readonly tables: readonly string[];
+  /** Tables of reference data shared by all tenants; every other table must have a `tenant` column. */
+  readonly sharedTables?: readonly string[];
+  /**
+   * Events per batch (default 1000). Each batch is one transaction, and a writing transaction
+   * holds back every reader's horizon while it runs: heavy events want smaller batches.
+   */
+  readonly batchSize?: number;
+  setup(tx: Tx): Promise<void>;
+  apply(tx: Tx, event: StoredEvent): Promise<void>;
+  /**
+   * Optional set-based form of `apply` for projections that fold many events into few rows;
+   * must have the same effect as applying the events one by one. While a rebuild loads a fresh
+   * generation (`loading`), it may leave for `finishLoad` what is cheaper built once at the end.
+   */
+  applyBatch?(tx: Tx, events: StoredEvent[], context?: ApplyContext): Promise<void>;
+  /**
+   * Builds what batches applied while `loading` left undone (summaries, indexes), in one pass over
+   * the loaded tables; the runtime calls it after a rebuild's load and before the events that
+   * arrived meanwhile, and on a new empty generation right after `setup`.
+   */
+  finishLoad?(tx: Tx): Promise<void>;
+}
+
+export interface ApplyContext {
+  /** True while a rebuild loads history: a reactor does nothing then (what it did is in the store already). */
+  loading: boolean;
+  /** Jobs that exist exactly when the batch commits (a reactor's webhook); absent where none are configured. */
+  jobs?: TransactionalJobs;
+}
+
+/** pg-boss jobs sent inside the projection's transaction. */
+export interface TransactionalJobs {
+  send(tx: Tx, queue: string, data: object, singletonKey: string): Promise<void>;
+}
+
+export function assertProjectionName(name: string): void {
+  if (!/^[a-z][a-z0-9_]{0,39}$/.test(name)) throw new Error(`projection name ${name} must match [a-z][a-z0-9_]{0,39}`);
+}

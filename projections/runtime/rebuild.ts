@@ -1,0 +1,117 @@
+import type { Logger } from "pino";
+import { ensureClinicalViews } from "../../db/clinicalViews.ts";
+import { withTransaction, type Db } from "../../db/pool.ts";
+import { applyNextBatch } from "./applyBatch.ts";
+import { createGeneration, discardBuilding, dropRetiredSchemas, finishLoad, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
+import type { Projection } from "./projection.ts";
+
+export type RebuildResult =
+  | { status: "rebuilt"; generation: number; events: number; seconds: number }
+  | { status: "busy" }
+  | { status: "failed"; position: number; message: string };
+
+/** How far a rebuild has read: events passed (handled or not) and the store's last position when it began. */
+export interface RebuildProgress {
+  eventsRead: number;
+  /** Positions are numbered without gaps but for rolled-back appends: about the number of events to read. */
+  lastPosition: number;
+}
+
+export interface RebuildOptions {
+  batchSize?: number;
+  /** Told after every batch (a progress bar). */
+  onProgress?: (progress: RebuildProgress) => void;
+}
+
+/**
+ * Replays every event into a fresh generation while the live one keeps serving, then swaps them
+ * in one transaction. Only one rebuild of a projection runs at a time (a session advisory lock).
+ */
+export async function rebuildProjection(db: Db, projection: Projection, log: Logger, { batchSize = 2000, onProgress }: RebuildOptions = {}): Promise<RebuildResult> {
+  const lockHolder = await db.connect();
+  const started = Date.now();
+  try {
+    const { rows } = await lockHolder.query("select pg_try_advisory_lock(hashtext('projection-rebuild'), hashtext($1)) as ok", [projection.name]);
+    if (!rows[0].ok) return { status: "busy" };
+
+    const building = await withTransaction(db, async (tx) => {
+      await discardBuilding(tx, projection.name);
+      return createGeneration(tx, projection, "building");
+    });
+    log.info({ projection: projection.name, generation: building.generation }, "rebuilding projection");
+    const { rows: last } = await db.query("select coalesce(max(position), 0) as position from events");
+    const progress: RebuildProgress = { eventsRead: 0, lastPosition: Number(last[0].position) };
+    const advance = (count: number) => {
+      progress.eventsRead += count;
+      onProgress?.({ ...progress, lastPosition: Math.max(progress.lastPosition, progress.eventsRead) });
+    };
+
+    // Catch up without holding up the live runner; the swap below takes the last stretch.
+    for (;;) {
+      const outcome = await withTransaction(db, async (tx) => {
+        const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
+        return applyNextBatch(tx, projection, gen, batchSize, true);
+      });
+      if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
+      if (outcome.kind !== "applied") break;
+      advance(outcome.count);
+    }
+    await withTransaction(db, async (tx) => {
+      await lockGeneration(tx, projection.name, { generation: building.generation }, false);
+      await finishLoad(tx, projection, building);
+    });
+
+    const swapped = await withTransaction(db, async (tx) => {
+      // Waiting for the live row stops the live runner between two of its batches.
+      const live = await lockGeneration(tx, projection.name, { state: "live" }, false);
+      const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
+      for (;;) {
+        const outcome = await applyNextBatch(tx, projection, gen, batchSize);
+        if (outcome.kind === "failed") return outcome;
+        if (outcome.kind !== "applied") break;
+        advance(outcome.count);
+      }
+      await promote(tx, projection, gen, live);
+      await ensureClinicalViews(tx);
+      return { kind: "promoted" as const, gen };
+    });
+    if (swapped.kind === "failed") return { status: "failed", position: swapped.position, message: swapped.message };
+
+    await dropRetiredSchemas(db);
+    const seconds = (Date.now() - started) / 1000;
+    log.info({ projection: projection.name, generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds }, "projection rebuilt");
+    return { status: "rebuilt", generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds };
+  } finally {
+    await lockHolder.query("select pg_advisory_unlock_all()").catch(() => {});
+    lockHolder.release();
+  }
+}
+
+/**
+ * Makes sure every projection has a live generation of its current version, and returns those to
+ * build by replay (the caller runs rebuildProjection for each): one whose version changed (the old
+ * generation serves meanwhile), and a new one whose events the store already holds. Only a new
+ * projection with nothing to replay starts empty and live: made live empty over existing events,
+ * it would serve a partial read model until it caught up, and take over the view of a table that
+ * moved to it from another projection's complete copy.
+ */
+export async function prepareProjections(db: Db, projections: readonly Projection[], log: Logger): Promise<Projection[]> {
+  const toBuild: Projection[] = [];
+  for (const projection of projections) {
+    const live: Generation | null = await withTransaction(db, async (tx) => {
+      await tx.query("select pg_advisory_xact_lock(hashtext('projection-setup'), hashtext($1))", [projection.name]);
+      const found = await findLive(tx, projection.name);
+      if (found) return found;
+      const { rows } = await tx.query("select exists (select 1 from events where type = any($1::text[])) as held", [projection.handles]);
+      if (!rows[0].held) return createGeneration(tx, projection, "live");
+      // Set up now all the same, so that a projection that cannot be set up stops the start.
+      await discardBuilding(tx, projection.name);
+      await createGeneration(tx, projection, "building");
+      return null;
+    });
+    if (!live || live.version !== projection.version) toBuild.push(projection);
+  }
+  await withTransaction(db, ensureClinicalViews);
+  if (toBuild.length > 0) log.info({ projections: toBuild.map((p) => p.name) }, "projections new or changed; building them by replay");
+  return toBuild;
+}

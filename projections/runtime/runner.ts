@@ -1,0 +1,128 @@
+import type { Logger } from "pino";
+import { withTransaction, type Db } from "../../db/pool.ts";
+import { applyNextBatch, type BatchOutcome } from "./applyBatch.ts";
+import { lockGeneration } from "./generations.ts";
+import type { Projection, TransactionalJobs } from "./projection.ts";
+import { isTransient } from "../../db/transientErrors.ts";
+
+export interface RunnerOptions {
+  /** Told after a batch of a projection that `emits` events has committed. */
+  onEmitted?: (eventTypes: ReadonlySet<string>) => void;
+  batchSize?: number;
+  /** How soon to look again when events wait behind a transaction that has not finished. */
+  waitingRetryMs?: number;
+  jobs?: TransactionalJobs;
+}
+
+/**
+ * Keeps one projection's live generation up to date in this process. Wake-ups coalesce: a wake
+ * during a run makes the run go round once more instead of starting a second one.
+ */
+export class ProjectionRunner {
+  private running: Promise<void> | null = null;
+  private lastOutcome: Awaited<ReturnType<ProjectionRunner["drain"]>> | null = null;
+  private again = false;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly batchSize: number;
+  private readonly waitingRetryMs: number;
+
+  constructor(
+    private readonly db: Db,
+    readonly projection: Projection,
+    private readonly log: Logger,
+    private readonly options: RunnerOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? projection.batchSize ?? 1000;
+    this.waitingRetryMs = options.waitingRetryMs ?? 20;
+  }
+
+  /** Resolves when the run that this wake-up caused (or joined) has finished. */
+  wake(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  /**
+   * Applies everything readable now, waiting out transactions that are still open (which can hold
+   * events back): for callers that need the read model complete before they go on.
+   */
+  async settle(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.wake();
+      if (this.lastOutcome !== "waiting" && this.lastOutcome !== "locked" && this.lastOutcome !== "transient") return;
+      if (Date.now() > deadline) throw new Error(`projection ${this.projection.name} did not settle within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    let lockedOut = 0;
+    do {
+      this.again = false;
+      const outcome = await this.drain();
+      this.lastOutcome = outcome;
+      if (outcome === "waiting") this.retryIn(this.waitingRetryMs);
+      if (outcome === "locked") {
+        // Another process is applying; it may be just finishing and miss what woke us: look once more.
+        if (lockedOut++ === 0) this.retryIn(100);
+      }
+      if (outcome === "transient") this.retryIn(1000);
+      if (outcome === "transient" || outcome === "locked") break;
+    } while (this.again && !this.stopped);
+  }
+
+  private retryIn(ms: number): void {
+    if (this.retryTimer || this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.wake();
+    }, ms);
+    this.retryTimer.unref();
+  }
+
+  private async drain(): Promise<"idle" | "waiting" | "locked" | "stopped" | "transient"> {
+    for (;;) {
+      if (this.stopped) return "stopped";
+      let outcome: BatchOutcome | "locked" | "stopped";
+      try {
+        outcome = await withTransaction(this.db, async (tx) => {
+          const gen = await lockGeneration(tx, this.projection.name, { state: "live" }, true);
+          if (!gen) return "locked";
+          // A stopped projection waits for `projections retry`; an outdated one for its rebuild.
+          if (gen.error || gen.version !== this.projection.version) return "stopped";
+          return applyNextBatch(tx, this.projection, gen, this.batchSize, false, this.options.jobs);
+        });
+      } catch (error) {
+        // Not the projection's own fault (that is "failed" above): the database or the runtime.
+        const level = isTransient(error) ? "warn" : "error";
+        this.log[level]({ err: error, projection: this.projection.name }, "projection paused by a fault; retrying");
+        return "transient";
+      }
+      if (outcome === "locked" || outcome === "stopped") return outcome;
+      if (outcome.kind === "failed") {
+        this.log.error(
+          { projection: this.projection.name, position: outcome.position, error: outcome.message },
+          "projection stopped at an event it could not apply",
+        );
+        return "stopped";
+      }
+      if (outcome.kind === "idle" || outcome.kind === "waiting") return outcome.kind;
+      if (this.projection.emits?.length) this.options.onEmitted?.(new Set(this.projection.emits));
+    }
+  }
+}

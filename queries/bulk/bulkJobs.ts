@@ -1,0 +1,120 @@
+import type pg from "pg";
+import { z } from "zod";
+import { BULK_STATUSES, bulkRejectionSchema } from "../../commands/bulk/bulkJobEvents.ts";
+import type { Db } from "../../db/pool.ts";
+import type { TenantReader } from "../../db/tenantScope.ts";
+import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
+
+const count = (what: string) => z.int().meta({ description: what });
+
+/** Contract D.4: `GET /open/v1/bulk/{jobId}`. */
+export const bulkJobAnswerSchema = z.object({
+  jobId: z.string(),
+  kind: z.enum(["lab", "exam"]),
+  status: z.enum(BULK_STATUSES),
+  lines: count("Reports in the body (non-blank lines)"),
+  processed: count("Lines handled so far, accepted or rejected"),
+  accepted: count("Lines stored (created, updated or unchanged)"),
+  rejected: count("Lines refused; read them at rejected"),
+  created: count("As in a push result"),
+  updated: count("As in a push result"),
+  unchanged: count("As in a push result"),
+  unmatched: count("Accepted reports waiting in the unmatched queue for a patient"),
+  createdAt: localDateTimeText,
+  startedAt: localDateTimeText.nullable(),
+  finishedAt: localDateTimeText.nullable(),
+  reason: z.string().optional().meta({ description: "Why a FAILED job stopped" }),
+});
+export type BulkJobAnswer = z.infer<typeof bulkJobAnswerSchema>;
+
+/** Contract D.4: `GET /open/v1/bulk/{jobId}/rejected`. */
+export const bulkRejectedAnswerSchema = z.object({
+  total: count("Rejected lines of the job so far"),
+  items: z.array(bulkRejectionSchema),
+});
+export type BulkRejectedAnswer = z.infer<typeof bulkRejectedAnswerSchema>;
+
+/** A job as the staff pages list it: the open API's answer and the name of the client that sent it. */
+export const bulkJobListEntrySchema = bulkJobAnswerSchema.extend({
+  client: z.string().meta({ description: "The name of the client (sending system) whose key submitted the job" }),
+});
+export type BulkJobListEntry = z.infer<typeof bulkJobListEntrySchema>;
+
+/** The staff pages list this many of the newest jobs. */
+export const BULK_JOB_LIST_LIMIT = 200;
+
+const at = (value: Date | null) => (value ? localDateTime(value) : null);
+
+/** A job of this client, or null (another client's job does not exist for it). */
+export async function bulkJobOfClient(reader: TenantReader, jobId: string, clientId: string): Promise<BulkJobAnswer | null> {
+  const { rows } = await reader.query("select * from read.bulk_jobs where job_id = $1 and client_id = $2", [jobId, clientId]);
+  return rows[0] ? jobAnswer(rows[0]) : null;
+}
+
+/** Whether the reader's tenant has this job (row-level security hides the others'). */
+export async function bulkJobExists(reader: TenantReader, jobId: string): Promise<boolean> {
+  const { rowCount } = await reader.query("select 1 from read.bulk_jobs where job_id = $1", [jobId]);
+  return rowCount === 1;
+}
+
+/** The tenant's newest jobs first, each with its client's name. */
+export async function listBulkJobs(reader: TenantReader): Promise<BulkJobListEntry[]> {
+  const { rows } = await reader.query(
+    `select j.*, coalesce(c.name, j.client_id) as client_name
+       from read.bulk_jobs j left join read.clients c on c.client_id = j.client_id
+      order by j.submitted_position desc limit $1`,
+    [BULK_JOB_LIST_LIMIT],
+  );
+  return rows.map((row) => {
+    const { jobId, kind, ...rest } = jobAnswer(row);
+    return { jobId, kind, client: row.client_name, ...rest };
+  });
+}
+
+function jobAnswer(row: pg.QueryResultRow): BulkJobAnswer {
+  return {
+    jobId: row.job_id,
+    kind: row.kind,
+    status: row.status,
+    lines: row.lines,
+    processed: row.processed,
+    accepted: row.accepted,
+    rejected: row.rejected,
+    created: row.created,
+    updated: row.updated,
+    unchanged: row.unchanged,
+    unmatched: row.unmatched,
+    createdAt: localDateTime(row.created_at),
+    startedAt: at(row.started_at),
+    finishedAt: at(row.finished_at),
+    ...(row.status === "FAILED" && row.reason ? { reason: row.reason } : {}),
+  };
+}
+
+/** One page of a job's rejected lines, in line order. */
+export async function bulkJobRejections(reader: TenantReader, jobId: string, offset: number, limit: number): Promise<z.infer<typeof bulkRejectedAnswerSchema>> {
+  const { rows } = await reader.query(
+    `select (select count(*) from read.bulk_job_rejections where job_id = $1)::int as total,
+            coalesce((select jsonb_agg(jsonb_build_object('line', line, 'externalId', external_id, 'errors', errors) order by line)
+                      from (select line, external_id, errors from read.bulk_job_rejections where job_id = $1 order by line offset $2 limit $3) page), '[]') as items`,
+    [jobId, offset, limit],
+  );
+  return { total: rows[0].total, items: rows[0].items };
+}
+
+export interface UnfinishedJob {
+  tenant: string;
+  jobId: string;
+  clientId: string;
+}
+
+/** Every job not yet done, of every tenant (or of one client), in submission order: what the workers have to do. */
+export async function unfinishedBulkJobs(db: Db, of?: { tenant: string; clientId: string }): Promise<UnfinishedJob[]> {
+  const { rows } = await db.query(
+    `select tenant, job_id, client_id from read.bulk_jobs
+     where status in ('QUEUED', 'RUNNING') and ($1::text is null or (tenant = $1 and client_id = $2))
+     order by submitted_position`,
+    [of?.tenant ?? null, of?.clientId ?? null],
+  );
+  return rows.map((row) => ({ tenant: row.tenant, jobId: row.job_id, clientId: row.client_id }));
+}

@@ -1,0 +1,53 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+
+/** Contract B.4: a dictionary item as senders see it (`loinc` is ours, beside the contract's fields). */
+export const servedItemSchema = z.object({
+  code: z.string(),
+  name: z.string(),
+  category: z.string(),
+  valueType: z.string().meta({ description: "numeric, qualitative or text" }),
+  unit: z.string().meta({ description: '"" when unit-less' }),
+  aliases: z.array(z.string()),
+  core: z.boolean(),
+  timing: z.boolean().meta({ description: "True when the meaning depends on when it is drawn relative to a dialysis session (pre/post)" }),
+  loinc: z.string().nullable(),
+});
+export type ServedItem = z.infer<typeof servedItemSchema>;
+
+export const servedExamTypeSchema = z.object({ code: z.string(), name: z.string() });
+
+/** Contract B.4: the `data` of `GET /open/v1/dict/lab-items`. */
+export const dictionaryAnswerSchema = z.object({
+  version: z.string().meta({ description: "Changes exactly when the dictionary content changes" }),
+  items: z.array(servedItemSchema),
+  examTypes: z.array(servedExamTypeSchema),
+});
+
+export interface ServedDictionary extends z.infer<typeof dictionaryAnswerSchema> {
+  categories: string[];
+}
+
+/**
+ * The dictionary as senders see it (contract B.4). Its version is derived from the whole content,
+ * so it changes exactly when the content does and is the same in every process: the unit
+ * conversions and English names are content too, though not served (a changed conversion factor
+ * changes the values stored from then on).
+ */
+export function serveDictionary(dictionary: Dictionary): ServedDictionary {
+  const items = dictionary.items.map((item) => ({
+    code: item.code,
+    name: item.name,
+    category: item.category,
+    valueType: item.valueType,
+    unit: item.unit,
+    aliases: [...item.aliases],
+    core: item.core,
+    timing: item.timing,
+    loinc: item.loinc ?? null,
+  }));
+  const examTypes = dictionary.examTypes.map(({ code, name }) => ({ code, name }));
+  const version = createHash("sha256").update(JSON.stringify({ items: dictionary.items, examTypes: dictionary.examTypes })).digest("hex").slice(0, 12);
+  return { version, items, examTypes, categories: [...new Set(items.map((item) => item.category))] };
+}

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import type { Match } from "../../commands/ingestion/patientMatching.ts";
+import type { ReceivedReport } from "../../commands/ingestion/pushReports.ts";
+import { reportStream, type ReportKind } from "../../commands/ingestion/reportKinds.ts";
+import { criticalResultsStream, type CriticalResultEvent } from "../../commands/alerts/criticalResults.ts";
+import { readStream, type StoredEvent } from "../../db/eventStore.ts";
+import type { Db } from "../../db/pool.ts";
+import { jsonChanges } from "../kit/jsonChanges.ts";
+import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
+
+/*
+ * The history of one report (contract D.1), read from its stream in the event store: what was
+ * received, claimed and dismissed, by whom and when, and every version exactly as accepted. Never
+ * from a read table, which a later update overwrites.
+ */
+
+export const historyEntrySchema = z.object({
+  seq: z.int().meta({ description: "1, 2, … in the order of the entries" }),
+  event: z.enum(["RECEIVED", "CLAIMED", "DISMISSED", "REQUEUED", "ALERT_RAISED", "ALERT_ACKNOWLEDGED", "ALERT_CLOSED"]).meta({ description: "ALERT_*: a critical-result alert of the report's results (contract D.7)" }),
+  at: localDateTimeText,
+  by: z.string().meta({ description: "The sending client's name, the person's name, or auto for an automatic claim" }),
+  requestId: z.string().nullable(),
+  version: z.int().optional().meta({ description: "RECEIVED: the stored version's counter (1, 2, …)" }),
+  contentHash: z.string().optional().meta({ description: 'RECEIVED: "sha256:" + hex of the canonical JSON of the report as accepted' }),
+  status: z.enum(["CREATED", "UPDATED"]).optional(),
+  matched: z.boolean().optional(),
+  patientRef: z.string().nullable().optional(),
+  reason: z.string().optional().meta({ description: "DISMISSED: why; REQUEUED: why the report waits again; ALERT_RAISED: why the result is critical; ALERT_CLOSED: why it no longer is" }),
+  alertId: z.string().optional(),
+  code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
+  note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
+});
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+
+export const reportHistorySchema = z.object({
+  kind: z.enum(["lab", "exam"]),
+  externalId: z.string(),
+  current: z.int().meta({ description: "The newest stored version" }),
+  entries: z.array(historyEntrySchema),
+});
+export type ReportHistory = z.infer<typeof reportHistorySchema>;
+
+export const reportVersionSchema = z.object({
+  version: z.int(),
+  receivedAt: localDateTimeText,
+  by: z.string(),
+  report: z.record(z.string(), z.unknown()).meta({ description: "The report exactly as accepted in that version (unknown fields stripped)" }),
+});
+export type ReportVersion = z.infer<typeof reportVersionSchema>;
+
+export const reportDiffSchema = z.object({
+  from: z.int(),
+  to: z.int(),
+  changes: z.array(z.object({ path: z.string().meta({ example: "items[3].value" }), before: z.unknown(), after: z.unknown() })),
+});
+export type ReportDiff = z.infer<typeof reportDiffSchema>;
+
+interface Received {
+  version: number;
+  event: StoredEvent<ReceivedReport>;
+}
+
+async function streamOf(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<StoredEvent[] | null> {
+  const { events } = await readStream(db, tenant, reportStream(kind, externalId));
+  return events.some((event) => event.type === kind.events.received) ? events : null;
+}
+
+/** The report's own events and, for a laboratory report, its critical-result alerts', in the order they happened. */
+async function historyEventsOf(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<StoredEvent[] | null> {
+  const events = await streamOf(db, tenant, kind, externalId);
+  if (!events || kind.name !== "lab") return events;
+  const alerts = (await readStream(db, tenant, criticalResultsStream(externalId))).events;
+  return [...events, ...alerts].sort((a, b) => a.position - b.position);
+}
+
+function receivedVersions(kind: ReportKind, events: readonly StoredEvent[]): Received[] {
+  return events.filter((event) => event.type === kind.events.received).map((event, i) => ({ version: i + 1, event: event as StoredEvent<ReceivedReport> }));
+}
+
+/** The report's history, oldest first; null when the tenant holds no such report. */
+export async function reportHistory(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<ReportHistory | null> {
+  const events = await historyEventsOf(db, tenant, kind, externalId);
+  if (!events) return null;
+  const entries: HistoryEntry[] = [];
+  const add = (event: StoredEvent, entry: Omit<HistoryEntry, "seq" | "at" | "requestId">) =>
+    entries.push({ seq: entries.length + 1, at: localDateTime(event.recordedAt), requestId: event.metadata.requestId ?? null, ...entry });
+  // Waiting in the queue: received unmatched and neither claimed nor dismissed since.
+  let waiting = false;
+  let version = 0;
+  for (const event of events) {
+    if (event.type === kind.events.received) {
+      const data = event.data as ReceivedReport;
+      const match: Match = data.match;
+      version += 1;
+      add(event, {
+        event: "RECEIVED",
+        by: data.client.name,
+        version,
+        contentHash: `sha256:${data.contentHash}`,
+        status: data.outcome,
+        matched: match.matched,
+        patientRef: match.matched ? match.patientRef : null,
+      });
+      if (!match.matched && !waiting && version > 1) add(event, { event: "REQUEUED", by: data.client.name, matched: false, patientRef: null, reason: match.pendingReason });
+      waiting = !match.matched;
+    } else if (event.type === kind.events.claimed) {
+      const data = event.data as { patientRef: string; by?: string; auto?: boolean };
+      add(event, { event: "CLAIMED", by: data.auto ? "auto" : (data.by ?? event.metadata.actor), matched: true, patientRef: data.patientRef });
+      waiting = false;
+    } else if (event.type === kind.events.dismissed) {
+      const data = event.data as { reason: string; by?: string };
+      add(event, { event: "DISMISSED", by: data.by ?? event.metadata.actor, reason: data.reason });
+      waiting = false;
+    } else {
+      const alert = event as StoredEvent & CriticalResultEvent;
+      if (alert.type === "CriticalResultRaised") add(event, { event: "ALERT_RAISED", by: event.metadata.actor, alertId: alert.data.alertId, code: alert.data.code, reason: alert.data.reason });
+      if (alert.type === "CriticalResultAcknowledged") add(event, { event: "ALERT_ACKNOWLEDGED", by: alert.data.by, alertId: alert.data.alertId, note: alert.data.note });
+      if (alert.type === "CriticalResultClosed") add(event, { event: "ALERT_CLOSED", by: event.metadata.actor, alertId: alert.data.alertId, reason: alert.data.reason });
+    }
+  }
+  return { kind: kind.name, externalId, current: version, entries };
+}
+
+/** Version `n` as accepted; null when the report or that version does not exist. */
+export async function reportVersion(db: Db, tenant: string, kind: ReportKind, externalId: string, n: number): Promise<ReportVersion | null> {
+  const events = await streamOf(db, tenant, kind, externalId);
+  const found = events ? receivedVersions(kind, events).find((received) => received.version === n) : undefined;
+  if (!found) return null;
+  return { version: n, receivedAt: localDateTime(found.event.recordedAt), by: found.event.data.client.name, report: found.event.data.report as unknown as Record<string, unknown> };
+}
+
+/** What changed from version `from` to `to`; null when the report or either version does not exist. */
+export async function reportDiff(db: Db, tenant: string, kind: ReportKind, externalId: string, from: number, to: number): Promise<ReportDiff | { missing: number } | null> {
+  const events = await streamOf(db, tenant, kind, externalId);
+  if (!events) return null;
+  const versions = receivedVersions(kind, events);
+  const before = versions.find((received) => received.version === from);
+  const after = versions.find((received) => received.version === to);
+  if (!before) return { missing: from };
+  if (!after) return { missing: to };
+  return { from, to, changes: reportChanges(before.event.data.report, after.event.data.report) };
+}
+
+const itemKey = (item: unknown) => {
+  const fields = typeof item === "object" && item !== null ? (item as Record<string, unknown>) : {};
+  return String(fields.itemCode ?? fields.itemName ?? "");
+};
+
+/**
+ * Every changed leaf between two reports. Items are paired by itemCode (else itemName), not by
+ * position, so a report whose items were only re-ordered has no changes.
+ */
+export function reportChanges(before: unknown, after: unknown): ReportDiff["changes"] {
+  return jsonChanges(before, after, (path) => (path.length === 1 && path[0] === "items" ? itemKey : null));
+}

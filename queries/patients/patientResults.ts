@@ -1,0 +1,97 @@
+import { z } from "zod";
+import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
+import type { TenantReader } from "../../db/tenantScope.ts";
+import { localIsoDateTimeText } from "../../db/localDateTime.ts";
+import { patientByRef, patientListEntrySchema } from "./patients.ts";
+
+/*
+ * One patient's results over time (contract D.7), what the patient chart draws: for each asked
+ * item, its points in the standard unit, oldest first. Read from lab_results_by_patient, whose
+ * included columns hold everything a point needs: a patient's few hundred rows of an item are read
+ * from the index alone, however many reports the store holds.
+ */
+
+const bandSchema = z.object({
+  low: z.number().nullable(),
+  high: z.number().nullable(),
+  source: z.string().meta({ description: "The guideline the band comes from" }),
+});
+
+export const resultPointSchema = z.object({
+  at: localIsoDateTimeText.meta({ description: "When the sample was collected, else when the result was reported" }),
+  value: z.number().meta({ description: "The value in the item's standard unit" }),
+  flag: z.string().nullable().meta({ description: "The laboratory's abnormal flag (L, H, LL, HH, N, A …), as sent" }),
+  externalId: z.string().meta({ description: "The report the result belongs to" }),
+});
+
+export const resultSeriesSchema = z.object({
+  code: z.string(),
+  name: z.string(),
+  unit: z.string().meta({ description: "The item's standard unit; \"\" when it has none" }),
+  refLow: z.number().nullable().meta({ description: "The reference range of the patient's newest result of the item that has one" }),
+  refHigh: z.number().nullable(),
+  target: bandSchema.optional().meta({ description: "The clinical target (KDIGO / KDOQI) where the dictionary holds one" }),
+  critical: bandSchema.optional().meta({ description: "Beyond these limits a result raises a critical-result alert" }),
+  points: z.array(resultPointSchema),
+});
+
+export const patientResultsSchema = z.object({ patient: patientListEntrySchema, series: z.array(resultSeriesSchema) });
+export type PatientResults = z.infer<typeof patientResultsSchema>;
+
+export interface PatientResultsRequest {
+  patientRef: string;
+  /** Dictionary items, in the order their series are answered. */
+  items: readonly DictionaryItem[];
+  /** Inclusive days, yyyy-MM-dd. */
+  fromDay: string;
+  toDay: string;
+}
+
+/** The items a chart shows when none are asked for: the dictionary's core numeric items. */
+export function defaultChartItems(dictionary: Dictionary): DictionaryItem[] {
+  return dictionary.items.filter((item) => item.core && item.valueType === "numeric");
+}
+
+/** The patient's series, or undefined when the tenant has no such patient. */
+export async function patientResults(reader: TenantReader, request: PatientResultsRequest): Promise<PatientResults | undefined> {
+  const patient = await patientByRef(reader, request.patientRef);
+  if (!patient) return undefined;
+  const codes = request.items.map((item) => item.code);
+  const [points, ranges] = await Promise.all([
+    reader.query<{ std_code: string; at: string; value: number; flag: string | null; external_id: string }>(
+      `select std_code, to_char(coalesce(collected_at, reported_at), 'YYYY-MM-DD"T"HH24:MI:SS') as at, std_value as value, abnormal_flag as flag, external_id
+       from read.lab_results
+       where patient_ref = $1 and std_code = any($2::text[]) and std_value is not null
+         and coalesce(collected_at, reported_at) >= $3::date and coalesce(collected_at, reported_at) < $4::date + 1
+       order by std_code, coalesce(collected_at, reported_at), external_id`,
+      [request.patientRef, codes, request.fromDay, request.toDay],
+    ),
+    // One probe per item, newest first until a row with a range: a handful of rows, not the series.
+    reader.query<{ code: string; ref_low: number | null; ref_high: number | null }>(
+      `select c.code, r.ref_low, r.ref_high
+       from unnest($2::text[]) as c(code)
+       cross join lateral (
+         select ref_low, ref_high from read.lab_results
+         where patient_ref = $1 and std_code = c.code and reported_on <= $3::date and (ref_low is not null or ref_high is not null)
+         order by reported_on desc limit 1
+       ) r`,
+      [request.patientRef, codes, request.toDay],
+    ),
+  ]);
+  const pointsOf = new Map<string, PatientResults["series"][number]["points"]>(codes.map((code) => [code, []]));
+  for (const row of points.rows) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: row.flag, externalId: row.external_id });
+  const rangeOf = new Map(ranges.rows.map((row) => [row.code, row]));
+  return {
+    patient,
+    series: request.items.map((item) => ({
+      code: item.code,
+      name: item.name,
+      unit: item.unit,
+      refLow: rangeOf.get(item.code)?.ref_low ?? null,
+      refHigh: rangeOf.get(item.code)?.ref_high ?? null,
+      ...(item.target ? { target: item.target } : {}),
+      ...(item.critical ? { critical: item.critical } : {}),
+      points: pointsOf.get(item.code)!,
+    })),
+  };
+}

@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { storeHead } from "../../db/eventStore.ts";
+import type { Db } from "../../db/pool.ts";
+
+export const projectionStatusSchema = z.object({
+  name: z.string(),
+  generation: z.int(),
+  version: z.int(),
+  state: z.enum(["live", "building"]),
+  position: z.int(),
+  appliedEvents: z.int(),
+  error: z.object({ message: z.string(), position: z.int(), at: z.string() }).nullable().meta({ description: "The error that stopped this projection, if any" }),
+  lagEvents: z.int(),
+  lagSeconds: z.number(),
+  eventsPerSecond: z.number().nullable().meta({ description: "A building generation (a rebuild): events read per second since it began; null for a live one" }),
+  etaSeconds: z.number().nullable().meta({ description: "A building generation: lagEvents at that pace (lagEvents is counted up to 1,000,000); null for a live one" }),
+});
+export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
+
+/** A streaming replica of the service's database, as the primary sees it (pg_stat_replication). */
+export const replicaStatusSchema = z.object({
+  name: z.string().meta({ description: "The standby's application_name (from its primary_conninfo), else its address" }),
+  state: z.string().meta({ description: "streaming, catchup, …" }),
+  sync: z.string().meta({ description: "async, sync, potential or quorum" }),
+  lagBytes: z.int().meta({ description: "WAL the primary wrote that the standby has not replayed yet" }),
+  lagSeconds: z.number().meta({ description: "How long the standby took lately to replay what the primary wrote; 0 once caught up and idle" }),
+});
+export type ReplicaStatus = z.infer<typeof replicaStatusSchema>;
+
+/** `GET /api/admin/projections` (contract C.6): each projection's position, the store's head and the lag. */
+export const projectionsReportSchema = z.object({
+  head: z.int().meta({ description: "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it" }),
+  projections: z.array(projectionStatusSchema),
+  replicas: z.array(replicaStatusSchema).meta({
+    description: "Streaming replicas of the database (report queries may run on one, operations.md); their lag needs the service's user to hold pg_monitor",
+  }),
+});
+export type ProjectionsReport = z.infer<typeof projectionsReportSchema>;
+
+// Lag is counted up to a cap: an exact count over millions of unapplied events would itself be slow.
+const LAG_COUNT_CAP = 1_000_000;
+
+export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
+  const { rows } = await db.query(
+    `select g.name, g.generation, g.version, g.state, g.last_position, g.applied_count, g.error, g.error_position, g.error_at,
+            extract(epoch from g.updated_at - g.created_at) as building_seconds,
+            (select count(*) from (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position) limit ${LAG_COUNT_CAP}) pending) as lag_events,
+            coalesce(extract(epoch from now() - (select min(e.recorded_at) from (
+              select recorded_at from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position)
+              order by e.transaction_id, e.position limit 1) e)), 0) as lag_seconds
+     from projection_generations g
+     where g.state in ('live', 'building')
+     order by g.name, g.generation`,
+  );
+  return {
+    head: await storeHead(db),
+    replicas: await replicaStatus(db),
+    projections: rows.map((row) => {
+      const lagEvents = Number(row.lag_events);
+      // Only a rebuild reads at a pace worth stating: a live generation follows the appends.
+      const rate = row.state === "building" && Number(row.building_seconds) > 0 ? Number(row.applied_count) / Number(row.building_seconds) : null;
+      return {
+        name: row.name,
+        generation: row.generation,
+        version: row.version,
+        state: row.state,
+        position: Number(row.last_position),
+        appliedEvents: Number(row.applied_count),
+        error: row.error ? { message: row.error, position: Number(row.error_position), at: row.error_at.toISOString() } : null,
+        lagEvents,
+        lagSeconds: Math.round(Number(row.lag_seconds) * 1000) / 1000,
+        eventsPerSecond: rate === null ? null : Math.round(rate),
+        etaSeconds: rate === null || rate === 0 ? null : Math.round(lagEvents / rate),
+      };
+    }),
+  };
+}
+
+async function replicaStatus(db: Db): Promise<ReplicaStatus[]> {
+  const { rows } = await db.query(
+    `select coalesce(nullif(application_name, ''), client_addr::text, 'local') as name, state, sync_state,
+            coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::bigint as lag_bytes,
+            coalesce(extract(epoch from replay_lag), 0)::float8 as lag_seconds
+     from pg_stat_replication order by 1`,
+  );
+  return rows.map((row) => ({ name: row.name, state: row.state, sync: row.sync_state, lagBytes: Number(row.lag_bytes), lagSeconds: Math.round(row.lag_seconds * 1000) / 1000 }));
+}

@@ -1,0 +1,185 @@
+import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
+import { NAME_DIFFERS, NO_PATIENT } from "../commands/ingestion/patientMatching.ts";
+import { reportKinds, reportStream, type ReportKind } from "../commands/ingestion/reportKinds.ts";
+import { sameName } from "../commands/patients/nationalId.ts";
+import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
+import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
+import type { Tx } from "../db/pool.ts";
+import { externalIdOf } from "../projections/ingestion/labReports.ts";
+import type { Projection } from "../projections/runtime/projection.ts";
+
+/*
+ * Registering a patient claims the reports already waiting for them (contract C.4). This runs as
+ * a projection that reacts: it sees patients and pending reports in the one global event order, so
+ * a report pushed a moment before its patient was registered is claimed as surely as one pushed a
+ * day before; and its Claimed events commit with its checkpoint, so each claim happens once.
+ */
+
+const CLAIMABLE_REASONS = new Set([NO_PATIENT, NAME_DIFFERS]);
+const receivedTypes = Object.values(reportKinds).map((kind) => kind.events.received);
+const kindOfEvent = new Map<string, ReportKind>(Object.values(reportKinds).flatMap((kind) => Object.values(kind.events).map((type) => [type, kind])));
+
+export const autoClaimReactor: Projection = {
+  name: "auto_claim",
+  version: 1,
+  handles: ["PatientRegistered", "PatientUpdated", ...kindOfEvent.keys()],
+  // Of a received report only whom it is about is needed, not its items.
+  payload: `case when type in (${receivedTypes.map((type) => `'${type}'`).join(", ")})
+                 then jsonb_build_object('match', data->'match', 'report', jsonb_build_object('patient', data->'report'->'patient'))
+                 else data end`,
+  emits: Object.values(reportKinds).map((kind) => kind.events.claimed),
+  tables: [],
+  async setup(tx: Tx) {
+    await tx.query(`
+      create table known_patients (tenant text, patient_ref text, id_card text not null, name text not null, primary key (tenant, patient_ref));
+      create index known_patients_by_id_card on known_patients (tenant, id_card);
+      create table pending_reports (tenant text, kind text, external_id text, id_card text not null, name text, primary key (tenant, kind, external_id));
+      create index pending_reports_by_id_card on pending_reports (tenant, id_card)`);
+  },
+  async apply(tx, event) {
+    await this.applyBatch!(tx, [event]);
+  },
+  /*
+   * Reports come in runs between patient events. Of a run, nearly every event only takes a report
+   * out of the pending list (it arrived matched, was claimed or dismissed) or puts it there: those
+   * changes are gathered and written with two statements, the last change of each report winning,
+   * and the known patients of all its id cards are looked up in one. A batch may hold hundreds of
+   * such reports, and this transaction holds back every projection's reading horizon while it
+   * runs (projections/runtime/eventFeed.ts): it must not take a round trip per report. A patient event
+   * ends a run, and a claim writes what was gathered first, so effects keep the order of events.
+   */
+  async applyBatch(tx, events) {
+    let run: StoredEvent[] = [];
+    for (const event of events) {
+      if (event.type !== "PatientRegistered" && event.type !== "PatientUpdated") {
+        run.push(event);
+        continue;
+      }
+      await applyReportRun(tx, run);
+      run = [];
+      await patientKnown(tx, event);
+    }
+    await applyReportRun(tx, run);
+  },
+};
+
+interface PendingChange {
+  tenant: string;
+  kind: string;
+  externalId: string;
+  /** null: the report leaves the pending list. */
+  waits: { idCard: string; name: string | null } | null;
+}
+
+async function applyReportRun(tx: Tx, events: StoredEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  // Each event looked at once: its kind, its externalId, and the id card it waits for (a claimable unmatched report).
+  const reports = events.map((event) => {
+    const kind = kindOfEvent.get(event.type)!;
+    const match = event.type === kind.events.received ? (event.data as ReceivedReport).match : null;
+    const idCard = match && !match.matched && match.idCard && CLAIMABLE_REASONS.has(match.pendingReason) ? match.idCard : null;
+    return { event, kind, externalId: externalIdOf(event), idCard };
+  });
+  const known = await knownPatients(tx, reports.flatMap(({ event, idCard }) => (idCard ? [{ tenant: event.tenant, idCard }] : [])));
+  const changes = new Map<string, PendingChange>();
+  for (const { event, kind, externalId, idCard } of reports) {
+    const key = JSON.stringify([event.tenant, kind.name, externalId]);
+    if (idCard === null) {
+      changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: null });
+      continue;
+    }
+    const name = (event.data as ReceivedReport).report.patient.name ?? null;
+    const patient = known.get(JSON.stringify([event.tenant, idCard]))?.find((row) => name === null || sameName(name, row.name));
+    if (!patient) {
+      changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: { idCard, name } });
+      continue;
+    }
+    // Registered after the push matched nothing: claimed now.
+    await writePendingChanges(tx, [...changes.values()]);
+    changes.clear();
+    await claim(tx, event, kind, externalId, patient.patientRef, idCard);
+  }
+  await writePendingChanges(tx, [...changes.values()]);
+}
+
+/** The registered patients of these id cards, by JSON [tenant, idCard]. */
+async function knownPatients(tx: Tx, wanted: Array<{ tenant: string; idCard: string }>): Promise<Map<string, Array<{ patientRef: string; name: string }>>> {
+  const known = new Map<string, Array<{ patientRef: string; name: string }>>();
+  if (wanted.length === 0) return known;
+  const { rows } = await tx.query(
+    `select k.tenant, k.id_card, k.patient_ref, k.name
+     from known_patients k join (select distinct * from unnest($1::text[], $2::text[]) as w(tenant, id_card)) w using (tenant, id_card)`,
+    [wanted.map((w) => w.tenant), wanted.map((w) => w.idCard)],
+  );
+  for (const row of rows) {
+    const key = JSON.stringify([row.tenant, row.id_card]);
+    const patients = known.get(key) ?? [];
+    patients.push({ patientRef: row.patient_ref, name: row.name });
+    known.set(key, patients);
+  }
+  return known;
+}
+
+async function writePendingChanges(tx: Tx, changes: PendingChange[]): Promise<void> {
+  const leaving = changes.filter((change) => change.waits === null);
+  const waiting = changes.flatMap((change) => (change.waits ? [{ ...change, ...change.waits }] : []));
+  if (leaving.length > 0) {
+    await tx.query(
+      `delete from pending_reports p using unnest($1::text[], $2::text[], $3::text[]) as x(tenant, kind, external_id)
+       where p.tenant = x.tenant and p.kind = x.kind and p.external_id = x.external_id`,
+      [leaving.map((l) => l.tenant), leaving.map((l) => l.kind), leaving.map((l) => l.externalId)],
+    );
+  }
+  if (waiting.length > 0) {
+    await tx.query(
+      `insert into pending_reports select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+       on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name`,
+      [waiting.map((w) => w.tenant), waiting.map((w) => w.kind), waiting.map((w) => w.externalId), waiting.map((w) => w.idCard), waiting.map((w) => w.name)],
+    );
+  }
+}
+
+async function patientKnown(tx: Tx, event: StoredEvent): Promise<void> {
+  const patientRef = event.streamId.slice("patient:".length);
+  const patient = event.data as { name: string; idCard: string };
+  await tx.query(
+    `insert into known_patients values ($1, $2, $3, $4)
+     on conflict (tenant, patient_ref) do update set id_card = excluded.id_card, name = excluded.name`,
+    [event.tenant, patientRef, patient.idCard, patient.name],
+  );
+  const { rows } = await tx.query("select kind, external_id, name from pending_reports where tenant = $1 and id_card = $2", [event.tenant, patient.idCard]);
+  for (const row of rows) {
+    if (row.name !== null && !sameName(row.name, patient.name)) continue;
+    await claim(tx, event, reportKinds[row.kind as "lab" | "exam"], row.external_id, patientRef, patient.idCard);
+  }
+}
+
+/**
+ * Claims only a report that, in the event store now, is neither matched nor dismissed: so a replay
+ * of this reactor (a rebuild) finds its earlier claims already made and appends nothing again.
+ */
+async function claim(tx: Tx, cause: StoredEvent, kind: ReportKind, externalId: string, patientRef: string, idCard: string): Promise<void> {
+  const target = { tenant: cause.tenant, streamId: reportStream(kind, externalId) };
+  const decider = queueDecider(kind);
+  for (let attempt = 1; ; attempt++) {
+    const stream = await readStream(tx, target.tenant, target.streamId);
+    const state = stream.events.reduce(decider.evolve, decider.initialState());
+    if (state.match?.matched || state.dismissed) break;
+    await tx.query("savepoint auto_claim");
+    try {
+      await appendToStream(tx, {
+        ...target,
+        expectedVersion: stream.version,
+        events: [{ type: kind.events.claimed, data: { patientRef, idCard, by: "auto-claim", auto: true } }],
+        metadata: { actor: "auto-claim", causationId: String(cause.position) },
+      });
+      await tx.query("release savepoint auto_claim");
+      break;
+    } catch (error) {
+      await tx.query("rollback to savepoint auto_claim");
+      // A push of the same report committed at this instant: decide again on the new state.
+      if (!(error instanceof ConcurrencyConflict) || attempt >= 5) throw error;
+    }
+  }
+  await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [cause.tenant, kind.name, externalId]);
+}

@@ -1,0 +1,92 @@
+import Router from "@koa/router";
+import { PassThrough } from "node:stream";
+import { z } from "zod";
+import { acknowledgeAlert, acknowledgeInput } from "../../commands/alerts/acknowledgeAlert.ts";
+import type { EventStore } from "../../db/eventStore.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
+import type { AlertNotice } from "../../projections/alerts/alerts.ts";
+import { alertById, ALERT_STATES, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
+import type { AlertFeed } from "./alertFeed.ts";
+import { requireAuthor, type Caller } from "../http/authorAuth.ts";
+import { HttpError } from "../http/httpError.ts";
+import { parseBody } from "../http/validate.ts";
+
+export const alertListQuery = z.strictObject(
+  {
+    state: z.enum(ALERT_STATES, { error: "state is open, acknowledged or closed" }).default("open").meta({ description: "open: standing; acknowledged; closed: closed by an update before anyone acknowledged it" }),
+    limit: z.coerce.number({ error: "limit is a whole number from 1 to 500" }).int("limit is a whole number from 1 to 500").min(1, "limit is a whole number from 1 to 500").max(500, "limit is a whole number from 1 to 500").default(100),
+  },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are state (open, acknowledged, closed) and limit (1 to 500)" : undefined) },
+);
+
+export const openAlertCountAnswer = z.object({ open: z.number().int().meta({ description: "Alerts neither acknowledged nor closed" }) });
+
+export interface AlertRouteDeps {
+  store: EventStore;
+  adminToken: string | undefined;
+  feed: AlertFeed;
+  /** How often an idle stream sends a comment line, so that proxies and the page know it lives. */
+  heartbeatMs: number;
+}
+
+/** Critical-result alerts (contract D.7): the list, the badge's count, acknowledgement, and a live stream. */
+export function alertRoutes({ store, adminToken, feed, heartbeatMs }: AlertRouteDeps): Router {
+  const router = new Router({ prefix: "/api/alerts" });
+  router.use(requireAuthor(store.db, adminToken));
+
+  router.get("/", async (ctx) => {
+    const { state, limit } = parseBody(alertListQuery, ctx.query);
+    ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, state, limit));
+  });
+
+  router.get("/count", async (ctx) => {
+    ctx.body = { open: await readAsTenant(store.db, ctx.state.tenant, openAlertCount) } satisfies z.infer<typeof openAlertCountAnswer>;
+  });
+
+  router.post("/:alertId/acknowledge", async (ctx) => {
+    const { note } = parseBody(acknowledgeInput, ctx.request.body);
+    const tenant: string = ctx.state.tenant;
+    const alertId = ctx.params.alertId!;
+    const alert = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
+    if (!alert) throw new HttpError(404, `No alert ${alertId}; GET /api/alerts lists them.`);
+    const caller = ctx.state.caller as Caller;
+    const appended = await acknowledgeAlert({ store, metadata: { actor: caller.name, requestId: ctx.state.requestId } }, tenant, alert.externalId, alertId, note);
+    if (appended) await waitForProjection(store.db, "alerts", appended.last);
+    ctx.body = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
+  });
+
+  /*
+   * Server-Sent Events: `raised` with the alert, `acknowledged` and `closed` with the alert as it
+   * now stands, and a comment line every heartbeat. The stream ends when the client goes (its
+   * subscription with it) or the service stops.
+   */
+  router.get("/stream", async (ctx) => {
+    const tenant: string = ctx.state.tenant;
+    const stream = new PassThrough();
+    let heartbeat: NodeJS.Timeout | null = null;
+    let unsubscribe: (() => void) | null = null;
+    const end = () => {
+      if (heartbeat) clearInterval(heartbeat);
+      heartbeat = null;
+      unsubscribe?.();
+      unsubscribe = null;
+      stream.end();
+    };
+    const tell = (change: AlertNotice["change"], alert: Alert) => {
+      if (!stream.writableEnded) stream.write(`event: ${change}\ndata: ${JSON.stringify(alert)}\n\n`);
+    };
+    unsubscribe = await feed.subscribe(tenant, tell, end);
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    // The response, not the request: a request without a body has ended as soon as it was read.
+    ctx.res.on("close", end);
+    stream.on("error", end);
+    ctx.set({ "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" });
+    ctx.status = 200;
+    ctx.body = stream;
+    stream.write("retry: 3000\n: listening\n\n");
+    heartbeat = setInterval(() => stream.write(": heartbeat\n\n"), heartbeatMs);
+  });
+  return router;
+}

@@ -1,0 +1,27 @@
+import { criticalResultsReactor } from "../../reactors/criticalResults.ts";
+import { alertsProjection } from "../../projections/alerts/alerts.ts";
+import { autoClaimReactor } from "../../reactors/autoClaim.ts";
+import { bulkJobsProjection } from "../../projections/bulk/bulkJobs.ts";
+import { credentialsProjection } from "../../projections/credentials/credentials.ts";
+import { examReportsProjection } from "../../projections/ingestion/examReports.ts";
+import { labReportsProjection } from "../../projections/ingestion/labReports.ts";
+import { labResultsProjection } from "../../projections/ingestion/labResults.ts";
+import { patientsProjection } from "../../projections/patients/patients.ts";
+import type { Projection } from "../../projections/runtime/projection.ts";
+import { reportsProjection } from "../../projections/reports/reports.ts";
+import { standardItemsProjection } from "../../projections/dictionary/standardItems.ts";
+
+/** Every read model and reactor of the service, in no particular order: each one stands alone. */
+export const allProjections: readonly Projection[] = [
+  credentialsProjection,
+  patientsProjection,
+  labReportsProjection,
+  labResultsProjection,
+  examReportsProjection,
+  autoClaimReactor,
+  standardItemsProjection,
+  reportsProjection,
+  bulkJobsProjection,
+  criticalResultsReactor,
+  alertsProjection,
+];

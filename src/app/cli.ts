@@ -1,0 +1,400 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Command, Option } from "commander";
+import pg from "pg";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import type { CommandContext } from "../../commands/kit/commandContext.ts";
+import { registerAuthorInput } from "../../commands/credentials/authors.ts";
+import { registerClientInput } from "../../commands/credentials/clients.ts";
+import { createAuthor, createClient, revokeClient } from "../../commands/credentials/manageCredentials.ts";
+import { importPatientsCsv } from "../../commands/patients/importPatientsCsv.ts";
+import { EventStore } from "../../db/eventStore.ts";
+import { migrate } from "../../db/migrate.ts";
+import { createPool, type Db } from "../../db/pool.ts";
+import { TENANT_PATTERN } from "../../db/tenantScope.ts";
+import { clearError } from "../../projections/runtime/generations.ts";
+import { allProjections } from "./allProjections.ts";
+import { prepareProjections, rebuildProjection, type RebuildResult } from "../../projections/runtime/rebuild.ts";
+import { ProjectionRunner } from "../../projections/runtime/runner.ts";
+import { clientById } from "../../queries/credentials/credentials.ts";
+import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
+import { verifyLedger } from "../../db/ledger.ts";
+import { backupTo, restoreFrom } from "../../db/backup.ts";
+import { importFile } from "./bulkImportCli.ts";
+import { progressBar, ratePerSecond } from "./progressBar.ts";
+import { loadConfig, type Config } from "./config.ts";
+import { demoAtStart, demoWelcomeLines, type DemoAtStart } from "../demo/demoAtStart.ts";
+import { loadDemo, saveDemoCredentials } from "../demo/loadDemo.ts";
+import { consoleDestination, createLogger } from "../logger.ts";
+import { openDatabase, startService, type Role } from "./service.ts";
+import { surviveUnawaitedDatabaseFaults } from "./unawaitedDatabaseFaults.ts";
+
+const program = new Command("dialysis-hub").description("Dialysis Hub: clinical report ingestion and report viewing");
+
+program
+  .command("start")
+  .description("run the service (HTTP and projection workers)")
+  .addOption(new Option("--role <role>", "which part of the service this process runs").choices(["all", "api", "worker"]).default("all"))
+  .option("--demo", "load the demo tenant (patients, lab reports, two published reports) also when DATABASE_URL is set")
+  .action(async ({ role, demo }: { role: Role; demo?: boolean }) => {
+    const config = withLocalAdminToken(loadConfig());
+    const log = createLogger(config.LOG_LEVEL, await consoleDestination(config.LOG_FORMAT));
+    surviveUnawaitedDatabaseFaults(log);
+    const service = await startService({ config, role, log });
+    const demoLoading = new AbortController();
+    let signals = 0;
+    const shutdown = (signal: string) => {
+      if (signals++ > 0) process.exit(1); // a second Ctrl-C means now
+      log.info({ signal }, "shutting down");
+      demoLoading.abort();
+      service.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.on("SIGTERM", () => shutdown("SIGTERM"));
+    process.on("SIGINT", () => shutdown("SIGINT"));
+    // Contract C.7: the embedded database gets the demo tenant; a configured one only with --demo.
+    // A worker-only process has no HTTP interface to load through: only an explicit --demo complains.
+    const wantsDemo = demo === true || (!config.DATABASE_URL && service.url !== null);
+    const demoState = wantsDemo ? demoAtStart(service.url, config.ADMIN_TOKEN, config.DATA_DIR) : null;
+    printWelcome(service.url, config, role, demoState);
+    if (!demoState || demoState.kind === "unavailable" || !service.url || !config.ADMIN_TOKEN) return;
+    try {
+      const loaded = await loadDemo(service.url, config.ADMIN_TOKEN, { signal: demoLoading.signal });
+      if (loaded) {
+        saveDemoCredentials(config.DATA_DIR, loaded);
+        const summary = `${loaded.patients} patients, ${loaded.labReports} lab reports (${loaded.unmatchedReports} awaiting a patient in /api/unmatched), ${loaded.reports.length} reports published`;
+        console.log([`Demo data loaded in ${(loaded.elapsedMs / 1000).toFixed(1)} s: ${summary}.`, ...demoWelcomeLines(service.url, loaded, config.DATA_DIR)].join("\n"));
+      } else if (demoState.kind === "load") {
+        console.log(["The demo tenant was loaded by an earlier start.", ...demoWelcomeLines(service.url, null, config.DATA_DIR)].join("\n"));
+      }
+    } catch (error) {
+      if (!demoLoading.signal.aborted) console.error(`dialysis-hub: the demo data could not be loaded: ${(error as Error).message}`);
+    }
+  });
+
+program
+  .command("migrate")
+  .description("apply pending database migrations")
+  .action(() =>
+    withDatabase(async (url) => {
+      const applied = await migrate(url);
+      console.log(applied.length ? `applied: ${applied.join(", ")}` : "the schema is up to date");
+    }),
+  );
+
+program
+  .command("ledger")
+  .description("the tamper-evident ledger of the event store")
+  .command("verify")
+  .description("check every sealed block against the events as they are now; exit code 1 on any problem")
+  .action(() =>
+    withDatabase(async (url) => {
+      // The comparisons and the roots run side by side (db/ledger.ts).
+      const db = createPool(url, { max: 6 });
+      try {
+        const verification = await verifyLedger(db);
+        console.log(JSON.stringify(verification, null, 2));
+        if (!verification.ok) process.exitCode = 1;
+      } finally {
+        await db.end();
+      }
+    }),
+  );
+
+program
+  .command("backup <file>")
+  .description("write the events, the ledger and unfinished bulk job bodies to <file> (pg_dump's custom format) while the service runs")
+  .action((file: string) =>
+    withDatabase(async (url) => {
+      const { bytes } = await backupTo(url, file);
+      console.log(`backup written to ${file} (${(bytes / 1024 / 1024).toFixed(1)} MB); restore it with: npm run cli -- restore ${file}`);
+    }),
+  );
+
+program
+  .command("restore <file>")
+  .description("restore a backup into an empty database (DATABASE_URL), rebuild every read model by replay, and verify the ledger")
+  .action((file: string) =>
+    withDatabase(async (url) => {
+      const restored = await restoreFrom(url, file);
+      console.error(`restored ${restored.events} events of ${restored.transactions} transactions and ${restored.ledgerBlocks} ledger blocks; replaying`);
+      const log = createLogger("warn");
+      const db = createPool(url, { max: 6, applicationName: "dialysis-hub-restore" });
+      try {
+        for (const projection of await prepareProjections(db, allProjections, log)) await buildByReplay(db, projection, log);
+        const verification = await verifyLedger(db);
+        console.log(JSON.stringify({ ...restored, ledger: verification }, null, 2));
+        if (!verification.ok) process.exitCode = 1;
+      } finally {
+        await db.end();
+      }
+    }, { migrateFirst: false }),
+  );
+
+const projections = program.command("projections").description("inspect and rebuild read models");
+
+projections
+  .command("status")
+  .description("position, lag and errors of every projection")
+  .action(() =>
+    withDatabase(async (url) => {
+      const db = createPool(url, { max: 2 });
+      try {
+        console.log(JSON.stringify(await projectionsReport(db), null, 2));
+      } finally {
+        await db.end();
+      }
+    }),
+  );
+
+projections
+  .command("rebuild <name>")
+  .description("replay every event into fresh tables, then switch (name or 'all'); the old tables serve meanwhile")
+  .action((name: string) =>
+    withDatabase(async (url) => {
+      const chosen = name === "all" ? allProjections : allProjections.filter((p) => p.name === name);
+      if (chosen.length === 0) throw new Error(`no projection ${name}; known: ${allProjections.map((p) => p.name).join(", ") || "none"}`);
+      const db = createPool(url, { max: 4 });
+      try {
+        for (const projection of chosen) {
+          const result = await rebuildWithProgress(db, projection, createLogger("warn"));
+          console.log(projection.name, JSON.stringify(result));
+          if (result.status !== "rebuilt") process.exitCode = 1;
+        }
+      } finally {
+        await db.end();
+      }
+    }),
+  );
+
+projections
+  .command("retry <name>")
+  .description("let a projection stopped by an error try its event again (after a fix)")
+  .action((name: string) =>
+    withDatabase(async (url) => {
+      const db = createPool(url, { max: 2 });
+      try {
+        console.log((await clearError(db, name)) ? `${name} will retry` : `${name} is not stopped`);
+      } finally {
+        await db.end();
+      }
+    }),
+  );
+
+const keys = program.command("keys").description("open-API keys of sending systems (laboratory, examination)");
+
+keys
+  .command("create")
+  .description("create a client and its open-API key (printed once, as JSON)")
+  .requiredOption("--tenant <tenant>", "the tenant the key sends reports for")
+  .requiredOption("--name <name>", "the sending system's name, e.g. 'Central lab LIS'")
+  .action((options: { tenant: string; name: string }) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx) => {
+        const created = await createClient(ctx, checked(registerClientInput, options));
+        console.log(JSON.stringify(created, null, 2));
+        console.error("Store the key now: it is shown only this once.");
+      }),
+    ),
+  );
+
+keys
+  .command("revoke <clientId>")
+  .description("revoke a client's key at once")
+  .action((clientId: string) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx, db) => {
+        const client = await clientById(db, clientId);
+        if (!client) throw new Error(`there is no client ${clientId}; check the id printed by \`keys create\``);
+        const who = `client ${client.clientId} (${client.name}, tenant ${client.tenant})`;
+        if (client.revoked) return console.log(`${who} was already revoked.`);
+        await revokeClient(ctx, client.tenant, client.clientId);
+        console.log(`Revoked ${who}: its key no longer works.`);
+      }),
+    ),
+  );
+
+const authors = program.command("authors").description("authoring credentials (reports and patients through /api)");
+
+authors
+  .command("create")
+  .description("create an author and their token (printed once, as JSON)")
+  .requiredOption("--tenant <tenant>", "the tenant the author works for")
+  .requiredOption("--name <name>", "the author's name, shown as 'who' on what they publish")
+  .action((options: { tenant: string; name: string }) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx) => {
+        const created = await createAuthor(ctx, checked(registerAuthorInput, options));
+        console.log(JSON.stringify(created, null, 2));
+        console.error("Store the token now: it is shown only this once.");
+      }),
+    ),
+  );
+
+program
+  .command("import <kind> <file>")
+  .description("submit a local NDJSON file (gzip recognised) of lab or exam reports as a bulk job and follow it to its end")
+  .requiredOption("--tenant <tenant>", "the tenant the reports belong to")
+  .requiredOption("--client <name>", "the sending system the reports come from (the name of a client with a working key)")
+  .option("--no-wait", "print the job id and return; the service's workers import it")
+  .action((kind: string, file: string, options: { tenant: string; client: string; wait: boolean }) =>
+    withDatabase((url) => withCommandContext(url, (ctx) => importFile(ctx.store, createLogger("warn"), kind, file, options))),
+  );
+
+const patients = program.command("patients").description("dialysis patients");
+
+patients
+  .command("import <file>")
+  .description("register or update patients from a UTF-8 CSV file: patientRef,name,idCard[,hisPatientId,ward,active]")
+  .requiredOption("--tenant <tenant>", "the tenant the patients belong to")
+  .action((file: string, { tenant }: { tenant: string }) => {
+    if (!TENANT_PATTERN.test(tenant)) throw new Error("--tenant must be 1 to 64 letters, digits, '_' or '-'");
+    const text = readUtf8(file);
+    return withDatabase((url) =>
+      withCommandContext(url, async (ctx, db) => {
+        const result = await importPatientsCsv(ctx, db, tenant, text);
+        for (const { line, message } of result.rejected) console.log(`line ${line}: ${message}`);
+        const imported = result.created + result.updated + result.unchanged;
+        console.log(
+          `imported ${imported} (created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}), rejected ${result.rejected.length}`,
+        );
+        if (result.rejected.length > 0) process.exitCode = 1;
+      }),
+    );
+  });
+
+function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => `--${issue.path.join(".")}: ${issue.message}`).join("; "));
+  return parsed.data;
+}
+
+function readUtf8(file: string): string {
+  const bytes = readFileSync(file);
+  try {
+    // The BOM stays in the text: the CSV parser removes it.
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new Error(`${file} is not UTF-8 text (saved as GBK/ANSI?); in Excel choose "Save as" → "CSV UTF-8"`);
+  }
+}
+
+/**
+ * A writing command's context. Commands wait for their read models (`waitForProjection`), and a
+ * CLI process has no projection workers: run the projections in this process for the duration of
+ * the command, woken by its own appends as the service does. A service on the same database may
+ * apply the events first; the checkpoint row locks keep that safe.
+ */
+async function withCommandContext(url: string, work: (ctx: CommandContext, db: Db) => Promise<void>): Promise<void> {
+  const log = createLogger("warn");
+  const db = createPool(url, { max: 4, applicationName: "dialysis-hub-cli" });
+  const runners: ProjectionRunner[] = [];
+  try {
+    const toBuild = await prepareProjections(db, allProjections, log);
+    // A projection new or changed stays stopped until built (the service's worker does it at start).
+    for (const projection of toBuild) await buildByReplay(db, projection, log);
+    for (const projection of allProjections) runners.push(new ProjectionRunner(db, projection, log));
+    const store = new EventStore(db);
+    store.onAppended((types) => {
+      for (const runner of runners) if (runner.projection.handles.some((type) => types.has(type))) void runner.wake();
+    });
+    await work({ store, metadata: { actor: "cli" } }, db);
+  } finally {
+    await Promise.all(runners.map((runner) => runner.stop()));
+    await db.end();
+  }
+}
+
+/** A rebuild with a progress bar of the events read (events/s and ETA). */
+async function rebuildWithProgress(db: Db, projection: (typeof allProjections)[number], log: Logger): Promise<RebuildResult> {
+  const bar = progressBar("events");
+  const startedAt = performance.now();
+  let started = false;
+  try {
+    return await rebuildProjection(db, projection, log, {
+      onProgress: ({ eventsRead, lastPosition }) => {
+        if (!started) bar.start(lastPosition, 0, { rate: 0, status: projection.name });
+        started = true;
+        bar.setTotal(lastPosition);
+        bar.update(eventsRead, { rate: ratePerSecond(startedAt, eventsRead), status: projection.name });
+      },
+    });
+  } finally {
+    if (started) bar.stop();
+  }
+}
+
+async function buildByReplay(db: Db, projection: (typeof allProjections)[number], log: Logger): Promise<void> {
+  console.error(`building projection ${projection.name} by replay (it is new, or its version changed)…`);
+  const result = await rebuildWithProgress(db, projection, log);
+  if (result.status === "failed") throw new Error(`projection ${projection.name} stopped at event ${result.position}: ${result.message}`);
+}
+
+/**
+ * Commands other than `start` use DATABASE_URL, else the embedded database: the running service's
+ * if it answers, else one started just for the command.
+ */
+async function withDatabase(work: (url: string) => Promise<void>, { migrateFirst = true } = {}): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger("warn");
+  if (!config.DATABASE_URL) {
+    const running = `postgres://postgres:postgres@127.0.0.1:${config.EMBEDDED_PG_PORT}/dialysis_hub`;
+    if (await answers(running)) return work(running);
+  }
+  const { url, embedded } = await openDatabase(config, log);
+  try {
+    if (migrateFirst) await migrate(url);
+    await work(url);
+  } finally {
+    await embedded?.stop();
+  }
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * On a machine set up by `npm start` alone there is no operator to choose an ADMIN_TOKEN: make one
+ * and keep it beside the embedded data, so it survives restarts.
+ */
+function withLocalAdminToken(config: Config): Config {
+  if (config.ADMIN_TOKEN || config.DATABASE_URL) return config;
+  const file = path.join(config.DATA_DIR, "admin-token");
+  if (!existsSync(file)) {
+    mkdirSync(config.DATA_DIR, { recursive: true });
+    writeFileSync(file, randomBytes(24).toString("base64url"), { mode: 0o600 });
+  }
+  return { ...config, ADMIN_TOKEN: readFileSync(file, "utf8").trim() };
+}
+
+function printWelcome(url: string | null, config: Config, role: Role, demo: DemoAtStart | null = null): void {
+  const lines = [`Dialysis Hub is running (role: ${role}).`];
+  if (url) {
+    lines.push(`  Health:        ${url}/healthz, ${url}/readyz`);
+    lines.push(`  Projections:   ${url}/api/admin/projections (Authorization: Bearer <ADMIN_TOKEN>)`);
+  }
+  if (!config.DATABASE_URL) lines.push(`  Data:          ${path.resolve(config.DATA_DIR)} (embedded PostgreSQL on port ${config.EMBEDDED_PG_PORT})`);
+  if (!config.DATABASE_URL && config.ADMIN_TOKEN) lines.push(`  ADMIN_TOKEN:   ${config.ADMIN_TOKEN} (kept in ${path.join(config.DATA_DIR, "admin-token")})`);
+  if (demo?.kind === "load") lines.push("  Demo:          loading demo data … (the service already answers; keys and report URLs follow)");
+  if (demo?.kind === "known" && url) lines.push(...demoWelcomeLines(url, demo.credentials, config.DATA_DIR));
+  if (demo?.kind === "unavailable") lines.push(`  Demo:          not loaded: ${demo.reason}`);
+  console.log(lines.join("\n"));
+}
+
+program.parseAsync().catch((error: unknown) => {
+  console.error(`dialysis-hub: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

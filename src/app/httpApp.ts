@@ -1,0 +1,111 @@
+import Koa from "koa";
+import compose from "koa-compose";
+import type { Logger } from "pino";
+import type { EventStore } from "../../db/eventStore.ts";
+import type { ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
+import { accessLog } from "../http/accessLog.ts";
+import { adminRoutes } from "../credentials/adminRoutes.ts";
+import { apiErrors } from "../http/apiErrors.ts";
+import { docsRoutes } from "../docs/docsRoutes.ts";
+import { docxExportRoute } from "../reports/http/docxExportRoute.ts";
+import { embedRoutes } from "../reports/http/embedRoutes.ts";
+import { fhirErrors, fhirRoutes } from "../ingestion/fhir/fhirRoutes.ts";
+import { healthRoutes, type ReadinessCheck } from "../http/healthRoutes.ts";
+import { helpRoutes } from "../docs/helpRoutes.ts";
+import { jsonBody } from "../http/jsonBody.ts";
+import { openApiErrors } from "../ingestion/openV1/envelope.ts";
+import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
+import { patientRoutes } from "../patients/patientRoutes.ts";
+import { alertRoutes } from "../alerts/alertRoutes.ts";
+import type { AlertFeed } from "../alerts/alertFeed.ts";
+import { reportRoutes } from "../reports/http/reportRoutes.ts";
+import { requestId } from "../http/requestId.ts";
+import { refuseNulInPath } from "../http/storablePath.ts";
+import { staffRoutes } from "../staff/staffRoutes.ts";
+import { resolveTenant } from "../http/tenant.ts";
+import { unmatchedRoutes } from "../ingestion/unmatchedRoutes.ts";
+import { historyRoutes } from "../ingestion/historyRoutes.ts";
+import { bulkJobRoutes } from "../ingestion/bulkJobRoutes.ts";
+import { xlsxExportRoute } from "../reports/http/xlsxExportRoute.ts";
+import { httpMetrics } from "../metrics/httpMetrics.ts";
+import { metricsEndpoint } from "../metrics/metricsRoutes.ts";
+import { countPushes } from "../metrics/pushMetrics.ts";
+import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
+
+export interface AppDependencies {
+  store: EventStore;
+  reports: ReportRuntime;
+  openApi: OpenApiDeps;
+  log: Logger;
+  adminToken: string | undefined;
+  readiness: readonly ReadinessCheck[];
+  metrics: ServiceMetrics;
+  metricsToken: string | undefined;
+  alerts: { feed: AlertFeed; heartbeatMs: number };
+}
+
+const API_BODY_LIMIT = 1024 * 1024;
+
+export function createApp(deps: AppDependencies): Koa {
+  const startedAt = new Date();
+  const app = new Koa({ proxy: true });
+  app.silent = true; // errors are logged by the interface's error middleware, with the request id
+  app.use(requestId());
+  app.use(accessLog(deps.log));
+  app.use(httpMetrics(deps.metrics));
+  app.use(metricsEndpoint(deps.metrics, deps.metricsToken, { tokenRequired: true }));
+
+  const health = healthRoutes(deps.readiness);
+  app.use(health.routes());
+  app.use(helpRoutes().routes());
+  app.use(docsRoutes(deps.openApi).routes());
+  // The inline-frame page (C.7) and CORS for its calls from a sandboxed frame (see embedAccess.ts).
+  const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });
+  app.use(embed.routes());
+  app.use(embed.cors());
+  // The staff pages (sign in with an author token; reports, unmatched queue, patients, bulk jobs over /api).
+  app.use(staffRoutes().routes());
+
+  app.use(
+    mountUnder("/api", [
+      apiErrors(deps.log),
+      refuseNulInPath(),
+      resolveTenant(),
+      jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
+      adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary).routes() as Koa.Middleware,
+      alertRoutes({ store: deps.store, adminToken: deps.adminToken, ...deps.alerts }).routes() as Koa.Middleware,
+      unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      historyRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
+      bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
+      reportRoutes({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+      docxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+      xlsxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+    ]),
+  );
+  app.use(
+    mountUnder("/open/v1", [
+      countPushes(deps.metrics),
+      openApiErrors(deps.log),
+      refuseNulInPath(),
+      resolveTenant(),
+      openApiRoutes(deps.openApi).routes() as Koa.Middleware,
+    ]),
+  );
+  app.use(
+    mountUnder("/fhir/r4", [
+      countPushes(deps.metrics),
+      fhirErrors(deps.log),
+      refuseNulInPath(),
+      resolveTenant(),
+      fhirRoutes(deps.openApi, deps.adminToken, startedAt).routes() as Koa.Middleware,
+    ]),
+  );
+  return app;
+}
+
+/** Runs the interface's middleware chain for paths below `prefix` only. */
+function mountUnder(prefix: string, chain: Koa.Middleware[]): Koa.Middleware {
+  const composed = compose(chain);
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? composed(ctx, next) : next());
+}

@@ -1,0 +1,230 @@
+import type { Server } from "node:http";
+import type PgBoss from "pg-boss";
+import type { Logger } from "pino";
+import { recordDictionaryRelease } from "../../commands/dictionary/recordDictionaryRelease.ts";
+import { createItemMapper } from "../../commands/ingestion/itemMapping.ts";
+import { EventStore } from "../../db/eventStore.ts";
+import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
+import { serveDictionary } from "../../queries/dictionary/dictionary.ts";
+import { migrate, missingMigrations } from "../../db/migrate.ts";
+import { createPool, type Db } from "../../db/pool.ts";
+import { prepareReportRunner, reportRunnerUrl } from "../../db/reportRunner.ts";
+import { DataSources, dataSourcesFromEnv } from "../../queries/reports/dataSources.ts";
+import { allProjections } from "./allProjections.ts";
+import type { Projection } from "../../projections/runtime/projection.ts";
+import { ProjectionWorker } from "../../projections/runtime/worker.ts";
+import { AlertFeed } from "../alerts/alertFeed.ts";
+import { alertById } from "../../queries/alerts/alerts.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { startAlertWebhook } from "../alerts/alertWebhook.ts";
+import { LedgerSealer } from "../../projections/runtime/ledgerSealer.ts";
+import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../../projections/runtime/wakeups.ts";
+import { BULK_WAKEUP_QUEUE, BulkImporter } from "../../reactors/bulkImporter.ts";
+import type { Config } from "./config.ts";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embeddedPostgres.ts";
+import { createApp } from "./httpApp.ts";
+import { ClientErrorAnswers } from "../http/clientErrors.ts";
+import { listenForMetrics } from "../metrics/metricsRoutes.ts";
+import { ServiceMetrics } from "../metrics/serviceMetrics.ts";
+import { MllpListener } from "../ingestion/hl7/mllpListener.ts";
+
+export type Role = "all" | "api" | "worker";
+
+export interface ServiceOptions {
+  config: Config;
+  role: Role;
+  log: Logger;
+  projections?: readonly Projection[];
+  /** Where DATASOURCE_<NAME>_URL variables are read from (the process environment by default). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RunningService {
+  url: string | null;
+  /** The MLLP listener's port, when HL7_MLLP_PORT is set (and this process serves the API). */
+  mllpPort: number | null;
+  databaseUrl: string;
+  db: Db;
+  eventStore: EventStore;
+  worker: ProjectionWorker | null;
+  stop(): Promise<void>;
+}
+
+/** Resolves the database: the configured one, or the embedded one under DATA_DIR. */
+export async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL, embedded: null };
+  const embedded = await startEmbeddedPostgres(`${config.DATA_DIR}/pg`, config.EMBEDDED_PG_PORT, (line) => log.debug({ postgres: line }));
+  return { url: embedded.url, embedded };
+}
+
+export async function startService({ config, role, log, projections = allProjections, env = process.env }: ServiceOptions): Promise<RunningService> {
+  const { url: databaseUrl, embedded } = await openDatabase(config, log);
+  const stack: Array<() => Promise<unknown>> = [];
+  if (embedded) stack.push(() => embedded.stop());
+  try {
+    await migrate(databaseUrl, (message) => log.debug({ migration: message }));
+    const db = createPool(databaseUrl, {
+      max: config.DB_POOL_MAX,
+      applicationName: `dialysis-hub-${role}`,
+      queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+    });
+    stack.push(() => db.end());
+    const metrics = new ServiceMetrics(db, { processMetrics: config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== undefined });
+    if (config.METRICS_PORT !== undefined) {
+      const metricsServer = await listenForMetrics(metrics, config.METRICS_PORT, config.METRICS_TOKEN);
+      stack.push(() => closeServer(metricsServer, 0));
+    }
+    await prepareReportRunner(db, databaseUrl);
+    const boss: PgBoss = createBoss(databaseUrl, log, { queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS });
+    await boss.start();
+    stack.push(() => boss.stop({ graceful: true, wait: true, timeout: 10_000 }));
+
+    const eventStore = new EventStore(db);
+    const dictionary = loadDefaultDictionary();
+    const served = serveDictionary(dictionary);
+    const ingestion = { store: eventStore, dictionary, mapper: createItemMapper(dictionary) };
+    await recordDictionaryRelease(eventStore, dictionary, served.version);
+    await ensureWakeupQueue(boss, BULK_WAKEUP_QUEUE);
+    let worker: ProjectionWorker | null = null;
+    let importer: BulkImporter | null = null;
+    if (role !== "api") {
+      // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
+      const jobs =
+        config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET
+          ? await startAlertWebhook(boss, db, { url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET }, log, config.WORKER_POLL_SECONDS)
+          : undefined;
+      worker = new ProjectionWorker(db, boss, projections, log, {
+        pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
+        safetyNetMs: config.PROJECTION_SAFETY_NET_MS,
+        jobs,
+      });
+      await worker.start();
+      const running = worker;
+      stack.push(() => running.stop());
+      const sealer = new LedgerSealer(db, log, config.LEDGER_SEAL_SECONDS * 1000);
+      sealer.start();
+      stack.push(() => sealer.stop());
+      // This process applies projections itself: wake them directly, no round trip through the queue.
+      eventStore.onAppended((types) => running.wakeFor(types));
+      const bulk = new BulkImporter(ingestion, boss, log, { safetyNetMs: config.BULK_SAFETY_NET_MS, pollingIntervalSeconds: config.WORKER_POLL_SECONDS });
+      await bulk.start();
+      importer = bulk;
+      stack.push(() => bulk.stop());
+    } else {
+      await createWakeupQueues(boss, projections);
+      const sender = new WakeupSender(boss, projections, log);
+      eventStore.onAppended((types) => sender.notify(types));
+    }
+
+    let url: string | null = null;
+    let mllpPort: number | null = null;
+    if (role !== "worker" && config.HL7_MLLP_PORT !== undefined) {
+      const mllp = new MllpListener(ingestion, metrics, log, {
+        port: config.HL7_MLLP_PORT,
+        requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+        tlsCertFile: config.HL7_MLLP_TLS_CERT,
+        tlsKeyFile: config.HL7_MLLP_TLS_KEY,
+      });
+      mllpPort = await mllp.start();
+      stack.push(() => mllp.stop(config.SHUTDOWN_GRACE_MS));
+    }
+    if (role !== "worker") {
+      const sources = new DataSources({
+        serviceDb: db,
+        // A streaming replica of the service's database may serve the clinical source instead (operations.md).
+        clinicalUrl: reportRunnerUrl(databaseUrl, env.DATASOURCE_CLINICAL_URL || databaseUrl),
+        others: dataSourcesFromEnv(env),
+        poolSize: config.REPORT_POOL_SIZE,
+        // The server's statement timeout ends a report query first; this is for a vanished server.
+        queryTimeoutMs: config.REPORT_QUERY_TIMEOUT_MS + 5_000,
+      });
+      stack.push(() => sources.end());
+      for (const [name, pool] of sources.pools()) metrics.watchPool(`datasource:${name}`, pool);
+      const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => readAsTenant(db, tenant, (reader) => alertById(reader, alertId)));
+      const app = createApp({
+        alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
+        store: eventStore,
+        reports: {
+          sources,
+          timeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
+          timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          onQuery: (datasource, outcome, seconds) => metrics.reportQueryRan(datasource, outcome, seconds),
+        },
+        openApi: {
+          ...ingestion,
+          served,
+          wakeBulkImport: () => {
+            void importer?.wake();
+            // Other worker processes (this one may have none, or be busy with another client's job).
+            boss.send(BULK_WAKEUP_QUEUE, {}).catch((err) => log.warn({ err }, "bulk import wake-up not sent"));
+          },
+          rateLimit: { perSecond: config.OPEN_API_RATE_PER_SECOND, burst: config.OPEN_API_BURST },
+        },
+        log,
+        adminToken: config.ADMIN_TOKEN,
+        metrics,
+        metricsToken: config.METRICS_TOKEN,
+        readiness: [
+          { name: "database", check: async () => (await db.query("select 1")).rowCount === 1 },
+          { name: "migrations", check: async () => (await missingMigrations(db)).length === 0 },
+          { name: "workers", check: async () => worker === null || worker.isRunning },
+        ],
+      });
+      const server = await listen(app.callback(), config.PORT, config.REQUEST_TIMEOUT_MS);
+      stack.push(() => closeServer(server, config.SHUTDOWN_GRACE_MS));
+      // Before the server closes: an open alert stream would hold it for the whole grace period.
+      stack.push(() => alertFeed.stop());
+      const address = server.address();
+      url = `http://localhost:${typeof address === "object" && address ? address.port : config.PORT}`;
+    }
+
+    let stopping: Promise<void> | null = null;
+    return {
+      url,
+      mllpPort,
+      databaseUrl,
+      db,
+      eventStore,
+      worker,
+      stop: () => (stopping ??= unwind(stack, log)),
+    };
+  } catch (error) {
+    await unwind(stack, log);
+    throw error;
+  }
+}
+
+/** Stops what was started, newest first: HTTP drains before workers stop before the database goes. */
+async function unwind(stack: Array<() => Promise<unknown>>, log: Logger): Promise<void> {
+  for (const stop of stack.splice(0).reverse()) {
+    await stop().catch((err) => log.warn({ err }, "shutdown step failed"));
+  }
+}
+
+async function listen(handler: ReturnType<ReturnType<typeof createApp>["callback"]>, port: number, requestTimeoutMs: number): Promise<Server> {
+  const { createServer } = await import("node:http");
+  // Slow or stalled clients must not hold a connection (or a body read) open forever: a request not
+  // received whole within requestTimeout is answered 408 (clientErrors.ts) and its connection closed.
+  // Node looks for such connections only every connectionsCheckingInterval (30 s by default), so
+  // the interval follows the timeout, or a short timeout would be overrun by up to 30 s.
+  const clientErrors = new ClientErrorAnswers(requestTimeoutMs);
+  const server = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.round(requestTimeoutMs / 4))) }, clientErrors.track(handler));
+  server.on("clientError", clientErrors.onClientError);
+  server.requestTimeout = requestTimeoutMs;
+  server.headersTimeout = Math.min(20_000, requestTimeoutMs);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => resolve());
+  });
+  return server;
+}
+
+/** Stops accepting, lets requests in flight finish within the grace period, then cuts the rest. */
+async function closeServer(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+  await closed;
+  clearTimeout(timer);
+}

@@ -1,0 +1,79 @@
+import { createDocument } from "zod-openapi";
+import { pushResultSchema } from "../../../commands/ingestion/pushReports.ts";
+import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
+import { auditSchema } from "../../../commands/reports/spec/audit.ts";
+import { reportSpecSchema } from "../../../commands/reports/spec/specSchema.ts";
+import type { Dictionary } from "../../../db/seed/defaultDictionary.ts";
+import type { ServedDictionary } from "../../../queries/dictionary/dictionary.ts";
+import { patientListEntrySchema } from "../../../queries/patients/patients.ts";
+import { queryOutcomeSchema } from "../../../queries/reports/queryResult.ts";
+import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
+import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
+import { apiErrorSchema } from "../../http/apiErrors.ts";
+import { fhirR4Paths } from "./fhirR4.ts";
+import { openV1Paths } from "./openV1.ts";
+import { recordsApiPaths } from "./recordsApi.ts";
+import { reportsApiPaths } from "./reportsApi.ts";
+import { servicePaths } from "./servicePages.ts";
+import { securitySchemes } from "./shared.ts";
+
+export interface OpenApiDocumentSource {
+  /** The exam report schema lists the dictionary's exam types, as the push checks them. */
+  dictionary: Dictionary;
+  /** The categories the dictionary call accepts. */
+  served: ServedDictionary;
+}
+
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+/** The OpenAPI 3.1 document of both interfaces (and the service's pages), generated from the zod schemas. */
+export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument {
+  const document = {
+    openapi: "3.1.0" as const,
+    info: {
+      title: "Dialysis Hub",
+      version: "1",
+      description:
+        "Report viewing and authoring under `/api` (failures answer `{ error }`), clinical report ingestion under `/open/v1` " +
+        "(every answer is the envelope `{ code, msg, data, timestamp }`). The help articles are listed at /llms.txt.",
+    },
+    // Relative to where this document is served (/openapi.json), so a client generator or Swagger
+    // UI calls the host, port and reverse-proxy prefix it fetched the document from.
+    servers: [{ url: "/", description: "This service: the origin that served this document" }],
+    tags: [
+      { name: "Report viewing", description: "Contract A: no credential (the reverse proxy guards it)" },
+      { name: "Authoring", description: "Contract C.3: an author token of the tenant, or the ADMIN_TOKEN" },
+      { name: "Patients and unmatched reports", description: "Contract C.4: an author token of the tenant, or the ADMIN_TOKEN" },
+      { name: "Bulk jobs", description: "Contract D.4 as the staff pages follow it: an author token of the tenant, or the ADMIN_TOKEN" },
+      { name: "Administration", description: "Contract C.2, C.6: the ADMIN_TOKEN" },
+      { name: "Ingestion open API", description: "Contract B: a client key" },
+      { name: "FHIR R4", description: "Contract D.6: a client key to post; answers are FHIR resources, failures OperationOutcomes" },
+      { name: "Service", description: "Health, help articles, the embed page and these docs" },
+    ],
+    paths: { ...reportsApiPaths, ...recordsApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
+    components: {
+      securitySchemes,
+      // Named where they are used, instead of repeated inline (the same schema instances as in the paths).
+      schemas: {
+        ApiError: apiErrorSchema,
+        LabReport: reportKinds.lab.schema(source.dictionary),
+        ExamReport: reportKinds.exam.schema(source.dictionary),
+        PushResult: pushResultSchema,
+        ReportSpec: reportSpecSchema,
+        ReportListEntry: reportListEntrySchema,
+        VersionEntry: versionEntrySchema,
+        Audit: auditSchema,
+        QueryResult: queryOutcomeSchema,
+        PatientListEntry: patientListEntrySchema,
+        UnmatchedEntry: unmatchedEntrySchema,
+      },
+    },
+  };
+  return createDocument(document, {
+    override: ({ jsonSchema }) => {
+      // z.int() states JavaScript's safe-integer range: as bounds of a JSON field it is noise (and Swagger UI's example).
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+    },
+  });
+}

@@ -1,0 +1,278 @@
+import { z } from "zod";
+import type { ZodOpenApiPathsObject } from "zod-openapi";
+import { issuedAuthorToken, registerAuthorInput } from "../../../commands/credentials/authors.ts";
+import { clientCodeMapInput, issuedClientKey, registerClientInput } from "../../../commands/credentials/clients.ts";
+import { claimInput, dismissInput } from "../../../commands/ingestion/queueDecisions.ts";
+import { PATIENT_REF_PATTERN, registerPatientInput } from "../../../commands/patients/registerPatient.ts";
+import { patientListEntrySchema } from "../../../queries/patients/patients.ts";
+import { projectionsReportSchema } from "../../../queries/runtime/projectionStatus.ts";
+import { BULK_JOB_LIST_LIMIT, bulkJobListEntrySchema, bulkRejectedAnswerSchema } from "../../../queries/bulk/bulkJobs.ts";
+import { ledgerSummarySchema, ledgerVerificationSchema } from "../../../db/ledger.ts";
+import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../../../queries/ingestion/reportHistory.ts";
+import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
+import { clientCodeMapAnswer } from "../../credentials/adminRoutes.ts";
+import { rejectedPageQuery } from "../../ingestion/openV1/bulkRoutes.ts";
+import { listQuery, resultsQuery } from "../../patients/patientRoutes.ts";
+import { patientResultsSchema } from "../../../queries/patients/patientResults.ts";
+import { acknowledgeInput } from "../../../commands/alerts/acknowledgeAlert.ts";
+import { alertSchema } from "../../../queries/alerts/alerts.ts";
+import { alertListQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
+import { claimedAnswer, dismissedAnswer } from "../../ingestion/unmatchedRoutes.ts";
+import { apiFailures, json, jsonBody, security } from "./shared.ts";
+
+const patientPath = z.object({ patientRef: z.string().regex(PATIENT_REF_PATTERN).meta({ description: "The centre's own reference of the patient", example: "P001" }) });
+const queuedPath = z.object({
+  kind: z.enum(["lab", "exam"]),
+  externalId: z.string().meta({ description: "The report's externalId as the sender pushed it" }),
+});
+const clientPath = z.object({ clientId: z.string() });
+const bulkJobPath = z.object({ jobId: z.string().meta({ description: "The job's jobId, as GET /api/bulk-jobs lists it", example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11" }) });
+const authorFailures = { 401: true, 403: true } as const;
+const adminFailures = { 401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)" } as const;
+
+/** Contract C.2 (credentials, C.6 projections: the ADMIN_TOKEN) and C.4 (patients and the unmatched queue). */
+export const recordsApiPaths: ZodOpenApiPathsObject = {
+  "/api/patients": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "listPatients",
+      summary: "The tenant's dialysis patients, id cards masked",
+      security: security.author,
+      requestParams: { query: listQuery },
+      responses: { 200: { description: "Patients by patientRef", ...json(z.array(patientListEntrySchema)) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/patients/{patientRef}": {
+    put: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "savePatient",
+      summary: "Register or update a dialysis patient; pending reports with the same idCard are claimed",
+      security: security.author,
+      requestParams: { path: patientPath },
+      requestBody: jsonBody(registerPatientInput),
+      responses: { 200: { description: "The patient as listed", ...json(patientListEntrySchema) }, ...apiFailures({ 400: "Invalid idCard, patientRef or field", ...authorFailures }) },
+    },
+  },
+  "/api/patients/{patientRef}/results": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "patientResults",
+      summary: "A patient's results over time, in standard units, with reference ranges, clinical targets and critical limits (contract D.7)",
+      security: security.author,
+      requestParams: { path: patientPath, query: resultsQuery },
+      responses: {
+        200: { description: "One series per asked item, in the order asked; points oldest first", ...json(patientResultsSchema) },
+        ...apiFailures({ 400: "A day, a code or the period is not one that can be charted", ...authorFailures, 404: "No such patient in this tenant" }),
+      },
+    },
+  },
+  "/api/alerts": {
+    get: {
+      tags: ["Critical results"],
+      operationId: "listAlerts",
+      summary: "Critical-result alerts of the tenant: standing ones (open), acknowledged ones, or ones an update closed before anyone acknowledged them (contract D.7)",
+      security: security.author,
+      requestParams: { query: alertListQuery },
+      responses: { 200: { description: "Newest first (by when raised, acknowledged or closed)", ...json(z.array(alertSchema)) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/alerts/count": {
+    get: {
+      tags: ["Critical results"],
+      operationId: "openAlertCount",
+      summary: "How many alerts stand: the badge of the staff pages",
+      security: security.author,
+      responses: { 200: { description: "The count", ...json(openAlertCountAnswer) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/alerts/{alertId}/acknowledge": {
+    post: {
+      tags: ["Critical results"],
+      operationId: "acknowledgeAlert",
+      summary: "Acknowledge an alert with a note saying what was done; acknowledging it again changes nothing",
+      security: security.author,
+      requestParams: { path: z.object({ alertId: z.string().meta({ description: "The alert's alertId, as GET /api/alerts lists it" }) }) },
+      requestBody: jsonBody(acknowledgeInput),
+      responses: { 200: { description: "The alert as it now stands", ...json(alertSchema) }, ...apiFailures({ 400: "No note", ...authorFailures, 404: "No such alert in this tenant" }) },
+    },
+  },
+  "/api/alerts/stream": {
+    get: {
+      tags: ["Critical results"],
+      operationId: "alertStream",
+      summary: "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged` and `closed` with the alert as it then stands, a comment line as heartbeat",
+      description: "Send the author token in the Authorization header (read the stream with fetch, not EventSource, which cannot send one). What happens while no stream is open is not replayed: read GET /api/alerts when (re)connecting.",
+      security: security.author,
+      responses: {
+        200: { description: "An endless text/event-stream", content: { "text/event-stream": { schema: { type: "string", example: 'event: raised\ndata: {"alertId":"…","code":"K","value":6.9,…}\n\n' } } } },
+        ...apiFailures(authorFailures),
+      },
+    },
+  },
+  "/api/history/{kind}/{externalId}": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "reportHistory",
+      summary: "A report's history from the event store: received versions, claims, dismissals, returns to the queue (contract D.1)",
+      security: security.author,
+      requestParams: { path: queuedPath },
+      responses: { 200: { description: "Oldest entry first", ...json(reportHistorySchema) }, ...apiFailures({ ...authorFailures, 404: "No such report for this tenant" }) },
+    },
+  },
+  "/api/history/{kind}/{externalId}/versions/{n}": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "reportVersion",
+      summary: "One stored version of a report, exactly as accepted",
+      security: security.author,
+      requestParams: { path: queuedPath.extend({ n: z.string().meta({ description: "The version: 1, 2, …", example: "2" }) }) },
+      responses: {
+        200: { description: "The version", ...json(reportVersionSchema) },
+        ...apiFailures({ ...authorFailures, 400: "n is not a version number", 404: "No such report, or no such version" }),
+      },
+    },
+  },
+  "/api/history/{kind}/{externalId}/diff": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "reportDiff",
+      summary: "Every changed field between two versions; items are paired by itemCode (else itemName), not by position",
+      security: security.author,
+      requestParams: {
+        path: queuedPath,
+        query: z.object({ from: z.string().meta({ description: "The older version", example: "1" }), to: z.string().meta({ description: "The newer version", example: "2" }) }),
+      },
+      responses: {
+        200: { description: "The changes, in the notation of validation errors", ...json(reportDiffSchema) },
+        ...apiFailures({ ...authorFailures, 400: "from or to is not a version number", 404: "No such report, or no such version" }),
+      },
+    },
+  },
+  "/api/unmatched": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "listUnmatched",
+      summary: "Reports awaiting claim, oldest first",
+      security: security.author,
+      responses: { 200: { description: "The queue", ...json(z.array(unmatchedEntrySchema)) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/unmatched/{kind}/{externalId}/claim": {
+    post: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "claimReport",
+      summary: "Match a waiting report to a patient",
+      security: security.author,
+      requestParams: { path: queuedPath },
+      requestBody: jsonBody(claimInput),
+      responses: {
+        200: { description: "Claimed", ...json(claimedAnswer) },
+        ...apiFailures({ ...authorFailures, 404: "Unknown report or patient", 409: "The report is already matched to another patient" }),
+      },
+    },
+  },
+  "/api/unmatched/{kind}/{externalId}/dismiss": {
+    post: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "dismissReport",
+      summary: "Take a report out of the queue; it stays stored and counted",
+      security: security.author,
+      requestParams: { path: queuedPath },
+      requestBody: jsonBody(dismissInput),
+      responses: {
+        200: { description: "Dismissed", ...json(dismissedAnswer) },
+        ...apiFailures({ ...authorFailures, 404: "Unknown report", 409: "The report is already matched to a patient" }),
+      },
+    },
+  },
+  "/api/bulk-jobs": {
+    get: {
+      tags: ["Bulk jobs"],
+      operationId: "listBulkJobs",
+      summary: `The tenant's bulk import jobs of every client, newest first (at most ${BULK_JOB_LIST_LIMIT}): status, progress and counts`,
+      security: security.author,
+      responses: { 200: { description: "Newest job first", ...json(z.array(bulkJobListEntrySchema)) }, ...apiFailures(authorFailures) },
+    },
+  },
+  "/api/bulk-jobs/{jobId}/rejected": {
+    get: {
+      tags: ["Bulk jobs"],
+      operationId: "listBulkJobRejectedLines",
+      summary: "A bulk job's rejected lines, in line order, a page at a time",
+      security: security.author,
+      requestParams: { path: bulkJobPath, query: rejectedPageQuery },
+      responses: {
+        200: { description: "The rejected lines of the page and how many there are", ...json(bulkRejectedAnswerSchema) },
+        ...apiFailures({ ...authorFailures, 400: "offset or limit out of range", 404: "No job with this id for this tenant" }),
+      },
+    },
+  },
+  "/api/admin/projections": {
+    get: {
+      tags: ["Administration"],
+      operationId: "projectionsReport",
+      summary: "Each projection's position, the event store's head and the lag",
+      security: security.admin,
+      responses: { 200: { description: "The projections", ...json(projectionsReportSchema) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/ledger": {
+    get: {
+      tags: ["Administration"],
+      operationId: "ledgerSummary",
+      summary: "The tamper-evident ledger (contract D.2): blocks and events sealed, and the newest block's root",
+      security: security.admin,
+      responses: { 200: { description: "The ledger", ...json(ledgerSummarySchema) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/ledger/verify": {
+    get: {
+      tags: ["Administration"],
+      operationId: "verifyLedger",
+      summary: "Checks every sealed block against the events as they are now: modified, missing or inserted events, a broken chain",
+      security: security.admin,
+      responses: { 200: { description: "ok is false when any problem was found", ...json(ledgerVerificationSchema) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/clients": {
+    post: {
+      tags: ["Administration"],
+      operationId: "createClient",
+      summary: "Issue an open-API client key for a sending system of a tenant",
+      security: security.admin,
+      requestBody: jsonBody(registerClientInput),
+      responses: { 201: { description: "The key, shown this once", ...json(issuedClientKey) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/clients/{clientId}": {
+    delete: {
+      tags: ["Administration"],
+      operationId: "revokeClient",
+      summary: "Revoke a client key: it fails from the very next request",
+      security: security.admin,
+      requestParams: { path: clientPath },
+      responses: { 204: { description: "Revoked" }, ...apiFailures({ ...adminFailures, 404: "No such client", 503: "The revocation is recorded but not yet in force; check again shortly" }) },
+    },
+  },
+  "/api/admin/clients/{clientId}/code-map": {
+    put: {
+      tags: ["Administration"],
+      operationId: "setClientCodeMap",
+      summary: "Set the client's own item codes → standard codes (first step of item mapping)",
+      security: security.admin,
+      requestParams: { path: clientPath },
+      requestBody: jsonBody(clientCodeMapInput),
+      responses: { 200: { description: "The map now in force", ...json(clientCodeMapAnswer) }, ...apiFailures({ ...adminFailures, 404: "No such active client" }) },
+    },
+  },
+  "/api/admin/authors": {
+    post: {
+      tags: ["Administration"],
+      operationId: "createAuthor",
+      summary: "Issue an authoring token of a tenant",
+      security: security.admin,
+      requestBody: jsonBody(registerAuthorInput),
+      responses: { 201: { description: "The token, shown this once", ...json(issuedAuthorToken) }, ...apiFailures(adminFailures) },
+    },
+  },
+};

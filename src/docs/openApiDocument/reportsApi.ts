@@ -1,0 +1,190 @@
+import { z } from "zod";
+import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
+import { auditSchema } from "../../../commands/reports/spec/audit.ts";
+import { publishInput, restoreInput, saveDraftInput } from "../../../commands/reports/manageReports.ts";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
+import { reportSpecSchema } from "../../../commands/reports/spec/specSchema.ts";
+import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
+import { specDiffSchema } from "../../../queries/reports/specChanges.ts";
+import { DOCX_CONTENT_TYPE, XLSX_CONTENT_TYPE } from "../../reports/export/contentTypes.ts";
+import { dataRequest, drillRequest, exportRequest, paramValuesField } from "../../reports/http/reportRequests.ts";
+import { dataAnswer, draftSavedAnswer, drillAnswer, openedReportAnswer, reportSourceAnswer } from "../../reports/http/reportRoutes.ts";
+import { apiFailures, json, jsonBody, security } from "./shared.ts";
+
+// docxExport.ts loads Word and ECharts; the route imports it on first use, and so does not this document.
+
+const reportPath = z.object({ id: z.string().regex(REPORT_ID_PATTERN).meta({ description: "The report id", example: "dialysis-adequacy" }) });
+const versionPath = reportPath.extend({ no: z.string().regex(/^v[1-9][0-9]*$/).meta({ description: "A published version", example: "v1" }) });
+const viewQuery = z.object({ version: z.string().optional().meta({ description: 'v<n> or "draft"; omitted: the current published version' }) });
+
+const notFound = "There is no such report (or version)";
+/** A call on the draft may name the draft it was based on (save, publish, discard). */
+const draftCondition = z.object({
+  "if-match": z.string().optional().meta({ description: "The ETag of the draft this call is based on (from …/versions/draft/source or the last save), or * for any draft", example: '"draft-1795635792949"' }),
+  "if-none-match": z.literal("*").optional().meta({ description: "* : only when the report has no draft" }),
+});
+const conditionFailed = "If-Match / If-None-Match did not hold: the draft was saved, published or discarded since";
+const draftEtagHeader = z.object({ ETag: z.string().optional().meta({ description: "The draft's entity tag, for If-Match on the next save", example: '"draft-1795635792949"' }) });
+const neverPublished = "The report was never published and no version was given";
+
+const exportFile = (contentType: string, what: string): ZodOpenApiResponseObject => ({
+  description: `The ${what} file, streamed`,
+  content: { [contentType]: {} },
+  headers: z.object({ "Content-Disposition": z.string().meta({ description: "attachment; filename=\"…\"; filename*=UTF-8''… (titles are often Chinese)" }) }),
+});
+
+const exportOperation = (format: "xlsx" | "docx", contentType: string, what: string) => ({
+  tags: ["Report viewing"],
+  operationId: `export${format === "xlsx" ? "Xlsx" : "Docx"}`,
+  summary: `Export the report (or a drill-through layer) as ${what}`,
+  security: security.viewing,
+  requestParams: { path: reportPath },
+  requestBody: jsonBody(exportRequest, false),
+  responses: { 200: exportFile(contentType, what), ...apiFailures({ 400: `Bad params, drill or args, or the ${format} export is switched off in the spec`, 404: notFound, 409: neverPublished }) },
+});
+
+/** Contract A.3 (viewing, no credential) and C.3 (authoring, an author token or the ADMIN_TOKEN). */
+export const reportsApiPaths: ZodOpenApiPathsObject = {
+  "/api/reports": {
+    get: {
+      tags: ["Report viewing"],
+      operationId: "listReports",
+      summary: "Every report of the tenant, drafts included",
+      security: security.viewing,
+      responses: { 200: { description: "The report list", ...json(z.array(reportListEntrySchema)) }, ...apiFailures({}) },
+    },
+  },
+  "/api/reports/{id}/view": {
+    get: {
+      tags: ["Report viewing"],
+      operationId: "viewReport",
+      summary: "Open a version of a report: its spec without SQL, initial params and, for snapshots, the frozen data",
+      security: security.viewing,
+      requestParams: { path: reportPath, query: viewQuery },
+      responses: { 200: { description: "The opened report", ...json(openedReportAnswer) }, ...apiFailures({ 404: notFound, 409: neverPublished }) },
+    },
+  },
+  "/api/reports/{id}/data": {
+    post: {
+      tags: ["Report viewing"],
+      operationId: "reportData",
+      summary: "Run every query of the spec with the given params (a snapshot answers its frozen results)",
+      security: security.viewing,
+      requestParams: { path: reportPath },
+      requestBody: jsonBody(dataRequest, false),
+      responses: { 200: { description: "Every query's result or error", ...json(dataAnswer) }, ...apiFailures({ 400: "Bad params: undeclared name or wrong JSON type", 404: notFound, 409: neverPublished }) },
+    },
+  },
+  "/api/reports/{id}/drill": {
+    post: {
+      tags: ["Report viewing"],
+      operationId: "drillReport",
+      summary: "Run the queries of a drill-through target (always live, snapshots included)",
+      security: security.viewing,
+      requestParams: { path: reportPath },
+      requestBody: jsonBody(drillRequest),
+      responses: {
+        200: { description: "The drill's title and its queries' results", ...json(drillAnswer) },
+        ...apiFailures({ 400: "Unknown drill key, an args key the target does not declare, or bad params", 404: notFound, 409: neverPublished }),
+      },
+    },
+  },
+  "/api/reports/{id}/export/xlsx": { post: exportOperation("xlsx", XLSX_CONTENT_TYPE, "Excel workbook") },
+  "/api/reports/{id}/export/docx": { post: exportOperation("docx", DOCX_CONTENT_TYPE, "Word document") },
+  "/api/reports/{id}/versions": {
+    get: {
+      tags: ["Report viewing"],
+      operationId: "listVersions",
+      summary: "The published versions, newest first",
+      security: security.viewing,
+      requestParams: { path: reportPath },
+      responses: { 200: { description: "Version entries", ...json(z.array(versionEntrySchema)) }, ...apiFailures({ 404: notFound }) },
+    },
+  },
+  "/api/reports/{id}/versions/{no}/source": {
+    get: {
+      tags: ["Authoring"],
+      operationId: "versionSource",
+      summary: "A version's (or the draft's) title, data source and spec with the SQL of its queries: what the editor starts from, and what PUT …/draft takes back",
+      security: security.author,
+      requestParams: { path: reportPath.extend({ no: z.string().meta({ description: "A published version or draft", example: "draft" }) }) },
+      responses: { 200: { description: "The source; for the draft with its ETag", ...json(reportSourceAnswer), headers: draftEtagHeader }, ...apiFailures({ 401: true, 403: true, 404: notFound }) },
+    },
+  },
+  "/api/reports/{id}/versions/{no}/audit": {
+    get: {
+      tags: ["Report viewing"],
+      operationId: "versionAudit",
+      summary: "The full audit of a published version (contract A.5)",
+      security: security.viewing,
+      requestParams: { path: versionPath },
+      responses: { 200: { description: "The audit", ...json(auditSchema) }, ...apiFailures({ 404: notFound }) },
+    },
+  },
+  "/api/reports/{id}/versions/{a}/diff/{b}": {
+    get: {
+      tags: ["Report viewing"],
+      operationId: "versionDiff",
+      summary: "What changed from version a to version b of the spec (v1, v2, … or draft): nodes paired by id, params by name; the SQL of the queries only for an author of the tenant",
+      description: "Without an author token of the tenant (or the ADMIN_TOKEN) a changed query's SQL is listed as a redacted change, never its text; a token of another tenant only makes the caller a viewer.",
+      security: [...security.viewing, ...security.author],
+      requestParams: {
+        path: reportPath.extend({
+          a: z.string().meta({ description: "The older side: a published version or draft", example: "v1" }),
+          b: z.string().meta({ description: "The newer side", example: "draft" }),
+        }),
+      },
+      responses: { 200: { description: "The changes, by field path", ...json(specDiffSchema) }, ...apiFailures({ 404: "No such report, or no such version" }) },
+    },
+  },
+  "/api/reports/{id}/draft": {
+    put: {
+      tags: ["Authoring"],
+      operationId: "saveDraft",
+      summary: "Save the draft (creating the report when new); the spec is checked whole and audited",
+      description:
+        "Two authors may edit one report: a save that names the draft it was based on (If-Match with that draft's ETag, or If-None-Match: * when there was none) is refused with 412 when the draft changed meanwhile, instead of overwriting it. Without either header a save replaces the draft.",
+      security: security.author,
+      requestParams: {
+        path: reportPath,
+        header: draftCondition,
+      },
+      // The command takes the spec as sent and checks it with the spec schema, naming JSON paths.
+      requestBody: jsonBody(saveDraftInput.extend({ spec: reportSpecSchema })),
+      responses: {
+        200: { description: "Saved", ...json(draftSavedAnswer), headers: draftEtagHeader },
+        ...apiFailures({ 400: "Invalid spec (the message names the JSON path), report id or condition header", 401: true, 403: true, 412: conditionFailed }),
+      },
+    },
+    delete: {
+      tags: ["Authoring"],
+      operationId: "discardDraft",
+      summary: "Discard the draft (a never-published report disappears from the list)",
+      security: security.author,
+      requestParams: { path: reportPath, header: draftCondition },
+      responses: { 204: { description: "Discarded" }, ...apiFailures({ 401: true, 403: true, 404: "There is no such report, or it has no draft", 412: conditionFailed }) },
+    },
+  },
+  "/api/reports/{id}/publish": {
+    post: {
+      tags: ["Authoring"],
+      operationId: "publishDraft",
+      summary: "Publish the draft as the next version (snapshot mode runs and freezes every query)",
+      security: security.author,
+      requestParams: { path: reportPath, header: draftCondition },
+      requestBody: jsonBody(publishInput.extend({ params: paramValuesField.meta({ description: "Snapshot: the params to run the queries with (default: the spec's defaults)" }) })),
+      responses: { 201: { description: "The new version", ...json(versionEntrySchema) }, ...apiFailures({ 401: true, 403: true, 404: notFound, 409: "There is no draft", 412: conditionFailed }) },
+    },
+  },
+  "/api/reports/{id}/restore": {
+    post: {
+      tags: ["Authoring"],
+      operationId: "restoreVersion",
+      summary: "Make a new version from an old one's spec, mode, params and frozen results",
+      security: security.author,
+      requestParams: { path: reportPath },
+      requestBody: jsonBody(restoreInput),
+      responses: { 201: { description: "The new version", ...json(versionEntrySchema) }, ...apiFailures({ 401: true, 403: true, 404: notFound }) },
+    },
+  },
+};

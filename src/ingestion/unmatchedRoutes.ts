@@ -1,0 +1,46 @@
+import Router from "@koa/router";
+import { z } from "zod";
+import { claimReport, dismissReport } from "../../commands/ingestion/manageQueue.ts";
+import { claimInput, dismissInput } from "../../commands/ingestion/queueDecisions.ts";
+import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
+import type { EventStore } from "../../db/eventStore.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { unmatchedQueue } from "../../queries/ingestion/unmatched.ts";
+import { requireAuthor, type Caller } from "../http/authorAuth.ts";
+import { HttpError } from "../http/httpError.ts";
+import { parseBody } from "../http/validate.ts";
+
+const queuedReport = { kind: z.enum(["lab", "exam"]), externalId: z.string() };
+export const claimedAnswer = z.object({ ...queuedReport, matched: z.literal(true), patientRef: z.string() });
+export const dismissedAnswer = z.object({ ...queuedReport, dismissed: z.literal(true), reason: z.string() });
+
+/** The queue of reports whose patient could not be matched: list, claim, dismiss (contract C.4). */
+export function unmatchedRoutes(store: EventStore, adminToken: string | undefined): Router {
+  const router = new Router({ prefix: "/api/unmatched" });
+  router.use(requireAuthor(store.db, adminToken));
+
+  router.get("/", async (ctx) => {
+    ctx.body = await readAsTenant(store.db, ctx.state.tenant, unmatchedQueue);
+  });
+
+  const kindOf = (name: string) => {
+    if (name !== "lab" && name !== "exam") throw new HttpError(404, "The kind of report is 'lab' or 'exam': /api/unmatched/{lab|exam}/{externalId}/….");
+    return reportKinds[name];
+  };
+  const context = (caller: Caller, requestId: string) => ({ store, metadata: { actor: caller.name, requestId } });
+
+  router.post("/:kind/:externalId/claim", async (ctx) => {
+    const kind = kindOf(ctx.params.kind!);
+    const { patientRef } = parseBody(claimInput, ctx.request.body);
+    await claimReport(context(ctx.state.caller, ctx.state.requestId), store.db, ctx.state.tenant, kind, ctx.params.externalId!, patientRef);
+    ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, matched: true, patientRef } satisfies z.infer<typeof claimedAnswer>;
+  });
+
+  router.post("/:kind/:externalId/dismiss", async (ctx) => {
+    const kind = kindOf(ctx.params.kind!);
+    const { reason } = parseBody(dismissInput, ctx.request.body);
+    await dismissReport(context(ctx.state.caller, ctx.state.requestId), store.db, ctx.state.tenant, kind, ctx.params.externalId!, reason);
+    ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, dismissed: true, reason } satisfies z.infer<typeof dismissedAnswer>;
+  });
+  return router;
+}

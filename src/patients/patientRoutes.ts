@@ -1,0 +1,85 @@
+import Router from "@koa/router";
+import { z } from "zod";
+import { savePatient } from "../../commands/patients/managePatients.ts";
+import { PATIENT_REF_PATTERN, registerPatientInput } from "../../commands/patients/registerPatient.ts";
+import type { EventStore } from "../../db/eventStore.ts";
+import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
+import { defaultChartItems, patientResults } from "../../queries/patients/patientResults.ts";
+import { listPatients, patientByRef } from "../../queries/patients/patients.ts";
+import { requireAuthor, type Caller } from "../http/authorAuth.ts";
+import { HttpError } from "../http/httpError.ts";
+import { parseBody } from "../http/validate.ts";
+
+/** `GET /api/patients?q=`: the search text of the staff pages' patient picker (see listPatients). */
+export const listQuery = z.strictObject(
+  { q: z.string({ error: "q is a search text, sent once" }).max(100, "q has at most 100 characters").optional() },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The only query parameter is q, a search text (name, patientRef, hisPatientId or the id card as shown masked)" : undefined) },
+);
+
+const DAY_PROBLEM = "must be a day written yyyy-MM-dd, e.g. 2026-03-01";
+const MAX_CHART_ITEMS = 20;
+const MAX_CHART_YEARS = 10;
+
+/** `GET /api/patients/{patientRef}/results` (contract D.7): which items, over which days. */
+export const resultsQuery = z.strictObject(
+  {
+    from: z.string({ error: `from ${DAY_PROBLEM}` }).refine(isCalendarDate, `from ${DAY_PROBLEM}`).optional().meta({ description: "First day (yyyy-MM-dd); a year before `to` when left out", example: "2025-03-01" }),
+    to: z.string({ error: `to ${DAY_PROBLEM}` }).refine(isCalendarDate, `to ${DAY_PROBLEM}`).optional().meta({ description: "Last day (yyyy-MM-dd), included; today when left out", example: "2026-02-28" }),
+    codes: z.string({ error: "codes is one comma-separated list of standard item codes, e.g. codes=KTV,HGB" }).optional().meta({ description: "Standard item codes, comma-separated, in the order the series are answered; the core numeric items when left out", example: "KTV,HGB,P" }),
+  },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from, to (days, yyyy-MM-dd) and codes (comma-separated standard item codes)" : undefined) },
+);
+
+function chartItems(dictionary: Dictionary, codes: string | undefined): DictionaryItem[] {
+  if (codes === undefined || codes.trim() === "") return defaultChartItems(dictionary);
+  const wanted = [...new Set(codes.split(",").map((code) => code.trim().toUpperCase()).filter((code) => code !== ""))];
+  if (wanted.length > MAX_CHART_ITEMS) throw new HttpError(400, `Ask for at most ${MAX_CHART_ITEMS} codes at a time; ${wanted.length} were sent.`);
+  const numeric = new Map(dictionary.items.filter((item) => item.valueType === "numeric").map((item) => [item.code, item]));
+  const unknown = wanted.filter((code) => !numeric.has(code));
+  if (unknown.length > 0) {
+    throw new HttpError(400, `codes: ${unknown.join(", ")} ${unknown.length === 1 ? "is not a numeric item" : "are not numeric items"} of the dictionary; use codes such as ${[...numeric.keys()].slice(0, 12).join(", ")} (GET /open/v1/dictionary lists them all).`);
+  }
+  return wanted.map((code) => numeric.get(code)!);
+}
+
+function chartDays(from: string | undefined, to: string | undefined): { fromDay: string; toDay: string } {
+  const toDay = to ?? localDate(new Date());
+  const fromDay = from ?? `${String(Number(toDay.slice(0, 4)) - 1).padStart(4, "0")}${toDay.slice(4)}`.replace(/-02-29$/, "-02-28");
+  if (fromDay > toDay) throw new HttpError(400, `from (${fromDay}) is after to (${toDay}); send from on or before to.`);
+  if (Number(toDay.slice(0, 4)) - Number(fromDay.slice(0, 4)) > MAX_CHART_YEARS) throw new HttpError(400, `Ask for at most ${MAX_CHART_YEARS} years at a time.`);
+  return { fromDay, toDay };
+}
+
+export function patientRoutes(store: EventStore, adminToken: string | undefined, dictionary: Dictionary): Router {
+  const router = new Router({ prefix: "/api/patients" });
+  router.use(requireAuthor(store.db, adminToken));
+
+  router.get("/", async (ctx) => {
+    const { q } = parseBody(listQuery, ctx.query);
+    ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, q));
+  });
+
+  router.get("/:patientRef/results", async (ctx) => {
+    const query = parseBody(resultsQuery, ctx.query);
+    const items = chartItems(dictionary, query.codes);
+    const days = chartDays(query.from, query.to);
+    const patientRef = ctx.params.patientRef!;
+    const answer = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResults(reader, { patientRef, items, ...days }));
+    if (!answer) throw new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`);
+    ctx.body = answer;
+  });
+
+  router.put("/:patientRef", async (ctx) => {
+    const patientRef = ctx.params.patientRef!;
+    if (!PATIENT_REF_PATTERN.test(patientRef)) {
+      throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
+    }
+    const input = parseBody(registerPatientInput, ctx.request.body);
+    const caller = ctx.state.caller as Caller;
+    await savePatient({ store, metadata: { actor: caller.name, requestId: ctx.state.requestId } }, store.db, ctx.state.tenant, patientRef, input);
+    ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
+  });
+  return router;
+}

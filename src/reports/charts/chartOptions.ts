@@ -1,0 +1,188 @@
+/**
+ * The one builder of Apache ECharts options for a chart node (contract A.4): the docx export
+ * renders its result on the server (src/reports/charts/renderChart.ts), and the embed page renders it in
+ * the browser. So this module imports types only — no Node built-ins, no run-time packages — and
+ * bundles as it is with esbuild.
+ *
+ * - line / bar / area (area = line with an area fill): a category x axis from column `x` (dates
+ *   and date-times as their text, in row order), one series per `y` column.
+ * - pie: `x` names the slices, the first `y` column is the value.
+ * - scatter: value axes on both sides (a time axis when `x` is a date or date-time column), one
+ *   series per `y` column of `[x, y]` points.
+ * - Issue #22: `y2` columns on a second y axis on the right, `xLabel` / `yLabel` / `y2Label` axis
+ *   names (units included), `stacked` bars and areas (each axis its own stack), `refLines` as
+ *   dashed horizontal lines on the first y axis, named at their right end.
+ * - A column that the result does not hold is an error (`ChartColumnError`), not an empty chart:
+ *   the author sees which name is wrong and which columns there are.
+ * - Values: numbers stay numbers; exact decimals that PostgreSQL sent as digits become numbers
+ *   (a chart needs no more precision); anything else that is not a number is a gap (null).
+ */
+import type { EChartsOption } from "echarts";
+import type { NodeDef } from "../../../commands/reports/spec/specSchema.ts";
+import type { QuerySuccess } from "../../../queries/reports/queryResult.ts";
+
+export type ChartNode = Extract<NodeDef, { type: "chart" }>;
+export type ChartResult = Pick<QuerySuccess, "columns" | "columnTypes" | "rows">;
+
+export interface ChartOptionSettings {
+  /** Animate on first draw (the browser); the server always turns it off. Default true. */
+  animation?: boolean;
+  /** Draw the node's title inside the chart. Default true. */
+  title?: boolean;
+}
+
+/** Fonts that hold Chinese glyphs on the platforms the report is seen on, then the generic family. */
+// Single quotes: ECharts' SVG renderer writes the list into a double-quoted style attribute unescaped.
+export const CHART_FONT_FAMILY = "'Noto Sans CJK SC', 'Noto Sans S Chinese', 'Source Han Sans SC', 'PingFang SC', 'Hiragino Sans GB', 'Microsoft YaHei', 'WenQuanYi Micro Hei', sans-serif";
+
+/** A colour-blind-friendly palette (Okabe–Ito order, darker yellow), then ECharts' own. */
+export const CHART_COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#B8A000", "#000000", "#5470C6", "#91CC75", "#FAC858", "#EE6666"];
+
+const TEXT_COLOR = "#333333";
+const EMPTY_LABEL = "(empty)";
+
+export class ChartColumnError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChartColumnError";
+  }
+}
+
+function columnIndex(node: ChartNode, result: ChartResult, column: string, role: string): number {
+  const index = result.columns.indexOf(column);
+  if (index < 0) {
+    const available = result.columns.length ? result.columns.join(", ") : "none";
+    throw new ChartColumnError(`Chart ${node.id}: ${role} column "${column}" is not a column of query ${node.query} (its columns: ${available}).`);
+  }
+  return index;
+}
+
+/** A plotted number, or null for a gap. */
+export function chartNumber(value: unknown): number | null {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "string" && value.trim() !== "") {
+    const parsed = Number(value);
+    return Number.isFinite(parsed) ? parsed : null;
+  }
+  if (typeof value === "boolean") return value ? 1 : 0;
+  return null;
+}
+
+/** A category label: dates and date-times keep their text, null is "(empty)". */
+export function chartLabel(value: unknown): string {
+  if (value === null || value === undefined || value === "") return EMPTY_LABEL;
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+export function chartOption(node: ChartNode, result: ChartResult, settings: ChartOptionSettings = {}): EChartsOption {
+  const showTitle = settings.title !== false && Boolean(node.title);
+  const xIndex = columnIndex(node, result, node.x, "x");
+  const yIndexes = node.y.map((column) => columnIndex(node, result, column, "y"));
+  const rows = result.rows;
+
+  const base: EChartsOption = {
+    animation: settings.animation !== false,
+    color: CHART_COLORS,
+    backgroundColor: "#ffffff",
+    textStyle: { fontFamily: CHART_FONT_FAMILY, color: TEXT_COLOR },
+    title: showTitle ? { text: node.title, left: "center", top: 8, textStyle: { fontFamily: CHART_FONT_FAMILY, fontSize: 16, fontWeight: "bold", color: TEXT_COLOR } } : undefined,
+  };
+  const top = showTitle ? 40 : 12;
+
+  if (node.chart === "pie") {
+    const valueIndex = yIndexes[0]!;
+    // A slice without a value has no size: it is left out.
+    const data = rows.flatMap((row) => {
+      const value = chartNumber(row[valueIndex]);
+      return value === null ? [] : [{ name: chartLabel(row[xIndex]), value }];
+    });
+    return {
+      ...base,
+      tooltip: { trigger: "item", formatter: "{b}: {c} ({d}%)" },
+      legend: { type: "scroll", bottom: 4, textStyle: { fontFamily: CHART_FONT_FAMILY } },
+      series: [
+        {
+          type: "pie",
+          name: node.y[0],
+          radius: "62%",
+          center: ["50%", showTitle ? "52%" : "48%"] as [string, string],
+          data,
+          label: { formatter: "{b}: {d}%", fontFamily: CHART_FONT_FAMILY },
+        },
+      ],
+    };
+  }
+
+  const y2 = node.y2 ?? [];
+  const y2Indexes = y2.map((column) => columnIndex(node, result, column, "y2"));
+  const many = node.y.length + y2.length > 1;
+  const legend = many ? { top: showTitle ? 34 : 6, type: "scroll" as const, textStyle: { fontFamily: CHART_FONT_FAMILY } } : undefined;
+  // Room above the plot for the legend, or for the y axis' name when there is one series.
+  const gridTop = top + (many ? 30 : 26);
+
+  if (node.chart === "scatter") {
+    const xType = result.columnTypes[xIndex];
+    const timeAxis = xType === "date" || xType === "datetime";
+    const xValue = (value: unknown) => (timeAxis ? (value == null ? null : String(value).replace(" ", "T")) : chartNumber(value));
+    return {
+      ...base,
+      tooltip: { trigger: "item" },
+      legend,
+      grid: { left: 16, right: 32, top: gridTop, bottom: 34, containLabel: true },
+      xAxis: { type: timeAxis ? "time" : "value", name: node.xLabel ?? node.x, nameLocation: "middle", nameGap: 28, scale: true, boundaryGap: ["4%", "4%"] },
+      yAxis: { type: "value", scale: true, boundaryGap: ["4%", "4%"], name: node.yLabel ?? (many ? undefined : node.y[0]) },
+      series: yIndexes.map((yIndex, i) => ({
+        type: "scatter" as const,
+        name: node.y[i],
+        symbolSize: 8,
+        data: rows.map((row) => [xValue(row[xIndex]), chartNumber(row[yIndex])]).filter((point) => point[0] !== null && point[1] !== null) as Array<[number | string, number]>,
+      })),
+    };
+  }
+
+  // line, bar, area
+  const categories = rows.map((row) => chartLabel(row[xIndex]));
+  // Without a boundary gap (line, area) the last label is centred on the plot's right edge: leave
+  // half of it as margin (about 7 px a character at 12 px).
+  const lastLabel = categories[categories.length - 1] ?? "";
+  const right = node.chart === "bar" ? 24 : Math.max(24, Math.ceil((lastLabel.length * 7) / 2) + 8);
+  const scale = node.chart !== "bar" && !node.stacked;
+  // The first axis reaches the reference lines, or a target outside the values' range would not show.
+  const refValues = (node.refLines ?? []).map((line) => line.value);
+  const reach = refValues.length
+    ? // Bars keep their zero: a bar's height is its value.
+      { min: (range: { min: number }) => Math.min(scale ? range.min : 0, range.min, ...refValues), max: (range: { max: number }) => Math.max(range.max, ...refValues) }
+    : {};
+  const firstAxis = { type: "value" as const, scale, name: node.yLabel ?? (many ? undefined : node.y[0]), ...reach };
+  const series = (indexes: number[], names: string[], axis: 0 | 1) =>
+    indexes.map((yIndex, i) => {
+      const data = rows.map((row) => chartNumber(row[yIndex]));
+      // Series of one axis stack together; a second axis keeps a stack of its own.
+      const shared = { name: names[i], data, ...(axis ? { yAxisIndex: 1 } : {}), ...(node.stacked ? { stack: `axis${axis}` } : {}) };
+      if (node.chart === "bar") return { type: "bar" as const, ...shared };
+      return { type: "line" as const, ...shared, showSymbol: rows.length <= 60, connectNulls: false, ...(node.chart === "area" ? { areaStyle: { opacity: 0.25 } } : {}) };
+    });
+  const plotted = [...series(yIndexes, node.y, 0), ...series(y2Indexes, y2, 1)];
+  if (node.refLines?.length) {
+    // On the first series, so on the first y axis: a target such as Kt/V 1.2, named at its end.
+    Object.assign(plotted[0]!, {
+      markLine: {
+        silent: true,
+        symbol: "none",
+        lineStyle: { type: "dashed", color: "#555555" },
+        label: { formatter: "{b}", position: "insideEndTop", fontFamily: CHART_FONT_FAMILY },
+        data: node.refLines.map((line) => ({ yAxis: line.value, name: line.label ?? String(line.value) })),
+      },
+    });
+  }
+  return {
+    ...base,
+    tooltip: { trigger: "axis" },
+    legend,
+    grid: { left: 16, right, top: gridTop, bottom: node.xLabel ? 34 : 16, containLabel: true },
+    xAxis: { type: "category", data: categories, boundaryGap: node.chart === "bar", axisLabel: { hideOverlap: true }, ...(node.xLabel ? { name: node.xLabel, nameLocation: "middle" as const, nameGap: 28 } : {}) },
+    yAxis: y2.length ? [firstAxis, { type: "value", scale, name: node.y2Label, position: "right", splitLine: { show: false } }] : firstAxis,
+    series: plotted,
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * How a table node shows its columns (issue #22): which, under what heading, formatted how, and
+ * aligned where. Shared by the embed page (browser) and the docx export (server): no Node-only
+ * imports. A column given by name alone shows as it always has: its name, its text, numbers right.
+ */
+import type { TableColumnDef } from "../../../commands/reports/spec/specSchema.ts";
+import { cellText, numberOf } from "./formatValue.ts";
+
+export interface ColumnView {
+  column: string;
+  /** Its index in the query result. */
+  index: number;
+  /** The heading: the label (else the column name), with the unit in brackets. */
+  heading: string;
+  numeric: boolean;
+  align: "left" | "center" | "right";
+  format?: string;
+}
+
+const NUMERIC = new Set(["integer", "number"]);
+
+/** The node's columns (all the result's when it names none) that the result has, and the names it lacks. */
+export function tableColumns(columns: ReadonlyArray<string | TableColumnDef> | undefined, result: { columns: string[]; columnTypes: string[] }): { shown: ColumnView[]; missing: string[] } {
+  const wanted: TableColumnDef[] = (columns ?? result.columns).map((entry) => (typeof entry === "string" ? { column: entry } : entry));
+  const shown: ColumnView[] = [];
+  const missing: string[] = [];
+  for (const def of wanted) {
+    const index = result.columns.indexOf(def.column);
+    if (index < 0) {
+      missing.push(def.column);
+      continue;
+    }
+    const numeric = NUMERIC.has(result.columnTypes[index] ?? "");
+    shown.push({
+      column: def.column,
+      index,
+      heading: `${def.label ?? def.column}${def.unit ? ` (${def.unit})` : ""}`,
+      numeric,
+      align: def.align ?? (numeric ? "right" : "left"),
+      ...(def.format ? { format: def.format } : {}),
+    });
+  }
+  return { shown, missing };
+}
+
+/**
+ * A cell as its column's format writes it: `number:<d>` with d decimals and thousands grouped,
+ * `percent:<d>` a fraction as per cent (0.653 → 65.3 %), `date` the day, `datetime` to the minute.
+ * A value the format does not fit (text in a number column) is shown as it comes.
+ */
+export function formattedCell(value: unknown, format: string | undefined): string {
+  if (!format || value === null || value === undefined) return cellText(value);
+  const [kind, decimals] = format.split(":");
+  if (kind === "number" || kind === "percent") {
+    const number = numberOf(value);
+    if (number === null) return cellText(value);
+    const digits = Number(decimals);
+    const text = (kind === "percent" ? number * 100 : number).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    return kind === "percent" ? `${text}%` : text;
+  }
+  const text = cellText(value);
+  const dateTime = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?/.exec(text);
+  if (!dateTime) return text;
+  return kind === "date" ? dateTime[1]! : `${dateTime[1]}${dateTime[2] ? ` ${dateTime[2]}` : ""}`;
+}

@@ -1,0 +1,246 @@
+/**
+ * The docx export (contract A.3, the issue's list): a Word document with the report's title, its
+ * version, publish time and export time, the note, the filter values, then the layer's nodes in
+ * the spec's order — text (markdown), stats, tables (the first rows and how many more) and charts
+ * (rendered on the server from the same ECharts option builder as the embed page, as PNGs).
+ *
+ * A failing query never fails the export: its nodes show the error sentence in their place.
+ */
+import type { EChartsOption } from "echarts";
+import { AlignmentType, BorderStyle, Document, HeadingLevel, ImageRun, Packer, Paragraph, ShadingType, Table, TableCell, TableRow, TextRun, WidthType } from "docx";
+import type { NodeDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
+import type { QueryOutcome, QuerySuccess } from "../../../queries/reports/queryResult.ts";
+import { chartOption, type ChartNode } from "../charts/chartOptions.ts";
+import { optionLabels, paramText, statText } from "../charts/formatValue.ts";
+import { renderChartsPng } from "../charts/renderChart.ts";
+import { matchingRule, rulesOfColumn, TONE_COLOURS, type HighlightTone } from "../charts/highlight.ts";
+import { formattedCell, tableColumns } from "../charts/tableColumns.ts";
+import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
+
+/** Rows of a table node written into the document; the rest are counted. */
+export const DOCX_TABLE_ROWS = 50;
+
+/** The chart's layout in CSS pixels, rasterised at 1.5× (1200 × 600) and shown 600 × 300 px (6.25 × 3.1 in) wide on the page. */
+const CHART_LAYOUT = { width: 800, height: 400, scale: 1.5 };
+const CHART_ON_PAGE = { width: 600, height: 300 };
+
+export interface DocxFilter {
+  label: string;
+  value: string;
+}
+
+export interface DocxLayer {
+  /** The document's title: the report's, or the drill target's (args filled in). */
+  title: string;
+  /** For a drill layer: the report it was reached from. */
+  reportTitle?: string;
+  version: string;
+  mode: "dynamic" | "snapshot";
+  publishedAt: string;
+  exportedAt: string;
+  note: string;
+  description?: string;
+  filters: DocxFilter[];
+  nodes: NodeDef[];
+  results: Record<string, QueryOutcome>;
+}
+
+/** The filter values of a layer as label → text, option values shown by their labels where known. */
+export function filterRows(params: readonly ParamDef[], values: Record<string, unknown>, results: Record<string, QueryOutcome>): DocxFilter[] {
+  return params.map((param) => {
+    const optionQuery = (param.type === "select" || param.type === "multiSelect") && !Array.isArray(param.options) ? results[param.options.query] : undefined;
+    const labels = optionLabels(param, optionQuery && !("error" in optionQuery) ? optionQuery : undefined);
+    return { label: param.label, value: paramText(param, values[param.name] ?? null, labels) };
+  });
+}
+
+const SMALL = 18; // half-points: 9 pt
+const GREY = "595959";
+
+const muted = (text: string, options: { italics?: boolean } = {}) => new TextRun({ text, color: GREY, size: SMALL, italics: options.italics });
+
+function problem(text: string): Paragraph {
+  return new Paragraph({ children: [new TextRun({ text, color: "C00000", italics: true })] });
+}
+
+const thin = { style: BorderStyle.SINGLE, size: 4, color: "BFBFBF" };
+const cellBorders = { top: thin, bottom: thin, left: thin, right: thin };
+
+const ALIGNMENTS = { left: AlignmentType.LEFT, center: AlignmentType.CENTER, right: AlignmentType.RIGHT } as const;
+
+/** A highlighted value's fill, as Word writes cell and paragraph shading. */
+const toneShading = (tone: HighlightTone) => ({ type: ShadingType.CLEAR, color: "auto", fill: TONE_COLOURS[tone].fill });
+
+function textCell(text: string, options: { header?: boolean; align?: keyof typeof ALIGNMENTS; tone?: HighlightTone } = {}): TableCell {
+  const { header, tone } = options;
+  return new TableCell({
+    borders: cellBorders,
+    shading: header ? { type: ShadingType.CLEAR, color: "auto", fill: "F2F2F2" } : tone ? toneShading(tone) : undefined,
+    margins: { top: 30, bottom: 30, left: 80, right: 80 },
+    children: [
+      new Paragraph({
+        spacing: { after: 0 },
+        alignment: ALIGNMENTS[options.align ?? "left"],
+        // A marked value is bold too, so it stands out on a grey print as well.
+        children: [new TextRun({ text, bold: header || !!tone, size: SMALL, color: tone ? TONE_COLOURS[tone].text : undefined })],
+      }),
+    ],
+  });
+}
+
+function filterTable(filters: DocxFilter[]): Table {
+  return new Table({
+    width: { size: 100, type: WidthType.PERCENTAGE },
+    columnWidths: [2800, 6200],
+    rows: filters.map((filter) => new TableRow({ children: [textCell(filter.label, { header: true }), textCell(filter.value)] })),
+  });
+}
+
+function outcomeOf(layer: DocxLayer, node: Exclude<NodeDef, { type: "text" }>): QuerySuccess | string {
+  const outcome = layer.results[node.query];
+  if (!outcome) return `The query ${node.query} has no result.`;
+  if ("error" in outcome) return `The query ${node.query} failed: ${outcome.error}`;
+  return outcome;
+}
+
+function nodeHeading(title: string | undefined): Paragraph[] {
+  return title ? [new Paragraph({ heading: HeadingLevel.HEADING_3, keepNext: true, children: [new TextRun(title)] })] : [];
+}
+
+function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySuccess): Block[] {
+  const index = result.columns.indexOf(node.column);
+  if (index < 0) return [...nodeHeading(node.title), problem(`Column ${node.column} is not a column of query ${node.query} (its columns: ${result.columns.join(", ") || "none"}).`)];
+  const value = result.rows[0]?.[index] ?? null;
+  const tone = matchingRule(node.highlight, value)?.tone;
+  const colour = tone ? TONE_COLOURS[tone].text : undefined;
+  const unit = node.unit && value !== null ? [new TextRun({ text: ` ${node.unit}`, size: 28, color: colour ?? GREY })] : [];
+  return [
+    new Paragraph({ keepNext: true, spacing: { after: 0 }, children: [muted(node.title ?? node.column)] }),
+    new Paragraph({
+      ...(tone ? { shading: toneShading(tone) } : {}),
+      children: [new TextRun({ text: statText(value, node.format), bold: true, size: 40, color: colour }), ...unit],
+    }),
+  ];
+}
+
+function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: QuerySuccess): Block[] {
+  const { shown: columns, missing } = tableColumns(node.columns, result);
+  const blocks: Block[] = [...nodeHeading(node.title)];
+  if (missing.length) blocks.push(problem(`Not columns of query ${node.query}: ${missing.join(", ")} (its columns: ${result.columns.join(", ") || "none"}).`));
+  if (columns.length === 0) return blocks;
+  const shown = result.rows.slice(0, DOCX_TABLE_ROWS);
+  const rules = columns.map((view) => rulesOfColumn(node.highlight, view.column));
+  blocks.push(
+    new Table({
+      width: { size: 100, type: WidthType.PERCENTAGE },
+      rows: [
+        new TableRow({ tableHeader: true, children: columns.map((view) => textCell(view.heading, { header: true, align: view.align })) }),
+        ...shown.map((row) => new TableRow({ cantSplit: true, children: columns.map((view, c) => textCell(formattedCell(row[view.index], view.format), { align: view.align, tone: matchingRule(rules[c], row[view.index])?.tone })) })),
+      ],
+    }),
+  );
+  const more = result.rows.length - shown.length;
+  if (result.rows.length === 0) blocks.push(new Paragraph({ children: [muted("No rows.", { italics: true })] }));
+  else if (result.truncated) blocks.push(new Paragraph({ children: [muted(`${more}+ more rows (the result stops at ${result.rows.length} rows; the xlsx export has them all).`, { italics: true })] }));
+  else if (more > 0) blocks.push(new Paragraph({ children: [muted(`${more} more rows.`, { italics: true })] }));
+  else blocks.push(new Paragraph({ spacing: { after: 120 }, children: [] }));
+  return blocks;
+}
+
+/** Renders every chart node of the layer in one batch (one font subset; rasterised on libuv's thread pool). */
+async function chartImages(layer: DocxLayer): Promise<Map<string, Buffer | string>> {
+  const images = new Map<string, Buffer | string>();
+  const drawn: Array<{ id: string; option: EChartsOption }> = [];
+  for (const node of layer.nodes) {
+    if (node.type !== "chart") continue;
+    const outcome = outcomeOf(layer, node);
+    if (typeof outcome === "string") images.set(node.id, outcome);
+    else if (outcome.rows.length === 0) images.set(node.id, `${node.title ?? node.id}: no rows to chart.`);
+    else {
+      try {
+        drawn.push({ id: node.id, option: chartOption(node, outcome, { animation: false }) });
+      } catch (error) {
+        images.set(node.id, error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
+  const pngs = await renderChartsPng(
+    drawn.map((chart) => chart.option),
+    CHART_LAYOUT,
+  );
+  drawn.forEach((chart, i) => images.set(chart.id, pngs[i]!));
+  return images;
+}
+
+function chartBlocks(node: ChartNode, image: Buffer | string | undefined): Block[] {
+  if (image === undefined) return [];
+  if (typeof image === "string") return [...nodeHeading(node.title), problem(image)];
+  return [
+    new Paragraph({
+      alignment: AlignmentType.CENTER,
+      children: [
+        new ImageRun({
+          type: "png",
+          data: image,
+          transformation: CHART_ON_PAGE,
+          altText: { name: node.id, title: node.title ?? node.id, description: `${node.chart} chart${node.title ? `: ${node.title}` : ""} (${node.y.join(", ")} by ${node.x})` },
+        }),
+      ],
+    }),
+  ];
+}
+
+function headerBlocks(layer: DocxLayer, markdown: MarkdownConverter): Block[] {
+  const blocks: Block[] = [new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(layer.title)] })];
+  if (layer.reportTitle) blocks.push(new Paragraph({ children: [muted(`Drill-through of ${layer.reportTitle}`)] }));
+  const kind = layer.version === "draft" ? "saved" : layer.mode === "snapshot" ? "snapshot" : "published";
+  blocks.push(new Paragraph({ children: [muted(`Version ${layer.version} (${kind} ${layer.publishedAt.replace("T", " ")}) · exported ${layer.exportedAt.replace("T", " ")}`)] }));
+  if (layer.note) blocks.push(new Paragraph({ children: [new TextRun({ text: layer.note, italics: true })] }));
+  if (layer.description) blocks.push(...markdown.convert(layer.description));
+  if (layer.filters.length) {
+    blocks.push(new Paragraph({ heading: HeadingLevel.HEADING_2, keepNext: true, children: [new TextRun("Filters")] }));
+    blocks.push(filterTable(layer.filters));
+    blocks.push(new Paragraph({ children: [] }));
+  }
+  return blocks;
+}
+
+/** The layer as a .docx file. */
+export async function exportDocx(layer: DocxLayer): Promise<Buffer> {
+  const images = await chartImages(layer);
+  const markdown = new MarkdownConverter();
+  const body: Block[] = headerBlocks(layer, markdown);
+  for (const node of layer.nodes) {
+    if (node.type === "text") {
+      body.push(...markdown.convert(node.markdown));
+      continue;
+    }
+    if (node.type === "chart") {
+      body.push(...chartBlocks(node, images.get(node.id)));
+      continue;
+    }
+    const outcome = outcomeOf(layer, node);
+    if (typeof outcome === "string") {
+      body.push(...nodeHeading(node.title), problem(outcome));
+      continue;
+    }
+    body.push(...(node.type === "stat" ? statBlocks(node, outcome) : tableBlocks(node, outcome)));
+  }
+
+  const doc = new Document({
+    title: layer.title,
+    creator: "Dialysis Hub",
+    description: `${layer.title} ${layer.version}`,
+    styles: {
+      default: {
+        document: {
+          run: { font: { ascii: "Calibri", hAnsi: "Calibri", eastAsia: "Microsoft YaHei", cs: "Calibri" }, size: 21, language: { value: "en-US", eastAsia: "zh-CN" } },
+          paragraph: { spacing: { after: 100 } },
+        },
+      },
+    },
+    numbering: { config: markdown.numbering() },
+    sections: [{ properties: { page: { margin: { top: 1134, bottom: 1134, left: 1134, right: 1134 } } }, children: body }],
+  });
+  return Packer.toBuffer(doc);
+}

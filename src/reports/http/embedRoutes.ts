@@ -1,0 +1,197 @@
+/**
+ * The page for the inline frame (contract C.7): `GET /embed/reports/{id}?version=&lang=zh|en`.
+ *
+ * The version is resolved here, on the server, so an unknown report or version answers 404 and a
+ * never-published report opened without `version` answers 409 — both as a short HTML page. The
+ * page itself is a shell: the bundle (`web/dist`, served from `/embed/assets/` with a content
+ * hash) calls the viewing API (`/api/reports/{id}/view|data|drill|export/*`) on the same origin.
+ *
+ * Tenant: `X-Service-Tenant` of the page request (set by the reverse proxy), else the `tenant`
+ * query parameter (an iframe cannot send headers; behind the proxy the header wins), else
+ * `default`. It is written into the page (`data-tenant`) and the page sends it as
+ * `X-Service-Tenant` on every API call.
+ *
+ * Headers: a Content-Security-Policy whose `frame-ancestors` comes from EMBED_FRAME_ANCESTORS
+ * (default `'self'`; no X-Frame-Options, the CSP governs framing), `X-Content-Type-Options:
+ * nosniff`, `Referrer-Policy: same-origin`.
+ */
+import Router from "@koa/router";
+import type { Context } from "koa";
+import type { Logger } from "pino";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
+import type { Db } from "../../../db/pool.ts";
+import { TENANT_PATTERN } from "../../../db/tenantScope.ts";
+import { EmbedTokens, embedCors } from "./embedAccess.ts";
+import { bundleAssetRoute, loadEmbedAssets, WEB_DIST_DIR } from "../../http/bundleAssets.ts";
+import { HttpError } from "../../http/httpError.ts";
+import { resolveVersion } from "./reportRequests.ts";
+
+export interface EmbedRoutesDeps {
+  db: Db;
+  log: Logger;
+  /** Derives the embed-token key (see embedAccess.ts); random per process when absent. */
+  adminToken: string | undefined;
+  /** `frame-ancestors` sources; default: EMBED_FRAME_ANCESTORS of the environment, else `'self'`. */
+  frameAncestors?: string;
+  /** Where the built bundle is (tests). */
+  assetsDir?: string;
+}
+
+export const DEFAULT_FRAME_ANCESTORS = "'self'";
+
+/**
+ * Sources of `frame-ancestors`, separated by spaces: `'self'`, `'none'`, `https://his.example.org`,
+ * `https://*.example.org`, `http://localhost:3000`. Anything that could end the directive or the
+ * header (`;`, `,`, quotes other than the keywords, control characters) is refused at start-up.
+ */
+export function frameAncestorsFrom(value: string | undefined): string {
+  const text = (value ?? "").trim();
+  if (text === "") return DEFAULT_FRAME_ANCESTORS;
+  const sources = text.split(/\s+/);
+  const keyword = /^'(self|none)'$/;
+  const host = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::(?:[0-9]{1,5}|\*))?(?:\/[A-Za-z0-9._~%!$&()*+=:@/-]*)?$/;
+  const scheme = /^[a-z][a-z0-9+.-]*:$/;
+  for (const source of sources) {
+    if (!keyword.test(source) && !host.test(source) && !scheme.test(source) && source !== "*") {
+      throw new Error(`EMBED_FRAME_ANCESTORS: ${JSON.stringify(source)} is not a frame-ancestors source; use 'self', 'none' or origins such as https://his.example.org, separated by spaces.`);
+    }
+  }
+  if (sources.includes("'none'") && sources.length > 1) throw new Error("EMBED_FRAME_ANCESTORS: 'none' must stand alone.");
+  return sources.join(" ");
+}
+
+export function contentSecurityPolicy(frameAncestors: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "connect-src 'self'",
+    // default-src does not cover these: no plugin content, and no <base> that would move the page's scripts.
+    "object-src 'none'",
+    "base-uri 'none'",
+    `frame-ancestors ${frameAncestors}`,
+  ].join("; ");
+}
+
+type Lang = "zh" | "en";
+
+const MESSAGES: Record<Lang, Record<number, string>> = {
+  zh: {
+    400: "请求无效",
+    404: "找不到该报表",
+    409: "该报表尚未发布",
+    500: "报表页面暂时无法打开",
+    503: "报表页面尚未构建",
+  },
+  en: {
+    400: "Bad request",
+    404: "Report not found",
+    409: "This report has not been published yet",
+    500: "The report page cannot be opened right now",
+    503: "The report page has not been built",
+  },
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/** A query parameter's first value. */
+export function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function messagePage(lang: Lang, status: number, detail: string): string {
+  const headline = MESSAGES[lang][status] ?? MESSAGES[lang][status >= 500 ? 500 : 400]!;
+  return `<!doctype html>
+<html lang="${lang === "zh" ? "zh-CN" : "en"}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(headline)}</title>
+<style>body{font:15px/1.5 system-ui,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC",sans-serif;color:#333;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f7f9}main{max-width:36rem;padding:1.5rem 2rem;background:#fff;border:1px solid #e3e6ea;border-radius:8px}h1{font-size:1.15rem;margin:0 0 .5rem}p{margin:0;color:#666}</style>
+</head>
+<body><main class="embed-message" data-status="${status}"><h1>${escapeHtml(headline)}</h1><p>${escapeHtml(detail)}</p></main></body>
+</html>
+`;
+}
+
+export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Router["routes"]>; cors(): ReturnType<typeof embedCors> } {
+  const frameAncestors = frameAncestorsFrom(deps.frameAncestors ?? process.env.EMBED_FRAME_ANCESTORS);
+  const csp = contentSecurityPolicy(frameAncestors);
+  const tokens = new EmbedTokens(deps.adminToken);
+  const assetsDir = deps.assetsDir ?? WEB_DIST_DIR;
+  const router = new Router({ prefix: "/embed" });
+
+  const secure = (ctx: Context) => {
+    ctx.set("Content-Security-Policy", csp);
+    ctx.set("X-Content-Type-Options", "nosniff");
+    ctx.set("Referrer-Policy", "same-origin");
+  };
+  const html = (ctx: Context, status: number, body: string) => {
+    secure(ctx);
+    ctx.status = status;
+    ctx.type = "text/html; charset=utf-8";
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = body;
+  };
+
+  router.get("/reports/:id", async (ctx) => {
+    const lang: Lang = single(ctx.query.lang) === "en" ? "en" : "zh";
+    try {
+      // The proxy's header wins; `?tenant=` only stands in where no header can be sent (an iframe without a proxy).
+      const tenant = ctx.get("x-service-tenant") || single(ctx.query.tenant) || "default";
+      if (!TENANT_PATTERN.test(tenant)) throw new HttpError(400, "The tenant must be 1 to 64 letters, digits, '_' or '-'.");
+      ctx.state.tenant = tenant;
+      const reportId = ctx.params.id!;
+      if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(404, `There is no report ${reportId}.`);
+      // `?version=` (empty) is the same as no version: the current published one.
+      const version = await resolveVersion(deps.db, ctx, reportId, ctx.query.version === "" ? undefined : ctx.query.version);
+      const assets = loadEmbedAssets(assetsDir);
+      if (!assets) throw new HttpError(503, "The embed bundle is missing: run `npm run build:web` (npm install runs it).");
+      const attrs: Record<string, string> = {
+        report: reportId,
+        version: version.version,
+        mode: version.mode,
+        tenant,
+        lang,
+        token: tokens.issue(tenant, reportId),
+      };
+      const data = Object.entries(attrs)
+        .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
+        .join("");
+      const loading = lang === "zh" ? "正在加载报表…" : "Loading the report…";
+      const noscript = lang === "zh" ? "此报表需要启用 JavaScript。" : "This report needs JavaScript.";
+      html(
+        ctx,
+        200,
+        `<!doctype html>
+<html lang="${lang === "zh" ? "zh-CN" : "en"}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(version.title)}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${assets.urls["embed.css"]}">
+<script defer src="${assets.urls["boot.js"]}"></script>
+<script defer src="${assets.urls["embed.js"]}"></script>
+</head>
+<body class="embed"${data}>
+<div id="app"><p class="boot">${loading}</p></div>
+<noscript><p class="boot">${noscript}</p></noscript>
+</body>
+</html>
+`,
+      );
+    } catch (error) {
+      if (error instanceof HttpError) {
+        html(ctx, error.status, messagePage(lang, error.status, error.message));
+        return;
+      }
+      deps.log.error({ err: error }, "embed page failed");
+      html(ctx, 500, messagePage(lang, 500, lang === "zh" ? "请稍后重试。" : "Try again in a moment."));
+    }
+  });
+
+  router.get("/assets/:name", bundleAssetRoute(loadEmbedAssets, assetsDir, { "Referrer-Policy": "same-origin" }));
+
+  return { routes: () => router.routes(), cors: () => embedCors(tokens) };
+}

@@ -1,0 +1,181 @@
+import Router from "@koa/router";
+import type { Context } from "koa";
+import { z } from "zod";
+import { auditSchema } from "../../../commands/reports/spec/audit.ts";
+import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../../commands/reports/manageReports.ts";
+import { draftEtag, REPORT_ID_PATTERN, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
+import { stripSql } from "../../../commands/reports/spec/specSchema.ts";
+import type { EventStore } from "../../../db/eventStore.ts";
+import { localIsoDateTimeText } from "../../../db/localDateTime.ts";
+import { queryOutcomeSchema } from "../../../queries/reports/queryResult.ts";
+import { auditOf, draftOf, listReports, reportHead, versionsOf } from "../../../queries/reports/reportCatalog.ts";
+import { runSpecQueries } from "../../../queries/reports/runSpecQueries.ts";
+import { specChanges, type SpecDiff } from "../../../queries/reports/specChanges.ts";
+import { authorIfAny, requireAuthor, type Caller } from "../../http/authorAuth.ts";
+import { HttpError } from "../../http/httpError.ts";
+import { checkedParams, drillLayer, readFor, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
+import { parseBody } from "../../http/validate.ts";
+
+export interface ReportRoutesDeps extends ReportsDeps {
+  store: EventStore;
+  adminToken: string | undefined;
+}
+
+const queryResults = z.record(z.string(), queryOutcomeSchema).meta({ description: "Each query by name: its result, or { error } when it failed" });
+
+/** Contract A.2, opened report. */
+export const openedReportAnswer = z.object({
+  id: z.string(),
+  title: z.string(),
+  version: z.string().meta({ example: "v3" }),
+  mode: z.enum(["dynamic", "snapshot"]),
+  publishedAt: localIsoDateTimeText.meta({ description: "For version=draft: the draft's save time" }),
+  note: z.string(),
+  spec: z.record(z.string(), z.unknown()).meta({ description: "The specification (see /md/report-spec-guide.md) with every sql member removed" }),
+  params: z.record(z.string(), z.unknown()).meta({ description: "The filter values at publishing (initial values)" }),
+  data: queryResults.nullable().meta({ description: "Snapshot versions: the frozen results; otherwise null" }),
+});
+export const dataAnswer = z.object({ queries: queryResults });
+export const drillAnswer = z.object({ title: z.string().meta({ description: "The drill's title with {arg} placeholders filled in" }), queries: queryResults });
+export const draftSavedAnswer = z.object({ id: z.string(), hasDraft: z.literal(true), audit: auditSchema });
+/** What an author edits (issue #22): a version's or the draft's spec with its SQL, as `PUT …/draft` takes it. */
+export const reportSourceAnswer = z.object({
+  id: z.string(),
+  version: z.string().meta({ example: "draft" }),
+  title: z.string(),
+  datasource: z.string().meta({ example: "clinical" }),
+  spec: z.record(z.string(), z.unknown()).meta({ description: "The specification with the SQL of every query" }),
+});
+
+/**
+ * The condition of a call on the draft (save, publish, discard; RFC 9110 13.1):
+ * `If-Match: "<the ETag of the draft it was based on>"` or `If-Match: *` (a draft must exist),
+ * `If-None-Match: *` (none may). Without either, the call acts on whatever draft there is, as it
+ * always has.
+ */
+function draftPrecondition(ctx: Context): DraftPrecondition | undefined {
+  const ifMatch = ctx.get("if-match").trim();
+  const ifNoneMatch = ctx.get("if-none-match").trim();
+  if (ifMatch && ifNoneMatch) throw new HttpError(400, "Send If-Match or If-None-Match, not both.");
+  if (ifNoneMatch) {
+    if (ifNoneMatch !== "*") throw new HttpError(400, 'If-None-Match on a draft takes only *: "only if there is no draft".');
+    return { noDraft: true };
+  }
+  if (!ifMatch) return undefined;
+  if (ifMatch === "*") return { anyDraft: true };
+  if (!/^"draft-\d+"$/.test(ifMatch)) throw new HttpError(400, 'If-Match takes the ETag of the draft, as GET /api/reports/{id}/versions/draft/source answers it (e.g. "draft-1795635792949"), or *.');
+  return { draft: ifMatch };
+}
+
+export function reportRoutes(deps: ReportRoutesDeps): Router {
+  const router = new Router({ prefix: "/api/reports" });
+  const author = requireAuthor(deps.db, deps.adminToken);
+  const authorOf = authorIfAny(deps.db, deps.adminToken);
+  const context = (ctx: Context) => ({ store: deps.store, metadata: { actor: (ctx.state.caller as Caller).name, requestId: ctx.state.requestId } });
+
+  router.get("/", async (ctx) => {
+    ctx.body = await readFor(deps.db, ctx, listReports);
+  });
+
+  router.get("/:id/view", async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const version = await resolveVersion(deps.db, ctx, reportId, ctx.query.version);
+    ctx.body = {
+      id: reportId,
+      title: version.title,
+      version: version.version,
+      mode: version.mode,
+      publishedAt: version.publishedAt,
+      note: version.note,
+      spec: stripSql(version.spec),
+      params: version.params,
+      data: version.frozen,
+    } satisfies z.infer<typeof openedReportAnswer>;
+  });
+
+  router.post("/:id/data", async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const body = reportBody(ctx);
+    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
+    const values = checkedParams(version, body.params);
+    // A snapshot answers with what was frozen at publishing, whatever the data source holds now.
+    ctx.body = {
+      queries: version.frozen ?? (await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, version.spec.queries, version.spec.params ?? [], values)),
+    } satisfies z.infer<typeof dataAnswer>;
+  });
+
+  router.post("/:id/drill", async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const body = reportBody(ctx);
+    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
+    const layer = drillLayer(version, body.drill, body.args, checkedParams(version, body.params));
+    ctx.body = {
+      title: layer.title,
+      queries: await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, layer.drill.queries, layer.defs, layer.values),
+    } satisfies z.infer<typeof drillAnswer>;
+  });
+
+  router.get("/:id/versions", async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const head = await readFor(deps.db, ctx, (reader) => reportHead(reader, reportId));
+    if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
+    ctx.body = await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, head.publishedVersion));
+  });
+
+  // Anyone who may view may compare; the SQL of the queries is for an author of the tenant.
+  router.get("/:id/versions/:a/diff/:b", async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const [from, to] = [ctx.params.a!, ctx.params.b!];
+    const [before, after] = [await resolveVersion(deps.db, ctx, reportId, from), await resolveVersion(deps.db, ctx, reportId, to)];
+    const withSql = (await authorOf(ctx)) !== null;
+    ctx.body = { id: reportId, from, to, sqlIncluded: withSql, changes: specChanges(before.spec, after.spec, withSql) } satisfies SpecDiff;
+  });
+
+  // The editor's starting point; SQL leaves the service only for an author of the tenant.
+  router.get("/:id/versions/:no/source", author, async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const version = await resolveVersion(deps.db, ctx, reportId, ctx.params.no!);
+    if (version.savedAt) ctx.set("ETag", draftEtag(version.savedAt));
+    ctx.body = { id: reportId, version: version.version, title: version.title, datasource: version.datasource, spec: version.spec } satisfies z.infer<typeof reportSourceAnswer>;
+  });
+
+  router.get("/:id/versions/:no/audit", async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const no = /^v[1-9][0-9]{0,8}$/.test(ctx.params.no!) ? Number(ctx.params.no!.slice(1)) : 0;
+    const audit = no ? await readFor(deps.db, ctx, (reader) => auditOf(reader, reportId, no)) : null;
+    if (!audit) throw new HttpError(404, `Report ${reportId} has no version ${ctx.params.no}; see GET /api/reports/${reportId}/versions.`);
+    ctx.body = audit;
+  });
+
+  router.put("/:id/draft", author, async (ctx) => {
+    const reportId = ctx.params.id!;
+    if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(400, "The report id must be 1 to 64 lower-case letters, digits or '-', starting with a letter or digit.");
+    const input = parseBody(saveDraftInput, ctx.request.body);
+    if (input.spec === undefined) throw new HttpError(400, "spec is required: the report specification (see /md/report-spec-guide.md).");
+    const audit = await saveDraft(context(ctx), deps, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
+    const saved = await readFor(deps.db, ctx, (reader) => draftOf(reader, reportId));
+    if (saved?.savedAt) ctx.set("ETag", draftEtag(saved.savedAt));
+    ctx.body = { id: reportId, hasDraft: true, audit } satisfies z.infer<typeof draftSavedAnswer>;
+  });
+
+  router.delete("/:id/draft", author, async (ctx) => {
+    await discardDraft(context(ctx), deps, ctx.state.tenant, reportIdOf(ctx), draftPrecondition(ctx));
+    ctx.status = 204;
+  });
+
+  router.post("/:id/publish", author, async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const no = await publishDraft(context(ctx), deps, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
+    ctx.status = 201;
+    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
+  });
+
+  router.post("/:id/restore", author, async (ctx) => {
+    const reportId = reportIdOf(ctx);
+    const no = await restoreVersion(context(ctx), deps, ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
+    ctx.status = 201;
+    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
+  });
+  return router;
+}
+

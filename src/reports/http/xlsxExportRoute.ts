@@ -1,0 +1,171 @@
+import { PassThrough } from "node:stream";
+import Router from "@koa/router";
+import { exportEnabled, type HighlightRuleDef, type NodeDef, type ParamDef } from "../../../commands/reports/spec/specSchema.ts";
+import { compileTemplate, TemplateError, type TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts";
+import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../../queries/reports/exportRows.ts";
+import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
+import type { ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
+import { localDate, localDateTime } from "../../../db/localDateTime.ts";
+import { rulesOfColumn } from "../charts/highlight.ts";
+import { XLSX_CONTENT_TYPE } from "../export/contentTypes.ts";
+import type { SheetEvent, XlsxAbout, XlsxSheet } from "../export/xlsxExport.ts";
+import { attachment, exportFileName } from "../../http/attachment.ts";
+import { HttpError } from "../../http/httpError.ts";
+import type { ReportRoutesDeps } from "./reportRoutes.ts";
+import { checkedParams, drillLayer, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
+
+/** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
+export type XlsxExportRouteDeps = ReportRoutesDeps;
+
+/**
+ * `POST /api/reports/:id/export/xlsx {version, params, drill?, args?}` (contract A.3): the layer's
+ * queries, one sheet each after an "About" sheet, streamed into the response as they are read.
+ */
+export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
+  const router = new Router({ prefix: "/api/reports" });
+
+  router.post("/:id/export/xlsx", async (ctx) => {
+    // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
+    const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
+    const reportId = reportIdOf(ctx);
+    const body = reportBody(ctx);
+    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
+    if (!exportEnabled(version.spec, "xlsx")) throw new HttpError(400, "The xlsx export is switched off for this report.");
+    const drilling = body.drill !== undefined && body.drill !== null;
+    if (!drilling && body.args !== undefined && body.args !== null) {
+      throw new HttpError(400, "args belong to a drill-through: send drill with the name of the target as well, or leave args out.");
+    }
+    const params = checkedParams(version, body.params);
+    const layer = drilling ? drillLayer(version, body.drill, body.args, params) : null;
+    const tenant: string = ctx.state.tenant;
+    const now = new Date();
+
+    // A snapshot's own layer exports what was frozen (with the values it was frozen with); a drill runs live.
+    const frozen = layer ? null : version.frozen;
+    const shownParams = frozen ? checkedParams(version, undefined) : params;
+    const queries = layer ? layer.drill.queries : version.spec.queries;
+    const defs: readonly TemplateDef[] = layer ? layer.defs : (version.spec.params ?? []);
+    const values = layer ? layer.values : params;
+
+    const about: XlsxAbout = {
+      report: version.title,
+      version: version.version,
+      mode: layer && version.mode === "snapshot" ? "snapshot (the drill-through runs live)" : version.mode,
+      publishedAt: version.publishedAt,
+      exportedAt: localDateTime(now),
+      datasource: version.datasource,
+      filters: (version.spec.params ?? []).map((param) => ({ label: param.label || param.name, value: shownValue(param, shownParams[param.name]) })),
+      ...(layer ? { drill: { title: layer.title, args: layer.drill.args.map((arg) => ({ name: arg.name, value: shownValue(null, layer.values[arg.name]) })) } } : {}),
+    };
+    const timeoutMs = deps.runtime.timeoutMs * EXPORT_TIMEOUT_FACTOR;
+    const nodes = layer ? (layer.drill.nodes ?? []) : version.spec.nodes;
+    const formats = columnFormats(nodes, excelNumberFormat);
+    const highlights = columnHighlights(nodes);
+    const sheets: XlsxSheet[] = inReadingOrder(queries, nodes).map(([name, query]) => ({
+      query: name,
+      events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", defs, values, timeoutMs, liveSheetEvents),
+      numberFormats: formats.get(name),
+      highlights: highlights.get(name),
+    }));
+
+    const out = new PassThrough();
+    const stop = new AbortController();
+    let complete = false;
+    // Koa destroys the body when the response ends early (the client went away): stop reading.
+    out.once("close", () => {
+      if (!complete) stop.abort();
+    });
+    ctx.status = 200;
+    ctx.type = XLSX_CONTENT_TYPE;
+    ctx.set("Content-Disposition", attachment(exportFileName(layer ? layer.title : version.title, version.version, localDate(now), "xlsx")));
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = out;
+    writeXlsx(out, about, sheets, stop.signal).then(
+      () => (complete = true),
+      // Headers are gone already: a failure can only cut the response, which the client sees as an error.
+      (error) => out.destroy(error instanceof Error ? error : new Error(String(error))),
+    );
+  });
+  return router;
+}
+
+async function* liveEvents(
+  runtime: ReportRuntime,
+  datasource: string,
+  tenant: string,
+  sql: string,
+  defs: readonly TemplateDef[],
+  values: Record<string, unknown>,
+  timeoutMs: number,
+  liveSheetEvents: typeof import("../export/xlsxExport.ts").liveSheetEvents,
+): AsyncGenerator<SheetEvent, void, undefined> {
+  const source = runtime.sources.get(datasource);
+  if (!source) {
+    yield { kind: "error", error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` };
+    return;
+  }
+  let compiled;
+  try {
+    compiled = compileTemplate(sql, defs, values);
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    yield { kind: "error", error: error.message };
+    return;
+  }
+  yield* liveSheetEvents(streamQueryRows(source, compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
+}
+
+type TableNode = Extract<NodeDef, { type: "table" }>;
+
+/**
+ * What the layer's table nodes say of their queries' columns, by query and column. A sheet is a
+ * query's, not a node's, so when two tables of one query say something of the same column, the
+ * first table's word is taken.
+ */
+function firstTableSays<T>(nodes: readonly NodeDef[], says: (node: TableNode) => Array<[string, T]>): Map<string, Map<string, T>> {
+  const byQuery = new Map<string, Map<string, T>>();
+  for (const node of nodes) {
+    if (node.type !== "table") continue;
+    const columns = byQuery.get(node.query) ?? new Map<string, T>();
+    for (const [column, value] of says(node)) if (!columns.has(column)) columns.set(column, value);
+    byQuery.set(node.query, columns);
+  }
+  return byQuery;
+}
+
+/** The Excel number formats the table nodes give their queries' columns. */
+const columnFormats = (nodes: readonly NodeDef[], excelNumberFormat: (format: string) => string) =>
+  firstTableSays(nodes, (node) => (node.columns ?? []).flatMap((column): Array<[string, string]> => (typeof column === "string" || !column.format ? [] : [[column.column, excelNumberFormat(column.format)]])));
+
+/**
+ * The highlight rules the table nodes give their queries' columns, each column's rules in their
+ * order. A stat's rules are not carried over: they judge the first row's value of its column, not
+ * every row of the sheet.
+ */
+const columnHighlights = (nodes: readonly NodeDef[]) =>
+  firstTableSays(nodes, (node) => {
+    const columns = new Set((node.highlight ?? []).flatMap((rule) => (rule.column === undefined ? [] : [rule.column])));
+    return [...columns].map((column): [string, HighlightRuleDef[]] => [column, rulesOfColumn(node.highlight, column)]);
+  });
+
+/**
+ * The stored spec keeps no order of its queries (PostgreSQL's jsonb reorders keys), so the sheets
+ * follow the layer's nodes, as a reader meets them; queries no node shows (option lists) follow.
+ */
+function inReadingOrder<Q>(queries: Record<string, Q>, nodes: ReadonlyArray<object>): Array<[string, Q]> {
+  const shown = nodes.map((node) => ("query" in node && typeof node.query === "string" ? node.query : undefined));
+  const names = [...new Set([...shown.filter((name): name is string => !!name && Object.hasOwn(queries, name)), ...Object.keys(queries)])];
+  return names.map((name) => [name, queries[name]!]);
+}
+
+/** A filter or drill value as the About sheet shows it: null as "(all)", a range as "from – to". */
+function shownValue(param: ParamDef | null, value: unknown): string {
+  const one = (v: unknown): string => (v === null || v === undefined ? "…" : typeof v === "boolean" ? (v ? "yes" : "no") : String(v));
+  if (value === null || value === undefined) return "(all)";
+  if (param && (param.type === "dateRange" || param.type === "numberRange") && Array.isArray(value)) {
+    const [from, to] = value;
+    return from == null && to == null ? "(all)" : `${one(from)} – ${one(to)}`;
+  }
+  if (Array.isArray(value)) return value.length ? value.map(one).join(", ") : "(all)";
+  return one(value);
+}
