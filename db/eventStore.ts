@@ -10,9 +10,10 @@ export interface EventMetadata {
   [key: string]: unknown;
 }
 
-export interface NewEvent<T = unknown> {
+/** An event before it is stored: its type name and its data (a context's events.ts declares which). */
+export interface NewEvent {
   type: string;
-  data: T;
+  data: unknown;
 }
 
 /** An event whose data the writer holds only as JSON text, already written: appended as is. */
@@ -21,17 +22,22 @@ export interface WrittenEvent {
   dataJson: string;
 }
 
-export interface StoredEvent<T = unknown> {
+/** Where and when an event was stored, and who caused it. */
+export interface EventEnvelope {
   position: number;
   transactionId: string;
   tenant: string;
   streamId: string;
   streamVersion: number;
-  type: string;
-  data: T;
   metadata: EventMetadata;
   recordedAt: Date;
 }
+
+/**
+ * A stored event: its envelope and the event itself. Given a context's event union
+ * (`StoredEvent<PatientEvent>`), it is a union too, so a switch on `type` gives typed `data`.
+ */
+export type StoredEvent<E extends NewEvent = NewEvent> = E extends NewEvent ? EventEnvelope & E : never;
 
 /**
  * What the writer believes the stream's version is: a number (0 = the stream does not exist yet),
@@ -187,25 +193,31 @@ export async function appendToStreams(db: Queryable, tenant: string, appends: St
   return appends.map((append) => byStream.get(append.streamId)!);
 }
 
-export interface LoadedStream {
+export interface LoadedStream<E extends NewEvent = NewEvent> {
   version: number;
-  events: StoredEvent[];
+  events: StoredEvent<E>[];
 }
 
-export async function readStream(db: Queryable, tenant: string, streamId: string): Promise<LoadedStream> {
+/** A stream's events; `E` is the union its codec's context declares for it (events.ts). */
+export async function readStream<E extends NewEvent = NewEvent>(db: Queryable, tenant: string, streamId: string): Promise<LoadedStream<E>> {
   const { rows } = await db.query(
     `select ${EVENT_COLUMNS} from events where tenant = $1 and stream_id = $2 order by stream_version`,
     [tenant, streamId],
   );
-  const events = rows.map(toStoredEvent);
+  const events = rows.map((row) => toStoredEvent<E>(row));
   return { version: events.at(-1)?.streamVersion ?? 0, events };
 }
 
 export const EVENT_COLUMNS =
   "position, transaction_id::text as transaction_id_text, tenant, stream_id, stream_version, type, data, metadata, recorded_at";
 
-export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
-  return {
+/**
+ * Where rows enter as events. The type a caller names (a context's union) is taken on trust here,
+ * once: what the store holds was written by that context's commands (and read back by upcasting
+ * where a shape changed), so the cast stands for the contract between a stream and its events.ts.
+ */
+export function toStoredEvent<E extends NewEvent = NewEvent>(row: Record<string, unknown>): StoredEvent<E> {
+  const event: EventEnvelope & NewEvent = {
     position: Number(row.position),
     transactionId: row.transaction_id_text as string,
     tenant: row.tenant as string,
@@ -216,6 +228,7 @@ export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
     metadata: row.metadata as EventMetadata,
     recordedAt: row.recorded_at as Date,
   };
+  return event as StoredEvent<E>;
 }
 
 /**

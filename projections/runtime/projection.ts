@@ -1,4 +1,4 @@
-import type { StoredEvent } from "../../db/eventStore.ts";
+import type { NewEvent, StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 
 /**
@@ -6,12 +6,13 @@ import type { Tx } from "../../db/pool.ts";
  * the generation's own schema, so a projection names its tables unqualified and a rebuild can fill
  * a fresh copy while the live one keeps serving.
  */
-export interface Projection {
+export interface Projection<E extends NewEvent = NewEvent> {
   /** `[a-z][a-z0-9_]*`; also the pg-boss queue and schema name stem. */
   readonly name: string;
   /** Bump when `setup` or `apply` changes meaning: the runtime then rebuilds by replay. */
   readonly version: number;
-  readonly handles: readonly string[];
+  /** The types of the events it applies: of the union `E` its contexts' events.ts declare. */
+  readonly handles: readonly E["type"][];
   /**
    * What the runtime reads as `data` of a handled event: an SQL expression over the `events` row
    * (default `data`, the whole payload). A projection that reads the payload inside the database,
@@ -30,13 +31,13 @@ export interface Projection {
    */
   readonly batchSize?: number;
   setup(tx: Tx): Promise<void>;
-  apply(tx: Tx, event: StoredEvent): Promise<void>;
+  apply(tx: Tx, event: StoredEvent<E>): Promise<void>;
   /**
    * Optional set-based form of `apply` for projections that fold many events into few rows;
    * must have the same effect as applying the events one by one. While a rebuild loads a fresh
    * generation (`loading`), it may leave for `finishLoad` what is cheaper built once at the end.
    */
-  applyBatch?(tx: Tx, events: StoredEvent[], context?: ApplyContext): Promise<void>;
+  applyBatch?(tx: Tx, events: StoredEvent<E>[], context?: ApplyContext): Promise<void>;
   /**
    * Builds what batches applied while `loading` left undone (summaries, indexes), in one pass over
    * the loaded tables; the runtime calls it after a rebuild's load and before the events that

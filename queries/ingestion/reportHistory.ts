@@ -57,7 +57,7 @@ export type ReportDiff = z.infer<typeof reportDiffSchema>;
 
 interface Received {
   version: number;
-  event: StoredEvent<ReceivedReport>;
+  event: StoredEvent<{ type: string; data: ReceivedReport }>;
 }
 
 async function streamOf(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<StoredEvent[] | null> {
@@ -74,7 +74,7 @@ async function historyEventsOf(db: Db, tenant: string, kind: ReportKind, externa
 }
 
 function receivedVersions(kind: ReportKind, events: readonly StoredEvent[]): Received[] {
-  return events.filter((event) => event.type === kind.events.received).map((event, i) => ({ version: i + 1, event: event as StoredEvent<ReceivedReport> }));
+  return events.filter((event) => event.type === kind.events.received).map((event, i) => ({ version: i + 1, event: event as StoredEvent<{ type: string; data: ReceivedReport }> }));
 }
 
 /** The report's history, oldest first; null when the tenant holds no such report. */
