@@ -1,4 +1,3 @@
-import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
@@ -13,7 +12,7 @@ import { newId, newSecret, secretDigest } from "./secrets.ts";
  * revocation that is not yet in force says so, for the caller to check again.
  */
 async function visible(ctx: CommandContext, appended: { last: { transactionId: string; position: number } } | null, what: "grant" | "revocation"): Promise<void> {
-  if (!appended || (await waitForProjection(ctx.store.db, "credentials", appended.last, 30_000))) return;
+  if (!appended || (await ctx.caughtUp("credentials", appended.last, 30_000))) return;
   if (what === "revocation") throw new CommandError("unavailable", "The revocation is recorded and takes effect within seconds; check again shortly.");
 }
 

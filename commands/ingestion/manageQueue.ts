@@ -1,6 +1,5 @@
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
@@ -20,7 +19,7 @@ export async function claimReport(ctx: CommandContext, db: Db, tenant: string, k
     { type: "claim", patientRef, by: ctx.metadata.actor, auto: false },
     ctx.metadata,
   );
-  if (appended) await waitForProjection(db, projectionOf(kind), appended.last);
+  if (appended) await ctx.caughtUp(projectionOf(kind), appended.last);
 }
 
 /** Takes a report out of the queue without a patient; it stays stored, with the reason, for audit. */
@@ -32,5 +31,5 @@ export async function dismissReport(ctx: CommandContext, db: Db, tenant: string,
     { type: "dismiss", reason, by: ctx.metadata.actor },
     ctx.metadata,
   );
-  if (appended) await waitForProjection(db, projectionOf(kind), appended.last);
+  if (appended) await ctx.caughtUp(projectionOf(kind), appended.last);
 }

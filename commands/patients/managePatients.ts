@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { readStream, type EventStore, type LoadedStream, type StreamAppend } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import { patientsByIdCards } from "../../queries/patients/patients.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
@@ -39,7 +38,7 @@ export async function savePatient(ctx: CommandContext, db: Db, tenant: string, p
     alongside: (events, before) => idCardAppends(ctx.store, db, tenant, patientRef, (events[0]!.data as Patient).idCard, before?.idCard ?? null),
   });
   // The next push must match against this patient: wait until the read model has it.
-  if (appended) await waitForProjection(db, "patients", appended.last);
+  if (appended) await ctx.caughtUp("patients", appended.last);
   return { patientRef, created: state === null, changed: appended !== null };
 }
 

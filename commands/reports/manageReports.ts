@@ -2,7 +2,6 @@ import { z } from "zod";
 import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { readStream } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
-import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import { runSpecQueries, type ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
@@ -35,9 +34,9 @@ export interface ReportsDeps {
   runtime: ReportRuntime;
 }
 
-async function settled(deps: ReportsDeps, appended: { last: { transactionId: string; position: number } } | null) {
+async function settled(ctx: CommandContext, appended: { last: { transactionId: string; position: number } } | null) {
   // The author's next call (view, list, publish) must see this change.
-  if (appended) await waitForProjection(deps.db, "reports", appended.last);
+  if (appended) await ctx.caughtUp("reports", appended.last);
 }
 
 /** Validates a draft completely (shape, data source, every query read-only) and audits it. */
@@ -73,14 +72,14 @@ export async function saveDraft(
   const audit = await auditSpec(spec);
   const draft: Draft = { title: input.title ?? spec.title, datasource: input.datasource, spec, audit };
   const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, { type: "saveDraft", draft, who: ctx.metadata.actor, precondition }, ctx.metadata);
-  await settled(deps, appended);
+  await settled(ctx, appended);
   return audit;
 }
 
 export async function discardDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, precondition?: DraftPrecondition): Promise<void> {
   const command = { type: "discardDraft" as const, who: ctx.metadata.actor, precondition };
   const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, command, ctx.metadata);
-  await settled(deps, appended);
+  await settled(ctx, appended);
 }
 
 /** Publishes the draft as the next version; a snapshot runs every query now and freezes the results. */
@@ -105,7 +104,7 @@ export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenan
     { type: "publish", draftHash: draftHash(state.draft), mode, note: input.note, params: checked.values, frozen, who: ctx.metadata.actor, precondition },
     ctx.metadata,
   );
-  await settled(deps, appended);
+  await settled(ctx, appended);
   return (events[0]!.data as { no: number }).no;
 }
 
@@ -118,6 +117,6 @@ export async function restoreVersion(ctx: CommandContext, deps: ReportsDeps, ten
     { type: "restore", from, note: input.note, who: ctx.metadata.actor },
     ctx.metadata,
   );
-  await settled(deps, appended);
+  await settled(ctx, appended);
   return (events[0]!.data as { no: number }).no;
 }

@@ -1,3 +1,4 @@
+import { commandContext } from "../app/commandContexts.ts";
 import Router from "@koa/router";
 import { PassThrough } from "node:stream";
 import { z } from "zod";
@@ -51,7 +52,7 @@ export function alertRoutes({ store, adminToken, feed, heartbeatMs }: AlertRoute
     const alert = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
     if (!alert) throw new HttpError(404, `No alert ${alertId}; GET /api/alerts lists them.`);
     const caller = ctx.state.caller as Caller;
-    const appended = await acknowledgeAlert({ store, metadata: { actor: caller.name, requestId: ctx.state.requestId } }, tenant, alert.externalId, alertId, note);
+    const appended = await acknowledgeAlert(commandContext(store, { actor: caller.name, requestId: ctx.state.requestId }), tenant, alert.externalId, alertId, note);
     if (appended) await waitForProjection(store.db, "alerts", appended.last);
     ctx.body = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
   });

@@ -1,3 +1,4 @@
+import { commandContext } from "./commandContexts.ts";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -302,7 +303,7 @@ async function withCommandContext(url: string, work: (ctx: CommandContext, db: D
     store.onAppended((types) => {
       for (const runner of runners) if (runner.projection.handles.some((type) => types.has(type))) void runner.wake();
     });
-    await work({ store, metadata: { actor: "cli" } }, db);
+    await work(commandContext(store, { actor: "cli" }), db);
   } finally {
     await Promise.all(runners.map((runner) => runner.stop()));
     await db.end();

@@ -1,3 +1,4 @@
+import { commandContext } from "../app/commandContexts.ts";
 import Router from "@koa/router";
 import { z } from "zod";
 import { clientCodeMapInput, registerClientInput } from "../../commands/credentials/clients.ts";
@@ -18,7 +19,7 @@ export const clientCodeMapAnswer = clientCodeMapInput.extend({ clientId: z.strin
 export function adminRoutes(store: EventStore, adminToken: string | undefined): Router {
   const router = new Router({ prefix: "/api/admin" });
   router.use(requireAdmin(adminToken));
-  const context = (requestId: string) => ({ store, metadata: { actor: "admin", requestId } });
+  const context = (requestId: string) => commandContext(store, { actor: "admin", requestId });
 
   router.get("/projections", async (ctx) => {
     ctx.body = await projectionsReport(store.db);

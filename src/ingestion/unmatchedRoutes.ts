@@ -1,3 +1,4 @@
+import { commandContext } from "../app/commandContexts.ts";
 import Router from "@koa/router";
 import { z } from "zod";
 import { claimReport, dismissReport } from "../../commands/ingestion/manageQueue.ts";
@@ -27,7 +28,7 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
     if (name !== "lab" && name !== "exam") throw new HttpError(404, "The kind of report is 'lab' or 'exam': /api/unmatched/{lab|exam}/{externalId}/….");
     return reportKinds[name];
   };
-  const context = (caller: Caller, requestId: string) => ({ store, metadata: { actor: caller.name, requestId } });
+  const context = (caller: Caller, requestId: string) => commandContext(store, { actor: caller.name, requestId });
 
   router.post("/:kind/:externalId/claim", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);

@@ -1,3 +1,4 @@
+import { commandContext } from "../app/commandContexts.ts";
 import Router from "@koa/router";
 import { z } from "zod";
 import { savePatient } from "../../commands/patients/managePatients.ts";
@@ -78,7 +79,7 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
     }
     const input = parseBody(registerPatientInput, ctx.request.body);
     const caller = ctx.state.caller as Caller;
-    await savePatient({ store, metadata: { actor: caller.name, requestId: ctx.state.requestId } }, store.db, ctx.state.tenant, patientRef, input);
+    await savePatient(commandContext(store, { actor: caller.name, requestId: ctx.state.requestId }), store.db, ctx.state.tenant, patientRef, input);
     ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
   });
   return router;

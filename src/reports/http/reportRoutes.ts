@@ -1,3 +1,4 @@
+import { commandContext } from "../../app/commandContexts.ts";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import { z } from "zod";
@@ -71,7 +72,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   const author = requireAuthor(deps.db, deps.adminToken);
   const authorOf = authorIfAny(deps.db, deps.adminToken);
-  const context = (ctx: Context) => ({ store: deps.store, metadata: { actor: (ctx.state.caller as Caller).name, requestId: ctx.state.requestId } });
+  const context = (ctx: Context) => commandContext(deps.store, { actor: (ctx.state.caller as Caller).name, requestId: ctx.state.requestId });
 
   router.get("/", async (ctx) => {
     ctx.body = await readFor(deps.db, ctx, listReports);

@@ -1,3 +1,4 @@
+import { commandContext } from "../../../src/app/commandContexts.ts";
 import { expect } from "chai";
 import { importPatientsCsv } from "../../../commands/patients/importPatientsCsv.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
@@ -29,7 +30,7 @@ describe("importPatientsCsv", () => {
   });
   after(() => service.stop());
 
-  const run = (tenant: string, csv: string) => importPatientsCsv({ store: service.eventStore, metadata: { actor: "test" } }, service.db, tenant, csv);
+  const run = (tenant: string, csv: string) => importPatientsCsv(commandContext(service.eventStore, { actor: "test" }), service.db, tenant, csv);
   const patientsOf = (tenant: string) => readAsTenant(service.db, tenant, listPatients);
 
   it("imports every valid row: BOM, CRLF, optional columns, the ways of writing active", async () => {
