@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { runner } from "node-pg-migrate";
-import { projectFile } from "../src/projectFiles.ts";
+import { projectFile } from "./projectFiles.ts";
 import { primaryUrl } from "./primaryHosts.ts";
 
 const migrationsDir = projectFile("db", "migrations");

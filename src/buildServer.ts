@@ -2,7 +2,7 @@ import { build } from "esbuild";
 import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { projectFile } from "./projectFiles.ts";
+import { projectFile } from "../db/projectFiles.ts";
 
 /*
  * The service runs from a build, `dist/cli.js`: the TypeScript sources bundled into plain

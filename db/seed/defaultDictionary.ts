@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { projectFile } from "../../src/projectFiles.ts";
+import { projectFile } from "../projectFiles.ts";
 
 const DICTIONARY_FILE = projectFile("db", "seed", "default-dictionary.json");
 

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import Router from "@koa/router";
-import { projectFile } from "../projectFiles.ts";
+import { projectFile } from "../../db/projectFiles.ts";
 import { sendAsset } from "../http/bundleAssets.ts";
 import { openApiDocument, type OpenApiDocumentSource } from "./openApiDocument/index.ts";
 

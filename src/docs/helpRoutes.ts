@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import Router from "@koa/router";
-import { projectFile } from "../projectFiles.ts";
+import { projectFile } from "../../db/projectFiles.ts";
 
 /** The help articles in the repository's `docs/` folder. */
 export const DOCS_DIR = projectFile("docs");

@@ -3,7 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Context } from "koa";
-import { projectFile } from "../projectFiles.ts";
+import { projectFile } from "../../db/projectFiles.ts";
 
 /**
  * The pages' bundles (`web/dist/`, built by `npm run build:web`, run by `prepare`).

@@ -1,16 +1,5 @@
 import type { Middleware } from "koa";
-import type { ServiceMetrics } from "./serviceMetrics.ts";
-
-/** What the push route leaves in `ctx.state.push` for the count: who pushed, and each report's outcome once answered. */
-export interface PushTally {
-  kind: string;
-  tenant: string;
-  client: string;
-  /** CREATED, UPDATED, UNCHANGED or REJECTED per report; empty when the whole push was refused. */
-  outcomes: string[];
-  /** HL7 v2 over HTTP: the ACK code (AA, AE, AR) of each message. */
-  hl7Acks?: string[];
-}
+import type { PushTally, ServiceMetrics } from "./serviceMetrics.ts";
 
 /**
  * Counts pushes by the status they were answered with, so it sits outside the interface's error

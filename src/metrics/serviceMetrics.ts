@@ -1,8 +1,18 @@
 import client from "prom-client";
 import type pg from "pg";
 import type { Db } from "../../db/pool.ts";
-import type { PushTally } from "./pushMetrics.ts";
 import { collectStoreGauges } from "./storeGauges.ts";
+
+/** What the push route leaves in `ctx.state.push` for the count: who pushed, and each report's outcome once answered. */
+export interface PushTally {
+  kind: string;
+  tenant: string;
+  client: string;
+  /** CREATED, UPDATED, UNCHANGED or REJECTED per report; empty when the whole push was refused. */
+  outcomes: string[];
+  /** HL7 v2 over HTTP: the ACK code (AA, AE, AR) of each message. */
+  hl7Acks?: string[];
+}
 
 /** Seconds: a report query or a request of a few milliseconds up to the 10 s statement timeout and beyond. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

@@ -15,7 +15,7 @@ import { textOfFhirId } from "./fhirIds.ts";
 import { diagnosticReportResource, observationResource, patientResource } from "./fhirResources.ts";
 import { observationSearch, searchsetBundle } from "./observationSearch.ts";
 import { pushBundle } from "./pushBundle.ts";
-import type { PushTally } from "../../metrics/pushMetrics.ts";
+import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { requireAuthor } from "../../http/authorAuth.ts";
 import { interfaceErrors } from "../../http/failureOf.ts";
 import { HttpError } from "../../http/httpError.ts";

@@ -2,7 +2,7 @@ import type Router from "@koa/router";
 import { pushingClient, type IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import type { Client } from "../../../queries/credentials/credentials.ts";
-import type { PushTally } from "../../metrics/pushMetrics.ts";
+import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { pushHl7Messages } from "../hl7/pushHl7Messages.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { bodyText } from "../../http/jsonBody.ts";

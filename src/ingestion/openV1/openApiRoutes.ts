@@ -14,7 +14,7 @@ import { requireClient } from "./clientAuth.ts";
 import { addBulkRoutes } from "./bulkRoutes.ts";
 import { addHl7Route } from "./hl7Route.ts";
 import { answer } from "./envelope.ts";
-import type { PushTally } from "../../metrics/pushMetrics.ts";
+import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
 export const OPEN_API_BODY_LIMIT = 4 * 1024 * 1024;
