@@ -161,7 +161,7 @@ async function insertAsPushed(db: Db, store: EventStore, tenant: Tenant, reports
     const params: unknown[] = [tenant.name, JSON.stringify(metadata)];
     const values = rows.map((append) => {
       const event = append.events[0] as WrittenEvent;
-      const externalId = append.streamId.slice(reportKinds.lab.streamPrefix.length);
+      const externalId = reportKinds.lab.stream.key(append.streamId);
       params.push(append.streamId, event.type, event.dataJson, receivedAt.get(externalId));
       const p = params.length;
       return `($1, $${p - 3}, 1, $${p - 2}, $${p - 1}::jsonb, $2::jsonb, $${p}::timestamp + interval '1 hour')`;

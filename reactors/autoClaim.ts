@@ -1,11 +1,10 @@
-import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
+import { externalIdOf, type ReceivedReport, type ReportStreamEvent } from "../commands/ingestion/events.ts";
 import { NAME_DIFFERS, NO_PATIENT } from "../commands/ingestion/patientMatching.ts";
-import { reportKinds, reportStream, type ReportKind } from "../commands/ingestion/reportKinds.ts";
+import { reportKinds, type ReportKind } from "../commands/ingestion/reportKinds.ts";
 import { sameName } from "../commands/patients/nationalId.ts";
 import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
 import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
-import { externalIdOf } from "../projections/ingestion/labReports.ts";
 import type { Projection } from "../projections/runtime/projection.ts";
 
 /*
@@ -159,10 +158,10 @@ async function patientKnown(tx: Tx, event: StoredEvent): Promise<void> {
  * of this reactor (a rebuild) finds its earlier claims already made and appends nothing again.
  */
 async function claim(tx: Tx, cause: StoredEvent, kind: ReportKind, externalId: string, patientRef: string, idCard: string): Promise<void> {
-  const target = { tenant: cause.tenant, streamId: reportStream(kind, externalId) };
+  const target = { tenant: cause.tenant, streamId: kind.stream.id(externalId) };
   const decider = queueDecider(kind);
   for (let attempt = 1; ; attempt++) {
-    const stream = await readStream(tx, target.tenant, target.streamId);
+    const stream = await readStream<ReportStreamEvent>(tx, target.tenant, target.streamId);
     const state = stream.events.reduce(decider.evolve, decider.initialState());
     if (state.match?.matched || state.dismissed) break;
     await tx.query("savepoint auto_claim");

@@ -11,12 +11,12 @@ import {
   type RaisedAlert,
   type ReportItem,
 } from "../commands/alerts/criticalResults.ts";
-import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
+import { externalIdOf, type LabReportEvent, type ReceivedReport } from "../commands/ingestion/events.ts";
+import type { WithPayload } from "../commands/kit/events.ts";
 import type { LabReport } from "../commands/ingestion/reportSchemas.ts";
 import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
 import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
-import { externalIdOf } from "../projections/ingestion/labReports.ts";
 import type { ApplyContext, Projection } from "../projections/runtime/projection.ts";
 
 /*
@@ -58,7 +58,10 @@ const RECEIVED_PAYLOAD = `
   select case when stream_version = 1 and not coalesce(${MAYBE_CRITICAL}, false) then null else d end
   from (select data || '{}'::jsonb as d offset 0) payload`;
 
-export const criticalResultsReactor: Projection = {
+/** What the reactor reads: a received version's payload only where it may be critical (else null), and claims. */
+type ReactsTo = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", ReceivedReport | null>;
+
+export const criticalResultsReactor: Projection<ReactsTo> = {
   name: "critical_results",
   version: 1,
   handles: ["LabReportReceived", "LabReportClaimed"],
@@ -73,7 +76,7 @@ export const criticalResultsReactor: Projection = {
   async applyBatch(tx, events, context = { loading: false }) {
     if (context.loading) return;
     for (const event of events) {
-      const report = event.type === "LabReportReceived" ? receivedReport(event.data as ReceivedReport | null) : await claimedReport(tx, event);
+      const report = event.type === "LabReportReceived" ? receivedReport(event.data) : await claimedReport(tx, event);
       if (!report) continue;
       const recent = isRecentEnough(report.collectedAt, report.reportedAt, event.recordedAt);
       const findings = report.patientRef !== null && recent ? findCritical(report.items, dictionary) : [];
@@ -101,12 +104,12 @@ function receivedReport(received: ReceivedReport | null): ReportForAlerts | null
 }
 
 /** A claimed report: its last received version, now the patient's. */
-async function claimedReport(tx: Tx, claim: StoredEvent): Promise<ReportForAlerts | null> {
+async function claimedReport(tx: Tx, claim: Extract<StoredEvent<ReactsTo>, { type: "LabReportClaimed" }>): Promise<ReportForAlerts | null> {
   const { rows } = await tx.query<{ data: ReceivedReport }>(
     `select data from events where tenant = $1 and stream_id = $2 and type = 'LabReportReceived' and position < $3 order by stream_version desc limit 1`,
     [claim.tenant, claim.streamId, claim.position],
   );
-  return rows[0] ? reportForAlerts(rows[0].data, (claim.data as { patientRef: string }).patientRef) : null;
+  return rows[0] ? reportForAlerts(rows[0].data, claim.data.patientRef) : null;
 }
 
 async function react(tx: Tx, cause: StoredEvent, report: Omit<ReportForAlerts, "items"> & { findings: CriticalFinding[] }, context: ApplyContext): Promise<void> {

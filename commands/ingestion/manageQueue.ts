@@ -4,7 +4,7 @@ import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
 import { queueDecider } from "./queueDecisions.ts";
-import { reportStream, type ReportKind } from "./reportKinds.ts";
+import type { ReportKind } from "./reportKinds.ts";
 
 const projectionOf = (kind: ReportKind) => (kind.name === "lab" ? "lab_reports" : "exam_reports");
 
@@ -14,7 +14,7 @@ export async function claimReport(ctx: CommandContext, db: Db, tenant: string, k
   if (!exists) throw new CommandError("not-found", `There is no patient ${patientRef}; register the patient with PUT /api/patients/${patientRef} first.`);
   const { appended } = await handleCommand(
     ctx.store,
-    { tenant, streamId: reportStream(kind, externalId) },
+    { tenant, streamId: kind.stream.id(externalId) },
     queueDecider(kind),
     { type: "claim", patientRef, by: ctx.metadata.actor, auto: false },
     ctx.metadata,
@@ -26,7 +26,7 @@ export async function claimReport(ctx: CommandContext, db: Db, tenant: string, k
 export async function dismissReport(ctx: CommandContext, db: Db, tenant: string, kind: ReportKind, externalId: string, reason: string): Promise<void> {
   const { appended } = await handleCommand(
     ctx.store,
-    { tenant, streamId: reportStream(kind, externalId) },
+    { tenant, streamId: kind.stream.id(externalId) },
     queueDecider(kind),
     { type: "dismiss", reason, by: ctx.metadata.actor },
     ctx.metadata,

@@ -7,7 +7,9 @@ import { patientsByIdCards } from "../../queries/patients/patients.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
 import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
-import { reportStream, type ReportKind } from "./reportKinds.ts";
+import type { AcceptedReport, ReceivedReport } from "./events.ts";
+import type { ReportKind } from "./reportKinds.ts";
+import { evolveReportStream, initialReportStreamState, type FoldedReportEvent, type ReportStreamState } from "./reportStreamState.ts";
 import { reportRejectionSchema, validateReport, type ReportRejection } from "./reportSchemas.ts";
 
 export const MAX_REPORTS_PER_PUSH = 100;
@@ -57,26 +59,6 @@ export const pushResultSchema = z.object({
 });
 export type PushResult = z.infer<typeof pushResultSchema>;
 
-/** A report as validated: the fields every kind shares, typed; the rest as sent. */
-export type AcceptedReport = Record<string, unknown> & {
-  externalId: string;
-  reportedAt: string;
-  patient: SentPatient & { hisPatientId?: string };
-  items?: SentItem[];
-};
-
-/** What a Received event carries: the report as accepted, and what we made of it. */
-export interface ReceivedReport {
-  externalId: string;
-  report: AcceptedReport;
-  contentHash: string;
-  outcome: "CREATED" | "UPDATED";
-  match: Match;
-  items: MappedItem[];
-  summary: { itemsMapped: number; itemsUnmapped: number };
-  client: { clientId: string; name: string };
-}
-
 export interface Prepared {
   index: number;
   externalId: string;
@@ -90,16 +72,6 @@ export interface Prepared {
   freshMatch: Match;
   /** How the report came when not as JSON (an HL7 message and its control id, a FHIR Bundle entry), kept in its event's metadata. */
   origin?: Record<string, unknown>;
-}
-
-interface StreamState {
-  version: number;
-  contentHash: string | null;
-  match: Match | null;
-  summary: ReceivedReport["summary"] | null;
-  claim: { patientRef: string; idCard: string | null } | null;
-  /** The patient as sent in the last received version. */
-  patient: SentPatient | null;
 }
 
 /**
@@ -185,7 +157,7 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
     prepared.push({
       index,
       externalId: report.externalId,
-      streamId: reportStream(kind, report.externalId),
+      streamId: kind.stream.id(report.externalId),
       patient: report.patient,
       reportJson: validation.json,
       contentHash: validation.contentHash,
@@ -274,13 +246,13 @@ const MAX_ATTEMPTS = 30;
 
 /** Each report of a round decided against its stream as it stands, and the appends that store the decisions. */
 async function decideRound(db: Queryable, kind: ReportKind, client: PushingClient, round: Prepared[]) {
-  const states = await loadStates(db, client.tenant, kind, round.map((entry) => entry.streamId));
+  const states = await loadStates(db, client.tenant, round.map((entry) => entry.streamId));
   const decisions = round.map((entry) => decide(entry, states.get(entry.streamId), client));
   const appends: StreamAppend[] = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
   return { decisions, appends };
 }
 
-function decide(entry: Prepared, state: StreamState | undefined, client: PushingClient): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
+function decide(entry: Prepared, state: ReportStreamState | undefined, client: PushingClient): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
   if (state && state.contentHash === entry.contentHash) {
     const stored = state.claim ? { matched: true as const, patientRef: state.claim.patientRef } : state.match;
     return { index: entry.index, entry: accepted(entry.externalId, "UNCHANGED", stored ?? entry.freshMatch, state.summary ?? entry.summary), append: null };
@@ -333,52 +305,29 @@ function accepted(externalId: string, status: Outcome, match: { matched: boolean
 }
 
 /**
- * Each stream's version, last received content and match, and standing claim: one query for the
- * batch. Each payload is read once, for the few fields wanted ("offset 0" keeps the planner from
- * inlining `data->…` into every aggregate, which would decompress a received report each time).
- * The ids are looked up one by one (lateral): with `stream_id = any(…)` the planner may scan every
- * event of the tenant instead, which it did while the table grew faster than its statistics.
+ * Each stream's state (reportStreamState.ts) for a whole batch in one query: the fold is the one
+ * every report stream has, fed with only the fields it reads. Each payload is read once ("offset
+ * 0" keeps the planner from inlining `data->…` into every expression, which would decompress a
+ * received report each time). The ids are looked up one by one (lateral): with
+ * `stream_id = any(…)` the planner may scan every event of the tenant instead, which it did while
+ * the table grew faster than its statistics.
  */
-async function loadStates(db: Queryable, tenant: string, kind: ReportKind, streamIds: string[]): Promise<Map<string, StreamState>> {
-  const { rows } = await db.query(
-    `select s.stream_id, st.*
+async function loadStates(db: Queryable, tenant: string, streamIds: string[]): Promise<Map<string, ReportStreamState>> {
+  const { rows } = await db.query<{ stream_id: string; events: FoldedReportEvent[] }>(
+    `select s.stream_id, st.events
      from unnest($2::text[]) as s(stream_id)
      cross join lateral (
-       select max(stream_version) as version,
-              (array_agg(p.content_hash order by stream_version desc) filter (where type = $3))[1] as content_hash,
-              (array_agg(p.match order by stream_version desc) filter (where type = $3))[1] as match,
-              (array_agg(p.summary order by stream_version desc) filter (where type = $3))[1] as summary,
-              (array_agg(p.patient order by stream_version desc) filter (where type = $3))[1] as patient,
-              (array_agg(jsonb_build_object('type', type, 'data', p.decision) order by stream_version desc) filter (where type in ($4, $3)))[1] as last_decision
+       select jsonb_agg(jsonb_build_object('type', e.type, 'streamVersion', e.stream_version, 'data', p.folded) order by e.stream_version) as events
        from events e
        cross join lateral (
-         select d->>'contentHash' as content_hash, d->'match' as match, d->'summary' as summary, d->'report'->'patient' as patient,
-                jsonb_build_object('match', d->'match', 'patientRef', d->'patientRef', 'idCard', d->'idCard') as decision
+         select jsonb_build_object('contentHash', d->'contentHash', 'match', d->'match', 'summary', d->'summary', 'report', jsonb_build_object('patient', d->'report'->'patient'),
+                                   'patientRef', d->'patientRef', 'idCard', d->'idCard') as folded
          from (select e.data as d offset 0) payload offset 0
        ) p
        where e.tenant = $1 and e.stream_id = s.stream_id
      ) st
-     where st.version is not null`,
-    [tenant, streamIds, kind.events.received, kind.events.claimed],
+     where st.events is not null`,
+    [tenant, streamIds],
   );
-  return new Map(
-    rows.map((row) => {
-      const last = row.last_decision as { type: string; data: { patientRef: string; idCard: string | null; match?: Match } } | null;
-      let claim: StreamState["claim"] = null;
-      if (last?.type === kind.events.claimed) claim = { patientRef: last.data.patientRef, idCard: last.data.idCard };
-      else if (last?.data.match?.matched && last.data.match.viaClaim) claim = { patientRef: last.data.match.patientRef, idCard: last.data.match.idCard };
-      return [
-        row.stream_id,
-        {
-          version: row.version,
-          contentHash: row.content_hash,
-          match: row.match,
-          summary: row.summary,
-          // A claim counts until a later push is matched, or names another person, afresh.
-          claim,
-          patient: row.patient,
-        },
-      ];
-    }),
-  );
+  return new Map(rows.map((row) => [row.stream_id, row.events.reduce(evolveReportStream, initialReportStreamState())]));
 }

@@ -1,28 +1,22 @@
 import type { z } from "zod";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+import { examReportStreams, labReportStreams, type ReportStreamKind } from "./events.ts";
 import { examReportSchema, labReportSchema } from "./reportSchemas.ts";
 
 /** What differs between laboratory and examination reports; everything else is shared. */
-export interface ReportKind {
-  name: "lab" | "exam";
-  streamPrefix: string;
-  events: { received: string; claimed: string; dismissed: string };
+export interface ReportKind extends ReportStreamKind {
   schema(dictionary: Dictionary): z.ZodType;
 }
 
 export const labReports: ReportKind = {
-  name: "lab",
-  streamPrefix: "lab-report:",
-  events: { received: "LabReportReceived", claimed: "LabReportClaimed", dismissed: "LabReportDismissed" },
+  ...labReportStreams,
   schema: () => labReportSchema,
 };
 
 const examSchemas = new WeakMap<Dictionary, z.ZodType>();
 
 export const examReports: ReportKind = {
-  name: "exam",
-  streamPrefix: "exam-report:",
-  events: { received: "ExamReportReceived", claimed: "ExamReportClaimed", dismissed: "ExamReportDismissed" },
+  ...examReportStreams,
   schema: (dictionary) => {
     let schema = examSchemas.get(dictionary);
     if (!schema) {
@@ -34,7 +28,3 @@ export const examReports: ReportKind = {
 };
 
 export const reportKinds = { lab: labReports, exam: examReports } as const;
-
-export function reportStream(kind: ReportKind, externalId: string): string {
-  return `${kind.streamPrefix}${externalId}`;
-}

@@ -8,6 +8,12 @@ import type { NewEvent } from "../../db/eventStore.ts";
 /** One kind of event: its type name and the shape of its data. A context's events are a union of these. */
 export type Event<Type extends string = string, Data = unknown> = { type: Type; data: Data };
 
+/**
+ * The union `E` with the data of its events of type `T` replaced by `D`: what a projection receives
+ * when its `payload` SQL leaves those events' data in the database (or reads a part of it).
+ */
+export type WithPayload<E extends NewEvent, T extends E["type"], D> = E extends { type: T } ? Event<E["type"], D> : E;
+
 /** The data of the event of type `T` in the union `E`. */
 export type DataOf<E extends NewEvent, T extends E["type"]> = Extract<E, { type: T }>["data"];
 

@@ -1,4 +1,4 @@
-import type { ReceivedReport } from "../../commands/ingestion/pushReports.ts";
+import { isReceived, type ExamReportEvent } from "../../commands/ingestion/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { inRuns, lastPerStream, patientColumns } from "../runtime/eventRuns.ts";
@@ -7,7 +7,7 @@ import type { Projection } from "../runtime/projection.ts";
 import { createReportDays, recordReceivedCtes } from "./reportDays.ts";
 
 /** Examination reports as last received; their few measured items stay with the report as JSON. */
-export const examReportsProjection: Projection = {
+export const examReportsProjection: Projection<ExamReportEvent> = {
   name: "exam_reports",
   version: 3,
   handles: ["ExamReportReceived", "ExamReportClaimed", "ExamReportDismissed"],
@@ -57,17 +57,20 @@ export const examReportsProjection: Projection = {
       events,
       "ExamReportReceived",
       async (run) => {
-        await recordExamDays(tx, run);
-        await applyReceived(tx, lastPerStream(run));
+        const received = run.filter(isReceived);
+        await recordExamDays(tx, received);
+        await applyReceived(tx, lastPerStream(received));
       },
       (event) => applyDecision(tx, event, "exam_reports", "exam_report_days"),
     );
   },
 };
 
-async function recordExamDays(tx: Tx, events: StoredEvent[]): Promise<void> {
+type ExamReceived = Extract<StoredEvent<ExamReportEvent>, { type: "ExamReportReceived" }>;
+
+async function recordExamDays(tx: Tx, events: ExamReceived[]): Promise<void> {
   const versions = events.map((event) => {
-    const received = event.data as ReceivedReport;
+    const received = event.data;
     return {
       tenant: event.tenant,
       external_id: received.externalId,
@@ -90,10 +93,10 @@ async function recordExamDays(tx: Tx, events: StoredEvent[]): Promise<void> {
   );
 }
 
-async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
+async function applyReceived(tx: Tx, events: ExamReceived[]): Promise<void> {
   const rows = events.map((event) => {
-    const received = event.data as ReceivedReport;
-    const r = received.report as ReceivedReport["report"] & Record<string, string | undefined>;
+    const received = event.data;
+    const r = received.report as typeof received.report & Record<string, string | undefined>;
     const sent = (received.report.items ?? []) as unknown as Array<Record<string, unknown>>;
     return {
       tenant: event.tenant,

@@ -1,3 +1,5 @@
+import { externalIdOf, isClaimed, isDismissed, type LabReportEvent, type ReceivedType, type ReportStreamEvent } from "../../commands/ingestion/events.ts";
+import type { WithPayload } from "../../commands/kit/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { inRuns } from "../runtime/eventRuns.ts";
@@ -12,7 +14,7 @@ export const RECEIVED_READ_IN_DATABASE = "case when type = 'LabReportReceived' t
  * queue shows. Kept apart from the item rows (labResults.ts), which cost about three times more to
  * write, so that a report is visible in reconciliation without waiting for them.
  */
-export const labReportsProjection: Projection = {
+export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabReportReceived", null>> = {
   name: "lab_reports",
   version: 5,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
@@ -116,27 +118,21 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
 }
 
 /** A claim or a dismissal, applied to a table of lab or exam reports and to its table of days. */
-export async function applyDecision(tx: Tx, event: StoredEvent, reportsTable: string, daysTable: string): Promise<void> {
+export async function applyDecision(tx: Tx, event: StoredEvent<WithPayload<ReportStreamEvent, ReceivedType, unknown>>, reportsTable: string, daysTable: string): Promise<void> {
   const externalId = externalIdOf(event);
   await recordDecision(tx, daysTable, event, externalId);
-  const data = event.data as { patientRef?: string; reason?: string };
   const ledger = "ledger_tx = $3::xid8, ledger_position = $4";
   const key = [event.tenant, externalId, event.transactionId, event.position];
-  if (event.type.endsWith("Claimed")) {
+  if (isClaimed(event)) {
     await tx.query(`update ${reportsTable} set patient_ref = $5, matched = true, pending_reason = null, ${ledger} where tenant = $1 and external_id = $2`, [
       ...key,
-      data.patientRef,
+      event.data.patientRef,
     ]);
-  } else if (event.type.endsWith("Dismissed")) {
+  } else if (isDismissed(event)) {
     await tx.query(`update ${reportsTable} set dismissed_at = $5, dismiss_reason = $6, ${ledger} where tenant = $1 and external_id = $2`, [
       ...key,
       event.recordedAt,
-      data.reason,
+      event.data.reason,
     ]);
   }
-}
-
-/** The report's externalId, from its stream id (`lab-report:…`, `exam-report:…`). */
-export function externalIdOf(event: StoredEvent): string {
-  return event.streamId.slice(event.streamId.indexOf(":") + 1);
 }

@@ -1,7 +1,8 @@
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
-import { externalIdOf, RECEIVED, RECEIVED_READ_IN_DATABASE } from "./labReports.ts";
+import { externalIdOf } from "../../commands/ingestion/events.ts";
+import { RECEIVED, RECEIVED_READ_IN_DATABASE } from "./labReports.ts";
 import type { Projection } from "../runtime/projection.ts";
 import { createResultSummaries, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
 

@@ -1,17 +1,17 @@
-import type { ReceivedReport } from "../../commands/ingestion/pushReports.ts";
-import type { StoredEvent } from "../../db/eventStore.ts";
+import type { ReceivedReport } from "../../commands/ingestion/events.ts";
+import type { NewEvent, StoredEvent } from "../../db/eventStore.ts";
 
 /**
  * Splits a batch into runs of one bulk type (applied set-based, a few statements per run) and
  * the other events (applied one at a time), keeping their order.
  */
-export async function inRuns(
-  events: StoredEvent[],
-  bulkType: string,
-  onRun: (run: StoredEvent[]) => Promise<void>,
-  onOther: (event: StoredEvent) => Promise<void>,
+export async function inRuns<E extends NewEvent>(
+  events: StoredEvent<E>[],
+  bulkType: E["type"],
+  onRun: (run: StoredEvent<E>[]) => Promise<void>,
+  onOther: (event: StoredEvent<E>) => Promise<void>,
 ): Promise<void> {
-  let run: StoredEvent[] = [];
+  let run: StoredEvent<E>[] = [];
   for (const event of events) {
     if (event.type === bulkType) {
       run.push(event);
@@ -25,8 +25,8 @@ export async function inRuns(
 }
 
 /** Within one run, only the last event of each report matters: a later push overwrites wholly. */
-export function lastPerStream(events: StoredEvent[]): StoredEvent[] {
-  const last = new Map<string, StoredEvent>();
+export function lastPerStream<E extends NewEvent>(events: StoredEvent<E>[]): StoredEvent<E>[] {
+  const last = new Map<string, StoredEvent<E>>();
   for (const event of events) last.set(`${event.tenant}\u0000${event.streamId}`, event);
   return [...last.values()];
 }

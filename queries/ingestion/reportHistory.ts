@@ -1,7 +1,5 @@
 import { z } from "zod";
-import type { Match } from "../../commands/ingestion/patientMatching.ts";
-import type { ReceivedReport } from "../../commands/ingestion/pushReports.ts";
-import { reportStream, type ReportKind } from "../../commands/ingestion/reportKinds.ts";
+import { examReportStream, isClaimed, isDismissed, isReceived, labReportStream, type Match, type ReportStreamEvent, type ReportStreamKind } from "../../commands/ingestion/events.ts";
 import { criticalResultsStream, type CriticalResultEvent } from "../../commands/alerts/criticalResults.ts";
 import { readStream, type StoredEvent } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
@@ -55,30 +53,36 @@ export const reportDiffSchema = z.object({
 });
 export type ReportDiff = z.infer<typeof reportDiffSchema>;
 
+type ReportStored = StoredEvent<ReportStreamEvent>;
+
 interface Received {
   version: number;
-  event: StoredEvent<{ type: string; data: ReceivedReport }>;
+  event: Extract<ReportStored, { type: `${string}Received` }>;
 }
 
-async function streamOf(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<StoredEvent[] | null> {
-  const { events } = await readStream(db, tenant, reportStream(kind, externalId));
-  return events.some((event) => event.type === kind.events.received) ? events : null;
+async function streamOf(db: Db, tenant: string, kind: ReportStreamKind, externalId: string): Promise<ReportStored[] | null> {
+  const { events } = await readStream<ReportStreamEvent>(db, tenant, kind.stream.id(externalId));
+  return events.some(isReceived) ? events : null;
 }
 
 /** The report's own events and, for a laboratory report, its critical-result alerts', in the order they happened. */
-async function historyEventsOf(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<StoredEvent[] | null> {
+async function historyEventsOf(db: Db, tenant: string, kind: ReportStreamKind, externalId: string): Promise<Array<ReportStored | StoredEvent<CriticalResultEvent>> | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   if (!events || kind.name !== "lab") return events;
-  const alerts = (await readStream(db, tenant, criticalResultsStream(externalId))).events;
+  const alerts = (await readStream<CriticalResultEvent>(db, tenant, criticalResultsStream(externalId))).events;
   return [...events, ...alerts].sort((a, b) => a.position - b.position);
 }
 
-function receivedVersions(kind: ReportKind, events: readonly StoredEvent[]): Received[] {
-  return events.filter((event) => event.type === kind.events.received).map((event, i) => ({ version: i + 1, event: event as StoredEvent<{ type: string; data: ReceivedReport }> }));
+/** A report's versions are its received events, numbered from 1 (claims and dismissals make none). */
+function receivedVersions(events: readonly ReportStored[]): Received[] {
+  return events.filter(isReceived).map((event, i) => ({ version: i + 1, event }));
 }
 
+const isReportEvent = (event: ReportStored | StoredEvent<CriticalResultEvent>): event is ReportStored =>
+  labReportStream.owns(event.streamId) || examReportStream.owns(event.streamId);
+
 /** The report's history, oldest first; null when the tenant holds no such report. */
-export async function reportHistory(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<ReportHistory | null> {
+export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKind, externalId: string): Promise<ReportHistory | null> {
   const events = await historyEventsOf(db, tenant, kind, externalId);
   if (!events) return null;
   const entries: HistoryEntry[] = [];
@@ -88,8 +92,8 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportKind, ex
   let waiting = false;
   let version = 0;
   for (const event of events) {
-    if (event.type === kind.events.received) {
-      const data = event.data as ReceivedReport;
+    if (isReportEvent(event) && isReceived(event)) {
+      const data = event.data;
       const match: Match = data.match;
       version += 1;
       add(event, {
@@ -103,16 +107,16 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportKind, ex
       });
       if (!match.matched && !waiting && version > 1) add(event, { event: "REQUEUED", by: data.client.name, matched: false, patientRef: null, reason: match.pendingReason });
       waiting = !match.matched;
-    } else if (event.type === kind.events.claimed) {
-      const data = event.data as { patientRef: string; by?: string; auto?: boolean };
+    } else if (isReportEvent(event) && isClaimed(event)) {
+      const data = event.data;
       add(event, { event: "CLAIMED", by: data.auto ? "auto" : (data.by ?? event.metadata.actor), matched: true, patientRef: data.patientRef });
       waiting = false;
-    } else if (event.type === kind.events.dismissed) {
-      const data = event.data as { reason: string; by?: string };
+    } else if (isReportEvent(event) && isDismissed(event)) {
+      const data = event.data;
       add(event, { event: "DISMISSED", by: data.by ?? event.metadata.actor, reason: data.reason });
       waiting = false;
-    } else {
-      const alert = event as StoredEvent & CriticalResultEvent;
+    } else if (!isReportEvent(event)) {
+      const alert = event;
       if (alert.type === "CriticalResultRaised") add(event, { event: "ALERT_RAISED", by: event.metadata.actor, alertId: alert.data.alertId, code: alert.data.code, reason: alert.data.reason });
       if (alert.type === "CriticalResultAcknowledged") add(event, { event: "ALERT_ACKNOWLEDGED", by: alert.data.by, alertId: alert.data.alertId, note: alert.data.note });
       if (alert.type === "CriticalResultClosed") add(event, { event: "ALERT_CLOSED", by: event.metadata.actor, alertId: alert.data.alertId, reason: alert.data.reason });
@@ -122,18 +126,18 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportKind, ex
 }
 
 /** Version `n` as accepted; null when the report or that version does not exist. */
-export async function reportVersion(db: Db, tenant: string, kind: ReportKind, externalId: string, n: number): Promise<ReportVersion | null> {
+export async function reportVersion(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, n: number): Promise<ReportVersion | null> {
   const events = await streamOf(db, tenant, kind, externalId);
-  const found = events ? receivedVersions(kind, events).find((received) => received.version === n) : undefined;
+  const found = events ? receivedVersions(events).find((received) => received.version === n) : undefined;
   if (!found) return null;
   return { version: n, receivedAt: localDateTime(found.event.recordedAt), by: found.event.data.client.name, report: found.event.data.report as unknown as Record<string, unknown> };
 }
 
 /** What changed from version `from` to `to`; null when the report or either version does not exist. */
-export async function reportDiff(db: Db, tenant: string, kind: ReportKind, externalId: string, from: number, to: number): Promise<ReportDiff | { missing: number } | null> {
+export async function reportDiff(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, from: number, to: number): Promise<ReportDiff | { missing: number } | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   if (!events) return null;
-  const versions = receivedVersions(kind, events);
+  const versions = receivedVersions(events);
   const before = versions.find((received) => received.version === from);
   const after = versions.find((received) => received.version === to);
   if (!before) return { missing: from };

@@ -1,0 +1,100 @@
+import type { NewEvent, StoredEvent } from "../../db/eventStore.ts";
+import { streamCodec, type Event, type StreamCodec } from "../kit/events.ts";
+import type { MappedItem, SentItem } from "./itemMapping.ts";
+import type { Match, SentPatient } from "./patientMatching.ts";
+
+/*
+ * The ingestion context's published language: the events of a laboratory or examination report's
+ * stream, and the streams' names. Projections, queries and reactors read reports through this file.
+ */
+
+export type { Match } from "./patientMatching.ts";
+export type { MappedItem } from "./itemMapping.ts";
+
+/** A report as validated: the fields every kind shares, typed; the rest as sent. */
+export type AcceptedReport = Record<string, unknown> & {
+  externalId: string;
+  reportedAt: string;
+  patient: SentPatient & { hisPatientId?: string };
+  items?: SentItem[];
+};
+
+/** What a Received event carries: the report as accepted, and what we made of it. */
+export interface ReceivedReport {
+  externalId: string;
+  report: AcceptedReport;
+  contentHash: string;
+  outcome: "CREATED" | "UPDATED";
+  match: Match;
+  items: MappedItem[];
+  summary: { itemsMapped: number; itemsUnmapped: number };
+  client: { clientId: string; name: string };
+}
+
+/** A report waiting in the unmatched queue assigned to a patient, by a person or by auto-claim (`auto`). */
+export interface ReportClaimed {
+  patientRef: string;
+  idCard: string | null;
+  by?: string;
+  auto?: boolean;
+}
+
+/** A report set aside without a patient; it stays stored, with the reason. */
+export interface ReportDismissed {
+  reason: string;
+  by?: string;
+}
+
+export type LabReportEvent =
+  | Event<"LabReportReceived", ReceivedReport>
+  | Event<"LabReportClaimed", ReportClaimed>
+  | Event<"LabReportDismissed", ReportDismissed>;
+
+export type ExamReportEvent =
+  | Event<"ExamReportReceived", ReceivedReport>
+  | Event<"ExamReportClaimed", ReportClaimed>
+  | Event<"ExamReportDismissed", ReportDismissed>;
+
+/** Any report stream's event, laboratory or examination. */
+export type ReportStreamEvent = LabReportEvent | ExamReportEvent;
+
+/** `lab-report:<externalId>` and `exam-report:<externalId>`. */
+export const labReportStream = streamCodec("lab-report:");
+export const examReportStream = streamCodec("exam-report:");
+
+/** The externalId of the report whose stream holds this event, of either kind. */
+export function externalIdOf(event: { streamId: string }): string {
+  const codec = labReportStream.owns(event.streamId) ? labReportStream : examReportStream;
+  return codec.key(event.streamId);
+}
+
+export type ReceivedType = Extract<ReportStreamEvent["type"], `${string}Received`>;
+export type ClaimedType = Extract<ReportStreamEvent["type"], `${string}Claimed`>;
+export type DismissedType = Extract<ReportStreamEvent["type"], `${string}Dismissed`>;
+
+/** Kind-neutral tests of a report stream's event (of either kind, whatever data a projection's payload left it). */
+export const isReceived = <E extends NewEvent>(event: StoredEvent<E>): event is Extract<StoredEvent<E>, { type: ReceivedType }> =>
+  event.type === "LabReportReceived" || event.type === "ExamReportReceived";
+export const isClaimed = <E extends NewEvent>(event: StoredEvent<E>): event is Extract<StoredEvent<E>, { type: ClaimedType }> =>
+  event.type === "LabReportClaimed" || event.type === "ExamReportClaimed";
+export const isDismissed = <E extends NewEvent>(event: StoredEvent<E>): event is Extract<StoredEvent<E>, { type: DismissedType }> =>
+  event.type === "LabReportDismissed" || event.type === "ExamReportDismissed";
+
+/** What differs between the laboratory's and the examination's report streams: their names and their events'. */
+export interface ReportStreamKind {
+  name: "lab" | "exam";
+  stream: StreamCodec;
+  events: { received: ReceivedType; claimed: ClaimedType; dismissed: DismissedType };
+}
+
+export const labReportStreams: ReportStreamKind = {
+  name: "lab",
+  stream: labReportStream,
+  events: { received: "LabReportReceived", claimed: "LabReportClaimed", dismissed: "LabReportDismissed" },
+};
+
+export const examReportStreams: ReportStreamKind = {
+  name: "exam",
+  stream: examReportStream,
+  events: { received: "ExamReportReceived", claimed: "ExamReportClaimed", dismissed: "ExamReportDismissed" },
+};
