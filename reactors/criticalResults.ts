@@ -1,16 +1,15 @@
 import { randomUUID } from "node:crypto";
 import {
   CRITICAL_RESULTS_ACTOR,
-  criticalResultsStream,
   decideCriticalResults,
   evolveCriticalResults,
   findCritical,
   initialCriticalResultsState,
   isRecentEnough,
   type CriticalFinding,
-  type RaisedAlert,
   type ReportItem,
 } from "../commands/alerts/criticalResults.ts";
+import { criticalResultsStreams, type CriticalResultEvent, type RaisedAlert } from "../commands/alerts/events.ts";
 import type { ReceivedReport } from "../commands/ingestion/pushReports.ts";
 import type { LabReport } from "../commands/ingestion/reportSchemas.ts";
 import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
@@ -111,9 +110,9 @@ async function claimedReport(tx: Tx, claim: StoredEvent): Promise<ReportForAlert
 
 async function react(tx: Tx, cause: StoredEvent, report: Omit<ReportForAlerts, "items"> & { findings: CriticalFinding[] }, context: ApplyContext): Promise<void> {
   const externalId = externalIdOf(cause);
-  const target = { tenant: cause.tenant, streamId: criticalResultsStream(externalId) };
+  const target = { tenant: cause.tenant, streamId: criticalResultsStreams.id(externalId) };
   for (let attempt = 1; ; attempt++) {
-    const stream = await readStream(tx, target.tenant, target.streamId);
+    const stream = await readStream<CriticalResultEvent>(tx, target.tenant, target.streamId);
     const state = stream.events.reduce(evolveCriticalResults, initialCriticalResultsState());
     if (state.lastCause >= cause.position) return;
     const events = decideCriticalResults(state, { externalId, ...report }, randomUUID);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Match } from "../../commands/ingestion/patientMatching.ts";
 import type { ReceivedReport } from "../../commands/ingestion/pushReports.ts";
 import { reportStream, type ReportKind } from "../../commands/ingestion/reportKinds.ts";
-import { criticalResultsStream, type CriticalResultEvent } from "../../commands/alerts/criticalResults.ts";
+import { criticalResultsStreams, type CriticalResultEvent } from "../../commands/alerts/events.ts";
 import { readStream, type StoredEvent } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import { jsonChanges } from "../kit/jsonChanges.ts";
@@ -69,7 +69,7 @@ async function streamOf(db: Db, tenant: string, kind: ReportKind, externalId: st
 async function historyEventsOf(db: Db, tenant: string, kind: ReportKind, externalId: string): Promise<StoredEvent[] | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   if (!events || kind.name !== "lab") return events;
-  const alerts = (await readStream(db, tenant, criticalResultsStream(externalId))).events;
+  const alerts = (await readStream(db, tenant, criticalResultsStreams.id(externalId))).events;
   return [...events, ...alerts].sort((a, b) => a.position - b.position);
 }
 
