@@ -1,7 +1,7 @@
 import { externalIdOf, type ReceivedReport, type ReportStreamEvent } from "../commands/ingestion/events.ts";
 import { NAME_DIFFERS, NO_PATIENT } from "../commands/ingestion/patientMatching.ts";
 import { reportKinds, type ReportKind } from "../commands/ingestion/reportKinds.ts";
-import { sameName } from "../commands/patients/nationalId.ts";
+import { patientStreams, sameName } from "../commands/patients/events.ts";
 import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
 import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
@@ -139,7 +139,7 @@ async function writePendingChanges(tx: Tx, changes: PendingChange[]): Promise<vo
 }
 
 async function patientKnown(tx: Tx, event: StoredEvent): Promise<void> {
-  const patientRef = event.streamId.slice("patient:".length);
+  const patientRef = patientStreams.key(event.streamId);
   const patient = event.data as { name: string; idCard: string };
   await tx.query(
     `insert into known_patients values ($1, $2, $3, $4)

@@ -7,7 +7,8 @@ import { unfinishedBulkJobs, type UnfinishedJob } from "../queries/bulk/bulkJobs
 import { clientById } from "../queries/credentials/credentials.ts";
 import { pushingClient, type IngestionDeps, type PushingClient } from "../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../commands/ingestion/reportKinds.ts";
-import { applyBulkJobEvent, bulkJobStream, evolveBulkJob, initialBulkJobState, type BulkJobEvent } from "../commands/bulk/bulkJobEvents.ts";
+import { bulkJobStreams, type BulkJobEvent } from "../commands/bulk/events.ts";
+import { applyBulkJobEvent, evolveBulkJob, initialBulkJobState } from "../commands/bulk/bulkJobState.ts";
 import { checkBulkPiece, MissingPiece, storeBulkPiece, type CheckedPiece, type PieceOfJob, type PieceOutcome } from "../commands/bulk/importBulkPiece.ts";
 
 /** The pg-boss queue that wakes the importers of every worker process when a job is submitted. */
@@ -121,8 +122,8 @@ export class BulkImporter {
   }
 
   private async runJob(tenant: string, jobId: string): Promise<"ended" | "stopped"> {
-    const streamId = bulkJobStream(jobId);
-    const stream = await readStream(this.deps.store.db, tenant, streamId);
+    const streamId = bulkJobStreams.id(jobId);
+    const stream = await readStream<BulkJobEvent>(this.deps.store.db, tenant, streamId);
     let state = stream.events.reduce(evolveBulkJob, initialBulkJobState());
     const job = state.submitted;
     if (!job || state.status === "DONE" || state.status === "FAILED") return "ended";

@@ -1,16 +1,15 @@
 import { randomUUID } from "node:crypto";
 import {
   CRITICAL_RESULTS_ACTOR,
-  criticalResultsStream,
   decideCriticalResults,
   evolveCriticalResults,
   findCritical,
   initialCriticalResultsState,
   isRecentEnough,
   type CriticalFinding,
-  type RaisedAlert,
   type ReportItem,
 } from "../commands/alerts/criticalResults.ts";
+import { criticalResultsStreams, type CriticalResultEvent, type RaisedAlert } from "../commands/alerts/events.ts";
 import { externalIdOf, type LabReportEvent, type ReceivedReport } from "../commands/ingestion/events.ts";
 import type { WithPayload } from "../commands/kit/events.ts";
 import type { LabReport } from "../commands/ingestion/reportSchemas.ts";
@@ -114,9 +113,9 @@ async function claimedReport(tx: Tx, claim: Extract<StoredEvent<ReactsTo>, { typ
 
 async function react(tx: Tx, cause: StoredEvent, report: Omit<ReportForAlerts, "items"> & { findings: CriticalFinding[] }, context: ApplyContext): Promise<void> {
   const externalId = externalIdOf(cause);
-  const target = { tenant: cause.tenant, streamId: criticalResultsStream(externalId) };
+  const target = { tenant: cause.tenant, streamId: criticalResultsStreams.id(externalId) };
   for (let attempt = 1; ; attempt++) {
-    const stream = await readStream(tx, target.tenant, target.streamId);
+    const stream = await readStream<CriticalResultEvent>(tx, target.tenant, target.streamId);
     const state = stream.events.reduce(evolveCriticalResults, initialCriticalResultsState());
     if (state.lastCause >= cause.position) return;
     const events = decideCriticalResults(state, { externalId, ...report }, randomUUID);

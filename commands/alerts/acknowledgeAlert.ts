@@ -4,7 +4,8 @@ import type { Decider } from "../kit/handleCommand.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
-import { criticalResultsStream, evolveCriticalResults, initialCriticalResultsState, type CriticalResultsState } from "./criticalResults.ts";
+import { evolveCriticalResults, initialCriticalResultsState, type CriticalResultsState } from "./criticalResults.ts";
+import { criticalResultsStreams, type CriticalResultEvent } from "./events.ts";
 
 /** `POST /api/alerts/{alertId}/acknowledge`: who saw the critical result, and what was done. */
 export const acknowledgeInput = z.strictObject(
@@ -26,7 +27,7 @@ interface Acknowledge {
 }
 
 /** An alert is acknowledged once: acknowledging it again changes nothing and is no error (a second click, a second nurse). */
-const acknowledgeDecider: Decider<CriticalResultsState, Acknowledge> = {
+const acknowledgeDecider: Decider<CriticalResultsState, Acknowledge, CriticalResultEvent> = {
   initialState: initialCriticalResultsState,
   evolve: evolveCriticalResults,
   decide: ({ alertId, note, by }, state) => {
@@ -39,6 +40,6 @@ const acknowledgeDecider: Decider<CriticalResultsState, Acknowledge> = {
 
 /** Acknowledges an alert of the report `externalId` (the alert's stream); what was appended, or null when it was acknowledged already. */
 export async function acknowledgeAlert(ctx: CommandContext, tenant: string, externalId: string, alertId: string, note: string): Promise<AppendResult | null> {
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: criticalResultsStream(externalId) }, acknowledgeDecider, { alertId, note, by: ctx.metadata.actor }, ctx.metadata);
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: criticalResultsStreams.id(externalId) }, acknowledgeDecider, { alertId, note, by: ctx.metadata.actor }, ctx.metadata);
   return appended;
 }

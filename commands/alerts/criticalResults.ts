@@ -2,6 +2,7 @@ import type { MappedItem } from "../ingestion/itemMapping.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import { parseLocalDateTime } from "../../db/localDateTime.ts";
+import type { CriticalResultEvent, RaisedAlert } from "./events.ts";
 
 /*
  * Critical results (contract D.7): a laboratory result flagged LL or HH, or beyond the dictionary's
@@ -11,31 +12,6 @@ import { parseLocalDateTime } from "../../db/localDateTime.ts";
  */
 
 export const CRITICAL_RESULTS_ACTOR = "critical-results";
-
-export function criticalResultsStream(externalId: string): string {
-  return `critical-results:${externalId}`;
-}
-
-export interface RaisedAlert {
-  alertId: string;
-  externalId: string;
-  itemIndex: number;
-  patientRef: string;
-  code: string;
-  name: string;
-  value: number | string;
-  unit: string | null;
-  flag: string | null;
-  /** Why it is critical, in words a nurse reads: "flagged HH by the laboratory", "above the critical limit 6.2 mmol/L". */
-  reason: string;
-  collectedAt: string | null;
-  reportedAt: string;
-}
-
-export type CriticalResultEvent =
-  | { type: "CriticalResultRaised"; data: RaisedAlert }
-  | { type: "CriticalResultClosed"; data: { alertId: string; reason: string } }
-  | { type: "CriticalResultAcknowledged"; data: { alertId: string; note: string; by: string } };
 
 export interface AlertOfReport {
   alertId: string;
@@ -52,10 +28,9 @@ export interface CriticalResultsState {
 
 export const initialCriticalResultsState = (): CriticalResultsState => ({ alerts: [], lastCause: 0 });
 
-export function evolveCriticalResults(state: CriticalResultsState, stored: StoredEvent): CriticalResultsState {
-  const event = stored as StoredEvent & CriticalResultEvent;
-  const cause = Number(stored.metadata.causationId ?? 0);
-  const lastCause = stored.metadata.actor === CRITICAL_RESULTS_ACTOR && cause > state.lastCause ? cause : state.lastCause;
+export function evolveCriticalResults(state: CriticalResultsState, event: StoredEvent<CriticalResultEvent>): CriticalResultsState {
+  const cause = Number(event.metadata.causationId ?? 0);
+  const lastCause = event.metadata.actor === CRITICAL_RESULTS_ACTOR && cause > state.lastCause ? cause : state.lastCause;
   const alerts = state.alerts.map((alert) => ({ ...alert }));
   const alert = alerts.find((candidate) => candidate.alertId === event.data.alertId);
   switch (event.type) {
@@ -66,7 +41,7 @@ export function evolveCriticalResults(state: CriticalResultsState, stored: Store
       if (alert) alert.closed = true;
       break;
     case "CriticalResultAcknowledged":
-      if (alert) alert.acknowledged = { by: event.data.by, note: event.data.note, at: stored.recordedAt };
+      if (alert) alert.acknowledged = { by: event.data.by, note: event.data.note, at: event.recordedAt };
       break;
   }
   return { alerts, lastCause };

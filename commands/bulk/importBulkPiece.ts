@@ -1,7 +1,7 @@
 import { ConcurrencyConflict, readStream, type EventMetadata } from "../../db/eventStore.ts";
 import { checkReports, storeCheckedReports, type CheckedReports, type IngestionDeps, type PushingClient, type ResultEntry } from "../ingestion/pushReports.ts";
 import type { ReportKind } from "../ingestion/reportKinds.ts";
-import { bulkJobStream, NO_COUNTS, type BulkCounts, type BulkJobEvent, type BulkRejection } from "./bulkJobEvents.ts";
+import { bulkJobStreams, NO_COUNTS, type BulkCounts, type BulkPieceImported, type BulkRejection } from "./events.ts";
 
 export interface PieceOfJob {
   tenant: string;
@@ -18,7 +18,7 @@ export interface PieceOfJob {
 export class MissingPiece extends Error {}
 
 /** The piece's checkpoint as appended, or "taken": another worker recorded this piece first (it took the job over while this one was slow). */
-export type PieceOutcome = { checkpoint: Extract<BulkJobEvent, { type: "BulkPieceImported" }>; version: number } | "taken";
+export type PieceOutcome = { checkpoint: BulkPieceImported; version: number } | "taken";
 
 const MAX_ATTEMPTS = 10;
 
@@ -50,7 +50,7 @@ export async function checkBulkPiece(deps: IngestionDeps, client: PushingClient,
  * checkpoint committed or neither, so a resumed job neither loses nor counts a line twice.
  */
 export async function storeBulkPiece(deps: IngestionDeps, client: PushingClient, piece: PieceOfJob, { checked, lineOf, unreadable }: CheckedPiece): Promise<PieceOutcome> {
-  const jobStream = bulkJobStream(piece.jobId);
+  const jobStream = bulkJobStreams.id(piece.jobId);
   for (let attempt = 1; ; attempt++) {
     try {
       return await deps.store.transaction(async (writer, tx) => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AppendResult, EventMetadata, EventStore } from "../../db/eventStore.ts";
 import type { ReportKind } from "../ingestion/reportKinds.ts";
-import { bulkJobStream, type BulkJobEvent } from "./bulkJobEvents.ts";
+import { bulkJobStreams, type BulkJobEvent } from "./events.ts";
 import { ndjsonPieces, type NdjsonLimits, type PieceSize } from "./ndjsonPieces.ts";
 
 /** Contract D.4: at most 1,000,000 lines and 512 MB uncompressed per job; a line is one report, at most what a push may carry. */
@@ -55,7 +55,7 @@ export async function submitBulkJob(
         };
         const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId: options.requestId };
         recording = true;
-        const appended = await store.append({ tenant: client.tenant, streamId: bulkJobStream(jobId), expectedVersion: 0, events: [submitted], metadata });
+        const appended = await store.append({ tenant: client.tenant, streamId: bulkJobStreams.id(jobId), expectedVersion: 0, events: [submitted], metadata });
         return { jobId, lines: next.value.lines, last: appended.last };
       }
       const piece = next.value;

@@ -2,9 +2,8 @@ import { z } from "zod";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
 import { registerClientInput } from "./clients.ts";
+import type { AuthorEvent } from "./events.ts";
 
-/** A person or system that authors reports and manages patients through /api. */
-export const authorStream = (authorId: string) => `author:${authorId}`;
 
 export const registerAuthorInput = registerClientInput.extend({
   name: z.string().trim().min(1, "name is required: the author's name, shown as 'who' on the versions they publish").max(100),
@@ -15,9 +14,14 @@ export const issuedAuthorToken = z.object({ authorId: z.string(), token: z.strin
 
 export type AuthorCommand = { type: "register"; authorId: string; name: string; tokenDigest: string };
 
-export const authorDecider: Decider<{ exists: boolean }, AuthorCommand> = {
+export const authorDecider: Decider<{ exists: boolean }, AuthorCommand, AuthorEvent> = {
   initialState: () => ({ exists: false }),
-  evolve: (_state, event) => (event.type === "AuthorRegistered" ? { exists: true } : _state),
+  evolve: (_state, event) => {
+    switch (event.type) {
+      case "AuthorRegistered":
+        return { exists: true };
+    }
+  },
   decide: (command, state) => {
     if (state.exists) throw new CommandError("conflict", "an author with this id exists already");
     return [{ type: "AuthorRegistered", data: { authorId: command.authorId, name: command.name, tokenDigest: command.tokenDigest } }];

@@ -1,11 +1,9 @@
 import { z } from "zod";
-import type { StoredEvent } from "../../db/eventStore.ts";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
+import type { ClientEvent } from "./events.ts";
 
-/** A sending system (laboratory or examination system) and its open-API key. */
-export const clientStream = (clientId: string) => `client:${clientId}`;
 
 export const registerClientInput = z.object({
   name: z.string().trim().min(1, "name is required: the sending system's name, e.g. 'Central lab LIS'").max(100),
@@ -29,12 +27,17 @@ export type ClientCommand =
   | { type: "revoke" }
   | { type: "setCodeMap"; codeMap: Record<string, string> };
 
-export const clientDecider: Decider<ClientState, ClientCommand> = {
+export const clientDecider: Decider<ClientState, ClientCommand, ClientEvent> = {
   initialState: () => ({ exists: false, revoked: false }),
-  evolve: (state, event: StoredEvent) => {
-    if (event.type === "ClientRegistered") return { exists: true, revoked: false };
-    if (event.type === "ClientRevoked") return { ...state, revoked: true };
-    return state;
+  evolve: (state, event) => {
+    switch (event.type) {
+      case "ClientRegistered":
+        return { exists: true, revoked: false };
+      case "ClientRevoked":
+        return { ...state, revoked: true };
+      case "ClientCodeMapSet":
+        return state;
+    }
   },
   decide: (command, state) => {
     switch (command.type) {

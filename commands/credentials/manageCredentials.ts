@@ -2,8 +2,9 @@ import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
 import type { z } from "zod";
-import { authorDecider, authorStream, type issuedAuthorToken } from "./authors.ts";
-import { clientDecider, clientStream, type issuedClientKey } from "./clients.ts";
+import { authorDecider, type issuedAuthorToken } from "./authors.ts";
+import { clientDecider, type issuedClientKey } from "./clients.ts";
+import { authorStreams, clientStreams } from "./events.ts";
 import { newId, newSecret, secretDigest } from "./secrets.ts";
 
 /**
@@ -21,7 +22,7 @@ export async function createClient(ctx: CommandContext, input: { name: string; t
   const key = newSecret("dhk");
   const { appended } = await handleCommand(
     ctx.store,
-    { tenant: input.tenant, streamId: clientStream(clientId) },
+    { tenant: input.tenant, streamId: clientStreams.id(clientId) },
     clientDecider,
     { type: "register", clientId, name: input.name, keyDigest: secretDigest(key) },
     ctx.metadata,
@@ -31,14 +32,14 @@ export async function createClient(ctx: CommandContext, input: { name: string; t
 }
 
 export async function revokeClient(ctx: CommandContext, tenant: string, clientId: string): Promise<void> {
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: clientStream(clientId) }, clientDecider, { type: "revoke" }, ctx.metadata);
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: clientStreams.id(clientId) }, clientDecider, { type: "revoke" }, ctx.metadata);
   await visible(ctx, appended, "revocation");
 }
 
 export async function setClientCodeMap(ctx: CommandContext, tenant: string, clientId: string, codeMap: Record<string, string>): Promise<void> {
   const { appended } = await handleCommand(
     ctx.store,
-    { tenant, streamId: clientStream(clientId) },
+    { tenant, streamId: clientStreams.id(clientId) },
     clientDecider,
     { type: "setCodeMap", codeMap },
     ctx.metadata,
@@ -51,7 +52,7 @@ export async function createAuthor(ctx: CommandContext, input: { name: string; t
   const token = newSecret("dha");
   const { appended } = await handleCommand(
     ctx.store,
-    { tenant: input.tenant, streamId: authorStream(authorId) },
+    { tenant: input.tenant, streamId: authorStreams.id(authorId) },
     authorDecider,
     { type: "register", authorId, name: input.name, tokenDigest: secretDigest(token) },
     ctx.metadata,

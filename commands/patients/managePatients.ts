@@ -1,17 +1,23 @@
-import { createHash } from "node:crypto";
 import { readStream, type EventStore, type LoadedStream, type StreamAppend } from "../../db/eventStore.ts";
-import type { Db } from "../../db/pool.ts";
-import { readAsTenant } from "../../db/tenantScope.ts";
-import { patientsByIdCards } from "../../queries/patients/patients.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
-import { patientDecider, patientStream, type Patient, type RegisterPatient } from "./registerPatient.ts";
+import { idCardStreamId, patientStreams, type IdCardEvent } from "./events.ts";
+import { patientDecider, type RegisterPatient } from "./registerPatient.ts";
 
 export interface PatientSaved {
   patientRef: string;
   created: boolean;
   changed: boolean;
+}
+
+/**
+ * Patients registered before id cards had streams are known from the patients read model only:
+ * the wiring (src/) gives saving a patient that look-up, since commands know no read side.
+ */
+export interface RegisteredIdCards {
+  /** The patientRefs of the tenant's patients registered with this (normalised) id card. */
+  holders(tenant: string, idCard: string): Promise<string[]>;
 }
 
 /*
@@ -22,20 +28,15 @@ export interface PatientSaved {
  * writers, the store lets exactly one through (the other's expected version is stale) and the
  * other, deciding again, sees the holder.
  */
-// Named by a hash: a stream id shows in logs and error messages, an id card number must not.
-const idCardStream = (idCard: string) => `patient-id-card:${createHash("sha256").update(idCard).digest("hex").slice(0, 32)}`;
-const TAKEN = "PatientIdCardTaken";
-const FREED = "PatientIdCardFreed";
-
-function holderOf(stream: LoadedStream): string | null {
+function holderOf(stream: LoadedStream<IdCardEvent>): string | null {
   const last = stream.events.at(-1);
-  return last?.type === TAKEN ? (last.data as { patientRef: string }).patientRef : null;
+  return last?.type === "PatientIdCardTaken" ? last.data.patientRef : null;
 }
 
 /** Registers or updates a dialysis patient. */
-export async function savePatient(ctx: CommandContext, db: Db, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
-  const { appended, state } = await handleCommand(ctx.store, { tenant, streamId: patientStream(patientRef) }, patientDecider, input, ctx.metadata, {
-    alongside: (events, before) => idCardAppends(ctx.store, db, tenant, patientRef, (events[0]!.data as Patient).idCard, before?.idCard ?? null),
+export async function savePatient(ctx: CommandContext, registered: RegisteredIdCards, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
+  const { appended, state } = await handleCommand(ctx.store, { tenant, streamId: patientStreams.id(patientRef) }, patientDecider, input, ctx.metadata, {
+    alongside: (events, before) => idCardAppends(ctx.store, registered, tenant, patientRef, events[0]!.data.idCard, before?.idCard ?? null),
   });
   // The next push must match against this patient: wait until the read model has it.
   if (appended) await ctx.caughtUp("patients", appended.last);
@@ -43,22 +44,23 @@ export async function savePatient(ctx: CommandContext, db: Db, tenant: string, p
 }
 
 /** Takes the patient's id card (refused when another patient holds it) and frees the one it had before. */
-async function idCardAppends(store: EventStore, db: Db, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
-  const taken = await readStream(store.db, tenant, idCardStream(idCard));
+async function idCardAppends(store: EventStore, registered: RegisteredIdCards, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
+  const taken = await readStream<IdCardEvent>(store.db, tenant, idCardStreamId(idCard));
   const holder = holderOf(taken);
-  const other = holder === null ? await registeredElsewhere(db, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
+  const other = holder === null ? await registeredElsewhere(registered, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
   if (other) throw new CommandError("conflict", `idCard is already registered to patient ${other}; update that patient instead.`);
   const appends: StreamAppend[] = [];
-  if (holder !== patientRef) appends.push({ streamId: idCardStream(idCard), expectedVersion: taken.version, events: [{ type: TAKEN, data: { patientRef } }] });
+  if (holder !== patientRef) appends.push({ streamId: idCardStreamId(idCard), expectedVersion: taken.version, events: [took(patientRef)] });
   if (before !== null && before !== idCard) {
-    const freed = await readStream(store.db, tenant, idCardStream(before));
-    if (holderOf(freed) === patientRef) appends.push({ streamId: idCardStream(before), expectedVersion: freed.version, events: [{ type: FREED, data: { patientRef } }] });
+    const freed = await readStream<IdCardEvent>(store.db, tenant, idCardStreamId(before));
+    if (holderOf(freed) === patientRef) appends.push({ streamId: idCardStreamId(before), expectedVersion: freed.version, events: [gaveUp(patientRef)] });
   }
   return appends;
 }
 
-/** Patients registered before id cards had streams are known from the patients table only. */
-async function registeredElsewhere(db: Db, tenant: string, idCard: string, patientRef: string): Promise<string | null> {
-  const holders = await readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, [idCard]));
-  return holders.find((holder) => holder.patientRef !== patientRef)?.patientRef ?? null;
+const took = (patientRef: string): IdCardEvent => ({ type: "PatientIdCardTaken", data: { patientRef } });
+const gaveUp = (patientRef: string): IdCardEvent => ({ type: "PatientIdCardFreed", data: { patientRef } });
+
+async function registeredElsewhere(registered: RegisteredIdCards, tenant: string, idCard: string, patientRef: string): Promise<string | null> {
+  return (await registered.holders(tenant, idCard)).find((holder) => holder !== patientRef) ?? null;
 }

@@ -1,10 +1,8 @@
 import { z } from "zod";
-import type { StoredEvent } from "../../db/eventStore.ts";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
+import type { Patient, PatientEvent } from "./events.ts";
 import { explainIdCard } from "./nationalId.ts";
-
-export const patientStream = (patientRef: string) => `patient:${patientRef}`;
 
 export const PATIENT_REF_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -16,20 +14,17 @@ export const registerPatientInput = z.object({
   active: z.boolean({ error: "active must be true or false" }).default(true),
 });
 
-export interface Patient {
-  name: string;
-  idCard: string;
-  hisPatientId: string | null;
-  ward: string | null;
-  active: boolean;
-}
-
 export type RegisterPatient = z.output<typeof registerPatientInput>;
 
-export const patientDecider: Decider<Patient | null, RegisterPatient> = {
+export const patientDecider: Decider<Patient | null, RegisterPatient, PatientEvent> = {
   initialState: () => null,
-  evolve: (state, event: StoredEvent) =>
-    event.type === "PatientRegistered" || event.type === "PatientUpdated" ? { ...(state ?? {}), ...(event.data as Patient) } : state,
+  evolve: (state, event) => {
+    switch (event.type) {
+      case "PatientRegistered":
+      case "PatientUpdated":
+        return { ...(state ?? {}), ...event.data };
+    }
+  },
   decide: (command, state) => {
     const idCard = explainIdCard(command.idCard);
     if (!idCard.valid) throw new CommandError("invalid", idCard.reason ?? "idCard is not a valid national identity number");

@@ -1,5 +1,4 @@
-import type { CriticalResultEvent } from "../../commands/alerts/criticalResults.ts";
-import type { StoredEvent } from "../../db/eventStore.ts";
+import type { CriticalResultEvent } from "../../commands/alerts/events.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
 
@@ -18,7 +17,7 @@ export interface AlertNotice {
   change: "raised" | "acknowledged" | "closed";
 }
 
-export const alertsProjection: Projection = {
+export const alertsProjection: Projection<CriticalResultEvent> = {
   name: "alerts",
   version: 1,
   handles: ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged"],
@@ -57,28 +56,27 @@ export const alertsProjection: Projection = {
     await this.applyBatch!(tx, [event]);
   },
   async applyBatch(tx, events, context = { loading: false }) {
-    for (const stored of events) {
-      const event = stored as StoredEvent & CriticalResultEvent;
-      const key = [stored.tenant, event.data.alertId];
+    for (const event of events) {
+      const key = [event.tenant, event.data.alertId];
       switch (event.type) {
         case "CriticalResultRaised": {
           const a = event.data;
           await tx.query(
             `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num, value_text, unit, flag, reason, collected_at, reported_at, raised_at)
              values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) on conflict do nothing`,
-            [...key, a.externalId, a.itemIndex, a.patientRef, a.code, a.name, typeof a.value === "number" ? a.value : null, typeof a.value === "string" ? a.value : null, a.unit, a.flag, a.reason, a.collectedAt, a.reportedAt, stored.recordedAt],
+            [...key, a.externalId, a.itemIndex, a.patientRef, a.code, a.name, typeof a.value === "number" ? a.value : null, typeof a.value === "string" ? a.value : null, a.unit, a.flag, a.reason, a.collectedAt, a.reportedAt, event.recordedAt],
           );
           break;
         }
         case "CriticalResultClosed":
-          await tx.query("update alerts set closed_at = $3, closed_reason = $4 where tenant = $1 and alert_id = $2", [...key, stored.recordedAt, event.data.reason]);
+          await tx.query("update alerts set closed_at = $3, closed_reason = $4 where tenant = $1 and alert_id = $2", [...key, event.recordedAt, event.data.reason]);
           break;
         case "CriticalResultAcknowledged":
-          await tx.query("update alerts set acknowledged_at = $3, acknowledged_by = $4, note = $5 where tenant = $1 and alert_id = $2", [...key, stored.recordedAt, event.data.by, event.data.note]);
+          await tx.query("update alerts set acknowledged_at = $3, acknowledged_by = $4, note = $5 where tenant = $1 and alert_id = $2", [...key, event.recordedAt, event.data.by, event.data.note]);
           break;
       }
       if (!context.loading) {
-        const notice: AlertNotice = { tenant: stored.tenant, alertId: event.data.alertId, change: CHANGES[event.type] };
+        const notice: AlertNotice = { tenant: event.tenant, alertId: event.data.alertId, change: CHANGES[event.type] };
         await tx.query("select pg_notify($1, $2)", [ALERTS_CHANNEL, JSON.stringify(notice)]);
       }
     }

@@ -1,10 +1,10 @@
-import { BULK_JOB_EVENT_TYPES, BULK_JOB_STREAM_PREFIX, type BulkJobEvent } from "../../commands/bulk/bulkJobEvents.ts";
+import { BULK_JOB_EVENT_TYPES, bulkJobStreams, type BulkJobEvent } from "../../commands/bulk/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
 
 /** Bulk jobs (contract D.4) as senders and workers see them: status and counts, and each rejected line. */
-export const bulkJobsProjection: Projection = {
+export const bulkJobsProjection: Projection<BulkJobEvent> = {
   name: "bulk_jobs",
   version: 1,
   handles: BULK_JOB_EVENT_TYPES,
@@ -44,21 +44,20 @@ export const bulkJobsProjection: Projection = {
         primary key (job_id, line)
       )`);
   },
-  async apply(tx: Tx, stored: StoredEvent) {
-    const event = { type: stored.type, data: stored.data } as BulkJobEvent;
-    const jobId = stored.streamId.slice(BULK_JOB_STREAM_PREFIX.length);
+  async apply(tx: Tx, event: StoredEvent<BulkJobEvent>) {
+    const jobId = bulkJobStreams.key(event.streamId);
     switch (event.type) {
       case "BulkJobSubmitted": {
         const job = event.data;
         await tx.query(
           `insert into bulk_jobs (tenant, job_id, kind, client_id, status, lines, pieces, submitted_position, created_at)
            values ($1, $2, $3, $4, 'QUEUED', $5, $6, $7, $8)`,
-          [stored.tenant, jobId, job.kind, job.clientId, job.lines, job.pieces, stored.position, stored.recordedAt],
+          [event.tenant, jobId, job.kind, job.clientId, job.lines, job.pieces, event.position, event.recordedAt],
         );
         break;
       }
       case "BulkJobStarted":
-        await tx.query("update bulk_jobs set status = 'RUNNING', started_at = $2 where job_id = $1", [jobId, stored.recordedAt]);
+        await tx.query("update bulk_jobs set status = 'RUNNING', started_at = $2 where job_id = $1", [jobId, event.recordedAt]);
         break;
       case "BulkPieceImported": {
         const { piece, counts, rejections } = event.data;
@@ -72,16 +71,16 @@ export const bulkJobsProjection: Projection = {
           await tx.query(
             `insert into bulk_job_rejections (tenant, job_id, line, external_id, errors)
              select $1, $2, r.line, r."externalId", r.errors from jsonb_to_recordset($3::jsonb) as r(line integer, "externalId" text, errors jsonb)`,
-            [stored.tenant, jobId, JSON.stringify(rejections)],
+            [event.tenant, jobId, JSON.stringify(rejections)],
           );
         }
         break;
       }
       case "BulkJobFinished":
-        await tx.query("update bulk_jobs set status = 'DONE', finished_at = $2 where job_id = $1", [jobId, stored.recordedAt]);
+        await tx.query("update bulk_jobs set status = 'DONE', finished_at = $2 where job_id = $1", [jobId, event.recordedAt]);
         break;
       case "BulkJobFailed":
-        await tx.query("update bulk_jobs set status = 'FAILED', finished_at = $2, reason = $3 where job_id = $1", [jobId, stored.recordedAt, event.data.reason]);
+        await tx.query("update bulk_jobs set status = 'FAILED', finished_at = $2, reason = $3 where job_id = $1", [jobId, event.recordedAt, event.data.reason]);
         break;
     }
   },

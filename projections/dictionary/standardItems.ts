@@ -1,9 +1,9 @@
+import type { DictionaryEvent } from "../../commands/dictionary/events.ts";
 import type { Tx } from "../../db/pool.ts";
-import type { DictionaryItem } from "../../db/seed/defaultDictionary.ts";
 import type { Projection } from "../runtime/projection.ts";
 
 /** The standard dialysis items in force, for report SQL (`std_items` of the clinical data source). */
-export const standardItemsProjection: Projection = {
+export const standardItemsProjection: Projection<DictionaryEvent> = {
   name: "standard_items",
   version: 1,
   handles: ["DictionaryReleased"],
@@ -18,7 +18,7 @@ export const standardItemsProjection: Projection = {
   },
   async apply(tx, event) {
     // Releases recorded before conversions were kept hold the served items only: the same columns.
-    const { version, items } = event.data as { version: string; items: DictionaryItem[] };
+    const { version, items } = event.data;
     await tx.query("delete from std_items");
     await tx.query(
       `insert into std_items

@@ -1,3 +1,4 @@
+import { patientStreams } from "../../commands/patients/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
@@ -120,7 +121,7 @@ async function applyClaim(tx: Tx, event: StoredEvent, summaries: Summaries): Pro
 /** A patient who changes ward takes their results to the new ward's summaries. */
 async function applyPatient(tx: Tx, event: StoredEvent, summaries: Summaries): Promise<void> {
   const { ward } = event.data as { ward: string | null };
-  const patientRef = event.streamId.slice("patient:".length);
+  const patientRef = patientStreams.key(event.streamId);
   await summaries.moving(tx, event.tenant, patientRef, ward, () =>
     tx.query("insert into patient_wards values ($1, $2, $3) on conflict (tenant, patient_ref) do update set ward = excluded.ward", [event.tenant, patientRef, ward]),
   );

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import { BULK_STATUSES, bulkRejectionSchema } from "../../commands/bulk/bulkJobEvents.ts";
+import { BULK_STATUSES, bulkRejectionSchema } from "../../commands/bulk/events.ts";
 import type { Db } from "../../db/pool.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";

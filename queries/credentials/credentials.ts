@@ -1,4 +1,4 @@
-import { secretDigest } from "../../commands/credentials/secrets.ts";
+import { secretDigest } from "../../commands/credentials/events.ts";
 import type { Db } from "../../db/pool.ts";
 
 /*

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { examReportStream, isClaimed, isDismissed, isReceived, labReportStream, type Match, type ReportStreamEvent, type ReportStreamKind } from "../../commands/ingestion/events.ts";
-import { criticalResultsStream, type CriticalResultEvent } from "../../commands/alerts/criticalResults.ts";
+import { criticalResultsStreams, type CriticalResultEvent } from "../../commands/alerts/events.ts";
 import { readStream, type StoredEvent } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import { jsonChanges } from "../kit/jsonChanges.ts";
@@ -69,7 +69,7 @@ async function streamOf(db: Db, tenant: string, kind: ReportStreamKind, external
 async function historyEventsOf(db: Db, tenant: string, kind: ReportStreamKind, externalId: string): Promise<Array<ReportStored | StoredEvent<CriticalResultEvent>> | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   if (!events || kind.name !== "lab") return events;
-  const alerts = (await readStream<CriticalResultEvent>(db, tenant, criticalResultsStream(externalId))).events;
+  const alerts = (await readStream<CriticalResultEvent>(db, tenant, criticalResultsStreams.id(externalId))).events;
   return [...events, ...alerts].sort((a, b) => a.position - b.position);
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { maskIdCard } from "../../commands/patients/nationalId.ts";
+import { maskIdCard } from "../../commands/patients/events.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
 

@@ -1,4 +1,4 @@
-import { maskIdCard, normaliseIdCard } from "../../commands/patients/nationalId.ts";
+import { maskIdCard, normaliseIdCard } from "../../commands/patients/events.ts";
 import { z } from "zod";
 import type { TenantReader } from "../../db/tenantScope.ts";
 

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
-import type { RaisedAlert } from "../../commands/alerts/criticalResults.ts";
+import type { RaisedAlert } from "../../commands/alerts/events.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import type { TransactionalJobs } from "../../projections/runtime/projection.ts";

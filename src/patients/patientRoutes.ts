@@ -10,6 +10,7 @@ import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
 import { defaultChartItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef } from "../../queries/patients/patients.ts";
 import { requireAuthor, type Caller } from "../http/authorAuth.ts";
+import { registeredIdCards } from "./registeredIdCards.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 
@@ -79,7 +80,7 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
     }
     const input = parseBody(registerPatientInput, ctx.request.body);
     const caller = ctx.state.caller as Caller;
-    await savePatient(commandContext(store, { actor: caller.name, requestId: ctx.state.requestId }), store.db, ctx.state.tenant, patientRef, input);
+    await savePatient(commandContext(store, { actor: caller.name, requestId: ctx.state.requestId }), registeredIdCards(store.db), ctx.state.tenant, patientRef, input);
     ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
   });
   return router;

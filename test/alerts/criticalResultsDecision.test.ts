@@ -5,9 +5,9 @@ import {
   findCritical,
   initialCriticalResultsState,
   isRecentEnough,
-  type CriticalResultEvent,
   type ReportItem,
 } from "../../commands/alerts/criticalResults.ts";
+import type { CriticalResultEvent } from "../../commands/alerts/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
 
@@ -20,7 +20,7 @@ const item = (index: number, sent: ReportItem["sent"], mapped: Partial<ReportIte
 const potassium = (value: number, flag?: string) => item(1, { itemCode: "K", value, unit: "mmol/L", abnormalFlag: flag }, { stdCode: "K", stdName: "钾", stdValue: value, stdUnit: "mmol/L" });
 
 let position = 100;
-function stored(events: CriticalResultEvent[], cause: number): StoredEvent[] {
+function stored(events: CriticalResultEvent[], cause: number): StoredEvent<CriticalResultEvent>[] {
   return events.map((event) => ({ ...event, position: ++position, transactionId: "1", tenant: "h1", streamId: "critical-results:R1", streamVersion: 1, metadata: { actor: "critical-results", causationId: String(cause) }, recordedAt: new Date() }));
 }
 const report = (findings: ReturnType<typeof findCritical>, patientRef: string | null = "P001") => ({ externalId: "R1", patientRef, collectedAt: "2026-11-25 07:00:00", reportedAt: "2026-11-25 09:00:00", findings });

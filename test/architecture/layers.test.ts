@@ -10,20 +10,12 @@ import { readSideReachingIntoCommands, serverEdges, upwardImports, webEdges, web
 const KNOWN: Record<string, readonly string[]> = {
   upward: [
     "commands/ingestion/pushReports.ts -> queries/patients/patients.ts",
-    "commands/patients/managePatients.ts -> queries/patients/patients.ts",
     "commands/reports/manageReports.ts -> queries/reports/runSpecQueries.ts",
     "commands/reports/reportDecider.ts -> queries/reports/queryResult.ts",
   ],
   readSide: [
-    "projections/alerts/alerts.ts -> commands/alerts/criticalResults.ts",
-    "projections/bulk/bulkJobs.ts -> commands/bulk/bulkJobEvents.ts",
     "projections/reports/reports.ts -> commands/reports/reportDecider.ts",
-    "queries/bulk/bulkJobs.ts -> commands/bulk/bulkJobEvents.ts",
-    "queries/credentials/credentials.ts -> commands/credentials/secrets.ts",
-    "queries/ingestion/reportHistory.ts -> commands/alerts/criticalResults.ts",
-    "queries/ingestion/unmatched.ts -> commands/patients/nationalId.ts",
     "queries/kit/jsonChanges.ts -> commands/kit/fieldPath.ts",
-    "queries/patients/patients.ts -> commands/patients/nationalId.ts",
     "queries/reports/reportCatalog.ts -> commands/reports/reportDecider.ts",
   ],
   web: ["web/staff/editor/codeEditors.ts -> db/clinicalViews.ts"],
