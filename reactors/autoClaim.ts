@@ -1,7 +1,8 @@
-import { externalIdOf, type ReceivedReport, type ReportStreamEvent } from "../commands/ingestion/events.ts";
+import { externalIdOf, isReceived, type ReceivedReport, type ReceivedType, type ReportStreamEvent } from "../commands/ingestion/events.ts";
+import type { WithPayload } from "../commands/kit/events.ts";
 import { NAME_DIFFERS, NO_PATIENT } from "../commands/ingestion/patientMatching.ts";
 import { reportKinds, type ReportKind } from "../commands/ingestion/reportKinds.ts";
-import { patientStreams, sameName } from "../commands/patients/events.ts";
+import { patientStreams, sameName, type PatientEvent } from "../commands/patients/events.ts";
 import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
 import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
@@ -18,10 +19,15 @@ const CLAIMABLE_REASONS = new Set([NO_PATIENT, NAME_DIFFERS]);
 const receivedTypes = Object.values(reportKinds).map((kind) => kind.events.received);
 const kindOfEvent = new Map<string, ReportKind>(Object.values(reportKinds).flatMap((kind) => Object.values(kind.events).map((type) => [type, kind])));
 
-export const autoClaimReactor: Projection = {
+/** A received report's payload as the reactor reads it (`payload`): whom it is about, not its items. */
+type ReceivedWhom = { match: ReceivedReport["match"]; report: { patient: ReceivedReport["report"]["patient"] } };
+type ReactsTo = WithPayload<ReportStreamEvent, ReceivedType, ReceivedWhom> | PatientEvent;
+type ReportEventRead = Exclude<StoredEvent<ReactsTo>, StoredEvent<PatientEvent>>;
+
+export const autoClaimReactor: Projection<ReactsTo> = {
   name: "auto_claim",
   version: 1,
-  handles: ["PatientRegistered", "PatientUpdated", ...kindOfEvent.keys()],
+  handles: ["PatientRegistered", "PatientUpdated", ...Object.values(reportKinds).flatMap((kind) => Object.values(kind.events))],
   // Of a received report only whom it is about is needed, not its items.
   payload: `case when type in (${receivedTypes.map((type) => `'${type}'`).join(", ")})
                  then jsonb_build_object('match', data->'match', 'report', jsonb_build_object('patient', data->'report'->'patient'))
@@ -48,7 +54,7 @@ export const autoClaimReactor: Projection = {
    * ends a run, and a claim writes what was gathered first, so effects keep the order of events.
    */
   async applyBatch(tx, events) {
-    let run: StoredEvent[] = [];
+    let run: ReportEventRead[] = [];
     for (const event of events) {
       if (event.type !== "PatientRegistered" && event.type !== "PatientUpdated") {
         run.push(event);
@@ -70,12 +76,12 @@ interface PendingChange {
   waits: { idCard: string; name: string | null } | null;
 }
 
-async function applyReportRun(tx: Tx, events: StoredEvent[]): Promise<void> {
+async function applyReportRun(tx: Tx, events: ReportEventRead[]): Promise<void> {
   if (events.length === 0) return;
   // Each event looked at once: its kind, its externalId, and the id card it waits for (a claimable unmatched report).
   const reports = events.map((event) => {
     const kind = kindOfEvent.get(event.type)!;
-    const match = event.type === kind.events.received ? (event.data as ReceivedReport).match : null;
+    const match = isReceived(event) ? event.data.match : null;
     const idCard = match && !match.matched && match.idCard && CLAIMABLE_REASONS.has(match.pendingReason) ? match.idCard : null;
     return { event, kind, externalId: externalIdOf(event), idCard };
   });
@@ -87,7 +93,7 @@ async function applyReportRun(tx: Tx, events: StoredEvent[]): Promise<void> {
       changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: null });
       continue;
     }
-    const name = (event.data as ReceivedReport).report.patient.name ?? null;
+    const name = isReceived(event) ? (event.data.report.patient.name ?? null) : null;
     const patient = known.get(JSON.stringify([event.tenant, idCard]))?.find((row) => name === null || sameName(name, row.name));
     if (!patient) {
       changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: { idCard, name } });
@@ -138,9 +144,9 @@ async function writePendingChanges(tx: Tx, changes: PendingChange[]): Promise<vo
   }
 }
 
-async function patientKnown(tx: Tx, event: StoredEvent): Promise<void> {
+async function patientKnown(tx: Tx, event: StoredEvent<PatientEvent>): Promise<void> {
   const patientRef = patientStreams.key(event.streamId);
-  const patient = event.data as { name: string; idCard: string };
+  const patient = event.data;
   await tx.query(
     `insert into known_patients values ($1, $2, $3, $4)
      on conflict (tenant, patient_ref) do update set id_card = excluded.id_card, name = excluded.name`,

@@ -1,8 +1,9 @@
-import { patientStreams } from "../../commands/patients/events.ts";
+import { externalIdOf, type LabReportEvent } from "../../commands/ingestion/events.ts";
+import type { WithPayload } from "../../commands/kit/events.ts";
+import { patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
-import { externalIdOf } from "../../commands/ingestion/events.ts";
 import { RECEIVED, RECEIVED_READ_IN_DATABASE } from "./labReports.ts";
 import type { Projection } from "../runtime/projection.ts";
 import { createResultSummaries, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
@@ -12,7 +13,11 @@ import { createResultSummaries, findLatest, forgetLatest, offerLatest, patientSc
  * what report SQL reads (clinical.lab_results), and the summaries dashboards read instead
  * (resultSummaries.ts). A dismissal changes nothing here.
  */
-export const labResultsProjection: Projection = {
+/** What it applies: received reports (their rows built in the database, RECEIVED), claims, and patients (their wards). */
+type Applied = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null> | PatientEvent;
+type AppliedEvent<T extends Applied["type"]> = Extract<StoredEvent<Applied>, { type: T }>;
+
+export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
   version: 3,
   handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated"],
@@ -74,13 +79,15 @@ export const labResultsProjection: Projection = {
   async applyBatch(tx, events, { loading } = { loading: false }) {
     // A rebuild's load leaves the summaries to finishLoad, which counts them once at the end.
     const summaries = loading ? NO_SUMMARIES : KEPT_SUMMARIES;
-    await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run), summaries), (event) =>
-      event.type === "LabReportClaimed" ? applyClaim(tx, event, summaries) : applyPatient(tx, event, summaries),
-    );
+    await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run), summaries), (event) => {
+      if (event.type === "LabReportClaimed") return applyClaim(tx, event, summaries);
+      if (event.type === "PatientRegistered" || event.type === "PatientUpdated") return applyPatient(tx, event, summaries);
+      return Promise.resolve();
+    });
   },
 };
 
-async function applyReceived(tx: Tx, events: StoredEvent[], summaries: Summaries): Promise<void> {
+async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: Summaries): Promise<void> {
   // Only a report received before has item rows to replace (its first event is version 1).
   const updated = events.filter((event) => event.streamVersion > 1);
   let lost: LostLatest = [];
@@ -110,8 +117,8 @@ async function applyReceived(tx: Tx, events: StoredEvent[], summaries: Summaries
   await summaries.arrived(tx, reportsScope(events.map((event) => event.tenant), events.map(externalIdOf)), lost);
 }
 
-async function applyClaim(tx: Tx, event: StoredEvent, summaries: Summaries): Promise<void> {
-  const { patientRef } = event.data as { patientRef: string };
+async function applyClaim(tx: Tx, event: AppliedEvent<"LabReportClaimed">, summaries: Summaries): Promise<void> {
+  const { patientRef } = event.data;
   const report = reportsScope([event.tenant], [externalIdOf(event)]);
   const lost = await summaries.leaving(tx, report);
   await tx.query("update lab_results set patient_ref = $3 where tenant = $1 and external_id = $2", [event.tenant, externalIdOf(event), patientRef]);
@@ -119,8 +126,8 @@ async function applyClaim(tx: Tx, event: StoredEvent, summaries: Summaries): Pro
 }
 
 /** A patient who changes ward takes their results to the new ward's summaries. */
-async function applyPatient(tx: Tx, event: StoredEvent, summaries: Summaries): Promise<void> {
-  const { ward } = event.data as { ward: string | null };
+async function applyPatient(tx: Tx, event: AppliedEvent<"PatientRegistered" | "PatientUpdated">, summaries: Summaries): Promise<void> {
+  const { ward } = event.data;
   const patientRef = patientStreams.key(event.streamId);
   await summaries.moving(tx, event.tenant, patientRef, ward, () =>
     tx.query("insert into patient_wards values ($1, $2, $3) on conflict (tenant, patient_ref) do update set ward = excluded.ward", [event.tenant, patientRef, ward]),
