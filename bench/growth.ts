@@ -1,4 +1,4 @@
-import { createItemMapper } from "../commands/ingestion/itemMapping.ts";
+import { ingestionDeps } from "../src/app/ingestionDeps.ts";
 import { checkReports, storeCheckedReports, type PushingClient } from "../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../commands/ingestion/reportKinds.ts";
 import { EventStore, type StreamAppend, type TransactionWriter, type WrittenEvent } from "../db/eventStore.ts";
@@ -141,7 +141,7 @@ function groupReports(g: number, now: Date): DemoLabReport[] {
  */
 async function insertAsPushed(db: Db, store: EventStore, tenant: Tenant, reports: DemoLabReport[]): Promise<number> {
   const dictionary = loadDefaultDictionary();
-  const deps = { store, dictionary, mapper: createItemMapper(dictionary) };
+  const deps = ingestionDeps(store, dictionary);
   const client: PushingClient = { clientId: tenant.client.clientId, name: tenant.client.name, tenant: tenant.name, codeMap: new Map() };
   const receivedAt = new Map(reports.map((report) => [report.externalId, report.reportedAt]));
   const appends: StreamAppend[] = [];

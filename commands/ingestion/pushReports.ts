@@ -1,9 +1,7 @@
 import { setImmediate } from "node:timers/promises";
 import { z } from "zod";
 import { ConcurrencyConflict, type EventMetadata, type EventStore, type Queryable, type StreamAppend, type TransactionWriter } from "../../db/eventStore.ts";
-import { readAsTenant } from "../../db/tenantScope.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
-import { patientsByIdCards } from "../../queries/patients/patients.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
 import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
@@ -27,10 +25,14 @@ export function pushingClient(client: { clientId: string; name: string; tenant: 
   return { clientId: client.clientId, name: client.name, tenant: client.tenant, codeMap: parseClientCodeMap(client.codeMap) };
 }
 
+/** The registered patients of a tenant that hold these (normalised) id cards: the patients read model, given by the wiring. */
+export type PatientsByIdCards = (tenant: string, idCards: readonly string[]) => Promise<Array<KnownPatient & { idCard: string }>>;
+
 export interface IngestionDeps {
   store: EventStore;
   dictionary: Dictionary;
   mapper: ItemMapper;
+  patientsByIdCards: PatientsByIdCards;
 }
 
 const OUTCOMES = ["CREATED", "UPDATED", "UNCHANGED"] as const;
@@ -206,7 +208,7 @@ function pushResult(results: ResultEntry[]): PushResult {
 
 async function registeredPatients(deps: IngestionDeps, tenant: string, prepared: Prepared[]): Promise<Map<string, KnownPatient>> {
   const idCards = [...new Set(prepared.map((p) => matchableIdCard(p.patient)).filter((c): c is string => c !== null))];
-  const patients = await readAsTenant(deps.store.db, tenant, (reader) => patientsByIdCards(reader, idCards));
+  const patients = idCards.length === 0 ? [] : await deps.patientsByIdCards(tenant, idCards);
   return new Map(patients.map((patient) => [patient.idCard, patient]));
 }
 

@@ -1,3 +1,4 @@
+import { ingestionDeps } from "./ingestionDeps.ts";
 import { randomUUID } from "node:crypto";
 import { createReadStream, openSync, readSync, closeSync } from "node:fs";
 import { pipeline } from "node:stream";
@@ -5,7 +6,6 @@ import { createGunzip } from "node:zlib";
 import type { Logger } from "pino";
 import { BulkImporter } from "../../reactors/bulkImporter.ts";
 import { submitBulkJob } from "../../commands/bulk/submitBulkJob.ts";
-import { createItemMapper } from "../../commands/ingestion/itemMapping.ts";
 import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
@@ -43,7 +43,7 @@ export async function importFile(store: EventStore, log: Logger, kindName: strin
   await waitForProjection(store.db, "bulk_jobs", job.last, 30_000);
 
   const dictionary = loadDefaultDictionary();
-  const importer = new BulkImporter({ store, dictionary, mapper: createItemMapper(dictionary) }, null, log, { safetyNetMs: 1000, pollingIntervalSeconds: 1 });
+  const importer = new BulkImporter(ingestionDeps(store, dictionary), null, log, { safetyNetMs: 1000, pollingIntervalSeconds: 1 });
   await importer.start();
   try {
     const ended = await followJob(store, client, job.jobId);

@@ -1,8 +1,8 @@
+import { ingestionDeps } from "./ingestionDeps.ts";
 import type { Server } from "node:http";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { recordDictionaryRelease } from "../../commands/dictionary/recordDictionaryRelease.ts";
-import { createItemMapper } from "../../commands/ingestion/itemMapping.ts";
 import { EventStore } from "../../db/eventStore.ts";
 import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
 import { serveDictionary } from "../../queries/dictionary/dictionary.ts";
@@ -83,7 +83,7 @@ export async function startService({ config, role, log, projections = allProject
     const eventStore = new EventStore(db);
     const dictionary = loadDefaultDictionary();
     const served = serveDictionary(dictionary);
-    const ingestion = { store: eventStore, dictionary, mapper: createItemMapper(dictionary) };
+    const ingestion = ingestionDeps(eventStore, dictionary);
     await recordDictionaryRelease(eventStore, dictionary, served.version);
     await ensureWakeupQueue(boss, BULK_WAKEUP_QUEUE);
     let worker: ProjectionWorker | null = null;

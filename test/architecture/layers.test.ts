@@ -9,7 +9,6 @@ import { readSideReachingIntoCommands, serverEdges, upwardImports, webEdges, web
  */
 const KNOWN: Record<string, readonly string[]> = {
   upward: [
-    "commands/ingestion/pushReports.ts -> queries/patients/patients.ts",
     "commands/reports/manageReports.ts -> queries/reports/runSpecQueries.ts",
     "commands/reports/reportDecider.ts -> queries/reports/queryResult.ts",
   ],
