@@ -1,4 +1,4 @@
-import { commandContext } from "../app/commandContexts.ts";
+import { commandContextOf } from "../http/requestState.ts";
 import Router from "@koa/router";
 import { PassThrough } from "node:stream";
 import { z } from "zod";
@@ -9,7 +9,7 @@ import { waitForProjection } from "../../projections/runtime/waitForProjection.t
 import type { AlertNotice } from "../../projections/alerts/alerts.ts";
 import { alertById, ALERT_STATES, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
 import type { AlertFeed } from "./alertFeed.ts";
-import { requireAuthor, type Caller } from "../http/authorAuth.ts";
+import { requireAuthor } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 
@@ -47,12 +47,11 @@ export function alertRoutes({ store, adminToken, feed, heartbeatMs }: AlertRoute
 
   router.post("/:alertId/acknowledge", async (ctx) => {
     const { note } = parseBody(acknowledgeInput, ctx.request.body);
-    const tenant: string = ctx.state.tenant;
+    const tenant = ctx.state.tenant;
     const alertId = ctx.params.alertId!;
     const alert = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
     if (!alert) throw new HttpError(404, `No alert ${alertId}; GET /api/alerts lists them.`);
-    const caller = ctx.state.caller as Caller;
-    const appended = await acknowledgeAlert(commandContext(store, { actor: caller.name, requestId: ctx.state.requestId }), tenant, alert.externalId, alertId, note);
+    const appended = await acknowledgeAlert(commandContextOf(ctx, store), tenant, alert.externalId, alertId, note);
     if (appended) await waitForProjection(store.db, "alerts", appended.last);
     ctx.body = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
   });

@@ -1,4 +1,4 @@
-import { commandContext } from "../app/commandContexts.ts";
+import { commandContextOf } from "../http/requestState.ts";
 import Router from "@koa/router";
 import { z } from "zod";
 import { clientCodeMapInput, registerClientInput } from "../../commands/credentials/clients.ts";
@@ -19,7 +19,6 @@ export const clientCodeMapAnswer = clientCodeMapInput.extend({ clientId: z.strin
 export function adminRoutes(store: EventStore, adminToken: string | undefined): Router {
   const router = new Router({ prefix: "/api/admin" });
   router.use(requireAdmin(adminToken));
-  const context = (requestId: string) => commandContext(store, { actor: "admin", requestId });
 
   router.get("/projections", async (ctx) => {
     ctx.body = await projectionsReport(store.db);
@@ -36,7 +35,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined): 
   router.post("/clients", async (ctx) => {
     const input = parseBody(registerClientInput, ctx.request.body);
     ctx.status = 201;
-    ctx.body = await createClient(context(ctx.state.requestId), input);
+    ctx.body = await createClient(commandContextOf(ctx, store), input);
   });
 
   async function existingClient(clientId: string) {
@@ -47,7 +46,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined): 
 
   router.delete("/clients/:clientId", async (ctx) => {
     const client = await existingClient(ctx.params.clientId!);
-    await revokeClient(context(ctx.state.requestId), client.tenant, client.clientId);
+    await revokeClient(commandContextOf(ctx, store), client.tenant, client.clientId);
     ctx.status = 204;
   });
 
@@ -55,14 +54,14 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined): 
     const client = await existingClient(ctx.params.clientId!);
     if (client.revoked) throw new HttpError(404, "This client was revoked; create a new one.");
     const { codeMap } = parseBody(clientCodeMapInput, ctx.request.body);
-    await setClientCodeMap(context(ctx.state.requestId), client.tenant, client.clientId, codeMap);
+    await setClientCodeMap(commandContextOf(ctx, store), client.tenant, client.clientId, codeMap);
     ctx.body = { clientId: client.clientId, codeMap } satisfies z.infer<typeof clientCodeMapAnswer>;
   });
 
   router.post("/authors", async (ctx) => {
     const input = parseBody(registerAuthorInput, ctx.request.body);
     ctx.status = 201;
-    ctx.body = await createAuthor(context(ctx.state.requestId), input);
+    ctx.body = await createAuthor(commandContextOf(ctx, store), input);
   });
   return router;
 }

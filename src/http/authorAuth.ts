@@ -4,20 +4,18 @@ import type { Db } from "../../db/pool.ts";
 import { authorByToken } from "../../queries/credentials/credentials.ts";
 import { bearerToken } from "./adminAuth.ts";
 import { HttpError } from "./httpError.ts";
+import type { Principal } from "./requestState.ts";
 
-export interface Caller {
-  name: string;
-  /** The tenant the credential belongs to; null for the operator's ADMIN_TOKEN (any tenant). */
-  tenant: string | null;
-}
+/** The operator, holding the ADMIN_TOKEN: any tenant. */
+export const OPERATOR: Principal = { credential: "admin-token", who: "admin", tenant: null, roles: ["admin", "author"] };
 
 /** Who a bearer token names: the operator, an author, or nobody. */
-function callerIdentifier(db: Db, adminToken: string | undefined): (token: string) => Promise<Caller | null> {
+function callerIdentifier(db: Db, adminToken: string | undefined): (token: string) => Promise<Principal | null> {
   const adminDigest = adminToken ? createHash("sha256").update(adminToken).digest() : null;
   return async (token) => {
-    if (adminDigest && timingSafeEqual(createHash("sha256").update(token).digest(), adminDigest)) return { name: "admin", tenant: null };
+    if (adminDigest && timingSafeEqual(createHash("sha256").update(token).digest(), adminDigest)) return OPERATOR;
     const author = await authorByToken(db, token);
-    return author ? { name: author.name, tenant: author.tenant } : null;
+    return author ? { credential: "author-token", who: author.name, tenant: author.tenant, roles: ["author"] } : null;
   };
 }
 
@@ -26,7 +24,7 @@ function callerIdentifier(db: Db, adminToken: string | undefined): (token: strin
  * the request carries their token, else null. A missing, wrong or other tenant's token only means
  * the caller is a viewer: viewing never fails for a token.
  */
-export function authorIfAny(db: Db, adminToken: string | undefined): (ctx: Context) => Promise<Caller | null> {
+export function authorIfAny(db: Db, adminToken: string | undefined): (ctx: Context) => Promise<Principal | null> {
   const identify = callerIdentifier(db, adminToken);
   return async (ctx) => {
     const token = bearerToken(ctx.get("authorization"));
@@ -37,7 +35,7 @@ export function authorIfAny(db: Db, adminToken: string | undefined): (ctx: Conte
 
 /**
  * Authoring and patient calls: an author token of the request's tenant, or the ADMIN_TOKEN.
- * `ctx.state.caller` names who acts, for the events' metadata.
+ * `ctx.state.principal` names who acts, for the events' metadata (requestState.ts).
  */
 export function requireAuthor(db: Db, adminToken: string | undefined): Middleware {
   const identify = callerIdentifier(db, adminToken);
@@ -49,7 +47,7 @@ export function requireAuthor(db: Db, adminToken: string | undefined): Middlewar
     if (caller.tenant !== null && caller.tenant !== ctx.state.tenant) {
       throw new HttpError(403, `This token belongs to another tenant; send X-Service-Tenant: ${caller.tenant} or use a token of tenant ${ctx.state.tenant}.`);
     }
-    ctx.state.caller = caller;
+    ctx.state.principal = caller;
     await next();
   };
 }

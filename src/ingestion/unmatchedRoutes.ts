@@ -1,4 +1,4 @@
-import { commandContext } from "../app/commandContexts.ts";
+import { commandContextOf } from "../http/requestState.ts";
 import Router from "@koa/router";
 import { z } from "zod";
 import { claimReport, dismissReport } from "../../commands/ingestion/manageQueue.ts";
@@ -7,7 +7,7 @@ import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { unmatchedQueue } from "../../queries/ingestion/unmatched.ts";
-import { requireAuthor, type Caller } from "../http/authorAuth.ts";
+import { requireAuthor } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 
@@ -28,19 +28,18 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
     if (name !== "lab" && name !== "exam") throw new HttpError(404, "The kind of report is 'lab' or 'exam': /api/unmatched/{lab|exam}/{externalId}/….");
     return reportKinds[name];
   };
-  const context = (caller: Caller, requestId: string) => commandContext(store, { actor: caller.name, requestId });
 
   router.post("/:kind/:externalId/claim", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const { patientRef } = parseBody(claimInput, ctx.request.body);
-    await claimReport(context(ctx.state.caller, ctx.state.requestId), store.db, ctx.state.tenant, kind, ctx.params.externalId!, patientRef);
+    await claimReport(commandContextOf(ctx, store), store.db, ctx.state.tenant, kind, ctx.params.externalId!, patientRef);
     ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, matched: true, patientRef } satisfies z.infer<typeof claimedAnswer>;
   });
 
   router.post("/:kind/:externalId/dismiss", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const { reason } = parseBody(dismissInput, ctx.request.body);
-    await dismissReport(context(ctx.state.caller, ctx.state.requestId), store.db, ctx.state.tenant, kind, ctx.params.externalId!, reason);
+    await dismissReport(commandContextOf(ctx, store), store.db, ctx.state.tenant, kind, ctx.params.externalId!, reason);
     ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, dismissed: true, reason } satisfies z.infer<typeof dismissedAnswer>;
   });
   return router;

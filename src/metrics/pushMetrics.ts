@@ -10,7 +10,7 @@ export function countPushes(metrics: ServiceMetrics): Middleware {
     try {
       await next();
     } finally {
-      const tally = ctx.state.push as PushTally | undefined;
+      const tally = ctx.state.push;
       if (tally) metrics.pushAnswered(tally, ctx.status);
       if (tally?.hl7Acks) metrics.hl7Answered("http", tally, tally.hl7Acks);
     }

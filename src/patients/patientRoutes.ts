@@ -1,4 +1,4 @@
-import { commandContext } from "../app/commandContexts.ts";
+import { commandContextOf } from "../http/requestState.ts";
 import Router from "@koa/router";
 import { z } from "zod";
 import { savePatient } from "../../commands/patients/managePatients.ts";
@@ -9,7 +9,7 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
 import { defaultChartItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef } from "../../queries/patients/patients.ts";
-import { requireAuthor, type Caller } from "../http/authorAuth.ts";
+import { requireAuthor } from "../http/authorAuth.ts";
 import { registeredIdCards } from "./registeredIdCards.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
@@ -79,8 +79,7 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
       throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
     }
     const input = parseBody(registerPatientInput, ctx.request.body);
-    const caller = ctx.state.caller as Caller;
-    await savePatient(commandContext(store, { actor: caller.name, requestId: ctx.state.requestId }), registeredIdCards(store.db), ctx.state.tenant, patientRef, input);
+    await savePatient(commandContextOf(ctx, store), registeredIdCards(store.db), ctx.state.tenant, patientRef, input);
     ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
   });
   return router;

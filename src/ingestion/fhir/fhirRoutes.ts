@@ -1,3 +1,4 @@
+import { clientOf } from "../../http/requestState.ts";
 import Router from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
@@ -6,7 +7,6 @@ import { pushingClient } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import { patientsByIdCard, reportWithResults, searchObservations } from "../../../queries/ingestion/fhirObservations.ts";
-import type { Client } from "../../../queries/credentials/credentials.ts";
 import { bundleSchema } from "./bundleSchema.ts";
 import { capabilityStatement } from "./capabilityStatement.ts";
 import { operationOutcome, type Issue } from "./operationOutcome.ts";
@@ -80,7 +80,7 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
       const issue = parsed.error.issues[0]!;
       throw new CommandError("invalid", `${["Bundle", ...issue.path].join(".")}: ${issue.message}`);
     }
-    const client = ctx.state.client as Client;
+    const client = clientOf(ctx);
     const tally: PushTally = { kind: reportKinds.lab.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
     ctx.state.push = tally;
     const answered = await pushBundle(deps, pushingClient(client), parsed.data, ctx.state.requestId);

@@ -1,3 +1,4 @@
+import { clientOf } from "../../http/requestState.ts";
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import type { IncomingMessage } from "node:http";
@@ -11,7 +12,6 @@ import type { EventStore } from "../../../db/eventStore.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import { waitForProjection } from "../../../projections/runtime/waitForProjection.ts";
 import { bulkJobOfClient, bulkJobRejections } from "../../../queries/bulk/bulkJobs.ts";
-import type { Client } from "../../../queries/credentials/credentials.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { answer } from "./envelope.ts";
 
@@ -55,7 +55,7 @@ export interface BulkRoutesDeps {
 /** The bulk import calls of /open/v1 (contract D.4), on the router that already knows the client. */
 export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
   const submit = (kind: ReportKind) => async (ctx: Context) => {
-    const client = ctx.state.client as Client;
+    const client = clientOf(ctx);
     const { gzip } = checkUploadHeaders(ctx);
     let job;
     try {
@@ -80,7 +80,7 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
   };
   router.get("/bulk/:jobId", async (ctx) => {
     const jobId = jobIdOf(ctx);
-    const client = ctx.state.client as Client;
+    const client = clientOf(ctx);
     const job = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => bulkJobOfClient(reader, jobId, client.clientId));
     if (!job) throw notFound(jobId);
     answer(ctx, job);
@@ -88,7 +88,7 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
   router.get("/bulk/:jobId/rejected", async (ctx) => {
     const jobId = jobIdOf(ctx);
     const { offset, limit } = rejectedPageOf(ctx.query);
-    const client = ctx.state.client as Client;
+    const client = clientOf(ctx);
     const page = await readAsTenant(deps.store.db, ctx.state.tenant, async (reader) => {
       if (!(await bulkJobOfClient(reader, jobId, client.clientId))) return null;
       return bulkJobRejections(reader, jobId, offset, limit);

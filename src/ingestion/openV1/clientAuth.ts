@@ -18,7 +18,7 @@ export function requireClient(db: Db): Middleware {
     if (header && header !== client.tenant) {
       throw new HttpError(403, "This key belongs to another tenant than X-Service-Tenant; use the key issued for this tenant.");
     }
-    ctx.state.client = client;
+    ctx.state.principal = { credential: "client-key", who: client.name, tenant: client.tenant, roles: ["sender"], client };
     ctx.state.tenant = client.tenant;
     await next();
   };

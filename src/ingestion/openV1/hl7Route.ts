@@ -1,7 +1,7 @@
+import { clientOf } from "../../http/requestState.ts";
 import type Router from "@koa/router";
 import { pushingClient, type IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
-import type { Client } from "../../../queries/credentials/credentials.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { pushHl7Messages } from "../hl7/pushHl7Messages.ts";
 import { HttpError } from "../../http/httpError.ts";
@@ -17,7 +17,7 @@ export function addHl7Route(router: Router, deps: IngestionDeps, limitBytes: num
     if (!ctx.is(ER7_TYPES)) {
       throw new HttpError(415, `Send HL7 v2 messages as Content-Type: x-application/hl7-v2+er7 (or text/plain), segments ending with \\r; JSON reports go to /open/v1/lab/reports.`);
     }
-    const client = ctx.state.client as Client;
+    const client = clientOf(ctx);
     const tally: PushTally = { kind: reportKinds.lab.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
     ctx.state.push = tally;
     const answers = await pushHl7Messages(deps, pushingClient(client), await bodyText(ctx, limitBytes, "HL7 v2 text"), ctx.state.requestId);

@@ -1,3 +1,4 @@
+import { clientOf } from "../../http/requestState.ts";
 import Router from "@koa/router";
 import type { Middleware } from "koa";
 import { z } from "zod";
@@ -7,7 +8,6 @@ import { readAsTenant } from "../../../db/tenantScope.ts";
 import type { ServedDictionary } from "../../../queries/dictionary/dictionary.ts";
 import { isCalendarDate, localDateTime, localDateTimeText, parseLocalDateTime } from "../../../db/localDateTime.ts";
 import { reconciliationAsOf, reconciliationByDay } from "../../../queries/ingestion/reconciliation.ts";
-import type { Client } from "../../../queries/credentials/credentials.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { jsonBody } from "../../http/jsonBody.ts";
 import { requireClient } from "./clientAuth.ts";
@@ -55,7 +55,7 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
   const push =
     (kind: ReportKind): Middleware =>
     async (ctx) => {
-      const client = ctx.state.client as Client;
+      const client = clientOf(ctx);
       const tally: PushTally = { kind: kind.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
       ctx.state.push = tally;
       const result = await pushReports(deps, kind, pushingClient(client), ctx.request.body, ctx.state.requestId);
@@ -103,7 +103,7 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
   }
 
   router.get("/ping", (ctx) => {
-    const client = ctx.state.client as Client;
+    const client = clientOf(ctx);
     answer(ctx, {
       pong: true,
       client: client.name,

@@ -1,3 +1,4 @@
+import { clientOf } from "../../http/requestState.ts";
 import type { Middleware } from "koa";
 import { HttpError } from "../../http/httpError.ts";
 
@@ -15,7 +16,7 @@ export interface RateLimit {
 export function rateLimitPerClient(limit: RateLimit): Middleware {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return async (ctx, next) => {
-    const clientId = (ctx.state.client as { clientId: string }).clientId;
+    const clientId = clientOf(ctx).clientId;
     const now = Date.now();
     const bucket = buckets.get(clientId) ?? { tokens: limit.burst, at: now };
     bucket.tokens = Math.min(limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * limit.perSecond);

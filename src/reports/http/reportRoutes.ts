@@ -1,4 +1,3 @@
-import { commandContext } from "../../app/commandContexts.ts";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import { z } from "zod";
@@ -12,7 +11,8 @@ import { queryOutcomeSchema } from "../../../queries/reports/queryResult.ts";
 import { auditOf, draftOf, listReports, reportHead, versionsOf } from "../../../queries/reports/reportCatalog.ts";
 import { runSpecQueries } from "../../../queries/reports/runSpecQueries.ts";
 import { specChanges, type SpecDiff } from "../../../queries/reports/specChanges.ts";
-import { authorIfAny, requireAuthor, type Caller } from "../../http/authorAuth.ts";
+import { authorIfAny, requireAuthor } from "../../http/authorAuth.ts";
+import { commandContextOf } from "../../http/requestState.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { checkedParams, drillLayer, readFor, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
@@ -72,7 +72,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   const author = requireAuthor(deps.db, deps.adminToken);
   const authorOf = authorIfAny(deps.db, deps.adminToken);
-  const context = (ctx: Context) => commandContext(deps.store, { actor: (ctx.state.caller as Caller).name, requestId: ctx.state.requestId });
+  const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
   router.get("/", async (ctx) => {
     ctx.body = await readFor(deps.db, ctx, listReports);
