@@ -4,7 +4,8 @@ import { NAME_DIFFERS, NO_PATIENT } from "../commands/ingestion/patientMatching.
 import { reportKinds, type ReportKind } from "../commands/ingestion/reportKinds.ts";
 import { patientStreams, sameName, type PatientEvent } from "../commands/patients/events.ts";
 import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
-import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
+import { handleCommandInTransaction } from "../commands/kit/handleCommand.ts";
+import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
 import type { Projection } from "../projections/runtime/projection.ts";
 
@@ -164,27 +165,13 @@ async function patientKnown(tx: Tx, event: StoredEvent<PatientEvent>): Promise<v
  * of this reactor (a rebuild) finds its earlier claims already made and appends nothing again.
  */
 async function claim(tx: Tx, cause: StoredEvent, kind: ReportKind, externalId: string, patientRef: string, idCard: string): Promise<void> {
-  const target = { tenant: cause.tenant, streamId: kind.stream.id(externalId) };
-  const decider = queueDecider(kind);
-  for (let attempt = 1; ; attempt++) {
-    const stream = await readStream<ReportStreamEvent>(tx, target.tenant, target.streamId);
-    const state = stream.events.reduce(decider.evolve, decider.initialState());
-    if (state.match?.matched || state.dismissed) break;
-    await tx.query("savepoint auto_claim");
-    try {
-      await appendToStream(tx, {
-        ...target,
-        expectedVersion: stream.version,
-        events: [{ type: kind.events.claimed, data: { patientRef, idCard, by: "auto-claim", auto: true } }],
-        metadata: { actor: "auto-claim", causationId: String(cause.position) },
-      });
-      await tx.query("release savepoint auto_claim");
-      break;
-    } catch (error) {
-      await tx.query("rollback to savepoint auto_claim");
-      // A push of the same report committed at this instant: decide again on the new state.
-      if (!(error instanceof ConcurrencyConflict) || attempt >= 5) throw error;
-    }
-  }
+  // A push of the same report committing at this instant makes it decide again on the new state.
+  await handleCommandInTransaction(
+    tx,
+    { tenant: cause.tenant, streamId: kind.stream.id(externalId) },
+    queueDecider(kind),
+    { type: "claim", patientRef, idCard, by: "auto-claim", auto: true },
+    { actor: "auto-claim", causationId: String(cause.position) },
+  );
   await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [cause.tenant, kind.name, externalId]);
 }

@@ -1,19 +1,18 @@
 import { randomUUID } from "node:crypto";
 import {
   CRITICAL_RESULTS_ACTOR,
-  decideCriticalResults,
-  evolveCriticalResults,
+  criticalResultsDecider,
   findCritical,
-  initialCriticalResultsState,
   isRecentEnough,
   type CriticalFinding,
   type ReportItem,
 } from "../commands/alerts/criticalResults.ts";
-import { criticalResultsStreams, type CriticalResultEvent, type RaisedAlert } from "../commands/alerts/events.ts";
+import { criticalResultsStreams, type RaisedAlert } from "../commands/alerts/events.ts";
 import { externalIdOf, type LabReportEvent, type ReceivedReport } from "../commands/ingestion/events.ts";
 import type { WithPayload } from "../commands/kit/events.ts";
 import type { LabReport } from "../commands/ingestion/reportSchemas.ts";
-import { appendToStream, ConcurrencyConflict, readStream, type StoredEvent } from "../db/eventStore.ts";
+import { handleCommandInTransaction } from "../commands/kit/handleCommand.ts";
+import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
 import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
 import type { ApplyContext, Projection } from "../projections/runtime/projection.ts";
@@ -113,26 +112,15 @@ async function claimedReport(tx: Tx, claim: Extract<StoredEvent<ReactsTo>, { typ
 
 async function react(tx: Tx, cause: StoredEvent, report: Omit<ReportForAlerts, "items"> & { findings: CriticalFinding[] }, context: ApplyContext): Promise<void> {
   const externalId = externalIdOf(cause);
-  const target = { tenant: cause.tenant, streamId: criticalResultsStreams.id(externalId) };
-  for (let attempt = 1; ; attempt++) {
-    const stream = await readStream<CriticalResultEvent>(tx, target.tenant, target.streamId);
-    const state = stream.events.reduce(evolveCriticalResults, initialCriticalResultsState());
-    if (state.lastCause >= cause.position) return;
-    const events = decideCriticalResults(state, { externalId, ...report }, randomUUID);
-    if (events.length === 0) return;
-    await tx.query("savepoint critical_results");
-    try {
-      await appendToStream(tx, { ...target, expectedVersion: stream.version, events, metadata: { actor: CRITICAL_RESULTS_ACTOR, causationId: String(cause.position) } });
-      await tx.query("release savepoint critical_results");
-    } catch (error) {
-      await tx.query("rollback to savepoint critical_results");
-      // Someone acknowledged an alert of this report at this instant: decide again on the new state.
-      if (!(error instanceof ConcurrencyConflict) || attempt >= 5) throw error;
-      continue;
-    }
-    for (const event of events) {
-      if (event.type === "CriticalResultRaised") await context.jobs?.send(tx, ALERT_WEBHOOK_QUEUE, { tenant: cause.tenant, alert: event.data satisfies RaisedAlert }, event.data.alertId);
-    }
-    return;
+  // A person acknowledging an alert of this report at this instant makes it decide again on the new state.
+  const { events } = await handleCommandInTransaction(
+    tx,
+    { tenant: cause.tenant, streamId: criticalResultsStreams.id(externalId) },
+    criticalResultsDecider(randomUUID),
+    { cause: cause.position, report: { externalId, ...report } },
+    { actor: CRITICAL_RESULTS_ACTOR, causationId: String(cause.position) },
+  );
+  for (const event of events) {
+    if (event.type === "CriticalResultRaised") await context.jobs?.send(tx, ALERT_WEBHOOK_QUEUE, { tenant: cause.tenant, alert: event.data satisfies RaisedAlert }, event.data.alertId);
   }
 }

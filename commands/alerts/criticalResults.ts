@@ -3,6 +3,7 @@ import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import { parseLocalDateTime } from "../../db/localDateTime.ts";
 import type { CriticalResultEvent, RaisedAlert } from "./events.ts";
+import type { Decider } from "../kit/handleCommand.ts";
 
 /*
  * Critical results (contract D.7): a laboratory result flagged LL or HH, or beyond the dictionary's
@@ -145,4 +146,19 @@ export function decideCriticalResults(state: CriticalResultsState, report: Repor
     });
   }
   return events;
+}
+
+/** What the reactor asks for: the alerts of this version of a report, caused by the event at `cause`. */
+export interface ReactToReport {
+  cause: number;
+  report: ReportVersion;
+}
+
+/** The report's alerts as a decider: an event already reacted to (its cause at or before the last) decides nothing. */
+export function criticalResultsDecider(newAlertId: () => string): Decider<CriticalResultsState, ReactToReport, CriticalResultEvent> {
+  return {
+    initialState: initialCriticalResultsState,
+    evolve: evolveCriticalResults,
+    decide: ({ cause, report }, state) => (state.lastCause >= cause ? [] : decideCriticalResults(state, report, newAlertId)),
+  };
 }

@@ -14,7 +14,8 @@ export const dismissInput = z.object({
 });
 
 export type QueueDecision =
-  | { type: "claim"; patientRef: string; by: string; auto: boolean }
+  /** `idCard`: the one the claim matched by (auto-claim); a person's claim keeps the report's. */
+  | { type: "claim"; patientRef: string; by: string; auto: boolean; idCard?: string }
   | { type: "dismiss"; reason: string; by: string };
 
 /** Claiming and dismissing a report waiting in the unmatched queue (contract C.4). */
@@ -23,6 +24,8 @@ export function queueDecider(kind: ReportKind): Decider<ReportStreamState, Queue
     initialState: initialReportStreamState,
     evolve: evolveReportStream,
     decide: (decision, state) => {
+      // Auto-claim takes only a report that still waits, so a replay finds its earlier claims made and decides nothing.
+      if (decision.type === "claim" && decision.auto && (!state.received || state.match?.matched || state.dismissed)) return [];
       if (!state.received) throw new CommandError("not-found", `There is no ${kind.name} report with this externalId; check the id in GET /api/unmatched.`);
       if (state.match?.matched) {
         if (decision.type === "claim" && decision.patientRef === state.match.patientRef) return [];
@@ -31,7 +34,7 @@ export function queueDecider(kind: ReportKind): Decider<ReportStreamState, Queue
       if (decision.type === "dismiss") {
         return state.dismissed ? [] : [{ type: kind.events.dismissed, data: { reason: decision.reason, by: decision.by } }];
       }
-      return [{ type: kind.events.claimed, data: { patientRef: decision.patientRef, idCard: state.match?.idCard ?? null, by: decision.by, auto: decision.auto } }];
+      return [{ type: kind.events.claimed, data: { patientRef: decision.patientRef, idCard: decision.idCard ?? state.match?.idCard ?? null, by: decision.by, auto: decision.auto } }];
     },
   };
 }
