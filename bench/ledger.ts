@@ -1,4 +1,5 @@
-import { EVENT_HASH_SQL, sealPending, verifyLedger } from "../db/ledger.ts";
+import { EVENT_HASH_SQL, sealPending } from "../db/ledger.ts";
+import { verifyLedger } from "../queries/ledger/ledger.ts";
 import { startBenchService } from "./benchService.ts";
 import { result, type BenchResult } from "./results.ts";
 

@@ -21,7 +21,7 @@ import { prepareProjections, rebuildProjection, type RebuildResult } from "../..
 import { ProjectionRunner } from "../../projections/runtime/runner.ts";
 import { clientById } from "../../queries/credentials/credentials.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
-import { verifyLedger } from "../../db/ledger.ts";
+import { verifyLedger } from "../../queries/ledger/ledger.ts";
 import { backupTo, restoreFrom } from "../../db/backup.ts";
 import { registeredIdCards } from "../patients/registeredIdCards.ts";
 import { importFile } from "./bulkImportCli.ts";

@@ -7,7 +7,7 @@ import { createAuthor, createClient, revokeClient, setClientCodeMap } from "../.
 import type { EventStore } from "../../db/eventStore.ts";
 import { clientById } from "../../queries/credentials/credentials.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
-import { ledgerSummary, verifyLedger } from "../../db/ledger.ts";
+import { ledgerSummary, verifyLedger } from "../../queries/ledger/ledger.ts";
 import { requireAdmin } from "../http/adminAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";

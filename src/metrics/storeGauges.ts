@@ -1,5 +1,5 @@
 import client from "prom-client";
-import { unsealedEvents, type UnsealedEvents } from "../../db/ledger.ts";
+import { unsealedEvents, type UnsealedEvents } from "../../queries/ledger/ledger.ts";
 import type { Db } from "../../db/pool.ts";
 import { projectionsReport, type ProjectionsReport } from "../../queries/runtime/projectionStatus.ts";
 

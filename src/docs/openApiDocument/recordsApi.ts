@@ -7,7 +7,7 @@ import { PATIENT_REF_PATTERN, registerPatientInput } from "../../../commands/pat
 import { patientListEntrySchema } from "../../../queries/patients/patients.ts";
 import { projectionsReportSchema } from "../../../queries/runtime/projectionStatus.ts";
 import { BULK_JOB_LIST_LIMIT, bulkJobListEntrySchema, bulkRejectedAnswerSchema } from "../../../queries/bulk/bulkJobs.ts";
-import { ledgerSummarySchema, ledgerVerificationSchema } from "../../../db/ledger.ts";
+import { ledgerSummarySchema, ledgerVerificationSchema } from "../../../queries/ledger/ledger.ts";
 import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../../../queries/ingestion/reportHistory.ts";
 import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { clientCodeMapAnswer } from "../../credentials/adminRoutes.ts";
