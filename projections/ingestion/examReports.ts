@@ -2,9 +2,9 @@ import { isReceived, type ExamReportEvent } from "../../commands/ingestion/event
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { inRuns, lastPerStream, patientColumns } from "../runtime/eventRuns.ts";
-import { applyDecision } from "./labReports.ts";
+import { applyDecision, decisionColumnsAndKeys } from "./labReports.ts";
 import type { Projection } from "../runtime/projection.ts";
-import { createReportDays, recordReceivedCtes } from "./reportDays.ts";
+import { recordReceivedCtes } from "./reportDays.ts";
 
 /** Examination reports as last received; their few measured items stay with the report as JSON. */
 export const examReportsProjection: Projection<ExamReportEvent> = {
@@ -38,16 +38,7 @@ export const examReportsProjection: Projection<ExamReportEvent> = {
         items jsonb not null,
         received_at timestamptz not null,
         client_name text not null,
-        dismissed_at timestamptz,
-        dismiss_reason text,
-        -- The report's newest event (version, claim or dismissal), for the ledger receipt in reconciliation.
-        ledger_tx xid8 not null,
-        ledger_position bigint not null,
-        primary key (tenant, external_id)
-      );
-      create index exam_reports_by_day on exam_reports (tenant, report_day, external_id collate "C");
-      create index exam_reports_pending on exam_reports (tenant, id_card) where not matched and dismissed_at is null;
-      ${createReportDays("exam_report_days")}`);
+        ${decisionColumnsAndKeys("exam_reports", "exam_report_days")}`);
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);

@@ -45,16 +45,7 @@ export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabRe
         received_at timestamptz not null,
         client_name text not null,
         item_count integer not null,
-        dismissed_at timestamptz,
-        dismiss_reason text,
-        -- The report's newest event (version, claim or dismissal), for the ledger receipt in reconciliation.
-        ledger_tx xid8 not null,
-        ledger_position bigint not null,
-        primary key (tenant, external_id)
-      );
-      create index lab_reports_by_day on lab_reports (tenant, report_day, external_id collate "C");
-      create index lab_reports_pending on lab_reports (tenant, id_card) where not matched and dismissed_at is null;
-      ${createReportDays("lab_report_days")}`);
+        ${decisionColumnsAndKeys("lab_reports", "lab_report_days")}`);
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
@@ -115,6 +106,20 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
        dismissed_at = null, dismiss_reason = null, ledger_tx = excluded.ledger_tx, ledger_position = excluded.ledger_position`,
     [positions],
   );
+}
+
+/** The end of a lab or exam report table: its decision and ledger receipt columns, its keys, and its table of days. */
+export function decisionColumnsAndKeys(reportsTable: string, daysTable: string): string {
+  return `dismissed_at timestamptz,
+        dismiss_reason text,
+        -- The report's newest event (version, claim or dismissal), for the ledger receipt in reconciliation.
+        ledger_tx xid8 not null,
+        ledger_position bigint not null,
+        primary key (tenant, external_id)
+      );
+      create index ${reportsTable}_by_day on ${reportsTable} (tenant, report_day, external_id collate "C");
+      create index ${reportsTable}_pending on ${reportsTable} (tenant, id_card) where not matched and dismissed_at is null;
+      ${createReportDays(daysTable)}`;
 }
 
 /** A claim or a dismissal, applied to a table of lab or exam reports and to its table of days. */
