@@ -1,33 +1,7 @@
 import { createHash } from "node:crypto";
-import type { StoredEvent } from "../../db/eventStore.ts";
-import type { QueryOutcome } from "../../queries/reports/queryResult.ts";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
-import type { Audit } from "./spec/audit.ts";
-import type { ReportSpec } from "./spec/specSchema.ts";
-
-export { REPORT_ID_PATTERN } from "./spec/specVocabulary.ts";
-export const reportStream = (reportId: string) => `report:${reportId}`;
-
-export type Mode = "dynamic" | "snapshot";
-
-export interface Draft {
-  title: string;
-  datasource: string;
-  spec: ReportSpec;
-  audit: Audit;
-}
-
-export interface PublishedVersion extends Draft {
-  no: number;
-  mode: Mode;
-  note: string;
-  params: Record<string, unknown>;
-  /** The frozen results of a snapshot version, exactly as the data call will return them. */
-  frozen: Record<string, QueryOutcome> | null;
-  who: string;
-  restoredFrom?: number;
-}
+import type { Draft, Mode, PublishedVersion, ReportEvent } from "./events.ts";
 
 export interface ReportState {
   draft: Draft | null;
@@ -67,22 +41,20 @@ export function draftHash(draft: Draft): string {
   return createHash("sha256").update(JSON.stringify([draft.title, draft.datasource, draft.spec])).digest("hex");
 }
 
-export const reportDecider: Decider<ReportState, ReportCommand> = {
+export const reportDecider: Decider<ReportState, ReportCommand, ReportEvent> = {
   initialState: () => ({ draft: null, draftSavedAt: null, versions: [], current: null }),
-  evolve: (state, event: StoredEvent) => {
+  evolve: (state, event) => {
     switch (event.type) {
       case "ReportDraftSaved":
-        return { ...state, draft: event.data as Draft, draftSavedAt: event.recordedAt };
+        return { ...state, draft: event.data, draftSavedAt: event.recordedAt };
       case "ReportDraftDiscarded":
         return { ...state, draft: null, draftSavedAt: null };
       case "ReportVersionPublished": {
-        const version = event.data as PublishedVersion;
+        const version = event.data;
         // Publishing consumes the draft; restoring an old version leaves a draft alone.
         const consumed = version.restoredFrom === undefined;
         return { draft: consumed ? null : state.draft, draftSavedAt: consumed ? null : state.draftSavedAt, versions: [...state.versions, version], current: version.no };
       }
-      default:
-        return state;
     }
   },
   decide: (command, state) => {

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { auditSummarySchema, summariseAudit, type Audit } from "../../commands/reports/spec/audit.ts";
-import type { Mode } from "../../commands/reports/reportDecider.ts";
+import type { Mode } from "../../commands/reports/events.ts";
 import type { ReportSpec } from "../../commands/reports/spec/specSchema.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
-import type { QueryOutcome } from "./queryResult.ts";
+import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 
 /** Contract A.2, report list entry. */
 export const reportListEntrySchema = z.object({

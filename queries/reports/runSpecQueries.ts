@@ -1,6 +1,6 @@
 import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
 import type { DataSources } from "./dataSources.ts";
-import type { QueryOutcome } from "./queryResult.ts";
+import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { runReportQuery } from "./runReportQuery.ts";
 
 export interface ReportRuntime {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
 import { publishInput, restoreInput, saveDraftInput } from "../../../commands/reports/manageReports.ts";
-import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { reportSpecSchema } from "../../../commands/reports/spec/specSchema.ts";
 import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
 import { specDiffSchema } from "../../../queries/reports/specChanges.ts";

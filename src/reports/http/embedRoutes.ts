@@ -18,7 +18,7 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
 import type { Logger } from "pino";
-import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import type { Db } from "../../../db/pool.ts";
 import { TENANT_PATTERN } from "../../../db/tenantScope.ts";
 import { EmbedTokens, embedCors } from "./embedAccess.ts";

@@ -6,7 +6,7 @@ import { drillTemplateDefs, validateDrillArgs, validateParamValues } from "../..
 import type { Db } from "../../../db/pool.ts";
 import { readAsTenant, type TenantReader } from "../../../db/tenantScope.ts";
 import { draftOf, publishedVersion, reportHead, type ViewableVersion } from "../../../queries/reports/reportCatalog.ts";
-import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { HttpError } from "../../http/httpError.ts";
 
 /** What the viewing calls (view, data, drill, exports) share: resolving a version, checking params and drills. */

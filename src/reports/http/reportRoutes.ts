@@ -4,21 +4,25 @@ import type { Context } from "koa";
 import { z } from "zod";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
 import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../../commands/reports/manageReports.ts";
-import { draftEtag, REPORT_ID_PATTERN, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
+import { draftEtag, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { stripSql } from "../../../commands/reports/spec/specSchema.ts";
 import type { EventStore } from "../../../db/eventStore.ts";
+import type { Db } from "../../../db/pool.ts";
 import { localIsoDateTimeText } from "../../../db/localDateTime.ts";
-import { queryOutcomeSchema } from "../../../queries/reports/queryResult.ts";
+import { queryOutcomeSchema } from "../../../commands/reports/spec/queryOutcome.ts";
 import { auditOf, draftOf, listReports, reportHead, versionsOf } from "../../../queries/reports/reportCatalog.ts";
-import { runSpecQueries } from "../../../queries/reports/runSpecQueries.ts";
+import { runSpecQueries, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
 import { specChanges, type SpecDiff } from "../../../queries/reports/specChanges.ts";
 import { authorIfAny, requireAuthor, type Caller } from "../../http/authorAuth.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { checkedParams, drillLayer, readFor, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
 
-export interface ReportRoutesDeps extends ReportsDeps {
+export interface ReportRoutesDeps {
   store: EventStore;
+  db: Db;
+  runtime: ReportRuntime;
   adminToken: string | undefined;
 }
 
@@ -72,6 +76,10 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   const author = requireAuthor(deps.db, deps.adminToken);
   const authorOf = authorIfAny(deps.db, deps.adminToken);
+  const commands: ReportsDeps = {
+    dataSources: () => deps.runtime.sources.names(),
+    runQueries: (...layer) => runSpecQueries(deps.runtime, ...layer),
+  };
   const context = (ctx: Context) => commandContext(deps.store, { actor: (ctx.state.caller as Caller).name, requestId: ctx.state.requestId });
 
   router.get("/", async (ctx) => {
@@ -153,27 +161,27 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(400, "The report id must be 1 to 64 lower-case letters, digits or '-', starting with a letter or digit.");
     const input = parseBody(saveDraftInput, ctx.request.body);
     if (input.spec === undefined) throw new HttpError(400, "spec is required: the report specification (see /md/report-spec-guide.md).");
-    const audit = await saveDraft(context(ctx), deps, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
+    const audit = await saveDraft(context(ctx), commands, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
     const saved = await readFor(deps.db, ctx, (reader) => draftOf(reader, reportId));
     if (saved?.savedAt) ctx.set("ETag", draftEtag(saved.savedAt));
     ctx.body = { id: reportId, hasDraft: true, audit } satisfies z.infer<typeof draftSavedAnswer>;
   });
 
   router.delete("/:id/draft", author, async (ctx) => {
-    await discardDraft(context(ctx), deps, ctx.state.tenant, reportIdOf(ctx), draftPrecondition(ctx));
+    await discardDraft(context(ctx), commands, ctx.state.tenant, reportIdOf(ctx), draftPrecondition(ctx));
     ctx.status = 204;
   });
 
   router.post("/:id/publish", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = await publishDraft(context(ctx), deps, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
+    const no = await publishDraft(context(ctx), commands, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
     ctx.status = 201;
     ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
   });
 
   router.post("/:id/restore", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = await restoreVersion(context(ctx), deps, ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
+    const no = await restoreVersion(context(ctx), commands, ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
     ctx.status = 201;
     ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
   });
