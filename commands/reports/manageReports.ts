@@ -5,12 +5,13 @@ import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
 import { reportStreams, type Draft, type Mode, type ReportEvent } from "./events.ts";
-import { draftHash, reportDecider, unmetPrecondition, type DraftPrecondition } from "./reportDecider.ts";
+import { draftHash, noSuchVersion, reportDecider, unmetPrecondition, type DraftPrecondition } from "./reportDecider.ts";
 import { auditSpec, type Audit } from "./spec/audit.ts";
 import type { QueryOutcome } from "./spec/queryOutcome.ts";
 import { specProblems, type ReportSpec } from "./spec/specSchema.ts";
 import { readOnlyProblem } from "./spec/sqlSafety.ts";
 import { drillTemplateDefs, validateParamValues, type TemplateDef } from "./spec/sqlTemplate.ts";
+import { VERSION_LABEL, versionNo } from "./spec/versionLabels.ts";
 
 export const saveDraftInput = z.object({
   title: z.string().trim().min(1, "title must not be empty").max(200, "title has at most 200 characters").optional(),
@@ -25,7 +26,7 @@ export const publishInput = z.object({
 });
 
 export const restoreInput = z.object({
-  version: z.string({ error: "version is required: the version to restore, e.g. \"v2\"" }).regex(/^v[1-9][0-9]*$/, "version must look like v1, v2, …"),
+  version: z.string({ error: "version is required: the version to restore, e.g. \"v2\"" }).regex(VERSION_LABEL, "version must look like v1, v2, …"),
   note: z.string().max(2000).optional(),
 });
 
@@ -121,7 +122,8 @@ export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenan
 }
 
 export async function restoreVersion(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof restoreInput>) {
-  const from = Number(input.version.slice(1));
+  const from = versionNo(input.version);
+  if (from === null) throw noSuchVersion(input.version);
   const { appended, events } = await handleCommand(
     ctx.store,
     { tenant, streamId: reportStreams.id(reportId) },

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
 import type { Draft, Mode, PublishedVersion, ReportEvent } from "./events.ts";
+import { versionLabel } from "./spec/versionLabels.ts";
 
 export interface ReportState {
   draft: Draft | null;
@@ -36,6 +37,9 @@ export function unmetPrecondition(precondition: DraftPrecondition | undefined, s
   const now = etag === null ? "there is no draft now (it was published or discarded)" : "the draft was saved again since";
   return `The draft is not the one this call was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and decide anew, or call without If-Match / If-None-Match to act on the draft as it is.`;
 }
+
+/** A restore of a version the report does not have. */
+export const noSuchVersion = (label: string) => new CommandError("not-found", `There is no version ${label}; list them with GET /api/reports/{id}/versions.`);
 
 export function draftHash(draft: Draft): string {
   return createHash("sha256").update(JSON.stringify([draft.title, draft.datasource, draft.spec])).digest("hex");
@@ -82,11 +86,11 @@ export const reportDecider: Decider<ReportState, ReportCommand, ReportEvent> = {
       }
       case "restore": {
         const source = state.versions.find((version) => version.no === command.from);
-        if (!source) throw new CommandError("not-found", `There is no version v${command.from}; list them with GET /api/reports/{id}/versions.`);
+        if (!source) throw noSuchVersion(versionLabel(command.from));
         const version: PublishedVersion = {
           ...source,
           no: state.versions.length + 1,
-          note: command.note ?? `restored from v${command.from}`,
+          note: command.note ?? `restored from ${versionLabel(command.from)}`,
           who: command.who,
           restoredFrom: command.from,
         };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { auditSummarySchema, summariseAudit, type Audit } from "../../commands/reports/spec/audit.ts";
 import type { Mode } from "../../commands/reports/events.ts";
 import type { ReportSpec } from "../../commands/reports/spec/specSchema.ts";
+import { DRAFT_LABEL, versionLabel } from "../../commands/reports/spec/versionLabels.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
@@ -17,8 +18,6 @@ export const reportListEntrySchema = z.object({
 });
 export type ReportListEntry = z.infer<typeof reportListEntrySchema>;
 
-export const versionName = (no: number) => `v${no}`;
-
 export async function listReports(reader: TenantReader): Promise<ReportListEntry[]> {
   const { rows } = await reader.query("select report_id, title, datasource, updated_at, published_version, has_draft from read.reports order by report_id");
   return rows.map((row) => ({
@@ -26,7 +25,7 @@ export async function listReports(reader: TenantReader): Promise<ReportListEntry
     title: row.title,
     datasource: row.datasource,
     updatedAt: localIsoDateTime(row.updated_at),
-    publishedVersion: row.published_version === null ? null : versionName(row.published_version),
+    publishedVersion: row.published_version === null ? null : versionLabel(row.published_version),
     hasDraft: row.has_draft,
   }));
 }
@@ -62,7 +61,7 @@ export async function draftOf(reader: TenantReader, reportId: string): Promise<V
   if (!row) return null;
   const spec = row.spec as ReportSpec;
   return {
-    version: "draft",
+    version: DRAFT_LABEL,
     title: row.title,
     datasource: row.datasource,
     spec,
@@ -86,7 +85,7 @@ export async function publishedVersion(reader: TenantReader, reportId: string, n
   const row = rows[0];
   if (!row) return null;
   return {
-    version: versionName(no),
+    version: versionLabel(no),
     title: row.title,
     datasource: row.datasource,
     spec: row.spec,
@@ -113,7 +112,7 @@ export type VersionEntry = z.infer<typeof versionEntrySchema>;
 export async function versionsOf(reader: TenantReader, reportId: string, current: number | null): Promise<VersionEntry[]> {
   const { rows } = await reader.query("select no, published_at, who, note, mode, audit from read.report_versions where report_id = $1 order by no desc", [reportId]);
   return rows.map((row) => ({
-    no: versionName(row.no),
+    no: versionLabel(row.no),
     time: localIsoDateTime(row.published_at),
     who: row.who,
     note: row.note,

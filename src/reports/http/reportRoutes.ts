@@ -6,6 +6,7 @@ import { auditSchema } from "../../../commands/reports/spec/audit.ts";
 import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../../commands/reports/manageReports.ts";
 import { draftEtag, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
 import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
+import { versionLabel, versionNo } from "../../../commands/reports/spec/versionLabels.ts";
 import { stripSql } from "../../../commands/reports/spec/specSchema.ts";
 import type { EventStore } from "../../../db/eventStore.ts";
 import type { Db } from "../../../db/pool.ts";
@@ -13,10 +14,11 @@ import { localIsoDateTimeText } from "../../../db/localDateTime.ts";
 import { queryOutcomeSchema } from "../../../commands/reports/spec/queryOutcome.ts";
 import { auditOf, draftOf, listReports, reportHead, versionsOf } from "../../../queries/reports/reportCatalog.ts";
 import { runSpecQueries, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
+import { drillLayer, layerResults, paramValues, shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { specChanges, type SpecDiff } from "../../../queries/reports/specChanges.ts";
 import { authorIfAny, requireAuthor, type Caller } from "../../http/authorAuth.ts";
 import { HttpError } from "../../http/httpError.ts";
-import { checkedParams, drillLayer, readFor, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
+import { readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
 
 export interface ReportRoutesDeps {
@@ -74,6 +76,7 @@ function draftPrecondition(ctx: Context): DraftPrecondition | undefined {
 
 export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
+  router.use(viewingRefusals);
   const author = requireAuthor(deps.db, deps.adminToken);
   const authorOf = authorIfAny(deps.db, deps.adminToken);
   const commands: ReportsDeps = {
@@ -88,7 +91,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
 
   router.get("/:id/view", async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, ctx.query.version);
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.query.version);
     ctx.body = {
       id: reportId,
       title: version.title,
@@ -105,23 +108,18 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   router.post("/:id/data", async (ctx) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
-    const values = checkedParams(version, body.params);
-    // A snapshot answers with what was frozen at publishing, whatever the data source holds now.
-    ctx.body = {
-      queries: version.frozen ?? (await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, version.spec.queries, version.spec.params ?? [], values)),
-    } satisfies z.infer<typeof dataAnswer>;
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
+    const layer = shownLayer(version, paramValues(version, body.params), null);
+    ctx.body = { queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer) } satisfies z.infer<typeof dataAnswer>;
   });
 
   router.post("/:id/drill", async (ctx) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
-    const layer = drillLayer(version, body.drill, body.args, checkedParams(version, body.params));
-    ctx.body = {
-      title: layer.title,
-      queries: await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, layer.drill.queries, layer.defs, layer.values),
-    } satisfies z.infer<typeof drillAnswer>;
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
+    const params = paramValues(version, body.params);
+    const layer = shownLayer(version, params, drillLayer(version, body.drill, body.args, params));
+    ctx.body = { title: layer.title, queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer) } satisfies z.infer<typeof drillAnswer>;
   });
 
   router.get("/:id/versions", async (ctx) => {
@@ -135,7 +133,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   router.get("/:id/versions/:a/diff/:b", async (ctx) => {
     const reportId = reportIdOf(ctx);
     const [from, to] = [ctx.params.a!, ctx.params.b!];
-    const [before, after] = [await resolveVersion(deps.db, ctx, reportId, from), await resolveVersion(deps.db, ctx, reportId, to)];
+    const [before, after] = [await versionToView(deps.db, ctx.state.tenant, reportId, from), await versionToView(deps.db, ctx.state.tenant, reportId, to)];
     const withSql = (await authorOf(ctx)) !== null;
     ctx.body = { id: reportId, from, to, sqlIncluded: withSql, changes: specChanges(before.spec, after.spec, withSql) } satisfies SpecDiff;
   });
@@ -143,15 +141,15 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   // The editor's starting point; SQL leaves the service only for an author of the tenant.
   router.get("/:id/versions/:no/source", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, ctx.params.no!);
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.params.no!);
     if (version.savedAt) ctx.set("ETag", draftEtag(version.savedAt));
     ctx.body = { id: reportId, version: version.version, title: version.title, datasource: version.datasource, spec: version.spec } satisfies z.infer<typeof reportSourceAnswer>;
   });
 
   router.get("/:id/versions/:no/audit", async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = /^v[1-9][0-9]{0,8}$/.test(ctx.params.no!) ? Number(ctx.params.no!.slice(1)) : 0;
-    const audit = no ? await readFor(deps.db, ctx, (reader) => auditOf(reader, reportId, no)) : null;
+    const no = versionNo(ctx.params.no!);
+    const audit = no !== null ? await readFor(deps.db, ctx, (reader) => auditOf(reader, reportId, no)) : null;
     if (!audit) throw new HttpError(404, `Report ${reportId} has no version ${ctx.params.no}; see GET /api/reports/${reportId}/versions.`);
     ctx.body = audit;
   });
@@ -176,14 +174,14 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const reportId = reportIdOf(ctx);
     const no = await publishDraft(context(ctx), commands, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
     ctx.status = 201;
-    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
+    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === versionLabel(no));
   });
 
   router.post("/:id/restore", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const no = await restoreVersion(context(ctx), commands, ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
     ctx.status = 201;
-    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
+    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === versionLabel(no));
   });
   return router;
 }
