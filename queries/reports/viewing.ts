@@ -1,5 +1,6 @@
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import type { DrillDef, QueryDef } from "../../commands/reports/spec/specSchema.ts";
+import { drillTitle } from "../../commands/reports/spec/specVocabulary.ts";
 import { drillTemplateDefs, validateDrillArgs, validateParamValues, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
 import { DRAFT_LABEL, versionLabel, versionNo } from "../../commands/reports/spec/versionLabels.ts";
 import type { Db } from "../../db/pool.ts";
@@ -101,7 +102,7 @@ export function drillLayer(version: ViewableVersion, drillKey: unknown, sentArgs
   return {
     key: drillKey,
     drill,
-    title: drill.title.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => (args.values[name] == null ? "" : String(args.values[name]))),
+    title: drillTitle(drill.title, args.values),
     defs: drillTemplateDefs(version.spec.params ?? [], drill),
     values: { ...params, ...args.values },
   };

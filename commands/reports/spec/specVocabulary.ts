@@ -1,7 +1,8 @@
 /**
- * A report's id, the words of the spec format (types, kinds, tones) and how a place in a spec is named in the
- * service's sentences (`nodes[2].drill.target`). Free of imports, so the staff pages' report editor
- * offers exactly what the schema (specSchema.ts) accepts without bundling the schema.
+ * A report's id, the words of the spec format (types, kinds, tones), how a place in a spec is named in the
+ * service's sentences (`nodes[2].drill.target`) and how a drill's title names its args. Free of imports,
+ * so the staff pages' report editor offers exactly what the schema (specSchema.ts) accepts without
+ * bundling the schema, and the embed page titles a drill as the server does.
  */
 /** A report id (contract C.3). */
 export const REPORT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -21,4 +22,17 @@ export function renderPath(path: readonly PropertyKey[]): string {
     else out += `[${JSON.stringify(String(key))}]`;
   }
   return out;
+}
+
+/** `{arg}` in a drill's title: the clicked row's value of that arg. */
+const DRILL_TITLE_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** The args a drill title names, in order of appearance (repetitions included). */
+export function drillTitleArgs(title: string): string[] {
+  return Array.from(title.matchAll(DRILL_TITLE_PLACEHOLDER), (match) => match[1]!);
+}
+
+/** A drill's title with each `{arg}` filled in with the arg's value (nothing for a null one). */
+export function drillTitle(title: string, args: Record<string, unknown>): string {
+  return title.replace(DRILL_TITLE_PLACEHOLDER, (_, name: string) => (args[name] == null ? "" : String(args[name])));
 }
