@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { auditSummarySchema, summariseAudit, type Audit } from "../../commands/reports/spec/audit.ts";
 import type { Mode } from "../../commands/reports/events.ts";
-import type { ReportSpec } from "../../commands/reports/spec/specSchema.ts";
-import { DRAFT_LABEL, versionLabel } from "../../commands/reports/spec/versionLabels.ts";
+import { versionLabel } from "../../commands/reports/spec/versionLabels.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
-import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 
 /** Contract A.2, report list entry. */
 export const reportListEntrySchema = z.object({
@@ -28,73 +26,6 @@ export async function listReports(reader: TenantReader): Promise<ReportListEntry
     publishedVersion: row.published_version === null ? null : versionLabel(row.published_version),
     hasDraft: row.has_draft,
   }));
-}
-
-export interface ReportHead {
-  publishedVersion: number | null;
-  hasDraft: boolean;
-}
-
-export async function reportHead(reader: TenantReader, reportId: string): Promise<ReportHead | null> {
-  const { rows } = await reader.query("select published_version, has_draft from read.reports where report_id = $1", [reportId]);
-  return rows[0] ? { publishedVersion: rows[0].published_version, hasDraft: rows[0].has_draft } : null;
-}
-
-/** A version as the viewing calls need it: the draft is a dynamic version of its own. */
-export interface ViewableVersion {
-  version: string;
-  title: string;
-  datasource: string;
-  spec: ReportSpec;
-  mode: Mode;
-  note: string;
-  params: Record<string, unknown>;
-  publishedAt: string;
-  /** The draft's save time (its ETag, draftEtag); absent for a published version. */
-  savedAt?: Date;
-  frozen: Record<string, QueryOutcome> | null;
-}
-
-export async function draftOf(reader: TenantReader, reportId: string): Promise<ViewableVersion | null> {
-  const { rows } = await reader.query("select title, datasource, spec, saved_at from read.report_drafts where report_id = $1", [reportId]);
-  const row = rows[0];
-  if (!row) return null;
-  const spec = row.spec as ReportSpec;
-  return {
-    version: DRAFT_LABEL,
-    title: row.title,
-    datasource: row.datasource,
-    spec,
-    mode: "dynamic",
-    note: "",
-    params: Object.fromEntries((spec.params ?? []).map((param) => [param.name, param.default ?? null])),
-    publishedAt: localIsoDateTime(row.saved_at),
-    savedAt: row.saved_at,
-    frozen: null,
-  };
-}
-
-export async function publishedVersion(reader: TenantReader, reportId: string, no: number): Promise<ViewableVersion | null> {
-  const { rows } = await reader.query(
-    `select v.title, v.datasource, v.spec, v.mode, v.note, v.params, v.published_at, s.data as frozen
-     from read.report_versions v
-     left join read.report_snapshots s on s.tenant = v.tenant and s.report_id = v.report_id and s.no = v.no
-     where v.report_id = $1 and v.no = $2`,
-    [reportId, no],
-  );
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    version: versionLabel(no),
-    title: row.title,
-    datasource: row.datasource,
-    spec: row.spec,
-    mode: row.mode,
-    note: row.note,
-    params: row.params,
-    publishedAt: localIsoDateTime(row.published_at),
-    frozen: row.mode === "snapshot" ? row.frozen : null,
-  };
 }
 
 /** Contract A.2, version entry. */

@@ -1,17 +1,18 @@
+import type { Mode } from "../../commands/reports/events.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
-import type { DrillDef, QueryDef } from "../../commands/reports/spec/specSchema.ts";
-import { drillTitle } from "../../commands/reports/spec/specVocabulary.ts";
-import { drillTemplateDefs, validateDrillArgs, validateParamValues, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
+import type { DrillDef, QueryDef, ReportSpec } from "../../commands/reports/spec/specSchema.ts";
+import type { TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
 import { DRAFT_LABEL, versionLabel, versionNo } from "../../commands/reports/spec/versionLabels.ts";
+import { localIsoDateTime } from "../../db/localDateTime.ts";
 import type { Db } from "../../db/pool.ts";
-import { readAsTenant } from "../../db/tenantScope.ts";
-import { draftOf, publishedVersion, reportHead, type ViewableVersion } from "./reportCatalog.ts";
-import { runSpecQueries, type ReportRuntime } from "./runSpecQueries.ts";
+import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
 
 /*
  * The viewing rules (contract A.3), once for every call that shows a report (view, data, drill,
- * diff, source, the exports, the embed page): which version answers a call, which params and drill
- * args it may send, and what a snapshot shows. The routes only translate HTTP to these and back.
+ * diff, source, the exports, the embed page): which version answers a call, and what a snapshot
+ * shows. The routes only translate HTTP to these and back; what a call may send (params, drill
+ * args) is checked by viewedLayer.ts. Kept light on purpose: resolving a version loads neither the
+ * spec schema nor the query engine.
  */
 
 export type RefusalKind = "invalid" | "not-found" | "conflict";
@@ -25,6 +26,74 @@ export class ViewingRefusal extends Error {
     super(message);
     this.name = "ViewingRefusal";
   }
+}
+
+/** Whether a report exists, and its current published version. */
+export interface ReportHead {
+  publishedVersion: number | null;
+  hasDraft: boolean;
+}
+
+export async function reportHead(reader: TenantReader, reportId: string): Promise<ReportHead | null> {
+  const { rows } = await reader.query("select published_version, has_draft from read.reports where report_id = $1", [reportId]);
+  return rows[0] ? { publishedVersion: rows[0].published_version, hasDraft: rows[0].has_draft } : null;
+}
+
+/** A version as the viewing calls need it: the draft is a dynamic version of its own. */
+export interface ViewableVersion {
+  version: string;
+  title: string;
+  datasource: string;
+  spec: ReportSpec;
+  mode: Mode;
+  note: string;
+  params: Record<string, unknown>;
+  publishedAt: string;
+  /** The draft's save time (its ETag, draftEtag); absent for a published version. */
+  savedAt?: Date;
+  frozen: Record<string, QueryOutcome> | null;
+}
+
+export async function draftOf(reader: TenantReader, reportId: string): Promise<ViewableVersion | null> {
+  const { rows } = await reader.query("select title, datasource, spec, saved_at from read.report_drafts where report_id = $1", [reportId]);
+  const row = rows[0];
+  if (!row) return null;
+  const spec = row.spec as ReportSpec;
+  return {
+    version: DRAFT_LABEL,
+    title: row.title,
+    datasource: row.datasource,
+    spec,
+    mode: "dynamic",
+    note: "",
+    params: Object.fromEntries((spec.params ?? []).map((param) => [param.name, param.default ?? null])),
+    publishedAt: localIsoDateTime(row.saved_at),
+    savedAt: row.saved_at,
+    frozen: null,
+  };
+}
+
+export async function publishedVersion(reader: TenantReader, reportId: string, no: number): Promise<ViewableVersion | null> {
+  const { rows } = await reader.query(
+    `select v.title, v.datasource, v.spec, v.mode, v.note, v.params, v.published_at, s.data as frozen
+     from read.report_versions v
+     left join read.report_snapshots s on s.tenant = v.tenant and s.report_id = v.report_id and s.no = v.no
+     where v.report_id = $1 and v.no = $2`,
+    [reportId, no],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    version: versionLabel(no),
+    title: row.title,
+    datasource: row.datasource,
+    spec: row.spec,
+    mode: row.mode,
+    note: row.note,
+    params: row.params,
+    publishedAt: localIsoDateTime(row.published_at),
+    frozen: row.mode === "snapshot" ? row.frozen : null,
+  };
 }
 
 /**
@@ -73,39 +142,13 @@ export async function versionToView(db: Db, tenant: string, reportId: string, as
   });
 }
 
-/** The filter values a call runs with: what it sends, over the version's published values. */
-export function paramValues(version: ViewableVersion, sent: unknown): Record<string, unknown> {
-  const checked = validateParamValues(version.spec.params ?? [], version.params, sent);
-  if ("problem" in checked) throw new ViewingRefusal("invalid", checked.problem);
-  return checked.values;
-}
-
+/** A drill-through call's target, with its args checked (viewedLayer.ts drillLayer). */
 export interface DrillLayer {
   key: string;
   drill: DrillDef;
   title: string;
   defs: TemplateDef[];
   values: Record<string, unknown>;
-}
-
-/** A drill-through call's target, its checked args merged over the params, and its title. */
-export function drillLayer(version: ViewableVersion, drillKey: unknown, sentArgs: unknown, params: Record<string, unknown>): DrillLayer {
-  const drills = version.spec.drills ?? {};
-  // Own keys only: `in` would take "__proto__" or "constructor" for a drill target.
-  if (typeof drillKey !== "string" || !Object.hasOwn(drills, drillKey)) {
-    const declared = Object.keys(drills);
-    throw new ViewingRefusal("invalid", declared.length ? `drill must be one of ${declared.join(", ")}.` : "This report declares no drill-through targets.");
-  }
-  const drill = drills[drillKey]!;
-  const args = validateDrillArgs(drill, sentArgs);
-  if ("problem" in args) throw new ViewingRefusal("invalid", args.problem);
-  return {
-    key: drillKey,
-    drill,
-    title: drillTitle(drill.title, args.values),
-    defs: drillTemplateDefs(version.spec.params ?? [], drill),
-    values: { ...params, ...args.values },
-  };
 }
 
 /** What a call shows: the report's own layer, or a drill target's. */
@@ -131,9 +174,4 @@ export function shownLayer(version: ViewableVersion, params: Record<string, unkn
   const frozen = version.frozen;
   const shown = frozen ? version.params : params;
   return { title: version.title, drill: null, queries: version.spec.queries, defs: version.spec.params ?? [], params: shown, values: shown, frozen };
-}
-
-/** The layer's results: the frozen ones, or its queries run now on the version's data source. */
-export async function layerResults(runtime: ReportRuntime, tenant: string, version: ViewableVersion, layer: ShownLayer): Promise<Record<string, QueryOutcome>> {
-  return layer.frozen ?? (await runSpecQueries(runtime, version.datasource, tenant, layer.queries, layer.defs, layer.values));
 }

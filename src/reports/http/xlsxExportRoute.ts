@@ -5,7 +5,8 @@ import { compileTemplate, TemplateError, type TemplateDef } from "../../../comma
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
 import type { ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
-import { drillLayer, paramValues, shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
+import { drillLayer, paramValues } from "../../../queries/reports/viewedLayer.ts";
+import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { localDate, localDateTime } from "../../../db/localDateTime.ts";
 import { rulesOfColumn } from "../charts/highlight.ts";
 import { XLSX_CONTENT_TYPE } from "../export/contentTypes.ts";
