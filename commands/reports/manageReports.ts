@@ -11,7 +11,7 @@ import type { QueryOutcome } from "./spec/queryOutcome.ts";
 import { specProblems, type ReportSpec } from "./spec/specSchema.ts";
 import { readOnlyProblem } from "./spec/sqlSafety.ts";
 import { drillTemplateDefs, validateParamValues, type TemplateDef } from "./spec/sqlTemplate.ts";
-import { VERSION_LABEL, versionNo } from "./spec/versionLabels.ts";
+import { VERSION_LABEL, versionNo } from "./spec/specVocabulary.ts";
 
 export const saveDraftInput = z.object({
   title: z.string().trim().min(1, "title must not be empty").max(200, "title has at most 200 characters").optional(),

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
 import type { Draft, Mode, PublishedVersion, ReportEvent } from "./events.ts";
-import { versionLabel } from "./spec/versionLabels.ts";
+import { versionLabel } from "./spec/specVocabulary.ts";
 
 export interface ReportState {
   draft: Draft | null;

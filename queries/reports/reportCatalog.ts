@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { auditSummarySchema, summariseAudit, type Audit } from "../../commands/reports/spec/audit.ts";
 import type { Mode } from "../../commands/reports/events.ts";
-import { versionLabel } from "../../commands/reports/spec/versionLabels.ts";
+import { versionLabel } from "../../commands/reports/spec/specVocabulary.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
 

@@ -2,7 +2,7 @@ import type { Mode } from "../../commands/reports/events.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import type { DrillDef, QueryDef, ReportSpec } from "../../commands/reports/spec/specSchema.ts";
 import type { TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
-import { DRAFT_LABEL, versionLabel, versionNo } from "../../commands/reports/spec/versionLabels.ts";
+import { DRAFT_LABEL, versionLabel, versionNo } from "../../commands/reports/spec/specVocabulary.ts";
 import { localIsoDateTime } from "../../db/localDateTime.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";

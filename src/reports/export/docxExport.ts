@@ -10,7 +10,7 @@ import type { EChartsOption } from "echarts";
 import { AlignmentType, BorderStyle, Document, HeadingLevel, ImageRun, Packer, Paragraph, ShadingType, Table, TableCell, TableRow, TextRun, WidthType } from "docx";
 import type { NodeDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
 import type { QueryOutcome, QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
-import { DRAFT_LABEL } from "../../../commands/reports/spec/versionLabels.ts";
+import { DRAFT_LABEL } from "../../../commands/reports/spec/specVocabulary.ts";
 import { chartOption, type ChartNode } from "../charts/chartOptions.ts";
 import { optionLabels, paramText, statText } from "../charts/formatValue.ts";
 import { renderChartsPng } from "../charts/renderChart.ts";
