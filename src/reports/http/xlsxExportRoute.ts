@@ -1,10 +1,10 @@
 import { PassThrough } from "node:stream";
 import Router from "@koa/router";
 import { exportEnabled, type HighlightRuleDef, type NodeDef, type ParamDef } from "../../../commands/reports/spec/specSchema.ts";
-import { compileTemplate, TemplateError, type TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts";
+import type { TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts";
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
-import type { ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
+import { preparedQuery, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
 import { drillLayer, paramValues } from "../../../queries/reports/viewedLayer.ts";
 import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { localDate, localDateTime } from "../../../db/localDateTime.ts";
@@ -97,20 +97,12 @@ async function* liveEvents(
   timeoutMs: number,
   liveSheetEvents: typeof import("../export/xlsxExport.ts").liveSheetEvents,
 ): AsyncGenerator<SheetEvent, void, undefined> {
-  const source = runtime.sources.get(datasource);
-  if (!source) {
-    yield { kind: "error", error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` };
+  const prepared = preparedQuery(runtime, datasource, sql, defs, values);
+  if ("error" in prepared) {
+    yield { kind: "error", error: prepared.error };
     return;
   }
-  let compiled;
-  try {
-    compiled = compileTemplate(sql, defs, values);
-  } catch (error) {
-    if (!(error instanceof TemplateError)) throw error;
-    yield { kind: "error", error: error.message };
-    return;
-  }
-  yield* liveSheetEvents(streamQueryRows(source, compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
+  yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
 }
 
 type TableNode = Extract<NodeDef, { type: "table" }>;
