@@ -4,6 +4,7 @@
  * none — its own export buttons and a close button. A drill node with a drill of its own opens a
  * further layer on top.
  */
+import { drillTitle } from "../commands/reports/spec/specVocabulary.ts";
 import type { Api } from "./api.ts";
 import { exportButtons } from "./exports.ts";
 import type { Texts } from "./i18n.ts";
@@ -63,7 +64,7 @@ export function openDrill(context: DrillContext, request: DrillRequest): void {
   title.id = titleId;
   title.className = "layer-title";
   // The server's title (args interpolated) replaces this when the data comes.
-  title.textContent = (drill?.title ?? key).replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => (args[name] == null ? "" : String(args[name])));
+  title.textContent = drillTitle(drill?.title ?? key, args);
   const tools = document.createElement("div");
   tools.className = "layer-tools";
   const body = { version: context.version, params, drill: key, args };

@@ -9,6 +9,7 @@
  * `document.body.dataset.rendered = "true"` and the performance mark `all-rendered`.
  */
 import "./embed.css";
+import { DRAFT_LABEL } from "../commands/reports/spec/specVocabulary.ts";
 import { ApiError, createApi } from "./api.ts";
 import { openDrill } from "./drill.ts";
 import { exportButtons } from "./exports.ts";
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   h1.textContent = view.title;
   const meta = document.createElement("p");
   meta.className = "report-meta";
-  meta.textContent = view.version === "draft" ? texts.draft(local(view.publishedAt)) : texts.version(view.version, local(view.publishedAt));
+  meta.textContent = view.version === DRAFT_LABEL ? texts.draft(local(view.publishedAt)) : texts.version(view.version, local(view.publishedAt));
   heading.append(h1, meta);
   const exportsBar = exportButtons(api, texts, spec, () => ({ version: view.version, params: applied }), () => view.title);
   header.append(heading, exportsBar);

@@ -1,6 +1,6 @@
 /** What the page reads from the viewing API (contract A.2); types only, from the server's own modules. */
 import type { NodeDef, ParamDef, StrippedDrillDef, StrippedSpec } from "../commands/reports/spec/specSchema.ts";
-import type { QueryOutcome, QuerySuccess } from "../queries/reports/queryResult.ts";
+import type { QueryOutcome, QuerySuccess } from "../commands/reports/spec/queryOutcome.ts";
 
 export type { NodeDef, ParamDef, QueryOutcome, QuerySuccess, StrippedDrillDef, StrippedSpec };
 

@@ -1,16 +1,17 @@
 import { z } from "zod";
 import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { readStream } from "../../db/eventStore.ts";
-import type { Db } from "../../db/pool.ts";
-import { runSpecQueries, type ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
+import { reportStreams, type Draft, type Mode, type ReportEvent } from "./events.ts";
+import { draftHash, noSuchVersion, reportDecider, unmetPrecondition, type DraftPrecondition } from "./reportDecider.ts";
 import { auditSpec, type Audit } from "./spec/audit.ts";
-import { draftHash, reportDecider, reportStream, unmetPrecondition, type Draft, type DraftPrecondition, type Mode } from "./reportDecider.ts";
+import type { QueryOutcome } from "./spec/queryOutcome.ts";
 import { specProblems, type ReportSpec } from "./spec/specSchema.ts";
 import { readOnlyProblem } from "./spec/sqlSafety.ts";
-import { drillTemplateDefs, validateParamValues } from "./spec/sqlTemplate.ts";
+import { drillTemplateDefs, validateParamValues, type TemplateDef } from "./spec/sqlTemplate.ts";
+import { VERSION_LABEL, versionNo } from "./spec/specVocabulary.ts";
 
 export const saveDraftInput = z.object({
   title: z.string().trim().min(1, "title must not be empty").max(200, "title has at most 200 characters").optional(),
@@ -25,14 +26,25 @@ export const publishInput = z.object({
 });
 
 export const restoreInput = z.object({
-  version: z.string({ error: "version is required: the version to restore, e.g. \"v2\"" }).regex(/^v[1-9][0-9]*$/, "version must look like v1, v2, …"),
+  version: z.string({ error: "version is required: the version to restore, e.g. \"v2\"" }).regex(VERSION_LABEL, "version must look like v1, v2, …"),
   note: z.string().max(2000).optional(),
 });
 
+/** What the report commands need of the service besides the store; the wiring (src/reports/http) gives it. */
 export interface ReportsDeps {
-  db: Db;
-  runtime: ReportRuntime;
+  /** The names of the data sources configured on this server: a draft must name one of them. */
+  dataSources(): string[];
+  /** Runs a layer's queries now, each succeeding or failing on its own: a snapshot freezes what they return. */
+  runQueries: RunQueries;
 }
+
+export type RunQueries = (
+  datasource: string,
+  tenant: string,
+  queries: Record<string, { sql?: string }>,
+  defs: readonly TemplateDef[],
+  values: Record<string, unknown>,
+) => Promise<Record<string, QueryOutcome>>;
 
 async function settled(ctx: CommandContext, appended: { last: { transactionId: string; position: number } } | null) {
   // The author's next call (view, list, publish) must see this change.
@@ -54,8 +66,9 @@ export async function saveDraft(
     throw new CommandError("invalid", listed.join(" "));
   }
   const spec = input.spec as ReportSpec;
-  if (!deps.runtime.sources.get(input.datasource)) {
-    throw new CommandError("invalid", `datasource ${input.datasource} is not configured; use one of ${deps.runtime.sources.names().join(", ")}.`);
+  const configured = deps.dataSources();
+  if (!configured.includes(input.datasource)) {
+    throw new CommandError("invalid", `datasource ${input.datasource} is not configured; use one of ${configured.join(", ")}.`);
   }
   // The clinical data source's reach is known here; another data source's relations are its own.
   const relations = input.datasource === "clinical" ? CLINICAL_RELATIONS : undefined;
@@ -71,20 +84,20 @@ export async function saveDraft(
   }
   const audit = await auditSpec(spec);
   const draft: Draft = { title: input.title ?? spec.title, datasource: input.datasource, spec, audit };
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, { type: "saveDraft", draft, who: ctx.metadata.actor, precondition }, ctx.metadata);
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStreams.id(reportId) }, reportDecider, { type: "saveDraft", draft, who: ctx.metadata.actor, precondition }, ctx.metadata);
   await settled(ctx, appended);
   return audit;
 }
 
 export async function discardDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, precondition?: DraftPrecondition): Promise<void> {
   const command = { type: "discardDraft" as const, who: ctx.metadata.actor, precondition };
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStream(reportId) }, reportDecider, command, ctx.metadata);
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStreams.id(reportId) }, reportDecider, command, ctx.metadata);
   await settled(ctx, appended);
 }
 
 /** Publishes the draft as the next version; a snapshot runs every query now and freezes the results. */
 export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof publishInput>, precondition?: DraftPrecondition) {
-  const stream = await readStream(ctx.store.db, tenant, reportStream(reportId));
+  const stream = await readStream<ReportEvent>(ctx.store.db, tenant, reportStreams.id(reportId));
   if (stream.version === 0) throw new CommandError("not-found", `There is no report ${reportId}.`);
   const state = stream.events.reduce(reportDecider.evolve, reportDecider.initialState());
   // Before a snapshot's queries run: the decider checks again when it appends.
@@ -96,27 +109,35 @@ export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenan
   const checked = validateParamValues(spec.params ?? [], defaults, input.params);
   if ("problem" in checked) throw new CommandError("invalid", checked.problem);
   const mode: Mode = input.mode;
-  const frozen = mode === "snapshot" ? await runSpecQueries(deps.runtime, state.draft.datasource, tenant, spec.queries, spec.params ?? [], checked.values) : null;
+  const frozen = mode === "snapshot" ? await deps.runQueries(state.draft.datasource, tenant, spec.queries, spec.params ?? [], checked.values) : null;
   const { appended, events } = await handleCommand(
     ctx.store,
-    { tenant, streamId: reportStream(reportId) },
+    { tenant, streamId: reportStreams.id(reportId) },
     reportDecider,
     { type: "publish", draftHash: draftHash(state.draft), mode, note: input.note, params: checked.values, frozen, who: ctx.metadata.actor, precondition },
     ctx.metadata,
   );
   await settled(ctx, appended);
-  return (events[0]!.data as { no: number }).no;
+  return publishedNo(events);
 }
 
 export async function restoreVersion(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof restoreInput>) {
-  const from = Number(input.version.slice(1));
+  const from = versionNo(input.version);
+  if (from === null) throw noSuchVersion(input.version);
   const { appended, events } = await handleCommand(
     ctx.store,
-    { tenant, streamId: reportStream(reportId) },
+    { tenant, streamId: reportStreams.id(reportId) },
     reportDecider,
     { type: "restore", from, note: input.note, who: ctx.metadata.actor },
     ctx.metadata,
   );
   await settled(ctx, appended);
-  return (events[0]!.data as { no: number }).no;
+  return publishedNo(events);
+}
+
+/** The number of the version a publish or restore made. */
+function publishedNo(events: ReportEvent[]): number {
+  const published = events.find((event) => event.type === "ReportVersionPublished");
+  if (!published) throw new Error("a publish or restore decided no ReportVersionPublished");
+  return published.data.no;
 }

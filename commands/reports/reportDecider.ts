@@ -1,33 +1,8 @@
 import { createHash } from "node:crypto";
-import type { StoredEvent } from "../../db/eventStore.ts";
-import type { QueryOutcome } from "../../queries/reports/queryResult.ts";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
-import type { Audit } from "./spec/audit.ts";
-import type { ReportSpec } from "./spec/specSchema.ts";
-
-export { REPORT_ID_PATTERN } from "./spec/specVocabulary.ts";
-export const reportStream = (reportId: string) => `report:${reportId}`;
-
-export type Mode = "dynamic" | "snapshot";
-
-export interface Draft {
-  title: string;
-  datasource: string;
-  spec: ReportSpec;
-  audit: Audit;
-}
-
-export interface PublishedVersion extends Draft {
-  no: number;
-  mode: Mode;
-  note: string;
-  params: Record<string, unknown>;
-  /** The frozen results of a snapshot version, exactly as the data call will return them. */
-  frozen: Record<string, QueryOutcome> | null;
-  who: string;
-  restoredFrom?: number;
-}
+import type { Draft, Mode, PublishedVersion, ReportEvent } from "./events.ts";
+import { versionLabel } from "./spec/specVocabulary.ts";
 
 export interface ReportState {
   draft: Draft | null;
@@ -63,26 +38,27 @@ export function unmetPrecondition(precondition: DraftPrecondition | undefined, s
   return `The draft is not the one this call was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and decide anew, or call without If-Match / If-None-Match to act on the draft as it is.`;
 }
 
+/** A restore of a version the report does not have. */
+export const noSuchVersion = (label: string) => new CommandError("not-found", `There is no version ${label}; list them with GET /api/reports/{id}/versions.`);
+
 export function draftHash(draft: Draft): string {
   return createHash("sha256").update(JSON.stringify([draft.title, draft.datasource, draft.spec])).digest("hex");
 }
 
-export const reportDecider: Decider<ReportState, ReportCommand> = {
+export const reportDecider: Decider<ReportState, ReportCommand, ReportEvent> = {
   initialState: () => ({ draft: null, draftSavedAt: null, versions: [], current: null }),
-  evolve: (state, event: StoredEvent) => {
+  evolve: (state, event) => {
     switch (event.type) {
       case "ReportDraftSaved":
-        return { ...state, draft: event.data as Draft, draftSavedAt: event.recordedAt };
+        return { ...state, draft: event.data, draftSavedAt: event.recordedAt };
       case "ReportDraftDiscarded":
         return { ...state, draft: null, draftSavedAt: null };
       case "ReportVersionPublished": {
-        const version = event.data as PublishedVersion;
+        const version = event.data;
         // Publishing consumes the draft; restoring an old version leaves a draft alone.
         const consumed = version.restoredFrom === undefined;
         return { draft: consumed ? null : state.draft, draftSavedAt: consumed ? null : state.draftSavedAt, versions: [...state.versions, version], current: version.no };
       }
-      default:
-        return state;
     }
   },
   decide: (command, state) => {
@@ -110,11 +86,11 @@ export const reportDecider: Decider<ReportState, ReportCommand> = {
       }
       case "restore": {
         const source = state.versions.find((version) => version.no === command.from);
-        if (!source) throw new CommandError("not-found", `There is no version v${command.from}; list them with GET /api/reports/{id}/versions.`);
+        if (!source) throw noSuchVersion(versionLabel(command.from));
         const version: PublishedVersion = {
           ...source,
           no: state.versions.length + 1,
-          note: command.note ?? `restored from v${command.from}`,
+          note: command.note ?? `restored from ${versionLabel(command.from)}`,
           who: command.who,
           restoredFrom: command.from,
         };

@@ -1,10 +1,10 @@
-import type { Draft, PublishedVersion } from "../../commands/reports/reportDecider.ts";
+import { reportStreams, type ReportEvent } from "../../commands/reports/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
 
 /** Reports, their drafts and every published version (with the frozen results of snapshots). */
-export const reportsProjection: Projection = {
+export const reportsProjection: Projection<ReportEvent> = {
   name: "reports",
   version: 1,
   handles: ["ReportDraftSaved", "ReportDraftDiscarded", "ReportVersionPublished"],
@@ -32,13 +32,12 @@ export const reportsProjection: Projection = {
         primary key (tenant, report_id, no)
       )`);
   },
-  async apply(tx: Tx, event: StoredEvent) {
-    const reportId = event.streamId.slice("report:".length);
-    const key = [event.tenant, reportId];
-    const who = (event.data as { who?: string }).who ?? event.metadata.actor;
+  async apply(tx: Tx, event: StoredEvent<ReportEvent>) {
+    const key = [event.tenant, reportStreams.key(event.streamId)];
+    const who = event.data.who ?? event.metadata.actor;
     switch (event.type) {
       case "ReportDraftSaved": {
-        const draft = event.data as Draft;
+        const draft = event.data;
         await tx.query(
           `insert into report_drafts values ($1, $2, $3, $4, $5, $6, $7, $8)
            on conflict (tenant, report_id) do update set title = excluded.title, datasource = excluded.datasource,
@@ -60,7 +59,7 @@ export const reportsProjection: Projection = {
         await tx.query("delete from reports where tenant = $1 and report_id = $2 and published_version is null", key);
         break;
       case "ReportVersionPublished": {
-        const version = event.data as PublishedVersion;
+        const version = event.data;
         await tx.query(
           `insert into report_versions values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
           [...key, version.no, version.title, version.datasource, JSON.stringify(version.spec), JSON.stringify(version.params), version.mode,

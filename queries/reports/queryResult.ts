@@ -1,22 +1,7 @@
 import pg from "pg";
-import { z } from "zod";
+import type { ColumnType } from "../../commands/reports/spec/queryOutcome.ts";
 
-/** The result of one report query as the interface returns it (contract A.2). */
-const COLUMN_TYPE_NAMES = ["string", "integer", "number", "boolean", "date", "datetime", "json"] as const;
-export type ColumnType = (typeof COLUMN_TYPE_NAMES)[number];
-
-export const querySuccessSchema = z.object({
-  columns: z.array(z.string()),
-  columnTypes: z.array(z.enum(COLUMN_TYPE_NAMES)).meta({ description: "One per column, in the order of columns" }),
-  rows: z.array(z.array(z.unknown())).meta({ description: "Arrays in columns order; dates yyyy-MM-dd, date-times yyyy-MM-dd HH:mm:ss; a number that does not fit a double exactly is a string" }),
-  truncated: z.boolean().meta({ description: "True when the query returned more than 5000 rows and was cut to 5000" }),
-  elapsedMs: z.number(),
-});
-export type QuerySuccess = z.infer<typeof querySuccessSchema>;
-
-/** One failing query never fails the call: it carries `error`, a sentence for the report author. */
-export const queryOutcomeSchema = z.union([querySuccessSchema, z.object({ error: z.string() })]);
-export type QueryOutcome = z.infer<typeof queryOutcomeSchema>;
+/** How PostgreSQL's values become a report query's result, in the shape commands/reports/spec/queryOutcome.ts names. */
 
 export const PAGE_ROW_LIMIT = 5000;
 

@@ -2,7 +2,8 @@ import type pg from "pg";
 import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { CappedRead, type CappedRows } from "./cappedRead.ts";
 import type { DataSource } from "./dataSources.ts";
-import { columnTypeOf, PAGE_ROW_LIMIT, valueOf, type QueryOutcome } from "./queryResult.ts";
+import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
+import { columnTypeOf, PAGE_ROW_LIMIT, valueOf } from "./queryResult.ts";
 
 export interface ReportQuery {
   text: string;

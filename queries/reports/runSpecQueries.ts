@@ -1,6 +1,6 @@
-import { compileTemplate, TemplateError, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
-import type { DataSources } from "./dataSources.ts";
-import type { QueryOutcome } from "./queryResult.ts";
+import { compileTemplate, TemplateError, type CompiledTemplate, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
+import type { DataSource, DataSources } from "./dataSources.ts";
+import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { runReportQuery } from "./runReportQuery.ts";
 
 export interface ReportRuntime {
@@ -9,6 +9,24 @@ export interface ReportRuntime {
   timeZone: string;
   /** Told how each query that reached its data source went (the service's metrics). */
   onQuery?: (datasource: string, outcome: "ok" | "error", seconds: number) => void;
+}
+
+/** A query's template compiled for its data source, or the sentence saying why it cannot run (the query's own outcome, never the call's). */
+export function preparedQuery(
+  runtime: ReportRuntime,
+  datasource: string,
+  sql: string,
+  defs: readonly TemplateDef[],
+  values: Record<string, unknown>,
+): { source: DataSource; compiled: CompiledTemplate } | { error: string } {
+  const source = runtime.sources.get(datasource);
+  if (!source) return { error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` };
+  try {
+    return { source, compiled: compileTemplate(sql, defs, values) };
+  } catch (error) {
+    if (error instanceof TemplateError) return { error: error.message };
+    throw error;
+  }
 }
 
 /**
@@ -25,17 +43,11 @@ export async function runSpecQueries(
   values: Record<string, unknown>,
   limit?: number,
 ): Promise<Record<string, QueryOutcome>> {
-  const source = runtime.sources.get(datasource);
   const entries = await Promise.all(
     Object.entries(queries).map(async ([name, query]): Promise<[string, QueryOutcome]> => {
-      if (!source) return [name, { error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` }];
-      let compiled;
-      try {
-        compiled = compileTemplate(query.sql ?? "", defs, values);
-      } catch (error) {
-        if (error instanceof TemplateError) return [name, { error: error.message }];
-        throw error;
-      }
+      const prepared = preparedQuery(runtime, datasource, query.sql ?? "", defs, values);
+      if ("error" in prepared) return [name, prepared];
+      const { source, compiled } = prepared;
       const started = performance.now();
       const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit });
       runtime.onQuery?.(datasource, "error" in outcome ? "error" : "ok", (performance.now() - started) / 1000);

@@ -9,13 +9,9 @@ import { readSideReachingIntoCommands, serverEdges, upwardImports, webEdges, web
  */
 const KNOWN: Record<string, readonly string[]> = {
   upward: [
-    "commands/reports/manageReports.ts -> queries/reports/runSpecQueries.ts",
-    "commands/reports/reportDecider.ts -> queries/reports/queryResult.ts",
   ],
   readSide: [
-    "projections/reports/reports.ts -> commands/reports/reportDecider.ts",
     "queries/kit/jsonChanges.ts -> commands/kit/fieldPath.ts",
-    "queries/reports/reportCatalog.ts -> commands/reports/reportDecider.ts",
   ],
   web: ["web/staff/editor/codeEditors.ts -> db/clinicalViews.ts"],
 };

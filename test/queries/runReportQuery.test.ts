@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { prepareReportRunner, reportRunnerUrl } from "../../db/reportRunner.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { DataSources } from "../../queries/reports/dataSources.ts";
-import type { QueryOutcome, QuerySuccess } from "../../queries/reports/queryResult.ts";
+import type { QueryOutcome, QuerySuccess } from "../../commands/reports/spec/queryOutcome.ts";
 import { runReportQuery } from "../../queries/reports/runReportQuery.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";

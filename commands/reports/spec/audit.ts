@@ -9,6 +9,7 @@
 
 import { parse } from "libpg-query";
 import { z } from "zod";
+import { readTemplateLoosely } from "./sqlTemplate.ts";
 
 const SEVERITIES = ["info", "low", "medium", "high", "critical"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -130,19 +131,18 @@ export function summariseAudit(audit: Audit): AuditSummary {
 // ---------------------------------------------------------------------------------------------
 // Template handling
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.(?:from|to))?\s*\}\}/g;
-
 /** Names used as `{{name}}`, `{{name.from}}` or `{{name.to}}` in a query template. */
 export function placeholderNames(sql: string): Set<string> {
   const names = new Set<string>();
-  for (const m of sql.matchAll(PLACEHOLDER)) names.add(m[1]!);
+  for (const token of readTemplateLoosely(sql)) if (token.kind === "placeholder") names.add(token.name);
   return names;
 }
 
 /** The template as plain SQL: optional-clause brackets dropped, every placeholder → NULL. */
 export function templateToSql(sql: string): string {
-  // Like sqlTemplate.ts, `{{` not followed by a name is plain text (e.g. an array literal '{{1,2}}').
-  return sql.replace(/\{\{\s*[A-Za-z_][^{}]*\}\}/g, "NULL").replace(/\[\[|\]\]/g, " ");
+  return readTemplateLoosely(sql)
+    .map((token) => (token.kind === "text" ? token.text : token.kind === "bracket" ? " " : "NULL"))
+    .join("");
 }
 
 // ---------------------------------------------------------------------------------------------

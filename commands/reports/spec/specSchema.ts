@@ -26,7 +26,7 @@
  *   description ≤ 20000 chars, markdown ≤ 100000 chars, labels and titles ≤ 200 chars.
  */
 import { z } from "zod";
-import { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES, renderPath } from "./specVocabulary.ts";
+import { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, drillTitleArgs, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES, renderPath } from "./specVocabulary.ts";
 
 export { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES, renderPath };
 
@@ -497,11 +497,11 @@ function crossReferences(spec: Record<string, unknown>): Issue[] {
         });
       }
       if (typeof drill.title === "string") {
-        for (const m of drill.title.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
-          if (!argNames.includes(m[1]!)) {
+        for (const named of drillTitleArgs(drill.title)) {
+          if (!argNames.includes(named)) {
             issues.push({
               path: ["drills", key, "title"],
-              message: `title refers to {${m[1]}}, which is not an arg of this drill: ${argNames.length === 0 ? "declare the arg or remove the placeholder" : `use one of ${argNames.map((n) => `{${n}}`).join(", ")}`}.`,
+              message: `title refers to {${named}}, which is not an arg of this drill: ${argNames.length === 0 ? "declare the arg or remove the placeholder" : `use one of ${argNames.map((n) => `{${n}}`).join(", ")}`}.`,
             });
           }
         }

@@ -65,6 +65,17 @@ interface PlaceholderPiece {
   end: number;
 }
 type Piece = TextPiece | PlaceholderPiece;
+/** Read loosely only: `[[` or `]]` wherever it stands, and a `{{name…}}` that is no placeholder. */
+interface BracketPiece {
+  kind: "bracket";
+  start: number;
+}
+interface MalformedPiece {
+  kind: "malformed";
+  start: number;
+  end: number;
+}
+export type LooseToken = Piece | BracketPiece | MalformedPiece;
 interface OptionalClause {
   kind: "optional";
   pieces: Piece[];
@@ -84,9 +95,13 @@ export function lineAndColumn(text: string, offset: number): string {
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.(from|to))?\s*\}\}/y;
 const PLACEHOLDER_START = /\{\{\s*[A-Za-z_]/y;
+/** A placeholder start up to the next `}}` with no brace between: what a loose reading takes for a (malformed) placeholder. */
+const LOOSE_PLACEHOLDER = /\{\{\s*[A-Za-z_][^{}]*\}\}/y;
 
-function tokenize(sql: string): Token[] {
-  const tokens: Token[] = [];
+function tokenize(sql: string): Token[];
+function tokenize(sql: string, loose: true): LooseToken[];
+function tokenize(sql: string, loose = false): Array<Token | LooseToken> {
+  const tokens: Array<Token | LooseToken> = [];
   let clause: OptionalClause | null = null;
   let text = "";
   let textStart = 0;
@@ -98,6 +113,13 @@ function tokenize(sql: string): Token[] {
   };
   let i = 0;
   while (i < sql.length) {
+    if (loose && (sql.startsWith("[[", i) || sql.startsWith("]]", i))) {
+      flush(i);
+      tokens.push({ kind: "bracket", start: i });
+      i += 2;
+      textStart = i;
+      continue;
+    }
     if (sql.startsWith("[[", i)) {
       if (clause) {
         throw new TemplateError(
@@ -141,8 +163,19 @@ function tokenize(sql: string): Token[] {
         textStart = i;
         continue;
       }
+      if (loose) {
+        LOOSE_PLACEHOLDER.lastIndex = i;
+        const malformed = LOOSE_PLACEHOLDER.exec(sql);
+        if (malformed) {
+          flush(i);
+          tokens.push({ kind: "malformed", start: i, end: i + malformed[0].length });
+          i += malformed[0].length;
+          textStart = i;
+          continue;
+        }
+      }
       PLACEHOLDER_START.lastIndex = i;
-      if (PLACEHOLDER_START.test(sql)) {
+      if (!loose && PLACEHOLDER_START.test(sql)) {
         // Show the placeholder itself only (up to its }} on the same line), never the SQL around it.
         const close = sql.indexOf("}}", i);
         const shown = close > 0 && close - i <= 80 && !sql.slice(i, close).includes("\n") ? ` ${sql.slice(i, close + 2)}` : "";
@@ -159,6 +192,15 @@ function tokenize(sql: string): Token[] {
   }
   flush(i);
   return tokens;
+}
+
+/**
+ * A template read without refusing anything, flat: the audit reads a query whatever its shape
+ * (the save refuses a malformed template, with the sentences of the strict reading), so here an
+ * unbalanced or nested bracket and a malformed placeholder are pieces of their own.
+ */
+export function readTemplateLoosely(sql: string): LooseToken[] {
+  return tokenize(sql, true);
 }
 
 /** Every placeholder of a template, in order of appearance (repetitions included). */

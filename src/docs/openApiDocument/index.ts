@@ -6,7 +6,7 @@ import { reportSpecSchema } from "../../../commands/reports/spec/specSchema.ts";
 import type { Dictionary } from "../../../db/seed/defaultDictionary.ts";
 import type { ServedDictionary } from "../../../queries/dictionary/dictionary.ts";
 import { patientListEntrySchema } from "../../../queries/patients/patients.ts";
-import { queryOutcomeSchema } from "../../../queries/reports/queryResult.ts";
+import { queryOutcomeSchema } from "../../../commands/reports/spec/queryOutcome.ts";
 import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
 import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { apiErrorSchema } from "../../http/apiErrors.ts";

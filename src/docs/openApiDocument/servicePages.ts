@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
-import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { healthAnswer, readinessAnswer } from "../../http/healthRoutes.ts";
 import { json, security } from "./shared.ts";
 

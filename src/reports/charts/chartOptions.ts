@@ -19,7 +19,7 @@
  */
 import type { EChartsOption } from "echarts";
 import type { NodeDef } from "../../../commands/reports/spec/specSchema.ts";
-import type { QuerySuccess } from "../../../queries/reports/queryResult.ts";
+import type { QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
 
 export type ChartNode = Extract<NodeDef, { type: "chart" }>;
 export type ChartResult = Pick<QuerySuccess, "columns" | "columnTypes" | "rows">;

@@ -9,7 +9,8 @@
 import type { EChartsOption } from "echarts";
 import { AlignmentType, BorderStyle, Document, HeadingLevel, ImageRun, Packer, Paragraph, ShadingType, Table, TableCell, TableRow, TextRun, WidthType } from "docx";
 import type { NodeDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
-import type { QueryOutcome, QuerySuccess } from "../../../queries/reports/queryResult.ts";
+import type { QueryOutcome, QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
+import { DRAFT_LABEL } from "../../../commands/reports/spec/specVocabulary.ts";
 import { chartOption, type ChartNode } from "../charts/chartOptions.ts";
 import { optionLabels, paramText, statText } from "../charts/formatValue.ts";
 import { renderChartsPng } from "../charts/renderChart.ts";
@@ -193,7 +194,7 @@ function chartBlocks(node: ChartNode, image: Buffer | string | undefined): Block
 function headerBlocks(layer: DocxLayer, markdown: MarkdownConverter): Block[] {
   const blocks: Block[] = [new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(layer.title)] })];
   if (layer.reportTitle) blocks.push(new Paragraph({ children: [muted(`Drill-through of ${layer.reportTitle}`)] }));
-  const kind = layer.version === "draft" ? "saved" : layer.mode === "snapshot" ? "snapshot" : "published";
+  const kind = layer.version === DRAFT_LABEL ? "saved" : layer.mode === "snapshot" ? "snapshot" : "published";
   blocks.push(new Paragraph({ children: [muted(`Version ${layer.version} (${kind} ${layer.publishedAt.replace("T", " ")}) · exported ${layer.exportedAt.replace("T", " ")}`)] }));
   if (layer.note) blocks.push(new Paragraph({ children: [new TextRun({ text: layer.note, italics: true })] }));
   if (layer.description) blocks.push(...markdown.convert(layer.description));

@@ -1,4 +1,4 @@
-import type { ColumnType } from "../../../queries/reports/queryResult.ts";
+import type { ColumnType } from "../../../commands/reports/spec/queryOutcome.ts";
 import { valueOf } from "../../../queries/reports/queryResult.ts";
 
 /** What one spreadsheet cell holds: numbers, booleans and Dates are written typed (Dates with their column's date format), strings as text. */

@@ -1,7 +1,8 @@
 import type { Writable } from "node:stream";
 import ExcelJS from "exceljs";
 import type { ExportEvent } from "../../../queries/reports/exportRows.ts";
-import { columnTypeOf, type ColumnType, type QueryOutcome } from "../../../queries/reports/queryResult.ts";
+import type { ColumnType, QueryOutcome } from "../../../commands/reports/spec/queryOutcome.ts";
+import { columnTypeOf } from "../../../queries/reports/queryResult.ts";
 import { TONE_COLOURS, type HighlightRuleDef, type HighlightTone } from "../charts/highlight.ts";
 import { cellOf, textCell, textToCell, type CellValue } from "./xlsxCells.ts";
 import { rowsXmlColumns, writeRowsXml, type RowsXmlColumn } from "./xlsxRowsXml.ts";

@@ -2,13 +2,14 @@ import Router from "@koa/router";
 import type { Context } from "koa";
 import { exportEnabled, type NodeDef } from "../../../commands/reports/spec/specSchema.ts";
 import { localDate, localIsoDateTime } from "../../../db/localDateTime.ts";
-import { runSpecQueries } from "../../../queries/reports/runSpecQueries.ts";
+import { drillLayer, layerResults, paramValues } from "../../../queries/reports/viewedLayer.ts";
+import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import type { DocxLayer } from "../export/docxExport.ts";
 import { DOCX_CONTENT_TYPE } from "../export/contentTypes.ts";
 import { attachment, exportFileName } from "../../http/attachment.ts";
 import { HttpError } from "../../http/httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { checkedParams, drillLayer, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
+import { reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
 export type DocxExportDeps = ReportRoutesDeps;
@@ -21,49 +22,35 @@ export type DocxExportDeps = ReportRoutesDeps;
 export function docxExportRoute(deps: DocxExportDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
 
+  router.use(viewingRefusals);
   router.post("/:id/export/docx", async (ctx: Context) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     if (!exportEnabled(version.spec, "docx")) throw new HttpError(400, "The docx export is switched off for this report.");
-    const params = checkedParams(version, body.params);
+    const params = paramValues(version, body.params);
+    const drilling = body.drill !== undefined && body.drill !== null;
+    if (!drilling && body.args !== undefined && body.args !== null) throw new HttpError(400, "args are taken only with drill: name the drill target in drill, or leave args out.");
+    const shown = shownLayer(version, params, drilling ? drillLayer(version, body.drill, body.args, params) : null);
     const now = new Date();
-    const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note };
-    const specParams = version.spec.params ?? [];
     // Word, ECharts and the rasteriser are big: loaded on the first export, not at start-up.
     const { exportDocx, filterRows } = await import("../export/docxExport.ts");
-
-    let layer: DocxLayer;
-    if (body.drill !== undefined && body.drill !== null) {
-      const drill = drillLayer(version, body.drill, body.args, params);
-      const results = await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, drill.drill.queries, drill.defs, drill.values);
-      // A drill target without nodes of its own shows each of its queries as a table.
-      const nodes: NodeDef[] = drill.drill.nodes ?? Object.keys(drill.drill.queries).map((name) => ({ id: name, type: "table", title: name, query: name }));
-      layer = {
-        ...common,
-        title: drill.title,
-        reportTitle: version.title,
-        filters: [
-          ...filterRows(specParams, params, {}),
-          ...drill.drill.args.map((arg) => ({ label: arg.name, value: drill.values[arg.name] == null ? "(all)" : String(drill.values[arg.name]) })),
-        ],
-        nodes,
-        results,
-      };
-    } else {
-      if (body.args !== undefined && body.args !== null) throw new HttpError(400, "args are taken only with drill: name the drill target in drill, or leave args out.");
-      // A snapshot shows what was frozen at publishing, with the filter values it was frozen with.
-      const values = version.frozen ? version.params : params;
-      const results = version.frozen ?? (await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, version.spec.queries, specParams, values));
-      layer = {
-        ...common,
-        title: version.title,
-        description: version.spec.description,
-        filters: filterRows(specParams, values, results),
-        nodes: version.spec.nodes,
-        results,
-      };
-    }
+    const results = await layerResults(deps.runtime, ctx.state.tenant, version, shown);
+    const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note, title: shown.title, results };
+    const specParams = version.spec.params ?? [];
+    const drill = shown.drill?.drill;
+    const layer: DocxLayer = drill
+      ? {
+          ...common,
+          reportTitle: version.title,
+          filters: [
+            ...filterRows(specParams, shown.params, {}),
+            ...drill.args.map((arg) => ({ label: arg.name, value: shown.values[arg.name] == null ? "(all)" : String(shown.values[arg.name]) })),
+          ],
+          // A drill target without nodes of its own shows each of its queries as a table.
+          nodes: drill.nodes ?? Object.keys(drill.queries).map((name): NodeDef => ({ id: name, type: "table", title: name, query: name })),
+        }
+      : { ...common, description: version.spec.description, filters: filterRows(specParams, shown.params, results), nodes: version.spec.nodes };
 
     const file = await exportDocx(layer);
     ctx.type = DOCX_CONTENT_TYPE;

@@ -18,13 +18,14 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
 import type { Logger } from "pino";
-import { REPORT_ID_PATTERN } from "../../../commands/reports/reportDecider.ts";
+import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import type { Db } from "../../../db/pool.ts";
 import { TENANT_PATTERN } from "../../../db/tenantScope.ts";
 import { EmbedTokens, embedCors } from "./embedAccess.ts";
 import { bundleAssetRoute, loadEmbedAssets, WEB_DIST_DIR } from "../../http/bundleAssets.ts";
 import { HttpError } from "../../http/httpError.ts";
-import { resolveVersion } from "./reportRequests.ts";
+import { versionToView } from "../../../queries/reports/viewing.ts";
+import { asHttpError } from "./reportRequests.ts";
 
 export interface EmbedRoutesDeps {
   db: Db;
@@ -144,7 +145,7 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
       const reportId = ctx.params.id!;
       if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(404, `There is no report ${reportId}.`);
       // `?version=` (empty) is the same as no version: the current published one.
-      const version = await resolveVersion(deps.db, ctx, reportId, ctx.query.version === "" ? undefined : ctx.query.version);
+      const version = await versionToView(deps.db, tenant, reportId, ctx.query.version === "" ? undefined : ctx.query.version);
       const assets = loadEmbedAssets(assetsDir);
       if (!assets) throw new HttpError(503, "The embed bundle is missing: run `npm run build:web` (npm install runs it).");
       const attrs: Record<string, string> = {
@@ -181,7 +182,8 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
 </html>
 `,
       );
-    } catch (error) {
+    } catch (thrown) {
+      const error = asHttpError(thrown);
       if (error instanceof HttpError) {
         html(ctx, error.status, messagePage(lang, error.status, error.message));
         return;

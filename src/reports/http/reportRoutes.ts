@@ -3,22 +3,28 @@ import type { Context } from "koa";
 import { z } from "zod";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
 import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../../commands/reports/manageReports.ts";
-import { draftEtag, REPORT_ID_PATTERN, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
+import { draftEtag, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
+import { REPORT_ID_PATTERN, versionLabel, versionNo } from "../../../commands/reports/spec/specVocabulary.ts";
 import { stripSql } from "../../../commands/reports/spec/specSchema.ts";
 import type { EventStore } from "../../../db/eventStore.ts";
+import type { Db } from "../../../db/pool.ts";
 import { localIsoDateTimeText } from "../../../db/localDateTime.ts";
-import { queryOutcomeSchema } from "../../../queries/reports/queryResult.ts";
-import { auditOf, draftOf, listReports, reportHead, versionsOf } from "../../../queries/reports/reportCatalog.ts";
-import { runSpecQueries } from "../../../queries/reports/runSpecQueries.ts";
+import { queryOutcomeSchema } from "../../../commands/reports/spec/queryOutcome.ts";
+import { auditOf, listReports, versionsOf } from "../../../queries/reports/reportCatalog.ts";
+import { runSpecQueries, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
+import { drillLayer, layerResults, paramValues } from "../../../queries/reports/viewedLayer.ts";
+import { draftOf, reportHead, shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { specChanges, type SpecDiff } from "../../../queries/reports/specChanges.ts";
 import { authorIfAny, requireAuthor } from "../../http/authorAuth.ts";
 import { commandContextOf } from "../../http/requestState.ts";
 import { HttpError } from "../../http/httpError.ts";
-import { checkedParams, drillLayer, readFor, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
+import { readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
 
-export interface ReportRoutesDeps extends ReportsDeps {
+export interface ReportRoutesDeps {
   store: EventStore;
+  db: Db;
+  runtime: ReportRuntime;
   adminToken: string | undefined;
 }
 
@@ -70,8 +76,13 @@ function draftPrecondition(ctx: Context): DraftPrecondition | undefined {
 
 export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
+  router.use(viewingRefusals);
   const author = requireAuthor(deps.db, deps.adminToken);
   const authorOf = authorIfAny(deps.db, deps.adminToken);
+  const commands: ReportsDeps = {
+    dataSources: () => deps.runtime.sources.names(),
+    runQueries: (...layer) => runSpecQueries(deps.runtime, ...layer),
+  };
   const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
   router.get("/", async (ctx) => {
@@ -80,7 +91,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
 
   router.get("/:id/view", async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, ctx.query.version);
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.query.version);
     ctx.body = {
       id: reportId,
       title: version.title,
@@ -97,23 +108,18 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   router.post("/:id/data", async (ctx) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
-    const values = checkedParams(version, body.params);
-    // A snapshot answers with what was frozen at publishing, whatever the data source holds now.
-    ctx.body = {
-      queries: version.frozen ?? (await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, version.spec.queries, version.spec.params ?? [], values)),
-    } satisfies z.infer<typeof dataAnswer>;
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
+    const layer = shownLayer(version, paramValues(version, body.params), null);
+    ctx.body = { queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer) } satisfies z.infer<typeof dataAnswer>;
   });
 
   router.post("/:id/drill", async (ctx) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
-    const layer = drillLayer(version, body.drill, body.args, checkedParams(version, body.params));
-    ctx.body = {
-      title: layer.title,
-      queries: await runSpecQueries(deps.runtime, version.datasource, ctx.state.tenant, layer.drill.queries, layer.defs, layer.values),
-    } satisfies z.infer<typeof drillAnswer>;
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
+    const params = paramValues(version, body.params);
+    const layer = shownLayer(version, params, drillLayer(version, body.drill, body.args, params));
+    ctx.body = { title: layer.title, queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer) } satisfies z.infer<typeof drillAnswer>;
   });
 
   router.get("/:id/versions", async (ctx) => {
@@ -127,7 +133,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   router.get("/:id/versions/:a/diff/:b", async (ctx) => {
     const reportId = reportIdOf(ctx);
     const [from, to] = [ctx.params.a!, ctx.params.b!];
-    const [before, after] = [await resolveVersion(deps.db, ctx, reportId, from), await resolveVersion(deps.db, ctx, reportId, to)];
+    const [before, after] = [await versionToView(deps.db, ctx.state.tenant, reportId, from), await versionToView(deps.db, ctx.state.tenant, reportId, to)];
     const withSql = (await authorOf(ctx)) !== null;
     ctx.body = { id: reportId, from, to, sqlIncluded: withSql, changes: specChanges(before.spec, after.spec, withSql) } satisfies SpecDiff;
   });
@@ -135,15 +141,15 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   // The editor's starting point; SQL leaves the service only for an author of the tenant.
   router.get("/:id/versions/:no/source", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, ctx.params.no!);
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.params.no!);
     if (version.savedAt) ctx.set("ETag", draftEtag(version.savedAt));
     ctx.body = { id: reportId, version: version.version, title: version.title, datasource: version.datasource, spec: version.spec } satisfies z.infer<typeof reportSourceAnswer>;
   });
 
   router.get("/:id/versions/:no/audit", async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = /^v[1-9][0-9]{0,8}$/.test(ctx.params.no!) ? Number(ctx.params.no!.slice(1)) : 0;
-    const audit = no ? await readFor(deps.db, ctx, (reader) => auditOf(reader, reportId, no)) : null;
+    const no = versionNo(ctx.params.no!);
+    const audit = no !== null ? await readFor(deps.db, ctx, (reader) => auditOf(reader, reportId, no)) : null;
     if (!audit) throw new HttpError(404, `Report ${reportId} has no version ${ctx.params.no}; see GET /api/reports/${reportId}/versions.`);
     ctx.body = audit;
   });
@@ -153,29 +159,29 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(400, "The report id must be 1 to 64 lower-case letters, digits or '-', starting with a letter or digit.");
     const input = parseBody(saveDraftInput, ctx.request.body);
     if (input.spec === undefined) throw new HttpError(400, "spec is required: the report specification (see /md/report-spec-guide.md).");
-    const audit = await saveDraft(context(ctx), deps, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
+    const audit = await saveDraft(context(ctx), commands, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
     const saved = await readFor(deps.db, ctx, (reader) => draftOf(reader, reportId));
     if (saved?.savedAt) ctx.set("ETag", draftEtag(saved.savedAt));
     ctx.body = { id: reportId, hasDraft: true, audit } satisfies z.infer<typeof draftSavedAnswer>;
   });
 
   router.delete("/:id/draft", author, async (ctx) => {
-    await discardDraft(context(ctx), deps, ctx.state.tenant, reportIdOf(ctx), draftPrecondition(ctx));
+    await discardDraft(context(ctx), commands, ctx.state.tenant, reportIdOf(ctx), draftPrecondition(ctx));
     ctx.status = 204;
   });
 
   router.post("/:id/publish", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = await publishDraft(context(ctx), deps, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
+    const no = await publishDraft(context(ctx), commands, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
     ctx.status = 201;
-    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
+    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === versionLabel(no));
   });
 
   router.post("/:id/restore", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = await restoreVersion(context(ctx), deps, ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
+    const no = await restoreVersion(context(ctx), commands, ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
     ctx.status = 201;
-    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === `v${no}`);
+    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === versionLabel(no));
   });
   return router;
 }

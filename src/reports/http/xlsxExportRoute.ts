@@ -1,10 +1,12 @@
 import { PassThrough } from "node:stream";
 import Router from "@koa/router";
 import { exportEnabled, type HighlightRuleDef, type NodeDef, type ParamDef } from "../../../commands/reports/spec/specSchema.ts";
-import { compileTemplate, TemplateError, type TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts";
+import type { TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts";
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
-import type { ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
+import { preparedQuery, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
+import { drillLayer, paramValues } from "../../../queries/reports/viewedLayer.ts";
+import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { localDate, localDateTime } from "../../../db/localDateTime.ts";
 import { rulesOfColumn } from "../charts/highlight.ts";
 import { XLSX_CONTENT_TYPE } from "../export/contentTypes.ts";
@@ -12,7 +14,7 @@ import type { SheetEvent, XlsxAbout, XlsxSheet } from "../export/xlsxExport.ts";
 import { attachment, exportFileName } from "../../http/attachment.ts";
 import { HttpError } from "../../http/httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { checkedParams, drillLayer, reportBody, reportIdOf, resolveVersion } from "./reportRequests.ts";
+import { reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
 export type XlsxExportRouteDeps = ReportRoutesDeps;
@@ -23,47 +25,43 @@ export type XlsxExportRouteDeps = ReportRoutesDeps;
  */
 export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
+  router.use(viewingRefusals);
 
   router.post("/:id/export/xlsx", async (ctx) => {
     // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
     const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
-    const version = await resolveVersion(deps.db, ctx, reportId, body.version);
+    const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     if (!exportEnabled(version.spec, "xlsx")) throw new HttpError(400, "The xlsx export is switched off for this report.");
     const drilling = body.drill !== undefined && body.drill !== null;
     if (!drilling && body.args !== undefined && body.args !== null) {
       throw new HttpError(400, "args belong to a drill-through: send drill with the name of the target as well, or leave args out.");
     }
-    const params = checkedParams(version, body.params);
-    const layer = drilling ? drillLayer(version, body.drill, body.args, params) : null;
+    const params = paramValues(version, body.params);
+    const layer = shownLayer(version, params, drilling ? drillLayer(version, body.drill, body.args, params) : null);
+    const drill = layer.drill;
     const tenant: string = ctx.state.tenant;
     const now = new Date();
-
-    // A snapshot's own layer exports what was frozen (with the values it was frozen with); a drill runs live.
-    const frozen = layer ? null : version.frozen;
-    const shownParams = frozen ? checkedParams(version, undefined) : params;
-    const queries = layer ? layer.drill.queries : version.spec.queries;
-    const defs: readonly TemplateDef[] = layer ? layer.defs : (version.spec.params ?? []);
-    const values = layer ? layer.values : params;
 
     const about: XlsxAbout = {
       report: version.title,
       version: version.version,
-      mode: layer && version.mode === "snapshot" ? "snapshot (the drill-through runs live)" : version.mode,
+      mode: drill && version.mode === "snapshot" ? "snapshot (the drill-through runs live)" : version.mode,
       publishedAt: version.publishedAt,
       exportedAt: localDateTime(now),
       datasource: version.datasource,
-      filters: (version.spec.params ?? []).map((param) => ({ label: param.label || param.name, value: shownValue(param, shownParams[param.name]) })),
-      ...(layer ? { drill: { title: layer.title, args: layer.drill.args.map((arg) => ({ name: arg.name, value: shownValue(null, layer.values[arg.name]) })) } } : {}),
+      filters: (version.spec.params ?? []).map((param) => ({ label: param.label || param.name, value: shownValue(param, layer.params[param.name]) })),
+      ...(drill ? { drill: { title: layer.title, args: drill.drill.args.map((arg) => ({ name: arg.name, value: shownValue(null, layer.values[arg.name]) })) } } : {}),
     };
     const timeoutMs = deps.runtime.timeoutMs * EXPORT_TIMEOUT_FACTOR;
-    const nodes = layer ? (layer.drill.nodes ?? []) : version.spec.nodes;
+    const nodes = drill ? (drill.drill.nodes ?? []) : version.spec.nodes;
     const formats = columnFormats(nodes, excelNumberFormat);
     const highlights = columnHighlights(nodes);
-    const sheets: XlsxSheet[] = inReadingOrder(queries, nodes).map(([name, query]) => ({
+    const frozen = layer.frozen;
+    const sheets: XlsxSheet[] = inReadingOrder(layer.queries, nodes).map(([name, query]) => ({
       query: name,
-      events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", defs, values, timeoutMs, liveSheetEvents),
+      events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", layer.defs, layer.values, timeoutMs, liveSheetEvents),
       numberFormats: formats.get(name),
       highlights: highlights.get(name),
     }));
@@ -77,7 +75,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     });
     ctx.status = 200;
     ctx.type = XLSX_CONTENT_TYPE;
-    ctx.set("Content-Disposition", attachment(exportFileName(layer ? layer.title : version.title, version.version, localDate(now), "xlsx")));
+    ctx.set("Content-Disposition", attachment(exportFileName(layer.title, version.version, localDate(now), "xlsx")));
     ctx.set("Cache-Control", "no-store");
     ctx.body = out;
     writeXlsx(out, about, sheets, stop.signal).then(
@@ -99,20 +97,12 @@ async function* liveEvents(
   timeoutMs: number,
   liveSheetEvents: typeof import("../export/xlsxExport.ts").liveSheetEvents,
 ): AsyncGenerator<SheetEvent, void, undefined> {
-  const source = runtime.sources.get(datasource);
-  if (!source) {
-    yield { kind: "error", error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` };
+  const prepared = preparedQuery(runtime, datasource, sql, defs, values);
+  if ("error" in prepared) {
+    yield { kind: "error", error: prepared.error };
     return;
   }
-  let compiled;
-  try {
-    compiled = compileTemplate(sql, defs, values);
-  } catch (error) {
-    if (!(error instanceof TemplateError)) throw error;
-    yield { kind: "error", error: error.message };
-    return;
-  }
-  yield* liveSheetEvents(streamQueryRows(source, compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
+  yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
 }
 
 type TableNode = Extract<NodeDef, { type: "table" }>;

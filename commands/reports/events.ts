@@ -1,0 +1,39 @@
+import { streamCodec, type Event } from "../kit/events.ts";
+import type { Audit } from "./spec/audit.ts";
+import type { QueryOutcome } from "./spec/queryOutcome.ts";
+import type { ReportSpec } from "./spec/specSchema.ts";
+
+/**
+ * The reports context's published language: the events a report's stream holds, and the stream's
+ * name. The read side builds on these (and on the report format, spec/), never on the commands.
+ */
+
+/** One stream a report: `report:<report id>`. */
+export const reportStreams = streamCodec("report:");
+
+export type Mode = "dynamic" | "snapshot";
+
+export interface Draft {
+  title: string;
+  datasource: string;
+  spec: ReportSpec;
+  audit: Audit;
+}
+
+export interface PublishedVersion extends Draft {
+  no: number;
+  mode: Mode;
+  note: string;
+  params: Record<string, unknown>;
+  /** The frozen results of a snapshot version, exactly as the data call will return them. */
+  frozen: Record<string, QueryOutcome> | null;
+  who: string;
+  restoredFrom?: number;
+}
+
+export type ReportDraftSaved = Event<"ReportDraftSaved", Draft & { who: string }>;
+export type ReportDraftDiscarded = Event<"ReportDraftDiscarded", { who: string }>;
+/** A publish, or a restore (`restoredFrom`): both make a new version, the current one. */
+export type ReportVersionPublished = Event<"ReportVersionPublished", PublishedVersion>;
+
+export type ReportEvent = ReportDraftSaved | ReportDraftDiscarded | ReportVersionPublished;
