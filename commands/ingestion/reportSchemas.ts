@@ -5,7 +5,7 @@
 // over time and must not start failing because of it.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { fieldPath } from "../kit/fieldPath.ts";
+import { fieldPath } from "../../db/fieldPath.ts";
 import { mayHoldUnstorableText, UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../kit/storableText.ts";
 
 export const LAB_STATUSES = ["FINAL", "PRELIMINARY", "CORRECTED", "CANCELLED"] as const;

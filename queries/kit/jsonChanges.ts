@@ -1,4 +1,4 @@
-import { fieldPath } from "../../commands/kit/fieldPath.ts";
+import { fieldPath } from "../../db/fieldPath.ts";
 
 export interface JsonChange {
   /** Where, as a field path: `items[3].value`, `queries.monthly.sql`. */

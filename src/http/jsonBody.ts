@@ -1,6 +1,6 @@
 import type { Context, Middleware } from "koa";
 import getRawBody from "raw-body";
-import { fieldPath } from "../../commands/kit/fieldPath.ts";
+import { fieldPath } from "../../db/fieldPath.ts";
 import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../../commands/kit/storableText.ts";
 import { HttpError } from "./httpError.ts";
 

@@ -8,11 +8,11 @@ import { PostgreSQL, sql } from "@codemirror/lang-sql";
 import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
 import { EditorView, basicSetup } from "codemirror";
 import { findNodeAtLocation, parseTree } from "jsonc-parser";
-import { CLINICAL_RELATIONS } from "../../../db/clinicalViews.ts";
+import { CLINICAL_RELATION_NAMES } from "../../../commands/reports/spec/specVocabulary.ts";
 import type { Segment } from "./specPaths.ts";
 
 /** The relations of the clinical data source (contract C.5), offered as completions. */
-const CLINICAL_SCHEMA = Object.fromEntries(CLINICAL_RELATIONS.map((name) => [name, []]));
+const CLINICAL_SCHEMA = Object.fromEntries(CLINICAL_RELATION_NAMES.map((name) => [name, []]));
 
 /** The staff page's style nonce (src/staff/staffRoutes.ts): CodeMirror's theme goes into a `<style>` element. */
 const styleNonce = EditorView.cspNonce.of(document.body.dataset.styleNonce ?? "");
