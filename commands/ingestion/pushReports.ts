@@ -249,12 +249,12 @@ const MAX_ATTEMPTS = 30;
 /** Each report of a round decided against its stream as it stands, and the appends that store the decisions. */
 async function decideRound(db: Queryable, kind: ReportKind, client: PushingClient, round: Prepared[]) {
   const states = await loadStates(db, client.tenant, round.map((entry) => entry.streamId));
-  const decisions = round.map((entry) => decide(entry, states.get(entry.streamId), client));
+  const decisions = round.map((entry) => decide(kind, entry, states.get(entry.streamId), client));
   const appends: StreamAppend[] = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
   return { decisions, appends };
 }
 
-function decide(entry: Prepared, state: ReportStreamState | undefined, client: PushingClient): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
+function decide(kind: ReportKind, entry: Prepared, state: ReportStreamState | undefined, client: PushingClient): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
   if (state && state.contentHash === entry.contentHash) {
     const stored = state.claim ? { matched: true as const, patientRef: state.claim.patientRef } : state.match;
     return { index: entry.index, entry: accepted(entry.externalId, "UNCHANGED", stored ?? entry.freshMatch, state.summary ?? entry.summary), append: null };
@@ -279,7 +279,7 @@ function decide(entry: Prepared, state: ReportStreamState | undefined, client: P
     append: {
       streamId: entry.streamId,
       expectedVersion: state?.version ?? 0,
-      events: [{ type: receivedType(entry.streamId), dataJson: receivedJson(rest, entry.reportJson) }],
+      events: [{ type: kind.events.received, dataJson: receivedJson(rest, entry.reportJson) }],
       ...(entry.origin ? { metadata: { origin: entry.origin } } : {}),
     },
   };
@@ -288,10 +288,6 @@ function decide(entry: Prepared, state: ReportStreamState | undefined, client: P
 /** A ReceivedReport's JSON: the report's, written once at validation (it is large), and the rest. */
 function receivedJson(rest: Omit<ReceivedReport, "report">, reportJson: string): string {
   return `{"report":${reportJson},${JSON.stringify(rest).slice(1)}`;
-}
-
-function receivedType(streamId: string): string {
-  return streamId.startsWith("lab-report:") ? "LabReportReceived" : "ExamReportReceived";
 }
 
 function accepted(externalId: string, status: Outcome, match: { matched: boolean; patientRef?: string; pendingReason?: string }, summary: ReceivedReport["summary"]): AcceptedEntry {

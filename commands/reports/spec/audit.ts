@@ -10,6 +10,7 @@
 import { parse } from "libpg-query";
 import { z } from "zod";
 import { readTemplateLoosely } from "./sqlTemplate.ts";
+import { isRangeParam } from "./specVocabulary.ts";
 
 const SEVERITIES = ["info", "low", "medium", "high", "critical"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -519,7 +520,7 @@ export async function auditSpec(spec: AuditableSpec): Promise<Audit> {
         RULES.unusedParam,
         "low",
         `params[${i}]`,
-        `The filter "${p.name}" is used by no query; reference it as {{${p.name}}}${p.type.endsWith("Range") ? ` (or {{${p.name}.from}} / {{${p.name}.to}})` : ""} in a query, or remove it.`,
+        `The filter "${p.name}" is used by no query; reference it as {{${p.name}}}${isRangeParam(p.type) ? ` (or {{${p.name}.from}} / {{${p.name}.to}})` : ""} in a query, or remove it.`,
       );
     }
   });

@@ -32,6 +32,9 @@ export function versionNo(label: string): number | null {
 export const CLINICAL_RELATION_NAMES = ["patients", "lab_reports", "lab_results", "exam_reports", "std_items", "monthly_results", "latest_results", "std_targets"] as const;
 
 export const PARAM_TYPES = ["date", "dateRange", "number", "numberRange", "text", "select", "multiSelect", "boolean"] as const;
+
+/** A filter whose value is two ends, bound in SQL as `{{name.from}}` and `{{name.to}}`. */
+export const isRangeParam = (type: string): boolean => type === "dateRange" || type === "numberRange";
 export const DRILL_ARG_TYPES = ["date", "number", "text", "boolean"] as const;
 export const NODE_TYPES = ["text", "stat", "table", "chart"] as const;
 export const CHART_KINDS = ["line", "bar", "area", "pie", "scatter"] as const;

@@ -31,6 +31,7 @@
  */
 import type { DrillArgDef, DrillDef, ParamDef } from "./specSchema.ts";
 import { isEmptyValue, isIsoDate, MAX_TEXT_VALUE_LENGTH, VALUE_SHAPES } from "./specSchema.ts";
+import { isRangeParam } from "./specVocabulary.ts";
 
 export class TemplateError extends Error {
   constructor(message: string) {
@@ -240,7 +241,7 @@ function castOf(def: TemplateDef): Cast {
   }
 }
 
-const isRange = (def: TemplateDef) => def.type === "dateRange" || def.type === "numberRange";
+const isRange = (def: TemplateDef) => isRangeParam(def.type);
 const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /** The value a placeholder stands for; null when it counts as null. */
