@@ -1,6 +1,7 @@
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
-import { handleCommand } from "../kit/handleCommand.ts";
+import { handleCommand, type Decider } from "../kit/handleCommand.ts";
+import type { NewEvent } from "../../db/eventStore.ts";
 import type { z } from "zod";
 import { authorDecider, type issuedAuthorToken } from "./authors.ts";
 import { clientDecider, type issuedClientKey } from "./clients.ts";
@@ -8,11 +9,18 @@ import { authorStreams, clientStreams } from "./events.ts";
 import { newId, newSecret, secretDigest } from "./secrets.ts";
 
 /**
- * Credentials must work (or stop working) from the very next request: wait for the read model.
- * A new key is answered even when the read model is slow (it is stored, and shown only once); a
- * revocation that is not yet in force says so, for the caller to check again.
+ * Credentials must work (or stop working) from the very next request: each change waits for the
+ * read model. A new key is answered even when the read model is slow (it is stored, and shown only
+ * once); a revocation that is not yet in force says so, for the caller to check again.
  */
-async function visible(ctx: CommandContext, appended: { last: { transactionId: string; position: number } } | null, what: "grant" | "revocation"): Promise<void> {
+async function changeCredential<State, Command, E extends NewEvent>(
+  ctx: CommandContext,
+  target: { tenant: string; streamId: string },
+  decider: Decider<State, Command, E>,
+  command: Command,
+  what: "grant" | "revocation",
+): Promise<void> {
+  const { appended } = await handleCommand(ctx.store, target, decider, command, ctx.metadata);
   if (!appended || (await ctx.caughtUp("credentials", appended.last, 30_000))) return;
   if (what === "revocation") throw new CommandError("unavailable", "The revocation is recorded and takes effect within seconds; check again shortly.");
 }
@@ -20,43 +28,23 @@ async function visible(ctx: CommandContext, appended: { last: { transactionId: s
 export async function createClient(ctx: CommandContext, input: { name: string; tenant: string }): Promise<z.infer<typeof issuedClientKey>> {
   const clientId = newId();
   const key = newSecret("dhk");
-  const { appended } = await handleCommand(
-    ctx.store,
-    { tenant: input.tenant, streamId: clientStreams.id(clientId) },
-    clientDecider,
-    { type: "register", clientId, name: input.name, keyDigest: secretDigest(key) },
-    ctx.metadata,
-  );
-  await visible(ctx, appended, "grant");
+  const command = { type: "register", clientId, name: input.name, keyDigest: secretDigest(key) } as const;
+  await changeCredential(ctx, { tenant: input.tenant, streamId: clientStreams.id(clientId) }, clientDecider, command, "grant");
   return { clientId, key };
 }
 
 export async function revokeClient(ctx: CommandContext, tenant: string, clientId: string): Promise<void> {
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: clientStreams.id(clientId) }, clientDecider, { type: "revoke" }, ctx.metadata);
-  await visible(ctx, appended, "revocation");
+  await changeCredential(ctx, { tenant, streamId: clientStreams.id(clientId) }, clientDecider, { type: "revoke" }, "revocation");
 }
 
 export async function setClientCodeMap(ctx: CommandContext, tenant: string, clientId: string, codeMap: Record<string, string>): Promise<void> {
-  const { appended } = await handleCommand(
-    ctx.store,
-    { tenant, streamId: clientStreams.id(clientId) },
-    clientDecider,
-    { type: "setCodeMap", codeMap },
-    ctx.metadata,
-  );
-  await visible(ctx, appended, "grant");
+  await changeCredential(ctx, { tenant, streamId: clientStreams.id(clientId) }, clientDecider, { type: "setCodeMap", codeMap }, "grant");
 }
 
 export async function createAuthor(ctx: CommandContext, input: { name: string; tenant: string }): Promise<z.infer<typeof issuedAuthorToken>> {
   const authorId = newId();
   const token = newSecret("dha");
-  const { appended } = await handleCommand(
-    ctx.store,
-    { tenant: input.tenant, streamId: authorStreams.id(authorId) },
-    authorDecider,
-    { type: "register", authorId, name: input.name, tokenDigest: secretDigest(token) },
-    ctx.metadata,
-  );
-  await visible(ctx, appended, "grant");
+  const command = { type: "register", authorId, name: input.name, tokenDigest: secretDigest(token) } as const;
+  await changeCredential(ctx, { tenant: input.tenant, streamId: authorStreams.id(authorId) }, authorDecider, command, "grant");
   return { authorId, token };
 }
