@@ -2,7 +2,7 @@ import { isReceived, type ExamReportEvent } from "../../commands/ingestion/event
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { inRuns, lastPerStream, patientColumns } from "../runtime/eventRuns.ts";
-import { applyDecision, decisionColumnsAndKeys } from "./labReports.ts";
+import { applyDecision, reportTable } from "./labReports.ts";
 import type { Projection } from "../runtime/projection.ts";
 import { recordReceivedCtes } from "./reportDays.ts";
 
@@ -13,17 +13,8 @@ export const examReportsProjection: Projection<ExamReportEvent> = {
   handles: ["ExamReportReceived", "ExamReportClaimed", "ExamReportDismissed"],
   tables: ["exam_reports", "exam_report_days"],
   async setup(tx: Tx) {
-    await tx.query(`
-      create table exam_reports (
-        tenant text not null,
-        external_id text not null,
-        report_no text,
-        patient_ref text,
-        matched boolean not null,
-        pending_reason text,
-        id_card text,
-        patient_name text,
-        his_patient_id text,
+    await tx.query(
+      reportTable("exam_reports", "exam_report_days", `
         exam_type text not null,
         exam_name text,
         examined_at timestamp,
@@ -37,8 +28,8 @@ export const examReportsProjection: Projection<ExamReportEvent> = {
         conclusion text,
         items jsonb not null,
         received_at timestamptz not null,
-        client_name text not null,
-        ${decisionColumnsAndKeys("exam_reports", "exam_report_days")}`);
+        client_name text not null,`),
+    );
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);

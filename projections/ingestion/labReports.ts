@@ -22,17 +22,8 @@ export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabRe
   payload: RECEIVED_READ_IN_DATABASE,
   batchSize: 1000,
   async setup(tx: Tx) {
-    await tx.query(`
-      create table lab_reports (
-        tenant text not null,
-        external_id text not null,
-        report_no text,
-        patient_ref text,
-        matched boolean not null,
-        pending_reason text,
-        id_card text,
-        patient_name text,
-        his_patient_id text,
+    await tx.query(
+      reportTable("lab_reports", "lab_report_days", `
         panel_name text,
         specimen text,
         status text,
@@ -44,8 +35,8 @@ export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabRe
         report_day date not null,
         received_at timestamptz not null,
         client_name text not null,
-        item_count integer not null,
-        ${decisionColumnsAndKeys("lab_reports", "lab_report_days")}`);
+        item_count integer not null,`),
+    );
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
@@ -108,9 +99,25 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
   );
 }
 
-/** The end of a lab or exam report table: its decision and ledger receipt columns, its keys, and its table of days. */
-export function decisionColumnsAndKeys(reportsTable: string, daysTable: string): string {
-  return `dismissed_at timestamptz,
+/**
+ * A lab or exam report table: who the report is about (patientColumns), the kind's own columns,
+ * the decision and ledger receipt columns, its keys, and its table of days. The columns keep this
+ * order: received reports are inserted by position.
+ */
+export function reportTable(reportsTable: string, daysTable: string, ownColumns: string): string {
+  return `
+      create table ${reportsTable} (
+        tenant text not null,
+        external_id text not null,
+        report_no text,
+        patient_ref text,
+        matched boolean not null,
+        pending_reason text,
+        id_card text,
+        patient_name text,
+        his_patient_id text,
+${ownColumns}
+        dismissed_at timestamptz,
         dismiss_reason text,
         -- The report's newest event (version, claim or dismissal), for the ledger receipt in reconciliation.
         ledger_tx xid8 not null,
