@@ -27,7 +27,7 @@ type ReportEventRead = Exclude<StoredEvent<ReactsTo>, StoredEvent<PatientEvent>>
 
 export const autoClaimReactor: Projection<ReactsTo> = {
   name: "auto_claim",
-  version: 1,
+  version: 2,
   handles: ["PatientRegistered", "PatientUpdated", ...Object.values(reportKinds).flatMap((kind) => Object.values(kind.events))],
   // Of a received report only whom it is about is needed, not its items.
   payload: `case when type in (${receivedTypes.map((type) => `'${type}'`).join(", ")})
@@ -39,7 +39,8 @@ export const autoClaimReactor: Projection<ReactsTo> = {
     await tx.query(`
       create table known_patients (tenant text, patient_ref text, id_card text not null, name text not null, primary key (tenant, patient_ref));
       create index known_patients_by_id_card on known_patients (tenant, id_card);
-      create table pending_reports (tenant text, kind text, external_id text, id_card text not null, name text, primary key (tenant, kind, external_id));
+      create table pending_reports (tenant text, kind text, external_id text, id_card text not null, name text, stream_version integer not null,
+                                    primary key (tenant, kind, external_id));
       create index pending_reports_by_id_card on pending_reports (tenant, id_card)`);
   },
   async apply(tx, event) {
@@ -54,18 +55,18 @@ export const autoClaimReactor: Projection<ReactsTo> = {
    * runs (projections/runtime/eventFeed.ts): it must not take a round trip per report. A patient event
    * ends a run, and a claim writes what was gathered first, so effects keep the order of events.
    */
-  async applyBatch(tx, events) {
+  async applyBatch(tx, events, { loading } = { loading: false }) {
     let run: ReportEventRead[] = [];
     for (const event of events) {
       if (event.type !== "PatientRegistered" && event.type !== "PatientUpdated") {
         run.push(event);
         continue;
       }
-      await applyReportRun(tx, run);
+      await applyReportRun(tx, run, loading);
       run = [];
-      await patientKnown(tx, event);
+      await patientKnown(tx, event, loading);
     }
-    await applyReportRun(tx, run);
+    await applyReportRun(tx, run, loading);
   },
 };
 
@@ -73,11 +74,11 @@ interface PendingChange {
   tenant: string;
   kind: string;
   externalId: string;
-  /** null: the report leaves the pending list. */
-  waits: { idCard: string; name: string | null } | null;
+  /** null: the report leaves the pending list. `version`: of the report's stream, the last event of it this reactor met. */
+  waits: { idCard: string; name: string | null; version: number } | null;
 }
 
-async function applyReportRun(tx: Tx, events: ReportEventRead[]): Promise<void> {
+async function applyReportRun(tx: Tx, events: ReportEventRead[], loading: boolean): Promise<void> {
   if (events.length === 0) return;
   // Each event looked at once: its kind, its externalId, and the id card it waits for (a claimable unmatched report).
   const reports = events.map((event) => {
@@ -97,13 +98,13 @@ async function applyReportRun(tx: Tx, events: ReportEventRead[]): Promise<void> 
     const name = isReceived(event) ? (event.data.report.patient.name ?? null) : null;
     const patient = known.get(JSON.stringify([event.tenant, idCard]))?.find((row) => name === null || sameName(name, row.name));
     if (!patient) {
-      changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: { idCard, name } });
+      changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: { idCard, name, version: event.streamVersion } });
       continue;
     }
     // Registered after the push matched nothing: claimed now.
     await writePendingChanges(tx, [...changes.values()]);
     changes.clear();
-    await claim(tx, event, kind, externalId, patient.patientRef, idCard);
+    await claim(tx, event, { kind, externalId, atVersion: event.streamVersion }, patient.patientRef, idCard, loading);
   }
   await writePendingChanges(tx, [...changes.values()]);
 }
@@ -138,14 +139,14 @@ async function writePendingChanges(tx: Tx, changes: PendingChange[]): Promise<vo
   }
   if (waiting.length > 0) {
     await tx.query(
-      `insert into pending_reports select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-       on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name`,
-      [waiting.map((w) => w.tenant), waiting.map((w) => w.kind), waiting.map((w) => w.externalId), waiting.map((w) => w.idCard), waiting.map((w) => w.name)],
+      `insert into pending_reports select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[])
+       on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name, stream_version = excluded.stream_version`,
+      [waiting.map((w) => w.tenant), waiting.map((w) => w.kind), waiting.map((w) => w.externalId), waiting.map((w) => w.idCard), waiting.map((w) => w.name), waiting.map((w) => w.version)],
     );
   }
 }
 
-async function patientKnown(tx: Tx, event: StoredEvent<PatientEvent>): Promise<void> {
+async function patientKnown(tx: Tx, event: StoredEvent<PatientEvent>, loading: boolean): Promise<void> {
   const patientRef = patientStreams.key(event.streamId);
   const patient = event.data;
   await tx.query(
@@ -153,25 +154,38 @@ async function patientKnown(tx: Tx, event: StoredEvent<PatientEvent>): Promise<v
      on conflict (tenant, patient_ref) do update set id_card = excluded.id_card, name = excluded.name`,
     [event.tenant, patientRef, patient.idCard, patient.name],
   );
-  const { rows } = await tx.query("select kind, external_id, name from pending_reports where tenant = $1 and id_card = $2", [event.tenant, patient.idCard]);
+  const { rows } = await tx.query("select kind, external_id, name, stream_version from pending_reports where tenant = $1 and id_card = $2", [event.tenant, patient.idCard]);
   for (const row of rows) {
     if (row.name !== null && !sameName(row.name, patient.name)) continue;
-    await claim(tx, event, reportKinds[row.kind as "lab" | "exam"], row.external_id, patientRef, patient.idCard);
+    const report = { kind: reportKinds[row.kind as "lab" | "exam"], externalId: row.external_id as string, atVersion: row.stream_version as number };
+    await claim(tx, event, report, patientRef, patient.idCard, loading);
   }
 }
 
 /**
- * Claims only a report that, in the event store now, is neither matched nor dismissed: so a replay
- * of this reactor (a rebuild) finds its earlier claims already made and appends nothing again.
+ * Claims a report as things stood at the event that makes the claim: at the stream's version this
+ * reactor last met (`atVersion`). A stream that has moved on since (a later push, perhaps about
+ * someone else; a person's claim) is left alone: the reactor meets those events in their turn. A
+ * rebuild (`loading`) claims nothing: what the reactor did is in the store already, and a replay
+ * that decided on today's streams would claim a report that has since changed hands.
  */
-async function claim(tx: Tx, cause: StoredEvent, kind: ReportKind, externalId: string, patientRef: string, idCard: string): Promise<void> {
-  // A push of the same report committing at this instant makes it decide again on the new state.
-  await handleCommandInTransaction(
-    tx,
-    { tenant: cause.tenant, streamId: kind.stream.id(externalId) },
-    queueDecider(kind),
-    { type: "claim", patientRef, idCard, by: "auto-claim", auto: true },
-    { actor: "auto-claim", causationId: String(cause.position) },
-  );
+async function claim(
+  tx: Tx,
+  cause: StoredEvent,
+  { kind, externalId, atVersion }: { kind: ReportKind; externalId: string; atVersion: number },
+  patientRef: string,
+  idCard: string,
+  loading: boolean,
+): Promise<void> {
+  if (!loading) {
+    await handleCommandInTransaction(
+      tx,
+      { tenant: cause.tenant, streamId: kind.stream.id(externalId) },
+      queueDecider(kind),
+      { type: "claim", patientRef, idCard, by: "auto-claim", auto: true },
+      { actor: "auto-claim", causationId: String(cause.position) },
+      { atVersion },
+    );
+  }
   await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [cause.tenant, kind.name, externalId]);
 }

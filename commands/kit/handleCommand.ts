@@ -51,11 +51,12 @@ async function decideAndAppend<State, Command, E extends NewEvent>(
   command: Command,
   append: (stream: LoadedStream<E>, events: E[], state: State) => Promise<AppendResult>,
   attempts: number,
+  stillCurrent: (stream: LoadedStream<E>) => boolean = () => true,
 ): Promise<CommandOutcome<State, E>> {
   for (let attempt = 1; ; attempt++) {
     const stream = await read();
     const state = stream.events.reduce(decider.evolve, decider.initialState());
-    const events = decider.decide(command, state);
+    const events = stillCurrent(stream) ? decider.decide(command, state) : [];
     if (events.length === 0) return { events, state, appended: null };
     try {
       return { events, state, appended: await append(stream, events, state) };
@@ -92,6 +93,11 @@ export async function handleCommand<State, Command, E extends NewEvent>(
  * A command issued inside a transaction the caller holds (a reactor's batch, which commits with
  * its checkpoint): each try appends under a savepoint, so a lost race undoes only that try and
  * the batch goes on.
+ *
+ * `atVersion`: a reactor decides as things stood when the event it reacts to happened, which is
+ * the stream at the version it last saw. When the stream has moved past it (a later push, a
+ * person's claim), nothing is decided: the reactor meets those events in their turn. So a replay
+ * decides nothing that the store's later events already settled.
  */
 export async function handleCommandInTransaction<State, Command, E extends NewEvent>(
   tx: Tx,
@@ -99,7 +105,7 @@ export async function handleCommandInTransaction<State, Command, E extends NewEv
   decider: Decider<State, Command, E>,
   command: Command,
   metadata: EventMetadata,
-  { attempts = 5 }: Pick<CommandOptions<State, E>, "attempts"> = {},
+  { attempts = 5, atVersion }: Pick<CommandOptions<State, E>, "attempts"> & { atVersion?: number } = {},
 ): Promise<CommandOutcome<State, E>> {
   return decideAndAppend(
     () => readStream<E>(tx, target.tenant, target.streamId),
@@ -117,5 +123,6 @@ export async function handleCommandInTransaction<State, Command, E extends NewEv
       }
     },
     attempts,
+    atVersion === undefined ? undefined : (stream) => stream.version === atVersion,
   );
 }

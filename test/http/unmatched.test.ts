@@ -103,4 +103,47 @@ describe("unmatched queue (/api/unmatched)", () => {
     expect((await rebuildProjection(service.db, autoClaimReactor, silentLogger)).status).to.equal("rebuilt");
     expect((await service.db.query(claims)).rows[0].n, "a replay makes no claim twice").to.equal(1);
   });
+
+  it("replays auto-claim as things were at each event: a report re-sent for another person is not claimed again by a rebuild", async () => {
+    const first = { name: "赵六", idCard: "110105195001010012" };
+    const other = { name: "钱七", idCard: "110105196001010033" };
+    await tenant.push("lab", [labReport("AC-R1", { patient: first })]);
+    await until(() => inQueue("AC-R1"));
+    expect((await tenant.call("PUT", "/api/patients/P-AC1", { token: tenant.authorToken, body: first })).status).to.equal(200);
+    await until(async () => !(await inQueue("AC-R1")), 8000);
+    await tenant.push("lab", [labReport("AC-R1", { patient: other })]);
+    await until(() => inQueue("AC-R1"));
+
+    const events = "select type from events where stream_id = 'lab-report:AC-R1' order by stream_version";
+    const before = (await service.db.query(events)).rows.map((row) => row.type);
+    expect(before).to.deep.equal(["LabReportReceived", "LabReportClaimed", "LabReportReceived"]);
+    expect((await rebuildProjection(service.db, autoClaimReactor, silentLogger)).status).to.equal("rebuilt");
+    expect((await service.db.query(events)).rows.map((row) => row.type), "the rebuild appended nothing").to.deep.equal(before);
+    expect(await inQueue("AC-R1"), "the report about someone else still waits for a person").to.equal(true);
+  });
+
+  it("claims nothing when the report was re-sent for another person before auto-claim met the registration", async () => {
+    const first = { name: "孙八", idCard: "110105197001010011" };
+    const other = { name: "周九", idCard: "110105198001010016" };
+    await tenant.push("lab", [labReport("AC-R2", { patient: first })]);
+    await until(() => inQueue("AC-R2"));
+    // A transaction left open holds every projection and reactor back at this point of the store.
+    const holder = await service.db.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select txid_current()");
+      // Saved; while held back, its answer cannot show the patient yet (read-your-writes is #32's).
+      expect((await tenant.call("PUT", "/api/patients/P-AC2", { token: tenant.authorToken, body: first })).status).to.be.below(300);
+      await tenant.push("lab", [labReport("AC-R2", { patient: other })]);
+    } finally {
+      await holder.query("rollback");
+      holder.release();
+    }
+    const autoClaimCaughtUp = `select 1 from projection_generations g where g.name = 'auto_claim' and g.state = 'live'
+      and not exists (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position))`;
+    await until(async () => (await service.db.query(autoClaimCaughtUp)).rowCount === 1, 15_000);
+    const types = (await service.db.query("select type from events where stream_id = 'lab-report:AC-R2' order by stream_version")).rows.map((row) => row.type);
+    expect(types, "no claim of a report now about someone else").to.deep.equal(["LabReportReceived", "LabReportReceived"]);
+    expect(await inQueue("AC-R2")).to.equal(true);
+  });
 });
