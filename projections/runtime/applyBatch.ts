@@ -1,5 +1,6 @@
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
+import { isTransient } from "../../db/transientErrors.ts";
 import { checkpointOf, hasEventsAfter, readAfter, type FeedPage } from "./eventFeed.ts";
 import { recordError, saveProgress, type Generation } from "./generations.ts";
 import type { ApplyContext, Projection, TransactionalJobs } from "./projection.ts";
@@ -32,8 +33,11 @@ export async function applyNextBatch(tx: Tx, projection: Projection, gen: Genera
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   try {
     await applyAll(tx, projection, handled, context);
-  } catch {
+  } catch (error) {
     await tx.query("rollback to savepoint batch");
+    // A fault of the database (disk full, a deadlock, a lost connection) is no event's fault:
+    // the runner pauses and tries the batch again, instead of stopping the projection for good.
+    if (isTransient(error)) throw error;
     return applyUntilFailure(tx, projection, gen, page, context);
   }
   await tx.query("set local search_path to default");
@@ -62,6 +66,7 @@ async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation
         await tx.query("release savepoint one_event");
       } catch (error) {
         await tx.query("rollback to savepoint one_event");
+        if (isTransient(error)) throw error;
         failure = { position: event.position, message: describe(error) };
         break;
       }

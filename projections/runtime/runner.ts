@@ -18,8 +18,13 @@ export interface RunnerOptions {
  * Keeps one projection's live generation up to date in this process. Wake-ups coalesce: a wake
  * during a run makes the run go round once more instead of starting a second one.
  */
+/** After a database fault, the first pause before trying again, and the longest. */
+const TRANSIENT_RETRY_FIRST_MS = 500;
+const TRANSIENT_RETRY_MAX_MS = 30_000;
+
 export class ProjectionRunner {
   private running: Promise<void> | null = null;
+  private faultsInARow = 0;
   private lastOutcome: Awaited<ReturnType<ProjectionRunner["drain"]>> | null = null;
   private again = false;
   private stopped = false;
@@ -81,7 +86,9 @@ export class ProjectionRunner {
         // Another process is applying; it may be just finishing and miss what woke us: look once more.
         if (lockedOut++ === 0) this.retryIn(100);
       }
-      if (outcome === "transient") this.retryIn(1000);
+      // Each fault in a row doubles the pause, up to half a minute: a full disk is not hammered.
+      this.faultsInARow = outcome === "transient" ? this.faultsInARow + 1 : 0;
+      if (outcome === "transient") this.retryIn(Math.min(TRANSIENT_RETRY_MAX_MS, TRANSIENT_RETRY_FIRST_MS * 2 ** (this.faultsInARow - 1)));
       if (outcome === "transient" || outcome === "locked") break;
     } while (this.again && !this.stopped);
   }

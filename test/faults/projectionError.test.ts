@@ -75,3 +75,46 @@ describe("a projection that throws on one event, seen by an operator", function 
     expect(await seen("fragile")).to.deep.equal([1, 2, 3, 4, 5, 6]);
   });
 });
+
+describe("a projection meeting a database fault while it applies (disk full, then a deadlock)", function () {
+  this.timeout(60_000);
+  let service: RunningService;
+  const flaky = recordingProjection("flaky");
+
+  before(async () => {
+    service = await startTestService({ projections: [flaky], safetyNetMs: 200 });
+    await until(async () => (await service.db.query("select 1 from projection_generations where name = 'flaky' and state = 'live'")).rowCount === 1, 30_000);
+    // The fault, injected for real: a trigger on the read model's table raises the SQLSTATE the switch names.
+    await service.db.query(`
+      create table fault_switch (sqlstate text);
+      insert into fault_switch values (null);
+      create function raise_fault() returns trigger language plpgsql as $$
+      declare code text := (select sqlstate from fault_switch);
+      begin
+        if code is not null then raise exception 'injected fault %', code using errcode = code; end if;
+        return new;
+      end $$;
+      create trigger injected_fault before insert on proj_flaky_g1.flaky_seen for each row execute function raise_fault()`);
+  });
+  after(() => service.stop());
+
+  const status = async () => (await httpClient(service.url!)<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
+  const flakyStatus = async () => (await status()).projections.find((p) => p.name === "flaky")!;
+  const seen = async () => (await service.db.query("select n from read.flaky_seen order by n")).rows.map((row) => row.n);
+  const inject = (sqlstate: string | null) => service.db.query("update fault_switch set sqlstate = $1", [sqlstate]);
+
+  it("pauses without stopping and catches up by itself once the fault is gone, with no `projections retry`", async () => {
+    await inject("53100");
+    await service.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: 0, events: [{ type: "Counted", data: { n: 1 } }], metadata: { actor: "test" } });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await flakyStatus(), "disk full is not the event's fault").to.include({ error: null, lagEvents: 1 });
+    await inject("40P01");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await flakyStatus(), "nor is a deadlock").to.include({ error: null, lagEvents: 1 });
+    expect(await seen()).to.deep.equal([]);
+
+    await inject(null);
+    await until(async () => (await seen()).length === 1, 45_000);
+    expect(await flakyStatus()).to.include({ error: null, lagEvents: 0 });
+  });
+});
