@@ -2,7 +2,8 @@ import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import type { Db } from "../../db/pool.ts";
 import type { Projection } from "./projection.ts";
-import { prepareProjections, rebuildProjection } from "./rebuild.ts";
+import { prepareProjections } from "./rebuild.ts";
+import { rebuildInTurn } from "./rebuildInTurn.ts";
 import { ProjectionRunner, type RunnerOptions } from "./runner.ts";
 import { analyzeJobTable, createWakeupQueues, wakeupQueueOf } from "./wakeups.ts";
 
@@ -11,6 +12,8 @@ export interface WorkerOptions extends RunnerOptions {
   safetyNetMs?: number;
   /** How often a worker of another process looks for wake-up jobs. */
   pollingIntervalSeconds?: number;
+  /** Outdated projections rebuilt at once (each holds two of the pool's connections while it runs). */
+  rebuildsAtOnce?: number;
 }
 
 /** Runs every projection of this process: pg-boss wake-ups, local wake-ups, a periodic safety net. */
@@ -18,8 +21,9 @@ export class ProjectionWorker {
   private readonly runners = new Map<string, ProjectionRunner>();
   private safetyNet: NodeJS.Timeout | null = null;
   private jobTableUpkeep: NodeJS.Timeout | null = null;
-  private rebuilds: Promise<unknown>[] = [];
+  private rebuilds: Promise<unknown> = Promise.resolve();
   private running = false;
+  private stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -47,14 +51,11 @@ export class ProjectionWorker {
         void runner.wake();
       });
     }
-    this.rebuilds = toBuild.map((projection) =>
-      rebuildProjection(this.db, projection, this.log)
-        .then((result) => {
-          if (result.status === "rebuilt") return this.runners.get(projection.name)?.wake();
-          if (result.status === "failed") this.log.error({ projection: projection.name, ...result }, "rebuild stopped at an event");
-        })
-        .catch((err) => this.log.error({ err, projection: projection.name }, "rebuild failed")),
-    );
+    this.rebuilds = rebuildInTurn(this.db, toBuild, this.log, {
+      atOnce: this.options.rebuildsAtOnce ?? 2,
+      onRebuilt: (projection) => void this.runners.get(projection.name)?.wake(),
+      stopped: () => this.stopping,
+    }).catch((err) => this.log.error({ err }, "rebuilds stopped"));
     this.safetyNet = setInterval(() => this.wakeAll(), this.options.safetyNetMs ?? 5000);
     this.safetyNet.unref();
     this.jobTableUpkeep = setInterval(() => analyzeJobTable(this.boss).catch(() => {}), 5 * 60_000);
@@ -76,9 +77,10 @@ export class ProjectionWorker {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping = true;
     if (this.safetyNet) clearInterval(this.safetyNet);
     if (this.jobTableUpkeep) clearInterval(this.jobTableUpkeep);
     await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
-    await Promise.allSettled(this.rebuilds);
+    await this.rebuilds;
   }
 }

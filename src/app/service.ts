@@ -97,6 +97,8 @@ export async function startService({ config, role, log, projections = allProject
       worker = new ProjectionWorker(db, boss, projections, log, {
         pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
         safetyNetMs: config.PROJECTION_SAFETY_NET_MS,
+        // Two connections each for the whole rebuild: a quarter of the pool leaves half of it serving.
+        rebuildsAtOnce: Math.max(1, Math.floor(config.DB_POOL_MAX / 4)),
         jobs,
       });
       await worker.start();

@@ -118,3 +118,25 @@ describe("a projection meeting a database fault while it applies (disk full, the
     expect(await flakyStatus()).to.include({ error: null, lagEvents: 0 });
   });
 });
+
+describe("many projections outdated at once, with a small connection pool", function () {
+  this.timeout(120_000);
+
+  it("rebuilds every one of them, a few at a time, none left behind", async () => {
+    const names = ["outdated_a", "outdated_b", "outdated_c", "outdated_d", "outdated_e", "outdated_f"];
+    const databaseUrl = await createTestDatabase(false);
+    const first = await startTestService({ databaseUrl, projections: names.map((name) => recordingProjection(name)), env: { DB_POOL_MAX: "4" } });
+    for (let n = 1; n <= 20; n++) await first.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: n - 1, events: [{ type: "Counted", data: { n } }], metadata: { actor: "test" } });
+    await first.stop();
+
+    // A new release changes every one of them: each is built again by replay when the service starts.
+    const second = await startTestService({ databaseUrl, projections: names.map((name) => ({ ...recordingProjection(name), version: 2 })), env: { DB_POOL_MAX: "4" } });
+    try {
+      const liveAtVersion2 = "select count(*)::int as n from projection_generations where state = 'live' and version = 2 and name like 'outdated_%'";
+      await until(async () => (await second.db.query(liveAtVersion2)).rows[0].n === names.length, 90_000, 200);
+      for (const name of names) expect((await second.db.query(`select count(*)::int as n from read.${name}_seen`)).rows[0].n, name).to.equal(20);
+    } finally {
+      await second.stop();
+    }
+  });
+});
