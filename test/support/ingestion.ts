@@ -6,12 +6,15 @@ import { startTestService } from "./service.ts";
 export const ZHANG_SAN = { name: "张三", idCard: "11010519491231002X" };
 export const LI_SI = { name: "李四", idCard: "440524188001010014" };
 
+/** What every report of 张三 starts with: its external id, its number (`prefix` and the id), and 张三 as its patient. */
+function reportOfZhangSan(prefix: string, externalId: string) {
+  return { externalId, reportNo: `${prefix}-${externalId}`, patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" } };
+}
+
 /** A realistic monthly dialysis panel for one patient. */
 export function labReport(externalId: string, overrides: Record<string, unknown> = {}) {
   return {
-    externalId,
-    reportNo: `R-${externalId}`,
-    patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" },
+    ...reportOfZhangSan("R", externalId),
     panelName: "透析月度检查",
     specimen: "SERUM",
     collectedAt: "2026-03-01 07:30:00",
@@ -30,9 +33,7 @@ export function labReport(externalId: string, overrides: Record<string, unknown>
 /** An echocardiography report of 张三, as an examination system sends it. */
 export function examReport(externalId: string, overrides: Record<string, unknown> = {}) {
   return {
-    externalId,
-    reportNo: `US-${externalId}`,
-    patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" },
+    ...reportOfZhangSan("US", externalId),
     examType: "ECHO",
     examName: "超声心动图",
     examinedAt: "2026-03-01 09:00:00",
