@@ -26,7 +26,7 @@ describe("staff pages in chromium", function () {
   let page: Page;
   const cspViolations: string[] = [];
 
-  const queue = async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<{ externalId: string }>;
+  const queue = () => tenant.unmatched();
   const staffUrl = () => `${service.url}/staff?tenant=${TENANT}&lang=en`;
   const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
 

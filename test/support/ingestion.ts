@@ -1,3 +1,4 @@
+import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "./http.ts";
@@ -59,7 +60,15 @@ export async function ingestionTenant(service: Pick<RunningService, "url">, tena
   const registered = await call("PUT", "/api/patients/P001", { token: author.token, tenant, body: { ...ZHANG_SAN, ward: "A" } });
   if (registered.status !== 200) throw new Error(`patient not registered: ${registered.status} ${JSON.stringify(registered.body)}`);
   const push = (kind: "lab" | "exam", reports: unknown[]) => call("POST", `/open/v1/${kind}/reports`, { token: client.key, body: { reports } });
-  return { call, client, authorToken: author.token, push };
+  /** The unmatched queue, as the author sees it. */
+  const unmatched = async () => (await call("GET", "/api/unmatched", { token: author.token })).body as Array<Record<string, any>>;
+  /** The open API's reconciliation of `kind` for `query` (`date=…`, `&asOf=…`), which must answer 200: its data. */
+  const reconcile = async (kind: "lab" | "exam", query: string) => {
+    const answer = await call("GET", `/open/v1/reconcile/${kind}?${query}`, { token: client.key });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    return answer.body.data;
+  };
+  return { call, client, authorToken: author.token, push, unmatched, reconcile };
 }
 
 export type IngestionTenant = Awaited<ReturnType<typeof ingestionTenant>>;
