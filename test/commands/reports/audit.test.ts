@@ -45,6 +45,13 @@ function cleanSpec(): AuditableSpec {
   };
 }
 
+/** The clean spec with its ward list query replaced by `sql`. */
+function specWithWardList(sql: string): AuditableSpec {
+  const spec = cleanSpec();
+  spec.queries.wardList!.sql = sql;
+  return spec;
+}
+
 function rules(findings: Finding[]): string[] {
   return findings.map((f) => f.rule);
 }
@@ -104,8 +111,7 @@ describe("report spec audit", () => {
     });
 
     it("summariseAudit turns the findings into a count for the version entry", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select * from patients order by 1";
+      const spec = specWithWardList("select * from patients order by 1");
       spec.queries.spare = { sql: "select 1" };
       const audit = await auditSpec(spec);
       expect(summariseAudit(audit)).to.deep.equal({ score: 95, grade: "A", findings: 2, highest: "low" });
@@ -114,8 +120,7 @@ describe("report spec audit", () => {
 
   describe("select-star", () => {
     it("flags select * as low and scores the spec 95", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select * from patients order by 1";
+      const spec = specWithWardList("select * from patients order by 1");
       const audit = await auditSpec(spec);
       expect(audit.findings).to.have.length(1);
       expect(audit.findings[0]).to.include({ rule: "select-star", severity: "low", where: "queries.wardList" });
@@ -123,8 +128,7 @@ describe("report spec audit", () => {
     });
 
     it("counts a qualified t.* as select-star", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select p.*, 1 as x from patients p order by 1";
+      const spec = specWithWardList("select p.*, 1 as x from patients p order by 1");
       expect(only((await auditSpec(spec)).findings, "select-star")).to.have.length(1);
     });
 
@@ -137,15 +141,12 @@ describe("report spec audit", () => {
     });
 
     it("ignores count(*) and a star that only appears inside a subquery", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select ward as value, count(*) as n from (select * from patients) s group by ward order by 1";
+      const spec = specWithWardList("select ward as value, count(*) as n from (select * from patients) s group by ward order by 1");
       expect(rules((await auditSpec(spec)).findings)).to.not.include("select-star");
     });
 
     it("does not mistake a string literal '*' or a column named star for a star", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select '*' as value, ward as \"select *\" from patients order by 1";
+      const spec = specWithWardList("select '*' as value, ward as \"select *\" from patients order by 1");
       expect((await auditSpec(spec)).findings).to.deep.equal([]);
     });
   });
@@ -211,9 +212,7 @@ describe("report spec audit", () => {
 
   describe("volatile-function", () => {
     it("finds pg_sleep inside a subquery and reports it as high", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select ward as value from patients where exists (select 1 from (select pg_sleep(5)) s) order by 1";
+      const spec = specWithWardList("select ward as value from patients where exists (select 1 from (select pg_sleep(5)) s) order by 1");
       const found = only((await auditSpec(spec)).findings, "volatile-function");
       expect(found).to.have.length(1);
       expect(found[0]).to.include({ severity: "high", where: "queries.wardList" });
@@ -221,34 +220,31 @@ describe("report spec audit", () => {
     });
 
     it("finds schema-qualified calls, calls inside a CTE, dblink* and lo_* functions, one finding per query", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
+      const spec = specWithWardList(
         "with x as (select pg_catalog.random() as r, dblink_connect('x') as c) " +
-        "select lo_import('/etc/passwd')::text as value from x order by 1";
+          "select lo_import('/etc/passwd')::text as value from x order by 1",
+      );
       const found = only((await auditSpec(spec)).findings, "volatile-function");
       expect(found).to.have.length(1);
       for (const fn of ["random()", "dblink_connect()", "lo_import()"]) expect(found[0]!.message).to.contain(fn);
     });
 
     it("leaves stable functions such as now() and a column called random alone", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select ward as value, now() as t, random from patients order by 1";
+      const spec = specWithWardList("select ward as value, now() as t, random from patients order by 1");
       expect(rules((await auditSpec(spec)).findings)).to.not.include("volatile-function");
     });
   });
 
   describe("personal-identifier", () => {
     it("flags an explicit id_card column as medium", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select p.id_card, ward as value from people p order by 2";
+      const spec = specWithWardList("select p.id_card, ward as value from people p order by 2");
       const found = only((await auditSpec(spec)).findings, "personal-identifier");
       expect(found).to.have.length(1);
       expect(found[0]).to.include({ severity: "medium", where: "queries.wardList" });
     });
 
     it("flags a column aliased id_card and a star over a derived table that returns id_card", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select national_no as id_card from people order by 1";
+      const spec = specWithWardList("select national_no as id_card from people order by 1");
       spec.queries.monthly!.sql =
         "with c as (select id_card from people) select s.* from (select * from c) s where {{period.from}} is null and {{period.to}} is null and {{wards}} is null order by 1";
       const found = only((await auditSpec(spec)).findings, "personal-identifier");
@@ -256,9 +252,7 @@ describe("report spec audit", () => {
     });
 
     it("does not flag id_card used only in WHERE, in an aggregate, or in a star over the clinical relations", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select count(distinct id_card) as n, ward as value from people where id_card is not null group by ward order by 2";
+      const spec = specWithWardList("select count(distinct id_card) as n, ward as value from people where id_card is not null group by ward order by 2");
       spec.queries.monthly!.sql =
         "select p.* from patients p where {{period.from}} is null and {{period.to}} is null and {{wards}} is null order by 1";
       expect(rules((await auditSpec(spec)).findings)).to.not.include("personal-identifier");
@@ -303,17 +297,14 @@ describe("report spec audit", () => {
 
   describe("cross-join", () => {
     it("flags two tables in one FROM with no condition linking them as medium", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select p.ward as value from patients p, lab_results r where r.std_code = 'KTV' order by 1";
+      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where r.std_code = 'KTV' order by 1");
       const found = only((await auditSpec(spec)).findings, "cross-join");
       expect(found).to.have.length(1);
       expect(found[0]).to.include({ severity: "medium", where: "queries.wardList" });
     });
 
     it("does not take a comparison with a subquery or a condition inside EXISTS as the join condition", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select p.ward as value from patients p, lab_results r where p.ward = (select max(ward) from patients) order by 1";
+      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where p.ward = (select max(ward) from patients) order by 1");
       spec.queries.other = {
         sql:
           "select p.ward from patients p, lab_results r " +
@@ -325,16 +316,12 @@ describe("report spec audit", () => {
     });
 
     it("accepts a join condition written through functions such as lower(a.x) = lower(b.y)", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select p.ward as value from patients p, lab_results r where lower(r.patient_ref) = lower(p.patient_ref) order by 1";
+      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where lower(r.patient_ref) = lower(p.patient_ref) order by 1");
       expect(rules((await auditSpec(spec)).findings)).to.not.include("cross-join");
     });
 
     it("accepts comma joins with a join condition, explicit CROSS JOIN, and a single-row CTE", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select p.ward as value from patients p, lab_results r where r.patient_ref = p.patient_ref order by 1";
+      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where r.patient_ref = p.patient_ref order by 1");
       spec.queries.extra = {
         sql:
           "with total as (select count(*) as n from patients) " +
@@ -347,8 +334,7 @@ describe("report spec audit", () => {
 
   describe("SQL that is not a clean SELECT", () => {
     it("reports SQL that does not parse as sql-syntax (high) without echoing the query", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "selec secret_column frm patients";
+      const spec = specWithWardList("selec secret_column frm patients");
       const found = only((await auditSpec(spec)).findings, "sql-syntax");
       expect(found).to.have.length(1);
       expect(found[0]).to.include({ severity: "high", where: "queries.wardList" });
@@ -357,8 +343,7 @@ describe("report spec audit", () => {
     });
 
     it("reports an empty query as sql-syntax", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "  [[ ]] ";
+      const spec = specWithWardList("  [[ ]] ");
       expect(only((await auditSpec(spec)).findings, "sql-syntax")).to.have.length(1);
     });
 
