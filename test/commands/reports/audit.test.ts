@@ -52,6 +52,13 @@ function specWithWardList(sql: string): AuditableSpec {
   return spec;
 }
 
+/** The one finding of `rule` in the audit of `spec`: there must be exactly one. */
+async function theFinding(spec: AuditableSpec, rule: string): Promise<Finding> {
+  const found = only((await auditSpec(spec)).findings, rule);
+  expect(found).to.have.length(1);
+  return found[0]!;
+}
+
 function rules(findings: Finding[]): string[] {
   return findings.map((f) => f.rule);
 }
@@ -155,10 +162,9 @@ describe("report spec audit", () => {
     it("flags a param that no query references, at params[i]", async () => {
       const spec = cleanSpec();
       spec.params!.push({ name: "minKtv", type: "number" });
-      const found = only((await auditSpec(spec)).findings, "unused-param");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "low", where: "params[2]" });
-      expect(found[0]!.message).to.contain("minKtv");
+      const found = await theFinding(spec, "unused-param");
+      expect(found).to.include({ severity: "low", where: "params[2]" });
+      expect(found.message).to.contain("minKtv");
     });
 
     it("counts {{name.from}} and {{name.to}} as uses of a range param, and a use in a drill query as a use", async () => {
@@ -186,9 +192,8 @@ describe("report spec audit", () => {
     it("flags a drill arg that none of the drill's queries references as medium, at drills.<key>.args[i]", async () => {
       const spec = cleanSpec();
       spec.drills!.byMonth!.args!.push({ name: "ward", type: "text" });
-      const found = only((await auditSpec(spec)).findings, "unused-drill-arg");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "medium", where: "drills.byMonth.args[1]" });
+      const found = await theFinding(spec, "unused-drill-arg");
+      expect(found).to.include({ severity: "medium", where: "drills.byMonth.args[1]" });
     });
 
     it("notes a drill arg named like a param as info at drills.<key>.args[i], and the param it shadows as unused when only that drill names it", async () => {
@@ -213,10 +218,9 @@ describe("report spec audit", () => {
   describe("volatile-function", () => {
     it("finds pg_sleep inside a subquery and reports it as high", async () => {
       const spec = specWithWardList("select ward as value from patients where exists (select 1 from (select pg_sleep(5)) s) order by 1");
-      const found = only((await auditSpec(spec)).findings, "volatile-function");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "high", where: "queries.wardList" });
-      expect(found[0]!.message).to.contain("pg_sleep()");
+      const found = await theFinding(spec, "volatile-function");
+      expect(found).to.include({ severity: "high", where: "queries.wardList" });
+      expect(found.message).to.contain("pg_sleep()");
     });
 
     it("finds schema-qualified calls, calls inside a CTE, dblink* and lo_* functions, one finding per query", async () => {
@@ -224,9 +228,8 @@ describe("report spec audit", () => {
         "with x as (select pg_catalog.random() as r, dblink_connect('x') as c) " +
           "select lo_import('/etc/passwd')::text as value from x order by 1",
       );
-      const found = only((await auditSpec(spec)).findings, "volatile-function");
-      expect(found).to.have.length(1);
-      for (const fn of ["random()", "dblink_connect()", "lo_import()"]) expect(found[0]!.message).to.contain(fn);
+      const found = await theFinding(spec, "volatile-function");
+      for (const fn of ["random()", "dblink_connect()", "lo_import()"]) expect(found.message).to.contain(fn);
     });
 
     it("leaves stable functions such as now() and a column called random alone", async () => {
@@ -238,9 +241,8 @@ describe("report spec audit", () => {
   describe("personal-identifier", () => {
     it("flags an explicit id_card column as medium", async () => {
       const spec = specWithWardList("select p.id_card, ward as value from people p order by 2");
-      const found = only((await auditSpec(spec)).findings, "personal-identifier");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "medium", where: "queries.wardList" });
+      const found = await theFinding(spec, "personal-identifier");
+      expect(found).to.include({ severity: "medium", where: "queries.wardList" });
     });
 
     it("flags a column aliased id_card and a star over a derived table that returns id_card", async () => {
@@ -263,9 +265,8 @@ describe("report spec audit", () => {
     it("flags a table node whose query has no ORDER BY as info, at nodes[i]", async () => {
       const spec = cleanSpec();
       spec.queries.monthly!.sql = spec.queries.monthly!.sql!.replace(" order by 1", "");
-      const found = only((await auditSpec(spec)).findings, "table-unordered");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "info", where: "nodes[1]" });
+      const found = await theFinding(spec, "table-unordered");
+      expect(found).to.include({ severity: "info", where: "nodes[1]" });
     });
 
     it("still counts a query as unordered when ORDER BY appears only inside a subquery", async () => {
@@ -298,9 +299,8 @@ describe("report spec audit", () => {
   describe("cross-join", () => {
     it("flags two tables in one FROM with no condition linking them as medium", async () => {
       const spec = specWithWardList("select p.ward as value from patients p, lab_results r where r.std_code = 'KTV' order by 1");
-      const found = only((await auditSpec(spec)).findings, "cross-join");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "medium", where: "queries.wardList" });
+      const found = await theFinding(spec, "cross-join");
+      expect(found).to.include({ severity: "medium", where: "queries.wardList" });
     });
 
     it("does not take a comparison with a subquery or a condition inside EXISTS as the join condition", async () => {
@@ -335,11 +335,10 @@ describe("report spec audit", () => {
   describe("SQL that is not a clean SELECT", () => {
     it("reports SQL that does not parse as sql-syntax (high) without echoing the query", async () => {
       const spec = specWithWardList("selec secret_column frm patients");
-      const found = only((await auditSpec(spec)).findings, "sql-syntax");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "high", where: "queries.wardList" });
-      expect(found[0]!.message).to.contain("syntax error");
-      expect(found[0]!.message).to.not.contain("secret_column");
+      const found = await theFinding(spec, "sql-syntax");
+      expect(found).to.include({ severity: "high", where: "queries.wardList" });
+      expect(found.message).to.contain("syntax error");
+      expect(found.message).to.not.contain("secret_column");
     });
 
     it("reports an empty query as sql-syntax", async () => {
