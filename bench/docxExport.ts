@@ -1,5 +1,6 @@
 import { benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
-import pg from "pg";
+import type pg from "pg";
+import { seedLiveReadModels } from "./liveReadModels.ts";
 import { median, result, type BenchResult } from "./results.ts";
 
 const RESULT_ROWS = 50_000;
@@ -33,22 +34,16 @@ const spec = {
 
 /** Patients in three wards and a year of results, written straight into the live read model. */
 async function seed(db: pg.Pool): Promise<void> {
-  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_results', 'patients') and state = 'live' order by name");
-  const [labSchema, patientSchema] = rows.map((row) => row.schema_name as string);
-  await db.query(
-    `insert into ${patientSchema}.patients
-     select 'bench', 'P' || g, '患者' || g, '110105194912310' || lpad(g::text, 3, '0'), null, (array['东区一病房','西区二病房','南区三病房'])[1 + g % 3], true, now(), now()
-     from generate_series(1, 300) g`,
-  );
-  await db.query(
-    `insert into ${labSchema}.lab_results (tenant, external_id, item_index, patient_ref, std_code, std_value, unit_status, reported_at, reported_on)
+  await seedLiveReadModels(
+    db,
+    { count: 300, namePrefix: "患者", wards: ["东区一病房", "西区二病房", "南区三病房"] },
+    (labSchema) =>
+      `insert into ${labSchema}.lab_results (tenant, external_id, item_index, patient_ref, std_code, std_value, unit_status, reported_at, reported_on)
      select 'bench', 'R' || (g / 5), g % 5, 'P' || (1 + g % 300), (array['HGB','KTV','P','CA','ALB'])[1 + g % 5],
             case when g % 5 = 1 then 1.1 + (g % 7) * 0.05 else 100 + (g % 40) end, 'standard', timestamp '2026-01-01' + (g % 365) * interval '1 day',
             date '2026-01-01' + (g % 365)
      from generate_series(1, ${RESULT_ROWS}) g`,
   );
-  await db.query(`analyze ${labSchema}.lab_results`);
-  await db.query(`analyze ${patientSchema}.patients`);
 }
 
 /** `export.docx_4charts_s`: the docx export of a report with four charts, end to end over HTTP (median of 5 after a warm-up). */

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { ingestionTenant, labReport } from "../test/support/ingestion.ts";
 import { startReplicatedPostgres } from "../test/support/replicatedPostgres.ts";
+import { tableReportSpec } from "../test/support/reports.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";
 import { buildServer } from "../src/buildServer.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
@@ -20,13 +21,7 @@ import { percentile, result, type BenchResult } from "./results.ts";
 
 const LAG_SAMPLES = 50;
 const PROMOTE_AFTER_MS = 1000;
-const PROBE_SPEC = {
-  version: 1,
-  title: "Newest probe",
-  params: [],
-  queries: { newest: { sql: "select max(external_id) as newest from lab_reports where external_id like 'LAG-%'" } },
-  nodes: [{ id: "newest", type: "table", query: "newest" }],
-};
+const PROBE_SPEC = tableReportSpec("Newest probe", { newest: "select max(external_id) as newest from lab_reports where external_id like 'LAG-%'" });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

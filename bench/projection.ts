@@ -12,19 +12,32 @@ import { percentile, result, type BenchResult } from "./results.ts";
 
 const CATCHUP_EVENTS = 200_000;
 
+/**
+ * A bench projection of the "Measured" events into the one table `table` that `createTable` makes,
+ * applied a batch at a time (`apply` is a batch of one).
+ */
+function measuredEventsProjection(name: string, table: string, createTable: string, applyBatch: (tx: Tx, events: StoredEvent[]) => Promise<void>): Projection {
+  return {
+    name,
+    version: 1,
+    handles: ["Measured"],
+    tables: [table],
+    async setup(tx) {
+      await tx.query(createTable);
+    },
+    async apply(tx, event) {
+      await applyBatch(tx, [event]);
+    },
+    applyBatch,
+  };
+}
+
 /** Counts events per tenant and type: a typical summary read model. */
-const countingProjection: Projection = {
-  name: "bench_counts",
-  version: 1,
-  handles: ["Measured"],
-  tables: ["event_counts"],
-  async setup(tx) {
-    await tx.query("create table event_counts (tenant text, type text, count bigint not null, primary key (tenant, type))");
-  },
-  async apply(tx, event) {
-    await this.applyBatch!(tx, [event]);
-  },
-  async applyBatch(tx: Tx, events: StoredEvent[]) {
+const countingProjection = measuredEventsProjection(
+  "bench_counts",
+  "event_counts",
+  "create table event_counts (tenant text, type text, count bigint not null, primary key (tenant, type))",
+  async (tx, events) => {
     const counts = new Map<string, number>();
     for (const event of events) counts.set(`${event.tenant}\u0000${event.type}`, (counts.get(`${event.tenant}\u0000${event.type}`) ?? 0) + 1);
     const keys = [...counts.keys()].map((key) => key.split("\u0000"));
@@ -34,7 +47,7 @@ const countingProjection: Projection = {
       [keys.map((k) => k[0]), keys.map((k) => k[1]), [...counts.values()]],
     );
   },
-};
+);
 
 async function seedEvents(db: Db, total: number): Promise<void> {
   const perAppend = 100;
@@ -83,25 +96,18 @@ async function catchUp(): Promise<BenchResult[]> {
 }
 
 /** Records, per event, when it was stored and when the projection applied it. */
-const lagProjection: Projection = {
-  name: "bench_lag",
-  version: 1,
-  handles: ["Measured"],
-  tables: ["event_lag"],
-  async setup(tx) {
-    await tx.query("create table event_lag (position bigint primary key, tenant text not null, recorded_at timestamptz not null, applied_at timestamptz not null)");
-  },
-  async apply(tx, event) {
-    await this.applyBatch!(tx, [event]);
-  },
-  async applyBatch(tx, events) {
+const lagProjection = measuredEventsProjection(
+  "bench_lag",
+  "event_lag",
+  "create table event_lag (position bigint primary key, tenant text not null, recorded_at timestamptz not null, applied_at timestamptz not null)",
+  async (tx, events) => {
     await tx.query("insert into event_lag select p, t, r, clock_timestamp() from unnest($1::bigint[], $2::text[], $3::timestamptz[]) as u(p, t, r)", [
       events.map((e) => e.position),
       events.map((e) => e.tenant),
       events.map((e) => e.recordedAt),
     ]);
   },
-};
+);
 
 async function lagUnderLoad(): Promise<BenchResult[]> {
   const seconds = Number(process.env.BENCH_LAG_SECONDS ?? 30);

@@ -1,6 +1,7 @@
 import { benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
 import { httpJson } from "./httpJson.ts";
 import pg from "pg";
+import { seedLiveReadModels } from "./liveReadModels.ts";
 import { compileTemplate } from "../commands/reports/spec/sqlTemplate.ts";
 import { columnTypeOf, valueOf } from "../queries/reports/queryResult.ts";
 import { median, percentile, result, type BenchResult } from "./results.ts";
@@ -43,23 +44,17 @@ const spec = {
 
 /** 1,000,000 result rows of one tenant, written straight into the live read model (the data call is measured, not ingestion). */
 async function seedResults(db: pg.Pool): Promise<void> {
-  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_results', 'patients') and state = 'live' order by name");
-  const [labSchema, patientSchema] = rows.map((row) => row.schema_name as string);
-  await db.query(
-    `insert into ${patientSchema}.patients
-     select 'bench', 'P' || g, 'Patient ' || g, '110105194912310' || lpad(g::text, 3, '0'), null, (array['A','B','C'])[1 + g % 3], true, now(), now()
-     from generate_series(1, 500) g`,
-  );
-  await db.query(
-    `insert into ${labSchema}.lab_results
+  await seedLiveReadModels(
+    db,
+    { count: 500, namePrefix: "Patient ", wards: ["A", "B", "C"] },
+    (labSchema) =>
+      `insert into ${labSchema}.lab_results
      select 'bench', 'R' || (g / 20), g % 20, 'P' || (1 + g % 500), null, null,
             (array['HGB','KTV','P','CA','ALB'])[1 + g % 5], null, null, 100 + (g % 40), null, null, 100 + (g % 40) * 0.05, null,
             'standard', null, null, null, null, null, timestamp '2026-01-01' + (g % 365) * interval '1 day',
             null, date '2026-01-01' + (g % 365)
      from generate_series(1, ${RESULT_ROWS}) g`,
   );
-  await db.query(`analyze ${labSchema}.lab_results`);
-  await db.query(`analyze ${patientSchema}.patients`);
 }
 
 async function dataCallOverhead(): Promise<BenchResult[]> {

@@ -1,14 +1,10 @@
-import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Page } from "playwright-core";
-import { allProjections } from "../../src/app/allProjections.ts";
 import { localDateTime } from "../../db/localDateTime.ts";
 import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant, labReport } from "../support/ingestion.ts";
-import { startTestService } from "../support/service.ts";
-import { launchChromium, type Chromium } from "./chromium.ts";
-import { ensureStaffBundle } from "./staffBundle.ts";
+import { labReport, type IngestionTenant } from "../support/ingestion.ts";
+import type { Chromium } from "./chromium.ts";
+import { OUT, pageRecordingCspViolations, startStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
  * Contract D.7 in the browser: an HH result pushed over the open API appears on an open alerts
@@ -16,7 +12,6 @@ import { ensureStaffBundle } from "./staffBundle.ts";
  * the patient chart draws each core item with its bands, and shows the same numbers as a table.
  */
 
-const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 const TENANT = "h1";
 const monthsAgo = (months: number, day = 10) => {
   const now = new Date();
@@ -42,22 +37,16 @@ describe("critical results and the patient chart in chromium", function () {
   this.timeout(90_000);
   let service: RunningService;
   let browser: Chromium;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  let tenant: IngestionTenant;
   let page: Page;
   const cspViolations: string[] = [];
   const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
 
   before(async function () {
     this.timeout(180_000);
-    mkdirSync(OUT, { recursive: true });
-    ensureStaffBundle();
-    service = await startTestService({ projections: allProjections, env: { ALERT_STREAM_HEARTBEAT_SECONDS: "5" } });
-    [tenant, browser] = await Promise.all([ingestionTenant(service, TENANT), launchChromium()]);
+    ({ service, tenant, browser } = await startStaffBrowserSuite(TENANT, { env: { ALERT_STREAM_HEARTBEAT_SECONDS: "5" } }));
     expect((await tenant.push("lab", history())).status).to.equal(200);
-    page = await browser.context.newPage();
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    page = await pageRecordingCspViolations(browser, cspViolations);
     await page.goto(`${service.url}/staff?tenant=${TENANT}&lang=en#alerts`);
     await page.locator("#sign-in-tenant").fill(TENANT);
     await page.locator("#sign-in-token").fill(tenant.authorToken);

@@ -1,15 +1,12 @@
-import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { FrameLocator, Page } from "playwright-core";
-import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { demoReports } from "../../src/demo/demoReports.ts";
-import { ingestionTenant } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
-import { launchChromium, type Chromium } from "./chromium.ts";
+import type { IngestionTenant } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
+import type { Chromium } from "./chromium.ts";
 import { previewAfter } from "./editorPreview.ts";
-import { ensureStaffBundle } from "./staffBundle.ts";
+import { OUT, pageRecordingCspViolations, startStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
  * Issue #22: an author makes a report in the staff pages' editor without writing JSON, sees the
@@ -17,7 +14,6 @@ import { ensureStaffBundle } from "./staffBundle.ts";
  * editor, publishes, compares two versions and restores an old one.
  */
 
-const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 const TENANT = "h1";
 const WARD_SQL = "select ward, count(*) as patients from patients group by ward order by ward";
 
@@ -25,7 +21,7 @@ describe("the report editor in chromium", function () {
   this.timeout(90_000);
   let service: RunningService;
   let browser: Chromium;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  let tenant: IngestionTenant;
   let page: Page;
   const cspViolations: string[] = [];
   const pageErrors: string[] = [];
@@ -43,14 +39,8 @@ describe("the report editor in chromium", function () {
 
   before(async function () {
     this.timeout(180_000);
-    mkdirSync(OUT, { recursive: true });
-    ensureStaffBundle();
-    service = await startTestService({ projections: allProjections });
-    [tenant, browser] = await Promise.all([ingestionTenant(service, TENANT), launchChromium({ viewport: { width: 1500, height: 1000 } })]);
-    page = await browser.context.newPage();
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    ({ service, tenant, browser } = await startStaffBrowserSuite(TENANT, { viewport: { width: 1500, height: 1000 } }));
+    page = await pageRecordingCspViolations(browser, cspViolations);
     page.on("pageerror", (error) => pageErrors.push(error.message));
     await page.goto(`${service.url}/staff?tenant=${TENANT}&lang=en`);
     await page.locator("#sign-in-token").fill(tenant.authorToken);

@@ -1,16 +1,11 @@
-import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Page } from "playwright-core";
-import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
-import { launchChromium, type Chromium } from "./chromium.ts";
-import { ensureStaffBundle } from "./staffBundle.ts";
+import { type IngestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
+import type { Chromium } from "./chromium.ts";
+import { OUT, pageRecordingCspViolations, startStaffBrowserSuite } from "./staffSuite.ts";
 
-/** Screenshots of this run; the folder is gitignored. */
-const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 const TENANT = "h1";
 
 
@@ -27,20 +22,17 @@ describe("staff pages in chromium", function () {
   this.timeout(60_000);
   let service: RunningService;
   let browser: Chromium;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  let tenant: IngestionTenant;
   let page: Page;
   const cspViolations: string[] = [];
 
-  const queue = async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<{ externalId: string }>;
+  const queue = () => tenant.unmatched();
   const staffUrl = () => `${service.url}/staff?tenant=${TENANT}&lang=en`;
   const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
 
   before(async function () {
     this.timeout(180_000);
-    mkdirSync(OUT, { recursive: true });
-    ensureStaffBundle();
-    service = await startTestService({ projections: allProjections });
-    [tenant, browser] = await Promise.all([ingestionTenant(service, TENANT), launchChromium()]);
+    ({ service, tenant, browser } = await startStaffBrowserSuite(TENANT));
     const token = tenant.authorToken;
 
     expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select * from patients") } })).status).to.equal(200);
@@ -56,10 +48,7 @@ describe("staff pages in chromium", function () {
     expect(pushed.body.data.results.map((r: { matched: boolean }) => r.matched)).to.deep.equal([false, false]);
     await until(async () => (await queue()).length === 2, 10_000);
 
-    page = await browser.context.newPage();
-    page.on("console", (message) => {
-      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    page = await pageRecordingCspViolations(browser, cspViolations);
   });
 
   after(async () => {

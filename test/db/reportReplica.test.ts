@@ -4,6 +4,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { postgresBinaries, startReplicatedPostgres, type ReplicatedPostgres } from "../support/replicatedPostgres.ts";
+import { tableReportSpec } from "../support/reports.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { startTestService, TEST_ADMIN_TOKEN, until } from "../support/service.ts";
 
@@ -14,13 +15,7 @@ import { startTestService, TEST_ADMIN_TOKEN, until } from "../support/service.ts
  */
 
 const METRICS_TOKEN = "metrics-token-0123456789";
-const WHERE_AM_I = {
-  version: 1,
-  title: "Where the query ran",
-  params: [],
-  queries: { server: { sql: "select count(*) as reports, string_agg(external_id, ',' order by external_id) as ids from lab_reports" } },
-  nodes: [{ id: "server", type: "table", query: "server" }],
-};
+const WHERE_AM_I = tableReportSpec("Where the query ran", { server: "select count(*) as reports, string_agg(external_id, ',' order by external_id) as ids from lab_reports" });
 
 async function reportRunnerSessions(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });

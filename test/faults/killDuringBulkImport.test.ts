@@ -1,9 +1,8 @@
 import { expect } from "chai";
-import { createPool, type Db } from "../../db/pool.ts";
-import { createTestDatabase } from "../support/database.ts";
+import type { Db } from "../../db/pool.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
-import { spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { databaseForProcesses, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
 
 const TENANT = "fault-bulk";
 const DAY = "2026-03-03";
@@ -32,8 +31,7 @@ describe("a bulk job whose worker is killed with SIGKILL mid-job", function () {
   const processes: ServiceProcess[] = [];
 
   before(async () => {
-    databaseUrl = await createTestDatabase(true);
-    db = createPool(databaseUrl, { max: 2 });
+    ({ databaseUrl, db } = await databaseForProcesses(true));
   });
   after(async () => {
     await stopAll(processes);

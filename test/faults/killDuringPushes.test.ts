@@ -1,9 +1,8 @@
 import { expect } from "chai";
-import { createPool, type Db } from "../../db/pool.ts";
-import { createTestDatabase } from "../support/database.ts";
+import type { Db } from "../../db/pool.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { PushLoad, type PushRecord } from "../support/pushLoad.ts";
-import { spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { databaseForProcesses, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
 import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
 
 const TENANT = "fault-kill";
@@ -17,8 +16,7 @@ describe("the service killed with SIGKILL while four senders push", function () 
   let service: ServiceProcess | null = null;
 
   before(async () => {
-    databaseUrl = await createTestDatabase(true);
-    db = createPool(databaseUrl, { max: 2 });
+    ({ databaseUrl, db } = await databaseForProcesses(true));
     service = await spawnService({ databaseUrl });
   });
 

@@ -1,11 +1,10 @@
 import { expect } from "chai";
-import { createPool, type Db } from "../../db/pool.ts";
+import type { Db } from "../../db/pool.ts";
 import { BlackHoleProxy } from "../support/blackHoleProxy.ts";
-import { createTestDatabase } from "../support/database.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { PushLoad } from "../support/pushLoad.ts";
 import { until } from "../support/service.ts";
-import { spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { databaseForProcesses, printOutputWhenTestFails, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
 import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
 
 const TENANT = "fault-net";
@@ -27,16 +26,14 @@ describe("the network to PostgreSQL turns into a black hole while senders push",
   let db: Db;
 
   before(async () => {
-    const databaseUrl = await createTestDatabase(false);
+    let databaseUrl: string;
+    ({ databaseUrl, db } = await databaseForProcesses(false));
     const inFront = await BlackHoleProxy.inFrontOf(databaseUrl);
     proxy = inFront.proxy;
-    db = createPool(databaseUrl, { max: 2 });
     service = await spawnService({ databaseUrl: inFront.url, env: { DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) } });
   });
 
-  afterEach(function () {
-    if (this.currentTest?.state === "failed") console.log(`--- service ---\n${service?.output()}`);
-  });
+  printOutputWhenTestFails(() => [service]);
 
   after(async () => {
     proxy?.forward();

@@ -4,7 +4,7 @@ import { ingestionTenant } from "../support/ingestion.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "../support/privatePostgres.ts";
 import { PushLoad } from "../support/pushLoad.ts";
 import { until } from "../support/service.ts";
-import { spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { printOutputWhenTestFails, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
 import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
 
 const TENANT = "fault-pg";
@@ -33,9 +33,7 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
     api = await spawnService({ databaseUrl: postgres.url, role: "api" });
   });
 
-  afterEach(function () {
-    if (this.currentTest?.state === "failed") console.log(`--- api ---\n${api?.output()}\n--- worker ---\n${worker?.output()}`);
-  });
+  printOutputWhenTestFails(() => [api, worker]);
 
   after(async () => {
     await stopAll([api, worker]);

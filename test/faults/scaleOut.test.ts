@@ -1,9 +1,8 @@
 import { expect } from "chai";
-import { createPool, type Db } from "../../db/pool.ts";
-import { createTestDatabase } from "../support/database.ts";
+import type { Db } from "../../db/pool.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { PushLoad } from "../support/pushLoad.ts";
-import { spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { databaseForProcesses, printOutputWhenTestFails, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
 import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
 
 const TENANT = "scale-out";
@@ -21,8 +20,7 @@ describe("two API processes and two worker processes on one database", function 
   let processes: ServiceProcess[] = [];
 
   before(async () => {
-    databaseUrl = await createTestDatabase(false);
-    db = createPool(databaseUrl, { max: 2 });
+    ({ databaseUrl, db } = await databaseForProcesses(false));
     const roles = ["api", "api", "worker", "worker"] as const;
     const started = await Promise.allSettled(roles.map((role) => spawnService({ databaseUrl, role, env: { DB_POOL_MAX: "5", PROJECTION_SAFETY_NET_MS: "5000" } })));
     processes = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
@@ -30,9 +28,7 @@ describe("two API processes and two worker processes on one database", function 
     if (failed) throw (failed as PromiseRejectedResult).reason;
   });
 
-  afterEach(function () {
-    if (this.currentTest?.state === "failed") for (const p of processes) console.log(`--- ${p.role} ${p.pid} ---\n${p.output()}`);
-  });
+  printOutputWhenTestFails(() => processes);
 
   after(async () => {
     await stopAll(processes);

@@ -93,7 +93,7 @@ describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab pus
     ]);
     // A nurse sees the same reasons in the queue.
     const queue = await until(async () => {
-      const entries = (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<Record<string, any>>;
+      const entries = await tenant.unmatched();
       const ours = entries.filter((e) => /^E-U\d$/.test(e.externalId));
       return ours.length === 4 ? ours : null;
     });

@@ -9,7 +9,7 @@ describe("exam reports in the unmatched queue", () => {
   before(async () => ({ service, tenant } = await startIngestionService()));
   after(() => service.stop());
 
-  const queue = async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<Record<string, any>>;
+  const queue = () => tenant.unmatched();
   const queued = async (externalId: string) => (await queue()).find((entry) => entry.kind === "exam" && entry.externalId === externalId);
   const examRow = async (externalId: string) =>
     (await service.db.query("select matched, patient_ref, pending_reason from read.exam_reports where tenant = 'h1' and external_id = $1", [externalId])).rows[0];

@@ -18,11 +18,7 @@ describe("reconciliation as of a moment (?asOf=)", () => {
   let service: RunningService;
   let tenant: IngestionTenant;
   let earlier: string;
-  const reconcile = async (kind: "lab" | "exam", query: string) => {
-    const answer = await tenant.call("GET", `/open/v1/reconcile/${kind}?${query}`, { token: tenant.client.key });
-    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-    return answer.body.data;
-  };
+  const reconcile = (kind: "lab" | "exam", query: string) => tenant.reconcile(kind, query);
 
   before(async () => {
     ({ service, tenant } = await startIngestionService());

@@ -19,11 +19,8 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
   before(async () => ({ service, tenant } = await startIngestionService()));
   after(() => service.stop());
 
-  const reconcile = async (kind: "lab" | "exam", date: string) => {
-    const answer = await tenant.call("GET", `/open/v1/reconcile/${kind}?date=${date}`, { token: tenant.client.key });
-    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-    return answer.body.data as { date: string; labReportCount: number; examReportCount: number; unmatchedCount: number; externalIdDigest: string; externalIds: string[]; sealed: boolean; ledgerRoot: string | null };
-  };
+  const reconcile = async (kind: "lab" | "exam", date: string) =>
+    (await tenant.reconcile(kind, `date=${date}`)) as { date: string; labReportCount: number; examReportCount: number; unmatchedCount: number; externalIdDigest: string; externalIds: string[]; sealed: boolean; ledgerRoot: string | null };
   /** The day's reconciliation once the read models hold what the test pushed. */
   const reconcileWhen = (kind: "lab" | "exam", date: string, ready: (data: Awaited<ReturnType<typeof reconcile>>) => boolean) =>
     until(async () => {

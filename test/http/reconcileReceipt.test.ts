@@ -17,11 +17,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
   let service: RunningService;
   let tenant: IngestionTenant;
-  const reconcile = async (kind: "lab" | "exam", query: string) => {
-    const answer = await tenant.call("GET", `/open/v1/reconcile/${kind}?${query}`, { token: tenant.client.key });
-    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-    return answer.body.data;
-  };
+  const reconcile = (kind: "lab" | "exam", query: string) => tenant.reconcile(kind, query);
   const newestRoot = async () => (await tenant.call("GET", "/api/admin/ledger", { token: ADMIN })).body.lastBlock.root as string;
   const seal = async () => expect(await sealPending(service.db)).to.not.be.empty;
 

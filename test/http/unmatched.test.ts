@@ -12,7 +12,7 @@ describe("unmatched queue (/api/unmatched)", () => {
   before(async () => ({ service, tenant } = await startIngestionService()));
   after(() => service.stop());
 
-  const queue = async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body as Array<Record<string, any>>;
+  const queue = () => tenant.unmatched();
   const inQueue = async (externalId: string) => (await queue()).some((entry) => entry.externalId === externalId);
 
   it("lists a report awaiting claim with the patient as sent, the id card masked", async () => {

@@ -7,7 +7,7 @@ import { sheetNames, writeXlsx, type SheetEvent } from "../../src/reports/export
 import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
-import { adequacySpec, downloadExport, hbMonthlyReports, type Download } from "../support/reports.ts";
+import { adequacySpec, downloadExport, hbMonthlyReports, tableReportSpec, type Download } from "../support/reports.ts";
 
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const TITLE = "血红蛋白月报";
@@ -48,13 +48,7 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     await until(async () => (await tenant.call("GET", `/api/reports/${reportId}/view?version=${no}`)).status === 200);
     return no;
   };
-  const tableSpec = (queries: Record<string, string>) => ({
-    version: 1,
-    title: "t",
-    params: [],
-    queries: Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql }])),
-    nodes: Object.keys(queries).map((name) => ({ id: name, type: "table", query: name })),
-  });
+  const tableSpec = (queries: Record<string, string>) => tableReportSpec("t", queries);
 
   before(async () => {
     service = await startTestService({ projections: allProjections });

@@ -1,3 +1,4 @@
+import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "./http.ts";
@@ -6,12 +7,15 @@ import { startTestService } from "./service.ts";
 export const ZHANG_SAN = { name: "张三", idCard: "11010519491231002X" };
 export const LI_SI = { name: "李四", idCard: "440524188001010014" };
 
+/** What every report of 张三 starts with: its external id, its number (`prefix` and the id), and 张三 as its patient. */
+function reportOfZhangSan(prefix: string, externalId: string) {
+  return { externalId, reportNo: `${prefix}-${externalId}`, patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" } };
+}
+
 /** A realistic monthly dialysis panel for one patient. */
 export function labReport(externalId: string, overrides: Record<string, unknown> = {}) {
   return {
-    externalId,
-    reportNo: `R-${externalId}`,
-    patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" },
+    ...reportOfZhangSan("R", externalId),
     panelName: "透析月度检查",
     specimen: "SERUM",
     collectedAt: "2026-03-01 07:30:00",
@@ -30,9 +34,7 @@ export function labReport(externalId: string, overrides: Record<string, unknown>
 /** An echocardiography report of 张三, as an examination system sends it. */
 export function examReport(externalId: string, overrides: Record<string, unknown> = {}) {
   return {
-    externalId,
-    reportNo: `US-${externalId}`,
-    patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" },
+    ...reportOfZhangSan("US", externalId),
     examType: "ECHO",
     examName: "超声心动图",
     examinedAt: "2026-03-01 09:00:00",
@@ -58,7 +60,15 @@ export async function ingestionTenant(service: Pick<RunningService, "url">, tena
   const registered = await call("PUT", "/api/patients/P001", { token: author.token, tenant, body: { ...ZHANG_SAN, ward: "A" } });
   if (registered.status !== 200) throw new Error(`patient not registered: ${registered.status} ${JSON.stringify(registered.body)}`);
   const push = (kind: "lab" | "exam", reports: unknown[]) => call("POST", `/open/v1/${kind}/reports`, { token: client.key, body: { reports } });
-  return { call, client, authorToken: author.token, push };
+  /** The unmatched queue, as the author sees it. */
+  const unmatched = async () => (await call("GET", "/api/unmatched", { token: author.token })).body as Array<Record<string, any>>;
+  /** The open API's reconciliation of `kind` for `query` (`date=…`, `&asOf=…`), which must answer 200: its data. */
+  const reconcile = async (kind: "lab" | "exam", query: string) => {
+    const answer = await call("GET", `/open/v1/reconcile/${kind}?${query}`, { token: client.key });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    return answer.body.data;
+  };
+  return { call, client, authorToken: author.token, push, unmatched, reconcile };
 }
 
 export type IngestionTenant = Awaited<ReturnType<typeof ingestionTenant>>;

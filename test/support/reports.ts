@@ -1,6 +1,17 @@
 import type { RunningService } from "../../src/app/service.ts";
 import { labReport } from "./ingestion.ts";
 
+/** A report without params that shows each query (name → SQL) as a table of the same name. */
+export function tableReportSpec(title: string, queries: Record<string, string>) {
+  return {
+    version: 1,
+    title,
+    params: [],
+    queries: Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql }])),
+    nodes: Object.keys(queries).map((name) => ({ id: name, type: "table", query: name })),
+  };
+}
+
 /** A small report over hemoglobin results: a range and a multi-select param, a chart with a drill, a table. */
 export const adequacySpec = {
   version: 1,

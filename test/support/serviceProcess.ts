@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { createPool, type Db } from "../../db/pool.ts";
 import type { Role } from "../../src/app/service.ts";
+import { createTestDatabase } from "./database.ts";
 import { TEST_ADMIN_TOKEN, until } from "./service.ts";
 import { SERVER_ENTRY } from "../../src/buildServer.ts";
 
@@ -111,4 +113,18 @@ function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /** Ends every process still running: for a suite's `after`, whatever state a failed test left. */
 export async function stopAll(processes: Array<ServiceProcess | null | undefined>): Promise<void> {
   await Promise.all(processes.map((service) => service?.kill()));
+}
+
+/** A new database for service processes to run on, and a small pool of the test's own to check what they stored. */
+export async function databaseForProcesses(migrated: boolean): Promise<{ databaseUrl: string; db: Db }> {
+  const databaseUrl = await createTestDatabase(migrated);
+  return { databaseUrl, db: createPool(databaseUrl, { max: 2 }) };
+}
+
+/** A suite's `afterEach`: when a test failed, prints the last output of each of the processes, to read the failure against. */
+export function printOutputWhenTestFails(processes: () => Array<ServiceProcess | null | undefined>): void {
+  afterEach(function () {
+    if (this.currentTest?.state !== "failed") return;
+    for (const p of processes()) if (p) console.log(`--- ${p.role} ${p.pid} ---\n${p.output()}`);
+  });
 }

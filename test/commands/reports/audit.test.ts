@@ -45,6 +45,20 @@ function cleanSpec(): AuditableSpec {
   };
 }
 
+/** The clean spec with its ward list query replaced by `sql`. */
+function specWithWardList(sql: string): AuditableSpec {
+  const spec = cleanSpec();
+  spec.queries.wardList!.sql = sql;
+  return spec;
+}
+
+/** The one finding of `rule` in the audit of `spec`: there must be exactly one. */
+async function theFinding(spec: AuditableSpec, rule: string): Promise<Finding> {
+  const found = only((await auditSpec(spec)).findings, rule);
+  expect(found).to.have.length(1);
+  return found[0]!;
+}
+
 function rules(findings: Finding[]): string[] {
   return findings.map((f) => f.rule);
 }
@@ -104,8 +118,7 @@ describe("report spec audit", () => {
     });
 
     it("summariseAudit turns the findings into a count for the version entry", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select * from patients order by 1";
+      const spec = specWithWardList("select * from patients order by 1");
       spec.queries.spare = { sql: "select 1" };
       const audit = await auditSpec(spec);
       expect(summariseAudit(audit)).to.deep.equal({ score: 95, grade: "A", findings: 2, highest: "low" });
@@ -114,8 +127,7 @@ describe("report spec audit", () => {
 
   describe("select-star", () => {
     it("flags select * as low and scores the spec 95", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select * from patients order by 1";
+      const spec = specWithWardList("select * from patients order by 1");
       const audit = await auditSpec(spec);
       expect(audit.findings).to.have.length(1);
       expect(audit.findings[0]).to.include({ rule: "select-star", severity: "low", where: "queries.wardList" });
@@ -123,8 +135,7 @@ describe("report spec audit", () => {
     });
 
     it("counts a qualified t.* as select-star", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select p.*, 1 as x from patients p order by 1";
+      const spec = specWithWardList("select p.*, 1 as x from patients p order by 1");
       expect(only((await auditSpec(spec)).findings, "select-star")).to.have.length(1);
     });
 
@@ -137,15 +148,12 @@ describe("report spec audit", () => {
     });
 
     it("ignores count(*) and a star that only appears inside a subquery", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select ward as value, count(*) as n from (select * from patients) s group by ward order by 1";
+      const spec = specWithWardList("select ward as value, count(*) as n from (select * from patients) s group by ward order by 1");
       expect(rules((await auditSpec(spec)).findings)).to.not.include("select-star");
     });
 
     it("does not mistake a string literal '*' or a column named star for a star", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select '*' as value, ward as \"select *\" from patients order by 1";
+      const spec = specWithWardList("select '*' as value, ward as \"select *\" from patients order by 1");
       expect((await auditSpec(spec)).findings).to.deep.equal([]);
     });
   });
@@ -154,10 +162,9 @@ describe("report spec audit", () => {
     it("flags a param that no query references, at params[i]", async () => {
       const spec = cleanSpec();
       spec.params!.push({ name: "minKtv", type: "number" });
-      const found = only((await auditSpec(spec)).findings, "unused-param");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "low", where: "params[2]" });
-      expect(found[0]!.message).to.contain("minKtv");
+      const found = await theFinding(spec, "unused-param");
+      expect(found).to.include({ severity: "low", where: "params[2]" });
+      expect(found.message).to.contain("minKtv");
     });
 
     it("counts {{name.from}} and {{name.to}} as uses of a range param, and a use in a drill query as a use", async () => {
@@ -185,9 +192,8 @@ describe("report spec audit", () => {
     it("flags a drill arg that none of the drill's queries references as medium, at drills.<key>.args[i]", async () => {
       const spec = cleanSpec();
       spec.drills!.byMonth!.args!.push({ name: "ward", type: "text" });
-      const found = only((await auditSpec(spec)).findings, "unused-drill-arg");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "medium", where: "drills.byMonth.args[1]" });
+      const found = await theFinding(spec, "unused-drill-arg");
+      expect(found).to.include({ severity: "medium", where: "drills.byMonth.args[1]" });
     });
 
     it("notes a drill arg named like a param as info at drills.<key>.args[i], and the param it shadows as unused when only that drill names it", async () => {
@@ -211,44 +217,36 @@ describe("report spec audit", () => {
 
   describe("volatile-function", () => {
     it("finds pg_sleep inside a subquery and reports it as high", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select ward as value from patients where exists (select 1 from (select pg_sleep(5)) s) order by 1";
-      const found = only((await auditSpec(spec)).findings, "volatile-function");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "high", where: "queries.wardList" });
-      expect(found[0]!.message).to.contain("pg_sleep()");
+      const spec = specWithWardList("select ward as value from patients where exists (select 1 from (select pg_sleep(5)) s) order by 1");
+      const found = await theFinding(spec, "volatile-function");
+      expect(found).to.include({ severity: "high", where: "queries.wardList" });
+      expect(found.message).to.contain("pg_sleep()");
     });
 
     it("finds schema-qualified calls, calls inside a CTE, dblink* and lo_* functions, one finding per query", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
+      const spec = specWithWardList(
         "with x as (select pg_catalog.random() as r, dblink_connect('x') as c) " +
-        "select lo_import('/etc/passwd')::text as value from x order by 1";
-      const found = only((await auditSpec(spec)).findings, "volatile-function");
-      expect(found).to.have.length(1);
-      for (const fn of ["random()", "dblink_connect()", "lo_import()"]) expect(found[0]!.message).to.contain(fn);
+          "select lo_import('/etc/passwd')::text as value from x order by 1",
+      );
+      const found = await theFinding(spec, "volatile-function");
+      for (const fn of ["random()", "dblink_connect()", "lo_import()"]) expect(found.message).to.contain(fn);
     });
 
     it("leaves stable functions such as now() and a column called random alone", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select ward as value, now() as t, random from patients order by 1";
+      const spec = specWithWardList("select ward as value, now() as t, random from patients order by 1");
       expect(rules((await auditSpec(spec)).findings)).to.not.include("volatile-function");
     });
   });
 
   describe("personal-identifier", () => {
     it("flags an explicit id_card column as medium", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select p.id_card, ward as value from people p order by 2";
-      const found = only((await auditSpec(spec)).findings, "personal-identifier");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "medium", where: "queries.wardList" });
+      const spec = specWithWardList("select p.id_card, ward as value from people p order by 2");
+      const found = await theFinding(spec, "personal-identifier");
+      expect(found).to.include({ severity: "medium", where: "queries.wardList" });
     });
 
     it("flags a column aliased id_card and a star over a derived table that returns id_card", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select national_no as id_card from people order by 1";
+      const spec = specWithWardList("select national_no as id_card from people order by 1");
       spec.queries.monthly!.sql =
         "with c as (select id_card from people) select s.* from (select * from c) s where {{period.from}} is null and {{period.to}} is null and {{wards}} is null order by 1";
       const found = only((await auditSpec(spec)).findings, "personal-identifier");
@@ -256,9 +254,7 @@ describe("report spec audit", () => {
     });
 
     it("does not flag id_card used only in WHERE, in an aggregate, or in a star over the clinical relations", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select count(distinct id_card) as n, ward as value from people where id_card is not null group by ward order by 2";
+      const spec = specWithWardList("select count(distinct id_card) as n, ward as value from people where id_card is not null group by ward order by 2");
       spec.queries.monthly!.sql =
         "select p.* from patients p where {{period.from}} is null and {{period.to}} is null and {{wards}} is null order by 1";
       expect(rules((await auditSpec(spec)).findings)).to.not.include("personal-identifier");
@@ -269,9 +265,8 @@ describe("report spec audit", () => {
     it("flags a table node whose query has no ORDER BY as info, at nodes[i]", async () => {
       const spec = cleanSpec();
       spec.queries.monthly!.sql = spec.queries.monthly!.sql!.replace(" order by 1", "");
-      const found = only((await auditSpec(spec)).findings, "table-unordered");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "info", where: "nodes[1]" });
+      const found = await theFinding(spec, "table-unordered");
+      expect(found).to.include({ severity: "info", where: "nodes[1]" });
     });
 
     it("still counts a query as unordered when ORDER BY appears only inside a subquery", async () => {
@@ -303,17 +298,13 @@ describe("report spec audit", () => {
 
   describe("cross-join", () => {
     it("flags two tables in one FROM with no condition linking them as medium", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "select p.ward as value from patients p, lab_results r where r.std_code = 'KTV' order by 1";
-      const found = only((await auditSpec(spec)).findings, "cross-join");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "medium", where: "queries.wardList" });
+      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where r.std_code = 'KTV' order by 1");
+      const found = await theFinding(spec, "cross-join");
+      expect(found).to.include({ severity: "medium", where: "queries.wardList" });
     });
 
     it("does not take a comparison with a subquery or a condition inside EXISTS as the join condition", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select p.ward as value from patients p, lab_results r where p.ward = (select max(ward) from patients) order by 1";
+      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where p.ward = (select max(ward) from patients) order by 1");
       spec.queries.other = {
         sql:
           "select p.ward from patients p, lab_results r " +
@@ -325,16 +316,12 @@ describe("report spec audit", () => {
     });
 
     it("accepts a join condition written through functions such as lower(a.x) = lower(b.y)", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select p.ward as value from patients p, lab_results r where lower(r.patient_ref) = lower(p.patient_ref) order by 1";
+      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where lower(r.patient_ref) = lower(p.patient_ref) order by 1");
       expect(rules((await auditSpec(spec)).findings)).to.not.include("cross-join");
     });
 
     it("accepts comma joins with a join condition, explicit CROSS JOIN, and a single-row CTE", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql =
-        "select p.ward as value from patients p, lab_results r where r.patient_ref = p.patient_ref order by 1";
+      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where r.patient_ref = p.patient_ref order by 1");
       spec.queries.extra = {
         sql:
           "with total as (select count(*) as n from patients) " +
@@ -347,18 +334,15 @@ describe("report spec audit", () => {
 
   describe("SQL that is not a clean SELECT", () => {
     it("reports SQL that does not parse as sql-syntax (high) without echoing the query", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "selec secret_column frm patients";
-      const found = only((await auditSpec(spec)).findings, "sql-syntax");
-      expect(found).to.have.length(1);
-      expect(found[0]).to.include({ severity: "high", where: "queries.wardList" });
-      expect(found[0]!.message).to.contain("syntax error");
-      expect(found[0]!.message).to.not.contain("secret_column");
+      const spec = specWithWardList("selec secret_column frm patients");
+      const found = await theFinding(spec, "sql-syntax");
+      expect(found).to.include({ severity: "high", where: "queries.wardList" });
+      expect(found.message).to.contain("syntax error");
+      expect(found.message).to.not.contain("secret_column");
     });
 
     it("reports an empty query as sql-syntax", async () => {
-      const spec = cleanSpec();
-      spec.queries.wardList!.sql = "  [[ ]] ";
+      const spec = specWithWardList("  [[ ]] ");
       expect(only((await auditSpec(spec)).findings, "sql-syntax")).to.have.length(1);
     });
 
