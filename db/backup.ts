@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { stat } from "node:fs/promises";
+import { chmod, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -51,6 +51,10 @@ export interface BackupSummary {
 
 /** Writes the rows of KEPT_TABLES to `file` (pg_dump's custom format), consistent while the service runs. */
 export async function backupTo(databaseUrl: string, file: string, env: NodeJS.ProcessEnv = process.env): Promise<BackupSummary> {
+  // Patients' results are in it: readable by its owner alone from its first byte (pg_dump keeps
+  // the mode of a file it writes over), not by whoever may read the folder it lands in.
+  await writeFile(file, "", { mode: 0o600 });
+  await chmod(file, 0o600);
   await run("pg_dump", ["--format=custom", "--data-only", ...KEPT_TABLES.map((table) => `--table=public.${table}`), `--file=${file}`, `--dbname=${databaseUrl}`], env);
   return { file, bytes: (await stat(file)).size };
 }

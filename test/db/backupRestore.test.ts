@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -105,6 +105,7 @@ describe("backup and restore from the command line", function () {
     const backupStarted = Date.now();
     const backup = await cli(service.databaseUrl, "backup", file);
     expect(backup.code, backup.stderr).to.equal(0);
+    expect((statSync(file).mode & 0o777).toString(8), "the backup holds patients' results: its owner's alone").to.equal("600");
     const answeredByBackupEnd = pushes.length;
     await until(async () => pushes.length >= answeredByBackupEnd + 2, 20_000);
     pushing = false;
