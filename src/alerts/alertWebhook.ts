@@ -7,6 +7,7 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import type { TransactionalJobs } from "../../projections/runtime/projection.ts";
 import { alertById, type Alert } from "../../queries/alerts/alerts.ts";
 import { ALERT_WEBHOOK_QUEUE } from "../../reactors/criticalResults.ts";
+import { checkTarget } from "./webhookTarget.ts";
 
 /*
  * ALERT_WEBHOOK_URL (contract D.7): each new alert is POSTed there as a pg-boss job, sent by the
@@ -30,6 +31,8 @@ interface WebhookJob {
 export interface AlertWebhookConfig {
   url: string;
   secret: string;
+  /** ALERT_WEBHOOK_ALLOW_PRIVATE: a receiver on this host or a link-local address is meant. */
+  allowPrivate?: boolean;
 }
 
 export function signature(secret: string, timestamp: string, body: string): string {
@@ -68,6 +71,7 @@ async function listedAlert(db: Db, { tenant, alert }: WebhookJob): Promise<Alert
 async function deliver(config: AlertWebhookConfig, alert: Alert, tenant: string): Promise<void> {
   const body = JSON.stringify({ event: WEBHOOK_EVENT, tenant, alert });
   const timestamp = String(Math.floor(Date.now() / 1000));
+  if (!config.allowPrivate) await checkTarget(config.url);
   const answer = await fetch(config.url, {
     method: "POST",
     headers: {
@@ -78,8 +82,11 @@ async function deliver(config: AlertWebhookConfig, alert: Alert, tenant: string)
       "x-dialysis-hub-signature": signature(config.secret, timestamp, body),
     },
     body,
+    // A redirect would carry the signed body, a patient's name and value, wherever it points.
+    redirect: "manual",
     signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
   });
   await answer.body?.cancel();
+  if (answer.status >= 300 && answer.status < 400) throw new Error(`the webhook answered ${answer.status}, a redirect, which is not followed: set ALERT_WEBHOOK_URL to where it points`);
   if (!answer.ok) throw new Error(`the webhook answered ${answer.status}`);
 }

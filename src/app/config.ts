@@ -1,3 +1,4 @@
+import { refusedTargetProblem } from "../alerts/webhookTarget.ts";
 import { z } from "zod";
 import { isDatabaseUrl } from "../../db/primaryHosts.ts";
 
@@ -41,6 +42,8 @@ export const configSchema = z.object({
   ALERT_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "ALERT_WEBHOOK_URL must be an http:// or https:// URL" }).optional(),
   /** The HMAC-SHA256 key of the webhook's X-Dialysis-Hub-Signature header. */
   ALERT_WEBHOOK_SECRET: z.string().min(16, "ALERT_WEBHOOK_SECRET must have at least 16 characters").optional(),
+  /** 1: the webhook may post to this host or a link-local address (refused otherwise). */
+  ALERT_WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"], { error: "ALERT_WEBHOOK_ALLOW_PRIVATE must be 0 or 1" }).default("0"),
   /** How often an idle alert stream (GET /api/alerts/stream) sends a heartbeat. */
   ALERT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).default(15),
   /** HL7 v2 over MLLP on this port (contract D.5); unset: no listener. */
@@ -54,7 +57,11 @@ export type Config = z.infer<typeof configSchema>;
 
 /** Settings that only make sense together. */
 function together(config: Config): string[] {
-  return config.ALERT_WEBHOOK_URL && !config.ALERT_WEBHOOK_SECRET ? ["ALERT_WEBHOOK_SECRET: set it with ALERT_WEBHOOK_URL, so that the receiver can check each alert came from this service"] : [];
+  const problems: string[] = [];
+  if (config.ALERT_WEBHOOK_URL && !config.ALERT_WEBHOOK_SECRET) problems.push("ALERT_WEBHOOK_SECRET: set it with ALERT_WEBHOOK_URL, so that the receiver can check each alert came from this service");
+  const refused = config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_ALLOW_PRIVATE === "0" ? refusedTargetProblem(config.ALERT_WEBHOOK_URL) : null;
+  if (refused) problems.push(refused);
+  return problems;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

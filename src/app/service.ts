@@ -92,7 +92,7 @@ export async function startService({ config, role, log, projections = allProject
       // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
       const jobs =
         config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET
-          ? await startAlertWebhook(boss, db, { url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET }, log, config.WORKER_POLL_SECONDS)
+          ? await startAlertWebhook(boss, db, { url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET, allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1" }, log, config.WORKER_POLL_SECONDS)
           : undefined;
       worker = new ProjectionWorker(db, boss, projections, log, {
         pollingIntervalSeconds: config.WORKER_POLL_SECONDS,

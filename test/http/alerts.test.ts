@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { signature } from "../../src/alerts/alertWebhook.ts";
+import { loadConfig } from "../../src/app/config.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport, LI_SI, type IngestionTenant } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
@@ -50,7 +51,7 @@ describe("critical-result alerts (/api/alerts)", function () {
     });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/critical`;
-    service = await startTestService({ projections: allProjections, env: { ALERT_WEBHOOK_URL: url, ALERT_WEBHOOK_SECRET: SECRET, ALERT_STREAM_HEARTBEAT_SECONDS: "0.2", WORKER_POLL_SECONDS: "0.5" } });
+    service = await startTestService({ projections: allProjections, env: { ALERT_WEBHOOK_URL: url, ALERT_WEBHOOK_SECRET: SECRET, ALERT_WEBHOOK_ALLOW_PRIVATE: "1", ALERT_STREAM_HEARTBEAT_SECONDS: "0.2", WORKER_POLL_SECONDS: "0.5" } });
     tenant = await ingestionTenant(service, "h1");
   });
   after(async () => {
@@ -163,5 +164,47 @@ describe("critical-result alerts (/api/alerts)", function () {
     const badState = await tenant.call("GET", "/api/alerts?state=everything", { token: tenant.authorToken });
     expect(badState.status).to.equal(400);
     expect(badState.body.error).to.match(/open, acknowledged or closed/);
+  });
+});
+
+describe("the alert webhook's target", function () {
+  this.timeout(60_000);
+
+  it("is refused at start when it points at this machine or a link-local address, unless ALERT_WEBHOOK_ALLOW_PRIVATE=1", () => {
+    const env = { DATABASE_URL: "postgres://localhost/x", ALERT_WEBHOOK_SECRET: SECRET };
+    for (const url of ["http://127.0.0.1:9000/hook", "http://localhost/hook", "http://[::1]/hook", "http://169.254.169.254/latest"]) {
+      expect(() => loadConfig({ ...env, ALERT_WEBHOOK_URL: url }), url).to.throw(/ALERT_WEBHOOK_URL: points at this machine or a link-local address.*ALERT_WEBHOOK_ALLOW_PRIVATE=1/);
+      expect(loadConfig({ ...env, ALERT_WEBHOOK_URL: url, ALERT_WEBHOOK_ALLOW_PRIVATE: "1" }).ALERT_WEBHOOK_URL).to.equal(url);
+    }
+    expect(loadConfig({ ...env, ALERT_WEBHOOK_URL: "https://alerts.hospital.example/hook" }).ALERT_WEBHOOK_URL).to.equal("https://alerts.hospital.example/hook");
+  });
+
+  it("is not followed through a redirect: the signed body goes nowhere else", async () => {
+    const elsewhere: string[] = [];
+    const redirected: string[] = [];
+    const other = createServer((request, response) => {
+      elsewhere.push(request.url ?? "");
+      response.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/stolen`;
+    const receiver = createServer((request, response) => {
+      redirected.push(request.url ?? "");
+      response.writeHead(307, { location: otherUrl }).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/critical`;
+    const service = await startTestService({ projections: allProjections, env: { ALERT_WEBHOOK_URL: url, ALERT_WEBHOOK_SECRET: SECRET, ALERT_WEBHOOK_ALLOW_PRIVATE: "1", WORKER_POLL_SECONDS: "0.5" } });
+    try {
+      const tenant = await ingestionTenant(service, "h1");
+      await tenant.push("lab", [withPotassium("CRIT-REDIRECT", 7.4)]);
+      await until(async () => redirected.length > 0, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(elsewhere, "nothing reached the redirect's target").to.deep.equal([]);
+    } finally {
+      await service.stop();
+      receiver.close();
+      other.close();
+    }
   });
 });
