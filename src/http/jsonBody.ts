@@ -1,4 +1,6 @@
 import type { Context, Middleware } from "koa";
+import { isUtf8 } from "node:buffer";
+import { getLocation } from "jsonc-parser";
 import getRawBody from "raw-body";
 import { fieldPath } from "../../db/fieldPath.ts";
 import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../../commands/kit/storableText.ts";
@@ -14,9 +16,13 @@ export interface JsonBodyOptions {
 
 /** The whole body as UTF-8 text, refused (413) past `limitBytes` before it is all read. */
 export async function bodyText(ctx: Context, limitBytes: number, what: string): Promise<string> {
+  return (await bodyBytes(ctx, limitBytes, what)).toString("utf8");
+}
+
+async function bodyBytes(ctx: Context, limitBytes: number, what: string): Promise<Buffer> {
   try {
     // Decoded once as a whole: decoding chunk by chunk costs several times more for large pushes.
-    return (await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get("content-length") || undefined })).toString("utf8");
+    return await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get("content-length") || undefined });
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === "entity.too.large") {
@@ -34,7 +40,10 @@ export async function bodyText(ctx: Context, limitBytes: number, what: string): 
 export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Middleware {
   return async (ctx, next) => {
     if (!["POST", "PUT", "PATCH"].includes(ctx.method)) return next();
-    const raw = await bodyText(ctx, limitBytes, "JSON");
+    const bytes = await bodyBytes(ctx, limitBytes, "JSON");
+    const raw = bytes.toString("utf8");
+    // Bytes that are not UTF-8 would be stored as U+FFFD, the sender never told: refused, saying where.
+    if (!isUtf8(bytes)) throw new HttpError(400, notUtf8(bytes, raw));
     if (raw.trim() === "") {
       ctx.request.body = undefined;
     } else {
@@ -52,6 +61,22 @@ export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Mid
     }
     await next();
   };
+}
+
+/** Where the first bytes that are not UTF-8 stand: the byte offset and, when inside JSON, the field. */
+function notUtf8(bytes: Buffer, lossy: string): string {
+  let offset = 0;
+  let chars = 0;
+  for (const char of lossy) {
+    const isReplacement = char === "\uFFFD";
+    // A U+FFFD the sender wrote is three bytes of valid UTF-8; any other stands for bytes that were not.
+    if (isReplacement && !(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) break;
+    offset += Buffer.byteLength(char);
+    chars += char.length;
+  }
+  const path = getLocation(lossy, chars).path;
+  const where = path.length > 0 ? ` (in the text at ${fieldPath(path).slice(0, 200)})` : "";
+  return `The body is not valid UTF-8 at byte ${offset}${where}; send it encoded as UTF-8.`;
 }
 
 declare module "koa" {

@@ -104,13 +104,17 @@ describe("hostile input: targeted cases", function () {
   describe("bytes that are not UTF-8, and text PostgreSQL cannot store", () => {
     const read = async (sql: string, values: unknown[]) => (await hostile.service.db.query(sql, values)).rows;
 
-    it("stores invalid UTF-8 and CESU-8 surrogates in a report as U+FFFD", async () => {
-      const [before, after] = `{"reports":[${reportJson("UTF-1", { labName: "lab @@" })}]}`.split("@@");
+    it("refuses invalid UTF-8 and CESU-8 surrogates in a push with 400 naming the field, storing nothing in their place", async () => {
+      const [before, after] = `{"reports":[${reportJson("UTF-1", { labName: "lab \ufffd @@" })}]}`.split("@@");
       const withBadBytes = Buffer.concat([Buffer.from(before!), Buffer.from([0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80]), Buffer.from(after!)]);
       const answer = await send({ method: "POST", path: "/open/v1/lab/reports", token: key(), body: withBadBytes });
-      expect(answer.json.data.results[0].status).to.equal("CREATED");
-      const stored = await read("select data->'report'->>'labName' as lab from events where stream_id = 'lab-report:UTF-1'", []);
-      expect(stored[0].lab).to.match(/^lab \ufffd+$/);
+      expect(answer.status).to.equal(400);
+      // The sender's own U+FFFD before them is valid UTF-8: the sentence names the first bytes that are not.
+      expect(JSON.stringify(answer.json)).to.include(`The body is not valid UTF-8 at byte ${Buffer.byteLength(before!)} (in the text at reports[0].labName)`);
+      expect(await read("select 1 from events where stream_id = 'lab-report:UTF-1'", [])).to.deep.equal([]);
+      const api = await send({ method: "POST", path: "/api/reports/every-param/data", body: Buffer.concat([Buffer.from('{"params":{"itemName":"'), Buffer.from([0xc3]), Buffer.from('"}}')]) });
+      expect(api.status).to.equal(400);
+      expect(api.json.error).to.include("not valid UTF-8 at byte 23 (in the text at params.itemName)");
     });
 
     it("rejects only the report with a NUL or half a surrogate pair, naming the field; the others of the batch are stored", async () => {
