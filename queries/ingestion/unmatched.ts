@@ -18,17 +18,30 @@ export const unmatchedEntrySchema = z.object({
 });
 export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
 
-/** Reports awaiting claim, oldest first; id cards masked. */
-export async function unmatchedQueue(reader: TenantReader): Promise<UnmatchedEntry[]> {
+/** Where a row of the queue stands in its order: received at (exactly, as PostgreSQL writes it), externalId, kind. */
+export const unmatchedKey = z.tuple([z.string(), z.string(), z.enum(["lab", "exam"])]);
+export type UnmatchedKey = z.infer<typeof unmatchedKey>;
+
+/**
+ * Reports awaiting claim, oldest first; id cards masked. `limit` rows after `after` when given
+ * (the caller asks one more than it answers, to know whether more remain).
+ */
+export async function unmatchedQueue(reader: TenantReader, { limit = null, after = null }: { limit?: number | null; after?: UnmatchedKey | null } = {}): Promise<Array<UnmatchedEntry & { key: UnmatchedKey }>> {
   const { rows } = await reader.query(
-    `select 'lab' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at
-       from read.lab_reports where not matched and dismissed_at is null
-     union all
-     select 'exam', external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at
-       from read.exam_reports where not matched and dismissed_at is null
-     order by received_at, external_id`,
+    `select * from (
+       select 'lab' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key
+         from read.lab_reports where not matched and dismissed_at is null
+       union all
+       select 'exam', external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text
+         from read.exam_reports where not matched and dismissed_at is null
+     ) queue
+     where $1::timestamptz is null or (received_at, external_id, kind) > ($1::timestamptz, $2::text, $3::text)
+     order by received_at, external_id, kind
+     limit $4::int`,
+    [after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit],
   );
   return rows.map((row) => ({
+    key: [row.received_at_key, row.external_id, row.kind],
     kind: row.kind,
     externalId: row.external_id,
     reportNo: row.report_no,

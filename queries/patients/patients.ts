@@ -19,23 +19,29 @@ export type PatientListEntry = z.infer<typeof patientListEntrySchema>;
  * - a part of the id card as the list shows it masked (`110105********002X`, `002X`), so only the
  *   digits anyone can see already are searchable: the hidden ones cannot be probed one at a time;
  * - the whole id card, for someone holding the card.
- * `strpos`, not LIKE: a `%` or `_` typed by a person is a character, not a wildcard.
+ * `strpos`, not LIKE: a `%` or `_` typed by a person is a character, not a wildcard. Its values
+ * are $3 to $5: $1 and $2 are the page's (listPatients).
  */
 const SEARCH_CONDITION = `(
-     strpos(lower(regexp_replace(name, '\\s', '', 'g')), lower($1)) > 0
-  or strpos(lower(patient_ref), lower($2)) > 0
-  or strpos(lower(coalesce(his_patient_id, '')), lower($2)) > 0
-  or strpos(left(id_card, 6) || '********' || right(id_card, 4), $3) > 0
-  or id_card = $3)`;
+     strpos(lower(regexp_replace(name, '\\s', '', 'g')), lower($3)) > 0
+  or strpos(lower(patient_ref), lower($4)) > 0
+  or strpos(lower(coalesce(his_patient_id, '')), lower($4)) > 0
+  or strpos(left(id_card, 6) || '********' || right(id_card, 4), $5) > 0
+  or id_card = $5)`;
 
 const LIST_COLUMNS = "patient_ref, name, id_card, his_patient_id, ward, active";
 
-/** The tenant's patients, id cards masked (first 6 and last 4 kept); only those matching `search` when given. */
-export async function listPatients(reader: TenantReader, search?: string): Promise<PatientListEntry[]> {
+/**
+ * The tenant's patients by patientRef, id cards masked (first 6 and last 4 kept); only those
+ * matching `search` when given; `limit` of them after the patientRef `after` when given.
+ */
+export async function listPatients(reader: TenantReader, search?: string, { limit = null, after = null }: { limit?: number | null; after?: string | null } = {}): Promise<PatientListEntry[]> {
   const text = search?.trim() ?? "";
   const { rows } = await reader.query<PatientRow>(
-    `select ${LIST_COLUMNS} from read.patients ${text ? `where ${SEARCH_CONDITION}` : ""} order by patient_ref`,
-    text ? [text.replace(/\s+/g, ""), text, normaliseIdCard(text)] : [],
+    `select ${LIST_COLUMNS} from read.patients
+     where ($1::text is null or patient_ref > $1) ${text ? `and ${SEARCH_CONDITION}` : ""}
+     order by patient_ref limit $2::int`,
+    [after, limit, ...(text ? [text.replace(/\s+/g, ""), text, normaliseIdCard(text)] : [])],
   );
   return rows.map(listEntry);
 }

@@ -6,10 +6,14 @@ import { claimInput, dismissInput } from "../../commands/ingestion/queueDecision
 import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { unmatchedQueue } from "../../queries/ingestion/unmatched.ts";
+import { unmatchedKey, unmatchedQueue } from "../../queries/ingestion/unmatched.ts";
+import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
 import { requireAuthor } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
+
+/** `GET /api/unmatched?limit=&cursor=`: the queue, a page at a time when asked. */
+export const unmatchedListQuery = z.strictObject(pageQuery, { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are limit and cursor" : undefined) });
 
 const queuedReport = { kind: z.enum(["lab", "exam"]), externalId: z.string() };
 export const claimedAnswer = z.object({ ...queuedReport, matched: z.literal(true), patientRef: z.string() });
@@ -21,7 +25,9 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
   router.use(requireAuthor(store.db, adminToken));
 
   router.get("/", async (ctx) => {
-    ctx.body = await readAsTenant(store.db, ctx.state.tenant, unmatchedQueue);
+    const page = pageOf(parseBody(unmatchedListQuery, ctx.query), unmatchedKey);
+    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => unmatchedQueue(reader, { limit: page.limit && page.limit + 1, after: page.after }));
+    ctx.body = answerPage(ctx, page, rows, (row) => row.key).map(({ key: _, ...entry }) => entry);
   });
 
   const kindOf = (name: string) => {

@@ -12,12 +12,16 @@ import { listPatients, patientByRef } from "../../queries/patients/patients.ts";
 import { requireAuthor } from "../http/authorAuth.ts";
 import { registeredIdCards } from "./registeredIdCards.ts";
 import { HttpError } from "../http/httpError.ts";
+import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
 
 /** `GET /api/patients?q=`: the search text of the staff pages' patient picker (see listPatients). */
 export const listQuery = z.strictObject(
-  { q: z.string({ error: "q is a search text, sent once" }).max(100, "q has at most 100 characters").optional() },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The only query parameter is q, a search text (name, patientRef, hisPatientId or the id card as shown masked)" : undefined) },
+  { q: z.string({ error: "q is a search text, sent once" }).max(100, "q has at most 100 characters").optional(), ...pageQuery },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" ? "The query parameters are q, a search text (name, patientRef, hisPatientId or the id card as shown masked), limit and cursor" : undefined,
+  },
 );
 
 const DAY_PROBLEM = "must be a day written yyyy-MM-dd, e.g. 2026-03-01";
@@ -59,8 +63,10 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
   router.use(requireAuthor(store.db, adminToken));
 
   router.get("/", async (ctx) => {
-    const { q } = parseBody(listQuery, ctx.query);
-    ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, q));
+    const query = parseBody(listQuery, ctx.query);
+    const page = pageOf(query, z.string());
+    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, query.q, { limit: page.limit && page.limit + 1, after: page.after }));
+    ctx.body = answerPage(ctx, page, rows, (row) => row.patientRef);
   });
 
   router.get("/:patientRef/results", async (ctx) => {

@@ -119,7 +119,7 @@ describe("patients (/api/patients)", () => {
   it("refuses an unknown query parameter or a repeated q, naming q", async () => {
     const unknown = await call("GET", "/api/patients?name=张三", { token: authorToken });
     expect(unknown.status).to.equal(400);
-    expect(unknown.body.error).to.match(/only query parameter is q/);
+    expect(unknown.body.error).to.match(/query parameters are q, a search text .*, limit and cursor/);
     expect((await call("GET", "/api/patients?q=a&q=b", { token: authorToken })).status).to.equal(400);
   });
 
@@ -127,5 +127,22 @@ describe("patients (/api/patients)", () => {
     const other = await call("GET", "/api/patients", { token: ADMIN, tenant: "other" });
     expect(other.status).to.equal(200);
     expect(other.body).to.deep.equal([]);
+  });
+
+  it("pages the list on request, searches within the pages, and refuses a cursor it did not give", async () => {
+    for (let n = 1; n <= 5; n++) {
+      const saved = await call("PUT", `/api/patients/PG${n}`, { token: authorToken, body: { name: `翻页${n}`, idCard: makeIdCard("110105", "19700101", 500 + n) } });
+      expect(saved.status).to.equal(200);
+    }
+    const whole = (await call("GET", "/api/patients?q=翻页", { token: authorToken })).body.map((p: { patientRef: string }) => p.patientRef);
+    expect(whole).to.deep.equal(["PG1", "PG2", "PG3", "PG4", "PG5"]);
+    const first = await call("GET", `/api/patients?q=${encodeURIComponent("翻页")}&limit=3`, { token: authorToken });
+    expect(first.body.map((p: { patientRef: string }) => p.patientRef)).to.deep.equal(["PG1", "PG2", "PG3"]);
+    const next = /^<([^>]+)>; rel="next"$/.exec(first.headers.get("link") ?? "")![1]!;
+    const second = await call("GET", next, { token: authorToken });
+    expect(second.body.map((p: { patientRef: string }) => p.patientRef)).to.deep.equal(["PG4", "PG5"]);
+    expect(second.headers.get("link"), "the last page links nowhere").to.equal(null);
+    const forged = Buffer.from(JSON.stringify({ after: "x" })).toString("base64url");
+    expect((await call("GET", `/api/patients?limit=2&cursor=${forged}`, { token: authorToken })).status).to.equal(400);
   });
 });

@@ -146,4 +146,28 @@ describe("unmatched queue (/api/unmatched)", () => {
     expect(types, "no claim of a report now about someone else").to.deep.equal(["LabReportReceived", "LabReportReceived"]);
     expect(await inQueue("AC-R2")).to.equal(true);
   });
+
+  it("pages the queue on request: limit rows, a Link to the next page, every report once, and says how to fix a bad page", async () => {
+    await tenant.push("lab", ["PG-1", "PG-2", "PG-3", "PG-4", "PG-5"].map((id) => labReport(id, { patient: LI_SI })));
+    await until(async () => (await queue()).filter((entry) => entry.externalId.startsWith("PG-")).length === 5);
+    const whole = (await queue()).map((entry) => `${entry.kind}:${entry.externalId}`);
+    const paged: string[] = [];
+    let next: string | null = "/api/unmatched?limit=2";
+    let pages = 0;
+    while (next) {
+      const answer = await tenant.call("GET", next, { token: tenant.authorToken });
+      expect(answer.status).to.equal(200);
+      expect(answer.body.length).to.be.at.most(2);
+      paged.push(...answer.body.map((entry: Record<string, string>) => `${entry.kind}:${entry.externalId}`));
+      next = /^<([^>]+)>; rel="next"$/.exec(answer.headers.get("link") ?? "")?.[1] ?? null;
+      pages += 1;
+    }
+    expect(paged, "the pages hold the whole queue in its order, each report once").to.deep.equal(whole);
+    expect(pages).to.equal(Math.ceil(whole.length / 2));
+    const badLimit = await tenant.call("GET", "/api/unmatched?limit=0", { token: tenant.authorToken });
+    expect([badLimit.status, badLimit.body.error]).to.deep.equal([400, "limit must be a whole number from 1 to 1000."]);
+    const badCursor = await tenant.call("GET", "/api/unmatched?limit=2&cursor=nonsense", { token: tenant.authorToken });
+    expect(badCursor.status).to.equal(400);
+    expect(badCursor.body.error).to.match(/cursor is not one this list gave/);
+  });
 });

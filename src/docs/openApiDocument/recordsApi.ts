@@ -17,7 +17,8 @@ import { patientResultsSchema } from "../../../queries/patients/patientResults.t
 import { acknowledgeInput } from "../../../commands/alerts/acknowledgeAlert.ts";
 import { alertSchema } from "../../../queries/alerts/alerts.ts";
 import { alertListQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
-import { claimedAnswer, dismissedAnswer } from "../../ingestion/unmatchedRoutes.ts";
+import { claimedAnswer, dismissedAnswer, unmatchedListQuery } from "../../ingestion/unmatchedRoutes.ts";
+import { pageLinkHeader } from "../../http/paging.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
 const patientPath = z.object({ patientRef: z.string().regex(PATIENT_REF_PATTERN).meta({ description: "The centre's own reference of the patient", example: "P001" }) });
@@ -39,7 +40,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "The tenant's dialysis patients, id cards masked",
       security: security.author,
       requestParams: { query: listQuery },
-      responses: { 200: { description: "Patients by patientRef", ...json(z.array(patientListEntrySchema)) }, ...apiFailures(authorFailures) },
+      responses: {
+        200: { description: "Patients by patientRef, or a page of them", ...json(z.array(patientListEntrySchema)), headers: pageLinkHeader },
+        ...apiFailures({ ...authorFailures, 400: "A bad q, limit or cursor" }),
+      },
     },
   },
   "/api/patients/{patientRef}": {
@@ -154,7 +158,11 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "listUnmatched",
       summary: "Reports awaiting claim, oldest first",
       security: security.author,
-      responses: { 200: { description: "The queue", ...json(z.array(unmatchedEntrySchema)) }, ...apiFailures(authorFailures) },
+      requestParams: { query: unmatchedListQuery },
+      responses: {
+        200: { description: "The queue, or a page of it", ...json(z.array(unmatchedEntrySchema)), headers: pageLinkHeader },
+        ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor" }),
+      },
     },
   },
   "/api/unmatched/{kind}/{externalId}/claim": {
