@@ -1,3 +1,4 @@
+import type { Answer } from "../support/http.ts";
 import { expect } from "chai";
 import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
 import { autoClaimReactor } from "../../reactors/autoClaim.ts";
@@ -155,7 +156,7 @@ describe("unmatched queue (/api/unmatched)", () => {
     let next: string | null = "/api/unmatched?limit=2";
     let pages = 0;
     while (next) {
-      const answer = await tenant.call("GET", next, { token: tenant.authorToken });
+      const answer: Answer = await tenant.call("GET", next, { token: tenant.authorToken });
       expect(answer.status).to.equal(200);
       expect(answer.body.length).to.be.at.most(2);
       paged.push(...answer.body.map((entry: Record<string, string>) => `${entry.kind}:${entry.externalId}`));
