@@ -19,7 +19,12 @@ export const unmatchedEntrySchema = z.object({
 export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
 
 /** Where a row of the queue stands in its order: received at (exactly, as PostgreSQL writes it), externalId, kind. */
-export const unmatchedKey = z.tuple([z.string(), z.string(), z.enum(["lab", "exam"])]);
+export const unmatchedKey = z.tuple([
+  // timestamptz as PostgreSQL writes it: a cursor is sent back by callers, so it is checked before SQL casts it.
+  z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/),
+  z.string().max(200),
+  z.enum(["lab", "exam"]),
+]);
 export type UnmatchedKey = z.infer<typeof unmatchedKey>;
 
 /**

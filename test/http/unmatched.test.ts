@@ -167,8 +167,11 @@ describe("unmatched queue (/api/unmatched)", () => {
     expect(pages).to.equal(Math.ceil(whole.length / 2));
     const badLimit = await tenant.call("GET", "/api/unmatched?limit=0", { token: tenant.authorToken });
     expect([badLimit.status, badLimit.body.error]).to.deep.equal([400, "limit must be a whole number from 1 to 1000."]);
-    const badCursor = await tenant.call("GET", "/api/unmatched?limit=2&cursor=nonsense", { token: tenant.authorToken });
-    expect(badCursor.status).to.equal(400);
-    expect(badCursor.body.error).to.match(/cursor is not one this list gave/);
+    const forged = Buffer.from(JSON.stringify(["not a time", "PG-1", "lab"])).toString("base64url");
+    for (const cursor of ["nonsense", forged]) {
+      const badCursor = await tenant.call("GET", `/api/unmatched?limit=2&cursor=${cursor}`, { token: tenant.authorToken });
+      expect(badCursor.status, cursor).to.equal(400);
+      expect(badCursor.body.error).to.match(/cursor is not one this list gave/);
+    }
   });
 });
