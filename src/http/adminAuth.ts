@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Middleware } from "koa";
 import { HttpError } from "./httpError.ts";
+import { OPERATOR } from "./requestState.ts";
 
 /** Secrets are compared as digests of one length, in constant time. */
 export function digest(value: string): Buffer {
@@ -24,7 +25,7 @@ export function requireAdmin(adminToken: string | undefined): Middleware {
     const token = bearerToken(ctx.get("authorization"));
     if (!token) throw new HttpError(401, "Send the administrator token as 'Authorization: Bearer <ADMIN_TOKEN>'.");
     if (!sameSecret(token, expected)) throw new HttpError(401, "The administrator token is not valid; use the ADMIN_TOKEN the service was started with.");
-    ctx.state.principal = { credential: "admin-token", who: "admin", tenant: null, roles: ["admin", "author"] };
+    ctx.state.principal = OPERATOR;
     await next();
   };
 }

@@ -4,10 +4,7 @@ import type { Db } from "../../db/pool.ts";
 import { authorByToken } from "../../queries/credentials/credentials.ts";
 import { bearerToken } from "./adminAuth.ts";
 import { HttpError } from "./httpError.ts";
-import type { Principal } from "./requestState.ts";
-
-/** The operator, holding the ADMIN_TOKEN: any tenant. */
-export const OPERATOR: Principal = { credential: "admin-token", who: "admin", tenant: null, roles: ["admin", "author"] };
+import { OPERATOR, type Principal } from "./requestState.ts";
 
 /** Who a bearer token names: the operator, an author, or nobody. */
 function callerIdentifier(db: Db, adminToken: string | undefined): (token: string) => Promise<Principal | null> {

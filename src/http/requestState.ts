@@ -20,6 +20,9 @@ export type Principal =
   | { credential: "author-token"; who: string; tenant: string; roles: readonly Role[] }
   | { credential: "client-key"; who: string; tenant: string; roles: readonly Role[]; client: Client };
 
+/** The operator, holding the ADMIN_TOKEN: any tenant. */
+export const OPERATOR: Principal = { credential: "admin-token", who: "admin", tenant: null, roles: ["admin", "author"] };
+
 declare module "koa" {
   interface DefaultState {
     /** Set by requestId(): the caller's X-Request-Id, or a new one. */
