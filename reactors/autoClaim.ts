@@ -18,7 +18,7 @@ import type { Projection } from "../projections/runtime/projection.ts";
 
 const CLAIMABLE_REASONS = new Set([NO_PATIENT, NAME_DIFFERS]);
 const receivedTypes = Object.values(reportKinds).map((kind) => kind.events.received);
-const kindOfEvent = new Map<string, ReportKind>(Object.values(reportKinds).flatMap((kind) => Object.values(kind.events).map((type) => [type, kind])));
+const kindOfEvent = new Map(Object.values(reportKinds).flatMap((kind) => Object.values(kind.events).map((type) => [type, kind] as const)));
 
 /** A received report's payload as the reactor reads it (`payload`): whom it is about, not its items. */
 type ReceivedWhom = { match: ReceivedReport["match"]; report: { patient: ReceivedReport["report"]["patient"] } };
@@ -28,7 +28,7 @@ type ReportEventRead = Exclude<StoredEvent<ReactsTo>, StoredEvent<PatientEvent>>
 export const autoClaimReactor: Projection<ReactsTo> = {
   name: "auto_claim",
   version: 2,
-  handles: ["PatientRegistered", "PatientUpdated", ...Object.values(reportKinds).flatMap((kind) => Object.values(kind.events))],
+  handles: ["PatientRegistered", "PatientUpdated", ...kindOfEvent.keys()],
   // Of a received report only whom it is about is needed, not its items.
   payload: `case when type in (${receivedTypes.map((type) => `'${type}'`).join(", ")})
                  then jsonb_build_object('match', data->'match', 'report', jsonb_build_object('patient', data->'report'->'patient'))

@@ -1,3 +1,4 @@
+import type { PatientsByIdCards } from "../patients/managePatients.ts";
 import { setImmediate } from "node:timers/promises";
 import { z } from "zod";
 import { ConcurrencyConflict, type EventMetadata, type EventStore, type Queryable, type StreamAppend, type TransactionWriter } from "../../db/eventStore.ts";
@@ -24,9 +25,6 @@ export interface PushingClient {
 export function pushingClient(client: { clientId: string; name: string; tenant: string; codeMap: Record<string, string> }): PushingClient {
   return { clientId: client.clientId, name: client.name, tenant: client.tenant, codeMap: parseClientCodeMap(client.codeMap) };
 }
-
-/** The registered patients of a tenant that hold these (normalised) id cards: the patients read model, given by the wiring. */
-export type PatientsByIdCards = (tenant: string, idCards: readonly string[]) => Promise<Array<KnownPatient & { idCard: string }>>;
 
 export interface IngestionDeps {
   store: EventStore;
@@ -208,7 +206,7 @@ function pushResult(results: ResultEntry[]): PushResult {
 
 async function registeredPatients(deps: IngestionDeps, tenant: string, prepared: Prepared[]): Promise<Map<string, KnownPatient>> {
   const idCards = [...new Set(prepared.map((p) => matchableIdCard(p.patient)).filter((c): c is string => c !== null))];
-  const patients = idCards.length === 0 ? [] : await deps.patientsByIdCards(tenant, idCards);
+  const patients = await deps.patientsByIdCards(tenant, idCards);
   return new Map(patients.map((patient) => [patient.idCard, patient]));
 }
 

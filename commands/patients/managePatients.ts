@@ -12,13 +12,12 @@ export interface PatientSaved {
 }
 
 /**
- * Patients registered before id cards had streams are known from the patients read model only:
- * the wiring (src/) gives saving a patient that look-up, since commands know no read side.
+ * The tenant's registered patients holding these (normalised) id cards, from the patients read
+ * model. The wiring (src/patients/registeredPatients.ts) gives it to the commands that need it,
+ * since commands know no read side: saving a patient (patients registered before id cards had
+ * streams are known there only) and the push, which matches reports against them.
  */
-export interface RegisteredIdCards {
-  /** The patientRefs of the tenant's patients registered with this (normalised) id card. */
-  holders(tenant: string, idCard: string): Promise<string[]>;
-}
+export type PatientsByIdCards = (tenant: string, idCards: readonly string[]) => Promise<Array<{ patientRef: string; name: string; idCard: string }>>;
 
 /*
  * One identity number belongs to one patient of a tenant: a second patient with the same number
@@ -34,7 +33,7 @@ function holderOf(stream: LoadedStream<IdCardEvent>): string | null {
 }
 
 /** Registers or updates a dialysis patient. */
-export async function savePatient(ctx: CommandContext, registered: RegisteredIdCards, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
+export async function savePatient(ctx: CommandContext, registered: PatientsByIdCards, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
   const { appended, state } = await handleCommand(ctx.store, { tenant, streamId: patientStreams.id(patientRef) }, patientDecider, input, ctx.metadata, {
     alongside: (events, before) => idCardAppends(ctx.store, registered, tenant, patientRef, events[0]!.data.idCard, before?.idCard ?? null),
   });
@@ -44,7 +43,7 @@ export async function savePatient(ctx: CommandContext, registered: RegisteredIdC
 }
 
 /** Takes the patient's id card (refused when another patient holds it) and frees the one it had before. */
-async function idCardAppends(store: EventStore, registered: RegisteredIdCards, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
+async function idCardAppends(store: EventStore, registered: PatientsByIdCards, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
   const taken = await readStream<IdCardEvent>(store.db, tenant, idCardStreamId(idCard));
   const holder = holderOf(taken);
   const other = holder === null ? await registeredElsewhere(registered, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
@@ -61,6 +60,6 @@ async function idCardAppends(store: EventStore, registered: RegisteredIdCards, t
 const took = (patientRef: string): IdCardEvent => ({ type: "PatientIdCardTaken", data: { patientRef } });
 const gaveUp = (patientRef: string): IdCardEvent => ({ type: "PatientIdCardFreed", data: { patientRef } });
 
-async function registeredElsewhere(registered: RegisteredIdCards, tenant: string, idCard: string, patientRef: string): Promise<string | null> {
-  return (await registered.holders(tenant, idCard)).find((holder) => holder !== patientRef) ?? null;
+async function registeredElsewhere(registered: PatientsByIdCards, tenant: string, idCard: string, patientRef: string): Promise<string | null> {
+  return (await registered(tenant, [idCard])).find((holder) => holder.patientRef !== patientRef)?.patientRef ?? null;
 }

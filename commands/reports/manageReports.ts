@@ -89,7 +89,7 @@ export async function saveDraft(
   return audit;
 }
 
-export async function discardDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, precondition?: DraftPrecondition): Promise<void> {
+export async function discardDraft(ctx: CommandContext, tenant: string, reportId: string, precondition?: DraftPrecondition): Promise<void> {
   const command = { type: "discardDraft" as const, who: ctx.metadata.actor, precondition };
   const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStreams.id(reportId) }, reportDecider, command, ctx.metadata);
   await settled(ctx, appended);
@@ -121,7 +121,7 @@ export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenan
   return publishedNo(events);
 }
 
-export async function restoreVersion(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof restoreInput>) {
+export async function restoreVersion(ctx: CommandContext, tenant: string, reportId: string, input: z.output<typeof restoreInput>) {
   const from = versionNo(input.version);
   if (from === null) throw noSuchVersion(input.version);
   const { appended, events } = await handleCommand(

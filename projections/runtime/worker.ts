@@ -23,7 +23,6 @@ export class ProjectionWorker {
   private jobTableUpkeep: NodeJS.Timeout | null = null;
   private rebuilds: Promise<unknown> = Promise.resolve();
   private running = false;
-  private stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -51,16 +50,16 @@ export class ProjectionWorker {
         void runner.wake();
       });
     }
-    this.rebuilds = rebuildInTurn(this.db, toBuild, this.log, {
-      atOnce: this.options.rebuildsAtOnce ?? 2,
-      onRebuilt: (projection) => void this.runners.get(projection.name)?.wake(),
-      stopped: () => this.stopping,
-    }).catch((err) => this.log.error({ err }, "rebuilds stopped"));
     this.safetyNet = setInterval(() => this.wakeAll(), this.options.safetyNetMs ?? 5000);
     this.safetyNet.unref();
     this.jobTableUpkeep = setInterval(() => analyzeJobTable(this.boss).catch(() => {}), 5 * 60_000);
     this.jobTableUpkeep.unref();
     this.running = true;
+    this.rebuilds = rebuildInTurn(this.db, toBuild, this.log, {
+      atOnce: this.options.rebuildsAtOnce ?? 2,
+      onRebuilt: (projection) => void this.runners.get(projection.name)?.wake(),
+      stopped: () => !this.running,
+    }).catch((err) => this.log.error({ err }, "rebuilds stopped"));
     this.wakeAll();
   }
 
@@ -77,7 +76,6 @@ export class ProjectionWorker {
 
   async stop(): Promise<void> {
     this.running = false;
-    this.stopping = true;
     if (this.safetyNet) clearInterval(this.safetyNet);
     if (this.jobTableUpkeep) clearInterval(this.jobTableUpkeep);
     await Promise.all([...this.runners.values()].map((runner) => runner.stop()));

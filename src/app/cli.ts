@@ -23,7 +23,7 @@ import { clientById } from "../../queries/credentials/credentials.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
 import { verifyLedger } from "../../queries/ledger/ledger.ts";
 import { backupTo, restoreFrom } from "../../db/backup.ts";
-import { registeredIdCards } from "../patients/registeredIdCards.ts";
+import { registeredPatients } from "../patients/registeredPatients.ts";
 import { importFile } from "./bulkImportCli.ts";
 import { progressBar, ratePerSecond } from "./progressBar.ts";
 import { loadConfig, type Config } from "./config.ts";
@@ -258,7 +258,7 @@ patients
     const text = readUtf8(file);
     return withDatabase((url) =>
       withCommandContext(url, async (ctx, db) => {
-        const result = await importPatientsCsv(ctx, registeredIdCards(db), tenant, text);
+        const result = await importPatientsCsv(ctx, registeredPatients(db), tenant, text);
         for (const { line, message } of result.rejected) console.log(`line ${line}: ${message}`);
         const imported = result.created + result.updated + result.unchanged;
         console.log(

@@ -2,8 +2,7 @@ import { createItemMapper } from "../../commands/ingestion/itemMapping.ts";
 import type { IngestionDeps } from "../../commands/ingestion/pushReports.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
-import { readAsTenant } from "../../db/tenantScope.ts";
-import { patientsByIdCards } from "../../queries/patients/patients.ts";
+import { registeredPatients } from "../patients/registeredPatients.ts";
 
 /** What the push command needs: the store, the dictionary and its item mapper, and the registered patients to match against. */
 export function ingestionDeps(store: EventStore, dictionary: Dictionary): IngestionDeps {
@@ -11,6 +10,6 @@ export function ingestionDeps(store: EventStore, dictionary: Dictionary): Ingest
     store,
     dictionary,
     mapper: createItemMapper(dictionary),
-    patientsByIdCards: (tenant, idCards) => readAsTenant(store.db, tenant, (reader) => patientsByIdCards(reader, idCards)),
+    patientsByIdCards: registeredPatients(store.db),
   };
 }

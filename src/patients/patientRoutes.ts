@@ -10,7 +10,7 @@ import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
 import { defaultChartItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef } from "../../queries/patients/patients.ts";
 import { requireAuthor } from "../http/authorAuth.ts";
-import { registeredIdCards } from "./registeredIdCards.ts";
+import { registeredPatients } from "./registeredPatients.ts";
 import { HttpError } from "../http/httpError.ts";
 import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
@@ -85,7 +85,7 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
       throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
     }
     const input = parseBody(registerPatientInput, ctx.request.body);
-    await savePatient(commandContextOf(ctx, store), registeredIdCards(store.db), ctx.state.tenant, patientRef, input);
+    await savePatient(commandContextOf(ctx, store), registeredPatients(store.db), ctx.state.tenant, patientRef, input);
     ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
   });
   return router;

@@ -166,7 +166,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   });
 
   router.delete("/:id/draft", author, async (ctx) => {
-    await discardDraft(context(ctx), commands, ctx.state.tenant, reportIdOf(ctx), draftPrecondition(ctx));
+    await discardDraft(context(ctx), ctx.state.tenant, reportIdOf(ctx), draftPrecondition(ctx));
     ctx.status = 204;
   });
 
@@ -179,7 +179,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
 
   router.post("/:id/restore", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = await restoreVersion(context(ctx), commands, ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
+    const no = await restoreVersion(context(ctx), ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
     ctx.status = 201;
     ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === versionLabel(no));
   });

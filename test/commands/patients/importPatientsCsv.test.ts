@@ -5,7 +5,7 @@ import { readAsTenant } from "../../../db/tenantScope.ts";
 import { allProjections } from "../../../src/app/allProjections.ts";
 import { listPatients } from "../../../queries/patients/patients.ts";
 import type { RunningService } from "../../../src/app/service.ts";
-import { registeredIdCards } from "../../../src/patients/registeredIdCards.ts";
+import { registeredPatients } from "../../../src/patients/registeredPatients.ts";
 import { startTestService } from "../../support/service.ts";
 
 const WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
@@ -31,7 +31,7 @@ describe("importPatientsCsv", () => {
   });
   after(() => service.stop());
 
-  const run = (tenant: string, csv: string) => importPatientsCsv(commandContext(service.eventStore, { actor: "test" }), registeredIdCards(service.db), tenant, csv);
+  const run = (tenant: string, csv: string) => importPatientsCsv(commandContext(service.eventStore, { actor: "test" }), registeredPatients(service.db), tenant, csv);
   const patientsOf = (tenant: string) => readAsTenant(service.db, tenant, listPatients);
 
   it("imports every valid row: BOM, CRLF, optional columns, the ways of writing active", async () => {

@@ -1,0 +1,9 @@
+import type { PatientsByIdCards } from "../../commands/patients/managePatients.ts";
+import type { Db } from "../../db/pool.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { patientsByIdCards } from "../../queries/patients/patients.ts";
+
+/** The commands' look-up of registered patients by id card, over the patients read model. */
+export function registeredPatients(db: Db): PatientsByIdCards {
+  return (tenant, idCards) => (idCards.length === 0 ? Promise.resolve([]) : readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, idCards)));
+}
