@@ -69,7 +69,7 @@ export async function sealPending(db: Db): Promise<SealedBlock[]> {
       const { rows: events } = await tx.query(
         `select e.position, e.transaction_id::text as tx, ${EVENT_HASH_SQL} as hash
          from events e
-         where (e.transaction_id, e.position) > ($1::xid8, $2::bigint) and e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         where (e.transaction_id, e.position) > ($1::xid8, $2::bigint) and e.transaction_id < (select events_read_horizon())
          order by e.transaction_id, e.position
          limit ${MAX_BLOCK_EVENTS}`,
         [after.last_tx, after.last_tx_position],

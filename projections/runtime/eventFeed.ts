@@ -14,10 +14,13 @@ export const START: Checkpoint = { transactionId: "0", position: 0 };
  * row is inserted, not when its transaction commits: a transaction holding position 7 may commit
  * after another has committed position 8. A reader that remembered "I am past 8" would skip 7
  * forever. So readers order by the writing transaction's id (xid8) first, and only read events
- * of transactions older than the oldest transaction still running (the snapshot's xmin): every
- * transaction below xmin has finished, so no event can appear later below the checkpoint
+ * of transactions older than the oldest transaction still running that could write them: every
+ * transaction below that horizon has finished, so no event can appear later below the checkpoint
  * (transaction id, position). Any event of a newer transaction is left for a later read.
- * This is the technique used by Marten, Eventuous and Emmett.
+ * This is the technique used by Marten, Eventuous and Emmett, with one refinement: the horizon
+ * (`events_read_horizon()`, migration 0009) passes over transactions running in other databases
+ * of the server, which cannot write these events, so another application's long transaction does
+ * not hold this store's readers back. A scalar subquery, so it is worked out once per read.
  *
  * The text copy of the id is selected under another name on purpose: were it called
  * `transaction_id`, ORDER BY would sort by that text column ("100003" < "99999").
@@ -35,7 +38,7 @@ function readSql(payload: string): string {
            row_number() over (order by transaction_id, position) as passed, count(*) over () as scanned
     from (select position, transaction_id, type from events
           where (transaction_id, position) > ($1::xid8, $2::bigint)
-            and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+            and transaction_id < (select events_read_horizon())
           order by transaction_id, position
           limit $3) page
   )

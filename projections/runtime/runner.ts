@@ -9,7 +9,10 @@ export interface RunnerOptions {
   /** Told after a batch of a projection that `emits` events has committed. */
   onEmitted?: (eventTypes: ReadonlySet<string>) => void;
   batchSize?: number;
-  /** How soon to look again when events wait behind a transaction that has not finished. */
+  /**
+   * How soon to look again when events wait behind a transaction that has not finished; each look
+   * that finds them still held doubles the pause, up to WAITING_RETRY_MAX_MS.
+   */
   waitingRetryMs?: number;
   jobs?: TransactionalJobs;
 }
@@ -21,10 +24,17 @@ export interface RunnerOptions {
 /** After a database fault, the first pause before trying again, and the longest. */
 const TRANSIENT_RETRY_FIRST_MS = 500;
 const TRANSIENT_RETRY_MAX_MS = 30_000;
+/*
+ * The longest pause between looks while events wait behind an open transaction. A held reader
+ * that looked every 20 ms turned 27 transactions a second into 261 (issue #32); the writer that
+ * holds them wakes the readers itself when it commits, so a slower look costs no latency then.
+ */
+const WAITING_RETRY_MAX_MS = 1000;
 
 export class ProjectionRunner {
   private running: Promise<void> | null = null;
   private faultsInARow = 0;
+  private waitsInARow = 0;
   private lastOutcome: Awaited<ReturnType<ProjectionRunner["drain"]>> | null = null;
   private again = false;
   private stopped = false;
@@ -81,7 +91,8 @@ export class ProjectionRunner {
       this.again = false;
       const outcome = await this.drain();
       this.lastOutcome = outcome;
-      if (outcome === "waiting") this.retryIn(this.waitingRetryMs);
+      this.waitsInARow = outcome === "waiting" ? this.waitsInARow + 1 : 0;
+      if (outcome === "waiting") this.retryIn(Math.min(WAITING_RETRY_MAX_MS, this.waitingRetryMs * 2 ** Math.min(this.waitsInARow - 1, 16)));
       if (outcome === "locked") {
         // Another process is applying; it may be just finishing and miss what woke us: look once more.
         if (lockedOut++ === 0) this.retryIn(100);

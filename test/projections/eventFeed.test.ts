@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import pg from "pg";
 import { createPool, type Db } from "../../db/pool.ts";
 import { readAfter, START } from "../../projections/runtime/eventFeed.ts";
 import { createTestDatabase } from "../support/database.ts";
@@ -44,5 +45,41 @@ describe("event feed", () => {
   it("reads of a handled event only the part of its payload the reader names", async () => {
     const { events } = await readAfter(db, START, 10, ["Counted"], "jsonb_build_object('twice', (data->>'n')::int * 2)");
     expect(events.filter((event) => event.type === "Counted").map((event) => event.data)).to.deep.equal([{ twice: 18 }, { twice: 20 }]);
+  });
+
+  describe("the horizon: which open transactions hold the reader back", () => {
+    const probe = (label: string) =>
+      `insert into events (tenant, stream_id, stream_version, type, data, metadata) values ('t', '${label}', 1, 'Probe', '{}', '{"actor": "test"}')`;
+    const probesRead = async () => (await readAfter(db, START, 100, ["Probe"])).events.filter((e) => e.type === "Probe").map((e) => e.streamId);
+
+    it("is not held back by a transaction open in another database of the same server", async () => {
+      // Another application's database: a batch job's transaction that has written (so holds an xid).
+      const elsewhere = new pg.Client({ connectionString: await createTestDatabase() });
+      await elsewhere.connect();
+      try {
+        await elsewhere.query("begin");
+        await elsewhere.query("create table batch_rows (n int); insert into batch_rows values (1)");
+        await db.query(probe("after-foreign-begin"));
+        expect(await probesRead()).to.deep.equal(["after-foreign-begin"]);
+      } finally {
+        await elsewhere.query("rollback").catch(() => {});
+        await elsewhere.end();
+      }
+    });
+
+    it("is held back by an open transaction of its own database, then reads both in commit-safe order", async () => {
+      const writer = await db.connect();
+      try {
+        await writer.query("begin");
+        await writer.query(probe("opened-first"));
+        await db.query(probe("committed-meanwhile"));
+        // The open writer holds a lower transaction id: reading past it would skip its event for good.
+        expect(await probesRead()).to.deep.equal(["after-foreign-begin"]);
+        await writer.query("commit");
+        expect(await probesRead()).to.deep.equal(["after-foreign-begin", "opened-first", "committed-meanwhile"]);
+      } finally {
+        writer.release();
+      }
+    });
   });
 });

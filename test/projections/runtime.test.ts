@@ -70,6 +70,38 @@ describe("projection runtime", () => {
     expect(live?.appliedCount).to.equal(writers * eventsPerWriter);
   });
 
+  it("looks again less and less often while an open transaction holds events back, and applies them once it commits", async function () {
+    this.timeout(30_000);
+    const projection = recordingProjection("held");
+    await prepareProjections(db, [projection], silentLogger);
+    let transactions = 0;
+    // The real pool, counting the transactions the runner opens (each takes a connection).
+    const counting = new Proxy(db, {
+      get: (target, key) => (key === "connect" ? () => (transactions++, target.connect()) : Reflect.get(target, key)),
+    });
+    const runner = new ProjectionRunner(counting, projection, silentLogger);
+    const append = (tx: Parameters<typeof appendToStream>[0], streamId: string) =>
+      appendToStream(tx, { tenant: "t1", streamId, expectedVersion: 0, events: [{ type: "Counted", data: { n: 1 } }], metadata: { actor: "test" } });
+
+    const holder = await db.connect();
+    try {
+      await holder.query("begin");
+      await append(holder, "held-open");
+      await withTransaction(db, (tx) => append(tx, "committed-behind"));
+      await runner.wake();
+      await sleep(3000);
+      // Every 20 ms would be about 150 looks in 3 s; doubling up to a second is about 9.
+      expect(transactions, "looks while held for 3 s").to.be.within(3, 20);
+      expect(await seenCount(db, "held")).to.equal(0);
+      await holder.query("commit");
+    } finally {
+      holder.release();
+    }
+    await runner.settle();
+    await runner.stop();
+    expect(await seenCount(db, "held")).to.equal(2);
+  });
+
   it("stops a projection at the event it cannot apply, records why, and lets the others go on", async () => {
     let poisoned = true;
     const fragile = recordingProjection("fragile", ["Counted"], (event) => poisoned && (event.data as { n: number }).n === 3);
