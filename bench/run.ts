@@ -34,6 +34,7 @@ const groups: Record<string, Group> = {
   hl7: { run: async () => (await import("./hl7.ts")).hl7Benchmarks() },
   fhir: { run: async () => (await import("./fhir.ts")).fhirBenchmarks() },
   alerts: { run: async () => (await import("./alerts.ts")).alertBenchmarks(), cannotRunBecause: chromiumMissing },
+  defence: { run: async () => (await import("./defence.ts")).defenceBenchmarks() },
   failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };
 /** Groups that run only when named: the soak takes ten minutes. */
