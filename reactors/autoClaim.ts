@@ -35,14 +35,7 @@ export const autoClaimReactor: Projection<ReactsTo> = {
                  else data end`,
   emits: Object.values(reportKinds).map((kind) => kind.events.claimed),
   tables: [],
-  async setup(tx: Tx) {
-    await tx.query(`
-      create table known_patients (tenant text, patient_ref text, id_card text not null, name text not null, primary key (tenant, patient_ref));
-      create index known_patients_by_id_card on known_patients (tenant, id_card);
-      create table pending_reports (tenant text, kind text, external_id text, id_card text not null, name text, stream_version integer not null,
-                                    primary key (tenant, kind, external_id));
-      create index pending_reports_by_id_card on pending_reports (tenant, id_card)`);
-  },
+  ddl: "reactors/autoClaim.sql",
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },

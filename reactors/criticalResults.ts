@@ -67,7 +67,6 @@ export const criticalResultsReactor: Projection<ReactsTo> = {
   payload: `case when type = 'LabReportReceived' then (${RECEIVED_PAYLOAD}) else data end`,
   emits: ["CriticalResultRaised", "CriticalResultClosed"],
   tables: [],
-  async setup() {},
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },

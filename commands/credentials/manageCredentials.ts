@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { authorDecider, type issuedAuthorToken } from "./authors.ts";
 import { clientDecider, type issuedClientKey } from "./clients.ts";
 import { authorStreams, clientStreams } from "./events.ts";
-import { newId, newSecret, secretDigest } from "./secrets.ts";
+import { newCredential } from "./secrets.ts";
 
 /**
  * Credentials must work (or stop working) from the very next request: each change waits for the
@@ -26,9 +26,8 @@ async function changeCredential<State, Command, E extends NewEvent>(
 }
 
 export async function createClient(ctx: CommandContext, input: { name: string; tenant: string }): Promise<z.infer<typeof issuedClientKey>> {
-  const clientId = newId();
-  const key = newSecret("dhk");
-  const command = { type: "register", clientId, name: input.name, keyDigest: secretDigest(key) } as const;
+  const { id: clientId, secret: key, digest: keyDigest } = newCredential("dhk");
+  const command = { type: "register", clientId, name: input.name, keyDigest } as const;
   await changeCredential(ctx, { tenant: input.tenant, streamId: clientStreams.id(clientId) }, clientDecider, command, "grant");
   return { clientId, key };
 }
@@ -42,9 +41,8 @@ export async function setClientCodeMap(ctx: CommandContext, tenant: string, clie
 }
 
 export async function createAuthor(ctx: CommandContext, input: { name: string; tenant: string }): Promise<z.infer<typeof issuedAuthorToken>> {
-  const authorId = newId();
-  const token = newSecret("dha");
-  const command = { type: "register", authorId, name: input.name, tokenDigest: secretDigest(token) } as const;
+  const { id: authorId, secret: token, digest: tokenDigest } = newCredential("dha");
+  const command = { type: "register", authorId, name: input.name, tokenDigest } as const;
   await changeCredential(ctx, { tenant: input.tenant, streamId: authorStreams.id(authorId) }, authorDecider, command, "grant");
   return { authorId, token };
 }

@@ -1,5 +1,4 @@
 import type { CriticalResultEvent } from "../../commands/alerts/events.ts";
-import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
 
 /**
@@ -22,36 +21,7 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
   version: 1,
   handles: ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged"],
   tables: ["alerts"],
-  async setup(tx: Tx) {
-    await tx.query(`
-      create table alerts (
-        tenant text not null,
-        alert_id text not null,
-        external_id text not null,
-        item_index integer not null,
-        patient_ref text not null,
-        code text not null,
-        name text not null,
-        value_num double precision,
-        value_text text,
-        unit text,
-        flag text,
-        reason text not null,
-        collected_at timestamp,
-        reported_at timestamp not null,
-        raised_at timestamptz not null,
-        acknowledged_at timestamptz,
-        acknowledged_by text,
-        note text,
-        closed_at timestamptz,
-        closed_reason text,
-        primary key (tenant, alert_id)
-      );
-      -- The open list and the badge read the standing alerts only, however many the years keep.
-      create index alerts_open on alerts (tenant, raised_at) where acknowledged_at is null and closed_at is null;
-      create index alerts_acknowledged on alerts (tenant, acknowledged_at) where acknowledged_at is not null;
-      create index alerts_closed on alerts (tenant, closed_at) where closed_at is not null and acknowledged_at is null`);
-  },
+  ddl: "projections/alerts/alerts.sql",
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },

@@ -9,41 +9,7 @@ export const bulkJobsProjection: Projection<BulkJobEvent> = {
   version: 1,
   handles: BULK_JOB_EVENT_TYPES,
   tables: ["bulk_jobs", "bulk_job_rejections"],
-  async setup(tx: Tx) {
-    await tx.query(`
-      create table bulk_jobs (
-        tenant text not null,
-        job_id uuid primary key,
-        kind text not null,
-        client_id text not null,
-        status text not null,
-        lines integer not null,
-        pieces integer not null,
-        pieces_done integer not null default 0,
-        processed integer not null default 0,
-        accepted integer not null default 0,
-        rejected integer not null default 0,
-        created integer not null default 0,
-        updated integer not null default 0,
-        unchanged integer not null default 0,
-        unmatched integer not null default 0,
-        -- The order jobs were submitted in: a client's jobs run in this order.
-        submitted_position bigint not null,
-        created_at timestamptz not null,
-        started_at timestamptz,
-        finished_at timestamptz,
-        reason text
-      );
-      create index bulk_jobs_unfinished on bulk_jobs (submitted_position) where status in ('QUEUED', 'RUNNING');
-      create table bulk_job_rejections (
-        tenant text not null,
-        job_id uuid not null,
-        line integer not null,
-        external_id text,
-        errors jsonb not null,
-        primary key (job_id, line)
-      )`);
-  },
+  ddl: "projections/bulk/bulkJobs.sql",
   async apply(tx: Tx, event: StoredEvent<BulkJobEvent>) {
     const jobId = bulkJobStreams.key(event.streamId);
     switch (event.type) {

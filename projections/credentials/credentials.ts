@@ -9,25 +9,7 @@ export const credentialsProjection: Projection<CredentialEvent> = {
   version: 1,
   handles: ["ClientRegistered", "ClientRevoked", "ClientCodeMapSet", "AuthorRegistered"],
   tables: ["clients", "authors"],
-  async setup(tx: Tx) {
-    await tx.query(`
-      create table clients (
-        tenant text not null,
-        client_id text primary key,
-        name text not null,
-        key_digest text not null unique,
-        code_map jsonb not null default '{}',
-        created_at timestamptz not null,
-        revoked_at timestamptz
-      );
-      create table authors (
-        tenant text not null,
-        author_id text primary key,
-        name text not null,
-        token_digest text not null unique,
-        created_at timestamptz not null
-      )`);
-  },
+  ddl: "projections/credentials/credentials.sql",
   async apply(tx: Tx, event: StoredEvent<CredentialEvent>) {
     switch (event.type) {
       case "ClientRegistered":

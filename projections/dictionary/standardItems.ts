@@ -1,5 +1,4 @@
 import type { DictionaryEvent } from "../../commands/dictionary/events.ts";
-import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
 
 /** The standard dialysis items in force, for report SQL (`std_items` of the clinical data source). */
@@ -9,13 +8,7 @@ export const standardItemsProjection: Projection<DictionaryEvent> = {
   handles: ["DictionaryReleased"],
   tables: ["std_items"],
   sharedTables: ["std_items"],
-  async setup(tx: Tx) {
-    await tx.query(`
-      create table std_items (
-        code text primary key, name text not null, category text not null, unit text not null,
-        core boolean not null, timing boolean not null, value_type text not null, loinc text, version text not null
-      )`);
-  },
+  ddl: "projections/dictionary/standardItems.sql",
   async apply(tx, event) {
     // Releases recorded before conversions were kept hold the served items only: the same columns.
     const { version, items } = event.data;

@@ -6,7 +6,7 @@ import type { Tx } from "../../db/pool.ts";
 import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
 import { RECEIVED, RECEIVED_READ_IN_DATABASE } from "./labReports.ts";
 import type { Projection } from "../runtime/projection.ts";
-import { createResultSummaries, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
+import { fillClinicalTargets, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
 
 /**
  * One row per result item of a laboratory report, with its standard code and converted value:
@@ -29,38 +29,8 @@ export const labResultsProjection: Projection<Applied> = {
   // import's item rows 30 s behind its end; 200 keep them 8 s behind, and the pushes' visible lag
   // p99 moved from 320 to 343 ms (npm run bench -- bulk ingest).
   batchSize: 200,
-  async setup(tx: Tx) {
-    await tx.query(`
-      create table lab_results (
-        tenant text not null,
-        external_id text not null,
-        item_index integer not null,
-        patient_ref text,
-        item_code text,
-        item_name text,
-        std_code text,
-        std_name text,
-        category text,
-        value_num double precision,
-        value_text text,
-        unit text,
-        std_value double precision,
-        std_unit text,
-        unit_status text not null,
-        ref_low double precision,
-        ref_high double precision,
-        abnormal_flag text,
-        result_type text,
-        collected_at timestamp,
-        reported_at timestamp not null,
-        -- The days as their own columns: report SQL compares them with date parameters, and only
-        -- date-to-date comparisons may pass the clinical views' tenant barrier to reach an index.
-        collected_on date,
-        reported_on date not null,
-        primary key (tenant, external_id, item_index)
-      );
-      ${createResultSummaries()}`);
-  },
+  ddl: ["projections/ingestion/labResults.sql", "projections/ingestion/resultSummaries.sql"],
+  setup: fillClinicalTargets,
   async finishLoad(tx: Tx) {
     // Built once over the loaded rows rather than row by row as they load; the sorts want memory.
     await tx.query("set local work_mem = '256MB'; set local maintenance_work_mem = '512MB'");

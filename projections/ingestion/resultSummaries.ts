@@ -18,50 +18,14 @@ import { CLINICAL_TARGETS } from "./clinicalTargets.ts";
  * behind and a replay reaches the same figures whatever its batches.
  */
 
-export function createResultSummaries(): string {
-  return `
-    create table patient_wards (
-      tenant text not null,
-      patient_ref text not null,
-      ward text,
-      primary key (tenant, patient_ref)
-    );
-    create table result_months (
-      tenant text not null,
-      std_code text not null,
-      month date not null,
-      ward text,
-      results integer not null,
-      patients integer not null,
-      value_sum numeric not null,
-      below_target integer not null,
-      in_target integer not null,
-      above_target integer not null,
-      unique nulls not distinct (tenant, std_code, month, ward)
-    );
-    -- The groups a correction emptied, to be dropped (a replay would not make them).
-    create index result_months_emptied on result_months (tenant) where results = 0;
-    create table latest_results (
-      tenant text not null,
-      patient_ref text not null,
-      std_code text not null,
-      std_value double precision not null,
-      reported_at timestamp not null,
-      reported_on date not null,
-      external_id text not null,
-      item_index integer not null,
-      primary key (tenant, patient_ref, std_code)
-    );
-    create index latest_results_by_item on latest_results (tenant, std_code, reported_on);
-    create table std_targets (
-      code text primary key,
-      low double precision,
-      high double precision,
-      source text not null
-    );
-    insert into std_targets
-    select code, low, high, source from json_to_recordset('${JSON.stringify(CLINICAL_TARGETS).replace(/'/g, "''")}')
-      as t(code text, low double precision, high double precision, source text)`;
+/** Fills std_targets (created by resultSummaries.sql) with the clinical targets of the default dictionary. */
+export async function fillClinicalTargets(tx: Tx): Promise<void> {
+  await tx.query(
+    `insert into std_targets
+     select code, low, high, source from json_to_recordset($1::json)
+       as t(code text, low double precision, high double precision, source text)`,
+    [JSON.stringify(CLINICAL_TARGETS)],
+  );
 }
 
 /** Which item rows a change concerns, as a condition on a lab_results row aliased `r`, with its parameters. */

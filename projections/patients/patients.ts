@@ -9,22 +9,7 @@ export const patientsProjection: Projection<PatientEvent> = {
   version: 1,
   handles: ["PatientRegistered", "PatientUpdated"],
   tables: ["patients"],
-  async setup(tx: Tx) {
-    await tx.query(`
-      create table patients (
-        tenant text not null,
-        patient_ref text not null,
-        name text not null,
-        id_card text not null,
-        his_patient_id text,
-        ward text,
-        active boolean not null,
-        registered_at timestamptz not null,
-        updated_at timestamptz not null,
-        primary key (tenant, patient_ref)
-      );
-      create index patients_by_id_card on patients (tenant, id_card)`);
-  },
+  ddl: "projections/patients/patients.sql",
   async apply(tx: Tx, event: StoredEvent<PatientEvent>) {
     const p = event.data;
     await tx.query(

@@ -9,29 +9,7 @@ export const reportsProjection: Projection<ReportEvent> = {
   version: 1,
   handles: ["ReportDraftSaved", "ReportDraftDiscarded", "ReportVersionPublished"],
   tables: ["reports", "report_drafts", "report_versions", "report_snapshots"],
-  async setup(tx: Tx) {
-    await tx.query(`
-      create table reports (
-        tenant text not null, report_id text not null, title text not null, datasource text not null,
-        updated_at timestamptz not null, published_version integer, has_draft boolean not null,
-        primary key (tenant, report_id)
-      );
-      create table report_drafts (
-        tenant text not null, report_id text not null, title text not null, datasource text not null,
-        spec jsonb not null, audit jsonb not null, saved_at timestamptz not null, who text not null,
-        primary key (tenant, report_id)
-      );
-      create table report_versions (
-        tenant text not null, report_id text not null, no integer not null, title text not null, datasource text not null,
-        spec jsonb not null, params jsonb not null, mode text not null, note text not null, audit jsonb not null,
-        published_at timestamptz not null, who text not null, restored_from integer,
-        primary key (tenant, report_id, no)
-      );
-      create table report_snapshots (
-        tenant text not null, report_id text not null, no integer not null, data jsonb not null,
-        primary key (tenant, report_id, no)
-      )`);
-  },
+  ddl: "projections/reports/reports.sql",
   async apply(tx: Tx, event: StoredEvent<ReportEvent>) {
     const key = [event.tenant, reportStreams.key(event.streamId)];
     const who = event.data.who ?? event.metadata.actor;

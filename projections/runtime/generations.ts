@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import type pg from "pg";
+import { projectFile } from "../../db/projectFiles.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "./eventFeed.ts";
 import { TENANT_READER_ROLE } from "../../db/tenantScope.ts";
@@ -91,7 +93,7 @@ export async function clearError(db: Queryable, name: string): Promise<boolean> 
   return (rowCount ?? 0) > 0;
 }
 
-/** Creates an empty generation in a schema of its own and runs the projection's setup there. */
+/** Creates an empty generation in a schema of its own and creates the projection's tables there (setUp). */
 export async function createGeneration(tx: Tx, projection: Projection, state: "building" | "live"): Promise<Generation> {
   const { rows } = await tx.query(
     "select coalesce(max(generation), 0) + 1 as next from projection_generations where name = $1",
@@ -101,7 +103,7 @@ export async function createGeneration(tx: Tx, projection: Projection, state: "b
   const schemaName = `proj_${projection.name}_g${generation}`;
   await tx.query(`create schema ${schemaName}`);
   await tx.query(`set local search_path to ${schemaName}, public`);
-  await projection.setup(tx);
+  await setUp(tx, projection);
   // A live generation starts empty: nothing to load first.
   if (state === "live") await projection.finishLoad?.(tx);
   await tx.query("set local search_path to default");
@@ -114,6 +116,25 @@ export async function createGeneration(tx: Tx, projection: Projection, state: "b
   );
   if (state === "live") await pointReadViews(tx, projection, schemaName);
   return toGeneration(inserted.rows[0]);
+}
+
+/** The text of each DDL file, read once per process (every rebuild and test database runs it again). */
+const ddlFiles = new Map<string, string>();
+
+function ddlFile(file: string): string {
+  let sql = ddlFiles.get(file);
+  if (sql === undefined) {
+    sql = readFileSync(projectFile(file), "utf8");
+    ddlFiles.set(file, sql);
+  }
+  return sql;
+}
+
+/** Creates a projection's tables in the current schema: its DDL files in order, then its setup. */
+async function setUp(tx: Tx, projection: Projection): Promise<void> {
+  const files = typeof projection.ddl === "string" ? [projection.ddl] : (projection.ddl ?? []);
+  for (const file of files) await tx.query(ddlFile(file));
+  await projection.setup?.(tx);
 }
 
 /** Builds what a generation's load left for its end (Projection.finishLoad), in its own schema. */

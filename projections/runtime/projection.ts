@@ -2,14 +2,14 @@ import type { NewEvent, StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 
 /**
- * A read model built from events. The runtime calls `setup` and `apply` with `search_path` set to
- * the generation's own schema, so a projection names its tables unqualified and a rebuild can fill
- * a fresh copy while the live one keeps serving.
+ * A read model built from events. The runtime runs `ddl` and `setup`, and calls `apply`, with
+ * `search_path` set to the generation's own schema, so a projection names its tables unqualified
+ * and a rebuild can fill a fresh copy while the live one keeps serving.
  */
 export interface Projection<E extends NewEvent = NewEvent> {
   /** `[a-z][a-z0-9_]*`; also the pg-boss queue and schema name stem. */
   readonly name: string;
-  /** Bump when `setup` or `apply` changes meaning: the runtime then rebuilds by replay. */
+  /** Bump when `ddl`, `setup` or `apply` changes meaning: the runtime then rebuilds by replay. */
   readonly version: number;
   /** The types of the events it applies: of the union `E` its contexts' events.ts declare. */
   readonly handles: readonly E["type"][];
@@ -30,7 +30,14 @@ export interface Projection<E extends NewEvent = NewEvent> {
    * holds back every reader's horizon while it runs: heavy events want smaller batches.
    */
   readonly batchSize?: number;
-  setup(tx: Tx): Promise<void>;
+  /**
+   * Its tables and indexes: files of plain SQL beside the projection, named by their path from the
+   * checkout's root (`"projections/alerts/alerts.sql"`), which the runtime runs in order on each new
+   * generation. A path from the root, not from the module, still holds in the bundled build.
+   */
+  readonly ddl?: string | readonly string[];
+  /** What plain SQL cannot say (DDL built from shared parts, rows computed here); runs after `ddl`. */
+  setup?(tx: Tx): Promise<void>;
   apply(tx: Tx, event: StoredEvent<E>): Promise<void>;
   /**
    * Optional set-based form of `apply` for projections that fold many events into few rows;
@@ -41,7 +48,7 @@ export interface Projection<E extends NewEvent = NewEvent> {
   /**
    * Builds what batches applied while `loading` left undone (summaries, indexes), in one pass over
    * the loaded tables; the runtime calls it after a rebuild's load and before the events that
-   * arrived meanwhile, and on a new empty generation right after `setup`.
+   * arrived meanwhile, and on a new empty generation right after `ddl` and `setup`.
    */
   finishLoad?(tx: Tx): Promise<void>;
 }

@@ -21,11 +21,7 @@ export interface AckProblem {
 }
 
 /** ERR fields: before v2.5 one, code and location (ELD); from v2.5 where, HL7 error code, severity, user message. */
-const ERR_CODE_AND_LOCATION = 1;
-const ERR_LOCATION = 2;
-const ERR_CODE = 3;
-const ERR_SEVERITY = 4;
-const ERR_USER_MESSAGE = 8;
+const ERR = { codeAndLocation: 1, location: 2, code: 3, severity: 4, userMessage: 8 } as const;
 
 let ackSequence = 0;
 
@@ -60,20 +56,20 @@ export function ackOf(er7: string, code: AckCode, text: string, problems: readon
   for (const { location, code: hl7ErrorCode, text: problem } of problems) {
     const err = ack.addSegment("ERR");
     const defined = (field: number) => Boolean(err.definition.fields[field]);
-    if (location && defined(ERR_LOCATION)) {
-      const where = err.field(ERR_LOCATION);
+    if (location && defined(ERR.location)) {
+      const where = err.field(ERR.location);
       where.comp(1).setValue(location.segment);
       where.comp(2).setValue(location.sequence);
       where.comp(3).setValue(location.field);
       if (location.component) where.comp(5).setValue(location.component);
-    } else if (defined(ERR_CODE_AND_LOCATION)) {
-      const eld = err.field(ERR_CODE_AND_LOCATION);
+    } else if (defined(ERR.codeAndLocation)) {
+      const eld = err.field(ERR.codeAndLocation);
       if (location) [location.segment, location.sequence, location.field].forEach((value, i) => eld.comp(i + 1).setValue(value));
       eld.comp(4).setValue(hl7ErrorCode);
     }
-    if (defined(ERR_CODE)) err.field(ERR_CODE).setValue(hl7ErrorCode);
-    if (defined(ERR_SEVERITY)) err.field(ERR_SEVERITY).setValue("E");
-    if (defined(ERR_USER_MESSAGE)) err.field(ERR_USER_MESSAGE).setValue(problem);
+    if (defined(ERR.code)) err.field(ERR.code).setValue(hl7ErrorCode);
+    if (defined(ERR.severity)) err.field(ERR.severity).setValue("E");
+    if (defined(ERR.userMessage)) err.field(ERR.userMessage).setValue(problem);
   }
   return ack.toHL7String();
 }

@@ -1,0 +1,31 @@
+-- The lab_results projection's item rows (labResults.ts); its summaries are in resultSummaries.sql.
+-- Run in each new generation's schema: a change in meaning wants the projection's version bumped.
+
+create table lab_results (
+  tenant text not null,
+  external_id text not null,
+  item_index integer not null,
+  patient_ref text,
+  item_code text,
+  item_name text,
+  std_code text,
+  std_name text,
+  category text,
+  value_num double precision,
+  value_text text,
+  unit text,
+  std_value double precision,
+  std_unit text,
+  unit_status text not null,
+  ref_low double precision,
+  ref_high double precision,
+  abnormal_flag text,
+  result_type text,
+  collected_at timestamp,
+  reported_at timestamp not null,
+  -- The days as their own columns: report SQL compares them with date parameters, and only
+  -- date-to-date comparisons may pass the clinical views' tenant barrier to reach an index.
+  collected_on date,
+  reported_on date not null,
+  primary key (tenant, external_id, item_index)
+);

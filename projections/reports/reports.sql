@@ -1,0 +1,23 @@
+-- The reports projection's tables (reports.ts).
+-- Run in each new generation's schema: a change in meaning wants the projection's version bumped.
+
+create table reports (
+  tenant text not null, report_id text not null, title text not null, datasource text not null,
+  updated_at timestamptz not null, published_version integer, has_draft boolean not null,
+  primary key (tenant, report_id)
+);
+create table report_drafts (
+  tenant text not null, report_id text not null, title text not null, datasource text not null,
+  spec jsonb not null, audit jsonb not null, saved_at timestamptz not null, who text not null,
+  primary key (tenant, report_id)
+);
+create table report_versions (
+  tenant text not null, report_id text not null, no integer not null, title text not null, datasource text not null,
+  spec jsonb not null, params jsonb not null, mode text not null, note text not null, audit jsonb not null,
+  published_at timestamptz not null, who text not null, restored_from integer,
+  primary key (tenant, report_id, no)
+);
+create table report_snapshots (
+  tenant text not null, report_id text not null, no integer not null, data jsonb not null,
+  primary key (tenant, report_id, no)
+);
