@@ -1,4 +1,6 @@
+import { runTimeProblem } from "../../commands/reports/spec/sqlSafety.ts";
 import { compileTemplate, TemplateError, type CompiledTemplate, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
+import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import type { DataSource, DataSources } from "./dataSources.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { runReportQuery } from "./runReportQuery.ts";
@@ -11,22 +13,28 @@ export interface ReportRuntime {
   onQuery?: (datasource: string, outcome: "ok" | "error", seconds: number) => void;
 }
 
-/** A query's template compiled for its data source, or the sentence saying why it cannot run (the query's own outcome, never the call's). */
-export function preparedQuery(
+/**
+ * A query's template compiled for its data source, or the sentence saying why it cannot run (the
+ * query's own outcome, never the call's): a version saved before a rule of report SQL (E.5) fails here.
+ */
+export async function preparedQuery(
   runtime: ReportRuntime,
   datasource: string,
   sql: string,
   defs: readonly TemplateDef[],
   values: Record<string, unknown>,
-): { source: DataSource; compiled: CompiledTemplate } | { error: string } {
+): Promise<{ source: DataSource; compiled: CompiledTemplate } | { error: string }> {
   const source = runtime.sources.get(datasource);
   if (!source) return { error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` };
+  let compiled: CompiledTemplate;
   try {
-    return { source, compiled: compileTemplate(sql, defs, values) };
+    compiled = compileTemplate(sql, defs, values);
   } catch (error) {
     if (error instanceof TemplateError) return { error: error.message };
     throw error;
   }
+  const problem = await runTimeProblem(compiled.text, datasource === "clinical" ? CLINICAL_RELATIONS : undefined);
+  return problem ? { error: problem } : { source, compiled };
 }
 
 /**
@@ -45,7 +53,7 @@ export async function runSpecQueries(
 ): Promise<Record<string, QueryOutcome>> {
   const entries = await Promise.all(
     Object.entries(queries).map(async ([name, query]): Promise<[string, QueryOutcome]> => {
-      const prepared = preparedQuery(runtime, datasource, query.sql ?? "", defs, values);
+      const prepared = await preparedQuery(runtime, datasource, query.sql ?? "", defs, values);
       if ("error" in prepared) return [name, prepared];
       const { source, compiled } = prepared;
       const started = performance.now();

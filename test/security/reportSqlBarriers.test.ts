@@ -151,11 +151,14 @@ describe("security: what report SQL can do", function () {
     expect(locks, "no advisory lock outlives its report query").to.equal(0);
 
     // The same (only) report connection now serves south: with the settings it had, not north's.
+    // (Report SQL may no longer read pg_prepared_statements: a prepared statement left behind shows
+    // as "already exists" when the same name is prepared again.)
     const next = await runPastTheSaveCheck(south, "south", "settings", {
-      s: `select current_setting('DateStyle') as style, current_setting('role') as role, current_setting('transaction_read_only') as ro, date '2026-03-01' as d,
-                 (select count(*) from pg_prepared_statements) as prepared, (select count(*) from pg_listening_channels()) as listening`,
+      s: "select current_setting('DateStyle') as style, current_setting('role') as role, current_setting('transaction_read_only') as ro, date '2026-03-01' as d",
+      p: "prepare planted as select 1",
     });
-    expect(next.s!.rows).to.deep.equal([["ISO, MDY", "none", "on", "2026-03-01", 0, 0]]);
+    expect(next.s!.rows).to.deep.equal([["ISO, MDY", "none", "on", "2026-03-01"]]);
+    expect(next.p, "no prepared statement left by north").to.not.have.property("error");
   });
 
   it("reads nothing outside the clinical relations, and only its own tenant's rows", async () => {
@@ -174,8 +177,19 @@ describe("security: what report SQL can do", function () {
       expect(saved.status, name).to.equal(400);
       expect(saved.body.error, name).to.match(/which is not a relation of the clinical data source: read patients, lab_reports/);
     }
+    // A version saved before the rule fails the same way when run (E.5)…
     const refused = await runPastTheSaveCheck(south, "south", "outside", outside);
-    for (const name of Object.keys(outside)) expect(refused[name], name).to.have.property("error").that.matches(/outside its data source|does not exist/);
+    for (const name of Object.keys(outside)) expect(refused[name], name).to.have.property("error").that.matches(/which is not a relation of the clinical data source/);
+    // …and the database refuses it too, were the check ever passed: the report role has no rights there.
+    const sources = new DataSources({ serviceDb: service.db, clinicalUrl: reportRunnerUrl(service.databaseUrl), others: {}, poolSize: 1 });
+    try {
+      for (const [name, sql] of Object.entries(outside)) {
+        const outcome = await runReportQuery(sources.get("clinical")!, { text: sql, values: [] }, { tenant: "south", timeoutMs: 5000, timeZone: "UTC" });
+        expect(outcome, name).to.have.property("error").that.matches(/outside its data source|does not exist/);
+      }
+    } finally {
+      await sources.end();
+    }
 
     const own = await runDraft(south, "own-rows", {
       labs: "select external_id from lab_reports order by 1",
@@ -244,16 +258,34 @@ describe("security: what report SQL can do", function () {
     }
   });
 
-  it(`stops pg_sleep and a CPU-bound query at REPORT_QUERY_TIMEOUT_MS (${TIMEOUT_MS} ms), answering the other queries`, async () => {
+  it(`stops a CPU-bound query at REPORT_QUERY_TIMEOUT_MS (${TIMEOUT_MS} ms), answering the other queries`, async () => {
     const started = Date.now();
     const queries = await runDraft(south, "slow", {
-      sleep: "select pg_sleep(5) as slept",
       burn: "select count(*) as n from generate_series(1, 500000000) g",
       fine: "select count(*) as n from lab_reports",
     });
     expect(Date.now() - started).to.be.lessThan(4000);
-    expect(queries.sleep!.error).to.match(/longer than/);
     expect(queries.burn!.error).to.match(/longer than/);
+    expect(queries.fine!.rows).to.deep.equal([[await count("select count(*)::int as n from read.lab_reports where tenant = 'south'")]]);
+  });
+
+  it("fails, in its own place and with the save's sentence, a version saved before E.5 that sleeps, takes a transaction id or reads the server", async () => {
+    const refusedAtSave = await south.asAuthor("PUT", "/api/reports/stalling/draft", { spec: specWith({ stall: "select txid_current(), pg_sleep(9)" }) });
+    expect(refusedAtSave.status).to.equal(400);
+    expect(refusedAtSave.body.error).to.equal(
+      "spec.queries.stall.sql: The query calls txid_current(), which takes a transaction id, which holds back every reader of new results until the report ends, but a query may only read: remove it.",
+    );
+    const started = Date.now();
+    const queries = await runPastTheSaveCheck(south, "south", "stalling", {
+      stall: "select txid_current(), pg_sleep(9)",
+      server: "select version() as v, count(*) as n from lab_reports",
+      xml: "select table_to_xml('pg_roles', true, false, '') as x",
+      fine: "select count(*) as n from lab_reports",
+    });
+    expect(Date.now() - started, "nothing slept").to.be.lessThan(5000);
+    expect(queries.stall).to.deep.equal({ error: refusedAtSave.body.error.replace("spec.queries.stall.sql: ", "") });
+    expect(queries.server!.error).to.match(/^The query calls version, which looks beyond the clinical data source/);
+    expect(queries.xml!.error).to.match(/^The query calls table_to_xml, which reads relations by name/);
     expect(queries.fine!.rows).to.deep.equal([[await count("select count(*)::int as n from read.lab_reports where tenant = 'south'")]]);
   });
 });

@@ -6,33 +6,28 @@
  * the other backends of the same role; every tenant's report connections are the one role
  * dh_report_runner. A role cannot be denied what PUBLIC has (PostgreSQL has no negative
  * privileges), and taking it from PUBLIC would need a superuser and change every role of the
- * database. So a clinical query may read only the clinical views and its own CTEs, and may not
- * call the functions that look past them: catalog and statistics functions (pg_*, but for a few
- * that only compute), object look-ups (to_reg*, ::regclass …) and privilege checks (has_*).
+ * database. So a clinical query may read only the clinical views and its own CTEs, may call only
+ * the functions of an allow-list (reportFunctions.ts), and may not cast to the object look-up
+ * types (::regclass …).
  * At run time the role still reads nothing else (no rights on any table) and sees no other
  * session's SQL when the service is a superuser (track_activities off, db/reportRunner.ts).
  */
 
-/** pg_* functions that only compute or wait (the statement timeout bounds pg_sleep). */
-const HARMLESS_PG_FUNCTIONS = new Set(["pg_sleep", "pg_sleep_for", "pg_sleep_until", "pg_typeof", "pg_size_pretty", "pg_size_bytes", "pg_column_size"]);
+import { clinicalFunctionProblem, short } from "./reportFunctions.ts";
+
 const LOOK_UP_TYPES = new Set(["regclass", "regcollation", "regconfig", "regdictionary", "regnamespace", "regoper", "regoperator", "regproc", "regprocedure", "regrole", "regtype"]);
 
 type Node = Record<string, unknown>;
 
 const isNode = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value);
-const short = (name: string) => (name.length > 30 ? `${name.slice(0, 30)}…` : name);
 
-function lastName(names: unknown): string | null {
-  if (!Array.isArray(names)) return null;
-  const last = names[names.length - 1] as { String?: { sval?: unknown } } | undefined;
-  return typeof last?.String?.sval === "string" ? last.String.sval : null;
+/** A qualified name's parts as the parse tree gives them (`[{ String: { sval } }, …]`). */
+function namesOf(names: unknown): string[] {
+  if (!Array.isArray(names)) return [];
+  return names.map((part) => (part as { String?: { sval?: unknown } }).String?.sval).filter((part): part is string => typeof part === "string");
 }
 
-function looksBeyond(functionName: string): boolean {
-  const name = functionName.toLowerCase();
-  if (name.startsWith("pg_")) return !HARMLESS_PG_FUNCTIONS.has(name);
-  return name.startsWith("to_reg") || (name.startsWith("has_") && name.endsWith("_privilege")) || name.endsWith("obj_description") || name === "col_description";
-}
+const lastName = (names: unknown): string | null => namesOf(names).at(-1) ?? null;
 
 /** The first thing the statement reaches outside the clinical views, as a sentence; null when none. */
 export function clinicalReachProblem(tree: unknown, relations: readonly string[]): string | null {
@@ -59,11 +54,9 @@ export function clinicalReachProblem(tree: unknown, relations: readonly string[]
           problem = `The query reads ${short(schema ? `${schema}.${relation}` : relation)}, which is not a relation of the clinical data source: read ${views}, or a CTE of the query.`;
         }
       } else if (key === "FuncCall" && isNode(child)) {
-        const name = lastName(child.funcname);
-        if (name !== null && looksBeyond(name)) {
-          problem = `The query calls ${short(name)}, which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report SQL may not call it.`;
-          return;
-        }
+        const names = namesOf(child.funcname);
+        problem = names.length ? clinicalFunctionProblem(names) : null;
+        if (problem !== null) return;
       } else if (key === "TypeCast" && isNode(child) && isNode(child.typeName)) {
         const type = lastName(child.typeName.names);
         if (type !== null && LOOK_UP_TYPES.has(type.toLowerCase())) {

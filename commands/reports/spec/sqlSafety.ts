@@ -9,7 +9,9 @@
  * error, no statement, more than one statement, anything but a select (`with … select`,
  * `values …` and set operations are selects), a data-modifying CTE, `select … into`, a locking
  * clause (`for update` / `for share` / …) anywhere in the statement, a call of a function that
- * does more than read (SIDE_EFFECT_FUNCTIONS: large objects, set_config, advisory locks, …).
+ * does more than read (SIDE_EFFECT_FUNCTIONS: large objects, set_config, advisory locks, …) or
+ * stalls (STALLING_FUNCTIONS: sleeps, takes a transaction id; contract E.5). A query of the
+ * clinical data source may call only the allow-listed functions besides (clinicalReach.ts).
  *
  * Because dropping an optional clause changes the text, the check goes further than the all-kept
  * text (decisions of this module, not of the contract):
@@ -26,6 +28,7 @@
  */
 import { parse, scan } from "libpg-query";
 import { clinicalReachProblem } from "./clinicalReach.ts";
+import { refusalReason, STALLING_FUNCTIONS } from "./reportFunctions.ts";
 import type { DrillArgDef, ParamDef } from "./specSchema.ts";
 import { compileTemplateDetailed, lineAndColumn, TemplateError, type CompiledTemplateDetail, type TemplateDef } from "./sqlTemplate.ts";
 
@@ -110,20 +113,28 @@ const SIDE_EFFECT_FUNCTIONS = new Set([
   "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file",
 ]);
 
-function sideEffectOf(funcCall: unknown): string | null {
+interface Refused {
+  name: string;
+  /** Ends "…, which <why>": what the function does that a report query may not. */
+  why: string;
+}
+
+function sideEffectOf(funcCall: unknown): Refused | null {
   const names = (funcCall as { funcname?: Array<{ String?: { sval?: unknown } }> }).funcname ?? [];
   const name = names[names.length - 1]?.String?.sval;
   if (typeof name !== "string") return null;
   const lower = name.toLowerCase();
-  return SIDE_EFFECT_FUNCTIONS.has(lower) || lower.startsWith("dblink") ? lower : null;
+  if (STALLING_FUNCTIONS.has(lower)) return { name: lower, why: refusalReason(lower)! };
+  if (SIDE_EFFECT_FUNCTIONS.has(lower) || lower.startsWith("dblink")) return { name: lower, why: "writes, changes the session or other sessions, or runs SQL given as text" };
+  return null;
 }
 
 interface Findings {
   modifying: string | null;
   into: boolean;
   locking: boolean;
-  /** The first function called that does more than read (see SIDE_EFFECT_FUNCTIONS). */
-  sideEffect: string | null;
+  /** The first function called that does more than read (SIDE_EFFECT_FUNCTIONS) or stalls (STALLING_FUNCTIONS). */
+  sideEffect: Refused | null;
   paramRefs: Set<number>;
 }
 
@@ -133,11 +144,13 @@ function inspect(tree: unknown): Findings {
   const stack: unknown[] = [tree];
   while (stack.length > 0) {
     const node = stack.pop();
+    // Children go on the stack last first, so the first thing the statement names is found first.
     if (Array.isArray(node)) {
-      stack.push(...node);
+      stack.push(...[...node].reverse());
       continue;
     }
     if (typeof node !== "object" || node === null) continue;
+    const children: unknown[] = [];
     for (const [key, value] of Object.entries(node)) {
       if (key in MODIFYING && found.modifying === null) found.modifying = MODIFYING[key]!;
       else if (key === "intoClause" && value) found.into = true;
@@ -147,8 +160,9 @@ function inspect(tree: unknown): Findings {
         const n = (value as { number?: unknown }).number;
         if (typeof n === "number") found.paramRefs.add(n);
       }
-      if (typeof value === "object" && value !== null) stack.push(value);
+      if (typeof value === "object" && value !== null) children.push(value);
     }
+    stack.push(...children.reverse());
   }
   return found;
 }
@@ -181,6 +195,17 @@ function utf16Index(text: string, codePoints: number): number {
   return index;
 }
 
+/** What in a parsed select makes it more than a read, or reach beyond `relations` (when given). */
+function selectProblem(stmt: unknown, found: Findings, subject: string, relations: readonly string[] | undefined): string | null {
+  if (found.modifying) {
+    return `${subject} has a WITH part that runs ${found.modifying} (a data-modifying CTE), but a query may only read: make every WITH part a select.`;
+  }
+  if (found.into) return `${subject} uses SELECT … INTO, which creates a table, but a query may only read: remove the INTO clause.`;
+  if (found.locking) return `${subject} has a locking clause (FOR UPDATE, FOR SHARE or the like), which locks rows, but a query may only read: remove it.`;
+  if (found.sideEffect) return `${subject} calls ${found.sideEffect.name}(), which ${found.sideEffect.why}, but a query may only read: remove it.`;
+  return relations ? clinicalReachProblem(stmt, relations) : null;
+}
+
 async function statementProblem(sql: string, compiled: CompiledTemplateDetail, when: string, relations: readonly string[] | undefined): Promise<string | null> {
   const subject = when === "" ? "The query" : `${when[0]!.toUpperCase()}${when.slice(1)} (its optional clauses dropped), the query`;
   const whenHint = when === "" ? "" : "; keep it valid without those clauses, e.g. where 1 = 1 [[and …]]";
@@ -207,16 +232,8 @@ async function statementProblem(sql: string, compiled: CompiledTemplateDetail, w
     return `${subject} is ${article(name)} ${name} statement, but a query may only read: write one select (or with … select) statement.`;
   }
   const found = inspect(stmt);
-  if (found.modifying) {
-    return `${subject} has a WITH part that runs ${found.modifying} (a data-modifying CTE), but a query may only read: make every WITH part a select.`;
-  }
-  if (found.into) return `${subject} uses SELECT … INTO, which creates a table, but a query may only read: remove the INTO clause.`;
-  if (found.locking) return `${subject} has a locking clause (FOR UPDATE, FOR SHARE or the like), which locks rows, but a query may only read: remove it.`;
-  if (found.sideEffect) {
-    return `${subject} calls ${found.sideEffect}(), which writes, changes the session or other sessions, or runs SQL given as text, but a query may only read: remove it.`;
-  }
-  const reach = relations ? clinicalReachProblem(stmt, relations) : null;
-  if (reach) return reach;
+  const problem = selectProblem(stmt, found, subject, relations);
+  if (problem) return problem;
   for (let i = 0; i < compiled.params.length; i++) {
     if (!found.paramRefs.has(i + 1)) {
       const param = compiled.params[i]!;
@@ -274,4 +291,37 @@ export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDe
     }
   }
   return null;
+}
+
+/*
+ * The same rules at run time, for a version saved before one of them: contract E.5 wants such a
+ * query to fail when run, in its own place, with the sentence a save would have given. Checked on
+ * the compiled text about to run. A text that does not parse, or is not one select, is left to the
+ * database, which refuses it anyway (READ ONLY, the report role's rights). Each text's answer is
+ * remembered (a report's texts are few), so a report's data call parses its queries once.
+ */
+const runTimeChecks = new Map<string, Promise<string | null>>();
+const RUN_TIME_CHECKS_KEPT = 2000;
+
+export function runTimeProblem(text: string, relations: readonly string[] | undefined): Promise<string | null> {
+  const key = `${relations ? relations.join(",") : ""}\u0000${text}`;
+  let check = runTimeChecks.get(key);
+  if (!check) {
+    if (runTimeChecks.size >= RUN_TIME_CHECKS_KEPT) runTimeChecks.delete(runTimeChecks.keys().next().value!);
+    check = compiledSelectProblem(text, relations);
+    runTimeChecks.set(key, check);
+  }
+  return check;
+}
+
+async function compiledSelectProblem(text: string, relations: readonly string[] | undefined): Promise<string | null> {
+  let tree: { stmts?: Array<{ stmt?: Record<string, unknown> }> };
+  try {
+    tree = (await parse(text)) as typeof tree;
+  } catch {
+    return null;
+  }
+  const stmt = tree.stmts?.length === 1 ? (tree.stmts[0]!.stmt ?? {}) : null;
+  if (!stmt || Object.keys(stmt)[0] !== "SelectStmt") return null;
+  return selectProblem(stmt, inspect(stmt), "The query", relations);
 }

@@ -97,7 +97,7 @@ async function* liveEvents(
   timeoutMs: number,
   liveSheetEvents: typeof import("../export/xlsxExport.ts").liveSheetEvents,
 ): AsyncGenerator<SheetEvent, void, undefined> {
-  const prepared = preparedQuery(runtime, datasource, sql, defs, values);
+  const prepared = await preparedQuery(runtime, datasource, sql, defs, values);
   if ("error" in prepared) {
     yield { kind: "error", error: prepared.error };
     return;

@@ -1,6 +1,9 @@
 import { expect } from "chai";
 import type { DrillArgDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
+import { readFileSync } from "node:fs";
+import { CLINICAL_FUNCTION_GROUPS } from "../../../commands/reports/spec/reportFunctions.ts";
 import { readOnlyProblem } from "../../../commands/reports/spec/sqlSafety.ts";
+import { projectFile } from "../../../db/projectFiles.ts";
 
 const PARAMS: ParamDef[] = [
   { name: "period", label: "Period", type: "dateRange", default: ["2026-01-01", "2026-03-31"] },
@@ -136,7 +139,7 @@ describe("what a query of the clinical data source may reach", () => {
   const CLINICAL = ["patients", "lab_reports", "lab_results", "exam_reports", "std_items"];
   const reach = (sql: string) => readOnlyProblem(sql, PARAMS, CLINICAL);
 
-  it("accepts the clinical views, qualified or not, CTEs where they are in scope, set-returning functions and pg_sleep", async () => {
+  it("accepts the clinical views, qualified or not, CTEs where they are in scope, set-returning and ordinary functions", async () => {
     for (const sql of [
       MONTHLY,
       "select count(*) from clinical.lab_results r join patients p using (patient_ref)",
@@ -144,7 +147,11 @@ describe("what a query of the clinical data source may reach", () => {
       "with a as (select 1 as n), b as (select n from a) select * from b",
       "with recursive n(i) as (select 1 union all select i + 1 from n where i < 5) select i from n",
       "select d::date from generate_series(date '2026-01-01', date '2026-12-01', interval '1 month') d",
-      "select pg_sleep(0), pg_typeof(1), current_setting('TimeZone')",
+      "select pg_typeof(1), current_setting('TimeZone'), current_user, current_date, coalesce(null, 1), greatest(1, 2), nullif(1, 2)",
+      "select round(avg(std_value)::numeric, 2), count(*) filter (where abnormal_flag is not null), string_agg(distinct ward, ', ' order by ward) from lab_results join patients using (patient_ref)",
+      "select extract(year from collected_at), to_char(collected_at, 'YYYY-MM'), date_trunc('month', collected_at)::date, pg_catalog.lower(item_name), substring(item_name from 1 for 3), trim(both from item_name) from lab_results",
+      "select patient_ref, lag(std_value) over (partition by patient_ref order by collected_at), row_number() over () from lab_results",
+      "select percentile_cont(0.5) within group (order by std_value), jsonb_build_object('n', count(*)) from lab_results",
     ]) {
       expect(await reach(sql), sql).to.equal(null);
     }
@@ -175,7 +182,7 @@ describe("what a query of the clinical data source may reach", () => {
   it("refuses functions and casts that look at the catalogs, other sessions or privileges", async () => {
     for (const [sql, what] of [
       ["select * from pg_stat_get_activity(null)", "calls pg_stat_get_activity"],
-      ["select pg_catalog.pg_get_userbyid(10)", "calls pg_get_userbyid"],
+      ["select pg_catalog.pg_get_userbyid(10)", "calls pg_catalog.pg_get_userbyid"],
       ["select * from pg_lock_status()", "calls pg_lock_status"],
       ["select pg_blocking_pids(1)", "calls pg_blocking_pids"],
       ["select to_regclass('public.events')", "calls to_regclass"],
@@ -186,6 +193,38 @@ describe("what a query of the clinical data source may reach", () => {
       expect(await reach(sql!), sql).to.match(new RegExp(`^The query ${what}, `));
     }
     expect(await reach("select pg_cancel_backend(1)"), "signalling, refused as before").to.match(/calls pg_cancel_backend\(\), which writes, changes the session or other sessions/);
+  });
+
+  it("refuses what takes a transaction id, sleeps, locks or reads the server, and every function not on the allow-list (E.5)", async () => {
+    for (const [sql, sentence] of [
+      ["select txid_current(), pg_sleep(9)", "The query calls txid_current(), which takes a transaction id, which holds back every reader of new results until the report ends, but a query may only read: remove it."],
+      ["select pg_current_xact_id()", "The query calls pg_current_xact_id(), which takes a transaction id, which holds back every reader of new results until the report ends, but a query may only read: remove it."],
+      ["select pg_sleep_for('1 second')", "The query calls pg_sleep_for(), which sleeps, holding a report connection, but a query may only read: remove it."],
+      ["select table_to_xml('pg_roles', true, false, '')", "The query calls table_to_xml, which reads relations by name, beyond the clinical data source: report SQL may not call it; use the functions listed in the report guide."],
+      ["select version()", "The query calls version, which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report SQL may not call it; use the functions listed in the report guide."],
+      ["select count(*) from lab_results where pg_try_advisory_xact_lock(1)", "The query calls pg_try_advisory_xact_lock(), which writes, changes the session or other sessions, or runs SQL given as text, but a query may only read: remove it."],
+      ["select inet_server_addr()", "The query calls inet_server_addr, which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report SQL may not call it; use the functions listed in the report guide."],
+      ["select public.my_helper(1)", "The query calls public.my_helper, a function outside PostgreSQL's own (pg_catalog): report SQL may call only the functions listed in the report guide."],
+      ["select xmlelement(name x, 1), pg_catalog.current_database()", "The query calls pg_catalog.current_database, which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report SQL may not call it; use the functions listed in the report guide."],
+      ["select crosstab('select 1')", "The query calls crosstab, which is not one of the functions report SQL may call: use those listed in the report guide."],
+    ]) {
+      expect(await reach(sql!), sql).to.equal(sentence);
+    }
+  });
+
+  it("lists in the report guide exactly the functions a clinical query may call", () => {
+    const guide = readFileSync(projectFile("docs", "report-spec-guide.md"), "utf8");
+    for (const [group, names] of Object.entries(CLINICAL_FUNCTION_GROUPS)) {
+      const listed = guide.match(new RegExp(`^  - ${group}: ([^]*?)\\.$`, "m"))?.[1];
+      expect(listed, group).to.be.a("string");
+      expect(listed!.replace(/\s+/g, " ").split(", ").map((name) => name.replace(/`/g, "")), group).to.deep.equal([...names]);
+    }
+  });
+
+  it("refuses sleeping and taking a transaction id in a query of any data source", async () => {
+    expect(await readOnlyProblem("select pg_sleep(1)", PARAMS)).to.match(/^The query calls pg_sleep\(\), which sleeps/);
+    expect(await readOnlyProblem("select txid_current()", PARAMS)).to.match(/^The query calls txid_current\(\), which takes a transaction id/);
+    expect(await readOnlyProblem("select my_schema.my_function(1), version()", PARAMS), "another database's own functions are its business").to.equal(null);
   });
 
   it("leaves the relations of another data source to that database", async () => {
