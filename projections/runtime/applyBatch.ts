@@ -9,13 +9,14 @@ import type { ApplyContext, Projection, TransactionalJobs } from "./projection.t
  * - `applied`: a batch was applied (`full` when there may be more right behind it);
  * - `idle`: nothing left to read;
  * - `waiting`: events exist but their transactions are not all finished yet: look again shortly;
- * - `failed`: the projection threw on an event; it stops there with the error recorded.
+ * - `failed`: the projection threw on an event; it stops there with the error recorded (`code`:
+ *   its SQLSTATE when the database raised it).
  */
 export type BatchOutcome =
   | { kind: "applied"; count: number; full: boolean }
   | { kind: "idle" }
   | { kind: "waiting" }
-  | { kind: "failed"; position: number; message: string };
+  | { kind: "failed"; position: number; message: string; code: string | null };
 
 /**
  * Applies the next batch to a generation whose row the caller has locked in `tx`. The projection's
@@ -57,7 +58,7 @@ async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[], c
 async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation, { events, passed }: FeedPage, context: ApplyContext): Promise<BatchOutcome> {
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   let applied = 0;
-  let failure: { position: number; message: string } | null = null;
+  let failure: { position: number; message: string; code: string | null } | null = null;
   for (const event of events) {
     if (projection.handles.includes(event.type)) {
       await tx.query("savepoint one_event");
@@ -67,7 +68,7 @@ async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation
       } catch (error) {
         await tx.query("rollback to savepoint one_event");
         if (isTransient(error)) throw error;
-        failure = { position: event.position, message: describe(error) };
+        failure = { position: event.position, message: describe(error), code: sqlstateOf(error) };
         break;
       }
     }
@@ -80,10 +81,16 @@ async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation
     gen.checkpoint = last;
   }
   if (!failure) return { kind: "applied", count: applied > 0 ? passed[applied - 1]! : 0, full: false };
-  await recordError(tx, gen, failure.position, failure.message);
+  await recordError(tx, gen, failure);
   return { kind: "failed", ...failure };
 }
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The SQLSTATE of an error the database raised; null for any other (a Node error's code is no SQLSTATE). */
+function sqlstateOf(error: unknown): string | null {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }

@@ -75,18 +75,18 @@ export async function saveProgress(tx: Queryable, gen: Generation, to: Checkpoin
   );
 }
 
-export async function recordError(tx: Queryable, gen: Generation, position: number, message: string): Promise<void> {
+export async function recordError(tx: Queryable, gen: Generation, failure: { position: number; message: string; code: string | null }): Promise<void> {
   await tx.query(
-    `update projection_generations set error = $3, error_position = $4, error_at = now(), updated_at = now()
+    `update projection_generations set error = $3, error_position = $4, error_code = $5, error_at = now(), updated_at = now()
      where name = $1 and generation = $2`,
-    [gen.name, gen.generation, message, position],
+    [gen.name, gen.generation, failure.message, failure.position, failure.code],
   );
 }
 
 /** Lets a stopped projection try its failed event again (after a fix was deployed). */
 export async function clearError(db: Queryable, name: string): Promise<boolean> {
   const { rowCount } = await db.query(
-    `update projection_generations set error = null, error_position = null, error_at = null, updated_at = now()
+    `update projection_generations set error = null, error_position = null, error_code = null, error_at = null, updated_at = now()
      where name = $1 and state = 'live' and error is not null`,
     [name],
   );

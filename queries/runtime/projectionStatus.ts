@@ -9,7 +9,15 @@ export const projectionStatusSchema = z.object({
   state: z.enum(["live", "building"]),
   position: z.int(),
   appliedEvents: z.int(),
-  error: z.object({ message: z.string(), position: z.int(), at: z.string() }).nullable().meta({ description: "The error that stopped this projection, if any" }),
+  error: z
+    .object({
+      message: z.string(),
+      position: z.int(),
+      at: z.string(),
+      code: z.string().nullable().meta({ description: "Its SQLSTATE when the database raised it (P0001: a function or trigger); null for an error of the projection's code" }),
+    })
+    .nullable()
+    .meta({ description: "The error that stopped this projection, if any" }),
   lagEvents: z.int(),
   lagSeconds: z.number(),
   eventsPerSecond: z.number().nullable().meta({ description: "A building generation (a rebuild): events read per second since it began; null for a live one" }),
@@ -42,7 +50,7 @@ const LAG_COUNT_CAP = 1_000_000;
 
 export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
   const { rows } = await db.query(
-    `select g.name, g.generation, g.version, g.state, g.last_position, g.applied_count, g.error, g.error_position, g.error_at,
+    `select g.name, g.generation, g.version, g.state, g.last_position, g.applied_count, g.error, g.error_position, g.error_code, g.error_at,
             extract(epoch from g.updated_at - g.created_at) as building_seconds,
             (select count(*) from (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position) limit ${LAG_COUNT_CAP}) pending) as lag_events,
             coalesce(extract(epoch from now() - (select min(e.recorded_at) from (
@@ -66,7 +74,7 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
         state: row.state,
         position: Number(row.last_position),
         appliedEvents: Number(row.applied_count),
-        error: row.error ? { message: row.error, position: Number(row.error_position), at: row.error_at.toISOString() } : null,
+        error: row.error ? { message: row.error, position: Number(row.error_position), at: row.error_at.toISOString(), code: row.error_code ?? null } : null,
         lagEvents,
         lagSeconds: Math.round(Number(row.lag_seconds) * 1000) / 1000,
         eventsPerSecond: rate === null ? null : Math.round(rate),
@@ -74,6 +82,60 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
       };
     }),
   };
+}
+
+/** The code of an error that is not the database's (or was recorded before its code was). */
+const PROJECTION_ERROR_CODE = "PROJECTION_ERROR";
+
+/** PostgreSQL's classes of SQLSTATE (appendix A) that an event can meet for good; the transient ones never stop a projection. */
+const SQLSTATE_CLASSES: Record<string, string> = {
+  "0A": "feature not supported",
+  "21": "cardinality violation",
+  "22": "data exception",
+  "23": "integrity constraint violation",
+  "40": "transaction rollback",
+  "42": "syntax error or access rule violation",
+  "54": "program limit exceeded",
+  "P0": "raised by a database function or trigger",
+  XX: "internal error of the database",
+};
+
+function describeCode(sqlstate: string | null): string {
+  if (sqlstate === null) return "the projection could not apply the event";
+  return SQLSTATE_CLASSES[sqlstate.slice(0, 2)] ?? "database error";
+}
+
+/**
+ * A projection stopped on an event, as the public /readyz names it. Never the error's message: it
+ * may quote a value of the event (a PostgreSQL message can, and a projection's own error may say
+ * anything). A stable code and a fixed description of it instead; the message is for an
+ * administrator, in GET /api/admin/projections.
+ */
+export const stoppedProjectionSchema = z.object({
+  name: z.string(),
+  state: z.enum(["live", "building"]).meta({ description: "building: a rebuild stopped (the live generation waits for it)" }),
+  position: z.int().meta({ description: "The event it stopped at" }),
+  since: z.string().meta({ description: "When it stopped" }),
+  error: z.object({
+    code: z.string().meta({ description: `The SQLSTATE when the database raised the error (P0001: a function or trigger), else ${PROJECTION_ERROR_CODE}` }),
+    message: z.string().meta({ description: "What kind of error that code is (GET /api/admin/projections shows the error itself)" }),
+  }),
+});
+export type StoppedProjection = z.infer<typeof stoppedProjectionSchema>;
+
+/** Projections stopped on an event they cannot apply, until `projections retry`: one small read, for /readyz. */
+export async function stoppedProjections(db: Db): Promise<StoppedProjection[]> {
+  const { rows } = await db.query(
+    `select name, state, error_position, error_code, error_at from projection_generations
+     where state in ('live', 'building') and error is not null order by name, generation`,
+  );
+  return rows.map((row) => ({
+    name: row.name,
+    state: row.state,
+    position: Number(row.error_position),
+    since: row.error_at.toISOString(),
+    error: { code: row.error_code ?? PROJECTION_ERROR_CODE, message: describeCode(row.error_code) },
+  }));
 }
 
 async function replicaStatus(db: Db): Promise<ReplicaStatus[]> {

@@ -10,7 +10,7 @@ import { docsRoutes } from "../docs/docsRoutes.ts";
 import { docxExportRoute } from "../reports/http/docxExportRoute.ts";
 import { embedRoutes } from "../reports/http/embedRoutes.ts";
 import { fhirErrors, fhirRoutes } from "../ingestion/fhir/fhirRoutes.ts";
-import { healthRoutes, type ReadinessCheck } from "../http/healthRoutes.ts";
+import { healthRoutes, type Readiness } from "../http/healthRoutes.ts";
 import { helpRoutes } from "../docs/helpRoutes.ts";
 import { jsonBody } from "../http/jsonBody.ts";
 import { openApiErrors } from "../ingestion/openV1/envelope.ts";
@@ -38,7 +38,7 @@ export interface AppDependencies {
   openApi: OpenApiDeps;
   log: Logger;
   adminToken: string | undefined;
-  readiness: readonly ReadinessCheck[];
+  readiness: Readiness;
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
   alerts: { feed: AlertFeed; heartbeatMs: number };

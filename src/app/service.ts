@@ -15,6 +15,7 @@ import type { Projection } from "../../projections/runtime/projection.ts";
 import { ProjectionWorker } from "../../projections/runtime/worker.ts";
 import { AlertFeed } from "../alerts/alertFeed.ts";
 import { alertById } from "../../queries/alerts/alerts.ts";
+import { stoppedProjections } from "../../queries/runtime/projectionStatus.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { startAlertWebhook } from "../alerts/alertWebhook.ts";
 import { LedgerSealer } from "../../projections/runtime/ledgerSealer.ts";
@@ -167,11 +168,14 @@ export async function startService({ config, role, log, projections = allProject
         adminToken: config.ADMIN_TOKEN,
         metrics,
         metricsToken: config.METRICS_TOKEN,
-        readiness: [
-          { name: "database", check: async () => (await db.query("select 1")).rowCount === 1 },
-          { name: "migrations", check: async () => (await missingMigrations(db)).length === 0 },
-          { name: "workers", check: async () => worker === null || worker.isRunning },
-        ],
+        readiness: {
+          checks: [
+            { name: "database", check: async () => (await db.query("select 1")).rowCount === 1 },
+            { name: "migrations", check: async () => (await missingMigrations(db)).length === 0 },
+            { name: "workers", check: async () => worker === null || worker.isRunning },
+          ],
+          stoppedProjections: () => stoppedProjections(db),
+        },
       });
       const server = await listen(app.callback(), config.PORT, config.REQUEST_TIMEOUT_MS);
       stack.push(() => closeServer(server, config.SHUTDOWN_GRACE_MS));

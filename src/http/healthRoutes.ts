@@ -1,30 +1,49 @@
 import Router from "@koa/router";
 import { z } from "zod";
+import { stoppedProjectionSchema, type StoppedProjection } from "../../queries/runtime/projectionStatus.ts";
 
 export interface ReadinessCheck {
   name: string;
   check(): Promise<boolean>;
 }
 
+export interface Readiness {
+  /** What the process cannot serve without: one failing answers 503 "not ready". */
+  checks: readonly ReadinessCheck[];
+  /** Projections stopped on an event: each leaves its read model behind, the rest serves (200 "degraded"). */
+  stoppedProjections(): Promise<StoppedProjection[]>;
+}
+
 export const healthAnswer = z.object({ status: z.literal("up") });
 export const readinessAnswer = z.object({
-  status: z.enum(["ready", "not ready"]),
-  checks: z.record(z.string(), z.boolean()).meta({ description: "Each check by name: database, migrations, workers" }),
+  status: z.enum(["ready", "degraded", "not ready"]).meta({
+    description: "degraded (200): it serves, but a projection stopped and its read model stays behind; not ready (503): a check without which nothing is served failed",
+  }),
+  checks: z.record(z.string(), z.boolean()).meta({
+    description: "Each check by name: database, migrations, workers (false: not ready); projections (false: one stopped, degraded)",
+  }),
+  stoppedProjections: z.array(stoppedProjectionSchema).meta({ description: "Each projection stopped on an event until `projections retry`, with its error's code" }),
 });
 
 /** /healthz: the process answers. /readyz: it can do its work (each check named in the answer). */
-export function healthRoutes(checks: readonly ReadinessCheck[]): Router {
+export function healthRoutes(readiness: Readiness): Router {
   const router = new Router();
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "up" } satisfies z.infer<typeof healthAnswer>;
   });
   router.get("/readyz", async (ctx) => {
-    const results = await Promise.all(
-      checks.map(async ({ name, check }) => [name, await check().catch(() => false)] as const),
-    );
+    const [results, stopped] = await Promise.all([
+      Promise.all(readiness.checks.map(async ({ name, check }) => [name, await check().catch(() => false)] as const)),
+      readiness.stoppedProjections().catch(() => null),
+    ]);
     const ready = results.every(([, ok]) => ok);
+    const projections = stopped?.length === 0;
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? "ready" : "not ready", checks: Object.fromEntries(results) } satisfies z.infer<typeof readinessAnswer>;
+    ctx.body = {
+      status: !ready ? "not ready" : projections ? "ready" : "degraded",
+      checks: { ...Object.fromEntries(results), projections },
+      stoppedProjections: stopped ?? [],
+    } satisfies z.infer<typeof readinessAnswer>;
   });
   return router;
 }

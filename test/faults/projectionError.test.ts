@@ -3,6 +3,7 @@ import { expect } from "chai";
 import type { RunningService } from "../../src/app/service.ts";
 import { createTestDatabase } from "../support/database.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
+import { sample, scrape } from "../support/metrics.ts";
 import { recordingProjection } from "../support/projections.ts";
 import { startTestService, until } from "../support/service.ts";
 import type { ProjectionsReport } from "../support/storedReports.ts";
@@ -53,7 +54,12 @@ describe("a projection that throws on one event, seen by an operator", function 
       return named(report, "fragile").error && named(report, "sturdy").position === report.head ? report : null;
     }, 10_000);
     const third = Number((await service.db.query("select position from events where data->>'n' = '3'")).rows[0].position);
-    expect(named(stopped, "fragile").error).to.deep.include({ position: third, message: "cannot apply event " + third });
+    expect(named(stopped, "fragile").error).to.deep.include({ position: third, message: "cannot apply event " + third, code: null });
+    const ready = await httpClient(service.url!)("GET", "/readyz");
+    expect(ready.status).to.equal(200);
+    expect(ready.body.stoppedProjections, "the projection's own error: no SQLSTATE, and not its message").to.deep.equal([
+      { name: "fragile", state: "live", position: third, since: (named(stopped, "fragile").error as { at: string }).at, error: { code: "PROJECTION_ERROR", message: "the projection could not apply the event" } },
+    ]);
     expect(named(stopped, "fragile").lagEvents, "events 3 to 5 wait").to.equal(3);
     expect(await seen("fragile")).to.deep.equal([1, 2]);
 
@@ -73,6 +79,73 @@ describe("a projection that throws on one event, seen by an operator", function 
     }, 10_000);
     expect(named(resumed, "fragile")).to.include({ error: null, position: resumed.head });
     expect(await seen("fragile")).to.deep.equal([1, 2, 3, 4, 5, 6]);
+  });
+});
+
+describe("a projection the database refuses for good, seen by /readyz, /metrics and an administrator", function () {
+  this.timeout(60_000);
+  const METRICS_TOKEN = "metrics-token-0123456789";
+  let service: RunningService;
+  let databaseUrl: string;
+  const refused = recordingProjection("refused");
+  const steady = recordingProjection("steady");
+
+  before(async () => {
+    databaseUrl = await createTestDatabase(false);
+    service = await startTestService({ databaseUrl, projections: [refused, steady], safetyNetMs: 200, env: { METRICS_TOKEN } });
+    await until(async () => (await service.db.query("select 1 from projection_generations where name = 'refused' and state = 'live'")).rowCount === 1, 30_000);
+  });
+  after(() => service.stop());
+
+  const call = () => httpClient(service.url!);
+  const status = async () => (await call()<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
+  const named = (report: ProjectionsReport, name: string) => report.projections.find((p) => p.name === name)!;
+  const append = (n: number) =>
+    service.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: n - 1, events: [{ type: "Counted", data: { n } }], metadata: { actor: "test" } });
+  const seen = async (name: string) => (await service.db.query(`select n from read.${name}_seen order by n`)).rows.map((row) => row.n);
+  const failedGauge = async (projection: string) => sample(await scrape(`${service.url}/metrics`, METRICS_TOKEN), "dialysis_hub_projection_failed", { projection, state: "live" });
+  const allChecksPass = { database: true, migrations: true, workers: true, projections: true };
+
+  it("answers 200 degraded naming it with a safe error, gauges it, shows the error, serves the rest, and is ready again after `projections retry`", async () => {
+    expect(await call()("GET", "/readyz")).to.deep.include({ status: 200, body: { status: "ready", checks: allChecksPass, stoppedProjections: [] } });
+
+    // A trigger refuses event n = 2 with P0001: not a fault of the database, so no retry helps. Its
+    // message holds SQL text and a value, which the public /readyz must not show.
+    await service.db.query(`
+      create function refuse() returns trigger language plpgsql as $$
+      begin raise exception 'refused: select id_card from patients where n = %', new.n using errcode = 'P0001'; end $$;
+      create trigger refuse_two before insert on proj_refused_g1.refused_seen for each row when (new.n = 2) execute function refuse()`);
+    for (let n = 1; n <= 3; n++) await append(n);
+    const stopped = await until(async () => {
+      const report = await status();
+      return named(report, "refused").error && named(report, "steady").position === report.head ? report : null;
+    }, 10_000);
+    const second = Number((await service.db.query("select position from events where data->>'n' = '2'")).rows[0].position);
+    const error = named(stopped, "refused").error as { message: string; position: number; at: string; code: string | null };
+    expect(error, "the administrator sees the error as recorded").to.deep.include({ position: second, code: "P0001", message: "refused: select id_card from patients where n = 2" });
+
+    const ready = await call()("GET", "/readyz");
+    expect(ready.status, "it serves on").to.equal(200);
+    expect(ready.body).to.deep.equal({
+      status: "degraded",
+      checks: { ...allChecksPass, projections: false },
+      stoppedProjections: [{ name: "refused", state: "live", position: second, since: error.at, error: { code: "P0001", message: "raised by a database function or trigger" } }],
+    });
+    expect(JSON.stringify(ready.body), "no SQL text, no value of the event").to.not.match(/select|id_card|refused:/);
+    expect(await failedGauge("refused")).to.equal(1);
+    expect(await failedGauge("steady")).to.equal(0);
+
+    // The others keep serving; the stopped one stays put.
+    await append(4);
+    await until(async () => (await seen("steady")).length === 4, 10_000);
+    expect(await seen("refused")).to.deep.equal([1]);
+
+    await service.db.query("drop trigger refuse_two on proj_refused_g1.refused_seen"); // the fix is deployed
+    expect(await retryFromCommandLine(databaseUrl, "refused")).to.deep.equal({ code: 0, stdout: "refused will retry\n" });
+    await until(async () => named(await status(), "refused").lagEvents === 0, 10_000);
+    expect(await seen("refused")).to.deep.equal([1, 2, 3, 4]);
+    expect(await call()("GET", "/readyz")).to.deep.include({ status: 200, body: { status: "ready", checks: allChecksPass, stoppedProjections: [] } });
+    expect(await failedGauge("refused")).to.equal(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import net from "node:net";
 import { expect } from "chai";
-import parsePrometheusTextFormat, { type PrometheusFamily } from "parse-prometheus-text-format";
+import type { PrometheusFamily } from "parse-prometheus-text-format";
 import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { oruR01, withSecurity } from "../support/hl7Messages.ts";
@@ -9,6 +9,7 @@ import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { startTestService, until } from "../support/service.ts";
 import { freePort } from "../support/privatePostgres.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
+import { sample, scrape } from "../support/metrics.ts";
 
 /*
  * /metrics is read the way Prometheus reads it: the answer is parsed by a text-format parser this
@@ -17,25 +18,8 @@ import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 const METRICS_TOKEN = "metrics-token-0123456789";
 
-
-async function scrape(url: string, token?: string): Promise<Map<string, PrometheusFamily>> {
-  const answer = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  expect(answer.status, await answer.clone().text()).to.equal(200);
-  expect(answer.headers.get("content-type")).to.match(/^text\/plain; version=0\.0\.4/);
-  return new Map(parsePrometheusTextFormat(await answer.text()).map((family) => [family.name, family]));
-}
-
 async function metricsTextOf(url: string, token?: string): Promise<string> {
   return (await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} })).text();
-}
-
-/** The value of the one sample of `name` whose labels include `labels`. */
-function sample(families: Map<string, PrometheusFamily>, name: string, labels: Record<string, string> = {}): number {
-  const family = families.get(name);
-  expect(family, `${name} is exposed`).to.not.equal(undefined);
-  const found = family!.metrics.filter((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
-  expect(found, `${name} ${JSON.stringify(labels)}`).to.have.length(1);
-  return Number(found[0]!.value ?? found[0]!.count);
 }
 
 describe("metrics for Prometheus", function () {

@@ -18,7 +18,7 @@ describe("the running service", () => {
     expect((await fetch(`${service.url}/healthz`)).status).to.equal(200);
     const ready = await fetch(`${service.url}/readyz`);
     expect(ready.status).to.equal(200);
-    expect(await ready.json()).to.deep.equal({ status: "ready", checks: { database: true, migrations: true, workers: true } });
+    expect(await ready.json()).to.deep.equal({ status: "ready", checks: { database: true, migrations: true, workers: true, projections: true }, stoppedProjections: [] });
   });
 
   it("projects an appended event by the append's own wake-up, without waiting for a poll or the safety net", async () => {

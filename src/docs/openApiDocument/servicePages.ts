@@ -16,8 +16,11 @@ export const servicePaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Service"], security: security.none,
       operationId: "readyz",
-      summary: "The database is reachable, migrations are applied and workers run",
-      responses: { 200: { description: "Ready", ...json(readinessAnswer) }, 503: { description: "Not ready: see checks", ...json(readinessAnswer) } },
+      summary: "The database is reachable, migrations are applied and workers run; a projection stopped on an event degrades it",
+      responses: {
+        200: { description: 'Ready, or "degraded": it serves, but the stopped projections named in stoppedProjections leave their read models behind', ...json(readinessAnswer) },
+        503: { description: "Not ready: see checks", ...json(readinessAnswer) },
+      },
     },
   },
   "/llms.txt": {
