@@ -87,7 +87,7 @@ export async function appendBenchmarks(): Promise<BenchResult[]> {
   const value = median(oursRuns);
   const ceiling = median(plainRuns);
   const results = [
-    result("append.events_per_s", value, "events/s", { value: ceiling, ratio: value / ceiling }, "baseline: raw multi-row INSERT of the same rows (ceiling); 4 writers x 20 events per append"),
+    result("append.events_per_s", value, "events/s", ceiling, "baseline: raw multi-row INSERT of the same rows (ceiling); 4 writers x 20 events per append"),
   ];
   results.push(...(await emmettComparison(value)));
   return results;
@@ -106,5 +106,5 @@ async function emmettComparison(ours: number): Promise<BenchResult[]> {
     runs.push(measured.eventsPerSecond);
   }
   const emmett = median(runs);
-  return [result("append.vs_emmett_events_per_s", ours, "events/s", { value: emmett, ratio: ours / emmett }, "baseline: @event-driven-io/emmett-postgresql, same workload")];
+  return [result("append.vs_emmett_events_per_s", ours, "events/s", emmett, "baseline: @event-driven-io/emmett-postgresql, same workload")];
 }

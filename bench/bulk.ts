@@ -185,7 +185,7 @@ export async function bulkBenchmarks(): Promise<BenchResult[]> {
         "bulk.reports_per_s",
         rate,
         "reports/s",
-        { value: plain, ratio: rate / plain },
+        plain,
         `${reports} reports of ${ITEMS.length} items (${files.length} job(s) of at most ${JOB_REPORTS}, ${(bytes / 1024 / 1024).toFixed(0)} MB) in ${ours.seconds.toFixed(1)} s (uploads answered 202 after ${ours.uploadSeconds.toFixed(1)} s), first byte sent -> job DONE and lab_reports, lab_results at the store's head; baseline: the same reports as multi-row INSERTs (${REPORTS_PER_BATCH} a statement, ${SENDERS} writers) into a plain table; target >= 10,000 and ratio >= 0.6`,
       ),
       result("bulk.peak_rss_mb", Math.max(ours.peakRssMb, during.peakRssMb), "MB", undefined, `RSS of the service's process sampled every ${RSS_EVERY_MS} ms during both jobs (${ours.peakRssMb.toFixed(0)} and ${during.peakRssMb.toFixed(0)} MB); target <= 300`),

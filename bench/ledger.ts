@@ -48,7 +48,7 @@ export async function ledgerBenchmarks(): Promise<BenchResult[]> {
         "ledger.verify_events_per_s",
         verifyRate,
         "events/s",
-        { value: ceilingRate, ratio: verifyRate / ceilingRate },
+        ceilingRate,
         `verifyLedger over ${verification.eventsChecked.toLocaleString("en")} events in ${verification.blocksChecked} blocks (${verifySeconds.toFixed(1)} s; events of ~${bytes} bytes stored); baseline: hashing every event in one statement (${ceilingSeconds.toFixed(1)} s); target >= 200,000`,
       ),
       result("ledger.seal_events_per_s", sealed / sealSeconds, "events/s", undefined, `sealPending over ${sealed.toLocaleString("en")} events into ${blocks.length} blocks of at most 10,000 (${sealSeconds.toFixed(1)} s)`),

@@ -10,13 +10,19 @@ export interface BenchResult {
   note?: string;
 }
 
-export function result(name: string, value: number, unit: string, baseline?: { value: number; ratio: number }, note?: string): BenchResult {
+/**
+ * A figure, and the baseline measured beside it where there is one: a number, and the ratio is
+ * value / baseline; or `{ value, ratio }` for a ratio of another kind (a time given as baseline /
+ * ours, an overhead whose whole time is compared).
+ */
+export function result(name: string, value: number, unit: string, baseline?: number | { value: number; ratio: number }, note?: string): BenchResult {
   const round = (n: number) => Math.round(n * 100) / 100;
+  const compared = typeof baseline === "number" ? { value: baseline, ratio: value / baseline } : baseline;
   return {
     name,
     value: round(value),
     unit,
-    ...(baseline ? { baseline: round(baseline.value), ratio: Math.round(baseline.ratio * 1000) / 1000 } : {}),
+    ...(compared ? { baseline: round(compared.value), ratio: Math.round(compared.ratio * 1000) / 1000 } : {}),
     ...(note ? { note } : {}),
   };
 }

@@ -1,10 +1,8 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
-import type { RunningService } from "../../src/app/service.ts";
-import { labReport, type IngestionTenant } from "../support/ingestion.ts";
-import type { Chromium } from "./chromium.ts";
-import { OUT, pageRecordingCspViolations, startStaffBrowserSuite } from "./staffSuite.ts";
+import { labReport } from "../support/ingestion.ts";
+import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
  * Contract D.7 in the browser: an HH result pushed over the open API appears on an open alerts
@@ -35,27 +33,17 @@ const history = () =>
 
 describe("critical results and the patient chart in chromium", function () {
   this.timeout(90_000);
-  let service: RunningService;
-  let browser: Chromium;
-  let tenant: IngestionTenant;
+  const staff = useStaffBrowserSuite(TENANT, { env: { ALERT_STREAM_HEARTBEAT_SECONDS: "5" } });
   let page: Page;
-  const cspViolations: string[] = [];
   const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
 
-  before(async function () {
-    this.timeout(180_000);
-    ({ service, tenant, browser } = await startStaffBrowserSuite(TENANT, { env: { ALERT_STREAM_HEARTBEAT_SECONDS: "5" } }));
-    expect((await tenant.push("lab", history())).status).to.equal(200);
-    page = await pageRecordingCspViolations(browser, cspViolations);
-    await page.goto(`${service.url}/staff?tenant=${TENANT}&lang=en#alerts`);
+  before(async () => {
+    expect((await staff.tenant.push("lab", history())).status).to.equal(200);
+    page = await staff.newPage();
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#alerts`);
     await page.locator("#sign-in-tenant").fill(TENANT);
-    await page.locator("#sign-in-token").fill(tenant.authorToken);
+    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
     await page.locator("#sign-in-token").press("Enter");
-  });
-
-  after(async () => {
-    await browser?.close();
-    await service?.stop();
   });
 
   it("shows an HH result pushed over the open API on the open alerts page without a reload, and counts it on the badge", async () => {
@@ -65,7 +53,7 @@ describe("critical results and the patient chart in chromium", function () {
     expect(await page.locator(".alert-badge").isHidden()).to.equal(true);
 
     const taken = new Date(Date.now() - 3_600_000);
-    const pushed = await tenant.push("lab", [labReport("CRIT-BROWSER", { collectedAt: localDateTime(taken), reportedAt: localDateTime(new Date()), items: [{ itemCode: "K", itemName: "钾", value: 7.1, unit: "mmol/L", abnormalFlag: "HH" }] })]);
+    const pushed = await staff.tenant.push("lab", [labReport("CRIT-BROWSER", { collectedAt: localDateTime(taken), reportedAt: localDateTime(new Date()), items: [{ itemCode: "K", itemName: "钾", value: 7.1, unit: "mmol/L", abnormalFlag: "HH" }] })]);
     expect(pushed.status).to.equal(200);
 
     const row = page.locator("tr[data-external-id=CRIT-BROWSER]");
@@ -97,7 +85,7 @@ describe("critical results and the patient chart in chromium", function () {
   });
 
   it("draws the patient's chart: each core item with its bands and latest value, the same numbers as a table, the reports with their history", async () => {
-    await page.goto(`${service.url}/staff?tenant=${TENANT}&lang=en#patients`);
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#patients`);
     await ready(".page-patients .page-body");
     await page.getByRole("link", { name: "Results of 张三" }).click();
     await ready(".page-chart .page-body");
@@ -119,6 +107,6 @@ describe("critical results and the patient chart in chromium", function () {
     await page.locator(".patient-report-list li[data-external-id=CHART-11]").getByRole("button", { name: "History of report CHART-11" }).click();
     await page.locator("dialog.modal tr[data-event=RECEIVED]").waitFor();
     await page.keyboard.press("Escape");
-    expect(cspViolations).to.deep.equal([]);
+    expect(staff.cspViolations).to.deep.equal([]);
   });
 });

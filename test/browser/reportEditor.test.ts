@@ -1,12 +1,9 @@
 import { expect } from "chai";
 import type { FrameLocator, Page } from "playwright-core";
-import type { RunningService } from "../../src/app/service.ts";
 import { demoReports } from "../../src/demo/demoReports.ts";
-import type { IngestionTenant } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
-import type { Chromium } from "./chromium.ts";
 import { previewAfter } from "./editorPreview.ts";
-import { OUT, pageRecordingCspViolations, startStaffBrowserSuite } from "./staffSuite.ts";
+import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
  * Issue #22: an author makes a report in the staff pages' editor without writing JSON, sees the
@@ -19,11 +16,8 @@ const WARD_SQL = "select ward, count(*) as patients from patients group by ward 
 
 describe("the report editor in chromium", function () {
   this.timeout(90_000);
-  let service: RunningService;
-  let browser: Chromium;
-  let tenant: IngestionTenant;
+  const staff = useStaffBrowserSuite(TENANT, { viewport: { width: 1500, height: 1000 } });
   let page: Page;
-  const cspViolations: string[] = [];
   const pageErrors: string[] = [];
 
   const preview = (): FrameLocator => page.frameLocator(".preview-frame");
@@ -37,20 +31,13 @@ describe("the report editor in chromium", function () {
   };
   const saveAndPreview = () => page.getByRole("button", { name: "Save and preview" }).click();
 
-  before(async function () {
-    this.timeout(180_000);
-    ({ service, tenant, browser } = await startStaffBrowserSuite(TENANT, { viewport: { width: 1500, height: 1000 } }));
-    page = await pageRecordingCspViolations(browser, cspViolations);
+  before(async () => {
+    page = await staff.newPage();
     page.on("pageerror", (error) => pageErrors.push(error.message));
-    await page.goto(`${service.url}/staff?tenant=${TENANT}&lang=en`);
-    await page.locator("#sign-in-token").fill(tenant.authorToken);
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en`);
+    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
     await page.locator("#sign-in-token").press("Enter");
     await page.locator(".page-reports .page-body[data-state=ready]").waitFor();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await service?.stop();
   });
 
   it("creates a report in the form: a query in the SQL editor, a table, and the draft previewed beside it", async () => {
@@ -153,7 +140,7 @@ describe("the report editor in chromium", function () {
     await v3.waitFor();
     expect(await v3.locator("td.note").textContent()).to.equal("restored from v1");
     expect(await page.getByLabel("Title", { exact: true }).first().inputValue(), "the editor starts from the restored version").to.equal("Patients by ward");
-    const versions = (await tenant.call("GET", "/api/reports/ward-board/versions")).body as Array<{ no: string; mode: string; current: boolean }>;
+    const versions = (await staff.tenant.call("GET", "/api/reports/ward-board/versions")).body as Array<{ no: string; mode: string; current: boolean }>;
     expect(versions.map((v) => [v.no, v.mode, v.current])).to.deep.equal([
       ["v3", "snapshot", true],
       ["v2", "dynamic", false],
@@ -175,20 +162,20 @@ describe("the report editor in chromium", function () {
     expect(await frame.getByLabel("Ward").inputValue()).to.equal("A");
     expect(await frame.getByRole("button", { name: "Export Excel" }).count()).to.equal(1);
     expect(await frame.getByRole("button", { name: "Export Word" }).count()).to.equal(0);
-    const saved = (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.spec;
+    const saved = (await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body.spec;
     expect(saved.params).to.deep.equal([{ name: "ward", label: "Ward", type: "text", default: "A" }]);
     expect(saved.export).to.deep.equal({ docx: false });
 
     // Switched on again, the member goes: the format's default is on.
     await page.getByLabel("Allow export to Word (docx)").check();
     await saveAndPreview();
-    await until(async () => !("export" in (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.spec));
+    await until(async () => !("export" in (await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body.spec));
   });
 
   it("does not overwrite a draft another author saved meanwhile: it says so, and loads theirs or saves over it on request", async () => {
     const theirs = async (title: string) => {
-      const draft = (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body;
-      expect((await tenant.call("PUT", "/api/reports/ward-board/draft", { token: tenant.authorToken, body: { spec: { ...draft.spec, title } } })).status).to.equal(200);
+      const draft = (await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body;
+      expect((await staff.tenant.call("PUT", "/api/reports/ward-board/draft", { token: staff.tenant.authorToken, body: { spec: { ...draft.spec, title } } })).status).to.equal(200);
     };
     const title = () => page.getByLabel("Title", { exact: true }).first();
     const conflict = page.locator(".editor-conflict");
@@ -200,7 +187,7 @@ describe("the report editor in chromium", function () {
     expect(await conflict.textContent()).to.include("Someone else changed the draft.").and.include("saved again since");
     await conflict.getByRole("button", { name: "Save mine anyway (overwrite)" }).click();
     await conflict.waitFor({ state: "hidden" });
-    await until(async () => (await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.title === "My title");
+    await until(async () => (await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body.title === "My title");
 
     await theirs("Their second title");
     await title().fill("My second title");
@@ -213,7 +200,7 @@ describe("the report editor in chromium", function () {
     await title().fill("Agreed title");
     await saveAndPreview();
     await page.locator(".editor-status", { hasText: "Draft saved" }).waitFor();
-    expect((await tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: tenant.authorToken })).body.title).to.equal("Agreed title");
+    expect((await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body.title).to.equal("Agreed title");
 
     // Publishing, too, is of the draft the editor shows: not of one saved meanwhile.
     await theirs("Their unseen title");
@@ -221,21 +208,21 @@ describe("the report editor in chromium", function () {
     await page.locator("dialog .publish-form").getByRole("button", { name: "Publish" }).click();
     await conflict.waitFor();
     expect(await page.locator("dialog").count()).to.equal(0);
-    const versions = (await tenant.call("GET", "/api/reports/ward-board/versions")).body as unknown[];
+    const versions = (await staff.tenant.call("GET", "/api/reports/ward-board/versions")).body as unknown[];
     expect(versions.length, "nothing was published").to.equal(3);
   });
 
   it("opens each demo report (every spec addition in use) in the form and the JSON view and saves it unchanged", async () => {
     for (const demo of demoReports(["2026-01-01", "2026-03-31"])) {
       const id = `demo-${demo.id}`;
-      expect((await tenant.call("PUT", `/api/reports/${id}/draft`, { token: tenant.authorToken, body: { title: demo.title, spec: demo.spec } })).status).to.equal(200);
-      await page.goto(`${service.url}/staff?tenant=${TENANT}&lang=en#edit/${id}`);
+      expect((await staff.tenant.call("PUT", `/api/reports/${id}/draft`, { token: staff.tenant.authorToken, body: { title: demo.title, spec: demo.spec } })).status).to.equal(200);
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/${id}`);
       await page.locator(".page-editor .editor").waitFor();
       await page.getByRole("tab", { name: "JSON" }).click();
       await page.getByRole("tab", { name: "Form" }).click();
       await saveAndPreview();
       await page.locator(".editor-status", { hasText: "Draft saved" }).waitFor();
-      const saved = await tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: tenant.authorToken });
+      const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: staff.tenant.authorToken });
       expect(saved.body.spec, demo.id).to.deep.equal(demo.spec);
     }
 
@@ -253,7 +240,7 @@ describe("the report editor in chromium", function () {
   });
 
   it("ran without a Content-Security-Policy violation or a script error", () => {
-    expect(cspViolations).to.deep.equal([]);
+    expect(staff.cspViolations).to.deep.equal([]);
     expect(pageErrors).to.deep.equal([]);
   });
 });

@@ -1,10 +1,8 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
-import type { RunningService } from "../../src/app/service.ts";
-import { type IngestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
+import { labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
-import type { Chromium } from "./chromium.ts";
-import { OUT, pageRecordingCspViolations, startStaffBrowserSuite } from "./staffSuite.ts";
+import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 
 const TENANT = "h1";
 
@@ -20,40 +18,30 @@ const censusSpec = (sql: string) => ({
 
 describe("staff pages in chromium", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  let browser: Chromium;
-  let tenant: IngestionTenant;
+  const staff = useStaffBrowserSuite(TENANT);
   let page: Page;
-  const cspViolations: string[] = [];
 
-  const queue = () => tenant.unmatched();
-  const staffUrl = () => `${service.url}/staff?tenant=${TENANT}&lang=en`;
+  const queue = () => staff.tenant.unmatched();
+  const staffUrl = () => `${staff.service.url}/staff?tenant=${TENANT}&lang=en`;
   const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
 
-  before(async function () {
-    this.timeout(180_000);
-    ({ service, tenant, browser } = await startStaffBrowserSuite(TENANT));
-    const token = tenant.authorToken;
+  before(async () => {
+    const token = staff.tenant.authorToken;
 
-    expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select * from patients") } })).status).to.equal(200);
-    expect((await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "dynamic", note: "first count" } })).status).to.equal(201);
-    expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select patient_ref, name, ward from patients order by patient_ref") } })).status).to.equal(200);
-    expect((await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "snapshot", note: "frozen for the audit" } })).status).to.equal(201);
+    expect((await staff.tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select * from patients") } })).status).to.equal(200);
+    expect((await staff.tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "dynamic", note: "first count" } })).status).to.equal(201);
+    expect((await staff.tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select patient_ref, name, ward from patients order by patient_ref") } })).status).to.equal(200);
+    expect((await staff.tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "snapshot", note: "frozen for the audit" } })).status).to.equal(201);
 
     // Two reports no patient matches: one names 张三 without an id card, one names a stranger.
-    const pushed = await tenant.push("lab", [
+    const pushed = await staff.tenant.push("lab", [
       labReport("S-1", { patient: { name: ZHANG_SAN.name, hisPatientId: "H-77" } }),
       labReport("S-2", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } }),
     ]);
     expect(pushed.body.data.results.map((r: { matched: boolean }) => r.matched)).to.deep.equal([false, false]);
     await until(async () => (await queue()).length === 2, 10_000);
 
-    page = await pageRecordingCspViolations(browser, cspViolations);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await service?.stop();
+    page = await staff.newPage();
   });
 
   it("serves the shell with a strict CSP, no inline script, no framing, and hashed assets", async () => {
@@ -70,20 +58,20 @@ describe("staff pages in chromium", function () {
     expect(html).to.include('data-tenant="h1"').and.include('data-tenant-fixed="false"').and.include('<html lang="en">');
     expect(html.match(/<script[^>]*>/g)!.every((tag) => / src="\/staff\/assets\/staff\.[0-9a-f]{16}\.js"/.test(tag))).to.equal(true);
     const asset = /src="(\/staff\/assets\/staff\.[0-9a-f]+\.js)"/.exec(html)![1]!;
-    const script = await fetch(`${service.url}${asset}`);
+    const script = await fetch(`${staff.service.url}${asset}`);
     expect(script.status).to.equal(200);
     expect(script.headers.get("cache-control")).to.include("immutable");
-    expect((await fetch(`${service.url}/staff/assets/..%2Fbuild.mjs`)).status).to.equal(404);
-    expect((await fetch(`${service.url}/staff/assets/embed.js`)).status).to.equal(404);
+    expect((await fetch(`${staff.service.url}/staff/assets/..%2Fbuild.mjs`)).status).to.equal(404);
+    expect((await fetch(`${staff.service.url}/staff/assets/embed.js`)).status).to.equal(404);
 
     // Behind the proxy the tenant comes from its header and is fixed; a malformed one is refused.
-    const proxied = await (await fetch(`${service.url}/staff`, { headers: { "X-Service-Tenant": "h2" } })).text();
+    const proxied = await (await fetch(`${staff.service.url}/staff`, { headers: { "X-Service-Tenant": "h2" } })).text();
     expect(proxied).to.include('data-tenant="h2"').and.include('data-tenant-fixed="true"').and.include('<html lang="zh-CN">');
-    expect((await fetch(`${service.url}/staff?tenant=bad%20tenant`)).status).to.equal(400);
+    expect((await fetch(`${staff.service.url}/staff?tenant=bad%20tenant`)).status).to.equal(400);
   });
 
   it("refuses a wrong token and a token of another tenant with a clear sentence", async () => {
-    await page.goto(`${service.url}/staff?tenant=${TENANT}`); // Chinese unless ?lang=en
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}`); // Chinese unless ?lang=en
     expect(await page.locator("h1").textContent()).to.equal("登录工作台");
     expect(await page.evaluate(() => document.activeElement?.id), "the token field has focus").to.equal("sign-in-token");
     await page.getByRole("link", { name: "English" }).click();
@@ -99,7 +87,7 @@ describe("staff pages in chromium", function () {
     await page.screenshot({ path: `${OUT}staff-sign-in-error.png` });
 
     await page.locator("#sign-in-tenant").fill("other");
-    await page.locator("#sign-in-token").fill(tenant.authorToken);
+    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForFunction(() => /403/.test(document.querySelector(".sign-in .form-error")?.textContent ?? ""));
     // The service's own sentence names the token's tenant.
@@ -109,7 +97,7 @@ describe("staff pages in chromium", function () {
 
   it("signs in with an author token and lists the reports with their versions, modes and audit grades", async () => {
     await page.locator("#sign-in-tenant").fill(TENANT);
-    await page.locator("#sign-in-token").fill(tenant.authorToken);
+    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
     await page.locator("#sign-in-token").press("Enter");
     await ready(".page-reports .page-body");
     expect(await page.locator(".who").textContent()).to.match(/^Tenant h1 · token dha_/);
@@ -151,7 +139,7 @@ describe("staff pages in chromium", function () {
     // The laboratory corrects S-2's hemoglobin: version 2, still awaiting a patient.
     const corrected = labReport("S-2", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } });
     (corrected.items[0] as { value: number }).value = 12.1;
-    expect((await tenant.push("lab", [corrected])).body.data.results[0].status).to.equal("UPDATED");
+    expect((await staff.tenant.push("lab", [corrected])).body.data.results[0].status).to.equal("UPDATED");
     await page.getByRole("link", { name: "Unmatched reports" }).click();
     await ready(".page-unmatched .page-body");
 
@@ -216,7 +204,7 @@ describe("staff pages in chromium", function () {
     expect(await page.locator("dialog").count()).to.equal(0);
     expect(await page.locator("tr[data-external-id=S-1]").count()).to.equal(0);
     expect((await queue()).map((e) => e.externalId)).to.deep.equal(["S-2"]);
-    const attached = await service.db.query("select matched, patient_ref from read.lab_reports where external_id = 'S-1'");
+    const attached = await staff.service.db.query("select matched, patient_ref from read.lab_reports where external_id = 'S-1'");
     expect(attached.rows).to.deep.equal([{ matched: true, patient_ref: "P001" }]);
   });
 
@@ -239,7 +227,7 @@ describe("staff pages in chromium", function () {
     await page.locator(".status", { hasText: "Report S-2 was dismissed." }).waitFor();
     await ready(".page-unmatched .page-body");
     expect(await page.locator(".page-unmatched .empty").textContent()).to.equal("No reports are waiting.");
-    const kept = await service.db.query("select dismiss_reason from read.lab_reports where external_id = 'S-2'");
+    const kept = await staff.service.db.query("select dismiss_reason from read.lab_reports where external_id = 'S-2'");
     expect(kept.rows).to.deep.equal([{ dismiss_reason: "not a dialysis patient of this centre" }]);
     await page.screenshot({ path: `${OUT}staff-unmatched.png` });
   });
@@ -292,8 +280,8 @@ describe("staff pages in chromium", function () {
 
   it("follows a bulk job on the Bulk jobs page until it is done, without a reload, and pages its rejected lines", async () => {
     // The job waits QUEUED while the test holds its client's import lock (reactors/bulkImporter.ts).
-    const lockKey = `${TENANT}:${tenant.client.clientId}`;
-    const lock = await service.db.connect();
+    const lockKey = `${TENANT}:${staff.tenant.client.clientId}`;
+    const lock = await staff.service.db.connect();
     await lock.query("select pg_advisory_lock(hashtext('bulk-import'), hashtext($1))", [lockKey]);
     const released = async () => {
       await lock.query("select pg_advisory_unlock(hashtext('bulk-import'), hashtext($1))", [lockKey]);
@@ -309,9 +297,9 @@ describe("staff pages in chromium", function () {
         ...Array.from({ length: 50 }, (_, i) => JSON.stringify({ externalId: `BULK-BARE-${i}` })),
         JSON.stringify(labReport("BULK-2")),
       ];
-      const submitted = await fetch(`${service.url}/open/v1/lab/reports/bulk`, {
+      const submitted = await fetch(`${staff.service.url}/open/v1/lab/reports/bulk`, {
         method: "POST",
-        headers: { authorization: `Bearer ${tenant.client.key}`, "content-type": "application/x-ndjson" },
+        headers: { authorization: `Bearer ${staff.tenant.client.key}`, "content-type": "application/x-ndjson" },
         body: lines.join("\n"),
       });
       expect(submitted.status).to.equal(202);
@@ -367,7 +355,7 @@ describe("staff pages in chromium", function () {
     await page.screenshot({ path: `${OUT}staff-bulk-done.png`, fullPage: true });
 
     // The rejected lines, 50 a page, as the sender reads them.
-    const sent = (await tenant.call("GET", `/open/v1/bulk/${jobId}/rejected?limit=3`, { token: tenant.client.key })).body.data;
+    const sent = (await staff.tenant.call("GET", `/open/v1/bulk/${jobId}/rejected?limit=3`, { token: staff.tenant.client.key })).body.data;
     const opener = row.getByRole("button", { name: `Rejected lines of job ${jobId.slice(0, 8)}` });
     await opener.click();
     const dialog = page.locator("dialog:has(.rejected-body)");
@@ -411,6 +399,6 @@ describe("staff pages in chromium", function () {
     await page.reload();
     await page.locator(".sign-in .form-error").waitFor();
     expect(await page.locator(".sign-in .form-error").textContent()).to.match(/\(401\)/);
-    expect(cspViolations).to.deep.equal([]);
+    expect(staff.cspViolations).to.deep.equal([]);
   });
 });

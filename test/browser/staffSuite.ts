@@ -11,23 +11,42 @@ import { ensureStaffBundle } from "./staffBundle.ts";
 /** Screenshots of this run; the folder is gitignored. */
 export const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 
+export interface StaffBrowserSuite {
+  service: RunningService;
+  tenant: IngestionTenant;
+  /** What the consoles of its pages reported as Content Security Policy violations. */
+  cspViolations: string[];
+  /** A new page in chromium that adds the Content Security Policy violations it reports to `cspViolations`. */
+  newPage(): Promise<Page>;
+}
+
 /**
- * A staff-pages suite's `before`: the screenshot folder, the staff bundle, the service with every
- * projection (and `env`), tenant `tenant` as ingestionTenant makes it, and chromium.
+ * A staff-pages suite's fixture. Before its tests: the screenshot folder, the staff bundle, the
+ * service with every projection (and `env`), tenant `tenantName` as ingestionTenant makes it, and
+ * chromium; after them chromium is closed and the service stopped.
  */
-export async function startStaffBrowserSuite(
-  tenantName: string,
-  options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {},
-): Promise<{ service: RunningService; tenant: IngestionTenant; browser: Chromium }> {
-  mkdirSync(OUT, { recursive: true });
-  ensureStaffBundle();
-  const service = await startTestService({ projections: allProjections, env: options.env });
-  const [tenant, browser] = await Promise.all([ingestionTenant(service, tenantName), launchChromium({ viewport: options.viewport })]);
-  return { service, tenant, browser };
+export function useStaffBrowserSuite(tenantName: string, options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {}): StaffBrowserSuite {
+  let browser: Chromium | undefined;
+  const fixture = {
+    cspViolations: [] as string[],
+    newPage: () => pageRecordingCspViolations(browser!, fixture.cspViolations),
+  } as StaffBrowserSuite;
+  before(async function () {
+    this.timeout(180_000);
+    mkdirSync(OUT, { recursive: true });
+    ensureStaffBundle();
+    fixture.service = await startTestService({ projections: allProjections, env: options.env });
+    [fixture.tenant, browser] = await Promise.all([ingestionTenant(fixture.service, tenantName), launchChromium({ viewport: options.viewport })]);
+  });
+  after(async () => {
+    await browser?.close();
+    await fixture.service?.stop();
+  });
+  return fixture;
 }
 
 /** A new page of `browser` that adds each Content Security Policy violation its console reports to `cspViolations`. */
-export async function pageRecordingCspViolations(browser: Chromium, cspViolations: string[]): Promise<Page> {
+async function pageRecordingCspViolations(browser: Chromium, cspViolations: string[]): Promise<Page> {
   const page = await browser.context.newPage();
   page.on("console", (message) => {
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());

@@ -6,12 +6,11 @@ import { expect } from "chai";
 import { sealPending } from "../../db/ledger.ts";
 import { createPool, type Db } from "../../db/pool.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { cli } from "../support/cliProcess.ts";
 import { ingestionTenant, labReport, LI_SI } from "../support/ingestion.ts";
 import { startPrivatePostgres } from "../support/privatePostgres.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
-import { startTestService, until } from "../support/service.ts";
+import { startTestService, until, useTestService } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 /*
@@ -57,20 +56,19 @@ function pgDumpTooOld(serverMajor: number): string | null {
 
 describe("backup and restore from the command line", function () {
   this.timeout(180_000);
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections });
   let north: SeededTenant;
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-backup-"));
   let stopServer = async () => {};
 
   before(async function () {
-    service = await startTestService({ projections: allProjections });
-    const { rows } = await service.db.query("select current_setting('server_version_num')::int / 10000 as major");
+    const { rows } = await hub.service.db.query("select current_setting('server_version_num')::int / 10000 as major");
     const missing = pgDumpTooOld(rows[0].major);
     if (missing) {
       console.warn(`      skipped: ${missing}`);
       this.skip();
     }
-    north = await seedTenant(service, "north");
+    north = await seedTenant(hub.service, "north");
     // A mixed history: a claim, a dismissal, an update that moves a report, a patient moved to another ward.
     for (const [step, answer] of [
       ["claim", await north.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" })],
@@ -80,17 +78,16 @@ describe("backup and restore from the command line", function () {
     ] as const) {
       if (answer.status >= 300) throw new Error(`${step}: ${answer.status} ${JSON.stringify(answer.body)}`);
     }
-    await projectionsCaughtUp(service.url!);
-    expect(await sealPending(service.db)).to.not.be.empty;
+    await projectionsCaughtUp(hub.service.url!);
+    expect(await sealPending(hub.service.db)).to.not.be.empty;
   });
   after(async () => {
-    await service?.stop();
     await stopServer();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("gives back every read table of a finished history, whole pushes of a running one, and a ledger that verifies", async () => {
-    const live = await ingestionTenant(service, "live");
+    const live = await ingestionTenant(hub.service, "live");
     const pushes: Array<{ ids: string[]; answeredAt: number }> = [];
     let pushing = true;
     const load = (async () => {
@@ -103,14 +100,14 @@ describe("backup and restore from the command line", function () {
     await until(async () => pushes.length >= 3, 20_000);
     const file = path.join(dir, "hub.backup");
     const backupStarted = Date.now();
-    const backup = await cli(service.databaseUrl, "backup", file);
+    const backup = await cli(hub.service.databaseUrl, "backup", file);
     expect(backup.code, backup.stderr).to.equal(0);
     expect((statSync(file).mode & 0o777).toString(8), "the backup holds patients' results: its owner's alone").to.equal("600");
     const answeredByBackupEnd = pushes.length;
     await until(async () => pushes.length >= answeredByBackupEnd + 2, 20_000);
     pushing = false;
     await load;
-    await projectionsCaughtUp(service.url!);
+    await projectionsCaughtUp(hub.service.url!);
 
     // Another PostgreSQL server: its transaction counter is far behind the source's.
     const server = await startPrivatePostgres();
@@ -124,7 +121,7 @@ describe("backup and restore from the command line", function () {
 
     const restored = createPool(target, { max: 2 });
     try {
-      expect(await northDigests(restored)).to.deep.equal(await northDigests(service.db));
+      expect(await northDigests(restored)).to.deep.equal(await northDigests(hub.service.db));
 
       const { rows } = await restored.query("select external_id from read.lab_reports where tenant = 'live'");
       const back = new Set(rows.map((row) => row.external_id as string));
@@ -154,7 +151,7 @@ describe("backup and restore from the command line", function () {
   });
 
   it("refuses a database that is not empty, and says what to do", async () => {
-    const restore = await cli(service.databaseUrl, "restore", path.join(dir, "hub.backup"));
+    const restore = await cli(hub.service.databaseUrl, "restore", path.join(dir, "hub.backup"));
     expect(restore.code).to.not.equal(0);
     expect(restore.stderr).to.include("restore needs an empty database");
   });

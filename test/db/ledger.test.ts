@@ -6,12 +6,10 @@ import pino from "pino";
 import { EVENT_HASH_SQL, merkleRoot, sealPending } from "../../db/ledger.ts";
 import { LedgerSealer } from "../../projections/runtime/ledgerSealer.ts";
 import { localDateTime } from "../../db/localDateTime.ts";
-import { allProjections } from "../../src/app/allProjections.ts";
 import { SERVER_ENTRY } from "../../src/buildServer.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
-import { ingestionTenant, labReport, startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
+import { labReport, useIngestionService } from "../support/ingestion.ts";
+import { until, useTestService } from "../support/service.ts";
 
 /* Contract D.2: the event store sealed in blocks, and every later change to it found. */
 
@@ -39,21 +37,17 @@ describe("ledger: merkle roots", () => {
 
 describe("ledger: event hashes", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  before(async () => {
-    service = await startTestService({ projections: [] });
-  });
-  after(() => service?.stop());
+  const hub = useTestService({ projections: [] });
 
   it("hash the JSON text of [position, tenant, stream, version, type, data, metadata, recorded time in µs], whatever the payload holds", async () => {
     const awkward = ['a "quoted" \\ back\nslash', "张三 😀 \u2028 \u001f", ""];
-    await service.db.query(
+    await hub.service.db.query(
       `insert into events (tenant, stream_id, stream_version, type, data, metadata)
        select 'h1', 'lab-report:' || s, 1, 'T"ype', jsonb_build_object('s', s, 'n', array[1.50, 1e-7, -0, 12345678901234567890], 'deep', jsonb_build_object('a', array[s, null])), jsonb_build_object('actor', s)
        from unnest($1::text[]) s`,
       [awkward],
     );
-    const { rows } = await service.db.query(
+    const { rows } = await hub.service.db.query(
       `select ${EVENT_HASH_SQL} as ours,
               jsonb_build_array(e.position, e.tenant, e.stream_id, e.stream_version, e.type, e.data, e.metadata, (extract(epoch from e.recorded_at) * 1000000)::bigint)::text as text
        from events e`,
@@ -65,51 +59,44 @@ describe("ledger: event hashes", function () {
 
 describe("ledger (/api/admin/ledger, npm run cli -- ledger verify)", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  const admin = (path: string) => tenant.call("GET", path, { token: ADMIN });
-
-  before(async () => {
-    // Sealed often, as a worker does it in the background.
-    service = await startTestService({ projections: allProjections, env: { LEDGER_SEAL_SECONDS: "0.2" } });
-    tenant = await ingestionTenant(service, "h1");
-  });
-  after(() => service?.stop());
+  // Sealed often, as a worker does it in the background.
+  const hub = useIngestionService({ env: { LEDGER_SEAL_SECONDS: "0.2" } });
+  const admin = (path: string) => hub.tenant.call("GET", path, { token: ADMIN });
 
   it("seals what is appended in the background, into blocks each naming the one before", async () => {
-    expect((await tenant.push("lab", [labReport("L-1"), labReport("L-2")])).status).to.equal(200);
-    const count = async () => (await service.db.query("select count(*)::int as n from events")).rows[0].n as number;
+    expect((await hub.tenant.push("lab", [labReport("L-1"), labReport("L-2")])).status).to.equal(200);
+    const count = async () => (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n as number;
     const first = await until(async () => {
       const summary = (await admin("/api/admin/ledger")).body;
       return summary.events === (await count()) ? summary : null;
     }, 10_000);
-    expect((await tenant.push("lab", [labReport("L-3")])).status).to.equal(200);
+    expect((await hub.tenant.push("lab", [labReport("L-3")])).status).to.equal(200);
     const second = await until(async () => {
       const summary = (await admin("/api/admin/ledger")).body;
       return summary.events === (await count()) && summary.blocks > first.blocks ? summary : null;
     }, 10_000);
-    expect(second.lastBlock).to.include({ prev: (await service.db.query("select root from ledger_blocks where no = $1", [second.lastBlock.no - 1])).rows[0].root });
+    expect(second.lastBlock).to.include({ prev: (await hub.service.db.query("select root from ledger_blocks where no = $1", [second.lastBlock.no - 1])).rows[0].root });
     expect(second.lastBlock.root).to.match(/^[0-9a-f]{64}$/);
     expect(second.lastBlock.sealedAt).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
 
     const verified = await admin("/api/admin/ledger/verify");
     expect(verified.body).to.deep.equal({ ok: true, blocksChecked: second.blocks, eventsChecked: second.events, problems: [] });
-    const cli = await cliVerify(service.databaseUrl);
+    const cli = await cliVerify(hub.service.databaseUrl);
     expect(cli.code).to.equal(0);
     expect(JSON.parse(cli.stdout)).to.include({ ok: true });
-    expect((await tenant.call("GET", "/api/admin/ledger", { token: tenant.authorToken })).status, "an author is no operator").to.equal(401);
+    expect((await hub.tenant.call("GET", "/api/admin/ledger", { token: hub.tenant.authorToken })).status, "an author is no operator").to.equal(401);
   });
 
   it("reports an event changed, deleted or written into a sealed stretch with SQL, and a block altered, each where it is", async () => {
-    expect((await tenant.push("lab", [labReport("L-4"), labReport("L-5"), labReport("L-6")])).status).to.equal(200);
-    await until(async () => (await sealPending(service.db), (await service.db.query("select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)")).rows[0].n === 0), 10_000);
+    expect((await hub.tenant.push("lab", [labReport("L-4"), labReport("L-5"), labReport("L-6")])).status).to.equal(200);
+    await until(async () => (await sealPending(hub.service.db), (await hub.service.db.query("select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)")).rows[0].n === 0), 10_000);
     const positionOf = async (externalId: string) =>
-      Number((await service.db.query("select position from events where stream_id = $1 order by position limit 1", [`lab-report:${externalId}`])).rows[0].position);
-    const blockOf = async (position: number) => Number((await service.db.query("select block_no from ledger_event_hashes where position = $1", [position])).rows[0].block_no);
+      Number((await hub.service.db.query("select position from events where stream_id = $1 order by position limit 1", [`lab-report:${externalId}`])).rows[0].position);
+    const blockOf = async (position: number) => Number((await hub.service.db.query("select block_no from ledger_event_hashes where position = $1", [position])).rows[0].block_no);
     const [changed, deleted] = [await positionOf("L-4"), await positionOf("L-5")];
 
     // A superuser with a psql prompt: the append-only triggers do not fire in replica mode.
-    const superuser = new pg.Client({ connectionString: service.databaseUrl });
+    const superuser = new pg.Client({ connectionString: hub.service.databaseUrl });
     await superuser.connect();
     try {
       await superuser.query("set session_replication_role = replica");
@@ -137,7 +124,7 @@ describe("ledger (/api/admin/ledger, npm run cli -- ledger verify)", function ()
       expect(verified.body.problems).to.deep.include.members(expected);
       expect(verified.body.problems).to.have.length(expected.length);
 
-      const cli = await cliVerify(service.databaseUrl);
+      const cli = await cliVerify(hub.service.databaseUrl);
       expect(cli.code, "the command line exits 1").to.equal(1);
       expect(JSON.parse(cli.stdout).problems).to.deep.include.members(expected);
     } finally {
@@ -148,20 +135,13 @@ describe("ledger (/api/admin/ledger, npm run cli -- ledger verify)", function ()
 
 describe("ledger: the daily root in the log", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  let tenant: IngestionTenant;
-
-  before(async () => {
-    // The test's sealer alone seals: the service's own would sometimes take a block first.
-    service = await startTestService({ projections: allProjections, env: { LEDGER_SEAL_SECONDS: "3600" } });
-    tenant = await ingestionTenant(service, "h1");
-  });
-  after(() => service?.stop());
+  // The test's sealer alone seals: the service's own would sometimes take a block first.
+  const hub = useIngestionService({ env: { LEDGER_SEAL_SECONDS: "3600" } });
 
   it("logs, with the first block of a new day, the root the day before ended with, once", async () => {
     const lines: Array<Record<string, unknown>> = [];
     const log = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
-    const sealer = new LedgerSealer(service.db, log, 3_600_000);
+    const sealer = new LedgerSealer(hub.service.db, log, 3_600_000);
     const sealedLines = () => lines.filter((line) => line.msg === "ledger block sealed");
     // A push's events are sealed once no older transaction is open: on a busy server, a round later.
     const sealNext = async () => {
@@ -171,12 +151,12 @@ describe("ledger: the daily root in the log", function () {
         return sealedLines().length > before;
       }, 10_000);
     };
-    expect((await tenant.push("lab", [labReport("D-1")])).status).to.equal(200);
+    expect((await hub.tenant.push("lab", [labReport("D-1")])).status).to.equal(200);
     await sealNext();
-    const { rows: [yesterdays] } = await service.db.query("select no, root from ledger_blocks order by no desc limit 1");
+    const { rows: [yesterdays] } = await hub.service.db.query("select no, root from ledger_blocks order by no desc limit 1");
     // As if it had been sealed yesterday: a superuser's edit, the block is append-only.
     const yesterday = localDateTime(new Date(Date.now() - 86_400_000)).slice(0, 10);
-    const superuser = new pg.Client({ connectionString: service.databaseUrl });
+    const superuser = new pg.Client({ connectionString: hub.service.databaseUrl });
     await superuser.connect();
     try {
       await superuser.query("set session_replication_role = replica");
@@ -187,11 +167,11 @@ describe("ledger: the daily root in the log", function () {
     const dailyLines = () => lines.filter((line) => line.msg === "ledger root of the day");
     expect(dailyLines()).to.have.length(0);
 
-    expect((await tenant.push("lab", [labReport("D-2")])).status).to.equal(200);
+    expect((await hub.tenant.push("lab", [labReport("D-2")])).status).to.equal(200);
     await sealNext();
     expect(dailyLines().map(({ day, block, root }) => ({ day, block, root }))).to.deep.equal([{ day: yesterday, block: Number(yesterdays.no), root: yesterdays.root }]);
 
-    expect((await tenant.push("lab", [labReport("D-3")])).status).to.equal(200);
+    expect((await hub.tenant.push("lab", [labReport("D-3")])).status).to.equal(200);
     await sealNext();
     expect(dailyLines(), "today's later blocks close no day").to.have.length(1);
     expect(sealedLines()).to.have.length(3);

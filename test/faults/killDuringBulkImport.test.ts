@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import type { Db } from "../../db/pool.ts";
+import { createTestDatabase } from "../support/database.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
-import { databaseForProcesses, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { useServiceProcesses } from "../support/serviceProcess.ts";
 
 const TENANT = "fault-bulk";
 const DAY = "2026-03-03";
@@ -26,23 +26,8 @@ function jobBody(prefix: string): { body: string; notJson: number } {
 
 describe("a bulk job whose worker is killed with SIGKILL mid-job", function () {
   this.timeout(240_000);
-  let databaseUrl: string;
-  let db: Db;
-  const processes: ServiceProcess[] = [];
-
-  before(async () => {
-    ({ databaseUrl, db } = await databaseForProcesses(true));
-  });
-  after(async () => {
-    await stopAll(processes);
-    await db.end();
-  });
-
-  const start = async (role: "all" | "worker") => {
-    const started = await spawnService({ databaseUrl, role, env: QUICK_TAKEOVER });
-    processes.push(started);
-    return started;
-  };
+  const deployment = useServiceProcesses(() => createTestDatabase(true));
+  const start = (role: "all" | "worker") => deployment.spawn({ role, env: QUICK_TAKEOVER });
   const status = async (url: string, key: string, jobId: string) => {
     const answer = await fetch(`${url}/open/v1/bulk/${jobId}`, { headers: { authorization: `Bearer ${key}` } });
     return ((await answer.json()) as { data: Record<string, any> }).data;
@@ -67,12 +52,12 @@ describe("a bulk job whose worker is killed with SIGKILL mid-job", function () {
       return current.status === "DONE" ? current : null;
     }, 120_000, 100);
     expect(job).to.include({ lines: LINES, processed: LINES, rejected: notJson, accepted: LINES - notJson, created: LINES - notJson, updated: 0, unchanged: 0 });
-    const { rows: streams } = await db.query(
+    const { rows: streams } = await deployment.db.query(
       "select count(*)::int as reports, count(*) filter (where versions > 1)::int as twice from (select stream_id, count(*) as versions from events where tenant = $1 and stream_id like $2 group by 1) s",
       [tenant, `lab-report:${prefix}-%`],
     );
     expect(streams[0]).to.deep.equal({ reports: LINES - notJson, twice: 0 });
-    const { rows: pieces } = await db.query(
+    const { rows: pieces } = await deployment.db.query(
       "select count(*)::int as checkpoints, count(distinct data->'piece')::int as pieces from events where tenant = $1 and stream_id = $2 and type = 'BulkPieceImported'",
       [tenant, `bulk-job:${jobId}`],
     );

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import type { Db } from "../../db/pool.ts";
+import { createTestDatabase } from "../support/database.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { PushLoad, type PushRecord } from "../support/pushLoad.ts";
-import { databaseForProcesses, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { type ServiceProcess, useServiceProcesses } from "../support/serviceProcess.ts";
 import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
 
 const TENANT = "fault-kill";
@@ -11,40 +11,33 @@ const KILLS = 3;
 
 describe("the service killed with SIGKILL while four senders push", function () {
   this.timeout(180_000);
-  let databaseUrl: string;
-  let db: Db;
-  let service: ServiceProcess | null = null;
+  const deployment = useServiceProcesses(() => createTestDatabase(true));
+  let service: ServiceProcess;
 
   before(async () => {
-    ({ databaseUrl, db } = await databaseForProcesses(true));
-    service = await spawnService({ databaseUrl });
-  });
-
-  after(async () => {
-    await stopAll([service]);
-    await db.end();
+    service = await deployment.spawn();
   });
 
   async function expectConsistent(load: PushLoad, key: string): Promise<void> {
-    await projectionsCaughtUp(service!.url!);
-    expect(await appliedExactlyOnce(db), "each projection applied each event once").to.deep.equal([]);
-    expect(await eventsMatchReadRows(db, TENANT), "event store and read tables agree").to.deep.equal([]);
-    expect(await acknowledgedStored(db, TENANT, load), "every report answered CREATED/UPDATED is stored").to.deep.equal([]);
-    expect(await reconciliationExact(service!.url!, key, db, TENANT, DAY)).to.deep.equal([]);
+    await projectionsCaughtUp(service.url!);
+    expect(await appliedExactlyOnce(deployment.db), "each projection applied each event once").to.deep.equal([]);
+    expect(await eventsMatchReadRows(deployment.db, TENANT), "event store and read tables agree").to.deep.equal([]);
+    expect(await acknowledgedStored(deployment.db, TENANT, load), "every report answered CREATED/UPDATED is stored").to.deep.equal([]);
+    expect(await reconciliationExact(service.url!, key, deployment.db, TENANT, DAY)).to.deep.equal([]);
   }
 
   it(`keeps every report it answered as stored, half-stores none, and catches up after each of ${KILLS} restarts`, async () => {
-    const tenant = await ingestionTenant(service!, TENANT);
+    const tenant = await ingestionTenant(service, TENANT);
     const load = new PushLoad({ targets: [], key: tenant.client.key, senders: 4, reportsPerPush: 20, day: DAY, prefix: "K" });
     const figures: string[] = [];
     const handled = new Set<PushRecord>();
     for (let kill = 1; kill <= KILLS; kill++) {
       const answeredBefore = load.answered(200).length;
-      load.start([service!.url!]);
+      load.start([service.url!]);
       // Kill at a moment of no particular meaning while pushes are in flight and projections apply earlier ones.
       await load.waitUntil(() => load.answered(200).length >= answeredBefore + 15, 90_000, "15 more answered pushes");
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 50));
-      await service!.kill();
+      await service.kill();
       await load.stop();
       const inFlight = load.unanswered().filter((push) => !handled.has(push));
       for (const push of inFlight) handled.add(push);
@@ -54,7 +47,7 @@ describe("the service killed with SIGKILL while four senders push", function () 
       const acknowledged = load.acknowledgedIds().length;
 
       const restartedAt = Date.now();
-      service = await spawnService({ databaseUrl });
+      service = await deployment.spawn();
       const readyMs = Date.now() - restartedAt;
       await expectConsistent(load, tenant.client.key);
       const caughtUpMs = Date.now() - restartedAt;

@@ -1,10 +1,10 @@
 import { expect } from "chai";
-import type { Db } from "../../db/pool.ts";
 import { BlackHoleProxy } from "../support/blackHoleProxy.ts";
+import { createTestDatabase } from "../support/database.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { PushLoad } from "../support/pushLoad.ts";
 import { until } from "../support/service.ts";
-import { databaseForProcesses, printOutputWhenTestFails, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { type ServiceProcess, useServiceProcesses } from "../support/serviceProcess.ts";
 import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
 
 const TENANT = "fault-net";
@@ -21,30 +21,24 @@ const PARTITIONED_FOR_MS = 4000;
  */
 describe("the network to PostgreSQL turns into a black hole while senders push", function () {
   this.timeout(120_000);
+  const deployment = useServiceProcesses(() => createTestDatabase(false));
   let proxy: BlackHoleProxy;
-  let service: ServiceProcess | null = null;
-  let db: Db;
+  let service: ServiceProcess;
 
   before(async () => {
-    let databaseUrl: string;
-    ({ databaseUrl, db } = await databaseForProcesses(false));
-    const inFront = await BlackHoleProxy.inFrontOf(databaseUrl);
+    const inFront = await BlackHoleProxy.inFrontOf(deployment.databaseUrl);
     proxy = inFront.proxy;
-    service = await spawnService({ databaseUrl: inFront.url, env: { DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) } });
+    service = await deployment.spawn({ databaseUrl: inFront.url, env: { DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS) } });
   });
-
-  printOutputWhenTestFails(() => [service]);
 
   after(async () => {
     proxy?.forward();
-    await stopAll([service]);
-    await db?.end();
     await proxy?.close();
   });
 
   it("answers 503 in bounded time while nothing passes, recovers by itself when it does, and keeps every report it answered as stored", async () => {
-    const url = service!.url!;
-    const tenant = await ingestionTenant(service!, TENANT);
+    const url = service.url!;
+    const tenant = await ingestionTenant(service, TENANT);
     const load = new PushLoad({ targets: [url], key: tenant.client.key, senders: 4, reportsPerPush: 10, day: DAY, prefix: "N", requestTimeoutMs: 3 * ANSWER_BOUND_MS }).start();
     await load.waitUntil(() => load.answered(200).length >= 20, 60_000, "20 answered pushes");
 
@@ -70,13 +64,13 @@ describe("the network to PostgreSQL turns into a black hole while senders push",
     // The server ends the sessions the partition left inside a transaction, so the projections,
     // which read only below the oldest open transaction, move on.
     await projectionsCaughtUp(url, 30_000, ["lab_reports", "lab_results"]);
-    expect(await appliedExactlyOnce(db)).to.deep.equal([]);
-    expect(await eventsMatchReadRows(db, TENANT)).to.deep.equal([]);
-    expect(await acknowledgedStored(db, TENANT, load)).to.deep.equal([]);
-    expect(await reconciliationExact(url, tenant.client.key, db, TENANT, DAY)).to.deep.equal([]);
+    expect(await appliedExactlyOnce(deployment.db)).to.deep.equal([]);
+    expect(await eventsMatchReadRows(deployment.db, TENANT)).to.deep.equal([]);
+    expect(await acknowledgedStored(deployment.db, TENANT, load)).to.deep.equal([]);
+    expect(await reconciliationExact(url, tenant.client.key, deployment.db, TENANT, DAY)).to.deep.equal([]);
     // Left, not passing through: a live batch is idle in its transaction for an instant between two statements.
     const idleInTransaction = async () =>
-      (await db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and application_name like 'dialysis-hub%'")).rows[0].n as number;
+      (await deployment.db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and application_name like 'dialysis-hub%'")).rows[0].n as number;
     await until(async () => (await idleInTransaction()) === 0, 10_000, 100).catch(async () => expect(await idleInTransaction(), "sessions left idle in a transaction").to.equal(0));
     await until(async () => (await fetch(`${url}/readyz`)).status === 200, 10_000, 200);
     console.log(

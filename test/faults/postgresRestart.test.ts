@@ -1,10 +1,9 @@
 import { expect } from "chai";
-import { createPool, type Db } from "../../db/pool.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "../support/privatePostgres.ts";
 import { PushLoad } from "../support/pushLoad.ts";
 import { until } from "../support/service.ts";
-import { printOutputWhenTestFails, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { type ServiceProcess, useServiceProcesses } from "../support/serviceProcess.ts";
 import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
 
 const TENANT = "fault-pg";
@@ -22,28 +21,19 @@ const DOWN_FOR_MS = 4000;
 describe("PostgreSQL restarted while senders push to an API process and a worker process", function () {
   this.timeout(180_000);
   let postgres: PrivatePostgres;
-  let db: Db;
-  let api: ServiceProcess | null = null;
-  let worker: ServiceProcess | null = null;
+  const deployment = useServiceProcesses(async () => (postgres = await startPrivatePostgres()).url);
+  let api: ServiceProcess;
+  let worker: ServiceProcess;
 
   before(async () => {
-    postgres = await startPrivatePostgres();
-    db = createPool(postgres.url, { max: 2 });
-    worker = await spawnService({ databaseUrl: postgres.url, role: "worker", env: { PROJECTION_SAFETY_NET_MS: "60000" } });
-    api = await spawnService({ databaseUrl: postgres.url, role: "api" });
+    worker = await deployment.spawn({ role: "worker", env: { PROJECTION_SAFETY_NET_MS: "60000" } });
+    api = await deployment.spawn({ role: "api" });
   });
-
-  printOutputWhenTestFails(() => [api, worker]);
-
-  after(async () => {
-    await stopAll([api, worker]);
-    await db.end();
-    await postgres?.remove();
-  });
+  after(() => postgres?.remove());
 
   it("answers 503 in the envelope while it is down, recovers by itself, and keeps every report it answered as stored", async () => {
-    const url = api!.url!;
-    const tenant = await ingestionTenant(api!, TENANT);
+    const url = api.url!;
+    const tenant = await ingestionTenant(api, TENANT);
     const load = new PushLoad({ targets: [url], key: tenant.client.key, senders: 4, reportsPerPush: 10, day: DAY, prefix: "P", requestTimeoutMs: ANSWER_BOUND_MS }).start();
     await load.waitUntil(() => load.answered(200).length >= 20, 60_000, "20 answered pushes");
 
@@ -79,10 +69,10 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
     // The projections the pushes wake: the others only move at the minute's sweep (they handle none of these events).
     await projectionsCaughtUp(url, 30_000, ["lab_reports", "lab_results"]);
     const caughtUpMs = Date.now() - restartedAt;
-    expect(await appliedExactlyOnce(db)).to.deep.equal([]);
-    expect(await eventsMatchReadRows(db, TENANT)).to.deep.equal([]);
-    expect(await acknowledgedStored(db, TENANT, load)).to.deep.equal([]);
-    expect(await reconciliationExact(url, tenant.client.key, db, TENANT, DAY)).to.deep.equal([]);
+    expect(await appliedExactlyOnce(deployment.db)).to.deep.equal([]);
+    expect(await eventsMatchReadRows(deployment.db, TENANT)).to.deep.equal([]);
+    expect(await acknowledgedStored(deployment.db, TENANT, load)).to.deep.equal([]);
+    expect(await reconciliationExact(url, tenant.client.key, deployment.db, TENANT, DAY)).to.deep.equal([]);
 
     // A wake-up sent through pg-boss brings a new report to the worker in moments, not at the next minute's sweep.
     const pushedAt = Date.now();
@@ -94,7 +84,7 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
     }, 10_000, 50);
     const wakeupMs = Date.now() - pushedAt;
 
-    expect(await Promise.race([api!.exited.then(() => "api exited"), worker!.exited.then(() => "worker exited"), Promise.resolve("both running")])).to.equal("both running");
+    expect(await Promise.race([api.exited.then(() => "api exited"), worker.exited.then(() => "worker exited"), Promise.resolve("both running")])).to.equal("both running");
     console.log(
       `      ${load.answered(200).length} pushes stored (${load.acknowledgedIds().length} reports), ${load.answered(503).length} answered 503 while PostgreSQL was down for ${DOWN_FOR_MS} ms; ` +
         `slowest answer ${slowest} ms; first push stored ${recoveredMs} ms after the restart; projections caught up ${caughtUpMs} ms after it; a new report visible ${wakeupMs} ms after its push`,

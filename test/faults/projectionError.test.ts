@@ -5,7 +5,7 @@ import { createTestDatabase } from "../support/database.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { sample, scrape } from "../support/metrics.ts";
 import { recordingProjection } from "../support/projections.ts";
-import { startTestService, until } from "../support/service.ts";
+import { startTestService, until, useTestService } from "../support/service.ts";
 import type { ProjectionsReport } from "../support/storedReports.ts";
 import { SERVER_ENTRY } from "../../src/buildServer.ts";
 
@@ -151,14 +151,13 @@ describe("a projection the database refuses for good, seen by /readyz, /metrics 
 
 describe("a projection meeting a database fault while it applies (disk full, then a deadlock)", function () {
   this.timeout(60_000);
-  let service: RunningService;
   const flaky = recordingProjection("flaky");
+  const hub = useTestService({ projections: [flaky], safetyNetMs: 200 });
 
   before(async () => {
-    service = await startTestService({ projections: [flaky], safetyNetMs: 200 });
-    await until(async () => (await service.db.query("select 1 from projection_generations where name = 'flaky' and state = 'live'")).rowCount === 1, 30_000);
+    await until(async () => (await hub.service.db.query("select 1 from projection_generations where name = 'flaky' and state = 'live'")).rowCount === 1, 30_000);
     // The fault, injected for real: a trigger on the read model's table raises the SQLSTATE the switch names.
-    await service.db.query(`
+    await hub.service.db.query(`
       create table fault_switch (sqlstate text);
       insert into fault_switch values (null);
       create function raise_fault() returns trigger language plpgsql as $$
@@ -169,16 +168,15 @@ describe("a projection meeting a database fault while it applies (disk full, the
       end $$;
       create trigger injected_fault before insert on proj_flaky_g1.flaky_seen for each row execute function raise_fault()`);
   });
-  after(() => service.stop());
 
-  const status = async () => (await httpClient(service.url!)<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
+  const status = async () => (await httpClient(hub.service.url!)<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
   const flakyStatus = async () => (await status()).projections.find((p) => p.name === "flaky")!;
-  const seen = async () => (await service.db.query("select n from read.flaky_seen order by n")).rows.map((row) => row.n);
-  const inject = (sqlstate: string | null) => service.db.query("update fault_switch set sqlstate = $1", [sqlstate]);
+  const seen = async () => (await hub.service.db.query("select n from read.flaky_seen order by n")).rows.map((row) => row.n);
+  const inject = (sqlstate: string | null) => hub.service.db.query("update fault_switch set sqlstate = $1", [sqlstate]);
 
   it("pauses without stopping and catches up by itself once the fault is gone, with no `projections retry`", async () => {
     await inject("53100");
-    await service.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: 0, events: [{ type: "Counted", data: { n: 1 } }], metadata: { actor: "test" } });
+    await hub.service.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: 0, events: [{ type: "Counted", data: { n: 1 } }], metadata: { actor: "test" } });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await flakyStatus(), "disk full is not the event's fault").to.include({ error: null, lagEvents: 1 });
     await inject("40P01");

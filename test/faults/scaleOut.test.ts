@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import type { Db } from "../../db/pool.ts";
+import { createTestDatabase } from "../support/database.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { PushLoad } from "../support/pushLoad.ts";
-import { databaseForProcesses, printOutputWhenTestFails, spawnService, stopAll, type ServiceProcess } from "../support/serviceProcess.ts";
+import { useServiceProcesses } from "../support/serviceProcess.ts";
 import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
 
 const TENANT = "scale-out";
@@ -15,28 +15,17 @@ const DAY = "2026-03-04";
  */
 describe("two API processes and two worker processes on one database", function () {
   this.timeout(180_000);
-  let databaseUrl: string;
-  let db: Db;
-  let processes: ServiceProcess[] = [];
+  const deployment = useServiceProcesses(() => createTestDatabase(false));
 
   before(async () => {
-    ({ databaseUrl, db } = await databaseForProcesses(false));
     const roles = ["api", "api", "worker", "worker"] as const;
-    const started = await Promise.allSettled(roles.map((role) => spawnService({ databaseUrl, role, env: { DB_POOL_MAX: "5", PROJECTION_SAFETY_NET_MS: "5000" } })));
-    processes = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    const started = await Promise.allSettled(roles.map((role) => deployment.spawn({ role, env: { DB_POOL_MAX: "5", PROJECTION_SAFETY_NET_MS: "5000" } })));
     const failed = started.find((result) => result.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
   });
 
-  printOutputWhenTestFails(() => processes);
-
-  after(async () => {
-    await stopAll(processes);
-    await db.end();
-  });
-
   it("projects every event exactly once and reconciles exactly on both APIs", async () => {
-    const apis = processes.filter((p) => p.role === "api").map((p) => p.url!);
+    const apis = deployment.processes.filter((p) => p.role === "api").map((p) => p.url!);
     const tenant = await ingestionTenant({ url: apis[0]! }, TENANT);
     const load = new PushLoad({ targets: apis, key: tenant.client.key, senders: 6, reportsPerPush: 20, day: DAY, prefix: "S" }).start();
 
@@ -65,17 +54,17 @@ describe("two API processes and two worker processes on one database", function 
     const caughtUpFrom = Date.now();
     await projectionsCaughtUp(apis[1]!, 60_000);
     const caughtUpMs = Date.now() - caughtUpFrom;
-    expect(await appliedExactlyOnce(db), "each projection applied each event once").to.deep.equal([]);
-    expect(await eventsMatchReadRows(db, TENANT), "one read row per report stream, in its last version").to.deep.equal([]);
-    expect(await acknowledgedStored(db, TENANT, load)).to.deep.equal([]);
+    expect(await appliedExactlyOnce(deployment.db), "each projection applied each event once").to.deep.equal([]);
+    expect(await eventsMatchReadRows(deployment.db, TENANT), "one read row per report stream, in its last version").to.deep.equal([]);
+    expect(await acknowledgedStored(deployment.db, TENANT, load)).to.deep.equal([]);
     const digests: string[] = [];
     for (const url of apis) {
-      expect(await reconciliationExact(url, tenant.client.key, db, TENANT, DAY)).to.deep.equal([]);
+      expect(await reconciliationExact(url, tenant.client.key, deployment.db, TENANT, DAY)).to.deep.equal([]);
       const answer = await (await fetch(`${url}/open/v1/reconcile/lab?date=${DAY}`, { headers: { authorization: `Bearer ${tenant.client.key}` } })).json();
       digests.push(`${answer.data.labReportCount} ${answer.data.externalIdDigest}`);
     }
     expect(digests[0]).to.equal(digests[1]);
-    const events = Number((await db.query("select count(*) from events")).rows[0].count);
+    const events = Number((await deployment.db.query("select count(*) from events")).rows[0].count);
     console.log(
       `      ${load.answered(200).length} pushes (${perApi.join(" + ")} over the two APIs), ${load.acknowledgedIds().length + contested.length} reports, ${events} events; ` +
         `projections at the head ${caughtUpMs} ms after the last push; reconcile: ${digests[0]!.split(" ")[0]} reports on both APIs`,

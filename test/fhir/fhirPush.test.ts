@@ -2,9 +2,8 @@ import { expect } from "chai";
 import { Fhir } from "fhir";
 import { Client } from "fhir-kit-client";
 import type { Bundle, OperationOutcome } from "fhir/r4.js";
-import type { RunningService } from "../../src/app/service.ts";
 import { diagnosticReportAsJson, diagnosticReportBundle } from "../support/fhirBundles.ts";
-import { startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
+import { useIngestionService } from "../support/ingestion.ts";
 
 /*
  * POST /fhir/r4 and GET /fhir/r4/metadata (contract D.6), called with fhir-kit-client, a FHIR
@@ -39,20 +38,17 @@ async function refused(call: Promise<unknown>): Promise<{ status: number; body: 
 
 describe("FHIR R4: Bundles of DiagnosticReports posted to /fhir/r4", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  let tenant: IngestionTenant;
+  const hub = useIngestionService();
   let fhir: Client;
   const storedReport = async (externalId: string) =>
-    (await service.db.query("select data->'report' as report, metadata from events where tenant = 'h1' and stream_id = $1 order by stream_version", [`lab-report:${externalId}`])).rows;
+    (await hub.service.db.query("select data->'report' as report, metadata from events where tenant = 'h1' and stream_id = $1 order by stream_version", [`lab-report:${externalId}`])).rows;
 
   before(async () => {
-    ({ service, tenant } = await startIngestionService());
-    fhir = new Client({ baseUrl: `${service.url}/fhir/r4`, customHeaders: { Authorization: `Bearer ${tenant.client.key}` } });
+    fhir = new Client({ baseUrl: `${hub.service.url}/fhir/r4`, customHeaders: { Authorization: `Bearer ${hub.tenant.client.key}` } });
   });
-  after(() => service?.stop());
 
   it("states what it does in a CapabilityStatement, asking no key", async () => {
-    const statement = valid<{ fhirVersion: string; rest: Array<{ interaction: Array<{ code: string }> }> }>(await new Client({ baseUrl: `${service.url}/fhir/r4` }).capabilityStatement());
+    const statement = valid<{ fhirVersion: string; rest: Array<{ interaction: Array<{ code: string }> }> }>(await new Client({ baseUrl: `${hub.service.url}/fhir/r4` }).capabilityStatement());
     expect(statement.fhirVersion).to.equal("4.0.1");
     expect(statement.rest[0]!.interaction.map((i) => i.code)).to.deep.equal(["batch", "transaction"]);
   });
@@ -64,7 +60,7 @@ describe("FHIR R4: Bundles of DiagnosticReports posted to /fhir/r4", function ()
     const [stored] = await storedReport("FHIR-1");
     expect(stored.metadata.origin).to.deep.equal({ format: "fhir-r4", fullUrl: "urn:uuid:00000000-0000-4000-8000-0000000000bb" });
     // The same report as JSON: nothing new to store.
-    const pushed = await tenant.push("lab", [diagnosticReportAsJson("FHIR-1")]);
+    const pushed = await hub.tenant.push("lab", [diagnosticReportAsJson("FHIR-1")]);
     expect(pushed.body.data.results[0]).to.include({ status: "UNCHANGED", matched: true });
     // Sent again: 200 OK, stored once.
     const again = valid<Bundle>(await fhir.batch({ body: asBody(diagnosticReportBundle({ externalId: "FHIR-1" })) }));
@@ -114,10 +110,10 @@ describe("FHIR R4: Bundles of DiagnosticReports posted to /fhir/r4", function ()
     expect(valid<OperationOutcome>(notBundle.body).issue[0]!.diagnostics).to.match(/POST a Bundle/);
     const noReport = await refused(fhir.batch({ body: asBody({ resourceType: "Bundle", type: "batch", entry: [{ resource: { resourceType: "Patient" } }] }) }));
     expect(valid<OperationOutcome>(noReport.body).issue[0]!.diagnostics).to.match(/no DiagnosticReport/);
-    const noKey = await refused(new Client({ baseUrl: `${service.url}/fhir/r4` }).batch({ body: asBody(diagnosticReportBundle()) }));
+    const noKey = await refused(new Client({ baseUrl: `${hub.service.url}/fhir/r4` }).batch({ body: asBody(diagnosticReportBundle()) }));
     expect(noKey.status).to.equal(401);
     expect(valid<OperationOutcome>(noKey.body).issue[0]!.code).to.equal("login");
-    const unknown = await fetch(`${service.url}/fhir/r4/Condition`);
+    const unknown = await fetch(`${hub.service.url}/fhir/r4/Condition`);
     expect(unknown.status).to.equal(404);
     expect(unknown.headers.get("content-type")).to.match(/^application\/fhir\+json/);
     valid(await unknown.json());

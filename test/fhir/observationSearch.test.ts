@@ -5,10 +5,9 @@ import type { Bundle, DiagnosticReport, Observation } from "fhir/r4.js";
 import { NATIONAL_ID_SYSTEM } from "../../src/ingestion/fhir/bundleToLabReports.ts";
 import { fhirId, textOfFhirId } from "../../src/ingestion/fhir/fhirIds.ts";
 import { SENT_VALUE_EXTENSION } from "../../src/ingestion/fhir/fhirResources.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { diagnosticReportBundle } from "../support/fhirBundles.ts";
 import { ZHANG_SAN_ID } from "../support/hl7Messages.ts";
-import { startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
+import { useIngestionService } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 /*
@@ -47,19 +46,16 @@ function monthlyBundle(): Bundle {
 
 describe("FHIR R4 read: a patient's Observations searched, the patient found, a report read", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  let tenant: IngestionTenant;
+  const hub = useIngestionService();
   let fhir: Client;
 
   before(async () => {
-    ({ service, tenant } = await startIngestionService());
-    const poster = new Client({ baseUrl: `${service.url}/fhir/r4`, customHeaders: { Authorization: `Bearer ${tenant.client.key}` } });
+    const poster = new Client({ baseUrl: `${hub.service.url}/fhir/r4`, customHeaders: { Authorization: `Bearer ${hub.tenant.client.key}` } });
     const posted = (await poster.batch({ body: monthlyBundle() as unknown as Parameters<Client["batch"]>[0]["body"] })) as unknown as Bundle;
     expect(posted.entry!.filter((entry) => entry.response!.status !== "201 Created")).to.deep.equal([]);
-    await projectionsCaughtUp(service.url!);
-    fhir = new Client({ baseUrl: `${service.url}/fhir/r4`, customHeaders: { Authorization: `Bearer ${tenant.authorToken}`, "X-Service-Tenant": "h1" } });
+    await projectionsCaughtUp(hub.service.url!);
+    fhir = new Client({ baseUrl: `${hub.service.url}/fhir/r4`, customHeaders: { Authorization: `Bearer ${hub.tenant.authorToken}`, "X-Service-Tenant": "h1" } });
   });
-  after(() => service?.stop());
 
   it("pages a patient's results of a LOINC code newest first, following next links to the end", async () => {
     const seen: Observation[] = [];
@@ -95,7 +91,7 @@ describe("FHIR R4 read: a patient's Observations searched, the patient found, a 
   it("keeps to the date range, and to the tenant of the token", async () => {
     const spring = valid<Bundle>(await fhir.search({ resourceType: "Observation", searchParams: { patient: "P001", code: "HGB,K", date: ["ge2025-03-01", "le2025-05-31"] } }));
     expect(spring.entry!.map((entry) => (entry.resource as Observation).effectiveDateTime!.slice(0, 7)).sort()).to.deep.equal(["2025-03", "2025-03", "2025-04", "2025-04", "2025-05", "2025-05"]);
-    const otherTenant = await fetch(`${service.url}/fhir/r4/Observation?patient=P001`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": "h2" } });
+    const otherTenant = await fetch(`${hub.service.url}/fhir/r4/Observation?patient=P001`, { headers: { authorization: `Bearer ${hub.tenant.authorToken}`, "x-service-tenant": "h2" } });
     expect(otherTenant.status).to.equal(403);
     expect(((await otherTenant.json()) as { resourceType: string }).resourceType).to.equal("OperationOutcome");
   });
@@ -109,7 +105,7 @@ describe("FHIR R4 read: a patient's Observations searched, the patient found, a 
       ["patient=P001&_cursor=nonsense", /follow the next link/],
       ["patient=P001&name=x", /Unknown search parameter name/],
     ] as const) {
-      const answer = await fetch(`${service.url}/fhir/r4/Observation?${query}`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": "h1" } });
+      const answer = await fetch(`${hub.service.url}/fhir/r4/Observation?${query}`, { headers: { authorization: `Bearer ${hub.tenant.authorToken}`, "x-service-tenant": "h1" } });
       expect(answer.status, query).to.equal(400);
       expect(valid<{ issue: Array<{ diagnostics: string }> }>(await answer.json()).issue[0]!.diagnostics, query).to.match(says);
     }
@@ -124,7 +120,7 @@ describe("FHIR R4 read: a patient's Observations searched, the patient found, a 
     expect(report.issued!.slice(0, 19)).to.equal("2025-06-15T10:00:00");
     expect(report.result!.map((result) => result.reference)).to.deep.equal(["#r0", "#r1", "#r2", "#r3"]);
     expect((report.contained![0] as Observation).valueQuantity).to.deep.include({ value: 115, unit: "g/L" });
-    const missing = await fetch(`${service.url}/fhir/r4/DiagnosticReport/NO-SUCH`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": "h1" } });
+    const missing = await fetch(`${hub.service.url}/fhir/r4/DiagnosticReport/NO-SUCH`, { headers: { authorization: `Bearer ${hub.tenant.authorToken}`, "x-service-tenant": "h1" } });
     expect(missing.status).to.equal(404);
     valid(await missing.json());
   });

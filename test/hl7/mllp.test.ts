@@ -7,10 +7,9 @@ import { expect } from "chai";
 import { Client, Message } from "node-hl7-client";
 import { createPool } from "../../db/pool.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { MAX_FRAME_BYTES } from "../../src/ingestion/hl7/mllpListener.ts";
 import { oruR01, withSecurity } from "../support/hl7Messages.ts";
-import { ingestionTenant, type IngestionTenant } from "../support/ingestion.ts";
+import { ingestionTenant, useIngestionService } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 
 /*
@@ -39,40 +38,33 @@ async function rawExchange(port: number, send: Buffer[], waitMs: number): Promis
 
 describe("HL7 v2 over MLLP", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  let tenant: IngestionTenant;
-
-  before(async () => {
-    service = await startTestService({ projections: allProjections, env: { HL7_MLLP_PORT: "0", REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
-    tenant = await ingestionTenant(service, "h1");
-  });
-  after(() => service?.stop());
+  const hub = useIngestionService({ env: { HL7_MLLP_PORT: "0", REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
 
   it("stores the messages a laboratory system sends on one connection, and ACKs each in order", async () => {
     const client = new Client({ host: "127.0.0.1", version: "2.5.1" } as ConstructorParameters<typeof Client>[0]);
     const acks: string[] = [];
-    const connection = client.createConnection({ port: service.mllpPort! } as Parameters<typeof client.createConnection>[0], async (res) => {
+    const connection = client.createConnection({ port: hub.service.mllpPort! } as Parameters<typeof client.createConnection>[0], async (res) => {
       const ack = res.getMessage();
       acks.push(`${ack.get("MSA.1").toString()} ${ack.get("MSA.2").toString()}`);
     });
     try {
       // One message at a time, each after its ACK: sent as a burst, node-hl7-client stalled its process in our runs.
       for (let i = 1; i <= 3; i++) {
-        await connection.sendMessage(new Message({ text: withSecurity(oruR01({ controlId: `MLLP-${i}`, externalId: `MLLP-R${i}` }), tenant.client.key) }));
+        await connection.sendMessage(new Message({ text: withSecurity(oruR01({ controlId: `MLLP-${i}`, externalId: `MLLP-R${i}` }), hub.tenant.client.key) }));
         await until(async () => acks.length === i, 10_000);
       }
     } finally {
       await connection.close();
     }
     expect(acks).to.deep.equal(["AA MLLP-1", "AA MLLP-2", "AA MLLP-3"]);
-    const { rows } = await service.db.query("select count(*)::int as n from events where tenant = 'h1' and stream_id like 'lab-report:MLLP-%'");
+    const { rows } = await hub.service.db.query("select count(*)::int as n from events where tenant = 'h1' and stream_id like 'lab-report:MLLP-%'");
     expect(rows[0].n).to.equal(3);
   });
 
   it("takes messages sent without waiting for each ACK, on two connections at once: each ACKed in order, a report sent twice stored in the order sent", async () => {
     // Raw sockets: node-hl7-client, sending without waiting for each ACK, stalls its process (the loop never yields).
     const connect = async () => {
-      const socket = net.connect(service.mllpPort!, "127.0.0.1");
+      const socket = net.connect(hub.service.mllpPort!, "127.0.0.1");
       socket.on("error", () => {});
       await new Promise((resolve) => socket.once("connect", resolve));
       const acks: string[] = [];
@@ -98,7 +90,7 @@ describe("HL7 v2 over MLLP", function () {
         if (connection === 1 && i === 1) return oruR01({ controlId: sent(1, 1), externalId: "BURST-TWICE", status: "C", hgb: "101" });
         return oruR01({ controlId: sent(connection, i), externalId: `BURST-R${connection}-${i}` });
       });
-    const frame = (er7: string) => Buffer.concat([START, Buffer.from(withSecurity(er7, tenant.client.key), "utf8"), END]);
+    const frame = (er7: string) => Buffer.concat([START, Buffer.from(withSecurity(er7, hub.tenant.client.key), "utf8"), END]);
     try {
       const [preliminary, corrected, ...rest] = messages(1);
       first.socket.write(frame(preliminary!));
@@ -114,14 +106,14 @@ describe("HL7 v2 over MLLP", function () {
     }
     expect(first.acks).to.deep.equal(Array.from({ length: 20 }, (_, i) => `AA ${sent(1, i)}`));
     expect(second.acks).to.deep.equal(Array.from({ length: 20 }, (_, i) => `AA ${sent(2, i)}`));
-    const twice = await service.db.query(
+    const twice = await hub.service.db.query(
       "select data->'report'->>'status' as status, data->>'outcome' as outcome, metadata->'origin'->>'controlId' as control_id from events where tenant = 'h1' and stream_id = 'lab-report:BURST-TWICE' order by stream_version",
     );
     expect(twice.rows).to.deep.equal([
       { status: "PRELIMINARY", outcome: "CREATED", control_id: sent(1, 0) },
       { status: "CORRECTED", outcome: "UPDATED", control_id: sent(1, 1) },
     ]);
-    const { rows } = await service.db.query(
+    const { rows } = await hub.service.db.query(
       "select count(*)::int as reports, count(distinct transaction_id)::int as commits from events where tenant = 'h1' and stream_id like 'lab-report:BURST-%'",
     );
     expect(rows[0].reports).to.equal(40);
@@ -130,29 +122,29 @@ describe("HL7 v2 over MLLP", function () {
 
   it("refuses a message without a valid key in MSH-8 with AR", async () => {
     const frames = [withSecurity(oruR01({ controlId: "NO-KEY" }), ""), withSecurity(oruR01({ controlId: "BAD-KEY" }), "not-a-key")];
-    const { received } = await rawExchange(service.mllpPort!, frames.map((er7) => Buffer.concat([START, Buffer.from(er7), END])), 2000);
+    const { received } = await rawExchange(hub.service.mllpPort!, frames.map((er7) => Buffer.concat([START, Buffer.from(er7), END])), 2000);
     expect(received).to.match(/\rMSA\|AR\|NO-KEY\|Send your client key in MSH-8/);
     expect(received).to.match(/\rMSA\|AR\|BAD-KEY\|The key in MSH-8 is unknown or revoked/);
-    const { rows } = await service.db.query("select count(*)::int as n from events where stream_id = 'lab-report:L20260301-0001'");
+    const { rows } = await hub.service.db.query("select count(*)::int as n from events where stream_id = 'lab-report:L20260301-0001'");
     expect(rows[0].n, "nothing stored").to.equal(0);
   });
 
   it("refuses a frame over 4 MB with AR and closes the connection", async () => {
     const huge = Buffer.alloc(MAX_FRAME_BYTES + 1024, "A");
-    const { received, closedAfterMs } = await rawExchange(service.mllpPort!, [START, Buffer.from(withSecurity(oruR01(), tenant.client.key)), huge], 5000);
+    const { received, closedAfterMs } = await rawExchange(hub.service.mllpPort!, [START, Buffer.from(withSecurity(oruR01(), hub.tenant.client.key)), huge], 5000);
     expect(received).to.match(/\rMSA\|AR\|[^\r]*over 4 MB/);
     expect(closedAfterMs, "closed by the service").to.not.equal(null);
   });
 
   it("cuts a connection that leaves a frame unfinished for REQUEST_TIMEOUT_MS", async () => {
-    const { received, closedAfterMs } = await rawExchange(service.mllpPort!, [START, Buffer.from("MSH|^~\\&|LIS")], REQUEST_TIMEOUT_MS * 4);
+    const { received, closedAfterMs } = await rawExchange(hub.service.mllpPort!, [START, Buffer.from("MSH|^~\\&|LIS")], REQUEST_TIMEOUT_MS * 4);
     expect(received).to.equal("");
     expect(closedAfterMs).to.be.a("number").within(REQUEST_TIMEOUT_MS * 0.8, REQUEST_TIMEOUT_MS * 3);
   });
 
   it("answers raw frames byte for byte framed, bytes between frames ignored", async () => {
-    const message = Buffer.from(withSecurity(oruR01({ controlId: "RAW-1", externalId: "MLLP-RAW" }), tenant.client.key), "utf8");
-    const { received } = await rawExchange(service.mllpPort!, [Buffer.from("\r\n"), START, message.subarray(0, 100), message.subarray(100), END], 3000);
+    const message = Buffer.from(withSecurity(oruR01({ controlId: "RAW-1", externalId: "MLLP-RAW" }), hub.tenant.client.key), "utf8");
+    const { received } = await rawExchange(hub.service.mllpPort!, [Buffer.from("\r\n"), START, message.subarray(0, 100), message.subarray(100), END], 3000);
     expect(received.startsWith("\x0bMSH|")).to.equal(true);
     expect(received.endsWith("\x1c\r")).to.equal(true);
     expect(received).to.include("\rMSA|AA|RAW-1|");

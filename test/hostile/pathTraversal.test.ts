@@ -1,9 +1,8 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { rawHttpClient, type RawHttpClient } from "../support/rawHttp.ts";
-import { startTestService, TEST_ADMIN_TOKEN } from "../support/service.ts";
+import { TEST_ADMIN_TOKEN, useTestService } from "../support/service.ts";
 import { fuzzTally } from "./support/fuzzing.ts";
 
 /**
@@ -34,17 +33,13 @@ const traversal: fc.Arbitrary<string> = fc
 
 describe("hostile input: path traversal on the pages that serve files", function () {
   this.timeout(60_000);
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections });
   let client: RawHttpClient;
 
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    client = rawHttpClient(service.url!, 4);
+    client = rawHttpClient(hub.service.url!, 4);
   });
-  after(async () => {
-    client?.close();
-    await service?.stop();
-  });
+  after(() => client?.close());
 
   async function expectNothingServed(path: string): Promise<void> {
     const answer = await client.send({ method: "GET", path, headers: { "x-service-tenant": "h1" } });

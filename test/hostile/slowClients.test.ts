@@ -1,10 +1,7 @@
 import { expect } from "chai";
-import { allProjections } from "../../src/app/allProjections.ts";
 import { configSchema } from "../../src/app/config.ts";
-import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant, labReport } from "../support/ingestion.ts";
+import { labReport, useIngestionService } from "../support/ingestion.ts";
 import { rawSocket } from "../support/rawHttp.ts";
-import { startTestService } from "../support/service.ts";
 
 /**
  * A client that sends its request slowly, or never finishes it, must be cut off after
@@ -18,18 +15,11 @@ const CUT_WITHIN_MS = TIMEOUT_MS * 2.5;
 
 describe("hostile input: slow clients", function () {
   this.timeout(30_000);
-  let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
-
-  before(async () => {
-    service = await startTestService({ projections: allProjections, env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } });
-    tenant = await ingestionTenant(service, "h1");
-  });
-  after(() => service?.stop());
+  const hub = useIngestionService({ env: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) } });
 
   /** Opens a request whose body trickles in a byte at a time, and measures when the server cuts it. */
   async function trickle(path: string, headers: string) {
-    const socket = await rawSocket(service.url!);
+    const socket = await rawSocket(hub.service.url!);
     const started = Date.now();
     socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Service-Tenant: h1\r\n${headers}Content-Length: 1000\r\n\r\n{`);
     const dribble = setInterval(() => socket.write(" "), 100);
@@ -48,7 +38,7 @@ describe("hostile input: slow clients", function () {
   });
 
   it("cuts a push whose body trickles in with 408 in the envelope, and closes the connection", async () => {
-    const { text, ms } = await trickle("/open/v1/lab/reports", `Authorization: Bearer ${tenant.client.key}\r\n`);
+    const { text, ms } = await trickle("/open/v1/lab/reports", `Authorization: Bearer ${hub.tenant.client.key}\r\n`);
     expect(text).to.match(/^HTTP\/1\.1 408 /).and.match(/"code":408/).and.match(/"data":null/);
     expect(ms).to.be.within(TIMEOUT_MS - 50, CUT_WITHIN_MS);
   });
@@ -60,11 +50,11 @@ describe("hostile input: slow clients", function () {
   });
 
   it("cuts headers that never end, and a body announced but never sent", async () => {
-    const headers = await rawSocket(service.url!);
+    const headers = await rawSocket(hub.service.url!);
     headers.write("GET /healthz HTTP/1.1\r\nHost: x\r\n");
     const dribble = setInterval(() => headers.write("X-Slow: 1\r\n"), 100);
-    const silent = await rawSocket(service.url!);
-    silent.write(`POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.client.key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n`);
+    const silent = await rawSocket(hub.service.url!);
+    silent.write(`POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hub.tenant.client.key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n`);
     try {
       const started = Date.now();
       await Promise.all([headers.closed, silent.closed]);
@@ -79,12 +69,12 @@ describe("hostile input: slow clients", function () {
   });
 
   it("keeps answering others while twenty slow clients hang on, and lets none of them stay", async () => {
-    const slow = await Promise.all(Array.from({ length: 20 }, () => rawSocket(service.url!)));
-    for (const socket of slow) socket.write(`POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.client.key}\r\nContent-Length: 100\r\n\r\n{`);
+    const slow = await Promise.all(Array.from({ length: 20 }, () => rawSocket(hub.service.url!)));
+    for (const socket of slow) socket.write(`POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hub.tenant.client.key}\r\nContent-Length: 100\r\n\r\n{`);
     try {
       const started = Date.now();
-      expect((await tenant.call("GET", "/healthz")).status).to.equal(200);
-      const pushed = await tenant.push("lab", [labReport("WHILE-SLOW")]);
+      expect((await hub.tenant.call("GET", "/healthz")).status).to.equal(200);
+      const pushed = await hub.tenant.push("lab", [labReport("WHILE-SLOW")]);
       expect(pushed.body.data.results[0].status).to.equal("CREATED");
       expect(Date.now() - started, "answered without waiting for the slow ones").to.be.lessThan(TIMEOUT_MS);
       await Promise.all(slow.map((socket) => socket.closed));

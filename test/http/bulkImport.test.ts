@@ -1,8 +1,7 @@
 import { expect } from "chai";
 import { gzipSync } from "node:zlib";
-import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
-import { examReport, ingestionTenant, type IngestionTenant, labReport, LI_SI, startIngestionService } from "../support/ingestion.ts";
+import { examReport, ingestionTenant, labReport, LI_SI, useIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 /* Contract D.4: background bulk import over HTTP, every rule, bad input included. */
@@ -10,34 +9,31 @@ import { until } from "../support/service.ts";
 const ndjson = (reports: unknown[]) => reports.map((report) => JSON.stringify(report)).join("\n") + "\n";
 
 describe("bulk import (POST /open/v1/{lab|exam}/reports/bulk)", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  before(async () => ({ service, tenant } = await startIngestionService()));
-  after(() => service.stop());
+  const hub = useIngestionService();
 
   async function upload(kind: "lab" | "exam", body: string | Buffer, options: { gzip?: boolean; contentType?: string; key?: string; headers?: Record<string, string> } = {}) {
     const headers: Record<string, string> = {
-      authorization: `Bearer ${options.key ?? tenant.client.key}`,
+      authorization: `Bearer ${options.key ?? hub.tenant.client.key}`,
       "content-type": options.contentType ?? "application/x-ndjson",
       ...options.headers,
     };
     if (options.gzip) headers["content-encoding"] = "gzip";
     const payload = options.gzip ? gzipSync(body) : body;
-    const response = await fetch(`${service.url}/open/v1/${kind}/reports/bulk`, { method: "POST", headers, body: typeof payload === "string" ? payload : new Uint8Array(payload) });
+    const response = await fetch(`${hub.service.url}/open/v1/${kind}/reports/bulk`, { method: "POST", headers, body: typeof payload === "string" ? payload : new Uint8Array(payload) });
     return { status: response.status, body: (await response.json()) as any };
   }
-  const get = (path: string, key = tenant.client.key) => tenant.call("GET", path, { token: key });
+  const get = (path: string, key = hub.tenant.client.key) => hub.tenant.call("GET", path, { token: key });
   // Without X-Service-Tenant: the key alone decides the tenant.
   const getWithKey = async (path: string, key: string) => {
-    const response = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${hub.service.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
     return { status: response.status, body: (await response.json()) as any };
   };
-  const finished = (jobId: string, key = tenant.client.key) =>
+  const finished = (jobId: string, key = hub.tenant.client.key) =>
     until(async () => {
       const job = (await get(`/open/v1/bulk/${jobId}`, key)).body.data;
       return job && (job.status === "DONE" || job.status === "FAILED") ? job : null;
     }, 30_000, 50);
-  const jobEvents = async () => Number((await service.db.query("select count(*) from events where stream_id like 'bulk-job:%'")).rows[0].count);
+  const jobEvents = async () => Number((await hub.service.db.query("select count(*) from events where stream_id like 'bulk-job:%'")).rows[0].count);
 
   it("stores the body before answering 202, then imports every line as a push would", async () => {
     const reports = [
@@ -65,9 +61,9 @@ describe("bulk import (POST /open/v1/{lab|exam}/reports/bulk)", () => {
       return data.externalIds.includes("BULK-3") ? data : null;
     });
     expect(day.externalIds).to.include.members(["BULK-1", "BULK-3"]).and.not.include("BULK-2");
-    const queued = await until(async () => (await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken })).body.find((e: { externalId: string }) => e.externalId === "BULK-3"));
+    const queued = await until(async () => (await hub.tenant.call("GET", "/api/unmatched", { token: hub.tenant.authorToken })).body.find((e: { externalId: string }) => e.externalId === "BULK-3"));
     expect(queued.pendingReason).to.equal("no dialysis patient with this idCard");
-    const history = (await tenant.call("GET", "/api/history/lab/BULK-1", { token: tenant.authorToken })).body;
+    const history = (await hub.tenant.call("GET", "/api/history/lab/BULK-1", { token: hub.tenant.authorToken })).body;
     expect(history.entries).to.have.length(1);
     expect(history.entries[0]).to.include({ event: "RECEIVED", status: "CREATED", matched: true, patientRef: "P001", by: "Central lab LIS" });
   });
@@ -137,7 +133,7 @@ describe("bulk import (POST /open/v1/{lab|exam}/reports/bulk)", () => {
       expect(answer.body.msg, what).to.match(message);
     }
     expect(await jobEvents()).to.equal(before);
-    expect(Number((await service.db.query("select count(*) from bulk_job_bodies where job_id not in (select (substr(stream_id, 10))::uuid from events where stream_id like 'bulk-job:%')")).rows[0].count), "no pieces left behind").to.equal(0);
+    expect(Number((await hub.service.db.query("select count(*) from bulk_job_bodies where job_id not in (select (substr(stream_id, 10))::uuid from events where stream_id like 'bulk-job:%')")).rows[0].count), "no pieces left behind").to.equal(0);
   });
 
   it("refuses over 1,000,000 reports, a line over 4 MB and over 512 MB with 413, queuing nothing", async () => {
@@ -156,14 +152,14 @@ describe("bulk import (POST /open/v1/{lab|exam}/reports/bulk)", () => {
     expect(huge.status).to.equal(413);
     expect(huge.body.msg).to.match(/larger than 512 MB/);
     expect(await jobEvents()).to.equal(before);
-    expect(Number((await service.db.query("select count(*) from bulk_job_bodies where job_id not in (select (substr(stream_id, 10))::uuid from events where stream_id like 'bulk-job:%')")).rows[0].count)).to.equal(0);
+    expect(Number((await hub.service.db.query("select count(*) from bulk_job_bodies where job_id not in (select (substr(stream_id, 10))::uuid from events where stream_id like 'bulk-job:%')")).rows[0].count)).to.equal(0);
   });
 
   it("shows a job only to the client that submitted it: another client's or tenant's key gets 404", async () => {
     const jobId = (await upload("lab", ndjson([labReport("BULK-MINE")]))).body.data.jobId;
     await finished(jobId);
-    const sameTenant = (await tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Other LIS", tenant: "h1" } })).body.key as string;
-    const otherTenant = (await ingestionTenant(service, "h2")).client.key;
+    const sameTenant = (await hub.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Other LIS", tenant: "h1" } })).body.key as string;
+    const otherTenant = (await ingestionTenant(hub.service, "h2")).client.key;
     for (const key of [sameTenant, otherTenant]) {
       for (const path of [`/open/v1/bulk/${jobId}`, `/open/v1/bulk/${jobId}/rejected`]) {
         const answer = await getWithKey(path, key);
@@ -175,6 +171,6 @@ describe("bulk import (POST /open/v1/{lab|exam}/reports/bulk)", () => {
     expect((await get("/open/v1/bulk/not-a-job-id")).status).to.equal(404);
     expect((await get(`/open/v1/bulk/${jobId}/rejected?limit=5000`)).status).to.equal(400);
     expect((await get(`/open/v1/bulk/${jobId}/rejected?offset=-1`)).body.msg).to.match(/offset must be a whole number/);
-    expect((await tenant.call("GET", `/open/v1/bulk/${jobId}`)).status, "no key").to.equal(401);
+    expect((await hub.tenant.call("GET", `/open/v1/bulk/${jobId}`)).status, "no key").to.equal(401);
   });
 });

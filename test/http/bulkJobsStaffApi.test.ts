@@ -1,8 +1,7 @@
 import { expect } from "chai";
 import { bulkJobListEntrySchema } from "../../queries/bulk/bulkJobs.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
-import { examReport, ingestionTenant, type IngestionTenant, labReport, startIngestionService } from "../support/ingestion.ts";
+import { examReport, ingestionTenant, type IngestionTenant, labReport, useIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 /* The staff's view of bulk jobs (GET /api/bulk-jobs, …/rejected): every client's jobs of the tenant, read-only. */
@@ -10,16 +9,13 @@ import { until } from "../support/service.ts";
 const ndjson = (lines: unknown[]) => lines.map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n") + "\n";
 
 describe("bulk jobs for staff (GET /api/bulk-jobs)", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  before(async () => ({ service, tenant } = await startIngestionService()));
-  after(() => service.stop());
+  const hub = useIngestionService();
 
-  const asAuthor = (path: string, token = tenant.authorToken) => tenant.call("GET", path, { token });
+  const asAuthor = (path: string, token = hub.tenant.authorToken) => hub.tenant.call("GET", path, { token });
 
   /** Submits a job with `key` and waits for its end; returns the job as its sender reads it. */
-  async function finishedJob(kind: "lab" | "exam", lines: unknown[], key = tenant.client.key): Promise<Record<string, any>> {
-    const response = await fetch(`${service.url}/open/v1/${kind}/reports/bulk`, {
+  async function finishedJob(kind: "lab" | "exam", lines: unknown[], key = hub.tenant.client.key): Promise<Record<string, any>> {
+    const response = await fetch(`${hub.service.url}/open/v1/${kind}/reports/bulk`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" },
       body: ndjson(lines),
@@ -27,7 +23,7 @@ describe("bulk jobs for staff (GET /api/bulk-jobs)", () => {
     expect(response.status).to.equal(202);
     const { jobId } = ((await response.json()) as { data: { jobId: string } }).data;
     return until(async () => {
-      const job = (await tenant.call("GET", `/open/v1/bulk/${jobId}`, { token: key })).body.data;
+      const job = (await hub.tenant.call("GET", `/open/v1/bulk/${jobId}`, { token: key })).body.data;
       return job.status === "DONE" || job.status === "FAILED" ? job : null;
     }, 30_000);
   }
@@ -35,7 +31,7 @@ describe("bulk jobs for staff (GET /api/bulk-jobs)", () => {
   let mixed: Record<string, any>;
   let other: IngestionTenant;
   before(async () => {
-    other = await ingestionTenant(service, "h2");
+    other = await ingestionTenant(hub.service, "h2");
     // Seven lines, four rejected: one cut off (not JSON) and three reports with a bad field.
     mixed = await finishedJob("lab", [
       labReport("STAFF-1"),
@@ -50,7 +46,7 @@ describe("bulk jobs for staff (GET /api/bulk-jobs)", () => {
   });
 
   it("lists every client's jobs of the tenant, newest first, with the client's name and the counts a sender reads", async () => {
-    const admin = await tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Echo cart", tenant: "h1" } });
+    const admin = await hub.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Echo cart", tenant: "h1" } });
     const exam = await finishedJob("exam", [examReport("STAFF-E1"), examReport("STAFF-E2", { examType: "NOPE" })], admin.body.key);
 
     const list = await asAuthor("/api/bulk-jobs");
@@ -88,7 +84,7 @@ describe("bulk jobs for staff (GET /api/bulk-jobs)", () => {
     expect(all.body.items[0].errors[0].message).to.match(/^the line is not JSON/);
     expect(all.body.items[1].errors[0]).to.include({ field: "reportedAt" });
     // The same lines as the sender reads them.
-    expect(all.body).to.deep.equal((await tenant.call("GET", `/open/v1/bulk/${mixed.jobId}/rejected`, { token: tenant.client.key })).body.data);
+    expect(all.body).to.deep.equal((await hub.tenant.call("GET", `/open/v1/bulk/${mixed.jobId}/rejected`, { token: hub.tenant.client.key })).body.data);
 
     const pages = [await asAuthor(`${path}?offset=0&limit=3`), await asAuthor(`${path}?offset=3&limit=3`), await asAuthor(`${path}?offset=6&limit=3`)];
     expect(pages.map((page) => page.body.total)).to.deep.equal([4, 4, 4]);
@@ -99,8 +95,8 @@ describe("bulk jobs for staff (GET /api/bulk-jobs)", () => {
 
   it("answers 401 without an author token (a client key is none)", async () => {
     for (const path of ["/api/bulk-jobs", `/api/bulk-jobs/${mixed.jobId}/rejected`]) {
-      for (const [token, says] of [[undefined, /^Send an author token/], [tenant.client.key, /^The token is not valid/], ["dha_not-a-token", /^The token is not valid/]] as const) {
-        const answer = await tenant.call("GET", path, { token });
+      for (const [token, says] of [[undefined, /^Send an author token/], [hub.tenant.client.key, /^The token is not valid/], ["dha_not-a-token", /^The token is not valid/]] as const) {
+        const answer = await hub.tenant.call("GET", path, { token });
         expect(answer.status, `${path} with ${token?.slice(0, 8)}`).to.equal(401);
         expect(answer.body.error).to.match(says);
       }

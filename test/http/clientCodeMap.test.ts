@@ -1,17 +1,14 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/app/service.ts";
-import { type IngestionTenant, labReport, startIngestionService } from "../support/ingestion.ts";
+import { labReport, useIngestionService } from "../support/ingestion.ts";
 import { ADMIN } from "../support/http.ts";
 import { until } from "../support/service.ts";
 
 describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
+  const hub = useIngestionService();
   /** A second sending system of the same hospital, without a code map of its own. */
   let otherKey: string;
   before(async () => {
-    ({ service, tenant } = await startIngestionService());
-    const other = await tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Ward POCT", tenant: "h1" } });
+    const other = await hub.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Ward POCT", tenant: "h1" } });
     otherKey = other.body.key;
     const mapped = await setCodeMap({
       // The lab's in-house code for pre-dialysis urea.
@@ -23,15 +20,14 @@ describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)
     });
     expect(mapped.status).to.equal(200);
   });
-  after(() => service.stop());
 
   const setCodeMap = (codeMap: Record<string, string>) =>
-    tenant.call("PUT", `/api/admin/clients/${tenant.client.clientId}/code-map`, { token: ADMIN, body: { codeMap } });
-  const pushAsOther = (reports: unknown[]) => tenant.call("POST", "/open/v1/lab/reports", { token: otherKey, body: { reports } });
+    hub.tenant.call("PUT", `/api/admin/clients/${hub.tenant.client.clientId}/code-map`, { token: ADMIN, body: { codeMap } });
+  const pushAsOther = (reports: unknown[]) => hub.tenant.call("POST", "/open/v1/lab/reports", { token: otherKey, body: { reports } });
   /** Each result row's sent code and standard code, once the item rows of the report are there. */
   const standardCodes = (externalId: string, count: number) =>
     until(async () => {
-      const { rows } = await service.db.query("select item_code, std_code, std_value from read.lab_results where external_id = $1 order by item_index", [externalId]);
+      const { rows } = await hub.service.db.query("select item_code, std_code, std_value from read.lab_results where external_id = $1 order by item_index", [externalId]);
       return rows.length === count ? rows : null;
     }, 8000);
 
@@ -43,11 +39,11 @@ describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)
 
   it("answers the map now in force", async () => {
     const answer = await setCodeMap({ "L-0815": "UREA_PRE", TP: "TPAB", TCO2: "HCO3" });
-    expect(answer.body).to.deep.equal({ clientId: tenant.client.clientId, codeMap: { "L-0815": "UREA_PRE", TP: "TPAB", TCO2: "HCO3" } });
+    expect(answer.body).to.deep.equal({ clientId: hub.tenant.client.clientId, codeMap: { "L-0815": "UREA_PRE", TP: "TPAB", TCO2: "HCO3" } });
   });
 
   it("maps a local code only the client's map knows to the standard item", async () => {
-    const answer = await tenant.push("lab", [labReport("CM-1", { items: [inHouseUrea] })]);
+    const answer = await hub.tenant.push("lab", [labReport("CM-1", { items: [inHouseUrea] })]);
     expect(answer.body.data.results[0]).to.include({ status: "CREATED", itemsMapped: 1, itemsUnmapped: 0 });
     expect(await standardCodes("CM-1", 1)).to.deep.equal([{ item_code: "L-0815", std_code: "UREA_PRE", std_value: 24.3 }]);
   });
@@ -59,7 +55,7 @@ describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)
   });
 
   it("applies the client's map before a standard code or an alias with the same spelling", async () => {
-    const mine = await tenant.push("lab", [labReport("CM-3", { items: ambiguous })]);
+    const mine = await hub.tenant.push("lab", [labReport("CM-3", { items: ambiguous })]);
     expect(mine.body.data.results[0]).to.include({ itemsMapped: 2, itemsUnmapped: 0 });
     expect((await standardCodes("CM-3", 2)).map((row) => [row.item_code, row.std_code])).to.deep.equal([
       ["TP", "TPAB"],
@@ -76,7 +72,7 @@ describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)
   it("applies a replaced map from the next push on", async () => {
     const replaced = await setCodeMap({ "L-0816": "UREA_POST" });
     expect(replaced.status).to.equal(200);
-    const answer = await tenant.push("lab", [
+    const answer = await hub.tenant.push("lab", [
       labReport("CM-5", { items: [inHouseUrea, { itemCode: "L-0816", itemName: "本院0816", value: 7.1, unit: "mmol/L" }] }),
     ]);
     expect(answer.body.data.results[0]).to.include({ itemsMapped: 1, itemsUnmapped: 1 });

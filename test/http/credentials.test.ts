@@ -1,32 +1,29 @@
 import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { clientByKey } from "../../queries/credentials/credentials.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
-import { startTestService } from "../support/service.ts";
+import { useTestService } from "../support/service.ts";
 
 describe("credentials (/api/admin)", () => {
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections });
   let call: ReturnType<typeof httpClient>;
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    call = httpClient(service.url!);
+    call = httpClient(hub.service.url!);
   });
-  after(() => service.stop());
 
   it("issues a client key once and stores only its digest", async () => {
     const created = await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Central lab", tenant: "h1" } });
     expect(created.status).to.equal(201);
     expect(created.body.key).to.match(/^dhk_[A-Za-z0-9_-]{32}$/);
-    expect(await clientByKey(service.db, created.body.key)).to.include({ name: "Central lab", tenant: "h1" });
-    const stored = await service.db.query("select count(*)::int as n from events where data::text like $1 or metadata::text like $1", [`%${created.body.key}%`]);
+    expect(await clientByKey(hub.service.db, created.body.key)).to.include({ name: "Central lab", tenant: "h1" });
+    const stored = await hub.service.db.query("select count(*)::int as n from events where data::text like $1 or metadata::text like $1", [`%${created.body.key}%`]);
     expect(stored.rows[0].n).to.equal(0);
   });
 
   it("revokes a key so that it fails from the next request on", async () => {
     const { clientId, key } = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Old LIS", tenant: "h1" } })).body;
     expect((await call("DELETE", `/api/admin/clients/${clientId}`, { token: ADMIN })).status).to.equal(204);
-    expect(await clientByKey(service.db, key)).to.equal(null);
+    expect(await clientByKey(hub.service.db, key)).to.equal(null);
     expect((await call("DELETE", `/api/admin/clients/${clientId}`, { token: ADMIN })).status, "revoking twice is harmless").to.equal(204);
     expect((await call("DELETE", "/api/admin/clients/no-such-client", { token: ADMIN })).status).to.equal(404);
   });

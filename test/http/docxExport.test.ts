@@ -1,8 +1,6 @@
 import { expect } from "chai";
-import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant, labReport } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
+import { labReport, useIngestionService } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
 import { unzip } from "../support/zipText.ts";
 import { adequacySpec, downloadExport, hbMonthlyReports } from "../support/reports.ts";
 
@@ -35,10 +33,9 @@ const spec = {
 
 describe("docx export (POST /api/reports/:id/export/docx)", function () {
   this.timeout(120_000);
-  let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  const hub = useIngestionService();
 
-  const exportDocx = (reportId: string, body: unknown) => downloadExport(service, reportId, "docx", body);
+  const exportDocx = (reportId: string, body: unknown) => downloadExport(hub.service, reportId, "docx", body);
   const open = async (reportId: string, body: unknown) => {
     const download = await exportDocx(reportId, body);
     expect(download.status, download.json?.error).to.equal(200);
@@ -47,21 +44,18 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
     return { download, files, xml, text: textOf(xml) };
   };
   const publish = async (reportId: string, title: string, body: unknown, mode = "dynamic") => {
-    const saved = await tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: tenant.authorToken, body: { title, spec: body } });
+    const saved = await hub.tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: hub.tenant.authorToken, body: { title, spec: body } });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
-    const published = await tenant.call("POST", `/api/reports/${reportId}/publish`, { token: tenant.authorToken, body: { mode, note: "Q1 board" } });
+    const published = await hub.tenant.call("POST", `/api/reports/${reportId}/publish`, { token: hub.tenant.authorToken, body: { mode, note: "Q1 board" } });
     expect(published.status, JSON.stringify(published.body)).to.equal(201);
     return published.body.no as string;
   };
 
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-    await tenant.push("lab", hbMonthlyReports());
-    await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
+    await hub.tenant.push("lab", hbMonthlyReports());
+    await until(async () => (await hub.service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
     await publish("hb", TITLE, spec);
   });
-  after(() => service.stop());
 
   it("answers a Word file with a UTF-8 file name", async () => {
     const { download, files } = await open("hb", { version: "v1" });
@@ -160,8 +154,8 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
 
   it("exports a snapshot's frozen data, whatever arrives later", async () => {
     const no = await publish("frozen", "Frozen", spec, "snapshot");
-    await tenant.push("lab", [labReport("M4", { reportedAt: "2026-03-15 09:00:00", items: [{ itemCode: "HGB", value: 90, unit: "g/L" }] })]);
-    await until(async () => (await service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
+    await hub.tenant.push("lab", [labReport("M4", { reportedAt: "2026-03-15 09:00:00", items: [{ itemCode: "HGB", value: 90, unit: "g/L" }] })]);
+    await until(async () => (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
     const snapshot = await open("frozen", { version: no });
     expect(snapshot.text).to.include("Version v1 (snapshot").and.include("2 results").and.not.include("2026-03-0190");
     const live = await open("hb", {});

@@ -1,26 +1,22 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/app/service.ts";
-import { examReport, type IngestionTenant, LI_SI, startIngestionService } from "../support/ingestion.ts";
+import { examReport, LI_SI, useIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab push", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  before(async () => ({ service, tenant } = await startIngestionService()));
-  after(() => service.stop());
+  const hub = useIngestionService();
 
-  const rows = async (sql: string, params: unknown[] = []) => (await service.db.query(sql, params)).rows;
+  const rows = async (sql: string, params: unknown[] = []) => (await hub.service.db.query(sql, params)).rows;
   const eventCount = async (externalId: string) =>
     (await rows("select count(*)::int as n from events where stream_id = $1", [`exam-report:${externalId}`]))[0].n as number;
   const storedRow = (externalId: string, ready: (row: Record<string, any>) => boolean = () => true) =>
     until(async () => (await rows("select * from read.exam_reports where tenant = 'h1' and external_id = $1", [externalId])).find(ready), 8000);
 
   it("answers UNCHANGED for an exam report resent with identical content, and stores nothing new", async () => {
-    const first = await tenant.push("exam", [examReport("E-SAME")]);
+    const first = await hub.tenant.push("exam", [examReport("E-SAME")]);
     expect(first.body.data.results[0]).to.include({ status: "CREATED", matched: true, patientRef: "P001" });
     // Systems resend with their fields in another order; the content is still the same.
     const reordered = Object.fromEntries(Object.entries(examReport("E-SAME")).reverse());
-    const again = await tenant.push("exam", [reordered]);
+    const again = await hub.tenant.push("exam", [reordered]);
     expect(again.status).to.equal(200);
     expect(again.body.data).to.deep.include({ total: 1, accepted: 1, rejected: 0 });
     expect(again.body.data.results[0]).to.include({ externalId: "E-SAME", status: "UNCHANGED", matched: true, patientRef: "P001" });
@@ -28,7 +24,7 @@ describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab pus
   });
 
   it("answers UPDATED when the content changes, and the exam read table shows the new content", async () => {
-    await tenant.push("exam", [examReport("E-CORR")]);
+    await hub.tenant.push("exam", [examReport("E-CORR")]);
     await storedRow("E-CORR");
     const corrected = examReport("E-CORR", {
       status: "CORRECTED",
@@ -36,7 +32,7 @@ describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab pus
       conclusion: "左室舒张功能减低；少量心包积液",
       items: [{ itemCode: "LVEF", itemName: "左室射血分数", value: 55, unit: "%" }],
     });
-    const answer = await tenant.push("exam", [corrected]);
+    const answer = await hub.tenant.push("exam", [corrected]);
     expect(answer.body.data.results[0]).to.include({ externalId: "E-CORR", status: "UPDATED", matched: true, patientRef: "P001" });
     expect(await eventCount("E-CORR")).to.equal(2);
     const row = await storedRow("E-CORR", (r) => r.status === "CORRECTED");
@@ -47,7 +43,7 @@ describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab pus
 
   it("lets exactly one of 8 concurrent pushes of a new exam externalId create it", async () => {
     const answers = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => tenant.push("exam", [examReport("E-RACE", { findings: `finding of push ${i}` })])),
+      Array.from({ length: 8 }, (_, i) => hub.tenant.push("exam", [examReport("E-RACE", { findings: `finding of push ${i}` })])),
     );
     const statuses = answers.map((a) => a.body.data.results[0].status);
     expect(statuses.filter((s) => s === "CREATED")).to.have.length(1);
@@ -60,7 +56,7 @@ describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab pus
   });
 
   it("rejects an exam report with an impossible date with field errors, and stores the others of the batch", async () => {
-    const answer = await tenant.push("exam", [
+    const answer = await hub.tenant.push("exam", [
       examReport("E-OK-1"),
       examReport("E-BAD", { examinedAt: "2026-02-30 09:00:00", items: [{ itemCode: "LVEF" }] }),
       examReport("E-OK-2"),
@@ -78,7 +74,7 @@ describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab pus
   });
 
   it("stores unmatched exam reports and says why each waits for claiming", async () => {
-    const answer = await tenant.push("exam", [
+    const answer = await hub.tenant.push("exam", [
       examReport("E-U1", { patient: { hisPatientId: "H-9" } }),
       examReport("E-U2", { patient: { idCard: "110105194912310021", name: "张三" } }),
       examReport("E-U3", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } }),
@@ -93,7 +89,7 @@ describe("exam push (POST /open/v1/exam/reports): the same guarantees as lab pus
     ]);
     // A nurse sees the same reasons in the queue.
     const queue = await until(async () => {
-      const entries = await tenant.unmatched();
+      const entries = await hub.tenant.unmatched();
       const ours = entries.filter((e) => /^E-U\d$/.test(e.externalId));
       return ours.length === 4 ? ours : null;
     });

@@ -6,9 +6,8 @@ import { expect } from "chai";
 import Koa from "koa";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { DOCS_DIR, helpRoutes, SLUG_PATTERN } from "../../src/docs/helpRoutes.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
-import { startTestService } from "../support/service.ts";
+import { useTestService } from "../support/service.ts";
 
 interface RawAnswer {
   status: number;
@@ -47,11 +46,7 @@ function anchorOf(heading: string): string {
 const NOT_FOUND = "There is no such help article; the articles are listed at /llms.txt.\n";
 
 describe("help articles (/llms.txt, /md/<slug>.md)", () => {
-  let service: RunningService;
-  before(async () => {
-    service = await startTestService({ projections: allProjections });
-  });
-  after(() => service.stop());
+  const hub = useTestService({ projections: allProjections });
 
   it("keeps every article under a servable name, starting with a title and a summary paragraph", () => {
     expect(slugs()).to.include.members(["getting-started", "integration-guide", "report-spec-guide", "api-reference", "operations"]);
@@ -65,7 +60,7 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
   });
 
   it("serves /llms.txt as plain text in the llmstxt.org layout, linking every article", async () => {
-    const answer = await rawGet(service.url!, "/llms.txt");
+    const answer = await rawGet(hub.service.url!, "/llms.txt");
     expect(answer.status).to.equal(200);
     expect(answer.contentType).to.equal("text/plain; charset=utf-8");
     const lines = answer.body.split("\n");
@@ -86,15 +81,15 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
   });
 
   it("resolves every /md/ link of /llms.txt", async () => {
-    const index = (await rawGet(service.url!, "/llms.txt")).body;
+    const index = (await rawGet(hub.service.url!, "/llms.txt")).body;
     const targets = [...index.matchAll(/\]\((\/md\/[^)]+)\)/g)].map((m) => m[1]!);
     expect(targets).to.have.length(slugs().length);
-    for (const target of targets) expect((await rawGet(service.url!, target)).status, target).to.equal(200);
+    for (const target of targets) expect((await rawGet(hub.service.url!, target)).status, target).to.equal(200);
   });
 
   it("serves each article's markdown source as text/markdown, exactly as the file", async () => {
     for (const slug of slugs()) {
-      const answer = await rawGet(service.url!, `/md/${slug}.md`);
+      const answer = await rawGet(hub.service.url!, `/md/${slug}.md`);
       expect(answer.status, slug).to.equal(200);
       expect(answer.contentType, slug).to.equal("text/markdown; charset=utf-8");
       expect(answer.body, slug).to.equal(source(slug));
@@ -115,7 +110,7 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
 
   it("answers 404 with a plain sentence for an unknown article", async () => {
     for (const rawPath of ["/md/nothing-here.md", "/md/getting-started", "/md/Getting-Started.md", "/md/getting-started.md.md", "/md/", "/md/.md", "/md/getting-started.txt"]) {
-      const answer = await rawGet(service.url!, rawPath);
+      const answer = await rawGet(hub.service.url!, rawPath);
       expect(answer.status, rawPath).to.equal(404);
       expect(answer.contentType, rawPath).to.equal("text/plain; charset=utf-8");
       expect(answer.body, rawPath).to.equal(NOT_FOUND);
@@ -142,7 +137,7 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
       "/md/%E0%A4%A.md",
     ];
     for (const rawPath of attempts) {
-      const answer = await rawGet(service.url!, rawPath);
+      const answer = await rawGet(hub.service.url!, rawPath);
       expect(answer.status, rawPath).to.equal(404);
       expect(answer.body, rawPath).to.equal(NOT_FOUND);
     }
@@ -209,11 +204,11 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
     });
 
     it("names only real routes in its curl examples", async () => {
-      const call = httpClient(service.url!);
+      const call = httpClient(hub.service.url!);
       const client = await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Guide check LIS", tenant: "help-docs" } });
       expect(client.status).to.equal(201);
       // The guide's $JOB_ID: a job of this client.
-      const submitted = await fetch(`${service.url}/open/v1/lab/reports/bulk`, {
+      const submitted = await fetch(`${hub.service.url}/open/v1/lab/reports/bulk`, {
         method: "POST",
         headers: { authorization: `Bearer ${client.body.key}`, "content-type": "application/x-ndjson" },
         body: `${JSON.stringify({ externalId: "GUIDE-1" })}\n`,

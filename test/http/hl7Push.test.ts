@@ -1,8 +1,7 @@
 import { expect } from "chai";
 import { Message } from "node-hl7-client";
-import type { RunningService } from "../../src/app/service.ts";
 import { oruR01, oruR01AsJson, oruR01v23 } from "../support/hl7Messages.ts";
-import { startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
+import { useIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 /*
@@ -33,13 +32,9 @@ function errorsOf(ack: Message): Array<{ location: string; message: string }> {
 
 describe("HL7 v2 over HTTP: POST /open/v1/hl7", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  const send = (body: string, contentType = ER7, key = tenant.client.key) =>
-    fetch(`${service.url}/open/v1/hl7`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": contentType }, body });
-
-  before(async () => ({ service, tenant } = await startIngestionService()));
-  after(() => service?.stop());
+  const hub = useIngestionService();
+  const send = (body: string, contentType = ER7, key = hub.tenant.client.key) =>
+    fetch(`${hub.service.url}/open/v1/hl7`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": contentType }, body });
 
   it("answers one ACK per message of a batch, in order: AA stored, AE naming the HL7 field, AR unreadable or not ORU^R01", async () => {
     const badTime = oruR01({ controlId: "MSG-BAD", externalId: "HL7-BAD" }).replace("|||20260301100000+0800|||F", "|||2026030|||F");
@@ -70,15 +65,15 @@ describe("HL7 v2 over HTTP: POST /open/v1/hl7", function () {
   it("stores exactly what a JSON push of the mapped report stores, recording the message it came in", async () => {
     const answer = await send(oruR01({ controlId: "MSG-SAME", externalId: "HL7-SAME" }));
     expect(acksOf(await answer.text())[0]!.get("MSA.1").toString()).to.equal("AA");
-    const { rows } = await service.db.query("select metadata from events where tenant = 'h1' and stream_id = 'lab-report:HL7-SAME'");
+    const { rows } = await hub.service.db.query("select metadata from events where tenant = 'h1' and stream_id = 'lab-report:HL7-SAME'");
     expect(rows.map((row) => row.metadata.origin)).to.deep.equal([{ format: "hl7v2", controlId: "MSG-SAME" }]);
 
     // The same report as JSON: nothing new to store.
-    const pushed = await tenant.push("lab", [oruR01AsJson("HL7-SAME")]);
+    const pushed = await hub.tenant.push("lab", [oruR01AsJson("HL7-SAME")]);
     expect(pushed.body.data.results[0], JSON.stringify(pushed.body.data.results[0])).to.include({ status: "UNCHANGED", matched: true });
 
     // Reconciled as any push: the day lists it once the read model holds it.
-    await until(async () => (await tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", { token: tenant.client.key })).body.data.externalIds.includes("HL7-SAME"), 10_000);
+    await until(async () => (await hub.tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", { token: hub.tenant.client.key })).body.data.externalIds.includes("HL7-SAME"), 10_000);
     const corrected = acksOf(await (await send(oruR01({ controlId: "MSG-FIX", externalId: "HL7-SAME", status: "C", hgb: "118" }))).text())[0]!;
     expect(corrected.get("MSA.3").toString()).to.equal("UPDATED HL7-SAME");
   });
@@ -90,6 +85,6 @@ describe("HL7 v2 over HTTP: POST /open/v1/hl7", function () {
     const empty = await send("\r\n", "text/plain");
     expect(empty.status).to.equal(400);
     expect(((await empty.json()) as { msg: string }).msg).to.include("MSH");
-    expect((await send(oruR01(), ER7, `${tenant.client.key}x`)).status).to.equal(401);
+    expect((await send(oruR01(), ER7, `${hub.tenant.client.key}x`)).status).to.equal(401);
   });
 });

@@ -3,28 +3,22 @@ import pg from "pg";
 import { createTestDatabase } from "../support/database.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { createLogger } from "../../src/logger.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
-import { startTestService } from "../support/service.ts";
+import { useTestService } from "../support/service.ts";
 
 describe("logs", () => {
-  let service: RunningService;
   const lines: string[] = [];
-  before(async () => {
-    const log = createLogger("trace", { write: (line: string) => void lines.push(line) });
-    service = await startTestService({ projections: allProjections, log });
-  });
-  after(() => service.stop());
+  const hub = useTestService({ projections: allProjections, log: createLogger("trace", { write: (line: string) => void lines.push(line) }) });
 
   it("carry request ids but never a client key, an author token or a full id card", async () => {
-    const tenant = await ingestionTenant(service, "h1");
+    const tenant = await ingestionTenant(hub.service, "h1");
     await tenant.push("lab", [labReport("LOG-1"), labReport("LOG-2", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } })]);
     await tenant.push("lab", [labReport("LOG-3", { reportedAt: "not a date" })]);
     await tenant.call("GET", "/api/patients", { token: tenant.authorToken });
     await tenant.call("PUT", "/api/patients/P009", { token: tenant.authorToken, body: { name: "x", idCard: ZHANG_SAN.idCard } });
     await tenant.call("GET", "/open/v1/ping", { token: `${tenant.client.key}x` });
     // A sender mistaking the request-id header for the place of its key.
-    await fetch(`${service.url}/open/v1/ping`, { headers: { authorization: `Bearer ${tenant.client.key}`, "x-request-id": tenant.client.key } });
+    await fetch(`${hub.service.url}/open/v1/ping`, { headers: { authorization: `Bearer ${tenant.client.key}`, "x-request-id": tenant.client.key } });
 
     const text = lines.join("");
     expect(lines.length).to.be.greaterThan(10);

@@ -1,23 +1,19 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant, type IngestionTenant, labReport, LI_SI, startIngestionService } from "../support/ingestion.ts";
+import { ingestionTenant, labReport, LI_SI, useIngestionService } from "../support/ingestion.ts";
 import { httpClient } from "../support/http.ts";
 import { startTestService, until } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 describe("ingestion open API (/open/v1)", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  before(async () => ({ service, tenant } = await startIngestionService()));
-  after(() => service.stop());
+  const hub = useIngestionService();
 
-  const rows = async (sql: string, params: unknown[] = []) => (await service.db.query(sql, params)).rows;
+  const rows = async (sql: string, params: unknown[] = []) => (await hub.service.db.query(sql, params)).rows;
 
   describe("envelope and credentials", () => {
     it("answers ping with the client, tenant, server time and dictionary version in the envelope", async () => {
-      const ping = await tenant.call("GET", "/open/v1/ping", { token: tenant.client.key });
+      const ping = await hub.tenant.call("GET", "/open/v1/ping", { token: hub.tenant.client.key });
       expect(ping.status).to.equal(200);
       expect(ping.body).to.include({ code: 200 });
       expect(ping.body.timestamp).to.be.a("number").within(Date.now() - 10_000, Date.now() + 1000);
@@ -28,7 +24,7 @@ describe("ingestion open API (/open/v1)", () => {
 
     it("answers 401 in the envelope without a key or with an unknown one", async () => {
       for (const token of [undefined, "dhk_unknown"]) {
-        const answer = await tenant.call("GET", "/open/v1/ping", { token });
+        const answer = await hub.tenant.call("GET", "/open/v1/ping", { token });
         expect(answer.status).to.equal(401);
         expect(answer.body).to.include({ code: 401, data: null });
         expect(answer.body.msg).to.match(/key/);
@@ -36,14 +32,14 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("answers 403 when X-Service-Tenant names another tenant than the key's, 400 when it is malformed", async () => {
-      expect((await tenant.call("GET", "/open/v1/ping", { token: tenant.client.key, tenant: "h2" })).body.code).to.equal(403);
-      const malformed = await tenant.call("GET", "/open/v1/ping", { token: tenant.client.key, tenant: "h 1" });
+      expect((await hub.tenant.call("GET", "/open/v1/ping", { token: hub.tenant.client.key, tenant: "h2" })).body.code).to.equal(403);
+      const malformed = await hub.tenant.call("GET", "/open/v1/ping", { token: hub.tenant.client.key, tenant: "h 1" });
       expect(malformed.status).to.equal(400);
       expect(malformed.body.code).to.equal(400);
     });
 
     it("answers an unknown path with 404 in the envelope", async () => {
-      const answer = await tenant.call("GET", "/open/v1/nothing-here", { token: tenant.client.key });
+      const answer = await hub.tenant.call("GET", "/open/v1/nothing-here", { token: hub.tenant.client.key });
       expect(answer.status).to.equal(404);
       expect(answer.body).to.include({ code: 404, data: null });
     });
@@ -51,7 +47,7 @@ describe("ingestion open API (/open/v1)", () => {
 
   describe("lab push", () => {
     it("stores a report of a registered patient as CREATED, matched, with its items mapped", async () => {
-      const answer = await tenant.push("lab", [labReport("L-100")]);
+      const answer = await hub.tenant.push("lab", [labReport("L-100")]);
       expect(answer.status).to.equal(200);
       expect(answer.body.data).to.deep.equal({
         total: 1,
@@ -65,7 +61,7 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("converts a value sent in another unit to the standard unit, keeping the original beside it", async () => {
-      await tenant.push("lab", [labReport("L-101")]);
+      await hub.tenant.push("lab", [labReport("L-101")]);
       const [hgb] = await until(async () => {
         const found = await rows("select value_num, unit, std_value, std_unit, patient_ref from read.lab_results where external_id = 'L-101' and std_code = 'HGB'");
         return found.length ? found : null;
@@ -76,7 +72,7 @@ describe("ingestion open API (/open/v1)", () => {
     it("keeps every field of a report and of each item in the read tables", async () => {
       const report = labReport("L-FULL", { reporter: "王医生", reviewer: "李主任", collectedAt: undefined });
       report.items.push({ itemCode: "P", itemName: "磷", value: "1.62", unit: "mmol/L", refLow: 0.87, refHigh: 1.45, abnormalFlag: "H", resultType: "NUMERIC" } as never);
-      await tenant.push("lab", [report]);
+      await hub.tenant.push("lab", [report]);
       const [stored] = await until(async () => {
         const found = await rows("select * from read.lab_reports where external_id = 'L-FULL'");
         return found.length ? found : null;
@@ -126,16 +122,16 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("answers UNCHANGED for the same content sent again and stores nothing new", async () => {
-      await tenant.push("lab", [labReport("L-102")]);
-      const again = await tenant.push("lab", [{ ...labReport("L-102"), unknownExtra: "ignored" }]);
+      await hub.tenant.push("lab", [labReport("L-102")]);
+      const again = await hub.tenant.push("lab", [{ ...labReport("L-102"), unknownExtra: "ignored" }]);
       expect(again.body.data.results[0]).to.include({ status: "UNCHANGED", matched: true, patientRef: "P001" });
       expect(await rows("select count(*)::int as n from events where stream_id = 'lab-report:L-102'")).to.deep.equal([{ n: 1 }]);
     });
 
     it("overwrites an earlier report with the same externalId and answers UPDATED", async () => {
-      await tenant.push("lab", [labReport("L-103")]);
+      await hub.tenant.push("lab", [labReport("L-103")]);
       const changed = labReport("L-103", { items: [{ itemCode: "ALB", value: 38, unit: "g/L" }] });
-      const answer = await tenant.push("lab", [changed]);
+      const answer = await hub.tenant.push("lab", [changed]);
       expect(answer.body.data.results[0]).to.include({ status: "UPDATED", itemsMapped: 1, itemsUnmapped: 0 });
       await until(async () => (await rows("select std_code from read.lab_results where external_id = 'L-103'")).map((r) => r.std_code).join() === "ALB");
     });
@@ -147,7 +143,7 @@ describe("ingestion open API (/open/v1)", () => {
         labReport("U-3", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } }),
         labReport("U-4", { patient: { idCard: "11010519491231002x", name: "张 四" } }),
       ];
-      const answer = await tenant.push("lab", reports);
+      const answer = await hub.tenant.push("lab", reports);
       expect(answer.body.data.results.map((r: { matched: boolean; pendingReason: string }) => [r.matched, r.pendingReason])).to.deep.equal([
         [false, "idCard is missing"],
         [false, "idCard is not a valid national identity number"],
@@ -158,12 +154,12 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("matches whitespace-insensitively on the name and on a full-width, lower-case idCard", async () => {
-      const answer = await tenant.push("lab", [labReport("L-104", { patient: { idCard: " １１０１０５１９４９１２３１００２ｘ ", name: "张 三" } })]);
+      const answer = await hub.tenant.push("lab", [labReport("L-104", { patient: { idCard: " １１０１０５１９４９１２３１００２ｘ ", name: "张 三" } })]);
       expect(answer.body.data.results[0]).to.include({ matched: true, patientRef: "P001" });
     });
 
     it("rejects an invalid report with field errors while storing the others of the batch", async () => {
-      const answer = await tenant.push("lab", [
+      const answer = await hub.tenant.push("lab", [
         labReport("L-105"),
         labReport("L-106", { reportedAt: "2026-02-30 10:00:00", items: [{ itemCode: "HGB" }] }),
         labReport("L-107"),
@@ -177,7 +173,7 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("rejects a date in year 0000, which no calendar has, and keeps the read models running on one of AD 1", async () => {
-      const answer = await tenant.push("lab", [
+      const answer = await hub.tenant.push("lab", [
         labReport("L-Y0", { reportedAt: "0000-01-01 00:00:00" }),
         labReport("L-Y0C", { collectedAt: "0000-12-31 23:59:59" }),
         labReport("L-Y1", { collectedAt: "0001-01-01 07:00:00", reportedAt: "0001-01-01 08:00:00" }),
@@ -187,19 +183,19 @@ describe("ingestion open API (/open/v1)", () => {
       expect(y0c.errors.map((e: { field: string }) => e.field)).to.deep.equal(["collectedAt"]);
       expect(y1).to.include({ externalId: "L-Y1", status: "CREATED" });
       // A stored report the read tables cannot take would stop them for every tenant.
-      await projectionsCaughtUp(service.url!);
-      const day = await tenant.call("GET", "/open/v1/reconcile/lab?date=0001-01-01", { token: tenant.client.key });
+      await projectionsCaughtUp(hub.service.url!);
+      const day = await hub.tenant.call("GET", "/open/v1/reconcile/lab?date=0001-01-01", { token: hub.tenant.client.key });
       expect(day.body.data).to.include({ date: "0001-01-01", labReportCount: 1 });
       expect(day.body.data.externalIds).to.deep.equal(["L-Y1"]);
     });
 
     it("handles one externalId sent twice in a batch in order: CREATED, then UPDATED", async () => {
-      const answer = await tenant.push("lab", [labReport("L-108"), labReport("L-108", { labName: "Second lab" })]);
+      const answer = await hub.tenant.push("lab", [labReport("L-108"), labReport("L-108", { labName: "Second lab" })]);
       expect(answer.body.data.results.map((r: { status: string }) => r.status)).to.deep.equal(["CREATED", "UPDATED"]);
     });
 
     it("lets exactly one of several concurrent pushes of a new externalId create it", async () => {
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => tenant.push("lab", [labReport("L-RACE", { labName: `lab ${i}` })])));
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => hub.tenant.push("lab", [labReport("L-RACE", { labName: `lab ${i}` })])));
       const statuses = answers.map((a) => a.body.data.results[0].status);
       expect(statuses.filter((s) => s === "CREATED")).to.have.length(1);
       expect(statuses.filter((s) => s === "UPDATED")).to.have.length(7);
@@ -207,12 +203,12 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("refuses a request that is wrong as a whole with 400 and a sentence on how to fix it", async () => {
-      const { key } = tenant.client;
-      const malformed = await tenant.call("POST", "/open/v1/lab/reports", { token: key, body: "{\"reports\": [" });
+      const { key } = hub.tenant.client;
+      const malformed = await hub.tenant.call("POST", "/open/v1/lab/reports", { token: key, body: "{\"reports\": [" });
       expect(malformed.body).to.include({ code: 400 });
-      const missing = await tenant.call("POST", "/open/v1/lab/reports", { token: key, body: { items: [] } });
+      const missing = await hub.tenant.call("POST", "/open/v1/lab/reports", { token: key, body: { items: [] } });
       expect(missing.body.msg).to.match(/reports is required/);
-      const tooMany = await tenant.push("lab", Array.from({ length: 101 }, (_, i) => labReport(`M-${i}`)));
+      const tooMany = await hub.tenant.push("lab", Array.from({ length: 101 }, (_, i) => labReport(`M-${i}`)));
       expect(tooMany.status).to.equal(400);
       expect(tooMany.body.msg).to.match(/at most 100/);
       expect(await rows("select count(*)::int as n from events where stream_id like 'lab-report:M-%'")).to.deep.equal([{ n: 0 }]);
@@ -220,7 +216,7 @@ describe("ingestion open API (/open/v1)", () => {
 
     it("refuses a body over 4 MB with 413 before reading it whole", async () => {
       const big = JSON.stringify({ reports: [labReport("BIG", { labName: "x".repeat(4 * 1024 * 1024) })] });
-      const answer = await tenant.call("POST", "/open/v1/lab/reports", { token: tenant.client.key, body: big });
+      const answer = await hub.tenant.call("POST", "/open/v1/lab/reports", { token: hub.tenant.client.key, body: big });
       expect(answer.status).to.equal(413);
       expect(answer.body.code).to.equal(413);
     });
@@ -228,7 +224,7 @@ describe("ingestion open API (/open/v1)", () => {
 
   describe("exam push", () => {
     it("stores an echocardiography report matched to its patient", async () => {
-      const answer = await tenant.push("exam", [
+      const answer = await hub.tenant.push("exam", [
         {
           externalId: "E-1",
           reportNo: "US-1",
@@ -246,7 +242,7 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("rejects an unknown exam type and lists the valid ones", async () => {
-      const answer = await tenant.push("exam", [{ externalId: "E-2", patient: { idCard: "11010519491231002X" }, examType: "MRI", reportedAt: "2026-03-01 10:00:00" }]);
+      const answer = await hub.tenant.push("exam", [{ externalId: "E-2", patient: { idCard: "11010519491231002X" }, examType: "MRI", reportedAt: "2026-03-01 10:00:00" }]);
       const [entry] = answer.body.data.results;
       expect(entry.status).to.equal("REJECTED");
       expect(entry.errors[0].field).to.equal("examType");
@@ -256,19 +252,19 @@ describe("ingestion open API (/open/v1)", () => {
 
   describe("dictionary", () => {
     it("serves at least 50 items and 10 exam types with a version, an ETag, and 304 when unchanged", async () => {
-      const first = await tenant.call("GET", "/open/v1/dict/lab-items", { token: tenant.client.key });
+      const first = await hub.tenant.call("GET", "/open/v1/dict/lab-items", { token: hub.tenant.client.key });
       expect(first.body.data.items.length).to.be.at.least(50);
       expect(first.body.data.examTypes.length).to.be.at.least(10);
       const hgb = first.body.data.items.find((item: { code: string }) => item.code === "HGB");
       expect(hgb).to.include({ name: "血红蛋白", category: "blood_routine", valueType: "numeric", unit: "g/L", core: true, timing: false });
       const etag = first.headers.get("etag")!;
       expect(etag).to.include(first.body.data.version);
-      const second = await tenant.call("GET", "/open/v1/dict/lab-items", { token: tenant.client.key, headers: { "if-none-match": etag } });
+      const second = await hub.tenant.call("GET", "/open/v1/dict/lab-items", { token: hub.tenant.client.key, headers: { "if-none-match": etag } });
       expect(second.status).to.equal(304);
     });
 
     it("records the dictionary in force, unit conversions included, under the version senders see", async () => {
-      const served = (await tenant.call("GET", "/open/v1/dict/lab-items", { token: tenant.client.key })).body.data;
+      const served = (await hub.tenant.call("GET", "/open/v1/dict/lab-items", { token: hub.tenant.client.key })).body.data;
       const [release] = await rows("select data->>'version' as version, data->'items' as items from events where stream_id = 'dictionary' order by stream_version desc limit 1");
       expect(release.version).to.equal(served.version);
       const hgb = release.items.find((item: { code: string }) => item.code === "HGB");
@@ -279,9 +275,9 @@ describe("ingestion open API (/open/v1)", () => {
     });
 
     it("filters by category and refuses an unknown one, listing the valid categories", async () => {
-      const iron = await tenant.call("GET", "/open/v1/dict/lab-items?category=iron", { token: tenant.client.key });
+      const iron = await hub.tenant.call("GET", "/open/v1/dict/lab-items?category=iron", { token: hub.tenant.client.key });
       expect(iron.body.data.items.map((item: { category: string }) => item.category)).to.satisfy((cats: string[]) => cats.length > 0 && cats.every((c) => c === "iron"));
-      const unknown = await tenant.call("GET", "/open/v1/dict/lab-items?category=astrology", { token: tenant.client.key });
+      const unknown = await hub.tenant.call("GET", "/open/v1/dict/lab-items?category=astrology", { token: hub.tenant.client.key });
       expect(unknown.status).to.equal(400);
       expect(unknown.body.msg).to.include("blood_routine");
     });
@@ -290,11 +286,11 @@ describe("ingestion open API (/open/v1)", () => {
   describe("reconciliation", () => {
     it("counts a day's reports and digests their ids in code-point order", async () => {
       const ids = ["R-b", "R-B", "R-a", "R-10", "R-9", "R-é"];
-      await tenant.push("lab", ids.map((id) => labReport(id, { reportedAt: "2026-04-02 09:00:00" })));
-      await tenant.push("lab", [labReport("R-unmatched", { reportedAt: "2026-04-02 23:59:59", patient: { hisPatientId: "H-77" } })]);
+      await hub.tenant.push("lab", ids.map((id) => labReport(id, { reportedAt: "2026-04-02 09:00:00" })));
+      await hub.tenant.push("lab", [labReport("R-unmatched", { reportedAt: "2026-04-02 23:59:59", patient: { hisPatientId: "H-77" } })]);
       const expected = [...ids, "R-unmatched"].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       const answer = await until(async () => {
-        const got = await tenant.call("GET", "/open/v1/reconcile/lab?date=2026-04-02", { token: tenant.client.key });
+        const got = await hub.tenant.call("GET", "/open/v1/reconcile/lab?date=2026-04-02", { token: hub.tenant.client.key });
         return got.body.data.labReportCount === expected.length ? got : null;
       });
       // B.5's fields; the ledger receipt (D.2) has tests of its own, reconcileReceipt.test.ts.
@@ -312,13 +308,13 @@ describe("ingestion open API (/open/v1)", () => {
 
     it("refuses a missing or impossible date", async () => {
       for (const query of ["", "?date=2026-02-30", "?date=2026/04/02"]) {
-        const answer = await tenant.call("GET", `/open/v1/reconcile/lab${query}`, { token: tenant.client.key });
+        const answer = await hub.tenant.call("GET", `/open/v1/reconcile/lab${query}`, { token: hub.tenant.client.key });
         expect(answer.status, query).to.equal(400);
       }
     });
 
     it("shows one tenant nothing of another's reports", async () => {
-      const other = await ingestionTenant(service, "h2");
+      const other = await ingestionTenant(hub.service, "h2");
       const answer = await other.call("GET", "/open/v1/reconcile/lab?date=2026-04-02", { token: other.client.key });
       expect(answer.body.data.labReportCount).to.equal(0);
       expect(answer.body.data.externalIds).to.deep.equal([]);

@@ -1,7 +1,5 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant, labReport, type IngestionTenant } from "../support/ingestion.ts";
-import { startIngestionService } from "../support/ingestion.ts";
+import { ingestionTenant, labReport, useIngestionService } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 /*
@@ -38,23 +36,20 @@ function monthlyPanel(m: number) {
 
 describe("a patient's results over time (GET /api/patients/{patientRef}/results)", function () {
   this.timeout(60_000);
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  const chart = async (query: string) => tenant.call("GET", `/api/patients/P001/results${query}`, { token: tenant.authorToken });
+  const hub = useIngestionService();
+  const chart = async (query: string) => hub.tenant.call("GET", `/api/patients/P001/results${query}`, { token: hub.tenant.authorToken });
 
   before(async () => {
-    ({ service, tenant } = await startIngestionService());
     const reports = [...Array.from({ length: 12 }, (_, m) => monthlyPanel(m + 1)), labReport("CHART-NO-COLLECTION", { collectedAt: undefined, reportedAt: "2026-01-05 09:00:00", items: [{ itemCode: "HGB", value: 121, unit: "g/L" }] })];
-    expect((await tenant.push("lab", reports)).status).to.equal(200);
+    expect((await hub.tenant.push("lab", reports)).status).to.equal(200);
     // March corrected: its haemoglobin was 130, not 103.
     const march = monthlyPanel(3);
     const corrected = { ...march, status: "CORRECTED", items: [{ itemCode: "HGB", value: 130, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: "N" }, ...march.items.slice(1)] };
-    expect((await tenant.push("lab", [corrected])).status).to.equal(200);
-    const other = await ingestionTenant(service, "h2");
+    expect((await hub.tenant.push("lab", [corrected])).status).to.equal(200);
+    const other = await ingestionTenant(hub.service, "h2");
     await other.push("lab", [labReport("OTHER-TENANT", { collectedAt: "2025-05-20 07:00:00", reportedAt: "2025-05-20 10:00:00", items: [{ itemCode: "HGB", value: 999, unit: "g/L" }] })]);
-    await projectionsCaughtUp(service.url!);
+    await projectionsCaughtUp(hub.service.url!);
   });
-  after(() => service?.stop());
 
   it("answers each asked item's points in the standard unit, oldest first, in the order asked", async () => {
     const answer = await chart("?codes=hgb,KTV&from=2025-01-01&to=2025-12-31");
@@ -103,7 +98,7 @@ describe("a patient's results over time (GET /api/patients/{patientRef}/results)
   it("shows no other tenant's results, and no patient the tenant does not have", async () => {
     const hgb = ((await chart("?codes=HGB&from=2025-05-01&to=2025-05-31")).body.series as Series[])[0]!;
     expect(hgb.points.map((point) => point.externalId)).to.deep.equal(["CHART-2025-05"]);
-    const missing = await tenant.call("GET", "/api/patients/P404/results", { token: tenant.authorToken });
+    const missing = await hub.tenant.call("GET", "/api/patients/P404/results", { token: hub.tenant.authorToken });
     expect(missing.status).to.equal(404);
     expect(missing.body.error).to.match(/GET \/api\/patients/);
   });

@@ -1,20 +1,17 @@
 import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { makeIdCard } from "../../src/demo/demoData.ts";
-import { startTestService } from "../support/service.ts";
+import { useTestService } from "../support/service.ts";
 
 describe("patients (/api/patients)", () => {
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections });
   let call: ReturnType<typeof httpClient>;
   let authorToken: string;
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    call = httpClient(service.url!);
+    call = httpClient(hub.service.url!);
     authorToken = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Dr. Wang", tenant: "default" } })).body.token;
   });
-  after(() => service.stop());
 
   it("registers a patient with an author token and lists them with the id card masked", async () => {
     const saved = await call("PUT", "/api/patients/P001", {
@@ -32,7 +29,7 @@ describe("patients (/api/patients)", () => {
     await call("PUT", "/api/patients/P002", { token: authorToken, body: { name: "李四", idCard: "440524188001010014" } });
     const moved = await call("PUT", "/api/patients/P002", { token: authorToken, body: { name: "李四", idCard: "440524188001010014", ward: "B" } });
     expect(moved.body.ward).to.equal("B");
-    const events = await service.db.query("select type, metadata->>'actor' as actor from events where stream_id = 'patient:P002' order by stream_version");
+    const events = await hub.service.db.query("select type, metadata->>'actor' as actor from events where stream_id = 'patient:P002' order by stream_version");
     expect(events.rows).to.deep.equal([
       { type: "PatientRegistered", actor: "Dr. Wang" },
       { type: "PatientUpdated", actor: "Dr. Wang" },
@@ -43,7 +40,7 @@ describe("patients (/api/patients)", () => {
     const body = { name: "王五", idCard: "110105200002290013" };
     await call("PUT", "/api/patients/P003", { token: authorToken, body });
     await call("PUT", "/api/patients/P003", { token: authorToken, body });
-    const events = await service.db.query("select count(*)::int as n from events where stream_id = 'patient:P003'");
+    const events = await hub.service.db.query("select count(*)::int as n from events where stream_id = 'patient:P003'");
     expect(events.rows[0].n).to.equal(1);
   });
 
@@ -68,7 +65,7 @@ describe("patients (/api/patients)", () => {
     expect(answers.map((answer) => answer.status).sort()).to.deep.equal([200, 409, 409, 409, 409, 409, 409, 409]);
     const holders = (await call("GET", "/api/patients?q=RACE", { token: ADMIN, tenant: "ids" })).body as Array<{ patientRef: string }>;
     expect(holders).to.have.length(1);
-    const named = await service.db.query("select count(*)::int as n from events where strpos(stream_id, $1) > 0", [idCard]);
+    const named = await hub.service.db.query("select count(*)::int as n from events where strpos(stream_id, $1) > 0", [idCard]);
     expect(named.rows[0].n, "no stream id carries the id card (stream ids show in logs)").to.equal(0);
   });
 

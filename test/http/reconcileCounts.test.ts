@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
-import type { RunningService } from "../../src/app/service.ts";
-import { examReport, type IngestionTenant, labReport, startIngestionService } from "../support/ingestion.ts";
+import { examReport, labReport, useIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 /** An exam report of 张三 (P001) issued at `reportedAt`. */
@@ -14,13 +13,10 @@ const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a, "utf
 const digestOf = (ids: string[]) => `sha256:${createHash("sha256").update(ids.join("\n"), "utf8").digest("hex")}`;
 
 describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab|exam})", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  before(async () => ({ service, tenant } = await startIngestionService()));
-  after(() => service.stop());
+  const hub = useIngestionService();
 
   const reconcile = async (kind: "lab" | "exam", date: string) =>
-    (await tenant.reconcile(kind, `date=${date}`)) as { date: string; labReportCount: number; examReportCount: number; unmatchedCount: number; externalIdDigest: string; externalIds: string[]; sealed: boolean; ledgerRoot: string | null };
+    (await hub.tenant.reconcile(kind, `date=${date}`)) as { date: string; labReportCount: number; examReportCount: number; unmatchedCount: number; externalIdDigest: string; externalIds: string[]; sealed: boolean; ledgerRoot: string | null };
   /** The day's reconciliation once the read models hold what the test pushed. */
   const reconcileWhen = (kind: "lab" | "exam", date: string, ready: (data: Awaited<ReturnType<typeof reconcile>>) => boolean) =>
     until(async () => {
@@ -28,20 +24,20 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
       return ready(data) ? data : null;
     }, 8000);
   const decide = (kind: "lab" | "exam", externalId: string, action: "claim" | "dismiss") =>
-    tenant.call("POST", `/api/unmatched/${kind}/${externalId}/${action}`, {
-      token: tenant.authorToken,
+    hub.tenant.call("POST", `/api/unmatched/${kind}/${externalId}/${action}`, {
+      token: hub.tenant.authorToken,
       body: action === "claim" ? { patientRef: "P001" } : { reason: "sent to the wrong hospital" },
     });
 
   it("counts in unmatchedCount the lab and exam reports of the day awaiting claim, leaving out dismissed and claimed ones", async () => {
     const day = "2026-05-03";
-    await tenant.push("lab", [
+    await hub.tenant.push("lab", [
       labReport("RC-L-MATCHED", { reportedAt: `${day} 09:00:00` }),
       ...["RC-L-WAIT", "RC-L-DISMISS", "RC-L-CLAIM"].map((id) => labReport(id, { reportedAt: `${day} 23:59:59`, ...UNKNOWN_PATIENT })),
       // The next day's report waits too, but is not this day's.
       labReport("RC-L-NEXTDAY", { reportedAt: "2026-05-04 00:00:00", ...UNKNOWN_PATIENT }),
     ]);
-    await tenant.push("exam", [
+    await hub.tenant.push("exam", [
       examOn("RC-E-MATCHED", `${day} 10:00:00`),
       ...["RC-E-WAIT", "RC-E-DISMISS", "RC-E-CLAIM"].map((id) => examOn(id, `${day} 00:00:00`, UNKNOWN_PATIENT)),
       examOn("RC-E-NEXTDAY", "2026-05-04 08:00:00", UNKNOWN_PATIENT),
@@ -68,12 +64,12 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
     const day = "2026-05-06";
     // "ｚ" (U+FF5A) comes before "😀" (U+1F600) by code point, after it by UTF-16 unit.
     const ids = ["RE-b", "RE-B", "RE-a", "RE-10", "RE-9", "RE-é", "RE-😀", "RE-ｚ"];
-    await tenant.push("exam", ids.map((id, i) => examOn(id, `${day} ${String(8 + i).padStart(2, "0")}:00:00`)));
+    await hub.tenant.push("exam", ids.map((id, i) => examOn(id, `${day} ${String(8 + i).padStart(2, "0")}:00:00`)));
     // Examined the evening before, reported this day: it belongs to the day it was reported.
-    await tenant.push("exam", [examOn("RE-late", `${day} 07:00:00`, { examinedAt: "2026-05-05 22:30:00" })]);
+    await hub.tenant.push("exam", [examOn("RE-late", `${day} 07:00:00`, { examinedAt: "2026-05-05 22:30:00" })]);
     // Not this day's exam ids: a lab report of the day, and an exam report of the next day.
-    await tenant.push("lab", [labReport("RE-lab", { reportedAt: `${day} 12:00:00` })]);
-    await tenant.push("exam", [examOn("RE-tomorrow", "2026-05-07 08:00:00")]);
+    await hub.tenant.push("lab", [labReport("RE-lab", { reportedAt: `${day} 12:00:00` })]);
+    await hub.tenant.push("exam", [examOn("RE-tomorrow", "2026-05-07 08:00:00")]);
 
     const expected = [...ids, "RE-late"].sort(byCodePoint);
     expect(expected.indexOf("RE-ｚ")).to.be.lessThan(expected.indexOf("RE-😀"));
@@ -101,7 +97,7 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
     it(`moves an updated ${kind} report to the day of its new reportedAt`, async () => {
       const id = `RM-${kind}`;
       const send = (reportedAt: string) =>
-        kind === "exam" ? tenant.push("exam", [examOn(id, reportedAt)]) : tenant.push("lab", [labReport(id, { reportedAt })]);
+        kind === "exam" ? hub.tenant.push("exam", [examOn(id, reportedAt)]) : hub.tenant.push("lab", [labReport(id, { reportedAt })]);
       await send("2026-05-10 16:00:00");
       await reconcileWhen(kind, "2026-05-10", (d) => d.externalIds.includes(id));
 

@@ -1,9 +1,8 @@
 import { expect } from "chai";
 import { sealPending } from "../../db/ledger.ts";
 import { localDateTime } from "../../db/localDateTime.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
-import { examReport, labReport, LI_SI, startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
+import { examReport, labReport, LI_SI, useIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 /*
@@ -15,26 +14,20 @@ const DAY = "2026-04-07";
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  const reconcile = (kind: "lab" | "exam", query: string) => tenant.reconcile(kind, query);
-  const newestRoot = async () => (await tenant.call("GET", "/api/admin/ledger", { token: ADMIN })).body.lastBlock.root as string;
+  const hub = useIngestionService();
+  const reconcile = (kind: "lab" | "exam", query: string) => hub.tenant.reconcile(kind, query);
+  const newestRoot = async () => (await hub.tenant.call("GET", "/api/admin/ledger", { token: ADMIN })).body.lastBlock.root as string;
   // Seals until every event appended so far is in a block: an event whose writer (a projection
   // appending alerts, say) had not committed yet when one sealing looked is sealed by the next.
   const seal = () =>
     until(async () => {
-      await sealPending(service.db);
-      const { rows } = await service.db.query("select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)");
+      await sealPending(hub.service.db);
+      const { rows } = await hub.service.db.query("select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)");
       return rows[0].n === 0;
     }, 10_000);
 
-  before(async () => {
-    ({ service, tenant } = await startIngestionService());
-  });
-  after(() => service.stop());
-
   it("is unsealed with no root until the day's reports are sealed, then names the block that holds them", async () => {
-    await tenant.push("lab", [labReport("R1", { reportedAt: `${DAY} 08:00:00` }), labReport("R2", { reportedAt: `${DAY} 09:00:00`, patient: LI_SI })]);
+    await hub.tenant.push("lab", [labReport("R1", { reportedAt: `${DAY} 08:00:00` }), labReport("R2", { reportedAt: `${DAY} 09:00:00`, patient: LI_SI })]);
     const before = await until(async () => {
       const day = await reconcile("lab", `date=${DAY}`);
       return day.labReportCount === 2 ? day : null;
@@ -48,7 +41,7 @@ describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
     await pause(1100);
 
     // A later report of the day: the day is unsealed again, and the receipt still names the newest block holding one of its reports.
-    await tenant.push("lab", [labReport("R3", { reportedAt: `${DAY} 10:00:00` })]);
+    await hub.tenant.push("lab", [labReport("R3", { reportedAt: `${DAY} 10:00:00` })]);
     const grown = await until(async () => {
       const day = await reconcile("lab", `date=${DAY}`);
       return day.labReportCount === 3 ? day : null;
@@ -67,7 +60,7 @@ describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
     expect(await reconcile("lab", `date=${DAY}&asOf=${encodeURIComponent(stillEarlier)}`)).to.include({ sealed: true, ledgerRoot: firstRoot });
 
     // A claim is part of what the answer states (unmatchedCount): unsealed until it is sealed too.
-    expect((await tenant.call("POST", "/api/unmatched/lab/R2/claim", { token: tenant.authorToken, body: { patientRef: "P001" } })).status).to.equal(200);
+    expect((await hub.tenant.call("POST", "/api/unmatched/lab/R2/claim", { token: hub.tenant.authorToken, body: { patientRef: "P001" } })).status).to.equal(200);
     const claimed = await until(async () => {
       const day = await reconcile("lab", `date=${DAY}`);
       return day.unmatchedCount === 0 ? day : null;
@@ -77,14 +70,14 @@ describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
     expect(await reconcile("lab", `date=${DAY}`)).to.include({ sealed: true, ledgerRoot: await newestRoot() });
 
     // The receipt is a root the ledger holds and proves.
-    const verified = await tenant.call("GET", "/api/admin/ledger/verify", { token: ADMIN });
+    const verified = await hub.tenant.call("GET", "/api/admin/ledger/verify", { token: ADMIN });
     expect(verified.body).to.include({ ok: true });
-    const roots = (await service.db.query("select root from ledger_blocks")).rows.map((row) => row.root);
+    const roots = (await hub.service.db.query("select root from ledger_blocks")).rows.map((row) => row.root);
     expect(roots).to.include.members([firstRoot, secondRoot]);
   });
 
   it("covers only the kind asked for, and a day without reports is sealed with no root", async () => {
-    await tenant.push("exam", [examReport("X1", { reportedAt: `${DAY} 11:00:00` })]);
+    await hub.tenant.push("exam", [examReport("X1", { reportedAt: `${DAY} 11:00:00` })]);
     await until(async () => (await reconcile("exam", `date=${DAY}`)).examReportCount === 1);
     expect(await reconcile("exam", `date=${DAY}`)).to.include({ sealed: false, ledgerRoot: null });
     expect(await reconcile("lab", `date=${DAY}`), "the lab reports are sealed already").to.include({ sealed: true });

@@ -1,7 +1,6 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN } from "../support/http.ts";
-import { ingestionTenant, labReport, LI_SI, startIngestionService, type IngestionTenant } from "../support/ingestion.ts";
+import { ingestionTenant, labReport, LI_SI, useIngestionService } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 /* Contract D.1: the history of a report, its versions as accepted and the diff of two, over HTTP. */
@@ -10,9 +9,8 @@ const WANG_WU = { name: "王五", idCard: "110105200002290013" };
 const ZHAO_LIU = { name: "赵六", idCard: "110105198001010016" };
 
 describe("history of a report (/api/history)", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
-  const asAuthor = (path: string) => tenant.call("GET", path, { token: tenant.authorToken });
+  const hub = useIngestionService();
+  const asAuthor = (path: string) => hub.tenant.call("GET", path, { token: hub.tenant.authorToken });
 
   // Version 1 names 李四, whom the centre has not registered; version 2 re-orders the items and
   // changes one value; a person claims it for P001; version 3 names 王五 instead (the claim does
@@ -23,13 +21,11 @@ describe("history of a report (/api/history)", () => {
   const v3 = { ...v2, patient: { idCard: WANG_WU.idCard, name: WANG_WU.name }, items: [k, local] };
 
   before(async () => {
-    ({ service, tenant } = await startIngestionService());
-    for (const version of [v1, v2, v2]) expect((await tenant.push("lab", [version])).status).to.equal(200);
-    expect((await tenant.call("POST", "/api/unmatched/lab/HIST-1/claim", { token: tenant.authorToken, body: { patientRef: "P001" } })).status).to.equal(200);
-    expect((await tenant.push("lab", [v3])).body.data.results[0]).to.include({ status: "UPDATED", matched: false });
-    expect((await tenant.call("POST", "/api/unmatched/lab/HIST-1/dismiss", { token: tenant.authorToken, body: { reason: "not our patient" } })).status).to.equal(200);
+    for (const version of [v1, v2, v2]) expect((await hub.tenant.push("lab", [version])).status).to.equal(200);
+    expect((await hub.tenant.call("POST", "/api/unmatched/lab/HIST-1/claim", { token: hub.tenant.authorToken, body: { patientRef: "P001" } })).status).to.equal(200);
+    expect((await hub.tenant.push("lab", [v3])).body.data.results[0]).to.include({ status: "UPDATED", matched: false });
+    expect((await hub.tenant.call("POST", "/api/unmatched/lab/HIST-1/dismiss", { token: hub.tenant.authorToken, body: { reason: "not our patient" } })).status).to.equal(200);
   });
-  after(() => service.stop());
 
   it("tells what happened to the report, oldest first, with who, when, the request and each version's hash", async () => {
     const answer = await asAuthor("/api/history/lab/HIST-1");
@@ -56,8 +52,8 @@ describe("history of a report (/api/history)", () => {
   });
 
   it("shows a claim made automatically as by auto", async () => {
-    expect((await tenant.push("lab", [labReport("HIST-AUTO", { patient: ZHAO_LIU })])).status).to.equal(200);
-    expect((await tenant.call("PUT", "/api/patients/P077", { token: tenant.authorToken, body: { ...ZHAO_LIU, ward: "B" } })).status).to.equal(200);
+    expect((await hub.tenant.push("lab", [labReport("HIST-AUTO", { patient: ZHAO_LIU })])).status).to.equal(200);
+    expect((await hub.tenant.call("PUT", "/api/patients/P077", { token: hub.tenant.authorToken, body: { ...ZHAO_LIU, ward: "B" } })).status).to.equal(200);
     const claimed = await until(async () => {
       const entries = (await asAuthor("/api/history/lab/HIST-AUTO")).body.entries as Array<Record<string, unknown>>;
       return entries.find((entry) => entry.event === "CLAIMED");
@@ -104,13 +100,13 @@ describe("history of a report (/api/history)", () => {
       expect(bad.body.error, path).to.match(/version number/);
     }
 
-    const other = await ingestionTenant(service, "h2");
+    const other = await ingestionTenant(hub.service, "h2");
     expect((await other.call("GET", "/api/history/lab/HIST-1", { token: other.authorToken })).status).to.equal(404);
     expect((await other.call("GET", "/api/history/lab/HIST-1/versions/1", { token: ADMIN })).status).to.equal(404);
   });
 
   it("needs an author token of the tenant or the ADMIN_TOKEN", async () => {
-    expect((await tenant.call("GET", "/api/history/lab/HIST-1")).status).to.equal(401);
-    expect((await tenant.call("GET", "/api/history/lab/HIST-1", { token: ADMIN })).status).to.equal(200);
+    expect((await hub.tenant.call("GET", "/api/history/lab/HIST-1")).status).to.equal(401);
+    expect((await hub.tenant.call("GET", "/api/history/lab/HIST-1", { token: ADMIN })).status).to.equal(200);
   });
 });

@@ -1,31 +1,26 @@
 import { expect } from "chai";
 import pg from "pg";
 import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import type { Answer } from "../support/http.ts";
-import { ingestionTenant, labReport } from "../support/ingestion.ts";
+import { ingestionTenant, labReport, useIngestionService } from "../support/ingestion.ts";
 import { createTestDatabase } from "../support/database.ts";
 import { adequacySpec, hbMonthlyReports } from "../support/reports.ts";
 import { startTestService, until } from "../support/service.ts";
 
 describe("reports (/api/reports)", () => {
-  let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  const hub = useIngestionService();
   const answers: Answer[] = [];
-  const call = async (...args: Parameters<typeof tenant.call>) => {
-    const answer = await tenant.call(...args);
+  const call = async (...args: Parameters<typeof hub.tenant.call>) => {
+    const answer = await hub.tenant.call(...args);
     answers.push(answer);
     return answer;
   };
-  const asAuthor = (method: string, path: string, body?: unknown) => call(method, path, { token: tenant.authorToken, body });
+  const asAuthor = (method: string, path: string, body?: unknown) => call(method, path, { token: hub.tenant.authorToken, body });
 
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-    await tenant.push("lab", hbMonthlyReports());
-    await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
+    await hub.tenant.push("lab", hbMonthlyReports());
+    await until(async () => (await hub.service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
   });
-  after(() => service.stop());
 
   it("saves a draft, audits it, and lists the report as unpublished", async () => {
     const saved = await asAuthor("PUT", "/api/reports/hb-monthly/draft", { title: "Hemoglobin", spec: adequacySpec });
@@ -139,8 +134,8 @@ describe("reports (/api/reports)", () => {
     const published = await asAuthor("POST", "/api/reports/hb-monthly/publish", { mode: "snapshot", note: "Q1 board" });
     expect(published.body).to.include({ no: "v2", mode: "snapshot", current: true });
     const before = (await call("POST", "/api/reports/hb-monthly/data", { body: { version: "v2" } })).body;
-    await tenant.push("lab", [labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] })]);
-    await until(async () => (await service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
+    await hub.tenant.push("lab", [labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] })]);
+    await until(async () => (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
     const after = (await call("POST", "/api/reports/hb-monthly/data", { body: { version: "v2" } })).body;
     expect(after).to.deep.equal(before);
     const live = (await call("POST", "/api/reports/hb-monthly/data", { body: { version: "v1" } })).body;
@@ -193,9 +188,9 @@ describe("reports (/api/reports)", () => {
   });
 
   it("shows another tenant nothing", async () => {
-    const other = await tenant.call("GET", "/api/reports", { tenant: "elsewhere" });
+    const other = await hub.tenant.call("GET", "/api/reports", { tenant: "elsewhere" });
     expect(other.body).to.deep.equal([]);
-    expect((await tenant.call("GET", "/api/reports/hb-monthly/view", { tenant: "elsewhere" })).status).to.equal(404);
+    expect((await hub.tenant.call("GET", "/api/reports/hb-monthly/view", { tenant: "elsewhere" })).status).to.equal(404);
   });
 
   it("never sends SQL out: no answer holds an sql member or the text of a query", () => {

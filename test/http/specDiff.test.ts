@@ -1,9 +1,6 @@
 import { expect } from "chai";
-import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant } from "../support/ingestion.ts";
+import { ingestionTenant, useIngestionService } from "../support/ingestion.ts";
 import { adequacySpec } from "../support/reports.ts";
-import { startTestService } from "../support/service.ts";
 
 /*
  * GET /api/reports/{id}/versions/{a}/diff/{b} (issue #22): what changed between two versions of a
@@ -13,17 +10,15 @@ import { startTestService } from "../support/service.ts";
 const SECRET_SQL = "select patient_ref, std_value from lab_results where std_code = 'K' order by 1";
 
 describe("comparing two versions of a report (GET /api/reports/{id}/versions/{a}/diff/{b})", () => {
-  let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  const hub = useIngestionService();
   let other: Awaited<ReturnType<typeof ingestionTenant>>;
-  const diff = (path: string, token?: string) => tenant.call("GET", `/api/reports/adequacy/versions/${path}`, token ? { token } : {});
+  const diff = (path: string, token?: string) => hub.tenant.call("GET", `/api/reports/adequacy/versions/${path}`, token ? { token } : {});
 
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    [tenant, other] = [await ingestionTenant(service, "h1"), await ingestionTenant(service, "h2")];
+    other = await ingestionTenant(hub.service, "h2");
     const publish = async (spec: unknown, note: string) => {
-      expect((await tenant.call("PUT", "/api/reports/adequacy/draft", { token: tenant.authorToken, body: { spec } })).status).to.equal(200);
-      expect((await tenant.call("POST", "/api/reports/adequacy/publish", { token: tenant.authorToken, body: { mode: "dynamic", note } })).status).to.equal(201);
+      expect((await hub.tenant.call("PUT", "/api/reports/adequacy/draft", { token: hub.tenant.authorToken, body: { spec } })).status).to.equal(200);
+      expect((await hub.tenant.call("POST", "/api/reports/adequacy/publish", { token: hub.tenant.authorToken, body: { mode: "dynamic", note } })).status).to.equal(201);
     };
     await publish(adequacySpec, "first");
     // v2: the nodes re-ordered, the table retitled, the ward list's SQL changed, a param's label changed.
@@ -39,9 +34,8 @@ describe("comparing two versions of a report (GET /api/reports/{id}/versions/{a}
       "second",
     );
     // The draft adds a node.
-    await tenant.call("PUT", "/api/reports/adequacy/draft", { token: tenant.authorToken, body: { spec: { ...adequacySpec, nodes: [...adequacySpec.nodes, { id: "more", type: "text", markdown: "More" }] } } });
+    await hub.tenant.call("PUT", "/api/reports/adequacy/draft", { token: hub.tenant.authorToken, body: { spec: { ...adequacySpec, nodes: [...adequacySpec.nodes, { id: "more", type: "text", markdown: "More" }] } } });
   });
-  after(() => service?.stop());
 
   it("lists each changed member by path, pairing nodes by id and params by name (a re-ordering is no change)", async () => {
     const answer = await diff("v1/diff/v2");
@@ -60,7 +54,7 @@ describe("comparing two versions of a report (GET /api/reports/{id}/versions/{a}
     const otherTenantsAuthor = await diff("v1/diff/v2", other.authorToken);
     expect(otherTenantsAuthor.status, "a token of another tenant only makes a viewer").to.equal(200);
     expect(otherTenantsAuthor.body.sqlIncluded).to.equal(false);
-    const author = await diff("v1/diff/v2", tenant.authorToken);
+    const author = await diff("v1/diff/v2", hub.tenant.authorToken);
     expect(author.body.sqlIncluded).to.equal(true);
     expect(author.body.changes).to.deep.include({ path: "queries.wardList.sql", before: adequacySpec.queries.wardList.sql, after: SECRET_SQL });
   });
@@ -76,16 +70,16 @@ describe("comparing two versions of a report (GET /api/reports/{id}/versions/{a}
   });
 
   it("gives an author a version's or the draft's source with its SQL (GET …/versions/{no}/source), and nobody else", async () => {
-    const source = (no: string, token?: string) => tenant.call("GET", `/api/reports/adequacy/versions/${no}/source`, token ? { token } : {});
-    const v2 = await source("v2", tenant.authorToken);
+    const source = (no: string, token?: string) => hub.tenant.call("GET", `/api/reports/adequacy/versions/${no}/source`, token ? { token } : {});
+    const v2 = await source("v2", hub.tenant.authorToken);
     expect(v2.status).to.equal(200);
     expect(v2.body).to.include({ id: "adequacy", version: "v2", title: "Hemoglobin by month and ward", datasource: "clinical" });
     expect(v2.body.spec.queries.wardList.sql).to.equal(SECRET_SQL);
-    const draft = await source("draft", tenant.authorToken);
+    const draft = await source("draft", hub.tenant.authorToken);
     expect(draft.body.version).to.equal("draft");
     expect(draft.body.spec.nodes.map((node: { id: string }) => node.id)).to.include("more");
     expect((await source("v2")).status, "no token").to.equal(401);
     expect((await source("v2", other.authorToken)).status, "another tenant's author").to.equal(403);
-    expect((await source("v9", tenant.authorToken)).status).to.equal(404);
+    expect((await source("v9", hub.tenant.authorToken)).status).to.equal(404);
   });
 });

@@ -1,12 +1,10 @@
 import { PassThrough, Writable } from "node:stream";
 import { expect } from "chai";
 import ExcelJS from "exceljs";
-import { allProjections } from "../../src/app/allProjections.ts";
 import { textCell } from "../../src/reports/export/xlsxCells.ts";
 import { sheetNames, writeXlsx, type SheetEvent } from "../../src/reports/export/xlsxExport.ts";
-import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant, labReport } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
+import { labReport, useIngestionService } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
 import { adequacySpec, downloadExport, hbMonthlyReports, tableReportSpec, type Download } from "../support/reports.ts";
 
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -29,10 +27,9 @@ function aboutValue(book: ExcelJS.Workbook, label: string): unknown {
 
 describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
   this.timeout(120_000);
-  let service: RunningService;
-  let tenant: Awaited<ReturnType<typeof ingestionTenant>>;
+  const hub = useIngestionService();
 
-  const exportXlsx = (reportId: string, body: unknown): Promise<Download> => downloadExport(service, reportId, "xlsx", body);
+  const exportXlsx = (reportId: string, body: unknown): Promise<Download> => downloadExport(hub.service, reportId, "xlsx", body);
   const load = async (download: Download) => {
     expect(download.status, download.json?.error).to.equal(200);
     const book = new ExcelJS.Workbook();
@@ -40,27 +37,24 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     return book;
   };
   const publish = async (reportId: string, title: string, spec: unknown, mode = "dynamic") => {
-    const saved = await tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: tenant.authorToken, body: { title, spec } });
+    const saved = await hub.tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: hub.tenant.authorToken, body: { title, spec } });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
-    const published = await tenant.call("POST", `/api/reports/${reportId}/publish`, { token: tenant.authorToken, body: { mode } });
+    const published = await hub.tenant.call("POST", `/api/reports/${reportId}/publish`, { token: hub.tenant.authorToken, body: { mode } });
     expect(published.status, JSON.stringify(published.body)).to.equal(201);
     const no = published.body.no as string;
-    await until(async () => (await tenant.call("GET", `/api/reports/${reportId}/view?version=${no}`)).status === 200);
+    await until(async () => (await hub.tenant.call("GET", `/api/reports/${reportId}/view?version=${no}`)).status === 200);
     return no;
   };
   const tableSpec = (queries: Record<string, string>) => tableReportSpec("t", queries);
 
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-    await tenant.push("lab", [
+    await hub.tenant.push("lab", [
       ...hbMonthlyReports(),
       labReport("INJ", { reportedAt: "2026-03-01 11:00:00", items: [{ itemCode: "X-INJ", itemName: "注入", value: INJECTION, resultType: "QUALITATIVE" }] }),
     ]);
-    await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB' or item_code = 'X-INJ'")).rows[0].n === 4);
+    await until(async () => (await hub.service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB' or item_code = 'X-INJ'")).rows[0].n === 4);
     await publish("hb", TITLE, adequacySpec);
   });
-  after(() => service.stop());
 
   it("streams a workbook: content type, a UTF-8 file name, About first, then one sheet per query", async () => {
     const download = await exportXlsx("hb", { version: "v1" });
@@ -214,12 +208,12 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     // About 12 s of work in PostgreSQL for the whole result; the client leaves after the first bytes.
     await publish("slow", "Slow", tableSpec({ slow: "select g, md5(repeat('x', 65536) || g) as h from generate_series(1, 100010) g" }));
     const busy = () =>
-      service.db
+      hub.service.db
         // The report role's activity is not tracked (db/reportRunner.ts): a connection holding a snapshot is busy.
         .query("select count(*)::int as n from pg_stat_activity where application_name = 'dialysis-hub-reports' and backend_xmin is not null")
         .then((result) => result.rows[0].n as number);
     const stop = new AbortController();
-    const response = await fetch(`${service.url}/api/reports/slow/export/xlsx`, {
+    const response = await fetch(`${hub.service.url}/api/reports/slow/export/xlsx`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-service-tenant": "h1" },
       body: "{}",
@@ -238,9 +232,9 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
 
   it("exports a snapshot's frozen numbers, whatever the data source holds now", async () => {
     const no = await publish("hb", TITLE, adequacySpec, "snapshot");
-    const frozen = (await tenant.call("POST", "/api/reports/hb/data", { body: { version: no } })).body.queries.monthly;
-    await tenant.push("lab", [labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] })]);
-    await until(async () => (await service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
+    const frozen = (await hub.tenant.call("POST", "/api/reports/hb/data", { body: { version: no } })).body.queries.monthly;
+    await hub.tenant.push("lab", [labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] })]);
+    await until(async () => (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
     const book = await load(await exportXlsx("hb", { version: no }));
     const rows = rowsOf(book.getWorksheet("monthly")!);
     expect(rows[0]).to.deep.equal(frozen.columns);

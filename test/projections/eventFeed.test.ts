@@ -1,36 +1,31 @@
 import { expect } from "chai";
 import pg from "pg";
-import { createPool, type Db } from "../../db/pool.ts";
 import { readAfter, START } from "../../projections/runtime/eventFeed.ts";
-import { createTestDatabase } from "../support/database.ts";
+import { createTestDatabase, useTestDatabase } from "../support/database.ts";
 
 describe("event feed", () => {
-  let db: Db;
-  before(async () => {
-    db = createPool(await createTestDatabase());
-  });
-  after(() => db.end());
+  const database = useTestDatabase();
 
   it("orders by transaction id as a number, so transaction 10 comes after transaction 9", async () => {
     // Explicit, long-finished transaction ids: 9 and 10 sort the other way round as text.
-    await db.query(
+    await database.db.query(
       `insert into events (transaction_id, tenant, stream_id, stream_version, type, data, metadata)
        values ('10', 't', 'late', 1, 'Counted', '{"n": 10}', '{"actor": "test"}'),
               ('9', 't', 'early', 1, 'Counted', '{"n": 9}', '{"actor": "test"}')`,
     );
-    const all = (await readAfter(db, START, 10, ["Counted"])).events;
+    const all = (await readAfter(database.db, START, 10, ["Counted"])).events;
     expect(all.map((event) => event.transactionId)).to.deep.equal(["9", "10"]);
-    const afterNine = (await readAfter(db, { transactionId: "9", position: all[0]!.position }, 10, ["Counted"])).events;
+    const afterNine = (await readAfter(database.db, { transactionId: "9", position: all[0]!.position }, 10, ["Counted"])).events;
     expect(afterNine.map((event) => (event.data as { n: number }).n)).to.deep.equal([10]);
   });
 
   it("passes over events the reader does not handle, returning only the last one read, without its payload", async () => {
-    await db.query(
+    await database.db.query(
       `insert into events (transaction_id, tenant, stream_id, stream_version, type, data, metadata)
        values ('11', 't', 'other', 1, 'Ignored', '{"big": "payload"}', '{"actor": "test"}'),
               ('12', 't', 'other', 2, 'Ignored', '{"big": "payload"}', '{"actor": "test"}')`,
     );
-    const page = await readAfter(db, START, 10, ["Counted"]);
+    const page = await readAfter(database.db, START, 10, ["Counted"]);
     expect(page.scanned).to.equal(4);
     expect(page.events.map((event) => [event.transactionId, event.type, event.data])).to.deep.equal([
       ["9", "Counted", { n: 9 }],
@@ -39,18 +34,18 @@ describe("event feed", () => {
     ]);
     expect(page.passed).to.deep.equal([1, 2, 4]);
     // A page ending on a handled event needs no extra row.
-    expect((await readAfter(db, START, 2, ["Counted"])).events.map((event) => event.transactionId)).to.deep.equal(["9", "10"]);
+    expect((await readAfter(database.db, START, 2, ["Counted"])).events.map((event) => event.transactionId)).to.deep.equal(["9", "10"]);
   });
 
   it("reads of a handled event only the part of its payload the reader names", async () => {
-    const { events } = await readAfter(db, START, 10, ["Counted"], "jsonb_build_object('twice', (data->>'n')::int * 2)");
+    const { events } = await readAfter(database.db, START, 10, ["Counted"], "jsonb_build_object('twice', (data->>'n')::int * 2)");
     expect(events.filter((event) => event.type === "Counted").map((event) => event.data)).to.deep.equal([{ twice: 18 }, { twice: 20 }]);
   });
 
   describe("the horizon: which open transactions hold the reader back", () => {
     const probe = (label: string) =>
       `insert into events (tenant, stream_id, stream_version, type, data, metadata) values ('t', '${label}', 1, 'Probe', '{}', '{"actor": "test"}')`;
-    const probesRead = async () => (await readAfter(db, START, 100, ["Probe"])).events.filter((e) => e.type === "Probe").map((e) => e.streamId);
+    const probesRead = async () => (await readAfter(database.db, START, 100, ["Probe"])).events.filter((e) => e.type === "Probe").map((e) => e.streamId);
 
     it("is not held back by a transaction open in another database of the same server", async () => {
       // Another application's database: a batch job's transaction that has written (so holds an xid).
@@ -59,7 +54,7 @@ describe("event feed", () => {
       try {
         await elsewhere.query("begin");
         await elsewhere.query("create table batch_rows (n int); insert into batch_rows values (1)");
-        await db.query(probe("after-foreign-begin"));
+        await database.db.query(probe("after-foreign-begin"));
         expect(await probesRead()).to.deep.equal(["after-foreign-begin"]);
       } finally {
         await elsewhere.query("rollback").catch(() => {});
@@ -68,11 +63,11 @@ describe("event feed", () => {
     });
 
     it("is held back by an open transaction of its own database, then reads both in commit-safe order", async () => {
-      const writer = await db.connect();
+      const writer = await database.db.connect();
       try {
         await writer.query("begin");
         await writer.query(probe("opened-first"));
-        await db.query(probe("committed-meanwhile"));
+        await database.db.query(probe("committed-meanwhile"));
         // The open writer holds a lower transaction id: reading past it would skip its event for good.
         expect(await probesRead()).to.deep.equal(["after-foreign-begin"]);
         await writer.query("commit");

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { appendToStream } from "../../db/eventStore.ts";
-import { createPool, type Db } from "../../db/pool.ts";
+import type { Db } from "../../db/pool.ts";
 import { applyNextBatch } from "../../projections/runtime/applyBatch.ts";
 import { createGeneration, findLive, lockGeneration } from "../../projections/runtime/generations.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
@@ -8,9 +8,9 @@ import { withTransaction } from "../../db/pool.ts";
 import { prepareProjections, rebuildProjection } from "../../projections/runtime/rebuild.ts";
 import { ProjectionRunner } from "../../projections/runtime/runner.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { createTestDatabase } from "../support/database.ts";
+import { useTestDatabase } from "../support/database.ts";
 import type { Projection } from "../../projections/runtime/projection.ts";
-import { recordingProjection } from "../support/projections.ts";
+import { prepareRecording, recordingProjection } from "../support/projections.ts";
 
 async function appendCounted(db: Db, stream: string, from: number, count: number) {
   await appendToStream(db, {
@@ -42,35 +42,29 @@ const contents = async (db: Db, table: string) =>
   (await db.query(`select position, tenant, n from read.${table} order by position`)).rows;
 
 describe("projection rebuild", () => {
-  let db: Db;
-  beforeEach(async () => {
-    db = createPool(await createTestDatabase(), { max: 10 });
-  });
-  afterEach(() => db.end());
+  const database = useTestDatabase({ max: 10, eachTest: true });
 
   it("replays into fresh tables while the old ones serve, then switches to identical contents", async function () {
     this.timeout(60_000);
-    const projection = recordingProjection("rebuilt");
-    await prepareProjections(db, [projection], silentLogger);
-    const runner = new ProjectionRunner(db, projection, silentLogger);
-    await appendCounted(db, "a", 0, 3000);
+    const { projection, runner } = await prepareRecording(database.db, "rebuilt");
+    await appendCounted(database.db, "a", 0, 3000);
     await runner.settle();
-    const original = await contents(db, "rebuilt_seen");
+    const original = await contents(database.db, "rebuilt_seen");
     expect(original).to.have.length(3000);
 
     // Readers and writers carry on during the rebuild.
     let rebuilding = true;
     const servedCounts: number[] = [];
     const reader = (async () => {
-      while (rebuilding) servedCounts.push((await db.query("select count(*)::int as n from read.rebuilt_seen")).rows[0].n);
+      while (rebuilding) servedCounts.push((await database.db.query("select count(*)::int as n from read.rebuilt_seen")).rows[0].n);
     })();
     const writer = (async () => {
       for (let i = 0; i < 10; i++) {
-        await appendCounted(db, "b", i * 10, 10);
+        await appendCounted(database.db, "b", i * 10, 10);
         await runner.wake();
       }
     })();
-    const result = await rebuildProjection(db, projection, silentLogger, { batchSize: 250 });
+    const result = await rebuildProjection(database.db, projection, silentLogger, { batchSize: 250 });
     await writer;
     rebuilding = false;
     await reader;
@@ -79,63 +73,63 @@ describe("projection rebuild", () => {
     expect(result.status).to.equal("rebuilt");
     expect(servedCounts.length, "reads went on during the rebuild").to.be.greaterThan(0);
     expect(Math.min(...servedCounts), "the old tables never looked empty").to.be.at.least(3000);
-    const live = await findLive(db, "rebuilt");
+    const live = await findLive(database.db, "rebuilt");
     expect(live?.generation).to.equal(2);
-    const after = await contents(db, "rebuilt_seen");
+    const after = await contents(database.db, "rebuilt_seen");
     expect(after).to.have.length(3100);
     expect(after.slice(0, 3000)).to.deep.equal(original);
-    const oldSchema = await db.query("select 1 from information_schema.schemata where schema_name = 'proj_rebuilt_g1'");
+    const oldSchema = await database.db.query("select 1 from information_schema.schemata where schema_name = 'proj_rebuilt_g1'");
     expect(oldSchema.rowCount, "the retired generation's tables are dropped").to.equal(0);
   });
 
   it("holds back a projection whose code changed version until a replay has rebuilt it", async () => {
     const v1 = recordingProjection("evolving");
-    await prepareProjections(db, [v1], silentLogger);
-    await appendCounted(db, "a", 0, 5);
-    await new ProjectionRunner(db, v1, silentLogger).settle();
+    await prepareProjections(database.db, [v1], silentLogger);
+    await appendCounted(database.db, "a", 0, 5);
+    await new ProjectionRunner(database.db, v1, silentLogger).settle();
 
     const v2 = { ...v1, version: 2 };
-    const stale = await prepareProjections(db, [v2], silentLogger);
+    const stale = await prepareProjections(database.db, [v2], silentLogger);
     expect(stale.map((p) => p.name)).to.deep.equal(["evolving"]);
-    await appendCounted(db, "a", 5, 5);
-    await new ProjectionRunner(db, v2, silentLogger).settle();
-    expect(await contents(db, "evolving_seen"), "v2 code must not write into v1 tables").to.have.length(5);
+    await appendCounted(database.db, "a", 5, 5);
+    await new ProjectionRunner(database.db, v2, silentLogger).settle();
+    expect(await contents(database.db, "evolving_seen"), "v2 code must not write into v1 tables").to.have.length(5);
 
-    expect((await rebuildProjection(db, v2, silentLogger)).status).to.equal("rebuilt");
-    expect((await findLive(db, "evolving"))?.version).to.equal(2);
-    expect(await contents(db, "evolving_seen")).to.have.length(10);
+    expect((await rebuildProjection(database.db, v2, silentLogger)).status).to.equal("rebuilt");
+    expect((await findLive(database.db, "evolving"))?.version).to.equal(2);
+    expect(await contents(database.db, "evolving_seen")).to.have.length(10);
   });
 
   it("builds a projection that takes a table over from another before it serves it, the old copy serving until then", async function () {
     this.timeout(60_000);
-    await prepareProjections(db, [recordingInto("whole", 1, ["whole_seen", "part_seen"])], silentLogger);
-    await appendCounted(db, "a", 0, 50);
-    await new ProjectionRunner(db, recordingInto("whole", 1, ["whole_seen", "part_seen"]), silentLogger).settle();
+    await prepareProjections(database.db, [recordingInto("whole", 1, ["whole_seen", "part_seen"])], silentLogger);
+    await appendCounted(database.db, "a", 0, 50);
+    await new ProjectionRunner(database.db, recordingInto("whole", 1, ["whole_seen", "part_seen"]), silentLogger).settle();
 
     const whole = recordingInto("whole", 2, ["whole_seen"]);
     const part = recordingInto("part", 1, ["part_seen"]);
-    const toBuild = await prepareProjections(db, [whole, part], silentLogger);
+    const toBuild = await prepareProjections(database.db, [whole, part], silentLogger);
     expect(toBuild.map((p) => p.name)).to.deep.equal(["whole", "part"]);
-    expect(await findLive(db, "part"), "not live before it is built").to.equal(null);
-    expect(await contents(db, "part_seen")).to.have.length(50);
+    expect(await findLive(database.db, "part"), "not live before it is built").to.equal(null);
+    expect(await contents(database.db, "part_seen")).to.have.length(50);
 
-    expect((await rebuildProjection(db, whole, silentLogger)).status).to.equal("rebuilt");
-    expect(await contents(db, "part_seen"), "the old generation's copy still serves").to.have.length(50);
+    expect((await rebuildProjection(database.db, whole, silentLogger)).status).to.equal("rebuilt");
+    expect(await contents(database.db, "part_seen"), "the old generation's copy still serves").to.have.length(50);
 
-    await appendCounted(db, "a", 50, 5);
-    expect((await rebuildProjection(db, part, silentLogger)).status).to.equal("rebuilt");
-    expect(await contents(db, "part_seen")).to.have.length(55);
-    const schemas = await db.query("select schema_name from information_schema.schemata where schema_name like 'proj_whole_%' or schema_name like 'proj_part_%' order by 1");
+    await appendCounted(database.db, "a", 50, 5);
+    expect((await rebuildProjection(database.db, part, silentLogger)).status).to.equal("rebuilt");
+    expect(await contents(database.db, "part_seen")).to.have.length(55);
+    const schemas = await database.db.query("select schema_name from information_schema.schemata where schema_name like 'proj_whole_%' or schema_name like 'proj_part_%' order by 1");
     expect(schemas.rows.map((row) => row.schema_name), "the retired generation is dropped once nothing shows it").to.deep.equal(["proj_part_g2", "proj_whole_g2"]);
   });
   it("tells its progress after every batch: events read, unhandled ones included, of about how many", async function () {
     this.timeout(60_000);
     const projection = recordingProjection("paced");
-    await prepareProjections(db, [projection], silentLogger);
-    await appendCounted(db, "a", 0, 1000);
-    await appendToStream(db, { tenant: "t1", streamId: "other", expectedVersion: 0, events: [{ type: "NotCounted", data: {} }], metadata: { actor: "test" } });
+    await prepareProjections(database.db, [projection], silentLogger);
+    await appendCounted(database.db, "a", 0, 1000);
+    await appendToStream(database.db, { tenant: "t1", streamId: "other", expectedVersion: 0, events: [{ type: "NotCounted", data: {} }], metadata: { actor: "test" } });
     const seen: Array<{ eventsRead: number; lastPosition: number }> = [];
-    const result = await rebuildProjection(db, projection, silentLogger, {
+    const result = await rebuildProjection(database.db, projection, silentLogger, {
       batchSize: 300,
       onProgress: (progress) => seen.push(progress),
     });
@@ -147,19 +141,17 @@ describe("projection rebuild", () => {
 
   it("shows a building generation's events per second and estimated seconds left in the projections report, a live one's as null", async function () {
     this.timeout(60_000);
-    const projection = recordingProjection("halfway");
-    await prepareProjections(db, [projection], silentLogger);
-    await appendCounted(db, "a", 0, 1000);
-    const live = new ProjectionRunner(db, projection, silentLogger);
+    const { projection, runner: live } = await prepareRecording(database.db, "halfway");
+    await appendCounted(database.db, "a", 0, 1000);
     await live.settle();
     // A rebuild stopped halfway, as an operator would see it while it runs: a building generation that has read 400 events.
-    const building = await withTransaction(db, (tx) => createGeneration(tx, { ...projection }, "building"));
+    const building = await withTransaction(database.db, (tx) => createGeneration(tx, { ...projection }, "building"));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await withTransaction(db, async (tx) => {
+    await withTransaction(database.db, async (tx) => {
       const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
       return applyNextBatch(tx, projection, gen, 400);
     });
-    const report = await projectionsReport(db);
+    const report = await projectionsReport(database.db);
     const rows = report.projections.filter((p) => p.name === "halfway");
     const liveRow = rows.find((p) => p.state === "live")!;
     const buildingRow = rows.find((p) => p.state === "building")!;

@@ -5,7 +5,7 @@ import { silentLogger } from "../../src/logger.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { labReport, LI_SI } from "../support/ingestion.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
-import { startTestService, until } from "../support/service.ts";
+import { until, useTestService } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 /*
@@ -28,13 +28,12 @@ async function tableDigests(service: RunningService): Promise<Record<string, { r
 
 describe("replaying every event gives every read table back, row for row", function () {
   this.timeout(180_000);
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections });
   let north: SeededTenant;
 
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    north = await seedTenant(service, "north");
-    await seedTenant(service, "south");
+    north = await seedTenant(hub.service, "north");
+    await seedTenant(hub.service, "south");
     const steps: Array<[string, Promise<{ status: number; body: unknown }>]> = [];
     const step = (name: string, call: () => Promise<{ status: number; body: unknown }>) => steps.push([name, call()]);
     const run = async () => {
@@ -67,30 +66,29 @@ describe("replaying every event gives every read table back, row for row", funct
     step("discard", () => north.asAuthor("DELETE", "/api/reports/every-param/draft"));
     await run();
     // A bulk job: a new report, an update of a pushed one, and a rejected line.
-    const bulk = await fetch(`${service.url}/open/v1/lab/reports/bulk`, {
+    const bulk = await fetch(`${hub.service.url}/open/v1/lab/reports/bulk`, {
       method: "POST",
       headers: { authorization: `Bearer ${north.client.key}`, "content-type": "application/x-ndjson" },
       body: [labReport("NORTH-BULK"), labReport("NORTH-DAY", { status: "CORRECTED" }), "{not json"].map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n"),
     });
     const { jobId } = ((await bulk.json()) as { data: { jobId: string } }).data;
     await until(async () => (await north.call("GET", `/open/v1/bulk/${jobId}`, { token: north.client.key })).body.data.status === "DONE", 15_000);
-    await projectionsCaughtUp(service.url!);
+    await projectionsCaughtUp(hub.service.url!);
   });
-  after(() => service?.stop());
 
   it("rebuilds every projection to the same rows, appending no event", async () => {
-    const before = await tableDigests(service);
+    const before = await tableDigests(hub.service);
     expect(before.lab_reports!.rows).to.be.greaterThan(10);
     expect(before.lab_report_days!.rows, "more versions than reports").to.be.greaterThan(before.lab_reports!.rows);
-    const events = async () => (await service.db.query("select count(*)::int as n from events")).rows[0].n as number;
+    const events = async () => (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n as number;
     const eventsBefore = await events();
 
     for (const projection of allProjections) {
-      const result = await rebuildProjection(service.db, projection, silentLogger);
+      const result = await rebuildProjection(hub.service.db, projection, silentLogger);
       expect(result.status, projection.name).to.equal("rebuilt");
     }
 
-    expect(await tableDigests(service)).to.deep.equal(before);
+    expect(await tableDigests(hub.service)).to.deep.equal(before);
     expect(await events(), "replay appends nothing (auto_claim reacts only once)").to.equal(eventsBefore);
   });
 });

@@ -1,11 +1,8 @@
 import { expect } from "chai";
-import { allProjections } from "../../src/app/allProjections.ts";
 import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
 import { labResultsProjection } from "../../projections/ingestion/labResults.ts";
 import { silentLogger } from "../../src/logger.ts";
-import type { RunningService } from "../../src/app/service.ts";
-import { ingestionTenant, labReport, LI_SI, ZHANG_SAN, type IngestionTenant } from "../support/ingestion.ts";
-import { startTestService } from "../support/service.ts";
+import { labReport, LI_SI, ZHANG_SAN, useIngestionService } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 
 /*
@@ -35,28 +32,24 @@ const NEWEST = `
   order by tenant, patient_ref, std_code, reported_at desc, external_id desc, item_index desc`;
 
 describe("result summaries (monthly_results, latest_results)", () => {
-  let service: RunningService;
-  let tenant: IngestionTenant;
+  const hub = useIngestionService();
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    tenant = await ingestionTenant(service, "h1");
-    await tenant.call("PUT", "/api/patients/P002", { token: tenant.authorToken, body: { ...LI_SI, ward: "B" } });
+    await hub.tenant.call("PUT", "/api/patients/P002", { token: hub.tenant.authorToken, body: { ...LI_SI, ward: "B" } });
   });
-  after(() => service.stop());
 
-  const rows = async (sql: string) => (await service.db.query(sql)).rows.map((row) => JSON.stringify(row)).sort();
+  const rows = async (sql: string) => (await hub.service.db.query(sql)).rows.map((row) => JSON.stringify(row)).sort();
   const disagreement = async () => {
     const [summary, recount, latest, newest] = [await rows(SUMMARY), await rows(RECOUNT), await rows(`select tenant, patient_ref, std_code, std_value, external_id from read.latest_results`), await rows(NEWEST)];
     return { months: { onlySummary: summary.filter((r) => !recount.includes(r)), onlyRecount: recount.filter((r) => !summary.includes(r)) }, latest: { onlySummary: latest.filter((r) => !newest.includes(r)), onlyRecount: newest.filter((r) => !latest.includes(r)) } };
   };
   const agreed = { months: { onlySummary: [], onlyRecount: [] }, latest: { onlySummary: [], onlyRecount: [] } };
   const caughtUp = async () => {
-    await projectionsCaughtUp(service.url!, 20_000, ["lab_results", "patients", "auto_claim"]);
+    await projectionsCaughtUp(hub.service.url!, 20_000, ["lab_results", "patients", "auto_claim"]);
     expect(await disagreement()).to.deep.equal(agreed);
   };
-  const push = async (reports: unknown[]) => expect((await tenant.push("lab", reports)).body.data.accepted).to.equal(reports.length);
+  const push = async (reports: unknown[]) => expect((await hub.tenant.push("lab", reports)).body.data.accepted).to.equal(reports.length);
   const register = async (patientRef: string, body: Record<string, unknown>) =>
-    expect((await tenant.call("PUT", `/api/patients/${patientRef}`, { token: tenant.authorToken, body })).status).to.equal(200);
+    expect((await hub.tenant.call("PUT", `/api/patients/${patientRef}`, { token: hub.tenant.authorToken, body })).status).to.equal(200);
   const hb = (value: number) => [{ itemCode: "HGB", itemName: "血红蛋白", value, unit: "g/L" }, { itemCode: "P", itemName: "磷", value: 1.5, unit: "mmol/L" }];
   const on = (day: string) => ({ collectedAt: `${day} 07:30:00`, reportedAt: `${day} 11:00:00` });
 
@@ -68,12 +61,12 @@ describe("result summaries (monthly_results, latest_results)", () => {
       labReport("S-4", { ...on("2026-03-05"), patient: { ...LI_SI }, items: hb(118) }),
     ]);
     await caughtUp();
-    const { rows: march } = await service.db.query("select ward, results, patients, below_target, in_target, above_target from read.result_months where std_code = 'HGB' and month = '2026-03-01' order by ward");
+    const { rows: march } = await hub.service.db.query("select ward, results, patients, below_target, in_target, above_target from read.result_months where std_code = 'HGB' and month = '2026-03-01' order by ward");
     expect(march).to.deep.equal([
       { ward: "A", results: 2, patients: 1, below_target: 1, in_target: 1, above_target: 0 },
       { ward: "B", results: 1, patients: 1, below_target: 0, in_target: 1, above_target: 0 },
     ]);
-    const { rows: latest } = await service.db.query("select patient_ref, std_value from read.latest_results where std_code = 'HGB' order by 1");
+    const { rows: latest } = await hub.service.db.query("select patient_ref, std_value from read.latest_results where std_code = 'HGB' order by 1");
     expect(latest).to.deep.equal([{ patient_ref: "P001", std_value: 135 }, { patient_ref: "P002", std_value: 118 }]);
   });
 
@@ -86,9 +79,9 @@ describe("result summaries (monthly_results, latest_results)", () => {
     await caughtUp();
     await register("P001", { ...ZHANG_SAN, ward: "B" });
     await caughtUp();
-    const { rows: march } = await service.db.query("select ward, results, patients from read.result_months where std_code = 'HGB' and month = '2026-03-01' and results > 0 order by ward");
+    const { rows: march } = await hub.service.db.query("select ward, results, patients from read.result_months where std_code = 'HGB' and month = '2026-03-01' and results > 0 order by ward");
     expect(march).to.deep.equal([{ ward: "B", results: 4, patients: 3 }]);
-    const { rows: latest } = await service.db.query("select patient_ref, std_value, external_id from read.latest_results where std_code = 'HGB' order by 1");
+    const { rows: latest } = await hub.service.db.query("select patient_ref, std_value, external_id from read.latest_results where std_code = 'HGB' order by 1");
     expect(latest).to.deep.equal([
       { patient_ref: "P001", std_value: 120, external_id: "S-2" },
       { patient_ref: "P002", std_value: 118, external_id: "S-4" },
@@ -98,7 +91,7 @@ describe("result summaries (monthly_results, latest_results)", () => {
 
   it("come out the same from a replay", async () => {
     const before = [await rows(SUMMARY), await rows("select * from read.latest_results")];
-    const rebuilt = await rebuildProjection(service.db, labResultsProjection, silentLogger, { batchSize: 2 });
+    const rebuilt = await rebuildProjection(hub.service.db, labResultsProjection, silentLogger, { batchSize: 2 });
     expect(rebuilt.status).to.equal("rebuilt");
     expect([await rows(SUMMARY), await rows("select * from read.latest_results")]).to.deep.equal(before);
   });

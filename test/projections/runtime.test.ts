@@ -1,27 +1,21 @@
 import { expect } from "chai";
 import { appendToStream } from "../../db/eventStore.ts";
-import { createPool, withTransaction, type Db } from "../../db/pool.ts";
+import { withTransaction, type Db } from "../../db/pool.ts";
 import { clearError, findLive } from "../../projections/runtime/generations.ts";
 import { prepareProjections } from "../../projections/runtime/rebuild.ts";
 import { ProjectionRunner } from "../../projections/runtime/runner.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { createTestDatabase } from "../support/database.ts";
-import { recordingProjection } from "../support/projections.ts";
+import { useTestDatabase } from "../support/database.ts";
+import { prepareRecording, recordingProjection } from "../support/projections.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("projection runtime", () => {
-  let db: Db;
-  beforeEach(async () => {
-    db = createPool(await createTestDatabase(), { max: 20 });
-  });
-  afterEach(() => db.end());
+  const database = useTestDatabase({ max: 20, eachTest: true });
 
   it("applies every event exactly once while 8 writers commit out of position order", async function () {
     this.timeout(120_000);
-    const projection = recordingProjection("gapless");
-    await prepareProjections(db, [projection], silentLogger);
-    const runner = new ProjectionRunner(db, projection, silentLogger, { batchSize: 300, waitingRetryMs: 2 });
+    const { runner } = await prepareRecording(database.db, "gapless", { batchSize: 300, waitingRetryMs: 2 });
 
     const writers = 8;
     const eventsPerWriter = 2000;
@@ -37,7 +31,7 @@ describe("projection runtime", () => {
       Array.from({ length: writers }, (_, w) =>
         (async () => {
           for (let t = 0; t < eventsPerWriter / perTransaction; t++) {
-            await withTransaction(db, async (tx) => {
+            await withTransaction(database.db, async (tx) => {
               await appendToStream(tx, {
                 tenant: "t1",
                 streamId: `writer-${w}`,
@@ -56,22 +50,23 @@ describe("projection runtime", () => {
     await reader;
     await runner.settle(60_000);
     await runner.stop();
-    expect((await findLive(db, "gapless"))?.error ?? null, "no event may be applied twice").to.equal(null);
+    expect((await findLive(database.db, "gapless"))?.error ?? null, "no event may be applied twice").to.equal(null);
 
-    const overtaken = await db.query(
+    const overtaken = await database.db.query(
       `select count(*)::int as n from events e where exists (
          select 1 from events later where later.transaction_id < e.transaction_id and later.position > e.position)`,
     );
     expect(overtaken.rows[0].n, "the workload must commit positions out of order to mean anything").to.be.greaterThan(0);
-    expect(await seenCount(db, "gapless")).to.equal(writers * eventsPerWriter);
-    const missing = await db.query("select count(*)::int as n from events e where not exists (select 1 from read.gapless_seen s where s.position = e.position)");
+    expect(await seenCount(database.db, "gapless")).to.equal(writers * eventsPerWriter);
+    const missing = await database.db.query("select count(*)::int as n from events e where not exists (select 1 from read.gapless_seen s where s.position = e.position)");
     expect(missing.rows[0].n).to.equal(0);
-    const live = await findLive(db, "gapless");
+    const live = await findLive(database.db, "gapless");
     expect(live?.appliedCount).to.equal(writers * eventsPerWriter);
   });
 
   it("looks again less and less often while an open transaction holds events back, and applies them once it commits", async function () {
     this.timeout(30_000);
+    const db = database.db;
     const projection = recordingProjection("held");
     await prepareProjections(db, [projection], silentLogger);
     let transactions = 0;
@@ -106,33 +101,33 @@ describe("projection runtime", () => {
     let poisoned = true;
     const fragile = recordingProjection("fragile", ["Counted"], (event) => poisoned && (event.data as { n: number }).n === 3);
     const sturdy = recordingProjection("sturdy");
-    await prepareProjections(db, [fragile, sturdy], silentLogger);
-    await appendToStream(db, {
+    await prepareProjections(database.db, [fragile, sturdy], silentLogger);
+    await appendToStream(database.db, {
       tenant: "t1",
       streamId: "s",
       expectedVersion: 0,
       events: [1, 2, 3, 4, 5].map((n) => ({ type: "Counted", data: { n } })),
       metadata: { actor: "test" },
     });
-    const fragileRunner = new ProjectionRunner(db, fragile, silentLogger);
-    const sturdyRunner = new ProjectionRunner(db, sturdy, silentLogger);
+    const fragileRunner = new ProjectionRunner(database.db, fragile, silentLogger);
+    const sturdyRunner = new ProjectionRunner(database.db, sturdy, silentLogger);
     await Promise.all([fragileRunner.settle(), sturdyRunner.settle()]);
 
-    expect(await seenValues(db, "fragile")).to.deep.equal([1, 2]);
-    expect(await seenValues(db, "sturdy")).to.deep.equal([1, 2, 3, 4, 5]);
-    const stopped = await findLive(db, "fragile");
+    expect(await seenValues(database.db, "fragile")).to.deep.equal([1, 2]);
+    expect(await seenValues(database.db, "sturdy")).to.deep.equal([1, 2, 3, 4, 5]);
+    const stopped = await findLive(database.db, "fragile");
     expect(stopped?.error).to.match(/cannot apply event/);
-    const third = await db.query("select position from events where data->>'n' = '3'");
+    const third = await database.db.query("select position from events where data->>'n' = '3'");
     expect(stopped?.errorPosition).to.equal(Number(third.rows[0].position));
 
     await fragileRunner.settle();
-    expect(await seenValues(db, "fragile"), "a stopped projection stays stopped").to.deep.equal([1, 2]);
+    expect(await seenValues(database.db, "fragile"), "a stopped projection stays stopped").to.deep.equal([1, 2]);
 
     poisoned = false;
-    expect(await clearError(db, "fragile")).to.equal(true);
+    expect(await clearError(database.db, "fragile")).to.equal(true);
     await fragileRunner.settle();
-    expect(await seenValues(db, "fragile")).to.deep.equal([1, 2, 3, 4, 5]);
-    expect((await findLive(db, "fragile"))?.error).to.equal(null);
+    expect(await seenValues(database.db, "fragile")).to.deep.equal([1, 2, 3, 4, 5]);
+    expect((await findLive(database.db, "fragile"))?.error).to.equal(null);
   });
 });
 

@@ -4,12 +4,11 @@ import { allProjections } from "../../src/app/allProjections.ts";
 import { DataSources } from "../../queries/reports/dataSources.ts";
 import type { QueryOutcome, QuerySuccess } from "../../commands/reports/spec/queryOutcome.ts";
 import { runReportQuery } from "../../queries/reports/runReportQuery.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { ingestionTenant, labReport } from "../support/ingestion.ts";
-import { startTestService, until } from "../support/service.ts";
+import { until, useTestService } from "../support/service.ts";
 
 describe("report queries on the clinical data source", () => {
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections });
   let sources: DataSources;
   const run = (tenant: string, text: string, values: unknown[] = [], timeoutMs = 5000) =>
     runReportQuery(sources.get("clinical")!, { text, values }, { tenant, timeoutMs, timeZone: "Asia/Shanghai" });
@@ -19,19 +18,15 @@ describe("report queries on the clinical data source", () => {
   };
 
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    await prepareReportRunner(service.db, service.databaseUrl);
-    sources = new DataSources({ serviceDb: service.db, clinicalUrl: reportRunnerUrl(service.databaseUrl), others: {}, poolSize: 2 });
-    const north = await ingestionTenant(service, "north");
+    await prepareReportRunner(hub.service.db, hub.service.databaseUrl);
+    sources = new DataSources({ serviceDb: hub.service.db, clinicalUrl: reportRunnerUrl(hub.service.databaseUrl), others: {}, poolSize: 2 });
+    const north = await ingestionTenant(hub.service, "north");
     await north.push("lab", [labReport("N-1"), labReport("N-2")]);
-    const south = await ingestionTenant(service, "south");
+    const south = await ingestionTenant(hub.service, "south");
     await south.push("lab", [labReport("S-1")]);
-    await until(async () => (await service.db.query("select count(*)::int as n from read.lab_results")).rows[0].n === 9, 20_000);
+    await until(async () => (await hub.service.db.query("select count(*)::int as n from read.lab_results")).rows[0].n === 9, 20_000);
   });
-  after(async () => {
-    await sources.end();
-    await service.stop();
-  });
+  after(() => sources.end());
 
   it("returns columns, their types and rows shaped as the interface promises", async () => {
     const result = ok(
@@ -77,7 +72,7 @@ describe("report queries on the clinical data source", () => {
       const outcome = await run("north", sql);
       expect(outcome, sql).to.have.property("error");
     }
-    expect((await service.db.query("select count(*)::int as n from read.lab_reports")).rows[0].n).to.equal(3);
+    expect((await hub.service.db.query("select count(*)::int as n from read.lab_reports")).rows[0].n).to.equal(3);
   });
 
   it("stops a slow query at the statement timeout with a sentence for the author", async () => {

@@ -1,8 +1,7 @@
 import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { seedTenant } from "../support/seededTenant.ts";
-import { startTestService } from "../support/service.ts";
+import { useTestService } from "../support/service.ts";
 
 /**
  * Security headers of the pages a browser opens (issue #7, point 4): every HTML page — answers
@@ -34,17 +33,15 @@ function directives(csp: string): Map<string, string[]> {
 
 describe("security: headers of the pages", function () {
   this.timeout(30_000);
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections });
 
   before(async () => {
-    service = await startTestService({ projections: allProjections });
-    await seedTenant(service, "h1");
+    await seedTenant(hub.service, "h1");
   });
-  after(() => service?.stop());
 
   for (const path of HTML_PAGES) {
     it(`${path}: a CSP without inline script, plugins or <base>, framing stated, nosniff, a referrer policy`, async () => {
-      const response = await fetch(`${service.url}${path}`);
+      const response = await fetch(`${hub.service.url}${path}`);
       expect(response.headers.get("content-type")).to.equal("text/html; charset=utf-8");
       const csp = directives(response.headers.get("content-security-policy") ?? "");
       const scripts = csp.get("script-src") ?? csp.get("default-src");
@@ -61,7 +58,7 @@ describe("security: headers of the pages", function () {
 
   for (const path of TEXT_FILES) {
     it(`${path}: its own content type with a charset, nosniff`, async () => {
-      const response = await fetch(`${service.url}${path}`);
+      const response = await fetch(`${hub.service.url}${path}`);
       expect(response.headers.get("content-type")).to.match(/^text\/(markdown|plain); charset=utf-8$/);
       expect(response.headers.get("x-content-type-options")).to.equal("nosniff");
     });

@@ -3,9 +3,8 @@ import { reportRunnerUrl } from "../../db/reportRunner.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { DataSources } from "../../queries/reports/dataSources.ts";
 import { runReportQuery } from "../../queries/reports/runReportQuery.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
-import { startTestService, until } from "../support/service.ts";
+import { until, useTestService } from "../support/service.ts";
 
 /**
  * Report SQL (contract A.4, C.5) cannot write, cannot read outside the clinical relations, and is
@@ -66,18 +65,16 @@ const specWith = (queries: Record<string, string>) => ({
 
 describe("security: what report SQL can do", function () {
   this.timeout(60_000);
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections, env: { REPORT_QUERY_TIMEOUT_MS: String(TIMEOUT_MS), REPORT_POOL_SIZE: "1" } });
   let north: SeededTenant;
   let south: SeededTenant;
-  const count = async (sql: string) => (await service.db.query(sql)).rows[0].n as number;
+  const count = async (sql: string) => (await hub.service.db.query(sql)).rows[0].n as number;
 
   before(async () => {
     // One report connection, so what one query leaves behind meets the next query, of any tenant.
-    service = await startTestService({ projections: allProjections, env: { REPORT_QUERY_TIMEOUT_MS: String(TIMEOUT_MS), REPORT_POOL_SIZE: "1" } });
-    north = await seedTenant(service, "north", "NORTH");
-    south = await seedTenant(service, "south", "SOUTH");
+    north = await seedTenant(hub.service, "north", "NORTH");
+    south = await seedTenant(hub.service, "south", "SOUTH");
   });
-  after(() => service?.stop());
 
   /** Saves `queries` as the draft of `reportId` and runs them; the data answer's queries. */
   async function runDraft(tenant: SeededTenant, reportId: string, queries: Record<string, string>) {
@@ -94,10 +91,10 @@ describe("security: what report SQL can do", function () {
    */
   async function runPastTheSaveCheck(tenant: SeededTenant, tenantName: string, reportId: string, queries: Record<string, string>) {
     await runDraft(tenant, reportId, { ok: "select 1 as n" });
-    const saved = await service.db.query("select data from events where tenant = $1 and stream_id = $2 and type = 'ReportDraftSaved' order by position desc limit 1", [tenantName, `report:${reportId}`]);
+    const saved = await hub.service.db.query("select data from events where tenant = $1 and stream_id = $2 and type = 'ReportDraftSaved' order by position desc limit 1", [tenantName, `report:${reportId}`]);
     const draft = saved.rows[0].data;
     draft.spec = specWith(queries);
-    await service.eventStore.append({ tenant: tenantName, streamId: `report:${reportId}`, expectedVersion: "any", events: [{ type: "ReportDraftSaved", data: draft }], metadata: { actor: "a save check that failed" } });
+    await hub.service.eventStore.append({ tenant: tenantName, streamId: `report:${reportId}`, expectedVersion: "any", events: [{ type: "ReportDraftSaved", data: draft }], metadata: { actor: "a save check that failed" } });
     const names = Object.keys(queries).sort().join();
     await until(async () => Object.keys((await tenant.call("GET", `/api/reports/${reportId}/view?version=draft`)).body.spec?.queries ?? {}).sort().join() === names, 10_000);
     const data = await tenant.call("POST", `/api/reports/${reportId}/data`, { body: { version: "draft" } });
@@ -128,14 +125,14 @@ describe("security: what report SQL can do", function () {
   it("stops them at run time too when one gets past the save check: nothing written, nothing left for the next query", async () => {
     // A draft as a save-time check that failed would store it: appended to the event store directly.
     await runDraft(north, "bypass", { ok: "select 1 as n" });
-    const saved = await service.db.query("select data from events where tenant = 'north' and stream_id = 'report:bypass' and type = 'ReportDraftSaved' order by position desc limit 1");
+    const saved = await hub.service.db.query("select data from events where tenant = 'north' and stream_id = 'report:bypass' and type = 'ReportDraftSaved' order by position desc limit 1");
     const draft = saved.rows[0].data;
     draft.spec = specWith(Object.fromEntries(WRITING.map((sql, i) => [`q${i}`, sql])));
-    await service.eventStore.append({ tenant: "north", streamId: "report:bypass", expectedVersion: "any", events: [{ type: "ReportDraftSaved", data: draft }], metadata: { actor: "a save check that failed" } });
+    await hub.service.eventStore.append({ tenant: "north", streamId: "report:bypass", expectedVersion: "any", events: [{ type: "ReportDraftSaved", data: draft }], metadata: { actor: "a save check that failed" } });
     await until(async () => Object.keys((await north.call("GET", "/api/reports/bypass/view?version=draft")).body.spec?.queries ?? {}).length === WRITING.length, 10_000);
 
     // Counted once every projection has applied every event: rows still arriving are no write.
-    await until(async () => (await service.db.query("select 1 from projection_generations g where g.state = 'live' and exists (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position))")).rowCount === 0, 60_000);
+    await until(async () => (await hub.service.db.query("select 1 from projection_generations g where g.state = 'live' and exists (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position))")).rowCount === 0, 60_000);
     const before = { events: await count("select count(*)::int as n from events"), results: await count("select count(*)::int as n from read.lab_results"), patients: await count("select count(*)::int as n from read.patients") };
     const data = await north.call("POST", "/api/reports/bypass/data", { body: { version: "draft" } });
     expect(data.status).to.equal(200);
@@ -181,7 +178,7 @@ describe("security: what report SQL can do", function () {
     const refused = await runPastTheSaveCheck(south, "south", "outside", outside);
     for (const name of Object.keys(outside)) expect(refused[name], name).to.have.property("error").that.matches(/which is not a relation of the clinical data source/);
     // …and the database refuses it too, were the check ever passed: the report role has no rights there.
-    const sources = new DataSources({ serviceDb: service.db, clinicalUrl: reportRunnerUrl(service.databaseUrl), others: {}, poolSize: 1 });
+    const sources = new DataSources({ serviceDb: hub.service.db, clinicalUrl: reportRunnerUrl(hub.service.databaseUrl), others: {}, poolSize: 1 });
     try {
       for (const [name, sql] of Object.entries(outside)) {
         const outcome = await runReportQuery(sources.get("clinical")!, { text: sql, values: [] }, { tenant: "south", timeoutMs: 5000, timeZone: "UTC" });
@@ -244,7 +241,7 @@ describe("security: what report SQL can do", function () {
 
   it("cannot read another tenant's report SQL while it runs (pg_stat_activity)", async () => {
     // Both tenants' report connections are the same database role; two of them, side by side.
-    const sources = new DataSources({ serviceDb: service.db, clinicalUrl: reportRunnerUrl(service.databaseUrl), others: {}, poolSize: 2 });
+    const sources = new DataSources({ serviceDb: hub.service.db, clinicalUrl: reportRunnerUrl(hub.service.databaseUrl), others: {}, poolSize: 2 });
     try {
       const run = (tenant: string, text: string) => runReportQuery(sources.get("clinical")!, { text, values: [] }, { tenant, timeoutMs: 5000, timeZone: "UTC" });
       const northRunning = run("north", "select pg_sleep(1), 'north ward literal' as w");

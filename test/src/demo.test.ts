@@ -9,9 +9,8 @@ import { allProjections } from "../../src/app/allProjections.ts";
 import { daugirdasKtV, demoMonths, generateDemoData, idCardCheckChar, makeIdCard } from "../../src/demo/demoData.ts";
 import { demoReports } from "../../src/demo/demoReports.ts";
 import { loadDemo, readDemoCredentials, saveDemoCredentials, type DemoLoaded } from "../../src/demo/loadDemo.ts";
-import type { RunningService } from "../../src/app/service.ts";
 import { httpClient } from "../support/http.ts";
-import { startTestService, TEST_ADMIN_TOKEN } from "../support/service.ts";
+import { TEST_ADMIN_TOKEN, useTestService } from "../support/service.ts";
 
 describe("demo data (src/demo)", () => {
   describe("generator", () => {
@@ -82,18 +81,16 @@ describe("demo data (src/demo)", () => {
   });
 
   describe("loadDemo against the real service", () => {
-    let service: RunningService;
+    const hub = useTestService({ projections: allProjections });
     let loaded: DemoLoaded;
-    const call = (...args: Parameters<ReturnType<typeof httpClient>>) => httpClient(service.url!)(...args);
+    const call = (...args: Parameters<ReturnType<typeof httpClient>>) => httpClient(hub.service.url!)(...args);
 
     before(async function () {
       this.timeout(120_000);
-      service = await startTestService({ projections: allProjections });
-      const result = await loadDemo(service.url!, TEST_ADMIN_TOKEN);
+      const result = await loadDemo(hub.service.url!, TEST_ADMIN_TOKEN);
       expect(result).to.not.equal(null);
       loaded = result!;
     });
-    after(() => service?.stop());
 
     it("registers at least 200 patients through the API", async () => {
       const patients = await call("GET", "/api/patients", { token: loaded.authorToken, tenant: "demo" });
@@ -103,7 +100,7 @@ describe("demo data (src/demo)", () => {
     });
 
     it("pushed lab reports across at least 12 distinct months, some of them waiting in the unmatched queue", async () => {
-      const { rows } = await service.db.query(
+      const { rows } = await hub.service.db.query(
         "select count(distinct date_trunc('month', reported_at))::int as months, count(*)::int as reports, count(*) filter (where not matched)::int as unmatched from read.lab_reports where tenant = 'demo'",
       );
       expect(rows[0].months).to.be.at.least(12);
@@ -114,13 +111,13 @@ describe("demo data (src/demo)", () => {
       const reasons = new Set(unmatched.body.map((entry: { pendingReason: string }) => entry.pendingReason));
       expect(reasons).to.include("no dialysis patient with this idCard");
       // Every item of every report mapped to the dictionary (standard codes, aliases, English names).
-      const { rows: items } = await service.db.query("select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'");
+      const { rows: items } = await hub.service.db.query("select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'");
       expect(items[0].unmapped).to.equal(0);
       expect(items[0].gdl).to.be.greaterThan(0);
     });
 
     it("reconciles a demo day over the open API", async () => {
-      const { rows } = await service.db.query("select to_char(reported_at, 'YYYY-MM-DD') as day, count(*)::int as n from read.lab_reports where tenant = 'demo' group by 1 order by 2 desc limit 1");
+      const { rows } = await hub.service.db.query("select to_char(reported_at, 'YYYY-MM-DD') as day, count(*)::int as n from read.lab_reports where tenant = 'demo' group by 1 order by 2 desc limit 1");
       const answer = await call("GET", `/open/v1/reconcile/lab?date=${rows[0].day}`, { token: loaded.clientKey, tenant: "demo" });
       expect(answer.status).to.equal(200);
       expect(answer.body.data.labReportCount).to.equal(rows[0].n);
@@ -172,9 +169,9 @@ describe("demo data (src/demo)", () => {
     it("loads nothing a second time", async () => {
       // How long the load took is a figure, not a test (a busy machine is slower): printed here.
       console.log(`      demo load: ${loaded.patients} patients, ${loaded.labReports} lab reports in ${(loaded.elapsedMs / 1000).toFixed(1)} s`);
-      const before = (await service.db.query("select count(*)::int as n from events")).rows[0].n;
-      expect(await loadDemo(service.url!, TEST_ADMIN_TOKEN)).to.equal(null);
-      const after = (await service.db.query("select count(*)::int as n from events")).rows[0].n;
+      const before = (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n;
+      expect(await loadDemo(hub.service.url!, TEST_ADMIN_TOKEN)).to.equal(null);
+      const after = (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n;
       expect(after).to.equal(before);
     });
   });

@@ -1,22 +1,17 @@
 import { expect } from "chai";
-import type { RunningService } from "../../src/app/service.ts";
 import { createTestDatabase } from "../support/database.ts";
 import { recordingProjection } from "../support/projections.ts";
-import { startTestService, TEST_ADMIN_TOKEN, until } from "../support/service.ts";
+import { startTestService, TEST_ADMIN_TOKEN, until, useTestService } from "../support/service.ts";
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 
 describe("the running service", () => {
-  let service: RunningService;
   const projection = recordingProjection("served");
-  before(async () => {
-    service = await startTestService({ projections: [projection] });
-  });
-  after(() => service.stop());
+  const hub = useTestService({ projections: [projection] });
 
   it("answers /healthz and /readyz with every readiness check passed", async () => {
-    expect((await fetch(`${service.url}/healthz`)).status).to.equal(200);
-    const ready = await fetch(`${service.url}/readyz`);
+    expect((await fetch(`${hub.service.url}/healthz`)).status).to.equal(200);
+    const ready = await fetch(`${hub.service.url}/readyz`);
     expect(ready.status).to.equal(200);
     expect(await ready.json()).to.deep.equal({ status: "ready", checks: { database: true, migrations: true, workers: true, projections: true }, stoppedProjections: [] });
   });
@@ -35,7 +30,7 @@ describe("the running service", () => {
   });
 
   it("shows each projection's position, the store's head and the lag to an administrator", async () => {
-    const response = await fetch(`${service.url}/api/admin/projections`, { headers: admin });
+    const response = await fetch(`${hub.service.url}/api/admin/projections`, { headers: admin });
     expect(response.status).to.equal(200);
     const body = await response.json();
     expect(body.head).to.be.greaterThan(0);
@@ -48,15 +43,15 @@ describe("the running service", () => {
     // position, yet comes before the other writer's in the order of transaction ids.
     let later = 0;
     let earlier = 0;
-    await service.eventStore.transaction(async ({ append }, tx) => {
+    await hub.service.eventStore.transaction(async ({ append }, tx) => {
       await tx.query("select pg_current_xact_id()");
-      const other = await service.eventStore.append({ tenant: "t1", streamId: "s-other", expectedVersion: 0, events: [{ type: "Counted", data: { n: 8 } }], metadata: { actor: "test" } });
+      const other = await hub.service.eventStore.append({ tenant: "t1", streamId: "s-other", expectedVersion: 0, events: [{ type: "Counted", data: { n: 8 } }], metadata: { actor: "test" } });
       later = other.last.position;
       earlier = (await append({ tenant: "t1", streamId: "s-first", expectedVersion: 0, events: [{ type: "Counted", data: { n: 9 } }], metadata: { actor: "test" } })).last.position;
     });
     expect(earlier).to.be.greaterThan(later);
     const caughtUp = await until(async () => {
-      const body = await (await fetch(`${service.url}/api/admin/projections`, { headers: admin })).json();
+      const body = await (await fetch(`${hub.service.url}/api/admin/projections`, { headers: admin })).json();
       const served = body.projections.find((p: { name: string }) => p.name === "served");
       return served.lagEvents === 0 ? { head: body.head, position: served.position } : null;
     }, 5000, 20);
@@ -64,32 +59,32 @@ describe("the running service", () => {
   });
 
   it("refuses the projections report without the administrator token, saying how to send it", async () => {
-    const missing = await fetch(`${service.url}/api/admin/projections`);
+    const missing = await fetch(`${hub.service.url}/api/admin/projections`);
     expect(missing.status).to.equal(401);
     expect((await missing.json()).error).to.match(/Authorization: Bearer/);
-    const wrong = await fetch(`${service.url}/api/admin/projections`, { headers: { authorization: "Bearer not-the-token" } });
+    const wrong = await fetch(`${hub.service.url}/api/admin/projections`, { headers: { authorization: "Bearer not-the-token" } });
     expect(wrong.status).to.equal(401);
   });
 
   it("answers an unknown /api path with 404 and a JSON error", async () => {
-    const response = await fetch(`${service.url}/api/no-such-thing`);
+    const response = await fetch(`${hub.service.url}/api/no-such-thing`);
     expect(response.status).to.equal(404);
     expect(await response.json()).to.have.property("error").that.is.a("string");
   });
 
   it("answers malformed JSON with 400 and a body over 1 MB with 413, neither with internals", async () => {
-    const malformed = await fetch(`${service.url}/api/admin/projections`, { method: "POST", headers: admin, body: "{oops" });
+    const malformed = await fetch(`${hub.service.url}/api/admin/projections`, { method: "POST", headers: admin, body: "{oops" });
     expect(malformed.status).to.equal(400);
-    const huge = await fetch(`${service.url}/api/admin/projections`, { method: "POST", headers: admin, body: JSON.stringify({ x: "a".repeat(1024 * 1024) }) });
+    const huge = await fetch(`${hub.service.url}/api/admin/projections`, { method: "POST", headers: admin, body: JSON.stringify({ x: "a".repeat(1024 * 1024) }) });
     expect(huge.status).to.equal(413);
     const text = await huge.text();
     expect(text).not.to.match(/at .*\.ts|stack|select /i);
   });
 
   it("echoes a caller's X-Request-Id and makes one up otherwise", async () => {
-    const echoed = await fetch(`${service.url}/healthz`, { headers: { "x-request-id": "lab-42" } });
+    const echoed = await fetch(`${hub.service.url}/healthz`, { headers: { "x-request-id": "lab-42" } });
     expect(echoed.headers.get("x-request-id")).to.equal("lab-42");
-    const made = await fetch(`${service.url}/healthz`);
+    const made = await fetch(`${hub.service.url}/healthz`);
     expect(made.headers.get("x-request-id")).to.match(/^[0-9a-f-]{36}$/);
   });
 });

@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { migrate } from "../../db/migrate.ts";
+import { createPool, type Db, type PoolOptions } from "../../db/pool.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/app/embeddedPostgres.ts";
 
 /*
@@ -82,6 +83,19 @@ export async function createTestDatabase(migrated = true): Promise<string> {
   const url = withDatabase(server, name);
   if (migrated) await migrate(url);
   return url;
+}
+
+/**
+ * A suite's fixture: a new migrated database and a pool on it (`database.db`), made before its
+ * tests (before each test with `eachTest`) and the pool ended after them.
+ */
+export function useTestDatabase({ eachTest = false, ...pool }: PoolOptions & { eachTest?: boolean } = {}): { db: Db } {
+  const database = {} as { db: Db };
+  (eachTest ? beforeEach : before)(async () => {
+    database.db = createPool(await createTestDatabase(), pool);
+  });
+  (eachTest ? afterEach : after)(() => database.db?.end());
+  return database;
 }
 
 async function databasesNamed(admin: pg.Client, prefix: string): Promise<string[]> {

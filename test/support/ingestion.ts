@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "./http.ts";
-import { startTestService } from "./service.ts";
+import { startTestService, type TestServiceOptions, useService } from "./service.ts";
 
 export const ZHANG_SAN = { name: "张三", idCard: "11010519491231002X" };
 export const LI_SI = { name: "李四", idCard: "440524188001010014" };
@@ -73,8 +73,13 @@ export async function ingestionTenant(service: Pick<RunningService, "url">, tena
 
 export type IngestionTenant = Awaited<ReturnType<typeof ingestionTenant>>;
 
-/** The service with every projection, and tenant h1 as ingestionTenant makes it: a suite's `before`. */
-export async function startIngestionService(): Promise<{ service: RunningService; tenant: IngestionTenant }> {
-  const service = await startTestService({ projections: allProjections });
+/** The service with every projection (and `options`), and tenant h1 as ingestionTenant makes it. */
+export async function startIngestionService(options: TestServiceOptions = {}): Promise<{ service: RunningService; tenant: IngestionTenant }> {
+  const service = await startTestService({ projections: allProjections, ...options });
   return { service, tenant: await ingestionTenant(service, "h1") };
+}
+
+/** startIngestionService as a suite's fixture: started before its tests, stopped after them. */
+export function useIngestionService(options: TestServiceOptions = {}): { service: RunningService; tenant: IngestionTenant } {
+  return useService(() => startIngestionService(options));
 }

@@ -1,6 +1,9 @@
 import type { StoredEvent } from "../../db/eventStore.ts";
-import type { Tx } from "../../db/pool.ts";
+import type { Db, Tx } from "../../db/pool.ts";
 import type { Projection } from "../../projections/runtime/projection.ts";
+import { prepareProjections } from "../../projections/runtime/rebuild.ts";
+import { ProjectionRunner, type RunnerOptions } from "../../projections/runtime/runner.ts";
+import { silentLogger } from "../../src/logger.ts";
 
 /** Records every event it applies, one row each: a duplicate would violate the primary key. */
 export function recordingProjection(name: string, handles: string[] = ["Counted"], poison?: (event: StoredEvent) => boolean): Projection {
@@ -26,4 +29,11 @@ export function recordingProjection(name: string, handles: string[] = ["Counted"
       ]);
     },
   };
+}
+
+/** recordingProjection(`name`) with its tables prepared on `db`, and a runner for it that has not run yet. */
+export async function prepareRecording(db: Db, name: string, options?: RunnerOptions): Promise<{ projection: Projection; runner: ProjectionRunner }> {
+  const projection = recordingProjection(name);
+  await prepareProjections(db, [projection], silentLogger);
+  return { projection, runner: new ProjectionRunner(db, projection, silentLogger, options) };
 }

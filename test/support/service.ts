@@ -31,6 +31,24 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   return startService({ config, role: options.role ?? "all", log: options.log ?? silentLogger, projections: options.projections ?? [], env: options.env ?? {} });
 }
 
+/**
+ * A suite's fixture: `start` runs in the suite's `before` and fills the object returned here; the
+ * `after` stops its service. Tests and later hooks read it (`hub.service.url`) once `before` ran.
+ */
+export function useService<T extends { service: { stop(): Promise<void> } }>(start: () => Promise<T>): T {
+  const started = {} as T;
+  before(async () => {
+    Object.assign(started, await start());
+  });
+  after(() => started.service?.stop());
+  return started;
+}
+
+/** A suite's own service (startTestService with `options`), started before its tests and stopped after them. */
+export function useTestService(options: TestServiceOptions = {}): { service: RunningService } {
+  return useService(async () => ({ service: await startTestService(options) }));
+}
+
 export async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 20): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

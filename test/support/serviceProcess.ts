@@ -2,7 +2,6 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createPool, type Db } from "../../db/pool.ts";
 import type { Role } from "../../src/app/service.ts";
-import { createTestDatabase } from "./database.ts";
 import { TEST_ADMIN_TOKEN, until } from "./service.ts";
 import { SERVER_ENTRY } from "../../src/buildServer.ts";
 
@@ -111,20 +110,53 @@ function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /** Ends every process still running: for a suite's `after`, whatever state a failed test left. */
-export async function stopAll(processes: Array<ServiceProcess | null | undefined>): Promise<void> {
+async function stopAll(processes: Array<ServiceProcess | null | undefined>): Promise<void> {
   await Promise.all(processes.map((service) => service?.kill()));
 }
 
-/** A new database for service processes to run on, and a small pool of the test's own to check what they stored. */
-export async function databaseForProcesses(migrated: boolean): Promise<{ databaseUrl: string; db: Db }> {
-  const databaseUrl = await createTestDatabase(migrated);
-  return { databaseUrl, db: createPool(databaseUrl, { max: 2 }) };
-}
-
 /** A suite's `afterEach`: when a test failed, prints the last output of each of the processes, to read the failure against. */
-export function printOutputWhenTestFails(processes: () => Array<ServiceProcess | null | undefined>): void {
+function printOutputWhenTestFails(processes: () => Array<ServiceProcess | null | undefined>): void {
   afterEach(function () {
     if (this.currentTest?.state !== "failed") return;
     for (const p of processes()) if (p) console.log(`--- ${p.role} ${p.pid} ---\n${p.output()}`);
   });
+}
+
+export interface ServiceProcesses {
+  /** The database the processes run on, once the suite's `before` has made it. */
+  databaseUrl: string;
+  /** A small pool of the test's own on it, to check what the processes stored. */
+  db: Db;
+  /** Every process spawned, killed or not. */
+  processes: ServiceProcess[];
+  /** Starts a process on the suite's database (or on `databaseUrl` given, a proxy in front of it). */
+  spawn(options?: Partial<ServiceProcessOptions>): Promise<ServiceProcess>;
+}
+
+/**
+ * A suite's fixture for service processes: `database` (a new test database, a private server)
+ * made before its tests, with a pool on it; each process `spawn`ed is kept, its output printed when
+ * a test fails, and killed after the suite, before the pool ends.
+ */
+export function useServiceProcesses(database: () => Promise<string>): ServiceProcesses {
+  const fixture: ServiceProcesses = {
+    databaseUrl: "",
+    db: undefined as unknown as Db,
+    processes: [],
+    async spawn(options = {}) {
+      const started = await spawnService({ databaseUrl: fixture.databaseUrl, ...options });
+      fixture.processes.push(started);
+      return started;
+    },
+  };
+  before(async () => {
+    fixture.databaseUrl = await database();
+    fixture.db = createPool(fixture.databaseUrl, { max: 2 });
+  });
+  printOutputWhenTestFails(() => fixture.processes);
+  after(async () => {
+    await stopAll(fixture.processes);
+    await fixture.db?.end();
+  });
+  return fixture;
 }

@@ -4,9 +4,8 @@ import { importPatientsCsv } from "../../../commands/patients/importPatientsCsv.
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import { allProjections } from "../../../src/app/allProjections.ts";
 import { listPatients } from "../../../queries/patients/patients.ts";
-import type { RunningService } from "../../../src/app/service.ts";
 import { registeredPatients } from "../../../src/patients/registeredPatients.ts";
-import { startTestService } from "../../support/service.ts";
+import { useTestService } from "../../support/service.ts";
 
 const WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
 /** A valid identity number from its first 17 digits (GB 11643-1999 check digit). */
@@ -22,17 +21,12 @@ const ID_D = idCard("11010519800101004");
 const MISTYPED = "110105194912310021";
 
 describe("importPatientsCsv", () => {
-  let service: RunningService;
+  const hub = useTestService({ projections: allProjections });
   let tenantCount = 0;
   const freshTenant = () => `csv${process.pid}_${tenantCount++}`;
 
-  before(async () => {
-    service = await startTestService({ projections: allProjections });
-  });
-  after(() => service.stop());
-
-  const run = (tenant: string, csv: string) => importPatientsCsv(commandContext(service.eventStore, { actor: "test" }), registeredPatients(service.db), tenant, csv);
-  const patientsOf = (tenant: string) => readAsTenant(service.db, tenant, listPatients);
+  const run = (tenant: string, csv: string) => importPatientsCsv(commandContext(hub.service.eventStore, { actor: "test" }), registeredPatients(hub.service.db), tenant, csv);
+  const patientsOf = (tenant: string) => readAsTenant(hub.service.db, tenant, listPatients);
 
   it("imports every valid row: BOM, CRLF, optional columns, the ways of writing active", async () => {
     const tenant = freshTenant();

@@ -28,11 +28,7 @@ function exampleSpec(): Record<string, any> {
       byMonth: {
         title: "Patients in {month}",
         args: [{ name: "month", type: "date" }],
-        queries: {
-          patients: {
-            sql: "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join patients p using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', r.collected_at)::date = {{month}} order by r.collected_at",
-          },
-        },
+        queries: { patients: { sql: "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join patients p using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', r.collected_at)::date = {{month}} order by r.collected_at" } },
       },
     },
     export: { xlsx: true, docx: true },
