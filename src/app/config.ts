@@ -1,6 +1,7 @@
 import { refusedTargetProblem } from "../alerts/webhookTarget.ts";
 import { z } from "zod";
 import { isDatabaseUrl } from "../../db/primaryHosts.ts";
+import { MAX_FRAME_BYTES } from "../ingestion/hl7/mllpFrames.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -51,6 +52,12 @@ export const configSchema = z.object({
   /** PEM files of the MLLP listener's certificate and key: with both, MLLP over TLS. */
   HL7_MLLP_TLS_CERT: z.string().min(1).optional(),
   HL7_MLLP_TLS_KEY: z.string().min(1).optional(),
+  /** MLLP connections open at once; one more is closed as soon as it is accepted. */
+  HL7_MLLP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(200),
+  /** An MLLP frame must arrive whole within this of its start block, however its bytes trickle (REQUEST_TIMEOUT_MS still cuts a silent connection). */
+  HL7_MLLP_FRAME_DEADLINE_MS: z.coerce.number().int().min(100).default(30_000),
+  /** The bytes an MLLP frame may hold before its connection has shown a valid key (MSH-8); past it the frame's key is looked up, and the connection closed unless it is valid. */
+  HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES: z.coerce.number().int().min(1024).max(MAX_FRAME_BYTES).default(64 * 1024),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -126,6 +126,9 @@ export async function startService({ config, role, log, projections = allProject
       const mllp = new MllpListener(ingestion, metrics, log, {
         port: config.HL7_MLLP_PORT,
         requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+        maxConnections: config.HL7_MLLP_MAX_CONNECTIONS,
+        frameDeadlineMs: config.HL7_MLLP_FRAME_DEADLINE_MS,
+        unauthenticatedFrameBytes: config.HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES,
         tlsCertFile: config.HL7_MLLP_TLS_CERT,
         tlsKeyFile: config.HL7_MLLP_TLS_KEY,
       });

@@ -19,6 +19,9 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 export type ReportQueryOutcome = "ok" | "error";
 
+/** Why the MLLP listener closed a connection of its own accord (docs/operations.md, "MLLP limits"). */
+export type MllpCloseReason = "cap" | "idle" | "frame_deadline" | "unauthenticated_bytes" | "frame_size";
+
 function tallied(values: readonly string[]): Map<string, number> {
   const counted = new Map<string, number>();
   for (const value of values) counted.set(value, (counted.get(value) ?? 0) + 1);
@@ -74,6 +77,12 @@ export class ServiceMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
+  private readonly mllpClosed = new client.Counter({
+    name: "dialysis_hub_mllp_connections_closed_total",
+    help: "MLLP connections the service closed for a limit, by reason: cap (closed as accepted, HL7_MLLP_MAX_CONNECTIONS being open), idle, frame_deadline, unauthenticated_bytes, frame_size",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
   private readonly pools = new Map<string, pg.Pool>();
 
   /** `processMetrics`: also prom-client's process figures (they watch the event loop and GC for the life of the process: only when scraped). */
@@ -101,6 +110,22 @@ export class ServiceMetrics {
   /** Shows a pool's connections under `name` (the report data sources' pools, for one). */
   watchPool(name: string, pool: pg.Pool): void {
     this.pools.set(name, pool);
+  }
+
+  /** Shows the MLLP listener's open connections (`open` is read when scraped). */
+  watchMllpConnections(open: () => number): void {
+    new client.Gauge({
+      name: "dialysis_hub_mllp_connections",
+      help: "MLLP connections open now (at most HL7_MLLP_MAX_CONNECTIONS)",
+      registers: [this.registry],
+      collect() {
+        this.set(open());
+      },
+    });
+  }
+
+  mllpConnectionClosed(reason: MllpCloseReason): void {
+    this.mllpClosed.inc({ reason });
   }
 
   requestAnswered(method: string, route: string, status: number, seconds: number): void {

@@ -7,8 +7,9 @@ import { expect } from "chai";
 import { Client, Message } from "node-hl7-client";
 import { createPool } from "../../db/pool.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
-import { MAX_FRAME_BYTES } from "../../src/ingestion/hl7/mllpListener.ts";
+import { MAX_FRAME_BYTES } from "../../src/ingestion/hl7/mllpFrames.ts";
 import { oruR01, withSecurity } from "../support/hl7Messages.ts";
+import { connectRaw, END, mllpFrame, rawExchange, START } from "../support/mllpPeer.ts";
 import { ingestionTenant, useIngestionService } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 
@@ -18,24 +19,6 @@ import { startTestService, until } from "../support/service.ts";
  */
 
 const REQUEST_TIMEOUT_MS = 1500;
-const START = Buffer.from([0x0b]);
-const END = Buffer.from([0x1c, 0x0d]);
-
-/** What a raw connection receives until the service closes it (or `waitMs` passes), and whether it was closed. */
-async function rawExchange(port: number, send: Buffer[], waitMs: number): Promise<{ received: string; closedAfterMs: number | null }> {
-  const socket = net.connect(port, "127.0.0.1");
-  const started = Date.now();
-  let received = "";
-  socket.on("data", (data) => (received += data.toString("utf8")));
-  const closed = new Promise<number>((resolve) => socket.on("close", () => resolve(Date.now() - started)));
-  socket.on("error", () => {});
-  await new Promise((resolve) => socket.once("connect", resolve));
-  for (const piece of send) socket.write(piece);
-  const closedAfterMs = await Promise.race([closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs))]);
-  socket.destroy();
-  return { received, closedAfterMs };
-}
-
 describe("HL7 v2 over MLLP", function () {
   this.timeout(60_000);
   const hub = useIngestionService({ env: { HL7_MLLP_PORT: "0", REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } });
@@ -63,23 +46,7 @@ describe("HL7 v2 over MLLP", function () {
 
   it("takes messages sent without waiting for each ACK, on two connections at once: each ACKed in order, a report sent twice stored in the order sent", async () => {
     // Raw sockets: node-hl7-client, sending without waiting for each ACK, stalls its process (the loop never yields).
-    const connect = async () => {
-      const socket = net.connect(hub.service.mllpPort!, "127.0.0.1");
-      socket.on("error", () => {});
-      await new Promise((resolve) => socket.once("connect", resolve));
-      const acks: string[] = [];
-      let buffered = "";
-      socket.on("data", (data) => {
-        buffered += data.toString("utf8");
-        for (let end = buffered.indexOf("\x1c\r"); end >= 0; end = buffered.indexOf("\x1c\r")) {
-          const ack = new Message({ text: buffered.slice(1, end) });
-          acks.push(`${ack.get("MSA.1").toString()} ${ack.get("MSA.2").toString()}`);
-          buffered = buffered.slice(end + 2);
-        }
-      });
-      return { acks, socket };
-    };
-    const [first, second] = [await connect(), await connect()];
+    const [first, second] = [await connectRaw(hub.service.mllpPort!), await connectRaw(hub.service.mllpPort!)];
     const sent = (connection: number, i: number) => `BURST-${connection}-${i}`;
     // The first connection sends one report twice: preliminary (long: 490 more results, slow to
     // store), then, while it is being stored, corrected with another value, alone.
@@ -90,7 +57,7 @@ describe("HL7 v2 over MLLP", function () {
         if (connection === 1 && i === 1) return oruR01({ controlId: sent(1, 1), externalId: "BURST-TWICE", status: "C", hgb: "101" });
         return oruR01({ controlId: sent(connection, i), externalId: `BURST-R${connection}-${i}` });
       });
-    const frame = (er7: string) => Buffer.concat([START, Buffer.from(withSecurity(er7, hub.tenant.client.key), "utf8"), END]);
+    const frame = (er7: string) => mllpFrame(withSecurity(er7, hub.tenant.client.key));
     try {
       const [preliminary, corrected, ...rest] = messages(1);
       first.socket.write(frame(preliminary!));
@@ -122,7 +89,7 @@ describe("HL7 v2 over MLLP", function () {
 
   it("refuses a message without a valid key in MSH-8 with AR", async () => {
     const frames = [withSecurity(oruR01({ controlId: "NO-KEY" }), ""), withSecurity(oruR01({ controlId: "BAD-KEY" }), "not-a-key")];
-    const { received } = await rawExchange(hub.service.mllpPort!, frames.map((er7) => Buffer.concat([START, Buffer.from(er7), END])), 2000);
+    const { received } = await rawExchange(hub.service.mllpPort!, frames.map(mllpFrame), 2000);
     expect(received).to.match(/\rMSA\|AR\|NO-KEY\|Send your client key in MSH-8/);
     expect(received).to.match(/\rMSA\|AR\|BAD-KEY\|The key in MSH-8 is unknown or revoked/);
     const { rows } = await hub.service.db.query("select count(*)::int as n from events where stream_id = 'lab-report:L20260301-0001'");
@@ -148,6 +115,19 @@ describe("HL7 v2 over MLLP", function () {
     expect(received.startsWith("\x0bMSH|")).to.equal(true);
     expect(received.endsWith("\x1c\r")).to.equal(true);
     expect(received).to.include("\rMSA|AA|RAW-1|");
+  });
+
+  it("ends a frame whose end block comes split over two reads", async () => {
+    const peer = await connectRaw(hub.service.mllpPort!);
+    try {
+      peer.socket.write(Buffer.concat([START, Buffer.from(withSecurity(oruR01({ controlId: "SPLIT-1", externalId: "MLLP-SPLIT" }), hub.tenant.client.key)), END.subarray(0, 1)]));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      peer.socket.write(END.subarray(1));
+      await until(async () => peer.acks.length === 1, 5000);
+    } finally {
+      peer.socket.destroy();
+    }
+    expect(peer.acks).to.deep.equal(["AA SPLIT-1"]);
   });
 });
 

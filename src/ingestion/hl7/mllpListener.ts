@@ -6,36 +6,37 @@ import type { IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import type { ServiceMetrics } from "../../metrics/serviceMetrics.ts";
 import { refuseMessage } from "./acks.ts";
 import { er7Messages, mshField } from "./er7Messages.ts";
+import { MllpConnection, type MllpLimits, type MllpServing } from "./mllpConnection.ts";
 import { readMessage } from "./pushHl7Messages.ts";
-import { SenderGroups } from "./senderGroups.ts";
+import { SEND_AGAIN, SenderGroups, type SenderAnswer } from "./senderGroups.ts";
 
 /*
  * HL7 v2 over MLLP (contract D.5): each message framed 0x0B … 0x1C 0x0D, its ACK framed the same
  * way, on a connection a laboratory system keeps open. The client key travels in MSH-8 (Security)
  * of every message. A connection's messages are answered in the order they came, and stored in
- * that order with the messages of the same key on other connections (SenderGroups); a frame over
- * MAX_FRAME_BYTES is answered AR and the connection closed, and a connection that sends nothing
- * (or only part of a frame) for `requestTimeoutMs` is cut.
+ * that order with the messages of the same key on other connections (SenderGroups). At most
+ * `maxConnections` connections are open at once, one more closed as soon as it is accepted; each
+ * connection's own limits (idle timeout, frame deadline, frame sizes) are in mllpConnection.ts.
  */
 
-const START = 0x0b;
-const END = Buffer.from([0x1c, 0x0d]);
-export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+/** Connections refused over the cap are logged once a burst: a burst ends after this long without one. */
+const BURST_QUIET_MS = 10_000;
 
-export interface MllpOptions {
+export interface MllpOptions extends MllpLimits {
   port: number;
-  requestTimeoutMs: number;
+  /** Connections open at once; one more is closed as soon as it is accepted. */
+  maxConnections: number;
   /** PEM files: with both, the listener speaks TLS. */
   tlsCertFile?: string;
   tlsKeyFile?: string;
 }
 
-const frame = (text: string) => Buffer.concat([Buffer.from([START]), Buffer.from(text, "utf8"), END]);
-
 export class MllpListener {
   private server: net.Server | null = null;
-  private readonly connections = new Map<net.Socket, { idle: Promise<void>; closing: boolean }>();
+  private readonly connections = new Map<net.Socket, MllpConnection>();
   private readonly groups: SenderGroups;
+  private readonly serving: MllpServing;
+  private burst: NodeJS.Timeout | null = null;
 
   constructor(
     deps: IngestionDeps,
@@ -44,14 +45,22 @@ export class MllpListener {
     private readonly options: MllpOptions,
   ) {
     this.groups = new SenderGroups(deps, metrics, log);
+    this.serving = { answerFrame: (text) => this.answerFrame(text), isValidKey: (key) => this.groups.isValidKey(key), metrics, log, limits: options };
+    metrics.watchMllpConnections(() => this.connections.size);
   }
 
   /** Listens, and resolves with the port (the one asked for, or the one given for 0). */
   async start(): Promise<number> {
     const { tlsCertFile, tlsKeyFile } = this.options;
-    const onConnection = (socket: net.Socket) => this.serve(socket);
+    const onConnection = (socket: net.Socket) => {
+      this.connections.set(socket, new MllpConnection(socket, this.serving));
+      socket.on("close", () => this.connections.delete(socket));
+    };
     this.server = tlsCertFile && tlsKeyFile ? tls.createServer({ cert: readFileSync(tlsCertFile), key: readFileSync(tlsKeyFile) }, onConnection) : net.createServer(onConnection);
     const server = this.server;
+    // Node closes a connection over the cap as it accepts it, before any byte is read (or TLS spoken).
+    server.maxConnections = this.options.maxConnections;
+    server.on("drop", () => this.refusedOverCap());
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(this.options.port, () => resolve());
@@ -63,12 +72,9 @@ export class MllpListener {
   async stop(graceMs: number): Promise<void> {
     const server = this.server;
     if (!server) return;
+    if (this.burst) clearTimeout(this.burst);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const drained = [...this.connections].map(async ([socket, state]) => {
-      state.closing = true;
-      await state.idle;
-      socket.end();
-    });
+    const drained = [...this.connections.values()].map((connection) => connection.stop());
     const cut = setTimeout(() => {
       for (const socket of this.connections.keys()) socket.destroy();
     }, graceMs);
@@ -77,72 +83,35 @@ export class MllpListener {
     clearTimeout(cut);
   }
 
-  private serve(socket: net.Socket): void {
-    const state = { idle: Promise.resolve(), closing: false };
-    this.connections.set(socket, state);
-    socket.on("close", () => this.connections.delete(socket));
-    socket.on("error", () => {});
-    // Silent for this long, or a frame begun and left unfinished: the peer is gone or too slow.
-    socket.setTimeout(this.options.requestTimeoutMs, () => socket.destroy());
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let inFrame = false;
-    socket.on("data", (data: Buffer) => {
-      // Stopping: the messages already received are answered, nothing new is taken.
-      if (state.closing) return;
-      let at = 0;
-      while (at < data.length) {
-        if (!inFrame) {
-          const start = data.indexOf(START, at);
-          if (start < 0) return; // bytes between frames carry nothing
-          inFrame = true;
-          at = start + 1;
-          continue;
-        }
-        const end = data.indexOf(END, at);
-        const piece = data.subarray(at, end < 0 ? data.length : end);
-        pending.push(piece);
-        pendingBytes += piece.length;
-        if (pendingBytes > MAX_FRAME_BYTES) {
-          socket.end(frame(refuseMessage("", `The frame is over ${MAX_FRAME_BYTES / 1024 / 1024} MB; send one message a frame.`)));
-          socket.removeAllListeners("data");
-          return;
-        }
-        if (end < 0) return;
-        const text = Buffer.concat(pending).toString("utf8");
-        pending = [];
-        pendingBytes = 0;
-        inFrame = false;
-        at = end + END.length;
-        const answered = this.answerFrame(text);
-        state.idle = state.idle.then(async () => {
-          const acks = await answered;
-          if (socket.destroyed) return;
-          // A group's ACKs are settled together: one write to the socket for all of them.
-          socket.cork();
-          for (const ack of acks) socket.write(frame(ack));
-          process.nextTick(() => socket.uncork());
-        });
-      }
-    });
+  private refusedOverCap(): void {
+    this.metrics.mllpConnectionClosed("cap");
+    if (this.burst) {
+      this.burst.refresh();
+      return;
+    }
+    this.log.warn(
+      { maxConnections: this.options.maxConnections },
+      'MLLP: HL7_MLLP_MAX_CONNECTIONS connections are open; new ones are closed at once until some close (counted in dialysis_hub_mllp_connections_closed_total{reason="cap"})',
+    );
+    this.burst = setTimeout(() => (this.burst = null), BURST_QUIET_MS).unref();
   }
 
-  /** The ACKs of a frame's messages, in order; the messages are read now and stored with their key's next group. */
-  private answerFrame(text: string): Promise<string[]> {
+  /** The answers to a frame's messages, in order; the messages are read now and stored with their key's next group. */
+  private answerFrame(text: string): Promise<SenderAnswer[]> {
     const { messages } = er7Messages(text);
     if (messages.length === 0) {
       this.metrics.hl7Answered("mllp", { tenant: "", client: "" }, ["AR"]);
-      return Promise.resolve([refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment.")]);
+      return Promise.resolve([{ code: "AR", ack: refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment."), keyValid: null }]);
     }
     return Promise.all(
       messages.map(async (er7) => {
         try {
-          return (await this.groups.answer(mshField(er7, 8), er7, readMessage(er7))).ack;
+          return await this.groups.answer(mshField(er7, 8), er7, readMessage(er7));
         } catch (error) {
           // Answered all the same: a connection's later ACKs must not wait on this one forever.
           this.log.error({ err: error }, "an MLLP message could not be handled");
           this.metrics.hl7Answered("mllp", { tenant: "", client: "" }, ["AR"]);
-          return refuseMessage(er7, "The service could not handle this message now; send it again.");
+          return { code: "AR" as const, ack: refuseMessage(er7, SEND_AGAIN), keyValid: null };
         }
       }),
     );

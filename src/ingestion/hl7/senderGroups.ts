@@ -20,10 +20,18 @@ import { answerRead, type Answer, type ReadMessage } from "./pushHl7Messages.ts"
 
 const GROUPS_IN_FLIGHT = 4;
 
+/** The reasons of an AR for the key (the listener gives them too, to a large frame it refuses before it is whole), and for a fault of ours. */
+export const MISSING_KEY = "Send your client key in MSH-8 (Security) of every message.";
+export const UNKNOWN_KEY = "The key in MSH-8 is unknown or revoked; ask the administrator for a valid key.";
+export const SEND_AGAIN = "The service could not handle this message now; send it again.";
+
+/** A message's answer, and what it showed of its key: valid (true), missing, unknown or revoked (false), not known (null: the service failed first). */
+export type SenderAnswer = Answer & { keyValid: boolean | null };
+
 interface Waiting {
   er7: string;
   read: ReadMessage;
-  settle: (answer: Answer) => void;
+  settle: (answer: SenderAnswer) => void;
 }
 
 /** A key's messages not yet pushed, its pushes being stored, and the reports they hold. */
@@ -46,8 +54,8 @@ export class SenderGroups {
   ) {}
 
   /** The answer to one message sent with `key` (MSH-8), once its group is stored. */
-  answer(key: string, er7: string, read: ReadMessage): Promise<Answer> {
-    if (!key) return Promise.resolve(this.refused({ tenant: "", client: "" }, er7, "Send your client key in MSH-8 (Security) of every message."));
+  answer(key: string, er7: string, read: ReadMessage): Promise<SenderAnswer> {
+    if (!key) return Promise.resolve(this.refused({ tenant: "", client: "" }, er7, MISSING_KEY, false));
     return new Promise((settle) => {
       let sender = this.senders.get(key);
       if (!sender) this.senders.set(key, (sender = { waiting: [], inFlight: 0, reportsInFlight: new Set(), dispatching: false }));
@@ -107,26 +115,33 @@ export class SenderGroups {
     return group;
   }
 
-  private async pushGroup(key: string, group: Waiting[]): Promise<Answer[]> {
+  /** Whether `key` (MSH-8) is a client's valid key now: the listener asks before it takes a large frame from a connection that has shown none. */
+  async isValidKey(key: string): Promise<boolean> {
+    return key !== "" && (await clientByKey(this.deps.store.db, key)) !== null;
+  }
+
+  private async pushGroup(key: string, group: Waiting[]): Promise<SenderAnswer[]> {
     let sender = { tenant: "", client: "" };
+    let keyValid: boolean | null = null;
     try {
       // Read for each group: a key revoked meanwhile is refused from the next group on.
       const found = await clientByKey(this.deps.store.db, key);
-      if (!found) return group.map(({ er7 }) => this.refused(sender, er7, "The key in MSH-8 is unknown or revoked; ask the administrator for a valid key."));
+      keyValid = found !== null;
+      if (!found) return group.map(({ er7 }) => this.refused(sender, er7, UNKNOWN_KEY, false));
       sender = { tenant: found.tenant, client: found.clientId };
       const answers = await answerRead(this.deps, pushingClient(found), group.map(({ read }) => read), `mllp-${randomUUID()}`);
       this.metrics.reportsReceived({ kind: reportKinds.lab.name, ...sender, outcomes: answers.flatMap((answer) => (answer.outcome ? [answer.outcome] : [])) });
       this.metrics.hl7Answered("mllp", sender, answers.map((answer) => answer.code));
-      return answers;
+      return answers.map((answer) => ({ ...answer, keyValid: true }));
     } catch (error) {
       // Sent again, a message whose report was stored after all is answered UNCHANGED: nothing doubles.
       this.log.error({ err: error }, "a group of MLLP messages could not be handled");
-      return group.map(({ er7 }) => this.refused(sender, er7, "The service could not handle this message now; send it again."));
+      return group.map(({ er7 }) => this.refused(sender, er7, SEND_AGAIN, keyValid));
     }
   }
 
-  private refused(sender: { tenant: string; client: string }, er7: string, reason: string): Answer {
+  private refused(sender: { tenant: string; client: string }, er7: string, reason: string, keyValid: boolean | null): SenderAnswer {
     this.metrics.hl7Answered("mllp", sender, ["AR"]);
-    return { code: "AR", ack: refuseMessage(er7, reason) };
+    return { code: "AR", ack: refuseMessage(er7, reason), keyValid };
   }
 }

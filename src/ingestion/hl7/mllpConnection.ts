@@ -1,0 +1,164 @@
+import type net from "node:net";
+import type { Logger } from "pino";
+import type { MllpCloseReason, ServiceMetrics } from "../../metrics/serviceMetrics.ts";
+import { refuseMessage } from "./acks.ts";
+import { er7Messages, mshField } from "./er7Messages.ts";
+import { MAX_FRAME_BYTES, MllpFrames, type FrameEvent } from "./mllpFrames.ts";
+import { MISSING_KEY, SEND_AGAIN, UNKNOWN_KEY, type SenderAnswer } from "./senderGroups.ts";
+
+/*
+ * One MLLP connection (mllpListener.ts): its frames answered in order, and its limits
+ * (docs/operations.md, "MLLP limits"). A connection has no login of its own, the key being in
+ * MSH-8 of each message: it is authenticated while the last key it showed was valid, a message
+ * answered with its key found, or the MSH-8 of a large frame looked up. Until then a frame may hold
+ * `unauthenticatedFrameBytes`; one that grows past that has its own MSH-8 looked up, reading paused
+ * meanwhile: valid, it goes on to MAX_FRAME_BYTES; missing or unknown, AR and close.
+ */
+
+/** What of an unfinished frame is read for its MSH segment: the key to look up, or the message a refusal answers. */
+const HEAD_BYTES = 16 * 1024;
+/** How long a connection refused with AR has to read it and close before it is cut. */
+const REFUSED_GRACE_MS = 2000;
+
+export interface MllpLimits {
+  /** A connection silent this long, or silent mid-frame, is cut. */
+  requestTimeoutMs: number;
+  /** A frame must arrive whole within this of its start block. */
+  frameDeadlineMs: number;
+  /** The bytes a frame may hold while its connection has shown no valid key. */
+  unauthenticatedFrameBytes: number;
+}
+
+/** What a connection asks of its listener. */
+export interface MllpServing {
+  /** The answers to a frame's messages, in order. */
+  answerFrame(text: string): Promise<SenderAnswer[]>;
+  isValidKey(key: string): Promise<boolean>;
+  metrics: ServiceMetrics;
+  log: Logger;
+  limits: MllpLimits;
+}
+
+const framed = (text: string) => Buffer.concat([Buffer.from([0x0b]), Buffer.from(text, "utf8"), Buffer.from([0x1c, 0x0d])]);
+
+export class MllpConnection {
+  /** Settles once every frame received so far is answered (its ACK written, or the connection gone). */
+  idle: Promise<void> = Promise.resolve();
+  private stopping = false;
+  /** Closed or closing for a limit: nothing more is taken or counted. */
+  private ended = false;
+  private authenticated = false;
+  private readonly frames: MllpFrames;
+  private deadline: NodeJS.Timeout | undefined;
+  /** The events of the last bytes read; kept while reading is paused on a key lookup, and taken up after it. */
+  private events: Iterator<FrameEvent> | null = null;
+
+  constructor(
+    private readonly socket: net.Socket,
+    private readonly serving: MllpServing,
+  ) {
+    const { requestTimeoutMs, unauthenticatedFrameBytes } = serving.limits;
+    this.frames = new MllpFrames(unauthenticatedFrameBytes);
+    socket.on("close", () => clearTimeout(this.deadline));
+    socket.on("error", () => {});
+    // Silent for this long, or a frame begun and left unfinished: the peer is gone or too slow.
+    socket.setTimeout(requestTimeoutMs, () => this.cut("idle"));
+    socket.on("data", (data: Buffer) => {
+      // Stopping: the messages already received are answered, nothing new is taken.
+      if (this.stopping) return;
+      this.events = this.frames.read(data);
+      this.readEvents();
+    });
+  }
+
+  /** Takes nothing new, answers what was received, then ends the connection. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.idle;
+    this.socket.end();
+  }
+
+  private showedKey(valid: boolean): void {
+    this.authenticated = valid;
+    this.frames.limit = valid ? MAX_FRAME_BYTES : this.serving.limits.unauthenticatedFrameBytes;
+  }
+
+  private readEvents(): void {
+    for (let next = this.events!.next(); !next.done; next = this.events!.next()) {
+      const event = next.value;
+      if (event.type === "started") this.deadline = setTimeout(() => this.frameLate(), this.serving.limits.frameDeadlineMs);
+      else if (event.type === "frame") {
+        clearTimeout(this.deadline);
+        this.answer(event.text);
+      } else if (this.authenticated) {
+        return this.refuse("frame_size", `The frame is over ${MAX_FRAME_BYTES / 1024 / 1024} MB; send one message a frame.`);
+      } else {
+        this.socket.pause();
+        return void this.lookUpKey();
+      }
+    }
+    this.events = null;
+  }
+
+  private answer(text: string): void {
+    const answered = this.serving.answerFrame(text);
+    this.idle = this.idle.then(async () => {
+      const answers = await answered;
+      for (const { keyValid } of answers) if (keyValid !== null) this.showedKey(keyValid);
+      if (this.socket.destroyed) return;
+      // A group's ACKs are settled together: one write to the socket for all of them.
+      this.socket.cork();
+      for (const { ack } of answers) this.socket.write(framed(ack));
+      process.nextTick(() => this.socket.uncork());
+    });
+  }
+
+  /** A frame past the unauthenticated limit: its own MSH-8 decides whether it may go on. */
+  private async lookUpKey(): Promise<void> {
+    const key = mshField(er7Messages(this.frames.head(HEAD_BYTES)).messages[0] ?? "", 8);
+    let valid: boolean;
+    try {
+      valid = await this.serving.isValidKey(key);
+    } catch (error) {
+      this.serving.log.error({ err: error }, "an MLLP sender's key could not be looked up");
+      return this.refuse("unauthenticated_bytes", SEND_AGAIN);
+    }
+    if (this.ended || this.socket.destroyed) return;
+    if (!valid) return this.refuse("unauthenticated_bytes", key ? UNKNOWN_KEY : MISSING_KEY);
+    this.showedKey(true);
+    this.readEvents();
+    if (this.events === null) this.socket.resume();
+  }
+
+  private frameLate(): void {
+    if (!this.authenticated) return this.cut("frame_deadline");
+    this.refuse("frame_deadline", `The frame did not arrive whole within ${this.serving.limits.frameDeadlineMs / 1000} s of its start; send each message without pausing.`);
+  }
+
+  /** Closes the connection at once, without an answer. */
+  private cut(reason: MllpCloseReason): void {
+    if (!this.ended && !this.socket.destroyed) this.closedFor(reason);
+    this.socket.destroy();
+  }
+
+  /** Takes nothing more; after the ACKs of the frames before it, answers the unfinished frame AR (its MSH names the message) and closes. */
+  private refuse(reason: MllpCloseReason, why: string): void {
+    if (this.ended || this.socket.destroyed) return;
+    this.closedFor(reason);
+    const ack = framed(refuseMessage(this.frames.head(HEAD_BYTES), why));
+    this.frames.discard();
+    this.socket.removeAllListeners("data");
+    this.socket.resume();
+    this.idle = this.idle.then(() => {
+      this.socket.end(ack);
+      setTimeout(() => this.socket.destroy(), REFUSED_GRACE_MS).unref();
+    });
+  }
+
+  private closedFor(reason: MllpCloseReason): void {
+    this.ended = true;
+    clearTimeout(this.deadline);
+    this.serving.metrics.mllpConnectionClosed(reason);
+    this.serving.log.debug({ remote: this.socket.remoteAddress, reason }, "MLLP connection closed for a limit");
+  }
+}
