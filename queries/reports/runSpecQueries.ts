@@ -4,11 +4,14 @@ import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import type { DataSource, DataSources } from "./dataSources.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { runReportQuery } from "./runReportQuery.ts";
+import { tenantBusySentence, type TenantGate } from "./tenantGate.ts";
 
 export interface ReportRuntime {
   sources: DataSources;
   timeoutMs: number;
   timeZone: string;
+  /** How many report queries of one tenant may run at once (E.5). */
+  gate: TenantGate;
   /** Told how each query that reached its data source went (the service's metrics). */
   onQuery?: (datasource: string, outcome: "ok" | "error", seconds: number) => void;
 }
@@ -39,8 +42,8 @@ export async function preparedQuery(
 
 /**
  * Runs the named queries of one layer (the report's, or a drill target's) with the given values.
- * They run concurrently; the data source's pool bounds how many at once. Each succeeds or fails on
- * its own.
+ * They run concurrently, as many at once as the tenant's gate lets in (the rest wait their turn).
+ * Each succeeds or fails on its own.
  */
 export async function runSpecQueries(
   runtime: ReportRuntime,
@@ -56,10 +59,16 @@ export async function runSpecQueries(
       const prepared = await preparedQuery(runtime, datasource, query.sql ?? "", defs, values);
       if ("error" in prepared) return [name, prepared];
       const { source, compiled } = prepared;
-      const started = performance.now();
-      const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit });
-      runtime.onQuery?.(datasource, "error" in outcome ? "error" : "ok", (performance.now() - started) / 1000);
-      return [name, outcome];
+      const leave = await runtime.gate.enter(tenant);
+      if (!leave) return [name, { error: tenantBusySentence(runtime.gate) }];
+      try {
+        const started = performance.now();
+        const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit });
+        runtime.onQuery?.(datasource, "error" in outcome ? "error" : "ok", (performance.now() - started) / 1000);
+        return [name, outcome];
+      } finally {
+        leave();
+      }
     }),
   );
   return Object.fromEntries(entries);

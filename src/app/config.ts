@@ -31,7 +31,9 @@ export const configSchema = z.object({
   OPEN_API_RATE_PER_SECOND: z.coerce.number().positive().default(50),
   OPEN_API_BURST: z.coerce.number().int().min(1).default(100),
   REPORT_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  REPORT_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(4),
+  REPORT_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(8),
+  REPORT_QUERIES_PER_TENANT: z.coerce.number().int().min(1).max(50).default(4),
+  REPORT_QUEUE_WAIT_MS: z.coerce.number().int().min(100).default(10_000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),

@@ -10,6 +10,7 @@ import { migrate, missingMigrations } from "../../db/migrate.ts";
 import { createPool, type Db } from "../../db/pool.ts";
 import { prepareReportRunner, reportRunnerUrl } from "../../db/reportRunner.ts";
 import { DataSources, dataSourcesFromEnv } from "../../queries/reports/dataSources.ts";
+import { TenantGate } from "../../queries/reports/tenantGate.ts";
 import { allProjections } from "./allProjections.ts";
 import type { Projection } from "../../projections/runtime/projection.ts";
 import { ProjectionWorker } from "../../projections/runtime/worker.ts";
@@ -155,6 +156,7 @@ export async function startService({ config, role, log, projections = allProject
           sources,
           timeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
           timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          gate: new TenantGate(config.REPORT_QUERIES_PER_TENANT, config.REPORT_QUEUE_WAIT_MS),
           onQuery: (datasource, outcome, seconds) => metrics.reportQueryRan(datasource, outcome, seconds),
         },
         openApi: {

@@ -40,7 +40,12 @@ const exportOperation = (format: "xlsx" | "docx", contentType: string, what: str
   security: security.viewing,
   requestParams: { path: reportPath },
   requestBody: jsonBody(exportRequest, false),
-  responses: { 200: exportFile(contentType, what), ...apiFailures({ 400: `Bad params, drill or args, or the ${format} export is switched off in the spec`, 404: notFound, 409: neverPublished }) },
+  responses: { 200: exportFile(contentType, what), ...apiFailures({
+      400: `Bad params, drill or args, or the ${format} export is switched off in the spec`,
+      404: notFound,
+      409: neverPublished,
+      503: "The export cannot start: the tenant's report queries are all busy (REPORT_QUERIES_PER_TENANT) and it waited its whole turn; call again after Retry-After seconds",
+    }) },
 });
 
 /** Contract A.3 (viewing, no credential) and C.3 (authoring, an author token or the ADMIN_TOKEN). */

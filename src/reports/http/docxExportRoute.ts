@@ -3,6 +3,7 @@ import type { Context } from "koa";
 import { exportEnabled, type NodeDef } from "../../../commands/reports/spec/specSchema.ts";
 import { localDate, localIsoDateTime } from "../../../db/localDateTime.ts";
 import { drillLayer, layerResults, paramValues } from "../../../queries/reports/viewedLayer.ts";
+import { tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
 import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import type { DocxLayer } from "../export/docxExport.ts";
 import { DOCX_CONTENT_TYPE } from "../export/contentTypes.ts";
@@ -36,6 +37,12 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
     // Word, ECharts and the rasteriser are big: loaded on the first export, not at start-up.
     const { exportDocx, filterRows } = await import("../export/docxExport.ts");
     const results = await layerResults(deps.runtime, ctx.state.tenant, version, shown);
+    // An export that could not start (every query waited its whole turn behind the tenant's others, E.5).
+    const busy = tenantBusySentence(deps.runtime.gate);
+    const outcomes = Object.values(results);
+    if (outcomes.length > 0 && outcomes.every((outcome) => "error" in outcome && outcome.error === busy)) {
+      throw new HttpError(503, busy, { "Retry-After": String(Math.ceil(deps.runtime.gate.waitMs / 1000)) });
+    }
     const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note, title: shown.title, results };
     const specParams = version.spec.params ?? [];
     const drill = shown.drill?.drill;

@@ -5,6 +5,7 @@ import type { TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts"
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
 import { preparedQuery, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
+import { tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
 import { drillLayer, paramValues } from "../../../queries/reports/viewedLayer.ts";
 import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { localDate, localDateTime } from "../../../db/localDateTime.ts";
@@ -66,6 +67,10 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
       highlights: highlights.get(name),
     }));
 
+    // The sheets are read one after another, so a live export is one query of its tenant at a time
+    // for its whole length (E.5): it waits its turn like any query, and one that cannot start says so.
+    const leave = frozen ? () => {} : await deps.runtime.gate.enter(tenant);
+    if (!leave) throw new HttpError(503, tenantBusySentence(deps.runtime.gate), { "Retry-After": String(Math.ceil(deps.runtime.gate.waitMs / 1000)) });
     const out = new PassThrough();
     const stop = new AbortController();
     let complete = false;
@@ -78,11 +83,13 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     ctx.set("Content-Disposition", attachment(exportFileName(layer.title, version.version, localDate(now), "xlsx")));
     ctx.set("Cache-Control", "no-store");
     ctx.body = out;
-    writeXlsx(out, about, sheets, stop.signal).then(
-      () => (complete = true),
-      // Headers are gone already: a failure can only cut the response, which the client sees as an error.
-      (error) => out.destroy(error instanceof Error ? error : new Error(String(error))),
-    );
+    writeXlsx(out, about, sheets, stop.signal)
+      .then(
+        () => (complete = true),
+        // Headers are gone already: a failure can only cut the response, which the client sees as an error.
+        (error) => out.destroy(error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(leave);
   });
   return router;
 }
