@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
+import { tableReportSpec } from "../support/reports.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { useTestService } from "../support/service.ts";
 
@@ -13,13 +14,7 @@ import { useTestService } from "../support/service.ts";
 const BURN = "select count(*) as n from generate_series(1, 2000000000) g";
 const BUSY = "This hospital's report queries are all busy (1 run at once, and this one waited 0.5 s for its turn); try again shortly.";
 
-const specOf = (queries: Record<string, string>) => ({
-  version: 1,
-  title: "Gate",
-  params: [],
-  queries: Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql }])),
-  nodes: Object.keys(queries).map((name) => ({ id: name, type: "table", title: name, query: name })),
-});
+const specOf = (queries: Record<string, string>) => tableReportSpec("Gate", queries);
 
 describe("report queries: each tenant in its own line (E.5)", function () {
   this.timeout(60_000);

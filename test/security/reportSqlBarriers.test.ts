@@ -3,6 +3,7 @@ import { reportRunnerUrl } from "../../db/reportRunner.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { DataSources } from "../../queries/reports/dataSources.ts";
 import { runReportQuery } from "../../queries/reports/runReportQuery.ts";
+import { tableReportSpec } from "../support/reports.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { until, useTestService } from "../support/service.ts";
 
@@ -55,13 +56,7 @@ const WRITING = [
   "select x from (select nextval('events_position_seq') as x) s",
 ];
 
-const specWith = (queries: Record<string, string>) => ({
-  version: 1,
-  title: "Barriers",
-  params: [],
-  queries: Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql }])),
-  nodes: Object.keys(queries).map((name) => ({ id: name, type: "table", title: name, query: name })),
-});
+const specWith = (queries: Record<string, string>) => tableReportSpec("Barriers", queries);
 
 describe("security: what report SQL can do", function () {
   this.timeout(60_000);
