@@ -2,6 +2,7 @@ import PgCursor from "pg-cursor";
 import type pg from "pg";
 import type { DataSource } from "./dataSources.ts";
 import type { ReportQuery } from "./runReportQuery.ts";
+import { stopAndDrop } from "./cancelStatement.ts";
 import { authorMessage, END_REPORT_TRANSACTION } from "./runReportQuery.ts";
 
 /** The most rows one export writes per query (contract A.3); the page cap of the data call does not apply. */
@@ -35,6 +36,8 @@ export interface ExportRowsOptions {
   timeZone: string;
   limit?: number;
   batchRows?: number;
+  /** Aborts when the export's reader has gone. */
+  signal?: AbortSignal;
 }
 
 type RawRow = (string | null)[];
@@ -65,6 +68,13 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
   let inFlight: Promise<boolean> | null = null;
   let finished = false;
   let broken = false;
+  // The caller gone (E.5): the statement is stopped at once, even while its read is awaited.
+  let cancelled = false;
+  const cancel = () => {
+    cancelled = true;
+    stopAndDrop(client);
+  };
+  options.signal?.addEventListener("abort", cancel, { once: true });
   const read = (count: number): Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }> => {
     const open = cursor!;
     const promise = new Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }>((resolve, reject) => {
@@ -122,8 +132,9 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
     if (failure !== null) yield { kind: "error", error: failure };
     else yield { kind: "end", truncated };
   } finally {
+    options.signal?.removeEventListener("abort", cancel);
     if (!finished) broken = await abandon(client, cursor, inFlight);
-    client.release(broken);
+    client.release(broken || cancelled);
   }
 }
 
@@ -131,18 +142,12 @@ function closeCursor(cursor: PgCursor): Promise<void> {
   return new Promise((resolve, reject) => cursor.close((error) => (error ? reject(error) : resolve())));
 }
 
-const SETTLE_MS = 1000;
-
 /** Ends an unfinished read; true when the connection must be dropped rather than reused. */
 async function abandon(client: pg.PoolClient, cursor: PgCursor | null, inFlight: Promise<boolean> | null): Promise<boolean> {
-  // The batch read ahead usually arrives within milliseconds; a statement still working on it
-  // would hold the connection, so after a moment the connection is dropped instead (which ends it).
+  // A statement still working on the batch read ahead is stopped at once (the caller is gone, E.5).
   if (inFlight) {
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([inFlight, new Promise<"late">((resolve) => (timer = setTimeout(resolve, SETTLE_MS, "late")))]);
-    clearTimeout(timer);
-    if (outcome === "late") return true;
-    if (!outcome) cursor = null; // a failed cursor has already ended its statement
+    stopAndDrop(client);
+    return true;
   }
   try {
     if (cursor) await closeCursor(cursor);

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { CappedRead, type CappedRows } from "./cappedRead.ts";
+import { stopAndDrop } from "./cancelStatement.ts";
 import type { DataSource } from "./dataSources.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { columnTypeOf, PAGE_ROW_LIMIT, valueOf } from "./queryResult.ts";
@@ -16,6 +17,8 @@ export interface RunOptions {
   timeZone: string;
   /** Rows to return at most; one more is fetched to know whether the result was cut. */
   limit?: number;
+  /** Aborts when the caller has gone: the running statement is cancelled at once (E.5). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -45,17 +48,26 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
     return { error: `The data source ${source.name} cannot be reached right now; try again shortly.` };
   }
   let read: CappedRows;
+  let cancelled = false;
+  const cancel = () => {
+    cancelled = true;
+    stopAndDrop(client);
+  };
   try {
     await source.bind(client, options.tenant);
+    if (options.signal?.aborted) throw new CallerLeft();
+    options.signal?.addEventListener("abort", cancel, { once: true });
     // On success the transaction has already ended with the read (cappedRead.ts); on failure it has not.
     read = await client.query(new CappedRead(source.begin(options.timeoutMs, options.timeZone), query, limit + 1, END_REPORT_TRANSACTION_STATEMENTS)).done;
   } catch (error) {
     let broken = false;
     await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
-    client.release(broken);
-    return { error: authorMessage(error, options.timeoutMs) };
+    client.release(broken || cancelled);
+    return { error: error instanceof CallerLeft || options.signal?.aborted ? CALLER_LEFT : authorMessage(error, options.timeoutMs) };
+  } finally {
+    options.signal?.removeEventListener("abort", cancel);
   }
-  client.release();
+  client.release(cancelled);
   const oids = read.fields.map((field) => field.dataTypeID);
   return {
     columns: read.fields.map((field) => field.name),
@@ -65,6 +77,10 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
     elapsedMs: Math.round((performance.now() - started) * 10) / 10,
   };
 }
+
+class CallerLeft extends Error {}
+/** The outcome of a query whose caller went away (nobody reads it; counted in the metrics as an error). */
+const CALLER_LEFT = "The caller went away before the query ended; it was cancelled.";
 
 const QUERY_CANCELED = "57014";
 const INSUFFICIENT_PRIVILEGE = "42501";

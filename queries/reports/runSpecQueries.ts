@@ -52,18 +52,18 @@ export async function runSpecQueries(
   queries: Record<string, { sql?: string }>,
   defs: readonly TemplateDef[],
   values: Record<string, unknown>,
-  limit?: number,
+  limits: { limit?: number; signal?: AbortSignal } = {},
 ): Promise<Record<string, QueryOutcome>> {
   const entries = await Promise.all(
     Object.entries(queries).map(async ([name, query]): Promise<[string, QueryOutcome]> => {
       const prepared = await preparedQuery(runtime, datasource, query.sql ?? "", defs, values);
       if ("error" in prepared) return [name, prepared];
       const { source, compiled } = prepared;
-      const leave = await runtime.gate.enter(tenant);
+      const leave = await runtime.gate.enter(tenant, limits.signal);
       if (!leave) return [name, { error: tenantBusySentence(runtime.gate) }];
       try {
         const started = performance.now();
-        const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit });
+        const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit: limits.limit, signal: limits.signal });
         runtime.onQuery?.(datasource, "error" in outcome ? "error" : "ok", (performance.now() - started) / 1000);
         return [name, outcome];
       } finally {

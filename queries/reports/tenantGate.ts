@@ -17,22 +17,29 @@ export class TenantGate {
 
   /**
    * Resolves, once the tenant may run one more query, with the function that lets the next one in
-   * (call it exactly when the query is over); or with null when the wait ran out.
+   * (call it exactly when the query is over); or with null when the wait ran out or `signal` aborted.
    */
-  enter(tenant: string): Promise<(() => void) | null> {
+  enter(tenant: string, signal?: AbortSignal): Promise<(() => void) | null> {
+    if (signal?.aborted) return Promise.resolve(null);
     if ((this.running.get(tenant) ?? 0) < this.perTenant) return Promise.resolve(this.admit(tenant));
     return new Promise((resolve) => {
       const line = this.lines.get(tenant) ?? [];
       this.lines.set(tenant, line);
-      const admitted = () => {
+      // Out of the line without a turn: the wait ran out, or the caller left.
+      const giveUp = () => {
         clearTimeout(timer);
-        resolve(this.admit(tenant));
-      };
-      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", giveUp);
         line.splice(line.indexOf(admitted), 1);
         if (line.length === 0) this.lines.delete(tenant);
         resolve(null);
-      }, this.waitMs);
+      };
+      const admitted = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", giveUp);
+        resolve(this.admit(tenant));
+      };
+      const timer = setTimeout(giveUp, this.waitMs);
+      signal?.addEventListener("abort", giveUp, { once: true });
       line.push(admitted);
     });
   }

@@ -34,6 +34,12 @@ export function drillLayer(version: ViewableVersion, drillKey: unknown, sentArgs
 }
 
 /** The layer's results: the frozen ones, or its queries run now on the version's data source. */
-export async function layerResults(runtime: ReportRuntime, tenant: string, version: ViewableVersion, layer: ShownLayer): Promise<Record<string, QueryOutcome>> {
-  return layer.frozen ?? (await runSpecQueries(runtime, version.datasource, tenant, layer.queries, layer.defs, layer.values));
+export async function layerResults(
+  runtime: ReportRuntime,
+  tenant: string,
+  version: ViewableVersion,
+  layer: ShownLayer,
+  signal?: AbortSignal,
+): Promise<Record<string, QueryOutcome>> {
+  return layer.frozen ?? (await runSpecQueries(runtime, version.datasource, tenant, layer.queries, layer.defs, layer.values, { signal }));
 }

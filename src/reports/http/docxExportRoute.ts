@@ -8,6 +8,7 @@ import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import type { DocxLayer } from "../export/docxExport.ts";
 import { DOCX_CONTENT_TYPE } from "../export/contentTypes.ts";
 import { attachment, exportFileName } from "../../http/attachment.ts";
+import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
 import { reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
@@ -36,7 +37,10 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
     const now = new Date();
     // Word, ECharts and the rasteriser are big: loaded on the first export, not at start-up.
     const { exportDocx, filterRows } = await import("../export/docxExport.ts");
-    const results = await layerResults(deps.runtime, ctx.state.tenant, version, shown);
+    const gone = callerGone(ctx);
+    const results = await layerResults(deps.runtime, ctx.state.tenant, version, shown, gone);
+    // Nobody is left to read the document: render nothing.
+    if (gone.aborted) return;
     // An export that could not start (every query waited its whole turn behind the tenant's others, E.5).
     const busy = tenantBusySentence(deps.runtime.gate);
     const outcomes = Object.values(results);

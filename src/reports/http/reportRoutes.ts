@@ -17,6 +17,7 @@ import { draftOf, reportHead, shownLayer, versionToView } from "../../../queries
 import { specChanges, type SpecDiff } from "../../../queries/reports/specChanges.ts";
 import { authorIfAny, requireAuthor } from "../../http/authorAuth.ts";
 import { commandContextOf } from "../../http/requestState.ts";
+import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
@@ -110,7 +111,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     const layer = shownLayer(version, paramValues(version, body.params), null);
-    ctx.body = { queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer) } satisfies z.infer<typeof dataAnswer>;
+    ctx.body = { queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx)) } satisfies z.infer<typeof dataAnswer>;
   });
 
   router.post("/:id/drill", async (ctx) => {
@@ -119,7 +120,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     const params = paramValues(version, body.params);
     const layer = shownLayer(version, params, drillLayer(version, body.drill, body.args, params));
-    ctx.body = { title: layer.title, queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer) } satisfies z.infer<typeof drillAnswer>;
+    ctx.body = { title: layer.title, queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx)) } satisfies z.infer<typeof drillAnswer>;
   });
 
   router.get("/:id/versions", async (ctx) => {

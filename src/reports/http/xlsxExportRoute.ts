@@ -60,9 +60,12 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const formats = columnFormats(nodes, excelNumberFormat);
     const highlights = columnHighlights(nodes);
     const frozen = layer.frozen;
+    const stop = new AbortController();
     const sheets: XlsxSheet[] = inReadingOrder(layer.queries, nodes).map(([name, query]) => ({
       query: name,
-      events: frozen ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT) : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", layer.defs, layer.values, timeoutMs, liveSheetEvents),
+      events: frozen
+        ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT)
+        : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", layer.defs, layer.values, { timeoutMs, signal: stop.signal }, liveSheetEvents),
       numberFormats: formats.get(name),
       highlights: highlights.get(name),
     }));
@@ -72,7 +75,6 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const leave = frozen ? () => {} : await deps.runtime.gate.enter(tenant);
     if (!leave) throw new HttpError(503, tenantBusySentence(deps.runtime.gate), { "Retry-After": String(Math.ceil(deps.runtime.gate.waitMs / 1000)) });
     const out = new PassThrough();
-    const stop = new AbortController();
     let complete = false;
     // Koa destroys the body when the response ends early (the client went away): stop reading.
     out.once("close", () => {
@@ -101,7 +103,7 @@ async function* liveEvents(
   sql: string,
   defs: readonly TemplateDef[],
   values: Record<string, unknown>,
-  timeoutMs: number,
+  reading: { timeoutMs: number; signal: AbortSignal },
   liveSheetEvents: typeof import("../export/xlsxExport.ts").liveSheetEvents,
 ): AsyncGenerator<SheetEvent, void, undefined> {
   const prepared = await preparedQuery(runtime, datasource, sql, defs, values);
@@ -109,7 +111,7 @@ async function* liveEvents(
     yield { kind: "error", error: prepared.error };
     return;
   }
-  yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { tenant, timeoutMs, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
+  yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { tenant, ...reading, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
 }
 
 type TableNode = Extract<NodeDef, { type: "table" }>;

@@ -1,0 +1,39 @@
+import pg from "pg";
+
+type CancellableClient = pg.PoolClient & { host: string; port: number; processID: number; secretKey: number };
+interface CancelConnection {
+  connect(port: number | string, host?: string): void;
+  cancel(processID: number, secretKey: number): void;
+  on(event: "connect" | "error", listener: () => void): void;
+}
+
+/**
+ * Stops what a report connection runs, for a caller that has gone (E.5): asks PostgreSQL to cancel
+ * the statement and cuts the connection. Either suffices alone only most of the time: a cancel that
+ * lands while the server reads the next message of a pipeline (between BEGIN and the statement) is
+ * dropped, and a cut connection is noticed only at client_connection_check_interval (1 s, set in
+ * every report transaction) or when the statement next writes. Cut, not ended politely: a
+ * Terminate message waits behind the running statement. The caller releases it as broken.
+ */
+export function stopAndDrop(client: pg.PoolClient): void {
+  cancelStatement(client);
+  (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+}
+
+/**
+ * Asks PostgreSQL to cancel the statement a report connection is running, with the protocol's
+ * CancelRequest on a connection of its own (as libpq's PQcancel does): no pool connection is
+ * needed, so a full pool cannot delay it, and the server acts on it before any authentication.
+ * The statement then fails with 57014 and the connection stays usable. Best effort: a request
+ * that cannot be delivered leaves the statement timeout and client_connection_check_interval to
+ * end the statement.
+ */
+export function cancelStatement(client: pg.PoolClient): void {
+  const target = client as CancellableClient;
+  const connection = new (pg as unknown as { Connection: new () => CancelConnection }).Connection();
+  connection.on("error", () => {});
+  // The server closes the connection once it has read the request.
+  connection.on("connect", () => connection.cancel(target.processID, target.secretKey));
+  if (target.host?.startsWith("/")) connection.connect(`${target.host}/.s.PGSQL.${target.port}`);
+  else connection.connect(target.port, target.host);
+}
