@@ -37,3 +37,22 @@ export function cancelStatement(client: pg.PoolClient): void {
   if (target.host?.startsWith("/")) connection.connect(`${target.host}/.s.PGSQL.${target.port}`);
   else connection.connect(target.port, target.host);
 }
+
+/**
+ * Calls `over` once when more than `maxBytes` have come in on the connection since this was
+ * called; `stop()` ends the count. Counted on the socket, before pg parses a message: a row of one
+ * 100 MB field is stopped after the first `maxBytes` of it, not held whole (E.5, the byte cap).
+ */
+export function meterBytes(client: pg.PoolClient, maxBytes: number, over: () => void): { stop(): void } {
+  const stream = (client as unknown as { connection: { stream: NodeJS.EventEmitter } }).connection.stream;
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > maxBytes) {
+      stream.off("data", count);
+      over();
+    }
+  };
+  stream.on("data", count);
+  return { stop: () => stream.off("data", count) };
+}

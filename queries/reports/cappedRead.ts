@@ -126,4 +126,9 @@ export class CappedRead {
   handleReadyForQuery(): void {
     if (!this.failed) this.resolve({ fields: this.fields, rows: this.rows });
   }
+
+  /** What has arrived so far: for a read stopped midway (the byte cap), its whole rows. */
+  partial(): CappedRows {
+    return { fields: this.fields, rows: this.rows };
+  }
 }

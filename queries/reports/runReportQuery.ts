@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { CappedRead, type CappedRows } from "./cappedRead.ts";
-import { stopAndDrop } from "./cancelStatement.ts";
+import { meterBytes, stopAndDrop } from "./cancelStatement.ts";
 import type { DataSource } from "./dataSources.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { columnTypeOf, PAGE_ROW_LIMIT, valueOf } from "./queryResult.ts";
@@ -19,6 +19,8 @@ export interface RunOptions {
   limit?: number;
   /** Aborts when the caller has gone: the running statement is cancelled at once (E.5). */
   signal?: AbortSignal;
+  /** The most bytes of result to read (REPORT_RESULT_MAX_BYTES); past it the rows so far, truncated. */
+  maxBytes?: number;
 }
 
 /**
@@ -49,31 +51,42 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
   }
   let read: CappedRows;
   let cancelled = false;
+  let overBytes = false;
   const cancel = () => {
     cancelled = true;
     stopAndDrop(client);
   };
+  const capped = new CappedRead(source.begin(options.timeoutMs, options.timeZone), query, limit + 1, END_REPORT_TRANSACTION_STATEMENTS);
+  let meter: { stop(): void } | null = null;
   try {
     await source.bind(client, options.tenant);
     if (options.signal?.aborted) throw new CallerLeft();
     options.signal?.addEventListener("abort", cancel, { once: true });
+    if (options.maxBytes !== undefined) {
+      meter = meterBytes(client, options.maxBytes, () => {
+        overBytes = true;
+        cancel();
+      });
+    }
     // On success the transaction has already ended with the read (cappedRead.ts); on failure it has not.
-    read = await client.query(new CappedRead(source.begin(options.timeoutMs, options.timeZone), query, limit + 1, END_REPORT_TRANSACTION_STATEMENTS)).done;
+    read = await client.query(capped).done;
   } catch (error) {
     let broken = false;
-    await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
+    if (!cancelled) await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
     client.release(broken || cancelled);
-    return { error: error instanceof CallerLeft || options.signal?.aborted ? CALLER_LEFT : authorMessage(error, options.timeoutMs) };
+    if (!overBytes) return { error: error instanceof CallerLeft || options.signal?.aborted ? CALLER_LEFT : authorMessage(error, options.timeoutMs) };
+    read = capped.partial();
   } finally {
     options.signal?.removeEventListener("abort", cancel);
+    meter?.stop();
   }
-  client.release(cancelled);
+  if (!overBytes) client.release(cancelled);
   const oids = read.fields.map((field) => field.dataTypeID);
   return {
     columns: read.fields.map((field) => field.name),
     columnTypes: oids.map(columnTypeOf),
     rows: read.rows.slice(0, limit).map((row) => row.map((value, i) => valueOf(oids[i]!, value))),
-    truncated: read.rows.length > limit,
+    truncated: overBytes || read.rows.length > limit,
     elapsedMs: Math.round((performance.now() - started) * 10) / 10,
   };
 }

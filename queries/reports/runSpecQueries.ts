@@ -12,6 +12,8 @@ export interface ReportRuntime {
   timeZone: string;
   /** How many report queries of one tenant may run at once (E.5). */
   gate: TenantGate;
+  /** The most bytes one query's result may bring back (REPORT_RESULT_MAX_BYTES); past it, truncated. */
+  maxResultBytes?: number;
   /** Told how each query that reached its data source went (the service's metrics). */
   onQuery?: (datasource: string, outcome: "ok" | "error", seconds: number) => void;
 }
@@ -63,7 +65,7 @@ export async function runSpecQueries(
       if (!leave) return [name, { error: tenantBusySentence(runtime.gate) }];
       try {
         const started = performance.now();
-        const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit: limits.limit, signal: limits.signal });
+        const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit: limits.limit, signal: limits.signal, maxBytes: runtime.maxResultBytes });
         runtime.onQuery?.(datasource, "error" in outcome ? "error" : "ok", (performance.now() - started) / 1000);
         return [name, outcome];
       } finally {

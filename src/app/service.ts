@@ -157,6 +157,7 @@ export async function startService({ config, role, log, projections = allProject
           timeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
           timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
           gate: new TenantGate(config.REPORT_QUERIES_PER_TENANT, config.REPORT_QUEUE_WAIT_MS),
+          maxResultBytes: config.REPORT_RESULT_MAX_BYTES,
           onQuery: (datasource, outcome, seconds) => metrics.reportQueryRan(datasource, outcome, seconds),
         },
         openApi: {
