@@ -14,6 +14,8 @@ export interface ReportRuntime {
   gate: TenantGate;
   /** The most bytes one query's result may bring back (REPORT_RESULT_MAX_BYTES); past it, truncated. */
   maxResultBytes?: number;
+  /** How long a whole export may take, however slowly its reader reads (REPORT_EXPORT_MAX_MS). */
+  exportMaxMs: number;
   /** Told how each query that reached its data source went (the service's metrics). */
   onQuery?: (datasource: string, outcome: "ok" | "error", seconds: number) => void;
 }

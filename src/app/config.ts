@@ -34,6 +34,7 @@ export const configSchema = z.object({
   REPORT_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(8),
   REPORT_QUERIES_PER_TENANT: z.coerce.number().int().min(1).max(50).default(4),
   REPORT_QUEUE_WAIT_MS: z.coerce.number().int().min(100).default(10_000),
+  REPORT_EXPORT_MAX_MS: z.coerce.number().int().min(1000).default(600_000),
   REPORT_RESULT_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */

@@ -158,6 +158,7 @@ export async function startService({ config, role, log, projections = allProject
           timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
           gate: new TenantGate(config.REPORT_QUERIES_PER_TENANT, config.REPORT_QUEUE_WAIT_MS),
           maxResultBytes: config.REPORT_RESULT_MAX_BYTES,
+          exportMaxMs: config.REPORT_EXPORT_MAX_MS,
           onQuery: (datasource, outcome, seconds) => metrics.reportQueryRan(datasource, outcome, seconds),
         },
         openApi: {

@@ -14,7 +14,7 @@ const BURN = "select count(*) as n from generate_series(1, 2000000000) g";
 
 describe("report queries whose caller went away", function () {
   this.timeout(60_000);
-  const hub = useTestService({ projections: allProjections, env: { REPORT_QUERY_TIMEOUT_MS: "20000" } });
+  const hub = useTestService({ projections: allProjections, env: { REPORT_QUERY_TIMEOUT_MS: "20000", REPORT_EXPORT_MAX_MS: "3000" } });
   let north: SeededTenant;
 
   before(async () => {
@@ -55,5 +55,22 @@ describe("report queries whose caller went away", function () {
 
   it("cancels a docx export's queries when its caller closes the connection", async () => {
     expect(await leaveWhileRunning("/api/reports/burning/export/docx")).to.be.below(2000);
+  });
+
+  it("cuts an xlsx export at REPORT_EXPORT_MAX_MS (3 s), its reader still there, and stops its query", async () => {
+    const started = Date.now();
+    const answer = await fetch(`${hub.service.url}/api/reports/burning/export/xlsx`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-tenant": "north" },
+      body: JSON.stringify({ version: "draft" }),
+    });
+    expect(answer.status).to.equal(200);
+    const body = await answer.arrayBuffer().then(
+      () => "complete",
+      () => "cut",
+    );
+    expect(body).to.equal("cut");
+    expect(Date.now() - started, "cut at the deadline, long before the statement timeout").to.be.within(2500, 10_000);
+    await until(async () => (await running()) === 0, 2000);
   });
 });

@@ -85,13 +85,20 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     ctx.set("Content-Disposition", attachment(exportFileName(layer.title, version.version, localDate(now), "xlsx")));
     ctx.set("Cache-Control", "no-store");
     ctx.body = out;
+    // A reader that stops reading (or reads a few bytes a minute) would keep the export's turn, its
+    // report connection and its transaction for as long as it likes: the whole export has
+    // REPORT_EXPORT_MAX_MS, then it is stopped and the response cut.
+    const deadline = setTimeout(() => stop.abort(), deps.runtime.exportMaxMs);
     writeXlsx(out, about, sheets, stop.signal)
       .then(
         () => (complete = true),
         // Headers are gone already: a failure can only cut the response, which the client sees as an error.
         (error) => out.destroy(error instanceof Error ? error : new Error(String(error))),
       )
-      .finally(leave);
+      .finally(() => {
+        clearTimeout(deadline);
+        leave();
+      });
   });
   return router;
 }
