@@ -20,7 +20,7 @@ export interface PoolOptions extends DeadPeerLimits {
 }
 
 /** How long a new connection may take; one that gets no answer (a network gone silent) then fails. */
-const CONNECT_TIMEOUT_MS = 10_000;
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 export function createPool(connectionString: string, options: PoolOptions = {}): Db {
   const pool = new pg.Pool({

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import pg from "pg";
 import { REPORT_RUNNER_ROLE } from "./clinicalViews.ts";
 import { firstHostUrl, hostsOf, urlWithHosts } from "./primaryHosts.ts";
 import { withTransaction, type Db } from "./pool.ts";
@@ -26,21 +27,72 @@ export function reportRunnerUrl(appUrl: string, serverUrl = appUrl): string {
   return hosts.length > 1 ? urlWithHosts(url.toString(), hosts) : url.toString();
 }
 
-/** Sets the report role's password (idempotent; serialised, as ALTER ROLE conflicts with itself). */
-export async function prepareReportRunner(db: Db, appUrl: string): Promise<void> {
-  await withTransaction(db, async (tx) => {
-    await tx.query("select pg_advisory_xact_lock(hashtext('dh_report_runner password'))");
-    const { rows } = await tx.query("select format('alter role %I with login password %L', $1::text, $2::text) as sql", [REPORT_RUNNER_ROLE, runnerPassword(appUrl)]);
-    await tx.query(rows[0].sql);
+/**
+ * What the report role is held to (contract E.5): REPORT_ROLE_CONNECTION_LIMIT, REPORT_WORK_MEM and
+ * REPORT_TEMP_FILE_LIMIT. The values come from the service's validated configuration.
+ */
+export interface ReportRoleLimits {
+  /** The role's connections at once, on the whole PostgreSQL server (every process of the deployment); -1: none. */
+  connectionLimit: number;
+  /** Memory of each sort or hash of a report query before it spills to temporary files (e.g. "8MB"). */
+  workMem: string;
+  /** Temporary file space one report session may use at once (e.g. "256MB"); "-1": none. */
+  tempFileLimit: string;
+}
+
+/** A setting of the report role the service's database user could not make, with the database's error code. */
+export interface UnsetRoleSetting {
+  setting: string;
+  code: string | undefined;
+}
+
+/**
+ * The report role's settings, one statement each. A role belongs to the whole server and its
+ * connection limit counts there; the other settings are made for the service's database only
+ * (`in database`), so that another database of the same server keeps its own (a test's, another
+ * deployment's), and a streaming replica of this one has them too.
+ */
+function roleSettings(database: string, limits: ReportRoleLimits | undefined): Array<[setting: string, statement: string]> {
+  const role = pg.escapeIdentifier(REPORT_RUNNER_ROLE);
+  const inDatabase = (setting: string, value: string): [string, string] => [setting, `alter role ${role} in database ${pg.escapeIdentifier(database)} set ${setting} = ${pg.escapeLiteral(value)}`];
+  return [
     // Every tenant's report connections share this role, and a role sees the text of its own
     // sessions' queries in pg_stat_activity: one tenant's report SQL could read another's while it
-    // runs. Without activity tracking nothing is shown. Only a superuser may turn it off; without
-    // one the text stays visible (operations.md).
-    await tx.query("savepoint track_activities");
-    try {
-      await tx.query(`alter role ${REPORT_RUNNER_ROLE} set track_activities = off`);
-    } catch {
-      await tx.query("rollback to savepoint track_activities");
+    // runs. Without activity tracking nothing is shown.
+    ["track_activities", `alter role ${role} set track_activities = off`],
+    ...(limits
+      ? [
+          ["connection limit", `alter role ${role} connection limit ${Math.trunc(limits.connectionLimit)}`] as [string, string],
+          inDatabase("work_mem", limits.workMem),
+          inDatabase("temp_file_limit", limits.tempFileLimit),
+        ]
+      : []),
+  ];
+}
+
+/**
+ * Sets the report role's password and, with `limits`, its limits (idempotent; serialised, as ALTER
+ * ROLE conflicts with itself). The password needs a user with CREATEROLE; track_activities and
+ * temp_file_limit need a superuser (or, from PostgreSQL 15, `grant set on parameter`). A setting
+ * that cannot be made is left as it is and returned, for the caller to tell (operations.md, The
+ * report role); the others are made all the same.
+ */
+export async function prepareReportRunner(db: Db, appUrl: string, limits?: ReportRoleLimits): Promise<UnsetRoleSetting[]> {
+  return withTransaction(db, async (tx) => {
+    await tx.query("select pg_advisory_xact_lock(hashtext('dh_report_runner password'))");
+    const { rows } = await tx.query("select format('alter role %I with login password %L', $1::text, $2::text) as sql, current_database() as database", [REPORT_RUNNER_ROLE, runnerPassword(appUrl)]);
+    await tx.query(rows[0].sql);
+    const unset: UnsetRoleSetting[] = [];
+    for (const [setting, statement] of roleSettings(rows[0].database, limits)) {
+      await tx.query("savepoint role_setting");
+      try {
+        await tx.query(statement);
+        await tx.query("release savepoint role_setting");
+      } catch (error) {
+        await tx.query("rollback to savepoint role_setting");
+        unset.push({ setting, code: (error as { code?: string }).code });
+      }
     }
+    return unset;
   });
 }

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { deadPeerLimits, surviveLostConnections, type Db } from "../../db/pool.ts";
+import { CONNECT_TIMEOUT_MS, deadPeerLimits, surviveLostConnections, type Db } from "../../db/pool.ts";
 import { connectionToPrimary } from "../../db/primaryHosts.ts";
 
 /**
@@ -13,7 +13,7 @@ export interface DataSource {
   pool: pg.Pool;
   /** Binds a checked-out connection to the tenant it is about to serve. */
   bind(client: pg.PoolClient, tenant: string): Promise<void>;
-  /** BEGIN READ ONLY and the report transaction's settings, one statement each. */
+  /** BEGIN READ ONLY and the report transaction's settings, one statement each (see beginReadOnly). */
   begin(timeoutMs: number, timeZone: string): string[];
 }
 
@@ -24,6 +24,11 @@ export interface DataSourceSettings {
   clinicalUrl: string;
   others: Record<string, string>;
   poolSize: number;
+  /**
+   * How long a query waits for a connection of a pool (all in use, or a new one being opened)
+   * before it fails; unset: CONNECT_TIMEOUT_MS.
+   */
+  connectionTimeoutMs?: number;
   /** Client-side bound of a report statement (see deadPeerLimits); unset: none. */
   queryTimeoutMs?: number;
 }
@@ -110,7 +115,18 @@ async function bindToTenant(settings: DataSourceSettings, client: pg.PoolClient,
   bound.boundTenant = tenant;
 }
 
-/** The values are the service's own (a number, a zone name from Intl), never the report author's. */
+/**
+ * The report transaction's opening statements. The values are the service's own (a number, a zone
+ * name from Intl), never the report author's.
+ *
+ * A session idle inside the transaction longer than its statement may run is ended by the server:
+ * the service sends a report transaction's statements back to back, so only a service process that
+ * froze or vanished between two of them leaves one idle, holding a connection of the report role's
+ * limit and a snapshot. An export's pauses while a slow client reads are not idle in this sense:
+ * its cursor reads without a Sync, the session stays active, and only the statement timeout, which
+ * runs across the pauses, bounds them (EXPORT_TIMEOUT_FACTOR). Set for the transaction rather than
+ * for a role, so that it holds for every data source, whichever user it logs in as.
+ */
 function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string | null): string[] {
   const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
   return [
@@ -119,12 +135,12 @@ function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string |
     // A connection dropped mid-statement (its caller gone, the process killed) ends its statement
     // within a second, rather than when the statement next writes to the socket (E.5).
     "set local client_connection_check_interval = 1000",
+    `set local idle_in_transaction_session_timeout = ${Math.trunc(timeoutMs)}`,
     `set local timezone = ${literal(timeZone)}`,
     ...(searchPath ? [`set local search_path = ${searchPath}`] : []),
   ];
 }
 
-// No idle-in-transaction limit: an export holds its transaction open while a slow client reads.
 function reportPool(connectionString: string, settings: DataSourceSettings): pg.Pool {
   const pool = new pg.Pool({
     ...connectionToPrimary(connectionString),
@@ -132,6 +148,7 @@ function reportPool(connectionString: string, settings: DataSourceSettings): pg.
     application_name: "dialysis-hub-reports",
     types: rawText,
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: settings.connectionTimeoutMs ?? CONNECT_TIMEOUT_MS,
     ...deadPeerLimits({ queryTimeoutMs: settings.queryTimeoutMs }),
   });
   return surviveLostConnections(pool);

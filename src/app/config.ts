@@ -5,6 +5,21 @@ import { MAX_FRAME_BYTES } from "../ingestion/hl7/mllpFrames.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+const KILOBYTES = { kB: 1, MB: 1024, GB: 1024 ** 2, TB: 1024 ** 3 } as const;
+/** PostgreSQL keeps sizes in kB as a 32-bit integer. */
+const MAXIMUM_KB = 2 ** 31 - 1;
+
+/** A PostgreSQL size setting as PostgreSQL writes it (8MB, 512kB, 1GB), at least `minimumKb`; `-1` too when `unlimited`. */
+function databaseSize(name: string, minimumKb: number, unlimited = false) {
+  const problem = `${name} must be a size with its unit as PostgreSQL writes it (512kB, 8MB, 1GB), from ${minimumKb} kB, below 2 TB${unlimited ? ", or -1 for no limit" : ""}`;
+  return z.string().refine((value) => {
+    if (unlimited && value === "-1") return true;
+    const match = /^(\d{1,9})(kB|MB|GB|TB)$/.exec(value);
+    const kb = match ? Number(match[1]) * KILOBYTES[match[2] as keyof typeof KILOBYTES] : NaN;
+    return kb >= minimumKb && kb <= MAXIMUM_KB;
+  }, problem);
+}
+
 /** Every setting the service reads from its environment, with its default. */
 export const configSchema = z.object({
   PORT: port.default(8080),
@@ -33,9 +48,20 @@ export const configSchema = z.object({
   REPORT_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   REPORT_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(8),
   REPORT_QUERIES_PER_TENANT: z.coerce.number().int().min(1).max(50).default(4),
+  /** How long a report query waits for its tenant's turn, and then for a connection of its data source's pool, before it fails in its own place. */
   REPORT_QUEUE_WAIT_MS: z.coerce.number().int().min(100).default(10_000),
   REPORT_EXPORT_MAX_MS: z.coerce.number().int().min(1000).default(600_000),
   REPORT_RESULT_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
+  /** The report role's CONNECTION LIMIT: report connections of every process of the deployment together; -1: none. */
+  REPORT_ROLE_CONNECTION_LIMIT: z.coerce
+    .number()
+    .int()
+    .refine((limit) => limit === -1 || limit >= 1, "REPORT_ROLE_CONNECTION_LIMIT must be at least 1, or -1 for no limit")
+    .default(32),
+  /** The report role's work_mem: memory of each sort or hash of a report query before it spills to temporary files. */
+  REPORT_WORK_MEM: databaseSize("REPORT_WORK_MEM", 64).default("8MB"),
+  /** The report role's temp_file_limit: temporary file space one report connection may use at once; -1: none. */
+  REPORT_TEMP_FILE_LIMIT: databaseSize("REPORT_TEMP_FILE_LIMIT", 64, true).default("256MB"),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
@@ -72,6 +98,9 @@ function together(config: Config): string[] {
   if (config.ALERT_WEBHOOK_URL && !config.ALERT_WEBHOOK_SECRET) problems.push("ALERT_WEBHOOK_SECRET: set it with ALERT_WEBHOOK_URL, so that the receiver can check each alert came from this service");
   const refused = config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_ALLOW_PRIVATE === "0" ? refusedTargetProblem(config.ALERT_WEBHOOK_URL) : null;
   if (refused) problems.push(refused);
+  if (config.REPORT_ROLE_CONNECTION_LIMIT !== -1 && config.REPORT_ROLE_CONNECTION_LIMIT < config.REPORT_POOL_SIZE) {
+    problems.push("REPORT_ROLE_CONNECTION_LIMIT: at least REPORT_POOL_SIZE, the report connections of one process (the limit is for every process of the deployment together)");
+  }
   return problems;
 }
 

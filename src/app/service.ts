@@ -77,7 +77,14 @@ export async function startService({ config, role, log, projections = allProject
       const metricsServer = await listenForMetrics(metrics, config.METRICS_PORT, config.METRICS_TOKEN);
       stack.push(() => closeServer(metricsServer, 0));
     }
-    await prepareReportRunner(db, databaseUrl);
+    const unset = await prepareReportRunner(db, databaseUrl, {
+      connectionLimit: config.REPORT_ROLE_CONNECTION_LIMIT,
+      workMem: config.REPORT_WORK_MEM,
+      tempFileLimit: config.REPORT_TEMP_FILE_LIMIT,
+    });
+    if (unset.length > 0) {
+      log.warn({ notSet: unset }, "the report role's settings named in notSet were left as they are: the service's database user may not make them (operations.md, The report role)");
+    }
     const boss: PgBoss = createBoss(databaseUrl, log, { queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS });
     await boss.start();
     stack.push(() => boss.stop({ graceful: true, wait: true, timeout: 10_000 }));
@@ -143,6 +150,8 @@ export async function startService({ config, role, log, projections = allProject
         clinicalUrl: reportRunnerUrl(databaseUrl, env.DATASOURCE_CLINICAL_URL || databaseUrl),
         others: dataSourcesFromEnv(env),
         poolSize: config.REPORT_POOL_SIZE,
+        // A query that gets no connection in time fails in its own place instead of waiting for ever.
+        connectionTimeoutMs: config.REPORT_QUEUE_WAIT_MS,
         // The server's statement timeout ends a report query first; this is for a vanished server.
         queryTimeoutMs: config.REPORT_QUERY_TIMEOUT_MS + 5_000,
       });

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
-import { tableReportSpec } from "../support/reports.ts";
+import { BURNING_QUERY, tableReportSpec } from "../support/reports.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { until, useTestService } from "../support/service.ts";
 
@@ -10,7 +10,7 @@ import { until, useTestService } from "../support/service.ts";
  * (20 s); a report connection that still runs a statement holds a snapshot (backend_xmin), which
  * pg_stat_activity shows even though the report role's activity is not tracked.
  */
-const BURN = "select count(*) as n from generate_series(1, 2000000000) g";
+const BURN = BURNING_QUERY;
 
 describe("report queries whose caller went away", function () {
   this.timeout(60_000);

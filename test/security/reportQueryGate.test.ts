@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
-import { tableReportSpec } from "../support/reports.ts";
+import { BURNING_QUERY, tableReportSpec } from "../support/reports.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { useTestService } from "../support/service.ts";
 
@@ -11,7 +11,7 @@ import { useTestService } from "../support/service.ts";
  * Here one query at a time per tenant, half a second of waiting, and queries that burn the CPU
  * for the whole statement timeout (2 s) before they are stopped.
  */
-const BURN = "select count(*) as n from generate_series(1, 2000000000) g";
+const BURN = BURNING_QUERY;
 const BUSY = "This hospital's report queries are all busy (1 run at once, and this one waited 0.5 s for its turn); try again shortly.";
 
 const specOf = (queries: Record<string, string>) => tableReportSpec("Gate", queries);

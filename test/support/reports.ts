@@ -1,5 +1,6 @@
+import { expect } from "chai";
 import type { RunningService } from "../../src/app/service.ts";
-import { labReport } from "./ingestion.ts";
+import { labReport, type IngestionTenant } from "./ingestion.ts";
 
 /** A report without params that shows each query (name → SQL) as a table of the same name. */
 export function tableReportSpec(title: string, queries: Record<string, string>) {
@@ -10,6 +11,31 @@ export function tableReportSpec(title: string, queries: Record<string, string>) 
     queries: Object.fromEntries(Object.entries(queries).map(([name, sql]) => [name, { sql }])),
     nodes: Object.keys(queries).map((name) => ({ id: name, type: "table", query: name })),
   };
+}
+
+/**
+ * A report query that keeps a report connection busy, burning CPU, until its statement timeout.
+ * generate_series in the select list streams its rows; in FROM it would store them in a temporary
+ * file, and fail at the report role's temp_file_limit first.
+ */
+export const BURNING_QUERY = "select count(*) as n from (select generate_series(1, 2000000000) as g) s";
+
+/** The queries of a data answer, by name: their rows, or the sentence of their failure. */
+export type QueryAnswers = Record<string, { rows?: unknown[][]; error?: string }>;
+
+type ReportAuthor = Pick<IngestionTenant, "call" | "authorToken">;
+
+/** Saves `queries` as the draft of `reportId` (tableReportSpec), as `tenant`'s author. */
+export async function saveTableDraft(tenant: ReportAuthor, reportId: string, queries: Record<string, string>): Promise<void> {
+  const saved = await tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: tenant.authorToken, body: { spec: tableReportSpec(reportId, queries) } });
+  expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+}
+
+/** Runs the draft of `reportId`, which must answer 200: its queries. */
+export async function runDraftData(tenant: ReportAuthor, reportId: string): Promise<QueryAnswers> {
+  const data = await tenant.call("POST", `/api/reports/${reportId}/data`, { body: { version: "draft" } });
+  expect(data.status, JSON.stringify(data.body)).to.equal(200);
+  return data.body.queries as QueryAnswers;
 }
 
 /** A small report over hemoglobin results: a range and a multi-select param, a chart with a drill, a table. */
