@@ -3,7 +3,7 @@ import type pg from "pg";
 import type { DataSource } from "./dataSources.ts";
 import type { ReportQuery } from "./runReportQuery.ts";
 import { stopAndDrop } from "./cancelStatement.ts";
-import { authorMessage, END_REPORT_TRANSACTION } from "./runReportQuery.ts";
+import { authorMessage, END_REPORT_TRANSACTION, unreachableSentence } from "./runReportQuery.ts";
 
 /** The most rows one export writes per query (contract A.3); the page cap of the data call does not apply. */
 export const EXPORT_ROW_LIMIT = 100_000;
@@ -59,8 +59,8 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
   let client: pg.PoolClient;
   try {
     client = await source.pool.connect();
-  } catch {
-    yield { kind: "error", error: `The data source ${source.name} cannot be reached right now; try again shortly.` };
+  } catch (error) {
+    yield { kind: "error", error: unreachableSentence(source, error) };
     return;
   }
   let cursor: PgCursor | null = null;

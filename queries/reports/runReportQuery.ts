@@ -46,8 +46,8 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
   let client: pg.PoolClient;
   try {
     client = await source.pool.connect();
-  } catch {
-    return { error: `The data source ${source.name} cannot be reached right now; try again shortly.` };
+  } catch (error) {
+    return { error: unreachableSentence(source, error) };
   }
   let read: CappedRows;
   let cancelled = false;
@@ -89,6 +89,17 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
     truncated: overBytes || read.rows.length > limit,
     elapsedMs: Math.round((performance.now() - started) * 10) / 10,
   };
+}
+
+/**
+ * Why no connection of the data source could be had: all in use for the pool's whole wait (pg-pool
+ * says "timeout exceeded when trying to connect"), or the server not answering.
+ */
+export function unreachableSentence(source: Pick<DataSource, "name">, error: unknown): string {
+  const busy = error instanceof Error && /timeout exceeded when trying to connect/.test(error.message);
+  return busy
+    ? `Every report connection of the data source ${source.name} stayed in use; try again shortly.`
+    : `The data source ${source.name} cannot be reached right now; try again shortly.`;
 }
 
 class CallerLeft extends Error {}

@@ -119,7 +119,7 @@ describe("the report role's limits (E.5)", function () {
       const started = Date.now();
       const small = await runDraftData(hub.tenant, "small");
       const waited = Date.now() - started;
-      expect(small.one).to.deep.equal({ error: "The data source clinical cannot be reached right now; try again shortly." });
+      expect(small.one).to.deep.equal({ error: "Every report connection of the data source clinical stayed in use; try again shortly." });
       expect(waited, "it waited for a connection about REPORT_QUEUE_WAIT_MS, not for the burning query").to.be.within(400, 3000);
       expect((await burning).burn!.error).to.match(/longer than 5 s/);
     });
