@@ -61,29 +61,62 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       await finishLoad(tx, projection, building);
     });
 
-    const swapped = await withTransaction(db, async (tx) => {
-      // Waiting for the live row stops the live runner between two of its batches.
-      const live = await lockGeneration(tx, projection.name, { state: "live" }, false);
-      const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
-      for (;;) {
-        const outcome = await applyNextBatch(tx, projection, gen, batchSize);
-        if (outcome.kind === "failed") return outcome;
-        if (outcome.kind !== "applied") break;
-        advance(outcome.count);
-      }
-      await promote(tx, projection, gen, live);
-      await ensureClinicalViews(tx);
-      return { kind: "promoted" as const, gen };
-    });
+    const swapped = await whenReadersAllow(log, projection.name, () =>
+      withTransaction(db, async (tx) => {
+        // Waiting for the live row stops the live runner between two of its batches.
+        const live = await lockGeneration(tx, projection.name, { state: "live" }, false);
+        const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
+        for (;;) {
+          const outcome = await applyNextBatch(tx, projection, gen, batchSize);
+          if (outcome.kind === "failed") return outcome;
+          if (outcome.kind !== "applied") break;
+          advance(outcome.count);
+        }
+        await tx.query(`set local lock_timeout = ${SWAP_LOCK_WAIT_MS}`);
+        await promote(tx, projection, gen, live);
+        await ensureClinicalViews(tx);
+        return { kind: "promoted" as const, gen };
+      }),
+    );
     if (swapped.kind === "failed") return { status: "failed", position: swapped.position, message: swapped.message };
 
-    await dropRetiredSchemas(db);
+    await whenReadersAllow(log, projection.name, () =>
+      withTransaction(db, async (tx) => {
+        await tx.query(`set local lock_timeout = ${SWAP_LOCK_WAIT_MS}`);
+        await dropRetiredSchemas(tx);
+      }),
+    );
     const seconds = (Date.now() - started) / 1000;
     log.info({ projection: projection.name, generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds }, "projection rebuilt");
     return { status: "rebuilt", generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds };
   } finally {
     await lockHolder.query("select pg_advisory_unlock_all()").catch(() => {});
     lockHolder.release();
+  }
+}
+
+/*
+ * Pointing the read views at the new generation, and dropping the old one, need each view's or
+ * table's exclusive lock; a reader holding it (a report export's long transaction) makes the
+ * request wait, and every new reader of that view then queues behind the request: a stalled
+ * export once made GET /api/unmatched answer 503 after 30 s (issue #32). So the swap waits at most
+ * SWAP_LOCK_WAIT_MS for a lock, gives way (the old generation keeps serving, readers go on), and
+ * tries again after a pause that doubles up to half a minute.
+ */
+const SWAP_LOCK_WAIT_MS = 1000;
+const SWAP_RETRY_MAX_MS = 30_000;
+const LOCK_NOT_AVAILABLE = "55P03";
+
+async function whenReadersAllow<T>(log: Logger, name: string, attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+      const pauseMs = Math.min(SWAP_RETRY_MAX_MS, 250 * 2 ** tries);
+      log.info({ projection: name, tries, pauseMs }, "rebuilt projection waits for readers of its views; trying again");
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
   }
 }
 
