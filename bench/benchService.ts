@@ -29,10 +29,11 @@ export async function startDemoBenchService(): Promise<RunningService> {
 /** Headers of the bench tenant's calls, as its administrator. */
 export const benchHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
 
-/** Saves the spec as a draft of the bench tenant and publishes it as a dynamic version. */
-export async function publishBenchReport(service: Pick<RunningService, "url">, reportId: string, spec: unknown): Promise<void> {
-  const draft = await fetch(`${service.url}/api/reports/${reportId}/draft`, { method: "PUT", headers: benchHeaders, body: JSON.stringify({ spec }) });
+/** Saves the spec as a draft of the bench tenant (or another) and publishes it as a dynamic version. */
+export async function publishBenchReport(service: Pick<RunningService, "url">, reportId: string, spec: unknown, tenant = "bench"): Promise<void> {
+  const headers = { ...benchHeaders, "x-service-tenant": tenant };
+  const draft = await fetch(`${service.url}/api/reports/${reportId}/draft`, { method: "PUT", headers, body: JSON.stringify({ spec }) });
   if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
-  const published = await fetch(`${service.url}/api/reports/${reportId}/publish`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ mode: "dynamic" }) });
+  const published = await fetch(`${service.url}/api/reports/${reportId}/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
   if (published.status !== 201) throw new Error(`report not published: ${await published.text()}`);
 }
