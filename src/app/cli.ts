@@ -1,6 +1,6 @@
 import { commandContext } from "./commandContexts.ts";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Command, Option } from "commander";
 import pg from "pg";
@@ -31,6 +31,7 @@ import { demoAtStart, demoWelcomeLines, type DemoAtStart } from "../demo/demoAtS
 import { loadDemo, saveDemoCredentials } from "../demo/loadDemo.ts";
 import { consoleDestination, createLogger } from "../logger.ts";
 import { openDatabase, startService, type Role } from "./service.ts";
+import { embeddedDatabaseUrl, superuserPasswordFile, writeSecret } from "./embeddedPostgres.ts";
 import { surviveUnawaitedDatabaseFaults } from "./unawaitedDatabaseFaults.ts";
 
 const program = new Command("dialysis-hub").description("Dialysis Hub: clinical report ingestion and report viewing");
@@ -41,7 +42,7 @@ program
   .addOption(new Option("--role <role>", "which part of the service this process runs").choices(["all", "api", "worker"]).default("all"))
   .option("--demo", "load the demo tenant (patients, lab reports, two published reports) also when DATABASE_URL is set")
   .action(async ({ role, demo }: { role: Role; demo?: boolean }) => {
-    const config = withLocalAdminToken(loadConfig());
+    const { config, adminTokenFile } = withLocalAdminToken(loadConfig());
     const log = createLogger(config.LOG_LEVEL, await consoleDestination(config.LOG_FORMAT));
     surviveUnawaitedDatabaseFaults(log);
     const service = await startService({ config, role, log });
@@ -62,7 +63,7 @@ program
     // A worker-only process has no HTTP interface to load through: only an explicit --demo complains.
     const wantsDemo = demo === true || (!config.DATABASE_URL && service.url !== null);
     const demoState = wantsDemo ? demoAtStart(service.url, config.ADMIN_TOKEN, config.DATA_DIR) : null;
-    printWelcome(service.url, config, role, demoState);
+    printWelcome(service.url, config, adminTokenFile, role, demoState);
     if (!demoState || demoState.kind === "unavailable" || !service.url || !config.ADMIN_TOKEN) return;
     try {
       const loaded = await loadDemo(service.url, config.ADMIN_TOKEN, { signal: demoLoading.signal });
@@ -344,8 +345,8 @@ async function withDatabase(work: (url: string) => Promise<void>, { migrateFirst
   const config = loadConfig();
   const log = createLogger("warn");
   if (!config.DATABASE_URL) {
-    const running = `postgres://postgres:postgres@127.0.0.1:${config.EMBEDDED_PG_PORT}/dialysis_hub`;
-    if (await answers(running)) return work(running);
+    const running = embeddedDatabaseUrl(`${config.DATA_DIR}/pg`, config.EMBEDDED_PG_PORT);
+    if (running && (await answers(running))) return work(running);
   }
   const { url, embedded } = await openDatabase(config, log);
   try {
@@ -370,27 +371,32 @@ async function answers(url: string): Promise<boolean> {
 
 /**
  * On a machine set up by `npm start` alone there is no operator to choose an ADMIN_TOKEN: make one
- * and keep it beside the embedded data, so it survives restarts.
+ * and keep it beside the embedded data, so it survives restarts. Contract E.3: in a file only this
+ * OS user may read, never on the console or in the log.
  */
-function withLocalAdminToken(config: Config): Config {
-  if (config.ADMIN_TOKEN || config.DATABASE_URL) return config;
-  const file = path.join(config.DATA_DIR, "admin-token");
-  if (!existsSync(file)) {
-    mkdirSync(config.DATA_DIR, { recursive: true });
-    writeFileSync(file, randomBytes(24).toString("base64url"), { mode: 0o600 });
-  }
-  return { ...config, ADMIN_TOKEN: readFileSync(file, "utf8").trim() };
+function withLocalAdminToken(config: Config): { config: Config; adminTokenFile: string | null } {
+  if (config.ADMIN_TOKEN || config.DATABASE_URL) return { config, adminTokenFile: null };
+  const file = path.resolve(config.DATA_DIR, "admin-token");
+  const kept = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  const token = kept || randomBytes(24).toString("base64url");
+  writeSecret(file, token); // also narrows the mode of a file an earlier version left wider
+  return { config: { ...config, ADMIN_TOKEN: token }, adminTokenFile: file };
 }
 
-function printWelcome(url: string | null, config: Config, role: Role, demo: DemoAtStart | null = null): void {
+/** Where things are; never a secret itself (contract E.3): the files that hold them are named instead. */
+function printWelcome(url: string | null, config: Config, adminTokenFile: string | null, role: Role, demo: DemoAtStart | null = null): void {
   const lines = [`Dialysis Hub is running (role: ${role}).`];
   if (url) {
     lines.push(`  Health:        ${url}/healthz, ${url}/readyz`);
     lines.push(`  Projections:   ${url}/api/admin/projections (Authorization: Bearer <ADMIN_TOKEN>)`);
   }
-  if (!config.DATABASE_URL) lines.push(`  Data:          ${path.resolve(config.DATA_DIR)} (embedded PostgreSQL on port ${config.EMBEDDED_PG_PORT})`);
-  if (!config.DATABASE_URL && config.ADMIN_TOKEN) lines.push(`  ADMIN_TOKEN:   ${config.ADMIN_TOKEN} (kept in ${path.join(config.DATA_DIR, "admin-token")})`);
-  if (demo?.kind === "load") lines.push("  Demo:          loading demo data … (the service already answers; keys and report URLs follow)");
+  if (!config.DATABASE_URL) {
+    lines.push(`  Data:          ${path.resolve(config.DATA_DIR)} (embedded PostgreSQL on 127.0.0.1:${config.EMBEDDED_PG_PORT})`);
+    lines.push(`  DB password:   in ${superuserPasswordFile(`${config.DATA_DIR}/pg`)} (user postgres, database dialysis_hub; readable by this OS user only)`);
+  }
+  if (adminTokenFile) lines.push(`  ADMIN_TOKEN:   in ${adminTokenFile} (readable by this OS user only)`);
+  else if (config.ADMIN_TOKEN) lines.push("  ADMIN_TOKEN:   the one set in the environment");
+  if (demo?.kind === "load") lines.push("  Demo:          loading demo data … (the service already answers; where its keys are kept follows)");
   if (demo?.kind === "known" && url) lines.push(...demoWelcomeLines(url, demo.credentials, config.DATA_DIR));
   if (demo?.kind === "unavailable") lines.push(`  Demo:          not loaded: ${demo.reason}`);
   console.log(lines.join("\n"));

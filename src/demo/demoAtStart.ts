@@ -31,9 +31,11 @@ export function demoAtStart(url: string | null, adminToken: string | undefined, 
 export function demoWelcomeLines(url: string, credentials: DemoCredentials | null, dataDir: string): string[] {
   const file = path.resolve(demoCredentialsPath(dataDir));
   const lines = [`  Demo tenant:   "${DEMO_TENANT}" (send the header X-Service-Tenant: ${DEMO_TENANT})`];
+  // Contract E.3: the keys stay in their owner-only file; the console says where.
   if (credentials) {
-    lines.push(`    Lab key:     ${credentials.clientKey} (POST ${url}/open/v1/lab/reports, Authorization: Bearer <key>)`);
-    lines.push(`    Author:      ${credentials.authorToken} (drafts, publishing, patients: Authorization: Bearer <token>)`);
+    lines.push(`    Keys:        in ${file} (readable by this OS user only)`);
+    lines.push(`      clientKey:   the lab's key (POST ${url}/open/v1/lab/reports, Authorization: Bearer <key>)`);
+    lines.push(`      authorToken: the author's token (drafts, publishing, patients: Authorization: Bearer <token>)`);
   } else {
     lines.push(`    Keys:        not in ${file}; make new ones with \`npm run cli -- keys create --tenant ${DEMO_TENANT} --name …\` and \`authors create\``);
   }
@@ -43,6 +45,5 @@ export function demoWelcomeLines(url: string, credentials: DemoCredentials | nul
   });
   lines.push(`    Staff pages: ${url}/staff?tenant=${DEMO_TENANT} (reports, unmatched queue, patients; sign in with the author token)`);
   lines.push(`    Try:         curl -H 'X-Service-Tenant: ${DEMO_TENANT}' ${url}/api/reports`);
-  if (credentials) lines.push(`    Kept in:     ${file}`);
   return lines;
 }
