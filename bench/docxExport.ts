@@ -1,9 +1,14 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
 import type pg from "pg";
 import { seedLiveReadModels } from "./liveReadModels.ts";
 import { median, result, type BenchResult } from "./results.ts";
+import { manyChartsSpec } from "../test/support/reports.ts";
 
 const RESULT_ROWS = 50_000;
+/** The big export of issue #32 finding 5, at the scale of its test (test/http/docxResponsive.test.ts): 20 charts of 2000 points, two series each. */
+const BIG_CHARTS = 20;
+const BIG_POINTS = 2000;
 
 /** A dashboard of four charts (line, bar, area, pie) with Chinese titles, axes and legends, plus text and a table. */
 const spec = {
@@ -55,9 +60,9 @@ export async function docxExportBenchmarks(): Promise<BenchResult[]> {
     await publishBenchReport(service, "bench-docx", spec);
 
     let bytes = 0;
-    const exportOnce = async () => {
+    const exportOnce = async (reportId = "bench-docx") => {
       const started = performance.now();
-      const response = await fetch(`${service.url}/api/reports/bench-docx/export/docx`, { method: "POST", headers, body: JSON.stringify({ version: "v1" }) });
+      const response = await fetch(`${service.url}/api/reports/${reportId}/export/docx`, { method: "POST", headers, body: JSON.stringify({ version: "v1" }) });
       const file = Buffer.from(await response.arrayBuffer());
       if (response.status !== 200) throw new Error(`export failed: ${response.status} ${file.toString("utf8")}`);
       bytes = file.length;
@@ -66,8 +71,18 @@ export async function docxExportBenchmarks(): Promise<BenchResult[]> {
     await exportOnce(); // warm-up: loads ECharts, resvg and the font, compiles the queries' plans
     const runs: number[] = [];
     for (let i = 0; i < 5; i++) runs.push(await exportOnce());
+    const smallBytes = bytes;
+
+    // The big one, once: how long it takes, and the longest the event loop (every other request's) waited meanwhile.
+    await publishBenchReport(service, "bench-docx-big", manyChartsSpec(BIG_CHARTS, BIG_POINTS));
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
+    const bigSeconds = await exportOnce("bench-docx-big");
+    loopDelay.disable();
     return [
-      result("export.docx_4charts_s", median(runs), "s", undefined, `docx export over HTTP of a report with 4 charts (line, bar, area, pie), text and a table over ${RESULT_ROWS} results; median of 5 after a warm-up (runs ${runs.map((r) => r.toFixed(2)).join(", ")} s; ${Math.round(bytes / 1024)} KiB)`),
+      result("export.docx_4charts_s", median(runs), "s", undefined, `docx export over HTTP of a report with 4 charts (line, bar, area, pie), text and a table over ${RESULT_ROWS} results; median of 5 after a warm-up (runs ${runs.map((r) => r.toFixed(2)).join(", ")} s; ${Math.round(smallBytes / 1024)} KiB)`),
+      result("export.docx_20charts_2000points_s", bigSeconds, "s", undefined, `docx export over HTTP of ${BIG_CHARTS} charts (line, bar, area, scatter; 2 series) of ${BIG_POINTS} points each, once (${Math.round(bytes / 1024)} KiB)`),
+      result("export.docx_20charts_event_loop_max_ms", loopDelay.max / 1e6, "ms", undefined, `the longest event-loop delay during that export (perf_hooks.monitorEventLoopDelay, 10 ms resolution): how long a request such as GET /healthz could wait`),
     ];
   } finally {
     await service.stop();

@@ -3,6 +3,7 @@ import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { projectFile } from "../db/projectFiles.ts";
+import { WORKER_ENTRIES } from "./reports/export/workerPool.ts";
 
 /*
  * The service runs from a build, `dist/cli.js`: the TypeScript sources bundled into plain
@@ -20,7 +21,8 @@ export const SERVER_ENTRY = projectFile("dist", "cli.js");
 export async function buildServer(): Promise<void> {
   const { metafile } = await build({
     absWorkingDir: projectFile(),
-    entryPoints: { cli: "src/app/cli.ts" },
+    // Worker threads run modules of their own, found as dist/<name>.js (src/reports/export/workerPool.ts).
+    entryPoints: { cli: "src/app/cli.ts", ...WORKER_ENTRIES },
     outdir: "dist",
     bundle: true,
     splitting: true,

@@ -2,6 +2,7 @@ import { refusedTargetProblem } from "../alerts/webhookTarget.ts";
 import { z } from "zod";
 import { isDatabaseUrl } from "../../db/primaryHosts.ts";
 import { MAX_FRAME_BYTES } from "../ingestion/hl7/mllpFrames.ts";
+import { MIN_CHART_POINTS } from "../reports/charts/thinRows.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -62,6 +63,12 @@ export const configSchema = z.object({
   REPORT_WORK_MEM: databaseSize("REPORT_WORK_MEM", 64).default("8MB"),
   /** The report role's temp_file_limit: temporary file space one report connection may use at once; -1: none. */
   REPORT_TEMP_FILE_LIMIT: databaseSize("REPORT_TEMP_FILE_LIMIT", 64, true).default("256MB"),
+  /** Worker threads of the docx export, drawing its charts and zipping its documents (unset: one fewer than the machine's cores, at least one). */
+  DOCX_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  /** Charts of one docx export on those threads at once, waiting or drawn (unset: DOCX_THREADS), so that exports take turns. */
+  DOCX_CHARTS_PER_EXPORT: z.coerce.number().int().min(1).max(64).optional(),
+  /** Points of one series a docx chart draws at most (rows of a line, bar, area or scatter chart; slices of a pie); beyond, the chart is thinned and says so. */
+  DOCX_CHART_MAX_POINTS: z.coerce.number().int().min(MIN_CHART_POINTS).default(1000),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),

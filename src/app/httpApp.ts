@@ -3,6 +3,7 @@ import compose from "koa-compose";
 import type { Logger } from "pino";
 import type { EventStore } from "../../db/eventStore.ts";
 import type { ReportRuntime } from "../../queries/reports/runSpecQueries.ts";
+import type { DocxRendering } from "../reports/export/docxExport.ts";
 import { accessLog } from "../http/accessLog.ts";
 import { adminRoutes } from "../credentials/adminRoutes.ts";
 import { apiErrors } from "../http/apiErrors.ts";
@@ -35,6 +36,8 @@ import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 export interface AppDependencies {
   store: EventStore;
   reports: ReportRuntime;
+  /** How the docx export runs: its worker threads, the charts of one export at once, the cap on points. */
+  docx: DocxRendering;
   openApi: OpenApiDeps;
   log: Logger;
   adminToken: string | undefined;
@@ -79,7 +82,7 @@ export function createApp(deps: AppDependencies): Koa {
       historyRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
-      docxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+      docxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken, rendering: deps.docx }).routes() as Koa.Middleware,
       xlsxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
     ]),
   );

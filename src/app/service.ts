@@ -29,6 +29,8 @@ import { ClientErrorAnswers } from "../http/clientErrors.ts";
 import { listenForMetrics } from "../metrics/metricsRoutes.ts";
 import { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { MllpListener } from "../ingestion/hl7/mllpListener.ts";
+import type { DocxAnswer, DocxJob } from "../reports/export/docxExport.ts";
+import { WorkerPool } from "../reports/export/workerPool.ts";
 
 export type Role = "all" | "api" | "worker";
 
@@ -160,10 +162,14 @@ export async function startService({ config, role, log, projections = allProject
       });
       stack.push(() => sources.end());
       for (const [name, pool] of sources.pools()) metrics.watchPool(`datasource:${name}`, pool);
+      // Threads start on the first docx export; closed after the server, once its exports are done.
+      const docxWorkers = new WorkerPool<DocxJob, DocxAnswer>("docxWorker", { threads: config.DOCX_THREADS });
+      stack.push(() => docxWorkers.close());
       const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => readAsTenant(db, tenant, (reader) => alertById(reader, alertId)));
       const app = createApp({
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         store: eventStore,
+        docx: { workers: docxWorkers, chartsAtOnce: config.DOCX_CHARTS_PER_EXPORT ?? docxWorkers.threads, maxPoints: config.DOCX_CHART_MAX_POINTS },
         reports: {
           sources,
           timeoutMs: config.REPORT_QUERY_TIMEOUT_MS,

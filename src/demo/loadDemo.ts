@@ -9,6 +9,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { eachLimited } from "../eachLimited.ts";
 import { INTERNAL_REQUEST_HEADER, internalRequestMark } from "../http/internalRequests.ts";
 import { DEMO_TENANT, generateDemoData, type DemoLabReport } from "./demoData.ts";
 import { demoReports } from "./demoReports.ts";
@@ -113,24 +114,6 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-/** Runs `work` over `items` with at most `limit` at a time; the first failure stops the rest. */
-async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const lane = async () => {
-    while (!failed && next < items.length) {
-      const index = next++;
-      try {
-        await work(items[index]!, index);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 /** True when the demo tenant already has reports (a previous start loaded it). */

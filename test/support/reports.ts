@@ -80,6 +80,23 @@ export function hbMonthlyReports() {
   ];
 }
 
+/**
+ * A dashboard of `charts` charts (line, bar, area and scatter in turn, two series each) over one
+ * query of `points` rows from generate_series: a big docx export for the chart renderer.
+ */
+export function manyChartsSpec(charts: number, points: number) {
+  const kinds = ["line", "bar", "area", "scatter"] as const;
+  return {
+    version: 1,
+    title: `${charts} charts of ${points} points`,
+    params: [],
+    queries: {
+      series: { sql: `select g as n, round((100 + 20 * sin(g / 10.0))::numeric, 1) as hgb, round((4.5 + cos(g / 7.0))::numeric, 2) as k from generate_series(1, ${points}) g` },
+    },
+    nodes: Array.from({ length: charts }, (_, i) => ({ id: `c${i + 1}`, type: "chart", chart: kinds[i % kinds.length], title: `趋势 ${i + 1}`, query: "series", x: "n", y: ["hgb", "k"] })),
+  };
+}
+
 export interface Download {
   status: number;
   headers: Headers;
@@ -89,7 +106,7 @@ export interface Download {
 }
 
 /** POSTs an export of a report of tenant h1 and reads the whole answer. */
-export async function downloadExport(service: RunningService, reportId: string, format: "xlsx" | "docx", body: unknown): Promise<Download> {
+export async function downloadExport(service: Pick<RunningService, "url">, reportId: string, format: "xlsx" | "docx", body: unknown): Promise<Download> {
   const response = await fetch(`${service.url}/api/reports/${reportId}/export/${format}`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-service-tenant": "h1" },

@@ -1,5 +1,5 @@
 /**
- * Subsets of the CJK chart font holding just the characters a batch of charts draws (Node only).
+ * Subsets of the CJK chart font holding just the characters a chart draws (Node only).
  *
  * Why: resvg reads a font file from disk again for every glyph it draws. The packaged Noto Sans
  * SC faces are 8 MB each, so a chart of a few hundred glyphs copied gigabytes and took ~0.3 s of

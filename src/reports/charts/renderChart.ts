@@ -1,20 +1,21 @@
 /**
  * Server-side chart rendering (Node only): Apache ECharts draws the option to an SVG string
- * (its SSR mode, no DOM), and resvg rasterises the SVG to a PNG.
+ * (its SSR mode, no DOM), and resvg rasterises the SVG to a PNG. Both are synchronous and take
+ * up to a second for a big chart: the service calls them only on a chart worker thread
+ * (chartWorker.ts, run by chartPool.ts), never on its event loop.
  *
  * Fonts: resvg draws text only with the fonts it is given. Chinese in titles, axes and legends
  * needs a CJK font, and one ships with the npm dependencies: `@embedpdf/fonts-sc` (Noto Sans
  * Simplified Chinese as OTF, SIL Open Font License; its family name is "Noto Sans S Chinese").
- * resvg gets a subset of it holding the characters of the batch (see fontSubset.ts). Should the
+ * resvg gets a subset of it holding the chart's characters (see fontSubset.ts). Should the
  * package's files be missing, or subsetting fail, the renderer falls back to the whole files, then
  * to the system's fonts (Debian's `fonts-noto-cjk` shows Chinese; a machine without shows boxes).
  */
-import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { renderAsync, type ResvgRenderOptions } from "@resvg/resvg-js";
+import { Resvg, type ResvgRenderOptions } from "@resvg/resvg-js";
 import * as echarts from "echarts";
 import type { EChartsOption } from "echarts";
 import { SubsettableFont, svgCharacters } from "./fontSubset.ts";
@@ -63,42 +64,29 @@ export function renderChartSvg(option: EChartsOption, size: Pick<RenderSize, "wi
   }
 }
 
-/**
- * Several charts as PNGs, in the order given. They share one font subset; the rasterising runs
- * off the event loop, on libuv's thread pool.
- */
-export async function renderChartsPng(options: readonly EChartsOption[], size: RenderSize): Promise<Buffer[]> {
-  if (options.length === 0) return [];
-  const svgs = options.map((option) => renderChartSvg(option, size));
+/** The chart as a PNG, drawn on the calling thread (a chart worker's): SVG, a font subset of its characters, then resvg. */
+export function renderChartPng(option: EChartsOption, size: RenderSize): Buffer {
+  const svg = renderChartSvg(option, size);
   const scale = size.scale ?? 1;
-  const render = (svg: string, font: FontOptions) =>
-    renderAsync(svg, { font, background: "#ffffff", fitTo: scale === 1 ? { mode: "original" } : { mode: "zoom", value: scale }, logLevel: "off" }).then((image) => image.asPng());
-
   const fonts = packagedFonts();
   let dir: string | undefined;
   let files: string[];
   try {
-    const characters = svgCharacters(svgs);
+    const characters = svgCharacters([svg]);
     const subsets = fonts.map((font) => font.subset(characters));
-    dir = await mkdtemp(join(tmpdir(), "chart-fonts-"));
-    files = await Promise.all(
-      subsets.map(async (bytes, i) => {
-        const file = join(dir!, basename(fonts[i]!.path));
-        await writeFile(file, bytes);
-        return file;
-      }),
-    );
+    dir = mkdtempSync(join(tmpdir(), "chart-fonts-"));
+    files = subsets.map((bytes, i) => {
+      const file = join(dir!, basename(fonts[i]!.path));
+      writeFileSync(file, bytes);
+      return file;
+    });
   } catch {
     files = fonts.map((font) => font.path); // slower, same picture
   }
   try {
-    return await Promise.all(svgs.map((svg) => render(svg, fontOptions(files))));
+    const fitTo = scale === 1 ? ({ mode: "original" } as const) : ({ mode: "zoom", value: scale } as const);
+    return new Resvg(svg, { font: fontOptions(files), background: "#ffffff", fitTo, logLevel: "off" }).render().asPng();
   } finally {
-    if (dir) await rm(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** One chart as a PNG. */
-export async function renderChartPng(option: EChartsOption, size: RenderSize): Promise<Buffer> {
-  return (await renderChartsPng([option], size))[0]!;
 }

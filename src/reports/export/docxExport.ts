@@ -4,19 +4,25 @@
  * the spec's order — text (markdown), stats, tables (the first rows and how many more) and charts
  * (rendered on the server from the same ECharts option builder as the embed page, as PNGs).
  *
+ * The event loop only runs the queries and hands the rest to the export's worker threads
+ * (docxWorker.ts, workerPool.ts): each chart is drawn there, a few of one export at once, and
+ * then the document is built and zipped there. A chart of more points than DOCX_CHART_MAX_POINTS
+ * is drawn from thinned rows (thinRows.ts) and says so under it.
+ *
  * A failing query never fails the export: its nodes show the error sentence in their place.
  */
-import type { EChartsOption } from "echarts";
 import { AlignmentType, BorderStyle, Document, HeadingLevel, ImageRun, Packer, Paragraph, ShadingType, Table, TableCell, TableRow, TextRun, WidthType } from "docx";
 import type { NodeDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
 import type { QueryOutcome, QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
 import { DRAFT_LABEL } from "../../../commands/reports/spec/specVocabulary.ts";
-import { chartOption, type ChartNode } from "../charts/chartOptions.ts";
+import type { ChartNode, ChartResult } from "../charts/chartOptions.ts";
 import { optionLabels, paramText, statText } from "../charts/formatValue.ts";
-import { renderChartsPng } from "../charts/renderChart.ts";
+import type { RenderSize } from "../charts/renderChart.ts";
+import { thinChartRows, type Thinning } from "../charts/thinRows.ts";
 import { matchingRule, rulesOfColumn, TONE_COLOURS, type HighlightTone } from "../charts/highlight.ts";
 import { formattedCell, tableColumns } from "../charts/tableColumns.ts";
 import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
+import type { WorkerPool } from "./workerPool.ts";
 
 /** Rows of a table node written into the document; the rest are counted. */
 export const DOCX_TABLE_ROWS = 50;
@@ -24,6 +30,23 @@ export const DOCX_TABLE_ROWS = 50;
 /** The chart's layout in CSS pixels, rasterised at 1.5× (1200 × 600) and shown 600 × 300 px (6.25 × 3.1 in) wide on the page. */
 const CHART_LAYOUT = { width: 800, height: 400, scale: 1.5 };
 const CHART_ON_PAGE = { width: 600, height: 300 };
+
+/** A chart as the document shows it: its PNG and, when drawn from thinned rows, how; or the sentence in its place. */
+type ChartImage = { png: Uint8Array; thinning: Thinning | null } | string;
+
+/** The work of the export's worker threads (docxWorker.ts): draw one chart, or build and zip the document. */
+export type DocxJob = { kind: "chart"; node: ChartNode; result: ChartResult; size: RenderSize } | { kind: "document"; layer: DocxLayer; images: Map<string, ChartImage> };
+/** A chart's PNG, or the sentence for its place (a column the query lacks); the document's file. */
+export type DocxAnswer = { png: Uint8Array } | { problem: string } | { file: Uint8Array };
+
+/** How the service runs its docx exports (its settings). */
+export interface DocxRendering {
+  workers: Pick<WorkerPool<DocxJob, DocxAnswer>, "run" | "runAll">;
+  /** Charts of one export on the workers at once, waiting or drawn (DOCX_CHARTS_PER_EXPORT). */
+  chartsAtOnce: number;
+  /** Points of one series a chart draws at most (DOCX_CHART_MAX_POINTS); beyond, its rows are thinned. */
+  maxPoints: number;
+}
 
 export interface DocxFilter {
   label: string;
@@ -45,6 +68,9 @@ export interface DocxLayer {
   nodes: NodeDef[];
   results: Record<string, QueryOutcome>;
 }
+
+/** A result cut to the rows a table shows, with the count of all its rows (what the document job is given). */
+type ShownResult = QuerySuccess & { rowCount?: number };
 
 /** The filter values of a layer as label → text, option values shown by their labels where known. */
 export function filterRows(params: readonly ParamDef[], values: Record<string, unknown>, results: Record<string, QueryOutcome>): DocxFilter[] {
@@ -97,7 +123,7 @@ function filterTable(filters: DocxFilter[]): Table {
   });
 }
 
-function outcomeOf(layer: DocxLayer, node: Exclude<NodeDef, { type: "text" }>): QuerySuccess | string {
+function outcomeOf(layer: DocxLayer, node: Exclude<NodeDef, { type: "text" }>): ShownResult | string {
   const outcome = layer.results[node.query];
   if (!outcome) return `The query ${node.query} has no result.`;
   if ("error" in outcome) return `The query ${node.query} failed: ${outcome.error}`;
@@ -124,7 +150,7 @@ function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySucce
   ];
 }
 
-function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: QuerySuccess): Block[] {
+function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: ShownResult): Block[] {
   const { shown: columns, missing } = tableColumns(node.columns, result);
   const blocks: Block[] = [...nodeHeading(node.title)];
   if (missing.length) blocks.push(problem(`Not columns of query ${node.query}: ${missing.join(", ")} (its columns: ${result.columns.join(", ") || "none"}).`));
@@ -140,54 +166,64 @@ function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: QuerySuc
       ],
     }),
   );
-  const more = result.rows.length - shown.length;
-  if (result.rows.length === 0) blocks.push(new Paragraph({ children: [muted("No rows.", { italics: true })] }));
-  else if (result.truncated) blocks.push(new Paragraph({ children: [muted(`${more}+ more rows (the result stops at ${result.rows.length} rows; the xlsx export has them all).`, { italics: true })] }));
+  const rowCount = result.rowCount ?? result.rows.length;
+  const more = rowCount - shown.length;
+  if (rowCount === 0) blocks.push(new Paragraph({ children: [muted("No rows.", { italics: true })] }));
+  else if (result.truncated) blocks.push(new Paragraph({ children: [muted(`${more}+ more rows (the result stops at ${rowCount} rows; the xlsx export has them all).`, { italics: true })] }));
   else if (more > 0) blocks.push(new Paragraph({ children: [muted(`${more} more rows.`, { italics: true })] }));
   else blocks.push(new Paragraph({ spacing: { after: 120 }, children: [] }));
   return blocks;
 }
 
-/** Renders every chart node of the layer in one batch (one font subset; rasterised on libuv's thread pool). */
-async function chartImages(layer: DocxLayer): Promise<Map<string, Buffer | string>> {
-  const images = new Map<string, Buffer | string>();
-  const drawn: Array<{ id: string; option: EChartsOption }> = [];
+/** Draws every chart node of the layer on the worker threads, each from at most `maxPoints` rows. */
+async function chartImages(layer: DocxLayer, rendering: DocxRendering): Promise<Map<string, ChartImage>> {
+  const images = new Map<string, ChartImage>();
+  const drawn: Array<{ id: string; thinning: Thinning | null; job: DocxJob }> = [];
   for (const node of layer.nodes) {
     if (node.type !== "chart") continue;
     const outcome = outcomeOf(layer, node);
     if (typeof outcome === "string") images.set(node.id, outcome);
     else if (outcome.rows.length === 0) images.set(node.id, `${node.title ?? node.id}: no rows to chart.`);
     else {
-      try {
-        drawn.push({ id: node.id, option: chartOption(node, outcome, { animation: false }) });
-      } catch (error) {
-        images.set(node.id, error instanceof Error ? error.message : String(error));
-      }
+      const { result, thinning } = thinChartRows(node, outcome, rendering.maxPoints);
+      drawn.push({ id: node.id, thinning, job: { kind: "chart", node, result: { columns: result.columns, columnTypes: result.columnTypes, rows: result.rows }, size: CHART_LAYOUT } });
     }
   }
-  const pngs = await renderChartsPng(
-    drawn.map((chart) => chart.option),
-    CHART_LAYOUT,
+  const answers = await rendering.workers.runAll(
+    drawn.map((chart) => chart.job),
+    rendering.chartsAtOnce,
   );
-  drawn.forEach((chart, i) => images.set(chart.id, pngs[i]!));
+  drawn.forEach((chart, i) => {
+    const answer = answers[i]!;
+    images.set(chart.id, "png" in answer ? { png: answer.png, thinning: chart.thinning } : "problem" in answer ? answer.problem : "The chart could not be drawn.");
+  });
   return images;
 }
 
-function chartBlocks(node: ChartNode, image: Buffer | string | undefined): Block[] {
+/** The note under a chart drawn from thinned rows. */
+function thinningNote(node: ChartNode, thinning: Thinning): string {
+  if (node.chart === "pie") return `Thinned: the ${thinning.kept} largest of ${thinning.from} slices are drawn, the others summed into one slice.`;
+  return `Thinned: drawn from ${thinning.kept} of ${thinning.from} rows, keeping each series' lowest and highest value in every stretch of rows.`;
+}
+
+function chartBlocks(node: ChartNode, image: ChartImage | undefined): Block[] {
   if (image === undefined) return [];
   if (typeof image === "string") return [...nodeHeading(node.title), problem(image)];
+  const note = image.thinning ? [new Paragraph({ alignment: AlignmentType.CENTER, children: [muted(thinningNote(node, image.thinning), { italics: true })] })] : [];
   return [
     new Paragraph({
       alignment: AlignmentType.CENTER,
+      keepNext: note.length > 0,
       children: [
         new ImageRun({
           type: "png",
-          data: image,
+          data: image.png,
           transformation: CHART_ON_PAGE,
           altText: { name: node.id, title: node.title ?? node.id, description: `${node.chart} chart${node.title ? `: ${node.title}` : ""} (${node.y.join(", ")} by ${node.x})` },
         }),
       ],
     }),
+    ...note,
   ];
 }
 
@@ -206,9 +242,25 @@ function headerBlocks(layer: DocxLayer, markdown: MarkdownConverter): Block[] {
   return blocks;
 }
 
-/** The layer as a .docx file. */
-export async function exportDocx(layer: DocxLayer): Promise<Buffer> {
-  const images = await chartImages(layer);
+/**
+ * The layer as a .docx file: its charts drawn on the worker threads, then the document built and
+ * zipped on one of them from a copy of the layer cut to the rows it shows.
+ */
+export async function exportDocx(layer: DocxLayer, rendering: DocxRendering): Promise<Buffer> {
+  const images = await chartImages(layer, rendering);
+  const results = Object.fromEntries(
+    Object.entries(layer.results).map(([name, outcome]): [string, ShownResult | { error: string }] => [
+      name,
+      "error" in outcome || outcome.rows.length <= DOCX_TABLE_ROWS ? outcome : { ...outcome, rows: outcome.rows.slice(0, DOCX_TABLE_ROWS), rowCount: outcome.rows.length },
+    ]),
+  );
+  const answer = await rendering.workers.run({ kind: "document", layer: { ...layer, results }, images });
+  if (!("file" in answer)) throw new Error("The export worker answered the document job without a file.");
+  return Buffer.from(answer.file.buffer, answer.file.byteOffset, answer.file.byteLength);
+}
+
+/** The document itself (on a worker thread: building and zipping it takes a while for many images). */
+export async function docxFile(layer: DocxLayer, images: Map<string, ChartImage>): Promise<Buffer> {
   const markdown = new MarkdownConverter();
   const body: Block[] = headerBlocks(layer, markdown);
   for (const node of layer.nodes) {

@@ -5,7 +5,7 @@ import { localDate, localIsoDateTime } from "../../../db/localDateTime.ts";
 import { drillLayer, layerResults, paramValues } from "../../../queries/reports/viewedLayer.ts";
 import { tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
 import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
-import type { DocxLayer } from "../export/docxExport.ts";
+import type { DocxLayer, DocxRendering } from "../export/docxExport.ts";
 import { DOCX_CONTENT_TYPE } from "../export/contentTypes.ts";
 import { attachment, exportFileName } from "../../http/attachment.ts";
 import { callerGone } from "../../http/callerGone.ts";
@@ -13,8 +13,8 @@ import { HttpError } from "../../http/httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
 import { reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 
-/** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
-export type DocxExportDeps = ReportRoutesDeps;
+/** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`), and how it renders (its worker threads). */
+export type DocxExportDeps = ReportRoutesDeps & { rendering: DocxRendering };
 
 /**
  * `POST /api/reports/{id}/export/docx {version, params, drill?, args?}` (contract A.3): the
@@ -63,7 +63,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
         }
       : { ...common, description: version.spec.description, filters: filterRows(specParams, shown.params, results), nodes: version.spec.nodes };
 
-    const file = await exportDocx(layer);
+    const file = await exportDocx(layer, deps.rendering);
     ctx.type = DOCX_CONTENT_TYPE;
     ctx.set("Content-Disposition", attachment(exportFileName(layer.title, version.version, localDate(now), "docx")));
     ctx.set("Cache-Control", "no-store");
