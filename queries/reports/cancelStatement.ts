@@ -56,3 +56,23 @@ export function meterBytes(client: pg.PoolClient, maxBytes: number, over: () => 
   stream.on("data", count);
   return { stop: () => stream.off("data", count) };
 }
+
+/**
+ * Stops the client's statement (stopAndDrop) when `signal` aborts or `stop()` is called; `stopped`
+ * tells whether it was, so the caller releases the connection as broken. `dispose()` once done.
+ */
+export function stopOnAbort(client: pg.PoolClient, signal: AbortSignal | undefined): { stop(): void; readonly stopped: boolean; dispose(): void } {
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    stopAndDrop(client);
+  };
+  signal?.addEventListener("abort", stop, { once: true });
+  return {
+    stop,
+    get stopped() {
+      return stopped;
+    },
+    dispose: () => signal?.removeEventListener("abort", stop),
+  };
+}

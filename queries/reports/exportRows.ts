@@ -2,7 +2,7 @@ import PgCursor from "pg-cursor";
 import type pg from "pg";
 import type { DataSource } from "./dataSources.ts";
 import type { ReportQuery } from "./runReportQuery.ts";
-import { stopAndDrop } from "./cancelStatement.ts";
+import { stopAndDrop, stopOnAbort } from "./cancelStatement.ts";
 import { authorMessage, END_REPORT_TRANSACTION, unreachableSentence } from "./runReportQuery.ts";
 
 /** The most rows one export writes per query (contract A.3); the page cap of the data call does not apply. */
@@ -69,12 +69,7 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
   let finished = false;
   let broken = false;
   // The caller gone (E.5): the statement is stopped at once, even while its read is awaited.
-  let cancelled = false;
-  const cancel = () => {
-    cancelled = true;
-    stopAndDrop(client);
-  };
-  options.signal?.addEventListener("abort", cancel, { once: true });
+  const caller = stopOnAbort(client, options.signal);
   const read = (count: number): Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }> => {
     const open = cursor!;
     const promise = new Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }>((resolve, reject) => {
@@ -132,9 +127,9 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
     if (failure !== null) yield { kind: "error", error: failure };
     else yield { kind: "end", truncated };
   } finally {
-    options.signal?.removeEventListener("abort", cancel);
-    if (!finished) broken = await abandon(client, cursor, inFlight);
-    client.release(broken || cancelled);
+    caller.dispose();
+    if (!finished) broken = caller.stopped || (await abandon(client, cursor, inFlight));
+    client.release(broken || caller.stopped);
   }
 }
 

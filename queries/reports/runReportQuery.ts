@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { CappedRead, type CappedRows } from "./cappedRead.ts";
-import { meterBytes, stopAndDrop } from "./cancelStatement.ts";
+import { meterBytes, stopOnAbort } from "./cancelStatement.ts";
 import type { DataSource } from "./dataSources.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { columnTypeOf, PAGE_ROW_LIMIT, valueOf } from "./queryResult.ts";
@@ -50,37 +50,34 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
     return { error: unreachableSentence(source, error) };
   }
   let read: CappedRows;
-  let cancelled = false;
   let overBytes = false;
-  const cancel = () => {
-    cancelled = true;
-    stopAndDrop(client);
-  };
+  let caller: ReturnType<typeof stopOnAbort> | null = null;
   const capped = new CappedRead(source.begin(options.timeoutMs, options.timeZone), query, limit + 1, END_REPORT_TRANSACTION_STATEMENTS);
   let meter: { stop(): void } | null = null;
   try {
     await source.bind(client, options.tenant);
     if (options.signal?.aborted) throw new CallerLeft();
-    options.signal?.addEventListener("abort", cancel, { once: true });
+    const stopping = (caller = stopOnAbort(client, options.signal));
     if (options.maxBytes !== undefined) {
       meter = meterBytes(client, options.maxBytes, () => {
         overBytes = true;
-        cancel();
+        stopping.stop();
       });
     }
     // On success the transaction has already ended with the read (cappedRead.ts); on failure it has not.
     read = await client.query(capped).done;
   } catch (error) {
-    let broken = false;
-    if (!cancelled) await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
-    client.release(broken || cancelled);
+    const cut = caller?.stopped ?? false;
+    let broken = cut;
+    if (!cut) await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
+    client.release(broken);
     if (!overBytes) return { error: error instanceof CallerLeft || options.signal?.aborted ? CALLER_LEFT : authorMessage(error, options.timeoutMs) };
     read = capped.partial();
   } finally {
-    options.signal?.removeEventListener("abort", cancel);
+    caller?.dispose();
     meter?.stop();
   }
-  if (!overBytes) client.release(cancelled);
+  if (!overBytes) client.release(caller?.stopped ?? false);
   const oids = read.fields.map((field) => field.dataTypeID);
   return {
     columns: read.fields.map((field) => field.name),

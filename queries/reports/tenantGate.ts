@@ -74,3 +74,8 @@ export class TenantGate {
 export function tenantBusySentence(gate: TenantGate): string {
   return `This hospital's report queries are all busy (${gate.perTenant} run at once, and this one waited ${gate.waitMs / 1000} s for its turn); try again shortly.`;
 }
+
+/** Seconds a caller refused a turn should wait before it tries again (an export's Retry-After). */
+export function retryAfterSeconds(gate: TenantGate): string {
+  return String(Math.ceil(gate.waitMs / 1000));
+}

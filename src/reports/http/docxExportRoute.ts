@@ -3,7 +3,7 @@ import type { Context } from "koa";
 import { exportEnabled, type NodeDef } from "../../../commands/reports/spec/specSchema.ts";
 import { localDate, localIsoDateTime } from "../../../db/localDateTime.ts";
 import { drillLayer, layerResults, paramValues } from "../../../queries/reports/viewedLayer.ts";
-import { tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
+import { retryAfterSeconds, tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
 import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import type { DocxLayer, DocxRendering } from "../export/docxExport.ts";
 import { DOCX_CONTENT_TYPE } from "../export/contentTypes.ts";
@@ -45,7 +45,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
     const busy = tenantBusySentence(deps.runtime.gate);
     const outcomes = Object.values(results);
     if (outcomes.length > 0 && outcomes.every((outcome) => "error" in outcome && outcome.error === busy)) {
-      throw new HttpError(503, busy, { "Retry-After": String(Math.ceil(deps.runtime.gate.waitMs / 1000)) });
+      throw new HttpError(503, busy, { "Retry-After": retryAfterSeconds(deps.runtime.gate) });
     }
     const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note, title: shown.title, results };
     const specParams = version.spec.params ?? [];

@@ -5,7 +5,7 @@ import type { TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts"
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
 import { preparedQuery, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
-import { tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
+import { retryAfterSeconds, tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
 import { drillLayer, paramValues } from "../../../queries/reports/viewedLayer.ts";
 import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { localDate, localDateTime } from "../../../db/localDateTime.ts";
@@ -73,7 +73,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     // The sheets are read one after another, so a live export is one query of its tenant at a time
     // for its whole length (E.5): it waits its turn like any query, and one that cannot start says so.
     const leave = frozen ? () => {} : await deps.runtime.gate.enter(tenant);
-    if (!leave) throw new HttpError(503, tenantBusySentence(deps.runtime.gate), { "Retry-After": String(Math.ceil(deps.runtime.gate.waitMs / 1000)) });
+    if (!leave) throw new HttpError(503, tenantBusySentence(deps.runtime.gate), { "Retry-After": retryAfterSeconds(deps.runtime.gate) });
     const out = new PassThrough();
     let complete = false;
     // Koa destroys the body when the response ends early (the client went away): stop reading.
