@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import type { IdentifierHasher } from "../kit/identifierHasher.ts";
 import { streamCodec, type Event } from "../kit/events.ts";
 
 /*
@@ -29,9 +29,16 @@ export const patientStreams = streamCodec("patient:");
 
 const idCardStreams = streamCodec("patient-id-card:");
 
-/** The stream of an id card, named by a hash: a stream id shows in logs and error messages, an id card number must not. */
-export function idCardStreamId(idCard: string): string {
-  return idCardStreams.id(createHash("sha256").update(idCard).digest("hex").slice(0, 32));
+/**
+ * The stream of an id card, named by a keyed hash (`patient-id-card:k.<32 hex>`): a stream id shows
+ * in logs and error messages, an id card number must not, and a plain hash of one is inverted in
+ * seconds. Streams named by the plain SHA-256 of earlier versions (`patient-id-card:<32 hex>`)
+ * stay in the history unchanged, and are neither read nor written again: the patients read model
+ * says who holds a card whose keyed stream has no event yet (managePatients.ts), as it did for
+ * patients registered before id cards had streams.
+ */
+export function idCardStreamId(hasher: IdentifierHasher, idCard: string): string {
+  return idCardStreams.id(`k.${hasher.digest("id-card stream", idCard).slice(0, 32)}`);
 }
 
 // Rules of the events' data, for readers: idCard is stored normalised and shown masked (contract C.4), names compare thus.

@@ -1,7 +1,7 @@
 import { CsvError, parse } from "csv-parse/sync";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
-import { savePatient, type PatientsByIdCards } from "./managePatients.ts";
+import { savePatient, type IdCardRegister } from "./managePatients.ts";
 import { explainIdCard, MISSING_ID_CARD } from "./nationalId.ts";
 import { PATIENT_REF_PATTERN, registerPatientInput, type RegisterPatient } from "./registerPatient.ts";
 
@@ -38,7 +38,7 @@ interface ParsedRow {
  * reported with its line number and how to fix it, the others are saved. A bad header or broken
  * quoting rejects the whole file, since then no row can be trusted.
  */
-export async function importPatientsCsv(ctx: CommandContext, registered: PatientsByIdCards, tenant: string, csvText: string): Promise<CsvImportResult> {
+export async function importPatientsCsv(ctx: CommandContext, register: IdCardRegister, tenant: string, csvText: string): Promise<CsvImportResult> {
   const result: CsvImportResult = { created: 0, updated: 0, unchanged: 0, rejected: [] };
   const parsed = parseRows(csvText);
   if ("fileProblem" in parsed) {
@@ -76,7 +76,7 @@ export async function importPatientsCsv(ctx: CommandContext, registered: Patient
   // One at a time: each save checks identity numbers against the patients saved before it.
   for (const row of rows) {
     try {
-      const saved = await savePatient(ctx, registered, tenant, row.patientRef, row.input);
+      const saved = await savePatient(ctx, register, tenant, row.patientRef, row.input);
       if (saved.created) result.created++;
       else if (saved.changed) result.updated++;
       else result.unchanged++;

@@ -1,5 +1,6 @@
 import { readStream, type EventStore, type LoadedStream, type StreamAppend } from "../../db/eventStore.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
+import type { IdentifierHasher } from "../kit/identifierHasher.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
 import { idCardStreamId, patientStreams, type IdCardEvent } from "./events.ts";
@@ -19,6 +20,12 @@ export interface PatientSaved {
  */
 export type PatientsByIdCards = (tenant: string, idCards: readonly string[]) => Promise<Array<{ patientRef: string; name: string; idCard: string }>>;
 
+/** What saving a patient needs of the wiring: who holds id cards (the read model), and the hasher that names an id card's stream. */
+export interface IdCardRegister {
+  holders: PatientsByIdCards;
+  hasher: IdentifierHasher;
+}
+
 /*
  * One identity number belongs to one patient of a tenant: a second patient with the same number
  * would make report matching ambiguous. A check of the patients table alone let two registrations
@@ -33,9 +40,9 @@ function holderOf(stream: LoadedStream<IdCardEvent>): string | null {
 }
 
 /** Registers or updates a dialysis patient. */
-export async function savePatient(ctx: CommandContext, registered: PatientsByIdCards, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
+export async function savePatient(ctx: CommandContext, register: IdCardRegister, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
   const { appended, state } = await handleCommand(ctx.store, { tenant, streamId: patientStreams.id(patientRef) }, patientDecider, input, ctx.metadata, {
-    alongside: (events, before) => idCardAppends(ctx.store, registered, tenant, patientRef, events[0]!.data.idCard, before?.idCard ?? null),
+    alongside: (events, before) => idCardAppends(ctx.store, register, tenant, patientRef, events[0]!.data.idCard, before?.idCard ?? null),
   });
   // The next push must match against this patient: wait until the read model has it.
   if (appended) await ctx.caughtUp("patients", appended.last);
@@ -43,16 +50,17 @@ export async function savePatient(ctx: CommandContext, registered: PatientsByIdC
 }
 
 /** Takes the patient's id card (refused when another patient holds it) and frees the one it had before. */
-async function idCardAppends(store: EventStore, registered: PatientsByIdCards, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
-  const taken = await readStream<IdCardEvent>(store.db, tenant, idCardStreamId(idCard));
+async function idCardAppends(store: EventStore, register: IdCardRegister, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
+  const streamOf = (card: string) => idCardStreamId(register.hasher, card);
+  const taken = await readStream<IdCardEvent>(store.db, tenant, streamOf(idCard));
   const holder = holderOf(taken);
-  const other = holder === null ? await registeredElsewhere(registered, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
+  const other = holder === null ? await registeredElsewhere(register.holders, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
   if (other) throw new CommandError("conflict", `idCard is already registered to patient ${other}; update that patient instead.`);
   const appends: StreamAppend[] = [];
-  if (holder !== patientRef) appends.push({ streamId: idCardStreamId(idCard), expectedVersion: taken.version, events: [took(patientRef)] });
+  if (holder !== patientRef) appends.push({ streamId: streamOf(idCard), expectedVersion: taken.version, events: [took(patientRef)] });
   if (before !== null && before !== idCard) {
-    const freed = await readStream<IdCardEvent>(store.db, tenant, idCardStreamId(before));
-    if (holderOf(freed) === patientRef) appends.push({ streamId: idCardStreamId(before), expectedVersion: freed.version, events: [gaveUp(patientRef)] });
+    const freed = await readStream<IdCardEvent>(store.db, tenant, streamOf(before));
+    if (holderOf(freed) === patientRef) appends.push({ streamId: streamOf(before), expectedVersion: freed.version, events: [gaveUp(patientRef)] });
   }
   return appends;
 }

@@ -23,7 +23,8 @@ import { clientById } from "../../queries/credentials/credentials.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
 import { verifyLedger } from "../../queries/ledger/ledger.ts";
 import { backupTo, restoreFrom } from "../../db/backup.ts";
-import { registeredPatients } from "../patients/registeredPatients.ts";
+import { idCardRegister } from "../patients/registeredPatients.ts";
+import { loadIdentifierHasher } from "../secrets/identifierKey.ts";
 import { importFile } from "./bulkImportCli.ts";
 import { progressBar, ratePerSecond } from "./progressBar.ts";
 import { loadConfig, type Config } from "./config.ts";
@@ -259,7 +260,7 @@ patients
     const text = readUtf8(file);
     return withDatabase((url) =>
       withCommandContext(url, async (ctx, db) => {
-        const result = await importPatientsCsv(ctx, registeredPatients(db), tenant, text);
+        const result = await importPatientsCsv(ctx, idCardRegister(db, await loadIdentifierHasher(db, process.env.ID_HASH_KEY)), tenant, text);
         for (const { line, message } of result.rejected) console.log(`line ${line}: ${message}`);
         const imported = result.created + result.updated + result.unchanged;
         console.log(

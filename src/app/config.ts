@@ -1,5 +1,6 @@
 import { refusedTargetProblem } from "../alerts/webhookTarget.ts";
 import { z } from "zod";
+import { decodeIdentifierKey } from "../secrets/identifierKey.ts";
 import { isDatabaseUrl } from "../../db/primaryHosts.ts";
 import { MAX_FRAME_BYTES } from "../ingestion/hl7/mllpFrames.ts";
 import { MIN_CHART_POINTS } from "../reports/charts/thinRows.ts";
@@ -30,6 +31,11 @@ export const configSchema = z.object({
     .refine(isDatabaseUrl, "DATABASE_URL must be postgres://user:password@host:port/database, with host:port,host:port for fail-over")
     .optional(),
   ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must have at least 16 characters").optional(),
+  /** The key of the keyed hashes of identifiers (id-card streams): 64 hex digits, or base64 of at least 32 random bytes; unset: one the database keeps. */
+  ID_HASH_KEY: z
+    .string()
+    .refine((key) => decodeIdentifierKey(key) !== null, "ID_HASH_KEY must be 64 hex digits or the base64 of at least 32 random bytes (openssl rand -hex 32)")
+    .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** json: one JSON object a line; pretty: lines for a person. Unset: pretty on a terminal, json otherwise. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),

@@ -17,6 +17,8 @@ import { jsonBody } from "../http/jsonBody.ts";
 import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
 import { patientRoutes } from "../patients/patientRoutes.ts";
+import { idCardRegister } from "../patients/registeredPatients.ts";
+import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "../reports/http/reportRoutes.ts";
@@ -41,6 +43,8 @@ export interface AppDependencies {
   openApi: OpenApiDeps;
   log: Logger;
   adminToken: string | undefined;
+  /** Names id-card streams by a keyed hash (src/secrets/identifierKey.ts). */
+  identifiers: IdentifierHasher;
   readiness: Readiness;
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
@@ -76,7 +80,7 @@ export function createApp(deps: AppDependencies): Koa {
       resolveTenant(),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
-      patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary).routes() as Koa.Middleware,
+      patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers)).routes() as Koa.Middleware,
       alertRoutes({ store: deps.store, adminToken: deps.adminToken, ...deps.alerts }).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
       historyRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,

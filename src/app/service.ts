@@ -1,4 +1,5 @@
 import { ingestionDeps } from "./ingestionDeps.ts";
+import { loadIdentifierHasher } from "../secrets/identifierKey.ts";
 import type { Server } from "node:http";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
@@ -95,6 +96,7 @@ export async function startService({ config, role, log, projections = allProject
     stack.push(() => boss.stop({ graceful: true, wait: true, timeout: 10_000 }));
 
     const eventStore = new EventStore(db);
+    const identifiers = await loadIdentifierHasher(db, config.ID_HASH_KEY);
     const dictionary = loadDefaultDictionary();
     const served = serveDictionary(dictionary);
     const ingestion = ingestionDeps(eventStore, dictionary);
@@ -191,6 +193,7 @@ export async function startService({ config, role, log, projections = allProject
         },
         log,
         adminToken: config.ADMIN_TOKEN,
+        identifiers,
         metrics,
         metricsToken: config.METRICS_TOKEN,
         readiness: {

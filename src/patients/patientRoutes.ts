@@ -1,7 +1,7 @@
 import { commandContextOf } from "../http/requestState.ts";
 import Router from "@koa/router";
 import { z } from "zod";
-import { savePatient } from "../../commands/patients/managePatients.ts";
+import { savePatient, type IdCardRegister } from "../../commands/patients/managePatients.ts";
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../commands/patients/registerPatient.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
@@ -10,7 +10,6 @@ import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
 import { defaultChartItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef } from "../../queries/patients/patients.ts";
 import { requireAuthor } from "../http/authorAuth.ts";
-import { registeredPatients } from "./registeredPatients.ts";
 import { HttpError } from "../http/httpError.ts";
 import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
@@ -58,7 +57,7 @@ function chartDays(from: string | undefined, to: string | undefined): { fromDay:
   return { fromDay, toDay };
 }
 
-export function patientRoutes(store: EventStore, adminToken: string | undefined, dictionary: Dictionary): Router {
+export function patientRoutes(store: EventStore, adminToken: string | undefined, dictionary: Dictionary, idCards: IdCardRegister): Router {
   const router = new Router({ prefix: "/api/patients" });
   router.use(requireAuthor(store.db, adminToken));
 
@@ -85,7 +84,7 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
       throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
     }
     const input = parseBody(registerPatientInput, ctx.request.body);
-    await savePatient(commandContextOf(ctx, store), registeredPatients(store.db), ctx.state.tenant, patientRef, input);
+    await savePatient(commandContextOf(ctx, store), idCards, ctx.state.tenant, patientRef, input);
     ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
   });
   return router;

@@ -1,4 +1,5 @@
-import type { PatientsByIdCards } from "../../commands/patients/managePatients.ts";
+import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
+import type { IdCardRegister, PatientsByIdCards } from "../../commands/patients/managePatients.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { patientsByIdCards } from "../../queries/patients/patients.ts";
@@ -6,4 +7,9 @@ import { patientsByIdCards } from "../../queries/patients/patients.ts";
 /** The commands' look-up of registered patients by id card, over the patients read model. */
 export function registeredPatients(db: Db): PatientsByIdCards {
   return (tenant, idCards) => (idCards.length === 0 ? Promise.resolve([]) : readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, idCards)));
+}
+
+/** What saving a patient needs: the look-up above and the deployment's identifier hasher (src/secrets/identifierKey.ts). */
+export function idCardRegister(db: Db, hasher: IdentifierHasher): IdCardRegister {
+  return { holders: registeredPatients(db), hasher };
 }

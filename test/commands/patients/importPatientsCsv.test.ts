@@ -4,7 +4,8 @@ import { importPatientsCsv } from "../../../commands/patients/importPatientsCsv.
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import { allProjections } from "../../../src/app/allProjections.ts";
 import { listPatients } from "../../../queries/patients/patients.ts";
-import { registeredPatients } from "../../../src/patients/registeredPatients.ts";
+import { idCardRegister } from "../../../src/patients/registeredPatients.ts";
+import { loadIdentifierHasher } from "../../../src/secrets/identifierKey.ts";
 import { useTestService } from "../../support/service.ts";
 
 const WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
@@ -25,7 +26,8 @@ describe("importPatientsCsv", () => {
   let tenantCount = 0;
   const freshTenant = () => `csv${process.pid}_${tenantCount++}`;
 
-  const run = (tenant: string, csv: string) => importPatientsCsv(commandContext(hub.service.eventStore, { actor: "test" }), registeredPatients(hub.service.db), tenant, csv);
+  const run = async (tenant: string, csv: string) =>
+    importPatientsCsv(commandContext(hub.service.eventStore, { actor: "test" }), idCardRegister(hub.service.db, await loadIdentifierHasher(hub.service.db, undefined)), tenant, csv);
   const patientsOf = (tenant: string) => readAsTenant(hub.service.db, tenant, listPatients);
 
   it("imports every valid row: BOM, CRLF, optional columns, the ways of writing active", async () => {
