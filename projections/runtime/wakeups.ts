@@ -32,9 +32,9 @@ export function createBoss(connectionString: string, log: Logger, limits: DeadPe
 
 /**
  * A wake-up job is active for an instant (the handler only wakes the runner), so a job still
- * active after a minute was lost with its process or its database connection: it expires at
- * pg-boss's next maintenance, and until then the stately queue fetches nothing (the safety net
- * keeps the projection going).
+ * active after seconds was lost with its process or its database connection. Worker processes
+ * fail such jobs themselves (releaseStuckWakeups); the expiry is pg-boss's own net, at its next
+ * maintenance run.
  */
 const WAKEUP_QUEUE = { policy: "stately", retryLimit: 0, expireInSeconds: 60 } as const;
 
@@ -96,6 +96,28 @@ export class WakeupSender {
       ),
     );
   }
+}
+
+/** A wake-up job active this long was lost: its handler only wakes a runner, an instant's work. */
+export const STUCK_WAKEUP_SECONDS = 10;
+
+/**
+ * Fails the wake-up jobs of these projections that were fetched but never completed: the database
+ * went away (or the connection was cut) between pg-boss's fetch and its completion. A stately
+ * queue fetches nothing while such a job is active — the fetch breaks pg-boss's one-active-job
+ * index — so without this a restart of PostgreSQL held every wake-up of that projection until
+ * pg-boss expired the job at a maintenance run, minutes later, and the projection waited for the
+ * safety net meanwhile. The wake-up it carried is not lost: its runner ran, or runs at the next one.
+ */
+export async function releaseStuckWakeups(boss: PgBoss, projections: readonly Projection[]): Promise<number> {
+  const queues = projections.map(wakeupQueueOf);
+  const { rows } = await boss
+    .getDb()
+    .executeSql(`select name, id from pgboss.job where name = any($1) and state = 'active' and started_on < now() - make_interval(secs => $2)`, [queues, STUCK_WAKEUP_SECONDS]);
+  const byQueue = new Map<string, string[]>();
+  for (const row of rows as Array<{ name: string; id: string }>) byQueue.set(row.name, [...(byQueue.get(row.name) ?? []), row.id]);
+  for (const [queue, ids] of byQueue) await boss.fail(queue, ids);
+  return rows.length;
 }
 
 /** Keeps pg-boss's job table statistics fresh: its fetch plan degrades badly on stale ones. */

@@ -5,7 +5,7 @@ import type { Projection } from "./projection.ts";
 import { prepareProjections } from "./rebuild.ts";
 import { rebuildInTurn } from "./rebuildInTurn.ts";
 import { ProjectionRunner, type RunnerOptions } from "./runner.ts";
-import { analyzeJobTable, createWakeupQueues, wakeupQueueOf } from "./wakeups.ts";
+import { analyzeJobTable, createWakeupQueues, releaseStuckWakeups, STUCK_WAKEUP_SECONDS, wakeupQueueOf } from "./wakeups.ts";
 
 export interface WorkerOptions extends RunnerOptions {
   /** How often every projection is woken regardless of wake-ups: the net under lost ones. */
@@ -21,6 +21,7 @@ export class ProjectionWorker {
   private readonly runners = new Map<string, ProjectionRunner>();
   private safetyNet: NodeJS.Timeout | null = null;
   private jobTableUpkeep: NodeJS.Timeout | null = null;
+  private stuckWakeups: NodeJS.Timeout | null = null;
   private rebuilds: Promise<unknown> = Promise.resolve();
   private running = false;
 
@@ -54,6 +55,8 @@ export class ProjectionWorker {
     this.safetyNet.unref();
     this.jobTableUpkeep = setInterval(() => analyzeJobTable(this.boss).catch(() => {}), 5 * 60_000);
     this.jobTableUpkeep.unref();
+    this.stuckWakeups = setInterval(() => this.releaseStuckWakeups(), (STUCK_WAKEUP_SECONDS * 1000) / 2);
+    this.stuckWakeups.unref();
     this.running = true;
     this.rebuilds = rebuildInTurn(this.db, toBuild, this.log, {
       atOnce: this.options.rebuildsAtOnce ?? 2,
@@ -61,6 +64,14 @@ export class ProjectionWorker {
       stopped: () => !this.running,
     }).catch((err) => this.log.error({ err }, "rebuilds stopped"));
     this.wakeAll();
+  }
+
+  private releaseStuckWakeups(): void {
+    releaseStuckWakeups(this.boss, this.projections)
+      .then((released) => {
+        if (released > 0) this.log.info({ released }, "wake-up jobs left active by a lost connection were released");
+      })
+      .catch(() => {}); // the database is away: the next tick tries again
   }
 
   /** Wakes the runners of projections that handle any of these event types. */
@@ -78,6 +89,7 @@ export class ProjectionWorker {
     this.running = false;
     if (this.safetyNet) clearInterval(this.safetyNet);
     if (this.jobTableUpkeep) clearInterval(this.jobTableUpkeep);
+    if (this.stuckWakeups) clearInterval(this.stuckWakeups);
     await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
     await this.rebuilds;
   }

@@ -2,6 +2,8 @@ import { expect } from "chai";
 import { createTestDatabase } from "../support/database.ts";
 import { recordingProjection } from "../support/projections.ts";
 import { startTestService, TEST_ADMIN_TOKEN, until, useTestService } from "../support/service.ts";
+import { createBoss, wakeupQueueOf } from "../../projections/runtime/wakeups.ts";
+import { silentLogger } from "../../src/logger.ts";
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 
@@ -104,6 +106,36 @@ describe("an API process and a worker process sharing one database", () => {
       await until(async () => (await api.db.query("select 1 from read.split_seen")).rowCount === 1, 5000);
       const jobs = await api.db.query("select count(*)::int as n from pgboss.job where name = 'projection.split'");
       expect(jobs.rows[0].n).to.be.greaterThan(0);
+    } finally {
+      await api.stop();
+      await worker.stop();
+    }
+  });
+
+  it("lets wake-ups through again seconds after a wake-up job was left active by a lost connection", async function () {
+    this.timeout(60_000);
+    const databaseUrl = await createTestDatabase(false);
+    const projection = recordingProjection("stuck");
+    const queue = wakeupQueueOf(projection);
+    const first = await startTestService({ databaseUrl, role: "worker", projections: [projection], safetyNetMs: 60_000 });
+    await first.stop();
+    // What PostgreSQL stopping between pg-boss's fetch and its completion leaves: a job active for good.
+    // 20 s old: past the worker's patience, short of pg-boss's own expiry (60 s) at its start-up maintenance.
+    const boss = createBoss(databaseUrl, silentLogger);
+    await boss.start();
+    await boss.send(queue, {});
+    const [lost] = await boss.fetch(queue);
+    await boss.getDb().executeSql("update pgboss.job set started_on = now() - interval '20 seconds' where id = $1", [lost!.id]);
+    await boss.stop({ graceful: false, wait: true });
+
+    const worker = await startTestService({ databaseUrl, role: "worker", projections: [projection], safetyNetMs: 60_000 });
+    const api = await startTestService({ databaseUrl, role: "api", projections: [projection] });
+    try {
+      await api.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: 0, events: [{ type: "Counted", data: { n: 1 } }], metadata: { actor: "test" } });
+      // Without the release, nothing but pg-boss's maintenance (every 2 minutes) or the safety net (a minute) would bring it.
+      await until(async () => (await api.db.query("select 1 from read.stuck_seen")).rowCount === 1, 15_000, 100);
+      const { rows } = await api.db.query("select state from pgboss.job where id = $1", [lost!.id]);
+      expect(rows[0]?.state ?? "archived").not.to.equal("active");
     } finally {
       await api.stop();
       await worker.stop();
