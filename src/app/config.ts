@@ -36,6 +36,21 @@ export const configSchema = z.object({
     .string()
     .refine((key) => decodeIdentifierKey(key) !== null, "ID_HASH_KEY must be 64 hex digits or the base64 of at least 32 random bytes (openssl rand -hex 32)")
     .optional(),
+  /** The hospital's OpenID Provider (contract E.1): with OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_URL, staff sign in there; unset: token sign-in only. */
+  OIDC_ISSUER: z.url({ protocol: /^https?$/, error: "OIDC_ISSUER must be the provider's issuer URL, e.g. https://sso.hospital.example/realms/staff" }).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Scopes asked for besides `openid profile`, space-separated. */
+  OIDC_SCOPES: z.string().default(""),
+  OIDC_TENANT_CLAIM: z.string().min(1).default("tenant"),
+  OIDC_ROLES_CLAIM: z.string().min(1).default("roles"),
+  OIDC_WARDS_CLAIM: z.string().min(1).default("wards"),
+  /** The service's own external base URL, as browsers reach it (the OIDC redirect URI is <PUBLIC_URL>/staff/callback). */
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: "PUBLIC_URL must be the service's external base URL, e.g. https://dialysis.hospital.example" }).optional(),
+  /** A staff session ends after this many minutes without a call (fractions allowed). */
+  SESSION_IDLE_MINUTES: z.coerce.number().positive().default(30),
+  /** And this many hours after sign-in, whatever happens (fractions allowed). */
+  SESSION_MAX_HOURS: z.coerce.number().positive().default(12),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** json: one JSON object a line; pretty: lines for a person. Unset: pretty on a terminal, json otherwise. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
@@ -113,6 +128,10 @@ function together(config: Config): string[] {
   if (refused) problems.push(refused);
   if (config.REPORT_ROLE_CONNECTION_LIMIT !== -1 && config.REPORT_ROLE_CONNECTION_LIMIT < config.REPORT_POOL_SIZE) {
     problems.push("REPORT_ROLE_CONNECTION_LIMIT: at least REPORT_POOL_SIZE, the report connections of one process (the limit is for every process of the deployment together)");
+  }
+  const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];
+  if (oidc.some((value) => value !== undefined) && (oidc.some((value) => value === undefined) || !config.PUBLIC_URL)) {
+    problems.push("OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_URL: set all four for sign-in with an identity provider, or none");
   }
   return problems;
 }

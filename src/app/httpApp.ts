@@ -18,6 +18,9 @@ import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
 import { patientRoutes } from "../patients/patientRoutes.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
+import type { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
+import type { SessionStore } from "../staffSessions/sessionStore.ts";
+import { staffSessionRoutes } from "../staffSessions/staffSessionRoutes.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
@@ -45,6 +48,8 @@ export interface AppDependencies {
   adminToken: string | undefined;
   /** Names id-card streams by a keyed hash (src/secrets/identifierKey.ts). */
   identifiers: IdentifierHasher;
+  /** Staff sign-in with the hospital's OpenID Provider (null: not configured) and the sessions it opens. */
+  staffSessions: { relyingParty: OidcRelyingParty | null; sessions: SessionStore };
   readiness: Readiness;
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
@@ -70,6 +75,7 @@ export function createApp(deps: AppDependencies): Koa {
   const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });
   app.use(embed.routes());
   app.use(embed.cors());
+  app.use(staffSessionRoutes({ ...deps.staffSessions, log: deps.log }).routes());
   // The staff pages (sign in with an author token; reports, unmatched queue, patients, bulk jobs over /api).
   app.use(staffRoutes().routes());
 

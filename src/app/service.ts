@@ -1,5 +1,7 @@
 import { ingestionDeps } from "./ingestionDeps.ts";
 import { loadIdentifierHasher } from "../secrets/identifierKey.ts";
+import { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
+import { SessionStore } from "../staffSessions/sessionStore.ts";
 import type { Server } from "node:http";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
@@ -194,6 +196,10 @@ export async function startService({ config, role, log, projections = allProject
         log,
         adminToken: config.ADMIN_TOKEN,
         identifiers,
+        staffSessions: {
+          relyingParty: oidcRelyingParty(config),
+          sessions: new SessionStore(db, identifiers, { idleMs: config.SESSION_IDLE_MINUTES * 60_000, maxMs: config.SESSION_MAX_HOURS * 3_600_000 }),
+        },
         metrics,
         metricsToken: config.METRICS_TOKEN,
         readiness: {
@@ -261,4 +267,18 @@ async function closeServer(server: Server, graceMs: number): Promise<void> {
   const timer = setTimeout(() => server.closeAllConnections(), graceMs);
   await closed;
   clearTimeout(timer);
+}
+
+/** The relying party of the configured OpenID Provider, or null when sign-in with one is not configured. */
+function oidcRelyingParty(config: Config): OidcRelyingParty | null {
+  const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret, PUBLIC_URL: publicUrl } = config;
+  if (!issuer || !clientId || !clientSecret || !publicUrl) return null;
+  return new OidcRelyingParty({
+    issuer,
+    clientId,
+    clientSecret,
+    publicUrl,
+    extraScopes: config.OIDC_SCOPES.split(/\s+/).filter(Boolean),
+    claims: { tenant: config.OIDC_TENANT_CLAIM, roles: config.OIDC_ROLES_CLAIM, wards: config.OIDC_WARDS_CLAIM },
+  });
 }

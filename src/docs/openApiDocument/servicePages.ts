@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
 import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { healthAnswer, readinessAnswer } from "../../http/healthRoutes.ts";
+import { staffSessionAnswer } from "../../staffSessions/staffSessionRoutes.ts";
 import { json, security } from "./shared.ts";
 
 const text = (contentType: string, description: string): ZodOpenApiResponseObject => ({ description, content: { [contentType]: { schema: z.string() } } });
@@ -9,6 +10,48 @@ const notFound = (description: string) => text("text/plain", description);
 
 /** What is not one of the two interfaces: health, help articles, the embed page and these docs. No credential. */
 export const servicePaths: ZodOpenApiPathsObject = {
+  "/staff/login": {
+    get: {
+      tags: ["Staff sign-in"], security: security.none,
+      operationId: "staffLogin",
+      summary: "Sends the browser to the hospital's identity provider (authorization code with PKCE, state and nonce)",
+      responses: { 302: { description: "To the provider's authorization endpoint" }, 404: text("text/html", "No identity provider is configured (a short page)") },
+    },
+  },
+  "/staff/callback": {
+    get: {
+      tags: ["Staff sign-in"], security: security.none,
+      operationId: "staffCallback",
+      summary: "Where the provider sends the browser back: the code is exchanged and the ID token verified",
+      requestParams: { query: z.object({ code: z.string().optional(), state: z.string().optional() }) },
+      responses: {
+        302: { description: "Signed in: to the staff pages, with the session cookie (HttpOnly, SameSite=Lax, Secure under https)" },
+        400: text("text/html", "A wrong, reused or expired state, or an answer of the provider that does not verify: no session (a short page)"),
+        404: text("text/html", "No identity provider is configured (a short page)"),
+      },
+    },
+  },
+  "/staff/session": {
+    get: {
+      tags: ["Staff sign-in"], security: [{ staffSession: [] }],
+      operationId: "staffSession",
+      summary: "Who is signed in with this cookie; each call restarts the session's idle clock",
+      responses: { 200: { description: "The session", ...json(staffSessionAnswer) }, 401: { description: "No live session", ...json(z.object({ error: z.string() })) } },
+    },
+  },
+  "/staff/logout": {
+    post: {
+      tags: ["Staff sign-in"], security: [{ staffSession: [] }],
+      operationId: "staffLogout",
+      summary: "Ends the session at once, on every process (send X-CSRF-Token)",
+      requestParams: { header: z.object({ "x-csrf-token": z.string().meta({ description: "The session's csrf" }) }) },
+      responses: {
+        204: { description: "Ended; Location names the provider's end-session URL when it has one", headers: z.object({ Location: z.string().optional() }) },
+        401: { description: "No live session", ...json(z.object({ error: z.string() })) },
+        403: { description: "X-CSRF-Token missing or wrong", ...json(z.object({ error: z.string() })) },
+      },
+    },
+  },
   "/healthz": {
     get: { tags: ["Service"], security: security.none, operationId: "healthz", summary: "The process answers", responses: { 200: { description: "Up", ...json(healthAnswer) } } },
   },

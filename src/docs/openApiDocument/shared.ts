@@ -18,6 +18,12 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
     description: "An author token of the request's tenant (POST /api/admin/authors), or the ADMIN_TOKEN.",
   },
   adminToken: { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN the service was started with." },
+  staffSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: "dh_session",
+    description: "The session cookie of a person signed in through the hospital's identity provider (GET /staff/login); state-changing calls also send X-CSRF-Token.",
+  },
   serviceTenant: {
     type: "apiKey",
     in: "header",

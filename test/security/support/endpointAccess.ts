@@ -26,6 +26,11 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /staff": "public",
   "GET /staff/": "public",
   "GET /staff/assets/:name": "public",
+  // Sign-in with the identity provider (E.1): the flow itself needs no credential; the session's own calls need its cookie.
+  "GET /staff/login": "public",
+  "GET /staff/callback": "public",
+  "GET /staff/session": "public",
+  "POST /staff/logout": "public",
   "GET /embed/assets/:name": "public",
   "GET /embed/reports/:id": "viewing",
 

@@ -1,0 +1,100 @@
+import { randomBytes } from "node:crypto";
+import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
+import type { Db } from "../../db/pool.ts";
+import type { PendingSignIn } from "./oidcRelyingParty.ts";
+
+/*
+ * Staff sessions and sign-ins under way, in PostgreSQL: they survive a restart and every API
+ * process sees the same ones (contract E.1). Working state rather than history (db/migrations/
+ * 0012_staff-sessions.sql): rows past their time are deleted. The cookie's value and a sign-in's
+ * state are kept only as keyed digests, so a copy of the table signs no one in.
+ */
+
+/** A sign-in's state lives this long: a person at the provider's page for longer starts again. */
+const SIGN_IN_MINUTES = 15;
+
+export interface SessionTimes {
+  /** A session ends after this long without a call (SESSION_IDLE_MINUTES). */
+  idleMs: number;
+  /** And this long after sign-in whatever happens (SESSION_MAX_HOURS). */
+  maxMs: number;
+}
+
+export interface StaffSession {
+  sub: string;
+  name: string;
+  tenant: string;
+  roles: string[];
+  wards: string[] | null;
+  csrf: string;
+  idToken: string;
+  /** When it ends if it stays idle (or at its absolute end, whichever comes first). */
+  expiresAt: Date;
+}
+
+export class SessionStore {
+  constructor(
+    private readonly db: Db,
+    private readonly hasher: IdentifierHasher,
+    private readonly times: SessionTimes,
+  ) {}
+
+  async rememberSignIn(pending: PendingSignIn, tenant: string): Promise<void> {
+    await this.db.query("delete from staff_sign_ins where created_at < now() - make_interval(mins => $1)", [SIGN_IN_MINUTES]);
+    await this.db.query("insert into staff_sign_ins (state_digest, code_verifier, nonce, tenant) values ($1, $2, $3, $4)", [
+      this.#digest("sign-in state", pending.state),
+      pending.codeVerifier,
+      pending.nonce,
+      tenant,
+    ]);
+  }
+
+  /** The sign-in this state names, taken so that no second callback can use it; null if there is none (wrong, reused or too old). */
+  async takeSignIn(state: string): Promise<(PendingSignIn & { tenant: string }) | null> {
+    const { rows } = await this.db.query(
+      `delete from staff_sign_ins where state_digest = $1 returning code_verifier, nonce, tenant, created_at > now() - make_interval(mins => $2) as fresh`,
+      [this.#digest("sign-in state", state), SIGN_IN_MINUTES],
+    );
+    const row = rows[0];
+    return row?.fresh ? { state, codeVerifier: row.code_verifier, nonce: row.nonce, tenant: row.tenant } : null;
+  }
+
+  /** A new session; answers the cookie's value (shown to the browser only) and the session. */
+  async open(session: Omit<StaffSession, "csrf" | "expiresAt">): Promise<{ cookie: string; session: StaffSession }> {
+    const cookie = randomBytes(32).toString("base64url");
+    const csrf = randomBytes(24).toString("base64url");
+    const { rows } = await this.db.query(
+      `insert into staff_sessions (id_digest, sub, name, tenant, roles, wards, csrf, id_token, expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
+       returning least(expires_at, last_seen_at + make_interval(secs => $10)) as expires_at`,
+      [this.#digest("session", cookie), session.sub, session.name, session.tenant, session.roles, session.wards, csrf, session.idToken, this.times.maxMs / 1000, this.times.idleMs / 1000],
+    );
+    return { cookie, session: { ...session, csrf, expiresAt: rows[0].expires_at } };
+  }
+
+  /**
+   * The live session of this cookie, its idle clock restarted; null when there is none, it was
+   * ended, or its idle or absolute time is up. One statement: the look-up is the touch.
+   */
+  async touch(cookie: string): Promise<StaffSession | null> {
+    const { rows } = await this.db.query(
+      `update staff_sessions set last_seen_at = now()
+       where id_digest = $1 and ended_at is null and expires_at > now() and last_seen_at > now() - make_interval(secs => $2)
+       returning sub, name, tenant, roles, wards, csrf, id_token, least(expires_at, now() + make_interval(secs => $2)) as expires_at`,
+      [this.#digest("session", cookie), this.times.idleMs / 1000],
+    );
+    const row = rows[0];
+    return row ? { sub: row.sub, name: row.name, tenant: row.tenant, roles: row.roles, wards: row.wards, csrf: row.csrf, idToken: row.id_token, expiresAt: row.expires_at } : null;
+  }
+
+  /** Ends the session at once, on every process; answers whether it was live. */
+  async end(cookie: string): Promise<boolean> {
+    const { rowCount } = await this.db.query("update staff_sessions set ended_at = now() where id_digest = $1 and ended_at is null", [this.#digest("session", cookie)]);
+    await this.db.query("delete from staff_sessions where expires_at < now() - interval '1 day'");
+    return (rowCount ?? 0) > 0;
+  }
+
+  #digest(purpose: string, value: string): string {
+    return this.hasher.digest(`staff ${purpose}`, value);
+  }
+}

@@ -1,0 +1,136 @@
+import Router from "@koa/router";
+import type { Context } from "koa";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { TENANT_PATTERN } from "../../db/tenantScope.ts";
+import { resolveTenant } from "../http/tenant.ts";
+import { SignInRefused, type OidcRelyingParty } from "./oidcRelyingParty.ts";
+import type { SessionStore, StaffSession } from "./sessionStore.ts";
+
+/** The roles a session may hold (contract E.2); a role the provider sends that is not one of them is ignored. */
+export const STAFF_ROLES = ["admin", "author", "clinician", "viewer"] as const;
+
+export const SESSION_COOKIE = "dh_session";
+
+/** What GET /staff/session answers. */
+export const staffSessionAnswer = z.object({
+  sub: z.string().meta({ description: "The provider's subject of the person" }),
+  name: z.string().meta({ description: "Who, as every event and log record of the session names them" }),
+  tenant: z.string(),
+  roles: z.array(z.enum(STAFF_ROLES)),
+  wards: z.array(z.string()).nullable().meta({ description: "null: every ward of the tenant" }),
+  expiresAt: z.string().meta({ description: "When the session ends if it stays idle (or at its absolute end)", example: "2026-11-27T09:30:00.000Z" }),
+  csrf: z.string().meta({ description: "Send as X-CSRF-Token with every state-changing call (POST, PUT, PATCH, DELETE) made with the session cookie" }),
+});
+
+function sessionAnswer(session: StaffSession): z.infer<typeof staffSessionAnswer> {
+  const { sub, name, tenant, roles, wards, expiresAt, csrf } = session;
+  return { sub, name, tenant, roles: roles as Array<(typeof STAFF_ROLES)[number]>, wards, expiresAt: expiresAt.toISOString(), csrf };
+}
+
+/** The session cookie's value, when the request carries one. */
+export function sessionCookieOf(ctx: Context): string | null {
+  const value = ctx.cookies.get(SESSION_COOKIE);
+  return value && /^[A-Za-z0-9_-]{20,100}$/.test(value) ? value : null;
+}
+
+/**
+ * Staff sign-in with the hospital's OpenID Provider (contract E.1): `/staff/login` sends the
+ * browser there, `/staff/callback` takes it back with a session cookie, `/staff/session` says who
+ * is signed in, `/staff/logout` ends it. Without a provider configured, sign-in stays the token of
+ * the staff pages, and these answer so.
+ */
+export function staffSessionRoutes(deps: { relyingParty: OidcRelyingParty | null; sessions: SessionStore; log: Logger }): Router {
+  const { relyingParty, sessions, log } = deps;
+  const router = new Router({ prefix: "/staff" });
+  const secure = relyingParty ? new URL(relyingParty.settings.publicUrl).protocol === "https:" : false;
+
+  router.get("/login", resolveTenant(), async (ctx) => {
+    if (!relyingParty) return refusePage(ctx, 404, NOT_CONFIGURED);
+    const { url, pending } = await relyingParty.begin();
+    await sessions.rememberSignIn(pending, ctx.state.tenant);
+    ctx.set("Cache-Control", "no-store");
+    ctx.redirect(url);
+  });
+
+  router.get("/callback", async (ctx) => {
+    if (!relyingParty) return refusePage(ctx, 404, NOT_CONFIGURED);
+    ctx.set("Cache-Control", "no-store");
+    const state = typeof ctx.query.state === "string" ? ctx.query.state : "";
+    const pending = state ? await sessions.takeSignIn(state) : null;
+    if (!pending) return refusePage(ctx, 400, STALE_SIGN_IN);
+    let person;
+    try {
+      // The URL the provider sent the browser to, as the provider knows it (behind a proxy ctx.href is the internal one).
+      person = await relyingParty.finish(new URL(`${relyingParty.redirectUri}?${ctx.querystring}`), pending);
+    } catch (error) {
+      if (!(error instanceof SignInRefused)) throw error;
+      log.warn({ reason: error.message }, "a staff sign-in was refused");
+      return refusePage(ctx, 400, REFUSED_SIGN_IN);
+    }
+    const tenant = person.tenant ?? pending.tenant;
+    if (!TENANT_PATTERN.test(tenant)) return refusePage(ctx, 400, BAD_TENANT);
+    const roles = (person.roles ?? ["viewer"]).filter((role): role is (typeof STAFF_ROLES)[number] => (STAFF_ROLES as readonly string[]).includes(role));
+    const { cookie } = await sessions.open({ sub: person.sub, name: person.name, tenant, roles, wards: person.wards, idToken: person.idToken });
+    log.info({ who: person.name, tenant, roles }, "staff signed in");
+    ctx.append("Set-Cookie", cookieHeader(cookie, secure));
+    ctx.redirect(`${new URL(relyingParty.redirectUri).pathname.replace(/\/callback$/, "")}`);
+  });
+
+  router.get("/session", async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    const cookie = sessionCookieOf(ctx);
+    const session = cookie ? await sessions.touch(cookie) : null;
+    if (!session) {
+      ctx.status = 401;
+      ctx.body = { error: relyingParty ? "Not signed in, or the session ended; sign in again at /staff/login." : "Sign-in with an identity provider is not configured; the staff pages take an author token." };
+      return;
+    }
+    ctx.body = sessionAnswer(session);
+  });
+
+  router.post("/logout", async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    const cookie = sessionCookieOf(ctx);
+    const session = cookie ? await sessions.touch(cookie) : null;
+    if (!cookie || !session) {
+      ctx.status = 401;
+      ctx.body = { error: "Not signed in, or the session ended already." };
+      return;
+    }
+    if (ctx.get("x-csrf-token") !== session.csrf) {
+      ctx.status = 403;
+      ctx.body = { error: "Send the session's csrf (GET /staff/session) as the X-CSRF-Token header." };
+      return;
+    }
+    await sessions.end(cookie);
+    log.info({ who: session.name, tenant: session.tenant }, "staff signed out");
+    ctx.append("Set-Cookie", cookieHeader("", secure, 0));
+    const endSession = relyingParty ? await relyingParty.endSessionUrl(session.idToken).catch(() => null) : null;
+    if (endSession) ctx.set("Location", endSession);
+    ctx.status = 204;
+  });
+
+  return router;
+}
+
+function cookieHeader(value: string, secure: boolean, maxAgeSeconds?: number): string {
+  return [`${SESSION_COOKIE}=${value}`, "Path=/", "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : []), ...(maxAgeSeconds !== undefined ? [`Max-Age=${maxAgeSeconds}`] : [])].join("; ");
+}
+
+/** A short page in both languages: a person's browser lands on it, not a program. */
+interface PageText {
+  zh: string;
+  en: string;
+}
+const NOT_CONFIGURED: PageText = { zh: "未配置身份提供方登录；请在员工页面使用令牌登录。", en: "Sign-in with an identity provider is not configured; sign in on the staff pages with a token." };
+const STALE_SIGN_IN: PageText = { zh: "此登录链接已使用或已过期，请重新登录。", en: "This sign-in link was already used or has expired. Please sign in again." };
+const REFUSED_SIGN_IN: PageText = { zh: "身份提供方的应答未通过验证，未登录。请重新登录；如仍失败请联系管理员。", en: "The identity provider's answer could not be verified, so you are not signed in. Please sign in again, or ask the administrator if it keeps failing." };
+const BAD_TENANT: PageText = { zh: "身份提供方给出的机构标识无效，请联系管理员。", en: "The identity provider named a tenant this service cannot use; please ask the administrator." };
+
+function refusePage(ctx: Context, status: number, text: PageText): void {
+  ctx.status = status;
+  ctx.type = "text/html; charset=utf-8";
+  ctx.set("Cache-Control", "no-store");
+  ctx.body = `<!doctype html><html lang="zh"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>登录 Sign in</title></head><body><main><h1>登录 · Sign in</h1><p>${text.zh}</p><p lang="en">${text.en}</p><p><a href="/staff/login">重新登录 · Sign in again</a></p></main></body></html>`;
+}

@@ -1,0 +1,114 @@
+import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
+import Provider from "oidc-provider";
+
+/** The claims of the person the provider signs in next. */
+export interface ProviderPerson {
+  sub: string;
+  name: string;
+  tenant?: string;
+  roles?: string[];
+  wards?: string[];
+}
+
+/**
+ * A real OpenID Provider (oidc-provider, the certified Node implementation) on a port of its own,
+ * for the service's sign-in tests. The person to sign in is set beforehand (`signInAs`): the
+ * provider's login step finishes at once as that person, and consent is taken as given (a
+ * first-party client), so a test follows plain redirects. `tamperNextIdToken` breaks the signature
+ * of the next ID token the token endpoint hands out.
+ */
+export class TestOpenIdProvider {
+  person: ProviderPerson = { sub: "nobody", name: "Nobody" };
+  tamperNextIdToken = false;
+  private server: Server | null = null;
+  issuer = "";
+
+  constructor(
+    private readonly client: { clientId: string; clientSecret: string; publicUrl: string },
+  ) {}
+
+  async start(): Promise<this> {
+    // The issuer names its own port, known only once listening: listen first, then make the provider.
+    let handler: ((req: unknown, res: unknown) => void) | null = null;
+    this.server = createServer((req, res) => handler!(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.issuer = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const people = () => this.person;
+    const provider = new Provider(this.issuer, {
+      clients: [
+        {
+          client_id: this.client.clientId,
+          client_secret: this.client.clientSecret,
+          redirect_uris: [`${this.client.publicUrl}/staff/callback`],
+          post_logout_redirect_uris: [`${this.client.publicUrl}/staff`],
+          grant_types: ["authorization_code"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "client_secret_basic",
+        },
+      ],
+      claims: { openid: ["sub"], profile: ["name", "tenant", "roles", "wards"] },
+      findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ ...people(), sub }) }),
+      features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true } },
+      interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+      loadExistingGrant: async (ctx) => {
+        const accountId = ctx.oidc.session?.accountId;
+        if (!accountId || !ctx.oidc.client) return undefined;
+        const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId });
+        grant.addOIDCScope("openid profile");
+        grant.addOIDCClaims(["name", "tenant", "roles", "wards"]);
+        await grant.save();
+        return grant;
+      },
+      cookies: { keys: ["test-provider-cookie-key-0123456789"] },
+      pkce: { required: () => true },
+    });
+    provider.use(async (ctx, next) => {
+      if (ctx.path.startsWith("/interaction/")) {
+        await provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: this.person.sub } }, { mergeWithLastSubmission: false });
+        ctx.respond = false;
+        return;
+      }
+      await next();
+      if (ctx.path === "/token" && this.tamperNextIdToken && ctx.body && typeof ctx.body === "object" && "id_token" in ctx.body) {
+        this.tamperNextIdToken = false;
+        const body = ctx.body as { id_token: string };
+        const [header, payload, signature] = body.id_token.split(".");
+        body.id_token = `${header}.${payload}.${signature!.slice(0, -4)}${signature!.slice(-4) === "AAAA" ? "BBBB" : "AAAA"}`;
+      }
+    });
+    handler = provider.callback() as (req: unknown, res: unknown) => void;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise((resolve) => this.server?.close(resolve));
+    this.server?.closeAllConnections();
+  }
+}
+
+/**
+ * A browser's walk through a sign-in: from the service's /staff/login through the provider's
+ * redirects (its cookies kept), back to the service's callback, whose answer is returned.
+ * `publicUrl` (what the provider redirects to) is rewritten to the service's real address.
+ */
+export async function walkSignIn(serviceUrl: string, publicUrl: string, tenant = "default"): Promise<{ callback: Response; callbackUrl: string }> {
+  const start = await fetch(`${serviceUrl}/staff/login`, { redirect: "manual", headers: { "x-service-tenant": tenant } });
+  if (start.status !== 302) throw new Error(`/staff/login answered ${start.status}: ${await start.text()}`);
+  let location = start.headers.get("location")!;
+  const jar = new Map<string, string>();
+  for (let hop = 0; !location.startsWith(publicUrl); hop++) {
+    if (hop > 10) throw new Error(`the provider never sent the browser back (last at ${location})`);
+    const answer = await fetch(location, { redirect: "manual", headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; ") } });
+    for (const cookie of answer.headers.getSetCookie()) {
+      const [pair] = cookie.split(";");
+      const [name, value] = pair!.split("=");
+      jar.set(name!.trim(), value ?? "");
+    }
+    const next = answer.headers.get("location");
+    if (!next) throw new Error(`the provider answered ${answer.status} without a redirect: ${(await answer.text()).slice(0, 300)}`);
+    location = new URL(next, location).href;
+  }
+  const callbackUrl = location.replace(publicUrl, serviceUrl);
+  return { callback: await fetch(callbackUrl, { redirect: "manual" }), callbackUrl };
+}
