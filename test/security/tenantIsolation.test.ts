@@ -122,6 +122,17 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "GET /staff/assets/:name": async () => {
     // Static files of the staff pages (their data comes from /api, tested below).
   },
+  // Sign-in with an identity provider (E.1; not configured here): a session belongs to the tenant it was opened for, test/http/staffSignIn.test.ts.
+  "GET /staff/login": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/staff/login")).body), "/staff/login"),
+  "GET /staff/callback": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/staff/callback?code=x&state=y")).body), "/staff/callback"),
+  "GET /staff/session": async ({ south }) => {
+    const answer = await south.call("GET", "/staff/session");
+    expect(answer.status).to.equal(401);
+    expectNothingOfNorth(flat(answer.body), "/staff/session");
+  },
+  "POST /staff/logout": async ({ south }) => {
+    expect((await south.call("POST", "/staff/logout")).status).to.equal(401);
+  },
   "GET /embed/assets/:name": async () => {
     // Static files of the embed page (its data comes from /api, tested below).
   },
