@@ -18,9 +18,10 @@ export interface AlertNotice {
 
 export const alertsProjection: Projection<CriticalResultEvent> = {
   name: "alerts",
-  version: 1,
+  version: 2,
   handles: ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged"],
   tables: ["alerts"],
+  patientRows: { alerts: { patientRef: "patient_ref" } },
   ddl: "projections/alerts/alerts.sql",
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);

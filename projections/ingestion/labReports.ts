@@ -16,9 +16,10 @@ export const RECEIVED_READ_IN_DATABASE = "case when type = 'LabReportReceived' t
  */
 export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabReportReceived", null>> = {
   name: "lab_reports",
-  version: 5,
+  version: 6,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
   tables: ["lab_reports", "lab_report_days"],
+  patientRows: { lab_reports: { patientRef: "patient_ref" } },
   payload: RECEIVED_READ_IN_DATABASE,
   batchSize: 1000,
   async setup(tx: Tx) {

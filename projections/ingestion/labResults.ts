@@ -19,10 +19,16 @@ type AppliedEvent<T extends Applied["type"]> = Extract<StoredEvent<Applied>, { t
 
 export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
-  version: 3,
+  version: 4,
   handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated"],
   tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets"],
   sharedTables: ["std_targets"],
+  patientRows: {
+    lab_results: { patientRef: "patient_ref" },
+    latest_results: { patientRef: "patient_ref" },
+    patient_wards: { patientRef: "patient_ref" },
+    result_months: { ward: "ward" },
+  },
   payload: RECEIVED_READ_IN_DATABASE,
   // A report carries some twenty result rows, and from its first write to its commit a batch holds
   // back what every feed may read (reconciliation included). 50 reports (some 30 ms) left a bulk

@@ -6,9 +6,10 @@ import type { Projection } from "../runtime/projection.ts";
 /** The tenant's dialysis patients, matched against incoming reports by national identity number. */
 export const patientsProjection: Projection<PatientEvent> = {
   name: "patients",
-  version: 1,
+  version: 2,
   handles: ["PatientRegistered", "PatientUpdated"],
   tables: ["patients"],
+  patientRows: { patients: { ward: "ward" } },
   ddl: "projections/patients/patients.sql",
   async apply(tx: Tx, event: StoredEvent<PatientEvent>) {
     const p = event.data;

@@ -148,7 +148,8 @@ export async function finishLoad(tx: Tx, projection: Projection, gen: Pick<Gener
 /**
  * Tenant isolation lives here, once for every read model: each table gets row-level security
  * keyed on its `tenant` column, readable only by the role queries run as. A table without a
- * tenant column is refused unless the projection declares it shared reference data.
+ * tenant column is refused unless the projection declares it shared reference data. The tables
+ * of patient rows get the ward scope as a second, restrictive policy.
  */
 async function isolateTenants(tx: Tx, projection: Projection, schemaName: string): Promise<void> {
   await tx.query(`grant usage on schema ${schemaName} to ${TENANT_READER_ROLE}`);
@@ -162,7 +163,16 @@ async function isolateTenants(tx: Tx, projection: Projection, schemaName: string
     if (!rowCount) throw new Error(`projection ${projection.name}: table ${table} needs a tenant column (or list it in sharedTables)`);
     await tx.query(`alter table ${schemaName}.${table} enable row level security`);
     await tx.query(`create policy tenant_isolation on ${schemaName}.${table} using (tenant = current_setting('app.tenant', true))`);
+    const owner = projection.patientRows?.[table];
+    if (owner) await tx.query(`create policy ward_scope on ${schemaName}.${table} as restrictive using (${wardRule(owner)})`);
   }
+}
+
+/** A patient table's ward rule (contract E.2; db/wardScope.ts sets app.wards, migration 0013 defines ward_scope_allows). */
+function wardRule(owner: { patientRef: string } | { ward: string }): string {
+  if ("patientRef" in owner) return `ward_scope_allows(${owner.patientRef})`;
+  // nullif: SQL does not promise to skip the cast when the first test is already true.
+  return `coalesce(current_setting('app.wards', true), '') = '' or nullif(current_setting('app.wards', true), '')::jsonb ? ${owner.ward}`;
 }
 
 /**

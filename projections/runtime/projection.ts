@@ -26,6 +26,13 @@ export interface Projection<E extends NewEvent = NewEvent> {
   /** Tables of reference data shared by all tenants; every other table must have a `tenant` column. */
   readonly sharedTables?: readonly string[];
   /**
+   * Tables whose rows belong to a patient (contract E.2): a caller with wards sees only the rows
+   * of its wards' patients. `patientRef` names the column holding the row's patient (null: none
+   * yet, every caller sees it); the patients table itself names its `ward` column. A table with a
+   * `patient_ref` or `ward` column left out here fails the ward-scope test (test/security).
+   */
+  readonly patientRows?: Readonly<Record<string, { patientRef: string } | { ward: string }>>;
+  /**
    * Events per batch (default 1000). Each batch is one transaction, and a writing transaction
    * holds back every reader's horizon while it runs: heavy events want smaller batches.
    */
