@@ -19,6 +19,7 @@ import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRout
 import { patientRoutes } from "../patients/patientRoutes.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
+import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "../reports/http/reportRoutes.ts";
@@ -43,8 +44,10 @@ export interface AppDependencies {
   openApi: OpenApiDeps;
   log: Logger;
   adminToken: string | undefined;
-  /** Names id-card streams by a keyed hash (src/secrets/identifierKey.ts). */
+  /** Names id-card streams, and digests new keys and tokens, by a keyed hash (src/secrets/identifierKey.ts). */
   identifiers: IdentifierHasher;
+  /** Checks a presented client key or author token, and notes its use. */
+  credentials: CredentialCheck;
   readiness: Readiness;
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
@@ -78,8 +81,9 @@ export function createApp(deps: AppDependencies): Koa {
       apiErrors(deps.log),
       refuseNulInPath(),
       resolveTenant(),
+      offerCredentialCheck(deps.credentials),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
-      adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers)).routes() as Koa.Middleware,
       alertRoutes({ store: deps.store, adminToken: deps.adminToken, ...deps.alerts }).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
@@ -96,6 +100,7 @@ export function createApp(deps: AppDependencies): Koa {
       openApiErrors(deps.log),
       refuseNulInPath(),
       resolveTenant(),
+      offerCredentialCheck(deps.credentials),
       openApiRoutes(deps.openApi).routes() as Koa.Middleware,
     ]),
   );
@@ -105,6 +110,7 @@ export function createApp(deps: AppDependencies): Koa {
       fhirErrors(deps.log),
       refuseNulInPath(),
       resolveTenant(),
+      offerCredentialCheck(deps.credentials),
       fhirRoutes(deps.openApi, deps.adminToken, startedAt).routes() as Koa.Middleware,
     ]),
   );
