@@ -40,13 +40,6 @@ export function endedCredential(lookup: { status: "expired" | "replaced"; at: Da
     : `This ${what} was replaced by a new one and expired at ${at}, when the overlap after the rotation ended; use the new one, or ask the administrator for one.`;
 }
 
-declare module "koa" {
-  interface DefaultState {
-    /** Set by offerCredentialCheck() in each interface's chain (httpApp.ts); read by the authentication middleware. */
-    credentials?: CredentialCheck;
-  }
-}
-
 /** Hands the process's credential check to the authentication middleware of the routes below. */
 export function offerCredentialCheck(check: CredentialCheck): Middleware {
   return (ctx, next) => {
