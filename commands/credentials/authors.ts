@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
+import { refuseRotationUnlessLive, unregistered, type CredentialState } from "./credentialLifecycle.ts";
 import { registerClientInput } from "./clients.ts";
 import type { AuthorEvent } from "./events.ts";
 
@@ -9,21 +10,39 @@ export const registerAuthorInput = registerClientInput.extend({
   name: z.string().trim().min(1, "name is required: the author's name, shown as 'who' on the versions they publish").max(100),
 });
 
-/** What `POST /api/admin/authors` answers: the token is shown this once, only its digest is stored. */
+/** What `POST /api/admin/authors` (and `…/rotate`) answers: the token is shown this once, only its digest is stored. */
 export const issuedAuthorToken = z.object({ authorId: z.string(), token: z.string().meta({ description: "The authoring token, shown once" }) });
 
-export type AuthorCommand = { type: "register"; authorId: string; name: string; tokenDigest: string };
+export type AuthorCommand =
+  | { type: "register"; authorId: string; name: string; tokenDigest: string; expiresAt?: string }
+  | { type: "revoke" }
+  | { type: "rotate"; tokenDigest: string; now: Date; formerTokensValidUntil: string };
 
-export const authorDecider: Decider<{ exists: boolean }, AuthorCommand, AuthorEvent> = {
-  initialState: () => ({ exists: false }),
-  evolve: (_state, event) => {
+export const authorDecider: Decider<CredentialState, AuthorCommand, AuthorEvent> = {
+  initialState: unregistered,
+  evolve: (state, event) => {
     switch (event.type) {
       case "AuthorRegistered":
-        return { exists: true };
+        return { exists: true, revoked: false, expiresAt: event.data.expiresAt ?? null };
+      case "AuthorRevoked":
+        return { ...state, revoked: true };
+      case "AuthorTokenRotated":
+        return state;
     }
   },
   decide: (command, state) => {
-    if (state.exists) throw new CommandError("conflict", "an author with this id exists already");
-    return [{ type: "AuthorRegistered", data: { authorId: command.authorId, name: command.name, tokenDigest: command.tokenDigest } }];
+    switch (command.type) {
+      case "register": {
+        if (state.exists) throw new CommandError("conflict", "an author with this id exists already");
+        const { authorId, name, tokenDigest, expiresAt } = command;
+        return [{ type: "AuthorRegistered", data: { authorId, name, tokenDigest, ...(expiresAt ? { expiresAt } : {}) } }];
+      }
+      case "revoke":
+        if (!state.exists) throw new CommandError("not-found", "There is no such author; GET /api/admin/authors lists them.");
+        return state.revoked ? [] : [{ type: "AuthorRevoked", data: {} }];
+      case "rotate":
+        refuseRotationUnlessLive(state, "author", command.now);
+        return [{ type: "AuthorTokenRotated", data: { tokenDigest: command.tokenDigest, formerTokensValidUntil: command.formerTokensValidUntil } }];
+    }
   },
 };

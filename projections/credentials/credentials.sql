@@ -5,15 +5,28 @@ create table clients (
   tenant text not null,
   client_id text primary key,
   name text not null,
-  key_digest text not null unique,
   code_map jsonb not null default '{}',
   created_at timestamptz not null,
+  expires_at timestamptz,
   revoked_at timestamptz
 );
 create table authors (
   tenant text not null,
   author_id text primary key,
   name text not null,
-  token_digest text not null unique,
-  created_at timestamptz not null
+  created_at timestamptz not null,
+  expires_at timestamptz,
+  revoked_at timestamptz
 );
+-- Every secret a credential was given: a rotation adds one and sets the end of those before it,
+-- so a credential may have several that work at once. `digest` is `hmac:<hex>` (keyed) or the
+-- plain SHA-256 hex of a secret issued before contract E.3; look-ups try both.
+create table credential_secrets (
+  tenant text not null,
+  digest text primary key,
+  kind text not null check (kind in ('client', 'author')),
+  credential_id text not null,
+  issued_at timestamptz not null,
+  valid_until timestamptz
+);
+create index credential_secrets_of_credential on credential_secrets (credential_id);

@@ -1,9 +1,11 @@
-import { secretDigest } from "../../commands/credentials/events.ts";
+import { z } from "zod";
 import type { Db } from "../../db/pool.ts";
+import type { TenantReader } from "../../db/tenantScope.ts";
 
 /*
  * Credential look-ups are the one read that precedes knowing the tenant (the key decides it), so
- * they run as the service itself rather than through the tenant-scoped reader.
+ * they run as the service itself rather than through the tenant-scoped reader. They are never
+ * cached: a revocation or a rotation's end holds from the next call on, on every process.
  */
 
 export interface Client {
@@ -19,29 +21,172 @@ export interface Author {
   tenant: string;
 }
 
-export async function clientByKey(db: Db, key: string): Promise<Client | null> {
-  const { rows } = await db.query(
-    "select client_id, name, tenant, code_map from read.clients where key_digest = $1 and revoked_at is null",
-    [secretDigest(key)],
+interface ClientRow {
+  client_id: string;
+  name: string;
+  tenant: string;
+  code_map: Record<string, string>;
+}
+
+const clientOfRow = (row: ClientRow): Client => ({ clientId: row.client_id, name: row.name, tenant: row.tenant, codeMap: row.code_map });
+
+interface AuthorRow {
+  author_id: string;
+  name: string;
+  tenant: string;
+}
+
+const authorOfRow = (row: AuthorRow): Author => ({ authorId: row.author_id, name: row.name, tenant: row.tenant });
+
+/** What a presented secret amounts to now. */
+export type CredentialLookup<T> =
+  | { status: "valid"; credential: T }
+  /** The credential's expiresInDays ran out. */
+  | { status: "expired"; at: Date }
+  /** The secret was replaced by a rotation, and its overlap ended. */
+  | { status: "replaced"; at: Date }
+  /** No credential has this secret, or its credential was revoked: the caller learns nothing more. */
+  | { status: "unknown" };
+
+interface Standing {
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  valid_until: Date | null;
+}
+
+function lookupOf<R extends Standing, T>(row: R | undefined, credential: (row: R) => T, now: Date): CredentialLookup<T> {
+  if (!row || row.revoked_at !== null) return { status: "unknown" };
+  if (row.expires_at !== null && row.expires_at <= now) return { status: "expired", at: row.expires_at };
+  if (row.valid_until !== null && row.valid_until <= now) return { status: "replaced", at: row.valid_until };
+  return { status: "valid", credential: credential(row) };
+}
+
+/**
+ * Whether a read failed for a table or column the credentials read model's version 1 lacks. At the
+ * first start after the upgrade the runtime rebuilds it by replay while version 1 keeps serving
+ * (projections/runtime/rebuild.ts), for seconds or, over a large store, minutes.
+ */
+export function readsVersion1(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === "42P01" || code === "42703"; // undefined_table, undefined_column
+}
+
+/**
+ * Runs `current`, or `version1` while version 1 still serves (one digest column per credential, no
+ * expiry, no author revocation). Events appended meanwhile reach neither until the rebuild is
+ * live, and their commands wait for that, so a look-up of version 1 answers what it would have.
+ */
+async function withVersion1Fallback<R>(db: Db, current: string, version1: string, digests: string[]): Promise<R | undefined> {
+  try {
+    return (await db.query(current, [digests])).rows[0];
+  } catch (error) {
+    if (!readsVersion1(error)) throw error;
+    return (await db.query(version1, [digests])).rows[0];
+  }
+}
+
+/** The client one of `digests` (the forms a presented key may be stored as) belongs to. */
+export async function clientBySecret(db: Db, digests: string[], now = new Date()): Promise<CredentialLookup<Client>> {
+  const row = await withVersion1Fallback<Standing & ClientRow>(
+    db,
+    `select c.client_id, c.name, c.tenant, c.code_map, c.expires_at, c.revoked_at, s.valid_until
+     from read.credential_secrets s join read.clients c on c.client_id = s.credential_id
+     where s.digest = any($1) and s.kind = 'client'`,
+    `select client_id, name, tenant, code_map, null::timestamptz as expires_at, revoked_at, null::timestamptz as valid_until
+     from read.clients where key_digest = any($1)`,
+    digests,
   );
-  const row = rows[0];
-  return row ? { clientId: row.client_id, name: row.name, tenant: row.tenant, codeMap: row.code_map } : null;
+  return lookupOf(row, clientOfRow, now);
+}
+
+/** The author one of `digests` (the forms a presented token may be stored as) belongs to. */
+export async function authorBySecret(db: Db, digests: string[], now = new Date()): Promise<CredentialLookup<Author>> {
+  const row = await withVersion1Fallback<Standing & AuthorRow>(
+    db,
+    `select a.author_id, a.name, a.tenant, a.expires_at, a.revoked_at, s.valid_until
+     from read.credential_secrets s join read.authors a on a.author_id = s.credential_id
+     where s.digest = any($1) and s.kind = 'author'`,
+    `select author_id, name, tenant, null::timestamptz as expires_at, null::timestamptz as revoked_at, null::timestamptz as valid_until
+     from read.authors where token_digest = any($1)`,
+    digests,
+  );
+  return lookupOf(row, authorOfRow, now);
 }
 
 export async function clientById(db: Db, clientId: string): Promise<(Client & { revoked: boolean }) | null> {
   const { rows } = await db.query("select client_id, name, tenant, code_map, revoked_at from read.clients where client_id = $1", [clientId]);
   const row = rows[0];
-  return row ? { clientId: row.client_id, name: row.name, tenant: row.tenant, codeMap: row.code_map, revoked: row.revoked_at !== null } : null;
+  return row ? { ...clientOfRow(row), revoked: row.revoked_at !== null } : null;
+}
+
+export async function authorById(db: Db, authorId: string): Promise<(Author & { revoked: boolean }) | null> {
+  const { rows } = await db.query("select author_id, name, tenant, revoked_at from read.authors where author_id = $1", [authorId]);
+  const row = rows[0];
+  return row ? { ...authorOfRow(row), revoked: row.revoked_at !== null } : null;
 }
 
 /** The tenant's clients of this name whose keys still work (names are not unique: the caller decides what two mean). */
 export async function activeClientsNamed(db: Db, tenant: string, name: string): Promise<Client[]> {
-  const { rows } = await db.query("select client_id, name, tenant, code_map from read.clients where tenant = $1 and name = $2 and revoked_at is null order by created_at", [tenant, name]);
-  return rows.map((row) => ({ clientId: row.client_id, name: row.name, tenant: row.tenant, codeMap: row.code_map }));
+  const { rows } = await db.query(
+    "select client_id, name, tenant, code_map from read.clients where tenant = $1 and name = $2 and revoked_at is null and (expires_at is null or expires_at > now()) order by created_at",
+    [tenant, name],
+  );
+  return rows.map(clientOfRow);
 }
 
-export async function authorByToken(db: Db, token: string): Promise<Author | null> {
-  const { rows } = await db.query("select author_id, name, tenant from read.authors where token_digest = $1", [secretDigest(token)]);
-  const row = rows[0];
-  return row ? { authorId: row.author_id, name: row.name, tenant: row.tenant } : null;
+const when = (description: string) => z.iso.datetime().nullable().meta({ description });
+const credentialListFields = {
+  name: z.string(),
+  tenant: z.string(),
+  createdAt: z.iso.datetime().meta({ description: "When the credential was issued (ISO 8601, UTC)" }),
+  expiresAt: when("When it stops working (expiresInDays), or null: it does not expire"),
+  lastUsedAt: when("The last call that presented it while it worked, shown within a few seconds; null: none since lastUsedAt was first recorded"),
+  revokedAt: when("When it was revoked, or null"),
+};
+
+/** An entry of `GET /api/admin/clients` (contract E.3): never the key or its digest. */
+export const clientListEntrySchema = z.object({ clientId: z.string(), ...credentialListFields });
+/** An entry of `GET /api/admin/authors` (contract E.3): never the token or its digest. */
+export const authorListEntrySchema = z.object({ authorId: z.string(), ...credentialListFields });
+
+export type ClientListEntry = z.infer<typeof clientListEntrySchema>;
+export type AuthorListEntry = z.infer<typeof authorListEntrySchema>;
+
+interface ListedRow {
+  id: string;
+  name: string;
+  tenant: string;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const listed = (row: ListedRow) => ({
+  name: row.name,
+  tenant: row.tenant,
+  createdAt: row.created_at.toISOString(),
+  expiresAt: row.expires_at?.toISOString() ?? null,
+  lastUsedAt: row.last_used_at?.toISOString() ?? null,
+  revokedAt: row.revoked_at?.toISOString() ?? null,
+});
+
+/** The reader's tenant's clients, oldest first, revoked ones included. */
+export async function listClients(reader: TenantReader): Promise<ClientListEntry[]> {
+  const { rows } = await reader.query<ListedRow>(
+    `select c.client_id as id, c.name, c.tenant, c.created_at, c.expires_at, u.last_used_at, c.revoked_at
+     from read.clients c left join read.credential_uses u on u.credential_id = c.client_id
+     order by c.created_at, c.client_id`,
+  );
+  return rows.map((row) => ({ clientId: row.id, ...listed(row) }));
+}
+
+/** The reader's tenant's authors, oldest first, revoked ones included. */
+export async function listAuthors(reader: TenantReader): Promise<AuthorListEntry[]> {
+  const { rows } = await reader.query<ListedRow>(
+    `select a.author_id as id, a.name, a.tenant, a.created_at, a.expires_at, u.last_used_at, a.revoked_at
+     from read.authors a left join read.credential_uses u on u.credential_id = a.author_id
+     order by a.created_at, a.author_id`,
+  );
+  return rows.map((row) => ({ authorId: row.id, ...listed(row) }));
 }

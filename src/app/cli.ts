@@ -9,7 +9,8 @@ import type { z } from "zod";
 import type { CommandContext } from "../../commands/kit/commandContext.ts";
 import { registerAuthorInput } from "../../commands/credentials/authors.ts";
 import { registerClientInput } from "../../commands/credentials/clients.ts";
-import { createAuthor, createClient, revokeClient } from "../../commands/credentials/manageCredentials.ts";
+import { rotateInput } from "../../commands/credentials/credentialLifecycle.ts";
+import { createAuthor, createClient, revokeAuthor, revokeClient, rotateAuthorToken, rotateClientKey } from "../../commands/credentials/manageCredentials.ts";
 import { importPatientsCsv } from "../../commands/patients/importPatientsCsv.ts";
 import { EventStore } from "../../db/eventStore.ts";
 import { migrate } from "../../db/migrate.ts";
@@ -19,7 +20,7 @@ import { clearError } from "../../projections/runtime/generations.ts";
 import { allProjections } from "./allProjections.ts";
 import { prepareProjections, rebuildProjection, type RebuildResult } from "../../projections/runtime/rebuild.ts";
 import { ProjectionRunner } from "../../projections/runtime/runner.ts";
-import { clientById } from "../../queries/credentials/credentials.ts";
+import { authorById, clientById } from "../../queries/credentials/credentials.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
 import { verifyLedger } from "../../queries/ledger/ledger.ts";
 import { backupTo, restoreFrom } from "../../db/backup.ts";
@@ -196,10 +197,12 @@ keys
   .description("create a client and its open-API key (printed once, as JSON)")
   .requiredOption("--tenant <tenant>", "the tenant the key sends reports for")
   .requiredOption("--name <name>", "the sending system's name, e.g. 'Central lab LIS'")
-  .action((options: { tenant: string; name: string }) =>
+  .option("--expires-in-days <days>", "days until the key stops working (fractions allowed); left out: it does not expire")
+  .action((options: { tenant: string; name: string; expiresInDays?: string }) =>
     withDatabase((url) =>
-      withCommandContext(url, async (ctx) => {
-        const created = await createClient(ctx, checked(registerClientInput, options));
+      withCommandContext(url, async (ctx, db) => {
+        const input = checked(registerClientInput, { ...options, expiresInDays: optionalNumber(options.expiresInDays) });
+        const created = await createClient(ctx, await credentialHasher(db), input);
         console.log(JSON.stringify(created, null, 2));
         console.error("Store the key now: it is shown only this once.");
       }),
@@ -222,6 +225,23 @@ keys
     ),
   );
 
+keys
+  .command("rotate <clientId>")
+  .description("give a client a new key (printed once, as JSON); the former key keeps working for the overlap")
+  .option("--overlap-hours <hours>", "hours the former key keeps working (0: it stops at once)", "24")
+  .action((clientId: string, options: { overlapHours: string }) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx, db) => {
+        const client = await clientById(db, clientId);
+        if (!client || client.revoked) throw new Error(`there is no active client ${clientId}; a revoked client gets no new key (create one with \`keys create\`)`);
+        const { overlapHours } = checked(rotateInput, { overlapHours: optionalNumber(options.overlapHours) });
+        const rotated = await rotateClientKey(ctx, await credentialHasher(db), client.tenant, client.clientId, overlapHours);
+        console.log(JSON.stringify(rotated, null, 2));
+        console.error(`Store the key now: it is shown only this once. The former key works ${overlapHours === 0 ? "no more" : `${overlapHours} hours more`}.`);
+      }),
+    ),
+  );
+
 const authors = program.command("authors").description("authoring credentials (reports and patients through /api)");
 
 authors
@@ -229,12 +249,47 @@ authors
   .description("create an author and their token (printed once, as JSON)")
   .requiredOption("--tenant <tenant>", "the tenant the author works for")
   .requiredOption("--name <name>", "the author's name, shown as 'who' on what they publish")
-  .action((options: { tenant: string; name: string }) =>
+  .option("--expires-in-days <days>", "days until the token stops working (fractions allowed); left out: it does not expire")
+  .action((options: { tenant: string; name: string; expiresInDays?: string }) =>
     withDatabase((url) =>
-      withCommandContext(url, async (ctx) => {
-        const created = await createAuthor(ctx, checked(registerAuthorInput, options));
+      withCommandContext(url, async (ctx, db) => {
+        const input = checked(registerAuthorInput, { ...options, expiresInDays: optionalNumber(options.expiresInDays) });
+        const created = await createAuthor(ctx, await credentialHasher(db), input);
         console.log(JSON.stringify(created, null, 2));
         console.error("Store the token now: it is shown only this once.");
+      }),
+    ),
+  );
+
+authors
+  .command("revoke <authorId>")
+  .description("revoke an author's tokens at once")
+  .action((authorId: string) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx, db) => {
+        const author = await authorById(db, authorId);
+        if (!author) throw new Error(`there is no author ${authorId}; check the id printed by \`authors create\``);
+        const who = `author ${author.authorId} (${author.name}, tenant ${author.tenant})`;
+        if (author.revoked) return console.log(`${who} was already revoked.`);
+        await revokeAuthor(ctx, author.tenant, author.authorId);
+        console.log(`Revoked ${who}: their tokens no longer work.`);
+      }),
+    ),
+  );
+
+authors
+  .command("rotate <authorId>")
+  .description("give an author a new token (printed once, as JSON); the former token keeps working for the overlap")
+  .option("--overlap-hours <hours>", "hours the former token keeps working (0: it stops at once)", "24")
+  .action((authorId: string, options: { overlapHours: string }) =>
+    withDatabase((url) =>
+      withCommandContext(url, async (ctx, db) => {
+        const author = await authorById(db, authorId);
+        if (!author || author.revoked) throw new Error(`there is no active author ${authorId}; a revoked author gets no new token (create one with \`authors create\`)`);
+        const { overlapHours } = checked(rotateInput, { overlapHours: optionalNumber(options.overlapHours) });
+        const rotated = await rotateAuthorToken(ctx, await credentialHasher(db), author.tenant, author.authorId, overlapHours);
+        console.log(JSON.stringify(rotated, null, 2));
+        console.error(`Store the token now: it is shown only this once. The former token works ${overlapHours === 0 ? "no more" : `${overlapHours} hours more`}.`);
       }),
     ),
   );
@@ -271,9 +326,21 @@ patients
     );
   });
 
+/** An option's text as the number a schema checks; text that is no number stays text, for the schema to refuse. */
+function optionalNumber(text: string | undefined): number | string | undefined {
+  if (text === undefined) return undefined;
+  return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+}
+
+/** The deployment's hasher, for the digests of new keys and tokens (as the service loads it). */
+function credentialHasher(db: Db) {
+  return loadIdentifierHasher(db, process.env.ID_HASH_KEY);
+}
+
 function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => `--${issue.path.join(".")}: ${issue.message}`).join("; "));
+  const option = (path: PropertyKey[]) => `--${path.join(".").replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+  if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => `${option(issue.path)}: ${issue.message}`).join("; "));
   return parsed.data;
 }
 

@@ -22,6 +22,7 @@ import type { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
 import { staffSessionRoutes } from "../staffSessions/staffSessionRoutes.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
+import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "../reports/http/reportRoutes.ts";
@@ -46,10 +47,12 @@ export interface AppDependencies {
   openApi: OpenApiDeps;
   log: Logger;
   adminToken: string | undefined;
-  /** Names id-card streams by a keyed hash (src/secrets/identifierKey.ts). */
+  /** Names id-card streams, and digests new keys and tokens, by a keyed hash (src/secrets/identifierKey.ts). */
   identifiers: IdentifierHasher;
   /** Staff sign-in with the hospital's OpenID Provider (null: not configured) and the sessions it opens. */
   staffSessions: { relyingParty: OidcRelyingParty | null; sessions: SessionStore };
+  /** Checks a presented client key or author token, and notes its use. */
+  credentials: CredentialCheck;
   readiness: Readiness;
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
@@ -84,8 +87,9 @@ export function createApp(deps: AppDependencies): Koa {
       apiErrors(deps.log),
       refuseNulInPath(),
       resolveTenant(),
+      offerCredentialCheck(deps.credentials),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
-      adminRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
+      adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers)).routes() as Koa.Middleware,
       alertRoutes({ store: deps.store, adminToken: deps.adminToken, ...deps.alerts }).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
@@ -102,6 +106,7 @@ export function createApp(deps: AppDependencies): Koa {
       openApiErrors(deps.log),
       refuseNulInPath(),
       resolveTenant(),
+      offerCredentialCheck(deps.credentials),
       openApiRoutes(deps.openApi).routes() as Koa.Middleware,
     ]),
   );
@@ -111,6 +116,7 @@ export function createApp(deps: AppDependencies): Koa {
       fhirErrors(deps.log),
       refuseNulInPath(),
       resolveTenant(),
+      offerCredentialCheck(deps.credentials),
       fhirRoutes(deps.openApi, deps.adminToken, startedAt).routes() as Koa.Middleware,
     ]),
   );

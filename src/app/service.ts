@@ -2,6 +2,8 @@ import { ingestionDeps } from "./ingestionDeps.ts";
 import { loadIdentifierHasher } from "../secrets/identifierKey.ts";
 import { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
 import { SessionStore } from "../staffSessions/sessionStore.ts";
+import { CredentialCheck } from "../credentials/credentialCheck.ts";
+import { CredentialUses } from "../credentials/credentialUses.ts";
 import type { Server } from "node:http";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
@@ -99,6 +101,11 @@ export async function startService({ config, role, log, projections = allProject
 
     const eventStore = new EventStore(db);
     const identifiers = await loadIdentifierHasher(db, config.ID_HASH_KEY);
+    // Written every few seconds; the last uses once the HTTP server and the MLLP listener have stopped.
+    const credentialUses = new CredentialUses(db, log);
+    credentialUses.start();
+    stack.push(() => credentialUses.stop());
+    const credentials = new CredentialCheck(db, identifiers, credentialUses);
     const dictionary = loadDefaultDictionary();
     const served = serveDictionary(dictionary);
     const ingestion = ingestionDeps(eventStore, dictionary);
@@ -140,7 +147,7 @@ export async function startService({ config, role, log, projections = allProject
     let url: string | null = null;
     let mllpPort: number | null = null;
     if (role !== "worker" && config.HL7_MLLP_PORT !== undefined) {
-      const mllp = new MllpListener(ingestion, metrics, log, {
+      const mllp = new MllpListener(ingestion, credentials, metrics, log, {
         port: config.HL7_MLLP_PORT,
         requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
         maxConnections: config.HL7_MLLP_MAX_CONNECTIONS,
@@ -200,6 +207,7 @@ export async function startService({ config, role, log, projections = allProject
           relyingParty: oidcRelyingParty(config),
           sessions: new SessionStore(db, identifiers, { idleMs: config.SESSION_IDLE_MINUTES * 60_000, maxMs: config.SESSION_MAX_HOURS * 3_600_000 }),
         },
+        credentials,
         metrics,
         metricsToken: config.METRICS_TOKEN,
         readiness: {

@@ -3,6 +3,7 @@ import type { CommandContext } from "../../commands/kit/commandContext.ts";
 import type { EventMetadata, EventStore } from "../../db/eventStore.ts";
 import type { Client } from "../../queries/credentials/credentials.ts";
 import { commandContext } from "../app/commandContexts.ts";
+import type { CredentialCheck } from "../credentials/credentialCheck.ts";
 import type { PushTally } from "../metrics/serviceMetrics.ts";
 
 /*
@@ -29,6 +30,8 @@ declare module "koa" {
     requestId: string;
     /** Set by resolveTenant() (X-Service-Tenant), or by requireClient() (the key's tenant). */
     tenant: string;
+    /** Set by offerCredentialCheck() in each interface's chain (httpApp.ts): how the authentication middleware checks a key or token. */
+    credentials?: CredentialCheck;
     /** Set by the interface's authentication middleware (requireAuthor, requireClient). */
     principal?: Principal;
     /** A push's tally, left for countPushes. */

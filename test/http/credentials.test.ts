@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
-import { clientByKey } from "../../queries/credentials/credentials.ts";
+import { clientByKey } from "../support/credentials.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { useTestService } from "../support/service.ts";
 

@@ -377,6 +377,37 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "POST /api/admin/authors": async ({ south }) => {
     expect((await south.call("POST", "/api/admin/authors", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(401);
   },
+  "GET /api/admin/clients": async ({ north, south }) => {
+    expect((await south.call("GET", "/api/admin/clients", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    const listed = await south.call("GET", "/api/admin/clients", { token: ADMIN });
+    const ids = (listed.body as Array<{ clientId: string }>).map((client) => client.clientId);
+    expect(ids, "the operator lists the clients of X-Service-Tenant").to.include(south.client.clientId).and.not.include(north.client.clientId);
+    expectNothingOfNorth(flat(listed.body), "south's clients");
+  },
+  "POST /api/admin/clients/:clientId/rotate": async ({ north, south }) => {
+    expect((await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, { token: south.authorToken, body: { overlapHours: 0 } })).status).to.equal(401);
+    expect((await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, { token: south.client.key, body: { overlapHours: 0 } })).status).to.equal(401);
+    expect((await north.call("GET", "/open/v1/ping", { token: north.client.key })).status, "north's key still works").to.equal(200);
+  },
+  "GET /api/admin/authors": async ({ north, south }) => {
+    expect((await south.call("GET", "/api/admin/authors", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    const northIds = ((await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>).map((author) => author.authorId);
+    const listed = await south.call("GET", "/api/admin/authors", { token: ADMIN });
+    const ids = (listed.body as Array<{ authorId: string }>).map((author) => author.authorId);
+    expect(ids, "south's authors").not.to.be.empty;
+    expect(ids.filter((id) => northIds.includes(id)), "north's authors listed for south").to.deep.equal([]);
+    expectNothingOfNorth(flat(listed.body), "south's authors");
+  },
+  "DELETE /api/admin/authors/:authorId": async ({ north, south }) => {
+    const [northAuthor] = (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>;
+    expect((await south.call("DELETE", `/api/admin/authors/${northAuthor!.authorId}`, { token: south.authorToken })).status).to.equal(401);
+    expect((await north.asAuthor("GET", "/api/unmatched")).status, "north's token still works").to.equal(200);
+  },
+  "POST /api/admin/authors/:authorId/rotate": async ({ north, south }) => {
+    const [northAuthor] = (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>;
+    expect((await south.call("POST", `/api/admin/authors/${northAuthor!.authorId}/rotate`, { token: south.authorToken, body: { overlapHours: 0 } })).status).to.equal(401);
+    expect((await north.asAuthor("GET", "/api/unmatched")).status, "north's token still works").to.equal(200);
+  },
 
   "POST /open/v1/lab/reports": async ({ service, north, south }) => {
     // South sends north's externalId, and a report on north's patient: both stay south's.

@@ -5,7 +5,8 @@ import { gzipSync } from "node:zlib";
 import { expect } from "chai";
 import { createPool, type Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { clientById, clientByKey } from "../../queries/credentials/credentials.ts";
+import { clientById } from "../../queries/credentials/credentials.ts";
+import { authorByToken, clientByKey } from "../support/credentials.ts";
 import { listPatients } from "../../queries/patients/patients.ts";
 import { createTestDatabase } from "../support/database.ts";
 import { cli } from "../support/cliProcess.ts";
@@ -38,6 +39,35 @@ describe("command line", () => {
     expect(revoked.stdout).to.include(clientId);
     expect(await clientByKey(db, key)).to.equal(null);
     expect(await clientById(db, clientId)).to.include({ revoked: true });
+  });
+
+  it("keys rotate and authors create, rotate and revoke (contract E.3); a bad number names its option", async function () {
+    this.timeout(120_000); // six runs of the command line
+    const client = JSON.parse((await cli(databaseUrl, "keys", "create", "--tenant", "north", "--name", "Rotated LIS", "--expires-in-days", "30")).stdout) as { clientId: string; key: string };
+    const rotatedKey = await cli(databaseUrl, "keys", "rotate", client.clientId, "--overlap-hours", "0");
+    expect(rotatedKey.code, rotatedKey.stderr).to.equal(0);
+    const { key } = JSON.parse(rotatedKey.stdout) as { key: string };
+    expect(await clientByKey(db, key)).to.include({ clientId: client.clientId });
+    expect(await clientByKey(db, client.key), "the former key, with no overlap").to.equal(null);
+
+    const created = await cli(databaseUrl, "authors", "create", "--tenant", "north", "--name", "Dr. Lin", "--expires-in-days", "0.5");
+    expect(created.code, created.stderr).to.equal(0);
+    const author = JSON.parse(created.stdout) as { authorId: string; token: string };
+    expect(await authorByToken(db, author.token)).to.include({ authorId: author.authorId, name: "Dr. Lin" });
+    const rotated = await cli(databaseUrl, "authors", "rotate", author.authorId);
+    expect(rotated.code, rotated.stderr).to.equal(0);
+    expect(rotated.stderr).to.include("The former token works 24 hours more");
+    const { token } = JSON.parse(rotated.stdout) as { token: string };
+    for (const working of [author.token, token]) expect(await authorByToken(db, working), "both tokens within the overlap").not.to.equal(null);
+
+    const revoked = await cli(databaseUrl, "authors", "revoke", author.authorId);
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    expect(revoked.stdout).to.include(`Revoked author ${author.authorId} (Dr. Lin, tenant north)`);
+    for (const refused of [author.token, token]) expect(await authorByToken(db, refused)).to.equal(null);
+
+    const bad = await cli(databaseUrl, "authors", "create", "--tenant", "north", "--name", "x", "--expires-in-days", "ten");
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include("--expires-in-days: expiresInDays is a number of days greater than 0");
   });
 
   it("patients import saves the good rows, names the bad one and exits with 1", async function () {

@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { issuedAuthorToken, registerAuthorInput } from "../../../commands/credentials/authors.ts";
 import { clientCodeMapInput, issuedClientKey, registerClientInput } from "../../../commands/credentials/clients.ts";
+import { rotateInput } from "../../../commands/credentials/credentialLifecycle.ts";
+import { authorListEntrySchema, clientListEntrySchema } from "../../../queries/credentials/credentials.ts";
 import { claimInput, dismissInput } from "../../../commands/ingestion/queueDecisions.ts";
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../../commands/patients/registerPatient.ts";
 import { patientListEntrySchema } from "../../../queries/patients/patients.ts";
@@ -26,10 +28,15 @@ const queuedPath = z.object({
   kind: z.enum(["lab", "exam"]),
   externalId: z.string().meta({ description: "The report's externalId as the sender pushed it" }),
 });
-const clientPath = z.object({ clientId: z.string() });
+const clientPath = z.object({ clientId: z.string().meta({ description: "The client's clientId, as issued and as GET /api/admin/clients lists it" }) });
+const authorPath = z.object({ authorId: z.string().meta({ description: "The author's authorId, as issued and as GET /api/admin/authors lists it" }) });
 const bulkJobPath = z.object({ jobId: z.string().meta({ description: "The job's jobId, as GET /api/bulk-jobs lists it", example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11" }) });
 const authorFailures = { 401: true, 403: true } as const;
 const adminFailures = { 401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)" } as const;
+const notYetInForce = "The revocation is recorded but not yet in force; check again shortly";
+const listRebuilding = "The credentials read model is being rebuilt after an upgrade; list again after Retry-After seconds";
+const expiryNote =
+  "With expiresInDays the credential stops working after that many days (fractions allowed): each call then answers 401 in its interface's own error shape, saying it expired and when.";
 
 /** Contract C.2 (credentials, C.6 projections: the ADMIN_TOKEN) and C.4 (patients and the unmatched queue). */
 export const recordsApiPaths: ZodOpenApiPathsObject = {
@@ -243,10 +250,18 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     },
   },
   "/api/admin/clients": {
+    get: {
+      tags: ["Administration"],
+      operationId: "listClients",
+      summary: "The open-API clients of the X-Service-Tenant tenant, oldest first, revoked ones included; never a key or its digest (contract E.3)",
+      security: security.adminOfTenant,
+      responses: { 200: { description: "The tenant's clients", ...json(z.array(clientListEntrySchema)) }, ...apiFailures({ ...adminFailures, 503: listRebuilding }) },
+    },
     post: {
       tags: ["Administration"],
       operationId: "createClient",
       summary: "Issue an open-API client key for a sending system of a tenant",
+      description: expiryNote,
       security: security.admin,
       requestBody: jsonBody(registerClientInput),
       responses: { 201: { description: "The key, shown this once", ...json(issuedClientKey) }, ...apiFailures(adminFailures) },
@@ -259,7 +274,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "Revoke a client key: it fails from the very next request",
       security: security.admin,
       requestParams: { path: clientPath },
-      responses: { 204: { description: "Revoked" }, ...apiFailures({ ...adminFailures, 404: "No such client", 503: "The revocation is recorded but not yet in force; check again shortly" }) },
+      responses: { 204: { description: "Revoked" }, ...apiFailures({ ...adminFailures, 404: "No such client", 503: notYetInForce }) },
     },
   },
   "/api/admin/clients/{clientId}/code-map": {
@@ -273,14 +288,62 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       responses: { 200: { description: "The map now in force", ...json(clientCodeMapAnswer) }, ...apiFailures({ ...adminFailures, 404: "No such active client" }) },
     },
   },
+  "/api/admin/clients/{clientId}/rotate": {
+    post: {
+      tags: ["Administration"],
+      operationId: "rotateClientKey",
+      summary: "Give a client a new key; its former key keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
+      description: "The new key works from the moment this answers. A laboratory switches to it within the overlap without losing a push; overlapHours 0 stops the former key at once.",
+      security: security.admin,
+      requestParams: { path: clientPath },
+      requestBody: jsonBody(rotateInput, false),
+      responses: {
+        201: { description: "The new key, shown this once", ...json(issuedClientKey) },
+        ...apiFailures({ ...adminFailures, 400: "overlapHours is not a number of hours within its bounds, or the body has another field", 404: "No such client, or it was revoked", 409: "The client expired: create a new one" }),
+      },
+    },
+  },
   "/api/admin/authors": {
+    get: {
+      tags: ["Administration"],
+      operationId: "listAuthors",
+      summary: "The authors of the X-Service-Tenant tenant, oldest first, revoked ones included; never a token or its digest (contract E.3)",
+      security: security.adminOfTenant,
+      responses: { 200: { description: "The tenant's authors", ...json(z.array(authorListEntrySchema)) }, ...apiFailures({ ...adminFailures, 503: listRebuilding }) },
+    },
     post: {
       tags: ["Administration"],
       operationId: "createAuthor",
       summary: "Issue an authoring token of a tenant",
+      description: expiryNote,
       security: security.admin,
       requestBody: jsonBody(registerAuthorInput),
       responses: { 201: { description: "The token, shown this once", ...json(issuedAuthorToken) }, ...apiFailures(adminFailures) },
+    },
+  },
+  "/api/admin/authors/{authorId}": {
+    delete: {
+      tags: ["Administration"],
+      operationId: "revokeAuthor",
+      summary: "Revoke an author: their tokens fail from the very next request, on every process (contract E.3)",
+      security: security.admin,
+      requestParams: { path: authorPath },
+      responses: { 204: { description: "Revoked (also when it was already)" }, ...apiFailures({ ...adminFailures, 404: "No such author", 503: notYetInForce }) },
+    },
+  },
+  "/api/admin/authors/{authorId}/rotate": {
+    post: {
+      tags: ["Administration"],
+      operationId: "rotateAuthorToken",
+      summary: "Give an author a new token; the former one keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
+      description: "The new token works from the moment this answers; overlapHours 0 stops the former token at once.",
+      security: security.admin,
+      requestParams: { path: authorPath },
+      requestBody: jsonBody(rotateInput, false),
+      responses: {
+        201: { description: "The new token, shown this once", ...json(issuedAuthorToken) },
+        ...apiFailures({ ...adminFailures, 400: "overlapHours is not a number of hours within its bounds, or the body has another field", 404: "No such author, or they were revoked", 409: "The author expired: create a new one" }),
+      },
     },
   },
 };

@@ -35,12 +35,14 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
 };
 
 // X-Service-Tenant is optional, so each requirement is offered with and without it.
-export const security: Record<"none" | "viewing" | "author" | "admin" | "client", Array<Record<string, string[]>>> = {
+export const security: Record<"none" | "viewing" | "author" | "admin" | "adminOfTenant" | "client", Array<Record<string, string[]>>> = {
   // Stated, not left out: an operation without `security` would inherit a document-wide default.
   none: [],
   viewing: [{}, { serviceTenant: [] }],
   author: [{ authorToken: [], serviceTenant: [] }, { authorToken: [] }],
   admin: [{ adminToken: [] }],
+  // The operator's lists of one tenant's credentials: X-Service-Tenant names it.
+  adminOfTenant: [{ adminToken: [], serviceTenant: [] }, { adminToken: [] }],
   client: [{ clientKey: [], serviceTenant: [] }, { clientKey: [] }],
 };
 

@@ -71,7 +71,7 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
   const statement = capabilityStatement(startedAt);
   router.get("/metadata", (ctx) => answer(ctx, 200, statement));
 
-  router.post("/", requireClient(deps.store.db), rateLimitPerClient(deps.rateLimit), jsonBody(FHIR_BODY_LIMIT), async (ctx) => {
+  router.post("/", requireClient(), rateLimitPerClient(deps.rateLimit), jsonBody(FHIR_BODY_LIMIT), async (ctx) => {
     if (!ctx.is(["application/fhir+json", "application/json"])) {
       throw new HttpError(415, "Send the Bundle as Content-Type: application/fhir+json.");
     }

@@ -3,6 +3,7 @@ import net from "node:net";
 import tls from "node:tls";
 import type { Logger } from "pino";
 import type { IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
+import type { CredentialCheck } from "../../credentials/credentialCheck.ts";
 import type { ServiceMetrics } from "../../metrics/serviceMetrics.ts";
 import { refuseMessage } from "./acks.ts";
 import { er7Messages, mshField } from "./er7Messages.ts";
@@ -40,11 +41,12 @@ export class MllpListener {
 
   constructor(
     deps: IngestionDeps,
+    credentials: CredentialCheck,
     private readonly metrics: ServiceMetrics,
     private readonly log: Logger,
     private readonly options: MllpOptions,
   ) {
-    this.groups = new SenderGroups(deps, metrics, log);
+    this.groups = new SenderGroups(deps, credentials, metrics, log);
     this.serving = { answerFrame: (text) => this.answerFrame(text), isValidKey: (key) => this.groups.isValidKey(key), metrics, log, limits: options };
     metrics.watchMllpConnections(() => this.connections.size);
   }

@@ -3,7 +3,7 @@ import { setImmediate } from "node:timers";
 import type { Logger } from "pino";
 import { MAX_REPORTS_PER_PUSH, pushingClient, type IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
-import { clientByKey } from "../../../queries/credentials/credentials.ts";
+import { endedCredential, type CredentialCheck } from "../../credentials/credentialCheck.ts";
 import type { ServiceMetrics } from "../../metrics/serviceMetrics.ts";
 import { refuseMessage } from "./acks.ts";
 import { answerRead, type Answer, type ReadMessage } from "./pushHl7Messages.ts";
@@ -49,6 +49,7 @@ export class SenderGroups {
 
   constructor(
     private readonly deps: IngestionDeps,
+    private readonly credentials: CredentialCheck,
     private readonly metrics: ServiceMetrics,
     private readonly log: Logger,
   ) {}
@@ -117,7 +118,7 @@ export class SenderGroups {
 
   /** Whether `key` (MSH-8) is a client's valid key now: the listener asks before it takes a large frame from a connection that has shown none. */
   async isValidKey(key: string): Promise<boolean> {
-    return key !== "" && (await clientByKey(this.deps.store.db, key)) !== null;
+    return key !== "" && (await this.credentials.client(key)).status === "valid";
   }
 
   private async pushGroup(key: string, group: Waiting[]): Promise<SenderAnswer[]> {
@@ -125,11 +126,15 @@ export class SenderGroups {
     let keyValid: boolean | null = null;
     try {
       // Read for each group: a key revoked meanwhile is refused from the next group on.
-      const found = await clientByKey(this.deps.store.db, key);
-      keyValid = found !== null;
-      if (!found) return group.map(({ er7 }) => this.refused(sender, er7, UNKNOWN_KEY, false));
-      sender = { tenant: found.tenant, client: found.clientId };
-      const answers = await answerRead(this.deps, pushingClient(found), group.map(({ read }) => read), `mllp-${randomUUID()}`);
+      const found = await this.credentials.client(key);
+      keyValid = found.status === "valid";
+      if (found.status !== "valid") {
+        const reason = found.status === "unknown" ? UNKNOWN_KEY : endedCredential(found, "client key");
+        return group.map(({ er7 }) => this.refused(sender, er7, reason, false));
+      }
+      const client = found.credential;
+      sender = { tenant: client.tenant, client: client.clientId };
+      const answers = await answerRead(this.deps, pushingClient(client), group.map(({ read }) => read), `mllp-${randomUUID()}`);
       this.metrics.reportsReceived({ kind: reportKinds.lab.name, ...sender, outcomes: answers.flatMap((answer) => (answer.outcome ? [answer.outcome] : [])) });
       this.metrics.hl7Answered("mllp", sender, answers.map((answer) => answer.code));
       return answers.map((answer) => ({ ...answer, keyValid: true }));

@@ -50,7 +50,7 @@ export interface OpenApiDeps extends IngestionDeps {
 
 export function openApiRoutes(deps: OpenApiDeps): Router {
   const router = new Router({ prefix: "/open/v1" });
-  router.use(requireClient(deps.store.db), rateLimitPerClient(deps.rateLimit));
+  router.use(requireClient(), rateLimitPerClient(deps.rateLimit));
 
   const push =
     (kind: ReportKind): Middleware =>
