@@ -1,3 +1,4 @@
+import { staffRolesInput, wardsInput } from "./staffRoles.ts";
 import { z } from "zod";
 import { CommandError } from "../kit/commandError.ts";
 import type { Decider } from "../kit/handleCommand.ts";
@@ -8,13 +9,15 @@ import type { AuthorEvent } from "./events.ts";
 
 export const registerAuthorInput = registerClientInput.extend({
   name: z.string().trim().min(1, "name is required: the author's name, shown as 'who' on the versions they publish").max(100),
+  roles: staffRolesInput.optional().meta({ description: 'What the token may do (contract E.2): admin, author, clinician, viewer. Default ["author"]' }),
+  wards: wardsInput.optional().meta({ description: "The wards whose patients the token may see; leave out for every ward" }),
 });
 
 /** What `POST /api/admin/authors` (and `…/rotate`) answers: the token is shown this once, only its digest is stored. */
 export const issuedAuthorToken = z.object({ authorId: z.string(), token: z.string().meta({ description: "The authoring token, shown once" }) });
 
 export type AuthorCommand =
-  | { type: "register"; authorId: string; name: string; tokenDigest: string; expiresAt?: string }
+  | { type: "register"; authorId: string; name: string; tokenDigest: string; expiresAt?: string; roles?: string[]; wards?: string[] }
   | { type: "revoke" }
   | { type: "rotate"; tokenDigest: string; now: Date; formerTokensValidUntil: string };
 
@@ -34,8 +37,8 @@ export const authorDecider: Decider<CredentialState, AuthorCommand, AuthorEvent>
     switch (command.type) {
       case "register": {
         if (state.exists) throw new CommandError("conflict", "an author with this id exists already");
-        const { authorId, name, tokenDigest, expiresAt } = command;
-        return [{ type: "AuthorRegistered", data: { authorId, name, tokenDigest, ...(expiresAt ? { expiresAt } : {}) } }];
+        const { authorId, name, tokenDigest, expiresAt, roles, wards } = command;
+        return [{ type: "AuthorRegistered", data: { authorId, name, tokenDigest, ...(expiresAt ? { expiresAt } : {}), ...(roles ? { roles } : {}), ...(wards ? { wards } : {}) } }];
       }
       case "revoke":
         if (!state.exists) throw new CommandError("not-found", "There is no such author; GET /api/admin/authors lists them.");

@@ -33,6 +33,10 @@ export type AuthorRegistered = Event<
     tokenDigest: string;
     /** When the author's tokens stop working; absent: never (all events before E.3). */
     expiresAt?: string;
+    /** What the author's tokens may do (contract E.2); absent: ["author"] (all events before E.2). */
+    roles?: string[];
+    /** The wards whose patients the tokens may see; absent: every ward. */
+    wards?: string[];
   }
 >;
 export type AuthorRevoked = Event<"AuthorRevoked", Record<string, never>>;

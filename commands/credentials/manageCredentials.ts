@@ -32,6 +32,12 @@ export interface NewCredentialInput {
   expiresInDays?: number | undefined;
 }
 
+/** An author token's besides: its roles and wards (contract E.2). */
+export interface NewAuthorInput extends NewCredentialInput {
+  roles?: string[] | undefined;
+  wards?: string[] | undefined;
+}
+
 export async function createClient(ctx: CommandContext, hasher: SecretHasher, input: NewCredentialInput): Promise<z.infer<typeof issuedClientKey>> {
   const { id: clientId, secret: key, digest: keyDigest } = newCredential("dhk", hasher);
   const command = { type: "register", clientId, name: input.name, keyDigest, expiresAt: expiryAfter(input.expiresInDays, new Date()) } as const;
@@ -56,9 +62,9 @@ export async function setClientCodeMap(ctx: CommandContext, tenant: string, clie
   await changeCredential(ctx, { tenant, streamId: clientStreams.id(clientId) }, clientDecider, { type: "setCodeMap", codeMap }, "grant");
 }
 
-export async function createAuthor(ctx: CommandContext, hasher: SecretHasher, input: NewCredentialInput): Promise<z.infer<typeof issuedAuthorToken>> {
+export async function createAuthor(ctx: CommandContext, hasher: SecretHasher, input: NewAuthorInput): Promise<z.infer<typeof issuedAuthorToken>> {
   const { id: authorId, secret: token, digest: tokenDigest } = newCredential("dha", hasher);
-  const command = { type: "register", authorId, name: input.name, tokenDigest, expiresAt: expiryAfter(input.expiresInDays, new Date()) } as const;
+  const command = { type: "register", authorId, name: input.name, tokenDigest, expiresAt: expiryAfter(input.expiresInDays, new Date()), roles: input.roles, wards: input.wards } as const;
   await changeCredential(ctx, { tenant: input.tenant, streamId: authorStreams.id(authorId) }, authorDecider, command, "grant");
   return { authorId, token };
 }

@@ -14,6 +14,9 @@ create table authors (
   tenant text not null,
   author_id text primary key,
   name text not null,
+  -- What the author's tokens may do and the wards they see (contract E.2; null wards: every ward).
+  roles text[] not null,
+  wards text[],
   created_at timestamptz not null,
   expires_at timestamptz,
   revoked_at timestamptz

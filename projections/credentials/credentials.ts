@@ -39,10 +39,12 @@ export const credentialsProjection: Projection<CredentialEvent> = {
       }
       case "AuthorRegistered": {
         const authorId = authorStreams.key(event.streamId);
-        await tx.query("insert into authors (tenant, author_id, name, created_at, expires_at) values ($1, $2, $3, $4, $5)", [
+        await tx.query("insert into authors (tenant, author_id, name, roles, wards, created_at, expires_at) values ($1, $2, $3, $4, $5, $6, $7)", [
           event.tenant,
           authorId,
           event.data.name,
+          event.data.roles ?? ["author"],
+          event.data.wards ?? null,
           event.recordedAt,
           event.data.expiresAt ?? null,
         ]);

@@ -19,6 +19,10 @@ export interface Author {
   authorId: string;
   name: string;
   tenant: string;
+  /** What the author's tokens may do (contract E.2). */
+  roles: string[];
+  /** The wards whose patients they see; null: every ward. */
+  wards: string[] | null;
 }
 
 interface ClientRow {
@@ -34,9 +38,11 @@ interface AuthorRow {
   author_id: string;
   name: string;
   tenant: string;
+  roles: string[];
+  wards: string[] | null;
 }
 
-const authorOfRow = (row: AuthorRow): Author => ({ authorId: row.author_id, name: row.name, tenant: row.tenant });
+const authorOfRow = (row: AuthorRow): Author => ({ authorId: row.author_id, name: row.name, tenant: row.tenant, roles: row.roles, wards: row.wards });
 
 /** What a presented secret amounts to now. */
 export type CredentialLookup<T> =
@@ -103,10 +109,10 @@ export async function clientBySecret(db: Db, digests: string[], now = new Date()
 export async function authorBySecret(db: Db, digests: string[], now = new Date()): Promise<CredentialLookup<Author>> {
   const row = await withVersion1Fallback<Standing & AuthorRow>(
     db,
-    `select a.author_id, a.name, a.tenant, a.expires_at, a.revoked_at, s.valid_until
+    `select a.author_id, a.name, a.tenant, a.roles, a.wards, a.expires_at, a.revoked_at, s.valid_until
      from read.credential_secrets s join read.authors a on a.author_id = s.credential_id
      where s.digest = any($1) and s.kind = 'author'`,
-    `select author_id, name, tenant, null::timestamptz as expires_at, null::timestamptz as revoked_at, null::timestamptz as valid_until
+    `select author_id, name, tenant, array['author'] as roles, null::text[] as wards, null::timestamptz as expires_at, null::timestamptz as revoked_at, null::timestamptz as valid_until
      from read.authors where token_digest = any($1)`,
     digests,
   );
@@ -120,7 +126,7 @@ export async function clientById(db: Db, clientId: string): Promise<(Client & { 
 }
 
 export async function authorById(db: Db, authorId: string): Promise<(Author & { revoked: boolean }) | null> {
-  const { rows } = await db.query("select author_id, name, tenant, revoked_at from read.authors where author_id = $1", [authorId]);
+  const { rows } = await db.query("select author_id, name, tenant, roles, wards, revoked_at from read.authors where author_id = $1", [authorId]);
   const row = rows[0];
   return row ? { ...authorOfRow(row), revoked: row.revoked_at !== null } : null;
 }
@@ -147,7 +153,12 @@ const credentialListFields = {
 /** An entry of `GET /api/admin/clients` (contract E.3): never the key or its digest. */
 export const clientListEntrySchema = z.object({ clientId: z.string(), ...credentialListFields });
 /** An entry of `GET /api/admin/authors` (contract E.3): never the token or its digest. */
-export const authorListEntrySchema = z.object({ authorId: z.string(), ...credentialListFields });
+export const authorListEntrySchema = z.object({
+  authorId: z.string(),
+  ...credentialListFields,
+  roles: z.array(z.string()).meta({ description: "What the author's tokens may do (contract E.2)" }),
+  wards: z.array(z.string()).nullable().meta({ description: "The wards whose patients they see; null: every ward" }),
+});
 
 export type ClientListEntry = z.infer<typeof clientListEntrySchema>;
 export type AuthorListEntry = z.infer<typeof authorListEntrySchema>;
@@ -183,10 +194,10 @@ export async function listClients(reader: TenantReader): Promise<ClientListEntry
 
 /** The reader's tenant's authors, oldest first, revoked ones included. */
 export async function listAuthors(reader: TenantReader): Promise<AuthorListEntry[]> {
-  const { rows } = await reader.query<ListedRow>(
-    `select a.author_id as id, a.name, a.tenant, a.created_at, a.expires_at, u.last_used_at, a.revoked_at
+  const { rows } = await reader.query<ListedRow & { roles: string[]; wards: string[] | null }>(
+    `select a.author_id as id, a.name, a.tenant, a.roles, a.wards, a.created_at, a.expires_at, u.last_used_at, a.revoked_at
      from read.authors a left join read.credential_uses u on u.credential_id = a.author_id
      order by a.created_at, a.author_id`,
   );
-  return rows.map((row) => ({ authorId: row.id, ...listed(row) }));
+  return rows.map((row) => ({ authorId: row.id, ...listed(row), roles: row.roles, wards: row.wards }));
 }

@@ -9,7 +9,7 @@ import { waitForProjection } from "../../projections/runtime/waitForProjection.t
 import type { AlertNotice } from "../../projections/alerts/alerts.ts";
 import { alertById, ALERT_STATES, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
 import type { AlertFeed } from "./alertFeed.ts";
-import { requireAuthor } from "../http/authorAuth.ts";
+import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 
@@ -34,7 +34,7 @@ export interface AlertRouteDeps {
 /** Critical-result alerts (contract D.7): the list, the badge's count, acknowledgement, and a live stream. */
 export function alertRoutes({ store, adminToken, feed, heartbeatMs }: AlertRouteDeps): Router {
   const router = new Router({ prefix: "/api/alerts" });
-  router.use(requireAuthor(store.db, adminToken));
+  router.use(requireRole(adminToken, "clinician"));
 
   router.get("/", async (ctx) => {
     const { state, limit } = parseBody(alertListQuery, ctx.query);

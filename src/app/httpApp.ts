@@ -20,7 +20,7 @@ import { patientRoutes } from "../patients/patientRoutes.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
 import type { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
-import { staffSessionRoutes } from "../staffSessions/staffSessionRoutes.ts";
+import { offerStaffSessions, staffSessionRoutes } from "../staffSessions/staffSessionRoutes.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
@@ -88,6 +88,7 @@ export function createApp(deps: AppDependencies): Koa {
       refuseNulInPath(),
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
+      offerStaffSessions(deps.staffSessions.sessions),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers)).routes() as Koa.Middleware,
@@ -117,6 +118,7 @@ export function createApp(deps: AppDependencies): Koa {
       refuseNulInPath(),
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
+      offerStaffSessions(deps.staffSessions.sessions),
       fhirRoutes(deps.openApi, deps.adminToken, startedAt).routes() as Koa.Middleware,
     ]),
   );

@@ -1,20 +1,35 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context, Middleware } from "koa";
+import { rolesAllow, STAFF_ROLES, type StaffRole } from "../../commands/credentials/staffRoles.ts";
 import type { Db } from "../../db/pool.ts";
+import { withWardScope } from "../../db/wardScope.ts";
 import { credentialCheckOf, endedCredential } from "../credentials/credentialCheck.ts";
+import { sessionCookieOf } from "../staffSessions/staffSessionRoutes.ts";
+import type { SessionStore } from "../staffSessions/sessionStore.ts";
 import { bearerToken } from "./adminAuth.ts";
 import { HttpError } from "./httpError.ts";
 import { OPERATOR, type Principal } from "./requestState.ts";
 
+/*
+ * Who a staff call comes from, and whether they may make it (contract E.1, E.2), decided here
+ * once for every route: a bearer token (the ADMIN_TOKEN or an author token), else a staff session
+ * cookie. A route names the least role it needs (requireRole); the principal's wards scope every
+ * read of the request (db/wardScope.ts), so no route has to remember them.
+ */
+
+type Identified = Principal | { refused: string | null };
+
 /** Who a bearer token names: the operator, an author, or nobody (with the sentence for an author token that no longer works). */
-function callerIdentifier(adminToken: string | undefined): (ctx: Context, token: string) => Promise<Principal | { refused: string | null }> {
+function tokenIdentifier(adminToken: string | undefined): (ctx: Context, token: string) => Promise<Identified> {
   const adminDigest = adminToken ? createHash("sha256").update(adminToken).digest() : null;
   return async (ctx, token) => {
     if (adminDigest && timingSafeEqual(createHash("sha256").update(token).digest(), adminDigest)) return OPERATOR;
     const found = await credentialCheckOf(ctx).author(token);
     switch (found.status) {
-      case "valid":
-        return { credential: "author-token", who: found.credential.name, tenant: found.credential.tenant, roles: ["author"] };
+      case "valid": {
+        const { authorId, name, tenant, roles, wards } = found.credential;
+        return { credential: "author-token", who: name, tenant, roles: roles.filter(isStaffRole), wards, authorId };
+      }
       case "expired":
       case "replaced":
         return { refused: endedCredential(found, "author token") };
@@ -24,41 +39,76 @@ function callerIdentifier(adminToken: string | undefined): (ctx: Context, token:
   };
 }
 
-/*
- * Both take the database for their callers' sake only: since contract E.3 the look-up comes with
- * the request (ctx.state.credentials, offered by the interface's chain), as it needs the
- * deployment's hasher and notes each use. The parameter goes once every caller stops passing it.
- */
+const isStaffRole = (role: string): role is StaffRole => (STAFF_ROLES as readonly string[]).includes(role);
+
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * On a route anyone may call (viewing): the author of the request's tenant (or the operator) when
- * the request carries their token, else null. A missing, wrong, expired or other tenant's token
- * only means the caller is a viewer: viewing never fails for a token.
+ * The person of the request's session cookie, or null. A state-changing call made with the
+ * cookie must carry the session's CSRF token: a page of another site can make the browser send
+ * the cookie, but cannot read the token (contract E.1).
  */
-export function authorIfAny(_db: Db, adminToken: string | undefined): (ctx: Context) => Promise<Principal | null> {
-  const identify = callerIdentifier(adminToken);
-  return async (ctx) => {
+async function sessionCaller(ctx: Context, checkCsrf: boolean): Promise<Identified | null> {
+  const cookie = sessionCookieOf(ctx);
+  const sessions: SessionStore | undefined = ctx.state.sessions;
+  if (!cookie || !sessions) return null;
+  const session = await sessions.touch(cookie);
+  if (!session) return { refused: "The session ended (idle too long, signed out, or past its hours); sign in again at /staff/login." };
+  if (checkCsrf && STATE_CHANGING.has(ctx.method) && ctx.get("x-csrf-token") !== session.csrf) {
+    throw new HttpError(403, "A call made with the session cookie that changes something must send the session's csrf (GET /staff/session) as the X-CSRF-Token header.");
+  }
+  return { credential: "staff-session", who: session.name, tenant: session.tenant, roles: session.roles.filter(isStaffRole), wards: session.wards, sub: session.sub };
+}
+
+/** Who a staff call comes from: its bearer token, else its session cookie; null when it carries neither. */
+function callerIdentifier(adminToken: string | undefined): (ctx: Context, checkCsrf: boolean) => Promise<Identified | null> {
+  const byToken = tokenIdentifier(adminToken);
+  return async (ctx, checkCsrf) => {
     const token = bearerToken(ctx.get("authorization"));
-    const caller = token ? await identify(ctx, token) : null;
-    return caller && !("refused" in caller) && (caller.tenant === null || caller.tenant === ctx.state.tenant) ? caller : null;
+    return token ? byToken(ctx, token) : sessionCaller(ctx, checkCsrf);
+  };
+}
+
+/** The roles a route's caller may hold for it, for the sentence of a 403. */
+function neededSentence(needed: StaffRole, held: readonly string[]): string {
+  const enough = STAFF_ROLES.slice(0, STAFF_ROLES.indexOf(needed) + 1);
+  return `This call needs the role ${needed}${enough.length > 1 ? ` (or ${enough.slice(0, -1).join(" or ")})` : ""}; this caller has ${held.length ? held.join(", ") : "no role"}. Ask the administrator for it.`;
+}
+
+/**
+ * A staff route's door: a caller of the request's tenant holding at least `needed` (contract
+ * E.2), or the ADMIN_TOKEN. `ctx.state.principal` names who acts, for the events' metadata, and
+ * the rest of the request reads only the patients of the caller's wards.
+ */
+export function requireRole(adminToken: string | undefined, needed: StaffRole): Middleware {
+  const identify = callerIdentifier(adminToken);
+  return async (ctx, next) => {
+    const caller = await identify(ctx, true);
+    if (!caller) throw new HttpError(401, "Send an author token (or the ADMIN_TOKEN) as 'Authorization: Bearer <token>', or sign in at /staff/login.");
+    if ("refused" in caller) throw new HttpError(401, caller.refused ?? "The token is not valid; ask the administrator for an author token.");
+    if (caller.tenant !== null && caller.tenant !== ctx.state.tenant) {
+      throw new HttpError(403, `This credential belongs to another tenant; send X-Service-Tenant: ${caller.tenant} or use one of tenant ${ctx.state.tenant}.`);
+    }
+    if (!rolesAllow(caller.roles, needed)) throw new HttpError(403, neededSentence(needed, caller.roles));
+    ctx.state.principal = caller;
+    await withWardScope(caller.wards, next);
   };
 }
 
 /**
- * Authoring and patient calls: an author token of the request's tenant, or the ADMIN_TOKEN.
- * `ctx.state.principal` names who acts, for the events' metadata (requestState.ts).
+ * On a route anyone may call (viewing): the caller of the request's tenant (or the operator) when
+ * the request carries a working token or session, else null. A missing, wrong, expired or other
+ * tenant's credential only means the caller is a viewer: viewing never fails for a credential.
  */
-export function requireAuthor(_db: Db, adminToken: string | undefined): Middleware {
+export function authorIfAny(_db: Db, adminToken: string | undefined): (ctx: Context) => Promise<Principal | null> {
   const identify = callerIdentifier(adminToken);
-  return async (ctx, next) => {
-    const token = bearerToken(ctx.get("authorization"));
-    if (!token) throw new HttpError(401, "Send an author token (or the ADMIN_TOKEN) as 'Authorization: Bearer <token>'.");
-    const caller = await identify(ctx, token);
-    if ("refused" in caller) throw new HttpError(401, caller.refused ?? "The token is not valid; ask the administrator for an author token.");
-    if (caller.tenant !== null && caller.tenant !== ctx.state.tenant) {
-      throw new HttpError(403, `This token belongs to another tenant; send X-Service-Tenant: ${caller.tenant} or use a token of tenant ${ctx.state.tenant}.`);
-    }
-    ctx.state.principal = caller;
-    await next();
+  return async (ctx) => {
+    const caller = await identify(ctx, false).catch(() => null);
+    return caller && !("refused" in caller) && (caller.tenant === null || caller.tenant === ctx.state.tenant) ? caller : null;
   };
+}
+
+/** Authoring calls (contract C.3): requireRole(…, "author"). The database is no longer needed (ctx.state.credentials does the look-up). */
+export function requireAuthor(_db: Db, adminToken: string | undefined): Middleware {
+  return requireRole(adminToken, "author");
 }

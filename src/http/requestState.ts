@@ -5,6 +5,8 @@ import type { Client } from "../../queries/credentials/credentials.ts";
 import { commandContext } from "../app/commandContexts.ts";
 import type { CredentialCheck } from "../credentials/credentialCheck.ts";
 import type { PushTally } from "../metrics/serviceMetrics.ts";
+import type { StaffRole } from "../../commands/credentials/staffRoles.ts";
+import type { SessionStore } from "../staffSessions/sessionStore.ts";
 
 /*
  * What a request carries through its middleware, typed once: every route reads `ctx.state` as
@@ -12,17 +14,23 @@ import type { PushTally } from "../metrics/serviceMetrics.ts";
  * middleware, once; routes read it through principalOf and build their commands' metadata from it.
  */
 
-/** What a credential lets its holder do. */
-export type Role = "admin" | "author" | "sender";
+/** What a credential lets its holder do: a person's roles (contract E.2), or sending reports. */
+export type Role = StaffRole | "sender";
 
-/** Who is calling: the operator, an author of a tenant, or a sending system (a client key). */
+/**
+ * Who is calling, typed once for every route: the operator, an author token of a tenant, a person
+ * signed in through the identity provider (a staff session), or a sending system (a client key).
+ * `wards`: the wards whose patients the caller may see (null: every ward), applied to every read
+ * of the request by db/wardScope.ts.
+ */
 export type Principal =
-  | { credential: "admin-token"; who: "admin"; tenant: null; roles: readonly Role[] }
-  | { credential: "author-token"; who: string; tenant: string; roles: readonly Role[] }
-  | { credential: "client-key"; who: string; tenant: string; roles: readonly Role[]; client: Client };
+  | { credential: "admin-token"; who: "admin"; tenant: null; roles: readonly Role[]; wards: null }
+  | { credential: "author-token"; who: string; tenant: string; roles: readonly Role[]; wards: readonly string[] | null; authorId: string }
+  | { credential: "staff-session"; who: string; tenant: string; roles: readonly Role[]; wards: readonly string[] | null; sub: string }
+  | { credential: "client-key"; who: string; tenant: string; roles: readonly Role[]; wards: null; client: Client };
 
-/** The operator, holding the ADMIN_TOKEN: any tenant. */
-export const OPERATOR: Principal = { credential: "admin-token", who: "admin", tenant: null, roles: ["admin", "author"] };
+/** The operator, holding the ADMIN_TOKEN: any tenant, every role. */
+export const OPERATOR: Principal = { credential: "admin-token", who: "admin", tenant: null, roles: ["admin"], wards: null };
 
 declare module "koa" {
   interface DefaultState {
@@ -32,6 +40,8 @@ declare module "koa" {
     tenant: string;
     /** Set by offerCredentialCheck() in each interface's chain (httpApp.ts): how the authentication middleware checks a key or token. */
     credentials?: CredentialCheck;
+    /** Set by offerStaffSessions() on /api and /fhir/r4: where a session cookie is looked up. */
+    sessions?: SessionStore;
     /** Set by the interface's authentication middleware (requireAuthor, requireClient). */
     principal?: Principal;
     /** A push's tally, left for countPushes. */

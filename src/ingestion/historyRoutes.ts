@@ -2,13 +2,13 @@ import Router from "@koa/router";
 import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
 import type { Db } from "../../db/pool.ts";
 import { reportDiff, reportHistory, reportVersion } from "../../queries/ingestion/reportHistory.ts";
-import { requireAuthor } from "../http/authorAuth.ts";
+import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 
 /** The history of a report, its versions as accepted and what changed between two (contract D.1). */
 export function historyRoutes(db: Db, adminToken: string | undefined): Router {
   const router = new Router({ prefix: "/api/history" });
-  router.use(requireAuthor(db, adminToken));
+  router.use(requireRole(adminToken, "clinician"));
 
   const kindOf = (name: string) => {
     if (name !== "lab" && name !== "exam") throw new HttpError(404, "The kind of report is 'lab' or 'exam': /api/history/{lab|exam}/{externalId}.");

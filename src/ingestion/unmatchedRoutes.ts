@@ -8,7 +8,7 @@ import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { unmatchedKey, unmatchedQueue } from "../../queries/ingestion/unmatched.ts";
 import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
-import { requireAuthor } from "../http/authorAuth.ts";
+import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 
@@ -22,7 +22,7 @@ export const dismissedAnswer = z.object({ ...queuedReport, dismissed: z.literal(
 /** The queue of reports whose patient could not be matched: list, claim, dismiss (contract C.4). */
 export function unmatchedRoutes(store: EventStore, adminToken: string | undefined): Router {
   const router = new Router({ prefix: "/api/unmatched" });
-  router.use(requireAuthor(store.db, adminToken));
+  router.use(requireRole(adminToken, "clinician"));
 
   router.get("/", async (ctx) => {
     const page = pageOf(parseBody(unmatchedListQuery, ctx.query), unmatchedKey);

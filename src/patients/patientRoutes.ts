@@ -9,7 +9,7 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
 import { defaultChartItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef } from "../../queries/patients/patients.ts";
-import { requireAuthor } from "../http/authorAuth.ts";
+import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
@@ -59,7 +59,7 @@ function chartDays(from: string | undefined, to: string | undefined): { fromDay:
 
 export function patientRoutes(store: EventStore, adminToken: string | undefined, dictionary: Dictionary, idCards: IdCardRegister): Router {
   const router = new Router({ prefix: "/api/patients" });
-  router.use(requireAuthor(store.db, adminToken));
+  router.use(requireRole(adminToken, "clinician"));
 
   router.get("/", async (ctx) => {
     const query = parseBody(listQuery, ctx.query);

@@ -1,14 +1,14 @@
 import Router from "@koa/router";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { STAFF_ROLES } from "../../commands/credentials/staffRoles.ts";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
+import { WARD_PATTERN } from "../../db/wardScope.ts";
 import { resolveTenant } from "../http/tenant.ts";
 import { SignInRefused, type OidcRelyingParty } from "./oidcRelyingParty.ts";
 import type { SessionStore, StaffSession } from "./sessionStore.ts";
 
-/** The roles a session may hold (contract E.2); a role the provider sends that is not one of them is ignored. */
-export const STAFF_ROLES = ["admin", "author", "clinician", "viewer"] as const;
 
 export const SESSION_COOKIE = "dh_session";
 
@@ -26,6 +26,14 @@ export const staffSessionAnswer = z.object({
 function sessionAnswer(session: StaffSession): z.infer<typeof staffSessionAnswer> {
   const { sub, name, tenant, roles, wards, expiresAt, csrf } = session;
   return { sub, name, tenant, roles: roles as Array<(typeof STAFF_ROLES)[number]>, wards, expiresAt: expiresAt.toISOString(), csrf };
+}
+
+/** Hands the sessions to the authentication of the routes below (src/http/authorAuth.ts): a session cookie works where an author token does, within its roles. */
+export function offerStaffSessions(sessions: SessionStore): Middleware {
+  return (ctx, next) => {
+    ctx.state.sessions = sessions;
+    return next();
+  };
 }
 
 /** The session cookie's value, when the request carries one. */
@@ -71,7 +79,9 @@ export function staffSessionRoutes(deps: { relyingParty: OidcRelyingParty | null
     const tenant = person.tenant ?? pending.tenant;
     if (!TENANT_PATTERN.test(tenant)) return refusePage(ctx, 400, BAD_TENANT);
     const roles = (person.roles ?? ["viewer"]).filter((role): role is (typeof STAFF_ROLES)[number] => (STAFF_ROLES as readonly string[]).includes(role));
-    const { cookie } = await sessions.open({ sub: person.sub, name: person.name, tenant, roles, wards: person.wards, idToken: person.idToken });
+    // A ward no patient could carry (too long, control characters) names none.
+    const wards = person.wards?.filter((ward) => WARD_PATTERN.test(ward)) ?? null;
+    const { cookie } = await sessions.open({ sub: person.sub, name: person.name, tenant, roles, wards, idToken: person.idToken });
     log.info({ who: person.name, tenant, roles }, "staff signed in");
     ctx.append("Set-Cookie", cookieHeader(cookie, secure));
     ctx.redirect(`${new URL(relyingParty.redirectUri).pathname.replace(/\/callback$/, "")}`);

@@ -135,7 +135,7 @@ describe("credential lifecycle (contract E.3)", function () {
       const authors = await listed("authors", "list-a");
       expect(authors).to.have.length(1);
       expect(authors[0]).to.include({ authorId: author.authorId, name: "Dr. Lin", tenant: "list-a", revokedAt: null });
-      expect(Object.keys(authors[0]!)).to.have.members(["authorId", ...LIST_FIELDS]);
+      expect(Object.keys(authors[0]!)).to.have.members(["authorId", ...LIST_FIELDS, "roles", "wards"]);
 
       expect((await listed("clients", "list-b")).map((entry) => entry.clientId)).to.deep.equal([elsewhere.clientId]);
       const defaultTenant = await calls.admin("GET", "/api/admin/clients");

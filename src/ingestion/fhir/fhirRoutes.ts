@@ -16,7 +16,7 @@ import { diagnosticReportResource, observationResource, patientResource } from "
 import { observationSearch, searchsetBundle } from "./observationSearch.ts";
 import { pushBundle } from "./pushBundle.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
-import { requireAuthor } from "../../http/authorAuth.ts";
+import { requireRole } from "../../http/authorAuth.ts";
 import { interfaceErrors } from "../../http/failureOf.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { jsonBody } from "../../http/jsonBody.ts";
@@ -88,7 +88,7 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
     answer(ctx, answered.status, answered.body);
   });
 
-  const author = requireAuthor(deps.store.db, adminToken);
+  const author = requireRole(adminToken, "clinician");
   const baseOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}/fhir/r4`;
 
   router.get("/Patient", author, async (ctx) => {

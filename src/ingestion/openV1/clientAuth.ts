@@ -19,7 +19,7 @@ export function requireClient(): Middleware {
     if (header && header !== client.tenant) {
       throw new HttpError(403, "This key belongs to another tenant than X-Service-Tenant; use the key issued for this tenant.");
     }
-    ctx.state.principal = { credential: "client-key", who: client.name, tenant: client.tenant, roles: ["sender"], client };
+    ctx.state.principal = { credential: "client-key", who: client.name, tenant: client.tenant, roles: ["sender"], wards: null, client };
     ctx.state.tenant = client.tenant;
     await next();
   };

@@ -1,0 +1,96 @@
+import { expect } from "chai";
+import { allProjections } from "../../src/app/allProjections.ts";
+import { makeIdCard } from "../../src/demo/demoData.ts";
+import { ADMIN, httpClient } from "../support/http.ts";
+import { TestOpenIdProvider, walkSignIn } from "../support/openIdProvider.ts";
+import { startTestService, useService } from "../support/service.ts";
+
+const PUBLIC_URL = "http://dialysis-hub.test";
+const CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl: PUBLIC_URL };
+
+/**
+ * Contract E.2 over HTTP: an author token's roles and wards, and a staff session's, decide what
+ * its holder may call and which patients they see; the server enforces it whatever a page shows.
+ */
+describe("roles and ward scopes of tokens and sessions (E.2)", function () {
+  this.timeout(60_000);
+  const provider = new TestOpenIdProvider(CLIENT);
+  const hub = useService(async () => {
+    await provider.start();
+    const env = { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: CLIENT.clientId, OIDC_CLIENT_SECRET: CLIENT.clientSecret, PUBLIC_URL };
+    return { service: await startTestService({ projections: allProjections, env }) };
+  });
+  after(() => provider.stop());
+  let call: ReturnType<typeof httpClient>;
+  const tokenWith = async (body: Record<string, unknown>) => {
+    const made = await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Staff", tenant: "default", ...body } });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    return made.body.token as string;
+  };
+
+  before(async () => {
+    call = httpClient(hub.service.url!);
+    for (const [ref, ward, n] of [["R-3A", "3A", 41], ["R-5B", "5B", 42]] as const) {
+      const saved = await call("PUT", `/api/patients/${ref}`, { token: ADMIN, body: { name: `病人${ref}`, idCard: makeIdCard("110105", "19550101", n), ward } });
+      expect(saved.status).to.equal(200);
+    }
+  });
+
+  it("keeps a token made without roles an author's, as every token made before", async () => {
+    const token = await tokenWith({});
+    expect((await call("GET", "/api/patients", { token })).status).to.equal(200);
+    expect((await call("PUT", "/api/reports/roles-r1/draft", { token, body: { title: "R1", spec: { queries: {}, layout: [] } } })).status).to.not.equal(403);
+    const listed = (await call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ roles: string[]; wards: string[] | null }>;
+    expect(listed.at(-1)).to.deep.include({ roles: ["author"], wards: null });
+  });
+
+  it("refuses a viewer the patients and a clinician the authoring, naming the role needed", async () => {
+    const viewer = await tokenWith({ roles: ["viewer"] });
+    const patients = await call("GET", "/api/patients", { token: viewer });
+    expect(patients.status).to.equal(403);
+    expect(patients.body.error).to.include("needs the role clinician").and.to.include("this caller has viewer");
+    expect((await call("GET", "/api/reports", { token: viewer })).status, "viewing stays open").to.equal(200);
+
+    const clinician = await tokenWith({ roles: ["clinician"] });
+    expect((await call("GET", "/api/patients", { token: clinician })).status).to.equal(200);
+    const draft = await call("PUT", "/api/reports/roles-r2/draft", { token: clinician, body: { title: "R2", spec: { queries: {}, layout: [] } } });
+    expect(draft.status).to.equal(403);
+    expect(draft.body.error).to.include("needs the role author");
+  });
+
+  it("shows a token with wards only its wards' patients; another ward's patient is not there", async () => {
+    const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
+    const listed = await call("GET", "/api/patients", { token });
+    expect(listed.body.map((patient: { patientRef: string }) => patient.patientRef)).to.deep.equal(["R-3A"]);
+    expect((await call("GET", "/api/patients/R-3A/results", { token })).status).to.equal(200);
+    expect((await call("GET", "/api/patients/R-5B/results", { token })).status).to.equal(404);
+  });
+
+  it("refuses roles and wards it does not know, saying what they may be", async () => {
+    const answer = await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "X", tenant: "default", roles: ["nurse"] } });
+    expect(answer.status).to.equal(400);
+    expect(answer.body.error).to.include("admin, author, clinician, viewer");
+  });
+
+  it("lets a staff session call /api within its roles and wards, and asks its CSRF token to change anything", async () => {
+    provider.person = { sub: "nurse-7", name: "李护士", roles: ["clinician"], wards: ["5B"] };
+    const { callback } = await walkSignIn(hub.service.url!, PUBLIC_URL);
+    const cookie = callback.headers.getSetCookie().find((line) => line.startsWith("dh_session="))!.split(";")[0]!;
+    const headers = { cookie };
+    const listed = await call("GET", "/api/patients", { headers });
+    expect(listed.status).to.equal(200);
+    expect(listed.body.map((patient: { patientRef: string }) => patient.patientRef)).to.deep.equal(["R-5B"]);
+    const { csrf } = (await call("GET", "/staff/session", { headers })).body;
+
+    const body = { name: "病人R-5B（更正）", idCard: makeIdCard("110105", "19550101", 42), ward: "5B" };
+    const withoutCsrf = await call("PUT", "/api/patients/R-5B", { headers, body });
+    expect(withoutCsrf.status).to.equal(403);
+    expect(withoutCsrf.body.error).to.include("X-CSRF-Token");
+    expect((await call("PUT", "/api/patients/R-5B", { headers: { ...headers, "x-csrf-token": csrf }, body })).status).to.equal(200);
+    const { rows } = await hub.service.db.query("select metadata->>'actor' as actor from events where stream_id = 'patient:R-5B' order by stream_version desc limit 1");
+    expect(rows[0].actor, "the change is credited to the person").to.equal("李护士");
+
+    const draft = await call("PUT", "/api/reports/roles-r3/draft", { headers: { ...headers, "x-csrf-token": csrf }, body: { title: "R3", spec: { queries: {}, layout: [] } } });
+    expect(draft.status).to.equal(403);
+  });
+});
