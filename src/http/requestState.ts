@@ -4,6 +4,7 @@ import type { EventMetadata, EventStore } from "../../db/eventStore.ts";
 import type { Client } from "../../queries/credentials/credentials.ts";
 import { commandContext } from "../app/commandContexts.ts";
 import type { PushTally } from "../metrics/serviceMetrics.ts";
+import type { ShownSubjects } from "../access/shownSubjects.ts";
 
 /*
  * What a request carries through its middleware, typed once: every route reads `ctx.state` as
@@ -33,6 +34,8 @@ declare module "koa" {
     principal?: Principal;
     /** A push's tally, left for countPushes. */
     push?: PushTally;
+    /** What the answer shows of patients, left for the access log (src/access/accessRecording.ts). */
+    shown?: ShownSubjects;
   }
 }
 
