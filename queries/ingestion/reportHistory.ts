@@ -125,16 +125,28 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
   return { kind: kind.name, externalId, current: version, entries };
 }
 
-/** Version `n` as accepted; null when the report or that version does not exist. */
-export async function reportVersion(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, n: number): Promise<ReportVersion | null> {
+/**
+ * The patients a report was ever matched or claimed to: whom its history, versions and diffs show
+ * (the access log names them, contract E.4).
+ */
+function patientsOf(events: readonly ReportStored[]): string[] {
+  const refs = events.flatMap((event) => (isReceived(event) ? (event.data.match.matched ? [event.data.match.patientRef] : []) : isClaimed(event) ? [event.data.patientRef] : []));
+  return [...new Set(refs)];
+}
+
+/** Version `n` as accepted, and the report's patients; null when the report or that version does not exist. */
+export async function reportVersion(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, n: number): Promise<{ version: ReportVersion; patientRefs: string[] } | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   const found = events ? receivedVersions(events).find((received) => received.version === n) : undefined;
   if (!found) return null;
-  return { version: n, receivedAt: localDateTime(found.event.recordedAt), by: found.event.data.client.name, report: found.event.data.report as unknown as Record<string, unknown> };
+  return {
+    version: { version: n, receivedAt: localDateTime(found.event.recordedAt), by: found.event.data.client.name, report: found.event.data.report as unknown as Record<string, unknown> },
+    patientRefs: patientsOf(events!),
+  };
 }
 
-/** What changed from version `from` to `to`; null when the report or either version does not exist. */
-export async function reportDiff(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, from: number, to: number): Promise<ReportDiff | { missing: number } | null> {
+/** What changed from version `from` to `to`, and the report's patients; null when the report or either version does not exist. */
+export async function reportDiff(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, from: number, to: number): Promise<{ diff: ReportDiff; patientRefs: string[] } | { missing: number } | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   if (!events) return null;
   const versions = receivedVersions(events);
@@ -142,7 +154,7 @@ export async function reportDiff(db: Db, tenant: string, kind: ReportStreamKind,
   const after = versions.find((received) => received.version === to);
   if (!before) return { missing: from };
   if (!after) return { missing: to };
-  return { from, to, changes: reportChanges(before.event.data.report, after.event.data.report) };
+  return { diff: { from, to, changes: reportChanges(before.event.data.report, after.event.data.report) }, patientRefs: patientsOf(events) };
 }
 
 const itemKey = (item: unknown) => {

@@ -12,6 +12,8 @@ import type { AlertFeed } from "./alertFeed.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
+import type { AccessRecording } from "../access/accessRecording.ts";
+import { showing } from "../access/shownSubjects.ts";
 
 export const alertListQuery = z.strictObject(
   {
@@ -26,31 +28,36 @@ export const openAlertCountAnswer = z.object({ open: z.number().int().meta({ des
 export interface AlertRouteDeps {
   store: EventStore;
   adminToken: string | undefined;
+  access: AccessRecording;
   feed: AlertFeed;
   /** How often an idle stream sends a comment line, so that proxies and the page know it lives. */
   heartbeatMs: number;
 }
 
 /** Critical-result alerts (contract D.7): the list, the badge's count, acknowledgement, and a live stream. */
-export function alertRoutes({ store, adminToken, feed, heartbeatMs }: AlertRouteDeps): Router {
+export function alertRoutes({ store, adminToken, access, feed, heartbeatMs }: AlertRouteDeps): Router {
   const router = new Router({ prefix: "/api/alerts" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", async (ctx) => {
+  router.get("/", access.recorded, async (ctx) => {
     const { state, limit } = parseBody(alertListQuery, ctx.query);
-    ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, state, limit));
+    const alerts = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, state, limit));
+    if (alerts.length > 0) showing(ctx, { patientRefs: alerts.map((alert) => alert.patientRef) });
+    ctx.body = alerts;
   });
 
   router.get("/count", async (ctx) => {
     ctx.body = { open: await readAsTenant(store.db, ctx.state.tenant, openAlertCount) } satisfies z.infer<typeof openAlertCountAnswer>;
   });
 
-  router.post("/:alertId/acknowledge", async (ctx) => {
+  router.post("/:alertId/acknowledge", access.recorded, async (ctx) => {
     const { note } = parseBody(acknowledgeInput, ctx.request.body);
     const tenant = ctx.state.tenant;
     const alertId = ctx.params.alertId!;
     const alert = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
     if (!alert) throw new HttpError(404, `No alert ${alertId}; GET /api/alerts lists them.`);
+    // The answer is the alert as it now stands: the patient's name and result.
+    showing(ctx, { patientRefs: [alert.patientRef] });
     const appended = await acknowledgeAlert(commandContextOf(ctx, store), tenant, alert.externalId, alertId, note);
     if (appended) await waitForProjection(store.db, "alerts", appended.last);
     ctx.body = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
@@ -74,7 +81,10 @@ export function alertRoutes({ store, adminToken, feed, heartbeatMs }: AlertRoute
       stream.end();
     };
     const tell = (change: AlertNotice["change"], alert: Alert) => {
-      if (!stream.writableEnded) stream.write(`event: ${change}\ndata: ${JSON.stringify(alert)}\n\n`);
+      if (stream.writableEnded) return;
+      stream.write(`event: ${change}\ndata: ${JSON.stringify(alert)}\n\n`);
+      // Each alert sent down the stream shows its patient: one record a message, not one for the stream.
+      access.recordNow(ctx, [alert.patientRef]);
     };
     unsubscribe = await feed.subscribe(tenant, tell, end);
     ctx.req.socket.setTimeout(0);

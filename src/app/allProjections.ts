@@ -1,4 +1,5 @@
 import { criticalResultsReactor } from "../../reactors/criticalResults.ts";
+import { accessLogProjection } from "../../projections/access/accessLog.ts";
 import { alertsProjection } from "../../projections/alerts/alerts.ts";
 import { autoClaimReactor } from "../../reactors/autoClaim.ts";
 import { bulkJobsProjection } from "../../projections/bulk/bulkJobs.ts";
@@ -24,4 +25,5 @@ export const allProjections: readonly Projection[] = [
   bulkJobsProjection,
   criticalResultsReactor,
   alertsProjection,
+  accessLogProjection,
 ];

@@ -90,6 +90,10 @@ export const configSchema = z.object({
   DOCX_CHARTS_PER_EXPORT: z.coerce.number().int().min(1).max(64).optional(),
   /** Points of one series a docx chart draws at most (rows of a line, bar, area or scatter chart; slices of a pie); beyond, the chart is thinned and says so. */
   DOCX_CHART_MAX_POINTS: z.coerce.number().int().min(MIN_CHART_POINTS).default(1000),
+  /** How long an access record (contract E.4) waits for others to be written with it in one statement. */
+  ACCESS_LOG_FLUSH_MS: z.coerce.number().int().min(10).max(1000).default(200),
+  /** The JSON bytes of access records a process holds while the database refuses them; past it new ones are dropped (and counted). */
+  ACCESS_LOG_QUEUE_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),

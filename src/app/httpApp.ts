@@ -38,9 +38,13 @@ import { httpMetrics } from "../metrics/httpMetrics.ts";
 import { metricsEndpoint } from "../metrics/metricsRoutes.ts";
 import { countPushes } from "../metrics/pushMetrics.ts";
 import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
+import { accessLogRoutes } from "../access/accessLogRoutes.ts";
+import type { AccessRecording } from "../access/accessRecording.ts";
 
 export interface AppDependencies {
   store: EventStore;
+  /** Records who was shown which patients (contract E.4); the routes that show patients take it. */
+  access: AccessRecording;
   reports: ReportRuntime;
   /** How the docx export runs: its worker threads, the charts of one export at once, the cap on points. */
   docx: DocxRendering;
@@ -82,6 +86,7 @@ export function createApp(deps: AppDependencies): Koa {
   // The staff pages (sign in with an author token; reports, unmatched queue, patients, bulk jobs over /api).
   app.use(staffRoutes().routes());
 
+  const reportDeps = { store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken, access: deps.access };
   app.use(
     mountUnder("/api", [
       apiErrors(deps.log),
@@ -90,15 +95,16 @@ export function createApp(deps: AppDependencies): Koa {
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
+      accessLogRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
-      patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers)).routes() as Koa.Middleware,
-      alertRoutes({ store: deps.store, adminToken: deps.adminToken, ...deps.alerts }).routes() as Koa.Middleware,
-      unmatchedRoutes(deps.store, deps.adminToken).routes() as Koa.Middleware,
-      historyRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
+      patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers), deps.access).routes() as Koa.Middleware,
+      alertRoutes({ store: deps.store, adminToken: deps.adminToken, access: deps.access, ...deps.alerts }).routes() as Koa.Middleware,
+      unmatchedRoutes(deps.store, deps.adminToken, deps.access).routes() as Koa.Middleware,
+      historyRoutes(deps.store.db, deps.adminToken, deps.access).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
-      reportRoutes({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
-      docxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken, rendering: deps.docx }).routes() as Koa.Middleware,
-      xlsxExportRoute({ store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+      reportRoutes(reportDeps).routes() as Koa.Middleware,
+      docxExportRoute({ ...reportDeps, rendering: deps.docx }).routes() as Koa.Middleware,
+      xlsxExportRoute(reportDeps).routes() as Koa.Middleware,
     ]),
   );
   app.use(
@@ -119,7 +125,7 @@ export function createApp(deps: AppDependencies): Koa {
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
-      fhirRoutes(deps.openApi, deps.adminToken, startedAt).routes() as Koa.Middleware,
+      fhirRoutes(deps.openApi, deps.adminToken, startedAt, deps.access).routes() as Koa.Middleware,
     ]),
   );
   return app;

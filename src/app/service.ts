@@ -36,6 +36,8 @@ import { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { MllpListener } from "../ingestion/hl7/mllpListener.ts";
 import type { DocxAnswer, DocxJob } from "../reports/export/docxExport.ts";
 import { WorkerPool } from "../reports/export/workerPool.ts";
+import { AccessRecorder } from "../access/accessRecorder.ts";
+import { AccessRecording } from "../access/accessRecording.ts";
 
 export type Role = "all" | "api" | "worker";
 
@@ -176,8 +178,13 @@ export async function startService({ config, role, log, projections = allProject
       // Threads start on the first docx export; closed after the server, once its exports are done.
       const docxWorkers = new WorkerPool<DocxJob, DocxAnswer>("docxWorker", { threads: config.DOCX_THREADS });
       stack.push(() => docxWorkers.close());
+      // Stopped after the server (the stack unwinds newest first): the last answers' records are written too.
+      const accessRecorder = new AccessRecorder(eventStore, log, metrics, { flushAfterMs: config.ACCESS_LOG_FLUSH_MS, maxQueueBytes: config.ACCESS_LOG_QUEUE_BYTES });
+      metrics.watchAccessQueue(() => accessRecorder.queued);
+      stack.push(() => accessRecorder.stop(config.SHUTDOWN_GRACE_MS));
       const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => readAsTenant(db, tenant, (reader) => alertById(reader, alertId)));
       const app = createApp({
+        access: new AccessRecording(accessRecorder, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         store: eventStore,
         docx: { workers: docxWorkers, chartsAtOnce: config.DOCX_CHARTS_PER_EXPORT ?? docxWorkers.threads, maxPoints: config.DOCX_CHART_MAX_POINTS },

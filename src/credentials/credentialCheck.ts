@@ -16,6 +16,11 @@ export class CredentialCheck {
     private readonly uses: CredentialUses,
   ) {}
 
+  /** The digests a presented secret may be stored as (keyed, and the plain form of before E.3). */
+  digestsOf(secret: string): string[] {
+    return storedDigestsOf(this.hasher, secret);
+  }
+
   async client(key: string): Promise<CredentialLookup<Client>> {
     const found = await clientBySecret(this.db, storedDigestsOf(this.hasher, key));
     if (found.status === "valid") this.uses.used(found.credential.clientId, found.credential.tenant);

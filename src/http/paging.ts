@@ -33,15 +33,25 @@ export interface Page<Key> {
 /** The page a call asks for; `key` checks a decoded cursor's shape (its sort key's parts). */
 export function pageOf<Key>(query: { limit?: number; cursor?: string }, key: z.ZodType<Key>): Page<Key> {
   if (query.cursor === undefined) return { limit: query.limit ?? null, after: null };
+  return { limit: query.limit ?? null, after: keyOfCursor(query.cursor, key) };
+}
+
+/** The cursor of a row: its sort key, opaque to callers. */
+export function cursorOf(key: unknown): string {
+  return Buffer.from(JSON.stringify(key)).toString("base64url");
+}
+
+/** The sort key a cursor of cursorOf stands for; `givenIn` says where the list gives its cursors. */
+export function keyOfCursor<Key>(cursor: string, key: z.ZodType<Key>, givenIn = "its Link header"): Key {
   let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(query.cursor, "base64url").toString("utf8"));
+    decoded = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
     decoded = undefined;
   }
   const parsed = key.safeParse(decoded);
-  if (!parsed.success) throw new HttpError(400, "cursor is not one this list gave; send back the one in its Link header, or start again without it.");
-  return { limit: query.limit ?? null, after: parsed.data };
+  if (!parsed.success) throw new HttpError(400, `cursor is not one this list gave; send back the one in ${givenIn}, or start again without it.`);
+  return parsed.data;
 }
 
 /**
@@ -52,7 +62,7 @@ export function answerPage<Row, Key>(ctx: Context, page: Page<Key>, rows: Row[],
   if (page.limit === null || rows.length <= page.limit) return rows;
   const answered = rows.slice(0, page.limit);
   const next = new URL(ctx.originalUrl, "http://host");
-  next.searchParams.set("cursor", Buffer.from(JSON.stringify(keyOf(answered.at(-1)!))).toString("base64url"));
+  next.searchParams.set("cursor", cursorOf(keyOf(answered.at(-1)!)));
   next.searchParams.set("limit", String(page.limit));
   ctx.set("Link", `<${next.pathname}${next.search}>; rel="next"`);
   return answered;

@@ -7,6 +7,7 @@ import type { CredentialCheck } from "../credentials/credentialCheck.ts";
 import type { PushTally } from "../metrics/serviceMetrics.ts";
 import type { StaffRole } from "../../commands/credentials/staffRoles.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
+import type { ShownSubjects } from "../access/shownSubjects.ts";
 
 /*
  * What a request carries through its middleware, typed once: every route reads `ctx.state` as
@@ -46,6 +47,8 @@ declare module "koa" {
     principal?: Principal;
     /** A push's tally, left for countPushes. */
     push?: PushTally;
+    /** What the answer shows of patients, left for the access log (src/access/accessRecording.ts). */
+    shown?: ShownSubjects;
   }
 }
 

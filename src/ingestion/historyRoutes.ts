@@ -4,9 +4,11 @@ import type { Db } from "../../db/pool.ts";
 import { reportDiff, reportHistory, reportVersion } from "../../queries/ingestion/reportHistory.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
+import type { AccessRecording } from "../access/accessRecording.ts";
+import { showing } from "../access/shownSubjects.ts";
 
 /** The history of a report, its versions as accepted and what changed between two (contract D.1). */
-export function historyRoutes(db: Db, adminToken: string | undefined): Router {
+export function historyRoutes(db: Db, adminToken: string | undefined, access: AccessRecording): Router {
   const router = new Router({ prefix: "/api/history" });
   router.use(requireRole(adminToken, "clinician"));
 
@@ -21,32 +23,38 @@ export function historyRoutes(db: Db, adminToken: string | undefined): Router {
     return n;
   };
 
-  router.get("/:kind/:externalId", async (ctx) => {
+  // Each answer shows a report as sent (its patient's name and id card) and whom it was matched to.
+  const shownReport = (kind: string, externalId: string, patientRefs: Iterable<string | null | undefined>) => ({ patientRefs, reports: [{ kind, externalId }] });
+
+  router.get("/:kind/:externalId", access.recorded, async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const history = await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!);
     if (!history) throw unknown(kind.name, ctx.params.externalId!);
+    showing(ctx, shownReport(kind.name, history.externalId, history.entries.map((entry) => entry.patientRef)));
     ctx.body = history;
   });
 
-  router.get("/:kind/:externalId/versions/:n", async (ctx) => {
+  router.get("/:kind/:externalId/versions/:n", access.recorded, async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const n = versionNumber(ctx.params.n, "The version in the path");
-    const version = await reportVersion(db, ctx.state.tenant, kind, ctx.params.externalId!, n);
-    if (!version) {
+    const found = await reportVersion(db, ctx.state.tenant, kind, ctx.params.externalId!, n);
+    if (!found) {
       if (!(await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!))) throw unknown(kind.name, ctx.params.externalId!);
       throw new HttpError(404, `Report ${ctx.params.externalId} has no version ${n}; its history lists the versions stored.`);
     }
-    ctx.body = version;
+    showing(ctx, shownReport(kind.name, ctx.params.externalId!, found.patientRefs));
+    ctx.body = found.version;
   });
 
-  router.get("/:kind/:externalId/diff", async (ctx) => {
+  router.get("/:kind/:externalId/diff", access.recorded, async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const from = versionNumber(ctx.query.from, "from");
     const to = versionNumber(ctx.query.to, "to");
-    const diff = await reportDiff(db, ctx.state.tenant, kind, ctx.params.externalId!, from, to);
-    if (!diff) throw unknown(kind.name, ctx.params.externalId!);
-    if ("missing" in diff) throw new HttpError(404, `Report ${ctx.params.externalId} has no version ${diff.missing}; its history lists the versions stored.`);
-    ctx.body = diff;
+    const found = await reportDiff(db, ctx.state.tenant, kind, ctx.params.externalId!, from, to);
+    if (!found) throw unknown(kind.name, ctx.params.externalId!);
+    if ("missing" in found) throw new HttpError(404, `Report ${ctx.params.externalId} has no version ${found.missing}; its history lists the versions stored.`);
+    showing(ctx, shownReport(kind.name, ctx.params.externalId!, found.patientRefs));
+    ctx.body = found.diff;
   });
   return router;
 }

@@ -11,6 +11,8 @@ import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
+import type { AccessRecording } from "../access/accessRecording.ts";
+import { showing } from "../access/shownSubjects.ts";
 
 /** `GET /api/unmatched?limit=&cursor=`: the queue, a page at a time when asked. */
 export const unmatchedListQuery = z.strictObject(pageQuery, { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are limit and cursor" : undefined) });
@@ -20,14 +22,17 @@ export const claimedAnswer = z.object({ ...queuedReport, matched: z.literal(true
 export const dismissedAnswer = z.object({ ...queuedReport, dismissed: z.literal(true), reason: z.string() });
 
 /** The queue of reports whose patient could not be matched: list, claim, dismiss (contract C.4). */
-export function unmatchedRoutes(store: EventStore, adminToken: string | undefined): Router {
+export function unmatchedRoutes(store: EventStore, adminToken: string | undefined, access: AccessRecording): Router {
   const router = new Router({ prefix: "/api/unmatched" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", async (ctx) => {
+  router.get("/", access.recorded, async (ctx) => {
     const page = pageOf(parseBody(unmatchedListQuery, ctx.query), unmatchedKey);
     const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => unmatchedQueue(reader, { limit: page.limit && page.limit + 1, after: page.after }));
-    ctx.body = answerPage(ctx, page, rows, (row) => row.key).map(({ key: _, ...entry }) => entry);
+    const entries = answerPage(ctx, page, rows, (row) => row.key).map(({ key: _, ...entry }) => entry);
+    // These people are no patients yet: the record names the reports shown (and with them, the names and masked id cards).
+    if (entries.length > 0) showing(ctx, { reports: entries });
+    ctx.body = entries;
   });
 
   const kindOf = (name: string) => {

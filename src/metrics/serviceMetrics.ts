@@ -19,6 +19,9 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 export type ReportQueryOutcome = "ok" | "error";
 
+/** Why an access record was not kept (docs/operations.md, "Access log"): the queue waiting for the database was full, or the service stopped before it could write it. */
+export type AccessDropReason = "queue_full" | "shutdown";
+
 /** Why the MLLP listener closed a connection of its own accord (docs/operations.md, "MLLP limits"). */
 export type MllpCloseReason = "cap" | "idle" | "frame_deadline" | "unauthenticated_bytes" | "frame_size";
 
@@ -83,6 +86,22 @@ export class ServiceMetrics {
     labelNames: ["reason"] as const,
     registers: [this.registry],
   });
+  private readonly accessWritten = new client.Counter({
+    name: "dialysis_hub_access_records_written_total",
+    help: "Access records (who was shown which patients, contract E.4) written to the event store by this process",
+    registers: [this.registry],
+  });
+  private readonly accessWriteFailures = new client.Counter({
+    name: "dialysis_hub_access_record_write_failures_total",
+    help: "Writes of a batch of access records that the database refused or did not answer; the batch stays queued and is tried again",
+    registers: [this.registry],
+  });
+  private readonly accessDropped = new client.Counter({
+    name: "dialysis_hub_access_records_dropped_total",
+    help: "Access records this process could not keep, by reason: queue_full (ACCESS_LOG_QUEUE_BYTES reached while the database refused writes), shutdown (still unwritten when the service stopped)",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
   private readonly pools = new Map<string, pg.Pool>();
 
   /** `processMetrics`: also prom-client's process figures (they watch the event loop and GC for the life of the process: only when scraped). */
@@ -104,6 +123,8 @@ export class ServiceMetrics {
       },
     });
     this.watchPool("service", serviceDb);
+    // At zero from the start, so that an alert rule over them has a series before the first drop.
+    for (const reason of ["queue_full", "shutdown"] as const) this.accessDropped.inc({ reason }, 0);
     collectStoreGauges(this.registry, serviceDb);
   }
 
@@ -122,6 +143,30 @@ export class ServiceMetrics {
         this.set(open());
       },
     });
+  }
+
+  /** Shows the access records waiting to be written (`queued` is read when scraped). */
+  watchAccessQueue(queued: () => number): void {
+    new client.Gauge({
+      name: "dialysis_hub_access_records_queued",
+      help: "Access records waiting in this process to be written to the event store",
+      registers: [this.registry],
+      collect() {
+        this.set(queued());
+      },
+    });
+  }
+
+  accessRecordsWritten(count: number): void {
+    this.accessWritten.inc(count);
+  }
+
+  accessWriteFailed(): void {
+    this.accessWriteFailures.inc();
+  }
+
+  accessRecordsDropped(reason: AccessDropReason, count: number): void {
+    this.accessDropped.inc({ reason }, count);
   }
 
   mllpConnectionClosed(reason: MllpCloseReason): void {

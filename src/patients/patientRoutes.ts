@@ -13,6 +13,8 @@ import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
+import type { AccessRecording } from "../access/accessRecording.ts";
+import { showing } from "../access/shownSubjects.ts";
 
 /** `GET /api/patients?q=`: the search text of the staff pages' patient picker (see listPatients). */
 export const listQuery = z.strictObject(
@@ -57,35 +59,42 @@ function chartDays(from: string | undefined, to: string | undefined): { fromDay:
   return { fromDay, toDay };
 }
 
-export function patientRoutes(store: EventStore, adminToken: string | undefined, dictionary: Dictionary, idCards: IdCardRegister): Router {
+export function patientRoutes(store: EventStore, adminToken: string | undefined, dictionary: Dictionary, idCards: IdCardRegister, access: AccessRecording): Router {
   const router = new Router({ prefix: "/api/patients" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", async (ctx) => {
+  router.get("/", access.recorded, async (ctx) => {
     const query = parseBody(listQuery, ctx.query);
     const page = pageOf(query, z.string());
     const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, query.q, { limit: page.limit && page.limit + 1, after: page.after }));
-    ctx.body = answerPage(ctx, page, rows, (row) => row.patientRef);
+    const answered = answerPage(ctx, page, rows, (row) => row.patientRef);
+    if (answered.length > 0) showing(ctx, { patientRefs: answered.map((patient) => patient.patientRef) });
+    ctx.body = answered;
   });
 
-  router.get("/:patientRef/results", async (ctx) => {
+  router.get("/:patientRef/results", access.recorded, async (ctx) => {
+    const patientRef = ctx.params.patientRef!;
+    // About this patient from here on, shown or not: an attempt on a patient is part of its log.
+    showing(ctx, { patientRefs: [patientRef] });
     const query = parseBody(resultsQuery, ctx.query);
     const items = chartItems(dictionary, query.codes);
     const days = chartDays(query.from, query.to);
-    const patientRef = ctx.params.patientRef!;
     const answer = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResults(reader, { patientRef, items, ...days }));
     if (!answer) throw new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`);
     ctx.body = answer;
   });
 
-  router.put("/:patientRef", async (ctx) => {
+  router.put("/:patientRef", access.recorded, async (ctx) => {
     const patientRef = ctx.params.patientRef!;
     if (!PATIENT_REF_PATTERN.test(patientRef)) {
       throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
     }
     const input = parseBody(registerPatientInput, ctx.request.body);
     await savePatient(commandContextOf(ctx, store), idCards, ctx.state.tenant, patientRef, input);
-    ctx.body = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
+    const saved = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
+    // The answer shows the patient as registered, which may hold more than the call sent (E.4).
+    if (saved) showing(ctx, { patientRefs: [patientRef] });
+    ctx.body = saved;
   });
   return router;
 }

@@ -3,7 +3,7 @@ import { allProjections } from "../../src/app/allProjections.ts";
 import { makeIdCard } from "../../src/demo/demoData.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { TestOpenIdProvider, walkSignIn } from "../support/openIdProvider.ts";
-import { startTestService, useService } from "../support/service.ts";
+import { startTestService, until, useService } from "../support/service.ts";
 
 const PUBLIC_URL = "http://dialysis-hub.test";
 const CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl: PUBLIC_URL };
@@ -92,5 +92,12 @@ describe("roles and ward scopes of tokens and sessions (E.2)", function () {
 
     const draft = await call("PUT", "/api/reports/roles-r3/draft", { headers: { ...headers, "x-csrf-token": csrf }, body: { title: "R3", spec: { queries: {}, layout: [] } } });
     expect(draft.status).to.equal(403);
+
+    // The access log (E.4) names the person and their session's subject.
+    const looked = await until(async () => {
+      const log = await call("GET", `/api/admin/access-log?who=${encodeURIComponent("李护士")}`, { token: ADMIN });
+      return (log.body.records as Array<Record<string, unknown>>).find((record) => record.action === "GET /api/patients");
+    });
+    expect(looked).to.deep.include({ who: "李护士", credential: "nurse-7", roles: ["clinician"], patientRefs: ["R-5B"] });
   });
 });

@@ -10,6 +10,7 @@ import { queryOutcomeSchema } from "../../../commands/reports/spec/queryOutcome.
 import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
 import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { apiErrorSchema } from "../../http/apiErrors.ts";
+import { accessLogApiPaths } from "./accessLogApi.ts";
 import { fhirR4Paths } from "./fhirR4.ts";
 import { openV1Paths } from "./openV1.ts";
 import { recordsApiPaths } from "./recordsApi.ts";
@@ -50,7 +51,7 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
       { name: "FHIR R4", description: "Contract D.6: a client key to post; answers are FHIR resources, failures OperationOutcomes" },
       { name: "Service", description: "Health, help articles, the embed page and these docs" },
     ],
-    paths: { ...reportsApiPaths, ...recordsApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
+    paths: { ...reportsApiPaths, ...recordsApiPaths, ...accessLogApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
     components: {
       securitySchemes,
       // Named where they are used, instead of repeated inline (the same schema instances as in the paths).

@@ -23,6 +23,8 @@ import { jsonBody } from "../../http/jsonBody.ts";
 import { requireClient } from "../openV1/clientAuth.ts";
 import type { OpenApiDeps } from "../openV1/openApiRoutes.ts";
 import { rateLimitPerClient } from "../openV1/rateLimit.ts";
+import type { AccessRecording } from "../../access/accessRecording.ts";
+import { showing } from "../../access/shownSubjects.ts";
 
 /*
  * FHIR R4 (contract D.6) under /fhir/r4: what the service can do (metadata) and lab reports posted
@@ -66,7 +68,7 @@ export function fhirErrors(log: Logger): Middleware {
   });
 }
 
-export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, startedAt: Date): Router {
+export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, startedAt: Date, access: AccessRecording): Router {
   const router = new Router({ prefix: "/fhir/r4" });
   const statement = capabilityStatement(startedAt);
   router.get("/metadata", (ctx) => answer(ctx, 200, statement));
@@ -91,13 +93,14 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
   const author = requireRole(adminToken, "clinician");
   const baseOf = (ctx: Context) => `${ctx.protocol}://${ctx.host}/fhir/r4`;
 
-  router.get("/Patient", author, async (ctx) => {
+  router.get("/Patient", author, access.recorded, async (ctx) => {
     const identifier = ctx.query.identifier;
     const [system, idCard] = typeof identifier === "string" && identifier.includes("|") ? [identifier.slice(0, identifier.indexOf("|")), identifier.slice(identifier.indexOf("|") + 1)] : [null, null];
     if (system !== NATIONAL_ID_SYSTEM || !idCard || Object.keys(ctx.query).length !== 1) {
       throw new CommandError("invalid", `Search patients by identifier=${NATIONAL_ID_SYSTEM}|<national id>, once.`);
     }
     const patients = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => patientsByIdCard(reader, idCard));
+    if (patients.length > 0) showing(ctx, { patientRefs: patients.map((patient) => patient.patient_ref) });
     const base = baseOf(ctx);
     answer(ctx, 200, {
       resourceType: "Bundle",
@@ -110,15 +113,18 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
     });
   });
 
-  router.get("/DiagnosticReport/:id", author, async (ctx) => {
+  router.get("/DiagnosticReport/:id", author, access.recorded, async (ctx) => {
     const externalId = textOfFhirId(ctx.params.id!);
     const report = externalId === null ? null : await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reportWithResults(reader, externalId));
     if (!report) throw new CommandError("not-found", `There is no DiagnosticReport ${ctx.params.id}; its id is the report's externalId, each character other than letters, digits and - written . and its bytes in hex.`);
+    showing(ctx, { patientRefs: [report.patient_ref], reports: [{ kind: reportKinds.lab.name, externalId: report.external_id }] });
     answer(ctx, 200, diagnosticReportResource(report, deps.dictionary));
   });
 
-  router.get("/Observation", author, async (ctx) => {
+  router.get("/Observation", author, access.recorded, async (ctx) => {
     const search = observationSearch(ctx.query, deps.dictionary);
+    // A search names its patient: recorded whether or not it finds results.
+    showing(ctx, { patientRefs: [search.patientRef] });
     const rows = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => searchObservations(reader, search));
     const base = baseOf(ctx);
     const pageUrl = (cursor: string | null) => {

@@ -12,6 +12,7 @@ import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
 import { reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { showingResults } from "../../access/shownSubjects.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`), and how it renders (its worker threads). */
 export type DocxExportDeps = ReportRoutesDeps & { rendering: DocxRendering };
@@ -25,7 +26,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
 
   router.use(viewingRefusals);
-  router.post("/:id/export/docx", async (ctx: Context) => {
+  router.post("/:id/export/docx", deps.access.recorded, async (ctx: Context) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
@@ -47,6 +48,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
     if (outcomes.length > 0 && outcomes.every((outcome) => "error" in outcome && outcome.error === busy)) {
       throw new HttpError(503, busy, { "Retry-After": retryAfterSeconds(deps.runtime.gate) });
     }
+    showingResults(ctx, results);
     const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note, title: shown.title, results };
     const specParams = version.spec.params ?? [];
     const drill = shown.drill?.drill;

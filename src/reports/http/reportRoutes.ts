@@ -21,12 +21,16 @@ import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
+import type { AccessRecording } from "../../access/accessRecording.ts";
+import { showingResults } from "../../access/shownSubjects.ts";
 
 export interface ReportRoutesDeps {
   store: EventStore;
   db: Db;
   runtime: ReportRuntime;
   adminToken: string | undefined;
+  /** Records answers whose results name patients (a patient_ref column, contract E.4). */
+  access: AccessRecording;
 }
 
 const queryResults = z.record(z.string(), queryOutcomeSchema).meta({ description: "Each query by name: its result, or { error } when it failed" });
@@ -90,9 +94,11 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     ctx.body = await readFor(deps.db, ctx, listReports);
   });
 
-  router.get("/:id/view", async (ctx) => {
+  router.get("/:id/view", deps.access.recorded, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.query.version);
+    // A snapshot opens with its frozen results: the same rows its data call answers.
+    showingResults(ctx, version.frozen);
     ctx.body = {
       id: reportId,
       title: version.title,
@@ -106,21 +112,25 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     } satisfies z.infer<typeof openedReportAnswer>;
   });
 
-  router.post("/:id/data", async (ctx) => {
+  router.post("/:id/data", deps.access.recorded, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     const layer = shownLayer(version, paramValues(version, body.params), null);
-    ctx.body = { queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx)) } satisfies z.infer<typeof dataAnswer>;
+    const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
+    showingResults(ctx, queries);
+    ctx.body = { queries } satisfies z.infer<typeof dataAnswer>;
   });
 
-  router.post("/:id/drill", async (ctx) => {
+  router.post("/:id/drill", deps.access.recorded, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     const params = paramValues(version, body.params);
     const layer = shownLayer(version, params, drillLayer(version, body.drill, body.args, params));
-    ctx.body = { title: layer.title, queries: await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx)) } satisfies z.infer<typeof drillAnswer>;
+    const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
+    showingResults(ctx, queries);
+    ctx.body = { title: layer.title, queries } satisfies z.infer<typeof drillAnswer>;
   });
 
   router.get("/:id/versions", async (ctx) => {

@@ -16,6 +16,7 @@ import { attachment, exportFileName } from "../../http/attachment.ts";
 import { HttpError } from "../../http/httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
 import { reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { patientRefColumn, patientRefText, shownBy, type ShownSubjects } from "../../access/shownSubjects.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
 export type XlsxExportRouteDeps = ReportRoutesDeps;
@@ -28,7 +29,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   router.use(viewingRefusals);
 
-  router.post("/:id/export/xlsx", async (ctx) => {
+  router.post("/:id/export/xlsx", deps.access.recorded, async (ctx) => {
     // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
     const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
     const reportId = reportIdOf(ctx);
@@ -61,11 +62,16 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const highlights = columnHighlights(nodes);
     const frozen = layer.frozen;
     const stop = new AbortController();
+    // The file is written as its rows are read: the patients it shows are gathered on the way, and recorded when the response ends.
+    const shown = shownBy(ctx);
     const sheets: XlsxSheet[] = inReadingOrder(layer.queries, nodes).map(([name, query]) => ({
       query: name,
-      events: frozen
-        ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT)
-        : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", layer.defs, layer.values, { timeoutMs, signal: stop.signal }, liveSheetEvents),
+      events: patientsOnTheWay(
+        frozen
+          ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT)
+          : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", layer.defs, layer.values, { timeoutMs, signal: stop.signal }, liveSheetEvents),
+        shown,
+      ),
       numberFormats: formats.get(name),
       highlights: highlights.get(name),
     }));
@@ -119,6 +125,23 @@ async function* liveEvents(
     return;
   }
   yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { tenant, ...reading, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
+}
+
+/** A sheet's events as they are, noting in `shown` the patients of a patient_ref column (contract E.4). */
+async function* patientsOnTheWay(events: AsyncIterable<SheetEvent>, shown: ShownSubjects): AsyncGenerator<SheetEvent, void, undefined> {
+  let column = -1;
+  for await (const event of events) {
+    if (event.kind === "columns") {
+      column = patientRefColumn(event.columns.map((c) => c.name));
+      if (column >= 0) shown.recordable = true;
+    } else if (event.kind === "rows" && column >= 0) {
+      for (const row of event.rows) {
+        const patientRef = patientRefText(row[column]);
+        if (patientRef) shown.addPatient(patientRef);
+      }
+    }
+    yield event;
+  }
 }
 
 type TableNode = Extract<NodeDef, { type: "table" }>;

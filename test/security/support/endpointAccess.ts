@@ -66,6 +66,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/bulk-jobs/:jobId/rejected": "author",
 
   "GET /api/admin/projections": "admin",
+  "GET /api/admin/access-log": "admin",
+  "GET /api/patients/:patientRef/access-log": "admin",
   "GET /api/admin/ledger": "admin",
   "GET /api/admin/ledger/verify": "admin",
   "GET /api/admin/clients": "admin",
