@@ -52,6 +52,12 @@ export async function patientByRef(reader: TenantReader, patientRef: string): Pr
   return rows.map(listEntry)[0];
 }
 
+/** Whether the reader sees this patient (the tenant's, within the caller's wards: db/wardScope.ts). */
+export async function patientVisible(reader: TenantReader, patientRef: string): Promise<boolean> {
+  const { rowCount } = await reader.query("select 1 from read.patients where patient_ref = $1", [patientRef]);
+  return (rowCount ?? 0) > 0;
+}
+
 interface PatientRow {
   patient_ref: string;
   name: string;

@@ -1,4 +1,6 @@
-import { commandContextOf } from "../http/requestState.ts";
+import { commandContextOf, principalOf } from "../http/requestState.ts";
+import { withWardScope } from "../../db/wardScope.ts";
+import { patientVisible } from "../../queries/patients/patients.ts";
 import Router from "@koa/router";
 import { PassThrough } from "node:stream";
 import { z } from "zod";
@@ -80,12 +82,22 @@ export function alertRoutes({ store, adminToken, access, feed, heartbeatMs }: Al
       unsubscribe = null;
       stream.end();
     };
-    const tell = (change: AlertNotice["change"], alert: Alert) => {
+    const wards = principalOf(ctx).wards;
+    const send = (change: AlertNotice["change"], alert: Alert) => {
       if (stream.writableEnded) return;
       stream.write(`event: ${change}\ndata: ${JSON.stringify(alert)}\n\n`);
       // Each alert sent down the stream shows its patient: one record a message, not one for the stream.
       access.recordNow(ctx, [alert.patientRef]);
     };
+    // The feed reads each alert once for every stream of the tenant, outside any request's ward
+    // scope: a caller with wards is sent only the alerts of patients it may see, asked in its scope.
+    const tell =
+      wards === null
+        ? send
+        : (change: AlertNotice["change"], alert: Alert) =>
+            void withWardScope(wards, () => readAsTenant(store.db, tenant, (reader) => patientVisible(reader, alert.patientRef)))
+              .then((visible) => visible && send(change, alert))
+              .catch(() => {}); // not sent: the page reads the list again when its stream reconnects
     unsubscribe = await feed.subscribe(tenant, tell, end);
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);

@@ -1,5 +1,6 @@
 import { ingestionDeps } from "./ingestionDeps.ts";
 import { loadIdentifierHasher } from "../secrets/identifierKey.ts";
+import { withWardScope } from "../../db/wardScope.ts";
 import { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
 import { SessionStore } from "../staffSessions/sessionStore.ts";
 import { CredentialCheck } from "../credentials/credentialCheck.ts";
@@ -182,7 +183,10 @@ export async function startService({ config, role, log, projections = allProject
       const accessRecorder = new AccessRecorder(eventStore, log, metrics, { flushAfterMs: config.ACCESS_LOG_FLUSH_MS, maxQueueBytes: config.ACCESS_LOG_QUEUE_BYTES });
       metrics.watchAccessQueue(() => accessRecorder.queued);
       stack.push(() => accessRecorder.stop(config.SHUTDOWN_GRACE_MS));
-      const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => readAsTenant(db, tenant, (reader) => alertById(reader, alertId)));
+      // Unscoped on purpose: the feed reads each alert once for every stream of the tenant (each
+      // stream filters by its caller's wards), and its notifications would otherwise run in the
+      // ward scope of the request that happened to open its connection.
+      const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => withWardScope(null, () => readAsTenant(db, tenant, (reader) => alertById(reader, alertId))));
       const app = createApp({
         access: new AccessRecording(accessRecorder, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },

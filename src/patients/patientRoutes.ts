@@ -1,5 +1,7 @@
-import { commandContextOf } from "../http/requestState.ts";
+import { commandContextOf, principalOf } from "../http/requestState.ts";
 import Router from "@koa/router";
+import type { Context } from "koa";
+import { withWardScope } from "../../db/wardScope.ts";
 import { z } from "zod";
 import { savePatient, type IdCardRegister } from "../../commands/patients/managePatients.ts";
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../commands/patients/registerPatient.ts";
@@ -8,7 +10,7 @@ import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
 import { defaultChartItems, patientResults } from "../../queries/patients/patientResults.ts";
-import { listPatients, patientByRef } from "../../queries/patients/patients.ts";
+import { listPatients, patientByRef, patientVisible } from "../../queries/patients/patients.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
@@ -90,6 +92,7 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
       throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
     }
     const input = parseBody(registerPatientInput, ctx.request.body);
+    await refuseOutsideWards(ctx, store, patientRef, input.ward ?? null);
     await savePatient(commandContextOf(ctx, store), idCards, ctx.state.tenant, patientRef, input);
     const saved = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
     // The answer shows the patient as registered, which may hold more than the call sent (E.4).
@@ -97,4 +100,21 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
     ctx.body = saved;
   });
   return router;
+}
+
+/**
+ * A caller with wards acts on the patients of its wards only (contract E.2): another ward's
+ * patient answers 404 as if there were none, and a patient is registered or moved into one of
+ * the caller's wards only.
+ */
+async function refuseOutsideWards(ctx: Context, store: EventStore, patientRef: string, ward: string | null): Promise<void> {
+  const wards = principalOf(ctx).wards;
+  if (wards === null) return;
+  const tenant: string = ctx.state.tenant;
+  const seen = await readAsTenant(store.db, tenant, (reader) => patientVisible(reader, patientRef));
+  const exists = seen || (await withWardScope(null, () => readAsTenant(store.db, tenant, (reader) => patientVisible(reader, patientRef))));
+  if (exists && !seen) throw new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`);
+  if (ward === null || !wards.includes(ward)) {
+    throw new HttpError(403, `You act on the patients of your wards only: give ward as one of ${wards.map((name) => JSON.stringify(name)).join(", ")}.`);
+  }
 }

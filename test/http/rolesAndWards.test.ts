@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { localDateTime } from "../../db/localDateTime.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { makeIdCard } from "../../src/demo/demoData.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
@@ -64,6 +65,54 @@ describe("roles and ward scopes of tokens and sessions (E.2)", function () {
     expect(listed.body.map((patient: { patientRef: string }) => patient.patientRef)).to.deep.equal(["R-3A"]);
     expect((await call("GET", "/api/patients/R-3A/results", { token })).status).to.equal(200);
     expect((await call("GET", "/api/patients/R-5B/results", { token })).status).to.equal(404);
+  });
+
+  it("streams to a caller with wards only the alerts of its wards' patients", async () => {
+    const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
+    const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Lab", tenant: "default" } })).body as { key: string };
+    const controller = new AbortController();
+    const listen = async (bearer: string) => {
+      const stream = await fetch(`${hub.service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${bearer}` }, signal: controller.signal });
+      expect(stream.status).to.equal(200);
+      const seen: string[] = [];
+      const reading = (async () => {
+        const decoder = new TextDecoder();
+        for await (const chunk of stream.body!) seen.push(decoder.decode(chunk));
+      })().catch(() => {});
+      return { seen, reading };
+    };
+    // A caller with wards opens its stream first (and so the feed's connection), then one without.
+    const scoped = await listen(token);
+    const everyWard = await listen(ADMIN);
+    const critical = (ref: string, n: number) => ({
+      externalId: `ALERT-${ref}`,
+      patient: { idCard: makeIdCard("110105", "19550101", n), name: `病人${ref}` },
+      collectedAt: localDateTime(new Date(Date.now() - 3_600_000)),
+      reportedAt: localDateTime(new Date()),
+      status: "FINAL",
+      items: [{ itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L" }],
+    });
+    const pushed = await call("POST", "/open/v1/lab/reports", { token: client.key, body: { reports: [critical("R-5B", 42), critical("R-3A", 41)] } });
+    expect(pushed.status).to.equal(200);
+    await until(async () => scoped.seen.join("").includes("ALERT-R-3A"), 10_000);
+    await until(async () => everyWard.seen.join("").includes("ALERT-R-3A") && everyWard.seen.join("").includes("ALERT-R-5B"), 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await Promise.all([scoped.reading, everyWard.reading]);
+    expect(scoped.seen.join(""), "another ward's alert").not.to.include("ALERT-R-5B");
+  });
+
+  it("lets a caller with wards register and change only its wards' patients", async () => {
+    const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
+    const other = await call("PUT", "/api/patients/R-5B", { token, body: { name: "病人R-5B", idCard: makeIdCard("110105", "19550101", 42), ward: "3A" } });
+    expect(other.status, "another ward's patient is not there").to.equal(404);
+    const elsewhere = await call("PUT", "/api/patients/R-NEW", { token, body: { name: "新病人", idCard: makeIdCard("110105", "19550101", 43), ward: "7C" } });
+    expect(elsewhere.status).to.equal(403);
+    expect(elsewhere.body.error).to.include('"3A"');
+    // A card another ward's patient holds is still held, though this caller cannot see that patient.
+    const taken = await call("PUT", "/api/patients/R-DUP", { token, body: { name: "病人R-5B", idCard: makeIdCard("110105", "19550101", 42), ward: "3A" } });
+    expect(taken.status).to.equal(409);
+    expect((await call("PUT", "/api/patients/R-3A2", { token, body: { name: "新病人", idCard: makeIdCard("110105", "19550101", 44), ward: "3A" } })).status).to.equal(200);
   });
 
   it("refuses roles and wards it does not know, saying what they may be", async () => {
