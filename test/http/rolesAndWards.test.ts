@@ -115,6 +115,17 @@ describe("roles and ward scopes of tokens and sessions (E.2)", function () {
     expect((await call("PUT", "/api/patients/R-3A2", { token, body: { name: "新病人", idCard: makeIdCard("110105", "19550101", 44), ward: "3A" } })).status).to.equal(200);
   });
 
+  it("lets a caller with wards claim a report for its wards' patients only", async () => {
+    const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
+    const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Lab 2", tenant: "default" } })).body as { key: string };
+    const stray = { externalId: "CLAIM-W1", patient: { idCard: makeIdCard("110105", "19550101", 45), name: "无名" }, collectedAt: "2026-03-01 07:00:00", reportedAt: "2026-03-01 09:00:00", status: "FINAL", items: [{ itemCode: "HGB", itemName: "血红蛋白", value: 11, unit: "g/dL" }] };
+    expect((await call("POST", "/open/v1/lab/reports", { token: client.key, body: { reports: [stray] } })).status).to.equal(200);
+    await until(async () => ((await call("GET", "/api/unmatched", { token })).body as Array<{ externalId: string }>).some((report) => report.externalId === "CLAIM-W1"));
+    const toOther = await call("POST", "/api/unmatched/lab/CLAIM-W1/claim", { token, body: { patientRef: "R-5B" } });
+    expect(toOther.status).to.equal(404);
+    expect((await call("POST", "/api/unmatched/lab/CLAIM-W1/claim", { token, body: { patientRef: "R-3A" } })).status).to.equal(200);
+  });
+
   it("refuses roles and wards it does not know, saying what they may be", async () => {
     const answer = await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "X", tenant: "default", roles: ["nurse"] } });
     expect(answer.status).to.equal(400);
