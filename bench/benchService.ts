@@ -10,9 +10,9 @@ export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789";
 const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 
 /** The whole service in this process on a database of its own, as production runs it with --role all. */
-export async function startBenchService(env: Record<string, string> = {}): Promise<RunningService> {
+export async function startBenchService(env: Record<string, string> = {}, options: { recordAccess?: boolean } = {}): Promise<RunningService> {
   const config = configSchema.parse({ PORT: "0", DATABASE_URL: await createTestDatabase(false), LOG_LEVEL: "silent", ADMIN_TOKEN, ...env });
-  return startService({ config, role: "all", log: silentLogger, projections: allProjections });
+  return startService({ config, role: "all", log: silentLogger, projections: allProjections, ...options });
 }
 
 /** The bench service with the demo loaded (its tenant, patients, results and two reports). */

@@ -35,6 +35,7 @@ const groups: Record<string, Group> = {
   fhir: { run: async () => (await import("./fhir.ts")).fhirBenchmarks() },
   alerts: { run: async () => (await import("./alerts.ts")).alertBenchmarks(), cannotRunBecause: chromiumMissing },
   defence: { run: async () => (await import("./defence.ts")).defenceBenchmarks() },
+  identity: { run: async () => (await import("./identity.ts")).identityBenchmarks() },
   failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };
 /** Groups that run only when named: the soak takes ten minutes. */

@@ -49,6 +49,11 @@ export interface ServiceOptions {
   projections?: readonly Projection[];
   /** Where DATASOURCE_<NAME>_URL variables are read from (the process environment by default). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * false: answers are not recorded in the access log. Not a setting (contract E.4 wants every
+   * answer recorded): the benchmark's baseline for what recording costs (bench/identity.ts).
+   */
+  recordAccess?: boolean;
 }
 
 export interface RunningService {
@@ -72,7 +77,7 @@ export async function openDatabase(config: Config, log: Logger): Promise<{ url: 
   return { url: embedded.url, embedded };
 }
 
-export async function startService({ config, role, log, projections = allProjections, env = process.env }: ServiceOptions): Promise<RunningService> {
+export async function startService({ config, role, log, projections = allProjections, env = process.env, recordAccess = true }: ServiceOptions): Promise<RunningService> {
   const { url: databaseUrl, embedded } = await openDatabase(config, log);
   const stack: Array<() => Promise<unknown>> = [];
   if (embedded) stack.push(() => embedded.stop());
@@ -188,7 +193,7 @@ export async function startService({ config, role, log, projections = allProject
       // ward scope of the request that happened to open its connection.
       const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => withWardScope(null, () => readAsTenant(db, tenant, (reader) => alertById(reader, alertId))));
       const app = createApp({
-        access: new AccessRecording(accessRecorder, config.ADMIN_TOKEN),
+        access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         store: eventStore,
         docx: { workers: docxWorkers, chartsAtOnce: config.DOCX_CHARTS_PER_EXPORT ?? docxWorkers.threads, maxPoints: config.DOCX_CHART_MAX_POINTS },
