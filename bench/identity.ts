@@ -8,8 +8,7 @@ import { percentile, result, type BenchResult } from "./results.ts";
 
 /** Reports of the patient whose chart is read: two a month for ten years, as a hospital keeps them. */
 const REPORTS = 240;
-const ROUNDS = 4;
-const CALLS_PER_ROUND = 150;
+const CALLS = 800;
 const SESSION_CHECKS = 3000;
 
 /**
@@ -25,28 +24,29 @@ export async function identityBenchmarks(): Promise<BenchResult[]> {
   const silent = await startBenchService({ OPEN_API_RATE_PER_SECOND: "100000", OPEN_API_BURST: "100000" }, { recordAccess: false });
   try {
     for (const service of [recording, silent]) await seedChart(service);
+    // Alternated call by call, so that whatever else the machine does falls on both alike.
     const on: number[] = [];
     const off: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      on.push(...(await readCharts(recording)));
-      off.push(...(await readCharts(silent)));
+    for (let i = 0; i < CALLS; i++) {
+      on.push(await readChart(recording));
+      off.push(await readChart(silent));
     }
     const written = (await recording.db.query("select count(*)::int as n from events where type = 'PatientRecordsShown'")).rows[0].n as number;
-    const session = await sessionChecks(recording);
+    const { session, floor } = await sessionChecks(recording);
     return [
       result(
         "access.patient_results_p99_ratio",
         percentile(on, 99) / percentile(off, 99),
         "ratio",
         undefined,
-        `GET /api/patients/{ref}/results of a patient with ${REPORTS} reports, ${on.length} calls each way one after another in ${ROUNDS} alternated rounds: recorded p99 ${percentile(on, 99).toFixed(2)} ms (p50 ${percentile(on, 50).toFixed(2)}, ${written} records written), not recorded p99 ${percentile(off, 99).toFixed(2)} ms (p50 ${percentile(off, 50).toFixed(2)}); target <= 1.1`,
+        `GET /api/patients/{ref}/results of a patient with ${REPORTS} reports, ${on.length} calls each way, alternated call by call: recorded p99 ${percentile(on, 99).toFixed(2)} ms (p50 ${percentile(on, 50).toFixed(2)}, ${written} records written), not recorded p99 ${percentile(off, 99).toFixed(2)} ms (p50 ${percentile(off, 50).toFixed(2)}); target <= 1.1`,
       ),
       result(
         "identity.session_check_p99_ms",
         percentile(session, 99),
         "ms",
         undefined,
-        `${session.length} look-ups of a session cookie one after another (the keyed digest and one UPDATE … RETURNING that restarts the idle clock): p50 ${percentile(session, 50).toFixed(3)} ms, max ${Math.max(...session).toFixed(3)} ms; target <= 2 ms`,
+        `${session.length} look-ups of a session cookie one after another (the keyed digest and one statement, which moves the idle clock only when it is a step behind): p50 ${percentile(session, 50).toFixed(3)} ms, max ${Math.max(...session).toFixed(3)} ms; the floor, a \`select 1\` on the same pool alternated with them: p99 ${percentile(floor, 99).toFixed(3)} ms, p50 ${percentile(floor, 50).toFixed(3)} ms (ratio ${(percentile(session, 99) / percentile(floor, 99)).toFixed(2)}); target <= 2 ms`,
       ),
     ];
   } finally {
@@ -79,26 +79,27 @@ async function seedChart(service: RunningService): Promise<void> {
   }
 }
 
-async function readCharts(service: RunningService): Promise<number[]> {
-  const ms: number[] = [];
-  for (let i = 0; i < CALLS_PER_ROUND; i++) {
-    const started = performance.now();
-    const answer = await fetch(`${service.url}/api/patients/P-CHART/results?from=2016-01-01&to=2026-01-01`, { headers: benchHeaders });
-    await answer.arrayBuffer();
-    if (answer.status !== 200) throw new Error(`results answered ${answer.status}`);
-    ms.push(performance.now() - started);
-  }
-  return ms;
+async function readChart(service: RunningService): Promise<number> {
+  const started = performance.now();
+  const answer = await fetch(`${service.url}/api/patients/P-CHART/results?from=2016-01-01&to=2026-01-01`, { headers: benchHeaders });
+  await answer.arrayBuffer();
+  if (answer.status !== 200) throw new Error(`results answered ${answer.status}`);
+  return performance.now() - started;
 }
 
-async function sessionChecks(service: RunningService): Promise<number[]> {
+/** Session look-ups, each beside the least any look-up costs: a round trip of the same pool. */
+async function sessionChecks(service: RunningService): Promise<{ session: number[]; floor: number[] }> {
   const sessions = new SessionStore(service.db, await loadIdentifierHasher(service.db, undefined), { idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 });
   const { cookie } = await sessions.open({ sub: "bench-nurse", name: "Bench nurse", tenant: "bench", roles: ["clinician"], wards: ["1A"], idToken: "bench" });
-  const ms: number[] = [];
+  const session: number[] = [];
+  const floor: number[] = [];
   for (let i = 0; i < SESSION_CHECKS; i++) {
-    const started = performance.now();
+    let started = performance.now();
     if (!(await sessions.touch(cookie))) throw new Error("the session was not found");
-    ms.push(performance.now() - started);
+    session.push(performance.now() - started);
+    started = performance.now();
+    await service.db.query("select 1");
+    floor.push(performance.now() - started);
   }
-  return ms;
+  return { session, floor };
 }
