@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
+import { NATIONAL_ID_SYSTEM } from "../../src/ingestion/fhir/bundleToLabReports.ts";
 import { makeIdCard } from "../../src/demo/demoData.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { TestOpenIdProvider, walkSignIn } from "../support/openIdProvider.ts";
@@ -124,6 +125,20 @@ describe("roles and ward scopes of tokens and sessions (E.2)", function () {
     const toOther = await call("POST", "/api/unmatched/lab/CLAIM-W1/claim", { token, body: { patientRef: "R-5B" } });
     expect(toOther.status).to.equal(404);
     expect((await call("POST", "/api/unmatched/lab/CLAIM-W1/claim", { token, body: { patientRef: "R-3A" } })).status).to.equal(200);
+  });
+
+  it("finds over FHIR only the patients of the caller's wards", async () => {
+    const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
+    const search = async (n: number) => {
+      const identifier = encodeURIComponent(`${NATIONAL_ID_SYSTEM}|${makeIdCard("110105", "19550101", n)}`);
+      const answer = await call("GET", `/fhir/r4/Patient?identifier=${identifier}`, { token });
+      expect(answer.status).to.equal(200);
+      return (answer.body.entry ?? []) as unknown[];
+    };
+    expect(await search(41), "R-3A").to.have.length(1);
+    expect(await search(42), "R-5B, another ward's").to.have.length(0);
+    const viewer = await tokenWith({ roles: ["viewer"] });
+    expect((await call("GET", `/fhir/r4/Patient?identifier=${encodeURIComponent(`${NATIONAL_ID_SYSTEM}|${makeIdCard("110105", "19550101", 41)}`)}`, { token: viewer })).status).to.equal(403);
   });
 
   it("refuses roles and wards it does not know, saying what they may be", async () => {
