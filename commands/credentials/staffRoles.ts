@@ -9,6 +9,11 @@ import { WARD_PATTERN } from "../../db/wardScope.ts";
 export const STAFF_ROLES = ["admin", "author", "clinician", "viewer"] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
+/** Whether a role a token, session or provider names is one of ours (others are ignored). */
+export function isStaffRole(role: string): role is StaffRole {
+  return (STAFF_ROLES as readonly string[]).includes(role);
+}
+
 /** Whether holding `roles` allows what `needed` may do. */
 export function rolesAllow(roles: readonly string[], needed: StaffRole): boolean {
   const rank = STAFF_ROLES.indexOf(needed);

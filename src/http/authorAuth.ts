@@ -1,12 +1,10 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context, Middleware } from "koa";
-import { rolesAllow, STAFF_ROLES, type StaffRole } from "../../commands/credentials/staffRoles.ts";
-import type { Db } from "../../db/pool.ts";
+import { isStaffRole, rolesAllow, STAFF_ROLES, type StaffRole } from "../../commands/credentials/staffRoles.ts";
 import { withWardScope } from "../../db/wardScope.ts";
 import { credentialCheckOf, endedCredential } from "../credentials/credentialCheck.ts";
 import { sessionCookieOf } from "../staffSessions/staffSessionRoutes.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
-import { bearerToken } from "./adminAuth.ts";
+import { bearerToken, digest, sameSecret } from "./adminAuth.ts";
 import { HttpError } from "./httpError.ts";
 import { OPERATOR, type Principal } from "./requestState.ts";
 
@@ -21,9 +19,9 @@ type Identified = Principal | { refused: string | null };
 
 /** Who a bearer token names: the operator, an author, or nobody (with the sentence for an author token that no longer works). */
 function tokenIdentifier(adminToken: string | undefined): (ctx: Context, token: string) => Promise<Identified> {
-  const adminDigest = adminToken ? createHash("sha256").update(adminToken).digest() : null;
+  const adminDigest = adminToken ? digest(adminToken) : null;
   return async (ctx, token) => {
-    if (adminDigest && timingSafeEqual(createHash("sha256").update(token).digest(), adminDigest)) return OPERATOR;
+    if (adminDigest && sameSecret(token, adminDigest)) return OPERATOR;
     const found = await credentialCheckOf(ctx).author(token);
     switch (found.status) {
       case "valid": {
@@ -38,8 +36,6 @@ function tokenIdentifier(adminToken: string | undefined): (ctx: Context, token: 
     }
   };
 }
-
-const isStaffRole = (role: string): role is StaffRole => (STAFF_ROLES as readonly string[]).includes(role);
 
 const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -100,7 +96,7 @@ export function requireRole(adminToken: string | undefined, needed: StaffRole): 
  * the request carries a working token or session, else null. A missing, wrong, expired or other
  * tenant's credential only means the caller is a viewer: viewing never fails for a credential.
  */
-export function authorIfAny(_db: Db, adminToken: string | undefined): (ctx: Context) => Promise<Principal | null> {
+export function authorIfAny(adminToken: string | undefined): (ctx: Context) => Promise<Principal | null> {
   const identify = callerIdentifier(adminToken);
   return async (ctx) => {
     const caller = await identify(ctx, false).catch(() => null);
@@ -108,7 +104,7 @@ export function authorIfAny(_db: Db, adminToken: string | undefined): (ctx: Cont
   };
 }
 
-/** Authoring calls (contract C.3): requireRole(…, "author"). The database is no longer needed (ctx.state.credentials does the look-up). */
-export function requireAuthor(_db: Db, adminToken: string | undefined): Middleware {
+/** Authoring calls (contract C.3): requireRole(…, "author"). */
+export function requireAuthor(adminToken: string | undefined): Middleware {
   return requireRole(adminToken, "author");
 }

@@ -9,7 +9,7 @@ import { jobIdFromPath, rejectedPageOf } from "./openV1/bulkRoutes.ts";
 /** The tenant's bulk jobs (contract D.4) as staff follow them: every client's, read-only. */
 export function bulkJobRoutes(db: Db, adminToken: string | undefined): Router {
   const router = new Router({ prefix: "/api/bulk-jobs" });
-  router.use(requireAuthor(db, adminToken));
+  router.use(requireAuthor(adminToken));
 
   router.get("/", async (ctx) => {
     ctx.body = await readAsTenant(db, ctx.state.tenant, listBulkJobs);

@@ -2,7 +2,7 @@ import Router from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { STAFF_ROLES } from "../../commands/credentials/staffRoles.ts";
+import { isStaffRole, STAFF_ROLES } from "../../commands/credentials/staffRoles.ts";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
 import { WARD_PATTERN } from "../../db/wardScope.ts";
 import { resolveTenant } from "../http/tenant.ts";
@@ -25,7 +25,7 @@ export const staffSessionAnswer = z.object({
 
 function sessionAnswer(session: StaffSession): z.infer<typeof staffSessionAnswer> {
   const { sub, name, tenant, roles, wards, expiresAt, csrf } = session;
-  return { sub, name, tenant, roles: roles as Array<(typeof STAFF_ROLES)[number]>, wards, expiresAt: expiresAt.toISOString(), csrf };
+  return { sub, name, tenant, roles: roles.filter(isStaffRole), wards, expiresAt: expiresAt.toISOString(), csrf };
 }
 
 /** Hands the sessions to the authentication of the routes below (src/http/authorAuth.ts): a session cookie works where an author token does, within its roles. */
@@ -78,7 +78,7 @@ export function staffSessionRoutes(deps: { relyingParty: OidcRelyingParty | null
     }
     const tenant = person.tenant ?? pending.tenant;
     if (!TENANT_PATTERN.test(tenant)) return refusePage(ctx, 400, BAD_TENANT);
-    const roles = (person.roles ?? ["viewer"]).filter((role): role is (typeof STAFF_ROLES)[number] => (STAFF_ROLES as readonly string[]).includes(role));
+    const roles = (person.roles ?? ["viewer"]).filter(isStaffRole);
     // A ward no patient could carry (too long, control characters) names none.
     const wards = person.wards?.filter((ward) => WARD_PATTERN.test(ward)) ?? null;
     const { cookie } = await sessions.open({ sub: person.sub, name: person.name, tenant, roles, wards, idToken: person.idToken });

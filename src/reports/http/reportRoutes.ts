@@ -82,8 +82,8 @@ function draftPrecondition(ctx: Context): DraftPrecondition | undefined {
 export function reportRoutes(deps: ReportRoutesDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   router.use(viewingRefusals);
-  const author = requireAuthor(deps.db, deps.adminToken);
-  const authorOf = authorIfAny(deps.db, deps.adminToken);
+  const author = requireAuthor(deps.adminToken);
+  const authorOf = authorIfAny(deps.adminToken);
   const commands: ReportsDeps = {
     dataSources: () => deps.runtime.sources.names(),
     runQueries: (...layer) => runSpecQueries(deps.runtime, ...layer),
