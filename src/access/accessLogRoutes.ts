@@ -5,14 +5,18 @@ import type { Db } from "../../db/pool.ts";
 import { isCalendarDate, parseLocalDateTime } from "../../db/localDateTime.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { accessRecordSchema, patientAccessKey, patientAccessLog, tenantAccessKey, tenantAccessLog, type AccessPeriod } from "../../queries/access/accessLog.ts";
-import { requireAdmin } from "../http/adminAuth.ts";
+import { requireRole } from "../http/authorAuth.ts";
+import { principalOf } from "../http/requestState.ts";
+import { patientVisible } from "../../queries/patients/patients.ts";
 import { HttpError } from "../http/httpError.ts";
 import { answerPage, cursorOf, keyOfCursor, MAX_PAGE_SIZE, pageOf, pageQuery } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
 
 /*
  * Reading the access log (contract E.4): who was shown a patient, and every record of the tenant
- * (X-Service-Tenant) a page at a time. Role admin: the ADMIN_TOKEN (docs/operations.md, Access log).
+ * (X-Service-Tenant) a page at a time. Role admin: the tenant's administrators and the operator's
+ * ADMIN_TOKEN (docs/operations.md, Access log). An administrator limited to some wards reads the
+ * records of their wards' patients: another ward's patient is not there (404), as everywhere.
  */
 
 const MOMENT_FORMS = "a day (yyyy-MM-dd) or a local date-time (yyyy-MM-ddTHH:mm:ss), e.g. 2026-03-01 or 2026-03-01T08:00:00";
@@ -76,7 +80,7 @@ function periodOf(query: { from?: string; to?: string }): AccessPeriod {
 
 export function accessLogRoutes(db: Db, adminToken: string | undefined): Router {
   const router = new Router();
-  const admin = requireAdmin(adminToken);
+  const admin = requireRole(adminToken, "admin");
 
   router.get("/api/patients/:patientRef/access-log", admin, async (ctx) => {
     const patientRef = ctx.params.patientRef!;
@@ -84,11 +88,18 @@ export function accessLogRoutes(db: Db, adminToken: string | undefined): Router 
     const query = parseBody(patientAccessLogQuery, ctx.query);
     const between = periodOf(query);
     const page = pageOf(query, patientAccessKey);
-    const rows = await readAsTenant(db, ctx.state.tenant, (reader) => patientAccessLog(reader, patientRef, between, { limit: page.limit && page.limit + 1, after: page.after }));
+    const rows = await readAsTenant(db, ctx.state.tenant, async (reader) => {
+      // Only a ward-limited caller can miss the patient; for others an unknown patient simply has no records.
+      if (principalOf(ctx).wards !== null && !(await patientVisible(reader, patientRef))) throw new HttpError(404, "There is no such patient in your wards; GET /api/patients lists the patients you may see.");
+      return patientAccessLog(reader, patientRef, between, { limit: page.limit && page.limit + 1, after: page.after });
+    });
     ctx.body = answerPage(ctx, page, rows, (row) => row.key).map(({ key: _, ...record }) => record);
   });
 
   router.get("/api/admin/access-log", admin, async (ctx) => {
+    // Records name patients of every ward, so the tenant's whole log is for an administrator of every ward.
+    const { wards } = principalOf(ctx);
+    if (wards !== null) throw new HttpError(403, `The tenant's access log names patients of every ward, and this administrator's wards are ${wards.join(", ")}; read a patient's log at GET /api/patients/{patientRef}/access-log, or ask an administrator of every ward.`);
     const query = parseBody(tenantAccessLogQuery, ctx.query);
     const between = periodOf(query);
     const after = query.cursor === undefined ? null : keyOfCursor(query.cursor, tenantAccessKey, "the next of the page before");

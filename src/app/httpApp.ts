@@ -20,6 +20,7 @@ import { patientRoutes } from "../patients/patientRoutes.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
 import type { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
+import { callerRoutes } from "../credentials/callerRoutes.ts";
 import { offerStaffSessions, staffSessionRoutes } from "../staffSessions/staffSessionRoutes.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
@@ -95,6 +96,7 @@ export function createApp(deps: AppDependencies): Koa {
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
+      callerRoutes(deps.adminToken).routes() as Koa.Middleware,
       accessLogRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers), deps.access).routes() as Koa.Middleware,

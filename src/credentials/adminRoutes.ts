@@ -1,5 +1,6 @@
 import { commandContextOf } from "../http/requestState.ts";
 import Router from "@koa/router";
+import type { Context } from "koa";
 import { z } from "zod";
 import { clientCodeMapInput, registerClientInput } from "../../commands/credentials/clients.ts";
 import { registerAuthorInput } from "../../commands/credentials/authors.ts";
@@ -20,91 +21,107 @@ import { authorById, clientById, listAuthors, listClients, readsVersion1 } from 
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
 import { ledgerSummary, verifyLedger } from "../../queries/ledger/ledger.ts";
 import { requireAdmin } from "../http/adminAuth.ts";
+import { requireRole } from "../http/authorAuth.ts";
+import { principalOf } from "../http/requestState.ts";
+import { administersTenant, refuseOtherTenant, refuseWardLimitedForClients, refuseWiderWards } from "./tenantAdministration.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 
 /** `PUT /api/admin/clients/{clientId}/code-map` answers the map now in force. */
 export const clientCodeMapAnswer = clientCodeMapInput.extend({ clientId: z.string() });
 
-/** The operator's calls: credentials and the projections report. Cross-tenant by nature, but for the lists of one tenant's credentials. */
+/**
+ * The administration calls. The projections report and the ledger are the operator's
+ * (ADMIN_TOKEN): they span every tenant. The credentials of a tenant are also its own
+ * administrators' (role admin, contract E.2), within what src/credentials/tenantAdministration.ts allows.
+ */
 export function adminRoutes(store: EventStore, adminToken: string | undefined, hasher: SecretHasher): Router {
   const router = new Router({ prefix: "/api/admin" });
-  router.use(requireAdmin(adminToken));
+  const operator = requireAdmin(adminToken);
+  const administrator = requireRole(adminToken, "admin");
 
-  router.get("/projections", async (ctx) => {
+  router.get("/projections", operator, async (ctx) => {
     ctx.body = await projectionsReport(store.db);
   });
 
-  router.get("/ledger", async (ctx) => {
+  router.get("/ledger", operator, async (ctx) => {
     ctx.body = await ledgerSummary(store.db);
   });
 
-  router.get("/ledger/verify", async (ctx) => {
+  router.get("/ledger/verify", operator, async (ctx) => {
     ctx.body = await verifyLedger(store.db);
   });
 
-  router.get("/clients", async (ctx) => {
+  router.get("/clients", administrator, async (ctx) => {
     ctx.body = await listOfTenant(ctx.state.tenant, listClients);
   });
 
-  router.post("/clients", async (ctx) => {
+  router.post("/clients", administrator, async (ctx) => {
     const input = parseBody(registerClientInput, ctx.request.body);
+    refuseOtherTenant(principalOf(ctx), input.tenant);
+    refuseWardLimitedForClients(principalOf(ctx));
     ctx.status = 201;
     ctx.body = await createClient(commandContextOf(ctx, store), hasher, input);
   });
 
-  async function existingClient(clientId: string) {
+  /** The client to change: one of the caller's tenant, that an administrator of every ward changes. */
+  async function existingClient(ctx: Context, clientId: string) {
     const client = await clientById(store.db, clientId);
-    if (!client) throw new HttpError(404, "There is no client with this id; GET /api/admin/clients lists a tenant's clients.");
+    if (!client || !administersTenant(principalOf(ctx), client.tenant)) throw new HttpError(404, "There is no client with this id; GET /api/admin/clients lists a tenant's clients.");
+    refuseWardLimitedForClients(principalOf(ctx));
     return client;
   }
 
-  router.delete("/clients/:clientId", async (ctx) => {
-    const client = await existingClient(ctx.params.clientId!);
+  router.delete("/clients/:clientId", administrator, async (ctx) => {
+    const client = await existingClient(ctx, ctx.params.clientId!);
     await revokeClient(commandContextOf(ctx, store), client.tenant, client.clientId);
     ctx.status = 204;
   });
 
-  router.put("/clients/:clientId/code-map", async (ctx) => {
-    const client = await existingClient(ctx.params.clientId!);
+  router.put("/clients/:clientId/code-map", administrator, async (ctx) => {
+    const client = await existingClient(ctx, ctx.params.clientId!);
     if (client.revoked) throw new HttpError(404, "This client was revoked; create a new one.");
     const { codeMap } = parseBody(clientCodeMapInput, ctx.request.body);
     await setClientCodeMap(commandContextOf(ctx, store), client.tenant, client.clientId, codeMap);
     ctx.body = { clientId: client.clientId, codeMap } satisfies z.infer<typeof clientCodeMapAnswer>;
   });
 
-  router.post("/clients/:clientId/rotate", async (ctx) => {
-    const client = await existingClient(ctx.params.clientId!);
+  router.post("/clients/:clientId/rotate", administrator, async (ctx) => {
+    const client = await existingClient(ctx, ctx.params.clientId!);
     if (client.revoked) throw new HttpError(404, "This client was revoked, and a revoked client gets no new key; create a new client.");
     const { overlapHours } = parseBody(rotateInput, ctx.request.body ?? {});
     ctx.status = 201;
     ctx.body = await rotateClientKey(commandContextOf(ctx, store), hasher, client.tenant, client.clientId, overlapHours);
   });
 
-  router.get("/authors", async (ctx) => {
+  router.get("/authors", administrator, async (ctx) => {
     ctx.body = await listOfTenant(ctx.state.tenant, listAuthors);
   });
 
-  router.post("/authors", async (ctx) => {
+  router.post("/authors", administrator, async (ctx) => {
     const input = parseBody(registerAuthorInput, ctx.request.body);
+    refuseOtherTenant(principalOf(ctx), input.tenant);
+    refuseWiderWards(principalOf(ctx), input.wards);
     ctx.status = 201;
     ctx.body = await createAuthor(commandContextOf(ctx, store), hasher, input);
   });
 
-  async function existingAuthor(authorId: string) {
+  /** The author to change: one of the caller's tenant, within the caller's wards. */
+  async function existingAuthor(ctx: Context, authorId: string) {
     const author = await authorById(store.db, authorId);
-    if (!author) throw new HttpError(404, "There is no author with this id; GET /api/admin/authors lists a tenant's authors.");
+    if (!author || !administersTenant(principalOf(ctx), author.tenant)) throw new HttpError(404, "There is no author with this id; GET /api/admin/authors lists a tenant's authors.");
+    refuseWiderWards(principalOf(ctx), author.wards);
     return author;
   }
 
-  router.delete("/authors/:authorId", async (ctx) => {
-    const author = await existingAuthor(ctx.params.authorId!);
+  router.delete("/authors/:authorId", administrator, async (ctx) => {
+    const author = await existingAuthor(ctx, ctx.params.authorId!);
     await revokeAuthor(commandContextOf(ctx, store), author.tenant, author.authorId);
     ctx.status = 204;
   });
 
-  router.post("/authors/:authorId/rotate", async (ctx) => {
-    const author = await existingAuthor(ctx.params.authorId!);
+  router.post("/authors/:authorId/rotate", administrator, async (ctx) => {
+    const author = await existingAuthor(ctx, ctx.params.authorId!);
     if (author.revoked) throw new HttpError(404, "This author was revoked, and a revoked author gets no new token; create a new author.");
     const { overlapHours } = parseBody(rotateInput, ctx.request.body ?? {});
     ctx.status = 201;

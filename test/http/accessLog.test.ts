@@ -257,7 +257,7 @@ describe("the access log: who was shown which patient (contract E.4)", function 
     expect(h1sPatient.map((record) => record.requestId)).to.include(ours.requestId).and.not.include(theirs.requestId);
   });
 
-  it("answers 400 saying how to fix a bad from, to, cursor or parameter, and 401 to anyone but the operator", async () => {
+  it("answers 400 saying how to fix a bad from, to, cursor or parameter, and 401 without a working credential, 403 to one without the role admin", async () => {
     const call = (path: string, token = ADMIN) => httpClient(service.url!)("GET", path, { token, tenant: "h1" });
     for (const [path, says] of [
       ["/api/patients/P001/access-log?from=yesterday", /from must be a day \(yyyy-MM-dd\) or a local date-time/],
@@ -274,8 +274,9 @@ describe("the access log: who was shown which patient (contract E.4)", function 
       expect(Object.keys(answer.body), path).to.deep.equal(["error"]);
       expect(answer.body.error, path).to.match(says);
     }
-    expect((await call("/api/admin/access-log", h1.authorToken)).status).to.equal(401);
-    expect((await call("/api/patients/P001/access-log", h1.authorToken)).status).to.equal(401);
+    expect((await call("/api/admin/access-log", h1.authorToken)).status, "an author is no administrator").to.equal(403);
+    expect((await call("/api/patients/P001/access-log", h1.authorToken)).status).to.equal(403);
+    expect((await call("/api/admin/access-log", `${ADMIN}x`)).status).to.equal(401);
   });
 
   it("covers the access records by the ledger, like every event", async () => {

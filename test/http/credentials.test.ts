@@ -37,11 +37,13 @@ describe("credentials (/api/admin)", () => {
     expect(badTenant.body.error).to.match(/tenant/);
   });
 
-  it("issues author tokens only to the administrator", async () => {
+  it("issues author tokens only to an administrator: the operator, or a token with the role admin", async () => {
     expect((await call("POST", "/api/admin/authors", { body: { name: "x", tenant: "h1" } })).status).to.equal(401);
     const author = await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Dr. Li", tenant: "h1" } });
     expect(author.status).to.equal(201);
     expect(author.body.token).to.match(/^dha_/);
-    expect((await call("POST", "/api/admin/authors", { token: author.body.token, body: { name: "y", tenant: "h1" } })).status).to.equal(401);
+    const byAuthor = await call("POST", "/api/admin/authors", { token: author.body.token, tenant: "h1", body: { name: "y", tenant: "h1" } });
+    expect(byAuthor.status).to.equal(403);
+    expect(byAuthor.body.error).to.include("needs the role admin");
   });
 });

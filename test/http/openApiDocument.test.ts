@@ -177,12 +177,13 @@ describe("OpenAPI document (/openapi.json)", () => {
     expect(documented.filter((operation) => !covered.has(operation)), "documented operations no router serves").to.deep.equal([]);
   });
 
-  it("names the credential of each interface: client key on /open/v1, author token on authoring and patients, ADMIN_TOKEN on /api/admin", () => {
+  it("names the credential of each interface: client key on /open/v1, author token on authoring and patients, ADMIN_TOKEN or a tenant's administrator on /api/admin", () => {
     const schemesOf = (method: string, path: string) => new Set((doc.paths[path][method].security ?? []).flatMap((r: Json) => Object.keys(r)));
     expect([...schemesOf("post", "/open/v1/lab/reports")]).to.have.members(["clientKey", "serviceTenant"]);
     expect([...schemesOf("put", "/api/reports/{id}/draft")]).to.have.members(["authorToken", "serviceTenant"]);
     expect([...schemesOf("get", "/api/unmatched")]).to.have.members(["authorToken", "serviceTenant"]);
-    expect([...schemesOf("post", "/api/admin/clients")]).to.deep.equal(["adminToken"]);
+    expect([...schemesOf("get", "/api/admin/projections")]).to.deep.equal(["adminToken"]);
+    expect([...schemesOf("post", "/api/admin/clients")]).to.have.members(["adminToken", "serviceTenant", "authorToken", "staffSession"]);
     expect(doc.paths["/api/reports/{id}/view"].get.security).to.deep.include({}); // viewing needs no credential
   });
 

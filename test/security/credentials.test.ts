@@ -54,7 +54,7 @@ describe("security: credentials on every route that needs one", function () {
 
   it("knows who may call every route (test/security/support/endpointAccess.ts)", () => {
     expect(routes.filter((route) => !(routeKey(route) in ACCESS)).map(routeKey)).to.deep.equal([]);
-    for (const access of ["author", "admin", "client"] as const) expect(routesNeeding(access), access).not.to.be.empty;
+    for (const access of ["author", "admin", "tenant-admin", "client"] as const) expect(routesNeeding(access), access).not.to.be.empty;
   });
 
   it("answers 401 to authoring and patient calls without a credential or with a wrong one, 403 with another tenant's", async () => {
@@ -73,6 +73,21 @@ describe("security: credentials on every route that needs one", function () {
     for (const route of routesNeeding("admin")) {
       for (const wrong of [undefined, `Bearer ${h1.authorToken}`, `Bearer ${h1.client.key}`, `Bearer ${ADMIN}x`, `Bearer ${ADMIN.slice(0, -1)}`, ADMIN]) {
         expectRefused(route, await attempt(route, wrong), 401, `with ${String(wrong).slice(0, 12)}…`);
+      }
+    }
+  });
+
+  it("answers 401 to a tenant's administration without a working credential, 403 to one without the role admin or of another tenant", async () => {
+    const adminOf = async (tenant: string) => (await httpClient(service.url!)("POST", "/api/admin/authors", { token: ADMIN, body: { name: `Admin of ${tenant}`, tenant, roles: ["admin"] } })).body.token as string;
+    const [h1Admin, h2Admin] = [await adminOf("h1"), await adminOf("h2")];
+    for (const route of routesNeeding("tenant-admin")) {
+      for (const wrong of [undefined, `Bearer ${h1Admin}x`, `Bearer ${h1.client.key}`, `Bearer ${ADMIN}x`, h1Admin]) {
+        expectRefused(route, await attempt(route, wrong), 401, `with ${String(wrong).slice(0, 12)}…`);
+      }
+      expectRefused(route, await attempt(route, `Bearer ${h1.authorToken}`), 403, "with an author (not admin) token of h1");
+      expectRefused(route, await attempt(route, `Bearer ${h2Admin}`), 403, "with an admin token of h2");
+      for (const allowed of [ADMIN, h1Admin]) {
+        expect((await attempt(route, `Bearer ${allowed}`)).status, `${routeKey(route)} with ${allowed === ADMIN ? "the ADMIN_TOKEN" : "h1's admin token"}`).not.to.be.oneOf([401, 403]);
       }
     }
   });

@@ -11,6 +11,7 @@ import { reportListEntrySchema, versionEntrySchema } from "../../../queries/repo
 import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { apiErrorSchema } from "../../http/apiErrors.ts";
 import { accessLogApiPaths } from "./accessLogApi.ts";
+import { callerApiPaths } from "./callerApi.ts";
 import { fhirR4Paths } from "./fhirR4.ts";
 import { openV1Paths } from "./openV1.ts";
 import { recordsApiPaths } from "./recordsApi.ts";
@@ -46,12 +47,12 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
       { name: "Authoring", description: "Contract C.3: an author token of the tenant, or the ADMIN_TOKEN" },
       { name: "Patients and unmatched reports", description: "Contract C.4: an author token of the tenant, or the ADMIN_TOKEN" },
       { name: "Bulk jobs", description: "Contract D.4 as the staff pages follow it: an author token of the tenant, or the ADMIN_TOKEN" },
-      { name: "Administration", description: "Contract C.2, C.6: the ADMIN_TOKEN" },
+      { name: "Administration", description: "Contract C.2, C.6, E.3, E.4: the operator's ADMIN_TOKEN; a tenant's credentials and access log also its administrators (role admin, E.2)" },
       { name: "Ingestion open API", description: "Contract B: a client key" },
       { name: "FHIR R4", description: "Contract D.6: a client key to post; answers are FHIR resources, failures OperationOutcomes" },
       { name: "Service", description: "Health, help articles, the embed page and these docs" },
     ],
-    paths: { ...reportsApiPaths, ...recordsApiPaths, ...accessLogApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
+    paths: { ...reportsApiPaths, ...recordsApiPaths, ...accessLogApiPaths, ...callerApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
     components: {
       securitySchemes,
       // Named where they are used, instead of repeated inline (the same schema instances as in the paths).

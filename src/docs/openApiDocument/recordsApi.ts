@@ -33,6 +33,10 @@ const authorPath = z.object({ authorId: z.string().meta({ description: "The auth
 const bulkJobPath = z.object({ jobId: z.string().meta({ description: "The job's jobId, as GET /api/bulk-jobs lists it", example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11" }) });
 const authorFailures = { 401: true, 403: true } as const;
 const adminFailures = { 401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)" } as const;
+const tenantAdminFailures = {
+  401: "No credential, or one that is wrong, expired or revoked",
+  403: "The caller lacks the role admin, is of another tenant, or is limited to wards the credential would exceed",
+} as const;
 const notYetInForce = "The revocation is recorded but not yet in force; check again shortly";
 const listRebuilding = "The credentials read model is being rebuilt after an upgrade; list again after Retry-After seconds";
 const expiryNote =
@@ -254,17 +258,17 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Administration"],
       operationId: "listClients",
       summary: "The open-API clients of the X-Service-Tenant tenant, oldest first, revoked ones included; never a key or its digest (contract E.3)",
-      security: security.adminOfTenant,
-      responses: { 200: { description: "The tenant's clients", ...json(z.array(clientListEntrySchema)) }, ...apiFailures({ ...adminFailures, 503: listRebuilding }) },
+      security: security.tenantAdmin,
+      responses: { 200: { description: "The tenant's clients", ...json(z.array(clientListEntrySchema)) }, ...apiFailures({ ...tenantAdminFailures, 503: listRebuilding }) },
     },
     post: {
       tags: ["Administration"],
       operationId: "createClient",
       summary: "Issue an open-API client key for a sending system of a tenant",
       description: expiryNote,
-      security: security.admin,
+      security: security.tenantAdmin,
       requestBody: jsonBody(registerClientInput),
-      responses: { 201: { description: "The key, shown this once", ...json(issuedClientKey) }, ...apiFailures(adminFailures) },
+      responses: { 201: { description: "The key, shown this once", ...json(issuedClientKey) }, ...apiFailures(tenantAdminFailures) },
     },
   },
   "/api/admin/clients/{clientId}": {
@@ -272,9 +276,9 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Administration"],
       operationId: "revokeClient",
       summary: "Revoke a client key: it fails from the very next request",
-      security: security.admin,
+      security: security.tenantAdmin,
       requestParams: { path: clientPath },
-      responses: { 204: { description: "Revoked" }, ...apiFailures({ ...adminFailures, 404: "No such client", 503: notYetInForce }) },
+      responses: { 204: { description: "Revoked" }, ...apiFailures({ ...tenantAdminFailures, 404: "No such client", 503: notYetInForce }) },
     },
   },
   "/api/admin/clients/{clientId}/code-map": {
@@ -282,10 +286,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Administration"],
       operationId: "setClientCodeMap",
       summary: "Set the client's own item codes → standard codes (first step of item mapping)",
-      security: security.admin,
+      security: security.tenantAdmin,
       requestParams: { path: clientPath },
       requestBody: jsonBody(clientCodeMapInput),
-      responses: { 200: { description: "The map now in force", ...json(clientCodeMapAnswer) }, ...apiFailures({ ...adminFailures, 404: "No such active client" }) },
+      responses: { 200: { description: "The map now in force", ...json(clientCodeMapAnswer) }, ...apiFailures({ ...tenantAdminFailures, 404: "No such active client" }) },
     },
   },
   "/api/admin/clients/{clientId}/rotate": {
@@ -294,12 +298,12 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "rotateClientKey",
       summary: "Give a client a new key; its former key keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
       description: "The new key works from the moment this answers. A laboratory switches to it within the overlap without losing a push; overlapHours 0 stops the former key at once.",
-      security: security.admin,
+      security: security.tenantAdmin,
       requestParams: { path: clientPath },
       requestBody: jsonBody(rotateInput, false),
       responses: {
         201: { description: "The new key, shown this once", ...json(issuedClientKey) },
-        ...apiFailures({ ...adminFailures, 400: "overlapHours is not a number of hours within its bounds, or the body has another field", 404: "No such client, or it was revoked", 409: "The client expired: create a new one" }),
+        ...apiFailures({ ...tenantAdminFailures, 400: "overlapHours is not a number of hours within its bounds, or the body has another field", 404: "No such client, or it was revoked", 409: "The client expired: create a new one" }),
       },
     },
   },
@@ -308,17 +312,17 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Administration"],
       operationId: "listAuthors",
       summary: "The authors of the X-Service-Tenant tenant, oldest first, revoked ones included; never a token or its digest (contract E.3)",
-      security: security.adminOfTenant,
-      responses: { 200: { description: "The tenant's authors", ...json(z.array(authorListEntrySchema)) }, ...apiFailures({ ...adminFailures, 503: listRebuilding }) },
+      security: security.tenantAdmin,
+      responses: { 200: { description: "The tenant's authors", ...json(z.array(authorListEntrySchema)) }, ...apiFailures({ ...tenantAdminFailures, 503: listRebuilding }) },
     },
     post: {
       tags: ["Administration"],
       operationId: "createAuthor",
       summary: "Issue an authoring token of a tenant",
       description: expiryNote,
-      security: security.admin,
+      security: security.tenantAdmin,
       requestBody: jsonBody(registerAuthorInput),
-      responses: { 201: { description: "The token, shown this once", ...json(issuedAuthorToken) }, ...apiFailures(adminFailures) },
+      responses: { 201: { description: "The token, shown this once", ...json(issuedAuthorToken) }, ...apiFailures(tenantAdminFailures) },
     },
   },
   "/api/admin/authors/{authorId}": {
@@ -326,9 +330,9 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Administration"],
       operationId: "revokeAuthor",
       summary: "Revoke an author: their tokens fail from the very next request, on every process (contract E.3)",
-      security: security.admin,
+      security: security.tenantAdmin,
       requestParams: { path: authorPath },
-      responses: { 204: { description: "Revoked (also when it was already)" }, ...apiFailures({ ...adminFailures, 404: "No such author", 503: notYetInForce }) },
+      responses: { 204: { description: "Revoked (also when it was already)" }, ...apiFailures({ ...tenantAdminFailures, 404: "No such author", 503: notYetInForce }) },
     },
   },
   "/api/admin/authors/{authorId}/rotate": {
@@ -337,12 +341,12 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "rotateAuthorToken",
       summary: "Give an author a new token; the former one keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
       description: "The new token works from the moment this answers; overlapHours 0 stops the former token at once.",
-      security: security.admin,
+      security: security.tenantAdmin,
       requestParams: { path: authorPath },
       requestBody: jsonBody(rotateInput, false),
       responses: {
         201: { description: "The new token, shown this once", ...json(issuedAuthorToken) },
-        ...apiFailures({ ...adminFailures, 400: "overlapHours is not a number of hours within its bounds, or the body has another field", 404: "No such author, or they were revoked", 409: "The author expired: create a new one" }),
+        ...apiFailures({ ...tenantAdminFailures, 400: "overlapHours is not a number of hours within its bounds, or the body has another field", 404: "No such author, or they were revoked", 409: "The author expired: create a new one" }),
       },
     },
   },

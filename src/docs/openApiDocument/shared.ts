@@ -35,7 +35,7 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
 };
 
 // X-Service-Tenant is optional, so each requirement is offered with and without it.
-export const security: Record<"none" | "viewing" | "author" | "admin" | "adminOfTenant" | "client", Array<Record<string, string[]>>> = {
+export const security: Record<"none" | "viewing" | "author" | "admin" | "adminOfTenant" | "tenantAdmin" | "client", Array<Record<string, string[]>>> = {
   // Stated, not left out: an operation without `security` would inherit a document-wide default.
   none: [],
   viewing: [{}, { serviceTenant: [] }],
@@ -43,6 +43,8 @@ export const security: Record<"none" | "viewing" | "author" | "admin" | "adminOf
   admin: [{ adminToken: [] }],
   // The operator's lists of one tenant's credentials: X-Service-Tenant names it.
   adminOfTenant: [{ adminToken: [], serviceTenant: [] }, { adminToken: [] }],
+  // A tenant's own administrators (role admin, contract E.2): a token or a signed-in person of the tenant, or the operator.
+  tenantAdmin: [{ adminToken: [], serviceTenant: [] }, { adminToken: [] }, { authorToken: [], serviceTenant: [] }, { staffSession: [], serviceTenant: [] }],
   client: [{ clientKey: [], serviceTenant: [] }, { clientKey: [] }],
 };
 

@@ -12,6 +12,8 @@ export type Access =
   | "author"
   /** Only the ADMIN_TOKEN: the operator's calls, across tenants by nature. */
   | "admin"
+  /** A token or session of the request's tenant with the role admin (contract E.2), or the ADMIN_TOKEN. */
+  | "tenant-admin"
   /** An open-API client key; the key decides the tenant. */
   | "client";
 
@@ -49,6 +51,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "POST /api/reports/:id/publish": "author",
   "POST /api/reports/:id/restore": "author",
   "GET /api/reports/:id/versions/:no/source": "author",
+  "GET /api/me": "author",
   "GET /api/patients": "author",
   "PUT /api/patients/:patientRef": "author",
   "GET /api/patients/:patientRef/results": "author",
@@ -66,19 +69,19 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/bulk-jobs/:jobId/rejected": "author",
 
   "GET /api/admin/projections": "admin",
-  "GET /api/admin/access-log": "admin",
-  "GET /api/patients/:patientRef/access-log": "admin",
+  "GET /api/admin/access-log": "tenant-admin",
+  "GET /api/patients/:patientRef/access-log": "tenant-admin",
   "GET /api/admin/ledger": "admin",
   "GET /api/admin/ledger/verify": "admin",
-  "GET /api/admin/clients": "admin",
-  "POST /api/admin/clients": "admin",
-  "DELETE /api/admin/clients/:clientId": "admin",
-  "PUT /api/admin/clients/:clientId/code-map": "admin",
-  "POST /api/admin/clients/:clientId/rotate": "admin",
-  "GET /api/admin/authors": "admin",
-  "POST /api/admin/authors": "admin",
-  "DELETE /api/admin/authors/:authorId": "admin",
-  "POST /api/admin/authors/:authorId/rotate": "admin",
+  "GET /api/admin/clients": "tenant-admin",
+  "POST /api/admin/clients": "tenant-admin",
+  "DELETE /api/admin/clients/:clientId": "tenant-admin",
+  "PUT /api/admin/clients/:clientId/code-map": "tenant-admin",
+  "POST /api/admin/clients/:clientId/rotate": "tenant-admin",
+  "GET /api/admin/authors": "tenant-admin",
+  "POST /api/admin/authors": "tenant-admin",
+  "DELETE /api/admin/authors/:authorId": "tenant-admin",
+  "POST /api/admin/authors/:authorId/rotate": "tenant-admin",
 
   "POST /open/v1/lab/reports": "client",
   "POST /open/v1/exam/reports": "client",
