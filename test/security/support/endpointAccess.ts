@@ -50,6 +50,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "POST /api/reports/:id/restore": "author",
   "GET /api/reports/:id/versions/:no/source": "author",
   "GET /api/patients": "author",
+  "GET /api/patients/:patientRef": "author",
   "PUT /api/patients/:patientRef": "author",
   "GET /api/patients/:patientRef/results": "author",
   "GET /api/alerts": "author",
