@@ -82,15 +82,22 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
     const items = chartItems(dictionary, query.codes);
     const days = chartDays(query.from, query.to);
     const answer = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResults(reader, { patientRef, items, ...days }));
-    if (!answer) throw new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`);
+    if (!answer) throw noSuchPatient(patientRef);
     ctx.body = answer;
   });
 
+  router.get("/:patientRef", access.recorded, async (ctx) => {
+    const patientRef = patientRefOf(ctx);
+    // An attempt on a patient is part of its log, found or not (as the chart's results).
+    showing(ctx, { patientRefs: [patientRef] });
+    // read.patients under the caller's ward scope: another ward's patient is not found, as an unknown one.
+    const patient = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientByRef(reader, patientRef));
+    if (!patient) throw noSuchPatient(patientRef);
+    ctx.body = patient;
+  });
+
   router.put("/:patientRef", access.recorded, async (ctx) => {
-    const patientRef = ctx.params.patientRef!;
-    if (!PATIENT_REF_PATTERN.test(patientRef)) {
-      throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
-    }
+    const patientRef = patientRefOf(ctx);
     const input = parseBody(registerPatientInput, ctx.request.body);
     await refuseOutsideWards(ctx, store, patientRef, input.ward ?? null);
     await savePatient(commandContextOf(ctx, store), idCards, ctx.state.tenant, patientRef, input);
@@ -100,6 +107,20 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
     ctx.body = saved;
   });
   return router;
+}
+
+/** The path's patientRef, or 400 when it cannot be one. */
+function patientRefOf(ctx: { params: Record<string, string | undefined> }): string {
+  const patientRef = ctx.params.patientRef!;
+  if (!PATIENT_REF_PATTERN.test(patientRef)) {
+    throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
+  }
+  return patientRef;
+}
+
+/** An unknown patient, or one of a ward outside the caller's: the same answer, as if it did not exist (contract E.2). */
+function noSuchPatient(patientRef: string): HttpError {
+  return new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`);
 }
 
 /**
@@ -113,7 +134,7 @@ async function refuseOutsideWards(ctx: Context, store: EventStore, patientRef: s
   const tenant: string = ctx.state.tenant;
   const seen = await readAsTenant(store.db, tenant, (reader) => patientVisible(reader, patientRef));
   const exists = seen || (await withWardScope(null, () => readAsTenant(store.db, tenant, (reader) => patientVisible(reader, patientRef))));
-  if (exists && !seen) throw new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`);
+  if (exists && !seen) throw noSuchPatient(patientRef);
   if (ward === null || !wards.includes(ward)) {
     throw new HttpError(403, `You act on the patients of your wards only: give ward as one of ${wards.map((name) => JSON.stringify(name)).join(", ")}.`);
   }

@@ -120,6 +120,26 @@ describe("patients (/api/patients)", () => {
     expect((await call("GET", "/api/patients?q=a&q=b", { token: authorToken })).status).to.equal(400);
   });
 
+  it("shows one patient by its patientRef as the list shows it; 404 for one there is not, 400 for a patientRef there cannot be", async () => {
+    const shown = await call("GET", "/api/patients/P001", { token: authorToken });
+    expect(shown.status).to.equal(200);
+    expect(shown.body).to.deep.equal({ patientRef: "P001", name: "张三", idCard: "110105********002X", hisPatientId: "H-1", ward: "A", active: true });
+    const listed = (await call("GET", "/api/patients", { token: authorToken })).body as Array<{ patientRef: string }>;
+    expect(shown.body).to.deep.equal(listed.find((patient) => patient.patientRef === "P001"));
+
+    const unknown = await call("GET", "/api/patients/P404", { token: authorToken });
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body).to.deep.equal({ error: "No patient P404 in this tenant; GET /api/patients lists them." });
+    expect((await call("GET", "/api/patients/P001", { token: ADMIN, tenant: "other" })).status, "another tenant's P001").to.equal(404);
+
+    for (const bad of ["-P001", "x".repeat(65), encodeURIComponent("P 001")]) {
+      const answer = await call("GET", `/api/patients/${bad}`, { token: authorToken });
+      expect(answer.status, bad).to.equal(400);
+      expect(answer.body.error).to.equal("patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
+    }
+    expect((await call("GET", "/api/patients/P001")).status, "without a credential").to.equal(401);
+  });
+
   it("keeps tenants apart: the administrator sees no patients in another tenant", async () => {
     const other = await call("GET", "/api/patients", { token: ADMIN, tenant: "other" });
     expect(other.status).to.equal(200);

@@ -68,6 +68,29 @@ describe("roles and ward scopes of tokens and sessions (E.2)", function () {
     expect((await call("GET", "/api/patients/R-5B/results", { token })).status).to.equal(404);
   });
 
+  it("shows one patient to a clinician of its ward; another ward's answers 404 as one that does not exist, and a viewer 403 naming the role", async () => {
+    const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
+    const own = await call("GET", "/api/patients/R-3A", { token });
+    expect(own.status).to.equal(200);
+    expect(own.body).to.deep.include({ patientRef: "R-3A", name: "病人R-3A", ward: "3A", active: true });
+    const other = await call("GET", "/api/patients/R-5B", { token });
+    expect(other.status).to.equal(404);
+    const unknown = await call("GET", "/api/patients/R-NONE", { token });
+    expect(other.body, "the same answer as a patient that does not exist").to.deep.equal({ error: unknown.body.error.replace("R-NONE", "R-5B") });
+    expect((await call("GET", "/api/patients/R-5B", { token: await tokenWith({ roles: ["clinician"] }) })).status, "a clinician of every ward").to.equal(200);
+
+    const viewer = await call("GET", "/api/patients/R-3A", { token: await tokenWith({ roles: ["viewer"] }) });
+    expect(viewer.status).to.equal(403);
+    expect(viewer.body.error).to.include("needs the role clinician").and.to.include("this caller has viewer");
+
+    // The attempt on another ward's patient is in that patient's access log (E.4), as not found.
+    const attempt = await until(async () => {
+      const log = await call("GET", "/api/patients/R-5B/access-log", { token: ADMIN });
+      return (log.body as Array<Record<string, unknown>>).find((record) => record.action === "GET /api/patients/{patientRef}" && record.outcome === "not-found");
+    });
+    expect(attempt).to.deep.include({ roles: ["clinician"], patientRefs: ["R-5B"] });
+  });
+
   it("streams to a caller with wards only the alerts of its wards' patients", async () => {
     const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
     const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Lab", tenant: "default" } })).body as { key: string };

@@ -249,6 +249,18 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(patients.body.map((p: { patientRef: string }) => p.patientRef)).not.to.include("P-NORTH");
     expectNothingOfNorth(flat(patients.body), "the patient list");
   },
+  "GET /api/patients/:patientRef": async ({ south }) => {
+    // Before the PUT case below, which gives south a P-NORTH of its own.
+    const norths = await south.asAuthor("GET", "/api/patients/P-NORTH");
+    expect(norths.status, "north's patient from south").to.equal(404);
+    expectNothingOfNorth(flat(norths.body).replace("P-NORTH", ""), "the 404");
+    // Both tenants have a P001: south is shown its own, as its list shows it.
+    const own = await south.asAuthor("GET", "/api/patients/P001");
+    expect(own.status).to.equal(200);
+    const listed = (await south.asAuthor("GET", "/api/patients")).body as Array<{ patientRef: string }>;
+    expect(own.body).to.deep.equal(listed.find((patient) => patient.patientRef === "P001"));
+    expectNothingOfNorth(flat(own.body), "south's patient");
+  },
   "GET /api/patients/:patientRef/results": async ({ service, south }) => {
     // Both tenants have a P001 with results: south's chart holds south's rows only.
     const answer = await south.asAuthor("GET", "/api/patients/P001/results?codes=HGB&from=2000-01-01&to=2009-12-31");

@@ -58,6 +58,18 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     },
   },
   "/api/patients/{patientRef}": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "showPatient",
+      summary: "One dialysis patient, as the list shows it (id card masked)",
+      description: "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds only the patients of its wards: another ward's patient answers 404, as one that does not exist.",
+      security: security.author,
+      requestParams: { path: patientPath },
+      responses: {
+        200: { description: "The patient as listed", ...json(patientListEntrySchema) },
+        ...apiFailures({ 400: "patientRef is not a patient reference (1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit)", ...authorFailures, 404: "No such patient in this tenant, or one of a ward outside the caller's" }),
+      },
+    },
     put: {
       tags: ["Patients and unmatched reports"],
       operationId: "savePatient",

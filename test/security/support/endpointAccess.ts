@@ -53,6 +53,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/reports/:id/versions/:no/source": "author",
   "GET /api/me": "author",
   "GET /api/patients": "author",
+  "GET /api/patients/:patientRef": "author",
   "PUT /api/patients/:patientRef": "author",
   "GET /api/patients/:patientRef/results": "author",
   "GET /api/alerts": "author",
