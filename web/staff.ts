@@ -9,27 +9,31 @@
  */
 import "./staff.css";
 import { alertsPage } from "./staff/alertsPage.ts";
-import { openAlertHub } from "./staff/alertStream.ts";
+import { openAlertHub, type AlertHub } from "./staff/alertStream.ts";
 import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
+import { credentialsPage } from "./staff/credentialsPage.ts";
 import { el } from "./staff/dom.ts";
 import { lazyPage } from "./staff/lazyPages.ts";
 import type { PageContext } from "./staff/page.ts";
 import { patientsPage } from "./staff/patientsPage.ts";
 import { reportsPage } from "./staff/reportsPage.ts";
-import { clearSession, loadSession, saveSession, tokenHint, type Session } from "./staff/session.ts";
-import { rejectionText, signInPage } from "./staff/signIn.ts";
-import { createStaffApi } from "./staff/staffApi.ts";
+import { clearStoredToken, loadStoredToken, may, saveStoredToken, tokenHint, type Session, type StaffRole } from "./staff/session.ts";
+import { rejectionText, signInPage, signInWithToken } from "./staff/signIn.ts";
+import { ApiError, createStaffApi } from "./staff/staffApi.ts";
+import { forgetReturn, personSession, rememberReturn, returnAfterSignIn, signOutPerson } from "./staff/personSession.ts";
 import { staffTextsFor, type StaffTexts } from "./staff/texts.ts";
 import { unmatchedPage } from "./staff/unmatchedPage.ts";
 import type { Lang } from "./types.ts";
 
+/** The pages of the navigation, each with the least role that may use it (contract E.2; the server enforces it). */
 const PAGES = {
-  reports: { title: (t: StaffTexts) => t.reports, build: reportsPage },
-  alerts: { title: (t: StaffTexts) => t.alerts, build: alertsPage },
-  unmatched: { title: (t: StaffTexts) => t.unmatched, build: unmatchedPage },
-  patients: { title: (t: StaffTexts) => t.patients, build: patientsPage },
-  "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage },
-} as const;
+  reports: { title: (t: StaffTexts) => t.reports, build: reportsPage, role: "viewer" },
+  alerts: { title: (t: StaffTexts) => t.alerts, build: alertsPage, role: "clinician" },
+  unmatched: { title: (t: StaffTexts) => t.unmatched, build: unmatchedPage, role: "clinician" },
+  patients: { title: (t: StaffTexts) => t.patients, build: patientsPage, role: "clinician" },
+  "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage, role: "author" },
+  credentials: { title: (t: StaffTexts) => t.credentials, build: credentialsPage, role: "admin" },
+} satisfies Record<string, { title: (t: StaffTexts) => string; build: (ctx: PageContext) => HTMLElement; role: StaffRole }>;
 type PageName = keyof typeof PAGES;
 /** Pages reached from another page, not from the navigation: `#chart/<patientRef>`, `#edit/<reportId>`, `#new`. */
 const CHART_PREFIX = "chart/";
@@ -41,6 +45,8 @@ const lang: Lang = body.dataset.lang === "en" ? "en" : "zh";
 const texts = staffTextsFor(lang);
 const servedTenant = body.dataset.tenant ?? "default";
 const tenantFixed = body.dataset.tenantFixed === "true";
+/** The hospital's identity provider, when staff sign in through it (the server names it in `data-sign-in-provider`). */
+const providerName = body.dataset.signInProvider ?? null;
 const app = document.getElementById("app")!;
 
 function fragment(): string {
@@ -68,19 +74,30 @@ function show(view: HTMLElement, title: string): void {
   (view.querySelector<HTMLElement>("[autofocus]") ?? view.querySelector<HTMLElement>("h1"))?.focus();
 }
 
+/** Where "Sign in with <provider>" goes: the service's /staff/login, for the page's tenant unless the proxy sets it. */
+function loginUrl(tenant: string): string {
+  return tenantFixed ? "/staff/login" : `/staff/login?${new URLSearchParams({ tenant })}`;
+}
+
 function signIn(message: string | null = null): void {
-  clearSession();
+  const stored = loadStoredToken();
+  clearStoredToken();
+  const tenant = tenantFixed ? servedTenant : (stored?.tenant ?? servedTenant);
+  // Back from the provider, the person lands on /staff: the page and language they left from are kept for then.
+  if (providerName) rememberReturn();
   const view = el(
     "div",
     { class: "shell" },
     el("header", { class: "top" }, el("p", { class: "brand" }, texts.appTitle), el("a", { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" }, texts.otherLanguage)),
     signInPage({
       texts,
-      tenant: tenantFixed ? servedTenant : (loadSession()?.tenant ?? servedTenant),
+      tenant,
       tenantFixed,
       message,
+      provider: providerName ? { name: providerName, loginUrl: loginUrl(tenant) } : null,
       onSignedIn(session) {
-        saveSession(session);
+        if (session.kind === "token") saveStoredToken(session);
+        forgetReturn();
         signedIn(session);
       },
     }),
@@ -88,13 +105,26 @@ function signIn(message: string | null = null): void {
   show(view, texts.signInTitle);
 }
 
+/** A hub that never connects, for people whose roles do not reach the alerts: the badge stays hidden. */
+const NO_ALERTS: AlertHub = { subscribe: () => () => {}, onConnected: () => () => {}, close: () => {} };
+
+/** "张护士 · Clinician · wards 3A" and, for a token, its tenant and hint. */
+function whoLine(session: Session): HTMLElement {
+  const { caller } = session;
+  const roles = caller.roles.length ? caller.roles.map((role) => texts.roleNames[role]).join(", ") : texts.noRole;
+  const wards = caller.wards ? ` · ${texts.wardsOf(caller.wards.join(", "))}` : "";
+  const token = session.kind === "token" ? ` · ${texts.signedInAs(session.tenant, tokenHint(session.token))}` : "";
+  return el("p", { class: "who muted", "data-tenant": session.tenant, "data-roles": caller.roles.join(" ") }, el("strong", { class: "name" }, caller.who), el("span", { class: "roles" }, ` · ${roles}${wards}${token}`));
+}
+
 function signedIn(session: Session): void {
   const live = el("p", { class: "status", role: "status", "aria-live": "polite" });
   const announce = (text: string) => {
     live.textContent = text;
   };
-  // A token the service stops accepting (revoked, another tenant's) ends the session on any call.
-  const alerts = openAlertHub(session);
+  // Only those who may see the alerts open their stream (it would be refused to the others).
+  const alerts = may(session, "clinician") ? openAlertHub(session) : NO_ALERTS;
+  // Credentials the service stops accepting (a revoked token, an ended session) end the session on any call.
   const api = createStaffApi(session, texts, (error) => {
     alerts.close();
     signIn(rejectionText(texts, error) || texts.sessionEnded);
@@ -126,15 +156,33 @@ function signedIn(session: Session): void {
     if (connected) void refreshBadge();
   });
 
-  const links = (Object.keys(PAGES) as PageName[]).map((name) => el("a", { href: `#${name}`, "data-page-link": name }, PAGES[name].title(texts), name === "alerts" ? badge : null));
+  // Pages the person's roles do not reach are left out of the navigation (the server refuses them anyway).
+  const offered = (Object.keys(PAGES) as PageName[]).filter((name) => may(session, PAGES[name].role));
+  const links = offered.map((name) => el("a", { href: `#${name}`, "data-page-link": name }, PAGES[name].title(texts), name === "alerts" ? badge : null));
   const nav = el("nav", { class: "tabs", "aria-label": texts.nav }, ...links);
-  const signOut = el("button", { type: "button", class: "sign-out", onclick: () => (alerts.close(), signIn()) }, texts.signOut);
+  const signOut = el("button", { type: "button", class: "sign-out" }, texts.signOut);
+  signOut.addEventListener("click", async () => {
+    if (session.kind === "token") return void (alerts.close(), signIn());
+    signOut.disabled = true;
+    signOut.textContent = texts.signingOut;
+    try {
+      const providerLogout = await signOutPerson(session);
+      alerts.close();
+      // The provider ends its own session too, then sends the browser back to /staff.
+      if (providerLogout) location.assign(providerLogout);
+      else signIn();
+    } catch {
+      signOut.disabled = false;
+      signOut.textContent = texts.signOut;
+      announce(texts.signOutFailed);
+    }
+  });
   const header = el(
     "header",
     { class: "top" },
     el("p", { class: "brand" }, texts.appTitle),
     nav,
-    el("p", { class: "who muted", "data-tenant": session.tenant }, texts.signedInAs(session.tenant, tokenHint(session.token))),
+    whoLine(session),
     el("a", { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" }, texts.otherLanguage),
     signOut,
   );
@@ -147,26 +195,30 @@ function signedIn(session: Session): void {
   const shell = el("div", { class: "shell" }, el("a", { class: "skip", href: "#main", onclick: skipToContent }, texts.skipToContent), header, live, slot);
 
   const render = () => {
-    const name = pageName();
+    const here = fragment();
+    const chartOf = here.startsWith(CHART_PREFIX) ? decodeURIComponent(here.slice(CHART_PREFIX.length)) : null;
+    const editing = here === NEW_REPORT ? { reportId: null } : here.startsWith(EDIT_PREFIX) ? { reportId: decodeURIComponent(here.slice(EDIT_PREFIX.length)) } : null;
+    const needed: StaffRole = chartOf ? "clinician" : editing ? "author" : PAGES[pageName()].role;
+    // A bookmark or link to a page beyond the person's roles opens the reports, saying why.
+    const refused = !may(session, needed);
+    const name: PageName = refused ? "reports" : pageName();
     for (const link of links) {
       if (link.dataset.pageLink === name) link.setAttribute("aria-current", "page");
       else link.removeAttribute("aria-current");
     }
     for (const anchor of shell.querySelectorAll<HTMLAnchorElement>("a.lang")) anchor.href = otherLanguageUrl();
-    announce("");
+    announce(refused ? texts.notForRole(texts.roleNames[needed]) : "");
     leaving.forEach((cleanup) => cleanup());
     leaving = [];
     guards = [];
-    const here = fragment();
-    const chartOf = here.startsWith(CHART_PREFIX) ? decodeURIComponent(here.slice(CHART_PREFIX.length)) : null;
-    const editing = here === NEW_REPORT ? { reportId: null } : here.startsWith(EDIT_PREFIX) ? { reportId: decodeURIComponent(here.slice(EDIT_PREFIX.length)) } : null;
-    const page = chartOf
-      ? lazyPage("chart", texts, (pages) => pages.chartPage(ctx, chartOf))
-      : editing
-        ? lazyPage("editor", texts, (pages) => pages.editorPage(ctx, editing.reportId))
-        : PAGES[name].build(ctx);
+    const page =
+      chartOf && !refused
+        ? lazyPage("chart", texts, (pages) => pages.chartPage(ctx, chartOf))
+        : editing && !refused
+          ? lazyPage("editor", texts, (pages) => pages.editorPage(ctx, editing.reportId))
+          : PAGES[name].build(ctx);
     slot.replaceChildren(page);
-    document.title = `${chartOf ? texts.chart : editing ? texts.editor : PAGES[name].title(texts)} · ${texts.appTitle}`;
+    document.title = `${chartOf && !refused ? texts.chart : editing && !refused ? texts.editor : PAGES[name].title(texts)} · ${texts.appTitle}`;
     page.querySelector<HTMLElement>("h1")?.focus();
   };
   window.onhashchange = (event) => {
@@ -179,6 +231,27 @@ function signedIn(session: Session): void {
   render();
 }
 
-const stored = loadSession();
-if (stored && (!tenantFixed || stored.tenant === servedTenant)) signedIn(stored);
-else signIn();
+/**
+ * Who is here when the page loads: a token kept in this tab (asked again who it is), else a
+ * person's session with the identity provider (its cookie), else nobody: the sign-in page.
+ */
+async function start(): Promise<void> {
+  const stored = loadStoredToken();
+  if (stored && (!tenantFixed || stored.tenant === servedTenant)) {
+    try {
+      return signedIn(await signInWithToken(stored, texts));
+    } catch (error) {
+      return signIn(error instanceof ApiError && error.status === 0 ? texts.networkFailed : rejectionText(texts, error));
+    }
+  }
+  if (providerName) {
+    const person = await personSession().catch(() => null);
+    if (person && (!tenantFixed || person.tenant === servedTenant)) {
+      if (returnAfterSignIn()) return; // the page reloads where the person left from
+      return signedIn(person);
+    }
+  }
+  signIn();
+}
+
+void start();

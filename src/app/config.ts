@@ -40,6 +40,8 @@ export const configSchema = z.object({
   OIDC_ISSUER: z.url({ protocol: /^https?$/, error: "OIDC_ISSUER must be the provider's issuer URL, e.g. https://sso.hospital.example/realms/staff" }).optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** How the staff pages name the provider on their button ("Sign in with <name>"); default: the issuer's host. */
+  OIDC_PROVIDER_NAME: z.string().trim().min(1).max(60, "OIDC_PROVIDER_NAME is at most 60 characters: it is the sign-in button's text").optional(),
   /** Scopes asked for besides `openid profile`, space-separated. */
   OIDC_SCOPES: z.string().default(""),
   OIDC_TENANT_CLAIM: z.string().min(1).default("tenant"),

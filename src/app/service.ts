@@ -304,5 +304,6 @@ function oidcRelyingParty(config: Config): OidcRelyingParty | null {
     publicUrl,
     extraScopes: config.OIDC_SCOPES.split(/\s+/).filter(Boolean),
     claims: { tenant: config.OIDC_TENANT_CLAIM, roles: config.OIDC_ROLES_CLAIM, wards: config.OIDC_WARDS_CLAIM },
+    displayName: config.OIDC_PROVIDER_NAME ?? new URL(issuer).host,
   });
 }

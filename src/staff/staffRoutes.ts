@@ -26,6 +26,8 @@ import { escapeHtml, single } from "../reports/http/embedRoutes.ts";
 export interface StaffRoutesDeps {
   /** Where the built bundle is (tests). */
   assetsDir?: string;
+  /** The identity provider's name when staff sign in through one (contract E.1): the page offers "Sign in with <name>". */
+  signInProvider?: string | null;
 }
 
 /**
@@ -109,7 +111,8 @@ export function staffRoutes(deps: StaffRoutesDeps = {}): Router {
       ctx.body = page(lang, words.title, style, `<body class="staff-message"><main><h1>${escapeHtml(words.title)}</h1><p role="alert">${escapeHtml(problem?.text ?? words.unbuilt)}</p></main></body>`);
       return;
     }
-    const data = Object.entries({ tenant, tenantFixed: fromProxy ? "true" : "false", lang, editorScript: assets.urls["staffEditor.js"], chartScript: assets.urls["staffChart.js"], styleNonce })
+    const provider = deps.signInProvider ? { signInProvider: deps.signInProvider } : {};
+    const data = Object.entries({ tenant, tenantFixed: fromProxy ? "true" : "false", lang, editorScript: assets.urls["staffEditor.js"], chartScript: assets.urls["staffChart.js"], styleNonce, ...provider })
       .map(([name, value]) => ` data-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${escapeHtml(value)}"`)
       .join("");
     ctx.status = 200;

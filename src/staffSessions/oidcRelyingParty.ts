@@ -10,6 +10,8 @@ export interface OidcSettings {
   /** Scopes asked for besides `openid profile`. */
   extraScopes: readonly string[];
   claims: { tenant: string; roles: string; wards: string };
+  /** How the staff pages name the provider ("Sign in with <displayName>"). */
+  displayName: string;
 }
 
 /** A sign-in sent to the provider: what its callback must find again (kept server-side, by state). */

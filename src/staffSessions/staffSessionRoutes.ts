@@ -55,8 +55,11 @@ export function staffSessionRoutes(deps: { relyingParty: OidcRelyingParty | null
 
   router.get("/login", resolveTenant(), async (ctx) => {
     if (!relyingParty) return refusePage(ctx, 404, NOT_CONFIGURED);
+    // A link of the staff pages cannot send X-Service-Tenant: without the proxy's header, ?tenant= names it, as for GET /staff.
+    const asked = ctx.get("x-service-tenant") === "" && typeof ctx.query.tenant === "string" ? ctx.query.tenant : null;
+    if (asked !== null && !TENANT_PATTERN.test(asked)) return refusePage(ctx, 400, BAD_LINK_TENANT);
     const { url, pending } = await relyingParty.begin();
-    await sessions.rememberSignIn(pending, ctx.state.tenant);
+    await sessions.rememberSignIn(pending, asked ?? ctx.state.tenant);
     ctx.set("Cache-Control", "no-store");
     ctx.redirect(url);
   });
@@ -136,6 +139,7 @@ interface PageText {
 const NOT_CONFIGURED: PageText = { zh: "未配置身份提供方登录；请在员工页面使用令牌登录。", en: "Sign-in with an identity provider is not configured; sign in on the staff pages with a token." };
 const STALE_SIGN_IN: PageText = { zh: "此登录链接已使用或已过期，请重新登录。", en: "This sign-in link was already used or has expired. Please sign in again." };
 const REFUSED_SIGN_IN: PageText = { zh: "身份提供方的应答未通过验证，未登录。请重新登录；如仍失败请联系管理员。", en: "The identity provider's answer could not be verified, so you are not signed in. Please sign in again, or ask the administrator if it keeps failing." };
+const BAD_LINK_TENANT: PageText = { zh: "登录链接中的机构标识无效（1–64 个字母、数字、_ 或 -）。", en: "The tenant in the sign-in link is not valid (1 to 64 letters, digits, '_' or '-')." };
 const BAD_TENANT: PageText = { zh: "身份提供方给出的机构标识无效，请联系管理员。", en: "The identity provider named a tenant this service cannot use; please ask the administrator." };
 
 function refusePage(ctx: Context, status: number, text: PageText): void {

@@ -100,7 +100,7 @@ describe("staff pages in chromium", function () {
     await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
     await page.locator("#sign-in-token").press("Enter");
     await ready(".page-reports .page-body");
-    expect(await page.locator(".who").textContent()).to.match(/^Tenant h1 · token dha_/);
+    expect(await page.locator(".who").textContent(), "the token's name and roles, its tenant and hint").to.match(/^.+ · Report author · Tenant h1 · token dha_/);
     expect(await page.locator(".tabs a[aria-current=page]").textContent()).to.equal("Reports");
 
     const card = page.locator(".report-card[data-report-id=ward-census]");

@@ -1,5 +1,6 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { Session } from "./session.ts";
+import { credentialsOf } from "./staffApi.ts";
 import type { Alert } from "./types.ts";
 
 export type AlertChange = "raised" | "acknowledged" | "closed";
@@ -18,7 +19,7 @@ const CHANGES: ReadonlySet<string> = new Set(["raised", "acknowledged", "closed"
 
 /**
  * `GET /api/alerts/stream` read with fetch, not EventSource: EventSource cannot send the
- * Authorization header. A stream that ends or fails is opened again after a pause, and listeners
+ * Authorization header of a token sign-in. A stream that ends or fails is opened again after a pause, and listeners
  * hear `onConnected(true)` so they read the list again (what happened meanwhile is not replayed).
  */
 export function openAlertHub(session: Session): AlertHub {
@@ -33,9 +34,10 @@ export function openAlertHub(session: Session): AlertHub {
   const run = async () => {
     abort = new AbortController();
     try {
+      const own = credentialsOf(session, "GET");
       const response = await fetch("/api/alerts/stream", {
-        headers: { accept: "text/event-stream", authorization: `Bearer ${session.token}`, "x-service-tenant": session.tenant },
-        credentials: "omit",
+        headers: { accept: "text/event-stream", ...own.headers },
+        credentials: own.credentials,
         cache: "no-store",
         signal: abort.signal,
       });

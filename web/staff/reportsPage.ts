@@ -1,5 +1,6 @@
 import { el, localTime } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
+import { may } from "./session.ts";
 import { segment } from "./staffApi.ts";
 import type { Audit, ReportListEntry, VersionEntry } from "./types.ts";
 
@@ -21,8 +22,9 @@ export function reportsPage(ctx: PageContext): HTMLElement {
     return el("div", { class: "report-list" }, ...reports.map((report, i) => reportCard(ctx, report, versions[i]!)));
   });
   void load();
-  const create = el("p", { class: "page-actions" }, el("a", { href: "#new", class: "button-link primary", "data-action": "new-report" }, texts.newReport));
-  return pageFrame("reports", texts.reports, texts.reportsIntro, create, box);
+  // Writing reports is the authors' (contract C.3); the others see the reports and their versions only.
+  const create = may(ctx.session, "author") ? el("p", { class: "page-actions" }, el("a", { href: "#new", class: "button-link primary", "data-action": "new-report" }, texts.newReport)) : null;
+  return pageFrame("reports", texts.reports, texts.reportsIntro, ...(create ? [create] : []), box);
 }
 
 function reportCard(ctx: PageContext, report: ReportListEntry, versions: VersionEntry[]): HTMLElement {
@@ -31,7 +33,7 @@ function reportCard(ctx: PageContext, report: ReportListEntry, versions: Version
   const links = el(
     "p",
     { class: "report-links" },
-    el("a", { href: `#edit/${segment(report.id)}`, class: "button-link", "data-action": "edit", "aria-label": texts.editReport(report.title) }, texts.edit),
+    may(ctx.session, "author") ? el("a", { href: `#edit/${segment(report.id)}`, class: "button-link", "data-action": "edit", "aria-label": texts.editReport(report.title) }, texts.edit) : null,
     report.publishedVersion ? el("a", { href: embedUrl(ctx, report.id, report.publishedVersion), target: "_blank", rel: "noopener" }, texts.openCurrent) : null,
     report.hasDraft ? el("a", { href: embedUrl(ctx, report.id, "draft"), target: "_blank", rel: "noopener" }, texts.openDraft) : null,
   );

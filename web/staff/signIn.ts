@@ -1,5 +1,8 @@
+import type { callerAnswer } from "../../src/credentials/callerRoutes.ts";
+import type { z } from "zod";
 import { alertBox, el, field, whileSubmitting } from "./dom.ts";
-import type { Session } from "./session.ts";
+import { isStaffRole } from "../../commands/credentials/staffRoleRanks.ts";
+import type { Caller, Session, StoredToken } from "./session.ts";
 import { ApiError, createStaffApi } from "./staffApi.ts";
 import type { StaffTexts } from "./texts.ts";
 
@@ -12,6 +15,8 @@ export interface SignInOptions {
   tenantFixed: boolean;
   /** Why the person is here again (a session the service stopped accepting). */
   message?: string | null;
+  /** The hospital's identity provider, when staff sign in through it (contract E.1): its name, and where the button goes. */
+  provider: { name: string; loginUrl: string } | null;
   onSignedIn(session: Session): void;
 }
 
@@ -26,17 +31,26 @@ export function rejectionText(texts: StaffTexts, error: unknown): string {
   return error.message;
 }
 
+/** Who a token is (`GET /api/me`): a wrong, expired or other tenant's token fails here, before anything is kept. */
+export async function signInWithToken(stored: StoredToken, texts: StaffTexts): Promise<Session> {
+  const unknown: Caller = { who: "", roles: [], wards: null };
+  const me = await createStaffApi({ kind: "token", ...stored, caller: unknown }, texts).get<z.infer<typeof callerAnswer>>("/api/me");
+  return { kind: "token", ...stored, caller: { who: me.who, roles: me.roles.filter(isStaffRole), wards: me.wards } };
+}
+
 /**
- * The sign-in step: a token and the tenant, checked by one call that needs an author
- * (`GET /api/unmatched`) before anything is kept, so a wrong token is said at once.
+ * The sign-in step: "Sign in with <provider>" when the hospital's identity provider is
+ * configured, and a token with its tenant (for systems, and deployments without a provider),
+ * checked by `GET /api/me` before anything is kept, so a wrong token is said at once.
  */
 export function signInPage(options: SignInOptions): HTMLElement {
   const { texts } = options;
-  const token = el("input", { type: "password", name: "token", autocomplete: "off", spellcheck: "false", required: true, autofocus: true });
+  const token = el("input", { type: "password", name: "token", autocomplete: "off", spellcheck: "false", required: true, autofocus: !options.provider });
   const tenant = el("input", { type: "text", name: "tenant", value: options.tenant, autocomplete: "off", spellcheck: "false", required: true, readonly: options.tenantFixed });
   const submit = el("button", { type: "submit", class: "primary" }, texts.signIn);
   const problem = alertBox();
-  problem.show(options.message ?? null);
+  // Why the person is here again: in the form when it is the only way in, else above both ways.
+  if (!options.provider) problem.show(options.message ?? null);
 
   const form = el(
     "form",
@@ -48,13 +62,12 @@ export function signInPage(options: SignInOptions): HTMLElement {
   );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    const session: Session = { token: token.value.trim(), tenant: tenant.value.trim() };
-    if (!session.token) return fail(texts.tokenMissing, token);
-    if (!TENANT_PATTERN.test(session.tenant)) return fail(texts.tenantInvalid, tenant);
+    const stored: StoredToken = { token: token.value.trim(), tenant: tenant.value.trim() };
+    if (!stored.token) return fail(texts.tokenMissing, token);
+    if (!TENANT_PATTERN.test(stored.tenant)) return fail(texts.tenantInvalid, tenant);
     await whileSubmitting(submit, texts.signingIn, problem, async () => {
       try {
-        await createStaffApi(session, texts).get("/api/unmatched");
-        options.onSignedIn(session);
+        options.onSignedIn(await signInWithToken(stored, texts));
       } catch (error) {
         fail(rejectionText(texts, error), token);
       }
@@ -68,11 +81,17 @@ export function signInPage(options: SignInOptions): HTMLElement {
     tenant.addEventListener("input", () => tenant.removeAttribute("aria-invalid"), { once: true });
   }
 
+  if (!options.provider) {
+    return el("main", { class: "sign-in", id: "main", "data-page": "sign-in" }, el("h1", { tabindex: "-1" }, texts.signInTitle), el("p", { class: "intro" }, texts.signInIntro), form);
+  }
+  // People sign in at the hospital's provider; the token form stays, folded, for systems and for the operator.
   return el(
     "main",
     { class: "sign-in", id: "main", "data-page": "sign-in" },
     el("h1", { tabindex: "-1" }, texts.signInTitle),
-    el("p", { class: "intro" }, texts.signInIntro),
-    form,
+    options.message ? el("p", { class: "form-error", role: "alert" }, options.message) : null,
+    el("p", { class: "intro" }, texts.signInWithHint),
+    el("p", { class: "sign-in-actions" }, el("a", { class: "button-link primary sign-in-provider", href: options.provider.loginUrl, autofocus: true }, texts.signInWith(options.provider.name))),
+    el("details", { class: "sign-in-token" }, el("summary", {}, texts.orWithToken), el("p", { class: "intro" }, texts.signInIntro), form),
   );
 }

@@ -15,29 +15,37 @@ export interface StaffApi {
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
+/** What says who calls, on every call of the session: its token, or its cookie and (on changes) its CSRF token; and its tenant. */
+export function credentialsOf(session: Session, method: string): { headers: Record<string, string>; credentials: RequestCredentials } {
+  const headers: Record<string, string> = { "x-service-tenant": session.tenant };
+  if (session.kind === "token") {
+    headers.authorization = `Bearer ${session.token}`;
+    return { headers, credentials: "omit" };
+  }
+  if (method !== "GET") headers["x-csrf-token"] = session.csrf;
+  return { headers, credentials: "same-origin" };
+}
+
 /**
- * Calls of `/api` as the signed-in person: `Authorization: Bearer <token>` and the session's
- * `X-Service-Tenant`. A 401 or 403 means the token no longer serves this tenant (revoked, or
- * another tenant's): `onRejected` ends the session, and the call still fails for its caller.
+ * Calls of `/api` as the signed-in person, with the session's credentials (credentialsOf). A 401
+ * means the service no longer accepts them (a revoked or expired token, a session that ended):
+ * `onRejected` ends the session, and the call still fails for its caller. A 403 (a call beyond the
+ * person's roles) fails only the call.
  */
 export function createStaffApi(session: Session, texts: StaffTexts, onRejected: (error: ApiError) => void = () => {}): StaffApi {
   async function exchange<T>(method: Method, path: string, { body, headers: extra = {} }: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ body: T; headers: Headers }> {
-    const headers: Record<string, string> = {
-      ...extra,
-      accept: "application/json",
-      authorization: `Bearer ${session.token}`,
-      "x-service-tenant": session.tenant,
-    };
+    const own = credentialsOf(session, method);
+    const headers: Record<string, string> = { ...extra, accept: "application/json", ...own.headers };
     if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {
-      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
+      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: own.credentials, cache: "no-store" });
     } catch {
       throw new ApiError(0, texts.networkFailed);
     }
     if (!response.ok) {
       const error = new ApiError(response.status, await errorSentence(response, texts));
-      if (response.status === 401 || response.status === 403) onRejected(error);
+      if (response.status === 401) onRejected(error);
       throw error;
     }
     return { body: (response.status === 204 ? undefined : await response.json()) as T, headers: response.headers };

@@ -1,7 +1,8 @@
 import type { Lang } from "../types.ts";
+import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent. */
-export interface StaffTexts {
+export interface StaffTexts extends TrustTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -232,6 +233,7 @@ export interface StaffTexts {
 }
 
 const zh: StaffTexts = {
+  ...trustZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -467,6 +469,7 @@ const zh: StaffTexts = {
 };
 
 const en: StaffTexts = {
+  ...trustEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",

@@ -1,0 +1,87 @@
+import type { AccessOutcome } from "../../commands/access/events.ts";
+import type { StaffRole } from "./session.ts";
+
+/** The words of signing in through the hospital's identity provider, roles, and the access log (contract E.1–E.4). */
+export interface TrustTexts {
+  signInWith: (provider: string) => string;
+  signInWithHint: string;
+  orWithToken: string;
+  signedInAsPerson: (name: string, roles: string) => string;
+  roleNames: Record<StaffRole, string>;
+  noRole: string;
+  wardsOf: (wards: string) => string;
+  signingOut: string;
+  signOutFailed: string;
+  notForRole: (role: string) => string;
+
+  credentials: string;
+  credentialsIntro: string;
+
+  accessLog: string;
+  accessLogTitle: (name: string) => string;
+  accessLogIntro: (days: number) => string;
+  noAccessRecords: string;
+  accessColWhen: string;
+  accessColWho: string;
+  accessColRoles: string;
+  accessColAction: string;
+  accessColOutcome: string;
+  accessMore: (shown: number) => string;
+  outcomes: Record<AccessOutcome, string>;
+}
+
+export const trustZh: TrustTexts = {
+  signInWith: (provider) => `通过 ${provider} 登录`,
+  signInWithHint: "使用医院统一身份账号登录，权限与病区由医院身份系统决定。",
+  orWithToken: "使用令牌登录（系统对接或无统一身份时）",
+  signedInAsPerson: (name, roles) => `${name} · ${roles}`,
+  roleNames: { admin: "管理员", author: "报表作者", clinician: "临床", viewer: "只读" },
+  noRole: "无角色",
+  wardsOf: (wards) => `病区 ${wards}`,
+  signingOut: "正在退出…",
+  signOutFailed: "退出失败，请重试。",
+  notForRole: (role) => `此页面需要“${role}”角色，已为您打开报表。`,
+
+  credentials: "凭据",
+  credentialsIntro: "本机构的作者令牌与检验科接入密钥：谁能做什么、最近何时使用、何时到期；可吊销或轮换。",
+
+  accessLog: "谁查看过该患者",
+  accessLogTitle: (name) => `谁查看过 ${name}`,
+  accessLogIntro: (days) => `最近 ${days} 天内显示过该患者信息或结果的每一次应答，最新的在前。`,
+  noAccessRecords: "这段时间内没有查看记录。",
+  accessColWhen: "时间",
+  accessColWho: "人员",
+  accessColRoles: "角色",
+  accessColAction: "操作",
+  accessColOutcome: "结果",
+  accessMore: (shown) => `仅显示最近的 ${shown} 条；更早的记录请用 GET /api/patients/{patientRef}/access-log 分页读取。`,
+  outcomes: { shown: "已显示", cut: "未显示完（中断）", "not-found": "未找到", invalid: "请求有误", refused: "被拒绝", failed: "服务故障" },
+};
+
+export const trustEn: TrustTexts = {
+  signInWith: (provider) => `Sign in with ${provider}`,
+  signInWithHint: "Use your hospital account; your roles and wards come from the hospital's identity provider.",
+  orWithToken: "Sign in with a token (for systems, or without the hospital's sign-in)",
+  signedInAsPerson: (name, roles) => `${name} · ${roles}`,
+  roleNames: { admin: "Administrator", author: "Report author", clinician: "Clinician", viewer: "Viewer" },
+  noRole: "no role",
+  wardsOf: (wards) => `wards ${wards}`,
+  signingOut: "Signing out…",
+  signOutFailed: "Signing out failed; try again.",
+  notForRole: (role) => `That page needs the role “${role}”; the reports are open instead.`,
+
+  credentials: "Credentials",
+  credentialsIntro: "This tenant's author tokens and laboratory keys: who may do what, when each was last used and when it expires; revoke or rotate them here.",
+
+  accessLog: "Who looked at this patient",
+  accessLogTitle: (name) => `Who looked at ${name}`,
+  accessLogIntro: (days) => `Every answer of the last ${days} days that showed this patient's identity or results, newest first.`,
+  noAccessRecords: "Nobody looked at this patient in this period.",
+  accessColWhen: "When",
+  accessColWho: "Who",
+  accessColRoles: "Roles",
+  accessColAction: "What",
+  accessColOutcome: "Outcome",
+  accessMore: (shown) => `Only the latest ${shown} are shown; page through older ones with GET /api/patients/{patientRef}/access-log.`,
+  outcomes: { shown: "shown", cut: "cut off", "not-found": "not found", invalid: "bad request", refused: "refused", failed: "service fault" },
+};
