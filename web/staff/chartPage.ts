@@ -1,7 +1,9 @@
 import { el, localTime } from "./dom.ts";
+import { accessLogDialog } from "./accessLogDialog.ts";
 import { historyDialog } from "./historyDialog.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { seriesChart, type Series } from "./seriesChart.ts";
+import { may } from "./session.ts";
 import { segment } from "./staffApi.ts";
 import type { PatientResults } from "./types.ts";
 
@@ -72,6 +74,10 @@ export function chartPage(ctx: PageContext, patientRef: string): HTMLElement {
     el("a", { href: "#patients", class: "back" }, texts.backToPatients),
     el("div", { class: "form-field inline" }, el("label", { for: periodSelect.id }, texts.period), periodSelect),
     viewButton,
+    // Administrators see who was shown this patient (contract E.4); the server refuses it to others.
+    may(ctx.session, "admin")
+      ? el("button", { type: "button", class: "access-log-button", onclick: () => accessLogDialog(ctx, patientRef, results?.patient.name ?? patientRef) }, texts.accessLog)
+      : null,
   );
   const frame = pageFrame("chart", texts.chart, texts.chartIntro, toolbar, box, reports);
   frame.dataset.patientRef = patientRef;

@@ -28,6 +28,8 @@ export interface TrustTexts {
   accessColOutcome: string;
   accessMore: (shown: number) => string;
   outcomes: Record<AccessOutcome, string>;
+  /** What a person understands by an access record's action (the route); others are shown as the route. */
+  actions: Record<string, string>;
 }
 
 export const trustZh: TrustTexts = {
@@ -55,6 +57,27 @@ export const trustZh: TrustTexts = {
   accessColAction: "操作",
   accessColOutcome: "结果",
   accessMore: (shown) => `仅显示最近的 ${shown} 条；更早的记录请用 GET /api/patients/{patientRef}/access-log 分页读取。`,
+  actions: {
+    "GET /api/patients": "患者列表",
+    "GET /api/patients/{patientRef}": "患者信息",
+    "GET /api/patients/{patientRef}/results": "病历图表与结果",
+    "PUT /api/patients/{patientRef}": "登记或修改患者",
+    "GET /api/alerts": "危急值列表",
+    "GET /api/alerts/stream": "危急值实时推送",
+    "POST /api/alerts/{alertId}/acknowledge": "确认危急值",
+    "GET /api/unmatched": "待认领报告",
+    "POST /api/unmatched/{kind}/{externalId}/claim": "认领报告",
+    "GET /api/history/{kind}/{externalId}": "报告历史",
+    "GET /api/history/{kind}/{externalId}/versions/{n}": "报告历史版本",
+    "GET /api/history/{kind}/{externalId}/diff": "报告版本差异",
+    "POST /api/reports/{id}/data": "报表数据",
+    "POST /api/reports/{id}/drill": "报表明细",
+    "POST /api/reports/{id}/export/xlsx": "导出 Excel",
+    "POST /api/reports/{id}/export/docx": "导出 Word",
+    "GET /fhir/r4/Patient": "FHIR 患者查询",
+    "GET /fhir/r4/Observation": "FHIR 检验结果查询",
+    "GET /fhir/r4/DiagnosticReport": "FHIR 报告查询",
+  },
   outcomes: { shown: "已显示", cut: "未显示完（中断）", "not-found": "未找到", invalid: "请求有误", refused: "被拒绝", failed: "服务故障" },
 };
 
@@ -83,5 +106,26 @@ export const trustEn: TrustTexts = {
   accessColAction: "What",
   accessColOutcome: "Outcome",
   accessMore: (shown) => `Only the latest ${shown} are shown; page through older ones with GET /api/patients/{patientRef}/access-log.`,
+  actions: {
+    "GET /api/patients": "Patient list",
+    "GET /api/patients/{patientRef}": "Patient details",
+    "GET /api/patients/{patientRef}/results": "Chart and results",
+    "PUT /api/patients/{patientRef}": "Registered or changed the patient",
+    "GET /api/alerts": "Critical results list",
+    "GET /api/alerts/stream": "Live critical results",
+    "POST /api/alerts/{alertId}/acknowledge": "Acknowledged a critical result",
+    "GET /api/unmatched": "Unmatched reports",
+    "POST /api/unmatched/{kind}/{externalId}/claim": "Claimed a report",
+    "GET /api/history/{kind}/{externalId}": "Report history",
+    "GET /api/history/{kind}/{externalId}/versions/{n}": "A report's earlier version",
+    "GET /api/history/{kind}/{externalId}/diff": "Changes between report versions",
+    "POST /api/reports/{id}/data": "Report data",
+    "POST /api/reports/{id}/drill": "Report detail rows",
+    "POST /api/reports/{id}/export/xlsx": "Excel export",
+    "POST /api/reports/{id}/export/docx": "Word export",
+    "GET /fhir/r4/Patient": "FHIR patient search",
+    "GET /fhir/r4/Observation": "FHIR results search",
+    "GET /fhir/r4/DiagnosticReport": "FHIR reports search",
+  },
   outcomes: { shown: "shown", cut: "cut off", "not-found": "not found", invalid: "bad request", refused: "refused", failed: "service fault" },
 };
