@@ -244,6 +244,10 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect((await north.call("GET", "/api/reports/every-param/versions")).body.length).to.equal(before);
   },
 
+  "GET /api/me": async ({ north, south }) => {
+    expect((await south.asAuthor("GET", "/api/me")).body).to.include({ tenant: "south", who: "Nurse Chen" });
+    expect((await north.call("GET", "/api/me", { token: south.authorToken })).status, "south's token on north").to.equal(403);
+  },
   "GET /api/patients": async ({ south }) => {
     const patients = await south.asAuthor("GET", "/api/patients");
     expect(patients.body.map((p: { patientRef: string }) => p.patientRef)).not.to.include("P-NORTH");
@@ -362,11 +366,12 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   },
 
   "GET /api/admin/access-log": async ({ service, north, south }) => {
-    expect((await south.call("GET", "/api/admin/access-log", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    expect((await south.call("GET", "/api/admin/access-log", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
+    expect((await north.call("GET", "/api/admin/access-log", { token: south.adminToken })).status, "south's administrator is none of north's").to.equal(403);
     const northsCall = await north.call("GET", "/api/patients/P-NORTH/results", { token: north.authorToken, headers: { "x-request-id": "north-looks-at-p-north" } });
     expect(northsCall.status).to.equal(200);
     await until(async () => (await service.db.query("select 1 from read.access_log where request_id = 'north-looks-at-p-north'")).rowCount === 1);
-    const southsLog = await south.call("GET", "/api/admin/access-log?limit=1000", { token: ADMIN });
+    const southsLog = await south.call("GET", "/api/admin/access-log?limit=1000", { token: south.adminToken });
     expect(southsLog.status).to.equal(200);
     expect(southsLog.body.records.length, "south's own records").to.be.greaterThan(0);
     expect(southsLog.body.records.map((record: { requestId: string }) => record.requestId)).not.to.include("north-looks-at-p-north");
@@ -375,12 +380,13 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(southsLog.body.records.filter((record: { credential: string }) => northsAuthors.includes(record.credential))).to.deep.equal([]);
   },
   "GET /api/patients/:patientRef/access-log": async ({ service, north, south }) => {
-    expect((await south.call("GET", "/api/patients/P001/access-log", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    expect((await south.call("GET", "/api/patients/P001/access-log", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
+    expect((await north.call("GET", "/api/patients/P001/access-log", { token: south.adminToken })).status, "south's administrator is none of north's").to.equal(403);
     const northsCall = await north.call("GET", "/api/patients/P001/results", { token: north.authorToken, headers: { "x-request-id": "north-looks-at-p001" } });
     expect(northsCall.status).to.equal(200);
     await until(async () => (await service.db.query("select 1 from read.access_log where request_id = 'north-looks-at-p001'")).rowCount === 1);
     // Both tenants have a P001: south's log of its P001 holds none of north's looks at north's.
-    const southsP001 = await south.call("GET", "/api/patients/P001/access-log", { token: ADMIN });
+    const southsP001 = await south.call("GET", "/api/patients/P001/access-log", { token: south.adminToken });
     expect(southsP001.status).to.equal(200);
     expect(southsP001.body.map((record: { requestId: string }) => record.requestId)).not.to.include("north-looks-at-p001");
     // South's own P-NORTH (registered by the PUT case) has south's records; none of north's looks at north's P-NORTH.
@@ -403,36 +409,39 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expectNothingOfNorth(flat((await south.call("GET", "/api/admin/ledger/verify", { token: ADMIN })).body), "the verification (positions only)");
   },
   "POST /api/admin/clients": async ({ south }) => {
-    expect((await south.call("POST", "/api/admin/clients", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(401);
+    expect((await south.call("POST", "/api/admin/clients", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(403);
+    expect((await south.call("POST", "/api/admin/clients", { token: south.adminToken, body: { name: "x", tenant: "north" } })).status, "south's administrator makes no key of north").to.equal(403);
     expect((await south.call("POST", "/api/admin/clients", { token: south.client.key, body: { name: "x", tenant: "north" } })).status).to.equal(401);
   },
   "DELETE /api/admin/clients/:clientId": async ({ north, south }) => {
-    expect((await south.call("DELETE", `/api/admin/clients/${north.client.clientId}`, { token: south.authorToken })).status).to.equal(401);
+    expect((await south.call("DELETE", `/api/admin/clients/${north.client.clientId}`, { token: south.authorToken })).status).to.equal(403);
+    expect((await south.call("DELETE", `/api/admin/clients/${north.client.clientId}`, { token: south.adminToken })).status, "north's client is not there for south").to.equal(404);
     expect((await north.call("GET", "/open/v1/ping", { token: north.client.key })).status, "north's key still works").to.equal(200);
   },
   "PUT /api/admin/clients/:clientId/code-map": async ({ north, south }) => {
-    const answer = await south.call("PUT", `/api/admin/clients/${north.client.clientId}/code-map`, { token: south.authorToken, body: { codeMap: { X: "HGB" } } });
-    expect(answer.status).to.equal(401);
+    const answer = await south.call("PUT", `/api/admin/clients/${north.client.clientId}/code-map`, { token: south.adminToken, body: { codeMap: { X: "HGB" } } });
+    expect(answer.status).to.equal(404);
   },
   "POST /api/admin/authors": async ({ south }) => {
-    expect((await south.call("POST", "/api/admin/authors", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(401);
+    expect((await south.call("POST", "/api/admin/authors", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(403);
+    expect((await south.call("POST", "/api/admin/authors", { token: south.adminToken, body: { name: "x", tenant: "north" } })).status, "south's administrator makes no token of north").to.equal(403);
   },
   "GET /api/admin/clients": async ({ north, south }) => {
-    expect((await south.call("GET", "/api/admin/clients", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
-    const listed = await south.call("GET", "/api/admin/clients", { token: ADMIN });
+    expect((await south.call("GET", "/api/admin/clients", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
+    const listed = await south.call("GET", "/api/admin/clients", { token: south.adminToken });
     const ids = (listed.body as Array<{ clientId: string }>).map((client) => client.clientId);
     expect(ids, "the operator lists the clients of X-Service-Tenant").to.include(south.client.clientId).and.not.include(north.client.clientId);
     expectNothingOfNorth(flat(listed.body), "south's clients");
   },
   "POST /api/admin/clients/:clientId/rotate": async ({ north, south }) => {
-    expect((await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, { token: south.authorToken, body: { overlapHours: 0 } })).status).to.equal(401);
+    expect((await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, { token: south.adminToken, body: { overlapHours: 0 } })).status).to.equal(404);
     expect((await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, { token: south.client.key, body: { overlapHours: 0 } })).status).to.equal(401);
     expect((await north.call("GET", "/open/v1/ping", { token: north.client.key })).status, "north's key still works").to.equal(200);
   },
   "GET /api/admin/authors": async ({ north, south }) => {
-    expect((await south.call("GET", "/api/admin/authors", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    expect((await south.call("GET", "/api/admin/authors", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
     const northIds = ((await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>).map((author) => author.authorId);
-    const listed = await south.call("GET", "/api/admin/authors", { token: ADMIN });
+    const listed = await south.call("GET", "/api/admin/authors", { token: south.adminToken });
     const ids = (listed.body as Array<{ authorId: string }>).map((author) => author.authorId);
     expect(ids, "south's authors").not.to.be.empty;
     expect(ids.filter((id) => northIds.includes(id)), "north's authors listed for south").to.deep.equal([]);
@@ -440,12 +449,12 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   },
   "DELETE /api/admin/authors/:authorId": async ({ north, south }) => {
     const [northAuthor] = (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>;
-    expect((await south.call("DELETE", `/api/admin/authors/${northAuthor!.authorId}`, { token: south.authorToken })).status).to.equal(401);
+    expect((await south.call("DELETE", `/api/admin/authors/${northAuthor!.authorId}`, { token: south.adminToken })).status, "north's author is not there for south").to.equal(404);
     expect((await north.asAuthor("GET", "/api/unmatched")).status, "north's token still works").to.equal(200);
   },
   "POST /api/admin/authors/:authorId/rotate": async ({ north, south }) => {
     const [northAuthor] = (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>;
-    expect((await south.call("POST", `/api/admin/authors/${northAuthor!.authorId}/rotate`, { token: south.authorToken, body: { overlapHours: 0 } })).status).to.equal(401);
+    expect((await south.call("POST", `/api/admin/authors/${northAuthor!.authorId}/rotate`, { token: south.adminToken, body: { overlapHours: 0 } })).status).to.equal(404);
     expect((await north.asAuthor("GET", "/api/unmatched")).status, "north's token still works").to.equal(200);
   },
 

@@ -1,4 +1,5 @@
 import type { RunningService } from "../../src/app/service.ts";
+import { ADMIN } from "./http.ts";
 import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "./ingestion.ts";
 import { adequacySpec, hbMonthlyReports } from "./reports.ts";
 import { until } from "./service.ts";
@@ -60,7 +61,8 @@ export type SeededTenant = Awaited<ReturnType<typeof seedTenant>>;
 /**
  * A tenant with data behind every endpoint: an open-API client and an author, patient P001 (张三),
  * matched lab reports, an unmatched lab report (李四) and exam report waiting in the queue, the
- * report `every-param` published as v1 (dynamic) and v2 (snapshot), `hb-monthly` with a draft only.
+ * report `every-param` published as v1 (dynamic) and v2 (snapshot), `hb-monthly` with a draft only,
+ * and an administrator's token (role admin) of its own.
  * `prefix` keeps its external ids apart from another tenant's, so a leak names its source.
  */
 export async function seedTenant(service: RunningService, tenant: string, prefix = tenant.toUpperCase()) {
@@ -90,5 +92,8 @@ export async function seedTenant(service: RunningService, tenant: string, prefix
   ] as const) {
     if (answer.status >= 300) throw new Error(`seed ${step} failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   }
-  return { ...base, tenant, prefix, asAuthor, labIds: [...lab.map((r) => r.externalId), `${prefix}-DAY`, unmatchedLab.externalId], examIds: [`${prefix}-ECHO`, `${prefix}-ECG-UNMATCHED`] };
+  // The tenant's own administrator (contract E.2): what it may do to another tenant is what the isolation tests try.
+  const admin = await base.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: `Head of ${tenant}`, tenant, roles: ["admin"] } });
+  if (admin.status !== 201) throw new Error(`seed admin failed: ${admin.status} ${JSON.stringify(admin.body)}`);
+  return { ...base, tenant, prefix, asAuthor, adminToken: admin.body.token as string, labIds: [...lab.map((r) => r.externalId), `${prefix}-DAY`, unmatchedLab.externalId], examIds: [`${prefix}-ECHO`, `${prefix}-ECG-UNMATCHED`] };
 }
