@@ -1,11 +1,13 @@
 /**
- * The staff pages (`GET /staff`, src/staff/staffRoutes.ts): sign in with an author token, then
- * the reports with their versions and audits, the critical-result alerts (a live badge on every
- * page), the unmatched queue, the patients with their charts and the bulk jobs, all through the
- * `/api` endpoints. The server wrote the tenant and language into `<body data-…>`;
- * the pages are chosen by the fragment (`#reports`, `#alerts`, `#unmatched`, `#patients`,
- * `#chart/<patientRef>`, `#bulk-jobs`, the report editor at `#edit/<reportId>` and `#new`) so
- * the browser's back button and bookmarks work without a server route per page.
+ * The staff pages (`GET /staff`, src/staff/staffRoutes.ts): sign in through the hospital's
+ * identity provider (when configured) or with an author token, then the reports with their
+ * versions and audits, the critical-result alerts (a live badge on every page), the unmatched
+ * queue, the patients with their charts, the bulk jobs and the tenant's credentials, each offered
+ * to the roles that may use it, all through the `/api` endpoints. The server wrote the tenant,
+ * language and provider into `<body data-…>`; the pages are chosen by the fragment (`#reports`,
+ * `#alerts`, `#unmatched`, `#patients`, `#chart/<patientRef>`, `#bulk-jobs`, `#credentials`, the
+ * report editor at `#edit/<reportId>` and `#new`) so the browser's back button and bookmarks work
+ * without a server route per page.
  */
 import "./staff.css";
 import { alertsPage } from "./staff/alertsPage.ts";

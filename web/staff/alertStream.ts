@@ -19,8 +19,9 @@ const CHANGES: ReadonlySet<string> = new Set(["raised", "acknowledged", "closed"
 
 /**
  * `GET /api/alerts/stream` read with fetch, not EventSource: EventSource cannot send the
- * Authorization header of a token sign-in. A stream that ends or fails is opened again after a pause, and listeners
- * hear `onConnected(true)` so they read the list again (what happened meanwhile is not replayed).
+ * Authorization header of a token sign-in. A stream that ends or fails is opened again after a
+ * pause, and listeners hear `onConnected(true)` so they read the list again (what happened
+ * meanwhile is not replayed).
  */
 export function openAlertHub(session: Session): AlertHub {
   const listeners = new Set<AlertListener>();
