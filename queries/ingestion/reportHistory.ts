@@ -3,6 +3,7 @@ import { examReportStream, isClaimed, isDismissed, isReceived, labReportStream, 
 import { criticalResultsStreams, type CriticalResultEvent } from "../../commands/alerts/events.ts";
 import { readStream, type StoredEvent } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
+import type { TenantReader } from "../../db/tenantScope.ts";
 import { jsonChanges } from "../kit/jsonChanges.ts";
 import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
 
@@ -80,6 +81,17 @@ function receivedVersions(events: readonly ReportStored[]): Received[] {
 
 const isReportEvent = (event: ReportStored | StoredEvent<CriticalResultEvent>): event is ReportStored =>
   labReportStream.owns(event.streamId) || examReportStream.owns(event.streamId);
+
+/**
+ * Whether the reader sees the report in the read model: unmatched, or of a patient of the
+ * caller's wards (the read table's ward scope decides, db/wardScope.ts). The history itself is
+ * read from the event streams, which know no wards, so a caller limited to wards asks this first.
+ */
+export async function reportInScope(reader: TenantReader, kind: ReportStreamKind, externalId: string): Promise<boolean> {
+  const table = kind.name === "lab" ? "read.lab_reports" : "read.exam_reports";
+  const { rowCount } = await reader.query(`select 1 from ${table} where external_id = $1`, [externalId]);
+  return (rowCount ?? 0) > 0;
+}
 
 /** The report's history, oldest first; null when the tenant holds no such report. */
 export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKind, externalId: string): Promise<ReportHistory | null> {

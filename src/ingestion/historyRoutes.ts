@@ -1,7 +1,10 @@
 import Router from "@koa/router";
-import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
+import type { Context } from "koa";
+import { reportKinds, type ReportKind } from "../../commands/ingestion/reportKinds.ts";
 import type { Db } from "../../db/pool.ts";
-import { reportDiff, reportHistory, reportVersion } from "../../queries/ingestion/reportHistory.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { reportDiff, reportHistory, reportInScope, reportVersion } from "../../queries/ingestion/reportHistory.ts";
+import { principalOf } from "../http/requestState.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
@@ -23,11 +26,22 @@ export function historyRoutes(db: Db, adminToken: string | undefined, access: Ac
     return n;
   };
 
+  /**
+   * A caller limited to wards sees a report that is unmatched or of their wards' patients (contract
+   * E.2); another ward's answers 404 like one that does not exist. (A report pushed a moment ago
+   * and not yet in the read model is not there for them either, for that moment.)
+   */
+  const refuseOutsideWards = async (ctx: Context, kind: ReportKind, externalId: string) => {
+    if (principalOf(ctx).wards === null) return;
+    if (!(await readAsTenant(db, ctx.state.tenant, (reader) => reportInScope(reader, kind, externalId)))) throw unknown(kind.name, externalId);
+  };
+
   // Each answer shows a report as sent (its patient's name and id card) and whom it was matched to.
   const shownReport = (kind: string, externalId: string, patientRefs: Iterable<string | null | undefined>) => ({ patientRefs, reports: [{ kind, externalId }] });
 
   router.get("/:kind/:externalId", access.recorded, async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
+    await refuseOutsideWards(ctx, kind, ctx.params.externalId!);
     const history = await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!);
     if (!history) throw unknown(kind.name, ctx.params.externalId!);
     showing(ctx, shownReport(kind.name, history.externalId, history.entries.map((entry) => entry.patientRef)));
@@ -37,6 +51,7 @@ export function historyRoutes(db: Db, adminToken: string | undefined, access: Ac
   router.get("/:kind/:externalId/versions/:n", access.recorded, async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const n = versionNumber(ctx.params.n, "The version in the path");
+    await refuseOutsideWards(ctx, kind, ctx.params.externalId!);
     const found = await reportVersion(db, ctx.state.tenant, kind, ctx.params.externalId!, n);
     if (!found) {
       if (!(await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!))) throw unknown(kind.name, ctx.params.externalId!);
@@ -50,6 +65,7 @@ export function historyRoutes(db: Db, adminToken: string | undefined, access: Ac
     const kind = kindOf(ctx.params.kind!);
     const from = versionNumber(ctx.query.from, "from");
     const to = versionNumber(ctx.query.to, "to");
+    await refuseOutsideWards(ctx, kind, ctx.params.externalId!);
     const found = await reportDiff(db, ctx.state.tenant, kind, ctx.params.externalId!, from, to);
     if (!found) throw unknown(kind.name, ctx.params.externalId!);
     if ("missing" in found) throw new HttpError(404, `Report ${ctx.params.externalId} has no version ${found.missing}; its history lists the versions stored.`);

@@ -126,6 +126,28 @@ describe("roles and ward scopes of tokens and sessions (E.2)", function () {
     expect(scoped.seen.join(""), "another ward's alert").not.to.include("ALERT-R-5B");
   });
 
+  it("lists, counts and acknowledges only its wards' alerts; another ward's report, its history and its FHIR resources are not there", async () => {
+    // The alerts ALERT-R-3A and ALERT-R-5B were raised by the stream case above.
+    const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
+    const listed = ((await call("GET", "/api/alerts", { token })).body as Array<{ externalId: string }>).map((alert) => alert.externalId);
+    expect(listed).to.include("ALERT-R-3A").and.not.to.include("ALERT-R-5B");
+    const count = async (bearer: string) => ((await call("GET", "/api/alerts/count", { token: bearer })).body as { open: number }).open;
+    expect(await count(token), "only its ward's open alert").to.equal((await count(ADMIN)) - 1);
+    const everyAlert = (await call("GET", "/api/alerts", { token: ADMIN })).body as Array<{ alertId: string; externalId: string }>;
+    const otherWards = everyAlert.find((alert) => alert.externalId === "ALERT-R-5B")!;
+    expect((await call("POST", `/api/alerts/${otherWards.alertId}/acknowledge`, { token, body: { note: "not mine" } })).status).to.equal(404);
+
+    expect((await call("GET", "/api/history/lab/ALERT-R-5B", { token })).status, "another ward's report history").to.equal(404);
+    expect((await call("GET", "/api/history/lab/ALERT-R-5B/versions/1", { token })).status, "its version").to.equal(404);
+    expect((await call("GET", "/api/history/lab/ALERT-R-5B", { token: ADMIN })).status, "there for every ward's caller").to.equal(200);
+    expect((await call("GET", "/api/history/lab/ALERT-R-3A", { token })).status).to.equal(200);
+    expect((await call("GET", "/fhir/r4/DiagnosticReport/ALERT-R-5B", { token })).status).to.equal(404);
+    expect((await call("GET", "/fhir/r4/DiagnosticReport/ALERT-R-3A", { token })).status).to.equal(200);
+    const observations = async (ref: string) => ((await call("GET", `/fhir/r4/Observation?patient=${ref}`, { token })).body.entry ?? []) as unknown[];
+    expect(await observations("R-5B"), "another ward's results").to.have.length(0);
+    expect(await observations("R-3A")).to.not.have.length(0);
+  });
+
   it("lets a caller with wards register and change only its wards' patients", async () => {
     const token = await tokenWith({ roles: ["clinician"], wards: ["3A"] });
     const other = await call("PUT", "/api/patients/R-5B", { token, body: { name: "病人R-5B", idCard: makeIdCard("110105", "19550101", 42), ward: "3A" } });
