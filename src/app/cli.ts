@@ -15,12 +15,12 @@ import { importPatientsCsv } from "../../commands/patients/importPatientsCsv.ts"
 import { EventStore } from "../../db/eventStore.ts";
 import { migrate } from "../../db/migrate.ts";
 import { createPool, type Db } from "../../db/pool.ts";
-import { TENANT_PATTERN } from "../../db/tenantScope.ts";
+import { readAsTenant, TENANT_PATTERN, type TenantReader } from "../../db/tenantScope.ts";
 import { clearError } from "../../projections/runtime/generations.ts";
 import { allProjections } from "./allProjections.ts";
 import { prepareProjections, rebuildProjection, type RebuildResult } from "../../projections/runtime/rebuild.ts";
 import { ProjectionRunner } from "../../projections/runtime/runner.ts";
-import { authorById, clientById } from "../../queries/credentials/credentials.ts";
+import { authorById, clientById, listAuthors, listClients } from "../../queries/credentials/credentials.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
 import { verifyLedger } from "../../queries/ledger/ledger.ts";
 import { backupTo, restoreFrom } from "../../db/backup.ts";
@@ -210,6 +210,12 @@ keys
   );
 
 keys
+  .command("list")
+  .description("the tenant's clients with when each was made, expires, was last used and revoked (JSON); never a key")
+  .requiredOption("--tenant <tenant>", "the tenant whose clients to list")
+  .action((options: { tenant: string }) => withDatabase((url) => listCredentials(url, options.tenant, listClients)));
+
+keys
   .command("revoke <clientId>")
   .description("revoke a client's key at once")
   .action((clientId: string) =>
@@ -250,16 +256,24 @@ authors
   .requiredOption("--tenant <tenant>", "the tenant the author works for")
   .requiredOption("--name <name>", "the author's name, shown as 'who' on what they publish")
   .option("--expires-in-days <days>", "days until the token stops working (fractions allowed); left out: it does not expire")
-  .action((options: { tenant: string; name: string; expiresInDays?: string }) =>
+  .option("--roles <roles>", "what the token may do, comma-separated: admin, author, clinician, viewer; left out: author")
+  .option("--wards <wards>", "the wards whose patients the token sees, comma-separated; left out: every ward")
+  .action((options: { tenant: string; name: string; expiresInDays?: string; roles?: string; wards?: string }) =>
     withDatabase((url) =>
       withCommandContext(url, async (ctx, db) => {
-        const input = checked(registerAuthorInput, { ...options, expiresInDays: optionalNumber(options.expiresInDays) });
+        const input = checked(registerAuthorInput, { ...options, expiresInDays: optionalNumber(options.expiresInDays), roles: listOption(options.roles), wards: listOption(options.wards) });
         const created = await createAuthor(ctx, await credentialHasher(db), input);
         console.log(JSON.stringify(created, null, 2));
         console.error("Store the token now: it is shown only this once.");
       }),
     ),
   );
+
+authors
+  .command("list")
+  .description("the tenant's authors with their roles, wards and when each was made, expires, was last used and revoked (JSON); never a token")
+  .requiredOption("--tenant <tenant>", "the tenant whose authors to list")
+  .action((options: { tenant: string }) => withDatabase((url) => listCredentials(url, options.tenant, listAuthors)));
 
 authors
   .command("revoke <authorId>")
@@ -330,6 +344,22 @@ patients
 function optionalNumber(text: string | undefined): number | string | undefined {
   if (text === undefined) return undefined;
   return text.trim() !== "" && Number.isFinite(Number(text)) ? Number(text) : text;
+}
+
+/** `a, b,c` → ["a", "b", "c"]; left out stays left out. */
+function listOption(text: string | undefined): string[] | undefined {
+  return text === undefined ? undefined : text.split(",").map((item) => item.trim()).filter(Boolean);
+}
+
+/** Prints a tenant's credentials as the admin lists answer them (E.3). */
+async function listCredentials(url: string, tenant: string, list: (reader: TenantReader) => Promise<unknown>): Promise<void> {
+  if (!TENANT_PATTERN.test(tenant)) throw new Error("--tenant: 1 to 64 letters, digits, '_' or '-'");
+  const db = createPool(url, { max: 1, applicationName: "dialysis-hub-cli" });
+  try {
+    console.log(JSON.stringify(await readAsTenant(db, tenant, list), null, 2));
+  } finally {
+    await db.end();
+  }
 }
 
 /** The deployment's hasher, for the digests of new keys and tokens (as the service loads it). */

@@ -70,6 +70,28 @@ describe("command line", () => {
     expect(bad.stderr).to.include("--expires-in-days: expiresInDays is a number of days greater than 0");
   });
 
+  it("authors create takes roles and wards, and keys list and authors list show a tenant's credentials without their secrets", async function () {
+    this.timeout(30_000);
+    const made = await cli(databaseUrl, "authors", "create", "--tenant", "west", "--name", "Nurse Ma", "--roles", "clinician, viewer", "--wards", "3A,5B");
+    expect(made.code, made.stderr).to.equal(0);
+    const { authorId, token } = JSON.parse(made.stdout) as { authorId: string; token: string };
+    expect(await authorByToken(db, token)).to.deep.include({ roles: ["clinician", "viewer"], wards: ["3A", "5B"] });
+    const key = JSON.parse((await cli(databaseUrl, "keys", "create", "--tenant", "west", "--name", "West LIS")).stdout) as { clientId: string; key: string };
+
+    const authors = await cli(databaseUrl, "authors", "list", "--tenant", "west");
+    expect(authors.code, authors.stderr).to.equal(0);
+    const listed = JSON.parse(authors.stdout) as Array<Record<string, unknown>>;
+    expect(listed).to.have.length(1);
+    expect(listed[0]).to.include({ authorId, name: "Nurse Ma", lastUsedAt: null });
+    const keys = await cli(databaseUrl, "keys", "list", "--tenant", "west");
+    expect(JSON.parse(keys.stdout).map((client: { clientId: string }) => client.clientId)).to.deep.equal([key.clientId]);
+    expect(authors.stdout + keys.stdout, "no secret printed").not.to.include(token).and.not.to.include(key.key);
+
+    const badRole = await cli(databaseUrl, "authors", "create", "--tenant", "west", "--name", "x", "--roles", "nurse");
+    expect(badRole.code).to.equal(1);
+    expect(badRole.stderr).to.include("--roles.0: a role is one of admin, author, clinician, viewer");
+  });
+
   it("patients import saves the good rows, names the bad one and exits with 1", async function () {
     this.timeout(30_000);
     const file = path.join(dir, "patients.csv");
