@@ -5,7 +5,7 @@ import { ADMIN, httpClient } from "../support/http.ts";
 import { routeKey, withRouteInventory, type RouteEntry } from "../support/routeInventory.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { startTestService } from "../support/service.ts";
-import { ACCESS, concretePath, methodAndPattern, type Access } from "./support/endpointAccess.ts";
+import { ACCESS, concretePath, LEAST_ROLE, methodAndPattern, type Access } from "./support/endpointAccess.ts";
 
 /**
  * Contract C.2 over every route that needs a credential: without one, or with a wrong one, 401;
@@ -74,6 +74,24 @@ describe("security: credentials on every route that needs one", function () {
       for (const wrong of [undefined, `Bearer ${h1.authorToken}`, `Bearer ${h1.client.key}`, `Bearer ${ADMIN}x`, `Bearer ${ADMIN.slice(0, -1)}`, ADMIN]) {
         expectRefused(route, await attempt(route, wrong), 401, `with ${String(wrong).slice(0, 12)}…`);
       }
+    }
+  });
+
+  it("names the least role of every route a person calls, and refuses a token one role short with 403 naming it", async () => {
+    const personal = routesNeeding("author").map(routeKey);
+    expect(personal.filter((key) => !(key in LEAST_ROLE)), "routes without a least role").to.deep.equal([]);
+    expect(Object.keys(LEAST_ROLE).filter((key) => !personal.includes(key)), "least roles of routes that are not a person's").to.deep.equal([]);
+    const tokenOf = async (roles: string[]) => (await httpClient(service.url!)("POST", "/api/admin/authors", { token: ADMIN, body: { name: roles.join("+"), tenant: "h1", roles } })).body.token as string;
+    const holders = { viewer: await tokenOf(["viewer"]), clinician: await tokenOf(["clinician"]), author: await tokenOf(["author"]) };
+    const shortOf = { clinician: "viewer", author: "clinician" } as const;
+    for (const route of routesNeeding("author")) {
+      const needed = LEAST_ROLE[routeKey(route)]!;
+      if (needed !== "viewer") {
+        const refused = await attempt(route, `Bearer ${holders[shortOf[needed]]}`);
+        expectRefused(route, refused, 403, `with a ${shortOf[needed]}'s token`);
+        expect(JSON.stringify(refused.body), routeKey(route)).to.include(`needs the role ${needed}`);
+      }
+      expect((await attempt(route, `Bearer ${holders[needed]}`)).status, `${routeKey(route)} with a ${needed}'s token`).not.to.be.oneOf([401, 403]);
     }
   });
 

@@ -114,3 +114,36 @@ export function methodAndPattern(key: string): [string, string] {
   const space = key.indexOf(" ");
   return [key.slice(0, space), key.slice(space + 1)];
 }
+
+/**
+ * The least role (contract E.2) each route of a person needs, beyond a credential of the tenant:
+ * every "author" route above names one here, and the security tests call each with a token one
+ * role short (403 naming the role) and one holding it. The "tenant-admin" routes need `admin`.
+ */
+export const LEAST_ROLE: Readonly<Record<string, "viewer" | "clinician" | "author">> = {
+  "GET /api/me": "viewer",
+  "PUT /api/reports/:id/draft": "author",
+  "DELETE /api/reports/:id/draft": "author",
+  "POST /api/reports/:id/publish": "author",
+  "POST /api/reports/:id/restore": "author",
+  "GET /api/reports/:id/versions/:no/source": "author",
+  "GET /api/bulk-jobs": "author",
+  "GET /api/bulk-jobs/:jobId/rejected": "author",
+  "GET /api/patients": "clinician",
+  "GET /api/patients/:patientRef": "clinician",
+  "PUT /api/patients/:patientRef": "clinician",
+  "GET /api/patients/:patientRef/results": "clinician",
+  "GET /api/alerts": "clinician",
+  "GET /api/alerts/count": "clinician",
+  "POST /api/alerts/:alertId/acknowledge": "clinician",
+  "GET /api/alerts/stream": "clinician",
+  "GET /api/unmatched": "clinician",
+  "POST /api/unmatched/:kind/:externalId/claim": "clinician",
+  "POST /api/unmatched/:kind/:externalId/dismiss": "clinician",
+  "GET /api/history/:kind/:externalId": "clinician",
+  "GET /api/history/:kind/:externalId/versions/:n": "clinician",
+  "GET /api/history/:kind/:externalId/diff": "clinician",
+  "GET /fhir/r4/Observation": "clinician",
+  "GET /fhir/r4/Patient": "clinician",
+  "GET /fhir/r4/DiagnosticReport/:id": "clinician",
+};
