@@ -1,8 +1,9 @@
 import type { Lang } from "../types.ts";
+import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentialsTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent. */
-export interface StaffTexts extends TrustTexts {
+export interface StaffTexts extends TrustTexts, CredentialsTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -234,6 +235,7 @@ export interface StaffTexts extends TrustTexts {
 
 const zh: StaffTexts = {
   ...trustZh,
+  ...credentialsZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -470,6 +472,7 @@ const zh: StaffTexts = {
 
 const en: StaffTexts = {
   ...trustEn,
+  ...credentialsEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",

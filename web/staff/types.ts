@@ -5,6 +5,7 @@ export type { ReportListEntry, VersionEntry } from "../../queries/reports/report
 export type { UnmatchedEntry } from "../../queries/ingestion/unmatched.ts";
 export type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "../../queries/ingestion/reportHistory.ts";
 export type { BulkJobListEntry, BulkRejectedAnswer } from "../../queries/bulk/bulkJobs.ts";
+export type { AuthorListEntry, ClientListEntry } from "../../queries/credentials/credentials.ts";
 export type { Alert, AlertState } from "../../queries/alerts/alerts.ts";
 export type { PatientResults } from "../../queries/patients/patientResults.ts";
 
