@@ -46,7 +46,8 @@ export function readSideReachingIntoCommands(edges: readonly ImportEdge[]): stri
 
 /**
  * Modules the browser bundles share with the server at run time: pure functions with no server
- * dependency, so that a chart or a value reads the same in the embed page and in an export.
+ * dependency, so that a chart or a value reads the same in the embed page and in an export, and
+ * a page offers exactly what the roles the server checks allow.
  */
 export const SHARED_WITH_WEB = new Set([
   "src/reports/charts/chartOptions.ts",
@@ -54,6 +55,7 @@ export const SHARED_WITH_WEB = new Set([
   "src/reports/charts/highlight.ts",
   "src/reports/charts/tableColumns.ts",
   "commands/reports/spec/specVocabulary.ts",
+  "commands/credentials/staffRoleRanks.ts",
 ]);
 
 /** web/ importing server code for more than its types. */
