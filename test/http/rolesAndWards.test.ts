@@ -1,14 +1,10 @@
 import { expect } from "chai";
 import { localDateTime } from "../../db/localDateTime.ts";
-import { allProjections } from "../../src/app/allProjections.ts";
 import { NATIONAL_ID_SYSTEM } from "../../src/ingestion/fhir/bundleToLabReports.ts";
 import { makeIdCard } from "../../src/demo/demoData.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
-import { TestOpenIdProvider, walkSignIn } from "../support/openIdProvider.ts";
-import { startTestService, until, useService } from "../support/service.ts";
-
-const PUBLIC_URL = "http://dialysis-hub.test";
-const CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl: PUBLIC_URL };
+import { sessionCookieOf, useServiceWithProvider } from "../support/openIdProvider.ts";
+import { until } from "../support/service.ts";
 
 /**
  * Contract E.2 over HTTP: an author token's roles and wards, and a staff session's, decide what
@@ -16,13 +12,7 @@ const CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-012
  */
 describe("roles and ward scopes of tokens and sessions (E.2)", function () {
   this.timeout(60_000);
-  const provider = new TestOpenIdProvider(CLIENT);
-  const hub = useService(async () => {
-    await provider.start();
-    const env = { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: CLIENT.clientId, OIDC_CLIENT_SECRET: CLIENT.clientSecret, PUBLIC_URL };
-    return { service: await startTestService({ projections: allProjections, env }) };
-  });
-  after(() => provider.stop());
+  const hub = useServiceWithProvider();
   let call: ReturnType<typeof httpClient>;
   const tokenWith = async (body: Record<string, unknown>) => {
     const made = await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Staff", tenant: "default", ...body } });
@@ -193,9 +183,7 @@ describe("roles and ward scopes of tokens and sessions (E.2)", function () {
   });
 
   it("lets a staff session call /api within its roles and wards, and asks its CSRF token to change anything", async () => {
-    provider.person = { sub: "nurse-7", name: "李护士", roles: ["clinician"], wards: ["5B"] };
-    const { callback } = await walkSignIn(hub.service.url!, PUBLIC_URL);
-    const cookie = callback.headers.getSetCookie().find((line) => line.startsWith("dh_session="))!.split(";")[0]!;
+    const cookie = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "nurse-7", name: "李护士", roles: ["clinician"], wards: ["5B"] });
     const headers = { cookie };
     const listed = await call("GET", "/api/patients", { headers });
     expect(listed.status).to.equal(200);

@@ -1,12 +1,7 @@
 import { expect } from "chai";
-import { allProjections } from "../../src/app/allProjections.ts";
 import { makeIdCard } from "../../src/demo/demoData.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
-import { TestOpenIdProvider, walkSignIn } from "../support/openIdProvider.ts";
-import { startTestService, useService } from "../support/service.ts";
-
-const PUBLIC_URL = "http://dialysis-hub.test";
-const CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl: PUBLIC_URL };
+import { sessionCookieOf, useServiceWithProvider } from "../support/openIdProvider.ts";
 
 /**
  * Contract E.2: role admin is "everything of the tenant, including /api/admin/* for it". A
@@ -16,13 +11,7 @@ const CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-012
  */
 describe("a tenant's own administrators (E.2, E.3, E.4)", function () {
   this.timeout(60_000);
-  const provider = new TestOpenIdProvider(CLIENT);
-  const hub = useService(async () => {
-    await provider.start();
-    const env = { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: CLIENT.clientId, OIDC_CLIENT_SECRET: CLIENT.clientSecret, PUBLIC_URL };
-    return { service: await startTestService({ projections: allProjections, env }) };
-  });
-  after(() => provider.stop());
+  const hub = useServiceWithProvider();
   let call: ReturnType<typeof httpClient>;
   const tokenOf = async (tenant: string, body: Record<string, unknown>) => {
     const made = await call("POST", "/api/admin/authors", { token: ADMIN, tenant, body: { name: "Staff", tenant, ...body } });
@@ -84,9 +73,7 @@ describe("a tenant's own administrators (E.2, E.3, E.4)", function () {
   });
 
   it("lets a person signed in with the role admin administer with the session cookie and its CSRF token", async () => {
-    provider.person = { sub: "admin-1", name: "张主任", roles: ["admin"] };
-    const { callback } = await walkSignIn(hub.service.url!, PUBLIC_URL);
-    const cookie = callback.headers.getSetCookie().find((line) => line.startsWith("dh_session="))!.split(";")[0]!;
+    const cookie = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "admin-1", name: "张主任", roles: ["admin"] });
     const { csrf } = (await call("GET", "/staff/session", { headers: { cookie } })).body;
     const body = { name: "Night nurse", tenant: "default", roles: ["clinician"] };
     expect((await call("POST", "/api/admin/authors", { headers: { cookie }, body })).status, "without the CSRF token").to.equal(403);
@@ -100,9 +87,7 @@ describe("a tenant's own administrators (E.2, E.3, E.4)", function () {
     expect((await call("GET", "/api/me", { token: ADMIN, tenant: "h9" })).body).to.deep.equal({ who: "admin", credential: "admin-token", tenant: "h9", roles: ["admin"], wards: null });
     expect((await call("GET", "/api/me", { token: `${token}x` })).status).to.equal(401);
 
-    provider.person = { sub: "viewer-1", name: "Visitor", roles: ["viewer"] };
-    const { callback } = await walkSignIn(hub.service.url!, PUBLIC_URL);
-    const cookie = callback.headers.getSetCookie().find((line) => line.startsWith("dh_session="))!.split(";")[0]!;
+    const cookie = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "viewer-1", name: "Visitor", roles: ["viewer"] });
     expect((await call("GET", "/api/me", { headers: { cookie } })).body).to.deep.include({ who: "Visitor", credential: "staff-session", roles: ["viewer"], wards: null });
   });
 });

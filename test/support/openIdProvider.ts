@@ -1,6 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import Provider from "oidc-provider";
+import { allProjections } from "../../src/app/allProjections.ts";
+import type { RunningService } from "../../src/app/service.ts";
+import { startTestService, useService } from "./service.ts";
 
 /** The claims of the person the provider signs in next. */
 export interface ProviderPerson {
@@ -111,4 +114,32 @@ export async function walkSignIn(serviceUrl: string, publicUrl: string, tenant =
   }
   const callbackUrl = location.replace(publicUrl, serviceUrl);
   return { callback: await fetch(callbackUrl, { redirect: "manual" }), callbackUrl };
+}
+
+/** The service's external address in the sign-in tests: the provider redirects there, walkSignIn maps it to the real one. */
+export const TEST_PUBLIC_URL = "http://dialysis-hub.test";
+export const TEST_OIDC_CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl: TEST_PUBLIC_URL };
+
+/**
+ * A suite's service that signs staff in through its own TestOpenIdProvider (started first, since
+ * the service needs its issuer), with `env` besides; both stop after the suite.
+ */
+export function useServiceWithProvider(env: Record<string, string> = {}): { service: RunningService; provider: TestOpenIdProvider } {
+  const provider = new TestOpenIdProvider(TEST_OIDC_CLIENT);
+  const hub = useService(async () => {
+    await provider.start();
+    const oidc = { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: TEST_OIDC_CLIENT.clientId, OIDC_CLIENT_SECRET: TEST_OIDC_CLIENT.clientSecret, PUBLIC_URL: TEST_PUBLIC_URL };
+    return { service: await startTestService({ projections: allProjections, env: { ...oidc, ...env } }), provider };
+  });
+  after(() => provider.stop());
+  return hub;
+}
+
+/** Signs `person` in through the provider; answers the `Cookie` header of the session. */
+export async function sessionCookieOf(serviceUrl: string, provider: TestOpenIdProvider, person: ProviderPerson): Promise<string> {
+  provider.person = person;
+  const { callback } = await walkSignIn(serviceUrl, TEST_PUBLIC_URL);
+  const setCookie = callback.headers.getSetCookie().find((line) => line.startsWith("dh_session="));
+  if (!setCookie) throw new Error(`the callback answered ${callback.status} without a session cookie`);
+  return setCookie.split(";")[0]!;
 }
