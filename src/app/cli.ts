@@ -71,7 +71,7 @@ program
       const loaded = await loadDemo(service.url, config.ADMIN_TOKEN, { signal: demoLoading.signal });
       if (loaded) {
         saveDemoCredentials(config.DATA_DIR, loaded);
-        const summary = `${loaded.patients} patients, ${loaded.labReports} lab reports (${loaded.unmatchedReports} awaiting a patient in /api/unmatched), ${loaded.reports.length} reports published`;
+        const summary = `${loaded.patients} patients, ${loaded.labReports} lab reports (${loaded.unmatchedReports} awaiting a patient in /api/unmatched, ${loaded.criticalResults} critical values of the last hours), ${loaded.reports.length} reports published`;
         console.log([`Demo data loaded in ${(loaded.elapsedMs / 1000).toFixed(1)} s: ${summary}.`, ...demoWelcomeLines(service.url, loaded, config.DATA_DIR)].join("\n"));
       } else if (demoState.kind === "load") {
         console.log(["The demo tenant was loaded by an earlier start.", ...demoWelcomeLines(service.url, null, config.DATA_DIR)].join("\n"));
