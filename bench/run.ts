@@ -36,6 +36,7 @@ const groups: Record<string, Group> = {
   alerts: { run: async () => (await import("./alerts.ts")).alertBenchmarks(), cannotRunBecause: chromiumMissing },
   defence: { run: async () => (await import("./defence.ts")).defenceBenchmarks() },
   identity: { run: async () => (await import("./identity.ts")).identityBenchmarks() },
+  cli: { run: async () => (await import("./cliHelp.ts")).cliHelpBenchmarks() },
   failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };
 /** Groups that run only when named: the soak takes ten minutes. */

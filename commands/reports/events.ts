@@ -1,6 +1,7 @@
 import { streamCodec, type Event } from "../kit/events.ts";
 import type { Audit } from "./spec/audit.ts";
 import type { QueryOutcome } from "./spec/queryOutcome.ts";
+import type { QueryProblem } from "./spec/queryTrial.ts";
 import type { ReportSpec } from "./spec/specSchema.ts";
 
 /**
@@ -17,7 +18,10 @@ export interface Draft {
   title: string;
   datasource: string;
   spec: ReportSpec;
+  /** Counts the queries that failed when tried at save (absent in drafts saved before they were tried). */
   audit: Audit;
+  /** The queries that failed when tried at save, as the database said it then: recorded, never tried again on replay. */
+  queryProblems?: QueryProblem[];
 }
 
 export interface PublishedVersion extends Draft {

@@ -8,6 +8,7 @@ import { reportStreams, type Draft, type Mode, type ReportEvent } from "./events
 import { draftHash, noSuchVersion, reportDecider, unmetPrecondition, type DraftPrecondition } from "./reportDecider.ts";
 import { auditSpec, type Audit } from "./spec/audit.ts";
 import type { QueryOutcome } from "./spec/queryOutcome.ts";
+import { failedTrials, type QueryProblem, type QueryToTry, type QueryTrial } from "./spec/queryTrial.ts";
 import { specProblems, type ReportSpec } from "./spec/specSchema.ts";
 import { readOnlyProblem } from "./spec/sqlSafety.ts";
 import { drillTemplateDefs, validateParamValues, type TemplateDef } from "./spec/sqlTemplate.ts";
@@ -36,7 +37,14 @@ export interface ReportsDeps {
   dataSources(): string[];
   /** Runs a layer's queries now, each succeeding or failing on its own: a snapshot freezes what they return. */
   runQueries: RunQueries;
+  /**
+   * Tries a draft's queries as the save takes them (the database plans each with these values,
+   * under the tenant's report limits, contract E.5), and says how each went.
+   */
+  tryQueries: TryQueries;
 }
+
+export type TryQueries = (datasource: string, tenant: string, queries: readonly QueryToTry[]) => Promise<QueryTrial[]>;
 
 export type RunQueries = (
   datasource: string,
@@ -51,7 +59,35 @@ async function settled(ctx: CommandContext, appended: { last: { transactionId: s
   if (appended) await ctx.caughtUp("reports", appended.last);
 }
 
-/** Validates a draft completely (shape, data source, every query read-only) and audits it. */
+/** A saved draft's audit, and the queries of it that failed when tried. */
+export interface SavedDraft {
+  audit: Audit;
+  queryProblems: QueryProblem[];
+}
+
+/**
+ * Every query of a draft with the values a viewer first sees: the filters' defaults, and for a
+ * drill's queries no clicked row yet (its args null, so their optional clauses drop out).
+ */
+export function queriesToTry(spec: ReportSpec): QueryToTry[] {
+  const params = spec.params ?? [];
+  // Normalised as a data call on the draft takes them (an empty multi-select is null, …).
+  const checked = validateParamValues(params, {}, undefined);
+  const defaults = "values" in checked ? checked.values : Object.fromEntries(params.map((param) => [param.name, param.default ?? null]));
+  return [
+    ...Object.entries(spec.queries).map(([name, query]) => ({ query: `queries.${name}`, sql: query.sql, defs: params, values: defaults })),
+    ...Object.entries(spec.drills ?? {}).flatMap(([key, drill]) => {
+      const values = { ...defaults, ...Object.fromEntries(drill.args.map((arg) => [arg.name, null])) };
+      return Object.entries(drill.queries).map(([name, query]) => ({ query: `drills.${key}.queries.${name}`, sql: query.sql, defs: drillTemplateDefs(params, drill), values }));
+    }),
+  ];
+}
+
+/**
+ * Validates a draft completely (shape, data source, every query read-only), tries its queries
+ * (a query that fails is recorded and audited, never refused: the save still answers 200) and
+ * audits it.
+ */
 export async function saveDraft(
   ctx: CommandContext,
   deps: ReportsDeps,
@@ -59,7 +95,7 @@ export async function saveDraft(
   reportId: string,
   input: z.output<typeof saveDraftInput>,
   precondition?: DraftPrecondition,
-): Promise<Audit> {
+): Promise<SavedDraft> {
   const problems = specProblems(input.spec);
   if (problems.length > 0) {
     const listed = problems.slice(0, 5).map((p) => (p.path ? `spec.${p.path}: ${p.message}` : p.message));
@@ -82,11 +118,14 @@ export async function saveDraft(
       if (problem) throw new CommandError("invalid", `spec.drills.${key}.queries.${name}.sql: ${problem}`);
     }
   }
-  const audit = await auditSpec(spec);
-  const draft: Draft = { title: input.title ?? spec.title, datasource: input.datasource, spec, audit };
+  // Tried before the event is decided, and recorded in it: a replay never tries a query again.
+  const trials = await deps.tryQueries(input.datasource, tenant, queriesToTry(spec));
+  const audit = await auditSpec(spec, trials);
+  const queryProblems = failedTrials(trials);
+  const draft: Draft = { title: input.title ?? spec.title, datasource: input.datasource, spec, audit, queryProblems };
   const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStreams.id(reportId) }, reportDecider, { type: "saveDraft", draft, who: ctx.metadata.actor, precondition }, ctx.metadata);
   await settled(ctx, appended);
-  return audit;
+  return { audit, queryProblems };
 }
 
 export async function discardDraft(ctx: CommandContext, tenant: string, reportId: string, precondition?: DraftPrecondition): Promise<void> {

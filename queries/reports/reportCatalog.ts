@@ -57,3 +57,9 @@ export async function auditOf(reader: TenantReader, reportId: string, no: number
   const { rows } = await reader.query("select audit from read.report_versions where report_id = $1 and no = $2", [reportId, no]);
   return rows[0]?.audit ?? null;
 }
+
+/** The draft's audit, as its save answered it; null when the report has no draft. */
+export async function draftAuditOf(reader: TenantReader, reportId: string): Promise<Audit | null> {
+  const { rows } = await reader.query("select audit from read.report_drafts where report_id = $1", [reportId]);
+  return rows[0]?.audit ?? null;
+}

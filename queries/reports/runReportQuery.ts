@@ -31,7 +31,7 @@ export interface RunOptions {
  * locks and prepared statements, which outlive a transaction, are dropped here too. (Such calls
  * are also refused when a draft is saved: commands/reports/spec/sqlSafety.ts.)
  */
-const END_REPORT_TRANSACTION_STATEMENTS = ["rollback", "select pg_advisory_unlock_all()", "deallocate all"] as const;
+export const END_REPORT_TRANSACTION_STATEMENTS = ["rollback", "select pg_advisory_unlock_all()", "deallocate all"] as const;
 /** The same as one simple query. */
 export const END_REPORT_TRANSACTION = END_REPORT_TRANSACTION_STATEMENTS.join("; ");
 
@@ -109,15 +109,27 @@ const READ_ONLY_VIOLATION = "25006";
 
 /** The database's own sentence, with any quoted SQL fragment replaced by where it stood. */
 export function authorMessage(error: unknown, timeoutMs: number): string {
+  const { message, position } = authorFailure(error, timeoutMs);
+  return position === null ? message : `${message.slice(0, -1)} (at character ${position}).`;
+}
+
+/**
+ * A failed report statement as a sentence for its author (no SQL text, ending with a full stop)
+ * and the character of the statement the database points at (1-based, as PostgreSQL counts), if any.
+ */
+export function authorFailure(error: unknown, timeoutMs: number): { message: string; position: number | null } {
   const pgError = error as { code?: string; message?: string; position?: string };
   if (pgError.code === QUERY_CANCELED) {
-    return `The query ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped; narrow the filters or aggregate more in SQL.`;
+    return { message: `The query ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped; narrow the filters or aggregate more in SQL.`, position: null };
   }
   if (pgError.code === INSUFFICIENT_PRIVILEGE) {
-    return `The query reads something outside its data source; the clinical data source offers ${CLINICAL_RELATIONS.slice(0, -1).join(", ")} and ${CLINICAL_RELATIONS.at(-1)}.`;
+    return { message: `The query reads something outside its data source; the clinical data source offers ${CLINICAL_RELATIONS.slice(0, -1).join(", ")} and ${CLINICAL_RELATIONS.at(-1)}.`, position: null };
   }
-  if (pgError.code === READ_ONLY_VIOLATION) return "Report queries may only read; remove the statement that writes.";
-  if (typeof pgError.message !== "string" || !pgError.code) return "The query failed; check it against the data source.";
-  const at = pgError.position ? ` (at character ${pgError.position})` : "";
-  return `${pgError.message.replace(/ at or near "(?:[^"]|"")*"/g, "").replace(/\s+/g, " ").trim()}${at}.`;
+  if (pgError.code === READ_ONLY_VIOLATION) return { message: "Report queries may only read; remove the statement that writes.", position: null };
+  if (typeof pgError.message !== "string" || !pgError.code) return { message: "The query failed; check it against the data source.", position: null };
+  const position = pgError.position ? Number(pgError.position) : NaN;
+  return {
+    message: `${pgError.message.replace(/ at or near "(?:[^"]|"")*"/g, "").replace(/\s+/g, " ").trim()}.`,
+    position: Number.isInteger(position) && position > 0 ? position : null,
+  };
 }

@@ -20,6 +20,7 @@ import { patientRoutes } from "../patients/patientRoutes.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
 import type { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
+import { helpPagesRoutes } from "../docs/helpPages.ts";
 import { callerRoutes } from "../credentials/callerRoutes.ts";
 import { offerStaffSessions, staffSessionRoutes } from "../staffSessions/staffSessionRoutes.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
@@ -78,6 +79,7 @@ export function createApp(deps: AppDependencies): Koa {
   const health = healthRoutes(deps.readiness);
   app.use(health.routes());
   app.use(helpRoutes().routes());
+  app.use(helpPagesRoutes().routes());
   app.use(docsRoutes(deps.openApi).routes());
   // The inline-frame page (C.7) and CORS for its calls from a sandboxed frame (see embedAccess.ts).
   const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });

@@ -29,7 +29,7 @@ import { LedgerSealer } from "../../projections/runtime/ledgerSealer.ts";
 import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../../projections/runtime/wakeups.ts";
 import { BULK_WAKEUP_QUEUE, BulkImporter } from "../../reactors/bulkImporter.ts";
 import type { Config } from "./config.ts";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embeddedPostgres.ts";
+import { openDatabase } from "./openDatabase.ts";
 import { createApp } from "./httpApp.ts";
 import { ClientErrorAnswers } from "../http/clientErrors.ts";
 import { listenForMetrics } from "../metrics/metricsRoutes.ts";
@@ -65,16 +65,6 @@ export interface RunningService {
   eventStore: EventStore;
   worker: ProjectionWorker | null;
   stop(): Promise<void>;
-}
-
-/** Resolves the database: the configured one, or the embedded one under DATA_DIR. */
-export async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
-  if (config.DATABASE_URL) return { url: config.DATABASE_URL, embedded: null };
-  const embedded = await startEmbeddedPostgres(`${config.DATA_DIR}/pg`, config.EMBEDDED_PG_PORT, (line) => log.debug({ postgres: line }));
-  if (embedded.replacedFixedPassword) {
-    log.warn({ passwordFile: embedded.passwordFile }, "the embedded PostgreSQL's superuser had the fixed password of earlier versions; it now has a generated one, kept in passwordFile (readable by this OS user only)");
-  }
-  return { url: embedded.url, embedded };
 }
 
 export async function startService({ config, role, log, projections = allProjections, env = process.env, recordAccess = true }: ServiceOptions): Promise<RunningService> {

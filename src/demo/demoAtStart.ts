@@ -3,7 +3,7 @@
  * lines that tell a person how to use it (keys, report URLs).
  */
 import path from "node:path";
-import { DEMO_TENANT } from "./demoData.ts";
+import { DEMO_TENANT, DEMO_TRY_PATIENT } from "./demoData.ts";
 import { DEMO_REPORT_IDS } from "./demoReports.ts";
 import { demoCredentialsPath, readDemoCredentials, type DemoCredentials } from "./loadDemo.ts";
 
@@ -43,7 +43,8 @@ export function demoWelcomeLines(url: string, credentials: DemoCredentials | nul
   reports.forEach((id, i) => {
     lines.push(`    ${i === 0 ? "Reports:    " : "            "} ${url}/api/reports/${id}/view   ${url}/embed/reports/${id}?tenant=${DEMO_TENANT}`);
   });
-  lines.push(`    Staff pages: ${url}/staff?tenant=${DEMO_TENANT} (reports, unmatched queue, patients; sign in with the author token)`);
+  lines.push(`    Staff pages: ${url}/staff?tenant=${DEMO_TENANT} (reports, critical results, unmatched queue, patients; sign in with the author token)`);
+  lines.push(`    Push a value: for demo patient ${DEMO_TRY_PATIENT}, whose id card the getting-started article prints (${url}/md/getting-started.md)`);
   lines.push(`    Try:         curl -H 'X-Service-Tenant: ${DEMO_TENANT}' ${url}/api/reports`);
   return lines;
 }

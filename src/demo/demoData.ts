@@ -177,7 +177,7 @@ export interface DemoLabItem {
   unit?: string;
   refLow?: number;
   refHigh?: number;
-  abnormalFlag?: "L" | "H";
+  abnormalFlag?: "L" | "H" | "LL" | "HH";
 }
 
 export interface DemoLabReport {
@@ -204,6 +204,47 @@ export interface DemoData {
   labReports: DemoLabReport[];
   /** How many of `labReports` carry a person who is not a registered patient. */
   unmatchedReports: number;
+  /** A few critical values of the last hours, one per ward, so Critical results has work when the demo opens. */
+  criticalReports: DemoLabReport[];
+}
+
+/**
+ * The demo patient whose id card the getting-started article prints, for trying a push of one's
+ * own (the staff pages mask id cards). The demo data is the same on every machine.
+ */
+export const DEMO_TRY_PATIENT = "HD0001";
+
+const CRITICAL_VALUES: ReadonlyArray<{ ward: string; item: DemoLabItem }> = [
+  { ward: "A", item: { itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "HH" } },
+  { ward: "B", item: { itemCode: "HGB", itemName: "血红蛋白", value: 48, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: "LL" } },
+  { ward: "C", item: { itemCode: "K", itemName: "钾", value: 2.4, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "LL" } },
+];
+
+/** One laboratory report of a critical value for the first active patient of each ward, sampled three hours before `now`. */
+function criticalReportsOf(now: Date, persons: readonly Person[]): DemoLabReport[] {
+  const local = (date: Date) => `${isoDate(date.getFullYear(), date.getMonth() + 1, date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:00`;
+  const drawn = new Date(now.getTime() - 3 * 3_600_000);
+  const reported = new Date(now.getTime() - 3_600_000);
+  return CRITICAL_VALUES.flatMap(({ ward, item }, i) => {
+    const person = persons.find((candidate) => candidate.ward === ward && candidate.active);
+    if (!person) return [];
+    return [
+      {
+        externalId: `DEMO-CRIT-${person.patientRef}`,
+        reportNo: `LRCRIT${pad(i + 1, 4)}`,
+        patient: { idCard: person.idCard, name: person.name, hisPatientId: person.hisPatientId },
+        panelName: "急诊生化",
+        specimen: "SERUM",
+        collectedAt: local(drawn),
+        reportedAt: local(reported),
+        status: "FINAL",
+        labName: "中心实验室",
+        reporter: LAB_STAFF[0]!,
+        reviewer: REVIEWERS[0]!,
+        items: [item],
+      },
+    ];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,5 +510,5 @@ export function generateDemoData(now: Date = new Date(), seed = DEFAULT_SEED): D
   });
 
   const patients: DemoPatient[] = persons.map(({ patientRef, name, idCard, hisPatientId, ward, active }) => ({ patientRef, name, idCard, hisPatientId, ward, active }));
-  return { tenant: DEMO_TENANT, months, period: demoPeriod(now), patients, labReports, unmatchedReports };
+  return { tenant: DEMO_TENANT, months, period: demoPeriod(now), patients, labReports, unmatchedReports, criticalReports: criticalReportsOf(now, persons) };
 }

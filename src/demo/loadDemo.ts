@@ -30,6 +30,8 @@ export interface DemoLoaded extends DemoCredentials {
   patients: number;
   labReports: number;
   unmatchedReports: number;
+  /** Critical values of the last hours, waiting on the staff pages' Critical results. */
+  criticalResults: number;
   elapsedMs: number;
 }
 
@@ -164,6 +166,8 @@ export async function loadDemo(baseUrl: string, adminToken: string, options: Loa
   onProgress(`pushing ${data.labReports.length} lab reports (${data.months.length} months)`);
   const batches: DemoLabReport[][] = [];
   for (let i = 0; i < data.labReports.length; i += PUSH_BATCH) batches.push(data.labReports.slice(i, i + PUSH_BATCH));
+  // Critical values of the last hours come last, as a laboratory would send them today: they raise alerts.
+  batches.push(data.criticalReports);
   await eachLimited(batches, PUSH_CONCURRENCY, async (reports) => {
     const answer = await http.call("POST", "/open/v1/lab/reports", { token: client.key, tenant, body: { reports } });
     const envelope = answer.body as { code?: number; msg?: string; data?: { results?: Array<{ status: string; externalId: string | null; errors?: Array<{ field: string; message: string }> }> } };
@@ -205,6 +209,7 @@ export async function loadDemo(baseUrl: string, adminToken: string, options: Loa
     patients: data.patients.length,
     labReports: data.labReports.length,
     unmatchedReports: data.unmatchedReports,
+    criticalResults: data.criticalReports.length,
     elapsedMs: Date.now() - started,
   };
 }

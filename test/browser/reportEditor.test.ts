@@ -2,6 +2,7 @@ import { expect } from "chai";
 import type { FrameLocator, Page } from "playwright-core";
 import { demoReports } from "../../src/demo/demoReports.ts";
 import { until } from "../support/service.ts";
+import { expectAccessible } from "./accessibility.ts";
 import { previewAfter } from "./editorPreview.ts";
 import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 
@@ -237,6 +238,71 @@ describe("the report editor in chromium", function () {
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("link", { name: "Reports", exact: true }).click();
     await page.locator(".page-reports .page-body[data-state=ready]").waitFor();
+  });
+
+  it("marks a query that fails when saved at its SQL line and column, and asks before publishing it (en, zh)", async () => {
+    // Issue #34, item 3: `avg(ktvv)` was saved with grade A and published; viewers met the error.
+    const spec = { version: 1, title: "Kt/V by month", params: [], queries: { monthly: { sql: "select month, avg(value_avg) as ktv from monthly_results where std_code = 'KTV' group by month order by month" } }, nodes: [{ id: "trend", type: "table", query: "monthly" }] };
+    expect((await staff.tenant.call("PUT", "/api/reports/ktv-board/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/ktv-board`);
+    await page.locator(".page-editor .editor").waitFor();
+    const sqlField = page.locator('.sql-field[data-path="queries.monthly.sql"]');
+
+    await typeInto("SQL of query monthly", "select month,\n  avg(ktvv) as ktv\nfrom monthly_results\ngroup by month order by month");
+    await previewAfter(page, saveAndPreview);
+    const note = sqlField.locator(".query-problems");
+    await note.waitFor();
+    expect(await note.textContent()).to.equal('This query failed when the draft was saved, at line 2, column 7: column "ktvv" does not exist.');
+    const mark = sqlField.locator(".cm-lintRange-error");
+    expect(await mark.textContent(), "the unknown column is underlined where the database points").to.equal("ktvv");
+    expect(await sqlField.locator(".cm-line").nth(1).locator(".cm-lintRange-error").count(), "on the second line").to.equal(1);
+    const editor = page.getByRole("textbox", { name: "SQL of query monthly", exact: true });
+    expect(await editor.getAttribute("aria-invalid")).to.equal("true");
+    expect(await editor.getAttribute("aria-describedby")).to.equal(await note.getAttribute("id"));
+    expect(await page.locator(".editor-audit .grade").textContent(), "the audit counts the failing query").to.equal("B");
+    expect(await page.locator('.editor-audit li[data-rule="query-fails"]').textContent()).to.include("at line 2, column 7");
+    await expectAccessible(page, "the editor showing a query that failed when saved");
+    await page.screenshot({ path: `${OUT}editor-query-fails.png`, fullPage: true });
+
+    // Publishing asks first: not without the box ticked, then as asked.
+    await page.getByRole("button", { name: "Publish…" }).click();
+    const dialog = page.locator("dialog .publish-form");
+    const warning = dialog.locator(".publish-failing");
+    await warning.waitFor();
+    expect(await warning.textContent()).to.include("1 query of this draft fails when run with the filters' defaults").and.include("queries.monthly");
+    await expectAccessible(page, "the publish dialog asking about a failing query");
+    await dialog.getByRole("button", { name: "Publish" }).click();
+    expect(await dialog.locator(".form-error").textContent()).to.include("tick “publish anyway” first");
+    expect((await staff.tenant.call("GET", "/api/reports/ktv-board/versions")).body, "nothing published yet").to.deep.equal([]);
+    await dialog.getByLabel("I know these queries fail: publish anyway").check();
+    await dialog.getByRole("button", { name: "Publish" }).click();
+    await page.locator(".editor-status", { hasText: "Published as v1." }).waitFor();
+    const v1 = (await staff.tenant.call("GET", "/api/reports/ktv-board/versions/v1/audit")).body as { grade: string; findings: Array<{ rule: string }> };
+    expect(v1.grade).to.equal("B");
+    expect(v1.findings.map((f) => f.rule)).to.include("query-fails");
+
+    // In Chinese (a report never published); and an editor opened later on the saved draft still asks before publishing it.
+    expect((await staff.tenant.call("PUT", "/api/reports/ktv-zh/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=zh#edit/ktv-zh`);
+    await page.locator(".page-editor .editor").waitFor();
+    await typeInto("查询 monthly 的 SQL", "select month,\n  avg(ktvv) as ktv\nfrom monthly_results\ngroup by month order by month");
+    await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
+    await note.waitFor();
+    expect(await note.textContent()).to.equal('保存草稿时这个查询运行失败，位置在第 2 行第 7 列：column "ktvv" does not exist.');
+    await expectAccessible(page, "the editor in Chinese showing a query that failed when saved");
+    await page.reload();
+    await page.locator(".page-editor .editor").waitFor();
+    expect(await page.locator(".editor-audit .grade").textContent(), "the draft's audit as its save answered it").to.equal("B");
+    await page.getByRole("button", { name: "发布…" }).click();
+    expect(await dialog.locator(".publish-failing").textContent()).to.include("这个草稿有 1 个查询在用筛选默认值运行时失败");
+    await dialog.getByRole("button", { name: "取消" }).click();
+
+    // Edited, the SQL is no longer the one that failed: its marks go.
+    await typeInto("查询 monthly 的 SQL", "select month, avg(value_avg) as ktv from monthly_results group by month order by month");
+    await page.locator(".query-problems").waitFor({ state: "detached" });
+    await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
+    expect(await sqlField.locator(".cm-lintRange-error").count()).to.equal(0);
+    expect(await page.locator(".editor-audit .grade").textContent()).to.equal("A");
   });
 
   it("ran without a Content-Security-Policy violation or a script error", () => {

@@ -70,6 +70,13 @@ describe("command line", () => {
     expect(bad.stderr).to.include("--expires-in-days: expiresInDays is a number of days greater than 0");
   });
 
+  it("keys list answers on a database no service or command has used yet: it builds the read model first", async function () {
+    this.timeout(30_000);
+    const fresh = await cli(await createTestDatabase(), "keys", "list", "--tenant", "nobody");
+    expect(fresh.code, fresh.stderr).to.equal(0);
+    expect(JSON.parse(fresh.stdout)).to.deep.equal([]);
+  });
+
   it("authors create takes roles and wards, and keys list and authors list show a tenant's credentials without their secrets", async function () {
     this.timeout(30_000);
     const made = await cli(databaseUrl, "authors", "create", "--tenant", "west", "--name", "Nurse Ma", "--roles", "clinician, viewer", "--wards", "3A,5B");

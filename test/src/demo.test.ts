@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -6,7 +6,7 @@ import { auditSpec } from "../../commands/reports/spec/audit.ts";
 import { specProblems } from "../../commands/reports/spec/specSchema.ts";
 import { explainIdCard } from "../../commands/patients/nationalId.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
-import { daugirdasKtV, demoMonths, generateDemoData, idCardCheckChar, makeIdCard } from "../../src/demo/demoData.ts";
+import { daugirdasKtV, DEMO_TRY_PATIENT, demoMonths, generateDemoData, idCardCheckChar, makeIdCard } from "../../src/demo/demoData.ts";
 import { demoReports } from "../../src/demo/demoReports.ts";
 import { loadDemo, readDemoCredentials, saveDemoCredentials, type DemoLoaded } from "../../src/demo/loadDemo.ts";
 import { httpClient } from "../support/http.ts";
@@ -80,6 +80,13 @@ describe("demo data (src/demo)", () => {
     });
   });
 
+  it("prints in the getting-started article the id card and name of the demo patient to try a push for", () => {
+    const article = readFileSync(new URL("../../docs/getting-started.md", import.meta.url), "utf8");
+    const patient = generateDemoData(new Date()).patients.find((p) => p.patientRef === DEMO_TRY_PATIENT)!;
+    expect(article).to.include(`\`${DEMO_TRY_PATIENT}\` (${patient.name}, ward ${patient.ward})`).and.to.include(`is \`${patient.idCard}\``);
+    expect(article.match(new RegExp(`"idCard\\\\": \\\\"${patient.idCard}`, "g")), "the push example").to.have.length(1);
+  });
+
   describe("loadDemo against the real service", () => {
     const hub = useTestService({ projections: allProjections });
     let loaded: DemoLoaded;
@@ -90,6 +97,13 @@ describe("demo data (src/demo)", () => {
       const result = await loadDemo(hub.service.url!, TEST_ADMIN_TOKEN);
       expect(result).to.not.equal(null);
       loaded = result!;
+    });
+
+    it("leaves three critical values of the last hours on Critical results, one per ward", async () => {
+      const alerts = await call("GET", "/api/alerts", { token: loaded.authorToken, tenant: "demo" });
+      expect(alerts.status).to.equal(200);
+      expect(alerts.body.map((alert: { externalId: string }) => alert.externalId).sort()).to.deep.equal(["DEMO-CRIT-HD0001", "DEMO-CRIT-HD0004", "DEMO-CRIT-HD0007"]);
+      expect(loaded.criticalResults).to.equal(3);
     });
 
     it("registers at least 200 patients through the API", async () => {
@@ -104,7 +118,7 @@ describe("demo data (src/demo)", () => {
         "select count(distinct date_trunc('month', reported_at))::int as months, count(*)::int as reports, count(*) filter (where not matched)::int as unmatched from read.lab_reports where tenant = 'demo'",
       );
       expect(rows[0].months).to.be.at.least(12);
-      expect(rows[0].reports).to.equal(loaded.labReports);
+      expect(rows[0].reports).to.equal(loaded.labReports + loaded.criticalResults);
       expect(rows[0].unmatched).to.equal(loaded.unmatchedReports);
       const unmatched = await call("GET", "/api/unmatched", { token: loaded.authorToken, tenant: "demo" });
       expect(unmatched.body.length).to.equal(loaded.unmatchedReports);

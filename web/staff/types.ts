@@ -1,5 +1,6 @@
 /** What the staff pages read from `/api` (contract A.2, A.5, C.4, D.1, D.4, D.7); types only, from the server's own modules. */
 export type { Audit, Finding } from "../../commands/reports/spec/audit.ts";
+export type { QueryProblem } from "../../commands/reports/spec/queryTrial.ts";
 export type { PatientListEntry } from "../../queries/patients/patients.ts";
 export type { ReportListEntry, VersionEntry } from "../../queries/reports/reportCatalog.ts";
 export type { UnmatchedEntry } from "../../queries/ingestion/unmatched.ts";

@@ -6,9 +6,14 @@
 // except for placeholder usage, which is a property of the template itself.
 //
 // No finding ever echoes SQL text; a parser message may name the token it stopped at.
+//
+// Besides, a draft's save tries each query on its data source (queryTrial.ts): a query that failed
+// (query-fails) or could not be tried (query-untried) is a finding of the audit too, from the
+// outcome the save recorded, never from trying again.
 
 import { parse } from "libpg-query";
 import { z } from "zod";
+import type { QueryTrial } from "./queryTrial.ts";
 import { readTemplateLoosely } from "./sqlTemplate.ts";
 import { isRangeParam } from "./specVocabulary.ts";
 
@@ -81,6 +86,8 @@ export const RULES = {
   personalIdentifier: "personal-identifier",
   tableUnordered: "table-unordered",
   crossJoin: "cross-join",
+  queryFails: "query-fails",
+  queryUntried: "query-untried",
 } as const;
 
 const SEVERITY_ORDER: Severity[] = ["critical", "high", "medium", "low", "info"];
@@ -399,7 +406,32 @@ interface QueryRef {
   sql: string | undefined;
 }
 
-export async function auditSpec(spec: AuditableSpec): Promise<Audit> {
+/** What a tried query adds to the audit: a failure costs as much as any high finding; a query not tried, a word. */
+function trialFinding(trial: QueryTrial): Omit<Finding, "where"> | null {
+  if (trial.outcome === "failed") {
+    const at = trial.line !== null && trial.column !== null ? ` at line ${trial.line}, column ${trial.column}` : "";
+    const sentence = trial.message.replace(/\.$/, "");
+    return {
+      rule: RULES.queryFails,
+      severity: "high",
+      message: `The query fails when run with the filters' defaults${at}: ${sentence}. Correct it: published as it is, viewers see this error in its place.`,
+    };
+  }
+  if (trial.outcome === "untried") {
+    return {
+      rule: RULES.queryUntried,
+      severity: "info",
+      message: `The query could not be tried when the draft was saved (${trial.reason.replace(/\.$/, "")}); save again, or preview the draft, to see that it runs.`,
+    };
+  }
+  return null;
+}
+
+/**
+ * The audit of a spec: its static review, and with `trials` (the draft's queries tried at save,
+ * queryTrial.ts) the queries that failed or could not be tried.
+ */
+export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial[] = []): Promise<Audit> {
   const findings: Finding[] = [];
   const add = (rule: string, severity: Severity, where: string, message: string) =>
     findings.push({ rule, severity, where, message });
@@ -504,6 +536,10 @@ export async function auditSpec(spec: AuditableSpec): Promise<Audit> {
         `The query lists ${unjoined} tables in one FROM without any condition linking them, which pairs every row of one with every row of the other; add the join condition (JOIN … ON …), or write CROSS JOIN if the product is intended.`,
       );
     }
+
+    const trial = trials.find((t) => t.query === q.where);
+    const tried = trial ? trialFinding(trial) : null;
+    if (tried) add(tried.rule, tried.severity, q.where, tried.message);
   });
 
   // Params never used as a placeholder in any query (drill queries receive the params too, but

@@ -30,7 +30,7 @@ import { parse, scan } from "libpg-query";
 import { clinicalReachProblem } from "./clinicalReach.ts";
 import { refusalReason, STALLING_FUNCTIONS } from "./reportFunctions.ts";
 import type { DrillArgDef, ParamDef } from "./specSchema.ts";
-import { compileTemplateDetailed, lineAndColumn, TemplateError, type CompiledTemplateDetail, type TemplateDef } from "./sqlTemplate.ts";
+import { compileTemplateDetailed, lineAndColumn, TemplateError, utf16Index, type CompiledTemplateDetail, type TemplateDef } from "./sqlTemplate.ts";
 
 const SAMPLES: Record<TemplateDef["type"], unknown> = {
   date: "2000-01-01",
@@ -181,18 +181,6 @@ function parserMessage(error: SqlErrorLike, compiled: CompiledTemplateDetail): s
     .replace(/\$(\d+)/g, placeholder)
     .replace(/"([^"]{31,})"/g, (_all, token: string) => `"${token.slice(0, 30)}…"`)
     .replace(/\s+/g, " ");
-}
-
-/** Code point index (PostgreSQL counts characters) → UTF-16 index of a JS string. */
-function utf16Index(text: string, codePoints: number): number {
-  let index = 0;
-  let count = 0;
-  for (const ch of text) {
-    if (count >= codePoints) break;
-    index += ch.length;
-    count += 1;
-  }
-  return index;
 }
 
 /** What in a parsed select makes it more than a read, or reach beyond `relations` (when given). */

@@ -86,12 +86,28 @@ interface OptionalClause {
 }
 type Token = Piece | OptionalClause;
 
+/** The line and column (both 1-based, the column in UTF-16 units as an editor counts) of an offset of a text. */
+export function lineColumnOf(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  return { line: before.split("\n").length, column: offset - (before.lastIndexOf("\n") + 1) + 1 };
+}
+
 /** "line 3, column 14" of an offset of a text (1-based). */
 export function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
+  const { line, column } = lineColumnOf(text, offset);
   return `line ${line}, column ${column}`;
+}
+
+/** Code point index (PostgreSQL counts characters) → UTF-16 index of a JS string. */
+export function utf16Index(text: string, codePoints: number): number {
+  let index = 0;
+  let count = 0;
+  for (const ch of text) {
+    if (count >= codePoints) break;
+    index += ch.length;
+    count += 1;
+  }
+  return index;
 }
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.(from|to))?\s*\}\}/y;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
 import { publishInput, restoreInput, saveDraftInput } from "../../../commands/reports/manageReports.ts";
-import { REPORT_ID_PATTERN, VERSION_LABEL } from "../../../commands/reports/spec/specVocabulary.ts";
+import { DRAFT_LABEL, REPORT_ID_PATTERN, VERSION_LABEL } from "../../../commands/reports/spec/specVocabulary.ts";
 import { reportSpecSchema } from "../../../commands/reports/spec/specSchema.ts";
 import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
 import { specDiffSchema } from "../../../queries/reports/specChanges.ts";
@@ -14,7 +14,8 @@ import { apiFailures, json, jsonBody, security } from "./shared.ts";
 // docxExport.ts loads Word and ECharts; the route imports it on first use, and so does not this document.
 
 const reportPath = z.object({ id: z.string().regex(REPORT_ID_PATTERN).meta({ description: "The report id", example: "dialysis-adequacy" }) });
-const versionPath = reportPath.extend({ no: z.string().regex(VERSION_LABEL).meta({ description: "A published version", example: "v1" }) });
+/** A published version, or the draft (whose audit is the one its save answered). */
+const auditedVersionPath = reportPath.extend({ no: z.union([z.string().regex(VERSION_LABEL), z.literal(DRAFT_LABEL)]).meta({ description: "A published version, or draft", example: "v1" }) });
 const viewQuery = z.object({ version: z.string().optional().meta({ description: 'v<n> or "draft"; omitted: the current published version' }) });
 
 const notFound = "There is no such report (or version)";
@@ -120,9 +121,9 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Report viewing"],
       operationId: "versionAudit",
-      summary: "The full audit of a published version (contract A.5)",
+      summary: "The full audit of a published version (contract A.5), or of the draft (version draft) as its save answered it",
       security: security.viewing,
-      requestParams: { path: versionPath },
+      requestParams: { path: auditedVersionPath },
       responses: { 200: { description: "The audit", ...json(auditSchema) }, ...apiFailures({ 404: notFound }) },
     },
   },

@@ -69,6 +69,24 @@ export const servicePaths: ZodOpenApiPathsObject = {
   "/llms.txt": {
     get: { tags: ["Service"], security: security.none, operationId: "llmsTxt", summary: "Index of the help articles (llmstxt.org layout)", responses: { 200: text("text/plain", "The index") } },
   },
+  "/help": {
+    get: {
+      tags: ["Service"], security: security.none,
+      operationId: "helpIndex",
+      summary: "The help articles as a page for people (zh or en page words)",
+      requestParams: { query: z.object({ lang: z.enum(["zh", "en"]).optional().meta({ description: "The page's language (default zh); the articles are in English" }) }) },
+      responses: { 200: text("text/html", "The page") },
+    },
+  },
+  "/help/{slug}": {
+    get: {
+      tags: ["Service"], security: security.none,
+      operationId: "helpPage",
+      summary: "A help article as a page for people, from the same source as /md/{slug}.md",
+      requestParams: { path: z.object({ slug: z.string().meta({ example: "getting-started" }) }), query: z.object({ lang: z.enum(["zh", "en"]).optional() }) },
+      responses: { 200: text("text/html", "The page"), 404: text("text/html", "No such article: a page that says so") },
+    },
+  },
   "/md/{slug}.md": {
     get: {
       tags: ["Service"], security: security.none,

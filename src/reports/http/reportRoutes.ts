@@ -4,14 +4,16 @@ import { z } from "zod";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
 import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../../commands/reports/manageReports.ts";
 import { draftEtag, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
-import { REPORT_ID_PATTERN, versionLabel, versionNo } from "../../../commands/reports/spec/specVocabulary.ts";
+import { DRAFT_LABEL, REPORT_ID_PATTERN, versionLabel, versionNo } from "../../../commands/reports/spec/specVocabulary.ts";
 import { stripSql } from "../../../commands/reports/spec/specSchema.ts";
 import type { EventStore } from "../../../db/eventStore.ts";
 import type { Db } from "../../../db/pool.ts";
 import { localIsoDateTimeText } from "../../../db/localDateTime.ts";
 import { queryOutcomeSchema } from "../../../commands/reports/spec/queryOutcome.ts";
-import { auditOf, listReports, versionsOf } from "../../../queries/reports/reportCatalog.ts";
+import { queryProblemSchema } from "../../../commands/reports/spec/queryTrial.ts";
+import { auditOf, draftAuditOf, listReports, versionsOf } from "../../../queries/reports/reportCatalog.ts";
 import { runSpecQueries, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
+import { tryDraftQueries } from "../../../queries/reports/tryDraftQueries.ts";
 import { drillLayer, layerResults, paramValues } from "../../../queries/reports/viewedLayer.ts";
 import { draftOf, reportHead, shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { specChanges, type SpecDiff } from "../../../queries/reports/specChanges.ts";
@@ -49,7 +51,14 @@ export const openedReportAnswer = z.object({
 });
 export const dataAnswer = z.object({ queries: queryResults });
 export const drillAnswer = z.object({ title: z.string().meta({ description: "The drill's title with {arg} placeholders filled in" }), queries: queryResults });
-export const draftSavedAnswer = z.object({ id: z.string(), hasDraft: z.literal(true), audit: auditSchema });
+export const draftSavedAnswer = z.object({
+  id: z.string(),
+  hasDraft: z.literal(true),
+  audit: auditSchema,
+  queryProblems: z.array(queryProblemSchema).meta({
+    description: "The queries that failed when tried at this save (planned with the filters' defaults; each is also an audit finding query-fails): saved all the same, and publishable",
+  }),
+});
 /** What an author edits (issue #22): a version's or the draft's spec with its SQL, as `PUT …/draft` takes it. */
 export const reportSourceAnswer = z.object({
   id: z.string(),
@@ -87,6 +96,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   const commands: ReportsDeps = {
     dataSources: () => deps.runtime.sources.names(),
     runQueries: (...layer) => runSpecQueries(deps.runtime, ...layer),
+    tryQueries: (...draft) => tryDraftQueries(deps.runtime, ...draft),
   };
   const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
@@ -160,7 +170,13 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   router.get("/:id/versions/:no/audit", async (ctx) => {
     const reportId = reportIdOf(ctx);
     const no = versionNo(ctx.params.no!);
-    const audit = no !== null ? await readFor(deps.db, ctx, (reader) => auditOf(reader, reportId, no)) : null;
+    // The draft's audit too (as its save answered it), so an editor opened later knows it.
+    const audit =
+      ctx.params.no === DRAFT_LABEL
+        ? await readFor(deps.db, ctx, (reader) => draftAuditOf(reader, reportId))
+        : no !== null
+          ? await readFor(deps.db, ctx, (reader) => auditOf(reader, reportId, no))
+          : null;
     if (!audit) throw new HttpError(404, `Report ${reportId} has no version ${ctx.params.no}; see GET /api/reports/${reportId}/versions.`);
     ctx.body = audit;
   });
@@ -170,10 +186,10 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(400, "The report id must be 1 to 64 lower-case letters, digits or '-', starting with a letter or digit.");
     const input = parseBody(saveDraftInput, ctx.request.body);
     if (input.spec === undefined) throw new HttpError(400, "spec is required: the report specification (see /md/report-spec-guide.md).");
-    const audit = await saveDraft(context(ctx), commands, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
+    const { audit, queryProblems } = await saveDraft(context(ctx), commands, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
     const saved = await readFor(deps.db, ctx, (reader) => draftOf(reader, reportId));
     if (saved?.savedAt) ctx.set("ETag", draftEtag(saved.savedAt));
-    ctx.body = { id: reportId, hasDraft: true, audit } satisfies z.infer<typeof draftSavedAnswer>;
+    ctx.body = { id: reportId, hasDraft: true, audit, queryProblems } satisfies z.infer<typeof draftSavedAnswer>;
   });
 
   router.delete("/:id/draft", author, async (ctx) => {

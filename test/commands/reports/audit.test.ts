@@ -379,6 +379,29 @@ describe("report spec audit", () => {
     });
   });
 
+  describe("queries tried when the draft was saved (query-fails, query-untried)", () => {
+    it("counts a query that failed as high, at its place, with the database's sentence and where it points", async () => {
+      const audit = await auditSpec(cleanSpec(), [
+        { query: "queries.wardList", outcome: "ok" },
+        { query: "queries.monthly", outcome: "failed", message: 'column "ktvv" does not exist.', line: 1, column: 12 },
+        { query: "drills.byMonth.queries.patients", outcome: "failed", message: "division by zero.", line: null, column: null },
+      ]);
+      expect(audit.findings.map((f) => [f.rule, f.severity, f.where])).to.deep.equal([
+        ["query-fails", "high", "queries.monthly"],
+        ["query-fails", "high", "drills.byMonth.queries.patients"],
+      ]);
+      expect(audit.findings[0]!.message).to.equal(`The query fails when run with the filters' defaults at line 1, column 12: column "ktvv" does not exist. Correct it: published as it is, viewers see this error in its place.`);
+      expect(audit.findings[1]!.message).to.match(/^The query fails when run with the filters' defaults: division by zero\. /);
+      expect(audit).to.include({ score: 60, grade: "D", highest: "high" });
+    });
+
+    it("notes a query that could not be tried (info, no cost)", async () => {
+      const audit = await auditSpec(cleanSpec(), [{ query: "queries.monthly", outcome: "untried", reason: "This hospital's report queries are all busy." }]);
+      expect(audit.findings.map((f) => [f.rule, f.severity, f.where])).to.deep.equal([["query-untried", "info", "queries.monthly"]]);
+      expect(audit).to.include({ score: 100, grade: "A" });
+    });
+  });
+
   it("writes every message as a sentence", async () => {
     const spec = cleanSpec();
     spec.params!.push({ name: "unused", type: "numberRange" });

@@ -21,6 +21,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /healthz": "public",
   "GET /readyz": "public",
   "GET /llms.txt": "public",
+  "GET /help": "public",
+  "GET /help/:slug": "public",
   "GET ^\\/md\\/(.*)$": "public",
   "GET /openapi.json": "public",
   "GET /docs": "public",

@@ -1,11 +1,13 @@
 /**
  * The editor's two kinds of code fields, both CodeMirror 6: a report query's SQL (PostgreSQL
- * highlighting, the clinical relations offered as completions) and the whole spec as JSON, with
- * its syntax errors and the service's refusals marked where they point.
+ * highlighting, the clinical relations offered as completions, where the saved query failed
+ * underlined) and the whole spec as JSON, with its syntax errors and the service's refusals
+ * marked where they point.
  */
 import { json, jsonParseLinter } from "@codemirror/lang-json";
 import { PostgreSQL, sql } from "@codemirror/lang-sql";
 import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
+import { Compartment, type Text } from "@codemirror/state";
 import { EditorView, basicSetup } from "codemirror";
 import { findNodeAtLocation, parseTree } from "jsonc-parser";
 import { CLINICAL_RELATION_NAMES } from "../../../commands/reports/spec/specVocabulary.ts";
@@ -17,24 +19,57 @@ const CLINICAL_SCHEMA = Object.fromEntries(CLINICAL_RELATION_NAMES.map((name) =>
 /** The staff page's style nonce (src/staff/staffRoutes.ts): CodeMirror's theme goes into a `<style>` element. */
 const styleNonce = EditorView.cspNonce.of(document.body.dataset.styleNonce ?? "");
 
-const changeListener = (onChange: (text: string) => void) =>
-  EditorView.updateListener.of((update) => {
-    if (update.docChanged) onChange(update.state.doc.toString());
-  });
+/** Where the service found the SQL failing (line and column from 1, null for nowhere in particular), and its sentence. */
+export interface SqlMark {
+  line: number | null;
+  column: number | null;
+  message: string;
+}
 
-/** A SQL field: `label` names it for assistive technology, `path` is where it sits in the spec. */
-export function sqlEditor(doc: string, label: string, path: string, onChange: (text: string) => void): EditorView {
-  return new EditorView({
+/** The word that starts at the mark's line and column (an identifier the database did not know), else that one character. */
+function markRange(doc: Text, line: number, column: number): { from: number; to: number } {
+  const { from: start, to: end, text } = doc.line(Math.min(Math.max(line, 1), doc.lines));
+  const offset = Math.min(Math.max(column - 1, 0), text.length);
+  const word = /^[\p{L}\p{N}_$]+/u.exec(text.slice(offset))?.[0].length ?? 0;
+  const from = start + offset;
+  return { from, to: Math.min(end, from + Math.max(word, 1)) };
+}
+
+/**
+ * A SQL field: `label` names it for assistive technology, `path` is where it sits in the spec.
+ * `marks` (a failure of the saved query) are underlined where they point, with the sentence that
+ * `describedBy` names beside the field; the first edit clears them, as they were for the SQL saved.
+ */
+export function sqlEditor(doc: string, label: string, path: string, onChange: (text: string) => void, marked: { marks: SqlMark[]; describedBy: string } | null = null): EditorView {
+  const plain = { "aria-label": label, "data-path": path };
+  const attributes = new Compartment();
+  let stale = marked !== null;
+  const view: EditorView = new EditorView({
     doc,
     extensions: [
       basicSetup,
       styleNonce,
       sql({ dialect: PostgreSQL, schema: CLINICAL_SCHEMA, upperCaseKeywords: false }),
+      marked ? lintGutter() : [],
       EditorView.lineWrapping,
-      EditorView.contentAttributes.of({ "aria-label": label, "data-path": path }),
-      changeListener(onChange),
+      attributes.of(EditorView.contentAttributes.of(marked ? { ...plain, "aria-invalid": "true", "aria-describedby": marked.describedBy } : plain)),
+      EditorView.updateListener.of((update) => {
+        if (!update.docChanged) return;
+        if (stale) {
+          stale = false;
+          queueMicrotask(() => view.dispatch(setDiagnostics(view.state, []), { effects: attributes.reconfigure(EditorView.contentAttributes.of(plain)) }));
+        }
+        onChange(update.state.doc.toString());
+      }),
     ],
   });
+  if (marked) {
+    const diagnostics: Diagnostic[] = marked.marks.flatMap(({ line, column, message }) =>
+      line === null || column === null ? [] : [{ ...markRange(view.state.doc, line, column), severity: "error" as const, message, source: "service" }],
+    );
+    view.dispatch(setDiagnostics(view.state, diagnostics));
+  }
+  return view;
 }
 
 export interface JsonEditor {

@@ -12,7 +12,7 @@ import { loader, pageFrame, type PageContext } from "../page.ts";
 import { ApiError, segment } from "../staffApi.ts";
 import type { Audit, ReportListEntry, VersionEntry } from "../types.ts";
 import type { EditorParts } from "./editorParts.ts";
-import { blankSource, editorState, sourceOf, type LoadedSource } from "./editorState.ts";
+import { blankSource, draftAuditOf, editorState, sourceOf, type LoadedSource } from "./editorState.ts";
 import { editorTextsFor, type EditorTexts } from "./editorTexts.ts";
 import { editorToolbar, reportIdentity } from "./editorToolbar.ts";
 import { editorViews } from "./editorViews.ts";
@@ -27,23 +27,24 @@ export function editorPage(ctx: PageContext, reportId: string | null): HTMLEleme
   const box = el("div", { class: "page-body editor-body" });
   const frame = pageFrame("editor", reportId ? texts.editReport(reportId) : texts.newReport, texts.editorIntro, box);
   const load = loader(box, ctx.texts, async () => {
-    if (!reportId) return editor(ctx, texts, frame, null, blankSource(), [], null);
+    if (!reportId) return editor(ctx, texts, frame, null, blankSource(), [], null, false);
     const entry = (await ctx.api.get<ReportListEntry[]>("/api/reports")).find((report) => report.id === reportId);
     if (!entry) throw new ApiError(404, `There is no report ${reportId}.`);
     const version = entry.hasDraft ? "draft" : entry.publishedVersion!;
     const [source, versions] = await Promise.all([sourceOf(ctx, reportId, version), ctx.api.get<VersionEntry[]>(`/api/reports/${segment(reportId)}/versions`)]);
-    // A published version's audit is stored; a draft's is computed when it is saved again.
-    const audit = version === "draft" ? null : await ctx.api.get<Audit>(`/api/reports/${segment(reportId)}/versions/${segment(version)}/audit`);
-    return editor(ctx, texts, frame, entry, source, versions, audit);
+    // Each is stored: a published version's with it, the draft's as its last save answered it.
+    const audit = version === "draft" ? await draftAuditOf(ctx, reportId) : await ctx.api.get<Audit>(`/api/reports/${segment(reportId)}/versions/${segment(version)}/audit`);
+    return editor(ctx, texts, frame, entry, source, versions, audit, version === "draft");
   });
   void load();
   return frame;
 }
 
-function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry: ReportListEntry | null, loaded: LoadedSource, versions: VersionEntry[], audit: Audit | null): HTMLElement {
-  const state = editorState(entry, loaded);
+/** `audit` is the audit of what the editor starts from: the draft's when `fromDraft`, else the version's. */
+function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry: ReportListEntry | null, loaded: LoadedSource, versions: VersionEntry[], audit: Audit | null, fromDraft: boolean): HTMLElement {
+  const state = editorState(entry, loaded, fromDraft ? audit : null);
   // The toolbar's buttons act on the whole editor (`parts`, put together below); none is pressed before.
-  const toolbar = editorToolbar(state, texts, { save: () => void save(parts), publish: () => publish(parts), discard: () => discard(parts) });
+  const toolbar = editorToolbar(state, texts, { save: () => void save(parts), publish: () => void publish(parts), discard: () => discard(parts) });
   const identity = reportIdentity(state, texts, toolbar.dirty);
   const conflictBox = el("div", { class: "editor-conflict", role: "alert", hidden: true });
   const views = editorViews(state, texts, toolbar);

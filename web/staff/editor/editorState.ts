@@ -4,7 +4,7 @@
  */
 import type { PageContext } from "../page.ts";
 import { segment } from "../staffApi.ts";
-import type { ReportListEntry } from "../types.ts";
+import type { Audit, QueryProblem, ReportListEntry } from "../types.ts";
 import type { PathProblem } from "./specPaths.ts";
 
 export type Json = Record<string, unknown>;
@@ -33,12 +33,16 @@ export interface EditorState {
   dirty: boolean;
   jsonBroken: boolean;
   problems: PathProblem[];
+  /** The queries that failed when this editing last saved the draft: marked at their SQL until edited. */
+  queryProblems: QueryProblem[];
+  /** The draft's audit as its last save answered it (null: no draft); publishing asks first when a query of it fails. */
+  draftAudit: Audit | null;
 }
 
 /** A new report: an empty spec on the clinical data source, and no draft to be based on. */
 export const blankSource = (): LoadedSource => ({ source: { title: "", datasource: "clinical", spec: { version: 1, title: "", params: [], queries: {}, nodes: [] } }, etag: null });
 
-export function editorState(entry: ReportListEntry | null, loaded: LoadedSource): EditorState {
+export function editorState(entry: ReportListEntry | null, loaded: LoadedSource, draftAudit: Audit | null): EditorState {
   return {
     id: entry?.id ?? "",
     datasource: loaded.source.datasource,
@@ -49,7 +53,19 @@ export function editorState(entry: ReportListEntry | null, loaded: LoadedSource)
     dirty: false,
     jsonBroken: false,
     problems: [],
+    queryProblems: [],
+    draftAudit,
   };
+}
+
+/** The draft's audit as its last save answered it; null when there is no draft. */
+export async function draftAuditOf(ctx: PageContext, reportId: string): Promise<Audit | null> {
+  try {
+    return await ctx.api.get<Audit>(`/api/reports/${segment(reportId)}/versions/draft/audit`);
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return null;
+    throw error;
+  }
 }
 
 /**

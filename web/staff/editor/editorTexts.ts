@@ -78,6 +78,8 @@ export interface EditorTexts {
   query: (name: string) => string;
   queryName: string;
   sqlOf: (name: string) => string;
+  /** Where a query failed when the draft was saved (line and column of its SQL, when the database said), leading into its sentence. */
+  queryFailed: (line: number | null, column: number | null) => string;
 
   nodes: string;
   nodesIntro: string;
@@ -152,6 +154,10 @@ export interface EditorTexts {
   mode: string;
   modeHints: Record<string, string>;
   publishNoteHint: string;
+  /** The publish dialog of a draft whose queries failed when it was saved: what viewers will see, and the confirmation. */
+  publishFailing: (count: number) => string;
+  publishAnyway: string;
+  publishAnywayFirst: string;
   compare: string;
   compareIntro: string;
   compareFrom: string;
@@ -244,6 +250,7 @@ const zh: EditorTexts = {
   query: (name) => `查询 ${name}`,
   queryName: "查询名称",
   sqlOf: (name) => `查询 ${name} 的 SQL`,
+  queryFailed: (line, column) => (line === null ? "保存草稿时这个查询运行失败：" : `保存草稿时这个查询运行失败，位置在第 ${line} 行第 ${column} 列：`),
 
   nodes: "内容",
   nodesIntro: "报表从上到下显示的文字、指标、表格和图表。",
@@ -318,6 +325,9 @@ const zh: EditorTexts = {
   mode: "模式",
   modeHints: { dynamic: "动态：每次打开时查询最新数据。", snapshot: "快照：发布时冻结数据。" },
   publishNoteHint: "这个版本改了什么。",
+  publishFailing: (count) => `这个草稿有 ${count} 个查询在用筛选默认值运行时失败；照此发布，查看者会在这些查询的位置看到错误：`,
+  publishAnyway: "我知道这些查询会失败，仍然发布",
+  publishAnywayFirst: "要发布含失败查询的草稿，请先勾选“仍然发布”；或者取消，改正查询后再保存。",
   compare: "比较版本",
   compareIntro: "并排显示两个版本的规格有何不同。",
   compareFrom: "旧版本",
@@ -410,6 +420,7 @@ const en: EditorTexts = {
   query: (name) => `Query ${name}`,
   queryName: "Query name",
   sqlOf: (name) => `SQL of query ${name}`,
+  queryFailed: (line, column) => (line === null ? "This query failed when the draft was saved: " : `This query failed when the draft was saved, at line ${line}, column ${column}: `),
 
   nodes: "Content",
   nodesIntro: "The texts, figures, tables and charts of the report, from top to bottom.",
@@ -484,6 +495,10 @@ const en: EditorTexts = {
   mode: "Mode",
   modeHints: { dynamic: "Dynamic: fresh data each time it is opened.", snapshot: "Snapshot: the data frozen now." },
   publishNoteHint: "What this version changes.",
+  publishFailing: (count) =>
+    `${count === 1 ? "1 query of this draft fails" : `${count} queries of this draft fail`} when run with the filters' defaults; published as it is, viewers see the error in ${count === 1 ? "its place" : "their places"}:`,
+  publishAnyway: "I know these queries fail: publish anyway",
+  publishAnywayFirst: "To publish a draft whose queries fail, tick “publish anyway” first; or cancel, correct the queries and save again.",
   compare: "Compare versions",
   compareIntro: "What differs between two versions' specifications, side by side.",
   compareFrom: "Older",

@@ -11,7 +11,7 @@ import type { EditorToolbar } from "./editorToolbar.ts";
 import type { Binding } from "./formFields.ts";
 import { focusPlace, markProblems, pathed } from "./problemMarks.ts";
 import { specForm, type SpecForm } from "./specForm.ts";
-import type { PathProblem, Segment } from "./specPaths.ts";
+import { parsePath, type PathProblem, type Segment } from "./specPaths.ts";
 import { viewTabs, type ViewName } from "./viewTabs.ts";
 
 export interface EditorViews {
@@ -36,6 +36,14 @@ export function editorViews(state: EditorState, texts: EditorTexts, toolbar: Pic
   let json: JsonEditor | null = null;
   const { tabs, formPanel, jsonPanel, select } = viewTabs(texts, (wanted) => showView(wanted));
   const jsonText = () => JSON.stringify(state.spec, null, 2);
+  // The JSON view marks the sql member of a query that failed; the form marks the place in its SQL.
+  const jsonMarks = (problems: PathProblem[]) => [
+    ...pathed(problems),
+    ...state.queryProblems.flatMap((p) => {
+      const path = parsePath(p.query);
+      return path ? [{ path: [...path, "sql"], message: `${texts.queryFailed(p.line, p.column)}${p.message}` }] : [];
+    }),
+  ];
 
   const binding: Binding = {
     spec: state.spec,
@@ -43,6 +51,12 @@ export function editorViews(state: EditorState, texts: EditorTexts, toolbar: Pic
     changed(structural) {
       toolbar.dirty();
       if (structural) drawForm();
+    },
+    queryProblems: {
+      of: (where) => state.queryProblems.filter((p) => p.query === where),
+      edited(where) {
+        state.queryProblems = state.queryProblems.filter((p) => p.query !== where);
+      },
     },
   };
 
@@ -69,7 +83,7 @@ export function editorViews(state: EditorState, texts: EditorTexts, toolbar: Pic
     else {
       json ??= jsonView(state, texts, jsonPanel, toolbar.dirty);
       json.setText(jsonText());
-      json.showProblems(pathed(state.problems));
+      json.showProblems(jsonMarks(state.problems));
     }
   }
 
@@ -80,7 +94,7 @@ export function editorViews(state: EditorState, texts: EditorTexts, toolbar: Pic
     drawForm,
     showProblems(problems) {
       if (view === "form") drawForm();
-      else json?.showProblems(pathed(problems));
+      else json?.showProblems(jsonMarks(problems));
     },
     specReplaced() {
       if (view === "form") drawForm();
@@ -101,6 +115,8 @@ export function editorViews(state: EditorState, texts: EditorTexts, toolbar: Pic
 function jsonView(state: EditorState, texts: EditorTexts, panel: HTMLElement, dirty: () => void): JsonEditor {
   const editor = jsonEditor("", texts.jsonView, (text) => {
     dirty();
+    // As the JSON view's own marks, the failures of the saved queries go with the first edit.
+    state.queryProblems = [];
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);

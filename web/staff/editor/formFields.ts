@@ -4,6 +4,7 @@
  * carries `data-path` (`nodes[2].query`) so a problem the service names can be shown beside it.
  */
 import { el, type Child } from "../dom.ts";
+import type { QueryProblem } from "../types.ts";
 import type { EditorTexts } from "./editorTexts.ts";
 import { renderPath, setAt, valueAt, type Segment } from "./specPaths.ts";
 
@@ -12,6 +13,8 @@ export interface Binding {
   texts: EditorTexts;
   /** A value changed; `structural` when the form must be drawn again (a list grew, a type changed). */
   changed(structural?: boolean): void;
+  /** The failures of the saved draft's queries by place (`queries.monthly`), shown until that query is edited. */
+  queryProblems?: { of(where: string): QueryProblem[]; edited(where: string): void };
 }
 
 let ids = 0;

@@ -20,8 +20,14 @@ function conflicted(e: EditorParts, error: unknown): boolean {
   return true;
 }
 
-export function publish(e: EditorParts): void {
+/** The audit's findings of the draft's queries that failed when it was last saved. */
+const failingQueries = (state: EditorState) => state.draftAudit?.findings.filter((finding) => finding.rule === "query-fails") ?? [];
+
+export async function publish(e: EditorParts): Promise<void> {
   const { ctx, texts, state } = e;
+  // What is published is what was previewed: unsaved changes are saved first, and what that save
+  // found of the queries decides whether the dialog asks for a confirmation.
+  if (state.dirty && !(await save(e))) return;
   let published = "";
   publishDialog(ctx, texts, {
     async send(choice) {
@@ -37,7 +43,7 @@ export function publish(e: EditorParts): void {
       e.toolbar.status.textContent = texts.published(published);
     },
     claimed: (error) => conflicted(e, error),
-  });
+  }, failingQueries(state));
 }
 
 export function discard(e: EditorParts): void {

@@ -23,17 +23,29 @@ export function queryCards(b: Binding, editors: Releasable[], path: Segment[]): 
   return [...cards, add];
 }
 
+let problemIds = 0;
+
 function queryCard(b: Binding, editors: Releasable[], path: Segment[], name: string, query: unknown): HTMLElement {
   const { texts } = b;
   const queryPath = [...path, name];
+  const where = renderPath(queryPath);
   const rename = keyField(b, path, name, texts.queryName, (wanted) => renameQueryUses(b.spec, path, name, wanted));
   const sqlPath = [...queryPath, "sql"];
+  // The saved query failed when tried: the sentence under the field, the place marked in the SQL.
+  const problems = b.queryProblems?.of(where) ?? [];
+  const noteId = `query-problem-${++problemIds}`;
+  const note = problems.length === 0 ? null : el("div", { class: "query-problems", id: noteId }, ...problems.map((p) => el("p", { class: "field-error" }, texts.queryFailed(p.line, p.column), p.message)));
+  const marked = note ? { marks: problems, describedBy: noteId } : null;
   const editor = sqlEditor(String(isObject(query) ? (query.sql ?? "") : ""), texts.sqlOf(name), renderPath(sqlPath), (text) => {
     setAt(b.spec, sqlPath, text);
+    if (note?.isConnected) {
+      note.remove();
+      b.queryProblems?.edited(where);
+    }
     b.changed();
-  });
+  }, marked);
   editors.push(editor);
-  const sql = el("div", { class: "form-field wide sql-field", "data-path": renderPath(sqlPath) }, el("span", { class: "label" }, texts.sqlOf(name)), editor.dom);
+  const sql = el("div", { class: "form-field wide sql-field", "data-path": renderPath(sqlPath) }, el("span", { class: "label" }, texts.sqlOf(name)), editor.dom, note);
   return card(queryPath, texts.query(name), removeTool(b, queryPath, texts.query(name)), rename, sql);
 }
 

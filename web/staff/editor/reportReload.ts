@@ -5,7 +5,7 @@
 import { segment } from "../staffApi.ts";
 import type { Audit, ReportListEntry, VersionEntry } from "../types.ts";
 import type { EditorParts } from "./editorParts.ts";
-import { refillSpec, sourceOf, type Json } from "./editorState.ts";
+import { draftAuditOf, refillSpec, sourceOf, type Json } from "./editorState.ts";
 import { versionsPanel } from "./versionsPanel.ts";
 
 /**
@@ -21,10 +21,11 @@ export async function reload(e: EditorParts, { editorToo }: { editorToo: boolean
   // Everything is read first and shown at once: the versions never show beside a stale editor.
   const version = head.hasDraft ? "draft" : head.publishedVersion!;
   const loaded = editorToo ? await sourceOf(ctx, state.id, version) : null;
-  const nextAudit = loaded && version !== "draft" ? await ctx.api.get<Audit>(`${base}/versions/${segment(version)}/audit`) : null;
+  const nextAudit = !loaded ? null : version === "draft" ? await draftAuditOf(ctx, state.id) : await ctx.api.get<Audit>(`${base}/versions/${segment(version)}/audit`);
   state.hasDraft = head.hasDraft;
   if (loaded) {
     state.basedOn = loaded.etag;
+    state.draftAudit = version === "draft" ? nextAudit : null;
     state.datasource = e.identity.datasourceInput.value = loaded.source.datasource;
     replaceSpec(e, loaded.source.spec);
     e.findings.showAudit(nextAudit);
@@ -39,6 +40,7 @@ export async function reload(e: EditorParts, { editorToo }: { editorToo: boolean
 function replaceSpec(e: EditorParts, next: Json): void {
   refillSpec(e.state.spec, next);
   e.state.problems = [];
+  e.state.queryProblems = [];
   e.views.specReplaced();
 }
 

@@ -1,12 +1,13 @@
 /**
  * "Save and preview": the draft is saved on condition that it is still the one this editing started
- * from, and what the service says back is shown (the audit, or the problems it refuses the spec
- * for, or that another author changed the draft meanwhile, with the choices that leaves).
+ * from, and what the service says back is shown (the audit and the queries that failed when tried,
+ * at their SQL; or the problems it refuses the spec for; or that another author changed the draft
+ * meanwhile, with the choices that leaves).
  */
 import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { el, whileSubmitting } from "../dom.ts";
 import { segment, type ApiError } from "../staffApi.ts";
-import type { Audit } from "../types.ts";
+import type { Audit, QueryProblem } from "../types.ts";
 import type { EditorParts } from "./editorParts.ts";
 import { markInvalid } from "./formFields.ts";
 import { reload, showPreview, showVersions } from "./reportReload.ts";
@@ -23,9 +24,9 @@ export async function save(e: EditorParts, { overwrite = false }: { overwrite?: 
   await whileSubmitting(toolbar.saveButton, texts.saving, toolbar.problem, async () => {
     try {
       const condition: Record<string, string> = overwrite ? {} : state.basedOn ? { "if-match": state.basedOn } : { "if-none-match": "*" };
-      const { body: answer, headers } = await ctx.api.exchange<{ audit: Audit }>("PUT", `/api/reports/${segment(state.id)}/draft`, { body: { datasource: state.datasource, spec: state.spec }, headers: condition });
+      const { body: answer, headers } = await ctx.api.exchange<{ audit: Audit; queryProblems?: QueryProblem[] }>("PUT", `/api/reports/${segment(state.id)}/draft`, { body: { datasource: state.datasource, spec: state.spec }, headers: condition });
       saved = true;
-      showSaved(e, answer.audit, headers.get("etag"));
+      showSaved(e, answer.audit, answer.queryProblems ?? [], headers.get("etag"));
     } catch (error) {
       showRefusal(e, error);
     }
@@ -47,9 +48,12 @@ function readyToSave({ state, texts, toolbar, identity }: EditorParts): boolean 
   return true;
 }
 
-function showSaved(e: EditorParts, audit: Audit, etag: string | null): void {
+function showSaved(e: EditorParts, audit: Audit, queryProblems: QueryProblem[], etag: string | null): void {
   const { texts, state, toolbar, versions } = e;
   state.basedOn = etag;
+  state.draftAudit = audit;
+  // Shown when the form (or the JSON view) is drawn again just below.
+  state.queryProblems = queryProblems;
   showConflict(e, null);
   showProblems(e, []);
   e.findings.showAudit(audit);

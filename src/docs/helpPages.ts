@@ -1,0 +1,145 @@
+import Router from "@koa/router";
+import type { Context } from "koa";
+import { Marked, type Tokens } from "marked";
+import { gfmHeadingId } from "marked-gfm-heading-id";
+import { loadStaffAssets, WEB_DIST_DIR } from "../http/bundleAssets.ts";
+import { escapeHtml, single } from "../reports/http/embedRoutes.ts";
+import { DOCS_DIR, loadHelpArticles, type HelpArticle } from "./helpRoutes.ts";
+
+/*
+ * The help articles as pages a person reads (`GET /help`, `GET /help/<slug>`): the same markdown
+ * sources as `/md/<slug>.md` (which stays markdown for machines, contract A.1), rendered once at
+ * start with the staff pages' stylesheet. Links between articles (`/md/<slug>.md#part`) lead to
+ * their pages; headings carry GitHub's ids, so the articles' own `#part` links work. The articles
+ * are in English; the pages' own words follow `?lang=`.
+ */
+
+type Lang = "zh" | "en";
+
+const WORDS: Record<Lang, { help: string; intro: string; back: string; staff: string; otherLanguage: string; missing: string; markdown: string; table: string }> = {
+  zh: {
+    help: "帮助",
+    intro: "透析中心服务的使用与运维文档（英文）。",
+    back: "全部帮助文章",
+    staff: "返回工作台",
+    otherLanguage: "English",
+    missing: "没有这篇帮助文章。",
+    markdown: "Markdown 原文",
+    table: "表格（可横向滚动）",
+  },
+  en: {
+    help: "Help",
+    intro: "How to use and run the Dialysis Hub service.",
+    back: "All help articles",
+    staff: "Back to the staff pages",
+    otherLanguage: "中文",
+    missing: "There is no such help article.",
+    markdown: "Markdown source",
+    table: "Table (scrolls sideways)",
+  },
+};
+
+const HELP_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'self'", "object-src 'none'"].join("; ");
+
+/** `/md/operations.md#roles-and-wards` → `/help/operations#roles-and-wards`; other links stay. */
+function helpHref(href: string, lang: Lang): string {
+  const article = /^\/md\/([a-z0-9-]+)\.md(#[^\s]*)?$/.exec(href);
+  return article ? `/help/${article[1]}${lang === "en" ? "?lang=en" : ""}${article[2] ?? ""}` : href;
+}
+
+/** One renderer per language: links to other articles keep the reader's language. Raw HTML in an article is shown as text. */
+function rendererFor(lang: Lang): Marked {
+  const marked = new Marked({ gfm: true, async: false });
+  marked.use(gfmHeadingId());
+  marked.use({
+    renderer: {
+      html(token: Tokens.HTML | Tokens.Tag) {
+        return escapeHtml(token.text);
+      },
+      link(token: Tokens.Link) {
+        const text = this.parser.parseInline(token.tokens);
+        const href = helpHref(token.href.trim(), lang);
+        const external = /^https?:\/\//i.test(href);
+        return `<a href="${escapeHtml(href)}"${external ? ' rel="noopener noreferrer"' : ""}>${text}</a>`;
+      },
+    },
+  });
+  return marked;
+}
+
+/**
+ * Code blocks and tables wider than a phone scroll in their own box, which a keyboard must reach:
+ * each becomes focusable (a table inside a labelled region). Raw HTML of an article is escaped
+ * text, so these tags are only marked's own.
+ */
+function scrollBoxesReachable(html: string, tableLabel: string): string {
+  return html
+    .replaceAll("<pre>", '<pre tabindex="0">')
+    .replaceAll("<table>", `<div class="help-table" tabindex="0" role="region" aria-label="${escapeHtml(tableLabel)}"><table>`)
+    .replaceAll("</table>", "</table></div>");
+}
+
+function languageOf(ctx: Context): Lang {
+  return single(ctx.query.lang) === "en" ? "en" : "zh";
+}
+
+export function helpPagesRoutes(deps: { dir?: string; assetsDir?: string } = {}): Router {
+  const articles = loadHelpArticles(deps.dir ?? DOCS_DIR);
+  const rendered = new Map<Lang, Map<string, string>>(
+    (["zh", "en"] as const).map((lang) => {
+      const marked = rendererFor(lang);
+      return [lang, new Map(articles.map((article) => [article.slug, scrollBoxesReachable(marked.parse(article.text) as string, WORDS[lang].table)]))];
+    }),
+  );
+  const router = new Router();
+
+  const send = (ctx: Context, lang: Lang, title: string, main: string, otherLanguage: string) => {
+    const assets = loadStaffAssets(deps.assetsDir ?? WEB_DIST_DIR);
+    const words = WORDS[lang];
+    ctx.set("Content-Security-Policy", HELP_CSP);
+    ctx.set("X-Content-Type-Options", "nosniff");
+    ctx.set("Referrer-Policy", "same-origin");
+    ctx.type = "text/html; charset=utf-8";
+    ctx.body = `<!doctype html>
+<html lang="${lang === "zh" ? "zh-CN" : "en"}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · ${words.help}</title>
+<link rel="icon" href="data:,">
+${assets ? `<link rel="stylesheet" href="${assets.urls["staff.css"]}">` : ""}
+</head>
+<body class="help">
+<header class="top help-top"><p class="brand"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.help}</a></p><nav aria-label="${words.help}"><a href="/staff${lang === "en" ? "?lang=en" : ""}">${words.staff}</a> <a class="lang" lang="${lang === "en" ? "zh-CN" : "en"}" href="${escapeHtml(otherLanguage)}">${words.otherLanguage}</a></nav></header>
+<main id="main" class="help-article">
+${main}
+</main>
+</body>
+</html>
+`;
+  };
+
+  router.get("/help", (ctx) => {
+    const lang = languageOf(ctx);
+    const words = WORDS[lang];
+    const suffix = lang === "en" ? "?lang=en" : "";
+    const entry = (article: HelpArticle) => `<li><a href="/help/${article.slug}${suffix}">${escapeHtml(article.title)}</a>${article.summary ? `<p>${escapeHtml(article.summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`;
+    send(ctx, lang, words.help, `<h1>${words.help}</h1>\n<p class="intro">${words.intro}</p>\n<ul class="help-list">${articles.map(entry).join("\n")}</ul>`, lang === "en" ? "/help" : "/help?lang=en");
+  });
+
+  router.get("/help/:slug", (ctx) => {
+    const lang = languageOf(ctx);
+    const words = WORDS[lang];
+    const slug = ctx.params.slug!;
+    const html = rendered.get(lang)!.get(slug);
+    const article = articles.find((candidate) => candidate.slug === slug);
+    const otherLanguage = `/help/${encodeURIComponent(slug)}${lang === "en" ? "" : "?lang=en"}`;
+    if (!html || !article) {
+      ctx.status = 404;
+      return send(ctx, lang, words.help, `<h1>${words.help}</h1>\n<p role="alert">${words.missing}</p>\n<p><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a></p>`, otherLanguage);
+    }
+    const links = `<p class="help-links"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a> · <a href="/md/${slug}.md">${words.markdown}</a></p>`;
+    send(ctx, lang, article.title, `${links}\n<article lang="en">\n${html}\n</article>`, otherLanguage);
+  });
+  return router;
+}
