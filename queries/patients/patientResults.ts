@@ -52,6 +52,45 @@ export function defaultChartItems(dictionary: Dictionary): DictionaryItem[] {
   return dictionary.items.filter((item) => item.core && item.valueType === "numeric");
 }
 
+export const resultItemSchema = z.object({
+  code: z.string().meta({ description: "The standard item code, as GET /api/patients/{patientRef}/results?codes= takes it", example: "K" }),
+  name: z.string(),
+  unit: z.string().meta({ description: "The item's standard unit; \"\" when it has none" }),
+  category: z.string(),
+  core: z.boolean().meta({ description: "One of the items the chart shows when none are asked for" }),
+  results: z.int().meta({ description: "How many results of the item the patient has, in any period" }),
+  lastAt: localIsoDateTimeText.nullable().meta({ description: "When the newest was collected (else reported); null when there is none" }),
+});
+export type ResultItem = z.infer<typeof resultItemSchema>;
+
+/**
+ * The items a chart can draw for the patient (contract D.7, so that staff can pick any item the
+ * patient has): every core numeric item, with or without results, then every other numeric item
+ * the patient has results of, each in the dictionary's order. Undefined when the tenant has no
+ * such patient. Counted from lab_results_by_patient alone, like the series.
+ */
+export async function patientResultItems(reader: TenantReader, dictionary: Dictionary, patientRef: string): Promise<ResultItem[] | undefined> {
+  if (!(await patientByRef(reader, patientRef))) return undefined;
+  const { rows } = await reader.query<{ std_code: string; results: number; last_at: string }>(
+    `select std_code, count(*)::int as results, to_char(max(coalesce(collected_at, reported_at)), 'YYYY-MM-DD"T"HH24:MI:SS') as last_at
+     from read.lab_results
+     where patient_ref = $1 and std_code is not null and std_value is not null
+     group by std_code`,
+    [patientRef],
+  );
+  const held = new Map(rows.map((row) => [row.std_code, row]));
+  const numeric = dictionary.items.filter((item) => item.valueType === "numeric");
+  return [...numeric.filter((item) => item.core), ...numeric.filter((item) => !item.core && held.has(item.code))].map((item) => ({
+    code: item.code,
+    name: item.name,
+    unit: item.unit,
+    category: item.category,
+    core: item.core,
+    results: held.get(item.code)?.results ?? 0,
+    lastAt: held.get(item.code)?.last_at ?? null,
+  }));
+}
+
 /** The patient's series, or undefined when the tenant has no such patient. */
 export async function patientResults(reader: TenantReader, request: PatientResultsRequest): Promise<PatientResults | undefined> {
   const patient = await patientByRef(reader, request.patientRef);

@@ -9,7 +9,7 @@ import type { EventStore } from "../../db/eventStore.ts";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
-import { defaultChartItems, patientResults } from "../../queries/patients/patientResults.ts";
+import { defaultChartItems, patientResultItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef, patientVisible } from "../../queries/patients/patients.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
@@ -84,6 +84,15 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
     const answer = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResults(reader, { patientRef, items, ...days }));
     if (!answer) throw noSuchPatient(patientRef);
     ctx.body = answer;
+  });
+
+  // The items the chart offers to draw: staff pick any the patient has (the chart opened from an alert shows its item).
+  router.get("/:patientRef/result-items", access.recorded, async (ctx) => {
+    const patientRef = patientRefOf(ctx);
+    showing(ctx, { patientRefs: [patientRef] });
+    const items = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResultItems(reader, dictionary, patientRef));
+    if (!items) throw noSuchPatient(patientRef);
+    ctx.body = items;
   });
 
   router.get("/:patientRef", access.recorded, async (ctx) => {

@@ -46,8 +46,9 @@ export function readSideReachingIntoCommands(edges: readonly ImportEdge[]): stri
 
 /**
  * Modules the browser bundles share with the server at run time: pure functions with no server
- * dependency, so that a chart or a value reads the same in the embed page and in an export, and
- * a page offers exactly what the roles the server checks allow.
+ * dependency, so that a chart or a value reads the same in the embed page and in an export, a
+ * page offers exactly what the roles the server checks allow, and a page masks an id card as the
+ * answers do.
  */
 export const SHARED_WITH_WEB = new Set([
   "src/reports/charts/chartOptions.ts",
@@ -56,6 +57,7 @@ export const SHARED_WITH_WEB = new Set([
   "src/reports/charts/tableColumns.ts",
   "commands/reports/spec/specVocabulary.ts",
   "commands/credentials/staffRoleRanks.ts",
+  "commands/patients/nationalId.ts",
 ]);
 
 /** web/ importing server code for more than its types. */

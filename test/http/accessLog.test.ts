@@ -121,6 +121,9 @@ describe("the access log: who was shown which patient (contract E.4)", function 
     const missing = await traced("GET", "/api/patients/P404/results", { token: h1.authorToken });
     expect(missing.status).to.equal(404);
     expect(await recordOf(missing)).to.deep.include({ action: "GET /api/patients/{patientRef}/results", patientRefs: ["P404"], outcome: "not-found" });
+    const items = await traced("GET", "/api/patients/P001/result-items", { token: h1.authorToken });
+    expect(items.status).to.equal(200);
+    expect(await recordOf(items)).to.deep.include({ action: "GET /api/patients/{patientRef}/result-items", patientRefs: ["P001"], outcome: "shown" });
   });
 
   it("records a patient shown by its patientRef in that patient's access log, and an attempt on one that does not exist; a patientRef there cannot be names nobody", async () => {

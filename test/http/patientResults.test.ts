@@ -103,6 +103,24 @@ describe("a patient's results over time (GET /api/patients/{patientRef}/results)
     expect(missing.body.error).to.match(/GET \/api\/patients/);
   });
 
+  it("lists the items the chart can draw: the core ones, results or not, then every other item the patient has, with how many and the newest", async () => {
+    const answer = await hub.tenant.call("GET", "/api/patients/P001/result-items", { token: hub.tenant.authorToken });
+    expect(answer.status).to.equal(200);
+    const items = answer.body as Array<{ code: string; name: string; unit: string; category: string; core: boolean; results: number; lastAt: string | null }>;
+    const core = items.filter((item) => item.core).map((item) => item.code);
+    expect(core).to.include.members(["HGB", "KTV", "URR", "P", "CA", "IPTH", "ALB"]);
+    expect(items.findIndex((item) => !item.core), "the core items first").to.equal(core.length);
+    expect(items.find((item) => item.code === "URR")).to.deep.include({ results: 0, lastAt: null });
+    expect(items.find((item) => item.code === "HGB")).to.deep.include({ name: "血红蛋白", unit: "g/L", core: true, results: 13, lastAt: "2026-01-05T09:00:00" });
+    // Potassium is no core item: listed because P001 has twelve results of it, so the chart can offer it.
+    expect(items.filter((item) => !item.core)).to.deep.equal([{ code: "K", name: "钾", unit: "mmol/L", category: items.find((item) => item.code === "K")!.category, core: false, results: 12, lastAt: "2025-12-10T07:30:00" }]);
+    // The qualitative local item has no standard value to draw; the other tenant's P001 is not counted.
+    expect(items.map((item) => item.code)).to.not.include("X-LOCAL");
+    const missing = await hub.tenant.call("GET", "/api/patients/P404/result-items", { token: hub.tenant.authorToken });
+    expect(missing.status).to.equal(404);
+    expect((await hub.tenant.call("GET", "/api/patients/bad%20ref/result-items", { token: hub.tenant.authorToken })).status).to.equal(400);
+  });
+
   it("says how to fix a query it cannot chart", async () => {
     for (const [query, says] of [
       ["?codes=HGB,NOPE", /NOPE is not a numeric item/],

@@ -56,6 +56,8 @@ describe("roles and ward scopes of tokens and sessions (E.2)", function () {
     expect(listed.body.map((patient: { patientRef: string }) => patient.patientRef)).to.deep.equal(["R-3A"]);
     expect((await call("GET", "/api/patients/R-3A/results", { token })).status).to.equal(200);
     expect((await call("GET", "/api/patients/R-5B/results", { token })).status).to.equal(404);
+    expect((await call("GET", "/api/patients/R-3A/result-items", { token })).status).to.equal(200);
+    expect((await call("GET", "/api/patients/R-5B/result-items", { token })).status, "another ward's items").to.equal(404);
   });
 
   it("shows one patient to a clinician of its ward; another ward's answers 404 as one that does not exist, and a viewer 403 naming the role", async () => {

@@ -278,6 +278,17 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(points).to.not.be.empty;
     expectNothingOfNorth(flat(wide.body), "south's chart");
   },
+  "GET /api/patients/:patientRef/result-items": async ({ service, south }) => {
+    // Both tenants have a P001 with results: south's counts are south's rows, and north's P-NORTH is not there.
+    const answer = await south.asAuthor("GET", "/api/patients/P001/result-items");
+    expect(answer.status, flat(answer.body)).to.equal(200);
+    const { rows } = await service.db.query("select std_code, count(*)::int as n from read.lab_results where tenant = 'south' and patient_ref = 'P001' and std_value is not null group by 1");
+    const counted = (answer.body as Array<{ code: string; results: number }>).filter((item) => item.results > 0).map((item) => [item.code, item.results]);
+    expect(Object.fromEntries(counted)).to.deep.equal(Object.fromEntries(rows.map((row) => [row.std_code, row.n])));
+    expect(counted).to.not.be.empty;
+    expect((await south.asAuthor("GET", "/api/patients/P-NORTH/result-items")).status, "north's patient from south").to.equal(404);
+    expectNothingOfNorth(flat(answer.body), "south's chart items");
+  },
   "GET /api/alerts": async (world) => {
     await northAlert(world);
     for (const state of ["open", "acknowledged", "closed"]) expectNothingOfNorth(flat((await world.south.asAuthor("GET", `/api/alerts?state=${state}`)).body), `south's ${state} alerts`);

@@ -1,3 +1,4 @@
+import { chartHref } from "./chartLink.ts";
 import { el, localTime } from "./dom.ts";
 import { historyDialog } from "./historyDialog.ts";
 import { noteDialog } from "./noteDialog.ts";
@@ -86,7 +87,7 @@ function alertTable(ctx: PageContext, state: AlertState, alerts: Alert[], fresh:
       "tr",
       { "data-alert-id": alert.alertId, "data-external-id": alert.externalId, class: fresh.has(alert.alertId) ? "fresh" : null },
       el("td", {}, localTime(alert.raisedAt)),
-      el("th", { scope: "row" }, el("a", { href: `#chart/${segment(alert.patientRef)}`, "aria-label": texts.chartFor(patient) }, patient), el("span", { class: "sub muted" }, alert.patientRef)),
+      el("th", { scope: "row" }, el("a", { href: chartHref(alert.patientRef, { code: alert.code, externalId: alert.externalId }), "aria-label": texts.chartFor(patient) }, patient), el("span", { class: "sub muted" }, alert.patientRef)),
       el("td", { class: "result" }, el("strong", {}, alert.name), " ", el("span", { class: "critical-value" }, valueText(alert))),
       el("td", { class: "reason" }, texts.reasons(alert.reason)),
       outcome,

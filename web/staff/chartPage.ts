@@ -1,25 +1,33 @@
 import { el, localTime } from "./dom.ts";
 import { accessLogDialog } from "./accessLogDialog.ts";
+import { chartAddressOf, type ChartFocus } from "./chartLink.ts";
 import { historyDialog } from "./historyDialog.ts";
+import { reportDialog } from "./labReportView.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
-import { seriesChart, type Series } from "./seriesChart.ts";
+import { seriesChart, type Series, type SeriesPoint } from "./seriesChart.ts";
 import { may } from "./session.ts";
 import { segment } from "./staffApi.ts";
-import type { PatientResults } from "./types.ts";
+import type { PatientResults, ResultItem } from "./types.ts";
 
 const PERIODS = ["1", "3", "5"] as const;
 type Period = (typeof PERIODS)[number];
+/** The results route answers at most this many items at a time. */
+const MAX_ITEMS = 20;
 
 const pad = (n: number) => String(n).padStart(2, "0");
 const day = (date: Date) => `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 
 /**
- * One patient's chart (`GET /api/patients/{ref}/results`, contract D.7): a small chart per core
- * item with its reference range, target band and critical limits, the latest value and flag; the
- * same numbers as a table; and the reports of the period, each with its history.
+ * One patient's chart (`GET /api/patients/{ref}/results`, contract D.7): a small chart per item
+ * with its reference range, target band and critical limits, the latest value and flag; the same
+ * numbers as a table; and the reports of the period, each readable as printed and with its history.
+ * It draws the core items and any other the patient has results of, as staff choose
+ * (`GET /api/patients/{ref}/result-items`). Opened from an alert (`#chart/<ref>?code=K&report=<id>`),
+ * it draws that item first and marks the value that raised the alert.
  */
-export function chartPage(ctx: PageContext, patientRef: string): HTMLElement {
+export function chartPage(ctx: PageContext, routed: string): HTMLElement {
   const { texts } = ctx;
+  const { patientRef, focus } = chartAddressOf(location.hash, routed);
   let period: Period = "1";
   let view: "charts" | "table" = "charts";
   let disposers: Array<() => void> = [];
@@ -33,27 +41,30 @@ export function chartPage(ctx: PageContext, patientRef: string): HTMLElement {
   const viewButton = el("button", { type: "button", class: "view-toggle", "aria-pressed": "false" }, texts.tableView);
   const box = el("div", { class: "page-body chart-body" });
   const reports = el("section", { class: "patient-reports", "aria-labelledby": "patient-reports-title" });
+  const picker = itemPicker(ctx, () => void reload());
   let results: PatientResults | null = null;
 
   const reload = loader(box, texts, async () => {
+    if (!picker.ready()) picker.offer(await ctx.api.get<ResultItem[]>(`/api/patients/${segment(patientRef)}/result-items`), focus);
     const to = new Date();
     const from = new Date(to.getFullYear() - Number(period), to.getMonth(), to.getDate());
-    results = await ctx.api.get<PatientResults>(`/api/patients/${segment(patientRef)}/results?from=${day(from)}&to=${day(to)}`);
+    const codes = picker.chosen().map(encodeURIComponent).join(",");
+    results = await ctx.api.get<PatientResults>(`/api/patients/${segment(patientRef)}/results?from=${day(from)}&to=${day(to)}&codes=${codes}`);
     const heading = frame.querySelector("h1");
     if (heading) heading.textContent = texts.chartTitle(results.patient.name, results.patient.patientRef);
     document.title = `${texts.chartFor(results.patient.name)} · ${texts.appTitle}`;
-    reports.replaceChildren(...reportList(ctx, results));
+    reports.replaceChildren(...reportList(ctx, results, focus));
     return render(results);
   });
   const render = (answer: PatientResults): Node => {
     disposeCharts();
-    if (view === "table") return resultTable(ctx, answer);
+    if (view === "table") return resultTable(ctx, answer, focus);
     const cards = answer.series.map((series) => {
-      const card = seriesCard(ctx, series);
+      const card = seriesCard(ctx, series, focus?.code === series.code ? focus : null);
       disposers.push(card.dispose);
       return card.element;
     });
-    return el("div", { class: "series-grid" }, ...cards);
+    return el("div", {}, el("p", { class: "hint chart-hint" }, texts.openPointHint), el("div", { class: "series-grid" }, ...cards));
   };
 
   periodSelect.addEventListener("change", () => {
@@ -79,18 +90,99 @@ export function chartPage(ctx: PageContext, patientRef: string): HTMLElement {
       ? el("button", { type: "button", class: "access-log-button", onclick: () => accessLogDialog(ctx, patientRef, results?.patient.name ?? patientRef) }, texts.accessLog)
       : null,
   );
-  const frame = pageFrame("chart", texts.chart, texts.chartIntro, toolbar, box, reports);
+  const frame = pageFrame("chart", texts.chart, texts.chartIntro, toolbar, picker.element, box, reports);
   frame.dataset.patientRef = patientRef;
+  if (focus) frame.dataset.focusCode = focus.code;
   return frame;
 }
 
-const shown = (series: Series, value: number) => `${value}${series.unit ? ` ${series.unit}` : ""}`;
-const band = (low: number | null, high: number | null) => (low !== null && high !== null ? `${low}–${high}` : low !== null ? `≥ ${low}` : high !== null ? `≤ ${high}` : "—");
+interface ItemPicker {
+  element: HTMLElement;
+  ready(): boolean;
+  /** The items the patient has; the chart starts on the core ones, the focused item first. */
+  offer(items: ResultItem[], focus: ChartFocus | null): void;
+  chosen(): string[];
+}
 
-function seriesCard(ctx: PageContext, series: Series): { element: HTMLElement; dispose: () => void } {
+/**
+ * Which items the chart draws: the core ones to start with (and the item an alert opened it on),
+ * any other the patient has results of a click away. Folded, so the charts stay at the top.
+ */
+function itemPicker(ctx: PageContext, changed: () => void): ItemPicker {
+  const { texts } = ctx;
+  let offered: ResultItem[] | null = null;
+  let chosen: string[] = [];
+  const summary = el("summary", {});
+  const groups = el("div", { class: "item-groups" });
+  const element = el(
+    "details",
+    { class: "item-picker" },
+    summary,
+    el("fieldset", {}, el("legend", {}, texts.itemsLegend), el("p", { class: "hint", id: "item-picker-hint" }, texts.itemsHint(MAX_ITEMS)), groups),
+  );
+  const boxes = () => [...groups.querySelectorAll<HTMLInputElement>("input[type=checkbox]")];
+  const settle = () => {
+    summary.textContent = texts.itemsShown(chosen.length, offered?.length ?? 0);
+    // At most MAX_ITEMS, and at least one: no codes at all would ask for the core items again.
+    for (const box of boxes()) box.disabled = box.checked ? chosen.length === 1 : chosen.length >= MAX_ITEMS;
+  };
+  const option = (item: ResultItem) => {
+    const box = el("input", { type: "checkbox", name: "item", value: item.code, checked: chosen.includes(item.code), "aria-describedby": "item-picker-hint" });
+    box.addEventListener("change", () => {
+      chosen = box.checked ? [...chosen, item.code] : chosen.filter((code) => code !== item.code);
+      settle();
+      changed();
+    });
+    return el("label", { class: "item-option", "data-code": item.code }, box, texts.itemOption(item.name, item.code, item.results, item.lastAt ? localTime(item.lastAt) : null));
+  };
+  const group = (legend: string, items: ResultItem[]) => (items.length === 0 ? null : el("fieldset", { class: "item-group" }, el("legend", {}, legend), ...items.map(option)));
+  return {
+    element,
+    ready: () => offered !== null,
+    offer(items, focus) {
+      offered = items;
+      const core = items.filter((item) => item.core).map((item) => item.code);
+      // An item the patient has no value of to draw is not asked for (the route refuses what it cannot chart).
+      const first = focus && items.some((item) => item.code === focus.code) ? focus.code : null;
+      chosen = (first ? [first, ...core.filter((code) => code !== first)] : core).slice(0, MAX_ITEMS);
+      groups.replaceChildren(
+        ...[group(texts.coreItems, items.filter((item) => item.core)), group(texts.otherItems, items.filter((item) => !item.core))].filter((node): node is HTMLFieldSetElement => node !== null),
+      );
+      settle();
+    },
+    chosen: () => chosen,
+  };
+}
+
+const shown = (series: Series, value: number) => `${value}${series.unit ? ` ${series.unit}` : ""}`;
+const pointText = (series: Series, point: SeriesPoint) => `${shown(series, point.value)}${point.flag ? ` ${point.flag}` : ""}`;
+const band = (low: number | null, high: number | null) => (low !== null && high !== null ? `${low}–${high}` : low !== null ? `≥ ${low}` : high !== null ? `≤ ${high}` : "—");
+const flagClass = (flag: string | null) => (flag ? ` flag-${flag.toLowerCase()}` : "");
+
+/** The result an alert opened the chart on: its value, when, and its report a click away; or why it is not drawn. */
+function markedNote(ctx: PageContext, series: Series, focus: ChartFocus): HTMLElement | null {
+  const { texts } = ctx;
+  if (!focus.externalId) return null;
+  const externalId = focus.externalId;
+  const point = series.points.find((one) => one.externalId === externalId);
+  const open = el("button", { type: "button", class: "view-report", "aria-label": texts.viewReportFor(externalId), onclick: () => reportDialog(ctx, "lab", externalId) }, texts.viewReport);
+  if (!point) return el("p", { class: "marked-result missing" }, texts.markedMissing(externalId), " ", open);
+  return el(
+    "p",
+    { class: `marked-result${flagClass(point.flag)}`, "data-external-id": externalId },
+    el("span", { class: "marked-label" }, texts.markedResult),
+    " ",
+    el("strong", {}, pointText(series, point)),
+    ` · ${localTime(point.at)} · ${externalId} `,
+    open,
+  );
+}
+
+function seriesCard(ctx: PageContext, series: Series, focus: ChartFocus | null): { element: HTMLElement; dispose: () => void } {
   const { texts } = ctx;
   const latest = series.points.at(-1);
-  const latestText = latest ? `${shown(series, latest.value)}${latest.flag ? ` ${latest.flag}` : ""} · ${localTime(latest.at)}` : "";
+  const latestText = latest ? `${pointText(series, latest)} · ${localTime(latest.at)}` : "";
+  const marked = focus?.externalId ? series.points.find((point) => point.externalId === focus.externalId) : undefined;
   const legend = el(
     "ul",
     { class: "bands" },
@@ -98,32 +190,38 @@ function seriesCard(ctx: PageContext, series: Series): { element: HTMLElement; d
     series.target ? el("li", { class: "band-target", title: series.target.source }, `${texts.targetBand} ${band(series.target.low, series.target.high)}`) : null,
     series.critical ? el("li", { class: "band-critical", title: series.critical.source }, `${texts.criticalLimits} ${band(series.critical.low, series.critical.high)}`) : null,
   );
-  const chart = series.points.length ? seriesChart(series, texts.seriesSummary(series.name, series.points.length, latestText)) : null;
+  const label = texts.seriesSummary(series.name, series.points.length, latestText) + (marked ? texts.markedPointOf(pointText(series, marked), localTime(marked.at)) : "");
+  const chart = series.points.length ? seriesChart(series, { label, marked: marked?.externalId ?? null, onPoint: (point) => reportDialog(ctx, "lab", point.externalId) }) : null;
   const element = el(
     "article",
-    { class: "series-card", "data-code": series.code, "data-points": series.points.length },
+    { class: `series-card${focus ? " focused" : ""}`, "data-code": series.code, "data-points": series.points.length },
     el("h2", {}, series.name, el("span", { class: "unit muted" }, series.unit ? ` ${series.unit}` : "")),
     latest
-      ? el("p", { class: `latest${latest.flag ? ` flag-${latest.flag.toLowerCase()}` : ""}` }, `${texts.latest} `, el("strong", { "data-latest": latest.value }, latestText))
+      ? el("p", { class: `latest${flagClass(latest.flag)}` }, `${texts.latest} `, el("strong", { "data-latest": latest.value }, latestText))
       : el("p", { class: "latest muted" }, texts.noResults),
+    focus ? markedNote(ctx, series, focus) : null,
     legend,
     chart ? chart.element : null,
   );
   return { element, dispose: () => chart?.dispose() };
 }
 
-function resultTable(ctx: PageContext, answer: PatientResults): HTMLElement {
+const viewReportButton = (ctx: PageContext, externalId: string, text: string) =>
+  el("button", { type: "button", class: "view-report", "aria-label": ctx.texts.viewReportFor(externalId), onclick: () => reportDialog(ctx, "lab", externalId) }, text);
+const isMarked = (focus: ChartFocus | null, externalId: string, code?: string) => focus?.externalId === externalId && (code === undefined || focus.code === code);
+
+function resultTable(ctx: PageContext, answer: PatientResults, focus: ChartFocus | null): HTMLElement {
   const { texts } = ctx;
   const rows = answer.series.flatMap((series) =>
     [...series.points].reverse().map((point) =>
       el(
         "tr",
-        { "data-code": series.code, "data-external-id": point.externalId },
+        { "data-code": series.code, "data-external-id": point.externalId, class: isMarked(focus, point.externalId, series.code) ? "marked" : null },
         el("th", { scope: "row" }, series.name),
         el("td", {}, localTime(point.at)),
         el("td", { class: "number" }, shown(series, point.value)),
         el("td", { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" }, point.flag ?? ""),
-        el("td", {}, point.externalId),
+        el("td", {}, viewReportButton(ctx, point.externalId, point.externalId)),
       ),
     ),
   );
@@ -132,8 +230,8 @@ function resultTable(ctx: PageContext, answer: PatientResults): HTMLElement {
   return el("div", { class: "table-wrap" }, el("table", { class: "data results" }, el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 
-/** The reports whose results the period shows, newest first, each with its history. */
-function reportList(ctx: PageContext, answer: PatientResults): Node[] {
+/** The reports whose results the period shows, newest first, each to read as printed and with its history. */
+function reportList(ctx: PageContext, answer: PatientResults, focus: ChartFocus | null): Node[] {
   const { texts } = ctx;
   const reports = new Map<string, string>();
   for (const series of answer.series) for (const point of series.points) if ((reports.get(point.externalId) ?? "") < point.at) reports.set(point.externalId, point.at);
@@ -146,7 +244,13 @@ function reportList(ctx: PageContext, answer: PatientResults): Node[] {
           "ul",
           { class: "patient-report-list" },
           ...items.map(([externalId, at]) =>
-            el("li", { "data-external-id": externalId }, `${localTime(at)} · ${externalId} `, el("button", { type: "button", class: "history", "aria-label": texts.historyFor(externalId), onclick: () => historyDialog(ctx, "lab", externalId) }, texts.history)),
+            el(
+              "li",
+              { "data-external-id": externalId, class: isMarked(focus, externalId) ? "marked" : null },
+              `${localTime(at)} · ${externalId} `,
+              isMarked(focus, externalId) ? el("span", { class: "badge marked-badge" }, texts.markedResult) : null,
+              el("span", { class: "actions" }, viewReportButton(ctx, externalId, texts.viewReport), el("button", { type: "button", class: "history", "aria-label": texts.historyFor(externalId), onclick: () => historyDialog(ctx, "lab", externalId) }, texts.history)),
+            ),
           ),
         ),
   ];

@@ -1,14 +1,16 @@
 import { openModal } from "./dialog.ts";
 import { el, localTime } from "./dom.ts";
+import { versionSheet, type ReportKind } from "./labReportView.ts";
 import { loader, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
 import type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "./types.ts";
 
 /**
  * A report's history (`GET /api/history/…`, contract D.1) in a dialog: what happened to it, by
- * whom and when; each version as received, and what changed from the version before.
+ * whom and when; each version as received (printed as the laboratory prints it, the record
+ * beneath), and what changed from the version before.
  */
-export function historyDialog(ctx: PageContext, kind: string, externalId: string): void {
+export function historyDialog(ctx: PageContext, kind: ReportKind, externalId: string): void {
   const { texts } = ctx;
   const base = `/api/history/${segment(kind)}/${segment(externalId)}`;
   openModal(texts.historyTitle(externalId), texts.close, () => {
@@ -18,17 +20,22 @@ export function historyDialog(ctx: PageContext, kind: string, externalId: string
       detail.replaceChildren(el("h3", {}, title), el("div", { class: "history-detail-body" }));
       void loader(detail.lastElementChild as HTMLElement, texts, load)();
     };
+    let current = 0;
     const actions = (entry: HistoryEntry) => {
       if (entry.event !== "RECEIVED" || entry.version === undefined) return null;
       const n = entry.version;
       return el(
         "span",
         { class: "actions" },
-        el("button", { type: "button", class: "view-version", onclick: () => show(texts.versionTitle(n), async () => versionView(await ctx.api.get<ReportVersion>(`${base}/versions/${n}`))) }, texts.viewVersion(n)),
+        el("button", { type: "button", class: "view-version", onclick: () => show(texts.versionTitle(n), async () => versionSheet(texts, kind, await ctx.api.get<ReportVersion>(`${base}/versions/${n}`), current, { level: 4, record: true })) }, texts.viewVersion(n)),
         n > 1 ? el("button", { type: "button", class: "view-changes", onclick: () => show(texts.changesTitle(n - 1, n), async () => changesView(ctx, await ctx.api.get<ReportDiff>(`${base}/diff?from=${n - 1}&to=${n}`))) }, texts.changesOf(n)) : null,
       );
     };
-    void loader(timeline, texts, async () => timelineTable(ctx, await ctx.api.get<ReportHistory>(base), actions))();
+    void loader(timeline, texts, async () => {
+      const history = await ctx.api.get<ReportHistory>(base);
+      current = history.current;
+      return timelineTable(ctx, history, actions);
+    })();
     return [timeline, detail];
   });
 }
@@ -58,11 +65,6 @@ function timelineTable(ctx: PageContext, history: ReportHistory, actions: (entry
   );
   const head = el("tr", {}, ...[texts.colWhen, texts.colEvent, texts.colBy, texts.colDetails].map((c) => el("th", { scope: "col" }, c)));
   return el("div", { class: "table-wrap" }, el("table", { class: "data history" }, el("thead", {}, head), el("tbody", {}, ...rows)));
-}
-
-/** The report as it was accepted, as indented JSON: the record, not a rendering of it. */
-function versionView(version: ReportVersion): HTMLElement {
-  return el("pre", { class: "report-json" }, JSON.stringify(version.report, null, 2));
 }
 
 function changesView(ctx: PageContext, diff: ReportDiff): HTMLElement {

@@ -2,7 +2,9 @@
  * One item's results over time for the patient chart: ECharts drawn on a canvas (the staff pages'
  * CSP allows no inline style, which the SVG renderer's text would need), tooltips drawn on the
  * canvas too. Bands: the reference range (grey), the clinical target (green); dashed red lines: the
- * critical limits. Every number the chart shows is also in the table view, for screen readers.
+ * critical limits; a red diamond: the marked result (the one an alert opened the chart on). A click
+ * opens the report of the point nearest in time. Every number the chart shows is also in the table
+ * view, where each report opens from a button, for screen readers and keyboards.
  */
 import { LineChart } from "echarts/charts";
 import { GridComponent, MarkAreaComponent, MarkLineComponent, TooltipComponent } from "echarts/components";
@@ -13,6 +15,16 @@ import type { PatientResults } from "./types.ts";
 echarts.use([LineChart, GridComponent, MarkAreaComponent, MarkLineComponent, TooltipComponent, CanvasRenderer]);
 
 export type Series = PatientResults["series"][number];
+export type SeriesPoint = Series["points"][number];
+
+export interface SeriesChartOptions {
+  /** The chart's text alternative. */
+  label: string;
+  /** The report whose point is marked, if any. */
+  marked?: string | null;
+  /** Called with the point nearest in time to a click. */
+  onPoint?: (point: SeriesPoint) => void;
+}
 
 export interface SeriesChart {
   element: HTMLElement;
@@ -37,11 +49,23 @@ function yRange(series: Series): [number, number] {
   return [Number((low - pad).toPrecision(3)), Number((high + pad).toPrecision(3))];
 }
 
-export function seriesChart(series: Series, label: string): SeriesChart {
+/** The point nearest in time to `at` (epoch ms). */
+function nearest(points: readonly SeriesPoint[], at: number): SeriesPoint | undefined {
+  let best: SeriesPoint | undefined;
+  let distance = Infinity;
+  for (const point of points) {
+    const d = Math.abs(new Date(point.at).getTime() - at);
+    if (d < distance) [best, distance] = [point, d];
+  }
+  return best;
+}
+
+export function seriesChart(series: Series, { label, marked = null, onPoint }: SeriesChartOptions): SeriesChart {
   const element = document.createElement("div");
   element.className = "series-chart";
   element.setAttribute("role", "img");
   element.setAttribute("aria-label", label);
+  if (marked) element.dataset.marked = marked;
   let chart: echarts.ECharts | null = null;
   const [min, max] = yRange(series);
   const band = (low: number | null | undefined, high: number | null | undefined, color: string) =>
@@ -58,7 +82,12 @@ export function seriesChart(series: Series, label: string): SeriesChart {
       {
         type: "line",
         name: series.name,
-        data: series.points.map((point) => [point.at, point.value]),
+        data: series.points.map((point) =>
+          point.externalId === marked
+            ? { value: [point.at, point.value], symbol: "diamond", symbolSize: 14, itemStyle: { color: CRITICAL, borderColor: "#fff", borderWidth: 1 } }
+            : [point.at, point.value],
+        ),
+        cursor: onPoint ? "pointer" : "default",
         showSymbol: true,
         symbolSize: 5,
         lineStyle: { color: LINE, width: 1.5 },
@@ -75,8 +104,17 @@ export function seriesChart(series: Series, label: string): SeriesChart {
   const observer = new ResizeObserver(() => {
     if (element.clientWidth === 0) return;
     if (!chart) {
-      chart = echarts.init(element, undefined, { renderer: "canvas" });
-      chart.setOption(option as echarts.EChartsCoreOption);
+      const drawn = echarts.init(element, undefined, { renderer: "canvas" });
+      drawn.setOption(option as echarts.EChartsCoreOption);
+      // Anywhere on the chart, not only on a 5 px symbol (a finger on a phone): the tooltip shows the same nearest point.
+      if (onPoint) {
+        drawn.getZr().on("click", (event) => {
+          const [at] = drawn.convertFromPixel({ seriesIndex: 0 }, [event.offsetX, event.offsetY]) as number[];
+          const point = at === undefined || Number.isNaN(at) ? undefined : nearest(series.points, at);
+          if (point) onPoint(point);
+        });
+      }
+      chart = drawn;
     } else chart.resize();
   });
   observer.observe(element);

@@ -1,9 +1,10 @@
 import type { Lang } from "../types.ts";
+import { chartEn, chartZh, type ChartTexts } from "./chartTexts.ts";
 import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentialsTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent. */
-export interface StaffTexts extends TrustTexts, CredentialsTexts {
+export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -236,6 +237,7 @@ export interface StaffTexts extends TrustTexts, CredentialsTexts {
 const zh: StaffTexts = {
   ...trustZh,
   ...credentialsZh,
+  ...chartZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -452,7 +454,7 @@ const zh: StaffTexts = {
   editReport: (title) => `编辑 ${title}`,
   chartFor: (name) => `${name} 的检验趋势`,
   chartTitle: (name, patientRef) => `${name}（${patientRef}）的检验趋势`,
-  chartIntro: "核心透析指标随时间的变化（标准单位）。灰色带为参考范围，绿色带为 KDIGO / KDOQI 目标，红线为危急界限。",
+  chartIntro: "核心透析指标及您选择的其他项目随时间的变化（标准单位）。灰色带为参考范围，绿色带为 KDIGO / KDOQI 目标，红线为危急界限。",
   period: "时间范围",
   periods: { "1": "近 1 年", "3": "近 3 年", "5": "近 5 年" },
   tableView: "表格",
@@ -473,6 +475,7 @@ const zh: StaffTexts = {
 const en: StaffTexts = {
   ...trustEn,
   ...credentialsEn,
+  ...chartEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",
@@ -684,7 +687,7 @@ const en: StaffTexts = {
   editReport: (title) => `Edit ${title}`,
   chartFor: (name) => `Results of ${name}`,
   chartTitle: (name, patientRef) => `Results of ${name} (${patientRef})`,
-  chartIntro: "The core dialysis items over time, in standard units. Grey: the reference range; green: the KDIGO / KDOQI target; red lines: the critical limits.",
+  chartIntro: "The core dialysis items, and any other you choose, over time, in standard units. Grey: the reference range; green: the KDIGO / KDOQI target; red lines: the critical limits.",
   period: "Period",
   periods: { "1": "Last year", "3": "Last 3 years", "5": "Last 5 years" },
   tableView: "Table",

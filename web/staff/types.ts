@@ -8,7 +8,7 @@ export type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "../
 export type { BulkJobListEntry, BulkRejectedAnswer } from "../../queries/bulk/bulkJobs.ts";
 export type { AuthorListEntry, ClientListEntry } from "../../queries/credentials/credentials.ts";
 export type { Alert, AlertState } from "../../queries/alerts/alerts.ts";
-export type { PatientResults } from "../../queries/patients/patientResults.ts";
+export type { PatientResults, ResultItem } from "../../queries/patients/patientResults.ts";
 
 /** The body of `PUT /api/patients/{patientRef}`. */
 export interface PatientInput {

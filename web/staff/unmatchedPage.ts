@@ -1,5 +1,6 @@
 import { openModal } from "./dialog.ts";
 import { historyDialog } from "./historyDialog.ts";
+import { reportPreview } from "./labReportView.ts";
 import { noteDialog } from "./noteDialog.ts";
 import { alertBox, el, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
@@ -74,6 +75,8 @@ function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Prom
   const submit = el("button", { type: "submit", class: "primary" }, texts.claimButton);
   openModal(texts.claimTitle(entry.externalId), texts.close, (modal) => {
     const form = el("form", { class: "claim-form", novalidate: true }, sentPatient(ctx, entry), picker.element, problem.element, el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit));
+    // The report itself, as printed, to read before it joins a patient's record.
+    picker.element.before(reportPreview(ctx, entry.kind, entry.externalId));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const patient = picker.chosen();

@@ -15,7 +15,7 @@ import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { clientCodeMapAnswer } from "../../credentials/adminRoutes.ts";
 import { rejectedPageQuery } from "../../ingestion/openV1/bulkRoutes.ts";
 import { listQuery, resultsQuery } from "../../patients/patientRoutes.ts";
-import { patientResultsSchema } from "../../../queries/patients/patientResults.ts";
+import { patientResultsSchema, resultItemSchema } from "../../../queries/patients/patientResults.ts";
 import { acknowledgeInput } from "../../../commands/alerts/acknowledgeAlert.ts";
 import { alertSchema } from "../../../queries/alerts/alerts.ts";
 import { alertListQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
@@ -90,6 +90,20 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       responses: {
         200: { description: "One series per asked item, in the order asked; points oldest first", ...json(patientResultsSchema) },
         ...apiFailures({ 400: "A day, a code or the period is not one that can be charted", ...authorFailures, 404: "No such patient in this tenant" }),
+      },
+    },
+  },
+  "/api/patients/{patientRef}/result-items": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "patientResultItems",
+      summary: "The items a patient's chart can draw: every core numeric item, then every other numeric item the patient has results of, with how many and the newest's time",
+      description: "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds only the patients of its wards. Each code can be asked for with GET /api/patients/{patientRef}/results?codes=.",
+      security: security.author,
+      requestParams: { path: patientPath },
+      responses: {
+        200: { description: "Core items first, then the others, each in the dictionary's order", ...json(z.array(resultItemSchema)) },
+        ...apiFailures({ 400: "patientRef is not a patient reference", ...authorFailures, 404: "No such patient in this tenant, or one of a ward outside the caller's" }),
       },
     },
   },
