@@ -108,7 +108,7 @@ function signIn(message: string | null = null): void {
 }
 
 /** A hub that never connects, for people whose roles do not reach the alerts: the badge stays hidden. */
-const NO_ALERTS: AlertHub = { subscribe: () => () => {}, onConnected: () => () => {}, close: () => {} };
+const NO_ALERTS: AlertHub = { subscribe: () => () => {}, onConnected: () => () => {}, state: () => "lost", close: () => {} };
 
 /** "张护士 · Clinician · wards 3A" and, for a token, its tenant and hint. */
 function whoLine(session: Session): HTMLElement {
