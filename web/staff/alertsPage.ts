@@ -4,6 +4,7 @@ import { historyDialog } from "./historyDialog.ts";
 import { noteDialog } from "./noteDialog.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
+import { cardTable } from "./tables.ts";
 import type { Alert, AlertState } from "./types.ts";
 
 const STATES: AlertState[] = ["open", "acknowledged", "closed"];
@@ -99,9 +100,7 @@ function alertTable(ctx: PageContext, state: AlertState, alerts: Alert[], fresh:
       outcome,
     );
   });
-  return el(
-    "div",
-    { class: "table-wrap" },
+  return cardTable(
     el("table", { class: `data alerts alerts-${state}` }, el("caption", { class: "visually-hidden" }, texts.alertStates[state]), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)),
   );
 }
