@@ -76,6 +76,23 @@ function show(view: HTMLElement, title: string): void {
   (view.querySelector<HTMLElement>("[autofocus]") ?? view.querySelector<HTMLElement>("h1"))?.focus();
 }
 
+/** "English" on the Chinese pages and "中文" on the English ones, in its own language. */
+function languageLink(): HTMLElement {
+  return el("a", { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" }, texts.otherLanguage);
+}
+
+/**
+ * Scrolls the navigation (a strip of its own on a phone, web/staff.css) so that the current page's
+ * tab is in view, without scrolling the page.
+ */
+function keepTabInView(nav: HTMLElement, tab: HTMLElement): void {
+  const strip = nav.getBoundingClientRect();
+  const box = tab.getBoundingClientRect();
+  const margin = 24; // a little of the neighbour shows, saying there is more
+  if (box.left < strip.left) nav.scrollLeft -= strip.left - box.left + margin;
+  else if (box.right > strip.right) nav.scrollLeft += box.right - strip.right + margin;
+}
+
 /** Where "Sign in with <provider>" goes: the service's /staff/login, for the page's tenant unless the proxy sets it. */
 function loginUrl(tenant: string): string {
   return tenantFixed ? "/staff/login" : `/staff/login?${new URLSearchParams({ tenant })}`;
@@ -90,7 +107,7 @@ function signIn(message: string | null = null): void {
   const view = el(
     "div",
     { class: "shell" },
-    el("header", { class: "top" }, el("p", { class: "brand" }, texts.appTitle), el("a", { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" }, texts.otherLanguage)),
+    el("header", { class: "top" }, el("div", { class: "top-bar" }, el("p", { class: "brand" }, texts.appTitle), languageLink())),
     signInPage({
       texts,
       tenant,
@@ -108,7 +125,7 @@ function signIn(message: string | null = null): void {
 }
 
 /** A hub that never connects, for people whose roles do not reach the alerts: the badge stays hidden. */
-const NO_ALERTS: AlertHub = { subscribe: () => () => {}, onConnected: () => () => {}, close: () => {} };
+const NO_ALERTS: AlertHub = { subscribe: () => () => {}, onConnected: () => () => {}, state: () => "lost", close: () => {} };
 
 /** "张护士 · Clinician · wards 3A" and, for a token, its tenant and hint. */
 function whoLine(session: Session): HTMLElement {
@@ -152,6 +169,7 @@ function signedIn(session: Session): void {
     badge.textContent = String(open);
     badge.hidden = open === 0;
     badge.setAttribute("aria-label", texts.openAlertsBadge(open));
+    currentTabInView(); // the badge widens its tab, which may push the current one out of view
   };
   alerts.subscribe(() => void refreshBadge());
   alerts.onConnected((connected) => {
@@ -162,6 +180,10 @@ function signedIn(session: Session): void {
   const offered = (Object.keys(PAGES) as PageName[]).filter((name) => may(session, PAGES[name].role));
   const links = offered.map((name) => el("a", { href: `#${name}`, "data-page-link": name }, PAGES[name].title(texts), name === "alerts" ? badge : null));
   const nav = el("nav", { class: "tabs", "aria-label": texts.nav }, ...links);
+  const currentTabInView = () => {
+    const current = links.find((link) => link.hasAttribute("aria-current"));
+    if (current) keepTabInView(nav, current);
+  };
   const signOut = el("button", { type: "button", class: "sign-out" }, texts.signOut);
   signOut.addEventListener("click", async () => {
     if (session.kind === "token") return void (alerts.close(), signIn());
@@ -179,15 +201,8 @@ function signedIn(session: Session): void {
       announce(texts.signOutFailed);
     }
   });
-  const header = el(
-    "header",
-    { class: "top" },
-    el("p", { class: "brand" }, texts.appTitle),
-    nav,
-    whoLine(session),
-    el("a", { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" }, texts.otherLanguage),
-    signOut,
-  );
+  // Who is signed in, the language and the way out above; the pages, as tabs, below (on a phone too, where they scroll sideways in their own strip).
+  const header = el("header", { class: "top" }, el("div", { class: "top-bar" }, el("p", { class: "brand" }, texts.appTitle), whoLine(session), languageLink(), signOut), nav);
   const slot = el("div", { class: "page-slot" });
   // The fragment names the page, so the skip link moves focus itself instead of changing it.
   const skipToContent = (event: Event) => {
@@ -208,6 +223,7 @@ function signedIn(session: Session): void {
       if (link.dataset.pageLink === name) link.setAttribute("aria-current", "page");
       else link.removeAttribute("aria-current");
     }
+    currentTabInView();
     for (const anchor of shell.querySelectorAll<HTMLAnchorElement>("a.lang")) anchor.href = otherLanguageUrl();
     announce(refused ? texts.notForRole(texts.roleNames[needed]) : "");
     leaving.forEach((cleanup) => cleanup());

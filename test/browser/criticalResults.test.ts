@@ -109,4 +109,37 @@ describe("critical results and the patient chart in chromium", function () {
     await page.keyboard.press("Escape");
     expect(staff.cspViolations).to.deep.equal([]);
   });
+
+  for (const [lang, live, lost] of [
+    ["en", "Live", "Live updates lost; reconnecting…"],
+    ["zh", "实时更新中", "实时更新已断开，正在重连…"],
+  ] as const) {
+    it(`says the updates are live when Critical results is reached from the navigation (${lang}), and lost only when they are`, async () => {
+      // The session's alert stream opens with the first page; the badge asks for the count once it is open.
+      await page.goto("about:blank"); // a page load, not a change of fragment: the session (kept in the tab) starts again
+      const streamOpen = page.waitForResponse((response) => new URL(response.url()).pathname === "/api/alerts/count");
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#reports`);
+      await ready(".page-reports .page-body");
+      await streamOpen;
+      await page.locator(".tabs a[data-page-link=alerts]").click();
+      await ready(".page-alerts .page-body");
+      const indicator = page.locator(".page-alerts .live");
+      expect([await indicator.getAttribute("data-live"), await indicator.textContent()]).to.deep.equal(["true", live]);
+      // Away and back again: still live.
+      await page.locator(".tabs a[data-page-link=patients]").click();
+      await ready(".page-patients .page-body");
+      await page.locator(".tabs a[data-page-link=alerts]").click();
+      await ready(".page-alerts .page-body");
+      expect([await indicator.getAttribute("data-live"), await indicator.textContent()]).to.deep.equal(["true", live]);
+
+      // A stream the service cannot be reached for is said to be lost, and live again once it is back.
+      await page.route("**/api/alerts/stream", (route) => route.abort());
+      await page.reload();
+      await page.locator(".page-alerts .live[data-live-state=lost]").waitFor();
+      expect(await indicator.textContent()).to.equal(lost);
+      await page.unroute("**/api/alerts/stream");
+      await page.locator(".page-alerts .live[data-live=true]").waitFor({ timeout: 10_000 });
+      expect(await indicator.textContent()).to.equal(live);
+    });
+  }
 });

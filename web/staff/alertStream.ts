@@ -4,13 +4,20 @@ import { credentialsOf } from "./staffApi.ts";
 import type { Alert } from "./types.ts";
 
 export type AlertChange = "raised" | "acknowledged" | "closed";
+/** The stream as it stands: not yet open, open, or lost (and being opened again). */
+export type LiveState = "connecting" | "live" | "lost";
 export type AlertListener = (change: AlertChange, alert: Alert) => void;
 
 export interface AlertHub {
   /** Called with each change told by the service while the page is open; returns an unsubscribe. */
   subscribe(listener: AlertListener): () => void;
-  /** Called when the stream (re)connects, when what was missed meanwhile should be read again. */
+  /** Called when the stream (re)connects, when what was missed meanwhile should be read again, and when it is lost. */
   onConnected(listener: (live: boolean) => void): () => void;
+  /**
+   * The stream now. A page opened after the stream connected hears no `onConnected` until the
+   * stream is lost: it starts from this (the hub lives as long as the session, pages come and go).
+   */
+  state(): LiveState;
   close(): void;
 }
 
@@ -29,8 +36,12 @@ export function openAlertHub(session: Session): AlertHub {
   let abort: AbortController | null = null;
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let state: LiveState = "connecting";
 
-  const tellConnected = (live: boolean) => connected.forEach((listener) => listener(live));
+  const tellConnected = (live: boolean) => {
+    state = live ? "live" : "lost";
+    connected.forEach((listener) => listener(live));
+  };
 
   const run = async () => {
     abort = new AbortController();
@@ -70,6 +81,7 @@ export function openAlertHub(session: Session): AlertHub {
       connected.add(listener);
       return () => connected.delete(listener);
     },
+    state: () => state,
     close() {
       closed = true;
       clearTimeout(timer);

@@ -1,9 +1,11 @@
+import type { LiveState } from "./alertStream.ts";
 import { chartHref } from "./chartLink.ts";
 import { el, localTime } from "./dom.ts";
 import { historyDialog } from "./historyDialog.ts";
 import { noteDialog } from "./noteDialog.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
+import { cardTable } from "./tables.ts";
 import type { Alert, AlertState } from "./types.ts";
 
 const STATES: AlertState[] = ["open", "acknowledged", "closed"];
@@ -19,7 +21,14 @@ export function alertsPage(ctx: PageContext): HTMLElement {
   /** Alerts that arrived while the page was open, highlighted until the next reload without news. */
   const fresh = new Set<string>();
   const count = el("p", { class: "count muted", "aria-live": "polite" });
-  const live = el("p", { class: "live muted", "data-live": "false" }, texts.liveOff);
+  const live = el("p", { class: "live muted" });
+  const showLive = (state: LiveState) => {
+    live.dataset.live = String(state === "live");
+    live.dataset.liveState = state;
+    live.textContent = texts.liveStates[state];
+  };
+  // The stream is the session's: reached from another page, it is most likely open already.
+  showLive(ctx.alerts.state());
   const box = el("div", { class: "page-body alerts-body" });
   const reload = loader(box, texts, async () => {
     const alerts = await ctx.api.get<Alert[]>(`/api/alerts?state=${state}&limit=500`);
@@ -54,8 +63,7 @@ export function alertsPage(ctx: PageContext): HTMLElement {
   );
   ctx.onLeave(
     ctx.alerts.onConnected((connected) => {
-      live.dataset.live = String(connected);
-      live.textContent = connected ? texts.liveOn : texts.liveOff;
+      showLive(connected ? "live" : "lost");
       if (connected) void reload();
     }),
   );
@@ -93,9 +101,7 @@ function alertTable(ctx: PageContext, state: AlertState, alerts: Alert[], fresh:
       outcome,
     );
   });
-  return el(
-    "div",
-    { class: "table-wrap" },
+  return cardTable(
     el("table", { class: `data alerts alerts-${state}` }, el("caption", { class: "visually-hidden" }, texts.alertStates[state]), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)),
   );
 }

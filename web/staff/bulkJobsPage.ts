@@ -2,6 +2,7 @@ import { openModal } from "./dialog.ts";
 import { el } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
+import { scrollingTable } from "./tables.ts";
 import type { BulkJobListEntry, BulkRejectedAnswer } from "./types.ts";
 
 const POLL_MS = 2000;
@@ -86,9 +87,8 @@ function jobsView(ctx: PageContext): { element: HTMLElement; update(list: BulkJo
     texts.colActions,
   ];
   const tbody = el("tbody");
-  const table = el(
-    "div",
-    { class: "table-wrap" },
+  const table = scrollingTable(
+    texts.bulkJobs,
     el("table", { class: "data jobs" }, el("caption", { class: "visually-hidden" }, texts.bulkJobs), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), tbody),
   );
   const empty = el("p", { class: "empty" }, texts.noJobs);
@@ -193,7 +193,7 @@ function rejectedDialog(ctx: PageContext, jobId: string): void {
       // A button that just became disabled would drop the keyboard user's focus: hand it to the other.
       if (document.activeElement === next && next.disabled) previous.focus();
       if (document.activeElement === previous && previous.disabled) next.focus();
-      return page.items.length > 0 ? rejectedTable(ctx, page.items) : el("p", { class: "empty" }, texts.noRejected);
+      return page.items.length > 0 ? rejectedTable(ctx, page.items, texts.rejectedLinesOf(shortId(jobId))) : el("p", { class: "empty" }, texts.noRejected);
     });
     const turn = (by: number) => {
       offset = Math.max(0, offset + by);
@@ -207,7 +207,7 @@ function rejectedDialog(ctx: PageContext, jobId: string): void {
 }
 
 /** One row per problem; a line with several spans them (a `<tbody>` per line, its number heading the group). */
-function rejectedTable(ctx: PageContext, items: BulkRejectedAnswer["items"]): HTMLElement {
+function rejectedTable(ctx: PageContext, items: BulkRejectedAnswer["items"], label: string): HTMLElement {
   const { texts } = ctx;
   const head = el("tr", {}, ...[texts.colLine, texts.colExternalId, texts.colField, texts.colProblem].map((c) => el("th", { scope: "col" }, c)));
   const groups = items.map((item) => {
@@ -221,5 +221,5 @@ function rejectedTable(ctx: PageContext, items: BulkRejectedAnswer["items"]): HT
       ...others.map((cells) => el("tr", {}, ...cells)),
     );
   });
-  return el("div", { class: "table-wrap" }, el("table", { class: "data rejected" }, el("thead", {}, head), ...groups));
+  return scrollingTable(label, el("table", { class: "data rejected" }, el("thead", {}, head), ...groups));
 }

@@ -2,6 +2,7 @@ import { CREDENTIAL_PATHS, createDialog, revokeDialog, rotateDialog, type Creden
 import type { CredentialKind, CredentialState } from "./credentialsTexts.ts";
 import { el } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
+import { cardTable } from "./tables.ts";
 import type { AuthorListEntry, ClientListEntry } from "./types.ts";
 
 /**
@@ -99,9 +100,7 @@ const shownTime = (instant: string) => el("time", { datetime: instant }, localIn
 function credentialTable(ctx: PageContext, kind: CredentialKind, list: Credential[], changes: CredentialChanges): HTMLElement {
   const { texts } = ctx;
   const columns = [texts.credColName, ...(kind === "author" ? [texts.credColRolesWards] : []), texts.credColCreated, texts.credColExpires, texts.credColLastUsed, texts.credColState, texts.colActions];
-  return el(
-    "div",
-    { class: "table-wrap" },
+  return cardTable(
     el(
       "table",
       { class: `data credentials credentials-${kind}-table` },

@@ -2,6 +2,7 @@ import { el } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientForm } from "./patientForm.ts";
 import { segment } from "./staffApi.ts";
+import { cardTable } from "./tables.ts";
 import type { PatientListEntry } from "./types.ts";
 
 /** The tenant's patients (`GET /api/patients?q=`): search, register, edit. */
@@ -62,9 +63,7 @@ function patientTable(ctx: PageContext, patients: PatientListEntry[], reload: ()
       ),
     ),
   );
-  return el(
-    "div",
-    { class: "table-wrap" },
+  return cardTable(
     el("table", { class: "data patients" }, el("caption", { class: "visually-hidden" }, texts.patients), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)),
   );
 }

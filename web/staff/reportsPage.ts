@@ -2,6 +2,7 @@ import { el, localTime } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { may } from "./session.ts";
 import { segment } from "./staffApi.ts";
+import { cardTable } from "./tables.ts";
 import type { Audit, ReportListEntry, VersionEntry } from "./types.ts";
 
 /** The embed page of a version, for this tenant and language (opened in a new tab). */
@@ -84,9 +85,7 @@ function versionTable(ctx: PageContext, report: ReportListEntry, versions: Versi
     if (version.audit.findings > 0) actions.append(findingsToggle(ctx, report, version, row, columns.length));
     body.append(row);
   }
-  return el(
-    "div",
-    { class: "table-wrap" },
+  return cardTable(
     el("table", { class: "data versions" }, el("caption", { class: "visually-hidden" }, texts.versionsOf(report.title)), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), body),
   );
 }

@@ -1,4 +1,5 @@
 import type { Lang } from "../types.ts";
+import type { LiveState } from "./alertStream.ts";
 import { chartEn, chartZh, type ChartTexts } from "./chartTexts.ts";
 import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentialsTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
@@ -207,8 +208,8 @@ export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts {
   acknowledging: string;
   acknowledged: (patient: string, item: string) => string;
   newAlert: (patient: string, item: string, value: string) => string;
-  liveOn: string;
-  liveOff: string;
+  /** The alert stream's state beside the alerts: opening, open, lost. */
+  liveStates: Record<LiveState, string>;
   reasons: (reason: string) => string;
   chart: string;
   editor: string;
@@ -440,8 +441,7 @@ const zh: StaffTexts = {
   acknowledging: "正在确认…",
   acknowledged: (patient, item) => `已确认 ${patient} 的 ${item}。`,
   newAlert: (patient, item, value) => `新危急值：${patient} ${item} ${value}`,
-  liveOn: "实时更新中",
-  liveOff: "实时更新已断开，正在重连…",
+  liveStates: { connecting: "正在连接实时更新…", live: "实时更新中", lost: "实时更新已断开，正在重连…" },
   reasons: (reason) =>
     reason
       .replace(/^flagged (LL|HH) by the laboratory$/, "实验室标记为 $1")
@@ -678,8 +678,7 @@ const en: StaffTexts = {
   acknowledging: "Acknowledging…",
   acknowledged: (patient, item) => `${item} of ${patient} acknowledged.`,
   newAlert: (patient, item, value) => `New critical result: ${patient} ${item} ${value}`,
-  liveOn: "Live",
-  liveOff: "Live updates lost; reconnecting…",
+  liveStates: { connecting: "Connecting to live updates…", live: "Live", lost: "Live updates lost; reconnecting…" },
   reasons: (reason) => reason,
   chart: "Results",
   editor: "Report editor",

@@ -7,6 +7,7 @@ import { alertBox, el, field, localTime, whileSubmitting } from "../dom.ts";
 import { noteDialog } from "../noteDialog.ts";
 import type { PageContext } from "../page.ts";
 import { segment } from "../staffApi.ts";
+import { cardTable } from "../tables.ts";
 import type { VersionEntry } from "../types.ts";
 import type { EditorTexts } from "./editorTexts.ts";
 
@@ -86,7 +87,7 @@ export function versionsPanel(ctx: PageContext, texts: EditorTexts, reportId: st
     const headings = [ctx.texts.colVersion, ctx.texts.colTime, ctx.texts.colWho, ctx.texts.colNote, ctx.texts.colMode, ctx.texts.colAudit, ctx.texts.colActions];
     list.replaceChildren(
       versions.length
-        ? el("div", { class: "table-wrap" }, el("table", { class: "data versions" }, el("thead", {}, el("tr", {}, ...headings.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, ...rows)))
+        ? cardTable(el("table", { class: "data versions" }, el("thead", {}, el("tr", {}, ...headings.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, ...rows)))
         : el("p", { class: "empty" }, ctx.texts.noVersions),
     );
     // Newest on the right: compare the current version with the draft, or the two newest versions.
