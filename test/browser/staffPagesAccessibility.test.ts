@@ -217,6 +217,21 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           await page.locator("tr[data-external-id=TOUR-U-2]").waitFor();
           await expectFine("the unmatched reports");
           await shot("unmatched");
+          // A report's history: on a phone each entry is a card whose buttons are whole, not a squeezed column.
+          await page.locator("tr[data-external-id=TOUR-U-2] button.history").click();
+          const entry = dialog().locator("table.history tr[data-event=RECEIVED]").first();
+          await entry.waitFor();
+          await expectFine("a report's history");
+          const button = await entry.locator("button").first().evaluate((element) => {
+            const box = element.getBoundingClientRect();
+            const clip = element.closest(".table-wrap")!.getBoundingClientRect();
+            const range = document.createRange();
+            range.selectNodeContents(element);
+            return { text: element.textContent, right: box.right, clipRight: Math.min(window.innerWidth, clip.right), lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
+          });
+          expect(button.right, where(`${button.text}'s right`)).to.be.at.most(button.clipRight + 0.5);
+          expect(button.lines, where(`${button.text} in ${button.lines} lines`)).to.equal(1);
+          await closeDialog();
         });
 
         it("the patients, and the patient form", async () => {

@@ -3,6 +3,7 @@ import { el, localTime } from "./dom.ts";
 import { versionSheet, type ReportKind } from "./labReportView.ts";
 import { loader, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
+import { cardTable } from "./tables.ts";
 import type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "./types.ts";
 
 /**
@@ -64,7 +65,8 @@ function timelineTable(ctx: PageContext, history: ReportHistory, actions: (entry
     ),
   );
   const head = el("tr", {}, ...[texts.colWhen, texts.colEvent, texts.colBy, texts.colDetails].map((c) => el("th", { scope: "col" }, c)));
-  return el("div", { class: "table-wrap" }, el("table", { class: "data history" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+  // On a phone each entry is a card (web/staff/tables.ts), not a column squeezed to a character.
+  return cardTable(el("table", { class: "data history" }, el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 
 function changesView(ctx: PageContext, diff: ReportDiff): HTMLElement {
