@@ -46,11 +46,18 @@ const LAST_RETRY_MS = 5000;
 
 interface Queued extends AnsweredAccess {
   bytes: number;
+  /** When it was queued (performance.now()): it waits at most `flushAfterMs` from then for others to go with it. */
+  queuedAt: number;
 }
 
 /**
  * The access log's writer in this process (contract E.4): answers hand it their records and go on;
- * it writes them to the event store in batches, one multi-row append each. While the database
+ * it writes them to the event store in batches, one multi-row append each: a batch goes when its
+ * first record has waited `flushAfterMs`, or at once when it is full. Records that come while a
+ * write is under way wait for their own batch in the same way, not for the end of that write: were
+ * they written right after it, a service answering more often than a write takes would write
+ * without pause, a few records at a time, each write waking the access_log projection, all of it
+ * beside the answers it records (bench identity). While the database
  * refuses, records wait in memory (up to `maxQueueBytes`) and the write is tried again with
  * back-off; what cannot be kept is counted and logged, never waited for. Flushed when the service
  * stops.
@@ -83,9 +90,9 @@ export class AccessRecorder {
       this.drop(this.stopped ? "shutdown" : "queue_full", 1);
       return;
     }
-    this.queue.push({ ...answered, bytes });
+    this.queue.push({ ...answered, bytes, queuedAt: performance.now() });
     this.queuedBytes += bytes;
-    if (this.writing || this.retryMs > 0) return; // the write under way, or the next try, takes it
+    if (this.writing || this.retryMs > 0) return; // the write under way (which times the batch after it), or the next try, takes it
     if (this.queue.length >= BATCH_RECORDS) this.writeNow();
     else this.timer ??= setTimeout(() => this.writeNow(), this.options.flushAfterMs);
   }
@@ -120,9 +127,17 @@ export class AccessRecorder {
     this.writing = this.writeQueued().finally(() => (this.writing = null));
   }
 
-  /** Writes batches until the queue is empty or a write fails; a failure schedules the next try. */
+  /**
+   * Writes the batch that is due, then the full batches behind it (all that is left, once stopping);
+   * a batch not yet full nor due gets its timer. A failure schedules the next try instead.
+   */
   private async writeQueued(): Promise<void> {
-    while (this.queue.length > 0) {
+    for (let first = true; this.queue.length > 0; first = false) {
+      const dueIn = this.queue[0]!.queuedAt + this.options.flushAfterMs - performance.now();
+      if (!first && !this.stopped && this.queue.length < BATCH_RECORDS && dueIn > 0) {
+        this.timer = setTimeout(() => this.writeNow(), dueIn);
+        return;
+      }
       const batch = this.queue.slice(0, BATCH_RECORDS);
       try {
         await appendAccessRecords(this.store, await this.completed(batch));
