@@ -41,5 +41,6 @@ export function idCardStreamId(hasher: IdentifierHasher, idCard: string): string
   return idCardStreams.id(`k.${hasher.digest("id-card stream", idCard).slice(0, 32)}`);
 }
 
-// Rules of the events' data, for readers: idCard is stored normalised and shown masked (contract C.4), names compare thus.
-export { maskIdCard, normaliseIdCard, sameName } from "./nationalId.ts";
+// Rules of the events' data, for readers: idCard is stored normalised and shown masked (contract C.4), names compare thus,
+// and a valid one tells the birth date and sex (GB 11643).
+export { birthDateOf, explainIdCard, maskIdCard, normaliseIdCard, sameName, sexOf } from "./nationalId.ts";

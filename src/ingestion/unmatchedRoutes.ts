@@ -7,6 +7,8 @@ import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { unmatchedKey, unmatchedQueue } from "../../queries/ingestion/unmatched.ts";
+import { claimCheck } from "../../queries/ingestion/claimCheck.ts";
+import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
@@ -16,6 +18,17 @@ import { showing } from "../access/shownSubjects.ts";
 
 /** `GET /api/unmatched?limit=&cursor=`: the queue, a page at a time when asked. */
 export const unmatchedListQuery = z.strictObject(pageQuery, { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are limit and cursor" : undefined) });
+
+/** `GET /api/unmatched/{kind}/{externalId}/check?patientRef=`: the patient a person is about to claim the report for. */
+export const claimCheckQuery = z.strictObject(
+  {
+    patientRef: z
+      .string({ error: "patientRef is the patient the report would be claimed for, sent once" })
+      .regex(PATIENT_REF_PATTERN, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit")
+      .meta({ description: "The patient the report would be claimed for", example: "P001" }),
+  },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameter is patientRef" : undefined) },
+);
 
 const queuedReport = { kind: z.enum(["lab", "exam"]), externalId: z.string() };
 export const claimedAnswer = z.object({ ...queuedReport, matched: z.literal(true), patientRef: z.string() });
@@ -39,6 +52,18 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
     if (name !== "lab" && name !== "exam") throw new HttpError(404, "The kind of report is 'lab' or 'exam': /api/unmatched/{lab|exam}/{externalId}/….");
     return reportKinds[name];
   };
+
+  // Before claiming: the report's patient beside the chosen one (issue #34 item 2), the staff pages ask to confirm when they differ.
+  router.get("/:kind/:externalId/check", access.recorded, async (ctx) => {
+    const kind = kindOf(ctx.params.kind!);
+    const { patientRef } = parseBody(claimCheckQuery, ctx.query);
+    const externalId = ctx.params.externalId!;
+    // It shows the report and the patient (found or not: an attempt on a patient is part of its log).
+    showing(ctx, { patientRefs: [patientRef], reports: [{ kind: kind.name, externalId }] });
+    const check = await readAsTenant(store.db, ctx.state.tenant, (reader) => claimCheck(reader, kind.name, externalId, patientRef));
+    if (!check) throw new HttpError(404, `No report ${externalId} awaits claiming, or there is no patient ${patientRef}; GET /api/unmatched and GET /api/patients list them.`);
+    ctx.body = check;
+  });
 
   router.post("/:kind/:externalId/claim", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);

@@ -3,7 +3,7 @@ import { expect } from "chai";
 import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
 import { autoClaimReactor } from "../../reactors/autoClaim.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { labReport, LI_SI, useIngestionService } from "../support/ingestion.ts";
+import { labReport, LI_SI, useIngestionService, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 describe("unmatched queue (/api/unmatched)", () => {
@@ -142,6 +142,58 @@ describe("unmatched queue (/api/unmatched)", () => {
     const types = (await hub.service.db.query("select type from events where stream_id = 'lab-report:AC-R2' order by stream_version")).rows.map((row) => row.type);
     expect(types, "no claim of a report now about someone else").to.deep.equal(["LabReportReceived", "LabReportReceived"]);
     expect(await inQueue("AC-R2")).to.equal(true);
+  });
+
+  describe("the check before claiming (issue #34 item 2)", () => {
+    const yuan = { name: "袁金龙", idCard: "110108195803170156" }; // born 1958-03-17, a man
+    const ma = { name: "马丽华", idCard: "320102196208040221" }; // born 1962-08-04, a woman, no patient
+    const check = (externalId: string, patientRef: string) => hub.tenant.call("GET", `/api/unmatched/lab/${externalId}/check?patientRef=${patientRef}`, { token: hub.tenant.authorToken });
+
+    before(async () => {
+      expect((await hub.tenant.call("PUT", "/api/patients/HD0002", { token: hub.tenant.authorToken, body: { ...yuan, hisPatientId: "H-2" } })).status).to.equal(200);
+      await hub.tenant.push("lab", [
+        labReport("CK-1", { patient: { ...ma, hisPatientId: "H-9" } }),
+        labReport("CK-2", { patient: { name: " 张 三 ", hisPatientId: "H-1" } }),
+        labReport("CK-3", { patient: { name: ZHANG_SAN.name, idCard: "110105194912310021" } }),
+        labReport("CK-4", { patient: { name: "张山", idCard: ZHANG_SAN.idCard } }),
+      ]);
+      await until(async () => (await queue()).filter((e) => e.externalId.startsWith("CK-")).length === 4);
+    });
+
+    it("sets another person's report beside the chosen patient: every fact differs, and the patient's birth date is not given", async () => {
+      const answer = await check("CK-1", "HD0002");
+      expect(answer.status).to.equal(200);
+      expect(answer.body).to.deep.equal({
+        report: { name: "马丽华", idCard: "320102********0221", idCardState: "valid", birthDate: "1962-08-04", sex: "F", hisPatientId: "H-9" },
+        patient: { patientRef: "HD0002", name: "袁金龙", idCard: "110108********0156", sex: "M", hisPatientId: "H-2" },
+        checks: { name: "differs", idCard: "differs", birthDate: "differs", sex: "differs", hisPatientId: "differs" },
+      });
+      // Beside the masked card, the birth date would complete the number: neither whole card, nor the patient's hidden digits.
+      const text = JSON.stringify(answer.body);
+      for (const hidden of [yuan.idCard, ma.idCard, "19580317", "1958-03-17"]) expect(text).not.to.include(hidden);
+    });
+
+    it("says what agrees and what the report does not tell: no id card, an invalid one, a name that differs", async () => {
+      const noCard = (await check("CK-2", "P001")).body;
+      expect(noCard.report).to.include({ idCard: null, idCardState: "missing", birthDate: null, sex: null });
+      expect(noCard.checks, "the name as spaced by the sender is the same name").to.deep.equal({ name: "same", idCard: "unknown", birthDate: "unknown", sex: "unknown", hisPatientId: "unknown" });
+
+      const invalid = (await check("CK-3", "P001")).body;
+      expect(invalid.report).to.include({ idCard: "110105********0021", idCardState: "invalid", birthDate: null, sex: null });
+      expect(invalid.checks).to.deep.equal({ name: "same", idCard: "differs", birthDate: "unknown", sex: "unknown", hisPatientId: "unknown" });
+
+      const renamed = (await check("CK-4", "P001")).body;
+      expect(renamed.report).to.include({ birthDate: "1949-12-31", sex: "F" });
+      expect(renamed.checks).to.deep.equal({ name: "differs", idCard: "same", birthDate: "same", sex: "same", hisPatientId: "unknown" });
+    });
+
+    it("answers 404 for a report not awaiting claim or an unknown patient, 400 without a patientRef", async () => {
+      expect((await check("NOPE", "P001")).status).to.equal(404);
+      expect((await check("CK-1", "P999")).status).to.equal(404);
+      const bare = await hub.tenant.call("GET", "/api/unmatched/lab/CK-1/check", { token: hub.tenant.authorToken });
+      expect([bare.status, bare.body.error]).to.deep.equal([400, "patientRef is the patient the report would be claimed for, sent once."]);
+      expect((await hub.tenant.call("GET", "/api/unmatched/lab/CK-1/check?patientRef=P001")).status, "without a token").to.equal(401);
+    });
   });
 
   it("pages the queue on request: limit rows, a Link to the next page, every report once, and says how to fix a bad page", async () => {

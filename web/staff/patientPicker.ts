@@ -13,17 +13,23 @@ let pickers = 0;
 /**
  * Find a patient by name, patientRef, HIS id or the visible part of the id card
  * (`GET /api/patients?q=`), and choose one from the answers (radio buttons: arrow keys move).
+ * `onChoose` hears each choice, and null when a new search drops it.
  */
-export function patientPicker(ctx: PageContext, initialSearch: string): PatientPicker {
+export function patientPicker(ctx: PageContext, initialSearch: string, onChoose: (patient: PatientListEntry | null) => void = () => {}): PatientPicker {
   const { texts } = ctx;
   const id = `picker-${++pickers}`;
   let chosen: PatientListEntry | null = null;
+  const choose = (patient: PatientListEntry | null) => {
+    if (chosen === patient) return;
+    chosen = patient;
+    onChoose(patient);
+  };
   const input = el("input", { type: "search", id: `${id}-q`, name: "q", value: initialSearch, autocomplete: "off", "aria-describedby": `${id}-hint`, maxlength: 100 });
   const results = el("div", { class: "picker-results", "aria-live": "polite" });
   const search = loader(results, texts, async () => {
     const q = input.value.trim();
     const patients = await ctx.api.get<PatientListEntry[]>(`/api/patients${q ? `?q=${encodeURIComponent(q)}` : ""}`);
-    chosen = null;
+    choose(null);
     if (patients.length === 0) return el("p", { class: "empty" }, q ? texts.noMatches(q) : texts.noPatients);
     return el(
       "fieldset",
@@ -31,7 +37,7 @@ export function patientPicker(ctx: PageContext, initialSearch: string): PatientP
       el("legend", { class: "visually-hidden" }, texts.patients),
       ...patients.map((patient) => {
         const radio = el("input", { type: "radio", name: `${id}-patient`, value: patient.patientRef });
-        radio.addEventListener("change", () => (chosen = patient));
+        radio.addEventListener("change", () => choose(patient));
         return el(
           "label",
           { class: "picker-option", "data-patient-ref": patient.patientRef },

@@ -1,11 +1,12 @@
 import type { Lang } from "../types.ts";
 import type { LiveState } from "./alertStream.ts";
 import { chartEn, chartZh, type ChartTexts } from "./chartTexts.ts";
+import { claimEn, claimZh, type ClaimTexts } from "./claimTexts.ts";
 import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentialsTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent. */
-export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts {
+export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -239,6 +240,7 @@ const zh: StaffTexts = {
   ...trustZh,
   ...credentialsZh,
   ...chartZh,
+  ...claimZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -476,6 +478,7 @@ const en: StaffTexts = {
   ...trustEn,
   ...credentialsEn,
   ...chartEn,
+  ...claimEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",

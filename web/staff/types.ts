@@ -4,6 +4,7 @@ export type { QueryProblem } from "../../commands/reports/spec/queryTrial.ts";
 export type { PatientListEntry } from "../../queries/patients/patients.ts";
 export type { ReportListEntry, VersionEntry } from "../../queries/reports/reportCatalog.ts";
 export type { UnmatchedEntry } from "../../queries/ingestion/unmatched.ts";
+export type { ClaimCheck } from "../../queries/ingestion/claimCheck.ts";
 export type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "../../queries/ingestion/reportHistory.ts";
 export type { BulkJobListEntry, BulkRejectedAnswer } from "../../queries/bulk/bulkJobs.ts";
 export type { AuthorListEntry, ClientListEntry } from "../../queries/credentials/credentials.ts";

@@ -1,3 +1,4 @@
+import { claimCheckView } from "./claimCheck.ts";
 import { openModal } from "./dialog.ts";
 import { historyDialog } from "./historyDialog.ts";
 import { reportPreview } from "./labReportView.ts";
@@ -69,12 +70,25 @@ function sentPatient(ctx: PageContext, entry: UnmatchedEntry): HTMLElement {
 
 function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Promise<void>): void {
   const { texts } = ctx;
-  // Start from what the report names: a name finds the patient most often, else the visible id card.
-  const picker = patientPicker(ctx, entry.patient.name ?? entry.patient.idCard ?? entry.patient.hisPatientId ?? "");
   const problem = alertBox();
+  // A choice or a tick answers what the alert asked: it does not stay on screen after.
+  const check = claimCheckView(ctx, entry, () => problem.show(null));
+  // Start from what the report names: a name finds the patient most often, else the visible id card.
+  const picker = patientPicker(ctx, entry.patient.name ?? entry.patient.idCard ?? entry.patient.hisPatientId ?? "", (patient) => {
+    problem.show(null);
+    check.compare(patient);
+  });
   const submit = el("button", { type: "submit", class: "primary" }, texts.claimButton);
   openModal(texts.claimTitle(entry.externalId), texts.close, (modal) => {
-    const form = el("form", { class: "claim-form", novalidate: true }, sentPatient(ctx, entry), picker.element, problem.element, el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit));
+    const form = el(
+      "form",
+      { class: "claim-form", novalidate: true },
+      sentPatient(ctx, entry),
+      picker.element,
+      check.element,
+      problem.element,
+      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
+    );
     // The report itself, as printed, to read before it joins a patient's record.
     picker.element.before(reportPreview(ctx, entry.kind, entry.externalId));
     form.addEventListener("submit", async (event) => {
@@ -82,6 +96,12 @@ function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Prom
       const patient = picker.chosen();
       if (!patient) return problem.show(texts.choosePatient);
       await whileSubmitting(submit, texts.claiming, problem, async () => {
+        // Someone else's report, by what it says: claimed only on the person's explicit word.
+        if (!(await check.mayClaim(patient))) {
+          problem.show(texts.confirmFirst(patient.name));
+          check.focusConfirmation();
+          return;
+        }
         try {
           await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/claim`, { patientRef: patient.patientRef });
           modal.close();

@@ -12,6 +12,7 @@ import { BULK_JOB_LIST_LIMIT, bulkJobListEntrySchema, bulkRejectedAnswerSchema }
 import { ledgerSummarySchema, ledgerVerificationSchema } from "../../../queries/ledger/ledger.ts";
 import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../../../queries/ingestion/reportHistory.ts";
 import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
+import { claimCheckSchema } from "../../../queries/ingestion/claimCheck.ts";
 import { clientCodeMapAnswer } from "../../credentials/adminRoutes.ts";
 import { rejectedPageQuery } from "../../ingestion/openV1/bulkRoutes.ts";
 import { listQuery, resultsQuery } from "../../patients/patientRoutes.ts";
@@ -19,7 +20,7 @@ import { patientResultsSchema, resultItemSchema } from "../../../queries/patient
 import { acknowledgeInput } from "../../../commands/alerts/acknowledgeAlert.ts";
 import { alertSchema } from "../../../queries/alerts/alerts.ts";
 import { alertListQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
-import { claimedAnswer, dismissedAnswer, unmatchedListQuery } from "../../ingestion/unmatchedRoutes.ts";
+import { claimCheckQuery, claimedAnswer, dismissedAnswer, unmatchedListQuery } from "../../ingestion/unmatchedRoutes.ts";
 import { pageLinkHeader } from "../../http/paging.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
@@ -199,6 +200,21 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       responses: {
         200: { description: "The queue, or a page of it", ...json(z.array(unmatchedEntrySchema)), headers: pageLinkHeader },
         ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor" }),
+      },
+    },
+  },
+  "/api/unmatched/{kind}/{externalId}/check": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "checkClaim",
+      summary: "Before claiming: the report's patient beside the chosen one (name, id card, birth date, sex, HIS id), fact by fact",
+      description:
+        "The birth date and sex are read from the id card (GB 11643-1999). The patient's birth date is not given: beside the masked id card it would reveal the whole number; checks.birthDate says whether it is the report's. Recorded in the access log (contract E.4). The staff pages ask the person to confirm a claim when any check differs.",
+      security: security.author,
+      requestParams: { path: queuedPath, query: claimCheckQuery },
+      responses: {
+        200: { description: "The report's patient, the chosen patient and how each fact compares", ...json(claimCheckSchema) },
+        ...apiFailures({ ...authorFailures, 400: "patientRef is missing or not a patient reference", 404: "No such report awaits claiming, or no such patient (or one of a ward outside the caller's)" }),
       },
     },
   },
