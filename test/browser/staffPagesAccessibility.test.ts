@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { ADMIN } from "../support/http.ts";
 import { labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
@@ -55,6 +55,18 @@ const labHistory = () => [
     }),
   ),
 ];
+
+/** Where a button of a table ends against what its table's box shows, and on how many lines its text runs. */
+function seenButton(button: Locator) {
+  return button.evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    // Whole: inside the window and not clipped by the table's scrolling box.
+    const clip = element.closest(".table-wrap")!.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return { text: element.textContent, left: box.left, right: box.right, clipLeft: Math.max(0, clip.left), clipRight: Math.min(window.innerWidth, clip.right), lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
+  });
+}
 
 describe("every staff page in chromium, in both languages, on a phone and a laptop", function () {
   this.timeout(120_000);
@@ -191,12 +203,7 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           });
           expect(reason.lines, where(`the reason "${reason.text}" in ${reason.lines} lines, ${Math.round(reason.width)} px wide`)).to.be.at.most(2);
           for (const button of await row.locator("button").all()) {
-            const seen = await button.evaluate((element) => {
-              const box = element.getBoundingClientRect();
-              // Whole: inside the window and not clipped by the table's scrolling box.
-              const clip = element.closest(".table-wrap")!.getBoundingClientRect();
-              return { text: element.textContent, left: box.left, right: box.right, clipLeft: Math.max(0, clip.left), clipRight: Math.min(window.innerWidth, clip.right) };
-            });
+            const seen = await seenButton(button);
             expect(seen.left, where(`${seen.text}'s left`)).to.be.at.least(seen.clipLeft - 0.5);
             expect(seen.right, where(`${seen.text}'s right`)).to.be.at.most(seen.clipRight + 0.5);
           }
@@ -217,18 +224,18 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           await page.locator("tr[data-external-id=TOUR-U-2]").waitFor();
           await expectFine("the unmatched reports");
           await shot("unmatched");
+          // On a phone too, the queue's buttons are whole and on one line each.
+          for (const button of await page.locator("tr[data-external-id=TOUR-U-2] button").all()) {
+            const seen = await seenButton(button);
+            expect(seen.right, where(`${seen.text}'s right`)).to.be.at.most(seen.clipRight + 0.5);
+            expect(seen.lines, where(`${seen.text} in ${seen.lines} lines`)).to.equal(1);
+          }
           // A report's history: on a phone each entry is a card whose buttons are whole, not a squeezed column.
           await page.locator("tr[data-external-id=TOUR-U-2] button.history").click();
           const entry = dialog().locator("table.history tr[data-event=RECEIVED]").first();
           await entry.waitFor();
           await expectFine("a report's history");
-          const button = await entry.locator("button").first().evaluate((element) => {
-            const box = element.getBoundingClientRect();
-            const clip = element.closest(".table-wrap")!.getBoundingClientRect();
-            const range = document.createRange();
-            range.selectNodeContents(element);
-            return { text: element.textContent, right: box.right, clipRight: Math.min(window.innerWidth, clip.right), lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
-          });
+          const button = await seenButton(entry.locator("button").first());
           expect(button.right, where(`${button.text}'s right`)).to.be.at.most(button.clipRight + 0.5);
           expect(button.lines, where(`${button.text} in ${button.lines} lines`)).to.equal(1);
           await closeDialog();

@@ -1,6 +1,7 @@
 import { claimCheckView } from "./claimCheck.ts";
 import { openModal } from "./dialog.ts";
 import { historyDialog } from "./historyDialog.ts";
+import { cardTable } from "./tables.ts";
 import { reportPreview } from "./labReportView.ts";
 import { noteDialog } from "./noteDialog.ts";
 import { alertBox, el, localTime, whileSubmitting } from "./dom.ts";
@@ -46,11 +47,8 @@ function queueTable(ctx: PageContext, queue: UnmatchedEntry[], reload: () => Pro
       ),
     );
   });
-  return el(
-    "div",
-    { class: "table-wrap" },
-    el("table", { class: "data queue" }, el("caption", { class: "visually-hidden" }, texts.unmatched), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)),
-  );
+  // On a phone each waiting report is a card with its buttons whole (web/staff/tables.ts).
+  return cardTable(el("table", { class: "data queue" }, el("caption", { class: "visually-hidden" }, texts.unmatched), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)));
 }
 
 /** What the report says about its patient: a person checks it against the patient they choose. */
