@@ -38,7 +38,8 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
   },
   std_items: {
     needs: ["std_items"],
-    sql: `select code, name, category, unit, core, timing from read.std_items`,
+    // name_en and label (issue #34, item 5) after the contract's columns: added, none moved.
+    sql: `select code, name, category, unit, core, timing, name_en, label from read.std_items`,
   },
   // The summaries (projections/ingestion/resultSummaries.ts): dashboards over years read these, not item rows.
   monthly_results: {

@@ -64,6 +64,15 @@ export const dictionaryItemSchema = z
     code: codeSchema,
     name: z.string().min(1),
     nameEn: z.string().min(1),
+    /**
+     * The short clinical label staff know the item by (spKt/V, Hb, K, iPTH …), shown beside the
+     * name in every language so that an item is found by it (issue #34, item 5).
+     */
+    label: z
+      .string()
+      .min(1)
+      .max(16)
+      .refine((label) => label === label.trim(), "no space at either end"),
     category: z.string().regex(/^[a-z][a-z_]*$/, "must be a lower-case snake_case token"),
     valueType: z.enum(["numeric", "qualitative", "text"]),
     /** Standard unit; `""` when unit-less. */
@@ -147,6 +156,13 @@ export const dictionarySchema = z
           aliasOwner.set(key, item.code);
         }
       });
+    });
+    // A label tells an item from every other in a chart's title, an alert and the editor's completions.
+    const labels = new Map<string, string>();
+    dict.items.forEach((item, i) => {
+      const owner = labels.get(item.label.toLowerCase());
+      if (owner !== undefined) ctx.addIssue({ code: "custom", path: ["items", i, "label"], message: `label "${item.label}" of ${item.code} is the label of ${owner}` });
+      else labels.set(item.label.toLowerCase(), item.code);
     });
     const examCodes = new Set<string>();
     dict.examTypes.forEach((exam, i) => {

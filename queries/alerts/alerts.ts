@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+import { itemNamesOf } from "../dictionary/itemNames.ts";
 
 /** Contract D.7: a critical-result alert as listed, streamed and sent to the webhook. */
 export const alertSchema = z.object({
@@ -8,7 +10,9 @@ export const alertSchema = z.object({
   patientRef: z.string(),
   patientName: z.string().nullable(),
   code: z.string().meta({ description: "The standard item code (the sender's code for an item the dictionary lacks)" }),
-  name: z.string(),
+  name: z.string().meta({ description: "The item's Chinese name (the sender's item name for an item the dictionary lacks)" }),
+  nameEn: z.string().nullable().meta({ description: "The item's English name; null for an item the dictionary lacks", example: "Potassium" }),
+  label: z.string().nullable().meta({ description: "The short clinical label staff know the item by; null for an item the dictionary lacks", example: "K" }),
   value: z.union([z.number(), z.string()]).meta({ description: "In the standard unit when the item is mapped and numeric, else as sent" }),
   unit: z.string().nullable(),
   flag: z.string().nullable().meta({ description: "The laboratory's abnormal flag, as sent" }),
@@ -60,13 +64,21 @@ interface AlertRow {
   closed_reason: string | null;
 }
 
-function toAlert(row: AlertRow): Alert {
+/**
+ * The alert as answered. Its item's English name and label come from the dictionary in force (the
+ * alert's event keeps the Chinese name it was raised with), so that alerts raised before there were
+ * labels have them too, with no replay.
+ */
+function toAlert(row: AlertRow, dictionary: Dictionary): Alert {
+  const names = itemNamesOf(dictionary, row.code);
   return {
     alertId: row.alert_id,
     patientRef: row.patient_ref,
     patientName: row.patient_name,
     code: row.code,
     name: row.name,
+    nameEn: names?.nameEn ?? null,
+    label: names?.label ?? null,
     value: row.value_num ?? row.value_text ?? "",
     unit: row.unit,
     flag: row.flag,
@@ -79,18 +91,18 @@ function toAlert(row: AlertRow): Alert {
   };
 }
 
-export async function listAlerts(reader: TenantReader, state: AlertState, limit: number): Promise<Alert[]> {
+export async function listAlerts(reader: TenantReader, dictionary: Dictionary, state: AlertState, limit: number): Promise<Alert[]> {
   const { where, order } = STATES[state];
   const { rows } = await reader.query<AlertRow>(
     `select ${ALERT_COLUMNS} from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref where ${where} order by ${order}, a.alert_id limit $1`,
     [limit],
   );
-  return rows.map(toAlert);
+  return rows.map((row) => toAlert(row, dictionary));
 }
 
-export async function alertById(reader: TenantReader, alertId: string): Promise<Alert | undefined> {
+export async function alertById(reader: TenantReader, dictionary: Dictionary, alertId: string): Promise<Alert | undefined> {
   const { rows } = await reader.query<AlertRow>(`select ${ALERT_COLUMNS} from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref where a.alert_id = $1`, [alertId]);
-  return rows.map(toAlert)[0];
+  return rows.map((row) => toAlert(row, dictionary))[0];
 }
 
 /** How many alerts stand (neither acknowledged nor closed): the badge on every staff page. */

@@ -6,6 +6,8 @@ import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 export const servedItemSchema = z.object({
   code: z.string(),
   name: z.string(),
+  nameEn: z.string().meta({ description: "The English name", example: "Single-pool Kt/V" }),
+  label: z.string().meta({ description: "The short clinical label staff know the item by", example: "spKt/V" }),
   category: z.string(),
   valueType: z.string().meta({ description: "numeric, qualitative or text" }),
   unit: z.string().meta({ description: '"" when unit-less' }),
@@ -16,7 +18,7 @@ export const servedItemSchema = z.object({
 });
 export type ServedItem = z.infer<typeof servedItemSchema>;
 
-export const servedExamTypeSchema = z.object({ code: z.string(), name: z.string() });
+export const servedExamTypeSchema = z.object({ code: z.string(), name: z.string(), nameEn: z.string().meta({ description: "The English name" }) });
 
 /** Contract B.4: the `data` of `GET /open/v1/dict/lab-items`. */
 export const dictionaryAnswerSchema = z.object({
@@ -25,20 +27,24 @@ export const dictionaryAnswerSchema = z.object({
   examTypes: z.array(servedExamTypeSchema),
 });
 
-export interface ServedDictionary extends z.infer<typeof dictionaryAnswerSchema> {
+export type DictionaryAnswer = z.infer<typeof dictionaryAnswerSchema>;
+
+export interface ServedDictionary extends DictionaryAnswer {
   categories: string[];
 }
 
 /**
- * The dictionary as senders see it (contract B.4). Its version is derived from the whole content,
- * so it changes exactly when the content does and is the same in every process: the unit
- * conversions and English names are content too, though not served (a changed conversion factor
- * changes the values stored from then on).
+ * The dictionary as senders see it (contract B.4, with the English names and labels beside the
+ * contract's fields). Its version is derived from the whole content, so it changes exactly when
+ * the content does and is the same in every process: the unit conversions and limits are content
+ * too, though not served (a changed conversion factor changes the values stored from then on).
  */
 export function serveDictionary(dictionary: Dictionary): ServedDictionary {
   const items = dictionary.items.map((item) => ({
     code: item.code,
     name: item.name,
+    nameEn: item.nameEn,
+    label: item.label,
     category: item.category,
     valueType: item.valueType,
     unit: item.unit,
@@ -47,7 +53,7 @@ export function serveDictionary(dictionary: Dictionary): ServedDictionary {
     timing: item.timing,
     loinc: item.loinc ?? null,
   }));
-  const examTypes = dictionary.examTypes.map(({ code, name }) => ({ code, name }));
+  const examTypes = dictionary.examTypes.map(({ code, name, nameEn }) => ({ code, name, nameEn }));
   const version = createHash("sha256").update(JSON.stringify({ items: dictionary.items, examTypes: dictionary.examTypes })).digest("hex").slice(0, 12);
   return { version, items, examTypes, categories: [...new Set(items.map((item) => item.category))] };
 }

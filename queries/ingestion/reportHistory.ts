@@ -3,6 +3,8 @@ import { examReportStream, isClaimed, isDismissed, isReceived, labReportStream, 
 import { criticalResultsStreams, type CriticalResultEvent } from "../../commands/alerts/events.ts";
 import { readStream, type StoredEvent } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+import { itemNamesOf, itemNamesShape } from "../dictionary/itemNames.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { jsonChanges } from "../kit/jsonChanges.ts";
 import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
@@ -44,6 +46,12 @@ export const reportVersionSchema = z.object({
   receivedAt: localDateTimeText,
   by: z.string(),
   report: z.record(z.string(), z.unknown()).meta({ description: "The report exactly as accepted in that version (unknown fields stripped)" }),
+  standardItems: z
+    .array(z.object({ code: z.string(), ...itemNamesShape }).nullable())
+    .meta({
+      description:
+        "The dictionary item each of report.items was mapped to when the version was received, in the same order: null where it was not mapped. Named as the dictionary in force names them",
+    }),
 });
 export type ReportVersion = z.infer<typeof reportVersionSchema>;
 
@@ -147,12 +155,21 @@ function patientsOf(events: readonly ReportStored[]): string[] {
 }
 
 /** Version `n` as accepted, and the report's patients; null when the report or that version does not exist. */
-export async function reportVersion(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, n: number): Promise<{ version: ReportVersion; patientRefs: string[] } | null> {
+export async function reportVersion(db: Db, dictionary: Dictionary, tenant: string, kind: ReportStreamKind, externalId: string, n: number): Promise<{ version: ReportVersion; patientRefs: string[] } | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   const found = events ? receivedVersions(events).find((received) => received.version === n) : undefined;
   if (!found) return null;
   return {
-    version: { version: n, receivedAt: localDateTime(found.event.recordedAt), by: found.event.data.client.name, report: found.event.data.report as unknown as Record<string, unknown> },
+    version: {
+      version: n,
+      receivedAt: localDateTime(found.event.recordedAt),
+      by: found.event.data.client.name,
+      report: found.event.data.report as unknown as Record<string, unknown>,
+      standardItems: found.event.data.items.map(({ stdCode }) => {
+        const names = stdCode === null ? undefined : itemNamesOf(dictionary, stdCode);
+        return names ? { code: stdCode!, ...names } : null;
+      }),
+    },
     patientRefs: patientsOf(events!),
   };
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTimeText } from "../../db/localDateTime.ts";
+import { itemNamesShape } from "../dictionary/itemNames.ts";
 import { patientByRef, patientListEntrySchema } from "./patients.ts";
 
 /*
@@ -26,7 +27,7 @@ export const resultPointSchema = z.object({
 
 export const resultSeriesSchema = z.object({
   code: z.string(),
-  name: z.string(),
+  ...itemNamesShape,
   unit: z.string().meta({ description: "The item's standard unit; \"\" when it has none" }),
   refLow: z.number().nullable().meta({ description: "The reference range of the patient's newest result of the item that has one" }),
   refHigh: z.number().nullable(),
@@ -54,7 +55,7 @@ export function defaultChartItems(dictionary: Dictionary): DictionaryItem[] {
 
 export const resultItemSchema = z.object({
   code: z.string().meta({ description: "The standard item code, as GET /api/patients/{patientRef}/results?codes= takes it", example: "K" }),
-  name: z.string(),
+  ...itemNamesShape,
   unit: z.string().meta({ description: "The item's standard unit; \"\" when it has none" }),
   category: z.string(),
   core: z.boolean().meta({ description: "One of the items the chart shows when none are asked for" }),
@@ -83,6 +84,8 @@ export async function patientResultItems(reader: TenantReader, dictionary: Dicti
   return [...numeric.filter((item) => item.core), ...numeric.filter((item) => !item.core && held.has(item.code))].map((item) => ({
     code: item.code,
     name: item.name,
+    nameEn: item.nameEn,
+    label: item.label,
     unit: item.unit,
     category: item.category,
     core: item.core,
@@ -125,6 +128,8 @@ export async function patientResults(reader: TenantReader, request: PatientResul
     series: request.items.map((item) => ({
       code: item.code,
       name: item.name,
+      nameEn: item.nameEn,
+      label: item.label,
       unit: item.unit,
       refLow: rangeOf.get(item.code)?.ref_low ?? null,
       refHigh: rangeOf.get(item.code)?.ref_high ?? null,

@@ -6,6 +6,7 @@ import { PassThrough } from "node:stream";
 import { z } from "zod";
 import { acknowledgeAlert, acknowledgeInput } from "../../commands/alerts/acknowledgeAlert.ts";
 import type { EventStore } from "../../db/eventStore.ts";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import type { AlertNotice } from "../../projections/alerts/alerts.ts";
@@ -29,6 +30,8 @@ export const openAlertCountAnswer = z.object({ open: z.number().int().meta({ des
 
 export interface AlertRouteDeps {
   store: EventStore;
+  /** The dictionary in force: it names each alert's item in English and by its label. */
+  dictionary: Dictionary;
   adminToken: string | undefined;
   access: AccessRecording;
   feed: AlertFeed;
@@ -37,13 +40,13 @@ export interface AlertRouteDeps {
 }
 
 /** Critical-result alerts (contract D.7): the list, the badge's count, acknowledgement, and a live stream. */
-export function alertRoutes({ store, adminToken, access, feed, heartbeatMs }: AlertRouteDeps): Router {
+export function alertRoutes({ store, dictionary, adminToken, access, feed, heartbeatMs }: AlertRouteDeps): Router {
   const router = new Router({ prefix: "/api/alerts" });
   router.use(requireRole(adminToken, "clinician"));
 
   router.get("/", access.recorded, async (ctx) => {
     const { state, limit } = parseBody(alertListQuery, ctx.query);
-    const alerts = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, state, limit));
+    const alerts = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, dictionary, state, limit));
     if (alerts.length > 0) showing(ctx, { patientRefs: alerts.map((alert) => alert.patientRef) });
     ctx.body = alerts;
   });
@@ -56,13 +59,13 @@ export function alertRoutes({ store, adminToken, access, feed, heartbeatMs }: Al
     const { note } = parseBody(acknowledgeInput, ctx.request.body);
     const tenant = ctx.state.tenant;
     const alertId = ctx.params.alertId!;
-    const alert = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
+    const alert = await readAsTenant(store.db, tenant, (reader) => alertById(reader, dictionary, alertId));
     if (!alert) throw new HttpError(404, `No alert ${alertId}; GET /api/alerts lists them.`);
     // The answer is the alert as it now stands: the patient's name and result.
     showing(ctx, { patientRefs: [alert.patientRef] });
     const appended = await acknowledgeAlert(commandContextOf(ctx, store), tenant, alert.externalId, alertId, note);
     if (appended) await waitForProjection(store.db, "alerts", appended.last);
-    ctx.body = await readAsTenant(store.db, tenant, (reader) => alertById(reader, alertId));
+    ctx.body = await readAsTenant(store.db, tenant, (reader) => alertById(reader, dictionary, alertId));
   });
 
   /*

@@ -3,6 +3,7 @@ import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import type { RaisedAlert } from "../../commands/alerts/events.ts";
 import type { Db } from "../../db/pool.ts";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import type { TransactionalJobs } from "../../projections/runtime/projection.ts";
 import { alertById, type Alert } from "../../queries/alerts/alerts.ts";
@@ -39,12 +40,12 @@ export function signature(secret: string, timestamp: string, body: string): stri
   return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
-/** Starts delivering, and gives the reactor its way to send delivery jobs. */
-export async function startAlertWebhook(boss: PgBoss, db: Db, config: AlertWebhookConfig, log: Logger, pollingIntervalSeconds: number): Promise<TransactionalJobs> {
+/** Starts delivering, and gives the reactor its way to send delivery jobs; `dictionary` names each alert's item as GET /api/alerts does. */
+export async function startAlertWebhook(boss: PgBoss, db: Db, config: AlertWebhookConfig, log: Logger, pollingIntervalSeconds: number, dictionary: Dictionary): Promise<TransactionalJobs> {
   await boss.createQueue(ALERT_WEBHOOK_QUEUE, { name: ALERT_WEBHOOK_QUEUE, ...RETRIES, expireInSeconds: 60 });
   await boss.work<WebhookJob>(ALERT_WEBHOOK_QUEUE, { pollingIntervalSeconds }, async ([job]) => {
     if (!job) return;
-    const alert = await listedAlert(db, job.data);
+    const alert = await listedAlert(db, dictionary, job.data);
     await deliver(config, alert, job.data.tenant).catch((err: Error) => {
       log.warn({ err, alertId: job.data.alert.alertId }, "alert webhook not delivered; trying again later");
       throw err;
@@ -59,9 +60,9 @@ export async function startAlertWebhook(boss: PgBoss, db: Db, config: AlertWebho
 }
 
 /** The alert as GET /api/alerts lists it; the alerts projection may be a moment behind the reactor. */
-async function listedAlert(db: Db, { tenant, alert }: WebhookJob): Promise<Alert> {
+async function listedAlert(db: Db, dictionary: Dictionary, { tenant, alert }: WebhookJob): Promise<Alert> {
   for (let waited = 0; waited < 2000; waited += 50) {
-    const listed = await readAsTenant(db, tenant, (reader) => alertById(reader, alert.alertId));
+    const listed = await readAsTenant(db, tenant, (reader) => alertById(reader, dictionary, alert.alertId));
     if (listed) return listed;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

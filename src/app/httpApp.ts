@@ -22,6 +22,7 @@ import type { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
 import { helpPagesRoutes } from "../docs/helpPages.ts";
 import { callerRoutes } from "../credentials/callerRoutes.ts";
+import { dictionaryRoutes } from "../dictionary/dictionaryRoutes.ts";
 import { offerStaffSessions, staffSessionRoutes } from "../staffSessions/staffSessionRoutes.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
@@ -99,12 +100,13 @@ export function createApp(deps: AppDependencies): Koa {
       offerStaffSessions(deps.staffSessions.sessions),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       callerRoutes(deps.adminToken).routes() as Koa.Middleware,
+      dictionaryRoutes(deps.openApi.served, deps.adminToken).routes() as Koa.Middleware,
       accessLogRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers), deps.access).routes() as Koa.Middleware,
-      alertRoutes({ store: deps.store, adminToken: deps.adminToken, access: deps.access, ...deps.alerts }).routes() as Koa.Middleware,
+      alertRoutes({ store: deps.store, dictionary: deps.openApi.dictionary, adminToken: deps.adminToken, access: deps.access, ...deps.alerts }).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken, deps.access).routes() as Koa.Middleware,
-      historyRoutes(deps.store.db, deps.adminToken, deps.access).routes() as Koa.Middleware,
+      historyRoutes(deps.store.db, deps.openApi.dictionary, deps.adminToken, deps.access).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes(reportDeps).routes() as Koa.Middleware,
       docxExportRoute({ ...reportDeps, rendering: deps.docx }).routes() as Koa.Middleware,

@@ -115,7 +115,7 @@ export async function startService({ config, role, log, projections = allProject
       // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
       const jobs =
         config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET
-          ? await startAlertWebhook(boss, db, { url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET, allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1" }, log, config.WORKER_POLL_SECONDS)
+          ? await startAlertWebhook(boss, db, { url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET, allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1" }, log, config.WORKER_POLL_SECONDS, dictionary)
           : undefined;
       worker = new ProjectionWorker(db, boss, projections, log, {
         pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
@@ -181,7 +181,7 @@ export async function startService({ config, role, log, projections = allProject
       // Unscoped on purpose: the feed reads each alert once for every stream of the tenant (each
       // stream filters by its caller's wards), and its notifications would otherwise run in the
       // ward scope of the request that happened to open its connection.
-      const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => withWardScope(null, () => readAsTenant(db, tenant, (reader) => alertById(reader, alertId))));
+      const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => withWardScope(null, () => readAsTenant(db, tenant, (reader) => alertById(reader, dictionary, alertId))));
       const app = createApp({
         access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },

@@ -2,6 +2,7 @@ import Router from "@koa/router";
 import type { Context } from "koa";
 import { reportKinds, type ReportKind } from "../../commands/ingestion/reportKinds.ts";
 import type { Db } from "../../db/pool.ts";
+import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { reportDiff, reportHistory, reportInScope, reportVersion } from "../../queries/ingestion/reportHistory.ts";
 import { principalOf } from "../http/requestState.ts";
@@ -10,8 +11,11 @@ import { HttpError } from "../http/httpError.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
 
-/** The history of a report, its versions as accepted and what changed between two (contract D.1). */
-export function historyRoutes(db: Db, adminToken: string | undefined, access: AccessRecording): Router {
+/**
+ * The history of a report, its versions as accepted and what changed between two (contract D.1);
+ * `dictionary` names the standard item each result of a version was mapped to.
+ */
+export function historyRoutes(db: Db, dictionary: Dictionary, adminToken: string | undefined, access: AccessRecording): Router {
   const router = new Router({ prefix: "/api/history" });
   router.use(requireRole(adminToken, "clinician"));
 
@@ -52,7 +56,7 @@ export function historyRoutes(db: Db, adminToken: string | undefined, access: Ac
     const kind = kindOf(ctx.params.kind!);
     const n = versionNumber(ctx.params.n, "The version in the path");
     await refuseOutsideWards(ctx, kind, ctx.params.externalId!);
-    const found = await reportVersion(db, ctx.state.tenant, kind, ctx.params.externalId!, n);
+    const found = await reportVersion(db, dictionary, ctx.state.tenant, kind, ctx.params.externalId!, n);
     if (!found) {
       if (!(await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!))) throw unknown(kind.name, ctx.params.externalId!);
       throw new HttpError(404, `Report ${ctx.params.externalId} has no version ${n}; its history lists the versions stored.`);

@@ -112,7 +112,7 @@ describe("the patient chart opened from a critical result, on its item and value
       const other = picker.locator(".item-group", { has: page.locator("legend", { hasText: words.other }) });
       expect(await other.locator(".item-option").evaluateAll((options) => options.map((o) => (o as HTMLElement).dataset.code))).to.deep.equal(["K", "NA"]);
       expect(await other.locator(".item-option[data-code=K] input").isChecked()).to.equal(true);
-      expect(await other.locator(".item-option[data-code=K]").textContent()).to.match(lang === "en" ? / \(K\) · 6 results, latest \d{4}-\d\d-\d\d \d\d:\d\d$/ : /（K）· 6 个结果，最新 \d{4}-\d\d-\d\d \d\d:\d\d$/);
+      expect(await other.locator(".item-option[data-code=K]").textContent()).to.match(lang === "en" ? /^K · Potassium · 6 results, latest \d{4}-\d\d-\d\d \d\d:\d\d$/ : /^钾 \(K\) · 6 个结果，最新 \d{4}-\d\d-\d\d \d\d:\d\d$/);
       await other.locator(".item-option[data-code=NA] input").check();
       await page.locator(".series-card[data-code=NA]").waitFor();
       await ready(".page-chart .page-body");

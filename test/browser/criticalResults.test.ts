@@ -64,12 +64,12 @@ describe("critical results and the patient chart in chromium", function () {
     expect(await row.locator(".reason").textContent()).to.equal("flagged HH by the laboratory");
     await page.locator(".alert-badge[data-open-alerts='1']").waitFor();
     expect(await page.locator(".alert-badge").getAttribute("aria-label")).to.equal("1 critical result to acknowledge");
-    expect(await page.locator(".status").textContent()).to.equal("New critical result: 张三 钾 7.1 mmol/L (HH)");
+    expect(await page.locator(".status").textContent()).to.equal("New critical result: 张三 K · Potassium 7.1 mmol/L (HH)");
     await page.screenshot({ path: `${OUT}staff-alerts.png`, fullPage: true });
   });
 
   it("acknowledges the alert with a note, required: it leaves the list, the badge goes, the acknowledged tab shows who and what", async () => {
-    await page.locator("tr[data-external-id=CRIT-BROWSER]").getByRole("button", { name: "Acknowledge 钾 of 张三" }).click();
+    await page.locator("tr[data-external-id=CRIT-BROWSER]").getByRole("button", { name: "Acknowledge K · Potassium of 张三" }).click();
     const dialog = page.locator("dialog.modal");
     await dialog.getByRole("button", { name: "Acknowledge" }).click();
     expect(await dialog.locator(".form-error").textContent()).to.equal("Say what was done.");
@@ -95,7 +95,7 @@ describe("critical results and the patient chart in chromium", function () {
     expect(await hgb.locator(".latest strong").textContent()).to.match(/^118 g\/L N · \d{4}-\d\d-\d\d 07:30$/);
     expect(await hgb.locator(".bands").textContent()).to.equal("Reference range 115–150Target 110–130Critical limits 50–200");
     await hgb.locator(".series-chart canvas").waitFor();
-    expect(await hgb.locator(".series-chart").getAttribute("aria-label")).to.match(/^血红蛋白: 11 results, latest 118 g\/L N/);
+    expect(await hgb.locator(".series-chart").getAttribute("aria-label")).to.match(/^Hb · Hemoglobin: 11 results, latest 118 g\/L N/);
     expect(await page.locator(".series-card[data-code=URR] .latest").textContent()).to.equal("No results in this period.");
     await page.screenshot({ path: `${OUT}staff-chart.png`, fullPage: true });
 

@@ -99,7 +99,7 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
   it("shows her only her ward's patients, and acknowledges the alert in her own name", async () => {
     const row = page.locator("tr[data-external-id=CRIT-NURSE]");
     await row.waitFor();
-    await row.getByRole("button", { name: "Acknowledge 钾 of 张三" }).click();
+    await row.getByRole("button", { name: "Acknowledge K · Potassium of 张三" }).click();
     const dialog = page.locator("dialog.modal");
     await dialog.locator("#acknowledge-note").fill("Dr. Wang told; potassium repeated");
     await dialog.getByRole("button", { name: "Acknowledge" }).click();

@@ -171,6 +171,18 @@ describe("default hemodialysis dictionary", () => {
     expect(JSON.stringify(result.error?.issues)).to.contain("collides");
   });
 
+  it("gives every item the short clinical label staff know it by, one item's label only (#34 item 5)", () => {
+    const labels = Object.fromEntries(dict.items.map((i) => [i.code, i.label]));
+    expect(labels).to.include({ KTV: "spKt/V", URR: "URR", HGB: "Hb", K: "K", P: "P", CA: "Ca", IPTH: "iPTH", ALB: "Alb", FER: "Ferritin", TSAT: "TSAT", UREA_PRE: "Urea (pre)", UREA_POST: "Urea (post)" });
+    expect(new Set(dict.items.map((i) => i.label.toLowerCase())).size).to.equal(dict.items.length);
+    const twice = structuredClone(dict);
+    twice.items.find((i) => i.code === "HCT")!.label = "HB";
+    expect(JSON.stringify(dictionarySchema.safeParse(twice).error?.issues ?? [])).to.contain('label \\"HB\\" of HCT is the label of HGB');
+    const missing = structuredClone(dict) as unknown as { items: Array<Record<string, unknown>> };
+    delete missing.items[0]!.label;
+    expect(dictionarySchema.safeParse(missing).success).to.equal(false);
+  });
+
   it("holds the KDIGO / KDOQI targets of the core dialysis items, each citing its guideline", () => {
     const targeted = dict.items.filter((item) => item.target).map((item) => item.code);
     expect(targeted).to.have.members(["KTV", "URR", "HGB", "ALB", "P", "CA", "IPTH", "K", "HCO3", "FER", "TSAT"]);
@@ -211,6 +223,9 @@ describe("default hemodialysis dictionary", () => {
     const renamed = copy();
     renamed.examTypes[0]!.name += "（新）";
     expect(version(renamed)).not.to.equal(version(dict));
+    const relabelled = copy();
+    relabelled.items.find((i) => i.code === "KTV")!.label = "Kt/V";
+    expect(version(relabelled), "a label").not.to.equal(version(dict));
     const stricter = copy();
     stricter.items.find((i) => i.code === "K")!.critical!.high = 6.0;
     expect(version(stricter), "a critical limit, though not served").not.to.equal(version(dict));

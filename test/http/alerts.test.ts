@@ -63,6 +63,7 @@ describe("critical-result alerts (/api/alerts)", function () {
     expect((await tenant.push("lab", [withPotassium("CRIT-K-1", 6.9)])).status).to.equal(200);
     const alert = await alertOf("CRIT-K-1");
     expect(alert).to.deep.include({ patientRef: "P001", patientName: "张三", code: "K", name: "钾", value: 6.9, unit: "mmol/L", reason: "above the critical limit 6.2 mmol/L" });
+    expect(alert, "the English name and label beside the name (#34 item 5)").to.deep.include({ nameEn: "Potassium", label: "K" });
     expect(alert.raisedAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
     expect(alert).to.not.have.property("acknowledgedAt");
   });
@@ -103,7 +104,7 @@ describe("critical-result alerts (/api/alerts)", function () {
     const old = withPotassium("CRIT-OLD", 7.5, { collectedAt: hoursAgo(24 * 5), reportedAt: hoursAgo(24 * 5 - 2) });
     const unmatched = withPotassium("CRIT-UNMATCHED", 7.2, { patient: { idCard: LI_SI.idCard, name: LI_SI.name } });
     await tenant.push("lab", [troponin, old, unmatched]);
-    expect(await alertOf("CRIT-HH")).to.deep.include({ code: "TNI", value: "2.35", flag: "HH", reason: "flagged HH by the laboratory" });
+    expect(await alertOf("CRIT-HH")).to.deep.include({ code: "TNI", name: "肌钙蛋白I", nameEn: null, label: null, value: "2.35", flag: "HH", reason: "flagged HH by the laboratory" });
     await tenant.call("PUT", "/api/patients/P002", { token: tenant.authorToken, body: { ...LI_SI } });
     expect(await alertOf("CRIT-UNMATCHED")).to.deep.include({ patientRef: "P002", patientName: "李四", value: 7.2 });
     const all = [...(await alerts()), ...(await alerts("acknowledged")), ...(await alerts("closed"))];
@@ -127,11 +128,13 @@ describe("critical-result alerts (/api/alerts)", function () {
     await readUntil(/: heartbeat/);
     await tenant.push("lab", [withPotassium("CRIT-STREAM", 7.0)]);
     await readUntil(/event: raised\ndata: .*CRIT-STREAM.*\n\n/);
-    const raised = JSON.parse(/event: raised\ndata: (.*CRIT-STREAM.*)\n\n/.exec(text)![1]!) as { alertId: string; value: number };
+    const raised = JSON.parse(/event: raised\ndata: (.*CRIT-STREAM.*)\n\n/.exec(text)![1]!) as { alertId: string; value: number; nameEn: string; label: string };
     expect(raised.value).to.equal(7.0);
+    expect([raised.label, raised.nameEn]).to.deep.equal(["K", "Potassium"]);
     await tenant.call("POST", `/api/alerts/${raised.alertId}/acknowledge`, { token: tenant.authorToken, body: { note: "seen" } });
     await readUntil(/event: acknowledged\ndata: .*"note":"seen"/);
-    const listening = () => service.db.query("select count(*)::int as n from pg_stat_activity where application_name = 'dialysis-hub-alert-feed'");
+    // This service's database only: other services on the same server listen too.
+    const listening = () => service.db.query("select count(*)::int as n from pg_stat_activity where application_name = 'dialysis-hub-alert-feed' and datname = current_database()");
     expect((await listening()).rows[0].n).to.equal(1);
     abort.abort();
     await until(async () => (await listening()).rows[0].n === 0);
@@ -150,7 +153,7 @@ describe("critical-result alerts (/api/alerts)", function () {
     expect(headers["x-dialysis-hub-signature"]).to.equal(signature(SECRET, String(headers["x-dialysis-hub-timestamp"]), body));
     const payload = JSON.parse(body) as { event: string; tenant: string; alert: Record<string, unknown> };
     expect(payload).to.deep.include({ event: "critical-result.raised", tenant: "h1" });
-    expect(payload.alert).to.deep.include({ externalId: "CRIT-K-1", code: "K", patientName: "张三" });
+    expect(payload.alert).to.deep.include({ externalId: "CRIT-K-1", code: "K", name: "钾", nameEn: "Potassium", label: "K", patientName: "张三" });
     expect(refuseNext, "the first delivery was refused and tried again").to.be.below(0);
   });
 

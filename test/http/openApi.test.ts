@@ -257,6 +257,10 @@ describe("ingestion open API (/open/v1)", () => {
       expect(first.body.data.examTypes.length).to.be.at.least(10);
       const hgb = first.body.data.items.find((item: { code: string }) => item.code === "HGB");
       expect(hgb).to.include({ name: "血红蛋白", category: "blood_routine", valueType: "numeric", unit: "g/L", core: true, timing: false });
+      // Beside the contract's fields, the English name and the short clinical label (#34 item 5).
+      expect(hgb).to.include({ nameEn: "Hemoglobin", label: "Hb" });
+      expect(first.body.data.items.find((item: { code: string }) => item.code === "KTV")).to.include({ name: "尿素清除指数", nameEn: "Single-pool Kt/V", label: "spKt/V" });
+      expect(first.body.data.examTypes.find((exam: { code: string }) => exam.code === "ECG")).to.deep.equal({ code: "ECG", name: "心电图", nameEn: "Electrocardiogram" });
       const etag = first.headers.get("etag")!;
       expect(etag).to.include(first.body.data.version);
       const second = await hub.tenant.call("GET", "/open/v1/dict/lab-items", { token: hub.tenant.client.key, headers: { "if-none-match": etag } });
@@ -270,8 +274,18 @@ describe("ingestion open API (/open/v1)", () => {
       const hgb = release.items.find((item: { code: string }) => item.code === "HGB");
       expect(hgb.conversions).to.deep.include({ unit: "g/dL", toStandard: { factor: 10 } });
       // What report SQL reads as the standard items.
-      const standard = await until(async () => (await rows("select name, unit, version from read.std_items where code = 'HGB'"))[0]);
-      expect(standard).to.deep.equal({ name: "血红蛋白", unit: "g/L", version: served.version });
+      const standard = await until(async () => (await rows("select name, name_en, label, unit, version from read.std_items where code = 'HGB'"))[0]);
+      expect(standard).to.deep.equal({ name: "血红蛋白", name_en: "Hemoglobin", label: "Hb", unit: "g/L", version: served.version });
+    });
+
+    it("serves the staff pages the same dictionary at /api/dictionary/lab-items, for any role, with its ETag", async () => {
+      const open = (await hub.tenant.call("GET", "/open/v1/dict/lab-items", { token: hub.tenant.client.key })).body.data;
+      const staff = await hub.tenant.call("GET", "/api/dictionary/lab-items", { token: hub.tenant.authorToken });
+      expect(staff.status).to.equal(200);
+      expect(staff.body).to.deep.equal({ version: open.version, items: open.items, examTypes: open.examTypes });
+      const again = await hub.tenant.call("GET", "/api/dictionary/lab-items", { token: hub.tenant.authorToken, headers: { "if-none-match": staff.headers.get("etag")! } });
+      expect(again.status).to.equal(304);
+      expect((await hub.tenant.call("GET", "/api/dictionary/lab-items")).status, "no credential").to.equal(401);
     });
 
     it("filters by category and refuses an unknown one, listing the valid categories", async () => {

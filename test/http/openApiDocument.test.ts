@@ -9,6 +9,7 @@ import { expect } from "chai";
 import { z } from "zod";
 import { pushResultSchema } from "../../commands/ingestion/pushReports.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
+import { dictionaryAnswerSchema } from "../../queries/dictionary/dictionary.ts";
 import { reconciliationSchema } from "../../queries/ingestion/reconciliation.ts";
 import { pingAnswer } from "../../src/ingestion/openV1/openApiRoutes.ts";
 import { envelopeSchema } from "../../src/ingestion/openV1/envelope.ts";
@@ -194,6 +195,28 @@ describe("OpenAPI document (/openapi.json)", () => {
     const envelope = doc.paths["/open/v1/ping"].get.responses["401"].content["application/json"].schema;
     expect(envelope.required).to.have.members(["code", "msg", "data", "timestamp"]);
     expect(doc.paths["/open/v1/ping"].get.responses["429"].headers).to.have.property("Retry-After");
+  });
+
+  it("documents how answers name a dictionary item: nameEn and label beside name, and the dictionary served as documented (#34 item 5)", async () => {
+    // A member of a schema, through any $ref on the way.
+    const resolve = (node: Json): Json => (typeof node?.$ref === "string" ? resolve(node.$ref.slice(2).split("/").reduce((value: Json, key: string) => value[key], doc)) : node);
+    const at = (node: Json, ...keys: string[]): Json => keys.reduce((value, key) => resolve(resolve(value)[key]), node);
+    const answerOf = (path: string) => at(doc.paths[path].get.responses["200"].content["application/json"], "schema");
+    const named = (schema: Json, nullable: boolean) => {
+      expect(schema.required).to.include.members(["name", "nameEn", "label"]);
+      for (const field of ["nameEn", "label"]) expect(resolve(schema.properties[field]).type, field).to.deep.equal(nullable ? ["string", "null"] : "string");
+    };
+    named(at(answerOf("/open/v1/dict/lab-items"), "properties", "data", "properties", "items", "items"), false);
+    named(at(answerOf("/api/dictionary/lab-items"), "properties", "items", "items"), false);
+    named(at(answerOf("/api/patients/{patientRef}/results"), "properties", "series", "items"), false);
+    named(at(answerOf("/api/patients/{patientRef}/result-items"), "items"), false);
+    named(at(answerOf("/api/alerts"), "items"), true);
+    const standardItems = at(answerOf("/api/history/{kind}/{externalId}/versions/{n}"), "properties", "standardItems", "items");
+    expect(standardItems.anyOf.map((one: Json) => resolve(one).type), "a standard item or null").to.deep.equal(["object", "null"]);
+    named(resolve(standardItems.anyOf[0]), false);
+    const tenant = await ingestionTenant(service, "openapi-dict");
+    conforms(envelopeSchema(dictionaryAnswerSchema), (await tenant.call("GET", "/open/v1/dict/lab-items", { token: tenant.client.key })).body);
+    conforms(dictionaryAnswerSchema, (await tenant.call("GET", "/api/dictionary/lab-items", { token: tenant.authorToken })).body);
   });
 
   describe("the lab push, as documented and as served", () => {

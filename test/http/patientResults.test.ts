@@ -11,6 +11,8 @@ import { projectionsCaughtUp } from "../support/storedReports.ts";
 interface Series {
   code: string;
   name: string;
+  nameEn: string;
+  label: string;
   unit: string;
   refLow: number | null;
   refHigh: number | null;
@@ -66,6 +68,15 @@ describe("a patient's results over time (GET /api/patients/{patientRef}/results)
     expect(ktv!.points.every((point) => point.value === 1.3)).to.equal(true);
   });
 
+  it("names each series' item in Chinese, in English and by its short clinical label (#34 item 5)", async () => {
+    const series = (await chart("?codes=KTV,HGB,UREA_PRE&from=2025-01-01&to=2025-12-31")).body.series as Series[];
+    expect(series.map(({ code, name, nameEn, label }) => ({ code, name, nameEn, label }))).to.deep.equal([
+      { code: "KTV", name: "尿素清除指数", nameEn: "Single-pool Kt/V", label: "spKt/V" },
+      { code: "HGB", name: "血红蛋白", nameEn: "Hemoglobin", label: "Hb" },
+      { code: "UREA_PRE", name: "透析前尿素", nameEn: "Urea, pre-dialysis", label: "Urea (pre)" },
+    ]);
+  });
+
   it("gives the reference range of the newest result, the KDIGO target and the critical limits", async () => {
     const [hgb, k] = (await chart("?codes=HGB,K&from=2025-01-01&to=2025-12-31")).body.series as Series[];
     expect(hgb).to.deep.include({ refLow: 115, refHigh: 150 });
@@ -111,9 +122,10 @@ describe("a patient's results over time (GET /api/patients/{patientRef}/results)
     expect(core).to.include.members(["HGB", "KTV", "URR", "P", "CA", "IPTH", "ALB"]);
     expect(items.findIndex((item) => !item.core), "the core items first").to.equal(core.length);
     expect(items.find((item) => item.code === "URR")).to.deep.include({ results: 0, lastAt: null });
-    expect(items.find((item) => item.code === "HGB")).to.deep.include({ name: "血红蛋白", unit: "g/L", core: true, results: 13, lastAt: "2026-01-05T09:00:00" });
+    expect(items.find((item) => item.code === "HGB")).to.deep.include({ name: "血红蛋白", nameEn: "Hemoglobin", label: "Hb", unit: "g/L", core: true, results: 13, lastAt: "2026-01-05T09:00:00" });
+    expect(items.find((item) => item.code === "KTV")).to.deep.include({ name: "尿素清除指数", nameEn: "Single-pool Kt/V", label: "spKt/V" });
     // Potassium is no core item: listed because P001 has twelve results of it, so the chart can offer it.
-    expect(items.filter((item) => !item.core)).to.deep.equal([{ code: "K", name: "钾", unit: "mmol/L", category: items.find((item) => item.code === "K")!.category, core: false, results: 12, lastAt: "2025-12-10T07:30:00" }]);
+    expect(items.filter((item) => !item.core)).to.deep.equal([{ code: "K", name: "钾", nameEn: "Potassium", label: "K", unit: "mmol/L", category: items.find((item) => item.code === "K")!.category, core: false, results: 12, lastAt: "2025-12-10T07:30:00" }]);
     // The qualitative local item has no standard value to draw; the other tenant's P001 is not counted.
     expect(items.map((item) => item.code)).to.not.include("X-LOCAL");
     const missing = await hub.tenant.call("GET", "/api/patients/P404/result-items", { token: hub.tenant.authorToken });

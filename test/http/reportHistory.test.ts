@@ -71,6 +71,13 @@ describe("history of a report (/api/history)", () => {
     expect((await asAuthor("/api/history/lab/HIST-1/versions/3")).body.report.patient).to.deep.equal({ idCard: WANG_WU.idCard, name: WANG_WU.name });
   });
 
+  it("names the standard item each result of a version was mapped to, in the order of its items (#34 item 5)", async () => {
+    const hgbItem = { code: "HGB", name: "血红蛋白", nameEn: "Hemoglobin", label: "Hb" };
+    const kItem = { code: "K", name: "钾", nameEn: "Potassium", label: "K" };
+    expect((await asAuthor("/api/history/lab/HIST-1/versions/1")).body.standardItems).to.deep.equal([hgbItem, kItem, null]);
+    expect((await asAuthor("/api/history/lab/HIST-1/versions/2")).body.standardItems, "as version 2 orders its items").to.deep.equal([kItem, null, hgbItem]);
+  });
+
   it("diffs two versions pairing items by code, not by position", async () => {
     const reordered = await asAuthor("/api/history/lab/HIST-1/diff?from=1&to=2");
     expect(reordered.status).to.equal(200);

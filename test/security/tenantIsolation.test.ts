@@ -246,6 +246,13 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect((await north.call("GET", "/api/reports/every-param/versions")).body.length).to.equal(before);
   },
 
+  "GET /api/dictionary/lab-items": async ({ north, south }) => {
+    // One dictionary for every tenant, as on /open/v1: the same answer, nothing of a tenant in it.
+    const seen = await south.asAuthor("GET", "/api/dictionary/lab-items");
+    expect(seen.status).to.equal(200);
+    expect(seen.body.items).to.deep.equal((await south.call("GET", "/open/v1/dict/lab-items", { token: south.client.key })).body.data.items);
+    expect((await north.call("GET", "/api/dictionary/lab-items", { token: south.authorToken })).status, "south's token on north").to.equal(403);
+  },
   "GET /api/me": async ({ north, south }) => {
     expect((await south.asAuthor("GET", "/api/me")).body).to.include({ tenant: "south", who: "Nurse Chen" });
     expect((await north.call("GET", "/api/me", { token: south.authorToken })).status, "south's token on north").to.equal(403);

@@ -56,7 +56,7 @@ export function alertsPage(ctx: PageContext): HTMLElement {
     ctx.alerts.subscribe((change, alert) => {
       if (change === "raised") {
         fresh.add(alert.alertId);
-        ctx.announce(texts.newAlert(alert.patientName ?? alert.patientRef, alert.name, valueText(alert)));
+        ctx.announce(texts.newAlert(alert.patientName ?? alert.patientRef, texts.itemTitle(alert), valueText(alert)));
       }
       void reload();
     }),
@@ -80,12 +80,13 @@ function alertTable(ctx: PageContext, state: AlertState, alerts: Alert[], fresh:
   const columns = [texts.colRaised, texts.colPatient, texts.colResult, texts.colWhy, last];
   const rows = alerts.map((alert) => {
     const patient = alert.patientName ?? alert.patientRef;
+    const item = texts.itemTitle(alert);
     const outcome =
       state === "open"
         ? el(
             "td",
             { class: "actions" },
-            el("button", { type: "button", class: "primary acknowledge", "aria-label": texts.acknowledgeFor(patient, alert.name), onclick: () => acknowledgeDialog(ctx, alert, reload) }, texts.acknowledge),
+            el("button", { type: "button", class: "primary acknowledge", "aria-label": texts.acknowledgeFor(patient, item), onclick: () => acknowledgeDialog(ctx, alert, reload) }, texts.acknowledge),
             el("button", { type: "button", class: "history", "aria-label": texts.historyFor(alert.externalId), onclick: () => historyDialog(ctx, "lab", alert.externalId) }, texts.history),
           )
         : state === "acknowledged"
@@ -96,7 +97,7 @@ function alertTable(ctx: PageContext, state: AlertState, alerts: Alert[], fresh:
       { "data-alert-id": alert.alertId, "data-external-id": alert.externalId, class: fresh.has(alert.alertId) ? "fresh" : null },
       el("td", {}, localTime(alert.raisedAt)),
       el("th", { scope: "row" }, el("a", { href: chartHref(alert.patientRef, { code: alert.code, externalId: alert.externalId }), "aria-label": texts.chartFor(patient) }, patient), el("span", { class: "sub muted" }, alert.patientRef)),
-      el("td", { class: "result" }, el("strong", {}, alert.name), " ", el("span", { class: "critical-value" }, valueText(alert))),
+      el("td", { class: "result" }, el("strong", {}, item), " ", el("span", { class: "critical-value" }, valueText(alert))),
       el("td", { class: "reason" }, texts.reasons(alert.reason)),
       outcome,
     );
@@ -109,10 +110,11 @@ function alertTable(ctx: PageContext, state: AlertState, alerts: Alert[], fresh:
 function acknowledgeDialog(ctx: PageContext, alert: Alert, reload: () => Promise<void>): void {
   const { texts } = ctx;
   const patient = alert.patientName ?? alert.patientRef;
+  const item = texts.itemTitle(alert);
   noteDialog(ctx, {
-    title: texts.acknowledgeTitle(patient, alert.name),
+    title: texts.acknowledgeTitle(patient, item),
     about: [
-      el("p", { class: "critical-summary" }, el("strong", {}, `${alert.name} ${valueText(alert)}`), " · ", texts.reasons(alert.reason), " · ", localTime(alert.raisedAt)),
+      el("p", { class: "critical-summary" }, el("strong", {}, `${item} ${valueText(alert)}`), " · ", texts.reasons(alert.reason), " · ", localTime(alert.raisedAt)),
       el("p", { class: "intro" }, texts.acknowledgeIntro),
     ],
     formClass: "acknowledge-form",
@@ -124,7 +126,7 @@ function acknowledgeDialog(ctx: PageContext, alert: Alert, reload: () => Promise
     submit: { text: texts.acknowledge, busy: texts.acknowledging },
     send: (note) => ctx.api.post(`/api/alerts/${segment(alert.alertId)}/acknowledge`, { note }),
     done: async () => {
-      ctx.announce(texts.acknowledged(patient, alert.name));
+      ctx.announce(texts.acknowledged(patient, item));
       await reload();
     },
   });

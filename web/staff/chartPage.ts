@@ -133,7 +133,7 @@ function itemPicker(ctx: PageContext, changed: () => void): ItemPicker {
       settle();
       changed();
     });
-    return el("label", { class: "item-option", "data-code": item.code }, box, texts.itemOption(item.name, item.code, item.results, item.lastAt ? localTime(item.lastAt) : null));
+    return el("label", { class: "item-option", "data-code": item.code }, box, texts.itemOption(texts.itemTitle(item), item.results, item.lastAt ? localTime(item.lastAt) : null));
   };
   const group = (legend: string, items: ResultItem[]) => (items.length === 0 ? null : el("fieldset", { class: "item-group" }, el("legend", {}, legend), ...items.map(option)));
   return {
@@ -190,12 +190,13 @@ function seriesCard(ctx: PageContext, series: Series, focus: ChartFocus | null):
     series.target ? el("li", { class: "band-target", title: series.target.source }, `${texts.targetBand} ${band(series.target.low, series.target.high)}`) : null,
     series.critical ? el("li", { class: "band-critical", title: series.critical.source }, `${texts.criticalLimits} ${band(series.critical.low, series.critical.high)}`) : null,
   );
-  const label = texts.seriesSummary(series.name, series.points.length, latestText) + (marked ? texts.markedPointOf(pointText(series, marked), localTime(marked.at)) : "");
-  const chart = series.points.length ? seriesChart(series, { label, marked: marked?.externalId ?? null, onPoint: (point) => reportDialog(ctx, "lab", point.externalId) }) : null;
+  const title = texts.itemTitle(series);
+  const label = texts.seriesSummary(title, series.points.length, latestText) + (marked ? texts.markedPointOf(pointText(series, marked), localTime(marked.at)) : "");
+  const chart = series.points.length ? seriesChart(series, { title, label, marked: marked?.externalId ?? null, onPoint: (point) => reportDialog(ctx, "lab", point.externalId) }) : null;
   const element = el(
     "article",
     { class: `series-card${focus ? " focused" : ""}`, "data-code": series.code, "data-points": series.points.length },
-    el("h2", {}, series.name, el("span", { class: "unit muted" }, series.unit ? ` ${series.unit}` : "")),
+    el("h2", {}, title, el("span", { class: "unit muted" }, series.unit ? ` ${series.unit}` : "")),
     latest
       ? el("p", { class: `latest${flagClass(latest.flag)}` }, `${texts.latest} `, el("strong", { "data-latest": latest.value }, latestText))
       : el("p", { class: "latest muted" }, texts.noResults),
@@ -217,7 +218,7 @@ function resultTable(ctx: PageContext, answer: PatientResults, focus: ChartFocus
       el(
         "tr",
         { "data-code": series.code, "data-external-id": point.externalId, class: isMarked(focus, point.externalId, series.code) ? "marked" : null },
-        el("th", { scope: "row" }, series.name),
+        el("th", { scope: "row" }, texts.itemTitle(series)),
         el("td", {}, localTime(point.at)),
         el("td", { class: "number" }, shown(series, point.value)),
         el("td", { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" }, point.flag ?? ""),

@@ -1,14 +1,27 @@
 /**
+ * A dictionary item as the answers name it: its Chinese name, and its English name and short
+ * clinical label (null for an alert's item the dictionary lacks).
+ */
+export interface NamedItem {
+  name: string;
+  nameEn?: string | null;
+  label?: string | null;
+}
+
+/**
  * The words of choosing what the patient chart draws, of the result an alert opens it on, and of
- * a report shown as a laboratory prints it (issue #34, items 1 and 7).
+ * a report shown as a laboratory prints it (issue #34, items 1 and 7); and how every page names a
+ * dictionary item, so that it is found by the label staff know it by in both languages (item 5).
  */
 export interface ChartTexts {
+  /** English: "spKt/V · Single-pool Kt/V"; Chinese: "尿素清除指数 (spKt/V)". */
+  itemTitle: (item: NamedItem) => string;
   itemsShown: (shown: number, offered: number) => string;
   itemsLegend: string;
   itemsHint: (max: number) => string;
   coreItems: string;
   otherItems: string;
-  itemOption: (name: string, code: string, results: number, lastAt: string | null) => string;
+  itemOption: (title: string, results: number, lastAt: string | null) => string;
   markedResult: string;
   markedMissing: (externalId: string) => string;
   markedPointOf: (value: string, at: string) => string;
@@ -46,13 +59,16 @@ export interface ChartTexts {
   reportAsSent: string;
 }
 
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
 export const chartZh: ChartTexts = {
+  itemTitle: ({ name, label }) => (label && !same(label, name) ? `${name} (${label})` : name),
   itemsShown: (shown, offered) => `检验项目：显示 ${shown} 个，可选 ${offered} 个`,
   itemsLegend: "选择要绘制的检验项目",
   itemsHint: (max) => `列出核心透析指标和该患者有结果的所有项目；一次最多显示 ${max} 个。`,
   coreItems: "核心透析指标",
   otherItems: "该患者的其他项目",
-  itemOption: (name, code, results, lastAt) => `${name}（${code}）· ${results > 0 ? `${results} 个结果，最新 ${lastAt}` : "无结果"}`,
+  itemOption: (title, results, lastAt) => `${title} · ${results > 0 ? `${results} 个结果，最新 ${lastAt}` : "无结果"}`,
   markedResult: "标记的结果",
   markedMissing: (externalId) => `报告 ${externalId} 的这个结果不在所选时间范围内，请选更长的时间范围。`,
   markedPointOf: (value, at) => `，标记的结果 ${value}（${at}）`,
@@ -91,12 +107,14 @@ export const chartZh: ChartTexts = {
 };
 
 export const chartEn: ChartTexts = {
+  // An item the dictionary lacks has no English name: it is shown by the name it was sent with.
+  itemTitle: ({ name, nameEn, label }) => (nameEn ? (label && !same(label, nameEn) ? `${label} · ${nameEn}` : nameEn) : name),
   itemsShown: (shown, offered) => `Items: ${shown} shown of ${offered}`,
   itemsLegend: "Choose the items to draw",
   itemsHint: (max) => `The core dialysis items and every item this patient has results of; at most ${max} at a time.`,
   coreItems: "Core dialysis items",
   otherItems: "This patient's other items",
-  itemOption: (name, code, results, lastAt) => `${name} (${code}) · ${results > 0 ? `${results} result${results === 1 ? "" : "s"}, latest ${lastAt}` : "no results"}`,
+  itemOption: (title, results, lastAt) => `${title} · ${results > 0 ? `${results} result${results === 1 ? "" : "s"}, latest ${lastAt}` : "no results"}`,
   markedResult: "Marked result",
   markedMissing: (externalId) => `This result of report ${externalId} is outside the period shown; choose a longer period.`,
   markedPointOf: (value, at) => `, marked result ${value} (${at})`,

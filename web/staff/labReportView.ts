@@ -12,18 +12,25 @@ import type { ReportHistory, ReportVersion } from "./types.ts";
  * taken and the report signed, and each item with its value, unit, reference range and flag. The
  * history, the unmatched queue's claim dialog and the patient chart show reports through this one
  * module. What it shows is the version as accepted (contract D.1), never re-mapped or converted:
- * the values and units the laboratory sent. The id card is masked as every answer masks it.
+ * the values and units the laboratory sent. The id card is masked as every answer masks it. Under
+ * the laboratory's own item name, the standard item it was mapped to, by its label and name in the
+ * page's language (issue #34, item 5): a Kt/V sent as "尿素清除指数" reads spKt/V too.
  */
 
 export type ReportKind = "lab" | "exam";
 type SentItem = Partial<LabReport["items"][number]>;
 /** A stored version's report: a lab or an exam report as accepted (either one's fields may be there). */
 type SentReport = Partial<Omit<LabReport, "items">> & Partial<Omit<ExamReport, "items">> & { items?: SentItem[] };
+/** The standard item each sent item was mapped to, in the same order (null: not mapped). */
+type StandardItems = ReportVersion["standardItems"];
 
 const ARROWS: Record<string, string> = { H: "↑", HH: "↑↑", L: "↓", LL: "↓↓", A: "*" };
 const range = (low: number | undefined, high: number | undefined) =>
   low !== undefined && high !== undefined ? `${low}–${high}` : low !== undefined ? `≥ ${low}` : high !== undefined ? `≤ ${high}` : "";
 const dateTime = (value: string | undefined) => (value ? localTime(value) : null);
+/** Whether `title` says more than the texts printed already: a letter or digit left once they are taken out (in any case). */
+const addsTo = (title: string, printed: Array<string | undefined>) =>
+  /[\p{L}\p{N}]/u.test(printed.reduce<string>((rest, text) => (text ? rest.split(text.toLowerCase()).join("") : rest), title.toLowerCase()));
 
 /** `<dl>` of the facts given (term, value); those without a value are left out. */
 function facts(className: string, pairs: Array<[string, string | null | undefined]>): HTMLElement | null {
@@ -38,16 +45,26 @@ function flagCell(texts: StaffTexts, flag: string | undefined): Child[] {
   return [el("span", { class: "arrow", "aria-hidden": "true" }, `${ARROWS[flag] ?? ""} `), flag, el("span", { class: "visually-hidden" }, ` ${texts.flagNames[flag] ?? ""}`)];
 }
 
-function itemTable(texts: StaffTexts, kind: ReportKind, items: readonly SentItem[]): HTMLElement {
+function itemTable(texts: StaffTexts, kind: ReportKind, items: readonly SentItem[], standardItems: StandardItems): HTMLElement {
   const cols = texts.reportCols;
   const lab = kind === "lab";
   const head = el("tr", {}, ...(lab ? [cols.item, cols.result, cols.flag, cols.unit, cols.range] : [cols.item, cols.result, cols.unit]).map((c) => el("th", { scope: "col" }, c)));
   const rows = items.map((item, index) => {
     const flag = lab ? item.abnormalFlag : undefined;
+    const sentName = item.itemName ?? item.itemCode ?? "";
+    const standard = standardItems[index];
+    // 钾 sent as K on a Chinese page is 钾 (K) already; on an English one K · Potassium says more.
+    const standardTitle = standard ? texts.itemTitle(standard) : null;
     return el(
       "tr",
       { "data-item": item.itemCode ?? item.itemName ?? String(index), "data-flag": flag ?? null, class: flag && flag !== "N" ? `flagged flag-${flag.toLowerCase()}` : null },
-      el("th", { scope: "row" }, item.itemName ?? item.itemCode ?? "", item.itemName && item.itemCode ? el("span", { class: "sub muted" }, item.itemCode) : null),
+      el(
+        "th",
+        { scope: "row", "data-std-code": standard?.code ?? null },
+        sentName,
+        item.itemName && item.itemCode ? el("span", { class: "sub muted" }, item.itemCode) : null,
+        standardTitle && addsTo(standardTitle, [item.itemName, item.itemCode]) ? el("span", { class: "sub std-item" }, standardTitle) : null,
+      ),
       el("td", { class: "value" }, item.value === undefined ? "" : String(item.value)),
       lab ? el("td", { class: "flag" }, ...flagCell(texts, flag)) : null,
       el("td", { class: "unit" }, item.unit ?? ""),
@@ -61,7 +78,7 @@ function itemTable(texts: StaffTexts, kind: ReportKind, items: readonly SentItem
  * The printed report. `level` is its heading's level in the page around it; `meta` a line about
  * the stored version (which one, when received, from whom).
  */
-export function reportSheet(texts: StaffTexts, kind: ReportKind, report: SentReport, options: { level?: 3 | 4; meta?: string } = {}): HTMLElement {
+export function reportSheet(texts: StaffTexts, kind: ReportKind, report: SentReport, options: { level?: 3 | 4; meta?: string; standardItems?: StandardItems } = {}): HTMLElement {
   const lab = kind === "lab";
   const f = texts.reportFacts;
   const title = lab ? [texts.labReportHeading, report.panelName].filter(Boolean).join(" · ") : [texts.examReportHeading, report.examName ?? report.examType].filter(Boolean).join(" · ");
@@ -92,7 +109,7 @@ export function reportSheet(texts: StaffTexts, kind: ReportKind, report: SentRep
     ]),
     text(texts.reportFindings, report.findings),
     text(texts.reportConclusion, report.conclusion),
-    items.length > 0 ? itemTable(texts, kind, items) : lab ? el("p", { class: "empty" }, texts.noReportItems) : null,
+    items.length > 0 ? itemTable(texts, kind, items, options.standardItems ?? []) : lab ? el("p", { class: "empty" }, texts.noReportItems) : null,
     facts("report-signoff", [
       [f.reporter, report.reporter],
       [f.reviewer, report.reviewer],
@@ -115,7 +132,11 @@ export function versionSheet(texts: StaffTexts, kind: ReportKind, version: Repor
   return el(
     "div",
     { class: "report-version", "data-version": version.version },
-    reportSheet(texts, kind, version.report as SentReport, { level, meta: texts.reportVersionOf(version.version, current, localTime(version.receivedAt), version.by) }),
+    reportSheet(texts, kind, version.report as SentReport, {
+      level,
+      meta: texts.reportVersionOf(version.version, current, localTime(version.receivedAt), version.by),
+      standardItems: version.standardItems,
+    }),
     record ? el("details", { class: "report-record" }, el("summary", {}, texts.recordAsReceived), el("pre", { class: "report-json", tabindex: "0", role: "region", "aria-label": texts.recordAsReceived }, JSON.stringify(version.report, null, 2))) : null,
   );
 }

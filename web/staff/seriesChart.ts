@@ -18,6 +18,8 @@ export type Series = PatientResults["series"][number];
 export type SeriesPoint = Series["points"][number];
 
 export interface SeriesChartOptions {
+  /** The item as the page names it (its label and name in the page's language). */
+  title: string;
   /** The chart's text alternative. */
   label: string;
   /** The report whose point is marked, if any. */
@@ -60,7 +62,7 @@ function nearest(points: readonly SeriesPoint[], at: number): SeriesPoint | unde
   return best;
 }
 
-export function seriesChart(series: Series, { label, marked = null, onPoint }: SeriesChartOptions): SeriesChart {
+export function seriesChart(series: Series, { title, label, marked = null, onPoint }: SeriesChartOptions): SeriesChart {
   const element = document.createElement("div");
   element.className = "series-chart";
   element.setAttribute("role", "img");
@@ -81,7 +83,7 @@ export function seriesChart(series: Series, { label, marked = null, onPoint }: S
     series: [
       {
         type: "line",
-        name: series.name,
+        name: title,
         data: series.points.map((point) =>
           point.externalId === marked
             ? { value: [point.at, point.value], symbol: "diamond", symbolSize: 14, itemStyle: { color: CRITICAL, borderColor: "#fff", borderWidth: 1 } }

@@ -10,6 +10,7 @@ export type { BulkJobListEntry, BulkRejectedAnswer } from "../../queries/bulk/bu
 export type { AuthorListEntry, ClientListEntry } from "../../queries/credentials/credentials.ts";
 export type { Alert, AlertState } from "../../queries/alerts/alerts.ts";
 export type { PatientResults, ResultItem } from "../../queries/patients/patientResults.ts";
+export type { DictionaryAnswer as LabItemDictionary } from "../../queries/dictionary/dictionary.ts";
 
 /** The body of `PUT /api/patients/{patientRef}`. */
 export interface PatientInput {

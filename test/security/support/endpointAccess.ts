@@ -54,6 +54,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "POST /api/reports/:id/restore": "author",
   "GET /api/reports/:id/versions/:no/source": "author",
   "GET /api/me": "author",
+  "GET /api/dictionary/lab-items": "author",
   "GET /api/patients": "author",
   "GET /api/patients/:patientRef": "author",
   "PUT /api/patients/:patientRef": "author",
@@ -125,6 +126,7 @@ export function methodAndPattern(key: string): [string, string] {
  */
 export const LEAST_ROLE: Readonly<Record<string, "viewer" | "clinician" | "author">> = {
   "GET /api/me": "viewer",
+  "GET /api/dictionary/lab-items": "viewer",
   "PUT /api/reports/:id/draft": "author",
   "DELETE /api/reports/:id/draft": "author",
   "POST /api/reports/:id/publish": "author",

@@ -1,13 +1,13 @@
 /**
  * The editor's two kinds of code fields, both CodeMirror 6: a report query's SQL (PostgreSQL
- * highlighting, the clinical relations offered as completions, where the saved query failed
- * underlined) and the whole spec as JSON, with its syntax errors and the service's refusals
- * marked where they point.
+ * highlighting, the clinical relations offered as completions and, in a quoted item code, the
+ * dictionary's codes with their labels and names; where the saved query failed underlined) and
+ * the whole spec as JSON, with its syntax errors and the service's refusals marked where they point.
  */
 import { json, jsonParseLinter } from "@codemirror/lang-json";
 import { PostgreSQL, sql } from "@codemirror/lang-sql";
 import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
-import { Compartment, type Text } from "@codemirror/state";
+import { Compartment, type EditorState, type Text } from "@codemirror/state";
 import { EditorView, basicSetup } from "codemirror";
 import { findNodeAtLocation, parseTree } from "jsonc-parser";
 import { CLINICAL_RELATION_NAMES } from "../../../commands/reports/spec/specVocabulary.ts";
@@ -15,6 +15,45 @@ import type { Segment } from "./specPaths.ts";
 
 /** The relations of the clinical data source (contract C.5), offered as completions. */
 const CLINICAL_SCHEMA = Object.fromEntries(CLINICAL_RELATION_NAMES.map((name) => [name, []]));
+
+/** A dictionary item as the SQL completions offer it: its code, and how the page names it (`title`). */
+export interface ItemCompletion {
+  code: string;
+  label: string;
+  name: string;
+  nameEn: string;
+  /** The label and name in the page's language, shown beside the code. */
+  title: string;
+}
+
+/** The dictionary's items, once the page has them (offerItemCodes); every SQL field completes from them. */
+let itemCodes: readonly ItemCompletion[] = [];
+
+/** Gives the SQL fields the dictionary's item codes to complete, those open already included. */
+export function offerItemCodes(items: readonly ItemCompletion[]): void {
+  itemCodes = items;
+}
+
+/**
+ * In a quoted code compared with a code column (`std_code = 'K`, `std_code in ('HGB', '`,
+ * `code <> '`), the standard item codes, found by a word of the code, label or English name, or by
+ * part of the Chinese name: `spkt`, `kt/v` or `尿素清除` offers KTV (issue #34, item 5); those whose
+ * code or label starts so come first. The code is inserted; its label and name show beside it.
+ */
+const QUOTED_CODE = /\b(?:std_code|code)\s*(?:=|<>|!=|\bin\s*\((?:\s*'[^'\n]*'\s*,)*)\s*'([^'\n]*)$/i;
+
+function itemCodeCompletions(context: { state: EditorState; pos: number }) {
+  const before = context.state.doc.sliceString(Math.max(0, context.pos - 400), context.pos);
+  const typed = QUOTED_CODE.exec(before)?.[1];
+  if (typed === undefined || itemCodes.length === 0) return null;
+  const key = typed.toLowerCase();
+  const wordStart = new RegExp(`(?:^|[^\\p{L}\\p{N}])${typed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "iu");
+  const starts = (item: ItemCompletion) => item.code.toLowerCase().startsWith(key) || item.label.toLowerCase().startsWith(key);
+  const found = itemCodes.filter((item) => item.name.includes(typed) || [item.code, item.label, item.nameEn].some((text) => wordStart.test(text)));
+  const options = [...found.filter(starts), ...found.filter((item) => !starts(item))].map((item) => ({ label: item.code, detail: item.title, type: "constant" }));
+  // Filtered here (by label and names too, which CodeMirror's own filter, on the code, would not find).
+  return options.length === 0 ? null : { from: context.pos - typed.length, options, filter: false };
+}
 
 /** The staff page's style nonce (src/staff/staffRoutes.ts): CodeMirror's theme goes into a `<style>` element. */
 const styleNonce = EditorView.cspNonce.of(document.body.dataset.styleNonce ?? "");
@@ -50,6 +89,7 @@ export function sqlEditor(doc: string, label: string, path: string, onChange: (t
       basicSetup,
       styleNonce,
       sql({ dialect: PostgreSQL, schema: CLINICAL_SCHEMA, upperCaseKeywords: false }),
+      PostgreSQL.language.data.of({ autocomplete: itemCodeCompletions }),
       marked ? lintGutter() : [],
       EditorView.lineWrapping,
       attributes.of(EditorView.contentAttributes.of(marked ? { ...plain, "aria-invalid": "true", "aria-describedby": marked.describedBy } : plain)),

@@ -10,7 +10,8 @@
 import { el } from "../dom.ts";
 import { loader, pageFrame, type PageContext } from "../page.ts";
 import { ApiError, segment } from "../staffApi.ts";
-import type { Audit, ReportListEntry, VersionEntry } from "../types.ts";
+import type { Audit, LabItemDictionary, ReportListEntry, VersionEntry } from "../types.ts";
+import { offerItemCodes } from "./codeEditors.ts";
 import type { EditorParts } from "./editorParts.ts";
 import { blankSource, draftAuditOf, editorState, sourceOf, type LoadedSource } from "./editorState.ts";
 import { editorTextsFor, type EditorTexts } from "./editorTexts.ts";
@@ -26,6 +27,7 @@ export function editorPage(ctx: PageContext, reportId: string | null): HTMLEleme
   const texts = editorTextsFor(ctx.lang);
   const box = el("div", { class: "page-body editor-body" });
   const frame = pageFrame("editor", reportId ? texts.editReport(reportId) : texts.newReport, texts.editorIntro, box);
+  void offerDictionary(ctx);
   const load = loader(box, ctx.texts, async () => {
     if (!reportId) return editor(ctx, texts, frame, null, blankSource(), [], null, false);
     const entry = (await ctx.api.get<ReportListEntry[]>("/api/reports")).find((report) => report.id === reportId);
@@ -38,6 +40,19 @@ export function editorPage(ctx: PageContext, reportId: string | null): HTMLEleme
   });
   void load();
   return frame;
+}
+
+/**
+ * The dictionary's item codes for the SQL fields to complete, named in the page's language. Only a
+ * help to typing: without them (the call failed) the editor works as before.
+ */
+async function offerDictionary(ctx: PageContext): Promise<void> {
+  try {
+    const { items } = await ctx.api.get<LabItemDictionary>("/api/dictionary/lab-items");
+    offerItemCodes(items.map((item) => ({ code: item.code, label: item.label, name: item.name, nameEn: item.nameEn, title: ctx.texts.itemTitle(item) })));
+  } catch {
+    // Completions of codes are missed, nothing else.
+  }
 }
 
 /** `audit` is the audit of what the editor starts from: the draft's when `fromDraft`, else the version's. */

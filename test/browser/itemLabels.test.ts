@@ -1,0 +1,126 @@
+import { expect } from "chai";
+import type { Page } from "playwright-core";
+import { localDateTime } from "../../db/localDateTime.ts";
+import { labReport } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
+import { expectAccessible } from "./accessibility.ts";
+import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
+
+/*
+ * Issue #34, item 5: the Kt/V card said 尿素清除指数 in both languages, "Kt/V" appeared nowhere and
+ * an English page named every item in Chinese. Now every page names a dictionary item by its short
+ * clinical label and its name in the page's language — English "spKt/V · Single-pool Kt/V", Chinese
+ * "尿素清除指数 (spKt/V)" — on the chart's cards and item picker, on the alerts page, and in the
+ * report editor's completions of item codes.
+ */
+
+const TENANT = "h1";
+const monthsAgo = (months: number) => {
+  const now = new Date();
+  return new Date(now.getFullYear(), now.getMonth() - months, 10, 7, 30, 0);
+};
+
+/** Three monthly adequacy panels of 张三, Kt/V sent by its Chinese name. */
+const adequacy = () =>
+  Array.from({ length: 3 }, (_, i) => {
+    const taken = monthsAgo(3 - i);
+    return labReport(`ADEQ-${i + 1}`, {
+      collectedAt: localDateTime(taken),
+      reportedAt: localDateTime(new Date(taken.getTime() + 3 * 3_600_000)),
+      items: [
+        { itemName: "尿素清除指数", value: 1.3 + i / 10 },
+        { itemCode: "URR", itemName: "尿素下降率", value: 70 + i, unit: "%" },
+      ],
+    });
+  });
+
+const WORDS = {
+  en: { ktv: "spKt/V · Single-pool Kt/V", urr: "URR · Urea reduction ratio", option: /^spKt\/V · Single-pool Kt\/V · 3 results, latest /, alert: "K · Potassium", announce: "New critical result" },
+  zh: { ktv: "尿素清除指数 (spKt/V)", urr: "尿素下降率 (URR)", option: /^尿素清除指数 \(spKt\/V\) · 3 个结果，最新 /, alert: "钾 (K)", announce: "新危急值" },
+} as const;
+
+describe("items named by their clinical label and in the page's language (#34 item 5) in chromium", function () {
+  this.timeout(120_000);
+  const staff = useStaffBrowserSuite(TENANT, { viewport: { width: 1400, height: 950 } });
+  let page: Page;
+  const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
+
+  before(async () => {
+    expect((await staff.tenant.push("lab", adequacy())).status).to.equal(200);
+    const critical = labReport("CRIT-LABEL", {
+      collectedAt: localDateTime(new Date(Date.now() - 3_600_000)),
+      reportedAt: localDateTime(new Date()),
+      items: [{ itemCode: "K", itemName: "钾", value: 7.0, unit: "mmol/L", abnormalFlag: "HH" }],
+    });
+    expect((await staff.tenant.push("lab", [critical])).status).to.equal(200);
+    await until(async () => ((await staff.tenant.call("GET", "/api/alerts", { token: staff.tenant.authorToken })).body as Array<{ externalId: string }>).some((alert) => alert.externalId === "CRIT-LABEL"));
+    const spec = { version: 1, title: "Adequacy", params: [], queries: { adequacy: { sql: "select month, value_avg from monthly_results" } }, nodes: [{ id: "trend", type: "table", query: "adequacy" }] };
+    expect((await staff.tenant.call("PUT", "/api/reports/adequacy-labels/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
+    page = await staff.newPage();
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#patients`);
+    await page.locator("#sign-in-tenant").fill(TENANT);
+    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
+    await page.locator("#sign-in-token").press("Enter");
+    await page.locator(".who").waitFor();
+  });
+
+  for (const lang of ["en", "zh"] as const) {
+    const words = WORDS[lang];
+
+    it(`${lang}: the chart's Kt/V card and its item are named by the label spKt/V and the name in ${lang === "en" ? "English" : "Chinese"}`, async () => {
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#chart/P001`);
+      await ready(".page-chart .page-body");
+      const ktv = page.locator(".series-card[data-code=KTV]");
+      expect(await ktv.getAttribute("data-points")).to.equal("3");
+      expect(await ktv.locator("h2").textContent()).to.equal(words.ktv);
+      expect(await page.locator(".series-card[data-code=URR] h2").textContent()).to.equal(`${words.urr} %`);
+      await ktv.locator(".series-chart canvas").waitFor();
+      expect(await ktv.locator(".series-chart").getAttribute("aria-label")).to.satisfy((label: string) => label.startsWith(words.ktv));
+      // Found by "Kt/V" in either language, as the find bar of the browser finds it.
+      expect(await page.locator(".series-card", { hasText: "Kt/V" }).getAttribute("data-code")).to.equal("KTV");
+      await page.locator(".item-picker summary").click();
+      expect(await page.locator(".item-option[data-code=KTV]").textContent()).to.match(words.option);
+      await page.locator(".item-picker summary").click();
+      await page.screenshot({ path: `${OUT}item-labels-chart-${lang}.png`, fullPage: true });
+
+      await page.locator(".view-toggle").click();
+      expect(await page.locator("table.results tr[data-code=KTV] th").first().textContent()).to.equal(words.ktv);
+      await page.locator(".view-toggle").click();
+      expect(staff.cspViolations).to.deep.equal([]);
+    });
+
+    it(`${lang}: the alerts page names the critical potassium by its label`, async () => {
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#alerts`);
+      await ready(".page-alerts .page-body");
+      const row = page.locator("tr[data-external-id=CRIT-LABEL]");
+      expect(await row.locator("td.result strong").textContent()).to.equal(words.alert);
+      expect(await row.locator("button.acknowledge").getAttribute("aria-label")).to.include(words.alert);
+      await expectAccessible(page, `the alerts page naming items by their labels (${lang})`);
+    });
+
+    it(`${lang}: the SQL editor completes a quoted item code found by its label, with the label and name beside the code`, async () => {
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#edit/adequacy-labels`);
+      await page.locator(".page-editor .editor").waitFor();
+      const field = page.locator('.sql-field[data-path="queries.adequacy.sql"] .cm-content');
+      await field.click();
+      await page.keyboard.press("Control+End");
+      await page.keyboard.type(" where std_code = 'spkt");
+      const options = page.locator(".cm-tooltip-autocomplete li");
+      const offered = () => options.locator(".cm-completionLabel").allTextContents();
+      await until(async () => (await offered()).join() === "KTV", 10_000);
+      expect(await options.first().locator(".cm-completionDetail").textContent()).to.equal(words.ktv);
+      await options.first().click();
+      expect(await field.textContent()).to.equal("select month, value_avg from monthly_results where std_code = 'KTV'");
+      // (Typing over a whole selection would have Chromium's editing put a style attribute on the line.)
+      await page.keyboard.press("Control+A");
+      await page.keyboard.press("Delete");
+      await page.keyboard.insertText("select * from lab_results where std_code in ('HGB', ");
+      await page.keyboard.type("'ur");
+      // Those whose code or label starts so first, then Uric acid by its English name.
+      await until(async () => (await offered()).join() === "UREA_PRE,UREA_POST,URR,UA", 10_000);
+      await page.keyboard.press("Escape");
+      // Leaving asks nothing of the test: the draft is left unsaved on purpose.
+      page.once("dialog", (dialog) => void dialog.accept());
+    });
+  }
+});
