@@ -224,6 +224,12 @@ describe("claiming a report checks its patient against the chosen one (#34 item 
         await expectViewFits(page, `the claim check at 390 px (${lang})`);
         const dialogWidth = await dialog().evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth }));
         expect(dialogWidth.scroll, "the dialog itself does not scroll sideways").to.be.at.most(dialogWidth.client);
+        const search = await dialog().locator(".search-row button").evaluate((element) => {
+          const range = document.createRange();
+          range.selectNodeContents(element);
+          return { text: element.textContent, lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
+        });
+        expect(search.lines, `the ${search.text} button beside the search field in ${search.lines} lines`).to.equal(1);
         await expectAccessible(page, `the claim check at 390 px (${lang})`);
         await page.screenshot({ path: `${OUT}claim-check-390-${lang}.png` });
         await page.keyboard.press("Escape");

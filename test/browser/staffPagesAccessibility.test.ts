@@ -247,6 +247,12 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           await page.locator(".patients tr[data-patient-ref=P002]").waitFor();
           await expectFine("the patients");
           await shot("patients");
+          const search = await page.locator(".page-patients .search-row button").evaluate((element) => {
+            const range = document.createRange();
+            range.selectNodeContents(element);
+            return { text: element.textContent, lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
+          });
+          expect(search.lines, where(`the ${search.text} button in ${search.lines} lines`)).to.equal(1);
           await page.locator("button.register").click();
           await dialog().locator(".patient-form").waitFor();
           await expectFine("the patient form");
