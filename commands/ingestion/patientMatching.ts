@@ -19,22 +19,6 @@ export interface KnownPatient {
 export const NO_PATIENT = "no dialysis patient with this idCard";
 export const NAME_DIFFERS = "name differs from the patient registered with this idCard";
 
-/** The stable codes of the reasons a report waits for a patient, beside their sentences (pages translate the code). */
-export const PENDING_CODES = ["no-id-card", "invalid-id-card", "no-patient", "name-differs"] as const;
-export type PendingCode = (typeof PENDING_CODES)[number];
-
-const codeOfReason: ReadonlyMap<string, PendingCode> = new Map([
-  [MISSING_ID_CARD, "no-id-card"],
-  [INVALID_ID_CARD, "invalid-id-card"],
-  [NO_PATIENT, "no-patient"],
-  [NAME_DIFFERS, "name-differs"],
-]);
-
-/** The code of a stored reason sentence; null for a sentence this version does not write (the sentence is then shown as it is). */
-export function pendingCodeOf(reason: string | null | undefined): PendingCode | null {
-  return (reason && codeOfReason.get(reason)) || null;
-}
-
 /** The normalised id card a report would be matched by, or null when it has no valid one. */
 export function matchableIdCard(patient: SentPatient): string | null {
   const explained = explainIdCard(patient.idCard);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PENDING_CODES, pendingCodeOf } from "../../commands/ingestion/patientMatching.ts";
+import { PENDING_CODES, pendingCodeOf } from "../../commands/ingestion/events.ts";
 import { maskIdCard } from "../../commands/patients/events.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
