@@ -41,5 +41,25 @@ describe("staff pages translate the service's coded answers (zh)", function () {
     const dialog = page.locator("dialog:has(.claim-form)");
     await dialog.waitFor();
     expect(await dialog.locator(".sent-patient").textContent()).to.include("没有此身份证号的透析患者").and.not.include("idCard");
+    await dialog.getByRole("button", { name: "关闭" }).first().click();
+    await dialog.waitFor({ state: "detached" });
+  });
+
+  it("says in Chinese why a patient cannot be saved: an invalid id card, one already registered", async () => {
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=zh#patients`);
+    await ready(".page-patients .page-body");
+    await page.getByRole("button", { name: "登记患者" }).click();
+    const form = page.locator("dialog:has(.patient-form)");
+    await form.getByLabel("患者编号").fill("P002");
+    await form.getByLabel("姓名").fill(LI_SI.name);
+    await form.getByLabel("身份证号").fill("440524188001010015"); // wrong check digit
+    await form.getByRole("button", { name: "保存" }).click();
+    await form.locator(".form-error").waitFor();
+    expect(await form.locator(".form-error").textContent()).to.equal("身份证号无效：应为 18 位（17 位数字加校验位 0-9 或 X），出生日期须真实，校验位须正确。");
+    expect(await form.getByLabel("身份证号").getAttribute("aria-invalid")).to.equal("true");
+    await form.getByLabel("身份证号").fill(ZHANG_SAN.idCard); // 张三's, P001
+    await form.getByRole("button", { name: "保存" }).click();
+    await page.waitForFunction(() => document.querySelector("dialog .form-error")?.textContent?.startsWith("此身份证号已登记"));
+    expect(await form.locator(".form-error").textContent()).to.equal("此身份证号已登记给另一位患者，请修改该患者。");
   });
 });

@@ -6,7 +6,7 @@ import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentia
 import { errorEn, errorZh, type ErrorTexts } from "./errorTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
 
-/** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent. */
+/** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
 export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts {
   appTitle: string;
   otherLanguage: string;
