@@ -7,6 +7,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The service's stable code of the failure (`{ error, code }`), when it sent one. */
+    readonly code?: string,
   ) {
     super(message);
     this.name = "ApiError";
@@ -31,7 +33,10 @@ export function createApi(boot: Boot, texts: Texts): Api {
     } catch {
       throw new ApiError(0, texts.networkFailed);
     }
-    if (!response.ok) throw new ApiError(response.status, await errorSentence(response, texts));
+    if (!response.ok) {
+      const { sentence, code } = await failureOf(response, texts);
+      throw new ApiError(response.status, sentence, code);
+    }
     return response;
   }
   const send = (method: "GET" | "POST", path: string, body?: unknown) => checked(request(boot, method, path, body));
@@ -55,15 +60,31 @@ export function createApi(boot: Boot, texts: Texts): Api {
   };
 }
 
-/** The service's own sentence of a failed call (`{ error }`), else one naming the status. */
-export async function errorSentence(response: Response, texts: Pick<Texts, "requestFailed">): Promise<string> {
+/** The words of a page for the service's stable failure codes; a code it has no words for shows the service's sentence. */
+export interface ErrorCodeTexts {
+  errorCodes?: Partial<Record<string, string>>;
+}
+
+/**
+ * What a failed call says (`{ error, code? }`): the page's words for its code when the page has
+ * them, else the service's own sentence, else one naming the status; and the code.
+ */
+export async function failureOf(response: Response, texts: Pick<Texts, "requestFailed"> & ErrorCodeTexts): Promise<{ sentence: string; code?: string }> {
   try {
-    const body = (await response.json()) as { error?: unknown };
-    if (typeof body.error === "string" && body.error) return body.error;
+    const body = (await response.json()) as { error?: unknown; code?: unknown };
+    const code = typeof body.code === "string" && body.code ? body.code : undefined;
+    const translated = code ? texts.errorCodes?.[code] : undefined;
+    if (translated) return { sentence: translated, code };
+    if (typeof body.error === "string" && body.error) return { sentence: body.error, ...(code ? { code } : {}) };
   } catch {
     // not JSON: the status says enough
   }
-  return texts.requestFailed(response.status);
+  return { sentence: texts.requestFailed(response.status) };
+}
+
+/** The sentence of a failed call (see failureOf). */
+export async function errorSentence(response: Response, texts: Pick<Texts, "requestFailed"> & ErrorCodeTexts): Promise<string> {
+  return (await failureOf(response, texts)).sentence;
 }
 
 /** `filename*=UTF-8''…` (RFC 5987) when present, else `filename="…"`. */

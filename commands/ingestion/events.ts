@@ -1,7 +1,8 @@
 import type { NewEvent, StoredEvent } from "../../db/eventStore.ts";
 import { streamCodec, type Event, type StreamCodec } from "../kit/events.ts";
 import type { MappedItem, SentItem } from "./itemMapping.ts";
-import type { Match, SentPatient } from "./patientMatching.ts";
+import { INVALID_ID_CARD, MISSING_ID_CARD } from "../patients/nationalId.ts";
+import { NAME_DIFFERS, NO_PATIENT, type Match, type SentPatient } from "./patientMatching.ts";
 
 /*
  * The ingestion context's published language: the events of a laboratory or examination report's
@@ -98,3 +99,19 @@ export const examReportStreams: ReportStreamKind = {
   stream: examReportStream,
   events: { received: "ExamReportReceived", claimed: "ExamReportClaimed", dismissed: "ExamReportDismissed" },
 };
+
+/** The stable codes of the reasons a report waits for a patient, beside their sentences (pages translate the code). */
+export const PENDING_CODES = ["no-id-card", "invalid-id-card", "no-patient", "name-differs"] as const;
+export type PendingCode = (typeof PENDING_CODES)[number];
+
+const codeOfReason: ReadonlyMap<string, PendingCode> = new Map([
+  [MISSING_ID_CARD, "no-id-card"],
+  [INVALID_ID_CARD, "invalid-id-card"],
+  [NO_PATIENT, "no-patient"],
+  [NAME_DIFFERS, "name-differs"],
+]);
+
+/** The code of a stored reason sentence; null for a sentence this version does not write (the sentence is then shown as it is). */
+export function pendingCodeOf(reason: string | null | undefined): PendingCode | null {
+  return (reason && codeOfReason.get(reason)) || null;
+}

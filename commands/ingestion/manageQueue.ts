@@ -11,7 +11,7 @@ const projectionOf = (kind: ReportKind) => (kind.name === "lab" ? "lab_reports" 
 /** Assigns a report awaiting claim to a registered patient of the tenant. */
 export async function claimReport(ctx: CommandContext, db: Db, tenant: string, kind: ReportKind, externalId: string, patientRef: string): Promise<void> {
   const exists = await readAsTenant(db, tenant, async (reader) => (await reader.query("select 1 from read.patients where patient_ref = $1", [patientRef])).rowCount);
-  if (!exists) throw new CommandError("not-found", `There is no patient ${patientRef}; register the patient with PUT /api/patients/${patientRef} first.`);
+  if (!exists) throw new CommandError("not-found", `There is no patient ${patientRef}; register the patient with PUT /api/patients/${patientRef} first.`, "patient-not-found");
   const { appended } = await handleCommand(
     ctx.store,
     { tenant, streamId: kind.stream.id(externalId) },

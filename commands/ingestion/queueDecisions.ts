@@ -26,10 +26,10 @@ export function queueDecider(kind: ReportKind): Decider<ReportStreamState, Queue
     decide: (decision, state) => {
       // Auto-claim takes only a report that still waits, so a replay finds its earlier claims made and decides nothing.
       if (decision.type === "claim" && decision.auto && (!state.received || state.match?.matched || state.dismissed)) return [];
-      if (!state.received) throw new CommandError("not-found", `There is no ${kind.name} report with this externalId; check the id in GET /api/unmatched.`);
+      if (!state.received) throw new CommandError("not-found", `There is no ${kind.name} report with this externalId; check the id in GET /api/unmatched.`, "report-not-found");
       if (state.match?.matched) {
         if (decision.type === "claim" && decision.patientRef === state.match.patientRef) return [];
-        throw new CommandError("conflict", `This report is already matched to patient ${state.match.patientRef}; only reports awaiting claim can be claimed or dismissed.`);
+        throw new CommandError("conflict", `This report is already matched to patient ${state.match.patientRef}; only reports awaiting claim can be claimed or dismissed.`, "report-already-matched");
       }
       if (decision.type === "dismiss") {
         return state.dismissed ? [] : [{ type: kind.events.dismissed, data: { reason: decision.reason, by: decision.by } }];

@@ -55,7 +55,7 @@ async function idCardAppends(store: EventStore, register: IdCardRegister, tenant
   const taken = await readStream<IdCardEvent>(store.db, tenant, streamOf(idCard));
   const holder = holderOf(taken);
   const other = holder === null ? await registeredElsewhere(register.holders, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
-  if (other) throw new CommandError("conflict", `idCard is already registered to patient ${other}; update that patient instead.`);
+  if (other) throw new CommandError("conflict", `idCard is already registered to patient ${other}; update that patient instead.`, "id-card-taken");
   const appends: StreamAppend[] = [];
   if (holder !== patientRef) appends.push({ streamId: streamOf(idCard), expectedVersion: taken.version, events: [took(patientRef)] });
   if (before !== null && before !== idCard) {

@@ -27,7 +27,7 @@ export const patientDecider: Decider<Patient | null, RegisterPatient, PatientEve
   },
   decide: (command, state) => {
     const idCard = explainIdCard(command.idCard);
-    if (!idCard.valid) throw new CommandError("invalid", idCard.reason ?? "idCard is not a valid national identity number");
+    if (!idCard.valid) throw new CommandError("invalid", idCard.reason ?? "idCard is not a valid national identity number", "id-card-invalid");
     const patient: Patient = {
       name: command.name,
       idCard: idCard.normalised,

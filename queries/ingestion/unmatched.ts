@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PENDING_CODES, pendingCodeOf } from "../../commands/ingestion/events.ts";
 import { maskIdCard } from "../../commands/patients/events.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
@@ -14,6 +15,10 @@ export const unmatchedEntrySchema = z.object({
     hisPatientId: z.string().nullable(),
   }),
   pendingReason: z.string(),
+  pendingCode: z
+    .enum(PENDING_CODES)
+    .nullable()
+    .meta({ description: "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, name-differs; null for a reason written by an older version (then `pendingReason` is the text)", example: "no-patient" }),
   receivedAt: localIsoDateTimeText,
 });
 export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
@@ -52,6 +57,7 @@ export async function unmatchedQueue(reader: TenantReader, { limit = null, after
     reportNo: row.report_no,
     patient: { name: row.patient_name, idCard: row.id_card ? maskIdCard(row.id_card) : null, hisPatientId: row.his_patient_id },
     pendingReason: row.pending_reason,
+    pendingCode: pendingCodeOf(row.pending_reason),
     receivedAt: localIsoDateTime(row.received_at),
   }));
 }

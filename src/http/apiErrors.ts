@@ -1,10 +1,17 @@
 import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { API_ERROR_CODES, type ApiErrorCode } from "../../commands/kit/errorCodes.ts";
 import { interfaceErrors } from "./failureOf.ts";
 
 /** Every `/api` failure (contract A.1 rule 2). */
-export const apiErrorSchema = z.object({ error: z.string().meta({ description: "One sentence that tells the caller how to fix the call" }) });
+export const apiErrorSchema = z.object({
+  error: z.string().meta({ description: "One sentence that tells the caller how to fix the call" }),
+  code: z
+    .enum(API_ERROR_CODES)
+    .optional()
+    .meta({ description: "A stable code of the failure, beside the sentence, for pages that show it in their own language; only some failures have one, and codes are only ever added" }),
+});
 
 const SENTENCES = {
   unavailable: "The service cannot reach its database right now; try again in a few seconds.",
@@ -12,13 +19,13 @@ const SENTENCES = {
 };
 
 /**
- * The one place `/api` failures are shaped: `{ error: "<how to fix the call>" }`. Anything that
+ * The one place `/api` failures are shaped: `{ error: "<how to fix the call>", code? }`. Anything that
  * is not an HttpError is a fault of ours: logged in full, answered with a generic sentence.
  */
 export function apiErrors(log: Logger): Middleware {
-  const write = (ctx: Context, status: number, message: string) => {
+  const write = (ctx: Context, status: number, message: string, code?: ApiErrorCode) => {
     ctx.status = status;
-    ctx.body = { error: message };
+    ctx.body = code ? { error: message, code } : { error: message };
   };
   return interfaceErrors(log, SENTENCES, { write, unmatched: (ctx) => write(ctx, 404, `There is no ${ctx.method} ${ctx.path}; see /llms.txt for the interface.`) });
 }

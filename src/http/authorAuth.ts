@@ -1,5 +1,6 @@
 import type { Context, Middleware } from "koa";
 import { isStaffRole, rolesAllow, STAFF_ROLES, type StaffRole } from "../../commands/credentials/staffRoles.ts";
+import type { ApiErrorCode } from "../../commands/kit/errorCodes.ts";
 import { withWardScope } from "../../db/wardScope.ts";
 import { credentialCheckOf, endedCredential } from "../credentials/credentialCheck.ts";
 import { sessionCookieOf } from "../staffSessions/staffSessionRoutes.ts";
@@ -15,7 +16,7 @@ import { OPERATOR, type Principal } from "./requestState.ts";
  * read of the request (db/wardScope.ts), so no route has to remember them.
  */
 
-type Identified = Principal | { refused: string | null };
+type Identified = Principal | { refused: string | null; code: ApiErrorCode };
 
 /** Who a bearer token names: the operator, an author, or nobody (with the sentence for an author token that no longer works). */
 function tokenIdentifier(adminToken: string | undefined): (ctx: Context, token: string) => Promise<Identified> {
@@ -30,9 +31,9 @@ function tokenIdentifier(adminToken: string | undefined): (ctx: Context, token: 
       }
       case "expired":
       case "replaced":
-        return { refused: endedCredential(found, "author token") };
+        return { refused: endedCredential(found, "author token"), code: "token-expired" };
       case "unknown":
-        return { refused: null };
+        return { refused: null, code: "token-invalid" };
     }
   };
 }
@@ -49,9 +50,9 @@ async function sessionCaller(ctx: Context, checkCsrf: boolean): Promise<Identifi
   const sessions: SessionStore | undefined = ctx.state.sessions;
   if (!cookie || !sessions) return null;
   const session = await sessions.touch(cookie);
-  if (!session) return { refused: "The session ended (idle too long, signed out, or past its hours); sign in again at /staff/login." };
+  if (!session) return { refused: "The session ended (idle too long, signed out, or past its hours); sign in again at /staff/login.", code: "session-ended" };
   if (checkCsrf && STATE_CHANGING.has(ctx.method) && ctx.get("x-csrf-token") !== session.csrf) {
-    throw new HttpError(403, "A call made with the session cookie that changes something must send the session's csrf (GET /staff/session) as the X-CSRF-Token header.");
+    throw new HttpError(403, "A call made with the session cookie that changes something must send the session's csrf (GET /staff/session) as the X-CSRF-Token header.", {}, "csrf-missing");
   }
   return { credential: "staff-session", who: session.name, tenant: session.tenant, roles: session.roles.filter(isStaffRole), wards: session.wards, sub: session.sub };
 }
@@ -80,12 +81,12 @@ export function requireRole(adminToken: string | undefined, needed: StaffRole): 
   const identify = callerIdentifier(adminToken);
   return async (ctx, next) => {
     const caller = await identify(ctx, true);
-    if (!caller) throw new HttpError(401, "Send an author token (or the ADMIN_TOKEN) as 'Authorization: Bearer <token>', or sign in at /staff/login.");
-    if ("refused" in caller) throw new HttpError(401, caller.refused ?? "The token is not valid; ask the administrator for an author token.");
+    if (!caller) throw new HttpError(401, "Send an author token (or the ADMIN_TOKEN) as 'Authorization: Bearer <token>', or sign in at /staff/login.", {}, "credentials-missing");
+    if ("refused" in caller) throw new HttpError(401, caller.refused ?? "The token is not valid; ask the administrator for an author token.", {}, caller.code);
     if (caller.tenant !== null && caller.tenant !== ctx.state.tenant) {
-      throw new HttpError(403, `This credential belongs to another tenant; send X-Service-Tenant: ${caller.tenant} or use one of tenant ${ctx.state.tenant}.`);
+      throw new HttpError(403, `This credential belongs to another tenant; send X-Service-Tenant: ${caller.tenant} or use one of tenant ${ctx.state.tenant}.`, {}, "tenant-mismatch");
     }
-    if (!rolesAllow(caller.roles, needed)) throw new HttpError(403, neededSentence(needed, caller.roles));
+    if (!rolesAllow(caller.roles, needed)) throw new HttpError(403, neededSentence(needed, caller.roles), {}, "role-needed");
     ctx.state.principal = caller;
     await withWardScope(caller.wards, next);
   };

@@ -2,6 +2,7 @@ import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { CommandError, type CommandErrorKind } from "../../commands/kit/commandError.ts";
 import { isTransient } from "../../db/transientErrors.ts";
+import type { ApiErrorCode } from "../../commands/kit/errorCodes.ts";
 import { HttpError } from "./httpError.ts";
 
 const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "too-large": 413, "not-found": 404, conflict: 409, "precondition-failed": 412, unavailable: 503 };
@@ -11,6 +12,8 @@ export interface Failure {
   status: number;
   message: string;
   headers: Record<string, string>;
+  /** A stable code beside the sentence, when the failure has one. */
+  code?: ApiErrorCode;
 }
 
 /** Each interface's words for what is not the caller's to fix. */
@@ -27,8 +30,8 @@ export interface FaultSentences {
  * with the interface's generic sentence.
  */
 export function failureOf(error: unknown, log: Logger, sentences: FaultSentences): Failure {
-  if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers };
-  if (error instanceof CommandError) return { status: COMMAND_ERROR_STATUS[error.kind], message: error.message, headers: {} };
+  if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers, ...(error.code ? { code: error.code } : {}) };
+  if (error instanceof CommandError) return { status: COMMAND_ERROR_STATUS[error.kind], message: error.message, headers: {}, ...(error.code ? { code: error.code } : {}) };
   if (isTransient(error)) {
     log.warn({ err: error }, "database unavailable");
     return { status: 503, message: sentences.unavailable, headers: { "Retry-After": "5" } };
@@ -39,7 +42,8 @@ export function failureOf(error: unknown, log: Logger, sentences: FaultSentences
 
 /** How one interface writes its failures, and what it says of a path it has no route for. */
 export interface FailureShape {
-  write(ctx: Context, status: number, message: string): void;
+  /** `code`: the failure's stable code, when it has one (an interface may leave it out). */
+  write(ctx: Context, status: number, message: string, code?: ApiErrorCode): void;
   unmatched(ctx: Context): void;
 }
 
@@ -53,9 +57,9 @@ export function interfaceErrors(log: Logger, sentences: FaultSentences, shape: F
       await next();
       if (ctx.status === 404 && ctx.body === undefined) shape.unmatched(ctx);
     } catch (error) {
-      const { status, message, headers } = failureOf(error, log, sentences);
+      const { status, message, headers, code } = failureOf(error, log, sentences);
       ctx.set(headers);
-      shape.write(ctx, status, message);
+      shape.write(ctx, status, message, code);
     }
   };
 }

@@ -61,7 +61,7 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
     // It shows the report and the patient (found or not: an attempt on a patient is part of its log).
     showing(ctx, { patientRefs: [patientRef], reports: [{ kind: kind.name, externalId }] });
     const check = await readAsTenant(store.db, ctx.state.tenant, (reader) => claimCheck(reader, kind.name, externalId, patientRef));
-    if (!check) throw new HttpError(404, `No report ${externalId} awaits claiming, or there is no patient ${patientRef}; GET /api/unmatched and GET /api/patients list them.`);
+    if (!check) throw new HttpError(404, `No report ${externalId} awaits claiming, or there is no patient ${patientRef}; GET /api/unmatched and GET /api/patients list them.`, {}, "claim-not-found");
     ctx.body = check;
   });
 

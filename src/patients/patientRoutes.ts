@@ -129,7 +129,7 @@ function patientRefOf(ctx: { params: Record<string, string | undefined> }): stri
 
 /** An unknown patient, or one of a ward outside the caller's: the same answer, as if it did not exist (contract E.2). */
 function noSuchPatient(patientRef: string): HttpError {
-  return new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`);
+  return new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`, {}, "patient-not-found");
 }
 
 /**
@@ -145,6 +145,6 @@ async function refuseOutsideWards(ctx: Context, store: EventStore, patientRef: s
   const exists = seen || (await withWardScope(null, () => readAsTenant(store.db, tenant, (reader) => patientVisible(reader, patientRef))));
   if (exists && !seen) throw noSuchPatient(patientRef);
   if (ward === null || !wards.includes(ward)) {
-    throw new HttpError(403, `You act on the patients of your wards only: give ward as one of ${wards.map((name) => JSON.stringify(name)).join(", ")}.`);
+    throw new HttpError(403, `You act on the patients of your wards only: give ward as one of ${wards.map((name) => JSON.stringify(name)).join(", ")}.`, {}, "patient-outside-wards");
   }
 }

@@ -101,7 +101,8 @@ describe("credential lifecycle (contract E.3)", function () {
       expect(fhir.body.issue[0].diagnostics).to.match(/client key expired at/);
       const authoring = await calls.asAuthor(author.token, "exp");
       expect(authoring.status).to.equal(401);
-      expect(Object.keys(authoring.body)).to.deep.equal(["error"]);
+      expect(authoring.body).to.have.all.keys("error", "code");
+      expect(authoring.body.code).to.equal("token-expired");
       expect(authoring.body.error).to.match(/^This author token expired at .+Z; ask the administrator for a new one\.$/);
       expect((await calls.ping(forever.key)).status, "a key without expiresInDays works on").to.equal(200);
     });

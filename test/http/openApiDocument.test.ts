@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { API_ERROR_CODES } from "../../commands/kit/errorCodes.ts";
 import Router from "@koa/router";
 import { expect } from "chai";
 import { z } from "zod";
@@ -192,6 +193,7 @@ describe("OpenAPI document (/openapi.json)", () => {
     const apiError = doc.paths["/api/reports/{id}/view"].get.responses["404"].content["application/json"].schema;
     expect(apiError.$ref ?? "").to.equal("#/components/schemas/ApiError");
     expect(doc.components.schemas.ApiError.required).to.deep.equal(["error"]);
+    expect(doc.components.schemas.ApiError.properties.code.enum).to.deep.equal([...API_ERROR_CODES]);
     const envelope = doc.paths["/open/v1/ping"].get.responses["401"].content["application/json"].schema;
     expect(envelope.required).to.have.members(["code", "msg", "data", "timestamp"]);
     expect(doc.paths["/open/v1/ping"].get.responses["429"].headers).to.have.property("Retry-After");

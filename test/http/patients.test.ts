@@ -129,7 +129,8 @@ describe("patients (/api/patients)", () => {
 
     const unknown = await call("GET", "/api/patients/P404", { token: authorToken });
     expect(unknown.status).to.equal(404);
-    expect(unknown.body).to.deep.equal({ error: "No patient P404 in this tenant; GET /api/patients lists them." });
+    // The sentence for API callers, and since #34 item 6 the stable code the staff pages translate.
+    expect(unknown.body).to.deep.equal({ error: "No patient P404 in this tenant; GET /api/patients lists them.", code: "patient-not-found" });
     expect((await call("GET", "/api/patients/P001", { token: ADMIN, tenant: "other" })).status, "another tenant's P001").to.equal(404);
 
     for (const bad of ["-P001", "x".repeat(65), encodeURIComponent("P 001")]) {

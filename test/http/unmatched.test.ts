@@ -15,9 +15,26 @@ describe("unmatched queue (/api/unmatched)", () => {
   it("lists a report awaiting claim with the patient as sent, the id card masked", async () => {
     await hub.tenant.push("lab", [labReport("Q-1", { patient: { idCard: LI_SI.idCard, name: LI_SI.name, hisPatientId: "H-2" } })]);
     const entry = await until(async () => (await queue()).find((e) => e.externalId === "Q-1"));
-    expect(entry).to.include({ kind: "lab", externalId: "Q-1", reportNo: "R-Q-1", pendingReason: "no dialysis patient with this idCard" });
+    expect(entry).to.include({ kind: "lab", externalId: "Q-1", reportNo: "R-Q-1", pendingReason: "no dialysis patient with this idCard", pendingCode: "no-patient" });
     expect(entry.patient).to.deep.equal({ name: "李四", idCard: "440524********0014", hisPatientId: "H-2" });
     expect(entry.receivedAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+  });
+
+  it("gives each reason a stable code beside its unchanged sentence (issue #34 item 6)", async () => {
+    await hub.tenant.push("lab", [
+      labReport("QC-1", { patient: { hisPatientId: "H-5" } }),
+      labReport("QC-2", { patient: { idCard: "110105194912310021", name: ZHANG_SAN.name } }),
+      labReport("QC-3", { patient: { idCard: ZHANG_SAN.idCard, name: "王五" } }),
+    ]);
+    const entries = await until(async () => {
+      const found = (await queue()).filter((e) => e.externalId.startsWith("QC-"));
+      return found.length === 3 ? found : undefined;
+    });
+    expect(entries.map((e) => [e.externalId, e.pendingCode, e.pendingReason])).to.deep.equal([
+      ["QC-1", "no-id-card", "idCard is missing"],
+      ["QC-2", "invalid-id-card", "idCard is not a valid national identity number"],
+      ["QC-3", "name-differs", "name differs from the patient registered with this idCard"],
+    ]);
   });
 
   it("claims a report for a patient: it leaves the queue and its results carry the patient", async () => {

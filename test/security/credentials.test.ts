@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { API_ERROR_CODES } from "../../commands/kit/errorCodes.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
@@ -49,7 +50,11 @@ describe("security: credentials on every route that needs one", function () {
     expect(answer.status, what).to.equal(status);
     if (route.path.startsWith("/open/v1")) expect(answer.body, what).to.include({ code: status, data: null });
     else if (route.path.startsWith("/fhir/r4")) expect(answer.body, what).to.include({ resourceType: "OperationOutcome" });
-    else expect(Object.keys(answer.body), what).to.deep.equal(["error"]);
+    else {
+      // { error }, and since #34 item 6 the stable code a page translates beside it (additive).
+      expect(Object.keys(answer.body).filter((key) => key !== "code"), what).to.deep.equal(["error"]);
+      if ("code" in answer.body) expect(API_ERROR_CODES, what).to.include(answer.body.code);
+    }
   }
 
   it("knows who may call every route (test/security/support/endpointAccess.ts)", () => {

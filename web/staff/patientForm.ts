@@ -1,7 +1,7 @@
 import { openModal } from "./dialog.ts";
 import { alertBox, el, field, whileSubmitting } from "./dom.ts";
 import type { PageContext } from "./page.ts";
-import { segment } from "./staffApi.ts";
+import { ApiError, segment } from "./staffApi.ts";
 import type { PatientInput, PatientListEntry } from "./types.ts";
 
 const PATIENT_REF_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -56,9 +56,10 @@ export function patientForm(ctx: PageContext, existing: PatientListEntry | null,
           ctx.announce(texts.saved(saved.patientRef, saved.name));
           await onSaved();
         } catch (error) {
-          // The service names the field (`idCard …`, `name …`): mark the id card, the usual culprit, when it is the one.
+          // The service's code (or its sentence, `idCard …`) names the field: mark the id card, the usual culprit, when it is the one.
           const message = error instanceof Error ? error.message : String(error);
-          if (/idCard/.test(message)) idCard.setAttribute("aria-invalid", "true");
+          const code = error instanceof ApiError ? error.code : undefined;
+          if (code === "id-card-invalid" || code === "id-card-taken" || /idCard/.test(message)) idCard.setAttribute("aria-invalid", "true");
           problem.show(message);
         }
       });

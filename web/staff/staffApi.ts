@@ -1,4 +1,4 @@
-import { ApiError, errorSentence } from "../api.ts";
+import { ApiError, failureOf } from "../api.ts";
 import type { Session } from "./session.ts";
 import type { StaffTexts } from "./texts.ts";
 
@@ -44,7 +44,8 @@ export function createStaffApi(session: Session, texts: StaffTexts, onRejected: 
       throw new ApiError(0, texts.networkFailed);
     }
     if (!response.ok) {
-      const error = new ApiError(response.status, await errorSentence(response, texts));
+      const { sentence, code } = await failureOf(response, texts);
+      const error = new ApiError(response.status, sentence, code);
       if (response.status === 401) onRejected(error);
       throw error;
     }

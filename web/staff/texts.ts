@@ -3,10 +3,11 @@ import type { LiveState } from "./alertStream.ts";
 import { chartEn, chartZh, type ChartTexts } from "./chartTexts.ts";
 import { claimEn, claimZh, type ClaimTexts } from "./claimTexts.ts";
 import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentialsTexts.ts";
+import { errorEn, errorZh, type ErrorTexts } from "./errorTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
 
-/** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent. */
-export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts {
+/** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
+export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -241,6 +242,7 @@ const zh: StaffTexts = {
   ...credentialsZh,
   ...chartZh,
   ...claimZh,
+  ...errorZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -479,6 +481,7 @@ const en: StaffTexts = {
   ...credentialsEn,
   ...chartEn,
   ...claimEn,
+  ...errorEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",

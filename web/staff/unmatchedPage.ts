@@ -3,6 +3,7 @@ import { openModal } from "./dialog.ts";
 import { historyDialog } from "./historyDialog.ts";
 import { cardTable } from "./tables.ts";
 import { reportPreview } from "./labReportView.ts";
+import { pendingReasonText } from "./errorTexts.ts";
 import { noteDialog } from "./noteDialog.ts";
 import { alertBox, el, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
@@ -36,7 +37,7 @@ function queueTable(ctx: PageContext, queue: UnmatchedEntry[], reload: () => Pro
       el("td", {}, texts.kinds[entry.kind] ?? entry.kind),
       el("th", { scope: "row" }, entry.externalId, entry.reportNo ? el("span", { class: "sub muted" }, texts.reportNo(entry.reportNo)) : null),
       el("td", {}, sent || "—"),
-      el("td", { class: "reason" }, entry.pendingReason),
+      el("td", { class: "reason", "data-code": entry.pendingCode ?? "" }, pendingReasonText(texts, entry)),
       el("td", {}, localTime(entry.receivedAt)),
       el(
         "td",
@@ -62,7 +63,7 @@ function sentPatient(ctx: PageContext, entry: UnmatchedEntry): HTMLElement {
     ...row(texts.name, entry.patient.name),
     ...row(texts.idCard, entry.patient.idCard),
     ...row(texts.colHisId, entry.patient.hisPatientId),
-    ...row(texts.colReason, entry.pendingReason),
+    ...row(texts.colReason, pendingReasonText(texts, entry)),
   );
 }
 

@@ -1,0 +1,61 @@
+import type { PendingCode } from "../../commands/ingestion/events.ts";
+import type { ApiErrorCode } from "../../commands/kit/errorCodes.ts";
+
+/**
+ * The words of what the service answers by a stable code (issue #34 item 6): why a report waits for
+ * a patient (`pendingCode`, contract C.4), and the `code` of an `/api` failure (`{ error, code }`,
+ * contract A.1). A code without words here shows the service's sentence: English keeps it where it
+ * names what to fix (which ward, which digit, which patient), Chinese has words for every code.
+ */
+export interface ErrorTexts {
+  pendingReasons: Record<PendingCode, string>;
+  errorCodes: Partial<Record<ApiErrorCode, string>>;
+}
+
+export const errorZh: ErrorTexts = {
+  pendingReasons: {
+    "no-id-card": "报告未提供身份证号",
+    "invalid-id-card": "身份证号无效",
+    "no-patient": "没有此身份证号的透析患者",
+    "name-differs": "姓名与该身份证号登记的患者不一致",
+  },
+  errorCodes: {
+    "credentials-missing": "请先登录。",
+    "token-invalid": "令牌无效，请向管理员索取作者令牌。",
+    "token-expired": "令牌已过期或已被替换，请向管理员索取新的令牌。",
+    "session-ended": "会话已失效（闲置过久、已退出或超出时段），请重新登录。",
+    "csrf-missing": "会话校验失败，请刷新页面后重试。",
+    "tenant-mismatch": "此凭据属于另一家医院（租户），请使用本院的凭据。",
+    "role-needed": "您的角色无权执行此操作，请联系管理员。",
+    "patient-not-found": "本院没有此患者（或不在您的病区）。",
+    "patient-outside-wards": "您只能管理本人病区的患者，请填写您所在的病区。",
+    "id-card-invalid": "身份证号无效：应为 18 位（17 位数字加校验位 0-9 或 X），出生日期须真实，校验位须正确。",
+    "id-card-taken": "此身份证号已登记给另一位患者，请修改该患者。",
+    "report-not-found": "没有这份报告，请刷新待认领列表。",
+    "report-already-matched": "这份报告已关联患者，只能认领或忽略待认领的报告。",
+    "claim-not-found": "这份报告已不在待认领列表中，或没有该患者；请刷新后重试。",
+  },
+};
+
+export const errorEn: ErrorTexts = {
+  pendingReasons: {
+    "no-id-card": "The report sent no id card number",
+    "invalid-id-card": "The id card number is not valid",
+    "no-patient": "No dialysis patient has this id card number",
+    "name-differs": "The name differs from the patient registered with this id card number",
+  },
+  errorCodes: {
+    "credentials-missing": "Sign in first.",
+    "token-invalid": "The token is not valid; ask the administrator for an author token.",
+    "session-ended": "The session ended (idle too long, signed out, or past its hours); sign in again.",
+    "csrf-missing": "The session could not be checked; reload the page and try again.",
+    "patient-not-found": "There is no such patient here (or not in your wards).",
+    "report-not-found": "There is no such report; reload the queue.",
+    "claim-not-found": "The report no longer awaits claiming, or there is no such patient; reload and try again.",
+  },
+};
+
+/** Why a report waits, in the page's language when its code is known, else as the service wrote it. */
+export function pendingReasonText(texts: ErrorTexts, entry: { pendingReason: string; pendingCode?: PendingCode | null }): string {
+  return (entry.pendingCode && texts.pendingReasons[entry.pendingCode]) || entry.pendingReason;
+}
