@@ -344,6 +344,13 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(queue.body.length).to.be.greaterThan(0);
     expectNothingOfNorth(flat(queue.body), "the unmatched queue");
   },
+  "GET /api/unmatched/:kind/:externalId/check": async ({ south }) => {
+    const norths = await south.asAuthor("GET", "/api/unmatched/lab/NORTH-UNMATCHED/check?patientRef=P001");
+    expect(norths.status, "north's waiting report from south").to.equal(404);
+    const own = await south.asAuthor("GET", "/api/unmatched/lab/SOUTH-UNMATCHED/check?patientRef=P001");
+    expect(own.status).to.equal(200);
+    expectNothingOfNorth(flat(own.body), "south's claim check");
+  },
   "POST /api/unmatched/:kind/:externalId/claim": async ({ north, south }) => {
     expect((await south.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" })).status).to.equal(404);
     expect(((await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>).map((e) => e.externalId)).to.include("NORTH-UNMATCHED");

@@ -1,6 +1,5 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
-import type { Session } from "./session.ts";
-import { credentialsOf } from "./staffApi.ts";
+import { credentialsOf, type Session } from "./session.ts";
 import type { Alert } from "./types.ts";
 
 export type AlertChange = "raised" | "acknowledged" | "closed";

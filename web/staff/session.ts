@@ -56,3 +56,14 @@ export function may(session: Session, role: StaffRole): boolean {
 export function tokenHint(token: string): string {
   return token.length > 16 ? `${token.slice(0, 6)}…` : "…";
 }
+
+/** What says who calls, on every call of the session: its token, or its cookie and (on changes) its CSRF token; and its tenant. */
+export function credentialsOf(session: Session, method: string): { headers: Record<string, string>; credentials: RequestCredentials } {
+  const headers: Record<string, string> = { "x-service-tenant": session.tenant };
+  if (session.kind === "token") {
+    headers.authorization = `Bearer ${session.token}`;
+    return { headers, credentials: "omit" };
+  }
+  if (method !== "GET") headers["x-csrf-token"] = session.csrf;
+  return { headers, credentials: "same-origin" };
+}

@@ -1,5 +1,5 @@
 import { ApiError, failureOf } from "../api.ts";
-import type { Session } from "./session.ts";
+import { credentialsOf, type Session } from "./session.ts";
 import type { StaffTexts } from "./texts.ts";
 
 export { ApiError };
@@ -14,17 +14,6 @@ export interface StaffApi {
 }
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
-
-/** What says who calls, on every call of the session: its token, or its cookie and (on changes) its CSRF token; and its tenant. */
-export function credentialsOf(session: Session, method: string): { headers: Record<string, string>; credentials: RequestCredentials } {
-  const headers: Record<string, string> = { "x-service-tenant": session.tenant };
-  if (session.kind === "token") {
-    headers.authorization = `Bearer ${session.token}`;
-    return { headers, credentials: "omit" };
-  }
-  if (method !== "GET") headers["x-csrf-token"] = session.csrf;
-  return { headers, credentials: "same-origin" };
-}
 
 /**
  * Calls of `/api` as the signed-in person, with the session's credentials (credentialsOf). A 401
