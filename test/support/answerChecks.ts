@@ -1,3 +1,4 @@
+import { API_ERROR_CODES } from "../../commands/kit/errorCodes.ts";
 import type { RawAnswer, RawRequest } from "./rawHttp.ts";
 
 /**
@@ -72,12 +73,17 @@ export function envelopeProblem(answer: RawAnswer): string | null {
   return null;
 }
 
-/** A `/api` failure (contract A.1 rule 2): JSON `{ "error": "<sentence>" }` and nothing else. */
+/**
+ * A `/api` failure (contract A.1 rule 2): JSON `{ "error": "<sentence>" }`, and at most the
+ * additive stable `code` the pages translate (commands/kit/errorCodes.ts), nothing else.
+ */
 export function apiErrorProblem(answer: RawAnswer): string | null {
   if (answer.status < 400) return null;
   const body = parsedJson(answer) as Record<string, unknown> | undefined;
   if (!body || typeof body !== "object" || Array.isArray(body)) return `not a JSON error: ${answer.headers["content-type"]} ${answer.text.slice(0, 200)}`;
-  if (Object.keys(body).join(",") !== "error" || typeof body.error !== "string" || body.error === "") return `not { error: sentence }: ${answer.text.slice(0, 200)}`;
+  const keys = Object.keys(body).join(",");
+  if ((keys !== "error" && keys !== "error,code") || typeof body.error !== "string" || body.error === "") return `not { error: sentence }: ${answer.text.slice(0, 200)}`;
+  if ("code" in body && !(API_ERROR_CODES as readonly unknown[]).includes(body.code)) return `code ${JSON.stringify(body.code)} is none of commands/kit/errorCodes.ts`;
   return null;
 }
 
