@@ -1,11 +1,11 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
-import { labReport } from "../support/ingestion.ts";
+import { labReport, monthsAgo } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible } from "./accessibility.ts";
 import { expectViewFits } from "./viewFits.ts";
-import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
+import { OUT, useStaffBrowserSuite, signedInPage } from "./staffSuite.ts";
 
 /*
  * Issue #34, item 1: the chart opened from a potassium alert showed nothing about potassium (it
@@ -16,11 +16,6 @@ import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
  */
 
 const TENANT = "h1";
-const monthsAgo = (months: number) => {
-  const now = new Date();
-  return new Date(now.getFullYear(), now.getMonth() - months, 10, 7, 30, 0);
-};
-
 /** Five monthly panels of 张三: haemoglobin (core), potassium and sodium (not core), all in range. */
 const history = () =>
   Array.from({ length: 5 }, (_, i) => {
@@ -58,12 +53,7 @@ describe("the patient chart opened from a critical result, on its item and value
     });
     expect((await staff.tenant.push("lab", [critical])).status).to.equal(200);
     await until(async () => ((await staff.tenant.call("GET", "/api/alerts", { token: staff.tenant.authorToken })).body as Array<{ externalId: string }>).some((alert) => alert.externalId === "CRIT-K"));
-    page = await staff.newPage();
-    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#alerts`);
-    await page.locator("#sign-in-tenant").fill(TENANT);
-    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
-    await page.locator("#sign-in-token").press("Enter");
-    await page.locator(".who").waitFor();
+    page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#alerts" });
   });
 
   for (const lang of ["en", "zh"] as const) {

@@ -3,7 +3,7 @@ import type { Locator, Page } from "playwright-core";
 import { labReport, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible } from "./accessibility.ts";
-import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
+import { OUT, useStaffBrowserSuite, signedInPage } from "./staffSuite.ts";
 import { expectViewFits } from "./viewFits.ts";
 
 /*
@@ -130,12 +130,7 @@ describe("claiming a report checks its patient against the chosen one (#34 item 
     const pushed = await staff.tenant.push("lab", reports);
     expect(pushed.body.data.results.every((result: { matched: boolean }) => !result.matched)).to.equal(true);
     await until(async () => (await staff.tenant.unmatched()).length === reports.length, 10_000);
-    page = await staff.newPage();
-    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#unmatched`);
-    await page.locator("#sign-in-tenant").fill(TENANT);
-    await page.locator("#sign-in-token").fill(token);
-    await page.locator("#sign-in-token").press("Enter");
-    await page.locator(".who").waitFor();
+    page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#unmatched" }, token);
   });
 
   for (const lang of ["en", "zh"] as const) {

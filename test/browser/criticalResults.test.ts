@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
-import { labReport } from "../support/ingestion.ts";
+import { labReport, monthsAgo } from "../support/ingestion.ts";
 import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
@@ -11,11 +11,6 @@ import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
  */
 
 const TENANT = "h1";
-const monthsAgo = (months: number, day = 10) => {
-  const now = new Date();
-  return new Date(now.getFullYear(), now.getMonth() - months, day, 7, 30, 0);
-};
-
 /** Eleven monthly panels of 张三 over the past year: haemoglobin climbing into its target, phosphate high. */
 const history = () =>
   Array.from({ length: 11 }, (_, i) => {

@@ -1,10 +1,10 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
-import { labReport } from "../support/ingestion.ts";
+import { labReport, monthsAgo } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible } from "./accessibility.ts";
-import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
+import { OUT, useStaffBrowserSuite, signedInPage } from "./staffSuite.ts";
 
 /*
  * Issue #34, item 5: the Kt/V card said 尿素清除指数 in both languages, "Kt/V" appeared nowhere and
@@ -15,11 +15,6 @@ import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
  */
 
 const TENANT = "h1";
-const monthsAgo = (months: number) => {
-  const now = new Date();
-  return new Date(now.getFullYear(), now.getMonth() - months, 10, 7, 30, 0);
-};
-
 /** Three monthly adequacy panels of 张三, Kt/V sent by its Chinese name. */
 const adequacy = () =>
   Array.from({ length: 3 }, (_, i) => {
@@ -56,12 +51,7 @@ describe("items named by their clinical label and in the page's language (#34 it
     await until(async () => ((await staff.tenant.call("GET", "/api/alerts", { token: staff.tenant.authorToken })).body as Array<{ externalId: string }>).some((alert) => alert.externalId === "CRIT-LABEL"));
     const spec = { version: 1, title: "Adequacy", params: [], queries: { adequacy: { sql: "select month, value_avg from monthly_results" } }, nodes: [{ id: "trend", type: "table", query: "adequacy" }] };
     expect((await staff.tenant.call("PUT", "/api/reports/adequacy-labels/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
-    page = await staff.newPage();
-    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#patients`);
-    await page.locator("#sign-in-tenant").fill(TENANT);
-    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
-    await page.locator("#sign-in-token").press("Enter");
-    await page.locator(".who").waitFor();
+    page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#patients" });
   });
 
   for (const lang of ["en", "zh"] as const) {

@@ -4,7 +4,7 @@ import { localDateTime } from "../../db/localDateTime.ts";
 import { examReport, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible } from "./accessibility.ts";
-import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
+import { OUT, useStaffBrowserSuite, signedInPage } from "./staffSuite.ts";
 import { expectViewFits } from "./viewFits.ts";
 
 /*
@@ -111,12 +111,7 @@ describe("reports shown as a laboratory prints them (#34 item 7) in chromium", f
     expect(pushed.body.data.results.map((result: { matched: boolean }) => result.matched)).to.deep.equal([true, false]);
     expect((await staff.tenant.push("exam", [examReport("ECHO-1", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } })])).status).to.equal(200);
     await until(async () => (await staff.tenant.unmatched()).length === 2, 10_000);
-    page = await staff.newPage();
-    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#patients`);
-    await page.locator("#sign-in-tenant").fill(TENANT);
-    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
-    await page.locator("#sign-in-token").press("Enter");
-    await page.locator(".who").waitFor();
+    page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#patients" });
   });
 
   for (const lang of ["en", "zh"] as const) {

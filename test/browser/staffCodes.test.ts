@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
-import { useStaffBrowserSuite } from "./staffSuite.ts";
+import { useStaffBrowserSuite, signedInPage } from "./staffSuite.ts";
 
 /*
  * Issue #34, item 6: the Chinese pages showed the service's English sentences ("no dialysis patient
@@ -25,12 +25,7 @@ describe("staff pages translate the service's coded answers (zh)", function () {
     ]);
     expect(pushed.body.data.results.map((r: { matched: boolean }) => r.matched)).to.deep.equal([false, false]);
     await until(async () => (await staff.tenant.unmatched()).length === 2, 10_000);
-    page = await staff.newPage();
-    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=zh#unmatched`);
-    await page.locator("#sign-in-tenant").fill(TENANT);
-    await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
-    await page.locator("#sign-in-token").press("Enter");
-    await page.locator(".who").waitFor();
+    page = await signedInPage(staff, TENANT, { lang: "zh", fragment: "#unmatched" });
   });
 
   it("shows why each report waits in Chinese, in the queue and in the claim dialog", async () => {

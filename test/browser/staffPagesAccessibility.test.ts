@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Locator, Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { ADMIN } from "../support/http.ts";
-import { labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
+import { labReport, LI_SI, ZHANG_SAN, monthsAgo } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible, expectNoSidewaysScroll } from "./accessibility.ts";
 import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
@@ -28,11 +28,6 @@ const censusSpec = (sql: string) => ({
   queries: { census: { sql } },
   nodes: [{ id: "list", type: "table", title: "Patients", query: "census" }],
 });
-
-const monthsAgo = (months: number) => {
-  const now = new Date();
-  return new Date(now.getFullYear(), now.getMonth() - months, 10, 7, 30, 0);
-};
 
 /** Six monthly panels of 张三, then two potassium results flagged HH by the laboratory within the hour. */
 const labHistory = () => [

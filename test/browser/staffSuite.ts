@@ -53,3 +53,17 @@ async function pageRecordingCspViolations(browser: Chromium, cspViolations: stri
   });
   return page;
 }
+
+/**
+ * A new page of `staff` signed in with a token (the tenant's author token unless given) at
+ * `/staff?tenant=<tenant>&lang=<lang><fragment>`, once the header names who is signed in.
+ */
+export async function signedInPage(staff: StaffBrowserSuite, tenant: string, at: { lang: "en" | "zh"; fragment: string }, token = staff.tenant.authorToken): Promise<Page> {
+  const page = await staff.newPage();
+  await page.goto(`${staff.service.url}/staff?tenant=${tenant}&lang=${at.lang}${at.fragment}`);
+  await page.locator("#sign-in-tenant").fill(tenant);
+  await page.locator("#sign-in-token").fill(token);
+  await page.locator("#sign-in-token").press("Enter");
+  await page.locator(".who").waitFor();
+  return page;
+}

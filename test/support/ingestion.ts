@@ -83,3 +83,9 @@ export async function startIngestionService(options: TestServiceOptions = {}): P
 export function useIngestionService(options: TestServiceOptions = {}): { service: RunningService; tenant: IngestionTenant } {
   return useService(() => startIngestionService(options));
 }
+
+/** 07:30 on `day` of the month `months` before this one: a sample time for a history of monthly panels. */
+export function monthsAgo(months: number, day = 10): Date {
+  const now = new Date();
+  return new Date(now.getFullYear(), now.getMonth() - months, day, 7, 30, 0);
+}
