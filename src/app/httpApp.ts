@@ -12,7 +12,7 @@ import { docxExportRoute } from "../reports/http/docxExportRoute.ts";
 import { embedRoutes } from "../reports/http/embedRoutes.ts";
 import { fhirErrors, fhirRoutes } from "../ingestion/fhir/fhirRoutes.ts";
 import { healthRoutes, type Readiness } from "../http/healthRoutes.ts";
-import { helpRoutes } from "../docs/helpRoutes.ts";
+import { helpRoutes, loadHelpArticles } from "../docs/helpRoutes.ts";
 import { jsonBody } from "../http/jsonBody.ts";
 import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
@@ -79,8 +79,10 @@ export function createApp(deps: AppDependencies): Koa {
 
   const health = healthRoutes(deps.readiness);
   app.use(health.routes());
-  app.use(helpRoutes().routes());
-  app.use(helpPagesRoutes().routes());
+  // The articles are read once: /md serves their markdown, /help their pages.
+  const articles = loadHelpArticles();
+  app.use(helpRoutes(articles).routes());
+  app.use(helpPagesRoutes({ articles }).routes());
   app.use(docsRoutes(deps.openApi).routes());
   // The inline-frame page (C.7) and CORS for its calls from a sandboxed frame (see embedAccess.ts).
   const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });

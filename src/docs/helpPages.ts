@@ -8,8 +8,8 @@ import { DOCS_DIR, loadHelpArticles, type HelpArticle } from "./helpRoutes.ts";
 
 /*
  * The help articles as pages a person reads (`GET /help`, `GET /help/<slug>`): the same markdown
- * sources as `/md/<slug>.md` (which stays markdown for machines, contract A.1), rendered once at
- * start with the staff pages' stylesheet. Links between articles (`/md/<slug>.md#part`) lead to
+ * sources as `/md/<slug>.md` (which stays markdown for machines, contract A.1), each rendered
+ * once, when first asked for, with the staff pages' stylesheet. Links between articles (`/md/<slug>.md#part`) lead to
  * their pages; headings carry GitHub's ids, so the articles' own `#part` links work. The articles
  * are in English; the pages' own words follow `?lang=`.
  */
@@ -83,14 +83,20 @@ function languageOf(ctx: Context): Lang {
   return single(ctx.query.lang) === "en" ? "en" : "zh";
 }
 
-export function helpPagesRoutes(deps: { dir?: string; assetsDir?: string } = {}): Router {
-  const articles = loadHelpArticles(deps.dir ?? DOCS_DIR);
-  const rendered = new Map<Lang, Map<string, string>>(
-    (["zh", "en"] as const).map((lang) => {
-      const marked = rendererFor(lang);
-      return [lang, new Map(articles.map((article) => [article.slug, scrollBoxesReachable(marked.parse(article.text) as string, WORDS[lang].table)]))];
-    }),
-  );
+export function helpPagesRoutes(deps: { articles?: readonly HelpArticle[]; assetsDir?: string } = {}): Router {
+  const articles = deps.articles ?? loadHelpArticles(DOCS_DIR);
+  const renderers = { zh: rendererFor("zh"), en: rendererFor("en") };
+  // Rendered when first asked for, once per language: start-up parses no markdown.
+  const rendered = new Map<string, string>();
+  const pageOf = (lang: Lang, article: HelpArticle): string => {
+    const key = `${lang}/${article.slug}`;
+    let html = rendered.get(key);
+    if (html === undefined) {
+      html = scrollBoxesReachable(renderers[lang].parse(article.text) as string, WORDS[lang].table);
+      rendered.set(key, html);
+    }
+    return html;
+  };
   const router = new Router();
 
   const send = (ctx: Context, lang: Lang, title: string, main: string, otherLanguage: string) => {
@@ -131,15 +137,14 @@ ${main}
     const lang = languageOf(ctx);
     const words = WORDS[lang];
     const slug = ctx.params.slug!;
-    const html = rendered.get(lang)!.get(slug);
     const article = articles.find((candidate) => candidate.slug === slug);
     const otherLanguage = `/help/${encodeURIComponent(slug)}${lang === "en" ? "" : "?lang=en"}`;
-    if (!html || !article) {
+    if (!article) {
       ctx.status = 404;
       return send(ctx, lang, words.help, `<h1>${words.help}</h1>\n<p role="alert">${words.missing}</p>\n<p><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a></p>`, otherLanguage);
     }
     const links = `<p class="help-links"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a> · <a href="/md/${slug}.md">${words.markdown}</a></p>`;
-    send(ctx, lang, article.title, `${links}\n<article lang="en">\n${html}\n</article>`, otherLanguage);
+    send(ctx, lang, article.title, `${links}\n<article lang="en">\n${pageOf(lang, article)}\n</article>`, otherLanguage);
   });
   return router;
 }

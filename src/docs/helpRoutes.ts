@@ -87,8 +87,7 @@ export function llmsTxt(articles: readonly HelpArticle[]): string {
  * start; a request only looks its slug up in that list, so no path built from the request ever
  * reaches the file system (`..`, encoded slashes, backslashes and NUL simply match no slug).
  */
-export function helpRoutes(dir: string = DOCS_DIR): Router {
-  const articles = loadHelpArticles(dir);
+export function helpRoutes(articles: readonly HelpArticle[] = loadHelpArticles(DOCS_DIR)): Router {
   const bySlug = new Map(articles.map((a) => [a.slug, a.text]));
   const index = llmsTxt(articles);
   const router = new Router();

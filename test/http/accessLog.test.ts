@@ -6,6 +6,7 @@ import { fhirId } from "../../src/ingestion/fhir/fhirIds.ts";
 import { localDateTime, localIsoDateTime } from "../../db/localDateTime.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
+import type { AccessRecordAnswer } from "../../queries/access/accessLog.ts";
 import { ADMIN, httpClient, type Answer } from "../support/http.ts";
 import { ingestionTenant, labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { sample, scrape } from "../support/metrics.ts";
@@ -38,18 +39,8 @@ const patientsSpec = {
   ],
 };
 
-type AccessRecord = {
-  at: string;
-  who: string;
-  credential: string;
-  roles: string[];
-  action: string;
-  patientRefs: string[];
-  patientRefsTruncated?: true;
-  reports?: string[];
-  requestId: string;
-  outcome: string;
-};
+/** A record as the access-log routes answer it. */
+type AccessRecord = AccessRecordAnswer;
 
 describe("the access log: who was shown which patient (contract E.4)", function () {
   this.timeout(60_000);

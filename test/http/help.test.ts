@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect } from "chai";
 import Koa from "koa";
 import { allProjections } from "../../src/app/allProjections.ts";
-import { DOCS_DIR, helpRoutes, SLUG_PATTERN } from "../../src/docs/helpRoutes.ts";
+import { DOCS_DIR, helpRoutes, SLUG_PATTERN, loadHelpArticles } from "../../src/docs/helpRoutes.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { useTestService } from "../support/service.ts";
 
@@ -151,7 +151,7 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
     writeFileSync(path.join(docs, "Not-A-Slug.md"), "# Hidden\n\nNever served.\n");
     writeFileSync(path.join(root, "secret.md"), "# Secret\n\nOutside docs.\n");
     const app = new Koa();
-    app.use(helpRoutes(docs).routes());
+    app.use(helpRoutes(loadHelpArticles(docs)).routes());
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(0, () => resolve(s));
     });

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { runNode } from "../support/cliProcess.ts";
 
 /* `npm run bench` on a machine that lacks a group's tools, as a new developer's often does. */
 
@@ -16,16 +16,7 @@ describe("npm run bench on a machine without Chromium", () => {
   it("skips the embed group with its reason and still prints and writes the other groups' figures", async function () {
     this.timeout(120_000);
     const out = path.join(dir, "results.json");
-    const env = { ...process.env, CHROMIUM_PATH: path.join(dir, "no-chromium-here"), BENCH_RESULTS: out };
-    const child = spawn(process.execPath, ["--import", "tsx", RUNNER, "append", "embed"], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("close", resolve);
-    });
+    const { code, stdout, stderr } = await runNode(["--import", "tsx", RUNNER, "append", "embed"], { CHROMIUM_PATH: path.join(dir, "no-chromium-here"), BENCH_RESULTS: out });
 
     expect(code, stderr).to.equal(0);
     expect(stderr).to.match(/skipping embed: no chromium at .*no-chromium-here.*apt-get install -y chromium/);

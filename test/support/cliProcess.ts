@@ -10,8 +10,12 @@ export interface CliRun {
 }
 
 export function cli(databaseUrl: string, ...args: string[]): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" };
-  const child = spawn(process.execPath, [SERVER_ENTRY, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  return runNode([SERVER_ENTRY, ...args], { DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" });
+}
+
+/** `node <args>` with the test's environment and `env` besides, to its exit: its code and what it printed. */
+export function runNode(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));

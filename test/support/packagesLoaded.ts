@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runNode } from "./cliProcess.ts";
 
 /*
  * Which packages a Node process imports: a module resolve hook (node:module `register`) notes
@@ -34,18 +34,7 @@ export async function runNoting(file: string, args: string[]): Promise<RunWithPa
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-packages-"));
   const log = path.join(dir, "packages");
   try {
-    const child = spawn(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, file, ...args], {
-      env: { ...process.env, PACKAGES_LOADED_FILE: log },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.once("error", reject);
-      child.once("close", resolve);
-    });
+    const { code, stdout, stderr } = await runNode(["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, file, ...args], { PACKAGES_LOADED_FILE: log });
     let noted = "";
     try {
       noted = readFileSync(log, "utf8");
