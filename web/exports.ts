@@ -9,10 +9,10 @@ const FORMATS = [
 
 /**
  * The export buttons of a layer — one per format the spec leaves switched on (`export.xlsx`,
- * `export.docx`, both default true). A click POSTs the layer's body and saves the file under the
- * server's name (`filename*`).
+ * `export.docx`, both default true). A click POSTs the layer's body with the page's language and
+ * saves the file under the server's name (`filename*`).
  */
-export function exportButtons(api: Api, texts: Texts, spec: StrippedSpec, body: () => unknown, title: () => string): HTMLElement {
+export function exportButtons(api: Api, texts: Texts, spec: StrippedSpec, body: () => object, title: () => string): HTMLElement {
   const bar = document.createElement("div");
   bar.className = "exports";
   const status = document.createElement("span");
@@ -30,7 +30,8 @@ export function exportButtons(api: Api, texts: Texts, spec: StrippedSpec, body: 
       status.textContent = texts.exporting;
       status.classList.remove("failed");
       try {
-        await api.download(`/export/${format}`, body(), `${title()}.${format}`);
+        // The file's own words (headings, notes) follow the page's language.
+        await api.download(`/export/${format}`, { ...body(), lang: texts.lang }, `${title()}.${format}`);
         status.textContent = "";
       } catch (error) {
         status.textContent = `${texts.exportFailed}: ${error instanceof Error ? error.message : String(error)}`;

@@ -2,6 +2,8 @@ import type { Lang } from "./types.ts";
 
 /** The page's own words (the report's titles and labels are the author's, shown as written). */
 export interface Texts {
+  /** The page's language, which the exported files' own words follow. */
+  lang: Lang;
   apply: string;
   all: string;
   yes: string;
@@ -34,6 +36,7 @@ export interface Texts {
 }
 
 const zh: Texts = {
+  lang: "zh",
   apply: "查询",
   all: "全部",
   yes: "是",
@@ -65,6 +68,7 @@ const zh: Texts = {
 };
 
 const en: Texts = {
+  lang: "en",
   apply: "Apply",
   all: "All",
   yes: "Yes",

@@ -39,6 +39,8 @@ class NodeView {
     const width = node.width ?? 12;
     this.element = document.createElement("section");
     this.element.className = `node node-${node.type} w-${width}`;
+    // A text the author marked print: false is for the screen only (the print stylesheet hides it).
+    if (node.type === "text" && node.print === false) this.element.classList.add("screen-only");
     this.element.dataset.nodeId = node.id;
     if (node.type !== "text" && node.title) {
       const title = document.createElement("h3");

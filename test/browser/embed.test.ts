@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import ExcelJS from "exceljs";
 import type { Frame, Page } from "playwright-core";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { DEMO_TENANT } from "../../src/demo/demoData.ts";
@@ -11,6 +12,7 @@ import { loadDemo } from "../../src/demo/loadDemo.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { startTestService, TEST_ADMIN_TOKEN } from "../support/service.ts";
 import { ensureEmbedBundle, launchChromium, type Chromium } from "./chromium.ts";
+import { unzip } from "../support/zipText.ts";
 
 /** Screenshots (and the printed PDF) of this run; the folder is gitignored. */
 const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
@@ -214,6 +216,52 @@ describe("embed page in chromium", function () {
     const file = `${OUT}${download.suggestedFilename()}`;
     await download.saveAs(file);
     expect(readFileSync(file).subarray(0, 2).toString()).to.equal("PK");
+  });
+
+  it("exports files whose own words follow the page's language (zh and en)", async () => {
+    const aboutLabels = async (target: Page) => {
+      const [download] = await Promise.all([target.waitForEvent("download"), target.locator(".report-head .export-xlsx").click()]);
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.load(readFileSync((await download.path())!) as never);
+      return book.getWorksheet("About")!.getColumn(1).values.slice(1);
+    };
+    const docxText = async (target: Page) => {
+      const [download] = await Promise.all([target.waitForEvent("download"), target.locator(".report-head .export-docx").click()]);
+      return unzip(readFileSync((await download.path())!)).get("word/document.xml")!.toString("utf8");
+    };
+    // The page opened without lang= is Chinese, the embed page's default.
+    expect(await aboutLabels(page)).to.include.members(["报表", "版本", "筛选条件"]).and.not.include("Report");
+    const word = await docxText(page);
+    expect(word).to.include("筛选条件").and.include("导出于").and.not.include(">Filters<");
+    const enPage = await browser.context.newPage();
+    try {
+      await enPage.setExtraHTTPHeaders(TENANT);
+      await enPage.goto(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}?lang=en`);
+      await rendered(enPage);
+      expect(await aboutLabels(enPage)).to.include.members(["Report", "Version", "Filters"]).and.not.include("报表");
+      expect(await docxText(enPage)).to.include(">Filters<").and.not.include("筛选条件");
+    } finally {
+      await enPage.close();
+    }
+  });
+
+  it("shows a text marked print: false on screen and leaves it out of print", async () => {
+    const spec = { ...checkSpec("Screen hint"), nodes: [{ id: "hint", type: "text", markdown: "Click a row to open it.", print: false }, ...checkSpec("").nodes] };
+    expect((await api(service, "PUT", "/api/reports/screen-hint/draft", { spec })).status).to.equal(200);
+    expect((await api(service, "POST", "/api/reports/screen-hint/publish", { mode: "dynamic" })).status).to.equal(201);
+    const hint = await browser.context.newPage();
+    try {
+      await hint.setExtraHTTPHeaders(TENANT);
+      await hint.goto(`${service.url}/embed/reports/screen-hint?lang=en`);
+      await rendered(hint);
+      const text = hint.locator(".node[data-node-id=hint]");
+      expect(await text.isVisible()).to.equal(true);
+      await hint.emulateMedia({ media: "print" });
+      expect(await text.isVisible()).to.equal(false);
+      expect(await hint.locator(".node[data-node-id=note]").isVisible(), "other texts print").to.equal(true);
+    } finally {
+      await hint.close();
+    }
   });
 
   it("prints on A4 without buttons or filter inputs, the filter values as text", async () => {

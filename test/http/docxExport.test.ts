@@ -162,6 +162,22 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
     expect(live.text).to.include("2026-03-01901");
   });
 
+  it("writes its own words in the page's language (lang zh), the report's words as written", async () => {
+    const { text, files } = await open("hb", { params: { period: ["2026-01-01", null] }, lang: "zh" });
+    expect(text).to.match(/版本 v1（发布于 \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}）· 导出于 \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
+    expect(text).to.include("筛选条件").and.include("Period2026-01-01 – …").and.include("Wards（全部）");
+    expect(text).to.include("另有 10 行。").and.match(/查询 broken 失败：.*no_such_column/);
+    expect(text).not.to.include("Filters").and.not.to.include("more rows");
+    expect(files.get("word/styles.xml")!.toString("utf8"), "Word proofs it as Chinese").to.match(/<w:lang w:val="zh-CN"/);
+    expect((await exportDocx("hb", { lang: "de" })).status).to.equal(400);
+  });
+
+  it("leaves a text marked print: false out of the document", async () => {
+    await publish("hb-screen", "Screen hints", { ...spec, nodes: [{ id: "hint", type: "text", markdown: "Click a month in the chart to list its patients.", print: false }, ...spec.nodes] });
+    const { text } = await open("hb-screen", {});
+    expect(text).to.include("Overview").and.not.include("Click a month");
+  });
+
   it("refuses a report whose spec switched docx off, and answers 404 for an unknown report", async () => {
     await publish("no-docx", "No docx", { ...spec, export: { docx: false } });
     const off = await exportDocx("no-docx", {});

@@ -144,6 +144,25 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     expect(rowsOf(none.getWorksheet("monthly")!), "an empty result keeps its header").to.deep.equal([["month", "hgb", "n"]]);
   });
 
+  it("writes the About sheet's own words in the page's language (lang zh), the report's words as written", async () => {
+    const book = await load(await exportXlsx("hb", { params: { period: ["2026-02-01", null] }, lang: "zh" }));
+    expect(book.worksheets[0]!.name, "the sheet keeps the contract's name").to.equal("About");
+    expect(aboutValue(book, "报表")).to.equal(TITLE);
+    expect(aboutValue(book, "版本")).to.equal("v1");
+    expect(aboutValue(book, "模式")).to.equal("实时");
+    expect(aboutValue(book, "Period"), "the author's label as written").to.equal("2026-02-01 – …");
+    expect(aboutValue(book, "Wards")).to.equal("（全部）");
+    expect(rowsOf(book.getWorksheet("About")!).flat()).to.include.members(["筛选条件", "工作表", "查询", "行数"]).and.not.include("Report");
+    const english = await load(await exportXlsx("hb", { lang: "en" }));
+    expect(aboutValue(english, "Report")).to.equal(TITLE);
+  });
+
+  it("refuses a language it does not write, saying which it does", async () => {
+    const refused = await exportXlsx("hb", { lang: "fr" });
+    expect(refused.status).to.equal(400);
+    expect(refused.json.error).to.equal("lang must be en or zh (the language of the file's own words), or be left out for English.");
+  });
+
   it("exports a drill layer: its queries, its title in the file name and on About", async () => {
     const download = await exportXlsx("hb", { drill: "byMonth", args: { month: "2026-01-01" } });
     expect(download.headers.get("content-disposition")).to.include(`filename*=UTF-8''${encodeURIComponent("Patients in 2026-01-01")}%20v1%20`);

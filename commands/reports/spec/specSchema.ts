@@ -234,6 +234,9 @@ const textNode = strict("a text node", "an object", {
   ...nodeCommon,
   type: z.literal("text"),
   markdown: z.string({ error: must("markdown", "a string of markdown") }).max(100_000, { error: "markdown must be at most 100000 characters long." }),
+  // Issue #34: a text meant for the screen ("click a month to list its patients") is left out of
+  // the Word export and the printed page with print: false.
+  print: z.boolean({ error: must("print", "true or false (false: shown on screen only, left out of the Word export and the printed page)") }).optional(),
 });
 // ---------------------------------------------------------------------------------------------
 // Conditional highlight (issue #22): a tone for a value below, above or between limits

@@ -56,9 +56,17 @@ export function optionLabels(param: ParamDef, queryResult?: { columns: string[];
   return labels;
 }
 
+/** The words a filter value may be shown with, in the reader's language. */
+export interface ValueWords {
+  all: string;
+  yes: string;
+  no: string;
+}
+const ENGLISH_VALUE_WORDS: ValueWords = { all: "(all)", yes: "yes", no: "no" };
+
 /** A filter value as a person reads it: ranges "from – to", null "(all)", yes / no. */
-export function paramText(param: Pick<ParamDef, "type">, value: unknown, labels: OptionLabels = new Map()): string {
-  if (value === null || value === undefined || (Array.isArray(value) && value.every((v) => v === null))) return "(all)";
+export function paramText(param: Pick<ParamDef, "type">, value: unknown, labels: OptionLabels = new Map(), words: ValueWords = ENGLISH_VALUE_WORDS): string {
+  if (value === null || value === undefined || (Array.isArray(value) && value.every((v) => v === null))) return words.all;
   const one = (v: unknown) => (v === null || v === undefined ? "…" : (labels.get(String(v)) ?? cellText(v)));
   switch (param.type) {
     case "dateRange":
@@ -67,9 +75,9 @@ export function paramText(param: Pick<ParamDef, "type">, value: unknown, labels:
       return `${one(from)} – ${one(to)}`;
     }
     case "multiSelect":
-      return Array.isArray(value) ? (value.length === 0 ? "(all)" : value.map(one).join(", ")) : one(value);
+      return Array.isArray(value) ? (value.length === 0 ? words.all : value.map(one).join(", ")) : one(value);
     case "boolean":
-      return value === true ? "yes" : value === false ? "no" : one(value);
+      return value === true ? words.yes : value === false ? words.no : one(value);
     default:
       return one(value);
   }

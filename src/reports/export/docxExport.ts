@@ -23,6 +23,7 @@ import { matchingRule, rulesOfColumn, TONE_COLOURS, type HighlightTone } from ".
 import { formattedCell, tableColumns } from "../charts/tableColumns.ts";
 import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
 import type { WorkerPool } from "./workerPool.ts";
+import { exportWords, type ExportLang, type ExportWords } from "./exportWords.ts";
 
 /** Rows of a table node written into the document; the rest are counted. */
 export const DOCX_TABLE_ROWS = 50;
@@ -67,17 +68,19 @@ export interface DocxLayer {
   filters: DocxFilter[];
   nodes: NodeDef[];
   results: Record<string, QueryOutcome>;
+  /** The language of the document's own words (headings, notes); English when left out. */
+  lang?: ExportLang;
 }
 
 /** A result cut to the rows a table shows, with the count of all its rows (what the document job is given). */
 type ShownResult = QuerySuccess & { rowCount?: number };
 
 /** The filter values of a layer as label → text, option values shown by their labels where known. */
-export function filterRows(params: readonly ParamDef[], values: Record<string, unknown>, results: Record<string, QueryOutcome>): DocxFilter[] {
+export function filterRows(params: readonly ParamDef[], values: Record<string, unknown>, results: Record<string, QueryOutcome>, words: ExportWords = exportWords()): DocxFilter[] {
   return params.map((param) => {
     const optionQuery = (param.type === "select" || param.type === "multiSelect") && !Array.isArray(param.options) ? results[param.options.query] : undefined;
     const labels = optionLabels(param, optionQuery && !("error" in optionQuery) ? optionQuery : undefined);
-    return { label: param.label, value: paramText(param, values[param.name] ?? null, labels) };
+    return { label: param.label, value: paramText(param, values[param.name] ?? null, labels, words) };
   });
 }
 
@@ -124,9 +127,10 @@ function filterTable(filters: DocxFilter[]): Table {
 }
 
 function outcomeOf(layer: DocxLayer, node: Exclude<NodeDef, { type: "text" }>): ShownResult | string {
+  const words = exportWords(layer.lang);
   const outcome = layer.results[node.query];
-  if (!outcome) return `The query ${node.query} has no result.`;
-  if ("error" in outcome) return `The query ${node.query} failed: ${outcome.error}`;
+  if (!outcome) return words.noResult(node.query);
+  if ("error" in outcome) return words.nodeQueryFailed(node.query, outcome.error);
   return outcome;
 }
 
@@ -134,9 +138,9 @@ function nodeHeading(title: string | undefined): Paragraph[] {
   return title ? [new Paragraph({ heading: HeadingLevel.HEADING_3, keepNext: true, children: [new TextRun(title)] })] : [];
 }
 
-function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySuccess): Block[] {
+function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySuccess, words: ExportWords): Block[] {
   const index = result.columns.indexOf(node.column);
-  if (index < 0) return [...nodeHeading(node.title), problem(`Column ${node.column} is not a column of query ${node.query} (its columns: ${result.columns.join(", ") || "none"}).`)];
+  if (index < 0) return [...nodeHeading(node.title), problem(words.notAColumn(node.column, node.query, result.columns.join(", ")))];
   const value = result.rows[0]?.[index] ?? null;
   const tone = matchingRule(node.highlight, value)?.tone;
   const colour = tone ? TONE_COLOURS[tone].text : undefined;
@@ -150,10 +154,10 @@ function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySucce
   ];
 }
 
-function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: ShownResult): Block[] {
+function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: ShownResult, words: ExportWords): Block[] {
   const { shown: columns, missing } = tableColumns(node.columns, result);
   const blocks: Block[] = [...nodeHeading(node.title)];
-  if (missing.length) blocks.push(problem(`Not columns of query ${node.query}: ${missing.join(", ")} (its columns: ${result.columns.join(", ") || "none"}).`));
+  if (missing.length) blocks.push(problem(words.notColumns(node.query, missing.join(", "), result.columns.join(", "))));
   if (columns.length === 0) return blocks;
   const shown = result.rows.slice(0, DOCX_TABLE_ROWS);
   const rules = columns.map((view) => rulesOfColumn(node.highlight, view.column));
@@ -168,9 +172,9 @@ function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: ShownRes
   );
   const rowCount = result.rowCount ?? result.rows.length;
   const more = rowCount - shown.length;
-  if (rowCount === 0) blocks.push(new Paragraph({ children: [muted("No rows.", { italics: true })] }));
-  else if (result.truncated) blocks.push(new Paragraph({ children: [muted(`${more}+ more rows (the result stops at ${rowCount} rows; the xlsx export has them all).`, { italics: true })] }));
-  else if (more > 0) blocks.push(new Paragraph({ children: [muted(`${more} more rows.`, { italics: true })] }));
+  if (rowCount === 0) blocks.push(new Paragraph({ children: [muted(words.noRows, { italics: true })] }));
+  else if (result.truncated) blocks.push(new Paragraph({ children: [muted(words.moreRowsCut(more, rowCount), { italics: true })] }));
+  else if (more > 0) blocks.push(new Paragraph({ children: [muted(words.moreRows(more), { italics: true })] }));
   else blocks.push(new Paragraph({ spacing: { after: 120 }, children: [] }));
   return blocks;
 }
@@ -178,12 +182,13 @@ function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: ShownRes
 /** Draws every chart node of the layer on the worker threads, each from at most `maxPoints` rows. */
 async function chartImages(layer: DocxLayer, rendering: DocxRendering): Promise<Map<string, ChartImage>> {
   const images = new Map<string, ChartImage>();
+  const words = exportWords(layer.lang);
   const drawn: Array<{ id: string; thinning: Thinning | null; job: DocxJob }> = [];
   for (const node of layer.nodes) {
     if (node.type !== "chart") continue;
     const outcome = outcomeOf(layer, node);
     if (typeof outcome === "string") images.set(node.id, outcome);
-    else if (outcome.rows.length === 0) images.set(node.id, `${node.title ?? node.id}: no rows to chart.`);
+    else if (outcome.rows.length === 0) images.set(node.id, words.noChartRows(node.title ?? node.id));
     else {
       const { result, thinning } = thinChartRows(node, outcome, rendering.maxPoints);
       drawn.push({ id: node.id, thinning, job: { kind: "chart", node, result: { columns: result.columns, columnTypes: result.columnTypes, rows: result.rows }, size: CHART_LAYOUT } });
@@ -195,21 +200,20 @@ async function chartImages(layer: DocxLayer, rendering: DocxRendering): Promise<
   );
   drawn.forEach((chart, i) => {
     const answer = answers[i]!;
-    images.set(chart.id, "png" in answer ? { png: answer.png, thinning: chart.thinning } : "problem" in answer ? answer.problem : "The chart could not be drawn.");
+    images.set(chart.id, "png" in answer ? { png: answer.png, thinning: chart.thinning } : "problem" in answer ? answer.problem : words.chartNotDrawn);
   });
   return images;
 }
 
 /** The note under a chart drawn from thinned rows. */
-function thinningNote(node: ChartNode, thinning: Thinning): string {
-  if (node.chart === "pie") return `Thinned: the ${thinning.kept} largest of ${thinning.from} slices are drawn, the others summed into one slice.`;
-  return `Thinned: drawn from ${thinning.kept} of ${thinning.from} rows, keeping each series' lowest and highest value in every stretch of rows.`;
+function thinningNote(node: ChartNode, thinning: Thinning, words: ExportWords): string {
+  return node.chart === "pie" ? words.thinnedPie(thinning.kept, thinning.from) : words.thinned(thinning.kept, thinning.from);
 }
 
-function chartBlocks(node: ChartNode, image: ChartImage | undefined): Block[] {
+function chartBlocks(node: ChartNode, image: ChartImage | undefined, words: ExportWords): Block[] {
   if (image === undefined) return [];
   if (typeof image === "string") return [...nodeHeading(node.title), problem(image)];
-  const note = image.thinning ? [new Paragraph({ alignment: AlignmentType.CENTER, children: [muted(thinningNote(node, image.thinning), { italics: true })] })] : [];
+  const note = image.thinning ? [new Paragraph({ alignment: AlignmentType.CENTER, children: [muted(thinningNote(node, image.thinning, words), { italics: true })] })] : [];
   return [
     new Paragraph({
       alignment: AlignmentType.CENTER,
@@ -219,7 +223,7 @@ function chartBlocks(node: ChartNode, image: ChartImage | undefined): Block[] {
           type: "png",
           data: image.png,
           transformation: CHART_ON_PAGE,
-          altText: { name: node.id, title: node.title ?? node.id, description: `${node.chart} chart${node.title ? `: ${node.title}` : ""} (${node.y.join(", ")} by ${node.x})` },
+          altText: { name: node.id, title: node.title ?? node.id, description: words.chartDescription(node.chart, node.title ?? "", node.y.join(", "), node.x) },
         }),
       ],
     }),
@@ -227,15 +231,15 @@ function chartBlocks(node: ChartNode, image: ChartImage | undefined): Block[] {
   ];
 }
 
-function headerBlocks(layer: DocxLayer, markdown: MarkdownConverter): Block[] {
+function headerBlocks(layer: DocxLayer, markdown: MarkdownConverter, words: ExportWords): Block[] {
   const blocks: Block[] = [new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(layer.title)] })];
-  if (layer.reportTitle) blocks.push(new Paragraph({ children: [muted(`Drill-through of ${layer.reportTitle}`)] }));
+  if (layer.reportTitle) blocks.push(new Paragraph({ children: [muted(words.drillOf(layer.reportTitle))] }));
   const kind = layer.version === DRAFT_LABEL ? "saved" : layer.mode === "snapshot" ? "snapshot" : "published";
-  blocks.push(new Paragraph({ children: [muted(`Version ${layer.version} (${kind} ${layer.publishedAt.replace("T", " ")}) · exported ${layer.exportedAt.replace("T", " ")}`)] }));
+  blocks.push(new Paragraph({ children: [muted(words.versionLine(layer.version, kind, layer.publishedAt.replace("T", " "), layer.exportedAt.replace("T", " ")))] }));
   if (layer.note) blocks.push(new Paragraph({ children: [new TextRun({ text: layer.note, italics: true })] }));
   if (layer.description) blocks.push(...markdown.convert(layer.description));
   if (layer.filters.length) {
-    blocks.push(new Paragraph({ heading: HeadingLevel.HEADING_2, keepNext: true, children: [new TextRun("Filters")] }));
+    blocks.push(new Paragraph({ heading: HeadingLevel.HEADING_2, keepNext: true, children: [new TextRun(words.filters)] }));
     blocks.push(filterTable(layer.filters));
     blocks.push(new Paragraph({ children: [] }));
   }
@@ -262,14 +266,16 @@ export async function exportDocx(layer: DocxLayer, rendering: DocxRendering): Pr
 /** The document itself (on a worker thread: building and zipping it takes a while for many images). */
 export async function docxFile(layer: DocxLayer, images: Map<string, ChartImage>): Promise<Buffer> {
   const markdown = new MarkdownConverter();
-  const body: Block[] = headerBlocks(layer, markdown);
+  const words = exportWords(layer.lang);
+  const body: Block[] = headerBlocks(layer, markdown, words);
   for (const node of layer.nodes) {
     if (node.type === "text") {
-      body.push(...markdown.convert(node.markdown));
+      // A text written for the screen ("click a month…") has no place on paper.
+      if (node.print !== false) body.push(...markdown.convert(node.markdown));
       continue;
     }
     if (node.type === "chart") {
-      body.push(...chartBlocks(node, images.get(node.id)));
+      body.push(...chartBlocks(node, images.get(node.id), words));
       continue;
     }
     const outcome = outcomeOf(layer, node);
@@ -277,7 +283,7 @@ export async function docxFile(layer: DocxLayer, images: Map<string, ChartImage>
       body.push(...nodeHeading(node.title), problem(outcome));
       continue;
     }
-    body.push(...(node.type === "stat" ? statBlocks(node, outcome) : tableBlocks(node, outcome)));
+    body.push(...(node.type === "stat" ? statBlocks(node, outcome, words) : tableBlocks(node, outcome, words)));
   }
 
   const doc = new Document({
@@ -287,7 +293,7 @@ export async function docxFile(layer: DocxLayer, images: Map<string, ChartImage>
     styles: {
       default: {
         document: {
-          run: { font: { ascii: "Calibri", hAnsi: "Calibri", eastAsia: "Microsoft YaHei", cs: "Calibri" }, size: 21, language: { value: "en-US", eastAsia: "zh-CN" } },
+          run: { font: { ascii: "Calibri", hAnsi: "Calibri", eastAsia: "Microsoft YaHei", cs: "Calibri" }, size: 21, language: { value: layer.lang === "zh" ? "zh-CN" : "en-US", eastAsia: "zh-CN" } },
           paragraph: { spacing: { after: 100 } },
         },
       },

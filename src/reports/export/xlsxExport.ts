@@ -7,6 +7,7 @@ import { TONE_COLOURS, type HighlightRuleDef, type HighlightTone } from "../char
 import { cellOf, textCell, textToCell, type CellValue } from "./xlsxCells.ts";
 import { rowsXmlColumns, writeRowsXml, type RowsXmlColumn } from "./xlsxRowsXml.ts";
 import { abortWorkbook, appendRows, awaitCompression, moveLastSheetFirst, styleIdOf, workbookWriter } from "./xlsxStreamingWorkbook.ts";
+import { exportWords, type ExportLang, type ExportWords } from "./exportWords.ts";
 
 
 export interface XlsxColumn {
@@ -82,10 +83,9 @@ export interface XlsxAbout {
   datasource: string;
   filters: Array<{ label: string; value: string }>;
   drill?: { title: string; args: Array<{ name: string; value: string }> };
+  /** The language of the workbook's own words (labels, notes); English when left out. */
+  lang?: ExportLang;
 }
-
-export const cutNote = (limit: number) => `Only the first ${limit} rows are exported; narrow the filters to see the rest.`;
-export const frozenCutNote = (limit: number) => `Only the first ${limit} rows were frozen when this snapshot was published.`;
 
 const DATE_FORMAT = "yyyy-mm-dd";
 const DATETIME_FORMAT = "yyyy-mm-dd hh:mm:ss";
@@ -184,7 +184,7 @@ export async function writeXlsx(out: Writable, about: XlsxAbout, sheets: readonl
   const summaries: SheetSummary[] = [];
   try {
     for (const [index, sheet] of sheets.entries()) {
-      summaries.push(await writeSheet(workbook, names[index]!, sheet, out, signal));
+      summaries.push(await writeSheet(workbook, names[index]!, sheet, out, signal, exportWords(about.lang)));
     }
     if (signal.aborted) throw new Aborted();
     const aboutSheet = workbook.addWorksheet("About");
@@ -199,7 +199,7 @@ export async function writeXlsx(out: Writable, about: XlsxAbout, sheets: readonl
   }
 }
 
-async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, sheet: XlsxSheet, out: Writable, signal: AbortSignal): Promise<SheetSummary> {
+async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, sheet: XlsxSheet, out: Writable, signal: AbortSignal, words: ExportWords): Promise<SheetSummary> {
   const worksheet = workbook.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });
   let rows = 0;
   let note = "";
@@ -244,7 +244,7 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
         }
         break;
       case "error":
-        note = rows ? `The query failed after ${rows} rows: ${event.error}` : `The query failed: ${event.error}`;
+        note = rows ? words.queryFailedAfter(rows, event.error) : words.queryFailed(event.error);
         if (!started) worksheet.columns = [{ width: 100 }];
         noteRow(note);
         break;
@@ -282,28 +282,29 @@ function writeAbout(worksheet: ExcelJS.Worksheet, about: XlsxAbout, summaries: r
     if (style) row.eachCell((cell) => (cell.style = style as ExcelJS.Style));
     row.commit();
   };
-  line(["Report", about.report]);
-  line(["Version", about.version]);
-  line(["Mode", about.mode]);
-  line(["Published at", about.publishedAt]);
-  line(["Exported at", about.exportedAt]);
-  line(["Data source", about.datasource]);
+  const words = exportWords(about.lang);
+  line([words.report, about.report]);
+  line([words.version, about.version]);
+  line([words.mode, about.mode]);
+  line([words.publishedAt, about.publishedAt]);
+  line([words.exportedAt, about.exportedAt]);
+  line([words.datasource, about.datasource]);
   if (about.drill) {
     line([]);
-    line(["Drill-through", about.drill.title], HEADER_STYLE);
+    line([words.drill, about.drill.title], HEADER_STYLE);
     for (const arg of about.drill.args) line([arg.name, arg.value]);
   }
   line([]);
-  line(["Filters"], HEADER_STYLE);
-  if (!about.filters.length) line(["(none)"]);
+  line([words.filters], HEADER_STYLE);
+  if (!about.filters.length) line([words.none]);
   for (const filter of about.filters) line([filter.label, filter.value]);
   line([]);
-  line(["Sheet", "Query", "Rows", "Note"], HEADER_STYLE);
+  line([...words.sheetHeadings], HEADER_STYLE);
   for (const summary of summaries) line([summary.sheet, summary.query, summary.rows, summary.note || null]);
 }
 
 /** A live query's rows (PostgreSQL text) as sheet events; a cut result gets the note. */
-export async function* liveSheetEvents(events: AsyncIterable<ExportEvent>, limit: number): AsyncGenerator<SheetEvent, void, undefined> {
+export async function* liveSheetEvents(events: AsyncIterable<ExportEvent>, limit: number, words: ExportWords = exportWords()): AsyncGenerator<SheetEvent, void, undefined> {
   let convert: Array<(text: string | null) => CellValue> = [];
   for await (const event of events) {
     switch (event.kind) {
@@ -322,7 +323,7 @@ export async function* liveSheetEvents(events: AsyncIterable<ExportEvent>, limit
         break;
       }
       case "end":
-        yield event.truncated ? { kind: "end", note: cutNote(limit) } : { kind: "end" };
+        yield event.truncated ? { kind: "end", note: words.cut(limit) } : { kind: "end" };
         break;
       case "error":
         yield event;
@@ -334,9 +335,9 @@ export async function* liveSheetEvents(events: AsyncIterable<ExportEvent>, limit
 const FROZEN_BATCH = 2000;
 
 /** A snapshot's frozen result (already shaped as the data call answers) as sheet events. */
-export async function* frozenSheetEvents(outcome: QueryOutcome | undefined, frozenLimit: number): AsyncGenerator<SheetEvent, void, undefined> {
+export async function* frozenSheetEvents(outcome: QueryOutcome | undefined, frozenLimit: number, words: ExportWords = exportWords()): AsyncGenerator<SheetEvent, void, undefined> {
   if (!outcome) {
-    yield { kind: "error", error: "This query was not frozen with the snapshot; publish the report again to include it." };
+    yield { kind: "error", error: words.notFrozen };
     return;
   }
   if ("error" in outcome) {
@@ -348,5 +349,5 @@ export async function* frozenSheetEvents(outcome: QueryOutcome | undefined, froz
   for (let start = 0; start < outcome.rows.length; start += FROZEN_BATCH) {
     yield { kind: "rows", rows: outcome.rows.slice(start, start + FROZEN_BATCH).map((row) => columns.map((column, c) => cellOf(column.type, row[c]))) };
   }
-  yield outcome.truncated ? { kind: "end", note: frozenCutNote(frozenLimit) } : { kind: "end" };
+  yield outcome.truncated ? { kind: "end", note: words.frozenCut(frozenLimit) } : { kind: "end" };
 }

@@ -11,7 +11,8 @@ import { attachment, exportFileName } from "../../http/attachment.ts";
 import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { exportLangOf, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { exportWords } from "../export/exportWords.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`), and how it renders (its worker threads). */
@@ -29,6 +30,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
   router.post("/:id/export/docx", deps.access.recorded, async (ctx: Context) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
+    const lang = exportLangOf(body);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     if (!exportEnabled(version.spec, "docx")) throw new HttpError(400, "The docx export is switched off for this report.");
     const params = paramValues(version, body.params);
@@ -38,6 +40,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
     const now = new Date();
     // Word, ECharts and the rasteriser are big: loaded on the first export, not at start-up.
     const { exportDocx, filterRows } = await import("../export/docxExport.ts");
+    const words = exportWords(lang);
     const gone = callerGone(ctx);
     const results = await layerResults(deps.runtime, ctx.state.tenant, version, shown, gone);
     // Nobody is left to read the document: render nothing.
@@ -49,7 +52,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
       throw new HttpError(503, busy, { "Retry-After": retryAfterSeconds(deps.runtime.gate) });
     }
     showingResults(ctx, results);
-    const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note, title: shown.title, results };
+    const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note, title: shown.title, results, lang };
     const specParams = version.spec.params ?? [];
     const drill = shown.drill?.drill;
     const layer: DocxLayer = drill
@@ -57,13 +60,13 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
           ...common,
           reportTitle: version.title,
           filters: [
-            ...filterRows(specParams, shown.params, {}),
-            ...drill.args.map((arg) => ({ label: arg.name, value: shown.values[arg.name] == null ? "(all)" : String(shown.values[arg.name]) })),
+            ...filterRows(specParams, shown.params, {}, words),
+            ...drill.args.map((arg) => ({ label: arg.name, value: shown.values[arg.name] == null ? words.all : String(shown.values[arg.name]) })),
           ],
           // A drill target without nodes of its own shows each of its queries as a table.
           nodes: drill.nodes ?? Object.keys(drill.queries).map((name): NodeDef => ({ id: name, type: "table", title: name, query: name })),
         }
-      : { ...common, description: version.spec.description, filters: filterRows(specParams, shown.params, results), nodes: version.spec.nodes };
+      : { ...common, description: version.spec.description, filters: filterRows(specParams, shown.params, results, words), nodes: version.spec.nodes };
 
     const file = await exportDocx(layer, deps.rendering);
     ctx.type = DOCX_CONTENT_TYPE;

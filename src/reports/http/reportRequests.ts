@@ -5,6 +5,7 @@ import { readAsTenant, type TenantReader } from "../../../db/tenantScope.ts";
 import { ViewingRefusal, type RefusalKind } from "../../../queries/reports/viewing.ts";
 import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { HttpError } from "../../http/httpError.ts";
+import { exportLangField, type ExportLang } from "../export/exportWords.ts";
 
 /** What the report routes share in HTTP: the bodies of the viewing calls, the report id of a path, the viewing rules' refusals as statuses. */
 
@@ -19,7 +20,18 @@ export const paramValuesField = z.record(z.string(), z.unknown()).nullish().meta
 const drillArgsField = z.record(z.string(), z.unknown()).nullish().meta({ description: "Values of the drill target's declared args, by name (the clicked row's columns)", example: { month: "2026-02-01" } });
 export const dataRequest = z.object({ version: versionField, params: paramValuesField });
 export const drillRequest = dataRequest.extend({ drill: z.string().meta({ description: "A key of the spec's drills" }), args: drillArgsField });
-export const exportRequest = dataRequest.extend({ drill: z.string().nullish().meta({ description: "A key of the spec's drills: export that drill-through layer instead of the report" }), args: drillArgsField });
+export const exportRequest = dataRequest.extend({
+  drill: z.string().nullish().meta({ description: "A key of the spec's drills: export that drill-through layer instead of the report" }),
+  args: drillArgsField,
+  lang: exportLangField,
+});
+
+/** The language an export body asks its file's own words in (issue #34): en when it names none. */
+export function exportLangOf(body: Record<string, unknown>): ExportLang {
+  const lang = exportLangField.safeParse(body.lang ?? undefined);
+  if (!lang.success) throw new HttpError(400, lang.error.issues[0]!.message);
+  return lang.data ?? "en";
+}
 
 export function readFor<T>(db: Db, ctx: Context, work: (reader: TenantReader) => Promise<T>): Promise<T> {
   return readAsTenant<T>(db, ctx.state.tenant, work);

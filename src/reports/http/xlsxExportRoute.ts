@@ -15,7 +15,9 @@ import type { SheetEvent, XlsxAbout, XlsxSheet } from "../export/xlsxExport.ts";
 import { attachment, exportFileName } from "../../http/attachment.ts";
 import { HttpError } from "../../http/httpError.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { exportLangOf, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { exportWords, type ExportWords } from "../export/exportWords.ts";
+import type { ExportEvent } from "../../../queries/reports/exportRows.ts";
 import { patientRefColumn, patientRefText, shownBy, type ShownSubjects } from "../../access/shownSubjects.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
@@ -34,6 +36,8 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
+    const lang = exportLangOf(body);
+    const words = exportWords(lang);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     if (!exportEnabled(version.spec, "xlsx")) throw new HttpError(400, "The xlsx export is switched off for this report.");
     const drilling = body.drill !== undefined && body.drill !== null;
@@ -49,12 +53,13 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const about: XlsxAbout = {
       report: version.title,
       version: version.version,
-      mode: drill && version.mode === "snapshot" ? "snapshot (the drill-through runs live)" : version.mode,
+      mode: drill && version.mode === "snapshot" ? words.modes.snapshotDrill : words.modes[version.mode],
       publishedAt: version.publishedAt,
       exportedAt: localDateTime(now),
       datasource: version.datasource,
-      filters: (version.spec.params ?? []).map((param) => ({ label: param.label || param.name, value: shownValue(param, layer.params[param.name]) })),
-      ...(drill ? { drill: { title: layer.title, args: drill.drill.args.map((arg) => ({ name: arg.name, value: shownValue(null, layer.values[arg.name]) })) } } : {}),
+      filters: (version.spec.params ?? []).map((param) => ({ label: param.label || param.name, value: shownValue(param, layer.params[param.name], words) })),
+      ...(drill ? { drill: { title: layer.title, args: drill.drill.args.map((arg) => ({ name: arg.name, value: shownValue(null, layer.values[arg.name], words) })) } } : {}),
+      lang,
     };
     const timeoutMs = deps.runtime.timeoutMs * EXPORT_TIMEOUT_FACTOR;
     const nodes = drill ? (drill.drill.nodes ?? []) : version.spec.nodes;
@@ -68,8 +73,8 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
       query: name,
       events: patientsOnTheWay(
         frozen
-          ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT)
-          : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", layer.defs, layer.values, { timeoutMs, signal: stop.signal }, liveSheetEvents),
+          ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT, words)
+          : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", layer.defs, layer.values, { timeoutMs, signal: stop.signal }, (events, limit) => liveSheetEvents(events, limit, words)),
         shown,
       ),
       numberFormats: formats.get(name),
@@ -117,7 +122,7 @@ async function* liveEvents(
   defs: readonly TemplateDef[],
   values: Record<string, unknown>,
   reading: { timeoutMs: number; signal: AbortSignal },
-  liveSheetEvents: typeof import("../export/xlsxExport.ts").liveSheetEvents,
+  liveSheetEvents: (events: AsyncIterable<ExportEvent>, limit: number) => AsyncGenerator<SheetEvent, void, undefined>,
 ): AsyncGenerator<SheetEvent, void, undefined> {
   const prepared = await preparedQuery(runtime, datasource, sql, defs, values);
   if ("error" in prepared) {
@@ -188,13 +193,13 @@ function inReadingOrder<Q>(queries: Record<string, Q>, nodes: ReadonlyArray<obje
 }
 
 /** A filter or drill value as the About sheet shows it: null as "(all)", a range as "from – to". */
-function shownValue(param: ParamDef | null, value: unknown): string {
-  const one = (v: unknown): string => (v === null || v === undefined ? "…" : typeof v === "boolean" ? (v ? "yes" : "no") : String(v));
-  if (value === null || value === undefined) return "(all)";
+function shownValue(param: ParamDef | null, value: unknown, words: ExportWords): string {
+  const one = (v: unknown): string => (v === null || v === undefined ? "…" : typeof v === "boolean" ? (v ? words.yes : words.no) : String(v));
+  if (value === null || value === undefined) return words.all;
   if (param && (param.type === "dateRange" || param.type === "numberRange") && Array.isArray(value)) {
     const [from, to] = value;
-    return from == null && to == null ? "(all)" : `${one(from)} – ${one(to)}`;
+    return from == null && to == null ? words.all : `${one(from)} – ${one(to)}`;
   }
-  if (Array.isArray(value)) return value.length ? value.map(one).join(", ") : "(all)";
+  if (Array.isArray(value)) return value.length ? value.map(one).join(", ") : words.all;
   return one(value);
 }
