@@ -240,6 +240,32 @@ describe("the report editor in chromium", function () {
     await page.locator(".page-reports .page-body[data-state=ready]").waitFor();
   });
 
+  it("offers its drop-down choices in words, the spec's value beside each (zh, en)", async () => {
+    // Issue #34 item 6: the lists showed "multiSelect", "scatter", "center" on the Chinese page.
+    const id = `demo-${demoReports(["2026-01-01", "2026-03-31"])[0]!.id}`;
+    const choices = async (lang: "zh" | "en") => {
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#edit/${id}`);
+      await page.locator(".page-editor .editor").waitFor();
+      return page.locator('select[data-path$=".type"], select[data-path$=".chart"], select[data-path$=".align"]').evaluateAll((selects) =>
+        selects.map((select) => ({ path: select.getAttribute("data-path")!, chosen: (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? "", raw: [...(select as HTMLSelectElement).options].filter((o) => o.value && o.textContent === o.value).map((o) => o.value) })),
+      );
+    };
+    const zh = await choices("zh");
+    expect(zh.map((c) => c.chosen)).to.include.members(["日期范围 (dateRange)", "多选 (multiSelect)", "图表 (chart)", "折线图 (line)", "指标 (stat)"]);
+    expect(zh.filter((c) => c.raw.length), "no choice shown as its bare value").to.deep.equal([]);
+    const en = await choices("en");
+    expect(en.map((c) => c.chosen)).to.include.members(["Date range (dateRange)", "Several choices (multiSelect)", "Chart (chart)", "Line chart (line)"]);
+    expect(en.filter((c) => c.raw.length)).to.deep.equal([]);
+
+    // A text meant for the screen only is unticked from print (issue #34 item 11: "Click a month…" in the Word file).
+    const printed = page.locator('.spec-card[data-path="nodes[0]"]').getByLabel(/^Also in print and the Word export/);
+    expect(await printed.isChecked()).to.equal(true);
+    await printed.click(); // (not uncheck(): the form is drawn again on the change, so the box read back is a new one)
+    await previewAfter(page, saveAndPreview);
+    const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: staff.tenant.authorToken });
+    expect(saved.body.spec.nodes[0]).to.include({ type: "text", print: false });
+  });
+
   it("marks a query that fails when saved at its SQL line and column, and asks before publishing it (en, zh)", async () => {
     // Issue #34, item 3: `avg(ktvv)` was saved with grade A and published; viewers met the error.
     const spec = { version: 1, title: "Kt/V by month", params: [], queries: { monthly: { sql: "select month, avg(value_avg) as ktv from monthly_results where std_code = 'KTV' group by month order by month" } }, nodes: [{ id: "trend", type: "table", query: "monthly" }] };

@@ -4,11 +4,12 @@
  */
 import { DRILL_ARG_TYPES } from "../../../commands/reports/spec/specVocabulary.ts";
 import { el } from "../dom.ts";
-import { card, freeName, isObject, keyField, memberNames, removeTool, same, type Json } from "./formCards.ts";
+import { card, freeName, isObject, keyField, memberNames, removeTool, type Json } from "./formCards.ts";
 import { rowsField, section, structureButton, textField, type Binding } from "./formFields.ts";
 import { nodeCards } from "./nodesSection.ts";
 import { queryCards, type Releasable } from "./queriesSection.ts";
 import { setAt, type Segment } from "./specPaths.ts";
+import { worded } from "./choiceTexts.ts";
 
 export function drillsSection(b: Binding, editors: Releasable[]): HTMLElement {
   const { spec, texts } = b;
@@ -36,7 +37,7 @@ function drillCard(b: Binding, editors: Releasable[], drills: Json, key: string,
     tools,
     rename,
     textField(b, [...path, "title"], texts.drillTitle, { required: true, hint: texts.drillTitleHint }),
-    rowsField(b, [...path, "args"], texts.drillArgDefs, [{ key: "name", label: texts.name, kind: "text" }, { key: "type", label: texts.type, kind: "select", choices: same(DRILL_ARG_TYPES) }], { text: texts.addArg, blank: () => ({ name: "", type: "text" }) }),
+    rowsField(b, [...path, "args"], texts.drillArgDefs, [{ key: "name", label: texts.name, kind: "text" }, { key: "type", label: texts.type, kind: "select", choices: worded(DRILL_ARG_TYPES, texts.choices.argTypes) }], { text: texts.addArg, blank: () => ({ name: "", type: "text" }) }),
     el("div", { class: "sub-section" }, el("h4", {}, texts.queries), ...queryCards(b, editors, [...path, "queries"])),
     el("div", { class: "sub-section" }, el("h4", {}, texts.drillNodes), ...nodeCards(b, [...path, "nodes"], memberNames(layer.queries))),
   );

@@ -1,4 +1,5 @@
 import type { Lang } from "../../types.ts";
+import { choiceTextsFor, type ChoiceTexts } from "./choiceTexts.ts";
 
 /** The report editor's own words (its bundle is loaded apart from the other staff pages). */
 export interface EditorTexts {
@@ -90,6 +91,7 @@ export interface EditorTexts {
   width: string;
   widthHint: string;
   markdown: string;
+  printed: string;
   queryOfNode: string;
   column: string;
   format: string;
@@ -119,6 +121,8 @@ export interface EditorTexts {
   between: string;
   tone: string;
   tones: Record<string, string>;
+  /** The drop-down lists' choices in words. */
+  choices: ChoiceTexts;
   drill: string;
   drillTarget: string;
   drillNone: string;
@@ -173,7 +177,7 @@ export interface EditorTexts {
   draft: string;
 }
 
-const zh: EditorTexts = {
+const zh: Omit<EditorTexts, "choices"> = {
   newReport: "新建报表",
   editReport: (title) => `编辑报表：${title}`,
   editorIntro: "用表单或 JSON 编辑报表，点击“保存并预览”在右侧查看草稿；满意后发布为新版本。",
@@ -261,6 +265,7 @@ const zh: EditorTexts = {
   width: "宽度",
   widthHint: "栅格 1–12 列；留空为整行。",
   markdown: "文字（Markdown）",
+  printed: "也出现在打印和 Word 导出中（只供屏幕阅读的提示，如“点击某月”，请取消勾选）",
   queryOfNode: "查询",
   column: "列",
   format: "格式",
@@ -343,7 +348,7 @@ const zh: EditorTexts = {
   draft: "草稿",
 };
 
-const en: EditorTexts = {
+const en: Omit<EditorTexts, "choices"> = {
   newReport: "New report",
   editReport: (title) => `Edit report: ${title}`,
   editorIntro: "Edit the report in the form or as JSON; “Save and preview” shows the draft on the right. Publish it as a new version when it is right.",
@@ -431,6 +436,7 @@ const en: EditorTexts = {
   width: "Width",
   widthHint: "1–12 columns of the grid; empty for a full row.",
   markdown: "Text (markdown)",
+  printed: "Also in print and the Word export (untick for hints meant for the screen, such as “click a month”)",
   queryOfNode: "Query",
   column: "Column",
   format: "Format",
@@ -514,4 +520,4 @@ const en: EditorTexts = {
   draft: "draft",
 };
 
-export const editorTextsFor = (lang: Lang): EditorTexts => (lang === "en" ? en : zh);
+export const editorTextsFor = (lang: Lang): EditorTexts => ({ ...(lang === "en" ? en : zh), choices: choiceTextsFor(lang) });

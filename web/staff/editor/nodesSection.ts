@@ -7,6 +7,7 @@ import { el } from "../dom.ts";
 import { card, freeName, isObject, memberNames, moveButtons, same, type Json } from "./formCards.ts";
 import { checkField, listField, mapRows, numberField, rowsField, selectField, stringOrObjectRows, structureButton, textField, type Binding, type RowColumn } from "./formFields.ts";
 import { renderPath, setAt, valueAt, type Segment } from "./specPaths.ts";
+import { worded } from "./choiceTexts.ts";
 
 /** The cards of the nodes at `path` (`nodes`, `drills.x.nodes`), then the add button; `layerQueries` are the queries they may read. */
 export function nodeCards(b: Binding, path: Segment[], layerQueries: string[]): Node[] {
@@ -30,10 +31,10 @@ function nodeFields(b: Binding, path: Segment[], node: Json, layerQueries: strin
   const { texts } = b;
   const common: Node[] = [
     textField(b, [...path, "id"], texts.nodeId, { required: true }),
-    selectField(b, [...path, "type"], texts.nodeType, same(NODE_TYPES), { structural: true, after: (type) => retypeNode(node, type) }),
+    selectField(b, [...path, "type"], texts.nodeType, worded(NODE_TYPES, texts.choices.nodeTypes), { structural: true, after: (type) => retypeNode(node, type) }),
     numberField(b, [...path, "width"], texts.width, { hint: texts.widthHint, min: 1, max: 12 }),
   ];
-  if (node.type === "text") return [...common, textField(b, [...path, "markdown"], texts.markdown, { multiline: true })];
+  if (node.type === "text") return [...common, textField(b, [...path, "markdown"], texts.markdown, { multiline: true }), checkField(b, [...path, "print"], texts.printed, { defaultOn: true })];
   const titled = [...common, textField(b, [...path, "title"], texts.title)];
   const query = () => selectField(b, [...path, "query"], texts.queryOfNode, same(layerQueries), { empty: texts.none });
   if (node.type === "stat") return [...titled, ...statFields(b, path, query)];
@@ -62,7 +63,7 @@ function tableFields(b: Binding, path: Segment[], query: () => HTMLElement): Nod
     { key: "label", label: texts.label, kind: "text" },
     { key: "unit", label: texts.unit, kind: "text" },
     { key: "format", label: texts.format, kind: "text" },
-    { key: "align", label: texts.align, kind: "select", choices: same(COLUMN_ALIGNS) },
+    { key: "align", label: texts.align, kind: "select", choices: worded(COLUMN_ALIGNS, texts.choices.aligns) },
   ];
   return [
     query(),
@@ -75,7 +76,7 @@ function tableFields(b: Binding, path: Segment[], query: () => HTMLElement): Nod
 function chartFields(b: Binding, path: Segment[], query: () => HTMLElement): Node[] {
   const { texts } = b;
   return [
-    selectField(b, [...path, "chart"], texts.chartKind, same(CHART_KINDS)),
+    selectField(b, [...path, "chart"], texts.chartKind, worded(CHART_KINDS, texts.choices.chartKinds)),
     query(),
     textField(b, [...path, "x"], texts.x),
     listField(b, [...path, "y"], texts.y, texts.listHint),
@@ -124,7 +125,7 @@ function drillField(b: Binding, path: Segment[], node: Json): HTMLElement {
 
 /** The members each node type takes beyond id, type and width; the others go when the type changes. */
 const NODE_MEMBERS: Record<string, readonly string[]> = {
-  text: ["markdown"],
+  text: ["markdown", "print"],
   stat: ["title", "query", "column", "format", "unit", "highlight"],
   table: ["title", "query", "columns", "highlight", "drill"],
   chart: ["title", "chart", "query", "x", "y", "y2", "xLabel", "yLabel", "y2Label", "stacked", "refLines", "drill"],

@@ -43,7 +43,7 @@ export function paramDefaultField(b: Binding, paramPath: Segment[]): HTMLElement
       return box(from, "–", to);
     }
     case "boolean": {
-      const control = el("select", { "aria-label": texts.defaultValue }, el("option", { value: "" }, texts.noValue), el("option", { value: "true" }, "true"), el("option", { value: "false" }, "false"));
+      const control = el("select", { "aria-label": texts.defaultValue }, el("option", { value: "" }, texts.noValue), el("option", { value: "true" }, texts.choices.booleans.true), el("option", { value: "false" }, texts.choices.booleans.false));
       control.value = current === null ? "" : String(current);
       control.addEventListener("change", () => write(control.value === "" ? null : control.value === "true"));
       return box(control);

@@ -8,6 +8,7 @@ import { card, freeName, isObject, memberNames, moveButtons, same, type Json } f
 import { checkField, rowsField, section, selectField, structureButton, textField, type Binding } from "./formFields.ts";
 import { paramDefaultField } from "./paramDefault.ts";
 import { renderPath, setAt, type Segment } from "./specPaths.ts";
+import { worded } from "./choiceTexts.ts";
 
 export function paramsSection(b: Binding): HTMLElement {
   const { spec, texts } = b;
@@ -30,7 +31,7 @@ function paramCard(b: Binding, params: Json[], i: number): HTMLElement {
     textField(b, [...path, "name"], texts.name, { required: true, structural: true }),
     textField(b, [...path, "label"], texts.label),
     // A default of the old type would be refused under the new one.
-    selectField(b, [...path, "type"], texts.type, same(PARAM_TYPES), { structural: true, after: (type) => retypeParam(param, type) }),
+    selectField(b, [...path, "type"], texts.type, worded(PARAM_TYPES, texts.choices.paramTypes), { structural: true, after: (type) => retypeParam(param, type) }),
     checkField(b, [...path, "required"], texts.required),
     paramDefaultField(b, path),
   ];
