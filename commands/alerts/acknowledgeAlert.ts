@@ -32,7 +32,7 @@ const acknowledgeDecider: Decider<CriticalResultsState, Acknowledge, CriticalRes
   evolve: evolveCriticalResults,
   decide: ({ alertId, note, by }, state) => {
     const alert = state.alerts.find((candidate) => candidate.alertId === alertId);
-    if (!alert) throw new CommandError("not-found", `No alert ${alertId}; GET /api/alerts lists them.`);
+    if (!alert) throw new CommandError("not-found", `No alert ${alertId}; GET /api/alerts lists them.`, "alert-not-found");
     if (alert.acknowledged) return [];
     return [{ type: "CriticalResultAcknowledged", data: { alertId, note, by } }];
   },

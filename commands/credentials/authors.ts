@@ -36,12 +36,12 @@ export const authorDecider: Decider<CredentialState, AuthorCommand, AuthorEvent>
   decide: (command, state) => {
     switch (command.type) {
       case "register": {
-        if (state.exists) throw new CommandError("conflict", "an author with this id exists already");
+        if (state.exists) throw new CommandError("conflict", "an author with this id exists already", "credential-exists");
         const { authorId, name, tokenDigest, expiresAt, roles, wards } = command;
         return [{ type: "AuthorRegistered", data: { authorId, name, tokenDigest, ...(expiresAt ? { expiresAt } : {}), ...(roles ? { roles } : {}), ...(wards ? { wards } : {}) } }];
       }
       case "revoke":
-        if (!state.exists) throw new CommandError("not-found", "There is no such author; GET /api/admin/authors lists them.");
+        if (!state.exists) throw new CommandError("not-found", "There is no such author; GET /api/admin/authors lists them.", "credential-not-found");
         return state.revoked ? [] : [{ type: "AuthorRevoked", data: {} }];
       case "rotate":
         refuseRotationUnlessLive(state, "author", command.now);

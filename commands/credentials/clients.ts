@@ -43,15 +43,15 @@ export const clientDecider: Decider<ClientState, ClientCommand, ClientEvent> = {
   decide: (command, state) => {
     switch (command.type) {
       case "register": {
-        if (state.exists) throw new CommandError("conflict", "a client with this id exists already");
+        if (state.exists) throw new CommandError("conflict", "a client with this id exists already", "credential-exists");
         const { clientId, name, keyDigest, expiresAt } = command;
         return [{ type: "ClientRegistered", data: { clientId, name, keyDigest, ...(expiresAt ? { expiresAt } : {}) } }];
       }
       case "revoke":
-        if (!state.exists) throw new CommandError("not-found", "There is no such client; GET /api/admin/clients lists the clients of a tenant.");
+        if (!state.exists) throw new CommandError("not-found", "There is no such client; GET /api/admin/clients lists the clients of a tenant.", "credential-not-found");
         return state.revoked ? [] : [{ type: "ClientRevoked", data: {} }];
       case "setCodeMap":
-        if (!state.exists || state.revoked) throw new CommandError("not-found", "There is no such active client.");
+        if (!state.exists || state.revoked) throw new CommandError("not-found", "There is no such active client.", "credential-revoked");
         return [{ type: "ClientCodeMapSet", data: { codeMap: command.codeMap } }];
       case "rotate":
         refuseRotationUnlessLive(state, "client", command.now);

@@ -56,9 +56,9 @@ export function overlapEnd(hours: number, now: Date): string {
 /** A new secret only for a credential that exists, is not revoked and has not expired. */
 export function refuseRotationUnlessLive(state: CredentialState, what: "client" | "author", now: Date): void {
   if (!state.exists || state.revoked) {
-    throw new CommandError("not-found", `There is no such active ${what}; a revoked ${what} stays revoked, so create a new one.`);
+    throw new CommandError("not-found", `There is no such active ${what}; a revoked ${what} stays revoked, so create a new one.`, "credential-revoked");
   }
   if (state.expiresAt !== null && Date.parse(state.expiresAt) <= now.getTime()) {
-    throw new CommandError("conflict", `This ${what} expired at ${state.expiresAt}, and a new ${what === "client" ? "key" : "token"} would not outlive it; create a new ${what} instead.`);
+    throw new CommandError("conflict", `This ${what} expired at ${state.expiresAt}, and a new ${what === "client" ? "key" : "token"} would not outlive it; create a new ${what} instead.`, "credential-expired");
   }
 }

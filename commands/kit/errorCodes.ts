@@ -18,5 +18,18 @@ export const API_ERROR_CODES = [
   "report-not-found",
   "report-already-matched",
   "claim-not-found",
+  "alert-not-found",
+  "draft-saved-again",
+  "draft-gone",
+  "report-never-published",
+  "credential-exists",
+  "credential-not-found",
+  "credential-revoked",
+  "credential-expired",
+  "credentials-other-tenant",
+  "credentials-other-wards",
+  "lab-key-every-ward",
+  "credentials-rebuilding",
+  "chart-range-invalid",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

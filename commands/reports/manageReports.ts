@@ -141,7 +141,7 @@ export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenan
   const state = stream.events.reduce(reportDecider.evolve, reportDecider.initialState());
   // Before a snapshot's queries run: the decider checks again when it appends.
   const unmet = unmetPrecondition(precondition, state);
-  if (unmet) throw new CommandError("precondition-failed", unmet);
+  if (unmet) throw unmet;
   if (!state.draft) throw new CommandError("conflict", "There is no draft to publish; save one with PUT /api/reports/{id}/draft first.");
   const spec = state.draft.spec;
   const defaults = Object.fromEntries((spec.params ?? []).map((param) => [param.name, param.default ?? null]));

@@ -27,15 +27,16 @@ export type ReportCommand =
 /** The entity tag of a draft: its save time to the millisecond, which the event and the read model both keep. */
 export const draftEtag = (savedAt: Date): string => `"draft-${savedAt.getTime()}"`;
 
-/** Why the draft is not the one a save, publish or discard was based on; null when it is (or when none was named). */
-export function unmetPrecondition(precondition: DraftPrecondition | undefined, state: ReportState): string | null {
+/** The refusal of a save, publish or discard based on another draft than the one there is now; null when it is (or when none was named). */
+export function unmetPrecondition(precondition: DraftPrecondition | undefined, state: ReportState): CommandError | null {
   if (!precondition) return null;
   const etag = state.draft && state.draftSavedAt ? draftEtag(state.draftSavedAt) : null;
   if ("draft" in precondition && precondition.draft === etag) return null;
   if ("anyDraft" in precondition && etag !== null) return null;
   if ("noDraft" in precondition && etag === null) return null;
   const now = etag === null ? "there is no draft now (it was published or discarded)" : "the draft was saved again since";
-  return `The draft is not the one this call was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and decide anew, or call without If-Match / If-None-Match to act on the draft as it is.`;
+  const sentence = `The draft is not the one this call was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and decide anew, or call without If-Match / If-None-Match to act on the draft as it is.`;
+  return new CommandError("precondition-failed", sentence, etag === null ? "draft-gone" : "draft-saved-again");
 }
 
 /** A restore of a version the report does not have. */
@@ -63,7 +64,7 @@ export const reportDecider: Decider<ReportState, ReportCommand, ReportEvent> = {
   },
   decide: (command, state) => {
     const unmet = command.type === "restore" ? null : unmetPrecondition(command.precondition, state);
-    if (unmet) throw new CommandError("precondition-failed", unmet);
+    if (unmet) throw unmet;
     switch (command.type) {
       case "saveDraft":
         return [{ type: "ReportDraftSaved", data: { ...command.draft, who: command.who } }];

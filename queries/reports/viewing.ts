@@ -22,6 +22,8 @@ export class ViewingRefusal extends Error {
   constructor(
     readonly kind: RefusalKind,
     message: string,
+    /** Which refusal this is where a page words it apart (src/reports/http/reportRequests.ts gives it its code). */
+    readonly reason?: "never-published",
   ) {
     super(message);
     this.name = "ViewingRefusal";
@@ -129,7 +131,7 @@ export async function versionToView(db: Db, tenant: string, reportId: string, as
     const head = await reportHead(reader, reportId);
     if (!head) throw new ViewingRefusal("not-found", `There is no report ${reportId}; list the reports with GET /api/reports.`);
     const wanted = asked ?? (head.publishedVersion === null ? null : versionLabel(head.publishedVersion));
-    if (wanted === null) throw new ViewingRefusal("conflict", "This report has never been published; ask for version=draft, or publish it first.");
+    if (wanted === null) throw new ViewingRefusal("conflict", "This report has never been published; ask for version=draft, or publish it first.", "never-published");
     const no = versionNo(wanted);
     if (wanted === DRAFT_LABEL) {
       const draft = await draftOf(reader, reportId);

@@ -60,7 +60,7 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
     const tenant = ctx.state.tenant;
     const alertId = ctx.params.alertId!;
     const alert = await readAsTenant(store.db, tenant, (reader) => alertById(reader, dictionary, alertId));
-    if (!alert) throw new HttpError(404, `No alert ${alertId}; GET /api/alerts lists them.`);
+    if (!alert) throw new HttpError(404, `No alert ${alertId}; GET /api/alerts lists them.`, {}, "alert-not-found");
     // The answer is the alert as it now stands: the patient's name and result.
     showing(ctx, { patientRefs: [alert.patientRef] });
     const appended = await acknowledgeAlert(commandContextOf(ctx, store), tenant, alert.externalId, alertId, note);

@@ -67,7 +67,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
   /** The client to change: one of the caller's tenant, that an administrator of every ward changes. */
   async function existingClient(ctx: Context, clientId: string) {
     const client = await clientById(store.db, clientId);
-    if (!client || !administersTenant(principalOf(ctx), client.tenant)) throw new HttpError(404, "There is no client with this id; GET /api/admin/clients lists a tenant's clients.");
+    if (!client || !administersTenant(principalOf(ctx), client.tenant)) throw new HttpError(404, "There is no client with this id; GET /api/admin/clients lists a tenant's clients.", {}, "credential-not-found");
     refuseWardLimitedForClients(principalOf(ctx));
     return client;
   }
@@ -80,7 +80,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
 
   router.put("/clients/:clientId/code-map", administrator, async (ctx) => {
     const client = await existingClient(ctx, ctx.params.clientId!);
-    if (client.revoked) throw new HttpError(404, "This client was revoked; create a new one.");
+    if (client.revoked) throw new HttpError(404, "This client was revoked; create a new one.", {}, "credential-revoked");
     const { codeMap } = parseBody(clientCodeMapInput, ctx.request.body);
     await setClientCodeMap(commandContextOf(ctx, store), client.tenant, client.clientId, codeMap);
     ctx.body = { clientId: client.clientId, codeMap } satisfies z.infer<typeof clientCodeMapAnswer>;
@@ -88,7 +88,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
 
   router.post("/clients/:clientId/rotate", administrator, async (ctx) => {
     const client = await existingClient(ctx, ctx.params.clientId!);
-    if (client.revoked) throw new HttpError(404, "This client was revoked, and a revoked client gets no new key; create a new client.");
+    if (client.revoked) throw new HttpError(404, "This client was revoked, and a revoked client gets no new key; create a new client.", {}, "credential-revoked");
     const { overlapHours } = parseBody(rotateInput, ctx.request.body ?? {});
     ctx.status = 201;
     ctx.body = await rotateClientKey(commandContextOf(ctx, store), hasher, client.tenant, client.clientId, overlapHours);
@@ -109,7 +109,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
   /** The author to change: one of the caller's tenant, within the caller's wards. */
   async function existingAuthor(ctx: Context, authorId: string) {
     const author = await authorById(store.db, authorId);
-    if (!author || !administersTenant(principalOf(ctx), author.tenant)) throw new HttpError(404, "There is no author with this id; GET /api/admin/authors lists a tenant's authors.");
+    if (!author || !administersTenant(principalOf(ctx), author.tenant)) throw new HttpError(404, "There is no author with this id; GET /api/admin/authors lists a tenant's authors.", {}, "credential-not-found");
     refuseWiderWards(principalOf(ctx), author.wards);
     return author;
   }
@@ -122,7 +122,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
 
   router.post("/authors/:authorId/rotate", administrator, async (ctx) => {
     const author = await existingAuthor(ctx, ctx.params.authorId!);
-    if (author.revoked) throw new HttpError(404, "This author was revoked, and a revoked author gets no new token; create a new author.");
+    if (author.revoked) throw new HttpError(404, "This author was revoked, and a revoked author gets no new token; create a new author.", {}, "credential-revoked");
     const { overlapHours } = parseBody(rotateInput, ctx.request.body ?? {});
     ctx.status = 201;
     ctx.body = await rotateAuthorToken(commandContextOf(ctx, store), hasher, author.tenant, author.authorId, overlapHours);
@@ -134,7 +134,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
       return await readAsTenant(store.db, tenant, list);
     } catch (error) {
       if (!readsVersion1(error)) throw error;
-      throw new HttpError(503, "The credentials read model is being rebuilt after an upgrade; list again in a few seconds.", { "Retry-After": "5" });
+      throw new HttpError(503, "The credentials read model is being rebuilt after an upgrade; list again in a few seconds.", { "Retry-After": "5" }, "credentials-rebuilding");
     }
   }
   return router;

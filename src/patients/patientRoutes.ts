@@ -56,8 +56,8 @@ function chartItems(dictionary: Dictionary, codes: string | undefined): Dictiona
 function chartDays(from: string | undefined, to: string | undefined): { fromDay: string; toDay: string } {
   const toDay = to ?? localDate(new Date());
   const fromDay = from ?? `${String(Number(toDay.slice(0, 4)) - 1).padStart(4, "0")}${toDay.slice(4)}`.replace(/-02-29$/, "-02-28");
-  if (fromDay > toDay) throw new HttpError(400, `from (${fromDay}) is after to (${toDay}); send from on or before to.`);
-  if (Number(toDay.slice(0, 4)) - Number(fromDay.slice(0, 4)) > MAX_CHART_YEARS) throw new HttpError(400, `Ask for at most ${MAX_CHART_YEARS} years at a time.`);
+  if (fromDay > toDay) throw new HttpError(400, `from (${fromDay}) is after to (${toDay}); send from on or before to.`, {}, "chart-range-invalid");
+  if (Number(toDay.slice(0, 4)) - Number(fromDay.slice(0, 4)) > MAX_CHART_YEARS) throw new HttpError(400, `Ask for at most ${MAX_CHART_YEARS} years at a time.`, {}, "chart-range-invalid");
   return { fromDay, toDay };
 }
 

@@ -57,4 +57,18 @@ describe("staff pages translate the service's coded answers (zh)", function () {
     await page.waitForFunction(() => document.querySelector("dialog .form-error")?.textContent?.startsWith("此身份证号已登记"));
     expect(await form.locator(".form-error").textContent()).to.equal("此身份证号已登记给另一位患者，请修改该患者。");
   });
+
+  it("says in Chinese that the draft was saved by someone else meanwhile", async () => {
+    const spec = { version: 1, title: "病区", params: [], queries: { wards: { sql: "select ward from patients order by ward" } }, nodes: [{ id: "t", type: "table", query: "wards" }] };
+    const save = (title: string) => staff.tenant.call("PUT", "/api/reports/codes-board/draft", { token: staff.tenant.authorToken, body: { spec: { ...spec, title } } });
+    expect((await save("第一稿")).status).to.equal(200);
+    const editor = await signedInPage(staff, TENANT, { lang: "zh", fragment: "#edit/codes-board" });
+    await editor.locator(".page-editor .editor").waitFor();
+    expect((await save("别人的稿")).status).to.equal(200);
+    await editor.getByLabel("标题", { exact: true }).first().fill("我的稿");
+    await editor.getByRole("button", { name: "保存并预览" }).click();
+    const conflict = editor.locator(".editor-conflict");
+    await conflict.waitFor();
+    expect(await conflict.textContent()).to.include("草稿已被他人修改。").and.include("草稿在您打开之后又被保存过。").and.not.include("If-Match");
+  });
 });

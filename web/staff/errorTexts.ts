@@ -34,6 +34,19 @@ export const errorZh: ErrorTexts = {
     "report-not-found": "没有这份报告，请刷新待认领列表。",
     "report-already-matched": "这份报告已关联患者，只能认领或忽略待认领的报告。",
     "claim-not-found": "这份报告已不在待认领列表中，或没有该患者；请刷新后重试。",
+    "alert-not-found": "没有这条危急值提醒，请刷新列表。",
+    "draft-saved-again": "草稿在您打开之后又被保存过。",
+    "draft-gone": "草稿已不存在（已被发布或放弃）。",
+    "report-never-published": "这份报表还没有发布过；请先发布，或打开草稿。",
+    "credential-exists": "已有相同标识的凭据，请换一个标识。",
+    "credential-not-found": "没有这个凭据，请刷新列表。",
+    "credential-revoked": "这个凭据已被吊销，不能再轮换；请新建一个。",
+    "credential-expired": "这个凭据已过期，新的密钥不会比它存活更久；请新建一个。",
+    "credentials-other-tenant": "您只能管理本院（本租户）的凭据。",
+    "credentials-other-wards": "您只能管理本人病区的令牌：病区须在您的病区之内；或请管理全部病区的管理员处理。",
+    "lab-key-every-ward": "检验系统的密钥适用于所有病区，只能由管理全部病区的管理员管理。",
+    "credentials-rebuilding": "凭据列表正在升级后重建，请几秒后再试。",
+    "chart-range-invalid": "时间范围无效：开始日期须不晚于结束日期，且一次最多查看 10 年。",
   },
 };
 
@@ -52,6 +65,10 @@ export const errorEn: ErrorTexts = {
     "patient-not-found": "There is no such patient here (or not in your wards).",
     "report-not-found": "There is no such report; reload the queue.",
     "claim-not-found": "The report no longer awaits claiming, or there is no such patient; reload and try again.",
+    "alert-not-found": "There is no such alert; reload the list.",
+    "draft-saved-again": "The draft was saved again since you opened it.",
+    "draft-gone": "There is no draft now: it was published or discarded.",
+    "credential-not-found": "There is no such credential; reload the list.",
   },
 };
 

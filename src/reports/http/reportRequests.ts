@@ -54,7 +54,7 @@ const REFUSAL_STATUS: Record<RefusalKind, number> = { invalid: 400, "not-found":
 
 /** A refusal of the viewing rules as the HTTP answer it stands for; any other error as it is. */
 export function asHttpError(error: unknown): unknown {
-  return error instanceof ViewingRefusal ? new HttpError(REFUSAL_STATUS[error.kind], error.message) : error;
+  return error instanceof ViewingRefusal ? new HttpError(REFUSAL_STATUS[error.kind], error.message, {}, error.reason === "never-published" ? "report-never-published" : undefined) : error;
 }
 
 /** Answers a viewing route's refusals (queries/reports/viewing.ts) with their statuses. */
