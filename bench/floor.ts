@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { PIECE_SIZE } from "../commands/bulk/submitBulkJob.ts";
 import { MAX_REPORTS_PER_PUSH } from "../commands/ingestion/pushReports.ts";
@@ -10,6 +11,7 @@ import { createTestDatabase, testServerUrl } from "../test/support/database.ts";
 import { templateReports, type TemplateReport } from "./floorPayloads.ts";
 import { copyEvents, copyItems, insertCheckpoint, insertEvents, insertItems, insertItemsFromEvents, insertReportRows, writeEvents, writeItems, type Piece, type ReadSchemas } from "./floorWrites.ts";
 import { ITEMS, SENDERS } from "./ingestSenders.ts";
+import { printProfiles, profiledBulk, profiledPush } from "./profiledRuns.ts";
 import { median, result, type BenchResult } from "./results.ts";
 
 /*
@@ -24,6 +26,10 @@ import { median, result, type BenchResult } from "./results.ts";
  * BENCH_FLOOR_REPEATS times (default 2; the value is the median, every run is in the note), with
  * BENCH_FLOOR_WRITERS concurrent writers (default 2, one per core of the 2-core machine the targets
  * were set on) for bulk pieces, SENDERS for pushes as the ingest group sends them.
+ *
+ * BENCH_PROFILE=1 adds where the paths' own time goes: a bulk job of BENCH_PROFILE_BULK_REPORTS
+ * (default 50,000) and a push burst of SENDERS x BENCH_PROFILE_PUSH_BATCHES batches of 100 (default
+ * 25) on the service profiled (profiledRuns.ts), printed and written to bench/profile-summary.json.
  */
 
 const BULK_PIECE = PIECE_SIZE.reports;
@@ -227,6 +233,19 @@ function loadAverage(): string {
   return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 }
 
+const PROFILE_SUMMARY = fileURLToPath(new URL("./profile-summary.json", import.meta.url));
+
+/** The profiled bulk job and push burst (BENCH_PROFILE=1), printed and written to bench/profile-summary.json. */
+async function profiledPaths() {
+  const count = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+  console.error("  floor: profiling a bulk job and a push burst on the service");
+  const runs = [await profiledBulk(count("BENCH_PROFILE_BULK_REPORTS", 50_000)), await profiledPush(count("BENCH_PROFILE_PUSH_BATCHES", 25))];
+  printProfiles(runs);
+  writeFileSync(PROFILE_SUMMARY, `${JSON.stringify({ measuredAt: new Date().toISOString(), loadAverage: loadAverage(), runs }, null, 2)}\n`);
+  console.log(`\nwritten to ${PROFILE_SUMMARY}`);
+  return runs;
+}
+
 export async function floorBenchmarks(): Promise<BenchResult[]> {
   const chosen = settings();
   const templates = await templateReports(TEMPLATE_BATCHES);
@@ -240,6 +259,7 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
     loads.push(`${before} -> ${loadAverage()}`);
     console.error(`  floor run ${r + 1}: ${Object.entries(runs.at(-1)!).map(([k, v]) => `${k} ${v.toFixed(k.endsWith("_s") ? 1 : 0)}`).join(", ")} (load ${loads.at(-1)})`);
   }
+  const profiles = process.env.BENCH_PROFILE === "1" ? await profiledPaths() : [];
   const of = (figure: string) => runs.map((run) => run[figure]!);
   const each = (figure: string) => of(figure).map((v) => Math.round(v)).join(", ");
   const shape = `${chosen.reports} reports of ${ITEMS.length} items (${Math.round(eventBytes)} B of event JSON each, the bulk group's reports as the service stores them) on a fresh database`;
@@ -247,7 +267,18 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
   const figure = (name: string, key: string, what: string) => result(`floor.${name}`, median(of(key)), "reports/s", undefined, `${what}; ${shape}; ${runsNote(key)}`);
   const pieces = `pieces of ${BULK_PIECE} (the bulk import's), ${chosen.writers} writers`;
   const formsOfRuns = forms.join("; ");
+  const profiledFigures = profiles.map((run) => {
+    const floorKey = run.path === "bulk" ? "bulk" : "push100";
+    return result(
+      `floor.profiled_${run.path}_reports_per_s`,
+      run.reportsPerSecond,
+      "reports/s",
+      median(of(floorKey)),
+      `the service's own ${run.path === "bulk" ? "bulk import (one job)" : "JSON push burst"} of ${run.reports} reports under --cpu-prof and statement timing (slower than unprofiled), first byte -> read models at the store's head; baseline: its floor above; where the time went: bench/profile-summary.json`,
+    );
+  });
   return [
+    ...profiledFigures,
     figure("bulk_reports_per_s", "bulk", `the bulk import's floor: per piece of ${BULK_PIECE}, one transaction with the events and the item rows (each by the form that was the fastest in the run: ${formsOfRuns}), the job's checkpoint event and the report rows, ${chosen.writers} writers; what bulk.floor_ratio divides by`),
     figure("events_insert_per_s", "events_unnest", `events as the store keeps them (jsonb, lz4 out of line, its indexes) by one INSERT … SELECT from unnest(text[] streams, text[] payloads) per piece, ${pieces}`),
     figure("events_values_per_s", "events_values", `the same events by one multi-row INSERT per piece with each payload a parameter of its own (as appendToStreams sends them), ${pieces}`),
