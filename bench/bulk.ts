@@ -31,9 +31,9 @@ function dayOf(batch: number): string {
  * `from` to `to` of the run. A line of these reports is about 3 kB, so a job of the contract's
  * 512 MB holds at most ~170,000 of them: larger runs are cut into jobs of JOB_REPORTS.
  */
-const JOB_REPORTS = 100_000;
+export const JOB_REPORTS = 100_000;
 
-async function writeJobFile(file: string, run: string, from: number, to: number): Promise<number> {
+export async function writeJobFile(file: string, run: string, from: number, to: number): Promise<number> {
   const out = createWriteStream(file);
   for (let b = from; b < to; b++) {
     const text = makeBatch(run, 0, b, dayOf(b)).reports.map((report) => JSON.stringify(report)).join("\n") + "\n";
@@ -44,7 +44,7 @@ async function writeJobFile(file: string, run: string, from: number, to: number)
   return statSync(file).size;
 }
 
-function upload(url: string, key: string, file: string): Promise<{ status: number; body: any }> {
+export function upload(url: string, key: string, file: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,

@@ -50,12 +50,15 @@ interface OursRun {
   blocksSealed: number;
 }
 
-/** A fresh database and the service on it as `npm start` runs it (its own process), with the senders' patients registered. */
-export async function benchService(env: Record<string, string> = {}) {
+/**
+ * A fresh database and the service on it as `npm start` runs it (its own process), with the
+ * senders' patients registered; `nodeOptions` for node itself (the floor group's profiled runs).
+ */
+export async function benchService(env: Record<string, string> = {}, nodeOptions: string[] = []) {
   const databaseUrl = await createTestDatabase(false);
   await buildServer();
   // The service as `npm start` runs it, logging at its default level; only the rate limit is lifted.
-  const service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info", ...env }, nodeOptions: profilingFlags() });
+  const service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info", ...env }, nodeOptions: [...profilingFlags(), ...nodeOptions] });
   const db = createPool(databaseUrl, { max: 1, applicationName: "bench-watch" });
   try {
     const tenant = await ingestionTenant(service, TENANT);

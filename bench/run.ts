@@ -22,6 +22,7 @@ const groups: Record<string, Group> = {
   projection: { run: async () => (await import("./projection.ts")).projectionBenchmarks() },
   ingest: { run: async () => (await import("./ingest.ts")).ingestBenchmarks() },
   bulk: { run: async () => (await import("./bulk.ts")).bulkBenchmarks() },
+  floor: { run: async () => (await import("./floor.ts")).floorBenchmarks() },
   growth: { run: async () => (await import("./growth.ts")).growthBenchmarks() },
   reports: { run: async () => (await import("./reports.ts")).reportBenchmarks() },
   reconcile: { run: async () => (await import("./reconcile.ts")).reconcileBenchmarks() },
