@@ -111,6 +111,9 @@ export interface EditorTexts {
   stacked: string;
   refLines: string;
   addRefLine: string;
+  seriesLabels: string;
+  seriesLabelsHint: string;
+  addSeriesLabel: string;
   highlight: string;
   highlightHint: string;
   addRule: string;
@@ -282,6 +285,9 @@ const zh: EditorTexts = {
   stacked: "堆叠",
   refLines: "参考线",
   addRefLine: "添加参考线",
+  seriesLabels: "系列名称",
+  seriesLabelsHint: "图例和提示框中代替列名显示的名称，例如列 ktv 显示为 spKt/V。只能填写纵轴列或右侧纵轴列。",
+  addSeriesLabel: "添加系列名称",
   highlight: "条件高亮",
   highlightHint: "第一条匹配的规则决定颜色；每条规则只填“低于”“高于”“介于”之一。",
   addRule: "添加规则",
@@ -452,6 +458,9 @@ const en: EditorTexts = {
   stacked: "Stacked",
   refLines: "Reference lines",
   addRefLine: "Add reference line",
+  seriesLabels: "Series names",
+  seriesLabelsHint: "What the legend and tooltip show instead of a column's name, e.g. spKt/V for column ktv. Only y or right-axis columns.",
+  addSeriesLabel: "Add series name",
   highlight: "Highlight",
   highlightHint: "The first rule that matches marks the value; give each rule one of below, above or between.",
   addRule: "Add rule",
