@@ -11,7 +11,7 @@
  *   series per `y` column of `[x, y]` points.
  * - Issue #22: `y2` columns on a second y axis on the right, `xLabel` / `yLabel` / `y2Label` axis
  *   names (units included), `stacked` bars and areas (each axis its own stack), `refLines` as
- *   dashed horizontal lines on the first y axis, named at their right end.
+ *   dashed horizontal lines on the first y axis, named just right of the plot (refLineLabels.ts).
  * - Issue #34 item 11: `labels` names a y / y2 column for the reader (legend, tooltip, an axis
  *   named after its one series); a column without a label keeps its column name.
  * - A column that the result does not hold is an error (`ChartColumnError`), not an empty chart:
@@ -22,6 +22,7 @@
 import type { EChartsOption } from "echarts";
 import type { NodeDef } from "../../../commands/reports/spec/specSchema.ts";
 import type { QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
+import { refLineMarks } from "./refLineLabels.ts";
 
 export type ChartNode = Extract<NodeDef, { type: "chart" }>;
 export type ChartResult = Pick<QuerySuccess, "columns" | "columnTypes" | "rows">;
@@ -171,25 +172,21 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
       return { type: "line" as const, ...shared, showSymbol: rows.length <= 60, connectNulls: false, ...(node.chart === "area" ? { areaStyle: { opacity: 0.25 } } : {}) };
     });
   const plotted = [...series(yIndexes, node.y, 0), ...series(y2Indexes, y2, 1)];
-  if (node.refLines?.length) {
-    // On the first series, so on the first y axis: a target such as Kt/V 1.2, named at its end.
-    Object.assign(plotted[0]!, {
-      markLine: {
-        silent: true,
-        symbol: "none",
-        lineStyle: { type: "dashed", color: "#555555" },
-        label: { formatter: "{b}", position: "insideEndTop", fontFamily: CHART_FONT_FAMILY },
-        data: node.refLines.map((line) => ({ yAxis: line.value, name: line.label ?? String(line.value) })),
-      },
-    });
-  }
+  // On the first series, so on the first y axis: a target such as Kt/V 1.2, named right of the plot
+  // (refLineLabels.ts). A second axis' labels move out by as much (their margin, which both of
+  // ECharts' grid layouts count: the docx renderer's legacy containLabel and the embed page's),
+  // so the names sit between the plot and those labels.
+  const marks = node.refLines?.length ? refLineMarks(node.refLines, CHART_FONT_FAMILY) : null;
+  if (marks) Object.assign(plotted[0]!, { markLine: marks.markLine });
+  const room = marks?.room ?? 0;
+  const gridRight = y2.length ? right : Math.max(right, room + 8);
   return {
     ...base,
     tooltip: { trigger: "axis" },
     legend,
-    grid: { left: 16, right, top: gridTop, bottom: node.xLabel ? 34 : 16, containLabel: true },
+    grid: { left: 16, right: gridRight, top: gridTop, bottom: node.xLabel ? 34 : 16, containLabel: true },
     xAxis: { type: "category", data: categories, boundaryGap: node.chart === "bar", axisLabel: { hideOverlap: true }, ...(node.xLabel ? { name: node.xLabel, nameLocation: "middle" as const, nameGap: 28 } : {}) },
-    yAxis: y2.length ? [firstAxis, { type: "value", scale, name: node.y2Label, position: "right", splitLine: { show: false } }] : firstAxis,
+    yAxis: y2.length ? [firstAxis, { type: "value", scale, name: node.y2Label, position: "right", splitLine: { show: false }, ...(room ? { axisLabel: { margin: room } } : {}) }] : firstAxis,
     series: plotted,
   };
 }
