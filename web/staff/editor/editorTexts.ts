@@ -1,4 +1,5 @@
 import type { Lang } from "../../types.ts";
+import type { CompletionKinds } from "./codeEditors.ts";
 
 /** The report editor's own words (its bundle is loaded apart from the other staff pages). */
 export interface EditorTexts {
@@ -78,6 +79,8 @@ export interface EditorTexts {
   query: (name: string) => string;
   queryName: string;
   sqlOf: (name: string) => string;
+  /** The badge words of the SQL completions (codeEditors.ts). */
+  completionKinds: CompletionKinds;
   /** Where a query failed when the draft was saved (line and column of its SQL, when the database said), leading into its sentence. */
   queryFailed: (line: number | null, column: number | null) => string;
 
@@ -253,6 +256,7 @@ const zh: EditorTexts = {
   query: (name) => `查询 ${name}`,
   queryName: "查询名称",
   sqlOf: (name) => `查询 ${name} 的 SQL`,
+  completionKinds: { keyword: "关键字", type: "类型", table: "表", property: "列", item: "项目", constant: "别名" },
   queryFailed: (line, column) => (line === null ? "保存草稿时这个查询运行失败：" : `保存草稿时这个查询运行失败，位置在第 ${line} 行第 ${column} 列：`),
 
   nodes: "内容",
@@ -426,6 +430,7 @@ const en: EditorTexts = {
   query: (name) => `Query ${name}`,
   queryName: "Query name",
   sqlOf: (name) => `SQL of query ${name}`,
+  completionKinds: { keyword: "keyword", type: "type", table: "table", property: "column", item: "item", constant: "alias" },
   queryFailed: (line, column) => (line === null ? "This query failed when the draft was saved: " : `This query failed when the draft was saved, at line ${line}, column ${column}: `),
 
   nodes: "Content",
