@@ -49,7 +49,7 @@ describe("the report editor in chromium", function () {
     await page.getByLabel("Report id").fill("ward-board");
     await page.getByLabel("Title", { exact: true }).fill("Patients by ward");
     await page.getByRole("button", { name: "Add query" }).click();
-    await typeInto("SQL of query query", WARD_SQL);
+    await typeInto("SQL of query query1", WARD_SQL);
     await page.getByLabel("Query name").fill("wards");
     await page.getByLabel("Query name").press("Tab");
     await page.getByRole("button", { name: "Add content" }).click();
@@ -303,6 +303,31 @@ describe("the report editor in chromium", function () {
     await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
     expect(await sqlField.locator(".cm-lintRange-error").count()).to.equal(0);
     expect(await page.locator(".editor-audit .grade").textContent()).to.equal("A");
+  });
+
+  it("numbers what it adds from 1 (query1, param1, node1, detail1), so a card's heading reads “Query query1”, not “Query query” (en, zh)", async () => {
+    const headings = {
+      en: { addQuery: "Add query", addFilter: "Add filter", addContent: "Add content", addDrill: "Add drill-through", queries: ["Query query1", "Query query2"], filter: "Filter param1", node: "table node1", drill: "Drill-through detail1" },
+      zh: { addQuery: "添加查询", addFilter: "添加筛选条件", addContent: "添加内容", addDrill: "添加下钻", queries: ["查询 query1", "查询 query2"], filter: "筛选条件 param1", node: "table node1", drill: "下钻 detail1" },
+    } as const;
+    for (const lang of ["en", "zh"] as const) {
+      const words = headings[lang];
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#new`);
+      await page.locator(".page-editor .editor").waitFor();
+      const heading = (path: string) => page.locator(`.spec-card[data-path="${path}"] > .spec-card-head h3`).textContent();
+      await page.getByRole("button", { name: words.addQuery, exact: true }).click();
+      await page.getByRole("button", { name: words.addQuery, exact: true }).click();
+      expect([await heading("queries.query1"), await heading("queries.query2")], lang).to.deep.equal(words.queries);
+      await page.getByRole("button", { name: words.addFilter, exact: true }).click();
+      expect(await heading("params[0]"), lang).to.equal(words.filter);
+      await page.getByRole("button", { name: words.addContent, exact: true }).click();
+      expect(await heading("nodes[0]"), lang).to.equal(words.node);
+      await page.getByRole("button", { name: words.addDrill, exact: true }).click();
+      expect(await heading("drills.detail1"), lang).to.equal(words.drill);
+    }
+    // The new report is left unsaved on purpose.
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en`);
   });
 
   it("ran without a Content-Security-Policy violation or a script error", () => {
