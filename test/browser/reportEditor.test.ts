@@ -240,6 +240,33 @@ describe("the report editor in chromium", function () {
     await page.locator(".page-reports .page-body[data-state=ready]").waitFor();
   });
 
+  it("edits a chart's series names (labels) in the form, and shows the refusal of a name for a column the chart does not plot (en, zh)", async () => {
+    const id = "demo-dialysis-adequacy"; // saved by the test before
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/${id}`);
+    await page.locator(".page-editor .editor").waitFor();
+    const names = page.locator('.spec-card[data-path="nodes[5]"] fieldset[data-path="nodes[5].labels"]');
+    expect(await names.locator("legend").textContent()).to.equal("Series names");
+    const cell = (row: number, key: string) => names.locator(`[data-path="nodes[5].labels[${row}].${key}"]`);
+    expect([await cell(0, "column").inputValue(), await cell(0, "label").inputValue(), await cell(1, "column").inputValue(), await cell(1, "label").inputValue()]).to.deep.equal(["ktv", "spKt/V", "urr", "URR"]);
+    await cell(1, "label").fill("URR (%)");
+    await names.getByRole("button", { name: "Add series name" }).click();
+    await cell(2, "column").fill("ktvv");
+    await cell(2, "label").fill("Kt/V");
+    await saveAndPreview();
+    const problems = page.locator(".editor-problems");
+    await problems.waitFor();
+    expect(await problems.textContent()).to.include("nodes[5].labels.ktvv").and.include('labels names "ktvv", which is not a column of y or y2: use one of ktv, urr as the key');
+    await names.getByRole("button", { name: "Remove 3" }).click();
+    await previewAfter(page, saveAndPreview);
+    const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: staff.tenant.authorToken });
+    expect(saved.body.spec.nodes[5].labels).to.deep.equal({ ktv: "spKt/V", urr: "URR (%)" });
+
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=zh#edit/${id}`);
+    await page.locator(".page-editor .editor").waitFor();
+    expect(await names.locator("legend").textContent()).to.equal("系列名称");
+    expect(await names.getByRole("button", { name: "添加系列名称" }).count()).to.equal(1);
+  });
+
   it("marks a query that fails when saved at its SQL line and column, and asks before publishing it (en, zh)", async () => {
     // Issue #34, item 3: `avg(ktvv)` was saved with grade A and published; viewers met the error.
     const spec = { version: 1, title: "Kt/V by month", params: [], queries: { monthly: { sql: "select month, avg(value_avg) as ktv from monthly_results where std_code = 'KTV' group by month order by month" } }, nodes: [{ id: "trend", type: "table", query: "monthly" }] };
