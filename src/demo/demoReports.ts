@@ -93,6 +93,30 @@ const ANEMIA_MINERAL_RULES = [
   { column: "ipth", above: 600, tone: "warning" },
 ];
 
+/**
+ * What a reader sees for a column, in place of its SQL name (issue #34 item 11): a table's column
+ * with its heading and unit, and the names of a chart's series.
+ */
+const column = (name: string, label: string, unit?: string) => ({ column: name, label, ...(unit ? { unit } : {}) });
+const MONTH = column("month", "Month");
+const WARD = column("ward", "Ward");
+const PATIENTS = column("patients", "Patients");
+const KTV = column("ktv", "spKt/V");
+const URR = column("urr", "URR", "%");
+const KTV_ON_TARGET = column("ktv_on_target_pct", "spKt/V ≥ 1.2", "%");
+const URR_ON_TARGET = column("urr_on_target_pct", "URR ≥ 65", "%");
+const PATIENT = [column("patient_ref", "Patient"), column("name", "Name"), WARD];
+const ADEQUACY_SERIES = { ktv: "spKt/V", urr: "URR", ktv_on_target_pct: "spKt/V ≥ 1.2", urr_on_target_pct: "URR ≥ 65 %" };
+/** A chart's `labels`: the names of the series it plots. */
+const seriesLabels = (names: Record<string, string>, ...plotted: string[]) => Object.fromEntries(plotted.map((name) => [name, names[name]!]));
+
+const HB = column("hb", "Hb", "g/L");
+const P = column("p", "P", "mmol/L");
+const CA = column("ca", "Ca", "mmol/L");
+const IPTH = column("ipth", "iPTH", "pg/mL");
+const IN_TARGET = [column("hb_in_target_pct", "Hb 110–130", "%"), column("p_in_target_pct", "P 1.13–1.78", "%"), column("ca_in_target_pct", "Ca 2.10–2.50", "%"), column("ipth_in_target_pct", "iPTH 150–600", "%")];
+const MINERAL_SERIES = { hb: "Hb", p: "P", ca: "Ca", ipth: "iPTH", ...Object.fromEntries(IN_TARGET.map(({ column, label }) => [column, label])) };
+
 /** Average of an item's results over the summary rows grouped, rounded. */
 const average = (code: string, digits: number) =>
   `round(sum(value_sum) filter (where std_code = '${code}') / sum(results) filter (where std_code = '${code}'), ${digits})`;
@@ -161,10 +185,12 @@ export function adequacyReport(period: [string, string]): DemoReport {
             "Monthly **single-pool Kt/V** (Daugirdas second generation, from pre- and post-dialysis urea) and **URR**.",
             "",
             "Targets: spKt/V **≥ 1.2** (aim 1.4) and URR **≥ 65 %** (aim 70 %).",
-            "The tiles count each patient's latest result in the period. Click a month in the chart to list its patients, lowest Kt/V first.",
+            "The tiles count each patient's latest result in the period.",
             "In the tables, spKt/V under 1.2 and URR under 65 % are marked red, spKt/V under the aim of 1.4 amber.",
           ].join("\n"),
         },
+        // On screen only: a Word file or a printout has nothing to click.
+        { id: "howTo", type: "text", markdown: "Click a month in a chart or a table to list its patients, lowest spKt/V first.", print: false },
         { id: "patients", type: "stat", title: "Patients", query: "latest", column: "patients", width: 3 },
         { id: "ktv", type: "stat", title: "Average spKt/V (latest)", query: "latest", column: "ktv", highlight: KTV_LIMITS, width: 3 },
         { id: "ktvTarget", type: "stat", title: "spKt/V ≥ 1.2", query: "latest", column: "ktv_on_target_pct", unit: "%", highlight: SHARE_RULES, width: 3 },
@@ -180,6 +206,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
           y2: ["urr"],
           yLabel: "spKt/V",
           y2Label: "URR (%)",
+          labels: seriesLabels(ADEQUACY_SERIES, "ktv", "urr"),
           refLines: [{ value: 1.2, label: "spKt/V target 1.2" }],
           width: 6,
           drill: { target: "byMonth", args: { month: "month" } },
@@ -192,10 +219,11 @@ export function adequacyReport(period: [string, string]): DemoReport {
           query: "monthly",
           x: "month",
           y: ["ktv_on_target_pct", "urr_on_target_pct"],
+          labels: seriesLabels(ADEQUACY_SERIES, "ktv_on_target_pct", "urr_on_target_pct"),
           width: 6,
           drill: { target: "byMonth", args: { month: "month" } },
         },
-        { id: "wards", type: "chart", chart: "bar", title: "spKt/V and URR by ward", query: "byWard", x: "ward", y: ["ktv"], y2: ["urr"], yLabel: "spKt/V", y2Label: "URR (%)", refLines: [{ value: 1.2, label: "target 1.2" }], width: 6 },
+        { id: "wards", type: "chart", chart: "bar", title: "spKt/V and URR by ward", query: "byWard", x: "ward", y: ["ktv"], y2: ["urr"], yLabel: "spKt/V", y2Label: "URR (%)", labels: seriesLabels(ADEQUACY_SERIES, "ktv", "urr"), refLines: [{ value: 1.2, label: "target 1.2" }], width: 6 },
         {
           id: "wardTable",
           type: "table",
@@ -211,8 +239,16 @@ export function adequacyReport(period: [string, string]): DemoReport {
           highlight: [...KTV_RULES, ...URR_RULES, ...SHARE_RULES.map((rule) => ({ column: "ktv_on_target_pct", ...rule }))],
           width: 6,
         },
-        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", highlight: [...KTV_RULES, ...URR_RULES], drill: { target: "byMonth", args: { month: "month" } } },
-        { id: "detail", type: "table", title: "By month and ward", query: "byMonthAndWard", highlight: [...KTV_RULES, ...URR_RULES], drill: { target: "byMonth", args: { month: "month" } } },
+        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", columns: [MONTH, PATIENTS, KTV, URR, KTV_ON_TARGET, URR_ON_TARGET], highlight: [...KTV_RULES, ...URR_RULES], drill: { target: "byMonth", args: { month: "month" } } },
+        {
+          id: "detail",
+          type: "table",
+          title: "By month and ward",
+          query: "byMonthAndWard",
+          columns: [MONTH, WARD, PATIENTS, KTV, URR, KTV_ON_TARGET, URR_ON_TARGET],
+          highlight: [...KTV_RULES, ...URR_RULES],
+          drill: { target: "byMonth", args: { month: "month" } },
+        },
       ],
       drills: {
         byMonth: {
@@ -233,7 +269,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
                     order by ktv nulls first, r.patient_ref`,
             },
           },
-          nodes: [{ id: "patients", type: "table", title: "Patients, lowest spKt/V first", query: "patients", highlight: [...KTV_RULES, ...URR_RULES] }],
+          nodes: [{ id: "patients", type: "table", title: "Patients, lowest spKt/V first", query: "patients", columns: [...PATIENT, KTV, URR, column("collected_on", "Collected on")], highlight: [...KTV_RULES, ...URR_RULES] }],
         },
       },
       export: { xlsx: true, docx: true },
@@ -311,9 +347,10 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
             "| Intact PTH (iPTH) | 150–600 pg/mL (KDIGO: 2–9 × upper normal) |",
             "",
             "Hb sent in g/dL is converted to g/L. The tiles count each patient's latest result in the period.",
-            "Click a month to list the patients with a result out of target. Values out of target are marked amber in the tables, Hb under 100 g/L red.",
+            "Values out of target are marked amber in the tables, Hb under 100 g/L red.",
           ].join("\n"),
         },
+        { id: "howTo", type: "text", markdown: "Click a month in a chart or a table to list the patients with a result out of target.", print: false },
         { id: "hbTarget", type: "stat", title: "Hb 110–130 g/L", query: "latest", column: "hb_in_target_pct", unit: "%", width: 3 },
         { id: "pTarget", type: "stat", title: "P 1.13–1.78 mmol/L", query: "latest", column: "p_in_target_pct", unit: "%", width: 3 },
         { id: "caTarget", type: "stat", title: "Ca 2.10–2.50 mmol/L", query: "latest", column: "ca_in_target_pct", unit: "%", width: 3 },
@@ -326,6 +363,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           query: "monthly",
           x: "month",
           y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"],
+          labels: seriesLabels(MINERAL_SERIES, "hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"),
           drill: { target: "outOfTarget", args: { month: "month" } },
         },
         {
@@ -337,11 +375,12 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           x: "month",
           y: ["hb"],
           yLabel: "g/L",
+          labels: seriesLabels(MINERAL_SERIES, "hb"),
           refLines: [{ value: 110, label: "110" }, { value: 130, label: "130" }],
           width: 4,
           drill: { target: "outOfTarget", args: { month: "month" } },
         },
-        { id: "pca", type: "chart", chart: "line", title: "Average P and Ca by month (mmol/L)", query: "monthly", x: "month", y: ["p", "ca"], yLabel: "mmol/L", width: 4, drill: { target: "outOfTarget", args: { month: "month" } } },
+        { id: "pca", type: "chart", chart: "line", title: "Average P and Ca by month (mmol/L)", query: "monthly", x: "month", y: ["p", "ca"], yLabel: "mmol/L", labels: seriesLabels(MINERAL_SERIES, "p", "ca"), width: 4, drill: { target: "outOfTarget", args: { month: "month" } } },
         {
           id: "ipth",
           type: "chart",
@@ -351,12 +390,22 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           x: "month",
           y: ["ipth"],
           yLabel: "pg/mL",
+          labels: seriesLabels(MINERAL_SERIES, "ipth"),
           refLines: [{ value: 150, label: "150" }, { value: 600, label: "600" }],
           width: 4,
           drill: { target: "outOfTarget", args: { month: "month" } },
         },
-        { id: "wards", type: "chart", chart: "bar", title: "Within target by ward (%)", query: "byWard", x: "ward", y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"] },
-        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", highlight: ANEMIA_MINERAL_RULES, drill: { target: "outOfTarget", args: { month: "month" } } },
+        {
+          id: "wards",
+          type: "chart",
+          chart: "bar",
+          title: "Within target by ward (%)",
+          query: "byWard",
+          x: "ward",
+          y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"],
+          labels: seriesLabels(MINERAL_SERIES, "hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"),
+        },
+        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", columns: [MONTH, PATIENTS, HB, P, CA, IPTH, ...IN_TARGET], highlight: ANEMIA_MINERAL_RULES, drill: { target: "outOfTarget", args: { month: "month" } } },
       ],
       drills: {
         outOfTarget: {
@@ -390,7 +439,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
                     order by m.ward, m.patient_ref`,
             },
           },
-          nodes: [{ id: "patients", type: "table", title: "Patients out of target", query: "patients", highlight: ANEMIA_MINERAL_RULES }],
+          nodes: [{ id: "patients", type: "table", title: "Patients out of target", query: "patients", columns: [...PATIENT, HB, P, CA, IPTH, column("out_of_target", "Out of target")], highlight: ANEMIA_MINERAL_RULES }],
         },
       },
       export: { xlsx: true, docx: true },

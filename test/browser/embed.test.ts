@@ -17,7 +17,7 @@ import { unzip } from "../support/zipText.ts";
 /** Screenshots (and the printed PDF) of this run; the folder is gitignored. */
 const OUT = fileURLToPath(new URL("../../test-output/", import.meta.url));
 const TENANT = { "X-Service-Tenant": DEMO_TENANT };
-const DEMO_NODES = 11;
+const DEMO_NODES = 12;
 
 /** A small report of our own: one good and one failing query; xlsx export switched off. */
 const checkSpec = (title: string) => ({
@@ -146,7 +146,7 @@ describe("embed page in chromium", function () {
 
     // Sorting a table by a header: descending Kt/V puts the highest first.
     const ktv = () => page.locator(".node[data-node-id=monthlyTable] tbody tr td:nth-child(3)").allTextContents();
-    const header = page.locator(".node[data-node-id=monthlyTable] th button", { hasText: "ktv" }).first();
+    const header = page.locator(".node[data-node-id=monthlyTable] th button", { hasText: "spKt/V" }).first();
     await header.click();
     await header.click();
     const values = (await ktv()).map(Number);
@@ -155,6 +155,47 @@ describe("embed page in chromium", function () {
     const marked = await page.locator(".node[data-node-id=monthlyTable] tbody td.tone").evaluateAll((cells) => cells.map((cell) => [cell.className, Number(cell.textContent)] as const));
     for (const [className, value] of marked) expect(value, className).to.be.below(className.includes("tone-danger") ? 1.2 : 1.4);
     await page.screenshot({ path: `${OUT}embed-report.png`, fullPage: true });
+  });
+
+  it("names the demo's series and columns as a reader knows them (spKt/V, not ktv), and its reference line beside the bars, in zh and en", async () => {
+    for (const lang of ["zh", "en"]) {
+      const named = await browser.context.newPage();
+      await named.setExtraHTTPHeaders(TENANT);
+      await named.goto(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}?lang=${lang}`);
+      await rendered(named);
+      const chartTexts = (id: string) => named.locator(`.node[data-node-id=${id}] svg text`).allTextContents();
+      const sqlNames = /^(ktv|urr|ktv_on_target_pct|urr_on_target_pct)$/;
+      expect(await chartTexts("onTarget"), lang).to.include.members(["spKt/V ≥ 1.2", "URR ≥ 65 %"]);
+      expect(await chartTexts("trend"), lang).to.include.members(["spKt/V", "URR"]);
+      for (const id of ["trend", "onTarget", "wards"]) expect((await chartTexts(id)).filter((text) => sqlNames.test(text)), `${lang}: SQL names in chart ${id}`).to.deep.equal([]);
+
+      // The tooltip of a month names the series as the legend does.
+      const chart = named.locator(".node[data-node-id=trend] .chart");
+      const box = (await chart.boundingBox())!;
+      await named.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      // ECharts puts its tooltip box after the drawing, inside the chart's element.
+      const tooltip = chart.locator(":scope > div:not(:has(svg))", { hasText: /\d{4}-\d{2}-01/ });
+      await tooltip.waitFor();
+      expect(await tooltip.innerText(), `${lang}: tooltip`).to.match(/spKt\/V/).and.match(/URR/).and.not.match(/\bktv\b|\burr\b/);
+
+      expect(await named.locator(".node[data-node-id=monthlyTable] thead th").allTextContents(), lang).to.deep.equal(["Month", "Patients", "spKt/V", "URR (%)", "spKt/V ≥ 1.2 (%)", "URR ≥ 65 (%)"]);
+      expect(await named.locator(".node[data-node-id=detail] thead th").allTextContents(), lang).to.include.members(["Month", "Ward", "spKt/V"]);
+
+      // The reference line's name ("target 1.2") covers no bar of the ward chart.
+      // (No named function inside evaluate: the test loader would wrap it in a helper the page lacks.)
+      const boxes = await named.locator(".node[data-node-id=wards] svg").evaluate((svg) => {
+        const name = [...svg.querySelectorAll("text")].filter((text) => text.textContent === "target 1.2");
+        // Bars are the paths filled with a series' colour taller than a legend sign (14 px).
+        const bars = [...svg.querySelectorAll("path")].filter((path) => ["#0072B2", "#E69F00"].includes((path.getAttribute("fill") ?? "").toUpperCase()) && path.getBoundingClientRect().height > 16);
+        const [nameBox, ...barBoxes] = [...name, ...bars].map((element) => element.getBoundingClientRect().toJSON() as { left: number; top: number; right: number; bottom: number });
+        return { name: name.length ? nameBox! : null, bars: name.length ? barBoxes : [] };
+      });
+      expect(boxes.name, `${lang}: the reference line is named`).to.not.equal(null);
+      expect(boxes.bars, `${lang}: the bars of the ward chart`).to.have.length.of.at.least(2);
+      const overlapping = boxes.bars.filter((bar) => bar.left < boxes.name!.right && boxes.name!.left < bar.right && bar.top < boxes.name!.bottom && boxes.name!.top < bar.bottom);
+      expect(overlapping, `${lang}: bars under the name at ${JSON.stringify(boxes.name)}`).to.deep.equal([]);
+      await named.close();
+    }
   });
 
   it("changes the chart when the period filter changes", async () => {
@@ -239,7 +280,10 @@ describe("embed page in chromium", function () {
       await enPage.goto(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}?lang=en`);
       await rendered(enPage);
       expect(await aboutLabels(enPage)).to.include.members(["Report", "Version", "Filters"]).and.not.include("报表");
-      expect(await docxText(enPage)).to.include(">Filters<").and.not.include("筛选条件");
+      const english = await docxText(enPage);
+      expect(english).to.include(">Filters<").and.not.include("筛选条件");
+      expect(english, "the demo's screen-only hint stays off paper").to.include("single-pool").and.not.include("Click a month");
+      expect(await enPage.locator(".node[data-node-id=howTo]").textContent()).to.include("Click a month");
     } finally {
       await enPage.close();
     }

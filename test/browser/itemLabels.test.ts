@@ -33,6 +33,36 @@ const WORDS = {
   en: { ktv: "spKt/V · Single-pool Kt/V", urr: "URR · Urea reduction ratio", option: /^spKt\/V · Single-pool Kt\/V · 3 results, latest /, alert: "K · Potassium", announce: "New critical result" },
   zh: { ktv: "尿素清除指数 (spKt/V)", urr: "尿素下降率 (URR)", option: /^尿素清除指数 \(spKt\/V\) · 3 个结果，最新 /, alert: "钾 (K)", announce: "新危急值" },
 } as const;
+/** The badge words of SQL completions (issue #34 item 11). */
+const KINDS = { en: { keyword: "keyword", table: "table", item: "item" }, zh: { keyword: "关键字", table: "表", item: "项目" } } as const;
+
+/**
+ * What a completion's badge shows: its word (the icon's ::after content), its width, and the
+ * characters of the word the page's font cannot draw (they come out as the box of a missing
+ * glyph: drawn on a canvas, the same pixels as a private-use character no font has). A Han
+ * character counts as drawn on a machine whose fonts draw no Chinese at all (中 comes out as a
+ * box too): there the whole Chinese page is boxes, not the badge.
+ */
+function badge(option: import("playwright-core").Locator) {
+  return option.locator(".cm-completionIcon").evaluate((icon) => {
+    const style = getComputedStyle(icon, "::after");
+    const word = style.content === "none" ? "" : (JSON.parse(style.content) as string);
+    const canvas = document.createElement("canvas");
+    canvas.width = 64;
+    canvas.height = 48;
+    const context = canvas.getContext("2d", { willReadFrequently: true })!;
+    context.font = `32px ${style.fontFamily}`;
+    const drawn = [...word, "\u{10FFFD}", "中"].map((character) => {
+      context.clearRect(0, 0, 64, 48);
+      context.fillText(character, 4, 38);
+      return context.getImageData(0, 0, 64, 48).data.join(",");
+    });
+    const missingGlyph = drawn[word.length];
+    const noChinese = drawn[word.length + 1] === missingGlyph;
+    const missing = [...word].filter((character, i) => drawn[i] === missingGlyph && !(noChinese && /\p{Script=Han}/u.test(character)));
+    return { word, width: icon.getBoundingClientRect().width, missing, color: getComputedStyle(icon).color, background: getComputedStyle(icon).backgroundColor };
+  });
+}
 
 describe("items named by their clinical label and in the page's language (#34 item 5) in chromium", function () {
   this.timeout(120_000);
@@ -110,6 +140,30 @@ describe("items named by their clinical label and in the page's language (#34 it
       await until(async () => (await offered()).join() === "UREA_PRE,UREA_POST,URR,UA", 10_000);
       await page.keyboard.press("Escape");
       // Leaving asks nothing of the test: the draft is left unsaved on purpose.
+      page.once("dialog", (dialog) => void dialog.accept());
+    });
+
+    it(`${lang}: each SQL completion has a badge word the page's fonts draw (keyword, table, item), not an empty box`, async () => {
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#edit/adequacy-labels`);
+      await page.locator(".page-editor .editor").waitFor();
+      const field = page.locator('.sql-field[data-path="queries.adequacy.sql"] .cm-content');
+      await field.click();
+      const options = page.locator(".cm-tooltip-autocomplete li");
+      const expectBadge = async (typed: string, label: string, kind: keyof (typeof KINDS)["en"]) => {
+        await page.keyboard.press("Control+A");
+        await page.keyboard.press("Delete");
+        await page.keyboard.type(typed);
+        const option = options.filter({ has: page.locator(".cm-completionLabel", { hasText: new RegExp(`^${label}$`) }) }).first();
+        await option.waitFor();
+        const seen = await badge(option);
+        expect(seen, `${lang}: the badge of ${label}`).to.deep.include({ word: KINDS[lang][kind], missing: [], color: "rgb(31, 41, 55)", background: "rgb(232, 234, 237)" });
+        expect(seen.width, `${lang}: the badge of ${label} is as wide as its word`).to.be.greaterThan(16);
+        await page.locator(".cm-tooltip-autocomplete").screenshot({ path: `${OUT}sql-completion-${kind}-${lang}.png` });
+        await page.keyboard.press("Escape");
+      };
+      await expectBadge("sel", "select", "keyword");
+      await expectBadge("select * from lab_r", "lab_results", "table");
+      await expectBadge("select * from lab_results where std_code = 'spkt", "KTV", "item");
       page.once("dialog", (dialog) => void dialog.accept());
     });
   }

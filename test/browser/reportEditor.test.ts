@@ -49,7 +49,7 @@ describe("the report editor in chromium", function () {
     await page.getByLabel("Report id").fill("ward-board");
     await page.getByLabel("Title", { exact: true }).fill("Patients by ward");
     await page.getByRole("button", { name: "Add query" }).click();
-    await typeInto("SQL of query query", WARD_SQL);
+    await typeInto("SQL of query query1", WARD_SQL);
     await page.getByLabel("Query name").fill("wards");
     await page.getByLabel("Query name").press("Tab");
     await page.getByRole("button", { name: "Add content" }).click();
@@ -266,6 +266,33 @@ describe("the report editor in chromium", function () {
     expect(saved.body.spec.nodes[0]).to.include({ type: "text", print: false });
   });
 
+  it("edits a chart's series names (labels) in the form, and shows the refusal of a name for a column the chart does not plot (en, zh)", async () => {
+    const id = "demo-dialysis-adequacy"; // saved by the test before
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/${id}`);
+    await page.locator(".page-editor .editor").waitFor();
+    const names = page.locator('.spec-card[data-path="nodes[6]"] fieldset[data-path="nodes[6].labels"]');
+    expect(await names.locator("legend").textContent()).to.equal("Series names");
+    const cell = (row: number, key: string) => names.locator(`[data-path="nodes[6].labels[${row}].${key}"]`);
+    expect([await cell(0, "column").inputValue(), await cell(0, "label").inputValue(), await cell(1, "column").inputValue(), await cell(1, "label").inputValue()]).to.deep.equal(["ktv", "spKt/V", "urr", "URR"]);
+    await cell(1, "label").fill("URR (%)");
+    await names.getByRole("button", { name: "Add series name" }).click();
+    await cell(2, "column").fill("ktvv");
+    await cell(2, "label").fill("Kt/V");
+    await saveAndPreview();
+    const problems = page.locator(".editor-problems");
+    await problems.waitFor();
+    expect(await problems.textContent()).to.include("nodes[6].labels.ktvv").and.include('labels names "ktvv", which is not a column of y or y2: use one of ktv, urr as the key');
+    await names.getByRole("button", { name: "Remove 3" }).click();
+    await previewAfter(page, saveAndPreview);
+    const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: staff.tenant.authorToken });
+    expect(saved.body.spec.nodes[6].labels).to.deep.equal({ ktv: "spKt/V", urr: "URR (%)" });
+
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=zh#edit/${id}`);
+    await page.locator(".page-editor .editor").waitFor();
+    expect(await names.locator("legend").textContent()).to.equal("系列名称");
+    expect(await names.getByRole("button", { name: "添加系列名称" }).count()).to.equal(1);
+  });
+
   it("marks a query that fails when saved at its SQL line and column, and asks before publishing it (en, zh)", async () => {
     // Issue #34, item 3: `avg(ktvv)` was saved with grade A and published; viewers met the error.
     const spec = { version: 1, title: "Kt/V by month", params: [], queries: { monthly: { sql: "select month, avg(value_avg) as ktv from monthly_results where std_code = 'KTV' group by month order by month" } }, nodes: [{ id: "trend", type: "table", query: "monthly" }] };
@@ -329,6 +356,31 @@ describe("the report editor in chromium", function () {
     await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
     expect(await sqlField.locator(".cm-lintRange-error").count()).to.equal(0);
     expect(await page.locator(".editor-audit .grade").textContent()).to.equal("A");
+  });
+
+  it("numbers what it adds from 1 (query1, param1, node1, detail1), so a card's heading reads “Query query1”, not “Query query” (en, zh)", async () => {
+    const headings = {
+      en: { addQuery: "Add query", addFilter: "Add filter", addContent: "Add content", addDrill: "Add drill-through", queries: ["Query query1", "Query query2"], filter: "Filter param1", node: "table node1", drill: "Drill-through detail1" },
+      zh: { addQuery: "添加查询", addFilter: "添加筛选条件", addContent: "添加内容", addDrill: "添加下钻", queries: ["查询 query1", "查询 query2"], filter: "筛选条件 param1", node: "table node1", drill: "下钻 detail1" },
+    } as const;
+    for (const lang of ["en", "zh"] as const) {
+      const words = headings[lang];
+      await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#new`);
+      await page.locator(".page-editor .editor").waitFor();
+      const heading = (path: string) => page.locator(`.spec-card[data-path="${path}"] > .spec-card-head h3`).textContent();
+      await page.getByRole("button", { name: words.addQuery, exact: true }).click();
+      await page.getByRole("button", { name: words.addQuery, exact: true }).click();
+      expect([await heading("queries.query1"), await heading("queries.query2")], lang).to.deep.equal(words.queries);
+      await page.getByRole("button", { name: words.addFilter, exact: true }).click();
+      expect(await heading("params[0]"), lang).to.equal(words.filter);
+      await page.getByRole("button", { name: words.addContent, exact: true }).click();
+      expect(await heading("nodes[0]"), lang).to.equal(words.node);
+      await page.getByRole("button", { name: words.addDrill, exact: true }).click();
+      expect(await heading("drills.detail1"), lang).to.equal(words.drill);
+    }
+    // The new report is left unsaved on purpose.
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en`);
   });
 
   it("ran without a Content-Security-Policy violation or a script error", () => {

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
-import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
+import { OUT, signedInPage, useStaffBrowserSuite } from "./staffSuite.ts";
 
 const TENANT = "h1";
 
@@ -387,6 +387,24 @@ describe("staff pages in chromium", function () {
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "detached" });
     expect(await opener.evaluate((button) => button === document.activeElement)).to.equal(true);
+  });
+
+  it("lays the Bulk jobs page out in the same centred column as the other pages on a 1366 px laptop (en, zh)", async () => {
+    for (const lang of ["en", "zh"] as const) {
+      const laptop = await signedInPage(staff, TENANT, { lang, fragment: "#reports" });
+      await laptop.setViewportSize({ width: 1366, height: 768 });
+      const column = async (name: string) => {
+        await laptop.evaluate((hash) => (location.hash = hash), `#${name}`);
+        await laptop.locator(`main.page-${name} .page-body[data-state=ready]`).waitFor({ timeout: 15_000 });
+        const box = (await laptop.locator(`main.page-${name}`).boundingBox())!;
+        return { left: Math.round(box.x), width: Math.round(box.width) };
+      };
+      const reports = await column("reports");
+      const jobs = await column("bulk-jobs");
+      expect(jobs, `${lang}: the bulk jobs column against the reports column ${JSON.stringify(reports)}`).to.deep.equal(reports);
+      expect(reports.left, `${lang}: centred, with room either side`).to.be.greaterThan(0);
+      await laptop.close();
+    }
   });
 
   it("ends the session on sign-out, and when the service stops accepting the token", async () => {

@@ -100,6 +100,25 @@ describe("chart options (src/reports/charts/chartOptions)", () => {
     expect(() => chartOption(node({ x: "day" }), monthly)).to.throw(ChartColumnError, /x column "day"/);
   });
 
+  it("names the series by their labels (legend, tooltip, the docx image alike), a column without one by its name", () => {
+    const option = loose(chartOption(node({ y: ["hgb"], y2: ["ktv"], labels: { ktv: "spKt/V" } }), monthly));
+    expect(option.series.map((s: any) => s.name)).to.deep.equal(["hgb", "spKt/V"]);
+    const alone = loose(chartOption(node({ chart: "bar", labels: { hgb: "Hb" } }), monthly));
+    expect(alone.yAxis.name, "one series without a yLabel: the axis is named after it").to.equal("Hb");
+    expect(loose(chartOption(node({ chart: "scatter", x: "ktv", labels: { hgb: "Hb" } }), monthly)).series[0].name).to.equal("Hb");
+    expect(loose(chartOption(node({ chart: "pie", x: "ward", labels: { hgb: "Hb" } }), monthly)).series[0].name).to.equal("Hb");
+  });
+
+  it("names reference lines right of the plot on a white ground, and keeps room there (a second axis' labels move out by as much)", () => {
+    const option = loose(chartOption(node({ chart: "bar", refLines: [{ value: 110, label: "Hb target" }] }), monthly));
+    const { label } = option.series[0].markLine;
+    expect(label).to.include({ position: "end", backgroundColor: "#ffffff", overflow: "break" });
+    expect(option.grid.right, "room for the name beside the plot").to.be.at.least(label.width + label.distance);
+    const twoAxes = loose(chartOption(node({ chart: "bar", y2: ["ktv"], refLines: [{ value: 110, label: "Hb target" }] }), monthly));
+    expect(twoAxes.yAxis[1].axisLabel.margin).to.be.at.least(twoAxes.series[0].markLine.label.width + twoAxes.series[0].markLine.label.distance);
+    expect(loose(chartOption(node({ chart: "bar", y2: ["ktv"] }), monthly)).yAxis[1].axisLabel, "no lines, no room").to.equal(undefined);
+  });
+
   it("asks for fonts that hold Chinese glyphs, quoted so the SVG attribute stays valid", () => {
     const option = loose(chartOption(node({}), monthly));
     expect(option.textStyle.fontFamily).to.equal(CHART_FONT_FAMILY);

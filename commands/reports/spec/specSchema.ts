@@ -22,6 +22,7 @@
  *   use `exportEnabled` to read them with their default `true`.
  * - Highlight rules (tables, stats) take exactly one of below / above / between; the first rule
  *   that matches a value marks it. A table that lists its columns may only highlight those.
+ * - A chart's `labels` keys must be columns it plots (y, y2), and give no two series one name.
  * - Limits: params ≤ 100, queries ≤ 100 per layer, nodes ≤ 500 per layer, drills ≤ 100,
  *   description ≤ 20000 chars, markdown ≤ 100000 chars, labels and titles ≤ 200 chars.
  */
@@ -332,6 +333,32 @@ const tableNode = strict("a table node", "an object", {
     }
   });
 });
+/**
+ * A chart's `labels` may only name what it plots (a key that is no y or y2 column is a typo or a
+ * leftover, which would silently do nothing), and two series must not end up with one name: the
+ * legend could not tell them apart.
+ */
+function seriesLabelProblems(node: { y: string[]; y2?: string[]; labels?: Record<string, string> }): Array<{ path: (string | number)[]; message: string }> {
+  if (!node.labels) return [];
+  const plotted = [...node.y, ...(node.y2 ?? [])];
+  const problems = Object.keys(node.labels)
+    .filter((key) => !plotted.includes(key))
+    .map((key) => ({
+      path: ["labels", key],
+      message: `labels names ${JSON.stringify(key)}, which is not a column of y or y2: use one of ${list(plotted)} as the key, or add ${JSON.stringify(key)} to y or y2.`,
+    }));
+  const seen = new Map<string, string>();
+  for (const column of plotted) {
+    const name = node.labels[column] ?? column;
+    const first = seen.get(name);
+    if (first !== undefined && first !== column) {
+      problems.push({ path: ["labels", node.labels[column] !== undefined ? column : first], message: `labels gives ${first} and ${column} the same name ${JSON.stringify(name)}: give each plotted column a name of its own, or the legend cannot tell them apart.` });
+    }
+    seen.set(name, column);
+  }
+  return problems;
+}
+
 /** Charts with a category x axis and value y axes: the ones a second axis, stacking and reference lines apply to. */
 const AXIS_CHARTS: ReadonlySet<string> = new Set(["line", "bar", "area"]);
 
@@ -361,8 +388,14 @@ const chartNode = strict("a chart node", "an object", {
     )
     .max(10, { error: "refLines may hold at most 10 lines." })
     .optional(),
+  // Issue #34 item 11: the name a reader sees for a series (legend, tooltip), instead of its column's SQL name.
+  labels: z
+    .record(z.string(), boundedText("each label", 1, 100), { error: must("labels", 'an object mapping y or y2 column names to the names a reader sees, e.g. { "ktv": "spKt/V" }') })
+    .meta({ description: 'The names a reader sees for the plotted columns (legend, tooltip), e.g. { "ktv": "spKt/V" }; a key must be a column of y or y2. A column without a label is named by its column name.' })
+    .optional(),
   drill: nodeDrillSchema.optional(),
 }).superRefine((node, ctx) => {
+  for (const issue of seriesLabelProblems(node)) ctx.addIssue({ code: "custom", ...issue });
   for (const member of ["y2", "y2Label", "refLines"] as const) {
     if (node[member] !== undefined && !AXIS_CHARTS.has(node.chart)) ctx.addIssue({ code: "custom", path: [member], message: `${member} applies to line, bar and area charts, not to a ${node.chart} chart: leave it out.` });
   }

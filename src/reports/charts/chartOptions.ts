@@ -11,7 +11,9 @@
  *   series per `y` column of `[x, y]` points.
  * - Issue #22: `y2` columns on a second y axis on the right, `xLabel` / `yLabel` / `y2Label` axis
  *   names (units included), `stacked` bars and areas (each axis its own stack), `refLines` as
- *   dashed horizontal lines on the first y axis, named at their right end.
+ *   dashed horizontal lines on the first y axis, named just right of the plot (refLineLabels.ts).
+ * - Issue #34 item 11: `labels` names a y / y2 column for the reader (legend, tooltip, an axis
+ *   named after its one series); a column without a label keeps its column name.
  * - A column that the result does not hold is an error (`ChartColumnError`), not an empty chart:
  *   the author sees which name is wrong and which columns there are.
  * - Values: numbers stay numbers; exact decimals that PostgreSQL sent as digits become numbers
@@ -20,6 +22,7 @@
 import type { EChartsOption } from "echarts";
 import type { NodeDef } from "../../../commands/reports/spec/specSchema.ts";
 import type { QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
+import { refLineMarks } from "./refLineLabels.ts";
 
 export type ChartNode = Extract<NodeDef, { type: "chart" }>;
 export type ChartResult = Pick<QuerySuccess, "columns" | "columnTypes" | "rows">;
@@ -75,6 +78,11 @@ export function chartLabel(value: unknown): string {
   return String(value);
 }
 
+/** The name a reader sees for a plotted column: its label, else the column's own name. */
+export function seriesName(node: ChartNode, column: string): string {
+  return node.labels?.[column] ?? column;
+}
+
 export function chartOption(node: ChartNode, result: ChartResult, settings: ChartOptionSettings = {}): EChartsOption {
   const showTitle = settings.title !== false && Boolean(node.title);
   const xIndex = columnIndex(node, result, node.x, "x");
@@ -104,7 +112,7 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
       series: [
         {
           type: "pie",
-          name: node.y[0],
+          name: seriesName(node, node.y[0]!),
           radius: "62%",
           center: ["50%", showTitle ? "52%" : "48%"] as [string, string],
           data,
@@ -131,10 +139,10 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
       legend,
       grid: { left: 16, right: 32, top: gridTop, bottom: 34, containLabel: true },
       xAxis: { type: timeAxis ? "time" : "value", name: node.xLabel ?? node.x, nameLocation: "middle", nameGap: 28, scale: true, boundaryGap: ["4%", "4%"] },
-      yAxis: { type: "value", scale: true, boundaryGap: ["4%", "4%"], name: node.yLabel ?? (many ? undefined : node.y[0]) },
+      yAxis: { type: "value", scale: true, boundaryGap: ["4%", "4%"], name: node.yLabel ?? (many ? undefined : seriesName(node, node.y[0]!)) },
       series: yIndexes.map((yIndex, i) => ({
         type: "scatter" as const,
-        name: node.y[i],
+        name: seriesName(node, node.y[i]!),
         symbolSize: 8,
         data: rows.map((row) => [xValue(row[xIndex]), chartNumber(row[yIndex])]).filter((point) => point[0] !== null && point[1] !== null) as Array<[number | string, number]>,
       })),
@@ -154,35 +162,31 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
     ? // Bars keep their zero: a bar's height is its value.
       { min: (range: { min: number }) => Math.min(scale ? range.min : 0, range.min, ...refValues), max: (range: { max: number }) => Math.max(range.max, ...refValues) }
     : {};
-  const firstAxis = { type: "value" as const, scale, name: node.yLabel ?? (many ? undefined : node.y[0]), ...reach };
+  const firstAxis = { type: "value" as const, scale, name: node.yLabel ?? (many ? undefined : seriesName(node, node.y[0]!)), ...reach };
   const series = (indexes: number[], names: string[], axis: 0 | 1) =>
     indexes.map((yIndex, i) => {
       const data = rows.map((row) => chartNumber(row[yIndex]));
       // Series of one axis stack together; a second axis keeps a stack of its own.
-      const shared = { name: names[i], data, ...(axis ? { yAxisIndex: 1 } : {}), ...(node.stacked ? { stack: `axis${axis}` } : {}) };
+      const shared = { name: seriesName(node, names[i]!), data, ...(axis ? { yAxisIndex: 1 } : {}), ...(node.stacked ? { stack: `axis${axis}` } : {}) };
       if (node.chart === "bar") return { type: "bar" as const, ...shared };
       return { type: "line" as const, ...shared, showSymbol: rows.length <= 60, connectNulls: false, ...(node.chart === "area" ? { areaStyle: { opacity: 0.25 } } : {}) };
     });
   const plotted = [...series(yIndexes, node.y, 0), ...series(y2Indexes, y2, 1)];
-  if (node.refLines?.length) {
-    // On the first series, so on the first y axis: a target such as Kt/V 1.2, named at its end.
-    Object.assign(plotted[0]!, {
-      markLine: {
-        silent: true,
-        symbol: "none",
-        lineStyle: { type: "dashed", color: "#555555" },
-        label: { formatter: "{b}", position: "insideEndTop", fontFamily: CHART_FONT_FAMILY },
-        data: node.refLines.map((line) => ({ yAxis: line.value, name: line.label ?? String(line.value) })),
-      },
-    });
-  }
+  // On the first series, so on the first y axis: a target such as Kt/V 1.2, named right of the plot
+  // (refLineLabels.ts). A second axis' labels move out by as much (their margin, which both of
+  // ECharts' grid layouts count: the docx renderer's legacy containLabel and the embed page's),
+  // so the names sit between the plot and those labels.
+  const marks = node.refLines?.length ? refLineMarks(node.refLines, CHART_FONT_FAMILY) : null;
+  if (marks) Object.assign(plotted[0]!, { markLine: marks.markLine });
+  const room = marks?.room ?? 0;
+  const gridRight = y2.length ? right : Math.max(right, room + 8);
   return {
     ...base,
     tooltip: { trigger: "axis" },
     legend,
-    grid: { left: 16, right, top: gridTop, bottom: node.xLabel ? 34 : 16, containLabel: true },
+    grid: { left: 16, right: gridRight, top: gridTop, bottom: node.xLabel ? 34 : 16, containLabel: true },
     xAxis: { type: "category", data: categories, boundaryGap: node.chart === "bar", axisLabel: { hideOverlap: true }, ...(node.xLabel ? { name: node.xLabel, nameLocation: "middle" as const, nameGap: 28 } : {}) },
-    yAxis: y2.length ? [firstAxis, { type: "value", scale, name: node.y2Label, position: "right", splitLine: { show: false } }] : firstAxis,
+    yAxis: y2.length ? [firstAxis, { type: "value", scale, name: node.y2Label, position: "right", splitLine: { show: false }, ...(room ? { axisLabel: { margin: room } } : {}) }] : firstAxis,
     series: plotted,
   };
 }

@@ -15,6 +15,52 @@ import type { Segment } from "./specPaths.ts";
 
 /** The relations of the clinical data source (contract C.5), offered as completions. */
 const CLINICAL_SCHEMA = Object.fromEntries(CLINICAL_RELATION_NAMES.map((name) => [name, []]));
+/** The same relations typed `table` (lang-sql would type them `type`, as it does `numeric`), so their badge says table. */
+const CLINICAL_TABLES = CLINICAL_RELATION_NAMES.map((label) => ({ label, type: "table" }));
+
+/** The word a completion's badge shows for each kind, in the page's language (editorTexts.ts). */
+export interface CompletionKinds {
+  keyword: string;
+  type: string;
+  table: string;
+  property: string;
+  item: string;
+  constant: string;
+}
+
+const themes = new Map<CompletionKinds, ReturnType<typeof EditorView.theme>>();
+
+/**
+ * Completion badges (issue #34 item 11): CodeMirror's own icons are glyphs such as 🔑 and 𝑥,
+ * which the fonts of a plain Debian Chromium lack, so they showed as empty boxes. A short word of
+ * the page's language takes their place, in the font of the page, on a light grey ground
+ * (#1f2937 on #e8eaed, about 12:1, whether the option is selected or not).
+ */
+function completionBadges(kinds: CompletionKinds) {
+  let theme = themes.get(kinds);
+  if (!theme) {
+    const words = Object.fromEntries(Object.entries(kinds).map(([kind, word]) => [`.cm-completionIcon-${kind}:after`, { content: JSON.stringify(word) }]));
+    theme = EditorView.theme({
+      ".cm-tooltip-autocomplete .cm-completionIcon": {
+        width: "auto",
+        minWidth: "3.6em",
+        padding: "0 .35em",
+        marginRight: ".5em",
+        opacity: "1",
+        fontSize: "78%",
+        fontStyle: "normal",
+        lineHeight: "1.6",
+        textAlign: "center",
+        borderRadius: "3px",
+        backgroundColor: "#e8eaed",
+        color: "#1f2937",
+      },
+      ...words,
+    });
+    themes.set(kinds, theme);
+  }
+  return theme;
+}
 
 /** A dictionary item as the SQL completions offer it: its code, and how the page names it (`title`). */
 export interface ItemCompletion {
@@ -50,7 +96,7 @@ function itemCodeCompletions(context: { state: EditorState; pos: number }) {
   const wordStart = new RegExp(`(?:^|[^\\p{L}\\p{N}])${typed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "iu");
   const starts = (item: ItemCompletion) => item.code.toLowerCase().startsWith(key) || item.label.toLowerCase().startsWith(key);
   const found = itemCodes.filter((item) => item.name.includes(typed) || [item.code, item.label, item.nameEn].some((text) => wordStart.test(text)));
-  const options = [...found.filter(starts), ...found.filter((item) => !starts(item))].map((item) => ({ label: item.code, detail: item.title, type: "constant" }));
+  const options = [...found.filter(starts), ...found.filter((item) => !starts(item))].map((item) => ({ label: item.code, detail: item.title, type: "item" }));
   // Filtered here (by label and names too, which CodeMirror's own filter, on the code, would not find).
   return options.length === 0 ? null : { from: context.pos - typed.length, options, filter: false };
 }
@@ -78,8 +124,9 @@ function markRange(doc: Text, line: number, column: number): { from: number; to:
  * A SQL field: `label` names it for assistive technology, `path` is where it sits in the spec.
  * `marks` (a failure of the saved query) are underlined where they point, with the sentence that
  * `describedBy` names beside the field; the first edit clears them, as they were for the SQL saved.
+ * `kinds` are the words of the completions' badges.
  */
-export function sqlEditor(doc: string, label: string, path: string, onChange: (text: string) => void, marked: { marks: SqlMark[]; describedBy: string } | null = null): EditorView {
+export function sqlEditor(doc: string, label: string, path: string, onChange: (text: string) => void, kinds: CompletionKinds, marked: { marks: SqlMark[]; describedBy: string } | null = null): EditorView {
   const plain = { "aria-label": label, "data-path": path };
   const attributes = new Compartment();
   let stale = marked !== null;
@@ -88,7 +135,8 @@ export function sqlEditor(doc: string, label: string, path: string, onChange: (t
     extensions: [
       basicSetup,
       styleNonce,
-      sql({ dialect: PostgreSQL, schema: CLINICAL_SCHEMA, upperCaseKeywords: false }),
+      sql({ dialect: PostgreSQL, schema: CLINICAL_SCHEMA, tables: CLINICAL_TABLES, upperCaseKeywords: false }),
+      completionBadges(kinds),
       PostgreSQL.language.data.of({ autocomplete: itemCodeCompletions }),
       marked ? lintGutter() : [],
       EditorView.lineWrapping,

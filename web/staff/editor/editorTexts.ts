@@ -1,5 +1,6 @@
 import type { Lang } from "../../types.ts";
 import { choiceTextsFor, type ChoiceTexts } from "./choiceTexts.ts";
+import type { CompletionKinds } from "./codeEditors.ts";
 
 /** The report editor's own words (its bundle is loaded apart from the other staff pages). */
 export interface EditorTexts {
@@ -79,6 +80,8 @@ export interface EditorTexts {
   query: (name: string) => string;
   queryName: string;
   sqlOf: (name: string) => string;
+  /** The badge words of the SQL completions (codeEditors.ts). */
+  completionKinds: CompletionKinds;
   /** Where a query failed when the draft was saved (line and column of its SQL, when the database said), leading into its sentence. */
   queryFailed: (line: number | null, column: number | null) => string;
 
@@ -113,6 +116,9 @@ export interface EditorTexts {
   stacked: string;
   refLines: string;
   addRefLine: string;
+  seriesLabels: string;
+  seriesLabelsHint: string;
+  addSeriesLabel: string;
   highlight: string;
   highlightHint: string;
   addRule: string;
@@ -254,6 +260,7 @@ const zh: Omit<EditorTexts, "choices"> = {
   query: (name) => `查询 ${name}`,
   queryName: "查询名称",
   sqlOf: (name) => `查询 ${name} 的 SQL`,
+  completionKinds: { keyword: "关键字", type: "类型", table: "表", property: "列", item: "项目", constant: "别名" },
   queryFailed: (line, column) => (line === null ? "保存草稿时这个查询运行失败：" : `保存草稿时这个查询运行失败，位置在第 ${line} 行第 ${column} 列：`),
 
   nodes: "内容",
@@ -287,6 +294,9 @@ const zh: Omit<EditorTexts, "choices"> = {
   stacked: "堆叠",
   refLines: "参考线",
   addRefLine: "添加参考线",
+  seriesLabels: "系列名称",
+  seriesLabelsHint: "图例和提示框中代替列名显示的名称，例如列 ktv 显示为 spKt/V。只能填写纵轴列或右侧纵轴列。",
+  addSeriesLabel: "添加系列名称",
   highlight: "条件高亮",
   highlightHint: "第一条匹配的规则决定颜色；每条规则只填“低于”“高于”“介于”之一。",
   addRule: "添加规则",
@@ -425,6 +435,7 @@ const en: Omit<EditorTexts, "choices"> = {
   query: (name) => `Query ${name}`,
   queryName: "Query name",
   sqlOf: (name) => `SQL of query ${name}`,
+  completionKinds: { keyword: "keyword", type: "type", table: "table", property: "column", item: "item", constant: "alias" },
   queryFailed: (line, column) => (line === null ? "This query failed when the draft was saved: " : `This query failed when the draft was saved, at line ${line}, column ${column}: `),
 
   nodes: "Content",
@@ -458,6 +469,9 @@ const en: Omit<EditorTexts, "choices"> = {
   stacked: "Stacked",
   refLines: "Reference lines",
   addRefLine: "Add reference line",
+  seriesLabels: "Series names",
+  seriesLabelsHint: "What the legend and tooltip show instead of a column's name, e.g. spKt/V for column ktv. Only y or right-axis columns.",
+  addSeriesLabel: "Add series name",
   highlight: "Highlight",
   highlightHint: "The first rule that matches marks the value; give each rule one of below, above or between.",
   addRule: "Add rule",

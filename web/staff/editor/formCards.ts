@@ -53,10 +53,13 @@ export function keyField(b: Binding, objectPath: Segment[], key: string, label: 
   return el("div", { class: "form-field" }, el("label", { for: input.id }, label), input);
 }
 
-/** `param`, `param2`, … the first not taken. */
+/**
+ * `query1`, `query2`, … the first not taken. Numbered from the first: a card's heading puts its
+ * kind before its name ("Query query1", "查询 query1"), and a bare "query" read "Query query".
+ */
 export function freeName(stem: string, taken: readonly string[]): string {
   for (let n = 1; ; n++) {
-    const name = n === 1 ? stem : `${stem}${n}`;
+    const name = `${stem}${n}`;
     if (!taken.includes(name)) return name;
   }
 }

@@ -5,7 +5,7 @@
 import { CHART_KINDS, COLUMN_ALIGNS, HIGHLIGHT_TONES, NODE_TYPES } from "../../../commands/reports/spec/specVocabulary.ts";
 import { el } from "../dom.ts";
 import { card, freeName, isObject, memberNames, moveButtons, same, type Json } from "./formCards.ts";
-import { checkField, listField, mapRows, numberField, rowsField, selectField, stringOrObjectRows, structureButton, textField, type Binding, type RowColumn } from "./formFields.ts";
+import { checkField, listField, mapRows, numberField, rowsField, selectField, stringOrObjectRows, structureButton, textField, type Binding, type RowColumn, type RowsCodec } from "./formFields.ts";
 import { renderPath, setAt, valueAt, type Segment } from "./specPaths.ts";
 import { worded } from "./choiceTexts.ts";
 
@@ -85,9 +85,20 @@ function chartFields(b: Binding, path: Segment[], query: () => HTMLElement): Nod
     textField(b, [...path, "yLabel"], texts.yLabel),
     textField(b, [...path, "y2Label"], texts.y2Label),
     checkField(b, [...path, "stacked"], texts.stacked),
+    rowsField(b, [...path, "labels"], texts.seriesLabels, [{ key: "column", label: texts.column, kind: "text" }, { key: "label", label: texts.label, kind: "text" }], { text: texts.addSeriesLabel, blank: () => ({ column: "", label: "" }) }, { hint: texts.seriesLabelsHint, codec: seriesLabelRows }),
     rowsField(b, [...path, "refLines"], texts.refLines, [{ key: "value", label: texts.value, kind: "number" }, { key: "label", label: texts.label, kind: "text" }], { text: texts.addRefLine, blank: () => ({ value: 0 }) }),
   ];
 }
+
+/**
+ * A chart's `labels` ({ column: name }) as rows, left out when there is none. A row whose column
+ * is still empty is written too (as the key ""), or the form, drawn again from the spec, would drop
+ * the row "Add" just made; saved so, the service names it for the author to fill or remove.
+ */
+const seriesLabelRows: RowsCodec = {
+  read: mapRows("column", "label").read,
+  write: (rows) => (rows.length ? Object.fromEntries(rows.map((row) => [String(row.column ?? ""), row.label ?? ""])) : undefined),
+};
 
 /** The columns of a highlight rule; a table's rules also name the column they colour. */
 const highlightColumns = ({ texts }: Binding, withColumn: boolean): RowColumn[] => [
@@ -128,7 +139,7 @@ const NODE_MEMBERS: Record<string, readonly string[]> = {
   text: ["markdown", "print"],
   stat: ["title", "query", "column", "format", "unit", "highlight"],
   table: ["title", "query", "columns", "highlight", "drill"],
-  chart: ["title", "chart", "query", "x", "y", "y2", "xLabel", "yLabel", "y2Label", "stacked", "refLines", "drill"],
+  chart: ["title", "chart", "query", "x", "y", "y2", "xLabel", "yLabel", "y2Label", "stacked", "labels", "refLines", "drill"],
 };
 const NODE_STARTS: Record<string, Json> = { text: { markdown: "" }, stat: { column: "" }, table: {}, chart: { chart: "bar", x: "", y: [] } };
 

@@ -43,7 +43,7 @@ function queryCard(b: Binding, editors: Releasable[], path: Segment[], name: str
       b.queryProblems?.edited(where);
     }
     b.changed();
-  }, marked);
+  }, texts.completionKinds, marked);
   editors.push(editor);
   const sql = el("div", { class: "form-field wide sql-field", "data-path": renderPath(sqlPath) }, el("span", { class: "label" }, texts.sqlOf(name)), editor.dom, note);
   return card(queryPath, texts.query(name), removeTool(b, queryPath, texts.query(name)), rename, sql);
