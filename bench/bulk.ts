@@ -9,6 +9,7 @@ import { atStoreHead, benchService, until } from "./ingest.ts";
 import { getJson, ITEMS, makeBatch, REPORTS_PER_BATCH, SENDERS } from "./ingestSenders.ts";
 import { httpJson } from "./httpJson.ts";
 import { residentBytes } from "./processStats.ts";
+import { bulkFloorReportsPerSecond } from "./floor.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 
 /*
@@ -175,6 +176,7 @@ export async function bulkBenchmarks(): Promise<BenchResult[]> {
     console.error(`  bulk: ${reports} reports x ${ITEMS.length} items in ${files.length} job(s) (${(bytes / 1024 / 1024).toFixed(0)} MB of NDJSON)`);
     const ours = await runJobs(files, reports, false);
     const plain = await plainInserts("B", batches);
+    const floor = await bulkFloorReportsPerSecond();
     const duringFile = path.join(dir, "during.ndjson");
     await writeJobFile(duringFile, "D", 0, duringBatches);
     console.error(`  bulk: a job of ${duringBatches * REPORTS_PER_BATCH} reports while one sender pushes 100-report batches`);
@@ -187,6 +189,13 @@ export async function bulkBenchmarks(): Promise<BenchResult[]> {
         "reports/s",
         plain,
         `${reports} reports of ${ITEMS.length} items (${files.length} job(s) of at most ${JOB_REPORTS}, ${(bytes / 1024 / 1024).toFixed(0)} MB) in ${ours.seconds.toFixed(1)} s (uploads answered 202 after ${ours.uploadSeconds.toFixed(1)} s), first byte sent -> job DONE and lab_reports, lab_results at the store's head; baseline: the same reports as multi-row INSERTs (${REPORTS_PER_BATCH} a statement, ${SENDERS} writers) into a plain table; target >= 10,000 and ratio >= 0.6`,
+      ),
+      result(
+        "bulk.floor_ratio",
+        rate / floor.rate,
+        "ratio",
+        undefined,
+        `bulk.reports_per_s ${Math.round(rate)} against the least work a bulk import must do, measured in the same run: ${Math.round(floor.rate)} reports/s (${floor.note}); target >= 0.6`,
       ),
       result("bulk.peak_rss_mb", Math.max(ours.peakRssMb, during.peakRssMb), "MB", undefined, `RSS of the service's process sampled every ${RSS_EVERY_MS} ms during both jobs (${ours.peakRssMb.toFixed(0)} and ${during.peakRssMb.toFixed(0)} MB); target <= 300`),
       result(

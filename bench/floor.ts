@@ -176,19 +176,7 @@ async function oneRun(templates: TemplateReport[], { reports, writers }: Setting
   const itemsForm = fastest(run, { unnest: "items", copy: "items_copy" });
   run.bulk_events_copy = eventsForm === "copy" ? 1 : 0;
   run.bulk_items_copy = itemsForm === "copy" ? 1 : 0;
-  await onFreshDatabase(writers, async ({ db, schemas }) => {
-    run.bulk = rate(
-      await timedPieces(writers, bulkPieces, (p) =>
-        inTransaction(db, async (tx) => {
-          const piece = bulkPiece(p);
-          const positions = await writeEvents(tx, piece, eventsForm);
-          await insertCheckpoint(tx, "bulk-job-floor", p);
-          await writeItems(tx, schemas, piece, itemsForm);
-          await insertReportRows(tx, schemas, piece, positions);
-        }),
-      ),
-    );
-  });
+  run.bulk = await bulkPiecesFloor(templates, { reports, writers }, eventsForm, itemsForm);
   // A push of 100 reports, SENDERS pushing at once: the same writes, a transaction per push.
   await onFreshDatabase(SENDERS, async ({ db, schemas }) => {
     run.push100 = rate(
@@ -204,6 +192,34 @@ async function oneRun(templates: TemplateReport[], { reports, writers }: Setting
   });
   forms.push(`events by ${eventsForm}, items by ${itemsForm}`);
   return run;
+}
+
+/** The bulk import's floor in reports/s: a piece's events, its checkpoint, its item and report rows in one transaction per piece. */
+async function bulkPiecesFloor(templates: TemplateReport[], { reports, writers }: Pick<Settings, "reports" | "writers">, eventsForm: "values" | "unnest" | "copy", itemsForm: "unnest" | "copy"): Promise<number> {
+  return onFreshDatabase(writers, async ({ db, schemas }) => {
+    const seconds = await timedPieces(writers, reports / BULK_PIECE, (p) =>
+      inTransaction(db, async (tx) => {
+        const piece = pieceOf(templates, BULK_PIECE, p);
+        const positions = await writeEvents(tx, piece, eventsForm);
+        await insertCheckpoint(tx, "bulk-job-floor", p);
+        await writeItems(tx, schemas, piece, itemsForm);
+        await insertReportRows(tx, schemas, piece, positions);
+      }),
+    );
+    return reports / seconds;
+  });
+}
+
+/**
+ * The bulk import's floor for another group's run (bulk.floor_ratio): BENCH_FLOOR_REPORTS reports
+ * (default 40,000) in pieces, events and item rows by COPY (the faster form in nearly every run
+ * of this group), BENCH_FLOOR_WRITERS writers.
+ */
+export async function bulkFloorReportsPerSecond(): Promise<{ rate: number; note: string }> {
+  const chosen = settings();
+  const templates = await templateReports(TEMPLATE_BATCHES);
+  const rate = await bulkPiecesFloor(templates, chosen, "copy", "copy");
+  return { rate, note: `the floor: ${chosen.reports} reports in pieces of ${BULK_PIECE}, each one transaction with its events and item rows by COPY, the checkpoint event and the report rows, ${chosen.writers} writers, on a fresh database (npm run bench -- floor)` };
 }
 
 /**

@@ -141,6 +141,7 @@ export class ProjectionRunner {
       }
       if (outcome.kind === "idle" || outcome.kind === "waiting") return outcome.kind;
       if (this.projection.emits?.length) this.options.onEmitted?.(new Set(this.projection.emits));
+      if (!outcome.full) return outcome.heldBack ? "waiting" : "idle";
     }
   }
 }

@@ -6,6 +6,7 @@ import { prepareProjections } from "../../projections/runtime/rebuild.ts";
 import { ProjectionRunner } from "../../projections/runtime/runner.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { useTestDatabase } from "../support/database.ts";
+import { until } from "../support/service.ts";
 import { prepareRecording, recordingProjection } from "../support/projections.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -95,6 +96,41 @@ describe("projection runtime", () => {
     await runner.settle();
     await runner.stop();
     expect(await seenCount(db, "held")).to.equal(2);
+  });
+
+  it("applies a wake-up's events in one transaction when they fit in a batch, and still notices events held back behind it", async function () {
+    this.timeout(30_000);
+    const db = database.db;
+    const projection = recordingProjection("onepass");
+    await prepareProjections(db, [projection], silentLogger);
+    let transactions = 0;
+    const counting = new Proxy(db, {
+      get: (target, key) => (key === "connect" ? () => (transactions++, target.connect()) : Reflect.get(target, key)),
+    });
+    const runner = new ProjectionRunner(counting, projection, silentLogger, { waitingRetryMs: 5 });
+    const append = (tx: Parameters<typeof appendToStream>[0], streamId: string, n: number) =>
+      appendToStream(tx, { tenant: "t1", streamId, expectedVersion: 0, events: Array.from({ length: n }, (_, i) => ({ type: "Counted", data: { n: i } })), metadata: { actor: "test" } });
+
+    await withTransaction(db, (tx) => append(tx, "a", 10));
+    await runner.wake();
+    // Issue #35: a second transaction only to find nothing more was a third of a projection's round trips under load.
+    expect(transactions, "one transaction for a batch short of full").to.equal(1);
+    expect(await seenCount(db, "onepass")).to.equal(10);
+
+    // Events that commit behind an open transaction are still looked for again, and applied once it ends.
+    const holder = await db.connect();
+    try {
+      await holder.query("begin");
+      await append(holder, "held", 1);
+      await withTransaction(db, (tx) => append(tx, "behind", 1));
+      await runner.wake();
+      expect(await seenCount(db, "onepass")).to.equal(10);
+      await holder.query("commit");
+    } finally {
+      holder.release();
+    }
+    await until(async () => (await seenCount(db, "onepass")) === 12, 5_000);
+    await runner.stop();
   });
 
   it("stops a projection at the event it cannot apply, records why, and lets the others go on", async () => {
