@@ -54,13 +54,23 @@ export interface DeadPeerLimits {
  * `idleInTransactionTimeoutMs`.
  */
 export function deadPeerLimits(limits: DeadPeerLimits): Pick<pg.PoolConfig, "keepAlive" | "keepAliveInitialDelayMillis" | "query_timeout" | "options"> {
+  const idle = limits.idleInTransactionTimeoutMs ? ` -c idle_in_transaction_session_timeout=${Math.trunc(limits.idleInTransactionTimeoutMs)}` : "";
   return {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     ...(limits.queryTimeoutMs ? { query_timeout: limits.queryTimeoutMs } : {}),
-    ...(limits.idleInTransactionTimeoutMs ? { options: `-c idle_in_transaction_session_timeout=${Math.trunc(limits.idleInTransactionTimeoutMs)}` } : {}),
+    options: `${NO_JIT}${idle}`,
   };
 }
+
+/*
+ * The service's own statements (appends, projection batches, the job queue) are short, and
+ * PostgreSQL's JIT compiles any statement its planner costs above jit_above_cost: the summaries'
+ * update of a projection batch spent 15 to 55 ms of its 35 to 90 ms compiling, every batch, on a
+ * store of 600,000 item rows (issue #35). Report queries run on their own pools
+ * (queries/reports/dataSources.ts) and keep the server's setting.
+ */
+const NO_JIT = "-c jit=off";
 
 /** pg's error for a statement unanswered within `query_timeout`: its connection is unusable. */
 export function isUnansweredStatement(error: unknown): boolean {
