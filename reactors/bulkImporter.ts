@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
-import { appendToStream, ConcurrencyConflict, readStream, type EventMetadata } from "../db/eventStore.ts";
+import { ConcurrencyConflict, readStream, type EventMetadata } from "../db/eventStore.ts";
 import { isTransient } from "../db/transientErrors.ts";
 import { unfinishedBulkJobs, type UnfinishedJob } from "../queries/bulk/bulkJobs.ts";
 import { clientById } from "../queries/credentials/credentials.ts";
@@ -130,7 +130,9 @@ export class BulkImporter {
     const submittedBy = stream.events[0]!.metadata;
     const client = await this.clientOfJob(job.clientId);
     const append = async (event: BulkJobEvent) => {
-      const appended = await appendToStream(this.deps.store.db, { tenant, streamId, expectedVersion: state.version, events: [event], metadata: this.metadata(submittedBy) });
+      // Through the store, which wakes the read models (bulk_jobs) once it is written: a job's start
+      // and end were seen only at the next safety-net look, 5 s later, or never by a CLI import.
+      const appended = await this.deps.store.append({ tenant, streamId, expectedVersion: state.version, events: [event], metadata: this.metadata(submittedBy) });
       state = applyBulkJobEvent(state, event, appended.nextVersion);
     };
     try {
