@@ -73,12 +73,19 @@ export async function readAfter(
   return { events: rows.map(toStoredEvent), passed: rows.map((row) => Number(row.passed)), scanned: rows.length ? Number(rows[0].scanned) : 0 };
 }
 
+/*
+ * Whether any event lies past a checkpoint. Not `exists (…)`: with no statistics on events (a new
+ * store before its first ANALYZE, or a server with autovacuum off) the planner expects a third of
+ * the rows past any point and scans the table for the first one, reading every row when there is
+ * none: 7 ms at 100,000 events, after every batch of every projection (issue #35). The first row
+ * in the index's order, by ORDER BY … LIMIT 1, is read from the index whatever the statistics say.
+ */
+export const EVENTS_AFTER_SQL =
+  "select (select position from events where (transaction_id, position) > ($1::xid8, $2::bigint) order by transaction_id, position limit 1) is not null as more";
+
 /** True when events exist past the checkpoint that are not readable yet (their writers are still open or just committed). */
 export async function hasEventsAfter(db: Pick<pg.ClientBase, "query">, after: Checkpoint): Promise<boolean> {
-  const { rows } = await db.query(
-    "select exists (select 1 from events where (transaction_id, position) > ($1::xid8, $2::bigint)) as more",
-    [after.transactionId, after.position],
-  );
+  const { rows } = await db.query(EVENTS_AFTER_SQL, [after.transactionId, after.position]);
   return rows[0].more === true;
 }
 
