@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Queryable } from "../db/eventStore.ts";
-import { RECEIVED } from "../projections/ingestion/labReports.ts";
+import { insertItemRowsSql } from "../projections/ingestion/labResults.ts";
 import { copyField, copyFromText } from "./copyIn.ts";
 import { copyOf, METADATA, TENANT, type TemplateReport } from "./floorPayloads.ts";
 
@@ -143,20 +143,7 @@ export async function copyItems(tx: pg.ClientBase, schemas: ReadSchemas, piece: 
  * payloads (RECEIVED: each decompressed once), the events being those at `positions`.
  */
 export async function insertItemsFromEvents(tx: Queryable, schemas: ReadSchemas, positions: number[]): Promise<void> {
-  await tx.query(
-    `insert into ${schemas.results}.lab_results
-     select tenant, external_id, (ord - 1)::integer, patient_ref,
-            s->>'itemCode', s->>'itemName', m->>'stdCode', m->>'stdName', m->>'category',
-            (m->>'valueNum')::double precision, m->>'valueText', s->>'unit',
-            (m->>'stdValue')::double precision, m->>'stdUnit', m->>'unitStatus',
-            (s->>'refLow')::double precision, (s->>'refHigh')::double precision, s->>'abnormalFlag', s->>'resultType',
-            collected_at, reported_at, collected_at::date, reported_at::date
-     from (
-       select received.*, jsonb_array_elements(mapped) as m, jsonb_array_elements(sent) as s, generate_series(1, jsonb_array_length(mapped)) as ord
-       from (${RECEIVED}) received
-     ) item`,
-    [positions],
-  );
+  await tx.query(insertItemRowsSql(`${schemas.results}.lab_results`), [positions]);
 }
 
 /**

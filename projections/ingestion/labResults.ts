@@ -63,6 +63,21 @@ export const labResultsProjection: Projection<Applied> = {
   },
 };
 
+/** The item rows of the received reports at the positions of $1, into `table` (the floor benchmark writes them the same way). */
+export function insertItemRowsSql(table: string): string {
+  return `insert into ${table}
+     select tenant, external_id, (ord - 1)::integer, patient_ref,
+            s->>'itemCode', s->>'itemName', m->>'stdCode', m->>'stdName', m->>'category',
+            (m->>'valueNum')::double precision, m->>'valueText', s->>'unit',
+            (m->>'stdValue')::double precision, m->>'stdUnit', m->>'unitStatus',
+            (s->>'refLow')::double precision, (s->>'refHigh')::double precision, s->>'abnormalFlag', s->>'resultType',
+            collected_at, reported_at, collected_at::date, reported_at::date
+     from (
+       select received.*, jsonb_array_elements(mapped) as m, jsonb_array_elements(sent) as s, generate_series(1, jsonb_array_length(mapped)) as ord
+       from (${RECEIVED}) received
+     ) item`;
+}
+
 async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: Summaries): Promise<void> {
   // Only a report received before has item rows to replace (its first event is version 1).
   const updated = events.filter((event) => event.streamVersion > 1);
@@ -76,20 +91,7 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
   // functions side by side in a select list run in step); what every item row of a report shares
   // (patient, times) is worked out once per report, in RECEIVED. Not a lateral join: the planner
   // puts a memoize over one, hashing each whole payload, which cost a fifth of a rebuild.
-  await tx.query(
-    `insert into lab_results
-     select tenant, external_id, (ord - 1)::integer, patient_ref,
-            s->>'itemCode', s->>'itemName', m->>'stdCode', m->>'stdName', m->>'category',
-            (m->>'valueNum')::double precision, m->>'valueText', s->>'unit',
-            (m->>'stdValue')::double precision, m->>'stdUnit', m->>'unitStatus',
-            (s->>'refLow')::double precision, (s->>'refHigh')::double precision, s->>'abnormalFlag', s->>'resultType',
-            collected_at, reported_at, collected_at::date, reported_at::date
-     from (
-       select received.*, jsonb_array_elements(mapped) as m, jsonb_array_elements(sent) as s, generate_series(1, jsonb_array_length(mapped)) as ord
-       from (${RECEIVED}) received
-     ) item`,
-    [events.map((event) => event.position)],
-  );
+  await tx.query(insertItemRowsSql("lab_results"), [events.map((event) => event.position)]);
   await summaries.arrived(tx, reportsScope(events.map((event) => event.tenant), events.map(externalIdOf)), lost);
 }
 

@@ -183,10 +183,12 @@ describe("demo data (src/demo)", () => {
     it("loads nothing a second time", async () => {
       // How long the load took is a figure, not a test (a busy machine is slower): printed here.
       console.log(`      demo load: ${loaded.patients} patients, ${loaded.labReports} lab reports in ${(loaded.elapsedMs / 1000).toFixed(1)} s`);
-      const before = (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n;
+      // Access records of the calls before (the reports' data and drills) are written off their
+      // answers' path and may land meanwhile: they are the access log's, not the demo's.
+      const demoEvents = async () => (await hub.service.db.query("select count(*)::int as n from events where type <> 'PatientRecordsShown'")).rows[0].n;
+      const before = await demoEvents();
       expect(await loadDemo(hub.service.url!, TEST_ADMIN_TOKEN)).to.equal(null);
-      const after = (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n;
-      expect(after).to.equal(before);
+      expect(await demoEvents()).to.equal(before);
     });
   });
 });
