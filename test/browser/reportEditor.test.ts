@@ -383,6 +383,31 @@ describe("the report editor in chromium", function () {
     await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en`);
   });
 
+  it("adds a drill-through arg to a table in the form: the new row stays to be filled, and saves", async () => {
+    // "Add arg" did nothing: the blank row was dropped when the form was drawn again from the spec.
+    const spec = {
+      version: 1,
+      title: "Wards",
+      params: [],
+      queries: { wards: { sql: WARD_SQL } },
+      nodes: [{ id: "byWard", type: "table", query: "wards", drill: { target: "patients", args: {} } }],
+      drills: { patients: { title: "Patients of {ward}", args: [{ name: "ward", type: "text" }], queries: { rows: { sql: "select patient_ref from patients where ward = {{ward}}" } } } },
+    };
+    expect((await staff.tenant.call("PUT", "/api/reports/drill-args/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/drill-args`);
+    await page.locator(".page-editor .editor").waitFor();
+    const args = page.locator('fieldset[data-path="nodes[0].drill.args"]');
+    await args.getByRole("button", { name: "Add arg" }).click();
+    const cell = (key: string) => args.locator(`[data-path="nodes[0].drill.args[0].${key}"]`);
+    await cell("arg").waitFor();
+    await cell("arg").fill("ward");
+    await cell("column").fill("ward");
+    await cell("column").press("Tab");
+    await previewAfter(page, saveAndPreview);
+    const saved = await staff.tenant.call("GET", "/api/reports/drill-args/versions/draft/source", { token: staff.tenant.authorToken });
+    expect(saved.body.spec.nodes[0].drill).to.deep.equal({ target: "patients", args: { ward: "ward" } });
+  });
+
   it("ran without a Content-Security-Policy violation or a script error", () => {
     expect(staff.cspViolations).to.deep.equal([]);
     expect(pageErrors).to.deep.equal([]);

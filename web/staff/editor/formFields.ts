@@ -177,10 +177,15 @@ export const stringOrObjectRows = (member: string): RowsCodec => ({
   write: (rows) => (rows.length ? rows.map((row) => (Object.keys(row).length === 1 && typeof row[member] === "string" ? row[member] : row)) : undefined),
 });
 
-/** An object mapping names to texts (a node's drill args) as rows `{ [key]: name, [value]: text }`. */
+/**
+ * An object mapping names to texts (a node's drill args) as rows `{ [key]: name, [value]: text }`.
+ * A row whose name is still empty is written too (as the key ""): left out, the form drawn again
+ * from the spec dropped the row "Add" had just made. Saved so, the service names it for the
+ * author to fill in or remove.
+ */
 export const mapRows = (key: string, value: string): RowsCodec => ({
   read: (map) => (isObject(map) ? Object.entries(map).map(([name, text]) => ({ [key]: name, [value]: text })) : []),
-  write: (rows) => Object.fromEntries(rows.filter((row) => typeof row[key] === "string" && row[key] !== "").map((row) => [row[key] as string, row[value] ?? ""])),
+  write: (rows) => Object.fromEntries(rows.map((row) => [String(row[key] ?? ""), row[value] ?? ""])),
 });
 
 /**

@@ -90,14 +90,11 @@ function chartFields(b: Binding, path: Segment[], query: () => HTMLElement): Nod
   ];
 }
 
-/**
- * A chart's `labels` ({ column: name }) as rows, left out when there is none. A row whose column
- * is still empty is written too (as the key ""), or the form, drawn again from the spec, would drop
- * the row "Add" just made; saved so, the service names it for the author to fill or remove.
- */
+/** A chart's `labels` ({ column: name }) as rows (mapRows), left out when there is none. */
+const seriesLabels = mapRows("column", "label");
 const seriesLabelRows: RowsCodec = {
-  read: mapRows("column", "label").read,
-  write: (rows) => (rows.length ? Object.fromEntries(rows.map((row) => [String(row.column ?? ""), row.label ?? ""])) : undefined),
+  read: seriesLabels.read,
+  write: (rows) => (rows.length ? seriesLabels.write(rows) : undefined),
 };
 
 /** The columns of a highlight rule; a table's rules also name the column they colour. */
