@@ -137,11 +137,17 @@ async function setUp(tx: Tx, projection: Projection): Promise<void> {
   await projection.setup?.(tx);
 }
 
-/** Builds what a generation's load left for its end (Projection.finishLoad), in its own schema. */
+/**
+ * Builds what a generation's load left for its end (Projection.finishLoad), in its own schema,
+ * then gathers its tables' statistics. A table loaded in one go has none until autovacuum comes
+ * round (never, on a server with it off), and the planner guesses without: the new generation
+ * would serve its first queries on plans made for an empty table (issue #35: "ANALYZE after the
+ * swap"; done before it, so the generation serves with them from its first query).
+ */
 export async function finishLoad(tx: Tx, projection: Projection, gen: Pick<Generation, "schemaName">): Promise<void> {
-  if (!projection.finishLoad) return;
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
-  await projection.finishLoad(tx);
+  await projection.finishLoad?.(tx);
+  await tx.query(`analyze ${projection.tables.map((table) => `${gen.schemaName}.${table}`).join(", ")}`);
   await tx.query("set local search_path to default");
 }
 
