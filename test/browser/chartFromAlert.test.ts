@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
-import { labReport, monthsAgo } from "../support/ingestion.ts";
+import { labReport, monthlyPanels } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible } from "./accessibility.ts";
 import { expectViewFits } from "./viewFits.ts";
@@ -18,18 +18,11 @@ import { OUT, useStaffBrowserSuite, signedInPage } from "./staffSuite.ts";
 const TENANT = "h1";
 /** Five monthly panels of 张三: haemoglobin (core), potassium and sodium (not core), all in range. */
 const history = () =>
-  Array.from({ length: 5 }, (_, i) => {
-    const taken = monthsAgo(5 - i);
-    return labReport(`MONTH-${i + 1}`, {
-      collectedAt: localDateTime(taken),
-      reportedAt: localDateTime(new Date(taken.getTime() + 3 * 3_600_000)),
-      items: [
-        { itemCode: "HGB", value: 110 + i, unit: "g/L", refLow: 115, refHigh: 150 },
-        { itemCode: "K", itemName: "钾", value: 4.5 + i / 10, unit: "mmol/L", refLow: 3.5, refHigh: 5.3 },
-        { itemCode: "NA", itemName: "钠", value: 138, unit: "mmol/L", refLow: 137, refHigh: 147 },
-      ],
-    });
-  });
+  monthlyPanels("MONTH", 5, (i) => [
+    { itemCode: "HGB", value: 110 + i, unit: "g/L", refLow: 115, refHigh: 150 },
+    { itemCode: "K", itemName: "钾", value: 4.5 + i / 10, unit: "mmol/L", refLow: 3.5, refHigh: 5.3 },
+    { itemCode: "NA", itemName: "钠", value: 138, unit: "mmol/L", refLow: 137, refHigh: 147 },
+  ]);
 
 const WORDS = {
   en: { marked: "Marked result", shown: /^Items: 13 shown of 14$/, other: "This patient's other items", more: /^Items: 14 shown of 14$/, report: "Report CRIT-K", sheet: "Laboratory report" },

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
-import { labReport, monthsAgo } from "../support/ingestion.ts";
+import { labReport, monthlyPanels } from "../support/ingestion.ts";
 import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
@@ -13,18 +13,11 @@ import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 const TENANT = "h1";
 /** Eleven monthly panels of 张三 over the past year: haemoglobin climbing into its target, phosphate high. */
 const history = () =>
-  Array.from({ length: 11 }, (_, i) => {
-    const taken = monthsAgo(11 - i);
-    return labReport(`CHART-${i + 1}`, {
-      collectedAt: localDateTime(taken),
-      reportedAt: localDateTime(new Date(taken.getTime() + 3 * 3_600_000)),
-      items: [
-        { itemCode: "HGB", value: 98 + i * 2, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: i < 8 ? "L" : "N" },
-        { itemCode: "P", value: 1.9, unit: "mmol/L", refLow: 0.87, refHigh: 1.45, abnormalFlag: "H" },
-        { itemName: "Kt/V", value: 1.3 },
-      ],
-    });
-  });
+  monthlyPanels("CHART", 11, (i) => [
+    { itemCode: "HGB", value: 98 + i * 2, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: i < 8 ? "L" : "N" },
+    { itemCode: "P", value: 1.9, unit: "mmol/L", refLow: 0.87, refHigh: 1.45, abnormalFlag: "H" },
+    { itemName: "Kt/V", value: 1.3 },
+  ]);
 
 describe("critical results and the patient chart in chromium", function () {
   this.timeout(90_000);

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
-import { labReport, monthsAgo } from "../support/ingestion.ts";
+import { labReport, monthlyPanels } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible } from "./accessibility.ts";
 import { OUT, useStaffBrowserSuite, signedInPage } from "./staffSuite.ts";
@@ -17,17 +17,10 @@ import { OUT, useStaffBrowserSuite, signedInPage } from "./staffSuite.ts";
 const TENANT = "h1";
 /** Three monthly adequacy panels of 张三, Kt/V sent by its Chinese name. */
 const adequacy = () =>
-  Array.from({ length: 3 }, (_, i) => {
-    const taken = monthsAgo(3 - i);
-    return labReport(`ADEQ-${i + 1}`, {
-      collectedAt: localDateTime(taken),
-      reportedAt: localDateTime(new Date(taken.getTime() + 3 * 3_600_000)),
-      items: [
-        { itemName: "尿素清除指数", value: 1.3 + i / 10 },
-        { itemCode: "URR", itemName: "尿素下降率", value: 70 + i, unit: "%" },
-      ],
-    });
-  });
+  monthlyPanels("ADEQ", 3, (i) => [
+    { itemName: "尿素清除指数", value: 1.3 + i / 10 },
+    { itemCode: "URR", itemName: "尿素下降率", value: 70 + i, unit: "%" },
+  ]);
 
 const WORDS = {
   en: { ktv: "spKt/V · Single-pool Kt/V", urr: "URR · Urea reduction ratio", option: /^spKt\/V · Single-pool Kt\/V · 3 results, latest /, alert: "K · Potassium", announce: "New critical result" },

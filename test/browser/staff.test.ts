@@ -2,19 +2,10 @@ import { expect } from "chai";
 import type { Page } from "playwright-core";
 import { labReport, LI_SI, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
+import { publishWardCensus } from "../support/reports.ts";
 import { OUT, signedInPage, useStaffBrowserSuite } from "./staffSuite.ts";
 
 const TENANT = "h1";
-
-
-/** A census report: v1 dynamic with `select *` (audit: low + info), v2 snapshot with listed, ordered columns. */
-const censusSpec = (sql: string) => ({
-  version: 1,
-  title: "Ward census",
-  params: [],
-  queries: { census: { sql } },
-  nodes: [{ id: "list", type: "table", title: "Patients", query: "census" }],
-});
 
 describe("staff pages in chromium", function () {
   this.timeout(60_000);
@@ -28,10 +19,7 @@ describe("staff pages in chromium", function () {
   before(async () => {
     const token = staff.tenant.authorToken;
 
-    expect((await staff.tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select * from patients") } })).status).to.equal(200);
-    expect((await staff.tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "dynamic", note: "first count" } })).status).to.equal(201);
-    expect((await staff.tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select patient_ref, name, ward from patients order by patient_ref") } })).status).to.equal(200);
-    expect((await staff.tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "snapshot", note: "frozen for the audit" } })).status).to.equal(201);
+    await publishWardCensus(staff.tenant);
 
     // Two reports no patient matches: one names 张三 without an id card, one names a stranger.
     const pushed = await staff.tenant.push("lab", [

@@ -2,8 +2,9 @@ import { expect } from "chai";
 import type { Locator, Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { ADMIN } from "../support/http.ts";
-import { labReport, LI_SI, ZHANG_SAN, monthsAgo } from "../support/ingestion.ts";
+import { labReport, LI_SI, ZHANG_SAN, monthlyPanels } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
+import { publishWardCensus } from "../support/reports.ts";
 import { expectAccessible, expectNoSidewaysScroll } from "./accessibility.ts";
 import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 
@@ -21,27 +22,12 @@ const VIEWPORTS = [
 ] as const;
 const LANGS = ["zh", "en"] as const;
 
-const censusSpec = (sql: string) => ({
-  version: 1,
-  title: "Ward census",
-  params: [],
-  queries: { census: { sql } },
-  nodes: [{ id: "list", type: "table", title: "Patients", query: "census" }],
-});
-
 /** Six monthly panels of 张三, then two potassium results flagged HH by the laboratory within the hour. */
 const labHistory = () => [
-  ...Array.from({ length: 6 }, (_, i) => {
-    const taken = monthsAgo(6 - i);
-    return labReport(`TOUR-${i + 1}`, {
-      collectedAt: localDateTime(taken),
-      reportedAt: localDateTime(new Date(taken.getTime() + 3 * 3_600_000)),
-      items: [
-        { itemCode: "HGB", value: 100 + i * 3, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: i < 4 ? "L" : "N" },
-        { itemCode: "P", value: 1.9, unit: "mmol/L", refLow: 0.87, refHigh: 1.45, abnormalFlag: "H" },
-      ],
-    });
-  }),
+  ...monthlyPanels("TOUR", 6, (i) => [
+    { itemCode: "HGB", value: 100 + i * 3, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: i < 4 ? "L" : "N" },
+    { itemCode: "P", value: 1.9, unit: "mmol/L", refLow: 0.87, refHigh: 1.45, abnormalFlag: "H" },
+  ]),
   ...["TOUR-K-1", "TOUR-K-2"].map((externalId, i) =>
     labReport(externalId, {
       collectedAt: localDateTime(new Date(Date.now() - (90 - i * 30) * 60_000)),
@@ -77,10 +63,7 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
     adminToken = made.body.token;
 
-    expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select * from patients") } })).status).to.equal(200);
-    expect((await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "dynamic", note: "first count" } })).status).to.equal(201);
-    expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: censusSpec("select patient_ref, name, ward from patients order by patient_ref") } })).status).to.equal(200);
-    expect((await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode: "snapshot", note: "frozen for the audit" } })).status).to.equal(201);
+    await publishWardCensus(tenant);
 
     expect((await tenant.call("PUT", "/api/patients/P002", { token, body: { ...LI_SI, ward: "B" } })).status).to.equal(200);
     expect((await tenant.push("lab", labHistory())).status).to.equal(200);

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { localDateTime } from "../../db/localDateTime.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import type { RunningService } from "../../src/app/service.ts";
 import { ADMIN, httpClient } from "./http.ts";
@@ -85,6 +86,21 @@ export function useIngestionService(options: TestServiceOptions = {}): { service
 }
 
 /** 07:30 on `day` of the month `months` before this one: a sample time for a history of monthly panels. */
+/**
+ * `count` monthly panels of 张三 (`${prefix}-1` …), the last one a month ago: each collected on the
+ * 10th at 07:30 and reported three hours later, the i-th (from 0) with `items(i)`.
+ */
+export function monthlyPanels(prefix: string, count: number, items: (i: number) => Array<Record<string, unknown>>) {
+  return Array.from({ length: count }, (_, i) => {
+    const taken = monthsAgo(count - i);
+    return labReport(`${prefix}-${i + 1}`, {
+      collectedAt: localDateTime(taken),
+      reportedAt: localDateTime(new Date(taken.getTime() + 3 * 3_600_000)),
+      items: items(i),
+    });
+  });
+}
+
 export function monthsAgo(months: number, day = 10): Date {
   const now = new Date();
   return new Date(now.getFullYear(), now.getMonth() - months, day, 7, 30, 0);

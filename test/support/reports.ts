@@ -31,6 +31,23 @@ export async function saveTableDraft(tenant: ReportAuthor, reportId: string, que
   expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
 }
 
+/**
+ * The staff pages' census report "ward-census", published twice: v1 dynamic with `select *`
+ * (audit: low + info), v2 snapshot with listed, ordered columns.
+ */
+export async function publishWardCensus(tenant: ReportAuthor): Promise<void> {
+  const census = (sql: string) => ({ version: 1, title: "Ward census", params: [], queries: { census: { sql } }, nodes: [{ id: "list", type: "table", title: "Patients", query: "census" }] });
+  const token = tenant.authorToken;
+  const versions = [
+    { sql: "select * from patients", mode: "dynamic", note: "first count" },
+    { sql: "select patient_ref, name, ward from patients order by patient_ref", mode: "snapshot", note: "frozen for the audit" },
+  ];
+  for (const { sql, mode, note } of versions) {
+    expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: census(sql) } })).status).to.equal(200);
+    expect((await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode, note } })).status).to.equal(201);
+  }
+}
+
 /** Runs the draft of `reportId`, which must answer 200: its queries. */
 export async function runDraftData(tenant: ReportAuthor, reportId: string): Promise<QueryAnswers> {
   const data = await tenant.call("POST", `/api/reports/${reportId}/data`, { body: { version: "draft" } });

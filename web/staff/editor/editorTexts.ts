@@ -534,4 +534,6 @@ const en: Omit<EditorTexts, "choices"> = {
   draft: "draft",
 };
 
-export const editorTextsFor = (lang: Lang): EditorTexts => ({ ...(lang === "en" ? en : zh), choices: choiceTextsFor(lang) });
+const EDITOR_TEXTS: Record<Lang, EditorTexts> = { zh: { ...zh, choices: choiceTextsFor("zh") }, en: { ...en, choices: choiceTextsFor("en") } };
+
+export const editorTextsFor = (lang: Lang): EditorTexts => EDITOR_TEXTS[lang];
