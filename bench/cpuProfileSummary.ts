@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
  * where each source file starts with a `// path/to/file.ts` line, which tells a frame's source.
  */
 
-const TOP_FUNCTIONS = 25;
+const TOP_FUNCTIONS = 60;
 
 interface CallFrame {
   functionName: string;

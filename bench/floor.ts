@@ -11,7 +11,7 @@ import { createTestDatabase, testServerUrl } from "../test/support/database.ts";
 import { templateReports, type TemplateReport } from "./floorPayloads.ts";
 import { copyEvents, copyItems, insertCheckpoint, insertEvents, insertItems, insertItemsFromEvents, insertReportRows, writeEvents, writeItems, type Piece, type ReadSchemas } from "./floorWrites.ts";
 import { ITEMS, SENDERS } from "./ingestSenders.ts";
-import { printProfiles, profiledBulk, profiledPush } from "./profiledRuns.ts";
+import { printProfiles, profiledBulk, profiledHl7, profiledPush } from "./profiledRuns.ts";
 import { median, result, type BenchResult } from "./results.ts";
 
 /*
@@ -28,8 +28,8 @@ import { median, result, type BenchResult } from "./results.ts";
  * were set on) for bulk pieces, SENDERS for pushes as the ingest group sends them.
  *
  * BENCH_PROFILE=1 adds where the paths' own time goes: a bulk job of BENCH_PROFILE_BULK_REPORTS
- * (default 50,000) and a push burst of SENDERS x BENCH_PROFILE_PUSH_BATCHES batches of 100 (default
- * 25) on the service profiled (profiledRuns.ts), printed and written to bench/profile-summary.json.
+ * (default 50,000), a push burst of SENDERS x BENCH_PROFILE_PUSH_BATCHES batches of 100 (default
+ * 25) and 4 MLLP connections of BENCH_PROFILE_HL7_MESSAGES messages each (default 1,000) on the service profiled (profiledRuns.ts), printed and written to bench/profile-summary.json.
  */
 
 const BULK_PIECE = PIECE_SIZE.reports;
@@ -255,7 +255,11 @@ const PROFILE_SUMMARY = fileURLToPath(new URL("./profile-summary.json", import.m
 async function profiledPaths() {
   const count = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
   console.error("  floor: profiling a bulk job and a push burst on the service");
-  const runs = [await profiledBulk(count("BENCH_PROFILE_BULK_REPORTS", 50_000)), await profiledPush(count("BENCH_PROFILE_PUSH_BATCHES", 25))];
+  const runs = [
+    await profiledBulk(count("BENCH_PROFILE_BULK_REPORTS", 50_000)),
+    await profiledPush(count("BENCH_PROFILE_PUSH_BATCHES", 25)),
+    await profiledHl7(count("BENCH_PROFILE_HL7_MESSAGES", 1000)),
+  ];
   printProfiles(runs);
   writeFileSync(PROFILE_SUMMARY, `${JSON.stringify({ measuredAt: new Date().toISOString(), loadAverage: loadAverage(), runs }, null, 2)}\n`);
   console.log(`\nwritten to ${PROFILE_SUMMARY}`);
@@ -290,7 +294,7 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
       run.reportsPerSecond,
       "reports/s",
       median(of(floorKey)),
-      `the service's own ${run.path === "bulk" ? "bulk import (one job)" : "JSON push burst"} of ${run.reports} reports under --cpu-prof and statement timing (slower than unprofiled), first byte -> read models at the store's head; baseline: its floor above; where the time went: bench/profile-summary.json`,
+      `the service's own ${{ bulk: "bulk import (one job)", push: "JSON push burst", hl7: "ORU^R01 over MLLP (the hl7 group's windowed connections)" }[run.path]} of ${run.reports} reports under --cpu-prof and statement timing (slower than unprofiled), first byte -> read models at the store's head; baseline: its floor above; where the time went: bench/profile-summary.json`,
     );
   });
   return [

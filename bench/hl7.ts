@@ -4,7 +4,7 @@ import { createTestDatabase } from "../test/support/database.ts";
 import { freePort } from "../test/support/privatePostgres.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";
 import { buildServer } from "../src/buildServer.ts";
-import { result, type BenchResult } from "./results.ts";
+import { median, result, type BenchResult } from "./results.ts";
 import { timedSenders } from "./timedSenders.ts";
 
 /*
@@ -12,13 +12,13 @@ import { timedSenders } from "./timedSenders.ts";
  * JSON by 4 senders, in the same run, each on a fresh service and database, twice: with each
  * connection keeping up to WINDOW messages unacknowledged against JSON pushes of WINDOW reports
  * (the same reports in flight per sender), and one message at a time (original mode) against
- * JSON one report a push (one report, one answer).
+ * JSON one report a push (one report, one answer). #35 asks the windowed ratio >= 0.9.
  */
 
-const CONNECTIONS = 4;
-const MESSAGES_PER_CONNECTION = Number(process.env.BENCH_HL7_MESSAGES ?? 500);
+export const CONNECTIONS = 4;
+const MESSAGES_PER_CONNECTION = Number(process.env.BENCH_HL7_MESSAGES ?? 1500);
 /** Messages a connection keeps unacknowledged, and reports a JSON push of the baseline carries. */
-const WINDOW = Number(process.env.BENCH_HL7_WINDOW ?? 100);
+export const WINDOW = Number(process.env.BENCH_HL7_WINDOW ?? 100);
 const RESULTS = 20;
 const START = Buffer.from([0x0b]);
 const END = Buffer.from([0x1c, 0x0d]);
@@ -46,10 +46,10 @@ function jsonReport(connection: number, i: number) {
 }
 
 /**
- * Sends `count` messages on one connection keeping at most `window` of them unacknowledged (1: each
+ * Sends `count` messages (numbered from `first`) on one connection keeping at most `window` of them unacknowledged (1: each
  * after the ACK of the one before, as a laboratory system in original mode does); counts the AAs.
  */
-async function sendOverMllp(port: number, key: string, connection: number, count: number, window: number): Promise<number> {
+export async function sendOverMllp(port: number, key: string, connection: number, count: number, window: number, first = 0): Promise<number> {
   const socket = net.connect(port, "127.0.0.1");
   await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
   let buffered = "";
@@ -58,7 +58,7 @@ async function sendOverMllp(port: number, key: string, connection: number, count
   let sent = 0;
   return new Promise<number>((resolve, reject) => {
     const sendMore = () => {
-      while (sent < count && sent - answered < window) socket.write(Buffer.concat([START, Buffer.from(message(key, connection, sent++), "utf8"), END]));
+      while (sent < count && sent - answered < window) socket.write(Buffer.concat([START, Buffer.from(message(key, connection, first + sent++), "utf8"), END]));
     };
     socket.on("error", reject);
     socket.on("data", (data) => {
@@ -77,43 +77,63 @@ async function sendOverMllp(port: number, key: string, connection: number, count
   });
 }
 
-async function measure(kind: "hl7" | "json", window: number): Promise<{ perSecond: number; accepted: number }> {
+/** Messages (or JSON reports) each connection sends before the clock starts: the service's code and caches warm, its first generation's tables written. */
+const WARMUP = 100;
+
+async function measure(kind: "hl7" | "json", window: number, messages: number): Promise<{ perSecond: number; accepted: number }> {
   const mllpPort = await freePort();
   const service = await spawnService({ databaseUrl: await createTestDatabase(false), env: { HL7_MLLP_PORT: String(mllpPort), OPEN_API_RATE_PER_SECOND: "100000", OPEN_API_BURST: "100000" } });
   try {
     const tenant = await ingestionTenant(service, "lab");
-    return await timedSenders(
+    const senders = (first: number, count: number) =>
       Array.from({ length: CONNECTIONS }, (_, c) => async () => {
-        if (kind === "hl7") return sendOverMllp(mllpPort, tenant.client.key, c, MESSAGES_PER_CONNECTION, window);
+        if (kind === "hl7") return sendOverMllp(mllpPort, tenant.client.key, c, count, window, first);
         let accepted = 0;
-        for (let i = 0; i < MESSAGES_PER_CONNECTION; i += window) {
-          const reports = Array.from({ length: Math.min(window, MESSAGES_PER_CONNECTION - i) }, (_, k) => jsonReport(c, i + k));
+        for (let i = 0; i < count; i += window) {
+          const reports = Array.from({ length: Math.min(window, count - i) }, (_, k) => jsonReport(c, first + i + k));
           const answer = await tenant.push("lab", reports);
           if (answer.status === 200) accepted += answer.body.data.accepted;
         }
         return accepted;
-      }),
-    );
+      });
+    await timedSenders(senders(0, WARMUP));
+    return await timedSenders(senders(WARMUP, messages));
   } finally {
     await service.stop();
   }
 }
 
+/**
+ * Each mode is measured ROUNDS times, JSON and HL7 taking turns to go first, each on a fresh service
+ * warmed up first: one short run of each, cold, swung the ratio by a fifth between runs (0.68-0.95).
+ */
+const ROUNDS = Number(process.env.BENCH_HL7_ROUNDS ?? 2);
+const ONE_IN_FLIGHT_MESSAGES = Number(process.env.BENCH_HL7_ONE_IN_FLIGHT_MESSAGES ?? 250);
+
 export async function hl7Benchmarks(): Promise<BenchResult[]> {
   await buildServer();
-  const total = CONNECTIONS * MESSAGES_PER_CONNECTION;
-  const figures: Array<{ window: number; hl7: number; json: number }> = [];
-  for (const window of [WINDOW, 1]) {
-    const json = await measure("json", window);
-    const hl7 = await measure("hl7", window);
-    if (hl7.accepted !== total || json.accepted !== total) throw new Error(`not every report was accepted: HL7 ${hl7.accepted}, JSON ${json.accepted} of ${total}`);
-    figures.push({ window, hl7: hl7.perSecond, json: json.perSecond });
+  const figures: Array<{ window: number; messages: number; hl7: number[]; json: number[] }> = [];
+  for (const [window, messages] of [
+    [WINDOW, MESSAGES_PER_CONNECTION],
+    [1, ONE_IN_FLIGHT_MESSAGES],
+  ] as const) {
+    const figure = { window, messages, hl7: [] as number[], json: [] as number[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const kind of round % 2 === 0 ? (["json", "hl7"] as const) : (["hl7", "json"] as const)) {
+        const measured = await measure(kind, window, messages);
+        if (measured.accepted !== CONNECTIONS * messages) throw new Error(`not every ${kind} report was accepted: ${measured.accepted} of ${CONNECTIONS * messages}`);
+        figure[kind].push(measured.perSecond);
+      }
+    }
+    console.error(`  hl7: window ${window}: HL7 ${figure.hl7.map(Math.round).join(", ")} messages/s; JSON ${figure.json.map(Math.round).join(", ")} reports/s`);
+    figures.push(figure);
   }
   const [windowed, oneByOne] = figures as [(typeof figures)[0], (typeof figures)[0]];
-  const windowedNote = `ORU^R01 of ${RESULTS} OBX over ${CONNECTIONS} MLLP connections, each keeping up to ${WINDOW} messages unacknowledged, ${total} messages, until the last ACK; baseline: the same reports pushed as JSON by ${CONNECTIONS} senders, ${WINDOW} a push; target >= 3,000 and ratio >= 1.0`;
-  const oneByOneNote = `the same, each connection sending its next message after the ACK of the one before (original mode); baseline: JSON one report a push, ${CONNECTIONS} senders`;
+  const runs = (f: (typeof figures)[0]) => `${ROUNDS} rounds, each kind on a fresh service after a warm-up of ${WARMUP} a connection, taking turns to go first; HL7 runs ${f.hl7.map(Math.round).join(", ")}, JSON runs ${f.json.map(Math.round).join(", ")}: the medians`;
+  const windowedNote = `ORU^R01 of ${RESULTS} OBX over ${CONNECTIONS} MLLP connections, each keeping up to ${WINDOW} messages unacknowledged, ${CONNECTIONS * windowed.messages} messages, until the last ACK; baseline: the same reports pushed as JSON by ${CONNECTIONS} senders, ${WINDOW} a push; ${runs(windowed)}; target ratio >= 0.9 (#35)`;
+  const oneByOneNote = `the same, ${CONNECTIONS * oneByOne.messages} messages, each connection sending its next message after the ACK of the one before (original mode); baseline: JSON one report a push, ${CONNECTIONS} senders; ${runs(oneByOne)}`;
   return [
-    result("hl7.mllp_messages_per_s", windowed.hl7, "messages/s", windowed.json, windowedNote),
-    result("hl7.mllp_one_in_flight_per_s", oneByOne.hl7, "messages/s", oneByOne.json, oneByOneNote),
+    result("hl7.mllp_messages_per_s", median(windowed.hl7), "messages/s", median(windowed.json), windowedNote),
+    result("hl7.mllp_one_in_flight_per_s", median(oneByOne.hl7), "messages/s", median(oneByOne.json), oneByOneNote),
   ];
 }

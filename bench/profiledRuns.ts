@@ -7,6 +7,8 @@ import { summariseCpuProfile, type CategoryTime, type CpuProfile } from "./cpuPr
 import { atStoreHead, benchService, until } from "./ingest.ts";
 import { getJson, REPORTS_PER_BATCH, runSenders, SENDERS } from "./ingestSenders.ts";
 import { PostgresCpu } from "./postgresCpu.ts";
+import { CONNECTIONS, sendOverMllp, WINDOW } from "./hl7.ts";
+import { freePort } from "../test/support/privatePostgres.ts";
 import { cpuMilliseconds } from "./processStats.ts";
 
 /*
@@ -20,7 +22,7 @@ import { cpuMilliseconds } from "./processStats.ts";
 const preload = (file: string) => pathToFileURL(fileURLToPath(new URL(file, import.meta.url))).href;
 /** Modules loaded into the profiled service before it starts: statement timing, and frames of their own for JSON. */
 const PRELOADS = ["--import", preload("./queryTiming.mjs"), "--import", preload("./jsonFrames.mjs")];
-const TOP_STATEMENTS = 10;
+const TOP_STATEMENTS = 25;
 
 export interface StatementTime {
   statement: string;
@@ -31,7 +33,7 @@ export interface StatementTime {
 }
 
 export interface ProfiledRun {
-  path: "bulk" | "push";
+  path: "bulk" | "push" | "hl7";
   reports: number;
   seconds: number;
   reportsPerSecond: number;
@@ -59,11 +61,17 @@ type BenchService = Awaited<ReturnType<typeof benchService>>;
  * `run` does the work, waits until the read models hold it, and may tell when the work itself
  * began (µs, process.hrtime), if later than its call: the senders' process takes seconds to start.
  */
-async function profiled(pathName: ProfiledRun["path"], reports: number, run: (service: BenchService) => Promise<number | void>, warmup?: (service: BenchService) => Promise<void>): Promise<ProfiledRun> {
+async function profiled(
+  pathName: ProfiledRun["path"],
+  reports: number,
+  run: (service: BenchService) => Promise<number | void>,
+  warmup?: (service: BenchService) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<ProfiledRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-profile-"));
   try {
     const queriesFile = path.join(dir, "queries.json");
-    const service = await benchService({ BENCH_QUERY_TIMING_FILE: queriesFile }, ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...PRELOADS]);
+    const service = await benchService({ ...env, BENCH_QUERY_TIMING_FILE: queriesFile }, ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...PRELOADS]);
     const pid = service.service.pid;
     let window: { from: number; to: number; seconds: number; cpuMs: number; postgres: Record<string, number> };
     try {
@@ -153,6 +161,31 @@ export async function profiledPush(batches: number): Promise<ProfiledRun> {
   );
 }
 
+/**
+ * CONNECTIONS MLLP connections sending `messages` ORU^R01 messages each, WINDOW unacknowledged at a
+ * time (the hl7 group's windowed figure), after a warm-up of WINDOW messages each.
+ */
+export async function profiledHl7(messages: number): Promise<ProfiledRun> {
+  const port = await freePort();
+  const send = async (key: string, first: number, count: number) => {
+    const accepted = await Promise.all(Array.from({ length: CONNECTIONS }, (_, c) => sendOverMllp(port, key, c, count, WINDOW, first)));
+    if (accepted.some((n) => n !== count)) throw new Error(`not every message was accepted: ${accepted.join(", ")} of ${count} a connection`);
+  };
+  return profiled(
+    "hl7",
+    CONNECTIONS * messages,
+    async ({ db, tenant }) => {
+      await send(tenant.client.key, WINDOW, messages);
+      await readModelsCaughtUp(db);
+    },
+    async ({ db, tenant }) => {
+      await send(tenant.client.key, 0, WINDOW);
+      await readModelsCaughtUp(db);
+    },
+    { HL7_MLLP_PORT: String(port) },
+  );
+}
+
 /** The runs as tables, for the console. */
 export function printProfiles(runs: ProfiledRun[]): void {
   for (const run of runs) {
@@ -163,6 +196,6 @@ export function printProfiles(runs: ProfiledRun[]): void {
     console.log("  functions with the most self time:");
     for (const f of run.topFunctions.slice(0, 12)) console.log(`    ${String(f.ms).padStart(8)} ms  ${f.fn.slice(0, 90)} [${f.category}]`);
     console.log(`  statements by total time in the driver (sum ${(run.statementsTotalMs / 1000).toFixed(1)} s):`);
-    for (const s of run.statements) console.log(`    ${String(s.totalMs).padStart(8)} ms ${String(s.calls).padStart(7)} calls ${String(s.rows).padStart(9)} rows  ${s.statement.slice(0, 150)}`);
+    for (const s of run.statements.slice(0, 10)) console.log(`    ${String(s.totalMs).padStart(8)} ms ${String(s.calls).padStart(7)} calls ${String(s.rows).padStart(9)} rows  ${s.statement.slice(0, 150)}`);
   }
 }
