@@ -19,6 +19,13 @@ import { answerRead, type Answer, type ReadMessage } from "./pushHl7Messages.ts"
  */
 
 const GROUPS_IN_FLIGHT = 4;
+/**
+ * A group short of a push's worth goes only while fewer of the key's pushes than this are being
+ * stored: while the database is busy, the messages that arrive make the next group fuller (one
+ * transaction, one commit for more of them) instead of a fourth small one. With every group sent as
+ * soon as a place was free, 6,400 messages on 4 connections went in 84 transactions, not 64 (#35).
+ */
+const PARTIAL_GROUPS_IN_FLIGHT = 2;
 
 /** The reasons of an AR for the key (the listener gives them too, to a large frame it refuses before it is whole), and for a fault of ours. */
 export const MISSING_KEY = "Send your client key in MSH-8 (Security) of every message.";
@@ -77,6 +84,7 @@ export class SenderGroups {
 
   private dispatch(key: string, sender: Sender): void {
     while (sender.inFlight < GROUPS_IN_FLIGHT && sender.waiting.length > 0) {
+      if (sender.waiting.length < MAX_REPORTS_PER_PUSH && sender.inFlight >= PARTIAL_GROUPS_IN_FLIGHT) break;
       const group = this.nextGroup(sender);
       if (group.length === 0) break; // every waiting message's report is being stored
       sender.inFlight++;
