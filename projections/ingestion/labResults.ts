@@ -19,7 +19,7 @@ type AppliedEvent<T extends Applied["type"]> = Extract<StoredEvent<Applied>, { t
 
 export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
-  version: 4,
+  version: 5,
   handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated"],
   tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets"],
   sharedTables: ["std_targets"],
@@ -52,16 +52,64 @@ export const labResultsProjection: Projection<Applied> = {
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },
-  async applyBatch(tx, events, { loading } = { loading: false }) {
+  async applyBatch(tx, events, { loading, behind } = { loading: false }) {
     // A rebuild's load leaves the summaries to finishLoad, which counts them once at the end.
-    const summaries = loading ? NO_SUMMARIES : KEPT_SUMMARIES;
-    await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run), summaries), (event) => {
+    if (loading) return applyEvents(tx, events, NO_SUMMARIES);
+    if (behind && events.every(isFirstVersion)) return deferSummaries(tx, events);
+    await summarisePending(tx);
+    await applyEvents(tx, events, KEPT_SUMMARIES);
+  },
+  async afterBatch(tx, { behind }) {
+    if (!behind) await summarisePending(tx);
+  },
+};
+
+/**
+ * Catching up (a bulk import, or a backlog after a pause), the item rows of first versions are
+ * written batch by batch and their summaries counted in one pass every DEFERRED_REPORTS reports, and
+ * when the projection catches up or meets any other event (a correction, a claim, a patient's move
+ * takes rows out of the summaries, which must then hold every row). A batch's summaries were half
+ * the projection's time, most of it spent on groups (a patient's month of an item) that the next
+ * batch touched again. The probe for a patient's other rows in a month leaves out every pending
+ * report (the scope below), so the count is the same as batch by batch.
+ */
+const DEFERRED_REPORTS = 10_000;
+const PENDING: RowScope = {
+  where: (a) => `(${a}.tenant, ${a}.external_id) in (select tenant, external_id from unsummarised_reports)`,
+  params: [],
+};
+
+const isFirstVersion = (event: StoredEvent<Applied>) => event.type === "LabReportReceived" && event.streamVersion === 1;
+
+async function deferSummaries(tx: Tx, events: StoredEvent<Applied>[]): Promise<void> {
+  const received = lastPerStream(events);
+  await tx.query(insertItemRowsSql("lab_results"), [received.map((event) => event.position)]);
+  const { rows } = await tx.query(
+    `with added as (insert into unsummarised_reports select * from unnest($1::text[], $2::text[]) returning 1)
+     select (select count(*) from added) + (select count(*) from unsummarised_reports) as pending`,
+    [received.map((event) => event.tenant), received.map(externalIdOf)],
+  );
+  if (Number(rows[0].pending) >= DEFERRED_REPORTS) await summarisePending(tx);
+}
+
+/** Counts the pending reports into the summaries at once. */
+async function summarisePending(tx: Tx): Promise<void> {
+  const { rows } = await tx.query("select exists (select 1 from unsummarised_reports) as pending");
+  if (!rows[0].pending) return;
+  // The pending reports are probed as a hash (a plain subplan would scan them for every group).
+  await tx.query("set local work_mem = '64MB'");
+  await shiftMonths(tx, 1, PENDING);
+  await offerLatest(tx, PENDING);
+  await tx.query("delete from unsummarised_reports");
+}
+
+async function applyEvents(tx: Tx, events: StoredEvent<Applied>[], summaries: Summaries): Promise<void> {
+  await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run), summaries), (event) => {
       if (event.type === "LabReportClaimed") return applyClaim(tx, event, summaries);
       if (event.type === "PatientRegistered" || event.type === "PatientUpdated") return applyPatient(tx, event, summaries);
       return Promise.resolve();
     });
-  },
-};
+}
 
 /** The item rows of the received reports at the positions of $1, into `table` (the floor benchmark writes them the same way). */
 export function insertItemRowsSql(table: string): string {

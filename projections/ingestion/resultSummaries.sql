@@ -40,3 +40,10 @@ create table std_targets (
   high double precision,
   source text not null
 );
+-- Reports whose item rows are written but not yet in the summaries: while the projection catches
+-- up, it counts them in one pass every few thousand reports instead of batch by batch (labResults.ts).
+create table unsummarised_reports (
+  tenant text not null,
+  external_id text not null,
+  primary key (tenant, external_id)
+);

@@ -24,17 +24,21 @@ export type BatchOutcome =
  * writes and the checkpoint commit together, so each event takes effect exactly once.
  */
 export async function applyNextBatch(tx: Tx, projection: Projection, gen: Generation, batchSize: number, loading = false, jobs?: TransactionalJobs): Promise<BatchOutcome> {
-  const context: ApplyContext = { loading, jobs };
   const page = await readAfter(tx, gen.checkpoint, batchSize, projection.handles, projection.payload);
   const { events } = page;
   if (events.length === 0) {
     return (await hasEventsAfter(tx, gen.checkpoint)) ? { kind: "waiting" } : { kind: "idle" };
   }
+  const full = page.scanned === batchSize;
+  // Asked only of a projection that can use it: one more look at the events index a batch.
+  const behind = full && !loading && projection.afterBatch !== undefined && (await hasEventsAfter(tx, checkpointOf(events.at(-1)!)));
+  const context: ApplyContext = { loading, jobs, behind };
   const handled = events.filter((event) => projection.handles.includes(event.type));
   // One round trip for both (the schema name is the generation's own, never outside input).
   await tx.query(`savepoint batch; set local search_path to ${gen.schemaName}, public`);
   try {
     await applyAll(tx, projection, handled, context);
+    if (!loading) await projection.afterBatch?.(tx, context);
   } catch (error) {
     await tx.query("rollback to savepoint batch");
     // A fault of the database (disk full, a deadlock, a lost connection) is no event's fault:
@@ -46,7 +50,6 @@ export async function applyNextBatch(tx: Tx, projection: Projection, gen: Genera
   const last = checkpointOf(events.at(-1)!);
   await saveProgress(tx, gen, last, page.scanned);
   gen.checkpoint = last;
-  const full = page.scanned === batchSize;
   // A batch short of full read everything readable: asked here, in the same transaction, whether
   // more waits behind open transactions, the runner need not open another one to find out (it
   // did, after every wake-up: about a third of a projection's round trips under load, issue #35).
@@ -80,6 +83,8 @@ async function applyUntilFailure(tx: Tx, projection: Projection, gen: Generation
     }
     applied += 1;
   }
+  // What earlier batches left for later is completed here too: this path ends the run.
+  if (!context.loading && failure === null) await projection.afterBatch?.(tx, { ...context, behind: false });
   await tx.query("set local search_path to default");
   if (applied > 0) {
     const last = checkpointOf(events[applied - 1]!);

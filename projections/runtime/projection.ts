@@ -58,6 +58,13 @@ export interface Projection<E extends NewEvent = NewEvent> {
    * arrived meanwhile, and on a new empty generation right after `ddl` and `setup`.
    */
   finishLoad?(tx: Tx): Promise<void>;
+  /**
+   * Called after every batch applied outside a rebuild's load, handled events or none, in the
+   * batch's transaction (search_path set): what `applyBatch` left for later while `behind`, it
+   * completes here once the batch is not (the checkpoint reaches the store's head only through such
+   * a batch, so a reader that waits for the head finds it done).
+   */
+  afterBatch?(tx: Tx, context: ApplyContext): Promise<void>;
 }
 
 export interface ApplyContext {
@@ -65,6 +72,8 @@ export interface ApplyContext {
   loading: boolean;
   /** Jobs that exist exactly when the batch commits (a reactor's webhook); absent where none are configured. */
   jobs?: TransactionalJobs;
+  /** True when the batch was full and committed events already lie past it: the projection is catching up. */
+  behind?: boolean;
 }
 
 /** pg-boss jobs sent inside the projection's transaction. */

@@ -25,6 +25,7 @@ import { alertById } from "../../queries/alerts/alerts.ts";
 import { stoppedProjections } from "../../queries/runtime/projectionStatus.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { startAlertWebhook } from "../alerts/alertWebhook.ts";
+import { TableStatistics } from "../../db/tableStatistics.ts";
 import { LedgerSealer } from "../../projections/runtime/ledgerSealer.ts";
 import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../../projections/runtime/wakeups.ts";
 import { BULK_WAKEUP_QUEUE, BulkImporter } from "../../reactors/bulkImporter.ts";
@@ -127,6 +128,9 @@ export async function startService({ config, role, log, projections = allProject
       await worker.start();
       const running = worker;
       stack.push(() => running.stop());
+      const statistics = new TableStatistics(db, log);
+      statistics.start();
+      stack.push(() => statistics.stop());
       const sealer = new LedgerSealer(db, log, config.LEDGER_SEAL_SECONDS * 1000);
       sealer.start();
       stack.push(() => sealer.stop());
