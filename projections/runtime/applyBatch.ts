@@ -20,6 +20,14 @@ export type BatchOutcome =
   | { kind: "failed"; position: number; message: string; code: string | null };
 
 /**
+ * Declares that this transaction appends no event, so that the readers of the store do not wait for
+ * it (events_read_horizon, migration 0015): a projection that emits none writes its read tables
+ * only. Taken before the batch's first write, for the whole transaction; it gives the transaction
+ * its id, which the batch's writes would a moment later.
+ */
+export const NO_EVENTS_WRITTEN_SQL = "select pg_advisory_xact_lock(1145569333, (pg_current_xact_id()::text::bigint & 4294967295)::bit(32)::int); ";
+
+/**
  * Applies the next batch to a generation whose row the caller has locked in `tx`. The projection's
  * writes and the checkpoint commit together, so each event takes effect exactly once.
  */
@@ -34,8 +42,8 @@ export async function applyNextBatch(tx: Tx, projection: Projection, gen: Genera
   const behind = full && !loading && projection.afterBatch !== undefined && (await hasEventsAfter(tx, checkpointOf(events.at(-1)!)));
   const context: ApplyContext = { loading, jobs, behind };
   const handled = events.filter((event) => projection.handles.includes(event.type));
-  // One round trip for both (the schema name is the generation's own, never outside input).
-  await tx.query(`savepoint batch; set local search_path to ${gen.schemaName}, public`);
+  // One round trip for all (the schema name is the generation's own, never outside input).
+  await tx.query(`${projection.emits?.length ? "" : NO_EVENTS_WRITTEN_SQL}savepoint batch; set local search_path to ${gen.schemaName}, public`);
   try {
     await applyAll(tx, projection, handled, context);
     if (!loading) await projection.afterBatch?.(tx, context);

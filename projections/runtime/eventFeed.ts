@@ -20,7 +20,9 @@ export const START: Checkpoint = { transactionId: "0", position: 0 };
  * This is the technique used by Marten, Eventuous and Emmett, with one refinement: the horizon
  * (`events_read_horizon()`, migration 0009) passes over transactions running in other databases
  * of the server, which cannot write these events, so another application's long transaction does
- * not hold this store's readers back. A scalar subquery, so it is worked out once per read.
+ * not hold this store's readers back; and (migration 0015) over transactions that declared they
+ * write no events, as every projection's batch that emits none does (applyBatch.ts), so the read
+ * models no longer wait for one another's batches. A scalar subquery, worked out once per read.
  *
  * The text copy of the id is selected under another name on purpose: were it called
  * `transaction_id`, ORDER BY would sort by that text column ("100003" < "99999").

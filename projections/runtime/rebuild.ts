@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { ensureClinicalViews } from "../../db/clinicalViews.ts";
 import { withTransaction, type Db } from "../../db/pool.ts";
-import { applyNextBatch } from "./applyBatch.ts";
+import { applyNextBatch, NO_EVENTS_WRITTEN_SQL } from "./applyBatch.ts";
 import { createGeneration, discardBuilding, dropRetiredSchemas, finishLoad, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
 import type { Projection } from "./projection.ts";
 
@@ -58,6 +58,8 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
     }
     await withTransaction(db, async (tx) => {
       await lockGeneration(tx, projection.name, { generation: building.generation }, false);
+      // Indexes and summaries over the whole load take a while: the store's readers need not wait.
+      if (!projection.emits?.length) await tx.query(NO_EVENTS_WRITTEN_SQL);
       await finishLoad(tx, projection, building);
     });
 

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { NO_EVENTS_WRITTEN_SQL } from "../../projections/runtime/applyBatch.ts";
 import pg from "pg";
 import { EVENTS_AFTER_SQL, hasEventsAfter, readAfter, START } from "../../projections/runtime/eventFeed.ts";
 import { createPool } from "../../db/pool.ts";
@@ -94,6 +95,28 @@ describe("event feed", () => {
         expect(await probesRead()).to.deep.equal(["after-foreign-begin", "opened-first", "committed-meanwhile"]);
       } finally {
         writer.release();
+      }
+    });
+
+    it("is not held back by an open transaction that declared it writes no events, as a projection's batch does; is by its backend's next one", async () => {
+      const before = ["after-foreign-begin", "opened-first", "committed-meanwhile"];
+      const projector = await database.db.connect();
+      try {
+        await projector.query("begin");
+        await projector.query(`${NO_EVENTS_WRITTEN_SQL}create table read_rows (n int); insert into read_rows values (1)`);
+        await database.db.query(probe("past-a-projector"));
+        expect(await probesRead()).to.deep.equal([...before, "past-a-projector"]);
+        await projector.query("commit");
+        // The same connection's next transaction declares nothing, and writes an event.
+        await projector.query("begin");
+        await projector.query(probe("same-backend-next"));
+        await database.db.query(probe("behind-it"));
+        expect(await probesRead()).to.deep.equal([...before, "past-a-projector"]);
+        await projector.query("commit");
+        expect(await probesRead()).to.deep.equal([...before, "past-a-projector", "same-backend-next", "behind-it"]);
+      } finally {
+        await projector.query("rollback").catch(() => {});
+        projector.release();
       }
     });
   });
