@@ -39,7 +39,7 @@ function message(key: string, connection: number, i: number): string {
 }
 
 /** The same report as a JSON push sends it. */
-export function jsonReport(connection: number, i: number) {
+function jsonReport(connection: number, i: number) {
   const id = `JSONB-${connection}-${i}`;
   return labReport(id, {
     items: Array.from({ length: RESULTS }, (_, j) => ({ itemCode: `${codes[j % codes.length]}${j >= codes.length ? j : ""}`, itemName: `项目${j}`, value: ((j + i) % 97) + 1, unit: "g/L", refLow: 1, refHigh: 100, abnormalFlag: "N" })),

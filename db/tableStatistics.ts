@@ -55,7 +55,8 @@ export async function analyzeChangedTables(db: Db): Promise<string[]> {
 /** Runs analyzeChangedTables every CHECK_EVERY_MS, one run at a time, in a process that applies projections. */
 export class TableStatistics {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> = Promise.resolve();
+  /** The check under way: a tick that finds one (analyses of a large store take seconds) lets it be, rather than queue another behind it. */
+  private running: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -65,7 +66,7 @@ export class TableStatistics {
 
   start(): void {
     this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.check());
+      this.running ??= this.check().finally(() => (this.running = null));
     }, this.everyMs);
     this.timer.unref();
   }

@@ -72,8 +72,7 @@ export const labResultsProjection: Projection<Applied> = {
  * the projection's time, most of it spent on groups (a patient's month of an item) that the next
  * batch touched again. The probe for a patient's other rows in a month leaves out every pending
  * report (they are the pass's scope), so the count is the same as batch by batch.
- */
-/*
+ *
  * A pass is one transaction, and a writing transaction holds back every reader of the store until it
  * commits (eventFeed.ts): passes of 10,000 reports (1-2 s) held a push's reconciliation back 2.3 s.
  * With 2,000, a push burst (npm run bench -- ingest, A/B alternated on one machine) has its item rows

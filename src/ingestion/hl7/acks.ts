@@ -109,10 +109,9 @@ export function plainAck(fields: readonly string[], code: AckCode, text: string,
   let header = headers.get(key);
   if (!header) {
     if (headers.size >= HEADERS_KEPT) headers.clear();
-    // Written with an empty MSH-7 and MSH-10; values are escaped, so the line splits at its field separator.
-    const written = libraryAck(fields, code, "", [], { at: stamp.at, controlId: "" }).split("\r", 1)[0]!.split("|");
-    written[6] = "";
-    headers.set(key, (header = written));
+    // MSH-7 and MSH-10 are put in for each ACK; values are escaped, so the line splits at its field separator.
+    header = libraryAck(fields, code, "", [], { at: stamp.at, controlId: "" }).split("\r", 1)[0]!.split("|");
+    headers.set(key, header);
   }
   const msh = header.slice();
   msh[6] = hl7Time(stamp.at);
