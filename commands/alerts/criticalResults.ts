@@ -1,5 +1,5 @@
 import type { MappedItem } from "../ingestion/itemMapping.ts";
-import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+import { loadDefaultDictionary, type Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import { parseLocalDateTime } from "../../db/localDateTime.ts";
 import type { CriticalResultEvent, RaisedAlert } from "./events.ts";
@@ -114,6 +114,31 @@ export function isRecentEnough(collectedAt: string | null, reportedAt: string, r
   const taken = parseLocalDateTime(collectedAt ?? reportedAt) ?? parseLocalDateTime(reportedAt);
   return taken === null || receivedAt.getTime() - taken.getTime() <= CRITICAL_RESULT_MAX_AGE_HOURS * 3_600_000;
 }
+
+/** The dictionary alerts are judged by (its items' critical limits): the reactor's, and the hint's below. */
+let alertsDictionaryLoaded: Dictionary | undefined;
+export function alertsDictionary(): Dictionary {
+  return (alertsDictionaryLoaded ??= loadDefaultDictionary());
+}
+
+/**
+ * Whether a laboratory report as received may raise an alert: some item critical by
+ * `alertsDictionary` and the sample recent enough. Ingestion records the answer in the received
+ * event's metadata (`criticalAtReceipt`), so that the reactor passes over the first versions that
+ * cannot (nearly every report, and every report of a bulk import of history) without reading
+ * their payloads. Never false where the reactor would find otherwise: recency is judged an hour
+ * early, against a clock of the database (the event's recorded time) that may run behind ours.
+ */
+export function mayRaiseAlert(report: { collectedAt?: unknown; reportedAt?: unknown; items?: unknown }, mapped: readonly ReportItem["mapped"][], receivedAt: Date): boolean {
+  const text = (value: unknown) => (typeof value === "string" ? value : null);
+  const reportedAt = text(report.reportedAt);
+  if (reportedAt === null) return true; // required of a laboratory report: the reactor decides
+  if (!isRecentEnough(text(report.collectedAt), reportedAt, new Date(receivedAt.getTime() - CLOCK_MARGIN_MS))) return false;
+  const sent = Array.isArray(report.items) ? (report.items as ReportItem["sent"][]) : [];
+  return findCritical(sent.map((item, index) => ({ index, sent: item, mapped: mapped[index]! })), alertsDictionary()).length > 0;
+}
+
+const CLOCK_MARGIN_MS = 3_600_000;
 
 export interface ReportVersion {
   externalId: string;

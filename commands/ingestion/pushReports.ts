@@ -3,6 +3,7 @@ import { setImmediate } from "node:timers/promises";
 import { z } from "zod";
 import { ConcurrencyConflict, type EventMetadata, type EventStore, type Queryable, type StreamAppend, type TransactionWriter } from "../../db/eventStore.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
+import { mayRaiseAlert } from "../alerts/criticalResults.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
 import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
@@ -72,6 +73,8 @@ export interface Prepared {
   freshMatch: Match;
   /** How the report came when not as JSON (an HL7 message and its control id, a FHIR Bundle entry), kept in its event's metadata. */
   origin?: Record<string, unknown>;
+  /** A laboratory report's: whether it may raise a critical-result alert (mayRaiseAlert), kept in its event's metadata. */
+  criticalAtReceipt?: boolean;
 }
 
 /**
@@ -154,6 +157,7 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
     }
     const report = validation.report as AcceptedReport;
     const items = (report.items ?? []).map((item) => deps.mapper.map(item, client.codeMap));
+    const criticalAtReceipt = kind.name === "lab" ? mayRaiseAlert(report, items, new Date()) : undefined;
     prepared.push({
       index,
       externalId: report.externalId,
@@ -165,6 +169,7 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
       summary: summarise(items),
       freshMatch: { matched: false, pendingReason: "", idCard: null },
       ...(origins?.[index] ? { origin: origins[index] } : {}),
+      ...(criticalAtReceipt !== undefined ? { criticalAtReceipt } : {}),
     });
   }
   const registered = await registeredPatients(deps, client.tenant, prepared);
@@ -278,9 +283,15 @@ function decide(kind: ReportKind, entry: Prepared, state: ReportStreamState | un
       streamId: entry.streamId,
       expectedVersion: state?.version ?? 0,
       events: [{ type: kind.events.received, dataJson: receivedJson(rest, entry.reportJson) }],
-      ...(entry.origin ? { metadata: { origin: entry.origin } } : {}),
+      ...ownMetadata(entry),
     },
   };
+}
+
+/** What a report's event records besides the push's metadata: how it came, whether it may raise an alert. */
+function ownMetadata({ origin, criticalAtReceipt }: Prepared): Pick<StreamAppend, "metadata"> {
+  if (!origin && criticalAtReceipt === undefined) return {};
+  return { metadata: { ...(origin ? { origin } : {}), ...(criticalAtReceipt !== undefined ? { criticalAtReceipt } : {}) } };
 }
 
 /** A ReceivedReport's JSON: the report's, written once at validation (it is large), and the rest. */

@@ -5,6 +5,7 @@ import {
   findCritical,
   initialCriticalResultsState,
   isRecentEnough,
+  mayRaiseAlert,
   type ReportItem,
 } from "../../commands/alerts/criticalResults.ts";
 import type { CriticalResultEvent } from "../../commands/alerts/events.ts";
@@ -71,5 +72,18 @@ describe("critical results: what is critical, and what a report's new version do
     expect(isRecentEnough("2026-11-22 09:30:00", "2026-11-22 12:00:00", received)).to.equal(true);
     expect(isRecentEnough("2026-11-21 09:00:00", "2026-11-25 08:00:00", received)).to.equal(false);
     expect(isRecentEnough(null, "2026-11-24 08:00:00", received)).to.equal(true);
+  });
+
+  it("tells ingestion whether a report may raise an alert, never no where the reactor could say yes", () => {
+    const received = new Date(2026, 10, 25, 9, 0, 0);
+    const sent = (value: number, collectedAt: string) => ({ collectedAt, reportedAt: "2026-11-25 08:00:00", items: [{ itemCode: "K", value, unit: "mmol/L" }] });
+    const mapped = (value: number) => [{ stdCode: "K", stdName: "钾", stdValue: value, stdUnit: "mmol/L" }];
+    expect(mayRaiseAlert(sent(6.9, "2026-11-25 07:00:00"), mapped(6.9), received)).to.equal(true);
+    expect(mayRaiseAlert(sent(4.2, "2026-11-25 07:00:00"), mapped(4.2), received), "nothing critical").to.equal(false);
+    expect(mayRaiseAlert(sent(6.9, "2026-11-20 07:00:00"), mapped(6.9), received), "taken five days before").to.equal(false);
+    // 72 h 30 min before: too old for the reactor on this clock, but the database's clock may run behind ours.
+    expect(isRecentEnough("2026-11-22 08:30:00", "2026-11-25 08:00:00", received)).to.equal(false);
+    expect(mayRaiseAlert(sent(6.9, "2026-11-22 08:30:00"), mapped(6.9), received)).to.equal(true);
+    expect(mayRaiseAlert({ items: [{ itemCode: "K", value: 6.9 }] }, mapped(6.9), received), "no report time: the reactor decides").to.equal(true);
   });
 });

@@ -112,6 +112,37 @@ describe("critical-result alerts (/api/alerts)", function () {
     expect((await tenant.call("GET", "/api/alerts/count", { token: tenant.authorToken })).body.open).to.equal((await alerts()).length);
   });
 
+  it("records in each received event whether it may raise an alert, and passes over a first version that cannot without reading it", async () => {
+    await tenant.push("lab", [withPotassium("CRIT-NORMAL", 4.2)]);
+    const hints = async () => {
+      const { rows } = await service.db.query(
+        "select data->>'externalId' as id, metadata->'criticalAtReceipt' as hint from events where tenant = 'h1' and type = 'LabReportReceived' and stream_version = 1",
+      );
+      return Object.fromEntries(rows.map((row) => [row.id, row.hint]));
+    };
+    expect(await hints()).to.deep.include({ "CRIT-K-1": true, "CRIT-HH": true, "CRIT-UNMATCHED": true, "CRIT-OLD": false, "CRIT-NORMAL": false });
+    // Two copies of a critical report written straight into the store: one says it cannot raise an
+    // alert (as no ingestion would say of it), one says nothing (as events stored before the hint).
+    const { rows } = await service.db.query("select stream_id, data, metadata from events where tenant = 'h1' and type = 'LabReportReceived' and data->>'externalId' = 'CRIT-K-1' and stream_version = 1");
+    const copy = async (externalId: string, metadata: Record<string, unknown>) => {
+      const data = { ...rows[0].data, externalId, report: { ...rows[0].data.report, externalId } };
+      await service.db.query("insert into events (tenant, stream_id, stream_version, type, data, metadata) values ('h1', $1, 1, 'LabReportReceived', $2, $3)", [
+        (rows[0].stream_id as string).replace("CRIT-K-1", externalId),
+        data,
+        metadata,
+      ]);
+    };
+    const unhinted = { ...(rows[0].metadata as Record<string, unknown>) };
+    delete unhinted.criticalAtReceipt;
+    await copy("CRIT-HINT-FALSE", { ...unhinted, criticalAtReceipt: false });
+    await copy("CRIT-HINT-NONE", unhinted);
+    expect(await alertOf("CRIT-HINT-NONE")).to.deep.include({ value: 6.9 });
+    await tenant.push("lab", [withPotassium("CRIT-AFTER-HINTS", 7.0)]);
+    await alertOf("CRIT-AFTER-HINTS");
+    const all = [...(await alerts()), ...(await alerts("acknowledged")), ...(await alerts("closed"))];
+    expect(all.map((a) => a.externalId), "the reactor took the event's word").to.not.include("CRIT-HINT-FALSE");
+  });
+
   it("streams new alerts and changes as Server-Sent Events, with heartbeats, and lets go when the client goes", async () => {
     const abort = new AbortController();
     const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": "h1" }, signal: abort.signal });
