@@ -78,6 +78,30 @@ function roleSettings(database: string, limits: ReportRoleLimits | undefined): A
  * report role); the others are made all the same.
  */
 export async function prepareReportRunner(db: Db, appUrl: string, limits?: ReportRoleLimits): Promise<UnsetRoleSetting[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await prepareReportRunnerOnce(db, appUrl, limits);
+    } catch (error) {
+      if (!isConcurrentRoleUpdate(error) || attempt >= ROLE_UPDATE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 20 * (1 + Math.random())));
+    }
+  }
+}
+
+/*
+ * The advisory lock serialises the services of one database only: the role is the server's, and a
+ * service of another database on the same server (a second installation, a test suite's next
+ * database) may alter it at the same instant. PostgreSQL then fails one of the two ALTER ROLEs with
+ * "tuple concurrently updated" (XX000, an internal error rather than a serialization failure), and
+ * the service failed to start; the one that lost tries again on the role as the other left it.
+ */
+const ROLE_UPDATE_ATTEMPTS = 5;
+
+function isConcurrentRoleUpdate(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === "XX000" && /tuple concurrently updated/.test((error as Error).message);
+}
+
+function prepareReportRunnerOnce(db: Db, appUrl: string, limits?: ReportRoleLimits): Promise<UnsetRoleSetting[]> {
   return withTransaction(db, async (tx) => {
     await tx.query("select pg_advisory_xact_lock(hashtext('dh_report_runner password'))");
     const { rows } = await tx.query("select format('alter role %I with login password %L', $1::text, $2::text) as sql, current_database() as database", [REPORT_RUNNER_ROLE, runnerPassword(appUrl)]);

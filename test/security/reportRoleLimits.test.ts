@@ -125,6 +125,17 @@ describe("the report role's limits (E.5)", function () {
     });
   });
 
+  it("is prepared by the services of two databases of one server at the same instant, neither failing to start", async () => {
+    const urls = [await createTestDatabase(), await createTestDatabase()];
+    const pools = urls.map((url) => createPool(url, { max: 1 }));
+    try {
+      // Without the retry some round of the twenty failed with "tuple concurrently updated" (as a service of the suite once did at its start).
+      for (let round = 0; round < 20; round++) await Promise.all(pools.map((pool, i) => prepareReportRunner(pool, urls[i]!)));
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
   describe("when the service's database user is no superuser", () => {
     const user = `dh_test_report_limits_${process.pid}`;
     let admin: pg.Pool;
