@@ -86,6 +86,8 @@ export const configSchema = z.object({
   REPORT_WORK_MEM: databaseSize("REPORT_WORK_MEM", 64).default("8MB"),
   /** The report role's temp_file_limit: temporary file space one report connection may use at once; -1: none. */
   REPORT_TEMP_FILE_LIMIT: databaseSize("REPORT_TEMP_FILE_LIMIT", 64, true).default("256MB"),
+  /** How much V8's heap may grow past what its last full collection kept before it collects again, in percent (0: V8's own, up to fourfold). */
+  HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(100),
   /** Worker threads of the docx export, drawing its charts and zipping its documents (unset: one fewer than the machine's cores, at least one). */
   DOCX_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** Charts of one docx export on those threads at once, waiting or drawn (unset: DOCX_THREADS), so that exports take turns. */
