@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   alertsDictionary,
+  CRITICAL_AT_RECEIPT,
   CRITICAL_RESULTS_ACTOR,
   criticalResultsDecider,
   findCritical,
@@ -64,7 +65,7 @@ const RECEIVED_PAYLOAD = `
  * under a bulk import (PostgreSQL's own statement statistics, #35); events stored before the hint
  * existed still take it.
  */
-const CANNOT_RAISE = `stream_version = 1 and metadata->'criticalAtReceipt' = 'false'::jsonb`;
+const CANNOT_RAISE = `stream_version = 1 and metadata->'${CRITICAL_AT_RECEIPT}' = 'false'::jsonb`;
 
 /** What the reactor reads: a received version's payload only where it may be critical (else null), and claims. */
 type ReactsTo = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", ReceivedReport | null>;

@@ -121,6 +121,9 @@ export function alertsDictionary(): Dictionary {
   return (alertsDictionaryLoaded ??= loadDefaultDictionary());
 }
 
+/** The metadata key under which ingestion records mayRaiseAlert's answer, and the reactor reads it. */
+export const CRITICAL_AT_RECEIPT = "criticalAtReceipt";
+
 /**
  * Whether a laboratory report as received may raise an alert: some item critical by
  * `alertsDictionary` and the sample recent enough. Ingestion records the answer in the received

@@ -3,7 +3,7 @@ import { setImmediate } from "node:timers/promises";
 import { z } from "zod";
 import { ConcurrencyConflict, type EventMetadata, type EventStore, type Queryable, type StreamAppend, type TransactionWriter } from "../../db/eventStore.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
-import { mayRaiseAlert } from "../alerts/criticalResults.ts";
+import { CRITICAL_AT_RECEIPT, mayRaiseAlert } from "../alerts/criticalResults.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
 import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
@@ -291,7 +291,7 @@ function decide(kind: ReportKind, entry: Prepared, state: ReportStreamState | un
 /** What a report's event records besides the push's metadata: how it came, whether it may raise an alert. */
 function ownMetadata({ origin, criticalAtReceipt }: Prepared): Pick<StreamAppend, "metadata"> {
   if (!origin && criticalAtReceipt === undefined) return {};
-  return { metadata: { ...(origin ? { origin } : {}), ...(criticalAtReceipt !== undefined ? { criticalAtReceipt } : {}) } };
+  return { metadata: { ...(origin ? { origin } : {}), ...(criticalAtReceipt !== undefined ? { [CRITICAL_AT_RECEIPT]: criticalAtReceipt } : {}) } };
 }
 
 /** A ReceivedReport's JSON: the report's, written once at validation (it is large), and the rest. */

@@ -5,7 +5,7 @@ import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
 import { RECEIVED, RECEIVED_READ_IN_DATABASE } from "./labReports.ts";
-import type { Projection } from "../runtime/projection.ts";
+import type { ApplyContext, Projection } from "../runtime/projection.ts";
 import { fillClinicalTargets, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
 
 /**
@@ -52,17 +52,25 @@ export const labResultsProjection: Projection<Applied> = {
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },
-  async applyBatch(tx, events, { loading, behind } = { loading: false }) {
+  async applyBatch(tx, events, context = { loading: false }) {
+    const { loading, behind } = context;
     // A rebuild's load leaves the summaries to finishLoad, which counts them once at the end.
     if (loading) return applyEvents(tx, events, NO_SUMMARIES);
     if (behind && events.every(isFirstVersion)) return deferSummaries(tx, events);
     await summarisePending(tx);
     await applyEvents(tx, events, KEPT_SUMMARIES);
+    summarisedIn.add(context);
   },
-  async afterBatch(tx, { behind }) {
-    if (!behind) await summarisePending(tx);
+  async afterBatch(tx, context) {
+    if (!context.behind && !summarisedIn.has(context)) await summarisePending(tx);
   },
 };
+
+/**
+ * The batches (by their context) whose applyBatch counted every pending report and left none:
+ * afterBatch has nothing to count for them, and a live push's batch makes one statement fewer.
+ */
+const summarisedIn = new WeakSet<ApplyContext>();
 
 /**
  * Catching up (a bulk import, or a backlog after a pause), the item rows of first versions are
