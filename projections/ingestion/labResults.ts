@@ -127,8 +127,11 @@ async function applyEvents(tx: Tx, events: StoredEvent<Applied>[], summaries: Su
     });
 }
 
-/** The item rows of the received reports at the positions of $1, into `table` (the floor benchmark writes them the same way). */
-export function insertItemRowsSql(table: string): string {
+/**
+ * The item rows of the received reports at the positions of $1 (or of those `received` selects),
+ * into `table`: the floor benchmarks write them the same way.
+ */
+export function insertItemRowsSql(table: string, received = RECEIVED): string {
   return `insert into ${table}
      select tenant, external_id, (ord - 1)::integer, patient_ref,
             s->>'itemCode', s->>'itemName', m->>'stdCode', m->>'stdName', m->>'category',
@@ -138,7 +141,7 @@ export function insertItemRowsSql(table: string): string {
             collected_at, reported_at, collected_at::date, reported_at::date
      from (
        select received.*, jsonb_array_elements(mapped) as m, jsonb_array_elements(sent) as s, generate_series(1, jsonb_array_length(mapped)) as ord
-       from (${RECEIVED}) received
+       from (${received}) received
      ) item`;
 }
 
