@@ -1,12 +1,14 @@
-import { externalIdOf, type LabReportEvent } from "../../commands/ingestion/events.ts";
+import { externalIdOf, labReportStream, type LabReportEvent } from "../../commands/ingestion/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
 import { patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
+import type { Checkpoint } from "../runtime/eventFeed.ts";
 import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
-import { RECEIVED, RECEIVED_READ_IN_DATABASE } from "./labReports.ts";
+import { withoutPrimaryKey } from "../runtime/loadAtOnce.ts";
+import { RECEIVED, RECEIVED_READ_IN_DATABASE, receivedReports } from "./labReports.ts";
 import type { ApplyContext, Projection } from "../runtime/projection.ts";
-import { fillClinicalTargets, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
+import { countEveryMonth, fillClinicalTargets, findEveryLatest, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
 
 /**
  * One row per result item of a laboratory report, with its standard code and converted value:
@@ -46,9 +48,10 @@ export const labResultsProjection: Projection<Applied> = {
       -- patient chart, which reads what it draws from the index alone.
       create index lab_results_by_patient on lab_results (tenant, patient_ref, std_code, reported_on)
         include (collected_at, reported_at, std_value, abnormal_flag, external_id)`);
-    await shiftMonths(tx, 1, EVERY_ROW);
-    await offerLatest(tx, EVERY_ROW);
+    await countEveryMonth(tx);
+    await findEveryLatest(tx);
   },
+  loadThrough: loadItemRows,
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },
@@ -162,6 +165,49 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
   await summaries.arrived(tx, reportsScope(events.map((event) => event.tenant), events.map(externalIdOf)), lost);
 }
 
+/** The events up to the rebuild's `through` ($1, $2), as a condition on an `events` row aliased `alias`. */
+const upTo = (alias: string) => `(${alias}.transaction_id, ${alias}.position) <= ($1::xid8, $2::bigint)`;
+
+/**
+ * A rebuild's load by set (Projection.loadThrough), leaving what applying the events with
+ * NO_SUMMARIES would: each report's item rows from its last version received (a later one replaces
+ * them wholly); the patient of the last claim made after that version, if any; each patient's
+ * last ward. Versions, and a claim after a version, follow each other in their stream.
+ */
+async function loadItemRows(tx: Tx, through: Checkpoint): Promise<void> {
+  const bounds = [through.transactionId, through.position];
+  // As finishLoad's: the last versions are found by hashing every report's stream, the key built by sorting.
+  await tx.query("set local work_mem = '256MB'; set local maintenance_work_mem = '512MB'");
+  await withoutPrimaryKey(tx, "lab_results", () =>
+    tx.query(
+      insertItemRowsSql(
+        "lab_results",
+        receivedReports(`e.position in (
+          select max(v.position) from events v where v.type = 'LabReportReceived' and ${upTo("v")} group by v.tenant, v.stream_id)`),
+      ),
+      bounds,
+    ),
+  );
+  await tx.query(
+    `update lab_results r set patient_ref = c.data->>'patientRef'
+     from (select distinct on (tenant, stream_id) tenant, stream_id, stream_version, data
+           from events claim where type = 'LabReportClaimed' and ${upTo("claim")}
+           order by tenant, stream_id, stream_version desc) c
+     where r.tenant = c.tenant and r.external_id = substr(c.stream_id, length($3) + 1)
+       and not exists (select 1 from events l
+                       where l.tenant = c.tenant and l.stream_id = c.stream_id and l.stream_version > c.stream_version
+                         and l.type = 'LabReportReceived' and ${upTo("l")})`,
+    [...bounds, labReportStream.prefix],
+  );
+  await tx.query(
+    `insert into patient_wards
+     select distinct on (tenant, stream_id) tenant, substr(stream_id, length($3) + 1), data->>'ward'
+     from events p where type in ('PatientRegistered', 'PatientUpdated') and ${upTo("p")}
+     order by tenant, stream_id, stream_version desc`,
+    [...bounds, patientStreams.prefix],
+  );
+}
+
 async function applyClaim(tx: Tx, event: AppliedEvent<"LabReportClaimed">, summaries: Summaries): Promise<void> {
   const { patientRef } = event.data;
   const report = reportsScope([event.tenant], [externalIdOf(event)]);
@@ -217,5 +263,3 @@ const NO_SUMMARIES: Summaries = {
     await setWard();
   },
 };
-
-const EVERY_ROW: RowScope = { where: () => "true", params: [] };

@@ -92,6 +92,66 @@ export async function shiftMonths(tx: Tx, sign: 1 | -1, scope: RowScope): Promis
   if (sign < 0) await tx.query("delete from result_months where results = 0");
 }
 
+/**
+ * result_months from every item row at once, into an empty table (a rebuild's finishLoad). The
+ * same figures as shiftMonths, grouped otherwise: shiftMonths groups each patient's month of an
+ * item first (its probe for rows outside the scope needs them), nearly one group a row, with a
+ * numeric sum in each: at two million reports a sort of 21 M rows that spilled 5 GB (146 s).
+ * Here the sums are grouped by ward and month directly (some thousands of groups), and the
+ * patients counted apart from the distinct patient months, without sums (19.2 -> 13.7 s at
+ * 400,000 reports).
+ */
+export async function countEveryMonth(tx: Tx): Promise<void> {
+  await tx.query(
+    `with rows as not materialized (
+       select r.tenant, r.patient_ref, r.std_code, date_trunc('month', r.reported_on)::date as month, w.ward, r.std_value,
+              r.std_value < t.low as below, r.std_value > t.high as above, t.code is not null as targeted
+       from lab_results r
+       left join std_targets t on t.code = r.std_code
+       left join patient_wards w on w.tenant = r.tenant and w.patient_ref = r.patient_ref
+       where r.patient_ref is not null and r.std_value is not null
+     )
+     insert into result_months (tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target)
+     select tenant, std_code, month, ward, sum(results)::integer, sum(patients)::integer, sum(value_sum), sum(below)::integer, sum(within)::integer, sum(above)::integer
+     from (
+       select tenant, std_code, month, ward, count(*) as results, 0 as patients, sum(std_value::numeric) as value_sum,
+              count(*) filter (where below) as below, count(*) filter (where targeted and not coalesce(below or above, false)) as within,
+              count(*) filter (where above) as above
+       from rows
+       group by tenant, std_code, month, ward
+       union all
+       select tenant, std_code, month, ward, 0, count(*), 0, 0, 0, 0
+       from (select distinct tenant, patient_ref, std_code, month, ward from rows) patient_months
+       group by tenant, std_code, month, ward
+     ) counted
+     group by tenant, std_code, month, ward`,
+  );
+}
+
+/**
+ * latest_results from every item row at once, into an empty table (a rebuild's finishLoad): each
+ * patient's last report time of each item found by hashing (a few hundred thousand groups), then
+ * only the rows of that time ordered to break ties, instead of sorting every row as offerLatest
+ * does (10.9 -> 3.9 s at 400,000 reports).
+ */
+export async function findEveryLatest(tx: Tx): Promise<void> {
+  await tx.query(
+    `with newest as (
+       select tenant, patient_ref, std_code, max(reported_at) as reported_at
+       from lab_results
+       where patient_ref is not null and std_value is not null
+       group by tenant, patient_ref, std_code
+     )
+     insert into latest_results
+     select distinct on (r.tenant, r.patient_ref, r.std_code) r.tenant, r.patient_ref, r.std_code, r.std_value, r.reported_at, r.reported_on, r.external_id, r.item_index
+     from lab_results r
+     join newest n on r.tenant = n.tenant and r.patient_ref = n.patient_ref and r.std_code = n.std_code and r.reported_at = n.reported_at
+     where r.std_value is not null
+     -- NEWEST_FIRST among rows of the same report time.
+     order by r.tenant, r.patient_ref, r.std_code, r.external_id desc, r.item_index desc`,
+  );
+}
+
 /** The order that makes a result a patient's latest: reported last, then the greater external id and item. */
 const NEWEST_FIRST = "reported_at desc, external_id desc, item_index desc";
 

@@ -1,5 +1,6 @@
 import type { NewEvent, StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
+import type { Checkpoint } from "./eventFeed.ts";
 
 /**
  * A read model built from events. The runtime runs `ddl` and `setup`, and calls `apply`, with
@@ -52,6 +53,14 @@ export interface Projection<E extends NewEvent = NewEvent> {
    * generation (`loading`), it may leave for `finishLoad` what is cheaper built once at the end.
    */
   applyBatch?(tx: Tx, events: StoredEvent<E>[], context?: ApplyContext): Promise<void>;
+  /**
+   * Optional: loads a fresh generation from every event up to and including `through` (in the
+   * feed's order) in a few set-based statements, leaving the tables applying those events one by
+   * one with `loading` would. A rebuild calls it once, in one transaction, then applies the events
+   * past `through` in batches as usual; `finishLoad` follows. Should it fail on an event, the
+   * rebuild applies them in batches instead, which names the event.
+   */
+  loadThrough?(tx: Tx, through: Checkpoint): Promise<void>;
   /**
    * Builds what batches applied while `loading` left undone (summaries, indexes), in one pass over
    * the loaded tables; the runtime calls it after a rebuild's load and before the events that

@@ -3,10 +3,11 @@ import { ensureClinicalViews } from "../../db/clinicalViews.ts";
 import { withTransaction, type Db } from "../../db/pool.ts";
 import { applyNextBatch, NO_EVENTS_WRITTEN_SQL } from "./applyBatch.ts";
 import { createGeneration, discardBuilding, dropRetiredSchemas, finishLoad, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
+import { loadAtOnce } from "./loadAtOnce.ts";
 import type { Projection } from "./projection.ts";
 
 export type RebuildResult =
-  | { status: "rebuilt"; generation: number; events: number; seconds: number }
+  | { status: "rebuilt"; generation: number; events: number; seconds: number; /** Of them, loaded by set (Projection.loadThrough). */ loadedAtOnce: number }
   | { status: "busy" }
   | { status: "failed"; position: number; message: string };
 
@@ -46,6 +47,11 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       onProgress?.({ ...progress, lastPosition: Math.max(progress.lastPosition, progress.eventsRead) });
     };
 
+    const loadedAtOnce = await withTransaction(db, async (tx) => {
+      const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
+      return loadAtOnce(tx, projection, gen, log);
+    });
+    if (loadedAtOnce > 0) advance(loadedAtOnce);
     // Catch up without holding up the live runner; the swap below takes the last stretch.
     for (;;) {
       const outcome = await withTransaction(db, async (tx) => {
@@ -90,7 +96,7 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
     );
     const seconds = (Date.now() - started) / 1000;
     log.info({ projection: projection.name, generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds }, "projection rebuilt");
-    return { status: "rebuilt", generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds };
+    return { status: "rebuilt", generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds, loadedAtOnce };
   } finally {
     await lockHolder.query("select pg_advisory_unlock_all()").catch(() => {});
     lockHolder.release();
