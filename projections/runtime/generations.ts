@@ -147,7 +147,8 @@ async function setUp(tx: Tx, projection: Projection): Promise<void> {
 export async function finishLoad(tx: Tx, projection: Projection, gen: Pick<Generation, "schemaName">): Promise<void> {
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   await projection.finishLoad?.(tx);
-  await tx.query(`analyze ${projection.tables.map((table) => `${gen.schemaName}.${table}`).join(", ")}`);
+  // A reactor has no tables, and ANALYZE naming none would analyze every table of the database.
+  if (projection.tables.length > 0) await tx.query(`analyze ${projection.tables.map((table) => `${gen.schemaName}.${table}`).join(", ")}`);
   await tx.query("set local search_path to default");
 }
 
