@@ -36,6 +36,8 @@ export async function loadAtOnce(tx: Tx, projection: Projection, gen: Generation
   if (rows.length === 0) return 0;
   const through: Checkpoint = { transactionId: rows[0].transaction_id, position: Number(rows[0].position) };
   const events = Number(rows[0].events);
+  // The progress bar moves only once the load commits: minutes at millions of reports.
+  log.info({ projection: projection.name, through: through.position, events }, "loading by set through the last readable event");
   await tx.query(`${projection.emits?.length ? "" : NO_EVENTS_WRITTEN_SQL}savepoint load; set local search_path to ${gen.schemaName}, public`);
   try {
     await projection.loadThrough(tx, through);
