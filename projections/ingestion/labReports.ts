@@ -59,7 +59,7 @@ export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabRe
  */
 export const RECEIVED = receivedReports("e.position = any($1::bigint[])");
 
-/** RECEIVED over the events `where` selects (the rebuild's floor benchmark reads every received report at once). */
+/** RECEIVED over the events `where` selects: lab_results' load by set and the rebuild's floor benchmark read every received report at once. */
 export function receivedReports(where: string): string {
   return `
   select e.tenant, e.recorded_at, e.position, e.transaction_id, e.stream_version, p.*

