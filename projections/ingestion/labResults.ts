@@ -41,7 +41,7 @@ export const labResultsProjection: Projection<Applied> = {
   setup: fillClinicalTargets,
   async finishLoad(tx: Tx) {
     // Built once over the loaded rows rather than row by row as they load; the sorts want memory.
-    await tx.query("set local work_mem = '256MB'; set local maintenance_work_mem = '512MB'");
+    await tx.query(LOAD_MEMORY_SQL);
     await tx.query(`
       create index lab_results_by_item on lab_results (tenant, std_code, reported_on);
       -- A patient's results of an item: whether a patient already counts in a month, and the
@@ -165,6 +165,9 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
   await summaries.arrived(tx, reportsScope(events.map((event) => event.tenant), events.map(externalIdOf)), lost);
 }
 
+/** Memory for the sorts and hashes of a rebuild's statements over every row (its load and finishLoad). */
+const LOAD_MEMORY_SQL = "set local work_mem = '256MB'; set local maintenance_work_mem = '512MB'";
+
 /** The events up to the rebuild's `through` ($1, $2), as a condition on an `events` row aliased `alias`. */
 const upTo = (alias: string) => `(${alias}.transaction_id, ${alias}.position) <= ($1::xid8, $2::bigint)`;
 
@@ -176,8 +179,8 @@ const upTo = (alias: string) => `(${alias}.transaction_id, ${alias}.position) <=
  */
 async function loadItemRows(tx: Tx, through: Checkpoint): Promise<void> {
   const bounds = [through.transactionId, through.position];
-  // As finishLoad's: the later versions are found by hashing every report's stream, the key built by sorting.
-  await tx.query("set local work_mem = '256MB'; set local maintenance_work_mem = '512MB'");
+  // The later versions are found by hashing every report's stream, the key built by sorting.
+  await tx.query(LOAD_MEMORY_SQL);
   await withoutPrimaryKey(tx, "lab_results", () =>
     tx.query(
       insertItemRowsSql(

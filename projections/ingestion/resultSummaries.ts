@@ -143,12 +143,10 @@ export async function findEveryLatest(tx: Tx): Promise<void> {
        group by tenant, patient_ref, std_code
      )
      insert into latest_results
-     select distinct on (r.tenant, r.patient_ref, r.std_code) r.tenant, r.patient_ref, r.std_code, r.std_value, r.reported_at, r.reported_on, r.external_id, r.item_index
-     from lab_results r
-     join newest n on r.tenant = n.tenant and r.patient_ref = n.patient_ref and r.std_code = n.std_code and r.reported_at = n.reported_at
-     where r.std_value is not null
-     -- NEWEST_FIRST among rows of the same report time.
-     order by r.tenant, r.patient_ref, r.std_code, r.external_id desc, r.item_index desc`,
+     select distinct on (tenant, patient_ref, std_code) tenant, patient_ref, std_code, std_value, reported_at, reported_on, external_id, item_index
+     from lab_results join newest using (tenant, patient_ref, std_code, reported_at)
+     where std_value is not null
+     order by tenant, patient_ref, std_code, ${NEWEST_FIRST}`,
   );
 }
 
