@@ -237,7 +237,7 @@ async function rebuildItems(db: Db, positions: number[]): Promise<{ loadSeconds:
     const finishing = performance.now();
     await client.query("begin");
     await client.query(`set local search_path to ${schema}, public`);
-    await labResultsProjection.finishLoad!(client);
+    for (const step of labResultsProjection.finishLoad!) await step.run(client);
     await client.query("commit");
     return { loadSeconds: (finishing - loading) / 1000, finishSeconds: (performance.now() - finishing) / 1000 };
   } finally {

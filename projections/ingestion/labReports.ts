@@ -1,8 +1,10 @@
-import { externalIdOf, isClaimed, isDismissed, type LabReportEvent, type ReceivedType, type ReportStreamEvent } from "../../commands/ingestion/events.ts";
+import { externalIdOf, isClaimed, isDismissed, labReportStream, type LabReportEvent, type ReceivedType, type ReportStreamEvent } from "../../commands/ingestion/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
+import type { Checkpoint } from "../runtime/eventFeed.ts";
 import { inRuns } from "../runtime/eventRuns.ts";
+import { LOAD_MEMORY_SQL, throughParams, upTo, withoutIndexes } from "../runtime/loadAtOnce.ts";
 import { createReportDays, recordDecision, recordReceivedCtes } from "./reportDays.ts";
 import type { Projection } from "../runtime/projection.ts";
 
@@ -16,7 +18,7 @@ export const RECEIVED_READ_IN_DATABASE = "case when type = 'LabReportReceived' t
  */
 export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabReportReceived", null>> = {
   name: "lab_reports",
-  version: 6,
+  version: 7,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
   tables: ["lab_reports", "lab_report_days"],
   patientRows: { lab_reports: { patientRef: "patient_ref" } },
@@ -45,6 +47,7 @@ export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabRe
   async applyBatch(tx, events) {
     await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, run), (event) => applyDecision(tx, event, "lab_reports", "lab_report_days"));
   },
+  loadThrough: loadReports,
 };
 
 /*
@@ -62,7 +65,7 @@ export const RECEIVED = receivedReports("e.position = any($1::bigint[])");
 /** RECEIVED over the events `where` selects: lab_results' load by set and the rebuild's floor benchmark read every received report at once. */
 export function receivedReports(where: string): string {
   return `
-  select e.tenant, e.recorded_at, e.position, e.transaction_id, e.stream_version, p.*
+  select e.tenant, e.stream_id, e.recorded_at, e.position, e.transaction_id, e.stream_version, p.*
   from events e
   cross join lateral (
     select d->>'externalId' as external_id, d->'report' as report, d->'items' as mapped, d->'report'->'items' as sent,
@@ -74,31 +77,32 @@ export function receivedReports(where: string): string {
   where ${where}`;
 }
 
+/** Of a row read by receivedReports, what lab_reports and lab_report_days keep: materialized whole (some 8 kB a report), a rebuild's batches of 5,000 spilled to disk, 21 GB at two million reports. */
+const REPORT_FIELDS = `tenant, stream_id, external_id, stream_version, recorded_at, transaction_id, position, matched, patient_ref, collected_at, reported_at, client_name,
+  report->>'reportNo' as report_no, case when not matched then match->>'pendingReason' end as pending_reason,
+  coalesce(match->>'idCard', report->'patient'->>'idCard') as id_card, report->'patient'->>'name' as patient_name,
+  report->'patient'->>'hisPatientId' as his_patient_id, report->>'panelName' as panel_name, report->>'specimen' as specimen,
+  report->>'status' as status, report->>'labName' as lab_name, report->>'reporter' as reporter, report->>'reviewer' as reviewer,
+  jsonb_array_length(mapped) as item_count`;
+
+/** A lab_reports row, in its columns' order, from REPORT_FIELDS: as a version leaves it, neither claimed since nor dismissed. */
+const REPORT_ROW = `tenant, external_id, report_no, patient_ref, matched, pending_reason, id_card, patient_name, his_patient_id,
+  panel_name, specimen, status, lab_name, reporter, reviewer, collected_at,
+  reported_at, reported_at::date, recorded_at, client_name, item_count, null, null, transaction_id, position`;
+
+/** A version as lab_report_days records it (recordReceivedCtes' source), from REPORT_FIELDS. */
+const VERSION_DAY = `tenant, external_id, stream_version as version, recorded_at as valid_from, reported_at::date as report_day, not matched as unmatched,
+  transaction_id as ledger_tx, position as ledger_position`;
+
 /** Every received version of the run goes into lab_report_days; each report's last into lab_reports (a later push overwrites wholly). */
 async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
   const positions = events.map((event) => event.position);
   await tx.query(
-    // Only the fields read below are kept of each payload: materialized whole (some 8 kB a report),
-    // a rebuild's batches of 5,000 spilled to disk, 21 GB at two million reports.
-    `with received as materialized (
-       select tenant, external_id, stream_version, recorded_at, transaction_id, position, matched, patient_ref, collected_at, reported_at, client_name,
-              report->>'reportNo' as report_no, case when not matched then match->>'pendingReason' end as pending_reason,
-              coalesce(match->>'idCard', report->'patient'->>'idCard') as id_card, report->'patient'->>'name' as patient_name,
-              report->'patient'->>'hisPatientId' as his_patient_id, report->>'panelName' as panel_name, report->>'specimen' as specimen,
-              report->>'status' as status, report->>'labName' as lab_name, report->>'reporter' as reporter, report->>'reviewer' as reviewer,
-              jsonb_array_length(mapped) as item_count
-       from (${RECEIVED}) payload
-     ),
-     versions as (
-       select tenant, external_id, stream_version as version, recorded_at as valid_from, reported_at::date as report_day, not matched as unmatched,
-              transaction_id as ledger_tx, position as ledger_position
-       from received
-     ),
+    `with received as materialized (select ${REPORT_FIELDS} from (${RECEIVED}) payload),
+     versions as (select ${VERSION_DAY} from received),
      ${recordReceivedCtes("lab_report_days", "versions")}
      insert into lab_reports as t
-     select tenant, external_id, report_no, patient_ref, matched, pending_reason, id_card, patient_name, his_patient_id,
-            panel_name, specimen, status, lab_name, reporter, reviewer, collected_at,
-            reported_at, reported_at::date, recorded_at, client_name, item_count, null, null, transaction_id, position
+     select ${REPORT_ROW}
      from (select distinct on (tenant, external_id) * from received order by tenant, external_id, position desc) last_of_each
      on conflict (tenant, external_id) do update set
        report_no = excluded.report_no, patient_ref = excluded.patient_ref, matched = excluded.matched,
@@ -110,6 +114,69 @@ async function applyReceived(tx: Tx, events: StoredEvent[]): Promise<void> {
        dismissed_at = null, dismiss_reason = null, ledger_tx = excluded.ledger_tx, ledger_position = excluded.ledger_position`,
     [positions],
   );
+}
+
+/**
+ * True of a lab report's event (an `events` row or a row with its tenant, stream_id and
+ * stream_version, aliased `alias`) when no later version of the report was received up to a
+ * load's `through` (upTo): a later version replaces the report wholly.
+ */
+export const noLaterVersion = (alias: string) => `not exists (
+  select 1 from events l
+  where l.tenant = ${alias}.tenant and l.stream_id = ${alias}.stream_id and l.stream_version > ${alias}.stream_version
+    and l.type = 'LabReportReceived' and ${upTo("l")})`;
+
+/**
+ * A rebuild's load by set (Projection.loadThrough), leaving what applying the events would, in two
+ * statements over the store read once in its order:
+ * - lab_report_days: a row per version and per decision, each valid until the report's next; a
+ *   decision keeps the day of the version before it and awaits nobody (recordDecision);
+ * - lab_reports: each report's last version, then the last claim and dismissal made after it,
+ *   the newest of these three holding the ledger receipt (applyDecision).
+ */
+async function loadReports(tx: Tx, through: Checkpoint): Promise<void> {
+  const params = [...throughParams(through), labReportStream.prefix];
+  await tx.query(LOAD_MEMORY_SQL);
+  await withoutIndexes(tx, ["lab_reports", "lab_report_days"], async () => {
+    await tx.query(
+      `with received as materialized (
+         select ${REPORT_FIELDS} from (${receivedReports(`e.type = 'LabReportReceived' and ${upTo("e")}`)}) payload
+       ),
+       decided as (
+         select tenant, substr(stream_id, length($3) + 1) as external_id, stream_version as version, recorded_at as valid_from,
+                null::date as report_day, false as unmatched, transaction_id as ledger_tx, position as ledger_position
+         from events d where type in ('LabReportClaimed', 'LabReportDismissed') and ${upTo("d")}
+       ),
+       -- A decision's day is its version's: each version opens a run of rows, counted by the days seen so far.
+       runs as (
+         select *, count(report_day) over (partition by tenant, external_id order by version) as run
+         from (select ${VERSION_DAY} from received union all select * from decided) every_row
+       ),
+       days as (
+         insert into lab_report_days (tenant, external_id, version, valid_from, valid_to, report_day, unmatched, ledger_tx, ledger_position)
+         select tenant, external_id, version, valid_from, lead(valid_from) over (partition by tenant, external_id order by version),
+                max(report_day) over (partition by tenant, external_id, run), unmatched, ledger_tx, ledger_position
+         from runs
+       )
+       insert into lab_reports select ${REPORT_ROW} from received r where ${noLaterVersion("r")}`,
+      params,
+    );
+    for (const [type, decision] of [
+      ["LabReportClaimed", "patient_ref = d.data->>'patientRef', matched = true, pending_reason = null"],
+      ["LabReportDismissed", "dismissed_at = d.recorded_at, dismiss_reason = d.data->>'reason'"],
+    ]) {
+      await tx.query(
+        `update lab_reports r set ${decision},
+           ledger_tx = case when d.position > r.ledger_position then d.transaction_id else r.ledger_tx end,
+           ledger_position = greatest(d.position, r.ledger_position)
+         from (select distinct on (tenant, stream_id) * from events d
+               where type = '${type}' and ${upTo("d")}
+               order by tenant, stream_id, stream_version desc) d
+         where r.tenant = d.tenant and r.external_id = substr(d.stream_id, length($3) + 1) and ${noLaterVersion("d")}`,
+        params,
+      );
+    }
+  });
 }
 
 /**
@@ -154,9 +221,9 @@ export async function applyDecision(tx: Tx, event: StoredEvent<WithPayload<Repor
       event.data.patientRef,
     ]);
   } else if (isDismissed(event)) {
-    await tx.query(`update ${reportsTable} set dismissed_at = $5, dismiss_reason = $6, ${ledger} where tenant = $1 and external_id = $2`, [
+    // The store's time to the microsecond, as recordDecision's.
+    await tx.query(`update ${reportsTable} set dismissed_at = (select recorded_at from events where position = $4), dismiss_reason = $5, ${ledger} where tenant = $1 and external_id = $2`, [
       ...key,
-      event.recordedAt,
       event.data.reason,
     ]);
   }

@@ -5,9 +5,9 @@ import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
 import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
-import { withoutPrimaryKey } from "../runtime/loadAtOnce.ts";
-import { RECEIVED, RECEIVED_READ_IN_DATABASE, receivedReports } from "./labReports.ts";
-import type { ApplyContext, Projection } from "../runtime/projection.ts";
+import { LOAD_MEMORY_SQL, throughParams, upTo, withoutIndexes } from "../runtime/loadAtOnce.ts";
+import { noLaterVersion, RECEIVED, RECEIVED_READ_IN_DATABASE, receivedReports } from "./labReports.ts";
+import type { ApplyContext, FinishStep, Projection } from "../runtime/projection.ts";
 import { countEveryMonth, fillClinicalTargets, findEveryLatest, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
 
 /**
@@ -39,18 +39,19 @@ export const labResultsProjection: Projection<Applied> = {
   batchSize: 1000,
   ddl: ["projections/ingestion/labResults.sql", "projections/ingestion/resultSummaries.sql"],
   setup: fillClinicalTargets,
-  async finishLoad(tx: Tx) {
-    // Built once over the loaded rows rather than row by row as they load; the sorts want memory.
-    await tx.query(LOAD_MEMORY_SQL);
-    await tx.query(`
-      create index lab_results_by_item on lab_results (tenant, std_code, reported_on);
-      -- A patient's results of an item: whether a patient already counts in a month, and the
-      -- patient chart, which reads what it draws from the index alone.
-      create index lab_results_by_patient on lab_results (tenant, patient_ref, std_code, reported_on)
-        include (collected_at, reported_at, std_value, abnormal_flag, external_id)`);
-    await countEveryMonth(tx);
-    await findEveryLatest(tx);
-  },
+  // Largest first: a rebuild runs them two at a time (finishSideBySide.ts), and at two million
+  // reports the month summaries take about as long as the other three together.
+  finishLoad: [
+    finishStep("result_months", countEveryMonth),
+    // A patient's results of an item: whether a patient already counts in a month, and the
+    // patient chart, which reads what it draws from the index alone.
+    finishStep("lab_results_by_patient", (tx) =>
+      tx.query(`create index lab_results_by_patient on lab_results (tenant, patient_ref, std_code, reported_on)
+                  include (collected_at, reported_at, std_value, abnormal_flag, external_id)`),
+    ),
+    finishStep("lab_results_by_item", (tx) => tx.query("create index lab_results_by_item on lab_results (tenant, std_code, reported_on)")),
+    finishStep("latest_results", findEveryLatest),
+  ],
   loadThrough: loadItemRows,
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
@@ -165,11 +166,17 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
   await summaries.arrived(tx, reportsScope(events.map((event) => event.tenant), events.map(externalIdOf)), lost);
 }
 
-/** Memory for the sorts and hashes of a rebuild's statements over every row (its load and finishLoad). */
-const LOAD_MEMORY_SQL = "set local work_mem = '256MB'; set local maintenance_work_mem = '512MB'";
 
-/** The events up to the rebuild's `through` ($1, $2), as a condition on an `events` row aliased `alias`. */
-const upTo = (alias: string) => `(${alias}.transaction_id, ${alias}.position) <= ($1::xid8, $2::bigint)`;
+/** A finish step over every loaded row: built once, not row by row, its sorts and hashes want memory. */
+function finishStep(name: string, work: (tx: Tx) => Promise<unknown>): FinishStep {
+  return {
+    name,
+    async run(tx) {
+      await tx.query(LOAD_MEMORY_SQL);
+      await work(tx);
+    },
+  };
+}
 
 /**
  * A rebuild's load by set (Projection.loadThrough), leaving what applying the events with
@@ -178,19 +185,17 @@ const upTo = (alias: string) => `(${alias}.transaction_id, ${alias}.position) <=
  * last ward. Versions, and a claim after a version, follow each other in their stream.
  */
 async function loadItemRows(tx: Tx, through: Checkpoint): Promise<void> {
-  const bounds = [through.transactionId, through.position];
+  const bounds = throughParams(through);
   // The later versions are found by hashing every report's stream, the key built by sorting.
   await tx.query(LOAD_MEMORY_SQL);
-  await withoutPrimaryKey(tx, "lab_results", () =>
+  await withoutIndexes(tx, ["lab_results"], () =>
     tx.query(
       insertItemRowsSql(
         "lab_results",
         // Read in the store's order, each passed over when a later version follows in its stream:
         // the positions of the last versions, found first and looked up one by one, read the
         // payloads out of order (7 M block reads at two million reports, 184 s against 95 s).
-        receivedReports(`e.type = 'LabReportReceived' and ${upTo("e")} and not exists (
-          select 1 from events l
-          where l.tenant = e.tenant and l.stream_id = e.stream_id and l.stream_version > e.stream_version and l.type = 'LabReportReceived' and ${upTo("l")})`),
+        receivedReports(`e.type = 'LabReportReceived' and ${upTo("e")} and ${noLaterVersion("e")}`),
       ),
       bounds,
     ),
@@ -201,9 +206,7 @@ async function loadItemRows(tx: Tx, through: Checkpoint): Promise<void> {
            from events claim where type = 'LabReportClaimed' and ${upTo("claim")}
            order by tenant, stream_id, stream_version desc) c
      where r.tenant = c.tenant and r.external_id = substr(c.stream_id, length($3) + 1)
-       and not exists (select 1 from events l
-                       where l.tenant = c.tenant and l.stream_id = c.stream_id and l.stream_version > c.stream_version
-                         and l.type = 'LabReportReceived' and ${upTo("l")})`,
+       and ${noLaterVersion("c")}`,
     [...bounds, labReportStream.prefix],
   );
   await tx.query(

@@ -30,15 +30,20 @@ export function createReportDays(table: string): string {
     create index ${table}_current on ${table} (tenant, external_id) where valid_to is null`;
 }
 
-/** A claim or a dismissal: from now on the report awaits nobody, on the day it had. */
+/**
+ * A claim or a dismissal: from now on the report awaits nobody, on the day it had. From the time
+ * the store recorded, to the microsecond as a received version's (event.recordedAt, a JavaScript
+ * Date, keeps milliseconds: a moment between the two would have seen the decision before it was made).
+ */
 export async function recordDecision(tx: Tx, table: string, event: StoredEvent, externalId: string): Promise<void> {
   await tx.query(
-    `with closed as (
-       update ${table} set valid_to = $4 where tenant = $1 and external_id = $2 and valid_to is null returning report_day
+    `with decided as (select recorded_at from events where position = $5),
+     closed as (
+       update ${table} set valid_to = (select recorded_at from decided) where tenant = $1 and external_id = $2 and valid_to is null returning report_day
      )
      insert into ${table} (tenant, external_id, version, valid_from, report_day, unmatched, ledger_tx, ledger_position)
-     select $1, $2, $3, $4, report_day, false, $5::xid8, $6 from closed`,
-    [event.tenant, externalId, event.streamVersion, event.recordedAt, event.transactionId, event.position],
+     select $1, $2, $3, (select recorded_at from decided), report_day, false, $4::xid8, $5 from closed`,
+    [event.tenant, externalId, event.streamVersion, event.transactionId, event.position],
   );
 }
 

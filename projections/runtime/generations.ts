@@ -105,7 +105,7 @@ export async function createGeneration(tx: Tx, projection: Projection, state: "b
   await tx.query(`set local search_path to ${schemaName}, public`);
   await setUp(tx, projection);
   // A live generation starts empty: nothing to load first.
-  if (state === "live") await projection.finishLoad?.(tx);
+  if (state === "live") await runFinishSteps(tx, projection);
   await tx.query("set local search_path to default");
   await isolateTenants(tx, projection, schemaName);
   const inserted = await tx.query(
@@ -138,18 +138,31 @@ async function setUp(tx: Tx, projection: Projection): Promise<void> {
 }
 
 /**
- * Builds what a generation's load left for its end (Projection.finishLoad), in its own schema,
- * then gathers its tables' statistics. A table loaded in one go has none until autovacuum comes
- * round (never, on a server with it off), and the planner guesses without: the new generation
- * would serve its first queries on plans made for an empty table (issue #35: "ANALYZE after the
- * swap"; done before it, so the generation serves with them from its first query).
+ * Builds what a generation's load left for its end (Projection.finishLoad), its steps one after
+ * the other in `tx` (a rebuild runs them side by side: finishSideBySide.ts), then gathers its
+ * tables' statistics.
  */
 export async function finishLoad(tx: Tx, projection: Projection, gen: Pick<Generation, "schemaName">): Promise<void> {
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
-  await projection.finishLoad?.(tx);
+  await runFinishSteps(tx, projection);
+  await tx.query("set local search_path to default");
+  await analyzeTables(tx, projection, gen);
+}
+
+/** A projection's finish steps in their order, in `tx` (search_path set to the generation's schema). */
+async function runFinishSteps(tx: Tx, projection: Projection): Promise<void> {
+  for (const step of projection.finishLoad ?? []) await step.run(tx);
+}
+
+/**
+ * Gathers the statistics of a loaded generation's tables. A table loaded in one go has none until
+ * autovacuum comes round (never, on a server with it off), and the planner guesses without: the
+ * new generation would serve its first queries on plans made for an empty table (issue #35:
+ * "ANALYZE after the swap"; done before it, so the generation serves with them from its first query).
+ */
+export async function analyzeTables(tx: Tx, projection: Projection, gen: Pick<Generation, "schemaName">): Promise<void> {
   // A reactor has no tables, and ANALYZE naming none would analyze every table of the database.
   if (projection.tables.length > 0) await tx.query(`analyze ${projection.tables.map((table) => `${gen.schemaName}.${table}`).join(", ")}`);
-  await tx.query("set local search_path to default");
 }
 
 /**

@@ -62,11 +62,13 @@ export interface Projection<E extends NewEvent = NewEvent> {
    */
   loadThrough?(tx: Tx, through: Checkpoint): Promise<void>;
   /**
-   * Builds what batches applied while `loading` left undone (summaries, indexes), in one pass over
-   * the loaded tables; the runtime calls it after a rebuild's load and before the events that
-   * arrived meanwhile, and on a new empty generation right after `ddl` and `setup`.
+   * Builds what batches applied while `loading` left undone (summaries, indexes): steps that each
+   * make one pass over the loaded tables and need nothing another step makes. A rebuild runs them
+   * side by side, each in its own transaction, in their order as connections free up
+   * (finishSideBySide.ts), after its load and the events that arrived meanwhile; a new empty
+   * generation runs them one after the other right after `ddl` and `setup`.
    */
-  finishLoad?(tx: Tx): Promise<void>;
+  readonly finishLoad?: readonly FinishStep[];
   /**
    * Called after every batch applied outside a rebuild's load, handled events or none, in the
    * batch's transaction (search_path set): what `applyBatch` left for later while `behind`, it
@@ -74,6 +76,12 @@ export interface Projection<E extends NewEvent = NewEvent> {
    * a batch, so a reader that waits for the head finds it done).
    */
   afterBatch?(tx: Tx, context: ApplyContext): Promise<void>;
+}
+
+/** One step of a projection's finishLoad; `name` is logged with the step's time. */
+export interface FinishStep {
+  readonly name: string;
+  run(tx: Tx): Promise<unknown>;
 }
 
 export interface ApplyContext {

@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
 import { ensureClinicalViews } from "../../db/clinicalViews.ts";
 import { withTransaction, type Db } from "../../db/pool.ts";
-import { applyNextBatch, NO_EVENTS_WRITTEN_SQL } from "./applyBatch.ts";
-import { createGeneration, discardBuilding, dropRetiredSchemas, finishLoad, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
+import { applyNextBatch } from "./applyBatch.ts";
+import { finishSideBySide } from "./finishSideBySide.ts";
+import { createGeneration, discardBuilding, dropRetiredSchemas, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
 import { loadAtOnce } from "./loadAtOnce.ts";
 import type { Projection } from "./projection.ts";
 
@@ -62,12 +63,7 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       if (outcome.kind !== "applied") break;
       advance(outcome.count);
     }
-    await withTransaction(db, async (tx) => {
-      await lockGeneration(tx, projection.name, { generation: building.generation }, false);
-      // Indexes and summaries over the whole load take a while: the store's readers need not wait.
-      if (!projection.emits?.length) await tx.query(NO_EVENTS_WRITTEN_SQL);
-      await finishLoad(tx, projection, building);
-    });
+    await finishSideBySide(db, projection, building, log);
 
     const swapped = await whenReadersAllow(log, projection.name, () =>
       withTransaction(db, async (tx) => {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { appendToStream } from "../../db/eventStore.ts";
-import type { Db } from "../../db/pool.ts";
+import type { Db, Tx } from "../../db/pool.ts";
 import { applyNextBatch } from "../../projections/runtime/applyBatch.ts";
 import { createGeneration, findLive, lockGeneration } from "../../projections/runtime/generations.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
@@ -136,6 +136,44 @@ describe("projection rebuild", () => {
     await prepareProjections(database.db, [reactor], silentLogger);
     expect((await rebuildProjection(database.db, reactor, silentLogger)).status).to.equal("rebuilt");
     expect(await lastAnalyzed()).to.deep.equal(before);
+  });
+
+  it("finishes a load with its steps side by side, each in its own transaction, and serves the old generation when a step fails", async function () {
+    this.timeout(60_000);
+    await prepareProjections(database.db, [recordingInto("finished", 1, ["finished_seen"])], silentLogger);
+    await appendCounted(database.db, "a", 0, 20);
+    await new ProjectionRunner(database.db, recordingInto("finished", 1, ["finished_seen"]), silentLogger).settle();
+
+    // Each of two steps waits until the other has begun: one after the other, neither would end.
+    const begun: Array<() => void> = [];
+    const bothBegun = new Promise<void>((resolve) => begun.push(resolve));
+    let started = 0;
+    const meeting = (tx: Tx) => {
+      if (++started === 2) begun[0]!();
+      return Promise.race([bothBegun, new Promise((_, reject) => setTimeout(() => reject(new Error("the other step never began")), 5_000))]).then(() =>
+        tx.query("select count(*) from finished_seen"),
+      );
+    };
+    const sideBySide: Projection = {
+      ...recordingInto("finished", 2, ["finished_seen"]),
+      finishLoad: [
+        { name: "one", run: meeting },
+        { name: "two", run: meeting },
+        { name: "index", run: (tx) => tx.query("create index finished_by_n on finished_seen (n)") },
+      ],
+    };
+    await prepareProjections(database.db, [sideBySide], silentLogger);
+    expect((await rebuildProjection(database.db, sideBySide, silentLogger)).status).to.equal("rebuilt");
+    const indexes = await database.db.query("select indexname from pg_indexes where schemaname = 'proj_finished_g2' and tablename = 'finished_seen' order by 1");
+    expect(indexes.rows.map((row) => row.indexname)).to.deep.equal(["finished_by_n", "finished_seen_pkey"]);
+
+    const failing: Projection = { ...recordingInto("finished", 3, ["finished_seen"]), finishLoad: [{ name: "broken", run: (tx) => tx.query("select 1 / 0") }] };
+    await prepareProjections(database.db, [failing], silentLogger);
+    let thrown: unknown = null;
+    await rebuildProjection(database.db, failing, silentLogger).catch((error) => (thrown = error));
+    expect((thrown as { code?: string } | null)?.code, "division by zero").to.equal("22012");
+    expect((await findLive(database.db, "finished"))?.generation, "the generation built before serves on").to.equal(2);
+    expect(await contents(database.db, "finished_seen")).to.have.length(20);
   });
 
   it("tells its progress after every batch: events read, unhandled ones included, of about how many", async function () {

@@ -46,6 +46,14 @@ describe("replaying every event gives every read table back, row for row", funct
     step("update a value", () => north.push("lab", [labReport("NORTH-M1", { reportedAt: "2026-01-10 09:00:00", items: [{ itemCode: "HGB", value: 104, unit: "g/L" }] })]));
     step("move a report", () => north.push("lab", [labReport("NORTH-DAY", { reportedAt: "2026-03-04 09:00:00" })]));
     step("a report for the queue", () => north.push("lab", [labReport("NORTH-LAB-REQUEUED", { patient: { hisPatientId: "H-7" } })]));
+    step("laboratory reports to dismiss", () =>
+      north.push("lab", [labReport("NORTH-LAB-DISMISSED", { patient: { hisPatientId: "H-10" } }), labReport("NORTH-LAB-BACK", { patient: { hisPatientId: "H-11" } })]),
+    );
+    await run();
+    step("dismiss a laboratory report", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-DISMISSED/dismiss", { reason: "not a dialysis patient" }));
+    step("dismiss one to be sent back", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-BACK/dismiss", { reason: "sent by mistake" }));
+    await run();
+    step("send a dismissed report back", () => north.push("lab", [labReport("NORTH-LAB-BACK", { patient: { hisPatientId: "H-11" }, status: "CORRECTED" })]));
     await run();
     // The queue: a claim, a dismissal, an update that sends the dismissed report back, an automatic claim.
     step("claim", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" }));
