@@ -4,7 +4,8 @@ import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
 import { inRuns } from "../runtime/eventRuns.ts";
-import { LOAD_MEMORY_SQL, throughParams, upTo, withoutIndexes } from "../runtime/loadAtOnce.ts";
+import { deferIndexes, LOAD_MEMORY_SQL } from "../runtime/deferredIndexes.ts";
+import { throughParams, upTo } from "../runtime/loadAtOnce.ts";
 import { createReportDays, recordDecision, recordReceivedCtes } from "./reportDays.ts";
 import type { Projection } from "../runtime/projection.ts";
 
@@ -127,8 +128,8 @@ export const noLaterVersion = (alias: string) => `not exists (
     and l.type = 'LabReportReceived' and ${upTo("l")})`;
 
 /**
- * A rebuild's load by set (Projection.loadThrough), leaving what applying the events would, in two
- * statements over the store read once in its order:
+ * A rebuild's load by set (Projection.loadThrough), leaving what applying the events would, in a
+ * few statements over the store read once in its order, the tables' indexes built after it:
  * - lab_report_days: a row per version and per decision, each valid until the report's next; a
  *   decision keeps the day of the version before it and awaits nobody (recordDecision);
  * - lab_reports: each report's last version, then the last claim and dismissal made after it,
@@ -137,46 +138,45 @@ export const noLaterVersion = (alias: string) => `not exists (
 async function loadReports(tx: Tx, through: Checkpoint): Promise<void> {
   const params = [...throughParams(through), labReportStream.prefix];
   await tx.query(LOAD_MEMORY_SQL);
-  await withoutIndexes(tx, ["lab_reports", "lab_report_days"], async () => {
+  await deferIndexes(tx, ["lab_reports", "lab_report_days"]);
+  await tx.query(
+    `with received as materialized (
+       select ${REPORT_FIELDS} from (${receivedReports(`e.type = 'LabReportReceived' and ${upTo("e")}`)}) payload
+     ),
+     decided as (
+       select tenant, substr(stream_id, length($3) + 1) as external_id, stream_version as version, recorded_at as valid_from,
+              null::date as report_day, false as unmatched, transaction_id as ledger_tx, position as ledger_position
+       from events d where type in ('LabReportClaimed', 'LabReportDismissed') and ${upTo("d")}
+     ),
+     -- A decision's day is its version's: each version opens a run of rows, counted by the days seen so far.
+     runs as (
+       select *, count(report_day) over (partition by tenant, external_id order by version) as run
+       from (select ${VERSION_DAY} from received union all select * from decided) every_row
+     ),
+     days as (
+       insert into lab_report_days (tenant, external_id, version, valid_from, valid_to, report_day, unmatched, ledger_tx, ledger_position)
+       select tenant, external_id, version, valid_from, lead(valid_from) over (partition by tenant, external_id order by version),
+              max(report_day) over (partition by tenant, external_id, run), unmatched, ledger_tx, ledger_position
+       from runs
+     )
+     insert into lab_reports select ${REPORT_ROW} from received r where ${noLaterVersion("r")}`,
+    params,
+  );
+  for (const [type, decision] of [
+    ["LabReportClaimed", "patient_ref = d.data->>'patientRef', matched = true, pending_reason = null"],
+    ["LabReportDismissed", "dismissed_at = d.recorded_at, dismiss_reason = d.data->>'reason'"],
+  ]) {
     await tx.query(
-      `with received as materialized (
-         select ${REPORT_FIELDS} from (${receivedReports(`e.type = 'LabReportReceived' and ${upTo("e")}`)}) payload
-       ),
-       decided as (
-         select tenant, substr(stream_id, length($3) + 1) as external_id, stream_version as version, recorded_at as valid_from,
-                null::date as report_day, false as unmatched, transaction_id as ledger_tx, position as ledger_position
-         from events d where type in ('LabReportClaimed', 'LabReportDismissed') and ${upTo("d")}
-       ),
-       -- A decision's day is its version's: each version opens a run of rows, counted by the days seen so far.
-       runs as (
-         select *, count(report_day) over (partition by tenant, external_id order by version) as run
-         from (select ${VERSION_DAY} from received union all select * from decided) every_row
-       ),
-       days as (
-         insert into lab_report_days (tenant, external_id, version, valid_from, valid_to, report_day, unmatched, ledger_tx, ledger_position)
-         select tenant, external_id, version, valid_from, lead(valid_from) over (partition by tenant, external_id order by version),
-                max(report_day) over (partition by tenant, external_id, run), unmatched, ledger_tx, ledger_position
-         from runs
-       )
-       insert into lab_reports select ${REPORT_ROW} from received r where ${noLaterVersion("r")}`,
+      `update lab_reports r set ${decision},
+         ledger_tx = case when d.position > r.ledger_position then d.transaction_id else r.ledger_tx end,
+         ledger_position = greatest(d.position, r.ledger_position)
+       from (select distinct on (tenant, stream_id) * from events d
+             where type = '${type}' and ${upTo("d")}
+             order by tenant, stream_id, stream_version desc) d
+       where r.tenant = d.tenant and r.external_id = substr(d.stream_id, length($3) + 1) and ${noLaterVersion("d")}`,
       params,
     );
-    for (const [type, decision] of [
-      ["LabReportClaimed", "patient_ref = d.data->>'patientRef', matched = true, pending_reason = null"],
-      ["LabReportDismissed", "dismissed_at = d.recorded_at, dismiss_reason = d.data->>'reason'"],
-    ]) {
-      await tx.query(
-        `update lab_reports r set ${decision},
-           ledger_tx = case when d.position > r.ledger_position then d.transaction_id else r.ledger_tx end,
-           ledger_position = greatest(d.position, r.ledger_position)
-         from (select distinct on (tenant, stream_id) * from events d
-               where type = '${type}' and ${upTo("d")}
-               order by tenant, stream_id, stream_version desc) d
-         where r.tenant = d.tenant and r.external_id = substr(d.stream_id, length($3) + 1) and ${noLaterVersion("d")}`,
-        params,
-      );
-    }
-  });
+  }
 }
 
 /**

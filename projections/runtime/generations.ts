@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type pg from "pg";
 import { projectFile } from "../../db/projectFiles.ts";
 import type { Tx } from "../../db/pool.ts";
+import { deferredIndexSteps, forgetDeferredIndexes } from "./deferredIndexes.ts";
 import type { Checkpoint } from "./eventFeed.ts";
 import { TENANT_READER_ROLE } from "../../db/tenantScope.ts";
 import type { Projection } from "./projection.ts";
@@ -138,13 +139,15 @@ async function setUp(tx: Tx, projection: Projection): Promise<void> {
 }
 
 /**
- * Builds what a generation's load left for its end (Projection.finishLoad), its steps one after
- * the other in `tx` (a rebuild runs them side by side: finishSideBySide.ts), then gathers its
- * tables' statistics.
+ * Builds what a generation's load left for its end (Projection.finishLoad, then the indexes a load
+ * by set deferred), one step after the other in `tx` (a rebuild runs them side by side:
+ * finishSideBySide.ts), then gathers its tables' statistics.
  */
 export async function finishLoad(tx: Tx, projection: Projection, gen: Pick<Generation, "schemaName">): Promise<void> {
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   await runFinishSteps(tx, projection);
+  for (const step of await deferredIndexSteps(tx, gen.schemaName)) await step.run(tx);
+  await forgetDeferredIndexes(tx, gen.schemaName);
   await tx.query("set local search_path to default");
   await analyzeTables(tx, projection, gen);
 }

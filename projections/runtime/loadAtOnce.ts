@@ -53,36 +53,8 @@ export async function loadAtOnce(tx: Tx, projection: Projection, gen: Generation
   return events;
 }
 
-/** Memory for the sorts and hashes of statements over every row (a load by set, a finish step). */
-export const LOAD_MEMORY_SQL = "set local work_mem = '256MB'; set local maintenance_work_mem = '512MB'";
-
 /** A load's parameters $1 and $2: the last event it covers (Projection.loadThrough's `through`). */
 export const throughParams = (through: Checkpoint): [string, number] => [through.transactionId, through.position];
 
 /** The events up to a load's `through` ($1, $2: throughParams), as a condition on an `events` row aliased `alias`. */
 export const upTo = (alias: string) => `(${alias}.transaction_id, ${alias}.position) <= ($1::xid8, $2::bigint)`;
-
-/**
- * Runs `load` on `tables` (in the search path) without their indexes, then builds them again over
- * the loaded rows: one sort each instead of an insertion per row (at two million reports the item
- * rows' primary key took 28 s to build; the rows went in at the floor's pace, 95 s against 90).
- */
-export async function withoutIndexes(tx: Tx, tables: readonly string[], load: () => Promise<unknown>): Promise<void> {
-  // A constraint's index goes with the constraint; the others by name. pg_get_*def name the table
-  // with its schema, so they build the same indexes again whatever the search path.
-  const { rows } = await tx.query(
-    `select format('alter table %s drop constraint %I', i.indrelid::regclass, c.conname) as drop_sql,
-            format('alter table %s add constraint %I %s', i.indrelid::regclass, c.conname, pg_get_constraintdef(c.oid)) as build_sql
-     from pg_index i join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid and c.contype in ('p', 'u', 'x')
-     where i.indrelid = any($1::regclass[])
-     union all
-     select format('drop index %s', i.indexrelid::regclass), pg_get_indexdef(i.indexrelid)
-     from pg_index i
-     where i.indrelid = any($1::regclass[]) and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid and c.conrelid = i.indrelid and c.contype in ('p', 'u', 'x'))`,
-    [tables],
-  );
-  const indexes = rows as Array<{ drop_sql: string; build_sql: string }>;
-  for (const index of indexes) await tx.query(index.drop_sql);
-  await load();
-  for (const index of indexes) await tx.query(index.build_sql);
-}

@@ -52,18 +52,30 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
       return loadAtOnce(tx, projection, gen, log);
     });
-    if (loadedAtOnce > 0) advance(loadedAtOnce);
-    // Catch up without holding up the live runner; the swap below takes the last stretch.
-    for (;;) {
-      const outcome = await withTransaction(db, async (tx) => {
-        const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
-        return applyNextBatch(tx, projection, gen, batchSize, true);
-      });
+    // Catches up without holding up the live runner; the swap below takes the last stretch.
+    const catchUp = async (loading: boolean) => {
+      for (;;) {
+        const outcome = await withTransaction(db, async (tx) => {
+          const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
+          return applyNextBatch(tx, projection, gen, batchSize, loading);
+        });
+        if (outcome.kind !== "applied") return outcome;
+        advance(outcome.count);
+      }
+    };
+    if (loadedAtOnce > 0) {
+      // The indexes a load by set deferred are built before any batch meets its tables, and the
+      // events that arrived meanwhile are then applied as the live generation applies them; a
+      // reactor's stay `loading`, as its live generation acts on them.
+      advance(loadedAtOnce);
+      await finishSideBySide(db, projection, building, log);
+      const outcome = await catchUp(Boolean(projection.emits?.length));
       if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
-      if (outcome.kind !== "applied") break;
-      advance(outcome.count);
+    } else {
+      const outcome = await catchUp(true);
+      if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
+      await finishSideBySide(db, projection, building, log);
     }
-    await finishSideBySide(db, projection, building, log);
 
     const swapped = await whenReadersAllow(log, projection.name, () =>
       withTransaction(db, async (tx) => {
