@@ -7,6 +7,8 @@ import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
 import { handleCommandInTransaction } from "../commands/kit/handleCommand.ts";
 import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
+import type { Checkpoint } from "../projections/runtime/eventFeed.ts";
+import { throughParams, upTo } from "../projections/runtime/loadAtOnce.ts";
 import type { Projection } from "../projections/runtime/projection.ts";
 
 /*
@@ -48,6 +50,7 @@ export const autoClaimReactor: Projection<ReactsTo> = {
    * runs (projections/runtime/eventFeed.ts): it must not take a round trip per report. A patient event
    * ends a run, and a claim writes what was gathered first, so effects keep the order of events.
    */
+  loadThrough: loadWaiting,
   async applyBatch(tx, events, { loading } = { loading: false }) {
     let run: ReportEventRead[] = [];
     for (const event of events) {
@@ -63,6 +66,11 @@ export const autoClaimReactor: Projection<ReactsTo> = {
   },
 };
 
+/** The id card a received report waits for, when a patient registered with it may claim the report; else null. */
+function claimableIdCard(match: ReceivedReport["match"]): string | null {
+  return !match.matched && match.idCard && CLAIMABLE_REASONS.has(match.pendingReason) ? match.idCard : null;
+}
+
 interface PendingChange {
   tenant: string;
   kind: string;
@@ -76,8 +84,7 @@ async function applyReportRun(tx: Tx, events: ReportEventRead[], loading: boolea
   // Each event looked at once: its kind, its externalId, and the id card it waits for (a claimable unmatched report).
   const reports = events.map((event) => {
     const kind = kindOfEvent.get(event.type)!;
-    const match = isReceived(event) ? event.data.match : null;
-    const idCard = match && !match.matched && match.idCard && CLAIMABLE_REASONS.has(match.pendingReason) ? match.idCard : null;
+    const idCard = isReceived(event) ? claimableIdCard(event.data.match) : null;
     return { event, kind, externalId: externalIdOf(event), idCard };
   });
   const known = await knownPatients(tx, reports.flatMap(({ event, idCard }) => (idCard ? [{ tenant: event.tenant, idCard }] : [])));
@@ -181,4 +188,101 @@ async function claim(
     );
   }
   await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [cause.tenant, kind.name, externalId]);
+}
+
+/** Report events as the store names them, of every kind. */
+const reportTypes = [...kindOfEvent.keys()];
+
+/**
+ * A rebuild's load by set (Projection.loadThrough): the tables applying every event with `loading`
+ * leaves, without carrying every received report's payload to the service (at two million reports
+ * the batches took 110 s of the rebuild, beside the item rows' load).
+ * - known_patients: each patient's last registration or update.
+ * - pending_reports: a report waits when its last event is a version received waiting for a
+ *   claimable id card and no patient took it: none known then with that id card and a name that
+ *   agrees (applyReportRun would have claimed it on arrival), none registered or updated since
+ *   with them (patientKnown would have). The database finds the reports whose last event is a
+ *   version received without a match, reading their payloads once in the store's order; which of
+ *   them a patient took is decided here, by the same rules (claimableIdCard, sameName), from the
+ *   events of the few patients who ever held those id cards.
+ */
+async function loadWaiting(tx: Tx, through: Checkpoint): Promise<void> {
+  const params = throughParams(through);
+  await tx.query(
+    `insert into known_patients
+     select distinct on (tenant, stream_id) tenant, substr(stream_id, length($3) + 1), data->>'idCard', data->>'name'
+     from events p where type in ('PatientRegistered', 'PatientUpdated') and ${upTo("p")}
+     order by tenant, stream_id, stream_version desc`,
+    [...params, patientStreams.prefix],
+  );
+  const { rows: unmatched } = await tx.query(
+    `select e.tenant, e.type, e.stream_id, e.stream_version, e.transaction_id::text as transaction_id, e.position, w.match, w.name
+     from events e
+     cross join lateral (
+       select d->'match' as match, d->'report'->'patient'->>'name' as name
+       from (select e.data || '{}'::jsonb as d offset 0) payload offset 0
+     ) w
+     where e.type = any($3::text[]) and ${upTo("e")}
+       and not exists (select 1 from events l
+                       where l.tenant = e.tenant and l.stream_id = e.stream_id and l.stream_version > e.stream_version
+                         and l.type = any($4::text[]) and ${upTo("l")})
+       and not coalesce((w.match->>'matched')::boolean, false)`,
+    [...params, receivedTypes, reportTypes],
+  );
+  const waiting = (unmatched as UnmatchedRow[]).flatMap((row) => {
+    const idCard = claimableIdCard(row.match);
+    return idCard ? [{ ...row, idCard, at: feedOrder(row) }] : [];
+  });
+  if (waiting.length === 0) return;
+  // Every event of each patient who ever held one of those id cards, in the feed's order.
+  const { rows: patientEvents } = await tx.query(
+    `select p.tenant, p.stream_id, p.data->>'idCard' as id_card, p.data->>'name' as name, p.transaction_id::text as transaction_id, p.position
+     from events p
+     where p.type in ('PatientRegistered', 'PatientUpdated') and ${upTo("p")}
+       and (p.tenant, p.stream_id) in (
+         select h.tenant, h.stream_id from events h
+         where h.type in ('PatientRegistered', 'PatientUpdated') and ${upTo("h")}
+           and (h.tenant, h.data->>'idCard') in (select * from unnest($3::text[], $4::text[])))
+     order by p.transaction_id, p.position`,
+    [...params, waiting.map((row) => row.tenant), waiting.map((row) => row.idCard)],
+  );
+  const patients = (patientEvents as PatientEventRow[]).map((row) => ({ ...row, at: feedOrder(row) }));
+  const agrees = (name: string | null, idCard: string, patient: { id_card: string; name: string }) => patient.id_card === idCard && (name === null || sameName(name, patient.name));
+  const changes: PendingChange[] = [];
+  for (const report of waiting) {
+    const ofTenant = patients.filter((patient) => patient.tenant === report.tenant);
+    const lastBefore = new Map<string, PatientEventRow>();
+    for (const patient of ofTenant) if (patient.at < report.at) lastBefore.set(patient.stream_id, patient);
+    const knownOnArrival = [...lastBefore.values()].some((patient) => agrees(report.name, report.idCard, patient));
+    const registeredSince = ofTenant.some((patient) => patient.at > report.at && agrees(report.name, report.idCard, patient));
+    if (knownOnArrival || registeredSince) continue;
+    const kind = kindOfEvent.get(report.type)!;
+    changes.push({ tenant: report.tenant, kind: kind.name, externalId: kind.stream.key(report.stream_id), waits: { idCard: report.idCard, name: report.name, version: report.stream_version } });
+  }
+  await writePendingChanges(tx, changes);
+}
+
+interface UnmatchedRow {
+  tenant: string;
+  type: ReceivedType;
+  stream_id: string;
+  stream_version: number;
+  transaction_id: string;
+  position: number;
+  match: ReceivedReport["match"];
+  name: string | null;
+}
+
+interface PatientEventRow {
+  tenant: string;
+  stream_id: string;
+  id_card: string;
+  name: string;
+  transaction_id: string;
+  position: number;
+}
+
+/** An event's place in the feed's order (transaction, then position), as one comparable number. */
+function feedOrder(row: { transaction_id: string; position: number }): bigint {
+  return (BigInt(row.transaction_id) << 64n) | BigInt(row.position);
 }

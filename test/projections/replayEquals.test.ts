@@ -23,6 +23,15 @@ async function tableDigests(service: RunningService): Promise<Record<string, { r
     const { rows } = await service.db.query(`select count(*)::int as rows, md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5 from read.${table} t`);
     digests[table] = rows[0];
   }
+  // And every table of each live generation, its own ones included (a reactor's known patients and waiting reports).
+  const { rows: own } = await service.db.query(
+    `select g.name, g.schema_name, t.table_name from projection_generations g join information_schema.tables t on t.table_schema = g.schema_name
+     where g.state = 'live' order by 1, 3`,
+  );
+  for (const { name, schema_name: schema, table_name: table } of own as Array<{ name: string; schema_name: string; table_name: string }>) {
+    const { rows } = await service.db.query(`select count(*)::int as rows, md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5 from ${schema}.${table} t`);
+    digests[`${name}: ${table}`] = rows[0];
+  }
   return digests;
 }
 
@@ -54,6 +63,10 @@ describe("replaying every event gives every read table back, row for row", funct
     step("dismiss one to be sent back", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-BACK/dismiss", { reason: "sent by mistake" }));
     await run();
     step("send a dismissed report back", () => north.push("lab", [labReport("NORTH-LAB-BACK", { patient: { hisPatientId: "H-11" }, status: "CORRECTED" })]));
+    await run();
+    // Reports left waiting for a patient: a name that differs from the known holder of the id card's, an id card nobody holds.
+    step("waiting, the name differs", () => north.push("lab", [labReport("NORTH-NAME-DIFFERS", { patient: { name: "张三丰", idCard: "11010519491231002X" } })]));
+    step("waiting for nobody yet", () => north.push("exam", [{ externalId: "NORTH-ECG-NOBODY", patient: { name: "赵六", idCard: "11010119900307651X" }, examType: "ECG", reportedAt: "2026-03-03 11:30:00" }]));
     await run();
     // The queue: a claim, a dismissal, an update that sends the dismissed report back, an automatic claim.
     step("claim", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" }));
@@ -102,6 +115,7 @@ describe("replaying every event gives every read table back, row for row", funct
     const before = await tableDigests(hub.service);
     expect(before.lab_reports!.rows).to.be.greaterThan(10);
     expect(before.lab_report_days!.rows, "more versions than reports").to.be.greaterThan(before.lab_reports!.rows);
+    expect(before["auto_claim: pending_reports"]!.rows, "reports left waiting for a patient").to.be.at.least(2);
     const events = async () => (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n as number;
     const eventsBefore = await events();
 
