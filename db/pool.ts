@@ -95,6 +95,19 @@ export async function withTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>, b
   const tx = await db.connect();
   let broken = false;
   try {
+    return await inTransaction(tx, work, begin, () => (broken = true));
+  } finally {
+    tx.release(broken);
+  }
+}
+
+/**
+ * Runs `work` in a transaction on a connection the caller holds and gives back itself (a session
+ * that keeps an advisory lock between transactions); `onBroken` is told when the connection is
+ * dead and must not be reused.
+ */
+export async function inTransaction<T>(tx: Tx, work: (tx: Tx) => Promise<T>, begin = "begin", onBroken: () => void = () => {}): Promise<T> {
+  try {
     await tx.query(begin);
     const result = await work(tx);
     await tx.query("commit");
@@ -102,10 +115,8 @@ export async function withTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>, b
   } catch (error) {
     // A connection that cannot even roll back is dead: hand it back for destruction, not reuse.
     // One that left a statement unanswered is dead already; a rollback would only wait as long.
-    if (isUnansweredStatement(error)) broken = true;
-    else await tx.query("rollback").catch(() => (broken = true));
+    if (isUnansweredStatement(error)) onBroken();
+    else await tx.query("rollback").catch(onBroken);
     throw error;
-  } finally {
-    tx.release(broken);
   }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { withTransaction, type Db } from "../../db/pool.ts";
+import { inTransaction, withTransaction, type Db, type Tx } from "../../db/pool.ts";
 import { NO_EVENTS_WRITTEN_SQL } from "./applyBatch.ts";
 import { analyzeTables, type Generation } from "./generations.ts";
 import { deferredIndexSteps, forgetDeferredIndexes } from "./deferredIndexes.ts";
@@ -22,15 +22,18 @@ export const FINISH_STEPS_AT_ONCE = 2;
  * the index builds its load deferred, then gathers its tables' statistics. A step that fails fails the rebuild, once every step begun has
  * ended: the generation is discarded by the next attempt, so none may still be running then.
  */
-export async function finishSideBySide(db: Db, projection: Projection, gen: Pick<Generation, "schemaName">, log: Logger, atOnce = FINISH_STEPS_AT_ONCE): Promise<void> {
+export async function finishSideBySide(db: Db, projection: Projection, gen: Pick<Generation, "schemaName">, log: Logger, held?: Tx, atOnce = FINISH_STEPS_AT_ONCE): Promise<void> {
   const deferred = await withTransaction(db, (tx) => deferredIndexSteps(tx, gen.schemaName));
   const steps = [...(projection.finishLoad ?? []), ...deferred];
   const failures: unknown[] = [];
-  const slot = async () => {
+  // The first slot runs on `held` when given (the rebuild's idle lock-holding session): a rebuild
+  // then holds two connections while it finishes, as it does while it loads.
+  const slot = async (index: number) => {
+    const transaction = held && index === 0 ? <T>(work: (tx: Tx) => Promise<T>) => inTransaction(held, work) : <T>(work: (tx: Tx) => Promise<T>) => withTransaction(db, work);
     for (let step = steps.shift(); step && failures.length === 0; step = steps.shift()) {
       const started = performance.now();
       try {
-        await withTransaction(db, async (tx) => {
+        await transaction(async (tx) => {
           // Minutes of index building and counting: the store's readers need not wait for them.
           await tx.query(`${NO_EVENTS_WRITTEN_SQL}set local search_path to ${gen.schemaName}, public`);
           await step.run(tx);
@@ -42,7 +45,7 @@ export async function finishSideBySide(db: Db, projection: Projection, gen: Pick
       log.info({ projection: projection.name, step: step.name, seconds: (performance.now() - started) / 1000 }, "rebuild finish step done");
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, atOnce) }, slot));
+  await Promise.all(Array.from({ length: Math.max(1, atOnce) }, (_, index) => slot(index)));
   if (failures.length > 0) throw failures[0];
   await withTransaction(db, async (tx) => {
     await tx.query(NO_EVENTS_WRITTEN_SQL);

@@ -68,13 +68,13 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       // events that arrived meanwhile are then applied as the live generation applies them; a
       // reactor's stay `loading`, as its live generation acts on them.
       advance(loadedAtOnce);
-      await finishSideBySide(db, projection, building, log);
+      await finishSideBySide(db, projection, building, log, lockHolder);
       const outcome = await catchUp(Boolean(projection.emits?.length));
       if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
     } else {
       const outcome = await catchUp(true);
       if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
-      await finishSideBySide(db, projection, building, log);
+      await finishSideBySide(db, projection, building, log, lockHolder);
     }
 
     const swapped = await whenReadersAllow(log, projection.name, () =>
