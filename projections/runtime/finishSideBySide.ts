@@ -19,8 +19,9 @@ export const FINISH_STEPS_AT_ONCE = 2;
 /**
  * Runs `projection`'s finish steps on `gen` (a building generation whose load is committed and
  * which nothing else writes meanwhile), at most `atOnce` at a time in their declared order, then
- * the index builds its load deferred, then gathers its tables' statistics. A step that fails fails the rebuild, once every step begun has
- * ended: the generation is discarded by the next attempt, so none may still be running then.
+ * the index builds its load deferred, then gathers its tables' statistics. A step that fails
+ * fails the rebuild, once every step begun has ended: the generation is discarded by the next
+ * attempt, so none may still be running then.
  */
 export async function finishSideBySide(db: Db, projection: Projection, gen: Pick<Generation, "schemaName">, log: Logger, held?: Tx, atOnce = FINISH_STEPS_AT_ONCE): Promise<void> {
   const deferred = await withTransaction(db, (tx) => deferredIndexSteps(tx, gen.schemaName));
@@ -29,7 +30,7 @@ export async function finishSideBySide(db: Db, projection: Projection, gen: Pick
   // The first slot runs on `held` when given (the rebuild's idle lock-holding session): a rebuild
   // then holds two connections while it finishes, as it does while it loads.
   const slot = async (index: number) => {
-    const transaction = held && index === 0 ? <T>(work: (tx: Tx) => Promise<T>) => inTransaction(held, work) : <T>(work: (tx: Tx) => Promise<T>) => withTransaction(db, work);
+    const transaction = <T>(work: (tx: Tx) => Promise<T>) => (held && index === 0 ? inTransaction(held, work) : withTransaction(db, work));
     for (let step = steps.shift(); step && failures.length === 0; step = steps.shift()) {
       const started = performance.now();
       try {

@@ -65,8 +65,9 @@ export interface Projection<E extends NewEvent = NewEvent> {
    * Builds what batches applied while `loading` left undone (summaries, indexes): steps that each
    * make one pass over the loaded tables and need nothing another step makes. A rebuild runs them
    * side by side, each in its own transaction, in their order as connections free up
-   * (finishSideBySide.ts), after its load and the events that arrived meanwhile; a new empty
-   * generation runs them one after the other right after `ddl` and `setup`.
+   * (finishSideBySide.ts): after a load by set and before the events that arrived during it, after
+   * the batches of a load without one; a new empty generation runs them one after the other right
+   * after `ddl` and `setup`.
    */
   readonly finishLoad?: readonly FinishStep[];
   /**
