@@ -38,6 +38,7 @@ export const autoClaimReactor: Projection<ReactsTo> = {
   emits: Object.values(reportKinds).map((kind) => kind.events.claimed),
   tables: [],
   ddl: "reactors/autoClaim.sql",
+  loadThrough: loadWaiting,
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },
@@ -50,7 +51,6 @@ export const autoClaimReactor: Projection<ReactsTo> = {
    * runs (projections/runtime/eventFeed.ts): it must not take a round trip per report. A patient event
    * ends a run, and a claim writes what was gathered first, so effects keep the order of events.
    */
-  loadThrough: loadWaiting,
   async applyBatch(tx, events, { loading } = { loading: false }) {
     let run: ReportEventRead[] = [];
     for (const event of events) {
