@@ -2,13 +2,13 @@ import { externalIdOf, isReceived, type ReceivedReport, type ReceivedType, type 
 import type { WithPayload } from "../commands/kit/events.ts";
 import { NAME_DIFFERS, NO_PATIENT } from "../commands/ingestion/patientMatching.ts";
 import { reportKinds, type ReportKind } from "../commands/ingestion/reportKinds.ts";
-import { patientStreams, sameName, type PatientEvent } from "../commands/patients/events.ts";
+import { PATIENT_EVENT_TYPES, patientStreams, sameName, type PatientEvent } from "../commands/patients/events.ts";
 import { queueDecider } from "../commands/ingestion/queueDecisions.ts";
 import { handleCommandInTransaction } from "../commands/kit/handleCommand.ts";
 import type { StoredEvent } from "../db/eventStore.ts";
 import type { Tx } from "../db/pool.ts";
 import type { Checkpoint } from "../projections/runtime/eventFeed.ts";
-import { throughParams, upTo } from "../projections/runtime/loadAtOnce.ts";
+import { lastOfEachStream, throughParams, upTo } from "../projections/runtime/loadAtOnce.ts";
 import type { Projection } from "../projections/runtime/projection.ts";
 
 /*
@@ -210,9 +210,7 @@ async function loadWaiting(tx: Tx, through: Checkpoint): Promise<void> {
   const params = throughParams(through);
   await tx.query(
     `insert into known_patients
-     select distinct on (tenant, stream_id) tenant, substr(stream_id, length($3) + 1), data->>'idCard', data->>'name'
-     from events p where type in ('PatientRegistered', 'PatientUpdated') and ${upTo("p")}
-     order by tenant, stream_id, stream_version desc`,
+     select tenant, substr(stream_id, length($3) + 1), data->>'idCard', data->>'name' from ${lastOfEachStream(PATIENT_EVENT_TYPES)} p`,
     [...params, patientStreams.prefix],
   );
   const { rows: unmatched } = await tx.query(

@@ -19,6 +19,8 @@ export type PatientRegistered = Event<"PatientRegistered", Patient>;
 export type PatientUpdated = Event<"PatientUpdated", Patient>;
 /** The events of a `patient:` stream. */
 export type PatientEvent = PatientRegistered | PatientUpdated;
+/** The types of a `patient:` stream's events. */
+export const PATIENT_EVENT_TYPES: readonly PatientEvent["type"][] = ["PatientRegistered", "PatientUpdated"];
 
 export type PatientIdCardTaken = Event<"PatientIdCardTaken", { patientRef: string }>;
 export type PatientIdCardFreed = Event<"PatientIdCardFreed", { patientRef: string }>;

@@ -5,7 +5,7 @@ import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
 import { inRuns } from "../runtime/eventRuns.ts";
 import { deferIndexes, LOAD_MEMORY_SQL } from "../runtime/deferredIndexes.ts";
-import { throughParams, upTo } from "../runtime/loadAtOnce.ts";
+import { lastOfEachStream, throughParams, upTo } from "../runtime/loadAtOnce.ts";
 import { createReportDays, recordDecision, recordReceivedCtes } from "./reportDays.ts";
 import type { Projection } from "../runtime/projection.ts";
 
@@ -168,14 +168,12 @@ async function loadReports(tx: Tx, through: Checkpoint): Promise<void> {
   for (const [type, decision] of [
     ["LabReportClaimed", "patient_ref = d.data->>'patientRef', matched = true, pending_reason = null"],
     ["LabReportDismissed", "dismissed_at = d.recorded_at, dismiss_reason = d.data->>'reason'"],
-  ]) {
+  ] as const) {
     await tx.query(
       `update lab_reports r set ${decision},
          ledger_tx = case when d.position > r.ledger_position then d.transaction_id else r.ledger_tx end,
          ledger_position = greatest(d.position, r.ledger_position)
-       from (select distinct on (tenant, stream_id) * from events d
-             where type = '${type}' and ${upTo("d")}
-             order by tenant, stream_id, stream_version desc) d
+       from ${lastOfEachStream([type])} d
        where r.tenant = d.tenant and r.external_id = substr(d.stream_id, length($3) + 1) and ${noLaterVersion("d")}`,
       params,
     );

@@ -1,12 +1,12 @@
 import { externalIdOf, labReportStream, type LabReportEvent } from "../../commands/ingestion/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
-import { patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
+import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
 import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
 import { deferIndexes, LOAD_MEMORY_SQL } from "../runtime/deferredIndexes.ts";
-import { throughParams, upTo } from "../runtime/loadAtOnce.ts";
+import { lastOfEachStream, throughParams, upTo } from "../runtime/loadAtOnce.ts";
 import { noLaterVersion, RECEIVED, RECEIVED_READ_IN_DATABASE, receivedReports } from "./labReports.ts";
 import type { ApplyContext, FinishStep, Projection } from "../runtime/projection.ts";
 import { countEveryMonth, fillClinicalTargets, findEveryLatest, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
@@ -202,18 +202,14 @@ async function loadItemRows(tx: Tx, through: Checkpoint): Promise<void> {
   );
   await tx.query(
     `update lab_results r set patient_ref = c.data->>'patientRef'
-     from (select distinct on (tenant, stream_id) tenant, stream_id, stream_version, data
-           from events claim where type = 'LabReportClaimed' and ${upTo("claim")}
-           order by tenant, stream_id, stream_version desc) c
+     from ${lastOfEachStream(["LabReportClaimed"])} c
      where r.tenant = c.tenant and r.external_id = substr(c.stream_id, length($3) + 1)
        and ${noLaterVersion("c")}`,
     [...bounds, labReportStream.prefix],
   );
   await tx.query(
     `insert into patient_wards
-     select distinct on (tenant, stream_id) tenant, substr(stream_id, length($3) + 1), data->>'ward'
-     from events p where type in ('PatientRegistered', 'PatientUpdated') and ${upTo("p")}
-     order by tenant, stream_id, stream_version desc`,
+     select tenant, substr(stream_id, length($3) + 1), data->>'ward' from ${lastOfEachStream(PATIENT_EVENT_TYPES)} p`,
     [...bounds, patientStreams.prefix],
   );
 }

@@ -58,3 +58,9 @@ export const throughParams = (through: Checkpoint): [string, number] => [through
 
 /** The events up to a load's `through` ($1, $2: throughParams), as a condition on an `events` row aliased `alias`. */
 export const upTo = (alias: string) => `(${alias}.transaction_id, ${alias}.position) <= ($1::xid8, $2::bigint)`;
+
+/** Each stream's last event of `types` (names from code, never input) up to a load's `through`, as a parenthesised subquery of `events` rows. */
+export const lastOfEachStream = (types: readonly string[]) =>
+  `(select distinct on (tenant, stream_id) * from events e
+    where e.type in (${types.map((type) => `'${type}'`).join(", ")}) and ${upTo("e")}
+    order by tenant, stream_id, stream_version desc)`;

@@ -69,13 +69,10 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       // reactor's stay `loading`, as its live generation acts on them.
       advance(loadedAtOnce);
       await finishSideBySide(db, projection, building, log, lockHolder);
-      const outcome = await catchUp(Boolean(projection.emits?.length));
-      if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
-    } else {
-      const outcome = await catchUp(true);
-      if (outcome.kind === "failed") return { status: "failed", position: outcome.position, message: outcome.message };
-      await finishSideBySide(db, projection, building, log, lockHolder);
     }
+    const caughtUp = await catchUp(loadedAtOnce > 0 ? Boolean(projection.emits?.length) : true);
+    if (caughtUp.kind === "failed") return { status: "failed", position: caughtUp.position, message: caughtUp.message };
+    if (loadedAtOnce === 0) await finishSideBySide(db, projection, building, log, lockHolder);
 
     const swapped = await whenReadersAllow(log, projection.name, () =>
       withTransaction(db, async (tx) => {
