@@ -14,46 +14,67 @@ const DEFERRED_INDEXES = "rebuild_deferred_indexes";
  * an insertion per row (at two million reports the item rows' primary key took 28 s to build, in
  * the load's transaction, while the server's other core waited). The events that arrive during the
  * load are applied after those builds, so no batch meets a table without its key.
+ *
+ * A primary key or unique constraint is built as a plain unique index of its name, and made the
+ * constraint again (`attach_sql`, completeDeferredIndexes) once every step has ended: adding a
+ * constraint locks its table against every reader, so built as one it waited for the finish steps
+ * reading the same rows (at two million reports the primary key queued minutes behind the month
+ * summaries), where an index build shares the table with them.
  */
 export async function deferIndexes(tx: Tx, tables: readonly string[]): Promise<void> {
-  // A constraint's index goes with the constraint; the others by name. pg_get_*def name the table
-  // with its schema, so they build the same indexes again whatever the search path.
+  // The statements name the table with its schema (pg_get_*def do), so they build the same indexes
+  // again whatever the search path. An exclusion constraint cannot be added over an index: it is
+  // built as itself.
   const { rows } = await tx.query(
     `select i.indexrelid::regclass::text as name,
-            format('alter table %s drop constraint %I', i.indrelid::regclass, c.conname) as drop_sql,
-            format('alter table %s add constraint %I %s', i.indrelid::regclass, c.conname, pg_get_constraintdef(c.oid)) as build_sql
+            format('alter table %s drop constraint %I', t.name, c.conname) as drop_sql,
+            case when c.contype = 'x' then format('alter table %s add constraint %I %s', t.name, c.conname, pg_get_constraintdef(c.oid))
+                 else pg_get_indexdef(i.indexrelid) end as build_sql,
+            case when c.contype <> 'x' then format('alter table %s add constraint %I %s using index %I', t.name, c.conname,
+                                                   case c.contype when 'p' then 'primary key' else 'unique' end, c.conname) end as attach_sql
      from pg_index i join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid and c.contype in ('p', 'u', 'x')
+     cross join lateral (select format('%I.%I', n.nspname, r.relname) as name from pg_class r join pg_namespace n on n.oid = r.relnamespace where r.oid = i.indrelid) t
      where i.indrelid = any($1::regclass[])
      union all
-     select i.indexrelid::regclass::text, format('drop index %s', i.indexrelid::regclass), pg_get_indexdef(i.indexrelid)
+     select i.indexrelid::regclass::text, format('drop index %s', i.indexrelid::regclass), pg_get_indexdef(i.indexrelid), null
      from pg_index i
      where i.indrelid = any($1::regclass[])
        and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid and c.conrelid = i.indrelid and c.contype in ('p', 'u', 'x'))`,
     [tables],
   );
-  await tx.query(`create table if not exists ${DEFERRED_INDEXES} (name text primary key, build_sql text not null)`);
-  for (const index of rows as Array<{ name: string; drop_sql: string; build_sql: string }>) {
-    await tx.query(`insert into ${DEFERRED_INDEXES} values ($1, $2)`, [index.name, index.build_sql]);
+  await tx.query(`create table if not exists ${DEFERRED_INDEXES} (name text primary key, build_sql text not null, attach_sql text)`);
+  for (const index of rows as Array<{ name: string; drop_sql: string; build_sql: string; attach_sql: string | null }>) {
+    await tx.query(`insert into ${DEFERRED_INDEXES} values ($1, $2, $3)`, [index.name, index.build_sql, index.attach_sql]);
     await tx.query(index.drop_sql);
   }
 }
 
-/** The index builds a load deferred in the generation's schema `schemaName` (deferIndexes), as finish steps; each forgets its own once built. */
+/** The index builds a load deferred in the generation's schema `schemaName` (deferIndexes), as finish steps. */
 export async function deferredIndexSteps(tx: Tx, schemaName: string): Promise<FinishStep[]> {
-  const { rows: found } = await tx.query("select to_regclass($1) is not null as held", [`${schemaName}.${DEFERRED_INDEXES}`]);
-  if (!found[0].held) return [];
+  if (!(await holdsDeferred(tx, schemaName))) return [];
   const { rows } = await tx.query(`select name, build_sql from ${schemaName}.${DEFERRED_INDEXES} order by name`);
   return (rows as Array<{ name: string; build_sql: string }>).map(({ name, build_sql }) => ({
     name,
     async run(tx: Tx) {
       await tx.query(LOAD_MEMORY_SQL);
       await tx.query(build_sql);
-      await tx.query(`delete from ${schemaName}.${DEFERRED_INDEXES} where name = $1`, [name]);
     },
   }));
 }
 
-/** Drops the record of deferred builds once every one is built (deferredIndexSteps' steps have run). */
-export async function forgetDeferredIndexes(tx: Tx, schemaName: string): Promise<void> {
-  await tx.query(`drop table if exists ${schemaName}.${DEFERRED_INDEXES}`);
+/**
+ * Once every deferred build has run (deferredIndexSteps), and no finish step reads the tables any
+ * more: makes the constraints' indexes their constraints again (no scan: the index is built, its
+ * columns not null), then drops the record of deferred builds.
+ */
+export async function completeDeferredIndexes(tx: Tx, schemaName: string): Promise<void> {
+  if (!(await holdsDeferred(tx, schemaName))) return;
+  const { rows } = await tx.query(`select attach_sql from ${schemaName}.${DEFERRED_INDEXES} where attach_sql is not null order by name`);
+  for (const { attach_sql } of rows as Array<{ attach_sql: string }>) await tx.query(attach_sql);
+  await tx.query(`drop table ${schemaName}.${DEFERRED_INDEXES}`);
+}
+
+async function holdsDeferred(tx: Tx, schemaName: string): Promise<boolean> {
+  const { rows } = await tx.query("select to_regclass($1) is not null as held", [`${schemaName}.${DEFERRED_INDEXES}`]);
+  return rows[0].held;
 }

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { inTransaction, withTransaction, type Db, type Tx } from "../../db/pool.ts";
 import { NO_EVENTS_WRITTEN_SQL } from "./applyBatch.ts";
 import { analyzeTables, type Generation } from "./generations.ts";
-import { deferredIndexSteps, forgetDeferredIndexes } from "./deferredIndexes.ts";
+import { deferredIndexSteps, completeDeferredIndexes } from "./deferredIndexes.ts";
 import type { Projection } from "./projection.ts";
 
 /*
@@ -50,7 +50,7 @@ export async function finishSideBySide(db: Db, projection: Projection, gen: Pick
   if (failures.length > 0) throw failures[0];
   await withTransaction(db, async (tx) => {
     await tx.query(NO_EVENTS_WRITTEN_SQL);
-    await forgetDeferredIndexes(tx, gen.schemaName);
+    await completeDeferredIndexes(tx, gen.schemaName);
     await analyzeTables(tx, projection, gen);
   });
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type pg from "pg";
 import { projectFile } from "../../db/projectFiles.ts";
 import type { Tx } from "../../db/pool.ts";
-import { deferredIndexSteps, forgetDeferredIndexes } from "./deferredIndexes.ts";
+import { deferredIndexSteps, completeDeferredIndexes } from "./deferredIndexes.ts";
 import type { Checkpoint } from "./eventFeed.ts";
 import { TENANT_READER_ROLE } from "../../db/tenantScope.ts";
 import type { Projection } from "./projection.ts";
@@ -147,7 +147,7 @@ export async function finishLoad(tx: Tx, projection: Projection, gen: Pick<Gener
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   await runFinishSteps(tx, projection);
   for (const step of await deferredIndexSteps(tx, gen.schemaName)) await step.run(tx);
-  await forgetDeferredIndexes(tx, gen.schemaName);
+  await completeDeferredIndexes(tx, gen.schemaName);
   await tx.query("set local search_path to default");
   await analyzeTables(tx, projection, gen);
 }
