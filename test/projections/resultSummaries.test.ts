@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { withTransaction } from "../../db/pool.ts";
+import { withTransaction, type Tx } from "../../db/pool.ts";
 import { applyNextBatch } from "../../projections/runtime/applyBatch.ts";
 import { createGeneration, discardBuilding, finishLoad, lockGeneration } from "../../projections/runtime/generations.ts";
 import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
@@ -132,6 +132,31 @@ describe("result summaries (monthly_results, latest_results)", () => {
     } finally {
       await withTransaction(db, (tx) => discardBuilding(tx, "lab_results"));
     }
+  });
+
+  it("are counted after a load by set on the statistics of the rows it loaded", async () => {
+    // What the planner knows of the item rows when the finish steps begin (pg_stats is what ANALYZE left).
+    const seen: number[] = [];
+    const [first, ...rest] = labResultsProjection.finishLoad!;
+    const watched = {
+      ...labResultsProjection,
+      finishLoad: [
+        {
+          name: first!.name,
+          async run(tx: Tx) {
+            const { rows } = await tx.query("select count(*)::int as n from pg_stats where schemaname = current_schema() and tablename in ('lab_results', 'patient_wards')");
+            seen.push(rows[0].n);
+            await first!.run(tx);
+          },
+        },
+        ...rest,
+      ],
+    };
+    const rebuilt = await rebuildProjection(hub.service.db, watched, silentLogger);
+    expect(rebuilt).to.include({ status: "rebuilt" });
+    expect(rebuilt.status === "rebuilt" && rebuilt.loadedAtOnce).to.be.greaterThan(0);
+    expect(seen).to.have.length(1);
+    expect(seen[0], "columns with statistics").to.be.greaterThan(20);
   });
 
   it("come out the same from a replay", async () => {
