@@ -4,6 +4,7 @@ import { labResultsProjection } from "../../projections/ingestion/labResults.ts"
 import { countEveryMonth } from "../../projections/ingestion/resultSummaries.ts";
 import { createGeneration } from "../../projections/runtime/generations.ts";
 import { useTestDatabase } from "../support/database.ts";
+import { monthRecountSql } from "../support/monthRecount.ts";
 
 /*
  * A rebuild counts result_months from every item row at once (countEveryMonth), the patients from
@@ -11,17 +12,7 @@ import { useTestDatabase } from "../support/database.ts";
  * written straight into a building generation, with more codes than one word holds, and the
  * counts compared with a recount by count(distinct).
  */
-const RECOUNT = `
-  select r.tenant, r.std_code, date_trunc('month', r.reported_on)::date as month, w.ward, count(*)::int as results,
-         count(distinct r.patient_ref)::int as patients, sum(r.std_value::numeric) as value_sum,
-         count(*) filter (where r.std_value < t.low)::int as below_target,
-         count(*) filter (where t.code is not null and not coalesce(r.std_value < t.low or r.std_value > t.high, false))::int as in_target,
-         count(*) filter (where r.std_value > t.high)::int as above_target
-  from lab_results r
-  left join patient_wards w on w.tenant = r.tenant and w.patient_ref = r.patient_ref
-  left join std_targets t on t.code = r.std_code
-  where r.patient_ref is not null and r.std_value is not null
-  group by 1, 2, 3, 4`;
+const RECOUNT = monthRecountSql({ items: "lab_results", wards: "patient_wards", targets: "std_targets" });
 const COUNTED = "select tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target from result_months";
 
 /**

@@ -7,6 +7,7 @@ import { labResultsProjection } from "../../projections/ingestion/labResults.ts"
 import { silentLogger } from "../../src/logger.ts";
 import { labReport, LI_SI, ZHANG_SAN, useIngestionService } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
+import { monthRecountSql } from "../support/monthRecount.ts";
 
 /*
  * The summaries dashboards read (clinical.monthly_results, latest_results) are kept by difference;
@@ -15,17 +16,7 @@ import { projectionsCaughtUp } from "../support/storedReports.ts";
 const WANG_WU = { name: "王五", idCard: "110101199003070011" };
 
 /** What monthly_results must hold: a recount of the item rows, under each patient's current ward. */
-const RECOUNT = `
-  select r.tenant, r.std_code, date_trunc('month', r.reported_on)::date as month, p.ward, count(*)::int as results,
-         count(distinct r.patient_ref)::int as patients, sum(r.std_value::numeric) as value_sum,
-         count(*) filter (where r.std_value < t.low)::int as below_target,
-         count(*) filter (where t.code is not null and not coalesce(r.std_value < t.low or r.std_value > t.high, false))::int as in_target,
-         count(*) filter (where r.std_value > t.high)::int as above_target
-  from read.lab_results r
-  left join read.patients p on p.tenant = r.tenant and p.patient_ref = r.patient_ref
-  left join read.std_targets t on t.code = r.std_code
-  where r.patient_ref is not null and r.std_value is not null
-  group by 1, 2, 3, 4`;
+const RECOUNT = monthRecountSql({ items: "read.lab_results", wards: "read.patients", targets: "read.std_targets" });
 const SUMMARY = `
   select tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target
   from read.result_months where results > 0`;
