@@ -8,7 +8,7 @@ import { labReportsProjection } from "../projections/ingestion/labReports.ts";
 import { labResultsProjection } from "../projections/ingestion/labResults.ts";
 import { createGeneration } from "../projections/runtime/generations.ts";
 import { createTestDatabase, testServerUrl } from "../test/support/database.ts";
-import { templateReports, type TemplateReport } from "./floorPayloads.ts";
+import { templateReports, withCompactMapping, type TemplateReport } from "./floorPayloads.ts";
 import { copyEvents, copyItems, insertCheckpoint, insertEvents, insertItems, insertItemsFromEvents, insertReportRows, writeEvents, writeItems, type Piece, type ReadSchemas } from "./floorWrites.ts";
 import { ITEMS, SENDERS } from "./ingestSenders.ts";
 import { printProfiles, profiledBulk, profiledHl7, profiledPush } from "./profiledRuns.ts";
@@ -177,6 +177,8 @@ async function oneRun(templates: TemplateReport[], { reports, writers }: Setting
   run.bulk_events_copy = eventsForm === "copy" ? 1 : 0;
   run.bulk_items_copy = itemsForm === "copy" ? 1 : 0;
   run.bulk = await bulkPiecesFloor(templates, { reports, writers }, eventsForm, itemsForm);
+  // Deliverable 3: the same floor with the compact item mapping in the events.
+  run.bulk_compact = await bulkPiecesFloor(withCompactMapping(templates), { reports, writers }, eventsForm, itemsForm);
   // A push of 100 reports, SENDERS pushing at once: the same writes, a transaction per push.
   await onFreshDatabase(SENDERS, async ({ db, schemas }) => {
     run.push100 = rate(
@@ -269,7 +271,8 @@ async function profiledPaths() {
 export async function floorBenchmarks(): Promise<BenchResult[]> {
   const chosen = settings();
   const templates = await templateReports(TEMPLATE_BATCHES);
-  const eventBytes = templates.reduce((sum, t) => sum + Buffer.byteLength(t.dataJson), 0) / templates.length;
+  const bytesOf = (reports: TemplateReport[]) => reports.reduce((sum, t) => sum + Buffer.byteLength(t.dataJson), 0) / reports.length;
+  const eventBytes = bytesOf(templates);
   console.error(`  floor: ${chosen.reports} reports x ${ITEMS.length} items per figure, ${chosen.repeats} runs, ${chosen.writers} writers; events of ${Math.round(eventBytes)} bytes of JSON`);
   const runs: Run[] = [];
   const loads: string[] = [];
@@ -300,6 +303,13 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
   return [
     ...profiledFigures,
     figure("bulk_reports_per_s", "bulk", `the bulk import's floor: per piece of ${BULK_PIECE}, one transaction with the events and the item rows (each by the form that was the fastest in the run: ${formsOfRuns}), the job's checkpoint event and the report rows, ${chosen.writers} writers; what bulk.floor_ratio divides by`),
+    result(
+      "floor.bulk_compact_mapping_per_s",
+      median(of("bulk_compact")),
+      "reports/s",
+      median(of("bulk")),
+      `deliverable 3: the bulk floor with a compact item mapping in the events (${Math.round(bytesOf(withCompactMapping(templates)))} B of JSON instead of ${Math.round(eventBytes)}: per item only the standard code, converted value, unit status and how it was mapped; names, categories and units left to the dictionary version); baseline: floor.bulk_reports_per_s of the same runs; ${chosen.reports} reports; ${runsNote("bulk_compact")}`,
+    ),
     figure("events_insert_per_s", "events_unnest", `events as the store keeps them (jsonb, lz4 out of line, its indexes) by one INSERT … SELECT from unnest(text[] streams, text[] payloads) per piece, ${pieces}`),
     figure("events_values_per_s", "events_values", `the same events by one multi-row INSERT per piece with each payload a parameter of its own (as appendToStreams sends them), ${pieces}`),
     figure("events_copy_per_s", "events_copy", `the same events by COPY FROM STDIN (text format) per piece, ${pieces}`),

@@ -157,3 +157,17 @@ export function copyOf(template: TemplateReport, copy: number): { externalId: st
   const externalId = template.externalId.replace("LIS-B-", `LIS-B${copy}-`);
   return { externalId, streamId: labReports.stream.id(externalId), dataJson: template.dataJson.replaceAll(`"${template.externalId}"`, `"${externalId}"`) };
 }
+
+/**
+ * The same reports with deliverable 3's compact item mapping in their events: per item only what
+ * the dictionary version the event names cannot give back (standard code, converted value, unit
+ * status, how it was mapped). Names, categories, units and the sent value's copies go; the item
+ * and report rows stay as they are. What such an event format would save the floor.
+ */
+export function withCompactMapping(templates: TemplateReport[]): TemplateReport[] {
+  return templates.map((template) => {
+    const data = JSON.parse(template.dataJson);
+    data.items = (data.items as Array<Record<string, unknown>>).map((m) => ({ stdCode: m.stdCode, stdValue: m.stdValue, unitStatus: m.unitStatus, mappedBy: m.mappedBy }));
+    return { ...template, dataJson: JSON.stringify(data) };
+  });
+}

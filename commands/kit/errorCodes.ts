@@ -31,5 +31,6 @@ export const API_ERROR_CODES = [
   "lab-key-every-ward",
   "credentials-rebuilding",
   "chart-range-invalid",
+  "unmapped-range-invalid",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

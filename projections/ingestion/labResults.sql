@@ -29,3 +29,7 @@ create table lab_results (
   reported_on date not null,
   primary key (tenant, external_id, item_index)
 );
+
+-- The items no dictionary entry matched (contract F.1: GET /api/dictionary/unmapped lists them by
+-- sender, code and name): a few of the rows, so the list costs what is unmapped, not what is stored.
+create index lab_results_unmapped on lab_results (tenant, external_id) where std_code is null;

@@ -22,7 +22,7 @@ type AppliedEvent<T extends Applied["type"]> = Extract<StoredEvent<Applied>, { t
 
 export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
-  version: 5,
+  version: 6,
   handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated"],
   tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets"],
   sharedTables: ["std_targets"],

@@ -1,14 +1,57 @@
 import Router from "@koa/router";
+import { z } from "zod";
+import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
+import type { Db } from "../../db/pool.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
 import type { DictionaryAnswer, ServedDictionary } from "../../queries/dictionary/dictionary.ts";
+import { unmappedItems } from "../../queries/dictionary/unmappedItems.ts";
 import { requireRole } from "../http/authorAuth.ts";
+import { HttpError } from "../http/httpError.ts";
+import { parseBody } from "../http/validate.ts";
+
+const DAY_PROBLEM = "must be a day written yyyy-MM-dd, e.g. 2026-03-01";
+/** Days listed when `from` is left out: a quarter holds three monthly panels of every patient. */
+const DEFAULT_DAYS = 90;
+const MAX_DAYS = 366;
+
+/** `GET /api/dictionary/unmapped` (contract F.1): which days of receipt. */
+export const unmappedQuery = z.strictObject(
+  {
+    from: z.string({ error: `from ${DAY_PROBLEM}` }).refine(isCalendarDate, `from ${DAY_PROBLEM}`).optional().meta({ description: `First day of receipt (yyyy-MM-dd, local); ${DEFAULT_DAYS - 1} days before \`to\` when left out`, example: "2026-01-01" }),
+    to: z.string({ error: `to ${DAY_PROBLEM}` }).refine(isCalendarDate, `to ${DAY_PROBLEM}`).optional().meta({ description: "Last day of receipt (yyyy-MM-dd, local), included; today when left out", example: "2026-03-31" }),
+  },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from and to, days of receipt written yyyy-MM-dd" : undefined) },
+);
+
+/** Local midnight starting `day` (yyyy-MM-dd), `plusDays` later. */
+function startOfDay(day: string, plusDays = 0): Date {
+  const date = new Date(0);
+  // setFullYear, not the constructor: the constructor reads years 0 to 99 as 1900 to 1999.
+  date.setFullYear(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)) + plusDays);
+  date.setHours(0, 0, 0, 0);
+  return date;
+}
+
+/** The instants of receipt a from/to pair of days spans: [from's midnight, the midnight after to). */
+function receiptWindow(from: string | undefined, to: string | undefined): { since: Date; until: Date } {
+  const toDay = to ?? localDate(new Date());
+  const fromDay = from ?? localDate(startOfDay(toDay, -(DEFAULT_DAYS - 1)));
+  if (fromDay > toDay) throw new HttpError(400, `from (${fromDay}) is after to (${toDay}); send from on or before to.`, {}, "unmapped-range-invalid");
+  const since = startOfDay(fromDay);
+  const until = startOfDay(toDay, 1);
+  if (until.getTime() - since.getTime() > (MAX_DAYS + 1) * 86_400_000) throw new HttpError(400, `Ask for at most ${MAX_DAYS} days at a time.`, {}, "unmapped-range-invalid");
+  return { since, until };
+}
 
 /**
  * `GET /api/dictionary/lab-items`: the dictionary the service maps with, as senders see it on
  * `/open/v1/dict/lab-items` (contract B.4), for the staff pages: the report editor completes item
  * codes from it with their labels and names (issue #34, item 5). Not in the contract; any role may
  * ask, as it holds nothing of a tenant.
+ *
+ * `GET /api/dictionary/unmapped` (contract F.1): the sent items no dictionary entry matched.
  */
-export function dictionaryRoutes(served: ServedDictionary, adminToken: string | undefined): Router {
+export function dictionaryRoutes(served: ServedDictionary, db: Db, adminToken: string | undefined): Router {
   const router = new Router();
   router.get("/api/dictionary/lab-items", requireRole(adminToken, "viewer"), (ctx) => {
     const etag = `"${served.version}"`;
@@ -19,6 +62,11 @@ export function dictionaryRoutes(served: ServedDictionary, adminToken: string | 
       return;
     }
     ctx.body = { version: served.version, items: served.items, examTypes: served.examTypes } satisfies DictionaryAnswer;
+  });
+  router.get("/api/dictionary/unmapped", requireRole(adminToken, "clinician"), async (ctx) => {
+    const query = parseBody(unmappedQuery, ctx.query);
+    const { since, until } = receiptWindow(query.from, query.to);
+    ctx.body = await readAsTenant(db, ctx.state.tenant, (reader) => unmappedItems(reader, since, until));
   });
   return router;
 }

@@ -47,6 +47,7 @@ export const errorZh: ErrorTexts = {
     "lab-key-every-ward": "检验系统的密钥适用于所有病区，只能由管理全部病区的管理员管理。",
     "credentials-rebuilding": "凭据列表正在升级后重建，请几秒后再试。",
     "chart-range-invalid": "时间范围无效：开始日期须不晚于结束日期，且一次最多查看 10 年。",
+    "unmapped-range-invalid": "时间范围无效：开始日期须不晚于结束日期，且一次最多查看 366 天。",
   },
 };
 
