@@ -1,3 +1,4 @@
+import { NO_MAPPINGS } from "../commands/dictionary/itemMappings.ts";
 import { createItemMapper } from "../commands/ingestion/itemMapping.ts";
 import { checkReports, storeCheckedReports, type IngestionDeps, type PushingClient } from "../commands/ingestion/pushReports.ts";
 import { labReports } from "../commands/ingestion/reportKinds.ts";
@@ -76,6 +77,7 @@ function deps(): IngestionDeps {
     dictionary,
     mapper: createItemMapper(dictionary),
     patientsByIdCards: async (_tenant, idCards) => idCards.flatMap((card) => byIdCard.get(card) ?? []),
+    mappingsOf: async () => NO_MAPPINGS,
   };
 }
 

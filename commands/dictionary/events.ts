@@ -1,5 +1,5 @@
 import type { DictionaryItem, ExamType } from "../../db/seed/defaultDictionary.ts";
-import type { Event } from "../kit/events.ts";
+import { streamCodec, type Event } from "../kit/events.ts";
 
 /*
  * The dictionary context's published language: one stream of the shared tenant, `dictionary`,
@@ -22,3 +22,56 @@ export type DictionaryReleased = Event<"DictionaryReleased", { version: string; 
 
 /** The events of the dictionary stream. */
 export type DictionaryEvent = DictionaryReleased;
+
+/**
+ * A tenant's mapping of a sender's item that no dictionary entry matched to a standard item
+ * (contract F.1), in a stream of its own per key (`item-mapping:<key digest>`), so that one key has
+ * at most one mapping in force. The keys are compared trimmed and exactly as sent; a null key
+ * matches anything. `unit` is the sent unit the mapping is for, and `factor` converts a value of a
+ * unit neither the dictionary nor UCUM converts. `units` records how a numeric value of each unit
+ * seen among the stored results converts (by the dictionary in force when the mapping was made),
+ * and `otherUnits` how one of any other unit does, so that re-mapping stored results replays alike.
+ */
+export interface ItemMappingAddedData {
+  mappingId: string;
+  /** The sender's (client's) name; null for every sender of the tenant. */
+  client: string | null;
+  itemCode: string | null;
+  itemName: string | null;
+  unit: string | null;
+  stdCode: string;
+  factor: number | null;
+  reason: string | null;
+  units: MappedUnit[];
+  otherUnits: Omit<MappedUnit, "unit">;
+}
+
+/** How a numeric value sent in `unit` becomes the standard item's: stdValue = value × factor + offset (null factor: it has none). */
+export interface MappedUnit {
+  unit: string;
+  unitStatus: "standard" | "converted" | "assumed" | "unknown" | "not-applicable";
+  factor: number | null;
+  offset: number;
+}
+
+export type ItemMappingAdded = Event<"ItemMappingAdded", ItemMappingAddedData>;
+/** The mapping undone: every result it mapped, pushed before or after it, is unmapped again. */
+export type ItemMappingRemoved = Event<"ItemMappingRemoved", { mappingId: string; reason: string | null }>;
+export type ItemMappingEvent = ItemMappingAdded | ItemMappingRemoved;
+export const ITEM_MAPPING_EVENT_TYPES = ["ItemMappingAdded", "ItemMappingRemoved"] as const satisfies ReadonlyArray<ItemMappingEvent["type"]>;
+
+/** `item-mapping:<digest of the mapping's keys>`. */
+export const itemMappingStreams = streamCodec("item-mapping:");
+
+/** A mapping as it is in force: what pushes and the re-map match a sent item with. */
+export interface ItemMappingRule {
+  mappingId: string;
+  client: string | null;
+  itemCode: string | null;
+  itemName: string | null;
+  unit: string | null;
+  stdCode: string;
+  factor: number | null;
+  /** Where its event stands in the store: of two mappings as specific, the earlier one wins. */
+  position: number;
+}

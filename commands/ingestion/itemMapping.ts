@@ -7,7 +7,10 @@
  *   1. the client's own code map: sender `itemCode` (trimmed, exact) → a standard code;
  *   2. a standard `code` equal to `itemCode` (case-insensitive, trimmed);
  *   3. the standard `name` or an alias equal to `itemName`, then to `itemCode`, compared with
- *      `normaliseItemKey` (case-insensitive, full-width folded, whitespace removed).
+ *      `normaliseItemKey` (case-insensitive, full-width folded, whitespace removed);
+ *   4. the tenant's item mappings (contract F.1, itemMappings.ts): what staff mapped of the items
+ *      the dictionary left unmapped. They never displace the dictionary: an item it maps is not
+ *      listed as unmapped, so no mapping was made for it.
  *
  * Ingestion maps tens of thousands of items per second, so every lookup goes through `Map`s
  * built once per dictionary by `createItemMapper`; nothing scans the item list per item.
@@ -25,7 +28,7 @@ export interface SentItem {
   resultType?: "NUMERIC" | "QUALITATIVE" | "TEXT";
 }
 
-export type MappedBy = "clientCodeMap" | "code" | "alias";
+export type MappedBy = "clientCodeMap" | "code" | "alias" | "mapping";
 export type UnitStatus = "standard" | "converted" | "assumed" | "unknown" | "not-applicable";
 
 export interface MappedItem {
@@ -43,10 +46,33 @@ export interface MappedItem {
   /** The standard unit (`""` for unit-less items) when mapped; null when unmapped. */
   stdUnit: string | null;
   unitStatus: UnitStatus;
+  /** With mappedBy "mapping": which of the tenant's item mappings (contract F.1). */
+  mappingId?: string;
+}
+
+/** A tenant's item mapping that matched a sent item: to which standard item, and the factor for a unit the dictionary cannot convert. */
+export interface MappingHit {
+  mappingId: string;
+  stdCode: string;
+  factor: number | null;
+}
+
+/** The tenant's item mappings in force for one sender (itemMappings.ts). */
+export interface SenderMappings {
+  find(item: SentItem): MappingHit | null;
+}
+
+/** How a numeric value of a unit becomes a standard item's value: stdValue = value × factor + offset; factor null when it does not. */
+export interface UnitConversion {
+  unitStatus: UnitStatus;
+  factor: number | null;
+  offset: number;
 }
 
 export interface ItemMapper {
-  map(item: SentItem, clientCodeMap?: ReadonlyMap<string, string>): MappedItem;
+  map(item: SentItem, clientCodeMap?: ReadonlyMap<string, string>, mappings?: SenderMappings): MappedItem;
+  /** The conversion of a numeric value sent in `unit` to the standard item `stdCode`'s unit; null for a code the dictionary does not have. */
+  unitConversion(stdCode: string, unit: string, mappingFactor: number | null): UnitConversion | null;
   readonly dictionary: Dictionary;
 }
 
@@ -166,10 +192,17 @@ export function createItemMapper(dictionary: Dictionary): ItemMapper {
     return null;
   }
 
-  function map(sent: SentItem, clientCodeMap?: ReadonlyMap<string, string>): MappedItem {
+  /** The tenant's mapping of an item the dictionary does not know, when one matches and names an item of this dictionary. */
+  function mapped(sent: SentItem, mappings: SenderMappings | undefined): { entry: IndexedItem; by: MappedBy; mapping: MappingHit } | null {
+    const mapping = mappings?.find(sent);
+    const entry = mapping ? byCode.get(mapping.stdCode.toLowerCase()) : undefined;
+    return entry ? { entry, by: "mapping", mapping: mapping! } : null;
+  }
+
+  function map(sent: SentItem, clientCodeMap?: ReadonlyMap<string, string>, mappings?: SenderMappings): MappedItem {
     const valueNum = parseNumericValue(sent.value);
     const valueText = typeof sent.value === "string" ? sent.value : null;
-    const hit = lookup(sent, clientCodeMap);
+    const hit: { entry: IndexedItem; by: MappedBy; mapping?: MappingHit } | null = lookup(sent, clientCodeMap) ?? mapped(sent, mappings);
     if (!hit) {
       return {
         stdCode: null,
@@ -196,6 +229,7 @@ export function createItemMapper(dictionary: Dictionary): ItemMapper {
       stdValue: null,
       stdUnit: item.unit,
       unitStatus: "not-applicable",
+      ...(hit.mapping ? { mappingId: hit.mapping.mappingId } : {}),
     };
 
     // The sender explicitly calling the result qualitative or text wins over a numeric look.
@@ -206,47 +240,50 @@ export function createItemMapper(dictionary: Dictionary): ItemMapper {
       sent.resultType !== "TEXT";
     if (!numeric) return result;
 
-    if (!entry.hasUnit) {
-      // Unit-less numeric items (Kt/V, INR): the value is already standard.
-      result.stdValue = valueNum;
+    const conversion = convert(entry, typeof sent.unit === "string" ? sent.unit : "", hit.mapping?.factor ?? null);
+    if (conversion.factor === null) {
+      result.unitStatus = conversion.unitStatus;
       return result;
     }
-
-    const unit = typeof sent.unit === "string" ? sent.unit : "";
-    if (unit.trim() === "") {
-      // Most Chinese laboratory systems send SI units, which the dictionary uses as standard.
-      result.stdValue = valueNum;
-      result.unitStatus = "assumed";
+    const raw = valueNum * conversion.factor + conversion.offset;
+    // Identity conversions (e.g. mEq/L → mmol/L) keep the value exactly as sent.
+    const value = conversion.factor === 1 && conversion.offset === 0 ? raw : roundSignificant(raw);
+    if (!Number.isFinite(value)) {
+      result.unitStatus = "unknown";
       return result;
     }
-
-    const key = normaliseUnitKey(unit);
-    if (key === entry.stdUnitKey) {
-      result.stdValue = valueNum;
-      result.unitStatus = "standard";
-      return result;
-    }
-
-    // The dictionary's own conversions come first, and a spelling it lists as ambiguous (null)
-    // is not handed to UCUM either.
-    const conv = entry.conversions.has(key) ? entry.conversions.get(key) : ucumConversion(unit.trim(), item.unit);
-    if (conv) {
-      const raw = valueNum * conv.factor + conv.offset;
-      // Identity conversions (e.g. mEq/L → mmol/L) keep the value exactly as sent.
-      const value = conv.factor === 1 && conv.offset === 0 ? raw : roundSignificant(raw);
-      if (Number.isFinite(value)) {
-        result.stdValue = value;
-        result.unitStatus = "converted";
-        return result;
-      }
-    }
-
-    // Unknown unit for this item: never guess on a patient's value.
-    result.unitStatus = "unknown";
+    result.stdValue = value;
+    result.unitStatus = conversion.unitStatus;
     return result;
   }
 
-  return { map, dictionary };
+  /**
+   * How a numeric value sent in `unit` becomes the item's standard value: the unit's status and
+   * stdValue = value × factor + offset (factor null: it does not). `mappingFactor` is the factor
+   * staff gave with an item mapping, for a unit neither the dictionary nor UCUM converts.
+   */
+  function convert(entry: IndexedItem, unit: string, mappingFactor: number | null): UnitConversion {
+    // Unit-less numeric items (Kt/V, INR): the value is already standard.
+    if (!entry.hasUnit) return { unitStatus: "not-applicable", factor: 1, offset: 0 };
+    // Most Chinese laboratory systems send SI units, which the dictionary uses as standard.
+    if (unit.trim() === "") return { unitStatus: "assumed", factor: 1, offset: 0 };
+    const key = normaliseUnitKey(unit);
+    if (key === entry.stdUnitKey) return { unitStatus: "standard", factor: 1, offset: 0 };
+    // The dictionary's own conversions come first, and a spelling it lists as ambiguous (null)
+    // is not handed to UCUM either.
+    const conv = entry.conversions.has(key) ? entry.conversions.get(key) : ucumConversion(unit.trim(), entry.item.unit);
+    if (conv) return { unitStatus: "converted", factor: conv.factor, offset: conv.offset };
+    if (mappingFactor !== null) return { unitStatus: "converted", factor: mappingFactor, offset: 0 };
+    // Unknown unit for this item: never guess on a patient's value.
+    return { unitStatus: "unknown", factor: null, offset: 0 };
+  }
+
+  function unitConversion(stdCode: string, unit: string, mappingFactor: number | null): UnitConversion | null {
+    const entry = byCode.get(stdCode.toLowerCase());
+    return entry ? convert(entry, unit, mappingFactor) : null;
+  }
+
+  return { map, unitConversion, dictionary };
 }
 
 /**

@@ -5,7 +5,7 @@ import { ConcurrencyConflict, type EventMetadata, type EventStore, type Queryabl
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { CRITICAL_AT_RECEIPT, mayRaiseAlert } from "../alerts/criticalResults.ts";
 import { CommandError } from "../kit/commandError.ts";
-import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SentItem } from "./itemMapping.ts";
+import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SenderMappings, type SentItem } from "./itemMapping.ts";
 import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
 import type { AcceptedReport, ReceivedReport } from "./events.ts";
 import type { ReportKind } from "./reportKinds.ts";
@@ -32,6 +32,8 @@ export interface IngestionDeps {
   dictionary: Dictionary;
   mapper: ItemMapper;
   patientsByIdCards: PatientsByIdCards;
+  /** The tenant's item mappings in force for a sender (contract F.1), asked only for a push with an item the dictionary leaves unmapped. */
+  mappingsOf: (tenant: string, clientName: string) => Promise<SenderMappings>;
 }
 
 const OUTCOMES = ["CREATED", "UPDATED", "UNCHANGED"] as const;
@@ -142,6 +144,8 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
   const schema = kind.schema(deps.dictionary);
   const results: ResultEntry[] = new Array(sent.length);
   const prepared: Prepared[] = [];
+  /** A laboratory report's items the dictionary left unmapped, for the tenant's item mappings to try. */
+  const unmapped: Unmapped[] = [];
   for (let index = 0; index < sent.length; index++) {
     // A hundred reports take tens of milliseconds to check: let other requests and the
     // projections' database round trips through every few reports rather than after all of them.
@@ -158,7 +162,7 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
     const report = validation.report as AcceptedReport;
     const items = (report.items ?? []).map((item) => deps.mapper.map(item, client.codeMap));
     const criticalAtReceipt = kind.name === "lab" ? mayRaiseAlert(report, items, new Date()) : undefined;
-    prepared.push({
+    const entry: Prepared = {
       index,
       externalId: report.externalId,
       streamId: kind.stream.id(report.externalId),
@@ -170,8 +174,11 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
       freshMatch: { matched: false, pendingReason: "", idCard: null },
       ...(origins?.[index] ? { origin: origins[index] } : {}),
       ...(criticalAtReceipt !== undefined ? { criticalAtReceipt } : {}),
-    });
+    };
+    prepared.push(entry);
+    if (kind.name === "lab" && entry.summary.itemsUnmapped > 0) unmapped.push({ entry, report });
   }
+  if (unmapped.length > 0) await mapWithMappings(deps, client, unmapped);
   const registered = await registeredPatients(deps, client.tenant, prepared);
   for (const entry of prepared) entry.freshMatch = matchPatient(entry.patient, registered);
   return { results, prepared };
@@ -207,6 +214,26 @@ export async function storeCheckedReportsAtOnce(deps: IngestionDeps, kind: Repor
 function pushResult(results: ResultEntry[]): PushResult {
   const rejected = results.filter((entry) => entry.status === "REJECTED").length;
   return { total: results.length, accepted: results.length - rejected, rejected, results };
+}
+
+/**
+ * The items the dictionary left unmapped, mapped again with the tenant's item mappings for this
+ * sender (read once per push, and only for a push that has such items: most have none).
+ */
+async function mapWithMappings(deps: IngestionDeps, client: PushingClient, unmapped: Unmapped[]): Promise<void> {
+  const mappings = await deps.mappingsOf(client.tenant, client.name);
+  for (const { entry, report } of unmapped) {
+    entry.items = entry.items.map((item, i) => (item.stdCode === null ? deps.mapper.map(report.items![i]!, client.codeMap, mappings) : item));
+    entry.summary = summarise(entry.items);
+    // A mapped item may be one that alerts (a local code for potassium).
+    entry.criticalAtReceipt = mayRaiseAlert(report, entry.items, new Date());
+  }
+}
+
+/** A laboratory report with items the dictionary left unmapped, as validated. */
+interface Unmapped {
+  entry: Prepared;
+  report: AcceptedReport;
 }
 
 async function registeredPatients(deps: IngestionDeps, tenant: string, prepared: Prepared[]): Promise<Map<string, KnownPatient>> {

@@ -32,5 +32,8 @@ export const API_ERROR_CODES = [
   "credentials-rebuilding",
   "chart-range-invalid",
   "unmapped-range-invalid",
+  "mapping-invalid",
+  "mapping-exists",
+  "mapping-not-found",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

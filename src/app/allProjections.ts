@@ -11,6 +11,7 @@ import { patientsProjection } from "../../projections/patients/patients.ts";
 import type { Projection } from "../../projections/runtime/projection.ts";
 import { reportsProjection } from "../../projections/reports/reports.ts";
 import { standardItemsProjection } from "../../projections/dictionary/standardItems.ts";
+import { itemMappingsProjection } from "../../projections/dictionary/itemMappings.ts";
 
 /** Every read model and reactor of the service, in no particular order: each one stands alone. */
 export const allProjections: readonly Projection[] = [
@@ -21,6 +22,7 @@ export const allProjections: readonly Projection[] = [
   examReportsProjection,
   autoClaimReactor,
   standardItemsProjection,
+  itemMappingsProjection,
   reportsProjection,
   bulkJobsProjection,
   criticalResultsReactor,

@@ -102,7 +102,7 @@ export function createApp(deps: AppDependencies): Koa {
       offerStaffSessions(deps.staffSessions.sessions),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       callerRoutes(deps.adminToken).routes() as Koa.Middleware,
-      dictionaryRoutes(deps.openApi.served, deps.store.db, deps.adminToken).routes() as Koa.Middleware,
+      dictionaryRoutes({ served: deps.openApi.served, mapper: deps.openApi.mapper, store: deps.store, adminToken: deps.adminToken }).routes() as Koa.Middleware,
       accessLogRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers), deps.access).routes() as Koa.Middleware,

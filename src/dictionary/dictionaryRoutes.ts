@@ -1,8 +1,14 @@
 import Router from "@koa/router";
 import { z } from "zod";
 import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
-import type { Db } from "../../db/pool.ts";
+import { addItemMapping, mappingInput, removeItemMapping, unmappingInput } from "../../commands/dictionary/itemMappings.ts";
+import type { ItemMapper } from "../../commands/ingestion/itemMapping.ts";
+import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
+import { withWardScope } from "../../db/wardScope.ts";
+import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
+import { clientNamed, itemMappingById, listItemMappings, unmappedUnits } from "../../queries/dictionary/itemMappings.ts";
+import { commandContextOf } from "../http/requestState.ts";
 import type { DictionaryAnswer, ServedDictionary } from "../../queries/dictionary/dictionary.ts";
 import { unmappedItems } from "../../queries/dictionary/unmappedItems.ts";
 import { requireRole } from "../http/authorAuth.ts";
@@ -51,8 +57,16 @@ function receiptWindow(from: string | undefined, to: string | undefined): { sinc
  *
  * `GET /api/dictionary/unmapped` (contract F.1): the sent items no dictionary entry matched.
  */
-export function dictionaryRoutes(served: ServedDictionary, db: Db, adminToken: string | undefined): Router {
+export interface DictionaryRouteDeps {
+  served: ServedDictionary;
+  mapper: ItemMapper;
+  store: EventStore;
+  adminToken: string | undefined;
+}
+
+export function dictionaryRoutes({ served, mapper, store, adminToken }: DictionaryRouteDeps): Router {
   const router = new Router();
+  const db = store.db;
   router.get("/api/dictionary/lab-items", requireRole(adminToken, "viewer"), (ctx) => {
     const etag = `"${served.version}"`;
     ctx.set("ETag", etag);
@@ -67,6 +81,38 @@ export function dictionaryRoutes(served: ServedDictionary, db: Db, adminToken: s
     const query = parseBody(unmappedQuery, ctx.query);
     const { since, until } = receiptWindow(query.from, query.to);
     ctx.body = await readAsTenant(db, ctx.state.tenant, (reader) => unmappedItems(reader, since, until));
+  });
+
+  router.get("/api/dictionary/mappings", requireRole(adminToken, "clinician"), async (ctx) => {
+    ctx.body = await readAsTenant(db, ctx.state.tenant, listItemMappings);
+  });
+
+  router.post("/api/dictionary/mappings", requireRole(adminToken, "author"), async (ctx) => {
+    const input = parseBody(mappingInput, ctx.request.body);
+    const tenant: string = ctx.state.tenant;
+    // The mapping's checks read every ward's results and senders: it maps them all.
+    const everyWard = <T>(work: Parameters<typeof readAsTenant<T>>[2]) => withWardScope(null, () => readAsTenant(db, tenant, work));
+    const { mappingId, appended } = await addItemMapping(commandContextOf(ctx, store), tenant, input, {
+      mapper,
+      clientExists: (name) => everyWard((reader) => clientNamed(reader, name)),
+      unitsSeen: (keys) => everyWard((reader) => unmappedUnits(reader, keys)),
+    });
+    // Pushes read the mappings in force from the read model: the next push maps with this one.
+    await waitForProjection(db, "item_mappings", appended.last);
+    ctx.status = 201;
+    ctx.body = { mappingId };
+  });
+
+  router.delete("/api/dictionary/mappings/:mappingId", requireRole(adminToken, "author"), async (ctx) => {
+    // A DELETE usually has no body; one with a reason is welcome.
+    const { reason } = parseBody(unmappingInput, ctx.request.body ?? {});
+    const tenant: string = ctx.state.tenant;
+    const mappingId = ctx.params.mappingId!;
+    const mapping = await readAsTenant(db, tenant, (reader) => itemMappingById(reader, mappingId));
+    if (!mapping) throw new HttpError(404, `No mapping ${mappingId}; GET /api/dictionary/mappings lists them.`, {}, "mapping-not-found");
+    const appended = await removeItemMapping(commandContextOf(ctx, store), tenant, mapping.streamId, mappingId, reason || null);
+    if (appended) await waitForProjection(db, "item_mappings", appended.last);
+    ctx.status = 204;
   });
   return router;
 }

@@ -48,6 +48,9 @@ export const errorZh: ErrorTexts = {
     "credentials-rebuilding": "凭据列表正在升级后重建，请几秒后再试。",
     "chart-range-invalid": "时间范围无效：开始日期须不晚于结束日期，且一次最多查看 10 年。",
     "unmapped-range-invalid": "时间范围无效：开始日期须不晚于结束日期，且一次最多查看 366 天。",
+    "mapping-invalid": "无法建立此映射，请按提示修改后重试。",
+    "mapping-exists": "此项目已有生效的映射，请先撤销原映射。",
+    "mapping-not-found": "没有此映射（可能已被撤销）。",
   },
 };
 

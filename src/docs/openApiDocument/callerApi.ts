@@ -4,7 +4,15 @@ import { dictionaryAnswerSchema } from "../../../queries/dictionary/dictionary.t
 import { unmappedItemSchema } from "../../../queries/dictionary/unmappedItems.ts";
 import { callerAnswer } from "../../credentials/callerRoutes.ts";
 import { unmappedQuery } from "../../dictionary/dictionaryRoutes.ts";
-import { apiFailures, json, security } from "./shared.ts";
+import { apiFailures, json, jsonBody, security } from "./shared.ts";
+import { mappingInput, unmappingInput } from "../../../commands/dictionary/itemMappings.ts";
+import { itemMappingSchema } from "../../../queries/dictionary/itemMappings.ts";
+
+const staffCallers = [...security.author, { staffSession: [], serviceTenant: [] }];
+const staffFailures = {
+  401: "No credential, or one that is wrong, expired or revoked",
+  403: "The credential belongs to another tenant than X-Service-Tenant, or its roles are not enough",
+};
 
 /** Who the caller is (contract E.2), for pages that offer only what the caller's roles allow; and the dictionary the pages name items by. */
 export const callerApiPaths: ZodOpenApiPathsObject = {
@@ -39,7 +47,7 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       summary: "The sent laboratory items no dictionary entry matched, per sender, code, name and unit, with how many results, when first and last received, and examples of their values, the most frequent first (contract F.1)",
       description:
         "Role clinician or above. Counts the reports received on the days asked for, each as last received. A caller with wards counts only its wards' patients' results (a report still awaiting its patient counts only for callers without wards).",
-      security: [...security.author, { staffSession: [], serviceTenant: [] }],
+      security: staffCallers,
       requestParams: { query: unmappedQuery },
       responses: {
         200: { description: "The unmapped items, the most frequent first", ...json(z.array(unmappedItemSchema)) },
@@ -51,4 +59,44 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       },
     },
   },
+  "/api/dictionary/mappings": {
+    get: {
+      tags: ["Authoring"],
+      operationId: "itemMappings",
+      summary: "The tenant's item mappings, the newest first: those in force and those undone, with who made and undid them (contract F.1)",
+      description: "Role clinician or above.",
+      security: staffCallers,
+      responses: { 200: { description: "The mappings", ...json(z.array(itemMappingSchema)) }, ...apiFailures(staffFailures) },
+    },
+    post: {
+      tags: ["Authoring"],
+      operationId: "addItemMapping",
+      summary: "Maps a sent item that no dictionary entry matched to a standard item, for one sender or all (contract F.1)",
+      description:
+        "Role author or above. From then on pushes map the item (after the dictionary: a mapping never displaces what the dictionary maps). Keys are compared trimmed and exactly as sent; a key left out matches anything; of two mappings that match, the one naming more (sender, then unit, then both code and name) wins, then the earlier. A value of a unit neither the dictionary nor UCUM converts is multiplied by factor, when given. One mapping per sender, code, name and unit is in force at a time.",
+      security: staffCallers,
+      requestBody: jsonBody(mappingInput),
+      responses: {
+        201: { description: "Recorded; the next push maps with it", ...json(z.object({ mappingId: z.uuid() })) },
+        ...apiFailures({
+          400: "A field is missing or wrong, the dictionary maps the item already, the standard item or the sender is unknown, or a factor was given for an item without a unit",
+          ...staffFailures,
+          409: "The item already has a mapping in force (its mappingId is in the sentence): undo it first",
+        }),
+      },
+    },
+  },
+  "/api/dictionary/mappings/{mappingId}": {
+    delete: {
+      tags: ["Authoring"],
+      operationId: "removeItemMapping",
+      summary: "Undoes an item mapping: later pushes leave the item unmapped (contract F.1)",
+      description: "Role author or above. Undoing a mapping undone already changes nothing and answers 204 again.",
+      security: staffCallers,
+      requestParams: { path: z.object({ mappingId: z.uuid() }) },
+      requestBody: jsonBody(unmappingInput, false),
+      responses: { 204: { description: "Undone (also when it was already)" }, ...apiFailures({ 400: "The body is not { reason? }", ...staffFailures, 404: "The tenant has no mapping of this id" }) },
+    },
+  },
 };
+

@@ -1,0 +1,158 @@
+import { createHash, randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { AppendResult, StoredEvent } from "../../db/eventStore.ts";
+import type { ItemMapper, MappingHit, SenderMappings, SentItem } from "../ingestion/itemMapping.ts";
+import type { CommandContext } from "../kit/commandContext.ts";
+import { CommandError } from "../kit/commandError.ts";
+import { handleCommand, type Decider } from "../kit/handleCommand.ts";
+import { itemMappingStreams, type ItemMappingAddedData, type ItemMappingEvent, type ItemMappingRule, type MappedUnit } from "./events.ts";
+
+/*
+ * Contract F.1: staff map a sender's item that no dictionary entry matched to a standard item,
+ * once; from then on pushes map it (itemMapping.ts, after the dictionary), and the results stored
+ * before are re-mapped by the read models. Undone the same way.
+ */
+
+const key = (name: string, max: number) =>
+  z
+    .string({ error: `${name}, when sent, is a text` })
+    .trim()
+    .min(1, `${name}, when sent, is not empty`)
+    .max(max, `${name} has at most ${max} characters`);
+
+/** `POST /api/dictionary/mappings`. */
+export const mappingInput = z
+  .strictObject(
+    {
+      client: key("client", 100).optional().meta({ description: "The sender's name as GET /api/dictionary/unmapped lists it; every sender of the tenant when left out", example: "Central lab LIS" }),
+      itemCode: key("itemCode", 64).optional().meta({ description: "The item's code as sent (compared trimmed, exactly)", example: "L-UREA" }),
+      itemName: key("itemName", 200).optional().meta({ description: "The item's name as sent (compared trimmed, exactly)", example: "本院尿素" }),
+      stdCode: z.string({ error: "stdCode is required: the standard item's code (GET /api/dictionary/lab-items lists them)" }).trim().min(1, "stdCode is required: the standard item's code (GET /api/dictionary/lab-items lists them)").meta({ example: "UREA_PRE" }),
+      unit: key("unit", 32).optional().meta({ description: "The unit as sent that the mapping is for; results sent in any unit when left out", example: "mg/dL" }),
+      factor: z
+        .number({ error: "factor is a number: the standard value is the sent value times it" })
+        .positive("factor is a number greater than 0")
+        .refine(Number.isFinite, "factor is a finite number")
+        .optional()
+        .meta({ description: "For a unit neither the dictionary nor UCUM converts: the standard value is the sent value times factor", example: 0.357 }),
+      reason: z.string({ error: "reason is a text" }).trim().max(500, "reason has at most 500 characters").optional().meta({ description: "Why (kept with the mapping)", example: "The lab's in-house code for pre-dialysis urea" }),
+    },
+    { error: (issue) => (issue.code === "unrecognized_keys" ? "Send { client?, itemCode?, itemName?, stdCode, unit?, factor?, reason? }" : undefined) },
+  )
+  .refine((input) => input.itemCode !== undefined || input.itemName !== undefined, { message: "Send itemCode or itemName (or both), as GET /api/dictionary/unmapped lists the item" });
+export type MappingInput = z.infer<typeof mappingInput>;
+
+/** `DELETE /api/dictionary/mappings/{mappingId}`: an optional reason. */
+export const unmappingInput = z.strictObject(
+  { reason: z.string({ error: "reason is a text" }).trim().max(500, "reason has at most 500 characters").optional() },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "Send { reason? } or no body" : undefined) },
+);
+
+/** The stream of a mapping's keys: one mapping in force per sender, code, name and unit. */
+export function mappingStreamOf(keys: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): string {
+  const digest = createHash("sha256").update(JSON.stringify([keys.client, keys.itemCode, keys.itemName, keys.unit]), "utf8").digest("hex");
+  return itemMappingStreams.id(digest.slice(0, 32));
+}
+
+const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : "");
+
+/** Whether `rule` matches a sent item: each of its keys it names equal to the item's, trimmed. */
+function matches(rule: ItemMappingRule, item: SentItem): boolean {
+  return (
+    (rule.itemCode === null || rule.itemCode === trimmed(item.itemCode)) &&
+    (rule.itemName === null || rule.itemName === trimmed(item.itemName)) &&
+    (rule.unit === null || rule.unit === trimmed(item.unit))
+  );
+}
+
+/** The more a mapping names, the more it is meant for an item: the sender, then the unit, then both code and name. */
+export function specificity(rule: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): number {
+  return (rule.client !== null ? 4 : 0) + (rule.unit !== null ? 2 : 0) + (rule.itemCode !== null && rule.itemName !== null ? 1 : 0);
+}
+
+/** The mappings in force for one sender, the most specific first (then the earliest). */
+export function senderMappings(rules: readonly ItemMappingRule[], clientName: string): SenderMappings {
+  const mine = rules.filter((rule) => rule.client === null || rule.client === clientName).sort((a, b) => specificity(b) - specificity(a) || a.position - b.position);
+  if (mine.length === 0) return NO_MAPPINGS;
+  return {
+    find(item: SentItem): MappingHit | null {
+      const rule = mine.find((candidate) => matches(candidate, item));
+      return rule ? { mappingId: rule.mappingId, stdCode: rule.stdCode, factor: rule.factor } : null;
+    },
+  };
+}
+
+export const NO_MAPPINGS: SenderMappings = { find: () => null };
+
+type MappingState = { inForce: ItemMappingAddedData | null };
+type MappingCommand = { type: "add"; mapping: ItemMappingAddedData } | { type: "remove"; mappingId: string; reason: string | null };
+
+const mappingDecider: Decider<MappingState, MappingCommand, ItemMappingEvent> = {
+  initialState: () => ({ inForce: null }),
+  evolve: (_state, event: StoredEvent<ItemMappingEvent>) => ({ inForce: event.type === "ItemMappingAdded" ? event.data : null }),
+  decide: (command, { inForce }) => {
+    if (command.type === "add") {
+      if (inForce) {
+        throw new CommandError(
+          "conflict",
+          `This item already has a mapping in force, to ${inForce.stdCode} (mappingId ${inForce.mappingId}); undo it first with DELETE /api/dictionary/mappings/${inForce.mappingId}.`,
+          "mapping-exists",
+        );
+      }
+      return [{ type: "ItemMappingAdded", data: command.mapping }];
+    }
+    // Undone already: nothing more to do, and no error (a second click).
+    if (inForce?.mappingId !== command.mappingId) return [];
+    return [{ type: "ItemMappingRemoved", data: { mappingId: command.mappingId, reason: command.reason } }];
+  },
+};
+
+/** What making a mapping needs besides its input: the dictionary's mapper, and the units its item was sent in so far. */
+export interface MappingChecks {
+  mapper: ItemMapper;
+  /** Whether the tenant has a client of this name. */
+  clientExists(name: string): Promise<boolean>;
+  /** The units the stored unmapped results the mapping matches were sent in. */
+  unitsSeen(keys: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): Promise<string[]>;
+}
+
+/** Records a mapping (contract F.1) and answers its id and the event's position. */
+export async function addItemMapping(ctx: CommandContext, tenant: string, input: MappingInput, checks: MappingChecks): Promise<{ mappingId: string; appended: AppendResult }> {
+  const keys = { client: input.client ?? null, itemCode: input.itemCode ?? null, itemName: input.itemName ?? null, unit: input.unit ?? null };
+  const { mapper } = checks;
+  const target = mapper.dictionary.items.find((item) => item.code.toLowerCase() === input.stdCode.toLowerCase());
+  if (!target) throw new CommandError("invalid", `stdCode: ${input.stdCode} is not an item of the dictionary; GET /api/dictionary/lab-items lists them.`, "mapping-invalid");
+  const known = mapper.map({ itemCode: keys.itemCode ?? undefined, itemName: keys.itemName ?? undefined, value: 0, unit: keys.unit ?? undefined });
+  if (known.stdCode !== null) {
+    throw new CommandError("invalid", `The dictionary maps this item already, to ${known.stdCode}; a mapping is for items it leaves unmapped (a client's code map sends a code elsewhere).`, "mapping-invalid");
+  }
+  const numericWithUnit = target.valueType === "numeric" && target.unit.trim() !== "";
+  if (input.factor !== undefined && !numericWithUnit) throw new CommandError("invalid", `factor: ${target.code} has no unit to convert to; leave factor out.`, "mapping-invalid");
+  if (keys.client !== null && !(await checks.clientExists(keys.client))) {
+    throw new CommandError("invalid", `client: no sender of this tenant is named ${keys.client}; use the name GET /api/dictionary/unmapped lists, or leave client out for every sender.`, "mapping-invalid");
+  }
+  const factor = input.factor ?? null;
+  const units = [...new Set([...(keys.unit !== null ? [keys.unit] : []), ...(await checks.unitsSeen(keys)).map((unit) => unit.trim())])];
+  // A value of an item that is not numeric has no standard value, whatever its unit.
+  const conversionOf = (unit: string): Omit<MappedUnit, "unit"> =>
+    target.valueType === "numeric" ? mapper.unitConversion(target.code, unit, factor)! : { unitStatus: "not-applicable", factor: null, offset: 0 };
+  // A unit not seen yet: only the mapping's own factor, or none (a unit-less item needs none).
+  const otherUnits: Omit<MappedUnit, "unit"> = !numericWithUnit ? conversionOf("") : factor !== null ? { unitStatus: "converted", factor, offset: 0 } : { unitStatus: "unknown", factor: null, offset: 0 };
+  const mapping: ItemMappingAddedData = {
+    mappingId: randomUUID(),
+    ...keys,
+    stdCode: target.code,
+    factor,
+    reason: input.reason || null,
+    units: units.map((unit): MappedUnit => ({ unit, ...conversionOf(unit) })),
+    otherUnits,
+  };
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId: mappingStreamOf(keys) }, mappingDecider, { type: "add", mapping }, ctx.metadata);
+  return { mappingId: mapping.mappingId, appended: appended! };
+}
+
+/** Undoes a mapping in force on `streamId` (the read model knows which); null when it was undone already. */
+export async function removeItemMapping(ctx: CommandContext, tenant: string, streamId: string, mappingId: string, reason: string | null): Promise<AppendResult | null> {
+  const { appended } = await handleCommand(ctx.store, { tenant, streamId }, mappingDecider, { type: "remove", mappingId, reason }, ctx.metadata);
+  return appended;
+}

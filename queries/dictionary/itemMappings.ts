@@ -1,0 +1,91 @@
+import { z } from "zod";
+import type { ItemMappingRule } from "../../commands/dictionary/events.ts";
+import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
+import type { TenantReader } from "../../db/tenantScope.ts";
+
+/** A mapping as `GET /api/dictionary/mappings` lists it. */
+export const itemMappingSchema = z.object({
+  mappingId: z.uuid(),
+  client: z.string().nullable().meta({ description: "The sender it is for; null for every sender" }),
+  itemCode: z.string().nullable(),
+  itemName: z.string().nullable(),
+  unit: z.string().nullable().meta({ description: "The sent unit it is for; null for any" }),
+  stdCode: z.string(),
+  factor: z.number().nullable(),
+  reason: z.string().nullable(),
+  addedAt: localDateTimeText,
+  addedBy: z.string(),
+  removedAt: localDateTimeText.nullable().meta({ description: "When it was undone; null while in force" }),
+  removedBy: z.string().nullable(),
+});
+export type ItemMapping = z.infer<typeof itemMappingSchema>;
+
+const COLUMNS = "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by";
+
+function toMapping(row: Record<string, any>): ItemMapping {
+  return {
+    mappingId: row.mapping_id,
+    client: row.client,
+    itemCode: row.item_code,
+    itemName: row.item_name,
+    unit: row.unit,
+    stdCode: row.std_code,
+    factor: row.factor,
+    reason: row.reason,
+    addedAt: localDateTime(row.added_at),
+    addedBy: row.added_by,
+    removedAt: row.removed_at ? localDateTime(row.removed_at) : null,
+    removedBy: row.removed_by,
+  };
+}
+
+/** Every mapping of the tenant, the newest first: those in force, and those undone. */
+export async function listItemMappings(reader: TenantReader): Promise<ItemMapping[]> {
+  const { rows } = await reader.query(`select ${COLUMNS} from read.item_mappings order by position desc`);
+  return rows.map(toMapping);
+}
+
+/** One mapping and the stream it lives in; null when the tenant has none of this id. */
+export async function itemMappingById(reader: TenantReader, mappingId: string): Promise<(ItemMapping & { streamId: string }) | null> {
+  if (!z.uuid().safeParse(mappingId).success) return null;
+  const { rows } = await reader.query(`select ${COLUMNS} from read.item_mappings where mapping_id = $1`, [mappingId]);
+  return rows[0] ? { ...toMapping(rows[0]), streamId: rows[0].stream_id } : null;
+}
+
+/** The mappings in force, as pushes match sent items with them. */
+export async function mappingsInForce(reader: TenantReader): Promise<ItemMappingRule[]> {
+  const { rows } = await reader.query(`select ${COLUMNS} from read.item_mappings where removed_at is null`);
+  return rows.map((row) => ({
+    mappingId: row.mapping_id,
+    client: row.client,
+    itemCode: row.item_code,
+    itemName: row.item_name,
+    unit: row.unit,
+    stdCode: row.std_code,
+    factor: row.factor,
+    position: Number(row.position),
+  }));
+}
+
+/** Whether the tenant has a sending client of this name. */
+export async function clientNamed(reader: TenantReader, name: string): Promise<boolean> {
+  const { rowCount } = await reader.query("select 1 from read.clients where name = $1 limit 1", [name]);
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * The units (trimmed, "" for none) the stored unmapped results a mapping of these keys matches
+ * were sent in. Read over every ward: the mapping converts them all.
+ */
+export async function unmappedUnits(reader: TenantReader, keys: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): Promise<string[]> {
+  const { rows } = await reader.query(
+    `select distinct coalesce(btrim(i.unit), '') as unit
+     from read.lab_results i
+     join read.lab_reports r on r.tenant = i.tenant and r.external_id = i.external_id
+     where i.std_code is null
+       and ($1::text is null or r.client_name = $1) and ($2::text is null or btrim(i.item_code) = $2)
+       and ($3::text is null or btrim(i.item_name) = $3) and ($4::text is null or coalesce(btrim(i.unit), '') = $4)`,
+    [keys.client, keys.itemCode, keys.itemName, keys.unit],
+  );
+  return rows.map((row) => row.unit as string);
+}
