@@ -132,7 +132,8 @@ export async function copyItems(tx: pg.ClientBase, schemas: ReadSchemas, piece: 
         item.itemCode, item.itemName, item.stdCode, item.stdName, item.category, item.valueNum, item.valueText, item.unit, item.stdValue, item.stdUnit,
         item.unitStatus, item.refLow, item.refHigh, item.abnormalFlag, item.resultType,
       ].map(copyField).join("\t");
-      lines += `${TENANT}\t${externalId}\t${index}\t${shared}\t${own}\t${times}\n`;
+      // client_name and mapping_id: null for an item the dictionary mapped (labResults.sql).
+      lines += `${TENANT}\t${externalId}\t${index}\t${shared}\t${own}\t${times}\t\\N\t\\N\n`;
     });
   }
   await copyFromText(tx, `copy ${schemas.results}.lab_results from stdin`, lines);

@@ -40,6 +40,10 @@ export interface ItemMappingAddedData {
   itemName: string | null;
   unit: string | null;
   stdCode: string;
+  /** The standard item as the dictionary in force names it, for the re-mapped item rows. */
+  stdName: string;
+  category: string;
+  stdUnit: string;
   factor: number | null;
   reason: string | null;
   units: MappedUnit[];
@@ -57,8 +61,15 @@ export interface MappedUnit {
 export type ItemMappingAdded = Event<"ItemMappingAdded", ItemMappingAddedData>;
 /** The mapping undone: every result it mapped, pushed before or after it, is unmapped again. */
 export type ItemMappingRemoved = Event<"ItemMappingRemoved", { mappingId: string; reason: string | null }>;
-export type ItemMappingEvent = ItemMappingAdded | ItemMappingRemoved;
-export const ITEM_MAPPING_EVENT_TYPES = ["ItemMappingAdded", "ItemMappingRemoved"] as const satisfies ReadonlyArray<ItemMappingEvent["type"]>;
+/**
+ * A step of re-mapping the results stored before the mapping (the item_remap reactor): the
+ * unmapped results it matches of the reports whose externalIds (in code-point order) lie after
+ * `after` and up to `through` (null: to the end, the last step). `results` is how many the reactor
+ * counted in the step, `total` how many it counted in all when it began.
+ */
+export type ItemMappingApplied = Event<"ItemMappingApplied", { mappingId: string; after: string | null; through: string | null; results: number; total: number }>;
+export type ItemMappingEvent = ItemMappingAdded | ItemMappingApplied | ItemMappingRemoved;
+export const ITEM_MAPPING_EVENT_TYPES = ["ItemMappingAdded", "ItemMappingApplied", "ItemMappingRemoved"] as const satisfies ReadonlyArray<ItemMappingEvent["type"]>;
 
 /** `item-mapping:<digest of the mapping's keys>`. */
 export const itemMappingStreams = streamCodec("item-mapping:");

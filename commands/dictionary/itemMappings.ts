@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
-import type { AppendResult, StoredEvent } from "../../db/eventStore.ts";
+import type { AppendResult, EventMetadata, StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
 import type { ItemMapper, MappingHit, SenderMappings, SentItem } from "../ingestion/itemMapping.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
-import { handleCommand, type Decider } from "../kit/handleCommand.ts";
+import { handleCommand, handleCommandInTransaction, type Decider } from "../kit/handleCommand.ts";
 import { itemMappingStreams, type ItemMappingAddedData, type ItemMappingEvent, type ItemMappingRule, type MappedUnit } from "./events.ts";
 
 /*
@@ -84,13 +85,18 @@ export function senderMappings(rules: readonly ItemMappingRule[], clientName: st
 
 export const NO_MAPPINGS: SenderMappings = { find: () => null };
 
-type MappingState = { inForce: ItemMappingAddedData | null };
-type MappingCommand = { type: "add"; mapping: ItemMappingAddedData } | { type: "remove"; mappingId: string; reason: string | null };
+/** The mapping in force on a key's stream, and where the re-mapping steps of it taken so far began (a step is taken once). */
+type MappingState = { inForce: ItemMappingAddedData | null; stepsFrom: Array<string | null> };
+type RemapStep = Extract<ItemMappingEvent, { type: "ItemMappingApplied" }>["data"];
+type MappingCommand = { type: "add"; mapping: ItemMappingAddedData } | { type: "remove"; mappingId: string; reason: string | null } | { type: "apply"; step: RemapStep };
 
 const mappingDecider: Decider<MappingState, MappingCommand, ItemMappingEvent> = {
-  initialState: () => ({ inForce: null }),
-  evolve: (_state, event: StoredEvent<ItemMappingEvent>) => ({ inForce: event.type === "ItemMappingAdded" ? event.data : null }),
-  decide: (command, { inForce }) => {
+  initialState: () => ({ inForce: null, stepsFrom: [] }),
+  evolve: (state, event: StoredEvent<ItemMappingEvent>) => {
+    if (event.type === "ItemMappingApplied") return { ...state, stepsFrom: [...state.stepsFrom, event.data.after] };
+    return { inForce: event.type === "ItemMappingAdded" ? event.data : null, stepsFrom: [] };
+  },
+  decide: (command, { inForce, stepsFrom }) => {
     if (command.type === "add") {
       if (inForce) {
         throw new CommandError(
@@ -100,6 +106,11 @@ const mappingDecider: Decider<MappingState, MappingCommand, ItemMappingEvent> = 
         );
       }
       return [{ type: "ItemMappingAdded", data: command.mapping }];
+    }
+    // A step of a mapping undone (or replaced) meanwhile is not taken: the undoing covers its results.
+    if (command.type === "apply") {
+      const current = inForce?.mappingId === command.step.mappingId && !stepsFrom.includes(command.step.after);
+      return current ? [{ type: "ItemMappingApplied", data: command.step }] : [];
     }
     // Undone already: nothing more to do, and no error (a second click).
     if (inForce?.mappingId !== command.mappingId) return [];
@@ -142,6 +153,9 @@ export async function addItemMapping(ctx: CommandContext, tenant: string, input:
     mappingId: randomUUID(),
     ...keys,
     stdCode: target.code,
+    stdName: target.name,
+    category: target.category,
+    stdUnit: target.unit,
     factor,
     reason: input.reason || null,
     units: units.map((unit): MappedUnit => ({ unit, ...conversionOf(unit) })),
@@ -149,6 +163,12 @@ export async function addItemMapping(ctx: CommandContext, tenant: string, input:
   };
   const { appended } = await handleCommand(ctx.store, { tenant, streamId: mappingStreamOf(keys) }, mappingDecider, { type: "add", mapping }, ctx.metadata);
   return { mappingId: mapping.mappingId, appended: appended! };
+}
+
+/** Records a step of re-mapping stored results in the reactor's transaction; nothing when the mapping is no longer in force. */
+export async function recordRemapStep(tx: Tx, tenant: string, streamId: string, step: RemapStep, metadata: EventMetadata): Promise<boolean> {
+  const { appended } = await handleCommandInTransaction(tx, { tenant, streamId }, mappingDecider, { type: "apply", step }, metadata);
+  return appended !== null;
 }
 
 /** Undoes a mapping in force on `streamId` (the read model knows which); null when it was undone already. */

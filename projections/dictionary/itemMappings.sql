@@ -19,6 +19,11 @@ create table item_mappings (
   added_by text not null,
   removed_at timestamptz,
   removed_by text,
-  removed_reason text
+  removed_reason text,
+  -- The re-mapping of the results stored before it (ItemMappingApplied steps): how many of how
+  -- many so far, and whether its last step is taken.
+  remap_results integer not null default 0,
+  remap_total integer,
+  remap_done boolean not null default false
 );
 create index item_mappings_in_force on item_mappings (tenant) where removed_at is null;

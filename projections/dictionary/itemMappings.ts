@@ -18,6 +18,14 @@ export const itemMappingsProjection: Projection<ItemMappingEvent> = {
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
         [event.tenant, m.mappingId, event.streamId, m.client, m.itemCode, m.itemName, m.unit, m.stdCode, m.factor, m.reason, event.position, event.recordedAt, event.metadata.actor],
       );
+    } else if (event.type === "ItemMappingApplied") {
+      const step = event.data;
+      await tx.query("update item_mappings set remap_results = remap_results + $2, remap_total = $3, remap_done = $4 where mapping_id = $1", [
+        step.mappingId,
+        step.results,
+        step.total,
+        step.through === null,
+      ]);
     } else {
       await tx.query("update item_mappings set removed_at = $2, removed_by = $3, removed_reason = $4 where mapping_id = $1", [
         event.data.mappingId,

@@ -1,6 +1,8 @@
 import { externalIdOf, labReportStream, type LabReportEvent } from "../../commands/ingestion/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
 import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
+import { ITEM_MAPPING_EVENT_TYPES, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
+import { applyMappingRules, forgetMapping, keepMappingRule, loadMappingRules, stepScope, unmapRows } from "./itemRemapping.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
@@ -17,13 +19,13 @@ import { countEveryMonth, fillClinicalTargets, findEveryLatest, findLatest, forg
  * (resultSummaries.ts). A dismissal changes nothing here.
  */
 /** What it applies: received reports (their rows built in the database, RECEIVED), claims, and patients (their wards). */
-type Applied = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null> | PatientEvent;
+type Applied = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null> | PatientEvent | ItemMappingEvent;
 type AppliedEvent<T extends Applied["type"]> = Extract<StoredEvent<Applied>, { type: T }>;
 
 export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
   version: 6,
-  handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated"],
+  handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated", ...ITEM_MAPPING_EVENT_TYPES],
   tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets"],
   sharedTables: ["std_targets"],
   patientRows: {
@@ -100,6 +102,7 @@ const isFirstVersion = (event: StoredEvent<Applied>) => event.type === "LabRepor
 async function deferSummaries(tx: Tx, events: StoredEvent<Applied>[]): Promise<void> {
   const received = lastPerStream(events);
   await tx.query(insertItemRowsSql("lab_results"), [received.map((event) => event.position)]);
+  await applyMappingRules(tx, reportsScope(received.map((event) => event.tenant), received.map(externalIdOf)));
   const { rows } = await tx.query(
     `with added as (insert into unsummarised_reports select * from unnest($1::text[], $2::text[]) returning 1)
      select (select count(*) from added) + (select count(*) from unsummarised_reports) as pending`,
@@ -128,7 +131,8 @@ async function applyEvents(tx: Tx, events: StoredEvent<Applied>[], summaries: Su
   await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run), summaries), (event) => {
       if (event.type === "LabReportClaimed") return applyClaim(tx, event, summaries);
       if (event.type === "PatientRegistered" || event.type === "PatientUpdated") return applyPatient(tx, event, summaries);
-      return Promise.resolve();
+      if (event.type === "LabReportReceived") return Promise.resolve(); // inRuns passes runs of these to the first function
+      return applyMapping(tx, event, summaries);
     });
 }
 
@@ -143,7 +147,8 @@ export function insertItemRowsSql(table: string, received = RECEIVED): string {
             (m->>'valueNum')::double precision, m->>'valueText', s->>'unit',
             (m->>'stdValue')::double precision, m->>'stdUnit', m->>'unitStatus',
             (s->>'refLow')::double precision, (s->>'refHigh')::double precision, s->>'abnormalFlag', s->>'resultType',
-            collected_at, reported_at, collected_at::date, reported_at::date
+            collected_at, reported_at, collected_at::date, reported_at::date,
+            case when m->>'stdCode' is null or m->>'mappedBy' = 'mapping' then client_name end, (m->>'mappingId')::uuid
      from (
        select received.*, jsonb_array_elements(mapped) as m, jsonb_array_elements(sent) as s, generate_series(1, jsonb_array_length(mapped)) as ord
        from (${received}) received
@@ -164,7 +169,27 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
   // (patient, times) is worked out once per report, in RECEIVED. Not a lateral join: the planner
   // puts a memoize over one, hashing each whole payload, which cost a fifth of a rebuild.
   await tx.query(insertItemRowsSql("lab_results"), [events.map((event) => event.position)]);
-  await summaries.arrived(tx, reportsScope(events.map((event) => event.tenant), events.map(externalIdOf)), lost);
+  const received = reportsScope(events.map((event) => event.tenant), events.map(externalIdOf));
+  await applyMappingRules(tx, received);
+  await summaries.arrived(tx, received, lost);
+}
+
+/** Contract F.1 (itemRemapping.ts): a mapping made, a step of re-mapping the rows stored before it, a mapping undone. */
+async function applyMapping(tx: Tx, event: StoredEvent<ItemMappingEvent>, summaries: Summaries): Promise<void> {
+  if (event.type === "ItemMappingAdded") return keepMappingRule(tx, event);
+  if (event.type === "ItemMappingApplied") {
+    // The rows were unmapped, so in no summary: they only arrive.
+    const mapped = await applyMappingRules(tx, stepScope(event), event.data.mappingId);
+    if (mapped.count > 0) await summaries.arrived(tx, mapped.scope, []);
+    return;
+  }
+  const undone = await unmapRows(tx, event);
+  if (undone.count === 0) return;
+  const lost = await summaries.leaving(tx, undone.scope);
+  await forgetMapping(tx, undone.scope);
+  // Another mapping in force may match them: the best of those takes them.
+  const taken = await applyMappingRules(tx, undone.scope);
+  await summaries.arrived(tx, taken.scope, lost);
 }
 
 
@@ -212,6 +237,7 @@ async function loadItemRows(tx: Tx, through: Checkpoint): Promise<void> {
      select tenant, substr(stream_id, length($3) + 1), data->>'ward' from ${lastOfEachStream(PATIENT_EVENT_TYPES)} p`,
     [...bounds, patientStreams.prefix],
   );
+  await loadMappingRules(tx, lastOfEachStream(["ItemMappingAdded", "ItemMappingRemoved"]), bounds);
   // The finish steps are planned on what the load leaves. Without statistics the planner took the
   // 21 M item rows of two million reports for 8.5 M, each a group of its own, and sorted them for
   // the month summaries instead of hashing them into some thousands (the same statement on that

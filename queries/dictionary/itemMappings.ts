@@ -17,10 +17,17 @@ export const itemMappingSchema = z.object({
   addedBy: z.string(),
   removedAt: localDateTimeText.nullable().meta({ description: "When it was undone; null while in force" }),
   removedBy: z.string().nullable(),
+  remap: z
+    .object({
+      status: z.enum(["RUNNING", "DONE", "STOPPED"]).meta({ description: "STOPPED: the mapping was undone before its re-mapping ended (undoing covers what it re-mapped)" }),
+      results: z.int().meta({ description: "Stored results re-mapped so far" }),
+      total: z.int().nullable().meta({ description: "Stored results it matched when it was made; null until the re-mapping has begun" }),
+    })
+    .meta({ description: "The re-mapping of the results stored before the mapping was made" }),
 });
 export type ItemMapping = z.infer<typeof itemMappingSchema>;
 
-const COLUMNS = "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by";
+const COLUMNS = "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by, remap_results, remap_total, remap_done";
 
 function toMapping(row: Record<string, any>): ItemMapping {
   return {
@@ -36,6 +43,7 @@ function toMapping(row: Record<string, any>): ItemMapping {
     addedBy: row.added_by,
     removedAt: row.removed_at ? localDateTime(row.removed_at) : null,
     removedBy: row.removed_by,
+    remap: { status: row.remap_done ? "DONE" : row.removed_at ? "STOPPED" : "RUNNING", results: row.remap_results, total: row.remap_total },
   };
 }
 

@@ -2,6 +2,7 @@ import { criticalResultsReactor } from "../../reactors/criticalResults.ts";
 import { accessLogProjection } from "../../projections/access/accessLog.ts";
 import { alertsProjection } from "../../projections/alerts/alerts.ts";
 import { autoClaimReactor } from "../../reactors/autoClaim.ts";
+import { itemRemapReactor } from "../../reactors/itemRemap.ts";
 import { bulkJobsProjection } from "../../projections/bulk/bulkJobs.ts";
 import { credentialsProjection } from "../../projections/credentials/credentials.ts";
 import { examReportsProjection } from "../../projections/ingestion/examReports.ts";
@@ -23,6 +24,7 @@ export const allProjections: readonly Projection[] = [
   autoClaimReactor,
   standardItemsProjection,
   itemMappingsProjection,
+  itemRemapReactor,
   reportsProjection,
   bulkJobsProjection,
   criticalResultsReactor,

@@ -1,0 +1,80 @@
+import type { ItemMappingAdded, ItemMappingAddedData, ItemMappingApplied } from "../commands/dictionary/events.ts";
+import { recordRemapStep } from "../commands/dictionary/itemMappings.ts";
+import type { StoredEvent } from "../db/eventStore.ts";
+import type { Tx } from "../db/pool.ts";
+import type { Projection } from "../projections/runtime/projection.ts";
+
+/*
+ * Contract F.1: the results stored before a mapping was made are re-mapped in the background, in
+ * steps, the bulk jobs' way: each step is an ItemMappingApplied event naming a range of reports
+ * (by externalId in code-point order) that the lab_results projection maps then
+ * (projections/ingestion/itemRemapping.ts). A step commits with this reactor's checkpoint and is
+ * taken once (the mapping's decider), so a killed worker resumes where the last step ended; each
+ * step wakes the reactor for the next, until one reaches the end (through null). A mapping undone
+ * meanwhile takes no more steps: undoing covers every result it mapped.
+ *
+ * The reactor reads the item rows only to cut the steps (some remapSteps.results results each) and to
+ * count them for the progress shown; what a step maps is decided by the projection when it
+ * applies the step, after every report received before the mapping.
+ */
+
+/** Results a step re-maps, about: a step is one transaction of the lab_results projection. Tests make steps smaller to see several. */
+export const remapSteps = { results: 5_000 };
+
+type ReactsTo = ItemMappingAdded | ItemMappingApplied;
+
+export const itemRemapReactor: Projection<ReactsTo> = {
+  name: "item_remap",
+  version: 1,
+  handles: ["ItemMappingAdded", "ItemMappingApplied"],
+  emits: ["ItemMappingApplied"],
+  tables: [],
+  async apply(tx, event) {
+    await this.applyBatch!(tx, [event]);
+  },
+  async applyBatch(tx, events, { loading } = { loading: false }) {
+    // A rebuilding generation acts on nothing: the live one takes the steps meanwhile.
+    if (loading) return;
+    const mappings = new Map<string, ItemMappingAddedData>();
+    for (const event of events) {
+      if (event.type === "ItemMappingAdded") {
+        mappings.set(event.data.mappingId, event.data);
+        await nextStep(tx, event, event.data, null, null);
+      } else if (event.data.through !== null) {
+        const mapping = mappings.get(event.data.mappingId) ?? (await mappingOf(tx, event));
+        if (mapping) await nextStep(tx, event, mapping, event.data.through, event.data.total);
+      }
+    }
+  },
+};
+
+/** The mapping a step belongs to, from its stream's ItemMappingAdded of that id. */
+async function mappingOf(tx: Tx, step: StoredEvent<ItemMappingApplied>): Promise<ItemMappingAddedData | null> {
+  const { rows } = await tx.query(
+    "select data from events where tenant = $1 and stream_id = $2 and type = 'ItemMappingAdded' and data->>'mappingId' = $3 order by stream_version desc limit 1",
+    [step.tenant, step.streamId, step.data.mappingId],
+  );
+  return (rows[0]?.data as ItemMappingAddedData | undefined) ?? null;
+}
+
+/** The unmapped item rows a mapping's keys match, among those after `after` ($5), as a condition on read.lab_results `i` with $1…$5. */
+const MATCHING = `i.tenant = $1 and i.std_code is null and ($2::text is null or i.client_name = $2)
+  and ($3::text is null or btrim(i.item_code) = $3) and ($4::text is null or btrim(i.item_name) = $4)
+  and ($6::text is null or coalesce(btrim(i.unit), '') = $6)
+  and ($5::text is null or i.external_id collate "C" > $5)`;
+
+/** Records the step after `after`: up to the report of the remapSteps.results-th result on, or to the end. */
+async function nextStep(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMappingAddedData, after: string | null, total: number | null): Promise<void> {
+  const params = [cause.tenant, mapping.client, mapping.itemCode, mapping.itemName, after, mapping.unit];
+  const counted = total ?? Number((await tx.query(`select count(*) as n from read.lab_results i where ${MATCHING}`, params)).rows[0].n);
+  const { rows } = await tx.query(
+    `select i.external_id collate "C" as through from read.lab_results i where ${MATCHING} order by i.external_id collate "C" offset $7 limit 1`,
+    [...params, remapSteps.results - 1],
+  );
+  const through: string | null = rows[0]?.through ?? null;
+  const results =
+    through === null
+      ? Number((await tx.query(`select count(*) as n from (select 1 from read.lab_results i where ${MATCHING} limit $7) s`, [...params, remapSteps.results])).rows[0].n)
+      : remapSteps.results;
+  await recordRemapStep(tx, cause.tenant, cause.streamId, { mappingId: mapping.mappingId, after, through, results, total: counted }, { actor: "item-remap", causationId: String(cause.position) });
+}
