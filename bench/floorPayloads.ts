@@ -1,4 +1,4 @@
-import { NO_MAPPINGS } from "../commands/dictionary/itemMappings.ts";
+import { NO_MAPPINGS } from "../commands/dictionary/events.ts";
 import { createItemMapper } from "../commands/ingestion/itemMapping.ts";
 import { checkReports, storeCheckedReports, type IngestionDeps, type PushingClient } from "../commands/ingestion/pushReports.ts";
 import { labReports } from "../commands/ingestion/reportKinds.ts";

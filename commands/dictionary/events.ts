@@ -1,5 +1,6 @@
 import type { DictionaryItem, ExamType } from "../../db/seed/defaultDictionary.ts";
 import { streamCodec, type Event } from "../kit/events.ts";
+import type { MappingHit, SenderMappings, SentItem } from "../ingestion/itemMapping.ts";
 
 /*
  * The dictionary context's published language: one stream of the shared tenant, `dictionary`,
@@ -86,3 +87,38 @@ export interface ItemMappingRule {
   /** Where its event stands in the store: of two mappings as specific, the earlier one wins. */
   position: number;
 }
+
+/*
+ * How a mapping applies to a sent item, the same for a push, the history and (in SQL) the item
+ * rows (projections/ingestion/itemRemapping.ts).
+ */
+
+const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : "");
+
+/** Whether `rule` matches a sent item: each of its keys it names equal to the item's, trimmed. */
+function matches(rule: ItemMappingRule, item: SentItem): boolean {
+  return (
+    (rule.itemCode === null || rule.itemCode === trimmed(item.itemCode)) &&
+    (rule.itemName === null || rule.itemName === trimmed(item.itemName)) &&
+    (rule.unit === null || rule.unit === trimmed(item.unit))
+  );
+}
+
+/** The more a mapping names, the more it is meant for an item: the sender, then the unit, then both code and name. */
+export function specificity(rule: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): number {
+  return (rule.client !== null ? 4 : 0) + (rule.unit !== null ? 2 : 0) + (rule.itemCode !== null && rule.itemName !== null ? 1 : 0);
+}
+
+/** The mappings in force for one sender, the most specific first (then the earliest). */
+export function senderMappings(rules: readonly ItemMappingRule[], clientName: string): SenderMappings {
+  const mine = rules.filter((rule) => rule.client === null || rule.client === clientName).sort((a, b) => specificity(b) - specificity(a) || a.position - b.position);
+  if (mine.length === 0) return NO_MAPPINGS;
+  return {
+    find(item: SentItem): MappingHit | null {
+      const rule = mine.find((candidate) => matches(candidate, item));
+      return rule ? { mappingId: rule.mappingId, stdCode: rule.stdCode, factor: rule.factor } : null;
+    },
+  };
+}
+
+export const NO_MAPPINGS: SenderMappings = { find: () => null };

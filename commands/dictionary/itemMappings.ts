@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { AppendResult, EventMetadata, StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
-import type { ItemMapper, MappingHit, SenderMappings, SentItem } from "../ingestion/itemMapping.ts";
+import type { ItemMapper } from "../ingestion/itemMapping.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand, handleCommandInTransaction, type Decider } from "../kit/handleCommand.ts";
@@ -54,36 +54,6 @@ export function mappingStreamOf(keys: Pick<ItemMappingRule, "client" | "itemCode
   const digest = createHash("sha256").update(JSON.stringify([keys.client, keys.itemCode, keys.itemName, keys.unit]), "utf8").digest("hex");
   return itemMappingStreams.id(digest.slice(0, 32));
 }
-
-const trimmed = (value: unknown) => (typeof value === "string" ? value.trim() : "");
-
-/** Whether `rule` matches a sent item: each of its keys it names equal to the item's, trimmed. */
-function matches(rule: ItemMappingRule, item: SentItem): boolean {
-  return (
-    (rule.itemCode === null || rule.itemCode === trimmed(item.itemCode)) &&
-    (rule.itemName === null || rule.itemName === trimmed(item.itemName)) &&
-    (rule.unit === null || rule.unit === trimmed(item.unit))
-  );
-}
-
-/** The more a mapping names, the more it is meant for an item: the sender, then the unit, then both code and name. */
-export function specificity(rule: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): number {
-  return (rule.client !== null ? 4 : 0) + (rule.unit !== null ? 2 : 0) + (rule.itemCode !== null && rule.itemName !== null ? 1 : 0);
-}
-
-/** The mappings in force for one sender, the most specific first (then the earliest). */
-export function senderMappings(rules: readonly ItemMappingRule[], clientName: string): SenderMappings {
-  const mine = rules.filter((rule) => rule.client === null || rule.client === clientName).sort((a, b) => specificity(b) - specificity(a) || a.position - b.position);
-  if (mine.length === 0) return NO_MAPPINGS;
-  return {
-    find(item: SentItem): MappingHit | null {
-      const rule = mine.find((candidate) => matches(candidate, item));
-      return rule ? { mappingId: rule.mappingId, stdCode: rule.stdCode, factor: rule.factor } : null;
-    },
-  };
-}
-
-export const NO_MAPPINGS: SenderMappings = { find: () => null };
 
 /** The mapping in force on a key's stream, and where the re-mapping steps of it taken so far began (a step is taken once). */
 type MappingState = { inForce: ItemMappingAddedData | null; stepsFrom: Array<string | null> };

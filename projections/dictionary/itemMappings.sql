@@ -13,13 +13,18 @@ create table item_mappings (
   std_code text not null,
   factor double precision,
   reason text,
-  -- Where the mapping's event stands: of two mappings as specific, the earlier one wins.
+  -- Where the mapping's event stands: of two mappings as specific, the earlier one wins. The
+  -- events' order is (transaction_id, position), as the feed gives them: a report's history places
+  -- the mapping's steps among the report's own events by it.
   position bigint not null,
+  transaction_id xid8 not null,
   added_at timestamptz not null,
   added_by text not null,
   removed_at timestamptz,
   removed_by text,
   removed_reason text,
+  removed_tx xid8,
+  removed_position bigint,
   -- The re-mapping of the results stored before it (ItemMappingApplied steps): how many of how
   -- many so far, and whether its last step is taken.
   remap_results integer not null default 0,
@@ -27,3 +32,16 @@ create table item_mappings (
   remap_done boolean not null default false
 );
 create index item_mappings_in_force on item_mappings (tenant) where removed_at is null;
+
+-- The steps of re-mapping the results stored before a mapping (ItemMappingApplied): which reports
+-- each covered (externalIds after after_id up to through_id, in code-point order), for the history.
+create table item_mapping_steps (
+  tenant text not null,
+  mapping_id uuid not null,
+  after_id text,
+  through_id text,
+  transaction_id xid8 not null,
+  position bigint not null,
+  recorded_at timestamptz not null,
+  primary key (mapping_id, position)
+);

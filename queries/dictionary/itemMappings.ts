@@ -81,19 +81,77 @@ export async function clientNamed(reader: TenantReader, name: string): Promise<b
   return (rowCount ?? 0) > 0;
 }
 
+type MappingKeys = Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">;
+
+/** The stored unmapped item rows a mapping of these keys matches, as a condition on read.lab_results `i` with $1…$4. */
+const MATCHED_UNMAPPED = `i.std_code is null
+  and ($1::text is null or i.client_name = $1) and ($2::text is null or btrim(i.item_code) = $2)
+  and ($3::text is null or btrim(i.item_name) = $3) and ($4::text is null or coalesce(btrim(i.unit), '') = $4)`;
+const keyParams = (keys: MappingKeys) => [keys.client, keys.itemCode, keys.itemName, keys.unit];
+
 /**
  * The units (trimmed, "" for none) the stored unmapped results a mapping of these keys matches
  * were sent in. Read over every ward: the mapping converts them all.
  */
-export async function unmappedUnits(reader: TenantReader, keys: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): Promise<string[]> {
-  const { rows } = await reader.query(
-    `select distinct coalesce(btrim(i.unit), '') as unit
-     from read.lab_results i
-     join read.lab_reports r on r.tenant = i.tenant and r.external_id = i.external_id
-     where i.std_code is null
-       and ($1::text is null or r.client_name = $1) and ($2::text is null or btrim(i.item_code) = $2)
-       and ($3::text is null or btrim(i.item_name) = $3) and ($4::text is null or coalesce(btrim(i.unit), '') = $4)`,
-    [keys.client, keys.itemCode, keys.itemName, keys.unit],
-  );
+export async function unmappedUnits(reader: TenantReader, keys: MappingKeys): Promise<string[]> {
+  const { rows } = await reader.query(`select distinct coalesce(btrim(i.unit), '') as unit from read.lab_results i where ${MATCHED_UNMAPPED}`, keyParams(keys));
   return rows.map((row) => row.unit as string);
+}
+
+/** `POST /api/dictionary/mappings/preview`: what a mapping of these keys would re-map now. */
+export const mappingPreviewSchema = z.object({
+  results: z.int().meta({ description: "Stored results, every ward's, no dictionary entry matched that the mapping matches: those it would re-map now" }),
+  reports: z.int().meta({ description: "The reports they belong to" }),
+  units: z.array(z.string()).meta({ description: 'The units they were sent in ("" for none), the most frequent first' }),
+});
+export type MappingPreview = z.infer<typeof mappingPreviewSchema>;
+
+export async function mappingPreview(reader: TenantReader, keys: MappingKeys): Promise<MappingPreview> {
+  const { rows } = await reader.query(
+    `select coalesce(btrim(i.unit), '') as unit, count(*)::int as results
+     from read.lab_results i where ${MATCHED_UNMAPPED}
+     group by 1 order by 2 desc, 1`,
+    keyParams(keys),
+  );
+  const { rows: reports } = await reader.query(`select count(distinct i.external_id)::int as n from read.lab_results i where ${MATCHED_UNMAPPED}`, keyParams(keys));
+  return { results: rows.reduce((sum, row) => sum + row.results, 0), reports: reports[0].n, units: rows.map((row) => row.unit) };
+}
+
+/** Where an event stands in the feed's order: its transaction, then its position. */
+export interface FeedPlace {
+  tx: bigint;
+  position: number;
+}
+
+/** A mapping's life, for a report's history: when it came into force and when it was undone. */
+export interface MappingLife {
+  rule: ItemMappingRule;
+  added: FeedPlace & { by: string };
+  removed: (FeedPlace & { at: Date; by: string }) | null;
+}
+
+/** The mappings of a tenant, and the re-mapping steps that covered one report: what its history needs (reportHistory.ts). */
+export interface MappingTimeline {
+  mappings: MappingLife[];
+  steps: Array<FeedPlace & { mappingId: string; at: Date }>;
+}
+
+/** Every mapping of the tenant (few), and the steps whose range of externalIds holds `externalId`. */
+export async function mappingTimeline(reader: TenantReader, externalId: string): Promise<MappingTimeline> {
+  const { rows: mappings } = await reader.query(
+    `select ${COLUMNS}, transaction_id::text as tx, removed_tx::text, removed_position from read.item_mappings order by position`,
+  );
+  const { rows: steps } = await reader.query(
+    `select mapping_id, transaction_id::text as tx, position, recorded_at from read.item_mapping_steps
+     where (after_id is null or $1 collate "C" > after_id collate "C") and (through_id is null or $1 collate "C" <= through_id collate "C")`,
+    [externalId],
+  );
+  return {
+    mappings: mappings.map((row) => ({
+      rule: { mappingId: row.mapping_id, client: row.client, itemCode: row.item_code, itemName: row.item_name, unit: row.unit, stdCode: row.std_code, factor: row.factor, position: Number(row.position) },
+      added: { tx: BigInt(row.tx), position: Number(row.position), by: row.added_by },
+      removed: row.removed_tx ? { tx: BigInt(row.removed_tx), position: Number(row.removed_position), at: row.removed_at, by: row.removed_by } : null,
+    })),
+    steps: steps.map((row) => ({ mappingId: row.mapping_id, tx: BigInt(row.tx), position: Number(row.position), at: row.recorded_at })),
+  };
 }

@@ -8,6 +8,8 @@ import { itemNamesOf, itemNamesShape } from "../dictionary/itemNames.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { jsonChanges } from "../kit/jsonChanges.ts";
 import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
+import type { MappingTimeline } from "../dictionary/itemMappings.ts";
+import { remapEntries } from "./remapHistory.ts";
 
 /*
  * The history of one report (contract D.1), read from its stream in the event store: what was
@@ -17,7 +19,9 @@ import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
 
 export const historyEntrySchema = z.object({
   seq: z.int().meta({ description: "1, 2, … in the order of the entries" }),
-  event: z.enum(["RECEIVED", "CLAIMED", "DISMISSED", "REQUEUED", "ALERT_RAISED", "ALERT_ACKNOWLEDGED", "ALERT_CLOSED"]).meta({ description: "ALERT_*: a critical-result alert of the report's results (contract D.7)" }),
+  event: z
+    .enum(["RECEIVED", "CLAIMED", "DISMISSED", "REQUEUED", "ALERT_RAISED", "ALERT_ACKNOWLEDGED", "ALERT_CLOSED", "REMAPPED"])
+    .meta({ description: "ALERT_*: a critical-result alert of the report's results (contract D.7); REMAPPED: an item mapping re-mapped its results, or undoing one unmapped them (contract F.1)" }),
   at: localDateTimeText,
   by: z.string().meta({ description: "The sending client's name, the person's name, or auto for an automatic claim" }),
   requestId: z.string().nullable(),
@@ -30,6 +34,8 @@ export const historyEntrySchema = z.object({
   alertId: z.string().optional(),
   code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
   note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
+  mappingId: z.string().optional().meta({ description: "REMAPPED: the item mapping (GET /api/dictionary/mappings)" }),
+  stdCode: z.string().nullable().optional().meta({ description: "REMAPPED: the standard item the results now count as; null when undoing the mapping left them unmapped" }),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
@@ -101,13 +107,16 @@ export async function reportInScope(reader: TenantReader, kind: ReportStreamKind
   return (rowCount ?? 0) > 0;
 }
 
-/** The report's history, oldest first; null when the tenant holds no such report. */
-export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKind, externalId: string): Promise<ReportHistory | null> {
+/**
+ * The report's history, oldest first; null when the tenant holds no such report. `timeline` (a
+ * laboratory report's) adds when item mappings re-mapped its results (remapHistory.ts).
+ */
+export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, timeline?: MappingTimeline): Promise<ReportHistory | null> {
   const events = await historyEventsOf(db, tenant, kind, externalId);
   if (!events) return null;
-  const entries: HistoryEntry[] = [];
+  const placed: Array<{ position: number; entry: Omit<HistoryEntry, "seq"> }> = [];
   const add = (event: StoredEvent, entry: Omit<HistoryEntry, "seq" | "at" | "requestId">) =>
-    entries.push({ seq: entries.length + 1, at: localDateTime(event.recordedAt), requestId: event.metadata.requestId ?? null, ...entry });
+    placed.push({ position: event.position, entry: { at: localDateTime(event.recordedAt), requestId: event.metadata.requestId ?? null, ...entry } });
   // Waiting in the queue: received unmatched and neither claimed nor dismissed since.
   let waiting = false;
   let version = 0;
@@ -142,7 +151,15 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
       if (alert.type === "CriticalResultClosed") add(event, { event: "ALERT_CLOSED", by: event.metadata.actor, alertId: alert.data.alertId, reason: alert.data.reason });
     }
   }
-  return { kind: kind.name, externalId, current: version, entries };
+  if (timeline) {
+    const received = events.filter((event): event is Extract<ReportStored, { type: `${string}Received` }> => isReportEvent(event) && isReceived(event));
+    for (const remap of remapEntries(received, timeline)) {
+      placed.push({ position: remap.position, entry: { event: "REMAPPED", at: localDateTime(remap.at), by: remap.by, requestId: null, mappingId: remap.mappingId, stdCode: remap.stdCode } });
+    }
+  }
+  // Stable: entries of one event keep the order they were added in.
+  placed.sort((a, b) => a.position - b.position);
+  return { kind: kind.name, externalId, current: version, entries: placed.map(({ entry }, i) => ({ seq: i + 1, ...entry })) };
 }
 
 /**

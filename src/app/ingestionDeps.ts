@@ -3,7 +3,7 @@ import type { IngestionDeps } from "../../commands/ingestion/pushReports.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { registeredPatients } from "../patients/registeredPatients.ts";
-import { senderMappings } from "../../commands/dictionary/itemMappings.ts";
+import { senderMappings } from "../../commands/dictionary/events.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { withWardScope } from "../../db/wardScope.ts";

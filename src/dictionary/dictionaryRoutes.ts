@@ -7,7 +7,7 @@ import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { withWardScope } from "../../db/wardScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
-import { clientNamed, itemMappingById, listItemMappings, unmappedUnits } from "../../queries/dictionary/itemMappings.ts";
+import { clientNamed, itemMappingById, listItemMappings, mappingPreview, unmappedUnits } from "../../queries/dictionary/itemMappings.ts";
 import { commandContextOf } from "../http/requestState.ts";
 import type { DictionaryAnswer, ServedDictionary } from "../../queries/dictionary/dictionary.ts";
 import { unmappedItems } from "../../queries/dictionary/unmappedItems.ts";
@@ -101,6 +101,13 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     await waitForProjection(db, "item_mappings", appended.last);
     ctx.status = 201;
     ctx.body = { mappingId };
+  });
+
+  // What a mapping would re-map now, before it is made (the staff page's preview): the same body as POST.
+  router.post("/api/dictionary/mappings/preview", requireRole(adminToken, "author"), async (ctx) => {
+    const input = parseBody(mappingInput, ctx.request.body);
+    const keys = { client: input.client ?? null, itemCode: input.itemCode ?? null, itemName: input.itemName ?? null, unit: input.unit ?? null };
+    ctx.body = await withWardScope(null, () => readAsTenant(db, ctx.state.tenant, (reader) => mappingPreview(reader, keys)));
   });
 
   router.delete("/api/dictionary/mappings/:mappingId", requireRole(adminToken, "author"), async (ctx) => {

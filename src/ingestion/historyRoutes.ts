@@ -5,6 +5,7 @@ import type { Db } from "../../db/pool.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { reportDiff, reportHistory, reportInScope, reportVersion } from "../../queries/ingestion/reportHistory.ts";
+import { mappingTimeline } from "../../queries/dictionary/itemMappings.ts";
 import { principalOf } from "../http/requestState.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
@@ -46,7 +47,8 @@ export function historyRoutes(db: Db, dictionary: Dictionary, adminToken: string
   router.get("/:kind/:externalId", access.recorded, async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     await refuseOutsideWards(ctx, kind, ctx.params.externalId!);
-    const history = await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!);
+    const timeline = kind.name === "lab" ? await readAsTenant(db, ctx.state.tenant, (reader) => mappingTimeline(reader, ctx.params.externalId!)) : undefined;
+    const history = await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!, timeline);
     if (!history) throw unknown(kind.name, ctx.params.externalId!);
     showing(ctx, shownReport(kind.name, history.externalId, history.entries.map((entry) => entry.patientRef)));
     ctx.body = history;

@@ -66,6 +66,18 @@ describe("re-mapping stored results with an item mapping", function () {
     expect(after, "no stored event changed").to.deep.equal(before);
   });
 
+  const remapped = async (externalId: string) => {
+    const answer = await hub.tenant.call("GET", `/api/history/lab/${externalId}`, { token: hub.tenant.authorToken });
+    expect(answer.status).to.equal(200);
+    return (answer.body.entries as Array<Record<string, unknown>>).filter((entry) => entry.event === "REMAPPED").map(({ seq, at, ...rest }) => rest);
+  };
+
+  it("shows the re-mapping in each report's history, with who mapped and to what", async () => {
+    for (const externalId of ["RM-1", "RM-5"]) {
+      expect(await remapped(externalId)).to.deep.equal([{ event: "REMAPPED", by: "Nurse Chen", requestId: null, mappingId, stdCode: "UREA_PRE" }]);
+    }
+  });
+
   it("shows the re-mapping's progress with the mapping", async () => {
     const mapping = await until(async () => {
       const listed = (await hub.tenant.call("GET", "/api/dictionary/mappings", { token: hub.tenant.authorToken })).body as Array<Record<string, any>>;
@@ -103,5 +115,8 @@ describe("re-mapping stored results with an item mapping", function () {
     expect((await hub.service.db.query("select count(*)::int as n from read.result_months where std_code = 'UREA_PRE' and results > 0")).rows[0].n).to.equal(0);
     expect((await hub.service.db.query("select count(*)::int as n from read.latest_results where std_code = 'UREA_PRE'")).rows[0].n).to.equal(0);
     expect(await unmappedCodes()).to.include("L-UREA");
+    const undoing = { event: "REMAPPED", by: "Nurse Chen", requestId: null, mappingId, stdCode: null };
+    expect(await remapped("RM-2")).to.deep.equal([{ ...undoing, stdCode: "UREA_PRE" }, undoing]);
+    expect(await remapped("RM-LATE-1"), "mapped when it came, unmapped by the undoing").to.deep.equal([undoing]);
   });
 });

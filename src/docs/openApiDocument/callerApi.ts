@@ -6,7 +6,7 @@ import { callerAnswer } from "../../credentials/callerRoutes.ts";
 import { unmappedQuery } from "../../dictionary/dictionaryRoutes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 import { mappingInput, unmappingInput } from "../../../commands/dictionary/itemMappings.ts";
-import { itemMappingSchema } from "../../../queries/dictionary/itemMappings.ts";
+import { itemMappingSchema, mappingPreviewSchema } from "../../../queries/dictionary/itemMappings.ts";
 
 const staffCallers = [...security.author, { staffSession: [], serviceTenant: [] }];
 const staffFailures = {
@@ -84,6 +84,17 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
           409: "The item already has a mapping in force (its mappingId is in the sentence): undo it first",
         }),
       },
+    },
+  },
+  "/api/dictionary/mappings/preview": {
+    post: {
+      tags: ["Authoring"],
+      operationId: "previewItemMapping",
+      summary: "How many stored results (every ward's) a mapping of these keys would re-map now, and the units they were sent in; nothing is recorded",
+      description: "Role author or above. The body is POST /api/dictionary/mappings's; its keys are checked as they are there, the rest only for shape.",
+      security: staffCallers,
+      requestBody: jsonBody(mappingInput),
+      responses: { 200: { description: "The results it matches", ...json(mappingPreviewSchema) }, ...apiFailures({ 400: "A field is missing or wrong", ...staffFailures }) },
     },
   },
   "/api/dictionary/mappings/{mappingId}": {
