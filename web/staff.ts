@@ -2,10 +2,10 @@
  * The staff pages (`GET /staff`, src/staff/staffRoutes.ts): sign in through the hospital's
  * identity provider (when configured) or with an author token, then the reports with their
  * versions and audits, the critical-result alerts (a live badge on every page), the unmatched
- * queue, the patients with their charts, the bulk jobs and the tenant's credentials, each offered
+ * queue, the patients with their charts, the bulk jobs, the item mappings and the tenant's credentials, each offered
  * to the roles that may use it, all through the `/api` endpoints. The server wrote the tenant,
  * language and provider into `<body data-…>`; the pages are chosen by the fragment (`#reports`,
- * `#alerts`, `#unmatched`, `#patients`, `#chart/<patientRef>`, `#bulk-jobs`, `#credentials`, the
+ * `#alerts`, `#unmatched`, `#patients`, `#chart/<patientRef>`, `#bulk-jobs`, `#mappings`, `#credentials`, the
  * report editor at `#edit/<reportId>` and `#new`) so the browser's back button and bookmarks work
  * without a server route per page.
  */
@@ -13,6 +13,7 @@ import "./staff.css";
 import { alertsPage } from "./staff/alertsPage.ts";
 import { openAlertHub, type AlertHub } from "./staff/alertStream.ts";
 import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
+import { mappingsPage } from "./staff/mappingsPage.ts";
 import { credentialsPage } from "./staff/credentialsPage.ts";
 import { el } from "./staff/dom.ts";
 import { lazyPage } from "./staff/lazyPages.ts";
@@ -34,6 +35,7 @@ const PAGES = {
   unmatched: { title: (t: StaffTexts) => t.unmatched, build: unmatchedPage, role: "clinician" },
   patients: { title: (t: StaffTexts) => t.patients, build: patientsPage, role: "clinician" },
   "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage, role: "author" },
+  mappings: { title: (t: StaffTexts) => t.mappings, build: mappingsPage, role: "author" },
   credentials: { title: (t: StaffTexts) => t.credentials, build: credentialsPage, role: "admin" },
 } satisfies Record<string, { title: (t: StaffTexts) => string; build: (ctx: PageContext) => HTMLElement; role: StaffRole }>;
 type PageName = keyof typeof PAGES;

@@ -21,15 +21,29 @@ const key = (name: string, max: number) =>
     .min(1, `${name}, when sent, is not empty`)
     .max(max, `${name} has at most ${max} characters`);
 
+/** The keys of a mapping: which sent items it is for. */
+const keyFields = {
+  client: key("client", 100).optional().meta({ description: "The sender's name as GET /api/dictionary/unmapped lists it; every sender of the tenant when left out", example: "Central lab LIS" }),
+  itemCode: key("itemCode", 64).optional().meta({ description: "The item's code as sent (compared trimmed, exactly)", example: "L-UREA" }),
+  itemName: key("itemName", 200).optional().meta({ description: "The item's name as sent (compared trimmed, exactly)", example: "本院尿素" }),
+  unit: key("unit", 32).optional().meta({ description: "The unit as sent that the mapping is for; results sent in any unit when left out", example: "mg/dL" }),
+};
+const codeOrName = {
+  check: (input: { itemCode?: string; itemName?: string }) => input.itemCode !== undefined || input.itemName !== undefined,
+  message: "Send itemCode or itemName (or both), as GET /api/dictionary/unmapped lists the item",
+};
+
+/** `POST /api/dictionary/mappings/preview`: the keys alone. */
+export const mappingKeysInput = z
+  .strictObject(keyFields, { error: (issue) => (issue.code === "unrecognized_keys" ? "Send { client?, itemCode?, itemName?, unit? }" : undefined) })
+  .refine(codeOrName.check, { message: codeOrName.message });
+
 /** `POST /api/dictionary/mappings`. */
 export const mappingInput = z
   .strictObject(
     {
-      client: key("client", 100).optional().meta({ description: "The sender's name as GET /api/dictionary/unmapped lists it; every sender of the tenant when left out", example: "Central lab LIS" }),
-      itemCode: key("itemCode", 64).optional().meta({ description: "The item's code as sent (compared trimmed, exactly)", example: "L-UREA" }),
-      itemName: key("itemName", 200).optional().meta({ description: "The item's name as sent (compared trimmed, exactly)", example: "本院尿素" }),
+      ...keyFields,
       stdCode: z.string({ error: "stdCode is required: the standard item's code (GET /api/dictionary/lab-items lists them)" }).trim().min(1, "stdCode is required: the standard item's code (GET /api/dictionary/lab-items lists them)").meta({ example: "UREA_PRE" }),
-      unit: key("unit", 32).optional().meta({ description: "The unit as sent that the mapping is for; results sent in any unit when left out", example: "mg/dL" }),
       factor: z
         .number({ error: "factor is a number: the standard value is the sent value times it" })
         .positive("factor is a number greater than 0")
@@ -40,7 +54,7 @@ export const mappingInput = z
     },
     { error: (issue) => (issue.code === "unrecognized_keys" ? "Send { client?, itemCode?, itemName?, stdCode, unit?, factor?, reason? }" : undefined) },
   )
-  .refine((input) => input.itemCode !== undefined || input.itemName !== undefined, { message: "Send itemCode or itemName (or both), as GET /api/dictionary/unmapped lists the item" });
+  .refine(codeOrName.check, { message: codeOrName.message });
 export type MappingInput = z.infer<typeof mappingInput>;
 
 /** `DELETE /api/dictionary/mappings/{mappingId}`: an optional reason. */

@@ -25,11 +25,9 @@ create table item_mappings (
   removed_reason text,
   removed_tx xid8,
   removed_position bigint,
-  -- The re-mapping of the results stored before it (ItemMappingApplied steps): how many of how
-  -- many so far, and whether its last step is taken.
-  remap_results integer not null default 0,
-  remap_total integer,
-  remap_done boolean not null default false
+  -- How many stored results the re-mapping counted when it began (its progress is lab_results'
+  -- remap_progress: what the item rows have applied).
+  remap_total integer
 );
 create index item_mappings_in_force on item_mappings (tenant) where removed_at is null;
 

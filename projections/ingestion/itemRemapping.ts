@@ -105,6 +105,12 @@ export async function loadMappingRules(tx: Tx, events: string, params: unknown[]
   await tx.query(`insert into item_mapping_rules ${RULE_FROM_EVENT} from (select tenant, data as d, position from ${events} last where type = 'ItemMappingAdded') e`, params);
   await forgetMapping(tx, { where: (a) => `${a}.mapping_id is not null and ${a}.mapping_id not in (select mapping_id from item_mapping_rules)`, params: [] });
   await applyMappingRules(tx, { where: () => "true", params: [] });
+  // Loaded at once, each mapping in force has mapped all it will: its progress is its rows, done
+  // (the steps still to come find nothing left and add nothing).
+  await tx.query(
+    `insert into remap_progress
+     select r.tenant, r.mapping_id, (select count(*) from lab_results i where i.mapping_id = r.mapping_id), true from item_mapping_rules r`,
+  );
 }
 
 /** The rows of reports whose externalIds lie in a re-mapping step's range (code-point order, as the reactor chose it). */
@@ -113,6 +119,15 @@ export function stepScope(event: StoredEvent<ItemMappingApplied>): RowScope {
     where: (a) => `${a}.tenant = $1 and ($2::text is null or ${a}.external_id collate "C" > $2) and ($3::text is null or ${a}.external_id collate "C" <= $3)`,
     params: [event.tenant, event.data.after, event.data.through],
   };
+}
+
+/** A step applied: its results counted into the mapping's progress, which ends with the last step. */
+export async function recordStep(tx: Tx, event: StoredEvent<ItemMappingApplied>, results: number): Promise<void> {
+  await tx.query(
+    `insert into remap_progress values ($1, $2, $3, $4)
+     on conflict (mapping_id) do update set results = remap_progress.results + excluded.results, done = excluded.done`,
+    [event.tenant, event.data.mappingId, results, event.data.through === null],
+  );
 }
 
 /** A mapping undone: no longer in force; every row it mapped is unmapped. Returns those rows (before another mapping takes them). */

@@ -58,3 +58,12 @@ create table item_mapping_rules (
   position bigint not null,
   in_force boolean not null
 );
+
+-- How far each mapping's re-mapping steps have reached in these rows (GET /api/dictionary/mappings):
+-- the results its steps mapped, and whether its last step is applied.
+create table remap_progress (
+  tenant text not null,
+  mapping_id uuid primary key,
+  results integer not null,
+  done boolean not null
+);

@@ -2,7 +2,7 @@ import { externalIdOf, labReportStream, type LabReportEvent } from "../../comman
 import type { WithPayload } from "../../commands/kit/events.ts";
 import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
 import { ITEM_MAPPING_EVENT_TYPES, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
-import { applyMappingRules, forgetMapping, keepMappingRule, loadMappingRules, stepScope, unmapRows } from "./itemRemapping.ts";
+import { applyMappingRules, forgetMapping, keepMappingRule, loadMappingRules, recordStep, stepScope, unmapRows } from "./itemRemapping.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
@@ -26,7 +26,7 @@ export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
   version: 6,
   handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated", ...ITEM_MAPPING_EVENT_TYPES],
-  tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets"],
+  tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets", "remap_progress"],
   sharedTables: ["std_targets"],
   patientRows: {
     lab_results: { patientRef: "patient_ref" },
@@ -181,6 +181,7 @@ async function applyMapping(tx: Tx, event: StoredEvent<ItemMappingEvent>, summar
     // The rows were unmapped, so in no summary: they only arrive.
     const mapped = await applyMappingRules(tx, stepScope(event), event.data.mappingId);
     if (mapped.count > 0) await summaries.arrived(tx, mapped.scope, []);
+    await recordStep(tx, event, mapped.count);
     return;
   }
   const undone = await unmapRows(tx, event);

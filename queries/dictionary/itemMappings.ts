@@ -20,14 +20,17 @@ export const itemMappingSchema = z.object({
   remap: z
     .object({
       status: z.enum(["RUNNING", "DONE", "STOPPED"]).meta({ description: "STOPPED: the mapping was undone before its re-mapping ended (undoing covers what it re-mapped)" }),
-      results: z.int().meta({ description: "Stored results re-mapped so far" }),
+      results: z.int().meta({ description: "Stored results re-mapped so far (as the item rows report SQL reads have them)" }),
       total: z.int().nullable().meta({ description: "Stored results it matched when it was made; null until the re-mapping has begun" }),
     })
     .meta({ description: "The re-mapping of the results stored before the mapping was made" }),
 });
 export type ItemMapping = z.infer<typeof itemMappingSchema>;
 
-const COLUMNS = "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by, remap_results, remap_total, remap_done";
+const COLUMNS = "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by, remap_total";
+/** A mapping with how far the item rows have applied its re-mapping (lab_results' remap_progress). */
+const WITH_PROGRESS = `select m.*, coalesce(p.results, 0) as remap_results, coalesce(p.done, false) as remap_done
+  from read.item_mappings m left join read.remap_progress p on p.mapping_id = m.mapping_id`;
 
 function toMapping(row: Record<string, any>): ItemMapping {
   return {
@@ -49,14 +52,14 @@ function toMapping(row: Record<string, any>): ItemMapping {
 
 /** Every mapping of the tenant, the newest first: those in force, and those undone. */
 export async function listItemMappings(reader: TenantReader): Promise<ItemMapping[]> {
-  const { rows } = await reader.query(`select ${COLUMNS} from read.item_mappings order by position desc`);
+  const { rows } = await reader.query(`select ${COLUMNS}, remap_results, remap_done from (${WITH_PROGRESS}) m order by position desc`);
   return rows.map(toMapping);
 }
 
 /** One mapping and the stream it lives in; null when the tenant has none of this id. */
 export async function itemMappingById(reader: TenantReader, mappingId: string): Promise<(ItemMapping & { streamId: string }) | null> {
   if (!z.uuid().safeParse(mappingId).success) return null;
-  const { rows } = await reader.query(`select ${COLUMNS} from read.item_mappings where mapping_id = $1`, [mappingId]);
+  const { rows } = await reader.query(`select ${COLUMNS}, remap_results, remap_done from (${WITH_PROGRESS}) m where mapping_id = $1`, [mappingId]);
   return rows[0] ? { ...toMapping(rows[0]), streamId: rows[0].stream_id } : null;
 }
 

@@ -1,7 +1,7 @@
 import Router from "@koa/router";
 import { z } from "zod";
 import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
-import { addItemMapping, mappingInput, removeItemMapping, unmappingInput } from "../../commands/dictionary/itemMappings.ts";
+import { addItemMapping, mappingInput, mappingKeysInput, removeItemMapping, unmappingInput } from "../../commands/dictionary/itemMappings.ts";
 import type { ItemMapper } from "../../commands/ingestion/itemMapping.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
@@ -19,6 +19,8 @@ const DAY_PROBLEM = "must be a day written yyyy-MM-dd, e.g. 2026-03-01";
 /** Days listed when `from` is left out: a quarter holds three monthly panels of every patient. */
 const DEFAULT_DAYS = 90;
 const MAX_DAYS = 366;
+/** How long DELETE /api/dictionary/mappings/{id} waits for the item rows to be unmapped before it answers anyway. */
+const UNDO_WAIT_MS = 10_000;
 
 /** `GET /api/dictionary/unmapped` (contract F.1): which days of receipt. */
 export const unmappedQuery = z.strictObject(
@@ -103,9 +105,9 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     ctx.body = { mappingId };
   });
 
-  // What a mapping would re-map now, before it is made (the staff page's preview): the same body as POST.
+  // What a mapping of these keys would re-map now, before it is made (the staff page's preview).
   router.post("/api/dictionary/mappings/preview", requireRole(adminToken, "author"), async (ctx) => {
-    const input = parseBody(mappingInput, ctx.request.body);
+    const input = parseBody(mappingKeysInput, ctx.request.body);
     const keys = { client: input.client ?? null, itemCode: input.itemCode ?? null, itemName: input.itemName ?? null, unit: input.unit ?? null };
     ctx.body = await withWardScope(null, () => readAsTenant(db, ctx.state.tenant, (reader) => mappingPreview(reader, keys)));
   });
@@ -118,7 +120,12 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     const mapping = await readAsTenant(db, tenant, (reader) => itemMappingById(reader, mappingId));
     if (!mapping) throw new HttpError(404, `No mapping ${mappingId}; GET /api/dictionary/mappings lists them.`, {}, "mapping-not-found");
     const appended = await removeItemMapping(commandContextOf(ctx, store), tenant, mapping.streamId, mappingId, reason || null);
-    if (appended) await waitForProjection(db, "item_mappings", appended.last);
+    if (appended) {
+      await waitForProjection(db, "item_mappings", appended.last);
+      // The item rows unmap in one step: the answer waits for it (a while at most), so the next
+      // read of the unmapped list, the chart or report SQL shows the results unmapped.
+      await waitForProjection(db, "lab_results", appended.last, UNDO_WAIT_MS);
+    }
     ctx.status = 204;
   });
   return router;

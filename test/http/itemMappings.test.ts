@@ -24,7 +24,7 @@ describe("item mappings (POST, GET and DELETE /api/dictionary/mappings)", functi
     const before = await hub.tenant.push("lab", [labReport("MAP-0", { items: [localUrea] })]);
     expect(before.body.data.results[0]).to.include({ itemsMapped: 0, itemsUnmapped: 1 });
     await itemRows("MAP-0", 1);
-    const preview = await call("POST", `${mappings}/preview`, { client: "Central lab LIS", itemCode: "L-UREA", stdCode: "UREA_PRE" });
+    const preview = await call("POST", `${mappings}/preview`, { client: "Central lab LIS", itemCode: "L-UREA" });
     expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
     expect(preview.body).to.deep.equal({ results: 1, reports: 1, units: ["mg/dL"] });
     const made = await call("POST", mappings, { client: "Central lab LIS", itemCode: "L-UREA", itemName: "本院尿素", unit: "mg/dL", stdCode: "UREA_PRE", reason: "The lab's in-house code" });

@@ -112,12 +112,13 @@ describe("ingestion open API (/open/v1)", () => {
         return found.length ? found : null;
       });
       const shared = { tenant: "h1", external_id: "L-FULL", patient_ref: "P001", collected_at: null, collected_on: null, reported_at: new Date("2026-03-01T11:00:00"), reported_on: new Date("2026-03-01T00:00:00") };
-      const none = { ref_low: null, ref_high: null, abnormal_flag: null, result_type: null };
+      // client_name and mapping_id: only an item the dictionary left unmapped names its sender (for item mappings, contract F.1).
+      const none = { ref_low: null, ref_high: null, abnormal_flag: null, result_type: null, client_name: null, mapping_id: null };
       expect(items).to.deep.equal([
         { ...shared, ...none, item_index: 0, item_code: "HGB", item_name: "血红蛋白", std_code: "HGB", std_name: "血红蛋白", category: "blood_routine", value_num: 11.5, value_text: null, unit: "g/dL", std_value: 115, std_unit: "g/L", unit_status: "converted", ref_low: 11.5, ref_high: 15 },
         { ...shared, ...none, item_index: 1, item_code: "K", item_name: "钾", std_code: "K", std_name: "钾", category: "electrolyte", value_num: 5.6, value_text: null, unit: "mmol/L", std_value: 5.6, std_unit: "mmol/L", unit_status: "standard", abnormal_flag: "H" },
-        { ...shared, ...none, item_index: 2, item_code: "X-LOCAL-42", item_name: "某本地项目", std_code: null, std_name: null, category: null, value_num: null, value_text: "阴性", unit: null, std_value: null, std_unit: null, unit_status: "not-applicable", result_type: "QUALITATIVE" },
-        { ...shared, item_index: 3, item_code: "P", item_name: "磷", std_code: "P", std_name: "磷", category: "mineral_bone", value_num: 1.62, value_text: "1.62", unit: "mmol/L", std_value: 1.62, std_unit: "mmol/L", unit_status: "standard", ref_low: 0.87, ref_high: 1.45, abnormal_flag: "H", result_type: "NUMERIC" },
+        { ...shared, ...none, item_index: 2, item_code: "X-LOCAL-42", item_name: "某本地项目", std_code: null, std_name: null, category: null, value_num: null, value_text: "阴性", unit: null, std_value: null, std_unit: null, unit_status: "not-applicable", result_type: "QUALITATIVE", client_name: "Central lab LIS" },
+        { ...shared, item_index: 3, item_code: "P", item_name: "磷", std_code: "P", std_name: "磷", category: "mineral_bone", value_num: 1.62, value_text: "1.62", unit: "mmol/L", std_value: 1.62, std_unit: "mmol/L", unit_status: "standard", ref_low: 0.87, ref_high: 1.45, abnormal_flag: "H", result_type: "NUMERIC", client_name: null, mapping_id: null },
       ]);
     });
 

@@ -67,6 +67,20 @@ function northAlert({ north }: World) {
   return northsAlert;
 }
 
+let northsMapping: Promise<string> | null = null;
+/** North's report with an item no dictionary entry matches (NORTH-LOCAL), and north's mapping of another item (NORTH-MAPPED): made the first time a case asks. */
+function northMapping({ north }: World) {
+  northsMapping ??= (async () => {
+    const pushed = await north.push("lab", [labReport("NORTH-UNMAPPED", { items: [{ itemCode: "NORTH-LOCAL", itemName: "北方项目", value: 1.5, unit: "mg/dL" }] })]);
+    expect(pushed.status).to.equal(200);
+    await until(async () => ((await north.asAuthor("GET", "/api/dictionary/unmapped")).body as Array<{ itemCode: string }>).some((item) => item.itemCode === "NORTH-LOCAL") || null);
+    const made = await north.asAuthor("POST", "/api/dictionary/mappings", { itemCode: "NORTH-MAPPED", stdCode: "UREA_PRE" });
+    expect(made.status, flat(made.body)).to.equal(201);
+    return made.body.mappingId as string;
+  })();
+  return northsMapping;
+}
+
 /** South's own reports of 2026-03-02, read past the tenant scope as the service's owner. */
 async function southsDay(service: RunningService) {
   const ids = async (table: string) =>
@@ -252,6 +266,41 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(seen.status).to.equal(200);
     expect(seen.body.items).to.deep.equal((await south.call("GET", "/open/v1/dict/lab-items", { token: south.client.key })).body.data.items);
     expect((await north.call("GET", "/api/dictionary/lab-items", { token: south.authorToken })).status, "south's token on north").to.equal(403);
+  },
+  "GET /api/dictionary/unmapped": async (world) => {
+    await northMapping(world);
+    const seen = await world.south.asAuthor("GET", "/api/dictionary/unmapped");
+    expect(seen.status).to.equal(200);
+    expectNothingOfNorth(flat(seen.body), "south's unmapped items");
+    expect((await world.north.call("GET", "/api/dictionary/unmapped", { token: world.south.authorToken })).status, "south's token on north").to.equal(403);
+  },
+  "GET /api/dictionary/mappings": async (world) => {
+    await northMapping(world);
+    const seen = await world.south.asAuthor("GET", "/api/dictionary/mappings");
+    expect(seen.status).to.equal(200);
+    expectNothingOfNorth(flat(seen.body), "south's mappings");
+  },
+  "POST /api/dictionary/mappings/preview": async (world) => {
+    await northMapping(world);
+    const counted = await world.south.asAuthor("POST", "/api/dictionary/mappings/preview", { itemCode: "NORTH-LOCAL" });
+    expect(counted.body, "north's unmapped results are not south's").to.deep.equal({ results: 0, reports: 0, units: [] });
+  },
+  "POST /api/dictionary/mappings": async (world) => {
+    await northMapping(world);
+    // South maps the code north's item has: its own mapping, which re-maps none of north's results.
+    const made = await world.south.asAuthor("POST", "/api/dictionary/mappings", { itemCode: "NORTH-LOCAL", stdCode: "UREA_PRE" });
+    expect(made.status, flat(made.body)).to.equal(201);
+    await until(async () => ((await world.south.asAuthor("GET", "/api/dictionary/mappings")).body as Array<{ mappingId: string; remap: { status: string } }>).find((m) => m.mappingId === made.body.mappingId)?.remap.status === "DONE" || null);
+    const norths = (await world.north.asAuthor("GET", "/api/dictionary/unmapped")).body as Array<{ itemCode: string }>;
+    expect(norths.map((item) => item.itemCode), "north's item is still unmapped").to.include("NORTH-LOCAL");
+  },
+  "DELETE /api/dictionary/mappings/:mappingId": async (world) => {
+    const mappingId = await northMapping(world);
+    const undone = await world.south.asAuthor("DELETE", `/api/dictionary/mappings/${mappingId}`);
+    expect(undone.status).to.equal(404);
+    expectNothingOfNorth(flat(undone.body), "the 404");
+    const norths = (await world.north.asAuthor("GET", "/api/dictionary/mappings")).body as Array<{ mappingId: string; removedAt: string | null }>;
+    expect(norths.find((m) => m.mappingId === mappingId)?.removedAt, "north's mapping stands").to.equal(null);
   },
   "GET /api/me": async ({ north, south }) => {
     expect((await south.asAuthor("GET", "/api/me")).body).to.include({ tenant: "south", who: "Nurse Chen" });

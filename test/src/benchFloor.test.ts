@@ -27,6 +27,7 @@ describe("npm run bench -- floor", () => {
       "floor.events_values_per_s",
       "floor.events_copy_per_s",
       "floor.events_uncompressed_per_s",
+      "floor.bulk_compact_mapping_per_s",
       "floor.items_per_s",
       "floor.items_copy_per_s",
       "floor.items_from_events_per_s",

@@ -5,9 +5,10 @@ import { claimEn, claimZh, type ClaimTexts } from "./claimTexts.ts";
 import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentialsTexts.ts";
 import { errorEn, errorZh, type ErrorTexts } from "./errorTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
+import { mappingEn, mappingZh, type MappingTexts } from "./mappingTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
-export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts {
+export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts, MappingTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -242,6 +243,7 @@ const zh: StaffTexts = {
   ...credentialsZh,
   ...chartZh,
   ...claimZh,
+  ...mappingZh,
   ...errorZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
@@ -481,6 +483,7 @@ const en: StaffTexts = {
   ...credentialsEn,
   ...chartEn,
   ...claimEn,
+  ...mappingEn,
   ...errorEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",

@@ -11,6 +11,8 @@ export type { AuthorListEntry, ClientListEntry } from "../../queries/credentials
 export type { Alert, AlertState } from "../../queries/alerts/alerts.ts";
 export type { PatientResults, ResultItem } from "../../queries/patients/patientResults.ts";
 export type { DictionaryAnswer as LabItemDictionary } from "../../queries/dictionary/dictionary.ts";
+export type { UnmappedItem } from "../../queries/dictionary/unmappedItems.ts";
+export type { ItemMapping, MappingPreview } from "../../queries/dictionary/itemMappings.ts";
 
 /** The body of `PUT /api/patients/{patientRef}`. */
 export interface PatientInput {

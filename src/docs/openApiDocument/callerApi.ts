@@ -5,7 +5,7 @@ import { unmappedItemSchema } from "../../../queries/dictionary/unmappedItems.ts
 import { callerAnswer } from "../../credentials/callerRoutes.ts";
 import { unmappedQuery } from "../../dictionary/dictionaryRoutes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
-import { mappingInput, unmappingInput } from "../../../commands/dictionary/itemMappings.ts";
+import { mappingInput, mappingKeysInput, unmappingInput } from "../../../commands/dictionary/itemMappings.ts";
 import { itemMappingSchema, mappingPreviewSchema } from "../../../queries/dictionary/itemMappings.ts";
 
 const staffCallers = [...security.author, { staffSession: [], serviceTenant: [] }];
@@ -91,9 +91,9 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       tags: ["Authoring"],
       operationId: "previewItemMapping",
       summary: "How many stored results (every ward's) a mapping of these keys would re-map now, and the units they were sent in; nothing is recorded",
-      description: "Role author or above. The body is POST /api/dictionary/mappings's; its keys are checked as they are there, the rest only for shape.",
+      description: "Role author or above. The body is the keys of POST /api/dictionary/mappings's.",
       security: staffCallers,
-      requestBody: jsonBody(mappingInput),
+      requestBody: jsonBody(mappingKeysInput),
       responses: { 200: { description: "The results it matches", ...json(mappingPreviewSchema) }, ...apiFailures({ 400: "A field is missing or wrong", ...staffFailures }) },
     },
   },
