@@ -24,6 +24,7 @@ const groups: Record<string, Group> = {
   bulk: { run: async () => (await import("./bulk.ts")).bulkBenchmarks() },
   floor: { run: async () => (await import("./floor.ts")).floorBenchmarks() },
   growth: { run: async () => (await import("./growth.ts")).growthBenchmarks() },
+  remap: { run: async () => (await import("./remap.ts")).remapBenchmarks() },
   reports: { run: async () => (await import("./reports.ts")).reportBenchmarks() },
   reconcile: { run: async () => (await import("./reconcile.ts")).reconcileBenchmarks() },
   ledger: { run: async () => (await import("./ledger.ts")).ledgerBenchmarks() },

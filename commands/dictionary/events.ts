@@ -76,17 +76,10 @@ export const ITEM_MAPPING_EVENT_TYPES = ["ItemMappingAdded", "ItemMappingApplied
 export const itemMappingStreams = streamCodec("item-mapping:");
 
 /** A mapping as it is in force: what pushes and the re-map match a sent item with. */
-export interface ItemMappingRule {
-  mappingId: string;
-  client: string | null;
-  itemCode: string | null;
-  itemName: string | null;
-  unit: string | null;
-  stdCode: string;
-  factor: number | null;
+export type ItemMappingRule = Pick<ItemMappingAddedData, "mappingId" | "client" | "itemCode" | "itemName" | "unit" | "stdCode" | "factor"> & {
   /** Where its event stands in the store: of two mappings as specific, the earlier one wins. */
   position: number;
-}
+};
 
 /*
  * How a mapping applies to a sent item, the same for a push, the history and (in SQL) the item

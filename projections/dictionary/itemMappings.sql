@@ -24,10 +24,7 @@ create table item_mappings (
   removed_by text,
   removed_reason text,
   removed_tx xid8,
-  removed_position bigint,
-  -- How many stored results the re-mapping counted when it began (its progress is lab_results'
-  -- remap_progress: what the item rows have applied).
-  remap_total integer
+  removed_position bigint
 );
 create index item_mappings_in_force on item_mappings (tenant) where removed_at is null;
 

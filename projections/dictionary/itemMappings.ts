@@ -20,7 +20,6 @@ export const itemMappingsProjection: Projection<ItemMappingEvent> = {
       );
     } else if (event.type === "ItemMappingApplied") {
       const step = event.data;
-      await tx.query("update item_mappings set remap_total = $2 where mapping_id = $1", [step.mappingId, step.total]);
       await tx.query("insert into item_mapping_steps values ($1, $2, $3, $4, $5, $6, $7)", [event.tenant, step.mappingId, step.after, step.through, event.transactionId, event.position, event.recordedAt]);
     } else {
       await tx.query("update item_mappings set removed_at = $2, removed_by = $3, removed_reason = $4, removed_tx = $5, removed_position = $6 where mapping_id = $1", [

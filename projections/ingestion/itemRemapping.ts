@@ -109,7 +109,7 @@ export async function loadMappingRules(tx: Tx, events: string, params: unknown[]
   // (the steps still to come find nothing left and add nothing).
   await tx.query(
     `insert into remap_progress
-     select r.tenant, r.mapping_id, (select count(*) from lab_results i where i.mapping_id = r.mapping_id), true from item_mapping_rules r`,
+     select r.tenant, r.mapping_id, n, n, true from item_mapping_rules r cross join lateral (select count(*) as n from lab_results i where i.mapping_id = r.mapping_id) counted`,
   );
 }
 
@@ -124,9 +124,9 @@ export function stepScope(event: StoredEvent<ItemMappingApplied>): RowScope {
 /** A step applied: its results counted into the mapping's progress, which ends with the last step. */
 export async function recordStep(tx: Tx, event: StoredEvent<ItemMappingApplied>, results: number): Promise<void> {
   await tx.query(
-    `insert into remap_progress values ($1, $2, $3, $4)
-     on conflict (mapping_id) do update set results = remap_progress.results + excluded.results, done = excluded.done`,
-    [event.tenant, event.data.mappingId, results, event.data.through === null],
+    `insert into remap_progress values ($1, $2, $3, $4, $5)
+     on conflict (mapping_id) do update set results = remap_progress.results + excluded.results, total = excluded.total, done = excluded.done`,
+    [event.tenant, event.data.mappingId, results, event.data.total, event.data.through === null],
   );
 }
 

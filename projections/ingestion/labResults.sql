@@ -60,10 +60,11 @@ create table item_mapping_rules (
 );
 
 -- How far each mapping's re-mapping steps have reached in these rows (GET /api/dictionary/mappings):
--- the results its steps mapped, and whether its last step is applied.
+-- the results its steps mapped, of how many the reactor counted, and whether its last step is applied.
 create table remap_progress (
   tenant text not null,
   mapping_id uuid primary key,
   results integer not null,
+  total integer,
   done boolean not null
 );

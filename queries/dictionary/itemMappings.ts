@@ -27,20 +27,15 @@ export const itemMappingSchema = z.object({
 });
 export type ItemMapping = z.infer<typeof itemMappingSchema>;
 
-const COLUMNS = "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by, remap_total";
+const COLUMNS = "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by";
 /** A mapping with how far the item rows have applied its re-mapping (lab_results' remap_progress). */
-const WITH_PROGRESS = `select m.*, coalesce(p.results, 0) as remap_results, coalesce(p.done, false) as remap_done
+const WITH_PROGRESS = `select m.*, coalesce(p.results, 0) as remap_results, p.total as remap_total, coalesce(p.done, false) as remap_done
   from read.item_mappings m left join read.remap_progress p on p.mapping_id = m.mapping_id`;
 
 function toMapping(row: Record<string, any>): ItemMapping {
+  const { position: _position, ...rule } = ruleOf(row);
   return {
-    mappingId: row.mapping_id,
-    client: row.client,
-    itemCode: row.item_code,
-    itemName: row.item_name,
-    unit: row.unit,
-    stdCode: row.std_code,
-    factor: row.factor,
+    ...rule,
     reason: row.reason,
     addedAt: localDateTime(row.added_at),
     addedBy: row.added_by,
@@ -52,21 +47,20 @@ function toMapping(row: Record<string, any>): ItemMapping {
 
 /** Every mapping of the tenant, the newest first: those in force, and those undone. */
 export async function listItemMappings(reader: TenantReader): Promise<ItemMapping[]> {
-  const { rows } = await reader.query(`select ${COLUMNS}, remap_results, remap_done from (${WITH_PROGRESS}) m order by position desc`);
+  const { rows } = await reader.query(`select ${COLUMNS}, remap_results, remap_total, remap_done from (${WITH_PROGRESS}) m order by position desc`);
   return rows.map(toMapping);
 }
 
 /** One mapping and the stream it lives in; null when the tenant has none of this id. */
 export async function itemMappingById(reader: TenantReader, mappingId: string): Promise<(ItemMapping & { streamId: string }) | null> {
   if (!z.uuid().safeParse(mappingId).success) return null;
-  const { rows } = await reader.query(`select ${COLUMNS}, remap_results, remap_done from (${WITH_PROGRESS}) m where mapping_id = $1`, [mappingId]);
+  const { rows } = await reader.query(`select ${COLUMNS}, remap_results, remap_total, remap_done from (${WITH_PROGRESS}) m where mapping_id = $1`, [mappingId]);
   return rows[0] ? { ...toMapping(rows[0]), streamId: rows[0].stream_id } : null;
 }
 
-/** The mappings in force, as pushes match sent items with them. */
-export async function mappingsInForce(reader: TenantReader): Promise<ItemMappingRule[]> {
-  const { rows } = await reader.query(`select ${COLUMNS} from read.item_mappings where removed_at is null`);
-  return rows.map((row) => ({
+/** A row of read.item_mappings as the rule pushes and histories match sent items with. */
+function ruleOf(row: Record<string, any>): ItemMappingRule {
+  return {
     mappingId: row.mapping_id,
     client: row.client,
     itemCode: row.item_code,
@@ -75,7 +69,13 @@ export async function mappingsInForce(reader: TenantReader): Promise<ItemMapping
     stdCode: row.std_code,
     factor: row.factor,
     position: Number(row.position),
-  }));
+  };
+}
+
+/** The mappings in force, as pushes match sent items with them. */
+export async function mappingsInForce(reader: TenantReader): Promise<ItemMappingRule[]> {
+  const { rows } = await reader.query(`select ${COLUMNS} from read.item_mappings where removed_at is null`);
+  return rows.map(ruleOf);
 }
 
 /** Whether the tenant has a sending client of this name. */
@@ -151,7 +151,7 @@ export async function mappingTimeline(reader: TenantReader, externalId: string):
   );
   return {
     mappings: mappings.map((row) => ({
-      rule: { mappingId: row.mapping_id, client: row.client, itemCode: row.item_code, itemName: row.item_name, unit: row.unit, stdCode: row.std_code, factor: row.factor, position: Number(row.position) },
+      rule: ruleOf(row),
       added: { tx: BigInt(row.tx), position: Number(row.position), by: row.added_by },
       removed: row.removed_tx ? { tx: BigInt(row.removed_tx), position: Number(row.removed_position), at: row.removed_at, by: row.removed_by } : null,
     })),

@@ -1,0 +1,147 @@
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import os from "node:os";
+import path from "node:path";
+import { createPool } from "../db/pool.ts";
+import { labResultsProjection } from "../projections/ingestion/labResults.ts";
+import { rebuildProjection } from "../projections/runtime/rebuild.ts";
+import { silentLogger } from "../src/logger.ts";
+import { JOB_REPORTS, upload } from "./bulk.ts";
+import { httpJson } from "./httpJson.ts";
+import { atStoreHead, benchService, until } from "./ingest.ts";
+import { getJson, ITEMS, makeBatch, REPORTS_PER_BATCH } from "./ingestSenders.ts";
+import { percentile, result, type BenchResult } from "./results.ts";
+
+/*
+ * Contract F.1's re-mapping (#36): a store of BENCH_REMAP_REPORTS reports of 20 items (default
+ * 100,000: two million item rows), each with one item the dictionary does not know (the sender's
+ * own code for pre-dialysis urea), imported by bulk jobs. Then an author maps that item: the
+ * figure is its stored results re-mapped per second, from the POST until the mapping's progress
+ * says DONE (the item rows, summaries and latest results re-mapped), against the per-result rate
+ * of a rebuild of the item rows (lab_results) on the same store in the same run. One sender pushes
+ * 100-report batches back to back before the mapping (idle) and during the re-mapping: the second
+ * figure is their p99, during against idle.
+ */
+
+const LOCAL = { itemCode: "LIS-0815", itemName: "本院项目0815" };
+const IDLE_PUSHES = 40;
+const DAYS = 1000;
+const dayOf = (batch: number) => new Date(Date.UTC(2020, 0, 1 + (batch % DAYS))).toISOString().slice(0, 10);
+const LOCAL_AT = ITEMS.findIndex((item) => item.code === "UREA_PRE");
+
+/** Batch `b` of run `run` with its pre-dialysis urea sent under the laboratory's own code. */
+function batchWithLocalItem(run: string, b: number) {
+  const batch = makeBatch(run, 0, b, dayOf(b));
+  for (const report of batch.reports) {
+    const items = report.items as Array<Record<string, unknown>>;
+    items[LOCAL_AT] = { ...items[LOCAL_AT], ...LOCAL };
+  }
+  return batch.reports;
+}
+
+async function writeJob(file: string, from: number, to: number): Promise<void> {
+  const out = createWriteStream(file);
+  for (let b = from; b < to; b++) {
+    if (!out.write(batchWithLocalItem("R", b).map((report) => JSON.stringify(report)).join("\n") + "\n")) await once(out, "drain");
+  }
+  out.end();
+  await once(out, "finish");
+}
+
+export async function remapBenchmarks(): Promise<BenchResult[]> {
+  const reports = Number(process.env.BENCH_REMAP_REPORTS ?? 100_000);
+  if (!Number.isInteger(reports) || reports < REPORTS_PER_BATCH || reports % REPORTS_PER_BATCH !== 0) throw new Error(`BENCH_REMAP_REPORTS must be a multiple of ${REPORTS_PER_BATCH}`);
+  const batches = reports / REPORTS_PER_BATCH;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-remap-"));
+  const { service, db, tenant, databaseUrl } = await benchService();
+  try {
+    const perJob = JOB_REPORTS / REPORTS_PER_BATCH;
+    const jobIds: string[] = [];
+    for (let from = 0; from < batches; from += perJob) {
+      const file = path.join(dir, `job-${jobIds.length}.ndjson`);
+      await writeJob(file, from, Math.min(batches, from + perJob));
+      const answer = await upload(`${service.url}/open/v1/lab/reports/bulk`, tenant.client.key, file);
+      if (answer.status !== 202) throw new Error(`the upload answered ${answer.status}`);
+      jobIds.push(answer.body.data.jobId);
+    }
+    for (const jobId of jobIds) await until("job done", async () => (await getJson(`${service.url}/open/v1/bulk/${jobId}`, tenant.client.key)).body.data.status === "DONE", 3_600_000);
+    await until("item rows caught up", () => atStoreHead(db, "lab_results"), 600_000);
+    console.error(`  remap: ${reports} reports stored, each with one unmapped item`);
+
+    const pushUrl = `${service.url}/open/v1/lab/reports`;
+    const pushHeaders = { authorization: `Bearer ${tenant.client.key}`, "content-type": "application/json" };
+    let pushed = 0;
+    const push = async (): Promise<number> => {
+      const body = Buffer.from(JSON.stringify({ reports: makeBatch("P", 1, pushed++, dayOf(pushed)).reports }));
+      const sent = performance.now();
+      const { status } = await httpJson("POST", pushUrl, pushHeaders, body);
+      if (status !== 200) throw new Error(`a push answered ${status}`);
+      return performance.now() - sent;
+    };
+    const idleMs: number[] = [];
+    for (let i = 0; i < IDLE_PUSHES; i++) idleMs.push(await push());
+
+    const author = { authorization: `Bearer ${tenant.authorToken}`, "content-type": "application/json", "x-service-tenant": "bench" };
+    const started = performance.now();
+    const made = await httpJson("POST", `${service.url}/api/dictionary/mappings`, author, Buffer.from(JSON.stringify({ ...LOCAL, stdCode: "UREA_PRE" })));
+    if (made.status !== 201) throw new Error(`the mapping answered ${made.status} ${JSON.stringify(made.answer)}`);
+    const mappingId = (made.answer as { mappingId: string }).mappingId;
+    let remapping = true;
+    const duringMs: number[] = [];
+    const pusher = (async () => {
+      while (remapping) duringMs.push(await push());
+    })();
+    let remap = { status: "RUNNING", results: 0, total: 0 };
+    await until(
+      "re-mapping done",
+      async () => {
+        const listed = (await httpJson("GET", `${service.url}/api/dictionary/mappings`, author, null)).answer as Array<{ mappingId: string; remap: typeof remap }>;
+        remap = listed.find((mapping) => mapping.mappingId === mappingId)!.remap;
+        return remap.status === "DONE";
+      },
+      3_600_000,
+    );
+    const remapSeconds = (performance.now() - started) / 1000;
+    remapping = false;
+    await pusher;
+    console.error(`  remap: ${remap.results} results re-mapped in ${remapSeconds.toFixed(1)} s during ${duringMs.length} pushes; rebuilding lab_results`);
+
+    await until("item rows caught up", () => atStoreHead(db, "lab_results"), 600_000);
+    const rebuildDb = createPool(databaseUrl, { max: 4, applicationName: "bench-remap-rebuild" });
+    let rebuildSeconds = 0;
+    let rows = 0;
+    try {
+      const rebuilding = performance.now();
+      const outcome = await rebuildProjection(rebuildDb, labResultsProjection, silentLogger, { batchSize: 5000 });
+      if (outcome.status !== "rebuilt") throw new Error(`the rebuild did not finish: ${JSON.stringify(outcome)}`);
+      rebuildSeconds = (performance.now() - rebuilding) / 1000;
+      rows = Number((await rebuildDb.query("select count(*) as n from read.lab_results")).rows[0].n);
+    } finally {
+      await rebuildDb.end();
+    }
+    const rate = remap.results / remapSeconds;
+    const rebuildRate = rows / rebuildSeconds;
+    const idleP99 = percentile(idleMs, 99);
+    const duringP99 = percentile(duringMs, 99);
+    return [
+      result(
+        "remap.results_per_s",
+        rate,
+        "results/s",
+        rebuildRate,
+        `${remap.results} stored results of one item re-mapped (of ${remap.total} counted) in ${remapSeconds.toFixed(1)} s, POST /api/dictionary/mappings -> its progress DONE (item rows, summaries, latest results), on a store of ${reports} reports x ${ITEMS.length} items; baseline: a rebuild of lab_results on the same store, ${rows} item rows in ${rebuildSeconds.toFixed(1)} s; target ratio >= 0.5`,
+      ),
+      result(
+        "remap.push100_p99_ratio",
+        duringP99 / idleP99,
+        "ratio",
+        undefined,
+        `p99 of ${duringMs.length} pushes of ${REPORTS_PER_BATCH} reports, one after the other, during the re-mapping (${duringP99.toFixed(0)} ms) against ${IDLE_PUSHES} before it (${idleP99.toFixed(0)} ms); target <= 1.2`,
+      ),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await db.end();
+    await service.stop();
+  }
+}
