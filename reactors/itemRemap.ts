@@ -13,13 +13,13 @@ import type { Projection } from "../projections/runtime/projection.ts";
  * step wakes the reactor for the next, until one reaches the end (through null). A mapping undone
  * meanwhile takes no more steps: undoing covers every result it mapped.
  *
- * The reactor reads the item rows only to cut the steps (some remapSteps.results results each) and to
+ * The reactor reads the item rows only to cut the steps (some remapSteps.results unmapped results each) and to
  * count them for the progress shown; what a step maps is decided by the projection when it
  * applies the step, after every report received before the mapping.
  */
 
-/** Results a step re-maps, about: a step is one transaction of the lab_results projection. Tests make steps smaller to see several. */
-export const remapSteps = { results: 5_000 };
+/** Results a step re-maps, about: a step is one transaction of the lab_results projection. REMAP_STEP_RESULTS sets it; tests make steps smaller to see several. */
+export const remapSteps = { results: 20_000 };
 
 type ReactsTo = ItemMappingAdded | ItemMappingApplied;
 
@@ -57,24 +57,27 @@ async function mappingOf(tx: Tx, step: StoredEvent<ItemMappingApplied>): Promise
   return (rows[0]?.data as ItemMappingAddedData | undefined) ?? null;
 }
 
-/** The unmapped item rows a mapping's keys match, among those after `after` ($5), as a condition on read.lab_results `i` with $1…$5. */
+/** The unmapped item rows a mapping's keys match, as a condition on read.lab_results `i` with $1…$5. */
 const MATCHING = `i.tenant = $1 and i.std_code is null and ($2::text is null or i.client_name = $2)
   and ($3::text is null or btrim(i.item_code) = $3) and ($4::text is null or btrim(i.item_name) = $4)
-  and ($6::text is null or coalesce(btrim(i.unit), '') = $6)
-  and ($5::text is null or i.external_id collate "C" > $5)`;
+  and ($5::text is null or coalesce(btrim(i.unit), '') = $5)`;
 
-/** Records the step after `after`: up to the report of the remapSteps.results-th result on, or to the end. */
+/**
+ * Records the step after `after`: up to the report of the remapSteps.results-th unmapped result
+ * on (of any item: lab_results_unmapped alone answers, without reading a row), or to the end.
+ * The mapping's own results are counted once, when the re-mapping begins, for its progress.
+ */
 async function nextStep(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMappingAddedData, after: string | null, total: number | null): Promise<void> {
-  const params = [cause.tenant, mapping.client, mapping.itemCode, mapping.itemName, after, mapping.unit];
-  const counted = total ?? Number((await tx.query(`select count(*) as n from read.lab_results i where ${MATCHING}`, params)).rows[0].n);
-  const { rows } = await tx.query(
-    `select i.external_id collate "C" as through from read.lab_results i where ${MATCHING} order by i.external_id collate "C" offset $7 limit 1`,
-    [...params, remapSteps.results - 1],
-  );
+  const counted =
+    total ?? Number((await tx.query(`select count(*) as n from read.lab_results i where ${MATCHING}`, [cause.tenant, mapping.client, mapping.itemCode, mapping.itemName, mapping.unit])).rows[0].n);
+  const range = `i.tenant = $1 and i.std_code is null and ($2::text is null or i.external_id collate "C" > $2)`;
+  const { rows } = await tx.query(`select i.external_id collate "C" as through from read.lab_results i where ${range} order by i.external_id collate "C" offset $3 limit 1`, [
+    cause.tenant,
+    after,
+    remapSteps.results - 1,
+  ]);
   const through: string | null = rows[0]?.through ?? null;
   const results =
-    through === null
-      ? Number((await tx.query(`select count(*) as n from (select 1 from read.lab_results i where ${MATCHING} limit $7) s`, [...params, remapSteps.results])).rows[0].n)
-      : remapSteps.results;
+    through === null ? Number((await tx.query(`select count(*) as n from (select 1 from read.lab_results i where ${range} limit $3) s`, [cause.tenant, after, remapSteps.results])).rows[0].n) : remapSteps.results;
   await recordRemapStep(tx, cause.tenant, cause.streamId, { mappingId: mapping.mappingId, after, through, results, total: counted }, { actor: "item-remap", causationId: String(cause.position) });
 }

@@ -65,8 +65,9 @@ export type ItemMappingRemoved = Event<"ItemMappingRemoved", { mappingId: string
 /**
  * A step of re-mapping the results stored before the mapping (the item_remap reactor): the
  * unmapped results it matches of the reports whose externalIds (in code-point order) lie after
- * `after` and up to `through` (null: to the end, the last step). `results` is how many the reactor
- * counted in the step, `total` how many it counted in all when it began.
+ * `after` and up to `through` (null: to the end, the last step). `results` is how many unmapped
+ * results (of any item) the reactor counted in the step's range, `total` how many results of the
+ * mapping it counted when it began.
  */
 export type ItemMappingApplied = Event<"ItemMappingApplied", { mappingId: string; after: string | null; through: string | null; results: number; total: number }>;
 export type ItemMappingEvent = ItemMappingAdded | ItemMappingApplied | ItemMappingRemoved;

@@ -29,6 +29,7 @@ import { TableStatistics } from "../../db/tableStatistics.ts";
 import { LedgerSealer } from "../../projections/runtime/ledgerSealer.ts";
 import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../../projections/runtime/wakeups.ts";
 import { BULK_WAKEUP_QUEUE, BulkImporter } from "../../reactors/bulkImporter.ts";
+import { remapSteps } from "../../reactors/itemRemap.ts";
 import type { Config } from "./config.ts";
 import { openDatabase } from "./openDatabase.ts";
 import { createApp } from "./httpApp.ts";
@@ -113,6 +114,7 @@ export async function startService({ config, role, log, projections = allProject
     let worker: ProjectionWorker | null = null;
     let importer: BulkImporter | null = null;
     if (role !== "api") {
+      remapSteps.results = config.REMAP_STEP_RESULTS;
       // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
       const jobs =
         config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET
