@@ -1,7 +1,7 @@
 import type { ItemMappingAdded, ItemMappingApplied, ItemMappingRemoved } from "../../commands/dictionary/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
-import type { RowScope } from "./resultSummaries.ts";
+import { latestOfferCte, monthShiftCtes, type RowScope } from "./resultSummaries.ts";
 
 /*
  * The item rows' side of contract F.1: the tenants' item mappings, as the lab_results projection
@@ -46,9 +46,37 @@ function changedRows(rows: Array<{ tenant: string; external_id: string; item_ind
  * its own mapping is best for). Returns the rows it mapped.
  */
 export async function applyMappingRules(tx: Tx, scope: RowScope, onlyMapping: string | null = null): Promise<ChangedRows> {
-  const only = `$${scope.params.length + 1}::uuid`;
+  const params = onlyMapping === null ? scope.params : [...scope.params, onlyMapping];
+  const { rows } = await tx.query(`with ${mappingCtes(scope, onlyMapping)} select tenant, external_id, item_index from mapped`, params);
+  return changedRows(rows);
+}
+
+/**
+ * A re-mapping step of its mapping, and, in the same statement, the rows it mapped into the month
+ * summaries and the latest results: read from the update's own rows, not again from the table,
+ * and the summaries' probe for a patient's other rows of a month sees the table as it was before
+ * the step, when none of its rows had the item. Returns how many rows it mapped.
+ */
+export async function applyStepWithSummaries(tx: Tx, event: StoredEvent<ItemMappingApplied>): Promise<number> {
+  const scope = stepScope(event);
+  const everyRow = { from: "mapped", where: () => "true" };
   const { rows } = await tx.query(
-    `with best as (
+    `with ${mappingCtes(scope, event.data.mappingId)}, ${monthShiftCtes(1, { ...everyRow, outside: () => "true" })}, ${latestOfferCte(everyRow)}
+     select count(*)::int as n from mapped`,
+    [...scope.params, event.data.mappingId],
+  );
+  return rows[0].n as number;
+}
+
+/**
+ * The common table expressions that map the unmapped rows in `scope` a mapping in force matches,
+ * each by the best of those that match it (only where that is `onlyMapping`, when given, the
+ * the statement's parameter after the scope's), the last of them (`mapped`) the update, returning
+ * the rows as mapped.
+ */
+function mappingCtes(scope: RowScope, onlyMapping: string | null): string {
+  const only = `$${scope.params.length + 1}::uuid`;
+  return `best as (
        select distinct on (i.tenant, i.external_id, i.item_index) i.tenant, i.external_id, i.item_index, r.mapping_id,
               i.value_num is not null and coalesce(i.result_type, '') not in ('QUALITATIVE', 'TEXT') as numeric_value,
               coalesce((select u from jsonb_array_elements(r.units) u where u->>'unit' = coalesce(btrim(i.unit), '')), r.other_units) as conversion
@@ -60,20 +88,19 @@ export async function applyMappingRules(tx: Tx, scope: RowScope, onlyMapping: st
        select b.tenant, b.external_id, b.item_index, r.mapping_id, r.std_code, r.std_name, r.category, r.std_unit, b.numeric_value,
               b.conversion->>'unitStatus' as unit_status, (b.conversion->>'factor')::float8 as factor, coalesce((b.conversion->>'offset')::float8, 0) as "offset"
        from best b join item_mapping_rules r on r.mapping_id = b.mapping_id
-       where ${only} is null or b.mapping_id = ${only}
-     )
-     update lab_results i set
-       std_code = c.std_code, std_name = c.std_name, category = c.category, std_unit = c.std_unit, mapping_id = c.mapping_id,
-       unit_status = case when c.numeric_value then c.unit_status else 'not-applicable' end,
-       std_value = case when not c.numeric_value or c.factor is null then null
-                        when c.factor = 1 and c."offset" = 0 then i.value_num
-                        else ${sixDigits('i.value_num * c.factor + c."offset"')} end
-     from chosen c
-     where i.tenant = c.tenant and i.external_id = c.external_id and i.item_index = c.item_index
-     returning i.tenant, i.external_id, i.item_index`,
-    [...scope.params, onlyMapping],
-  );
-  return changedRows(rows);
+       where ${onlyMapping === null ? "true" : `b.mapping_id = ${only}`}
+     ),
+     mapped as (
+       update lab_results i set
+         std_code = c.std_code, std_name = c.std_name, category = c.category, std_unit = c.std_unit, mapping_id = c.mapping_id,
+         unit_status = case when c.numeric_value then c.unit_status else 'not-applicable' end,
+         std_value = case when not c.numeric_value or c.factor is null then null
+                          when c.factor = 1 and c."offset" = 0 then i.value_num
+                          else ${sixDigits('i.value_num * c.factor + c."offset"')} end
+       from chosen c
+       where i.tenant = c.tenant and i.external_id = c.external_id and i.item_index = c.item_index
+       returning i.*
+     )`;
 }
 
 /**

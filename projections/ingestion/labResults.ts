@@ -2,7 +2,7 @@ import { externalIdOf, labReportStream, type LabReportEvent } from "../../comman
 import type { WithPayload } from "../../commands/kit/events.ts";
 import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
 import { ITEM_MAPPING_EVENT_TYPES, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
-import { applyMappingRules, forgetMapping, keepMappingRule, loadMappingRules, recordStep, stepScope, unmapRows } from "./itemRemapping.ts";
+import { applyMappingRules, applyStepWithSummaries, forgetMapping, keepMappingRule, loadMappingRules, recordStep, stepScope, unmapRows } from "./itemRemapping.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
@@ -178,10 +178,8 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
 async function applyMapping(tx: Tx, event: StoredEvent<ItemMappingEvent>, summaries: Summaries): Promise<void> {
   if (event.type === "ItemMappingAdded") return keepMappingRule(tx, event);
   if (event.type === "ItemMappingApplied") {
-    // The rows were unmapped, so in no summary: they only arrive.
-    const mapped = await applyMappingRules(tx, stepScope(event), event.data.mappingId);
-    if (mapped.count > 0) await summaries.arrived(tx, mapped.scope, []);
-    await recordStep(tx, event, mapped.count);
+    // The rows were unmapped, so in no summary: they only arrive, counted in the step's own statement.
+    await recordStep(tx, event, await summaries.remapStep(tx, event));
     return;
   }
   const undone = await unmapRows(tx, event);
@@ -270,6 +268,8 @@ interface Summaries {
   arrived(tx: Tx, scope: RowScope, lost: LostLatest): Promise<void>;
   /** Around `setWard`, which records the patient's ward: moves their results to it if it changed. */
   moving(tx: Tx, tenant: string, patientRef: string, ward: string | null, setWard: () => Promise<unknown>): Promise<void>;
+  /** A re-mapping step of an item mapping (itemRemapping.ts): maps its rows, which were in no summary; how many. */
+  remapStep(tx: Tx, event: AppliedEvent<"ItemMappingApplied">): Promise<number>;
 }
 
 const KEPT_SUMMARIES: Summaries = {
@@ -292,6 +292,7 @@ const KEPT_SUMMARIES: Summaries = {
     await setWard();
     if (moved) await shiftMonths(tx, 1, patientScope(tenant, patientRef));
   },
+  remapStep: applyStepWithSummaries,
 };
 
 const NO_SUMMARIES: Summaries = {
@@ -300,4 +301,5 @@ const NO_SUMMARIES: Summaries = {
   async moving(_tx, _tenant, _patientRef, _ward, setWard) {
     await setWard();
   },
+  remapStep: async (tx, event) => (await applyMappingRules(tx, stepScope(event), event.data.mappingId)).count,
 };

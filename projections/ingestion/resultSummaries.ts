@@ -59,13 +59,33 @@ export function patientScope(tenant: string, patientRef: string): RowScope {
  * (lab_results_by_patient answers each such question with one probe).
  */
 export async function shiftMonths(tx: Tx, sign: 1 | -1, scope: RowScope): Promise<void> {
-  await tx.query(
-    `with rows as (
+  const ctes = monthShiftCtes(sign, { from: "lab_results", where: scope.where, outside: (o) => `not ${scope.where(o)}` });
+  await tx.query(`with ${ctes} select 1`, scope.params);
+  if (sign < 0) await tx.query("delete from result_months where results = 0");
+}
+
+/** Item rows to count into the summaries: a relation of lab_results' columns, which of its rows, and which lab_results rows lie outside them. */
+export interface SummarisedRows {
+  /** A table or a CTE with lab_results' columns. */
+  from: string;
+  /** Which of its rows (aliased as given). */
+  where: (alias: string) => string;
+  /** Whether a lab_results row (aliased as given) lies outside them: the other rows a patient's month may already count. */
+  outside: (alias: string) => string;
+}
+
+/**
+ * shiftMonths' statement as common table expressions, the last of them (`shifted_months`) the
+ * upsert, for a statement of its own or one that also makes the rows it counts (a re-mapping step,
+ * whose probe of lab_results sees the rows as they were before it: none of them yet).
+ */
+export function monthShiftCtes(sign: 1 | -1, rows: SummarisedRows): string {
+  return `rows as (
        select r.tenant, r.patient_ref, r.std_code, ${monthOf("r")} as month, r.std_value::numeric as value,
               r.std_value < t.low as below, r.std_value > t.high as above, t.code is not null as targeted
-       from lab_results r
+       from ${rows.from} r
        left join std_targets t on t.code = r.std_code
-       where ${scope.where("r")} and r.patient_ref is not null and r.std_value is not null
+       where ${rows.where("r")} and r.patient_ref is not null and r.std_value is not null
      ),
      per_patient as (
        select tenant, patient_ref, std_code, month, count(*) as results, sum(value) as value_sum,
@@ -81,22 +101,22 @@ export async function shiftMonths(tx: Tx, sign: 1 | -1, scope: RowScope): Promis
                 select 1 from lab_results o
                 where o.tenant = p.tenant and o.patient_ref = p.patient_ref and o.std_code = p.std_code
                   and o.reported_on >= p.month and o.reported_on < (p.month + interval '1 month')::date
-                  and o.std_value is not null and not ${scope.where("o")}
+                  and o.std_value is not null and ${rows.outside("o")}
               ))::integer as patients
        from per_patient p
        left join patient_wards w on w.tenant = p.tenant and w.patient_ref = p.patient_ref
        group by p.tenant, p.std_code, p.month, w.ward
-     )
-     insert into result_months as m (tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target)
-     select tenant, std_code, month, ward, ${sign} * results, ${sign} * patients, ${sign} * value_sum, ${sign} * below, ${sign} * within, ${sign} * above
-     from per_ward
-     on conflict (tenant, std_code, month, ward) do update set
-       results = m.results + excluded.results, patients = m.patients + excluded.patients, value_sum = m.value_sum + excluded.value_sum,
-       below_target = m.below_target + excluded.below_target, in_target = m.in_target + excluded.in_target,
-       above_target = m.above_target + excluded.above_target`,
-    scope.params,
-  );
-  if (sign < 0) await tx.query("delete from result_months where results = 0");
+     ),
+     shifted_months as (
+       insert into result_months as m (tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target)
+       select tenant, std_code, month, ward, ${sign} * results, ${sign} * patients, ${sign} * value_sum, ${sign} * below, ${sign} * within, ${sign} * above
+       from per_ward
+       on conflict (tenant, std_code, month, ward) do update set
+         results = m.results + excluded.results, patients = m.patients + excluded.patients, value_sum = m.value_sum + excluded.value_sum,
+         below_target = m.below_target + excluded.below_target, in_target = m.in_target + excluded.in_target,
+         above_target = m.above_target + excluded.above_target
+       returning 1
+     )`;
 }
 
 /**
@@ -175,18 +195,23 @@ const NEWEST_FIRST = "reported_at desc, external_id desc, item_index desc";
 
 /** Makes the rows in scope a patient's latest where they are newer than what latest_results holds. */
 export async function offerLatest(tx: Tx, scope: RowScope): Promise<void> {
-  await tx.query(
-    `insert into latest_results as l
-     select distinct on (tenant, patient_ref, std_code) tenant, patient_ref, std_code, std_value, reported_at, reported_on, external_id, item_index
-     from lab_results r
-     where ${scope.where("r")} and r.patient_ref is not null and r.std_value is not null
-     order by tenant, patient_ref, std_code, ${NEWEST_FIRST}
-     on conflict (tenant, patient_ref, std_code) do update set
-       std_value = excluded.std_value, reported_at = excluded.reported_at, reported_on = excluded.reported_on,
-       external_id = excluded.external_id, item_index = excluded.item_index
-     where (excluded.reported_at, excluded.external_id, excluded.item_index) > (l.reported_at, l.external_id, l.item_index)`,
-    scope.params,
-  );
+  await tx.query(`with ${latestOfferCte({ from: "lab_results", where: scope.where })} select 1`, scope.params);
+}
+
+/** offerLatest's upsert as a common table expression (`offered_latest`), for a statement that also makes the rows it offers. */
+export function latestOfferCte(rows: Pick<SummarisedRows, "from" | "where">): string {
+  return `offered_latest as (
+       insert into latest_results as l
+       select distinct on (tenant, patient_ref, std_code) tenant, patient_ref, std_code, std_value, reported_at, reported_on, external_id, item_index
+       from ${rows.from} r
+       where ${rows.where("r")} and r.patient_ref is not null and r.std_value is not null
+       order by tenant, patient_ref, std_code, ${NEWEST_FIRST}
+       on conflict (tenant, patient_ref, std_code) do update set
+         std_value = excluded.std_value, reported_at = excluded.reported_at, reported_on = excluded.reported_on,
+         external_id = excluded.external_id, item_index = excluded.item_index
+       where (excluded.reported_at, excluded.external_id, excluded.item_index) > (l.reported_at, l.external_id, l.item_index)
+       returning 1
+     )`;
 }
 
 /** Patients and items whose latest result went with rows that changed or went. */
