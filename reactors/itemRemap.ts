@@ -13,9 +13,10 @@ import type { Projection } from "../projections/runtime/projection.ts";
  * step wakes the reactor for the next, until one reaches the end (through null). A mapping undone
  * meanwhile takes no more steps: undoing covers every result it mapped.
  *
- * The reactor reads the item rows only to cut the steps (some remapSteps.results unmapped results each) and to
- * count them for the progress shown; what a step maps is decided by the projection when it
- * applies the step, after every report received before the mapping.
+ * The reactor reads the item rows only to cut the steps (some remapSteps.results unmapped results
+ * each) and to count the mapping's results once for the progress shown; what a step maps is
+ * decided by the projection when it applies the step, after every report received before the
+ * mapping.
  */
 
 /** Results a step re-maps, about: a step is one transaction of the lab_results projection. REMAP_STEP_RESULTS sets it; tests make steps smaller to see several. */
