@@ -2,6 +2,7 @@ import { NO_MAPPINGS } from "../commands/dictionary/events.ts";
 import { createItemMapper } from "../commands/ingestion/itemMapping.ts";
 import { checkReports, storeCheckedReports, type IngestionDeps, type PushingClient } from "../commands/ingestion/pushReports.ts";
 import { labReports } from "../commands/ingestion/reportKinds.ts";
+import type { ReceivedReport } from "../commands/ingestion/events.ts";
 import type { EventMetadata, Queryable, StreamAppend, TransactionWriter } from "../db/eventStore.ts";
 import { loadDefaultDictionary } from "../db/seed/defaultDictionary.ts";
 import { makeBatch, registered, REPORTS_PER_BATCH } from "./ingestSenders.ts";
@@ -168,8 +169,8 @@ export function copyOf(template: TemplateReport, copy: number): { externalId: st
  */
 export function withCompactMapping(templates: TemplateReport[]): TemplateReport[] {
   return templates.map((template) => {
-    const data = JSON.parse(template.dataJson);
-    data.items = (data.items as Array<Record<string, unknown>>).map((m) => ({ stdCode: m.stdCode, stdValue: m.stdValue, unitStatus: m.unitStatus, mappedBy: m.mappedBy }));
-    return { ...template, dataJson: JSON.stringify(data) };
+    const data: ReceivedReport = JSON.parse(template.dataJson);
+    const items = data.items.map(({ stdCode, stdValue, unitStatus, mappedBy }) => ({ stdCode, stdValue, unitStatus, mappedBy }));
+    return { ...template, dataJson: JSON.stringify({ ...data, items }) };
   });
 }

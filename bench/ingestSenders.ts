@@ -109,7 +109,7 @@ const two = (n: number) => String(n).padStart(2, "0");
 
 interface Batch {
   day: string;
-  reports: Array<Record<string, unknown>>;
+  reports: Array<Record<string, unknown> & { items: Array<Record<string, unknown>> }>;
   matched: number;
 }
 

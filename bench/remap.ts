@@ -32,10 +32,7 @@ const LOCAL_AT = ITEMS.findIndex((item) => item.code === "UREA_PRE");
 /** Batch `b` of run `run` with its pre-dialysis urea sent under the laboratory's own code. */
 function batchWithLocalItem(run: string, b: number) {
   const batch = makeBatch(run, 0, b, dayOf(b));
-  for (const report of batch.reports) {
-    const items = report.items as Array<Record<string, unknown>>;
-    items[LOCAL_AT] = { ...items[LOCAL_AT], ...LOCAL };
-  }
+  for (const report of batch.reports) report.items[LOCAL_AT] = { ...report.items[LOCAL_AT], ...LOCAL };
   return batch.reports;
 }
 

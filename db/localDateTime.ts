@@ -43,3 +43,12 @@ export function parseLocalDateTime(value: string): Date | null {
 export function localIsoDateTime(date: Date): string {
   return localDateTime(date).replace(" ", "T");
 }
+
+/** The instants a local day (`yyyy-MM-dd`) spans, [start, end): from its midnight to the next; null for no such day (or a midnight a clock change skips). */
+export function localDaySpan(day: string): { start: Date; end: Date } | null {
+  const start = isCalendarDate(day) ? parseLocalDateTime(`${day} 00:00:00`) : null;
+  if (!start) return null;
+  const end = new Date(start);
+  end.setDate(end.getDate() + 1);
+  return { start, end };
+}

@@ -1,6 +1,7 @@
-import type { ItemMappingAdded, ItemMappingAddedData, ItemMappingApplied } from "../commands/dictionary/events.ts";
+import type { ItemMappingAdded, ItemMappingAddedData, ItemMappingApplied, ItemMappingEvent } from "../commands/dictionary/events.ts";
 import { recordRemapStep } from "../commands/dictionary/itemMappings.ts";
-import type { StoredEvent } from "../db/eventStore.ts";
+import { readStream, type StoredEvent } from "../db/eventStore.ts";
+import { countMappingResults } from "../queries/dictionary/itemMappings.ts";
 import type { Tx } from "../db/pool.ts";
 import type { Projection } from "../projections/runtime/projection.ts";
 
@@ -49,19 +50,12 @@ export const itemRemapReactor: Projection<ReactsTo> = {
   },
 };
 
-/** The mapping a step belongs to, from its stream's ItemMappingAdded of that id. */
+/** The mapping a step belongs to, from its key stream's ItemMappingAdded of that id. */
 async function mappingOf(tx: Tx, step: StoredEvent<ItemMappingApplied>): Promise<ItemMappingAddedData | null> {
-  const { rows } = await tx.query(
-    "select data from events where tenant = $1 and stream_id = $2 and type = 'ItemMappingAdded' and data->>'mappingId' = $3 order by stream_version desc limit 1",
-    [step.tenant, step.streamId, step.data.mappingId],
-  );
-  return (rows[0]?.data as ItemMappingAddedData | undefined) ?? null;
+  const { events } = await readStream<ItemMappingEvent>(tx, step.tenant, step.streamId);
+  const added = events.findLast((event) => event.type === "ItemMappingAdded" && event.data.mappingId === step.data.mappingId);
+  return added?.type === "ItemMappingAdded" ? added.data : null;
 }
-
-/** The unmapped item rows a mapping's keys match, as a condition on read.lab_results `i` with $1…$5. */
-const MATCHING = `i.tenant = $1 and i.std_code is null and ($2::text is null or i.client_name = $2)
-  and ($3::text is null or btrim(i.item_code) = $3) and ($4::text is null or btrim(i.item_name) = $4)
-  and ($5::text is null or coalesce(btrim(i.unit), '') = $5)`;
 
 /**
  * Records the step after `after`: up to the report of the remapSteps.results-th unmapped result
@@ -69,8 +63,7 @@ const MATCHING = `i.tenant = $1 and i.std_code is null and ($2::text is null or 
  * The mapping's own results are counted once, when the re-mapping begins, for its progress.
  */
 async function nextStep(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMappingAddedData, after: string | null, total: number | null): Promise<void> {
-  const counted =
-    total ?? Number((await tx.query(`select count(*) as n from read.lab_results i where ${MATCHING}`, [cause.tenant, mapping.client, mapping.itemCode, mapping.itemName, mapping.unit])).rows[0].n);
+  const counted = total ?? (await countMappingResults(tx, cause.tenant, mapping));
   const range = `i.tenant = $1 and i.std_code is null and ($2::text is null or i.external_id collate "C" > $2)`;
   const { rows } = await tx.query(`select i.external_id collate "C" as through from read.lab_results i where ${range} order by i.external_id collate "C" offset $3 limit 1`, [
     cause.tenant,

@@ -38,6 +38,11 @@ export const mappingKeysInput = z
   .strictObject(keyFields, { error: (issue) => (issue.code === "unrecognized_keys" ? "Send { client?, itemCode?, itemName?, unit? }" : undefined) })
   .refine(codeOrName.check, { message: codeOrName.message });
 
+/** A mapping's keys as the rules hold them: a key left out is null (it matches anything). */
+export function mappingKeysOf(input: z.infer<typeof mappingKeysInput>): Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit"> {
+  return { client: input.client ?? null, itemCode: input.itemCode ?? null, itemName: input.itemName ?? null, unit: input.unit ?? null };
+}
+
 /** `POST /api/dictionary/mappings`. */
 export const mappingInput = z
   .strictObject(
@@ -113,7 +118,7 @@ export interface MappingChecks {
 
 /** Records a mapping (contract F.1) and answers its id and the event's position. */
 export async function addItemMapping(ctx: CommandContext, tenant: string, input: MappingInput, checks: MappingChecks): Promise<{ mappingId: string; appended: AppendResult }> {
-  const keys = { client: input.client ?? null, itemCode: input.itemCode ?? null, itemName: input.itemName ?? null, unit: input.unit ?? null };
+  const keys = mappingKeysOf(input);
   const { mapper } = checks;
   const target = mapper.dictionary.items.find((item) => item.code.toLowerCase() === input.stdCode.toLowerCase());
   if (!target) throw new CommandError("invalid", `stdCode: ${input.stdCode} is not an item of the dictionary; GET /api/dictionary/lab-items lists them.`, "mapping-invalid");

@@ -78,7 +78,10 @@ export async function mappingsInForce(reader: TenantReader): Promise<ItemMapping
   return rows.map(ruleOf);
 }
 
-/** Whether the tenant has a sending client of this name. */
+/**
+ * Whether the tenant has a sending client of this name, revoked or not: a revoked sender's stored
+ * results are still to be mapped (activeClientsNamed, for the open API's checks, knows active ones only).
+ */
 export async function clientNamed(reader: TenantReader, name: string): Promise<boolean> {
   const { rowCount } = await reader.query("select 1 from read.clients where name = $1 limit 1", [name]);
   return (rowCount ?? 0) > 0;
@@ -86,19 +89,20 @@ export async function clientNamed(reader: TenantReader, name: string): Promise<b
 
 type MappingKeys = Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">;
 
-/** The stored unmapped item rows a mapping of these keys matches, as a condition on read.lab_results `i` with $1…$4. */
-const MATCHED_UNMAPPED = `i.std_code is null
-  and ($1::text is null or i.client_name = $1) and ($2::text is null or btrim(i.item_code) = $2)
-  and ($3::text is null or btrim(i.item_name) = $3) and ($4::text is null or coalesce(btrim(i.unit), '') = $4)`;
-const keyParams = (keys: MappingKeys) => [keys.client, keys.itemCode, keys.itemName, keys.unit];
-
 /**
- * The units (trimmed, "" for none) the stored unmapped results a mapping of these keys matches
- * were sent in. Read over every ward: the mapping converts them all.
+ * The tenant's stored unmapped item rows a mapping of these keys matches, as a condition on
+ * read.lab_results `i` with $1…$5 (keyParams). The tenant is named, not left to the reader's
+ * scope: the item_remap reactor counts them on its own transaction, which has none.
  */
-export async function unmappedUnits(reader: TenantReader, keys: MappingKeys): Promise<string[]> {
-  const { rows } = await reader.query(`select distinct coalesce(btrim(i.unit), '') as unit from read.lab_results i where ${MATCHED_UNMAPPED}`, keyParams(keys));
-  return rows.map((row) => row.unit as string);
+const MATCHED_UNMAPPED = `i.tenant = $1 and i.std_code is null
+  and ($2::text is null or i.client_name = $2) and ($3::text is null or btrim(i.item_code) = $3)
+  and ($4::text is null or btrim(i.item_name) = $4) and ($5::text is null or coalesce(btrim(i.unit), '') = $5)`;
+const keyParams = (tenant: string, keys: MappingKeys) => [tenant, keys.client, keys.itemCode, keys.itemName, keys.unit];
+
+/** How many stored results a mapping of these keys would re-map now (the item_remap reactor's total, when it begins). */
+export async function countMappingResults(reader: TenantReader, tenant: string, keys: MappingKeys): Promise<number> {
+  const { rows } = await reader.query(`select count(*)::int as n from read.lab_results i where ${MATCHED_UNMAPPED}`, keyParams(tenant, keys));
+  return rows[0].n as number;
 }
 
 /** `POST /api/dictionary/mappings/preview`: what a mapping of these keys would re-map now. */
@@ -109,15 +113,16 @@ export const mappingPreviewSchema = z.object({
 });
 export type MappingPreview = z.infer<typeof mappingPreviewSchema>;
 
-export async function mappingPreview(reader: TenantReader, keys: MappingKeys): Promise<MappingPreview> {
+/** The results a mapping of these keys would re-map now, their reports and the units they were sent in (a new mapping records how each converts): one pass over them. */
+export async function mappingPreview(reader: TenantReader, tenant: string, keys: MappingKeys): Promise<MappingPreview> {
   const { rows } = await reader.query(
-    `select coalesce(btrim(i.unit), '') as unit, count(*)::int as results
-     from read.lab_results i where ${MATCHED_UNMAPPED}
-     group by 1 order by 2 desc, 1`,
-    keyParams(keys),
+    `with matched as materialized (select i.external_id, coalesce(btrim(i.unit), '') as unit from read.lab_results i where ${MATCHED_UNMAPPED}),
+     per_unit as (select unit, count(*)::int as results from matched group by unit)
+     select (select count(*) from matched)::int as results, (select count(distinct external_id) from matched)::int as reports,
+            coalesce((select array_agg(unit order by results desc, unit) from per_unit), '{}') as units`,
+    keyParams(tenant, keys),
   );
-  const { rows: reports } = await reader.query(`select count(distinct i.external_id)::int as n from read.lab_results i where ${MATCHED_UNMAPPED}`, keyParams(keys));
-  return { results: rows.reduce((sum, row) => sum + row.results, 0), reports: reports[0].n, units: rows.map((row) => row.unit) };
+  return rows[0] as MappingPreview;
 }
 
 /** Where an event stands in the feed's order: its transaction, then its position. */

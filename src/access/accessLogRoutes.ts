@@ -2,7 +2,7 @@ import Router from "@koa/router";
 import { z } from "zod";
 import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import type { Db } from "../../db/pool.ts";
-import { isCalendarDate, parseLocalDateTime } from "../../db/localDateTime.ts";
+import { isCalendarDate, localDaySpan, parseLocalDateTime } from "../../db/localDateTime.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { accessRecordSchema, patientAccessKey, patientAccessLog, tenantAccessKey, tenantAccessLog, type AccessPeriod } from "../../queries/access/accessLog.ts";
 import { requireRole } from "../http/authorAuth.ts";
@@ -23,13 +23,7 @@ const MOMENT_FORMS = "a day (yyyy-MM-dd) or a local date-time (yyyy-MM-ddTHH:mm:
 
 /** `2026-03-01`, `2026-03-01T08:00:00` or `2026-03-01 08:00:00`, local time; null for anything else. */
 function momentOf(text: string): { start: Date; end: Date } | null {
-  if (isCalendarDate(text)) {
-    const start = parseLocalDateTime(`${text} 00:00:00`);
-    if (!start) return null;
-    const end = new Date(start);
-    end.setDate(end.getDate() + 1);
-    return { start, end };
-  }
+  if (isCalendarDate(text)) return localDaySpan(text);
   const start = parseLocalDateTime(text.replace("T", " "));
   return start ? { start, end: new Date(start.getTime() + 1000) } : null;
 }

@@ -1,13 +1,13 @@
 import Router from "@koa/router";
 import { z } from "zod";
-import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
-import { addItemMapping, mappingInput, mappingKeysInput, removeItemMapping, unmappingInput } from "../../commands/dictionary/itemMappings.ts";
+import { isCalendarDate, localDate, localDaySpan } from "../../db/localDateTime.ts";
+import { addItemMapping, mappingInput, mappingKeysInput, mappingKeysOf, removeItemMapping, unmappingInput } from "../../commands/dictionary/itemMappings.ts";
 import type { ItemMapper } from "../../commands/ingestion/itemMapping.ts";
 import type { EventStore } from "../../db/eventStore.ts";
-import { readAsTenant } from "../../db/tenantScope.ts";
+import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
 import { withWardScope } from "../../db/wardScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
-import { clientNamed, itemMappingById, listItemMappings, mappingPreview, unmappedUnits } from "../../queries/dictionary/itemMappings.ts";
+import { clientNamed, itemMappingById, listItemMappings, mappingPreview } from "../../queries/dictionary/itemMappings.ts";
 import { commandContextOf } from "../http/requestState.ts";
 import type { DictionaryAnswer, ServedDictionary } from "../../queries/dictionary/dictionary.ts";
 import { unmappedItems } from "../../queries/dictionary/unmappedItems.ts";
@@ -31,24 +31,19 @@ export const unmappedQuery = z.strictObject(
   { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from and to, days of receipt written yyyy-MM-dd" : undefined) },
 );
 
-/** Local midnight starting `day` (yyyy-MM-dd), `plusDays` later. */
-function startOfDay(day: string, plusDays = 0): Date {
-  const date = new Date(0);
-  // setFullYear, not the constructor: the constructor reads years 0 to 99 as 1900 to 1999.
-  date.setFullYear(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)) + plusDays);
-  date.setHours(0, 0, 0, 0);
-  return date;
-}
-
 /** The instants of receipt a from/to pair of days spans: [from's midnight, the midnight after to). */
 function receiptWindow(from: string | undefined, to: string | undefined): { since: Date; until: Date } {
   const toDay = to ?? localDate(new Date());
-  const fromDay = from ?? localDate(startOfDay(toDay, -(DEFAULT_DAYS - 1)));
+  const last = localDaySpan(toDay);
+  if (!last) throw new HttpError(400, `to ${DAY_PROBLEM}`, {}, "unmapped-range-invalid");
+  const earliest = new Date(last.start);
+  earliest.setDate(earliest.getDate() - (DEFAULT_DAYS - 1));
+  const fromDay = from ?? localDate(earliest);
   if (fromDay > toDay) throw new HttpError(400, `from (${fromDay}) is after to (${toDay}); send from on or before to.`, {}, "unmapped-range-invalid");
-  const since = startOfDay(fromDay);
-  const until = startOfDay(toDay, 1);
-  if (until.getTime() - since.getTime() > (MAX_DAYS + 1) * 86_400_000) throw new HttpError(400, `Ask for at most ${MAX_DAYS} days at a time.`, {}, "unmapped-range-invalid");
-  return { since, until };
+  const first = localDaySpan(fromDay);
+  if (!first) throw new HttpError(400, `from ${DAY_PROBLEM}`, {}, "unmapped-range-invalid");
+  if (last.end.getTime() - first.start.getTime() > (MAX_DAYS + 1) * 86_400_000) throw new HttpError(400, `Ask for at most ${MAX_DAYS} days at a time.`, {}, "unmapped-range-invalid");
+  return { since: first.start, until: last.end };
 }
 
 /**
@@ -89,15 +84,16 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     ctx.body = await readAsTenant(db, ctx.state.tenant, listItemMappings);
   });
 
+  // A mapping's checks and preview read every ward's results and senders: it maps them all.
+  const everyWard = <T>(tenant: string, work: (reader: TenantReader) => Promise<T>) => withWardScope(null, () => readAsTenant(db, tenant, work));
+
   router.post("/api/dictionary/mappings", requireRole(adminToken, "author"), async (ctx) => {
     const input = parseBody(mappingInput, ctx.request.body);
     const tenant: string = ctx.state.tenant;
-    // The mapping's checks read every ward's results and senders: it maps them all.
-    const everyWard = <T>(work: Parameters<typeof readAsTenant<T>>[2]) => withWardScope(null, () => readAsTenant(db, tenant, work));
     const { mappingId, appended } = await addItemMapping(commandContextOf(ctx, store), tenant, input, {
       mapper,
-      clientExists: (name) => everyWard((reader) => clientNamed(reader, name)),
-      unitsSeen: (keys) => everyWard((reader) => unmappedUnits(reader, keys)),
+      clientExists: (name) => everyWard(tenant, (reader) => clientNamed(reader, name)),
+      unitsSeen: async (keys) => (await everyWard(tenant, (reader) => mappingPreview(reader, tenant, keys))).units,
     });
     // Pushes read the mappings in force from the read model: the next push maps with this one.
     await waitForProjection(db, "item_mappings", appended.last);
@@ -107,9 +103,9 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
 
   // What a mapping of these keys would re-map now, before it is made (the staff page's preview).
   router.post("/api/dictionary/mappings/preview", requireRole(adminToken, "author"), async (ctx) => {
-    const input = parseBody(mappingKeysInput, ctx.request.body);
-    const keys = { client: input.client ?? null, itemCode: input.itemCode ?? null, itemName: input.itemName ?? null, unit: input.unit ?? null };
-    ctx.body = await withWardScope(null, () => readAsTenant(db, ctx.state.tenant, (reader) => mappingPreview(reader, keys)));
+    const keys = mappingKeysOf(parseBody(mappingKeysInput, ctx.request.body));
+    const tenant: string = ctx.state.tenant;
+    ctx.body = await everyWard(tenant, (reader) => mappingPreview(reader, tenant, keys));
   });
 
   router.delete("/api/dictionary/mappings/:mappingId", requireRole(adminToken, "author"), async (ctx) => {
