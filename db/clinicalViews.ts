@@ -55,6 +55,18 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
           left join read.patient_wards w on w.tenant = l.tenant and w.patient_ref = l.patient_ref
           where l.tenant = ${TENANT_OF_THIS_CONNECTION}`,
   },
+  // Contract F.2: the values the service derived, by each formula's version in force (projections/ingestion/derivedResults.ts);
+  // inputs are the externalIds of the reports read, each once, in the formula's order. collected_on after the contract's columns.
+  derived_results: {
+    needs: ["derived_results", "derived_formulas", "patients"],
+    sql: `select d.patient_ref, p.ward, d.std_code, d.value, d.unit, d.collected_at, f.name as formula, d.formula_version,
+                 array(select i.external_id from (select e->>'externalId' as external_id, min(o) as o from jsonb_array_elements(d.inputs) with ordinality as t(e, o) group by 1) i order by i.o) as inputs,
+                 d.collected_on
+          from read.derived_results d
+          join read.derived_formulas f on f.std_code = d.std_code and f.version = d.formula_version and f.superseded_at is null
+          left join read.patients p on p.tenant = d.tenant and p.patient_ref = d.patient_ref
+          where d.tenant = ${TENANT_OF_THIS_CONNECTION}`,
+  },
   std_targets: {
     needs: ["std_targets"],
     sql: `select code, low, high, source from read.std_targets`,

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { projectFile } from "../projectFiles.ts";
+import { formulaInputs, parseFormula } from "./formulaExpression.ts";
 
 const DICTIONARY_FILE = projectFile("db", "seed", "default-dictionary.json");
 
@@ -59,6 +60,25 @@ export const valueBandSchema = z
   .refine((band) => band.low !== null || band.high !== null, "give low, high or both")
   .refine((band) => band.low === null || band.high === null || band.low < band.high, "low must be below high");
 
+/**
+ * How the service derives an item from other results of one collection (contract F.2). Its
+ * `version` changes only with a release of the dictionary that changes `expression`: every derived
+ * value is then recomputed, and those of the earlier version stay answerable as of before it.
+ */
+export const formulaSchema = z.strictObject({
+  /** The formula's name as clinicians know it: "URR", "Payne", "TSAT", "Ca × P". */
+  name: z.string().min(1),
+  version: z.int().positive(),
+  /** Arithmetic over numeric items' codes in their standard units (formulaExpression.ts). */
+  expression: z.string().min(1),
+  /** Decimals the derived value is rounded to. */
+  decimals: z.int().min(0).max(4),
+  /** Items which, sent by the laboratory for that collection, stand instead of the derived value (its value wins). */
+  sentAs: z.array(codeSchema).min(1),
+  /** Where the formula comes from, cited so a clinician can check it. */
+  source: z.string().min(1),
+});
+
 export const dictionaryItemSchema = z
   .strictObject({
     code: codeSchema,
@@ -92,6 +112,7 @@ export const dictionaryItemSchema = z
     target: valueBandSchema.optional(),
     /** Beyond these a result raises a critical-result alert (as a laboratory's LL or HH flag does). */
     critical: valueBandSchema.optional(),
+    formula: formulaSchema.optional(),
   })
   .superRefine((item, ctx) => {
     if (item.valueType !== "numeric" && (item.unit !== "" || item.conversions.length > 0)) {
@@ -164,6 +185,11 @@ export const dictionarySchema = z
       if (owner !== undefined) ctx.addIssue({ code: "custom", path: ["items", i, "label"], message: `label "${item.label}" of ${item.code} is the label of ${owner}` });
       else labels.set(item.label.toLowerCase(), item.code);
     });
+    dict.items.forEach((item, i) => {
+      if (!item.formula) return;
+      const issue = formulaIssue(item, dict.items);
+      if (issue) ctx.addIssue({ code: "custom", path: ["items", i, "formula", "expression"], message: issue });
+    });
     const examCodes = new Set<string>();
     dict.examTypes.forEach((exam, i) => {
       if (examCodes.has(exam.code)) {
@@ -173,10 +199,28 @@ export const dictionarySchema = z
     });
   });
 
+/** What is wrong with a derived item's formula, if anything: it must parse and read other numeric items, none of them derived. */
+function formulaIssue(item: z.infer<typeof dictionaryItemSchema>, items: ReadonlyArray<z.infer<typeof dictionaryItemSchema>>): string | null {
+  if (item.valueType !== "numeric") return "only numeric items are derived";
+  let inputs: string[];
+  try {
+    inputs = formulaInputs(parseFormula(item.formula!.expression));
+  } catch (error) {
+    return (error as Error).message;
+  }
+  for (const code of inputs) {
+    const input = items.find((candidate) => candidate.code === code);
+    if (!input || input.valueType !== "numeric") return `${code} is not a numeric item of the dictionary`;
+    if (input.formula) return `${code} is derived itself: a formula reads results as sent`;
+  }
+  return inputs.length === 0 ? "a formula reads at least one item" : null;
+}
+
 export type UnitConversion = z.infer<typeof conversionSchema>;
 export type ValueBand = z.infer<typeof valueBandSchema>;
 export type DictionaryItem = z.infer<typeof dictionaryItemSchema>;
 export type ExamType = z.infer<typeof examTypeSchema>;
+export type Formula = z.infer<typeof formulaSchema>;
 export type Dictionary = z.infer<typeof dictionarySchema>;
 
 /** Reads and validates the shipped default dictionary; throws when the file is invalid. */

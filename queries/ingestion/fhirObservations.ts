@@ -1,4 +1,5 @@
 import type { TenantReader } from "../../db/tenantScope.ts";
+import { derivedInForce, type DerivedInput } from "../patients/derivedResults.ts";
 
 /** A result item as FHIR serves it: one row of read.lab_results with its report's status. */
 export interface ObservationRow {
@@ -19,8 +20,11 @@ export interface ObservationRow {
   abnormal_flag: string | null;
   result_type: string | null;
   effective_at: string;
-  reported_at: string;
+  /** Null for a derived value: it is not a laboratory's report. */
+  reported_at: string | null;
   status: string | null;
+  /** Of a value the service derived (contract F.2): its formula and the results it read; else absent. */
+  derived?: { name: string; version: number; expression: string; inputs: DerivedInput[] } | null;
 }
 
 const OBSERVATION_COLUMNS = `r.external_id, r.item_index, r.patient_ref, r.item_code, r.item_name, r.std_code, r.std_name, r.value_num, r.value_text, r.unit,
@@ -45,21 +49,37 @@ export interface ObservationSearch {
  * time by keyset. The patient's rows of an item are found by lab_results_by_patient; the few
  * hundred of one patient and item are then filtered and sorted.
  */
-export async function searchObservations(reader: TenantReader, search: ObservationSearch): Promise<ObservationRow[]> {
-  const { rows } = await reader.query<ObservationRow>(
-    `select ${OBSERVATION_COLUMNS}
-     from read.lab_results r
-     join read.lab_reports p on p.tenant = r.tenant and p.external_id = r.external_id
-     where r.patient_ref = $1
-       and ($2::text[] is null or r.std_code = any($2::text[]))
-       and ($3::date is null or coalesce(r.collected_on, r.reported_on) >= $3::date)
-       and ($4::date is null or coalesce(r.collected_on, r.reported_on) <= $4::date)
-       and ($5::timestamp is null or (coalesce(r.collected_at, r.reported_at), r.external_id, r.item_index) < ($5::timestamp, $6::text, $7::int))
-     order by coalesce(r.collected_at, r.reported_at) desc, r.external_id desc, r.item_index desc
+export async function searchObservations(reader: TenantReader, search: ObservationSearch, derivedCodes: readonly string[]): Promise<ObservationRow[]> {
+  // A derived value (contract F.2) is paged as a row of the first report it read, numbered below
+  // every item of it (-1 for the first derived item of the dictionary, -2 for the next …), so that
+  // its place in the keyset order is fixed and told apart from the day's other derived values.
+  const { rows } = await reader.query<ObservationRow & { effective: Date }>(
+    `select * from (
+       select ${OBSERVATION_COLUMNS}, coalesce(r.collected_at, r.reported_at) as effective, null::jsonb as derived
+       from read.lab_results r
+       join read.lab_reports p on p.tenant = r.tenant and p.external_id = r.external_id
+       where r.patient_ref = $1
+         and ($2::text[] is null or r.std_code = any($2::text[]))
+         and ($3::date is null or coalesce(r.collected_on, r.reported_on) >= $3::date)
+         and ($4::date is null or coalesce(r.collected_on, r.reported_on) <= $4::date)
+         and ($5::timestamp is null or (coalesce(r.collected_at, r.reported_at), r.external_id, r.item_index) < ($5::timestamp, $6::text, $7::int))
+       union all
+       select d.inputs->0->>'externalId', -array_position($9::text[], d.std_code), d.patient_ref, null, null, d.std_code, null, null, null, null,
+              d.value, d.unit, null, null, null, null, to_char(d.collected_at, 'YYYY-MM-DD"T"HH24:MI:SS'), null,
+              'FINAL', d.collected_at,
+              jsonb_build_object('name', f.name, 'version', f.version, 'expression', f.expression, 'inputs', d.inputs)
+       from ${derivedInForce("$10")}
+       where d.patient_ref = $1 and array_position($9::text[], d.std_code) is not null
+         and ($2::text[] is null or d.std_code = any($2::text[]))
+         and ($3::date is null or d.collected_on >= $3::date)
+         and ($4::date is null or d.collected_on <= $4::date)
+         and ($5::timestamp is null or (d.collected_at, d.inputs->0->>'externalId', -array_position($9::text[], d.std_code)) < ($5::timestamp, $6::text, $7::int))
+     ) o
+     order by effective desc, external_id desc, item_index desc
      limit $8`,
-    [search.patientRef, search.stdCodes, search.fromDay, search.toDay, search.after?.[0] ?? null, search.after?.[1] ?? null, search.after?.[2] ?? null, search.count],
+    [search.patientRef, search.stdCodes, search.fromDay, search.toDay, search.after?.[0] ?? null, search.after?.[1] ?? null, search.after?.[2] ?? null, search.count, derivedCodes, null],
   );
-  return rows;
+  return rows.map(({ effective: _, ...row }) => row);
 }
 
 /** A lab report as FHIR serves it (DiagnosticReport), with its result rows in order. */

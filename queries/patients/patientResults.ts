@@ -4,6 +4,7 @@ import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTimeText } from "../../db/localDateTime.ts";
 import { itemNamesShape } from "../dictionary/itemNames.ts";
 import { patientByRef, patientListEntrySchema } from "./patients.ts";
+import { derivedFormulaSchema, derivedInForce, derivedPoints, formulaOf } from "./derivedResults.ts";
 
 /*
  * One patient's results over time (contract D.7), what the patient chart draws: for each asked
@@ -22,7 +23,9 @@ export const resultPointSchema = z.object({
   at: localIsoDateTimeText.meta({ description: "When the sample was collected, else when the result was reported" }),
   value: z.number().meta({ description: "The value in the item's standard unit" }),
   flag: z.string().nullable().meta({ description: "The laboratory's abnormal flag (L, H, LL, HH, N, A …), as sent" }),
-  externalId: z.string().meta({ description: "The report the result belongs to" }),
+  externalId: z.string().meta({ description: "The report the result belongs to (of a derived value: the first report it read)" }),
+  derived: z.literal(true).optional().meta({ description: "Present on a value the service derived (contract F.2), not one a laboratory sent" }),
+  formula: derivedFormulaSchema.optional(),
 });
 
 export const resultSeriesSchema = z.object({
@@ -46,6 +49,8 @@ export interface PatientResultsRequest {
   /** Inclusive days, yyyy-MM-dd. */
   fromDay: string;
   toDay: string;
+  /** Derived values by the formula versions in force at this moment (contract F.2); now when absent. */
+  asOf?: Date;
 }
 
 /** The items a chart shows when none are asked for: the dictionary's core numeric items. */
@@ -73,11 +78,17 @@ export type ResultItem = z.infer<typeof resultItemSchema>;
 export async function patientResultItems(reader: TenantReader, dictionary: Dictionary, patientRef: string): Promise<ResultItem[] | undefined> {
   if (!(await patientByRef(reader, patientRef))) return undefined;
   const { rows } = await reader.query<{ std_code: string; results: number; last_at: string }>(
-    `select std_code, count(*)::int as results, to_char(max(coalesce(collected_at, reported_at)), 'YYYY-MM-DD"T"HH24:MI:SS') as last_at
-     from read.lab_results
-     where patient_ref = $1 and std_code is not null and std_value is not null
+    `select std_code, sum(results)::int as results, to_char(max(last_at), 'YYYY-MM-DD"T"HH24:MI:SS') as last_at
+     from (
+       select std_code, count(*) as results, max(coalesce(collected_at, reported_at)) as last_at
+       from read.lab_results
+       where patient_ref = $1 and std_code is not null and std_value is not null
+       group by std_code
+       union all
+       select d.std_code, count(*), max(d.collected_at) from ${derivedInForce("$2")} where d.patient_ref = $1 group by d.std_code
+     ) counted
      group by std_code`,
-    [patientRef],
+    [patientRef, null],
   );
   const held = new Map(rows.map((row) => [row.std_code, row]));
   const numeric = dictionary.items.filter((item) => item.valueType === "numeric");
@@ -99,7 +110,7 @@ export async function patientResults(reader: TenantReader, request: PatientResul
   const patient = await patientByRef(reader, request.patientRef);
   if (!patient) return undefined;
   const codes = request.items.map((item) => item.code);
-  const [points, ranges] = await Promise.all([
+  const [points, ranges, derived] = await Promise.all([
     reader.query<{ std_code: string; at: string; value: number; flag: string | null; external_id: string }>(
       `select std_code, to_char(coalesce(collected_at, reported_at), 'YYYY-MM-DD"T"HH24:MI:SS') as at, std_value as value, abnormal_flag as flag, external_id
        from read.lab_results
@@ -119,9 +130,13 @@ export async function patientResults(reader: TenantReader, request: PatientResul
        ) r`,
       [request.patientRef, codes, request.toDay],
     ),
+    derivedPoints(reader, request.patientRef, codes, request.fromDay, request.toDay, request.asOf ?? null),
   ]);
   const pointsOf = new Map<string, PatientResults["series"][number]["points"]>(codes.map((code) => [code, []]));
   for (const row of points.rows) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: row.flag, externalId: row.external_id });
+  // Beside the sent values of their item, in time order (a day with a sent value has no derived one).
+  for (const row of derived) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: null, externalId: row.inputs[0]!.externalId, derived: true, formula: formulaOf(row) });
+  for (const series of pointsOf.values()) series.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const rangeOf = new Map(ranges.rows.map((row) => [row.code, row]));
   return {
     patient,

@@ -109,7 +109,6 @@ export async function startService({ config, role, log, projections = allProject
     const dictionary = loadDefaultDictionary();
     const served = serveDictionary(dictionary);
     const ingestion = ingestionDeps(eventStore, dictionary);
-    await recordDictionaryRelease(eventStore, dictionary, served.version);
     await ensureWakeupQueue(boss, BULK_WAKEUP_QUEUE);
     let worker: ProjectionWorker | null = null;
     let importer: BulkImporter | null = null;
@@ -147,6 +146,10 @@ export async function startService({ config, role, log, projections = allProject
       const sender = new WakeupSender(boss, projections, log);
       eventStore.onAppended((types) => sender.notify(types));
     }
+    // Recorded once the projections are set up: on a new store, those that apply releases (the
+    // dictionary's, the item rows' formulas) then start empty and live and apply it as it comes,
+    // instead of being built by replay because the store already held it.
+    await recordDictionaryRelease(eventStore, dictionary, served.version);
 
     let url: string | null = null;
     let mllpPort: number | null = null;

@@ -8,7 +8,7 @@ import { PATIENT_REF_PATTERN, registerPatientInput } from "../../commands/patien
 import type { EventStore } from "../../db/eventStore.ts";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { isCalendarDate, localDate } from "../../db/localDateTime.ts";
+import { isCalendarDate, localDate, parseLocalDateTime } from "../../db/localDateTime.ts";
 import { defaultChartItems, patientResultItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef, patientVisible } from "../../queries/patients/patients.ts";
 import { requireRole } from "../http/authorAuth.ts";
@@ -28,6 +28,7 @@ export const listQuery = z.strictObject(
 );
 
 const DAY_PROBLEM = "must be a day written yyyy-MM-dd, e.g. 2026-03-01";
+const AS_OF_PROBLEM = "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. asOf=2026-03-01%2018:00:00, or be left out for now";
 const MAX_CHART_ITEMS = 20;
 const MAX_CHART_YEARS = 10;
 
@@ -37,8 +38,13 @@ export const resultsQuery = z.strictObject(
     from: z.string({ error: `from ${DAY_PROBLEM}` }).refine(isCalendarDate, `from ${DAY_PROBLEM}`).optional().meta({ description: "First day (yyyy-MM-dd); a year before `to` when left out", example: "2025-03-01" }),
     to: z.string({ error: `to ${DAY_PROBLEM}` }).refine(isCalendarDate, `to ${DAY_PROBLEM}`).optional().meta({ description: "Last day (yyyy-MM-dd), included; today when left out", example: "2026-02-28" }),
     codes: z.string({ error: "codes is one comma-separated list of standard item codes, e.g. codes=KTV,HGB" }).optional().meta({ description: "Standard item codes, comma-separated, in the order the series are answered; the core numeric items when left out", example: "KTV,HGB,P" }),
+    asOf: z
+      .string({ error: AS_OF_PROBLEM })
+      .refine((value) => parseLocalDateTime(value) !== null, AS_OF_PROBLEM)
+      .optional()
+      .meta({ description: "Contract F.2: derived values as the formula versions in force at the end of this local second derived them (yyyy-MM-dd HH:mm:ss); now when left out", example: "2026-03-01 18:00:00" }),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from, to (days, yyyy-MM-dd) and codes (comma-separated standard item codes)" : undefined) },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from, to (days, yyyy-MM-dd), codes (comma-separated standard item codes) and asOf (yyyy-MM-dd HH:mm:ss)" : undefined) },
 );
 
 function chartItems(dictionary: Dictionary, codes: string | undefined): DictionaryItem[] {
@@ -81,7 +87,9 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
     const query = parseBody(resultsQuery, ctx.query);
     const items = chartItems(dictionary, query.codes);
     const days = chartDays(query.from, query.to);
-    const answer = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResults(reader, { patientRef, items, ...days }));
+    // The end of the second asked for, as reconciliation's asOf (contract D.3).
+    const asOf = query.asOf === undefined ? undefined : new Date(parseLocalDateTime(query.asOf)!.getTime() + 999);
+    const answer = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResults(reader, { patientRef, items, ...days, asOf }));
     if (!answer) throw noSuchPatient(patientRef);
     ctx.body = answer;
   });

@@ -16,6 +16,8 @@ const FACT_CODES = [
   "GLU", "HBA1C", "TC", "TG", "LDL", "HDL", "ALT", "AST", "GGT", "TBIL", "NTBNP", "PT", "INR",
   "APTT", "FIB", "KTV", "URR",
 ];
+/** The items contract F.2 has the service derive where the laboratory does not send them. */
+const DERIVED_CODES = ["CA_CORR", "TSAT_CALC", "CAXP"];
 
 describe("default hemodialysis dictionary", () => {
   let dict: Dictionary;
@@ -47,8 +49,8 @@ describe("default hemodialysis dictionary", () => {
     expect(dict.examTypes.length).to.be.at.least(10);
   });
 
-  it("contains exactly the items of the reference facts table", () => {
-    expect(dict.items.map((i) => i.code)).to.have.members(FACT_CODES);
+  it("contains exactly the items of the reference facts table and the derived items of contract F.2", () => {
+    expect(dict.items.map((i) => i.code)).to.have.members([...FACT_CODES, ...DERIVED_CODES]);
   });
 
   it("ships all eleven exam types with upper-case codes", () => {
@@ -84,11 +86,12 @@ describe("default hemodialysis dictionary", () => {
     expect(timing).to.have.members(["UREA_PRE", "UREA_POST", "CREA", "K", "CO2", "HCO3", "KTV", "URR"]);
   });
 
+  // Corrected calcium too: the calcium targets below are for it, and the chart shows it by default.
   it("marks the hemodialysis quality indicators as core", () => {
     const core = dict.items.filter((i) => i.core).map((i) => i.code);
     expect(core).to.have.members([
       "HGB", "UREA_PRE", "UREA_POST", "CA", "P", "IPTH", "ALB", "FER", "TSAT", "HSCRP",
-      "HBSAG", "HCVAB", "HIV", "TPAB", "KTV", "URR",
+      "HBSAG", "HCVAB", "HIV", "TPAB", "KTV", "URR", "CA_CORR",
     ]);
   });
 
@@ -185,7 +188,7 @@ describe("default hemodialysis dictionary", () => {
 
   it("holds the KDIGO / KDOQI targets of the core dialysis items, each citing its guideline", () => {
     const targeted = dict.items.filter((item) => item.target).map((item) => item.code);
-    expect(targeted).to.have.members(["KTV", "URR", "HGB", "ALB", "P", "CA", "IPTH", "K", "HCO3", "FER", "TSAT"]);
+    expect(targeted).to.have.members(["KTV", "URR", "HGB", "ALB", "P", "CA", "IPTH", "K", "HCO3", "FER", "TSAT", "CA_CORR", "TSAT_CALC", "CAXP"]);
     expect(item("KTV").target).to.deep.include({ low: 1.2, high: null });
     expect(item("HGB").target).to.deep.include({ low: 110, high: 130 });
     for (const code of targeted) expect(item(code).target!.source, code).to.match(/KDIGO|KDOQI/);
@@ -200,6 +203,28 @@ describe("default hemodialysis dictionary", () => {
       expect(limits!.low === null || target.low === null || limits!.low < target.low, `${code} critical low below its target`).to.equal(true);
       expect(limits!.high === null || target.high === null || limits!.high > target.high, `${code} critical high above its target`).to.equal(true);
     }
+  });
+
+  it("derives URR, corrected calcium, TSAT and Ca × P by formulas over other numeric items, each citing its source", () => {
+    const formulas = Object.fromEntries(dict.items.filter((i) => i.formula).map((i) => [i.code, i.formula!.expression]));
+    expect(formulas).to.deep.equal({ URR: "100 * (1 - UREA_POST / UREA_PRE)", CA_CORR: "CA + 0.02 * (40 - ALB)", TSAT_CALC: "FE / TIBC * 100", CAXP: "CA * P" });
+    expect(item("TSAT_CALC").formula!.sentAs).to.have.members(["TSAT", "TSAT_CALC"]);
+    for (const code of Object.keys(formulas)) expect(item(code).formula!.source, code).to.have.length.above(20);
+  });
+
+  it("refuses a formula that is not arithmetic over numeric items that are not derived themselves", () => {
+    const withFormula = (expression: string) => {
+      const copy = structuredClone(dict);
+      copy.items.find((i) => i.code === "CAXP")!.formula!.expression = expression;
+      const result = dictionarySchema.safeParse(copy);
+      return result.success ? null : result.error.issues[0]!.message;
+    };
+    expect(withFormula("CA * P * 1.5")).to.equal(null);
+    expect(withFormula("process.exit(1)")).to.match(/may hold only numbers, item codes/);
+    expect(withFormula("CA * NOPE")).to.equal("NOPE is not a numeric item of the dictionary");
+    expect(withFormula("CA * HBSAG")).to.equal("HBSAG is not a numeric item of the dictionary");
+    expect(withFormula("CA * URR")).to.equal("URR is derived itself: a formula reads results as sent");
+    expect(withFormula("CA *")).to.match(/does not parse/);
   });
 
   it("refuses a band upside down, an empty one, or one on a qualitative item", () => {

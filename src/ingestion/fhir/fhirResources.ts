@@ -19,12 +19,19 @@ export const ITEM_SYSTEM = "urn:dialysis-hub:item";
 export const SENT_VALUE_EXTENSION = "urn:dialysis-hub:fhir:sent-value";
 const STATUSES: Record<string, Observation["status"] & DiagnosticReport["status"]> = { FINAL: "final", PRELIMINARY: "preliminary", CORRECTED: "corrected", CANCELLED: "cancelled" };
 
+/** The dictionary's derived items (contract F.2), in its order: a derived value's place among a day's (searchObservations). */
+export function derivedCodes(dictionary: Dictionary): string[] {
+  return dictionary.items.filter((item) => item.formula).map((item) => item.code);
+}
+
 export function observationResource(row: ObservationRow, dictionary: Dictionary): Observation {
   const item = row.std_code ? dictionary.items.find((candidate) => candidate.code === row.std_code) : undefined;
+  const display = row.std_name ?? (row.derived ? item?.name : undefined);
   const coding: Coding[] = [
     ...(item?.loinc ? [{ system: "http://loinc.org", code: item.loinc, display: item.nameEn }] : []),
-    ...(row.std_code ? [{ system: ITEM_SYSTEM, code: row.std_code, display: row.std_name ?? undefined }] : []),
+    ...(row.std_code ? [{ system: ITEM_SYSTEM, code: row.std_code, display }] : []),
   ];
+  if (row.derived) return derivedObservation(row, row.derived, coding, display);
   const converted = row.std_value !== null && row.std_unit !== null;
   const sentDiffers = converted && row.value_num !== null && (row.value_num !== row.std_value || (row.unit ?? "") !== row.std_unit);
   return {
@@ -36,12 +43,33 @@ export function observationResource(row: ObservationRow, dictionary: Dictionary)
     code: { ...(coding.length ? { coding } : {}), text: row.std_name ?? row.item_name ?? row.item_code ?? "result" },
     ...(row.patient_ref ? { subject: { reference: `Patient/${fhirId(row.patient_ref)}` } } : {}),
     effectiveDateTime: withServiceZone(row.effective_at),
-    issued: withServiceZone(row.reported_at),
+    issued: withServiceZone(row.reported_at!),
     ...value(row, converted),
     ...(row.ref_low !== null || row.ref_high !== null
       ? { referenceRange: [{ ...(row.ref_low !== null ? { low: { value: row.ref_low } } : {}), ...(row.ref_high !== null ? { high: { value: row.ref_high } } : {}) }] }
       : {}),
     ...(row.abnormal_flag ? { interpretation: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation", code: row.abnormal_flag }] }] } : {}),
+  };
+}
+
+/**
+ * A value the service derived (contract F.2): `derivedFrom` the Observations of the results it
+ * read, the formula (name, version, expression) as its method. Its id is the first input report's
+ * and its item code's, one per patient, day and item.
+ */
+function derivedObservation(row: ObservationRow, derived: NonNullable<ObservationRow["derived"]>, coding: Coding[], display: string | undefined): Observation {
+  const firstInput = derived.inputs[0]!;
+  return {
+    resourceType: "Observation",
+    id: `${fhirId(firstInput.externalId)}-d-${fhirId(row.std_code!)}`,
+    status: "final",
+    category: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "laboratory" }] }],
+    code: { coding, text: display ?? row.std_code! },
+    ...(row.patient_ref ? { subject: { reference: `Patient/${fhirId(row.patient_ref)}` } } : {}),
+    effectiveDateTime: withServiceZone(row.effective_at),
+    valueQuantity: quantity(row.std_value!, row.std_unit),
+    method: { text: `${derived.name} v${derived.version}: ${derived.expression}` },
+    derivedFrom: derived.inputs.map((input) => ({ reference: `Observation/${fhirId(input.externalId)}-${input.itemIndex}`, display: input.stdCode })),
   };
 }
 

@@ -12,7 +12,7 @@ import { capabilityStatement } from "./capabilityStatement.ts";
 import { operationOutcome, type Issue } from "./operationOutcome.ts";
 import { NATIONAL_ID_SYSTEM } from "./bundleToLabReports.ts";
 import { textOfFhirId } from "./fhirIds.ts";
-import { diagnosticReportResource, observationResource, patientResource } from "./fhirResources.ts";
+import { derivedCodes, diagnosticReportResource, observationResource, patientResource } from "./fhirResources.ts";
 import { observationSearch, searchsetBundle } from "./observationSearch.ts";
 import { pushBundle } from "./pushBundle.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
@@ -125,7 +125,7 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
     const search = observationSearch(ctx.query, deps.dictionary);
     // A search names its patient: recorded whether or not it finds results.
     showing(ctx, { patientRefs: [search.patientRef] });
-    const rows = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => searchObservations(reader, search));
+    const rows = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => searchObservations(reader, search, derivedCodes(deps.dictionary)));
     const base = baseOf(ctx);
     const pageUrl = (cursor: string | null) => {
       const params = new URLSearchParams();

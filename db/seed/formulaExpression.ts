@@ -1,0 +1,88 @@
+import jsep from "jsep";
+
+/*
+ * A derived item's formula as the dictionary writes it (contract F.2): arithmetic over other items'
+ * standard values, named by their codes, e.g. `100 * (1 - UREA_POST / UREA_PRE)`. Parsed by jsep
+ * into a tree of which only numbers, item codes, the four operations and a leading minus are
+ * accepted, so a release cannot carry anything but arithmetic into the SQL it is compiled to.
+ */
+
+export type FormulaNode =
+  | { kind: "number"; value: number }
+  | { kind: "item"; code: string }
+  | { kind: "negate"; operand: FormulaNode }
+  | { kind: "operation"; operator: "+" | "-" | "*" | "/"; left: FormulaNode; right: FormulaNode };
+
+const OPERATORS = new Set(["+", "-", "*", "/"]);
+
+/** The formula's tree; throws an Error saying what is not arithmetic over item codes. */
+export function parseFormula(expression: string): FormulaNode {
+  let tree: jsep.Expression;
+  try {
+    tree = jsep(expression);
+  } catch (error) {
+    throw new Error(`formula "${expression}" does not parse: ${(error as Error).message}`);
+  }
+  return nodeOf(tree, expression);
+}
+
+function nodeOf(node: jsep.Expression, expression: string): FormulaNode {
+  switch (node.type) {
+    case "Literal": {
+      const { value } = node as jsep.Literal;
+      if (typeof value === "number" && Number.isFinite(value)) return { kind: "number", value };
+      break;
+    }
+    case "Identifier":
+      return { kind: "item", code: (node as jsep.Identifier).name };
+    case "UnaryExpression": {
+      const unary = node as jsep.UnaryExpression;
+      if (unary.operator === "-") return { kind: "negate", operand: nodeOf(unary.argument, expression) };
+      break;
+    }
+    case "BinaryExpression": {
+      const binary = node as jsep.BinaryExpression;
+      if (OPERATORS.has(binary.operator)) {
+        return { kind: "operation", operator: binary.operator as "+", left: nodeOf(binary.left, expression), right: nodeOf(binary.right, expression) };
+      }
+      break;
+    }
+  }
+  throw new Error(`formula "${expression}" may hold only numbers, item codes, + - * / and parentheses`);
+}
+
+/** The item codes a formula reads, each once, in the order they first appear. */
+export function formulaInputs(node: FormulaNode): string[] {
+  const codes = new Set<string>();
+  const visit = (part: FormulaNode): void => {
+    if (part.kind === "item") codes.add(part.code);
+    else if (part.kind === "negate") visit(part.operand);
+    else if (part.kind === "operation") {
+      visit(part.left);
+      visit(part.right);
+    }
+  };
+  visit(node);
+  return [...codes];
+}
+
+/**
+ * The formula as an SQL expression over double precision columns that `column` names per item
+ * code. A division by zero gives null (nullif), so a result of zero never fails a statement:
+ * there is then no derived value.
+ */
+export function formulaSql(node: FormulaNode, column: (code: string) => string): string {
+  switch (node.kind) {
+    case "number":
+      return `${node.value}::double precision`;
+    case "item":
+      return column(node.code);
+    case "negate":
+      return `(- ${formulaSql(node.operand, column)})`;
+    case "operation": {
+      const left = formulaSql(node.left, column);
+      const right = formulaSql(node.right, column);
+      return node.operator === "/" ? `(${left} / nullif(${right}, 0))` : `(${left} ${node.operator} ${right})`;
+    }
+  }
+}
