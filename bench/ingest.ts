@@ -40,7 +40,7 @@ async function itemRowsCaughtUp(db: Db): Promise<void> {
   await until("item rows caught up", () => atStoreHead(db, "lab_results"), 120_000);
 }
 
-interface OursRun {
+export interface OursRun {
   warmup: PushRun;
   measured: PushRun;
   itemsBehindS: number;
@@ -81,7 +81,8 @@ export async function benchService(env: Record<string, string> = {}, nodeOptions
   }
 }
 
-async function measureOurs(batches: number, env: Record<string, string> = {}): Promise<OursRun> {
+/** One burst of pushes against a service of its own; `afterBurst` reads the store once the item rows hold the burst. */
+export async function measureOurs(batches: number, env: Record<string, string> = {}, afterBurst?: (db: Db) => Promise<void>): Promise<OursRun> {
   const { service, db, tenant } = await benchService(env);
   try {
     console.error(`  ingest: ${registered.length} patients registered; warming up, then ${SENDERS} senders x ${batches} batches x ${REPORTS_PER_BATCH} reports`);
@@ -103,6 +104,7 @@ async function measureOurs(batches: number, env: Record<string, string> = {}): P
       const itemsBehindS = (performance.now() - visibleAt) / 1000;
       const cpuMs = cpuMilliseconds(service.pid) - cpuBefore;
       const blocksSealed = (await blocks()) - blocksBefore;
+      await afterBurst?.(db);
       return { warmup, measured, itemsBehindS, peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024), cpuMs, blocksSealed };
     } finally {
       clearInterval(sampler);

@@ -25,6 +25,7 @@ const groups: Record<string, Group> = {
   floor: { run: async () => (await import("./floor.ts")).floorBenchmarks() },
   growth: { run: async () => (await import("./growth.ts")).growthBenchmarks() },
   remap: { run: async () => (await import("./remap.ts")).remapBenchmarks() },
+  derived: { run: async () => (await import("./derived.ts")).derivedBenchmarks() },
   reports: { run: async () => (await import("./reports.ts")).reportBenchmarks() },
   reconcile: { run: async () => (await import("./reconcile.ts")).reconcileBenchmarks() },
   ledger: { run: async () => (await import("./ledger.ts")).ledgerBenchmarks() },

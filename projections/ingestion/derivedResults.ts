@@ -28,6 +28,9 @@ export const DERIVATION_CODES: readonly string[] = [
   ...new Set(dictionary.items.flatMap((item) => (item.formula ? [...formulaInputs(parseFormula(item.formula.expression)), ...item.formula.sentAs] : []))),
 ].sort();
 
+/** Whether days are derived at all (config DERIVED_RESULTS): off only to measure what derivation costs. */
+export const derivation = { enabled: true };
+
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 const CODE_LIST = DERIVATION_CODES.map(literal).join(", ");
 /** A lab_results row (aliased `a`) a formula may read: matched, numeric, of a derivation item. */
@@ -59,6 +62,7 @@ interface FormulaVersion {
  * again before the batch ends (derivePending), their derived values gone until then.
  */
 export async function markUnderived(tx: Tx, scope: RowScope): Promise<void> {
+  if (!derivation.enabled) return;
   await tx.query(
     `with marked as (
        insert into underived_days
@@ -74,6 +78,7 @@ export async function markUnderived(tx: Tx, scope: RowScope): Promise<void> {
 
 /** Derives the days markUnderived marked, by every formula version, and unmarks them. */
 export async function derivePending(tx: Tx): Promise<void> {
+  if (!derivation.enabled) return;
   const formulas = await formulaVersions(tx);
   if (formulas.length === 0) {
     await tx.query("delete from underived_days");
@@ -97,6 +102,7 @@ export async function derivePending(tx: Tx): Promise<void> {
 
 /** Derives every day by the given versions (all of them when none are given): a rebuild's finish step, and a release. */
 export async function deriveEveryDay(tx: Tx, only?: ReadonlyArray<Pick<FormulaVersion, "std_code" | "version">>): Promise<void> {
+  if (!derivation.enabled) return;
   const formulas = (await formulaVersions(tx)).filter((formula) => !only || only.some((one) => one.std_code === formula.std_code && one.version === formula.version));
   if (formulas.length === 0) return;
   await tx.query(

@@ -25,8 +25,8 @@ const history = () =>
   ]);
 
 const WORDS = {
-  en: { marked: "Marked result", shown: /^Items: 13 shown of 14$/, other: "This patient's other items", more: /^Items: 14 shown of 14$/, report: "Report CRIT-K", sheet: "Laboratory report" },
-  zh: { marked: "标记的结果", shown: /^检验项目：显示 13 个，可选 14 个$/, other: "该患者的其他项目", more: /^检验项目：显示 14 个，可选 14 个$/, report: "报告 CRIT-K", sheet: "检验报告单" },
+  en: { marked: "Marked result", shown: /^Items: 14 shown of 15$/, other: "This patient's other items", more: /^Items: 15 shown of 15$/, report: "Report CRIT-K", sheet: "Laboratory report" },
+  zh: { marked: "标记的结果", shown: /^检验项目：显示 14 个，可选 15 个$/, other: "该患者的其他项目", more: /^检验项目：显示 15 个，可选 15 个$/, report: "报告 CRIT-K", sheet: "检验报告单" },
 } as const;
 
 describe("the patient chart opened from a critical result, on its item and value (#34 item 1) in chromium", function () {

@@ -156,6 +156,8 @@ function itemPicker(ctx: PageContext, changed: () => void): ItemPicker {
 
 const shown = (series: Series, value: number) => `${value}${series.unit ? ` ${series.unit}` : ""}`;
 const pointText = (series: Series, point: SeriesPoint) => `${shown(series, point.value)}${point.flag ? ` ${point.flag}` : ""}`;
+/** A derived value's formula and the reports it read (contract F.2), as the tooltip and the table say them; null for a sent value. */
+const derivedNote = (ctx: PageContext, point: SeriesPoint) => (point.formula ? `${ctx.texts.derivedBy(point.formula)} · ${ctx.texts.derivedFrom(point.formula.inputs)}` : null);
 const band = (low: number | null, high: number | null) => (low !== null && high !== null ? `${low}–${high}` : low !== null ? `≥ ${low}` : high !== null ? `≤ ${high}` : "—");
 const flagClass = (flag: string | null) => (flag ? ` flag-${flag.toLowerCase()}` : "");
 
@@ -183,22 +185,27 @@ function seriesCard(ctx: PageContext, series: Series, focus: ChartFocus | null):
   const latest = series.points.at(-1);
   const latestText = latest ? `${pointText(series, latest)} · ${localTime(latest.at)}` : "";
   const marked = focus?.externalId ? series.points.find((point) => point.externalId === focus.externalId) : undefined;
+  const derivedFormula = series.points.findLast((point) => point.formula)?.formula;
   const legend = el(
     "ul",
     { class: "bands" },
     series.refLow !== null || series.refHigh !== null ? el("li", { class: "band-reference" }, `${texts.refRange} ${band(series.refLow, series.refHigh)}`) : null,
     series.target ? el("li", { class: "band-target", title: series.target.source }, `${texts.targetBand} ${band(series.target.low, series.target.high)}`) : null,
     series.critical ? el("li", { class: "band-critical", title: series.critical.source }, `${texts.criticalLimits} ${band(series.critical.low, series.critical.high)}`) : null,
+    // The formula in words beside the chart, not only in a tooltip a keyboard or a screen reader cannot reach.
+    derivedFormula ? el("li", { class: "band-derived" }, texts.derivedBy(derivedFormula)) : null,
   );
   const title = texts.itemTitle(series);
   const label = texts.seriesSummary(title, series.points.length, latestText) + (marked ? texts.markedPointOf(pointText(series, marked), localTime(marked.at)) : "");
-  const chart = series.points.length ? seriesChart(series, { title, label, marked: marked?.externalId ?? null, onPoint: (point) => reportDialog(ctx, "lab", point.externalId) }) : null;
+  const chart = series.points.length
+    ? seriesChart(series, { title, label, marked: marked?.externalId ?? null, onPoint: (point) => reportDialog(ctx, "lab", point.externalId), pointNote: (point) => derivedNote(ctx, point) })
+    : null;
   const element = el(
     "article",
     { class: `series-card${focus ? " focused" : ""}`, "data-code": series.code, "data-points": series.points.length },
     el("h2", {}, title, el("span", { class: "unit muted" }, series.unit ? ` ${series.unit}` : "")),
     latest
-      ? el("p", { class: `latest${flagClass(latest.flag)}` }, `${texts.latest} `, el("strong", { "data-latest": latest.value }, latestText))
+      ? el("p", { class: `latest${flagClass(latest.flag)}` }, `${texts.latest} `, el("strong", { "data-latest": latest.value }, latestText), latest.derived ? el("span", { class: "badge derived-badge" }, texts.derived) : null)
       : el("p", { class: "latest muted" }, texts.noResults),
     focus ? markedNote(ctx, series, focus) : null,
     legend,
@@ -221,7 +228,9 @@ function resultTable(ctx: PageContext, answer: PatientResults, focus: ChartFocus
         el("th", { scope: "row" }, texts.itemTitle(series)),
         el("td", {}, localTime(point.at)),
         el("td", { class: "number" }, shown(series, point.value)),
-        el("td", { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" }, point.flag ?? ""),
+        point.derived
+          ? el("td", { class: "flag derived" }, el("span", { class: "badge derived-badge" }, texts.derived), " ", el("span", { class: "formula" }, derivedNote(ctx, point)))
+          : el("td", { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" }, point.flag ?? ""),
         el("td", {}, viewReportButton(ctx, point.externalId, point.externalId)),
       ),
     ),

@@ -23,6 +23,11 @@ export interface ChartTexts {
   otherItems: string;
   itemOption: (title: string, results: number, lastAt: string | null) => string;
   markedResult: string;
+  /** Contract F.2: a value the service derived, not one a laboratory sent. */
+  derived: string;
+  /** The formula a derived value was computed by, as the legend and the tooltip say it. */
+  derivedBy: (formula: { name: string; version: number; expression: string }) => string;
+  derivedFrom: (externalIds: readonly string[]) => string;
   markedMissing: (externalId: string) => string;
   markedPointOf: (value: string, at: string) => string;
   openPointHint: string;
@@ -70,6 +75,9 @@ export const chartZh: ChartTexts = {
   otherItems: "该患者的其他项目",
   itemOption: (title, results, lastAt) => `${title} · ${results > 0 ? `${results} 个结果，最新 ${lastAt}` : "无结果"}`,
   markedResult: "标记的结果",
+  derived: "计算值",
+  derivedBy: ({ name, version, expression }) => `本系统计算：${name}（第 ${version} 版）${expression}`,
+  derivedFrom: (externalIds) => `来自报告 ${externalIds.join("、")}`,
   markedMissing: (externalId) => `报告 ${externalId} 的这个结果不在所选时间范围内，请选更长的时间范围。`,
   markedPointOf: (value, at) => `，标记的结果 ${value}（${at}）`,
   openPointHint: "点击图中的点，查看该结果所在的报告。",
@@ -116,6 +124,9 @@ export const chartEn: ChartTexts = {
   otherItems: "This patient's other items",
   itemOption: (title, results, lastAt) => `${title} · ${results > 0 ? `${results} result${results === 1 ? "" : "s"}, latest ${lastAt}` : "no results"}`,
   markedResult: "Marked result",
+  derived: "Derived",
+  derivedBy: ({ name, version, expression }) => `Derived by the service: ${name} (version ${version}) ${expression}`,
+  derivedFrom: (externalIds) => `from report${externalIds.length === 1 ? "" : "s"} ${externalIds.join(", ")}`,
   markedMissing: (externalId) => `This result of report ${externalId} is outside the period shown; choose a longer period.`,
   markedPointOf: (value, at) => `, marked result ${value} (${at})`,
   openPointHint: "Click a point of a chart to open the report it comes from.",

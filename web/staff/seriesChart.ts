@@ -10,6 +10,7 @@ import { LineChart } from "echarts/charts";
 import { GridComponent, MarkAreaComponent, MarkLineComponent, TooltipComponent } from "echarts/components";
 import * as echarts from "echarts/core";
 import { CanvasRenderer } from "echarts/renderers";
+import { localTime } from "./dom.ts";
 import type { PatientResults } from "./types.ts";
 
 echarts.use([LineChart, GridComponent, MarkAreaComponent, MarkLineComponent, TooltipComponent, CanvasRenderer]);
@@ -26,6 +27,8 @@ export interface SeriesChartOptions {
   marked?: string | null;
   /** Called with the point nearest in time to a click. */
   onPoint?: (point: SeriesPoint) => void;
+  /** A line the tooltip adds under a point's value (a derived value's formula), or null. */
+  pointNote?: (point: SeriesPoint) => string | null;
 }
 
 export interface SeriesChart {
@@ -37,6 +40,8 @@ const BAND_REFERENCE = "rgba(120, 120, 120, 0.16)";
 const BAND_TARGET = "rgba(46, 160, 67, 0.22)";
 const CRITICAL = "#c62828";
 const LINE = "#1f5fa8";
+/** A value the service derived (contract F.2): a hollow symbol of its own colour, apart from the laboratories' values. */
+const DERIVED = "#7b3fa0";
 
 /** The y range that shows the points and the bands, a little wider; open sides of a band reach the edge. */
 function yRange(series: Series): [number, number] {
@@ -51,6 +56,15 @@ function yRange(series: Series): [number, number] {
   return [Number((low - pad).toPrecision(3)), Number((high + pad).toPrecision(3))];
 }
 
+/** The tooltip of the axis' points: when, the value with its unit, and the point's note (a derived value's formula). */
+function tooltipText(series: Series, params: unknown, pointNote: SeriesChartOptions["pointNote"]): string {
+  const first = (Array.isArray(params) ? params : [params])[0] as { dataIndex?: number } | undefined;
+  const point = first?.dataIndex === undefined ? undefined : series.points[first.dataIndex];
+  if (!point) return "";
+  const note = pointNote?.(point);
+  return [localTime(point.at), `${point.value}${series.unit ? ` ${series.unit}` : ""}`, ...(note ? [note] : [])].join("\n");
+}
+
 /** The point nearest in time to `at` (epoch ms). */
 function nearest(points: readonly SeriesPoint[], at: number): SeriesPoint | undefined {
   let best: SeriesPoint | undefined;
@@ -62,7 +76,7 @@ function nearest(points: readonly SeriesPoint[], at: number): SeriesPoint | unde
   return best;
 }
 
-export function seriesChart(series: Series, { title, label, marked = null, onPoint }: SeriesChartOptions): SeriesChart {
+export function seriesChart(series: Series, { title, label, marked = null, onPoint, pointNote }: SeriesChartOptions): SeriesChart {
   const element = document.createElement("div");
   element.className = "series-chart";
   element.setAttribute("role", "img");
@@ -76,7 +90,7 @@ export function seriesChart(series: Series, { title, label, marked = null, onPoi
   const option = {
     animation: false,
     grid: { left: 44, right: 12, top: 10, bottom: 24 },
-    tooltip: { trigger: "axis", renderMode: "richText", valueFormatter: (value: unknown) => `${value}${series.unit ? ` ${series.unit}` : ""}` },
+    tooltip: { trigger: "axis", renderMode: "richText", formatter: (params: unknown) => tooltipText(series, params, pointNote) },
     xAxis: { type: "time", axisLabel: { hideOverlap: true, fontSize: 10 }, splitLine: { show: false } },
     // The padded ends are not values anyone reads: only the ticks between them are labelled.
     yAxis: { type: "value", min, max, axisLabel: { fontSize: 10, showMinLabel: false, showMaxLabel: false }, splitLine: { lineStyle: { opacity: 0.4 } } },
@@ -85,9 +99,11 @@ export function seriesChart(series: Series, { title, label, marked = null, onPoi
         type: "line",
         name: title,
         data: series.points.map((point) =>
-          point.externalId === marked
+          point.externalId === marked && !point.derived
             ? { value: [point.at, point.value], symbol: "diamond", symbolSize: 14, itemStyle: { color: CRITICAL, borderColor: "#fff", borderWidth: 1 } }
-            : [point.at, point.value],
+            : point.derived
+              ? { value: [point.at, point.value], symbol: "emptyCircle", symbolSize: 8, itemStyle: { color: DERIVED, borderColor: DERIVED, borderWidth: 2 } }
+              : [point.at, point.value],
         ),
         cursor: onPoint ? "pointer" : "default",
         showSymbol: true,
