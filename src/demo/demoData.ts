@@ -424,7 +424,6 @@ function labItems(rng: Rng, values: Values, male: boolean): DemoLabItem[] {
     named("UREA_PRE", { value: values.ureaPre, unit: "mmol/L", refLow: 2.9, refHigh: 8.2 }),
     named("UREA_POST", { value: values.ureaPost, unit: "mmol/L", refLow: 2.9, refHigh: 8.2 }),
     named("KTV", { value: values.ktv }),
-    named("URR", { value: values.urr, unit: "%" }),
     hgb,
     named("P", { value: values.p, unit: "mmol/L", refLow: 0.85, refHigh: 1.51 }),
     named("CA", { value: values.ca, unit: "mmol/L", refLow: 2.11, refHigh: 2.52 }),
@@ -432,6 +431,8 @@ function labItems(rng: Rng, values: Values, male: boolean): DemoLabItem[] {
     named("ALB", { value: values.alb, unit: "g/L", refLow: 40, refHigh: 55 }),
     named("K", { value: values.k, unit: "mmol/L", refLow: 3.5, refHigh: 5.5 }),
   ];
+  // The English-speaking analyser sends no URR: the service derives it from the two ureas (contract F.2).
+  if (style !== "english") items.splice(3, 0, named("URR", { value: values.urr, unit: "%" }));
   if (values.fer !== undefined) items.push(named("FER", { value: values.fer, unit: "ng/mL", refLow: male ? 30 : 13, refHigh: male ? 400 : 150 }));
   if (values.tsat !== undefined) items.push(named("TSAT", { value: values.tsat, unit: "%", refLow: 20, refHigh: 50 }));
   return items;

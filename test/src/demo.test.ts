@@ -51,11 +51,17 @@ describe("demo data (src/demo)", () => {
       // R = 0.3, t = 4 h, UF = 2.5 L, W = 65 kg
       expect(daugirdasKtV(0.3, 4, 2.5, 65)).to.be.closeTo(-Math.log(0.268) + 2.95 * (2.5 / 65), 1e-12);
       const { labReports } = generateDemoData(new Date(2026, 2, 15));
-      const first = labReports[0]!;
-      const value = (codes: string[]) => first.items.find((i) => codes.includes(i.itemCode ?? "") || codes.includes(i.itemName ?? ""))!.value;
-      const pre = value(["UREA_PRE", "LIS0201", "BUN pre"]);
-      const post = value(["UREA_POST", "LIS0202", "BUN post"]);
-      expect(value(["URR", "LIS0902"])).to.be.closeTo(((pre - post) / pre) * 100, 0.051);
+      const value = (report: (typeof labReports)[number], codes: string[]) => report.items.find((i) => codes.includes(i.itemCode ?? "") || codes.includes(i.itemName ?? ""))?.value;
+      const dialysisPanels = labReports.filter((report) => value(report, ["UREA_PRE", "LIS0201", "BUN pre"]) !== undefined);
+      for (const report of dialysisPanels) {
+        const pre = value(report, ["UREA_PRE", "LIS0201", "BUN pre"])!;
+        const post = value(report, ["UREA_POST", "LIS0202", "BUN post"])!;
+        const urr = value(report, ["URR", "LIS0902"]);
+        if (urr !== undefined) expect(urr, report.externalId).to.be.closeTo(((pre - post) / pre) * 100, 0.051);
+      }
+      // Contract F.2: the English-speaking analyser sends the two ureas and no URR, which the service derives.
+      const withoutUrr = dialysisPanels.filter((report) => value(report, ["URR", "LIS0902"]) === undefined);
+      expect(withoutUrr.length / dialysisPanels.length).to.be.within(0.08, 0.25);
     });
 
     it("gives two valid report specs with audit grade A or B", async () => {
@@ -128,6 +134,12 @@ describe("demo data (src/demo)", () => {
       const { rows: items } = await hub.service.db.query("select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'");
       expect(items[0].unmapped).to.equal(0);
       expect(items[0].gdl).to.be.greaterThan(0);
+      // Contract F.2: URR derived from the two ureas where the analyser sent none, corrected calcium for every matched panel.
+      const { rows: derived } = await hub.service.db.query(
+        "select count(*) filter (where std_code = 'URR')::int as urr, count(*) filter (where std_code = 'CA_CORR')::int as ca_corr from read.derived_results where tenant = 'demo'",
+      );
+      expect(derived[0].urr).to.be.greaterThan(0);
+      expect(derived[0].ca_corr).to.be.greaterThan(derived[0].urr);
     });
 
     it("reconciles a demo day over the open API", async () => {
