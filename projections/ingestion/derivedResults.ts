@@ -38,15 +38,6 @@ const inputRow = (a: string) => `${a}.std_code in (${CODE_LIST}) and ${a}.std_va
 /** A row's day of collection, else of report: the day its derived values belong to. */
 const dayOf = (a: string) => `coalesce(${a}.collected_on, ${a}.reported_on)`;
 
-/** A patient's input rows of a day, found without reading their other results (setup, after the item rows' table). */
-export async function createDerivationIndex(tx: Tx): Promise<void> {
-  await tx.query(
-    `create index lab_results_derivation on lab_results (tenant, patient_ref, (${dayOf("lab_results")}))
-       include (std_code, std_value, collected_at, reported_at, external_id, item_index)
-       where ${inputRow("lab_results")}`,
-  );
-}
-
 /** A formula version as derived_formulas holds it. */
 interface FormulaVersion {
   std_code: string;
@@ -58,46 +49,56 @@ interface FormulaVersion {
 }
 
 /**
- * Before rows in scope change or go, and after they are written: their patients' days are derived
- * again before the batch ends (derivePending), their derived values gone until then.
+ * Before rows in scope change or go (a correction, a claim, an undone mapping): their patients'
+ * days are derived again once the change is written (deriveArrived, else derivePending).
  */
 export async function markUnderived(tx: Tx, scope: RowScope): Promise<void> {
   if (!derivation.enabled) return;
   await tx.query(
-    `with marked as (
-       insert into underived_days
-       select distinct r.tenant, r.patient_ref, ${dayOf("r")} from lab_results r where ${scope.where("r")} and ${inputRow("r")}
-       on conflict do nothing
-       returning tenant, patient_ref, collected_on
-     )
-     delete from derived_results d using marked m
-     where d.tenant = m.tenant and d.patient_ref = m.patient_ref and d.collected_on = m.collected_on`,
+    `insert into underived_days
+     select distinct r.tenant, r.patient_ref, ${dayOf("r")} from lab_results r where ${scope.where("r")} and ${inputRow("r")}
+     on conflict do nothing`,
     scope.params,
   );
 }
 
-/** Derives the days markUnderived marked, by every formula version, and unmarks them. */
-export async function derivePending(tx: Tx): Promise<void> {
+/**
+ * After rows in scope are written: derives again their patients' days, and those marked before
+ * (which it unmarks). A push's batch makes this one statement: its reports' rows are found by
+ * their key, the other rows of their days by lab_results_by_patient.
+ */
+export async function deriveArrived(tx: Tx, scope: RowScope): Promise<void> {
   if (!derivation.enabled) return;
   const formulas = await formulaVersions(tx);
-  if (formulas.length === 0) {
-    await tx.query("delete from underived_days");
-    return;
-  }
+  if (formulas.length === 0) return;
   await tx.query(
-    deriveSql(
+    deriveDaysSql(
       formulas,
-      `with days as (delete from underived_days returning tenant, patient_ref, collected_on),
-       inputs as (
-         select distinct on (k.tenant, k.patient_ref, k.collected_on, r.std_code)
-                k.tenant, k.patient_ref, k.collected_on, r.std_code, r.std_value, coalesce(r.collected_at, r.reported_at) as at, r.external_id, r.item_index
-         from days k
-         join lab_results r on r.tenant = k.tenant and r.patient_ref = k.patient_ref and ${dayOf("r")} = k.collected_on
-         where ${inputRow("r")}
-         order by k.tenant, k.patient_ref, k.collected_on, r.std_code, ${NEWEST_FIRST}
+      `marked as (delete from underived_days returning tenant, patient_ref, collected_on),
+       days as (
+         select r.tenant, r.patient_ref, ${dayOf("r")} as collected_on from lab_results r where ${scope.where("r")} and ${inputRow("r")}
+         union
+         select * from marked
        )`,
     ),
+    scope.params,
   );
+}
+
+/** Derives the days still marked (a batch's last step): with none marked, one statement that finds none. */
+export async function derivePending(tx: Tx): Promise<void> {
+  if (!derivation.enabled) return;
+  const { rows } = await tx.query<{ tenant: string; patient_ref: string; collected_on: string }>(
+    "delete from underived_days returning tenant, patient_ref, collected_on::text",
+  );
+  if (rows.length === 0) return;
+  const formulas = await formulaVersions(tx);
+  if (formulas.length === 0) return;
+  await tx.query(deriveDaysSql(formulas, "days as (select * from unnest($1::text[], $2::text[], $3::date[]) as k(tenant, patient_ref, collected_on))"), [
+    rows.map((row) => row.tenant),
+    rows.map((row) => row.patient_ref),
+    rows.map((row) => row.collected_on),
+  ]);
 }
 
 /** Derives every day by the given versions (all of them when none are given): a rebuild's finish step, and a release. */
@@ -106,16 +107,15 @@ export async function deriveEveryDay(tx: Tx, only?: ReadonlyArray<Pick<FormulaVe
   const formulas = (await formulaVersions(tx)).filter((formula) => !only || only.some((one) => one.std_code === formula.std_code && one.version === formula.version));
   if (formulas.length === 0) return;
   await tx.query(
-    deriveSql(
-      formulas,
-      `with inputs as (
-         select distinct on (r.tenant, r.patient_ref, ${dayOf("r")}, r.std_code)
-                r.tenant, r.patient_ref, ${dayOf("r")} as collected_on, r.std_code, r.std_value, coalesce(r.collected_at, r.reported_at) as at, r.external_id, r.item_index
-         from lab_results r
-         where ${inputRow("r")}
-         order by r.tenant, r.patient_ref, ${dayOf("r")}, r.std_code, ${NEWEST_FIRST}
-       )`,
-    ),
+    `with inputs as (
+       select distinct on (r.tenant, r.patient_ref, ${dayOf("r")}, r.std_code)
+              r.tenant, r.patient_ref, ${dayOf("r")} as collected_on, r.std_code, r.std_value, coalesce(r.collected_at, r.reported_at) as at, r.external_id, r.item_index
+       from lab_results r
+       where ${inputRow("r")} and r.std_code in (${codesRead(formulas).map(literal).join(", ")})
+       order by r.tenant, r.patient_ref, ${dayOf("r")}, r.std_code, ${NEWEST_FIRST}
+     ),
+     ${derivedCtes(formulas)}
+     insert into derived_results select * from fresh on conflict do nothing`,
   );
 }
 
@@ -133,34 +133,77 @@ async function formulaVersions(tx: Tx): Promise<FormulaVersion[]> {
   });
 }
 
+/** The items some of `formulas` read or are sent as, each once. */
+function codesRead(formulas: readonly FormulaVersion[]): string[] {
+  return [...new Set(formulas.flatMap((formula) => [...formulaInputs(parseFormula(formula.expression)), ...formula.sent_as]))].sort();
+}
+
 /**
- * The insert of derived values from `inputs` (a CTE of one row per patient, day and item:
- * tenant, patient_ref, collected_on, std_code, std_value, at, external_id, item_index): the day's
- * items side by side, then each formula version over them.
+ * The statement deriving again the days of `days` (CTEs ending with one named `days`: tenant,
+ * patient_ref, collected_on): each day's input rows found by lab_results_by_patient (a result is
+ * reported on or after the day it was collected, so only the patient's rows of an item from that
+ * day on are read), the derived values upserted, and those a day no longer has (an input gone, a
+ * value the laboratory sent since) deleted. The upsert and the delete touch different rows, so
+ * one statement does both.
  */
-function deriveSql(formulas: readonly FormulaVersion[], inputs: string): string {
-  const column = (code: string) => `d.${JSON.stringify(code)}`;
-  const at = (code: string) => `d.${JSON.stringify(`${code}@`)}`;
+function deriveDaysSql(formulas: readonly FormulaVersion[], days: string): string {
+  return `with ${days},
+     inputs as (
+       select distinct on (k.tenant, k.patient_ref, k.collected_on, r.std_code)
+              k.tenant, k.patient_ref, k.collected_on, r.std_code, r.std_value, coalesce(r.collected_at, r.reported_at) as at, r.external_id, r.item_index
+       from days k
+       join lab_results r on r.tenant = k.tenant and r.patient_ref = k.patient_ref and r.std_code in (${codesRead(formulas).map(literal).join(", ")})
+                         and r.reported_on >= k.collected_on and coalesce(r.collected_at, r.reported_at)::date = k.collected_on and r.std_value is not null
+       order by k.tenant, k.patient_ref, k.collected_on, r.std_code, ${NEWEST_FIRST}
+     ),
+     ${derivedCtes(formulas)},
+     upserted as (
+       insert into derived_results as d select * from fresh
+       on conflict (tenant, patient_ref, std_code, collected_on, formula_version) do update set
+         value = excluded.value, unit = excluded.unit, collected_at = excluded.collected_at, inputs = excluded.inputs
+       where (d.value, d.unit, d.collected_at, d.inputs) is distinct from (excluded.value, excluded.unit, excluded.collected_at, excluded.inputs)
+       returning 1
+     ),
+     removed as (
+       delete from derived_results d using days k
+       where d.tenant = k.tenant and d.patient_ref = k.patient_ref and d.collected_on = k.collected_on
+         and not exists (select 1 from fresh f where f.tenant = d.tenant and f.patient_ref = d.patient_ref and f.std_code = d.std_code
+                                                 and f.collected_on = d.collected_on and f.formula_version = d.formula_version)
+       returning 1
+     )
+     select (select count(*) from upserted) as upserted, (select count(*) from removed) as removed`;
+}
+
+/**
+ * CTEs over `inputs` (one row per patient, day and item: tenant, patient_ref, collected_on,
+ * std_code, std_value, at, external_id, item_index): the day's items side by side, then `fresh`,
+ * each formula version over them, in derived_results' columns.
+ */
+function derivedCtes(formulas: readonly FormulaVersion[]): string {
+  const column = (code: string, part = "") => `d.${JSON.stringify(`${code}${part}`)}`;
+  const sideBySide = codesRead(formulas).flatMap((code) => {
+    const of = `filter (where std_code = ${literal(code)})`;
+    return [`max(std_value) ${of} as ${JSON.stringify(code)}`, `max(at) ${of} as ${JSON.stringify(`${code}@`)}`, `max(external_id) ${of} as ${JSON.stringify(`${code}#`)}`, `max(item_index) ${of} as ${JSON.stringify(`${code}.`)}`];
+  });
   const perFormula = formulas.map((formula) => {
     const tree = parseFormula(formula.expression);
     const reads = formulaInputs(tree);
-    const value = formulaSql(tree, column);
+    const value = formulaSql(tree, (code) => column(code));
+    const inputs = reads.map((code) => `jsonb_build_object('externalId', ${column(code, "#")}, 'itemIndex', ${column(code, ".")}, 'stdCode', ${literal(code)})`);
     return `select d.tenant, d.patient_ref, ${literal(formula.std_code)}, d.collected_on, ${formula.version},
                    round((${value})::numeric, ${formula.decimals})::double precision, ${literal(formula.unit)},
-                   greatest(${reads.map(at).join(", ")}), jsonb_build_array(${reads.map((code) => `d.sources -> ${literal(code)}`).join(", ")})
+                   greatest(${reads.map((code) => column(code, "@")).join(", ")}), jsonb_build_array(${inputs.join(", ")})
             from days_side_by_side d
             where ${[...reads.map((code) => `${column(code)} is not null`), ...formula.sent_as.map((code) => `${column(code)} is null`), `(${value}) is not null`].join(" and ")}`;
   });
-  return `${inputs},
-     days_side_by_side as (
-       select tenant, patient_ref, collected_on,
-              ${DERIVATION_CODES.map((code) => `max(std_value) filter (where std_code = ${literal(code)}) as ${JSON.stringify(code)}, max(at) filter (where std_code = ${literal(code)}) as ${JSON.stringify(`${code}@`)}`).join(",\n              ")},
-              jsonb_object_agg(std_code, jsonb_build_object('externalId', external_id, 'itemIndex', item_index, 'stdCode', std_code)) as sources
+  return `days_side_by_side as (
+       select tenant, patient_ref, collected_on, ${sideBySide.join(",\n              ")}
        from inputs
        group by tenant, patient_ref, collected_on
-     )
-     insert into derived_results (tenant, patient_ref, std_code, collected_on, formula_version, value, unit, collected_at, inputs)
-     ${perFormula.join("\n     union all\n     ")}`;
+     ),
+     fresh (tenant, patient_ref, std_code, collected_on, formula_version, value, unit, collected_at, inputs) as (
+       ${perFormula.join("\n       union all\n       ")}
+     )`;
 }
 
 /**

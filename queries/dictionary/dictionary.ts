@@ -15,6 +15,17 @@ export const servedItemSchema = z.object({
   core: z.boolean(),
   timing: z.boolean().meta({ description: "True when the meaning depends on when it is drawn relative to a dialysis session (pre/post)" }),
   loinc: z.string().nullable(),
+  formula: z
+    .object({
+      name: z.string().meta({ example: "Payne" }),
+      version: z.int(),
+      expression: z.string().meta({ description: "Over other items' codes, in their standard units", example: "CA + 0.02 * (40 - ALB)" }),
+      decimals: z.int(),
+      sentAs: z.array(z.string()).meta({ description: "Items which, sent by the laboratory for that collection, stand instead of the derived value" }),
+      source: z.string(),
+    })
+    .optional()
+    .meta({ description: "Contract F.2: present on an item the service derives where the laboratory does not send it" }),
 });
 export type ServedItem = z.infer<typeof servedItemSchema>;
 
@@ -52,6 +63,7 @@ export function serveDictionary(dictionary: Dictionary): ServedDictionary {
     core: item.core,
     timing: item.timing,
     loinc: item.loinc ?? null,
+    ...(item.formula ? { formula: { ...item.formula, sentAs: [...item.formula.sentAs] } } : {}),
   }));
   const examTypes = dictionary.examTypes.map(({ code, name, nameEn }) => ({ code, name, nameEn }));
   const version = createHash("sha256").update(JSON.stringify({ items: dictionary.items, examTypes: dictionary.examTypes })).digest("hex").slice(0, 12);

@@ -1,5 +1,8 @@
 import { expect } from "chai";
 import { recordDictionaryRelease } from "../../commands/dictionary/recordDictionaryRelease.ts";
+import { labResultsProjection } from "../../projections/ingestion/labResults.ts";
+import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
+import { silentLogger } from "../../src/logger.ts";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
 import { labReport, useIngestionService } from "../support/ingestion.ts";
@@ -94,6 +97,22 @@ describe("derived results (URR, corrected calcium, TSAT, Ca × P)", function () 
     expect((await chart("?codes=URR&from=2026-03-01&to=2026-03-01")).URR!.map((point) => point.value)).to.deep.equal([60]);
   });
 
+  it("lets a derived value go once the laboratory sends the item itself for that day", async () => {
+    const pair = [
+      labReport("DRV-PAIR-PRE", { collectedAt: "2026-03-15 07:00:00", reportedAt: "2026-03-15 09:00:00", items: [{ itemCode: "Urea", value: 20, unit: "mmol/L" }] }),
+      labReport("DRV-PAIR-POST", { collectedAt: "2026-03-15 11:00:00", reportedAt: "2026-03-15 12:00:00", items: [{ itemCode: "Urea post", value: 6, unit: "mmol/L" }] }),
+    ];
+    expect((await hub.tenant.push("lab", pair)).status).to.equal(200);
+    await projectionsCaughtUp(hub.service.url!);
+    const before = (await chart("?codes=URR&from=2026-03-15&to=2026-03-15")).URR!;
+    expect(before.map((point) => [point.value, point.derived])).to.deep.equal([[70, true]]);
+    const sent = labReport("DRV-PAIR-URR", { collectedAt: "2026-03-15 11:00:00", reportedAt: "2026-03-15 13:00:00", items: [{ itemCode: "URR", value: 69.5, unit: "%" }] });
+    expect((await hub.tenant.push("lab", [sent])).status).to.equal(200);
+    await projectionsCaughtUp(hub.service.url!);
+    const after = (await chart("?codes=URR&from=2026-03-15&to=2026-03-15")).URR!;
+    expect(after.map((point) => [point.value, point.derived, point.externalId])).to.deep.equal([[69.5, undefined, "DRV-PAIR-URR"]]);
+  });
+
   it("serves derived values in the clinical source's derived_results", async () => {
     await saveTableDraft(hub.tenant, "derived", {
       derived: "select patient_ref, ward, std_code, value, unit, collected_at::text, formula, formula_version, inputs from derived_results order by std_code, collected_at",
@@ -139,6 +158,15 @@ describe("derived results (URR, corrected calcium, TSAT, Ca × P)", function () 
     expect(now.map((point) => [point.value, point.formula!.version, point.formula!.expression])).to.deep.equal([[2.45, 2, "CA + 0.025 * (40 - ALB)"]]);
     const then = (await chart(`?codes=CA_CORR&from=2026-03-01&to=2026-03-01&asOf=${encodeURIComponent(before)}`)).CA_CORR!;
     expect(then.map((point) => [point.value, point.formula!.version])).to.deep.equal([[2.4, 1]]);
+  });
+
+  it("derives the same values, of every formula version, when the item rows are rebuilt by replay", async () => {
+    const derived = async () =>
+      (await hub.service.db.query("select patient_ref, std_code, collected_on::text, formula_version, value, unit, collected_at::text, inputs from read.derived_results order by 1, 2, 3, 4")).rows;
+    const live = await derived();
+    expect(live.filter((row) => row.std_code === "CA_CORR").map((row) => [row.formula_version, row.value])).to.deep.equal([[1, 2.4], [2, 2.45]]);
+    expect((await rebuildProjection(hub.service.db, labResultsProjection, silentLogger)).status).to.equal("rebuilt");
+    expect(await derived()).to.deep.equal(live);
   });
 
   it("refuses an asOf that is not a local moment, saying how to write one", async () => {
