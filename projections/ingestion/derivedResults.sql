@@ -29,7 +29,8 @@ create table derived_results (
   unit text not null,
   collected_at timestamp not null,
   inputs jsonb not null,
-  primary key (tenant, patient_ref, std_code, collected_on, formula_version)
+  -- A patient's day first: derived again a day at a time, and a chart's period of a patient holds few rows.
+  primary key (tenant, patient_ref, collected_on, std_code, formula_version)
 );
 
 -- Patients' days whose input rows changed or went within a batch: derived again before it ends.
