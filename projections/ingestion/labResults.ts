@@ -16,8 +16,9 @@ import { countEveryMonth, fillClinicalTargets, findEveryLatest, findLatest, forg
 
 /**
  * One row per result item of a laboratory report, with its standard code and converted value:
- * what report SQL reads (clinical.lab_results), and the summaries dashboards read instead
- * (resultSummaries.ts). A dismissal changes nothing here.
+ * what report SQL reads (clinical.lab_results), the summaries dashboards read instead
+ * (resultSummaries.ts), and the values derived from them by the dictionary's formulas
+ * (derivedResults.ts, contract F.2). A dismissal changes nothing here.
  */
 /** What it applies: received reports (their rows built in the database, RECEIVED), claims, and patients (their wards). */
 type Applied = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null> | PatientEvent | ItemMappingEvent | DictionaryEvent;

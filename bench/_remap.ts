@@ -1,0 +1,10 @@
+import pg from "pg";
+import { remapBenchmarks } from "./remap.ts";
+const admin = new pg.Client({ connectionString: "postgres://postgres@127.0.0.1:5433/postgres" });
+await admin.connect();
+await admin.query("select pg_stat_statements_reset()");
+const results = await remapBenchmarks();
+for (const r of results) console.log(JSON.stringify(r));
+const { rows } = await admin.query(`select round(total_exec_time::numeric, 0) as ms, calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) as q from pg_stat_statements order by total_exec_time desc limit 30`);
+for (const r of rows) console.log(r.ms, r.calls, r.q);
+await admin.end();
