@@ -1,4 +1,6 @@
 import type pg from "pg";
+import { derivationInputRow, DERIVED_ITEMS, formulaCodes, sqlText } from "./seed/derivedItems.ts";
+import { formulaInputs, formulaSql, parseFormula } from "./seed/formulaExpression.ts";
 
 export const REPORT_RUNNER_ROLE = "dh_report_runner";
 
@@ -11,6 +13,8 @@ export const REPORT_RUNNER_ROLE = "dh_report_runner";
  */
 const TENANT_OF_THIS_CONNECTION =
   "(select s.tenant from public.report_sessions s where s.pid = pg_backend_pid() and s.server_started = pg_postmaster_start_time())";
+/** Of a day's results of an item, the one a formula reads (as queries/patients/derivedResults.ts). */
+const NEWEST_FIRST = "coalesce(r.collected_at, r.reported_at) desc, r.reported_at desc, r.external_id desc, r.item_index desc";
 const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
   patients: {
     needs: ["patients"],
@@ -55,17 +59,11 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
           left join read.patient_wards w on w.tenant = l.tenant and w.patient_ref = l.patient_ref
           where l.tenant = ${TENANT_OF_THIS_CONNECTION}`,
   },
-  // Contract F.2: the values the service derived, by each formula's version in force (projections/ingestion/derivedResults.ts);
-  // inputs are the externalIds of the reports read, each once, in the formula's order. collected_on after the contract's columns.
+  // Contract F.2: the values derived from the item rows by the formulas of the service's dictionary (its
+  // release), worked out on reading (derivedResultsSql); collected_on after the contract's columns.
   derived_results: {
-    needs: ["derived_results", "derived_formulas", "patients"],
-    sql: `select d.patient_ref, p.ward, d.std_code, d.value, d.unit, d.collected_at, f.name as formula, d.formula_version,
-                 array(select i.external_id from (select e->>'externalId' as external_id, min(o) as o from jsonb_array_elements(d.inputs) with ordinality as t(e, o) group by 1) i order by i.o) as inputs,
-                 d.collected_on
-          from read.derived_results d
-          join read.derived_formulas f on f.std_code = d.std_code and f.version = d.formula_version and f.superseded_at is null
-          left join read.patients p on p.tenant = d.tenant and p.patient_ref = d.patient_ref
-          where d.tenant = ${TENANT_OF_THIS_CONNECTION}`,
+    needs: ["lab_results", "patients"],
+    sql: derivedResultsSql(),
   },
   std_targets: {
     needs: ["std_targets"],
@@ -74,6 +72,42 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
 };
 
 export const CLINICAL_RELATIONS = Object.keys(CLINICAL_VIEWS);
+
+/**
+ * clinical.derived_results: per patient, day of collection and derived item, the formula over the
+ * day's newest result of each item it reads, unless the laboratory sent the item itself that day;
+ * `inputs` the externalIds read, each once, in the formula's order. The rules of
+ * queries/patients/derivedResults.ts, in SQL: one branch per formula, reading only its items'
+ * rows, so that a period's filter on collected_on reaches lab_results_by_derivation_day and a filter
+ * on std_code leaves out the other branches.
+ */
+function derivedResultsSql(): string {
+  return DERIVED_ITEMS.map(({ code, unit, formula }) => {
+    const tree = parseFormula(formula.expression);
+    const reads = formulaInputs(tree);
+    const newest = (column: string, of: string) => `(array_agg(${column} order by ${NEWEST_FIRST}) filter (where r.std_code = ${sqlText(of)}))[1]`;
+    const perItem = reads.flatMap((input) => [
+      `${newest("r.std_value", input)} as ${JSON.stringify(input)}`,
+      `${newest("coalesce(r.collected_at, r.reported_at)", input)} as ${JSON.stringify(`${input}@`)}`,
+      `${newest("r.external_id", input)} as ${JSON.stringify(`${input}#`)}`,
+    ]);
+    const value = formulaSql(tree, (input) => `d.${JSON.stringify(input)}`);
+    const ids = `array[${reads.map((input) => `d.${JSON.stringify(`${input}#`)}`).join(", ")}]`;
+    return `select d.patient_ref, p.ward, ${sqlText(code)}::text as std_code, round((${value})::numeric, ${formula.decimals})::double precision as value,
+                   ${sqlText(unit)}::text as unit, greatest(${reads.map((input) => `d.${JSON.stringify(`${input}@`)}`).join(", ")}) as collected_at,
+                   ${sqlText(formula.name)}::text as formula, ${formula.version} as formula_version,
+                   array(select e from unnest(${ids}) with ordinality as t(e, o) group by e order by min(o)) as inputs, d.day as collected_on
+            from (
+              select r.tenant, r.patient_ref, coalesce(r.collected_on, r.reported_on) as day, ${perItem.join(", ")},
+                     bool_or(r.std_code in (${formula.sentAs.map(sqlText).join(", ")})) as sent
+              from read.lab_results r
+              where r.tenant = ${TENANT_OF_THIS_CONNECTION} and ${derivationInputRow("r")} and r.std_code in (${formulaCodes(formula).map(sqlText).join(", ")})
+              group by r.tenant, r.patient_ref, coalesce(r.collected_on, r.reported_on)
+            ) d
+            left join read.patients p on p.tenant = d.tenant and p.patient_ref = d.patient_ref
+            where not d.sent and (${value}) is not null`;
+  }).join("\n          union all\n          ");
+}
 
 /**
  * Creates or refreshes (in the caller's transaction) the views whose read models exist; called at

@@ -86,3 +86,42 @@ export function formulaSql(node: FormulaNode, column: (code: string) => string):
     }
   }
 }
+
+/** The formula's value for the items' values by code; null when one is missing or a division is by zero (as formulaSql). */
+export function evaluateFormula(node: FormulaNode, value: (code: string) => number | undefined): number | null {
+  switch (node.kind) {
+    case "number":
+      return node.value;
+    case "item":
+      return value(node.code) ?? null;
+    case "negate": {
+      const operand = evaluateFormula(node.operand, value);
+      return operand === null ? null : -operand;
+    }
+    case "operation": {
+      const left = evaluateFormula(node.left, value);
+      const right = evaluateFormula(node.right, value);
+      if (left === null || right === null) return null;
+      switch (node.operator) {
+        case "+":
+          return left + right;
+        case "-":
+          return left - right;
+        case "*":
+          return left * right;
+        case "/":
+          return right === 0 ? null : left / right;
+      }
+    }
+  }
+}
+
+/**
+ * `value` rounded to `decimals` as PostgreSQL's round(numeric) does (half away from zero), by its
+ * shortest decimal text rather than binary arithmetic: 2.675 rounds to 2.68 here as in SQL.
+ */
+export function roundDecimal(value: number, decimals: number): number {
+  const [digits, exponent = "0"] = String(Math.abs(value)).split("e");
+  const shifted = Math.round(Number(`${digits}e${Number(exponent) + decimals}`));
+  return Math.sign(value) * Number(`${shifted}e${-decimals}`) || 0;
+}

@@ -1,8 +1,8 @@
 import { externalIdOf, labReportStream, type LabReportEvent } from "../../commands/ingestion/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
 import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
-import { ITEM_MAPPING_EVENT_TYPES, type DictionaryEvent, type DictionaryReleased, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
-import { createDerivationIndex, deriveArrived, deriveEveryDay, derivePending, keepFormulas, markUnderived } from "./derivedResults.ts";
+import { ITEM_MAPPING_EVENT_TYPES, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
+import { createDerivationIndex } from "./derivationIndex.ts";
 import { applyMappingRules, applyStepWithSummaries, forgetMapping, keepMappingRule, loadMappingRules, recordStep, stepScope, unmapRows } from "./itemRemapping.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
@@ -16,23 +16,22 @@ import { countEveryMonth, fillClinicalTargets, findEveryLatest, findLatest, forg
 
 /**
  * One row per result item of a laboratory report, with its standard code and converted value:
- * what report SQL reads (clinical.lab_results), the summaries dashboards read instead
- * (resultSummaries.ts), and the values derived from them by the dictionary's formulas
- * (derivedResults.ts, contract F.2). A dismissal changes nothing here.
+ * what report SQL reads (clinical.lab_results), and the summaries dashboards read instead
+ * (resultSummaries.ts); the values derived from them by the dictionary's formulas are worked out
+ * on reading (queries/patients/derivedResults.ts, contract F.2). A dismissal changes nothing here.
  */
 /** What it applies: received reports (their rows built in the database, RECEIVED), claims, and patients (their wards). */
-type Applied = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null> | PatientEvent | ItemMappingEvent | DictionaryEvent;
+type Applied = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null> | PatientEvent | ItemMappingEvent;
 type AppliedEvent<T extends Applied["type"]> = Extract<StoredEvent<Applied>, { type: T }>;
 
 export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
   version: 7,
-  handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated", ...ITEM_MAPPING_EVENT_TYPES, "DictionaryReleased"],
-  tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets", "remap_progress", "derived_results", "derived_formulas"],
-  sharedTables: ["std_targets", "derived_formulas"],
+  handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated", ...ITEM_MAPPING_EVENT_TYPES],
+  tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets", "remap_progress"],
+  sharedTables: ["std_targets"],
   patientRows: {
     lab_results: { patientRef: "patient_ref" },
-    derived_results: { patientRef: "patient_ref" },
     latest_results: { patientRef: "patient_ref" },
     patient_wards: { patientRef: "patient_ref" },
     result_months: { ward: "ward" },
@@ -43,7 +42,7 @@ export const labResultsProjection: Projection<Applied> = {
   // (migration 0015), a larger one only costs its own rows' visibility, and a bulk import's read
   // models end 9 s after the job instead of 16 s (690 -> 753 reports/s, npm run bench -- bulk).
   batchSize: 1000,
-  ddl: ["projections/ingestion/labResults.sql", "projections/ingestion/resultSummaries.sql", "projections/ingestion/derivedResults.sql"],
+  ddl: ["projections/ingestion/labResults.sql", "projections/ingestion/resultSummaries.sql"],
   async setup(tx) {
     await fillClinicalTargets(tx);
     await createDerivationIndex(tx);
@@ -60,7 +59,6 @@ export const labResultsProjection: Projection<Applied> = {
     ),
     finishStep("lab_results_by_item", (tx) => tx.query("create index lab_results_by_item on lab_results (tenant, std_code, reported_on)")),
     finishStep("latest_results", findEveryLatest),
-    finishStep("derived_results", (tx) => deriveEveryDay(tx)),
   ],
   loadThrough: loadItemRows,
   async apply(tx, event) {
@@ -73,7 +71,6 @@ export const labResultsProjection: Projection<Applied> = {
     if (behind && events.every(isFirstVersion)) return deferSummaries(tx, events);
     await summarisePending(tx);
     await applyEvents(tx, events, KEPT_SUMMARIES);
-    await derivePending(tx);
     summarisedIn.add(context);
   },
   async afterBatch(tx, context) {
@@ -133,7 +130,6 @@ async function summarisePending(tx: Tx): Promise<void> {
   );
   await shiftMonths(tx, 1, pending);
   await offerLatest(tx, pending);
-  await deriveArrived(tx, pending);
 }
 
 async function applyEvents(tx: Tx, events: StoredEvent<Applied>[], summaries: Summaries): Promise<void> {
@@ -141,7 +137,6 @@ async function applyEvents(tx: Tx, events: StoredEvent<Applied>[], summaries: Su
       if (event.type === "LabReportClaimed") return applyClaim(tx, event, summaries);
       if (event.type === "PatientRegistered" || event.type === "PatientUpdated") return applyPatient(tx, event, summaries);
       if (event.type === "LabReportReceived") return Promise.resolve(); // inRuns passes runs of these to the first function
-      if (event.type === "DictionaryReleased") return applyRelease(tx, event, summaries);
       return applyMapping(tx, event, summaries);
     });
 }
@@ -201,11 +196,6 @@ async function applyMapping(tx: Tx, event: StoredEvent<ItemMappingEvent>, summar
   await summaries.arrived(tx, taken.scope, lost);
 }
 
-/** Contract F.2 (derivedResults.ts): a release's formulas put in force, every day derived by a new version. */
-async function applyRelease(tx: Tx, event: AppliedEvent<"DictionaryReleased">, summaries: Summaries): Promise<void> {
-  const added = await keepFormulas(tx, event);
-  if (added.length > 0) await summaries.released(tx, added);
-}
 
 /** A finish step over every loaded row: built once, not row by row, its sorts and hashes want memory. */
 function finishStep(name: string, work: (tx: Tx) => Promise<unknown>): FinishStep {
@@ -252,12 +242,6 @@ async function loadItemRows(tx: Tx, through: Checkpoint): Promise<void> {
     [...bounds, patientStreams.prefix],
   );
   await loadMappingRules(tx, lastOfEachStream(["ItemMappingAdded", "ItemMappingRemoved"]), bounds);
-  // Every formula version in force from its release on (a few releases): the finish step derives by them.
-  const releases = await tx.query<{ recorded_at: Date; data: DictionaryReleased["data"] }>(
-    `select recorded_at, data from events e where e.type = 'DictionaryReleased' and ${upTo("e")} order by e.transaction_id, e.position`,
-    bounds,
-  );
-  for (const release of releases.rows) await keepFormulas(tx, { recordedAt: release.recorded_at, data: release.data });
   // The finish steps are planned on what the load leaves. Without statistics the planner took the
   // 21 M item rows of two million reports for 8.5 M, each a group of its own, and sorted them for
   // the month summaries instead of hashing them into some thousands (the same statement on that
@@ -291,13 +275,10 @@ interface Summaries {
   moving(tx: Tx, tenant: string, patientRef: string, ward: string | null, setWard: () => Promise<unknown>): Promise<void>;
   /** A re-mapping step of an item mapping (itemRemapping.ts): maps its rows, which were in no summary; how many. */
   remapStep(tx: Tx, event: AppliedEvent<"ItemMappingApplied">): Promise<number>;
-  /** Formula versions newly in force (derivedResults.ts): every day derived by them. */
-  released(tx: Tx, versions: Parameters<typeof deriveEveryDay>[1]): Promise<void>;
 }
 
 const KEPT_SUMMARIES: Summaries = {
   async leaving(tx, scope) {
-    await markUnderived(tx, scope);
     await shiftMonths(tx, -1, scope);
     return forgetLatest(tx, scope);
   },
@@ -308,7 +289,6 @@ const KEPT_SUMMARIES: Summaries = {
     await shiftMonths(tx, 1, scope);
     await findLatest(tx, lost);
     await offerLatest(tx, scope);
-    await deriveArrived(tx, scope);
   },
   async moving(tx, tenant, patientRef, ward, setWard) {
     const { rows } = await tx.query("select ward from patient_wards where tenant = $1 and patient_ref = $2", [tenant, patientRef]);
@@ -317,13 +297,7 @@ const KEPT_SUMMARIES: Summaries = {
     await setWard();
     if (moved) await shiftMonths(tx, 1, patientScope(tenant, patientRef));
   },
-  async remapStep(tx, event) {
-    const results = await applyStepWithSummaries(tx, event);
-    const step = stepScope(event);
-    await markUnderived(tx, { where: (a) => `${step.where(a)} and ${a}.mapping_id = $4`, params: [...step.params, event.data.mappingId] });
-    return results;
-  },
-  released: deriveEveryDay,
+  remapStep: applyStepWithSummaries,
 };
 
 const NO_SUMMARIES: Summaries = {
@@ -333,6 +307,4 @@ const NO_SUMMARIES: Summaries = {
     await setWard();
   },
   remapStep: async (tx, event) => (await applyMappingRules(tx, stepScope(event), event.data.mappingId)).count,
-  // A rebuild's finish step derives every day by every version.
-  released: async () => {},
 };

@@ -1,5 +1,5 @@
 import type { TenantReader } from "../../db/tenantScope.ts";
-import { derivedInForce, type DerivedInput } from "../patients/derivedResults.ts";
+import { formulasInForce, patientDerivedValues, type DerivedInput } from "../patients/derivedResults.ts";
 
 /** A result item as FHIR serves it: one row of read.lab_results with its report's status. */
 export interface ObservationRow {
@@ -24,7 +24,7 @@ export interface ObservationRow {
   reported_at: string | null;
   status: string | null;
   /** Of a value the service derived (contract F.2): its formula and the results it read; else absent. */
-  derived?: { name: string; version: number; expression: string; inputs: DerivedInput[] } | null;
+  derived?: { name: string; version: number; expression: string; inputs: DerivedInput[] };
 }
 
 const OBSERVATION_COLUMNS = `r.external_id, r.item_index, r.patient_ref, r.item_code, r.item_name, r.std_code, r.std_name, r.value_num, r.value_text, r.unit,
@@ -50,36 +50,71 @@ export interface ObservationSearch {
  * hundred of one patient and item are then filtered and sorted.
  */
 export async function searchObservations(reader: TenantReader, search: ObservationSearch, derivedCodes: readonly string[]): Promise<ObservationRow[]> {
-  // A derived value (contract F.2) is paged as a row of the first report it read, numbered below
-  // every item of it (-1 for the first derived item of the dictionary, -2 for the next …), so that
-  // its place in the keyset order is fixed and told apart from the day's other derived values.
-  const { rows } = await reader.query<ObservationRow & { effective: Date }>(
-    `select * from (
-       select ${OBSERVATION_COLUMNS}, coalesce(r.collected_at, r.reported_at) as effective, null::jsonb as derived
+  const [{ rows }, derived] = await Promise.all([
+    reader.query<ObservationRow>(
+      `select ${OBSERVATION_COLUMNS}
        from read.lab_results r
        join read.lab_reports p on p.tenant = r.tenant and p.external_id = r.external_id
        where r.patient_ref = $1
          and ($2::text[] is null or r.std_code = any($2::text[]))
          and ($3::date is null or coalesce(r.collected_on, r.reported_on) >= $3::date)
          and ($4::date is null or coalesce(r.collected_on, r.reported_on) <= $4::date)
-         and ($5::timestamp is null or (coalesce(r.collected_at, r.reported_at), r.external_id, r.item_index) < ($5::timestamp, $6::text, $7::int))
-       union all
-       select d.inputs->0->>'externalId', -array_position($9::text[], d.std_code), d.patient_ref, null, null, d.std_code, null, null, null, null,
-              d.value, d.unit, null, null, null, null, to_char(d.collected_at, 'YYYY-MM-DD"T"HH24:MI:SS'), null,
-              'FINAL', d.collected_at,
-              jsonb_build_object('name', f.name, 'version', f.version, 'expression', f.expression, 'inputs', d.inputs)
-       from ${derivedInForce("$10")}
-       where d.patient_ref = $1 and array_position($9::text[], d.std_code) is not null
-         and ($2::text[] is null or d.std_code = any($2::text[]))
-         and ($3::date is null or d.collected_on >= $3::date)
-         and ($4::date is null or d.collected_on <= $4::date)
-         and ($5::timestamp is null or (d.collected_at, d.inputs->0->>'externalId', -array_position($9::text[], d.std_code)) < ($5::timestamp, $6::text, $7::int))
-     ) o
-     order by effective desc, external_id desc, item_index desc
-     limit $8`,
-    [search.patientRef, search.stdCodes, search.fromDay, search.toDay, search.after?.[0] ?? null, search.after?.[1] ?? null, search.after?.[2] ?? null, search.count, derivedCodes, null],
+         and ($5::timestamp is null or (coalesce(r.collected_at, r.reported_at), r.external_id collate "C", r.item_index) < ($5::timestamp, $6::text collate "C", $7::int))
+       order by coalesce(r.collected_at, r.reported_at) desc, r.external_id collate "C" desc, r.item_index desc
+       limit $8`,
+      [search.patientRef, search.stdCodes, search.fromDay, search.toDay, search.after?.[0] ?? null, search.after?.[1] ?? null, search.after?.[2] ?? null, search.count],
+    ),
+    derivedObservations(reader, search, derivedCodes),
+  ]);
+  return [...rows, ...derived].sort(newestFirst).slice(0, search.count);
+}
+
+/**
+ * The patient's derived values (contract F.2) the search asks for, after its cursor, as rows. A
+ * derived value is paged as a row of the first report it read, numbered below every item of it
+ * (-1 for the dictionary's first derived item, -2 for the next …): its place in the keyset order
+ * is fixed and told apart from the day's other derived values.
+ */
+async function derivedObservations(reader: TenantReader, search: ObservationSearch, derivedCodes: readonly string[]): Promise<ObservationRow[]> {
+  const codes = search.stdCodes === null ? derivedCodes : derivedCodes.filter((code) => search.stdCodes!.includes(code));
+  if (codes.length === 0) return [];
+  const formulas = await formulasInForce(reader, null, codes);
+  const values = await patientDerivedValues(reader, search.patientRef, formulas, search.fromDay, search.toDay);
+  const rows = values.map(
+    (value): ObservationRow => ({
+      external_id: value.inputs[0]!.externalId,
+      item_index: -1 - derivedCodes.indexOf(value.stdCode),
+      patient_ref: search.patientRef,
+      item_code: null,
+      item_name: null,
+      std_code: value.stdCode,
+      std_name: null,
+      value_num: null,
+      value_text: null,
+      unit: null,
+      std_value: value.value,
+      std_unit: value.unit,
+      ref_low: null,
+      ref_high: null,
+      abnormal_flag: null,
+      result_type: null,
+      effective_at: value.at,
+      reported_at: null,
+      status: "FINAL",
+      derived: { ...value.formula, inputs: value.inputs },
+    }),
   );
-  return rows.map(({ effective: _, ...row }) => row);
+  return search.after ? rows.filter((row) => newestFirst(row, { effective_at: search.after![0].replace(" ", "T"), external_id: search.after![1], item_index: search.after![2] }) > 0) : rows;
+}
+
+/**
+ * The search's order: effective time, externalId, item, each descending; times compare as their
+ * text, externalIds by code point, as the query orders them (collate "C"), whatever the database's collation.
+ */
+function newestFirst(a: Pick<ObservationRow, "effective_at" | "external_id" | "item_index">, b: Pick<ObservationRow, "effective_at" | "external_id" | "item_index">): number {
+  if (a.effective_at !== b.effective_at) return a.effective_at < b.effective_at ? 1 : -1;
+  if (a.external_id !== b.external_id) return a.external_id < b.external_id ? 1 : -1;
+  return b.item_index - a.item_index;
 }
 
 /** A lab report as FHIR serves it (DiagnosticReport), with its result rows in order. */

@@ -4,7 +4,7 @@ import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTimeText } from "../../db/localDateTime.ts";
 import { itemNamesShape } from "../dictionary/itemNames.ts";
 import { patientByRef, patientListEntrySchema } from "./patients.ts";
-import { derivedFormulaSchema, derivedInForce, derivedPoints, formulaOf } from "./derivedResults.ts";
+import { derivedFormulaSchema, formulaOf, formulasInForce, patientDerivedValues } from "./derivedResults.ts";
 
 /*
  * One patient's results over time (contract D.7), what the patient chart draws: for each asked
@@ -77,20 +77,22 @@ export type ResultItem = z.infer<typeof resultItemSchema>;
  */
 export async function patientResultItems(reader: TenantReader, dictionary: Dictionary, patientRef: string): Promise<ResultItem[] | undefined> {
   if (!(await patientByRef(reader, patientRef))) return undefined;
-  const { rows } = await reader.query<{ std_code: string; results: number; last_at: string }>(
-    `select std_code, sum(results)::int as results, to_char(max(last_at), 'YYYY-MM-DD"T"HH24:MI:SS') as last_at
-     from (
-       select std_code, count(*) as results, max(coalesce(collected_at, reported_at)) as last_at
+  const [{ rows }, derived] = await Promise.all([
+    reader.query<{ std_code: string; results: number; last_at: string }>(
+      `select std_code, count(*)::int as results, to_char(max(coalesce(collected_at, reported_at)), 'YYYY-MM-DD"T"HH24:MI:SS') as last_at
        from read.lab_results
        where patient_ref = $1 and std_code is not null and std_value is not null
-       group by std_code
-       union all
-       select d.std_code, count(*), max(d.collected_at) from ${derivedInForce("$2")} where d.patient_ref = $1 group by d.std_code
-     ) counted
-     group by std_code`,
-    [patientRef, null],
-  );
+       group by std_code`,
+      [patientRef],
+    ),
+    formulasInForce(reader, null).then((formulas) => patientDerivedValues(reader, patientRef, formulas, null, null)),
+  ]);
   const held = new Map(rows.map((row) => [row.std_code, row]));
+  // Derived values count as results of their item (contract F.2).
+  for (const value of derived) {
+    const counted = held.get(value.stdCode) ?? { std_code: value.stdCode, results: 0, last_at: value.at };
+    held.set(value.stdCode, { ...counted, results: counted.results + 1, last_at: value.at > counted.last_at ? value.at : counted.last_at });
+  }
   const numeric = dictionary.items.filter((item) => item.valueType === "numeric");
   return [...numeric.filter((item) => item.core), ...numeric.filter((item) => !item.core && held.has(item.code))].map((item) => ({
     code: item.code,
@@ -130,12 +132,12 @@ export async function patientResults(reader: TenantReader, request: PatientResul
        ) r`,
       [request.patientRef, codes, request.toDay],
     ),
-    derivedPoints(reader, request.patientRef, codes, request.fromDay, request.toDay, request.asOf ?? null),
+    formulasInForce(reader, request.asOf ?? null, codes).then((formulas) => patientDerivedValues(reader, request.patientRef, formulas, request.fromDay, request.toDay)),
   ]);
   const pointsOf = new Map<string, PatientResults["series"][number]["points"]>(codes.map((code) => [code, []]));
   for (const row of points.rows) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: row.flag, externalId: row.external_id });
   // Beside the sent values of their item, in time order (a day with a sent value has no derived one).
-  for (const row of derived) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: null, externalId: row.inputs[0]!.externalId, derived: true, formula: formulaOf(row) });
+  for (const value of derived) pointsOf.get(value.stdCode)!.push({ at: value.at, value: value.value, flag: null, externalId: value.inputs[0]!.externalId, derived: true, formula: formulaOf(value) });
   for (const series of pointsOf.values()) series.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const rangeOf = new Map(ranges.rows.map((row) => [row.code, row]));
   return {

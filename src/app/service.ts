@@ -9,7 +9,7 @@ import type { Server } from "node:http";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { recordDictionaryRelease } from "../../commands/dictionary/recordDictionaryRelease.ts";
-import { derivation } from "../../projections/ingestion/derivedResults.ts";
+import { derivationIndex } from "../../projections/ingestion/derivationIndex.ts";
 import { EventStore } from "../../db/eventStore.ts";
 import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
 import { serveDictionary } from "../../queries/dictionary/dictionary.ts";
@@ -115,7 +115,7 @@ export async function startService({ config, role, log, projections = allProject
     let importer: BulkImporter | null = null;
     if (role !== "api") {
       remapSteps.results = config.REMAP_STEP_RESULTS;
-      derivation.enabled = config.DERIVED_RESULTS === "on";
+      derivationIndex.enabled = config.DERIVATION_INDEX === "on";
       // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
       const jobs =
         config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET

@@ -134,12 +134,17 @@ describe("demo data (src/demo)", () => {
       const { rows: items } = await hub.service.db.query("select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'");
       expect(items[0].unmapped).to.equal(0);
       expect(items[0].gdl).to.be.greaterThan(0);
-      // Contract F.2: URR derived from the two ureas where the analyser sent none, corrected calcium for every matched panel.
-      const { rows: derived } = await hub.service.db.query(
-        "select count(*) filter (where std_code = 'URR')::int as urr, count(*) filter (where std_code = 'CA_CORR')::int as ca_corr from read.derived_results where tenant = 'demo'",
+      // Contract F.2: URR derived from the two ureas where the analyser sent none (the patient of such a report's chart).
+      const { rows: withoutUrr } = await hub.service.db.query(
+        `select patient_ref, external_id from read.lab_results where tenant = 'demo' and std_code = 'UREA_POST' and patient_ref is not null
+           and not exists (select 1 from read.lab_results u where u.tenant = 'demo' and u.external_id = lab_results.external_id and u.std_code = 'URR')
+         limit 1`,
       );
-      expect(derived[0].urr).to.be.greaterThan(0);
-      expect(derived[0].ca_corr).to.be.greaterThan(derived[0].urr);
+      const { patient_ref: patientRef, external_id: externalId } = withoutUrr[0];
+      const urr = await call("GET", `/api/patients/${patientRef}/results?codes=URR,CA_CORR&from=${new Date().getFullYear() - 2}-01-01`, { token: loaded.authorToken, tenant: "demo" });
+      const [urrSeries, caCorrSeries] = urr.body.series as Array<{ points: Array<{ derived?: boolean; formula?: { inputs: string[] } }> }>;
+      expect(urrSeries!.points.some((point) => point.derived && point.formula!.inputs.includes(externalId))).to.equal(true);
+      expect(caCorrSeries!.points.length).to.be.greaterThan(0);
     });
 
     it("reconciles a demo day over the open API", async () => {
