@@ -148,9 +148,9 @@ export async function startService({ config, role, log, projections = allProject
       const sender = new WakeupSender(boss, projections, log);
       eventStore.onAppended((types) => sender.notify(types));
     }
-    // Recorded once the projections are set up: on a new store, those that apply releases (the
-    // dictionary's, the item rows' formulas) then start empty and live and apply it as it comes,
-    // instead of being built by replay because the store already held it.
+    // Recorded once the projections are set up: on a new store, the one that applies releases
+    // (standard_items: the items and the formulas' versions) then starts empty and live and applies
+    // it as it comes, instead of being built by replay because the store already held it.
     await recordDictionaryRelease(eventStore, dictionary, served.version);
 
     let url: string | null = null;
