@@ -110,6 +110,7 @@ export async function startService({ config, role, log, projections = allProject
     const dictionary = loadDefaultDictionary();
     const served = serveDictionary(dictionary);
     const ingestion = ingestionDeps(eventStore, dictionary);
+    await recordDictionaryRelease(eventStore, dictionary, served.version);
     await ensureWakeupQueue(boss, BULK_WAKEUP_QUEUE);
     let worker: ProjectionWorker | null = null;
     let importer: BulkImporter | null = null;
@@ -148,10 +149,6 @@ export async function startService({ config, role, log, projections = allProject
       const sender = new WakeupSender(boss, projections, log);
       eventStore.onAppended((types) => sender.notify(types));
     }
-    // Recorded once the projections are set up: on a new store, the one that applies releases
-    // (standard_items: the items and the formulas' versions) then starts empty and live and applies
-    // it as it comes, instead of being built by replay because the store already held it.
-    await recordDictionaryRelease(eventStore, dictionary, served.version);
 
     let url: string | null = null;
     let mllpPort: number | null = null;
