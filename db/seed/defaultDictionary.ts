@@ -59,6 +59,19 @@ export const valueBandSchema = z
   .refine((band) => band.low !== null || band.high !== null, "give low, high or both")
   .refine((band) => band.low === null || band.high === null || band.low < band.high, "low must be below high");
 
+/**
+ * Contract F.3: how far a result may move from the patient's previous one of the item (collected
+ * at most `days` before it) before it is flagged and raises a DELTA alert: by more than `limit` in
+ * the standard unit, or, with `percent`, by more than `limit` % of the previous value.
+ */
+export const deltaLimitSchema = z.strictObject({
+  limit: z.number().positive(),
+  percent: z.boolean(),
+  days: z.int().positive(),
+  /** The practice the limit comes from, cited so a clinician can check it. */
+  source: z.string().min(1),
+});
+
 export const dictionaryItemSchema = z
   .strictObject({
     code: codeSchema,
@@ -92,6 +105,8 @@ export const dictionaryItemSchema = z
     target: valueBandSchema.optional(),
     /** Beyond these a result raises a critical-result alert (as a laboratory's LL or HH flag does). */
     critical: valueBandSchema.optional(),
+    /** Contract F.3: the change from the previous result beyond which a result is flagged and alerted. */
+    delta: deltaLimitSchema.optional(),
   })
   .superRefine((item, ctx) => {
     if (item.valueType !== "numeric" && (item.unit !== "" || item.conversions.length > 0)) {
@@ -101,7 +116,7 @@ export const dictionaryItemSchema = z
         message: `${item.valueType} items carry no unit and no conversions`,
       });
     }
-    for (const band of ["target", "critical"] as const) {
+    for (const band of ["target", "critical", "delta"] as const) {
       if (item[band] && item.valueType !== "numeric") ctx.addIssue({ code: "custom", path: [band], message: `only numeric items have a ${band}` });
     }
     if (item.unit === "" && item.conversions.length > 0) {
@@ -175,6 +190,7 @@ export const dictionarySchema = z
 
 export type UnitConversion = z.infer<typeof conversionSchema>;
 export type ValueBand = z.infer<typeof valueBandSchema>;
+export type DeltaLimit = z.infer<typeof deltaLimitSchema>;
 export type DictionaryItem = z.infer<typeof dictionaryItemSchema>;
 export type ExamType = z.infer<typeof examTypeSchema>;
 export type Dictionary = z.infer<typeof dictionarySchema>;
