@@ -8,6 +8,9 @@ import { streamCodec, type Event } from "../kit/events.ts";
 
 export const criticalResultsStreams = streamCodec("critical-results:");
 
+/** The results query flags a point by the rule the delta alerts are raised by, so that the two never disagree. */
+export { deltaBeyondLimit } from "./deltaRule.ts";
+
 export interface RaisedAlert {
   alertId: string;
   externalId: string;
