@@ -6,6 +6,7 @@ import { deltaChecksReactor } from "../../reactors/deltaChecks.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { silentLogger } from "../../src/logger.ts";
 import type { RunningService } from "../../src/app/service.ts";
+import { ADMIN } from "../support/http.ts";
 import { ingestionTenant, labReport, type IngestionTenant } from "../support/ingestion.ts";
 import { startTestService, until } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
@@ -151,6 +152,16 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
       ["ALERT_ACKNOWLEDGED", "DELTA"],
     ]);
     expect(history.entries[1]).to.deep.include({ by: "delta-checks", code: "HGB" });
+  });
+
+  it("shows a DELTA alert only to callers who may see its patient's ward (contract E.2)", async () => {
+    const tenant = await freshTenant();
+    await pushed(tenant, [potassium("W-1", 3.6, daysAgo(2))]);
+    await pushed(tenant, [potassium("W-2", 5.4, hoursAgo(1))]);
+    const wardToken = async (wards: string[]) => (await tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Nurse Wu", tenant: `d${counter}`, roles: ["clinician"], wards } })).body.token as string;
+    const listed = async (token: string) => ((await tenant.call("GET", "/api/alerts?kind=DELTA", { token })).body as Alert[]).map((a) => a.externalId);
+    expect(await listed(await wardToken(["A"]))).to.deep.equal(["W-2"]);
+    expect(await listed(await wardToken(["B"]))).to.deep.equal([]);
   });
 
   it("keeps critical alerts as they were, of kind CRITICAL, and each kind apart", async () => {

@@ -348,6 +348,8 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "GET /api/alerts": async (world) => {
     await northAlert(world);
     for (const state of ["open", "acknowledged", "closed"]) expectNothingOfNorth(flat((await world.south.asAuthor("GET", `/api/alerts?state=${state}`)).body), `south's ${state} alerts`);
+    // Contract F.3: each kind on its own too.
+    for (const kind of ["CRITICAL", "DELTA"]) expectNothingOfNorth(flat((await world.south.asAuthor("GET", `/api/alerts?kind=${kind}`)).body), `south's ${kind} alerts`);
   },
   "GET /api/alerts/count": async (world) => {
     await northAlert(world);
