@@ -189,6 +189,12 @@ describe("critical-result alerts (/api/alerts)", function () {
     expect(payload).to.deep.include({ event: "critical-result.raised", tenant: "h1" });
     expect(payload.alert).to.deep.include({ externalId: "CRIT-K-1", code: "K", name: "钾", nameEn: "Potassium", label: "K", patientName: "张三" });
     expect(refuseNext, "the first delivery was refused and tried again").to.be.below(0);
+    // Contract F.3: CRIT-K-2's 2.1 after CRIT-K-1's 6.9 moved beyond potassium's delta limit.
+    const delta = await until(async () => deliveries.find((delivery) => delivery.headers["x-dialysis-hub-event"] === "delta-alert.raised"), 30_000);
+    const deltaPayload = JSON.parse(delta.body) as { event: string; alert: Record<string, unknown> };
+    expect(deltaPayload.event).to.equal("delta-alert.raised");
+    expect(deltaPayload.alert).to.deep.include({ kind: "DELTA", externalId: "CRIT-K-2", code: "K" });
+    expect(deltaPayload.alert.delta).to.deep.include({ previous: 6.9, previousExternalId: "CRIT-K-1", change: -4.8 });
   });
 
   it("says how to fix a call it cannot take", async () => {
