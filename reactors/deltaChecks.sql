@@ -16,6 +16,9 @@ create table delta_results (
   -- As the report sent them: what an alert raised on a later report carries.
   collected_at text,
   reported_at text not null,
+  -- The position of the received event that wrote the row: a batch of first versions, written at
+  -- once, judges each report as of its own event by leaving out the rows of the later ones.
+  seen bigint not null,
   primary key (tenant, external_id, item_index)
 );
 -- A result's previous and next one: the patient's series of the item, in the order the chart reads it.

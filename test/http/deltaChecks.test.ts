@@ -124,6 +124,19 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     ]);
   });
 
+  it("judges each report of one push as of its own place in the push: newer first, older after, in the same batch", async () => {
+    const tenant = await freshTenant();
+    await pushed(tenant, [potassium("ONE-NEW", 5.4, hoursAgo(1)), potassium("ONE-OLD", 3.6, daysAgo(2)), potassium("ONE-OTHER", 4.0, daysAgo(3))]);
+    const events = (await service.db.query("select type, stream_id, metadata->>'causationId' as cause from events where tenant = $1 and type like 'Delta%' order by position", [`d${counter}`])).rows;
+    const positions = Object.fromEntries(
+      (await service.db.query("select data->>'externalId' as id, position::text from events where tenant = $1 and type = 'LabReportReceived'", [`d${counter}`])).rows.map((row) => [row.id, row.position]),
+    );
+    // ONE-NEW had no previous result when it arrived; ONE-OLD, arriving after it, made it move too far; ONE-OTHER, older still, changed nothing for ONE-NEW.
+    expect(events).to.deep.equal([{ type: "DeltaAlertRaised", stream_id: "critical-results:ONE-NEW", cause: positions["ONE-OLD"] }]);
+    const [alert] = await alertsOf(tenant);
+    expect(alert!.delta).to.deep.include({ previous: 3.6, previousExternalId: "ONE-OLD", change: 1.8 });
+  });
+
   it("raises nothing for a change within the limit, nor for a previous result more than 30 days before; judges IPTH in percent", async () => {
     const tenant = await freshTenant();
     await pushed(tenant, [result("CA-1", "CA", 2.2, "mmol/L", daysAgo(3)), result("P-1", "P", 1.0, "mmol/L", daysAgo(40)), result("PTH-1", "IPTH", 300, "pg/mL", daysAgo(20))]);
