@@ -93,4 +93,21 @@ describe("delta checks in chromium at 390 px", function () {
     expect(staff.cspViolations).to.deep.equal([]);
     await page.close();
   });
+
+  it("notes the change under the result in the chart's table, in both languages", async () => {
+    for (const [lang, note, table] of [
+      ["en", `changed by +1.8 mmol/L from 3.6 mmol/L on ${shownBefore}, beyond the delta limit`, "Table"],
+      ["zh", `较 ${shownBefore} 的 3.6 mmol/L 变化 +1.8 mmol/L，超出差值界限`, "表格"],
+    ] as const) {
+      const page = await signedInPage(staff, TENANT, { lang, fragment: "#chart/P001?code=K&report=DX-AFTER" });
+      await page.locator(".page-chart .page-body[data-state=ready]").waitFor({ timeout: 15_000 });
+      await page.getByRole("button", { name: table }).click();
+      const after = page.locator("table.results tr[data-external-id=DX-AFTER]");
+      await after.waitFor();
+      expect(await after.locator(".delta-note").textContent()).to.equal(note);
+      expect(await page.locator("table.results tr[data-external-id=DX-BEFORE] .delta-note").count()).to.equal(0);
+      await fine(page, `the chart's table with a delta note (${lang})`);
+      await page.close();
+    }
+  });
 });
