@@ -134,8 +134,8 @@ export async function alertById(reader: TenantReader, dictionary: Dictionary, al
   return rows.map((row) => toAlert(row, dictionary))[0];
 }
 
-/** How many alerts stand (neither acknowledged nor closed): the badge on every staff page. */
-export async function openAlertCount(reader: TenantReader): Promise<number> {
-  const { rows } = await reader.query<{ n: number }>(`select count(*)::int as n from read.alerts a where ${STATES.open.where}`);
-  return rows[0]!.n;
+/** How many alerts stand (neither acknowledged nor closed), and how many of them are delta alerts (F.3): the badge on every staff page. */
+export async function openAlertCount(reader: TenantReader): Promise<{ open: number; delta: number }> {
+  const { rows } = await reader.query<{ open: number; delta: number }>(`select count(*)::int as open, (count(*) filter (where a.kind = 'DELTA'))::int as delta from read.alerts a where ${STATES.open.where}`);
+  return rows[0]!;
 }

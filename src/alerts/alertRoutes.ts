@@ -30,7 +30,10 @@ export const alertListQuery = z.strictObject(
   { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are state (open, acknowledged, closed), kind (CRITICAL, DELTA) and limit (1 to 500)" : undefined) },
 );
 
-export const openAlertCountAnswer = z.object({ open: z.number().int().meta({ description: "Alerts neither acknowledged nor closed" }) });
+export const openAlertCountAnswer = z.object({
+  open: z.number().int().meta({ description: "Alerts neither acknowledged nor closed, of both kinds" }),
+  delta: z.number().int().meta({ description: "Of those, the delta alerts (contract F.3)" }),
+});
 
 export interface AlertRouteDeps {
   store: EventStore;
@@ -56,7 +59,7 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
   });
 
   router.get("/count", async (ctx) => {
-    ctx.body = { open: await readAsTenant(store.db, ctx.state.tenant, openAlertCount) } satisfies z.infer<typeof openAlertCountAnswer>;
+    ctx.body = (await readAsTenant(store.db, ctx.state.tenant, openAlertCount)) satisfies z.infer<typeof openAlertCountAnswer>;
   });
 
   router.post("/:alertId/acknowledge", access.recorded, async (ctx) => {

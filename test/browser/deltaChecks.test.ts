@@ -48,6 +48,8 @@ describe("delta checks in chromium at 390 px", function () {
     expect(await row.locator(".delta-change").textContent()).to.equal("Change: +1.8 mmol/L");
     expect(await row.locator(".delta .sub").allTextContents()).to.deep.equal([`Previous result: 3.6 mmol/L (${shownBefore})`, "limit 1.5 mmol/L within 30 days"]);
     expect(await page.locator(".status").textContent()).to.equal("New delta alert: 张三 K · Potassium changed by +1.8 mmol/L");
+    await page.locator(".alert-badge[data-open-alerts='1']").waitFor();
+    expect(await page.locator(".alert-badge").getAttribute("aria-label")).to.equal("0 critical results and 1 delta alert to acknowledge");
     await fine(page, "the delta alerts (en)");
     await page.screenshot({ path: `${OUT}phone-en-delta-alerts.png`, fullPage: true });
 

@@ -76,6 +76,7 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     expect(points[0]).to.not.have.property("delta");
     expect(points[1]!.delta).to.deep.equal({ previous: 3.6, previousAt: before.replace(" ", "T"), change: 1.8, previousExternalId: "K-BEFORE" });
     expect(await alertsOf(tenant, "?kind=CRITICAL"), "not a critical result").to.deep.equal([]);
+    expect((await tenant.call("GET", "/api/alerts/count", { token: tenant.authorToken })).body).to.deep.equal({ open: 1, delta: 1 });
     expect((await alertsOf(tenant, "?kind=DELTA")).map((a) => a.alertId)).to.deep.equal([alert!.alertId]);
   });
 

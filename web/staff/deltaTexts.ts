@@ -3,6 +3,8 @@ export interface DeltaTexts {
   /** The tabs that keep the two kinds of alert apart. */
   alertKinds: Record<"CRITICAL" | "DELTA", string>;
   alertKindTabs: string;
+  /** The badge's name when some of the standing alerts are delta alerts. */
+  openAlertsBadgeWithDelta: (critical: number, delta: number) => string;
   deltaIntro: string;
   noDeltaAlerts: Record<"open" | "acknowledged" | "closed", string>;
   colPrevious: string;
@@ -25,6 +27,7 @@ export interface DeltaTexts {
 export const deltaZh: DeltaTexts = {
   alertKinds: { CRITICAL: "危急值", DELTA: "差值核查" },
   alertKindTabs: "提醒类别",
+  openAlertsBadgeWithDelta: (critical, delta) => `${critical} 条危急值、${delta} 条差值提醒待确认`,
   deltaIntro: "同一患者同一项目的结果与其前次结果（30 天内采样的最近一次）相差超过字典的差值界限时，在此提醒：可能是标本混淆，也可能是病情突变。较早采样、较晚送达的结果会成为其后结果的前次结果。",
   noDeltaAlerts: { open: "没有待确认的差值提醒。", acknowledged: "还没有确认过的差值提醒。", closed: "没有未经确认即关闭的差值提醒。" },
   colPrevious: "前次结果",
@@ -44,6 +47,7 @@ export const deltaZh: DeltaTexts = {
 export const deltaEn: DeltaTexts = {
   alertKinds: { CRITICAL: "Critical results", DELTA: "Delta checks" },
   alertKindTabs: "Kinds of alert",
+  openAlertsBadgeWithDelta: (critical, delta) => `${critical} critical ${critical === 1 ? "result" : "results"} and ${delta} delta ${delta === 1 ? "alert" : "alerts"} to acknowledge`,
   deltaIntro:
     "A result that differs from the same patient's previous result of the item (the most recent one collected within 30 days before it) by more than the dictionary's delta limit shows here: a specimen mix-up, or a sudden change in the patient. A result collected earlier but arriving later becomes the previous result of those after it.",
   noDeltaAlerts: { open: "No delta alert waits to be acknowledged.", acknowledged: "No delta alert has been acknowledged yet.", closed: "No delta alert was closed before anyone acknowledged it." },
