@@ -105,7 +105,11 @@ export const dictionaryItemSchema = z
     target: valueBandSchema.optional(),
     /** Beyond these a result raises a critical-result alert (as a laboratory's LL or HH flag does). */
     critical: valueBandSchema.optional(),
-    /** Contract F.3: the change from the previous result beyond which a result is flagged and alerted. */
+    /**
+     * Contract F.3: the change from the previous result beyond which a result is flagged and
+     * alerted. The delta_checks reactor keeps only the results of items that have one: adding one
+     * wants its version bumped, so that it is rebuilt by replay (which raises no alert).
+     */
     delta: deltaLimitSchema.optional(),
   })
   .superRefine((item, ctx) => {

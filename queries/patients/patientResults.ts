@@ -118,9 +118,10 @@ interface PointRow {
 }
 
 /*
- * The points of the period, each with the result before it (contract F.3): the window runs over the
- * patient's whole series of the item, so the period's first point has its previous one from before
- * the period. "Previous" is as known now: a late-arriving older result is in the series it falls in.
+ * The points of the period, each with the result before it (contract F.3), as known now: a
+ * late-arriving older result is in the series where it falls. The window starts $5 days (the
+ * longest delta limit's) before the period, so that the period's first point has its previous one
+ * from before it; a previous result further back is too old to be compared anyway.
  */
 const POINTS_WITH_PREVIOUS = `
   select std_code, to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS') as at, value, flag, external_id, previous, to_char(previous_t, 'YYYY-MM-DD"T"HH24:MI:SS') as previous_at, previous_external_id
@@ -128,7 +129,7 @@ const POINTS_WITH_PREVIOUS = `
     select std_code, coalesce(collected_at, reported_at) as t, std_value as value, abnormal_flag as flag, external_id,
            lag(std_value) over series as previous, lag(coalesce(collected_at, reported_at)) over series as previous_t, lag(external_id) over series as previous_external_id
     from read.lab_results
-    where patient_ref = $1 and std_code = any($2::text[]) and std_value is not null
+    where patient_ref = $1 and std_code = any($2::text[]) and std_value is not null and coalesce(collected_at, reported_at) >= $3::date - $5::integer
     window series as (partition by std_code order by coalesce(collected_at, reported_at), external_id)
   ) s
   where t >= $3::date and t < $4::date + 1
@@ -147,7 +148,7 @@ export async function patientResults(reader: TenantReader, request: PatientResul
   if (!patient) return undefined;
   const codes = request.items.map((item) => item.code);
   const [points, ranges] = await Promise.all([
-    reader.query<PointRow>(POINTS_WITH_PREVIOUS, [request.patientRef, codes, request.fromDay, request.toDay]),
+    reader.query<PointRow>(POINTS_WITH_PREVIOUS, [request.patientRef, codes, request.fromDay, request.toDay, Math.max(0, ...request.items.map((item) => item.delta?.days ?? 0))]),
     // One probe per item, newest first until a row with a range: a handful of rows, not the series.
     reader.query<{ code: string; ref_low: number | null; ref_high: number | null }>(
       `select c.code, r.ref_low, r.ref_high

@@ -75,6 +75,10 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     expect(points.map((point) => point.externalId)).to.deep.equal(["K-BEFORE", "K-AFTER"]);
     expect(points[0]).to.not.have.property("delta");
     expect(points[1]!.delta).to.deep.equal({ previous: 3.6, previousAt: before.replace(" ", "T"), change: 1.8, previousExternalId: "K-BEFORE" });
+    // A period that starts after the previous result: its first point still compares with it.
+    const day = points[1]!.at.slice(0, 10);
+    const period = await tenant.call("GET", `/api/patients/P001/results?codes=K&from=${day}&to=${day}`, { token: tenant.authorToken });
+    expect(period.body.series[0].points.map((point: Record<string, any>) => [point.externalId, point.delta?.previousExternalId])).to.deep.equal([["K-AFTER", "K-BEFORE"]]);
     expect(await alertsOf(tenant, "?kind=CRITICAL"), "not a critical result").to.deep.equal([]);
     expect((await tenant.call("GET", "/api/alerts/count", { token: tenant.authorToken })).body).to.deep.equal({ open: 1, delta: 1 });
     expect((await alertsOf(tenant, "?kind=DELTA")).map((a) => a.alertId)).to.deep.equal([alert!.alertId]);
