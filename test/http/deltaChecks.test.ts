@@ -216,6 +216,30 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     expect(alert!.delta).to.deep.include({ previousExternalId: "OLD-2", change: -1.7 });
   });
 
+  it("streams a delta alert as Server-Sent Events with its kind and delta", async () => {
+    const tenant = await freshTenant();
+    await pushed(tenant, [potassium("S-1", 3.6, daysAgo(2))]);
+    const abort = new AbortController();
+    const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": `d${counter}` }, signal: abort.signal });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    const readUntil = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${pattern}`);
+        text += value;
+      }
+      return pattern.exec(text)!;
+    };
+    await readUntil(/: listening/);
+    await tenant.push("lab", [potassium("S-2", 5.4, hoursAgo(1))]);
+    const [, data] = await readUntil(/event: raised\ndata: (.*"S-2".*)\n\n/);
+    const raised = JSON.parse(data!) as Alert;
+    expect(raised).to.deep.include({ kind: "DELTA", externalId: "S-2" });
+    expect(raised.delta).to.deep.include({ previous: 3.6, change: 1.8, previousExternalId: "S-1" });
+    abort.abort();
+  });
+
   it("rebuilds its table and the alerts to the same rows by replay, appending no event", async () => {
     await projectionsCaughtUp(service.url!);
     const digest = async () => {
