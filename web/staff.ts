@@ -166,11 +166,12 @@ function signedIn(session: Session): void {
   // The number of standing alerts beside "Critical results", on every page, kept by the stream.
   const badge = el("span", { class: "alert-badge", "data-open-alerts": "0", hidden: true });
   const refreshBadge = async () => {
-    const { open } = await api.get<{ open: number }>("/api/alerts/count").catch(() => ({ open: Number(badge.dataset.openAlerts) }));
+    const { open, delta = 0 } = await api.get<{ open: number; delta?: number }>("/api/alerts/count").catch(() => ({ open: Number(badge.dataset.openAlerts), delta: Number(badge.dataset.openDeltaAlerts ?? 0) }));
     badge.dataset.openAlerts = String(open);
+    badge.dataset.openDeltaAlerts = String(delta);
     badge.textContent = String(open);
     badge.hidden = open === 0;
-    badge.setAttribute("aria-label", texts.openAlertsBadge(open));
+    badge.setAttribute("aria-label", delta > 0 ? texts.openAlertsBadgeWithDelta(open - delta, delta) : texts.openAlertsBadge(open));
     currentTabInView(); // the badge widens its tab, which may push the current one out of view
   };
   alerts.subscribe(() => void refreshBadge());

@@ -2,7 +2,7 @@ import type { MappedItem } from "../ingestion/itemMapping.ts";
 import { loadDefaultDictionary, type Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import { parseLocalDateTime } from "../../db/localDateTime.ts";
-import type { CriticalResultEvent, RaisedAlert } from "./events.ts";
+import type { AlertKind, CriticalResultEvent, RaisedAlert } from "./events.ts";
 import type { Decider } from "../kit/handleCommand.ts";
 
 /*
@@ -16,6 +16,8 @@ export const CRITICAL_RESULTS_ACTOR = "critical-results";
 
 export interface AlertOfReport {
   alertId: string;
+  /** Both kinds share the report's stream: a person acknowledges either; this reactor decides only about its own. */
+  kind: AlertKind;
   code: string;
   closed: boolean;
   acknowledged: { by: string; note: string; at: Date } | null;
@@ -36,9 +38,11 @@ export function evolveCriticalResults(state: CriticalResultsState, event: Stored
   const alert = alerts.find((candidate) => candidate.alertId === event.data.alertId);
   switch (event.type) {
     case "CriticalResultRaised":
-      alerts.push({ alertId: event.data.alertId, code: event.data.code, closed: false, acknowledged: null });
+    case "DeltaAlertRaised":
+      alerts.push({ alertId: event.data.alertId, kind: event.type === "DeltaAlertRaised" ? "DELTA" : "CRITICAL", code: event.data.code, closed: false, acknowledged: null });
       break;
     case "CriticalResultClosed":
+    case "DeltaAlertClosed":
       if (alert) alert.closed = true;
       break;
     case "CriticalResultAcknowledged":
@@ -159,7 +163,7 @@ export interface ReportVersion {
  */
 export function decideCriticalResults(state: CriticalResultsState, report: ReportVersion, newAlertId: () => string): CriticalResultEvent[] {
   const findings = report.patientRef === null ? [] : report.findings;
-  const standing = state.alerts.filter((alert) => !alert.closed);
+  const standing = state.alerts.filter((alert) => !alert.closed && alert.kind === "CRITICAL");
   const events: CriticalResultEvent[] = [];
   for (const alert of standing) {
     if (!findings.some((finding) => finding.code === alert.code)) {

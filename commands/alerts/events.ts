@@ -8,6 +8,9 @@ import { streamCodec, type Event } from "../kit/events.ts";
 
 export const criticalResultsStreams = streamCodec("critical-results:");
 
+/** The results query flags a point by the rule the delta alerts are raised by, so that the two never disagree. */
+export { deltaBeyondLimit } from "./deltaRule.ts";
+
 export interface RaisedAlert {
   alertId: string;
   externalId: string;
@@ -27,6 +30,33 @@ export interface RaisedAlert {
 export type CriticalResultRaised = Event<"CriticalResultRaised", RaisedAlert>;
 /** An update of the report no longer holds the critical value. */
 export type CriticalResultClosed = Event<"CriticalResultClosed", { alertId: string; reason: string }>;
+/** Acknowledges an alert of the stream, of either kind. */
 export type CriticalResultAcknowledged = Event<"CriticalResultAcknowledged", { alertId: string; note: string; by: string }>;
-/** The events of a `critical-results:` stream. */
-export type CriticalResultEvent = CriticalResultRaised | CriticalResultClosed | CriticalResultAcknowledged;
+
+/** The two kinds of alert (contract F.3): an alert raised before there were kinds is CRITICAL. */
+export type AlertKind = "CRITICAL" | "DELTA";
+
+/** A result that moved from the patient's previous one of the item by more than the dictionary's delta limit (contract F.3). */
+export interface RaisedDeltaAlert extends RaisedAlert {
+  /** The previous result: its value (standard unit), when it was collected (else reported), its report. */
+  previous: number;
+  previousAt: string;
+  previousExternalId: string;
+  /** value − previous, signed, in the standard unit. */
+  change: number;
+  /** The limit exceeded, as the dictionary held it. */
+  limit: { limit: number; percent: boolean; days: number };
+}
+
+/** Contract F.3: raised on the report of the result that moved; a late-arriving older result may raise one on a later report. */
+export type DeltaAlertRaised = Event<"DeltaAlertRaised", RaisedDeltaAlert>;
+/** The result no longer moved beyond the limit from its previous one (an update, or a late-arriving result between them). */
+export type DeltaAlertClosed = Event<"DeltaAlertClosed", { alertId: string; reason: string }>;
+export type DeltaAlertEvent = DeltaAlertRaised | DeltaAlertClosed;
+
+/**
+ * The events of a `critical-results:` stream: the report's alerts of both kinds. The stream kept
+ * its name when delta alerts joined it (ids in the store never change), so that one
+ * acknowledgement and one report history serve both.
+ */
+export type CriticalResultEvent = CriticalResultRaised | CriticalResultClosed | CriticalResultAcknowledged | DeltaAlertEvent;

@@ -63,7 +63,7 @@ export const valueBandSchema = z
 /**
  * How the service derives an item from other results of one collection (contract F.2). Its
  * `version` changes only with a release of the dictionary that changes `expression`: every derived
- * value is then recomputed, and those of the earlier version stay answerable as of before it.
+ * value is then worked out by it, and those of the earlier version stay answerable as of before it.
  */
 export const formulaSchema = z.strictObject({
   /** The formula's name as clinicians know it: "URR", "Payne", "TSAT", "Ca × P". */
@@ -76,6 +76,19 @@ export const formulaSchema = z.strictObject({
   /** Items which, sent by the laboratory for that collection, stand instead of the derived value (its value wins). */
   sentAs: z.array(codeSchema).min(1),
   /** Where the formula comes from, cited so a clinician can check it. */
+  source: z.string().min(1),
+});
+
+/**
+ * Contract F.3: how far a result may move from the patient's previous one of the item (collected
+ * at most `days` before it) before it is flagged and raises a DELTA alert: by more than `limit` in
+ * the standard unit, or, with `percent`, by more than `limit` % of the previous value.
+ */
+export const deltaLimitSchema = z.strictObject({
+  limit: z.number().positive(),
+  percent: z.boolean(),
+  days: z.int().positive(),
+  /** The practice the limit comes from, cited so a clinician can check it. */
   source: z.string().min(1),
 });
 
@@ -113,6 +126,12 @@ export const dictionaryItemSchema = z
     /** Beyond these a result raises a critical-result alert (as a laboratory's LL or HH flag does). */
     critical: valueBandSchema.optional(),
     formula: formulaSchema.optional(),
+    /**
+     * Contract F.3: the change from the previous result beyond which a result is flagged and
+     * alerted. The delta_checks reactor keeps only the results of items that have one: adding one
+     * wants its version bumped, so that it is rebuilt by replay (which raises no alert).
+     */
+    delta: deltaLimitSchema.optional(),
   })
   .superRefine((item, ctx) => {
     if (item.valueType !== "numeric" && (item.unit !== "" || item.conversions.length > 0)) {
@@ -122,7 +141,7 @@ export const dictionaryItemSchema = z
         message: `${item.valueType} items carry no unit and no conversions`,
       });
     }
-    for (const band of ["target", "critical"] as const) {
+    for (const band of ["target", "critical", "delta"] as const) {
       if (item[band] && item.valueType !== "numeric") ctx.addIssue({ code: "custom", path: [band], message: `only numeric items have a ${band}` });
     }
     if (item.unit === "" && item.conversions.length > 0) {
@@ -218,6 +237,7 @@ function formulaIssue(item: z.infer<typeof dictionaryItemSchema>, items: Readonl
 
 export type UnitConversion = z.infer<typeof conversionSchema>;
 export type ValueBand = z.infer<typeof valueBandSchema>;
+export type DeltaLimit = z.infer<typeof deltaLimitSchema>;
 export type DictionaryItem = z.infer<typeof dictionaryItemSchema>;
 export type ExamType = z.infer<typeof examTypeSchema>;
 export type Formula = z.infer<typeof formulaSchema>;

@@ -22,6 +22,13 @@ create table alerts (
   note text,
   closed_at timestamptz,
   closed_reason text,
+  -- Contract F.3: CRITICAL or DELTA; a DELTA alert's previous result, the change from it and the limit it exceeded.
+  kind text not null default 'CRITICAL',
+  previous double precision,
+  previous_at timestamp,
+  previous_external_id text,
+  change double precision,
+  delta_limit jsonb,
   primary key (tenant, alert_id)
 );
 -- The open list and the badge read the standing alerts only, however many the years keep.

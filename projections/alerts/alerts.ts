@@ -2,7 +2,7 @@ import type { CriticalResultEvent } from "../../commands/alerts/events.ts";
 import type { Projection } from "../runtime/projection.ts";
 
 /**
- * Critical-result alerts as the staff pages list them (contract D.7). Each change is also told on
+ * Critical-result and delta alerts as the staff pages list them (contracts D.7, F.3). Each change is also told on
  * ALERTS_CHANNEL when it commits (NOTIFY waits for the commit), so open pages hear of it at once;
  * a rebuild's load tells nothing, its alerts are not news.
  */
@@ -18,8 +18,8 @@ export interface AlertNotice {
 
 export const alertsProjection: Projection<CriticalResultEvent> = {
   name: "alerts",
-  version: 2,
-  handles: ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged"],
+  version: 3,
+  handles: ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged", "DeltaAlertRaised", "DeltaAlertClosed"],
   tables: ["alerts"],
   patientRows: { alerts: { patientRef: "patient_ref" } },
   ddl: "projections/alerts/alerts.sql",
@@ -39,7 +39,19 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
           );
           break;
         }
+        case "DeltaAlertRaised": {
+          const a = event.data;
+          await tx.query(
+            `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num, value_text, unit, flag, reason, collected_at, reported_at, raised_at,
+                                 kind, previous, previous_at, previous_external_id, change, delta_limit)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'DELTA', $16, $17, $18, $19, $20) on conflict do nothing`,
+            [...key, a.externalId, a.itemIndex, a.patientRef, a.code, a.name, typeof a.value === "number" ? a.value : null, typeof a.value === "string" ? a.value : null, a.unit, a.flag, a.reason, a.collectedAt, a.reportedAt, event.recordedAt,
+             a.previous, a.previousAt, a.previousExternalId, a.change, a.limit],
+          );
+          break;
+        }
         case "CriticalResultClosed":
+        case "DeltaAlertClosed":
           await tx.query("update alerts set closed_at = $3, closed_reason = $4 where tenant = $1 and alert_id = $2", [...key, event.recordedAt, event.data.reason]);
           break;
         case "CriticalResultAcknowledged":
@@ -54,4 +66,4 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
   },
 };
 
-const CHANGES = { CriticalResultRaised: "raised", CriticalResultClosed: "closed", CriticalResultAcknowledged: "acknowledged" } as const;
+const CHANGES = { CriticalResultRaised: "raised", CriticalResultClosed: "closed", CriticalResultAcknowledged: "acknowledged", DeltaAlertRaised: "raised", DeltaAlertClosed: "closed" } as const;

@@ -4,9 +4,21 @@ import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.t
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { itemNamesOf } from "../dictionary/itemNames.ts";
 
-/** Contract D.7: a critical-result alert as listed, streamed and sent to the webhook. */
+export const ALERT_KINDS = ["CRITICAL", "DELTA"] as const;
+
+/** Contract F.3: what a DELTA alert's result moved from. */
+export const alertDeltaSchema = z.object({
+  previous: z.number().meta({ description: "The patient's previous result of the item, in the standard unit" }),
+  previousAt: localIsoDateTimeText.meta({ description: "When the previous result was collected, else reported" }),
+  change: z.number().meta({ description: "value − previous, signed, in the standard unit", example: 1.8 }),
+  previousExternalId: z.string().meta({ description: "The report the previous result belongs to" }),
+  limit: z.object({ limit: z.number(), percent: z.boolean(), days: z.int() }).meta({ description: "The dictionary's delta limit the change exceeded: in the standard unit, or in % of the previous value; within days" }),
+});
+
+/** Contract D.7: a critical-result alert as listed, streamed and sent to the webhook; F.3 adds its kind, and delta alerts. */
 export const alertSchema = z.object({
   alertId: z.string(),
+  kind: z.enum(ALERT_KINDS).meta({ description: "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond the dictionary's delta limit (F.3)" }),
   patientRef: z.string(),
   patientName: z.string().nullable(),
   code: z.string().meta({ description: "The standard item code (the sender's code for an item the dictionary lacks)" }),
@@ -16,7 +28,7 @@ export const alertSchema = z.object({
   value: z.union([z.number(), z.string()]).meta({ description: "In the standard unit when the item is mapped and numeric, else as sent" }),
   unit: z.string().nullable(),
   flag: z.string().nullable().meta({ description: "The laboratory's abnormal flag, as sent" }),
-  reason: z.string().meta({ description: "Why the result is critical", example: "above the critical limit 6.2 mmol/L" }),
+  reason: z.string().meta({ description: "Why the result is critical, or how far it moved", example: "above the critical limit 6.2 mmol/L" }),
   externalId: z.string().meta({ description: "The report the result belongs to" }),
   collectedAt: localIsoDateTimeText.nullable(),
   raisedAt: localIsoDateTimeText,
@@ -25,11 +37,13 @@ export const alertSchema = z.object({
   note: z.string().optional(),
   closedAt: localIsoDateTimeText.optional().meta({ description: "When an update of the report no longer held the critical value" }),
   closedReason: z.string().optional(),
+  delta: alertDeltaSchema.optional().meta({ description: "DELTA alerts only: the previous result and the change from it" }),
 });
 export type Alert = z.infer<typeof alertSchema>;
 
 export const ALERT_STATES = ["open", "acknowledged", "closed"] as const;
 export type AlertState = (typeof ALERT_STATES)[number];
+export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /** Which alerts a state lists, and in which order (newest first by the moment that put it there). */
 const STATES: Record<AlertState, { where: string; order: string }> = {
@@ -41,7 +55,8 @@ const STATES: Record<AlertState, { where: string; order: string }> = {
 // Moments (timestamptz) are written in the service's zone by Node, as everywhere in /api; the
 // collection time is a local time already.
 const ALERT_COLUMNS = `a.alert_id, a.patient_ref, p.name as patient_name, a.code, a.name, a.value_num, a.value_text, a.unit, a.flag, a.reason, a.external_id,
-  to_char(a.collected_at, 'YYYY-MM-DD"T"HH24:MI:SS') as collected_at, a.raised_at, a.acknowledged_at, a.acknowledged_by, a.note, a.closed_at, a.closed_reason`;
+  to_char(a.collected_at, 'YYYY-MM-DD"T"HH24:MI:SS') as collected_at, a.raised_at, a.acknowledged_at, a.acknowledged_by, a.note, a.closed_at, a.closed_reason,
+  a.kind, a.previous, to_char(a.previous_at, 'YYYY-MM-DD"T"HH24:MI:SS') as previous_at, a.previous_external_id, a.change, a.delta_limit`;
 
 interface AlertRow {
   alert_id: string;
@@ -62,6 +77,12 @@ interface AlertRow {
   note: string | null;
   closed_at: Date | null;
   closed_reason: string | null;
+  kind: AlertKind;
+  previous: number | null;
+  previous_at: string | null;
+  previous_external_id: string | null;
+  change: number | null;
+  delta_limit: { limit: number; percent: boolean; days: number } | null;
 }
 
 /**
@@ -73,6 +94,7 @@ function toAlert(row: AlertRow, dictionary: Dictionary): Alert {
   const names = itemNamesOf(dictionary, row.code);
   return {
     alertId: row.alert_id,
+    kind: row.kind,
     patientRef: row.patient_ref,
     patientName: row.patient_name,
     code: row.code,
@@ -88,14 +110,21 @@ function toAlert(row: AlertRow, dictionary: Dictionary): Alert {
     raisedAt: localIsoDateTime(row.raised_at),
     ...(row.acknowledged_at ? { acknowledgedAt: localIsoDateTime(row.acknowledged_at), acknowledgedBy: row.acknowledged_by ?? "", note: row.note ?? "" } : {}),
     ...(row.closed_at ? { closedAt: localIsoDateTime(row.closed_at), closedReason: row.closed_reason ?? "" } : {}),
+    ...(row.kind === "DELTA" ? { delta: deltaOf(row) } : {}),
   };
 }
 
-export async function listAlerts(reader: TenantReader, dictionary: Dictionary, state: AlertState, limit: number): Promise<Alert[]> {
+function deltaOf(row: AlertRow): z.infer<typeof alertDeltaSchema> {
+  return { previous: row.previous!, previousAt: row.previous_at!, change: row.change!, previousExternalId: row.previous_external_id!, limit: row.delta_limit! };
+}
+
+/** `kind` absent: alerts of both kinds. */
+export async function listAlerts(reader: TenantReader, dictionary: Dictionary, state: AlertState, limit: number, kind?: AlertKind): Promise<Alert[]> {
   const { where, order } = STATES[state];
   const { rows } = await reader.query<AlertRow>(
-    `select ${ALERT_COLUMNS} from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref where ${where} order by ${order}, a.alert_id limit $1`,
-    [limit],
+    `select ${ALERT_COLUMNS} from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref
+     where ${where} and ($2::text is null or a.kind = $2) order by ${order}, a.alert_id limit $1`,
+    [limit, kind ?? null],
   );
   return rows.map((row) => toAlert(row, dictionary));
 }
@@ -105,8 +134,8 @@ export async function alertById(reader: TenantReader, dictionary: Dictionary, al
   return rows.map((row) => toAlert(row, dictionary))[0];
 }
 
-/** How many alerts stand (neither acknowledged nor closed): the badge on every staff page. */
-export async function openAlertCount(reader: TenantReader): Promise<number> {
-  const { rows } = await reader.query<{ n: number }>(`select count(*)::int as n from read.alerts a where ${STATES.open.where}`);
-  return rows[0]!.n;
+/** How many alerts stand (neither acknowledged nor closed), and how many of them are delta alerts (F.3): the badge on every staff page. */
+export async function openAlertCount(reader: TenantReader): Promise<{ open: number; delta: number }> {
+  const { rows } = await reader.query<{ open: number; delta: number }>(`select count(*)::int as open, (count(*) filter (where a.kind = 'DELTA'))::int as delta from read.alerts a where ${STATES.open.where}`);
+  return rows[0]!;
 }

@@ -21,7 +21,7 @@ export const historyEntrySchema = z.object({
   seq: z.int().meta({ description: "1, 2, … in the order of the entries" }),
   event: z
     .enum(["RECEIVED", "CLAIMED", "DISMISSED", "REQUEUED", "ALERT_RAISED", "ALERT_ACKNOWLEDGED", "ALERT_CLOSED", "REMAPPED"])
-    .meta({ description: "ALERT_*: a critical-result alert of the report's results (contract D.7); REMAPPED: an item mapping re-mapped its results, or undoing one unmapped them (contract F.1)" }),
+    .meta({ description: "ALERT_*: a critical-result or delta alert of the report's results (contracts D.7, F.3; its kind says which); REMAPPED: an item mapping re-mapped its results, or undoing one unmapped them (contract F.1)" }),
   at: localDateTimeText,
   by: z.string().meta({ description: "The sending client's name, the person's name, or auto for an automatic claim" }),
   requestId: z.string().nullable(),
@@ -30,8 +30,9 @@ export const historyEntrySchema = z.object({
   status: z.enum(["CREATED", "UPDATED"]).optional(),
   matched: z.boolean().optional(),
   patientRef: z.string().nullable().optional(),
-  reason: z.string().optional().meta({ description: "DISMISSED: why; REQUEUED: why the report waits again; ALERT_RAISED: why the result is critical; ALERT_CLOSED: why it no longer is" }),
+  reason: z.string().optional().meta({ description: "DISMISSED: why; REQUEUED: why the report waits again; ALERT_RAISED: why the result is critical, or how far it moved; ALERT_CLOSED: why it no longer is" }),
   alertId: z.string().optional(),
+  kind: z.enum(["CRITICAL", "DELTA"]).optional().meta({ description: "ALERT_*: the alert's kind (contract F.3)" }),
   code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
   note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
   mappingId: z.string().optional().meta({ description: "REMAPPED: the item mapping (GET /api/dictionary/mappings)" }),
@@ -120,6 +121,7 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
   // Waiting in the queue: received unmatched and neither claimed nor dismissed since.
   let waiting = false;
   let version = 0;
+  const alertKinds = new Map<string, "CRITICAL" | "DELTA">();
   for (const event of events) {
     if (isReportEvent(event) && isReceived(event)) {
       const data = event.data;
@@ -146,9 +148,13 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
       waiting = false;
     } else if (!isReportEvent(event)) {
       const alert = event;
-      if (alert.type === "CriticalResultRaised") add(event, { event: "ALERT_RAISED", by: event.metadata.actor, alertId: alert.data.alertId, code: alert.data.code, reason: alert.data.reason });
-      if (alert.type === "CriticalResultAcknowledged") add(event, { event: "ALERT_ACKNOWLEDGED", by: alert.data.by, alertId: alert.data.alertId, note: alert.data.note });
-      if (alert.type === "CriticalResultClosed") add(event, { event: "ALERT_CLOSED", by: event.metadata.actor, alertId: alert.data.alertId, reason: alert.data.reason });
+      const kindOf = (alertId: string) => alertKinds.get(alertId) ?? "CRITICAL";
+      if (alert.type === "CriticalResultRaised" || alert.type === "DeltaAlertRaised") {
+        alertKinds.set(alert.data.alertId, alert.type === "DeltaAlertRaised" ? "DELTA" : "CRITICAL");
+        add(event, { event: "ALERT_RAISED", by: event.metadata.actor, alertId: alert.data.alertId, kind: kindOf(alert.data.alertId), code: alert.data.code, reason: alert.data.reason });
+      }
+      if (alert.type === "CriticalResultAcknowledged") add(event, { event: "ALERT_ACKNOWLEDGED", by: alert.data.by, alertId: alert.data.alertId, kind: kindOf(alert.data.alertId), note: alert.data.note });
+      if (alert.type === "CriticalResultClosed" || alert.type === "DeltaAlertClosed") add(event, { event: "ALERT_CLOSED", by: event.metadata.actor, alertId: alert.data.alertId, kind: kindOf(alert.data.alertId), reason: alert.data.reason });
     }
   }
   if (timeline) {

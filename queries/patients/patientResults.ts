@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { deltaBeyondLimit } from "../../commands/alerts/events.ts";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTimeText } from "../../db/localDateTime.ts";
@@ -26,7 +27,18 @@ export const resultPointSchema = z.object({
   externalId: z.string().meta({ description: "The report the result belongs to (of a derived value: the first report it read)" }),
   derived: z.literal(true).optional().meta({ description: "Present on a value the service derived (contract F.2), not one a laboratory sent" }),
   formula: derivedFormulaSchema.optional(),
+  delta: z
+    .object({
+      previous: z.number().meta({ description: "The patient's previous result of the item (collected most recently before this one, as known now), standard unit" }),
+      previousAt: localIsoDateTimeText,
+      change: z.number().meta({ description: "value − previous, signed, standard unit" }),
+      previousExternalId: z.string(),
+    })
+    .optional()
+    .meta({ description: "Contract F.3: present only when the result moved from the previous one beyond the dictionary's delta limit" }),
 });
+
+type ResultPoint = z.infer<typeof resultPointSchema>;
 
 export const resultSeriesSchema = z.object({
   code: z.string(),
@@ -107,20 +119,49 @@ export async function patientResultItems(reader: TenantReader, dictionary: Dicti
   }));
 }
 
+interface PointRow {
+  std_code: string;
+  at: string;
+  value: number;
+  flag: string | null;
+  external_id: string;
+  previous: number | null;
+  previous_at: string | null;
+  previous_external_id: string | null;
+}
+
+/*
+ * The points of the period, each with the result before it (contract F.3), as known now: a
+ * late-arriving older result is in the series where it falls. The window starts $5 days (the
+ * longest delta limit's) before the period, so that the period's first point has its previous one
+ * from before it; a previous result further back is too old to be compared anyway.
+ */
+const POINTS_WITH_PREVIOUS = `
+  select std_code, to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS') as at, value, flag, external_id, previous, to_char(previous_t, 'YYYY-MM-DD"T"HH24:MI:SS') as previous_at, previous_external_id
+  from (
+    select std_code, coalesce(collected_at, reported_at) as t, std_value as value, abnormal_flag as flag, external_id,
+           lag(std_value) over series as previous, lag(coalesce(collected_at, reported_at)) over series as previous_t, lag(external_id) over series as previous_external_id
+    from read.lab_results
+    where patient_ref = $1 and std_code = any($2::text[]) and std_value is not null and coalesce(collected_at, reported_at) >= $3::date - $5::integer
+    window series as (partition by std_code order by coalesce(collected_at, reported_at), external_id)
+  ) s
+  where t >= $3::date and t < $4::date + 1
+  order by std_code, t, external_id`;
+
+/** A point's `delta`, when the item has a delta limit and the result moved beyond it from the previous one. */
+function deltaFlag(item: DictionaryItem, row: PointRow): { delta: NonNullable<ResultPoint["delta"]> } | Record<string, never> {
+  if (!item.delta || row.previous === null || row.previous_at === null) return {};
+  const beyond = deltaBeyondLimit({ value: row.value, at: row.at }, { value: row.previous, at: row.previous_at }, item.delta);
+  return beyond ? { delta: { previous: row.previous, previousAt: row.previous_at, change: beyond.change, previousExternalId: row.previous_external_id! } } : {};
+}
+
 /** The patient's series, or undefined when the tenant has no such patient. */
 export async function patientResults(reader: TenantReader, request: PatientResultsRequest): Promise<PatientResults | undefined> {
   const patient = await patientByRef(reader, request.patientRef);
   if (!patient) return undefined;
   const codes = request.items.map((item) => item.code);
   const [points, ranges, derived] = await Promise.all([
-    reader.query<{ std_code: string; at: string; value: number; flag: string | null; external_id: string }>(
-      `select std_code, to_char(coalesce(collected_at, reported_at), 'YYYY-MM-DD"T"HH24:MI:SS') as at, std_value as value, abnormal_flag as flag, external_id
-       from read.lab_results
-       where patient_ref = $1 and std_code = any($2::text[]) and std_value is not null
-         and coalesce(collected_at, reported_at) >= $3::date and coalesce(collected_at, reported_at) < $4::date + 1
-       order by std_code, coalesce(collected_at, reported_at), external_id`,
-      [request.patientRef, codes, request.fromDay, request.toDay],
-    ),
+    reader.query<PointRow>(POINTS_WITH_PREVIOUS, [request.patientRef, codes, request.fromDay, request.toDay, Math.max(0, ...request.items.map((item) => item.delta?.days ?? 0))]),
     // One probe per item, newest first until a row with a range: a handful of rows, not the series.
     reader.query<{ code: string; ref_low: number | null; ref_high: number | null }>(
       `select c.code, r.ref_low, r.ref_high
@@ -135,7 +176,8 @@ export async function patientResults(reader: TenantReader, request: PatientResul
     formulasInForce(reader, request.asOf ?? null, codes).then((formulas) => patientDerivedValues(reader, request.patientRef, formulas, request.fromDay, request.toDay)),
   ]);
   const pointsOf = new Map<string, PatientResults["series"][number]["points"]>(codes.map((code) => [code, []]));
-  for (const row of points.rows) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: row.flag, externalId: row.external_id });
+  const itemOf = new Map(request.items.map((item) => [item.code, item]));
+  for (const row of points.rows) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: row.flag, externalId: row.external_id, ...deltaFlag(itemOf.get(row.std_code)!, row) });
   // Beside the sent values of their item, in time order (a day with a sent value has no derived one).
   for (const value of derived) pointsOf.get(value.stdCode)!.push({ at: value.at, value: value.value, flag: null, externalId: value.inputs[0]!.externalId, derived: true, formula: formulaOf(value) });
   for (const series of pointsOf.values()) series.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));

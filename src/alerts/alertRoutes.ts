@@ -10,7 +10,7 @@ import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import type { AlertNotice } from "../../projections/alerts/alerts.ts";
-import { alertById, ALERT_STATES, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
+import { alertById, ALERT_KINDS, ALERT_STATES, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
 import type { AlertFeed } from "./alertFeed.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
@@ -22,11 +22,18 @@ export const alertListQuery = z.strictObject(
   {
     state: z.enum(ALERT_STATES, { error: "state is open, acknowledged or closed" }).default("open").meta({ description: "open: standing; acknowledged; closed: closed by an update before anyone acknowledged it" }),
     limit: z.coerce.number({ error: "limit is a whole number from 1 to 500" }).int("limit is a whole number from 1 to 500").min(1, "limit is a whole number from 1 to 500").max(500, "limit is a whole number from 1 to 500").default(100),
+    kind: z
+      .enum(ALERT_KINDS, { error: "kind is CRITICAL or DELTA" })
+      .optional()
+      .meta({ description: "Only alerts of this kind (contract F.3): CRITICAL (critical results) or DELTA (delta checks); absent: both" }),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are state (open, acknowledged, closed) and limit (1 to 500)" : undefined) },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are state (open, acknowledged, closed), kind (CRITICAL, DELTA) and limit (1 to 500)" : undefined) },
 );
 
-export const openAlertCountAnswer = z.object({ open: z.number().int().meta({ description: "Alerts neither acknowledged nor closed" }) });
+export const openAlertCountAnswer = z.object({
+  open: z.number().int().meta({ description: "Alerts neither acknowledged nor closed, of both kinds" }),
+  delta: z.number().int().meta({ description: "Of those, the delta alerts (contract F.3)" }),
+});
 
 export interface AlertRouteDeps {
   store: EventStore;
@@ -39,20 +46,20 @@ export interface AlertRouteDeps {
   heartbeatMs: number;
 }
 
-/** Critical-result alerts (contract D.7): the list, the badge's count, acknowledgement, and a live stream. */
+/** Critical-result and delta alerts (contracts D.7, F.3): the list, the badge's count, acknowledgement, and a live stream. */
 export function alertRoutes({ store, dictionary, adminToken, access, feed, heartbeatMs }: AlertRouteDeps): Router {
   const router = new Router({ prefix: "/api/alerts" });
   router.use(requireRole(adminToken, "clinician"));
 
   router.get("/", access.recorded, async (ctx) => {
-    const { state, limit } = parseBody(alertListQuery, ctx.query);
-    const alerts = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, dictionary, state, limit));
+    const { state, limit, kind } = parseBody(alertListQuery, ctx.query);
+    const alerts = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, dictionary, state, limit, kind));
     if (alerts.length > 0) showing(ctx, { patientRefs: alerts.map((alert) => alert.patientRef) });
     ctx.body = alerts;
   });
 
   router.get("/count", async (ctx) => {
-    ctx.body = { open: await readAsTenant(store.db, ctx.state.tenant, openAlertCount) } satisfies z.infer<typeof openAlertCountAnswer>;
+    ctx.body = (await readAsTenant(store.db, ctx.state.tenant, openAlertCount)) satisfies z.infer<typeof openAlertCountAnswer>;
   });
 
   router.post("/:alertId/acknowledge", access.recorded, async (ctx) => {

@@ -20,6 +20,8 @@ import { checkTarget } from "./webhookTarget.ts";
  */
 
 export const WEBHOOK_EVENT = "critical-result.raised";
+/** Contract F.3: a receiver written for critical results alone tells a delta alert by its event name, before reading `alert.kind`. */
+export const DELTA_WEBHOOK_EVENT = "delta-alert.raised";
 const DELIVERY_TIMEOUT_MS = 10_000;
 /** 5 s doubling each time: the last of 14 tries comes about 11 hours after the alert. */
 const RETRIES = { retryLimit: 13, retryDelay: 5, retryBackoff: true } as const;
@@ -70,14 +72,15 @@ async function listedAlert(db: Db, dictionary: Dictionary, { tenant, alert }: We
 }
 
 async function deliver(config: AlertWebhookConfig, alert: Alert, tenant: string): Promise<void> {
-  const body = JSON.stringify({ event: WEBHOOK_EVENT, tenant, alert });
+  const event = alert.kind === "DELTA" ? DELTA_WEBHOOK_EVENT : WEBHOOK_EVENT;
+  const body = JSON.stringify({ event, tenant, alert });
   const timestamp = String(Math.floor(Date.now() / 1000));
   if (!config.allowPrivate) await checkTarget(config.url);
   const answer = await fetch(config.url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
-      "x-dialysis-hub-event": WEBHOOK_EVENT,
+      "x-dialysis-hub-event": event,
       "x-dialysis-hub-delivery": alert.alertId,
       "x-dialysis-hub-timestamp": timestamp,
       "x-dialysis-hub-signature": signature(config.secret, timestamp, body),

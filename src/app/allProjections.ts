@@ -1,4 +1,5 @@
 import { criticalResultsReactor } from "../../reactors/criticalResults.ts";
+import { deltaChecksReactor } from "../../reactors/deltaChecks.ts";
 import { accessLogProjection } from "../../projections/access/accessLog.ts";
 import { alertsProjection } from "../../projections/alerts/alerts.ts";
 import { autoClaimReactor } from "../../reactors/autoClaim.ts";
@@ -28,6 +29,7 @@ export const allProjections: readonly Projection[] = [
   reportsProjection,
   bulkJobsProjection,
   criticalResultsReactor,
+  deltaChecksReactor,
   alertsProjection,
   accessLogProjection,
 ];

@@ -70,9 +70,17 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
     // Two reports no patient matches: one names 张三 without an id card, one a stranger.
     await tenant.push("lab", [labReport("TOUR-U-1", { patient: { name: ZHANG_SAN.name, hisPatientId: "H-77" } }), labReport("TOUR-U-2", { patient: { idCard: "440524188001010022", name: "王五" } })]);
 
+    // Contract F.3: 李四's potassium moved from 3.6 to 5.4 in two days, a delta alert.
+    const hoursAgo = (hours: number) => localDateTime(new Date(Date.now() - hours * 3_600_000));
+    const potassiumOfLiSi = (externalId: string, value: number, hours: number) =>
+      labReport(externalId, { patient: LI_SI, collectedAt: hoursAgo(hours), reportedAt: hoursAgo(hours - 1), items: [{ itemCode: "K", itemName: "钾", value, unit: "mmol/L" }] });
+    expect((await tenant.push("lab", [potassiumOfLiSi("TOUR-DELTA-1", 3.6, 48)])).status).to.equal(200);
+    expect((await tenant.push("lab", [potassiumOfLiSi("TOUR-DELTA-2", 5.4, 2)])).status).to.equal(200);
+    await until(async () => ((await tenant.call("GET", "/api/alerts?kind=DELTA", { token })).body as unknown[]).length === 1, 15_000);
+
     // One critical result acknowledged, one standing.
     const open = await until(async () => {
-      const alerts = (await tenant.call("GET", "/api/alerts?state=open", { token })).body as Array<{ alertId: string; externalId: string }>;
+      const alerts = (await tenant.call("GET", "/api/alerts?state=open&kind=CRITICAL", { token })).body as Array<{ alertId: string; externalId: string }>;
       return alerts.length === 2 && alerts;
     }, 15_000);
     const first = open.find((alert) => alert.externalId === "TOUR-K-1")!;
@@ -199,6 +207,27 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           await ready(".page-alerts .page-body");
           await expectFine("the acknowledged alerts");
           await shot("alerts-acknowledged");
+        });
+
+        it("delta checks: apart from critical results, each with its previous result and change, and its acknowledge dialog", async () => {
+          await page.locator("[data-kind-tab=DELTA]").click();
+          await page.locator("[data-state-tab=open]").click();
+          const row = page.locator("tr[data-external-id=TOUR-DELTA-2]");
+          await row.waitFor();
+          await ready(".page-alerts .page-body");
+          expect(await page.locator("tr[data-external-id=TOUR-K-2]").count(), where("no critical alert among the delta alerts")).to.equal(0);
+          await expectFine("the delta alerts");
+          await shot("alerts-delta");
+          for (const button of await row.locator("button").all()) {
+            const seen = await seenButton(button);
+            expect(seen.right, where(`${seen.text}'s right`)).to.be.at.most(seen.clipRight + 0.5);
+          }
+          await row.locator("button.acknowledge").click();
+          await dialog().locator("#acknowledge-note").waitFor();
+          await expectFine("the delta alert's acknowledge dialog");
+          await closeDialog();
+          await page.locator("[data-kind-tab=CRITICAL]").click();
+          await page.locator("tr[data-external-id=TOUR-K-2]").waitFor();
         });
 
         it("the unmatched reports", async () => {

@@ -227,6 +227,15 @@ describe("default hemodialysis dictionary", () => {
     expect(withFormula("CA *")).to.match(/does not parse/);
   });
 
+  it("holds the delta limits of contract F.3, each within 30 days and citing its practice; numeric items only", () => {
+    const limited = Object.fromEntries(dict.items.filter((item) => item.delta).map((item) => [item.code, [item.delta!.limit, item.delta!.percent, item.delta!.days]]));
+    expect(limited).to.deep.equal({ K: [1.5, false, 30], HGB: [20, false, 30], CA: [0.5, false, 30], P: [0.8, false, 30], ALB: [8, false, 30], IPTH: [50, true, 30] });
+    for (const item of dict.items.filter((candidate) => candidate.delta)) expect(item.delta!.source, item.code).to.match(/CLSI EP33/);
+    const copy = structuredClone(dict);
+    copy.items.find((i) => i.code === "HBSAG")!.delta = { limit: 1, percent: false, days: 30, source: "x" };
+    expect(JSON.stringify(dictionarySchema.safeParse(copy).error?.issues ?? [])).to.contain("only numeric items have a delta");
+  });
+
   it("refuses a band upside down, an empty one, or one on a qualitative item", () => {
     const broken = (change: (copy: Dictionary) => void) => {
       const copy = structuredClone(dict);

@@ -36,7 +36,8 @@ describe("critical-result alerts (/api/alerts)", function () {
   const deliveries: Delivery[] = [];
   let refuseNext = 1;
   const alerts = async (state = "open") => (await tenant.call("GET", `/api/alerts?state=${state}`, { token: tenant.authorToken })).body as Array<Record<string, unknown>>;
-  const alertOf = (externalId: string, state = "open") => until(async () => (await alerts(state)).find((alert) => alert.externalId === externalId));
+  // The critical alert of the report: pushes here also move potassium beyond its delta limit (F.3), which raises alerts of kind DELTA too.
+  const alertOf = (externalId: string, state = "open") => until(async () => (await alerts(state)).find((alert) => alert.externalId === externalId && alert.kind === "CRITICAL"));
 
   before(async () => {
     receiver = createServer((request, response) => {
@@ -96,7 +97,8 @@ describe("critical-result alerts (/api/alerts)", function () {
     await tenant.push("lab", [withPotassium("CRIT-K-2", 3.9, { status: "CORRECTED" })]);
     const closed = await alertOf("CRIT-K-2", "closed");
     expect(closed).to.deep.include({ alertId: alert.alertId, closedReason: "an update of the report no longer holds this critical value" });
-    expect((await alerts()).map((a) => a.externalId)).to.not.include("CRIT-K-2");
+    // 6.9 then 2.1 and 3.9 also moved beyond potassium's delta limit: that alert (kind DELTA, F.3) is not this one's to close.
+    expect((await alerts()).filter((a) => a.kind === "CRITICAL").map((a) => a.externalId)).to.not.include("CRIT-K-2");
   });
 
   it("raises for a laboratory's HH flag; not for a result days old; for an unmatched report once it is claimed", async () => {
@@ -179,13 +181,20 @@ describe("critical-result alerts (/api/alerts)", function () {
   });
 
   it("POSTs each new alert to the webhook, signed, trying again after a refusal", async () => {
-    const delivered = await until(async () => deliveries.find((delivery) => delivery.body.includes("CRIT-K-1")), 30_000);
+    // A delta alert of a later report names CRIT-K-1 as its previous result (F.3): the critical one is wanted here.
+    const delivered = await until(async () => deliveries.find((delivery) => delivery.body.includes('"externalId":"CRIT-K-1"') && delivery.body.includes('"kind":"CRITICAL"')), 30_000);
     const { headers, body } = delivered;
     expect(headers["x-dialysis-hub-signature"]).to.equal(signature(SECRET, String(headers["x-dialysis-hub-timestamp"]), body));
     const payload = JSON.parse(body) as { event: string; tenant: string; alert: Record<string, unknown> };
     expect(payload).to.deep.include({ event: "critical-result.raised", tenant: "h1" });
     expect(payload.alert).to.deep.include({ externalId: "CRIT-K-1", code: "K", name: "钾", nameEn: "Potassium", label: "K", patientName: "张三" });
     expect(refuseNext, "the first delivery was refused and tried again").to.be.below(0);
+    // Contract F.3: CRIT-K-2's 2.1 after CRIT-K-1's 6.9 moved beyond potassium's delta limit.
+    const delta = await until(async () => deliveries.find((delivery) => delivery.headers["x-dialysis-hub-event"] === "delta-alert.raised"), 30_000);
+    const deltaPayload = JSON.parse(delta.body) as { event: string; alert: Record<string, unknown> };
+    expect(deltaPayload.event).to.equal("delta-alert.raised");
+    expect(deltaPayload.alert).to.deep.include({ kind: "DELTA", externalId: "CRIT-K-2", code: "K" });
+    expect(deltaPayload.alert.delta).to.deep.include({ previous: 6.9, previousExternalId: "CRIT-K-1", change: -4.8 });
   });
 
   it("says how to fix a call it cannot take", async () => {

@@ -348,11 +348,15 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "GET /api/alerts": async (world) => {
     await northAlert(world);
     for (const state of ["open", "acknowledged", "closed"]) expectNothingOfNorth(flat((await world.south.asAuthor("GET", `/api/alerts?state=${state}`)).body), `south's ${state} alerts`);
+    // Contract F.3: each kind on its own too.
+    for (const kind of ["CRITICAL", "DELTA"]) expectNothingOfNorth(flat((await world.south.asAuthor("GET", `/api/alerts?kind=${kind}`)).body), `south's ${kind} alerts`);
   },
   "GET /api/alerts/count": async (world) => {
     await northAlert(world);
-    const { rows } = await world.service.db.query("select count(*)::int as n from read.alerts where tenant = 'south' and acknowledged_at is null and closed_at is null");
-    expect((await world.south.asAuthor("GET", "/api/alerts/count")).body).to.deep.equal({ open: rows[0].n });
+    const { rows } = await world.service.db.query(
+      "select count(*)::int as n, (count(*) filter (where kind = 'DELTA'))::int as delta from read.alerts where tenant = 'south' and acknowledged_at is null and closed_at is null",
+    );
+    expect((await world.south.asAuthor("GET", "/api/alerts/count")).body).to.deep.equal({ open: rows[0].n, delta: rows[0].delta });
   },
   "POST /api/alerts/:alertId/acknowledge": async (world) => {
     const { alertId } = await northAlert(world);

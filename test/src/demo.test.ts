@@ -106,7 +106,8 @@ describe("demo data (src/demo)", () => {
     });
 
     it("leaves three critical values of the last hours on Critical results, one per ward", async () => {
-      const alerts = await call("GET", "/api/alerts", { token: loaded.authorToken, tenant: "demo" });
+      // Each is also far from the patient's previous result: a delta alert (F.3), under its own kind.
+      const alerts = await call("GET", "/api/alerts?kind=CRITICAL", { token: loaded.authorToken, tenant: "demo" });
       expect(alerts.status).to.equal(200);
       expect(alerts.body.map((alert: { externalId: string }) => alert.externalId).sort()).to.deep.equal(["DEMO-CRIT-HD0001", "DEMO-CRIT-HD0004", "DEMO-CRIT-HD0007"]);
       expect(loaded.criticalResults).to.equal(3);

@@ -1,6 +1,7 @@
 import { el, localTime } from "./dom.ts";
 import { accessLogDialog } from "./accessLogDialog.ts";
 import { chartAddressOf, type ChartFocus } from "./chartLink.ts";
+import { deltaNote } from "./deltaNote.ts";
 import { historyDialog } from "./historyDialog.ts";
 import { reportDialog } from "./labReportView.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
@@ -230,7 +231,7 @@ function resultTable(ctx: PageContext, answer: PatientResults, focus: ChartFocus
         el("td", { class: "number" }, shown(series, point.value)),
         point.derived
           ? el("td", { class: "flag derived" }, el("span", { class: "badge derived-badge" }, texts.derived), " ", el("span", { class: "formula" }, derivedNote(ctx, point)))
-          : el("td", { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" }, point.flag ?? ""),
+          : el("td", { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" }, point.flag ?? "", deltaNote(ctx, series, point)),
         el("td", {}, viewReportButton(ctx, point.externalId, point.externalId)),
       ),
     ),

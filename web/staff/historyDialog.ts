@@ -59,7 +59,7 @@ function timelineTable(ctx: PageContext, history: ReportHistory, actions: (entry
       "tr",
       { "data-event": entry.event, "data-seq": entry.seq },
       el("td", {}, localTime(entry.at)),
-      el("th", { scope: "row" }, texts.events[entry.event] ?? entry.event),
+      el("th", { scope: "row" }, (entry.kind === "DELTA" ? texts.deltaEvents[entry.event as keyof typeof texts.deltaEvents] : undefined) ?? texts.events[entry.event] ?? entry.event),
       el("td", {}, entry.by),
       el("td", {}, details(entry), actions(entry)),
     ),

@@ -6,9 +6,10 @@ import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentia
 import { errorEn, errorZh, type ErrorTexts } from "./errorTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
 import { mappingEn, mappingZh, type MappingTexts } from "./mappingTexts.ts";
+import { deltaEn, deltaZh, type DeltaTexts } from "./deltaTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
-export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts, MappingTexts {
+export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts, MappingTexts, DeltaTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -244,6 +245,7 @@ const zh: StaffTexts = {
   ...chartZh,
   ...claimZh,
   ...mappingZh,
+  ...deltaZh,
   ...errorZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
@@ -453,7 +455,8 @@ const zh: StaffTexts = {
       .replace(/^flagged (LL|HH) by the laboratory$/, "实验室标记为 $1")
       .replace(/^above the critical limit (.+)$/, "高于危急界限 $1")
       .replace(/^below the critical limit (.+)$/, "低于危急界限 $1")
-      .replace(/^an update of the report no longer holds this critical value$/, "报告更新后不再是危急值"),
+      .replace(/^an update of the report no longer holds this critical value$/, "报告更新后不再是危急值")
+      .replace(/^.*delta limit$|^changed by .*$/, deltaZh.deltaReasons),
   chart: "检验趋势",
   editor: "报表编辑",
   newReport: "新建报表",
@@ -484,6 +487,7 @@ const en: StaffTexts = {
   ...chartEn,
   ...claimEn,
   ...mappingEn,
+  ...deltaEn,
   ...errorEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",

@@ -1,0 +1,63 @@
+/** The words of delta checks (contract F.3): DELTA alerts, shown apart from critical results, and flagged chart points. */
+export interface DeltaTexts {
+  /** The tabs that keep the two kinds of alert apart. */
+  alertKinds: Record<"CRITICAL" | "DELTA", string>;
+  alertKindTabs: string;
+  /** The badge's name when some of the standing alerts are delta alerts. */
+  openAlertsBadgeWithDelta: (critical: number, delta: number) => string;
+  deltaIntro: string;
+  noDeltaAlerts: Record<"open" | "acknowledged" | "closed", string>;
+  colPrevious: string;
+  colChange: string;
+  /** A labelled part of a delta alert's cell: "Change: +1.8 mmol/L". */
+  labelled: (label: string, value: string) => string;
+  /** A previous result: its value, and when it was collected. */
+  previousResult: (value: string, at: string) => string;
+  /** The limit the change exceeded. */
+  deltaLimit: (limit: string, days: number) => string;
+  newDeltaAlert: (patient: string, item: string, change: string) => string;
+  /** A chart point's note: it moved beyond the limit from the previous result. */
+  pointDelta: (change: string, previous: string, at: string) => string;
+  /** History entries of delta alerts. */
+  deltaEvents: Record<"ALERT_RAISED" | "ALERT_ACKNOWLEDGED" | "ALERT_CLOSED", string>;
+  /** The service's sentences about delta alerts (the English is the service's own). */
+  deltaReasons: (reason: string) => string;
+}
+
+export const deltaZh: DeltaTexts = {
+  alertKinds: { CRITICAL: "危急值", DELTA: "差值核查" },
+  alertKindTabs: "提醒类别",
+  openAlertsBadgeWithDelta: (critical, delta) => `${critical} 条危急值、${delta} 条差值提醒待确认`,
+  deltaIntro: "同一患者同一项目的结果与其前次结果（30 天内采样的最近一次）相差超过字典的差值界限时，在此提醒：可能是标本混淆，也可能是病情突变。较早采样、较晚送达的结果会成为其后结果的前次结果。",
+  noDeltaAlerts: { open: "没有待确认的差值提醒。", acknowledged: "还没有确认过的差值提醒。", closed: "没有未经确认即关闭的差值提醒。" },
+  colPrevious: "前次结果",
+  colChange: "变化",
+  labelled: (label, value) => `${label}：${value}`,
+  previousResult: (value, at) => `${value}（${at}）`,
+  deltaLimit: (limit, days) => `界限 ${limit}，${days} 天内`,
+  newDeltaAlert: (patient, item, change) => `新差值提醒：${patient} ${item} 变化 ${change}`,
+  pointDelta: (change, previous, at) => `较 ${at} 的 ${previous} 变化 ${change}，超出差值界限`,
+  deltaEvents: { ALERT_RAISED: "差值提醒", ALERT_ACKNOWLEDGED: "差值确认", ALERT_CLOSED: "差值关闭" },
+  deltaReasons: (reason) =>
+    reason
+      .replace(/^changed by (.+?) from (.+) on (\d{4}-\d\d-\d\d), beyond the delta limit (.+) within (\d+) days$/, "较 $3 的 $2 变化 $1，超出 $5 天内差值界限 $4")
+      .replace(/^the result no longer differs from the previous one by more than the delta limit$/, "与前次结果之差已不超出差值界限"),
+};
+
+export const deltaEn: DeltaTexts = {
+  alertKinds: { CRITICAL: "Critical results", DELTA: "Delta checks" },
+  alertKindTabs: "Kinds of alert",
+  openAlertsBadgeWithDelta: (critical, delta) => `${critical} critical ${critical === 1 ? "result" : "results"} and ${delta} delta ${delta === 1 ? "alert" : "alerts"} to acknowledge`,
+  deltaIntro:
+    "A result that differs from the same patient's previous result of the item (the most recent one collected within 30 days before it) by more than the dictionary's delta limit shows here: a specimen mix-up, or a sudden change in the patient. A result collected earlier but arriving later becomes the previous result of those after it.",
+  noDeltaAlerts: { open: "No delta alert waits to be acknowledged.", acknowledged: "No delta alert has been acknowledged yet.", closed: "No delta alert was closed before anyone acknowledged it." },
+  colPrevious: "Previous result",
+  colChange: "Change",
+  labelled: (label, value) => `${label}: ${value}`,
+  previousResult: (value, at) => `${value} (${at})`,
+  deltaLimit: (limit, days) => `limit ${limit} within ${days} days`,
+  newDeltaAlert: (patient, item, change) => `New delta alert: ${patient} ${item} changed by ${change}`,
+  pointDelta: (change, previous, at) => `changed by ${change} from ${previous} on ${at}, beyond the delta limit`,
+  deltaEvents: { ALERT_RAISED: "Delta alert raised", ALERT_ACKNOWLEDGED: "Delta alert acknowledged", ALERT_CLOSED: "Delta alert closed" },
+  deltaReasons: (reason) => reason,
+};
