@@ -2,7 +2,7 @@ import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { once } from "node:events";
 import os from "node:os";
 import path from "node:path";
-import { createPool } from "../db/pool.ts";
+import { createPool, type Db } from "../db/pool.ts";
 import { labResultsProjection } from "../projections/ingestion/labResults.ts";
 import { rebuildProjection } from "../projections/runtime/rebuild.ts";
 import { silentLogger } from "../src/logger.ts";
@@ -45,6 +45,16 @@ async function writeJob(file: string, from: number, to: number): Promise<void> {
   await once(out, "finish");
 }
 
+/** Where the re-mapping's time went: when the mapping and each of its steps were recorded, from the POST. */
+async function printTimeline(db: Db, startedAt: Date): Promise<void> {
+  const { rows } = await db.query(
+    `select type, (data->>'results')::int as results, extract(epoch from recorded_at - $1::timestamptz)::float8 as at
+     from events where type in ('ItemMappingAdded', 'ItemMappingApplied') order by position`,
+    [startedAt],
+  );
+  console.error(`  remap timeline (s from the POST): ${rows.map((row) => `${row.type === "ItemMappingAdded" ? "added" : `step ${row.results}`} ${Number(row.at).toFixed(2)}`).join(", ")}`);
+}
+
 export async function remapBenchmarks(): Promise<BenchResult[]> {
   const reports = Number(process.env.BENCH_REMAP_REPORTS ?? 100_000);
   if (!Number.isInteger(reports) || reports < REPORTS_PER_BATCH || reports % REPORTS_PER_BATCH !== 0) throw new Error(`BENCH_REMAP_REPORTS must be a multiple of ${REPORTS_PER_BATCH}`);
@@ -80,6 +90,7 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
 
     const author = { authorization: `Bearer ${tenant.authorToken}`, "content-type": "application/json", "x-service-tenant": "bench" };
     const started = performance.now();
+    const startedAt = new Date();
     const made = await httpJson("POST", `${service.url}/api/dictionary/mappings`, author, Buffer.from(JSON.stringify({ ...LOCAL, stdCode: "UREA_PRE" })));
     if (made.status !== 201) throw new Error(`the mapping answered ${made.status} ${JSON.stringify(made.answer)}`);
     const mappingId = (made.answer as { mappingId: string }).mappingId;
@@ -102,6 +113,7 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
     remapping = false;
     await pusher;
     console.error(`  remap: ${remap.results} results re-mapped in ${remapSeconds.toFixed(1)} s during ${duringMs.length} pushes; rebuilding lab_results`);
+    await printTimeline(db, startedAt);
 
     await until("item rows caught up", () => atStoreHead(db, "lab_results"), 600_000);
     const rebuildDb = createPool(databaseUrl, { max: 4, applicationName: "bench-remap-rebuild" });

@@ -38,7 +38,8 @@ describe("delta checks in chromium at 390 px", function () {
     await page.locator("[data-kind-tab=DELTA]").click();
     // The critical tab's empty list stands until the delta one replaces it.
     await page.locator(".page-alerts .empty", { hasText: "No delta alert waits to be acknowledged." }).waitFor();
-    expect(await page.locator(".kind-intro").isVisible()).to.equal(true);
+    expect(await page.locator("h1").textContent()).to.equal("Result alerts");
+    expect(await page.locator(".kind-intro").textContent(), "the tab's own intro").to.match(/^A result that differs from the same patient's previous result/);
 
     expect((await staff.tenant.push("lab", [potassium("DX-AFTER", 5.4, hoursAgo(1))])).status).to.equal(200);
     const row = page.locator("tr[data-external-id=DX-AFTER]");
@@ -56,13 +57,14 @@ describe("delta checks in chromium at 390 px", function () {
     await page.locator("[data-kind-tab=CRITICAL]").click();
     await page.locator(".page-alerts .empty", { hasText: "No critical result waits to be acknowledged." }).waitFor();
     expect(await page.locator("tr[data-external-id=DX-AFTER]").count(), "not among critical results").to.equal(0);
-    expect(await page.locator(".kind-intro").isHidden()).to.equal(true);
+    expect(await page.locator(".kind-intro").textContent()).to.match(/^A result the laboratory flagged LL or HH/);
     await page.close();
   });
 
   it("says it in Chinese, acknowledges it with a note, and the report's history names it a delta alert (zh)", async () => {
     const page = await signedInPage(staff, TENANT, { lang: "zh", fragment: "#alerts" });
     await ready(page);
+    expect(await page.locator("h1").textContent()).to.equal("结果提醒");
     expect(await page.locator("[data-kind-tab]").allTextContents()).to.deep.equal(["危急值", "差值核查"]);
     await page.locator("[data-kind-tab=DELTA]").click();
     const row = page.locator("tr[data-external-id=DX-AFTER]");

@@ -90,7 +90,7 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
     await ready(".page-alerts .page-body");
     expect(await page.locator(".who").textContent()).to.equal("李护士 · Clinician · wards A");
     const tabs = await page.locator(".tabs a").allTextContents();
-    expect(tabs.map((tab) => tab.replace(/\d+$/, ""))).to.deep.equal(["Reports", "Critical results", "Unmatched reports", "Patients"]);
+    expect(tabs.map((tab) => tab.replace(/\d+$/, ""))).to.deep.equal(["Reports", "Result alerts", "Unmatched reports", "Patients"]);
     expect(await page.context().cookies()).to.satisfy((cookies: Array<{ name: string; httpOnly: boolean }>) => cookies.some((c) => c.name === "dh_session" && c.httpOnly));
     expect(await page.evaluate(() => sessionStorage.getItem("dialysis-hub.staff.session")), "no token kept in the tab").to.equal(null);
     await expectAccessible(page, "the alerts page of a signed-in person");

@@ -40,10 +40,12 @@ export function alertsPage(ctx: PageContext): HTMLElement {
     if (alerts.length === 0) return el("p", { class: "empty" }, (kind === "DELTA" ? texts.noDeltaAlerts : texts.noAlerts)[state]);
     return alertTable(ctx, state, alerts, fresh, reload);
   });
-  const kindIntro = el("p", { class: "intro kind-intro", hidden: true }, texts.deltaIntro);
+  const kindIntro = el("p", { class: "intro kind-intro" });
+  const showKindIntro = () => (kindIntro.textContent = kind === "DELTA" ? texts.deltaIntro : texts.criticalIntro);
+  showKindIntro();
   const kindTabs = pressedTabs(KINDS, "kind", () => kind, (name) => texts.alertKinds[name], (name) => {
     kind = name;
-    kindIntro.hidden = kind !== "DELTA";
+    showKindIntro();
     fresh.clear();
     void reload();
   });

@@ -6,6 +6,8 @@ export interface DeltaTexts {
   /** The badge's name when some of the standing alerts are delta alerts. */
   openAlertsBadgeWithDelta: (critical: number, delta: number) => string;
   deltaIntro: string;
+  /** What the critical results tab holds (the page's title names both kinds). */
+  criticalIntro: string;
   noDeltaAlerts: Record<"open" | "acknowledged" | "closed", string>;
   colPrevious: string;
   colChange: string;
@@ -27,6 +29,7 @@ export interface DeltaTexts {
 export const deltaZh: DeltaTexts = {
   alertKinds: { CRITICAL: "危急值", DELTA: "差值核查" },
   alertKindTabs: "提醒类别",
+  criticalIntro: "检验结果被实验室标为 LL/HH，或超出字典的危急界限时，在此提醒。更新后的报告不再危急时，提醒自动关闭。",
   openAlertsBadgeWithDelta: (critical, delta) => `${critical} 条危急值、${delta} 条差值提醒待确认`,
   deltaIntro: "同一患者同一项目的结果与其前次结果（30 天内采样的最近一次）相差超过字典的差值界限时，在此提醒：可能是标本混淆，也可能是病情突变。较早采样、较晚送达的结果会成为其后结果的前次结果。",
   noDeltaAlerts: { open: "没有待确认的差值提醒。", acknowledged: "还没有确认过的差值提醒。", closed: "没有未经确认即关闭的差值提醒。" },
@@ -47,6 +50,7 @@ export const deltaZh: DeltaTexts = {
 export const deltaEn: DeltaTexts = {
   alertKinds: { CRITICAL: "Critical results", DELTA: "Delta checks" },
   alertKindTabs: "Kinds of alert",
+  criticalIntro: "A result the laboratory flagged LL or HH, or beyond the dictionary's critical limits, shows here; an update of the report that no longer holds the value closes it.",
   openAlertsBadgeWithDelta: (critical, delta) => `${critical} critical ${critical === 1 ? "result" : "results"} and ${delta} delta ${delta === 1 ? "alert" : "alerts"} to acknowledge`,
   deltaIntro:
     "A result that differs from the same patient's previous result of the item (the most recent one collected within 30 days before it) by more than the dictionary's delta limit shows here: a specimen mix-up, or a sudden change in the patient. A result collected earlier but arriving later becomes the previous result of those after it.",

@@ -426,9 +426,9 @@ const zh: StaffTexts = {
   previousPage: "上一页",
   nextPage: "下一页",
 
-  alerts: "危急值",
+  alerts: "结果提醒",
   openAlertsBadge: (count) => `${count} 条危急值待确认`,
-  alertsIntro: "检验结果被实验室标为 LL/HH，或超出字典的危急界限时，在此提醒。确认时写下处理经过；更新后的报告不再危急时，提醒自动关闭。",
+  alertsIntro: "需要临床处理的检验结果：危急值和差值核查。确认时写下处理经过，它会记入报告历史。",
   alertStates: { open: "待确认", acknowledged: "已确认", closed: "已关闭" },
   alertStateTabs: "危急值状态",
   noAlerts: { open: "没有待确认的危急值。", acknowledged: "还没有确认过的危急值。", closed: "没有未经确认即关闭的危急值。" },
@@ -668,9 +668,9 @@ const en: StaffTexts = {
   previousPage: "Previous",
   nextPage: "Next",
 
-  alerts: "Critical results",
+  alerts: "Result alerts",
   openAlertsBadge: (count) => `${count} critical ${count === 1 ? "result" : "results"} to acknowledge`,
-  alertsIntro: "A result the laboratory flagged LL or HH, or beyond the dictionary's critical limits, shows here. Acknowledge it with what was done; an update of the report that no longer holds the value closes it.",
+  alertsIntro: "Results that need a clinician's attention: critical values and delta checks. Acknowledge each with what was done; it goes into the report's history.",
   alertStates: { open: "To acknowledge", acknowledged: "Acknowledged", closed: "Closed" },
   alertStateTabs: "Alert states",
   noAlerts: { open: "No critical result waits to be acknowledged.", acknowledged: "No critical result has been acknowledged yet.", closed: "No alert was closed before anyone acknowledged it." },
