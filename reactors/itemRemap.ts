@@ -1,21 +1,23 @@
 import type { ItemMappingAdded, ItemMappingAddedData, ItemMappingApplied, ItemMappingEvent } from "../commands/dictionary/events.ts";
 import { recordRemapStep } from "../commands/dictionary/itemMappings.ts";
 import { readStream, type StoredEvent } from "../db/eventStore.ts";
-import { countMappingResults } from "../queries/dictionary/itemMappings.ts";
+import { remapPlan } from "../queries/dictionary/itemMappings.ts";
 import type { Tx } from "../db/pool.ts";
 import type { Projection } from "../projections/runtime/projection.ts";
 
 /*
  * Contract F.1: the results stored before a mapping was made are re-mapped in the background, in
  * steps, the bulk jobs' way: each step is an ItemMappingApplied event naming a range of reports
- * (by externalId in code-point order) that the lab_results projection maps then
- * (projections/ingestion/itemRemapping.ts). A step commits with this reactor's checkpoint and is
- * taken once (the mapping's decider), so a killed worker resumes where the last step ended; each
- * step wakes the reactor for the next, until one reaches the end (through null). A mapping undone
- * meanwhile takes no more steps: undoing covers every result it mapped.
+ * (by externalId in code-point order) that the lab_results projection maps then, each step in a
+ * transaction of its own (projections/ingestion/itemRemapping.ts). The reactor plans every step
+ * when the mapping is made, in one transaction with its checkpoint: the projection then takes
+ * them one after another, with no wait for the reactor between two (a step per wake-up of the
+ * reactor took a second or more each while pushes kept the store's readers waiting). The
+ * mapping's decider takes each step once; a mapping undone meanwhile maps nothing more in its
+ * steps (lab_results applies mappings in force only), and undoing covers every result it mapped.
  *
- * The reactor reads the item rows only to cut the steps (some remapSteps.results unmapped results
- * each) and to count the mapping's results once for the progress shown; what a step maps is
+ * The reactor reads the item rows once, to cut the steps (some remapSteps.results unmapped
+ * results each) and to count the mapping's results for the progress shown; what a step maps is
  * decided by the projection when it applies the step, after every report received before the
  * mapping.
  */
@@ -37,41 +39,46 @@ export const itemRemapReactor: Projection<ReactsTo> = {
   async applyBatch(tx, events, { loading } = { loading: false }) {
     // A rebuilding generation acts on nothing: the live one takes the steps meanwhile.
     if (loading) return;
-    const mappings = new Map<string, ItemMappingAddedData>();
     for (const event of events) {
-      if (event.type === "ItemMappingAdded") {
-        mappings.set(event.data.mappingId, event.data);
-        await nextStep(tx, event, event.data, null, null);
-      } else if (event.data.through !== null) {
-        const mapping = mappings.get(event.data.mappingId) ?? (await mappingOf(tx, event));
-        if (mapping) await nextStep(tx, event, mapping, event.data.through, event.data.total);
-      }
+      if (event.type === "ItemMappingAdded") await planSteps(tx, event, event.data, null, null);
+      else if (event.data.through !== null) await planRestUnlessPlanned(tx, event);
     }
   },
 };
 
-/** The mapping a step belongs to, from its key stream's ItemMappingAdded of that id. */
-async function mappingOf(tx: Tx, step: StoredEvent<ItemMappingApplied>): Promise<ItemMappingAddedData | null> {
+/**
+ * The last step of a plan (or one recorded by an earlier version of this reactor, a step at a
+ * time) has no successor in its stream: the rest of the steps are planned from it, over the rows
+ * stored by now. Others have theirs already.
+ */
+async function planRestUnlessPlanned(tx: Tx, step: StoredEvent<ItemMappingApplied>): Promise<void> {
   const { events } = await readStream<ItemMappingEvent>(tx, step.tenant, step.streamId);
-  const added = events.findLast((event) => event.type === "ItemMappingAdded" && event.data.mappingId === step.data.mappingId);
-  return added?.type === "ItemMappingAdded" ? added.data : null;
+  const mine = (event: ItemMappingEvent) => event.data.mappingId === step.data.mappingId;
+  if (events.some((event) => event.type === "ItemMappingApplied" && mine(event) && event.data.after === step.data.through)) return;
+  const added = events.findLast((event) => event.type === "ItemMappingAdded" && mine(event));
+  if (added?.type === "ItemMappingAdded") await planSteps(tx, step, added.data, step.data.through, step.data.total);
 }
 
 /**
- * Records the step after `after`: up to the report of the remapSteps.results-th unmapped result
- * on (of any item: lab_results_unmapped alone answers, without reading a row), or to the end.
- * The mapping's own results are counted once, when the re-mapping begins, for its progress.
+ * Records the steps after `after`: each up to the report of about the remapSteps.results-th
+ * unmapped result on (of any item) among the rows stored now. The step to the end comes when
+ * none is left to cut: planned from the last cut once that step is recorded, it finds the rows of
+ * reports the item rows had not reached when the plan was made (a bulk import's, say) and cuts
+ * them too, instead of leaving them all to one last step. The mapping's own results are counted
+ * once, when the re-mapping begins, for its progress.
  */
-async function nextStep(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMappingAddedData, after: string | null, total: number | null): Promise<void> {
-  const counted = total ?? (await countMappingResults(tx, cause.tenant, mapping));
-  const range = `i.tenant = $1 and i.std_code is null and ($2::text is null or i.external_id collate "C" > $2)`;
-  const { rows } = await tx.query(`select i.external_id collate "C" as through from read.lab_results i where ${range} order by i.external_id collate "C" offset $3 limit 1`, [
-    cause.tenant,
-    after,
-    remapSteps.results - 1,
-  ]);
-  const through: string | null = rows[0]?.through ?? null;
-  const results =
-    through === null ? Number((await tx.query(`select count(*) as n from (select 1 from read.lab_results i where ${range} limit $3) s`, [cause.tenant, after, remapSteps.results])).rows[0].n) : remapSteps.results;
-  await recordRemapStep(tx, cause.tenant, cause.streamId, { mappingId: mapping.mappingId, after, through, results, total: counted }, { actor: "item-remap", causationId: String(cause.position) });
+async function planSteps(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMappingAddedData, after: string | null, total: number | null): Promise<void> {
+  const plan = await remapPlan(tx, cause.tenant, mapping, after, remapSteps.results);
+  const counted = total ?? plan.matched;
+  const metadata = { actor: "item-remap", causationId: String(cause.position) };
+  let from = after;
+  let upTo = 0;
+  const steps = plan.cuts.length > 0 ? plan.cuts : [{ through: null, upTo: plan.unmapped }];
+  for (const cut of steps) {
+    const step = { mappingId: mapping.mappingId, after: from, through: cut.through, results: cut.upTo - upTo, total: counted };
+    // Undone since (or taken already): the decider records nothing, and nothing more is to come.
+    if (!(await recordRemapStep(tx, cause.tenant, cause.streamId, step, metadata))) return;
+    from = cut.through;
+    upTo = cut.upTo;
+  }
 }

@@ -42,6 +42,8 @@ export const labResultsProjection: Projection<Applied> = {
   // (migration 0015), a larger one only costs its own rows' visibility, and a bulk import's read
   // models end 9 s after the job instead of 16 s (690 -> 753 reports/s, npm run bench -- bulk).
   batchSize: 1000,
+  // A re-mapping step is some 20,000 rows' work: each commits on its own, its progress with it.
+  batchEndsAfter: ["ItemMappingApplied"],
   ddl: ["projections/ingestion/labResults.sql", "projections/ingestion/resultSummaries.sql"],
   async setup(tx) {
     await fillClinicalTargets(tx);

@@ -32,12 +32,14 @@ export const NO_EVENTS_WRITTEN_SQL = "select pg_advisory_xact_lock(1145569333, (
  * writes and the checkpoint commit together, so each event takes effect exactly once.
  */
 export async function applyNextBatch(tx: Tx, projection: Projection, gen: Generation, batchSize: number, loading = false, jobs?: TransactionalJobs): Promise<BatchOutcome> {
-  const page = await readAfter(tx, gen.checkpoint, batchSize, projection.handles, projection.payload);
+  const read = await readAfter(tx, gen.checkpoint, batchSize, projection.handles, projection.payload);
+  const page = cutAfterFirst(read, projection.batchEndsAfter);
   const { events } = page;
   if (events.length === 0) {
     return (await hasEventsAfter(tx, gen.checkpoint)) ? { kind: "waiting" } : { kind: "idle" };
   }
-  const full = page.scanned === batchSize;
+  // A page cut short has more behind it, as a full one may.
+  const full = page.scanned === batchSize || page !== read;
   // Asked only of a projection that can use it: one more look at the events index a batch.
   const behind = full && !loading && projection.afterBatch !== undefined && (await hasEventsAfter(tx, checkpointOf(events.at(-1)!)));
   const context: ApplyContext = { loading, jobs, behind };
@@ -63,6 +65,14 @@ export async function applyNextBatch(tx: Tx, projection: Projection, gen: Genera
   // did, after every wake-up: about a third of a projection's round trips under load, issue #35).
   if (full) return { kind: "applied", count: page.scanned, full };
   return { kind: "applied", count: page.scanned, full, heldBack: await hasEventsAfter(tx, last) };
+}
+
+/** The page up to and including its first event of `types` (the page itself when it has none before its end). */
+function cutAfterFirst(page: FeedPage, types: readonly string[] | undefined): FeedPage {
+  if (!types) return page;
+  const at = page.events.findIndex((event) => types.includes(event.type));
+  if (at < 0 || at === page.events.length - 1) return page;
+  return { events: page.events.slice(0, at + 1), passed: page.passed.slice(0, at + 1), scanned: page.passed[at]! };
 }
 
 async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[], context: ApplyContext): Promise<void> {

@@ -39,6 +39,11 @@ export interface Projection<E extends NewEvent = NewEvent> {
    */
   readonly batchSize?: number;
   /**
+   * Event types each of which ends its batch: work of its own size (a step of re-mapping stored
+   * rows) commits on its own, so that its progress shows and one batch never holds several.
+   */
+  readonly batchEndsAfter?: readonly string[];
+  /**
    * Its tables and indexes: files of plain SQL beside the projection, named by their path from the
    * checkout's root (`"projections/alerts/alerts.sql"`), which the runtime runs in order on each new
    * generation. A path from the root, not from the module, still holds in the bundled build.
