@@ -1,6 +1,7 @@
 import { expect } from "chai";
-import { appendToStream } from "../../db/eventStore.ts";
-import { withTransaction, type Db } from "../../db/pool.ts";
+import { appendToStream, type StoredEvent } from "../../db/eventStore.ts";
+import { withTransaction, type Db, type Tx } from "../../db/pool.ts";
+import type { ApplyContext } from "../../projections/runtime/projection.ts";
 import { clearError, findLive } from "../../projections/runtime/generations.ts";
 import { prepareProjections } from "../../projections/runtime/rebuild.ts";
 import { ProjectionRunner } from "../../projections/runtime/runner.ts";
@@ -130,6 +131,32 @@ describe("projection runtime", () => {
       holder.release();
     }
     await until(async () => (await seenCount(db, "onepass")) === 12, 5_000);
+    await runner.stop();
+  });
+
+  it("ends a batch after each event of a type that asks for its own transaction, and applies every event once", async function () {
+    this.timeout(30_000);
+    const db = database.db;
+    const recording = recordingProjection("cut", ["Counted", "Heavy"]);
+    const batches: string[][] = [];
+    const projection = {
+      ...recording,
+      batchEndsAfter: ["Heavy"],
+      async applyBatch(tx: Tx, events: StoredEvent[], context?: ApplyContext) {
+        batches.push(events.map((event) => event.type));
+        await recording.applyBatch!(tx, events, context);
+      },
+    };
+    await prepareProjections(db, [projection], silentLogger);
+    const runner = new ProjectionRunner(db, projection, silentLogger);
+    const types = ["Counted", "Counted", "Heavy", "Counted", "Heavy", "Heavy", "Counted", "Other", "Counted"];
+    await withTransaction(db, (tx) =>
+      appendToStream(tx, { tenant: "t1", streamId: "mixed", expectedVersion: 0, events: types.map((type, n) => ({ type, data: { n } })), metadata: { actor: "test" } }),
+    );
+    await runner.wake();
+    expect(batches).to.deep.equal([["Counted", "Counted", "Heavy"], ["Counted", "Heavy"], ["Heavy"], ["Counted", "Counted"]]);
+    expect(await seenCount(db, "cut")).to.equal(8);
+    expect((await findLive(db, "cut"))?.appliedCount, "every event passed, handled or not").to.equal(types.length);
     await runner.stop();
   });
 
