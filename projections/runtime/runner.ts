@@ -66,6 +66,22 @@ export class ProjectionRunner {
   }
 
   /**
+   * A wake-up for events of its own types just appended. While events wait behind open
+   * transactions, each look that finds them held doubles the pause before the next, up to a
+   * second; new events of its own start the pauses short again (a pending long one is dropped),
+   * so a reader held back by other writers for a while does not leave its own new events a second
+   * behind them (a re-mapping's plan waited so behind a sender's back-to-back pushes).
+   */
+  wakeForNewEvents(): Promise<void> {
+    if (this.lastOutcome === "waiting") {
+      this.waitsInARow = 0;
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    return this.wake();
+  }
+
+  /**
    * Applies everything readable now, waiting out transactions that are still open (which can hold
    * events back): for callers that need the read model complete before they go on.
    */

@@ -48,7 +48,7 @@ export class ProjectionWorker {
       // away or this process dies meanwhile, and a stately queue fetches nothing more until that
       // job expires. The runner coalesces wake-ups itself.
       await this.boss.work(wakeupQueueOf(projection), { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 0.5 }, async () => {
-        void runner.wake();
+        void runner.wakeForNewEvents();
       });
     }
     this.safetyNet = setInterval(() => this.wakeAll(), this.options.safetyNetMs ?? 5000);
@@ -77,7 +77,7 @@ export class ProjectionWorker {
   /** Wakes the runners of projections that handle any of these event types. */
   wakeFor(eventTypes: ReadonlySet<string>): void {
     for (const runner of this.runners.values()) {
-      if (runner.projection.handles.some((type) => eventTypes.has(type))) void runner.wake();
+      if (runner.projection.handles.some((type) => eventTypes.has(type))) void runner.wakeForNewEvents();
     }
   }
 

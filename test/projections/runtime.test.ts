@@ -99,6 +99,42 @@ describe("projection runtime", () => {
     expect(await seenCount(db, "held")).to.equal(2);
   });
 
+  it("looks soon again when new events of its own arrive while another writer has held it back long", async function () {
+    this.timeout(30_000);
+    const db = database.db;
+    const projection = recordingProjection("heldlong");
+    await prepareProjections(db, [projection], silentLogger);
+    let transactions = 0;
+    const counting = new Proxy(db, {
+      get: (target, key) => (key === "connect" ? () => (transactions++, target.connect()) : Reflect.get(target, key)),
+    });
+    const runner = new ProjectionRunner(counting, projection, silentLogger);
+    const append = (tx: Parameters<typeof appendToStream>[0], streamId: string, type: string) =>
+      appendToStream(tx, { tenant: "t1", streamId, expectedVersion: 0, events: [{ type, data: { n: 1 } }], metadata: { actor: "test" } });
+
+    const holder = await db.connect();
+    try {
+      await holder.query("begin");
+      // Another writer's event, of a type this projection does not apply, held open.
+      await append(holder, "other-writer", "Other");
+      await withTransaction(db, (tx) => append(tx, "first", "Counted"));
+      await runner.wake();
+      await sleep(2500); // the pauses between looks have grown to a second
+      const before = transactions;
+      await withTransaction(db, (tx) => append(tx, "second", "Counted"));
+      await runner.wakeForNewEvents();
+      await sleep(400);
+      // 20, 40, 80 and 160 ms after the first look: 5 looks; a pause of a second kept: 1.
+      expect(transactions - before, "looks in the 400 ms after its new event").to.be.at.least(3);
+      await holder.query("commit");
+    } finally {
+      holder.release();
+    }
+    await runner.settle();
+    await runner.stop();
+    expect(await seenCount(db, "heldlong")).to.equal(2);
+  });
+
   it("applies a wake-up's events in one transaction when they fit in a batch, and still notices events held back behind it", async function () {
     this.timeout(30_000);
     const db = database.db;
