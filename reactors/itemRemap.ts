@@ -47,6 +47,27 @@ export const itemRemapReactor: Projection<ReactsTo> = {
 };
 
 /**
+ * Reports whose item rows lab_results may still write before it reaches the mapping, at most, for
+ * the plan to hold the step to the end: their unmapped results go to that step. A sender pushing
+ * back to back keeps it a thousand or two behind; some are unmapped of each, rarely more than one.
+ */
+const LAGGING_REPORTS = 5000;
+
+/** Whether lab_results has written the item rows of all but a few (LAGGING_REPORTS) of the reports received before `event`. */
+async function itemRowsNearly(tx: Tx, event: StoredEvent): Promise<boolean> {
+  const { rows } = await tx.query(
+    `select count(*)::int as lagging from (
+       select 1 from events e, projection_generations g
+       where g.name = 'lab_results' and g.state = 'live' and e.type = 'LabReportReceived'
+         and (e.transaction_id, e.position) > (g.last_tx, g.last_position) and (e.transaction_id, e.position) < ($1::xid8, $2::bigint)
+       limit $3
+     ) s`,
+    [event.transactionId, event.position, LAGGING_REPORTS],
+  );
+  return rows[0].lagging < LAGGING_REPORTS;
+}
+
+/**
  * The last step of a plan (or one recorded by an earlier version of this reactor, a step at a
  * time) has no successor in its stream: the rest of the steps are planned from it, over the rows
  * stored by now. Others have theirs already.
@@ -61,11 +82,11 @@ async function planRestUnlessPlanned(tx: Tx, step: StoredEvent<ItemMappingApplie
 
 /**
  * Records the steps after `after`: each up to the report of about the remapSteps.results-th
- * unmapped result on (of any item) among the rows stored now. The step to the end comes when
- * none is left to cut: planned from the last cut once that step is recorded, it finds the rows of
- * reports the item rows had not reached when the plan was made (a bulk import's, say) and cuts
- * them too, instead of leaving them all to one last step. The mapping's own results are counted
- * once, when the re-mapping begins, for its progress.
+ * unmapped result on (of any item) among the rows stored now, and the step to the end. When the
+ * item rows lag far behind the mapping (a bulk import's reports not written yet), the step to
+ * the end waits: planned from the last cut once that step is recorded, it finds the rows written
+ * meanwhile and cuts them too, instead of leaving them all to one last step. The mapping's own
+ * results are counted once, when the re-mapping begins, for its progress.
  */
 async function planSteps(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMappingAddedData, after: string | null, total: number | null): Promise<void> {
   const plan = await remapPlan(tx, cause.tenant, mapping, after, remapSteps.results);
@@ -73,7 +94,8 @@ async function planSteps(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMapp
   const metadata = { actor: "item-remap", causationId: String(cause.position) };
   let from = after;
   let upTo = 0;
-  const steps = plan.cuts.length > 0 ? plan.cuts : [{ through: null, upTo: plan.unmapped }];
+  const toTheEnd = { through: null, upTo: plan.unmapped };
+  const steps = plan.cuts.length === 0 || (await itemRowsNearly(tx, cause)) ? [...plan.cuts, toTheEnd] : plan.cuts;
   for (const cut of steps) {
     const step = { mappingId: mapping.mappingId, after: from, through: cut.through, results: cut.upTo - upTo, total: counted };
     // Undone since (or taken already): the decider records nothing, and nothing more is to come.

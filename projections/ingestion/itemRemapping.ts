@@ -60,12 +60,55 @@ export async function applyMappingRules(tx: Tx, scope: RowScope, onlyMapping: st
 export async function applyStepWithSummaries(tx: Tx, event: StoredEvent<ItemMappingApplied>): Promise<number> {
   const scope = stepScope(event);
   const everyRow = { from: "mapped", where: () => "true" };
+  const alone = await aloneInForce(tx, event.tenant, event.data.mappingId);
   const { rows } = await tx.query(
-    `with ${mappingCtes(scope, event.data.mappingId)}, ${monthShiftCtes(1, { ...everyRow, outside: () => "true" })}, ${latestOfferCte(everyRow)}
+    `with ${alone ? soleMappingCtes(scope) : mappingCtes(scope, event.data.mappingId)}, ${monthShiftCtes(1, { ...everyRow, outside: () => "true" })}, ${latestOfferCte(everyRow)}
      select count(*)::int as n from mapped`,
     [...scope.params, event.data.mappingId],
   );
   return rows[0].n as number;
+}
+
+/** Whether the mapping is in force and no other mapping of its tenant is: none competes for the rows it matches. */
+async function aloneInForce(tx: Tx, tenant: string, mappingId: string): Promise<boolean> {
+  const { rows } = await tx.query(
+    `select exists (select 1 from item_mapping_rules where mapping_id = $2 and in_force)
+        and not exists (select 1 from item_mapping_rules where tenant = $1 and in_force and mapping_id <> $2) as alone`,
+    [tenant, mappingId],
+  );
+  return rows[0].alone as boolean;
+}
+
+/**
+ * mappingCtes for a step of the one mapping in force of its tenant (the statement's parameter
+ * after the scope's): the unmapped rows it matches, updated as they are found. With no other
+ * mapping to choose from, the best-of sort and the second visit of each row by its key go (a
+ * third of a step's time); the rows and their values are the same.
+ */
+function soleMappingCtes(scope: RowScope): string {
+  const only = `$${scope.params.length + 1}::uuid`;
+  const numeric = `i.value_num is not null and coalesce(i.result_type, '') not in ('QUALITATIVE', 'TEXT')`;
+  return `r as (select * from item_mapping_rules where mapping_id = ${only} and in_force),
+     unit_conversions as (
+       select 0 as rank, u->>'unit' as unit, u->>'unitStatus' as unit_status, (u->>'factor')::float8 as factor, coalesce((u->>'offset')::float8, 0) as "offset"
+       from r, jsonb_array_elements(r.units) u
+       union all
+       select 1, null, r.other_units->>'unitStatus', (r.other_units->>'factor')::float8, coalesce((r.other_units->>'offset')::float8, 0) from r
+     ),
+     mapped as (
+       update lab_results i set
+         std_code = r.std_code, std_name = r.std_name, category = r.category, std_unit = r.std_unit, mapping_id = r.mapping_id,
+         (unit_status, std_value) = (
+           select case when ${numeric} then c.unit_status else 'not-applicable' end,
+                  case when not (${numeric}) or c.factor is null then null
+                       when c.factor = 1 and c."offset" = 0 then i.value_num
+                       else ${sixDigits('i.value_num * c.factor + c."offset"')} end
+           from unit_conversions c where c.rank = 1 or c.unit = coalesce(btrim(i.unit), '') order by c.rank limit 1
+         )
+       from r
+       where ${MATCHES} and i.std_code is null and ${scope.where("i")}
+       returning i.*
+     )`;
 }
 
 /**
