@@ -57,10 +57,10 @@ async function printTimeline(db: Db, startedAt: Date): Promise<void> {
 }
 
 /**
- * Seconds one plain UPDATE takes to find the unmapped rows of the laboratory's own item and write
+ * How long one plain UPDATE takes to find the unmapped rows of the laboratory's own item and write
  * them as mapped, rolled back; VACUUM then removes the versions it wrote.
  */
-async function plainUpdateSeconds(databaseUrl: string): Promise<number> {
+async function plainUpdate(databaseUrl: string): Promise<{ seconds: number; rows: number }> {
   const floorDb = createPool(databaseUrl, { max: 1, applicationName: "bench-remap-floor" });
   const client = await floorDb.connect();
   try {
@@ -68,7 +68,7 @@ async function plainUpdateSeconds(databaseUrl: string): Promise<number> {
     const table = `${rows[0].schema_name}.lab_results`;
     await client.query("begin");
     const started = performance.now();
-    await client.query(
+    const { rowCount } = await client.query(
       `update ${table} set std_code = 'UREA_PRE', std_name = 'Urea (pre-dialysis)', category = 'dialysis_adequacy', std_unit = 'mmol/L',
          unit_status = 'standard', std_value = value_num, mapping_id = $2
        where tenant = $1 and std_code is null and item_code = $3`,
@@ -77,7 +77,7 @@ async function plainUpdateSeconds(databaseUrl: string): Promise<number> {
     const seconds = (performance.now() - started) / 1000;
     await client.query("rollback");
     await client.query(`vacuum ${table}`);
-    return seconds;
+    return { seconds, rows: rowCount ?? 0 };
   } finally {
     client.release();
     await floorDb.end();
@@ -126,7 +126,7 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
     const floorPusher = (async () => {
       while (pushing) floorMs.push(await push());
     })();
-    const floorSeconds = await plainUpdateSeconds(databaseUrl);
+    const floor = await plainUpdate(databaseUrl);
     pushing = false;
     await floorPusher;
 
@@ -157,7 +157,6 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
     console.error(`  remap: ${remap.results} results re-mapped in ${remapSeconds.toFixed(1)} s during ${duringMs.length} pushes; rebuilding lab_results`);
     await printTimeline(db, startedAt);
 
-
     await until("item rows caught up", () => atStoreHead(db, "lab_results"), 600_000);
     const rebuildDb = createPool(databaseUrl, { max: 4, applicationName: "bench-remap-rebuild" });
     let rebuildSeconds = 0;
@@ -185,10 +184,10 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
       ),
       result(
         "remap.floor_results_per_s",
-        remap.results / floorSeconds,
+        floor.rows / floor.seconds,
         "results/s",
         rebuildRate,
-        `the least work of a re-mapping in the same run: one plain UPDATE finding the item's ${remap.results} unmapped results and writing their standard columns (a new row version with its index entries each; no rules, no summaries) in ${floorSeconds.toFixed(1)} s, before the mapping, a sender pushing meanwhile, rolled back; against the same rebuild`,
+        `the least work of a re-mapping in the same run: one plain UPDATE finding the item's ${floor.rows} unmapped results and writing their standard columns (a new row version with its index entries each; no rules, no summaries) in ${floor.seconds.toFixed(1)} s, before the mapping, a sender pushing meanwhile, rolled back; against the same rebuild`,
       ),
       result(
         "remap.push100_p99_ratio",
