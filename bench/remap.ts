@@ -129,6 +129,8 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
     const floor = await plainUpdate(databaseUrl);
     pushing = false;
     await floorPusher;
+    // The re-mapping starts, as the floor did, with the item rows holding every report pushed.
+    await until("item rows caught up", () => atStoreHead(db, "lab_results"), 600_000);
 
     const author = { authorization: `Bearer ${tenant.authorToken}`, "content-type": "application/json", "x-service-tenant": "bench" };
     const started = performance.now();

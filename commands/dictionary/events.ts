@@ -49,6 +49,11 @@ export interface ItemMappingAddedData {
   reason: string | null;
   units: MappedUnit[];
   otherUnits: Omit<MappedUnit, "unit">;
+  /**
+   * The stored unmapped results it matched when it was made: the re-mapping's total. Absent from
+   * mappings made before it was recorded (the item_remap reactor counts them then).
+   */
+  matched?: number;
 }
 
 /** How a numeric value sent in `unit` becomes the standard item's: stdValue = value × factor + offset (null factor: it has none). */

@@ -112,8 +112,8 @@ export interface MappingChecks {
   mapper: ItemMapper;
   /** Whether the tenant has a client of this name. */
   clientExists(name: string): Promise<boolean>;
-  /** The units the stored unmapped results the mapping matches were sent in. */
-  unitsSeen(keys: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): Promise<string[]>;
+  /** The stored unmapped results the mapping matches: how many, and the units they were sent in. */
+  resultsSeen(keys: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): Promise<{ results: number; units: string[] }>;
 }
 
 /** Records a mapping (contract F.1) and answers its id and the event's position. */
@@ -132,7 +132,8 @@ export async function addItemMapping(ctx: CommandContext, tenant: string, input:
     throw new CommandError("invalid", `client: no sender of this tenant is named ${keys.client}; use the name GET /api/dictionary/unmapped lists, or leave client out for every sender.`, "mapping-invalid");
   }
   const factor = input.factor ?? null;
-  const units = [...new Set([...(keys.unit !== null ? [keys.unit] : []), ...(await checks.unitsSeen(keys)).map((unit) => unit.trim())])];
+  const seen = await checks.resultsSeen(keys);
+  const units = [...new Set([...(keys.unit !== null ? [keys.unit] : []), ...seen.units.map((unit) => unit.trim())])];
   // A value of an item that is not numeric has no standard value, whatever its unit.
   const conversionOf = (unit: string): Omit<MappedUnit, "unit"> =>
     target.valueType === "numeric" ? mapper.unitConversion(target.code, unit, factor)! : { unitStatus: "not-applicable", factor: null, offset: 0 };
@@ -149,6 +150,7 @@ export async function addItemMapping(ctx: CommandContext, tenant: string, input:
     reason: input.reason || null,
     units: units.map((unit): MappedUnit => ({ unit, ...conversionOf(unit) })),
     otherUnits,
+    matched: seen.results,
   };
   const { appended } = await handleCommand(ctx.store, { tenant, streamId: mappingStreamOf(keys) }, mappingDecider, { type: "add", mapping }, ctx.metadata);
   return { mappingId: mapping.mappingId, appended: appended! };

@@ -150,6 +150,16 @@ export async function mappingPreview(reader: TenantReader, tenant: string, keys:
   return rows[0] as MappingPreview;
 }
 
+/** How many stored results a mapping of these keys would re-map now, and the units they were sent in: mappingPreview without its reports, which a sort of every result costs. */
+export async function unitsSent(reader: TenantReader, tenant: string, keys: MappingKeys): Promise<{ results: number; units: string[] }> {
+  const { rows } = await reader.query(
+    `select coalesce(sum(results), 0)::int as results, coalesce(array_agg(unit order by results desc, unit), '{}') as units
+     from (select coalesce(btrim(i.unit), '') as unit, count(*)::int as results from read.lab_results i where ${MATCHED_UNMAPPED} group by 1) per_unit`,
+    keyParams(tenant, keys),
+  );
+  return rows[0] as { results: number; units: string[] };
+}
+
 /** Where an event stands in the feed's order: its transaction, then its position. */
 export interface FeedPlace {
   tx: bigint;

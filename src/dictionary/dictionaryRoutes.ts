@@ -7,7 +7,7 @@ import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
 import { withWardScope } from "../../db/wardScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
-import { clientNamed, itemMappingById, listItemMappings, mappingPreview } from "../../queries/dictionary/itemMappings.ts";
+import { clientNamed, itemMappingById, listItemMappings, mappingPreview, unitsSent } from "../../queries/dictionary/itemMappings.ts";
 import { commandContextOf } from "../http/requestState.ts";
 import type { DictionaryAnswer, ServedDictionary } from "../../queries/dictionary/dictionary.ts";
 import { unmappedItems } from "../../queries/dictionary/unmappedItems.ts";
@@ -93,7 +93,7 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     const { mappingId, appended } = await addItemMapping(commandContextOf(ctx, store), tenant, input, {
       mapper,
       clientExists: (name) => everyWard(tenant, (reader) => clientNamed(reader, name)),
-      unitsSeen: async (keys) => (await everyWard(tenant, (reader) => mappingPreview(reader, tenant, keys))).units,
+      resultsSeen: (keys) => everyWard(tenant, (reader) => unitsSent(reader, tenant, keys)),
     });
     // Pushes read the mappings in force from the read model: the next push maps with this one.
     await waitForProjection(db, "item_mappings", appended.last);
