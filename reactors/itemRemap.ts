@@ -1,7 +1,7 @@
 import type { ItemMappingAdded, ItemMappingAddedData, ItemMappingApplied, ItemMappingEvent } from "../commands/dictionary/events.ts";
 import { recordRemapStep } from "../commands/dictionary/itemMappings.ts";
 import { readStream, type StoredEvent } from "../db/eventStore.ts";
-import { remapPlan } from "../queries/dictionary/itemMappings.ts";
+import { countMappingResults, remapCuts } from "../queries/dictionary/itemMappings.ts";
 import type { Tx } from "../db/pool.ts";
 import type { Projection } from "../projections/runtime/projection.ts";
 
@@ -9,18 +9,17 @@ import type { Projection } from "../projections/runtime/projection.ts";
  * Contract F.1: the results stored before a mapping was made are re-mapped in the background, in
  * steps, the bulk jobs' way: each step is an ItemMappingApplied event naming a range of reports
  * (by externalId in code-point order) that the lab_results projection maps then, each step in a
- * transaction of its own (projections/ingestion/itemRemapping.ts). The reactor records the first
- * step as the mapping is made and plans every other one from it at once, in one transaction with
- * its checkpoint: the projection then takes them one after another, with no wait for the reactor
- * between two (a step per wake-up of the reactor took a second or more each while pushes kept
- * the store's readers waiting). The
+ * transaction of its own (projections/ingestion/itemRemapping.ts). The reactor plans every step
+ * when the mapping is made, in one transaction with its checkpoint: the projection then takes
+ * them one after another, with no wait for the reactor between two (a step per wake-up of the
+ * reactor took a second or more each while pushes kept the store's readers waiting). The
  * mapping's decider takes each step once; a mapping undone meanwhile maps nothing more in its
  * steps (lab_results applies mappings in force only), and undoing covers every result it mapped.
  *
- * The reactor reads the item rows once, to cut the steps (some remapSteps.results unmapped
- * results each), and counts the mapping's results for the progress shown where the mapping did
- * not record them; what a step maps is decided by the projection when it applies the step, after
- * every report received before the mapping.
+ * The reactor cuts the steps (some remapSteps.results unmapped results each) from
+ * lab_results_unmapped, and counts the mapping's results for the progress shown where the mapping
+ * did not record them (mappings made before it did); what a step maps is decided by the
+ * projection when it applies the step, after every report received before the mapping.
  */
 
 /** Results a step re-maps, about: a step is one transaction of the lab_results projection. REMAP_STEP_RESULTS sets it; tests make steps smaller to see several. */
@@ -41,34 +40,11 @@ export const itemRemapReactor: Projection<ReactsTo> = {
     // A rebuilding generation acts on nothing: the live one takes the steps meanwhile.
     if (loading) return;
     for (const event of events) {
-      if (event.type === "ItemMappingAdded") await beginSteps(tx, event);
+      if (event.type === "ItemMappingAdded") await planSteps(tx, event, event.data, null, event.data.matched ?? null);
       else if (event.data.through !== null) await planRestUnlessPlanned(tx, event);
     }
   },
 };
-
-/**
- * The first steps of a mapping's re-mapping. A mapping that recorded how many results it matched
- * (`matched`) gets its first step at once, cut without reading a row (lab_results_unmapped alone
- * answers), so that lab_results begins while the rest is planned from it (as the last step of a
- * plan is continued): at 400,000 results the plan's pass took a second or two before any step.
- */
-async function beginSteps(tx: Tx, event: StoredEvent<ItemMappingAdded>): Promise<void> {
-  const through = event.data.matched === undefined ? null : await firstCut(tx, event.tenant);
-  if (through === null) return planSteps(tx, event, event.data, null, event.data.matched ?? null);
-  const step = { mappingId: event.data.mappingId, after: null, through, results: remapSteps.results, total: event.data.matched! };
-  await recordRemapStep(tx, event.tenant, event.streamId, step, { actor: "item-remap", causationId: String(event.position) });
-}
-
-/** The report of the remapSteps.results-th unmapped result (of any item, in code-point order of externalId); null when there are fewer. */
-async function firstCut(tx: Tx, tenant: string): Promise<string | null> {
-  const { rows } = await tx.query(
-    `select i.external_id collate "C" as through from read.lab_results i where i.tenant = $1 and i.std_code is null
-     order by i.external_id collate "C" offset $2 limit 1`,
-    [tenant, remapSteps.results - 1],
-  );
-  return rows[0]?.through ?? null;
-}
 
 /**
  * Reports whose item rows lab_results may still write before it reaches the mapping, at most, for
@@ -109,12 +85,13 @@ async function planRestUnlessPlanned(tx: Tx, step: StoredEvent<ItemMappingApplie
  * unmapped result on (of any item) among the rows stored now, and the step to the end. When the
  * item rows lag far behind the mapping (a bulk import's reports not written yet), the step to
  * the end waits: planned from the last cut once that step is recorded, it finds the rows written
- * meanwhile and cuts them too, instead of leaving them all to one last step. The mapping's own
- * results are counted once, when the re-mapping begins, for its progress.
+ * meanwhile and cuts them too, instead of leaving them all to one last step. `total` is the
+ * mapping's own results, for its progress: as the mapping recorded them, or counted here.
  */
 async function planSteps(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMappingAddedData, after: string | null, total: number | null): Promise<void> {
-  const plan = await remapPlan(tx, cause.tenant, mapping, after, remapSteps.results);
-  const counted = total ?? plan.matched;
+  // Counted where the mapping did not record it: a pass over the rows, where the cuts read the index alone.
+  const counted = total ?? (await countMappingResults(tx, cause.tenant, mapping));
+  const plan = await remapCuts(tx, cause.tenant, after, remapSteps.results);
   const metadata = { actor: "item-remap", causationId: String(cause.position) };
   let from = after;
   let upTo = 0;

@@ -99,10 +99,14 @@ const MATCHED_UNMAPPED = `i.tenant = $1 and i.std_code is null
   and ($4::text is null or btrim(i.item_name) = $4) and ($5::text is null or coalesce(btrim(i.unit), '') = $5)`;
 const keyParams = (tenant: string, keys: MappingKeys) => [tenant, keys.client, keys.itemCode, keys.itemName, keys.unit];
 
-/** How a re-mapping's steps cut the stored unmapped results (remapPlan). */
-export interface RemapPlan {
-  /** The results of the mapping's keys among them: the progress's total. */
-  matched: number;
+/** How many stored results a mapping of these keys would re-map now (the re-mapping's total, for a mapping that did not record it). */
+export async function countMappingResults(reader: TenantReader, tenant: string, keys: MappingKeys): Promise<number> {
+  const { rows } = await reader.query(`select count(*)::int as n from read.lab_results i where ${MATCHED_UNMAPPED}`, keyParams(tenant, keys));
+  return rows[0].n as number;
+}
+
+/** How a re-mapping's steps cut the stored unmapped results (remapCuts). */
+export interface RemapCuts {
   /** Where each step but the last ends (an externalId, in code-point order), with the unmapped results up to it. */
   cuts: Array<{ through: string; upTo: number }>;
   /** The unmapped results in all, of any item. */
@@ -111,20 +115,20 @@ export interface RemapPlan {
 
 /**
  * The tenant's unmapped results after `after` (every one when null), of any item, cut into steps
- * of about `stepResults` each at a report's boundary, and how many of them the mapping of these
- * keys matches: one pass in externalId order over lab_results_unmapped and their rows.
+ * of about `stepResults` each at a report's boundary: one pass over lab_results_unmapped in
+ * externalId order, which holds all it reads (an index-only scan where the table is vacuumed).
  */
-export async function remapPlan(reader: TenantReader, tenant: string, keys: MappingKeys, after: string | null, stepResults: number): Promise<RemapPlan> {
+export async function remapCuts(reader: TenantReader, tenant: string, after: string | null, stepResults: number): Promise<RemapCuts> {
   const { rows } = await reader.query(
     `with unmapped as materialized (
-       select i.external_id collate "C" as id, row_number() over (order by i.external_id collate "C") as n, (${MATCHED_UNMAPPED}) as matched
-       from read.lab_results i where i.tenant = $1 and i.std_code is null and ($6::text is null or i.external_id collate "C" > $6)
+       select i.external_id collate "C" as id, row_number() over (order by i.external_id collate "C") as n
+       from read.lab_results i where i.tenant = $1 and i.std_code is null and ($2::text is null or i.external_id collate "C" > $2)
      )
-     select (select count(*) from unmapped where matched)::int as matched, (select count(*) from unmapped)::int as unmapped,
-            coalesce((select json_agg(json_build_object('through', id, 'upTo', n) order by n) from unmapped where n % $7 = 0), '[]') as cuts`,
-    [...keyParams(tenant, keys), after, stepResults],
+     select (select count(*) from unmapped)::int as unmapped,
+            coalesce((select json_agg(json_build_object('through', id, 'upTo', n) order by n) from unmapped where n % $3 = 0), '[]') as cuts`,
+    [tenant, after, stepResults],
   );
-  const plan = rows[0] as RemapPlan;
+  const plan = rows[0] as RemapCuts;
   // A report's results are one step's: a cut inside the report moves to its end (the next cut at the same report is dropped).
   plan.cuts = plan.cuts.filter((cut, k) => k === 0 || cut.through !== plan.cuts[k - 1]!.through);
   return plan;
