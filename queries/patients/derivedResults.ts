@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { formulaCodes } from "../../db/seed/derivedItems.ts";
-import { evaluateFormula, parseFormula, roundDecimal } from "../../db/seed/formulaExpression.ts";
+import { evaluateFormula, formulaInputs, parseFormula, roundDecimal } from "../../db/seed/formulaExpression.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 
 /*
@@ -99,7 +99,11 @@ export const NEWEST_FIRST = "coalesce(collected_at, reported_at) desc, reported_
 /** The derived values of rows ordered by day, item and NEWEST_FIRST. */
 function deriveByDay(rows: readonly InputRow[], formulas: readonly FormulaVersion[]): DerivedValue[] {
   const derived: DerivedValue[] = [];
-  const trees = new Map(formulas.map((formula) => [formula, parseFormula(formula.expression)]));
+  // Each formula parsed once, with the items it reads, not again for every day.
+  const parsed = new Map(formulas.map((formula) => {
+    const tree = parseFormula(formula.expression);
+    return [formula, { tree, reads: formulaInputs(tree) }];
+  }));
   let at = 0;
   while (at < rows.length) {
     const day = rows[at]!.day;
@@ -107,10 +111,10 @@ function deriveByDay(rows: readonly InputRow[], formulas: readonly FormulaVersio
     for (; at < rows.length && rows[at]!.day === day; at++) if (!newest.has(rows[at]!.std_code)) newest.set(rows[at]!.std_code, rows[at]!);
     for (const formula of formulas) {
       if (formula.sent_as.some((code) => newest.has(code))) continue;
-      const tree = trees.get(formula)!;
+      const { tree, reads } = parsed.get(formula)!;
       const value = evaluateFormula(tree, (code) => newest.get(code)?.std_value);
       if (value === null || !Number.isFinite(value)) continue;
-      const inputs = formulaCodes({ expression: formula.expression, sentAs: [] }).map((code) => newest.get(code)!);
+      const inputs = reads.map((code) => newest.get(code)!);
       derived.push({
         stdCode: formula.std_code,
         day,
