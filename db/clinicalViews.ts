@@ -11,20 +11,33 @@ export const REPORT_RUNNER_ROLE = "dh_report_runner";
  * source may be a replica); security_barrier keeps an author's function from seeing rows before
  * that filter. An unbound connection sees no rows.
  */
-const TENANT_OF_THIS_CONNECTION =
-  "(select s.tenant from public.report_sessions s where s.pid = pg_backend_pid() and s.server_started = pg_postmaster_start_time())";
+const THIS_CONNECTION = "s.pid = pg_backend_pid() and s.server_started = pg_postmaster_start_time()";
+const TENANT_OF_THIS_CONNECTION = `(select s.tenant from public.report_sessions s where ${THIS_CONNECTION})`;
+/*
+ * Contract G.1: the wards of the caller this connection serves (null: every ward), bound beside the
+ * tenant. A row of a patient outside them, or of no patient (an unmatched report), is not there for
+ * a caller with wards; the filter sits inside each security_barrier view, below any condition of
+ * the author's, so neither a function of theirs nor an error can see such a row.
+ */
+// The cast makes `= any(…)` read the array, not the rows of a subquery.
+const WARDS_OF_THIS_CONNECTION = `(select s.wards from public.report_sessions s where ${THIS_CONNECTION})::text[]`;
+/** True when a row whose patient's ward is `ward` is in this connection's scope. */
+const inWardScope = (ward: string) => `(${WARDS_OF_THIS_CONNECTION} is null or ${ward} = any(${WARDS_OF_THIS_CONNECTION}))`;
+/** The same for a row that names only its patient (`alias.patient_ref`): the patient's ward decides. */
+const patientInWardScope = (alias: string) =>
+  `(${WARDS_OF_THIS_CONNECTION} is null or exists (select 1 from read.patients wp where wp.tenant = ${alias}.tenant and wp.patient_ref = ${alias}.patient_ref and wp.ward = any(${WARDS_OF_THIS_CONNECTION})))`;
 /** Of a day's results of an item, the one a formula reads (as queries/patients/derivedResults.ts). */
 const NEWEST_FIRST = "coalesce(r.collected_at, r.reported_at) desc, r.reported_at desc, r.external_id desc, r.item_index desc";
 const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
   patients: {
     needs: ["patients"],
-    sql: `select patient_ref, name, his_patient_id, ward, active from read.patients where tenant = ${TENANT_OF_THIS_CONNECTION}`,
+    sql: `select patient_ref, name, his_patient_id, ward, active from read.patients where tenant = ${TENANT_OF_THIS_CONNECTION} and ${inWardScope("ward")}`,
   },
   lab_reports: {
-    needs: ["lab_reports"],
+    needs: ["lab_reports", "patients"],
     sql: `select external_id, report_no, patient_ref, matched, panel_name, specimen, status, lab_name, collected_at, reported_at, received_at,
                  report_day as reported_on
-          from read.lab_reports where tenant = ${TENANT_OF_THIS_CONNECTION}`,
+          from read.lab_reports l where l.tenant = ${TENANT_OF_THIS_CONNECTION} and ${patientInWardScope("l")}`,
   },
   lab_results: {
     needs: ["lab_results", "patients"],
@@ -33,12 +46,12 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
                  r.collected_at, r.reported_at, r.collected_on, r.reported_on
           from read.lab_results r
           left join read.patients p on p.tenant = r.tenant and p.patient_ref = r.patient_ref
-          where r.tenant = ${TENANT_OF_THIS_CONNECTION}`,
+          where r.tenant = ${TENANT_OF_THIS_CONNECTION} and ${inWardScope("p.ward")}`,
   },
   exam_reports: {
-    needs: ["exam_reports"],
+    needs: ["exam_reports", "patients"],
     sql: `select external_id, patient_ref, exam_type, exam_name, examined_at, reported_at, findings, conclusion, report_day as reported_on
-          from read.exam_reports where tenant = ${TENANT_OF_THIS_CONNECTION}`,
+          from read.exam_reports e where e.tenant = ${TENANT_OF_THIS_CONNECTION} and ${patientInWardScope("e")}`,
   },
   std_items: {
     needs: ["std_items"],
@@ -50,14 +63,14 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
     needs: ["result_months"],
     sql: `select month, ward, std_code, results, patients, value_sum, (value_sum / results)::double precision as value_avg,
                  below_target, in_target, above_target
-          from read.result_months where tenant = ${TENANT_OF_THIS_CONNECTION} and results > 0`,
+          from read.result_months where tenant = ${TENANT_OF_THIS_CONNECTION} and results > 0 and ${inWardScope("ward")}`,
   },
   latest_results: {
     needs: ["latest_results", "patient_wards"],
     sql: `select l.patient_ref, w.ward, l.std_code, l.std_value, l.reported_at, l.reported_on, l.external_id
           from read.latest_results l
           left join read.patient_wards w on w.tenant = l.tenant and w.patient_ref = l.patient_ref
-          where l.tenant = ${TENANT_OF_THIS_CONNECTION}`,
+          where l.tenant = ${TENANT_OF_THIS_CONNECTION} and ${inWardScope("w.ward")}`,
   },
   // Contract F.2: the values derived from the item rows by the formulas of the service's dictionary (its
   // release), worked out on reading (derivedResultsSql); collected_on after the contract's columns.
@@ -105,7 +118,7 @@ function derivedResultsSql(): string {
               group by r.tenant, r.patient_ref, coalesce(r.collected_on, r.reported_on)
             ) d
             left join read.patients p on p.tenant = d.tenant and p.patient_ref = d.patient_ref
-            where not d.sent and (${value}) is not null`;
+            where not d.sent and (${value}) is not null and ${inWardScope("p.ward")}`;
   }).join("\n          union all\n          ");
 }
 

@@ -1,6 +1,17 @@
 import pg from "pg";
 import { CONNECT_TIMEOUT_MS, deadPeerLimits, surviveLostConnections, type Db } from "../../db/pool.ts";
 import { connectionToPrimary } from "../../db/primaryHosts.ts";
+import type { Wards } from "../../db/wardScope.ts";
+
+/**
+ * Whom a report query answers (contract G.1): the tenant, and the wards of the caller (null: every
+ * ward). The clinical views keep to both; a configured data source is the deployment's own and is
+ * read as its configured user.
+ */
+export interface ReportScope {
+  tenant: string;
+  wards: Wards;
+}
 
 /**
  * Where report SQL runs. `clinical` is the service's own database, reached as the report role
@@ -11,8 +22,8 @@ import { connectionToPrimary } from "../../db/primaryHosts.ts";
 export interface DataSource {
   name: string;
   pool: pg.Pool;
-  /** Binds a checked-out connection to the tenant it is about to serve. */
-  bind(client: pg.PoolClient, tenant: string): Promise<void>;
+  /** Binds a checked-out connection to the tenant and wards it is about to serve. */
+  bind(client: pg.PoolClient, scope: ReportScope): Promise<void>;
   /** BEGIN READ ONLY and the report transaction's settings, one statement each (see beginReadOnly). */
   begin(timeoutMs: number, timeZone: string): string[];
 }
@@ -42,7 +53,7 @@ export class DataSources {
     this.sources.set("clinical", {
       name: "clinical",
       pool: reportPool(settings.clinicalUrl, settings),
-      bind: (client, tenant) => bindToTenant(settings, client, tenant),
+      bind: (client, scope) => bindToScope(settings, client, scope),
       begin: (timeoutMs, timeZone) => beginReadOnly(timeoutMs, timeZone, "clinical"),
     });
     for (const [name, url] of Object.entries(settings.others)) {
@@ -73,7 +84,7 @@ export class DataSources {
   }
 }
 
-type BoundClient = pg.PoolClient & { processID: number; boundTenant?: string; server?: { started: string; standby: boolean } };
+type BoundClient = pg.PoolClient & { processID: number; boundScope?: string; server?: { started: string; standby: boolean } };
 
 /** Report connections read every value as text (rawText): a boolean comes as "t" or "f". */
 const isTrue = (value: unknown) => value === true || value === "t";
@@ -82,24 +93,25 @@ const isTrue = (value: unknown) => value === true || value === "t";
 const REPLAY_POLL_MS = 5;
 
 /**
- * Binds a clinical connection to the tenant it is about to serve, in report_sessions on the
- * primary (the report role can neither read nor write it). A pooled connection keeps its binding:
- * it is written only when the tenant changes. On a replica the binding arrives by replication:
- * the query waits until the replica has replayed it, or it would run under the connection's
- * previous tenant.
+ * Binds a clinical connection to the tenant and wards it is about to serve, in report_sessions on
+ * the primary (the report role can neither read nor write it). A pooled connection keeps its
+ * binding: it is written only when the scope changes. On a replica the binding arrives by
+ * replication: the query waits until the replica has replayed it, or it would run under the
+ * connection's previous scope.
  */
-async function bindToTenant(settings: DataSourceSettings, client: pg.PoolClient, tenant: string): Promise<void> {
+async function bindToScope(settings: DataSourceSettings, client: pg.PoolClient, scope: ReportScope): Promise<void> {
   const bound = client as BoundClient;
-  if (bound.boundTenant === tenant) return;
+  const key = JSON.stringify([scope.tenant, scope.wards]);
+  if (bound.boundScope === key) return;
   if (!bound.server) {
     const { rows } = await client.query("select pg_postmaster_start_time()::text as started, pg_is_in_recovery() as standby");
     bound.server = { started: rows[0].started, standby: isTrue(rows[0].standby) };
   }
-  bound.boundTenant = undefined;
+  bound.boundScope = undefined;
   await settings.serviceDb.query(
-    `insert into report_sessions (pid, server_started, tenant) values ($1, $2, $3)
-     on conflict (pid, server_started) do update set tenant = excluded.tenant, bound_at = now()`,
-    [bound.processID, bound.server.started, tenant],
+    `insert into report_sessions (pid, server_started, tenant, wards) values ($1, $2, $3, $4)
+     on conflict (pid, server_started) do update set tenant = excluded.tenant, wards = excluded.wards, bound_at = now()`,
+    [bound.processID, bound.server.started, scope.tenant, scope.wards],
   );
   if (bound.server.standby) {
     // Taken after the commit: the replica holds the binding once it has replayed this far.
@@ -112,7 +124,7 @@ async function bindToTenant(settings: DataSourceSettings, client: pg.PoolClient,
       await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS));
     }
   }
-  bound.boundTenant = tenant;
+  bound.boundScope = key;
 }
 
 /**

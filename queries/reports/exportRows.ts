@@ -1,6 +1,7 @@
 import PgCursor from "pg-cursor";
 import type pg from "pg";
 import type { DataSource } from "./dataSources.ts";
+import type { Wards } from "../../db/wardScope.ts";
 import type { ReportQuery } from "./runReportQuery.ts";
 import { stopAndDrop, stopOnAbort } from "./cancelStatement.ts";
 import { authorMessage, END_REPORT_TRANSACTION, unreachableSentence } from "./runReportQuery.ts";
@@ -31,6 +32,8 @@ export type ExportEvent =
 
 export interface ExportRowsOptions {
   tenant: string;
+  /** The caller's wards (null: every ward), captured when the export began (contract G.1). */
+  wards: Wards;
   /** The export's statement timeout (EXPORT_TIMEOUT_FACTOR × the report timeout). */
   timeoutMs: number;
   timeZone: string;
@@ -90,7 +93,7 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
     let failure: string | null = null;
     let truncated = false;
     try {
-      await source.bind(client, options.tenant);
+      await source.bind(client, { tenant: options.tenant, wards: options.wards });
       await client.query(source.begin(options.timeoutMs, options.timeZone).join("; "));
       cursor = client.query(new PgCursor(query.text, query.values, { rowMode: "array" }));
       let wanted = limit + 1; // rows still to read, the one that tells "cut" included

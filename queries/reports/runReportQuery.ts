@@ -3,6 +3,7 @@ import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
 import { CappedRead, type CappedRows } from "./cappedRead.ts";
 import { meterBytes, stopOnAbort } from "./cancelStatement.ts";
 import type { DataSource } from "./dataSources.ts";
+import type { Wards } from "../../db/wardScope.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { columnTypeOf, PAGE_ROW_LIMIT, valueOf } from "./queryResult.ts";
 
@@ -13,6 +14,8 @@ export interface ReportQuery {
 
 export interface RunOptions {
   tenant: string;
+  /** The caller's wards (null: every ward): the clinical views keep to them (contract G.1). */
+  wards: Wards;
   timeoutMs: number;
   timeZone: string;
   /** Rows to return at most; one more is fetched to know whether the result was cut. */
@@ -55,7 +58,7 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
   const capped = new CappedRead(source.begin(options.timeoutMs, options.timeZone), query, limit + 1, END_REPORT_TRANSACTION_STATEMENTS);
   let meter: { stop(): void } | null = null;
   try {
-    await source.bind(client, options.tenant);
+    await source.bind(client, { tenant: options.tenant, wards: options.wards });
     if (options.signal?.aborted) throw new CallerLeft();
     const stopping = (caller = stopOnAbort(client, options.signal));
     if (options.maxBytes !== undefined) {

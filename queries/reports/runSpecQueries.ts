@@ -1,6 +1,7 @@
 import { runTimeProblem } from "../../commands/reports/spec/sqlSafety.ts";
 import { compileTemplate, TemplateError, type CompiledTemplate, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
 import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
+import { currentWards } from "../../db/wardScope.ts";
 import type { DataSource, DataSources } from "./dataSources.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { runReportQuery } from "./runReportQuery.ts";
@@ -47,7 +48,8 @@ export async function preparedQuery(
 /**
  * Runs the named queries of one layer (the report's, or a drill target's) with the given values.
  * They run concurrently, as many at once as the tenant's gate lets in (the rest wait their turn).
- * Each succeeds or fails on its own.
+ * Each succeeds or fails on its own. They run with the wards of the request's caller
+ * (db/wardScope.ts, set where the caller was identified), taken before the first wait.
  */
 export async function runSpecQueries(
   runtime: ReportRuntime,
@@ -58,6 +60,7 @@ export async function runSpecQueries(
   values: Record<string, unknown>,
   limits: { limit?: number; signal?: AbortSignal } = {},
 ): Promise<Record<string, QueryOutcome>> {
+  const wards = currentWards();
   const entries = await Promise.all(
     Object.entries(queries).map(async ([name, query]): Promise<[string, QueryOutcome]> => {
       const prepared = await preparedQuery(runtime, datasource, query.sql ?? "", defs, values);
@@ -67,7 +70,7 @@ export async function runSpecQueries(
       if (!leave) return [name, { error: tenantBusySentence(runtime.gate) }];
       try {
         const started = performance.now();
-        const outcome = await runReportQuery(source, compiled, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit: limits.limit, signal: limits.signal, maxBytes: runtime.maxResultBytes });
+        const outcome = await runReportQuery(source, compiled, { tenant, wards, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit: limits.limit, signal: limits.signal, maxBytes: runtime.maxResultBytes });
         runtime.onQuery?.(datasource, "error" in outcome ? "error" : "ok", (performance.now() - started) / 1000);
         return [name, outcome];
       } finally {

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { currentWards, type Wards } from "../../db/wardScope.ts";
 import type { QueryToTry, QueryTrial } from "../../commands/reports/spec/queryTrial.ts";
 import { compileTemplateDetailed, lineColumnOf, TemplateError, utf16Index, type CompiledTemplateDetail } from "../../commands/reports/spec/sqlTemplate.ts";
 import { CappedRead } from "./cappedRead.ts";
@@ -33,7 +34,7 @@ function saysNothingOfTheQuery(error: unknown): boolean {
   return typeof code !== "string" || /^(08|53|57P|58|XX)/.test(code);
 }
 
-async function planReportQuery(source: DataSource, text: string, values: unknown[], options: { tenant: string; timeoutMs: number; timeZone: string }): Promise<Planned> {
+async function planReportQuery(source: DataSource, text: string, values: unknown[], options: { tenant: string; wards: Wards; timeoutMs: number; timeZone: string }): Promise<Planned> {
   let client: pg.PoolClient;
   try {
     client = await source.pool.connect();
@@ -43,7 +44,7 @@ async function planReportQuery(source: DataSource, text: string, values: unknown
   // One row of the plan is read (its text is not wanted), then the transaction is ended as every report transaction is.
   const read = new CappedRead(source.begin(options.timeoutMs, options.timeZone), { text: EXPLAIN + text, values }, 1, END_REPORT_TRANSACTION_STATEMENTS);
   try {
-    await source.bind(client, options.tenant);
+    await source.bind(client, { tenant: options.tenant, wards: options.wards });
     await client.query(read).done;
     client.release();
     return { planned: true };
@@ -67,7 +68,7 @@ function placeInTemplate(sql: string, compiled: CompiledTemplateDetail, position
   return lineColumnOf(sql, compiled.sourceOffset(utf16Index(compiled.text, position - 1)));
 }
 
-async function tryQuery(runtime: ReportRuntime, source: DataSource, tenant: string, query: QueryToTry): Promise<QueryTrial> {
+async function tryQuery(runtime: ReportRuntime, source: DataSource, tenant: string, wards: Wards, query: QueryToTry): Promise<QueryTrial> {
   let compiled: CompiledTemplateDetail;
   try {
     compiled = compileTemplateDetailed(query.sql, query.defs, query.values);
@@ -79,7 +80,7 @@ async function tryQuery(runtime: ReportRuntime, source: DataSource, tenant: stri
   const leave = await runtime.gate.enter(tenant);
   if (!leave) return { query: query.query, outcome: "untried", reason: tenantBusySentence(runtime.gate) };
   try {
-    const planned = await planReportQuery(source, compiled.text, compiled.values, { tenant, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone });
+    const planned = await planReportQuery(source, compiled.text, compiled.values, { tenant, wards, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone });
     if ("planned" in planned) return { query: query.query, outcome: "ok" };
     if ("untried" in planned) return { query: query.query, outcome: "untried", reason: planned.untried };
     const { message, position } = planned.failed;
@@ -93,5 +94,7 @@ async function tryQuery(runtime: ReportRuntime, source: DataSource, tenant: stri
 export async function tryDraftQueries(runtime: ReportRuntime, datasource: string, tenant: string, queries: readonly QueryToTry[]): Promise<QueryTrial[]> {
   const source = runtime.sources.get(datasource);
   if (!source) return queries.map((query) => ({ query: query.query, outcome: "untried", reason: `the data source ${datasource} is not configured on this server` }));
-  return Promise.all(queries.map((query) => tryQuery(runtime, source, tenant, query)));
+  // The author's own wards (db/wardScope.ts), taken now: only a plan is made, but under the scope the draft will run in.
+  const wards = currentWards();
+  return Promise.all(queries.map((query) => tryQuery(runtime, source, tenant, wards, query)));
 }

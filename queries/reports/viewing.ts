@@ -1,4 +1,5 @@
 import type { Mode } from "../../commands/reports/events.ts";
+import { currentWards, type Wards } from "../../db/wardScope.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import type { DrillDef, QueryDef, ReportSpec } from "../../commands/reports/spec/specSchema.ts";
 import type { TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
@@ -123,6 +124,25 @@ function remember(db: Db, key: string, version: ViewableVersion): ViewableVersio
  * none, the current published version; a report never published has none (conflict).
  */
 export async function versionToView(db: Db, tenant: string, reportId: string, asked: unknown): Promise<ViewableVersion> {
+  return frozenForWards(await versionAsStored(db, tenant, reportId, asked), currentWards());
+}
+
+/** A snapshot query's place when its frozen rows are not the caller's to see (contract G.1). */
+export const FROZEN_FOR_EVERY_WARD =
+  "This snapshot was frozen with every ward's rows, and this caller may see only some wards: ask an author for a dynamic version, or for a snapshot published by someone of the same wards.";
+
+/**
+ * The ward rule of snapshots (contract G.1): a snapshot of the clinical source was frozen with its
+ * publisher's scope, which the service does not know for every snapshot; a caller limited to wards
+ * sees none of its frozen rows (each query fails in its place, saying why), and its drill-throughs,
+ * which run live, keep to their wards as every live query does.
+ */
+function frozenForWards(version: ViewableVersion, wards: Wards): ViewableVersion {
+  if (wards === null || version.frozen === null || version.datasource !== "clinical") return version;
+  return { ...version, frozen: Object.fromEntries(Object.keys(version.frozen).map((name) => [name, { error: FROZEN_FOR_EVERY_WARD }])) };
+}
+
+async function versionAsStored(db: Db, tenant: string, reportId: string, asked: unknown): Promise<ViewableVersion> {
   if (asked !== undefined && asked !== null && typeof asked !== "string") throw new ViewingRefusal("invalid", 'version must be a string such as "v3" or "draft".');
   const keyOf = (label: string) => `${tenant}\u0000${reportId}\u0000${label}`;
   const known = typeof asked === "string" ? keptVersions(db).get(keyOf(asked)) : undefined;

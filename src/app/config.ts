@@ -49,6 +49,12 @@ export const configSchema = z.object({
   OIDC_WARDS_CLAIM: z.string().min(1).default("wards"),
   /** The service's own external base URL, as browsers reach it (the OIDC redirect URI is <PUBLIC_URL>/staff/callback). */
   PUBLIC_URL: z.url({ protocol: /^https?$/, error: "PUBLIC_URL must be the service's external base URL, e.g. https://dialysis.hospital.example" }).optional(),
+  /**
+   * Who may make the viewing calls and open embed pages (contract G.1): `proxy`, the host's reverse
+   * proxy guards them and no credential is needed (a session or token that comes along is used); or
+   * `required`, a staff session or a token with a role that may view.
+   */
+  VIEWING_AUTH: z.enum(["proxy", "required"], { error: "VIEWING_AUTH is proxy (the host's proxy guards viewing) or required (a session or token)" }).default("proxy"),
   /** A staff session ends after this many minutes without a call (fractions allowed). */
   SESSION_IDLE_MINUTES: z.coerce.number().positive().default(30),
   /** And this many hours after sign-in, whatever happens (fractions allowed). */

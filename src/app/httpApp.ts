@@ -43,6 +43,7 @@ import { countPushes } from "../metrics/pushMetrics.ts";
 import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { accessLogRoutes } from "../access/accessLogRoutes.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
+import type { ViewingAuth } from "../http/authorAuth.ts";
 
 export interface AppDependencies {
   store: EventStore;
@@ -54,6 +55,8 @@ export interface AppDependencies {
   openApi: OpenApiDeps;
   log: Logger;
   adminToken: string | undefined;
+  /** VIEWING_AUTH (contract G.1): whether viewing calls and embed pages need a session or token. */
+  viewingAuth: ViewingAuth;
   /** Names id-card streams, and digests new keys and tokens, by a keyed hash (src/secrets/identifierKey.ts). */
   identifiers: IdentifierHasher;
   /** Staff sign-in with the hospital's OpenID Provider (null: not configured) and the sessions it opens. */
@@ -85,14 +88,21 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(helpPagesRoutes({ articles }).routes());
   app.use(docsRoutes(deps.openApi).routes());
   // The inline-frame page (C.7) and CORS for its calls from a sandboxed frame (see embedAccess.ts).
-  const embed = embedRoutes({ db: deps.store.db, log: deps.log, adminToken: deps.adminToken });
+  const embed = embedRoutes({
+    db: deps.store.db,
+    log: deps.log,
+    adminToken: deps.adminToken,
+    viewingAuth: deps.viewingAuth,
+    signInUrl: deps.staffSessions.relyingParty ? "/staff/login" : "/staff/",
+    callers: { sessions: deps.staffSessions.sessions, credentials: deps.credentials },
+  });
   app.use(embed.routes());
   app.use(embed.cors());
   app.use(staffSessionRoutes({ ...deps.staffSessions, log: deps.log }).routes());
   // The staff pages (sign in through the identity provider or with an author token; reports, alerts, unmatched queue, patients, bulk jobs, credentials over /api).
   app.use(staffRoutes({ signInProvider: deps.staffSessions.relyingParty?.settings.displayName ?? null }).routes());
 
-  const reportDeps = { store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken, access: deps.access };
+  const reportDeps = { store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken, viewingAuth: deps.viewingAuth, access: deps.access };
   app.use(
     mountUnder("/api", [
       apiErrors(deps.log),

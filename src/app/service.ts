@@ -216,6 +216,7 @@ export async function startService({ config, role, log, projections = allProject
         },
         log,
         adminToken: config.ADMIN_TOKEN,
+        viewingAuth: config.VIEWING_AUTH,
         identifiers,
         staffSessions: {
           relyingParty: oidcRelyingParty(config),

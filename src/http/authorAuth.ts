@@ -77,10 +77,10 @@ function neededSentence(needed: StaffRole, held: readonly string[]): string {
  * E.2), or the ADMIN_TOKEN. `ctx.state.principal` names who acts, for the events' metadata, and
  * the rest of the request reads only the patients of the caller's wards.
  */
-export function requireRole(adminToken: string | undefined, needed: StaffRole): Middleware {
+export function requireRole(adminToken: string | undefined, needed: StaffRole, options: { checkCsrf: boolean } = { checkCsrf: true }): Middleware {
   const identify = callerIdentifier(adminToken);
   return async (ctx, next) => {
-    const caller = await identify(ctx, true);
+    const caller = await identify(ctx, options.checkCsrf);
     if (!caller) throw new HttpError(401, "Send an author token (or the ADMIN_TOKEN) as 'Authorization: Bearer <token>', or sign in at /staff/login.", {}, "credentials-missing");
     if ("refused" in caller) throw new HttpError(401, caller.refused ?? "The token is not valid; ask the administrator for an author token.", {}, caller.code);
     if (caller.tenant !== null && caller.tenant !== ctx.state.tenant) {
@@ -102,6 +102,29 @@ export function authorIfAny(adminToken: string | undefined): (ctx: Context) => P
   return async (ctx) => {
     const caller = await identify(ctx, false).catch(() => null);
     return caller && !("refused" in caller) && (caller.tenant === null || caller.tenant === ctx.state.tenant) ? caller : null;
+  };
+}
+
+/** VIEWING_AUTH (contract G.1): `proxy`, the host's proxy guards viewing; `required`, a session or token. */
+export type ViewingAuth = "proxy" | "required";
+
+/**
+ * The viewing calls' door (contract A.3, G.1). The caller a working session cookie or token names
+ * (of this tenant, or the operator) is the request's principal in either mode: the access log
+ * names the person and the report queries keep to their wards. With `required` a caller is needed,
+ * holding a role that may view (401 or 403 otherwise); with `proxy` a call without one is answered
+ * as before, for every ward, and a credential that no longer works only means no caller.
+ */
+export function viewingCaller(adminToken: string | undefined, mode: ViewingAuth): Middleware {
+  const identify = callerIdentifier(adminToken);
+  // Viewing calls change nothing (their POST bodies only carry filters), so a session cookie needs no CSRF token on them.
+  const required = requireRole(adminToken, "viewer", { checkCsrf: false });
+  return async (ctx, next) => {
+    if (mode === "required") return required(ctx, next);
+    const caller = await identify(ctx, false).catch(() => null);
+    if (!caller || "refused" in caller || (caller.tenant !== null && caller.tenant !== ctx.state.tenant)) return next();
+    ctx.state.principal = caller;
+    await withWardScope(caller.wards, next);
   };
 }
 

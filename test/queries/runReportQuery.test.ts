@@ -11,7 +11,7 @@ describe("report queries on the clinical data source", () => {
   const hub = useTestService({ projections: allProjections });
   let sources: DataSources;
   const run = (tenant: string, text: string, values: unknown[] = [], timeoutMs = 5000) =>
-    runReportQuery(sources.get("clinical")!, { text, values }, { tenant, timeoutMs, timeZone: "Asia/Shanghai" });
+    runReportQuery(sources.get("clinical")!, { text, values }, { tenant, wards: null, timeoutMs, timeZone: "Asia/Shanghai" });
   const ok = (outcome: QueryOutcome) => {
     if ("error" in outcome) throw new Error(`query failed: ${outcome.error}`);
     return outcome as QuerySuccess;

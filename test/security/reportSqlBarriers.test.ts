@@ -176,7 +176,7 @@ describe("security: what report SQL can do", function () {
     const sources = new DataSources({ serviceDb: hub.service.db, clinicalUrl: reportRunnerUrl(hub.service.databaseUrl), others: {}, poolSize: 1 });
     try {
       for (const [name, sql] of Object.entries(outside)) {
-        const outcome = await runReportQuery(sources.get("clinical")!, { text: sql, values: [] }, { tenant: "south", timeoutMs: 5000, timeZone: "UTC" });
+        const outcome = await runReportQuery(sources.get("clinical")!, { text: sql, values: [] }, { tenant: "south", wards: null, timeoutMs: 5000, timeZone: "UTC" });
         expect(outcome, name).to.have.property("error").that.matches(/outside its data source|does not exist/);
       }
     } finally {
@@ -238,7 +238,7 @@ describe("security: what report SQL can do", function () {
     // Both tenants' report connections are the same database role; two of them, side by side.
     const sources = new DataSources({ serviceDb: hub.service.db, clinicalUrl: reportRunnerUrl(hub.service.databaseUrl), others: {}, poolSize: 2 });
     try {
-      const run = (tenant: string, text: string) => runReportQuery(sources.get("clinical")!, { text, values: [] }, { tenant, timeoutMs: 5000, timeZone: "UTC" });
+      const run = (tenant: string, text: string) => runReportQuery(sources.get("clinical")!, { text, values: [] }, { tenant, wards: null, timeoutMs: 5000, timeZone: "UTC" });
       const northRunning = run("north", "select pg_sleep(1), 'north ward literal' as w");
       await new Promise((resolve) => setTimeout(resolve, 300));
       const spy = await run("south", "select coalesce(string_agg(query, ' | '), '') as q from pg_stat_activity where pid <> pg_backend_pid()");

@@ -123,10 +123,10 @@ export interface Download {
 }
 
 /** POSTs an export of a report of tenant h1 and reads the whole answer. */
-export async function downloadExport(service: Pick<RunningService, "url">, reportId: string, format: "xlsx" | "docx", body: unknown): Promise<Download> {
+export async function downloadExport(service: Pick<RunningService, "url">, reportId: string, format: "xlsx" | "docx", body: unknown, token?: string): Promise<Download> {
   const response = await fetch(`${service.url}/api/reports/${reportId}/export/${format}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-service-tenant": "h1" },
+    headers: { "content-type": "application/json", "x-service-tenant": "h1", ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
   });
   const buffer = Buffer.from(await response.arrayBuffer());

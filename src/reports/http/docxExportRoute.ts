@@ -10,6 +10,7 @@ import { DOCX_CONTENT_TYPE } from "../export/contentTypes.ts";
 import { attachment, exportFileName } from "../../http/attachment.ts";
 import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
+import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
 import { exportLangOf, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords } from "../export/exportWords.ts";
@@ -27,7 +28,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
 
   router.use(viewingRefusals);
-  router.post("/:id/export/docx", deps.access.recorded, async (ctx: Context) => {
+  router.post("/:id/export/docx", viewingCaller(deps.adminToken, deps.viewingAuth), deps.access.recorded, async (ctx: Context) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const lang = exportLangOf(body);

@@ -26,6 +26,9 @@ import { bundleAssetRoute, loadEmbedAssets, WEB_DIST_DIR } from "../../http/bund
 import { HttpError } from "../../http/httpError.ts";
 import { versionToView } from "../../../queries/reports/viewing.ts";
 import { asHttpError } from "./reportRequests.ts";
+import { viewingCaller, type ViewingAuth } from "../../http/authorAuth.ts";
+import type { SessionStore } from "../../staffSessions/sessionStore.ts";
+import type { CredentialCheck } from "../../credentials/credentialCheck.ts";
 
 export interface EmbedRoutesDeps {
   db: Db;
@@ -36,6 +39,12 @@ export interface EmbedRoutesDeps {
   frameAncestors?: string;
   /** Where the built bundle is (tests). */
   assetsDir?: string;
+  /** VIEWING_AUTH (contract G.1): with `required`, the page opens only for a signed-in person who may view. */
+  viewingAuth?: ViewingAuth;
+  /** Where the person signs in (the provider's `/staff/login`, else the staff pages' token sign-in). */
+  signInUrl?: string;
+  /** How the page's caller is identified with `required`: the staff sessions and the credential check of /api. */
+  callers?: { sessions: SessionStore; credentials: CredentialCheck };
 }
 
 export const DEFAULT_FRAME_ANCESTORS = "'self'";
@@ -80,6 +89,8 @@ type Lang = "zh" | "en";
 const MESSAGES: Record<Lang, Record<number, string>> = {
   zh: {
     400: "请求无效",
+    401: "请先登录",
+    403: "无权查看此报表",
     404: "找不到该报表",
     409: "该报表尚未发布",
     500: "报表页面暂时无法打开",
@@ -87,6 +98,8 @@ const MESSAGES: Record<Lang, Record<number, string>> = {
   },
   en: {
     400: "Bad request",
+    401: "Sign in to see this report",
+    403: "You may not view this report",
     404: "Report not found",
     409: "This report has not been published yet",
     500: "The report page cannot be opened right now",
@@ -103,14 +116,22 @@ export function single(value: string | string[] | undefined): string | undefined
   return Array.isArray(value) ? value[0] : value;
 }
 
-function messagePage(lang: Lang, status: number, detail: string): string {
+/** The sign-in offer of a page that needs a signed-in person (VIEWING_AUTH=required). */
+const SIGN_IN: Record<Lang, { detail: string; link: string }> = {
+  zh: { detail: "查看此报表需要登录。请在新窗口中登录，然后刷新本页。", link: "登录" },
+  en: { detail: "This report is shown to signed-in staff. Sign in in a new window, then reload this page.", link: "Sign in" },
+};
+
+function messagePage(lang: Lang, status: number, detail: string, signInUrl?: string): string {
   const headline = MESSAGES[lang][status] ?? MESSAGES[lang][status >= 500 ? 500 : 400]!;
+  // A sandboxed frame may not navigate its host page: the sign-in opens beside it.
+  const signIn = signInUrl ? `<p><a class="sign-in" href="${escapeHtml(signInUrl)}" target="_blank" rel="noopener">${escapeHtml(SIGN_IN[lang].link)}</a></p>` : "";
   return `<!doctype html>
 <html lang="${lang === "zh" ? "zh-CN" : "en"}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(headline)}</title>
-<style>body{font:15px/1.5 system-ui,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC",sans-serif;color:#333;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f7f9}main{max-width:36rem;padding:1.5rem 2rem;background:#fff;border:1px solid #e3e6ea;border-radius:8px}h1{font-size:1.15rem;margin:0 0 .5rem}p{margin:0;color:#666}</style>
+<style>body{font:15px/1.5 system-ui,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC",sans-serif;color:#333;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f7f9}main{max-width:36rem;padding:1.5rem 2rem;background:#fff;border:1px solid #e3e6ea;border-radius:8px}h1{font-size:1.15rem;margin:0 0 .5rem}p{margin:0;color:#666}a.sign-in{display:inline-block;margin-top:1rem;padding:.5rem 1rem;border-radius:6px;background:#1f5fa8;color:#fff;text-decoration:none}</style>
 </head>
-<body><main class="embed-message" data-status="${status}"><h1>${escapeHtml(headline)}</h1><p>${escapeHtml(detail)}</p></main></body>
+<body><main class="embed-message" data-status="${status}"><h1>${escapeHtml(headline)}</h1><p>${escapeHtml(detail)}</p>${signIn}</main></body>
 </html>
 `;
 }
@@ -121,6 +142,7 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
   const tokens = new EmbedTokens(deps.adminToken);
   const assetsDir = deps.assetsDir ?? WEB_DIST_DIR;
   const router = new Router({ prefix: "/embed" });
+  const viewer = deps.viewingAuth === "required" && deps.callers ? viewingCaller(deps.adminToken, "required") : null;
 
   const secure = (ctx: Context) => {
     ctx.set("Content-Security-Policy", csp);
@@ -142,6 +164,11 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
       const tenant = ctx.get("x-service-tenant") || single(ctx.query.tenant) || "default";
       if (!TENANT_PATTERN.test(tenant)) throw new HttpError(400, "The tenant must be 1 to 64 letters, digits, '_' or '-'.");
       ctx.state.tenant = tenant;
+      if (viewer) {
+        ctx.state.sessions = deps.callers!.sessions;
+        ctx.state.credentials = deps.callers!.credentials;
+        await viewer(ctx, async () => {});
+      }
       const reportId = ctx.params.id!;
       if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(404, `There is no report ${reportId}.`);
       // `?version=` (empty) is the same as no version: the current published one.
@@ -185,7 +212,8 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
     } catch (thrown) {
       const error = asHttpError(thrown);
       if (error instanceof HttpError) {
-        html(ctx, error.status, messagePage(lang, error.status, error.message));
+        if (error.status === 401) html(ctx, 401, messagePage(lang, 401, SIGN_IN[lang].detail, deps.signInUrl ?? "/staff/"));
+        else html(ctx, error.status, messagePage(lang, error.status, error.message));
         return;
       }
       deps.log.error({ err: error }, "embed page failed");

@@ -17,7 +17,7 @@ import { tryDraftQueries } from "../../../queries/reports/tryDraftQueries.ts";
 import { drillLayer, layerResults, paramValues } from "../../../queries/reports/viewedLayer.ts";
 import { draftOf, reportHead, shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { specChanges, type SpecDiff } from "../../../queries/reports/specChanges.ts";
-import { authorIfAny, requireAuthor } from "../../http/authorAuth.ts";
+import { authorIfAny, requireAuthor, viewingCaller, type ViewingAuth } from "../../http/authorAuth.ts";
 import { commandContextOf } from "../../http/requestState.ts";
 import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
@@ -31,6 +31,8 @@ export interface ReportRoutesDeps {
   db: Db;
   runtime: ReportRuntime;
   adminToken: string | undefined;
+  /** VIEWING_AUTH (contract G.1): whether the viewing calls need a session or token. */
+  viewingAuth: ViewingAuth;
   /** Records answers whose results name patients (a patient_ref column, contract E.4). */
   access: AccessRecording;
 }
@@ -93,6 +95,8 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   router.use(viewingRefusals);
   const author = requireAuthor(deps.adminToken);
   const authorOf = authorIfAny(deps.adminToken);
+  // The viewing calls: their caller, when there is one, names who looked and narrows the rows to their wards.
+  const viewer = viewingCaller(deps.adminToken, deps.viewingAuth);
   const commands: ReportsDeps = {
     dataSources: () => deps.runtime.sources.names(),
     runQueries: (...layer) => runSpecQueries(deps.runtime, ...layer),
@@ -100,11 +104,11 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   };
   const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
-  router.get("/", async (ctx) => {
+  router.get("/", viewer, async (ctx) => {
     ctx.body = await readFor(deps.db, ctx, listReports);
   });
 
-  router.get("/:id/view", deps.access.recorded, async (ctx) => {
+  router.get("/:id/view", viewer, deps.access.recorded, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.query.version);
     // A snapshot opens with its frozen results: the same rows its data call answers.
@@ -122,7 +126,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     } satisfies z.infer<typeof openedReportAnswer>;
   });
 
-  router.post("/:id/data", deps.access.recorded, async (ctx) => {
+  router.post("/:id/data", viewer, deps.access.recorded, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
@@ -132,7 +136,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     ctx.body = { queries } satisfies z.infer<typeof dataAnswer>;
   });
 
-  router.post("/:id/drill", deps.access.recorded, async (ctx) => {
+  router.post("/:id/drill", viewer, deps.access.recorded, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
@@ -143,7 +147,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     ctx.body = { title: layer.title, queries } satisfies z.infer<typeof drillAnswer>;
   });
 
-  router.get("/:id/versions", async (ctx) => {
+  router.get("/:id/versions", viewer, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const head = await readFor(deps.db, ctx, (reader) => reportHead(reader, reportId));
     if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
@@ -151,7 +155,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   });
 
   // Anyone who may view may compare; the SQL of the queries is for an author of the tenant.
-  router.get("/:id/versions/:a/diff/:b", async (ctx) => {
+  router.get("/:id/versions/:a/diff/:b", viewer, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const [from, to] = [ctx.params.a!, ctx.params.b!];
     const [before, after] = [await versionToView(deps.db, ctx.state.tenant, reportId, from), await versionToView(deps.db, ctx.state.tenant, reportId, to)];
@@ -167,7 +171,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     ctx.body = { id: reportId, version: version.version, title: version.title, datasource: version.datasource, spec: version.spec } satisfies z.infer<typeof reportSourceAnswer>;
   });
 
-  router.get("/:id/versions/:no/audit", async (ctx) => {
+  router.get("/:id/versions/:no/audit", viewer, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const no = versionNo(ctx.params.no!);
     // The draft's audit too (as its save answered it), so an editor opened later knows it.

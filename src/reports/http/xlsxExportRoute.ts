@@ -4,6 +4,8 @@ import { exportEnabled, type HighlightRuleDef, type NodeDef, type ParamDef } fro
 import type { TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts";
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
+import type { ReportScope } from "../../../queries/reports/dataSources.ts";
+import { currentWards } from "../../../db/wardScope.ts";
 import { preparedQuery, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
 import { retryAfterSeconds, tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
 import { drillLayer, paramValues } from "../../../queries/reports/viewedLayer.ts";
@@ -14,6 +16,7 @@ import { XLSX_CONTENT_TYPE } from "../export/contentTypes.ts";
 import type { SheetEvent, XlsxAbout, XlsxSheet } from "../export/xlsxExport.ts";
 import { attachment, exportFileName } from "../../http/attachment.ts";
 import { HttpError } from "../../http/httpError.ts";
+import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
 import { exportLangOf, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords, type ExportWords } from "../export/exportWords.ts";
@@ -31,7 +34,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   router.use(viewingRefusals);
 
-  router.post("/:id/export/xlsx", deps.access.recorded, async (ctx) => {
+  router.post("/:id/export/xlsx", viewingCaller(deps.adminToken, deps.viewingAuth), deps.access.recorded, async (ctx) => {
     // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
     const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
     const reportId = reportIdOf(ctx);
@@ -48,6 +51,8 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const layer = shownLayer(version, params, drilling ? drillLayer(version, body.drill, body.args, params) : null);
     const drill = layer.drill;
     const tenant: string = ctx.state.tenant;
+    // The caller's wards, taken now: the sheets are read after this handler has returned (contract G.1).
+    const scope: ReportScope = { tenant, wards: currentWards() };
     const now = new Date();
 
     const about: XlsxAbout = {
@@ -74,7 +79,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
       events: patientsOnTheWay(
         frozen
           ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT, words)
-          : liveEvents(deps.runtime, version.datasource, tenant, query.sql ?? "", layer.defs, layer.values, { timeoutMs, signal: stop.signal }, (events, limit) => liveSheetEvents(events, limit, words)),
+          : liveEvents(deps.runtime, version.datasource, scope, query.sql ?? "", layer.defs, layer.values, { timeoutMs, signal: stop.signal }, (events, limit) => liveSheetEvents(events, limit, words)),
         shown,
       ),
       numberFormats: formats.get(name),
@@ -117,7 +122,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
 async function* liveEvents(
   runtime: ReportRuntime,
   datasource: string,
-  tenant: string,
+  scope: ReportScope,
   sql: string,
   defs: readonly TemplateDef[],
   values: Record<string, unknown>,
@@ -129,7 +134,7 @@ async function* liveEvents(
     yield { kind: "error", error: prepared.error };
     return;
   }
-  yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { tenant, ...reading, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
+  yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { ...scope, ...reading, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
 }
 
 /** A sheet's events as they are, noting in `shown` the patients of a patient_ref column (contract E.4). */
