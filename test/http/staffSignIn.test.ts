@@ -100,6 +100,14 @@ describe("staff sign-in with an OpenID Provider (E.1)", function () {
     expect(midSignIn.status, "a sign-in of its own under way").to.equal(400);
     expect(sessionCookie(midSignIn)).to.equal(undefined);
 
+    // A pre-sign-in cookie made up or altered (one letter of the attacker's own) opens nothing: 400, never a 500.
+    const sealed = attackersBrowser.split("=")[1]!;
+    for (const forged of ["dh_sign_in=not-a-sealed-sign-in", `dh_sign_in=${sealed.slice(0, 40)}${sealed[40] === "A" ? "B" : "A"}${sealed.slice(41)}`]) {
+      const answer = await fetch(callbackUrl, { redirect: "manual", headers: { cookie: forged } });
+      expect(answer.status, forged).to.equal(400);
+      expect(sessionCookie(answer)).to.equal(undefined);
+    }
+
     // In the browser that started it, the same link signs in: the refusals spent nothing.
     const own = await fetch(callbackUrl, { redirect: "manual", headers: { cookie: attackersBrowser } });
     expect(own.status).to.equal(302);
