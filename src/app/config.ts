@@ -2,6 +2,7 @@ import { refusedTargetProblem } from "../alerts/webhookTarget.ts";
 import { z } from "zod";
 import { decodeIdentifierKey } from "../secrets/identifierKey.ts";
 import { isDatabaseUrl } from "../../db/primaryHosts.ts";
+import { TENANT_PATTERN } from "../../db/tenantScope.ts";
 import { MAX_FRAME_BYTES } from "../ingestion/hl7/mllpFrames.ts";
 import { MIN_CHART_POINTS } from "../reports/charts/thinRows.ts";
 
@@ -45,6 +46,8 @@ export const configSchema = z.object({
   /** Scopes asked for besides `openid profile`, space-separated. */
   OIDC_SCOPES: z.string().default(""),
   OIDC_TENANT_CLAIM: z.string().min(1).default("tenant"),
+  /** The tenant of a staff sign-in whose provider sends no tenant claim; unset: the tenant /staff/login named, only while the store holds no other (issue #51). */
+  OIDC_TENANT: z.string().regex(TENANT_PATTERN, "OIDC_TENANT must be a tenant id: 1 to 64 letters, digits, '_' or '-'").optional(),
   OIDC_ROLES_CLAIM: z.string().min(1).default("roles"),
   OIDC_WARDS_CLAIM: z.string().min(1).default("wards"),
   /** The service's own external base URL, as browsers reach it (the OIDC redirect URI is <PUBLIC_URL>/staff/callback). */

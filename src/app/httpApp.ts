@@ -18,12 +18,10 @@ import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
 import { patientRoutes } from "../patients/patientRoutes.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
-import type { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
-import type { SessionStore } from "../staffSessions/sessionStore.ts";
 import { helpPagesRoutes } from "../docs/helpPages.ts";
 import { callerRoutes } from "../credentials/callerRoutes.ts";
 import { dictionaryRoutes } from "../dictionary/dictionaryRoutes.ts";
-import { offerStaffSessions, staffSessionRoutes } from "../staffSessions/staffSessionRoutes.ts";
+import { offerStaffSessions, staffSessionRoutes, type StaffSessionDeps } from "../staffSessions/staffSessionRoutes.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
@@ -60,7 +58,7 @@ export interface AppDependencies {
   /** Names id-card streams, and digests new keys and tokens, by a keyed hash (src/secrets/identifierKey.ts). */
   identifiers: IdentifierHasher;
   /** Staff sign-in with the hospital's OpenID Provider (null: not configured) and the sessions it opens. */
-  staffSessions: { relyingParty: OidcRelyingParty | null; sessions: SessionStore };
+  staffSessions: StaffSessionDeps;
   /** Checks a presented client key or author token, and notes its use. */
   credentials: CredentialCheck;
   readiness: Readiness;

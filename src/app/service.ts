@@ -3,6 +3,8 @@ import { loadIdentifierHasher } from "../secrets/identifierKey.ts";
 import { withWardScope } from "../../db/wardScope.ts";
 import { OidcRelyingParty } from "../staffSessions/oidcRelyingParty.ts";
 import { SessionStore } from "../staffSessions/sessionStore.ts";
+import { SignInSeal } from "../staffSessions/signInSeal.ts";
+import { holdsAnotherTenant } from "../../queries/tenants/storeTenants.ts";
 import { CredentialCheck } from "../credentials/credentialCheck.ts";
 import { CredentialUses } from "../credentials/credentialUses.ts";
 import type { Server } from "node:http";
@@ -221,6 +223,8 @@ export async function startService({ config, role, log, projections = allProject
         staffSessions: {
           relyingParty: oidcRelyingParty(config),
           sessions: new SessionStore(db, identifiers, { idleMs: config.SESSION_IDLE_MINUTES * 60_000, maxMs: config.SESSION_MAX_HOURS * 3_600_000 }),
+          signIns: new SignInSeal(identifiers),
+          holdsAnotherTenant: (tenant) => holdsAnotherTenant(db, tenant),
         },
         credentials,
         metrics,
@@ -303,6 +307,7 @@ function oidcRelyingParty(config: Config): OidcRelyingParty | null {
     publicUrl,
     extraScopes: config.OIDC_SCOPES.split(/\s+/).filter(Boolean),
     claims: { tenant: config.OIDC_TENANT_CLAIM, roles: config.OIDC_ROLES_CLAIM, wards: config.OIDC_WARDS_CLAIM },
+    tenant: config.OIDC_TENANT ?? null,
     displayName: config.OIDC_PROVIDER_NAME ?? new URL(issuer).host,
   });
 }

@@ -10,11 +10,13 @@ export interface OidcSettings {
   /** Scopes asked for besides `openid profile`. */
   extraScopes: readonly string[];
   claims: { tenant: string; roles: string; wards: string };
+  /** OIDC_TENANT: the tenant of a sign-in whose provider sends no tenant claim (null: not set; signInTenant.ts). */
+  tenant: string | null;
   /** How the staff pages name the provider ("Sign in with <displayName>"). */
   displayName: string;
 }
 
-/** A sign-in sent to the provider: what its callback must find again (kept server-side, by state). */
+/** A sign-in sent to the provider: what its callback must find again (kept by the browser that started it, signInSeal.ts). */
 export interface PendingSignIn {
   state: string;
   codeVerifier: string;

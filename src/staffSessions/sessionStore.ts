@@ -1,17 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import type { Db } from "../../db/pool.ts";
-import type { PendingSignIn } from "./oidcRelyingParty.ts";
 
 /*
- * Staff sessions and sign-ins under way, in PostgreSQL: they survive a restart and every API
- * process sees the same ones (contract E.1). Working state rather than history (db/migrations/
- * 0012_staff-sessions.sql): rows past their time are deleted. The cookie's value and a sign-in's
- * state are kept only as keyed digests, so a copy of the table signs no one in.
+ * Staff sessions, in PostgreSQL: they survive a restart and every API process sees the same ones
+ * (contract E.1). Working state rather than history (db/migrations/0012_staff-sessions.sql): rows
+ * past their time are deleted. The cookie's value is kept only as a keyed digest, so a copy of the
+ * table signs no one in. A sign-in under way is not here: its browser keeps it (signInSeal.ts).
  */
-
-/** A sign-in's state lives this long: a person at the provider's page for longer starts again. */
-const SIGN_IN_MINUTES = 15;
 
 export interface SessionTimes {
   /** A session ends after this long without a call (SESSION_IDLE_MINUTES). */
@@ -38,26 +34,6 @@ export class SessionStore {
     private readonly hasher: IdentifierHasher,
     private readonly times: SessionTimes,
   ) {}
-
-  async rememberSignIn(pending: PendingSignIn, tenant: string): Promise<void> {
-    await this.db.query("delete from staff_sign_ins where created_at < now() - make_interval(mins => $1)", [SIGN_IN_MINUTES]);
-    await this.db.query("insert into staff_sign_ins (state_digest, code_verifier, nonce, tenant) values ($1, $2, $3, $4)", [
-      this.#digest("sign-in state", pending.state),
-      pending.codeVerifier,
-      pending.nonce,
-      tenant,
-    ]);
-  }
-
-  /** The sign-in this state names, taken so that no second callback can use it; null if there is none (wrong, reused or too old). */
-  async takeSignIn(state: string): Promise<(PendingSignIn & { tenant: string }) | null> {
-    const { rows } = await this.db.query(
-      `delete from staff_sign_ins where state_digest = $1 returning code_verifier, nonce, tenant, created_at > now() - make_interval(mins => $2) as fresh`,
-      [this.#digest("sign-in state", state), SIGN_IN_MINUTES],
-    );
-    const row = rows[0];
-    return row?.fresh ? { state, codeVerifier: row.code_verifier, nonce: row.nonce, tenant: row.tenant } : null;
-  }
 
   /** A new session; answers the cookie's value (shown to the browser only) and the session. */
   async open(session: Omit<StaffSession, "csrf" | "expiresAt">): Promise<{ cookie: string; session: StaffSession }> {

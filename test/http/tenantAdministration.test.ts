@@ -73,7 +73,8 @@ describe("a tenant's own administrators (E.2, E.3, E.4)", function () {
   });
 
   it("lets a person signed in with the role admin administer with the session cookie and its CSRF token", async () => {
-    const cookie = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "admin-1", name: "张主任", roles: ["admin"] });
+    // The store holds two tenants by now: the provider names the person's (issue #51: never the link alone).
+    const cookie = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "admin-1", name: "张主任", tenant: "default", roles: ["admin"] });
     const { csrf } = (await call("GET", "/staff/session", { headers: { cookie } })).body;
     const body = { name: "Night nurse", tenant: "default", roles: ["clinician"] };
     expect((await call("POST", "/api/admin/authors", { headers: { cookie }, body })).status, "without the CSRF token").to.equal(403);
@@ -87,7 +88,7 @@ describe("a tenant's own administrators (E.2, E.3, E.4)", function () {
     expect((await call("GET", "/api/me", { token: ADMIN, tenant: "h9" })).body).to.deep.equal({ who: "admin", credential: "admin-token", tenant: "h9", roles: ["admin"], wards: null });
     expect((await call("GET", "/api/me", { token: `${token}x` })).status).to.equal(401);
 
-    const cookie = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "viewer-1", name: "Visitor", roles: ["viewer"] });
+    const cookie = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "viewer-1", name: "Visitor", tenant: "default", roles: ["viewer"] });
     expect((await call("GET", "/api/me", { headers: { cookie } })).body).to.deep.include({ who: "Visitor", credential: "staff-session", roles: ["viewer"], wards: null });
   });
 });

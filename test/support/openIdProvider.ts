@@ -90,15 +90,26 @@ export class TestOpenIdProvider {
   }
 }
 
+/** Where a sign-in starts: the tenant the proxy's header names (null: no header), and the query of `/staff/login`. */
+export interface SignInStart {
+  tenant?: string | null;
+  query?: Record<string, string>;
+}
+
 /**
- * A browser's walk through a sign-in: from the service's /staff/login through the provider's
- * redirects (its cookies kept), back to the service's callback, whose answer is returned.
- * `publicUrl` (what the provider redirects to) is rewritten to the service's real address.
+ * A browser's walk to the service's callback: from the service's /staff/login through the
+ * provider's redirects (its cookies kept), up to the callback the provider sends the browser to,
+ * not yet followed. `browserCookie` is the `Cookie` header this browser holds for the callback:
+ * what /staff/login set in it (empty when it set nothing). `publicUrl` (what the provider
+ * redirects to) is rewritten to the service's real address.
  */
-export async function walkSignIn(serviceUrl: string, publicUrl: string, tenant = "default"): Promise<{ callback: Response; callbackUrl: string }> {
-  const start = await fetch(`${serviceUrl}/staff/login`, { redirect: "manual", headers: { "x-service-tenant": tenant } });
-  if (start.status !== 302) throw new Error(`/staff/login answered ${start.status}: ${await start.text()}`);
-  let location = start.headers.get("location")!;
+export async function walkToCallback(serviceUrl: string, publicUrl: string, start: SignInStart = {}): Promise<{ callbackUrl: string; browserCookie: string }> {
+  const tenant = start.tenant === undefined ? "default" : start.tenant;
+  const query = start.query ? `?${new URLSearchParams(start.query)}` : "";
+  const begun = await fetch(`${serviceUrl}/staff/login${query}`, { redirect: "manual", headers: tenant === null ? {} : { "x-service-tenant": tenant } });
+  if (begun.status !== 302) throw new Error(`/staff/login answered ${begun.status}: ${await begun.text()}`);
+  const browserCookie = begun.headers.getSetCookie().map((line) => line.split(";")[0]!).join("; ");
+  let location = begun.headers.get("location")!;
   const jar = new Map<string, string>();
   for (let hop = 0; !location.startsWith(publicUrl); hop++) {
     if (hop > 10) throw new Error(`the provider never sent the browser back (last at ${location})`);
@@ -112,8 +123,14 @@ export async function walkSignIn(serviceUrl: string, publicUrl: string, tenant =
     if (!next) throw new Error(`the provider answered ${answer.status} without a redirect: ${(await answer.text()).slice(0, 300)}`);
     location = new URL(next, location).href;
   }
-  const callbackUrl = location.replace(publicUrl, serviceUrl);
-  return { callback: await fetch(callbackUrl, { redirect: "manual" }), callbackUrl };
+  return { callbackUrl: location.replace(publicUrl, serviceUrl), browserCookie };
+}
+
+/** A browser's whole walk through a sign-in (walkToCallback), and the callback's answer to that same browser. */
+export async function walkSignIn(serviceUrl: string, publicUrl: string, start: string | SignInStart = "default"): Promise<{ callback: Response; callbackUrl: string; browserCookie: string }> {
+  const { callbackUrl, browserCookie } = await walkToCallback(serviceUrl, publicUrl, typeof start === "string" ? { tenant: start } : start);
+  const callback = await fetch(callbackUrl, { redirect: "manual", headers: browserCookie ? { cookie: browserCookie } : {} });
+  return { callback, callbackUrl, browserCookie };
 }
 
 /** The service's external address in the sign-in tests: the provider redirects there, walkSignIn maps it to the real one. */
