@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import pino, { type Logger } from "pino";
 
 /** Per-request context: every log line written while serving a request carries its id. */
-export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+export const requestContext = new AsyncLocalStorage<{ requestId: string; callerRequestId?: string }>();
 
 export function createLogger(level = process.env.LOG_LEVEL ?? "info", destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
@@ -11,7 +11,8 @@ export function createLogger(level = process.env.LOG_LEVEL ?? "info", destinatio
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin: () => {
       const context = requestContext.getStore();
-      return context ? { requestId: context.requestId } : {};
+      if (!context) return {};
+      return context.callerRequestId ? { requestId: context.requestId, callerRequestId: context.callerRequestId } : { requestId: context.requestId };
     },
     // Credentials and full identity numbers never reach the logs, whatever a caller logs. A
     // database error's detail and context quote the data at fault ("Failing row contains (…)",

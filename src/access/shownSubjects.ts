@@ -2,6 +2,7 @@ import type { Context } from "koa";
 import { MAX_NAMED_PER_RECORD } from "../../commands/access/events.ts";
 import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
+import type { PatientIdentifiers } from "../../queries/patients/patientIdentifiers.ts";
 
 /**
  * What an answer shows of patients (contract E.4), gathered by its route as it learns it and read
@@ -41,22 +42,47 @@ export function showing(ctx: Pick<Context, "state">, { patientRefs = [], reports
   for (const { kind, externalId } of reports) shown.addReport(kind, externalId);
 }
 
-/** The column of a result that names patients (contract E.4: `patient_ref`), or -1. */
-export function patientRefColumn(columns: readonly string[]): number {
-  return columns.findIndex((name) => name.toLowerCase() === "patient_ref");
+/*
+ * A report answer is recorded by the patients its values name (issue #51): a patientRef, a name or
+ * a HIS id of a patient the caller may see, in any column under any name, alone or among other
+ * words ("王小明 (3A)"), or inside a JSON value (json_agg). A column's name proves nothing: renaming
+ * `patient_ref` hid the rows it named, and a literal `'H1-5B-2' as patient_ref` recorded a look at
+ * a patient no row showed. Values that name nobody the caller may see (another ward's patient,
+ * numbers) name nobody here either.
+ */
+
+/** Words of a text value: what a name or an id stands among when a report concatenates them. */
+const WORD_BREAKS = /[\s,;；|/\\()（），、：:"'[\]{}<>·]+/u;
+
+/** The patients one value of an answer names. */
+function patientsNamedBy(value: unknown, identifiers: PatientIdentifiers, found: (patientRef: string) => void): void {
+  if (typeof value === "string") {
+    const text = value.trim();
+    for (const ref of identifiers.get(text) ?? []) found(ref);
+    if (WORD_BREAKS.test(text)) for (const word of text.split(WORD_BREAKS)) for (const ref of identifiers.get(word) ?? []) found(ref);
+  } else if (Array.isArray(value)) {
+    for (const item of value) patientsNamedBy(item, identifiers, found);
+  } else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+    for (const item of Object.values(value)) patientsNamedBy(item, identifiers, found);
+  }
 }
 
-/** A report value as the patientRef it is. */
-export const patientRefText = (value: unknown): string | null => (value === null || value === undefined || value === "" ? null : String(value));
+/** Notes in `shown` the patients these rows name; answers whether they named any. */
+export function notePatientsOfRows(rows: readonly (readonly unknown[])[], identifiers: PatientIdentifiers, shown: ShownSubjects): boolean {
+  let named = false;
+  const found = (patientRef: string) => {
+    named = true;
+    shown.addPatient(patientRef);
+  };
+  for (const row of rows) for (const value of row) patientsNamedBy(value, identifiers, found);
+  return named;
+}
 
-/**
- * Says what a report layer's results show: recorded only when one of its queries has a patient_ref
- * column, naming the distinct values it holds (failed queries show nothing).
- */
-export function showingResults(ctx: Pick<Context, "state">, results: Readonly<Record<string, QueryOutcome>> | null): void {
+/** Says what a report layer's results show: recorded when their values name a patient the caller may see. */
+export function showingResults(ctx: Pick<Context, "state">, results: Readonly<Record<string, QueryOutcome>> | null, identifiers: PatientIdentifiers): void {
+  const shown = shownBy(ctx);
   for (const outcome of Object.values(results ?? {})) {
     if ("error" in outcome) continue;
-    const column = patientRefColumn(outcome.columns);
-    if (column >= 0) showing(ctx, { patientRefs: outcome.rows.map((row) => patientRefText(row[column])) });
+    if (notePatientsOfRows(outcome.rows, identifiers, shown)) shown.recordable = true;
   }
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import pg from "pg";
 import { NATIONAL_ID_SYSTEM } from "../../src/ingestion/fhir/bundleToLabReports.ts";
@@ -62,11 +61,10 @@ describe("the access log: who was shown which patient (contract E.4)", function 
   });
   after(() => service?.stop());
 
-  /** A call of tenant `tenant` with its own request id, to find its record by. */
+  /** A call of tenant `tenant`, with the request id the service gave it, to find its record by. */
   async function traced(method: string, path: string, options: { token?: string; body?: unknown; tenant?: string } = {}) {
-    const requestId = `t-${randomUUID()}`;
-    const answer = await httpClient(service.url!)(method, path, { tenant: "h1", ...options, headers: { "x-request-id": requestId } });
-    return { ...answer, requestId, answeredAt: Date.now() };
+    const answer = await httpClient(service.url!)(method, path, { tenant: "h1", ...options });
+    return { ...answer, requestId: answer.headers.get("x-request-id")!, answeredAt: Date.now() };
   }
 
   /** Every record of the tenant, through the admin route's pages. */
@@ -135,8 +133,8 @@ describe("the access log: who was shown which patient (contract E.4)", function 
 
   it("records the alerts listed, and each alert sent down the alert stream", async () => {
     const abort = new AbortController();
-    const streamRequestId = `t-${randomUUID()}`;
-    const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${h1.authorToken}`, "x-service-tenant": "h1", "x-request-id": streamRequestId }, signal: abort.signal });
+    const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${h1.authorToken}`, "x-service-tenant": "h1" }, signal: abort.signal });
+    const streamRequestId = response.headers.get("x-request-id")!;
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
     while (!text.includes(": listening")) text += (await reader.read()).value ?? "";
@@ -192,8 +190,8 @@ describe("the access log: who was shown which patient (contract E.4)", function 
     expect(drill.body.queries.rows.columns).to.include("patient_ref");
     expect(await recordOf(drill)).to.deep.include({ action: "POST /api/reports/{id}/drill", patientRefs: ["P001"] });
 
-    const requestId = `t-${randomUUID()}`;
-    const exported = await fetch(`${service.url}/api/reports/patients-by-ward/export/xlsx`, { method: "POST", headers: { "content-type": "application/json", "x-service-tenant": "h1", "x-request-id": requestId }, body: "{}" });
+    const exported = await fetch(`${service.url}/api/reports/patients-by-ward/export/xlsx`, { method: "POST", headers: { "content-type": "application/json", "x-service-tenant": "h1" }, body: "{}" });
+    const requestId = exported.headers.get("x-request-id")!;
     expect(exported.status).to.equal(200);
     expect(zipText(Buffer.from(await exported.arrayBuffer()))).to.include("P002");
     expect(await recordOf({ requestId, answeredAt: Date.now() })).to.deep.include({ action: "POST /api/reports/{id}/export/xlsx", patientRefs: ["P001", "P002"], outcome: "shown" });
@@ -385,8 +383,9 @@ describe("the access log's queue (contract E.4)", function () {
       await until(async () => (await service.db.query("select count(*)::int as n from read.lab_reports where not matched")).rows[0].n === 1);
       // The registration's record (PUT /api/patients/P001) written: the queue is empty when the call comes.
       await until(async () => (await service.db.query("select count(*)::int as n from events where type = 'PatientRecordsShown'")).rows[0].n === 1);
-      const requestId = `t-${randomUUID()}`;
-      expect((await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken, headers: { "x-request-id": requestId } })).status).to.equal(200);
+      const listed = await tenant.call("GET", "/api/unmatched", { token: tenant.authorToken });
+      expect(listed.status).to.equal(200);
+      const requestId = listed.headers.get("x-request-id")!;
       const db = new pg.Client({ connectionString: service.databaseUrl });
       await db.connect();
       try {

@@ -83,11 +83,13 @@ describe("the running service", () => {
     expect(text).not.to.match(/at .*\.ts|stack|select /i);
   });
 
-  it("echoes a caller's X-Request-Id and makes one up otherwise", async () => {
+  it("answers with a request id of its own, and echoes a caller's X-Request-Id beside it (a caller's id is never the service's)", async () => {
     const echoed = await fetch(`${hub.service.url}/healthz`, { headers: { "x-request-id": "lab-42" } });
-    expect(echoed.headers.get("x-request-id")).to.equal("lab-42");
+    expect(echoed.headers.get("x-request-id")).to.match(/^[0-9a-f-]{36}$/);
+    expect(echoed.headers.get("x-caller-request-id")).to.equal("lab-42");
     const made = await fetch(`${hub.service.url}/healthz`);
     expect(made.headers.get("x-request-id")).to.match(/^[0-9a-f-]{36}$/);
+    expect(made.headers.get("x-caller-request-id")).to.equal(null);
   });
 });
 

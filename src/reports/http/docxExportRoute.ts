@@ -12,9 +12,10 @@ import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { exportLangOf, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { exportLangOf, readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords } from "../export/exportWords.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
+import { patientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`), and how it renders (its worker threads). */
 export type DocxExportDeps = ReportRoutesDeps & { rendering: DocxRendering };
@@ -43,6 +44,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
     const { exportDocx, filterRows } = await import("../export/docxExport.ts");
     const words = exportWords(lang);
     const gone = callerGone(ctx);
+    const identifiers = readFor(deps.db, ctx, patientIdentifiers);
     const results = await layerResults(deps.runtime, ctx.state.tenant, version, shown, gone);
     // Nobody is left to read the document: render nothing.
     if (gone.aborted) return;
@@ -52,7 +54,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
     if (outcomes.length > 0 && outcomes.every((outcome) => "error" in outcome && outcome.error === busy)) {
       throw new HttpError(503, busy, { "Retry-After": retryAfterSeconds(deps.runtime.gate) });
     }
-    showingResults(ctx, results);
+    showingResults(ctx, results, await identifiers);
     const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note, title: shown.title, results, lang };
     const specParams = version.spec.params ?? [];
     const drill = shown.drill?.drill;

@@ -25,6 +25,7 @@ import { readFor, reportBody, reportIdOf, viewingRefusals } from "./reportReques
 import { parseBody } from "../../http/validate.ts";
 import type { AccessRecording } from "../../access/accessRecording.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
+import { patientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
 
 export interface ReportRoutesDeps {
   store: EventStore;
@@ -112,7 +113,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const reportId = reportIdOf(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.query.version);
     // A snapshot opens with its frozen results: the same rows its data call answers.
-    showingResults(ctx, version.frozen);
+    if (version.frozen) showingResults(ctx, version.frozen, await readFor(deps.db, ctx, patientIdentifiers));
     ctx.body = {
       id: reportId,
       title: version.title,
@@ -131,8 +132,9 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     const layer = shownLayer(version, paramValues(version, body.params), null);
+    const identifiers = readFor(deps.db, ctx, patientIdentifiers);
     const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
-    showingResults(ctx, queries);
+    showingResults(ctx, queries, await identifiers);
     ctx.body = { queries } satisfies z.infer<typeof dataAnswer>;
   });
 
@@ -142,8 +144,9 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     const params = paramValues(version, body.params);
     const layer = shownLayer(version, params, drillLayer(version, body.drill, body.args, params));
+    const identifiers = readFor(deps.db, ctx, patientIdentifiers);
     const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
-    showingResults(ctx, queries);
+    showingResults(ctx, queries, await identifiers);
     ctx.body = { title: layer.title, queries } satisfies z.infer<typeof drillAnswer>;
   });
 

@@ -18,10 +18,11 @@ import { attachment, exportFileName } from "../../http/attachment.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { exportLangOf, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { exportLangOf, readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords, type ExportWords } from "../export/exportWords.ts";
 import type { ExportEvent } from "../../../queries/reports/exportRows.ts";
-import { patientRefColumn, patientRefText, shownBy, type ShownSubjects } from "../../access/shownSubjects.ts";
+import { notePatientsOfRows, shownBy, type ShownSubjects } from "../../access/shownSubjects.ts";
+import { patientIdentifiers, type PatientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
 export type XlsxExportRouteDeps = ReportRoutesDeps;
@@ -74,6 +75,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const stop = new AbortController();
     // The file is written as its rows are read: the patients it shows are gathered on the way, and recorded when the response ends.
     const shown = shownBy(ctx);
+    const identifiers = await readFor(deps.db, ctx, patientIdentifiers);
     const sheets: XlsxSheet[] = inReadingOrder(layer.queries, nodes).map(([name, query]) => ({
       query: name,
       events: patientsOnTheWay(
@@ -81,6 +83,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
           ? frozenSheetEvents(frozen[name], PAGE_ROW_LIMIT, words)
           : liveEvents(deps.runtime, version.datasource, scope, query.sql ?? "", layer.defs, layer.values, { timeoutMs, signal: stop.signal }, (events, limit) => liveSheetEvents(events, limit, words)),
         shown,
+        identifiers,
       ),
       numberFormats: formats.get(name),
       highlights: highlights.get(name),
@@ -137,19 +140,10 @@ async function* liveEvents(
   yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { ...scope, ...reading, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
 }
 
-/** A sheet's events as they are, noting in `shown` the patients of a patient_ref column (contract E.4). */
-async function* patientsOnTheWay(events: AsyncIterable<SheetEvent>, shown: ShownSubjects): AsyncGenerator<SheetEvent, void, undefined> {
-  let column = -1;
+/** A sheet's events as they are, noting in `shown` the patients its values name (contract E.4, shownSubjects.ts). */
+async function* patientsOnTheWay(events: AsyncIterable<SheetEvent>, shown: ShownSubjects, identifiers: PatientIdentifiers): AsyncGenerator<SheetEvent, void, undefined> {
   for await (const event of events) {
-    if (event.kind === "columns") {
-      column = patientRefColumn(event.columns.map((c) => c.name));
-      if (column >= 0) shown.recordable = true;
-    } else if (event.kind === "rows" && column >= 0) {
-      for (const row of event.rows) {
-        const patientRef = patientRefText(row[column]);
-        if (patientRef) shown.addPatient(patientRef);
-      }
-    }
+    if (event.kind === "rows" && notePatientsOfRows(event.rows, identifiers, shown)) shown.recordable = true;
     yield event;
   }
 }
