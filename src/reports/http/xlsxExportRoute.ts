@@ -18,6 +18,8 @@ import type { ReportRoutesDeps } from "./reportRoutes.ts";
 import { exportLangOf, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords, type ExportWords } from "../export/exportWords.ts";
 import type { ExportEvent } from "../../../queries/reports/exportRows.ts";
+import { authorIfAny } from "../../http/authorAuth.ts";
+import { watchCaller } from "../../credentials/credentialWatch.ts";
 import { patientRefColumn, patientRefText, shownBy, type ShownSubjects } from "../../access/shownSubjects.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
@@ -30,8 +32,11 @@ export type XlsxExportRouteDeps = ReportRoutesDeps;
 export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   router.use(viewingRefusals);
+  const callerOf = authorIfAny(deps.adminToken);
 
   router.post("/:id/export/xlsx", deps.access.recorded, async (ctx) => {
+    // The credential the export is made with, if any, is watched while the file is written.
+    await callerOf(ctx);
     // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
     const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
     const reportId = reportIdOf(ctx);
@@ -100,6 +105,14 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     // report connection and its transaction for as long as it likes: the whole export has
     // REPORT_EXPORT_MAX_MS, then it is stopped and the response cut.
     const deadline = setTimeout(() => stop.abort(), deps.runtime.exportMaxMs);
+    // Its credential ended (revoked, expired, signed out): the rest of the file is not the caller's to read.
+    // Watched until the response is gone, its last buffered bytes included.
+    const unwatch = watchCaller(ctx, () => {
+      stop.abort();
+      out.destroy(new Error("the export's credential ended"));
+      ctx.res.destroy();
+    });
+    ctx.res.once("close", unwatch);
     writeXlsx(out, about, sheets, stop.signal)
       .then(
         () => (complete = true),
