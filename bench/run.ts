@@ -39,6 +39,7 @@ const groups: Record<string, Group> = {
   alerts: { run: async () => (await import("./alerts.ts")).alertBenchmarks(), cannotRunBecause: chromiumMissing },
   defence: { run: async () => (await import("./defence.ts")).defenceBenchmarks() },
   identity: { run: async () => (await import("./identity.ts")).identityBenchmarks() },
+  access: { run: async () => (await import("./access.ts")).accessBenchmarks() },
   cli: { run: async () => (await import("./cliHelp.ts")).cliHelpBenchmarks() },
   failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };

@@ -201,3 +201,23 @@ export async function listAuthors(reader: TenantReader): Promise<AuthorListEntry
   );
   return rows.map((row) => ({ authorId: row.id, ...listed(row), roles: row.roles, wards: row.wards }));
 }
+
+/** What a secret amounts to now, without the credential (a long-lived answer re-checks only this). */
+export type SecretStanding = CredentialLookup<unknown>["status"];
+
+/**
+ * The standing of each of `digests` that a credential holds, in one statement for every secret
+ * this process's long-lived answers hold (src/credentials/credentialWatch.ts). A digest absent
+ * from the answer belongs to no credential: unknown, as a look-up would find it.
+ */
+export async function standingOfSecrets(db: Db, digests: readonly string[], now = new Date()): Promise<Map<string, SecretStanding>> {
+  const { rows } = await db.query<Standing & { digest: string }>(
+    `select s.digest, coalesce(c.expires_at, a.expires_at) as expires_at, coalesce(c.revoked_at, a.revoked_at) as revoked_at, s.valid_until
+     from read.credential_secrets s
+     left join read.clients c on s.kind = 'client' and c.client_id = s.credential_id
+     left join read.authors a on s.kind = 'author' and a.author_id = s.credential_id
+     where s.digest = any($1) and (c.client_id is not null or a.author_id is not null)`,
+    [digests],
+  );
+  return new Map(rows.map((row) => [row.digest, lookupOf(row, () => null, now).status]));
+}

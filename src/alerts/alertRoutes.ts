@@ -17,6 +17,7 @@ import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
+import { CREDENTIAL_END_CODES, CREDENTIAL_END_SENTENCES, watchCaller, type CredentialEnd } from "../credentials/credentialWatch.ts";
 
 export const alertListQuery = z.strictObject(
   {
@@ -78,19 +79,28 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
   /*
    * Server-Sent Events: `raised` with the alert, `acknowledged` and `closed` with the alert as it
    * now stands, and a comment line every heartbeat. The stream ends when the client goes (its
-   * subscription with it) or the service stops.
+   * subscription with it) or the service stops, and within a second of its credential's end
+   * (revoked, expired, signed out: src/credentials/credentialWatch.ts), saying why in an `ended`
+   * event before it closes; nothing more is sent after that.
    */
   router.get("/stream", async (ctx) => {
     const tenant: string = ctx.state.tenant;
     const stream = new PassThrough();
     let heartbeat: NodeJS.Timeout | null = null;
     let unsubscribe: (() => void) | null = null;
+    let unwatch: (() => void) | null = null;
     const end = () => {
       if (heartbeat) clearInterval(heartbeat);
       heartbeat = null;
       unsubscribe?.();
       unsubscribe = null;
+      unwatch?.();
+      unwatch = null;
       stream.end();
+    };
+    const credentialEnded = (reason: CredentialEnd) => {
+      if (!stream.writableEnded) stream.write(`event: ended\ndata: ${JSON.stringify({ reason, code: CREDENTIAL_END_CODES[reason], error: CREDENTIAL_END_SENTENCES[reason] })}\n\n`);
+      end();
     };
     const wards = principalOf(ctx).wards;
     const send = (change: AlertNotice["change"], alert: Alert) => {
@@ -108,7 +118,10 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
             void withWardScope(wards, () => readAsTenant(store.db, tenant, (reader) => patientVisible(reader, alert.patientRef)))
               .then((visible) => visible && send(change, alert))
               .catch(() => {}); // not sent: the page reads the list again when its stream reconnects
+    // Watched before the subscription: a credential that ends meanwhile ends the stream all the same.
+    unwatch = watchCaller(ctx, credentialEnded);
     unsubscribe = await feed.subscribe(tenant, tell, end);
+    if (stream.writableEnded) end();
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);
     // The response, not the request: a request without a body has ended as soon as it was read.
@@ -117,6 +130,7 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
     ctx.set({ "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" });
     ctx.status = 200;
     ctx.body = stream;
+    if (stream.writableEnded) return; // ended while it subscribed: the body is the `ended` event
     stream.write("retry: 3000\n: listening\n\n");
     heartbeat = setInterval(() => stream.write(": heartbeat\n\n"), heartbeatMs);
   });

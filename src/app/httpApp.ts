@@ -24,6 +24,7 @@ import { dictionaryRoutes } from "../dictionary/dictionaryRoutes.ts";
 import { offerStaffSessions, staffSessionRoutes, type StaffSessionDeps } from "../staffSessions/staffSessionRoutes.ts";
 import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
+import { offerCredentialWatch, type CredentialWatch } from "../credentials/credentialWatch.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "../reports/http/reportRoutes.ts";
@@ -61,6 +62,8 @@ export interface AppDependencies {
   staffSessions: StaffSessionDeps;
   /** Checks a presented client key or author token, and notes its use. */
   credentials: CredentialCheck;
+  /** Tells the long-lived answers (the alert stream, exports) when the credential they hold ends. */
+  watch: CredentialWatch;
   readiness: Readiness;
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
@@ -108,6 +111,7 @@ export function createApp(deps: AppDependencies): Koa {
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
+      offerCredentialWatch(deps.watch),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       callerRoutes(deps.adminToken).routes() as Koa.Middleware,
       dictionaryRoutes({ served: deps.openApi.served, mapper: deps.openApi.mapper, store: deps.store, adminToken: deps.adminToken }).routes() as Koa.Middleware,

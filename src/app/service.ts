@@ -7,6 +7,7 @@ import { SignInSeal } from "../staffSessions/signInSeal.ts";
 import { holdsAnotherTenant } from "../../queries/tenants/storeTenants.ts";
 import { CredentialCheck } from "../credentials/credentialCheck.ts";
 import { CredentialUses } from "../credentials/credentialUses.ts";
+import { CredentialWatch } from "../credentials/credentialWatch.ts";
 import type { Server } from "node:http";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
@@ -109,6 +110,10 @@ export async function startService({ config, role, log, projections = allProject
     credentialUses.start();
     stack.push(() => credentialUses.stop());
     const credentials = new CredentialCheck(db, identifiers, credentialUses);
+    const sessions = new SessionStore(db, identifiers, { idleMs: config.SESSION_IDLE_MINUTES * 60_000, maxMs: config.SESSION_MAX_HOURS * 3_600_000 });
+    // Ends the open alert streams, exports and MLLP connections whose credential ends, whichever process ended it.
+    const watch = new CredentialWatch(db, sessions, log);
+    stack.push(async () => watch.stop());
     const dictionary = loadDefaultDictionary();
     const served = serveDictionary(dictionary);
     const ingestion = ingestionDeps(eventStore, dictionary);
@@ -155,7 +160,7 @@ export async function startService({ config, role, log, projections = allProject
     let url: string | null = null;
     let mllpPort: number | null = null;
     if (role !== "worker" && config.HL7_MLLP_PORT !== undefined) {
-      const mllp = new MllpListener(ingestion, credentials, metrics, log, {
+      const mllp = new MllpListener(ingestion, credentials, watch, metrics, log, {
         port: config.HL7_MLLP_PORT,
         requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
         maxConnections: config.HL7_MLLP_MAX_CONNECTIONS,
@@ -222,11 +227,12 @@ export async function startService({ config, role, log, projections = allProject
         identifiers,
         staffSessions: {
           relyingParty: oidcRelyingParty(config),
-          sessions: new SessionStore(db, identifiers, { idleMs: config.SESSION_IDLE_MINUTES * 60_000, maxMs: config.SESSION_MAX_HOURS * 3_600_000 }),
+          sessions,
           signIns: new SignInSeal(identifiers),
           holdsAnotherTenant: (tenant) => holdsAnotherTenant(db, tenant),
         },
         credentials,
+        watch,
         metrics,
         metricsToken: config.METRICS_TOKEN,
         readiness: {

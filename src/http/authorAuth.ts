@@ -27,6 +27,7 @@ function tokenIdentifier(adminToken: string | undefined): (ctx: Context, token: 
     switch (found.status) {
       case "valid": {
         const { authorId, name, tenant, roles, wards } = found.credential;
+        ctx.state.held = { kind: "secret", digests: credentialCheckOf(ctx).digestsOf(token) };
         return { credential: "author-token", who: name, tenant, roles: roles.filter(isStaffRole), wards, authorId };
       }
       case "expired":
@@ -54,6 +55,7 @@ async function sessionCaller(ctx: Context, checkCsrf: boolean): Promise<Identifi
   if (checkCsrf && STATE_CHANGING.has(ctx.method) && ctx.get("x-csrf-token") !== session.csrf) {
     throw new HttpError(403, "A call made with the session cookie that changes something must send the session's csrf (GET /staff/session) as the X-CSRF-Token header.", {}, "csrf-missing");
   }
+  ctx.state.held = { kind: "session", id: sessions.idOf(cookie) };
   return { credential: "staff-session", who: session.name, tenant: session.tenant, roles: session.roles.filter(isStaffRole), wards: session.wards, sub: session.sub };
 }
 
@@ -101,7 +103,9 @@ export function authorIfAny(adminToken: string | undefined): (ctx: Context) => P
   const identify = callerIdentifier(adminToken);
   return async (ctx) => {
     const caller = await identify(ctx, false).catch(() => null);
-    return caller && !("refused" in caller) && (caller.tenant === null || caller.tenant === ctx.state.tenant) ? caller : null;
+    if (caller && !("refused" in caller) && (caller.tenant === null || caller.tenant === ctx.state.tenant)) return caller;
+    ctx.state.held = undefined; // a credential that does not count here is not one the answer holds
+    return null;
   };
 }
 
@@ -122,7 +126,10 @@ export function viewingCaller(adminToken: string | undefined, mode: ViewingAuth)
   return async (ctx, next) => {
     if (mode === "required") return required(ctx, next);
     const caller = await identify(ctx, false).catch(() => null);
-    if (!caller || "refused" in caller || (caller.tenant !== null && caller.tenant !== ctx.state.tenant)) return next();
+    if (!caller || "refused" in caller || (caller.tenant !== null && caller.tenant !== ctx.state.tenant)) {
+      ctx.state.held = undefined; // a credential that does not count here is not one the answer holds
+      return next();
+    }
     ctx.state.principal = caller;
     await withWardScope(caller.wards, next);
   };

@@ -4,6 +4,7 @@ import type { EventMetadata, EventStore } from "../../db/eventStore.ts";
 import type { Client } from "../../queries/credentials/credentials.ts";
 import { commandContext } from "../app/commandContexts.ts";
 import type { CredentialCheck } from "../credentials/credentialCheck.ts";
+import type { CredentialWatch, HeldCredential } from "../credentials/credentialWatch.ts";
 import type { PushTally } from "../metrics/serviceMetrics.ts";
 import type { StaffRole } from "../../commands/credentials/staffRoles.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
@@ -45,6 +46,10 @@ declare module "koa" {
     sessions?: SessionStore;
     /** Set by the interface's authentication middleware (requireAuthor, requireClient). */
     principal?: Principal;
+    /** Set with the principal of a token or session (not the ADMIN_TOKEN): the credential a long-lived answer watches (watchCaller). */
+    held?: HeldCredential;
+    /** Set by offerCredentialWatch() on /api: tells a long-lived answer when its credential ends. */
+    watch?: CredentialWatch;
     /** A push's tally, left for countPushes. */
     push?: PushTally;
     /** What the answer shows of patients, left for the access log (src/access/accessRecording.ts). */

@@ -28,6 +28,9 @@ export interface StaffSession {
   expiresAt: Date;
 }
 
+/** What a session amounts to now: it works, the person signed out, or its idle or absolute time is up. */
+export type SessionStanding = "live" | "signed-out" | "expired";
+
 export class SessionStore {
   constructor(
     private readonly db: Db,
@@ -75,6 +78,28 @@ export class SessionStore {
     });
     const row = rows[0];
     return row ? { sub: row.sub, name: row.name, tenant: row.tenant, roles: row.roles, wards: row.wards, csrf: row.csrf, idToken: row.id_token, expiresAt: row.expires_at } : null;
+  }
+
+  /** What the database keeps of a session cookie: a long-lived answer watches the session by it (src/credentials/credentialWatch.ts). */
+  idOf(cookie: string): string {
+    return this.#digest("session", cookie);
+  }
+
+  /**
+   * Whether each of these sessions (by idOf) still works, as touch() would find it, without
+   * moving its idle clock: an open stream is not a person's call. One statement for every
+   * session this process's long-lived answers hold.
+   */
+  async standingOf(ids: readonly string[]): Promise<Map<string, SessionStanding>> {
+    const { rows } = await this.db.query<{ id_digest: string; live: boolean; ended: boolean }>(
+      `select id_digest, ended_at is not null as ended,
+              ended_at is null and expires_at > now() and last_seen_at > now() - make_interval(secs => $2) as live
+       from staff_sessions where id_digest = any($1)`,
+      [ids, this.times.idleMs / 1000],
+    );
+    const found = new Map<string, SessionStanding>(rows.map((row) => [row.id_digest, row.live ? "live" : row.ended ? "signed-out" : "expired"]));
+    // A row deleted (a day after its end) ended long ago.
+    return new Map(ids.map((id) => [id, found.get(id) ?? "expired"]));
   }
 
   /** Ends the session at once, on every process; answers whether it was live. */

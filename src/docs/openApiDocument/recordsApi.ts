@@ -143,7 +143,9 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Critical results"],
       operationId: "alertStream",
       summary: "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged` and `closed` with the alert as it then stands, a comment line as heartbeat",
-      description: "Send the author token in the Authorization header (read the stream with fetch, not EventSource, which cannot send one). What happens while no stream is open is not replayed: read GET /api/alerts when (re)connecting.",
+      description:
+        "Send the author token in the Authorization header (read the stream with fetch, not EventSource, which cannot send one). What happens while no stream is open is not replayed: read GET /api/alerts when (re)connecting. " +
+        'The stream ends within a second of its credential\'s end (token revoked, expired or replaced; session signed out, idle or past its hours), on whichever process it ended: its last event is `ended` with `{"reason":"revoked"|"expired"|"replaced"|"signed-out"|"session-expired","code":<the /api error code a later call gets>,"error":<a sentence>}`, then it closes; nothing is sent after it.',
       security: security.author,
       responses: {
         200: { description: "An endless text/event-stream", content: { "text/event-stream": { schema: { type: "string", example: 'event: raised\ndata: {"alertId":"…","code":"K","value":6.9,…}\n\n' } } } },

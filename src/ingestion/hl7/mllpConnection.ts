@@ -1,5 +1,6 @@
 import type net from "node:net";
 import type { Logger } from "pino";
+import type { CredentialEnd } from "../../credentials/credentialWatch.ts";
 import type { MllpCloseReason, ServiceMetrics } from "../../metrics/serviceMetrics.ts";
 import { refuseMessage } from "./acks.ts";
 import { er7Messages, mshField } from "./er7Messages.ts";
@@ -29,11 +30,16 @@ export interface MllpLimits {
   unauthenticatedFrameBytes: number;
 }
 
+/** A message's answer, and the key (MSH-8) it was sent with. */
+export type FrameAnswer = SenderAnswer & { key: string };
+
 /** What a connection asks of its listener. */
 export interface MllpServing {
   /** The answers to a frame's messages, in order. */
-  answerFrame(text: string): Promise<SenderAnswer[]>;
+  answerFrame(text: string): Promise<FrameAnswer[]>;
   isValidKey(key: string): Promise<boolean>;
+  /** Calls `ended` once when `key` stops working (revoked, expired, replaced); answers the function that stops watching. */
+  watchKey(key: string, ended: (end: CredentialEnd) => void): () => void;
   metrics: ServiceMetrics;
   log: Logger;
   limits: MllpLimits;
@@ -48,6 +54,9 @@ export class MllpConnection {
   /** Closed or closing for a limit: nothing more is taken or counted. */
   private ended = false;
   private authenticated = false;
+  /** The valid key the connection showed last, watched so that the connection ends with it (issue #51). */
+  private watchedKey: string | null = null;
+  private unwatch: () => void = () => {};
   private readonly frames: MllpFrames;
   private deadline: NodeJS.Timeout | undefined;
   /** The events of the last bytes read; kept while reading is paused on a key lookup, and taken up after it. */
@@ -59,7 +68,10 @@ export class MllpConnection {
   ) {
     const { requestTimeoutMs, unauthenticatedFrameBytes } = serving.limits;
     this.frames = new MllpFrames(unauthenticatedFrameBytes);
-    socket.on("close", () => clearTimeout(this.deadline));
+    socket.on("close", () => {
+      clearTimeout(this.deadline);
+      this.unwatch();
+    });
     socket.on("error", () => {});
     // Silent for this long, or a frame begun and left unfinished: the peer is gone or too slow.
     socket.setTimeout(requestTimeoutMs, () => this.cut("idle"));
@@ -78,9 +90,35 @@ export class MllpConnection {
     this.socket.end();
   }
 
-  private showedKey(valid: boolean): void {
+  private showedKey(valid: boolean, key: string): void {
     this.authenticated = valid;
     this.frames.limit = valid ? MAX_FRAME_BYTES : this.serving.limits.unauthenticatedFrameBytes;
+    this.watchKey(valid ? key : null);
+  }
+
+  private watchKey(key: string | null): void {
+    if (key === this.watchedKey || this.ended) return;
+    this.unwatch();
+    this.watchedKey = key;
+    this.unwatch = key === null ? () => {} : this.serving.watchKey(key, (end) => this.keyEnded(end));
+  }
+
+  /**
+   * The key the connection was let in by stopped working: nothing more is taken, the messages
+   * already received are answered (AR: their key is refused), and the connection is closed. A
+   * sender with a new key connects again.
+   */
+  private keyEnded(end: CredentialEnd): void {
+    if (this.ended || this.socket.destroyed) return;
+    this.closedFor("credential_ended");
+    this.serving.log.info({ remote: this.socket.remoteAddress, end }, "MLLP connection closed: its client key stopped working");
+    this.frames.discard();
+    this.socket.removeAllListeners("data");
+    this.socket.resume();
+    this.idle = this.idle.then(() => {
+      this.socket.end();
+      setTimeout(() => this.socket.destroy(), REFUSED_GRACE_MS).unref();
+    });
   }
 
   private readEvents(): void {
@@ -104,7 +142,7 @@ export class MllpConnection {
     const answered = this.serving.answerFrame(text);
     this.idle = this.idle.then(async () => {
       const answers = await answered;
-      for (const { keyValid } of answers) if (keyValid !== null) this.showedKey(keyValid);
+      for (const { keyValid, key } of answers) if (keyValid !== null) this.showedKey(keyValid, key);
       if (this.socket.destroyed) return;
       // A group's ACKs are settled together: one write to the socket for all of them.
       this.socket.cork();
@@ -125,7 +163,7 @@ export class MllpConnection {
     }
     if (this.ended || this.socket.destroyed) return;
     if (!valid) return this.refuse("unauthenticated_bytes", key ? UNKNOWN_KEY : MISSING_KEY);
-    this.showedKey(true);
+    this.showedKey(true, key);
     this.readEvents();
     if (this.events === null) this.socket.resume();
   }
@@ -157,6 +195,7 @@ export class MllpConnection {
 
   private closedFor(reason: MllpCloseReason): void {
     this.ended = true;
+    this.unwatch();
     clearTimeout(this.deadline);
     this.serving.metrics.mllpConnectionClosed(reason);
     this.serving.log.debug({ remote: this.socket.remoteAddress, reason }, "MLLP connection closed for a limit");

@@ -4,10 +4,11 @@ import tls from "node:tls";
 import type { Logger } from "pino";
 import type { IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import type { CredentialCheck } from "../../credentials/credentialCheck.ts";
+import type { CredentialWatch } from "../../credentials/credentialWatch.ts";
 import type { ServiceMetrics } from "../../metrics/serviceMetrics.ts";
 import { refuseMessage } from "./acks.ts";
 import { er7Messages, mshField } from "./er7Messages.ts";
-import { MllpConnection, type MllpLimits, type MllpServing } from "./mllpConnection.ts";
+import { MllpConnection, type FrameAnswer, type MllpLimits, type MllpServing } from "./mllpConnection.ts";
 import { readMessage } from "./pushHl7Messages.ts";
 import { SEND_AGAIN, SenderGroups, type SenderAnswer } from "./senderGroups.ts";
 
@@ -42,12 +43,21 @@ export class MllpListener {
   constructor(
     deps: IngestionDeps,
     credentials: CredentialCheck,
+    watch: CredentialWatch,
     private readonly metrics: ServiceMetrics,
     private readonly log: Logger,
     private readonly options: MllpOptions,
   ) {
     this.groups = new SenderGroups(deps, credentials, metrics, log);
-    this.serving = { answerFrame: (text) => this.answerFrame(text), isValidKey: (key) => this.groups.isValidKey(key), metrics, log, limits: options };
+    this.serving = {
+      answerFrame: (text) => this.answerFrame(text),
+      isValidKey: (key) => this.groups.isValidKey(key),
+      // A connection ends with the key it was let in by (issue #51), whichever process revoked it.
+      watchKey: (key, ended) => watch.watch({ kind: "secret", digests: credentials.digestsOf(key) }, ended),
+      metrics,
+      log,
+      limits: options,
+    };
     metrics.watchMllpConnections(() => this.connections.size);
   }
 
@@ -99,21 +109,22 @@ export class MllpListener {
   }
 
   /** The answers to a frame's messages, in order; the messages are read now and stored with their key's next group. */
-  private answerFrame(text: string): Promise<SenderAnswer[]> {
+  private answerFrame(text: string): Promise<FrameAnswer[]> {
     const { messages } = er7Messages(text);
     if (messages.length === 0) {
       this.metrics.hl7Answered("mllp", { tenant: "", client: "" }, ["AR"]);
-      return Promise.resolve([{ code: "AR", ack: refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment."), keyValid: null }]);
+      return Promise.resolve([{ code: "AR", ack: refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment."), keyValid: null, key: "" }]);
     }
     return Promise.all(
-      messages.map(async (er7) => {
+      messages.map(async (er7): Promise<FrameAnswer> => {
+        const key = mshField(er7, 8);
         try {
-          return await this.groups.answer(mshField(er7, 8), er7, readMessage(er7));
+          return { ...(await this.groups.answer(key, er7, readMessage(er7))), key };
         } catch (error) {
           // Answered all the same: a connection's later ACKs must not wait on this one forever.
           this.log.error({ err: error }, "an MLLP message could not be handled");
           this.metrics.hl7Answered("mllp", { tenant: "", client: "" }, ["AR"]);
-          return { code: "AR" as const, ack: refuseMessage(er7, SEND_AGAIN), keyValid: null };
+          return { code: "AR" as const, ack: refuseMessage(er7, SEND_AGAIN), keyValid: null, key };
         }
       }),
     );

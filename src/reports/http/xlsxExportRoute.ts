@@ -23,6 +23,7 @@ import { exportWords, type ExportWords } from "../export/exportWords.ts";
 import type { ExportEvent } from "../../../queries/reports/exportRows.ts";
 import { notePatientsOfRows, shownBy, type ShownSubjects } from "../../access/shownSubjects.ts";
 import { patientIdentifiers, type PatientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
+import { watchCaller } from "../../credentials/credentialWatch.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
 export type XlsxExportRouteDeps = ReportRoutesDeps;
@@ -35,6 +36,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
   const router = new Router({ prefix: "/api/reports" });
   router.use(viewingRefusals);
 
+  // The credential the export is made with, if any (viewingCaller), is watched while the file is written.
   router.post("/:id/export/xlsx", viewingCaller(deps.adminToken, deps.viewingAuth), deps.access.recorded, async (ctx) => {
     // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
     const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
@@ -108,6 +110,14 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     // report connection and its transaction for as long as it likes: the whole export has
     // REPORT_EXPORT_MAX_MS, then it is stopped and the response cut.
     const deadline = setTimeout(() => stop.abort(), deps.runtime.exportMaxMs);
+    // Its credential ended (revoked, expired, signed out): the rest of the file is not the caller's to read.
+    // Watched until the response is gone, its last buffered bytes included.
+    const unwatch = watchCaller(ctx, () => {
+      stop.abort();
+      out.destroy(new Error("the export's credential ended"));
+      ctx.res.destroy();
+    });
+    ctx.res.once("close", unwatch);
     writeXlsx(out, about, sheets, stop.signal)
       .then(
         () => (complete = true),
