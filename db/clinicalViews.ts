@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { derivationInputRow, DERIVED_ITEMS, formulaCodes, sqlText } from "./seed/derivedItems.ts";
 import { formulaInputs, formulaSql, parseFormula } from "./seed/formulaExpression.ts";
+import { ensureResearchViews, RESEARCH_RELATIONS } from "./researchViews.ts";
 
 export const REPORT_RUNNER_ROLE = "dh_report_runner";
 
@@ -86,6 +87,13 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
 
 export const CLINICAL_RELATIONS = Object.keys(CLINICAL_VIEWS);
 
+/** What report SQL of a data source may read: a built-in source's views; another source's relations are its own (undefined). */
+export function relationsOf(datasource: string): { schema: "clinical" | "research"; relations: readonly string[] } | undefined {
+  if (datasource === "clinical") return { schema: "clinical", relations: CLINICAL_RELATIONS };
+  if (datasource === "research") return { schema: "research", relations: RESEARCH_RELATIONS };
+  return undefined;
+}
+
 /**
  * clinical.derived_results: per patient, day of collection and derived item, the formula over the
  * day's newest result of each item it reads, unless the laboratory sent the item itself that day;
@@ -139,14 +147,15 @@ export async function ensureClinicalViews(db: Pick<pg.ClientBase, "query">): Pro
     if (!view.needs.every((table) => live.has(table))) continue;
     const sql = view.sql.replace(/read\.([a-z_]+)/g, (_, table: string) => live.get(table)!);
     if (!(await tried(db, `create or replace view clinical.${name} with (security_barrier = true) as ${sql}`))) {
-      // A read model changed its columns' types: recreate the view rather than replace it. If the
-      // live generation lacks a column still (its rebuild is under way), keep the view as it is:
-      // the rebuild's swap calls this again.
-      if (!(await tried(db, `drop view if exists clinical.${name}; create view clinical.${name} with (security_barrier = true) as ${sql}`))) continue;
+      // A read model changed its columns' types: recreate the view rather than replace it (and the
+      // research view over it, made again below). If the live generation lacks a column still (its
+      // rebuild is under way), keep the view as it is: the rebuild's swap calls this again.
+      if (!(await tried(db, `drop view if exists clinical.${name} cascade; create view clinical.${name} with (security_barrier = true) as ${sql}`))) continue;
     }
     await db.query(`grant select on clinical.${name} to ${REPORT_RUNNER_ROLE}`);
     created.push(name);
   }
+  await ensureResearchViews(db, live, created, (sql) => tried(db, sql));
   return created;
 }
 

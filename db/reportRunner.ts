@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { REPORT_RUNNER_ROLE } from "./clinicalViews.ts";
+import { RESEARCH_RUNNER_ROLE } from "./researchViews.ts";
 import { firstHostUrl, hostsOf, urlWithHosts } from "./primaryHosts.ts";
 import { withTransaction, type Db } from "./pool.ts";
 
@@ -9,21 +10,27 @@ import { withTransaction, type Db } from "./pool.ts";
  * process of one deployment arrives at the same one without sharing another secret, and nobody
  * who lacks the service's credentials can compute it.
  */
-function runnerPassword(appUrl: string): string {
+function runnerPassword(appUrl: string, role: ReportRole): string {
   const url = new URL(firstHostUrl(appUrl));
   const identity = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}@${url.hostname}:${url.port}`;
-  return createHash("sha256").update(`dialysis-hub report runner|${identity}`).digest("base64url");
+  // The clinical role's label is the one it always had: its password stays what it was.
+  const label = role === REPORT_RUNNER_ROLE ? "dialysis-hub report runner" : `dialysis-hub ${role}`;
+  return createHash("sha256").update(`${label}|${identity}`).digest("base64url");
 }
+
+/** The login roles of the built-in data sources: `clinical` (dh_report_runner) and `research` (dh_research_runner, contract G.1). */
+export type ReportRole = typeof REPORT_RUNNER_ROLE | typeof RESEARCH_RUNNER_ROLE;
+const REPORT_ROLES: readonly ReportRole[] = [REPORT_RUNNER_ROLE, RESEARCH_RUNNER_ROLE];
 
 /**
  * The service's database URL, logged in as the report role; or another server's (a streaming
  * replica of it: the role and its password are replicated with everything else).
  */
-export function reportRunnerUrl(appUrl: string, serverUrl = appUrl): string {
+export function reportRunnerUrl(appUrl: string, serverUrl = appUrl, role: ReportRole = REPORT_RUNNER_ROLE): string {
   const hosts = hostsOf(serverUrl);
   const url = new URL(firstHostUrl(serverUrl));
-  url.username = REPORT_RUNNER_ROLE;
-  url.password = runnerPassword(appUrl);
+  url.username = role;
+  url.password = runnerPassword(appUrl, role);
   return hosts.length > 1 ? urlWithHosts(url.toString(), hosts) : url.toString();
 }
 
@@ -52,8 +59,8 @@ export interface UnsetRoleSetting {
  * (`in database`), so that another database of the same server keeps its own (a test's, another
  * deployment's), and a streaming replica of this one has them too.
  */
-function roleSettings(database: string, limits: ReportRoleLimits | undefined): Array<[setting: string, statement: string]> {
-  const role = pg.escapeIdentifier(REPORT_RUNNER_ROLE);
+function roleSettings(reportRole: ReportRole, database: string, limits: ReportRoleLimits | undefined): Array<[setting: string, statement: string]> {
+  const role = pg.escapeIdentifier(reportRole);
   const inDatabase = (setting: string, value: string): [string, string] => [setting, `alter role ${role} in database ${pg.escapeIdentifier(database)} set ${setting} = ${pg.escapeLiteral(value)}`];
   return [
     // Every tenant's report connections share this role, and a role sees the text of its own
@@ -104,17 +111,20 @@ function isConcurrentRoleUpdate(error: unknown): boolean {
 function prepareReportRunnerOnce(db: Db, appUrl: string, limits?: ReportRoleLimits): Promise<UnsetRoleSetting[]> {
   return withTransaction(db, async (tx) => {
     await tx.query("select pg_advisory_xact_lock(hashtext('dh_report_runner password'))");
-    const { rows } = await tx.query("select format('alter role %I with login password %L', $1::text, $2::text) as sql, current_database() as database", [REPORT_RUNNER_ROLE, runnerPassword(appUrl)]);
-    await tx.query(rows[0].sql);
     const unset: UnsetRoleSetting[] = [];
-    for (const [setting, statement] of roleSettings(rows[0].database, limits)) {
-      await tx.query("savepoint role_setting");
-      try {
-        await tx.query(statement);
-        await tx.query("release savepoint role_setting");
-      } catch (error) {
-        await tx.query("rollback to savepoint role_setting");
-        unset.push({ setting, code: (error as { code?: string }).code });
+    for (const role of REPORT_ROLES) {
+      const { rows } = await tx.query("select format('alter role %I with login password %L', $1::text, $2::text) as sql, current_database() as database", [role, runnerPassword(appUrl, role)]);
+      await tx.query(rows[0].sql);
+      for (const [setting, statement] of roleSettings(role, rows[0].database, limits)) {
+        await tx.query("savepoint role_setting");
+        try {
+          await tx.query(statement);
+          await tx.query("release savepoint role_setting");
+        } catch (error) {
+          await tx.query("rollback to savepoint role_setting");
+          // Told once: both roles fail a setting for the same reason.
+          if (!unset.some((earlier) => earlier.setting === setting)) unset.push({ setting, code: (error as { code?: string }).code });
+        }
       }
     }
     return unset;

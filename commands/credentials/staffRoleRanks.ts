@@ -3,9 +3,10 @@
 /**
  * The roles of people and their tokens (contract E.2), each allowing what the one after it does
  * and more: `admin` everything of the tenant, `author` the reports (C.3), `clinician` patients,
- * the unmatched queue, the chart, alerts and report history, `viewer` the viewing calls only.
+ * the unmatched queue, the chart, alerts and report history, `viewer` the viewing calls only,
+ * `researcher` (contract G.1) the viewing calls of reports of the `research` data source only.
  */
-export const STAFF_ROLES = ["admin", "author", "clinician", "viewer"] as const;
+export const STAFF_ROLES = ["admin", "author", "clinician", "viewer", "researcher"] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
 /** Whether a role a token, session or provider names is one of ours (others are ignored). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
+import { relationsOf } from "../../db/clinicalViews.ts";
 import { readStream } from "../../db/eventStore.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
@@ -106,8 +106,8 @@ export async function saveDraft(
   if (!configured.includes(input.datasource)) {
     throw new CommandError("invalid", `datasource ${input.datasource} is not configured; use one of ${configured.join(", ")}.`);
   }
-  // The clinical data source's reach is known here; another data source's relations are its own.
-  const relations = input.datasource === "clinical" ? CLINICAL_RELATIONS : undefined;
+  // A built-in data source's reach (clinical, research) is known here; another data source's relations are its own.
+  const relations = relationsOf(input.datasource);
   for (const [name, query] of Object.entries(spec.queries)) {
     const problem = await readOnlyProblem(query.sql, spec.params ?? [], relations);
     if (problem) throw new CommandError("invalid", `spec.queries.${name}.sql: ${problem}`);

@@ -33,6 +33,8 @@ export interface DataSourceSettings {
   serviceDb: Db;
   /** The service's database, logged in as the report role. */
   clinicalUrl: string;
+  /** The same server, logged in as the research role (contract G.1); unset: no research source. */
+  researchUrl?: string;
   others: Record<string, string>;
   poolSize: number;
   /**
@@ -56,6 +58,14 @@ export class DataSources {
       bind: (client, scope) => bindToScope(settings, client, scope),
       begin: (timeoutMs, timeZone) => beginReadOnly(timeoutMs, timeZone, "clinical"),
     });
+    if (settings.researchUrl) {
+      this.sources.set("research", {
+        name: "research",
+        pool: reportPool(settings.researchUrl, settings),
+        bind: (client, scope) => bindToScope(settings, client, scope),
+        begin: (timeoutMs, timeZone) => beginReadOnly(timeoutMs, timeZone, "research"),
+      });
+    }
     for (const [name, url] of Object.entries(settings.others)) {
       this.sources.set(name, {
         name,
@@ -171,7 +181,7 @@ export function dataSourcesFromEnv(env: NodeJS.ProcessEnv): Record<string, strin
   const found: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     const match = /^DATASOURCE_([A-Z0-9_]+)_URL$/.exec(key);
-    if (match && value && match[1] !== "CLINICAL") found[match[1]!.toLowerCase()] = value;
+    if (match && value && match[1] !== "CLINICAL" && match[1] !== "RESEARCH") found[match[1]!.toLowerCase()] = value;
   }
   return found;
 }

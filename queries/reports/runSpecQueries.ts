@@ -1,6 +1,6 @@
 import { runTimeProblem } from "../../commands/reports/spec/sqlSafety.ts";
 import { compileTemplate, TemplateError, type CompiledTemplate, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
-import { CLINICAL_RELATIONS } from "../../db/clinicalViews.ts";
+import { relationsOf } from "../../db/clinicalViews.ts";
 import { currentWards } from "../../db/wardScope.ts";
 import type { DataSource, DataSources } from "./dataSources.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
@@ -41,7 +41,7 @@ export async function preparedQuery(
     if (error instanceof TemplateError) return { error: error.message };
     throw error;
   }
-  const problem = await runTimeProblem(compiled.text, datasource === "clinical" ? CLINICAL_RELATIONS : undefined);
+  const problem = await runTimeProblem(compiled.text, relationsOf(datasource));
   return problem ? { error: problem } : { source, compiled };
 }
 

@@ -19,6 +19,8 @@ import { serveDictionary } from "../../queries/dictionary/dictionary.ts";
 import { migrate, missingMigrations } from "../../db/migrate.ts";
 import { createPool, type Db } from "../../db/pool.ts";
 import { prepareReportRunner, reportRunnerUrl } from "../../db/reportRunner.ts";
+import { RESEARCH_RUNNER_ROLE } from "../../db/researchViews.ts";
+import { storeResearchKey } from "../secrets/researchKey.ts";
 import { DataSources, dataSourcesFromEnv } from "../../queries/reports/dataSources.ts";
 import { TenantGate } from "../../queries/reports/tenantGate.ts";
 import { allProjections } from "./allProjections.ts";
@@ -105,6 +107,7 @@ export async function startService({ config, role, log, projections = allProject
 
     const eventStore = new EventStore(db);
     const identifiers = await loadIdentifierHasher(db, config.ID_HASH_KEY);
+    await storeResearchKey(db, identifiers);
     // Written every few seconds; the last uses once the HTTP server and the MLLP listener have stopped.
     const credentialUses = new CredentialUses(db, log);
     credentialUses.start();
@@ -177,6 +180,8 @@ export async function startService({ config, role, log, projections = allProject
         serviceDb: db,
         // A streaming replica of the service's database may serve the clinical source instead (operations.md).
         clinicalUrl: reportRunnerUrl(databaseUrl, env.DATASOURCE_CLINICAL_URL || databaseUrl),
+        // The research views read the clinical ones: the same server (contract G.1).
+        researchUrl: reportRunnerUrl(databaseUrl, env.DATASOURCE_CLINICAL_URL || databaseUrl, RESEARCH_RUNNER_ROLE),
         others: dataSourcesFromEnv(env),
         poolSize: config.REPORT_POOL_SIZE,
         // A query that gets no connection in time fails in its own place instead of waiting for ever.

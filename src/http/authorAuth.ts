@@ -122,7 +122,8 @@ export type ViewingAuth = "proxy" | "required";
 export function viewingCaller(adminToken: string | undefined, mode: ViewingAuth): Middleware {
   const identify = callerIdentifier(adminToken);
   // Viewing calls change nothing (their POST bodies only carry filters), so a session cookie needs no CSRF token on them.
-  const required = requireRole(adminToken, "viewer", { checkCsrf: false });
+  // Every role may make them; a researcher only for reports of the research source (refuseBeyondResearch).
+  const required = requireRole(adminToken, "researcher", { checkCsrf: false });
   return async (ctx, next) => {
     if (mode === "required") return required(ctx, next);
     const caller = await identify(ctx, false).catch(() => null);

@@ -29,10 +29,19 @@ function namesOf(names: unknown): string[] {
 
 const lastName = (names: unknown): string | null => namesOf(names).at(-1) ?? null;
 
-/** The first thing the statement reaches outside the clinical views, as a sentence; null when none. */
-export function clinicalReachProblem(tree: unknown, relations: readonly string[]): string | null {
-  const clinical = new Set(relations);
-  const views = relations.join(", ");
+/**
+ * What a built-in data source offers report SQL: the views of its schema (`clinical`, or
+ * `research`, contract G.1, whose views have the same names), read bare or under the schema's name.
+ */
+export interface SourceReach {
+  schema: "clinical" | "research";
+  relations: readonly string[];
+}
+
+/** The first thing the statement reaches outside the data source's views, as a sentence; null when none. */
+export function clinicalReachProblem(tree: unknown, reach: SourceReach): string | null {
+  const clinical = new Set(reach.relations);
+  const views = reach.relations.join(", ");
   let problem: string | null = null;
 
   // A CTE's name hides a relation only where PostgreSQL would resolve it to the CTE: in the
@@ -49,9 +58,9 @@ export function clinicalReachProblem(tree: unknown, relations: readonly string[]
       if (key === "RangeVar" && isNode(child)) {
         const relation = String(child.relname);
         const schema = typeof child.schemaname === "string" ? child.schemaname : null;
-        const allowed = schema === null ? clinical.has(relation) || ctes.has(relation) : schema === "clinical" && clinical.has(relation);
+        const allowed = schema === null ? clinical.has(relation) || ctes.has(relation) : schema === reach.schema && clinical.has(relation);
         if (!allowed) {
-          problem = `The query reads ${short(schema ? `${schema}.${relation}` : relation)}, which is not a relation of the clinical data source: read ${views}, or a CTE of the query.`;
+          problem = `The query reads ${short(schema ? `${schema}.${relation}` : relation)}, which is not a relation of the ${reach.schema} data source: read ${views}, or a CTE of the query.`;
         }
       } else if (key === "FuncCall" && isNode(child)) {
         const names = namesOf(child.funcname);

@@ -27,7 +27,8 @@
  * Messages name lines and columns of the template and at most one short token, never the SQL.
  */
 import { parse, scan } from "libpg-query";
-import { clinicalReachProblem } from "./clinicalReach.ts";
+import { clinicalReachProblem, type SourceReach } from "./clinicalReach.ts";
+export type { SourceReach } from "./clinicalReach.ts";
 import { refusalReason, STALLING_FUNCTIONS } from "./reportFunctions.ts";
 import type { DrillArgDef, ParamDef } from "./specSchema.ts";
 import { compileTemplateDetailed, lineAndColumn, TemplateError, utf16Index, type CompiledTemplateDetail, type TemplateDef } from "./sqlTemplate.ts";
@@ -183,18 +184,18 @@ function parserMessage(error: SqlErrorLike, compiled: CompiledTemplateDetail): s
     .replace(/\s+/g, " ");
 }
 
-/** What in a parsed select makes it more than a read, or reach beyond `relations` (when given). */
-function selectProblem(stmt: unknown, found: Findings, subject: string, relations: readonly string[] | undefined): string | null {
+/** What in a parsed select makes it more than a read, or reach beyond a built-in source's views (when given). */
+function selectProblem(stmt: unknown, found: Findings, subject: string, reach: SourceReach | undefined): string | null {
   if (found.modifying) {
     return `${subject} has a WITH part that runs ${found.modifying} (a data-modifying CTE), but a query may only read: make every WITH part a select.`;
   }
   if (found.into) return `${subject} uses SELECT … INTO, which creates a table, but a query may only read: remove the INTO clause.`;
   if (found.locking) return `${subject} has a locking clause (FOR UPDATE, FOR SHARE or the like), which locks rows, but a query may only read: remove it.`;
   if (found.sideEffect) return `${subject} calls ${found.sideEffect.name}(), which ${found.sideEffect.why}, but a query may only read: remove it.`;
-  return relations ? clinicalReachProblem(stmt, relations) : null;
+  return reach ? clinicalReachProblem(stmt, reach) : null;
 }
 
-async function statementProblem(sql: string, compiled: CompiledTemplateDetail, when: string, relations: readonly string[] | undefined): Promise<string | null> {
+async function statementProblem(sql: string, compiled: CompiledTemplateDetail, when: string, reach: SourceReach | undefined): Promise<string | null> {
   const subject = when === "" ? "The query" : `${when[0]!.toUpperCase()}${when.slice(1)} (its optional clauses dropped), the query`;
   const whenHint = when === "" ? "" : "; keep it valid without those clauses, e.g. where 1 = 1 [[and …]]";
   if (compiled.text.trim() === "") return `${subject} holds no SQL statement: write one select statement${whenHint}.`;
@@ -220,7 +221,7 @@ async function statementProblem(sql: string, compiled: CompiledTemplateDetail, w
     return `${subject} is ${article(name)} ${name} statement, but a query may only read: write one select (or with … select) statement.`;
   }
   const found = inspect(stmt);
-  const problem = selectProblem(stmt, found, subject, relations);
+  const problem = selectProblem(stmt, found, subject, reach);
   if (problem) return problem;
   for (let i = 0; i < compiled.params.length; i++) {
     if (!found.paramRefs.has(i + 1)) {
@@ -256,10 +257,10 @@ async function clauseBoundaryProblem(sql: string, compiled: CompiledTemplateDeta
  * A sentence saying why the query template is not exactly one read-only statement, or null when
  * it is. `params` are the names the template may use (report params, and for a drill query the
  * drill's args too). A template error (unknown placeholder, unbalanced brackets, …) is returned
- * as its sentence. With `relations` (a query of the `clinical` data source: its views), the query
+ * as its sentence. With `reach` (a query of a built-in data source, clinical or research: its views), the query
  * must also reach nothing beyond them (clinicalReach.ts).
  */
-export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDef | DrillArgDef>, relations?: readonly string[]): Promise<string | null> {
+export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDef | DrillArgDef>, reach?: SourceReach): Promise<string | null> {
   const seen = new Set<string>();
   for (const variant of variants(params)) {
     let compiled: CompiledTemplateDetail;
@@ -271,7 +272,7 @@ export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDe
     }
     if (seen.has(compiled.text)) continue;
     seen.add(compiled.text);
-    const problem = await statementProblem(sql, compiled, variant.when, relations);
+    const problem = await statementProblem(sql, compiled, variant.when, reach);
     if (problem) return problem;
     if (variant.when === "") {
       const boundary = await clauseBoundaryProblem(sql, compiled);
@@ -291,18 +292,18 @@ export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDe
 const runTimeChecks = new Map<string, Promise<string | null>>();
 const RUN_TIME_CHECKS_KEPT = 2000;
 
-export function runTimeProblem(text: string, relations: readonly string[] | undefined): Promise<string | null> {
-  const key = `${relations ? relations.join(",") : ""}\u0000${text}`;
+export function runTimeProblem(text: string, reach: SourceReach | undefined): Promise<string | null> {
+  const key = `${reach ? `${reach.schema}:${reach.relations.join(",")}` : ""}\u0000${text}`;
   let check = runTimeChecks.get(key);
   if (!check) {
     if (runTimeChecks.size >= RUN_TIME_CHECKS_KEPT) runTimeChecks.delete(runTimeChecks.keys().next().value!);
-    check = compiledSelectProblem(text, relations);
+    check = compiledSelectProblem(text, reach);
     runTimeChecks.set(key, check);
   }
   return check;
 }
 
-async function compiledSelectProblem(text: string, relations: readonly string[] | undefined): Promise<string | null> {
+async function compiledSelectProblem(text: string, reach: SourceReach | undefined): Promise<string | null> {
   let tree: { stmts?: Array<{ stmt?: Record<string, unknown> }> };
   try {
     tree = (await parse(text)) as typeof tree;
@@ -311,5 +312,5 @@ async function compiledSelectProblem(text: string, relations: readonly string[] 
   }
   const stmt = tree.stmts?.length === 1 ? (tree.stmts[0]!.stmt ?? {}) : null;
   if (!stmt || Object.keys(stmt)[0] !== "SelectStmt") return null;
-  return selectProblem(stmt, inspect(stmt), "The query", relations);
+  return selectProblem(stmt, inspect(stmt), "The query", reach);
 }

@@ -12,7 +12,7 @@ import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { exportLangOf, readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { exportLangOf, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords } from "../export/exportWords.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
 import { patientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
@@ -57,6 +57,7 @@ async function exportDocument(ctx: Context, deps: DocxExportDeps, gone: AbortSig
   const body = reportBody(ctx);
   const lang = exportLangOf(body);
   const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
+  refuseBeyondResearch(ctx, version);
   if (!exportEnabled(version.spec, "docx")) throw new HttpError(400, "The docx export is switched off for this report.");
   const params = paramValues(version, body.params);
   const drilling = body.drill !== undefined && body.drill !== null;

@@ -5,6 +5,7 @@ import { readAsTenant, type TenantReader } from "../../../db/tenantScope.ts";
 import { ViewingRefusal, type RefusalKind } from "../../../queries/reports/viewing.ts";
 import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary.ts";
 import { HttpError } from "../../http/httpError.ts";
+import { rolesAllow } from "../../../commands/credentials/staffRoles.ts";
 import { exportLangField, type ExportLang } from "../export/exportWords.ts";
 
 /** What the report routes share in HTTP: the bodies of the viewing calls, the report id of a path, the viewing rules' refusals as statuses. */
@@ -65,3 +66,19 @@ export const viewingRefusals: Middleware = async (_ctx, next) => {
     throw asHttpError(error);
   }
 };
+
+/**
+ * A researcher (contract G.1) may view and export reports of the `research` data source only: its
+ * relations carry no names and pseudonyms for patientRefs. Any other report answers 403 for them.
+ */
+export function refuseBeyondResearch(ctx: Context, version: { datasource: string }): void {
+  const principal = ctx.state.principal;
+  if (!principal || rolesAllow(principal.roles, "viewer") || version.datasource === "research") return;
+  throw new HttpError(403, `A researcher may view only reports of the research data source; this report reads ${version.datasource}. Ask an author for a research version of it.`, {}, "role-needed");
+}
+
+/** The reports a caller may see listed: a researcher's are those of the research data source. */
+export function listedFor<T extends { datasource: string }>(ctx: Context, reports: T[]): T[] {
+  const principal = ctx.state.principal;
+  return !principal || rolesAllow(principal.roles, "viewer") ? reports : reports.filter((report) => report.datasource === "research");
+}

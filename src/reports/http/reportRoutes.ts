@@ -21,7 +21,7 @@ import { authorIfAny, requireAuthor, viewingCaller, type ViewingAuth } from "../
 import { commandContextOf } from "../../http/requestState.ts";
 import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
-import { readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { listedFor, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
 import type { AccessRecording } from "../../access/accessRecording.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
@@ -106,12 +106,13 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
   router.get("/", viewer, async (ctx) => {
-    ctx.body = await readFor(deps.db, ctx, listReports);
+    ctx.body = listedFor(ctx, await readFor(deps.db, ctx, listReports));
   });
 
   router.get("/:id/view", viewer, deps.access.recorded, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.query.version);
+    refuseBeyondResearch(ctx, version);
     // A snapshot opens with its frozen results: the same rows its data call answers.
     if (version.frozen) showingResults(ctx, version.frozen, await readFor(deps.db, ctx, patientIdentifiers));
     ctx.body = {
@@ -131,6 +132,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
+    refuseBeyondResearch(ctx, version);
     const layer = shownLayer(version, paramValues(version, body.params), null);
     const identifiers = readFor(deps.db, ctx, patientIdentifiers);
     const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
@@ -142,6 +144,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const reportId = reportIdOf(ctx);
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
+    refuseBeyondResearch(ctx, version);
     const params = paramValues(version, body.params);
     const layer = shownLayer(version, params, drillLayer(version, body.drill, body.args, params));
     const identifiers = readFor(deps.db, ctx, patientIdentifiers);

@@ -18,7 +18,7 @@ import { attachment, exportFileName } from "../../http/attachment.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
-import { exportLangOf, readFor, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { exportLangOf, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords, type ExportWords } from "../export/exportWords.ts";
 import type { ExportEvent } from "../../../queries/reports/exportRows.ts";
 import { notePatientsOfRows, shownBy, type ShownSubjects } from "../../access/shownSubjects.ts";
@@ -45,6 +45,8 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const lang = exportLangOf(body);
     const words = exportWords(lang);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
+    refuseBeyondResearch(ctx, version);
+  refuseBeyondResearch(ctx, version);
     if (!exportEnabled(version.spec, "xlsx")) throw new HttpError(400, "The xlsx export is switched off for this report.");
     const drilling = body.drill !== undefined && body.drill !== null;
     if (!drilling && body.args !== undefined && body.args !== null) {

@@ -137,7 +137,7 @@ describe("read-only check of report queries", () => {
 
 describe("what a query of the clinical data source may reach", () => {
   const CLINICAL = ["patients", "lab_reports", "lab_results", "exam_reports", "std_items"];
-  const reach = (sql: string) => readOnlyProblem(sql, PARAMS, CLINICAL);
+  const reach = (sql: string) => readOnlyProblem(sql, PARAMS, { schema: "clinical", relations: CLINICAL });
 
   it("accepts the clinical views, qualified or not, CTEs where they are in scope, set-returning and ordinary functions", async () => {
     for (const sql of [
