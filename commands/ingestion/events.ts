@@ -63,6 +63,20 @@ export type ReportStreamEvent = LabReportEvent | ExamReportEvent;
 export const labReportStream = streamCodec("lab-report:");
 export const examReportStream = streamCodec("exam-report:");
 
+/**
+ * The entity tag of a report stream at a version (issue #51 finding 6): the unmatched queue and the
+ * report's history answer it, and a claim or dismissal sent with it as `If-Match` is refused when
+ * the report changed since. Here because both sides use it: the read side answers it, the queue
+ * decisions (queueDecisions.ts) check it.
+ */
+export const reportEtag = (streamVersion: number): string => `"report-${streamVersion}"`;
+
+/** The stream version an If-Match names (reportEtag's form), or null when it is not one. */
+export function reportEtagVersion(ifMatch: string): number | null {
+  const found = /^"report-([1-9]\d{0,8})"$/.exec(ifMatch.trim());
+  return found ? Number(found[1]) : null;
+}
+
 /** The externalId of the report whose stream holds this event, of either kind. */
 export function externalIdOf(event: { streamId: string }): string {
   const codec = labReportStream.owns(event.streamId) ? labReportStream : examReportStream;

@@ -35,5 +35,8 @@ export const API_ERROR_CODES = [
   "mapping-invalid",
   "mapping-exists",
   "mapping-not-found",
+  "queue-entry-changed",
+  "report-dismissed",
+  "id-card-taken-outside-wards",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -20,9 +20,16 @@ export interface PatientSaved {
  */
 export type PatientsByIdCards = (tenant: string, idCards: readonly string[]) => Promise<Array<{ patientRef: string; name: string; idCard: string }>>;
 
-/** What saving a patient needs of the wiring: who holds id cards (the read model), and the hasher that names an id card's stream. */
+/**
+ * Whether the caller of the request under way may see this patient (their ward scope, contract
+ * E.2). A refusal names a patient only when it does (issue #51 finding 5).
+ */
+export type PatientVisibleToCaller = (tenant: string, patientRef: string) => Promise<boolean>;
+
+/** What saving a patient needs of the wiring: who holds id cards (the read model), whom the caller sees, and the hasher that names an id card's stream. */
 export interface IdCardRegister {
   holders: PatientsByIdCards;
+  visible: PatientVisibleToCaller;
   hasher: IdentifierHasher;
 }
 
@@ -55,7 +62,7 @@ async function idCardAppends(store: EventStore, register: IdCardRegister, tenant
   const taken = await readStream<IdCardEvent>(store.db, tenant, streamOf(idCard));
   const holder = holderOf(taken);
   const other = holder === null ? await registeredElsewhere(register.holders, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
-  if (other) throw new CommandError("conflict", `idCard is already registered to patient ${other}; update that patient instead.`, "id-card-taken");
+  if (other) throw await idCardTaken(register, tenant, other);
   const appends: StreamAppend[] = [];
   if (holder !== patientRef) appends.push({ streamId: streamOf(idCard), expectedVersion: taken.version, events: [took(patientRef)] });
   if (before !== null && before !== idCard) {
@@ -63,6 +70,20 @@ async function idCardAppends(store: EventStore, register: IdCardRegister, tenant
     if (holderOf(freed) === patientRef) appends.push({ streamId: streamOf(before), expectedVersion: freed.version, events: [gaveUp(patientRef)] });
   }
   return appends;
+}
+
+/**
+ * One number is one patient's, so the card is refused whoever holds it; but the holder is named only
+ * to a caller who may see them. For a caller limited to other wards the refusal says no more than
+ * that the number is taken: otherwise registering any number would tell whose it is (an oracle).
+ */
+async function idCardTaken(register: IdCardRegister, tenant: string, holder: string): Promise<CommandError> {
+  if (await register.visible(tenant, holder)) return new CommandError("conflict", `idCard is already registered to patient ${holder}; update that patient instead.`, "id-card-taken");
+  return new CommandError(
+    "conflict",
+    "idCard is already registered to another patient, of a ward outside yours; one number is one patient's, so check the number, or ask someone who acts on every ward to update or move that patient.",
+    "id-card-taken-outside-wards",
+  );
 }
 
 const took = (patientRef: string): IdCardEvent => ({ type: "PatientIdCardTaken", data: { patientRef } });

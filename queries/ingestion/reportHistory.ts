@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { examReportStream, isClaimed, isDismissed, isReceived, labReportStream, type Match, type ReportStreamEvent, type ReportStreamKind } from "../../commands/ingestion/events.ts";
+import { examReportStream, isClaimed, isDismissed, isReceived, labReportStream, reportEtag, type Match, type ReportStreamEvent, type ReportStreamKind } from "../../commands/ingestion/events.ts";
 import { criticalResultsStreams, type CriticalResultEvent } from "../../commands/alerts/events.ts";
 import { readStream, type StoredEvent } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
@@ -44,6 +44,10 @@ export const reportHistorySchema = z.object({
   kind: z.enum(["lab", "exam"]),
   externalId: z.string(),
   current: z.int().meta({ description: "The newest stored version" }),
+  etag: z.string().meta({
+    description: "The report as this history shows it (issue #51), also the answer's ETag: If-Match for a claim or dismissal, refused (409) when the report changed since; the one way to claim a dismissed report",
+    example: '"report-3"',
+  }),
   entries: z.array(historyEntrySchema),
 });
 export type ReportHistory = z.infer<typeof reportHistorySchema>;
@@ -121,8 +125,10 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
   // Waiting in the queue: received unmatched and neither claimed nor dismissed since.
   let waiting = false;
   let version = 0;
+  let streamVersion = 0;
   const alertKinds = new Map<string, "CRITICAL" | "DELTA">();
   for (const event of events) {
+    if (isReportEvent(event)) streamVersion = event.streamVersion;
     if (isReportEvent(event) && isReceived(event)) {
       const data = event.data;
       const match: Match = data.match;
@@ -165,7 +171,7 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
   }
   // Stable: entries of one event keep the order they were added in.
   placed.sort((a, b) => a.position - b.position);
-  return { kind: kind.name, externalId, current: version, entries: placed.map(({ entry }, i) => ({ seq: i + 1, ...entry })) };
+  return { kind: kind.name, externalId, current: version, etag: reportEtag(streamVersion), entries: placed.map(({ entry }, i) => ({ seq: i + 1, ...entry })) };
 }
 
 /**

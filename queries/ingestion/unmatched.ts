@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { PENDING_CODES, pendingCodeOf } from "../../commands/ingestion/events.ts";
+import { PENDING_CODES, pendingCodeOf, reportEtag } from "../../commands/ingestion/events.ts";
+import type { Db } from "../../db/pool.ts";
 import { maskIdCard } from "../../commands/patients/events.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
@@ -20,6 +21,11 @@ export const unmatchedEntrySchema = z.object({
     .nullable()
     .meta({ description: "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, name-differs; null for a reason written by an older version (then `pendingReason` is the text)", example: "no-patient" }),
   receivedAt: localIsoDateTimeText,
+  etag: z.string().meta({
+    description:
+      "The report as this entry shows it (issue #51): send it as If-Match with a claim or dismissal, which is then refused (409, queue-entry-changed) if the report changed since instead of overriding someone else's decision",
+    example: '"report-1"',
+  }),
 });
 export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
 
@@ -36,13 +42,16 @@ export type UnmatchedKey = z.infer<typeof unmatchedKey>;
  * Reports awaiting claim, oldest first; id cards masked. `limit` rows after `after` when given
  * (the caller asks one more than it answers, to know whether more remain).
  */
-export async function unmatchedQueue(reader: TenantReader, { limit = null, after = null }: { limit?: number | null; after?: UnmatchedKey | null } = {}): Promise<Array<UnmatchedEntry & { key: UnmatchedKey }>> {
+export async function unmatchedQueue(
+  reader: TenantReader,
+  { limit = null, after = null }: { limit?: number | null; after?: UnmatchedKey | null } = {},
+): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
   const { rows } = await reader.query(
     `select * from (
-       select 'lab' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key
+       select 'lab' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
          from read.lab_reports where not matched and dismissed_at is null
        union all
-       select 'exam', external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text
+       select 'exam', external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text, ledger_position
          from read.exam_reports where not matched and dismissed_at is null
      ) queue
      where $1::timestamptz is null or (received_at, external_id, kind) > ($1::timestamptz, $2::text, $3::text)
@@ -59,5 +68,22 @@ export async function unmatchedQueue(reader: TenantReader, { limit = null, after
     pendingReason: row.pending_reason,
     pendingCode: pendingCodeOf(row.pending_reason),
     receivedAt: localIsoDateTime(row.received_at),
+    position: Number(row.ledger_position),
   }));
+}
+
+/**
+ * Each entry's etag: the version of its report's stream at the event the read model shows it as
+ * (its newest event folded, `ledger_position`), not the store's newest: a claim based on the entry
+ * is compared with what the person saw, even when a dismissal had reached the store but not yet
+ * the read model.
+ */
+export async function withEtags<Row extends { position: number }>(db: Db, tenant: string, rows: Row[]): Promise<Array<Omit<Row, "position"> & { etag: string }>> {
+  if (rows.length === 0) return [];
+  const { rows: versions } = await db.query<{ position: string; stream_version: number }>(
+    "select position, stream_version from events where tenant = $1 and position = any($2::bigint[])",
+    [tenant, rows.map((row) => row.position)],
+  );
+  const versionAt = new Map(versions.map((found) => [Number(found.position), found.stream_version]));
+  return rows.map(({ position, ...row }) => ({ ...row, etag: reportEtag(versionAt.get(position) ?? 0) }));
 }

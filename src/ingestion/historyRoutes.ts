@@ -51,6 +51,7 @@ export function historyRoutes(db: Db, dictionary: Dictionary, adminToken: string
     const history = await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!, timeline);
     if (!history) throw unknown(kind.name, ctx.params.externalId!);
     showing(ctx, shownReport(kind.name, history.externalId, history.entries.map((entry) => entry.patientRef)));
+    ctx.set("ETag", history.etag);
     ctx.body = history;
   });
 

@@ -4,9 +4,11 @@ import { z } from "zod";
 import { claimReport, dismissReport } from "../../commands/ingestion/manageQueue.ts";
 import { claimInput, dismissInput } from "../../commands/ingestion/queueDecisions.ts";
 import { reportKinds } from "../../commands/ingestion/reportKinds.ts";
+import { reportEtagVersion } from "../../commands/ingestion/events.ts";
+import type { Context } from "koa";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
-import { unmatchedKey, unmatchedQueue } from "../../queries/ingestion/unmatched.ts";
+import { unmatchedKey, unmatchedQueue, withEtags } from "../../queries/ingestion/unmatched.ts";
 import { claimCheck } from "../../queries/ingestion/claimCheck.ts";
 import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
@@ -30,6 +32,20 @@ export const claimCheckQuery = z.strictObject(
   { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameter is patientRef" : undefined) },
 );
 
+/**
+ * The version of the report a claim or dismissal is based on: `If-Match` with the entry's `etag`
+ * (issue #51 finding 6), or none (undefined) for a call that compares nothing, as before.
+ */
+function basedOn(ctx: Context): number | undefined {
+  const ifMatch = ctx.get("if-match").trim();
+  if (ifMatch === "") return undefined;
+  const version = reportEtagVersion(ifMatch);
+  if (version === null) {
+    throw new HttpError(400, 'If-Match takes the etag of the report as GET /api/unmatched (each entry\'s etag) or GET /api/history/{kind}/{externalId} gives it, e.g. "report-2"; or leave it out.');
+  }
+  return version;
+}
+
 const queuedReport = { kind: z.enum(["lab", "exam"]), externalId: z.string() };
 export const claimedAnswer = z.object({ ...queuedReport, matched: z.literal(true), patientRef: z.string() });
 export const dismissedAnswer = z.object({ ...queuedReport, dismissed: z.literal(true), reason: z.string() });
@@ -41,7 +57,8 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
 
   router.get("/", access.recorded, async (ctx) => {
     const page = pageOf(parseBody(unmatchedListQuery, ctx.query), unmatchedKey);
-    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => unmatchedQueue(reader, { limit: page.limit && page.limit + 1, after: page.after }));
+    const read = await readAsTenant(store.db, ctx.state.tenant, (reader) => unmatchedQueue(reader, { limit: page.limit && page.limit + 1, after: page.after }));
+    const rows = await withEtags(store.db, ctx.state.tenant, read);
     const entries = answerPage(ctx, page, rows, (row) => row.key).map(({ key: _, ...entry }) => entry);
     // These people are no patients yet: the record names the reports shown (and with them, the names and masked id cards).
     if (entries.length > 0) showing(ctx, { reports: entries });
@@ -68,14 +85,14 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
   router.post("/:kind/:externalId/claim", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const { patientRef } = parseBody(claimInput, ctx.request.body);
-    await claimReport(commandContextOf(ctx, store), store.db, ctx.state.tenant, kind, ctx.params.externalId!, patientRef);
+    await claimReport(commandContextOf(ctx, store), store.db, ctx.state.tenant, kind, ctx.params.externalId!, patientRef, basedOn(ctx));
     ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, matched: true, patientRef } satisfies z.infer<typeof claimedAnswer>;
   });
 
   router.post("/:kind/:externalId/dismiss", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const { reason } = parseBody(dismissInput, ctx.request.body);
-    await dismissReport(commandContextOf(ctx, store), store.db, ctx.state.tenant, kind, ctx.params.externalId!, reason);
+    await dismissReport(commandContextOf(ctx, store), store.db, ctx.state.tenant, kind, ctx.params.externalId!, reason, basedOn(ctx));
     ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, dismissed: true, reason } satisfies z.infer<typeof dismissedAnswer>;
   });
   return router;

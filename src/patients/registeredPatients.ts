@@ -3,7 +3,7 @@ import type { IdCardRegister, PatientsByIdCards } from "../../commands/patients/
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { withWardScope } from "../../db/wardScope.ts";
-import { patientsByIdCards } from "../../queries/patients/patients.ts";
+import { patientsByIdCards, patientVisible } from "../../queries/patients/patients.ts";
 
 /**
  * The commands' look-up of registered patients by id card, over the patients read model. Every
@@ -15,7 +15,11 @@ export function registeredPatients(db: Db): PatientsByIdCards {
     idCards.length === 0 ? Promise.resolve([]) : withWardScope(null, () => readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, idCards)));
 }
 
-/** What saving a patient needs: the look-up above and the deployment's identifier hasher (src/secrets/identifierKey.ts). */
+/**
+ * What saving a patient needs: the look-up above, whom the caller sees (under the request's ward
+ * scope, as every read of the request: a caller without wards, or the CSV import, sees everyone),
+ * and the deployment's identifier hasher (src/secrets/identifierKey.ts).
+ */
 export function idCardRegister(db: Db, hasher: IdentifierHasher): IdCardRegister {
-  return { holders: registeredPatients(db), hasher };
+  return { holders: registeredPatients(db), visible: (tenant, patientRef) => readAsTenant(db, tenant, (reader) => patientVisible(reader, patientRef)), hasher };
 }

@@ -23,6 +23,18 @@ export interface ClaimTexts {
   differsVerdict: (facts: string[]) => string;
   confirmClaim: (name: string, patientRef: string) => string;
   confirmFirst: (name: string) => string;
+  /** What last happened to a report that changed since the queue was read (issue #51): who did what, when. */
+  queueChange: (change: QueueChangeWords) => string;
+  /** Said after a refused decision: the queue behind the dialog shows the report as it is now. */
+  queueRefreshed: string;
+}
+
+/** A history entry, as queueChange tells it. */
+export interface QueueChangeWords {
+  event: "RECEIVED" | "CLAIMED" | "DISMISSED" | "REQUEUED";
+  by: string;
+  at: string;
+  reason: string | null;
 }
 
 export const claimZh: ClaimTexts = {
@@ -46,6 +58,14 @@ export const claimZh: ClaimTexts = {
   differsVerdict: (facts) => `与报告不一致：${facts.join("、")}。请确认这份报告确实属于所选患者。`,
   confirmClaim: (name, patientRef) => `我已核对：这份报告属于 ${name}（${patientRef}）。`,
   confirmFirst: (name) => `报告与 ${name} 的信息不一致：请勾选“我已核对”后再认领，或选择其他患者。`,
+  queueChange: ({ event, by, at, reason }) =>
+    ({
+      RECEIVED: `最近一次变更：${by} 于 ${at} 重新发送了这份报告。`,
+      REQUEUED: `最近一次变更：${by} 于 ${at} 重新发送了这份报告，它再次等待认领。`,
+      CLAIMED: `最近一次变更：${by} 于 ${at} 认领了这份报告。`,
+      DISMISSED: `最近一次变更：${by} 于 ${at} 搁置了这份报告（原因：${reason ?? "—"}）。`,
+    })[event],
+  queueRefreshed: "待认领列表已刷新，显示报告的最新状态；如仍需处理，请关闭此窗口后重新打开这份报告。",
 };
 
 export const claimEn: ClaimTexts = {
@@ -69,4 +89,12 @@ export const claimEn: ClaimTexts = {
   differsVerdict: (facts) => `Differs from the report: ${facts.join(", ")}. Make sure this report is the chosen patient's.`,
   confirmClaim: (name, patientRef) => `I have checked: this report belongs to ${name} (${patientRef}).`,
   confirmFirst: (name) => `The report does not match ${name}: tick “I have checked” to claim it anyway, or choose another patient.`,
+  queueChange: ({ event, by, at, reason }) =>
+    ({
+      RECEIVED: `Last change: ${by} sent the report again at ${at}.`,
+      REQUEUED: `Last change: ${by} sent the report again at ${at}, and it waits for a patient again.`,
+      CLAIMED: `Last change: ${by} claimed the report at ${at}.`,
+      DISMISSED: `Last change: ${by} dismissed the report at ${at} (reason: ${reason ?? "—"}).`,
+    })[event],
+  queueRefreshed: "The queue behind this dialog now shows the report as it is; close this dialog and open the report again if it still needs you.",
 };

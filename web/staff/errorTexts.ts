@@ -51,6 +51,9 @@ export const errorZh: ErrorTexts = {
     "mapping-invalid": "无法建立此映射，请按提示修改后重试。",
     "mapping-exists": "此项目已有生效的映射，请先撤销原映射。",
     "mapping-not-found": "没有此映射（可能已被撤销）。",
+    "queue-entry-changed": "这份报告在您打开之后已被他人处理或重新发送，本次操作未执行。",
+    "report-dismissed": "这份报告已被搁置，不再等待认领；本次认领未执行。",
+    "id-card-taken-outside-wards": "此身份证号已登记给另一位患者（不在您的病区）：请核对号码，或请管理全部病区的同事处理。",
   },
 };
 
@@ -73,6 +76,9 @@ export const errorEn: ErrorTexts = {
     "draft-saved-again": "The draft was saved again since you opened it.",
     "draft-gone": "There is no draft now: it was published or discarded.",
     "credential-not-found": "There is no such credential; reload the list.",
+    "queue-entry-changed": "Someone else dealt with this report, or it was sent again, since you opened it; nothing was done.",
+    "report-dismissed": "This report was dismissed and no longer awaits a patient; it was not claimed.",
+    "id-card-taken-outside-wards": "This id card number is already registered to another patient, outside your wards: check the number, or ask someone who acts on every ward.",
   },
 };
 

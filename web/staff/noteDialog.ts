@@ -18,6 +18,18 @@ export interface NoteDialog {
   send(note: string): Promise<void>;
   /** After a send that worked, with the dialog closed. */
   done(): Promise<void> | void;
+  /**
+   * For a failure after which the dialog's decision no longer stands (what it was about changed
+   * since it opened): the words to show, and the submit button is withdrawn. Null: shown as any failure.
+   */
+  stale?(error: unknown): Promise<string | null>;
+}
+
+/** The decision can no longer be sent from this dialog: only closing it is left, and the focus goes there. */
+export function withdraw(submit: HTMLButtonElement, field: HTMLTextAreaElement | null, close: HTMLButtonElement): void {
+  submit.remove();
+  if (field) field.disabled = true;
+  close.focus();
 }
 
 /** A dialog asking for a text (a dismissal's reason, an acknowledgement's note, a restore's note) and sending it. */
@@ -26,6 +38,7 @@ export function noteDialog(ctx: PageContext, spec: NoteDialog): void {
   const note = el("textarea", { name: spec.fieldId, rows: 3, maxlength: spec.maxLength, required: spec.missing !== undefined });
   const problem = alertBox();
   const submit = el("button", { type: "submit", class: spec.submit.danger ? "primary danger" : "primary" }, spec.submit.text);
+  const cancel = el("button", { type: "button" }, texts.cancel);
   openModal(spec.title, texts.close, (modal) => {
     const form = el(
       "form",
@@ -33,8 +46,9 @@ export function noteDialog(ctx: PageContext, spec: NoteDialog): void {
       ...spec.about,
       field(spec.fieldId, spec.label, note, spec.hint),
       problem.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
+      el("div", { class: "form-actions" }, cancel, submit),
     );
+    cancel.addEventListener("click", () => modal.close());
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       if (spec.missing !== undefined && !note.value.trim()) {
@@ -43,15 +57,19 @@ export function noteDialog(ctx: PageContext, spec: NoteDialog): void {
         return problem.show(spec.missing);
       }
       note.removeAttribute("aria-invalid");
+      let withdrawn = false;
       await whileSubmitting(submit, spec.submit.busy, problem, async () => {
         try {
           await spec.send(note.value.trim());
           modal.close();
           await spec.done();
         } catch (error) {
-          problem.show(error instanceof Error ? error.message : String(error));
+          const stale = spec.stale ? await spec.stale(error) : null;
+          withdrawn = stale !== null;
+          problem.show(stale ?? (error instanceof Error ? error.message : String(error)));
         }
       });
+      if (withdrawn) withdraw(submit, note, cancel);
     });
     return [form];
   });

@@ -4,11 +4,11 @@ import { historyDialog } from "./historyDialog.ts";
 import { cardTable } from "./tables.ts";
 import { reportPreview } from "./labReportView.ts";
 import { pendingReasonText } from "./errorTexts.ts";
-import { noteDialog } from "./noteDialog.ts";
+import { noteDialog, withdraw } from "./noteDialog.ts";
+import { decideOnEntry, staleEntryWords } from "./queueDecision.ts";
 import { alertBox, el, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientPicker } from "./patientPicker.ts";
-import { segment } from "./staffApi.ts";
 import type { UnmatchedEntry } from "./types.ts";
 
 /** The reports awaiting a patient (`GET /api/unmatched`), each to claim or dismiss (contract C.4). */
@@ -78,22 +78,17 @@ function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Prom
     check.compare(patient);
   });
   const submit = el("button", { type: "submit", class: "primary" }, texts.claimButton);
+  const cancel = el("button", { type: "button" }, texts.cancel);
   openModal(texts.claimTitle(entry.externalId), texts.close, (modal) => {
-    const form = el(
-      "form",
-      { class: "claim-form", novalidate: true },
-      sentPatient(ctx, entry),
-      picker.element,
-      check.element,
-      problem.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
-    );
+    cancel.addEventListener("click", () => modal.close());
+    const form = el("form", { class: "claim-form", novalidate: true }, sentPatient(ctx, entry), picker.element, check.element, problem.element, el("div", { class: "form-actions" }, cancel, submit));
     // The report itself, as printed, to read before it joins a patient's record.
     picker.element.before(reportPreview(ctx, entry.kind, entry.externalId));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const patient = picker.chosen();
       if (!patient) return problem.show(texts.choosePatient);
+      let withdrawn = false;
       await whileSubmitting(submit, texts.claiming, problem, async () => {
         // Someone else's report, by what it says: claimed only on the person's explicit word.
         if (!(await check.mayClaim(patient))) {
@@ -102,14 +97,18 @@ function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Prom
           return;
         }
         try {
-          await ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/claim`, { patientRef: patient.patientRef });
+          await decideOnEntry(ctx, entry, "claim", { patientRef: patient.patientRef });
           modal.close();
           ctx.announce(texts.claimed(entry.externalId, `${patient.name} (${patient.patientRef})`));
           await reload();
         } catch (error) {
-          problem.show(error instanceof Error ? error.message : String(error));
+          // Someone else decided on the report meanwhile (or it was sent again): said, and nothing overridden.
+          const stale = await staleEntryWords(ctx, entry, error, reload);
+          withdrawn = stale !== null;
+          problem.show(stale ?? (error instanceof Error ? error.message : String(error)));
         }
       });
+      if (withdrawn) withdraw(submit, null, cancel);
     });
     return [form];
   });
@@ -127,7 +126,8 @@ function dismissDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Pr
     missing: texts.reasonMissing,
     maxLength: 500,
     submit: { text: texts.dismissButton, busy: texts.dismissing, danger: true },
-    send: (reason) => ctx.api.post(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/dismiss`, { reason }),
+    send: (reason) => decideOnEntry(ctx, entry, "dismiss", { reason }),
+    stale: (error) => staleEntryWords(ctx, entry, error, reload),
     done: async () => {
       ctx.announce(texts.dismissed(entry.externalId));
       await reload();

@@ -33,6 +33,15 @@ const clientPath = z.object({ clientId: z.string().meta({ description: "The clie
 const authorPath = z.object({ authorId: z.string().meta({ description: "The author's authorId, as issued and as GET /api/admin/authors lists it" }) });
 const bulkJobPath = z.object({ jobId: z.string().meta({ description: "The job's jobId, as GET /api/bulk-jobs lists it", example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11" }) });
 const authorFailures = { 401: true, 403: true } as const;
+/** A claim or dismissal may name the report as the caller read it (issue #51 finding 6). */
+const queueCondition = z.object({
+  "if-match": z
+    .string()
+    .optional()
+    .meta({ description: "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused with 409 queue-entry-changed when the report changed since", example: '"report-1"' }),
+});
+const queueDecisionNote =
+  "With If-Match (the entry's etag), the decision is refused (409, code queue-entry-changed, the sentence saying what changed, by whom and when) if the report was claimed, dismissed or sent again since: nothing is overridden. Without it nothing is compared, except that a dismissed report is not claimed over (409, report-dismissed): to claim it all the same, send If-Match with its current etag (its history gives it). A report of a patient outside the caller's wards answers 404, as if it did not exist.";
 const adminFailures = { 401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)" } as const;
 const tenantAdminFailures = {
   401: "No credential, or one that is wrong, expired or revoked",
@@ -160,7 +169,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "A report's history from the event store: received versions, claims, dismissals, returns to the queue (contract D.1)",
       security: security.author,
       requestParams: { path: queuedPath },
-      responses: { 200: { description: "Oldest entry first", ...json(reportHistorySchema) }, ...apiFailures({ ...authorFailures, 404: "No such report for this tenant" }) },
+      responses: {
+        200: { description: "Oldest entry first", ...json(reportHistorySchema), headers: z.object({ ETag: z.string().meta({ description: "The report's etag, as the answer's etag field", example: '"report-3"' }) }) },
+        ...apiFailures({ ...authorFailures, 404: "No such report for this tenant" }),
+      },
     },
   },
   "/api/history/{kind}/{externalId}/versions/{n}": {
@@ -225,12 +237,18 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Patients and unmatched reports"],
       operationId: "claimReport",
       summary: "Match a waiting report to a patient",
+      description: queueDecisionNote,
       security: security.author,
-      requestParams: { path: queuedPath },
+      requestParams: { path: queuedPath, header: queueCondition },
       requestBody: jsonBody(claimInput),
       responses: {
         200: { description: "Claimed", ...json(claimedAnswer) },
-        ...apiFailures({ ...authorFailures, 404: "Unknown report or patient", 409: "The report is already matched to another patient" }),
+        ...apiFailures({
+          ...authorFailures,
+          400: "A bad body or If-Match",
+          404: "Unknown report or patient (or one of a ward outside the caller's)",
+          409: "The report is already matched to another patient, was dismissed (without If-Match), or changed since the If-Match",
+        }),
       },
     },
   },
@@ -239,12 +257,13 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Patients and unmatched reports"],
       operationId: "dismissReport",
       summary: "Take a report out of the queue; it stays stored and counted",
+      description: queueDecisionNote,
       security: security.author,
-      requestParams: { path: queuedPath },
+      requestParams: { path: queuedPath, header: queueCondition },
       requestBody: jsonBody(dismissInput),
       responses: {
         200: { description: "Dismissed", ...json(dismissedAnswer) },
-        ...apiFailures({ ...authorFailures, 404: "Unknown report", 409: "The report is already matched to a patient" }),
+        ...apiFailures({ ...authorFailures, 400: "A bad body or If-Match", 404: "Unknown report (or one of a patient outside the caller's wards)", 409: "The report is already matched to a patient, or changed since the If-Match" }),
       },
     },
   },
