@@ -43,7 +43,7 @@ export const copyPatientSchema = z
     registrations: z.array(registrationSchema).meta({ description: "The registration and every change of it, oldest first" }),
     copiedAt: localIsoDateTimeText.meta({ description: "When this copy was made: the other files hold what was known then" }),
   })
-  .meta({ id: "PatientCopyPatient", description: "patient.json of a patient's copy (contract G.1)" });
+  .meta({ description: "patient.json of a patient's copy (contract G.1)" });
 export type CopyPatient = z.infer<typeof copyPatientSchema>;
 
 interface PatientRow {
@@ -152,7 +152,7 @@ export const copyExamReportSchema = z.object({
 export const copyResultLineSchema = z
   .discriminatedUnion("kind", [copyLabResultSchema, copyDerivedResultSchema, copyExamReportSchema])
   .meta({
-    id: "PatientCopyResultLine",
+
     description: "A line of results.ndjson of a patient's copy (contract G.1): every laboratory result oldest first, then the derived values, then the examination reports",
   });
 export type CopyLabResult = z.infer<typeof copyLabResultSchema>;
