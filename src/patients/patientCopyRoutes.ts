@@ -41,11 +41,13 @@ export function patientCopyRoutes(deps: { db: Db; dictionary: Dictionary; adminT
     const patient = await readAsTenant(deps.db, tenant, (reader) => copyPatient(reader, deps.db, tenant, patientRef, copiedAt));
     if (!patient) throw new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`, {}, "patient-not-found");
 
-    const out = new PassThrough();
     ctx.status = 200;
     ctx.type = PATIENT_COPY_CONTENT_TYPE;
     ctx.set("Content-Disposition", attachment(patientCopyFileName(patientRef, localDate(copiedAt))));
     ctx.set("Cache-Control", "no-store");
+    // A HEAD answer has no body: nothing is read for it (and it shows nobody, accessRecording.ts).
+    if (ctx.method === "HEAD") return;
+    const out = new PassThrough();
     ctx.body = out;
     // The files are read as the archive is written: the answer's headers are gone by then, so a
     // failure can only cut the response (the access record says "cut"), which the client sees as an

@@ -182,5 +182,8 @@ describe("a patient's copy (contract G.1)", function () {
     expect(attempt).to.deep.include({ action: "GET /api/patients/{patientRef}/copy", outcome: "not-found" });
 
     expect((await call("GET", "/api/patients/-P001/copy", { token: ADMIN })).status, "not a patientRef").to.equal(400);
+    const head = await fetch(`${service.url}/api/patients/P001/copy`, { method: "HEAD", headers: { authorization: `Bearer ${ADMIN}`, "x-service-tenant": "h1" } });
+    expect(head.status, "HEAD: the headers only").to.equal(200);
+    expect(head.headers.get("content-type")).to.equal("application/zip");
   });
 });
