@@ -139,3 +139,21 @@ export async function openAlertCount(reader: TenantReader): Promise<{ open: numb
   const { rows } = await reader.query<{ open: number; delta: number }>(`select count(*)::int as open, (count(*) filter (where a.kind = 'DELTA'))::int as delta from read.alerts a where ${STATES.open.where}`);
   return rows[0]!;
 }
+
+/** Where a page of a patient's alerts ends: when it was raised (as PostgreSQL writes it), the alert. */
+export type PatientAlertKey = [string, string];
+
+/**
+ * A page of one patient's alerts of every state and kind, oldest raised first, after `after`
+ * (a patient's copy, contract G.1); `limit` of them.
+ */
+export async function patientAlerts(reader: TenantReader, dictionary: Dictionary, patientRef: string, after: PatientAlertKey | null, limit: number): Promise<{ alerts: Alert[]; next: PatientAlertKey | null }> {
+  const { rows } = await reader.query<AlertRow & { at_key: string }>(
+    `select ${ALERT_COLUMNS}, a.raised_at::text as at_key from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref
+     where a.patient_ref = $1 and ($2::timestamptz is null or (a.raised_at, a.alert_id) > ($2::timestamptz, $3::text))
+     order by a.raised_at, a.alert_id limit $4::int`,
+    [patientRef, after?.[0] ?? null, after?.[1] ?? null, limit],
+  );
+  const last = rows.at(-1);
+  return { alerts: rows.map((row) => toAlert(row, dictionary)), next: rows.length === limit && last ? [last.at_key, last.alert_id] : null };
+}

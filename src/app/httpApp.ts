@@ -17,6 +17,7 @@ import { jsonBody } from "../http/jsonBody.ts";
 import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
 import { patientRoutes } from "../patients/patientRoutes.ts";
+import { patientCopyRoutes } from "../patients/patientCopyRoutes.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
 import { helpPagesRoutes } from "../docs/helpPages.ts";
 import { callerRoutes } from "../credentials/callerRoutes.ts";
@@ -116,6 +117,7 @@ export function createApp(deps: AppDependencies): Koa {
       callerRoutes(deps.adminToken).routes() as Koa.Middleware,
       dictionaryRoutes({ served: deps.openApi.served, mapper: deps.openApi.mapper, store: deps.store, adminToken: deps.adminToken }).routes() as Koa.Middleware,
       accessLogRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
+      patientCopyRoutes({ db: deps.store.db, dictionary: deps.openApi.dictionary, adminToken: deps.adminToken, access: deps.access, log: deps.log }).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers), deps.access).routes() as Koa.Middleware,
       alertRoutes({ store: deps.store, dictionary: deps.openApi.dictionary, adminToken: deps.adminToken, access: deps.access, ...deps.alerts }).routes() as Koa.Middleware,

@@ -477,6 +477,17 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(southsPNorth.body.filter((record: { credential: string }) => northsAuthors.includes(record.credential)), "north's looks from south").to.deep.equal([]);
   },
 
+  "GET /api/patients/:patientRef/copy": async ({ service, north, south }) => {
+    expect((await south.call("GET", "/api/patients/P001/copy", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
+    expect((await north.call("GET", "/api/patients/P001/copy", { token: south.adminToken })).status, "south's administrator is none of north's").to.equal(403);
+    // Both tenants have a P001 with reports: south's copy of its P001 holds south's and nothing of north's.
+    const response = await fetch(`${service.url}/api/patients/P001/copy`, { headers: { authorization: `Bearer ${south.adminToken}`, "x-service-tenant": "south" } });
+    expect(response.status).to.equal(200);
+    const text = zipText(Buffer.from(await response.arrayBuffer()));
+    expect(text).to.include(`${south.prefix}-ECHO`);
+    expectNothingOfNorth(text, "south's copy of its P001");
+  },
+
   "GET /api/admin/projections": async ({ south }) => {
     expect((await south.call("GET", "/api/admin/projections", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
     const report = await south.call("GET", "/api/admin/projections", { token: ADMIN });

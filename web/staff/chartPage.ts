@@ -6,6 +6,7 @@ import { historyDialog } from "./historyDialog.ts";
 import { reportDialog } from "./labReportView.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { seriesChart, type Series, type SeriesPoint } from "./seriesChart.ts";
+import { patientCopyButton } from "./patientCopyButton.ts";
 import { may } from "./session.ts";
 import { segment } from "./staffApi.ts";
 import type { PatientResults, ResultItem } from "./types.ts";
@@ -90,6 +91,8 @@ export function chartPage(ctx: PageContext, routed: string): HTMLElement {
     may(ctx.session, "admin")
       ? el("button", { type: "button", class: "access-log-button", onclick: () => accessLogDialog(ctx, patientRef, results?.patient.name ?? patientRef) }, texts.accessLog)
       : null,
+    // And hand a patient who asks the copy of their own data (contract G.1).
+    may(ctx.session, "admin") ? patientCopyButton(ctx, patientRef) : null,
   );
   const frame = pageFrame("chart", texts.chart, texts.chartIntro, toolbar, picker.element, box, reports);
   frame.dataset.patientRef = patientRef;

@@ -28,6 +28,12 @@ export interface TrustTexts {
   accessColOutcome: string;
   accessMore: (shown: number) => string;
   outcomes: Record<AccessOutcome, string>;
+
+  patientCopy: string;
+  patientCopyHint: string;
+  patientCopyPreparing: string;
+  patientCopySaved: (file: string) => string;
+  patientCopyFailed: (why: string) => string;
   /** What a person understands by an access record's action (the route); others are shown as the route. */
   actions: Record<string, string>;
 }
@@ -62,6 +68,7 @@ export const trustZh: TrustTexts = {
     "GET /api/patients/{patientRef}": "患者信息",
     "GET /api/patients/{patientRef}/results": "病历图表与结果",
     "GET /api/patients/{patientRef}/result-items": "可绘制的检验项目",
+    "GET /api/patients/{patientRef}/copy": "下载患者副本",
     "PUT /api/patients/{patientRef}": "登记或修改患者",
     "GET /api/alerts": "危急值列表",
     "GET /api/alerts/stream": "危急值实时推送",
@@ -81,6 +88,12 @@ export const trustZh: TrustTexts = {
     "GET /fhir/r4/DiagnosticReport": "FHIR 报告查询",
   },
   outcomes: { shown: "已显示", cut: "未显示完（中断）", "not-found": "未找到", invalid: "请求有误", refused: "被拒绝", failed: "服务故障" },
+
+  patientCopy: "患者副本",
+  patientCopyHint: "下载该患者本人全部数据的副本（zip：身份信息、全部结果、报告历史、危急值、查看记录），供患者依法申请时交付；下载本身会记入查看记录。",
+  patientCopyPreparing: "正在生成副本…",
+  patientCopySaved: (file) => `已下载患者副本 ${file}。`,
+  patientCopyFailed: (why) => `患者副本下载失败：${why}`,
 };
 
 export const trustEn: TrustTexts = {
@@ -113,6 +126,7 @@ export const trustEn: TrustTexts = {
     "GET /api/patients/{patientRef}": "Patient details",
     "GET /api/patients/{patientRef}/results": "Chart and results",
     "GET /api/patients/{patientRef}/result-items": "The items the chart can draw",
+    "GET /api/patients/{patientRef}/copy": "Downloaded the patient's copy",
     "PUT /api/patients/{patientRef}": "Registered or changed the patient",
     "GET /api/alerts": "Critical results list",
     "GET /api/alerts/stream": "Live critical results",
@@ -132,4 +146,10 @@ export const trustEn: TrustTexts = {
     "GET /fhir/r4/DiagnosticReport": "FHIR reports search",
   },
   outcomes: { shown: "shown", cut: "cut off", "not-found": "not found", invalid: "bad request", refused: "refused", failed: "service fault" },
+
+  patientCopy: "Patient's copy",
+  patientCopyHint: "Download a copy of all of this patient's own data (a zip: identity, every result, report histories, alerts, who looked) to hand to the patient who asks for it; the download itself is recorded in the access log.",
+  patientCopyPreparing: "Preparing the copy…",
+  patientCopySaved: (file) => `The patient's copy ${file} was downloaded.`,
+  patientCopyFailed: (why) => `The patient's copy could not be downloaded: ${why}`,
 };

@@ -14,6 +14,8 @@ import { accessLogApiPaths } from "./accessLogApi.ts";
 import { callerApiPaths } from "./callerApi.ts";
 import { fhirR4Paths } from "./fhirR4.ts";
 import { openV1Paths } from "./openV1.ts";
+import { patientCopyApiPaths } from "./patientCopyApi.ts";
+import { copyPatientSchema, copyResultLineSchema } from "../../../queries/patients/patientCopy.ts";
 import { recordsApiPaths } from "./recordsApi.ts";
 import { reportsApiPaths } from "./reportsApi.ts";
 import { servicePaths } from "./servicePages.ts";
@@ -52,7 +54,7 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
       { name: "FHIR R4", description: "Contract D.6: a client key to post; answers are FHIR resources, failures OperationOutcomes" },
       { name: "Service", description: "Health, help articles, the embed page and these docs" },
     ],
-    paths: { ...reportsApiPaths, ...recordsApiPaths, ...accessLogApiPaths, ...callerApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
+    paths: { ...reportsApiPaths, ...recordsApiPaths, ...accessLogApiPaths, ...patientCopyApiPaths, ...callerApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
     components: {
       securitySchemes,
       // Named where they are used, instead of repeated inline (the same schema instances as in the paths).
@@ -68,6 +70,9 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
         QueryResult: queryOutcomeSchema,
         PatientListEntry: patientListEntrySchema,
         UnmatchedEntry: unmatchedEntrySchema,
+        // The files of a patient's copy (GET /api/patients/{patientRef}/copy), which a zip cannot name in a schema.
+        PatientCopyPatient: copyPatientSchema,
+        PatientCopyResultLine: copyResultLineSchema,
       },
     },
   };
