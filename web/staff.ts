@@ -30,7 +30,8 @@ import type { Lang } from "./types.ts";
 
 /** The pages of the navigation, each with the least role that may use it (contract E.2; the server enforces it). */
 const PAGES = {
-  reports: { title: (t: StaffTexts) => t.reports, build: reportsPage, role: "viewer" },
+  // Every role may view reports; a researcher is listed the research ones only (the server filters).
+  reports: { title: (t: StaffTexts) => t.reports, build: reportsPage, role: "researcher" },
   alerts: { title: (t: StaffTexts) => t.alerts, build: alertsPage, role: "clinician" },
   unmatched: { title: (t: StaffTexts) => t.unmatched, build: unmatchedPage, role: "clinician" },
   patients: { title: (t: StaffTexts) => t.patients, build: patientsPage, role: "clinician" },
@@ -144,12 +145,16 @@ function signedIn(session: Session): void {
     live.textContent = text;
   };
   // Only those who may see the alerts open their stream (it would be refused to the others).
-  const alerts = may(session, "clinician") ? openAlertHub(session) : NO_ALERTS;
-  // Credentials the service stops accepting (a revoked token, an ended session) end the session on any call.
-  const api = createStaffApi(session, texts, (error) => {
+  // Credentials the service stops accepting (a revoked token, an ended session) end the session on
+  // any call, and at once when the alert stream says so.
+  const rejected = (error: unknown) => {
     alerts.close();
     signIn(rejectionText(texts, error) || texts.sessionEnded);
-  });
+  };
+  const alerts: AlertHub = may(session, "clinician")
+    ? openAlertHub(session, (ended) => rejected(new ApiError(401, (ended.code && texts.errorCodes[ended.code as keyof typeof texts.errorCodes]) || ended.error || texts.sessionEnded, ended.code)))
+    : NO_ALERTS;
+  const api = createStaffApi(session, texts, rejected);
   let leaving: Array<() => void> = [];
   let guards: Array<() => boolean> = [];
   const ctx: PageContext = {

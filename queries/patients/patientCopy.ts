@@ -5,6 +5,7 @@ import type { Db } from "../../db/pool.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
 import { derivedFormulaSchema } from "./derivedResults.ts";
+import type { PatientRow } from "./patients.ts";
 
 /*
  * A patient's copy of their own data (contract G.1, PIPL art. 45): the reads behind each file of
@@ -46,13 +47,7 @@ export const copyPatientSchema = z
   .meta({ description: "patient.json of a patient's copy (contract G.1)" });
 export type CopyPatient = z.infer<typeof copyPatientSchema>;
 
-interface PatientRow {
-  patient_ref: string;
-  name: string;
-  id_card: string;
-  his_patient_id: string | null;
-  ward: string | null;
-  active: boolean;
+interface CopiedPatientRow extends PatientRow {
   registered_at: Date;
   updated_at: Date;
 }
@@ -63,7 +58,7 @@ interface PatientRow {
  * which knows no wards: only once the read model has shown the patient.
  */
 export async function copyPatient(reader: TenantReader, db: Db, tenant: string, patientRef: string, copiedAt: Date): Promise<CopyPatient | undefined> {
-  const { rows } = await reader.query<PatientRow>(
+  const { rows } = await reader.query<CopiedPatientRow>(
     "select patient_ref, name, id_card, his_patient_id, ward, active, registered_at, updated_at from read.patients where patient_ref = $1",
     [patientRef],
   );

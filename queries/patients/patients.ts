@@ -58,7 +58,8 @@ export async function patientVisible(reader: TenantReader, patientRef: string): 
   return (rowCount ?? 0) > 0;
 }
 
-interface PatientRow {
+/** A row of read.patients as the patient reads select it. */
+export interface PatientRow {
   patient_ref: string;
   name: string;
   id_card: string;

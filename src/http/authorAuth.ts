@@ -49,13 +49,17 @@ const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 async function sessionCaller(ctx: Context, checkCsrf: boolean): Promise<Identified | null> {
   const cookie = sessionCookieOf(ctx);
   const sessions: SessionStore | undefined = ctx.state.sessions;
-  if (!cookie || !sessions) return null;
-  const session = await sessions.touch(cookie);
+  if (!sessions) return null;
+  // Without a cookie, an embed page's viewing call from a sandboxed frame may name the session that
+  // opened the page (its embed token, checked by embedCors); never for a call that changes anything.
+  const id = cookie ? sessions.idOf(cookie) : checkCsrf ? undefined : ctx.state.embedSession;
+  if (!id) return null;
+  const session = await sessions.touchById(id);
   if (!session) return { refused: "The session ended (idle too long, signed out, or past its hours); sign in again at /staff/login.", code: "session-ended" };
   if (checkCsrf && STATE_CHANGING.has(ctx.method) && ctx.get("x-csrf-token") !== session.csrf) {
     throw new HttpError(403, "A call made with the session cookie that changes something must send the session's csrf (GET /staff/session) as the X-CSRF-Token header.", {}, "csrf-missing");
   }
-  ctx.state.held = { kind: "session", id: sessions.idOf(cookie) };
+  ctx.state.held = { kind: "session", id };
   return { credential: "staff-session", who: session.name, tenant: session.tenant, roles: session.roles.filter(isStaffRole), wards: session.wards, sub: session.sub };
 }
 

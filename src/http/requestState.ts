@@ -42,6 +42,8 @@ declare module "koa" {
     tenant: string;
     /** Set by offerCredentialCheck() in each interface's chain (httpApp.ts): how the authentication middleware checks a key or token. */
     credentials?: CredentialCheck;
+    /** Set by embedCors() when a sandboxed embed page's call carries an embed token naming the session that opened the page. */
+    embedSession?: string;
     /** Set by offerStaffSessions() on /api and /fhir/r4: where a session cookie is looked up. */
     sessions?: SessionStore;
     /** Set by the interface's authentication middleware (requireAuthor, requireClient). */

@@ -59,6 +59,15 @@ export class SessionStore {
    * may thus end up to one step before its idle time is quite up, never after.
    */
   async touch(cookie: string): Promise<StaffSession | null> {
+    return this.touchById(this.idOf(cookie));
+  }
+
+  /**
+   * touch() by what the database keeps of the cookie (idOf): for an embed page's calls from a
+   * sandboxed frame, which carry no cookie but an embed token naming the session that opened the
+   * page (src/reports/http/embedAccess.ts).
+   */
+  async touchById(id: string): Promise<StaffSession | null> {
     const idleSeconds = this.times.idleMs / 1000;
     // Named: each connection plans it once, as it runs on every request a session makes.
     const { rows } = await this.db.query({
@@ -74,7 +83,7 @@ export class SessionStore {
          returning least(expires_at, now() + make_interval(secs => $2)) as expires_at
        )
        select sub, name, tenant, roles, wards, csrf, id_token, coalesce((select expires_at from touched), idle_end) as expires_at from live`,
-      values: [this.#digest("session", cookie), idleSeconds, Math.min(30, idleSeconds / 10)],
+      values: [id, idleSeconds, Math.min(30, idleSeconds / 10)],
     });
     const row = rows[0];
     return row ? { sub: row.sub, name: row.name, tenant: row.tenant, roles: row.roles, wards: row.wards, csrf: row.csrf, idToken: row.id_token, expiresAt: row.expires_at } : null;

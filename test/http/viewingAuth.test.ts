@@ -69,6 +69,26 @@ describe("viewing behind a session or token (VIEWING_AUTH=required)", function (
     expect(await signedIn.text()).to.include('data-report="viewing-list"');
   });
 
+  it("lets the page's calls from a sandboxed frame (no cookie, Origin: null) be the nurse's, by its embed token, until she signs out", async () => {
+    const page = await (await fetch(`${hub.service.url}/embed/reports/viewing-list`, { headers: { cookie: nurse } })).text();
+    const token = /data-token="([^"]+)"/.exec(page)![1]!;
+    const framed = { origin: "null", "x-embed-token": token };
+    const answer = await call("POST", "/api/reports/viewing-list/data", { headers: framed, body: {} });
+    expect(answer.status).to.equal(200);
+    expect(answer.headers.get("access-control-allow-origin")).to.equal("null");
+    expect(answer.body.queries.list.rows, "her ward only").to.deep.equal([["V-3A", "3A"]]);
+    const otherReport = await call("POST", "/api/reports/another/data", { headers: framed, body: {} });
+    expect(otherReport.status, "the token is the page's report's only").to.equal(401);
+
+    const signedOut = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "nurse-3a-2", name: "Nurse Wang", roles: ["clinician"], wards: ["3A"] });
+    const framedPage = await (await fetch(`${hub.service.url}/embed/reports/viewing-list`, { headers: { cookie: signedOut } })).text();
+    const ending = { origin: "null", "x-embed-token": /data-token="([^"]+)"/.exec(framedPage)![1]! };
+    expect((await call("POST", "/api/reports/viewing-list/data", { headers: ending, body: {} })).status).to.equal(200);
+    const session = (await call("GET", "/staff/session", { headers: { cookie: signedOut } })).body as { csrf: string };
+    expect((await call("POST", "/staff/logout", { headers: { cookie: signedOut, "x-csrf-token": session.csrf } })).status).to.equal(204);
+    expect((await call("POST", "/api/reports/viewing-list/data", { headers: ending, body: {} })).status, "signed out: the page's token works no more").to.equal(401);
+  });
+
   it("names the nurse in the access record of her dashboard", async () => {
     expect((await call("POST", "/api/reports/viewing-list/data", { headers: { cookie: nurse }, body: {} })).status).to.equal(200);
     const record = await until(async () => {

@@ -29,7 +29,7 @@ const CHANGES: ReadonlySet<string> = new Set(["raised", "acknowledged", "closed"
  * pause, and listeners hear `onConnected(true)` so they read the list again (what happened
  * meanwhile is not replayed).
  */
-export function openAlertHub(session: Session): AlertHub {
+export function openAlertHub(session: Session, onEnded: (ended: { code?: string; error?: string }) => void = () => {}): AlertHub {
   const listeners = new Set<AlertListener>();
   const connected = new Set<(live: boolean) => void>();
   let abort: AbortController | null = null;
@@ -58,6 +58,12 @@ export function openAlertHub(session: Session): AlertHub {
       for (;;) {
         const { value: message, done } = await reader.read();
         if (done) break;
+        // The credential ended (revoked, signed out, expired): the service closes the stream; no reconnecting.
+        if (message.event === "ended") {
+          closed = true;
+          onEnded(JSON.parse(message.data) as { code?: string; error?: string });
+          return;
+        }
         if (!message.event || !CHANGES.has(message.event)) continue;
         const alert = JSON.parse(message.data) as Alert;
         listeners.forEach((listener) => listener(message.event as AlertChange, alert));

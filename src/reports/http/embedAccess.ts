@@ -34,20 +34,38 @@ export class EmbedTokens {
     this.key = secret ? createHmac("sha256", secret).update("dialysis-hub embed token v1").digest() : randomBytes(32);
   }
 
-  issue(tenant: string, reportId: string, nowMs = Date.now()): string {
+  /**
+   * A token for the page of this tenant's report. With `session` (what the database keeps of the
+   * session cookie that opened the page, never the cookie itself), the page's calls are that
+   * person's, also from a sandboxed frame that sends no cookie, for as long as both the token and
+   * the session last (contract G.1).
+   */
+  issue(tenant: string, reportId: string, nowMs = Date.now(), session?: string): string {
     const expires = Math.floor(nowMs / 1000) + EMBED_TOKEN_TTL_SECONDS;
-    const payload = `v1.${tenant}.${reportId}.${expires}`;
+    const payload = session ? `v2.${tenant}.${reportId}.${expires}.${session}` : `v1.${tenant}.${reportId}.${expires}`;
     return `${payload}.${this.sign(payload)}`;
   }
 
   valid(token: string, tenant: string, reportId: string, nowMs = Date.now()): boolean {
+    return this.opened(token, tenant, reportId, nowMs) !== null;
+  }
+
+  /** The session a valid token names (v2), or null. */
+  sessionOf(token: string, tenant: string, reportId: string, nowMs = Date.now()): string | null {
+    return this.opened(token, tenant, reportId, nowMs)?.session ?? null;
+  }
+
+  private opened(token: string, tenant: string, reportId: string, nowMs: number): { session: string | null } | null {
     const parts = token.split(".");
-    if (parts.length !== 5 || parts[0] !== "v1" || parts[1] !== tenant || parts[2] !== reportId) return false;
+    const version = parts[0];
+    const length = version === "v1" ? 5 : version === "v2" ? 6 : 0;
+    if (parts.length !== length || parts[1] !== tenant || parts[2] !== reportId) return null;
     const expires = Number(parts[3]);
-    if (!Number.isInteger(expires) || expires * 1000 < nowMs) return false;
-    const expected = Buffer.from(this.sign(parts.slice(0, 4).join(".")));
-    const sent = Buffer.from(parts[4]!);
-    return sent.length === expected.length && timingSafeEqual(sent, expected);
+    if (!Number.isInteger(expires) || expires * 1000 < nowMs) return null;
+    const expected = Buffer.from(this.sign(parts.slice(0, -1).join(".")));
+    const sent = Buffer.from(parts.at(-1)!);
+    if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) return null;
+    return { session: version === "v2" ? parts[4]! : null };
   }
 
   private sign(payload: string): string {
@@ -72,8 +90,10 @@ export function embedCors(tokens: EmbedTokens): Middleware {
       return;
     }
     const tenant = ctx.get("x-service-tenant") || "default";
-    if (tokens.valid(ctx.get(EMBED_TOKEN_HEADER), tenant, match[1]!)) {
+    const token = ctx.get(EMBED_TOKEN_HEADER);
+    if (tokens.valid(token, tenant, match[1]!)) {
       ctx.set({ "Access-Control-Allow-Origin": "null", "Access-Control-Expose-Headers": "Content-Disposition" });
+      ctx.state.embedSession = tokens.sessionOf(token, tenant, match[1]!) ?? undefined;
     }
     await next();
   };

@@ -142,7 +142,9 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
   const tokens = new EmbedTokens(deps.adminToken);
   const assetsDir = deps.assetsDir ?? WEB_DIST_DIR;
   const router = new Router({ prefix: "/embed" });
-  const viewer = deps.viewingAuth === "required" && deps.callers ? viewingCaller(deps.adminToken, "required") : null;
+  // The page's caller: needed with VIEWING_AUTH=required; in either mode a signed-in person's
+  // session is named in the page's embed token, so its calls are theirs even from a sandboxed frame.
+  const viewer = deps.callers ? viewingCaller(deps.adminToken, deps.viewingAuth ?? "proxy") : null;
 
   const secure = (ctx: Context) => {
     ctx.set("Content-Security-Policy", csp);
@@ -181,7 +183,7 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
         mode: version.mode,
         tenant,
         lang,
-        token: tokens.issue(tenant, reportId),
+        token: tokens.issue(tenant, reportId, Date.now(), ctx.state.principal?.credential === "staff-session" && ctx.state.held?.kind === "session" ? ctx.state.held.id : undefined),
       };
       const data = Object.entries(attrs)
         .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
