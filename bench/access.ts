@@ -5,7 +5,10 @@ import type { BenchResult } from "./results.ts";
  * gives its figures by one function, listed here; they run one after another in the group's
  * process, each starting and stopping its own services.
  */
-const parts: Array<() => Promise<BenchResult[]>> = [async () => (await import("./accessRevocation.ts")).accessRevocationBenchmarks()];
+const parts: Array<() => Promise<BenchResult[]>> = [
+  async () => (await import("./accessRevocation.ts")).accessRevocationBenchmarks(),
+  async () => (await import("./accessWardReport.ts")).accessWardReportBenchmarks(),
+];
 
 export async function accessBenchmarks(): Promise<BenchResult[]> {
   const figures: BenchResult[] = [];
