@@ -75,10 +75,12 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
     const kind = kindOf(ctx.params.kind!);
     const { patientRef } = parseBody(claimCheckQuery, ctx.query);
     const externalId = ctx.params.externalId!;
-    // It shows the report and the patient (found or not: an attempt on a patient is part of its log).
-    showing(ctx, { patientRefs: [patientRef], reports: [{ kind: kind.name, externalId }] });
+    // It shows the patient (found or not: an attempt on a patient is part of its log), and the
+    // report once found: an id the caller typed that names no report of the tenant is theirs, not the tenant's.
+    showing(ctx, { patientRefs: [patientRef] });
     const check = await readAsTenant(store.db, ctx.state.tenant, (reader) => claimCheck(reader, kind.name, externalId, patientRef));
     if (!check) throw new HttpError(404, `No report ${externalId} awaits claiming, or there is no patient ${patientRef}; GET /api/unmatched and GET /api/patients list them.`, {}, "claim-not-found");
+    showing(ctx, { reports: [{ kind: kind.name, externalId }] });
     ctx.body = check;
   });
 
