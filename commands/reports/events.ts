@@ -31,6 +31,13 @@ export interface PublishedVersion extends Draft {
   params: Record<string, unknown>;
   /** The frozen results of a snapshot version, exactly as the data call will return them. */
   frozen: Record<string, QueryOutcome> | null;
+  /**
+   * A snapshot's: the wards of the publisher it was frozen for (contract G.1: their queries kept
+   * to them); null, every ward; absent, a snapshot frozen before this was recorded (every ward).
+   */
+  frozenFor?: string[] | null;
+  /** A snapshot frozen for every ward: each ward's own results, frozen at the same publishing, for a caller of that ward alone. */
+  frozenByWard?: Record<string, Record<string, QueryOutcome>>;
   who: string;
   restoredFrom?: number;
 }

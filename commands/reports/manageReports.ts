@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { relationsOf } from "../../db/clinicalViews.ts";
 import { readStream } from "../../db/eventStore.ts";
+import { currentWards, withWardScope } from "../../db/wardScope.ts";
 import type { CommandContext } from "../kit/commandContext.ts";
 import { CommandError } from "../kit/commandError.ts";
 import { handleCommand } from "../kit/handleCommand.ts";
-import { reportStreams, type Draft, type Mode, type ReportEvent } from "./events.ts";
+import { reportStreams, type Draft, type Mode, type PublishedVersion, type ReportEvent } from "./events.ts";
 import { draftHash, noSuchVersion, reportDecider, unmetPrecondition, type DraftPrecondition } from "./reportDecider.ts";
 import { auditSpec, type Audit } from "./spec/audit.ts";
 import type { QueryOutcome } from "./spec/queryOutcome.ts";
@@ -42,6 +43,8 @@ export interface ReportsDeps {
    * under the tenant's report limits, contract E.5), and says how each went.
    */
   tryQueries: TryQueries;
+  /** The wards of the tenant's patients (contract G.1: a snapshot published for every ward is frozen for each too). */
+  wardsOf?: (tenant: string) => Promise<string[]>;
 }
 
 export type TryQueries = (datasource: string, tenant: string, queries: readonly QueryToTry[]) => Promise<QueryTrial[]>;
@@ -148,12 +151,15 @@ export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenan
   const checked = validateParamValues(spec.params ?? [], defaults, input.params);
   if ("problem" in checked) throw new CommandError("invalid", checked.problem);
   const mode: Mode = input.mode;
-  const frozen = mode === "snapshot" ? await deps.runQueries(state.draft.datasource, tenant, spec.queries, spec.params ?? [], checked.values) : null;
+  const datasource = state.draft.datasource;
+  const freeze = () => deps.runQueries(datasource, tenant, spec.queries, spec.params ?? [], checked.values);
+  const frozen = mode === "snapshot" ? await freeze() : null;
+  const wardFreezes = mode === "snapshot" ? await freezeForWards(deps, tenant, freeze) : undefined;
   const { appended, events } = await handleCommand(
     ctx.store,
     { tenant, streamId: reportStreams.id(reportId) },
     reportDecider,
-    { type: "publish", draftHash: draftHash(state.draft), mode, note: input.note, params: checked.values, frozen, who: ctx.metadata.actor, precondition },
+    { type: "publish", draftHash: draftHash(state.draft), mode, note: input.note, params: checked.values, frozen, wardFreezes, who: ctx.metadata.actor, precondition },
     ctx.metadata,
   );
   await settled(ctx, appended);
@@ -179,4 +185,22 @@ function publishedNo(events: ReportEvent[]): number {
   const published = events.find((event) => event.type === "ReportVersionPublished");
   if (!published) throw new Error("a publish or restore decided no ReportVersionPublished");
   return published.data.no;
+}
+
+/**
+ * A snapshot's ward scope (contract G.1). Its queries ran with the publisher's wards (db/wardScope.ts):
+ * a publisher of some wards froze only theirs, and the snapshot says so; a publisher of every ward
+ * also freezes the layer once per ward of the tenant, so that a caller of one ward sees that
+ * ward's frozen rows, never the others'.
+ */
+async function freezeForWards(
+  deps: ReportsDeps,
+  tenant: string,
+  freeze: () => Promise<Record<string, QueryOutcome>>,
+): Promise<Pick<PublishedVersion, "frozenFor" | "frozenByWard">> {
+  const publisherWards = currentWards();
+  if (publisherWards !== null) return { frozenFor: [...publisherWards] };
+  const frozenByWard: Record<string, Record<string, QueryOutcome>> = {};
+  for (const ward of (await deps.wardsOf?.(tenant)) ?? []) frozenByWard[ward] = await withWardScope([ward], freeze);
+  return { frozenFor: null, frozenByWard };
 }

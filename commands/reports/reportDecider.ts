@@ -21,7 +21,18 @@ export type DraftPrecondition = { draft: string } | { anyDraft: true } | { noDra
 export type ReportCommand =
   | { type: "saveDraft"; draft: Draft; who: string; precondition?: DraftPrecondition }
   | { type: "discardDraft"; who: string; precondition?: DraftPrecondition }
-  | { type: "publish"; draftHash: string; mode: Mode; note: string; params: Record<string, unknown>; frozen: PublishedVersion["frozen"]; who: string; precondition?: DraftPrecondition }
+  | {
+      type: "publish";
+      draftHash: string;
+      mode: Mode;
+      note: string;
+      params: Record<string, unknown>;
+      frozen: PublishedVersion["frozen"];
+      /** A snapshot's scope and each ward's own freeze (PublishedVersion). */
+      wardFreezes?: Pick<PublishedVersion, "frozenFor" | "frozenByWard">;
+      who: string;
+      precondition?: DraftPrecondition;
+    }
   | { type: "restore"; from: number; note: string | undefined; who: string };
 
 /** The entity tag of a draft: its save time to the millisecond, which the event and the read model both keep. */
@@ -81,6 +92,7 @@ export const reportDecider: Decider<ReportState, ReportCommand, ReportEvent> = {
           note: command.note,
           params: command.params,
           frozen: command.frozen,
+          ...command.wardFreezes,
           who: command.who,
         };
         return [{ type: "ReportVersionPublished", data: version }];

@@ -17,7 +17,9 @@ create table report_versions (
   published_at timestamptz not null, who text not null, restored_from integer,
   primary key (tenant, report_id, no)
 );
+-- frozen_for: the publisher's wards (null: every ward); by_ward: each ward's own freeze (contract G.1).
 create table report_snapshots (
   tenant text not null, report_id text not null, no integer not null, data jsonb not null,
+  frozen_for jsonb, by_ward jsonb,
   primary key (tenant, report_id, no)
 );

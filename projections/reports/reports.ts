@@ -6,7 +6,8 @@ import type { Projection } from "../runtime/projection.ts";
 /** Reports, their drafts and every published version (with the frozen results of snapshots). */
 export const reportsProjection: Projection<ReportEvent> = {
   name: "reports",
-  version: 1,
+  // 2: report_snapshots keep a snapshot's ward scope and each ward's freeze (contract G.1).
+  version: 2,
   handles: ["ReportDraftSaved", "ReportDraftDiscarded", "ReportVersionPublished"],
   tables: ["reports", "report_drafts", "report_versions", "report_snapshots"],
   ddl: "projections/reports/reports.sql",
@@ -43,7 +44,15 @@ export const reportsProjection: Projection<ReportEvent> = {
           [...key, version.no, version.title, version.datasource, JSON.stringify(version.spec), JSON.stringify(version.params), version.mode,
             version.note, JSON.stringify(version.audit), event.recordedAt, who, version.restoredFrom ?? null],
         );
-        if (version.frozen) await tx.query("insert into report_snapshots values ($1, $2, $3, $4)", [...key, version.no, JSON.stringify(version.frozen)]);
+        if (version.frozen) {
+          await tx.query("insert into report_snapshots values ($1, $2, $3, $4, $5, $6)", [
+            ...key,
+            version.no,
+            JSON.stringify(version.frozen),
+            version.frozenFor === undefined ? null : JSON.stringify(version.frozenFor),
+            version.frozenByWard === undefined ? null : JSON.stringify(version.frozenByWard),
+          ]);
+        }
         const consumesDraft = version.restoredFrom === undefined;
         if (consumesDraft) await tx.query("delete from report_drafts where tenant = $1 and report_id = $2", key);
         await tx.query(

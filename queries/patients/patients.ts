@@ -91,3 +91,9 @@ export async function patientsByIdCards(reader: TenantReader, idCards: readonly 
   const { rows } = await reader.query("select patient_ref, name, id_card from read.patients where id_card = any($1::text[])", [idCards]);
   return rows.map((row) => ({ patientRef: row.patient_ref, name: row.name, idCard: row.id_card }));
 }
+
+/** The wards the reader's patients are in (contract G.1: a snapshot is frozen for each). */
+export async function wardsOfPatients(reader: TenantReader): Promise<string[]> {
+  const { rows } = await reader.query("select distinct ward from read.patients where ward is not null order by ward");
+  return rows.map((row) => row.ward as string);
+}

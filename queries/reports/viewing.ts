@@ -55,6 +55,9 @@ export interface ViewableVersion {
   /** The draft's save time (its ETag, draftEtag); absent for a published version. */
   savedAt?: Date;
   frozen: Record<string, QueryOutcome> | null;
+  /** A snapshot's: the publisher's wards it was frozen for (null: every ward), and each ward's own freeze (contract G.1). */
+  frozenFor?: readonly string[] | null;
+  frozenByWard?: Readonly<Record<string, Record<string, QueryOutcome>>> | null;
 }
 
 export async function draftOf(reader: TenantReader, reportId: string): Promise<ViewableVersion | null> {
@@ -78,7 +81,7 @@ export async function draftOf(reader: TenantReader, reportId: string): Promise<V
 
 export async function publishedVersion(reader: TenantReader, reportId: string, no: number): Promise<ViewableVersion | null> {
   const { rows } = await reader.query(
-    `select v.title, v.datasource, v.spec, v.mode, v.note, v.params, v.published_at, s.data as frozen
+    `select v.title, v.datasource, v.spec, v.mode, v.note, v.params, v.published_at, s.data as frozen, s.frozen_for, s.by_ward
      from read.report_versions v
      left join read.report_snapshots s on s.tenant = v.tenant and s.report_id = v.report_id and s.no = v.no
      where v.report_id = $1 and v.no = $2`,
@@ -96,6 +99,8 @@ export async function publishedVersion(reader: TenantReader, reportId: string, n
     params: row.params,
     publishedAt: localIsoDateTime(row.published_at),
     frozen: row.mode === "snapshot" ? row.frozen : null,
+    frozenFor: row.frozen_for ?? null,
+    frozenByWard: row.by_ward ?? null,
   };
 }
 
@@ -129,16 +134,20 @@ export async function versionToView(db: Db, tenant: string, reportId: string, as
 
 /** A snapshot query's place when its frozen rows are not the caller's to see (contract G.1). */
 export const FROZEN_FOR_EVERY_WARD =
-  "This snapshot was frozen with every ward's rows, and this caller may see only some wards: ask an author for a dynamic version, or for a snapshot published by someone of the same wards.";
+  "This snapshot was frozen with the rows of wards this caller may not see, and not for their wards alone: ask an author for a dynamic version, or for a snapshot published by someone of the same wards.";
 
 /**
- * The ward rule of snapshots (contract G.1): a snapshot of the clinical source was frozen with its
- * publisher's scope, which the service does not know for every snapshot; a caller limited to wards
- * sees none of its frozen rows (each query fails in its place, saying why), and its drill-throughs,
- * which run live, keep to their wards as every live query does.
+ * The ward rule of snapshots (contract G.1): a snapshot of a built-in source was frozen with its
+ * publisher's wards. A caller limited to wards sees it when it was frozen within them; else, when
+ * they have one ward, that ward's own freeze of the same publishing; else none of its frozen rows
+ * (each query fails in its place, saying why). Its drill-throughs run live, in the caller's wards.
  */
 function frozenForWards(version: ViewableVersion, wards: Wards): ViewableVersion {
-  if (wards === null || version.frozen === null || version.datasource !== "clinical") return version;
+  if (wards === null || version.frozen === null || (version.datasource !== "clinical" && version.datasource !== "research")) return version;
+  const frozenFor = version.frozenFor ?? null;
+  if (frozenFor !== null && frozenFor.every((ward) => wards.includes(ward))) return version;
+  const own = wards.length === 1 ? version.frozenByWard?.[wards[0]!] : undefined;
+  if (own) return { ...version, frozen: own };
   return { ...version, frozen: Object.fromEntries(Object.keys(version.frozen).map((name) => [name, { error: FROZEN_FOR_EVERY_WARD }])) };
 }
 

@@ -26,6 +26,8 @@ import { parseBody } from "../../http/validate.ts";
 import type { AccessRecording } from "../../access/accessRecording.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
 import { patientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
+import { wardsOfPatients } from "../../../queries/patients/patients.ts";
+import { readAsTenant } from "../../../db/tenantScope.ts";
 
 export interface ReportRoutesDeps {
   store: EventStore;
@@ -102,6 +104,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     dataSources: () => deps.runtime.sources.names(),
     runQueries: (...layer) => runSpecQueries(deps.runtime, ...layer),
     tryQueries: (...draft) => tryDraftQueries(deps.runtime, ...draft),
+    wardsOf: (tenant) => readAsTenant(deps.db, tenant, wardsOfPatients),
   };
   const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
