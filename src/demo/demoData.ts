@@ -394,7 +394,10 @@ function monthlyValues(rng: Rng, b: Baseline, withIron: boolean): Values {
     ca: round(clamp(b.ca + rng.normal(0, 0.1), 1.8, 2.9), 2),
     ipth: round(clamp(Math.exp(b.logIpth + rng.normal(0, 0.25)), 15, 2500), 1),
     alb: round(clamp(b.alb + rng.normal(0, 2), 28, 48), 1),
-    k: round(clamp(b.k + rng.normal(0, 0.45), 3.0, 7.0), 2),
+    // Below the dictionary's critical limit (6.2 mmol/L): the demo's critical values are the three
+    // of criticalReportsOf. A routine panel of the current month above it raised alerts of its own
+    // on the month's first days, when it falls within the alert window.
+    k: round(clamp(b.k + rng.normal(0, 0.45), 3.0, 6.1), 2),
   };
   if (withIron) {
     values.fer = round(clamp(Math.exp(b.logFer + rng.normal(0, 0.2)), 20, 1500), 1);
