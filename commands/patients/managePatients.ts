@@ -46,13 +46,18 @@ function holderOf(stream: LoadedStream<IdCardEvent>): string | null {
   return last?.type === "PatientIdCardTaken" ? last.data.patientRef : null;
 }
 
+/** How long a registration waits for the patients read model to have it. */
+const PATIENT_READ_WAIT_MS = 15_000;
+
 /** Registers or updates a dialysis patient. */
 export async function savePatient(ctx: CommandContext, register: IdCardRegister, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
   const { appended, state } = await handleCommand(ctx.store, { tenant, streamId: patientStreams.id(patientRef) }, patientDecider, input, ctx.metadata, {
     alongside: (events, before) => idCardAppends(ctx.store, register, tenant, patientRef, events[0]!.data.idCard, before?.idCard ?? null),
   });
-  // The next push must match against this patient: wait until the read model has it.
-  if (appended) await ctx.caughtUp("patients", appended.last);
+  // The next push must match against this patient, and the answer shows it as registered: wait
+  // until the read model has it, longer than a read's usual wait, as a process just started on a
+  // busy machine may take seconds to apply its first events (the answer was an empty 204 then).
+  if (appended) await ctx.caughtUp("patients", appended.last, PATIENT_READ_WAIT_MS);
   return { patientRef, created: state === null, changed: appended !== null };
 }
 
