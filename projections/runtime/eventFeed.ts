@@ -36,23 +36,34 @@ export const START: Checkpoint = { transactionId: "0", position: 0 };
 function readSql(payload: string): string {
   return `
   with scanned as materialized (
-    select position as at, transaction_id as tx, type as kind,
+    select position as at, transaction_id as tx, type as kind, owner,
            row_number() over (order by transaction_id, position) as passed, count(*) over () as scanned
-    from (select position, transaction_id, type from events
+    from (select position, transaction_id, type, tenant as owner from events
           where (transaction_id, position) > ($1::xid8, $2::bigint)
             and transaction_id < (select events_read_horizon())
+            and ($7::xid8 is null or (transaction_id, position) <= ($7::xid8, $8::bigint))
           order by transaction_id, position
           limit $3) page
   )
   select position, transaction_id::text as transaction_id_text, tenant, stream_id, stream_version, type,
          case when handled then ${payload} end as data,
          case when handled then metadata end as metadata,
-         recorded_at, passed, scanned
+         recorded_at, passed, scanned, handled
   from scanned
-  cross join lateral (select kind = any($4::text[]) as handled) h
+  cross join lateral (select kind = any($4::text[]) and not (owner = any($5::text[])) and ($6::text is null or owner = $6) as handled) h
   join events on position = at
   where handled or passed = scanned
   order by tx, at`;
+}
+
+/** Which events of the page a reader takes (besides their types): none of tenants held back, or only one tenant's, up to a point. */
+export interface FeedFilter {
+  /** Tenants whose events the reader passes over (held back in it: projection_quarantines). */
+  skipTenants?: readonly string[];
+  /** Only this tenant's events (a held-back tenant catching up). */
+  onlyTenant?: string;
+  /** No event past this one. */
+  until?: Checkpoint;
 }
 
 export interface FeedPage {
@@ -60,6 +71,8 @@ export interface FeedPage {
   events: StoredEvent[];
   /** For each of `events`, how many events the page passed up to and including it. */
   passed: number[];
+  /** For each of `events`, whether the reader takes it (false only for a last event scanned that it passes over). */
+  handled: boolean[];
   /** How many events the page passed in all, handled or not. */
   scanned: number;
 }
@@ -70,9 +83,24 @@ export async function readAfter(
   limit: number,
   handledTypes: readonly string[],
   payload = "data",
+  filter: FeedFilter = {},
 ): Promise<FeedPage> {
-  const { rows } = await db.query(readSql(payload), [after.transactionId, after.position, limit, handledTypes]);
-  return { events: rows.map(toStoredEvent), passed: rows.map((row) => Number(row.passed)), scanned: rows.length ? Number(rows[0].scanned) : 0 };
+  const { rows } = await db.query(readSql(payload), [
+    after.transactionId,
+    after.position,
+    limit,
+    handledTypes,
+    filter.skipTenants ?? [],
+    filter.onlyTenant ?? null,
+    filter.until?.transactionId ?? null,
+    filter.until?.position ?? null,
+  ]);
+  return {
+    events: rows.map(toStoredEvent),
+    passed: rows.map((row) => Number(row.passed)),
+    handled: rows.map((row) => row.handled === true),
+    scanned: rows.length ? Number(rows[0].scanned) : 0,
+  };
 }
 
 /*

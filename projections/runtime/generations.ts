@@ -19,10 +19,24 @@ export interface Generation {
   appliedCount: number;
   error: string | null;
   errorPosition: number | null;
+  /** Tenants held back in this generation (projection_quarantines): the feed passes over their events. */
+  quarantined: Quarantine[];
+}
+
+/** A tenant held back in a generation since one of its events failed for good (migration 0019). */
+export interface Quarantine {
+  tenant: string;
+  /** The tenant's events after this point wait (the failed one first). */
+  after: Checkpoint;
+  /** Its retry is due: the runner applies the tenant's waiting events before its next batch. */
+  due: boolean;
 }
 
 const GENERATION_COLUMNS = `name, generation, version, schema_name, state, last_tx::text as last_tx, last_position,
-  applied_count, error, error_position`;
+  applied_count, error, error_position,
+  (select coalesce(json_agg(json_build_object('tenant', q.tenant, 'tx', q.after_tx::text, 'position', q.after_position, 'due', q.retry_at <= now())
+                            order by q.retry_at), '[]')
+   from projection_quarantines q where q.name = projection_generations.name and q.generation = projection_generations.generation) as quarantined`;
 
 function toGeneration(row: Record<string, unknown>): Generation {
   return {
@@ -35,6 +49,11 @@ function toGeneration(row: Record<string, unknown>): Generation {
     appliedCount: Number(row.applied_count),
     error: (row.error as string | null) ?? null,
     errorPosition: row.error_position == null ? null : Number(row.error_position),
+    quarantined: ((row.quarantined as { tenant: string; tx: string; position: number; due: boolean }[] | undefined) ?? []).map((q) => ({
+      tenant: q.tenant,
+      after: { transactionId: q.tx, position: Number(q.position) },
+      due: q.due,
+    })),
   };
 }
 
@@ -76,22 +95,67 @@ export async function saveProgress(tx: Queryable, gen: Generation, to: Checkpoin
   );
 }
 
-export async function recordError(tx: Queryable, gen: Generation, failure: { position: number; message: string; code: string | null }): Promise<void> {
+/** The first pause before a held-back tenant's events are tried again, and the longest (each failed try doubles it). */
+export const QUARANTINE_RETRY_FIRST_SECONDS = 60;
+export const QUARANTINE_RETRY_MAX_SECONDS = 3600;
+
+export interface EventFailure {
+  position: number;
+  message: string;
+  code: string | null;
+}
+
+/**
+ * Holds a tenant back in a generation from the event that failed (`at`, its checkpoint) on, or,
+ * when it is held back already (a try that failed again), moves its waiting point there and
+ * doubles the pause before the next try.
+ */
+export async function quarantineTenant(tx: Queryable, gen: Generation, tenant: string, at: Checkpoint, failure: EventFailure): Promise<void> {
+  // Positions are whole numbers: the point just before the failed event, which comes first after it.
   await tx.query(
-    `update projection_generations set error = $3, error_position = $4, error_code = $5, error_at = now(), updated_at = now()
-     where name = $1 and generation = $2`,
-    [gen.name, gen.generation, failure.message, failure.position, failure.code],
+    `insert into projection_quarantines as q (name, generation, tenant, after_tx, after_position, error_position, error_code, error, retry_at)
+     values ($1, $2, $3, $4::xid8, $5, $6, $7, $8, now() + make_interval(secs => $9::float8))
+     on conflict (name, generation, tenant) do update set
+       after_tx = excluded.after_tx, after_position = excluded.after_position, error_position = excluded.error_position,
+       error_code = excluded.error_code, error = excluded.error, tries = q.tries + 1,
+       retry_at = now() + make_interval(secs => least($10::float8, $9::float8 * 2 ^ q.tries))`,
+    [gen.name, gen.generation, tenant, at.transactionId, at.position - 1, failure.position, failure.code, failure.message, QUARANTINE_RETRY_FIRST_SECONDS, QUARANTINE_RETRY_MAX_SECONDS],
   );
 }
 
-/** Lets a stopped projection try its failed event again (after a fix was deployed). */
+/** A held-back tenant's try got this far without a failure: its waiting point moves on. */
+export async function advanceQuarantine(tx: Queryable, gen: Generation, tenant: string, to: Checkpoint): Promise<void> {
+  await tx.query("update projection_quarantines set after_tx = $4::xid8, after_position = $5 where name = $1 and generation = $2 and tenant = $3", [
+    gen.name,
+    gen.generation,
+    tenant,
+    to.transactionId,
+    to.position,
+  ]);
+}
+
+/** A held-back tenant caught up with the generation: it is held back no more. */
+export async function liftQuarantine(tx: Queryable, gen: Generation, tenant: string): Promise<void> {
+  await tx.query("delete from projection_quarantines where name = $1 and generation = $2 and tenant = $3", [gen.name, gen.generation, tenant]);
+}
+
+/**
+ * `projections retry`: a projection stopped whole (before issue #52 an event stopped every tenant)
+ * tries its failed event again, and its held-back tenants are tried at once (after a fix was
+ * deployed). True when there was anything to retry.
+ */
 export async function clearError(db: Queryable, name: string): Promise<boolean> {
-  const { rowCount } = await db.query(
+  const { rowCount: stopped } = await db.query(
     `update projection_generations set error = null, error_position = null, error_code = null, error_at = null, updated_at = now()
      where name = $1 and state = 'live' and error is not null`,
     [name],
   );
-  return (rowCount ?? 0) > 0;
+  const { rowCount: held } = await db.query(
+    `update projection_quarantines q set retry_at = now() from projection_generations g
+     where g.name = $1 and g.state = 'live' and q.name = g.name and q.generation = g.generation`,
+    [name],
+  );
+  return (stopped ?? 0) + (held ?? 0) > 0;
 }
 
 /** Creates an empty generation in a schema of its own and creates the projection's tables there (setUp). */

@@ -1,16 +1,23 @@
 import type { Logger } from "pino";
 import { ensureClinicalViews } from "../../db/clinicalViews.ts";
 import { withTransaction, type Db } from "../../db/pool.ts";
-import { applyNextBatch } from "./applyBatch.ts";
+import { applyNextBatch, type BatchOutcome } from "./applyBatch.ts";
 import { finishSideBySide } from "./finishSideBySide.ts";
 import { createGeneration, discardBuilding, dropRetiredSchemas, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
 import { loadAtOnce } from "./loadAtOnce.ts";
 import type { Projection } from "./projection.ts";
 
 export type RebuildResult =
-  | { status: "rebuilt"; generation: number; events: number; seconds: number; /** Of them, loaded by set (Projection.loadThrough). */ loadedAtOnce: number }
-  | { status: "busy" }
-  | { status: "failed"; position: number; message: string };
+  | {
+      status: "rebuilt";
+      generation: number;
+      events: number;
+      seconds: number;
+      /** Of them, loaded by set (Projection.loadThrough). */ loadedAtOnce: number;
+      /** Tenants held back in the new generation at an event that failed (contract E.6); their retries go on when it is live. */
+      heldBack: string[];
+    }
+  | { status: "busy" };
 
 /** How far a rebuild has read: events passed (handled or not) and the store's last position when it began. */
 export interface RebuildProgress {
@@ -52,6 +59,12 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
       return loadAtOnce(tx, projection, gen, log);
     });
+    const noteHeld = (outcome: BatchOutcome) => {
+      if (outcome.kind !== "quarantined") return;
+      for (const held of outcome.held) {
+        log.error({ projection: projection.name, tenant: held.tenant, position: held.position, code: held.code ?? "PROJECTION_ERROR" }, "rebuild holds a tenant back at an event it cannot apply; the others go on");
+      }
+    };
     // Catches up without holding up the live runner; the swap below takes the last stretch.
     const catchUp = async (loading: boolean) => {
       for (;;) {
@@ -59,7 +72,8 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
           const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
           return applyNextBatch(tx, projection, gen, batchSize, loading);
         });
-        if (outcome.kind !== "applied") return outcome;
+        if (outcome.kind === "idle" || outcome.kind === "waiting") return outcome;
+        noteHeld(outcome);
         advance(outcome.count);
       }
     };
@@ -70,8 +84,7 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       advance(loadedAtOnce);
       await finishSideBySide(db, projection, building, log, lockHolder);
     }
-    const caughtUp = await catchUp(loadedAtOnce > 0 ? Boolean(projection.emits?.length) : true);
-    if (caughtUp.kind === "failed") return { status: "failed", position: caughtUp.position, message: caughtUp.message };
+    await catchUp(loadedAtOnce > 0 ? Boolean(projection.emits?.length) : true);
     if (loadedAtOnce === 0) await finishSideBySide(db, projection, building, log, lockHolder);
 
     const swapped = await whenReadersAllow(log, projection.name, () =>
@@ -81,8 +94,8 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
         const gen = (await lockGeneration(tx, projection.name, { generation: building.generation }, false))!;
         for (;;) {
           const outcome = await applyNextBatch(tx, projection, gen, batchSize);
-          if (outcome.kind === "failed") return outcome;
-          if (outcome.kind !== "applied") break;
+          if (outcome.kind === "idle" || outcome.kind === "waiting") break;
+          noteHeld(outcome);
           advance(outcome.count);
         }
         await tx.query(`set local lock_timeout = ${SWAP_LOCK_WAIT_MS}`);
@@ -91,7 +104,6 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
         return { kind: "promoted" as const, gen };
       }),
     );
-    if (swapped.kind === "failed") return { status: "failed", position: swapped.position, message: swapped.message };
 
     await whenReadersAllow(log, projection.name, () =>
       withTransaction(db, async (tx) => {
@@ -101,7 +113,8 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
     );
     const seconds = (Date.now() - started) / 1000;
     log.info({ projection: projection.name, generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds }, "projection rebuilt");
-    return { status: "rebuilt", generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds, loadedAtOnce };
+    const heldBack = swapped.gen.quarantined.map((held) => held.tenant);
+    return { status: "rebuilt", generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds, loadedAtOnce, heldBack };
   } finally {
     await lockHolder.query("select pg_advisory_unlock_all()").catch(() => {});
     lockHolder.release();

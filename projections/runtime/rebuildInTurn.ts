@@ -18,8 +18,8 @@ export interface RebuildInTurnOptions {
 /**
  * Builds the outdated projections by replay a few at a time, and tries again after a fault of the
  * database (a full pool, a restart): all at once, a pool of ten left eight of eleven without a
- * connection and those stopped for good. A rebuild stopped by an event it cannot apply is logged
- * and left for a person (as a live projection's is), and one busy in another process is its own.
+ * connection and those stopped for good. A tenant's event a rebuild cannot apply holds back only
+ * that tenant (applyBatch.ts), and a rebuild busy in another process is its own.
  */
 export async function rebuildInTurn(db: Db, projections: readonly Projection[], log: Logger, options: RebuildInTurnOptions): Promise<void> {
   const queue = [...projections];
@@ -30,7 +30,6 @@ export async function rebuildInTurn(db: Db, projections: readonly Projection[], 
         try {
           const result = await rebuildProjection(db, next, log);
           if (result.status === "rebuilt") options.onRebuilt(next);
-          if (result.status === "failed") log.error({ projection: next.name, ...result }, "rebuild stopped at an event");
           break;
         } catch (err) {
           const pause = Math.min(retryMaxMs, retryFirstMs * 2 ** fault);

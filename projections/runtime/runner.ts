@@ -142,18 +142,23 @@ export class ProjectionRunner {
           return applyNextBatch(tx, this.projection, gen, this.batchSize, false, this.options.jobs);
         });
       } catch (error) {
-        // Not the projection's own fault (that is "failed" above): the database or the runtime.
+        // Not an event's fault (that is "quarantined" above): the database or the runtime.
         const level = isTransient(error) ? "warn" : "error";
         this.log[level]({ err: error, projection: this.projection.name }, "projection paused by a fault; retrying");
         return "transient";
       }
       if (outcome === "locked" || outcome === "stopped") return outcome;
-      if (outcome.kind === "failed") {
-        this.log.error(
-          { projection: this.projection.name, position: outcome.position, error: outcome.message },
-          "projection stopped at an event it could not apply",
-        );
-        return "stopped";
+      if (outcome.kind === "quarantined") {
+        // Not the message: it may quote a value of the event (the database keeps it for an administrator).
+        for (const held of outcome.held) {
+          this.log.error(
+            { projection: this.projection.name, tenant: held.tenant, position: held.position, code: held.code ?? "PROJECTION_ERROR" },
+            "a tenant's event could not be applied: that tenant is held back in this projection, the others go on",
+          );
+        }
+      }
+      if (outcome.kind === "released") {
+        this.log.info({ projection: this.projection.name, tenant: outcome.tenant, events: outcome.events }, "a held-back tenant caught up; it is held back no more");
       }
       if (outcome.kind === "idle" || outcome.kind === "waiting") return outcome.kind;
       if (this.projection.emits?.length) this.options.onEmitted?.(new Set(this.projection.emits));

@@ -2,6 +2,20 @@ import { z } from "zod";
 import { storeHead } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 
+/** A tenant held back in a projection at an event it cannot apply (contract E.6), as an administrator sees it. */
+export const heldTenantSchema = z.object({
+  tenant: z.string(),
+  position: z.int().meta({ description: "The event that failed: this tenant's events from it on wait, every other tenant's are applied" }),
+  since: z.string().meta({ description: "When it was first held back" }),
+  tries: z.int().meta({ description: "How many times its waiting events were tried" }),
+  retryAt: z.string().meta({ description: "When they are tried again by themselves (each failed try doubles the pause, up to an hour); `projections retry` tries at once" }),
+  error: z.object({
+    code: z.string().meta({ description: "The SQLSTATE when the database raised the error (P0001: a function or trigger), else PROJECTION_ERROR" }),
+    message: z.string().meta({ description: "A fixed sentence for that code (the error's own text may quote a value of the event: no answer shows it)" }),
+  }),
+});
+export type HeldTenant = z.infer<typeof heldTenantSchema>;
+
 export const projectionStatusSchema = z.object({
   name: z.string(),
   generation: z.int(),
@@ -11,13 +25,14 @@ export const projectionStatusSchema = z.object({
   appliedEvents: z.int(),
   error: z
     .object({
-      message: z.string(),
+      message: z.string().meta({ description: "A fixed sentence for the error's code (its own text may quote a value of the event)" }),
       position: z.int(),
       at: z.string(),
       code: z.string().nullable().meta({ description: "Its SQLSTATE when the database raised it (P0001: a function or trigger); null for an error of the projection's code" }),
     })
     .nullable()
-    .meta({ description: "The error that stopped this projection, if any" }),
+    .meta({ description: "The error that stopped this projection whole, if any (since issue #52 an event that fails holds back only its tenant: `heldTenants`)" }),
+  heldTenants: z.array(heldTenantSchema).meta({ description: "Tenants held back in this projection at an event it cannot apply; empty when none" }),
   lagEvents: z.int(),
   lagSeconds: z.number(),
   eventsPerSecond: z.number().nullable().meta({ description: "A building generation (a rebuild): events read per second since it began; null for a live one" }),
@@ -52,6 +67,9 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
   const { rows } = await db.query(
     `select g.name, g.generation, g.version, g.state, g.last_position, g.applied_count, g.error, g.error_position, g.error_code, g.error_at,
             extract(epoch from g.updated_at - g.created_at) as building_seconds,
+            (select coalesce(json_agg(json_build_object('tenant', q.tenant, 'position', q.error_position, 'since', q.since, 'tries', q.tries,
+                                                         'retryAt', q.retry_at, 'code', q.error_code) order by q.tenant), '[]')
+             from projection_quarantines q where q.name = g.name and q.generation = g.generation) as held_tenants,
             (select count(*) from (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position) limit ${LAG_COUNT_CAP}) pending) as lag_events,
             coalesce(extract(epoch from now() - (select min(e.recorded_at) from (
               select recorded_at from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position)
@@ -74,13 +92,34 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
         state: row.state,
         position: Number(row.last_position),
         appliedEvents: Number(row.applied_count),
-        error: row.error ? { message: row.error, position: Number(row.error_position), at: row.error_at.toISOString(), code: row.error_code ?? null } : null,
+        error: row.error ? { message: describeCode(row.error_code ?? null), position: Number(row.error_position), at: row.error_at.toISOString(), code: row.error_code ?? null } : null,
+        heldTenants: (row.held_tenants as HeldRow[]).map(heldTenant),
         lagEvents,
         lagSeconds: Math.round(Number(row.lag_seconds) * 1000) / 1000,
         eventsPerSecond: rate === null ? null : Math.round(rate),
         etaSeconds: rate === null || rate === 0 ? null : Math.round(lagEvents / rate),
       };
     }),
+  };
+}
+
+interface HeldRow {
+  tenant: string;
+  position: number;
+  since: string;
+  tries: number;
+  retryAt: string;
+  code: string | null;
+}
+
+function heldTenant(row: HeldRow): HeldTenant {
+  return {
+    tenant: row.tenant,
+    position: Number(row.position),
+    since: new Date(row.since).toISOString(),
+    tries: row.tries,
+    retryAt: new Date(row.retryAt).toISOString(),
+    error: { code: row.code ?? PROJECTION_ERROR_CODE, message: describeCode(row.code) },
   };
 }
 
@@ -134,6 +173,34 @@ export async function stoppedProjections(db: Db): Promise<StoppedProjection[]> {
     state: row.state,
     position: Number(row.error_position),
     since: row.error_at.toISOString(),
+    error: { code: row.error_code ?? PROJECTION_ERROR_CODE, message: describeCode(row.error_code) },
+  }));
+}
+
+/**
+ * A tenant held back in a projection, as the public /readyz names it: the projection, the event and
+ * the error's code with its fixed sentence; not the tenant (a hospital's name is no business of an
+ * anonymous probe: GET /api/admin/projections and /metrics name it).
+ */
+export const heldBackSchema = z.object({
+  name: z.string().meta({ description: "The projection" }),
+  position: z.int().meta({ description: "The event that failed: one tenant's events from it on wait in this projection, every other tenant's are applied" }),
+  since: z.string(),
+  error: stoppedProjectionSchema.shape.error,
+});
+export type HeldBack = z.infer<typeof heldBackSchema>;
+
+/** One per tenant held back in a live projection, for /readyz. */
+export async function heldBackTenants(db: Db): Promise<HeldBack[]> {
+  const { rows } = await db.query(
+    `select q.name, q.error_position, q.error_code, q.since from projection_quarantines q
+     join projection_generations g on g.name = q.name and g.generation = q.generation and g.state = 'live'
+     order by q.name, q.since`,
+  );
+  return rows.map((row) => ({
+    name: row.name,
+    position: Number(row.error_position),
+    since: row.since.toISOString(),
     error: { code: row.error_code ?? PROJECTION_ERROR_CODE, message: describeCode(row.error_code) },
   }));
 }

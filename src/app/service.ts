@@ -28,7 +28,7 @@ import type { Projection } from "../../projections/runtime/projection.ts";
 import { ProjectionWorker } from "../../projections/runtime/worker.ts";
 import { AlertFeed } from "../alerts/alertFeed.ts";
 import { alertById } from "../../queries/alerts/alerts.ts";
-import { stoppedProjections } from "../../queries/runtime/projectionStatus.ts";
+import { heldBackTenants, stoppedProjections } from "../../queries/runtime/projectionStatus.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { startAlertWebhook } from "../alerts/alertWebhook.ts";
 import { TableStatistics } from "../../db/tableStatistics.ts";
@@ -247,6 +247,7 @@ export async function startService({ config, role, log, projections = allProject
             { name: "workers", check: async () => worker === null || worker.isRunning },
           ],
           stoppedProjections: () => stoppedProjections(db),
+          heldBackTenants: () => heldBackTenants(db),
         },
       });
       const server = await listen(app.callback(), config.PORT, config.REQUEST_TIMEOUT_MS);

@@ -1,6 +1,6 @@
 import Router from "@koa/router";
 import { z } from "zod";
-import { stoppedProjectionSchema, type StoppedProjection } from "../../queries/runtime/projectionStatus.ts";
+import { heldBackSchema, stoppedProjectionSchema, type HeldBack, type StoppedProjection } from "../../queries/runtime/projectionStatus.ts";
 
 export interface ReadinessCheck {
   name: string;
@@ -12,17 +12,23 @@ export interface Readiness {
   checks: readonly ReadinessCheck[];
   /** Projections stopped on an event: each leaves its read model behind, the rest serves (200 "degraded"). */
   stoppedProjections(): Promise<StoppedProjection[]>;
+  /** Tenants held back in a projection at an event it cannot apply: the rest serves (200 "degraded"). */
+  heldBackTenants(): Promise<HeldBack[]>;
 }
 
 export const healthAnswer = z.object({ status: z.literal("up") });
 export const readinessAnswer = z.object({
   status: z.enum(["ready", "degraded", "not ready"]).meta({
-    description: "degraded (200): it serves, but a projection stopped and its read model stays behind; not ready (503): a check without which nothing is served failed",
+    description:
+      "degraded (200): it serves, but a projection stopped, or holds a tenant back, and that read model stays behind; not ready (503): a check without which nothing is served failed",
   }),
   checks: z.record(z.string(), z.boolean()).meta({
-    description: "Each check by name: database, migrations, workers (false: not ready); projections (false: one stopped, degraded)",
+    description: "Each check by name: database, migrations, workers (false: not ready); projections (false: one stopped or holds a tenant back, degraded)",
   }),
   stoppedProjections: z.array(stoppedProjectionSchema).meta({ description: "Each projection stopped on an event until `projections retry`, with its error's code" }),
+  heldBackTenants: z.array(heldBackSchema).meta({
+    description: "One per tenant held back in a projection at an event it cannot apply (contract E.6): that tenant's read model there stays behind, every other's keeps up",
+  }),
 });
 
 /** /healthz: the process answers. /readyz: it can do its work (each check named in the answer). */
@@ -32,17 +38,19 @@ export function healthRoutes(readiness: Readiness): Router {
     ctx.body = { status: "up" } satisfies z.infer<typeof healthAnswer>;
   });
   router.get("/readyz", async (ctx) => {
-    const [results, stopped] = await Promise.all([
+    const [results, stopped, held] = await Promise.all([
       Promise.all(readiness.checks.map(async ({ name, check }) => [name, await check().catch(() => false)] as const)),
       readiness.stoppedProjections().catch(() => null),
+      readiness.heldBackTenants().catch(() => null),
     ]);
     const ready = results.every(([, ok]) => ok);
-    const projections = stopped?.length === 0;
+    const projections = stopped?.length === 0 && held?.length === 0;
     ctx.status = ready ? 200 : 503;
     ctx.body = {
       status: !ready ? "not ready" : projections ? "ready" : "degraded",
       checks: { ...Object.fromEntries(results), projections },
       stoppedProjections: stopped ?? [],
+      heldBackTenants: held ?? [],
     } satisfies z.infer<typeof readinessAnswer>;
   });
   return router;

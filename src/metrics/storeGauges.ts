@@ -68,6 +68,12 @@ export function collectStoreGauges(registry: client.Registry, db: Db): void {
   perProjection("dialysis_hub_projection_lag_events", "Events a projection has still to apply (counted up to 1,000,000)", (p) => p.lagEvents);
   perProjection("dialysis_hub_projection_lag_seconds", "Age of the oldest event a projection has still to apply; 0 when caught up", (p) => p.lagSeconds);
   perProjection("dialysis_hub_projection_failed", "1 when a projection stopped on an event it cannot apply (see /api/admin/projections)", (p) => (p.error ? 1 : 0));
+  perProjection("dialysis_hub_projection_held_tenants", "Tenants a projection holds back at an event it cannot apply (every other tenant's keep going; see /api/admin/projections)", (p) => p.heldTenants.length);
+  gauge("dialysis_hub_projection_tenant_held", "1 for each tenant a projection holds back at an event it cannot apply, with the error's SQLSTATE (PROJECTION_ERROR: the projection's own code threw)", ["projection", "state", "tenant", "code"], (g, store) => {
+    for (const p of store.projections.projections) {
+      for (const held of p.heldTenants) g.set({ projection: p.name, state: p.state, tenant: held.tenant, code: held.error.code }, 1);
+    }
+  });
   gauge("dialysis_hub_bulk_jobs", "Bulk import jobs by status", ["status"], (g, store) => {
     for (const job of store.bulkJobs) g.set({ status: job.status }, job.jobs);
   });

@@ -46,6 +46,31 @@ const contents = async (db: Db, table: string) =>
 describe("projection rebuild", () => {
   const database = useTestDatabase({ max: 10, eachTest: true });
 
+  it("completes with a tenant whose event it cannot apply held back, every other tenant's events applied, and goes live", async function () {
+    this.timeout(60_000);
+    const { runner } = await prepareRecording(database.db, "replayed");
+    for (const tenant of ["t1", "t2"]) {
+      await appendToStream(database.db, {
+        tenant,
+        streamId: "s",
+        expectedVersion: 0,
+        events: Array.from({ length: 50 }, (_, i) => ({ type: "Counted", data: { n: i + 1 } })),
+        metadata: { actor: "test" },
+      });
+    }
+    await runner.settle();
+    // The next version cannot apply t2's 10th event (a change of code meeting an old event).
+    const poisoned = { ...recordingProjection("replayed", ["Counted"], (event) => event.tenant === "t2" && (event.data as { n: number }).n === 10), version: 2 };
+    const result = await rebuildProjection(database.db, poisoned, silentLogger, { batchSize: 20 });
+    expect(result).to.deep.include({ status: "rebuilt", heldBack: ["t2"] });
+    const counts = await database.db.query("select tenant, count(*)::int as n, max(n) as last from read.replayed_seen group by tenant order by tenant");
+    expect(counts.rows).to.deep.equal([
+      { tenant: "t1", n: 50, last: 50 },
+      { tenant: "t2", n: 9, last: 9 },
+    ]);
+    expect((await findLive(database.db, "replayed"))?.quarantined.map((held) => held.tenant)).to.deep.equal(["t2"]);
+  });
+
   it("replays into fresh tables while the old ones serve, then switches to identical contents", async function () {
     this.timeout(60_000);
     const { projection, runner } = await prepareRecording(database.db, "rebuilt");

@@ -194,42 +194,65 @@ describe("projection runtime", () => {
     await runner.stop();
   });
 
-  it("stops a projection at the event it cannot apply, records why, and lets the others go on", async () => {
+  it("holds back only the tenant of an event it cannot apply, applies every other tenant's, and catches that tenant up in order on retry", async () => {
     let poisoned = true;
-    const fragile = recordingProjection("fragile", ["Counted"], (event) => poisoned && (event.data as { n: number }).n === 3);
+    const fragile = recordingProjection("fragile", ["Counted"], (event) => poisoned && event.tenant === "t1" && (event.data as { n: number }).n === 3);
     const sturdy = recordingProjection("sturdy");
     await prepareProjections(database.db, [fragile, sturdy], silentLogger);
-    await appendToStream(database.db, {
-      tenant: "t1",
-      streamId: "s",
-      expectedVersion: 0,
-      events: [1, 2, 3, 4, 5].map((n) => ({ type: "Counted", data: { n } })),
-      metadata: { actor: "test" },
-    });
+    const append = (tenant: string, from: number, to: number) =>
+      appendToStream(database.db, {
+        tenant,
+        streamId: "s",
+        expectedVersion: from - 1,
+        events: Array.from({ length: to - from + 1 }, (_, i) => ({ type: "Counted", data: { n: from + i } })),
+        metadata: { actor: "test" },
+      });
+    await append("t1", 1, 5);
+    await append("t2", 1, 5);
     const fragileRunner = new ProjectionRunner(database.db, fragile, silentLogger);
     const sturdyRunner = new ProjectionRunner(database.db, sturdy, silentLogger);
     await Promise.all([fragileRunner.settle(), sturdyRunner.settle()]);
 
-    expect(await seenValues(database.db, "fragile")).to.deep.equal([1, 2]);
-    expect(await seenValues(database.db, "sturdy")).to.deep.equal([1, 2, 3, 4, 5]);
-    const stopped = await findLive(database.db, "fragile");
-    expect(stopped?.error).to.match(/cannot apply event/);
-    const third = await database.db.query("select position from events where data->>'n' = '3'");
-    expect(stopped?.errorPosition).to.equal(Number(third.rows[0].position));
+    expect(await seenOf(database.db, "fragile", "t1"), "t1 stops before its third event").to.deep.equal([1, 2]);
+    expect(await seenOf(database.db, "fragile", "t2"), "t2 goes on").to.deep.equal([1, 2, 3, 4, 5]);
+    expect(await seenValues(database.db, "sturdy")).to.have.length(10);
+    const live = await findLive(database.db, "fragile");
+    expect(live?.error, "the projection as a whole is not stopped").to.equal(null);
+    expect(live?.quarantined.map((held) => held.tenant)).to.deep.equal(["t1"]);
+    const third = await database.db.query("select position from events where tenant = 't1' and data->>'n' = '3'");
+    const { rows: held } = await database.db.query("select error_position, error_code, error from projection_quarantines where name = 'fragile'");
+    expect(held).to.deep.equal([{ error_position: third.rows[0].position, error_code: null, error: `cannot apply event ${third.rows[0].position}` }]);
 
+    // Both tenants push on: t2's new events are applied, t1's wait behind its held-back one.
+    await append("t1", 6, 6);
+    await append("t2", 6, 6);
     await fragileRunner.settle();
-    expect(await seenValues(database.db, "fragile"), "a stopped projection stays stopped").to.deep.equal([1, 2]);
+    expect(await seenOf(database.db, "fragile", "t1")).to.deep.equal([1, 2]);
+    expect(await seenOf(database.db, "fragile", "t2")).to.deep.equal([1, 2, 3, 4, 5, 6]);
 
-    poisoned = false;
+    // A retry that fails again keeps it held back, with a longer pause.
     expect(await clearError(database.db, "fragile")).to.equal(true);
     await fragileRunner.settle();
-    expect(await seenValues(database.db, "fragile")).to.deep.equal([1, 2, 3, 4, 5]);
-    expect((await findLive(database.db, "fragile"))?.error).to.equal(null);
+    expect(await seenOf(database.db, "fragile", "t1")).to.deep.equal([1, 2]);
+    expect((await database.db.query("select tries, retry_at > now() + interval '90 seconds' as later from projection_quarantines")).rows).to.deep.equal([{ tries: 2, later: true }]);
+
+    poisoned = false; // the fix is deployed
+    expect(await clearError(database.db, "fragile")).to.equal(true);
+    await fragileRunner.settle();
+    expect(await seenOf(database.db, "fragile", "t1"), "every waiting event once, in order").to.deep.equal([1, 2, 3, 4, 5, 6]);
+    expect((await findLive(database.db, "fragile"))?.quarantined).to.deep.equal([]);
+    await append("t1", 7, 7);
+    await fragileRunner.settle();
+    expect(await seenOf(database.db, "fragile", "t1"), "and it is applied with everyone's again").to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
   });
 });
 
 async function seenCount(db: Db, name: string): Promise<number> {
   return (await db.query(`select count(*)::int as n from read.${name}_seen`)).rows[0].n;
+}
+
+async function seenOf(db: Db, name: string, tenant: string): Promise<number[]> {
+  return (await db.query(`select n from read.${name}_seen where tenant = $1 order by position`, [tenant])).rows.map((row) => row.n);
 }
 
 async function seenValues(db: Db, name: string): Promise<number[]> {

@@ -15,7 +15,7 @@ describe("the running service", () => {
     expect((await fetch(`${hub.service.url}/healthz`)).status).to.equal(200);
     const ready = await fetch(`${hub.service.url}/readyz`);
     expect(ready.status).to.equal(200);
-    expect(await ready.json()).to.deep.equal({ status: "ready", checks: { database: true, migrations: true, workers: true, projections: true }, stoppedProjections: [] });
+    expect(await ready.json()).to.deep.equal({ status: "ready", checks: { database: true, migrations: true, workers: true, projections: true }, stoppedProjections: [], heldBackTenants: [] });
   });
 
   it("projects an appended event by the append's own wake-up, without waiting for a poll or the safety net", async () => {

@@ -10,7 +10,7 @@ import { until } from "./service.ts";
 
 export interface ProjectionsReport {
   head: number;
-  projections: Array<{ name: string; position: number; appliedEvents: number; error: unknown; lagEvents: number }>;
+  projections: Array<{ name: string; position: number; appliedEvents: number; error: unknown; lagEvents: number; heldTenants: Array<{ tenant: string; position: number; since: string; tries: number; retryAt: string; error: { code: string; message: string } }> }>;
 }
 
 export async function projectionsOf(url: string): Promise<ProjectionsReport> {

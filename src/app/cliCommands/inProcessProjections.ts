@@ -70,5 +70,7 @@ export async function rebuildWithProgress(db: Db, projection: AnyProjection, log
 async function buildByReplay(db: Db, projection: AnyProjection, log: Logger): Promise<void> {
   console.error(`building projection ${projection.name} by replay (it is new, or its version changed)…`);
   const result = await rebuildWithProgress(db, projection, log);
-  if (result.status === "failed") throw new Error(`projection ${projection.name} stopped at event ${result.position}: ${result.message}`);
+  if (result.status === "rebuilt" && result.heldBack.length > 0) {
+    console.error(`projection ${projection.name}: ${result.heldBack.length} tenant(s) held back at an event it cannot apply (GET /api/admin/projections names them)`);
+  }
 }
