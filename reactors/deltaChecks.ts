@@ -11,6 +11,7 @@ import type { Checkpoint } from "../projections/runtime/eventFeed.ts";
 import { lastOfEachStream, throughParams, upTo } from "../projections/runtime/loadAtOnce.ts";
 import type { ApplyContext, Projection } from "../projections/runtime/projection.ts";
 import { ALERT_WEBHOOK_QUEUE } from "./criticalResults.ts";
+import { LARGEST_READ_NUMBER } from "../commands/ingestion/numberBounds.ts";
 
 /*
  * Raises and closes DELTA alerts (contract F.3) from the laboratory reports received and claimed.
@@ -32,7 +33,8 @@ const itemsOf = (d: string) => `
   select (x.ord - 1)::integer as item_index, x.m->>'stdCode' as std_code, (x.m->>'stdValue')::double precision as value,
          ${d}->'report'->'items'->((x.ord - 1)::integer)->>'abnormalFlag' as flag
   from jsonb_array_elements(${d}->'items') with ordinality as x(m, ord)
-  where x.m->>'stdCode' in (${LIMITED_CODES}) and jsonb_typeof(x.m->'stdValue') = 'number'`;
+  where x.m->>'stdCode' in (${LIMITED_CODES}) and jsonb_typeof(x.m->'stdValue') = 'number'
+    and abs((x.m->>'stdValue')::double precision) <= ${LARGEST_READ_NUMBER}`;
 
 const patientOf = (d: string) => `case when (${d}->'match'->>'matched')::boolean then ${d}->'match'->>'patientRef' end`;
 

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
+import { LARGEST_FACTOR, SMALLEST_FACTOR } from "../ingestion/numberBounds.ts";
 import type { AppendResult, EventMetadata, StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { ItemMapper } from "../ingestion/itemMapping.ts";
@@ -53,6 +54,7 @@ export const mappingInput = z
         .number({ error: "factor is a number: the standard value is the sent value times it" })
         .positive("factor is a number greater than 0")
         .refine(Number.isFinite, "factor is a finite number")
+        .refine((factor) => factor >= SMALLEST_FACTOR && factor <= LARGEST_FACTOR, "factor lies between 0.000000001 (1e-9) and 1000000000 (1e9); a unit conversion needs no more")
         .optional()
         .meta({ description: "For a unit neither the dictionary nor UCUM converts: the standard value is the sent value times factor", example: 0.357 }),
       reason: z.string({ error: "reason is a text" }).trim().max(500, "reason has at most 500 characters").optional().meta({ description: "Why (kept with the mapping)", example: "The lab's in-house code for pre-dialysis urea" }),

@@ -19,6 +19,7 @@ import { normaliseItemKey } from "../../db/seed/defaultDictionary.ts";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
 import { normaliseUnitKey, ucumConversion } from "./units.ts";
 import type { Conversion } from "./units.ts";
+import { isReadableNumber } from "./numberBounds.ts";
 
 export interface SentItem {
   itemCode?: string;
@@ -101,13 +102,14 @@ const NON_ASCII = /[^\x00-\x7f]/u;
  * "1e3", "+5", "1,200", "").
  */
 export function parseNumericValue(value: unknown): number | null {
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  // A number past the bounds is unreadable, as text that is no number is (numberBounds.ts).
+  if (typeof value === "number") return isReadableNumber(value) ? value : null;
   if (typeof value !== "string") return null;
   let s = value.trim();
   if (NON_ASCII.test(s)) s = s.normalize("NFKC").trim();
   if (!PLAIN_NUMBER.test(s)) return null;
   const n = Number(s);
-  return Number.isFinite(n) ? n : null;
+  return isReadableNumber(n) ? n : null;
 }
 
 function roundSignificant(x: number): number {
@@ -201,7 +203,8 @@ export function createItemMapper(dictionary: Dictionary): ItemMapper {
 
   function map(sent: SentItem, clientCodeMap?: ReadonlyMap<string, string>, mappings?: SenderMappings): MappedItem {
     const valueNum = parseNumericValue(sent.value);
-    const valueText = typeof sent.value === "string" ? sent.value : null;
+    // A number it does not read as one is kept as the text it was sent as.
+    const valueText = typeof sent.value === "string" ? sent.value : typeof sent.value === "number" && valueNum === null ? String(sent.value) : null;
     const hit: { entry: IndexedItem; by: MappedBy; mapping?: MappingHit } | null = lookup(sent, clientCodeMap) ?? mapped(sent, mappings);
     if (!hit) {
       return {
@@ -248,7 +251,7 @@ export function createItemMapper(dictionary: Dictionary): ItemMapper {
     const raw = valueNum * conversion.factor + conversion.offset;
     // Identity conversions (e.g. mEq/L → mmol/L) keep the value exactly as sent.
     const value = conversion.factor === 1 && conversion.offset === 0 ? raw : roundSignificant(raw);
-    if (!Number.isFinite(value)) {
+    if (!isReadableNumber(value)) {
       result.unitStatus = "unknown";
       return result;
     }

@@ -5,6 +5,7 @@
 // over time and must not start failing because of it.
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { isReadableNumber } from "./numberBounds.ts";
 import { fieldPath } from "../../db/fieldPath.ts";
 import { mayHoldUnstorableText, UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../kit/storableText.ts";
 
@@ -138,7 +139,10 @@ const itemValueSchema = z.preprocess(
 function optionalNumber(field: string) {
   return z.preprocess(
     (v) => (v === null ? undefined : v),
-    z.number({ error: `${field} must be a finite JSON number, e.g. 3.5, or be left out` }).optional(),
+    z
+      .number({ error: `${field} must be a finite JSON number, e.g. 3.5, or be left out` })
+      .refine(isReadableNumber, `${field} must lie between -1e15 and 1e15, e.g. 3.5, or be left out`)
+      .optional(),
   );
 }
 

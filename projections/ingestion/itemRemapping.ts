@@ -1,6 +1,7 @@
 import type { ItemMappingAdded, ItemMappingApplied, ItemMappingRemoved } from "../../commands/dictionary/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
+import { boundedSql, factorInBoundsSql } from "../../commands/ingestion/numberBounds.ts";
 import { latestOfferCte, monthShiftCtes, type RowScope } from "./resultSummaries.ts";
 
 /*
@@ -100,9 +101,9 @@ function soleMappingCtes(scope: RowScope): string {
          std_code = r.std_code, std_name = r.std_name, category = r.category, std_unit = r.std_unit, mapping_id = r.mapping_id,
          (unit_status, std_value) = (
            select case when ${numeric} then c.unit_status else 'not-applicable' end,
-                  case when not (${numeric}) or c.factor is null then null
+                  case when not (${numeric}) or c.factor is null or not ${factorInBoundsSql("c.factor")} then null
                        when c.factor = 1 and c."offset" = 0 then i.value_num
-                       else ${sixDigits('i.value_num * c.factor + c."offset"')} end
+                       else ${boundedSql(sixDigits('i.value_num * c.factor + c."offset"'))} end
            from unit_conversions c where c.rank = 1 or c.unit = coalesce(btrim(i.unit), '') order by c.rank limit 1
          )
        from r
@@ -137,9 +138,9 @@ function mappingCtes(scope: RowScope, onlyMapping: string | null): string {
        update lab_results i set
          std_code = c.std_code, std_name = c.std_name, category = c.category, std_unit = c.std_unit, mapping_id = c.mapping_id,
          unit_status = case when c.numeric_value then c.unit_status else 'not-applicable' end,
-         std_value = case when not c.numeric_value or c.factor is null then null
+         std_value = case when not c.numeric_value or c.factor is null or not ${factorInBoundsSql("c.factor")} then null
                           when c.factor = 1 and c."offset" = 0 then i.value_num
-                          else ${sixDigits('i.value_num * c.factor + c."offset"')} end
+                          else ${boundedSql(sixDigits('i.value_num * c.factor + c."offset"'))} end
        from chosen c
        where i.tenant = c.tenant and i.external_id = c.external_id and i.item_index = c.item_index
        returning i.*

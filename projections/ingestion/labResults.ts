@@ -2,6 +2,7 @@ import { externalIdOf, labReportStream, type LabReportEvent } from "../../comman
 import type { WithPayload } from "../../commands/kit/events.ts";
 import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
 import { ITEM_MAPPING_EVENT_TYPES, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
+import { boundedSql } from "../../commands/ingestion/numberBounds.ts";
 import { createDerivationIndex } from "./derivationIndex.ts";
 import { applyMappingRules, applyStepWithSummaries, forgetMapping, keepMappingRule, loadMappingRules, recordStep, stepScope, unmapRows } from "./itemRemapping.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
@@ -26,7 +27,7 @@ type AppliedEvent<T extends Applied["type"]> = Extract<StoredEvent<Applied>, { t
 
 export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
-  version: 7,
+  version: 8,
   handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated", ...ITEM_MAPPING_EVENT_TYPES],
   tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets", "remap_progress"],
   sharedTables: ["std_targets"],
@@ -151,9 +152,9 @@ export function insertItemRowsSql(table: string, received = RECEIVED): string {
   return `insert into ${table}
      select tenant, external_id, (ord - 1)::integer, patient_ref,
             s->>'itemCode', s->>'itemName', m->>'stdCode', m->>'stdName', m->>'category',
-            (m->>'valueNum')::double precision, m->>'valueText', s->>'unit',
-            (m->>'stdValue')::double precision, m->>'stdUnit', m->>'unitStatus',
-            (s->>'refLow')::double precision, (s->>'refHigh')::double precision, s->>'abnormalFlag', s->>'resultType',
+            ${boundedSql("(m->>'valueNum')::double precision")}, m->>'valueText', s->>'unit',
+            ${boundedSql("(m->>'stdValue')::double precision")}, m->>'stdUnit', m->>'unitStatus',
+            ${boundedSql("(s->>'refLow')::double precision")}, ${boundedSql("(s->>'refHigh')::double precision")}, s->>'abnormalFlag', s->>'resultType',
             collected_at, reported_at, collected_at::date, reported_at::date,
             case when m->>'stdCode' is null or m->>'mappedBy' = 'mapping' then client_name end, (m->>'mappingId')::uuid
      from (

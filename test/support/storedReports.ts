@@ -31,7 +31,7 @@ export async function projectionsCaughtUp(url: string, timeoutMs = 60_000, only?
       async () => {
         last = await projectionsOf(url).catch(() => null);
         const watched = last?.projections.filter((p) => !only || only.includes(p.name)) ?? [];
-        return last && watched.length > 0 && watched.every((p) => p.error === null && p.lagEvents === 0 && p.position === last!.head) ? last : null;
+        return last && watched.length > 0 && watched.every((p) => p.error === null && p.heldTenants.length === 0 && p.lagEvents === 0 && p.position === last!.head) ? last : null;
       },
       timeoutMs,
       200,
