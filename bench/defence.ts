@@ -16,8 +16,8 @@ const REPORTS_PER_PUSH = 5;
 const ROUNDS = 3;
 const POLL_MS = 5;
 
-type Push = (reports: unknown[]) => Promise<void>;
-type Listed = (day: string) => Promise<number>;
+export type Push = (reports: unknown[]) => Promise<void>;
+export type Listed = (day: string) => Promise<number>;
 
 /**
  * Issue #32, `defence` group: the service keeps its promises while it is being hurt. Each figure
@@ -126,11 +126,11 @@ async function alternated(push: Push, listed: Listed, prefix: string, dayOffset:
   return pair;
 }
 
-/** The open API's sender of the bench tenant: a push, and the count reconciliation lists for a day. */
-async function benchSender(service: RunningService): Promise<{ push: Push; listed: Listed }> {
-  const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name: "bench lab", tenant: "bench" }) });
+/** The open API's sender of the bench tenant (or `tenant`): a push, and the count reconciliation lists for a day. */
+export async function benchSender(service: Pick<RunningService, "url">, tenant = "bench"): Promise<{ push: Push; listed: Listed }> {
+  const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name: "bench lab", tenant }) });
   const { key } = (await created.json()) as { key: string };
-  const open = { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": "bench" };
+  const open = { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": tenant };
   return {
     push: async (reports) => {
       const answer = await fetch(`${service.url}/open/v1/lab/reports`, { method: "POST", headers: open, body: JSON.stringify({ reports }) });
@@ -294,12 +294,12 @@ async function eventCount(service: RunningService): Promise<number> {
 }
 
 /** The nth day from 2026-02-01: each round counts a day of its own. */
-function dayOf(n: number): string {
+export function dayOf(n: number): string {
   return new Date(Date.UTC(2026, 1, 1 + n)).toISOString().slice(0, 10);
 }
 
 /** Pushes one after another; for each, the milliseconds from its answer until reconciliation counts it. */
-async function lagsOfRound(push: Push, listed: Listed, prefix: string, day: string): Promise<number[]> {
+export async function lagsOfRound(push: Push, listed: Listed, prefix: string, day: string): Promise<number[]> {
   const lags: number[] = [];
   for (let p = 0; p < PUSHES_PER_ROUND; p++) {
     const reports = Array.from({ length: REPORTS_PER_PUSH }, (_, r) =>

@@ -37,14 +37,16 @@ const groups: Record<string, Group> = {
   hl7: { run: async () => (await import("./hl7.ts")).hl7Benchmarks() },
   fhir: { run: async () => (await import("./fhir.ts")).fhirBenchmarks() },
   alerts: { run: async () => (await import("./alerts.ts")).alertBenchmarks(), cannotRunBecause: chromiumMissing },
-  defence: { run: async () => (await import("./defence.ts")).defenceBenchmarks() },
+  defence: { run: async () => [...(await (await import("./defence.ts")).defenceBenchmarks()), ...(await (await import("./defenceReadersKeepUp.ts")).readersKeepUpBenchmarks())] },
+  /** The part of `defence` on readers keeping up (issue #52), alone. */
+  "defence-readers": { run: async () => (await import("./defenceReadersKeepUp.ts")).readersKeepUpBenchmarks() },
   identity: { run: async () => (await import("./identity.ts")).identityBenchmarks() },
   access: { run: async () => (await import("./access.ts")).accessBenchmarks() },
   cli: { run: async () => (await import("./cliHelp.ts")).cliHelpBenchmarks() },
   failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };
 /** Groups that run only when named: the soak takes ten minutes. */
-const onlyWhenNamed = new Set(["soak", "growth"]);
+const onlyWhenNamed = new Set(["soak", "growth", "defence-readers"]);
 
 const self = fileURLToPath(import.meta.url);
 const GROUP_FLAG = "--group-process";
