@@ -131,6 +131,11 @@ export async function benchSender(service: Pick<RunningService, "url">, tenant =
   const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name: "bench lab", tenant }) });
   const { key } = (await created.json()) as { key: string };
   const open = { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": tenant };
+  // A service in another process learns of a new key within moments, not at once.
+  for (let tries = 0; (await fetch(`${service.url}/open/v1/ping`, { headers: open })).status !== 200; tries++) {
+    if (tries > 300) throw new Error("the new client key was not accepted within 30 s");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return {
     push: async (reports) => {
       const answer = await fetch(`${service.url}/open/v1/lab/reports`, { method: "POST", headers: open, body: JSON.stringify({ reports }) });
