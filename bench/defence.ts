@@ -127,8 +127,9 @@ async function alternated(push: Push, listed: Listed, prefix: string, dayOffset:
 }
 
 /** The open API's sender of the bench tenant (or `tenant`): a push, and the count reconciliation lists for a day. */
-export async function benchSender(service: Pick<RunningService, "url">, tenant = "bench"): Promise<{ push: Push; listed: Listed }> {
-  const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name: "bench lab", tenant }) });
+export async function benchSender(service: Pick<RunningService, "url">, tenant = "bench", adminToken = BENCH_ADMIN_TOKEN): Promise<{ push: Push; listed: Listed }> {
+  const headers = { ...benchHeaders, authorization: `Bearer ${adminToken}` };
+  const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers, body: JSON.stringify({ name: "bench lab", tenant }) });
   const { key } = (await created.json()) as { key: string };
   const open = { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": tenant };
   // A service in another process learns of a new key within moments, not at once.
