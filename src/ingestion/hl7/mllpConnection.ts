@@ -17,7 +17,7 @@ import { MISSING_KEY, SEND_AGAIN, UNKNOWN_KEY, type SenderAnswer } from "./sende
  * that has shown no valid key and is answering nothing is closed after `keylessTimeoutMs`, and the
  * listener may close it sooner to make room (mllpAdmission.ts).
  *
- * Reading stops while the connection has `maxUnackedFrames` frames (or MAX_UNACKED_CHARS of them) not yet
+ * Reading stops while the connection has `maxUnackedFrames` frames (or MAX_UNACKED_BYTES of them) not yet
  * answered, or while its ACKs wait to be written because the peer does not read them: a sender that
  * never reads its ACKs fills its own buffers, not the process's memory. Reading goes on where it
  * stopped once ACKs are written and the socket drained.
@@ -27,8 +27,8 @@ import { MISSING_KEY, SEND_AGAIN, UNKNOWN_KEY, type SenderAnswer } from "./sende
 const HEAD_BYTES = 16 * 1024;
 /** How long a connection refused with AR has to read it and close before it is cut. */
 const REFUSED_GRACE_MS = 2000;
-/** The text of frames a connection may have taken and not yet answered, in characters (at most their bytes): four of the largest frames. */
-export const MAX_UNACKED_CHARS = 4 * MAX_FRAME_BYTES;
+/** The bytes of frames a connection may have taken and not yet answered: four of the largest frames. */
+export const MAX_UNACKED_BYTES = 4 * MAX_FRAME_BYTES;
 
 export interface MllpLimits {
   /** A connection silent this long, or silent mid-frame, is cut. */
@@ -49,7 +49,7 @@ export type FrameAnswer = SenderAnswer & { key: string };
 /** What a connection asks of its listener. */
 export interface MllpServing {
   /** The answers to a frame's messages, in order. */
-  answerFrame(text: string): Promise<FrameAnswer[]>;
+  answerFrame(bytes: Buffer): Promise<FrameAnswer[]>;
   isValidKey(key: string): Promise<boolean>;
   /** Calls `ended` once when `key` stops working (revoked, expired, replaced); answers the function that stops watching. */
   watchKey(key: string, ended: (end: CredentialEnd) => void): () => void;
@@ -76,8 +76,8 @@ export class MllpConnection {
   private events: Iterator<FrameEvent> | null = null;
   /** Why reading is paused: a large frame's key being looked up, or too many ACKs not yet written and drained. */
   private pausedFor: "key" | "acks" | null = null;
-  /** Frames taken and not yet answered (their ACKs not yet handed to the socket), and their length. */
-  private unacked = { frames: 0, chars: 0 };
+  /** Frames taken and not yet answered (their ACKs not yet handed to the socket), and their bytes. */
+  private unacked = { frames: 0, bytes: 0 };
   private keylessClock: NodeJS.Timeout | undefined;
 
   constructor(
@@ -149,8 +149,8 @@ export class MllpConnection {
 
   /** Too much taken and not answered, or ACKs waiting for the peer to read: take no more frames. */
   private backlogged(): boolean {
-    const { frames, chars } = this.unacked;
-    return frames >= this.serving.limits.maxUnackedFrames || chars >= MAX_UNACKED_CHARS || this.socket.writableNeedDrain;
+    const { frames, bytes } = this.unacked;
+    return frames >= this.serving.limits.maxUnackedFrames || bytes >= MAX_UNACKED_BYTES || this.socket.writableNeedDrain;
   }
 
   /** Reading paused for the ACKs: goes on where it stopped once they are written and drained. */
@@ -197,7 +197,7 @@ export class MllpConnection {
       if (event.type === "started") this.deadline = setTimeout(() => this.frameLate(), this.serving.limits.frameDeadlineMs);
       else if (event.type === "frame") {
         clearTimeout(this.deadline);
-        this.answer(event.text);
+        this.answer(event.bytes);
         if (this.backlogged()) {
           // The rest of these bytes, and the socket's, wait until ACKs are written.
           this.pausedFor = "acks";
@@ -216,16 +216,16 @@ export class MllpConnection {
     this.events = null;
   }
 
-  private answer(text: string): void {
-    const answered = this.serving.answerFrame(text);
+  private answer(bytes: Buffer): void {
+    const answered = this.serving.answerFrame(bytes);
     this.unacked.frames++;
-    this.unacked.chars += text.length;
+    this.unacked.bytes += bytes.length;
     this.keylessTimer();
     this.idle = this.idle.then(async () => {
       const answers = await answered;
       for (const { keyValid, key } of answers) if (keyValid !== null) this.showedKey(keyValid, key);
       this.unacked.frames--;
-      this.unacked.chars -= text.length;
+      this.unacked.bytes -= bytes.length;
       this.keylessTimer();
       if (this.socket.destroyed) return;
       // A group's ACKs are settled together: one write to the socket for all of them.

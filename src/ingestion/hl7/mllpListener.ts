@@ -5,12 +5,14 @@ import type { Logger } from "pino";
 import type { IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import type { CredentialCheck } from "../../credentials/credentialCheck.ts";
 import type { CredentialWatch } from "../../credentials/credentialWatch.ts";
+import { firstNonUtf8 } from "../../firstNonUtf8.ts";
 import type { ServiceMetrics } from "../../metrics/serviceMetrics.ts";
 import { refuseMessage } from "./acks.ts";
 import { er7Messages, mshField } from "./er7Messages.ts";
+import { notUtf8Frame } from "./er7NotUtf8.ts";
 import { addressGroup, MllpAdmission, type AdmittedConnection } from "./mllpAdmission.ts";
 import { MllpConnection, type FrameAnswer, type MllpLimits, type MllpServing } from "./mllpConnection.ts";
-import { readMessage } from "./pushHl7Messages.ts";
+import { readMessage, type ReadMessage } from "./pushHl7Messages.ts";
 import { SEND_AGAIN, SenderGroups, type SenderAnswer } from "./senderGroups.ts";
 
 /*
@@ -56,7 +58,7 @@ export class MllpListener {
     this.groups = new SenderGroups(deps, credentials, metrics, log);
     this.admission = new MllpAdmission(options);
     this.serving = {
-      answerFrame: (text) => this.answerFrame(text),
+      answerFrame: (bytes) => this.answerFrame(bytes),
       isValidKey: (key) => this.groups.isValidKey(key),
       // A connection ends with the key it was let in by (issue #51), whichever process revoked it.
       watchKey: (key, ended) => watch.watch({ kind: "secret", digests: credentials.digestsOf(key) }, ended),
@@ -144,18 +146,26 @@ export class MllpListener {
     this.burst = setTimeout(() => (this.burst = null), BURST_QUIET_MS).unref();
   }
 
-  /** The answers to a frame's messages, in order; the messages are read now and stored with their key's next group. */
-  private answerFrame(text: string): Promise<FrameAnswer[]> {
+  /**
+   * The answers to a frame's messages, in order; the messages are read now and stored with their
+   * key's next group. A frame that is not UTF-8 has each message refused (AR, naming the first bad
+   * byte), after its key is checked as any message's is.
+   */
+  private answerFrame(bytes: Buffer): Promise<FrameAnswer[]> {
+    const text = bytes.toString("utf8");
     const { messages } = er7Messages(text);
     if (messages.length === 0) {
       this.metrics.hl7Answered("mllp", { tenant: "", client: "" }, ["AR"]);
       return Promise.resolve([{ code: "AR", ack: refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment."), keyValid: null, key: "" }]);
     }
+    const bad = firstNonUtf8(bytes, text);
+    const notUtf8 = bad ? notUtf8Frame(text, bad, messages.length) : null;
     return Promise.all(
       messages.map(async (er7): Promise<FrameAnswer> => {
         const key = mshField(er7, 8);
         try {
-          return { ...(await this.groups.answer(key, er7, readMessage(er7))), key };
+          const read: ReadMessage = notUtf8 ? { refusal: { code: "AR", ack: refuseMessage(er7, notUtf8.reason, notUtf8.problems) } } : readMessage(er7);
+          return { ...(await this.groups.answer(key, er7, read)), key };
         } catch (error) {
           // Answered all the same: a connection's later ACKs must not wait on this one forever.
           this.log.error({ err: error }, "an MLLP message could not be handled");
