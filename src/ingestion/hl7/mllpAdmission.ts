@@ -30,8 +30,8 @@ export interface AdmissionLimits {
   keylessPerAddress: number;
 }
 
-/** What became of a new connection: let in (after closing the connections named), or refused. */
-export type Admission = { admitted: true; evicted: number } | { admitted: false; reason: "cap" | "keyless_per_address" };
+/** What became of a new connection: let in (after closing what had to give way), or refused, and why. */
+export type Admission = { admitted: true } | { admitted: false; reason: "cap" | "keyless_per_address" };
 
 export class MllpAdmission {
   /** Open connections, oldest first (a Set keeps the order they were added in). */
@@ -39,27 +39,20 @@ export class MllpAdmission {
 
   constructor(private readonly limits: AdmissionLimits) {}
 
-  get size(): number {
-    return this.open.size;
-  }
-
   /** Makes room for a connection from `address` (closing keyless ones), or says why there is none. */
   admit(address: string): Admission {
-    let evicted = 0;
     const keylessHere = [...this.open].filter((connection) => connection.address === address && connection.keyless());
     if (keylessHere.length >= this.limits.keylessPerAddress) {
       const oldest = keylessHere.find((connection) => connection.evictable());
       if (!oldest) return { admitted: false, reason: "keyless_per_address" };
       this.evict(oldest);
-      evicted++;
     }
     if (this.open.size >= this.limits.maxConnections) {
       const oldest = [...this.open].find((connection) => connection.evictable());
       if (!oldest) return { admitted: false, reason: "cap" };
       this.evict(oldest);
-      evicted++;
     }
-    return { admitted: true, evicted };
+    return { admitted: true };
   }
 
   add(connection: AdmittedConnection): void {
@@ -68,10 +61,6 @@ export class MllpAdmission {
 
   remove(connection: AdmittedConnection): void {
     this.open.delete(connection);
-  }
-
-  values(): IterableIterator<AdmittedConnection> {
-    return this.open.values();
   }
 
   private evict(connection: AdmittedConnection): void {
