@@ -8,6 +8,7 @@ import { createTestDatabase } from "../test/support/database.ts";
 import { labReport } from "../test/support/ingestion.ts";
 import { tableReportSpec } from "../test/support/reports.ts";
 import { BENCH_ADMIN_TOKEN, benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
+import { mllpIdleLockout } from "./defenceMllp.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 
 const PUSHES_PER_ROUND = 80;
@@ -27,10 +28,11 @@ export type Listed = (day: string) => Promise<number>;
  * - a second tenant's one-row data call while the first runs 12 slow queries at once (≤ 500 ms);
  * - every projection rebuilt at once with DB_POOL_MAX=10: no failure, HTTP p99 ≤ 1,000 ms;
  * - push-to-visible while another database of the same server holds a writing transaction open
- *   (another application's batch load), against none open (ratio ≤ 1.5).
+ *   (another application's batch load), against none open (ratio ≤ 1.5);
+ * - #52: the seconds a laboratory waits for an MLLP ACK while 1,000 idle sockets are held (0).
  */
 export async function defenceBenchmarks(): Promise<BenchResult[]> {
-  return [...(await underReportLoad()), ...(await rebuildingAll())];
+  return [...(await underReportLoad()), ...(await rebuildingAll()), ...(await mllpIdleLockout())];
 }
 
 /** A load that starts and stops between rounds. */

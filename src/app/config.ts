@@ -134,8 +134,14 @@ export const configSchema = z.object({
   /** PEM files of the MLLP listener's certificate and key: with both, MLLP over TLS. */
   HL7_MLLP_TLS_CERT: z.string().min(1).optional(),
   HL7_MLLP_TLS_KEY: z.string().min(1).optional(),
-  /** MLLP connections open at once; one more is closed as soon as it is accepted. */
+  /** MLLP connections open at once; past it a new one closes the oldest that has shown no valid key and is answering nothing, else it is closed as soon as it is accepted. */
   HL7_MLLP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(200),
+  /** MLLP connections without a valid key open at once from one address (an IPv6 /64); past it a new one closes the oldest of them that is answering nothing. */
+  HL7_MLLP_KEYLESS_PER_ADDRESS: z.coerce.number().int().min(1).default(8),
+  /** An MLLP connection that has shown no valid key (MSH-8) and is answering no message is closed after this long. */
+  HL7_MLLP_KEYLESS_TIMEOUT_MS: z.coerce.number().int().min(500).default(5000),
+  /** Messages (frames) an MLLP connection may have sent and not had answered; past it the listener reads nothing more from it until ACKs are written. */
+  HL7_MLLP_MAX_UNACKED_FRAMES: z.coerce.number().int().min(1).max(100_000).default(256),
   /** An MLLP frame must arrive whole within this of its start block, however its bytes trickle (REQUEST_TIMEOUT_MS still cuts a silent connection). */
   HL7_MLLP_FRAME_DEADLINE_MS: z.coerce.number().int().min(100).default(30_000),
   /** The bytes an MLLP frame may hold before its connection has shown a valid key (MSH-8); past it the frame's key is looked up, and the connection closed unless it is valid. */

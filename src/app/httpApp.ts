@@ -30,7 +30,7 @@ import { alertRoutes } from "../alerts/alertRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "../reports/http/reportRoutes.ts";
 import { requestId } from "../http/requestId.ts";
-import { refuseNulInPath } from "../http/storablePath.ts";
+import { refuseNulInPath, refuseNulInQuery } from "../http/storablePath.ts";
 import { staffRoutes } from "../staff/staffRoutes.ts";
 import { resolveTenant } from "../http/tenant.ts";
 import { unmatchedRoutes } from "../ingestion/unmatchedRoutes.ts";
@@ -109,6 +109,7 @@ export function createApp(deps: AppDependencies): Koa {
     mountUnder("/api", [
       apiErrors(deps.log),
       refuseNulInPath(),
+      refuseNulInQuery(),
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
@@ -134,6 +135,7 @@ export function createApp(deps: AppDependencies): Koa {
       countPushes(deps.metrics),
       openApiErrors(deps.log),
       refuseNulInPath(),
+      refuseNulInQuery(),
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
       openApiRoutes(deps.openApi).routes() as Koa.Middleware,
@@ -144,6 +146,7 @@ export function createApp(deps: AppDependencies): Koa {
       countPushes(deps.metrics),
       fhirErrors(deps.log),
       refuseNulInPath(),
+      refuseNulInQuery(),
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),

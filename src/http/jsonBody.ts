@@ -1,9 +1,9 @@
 import type { Context, Middleware } from "koa";
-import { isUtf8 } from "node:buffer";
 import { getLocation } from "jsonc-parser";
 import getRawBody from "raw-body";
 import { fieldPath } from "../../db/fieldPath.ts";
 import { UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../../commands/kit/storableText.ts";
+import { firstNonUtf8, type NonUtf8At } from "../firstNonUtf8.ts";
 import { HttpError } from "./httpError.ts";
 
 export interface JsonBodyOptions {
@@ -14,9 +14,18 @@ export interface JsonBodyOptions {
   refuseUnstorableText?: boolean;
 }
 
-/** The whole body as UTF-8 text, refused (413) past `limitBytes` before it is all read. */
-export async function bodyText(ctx: Context, limitBytes: number, what: string): Promise<string> {
-  return (await bodyBytes(ctx, limitBytes, what)).toString("utf8");
+/** What a 400 says of a body that is not UTF-8, given the body decoded (U+FFFD for bad bytes) and where the first bad bytes stand. */
+export type NotUtf8Sentence = (text: string, bad: NonUtf8At) => string;
+
+const sendUtf8: NotUtf8Sentence = (_, bad) => `The body is not valid UTF-8 at byte ${bad.byte}; send it encoded as UTF-8.`;
+
+/** The whole body as UTF-8 text, refused (413) past `limitBytes` before it is all read, and (400) when it is not UTF-8. */
+export async function bodyText(ctx: Context, limitBytes: number, what: string, notUtf8Sentence = sendUtf8): Promise<string> {
+  const bytes = await bodyBytes(ctx, limitBytes, what);
+  const text = bytes.toString("utf8");
+  const bad = firstNonUtf8(bytes, text);
+  if (bad) throw new HttpError(400, notUtf8Sentence(text, bad));
+  return text;
 }
 
 async function bodyBytes(ctx: Context, limitBytes: number, what: string): Promise<Buffer> {
@@ -42,8 +51,8 @@ export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Mid
     if (!["POST", "PUT", "PATCH"].includes(ctx.method)) return next();
     const bytes = await bodyBytes(ctx, limitBytes, "JSON");
     const raw = bytes.toString("utf8");
-    // Bytes that are not UTF-8 would be stored as U+FFFD, the sender never told: refused, saying where.
-    if (!isUtf8(bytes)) throw new HttpError(400, notUtf8(bytes, raw));
+    const bad = firstNonUtf8(bytes, raw);
+    if (bad) throw new HttpError(400, notUtf8(raw, bad));
     if (raw.trim() === "") {
       ctx.request.body = undefined;
     } else {
@@ -64,19 +73,10 @@ export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Mid
 }
 
 /** Where the first bytes that are not UTF-8 stand: the byte offset and, when inside JSON, the field. */
-function notUtf8(bytes: Buffer, lossy: string): string {
-  let offset = 0;
-  let chars = 0;
-  for (const char of lossy) {
-    const isReplacement = char === "\uFFFD";
-    // A U+FFFD the sender wrote is three bytes of valid UTF-8; any other stands for bytes that were not.
-    if (isReplacement && !(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) break;
-    offset += Buffer.byteLength(char);
-    chars += char.length;
-  }
-  const path = getLocation(lossy, chars).path;
+function notUtf8(lossy: string, bad: NonUtf8At): string {
+  const path = getLocation(lossy, bad.char).path;
   const where = path.length > 0 ? ` (in the text at ${fieldPath(path).slice(0, 200)})` : "";
-  return `The body is not valid UTF-8 at byte ${offset}${where}; send it encoded as UTF-8.`;
+  return `The body is not valid UTF-8 at byte ${bad.byte}${where}; send it encoded as UTF-8.`;
 }
 
 declare module "koa" {

@@ -23,7 +23,16 @@ export type ReportQueryOutcome = "ok" | "error";
 export type AccessDropReason = "queue_full" | "shutdown";
 
 /** Why the MLLP listener closed a connection of its own accord (docs/operations.md, "MLLP limits"). */
-export type MllpCloseReason = "cap" | "idle" | "frame_deadline" | "unauthenticated_bytes" | "frame_size" | "credential_ended";
+export type MllpCloseReason =
+  | "cap"
+  | "keyless_per_address"
+  | "evicted"
+  | "keyless"
+  | "idle"
+  | "frame_deadline"
+  | "unauthenticated_bytes"
+  | "frame_size"
+  | "credential_ended";
 
 function tallied(values: readonly string[]): Map<string, number> {
   const counted = new Map<string, number>();
@@ -82,7 +91,7 @@ export class ServiceMetrics {
   });
   private readonly mllpClosed = new client.Counter({
     name: "dialysis_hub_mllp_connections_closed_total",
-    help: "MLLP connections the service closed for a limit, by reason: cap (closed as accepted, HL7_MLLP_MAX_CONNECTIONS being open), idle, frame_deadline, unauthenticated_bytes, frame_size, credential_ended (its client key stopped working)",
+    help: "MLLP connections the service closed for a limit, by reason: cap (closed as accepted, HL7_MLLP_MAX_CONNECTIONS being open and none keyless to close), keyless_per_address (closed as accepted, its address holding HL7_MLLP_KEYLESS_PER_ADDRESS keyless connections all being answered), evicted (keyless, closed to make room for a new one), keyless (no valid key shown within HL7_MLLP_KEYLESS_TIMEOUT_MS), idle, frame_deadline, unauthenticated_bytes, frame_size, credential_ended (its client key stopped working)",
     labelNames: ["reason"] as const,
     registers: [this.registry],
   });

@@ -15,7 +15,7 @@ const FIRST_CAPACITY = 1024;
 const EMPTY = Buffer.alloc(0);
 
 /** What the bytes read brought: a frame begun, the unfinished frame over the limit, a frame whole. */
-export type FrameEvent = { type: "started" } | { type: "over" } | { type: "frame"; text: string };
+export type FrameEvent = { type: "started" } | { type: "over" } | { type: "frame"; bytes: Buffer };
 
 export class MllpFrames {
   private buffer = EMPTY;
@@ -59,9 +59,10 @@ export class MllpFrames {
       }
       while (this.length > this.limit) yield { type: "over" };
       if (!whole) return;
-      const text = this.head();
+      // The frame's own bytes: discard() lets the buffer go, nothing writes to it again.
+      const bytes = this.buffer.subarray(0, this.length);
       this.discard();
-      yield { type: "frame", text };
+      yield { type: "frame", bytes };
     }
   }
 

@@ -3,6 +3,7 @@ import type Router from "@koa/router";
 import { pushingClient, type IngestionDeps } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
+import { notUtf8Body } from "../hl7/er7NotUtf8.ts";
 import { pushHl7Messages } from "../hl7/pushHl7Messages.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { bodyText } from "../../http/jsonBody.ts";
@@ -20,7 +21,7 @@ export function addHl7Route(router: Router, deps: IngestionDeps, limitBytes: num
     const client = clientOf(ctx);
     const tally: PushTally = { kind: reportKinds.lab.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
     ctx.state.push = tally;
-    const answers = await pushHl7Messages(deps, pushingClient(client), await bodyText(ctx, limitBytes, "HL7 v2 text"), ctx.state.requestId);
+    const answers = await pushHl7Messages(deps, pushingClient(client), await bodyText(ctx, limitBytes, "HL7 v2 text", notUtf8Body), ctx.state.requestId);
     tally.outcomes = answers.flatMap((answer) => (answer.outcome ? [answer.outcome] : []));
     tally.hl7Acks = answers.map((answer) => answer.code);
     ctx.status = 200;
