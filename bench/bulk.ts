@@ -62,6 +62,28 @@ export function upload(url: string, key: string, file: string): Promise<{ status
   });
 }
 
+/** The job `jobId` of `key`'s client once it is DONE (an error if it FAILED). */
+export async function jobDone(url: string, key: string, jobId: string): Promise<Record<string, any>> {
+  let job: Record<string, any> = {};
+  await until(
+    "job done",
+    async () => {
+      job = (await getJson(`${url}/open/v1/bulk/${jobId}`, key)).body.data;
+      if (job.status === "FAILED") throw new Error(`the job failed: ${job.reason}`);
+      return job.status === "DONE";
+    },
+    3_600_000,
+  );
+  return job;
+}
+
+/** Uploads a job file as `key`'s client: its job id. */
+export async function uploadJob(url: string, key: string, file: string): Promise<string> {
+  const answer = await upload(`${url}/open/v1/lab/reports/bulk`, key, file);
+  if (answer.status !== 202) throw new Error(`the upload answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+  return answer.body.data.jobId as string;
+}
+
 interface JobRun {
   seconds: number;
   uploadSeconds: number;
@@ -95,26 +117,10 @@ async function runJobs(files: string[], reports: number, pushing: boolean): Prom
   try {
     const started = performance.now();
     const jobIds: string[] = [];
-    for (const file of files) {
-      const answer = await upload(`${service.url}/open/v1/lab/reports/bulk`, tenant.client.key, file);
-      if (answer.status !== 202) throw new Error(`the upload answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
-      jobIds.push(answer.body.data.jobId as string);
-    }
+    for (const file of files) jobIds.push(await uploadJob(service.url!, tenant.client.key, file));
     const uploadSeconds = (performance.now() - started) / 1000;
     let created = 0;
-    for (const jobId of jobIds) {
-      let job: Record<string, any> = {};
-      await until(
-        "job done",
-        async () => {
-          job = (await getJson(`${service.url}/open/v1/bulk/${jobId}`, tenant.client.key)).body.data;
-          if (job.status === "FAILED") throw new Error(`the job failed: ${job.reason}`);
-          return job.status === "DONE";
-        },
-        3_600_000,
-      );
-      created += job.created;
-    }
+    for (const jobId of jobIds) created += (await jobDone(service.url!, tenant.client.key, jobId)).created;
     const jobSeconds = (performance.now() - started) / 1000;
     // The pushes end with the job: the read models are to catch up with the job, not with them.
     done = true;

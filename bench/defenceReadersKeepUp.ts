@@ -6,9 +6,8 @@ import type { Db } from "../db/pool.ts";
 import { labReport } from "../test/support/ingestion.ts";
 import { TEST_ADMIN_TOKEN } from "../test/support/service.ts";
 import { benchSender, dayOf, lagsOfRound, type Listed, type Push } from "./defence.ts";
-import { upload, writeJobFile } from "./bulk.ts";
+import { jobDone, uploadJob, writeJobFile } from "./bulk.ts";
 import { benchService, until } from "./ingest.ts";
-import { getJson } from "./ingestSenders.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 
 /*
@@ -119,18 +118,7 @@ async function afterBulkJob(): Promise<BenchResult[]> {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
-    const uploaded = await upload(`${service.url}/open/v1/lab/reports/bulk`, tenant.client.key, file);
-    if (uploaded.status !== 202) throw new Error(`the upload answered ${uploaded.status}`);
-    const jobId = uploaded.body.data.jobId as string;
-    await until(
-      "job done",
-      async () => {
-        const job = (await getJson(`${service.url}/open/v1/bulk/${jobId}`, tenant.client.key)).body.data;
-        if (job.status === "FAILED") throw new Error(`the job failed: ${job.reason}`);
-        return job.status === "DONE";
-      },
-      1_800_000,
-    );
+    await jobDone(service.url!, tenant.client.key, await uploadJob(service.url!, tenant.client.key, file));
     const after: number[] = [];
     const doneAt = performance.now();
     for (let round = 0; performance.now() - doneAt < AFTER_BULK_MS; round++) after.push(...(await lagsOfRound(push, listed, `BL${round}`, dayOf(310 + round))));

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { JOB_REPORTS, upload, writeJobFile } from "./bulk.ts";
+import { jobDone, JOB_REPORTS, uploadJob, writeJobFile } from "./bulk.ts";
 import { summariseCpuProfile, type CategoryTime, type CpuProfile } from "./cpuProfileSummary.ts";
 import { atStoreHead, benchService, until } from "./ingest.ts";
 import { getJson, REPORTS_PER_BATCH, runSenders, SENDERS } from "./ingestSenders.ts";
@@ -124,18 +124,7 @@ export async function profiledBulk(reports: number): Promise<ProfiledRun> {
     const file = path.join(dir, "job.ndjson");
     await writeJobFile(file, "B", 0, reports / REPORTS_PER_BATCH);
     return await profiled("bulk", reports, async ({ service, db, tenant }) => {
-      const answer = await upload(`${service.url}/open/v1/lab/reports/bulk`, tenant.client.key, file);
-      if (answer.status !== 202) throw new Error(`the upload answered ${answer.status}`);
-      const jobId = answer.body.data.jobId as string;
-      await until(
-        "job done",
-        async () => {
-          const job = (await getJson(`${service.url}/open/v1/bulk/${jobId}`, tenant.client.key)).body.data;
-          if (job.status === "FAILED") throw new Error(`the job failed: ${job.reason}`);
-          return job.status === "DONE";
-        },
-        3_600_000,
-      );
+      await jobDone(service.url!, tenant.client.key, await uploadJob(service.url!, tenant.client.key, file));
       await readModelsCaughtUp(db);
     });
   } finally {
