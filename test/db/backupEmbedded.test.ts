@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -9,7 +9,7 @@ import { sealPending } from "../../db/ledger.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { SERVER_ENTRY } from "../../src/buildServer.ts";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/app/embeddedPostgres.ts";
-import { cliOnEmbedded } from "../support/cliProcess.ts";
+import { cliOnEmbedded, runNode } from "../support/cliProcess.ts";
 import { ADMIN } from "../support/http.ts";
 import { labReport, LI_SI } from "../support/ingestion.ts";
 import { holdTable } from "../support/heldTable.ts";
@@ -132,6 +132,27 @@ describe("backup and restore on the embedded PostgreSQL of a default install", f
     } finally {
       await restored.stop();
     }
+  });
+
+  it("refuses a PG_BIN_DIR whose pg_dump is older than the server with a sentence naming the version needed and where to get it", async function () {
+    const db = new pg.Pool({ connectionString: sourceDb!.url, max: 1 });
+    const major = (await db.query("select current_setting('server_version_num')::int / 10000 as major")).rows[0].major as number;
+    await db.end();
+    const folders = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql") : [];
+    const older = folders.find((version) => Number(version) < major && existsSync(path.join("/usr/lib/postgresql", version, "bin", "pg_dump")));
+    if (!older) this.skip();
+    rmSync(backups, { recursive: true, force: true });
+    mkdirSync(backups);
+    const refused = await runNode([SERVER_ENTRY, "backup", path.join(backups, "old.backup")], {
+      DATABASE_URL: undefined,
+      DATA_DIR: source,
+      EMBEDDED_PG_PORT: String(sourcePort),
+      PG_BIN_DIR: path.join("/usr/lib/postgresql", older!, "bin"),
+    });
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.include(`PG_BIN_DIR holds pg_dump ${older}`);
+    expect(refused.stderr).to.include(`pg_dump must be of version ${major} or newer; install PostgreSQL ${major}'s client programs (https://www.postgresql.org/download/`);
+    expect(othersIn(backups)).to.deep.equal([]);
   });
 
   it("leaves no file at all when the backup fails part-way, and none when it is stopped with Ctrl-C", async () => {
