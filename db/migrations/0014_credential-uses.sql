@@ -3,7 +3,7 @@
 -- When each client key or author token was last accepted (contract E.3, lastUsedAt). Telemetry,
 -- not history: each API process notes uses in memory and writes them here every few seconds and
 -- at shutdown, one row per credential, never an event (docs/operations.md, Credential lifecycle).
--- Not a read model: it is not rebuilt by replay, and a restore starts it empty.
+-- Not a read model: it is not rebuilt by replay; backups carry it (db/backup.ts, KEPT_TABLES).
 create table credential_uses (
   credential_id text primary key,
   tenant text not null,

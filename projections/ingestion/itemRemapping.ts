@@ -201,6 +201,52 @@ export async function recordStep(tx: Tx, event: StoredEvent<ItemMappingApplied>,
   );
 }
 
+/**
+ * Whether the step's mapping was undone after the step was planned. The item_remap reactor plans
+ * every step when the mapping is made, so an undo lands in the store after all of them, and in
+ * order the projection would apply every step before it: a re-mapping undone while it ran would
+ * still run to its end, and end DONE. The mapping's own stream says whether an undo followed
+ * (one look-up by its key): its remaining steps then map nothing. A rebuild reaches the same rows
+ * (loadMappingRules maps by the mappings in force, and an undone one maps nothing), and the
+ * undoing hands the rows the stopped steps did not reach to the mappings in force (unmappedRowsOf).
+ */
+export async function undoneSince(tx: Tx, event: StoredEvent<ItemMappingApplied>): Promise<boolean> {
+  const { rows } = await tx.query(
+    `select exists (
+       select 1 from events where tenant = $1 and stream_id = $2 and stream_version > $3
+         and type = 'ItemMappingRemoved' and data->>'mappingId' = $4
+     ) as undone`,
+    [event.tenant, event.streamId, event.streamVersion, event.data.mappingId],
+  );
+  return rows[0].undone as boolean;
+}
+
+/** A step not taken (its mapping undone since): the mapping's total kept for its progress, which does not end. */
+export async function recordStoppedStep(tx: Tx, event: StoredEvent<ItemMappingApplied>): Promise<void> {
+  await tx.query(
+    `insert into remap_progress values ($1, $2, 0, $3, false)
+     on conflict (mapping_id) do update set total = excluded.total`,
+    [event.tenant, event.data.mappingId, event.data.total],
+  );
+}
+
+/** Whether the mapping's re-mapping has applied its last step. */
+export async function remapEnded(tx: Tx, mappingId: string): Promise<boolean> {
+  const { rows } = await tx.query("select done from remap_progress where mapping_id = $1", [mappingId]);
+  return rows[0]?.done === true;
+}
+
+/** The unmapped rows an (undone) mapping's keys match, as its rule holds them. */
+export function unmappedRowsOf(tenant: string, mappingId: string): RowScope {
+  return {
+    where: (a) => `${a}.tenant = $1 and ${a}.std_code is null and exists (
+      select 1 from item_mapping_rules m where m.mapping_id = $2::uuid
+        and (m.client is null or ${a}.client_name = m.client) and (m.item_code is null or btrim(${a}.item_code) = m.item_code)
+        and (m.item_name is null or btrim(${a}.item_name) = m.item_name) and (m.unit is null or coalesce(btrim(${a}.unit), '') = m.unit))`,
+    params: [tenant, mappingId],
+  };
+}
+
 /** A mapping undone: no longer in force; every row it mapped is unmapped. Returns those rows (before another mapping takes them). */
 export async function unmapRows(tx: Tx, event: StoredEvent<ItemMappingRemoved>): Promise<ChangedRows> {
   await tx.query("update item_mapping_rules set in_force = false where mapping_id = $1", [event.data.mappingId]);

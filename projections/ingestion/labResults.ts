@@ -4,7 +4,7 @@ import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../co
 import { ITEM_MAPPING_EVENT_TYPES, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
 import { boundedSql } from "../../commands/ingestion/numberBounds.ts";
 import { createDerivationIndex } from "./derivationIndex.ts";
-import { applyMappingRules, applyStepWithSummaries, forgetMapping, keepMappingRule, loadMappingRules, recordStep, stepScope, unmapRows } from "./itemRemapping.ts";
+import { applyMappingRules, applyStepWithSummaries, forgetMapping, keepMappingRule, loadMappingRules, recordStep, recordStoppedStep, remapEnded, stepScope, undoneSince, unmappedRowsOf, unmapRows } from "./itemRemapping.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
@@ -186,17 +186,28 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
 async function applyMapping(tx: Tx, event: StoredEvent<ItemMappingEvent>, summaries: Summaries): Promise<void> {
   if (event.type === "ItemMappingAdded") return keepMappingRule(tx, event);
   if (event.type === "ItemMappingApplied") {
+    // Undone since the step was planned: the re-mapping stops here (STOPPED), mapping nothing more.
+    if (await undoneSince(tx, event)) return recordStoppedStep(tx, event);
     // The rows were unmapped, so in no summary: they only arrive, counted in the step's own statement.
     await recordStep(tx, event, await summaries.remapStep(tx, event));
     return;
   }
+  const stopped = !(await remapEnded(tx, event.data.mappingId));
   const undone = await unmapRows(tx, event);
-  if (undone.count === 0) return;
-  const lost = await summaries.leaving(tx, undone.scope);
-  await forgetMapping(tx, undone.scope);
-  // Another mapping in force may match them: the best of those takes them.
-  const taken = await applyMappingRules(tx, undone.scope);
-  await summaries.arrived(tx, taken.scope, lost);
+  if (undone.count > 0) {
+    const lost = await summaries.leaving(tx, undone.scope);
+    await forgetMapping(tx, undone.scope);
+    // Another mapping in force may match them: the best of those takes them.
+    const taken = await applyMappingRules(tx, undone.scope);
+    await summaries.arrived(tx, taken.scope, lost);
+  }
+  // Rows its stopped steps did not reach, which another mapping's steps left to it (it ranked
+  // first then): that mapping takes them now, as a rebuild would give them to it. Unmapped, they
+  // were in no summary.
+  if (stopped) {
+    const reached = await applyMappingRules(tx, unmappedRowsOf(event.tenant, event.data.mappingId));
+    if (reached.count > 0) await summaries.arrived(tx, reached.scope, []);
+  }
 }
 
 

@@ -44,12 +44,32 @@ export interface DataSourceSettings {
   connectionTimeoutMs?: number;
   /** Client-side bound of a report statement (see deadPeerLimits); unset: none. */
   queryTimeoutMs?: number;
+  /** The report role's limits (REPORT_WORK_MEM, REPORT_TEMP_FILE_LIMIT), for the configured sources' sessions too; unset: none. */
+  limits?: ReportSessionLimits;
+}
+
+/** What a report session may use (contract E.5): the report role's work_mem and temp_file_limit. */
+export interface ReportSessionLimits {
+  /** e.g. "8MB" */
+  workMem: string;
+  /** e.g. "256MB"; "-1": none */
+  tempFileLimit: string;
+}
+
+/** A limit a configured data source's user may not set, with the database's error code; or the source could not be reached to find out. */
+export interface UnsetSourceLimit {
+  source: string;
+  setting: "temp_file_limit" | "track_activities" | "unreachable";
+  code: string | undefined;
 }
 
 const rawText = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
 
 export class DataSources {
   private readonly sources = new Map<string, DataSource>();
+  private readonly limits: ReportSessionLimits | undefined;
+  /** The names of the configured (DATASOURCE_<NAME>_URL) sources. */
+  private readonly others: string[];
 
   constructor(settings: DataSourceSettings) {
     this.sources.set("clinical", {
@@ -67,13 +87,50 @@ export class DataSources {
       });
     }
     for (const [name, url] of Object.entries(settings.others)) {
+      const limits = settings.limits ? sessionLimits(settings.limits) : [];
       this.sources.set(name, {
         name,
         pool: reportPool(url, settings),
         bind: async () => {},
-        begin: (timeoutMs, timeZone) => beginReadOnly(timeoutMs, timeZone, null),
+        begin: (timeoutMs, timeZone) => [...beginReadOnly(timeoutMs, timeZone, null), ...limits],
       });
     }
+    this.limits = settings.limits;
+    this.others = Object.keys(settings.others);
+  }
+
+  /**
+   * The limits that each configured source's user may not set (sessionLimits leaves them as the
+   * server has them): one transaction on each source, for the service to tell at start.
+   */
+  async unsetLimits(): Promise<UnsetSourceLimit[]> {
+    if (!this.limits) return [];
+    const unset: UnsetSourceLimit[] = [];
+    for (const source of this.others) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.sources.get(source)!.pool.connect();
+      } catch (error) {
+        unset.push({ source, setting: "unreachable", code: (error as { code?: string }).code });
+        continue;
+      }
+      try {
+        await client.query("begin transaction read only");
+        for (const [setting, value] of [["temp_file_limit", this.limits.tempFileLimit], ["track_activities", "off"]] as const) {
+          await client.query("savepoint limit_setting");
+          try {
+            await client.query(`set local ${setting} = ${literal(value)}`);
+          } catch (error) {
+            unset.push({ source, setting, code: (error as { code?: string }).code });
+            await client.query("rollback to savepoint limit_setting");
+          }
+        }
+        await client.query("rollback");
+      } finally {
+        client.release();
+      }
+    }
+    return unset;
   }
 
   get(name: string): DataSource | undefined {
@@ -149,8 +206,27 @@ async function bindToScope(settings: DataSourceSettings, client: pg.PoolClient, 
  * runs across the pauses, bounds them (EXPORT_TIMEOUT_FACTOR). Set for the transaction rather than
  * for a role, so that it holds for every data source, whichever user it logs in as.
  */
+const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/**
+ * The report role's limits (contract E.5) for a configured source's sessions, whose user is not
+ * the report role and has no role settings of ours: set in each transaction instead. Any user may
+ * set work_mem. temp_file_limit and track_activities are a superuser's (or a user's granted `set on
+ * parameter`): each is set where the user may, in a block of its own that lets a refusal pass, so
+ * a source whose user may not still answers (unsetLimits tells the operator at start). Report SQL
+ * cannot lift them: it may not call set_config (commands/reports/spec/sqlSafety.ts). Off, activity
+ * tracking hides a running report's text from another tenant's report on the same user's sessions.
+ */
+function sessionLimits(limits: ReportSessionLimits): string[] {
+  const trySetting = (setting: string, value: string) =>
+    `begin perform set_config(${literal(setting)}, ${literal(value)}, true); exception when insufficient_privilege then null; end;`;
+  return [
+    `set local work_mem = ${literal(limits.workMem)}`,
+    `do $limits$ begin ${trySetting("temp_file_limit", limits.tempFileLimit)} ${trySetting("track_activities", "off")} end $limits$`,
+  ];
+}
+
 function beginReadOnly(timeoutMs: number, timeZone: string, searchPath: string | null): string[] {
-  const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
   return [
     "begin transaction read only",
     `set local statement_timeout = ${Math.trunc(timeoutMs)}`,

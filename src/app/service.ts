@@ -191,8 +191,17 @@ export async function startService({ config, role, log, projections = allProject
         connectionTimeoutMs: config.REPORT_QUEUE_WAIT_MS,
         // The server's statement timeout ends a report query first; this is for a vanished server.
         queryTimeoutMs: config.REPORT_QUERY_TIMEOUT_MS + 5_000,
+        // The report role's limits hold for the configured sources' sessions too (contract E.5).
+        limits: { workMem: config.REPORT_WORK_MEM, tempFileLimit: config.REPORT_TEMP_FILE_LIMIT },
       });
       stack.push(() => sources.end());
+      // Told, not waited for: a configured source that is down must not hold up the start.
+      void sources.unsetLimits().then(
+        (notSet) => {
+          if (notSet.length > 0) log.warn({ notSet }, "report limits named in notSet do not hold on these data sources: their users may not set them, or the source was not reachable to find out (operations.md, The report role)");
+        },
+        (err: unknown) => log.warn({ err }, "the report limits of the configured data sources could not be checked"),
+      );
       for (const [name, pool] of sources.pools()) metrics.watchPool(`datasource:${name}`, pool);
       // Threads start on the first docx export; closed after the server, once its exports are done.
       const docxWorkers = new WorkerPool<DocxJob, DocxAnswer>("docxWorker", { threads: config.DOCX_THREADS });

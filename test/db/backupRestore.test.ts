@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -8,10 +8,12 @@ import { createPool, type Db } from "../../db/pool.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { cli } from "../support/cliProcess.ts";
 import { ingestionTenant, labReport, LI_SI } from "../support/ingestion.ts";
+import { holdTable } from "../support/heldTable.ts";
 import { startPrivatePostgres } from "../support/privatePostgres.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { startTestService, until, useTestService } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
+import { tableDigest } from "../support/tableDigests.ts";
 
 /*
  * Backup while pushes run, restore into a fresh database, replay: the command line as an operator
@@ -58,6 +60,7 @@ describe("backup and restore from the command line", function () {
   this.timeout(180_000);
   const hub = useTestService({ projections: allProjections });
   let north: SeededTenant;
+  let lastNorthCall: Date;
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-backup-"));
   let stopServer = async () => {};
 
@@ -70,6 +73,7 @@ describe("backup and restore from the command line", function () {
     }
     north = await seedTenant(hub.service, "north");
     // A mixed history: a claim, a dismissal, an update that moves a report, a patient moved to another ward.
+    lastNorthCall = new Date();
     for (const [step, answer] of [
       ["claim", await north.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" })],
       ["dismiss", await north.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not a dialysis patient" })],
@@ -98,6 +102,8 @@ describe("backup and restore from the command line", function () {
       }
     })();
     await until(async () => pushes.length >= 3, 20_000);
+    // North's last uses are written within seconds of its calls (contract E.3 lastUsedAt).
+    await until(async () => (await hub.service.db.query("select max(last_used_at) >= $1 as done from credential_uses where tenant = 'north'", [lastNorthCall])).rows[0].done, 15_000, 200);
     const file = path.join(dir, "hub.backup");
     const backupStarted = Date.now();
     const backup = await cli(hub.service.databaseUrl, "backup", file);
@@ -122,6 +128,8 @@ describe("backup and restore from the command line", function () {
     const restored = createPool(target, { max: 2 });
     try {
       expect(await northDigests(restored)).to.deep.equal(await northDigests(hub.service.db));
+      const northUses = "where tenant = 'north'";
+      expect(await tableDigest(restored, "public", "credential_uses", northUses), "each key's and token's last use").to.equal(await tableDigest(hub.service.db, "public", "credential_uses", northUses));
 
       const { rows } = await restored.query("select external_id from read.lab_reports where tenant = 'live'");
       const back = new Set(rows.map((row) => row.external_id as string));
@@ -147,6 +155,21 @@ describe("backup and restore from the command line", function () {
       }
     } finally {
       await restored.end();
+    }
+  });
+
+  it("leaves no file when pg_dump fails part-way", async () => {
+    const folder = mkdtempSync(path.join(dir, "cut-"));
+    const held = await holdTable(hub.service.databaseUrl, "bulk_job_bodies");
+    try {
+      const failing = cli(hub.service.databaseUrl, "backup", path.join(folder, "cut.backup"));
+      await held.terminate(await held.waiter(failing));
+      const failed = await failing;
+      expect(failed.code).to.equal(1);
+      expect(failed.stderr).to.match(/pg_dump.* failed/);
+      expect(readdirSync(folder), "neither a partial backup nor its temporary file").to.deep.equal([]);
+    } finally {
+      await held.release();
     }
   });
 

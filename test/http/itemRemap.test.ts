@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import pg from "pg";
 import { labResultsProjection } from "../../projections/ingestion/labResults.ts";
 import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
 import { remapSteps } from "../../reactors/itemRemap.ts";
@@ -118,5 +119,71 @@ describe("re-mapping stored results with an item mapping", function () {
     const undoing = { event: "REMAPPED", by: "Nurse Chen", requestId: null, mappingId, stdCode: null };
     expect(await remapped("RM-2")).to.deep.equal([{ ...undoing, stdCode: "UREA_PRE" }, undoing]);
     expect(await remapped("RM-LATE-1"), "mapped when it came, unmapped by the undoing").to.deep.equal([undoing]);
+  });
+});
+
+/**
+ * An undo while the re-mapping runs (issue #52, finding 7): the steps not yet applied map nothing,
+ * the re-mapping ends STOPPED, not DONE, and another mapping in force that the undone one outranked
+ * takes the results, as a rebuild would give them to it.
+ */
+describe("undoing a mapping while its re-mapping runs", function () {
+  this.timeout(90_000);
+  const hub = useIngestionService();
+  const savedStep = remapSteps.results;
+  const bun = (value: number) => ({ itemCode: "L-BUN", itemName: "本院尿素氮", value, unit: "mg/dL" });
+  const bunRows = async () =>
+    (await hub.service.db.query("select external_id, std_code, std_value, mapping_id from read.lab_results where item_code = 'L-BUN' order by external_id")).rows;
+  const mappingOf = async (mappingId: string) => {
+    const listed = (await hub.tenant.call("GET", "/api/dictionary/mappings", { token: hub.tenant.authorToken })).body as Array<Record<string, any>>;
+    return listed.find((candidate) => candidate.mappingId === mappingId)!;
+  };
+  const steps = async (mappingId: string) =>
+    (await hub.service.db.query("select count(*)::int as n from events where type = 'ItemMappingApplied' and data->>'mappingId' = $1", [mappingId])).rows[0].n as number;
+
+  before(async () => {
+    remapSteps.results = 1;
+    const pushed = await hub.tenant.push("lab", monthlyPanels("BUN", 6, (i) => [bun(40 + i)]));
+    expect(pushed.body.data.accepted).to.equal(6);
+    await until(async () => (await bunRows()).length === 6 || null, 8000);
+  });
+  after(() => {
+    remapSteps.results = savedStep;
+  });
+
+  it("stops it: STOPPED, its remaining steps map nothing, and the mapping it outranked takes the results", async () => {
+    // The item rows are held (writes wait, reads go on): the re-mapping is still to run when it is undone.
+    const held = new pg.Client({ connectionString: hub.service.databaseUrl });
+    await held.connect();
+    let undo: Promise<{ status: number }> | null = null;
+    try {
+      await held.query("begin");
+      await held.query("lock table read.lab_results in share mode");
+      const sender = await hub.tenant.call("POST", "/api/dictionary/mappings", { token: hub.tenant.authorToken, body: { client: "Central lab LIS", itemCode: "L-BUN", stdCode: "UREA_PRE" } });
+      expect(sender.status, JSON.stringify(sender.body)).to.equal(201);
+      const everySender = await hub.tenant.call("POST", "/api/dictionary/mappings", { token: hub.tenant.authorToken, body: { itemCode: "L-BUN", stdCode: "UREA_POST" } });
+      expect(everySender.status, JSON.stringify(everySender.body)).to.equal(201);
+      await until(async () => (await steps(sender.body.mappingId)) > 2 && (await steps(everySender.body.mappingId)) > 2, 15_000, 100);
+      expect((await mappingOf(sender.body.mappingId)).remap.status).to.equal("RUNNING");
+      undo = hub.tenant.call("DELETE", `/api/dictionary/mappings/${sender.body.mappingId}`, { token: hub.tenant.authorToken });
+      await until(async () => (await hub.service.db.query("select 1 from events where type = 'ItemMappingRemoved' and data->>'mappingId' = $1", [sender.body.mappingId])).rowCount! > 0, 15_000, 50);
+      await held.query("rollback");
+      expect((await undo).status).to.equal(204);
+
+      const stopped = await until(async () => {
+        const mapping = await mappingOf(sender.body.mappingId);
+        return mapping.remap.status !== "RUNNING" ? mapping : null;
+      }, 15_000, 100);
+      expect(stopped.remap.status, "the undo stopped the re-mapping").to.equal("STOPPED");
+      expect(stopped.remap.results, "the steps after the undo mapped nothing").to.be.below(6);
+      const taken = await until(async () => ((await mappingOf(everySender.body.mappingId)).remap.status === "DONE" ? bunRows() : null), 15_000, 100);
+      expect(taken.map((row) => [row.std_code, row.mapping_id])).to.deep.equal(Array.from({ length: 6 }, () => ["UREA_POST", everySender.body.mappingId]));
+      expect((await rebuildProjection(hub.service.db, labResultsProjection, silentLogger)).status).to.equal("rebuilt");
+      expect(await bunRows(), "a rebuild gives the same rows").to.deep.equal(taken);
+    } finally {
+      await held.query("rollback").catch(() => {});
+      await held.end();
+      await undo?.catch(() => {});
+    }
   });
 });

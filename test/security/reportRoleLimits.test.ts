@@ -3,11 +3,12 @@ import pg from "pg";
 import { createPool } from "../../db/pool.ts";
 import { prepareReportRunner, reportRunnerUrl } from "../../db/reportRunner.ts";
 import { DataSources } from "../../queries/reports/dataSources.ts";
+import { allProjections } from "../../src/app/allProjections.ts";
 import { configSchema } from "../../src/app/config.ts";
 import { createTestDatabase, testServerUrl } from "../support/database.ts";
-import { useIngestionService } from "../support/ingestion.ts";
-import { BURNING_QUERY, runDraftData, saveTableDraft } from "../support/reports.ts";
-import { until } from "../support/service.ts";
+import { ingestionTenant, useIngestionService } from "../support/ingestion.ts";
+import { BURNING_QUERY, runDraftData, saveTableDraft, tableReportSpec, type QueryAnswers } from "../support/reports.ts";
+import { startTestService, until } from "../support/service.ts";
 
 /*
  * Contract E.5: "The report role has a connection limit, temp_file_limit and work_mem set", and a
@@ -134,6 +135,71 @@ describe("the report role's limits (E.5)", function () {
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
+  });
+
+  describe("on a configured data source (DATASOURCE_<NAME>_URL), with REPORT_WORK_MEM 64kB and REPORT_TEMP_FILE_LIMIT 1MB", () => {
+    const limits = { REPORT_WORK_MEM: "64kB", REPORT_TEMP_FILE_LIMIT: "1MB" };
+    const user = `dh_test_quality_reader_${process.pid}`;
+    let qualityUrl: string;
+    let readerUrl: string;
+    let admin: pg.Pool;
+
+    before(async () => {
+      qualityUrl = await createTestDatabase(false);
+      admin = createPool(qualityUrl, { max: 1 });
+      await admin.query("create table audits (ward text, score numeric); insert into audits values ('A', 92.5)");
+      // A user with read rights only, as operations.md asks for a data source.
+      await admin.query(`create role ${user} login`);
+      await admin.query(`grant select on audits to ${user}`);
+      const url = new URL(qualityUrl);
+      url.username = user;
+      url.password = "";
+      readerUrl = url.toString();
+    });
+    after(async () => {
+      await admin?.query(`drop owned by ${user}`).catch(() => {});
+      await admin?.query(`drop role if exists ${user}`);
+      await admin?.end();
+    });
+
+    /** The data answer of a draft of `queries` on the quality source, in a service whose source logs in by `sourceUrl`. */
+    async function onQualitySource(sourceUrl: string, queries: Record<string, string>): Promise<QueryAnswers> {
+      const service = await startTestService({ projections: allProjections, env: { ...limits, DATASOURCE_QUALITY_URL: sourceUrl } });
+      try {
+        const tenant = await ingestionTenant(service, "h1");
+        const saved = await tenant.call("PUT", "/api/reports/quality/draft", { token: tenant.authorToken, body: { datasource: "quality", spec: tableReportSpec("quality", queries) } });
+        expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+        return await runDraftData(tenant, "quality");
+      } finally {
+        await service.stop();
+      }
+    }
+
+    it("holds its sessions to the report role's work_mem and temp_file_limit: a query that spills more fails in its own place", async () => {
+      const queries = await onQualitySource(qualityUrl, {
+        settings: "select current_setting('work_mem') as work_mem, current_setting('temp_file_limit') as temp_file_limit, current_setting('track_activities') as tracked",
+        sorted: "select count(*) as n from (select g from generate_series(1, 500000) g order by md5(g::text)) s",
+        fine: "select ward from audits",
+      });
+      expect(queries.settings).to.deep.include({ rows: [["64kB", "1MB", "off"]] });
+      expect(queries.sorted).to.deep.equal({ error: "temporary file size exceeds temp_file_limit (1024kB)." });
+      expect(queries.fine).to.deep.include({ rows: [["A"]] });
+    });
+
+    it("still answers as a user who may not set temp_file_limit, with work_mem held, and names what does not hold", async () => {
+      const queries = await onQualitySource(readerUrl, { settings: "select current_setting('work_mem') as work_mem", fine: "select ward, score from audits" });
+      expect(queries.settings).to.deep.include({ rows: [["64kB"]] });
+      expect(queries.fine).to.deep.include({ rows: [["A", 92.5]] });
+      const sources = new DataSources({ serviceDb: admin, clinicalUrl: qualityUrl, others: { quality: readerUrl }, poolSize: 1, limits: { workMem: "64kB", tempFileLimit: "1MB" } });
+      try {
+        expect(await sources.unsetLimits()).to.deep.equal([
+          { source: "quality", setting: "temp_file_limit", code: "42501" },
+          { source: "quality", setting: "track_activities", code: "42501" },
+        ]);
+      } finally {
+        await sources.end();
+      }
+    });
   });
 
   describe("when the service's database user is no superuser", () => {

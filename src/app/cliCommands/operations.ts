@@ -29,11 +29,23 @@ export function verifyLedgerCommand(): Promise<void> {
   });
 }
 
-/** `backup <file>` */
+/** `backup <file>`: Ctrl-C (or SIGTERM) stops it and removes what it had written. */
 export function backupCommand(file: string): Promise<void> {
   return withDatabase(async (url) => {
-    const { bytes } = await backupTo(url, file);
-    console.log(`backup written to ${file} (${(bytes / 1024 / 1024).toFixed(1)} MB); restore it with: npm run cli -- restore ${file}`);
+    const stop = new AbortController();
+    const abort = () => stop.abort();
+    process.once("SIGINT", abort).once("SIGTERM", abort);
+    try {
+      const { bytes, note } = await backupTo(url, file, process.env, stop.signal);
+      if (note) console.error(note);
+      console.log(`backup written to ${file} (${(bytes / 1024 / 1024).toFixed(1)} MB); restore it with: npm run cli -- restore ${file}`);
+    } catch (error) {
+      if (!stop.signal.aborted) throw error;
+      console.error(`backup stopped; nothing was written to ${file}`);
+      process.exitCode = 130;
+    } finally {
+      process.off("SIGINT", abort).off("SIGTERM", abort);
+    }
   });
 }
 
