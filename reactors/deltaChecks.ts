@@ -11,7 +11,7 @@ import type { Checkpoint } from "../projections/runtime/eventFeed.ts";
 import { lastOfEachStream, throughParams, upTo } from "../projections/runtime/loadAtOnce.ts";
 import type { ApplyContext, Projection } from "../projections/runtime/projection.ts";
 import { ALERT_WEBHOOK_QUEUE } from "./criticalResults.ts";
-import { LARGEST_READ_NUMBER } from "../commands/ingestion/numberBounds.ts";
+import { LARGEST_READ_NUMBER } from "../db/numberBounds.ts";
 
 /*
  * Raises and closes DELTA alerts (contract F.3) from the laboratory reports received and claimed.

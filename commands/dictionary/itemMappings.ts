@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
-import { LARGEST_FACTOR, SMALLEST_FACTOR } from "../ingestion/numberBounds.ts";
+import { LARGEST_FACTOR, SMALLEST_FACTOR } from "../../db/numberBounds.ts";
 import type { AppendResult, EventMetadata, StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { ItemMapper } from "../ingestion/itemMapping.ts";

@@ -19,7 +19,7 @@ import { normaliseItemKey } from "../../db/seed/defaultDictionary.ts";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
 import { normaliseUnitKey, ucumConversion } from "./units.ts";
 import type { Conversion } from "./units.ts";
-import { isReadableNumber } from "./numberBounds.ts";
+import { isReadableNumber } from "../../db/numberBounds.ts";
 
 export interface SentItem {
   itemCode?: string;

@@ -5,7 +5,7 @@
 // over time and must not start failing because of it.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { isReadableNumber } from "./numberBounds.ts";
+import { isReadableNumber } from "../../db/numberBounds.ts";
 import { fieldPath } from "../../db/fieldPath.ts";
 import { mayHoldUnstorableText, UNSTORABLE_TEXT_RULE, unstorableTextPath } from "../kit/storableText.ts";
 

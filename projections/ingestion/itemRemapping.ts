@@ -1,7 +1,7 @@
 import type { ItemMappingAdded, ItemMappingApplied, ItemMappingRemoved } from "../../commands/dictionary/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
-import { boundedSql, factorInBoundsSql } from "../../commands/ingestion/numberBounds.ts";
+import { boundedSql, factorInBoundsSql } from "../../db/numberBounds.ts";
 import { latestOfferCte, monthShiftCtes, type RowScope } from "./resultSummaries.ts";
 
 /*

@@ -2,7 +2,7 @@ import { externalIdOf, labReportStream, type LabReportEvent } from "../../comman
 import type { WithPayload } from "../../commands/kit/events.ts";
 import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
 import { ITEM_MAPPING_EVENT_TYPES, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
-import { boundedSql } from "../../commands/ingestion/numberBounds.ts";
+import { boundedSql } from "../../db/numberBounds.ts";
 import { createDerivationIndex } from "./derivationIndex.ts";
 import { applyMappingRules, applyStepWithSummaries, forgetMapping, keepMappingRule, loadMappingRules, recordStep, recordStoppedStep, remapEnded, stepScope, undoneSince, unmappedRowsOf, unmapRows } from "./itemRemapping.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";

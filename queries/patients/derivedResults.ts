@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { formulaCodes } from "../../db/seed/derivedItems.ts";
 import { evaluateFormula, formulaInputs, parseFormula, roundDecimal } from "../../db/seed/formulaExpression.ts";
+import { isReadableNumber } from "../../db/numberBounds.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 
 /*
@@ -113,7 +114,8 @@ function deriveByDay(rows: readonly InputRow[], formulas: readonly FormulaVersio
       if (formula.sent_as.some((code) => newest.has(code))) continue;
       const { tree, reads } = parsed.get(formula)!;
       const value = evaluateFormula(tree, (code) => newest.get(code)?.std_value);
-      if (value === null || !Number.isFinite(value)) continue;
+      // A result past the bounds of a number (numberBounds.ts) is no value, as a division by zero is not.
+      if (value === null || !isReadableNumber(value)) continue;
       const inputs = reads.map((code) => newest.get(code)!);
       derived.push({
         stdCode: formula.std_code,

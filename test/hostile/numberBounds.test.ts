@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import fc from "fast-check";
 import { mappingStreamOf } from "../../commands/dictionary/itemMappings.ts";
-import { LARGEST_READ_NUMBER } from "../../commands/ingestion/numberBounds.ts";
+import { LARGEST_READ_NUMBER } from "../../db/numberBounds.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
 import { ingestionTenant, labReport, useIngestionService } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
