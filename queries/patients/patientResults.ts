@@ -160,21 +160,21 @@ export async function patientResults(reader: TenantReader, request: PatientResul
   const patient = await patientByRef(reader, request.patientRef);
   if (!patient) return undefined;
   const codes = request.items.map((item) => item.code);
-  const [points, ranges, derived] = await Promise.all([
-    reader.query<PointRow>(POINTS_WITH_PREVIOUS, [request.patientRef, codes, request.fromDay, request.toDay, Math.max(0, ...request.items.map((item) => item.delta?.days ?? 0))]),
-    // One probe per item, newest first until a row with a range: a handful of rows, not the series.
-    reader.query<{ code: string; ref_low: number | null; ref_high: number | null }>(
-      `select c.code, r.ref_low, r.ref_high
-       from unnest($2::text[]) as c(code)
-       cross join lateral (
-         select ref_low, ref_high from read.lab_results
-         where patient_ref = $1 and std_code = c.code and reported_on <= $3::date and (ref_low is not null or ref_high is not null)
-         order by reported_on desc limit 1
-       ) r`,
-      [request.patientRef, codes, request.toDay],
-    ),
-    formulasInForce(reader, request.asOf ?? null, codes).then((formulas) => patientDerivedValues(reader, request.patientRef, formulas, request.fromDay, request.toDay)),
-  ]);
+  // One after the other: the reader is one connection, which runs one statement at a time anyway
+  // (pg queues a second one sent meanwhile, a use it deprecates).
+  const points = await reader.query<PointRow>(POINTS_WITH_PREVIOUS, [request.patientRef, codes, request.fromDay, request.toDay, Math.max(0, ...request.items.map((item) => item.delta?.days ?? 0))]);
+  // One probe per item, newest first until a row with a range: a handful of rows, not the series.
+  const ranges = await reader.query<{ code: string; ref_low: number | null; ref_high: number | null }>(
+    `select c.code, r.ref_low, r.ref_high
+     from unnest($2::text[]) as c(code)
+     cross join lateral (
+       select ref_low, ref_high from read.lab_results
+       where patient_ref = $1 and std_code = c.code and reported_on <= $3::date and (ref_low is not null or ref_high is not null)
+       order by reported_on desc limit 1
+     ) r`,
+    [request.patientRef, codes, request.toDay],
+  );
+  const derived = await patientDerivedValues(reader, request.patientRef, await formulasInForce(reader, request.asOf ?? null, codes), request.fromDay, request.toDay);
   const pointsOf = new Map<string, PatientResults["series"][number]["points"]>(codes.map((code) => [code, []]));
   const itemOf = new Map(request.items.map((item) => [item.code, item]));
   for (const row of points.rows) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: row.flag, externalId: row.external_id, ...deltaFlag(itemOf.get(row.std_code)!, row) });
