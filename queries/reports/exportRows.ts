@@ -13,7 +13,7 @@ export const EXPORT_TIMEOUT_FACTOR = 6;
 /**
  * Rows read per round trip. Two batches are alive at once (one written, the next on its way), each
  * row an array of strings; larger batches raise the service's peak memory for no gain in time
- * (README: the xlsx export's memory).
+ * (docs/decisions/0058-xlsx-export-memory.md).
  */
 const BATCH_ROWS = 500;
 

@@ -9,6 +9,16 @@ export const DOCS_DIR = projectFile("docs");
 /** A slug is an article's file name without `.md`; nothing else is ever served. */
 export const SLUG_PATTERN = /^[a-z0-9-]+$/;
 
+/**
+ * The decisions (docs/decisions: `README.md`, the index, and `NNNN-name.md`), served beside the
+ * articles as `decisions/<name>`, so that their relative links (`0002-….md`, `../operations.md`)
+ * resolve below /md/ as they do on GitHub. Only these names; no deeper folder.
+ */
+export const DECISION_SLUG_PATTERN = /^decisions\/(README|\d{4}-[a-z0-9-]+)$/;
+export const DECISIONS_INDEX = "decisions/README";
+
+export const isDecision = (article: { slug: string }): boolean => article.slug.startsWith("decisions/");
+
 /** Articles listed first in /llms.txt, in this order; the others follow alphabetically. */
 const LEADING = ["getting-started", "integration-guide", "report-spec-guide", "api-reference"];
 /** Articles a machine reader may skip (llms.txt's `## Optional` section). */
@@ -22,27 +32,38 @@ export interface HelpArticle {
   text: string;
 }
 
-/**
- * Reads every `<slug>.md` of `dir` once. Files whose names are not a plain slug are left out, so
- * the set of servable names is fixed here and never derived from a request.
- */
-export function loadHelpArticles(dir: string = DOCS_DIR): HelpArticle[] {
-  let names: string[];
+function markdownFiles(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir).filter((name) => name.endsWith(".md"));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
+}
+
+const bySlug = (a: { slug: string }, b: { slug: string }) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0);
+
+/**
+ * Reads every `<slug>.md` of `dir` once, then the decisions of `dir/decisions` (the index first,
+ * then by number). Files whose names are not a plain slug are left out, so the set of servable
+ * names is fixed here and never derived from a request.
+ */
+export function loadHelpArticles(dir: string = DOCS_DIR): HelpArticle[] {
+  const read = (file: string, slug: string): HelpArticle => {
+    const text = readFileSync(path.join(dir, file), "utf8");
+    return { slug, text, ...titleAndSummary(text, slug) };
+  };
   const rank = (slug: string) => (LEADING.includes(slug) ? LEADING.indexOf(slug) : LEADING.length);
-  return names
-    .filter((name) => name.endsWith(".md") && SLUG_PATTERN.test(name.slice(0, -3)))
-    .map((name) => {
-      const slug = name.slice(0, -3);
-      const text = readFileSync(path.join(dir, name), "utf8");
-      return { slug, text, ...titleAndSummary(text, slug) };
-    })
-    .sort((a, b) => rank(a.slug) - rank(b.slug) || (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  const articles = markdownFiles(dir)
+    .filter((name) => SLUG_PATTERN.test(name.slice(0, -3)))
+    .map((name) => read(name, name.slice(0, -3)))
+    .sort((a, b) => rank(a.slug) - rank(b.slug) || bySlug(a, b));
+  const decisions = markdownFiles(path.join(dir, "decisions"))
+    .map((name) => `decisions/${name.slice(0, -3)}`)
+    .filter((slug) => DECISION_SLUG_PATTERN.test(slug))
+    .map((slug) => read(`${slug}.md`, slug))
+    .sort((a, b) => Number(b.slug === DECISIONS_INDEX) - Number(a.slug === DECISIONS_INDEX) || bySlug(a, b));
+  return [...articles, ...decisions];
 }
 
 /** `# Title` on the first non-blank line, then the first paragraph. */
@@ -59,8 +80,10 @@ function titleAndSummary(text: string, slug: string): { title: string; summary: 
 }
 
 /** The llmstxt.org layout: title, one-line summary, a short paragraph, then the linked articles. */
-export function llmsTxt(articles: readonly HelpArticle[]): string {
+export function llmsTxt(all: readonly HelpArticle[]): string {
   const entry = (a: HelpArticle) => `- [${a.title}](/md/${a.slug}.md)${a.summary ? `: ${a.summary}` : ""}`;
+  // The decisions are reached through their index, named in the paragraph: the lists hold the articles.
+  const articles = all.filter((a) => !isDecision(a));
   const docs = articles.filter((a) => !OPTIONAL.has(a.slug));
   const optional = articles.filter((a) => OPTIONAL.has(a.slug));
   const out = [
@@ -72,7 +95,8 @@ export function llmsTxt(articles: readonly HelpArticle[]): string {
       "matched to a dialysis patient and mapped to a standard dialysis item dictionary, and senders reconcile what was " +
       "received per day. Report authors publish versioned dashboards whose data comes from server-side SQL over the " +
       "`clinical` data source; host applications list, view, drill into and export them through `/api`. " +
-      "Every article below is served as markdown under `/md/`.",
+      "Every article below is served as markdown under `/md/`" +
+      (all.some((a) => a.slug === DECISIONS_INDEX) ? "; why the service is as it is, one decision a file, is indexed at `/md/decisions/README.md`." : "."),
     "",
     "## Docs",
     "",
@@ -88,7 +112,7 @@ export function llmsTxt(articles: readonly HelpArticle[]): string {
  * reaches the file system (`..`, encoded slashes, backslashes and NUL simply match no slug).
  */
 export function helpRoutes(articles: readonly HelpArticle[] = loadHelpArticles(DOCS_DIR)): Router {
-  const bySlug = new Map(articles.map((a) => [a.slug, a.text]));
+  const textOf = new Map(articles.map((a) => [a.slug, a.text]));
   const index = llmsTxt(articles);
   const router = new Router();
 
@@ -106,7 +130,7 @@ export function helpRoutes(articles: readonly HelpArticle[] = loadHelpArticles(D
       return undefined; // malformed percent-encoding names no article
     }
     const slug = file.endsWith(".md") ? file.slice(0, -3) : "";
-    return SLUG_PATTERN.test(slug) ? bySlug.get(slug) : undefined;
+    return SLUG_PATTERN.test(slug) || DECISION_SLUG_PATTERN.test(slug) ? textOf.get(slug) : undefined;
   };
   // Everything below /md/ (any number of segments, raw as sent) ends here: served or 404.
   router.get(/^\/md\/(.*)$/, (ctx) => {

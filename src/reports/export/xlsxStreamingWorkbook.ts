@@ -39,7 +39,7 @@ const LARGE_PIECE = 1024 * 1024;
 /**
  * Sheet XML written but not yet compressed above which the writer waits for the compressor: one
  * piece. More lets the writer run ahead for no gain in time, and raises the service's peak memory
- * (README: the xlsx export's memory).
+ * (docs/decisions/0058-xlsx-export-memory.md).
  */
 const MAX_PENDING_XML = LARGE_PIECE;
 
