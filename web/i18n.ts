@@ -33,7 +33,21 @@ export interface Texts {
   /** A highlighted value's tone, said after it (screen readers) and in its tooltip. */
   tones: Record<"danger" | "warning" | "ok", string>;
   toneWords: { below: string; above: string; to: string };
+  /** The page's words for the service's stable failure codes it meets (an export refused); others show the service's sentence. */
+  errorCodes: Partial<Record<string, string>>;
 }
+
+/** Why an export did not start, by the service's code (shared with the staff pages' words). */
+export const EXPORT_REFUSALS = {
+  zh: {
+    "exports-per-address": "您这台电脑已有导出正在进行，请等其中一个完成后再试，或登录后导出。",
+    "exports-busy": "正在生成的 Excel 导出过多，请稍后再试。",
+  },
+  en: {
+    "exports-per-address": "This computer already has exports under way; wait for one to finish and try again, or sign in to export.",
+    "exports-busy": "Too many Excel exports are being written right now; try again shortly.",
+  },
+} as const;
 
 const zh: Texts = {
   lang: "zh",
@@ -65,6 +79,7 @@ const zh: Texts = {
   paramsInvalid: "筛选条件无效",
   tones: { danger: "异常", warning: "注意", ok: "达标" },
   toneWords: { below: "低于", above: "高于", to: "至" },
+  errorCodes: EXPORT_REFUSALS.zh,
 };
 
 const en: Texts = {
@@ -97,6 +112,7 @@ const en: Texts = {
   paramsInvalid: "The filters are not valid",
   tones: { danger: "Danger", warning: "Warning", ok: "OK" },
   toneWords: { below: "below", above: "above", to: "to" },
+  errorCodes: EXPORT_REFUSALS.en,
 };
 
 export function textsFor(lang: Lang): Texts {

@@ -38,5 +38,7 @@ export const API_ERROR_CODES = [
   "queue-entry-changed",
   "report-dismissed",
   "id-card-taken-outside-wards",
+  "exports-per-address",
+  "exports-busy",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -5,6 +5,7 @@ import { isDatabaseUrl } from "../../db/primaryHosts.ts";
 import { TENANT_PATTERN } from "../../db/tenantScope.ts";
 import { MAX_FRAME_BYTES } from "../ingestion/hl7/mllpFrames.ts";
 import { MIN_CHART_POINTS } from "../reports/charts/thinRows.ts";
+import { trustedProxiesProblem } from "../http/callerAddress.ts";
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -91,6 +92,10 @@ export const configSchema = z.object({
   /** How long a report query waits for its tenant's turn, and then for a connection of its data source's pool, before it fails in its own place. */
   REPORT_QUEUE_WAIT_MS: z.coerce.number().int().min(100).default(10_000),
   REPORT_EXPORT_MAX_MS: z.coerce.number().int().min(1000).default(600_000),
+  /** xlsx and docx exports made without a credential that one address may have under way at once (TRUSTED_PROXIES says whose address that is). */
+  REPORT_EXPORTS_PER_ADDRESS: z.coerce.number().int().min(1).max(1000).default(2),
+  /** The reverse proxies whose X-Forwarded-For names the caller's address: addresses and CIDR ranges separated by commas, loopback or none. */
+  TRUSTED_PROXIES: z.string().default("loopback").refine((text) => trustedProxiesProblem(text) === null, { error: (issue) => trustedProxiesProblem(String(issue.input)) ?? "TRUSTED_PROXIES is not valid" }),
   REPORT_RESULT_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
   /** The report role's CONNECTION LIMIT: report connections of every process of the deployment together; -1: none. */
   REPORT_ROLE_CONNECTION_LIMIT: z.coerce
@@ -117,6 +122,8 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** How long a response may wait with none of its bytes taken by its reader before its connection is cut (an export nobody reads gives back its turn and its report connection). */
+  RESPONSE_STALL_MS: z.coerce.number().int().min(200).default(5_000),
   /** Serves /metrics on the service's port to a scraper sending it as a bearer token (unset: not served there). */
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must have at least 16 characters").optional(),
   /** Serves /metrics on 127.0.0.1 at this port as well, in every role (a worker process has no other port). */

@@ -44,6 +44,8 @@ import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { accessLogRoutes } from "../access/accessLogRoutes.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import type { ViewingAuth } from "../http/authorAuth.ts";
+import type { CallerAddresses } from "../http/callerAddress.ts";
+import { exportsPerAddress } from "../reports/http/exportsPerAddress.ts";
 
 export interface AppDependencies {
   store: EventStore;
@@ -57,6 +59,8 @@ export interface AppDependencies {
   adminToken: string | undefined;
   /** VIEWING_AUTH (contract G.1): whether viewing calls and embed pages need a session or token. */
   viewingAuth: ViewingAuth;
+  /** REPORT_EXPORTS_PER_ADDRESS: exports without a credential one caller's address may have under way at once. */
+  exportsPerAddress: { limit: number; addresses: CallerAddresses };
   /** Names id-card streams, and digests new keys and tokens, by a keyed hash (src/secrets/identifierKey.ts). */
   identifiers: IdentifierHasher;
   /** Staff sign-in with the hospital's OpenID Provider (null: not configured) and the sessions it opens. */
@@ -105,6 +109,8 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(staffRoutes({ signInProvider: deps.staffSessions.relyingParty?.settings.displayName ?? null }).routes());
 
   const reportDeps = { store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken, viewingAuth: deps.viewingAuth, access: deps.access };
+  // One count for both formats: an address's exports without a credential, xlsx and docx together.
+  const exportDeps = { ...reportDeps, exportsPerAddress: exportsPerAddress(deps.exportsPerAddress.limit, deps.exportsPerAddress.addresses) };
   app.use(
     mountUnder("/api", [
       apiErrors(deps.log),
@@ -126,8 +132,8 @@ export function createApp(deps: AppDependencies): Koa {
       historyRoutes(deps.store.db, deps.openApi.dictionary, deps.adminToken, deps.access).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes(reportDeps).routes() as Koa.Middleware,
-      docxExportRoute({ ...reportDeps, rendering: deps.docx }).routes() as Koa.Middleware,
-      xlsxExportRoute(reportDeps).routes() as Koa.Middleware,
+      docxExportRoute({ ...exportDeps, rendering: deps.docx }).routes() as Koa.Middleware,
+      xlsxExportRoute(exportDeps).routes() as Koa.Middleware,
     ]),
   );
   app.use(

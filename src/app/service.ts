@@ -8,7 +8,7 @@ import { holdsAnotherTenant } from "../../queries/tenants/storeTenants.ts";
 import { CredentialCheck } from "../credentials/credentialCheck.ts";
 import { CredentialUses } from "../credentials/credentialUses.ts";
 import { CredentialWatch } from "../credentials/credentialWatch.ts";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { recordDictionaryRelease } from "../../commands/dictionary/recordDictionaryRelease.ts";
@@ -40,6 +40,8 @@ import type { Config } from "./config.ts";
 import { openDatabase } from "./openDatabase.ts";
 import { createApp } from "./httpApp.ts";
 import { ClientErrorAnswers } from "../http/clientErrors.ts";
+import { StalledResponses } from "../http/stalledResponses.ts";
+import { CallerAddresses } from "../http/callerAddress.ts";
 import { listenForMetrics } from "../metrics/metricsRoutes.ts";
 import { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { MllpListener } from "../ingestion/hl7/mllpListener.ts";
@@ -223,7 +225,8 @@ export async function startService({ config, role, log, projections = allProject
           sources,
           timeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
           timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-          gate: new TenantGate(config.REPORT_QUERIES_PER_TENANT, config.REPORT_QUEUE_WAIT_MS),
+          // Streaming answers (live xlsx exports) leave a tenant's worth of each report pool to the others.
+          gate: new TenantGate(config.REPORT_QUERIES_PER_TENANT, config.REPORT_QUEUE_WAIT_MS, { streamsInAll: config.REPORT_POOL_SIZE - config.REPORT_QUERIES_PER_TENANT }),
           maxResultBytes: config.REPORT_RESULT_MAX_BYTES,
           exportMaxMs: config.REPORT_EXPORT_MAX_MS,
           onQuery: (datasource, outcome, seconds) => metrics.reportQueryRan(datasource, outcome, seconds),
@@ -241,6 +244,7 @@ export async function startService({ config, role, log, projections = allProject
         log,
         adminToken: config.ADMIN_TOKEN,
         viewingAuth: config.VIEWING_AUTH,
+        exportsPerAddress: { limit: config.REPORT_EXPORTS_PER_ADDRESS, addresses: CallerAddresses.fromSetting(config.TRUSTED_PROXIES) },
         identifiers,
         staffSessions: {
           relyingParty: oidcRelyingParty(config),
@@ -262,7 +266,8 @@ export async function startService({ config, role, log, projections = allProject
           heldBackTenants: () => heldBackTenants(db),
         },
       });
-      const server = await listen(app.callback(), config.PORT, config.REQUEST_TIMEOUT_MS);
+      const stalled = new StalledResponses(config.RESPONSE_STALL_MS, log, () => metrics.responseCut("stalled"));
+      const server = await listen(stalled.track(app.callback()), config.PORT, config.REQUEST_TIMEOUT_MS);
       stack.push(() => closeServer(server, config.SHUTDOWN_GRACE_MS));
       // Before the server closes: an open alert stream would hold it for the whole grace period.
       stack.push(() => alertFeed.stop());
@@ -293,12 +298,13 @@ async function unwind(stack: Array<() => Promise<unknown>>, log: Logger): Promis
   }
 }
 
-async function listen(handler: ReturnType<ReturnType<typeof createApp>["callback"]>, port: number, requestTimeoutMs: number): Promise<Server> {
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port: number, requestTimeoutMs: number): Promise<Server> {
   const { createServer } = await import("node:http");
   // Slow or stalled clients must not hold a connection (or a body read) open forever: a request not
   // received whole within requestTimeout is answered 408 (clientErrors.ts) and its connection closed.
   // Node looks for such connections only every connectionsCheckingInterval (30 s by default), so
-  // the interval follows the timeout, or a short timeout would be overrun by up to 30 s.
+  // the interval follows the timeout, or a short timeout would be overrun by up to 30 s. Answers
+  // that their reader stops taking are cut by the handler (stalledResponses.ts).
   const clientErrors = new ClientErrorAnswers(requestTimeoutMs);
   const server = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.round(requestTimeoutMs / 4))) }, clientErrors.track(handler));
   server.on("clientError", clientErrors.onClientError);

@@ -22,6 +22,9 @@ export type ReportQueryOutcome = "ok" | "error";
 /** Why an access record was not kept (docs/operations.md, "Access log"): the queue waiting for the database was full, or the service stopped before it could write it. */
 export type AccessDropReason = "queue_full" | "shutdown";
 
+/** Why the HTTP server cut a response before its end (docs/operations.md, "Exports nobody reads"). */
+export type ResponseCutReason = "stalled";
+
 /** Why the MLLP listener closed a connection of its own accord (docs/operations.md, "MLLP limits"). */
 export type MllpCloseReason =
   | "cap"
@@ -95,6 +98,12 @@ export class ServiceMetrics {
     labelNames: ["reason"] as const,
     registers: [this.registry],
   });
+  private readonly responsesCut = new client.Counter({
+    name: "dialysis_hub_http_responses_cut_total",
+    help: "HTTP responses the service cut before their end, by reason: stalled (none of their bytes taken by the reader for RESPONSE_STALL_MS)",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
   private readonly accessWritten = new client.Counter({
     name: "dialysis_hub_access_records_written_total",
     help: "Access records (who was shown which patients, contract E.4) written to the event store by this process",
@@ -134,6 +143,7 @@ export class ServiceMetrics {
     this.watchPool("service", serviceDb);
     // At zero from the start, so that an alert rule over them has a series before the first drop.
     for (const reason of ["queue_full", "shutdown"] as const) this.accessDropped.inc({ reason }, 0);
+    this.responsesCut.inc({ reason: "stalled" }, 0);
     collectStoreGauges(this.registry, serviceDb);
   }
 
@@ -176,6 +186,10 @@ export class ServiceMetrics {
 
   accessRecordsDropped(reason: AccessDropReason, count: number): void {
     this.accessDropped.inc({ reason }, count);
+  }
+
+  responseCut(reason: ResponseCutReason): void {
+    this.responsesCut.inc({ reason });
   }
 
   mllpConnectionClosed(reason: MllpCloseReason): void {

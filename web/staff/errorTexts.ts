@@ -1,5 +1,6 @@
 import type { PendingCode } from "../../commands/ingestion/events.ts";
 import type { ApiErrorCode } from "../../commands/kit/errorCodes.ts";
+import { EXPORT_REFUSALS as EXPORT_WORDS } from "../i18n.ts";
 
 /**
  * The words of what the service answers by a stable code (issue #34 item 6): why a report waits for
@@ -54,6 +55,8 @@ export const errorZh: ErrorTexts = {
     "queue-entry-changed": "这份报告在您打开之后已被他人处理或重新发送，本次操作未执行。",
     "report-dismissed": "这份报告已被搁置，不再等待认领；本次认领未执行。",
     "id-card-taken-outside-wards": "此身份证号已登记给另一位患者（不在您的病区）：请核对号码，或请管理全部病区的同事处理。",
+    "exports-per-address": EXPORT_WORDS.zh["exports-per-address"],
+    "exports-busy": EXPORT_WORDS.zh["exports-busy"],
   },
 };
 
@@ -79,6 +82,8 @@ export const errorEn: ErrorTexts = {
     "queue-entry-changed": "Someone else dealt with this report, or it was sent again, since you opened it; nothing was done.",
     "report-dismissed": "This report was dismissed and no longer awaits a patient; it was not claimed.",
     "id-card-taken-outside-wards": "This id card number is already registered to another patient, outside your wards: check the number, or ask someone who acts on every ward.",
+    "exports-per-address": EXPORT_WORDS.en["exports-per-address"],
+    "exports-busy": EXPORT_WORDS.en["exports-busy"],
   },
 };
 

@@ -12,6 +12,7 @@ import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
+import type { ExportLimits } from "./exportsPerAddress.ts";
 import { exportLangOf, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords } from "../export/exportWords.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
@@ -19,7 +20,7 @@ import { patientIdentifiers } from "../../../queries/patients/patientIdentifiers
 import { CREDENTIAL_END_CODES, CREDENTIAL_END_SENTENCES, watchCaller, type CredentialEnd } from "../../credentials/credentialWatch.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`), and how it renders (its worker threads). */
-export type DocxExportDeps = ReportRoutesDeps & { rendering: DocxRendering };
+export type DocxExportDeps = ReportRoutesDeps & ExportLimits & { rendering: DocxRendering };
 
 /**
  * `POST /api/reports/{id}/export/docx {version, params, drill?, args?}` (contract A.3): the
@@ -31,7 +32,7 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
 
   router.use(viewingRefusals);
   // The credential the export is made with, if any (viewingCaller), is watched while the document is made.
-  router.post("/:id/export/docx", viewingCaller(deps.adminToken, deps.viewingAuth), deps.access.recorded, async (ctx: Context) => {
+  router.post("/:id/export/docx", viewingCaller(deps.adminToken, deps.viewingAuth), deps.exportsPerAddress, deps.access.recorded, async (ctx: Context) => {
     const credential: { ended: CredentialEnd | null } = { ended: null };
     const stop = new AbortController();
     const unwatch = watchCaller(ctx, (end) => {

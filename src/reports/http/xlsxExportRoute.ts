@@ -7,7 +7,7 @@ import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
 import type { ReportScope } from "../../../queries/reports/dataSources.ts";
 import { currentWards } from "../../../db/wardScope.ts";
 import { preparedQuery, type ReportRuntime } from "../../../queries/reports/runSpecQueries.ts";
-import { retryAfterSeconds, tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
+import { exportsBusySentence, retryAfterSeconds, tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
 import { drillLayer, paramValues } from "../../../queries/reports/viewedLayer.ts";
 import { shownLayer, versionToView } from "../../../queries/reports/viewing.ts";
 import { localDate, localDateTime } from "../../../db/localDateTime.ts";
@@ -18,6 +18,7 @@ import { attachment, exportFileName } from "../../http/attachment.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
+import type { ExportLimits } from "./exportsPerAddress.ts";
 import { exportLangOf, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { exportWords, type ExportWords } from "../export/exportWords.ts";
 import type { ExportEvent } from "../../../queries/reports/exportRows.ts";
@@ -25,8 +26,8 @@ import { notePatientsOfRows, shownBy, type ShownSubjects } from "../../access/sh
 import { patientIdentifiers, type PatientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
 import { watchCaller } from "../../credentials/credentialWatch.ts";
 
-/** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`). */
-export type XlsxExportRouteDeps = ReportRoutesDeps;
+/** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`), and the count of exports per address. */
+export type XlsxExportRouteDeps = ReportRoutesDeps & ExportLimits;
 
 /**
  * `POST /api/reports/:id/export/xlsx {version, params, drill?, args?}` (contract A.3): the layer's
@@ -37,7 +38,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
   router.use(viewingRefusals);
 
   // The credential the export is made with, if any (viewingCaller), is watched while the file is written.
-  router.post("/:id/export/xlsx", viewingCaller(deps.adminToken, deps.viewingAuth), deps.access.recorded, async (ctx) => {
+  router.post("/:id/export/xlsx", viewingCaller(deps.adminToken, deps.viewingAuth), deps.exportsPerAddress, deps.access.recorded, async (ctx) => {
     // exceljs is loaded on the first export, not at start (it is some 30 MB of the process).
     const { excelNumberFormat, frozenSheetEvents, liveSheetEvents, writeXlsx } = await import("../export/xlsxExport.ts");
     const reportId = reportIdOf(ctx);
@@ -46,7 +47,6 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
     const words = exportWords(lang);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     refuseBeyondResearch(ctx, version);
-  refuseBeyondResearch(ctx, version);
     if (!exportEnabled(version.spec, "xlsx")) throw new HttpError(400, "The xlsx export is switched off for this report.");
     const drilling = body.drill !== undefined && body.drill !== null;
     if (!drilling && body.args !== undefined && body.args !== null) {
@@ -95,8 +95,14 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
 
     // The sheets are read one after another, so a live export is one query of its tenant at a time
     // for its whole length (E.5): it waits its turn like any query, and one that cannot start says so.
-    const leave = frozen ? () => {} : await deps.runtime.gate.enter(tenant);
-    if (!leave) throw new HttpError(503, tenantBusySentence(deps.runtime.gate), { "Retry-After": retryAfterSeconds(deps.runtime.gate) });
+    // Its turn is a streaming answer's, of which there are fewer (tenantGate.ts): a reader that does
+    // not read holds it until the response is cut (RESPONSE_STALL_MS).
+    const gate = deps.runtime.gate;
+    const leave = frozen ? () => {} : await gate.enter(tenant, undefined, "stream");
+    if (!leave) {
+      if (gate.streamsFull(tenant)) throw new HttpError(503, exportsBusySentence(gate), { "Retry-After": retryAfterSeconds(gate) }, "exports-busy");
+      throw new HttpError(503, tenantBusySentence(gate), { "Retry-After": retryAfterSeconds(gate) });
+    }
     const out = new PassThrough();
     let complete = false;
     // Koa destroys the body when the response ends early (the client went away): stop reading.
