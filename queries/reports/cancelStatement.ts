@@ -40,10 +40,11 @@ export function cancelStatement(client: pg.PoolClient): void {
 
 /**
  * Calls `over` once when more than `maxBytes` have come in on the connection since this was
- * called; `stop()` ends the count. Counted on the socket, before pg parses a message: a row of one
- * 100 MB field is stopped after the first `maxBytes` of it, not held whole (E.5, the byte cap).
+ * called (or since the last `reset()`); `stop()` ends the count. Counted on the socket, before pg
+ * parses a message: a row of one 100 MB field is stopped after the first `maxBytes` of it, not
+ * held whole (E.5, the byte cap).
  */
-export function meterBytes(client: pg.PoolClient, maxBytes: number, over: () => void): { stop(): void } {
+export function meterBytes(client: pg.PoolClient, maxBytes: number, over: () => void): { stop(): void; reset(): void } {
   const stream = (client as unknown as { connection: { stream: NodeJS.EventEmitter } }).connection.stream;
   let received = 0;
   const count = (chunk: Buffer) => {
@@ -54,7 +55,12 @@ export function meterBytes(client: pg.PoolClient, maxBytes: number, over: () => 
     }
   };
   stream.on("data", count);
-  return { stop: () => stream.off("data", count) };
+  return {
+    stop: () => stream.off("data", count),
+    reset: () => {
+      received = 0;
+    },
+  };
 }
 
 /**

@@ -48,6 +48,13 @@ export class CappedRead {
   private failed = false;
   private resolve!: (rows: CappedRows) => void;
   private reject!: (error: unknown) => void;
+  /**
+   * Set by pg on a pool with query_timeout (the report pools): its wrapper clears the timeout's
+   * timer, which otherwise holds this read, and every row of it, until the timeout has passed
+   * (15 s after a 32 MB answer was sent: issue #52, finding 6). pg calls no callback of a
+   * submittable itself; its own Query calls it when done, as this does.
+   */
+  callback?: (error: unknown) => void;
 
   constructor(
     private readonly opening: readonly string[],
@@ -121,10 +128,13 @@ export class CappedRead {
   handleError(error: unknown): void {
     this.failed = true;
     this.reject(error);
+    this.callback?.(error);
   }
 
   handleReadyForQuery(): void {
-    if (!this.failed) this.resolve({ fields: this.fields, rows: this.rows });
+    if (this.failed) return;
+    this.resolve({ fields: this.fields, rows: this.rows });
+    this.callback?.(null);
   }
 
   /** What has arrived so far: for a read stopped midway (the byte cap), its whole rows. */

@@ -3,7 +3,7 @@ import type pg from "pg";
 import type { DataSource } from "./dataSources.ts";
 import type { Wards } from "../../db/wardScope.ts";
 import type { ReportQuery } from "./runReportQuery.ts";
-import { stopAndDrop, stopOnAbort } from "./cancelStatement.ts";
+import { meterBytes, stopAndDrop, stopOnAbort } from "./cancelStatement.ts";
 import { authorMessage, END_REPORT_TRANSACTION, unreachableSentence } from "./runReportQuery.ts";
 
 /** The most rows one export writes per query (contract A.3); the page cap of the data call does not apply. */
@@ -16,6 +16,15 @@ export const EXPORT_TIMEOUT_FACTOR = 6;
  * (docs/decisions/0058-xlsx-export-memory.md).
  */
 const BATCH_ROWS = 500;
+/**
+ * The text a batch should come to: rows of large values are read fewer at a time (issue #52,
+ * finding 6: 500 rows of half a megabyte each were 250 MB in one batch, and an export of them took
+ * the process to 650 MB). The first batch is small, until the rows' size is known.
+ */
+const BATCH_CHARS = 2 * 1024 * 1024;
+const FIRST_BATCH_ROWS = 16;
+/** How much larger than the last one a batch may be: the rows' size is known from the batches so far. */
+const BATCH_GROWTH = 4;
 
 export interface ExportField {
   name: string;
@@ -41,6 +50,12 @@ export interface ExportRowsOptions {
   batchRows?: number;
   /** Aborts when the export's reader has gone. */
   signal?: AbortSignal;
+  /**
+   * The most bytes one batch of rows may bring (REPORT_RESULT_MAX_BYTES, counted on the socket as
+   * they arrive): past it the statement is stopped and the rows end with an error saying why, so a
+   * row of huge values is never held whole, nor a batch that turned out larger than its rows foretold.
+   */
+  maxBatchBytes?: number;
 }
 
 type RawRow = (string | null)[];
@@ -73,6 +88,14 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
   let broken = false;
   // The caller gone (E.5): the statement is stopped at once, even while its read is awaited.
   const caller = stopOnAbort(client, options.signal);
+  let tooLarge = false;
+  const meter =
+    options.maxBatchBytes === undefined
+      ? null
+      : meterBytes(client, options.maxBatchBytes, () => {
+          tooLarge = true;
+          caller.stop();
+        });
   const read = (count: number): Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }> => {
     const open = cursor!;
     const promise = new Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }>((resolve, reject) => {
@@ -97,11 +120,14 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
       await client.query(source.begin(options.timeoutMs, options.timeZone).join("; "));
       cursor = client.query(new PgCursor(query.text, query.values, { rowMode: "array" }));
       let wanted = limit + 1; // rows still to read, the one that tells "cut" included
-      let asked = Math.min(batchRows, wanted);
+      let asked = Math.min(FIRST_BATCH_ROWS, batchRows, wanted);
       let next = read(asked);
       let first = true;
+      let largestRow = 0;
       for (;;) {
         const { rows, fields } = await next;
+        // The bytes on the socket from here on are the next batch's.
+        meter?.reset();
         if (first) {
           first = false;
           yield { kind: "fields", fields: fields.map((field) => ({ name: field.name, oid: field.dataTypeID })) };
@@ -109,8 +135,10 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
         wanted -= rows.length;
         // A short batch means the statement is done.
         const more = rows.length === asked && wanted > 0;
+        largestRow = Math.max(largestRow, largestRowChars(rows));
+        const fitting = Math.max(1, Math.floor(BATCH_CHARS / Math.max(1, largestRow)));
         // Ask for the next batch before handing this one over: it travels while this one is written.
-        if (more) next = read((asked = Math.min(batchRows, wanted)));
+        if (more) next = read((asked = Math.min(batchRows, asked * BATCH_GROWTH, fitting, wanted)));
         if (wanted <= 0) {
           truncated = true;
           rows.length -= 1;
@@ -125,15 +153,32 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
     } catch (error) {
       // A failed cursor has already asked for the end of its statement: only the transaction is left to end.
       cursor = null;
-      failure = authorMessage(error, options.timeoutMs);
+      failure = tooLarge ? tooLargeSentence(options.maxBatchBytes!) : authorMessage(error, options.timeoutMs);
     }
     if (failure !== null) yield { kind: "error", error: failure };
     else yield { kind: "end", truncated };
   } finally {
+    meter?.stop();
     caller.dispose();
     if (!finished) broken = caller.stopped || (await abandon(client, cursor, inFlight));
     client.release(broken || caller.stopped);
   }
+}
+
+/** The characters of the largest row of a batch: what the next batch's size is worked out from. */
+function largestRowChars(rows: readonly RawRow[]): number {
+  let largest = 0;
+  for (const row of rows) {
+    let chars = 0;
+    for (const value of row) chars += value === null ? 0 : value.length;
+    if (chars > largest) largest = chars;
+  }
+  return largest;
+}
+
+/** Why an export's rows stopped when a batch brought more than it may. */
+function tooLargeSentence(maxBytes: number): string {
+  return `The query's rows are too large to export: more than ${Math.round(maxBytes / 1024 / 1024)} MB arrived for one batch of rows (REPORT_RESULT_MAX_BYTES); leave out or shorten its large values (a spreadsheet cell holds at most 32,767 characters).`;
 }
 
 function closeCursor(cursor: PgCursor): Promise<void> {

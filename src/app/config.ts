@@ -109,6 +109,8 @@ export const configSchema = z.object({
   REPORT_TEMP_FILE_LIMIT: databaseSize("REPORT_TEMP_FILE_LIMIT", 64, true).default("256MB"),
   /** How much V8's heap may grow past what its last full collection kept before it collects again, in percent (0: V8's own, up to fourfold). */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(100),
+  /** Resident memory this many MB above what it was after the last collection, with the event loop idle for 2 s: the heap is collected to give the memory back (0: left to V8). */
+  IDLE_MEMORY_RELEASE_MB: z.coerce.number().int().min(0).default(64),
   /** Worker threads of the docx export, drawing its charts and zipping its documents (unset: one fewer than the machine's cores, at least one). */
   DOCX_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** Charts of one docx export on those threads at once, waiting or drawn (unset: DOCX_THREADS), so that exports take turns. */
@@ -123,7 +125,7 @@ export const configSchema = z.object({
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   /** How long a response may wait with none of its bytes taken by its reader before its connection is cut (an export nobody reads gives back its turn and its report connection). */
-  RESPONSE_STALL_MS: z.coerce.number().int().min(200).default(5_000),
+  RESPONSE_STALL_MS: z.coerce.number().int().min(200).default(10_000),
   /** Serves /metrics on the service's port to a scraper sending it as a bearer token (unset: not served there). */
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must have at least 16 characters").optional(),
   /** Serves /metrics on 127.0.0.1 at this port as well, in every role (a worker process has no other port). */

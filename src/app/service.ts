@@ -42,6 +42,7 @@ import { createApp } from "./httpApp.ts";
 import { ClientErrorAnswers } from "../http/clientErrors.ts";
 import { StalledResponses } from "../http/stalledResponses.ts";
 import { CallerAddresses } from "../http/callerAddress.ts";
+import { IdleMemoryRelease } from "./idleMemoryRelease.ts";
 import { listenForMetrics } from "../metrics/metricsRoutes.ts";
 import { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { MllpListener } from "../ingestion/hl7/mllpListener.ts";
@@ -106,6 +107,10 @@ export async function startService({ config, role, log, projections = allProject
     const boss: PgBoss = createBoss(databaseUrl, log, { queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS });
     await boss.start();
     stack.push(() => boss.stop({ graceful: true, wait: true, timeout: 10_000 }));
+
+    // Once a load is over, its garbage is collected and the memory given back (idleMemoryRelease.ts).
+    const release = IdleMemoryRelease.start(config.IDLE_MEMORY_RELEASE_MB, log);
+    if (release) stack.push(async () => release.stop());
 
     const eventStore = new EventStore(db);
     const identifiers = await loadIdentifierHasher(db, config.ID_HASH_KEY);

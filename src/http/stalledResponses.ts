@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Logger } from "pino";
+import { kernelQueueKey, readKernelSendQueues } from "./kernelSendQueues.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -12,7 +14,9 @@ interface Progress {
   completed: number;
   /** Bytes libuv still holds of the write under way (it shrinks as the kernel takes pieces of a large write). */
   queued: number;
-  /** When either moved, or nothing was waiting to be written. */
+  /** What the kernel held unacknowledged when it was last read (kernelSendQueues.ts); null when not known. */
+  kernel: number | null;
+  /** When any of them moved, or nothing was waiting to be written. */
   movedAt: number;
   /** For the log line: the method and the path without its query (which is the caller's, not ours to log). */
   request: string;
@@ -32,7 +36,10 @@ interface Progress {
  * Only a response with bytes waiting can stall: a long query before the first byte, an idle event
  * stream or a keep-alive connection between requests are never cut here (REQUEST_TIMEOUT_MS
  * covers requests that arrive too slowly). A slow reader that takes a little now and then is not
- * cut either. One timer looks at every open response, a few times per deadline.
+ * cut either: besides what the process sees move, the kernel's count of the bytes it holds for the
+ * connection is read where there is one (Linux), since the process hears of progress only when a
+ * third of the kernel's send buffer has drained. One timer looks at every open response, a few
+ * times per deadline.
  */
 export class StalledResponses {
   private readonly open = new Map<ServerResponse, Progress>();
@@ -56,7 +63,7 @@ export class StalledResponses {
   private watch(req: IncomingMessage, res: ServerResponse): void {
     // Let go of at the next look once it is over, rather than on its "close": an export's response
     // already has as many listeners as Node allows without a warning.
-    this.open.set(res, { completed: -1, queued: 0, movedAt: Date.now(), request: `${req.method ?? ""} ${(req.url ?? "").split("?")[0]}` });
+    this.open.set(res, { completed: -1, queued: 0, kernel: null, movedAt: Date.now(), request: `${req.method ?? ""} ${(req.url ?? "").split("?")[0]}` });
     if (!this.timer) {
       this.timer = setInterval(() => this.look(), Math.max(25, Math.min(1000, Math.floor(this.stallMs / 4))));
       this.timer.unref();
@@ -65,6 +72,13 @@ export class StalledResponses {
 
   private look(): void {
     const now = Date.now();
+    // Read once a look, and only when a response shows no progress of its own.
+    let kernel: Map<string, number> | null | undefined;
+    const kernelQueue = (socket: Socket): number | null => {
+      kernel ??= readKernelSendQueues();
+      const key = kernelQueueKey(socket);
+      return key === null ? null : (kernel?.get(key) ?? null);
+    };
     for (const [res, progress] of this.open) {
       const socket = res.socket;
       if (res.writableFinished || res.destroyed || socket?.destroyed) {
@@ -82,7 +96,14 @@ export class StalledResponses {
       const completed = socket.bytesWritten - waiting;
       // libuv's count of the bytes of its queued writes not yet taken by the kernel (Node has no public name for it).
       const queued = (socket as unknown as { _handle?: { writeQueueSize?: number } })._handle?.writeQueueSize ?? 0;
-      if (completed > progress.completed || queued < progress.queued) progress.movedAt = now;
+      let moved = completed > progress.completed || queued < progress.queued;
+      if (!moved) {
+        // The process's view moves only when the kernel wants more; the kernel's own count moves as the peer takes bytes.
+        const held = kernelQueue(socket);
+        moved = held !== null && held !== progress.kernel;
+        progress.kernel = held;
+      }
+      if (moved) progress.movedAt = now;
       progress.completed = completed;
       progress.queued = queued;
       if (now - progress.movedAt < this.stallMs) continue;

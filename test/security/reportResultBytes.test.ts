@@ -3,6 +3,7 @@ import { allProjections } from "../../src/app/allProjections.ts";
 import { tableReportSpec } from "../support/reports.ts";
 import { seedTenant, type SeededTenant } from "../support/seededTenant.ts";
 import { useTestService } from "../support/service.ts";
+import { unzip } from "../support/zipText.ts";
 
 /*
  * Contract E.5: a result is capped at REPORT_RESULT_MAX_BYTES besides its row cap; past it the
@@ -35,5 +36,20 @@ describe("report results past REPORT_RESULT_MAX_BYTES", function () {
     expect(wide.rows.map((row: unknown[]) => row[0])).to.deep.equal(Array.from({ length: wide.rows.length }, (_, i) => i + 1));
     expect(small).to.deep.include({ truncated: false });
     expect(JSON.stringify(answer.body).length, "the answer itself stays small").to.be.below(2 * 1024 * 1024);
+  });
+
+  it("stops an xlsx export's query at a batch of rows past the cap, and its sheet says why; the other sheets are whole (issue #52, finding 6)", async () => {
+    const response = await fetch(`${hub.service.url}/api/reports/big/export/xlsx`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-tenant": "north" },
+      body: JSON.stringify({ version: "draft" }),
+    });
+    expect(response.status).to.equal(200);
+    const sheets = unzip(Buffer.from(await response.arrayBuffer()));
+    const huge = sheets.get("xl/worksheets/sheet1.xml")!.toString("utf8");
+    expect(huge).to.include("The query failed: The query&apos;s rows are too large to export: more than 1 MB arrived for one batch of rows (REPORT_RESULT_MAX_BYTES)");
+    expect(huge.length, "the 50 MB value never written").to.be.below(100_000);
+    const wide = sheets.get("xl/worksheets/sheet2.xml")!.toString("utf8");
+    expect(wide.match(/<row /g) ?? [], "the header and 4,000 rows of 1 kB: an export is not cut at the cap, only its batches are sized by it").to.have.length(4001);
   });
 });

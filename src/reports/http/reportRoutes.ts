@@ -21,6 +21,7 @@ import { authorIfAny, requireAuthor, viewingCaller, type ViewingAuth } from "../
 import { commandContextOf } from "../../http/requestState.ts";
 import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
+import { answerJson } from "../../http/streamedJson.ts";
 import { listedFor, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
 import type { AccessRecording } from "../../access/accessRecording.ts";
@@ -118,7 +119,8 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     refuseBeyondResearch(ctx, version);
     // A snapshot opens with its frozen results: the same rows its data call answers.
     if (version.frozen) showingResults(ctx, version.frozen, await readFor(deps.db, ctx, patientIdentifiers));
-    ctx.body = {
+    // Written in pieces: a snapshot's frozen results may be large (streamedJson.ts).
+    answerJson(ctx, {
       id: reportId,
       title: version.title,
       version: version.version,
@@ -128,7 +130,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
       spec: stripSql(version.spec),
       params: version.params,
       data: version.frozen,
-    } satisfies z.infer<typeof openedReportAnswer>;
+    } satisfies z.infer<typeof openedReportAnswer>);
   });
 
   router.post("/:id/data", viewer, deps.access.recorded, async (ctx) => {
@@ -140,7 +142,8 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const identifiers = readFor(deps.db, ctx, patientIdentifiers);
     const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
     showingResults(ctx, queries, await identifiers);
-    ctx.body = { queries } satisfies z.infer<typeof dataAnswer>;
+    // Written in pieces, never as one text: each result may be REPORT_RESULT_MAX_BYTES (streamedJson.ts).
+    answerJson(ctx, { queries } satisfies z.infer<typeof dataAnswer>);
   });
 
   router.post("/:id/drill", viewer, deps.access.recorded, async (ctx) => {
@@ -153,7 +156,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const identifiers = readFor(deps.db, ctx, patientIdentifiers);
     const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
     showingResults(ctx, queries, await identifiers);
-    ctx.body = { title: layer.title, queries } satisfies z.infer<typeof drillAnswer>;
+    answerJson(ctx, { title: layer.title, queries } satisfies z.infer<typeof drillAnswer>);
   });
 
   router.get("/:id/versions", viewer, async (ctx) => {

@@ -155,7 +155,8 @@ async function* liveEvents(
     yield { kind: "error", error: prepared.error };
     return;
   }
-  yield* liveSheetEvents(streamQueryRows(prepared.source, prepared.compiled, { ...scope, ...reading, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT }), EXPORT_ROW_LIMIT);
+  const rows = streamQueryRows(prepared.source, prepared.compiled, { ...scope, ...reading, timeZone: runtime.timeZone, limit: EXPORT_ROW_LIMIT, maxBatchBytes: runtime.maxResultBytes });
+  yield* liveSheetEvents(rows, EXPORT_ROW_LIMIT);
 }
 
 /** A sheet's events as they are, noting in `shown` the patients its values name (contract E.4, shownSubjects.ts). */
