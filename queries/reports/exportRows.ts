@@ -17,9 +17,10 @@ export const EXPORT_TIMEOUT_FACTOR = 6;
  */
 const BATCH_ROWS = 500;
 /**
- * The text a batch should come to: rows of large values are read fewer at a time (issue #52,
- * finding 6: 500 rows of half a megabyte each were 250 MB in one batch, and an export of them took
- * the process to 650 MB). The first batch is small, until the rows' size is known.
+ * The characters a batch should come to, besides its BATCH_ROWS: rows of large values are read
+ * fewer at a time (issue #52, finding 6: 500 rows of half a megabyte each were 250 MB in one
+ * batch, and an export of them took the process to 650 MB). The first batch is small, until the
+ * rows' size is known.
  */
 const BATCH_CHARS = 2 * 1024 * 1024;
 const FIRST_BATCH_ROWS = 16;
