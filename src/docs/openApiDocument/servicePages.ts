@@ -98,6 +98,24 @@ export const servicePaths: ZodOpenApiPathsObject = {
       responses: { 200: text("text/html", "The page"), 404: text("text/html", "No such article: a page that says so") },
     },
   },
+  "/help/decisions": {
+    get: {
+      tags: ["Service"], security: security.none,
+      operationId: "helpDecisions",
+      summary: "The index of the decisions (docs/decisions: why the service is as it is) as a page for people",
+      requestParams: { query: z.object({ lang: z.enum(["zh", "en"]).optional() }) },
+      responses: { 200: text("text/html", "The page") },
+    },
+  },
+  "/help/decisions/{name}": {
+    get: {
+      tags: ["Service"], security: security.none,
+      operationId: "helpDecision",
+      summary: "One decision as a page for people, from the same source as /md/decisions/{name}.md",
+      requestParams: { path: z.object({ name: z.string().meta({ example: "0001-decisions-live-in-docs-decisions" }) }), query: z.object({ lang: z.enum(["zh", "en"]).optional() }) },
+      responses: { 200: text("text/html", "The page"), 404: text("text/html", "No such decision: a page that says so") },
+    },
+  },
   "/md/{slug}.md": {
     get: {
       tags: ["Service"], security: security.none,
