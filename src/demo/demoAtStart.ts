@@ -16,11 +16,12 @@ export type DemoAtStart =
   | { kind: "unavailable"; reason: string };
 
 /**
- * Decided without a round trip, so the welcome text comes out the moment the service is ready;
- * `loadDemo` itself asks the service whether the demo tenant is already there.
+ * Decided without a round trip, before the service starts (its /readyz says from the first answer
+ * on that the demo data is loading); `loadDemo` itself asks the service whether the demo tenant is
+ * already there.
  */
-export function demoAtStart(url: string | null, adminToken: string | undefined, dataDir: string): DemoAtStart {
-  if (!url) return { kind: "unavailable", reason: "the demo is loaded through the HTTP interface: start with --role all or --role api" };
+export function demoAtStart(servesHttp: boolean, adminToken: string | undefined, dataDir: string): DemoAtStart {
+  if (!servesHttp) return { kind: "unavailable", reason: "the demo is loaded through the HTTP interface: start with --role all or --role api" };
   const credentials = readDemoCredentials(dataDir);
   if (credentials) return { kind: "known", credentials };
   if (!adminToken) return { kind: "unavailable", reason: "set ADMIN_TOKEN: the demo's keys are created through /api/admin" };

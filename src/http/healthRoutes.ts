@@ -14,7 +14,17 @@ export interface Readiness {
   stoppedProjections(): Promise<StoppedProjection[]>;
   /** Tenants held back in a projection at an event it cannot apply: the rest serves (200 "degraded"). */
   heldBackTenants(): Promise<HeldBack[]>;
+  /** Where the demo data that `start` loads through this process stands; absent when it loads none. */
+  demoData?(): DemoDataState | undefined;
 }
+
+/**
+ * The demo data that `start` loads through the HTTP interface once the service serves (contract
+ * C.7): about 20 s on a fresh machine, during which the service is ready but the demo tenant is
+ * not there yet. Not a check: a load balancer keeps sending to the process whatever it says.
+ */
+export const demoDataStates = ["loading", "loaded", "failed"] as const;
+export type DemoDataState = (typeof demoDataStates)[number];
 
 export const healthAnswer = z.object({ status: z.literal("up") });
 export const readinessAnswer = z.object({
@@ -29,6 +39,15 @@ export const readinessAnswer = z.object({
   heldBackTenants: z.array(heldBackSchema).meta({
     description: "One per tenant held back in a projection at an event it cannot apply (contract E.6): that tenant's read model there stays behind, every other's keeps up",
   }),
+  demoData: z
+    .enum(demoDataStates)
+    .optional()
+    .meta({
+      description:
+        "Only while and after `start` loads the demo tenant through this process (npm start without DATABASE_URL, or --demo): " +
+        "loading (the service serves, the demo tenant is not all there yet), loaded, or failed (the console says why). " +
+        "Absent: this process loads no demo data. The status stays ready: wait for loaded before using the demo",
+    }),
 });
 
 /** /healthz: the process answers. /readyz: it can do its work (each check named in the answer). */
@@ -44,6 +63,7 @@ export function healthRoutes(readiness: Readiness): Router {
       readiness.heldBackTenants().catch(() => null),
     ]);
     const ready = results.every(([, ok]) => ok);
+    const demoData = readiness.demoData?.();
     const projections = stopped?.length === 0 && held?.length === 0;
     ctx.status = ready ? 200 : 503;
     ctx.body = {
@@ -51,6 +71,7 @@ export function healthRoutes(readiness: Readiness): Router {
       checks: { ...Object.fromEntries(results), projections },
       stoppedProjections: stopped ?? [],
       heldBackTenants: held ?? [],
+      ...(demoData ? { demoData } : {}),
     } satisfies z.infer<typeof readinessAnswer>;
   });
   return router;

@@ -7,6 +7,7 @@ import { loadDemo, saveDemoCredentials } from "../../demo/loadDemo.ts";
 import { consoleDestination, createLogger } from "../../logger.ts";
 import { loadConfig, type Config } from "../config.ts";
 import { superuserPasswordFile, writeSecret } from "../embeddedPostgres.ts";
+import type { DemoDataState } from "../../http/healthRoutes.ts";
 import { startService, type Role } from "../service.ts";
 import { surviveUnawaitedDatabaseFaults } from "../unawaitedDatabaseFaults.ts";
 
@@ -25,13 +26,20 @@ export async function start({ role, demo }: { role: Role; demo?: boolean }): Pro
   const { config, adminTokenFile } = withLocalAdminToken(loadConfig());
   limitHeapGrowth(config.HEAP_GROWING_PERCENT);
   const log = createLogger(config.LOG_LEVEL, await consoleDestination(config.LOG_FORMAT));
-  surviveUnawaitedDatabaseFaults(log);
-  const service = await startService({ config, role, log });
+  const faults = surviveUnawaitedDatabaseFaults(log);
+  // Contract C.7: the embedded database gets the demo tenant; a configured one only with --demo.
+  // A worker-only process has no HTTP interface to load through: only an explicit --demo complains.
+  const wantsDemo = demo === true || (!config.DATABASE_URL && role !== "worker");
+  const demoState = wantsDemo ? demoAtStart(role !== "worker", config.ADMIN_TOKEN, config.DATA_DIR) : null;
+  // Loading from the first /readyz on: the service answers before the demo tenant is all there.
+  let demoData: DemoDataState | undefined = demoState && demoState.kind !== "unavailable" ? "loading" : undefined;
+  const service = await startService({ config, role, log, demoData: () => demoData });
   const demoLoading = new AbortController();
   let signals = 0;
   const shutdown = (signal: string) => {
     if (signals++ > 0) process.exit(1); // a second Ctrl-C means now
     log.info({ signal }, "shutting down");
+    faults.stopping();
     demoLoading.abort();
     service.stop().then(
       () => process.exit(0),
@@ -40,23 +48,25 @@ export async function start({ role, demo }: { role: Role; demo?: boolean }): Pro
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
-  // Contract C.7: the embedded database gets the demo tenant; a configured one only with --demo.
-  // A worker-only process has no HTTP interface to load through: only an explicit --demo complains.
-  const wantsDemo = demo === true || (!config.DATABASE_URL && service.url !== null);
-  const demoState = wantsDemo ? demoAtStart(service.url, config.ADMIN_TOKEN, config.DATA_DIR) : null;
   printWelcome(service.url, config, adminTokenFile, role, demoState);
   if (!demoState || demoState.kind === "unavailable" || !service.url || !config.ADMIN_TOKEN) return;
   try {
     const loaded = await loadDemo(service.url, config.ADMIN_TOKEN, { signal: demoLoading.signal });
+    demoData = "loaded";
     if (loaded) {
       saveDemoCredentials(config.DATA_DIR, loaded);
       const summary = `${loaded.patients} patients, ${loaded.labReports} lab reports (${loaded.unmatchedReports} awaiting a patient in /api/unmatched, ${loaded.criticalResults} critical values of the last hours), ${loaded.reports.length} reports published`;
       console.log([`Demo data loaded in ${(loaded.elapsedMs / 1000).toFixed(1)} s: ${summary}.`, ...demoWelcomeLines(service.url, loaded, config.DATA_DIR)].join("\n"));
+      // The load leaves some 40 MB for the embedded PostgreSQL to write out, which its stop would
+      // otherwise do (a second or more): written now, a newcomer's first Ctrl-C ends at once.
+      if (!config.DATABASE_URL) void service.db.query("checkpoint").catch(() => {});
     } else if (demoState.kind === "load") {
       console.log(["The demo tenant was loaded by an earlier start.", ...demoWelcomeLines(service.url, null, config.DATA_DIR)].join("\n"));
     }
   } catch (error) {
-    if (!demoLoading.signal.aborted) console.error(`dialysis-hub: the demo data could not be loaded: ${(error as Error).message}`);
+    if (demoLoading.signal.aborted) return;
+    demoData = "failed";
+    console.error(`dialysis-hub: the demo data could not be loaded (/readyz says "demoData": "failed"): ${(error as Error).message}`);
   }
 }
 
@@ -87,7 +97,10 @@ function printWelcome(url: string | null, config: Config, adminTokenFile: string
   }
   if (adminTokenFile) lines.push(`  ADMIN_TOKEN:   in ${adminTokenFile} (readable by this OS user only)`);
   else if (config.ADMIN_TOKEN) lines.push("  ADMIN_TOKEN:   the one set in the environment");
-  if (demo?.kind === "load") lines.push("  Demo:          loading demo data … (the service already answers; where its keys are kept follows)");
+  if (demo?.kind === "load" && url) {
+    const whenIn = `${url}/readyz says "demoData": "loaded" once it is in`;
+    lines.push(`  Demo:          loading demo data … (the service already answers; ${whenIn}; where its keys are kept follows)`);
+  }
   if (demo?.kind === "known" && url) lines.push(...demoWelcomeLines(url, demo.credentials, config.DATA_DIR));
   if (demo?.kind === "unavailable") lines.push(`  Demo:          not loaded: ${demo.reason}`);
   console.log(lines.join("\n"));
