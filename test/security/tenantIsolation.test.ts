@@ -127,6 +127,8 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "GET /llms.txt": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/llms.txt")).body), "llms.txt"),
   "GET /help": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/help")).body), "the help index"),
   "GET /help/:slug": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/help/getting-started")).body), "a help page"),
+  "GET /help/decisions": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/help/decisions")).body), "the decisions index"),
+  "GET /help/decisions/:name": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/help/decisions/0001-decisions-live-in-docs-decisions")).body), "a decision"),
   "GET ^\\/md\\/(.*)$": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/md/getting-started.md")).body), "a help article"),
   "GET /openapi.json": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/openapi.json")).body), "the OpenAPI document"),
   "GET /docs": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/docs")).body), "/docs"),

@@ -23,6 +23,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /llms.txt": "public",
   "GET /help": "public",
   "GET /help/:slug": "public",
+  "GET /help/decisions": "public",
+  "GET /help/decisions/:name": "public",
   "GET ^\\/md\\/(.*)$": "public",
   "GET /openapi.json": "public",
   "GET /docs": "public",
