@@ -39,20 +39,22 @@ export const unmatchedKey = z.tuple([
 export type UnmatchedKey = z.infer<typeof unmatchedKey>;
 
 /**
- * Reports awaiting claim, oldest first; id cards masked. `limit` rows after `after` when given
- * (the caller asks one more than it answers, to know whether more remain).
+ * A page of the reports awaiting claim, oldest first, id cards masked: `limit` rows after `after`
+ * (the caller asks one more than it answers, to know whether more remain). Each table's queue
+ * index (projections/ingestion/labReports.ts, reportTable) gives its rows in this order, so a page
+ * reads its own rows and a few more, however long the queue: the two are merged, never sorted.
  */
-export async function unmatchedQueue(
-  reader: TenantReader,
-  { limit = null, after = null }: { limit?: number | null; after?: UnmatchedKey | null } = {},
-): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
+export async function unmatchedQueue(reader: TenantReader, { limit, after = null }: { limit: number; after?: UnmatchedKey | null }): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
+  // (received_at, external_id) >= the cursor's is what the index can seek; the kind settles a tie between a lab and an exam report.
   const { rows } = await reader.query(
     `select * from (
        select 'lab' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
-         from read.lab_reports where not matched and dismissed_at is null
+         from read.lab_reports
+        where not matched and dismissed_at is null and ($1::timestamptz is null or (received_at, external_id) >= ($1::timestamptz, $2::text))
        union all
        select 'exam', external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text, ledger_position
-         from read.exam_reports where not matched and dismissed_at is null
+         from read.exam_reports
+        where not matched and dismissed_at is null and ($1::timestamptz is null or (received_at, external_id) >= ($1::timestamptz, $2::text))
      ) queue
      where $1::timestamptz is null or (received_at, external_id, kind) > ($1::timestamptz, $2::text, $3::text)
      order by received_at, external_id, kind

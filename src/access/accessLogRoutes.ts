@@ -9,7 +9,7 @@ import { requireRole } from "../http/authorAuth.ts";
 import { principalOf } from "../http/requestState.ts";
 import { patientVisible } from "../../queries/patients/patients.ts";
 import { HttpError } from "../http/httpError.ts";
-import { answerPage, cursorOf, keyOfCursor, MAX_PAGE_SIZE, pageOf, pageQuery } from "../http/paging.ts";
+import { answerPage, cursorOf, keyOfCursor, MAX_PAGE_SIZE, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
 
 /*
@@ -85,7 +85,7 @@ export function accessLogRoutes(db: Db, adminToken: string | undefined): Router 
     const rows = await readAsTenant(db, ctx.state.tenant, async (reader) => {
       // Only a ward-limited caller can miss the patient; for others an unknown patient simply has no records.
       if (principalOf(ctx).wards !== null && !(await patientVisible(reader, patientRef))) throw new HttpError(404, "There is no such patient in your wards; GET /api/patients lists the patients you may see.");
-      return patientAccessLog(reader, patientRef, between, { limit: page.limit && page.limit + 1, after: page.after });
+      return patientAccessLog(reader, patientRef, between, rowsFor(page));
     });
     ctx.body = answerPage(ctx, page, rows, (row) => row.key).map(({ key: _, ...record }) => record);
   });

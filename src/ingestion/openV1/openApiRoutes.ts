@@ -7,13 +7,14 @@ import { reportKinds, type ReportKind } from "../../../commands/ingestion/report
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import type { ServedDictionary } from "../../../queries/dictionary/dictionary.ts";
 import { isCalendarDate, localDateTime, localDateTimeText, parseLocalDateTime } from "../../../db/localDateTime.ts";
-import { reconciliationAsOf, reconciliationByDay } from "../../../queries/ingestion/reconciliation.ts";
+import { reconciliationOf, type TenantRead } from "../../../queries/ingestion/reconciliation.ts";
+import { currentWards, withWardScope } from "../../../db/wardScope.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { jsonBody } from "../../http/jsonBody.ts";
 import { requireClient } from "./clientAuth.ts";
 import { addBulkRoutes } from "./bulkRoutes.ts";
 import { addHl7Route } from "./hl7Route.ts";
-import { answer } from "./envelope.ts";
+import { answer, answerStreamed } from "./envelope.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
@@ -89,16 +90,18 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
       const query = reconcileQuery.safeParse(ctx.query);
       if (!query.success) throw new HttpError(400, query.error.issues.some((issue) => issue.path[0] === "date") ? DATE_PROBLEM : AS_OF_PROBLEM);
       const { date, asOf } = query.data;
-      if (asOf === undefined) {
-        answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationByDay(reader, kind, date)));
-        return;
-      }
       // A moment not yet come is answered as now.
       const now = new Date();
-      const asked = parseLocalDateTime(asOf)!;
-      const moment = asked.getTime() > now.getTime() ? now : asked;
-      const shown = moment === now ? localDateTime(now) : asOf;
-      answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationAsOf(reader, kind, date, moment, shown)));
+      const asked = asOf === undefined ? null : parseLocalDateTime(asOf)!;
+      const moment = asked && asked.getTime() > now.getTime() ? now : asked;
+      // The day is read a page at a time while the answer is written (contract E.6), each page in
+      // a read of its own, as this request's caller: the stream pulls pages outside its context.
+      const tenant: string = ctx.state.tenant;
+      const wards = currentWards();
+      const read: TenantRead = (work) => withWardScope(wards, () => readAsTenant(deps.store.db, tenant, work));
+      const shown = asOf === undefined ? {} : { asOf: moment === now ? localDateTime(now) : asOf };
+      const pages = reconciliationOf(read, kind, date, moment);
+      await answerStreamed(ctx, { date }, "externalIds", { next: () => pages.next(), totals: async () => ({ ...(await pages.totals()), ...shown }) });
     });
   }
 
