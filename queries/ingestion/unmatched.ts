@@ -3,7 +3,7 @@ import { PENDING_CODES, pendingCodeOf, reportEtag } from "../../commands/ingesti
 import type { Db } from "../../db/pool.ts";
 import { maskIdCard } from "../../commands/patients/events.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
-import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
+import { localIsoDateTime, localIsoDateTimeText, storedMomentText } from "../../db/localDateTime.ts";
 
 /** Contract C.4: a report awaiting claim. */
 export const unmatchedEntrySchema = z.object({
@@ -31,8 +31,7 @@ export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
 
 /** Where a row of the queue stands in its order: received at (exactly, as PostgreSQL writes it), externalId, kind. */
 export const unmatchedKey = z.tuple([
-  // timestamptz as PostgreSQL writes it: a cursor is sent back by callers, so it is checked before SQL casts it.
-  z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/),
+  storedMomentText,
   z.string().max(200),
   z.enum(["lab", "exam"]),
 ]);

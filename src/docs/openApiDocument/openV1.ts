@@ -59,6 +59,8 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     tags: ["Ingestion open API"],
     operationId: `reconcile${kind === "lab" ? "Lab" : "Exam"}`,
     summary: `What was stored for a day, with the ${kind} externalIds and their digest`,
+    description:
+      "The whole day's externalIds, written a page at a time as the answer is read (contract E.6): the ids come first in data, the counts, the digest and the receipt after them, computed over exactly the ids answered. A report stored while the answer is written may or may not be in it. A fault part way cuts the answer, which then does not parse as JSON.",
     security: security.client,
     requestParams: { query: reconcileQuery },
     responses: { 200: openSuccess("The day's counts and ids", reconciliationAnswerSchema), ...openFailures() },
