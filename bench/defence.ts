@@ -16,8 +16,8 @@ const REPORTS_PER_PUSH = 5;
 const ROUNDS = 3;
 const POLL_MS = 5;
 
-type Push = (reports: unknown[]) => Promise<void>;
-type Listed = (day: string) => Promise<number>;
+export type Push = (reports: unknown[]) => Promise<void>;
+export type Listed = (day: string) => Promise<number>;
 
 /**
  * Issue #32, `defence` group: the service keeps its promises while it is being hurt. Each figure
@@ -27,14 +27,18 @@ type Listed = (day: string) => Promise<number>;
  * - a second tenant's one-row data call while the first runs 12 slow queries at once (≤ 500 ms);
  * - every projection rebuilt at once with DB_POOL_MAX=10: no failure, HTTP p99 ≤ 1,000 ms;
  * - push-to-visible while another database of the same server holds a writing transaction open
- *   (another application's batch load), against none open (ratio ≤ 1.5).
+ *   (another application's batch load), against none open (ratio ≤ 1.5);
+ * - the service's memory and push-to-visible while 8 callers walk a 90,000-report unmatched queue
+ *   (issue #52 finding 3, bench/defenceLists.ts; also alone: `npm run bench -- defence-lists`).
  */
 export async function defenceBenchmarks(): Promise<BenchResult[]> {
-  return [...(await underReportLoad()), ...(await rebuildingAll())];
+  // Loaded when run: defenceLists.ts takes its rounds and sender from this module.
+  const { unmatchedUnderCallers } = await import("./defenceLists.ts");
+  return [...(await underReportLoad()), ...(await rebuildingAll()), ...(await unmatchedUnderCallers())];
 }
 
 /** A load that starts and stops between rounds. */
-interface Condition {
+export interface Condition {
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -106,13 +110,13 @@ async function underReportLoad(): Promise<BenchResult[]> {
   }
 }
 
-interface Pair {
+export interface Pair {
   idle: number[];
   loaded: number[];
 }
 
 /** Rounds of pushes without and with the condition, alternated, idle first. */
-async function alternated(push: Push, listed: Listed, prefix: string, dayOffset: number, condition: Condition): Promise<Pair> {
+export async function alternated(push: Push, listed: Listed, prefix: string, dayOffset: number, condition: Condition): Promise<Pair> {
   const pair: Pair = { idle: [], loaded: [] };
   for (let round = 0; round < ROUNDS; round++) {
     pair.idle.push(...(await lagsOfRound(push, listed, `${prefix}I${round}`, dayOf(dayOffset + 2 * round))));
@@ -127,7 +131,7 @@ async function alternated(push: Push, listed: Listed, prefix: string, dayOffset:
 }
 
 /** The open API's sender of the bench tenant: a push, and the count reconciliation lists for a day. */
-async function benchSender(service: RunningService): Promise<{ push: Push; listed: Listed }> {
+export async function benchSender(service: Pick<RunningService, "url">): Promise<{ push: Push; listed: Listed }> {
   const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name: "bench lab", tenant: "bench" }) });
   const { key } = (await created.json()) as { key: string };
   const open = { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": "bench" };
@@ -294,7 +298,7 @@ async function eventCount(service: RunningService): Promise<number> {
 }
 
 /** The nth day from 2026-02-01: each round counts a day of its own. */
-function dayOf(n: number): string {
+export function dayOf(n: number): string {
   return new Date(Date.UTC(2026, 1, 1 + n)).toISOString().slice(0, 10);
 }
 

@@ -38,13 +38,14 @@ const groups: Record<string, Group> = {
   fhir: { run: async () => (await import("./fhir.ts")).fhirBenchmarks() },
   alerts: { run: async () => (await import("./alerts.ts")).alertBenchmarks(), cannotRunBecause: chromiumMissing },
   defence: { run: async () => (await import("./defence.ts")).defenceBenchmarks() },
+  "defence-lists": { run: async () => (await import("./defenceLists.ts")).unmatchedUnderCallers() },
   identity: { run: async () => (await import("./identity.ts")).identityBenchmarks() },
   access: { run: async () => (await import("./access.ts")).accessBenchmarks() },
   cli: { run: async () => (await import("./cliHelp.ts")).cliHelpBenchmarks() },
   failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };
-/** Groups that run only when named: the soak takes ten minutes. */
-const onlyWhenNamed = new Set(["soak", "growth"]);
+/** Groups that run only when named: the soak takes ten minutes; defence-lists is part of defence, alone. */
+const onlyWhenNamed = new Set(["soak", "growth", "defence-lists"]);
 
 const self = fileURLToPath(import.meta.url);
 const GROUP_FLAG = "--group-process";

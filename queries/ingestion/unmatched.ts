@@ -40,22 +40,22 @@ export type UnmatchedKey = z.infer<typeof unmatchedKey>;
 /**
  * A page of the reports awaiting claim, oldest first, id cards masked: `limit` rows after `after`
  * (the caller asks one more than it answers, to know whether more remain). Each table's queue
- * index (projections/ingestion/labReports.ts, reportTable) gives its rows in this order, so a page
- * reads its own rows and a few more, however long the queue: the two are merged, never sorted.
+ * index (projections/ingestion/labReports.ts, reportTable) gives its rows in this order, and each
+ * table's part is limited on its own (a union of the two whole queues is sorted, not merged, by
+ * the planner behind row-level security), so a page reads at most twice its rows, however long
+ * the queue.
  */
 export async function unmatchedQueue(reader: TenantReader, { limit, after = null }: { limit: number; after?: UnmatchedKey | null }): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
-  // (received_at, external_id) >= the cursor's is what the index can seek; the kind settles a tie between a lab and an exam report.
+  // (received_at, external_id) >= the cursor's is what the index seeks; the kind settles a tie between a lab and an exam report.
+  const part = (kind: "lab" | "exam") => `(
+       select '${kind}' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
+         from read.${kind}_reports
+        where not matched and dismissed_at is null
+          and ($1::timestamptz is null or ((received_at, external_id) >= ($1::timestamptz, $2::text) and (received_at, external_id, '${kind}') > ($1::timestamptz, $2::text, $3::text)))
+        order by received_at, external_id
+        limit $4::int)`;
   const { rows } = await reader.query(
-    `select * from (
-       select 'lab' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
-         from read.lab_reports
-        where not matched and dismissed_at is null and ($1::timestamptz is null or (received_at, external_id) >= ($1::timestamptz, $2::text))
-       union all
-       select 'exam', external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text, ledger_position
-         from read.exam_reports
-        where not matched and dismissed_at is null and ($1::timestamptz is null or (received_at, external_id) >= ($1::timestamptz, $2::text))
-     ) queue
-     where $1::timestamptz is null or (received_at, external_id, kind) > ($1::timestamptz, $2::text, $3::text)
+    `select * from (${part("lab")} union all ${part("exam")}) queue
      order by received_at, external_id, kind
      limit $4::int`,
     [after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit],
