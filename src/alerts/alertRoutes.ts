@@ -11,6 +11,7 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import type { AlertNotice } from "../../projections/alerts/alerts.ts";
 import { answerPage, pageCursor, pageOf, rowsFor } from "../http/paging.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { alertById, ALERT_KINDS, ALERT_STATES, alertListKey, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
 import type { AlertFeed } from "./alertFeed.ts";
 import { requireRole } from "../http/authorAuth.ts";
@@ -54,7 +55,7 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
   const router = new Router({ prefix: "/api/alerts" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", access.recorded, async (ctx) => {
+  router.get("/", access.recorded, listTurn, async (ctx) => {
     const query = parseBody(alertListQuery, ctx.query);
     const page = pageOf(query, alertListKey);
     const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, dictionary, query.state, { ...rowsFor(page), kind: query.kind }));

@@ -14,6 +14,8 @@ import { fhirErrors, fhirRoutes } from "../ingestion/fhir/fhirRoutes.ts";
 import { healthRoutes, type Readiness } from "../http/healthRoutes.ts";
 import { helpRoutes, loadHelpArticles } from "../docs/helpRoutes.ts";
 import { jsonBody } from "../http/jsonBody.ts";
+import { offerListTurns } from "../http/listTurns.ts";
+import type { TenantGate } from "../../queries/reports/tenantGate.ts";
 import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
 import { patientRoutes } from "../patients/patientRoutes.ts";
@@ -69,6 +71,8 @@ export interface AppDependencies {
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
   alerts: { feed: AlertFeed; heartbeatMs: number };
+  /** The turns a tenant's list pages take (src/http/listTurns.ts). */
+  listTurns: TenantGate;
 }
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -113,6 +117,7 @@ export function createApp(deps: AppDependencies): Koa {
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
       offerCredentialWatch(deps.watch),
+      offerListTurns(deps.listTurns),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       callerRoutes(deps.adminToken).routes() as Koa.Middleware,
       dictionaryRoutes({ served: deps.openApi.served, mapper: deps.openApi.mapper, store: deps.store, adminToken: deps.adminToken }).routes() as Koa.Middleware,
@@ -136,6 +141,7 @@ export function createApp(deps: AppDependencies): Koa {
       refuseNulInPath(),
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
+      offerListTurns(deps.listTurns),
       openApiRoutes(deps.openApi).routes() as Koa.Middleware,
     ]),
   );

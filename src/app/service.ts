@@ -203,6 +203,7 @@ export async function startService({ config, role, log, projections = allProject
       // ward scope of the request that happened to open its connection.
       const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => withWardScope(null, () => readAsTenant(db, tenant, (reader) => alertById(reader, dictionary, alertId))));
       const app = createApp({
+        listTurns: new TenantGate(config.LIST_READS_PER_TENANT, config.LIST_QUEUE_WAIT_MS),
         access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         store: eventStore,

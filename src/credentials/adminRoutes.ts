@@ -19,6 +19,7 @@ import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
 import { authorById, clientById, credentialListKey, listAuthors, listClients, readsVersion1 } from "../../queries/credentials/credentials.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
 import { ledgerSummary, verifyLedger } from "../../queries/ledger/ledger.ts";
 import { requireAdmin } from "../http/adminAuth.ts";
@@ -56,7 +57,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
     ctx.body = await verifyLedger(store.db);
   });
 
-  router.get("/clients", administrator, async (ctx) => {
+  router.get("/clients", administrator, listTurn, async (ctx) => {
     const page = pageOf(parseBody(credentialListQuery, ctx.query), credentialListKey);
     const rows = await listOfTenant(ctx.state.tenant, (reader) => listClients(reader, rowsFor(page)));
     ctx.body = answerPage(ctx, page, rows, (client) => client.key).map(({ key: _, ...client }) => client);
@@ -100,7 +101,7 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
     ctx.body = await rotateClientKey(commandContextOf(ctx, store), hasher, client.tenant, client.clientId, overlapHours);
   });
 
-  router.get("/authors", administrator, async (ctx) => {
+  router.get("/authors", administrator, listTurn, async (ctx) => {
     const page = pageOf(parseBody(credentialListQuery, ctx.query), credentialListKey);
     const rows = await listOfTenant(ctx.state.tenant, (reader) => listAuthors(reader, rowsFor(page)));
     ctx.body = answerPage(ctx, page, rows, (author) => author.key).map(({ key: _, ...author }) => author);

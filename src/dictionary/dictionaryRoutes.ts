@@ -9,6 +9,7 @@ import { withWardScope } from "../../db/wardScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import { clientNamed, itemMappingById, itemMappingKey, listItemMappings, mappingPreview, unitsSent } from "../../queries/dictionary/itemMappings.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { commandContextOf } from "../http/requestState.ts";
 import type { DictionaryAnswer, ServedDictionary } from "../../queries/dictionary/dictionary.ts";
 import { unmappedItemKey, unmappedItems } from "../../queries/dictionary/unmappedItems.ts";
@@ -79,7 +80,7 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     }
     ctx.body = { version: served.version, items: served.items, examTypes: served.examTypes } satisfies DictionaryAnswer;
   });
-  router.get("/api/dictionary/unmapped", requireRole(adminToken, "clinician"), async (ctx) => {
+  router.get("/api/dictionary/unmapped", requireRole(adminToken, "clinician"), listTurn, async (ctx) => {
     const query = parseBody(unmappedQuery, ctx.query);
     const { since, until } = receiptWindow(query.from, query.to);
     const page = pageOf(query, unmappedItemKey);
@@ -87,7 +88,7 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     ctx.body = answerPage(ctx, page, rows, (item) => item.key).map(({ key: _, ...item }) => item);
   });
 
-  router.get("/api/dictionary/mappings", requireRole(adminToken, "clinician"), async (ctx) => {
+  router.get("/api/dictionary/mappings", requireRole(adminToken, "clinician"), listTurn, async (ctx) => {
     const page = pageOf(parseBody(mappingListQuery, ctx.query), itemMappingKey);
     const rows = await readAsTenant(db, ctx.state.tenant, (reader) => listItemMappings(reader, rowsFor(page)));
     ctx.body = answerPage(ctx, page, rows, (mapping) => mapping.key).map(({ key: _, ...mapping }) => mapping);

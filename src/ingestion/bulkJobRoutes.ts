@@ -4,6 +4,7 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import { z } from "zod";
 import { bulkJobExists, bulkJobListKey, bulkJobRejections, listBulkJobs } from "../../queries/bulk/bulkJobs.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { parseBody } from "../http/validate.ts";
 import { requireAuthor } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
@@ -17,13 +18,13 @@ export function bulkJobRoutes(db: Db, adminToken: string | undefined): Router {
   const router = new Router({ prefix: "/api/bulk-jobs" });
   router.use(requireAuthor(adminToken));
 
-  router.get("/", async (ctx) => {
+  router.get("/", listTurn, async (ctx) => {
     const page = pageOf(parseBody(bulkJobListQuery, ctx.query), bulkJobListKey);
     const rows = await readAsTenant(db, ctx.state.tenant, (reader) => listBulkJobs(reader, rowsFor(page)));
     ctx.body = answerPage(ctx, page, rows, (job) => job.key).map(({ key: _, ...job }) => job);
   });
 
-  router.get("/:jobId/rejected", async (ctx) => {
+  router.get("/:jobId/rejected", listTurn, async (ctx) => {
     const jobId = jobIdFromPath(ctx.params.jobId!);
     if (!jobId) throw unknownJob(ctx.params.jobId!);
     const asked = rejectedPageOf(ctx.query);

@@ -13,6 +13,7 @@ import { claimCheck } from "../../queries/ingestion/claimCheck.ts";
 import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
 import { requireRole } from "../http/authorAuth.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
@@ -55,7 +56,7 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
   const router = new Router({ prefix: "/api/unmatched" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", access.recorded, async (ctx) => {
+  router.get("/", access.recorded, listTurn, async (ctx) => {
     const page = pageOf(parseBody(unmatchedListQuery, ctx.query), unmatchedKey);
     const read = await readAsTenant(store.db, ctx.state.tenant, (reader) => unmatchedQueue(reader, rowsFor(page)));
     const rows = await withEtags(store.db, ctx.state.tenant, read);

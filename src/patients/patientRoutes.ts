@@ -12,6 +12,7 @@ import { isCalendarDate, localDate, parseLocalDateTime } from "../../db/localDat
 import { defaultChartItems, patientResultItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef, patientVisible } from "../../queries/patients/patients.ts";
 import { requireRole } from "../http/authorAuth.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { HttpError } from "../http/httpError.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
@@ -71,7 +72,7 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
   const router = new Router({ prefix: "/api/patients" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", access.recorded, async (ctx) => {
+  router.get("/", access.recorded, listTurn, async (ctx) => {
     const query = parseBody(listQuery, ctx.query);
     const page = pageOf(query, z.string());
     const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, query.q, rowsFor(page)));

@@ -2,7 +2,8 @@ import { expect } from "chai";
 import { createHash } from "node:crypto";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { ADMIN } from "../support/http.ts";
-import { allPages, labReport, LI_SI, nextPageOf, useIngestionService, ZHANG_SAN } from "../support/ingestion.ts";
+import type { Answer } from "../support/http.ts";
+import { ingestionTenant, labReport, LI_SI, nextPageOf, useIngestionService, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
 /*
@@ -222,6 +223,38 @@ describe("reconciliation of a day larger than a page (contract E.6)", function (
       expect(written.filter((id) => !id.startsWith("LATE-"))).to.deep.equal(codePointOrder);
     }
     await pushing;
+  });
+});
+
+describe("list pages take turns per tenant (LIST_READS_PER_TENANT)", function () {
+  this.timeout(60_000);
+  const hub = useIngestionService({ env: { LIST_READS_PER_TENANT: "1", LIST_QUEUE_WAIT_MS: "500" } });
+
+  it("lets a tenant's next page wait for its turn and then answer 503 with Retry-After, while another tenant's lists and every push answer", async () => {
+    const other = await ingestionTenant(hub.service, "h2");
+    // A page that takes long: the queue's table is locked by another transaction, as a long vacuum full would.
+    const schema = (await hub.service.db.query("select schema_name from projection_generations where name = 'lab_reports' and state = 'live'")).rows[0].schema_name as string;
+    const locker = await hub.service.db.connect();
+    await locker.query(`begin; lock table ${schema}.lab_reports in access exclusive mode`);
+    let slow: Promise<Answer> | null = null;
+    try {
+      slow = hub.tenant.call("GET", "/api/unmatched", { token: hub.tenant.authorToken });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const waited = await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken });
+      expect([waited.status, waited.body.error, waited.headers.get("retry-after")]).to.deep.equal([
+        503,
+        "This hospital's lists are busy (1 page is read at once, and this call waited 0.5 s for its turn); try again shortly.",
+        "1",
+      ]);
+      const elsewhere = await other.call("GET", "/api/patients", { token: other.authorToken });
+      expect(elsewhere.status, "another tenant's line is its own").to.equal(200);
+      expect((await hub.tenant.push("lab", [labReport("TURN-1")])).status, "a push takes no turn").to.equal(200);
+    } finally {
+      await locker.query("rollback");
+      locker.release();
+    }
+    expect((await slow).status).to.equal(200);
+    expect((await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken })).status, "the turn is given back").to.equal(200);
   });
 });
 

@@ -13,6 +13,7 @@ import { readAsTenant } from "../../../db/tenantScope.ts";
 import { waitForProjection } from "../../../projections/runtime/waitForProjection.ts";
 import { bulkJobOfClient, bulkJobRejections, type BulkRejectedAnswer } from "../../../queries/bulk/bulkJobs.ts";
 import { cursorOf, keyOfCursor, pageCursor } from "../../http/paging.ts";
+import { listTurn } from "../../http/listTurns.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { answer } from "./envelope.ts";
 
@@ -99,7 +100,7 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
     if (!job) throw notFound(jobId);
     answer(ctx, job);
   });
-  router.get("/bulk/:jobId/rejected", async (ctx) => {
+  router.get("/bulk/:jobId/rejected", listTurn, async (ctx) => {
     const jobId = jobIdOf(ctx);
     const asked = rejectedPageOf(ctx.query);
     const client = clientOf(ctx);

@@ -15,6 +15,8 @@ import { requireClient } from "./clientAuth.ts";
 import { addBulkRoutes } from "./bulkRoutes.ts";
 import { addHl7Route } from "./hl7Route.ts";
 import { answer, answerStreamed } from "./envelope.ts";
+import { inListTurn } from "../../http/listTurns.ts";
+import { callerGone } from "../../http/callerGone.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
@@ -98,7 +100,11 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
       // a read of its own, as this request's caller: the stream pulls pages outside its context.
       const tenant: string = ctx.state.tenant;
       const wards = currentWards();
-      const read: TenantRead = (work) => withWardScope(wards, () => readAsTenant(deps.store.db, tenant, work));
+      const turns = ctx.state.listTurns;
+      const gone = callerGone(ctx);
+      // Each page takes one of the tenant's list turns while it is read (src/http/listTurns.ts), none while it is sent.
+      const readPage = <T>(work: () => Promise<T>) => (turns ? inListTurn(turns, tenant, work, gone) : work());
+      const read: TenantRead = (work) => withWardScope(wards, () => readPage(() => readAsTenant(deps.store.db, tenant, work)));
       const shown = asOf === undefined ? {} : { asOf: moment === now ? localDateTime(now) : asOf };
       const pages = reconciliationOf(read, kind, date, moment);
       await answerStreamed(ctx, { date }, "externalIds", { next: () => pages.next(), totals: async () => ({ ...(await pages.totals()), ...shown }) });

@@ -24,6 +24,7 @@ import { HttpError } from "../../http/httpError.ts";
 import { listedSource, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../../http/paging.ts";
+import { listTurn } from "../../http/listTurns.ts";
 import type { AccessRecording } from "../../access/accessRecording.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
 import { patientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
@@ -121,7 +122,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   };
   const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
-  router.get("/", viewer, async (ctx) => {
+  router.get("/", viewer, listTurn, async (ctx) => {
     const page = pageOf(parseBody(reportListQuery, ctx.query), reportIdKey);
     const rows = await readFor(deps.db, ctx, (reader) => listReports(reader, { ...rowsFor(page), datasource: listedSource(ctx) }));
     ctx.body = answerPage(ctx, page, rows, (report) => report.id);
@@ -171,7 +172,7 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     ctx.body = { title: layer.title, queries } satisfies z.infer<typeof drillAnswer>;
   });
 
-  router.get("/:id/versions", viewer, async (ctx) => {
+  router.get("/:id/versions", viewer, listTurn, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const head = await readFor(deps.db, ctx, (reader) => reportHead(reader, reportId));
     if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
