@@ -5,7 +5,7 @@ import { unmappedItemSchema } from "../../../queries/dictionary/unmappedItems.ts
 import { callerAnswer } from "../../credentials/callerRoutes.ts";
 import { mappingListQuery, unmappedQuery } from "../../dictionary/dictionaryRoutes.ts";
 import { pageLinkHeader } from "../../http/paging.ts";
-import { apiFailures, json, jsonBody, security } from "./shared.ts";
+import { apiFailures, json, jsonBody, LIST_BUSY, security } from "./shared.ts";
 import { mappingInput, mappingKeysInput, unmappingInput } from "../../../commands/dictionary/itemMappings.ts";
 import { itemMappingSchema, mappingPreviewSchema } from "../../../queries/dictionary/itemMappings.ts";
 
@@ -54,6 +54,7 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
         200: { description: "The unmapped items, the most frequent first, a page of them (contract E.6)", ...json(z.array(unmappedItemSchema)), headers: pageLinkHeader },
         ...apiFailures({
           400: "A day is not written yyyy-MM-dd, from is after to, the days span more than 366, or a bad limit or cursor",
+          503: LIST_BUSY,
           401: "No credential, or one that is wrong, expired or revoked",
           403: "The credential belongs to another tenant than X-Service-Tenant, or its roles do not include clinician, author or admin",
         }),
@@ -68,7 +69,7 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       description: "Role clinician or above. A page at a time (contract E.6).",
       security: staffCallers,
       requestParams: { query: mappingListQuery },
-      responses: { 200: { description: "The mappings, a page of them", ...json(z.array(itemMappingSchema)), headers: pageLinkHeader }, ...apiFailures({ 400: "A bad limit or cursor", ...staffFailures }) },
+      responses: { 200: { description: "The mappings, a page of them", ...json(z.array(itemMappingSchema)), headers: pageLinkHeader }, ...apiFailures({ 400: "A bad limit or cursor", ...staffFailures, 503: LIST_BUSY }) },
     },
     post: {
       tags: ["Authoring"],

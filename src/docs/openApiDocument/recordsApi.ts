@@ -23,7 +23,7 @@ import { alertSchema } from "../../../queries/alerts/alerts.ts";
 import { alertListQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
 import { claimCheckQuery, claimedAnswer, dismissedAnswer, unmatchedListQuery } from "../../ingestion/unmatchedRoutes.ts";
 import { pageLinkHeader } from "../../http/paging.ts";
-import { apiFailures, json, jsonBody, security } from "./shared.ts";
+import { apiFailures, json, jsonBody, LIST_BUSY, security } from "./shared.ts";
 
 const patientPath = z.object({ patientRef: z.string().regex(PATIENT_REF_PATTERN).meta({ description: "The centre's own reference of the patient", example: "P001" }) });
 const queuedPath = z.object({
@@ -64,7 +64,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestParams: { query: listQuery },
       responses: {
         200: { description: "A page of the patients, by patientRef", ...json(z.array(patientListEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...authorFailures, 400: "A bad q, limit or cursor" }),
+        ...apiFailures({ ...authorFailures, 400: "A bad q, limit or cursor", 503: LIST_BUSY }),
       },
     },
   },
@@ -125,7 +125,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "Critical-result alerts of the tenant: standing ones (open), acknowledged ones, or ones an update closed before anyone acknowledged them (contract D.7)",
       security: security.author,
       requestParams: { query: alertListQuery },
-      responses: { 200: { description: "Newest first (by when raised, acknowledged or closed)", ...json(z.array(alertSchema)), headers: pageLinkHeader }, ...apiFailures({ ...authorFailures, 400: "A bad state, kind, limit or cursor" }) },
+      responses: { 200: { description: "Newest first (by when raised, acknowledged or closed)", ...json(z.array(alertSchema)), headers: pageLinkHeader }, ...apiFailures({ ...authorFailures, 400: "A bad state, kind, limit or cursor", 503: LIST_BUSY }) },
     },
   },
   "/api/alerts/count": {
@@ -214,7 +214,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestParams: { query: unmatchedListQuery },
       responses: {
         200: { description: "A page of the queue", ...json(z.array(unmatchedEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor" }),
+        ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor", 503: LIST_BUSY }),
       },
     },
   },
@@ -275,7 +275,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "The tenant's bulk import jobs of every client, newest first, a page at a time: status, progress and counts",
       security: security.author,
       requestParams: { query: bulkJobListQuery },
-      responses: { 200: { description: "Newest job first", ...json(z.array(bulkJobListEntrySchema)), headers: pageLinkHeader }, ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor" }) },
+      responses: { 200: { description: "Newest job first", ...json(z.array(bulkJobListEntrySchema)), headers: pageLinkHeader }, ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor", 503: LIST_BUSY }) },
     },
   },
   "/api/bulk-jobs/{jobId}/rejected": {
@@ -287,7 +287,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestParams: { path: bulkJobPath, query: rejectedPageQuery },
       responses: {
         200: { description: "The rejected lines of the page and how many there are", ...json(bulkRejectedAnswerSchema) },
-        ...apiFailures({ ...authorFailures, 400: "offset or limit out of range, a bad cursor, or offset with a cursor", 404: "No job with this id for this tenant" }),
+        ...apiFailures({ ...authorFailures, 400: "offset or limit out of range, a bad cursor, or offset with a cursor", 404: "No job with this id for this tenant", 503: LIST_BUSY }),
       },
     },
   },
@@ -327,7 +327,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestParams: { query: credentialListQuery },
       responses: {
         200: { description: "The tenant's clients, a page of them", ...json(z.array(clientListEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...tenantAdminFailures, 400: "A bad limit or cursor", 503: listRebuilding }),
+        ...apiFailures({ ...tenantAdminFailures, 400: "A bad limit or cursor", 503: `${listRebuilding}; or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}` }),
       },
     },
     post: {
@@ -385,7 +385,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestParams: { query: credentialListQuery },
       responses: {
         200: { description: "The tenant's authors, a page of them", ...json(z.array(authorListEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...tenantAdminFailures, 400: "A bad limit or cursor", 503: listRebuilding }),
+        ...apiFailures({ ...tenantAdminFailures, 400: "A bad limit or cursor", 503: `${listRebuilding}; or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}` }),
       },
     },
     post: {
