@@ -8,6 +8,7 @@ import { createTestDatabase } from "../test/support/database.ts";
 import { labReport } from "../test/support/ingestion.ts";
 import { tableReportSpec } from "../test/support/reports.ts";
 import { BENCH_ADMIN_TOKEN, benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
+import { unmatchedUnderCallers } from "./defenceLists.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 
 const PUSHES_PER_ROUND = 80;
@@ -27,18 +28,14 @@ export type Listed = (day: string) => Promise<number>;
  * - a second tenant's one-row data call while the first runs 12 slow queries at once (≤ 500 ms);
  * - every projection rebuilt at once with DB_POOL_MAX=10: no failure, HTTP p99 ≤ 1,000 ms;
  * - push-to-visible while another database of the same server holds a writing transaction open
- *   (another application's batch load), against none open (ratio ≤ 1.5);
- * - the service's memory and push-to-visible while 8 callers walk a 90,000-report unmatched queue
- *   (issue #52 finding 3, bench/defenceLists.ts; also alone: `npm run bench -- defence-lists`).
+ *   (another application's batch load), against none open (ratio ≤ 1.5).
  */
 export async function defenceBenchmarks(): Promise<BenchResult[]> {
-  // Loaded when run: defenceLists.ts takes its rounds and sender from this module.
-  const { unmatchedUnderCallers } = await import("./defenceLists.ts");
   return [...(await underReportLoad()), ...(await rebuildingAll()), ...(await unmatchedUnderCallers())];
 }
 
 /** A load that starts and stops between rounds. */
-export interface Condition {
+interface Condition {
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -110,13 +107,13 @@ async function underReportLoad(): Promise<BenchResult[]> {
   }
 }
 
-export interface Pair {
+interface Pair {
   idle: number[];
   loaded: number[];
 }
 
 /** Rounds of pushes without and with the condition, alternated, idle first. */
-export async function alternated(push: Push, listed: Listed, prefix: string, dayOffset: number, condition: Condition): Promise<Pair> {
+async function alternated(push: Push, listed: Listed, prefix: string, dayOffset: number, condition: Condition): Promise<Pair> {
   const pair: Pair = { idle: [], loaded: [] };
   for (let round = 0; round < ROUNDS; round++) {
     pair.idle.push(...(await lagsOfRound(push, listed, `${prefix}I${round}`, dayOf(dayOffset + 2 * round))));
@@ -131,7 +128,7 @@ export async function alternated(push: Push, listed: Listed, prefix: string, day
 }
 
 /** The open API's sender of the bench tenant: a push, and the count reconciliation lists for a day. */
-export async function benchSender(service: Pick<RunningService, "url">): Promise<{ push: Push; listed: Listed }> {
+async function benchSender(service: RunningService): Promise<{ push: Push; listed: Listed }> {
   const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name: "bench lab", tenant: "bench" }) });
   const { key } = (await created.json()) as { key: string };
   const open = { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": "bench" };
@@ -303,7 +300,7 @@ export function dayOf(n: number): string {
 }
 
 /** Pushes one after another; for each, the milliseconds from its answer until reconciliation counts it. */
-async function lagsOfRound(push: Push, listed: Listed, prefix: string, day: string): Promise<number[]> {
+export async function lagsOfRound(push: Push, listed: Listed, prefix: string, day: string): Promise<number[]> {
   const lags: number[] = [];
   for (let p = 0; p < PUSHES_PER_ROUND; p++) {
     const reports = Array.from({ length: REPORTS_PER_PUSH }, (_, r) =>

@@ -14,8 +14,7 @@ import { fhirErrors, fhirRoutes } from "../ingestion/fhir/fhirRoutes.ts";
 import { healthRoutes, type Readiness } from "../http/healthRoutes.ts";
 import { helpRoutes, loadHelpArticles } from "../docs/helpRoutes.ts";
 import { jsonBody } from "../http/jsonBody.ts";
-import { offerListTurns } from "../http/listTurns.ts";
-import type { TenantGate } from "../../queries/reports/tenantGate.ts";
+import { offerListTurns, type ListTurns } from "../http/listTurns.ts";
 import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
 import { patientRoutes } from "../patients/patientRoutes.ts";
@@ -72,7 +71,7 @@ export interface AppDependencies {
   metricsToken: string | undefined;
   alerts: { feed: AlertFeed; heartbeatMs: number };
   /** The turns a tenant's list pages take (src/http/listTurns.ts). */
-  listTurns: TenantGate;
+  listTurns: ListTurns;
 }
 
 const API_BODY_LIMIT = 1024 * 1024;

@@ -15,12 +15,16 @@ import { requireClient } from "./clientAuth.ts";
 import { addBulkRoutes } from "./bulkRoutes.ts";
 import { addHl7Route } from "./hl7Route.ts";
 import { answer, answerStreamed } from "./envelope.ts";
-import { inListTurn } from "../../http/listTurns.ts";
 import { callerGone } from "../../http/callerGone.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
 export const OPEN_API_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** What a page of a reconciliation day adds to its answer, for the pace of list turns: its ids as JSON strings. */
+function idBytes(page: unknown): number {
+  return Array.isArray(page) ? page.reduce((bytes: number, row: { external_id?: string }) => bytes + (row.external_id?.length ?? 0) + 3, 0) : 0;
+}
 
 const DATE_PROBLEM = "date is required as a real calendar day written yyyy-MM-dd, e.g. ?date=2026-03-01.";
 const AS_OF_PROBLEM = "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. ?asOf=2026-03-01%2018:00:00, or be left out for now.";
@@ -103,8 +107,11 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
       const turns = ctx.state.listTurns;
       const gone = callerGone(ctx);
       // Each page takes one of the tenant's list turns while it is read (src/http/listTurns.ts), none while it is sent.
-      const readPage = <T>(work: () => Promise<T>) => (turns ? inListTurn(turns, tenant, work, gone) : work());
-      const read: TenantRead = (work) => withWardScope(wards, () => readPage(() => readAsTenant(deps.store.db, tenant, work)));
+      const read: TenantRead = (work) =>
+        withWardScope(wards, () => {
+          const page = () => readAsTenant(deps.store.db, tenant, work);
+          return turns ? turns.take(tenant, page, idBytes, gone) : page();
+        });
       const shown = asOf === undefined ? {} : { asOf: moment === now ? localDateTime(now) : asOf };
       const pages = reconciliationOf(read, kind, date, moment);
       await answerStreamed(ctx, { date }, "externalIds", { next: () => pages.next(), totals: async () => ({ ...(await pages.totals()), ...shown }) });
