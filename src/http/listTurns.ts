@@ -8,8 +8,11 @@ import { HttpError } from "./httpError.ts";
  * 90,000 as fast as they could held most of the database pool (DB_POOL_MAX, 10) and kept the event
  * loop busy writing pages of a thousand rows, and every tenant's pushes waited behind them (p50
  * from 50 ms to 900 ms). So:
- * - at most LIST_READS_PER_TENANT pages of one tenant are read at once in this process, the rest
- *   wait in the tenant's own line (the report queries' TenantGate), up to LIST_QUEUE_WAIT_MS;
+ * - at most LIST_READS_PER_TENANT pages of one line are read at once in this process, the rest
+ *   wait in it (the report queries' TenantGate), up to LIST_QUEUE_WAIT_MS. A tenant's staff and
+ *   scripts (/api) have a line, each sending system (/open/v1: a day's reconciliation, a job's
+ *   rejected lines) one of its own, so a laboratory's reconciliation never waits behind the
+ *   hospital's people, nor behind another laboratory;
  * - a page's turn is given back only once its bytes at LIST_BYTES_PER_SECOND have passed since it
  *   began: a tenant's pages are paced, never its answers (each is sent as soon as it is ready).
  *   A person's page of 100 rows (some 30 KB) holds a turn 15 ms; a script reading a queue of
@@ -23,11 +26,11 @@ export class ListTurns {
   ) {}
 
   /**
-   * Runs `read` in one of the tenant's turns and answers what it read; `bytesOf` says how large the
-   * page it read is. A 503 when no turn came within the wait (or the caller left).
+   * Runs `read` in one of the turns of `line` (lineOf) and answers what it read; `bytesOf` says how
+   * large the page it read is. A 503 when no turn came within the wait (or the caller left).
    */
-  async take<T>(tenant: string, read: () => Promise<T>, bytesOf: (page: T) => number, signal?: AbortSignal): Promise<T> {
-    const leave = await this.gate.enter(tenant, signal);
+  async take<T>(line: string, read: () => Promise<T>, bytesOf: (page: T) => number, signal?: AbortSignal): Promise<T> {
+    const leave = await this.gate.enter(line, signal);
     if (!leave) throw this.busy();
     const began = performance.now();
     let bytes = 0;
@@ -51,6 +54,12 @@ export class ListTurns {
       { "Retry-After": String(Math.ceil(waitMs / 1000)) },
     );
   }
+}
+
+/** The line a caller's pages wait in: its sending system's on /open/v1, its tenant's on /api. */
+export function lineOf(ctx: Pick<Context, "state">): string {
+  const principal = ctx.state.principal;
+  return principal?.credential === "client-key" ? `client ${principal.client.clientId}` : `tenant ${ctx.state.tenant}`;
 }
 
 /** Hands the process's list turns to the routes below (ctx.state.listTurns). */
@@ -77,5 +86,5 @@ export const listTurn: Middleware = (ctx: Context, next) => {
       ctx.type = "application/json";
     }
   };
-  return turns.take(ctx.state.tenant, answered, () => (typeof ctx.body === "string" ? Buffer.byteLength(ctx.body) : 0), callerGone(ctx));
+  return turns.take(lineOf(ctx), answered, () => (typeof ctx.body === "string" ? Buffer.byteLength(ctx.body) : 0), callerGone(ctx));
 };

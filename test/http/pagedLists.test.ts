@@ -2,7 +2,6 @@ import { expect } from "chai";
 import { createHash } from "node:crypto";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { ADMIN } from "../support/http.ts";
-import type { Answer } from "../support/http.ts";
 import { ingestionTenant, labReport, LI_SI, nextPageOf, useIngestionService, ZHANG_SAN } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 
@@ -226,35 +225,31 @@ describe("reconciliation of a day larger than a page (contract E.6)", function (
   });
 });
 
-describe("list pages take turns per tenant (LIST_READS_PER_TENANT)", function () {
+describe("list pages take turns, paced, in a line per tenant and per sending system (LIST_READS_PER_TENANT, LIST_BYTES_PER_SECOND)", function () {
   this.timeout(60_000);
-  const hub = useIngestionService({ env: { LIST_READS_PER_TENANT: "1", LIST_QUEUE_WAIT_MS: "500" } });
+  // One page at a time, given back once its size at 10 kB/s has passed: a page of 60 queue entries (some 20 kB) holds the line 2 s.
+  const hub = useIngestionService({ env: { LIST_READS_PER_TENANT: "1", LIST_QUEUE_WAIT_MS: "500", LIST_BYTES_PER_SECOND: "10000" } });
 
-  it("lets a tenant's next page wait for its turn and then answer 503 with Retry-After, while another tenant's lists and every push answer", async () => {
+  it("lets a tenant's next page wait its turn and then answer 503 with Retry-After, while another tenant's lists, a laboratory's reconciliation and every push answer", async () => {
     const other = await ingestionTenant(hub.service, "h2");
-    // A page that takes long: the queue's table is locked by another transaction, as a long vacuum full would.
-    const schema = (await hub.service.db.query("select schema_name from projection_generations where name = 'lab_reports' and state = 'live'")).rows[0].schema_name as string;
-    const locker = await hub.service.db.connect();
-    await locker.query(`begin; lock table ${schema}.lab_reports in access exclusive mode`);
-    let slow: Promise<Answer> | null = null;
-    try {
-      slow = hub.tenant.call("GET", "/api/unmatched", { token: hub.tenant.authorToken });
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const waited = await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken });
-      expect([waited.status, waited.body.error, waited.headers.get("retry-after")]).to.deep.equal([
-        503,
-        "This hospital's lists are busy (1 page is read at once, and this call waited 0.5 s for its turn); try again shortly.",
-        "1",
-      ]);
-      const elsewhere = await other.call("GET", "/api/patients", { token: other.authorToken });
-      expect(elsewhere.status, "another tenant's line is its own").to.equal(200);
-      expect((await hub.tenant.push("lab", [labReport("TURN-1")])).status, "a push takes no turn").to.equal(200);
-    } finally {
-      await locker.query("rollback");
-      locker.release();
-    }
-    expect((await slow).status).to.equal(200);
-    expect((await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken })).status, "the turn is given back").to.equal(200);
+    await hub.tenant.push("lab", Array.from({ length: 60 }, (_, i) => labReport(`TURN-${i}`, { patient: LI_SI })));
+    await until(async () => (await hub.tenant.unmatched()).length === 60, 15_000);
+    await until(async () => (await hub.tenant.call("GET", "/api/unmatched?limit=1", { token: hub.tenant.authorToken })).status === 200, 15_000);
+
+    const page = await hub.tenant.call("GET", "/api/unmatched", { token: hub.tenant.authorToken });
+    expect([page.status, page.body.length], "the page is answered at once").to.deep.equal([200, 60]);
+    const waited = await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken });
+    expect([waited.status, waited.body.error, waited.headers.get("retry-after")]).to.deep.equal([
+      503,
+      "This hospital's lists are busy (1 page is read at once, and this call waited 0.5 s for its turn); try again shortly.",
+      "1",
+    ]);
+    expect((await other.call("GET", "/api/patients", { token: other.authorToken })).status, "another tenant's line is its own").to.equal(200);
+    const reconciled = await hub.tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", { token: hub.tenant.client.key });
+    expect(reconciled.status, "a laboratory's line is its own").to.equal(200);
+    expect((await hub.tenant.push("lab", [labReport("TURN-PUSH")])).status, "a push takes no turn").to.equal(200);
+    // The line comes back once the page's pace has passed.
+    await until(async () => (await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken })).status === 200, 10_000, 200);
   });
 });
 

@@ -16,6 +16,7 @@ import { addBulkRoutes } from "./bulkRoutes.ts";
 import { addHl7Route } from "./hl7Route.ts";
 import { answer, answerStreamed } from "./envelope.ts";
 import { callerGone } from "../../http/callerGone.ts";
+import { lineOf } from "../../http/listTurns.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
@@ -105,12 +106,13 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
       const tenant: string = ctx.state.tenant;
       const wards = currentWards();
       const turns = ctx.state.listTurns;
+      const line = lineOf(ctx);
       const gone = callerGone(ctx);
       // Each page takes one of the tenant's list turns while it is read (src/http/listTurns.ts), none while it is sent.
       const read: TenantRead = (work) =>
         withWardScope(wards, () => {
           const page = () => readAsTenant(deps.store.db, tenant, work);
-          return turns ? turns.take(tenant, page, idBytes, gone) : page();
+          return turns ? turns.take(line, page, idBytes, gone) : page();
         });
       const shown = asOf === undefined ? {} : { asOf: moment === now ? localDateTime(now) : asOf };
       const pages = reconciliationOf(read, kind, date, moment);
