@@ -9,6 +9,7 @@ import { labReport } from "../test/support/ingestion.ts";
 import { tableReportSpec } from "../test/support/reports.ts";
 import { BENCH_ADMIN_TOKEN, benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
 import { mllpIdleLockout } from "./defenceMllp.ts";
+import { unmatchedUnderCallers } from "./defenceLists.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 import { largeAnswers, stalledExports } from "./defenceExports.ts";
 
@@ -37,7 +38,14 @@ export type Listed = (day: string) => Promise<number>;
  *   export of large values.
  */
 export async function defenceBenchmarks(): Promise<BenchResult[]> {
-  return [...(await underReportLoad()), ...(await rebuildingAll()), ...(await mllpIdleLockout()), ...(await stalledExports()), ...(await largeAnswers())];
+  return [
+    ...(await underReportLoad()),
+    ...(await rebuildingAll()),
+    ...(await mllpIdleLockout()),
+    ...(await stalledExports()),
+    ...(await largeAnswers()),
+    ...(await unmatchedUnderCallers()),
+  ];
 }
 
 /** A load that starts and stops between rounds. */

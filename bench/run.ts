@@ -40,13 +40,15 @@ const groups: Record<string, Group> = {
   defence: { run: async () => [...(await (await import("./defence.ts")).defenceBenchmarks()), ...(await (await import("./defenceReadersKeepUp.ts")).readersKeepUpBenchmarks())] },
   /** The part of `defence` on readers keeping up (issue #52), alone. */
   "defence-readers": { run: async () => (await import("./defenceReadersKeepUp.ts")).readersKeepUpBenchmarks() },
+  /** The part of `defence` on paged lists (issue #52), alone. */
+  "defence-lists": { run: async () => (await import("./defenceLists.ts")).unmatchedUnderCallers() },
   identity: { run: async () => (await import("./identity.ts")).identityBenchmarks() },
   access: { run: async () => (await import("./access.ts")).accessBenchmarks() },
   cli: { run: async () => (await import("./cliHelp.ts")).cliHelpBenchmarks() },
   failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
 };
-/** Groups that run only when named: the soak takes ten minutes. */
-const onlyWhenNamed = new Set(["soak", "growth", "defence-readers"]);
+/** Groups that run only when named: the soak takes ten minutes; defence-readers and defence-lists are parts of defence, alone. */
+const onlyWhenNamed = new Set(["soak", "growth", "defence-readers", "defence-lists"]);
 
 const self = fileURLToPath(import.meta.url);
 const GROUP_FLAG = "--group-process";

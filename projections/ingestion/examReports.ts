@@ -9,7 +9,7 @@ import { recordReceivedCtes } from "./reportDays.ts";
 /** Examination reports as last received; their few measured items stay with the report as JSON. */
 export const examReportsProjection: Projection<ExamReportEvent> = {
   name: "exam_reports",
-  version: 5,
+  version: 6,
   handles: ["ExamReportReceived", "ExamReportClaimed", "ExamReportDismissed"],
   tables: ["exam_reports", "exam_report_days"],
   patientRows: { exam_reports: { patientRef: "patient_ref" } },

@@ -19,7 +19,7 @@ export const RECEIVED_READ_IN_DATABASE = "case when type = 'LabReportReceived' t
  */
 export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabReportReceived", null>> = {
   name: "lab_reports",
-  version: 7,
+  version: 8,
   handles: ["LabReportReceived", "LabReportClaimed", "LabReportDismissed"],
   tables: ["lab_reports", "lab_report_days"],
   patientRows: { lab_reports: { patientRef: "patient_ref" } },
@@ -207,6 +207,8 @@ ${ownColumns}
       );
       create index ${reportsTable}_by_day on ${reportsTable} (tenant, report_day, external_id collate "C");
       create index ${reportsTable}_pending on ${reportsTable} (tenant, id_card) where not matched and dismissed_at is null;
+      -- The unmatched queue in its order (queries/ingestion/unmatched.ts): a page reads its own rows, not the whole queue.
+      create index ${reportsTable}_queue on ${reportsTable} (tenant, received_at, external_id) where not matched and dismissed_at is null;
       ${createReportDays(daysTable)}`;
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TenantReader } from "../../db/tenantScope.ts";
-import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
+import { localIsoDateTime, localIsoDateTimeText, storedMomentText } from "../../db/localDateTime.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { itemNamesOf } from "../dictionary/itemNames.ts";
 
@@ -46,11 +46,15 @@ export type AlertState = (typeof ALERT_STATES)[number];
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /** Which alerts a state lists, and in which order (newest first by the moment that put it there). */
-const STATES: Record<AlertState, { where: string; order: string }> = {
-  open: { where: "a.acknowledged_at is null and a.closed_at is null", order: "a.raised_at desc" },
-  acknowledged: { where: "a.acknowledged_at is not null", order: "a.acknowledged_at desc" },
-  closed: { where: "a.closed_at is not null and a.acknowledged_at is null", order: "a.closed_at desc" },
+const STATES: Record<AlertState, { where: string; at: string }> = {
+  open: { where: "a.acknowledged_at is null and a.closed_at is null", at: "a.raised_at" },
+  acknowledged: { where: "a.acknowledged_at is not null", at: "a.acknowledged_at" },
+  closed: { where: "a.closed_at is not null and a.acknowledged_at is null", at: "a.closed_at" },
 };
+
+/** Where a page of the list ends: the moment that put its last alert there (as PostgreSQL writes it), and that alert. */
+export const alertListKey = z.tuple([storedMomentText, z.string().max(200)]);
+export type AlertListKey = z.infer<typeof alertListKey>;
 
 // Moments (timestamptz) are written in the service's zone by Node, as everywhere in /api; the
 // collection time is a local time already.
@@ -118,15 +122,22 @@ function deltaOf(row: AlertRow): z.infer<typeof alertDeltaSchema> {
   return { previous: row.previous!, previousAt: row.previous_at!, change: row.change!, previousExternalId: row.previous_external_id!, limit: row.delta_limit! };
 }
 
-/** `kind` absent: alerts of both kinds. */
-export async function listAlerts(reader: TenantReader, dictionary: Dictionary, state: AlertState, limit: number, kind?: AlertKind): Promise<Alert[]> {
-  const { where, order } = STATES[state];
-  const { rows } = await reader.query<AlertRow>(
-    `select ${ALERT_COLUMNS} from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref
-     where ${where} and ($2::text is null or a.kind = $2) order by ${order}, a.alert_id limit $1`,
-    [limit, kind ?? null],
+/** A page of the alerts of a state, newest first, after `after`; `kind` absent: alerts of both kinds. */
+export async function listAlerts(
+  reader: TenantReader,
+  dictionary: Dictionary,
+  state: AlertState,
+  { limit, after = null, kind }: { limit: number; after?: AlertListKey | null; kind?: AlertKind },
+): Promise<Array<Alert & { key: AlertListKey }>> {
+  const { where, at } = STATES[state];
+  const { rows } = await reader.query<AlertRow & { at_key: string }>(
+    `select ${ALERT_COLUMNS}, ${at}::text as at_key from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref
+     where ${where} and ($2::text is null or a.kind = $2)
+       and ($3::timestamptz is null or ${at} < $3 or (${at} = $3 and a.alert_id > $4))
+     order by ${at} desc, a.alert_id limit $1`,
+    [limit, kind ?? null, after?.[0] ?? null, after?.[1] ?? null],
   );
-  return rows.map((row) => toAlert(row, dictionary));
+  return rows.map((row) => ({ ...toAlert(row, dictionary), key: [row.at_key, row.alert_id] }));
 }
 
 export async function alertById(reader: TenantReader, dictionary: Dictionary, alertId: string): Promise<Alert | undefined> {

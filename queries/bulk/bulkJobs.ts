@@ -31,6 +31,7 @@ export type BulkJobAnswer = z.infer<typeof bulkJobAnswerSchema>;
 export const bulkRejectedAnswerSchema = z.object({
   total: count("Rejected lines of the job so far"),
   items: z.array(bulkRejectionSchema),
+  next: z.string().nullable().meta({ description: "The cursor of the following page (send it as cursor, with the same limit and no offset), or null when this page holds the last rejected line so far" }),
 });
 export type BulkRejectedAnswer = z.infer<typeof bulkRejectedAnswerSchema>;
 
@@ -39,9 +40,6 @@ export const bulkJobListEntrySchema = bulkJobAnswerSchema.extend({
   client: z.string().meta({ description: "The name of the client (sending system) whose key submitted the job" }),
 });
 export type BulkJobListEntry = z.infer<typeof bulkJobListEntrySchema>;
-
-/** The staff pages list this many of the newest jobs. */
-export const BULK_JOB_LIST_LIMIT = 200;
 
 const at = (value: Date | null) => (value ? localDateTime(value) : null);
 
@@ -57,17 +55,22 @@ export async function bulkJobExists(reader: TenantReader, jobId: string): Promis
   return rowCount === 1;
 }
 
-/** The tenant's newest jobs first, each with its client's name. */
-export async function listBulkJobs(reader: TenantReader): Promise<BulkJobListEntry[]> {
+/** Where a page of jobs ends: the submission's position in the store of its last (oldest) job. */
+export const bulkJobListKey = z.string().regex(/^\d{1,19}$/);
+export type BulkJobListKey = z.infer<typeof bulkJobListKey>;
+
+/** A page of the tenant's jobs, newest first, submitted before `after`'s; each with its client's name. */
+export async function listBulkJobs(reader: TenantReader, { limit, after }: { limit: number; after: BulkJobListKey | null }): Promise<Array<BulkJobListEntry & { key: BulkJobListKey }>> {
   const { rows } = await reader.query(
     `select j.*, coalesce(c.name, j.client_id) as client_name
        from read.bulk_jobs j left join read.clients c on c.client_id = j.client_id
+      where $2::bigint is null or j.submitted_position < $2
       order by j.submitted_position desc limit $1`,
-    [BULK_JOB_LIST_LIMIT],
+    [limit, after],
   );
   return rows.map((row) => {
     const { jobId, kind, ...rest } = jobAnswer(row);
-    return { jobId, kind, client: row.client_name, ...rest };
+    return { jobId, kind, client: row.client_name, ...rest, key: String(row.submitted_position) };
   });
 }
 
@@ -92,14 +95,22 @@ function jobAnswer(row: pg.QueryResultRow): BulkJobAnswer {
 }
 
 /** One page of a job's rejected lines, in line order. */
-export async function bulkJobRejections(reader: TenantReader, jobId: string, offset: number, limit: number): Promise<z.infer<typeof bulkRejectedAnswerSchema>> {
+/** A page of a job's rejected lines in line order (offset lines skipped, or after the line `afterLine`), and the last line of the page when more follow it. */
+export async function bulkJobRejections(
+  reader: TenantReader,
+  jobId: string,
+  { offset = 0, limit, afterLine = null }: { offset?: number; limit: number; afterLine?: number | null },
+): Promise<Omit<BulkRejectedAnswer, "next"> & { moreAfter: number | null }> {
   const { rows } = await reader.query(
-    `select (select count(*) from read.bulk_job_rejections where job_id = $1)::int as total,
-            coalesce((select jsonb_agg(jsonb_build_object('line', line, 'externalId', external_id, 'errors', errors) order by line)
-                      from (select line, external_id, errors from read.bulk_job_rejections where job_id = $1 order by line offset $2 limit $3) page), '[]') as items`,
-    [jobId, offset, limit],
+    `with page as (select line, external_id, errors from read.bulk_job_rejections where job_id = $1 and ($4::int is null or line > $4) order by line offset $2 limit $3)
+     select (select count(*) from read.bulk_job_rejections where job_id = $1)::int as total,
+            coalesce((select jsonb_agg(jsonb_build_object('line', line, 'externalId', external_id, 'errors', errors) order by line) from page), '[]') as items,
+            (select max(line) from page) as last_line,
+            exists (select 1 from read.bulk_job_rejections where job_id = $1 and line > (select max(line) from page)) as more`,
+    [jobId, offset, limit, afterLine],
   );
-  return { total: rows[0].total, items: rows[0].items };
+  const [page] = rows;
+  return { total: page.total, items: page.items, moreAfter: page.more ? page.last_line : null };
 }
 
 export interface UnfinishedJob {

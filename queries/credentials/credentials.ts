@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/pool.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
+import { storedMomentText } from "../../db/localDateTime.ts";
 
 /*
  * Credential look-ups are the one read that precedes knowing the tenant (the key decides it), so
@@ -182,24 +183,40 @@ const listed = (row: ListedRow) => ({
   revokedAt: row.revoked_at?.toISOString() ?? null,
 });
 
+/** Where a page of credentials ends: when its last was created (as PostgreSQL writes it), and its id. */
+export const credentialListKey = z.tuple([storedMomentText, z.string().max(200)]);
+export type CredentialListKey = z.infer<typeof credentialListKey>;
+
+/** A page of credentials, oldest first, after `after`; every one when no limit is given (the command line's list). */
+export interface CredentialPage {
+  limit?: number | null;
+  after?: CredentialListKey | null;
+}
+
+const KEYSET = (table: string, id: string) => `where $1::timestamptz is null or (${table}.created_at, ${table}.${id}) > ($1::timestamptz, $2::text)
+     order by ${table}.created_at, ${table}.${id} limit $3::int`;
+const keyOf = (row: ListedRow & { created_key: string }): CredentialListKey => [row.created_key, row.id];
+
 /** The reader's tenant's clients, oldest first, revoked ones included. */
-export async function listClients(reader: TenantReader): Promise<ClientListEntry[]> {
-  const { rows } = await reader.query<ListedRow>(
-    `select c.client_id as id, c.name, c.tenant, c.created_at, c.expires_at, u.last_used_at, c.revoked_at
+export async function listClients(reader: TenantReader, { limit = null, after = null }: CredentialPage = {}): Promise<Array<ClientListEntry & { key: CredentialListKey }>> {
+  const { rows } = await reader.query<ListedRow & { created_key: string }>(
+    `select c.client_id as id, c.name, c.tenant, c.created_at, c.created_at::text as created_key, c.expires_at, u.last_used_at, c.revoked_at
      from read.clients c left join read.credential_uses u on u.credential_id = c.client_id
-     order by c.created_at, c.client_id`,
+     ${KEYSET("c", "client_id")}`,
+    [after?.[0] ?? null, after?.[1] ?? null, limit],
   );
-  return rows.map((row) => ({ clientId: row.id, ...listed(row) }));
+  return rows.map((row) => ({ clientId: row.id, ...listed(row), key: keyOf(row) }));
 }
 
 /** The reader's tenant's authors, oldest first, revoked ones included. */
-export async function listAuthors(reader: TenantReader): Promise<AuthorListEntry[]> {
-  const { rows } = await reader.query<ListedRow & { roles: string[]; wards: string[] | null }>(
-    `select a.author_id as id, a.name, a.tenant, a.roles, a.wards, a.created_at, a.expires_at, u.last_used_at, a.revoked_at
+export async function listAuthors(reader: TenantReader, { limit = null, after = null }: CredentialPage = {}): Promise<Array<AuthorListEntry & { key: CredentialListKey }>> {
+  const { rows } = await reader.query<ListedRow & { created_key: string; roles: string[]; wards: string[] | null }>(
+    `select a.author_id as id, a.name, a.tenant, a.roles, a.wards, a.created_at, a.created_at::text as created_key, a.expires_at, u.last_used_at, a.revoked_at
      from read.authors a left join read.credential_uses u on u.credential_id = a.author_id
-     order by a.created_at, a.author_id`,
+     ${KEYSET("a", "author_id")}`,
+    [after?.[0] ?? null, after?.[1] ?? null, limit],
   );
-  return rows.map((row) => ({ authorId: row.id, ...listed(row), roles: row.roles, wards: row.wards }));
+  return rows.map((row) => ({ authorId: row.id, ...listed(row), roles: row.roles, wards: row.wards, key: keyOf(row) }));
 }
 
 /** What a secret amounts to now, without the credential (a long-lived answer re-checks only this). */

@@ -45,11 +45,19 @@ function toMapping(row: Record<string, any>): ItemMapping {
   };
 }
 
-/** Every mapping of the tenant, the newest first: those in force, and those undone. */
-export async function listItemMappings(reader: TenantReader): Promise<ItemMapping[]> {
-  const { rows } = await reader.query(`select ${COLUMNS}, remap_results, remap_total, remap_done from (${WITH_PROGRESS}) m order by position desc`);
-  return rows.map(toMapping);
+/** A page of the tenant's mappings, the newest first, older than `after`: those in force, and those undone. */
+export async function listItemMappings(reader: TenantReader, { limit, after }: { limit: number; after: ItemMappingKey | null }): Promise<Array<ItemMapping & { key: ItemMappingKey }>> {
+  const { rows } = await reader.query(
+    `select ${COLUMNS}, remap_results, remap_total, remap_done from (${WITH_PROGRESS}) m
+     where $1::bigint is null or position < $1 order by position desc limit $2`,
+    [after, limit],
+  );
+  return rows.map((row) => ({ ...toMapping(row), key: String(row.position) }));
 }
+
+/** Where a page of mappings ends: the position in the store of its last (oldest) mapping. */
+export const itemMappingKey = z.string().regex(/^\d{1,19}$/);
+export type ItemMappingKey = z.infer<typeof itemMappingKey>;
 
 /** One mapping and the stream it lives in; null when the tenant has none of this id. */
 export async function itemMappingById(reader: TenantReader, mappingId: string): Promise<(ItemMapping & { streamId: string }) | null> {

@@ -17,6 +17,14 @@ export type UnmappedItem = z.infer<typeof unmappedItemSchema>;
 
 const EXAMPLES = 5;
 
+/** Where a page of the list ends: its last item's results, client, code, name and unit. */
+export const unmappedItemKey = z.tuple([z.int().min(0), z.string().max(1000), z.string().max(1000).nullable(), z.string().max(1000).nullable(), z.string().max(1000).nullable()]);
+export type UnmappedItemKey = z.infer<typeof unmappedItemKey>;
+
+/** The list's order after the count (client, then code, name and unit with nulls last) as one row value, comparable with a key's. */
+const ORDER_KEY = (alias: string) =>
+  `(${alias}.client, ${alias}.item_code is null, coalesce(${alias}.item_code, ''), ${alias}.item_name is null, coalesce(${alias}.item_name, ''), ${alias}.unit is null, coalesce(${alias}.unit, ''))`;
+
 /**
  * The sent laboratory items that no dictionary entry matched, among the reports received from
  * `from` up to (not including) `until`, per sender, code, name and unit, the most frequent first.
@@ -25,17 +33,22 @@ const EXAMPLES = 5;
  * to callers without wards). lab_results_unmapped holds only these rows, so the list costs what
  * is unmapped, not what is stored.
  */
-export async function unmappedItems(reader: TenantReader, from: Date, until: Date): Promise<UnmappedItem[]> {
+export async function unmappedItems(reader: TenantReader, from: Date, until: Date, { limit, after }: { limit: number; after: UnmappedItemKey | null }): Promise<Array<UnmappedItem & { key: UnmappedItemKey }>> {
   const { rows } = await reader.query(
-    `select r.client_name as client, i.item_code, i.item_name, i.unit, count(*)::int as results,
-            min(r.received_at) as first_seen, max(r.received_at) as last_seen,
-            (array_agg(distinct coalesce(to_jsonb(i.value_text), to_jsonb(i.value_num))) filter (where i.value_text is not null or i.value_num is not null))[1:${EXAMPLES}] as examples
-     from read.lab_results i
-     join read.lab_reports r on r.tenant = i.tenant and r.external_id = i.external_id
-     where i.std_code is null and r.received_at >= $1 and r.received_at < $2
-     group by r.client_name, i.item_code, i.item_name, i.unit
-     order by results desc, client, i.item_code nulls last, i.item_name nulls last, i.unit nulls last`,
-    [from, until],
+    `select * from (
+       select r.client_name as client, i.item_code, i.item_name, i.unit, count(*)::int as results,
+              min(r.received_at) as first_seen, max(r.received_at) as last_seen,
+              (array_agg(distinct coalesce(to_jsonb(i.value_text), to_jsonb(i.value_num))) filter (where i.value_text is not null or i.value_num is not null))[1:${EXAMPLES}] as examples
+       from read.lab_results i
+       join read.lab_reports r on r.tenant = i.tenant and r.external_id = i.external_id
+       where i.std_code is null and r.received_at >= $1 and r.received_at < $2
+       group by r.client_name, i.item_code, i.item_name, i.unit
+     ) g
+     where $3::int is null or g.results < $3
+        or (g.results = $3 and ${ORDER_KEY("g")} > ($4::text, $5::text is null, coalesce($5::text, ''), $6::text is null, coalesce($6::text, ''), $7::text is null, coalesce($7::text, '')))
+     order by g.results desc, ${ORDER_KEY("g").slice(1, -1)}
+     limit $8::int`,
+    [from, until, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, after?.[3] ?? null, after?.[4] ?? null, limit],
   );
   return rows.map((row) => ({
     client: row.client,
@@ -46,5 +59,6 @@ export async function unmappedItems(reader: TenantReader, from: Date, until: Dat
     firstSeen: localDateTime(row.first_seen),
     lastSeen: localDateTime(row.last_seen),
     examples: row.examples ?? [],
+    key: [row.results, row.client, row.item_code, row.item_name, row.unit],
   }));
 }

@@ -3,7 +3,7 @@ import { PENDING_CODES, pendingCodeOf, reportEtag } from "../../commands/ingesti
 import type { Db } from "../../db/pool.ts";
 import { maskIdCard } from "../../commands/patients/events.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
-import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
+import { localIsoDateTime, localIsoDateTimeText, storedMomentText } from "../../db/localDateTime.ts";
 
 /** Contract C.4: a report awaiting claim. */
 export const unmatchedEntrySchema = z.object({
@@ -31,30 +31,31 @@ export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
 
 /** Where a row of the queue stands in its order: received at (exactly, as PostgreSQL writes it), externalId, kind. */
 export const unmatchedKey = z.tuple([
-  // timestamptz as PostgreSQL writes it: a cursor is sent back by callers, so it is checked before SQL casts it.
-  z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/),
+  storedMomentText,
   z.string().max(200),
   z.enum(["lab", "exam"]),
 ]);
 export type UnmatchedKey = z.infer<typeof unmatchedKey>;
 
 /**
- * Reports awaiting claim, oldest first; id cards masked. `limit` rows after `after` when given
- * (the caller asks one more than it answers, to know whether more remain).
+ * A page of the reports awaiting claim, oldest first, id cards masked: `limit` rows after `after`
+ * (the caller asks one more than it answers, to know whether more remain). Each table's queue
+ * index (projections/ingestion/labReports.ts, reportTable) gives its rows in this order, and each
+ * table's part is limited on its own (a union of the two whole queues is sorted, not merged, by
+ * the planner behind row-level security), so a page reads at most twice its rows, however long
+ * the queue.
  */
-export async function unmatchedQueue(
-  reader: TenantReader,
-  { limit = null, after = null }: { limit?: number | null; after?: UnmatchedKey | null } = {},
-): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
+export async function unmatchedQueue(reader: TenantReader, { limit, after = null }: { limit: number; after?: UnmatchedKey | null }): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
+  // (received_at, external_id) >= the cursor's is what the index seeks; the kind settles a tie between a lab and an exam report.
+  const part = (kind: "lab" | "exam") => `(
+       select '${kind}' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
+         from read.${kind}_reports
+        where not matched and dismissed_at is null
+          and ($1::timestamptz is null or ((received_at, external_id) >= ($1::timestamptz, $2::text) and (received_at, external_id, '${kind}') > ($1::timestamptz, $2::text, $3::text)))
+        order by received_at, external_id
+        limit $4::int)`;
   const { rows } = await reader.query(
-    `select * from (
-       select 'lab' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
-         from read.lab_reports where not matched and dismissed_at is null
-       union all
-       select 'exam', external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text, ledger_position
-         from read.exam_reports where not matched and dismissed_at is null
-     ) queue
-     where $1::timestamptz is null or (received_at, external_id, kind) > ($1::timestamptz, $2::text, $3::text)
+    `select * from (${part("lab")} union all ${part("exam")}) queue
      order by received_at, external_id, kind
      limit $4::int`,
     [after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit],

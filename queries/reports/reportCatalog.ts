@@ -16,8 +16,14 @@ export const reportListEntrySchema = z.object({
 });
 export type ReportListEntry = z.infer<typeof reportListEntrySchema>;
 
-export async function listReports(reader: TenantReader): Promise<ReportListEntry[]> {
-  const { rows } = await reader.query("select report_id, title, datasource, updated_at, published_version, has_draft from read.reports order by report_id");
+/** A page of the tenant's reports by id, after the id `after`; only those of `datasource` when given. */
+export async function listReports(reader: TenantReader, { limit, after, datasource = null }: { limit: number; after: string | null; datasource?: string | null }): Promise<ReportListEntry[]> {
+  const { rows } = await reader.query(
+    `select report_id, title, datasource, updated_at, published_version, has_draft from read.reports
+     where ($1::text is null or report_id > $1) and ($2::text is null or datasource = $2)
+     order by report_id limit $3`,
+    [after, datasource, limit],
+  );
   return rows.map((row) => ({
     id: row.report_id,
     title: row.title,
@@ -40,8 +46,17 @@ export const versionEntrySchema = z.object({
 });
 export type VersionEntry = z.infer<typeof versionEntrySchema>;
 
-export async function versionsOf(reader: TenantReader, reportId: string, current: number | null): Promise<VersionEntry[]> {
-  const { rows } = await reader.query("select no, published_at, who, note, mode, audit from read.report_versions where report_id = $1 order by no desc", [reportId]);
+/**
+ * A page of a report's versions, newest first, older than `before` when given; `only` picks one
+ * version instead. `current` is the version that is the report's current one.
+ */
+export async function versionsOf(reader: TenantReader, reportId: string, current: number | null, { limit, before = null, only = null }: { limit: number; before?: number | null; only?: number | null }): Promise<VersionEntry[]> {
+  const { rows } = await reader.query(
+    `select no, published_at, who, note, mode, audit from read.report_versions
+     where report_id = $1 and ($2::int is null or no < $2) and ($3::int is null or no = $3)
+     order by no desc limit $4`,
+    [reportId, before, only, limit],
+  );
   return rows.map((row) => ({
     no: versionLabel(row.no),
     time: localIsoDateTime(row.published_at),

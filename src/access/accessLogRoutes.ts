@@ -6,10 +6,11 @@ import { isCalendarDate, localDaySpan, parseLocalDateTime } from "../../db/local
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { accessRecordSchema, patientAccessKey, patientAccessLog, tenantAccessKey, tenantAccessLog, type AccessPeriod } from "../../queries/access/accessLog.ts";
 import { requireRole } from "../http/authorAuth.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { principalOf } from "../http/requestState.ts";
 import { patientVisible } from "../../queries/patients/patients.ts";
 import { HttpError } from "../http/httpError.ts";
-import { answerPage, cursorOf, keyOfCursor, MAX_PAGE_SIZE, pageOf, pageQuery } from "../http/paging.ts";
+import { answerPage, cursorOf, keyOfCursor, MAX_PAGE_SIZE, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
 
 /*
@@ -76,7 +77,7 @@ export function accessLogRoutes(db: Db, adminToken: string | undefined): Router 
   const router = new Router();
   const admin = requireRole(adminToken, "admin");
 
-  router.get("/api/patients/:patientRef/access-log", admin, async (ctx) => {
+  router.get("/api/patients/:patientRef/access-log", admin, listTurn, async (ctx) => {
     const patientRef = ctx.params.patientRef!;
     if (!PATIENT_REF_PATTERN.test(patientRef)) throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
     const query = parseBody(patientAccessLogQuery, ctx.query);
@@ -85,12 +86,12 @@ export function accessLogRoutes(db: Db, adminToken: string | undefined): Router 
     const rows = await readAsTenant(db, ctx.state.tenant, async (reader) => {
       // Only a ward-limited caller can miss the patient; for others an unknown patient simply has no records.
       if (principalOf(ctx).wards !== null && !(await patientVisible(reader, patientRef))) throw new HttpError(404, "There is no such patient in your wards; GET /api/patients lists the patients you may see.");
-      return patientAccessLog(reader, patientRef, between, { limit: page.limit && page.limit + 1, after: page.after });
+      return patientAccessLog(reader, patientRef, between, rowsFor(page));
     });
     ctx.body = answerPage(ctx, page, rows, (row) => row.key).map(({ key: _, ...record }) => record);
   });
 
-  router.get("/api/admin/access-log", admin, async (ctx) => {
+  router.get("/api/admin/access-log", admin, listTurn, async (ctx) => {
     // Records name patients of every ward, so the tenant's whole log is for an administrator of every ward.
     const { wards } = principalOf(ctx);
     if (wards !== null) throw new HttpError(403, `The tenant's access log names patients of every ward, and this administrator's wards are ${wards.join(", ")}; read a patient's log at GET /api/patients/{patientRef}/access-log, or ask an administrator of every ward.`);

@@ -10,7 +10,9 @@ import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
 import type { AlertNotice } from "../../projections/alerts/alerts.ts";
-import { alertById, ALERT_KINDS, ALERT_STATES, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
+import { answerPage, pageCursor, pageOf, rowsFor } from "../http/paging.ts";
+import { listTurn } from "../http/listTurns.ts";
+import { alertById, ALERT_KINDS, ALERT_STATES, alertListKey, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
 import type { AlertFeed } from "./alertFeed.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
@@ -22,13 +24,14 @@ import { CREDENTIAL_END_CODES, CREDENTIAL_END_SENTENCES, watchCaller, type Crede
 export const alertListQuery = z.strictObject(
   {
     state: z.enum(ALERT_STATES, { error: "state is open, acknowledged or closed" }).default("open").meta({ description: "open: standing; acknowledged; closed: closed by an update before anyone acknowledged it" }),
-    limit: z.coerce.number({ error: "limit is a whole number from 1 to 500" }).int("limit is a whole number from 1 to 500").min(1, "limit is a whole number from 1 to 500").max(500, "limit is a whole number from 1 to 500").default(100),
+    limit: z.coerce.number({ error: "limit is a whole number from 1 to 500" }).int("limit is a whole number from 1 to 500").min(1, "limit is a whole number from 1 to 500").max(500, "limit is a whole number from 1 to 500").default(100).meta({ description: 'Alerts per page, 1 to 500 (default 100); when more remain, a Link header with rel="next" gives the next page\'s address' }),
+    cursor: pageCursor(),
     kind: z
       .enum(ALERT_KINDS, { error: "kind is CRITICAL or DELTA" })
       .optional()
       .meta({ description: "Only alerts of this kind (contract F.3): CRITICAL (critical results) or DELTA (delta checks); absent: both" }),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are state (open, acknowledged, closed), kind (CRITICAL, DELTA) and limit (1 to 500)" : undefined) },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are state (open, acknowledged, closed), kind (CRITICAL, DELTA), limit (1 to 500) and cursor" : undefined) },
 );
 
 export const openAlertCountAnswer = z.object({
@@ -52,9 +55,11 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
   const router = new Router({ prefix: "/api/alerts" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", access.recorded, async (ctx) => {
-    const { state, limit, kind } = parseBody(alertListQuery, ctx.query);
-    const alerts = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, dictionary, state, limit, kind));
+  router.get("/", access.recorded, listTurn, async (ctx) => {
+    const query = parseBody(alertListQuery, ctx.query);
+    const page = pageOf(query, alertListKey);
+    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, dictionary, query.state, { ...rowsFor(page), kind: query.kind }));
+    const alerts = answerPage(ctx, page, rows, (alert) => alert.key).map(({ key: _, ...alert }) => alert);
     if (alerts.length > 0) showing(ctx, { patientRefs: alerts.map((alert) => alert.patientRef) });
     ctx.body = alerts;
   });

@@ -102,7 +102,7 @@ async function summarise(store: EventStore, client: Client, job: BulkJobAnswer):
   );
   if (job.reason) console.log(job.reason);
   if (job.rejected > 0) {
-    const page = await readAsTenant(store.db, client.tenant, (reader) => bulkJobRejections(reader, job.jobId, 0, REJECTED_SHOWN));
+    const page = await readAsTenant(store.db, client.tenant, (reader) => bulkJobRejections(reader, job.jobId, { limit: REJECTED_SHOWN }));
     for (const rejected of page.items) {
       console.log(`line ${rejected.line}${rejected.externalId ? ` (${rejected.externalId})` : ""}: ${rejected.errors.map((error) => (error.field ? `${error.field}: ${error.message}` : error.message)).join("; ")}`);
     }

@@ -14,6 +14,7 @@ import { fhirErrors, fhirRoutes } from "../ingestion/fhir/fhirRoutes.ts";
 import { healthRoutes, type Readiness } from "../http/healthRoutes.ts";
 import { helpRoutes, loadHelpArticles } from "../docs/helpRoutes.ts";
 import { jsonBody } from "../http/jsonBody.ts";
+import { offerListTurns, type ListTurns } from "../http/listTurns.ts";
 import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
 import { patientRoutes } from "../patients/patientRoutes.ts";
@@ -73,6 +74,8 @@ export interface AppDependencies {
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
   alerts: { feed: AlertFeed; heartbeatMs: number };
+  /** The turns a tenant's list pages take (src/http/listTurns.ts). */
+  listTurns: ListTurns;
 }
 
 const API_BODY_LIMIT = 1024 * 1024;
@@ -120,6 +123,7 @@ export function createApp(deps: AppDependencies): Koa {
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
       offerCredentialWatch(deps.watch),
+      offerListTurns(deps.listTurns),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       callerRoutes(deps.adminToken).routes() as Koa.Middleware,
       dictionaryRoutes({ served: deps.openApi.served, mapper: deps.openApi.mapper, store: deps.store, adminToken: deps.adminToken }).routes() as Koa.Middleware,
@@ -144,6 +148,7 @@ export function createApp(deps: AppDependencies): Koa {
       refuseNulInQuery(),
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
+      offerListTurns(deps.listTurns),
       openApiRoutes(deps.openApi).routes() as Koa.Middleware,
     ]),
   );

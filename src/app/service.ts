@@ -23,6 +23,7 @@ import { RESEARCH_RUNNER_ROLE } from "../../db/researchViews.ts";
 import { storeResearchKey } from "../secrets/researchKey.ts";
 import { DataSources, dataSourcesFromEnv } from "../../queries/reports/dataSources.ts";
 import { TenantGate } from "../../queries/reports/tenantGate.ts";
+import { ListTurns } from "../http/listTurns.ts";
 import { allProjections } from "./allProjections.ts";
 import type { Projection } from "../../projections/runtime/projection.ts";
 import { ProjectionWorker } from "../../projections/runtime/worker.ts";
@@ -227,6 +228,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       // ward scope of the request that happened to open its connection.
       const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => withWardScope(null, () => readAsTenant(db, tenant, (reader) => alertById(reader, dictionary, alertId))));
       const app = createApp({
+        listTurns: new ListTurns(new TenantGate(config.LIST_READS_PER_TENANT, config.LIST_QUEUE_WAIT_MS), config.LIST_BYTES_PER_SECOND),
         access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         store: eventStore,

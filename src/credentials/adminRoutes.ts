@@ -17,7 +17,9 @@ import {
 import type { SecretHasher } from "../../commands/credentials/secrets.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
-import { authorById, clientById, listAuthors, listClients, readsVersion1 } from "../../queries/credentials/credentials.ts";
+import { authorById, clientById, credentialListKey, listAuthors, listClients, readsVersion1 } from "../../queries/credentials/credentials.ts";
+import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
 import { ledgerSummary, verifyLedger } from "../../queries/ledger/ledger.ts";
 import { requireAdmin } from "../http/adminAuth.ts";
@@ -26,6 +28,9 @@ import { principalOf } from "../http/requestState.ts";
 import { administersTenant, refuseOtherTenant, refuseWardLimitedForClients, refuseWiderWards } from "./tenantAdministration.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
+
+/** `GET /api/admin/clients` and `…/authors`: oldest first, a page at a time (contract E.6); other parameters are left alone, as before. */
+export const credentialListQuery = z.object(pageQuery);
 
 /** `PUT /api/admin/clients/{clientId}/code-map` answers the map now in force. */
 export const clientCodeMapAnswer = clientCodeMapInput.extend({ clientId: z.string() });
@@ -52,8 +57,10 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
     ctx.body = await verifyLedger(store.db);
   });
 
-  router.get("/clients", administrator, async (ctx) => {
-    ctx.body = await listOfTenant(ctx.state.tenant, listClients);
+  router.get("/clients", administrator, listTurn, async (ctx) => {
+    const page = pageOf(parseBody(credentialListQuery, ctx.query), credentialListKey);
+    const rows = await listOfTenant(ctx.state.tenant, (reader) => listClients(reader, rowsFor(page)));
+    ctx.body = answerPage(ctx, page, rows, (client) => client.key).map(({ key: _, ...client }) => client);
   });
 
   router.post("/clients", administrator, async (ctx) => {
@@ -94,8 +101,10 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
     ctx.body = await rotateClientKey(commandContextOf(ctx, store), hasher, client.tenant, client.clientId, overlapHours);
   });
 
-  router.get("/authors", administrator, async (ctx) => {
-    ctx.body = await listOfTenant(ctx.state.tenant, listAuthors);
+  router.get("/authors", administrator, listTurn, async (ctx) => {
+    const page = pageOf(parseBody(credentialListQuery, ctx.query), credentialListKey);
+    const rows = await listOfTenant(ctx.state.tenant, (reader) => listAuthors(reader, rowsFor(page)));
+    ctx.body = answerPage(ctx, page, rows, (author) => author.key).map(({ key: _, ...author }) => author);
   });
 
   router.post("/authors", administrator, async (ctx) => {

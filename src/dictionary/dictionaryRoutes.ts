@@ -7,10 +7,12 @@ import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
 import { withWardScope } from "../../db/wardScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
-import { clientNamed, itemMappingById, listItemMappings, mappingPreview, unitsSent } from "../../queries/dictionary/itemMappings.ts";
+import { clientNamed, itemMappingById, itemMappingKey, listItemMappings, mappingPreview, unitsSent } from "../../queries/dictionary/itemMappings.ts";
+import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { commandContextOf } from "../http/requestState.ts";
 import type { DictionaryAnswer, ServedDictionary } from "../../queries/dictionary/dictionary.ts";
-import { unmappedItems } from "../../queries/dictionary/unmappedItems.ts";
+import { unmappedItemKey, unmappedItems } from "../../queries/dictionary/unmappedItems.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
@@ -27,9 +29,13 @@ export const unmappedQuery = z.strictObject(
   {
     from: z.string({ error: `from ${DAY_PROBLEM}` }).refine(isCalendarDate, `from ${DAY_PROBLEM}`).optional().meta({ description: `First day of receipt (yyyy-MM-dd, local); ${DEFAULT_DAYS - 1} days before \`to\` when left out`, example: "2026-01-01" }),
     to: z.string({ error: `to ${DAY_PROBLEM}` }).refine(isCalendarDate, `to ${DAY_PROBLEM}`).optional().meta({ description: "Last day of receipt (yyyy-MM-dd, local), included; today when left out", example: "2026-03-31" }),
+    ...pageQuery,
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from and to, days of receipt written yyyy-MM-dd" : undefined) },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from and to, days of receipt written yyyy-MM-dd, limit and cursor" : undefined) },
 );
+
+/** `GET /api/dictionary/mappings?limit=&cursor=`: newest first, a page at a time (contract E.6); other parameters are left alone, as before. */
+export const mappingListQuery = z.object(pageQuery);
 
 /** The instants of receipt a from/to pair of days spans: [from's midnight, the midnight after to). */
 function receiptWindow(from: string | undefined, to: string | undefined): { since: Date; until: Date } {
@@ -74,14 +80,18 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     }
     ctx.body = { version: served.version, items: served.items, examTypes: served.examTypes } satisfies DictionaryAnswer;
   });
-  router.get("/api/dictionary/unmapped", requireRole(adminToken, "clinician"), async (ctx) => {
+  router.get("/api/dictionary/unmapped", requireRole(adminToken, "clinician"), listTurn, async (ctx) => {
     const query = parseBody(unmappedQuery, ctx.query);
     const { since, until } = receiptWindow(query.from, query.to);
-    ctx.body = await readAsTenant(db, ctx.state.tenant, (reader) => unmappedItems(reader, since, until));
+    const page = pageOf(query, unmappedItemKey);
+    const rows = await readAsTenant(db, ctx.state.tenant, (reader) => unmappedItems(reader, since, until, rowsFor(page)));
+    ctx.body = answerPage(ctx, page, rows, (item) => item.key).map(({ key: _, ...item }) => item);
   });
 
-  router.get("/api/dictionary/mappings", requireRole(adminToken, "clinician"), async (ctx) => {
-    ctx.body = await readAsTenant(db, ctx.state.tenant, listItemMappings);
+  router.get("/api/dictionary/mappings", requireRole(adminToken, "clinician"), listTurn, async (ctx) => {
+    const page = pageOf(parseBody(mappingListQuery, ctx.query), itemMappingKey);
+    const rows = await readAsTenant(db, ctx.state.tenant, (reader) => listItemMappings(reader, rowsFor(page)));
+    ctx.body = answerPage(ctx, page, rows, (mapping) => mapping.key).map(({ key: _, ...mapping }) => mapping);
   });
 
   // A mapping's checks and preview read every ward's results and senders: it maps them all.

@@ -3,37 +3,57 @@ import { z } from "zod";
 import { HttpError } from "./httpError.ts";
 
 /*
- * Keyset paging for lists that grow with a hospital's years: `limit` rows after `cursor`, and,
- * when more remain, a `Link: <…>; rel="next"` header with the next page's address (RFC 8288, as
- * GitHub pages). The answer stays the array it always was; without `limit` it is the whole list.
- * A cursor is the last row's sort key, opaque to callers (base64url JSON).
+ * Keyset paging for every list that grows with a hospital's years (contract E.6): `limit` rows
+ * (default 100, at most 1,000) after `cursor`. A bare array (a published shape) stays the array it
+ * always was, and when more rows remain a `Link: <…>; rel="next"` header gives the next page's
+ * address (RFC 8288, as GitHub pages); an object answer names the next page's `cursor` itself. A
+ * cursor is the last row's sort key, opaque to callers (base64url JSON), so a walk from the first
+ * page meets every row that was there when it began exactly once, however many are added meanwhile.
  */
 
+export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
-export const pageQuery = {
-  limit: z.coerce
-    .number({ error: `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}` })
-    .int(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`)
-    .min(1, `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`)
-    .max(MAX_PAGE_SIZE, `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`)
+const limitProblem = (max: number) => `limit must be a whole number from 1 to ${max}`;
+
+/** `limit`: rows per page, `size` when left out; a list may take fewer than MAX_PAGE_SIZE at most. */
+export function pageLimit(size = DEFAULT_PAGE_SIZE, max = MAX_PAGE_SIZE) {
+  const problem = limitProblem(max);
+  return z.coerce
+    .number({ error: problem })
+    .int(problem)
+    .min(1, problem)
+    .max(max, problem)
+    .default(size)
+    .meta({ description: `Rows per page, 1 to ${max} (default ${size}); more rows are announced by the next page's address` });
+}
+
+/** `cursor`: where the page starts, as the page before gave it. */
+export function pageCursor(givenIn = 'its Link header (rel="next")') {
+  return z
+    .string({ error: `cursor is sent once: the one ${givenIn} gave` })
+    .max(1000, `cursor is too long: send back the one ${givenIn} gave`)
     .optional()
-    .meta({ description: `Rows per page (1 to ${MAX_PAGE_SIZE}); left out, the whole list. More rows are announced by a Link header with rel="next"` }),
-  cursor: z.string().max(1000, "cursor is too long: send back the one a Link header gave").optional().meta({ description: "From the previous page's Link rel=\"next\"; opaque" }),
+    .meta({ description: `Where the page starts: the cursor of ${givenIn}; opaque. Left out: the first page` });
+}
+
+/** The query parameters of a list answered as a bare array with a Link header. */
+export const pageQuery = {
+  limit: pageLimit(),
+  cursor: pageCursor(),
 };
 
 /** The Link header of a paged answer, for the OpenAPI document. */
 export const pageLinkHeader = z.object({ Link: z.string().optional().meta({ description: 'When more rows remain: <the next page\'s address>; rel="next"' }) });
 
 export interface Page<Key> {
-  limit: number | null;
+  limit: number;
   after: Key | null;
 }
 
 /** The page a call asks for; `key` checks a decoded cursor's shape (its sort key's parts). */
-export function pageOf<Key>(query: { limit?: number; cursor?: string }, key: z.ZodType<Key>): Page<Key> {
-  if (query.cursor === undefined) return { limit: query.limit ?? null, after: null };
-  return { limit: query.limit ?? null, after: keyOfCursor(query.cursor, key) };
+export function pageOf<Key>(query: { limit: number; cursor?: string }, key: z.ZodType<Key>, givenIn?: string): Page<Key> {
+  return { limit: query.limit, after: query.cursor === undefined ? null : keyOfCursor(query.cursor, key, givenIn) };
 }
 
 /** The cursor of a row: its sort key, opaque to callers. */
@@ -59,7 +79,7 @@ export function keyOfCursor<Key>(cursor: string, key: z.ZodType<Key>, givenIn = 
  * there are more, the Link to the next page, whose cursor is the last answered row's key.
  */
 export function answerPage<Row, Key>(ctx: Context, page: Page<Key>, rows: Row[], keyOf: (row: Row) => Key): Row[] {
-  if (page.limit === null || rows.length <= page.limit) return rows;
+  if (rows.length <= page.limit) return rows;
   const answered = rows.slice(0, page.limit);
   const next = new URL(ctx.originalUrl, "http://host");
   next.searchParams.set("cursor", cursorOf(keyOf(answered.at(-1)!)));
@@ -67,3 +87,13 @@ export function answerPage<Row, Key>(ctx: Context, page: Page<Key>, rows: Row[],
   ctx.set("Link", `<${next.pathname}${next.search}>; rel="next"`);
   return answered;
 }
+
+/** The rows of a page (fetched with one beyond the limit) and the cursor of the next, or null: for lists answered as an object. */
+export function pageWithNext<Row, Key>(page: Page<Key>, rows: Row[], keyOf: (row: Row) => Key): { rows: Row[]; next: string | null } {
+  if (rows.length <= page.limit) return { rows, next: null };
+  const answered = rows.slice(0, page.limit);
+  return { rows: answered, next: cursorOf(keyOf(answered.at(-1)!)) };
+}
+
+/** What a query takes to read a page: one row more than the limit, after the cursor's key. */
+export const rowsFor = <Key>(page: Page<Key>) => ({ limit: page.limit + 1, after: page.after });

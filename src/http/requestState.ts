@@ -9,6 +9,7 @@ import type { PushTally } from "../metrics/serviceMetrics.ts";
 import type { StaffRole } from "../../commands/credentials/staffRoles.ts";
 import type { SessionStore } from "../staffSessions/sessionStore.ts";
 import type { ShownSubjects } from "../access/shownSubjects.ts";
+import type { ListTurns } from "./listTurns.ts";
 
 /*
  * What a request carries through its middleware, typed once: every route reads `ctx.state` as
@@ -52,6 +53,8 @@ declare module "koa" {
     held?: HeldCredential;
     /** Set by offerCredentialWatch() on /api: tells a long-lived answer when its credential ends. */
     watch?: CredentialWatch;
+    /** Set by offerListTurns() on /api and /open/v1: the turns a tenant's list pages take (src/http/listTurns.ts). */
+    listTurns?: ListTurns;
     /** A push's tally, left for countPushes. */
     push?: PushTally;
     /** What the answer shows of patients, left for the access log (src/access/accessRecording.ts). */

@@ -11,14 +11,15 @@ import { readAsTenant } from "../../db/tenantScope.ts";
 import { unmatchedKey, unmatchedQueue, withEtags } from "../../queries/ingestion/unmatched.ts";
 import { claimCheck } from "../../queries/ingestion/claimCheck.ts";
 import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
-import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
+import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
 import { requireRole } from "../http/authorAuth.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
 
-/** `GET /api/unmatched?limit=&cursor=`: the queue, a page at a time when asked. */
+/** `GET /api/unmatched?limit=&cursor=`: the queue, a page at a time (contract E.6). */
 export const unmatchedListQuery = z.strictObject(pageQuery, { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are limit and cursor" : undefined) });
 
 /** `GET /api/unmatched/{kind}/{externalId}/check?patientRef=`: the patient a person is about to claim the report for. */
@@ -55,9 +56,9 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
   const router = new Router({ prefix: "/api/unmatched" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", access.recorded, async (ctx) => {
+  router.get("/", access.recorded, listTurn, async (ctx) => {
     const page = pageOf(parseBody(unmatchedListQuery, ctx.query), unmatchedKey);
-    const read = await readAsTenant(store.db, ctx.state.tenant, (reader) => unmatchedQueue(reader, { limit: page.limit && page.limit + 1, after: page.after }));
+    const read = await readAsTenant(store.db, ctx.state.tenant, (reader) => unmatchedQueue(reader, rowsFor(page)));
     const rows = await withEtags(store.db, ctx.state.tenant, read);
     const entries = answerPage(ctx, page, rows, (row) => row.key).map(({ key: _, ...entry }) => entry);
     // These people are no patients yet: the record names the reports shown (and with them, the names and masked id cards).

@@ -12,8 +12,9 @@ import { isCalendarDate, localDate, parseLocalDateTime } from "../../db/localDat
 import { defaultChartItems, patientResultItems, patientResults } from "../../queries/patients/patientResults.ts";
 import { listPatients, patientByRef, patientVisible } from "../../queries/patients/patients.ts";
 import { requireRole } from "../http/authorAuth.ts";
+import { listTurn } from "../http/listTurns.ts";
 import { HttpError } from "../http/httpError.ts";
-import { answerPage, pageOf, pageQuery } from "../http/paging.ts";
+import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
 import { parseBody } from "../http/validate.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
@@ -71,10 +72,10 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
   const router = new Router({ prefix: "/api/patients" });
   router.use(requireRole(adminToken, "clinician"));
 
-  router.get("/", access.recorded, async (ctx) => {
+  router.get("/", access.recorded, listTurn, async (ctx) => {
     const query = parseBody(listQuery, ctx.query);
     const page = pageOf(query, z.string());
-    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, query.q, { limit: page.limit && page.limit + 1, after: page.after }));
+    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, query.q, rowsFor(page)));
     const answered = answerPage(ctx, page, rows, (row) => row.patientRef);
     if (answered.length > 0) showing(ctx, { patientRefs: answered.map((patient) => patient.patientRef) });
     ctx.body = answered;

@@ -111,8 +111,14 @@ describe("bulk import (POST /open/v1/{lab|exam}/reports/bulk)", () => {
     expect(page.items[0].errors[0].message).to.match(/^the line is not JSON/);
     expect(page.items[1]).to.deep.include({ externalId: "BULK-REJ-3" });
     expect(page.items[1].errors[0]).to.include({ field: "reportedAt" });
+    expect(page.next, "the page holds the last rejected line").to.equal(null);
     const second = (await get(`/open/v1/bulk/${job.jobId}/rejected?offset=1&limit=1`)).body.data;
-    expect(second).to.deep.equal({ total: 3, items: [page.items[1]] });
+    expect(second).to.deep.include({ total: 3, items: [page.items[1]] });
+    // Contract E.6: the next page after the cursor the page gave, not by counting lines.
+    const third = (await get(`/open/v1/bulk/${job.jobId}/rejected?cursor=${second.next}&limit=1`)).body.data;
+    expect(third).to.deep.equal({ total: 3, items: [page.items[2]], next: null });
+    const both = await get(`/open/v1/bulk/${job.jobId}/rejected?cursor=${second.next}&offset=1`);
+    expect([both.status, both.body.msg]).to.deep.equal([400, "Send offset or cursor, not both: the cursor already says where the page starts."]);
   });
 
   it("refuses a body that is not NDJSON, an empty one, broken gzip and the wrong content type with 400, queuing nothing", async () => {

@@ -61,8 +61,8 @@ export async function ingestionTenant(service: Pick<RunningService, "url">, tena
   const registered = await call("PUT", "/api/patients/P001", { token: author.token, tenant, body: { ...ZHANG_SAN, ward: "A" } });
   if (registered.status !== 200) throw new Error(`patient not registered: ${registered.status} ${JSON.stringify(registered.body)}`);
   const push = (kind: "lab" | "exam", reports: unknown[]) => call("POST", `/open/v1/${kind}/reports`, { token: client.key, body: { reports } });
-  /** The unmatched queue, as the author sees it. */
-  const unmatched = async () => (await call("GET", "/api/unmatched", { token: author.token })).body as Array<Record<string, any>>;
+  /** The whole unmatched queue, as the author sees it: every page (contract E.6). */
+  const unmatched = () => allPages(call, "/api/unmatched?limit=1000", author.token);
   /** The open API's reconciliation of `kind` for `query` (`date=…`, `&asOf=…`), which must answer 200: its data. */
   const reconcile = async (kind: "lab" | "exam", query: string) => {
     const answer = await call("GET", `/open/v1/reconcile/${kind}?${query}`, { token: client.key });
@@ -73,6 +73,23 @@ export async function ingestionTenant(service: Pick<RunningService, "url">, tena
 }
 
 export type IngestionTenant = Awaited<ReturnType<typeof ingestionTenant>>;
+
+/** Every page of a list answered as an array, from `path` on through its Link rel="next" headers; each page must answer 200. */
+export async function allPages(call: ReturnType<typeof httpClient>, path: string, token?: string, tenant?: string): Promise<Array<Record<string, any>>> {
+  const rows: Array<Record<string, any>> = [];
+  for (let next: string | null = path; next; ) {
+    const answer = await call("GET", next, { token, ...(tenant === undefined ? {} : { tenant }) });
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    rows.push(...(answer.body as Array<Record<string, any>>));
+    next = nextPageOf(answer.headers);
+  }
+  return rows;
+}
+
+/** The address of the next page a Link header names (rel="next"), or null. */
+export function nextPageOf(headers: Headers): string | null {
+  return /^<([^>]+)>; rel="next"$/.exec(headers.get("link") ?? "")?.[1] ?? null;
+}
 
 /** The service with every projection (and `options`), and tenant h1 as ingestionTenant makes it. */
 export async function startIngestionService(options: TestServiceOptions = {}): Promise<{ service: RunningService; tenant: IngestionTenant }> {

@@ -69,8 +69,8 @@ async function credentialsOf(ctx: PageContext, kind: CredentialKind): Promise<Cr
   const listed = ({ name, createdAt, expiresAt, lastUsedAt, revokedAt }: AuthorListEntry | ClientListEntry) => ({ name, createdAt, expiresAt, lastUsedAt, revokedAt });
   const list: Credential[] =
     kind === "author"
-      ? (await ctx.api.get<AuthorListEntry[]>(CREDENTIAL_PATHS.author)).map((author) => ({ kind, id: author.authorId, ...listed(author), roles: author.roles, wards: author.wards }))
-      : (await ctx.api.get<ClientListEntry[]>(CREDENTIAL_PATHS.client)).map((client) => ({ kind, id: client.clientId, ...listed(client), roles: null, wards: null }));
+      ? (await ctx.api.all<AuthorListEntry>(CREDENTIAL_PATHS.author)).map((author) => ({ kind, id: author.authorId, ...listed(author), roles: author.roles, wards: author.wards }))
+      : (await ctx.api.all<ClientListEntry>(CREDENTIAL_PATHS.client)).map((client) => ({ kind, id: client.clientId, ...listed(client), roles: null, wards: null }));
   return list.reverse();
 }
 

@@ -39,8 +39,8 @@ export function mappingsPage(ctx: PageContext): HTMLElement {
     standards ??= (await ctx.api.get<LabItemDictionary>("/api/dictionary/lab-items")).items;
     // The mappings first: a step commits its rows with its progress, so a list read after a
     // progress of DONE no longer holds the item (read side by side, it could, and stay so).
-    const mappings = await ctx.api.get<ItemMapping[]>("/api/dictionary/mappings");
-    const unmapped = await ctx.api.get<UnmappedItem[]>("/api/dictionary/unmapped");
+    const mappings = await ctx.api.all<ItemMapping>("/api/dictionary/mappings");
+    const unmapped = await ctx.api.all<UnmappedItem>("/api/dictionary/unmapped");
     clearTimeout(timer);
     if (mappings.some((mapping) => mapping.remap.status === "RUNNING")) timer = setTimeout(() => void (frame.isConnected && load()), POLL_MS);
     return el(

@@ -1,6 +1,7 @@
 import { el } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientForm } from "./patientForm.ts";
+import { pagedList } from "./pagedList.ts";
 import { segment } from "./staffApi.ts";
 import { cardTable } from "./tables.ts";
 import type { PatientListEntry } from "./types.ts";
@@ -13,10 +14,12 @@ export function patientsPage(ctx: PageContext): HTMLElement {
   const box = el("div", { class: "page-body" });
   const reload = loader(box, texts, async () => {
     const search = q.value.trim();
-    const patients = await ctx.api.get<PatientListEntry[]>(`/api/patients${search ? `?q=${encodeURIComponent(search)}` : ""}`);
-    count.textContent = texts.patientCount(patients.length);
-    if (patients.length === 0) return el("p", { class: "empty" }, search ? texts.noMatches(search) : texts.noPatients);
-    return patientTable(ctx, patients, reload);
+    const first = await ctx.api.page<PatientListEntry>(`/api/patients${search ? `?q=${encodeURIComponent(search)}` : ""}`);
+    if (first.items.length === 0) {
+      count.textContent = texts.patientCount(0);
+      return el("p", { class: "empty" }, search ? texts.noMatches(search) : texts.noPatients);
+    }
+    return pagedList(ctx, first, (patients) => patientTable(ctx, patients, reload), (shown, more) => (count.textContent = more ? texts.patientCountMore(shown) : texts.patientCount(shown)));
   });
 
   const searchForm = el(

@@ -16,9 +16,9 @@ export function reportsPage(ctx: PageContext): HTMLElement {
   const { texts } = ctx;
   const box = el("div", { class: "page-body" });
   const load = loader(box, texts, async () => {
-    const reports = await ctx.api.get<ReportListEntry[]>("/api/reports");
+    const reports = await ctx.api.all<ReportListEntry>("/api/reports");
     // Every report's versions at once: a tenant has tens of reports, not thousands.
-    const versions = await Promise.all(reports.map((report) => ctx.api.get<VersionEntry[]>(`/api/reports/${segment(report.id)}/versions`)));
+    const versions = await Promise.all(reports.map((report) => ctx.api.all<VersionEntry>(`/api/reports/${segment(report.id)}/versions`)));
     if (reports.length === 0) return el("p", { class: "empty" }, texts.noReports);
     return el("div", { class: "report-list" }, ...reports.map((report, i) => reportCard(ctx, report, versions[i]!)));
   });

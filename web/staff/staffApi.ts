@@ -11,6 +11,18 @@ export interface StaffApi {
   delete(path: string): Promise<void>;
   /** A call whose request or answer headers matter too (a conditional save and its ETag). */
   exchange<T>(method: Method, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<{ body: T; headers: Headers }>;
+  /** A page of a list (contract E.6) and the address of the next page (its Link rel="next"), or null after the last. */
+  page<T>(path: string): Promise<{ items: T[]; next: string | null }>;
+  /** Every page of a short list (the reports, their versions, the credentials), followed through its Link headers. */
+  all<T>(path: string): Promise<T[]>;
+}
+
+/** Pages `all` reads at most: a list longer than this many pages of 1,000 is no list to show whole. */
+const MOST_PAGES = 20;
+
+/** The address a Link header gives as rel="next", or null. */
+export function nextPageOf(headers: Headers): string | null {
+  return /<([^>]+)>;\s*rel="next"/.exec(headers.get("link") ?? "")?.[1] ?? null;
 }
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -41,12 +53,27 @@ export function createStaffApi(session: Session, texts: StaffTexts, onRejected: 
     return { body: (response.status === 204 ? undefined : await response.json()) as T, headers: response.headers };
   }
   const send = async <T>(method: Method, path: string, body?: unknown): Promise<T> => (await exchange<T>(method, path, { body })).body;
+  const page = async <T>(path: string) => {
+    const { body, headers } = await exchange<T[]>("GET", path);
+    return { items: body, next: nextPageOf(headers) };
+  };
   return {
     get: (path) => send("GET", path),
     post: (path, body) => send("POST", path, body),
     put: (path, body) => send("PUT", path, body),
     delete: (path) => send("DELETE", path),
     exchange,
+    page,
+    all: async <T>(path: string) => {
+      const items: T[] = [];
+      let next: string | null = `${path}${path.includes("?") ? "&" : "?"}limit=1000`;
+      for (let read = 0; next && read < MOST_PAGES; read++) {
+        const answered: { items: T[]; next: string | null } = await page<T>(next);
+        items.push(...answered.items);
+        next = answered.next;
+      }
+      return items;
+    },
   };
 }
 

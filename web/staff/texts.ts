@@ -76,6 +76,10 @@ export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, Cl
   unmatchedIntro: string;
   queueEmpty: string;
   queueCount: (count: number) => string;
+  /** The first `count` of a queue longer than one page are shown (contract E.6). */
+  queueCountMore: (count: number) => string;
+  /** Reads the next page of a long list. */
+  showMore: string;
   colKind: string;
   colReport: string;
   colPatientSent: string;
@@ -129,6 +133,7 @@ export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, Cl
   noPatients: string;
   noMatches: (q: string) => string;
   patientCount: (count: number) => string;
+  patientCountMore: (count: number) => string;
   colPatientRef: string;
   colName: string;
   colIdCard: string;
@@ -313,6 +318,8 @@ const zh: StaffTexts = {
   unmatchedIntro: "未能匹配到透析患者的检验、检查报告。认领给一位患者，或说明理由后搁置（报告仍会保留以备审计）。",
   queueEmpty: "没有待认领的报告。",
   queueCount: (count) => `共 ${count} 份待认领`,
+  queueCountMore: (count) => `已显示最早的 ${count} 份待认领，还有更多`,
+  showMore: "显示更多",
   colKind: "类型",
   colReport: "报告",
   colPatientSent: "报告中的患者",
@@ -366,6 +373,7 @@ const zh: StaffTexts = {
   noPatients: "还没有登记患者。",
   noMatches: (q) => `没有与“${q}”匹配的患者。`,
   patientCount: (count) => `共 ${count} 位患者`,
+  patientCountMore: (count) => `已显示 ${count} 位患者，还有更多`,
   colPatientRef: "患者编号",
   colName: "姓名",
   colIdCard: "身份证号",
@@ -555,6 +563,8 @@ const en: StaffTexts = {
   unmatchedIntro: "Laboratory and examination reports that matched no dialysis patient. Claim each for a patient, or dismiss it with a reason (it stays stored for audit).",
   queueEmpty: "No reports are waiting.",
   queueCount: (count) => `${count} waiting`,
+  queueCountMore: (count) => `The oldest ${count} waiting are shown; more are waiting`,
+  showMore: "Show more",
   colKind: "Kind",
   colReport: "Report",
   colPatientSent: "Patient as sent",
@@ -608,6 +618,7 @@ const en: StaffTexts = {
   noPatients: "No patients are registered yet.",
   noMatches: (q) => `No patient matches “${q}”.`,
   patientCount: (count) => `${count} patient${count === 1 ? "" : "s"}`,
+  patientCountMore: (count) => `${count} patients shown; there are more`,
   colPatientRef: "patientRef",
   colName: "Name",
   colIdCard: "Id card",

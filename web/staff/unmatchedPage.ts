@@ -9,6 +9,7 @@ import { decideOnEntry, staleEntryWords } from "./queueDecision.ts";
 import { alertBox, el, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientPicker } from "./patientPicker.ts";
+import { pagedList } from "./pagedList.ts";
 import type { UnmatchedEntry } from "./types.ts";
 
 /** The reports awaiting a patient (`GET /api/unmatched`), each to claim or dismiss (contract C.4). */
@@ -17,10 +18,13 @@ export function unmatchedPage(ctx: PageContext): HTMLElement {
   const count = el("p", { class: "count muted" });
   const box = el("div", { class: "page-body" });
   const reload = loader(box, texts, async () => {
-    const queue = await ctx.api.get<UnmatchedEntry[]>("/api/unmatched");
-    count.textContent = texts.queueCount(queue.length);
-    if (queue.length === 0) return el("p", { class: "empty" }, texts.queueEmpty);
-    return queueTable(ctx, queue, reload);
+    // The oldest page first (contract E.6: a queue can hold a day's thousands); more when asked for.
+    const first = await ctx.api.page<UnmatchedEntry>("/api/unmatched");
+    if (first.items.length === 0) {
+      count.textContent = texts.queueCount(0);
+      return el("p", { class: "empty" }, texts.queueEmpty);
+    }
+    return pagedList(ctx, first, (queue) => queueTable(ctx, queue, reload), (shown, more) => (count.textContent = more ? texts.queueCountMore(shown) : texts.queueCount(shown)));
   });
   void reload();
   return pageFrame("unmatched", texts.unmatched, texts.unmatchedIntro, count, box);

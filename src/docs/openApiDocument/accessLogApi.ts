@@ -4,7 +4,7 @@ import { PATIENT_REF_PATTERN } from "../../../commands/patients/registerPatient.
 import { accessRecordSchema } from "../../../queries/access/accessLog.ts";
 import { patientAccessLogQuery, tenantAccessLogAnswer, tenantAccessLogQuery } from "../../access/accessLogRoutes.ts";
 import { pageLinkHeader } from "../../http/paging.ts";
-import { apiFailures, json, security } from "./shared.ts";
+import { apiFailures, json, LIST_BUSY, security } from "./shared.ts";
 
 const patientPath = z.object({ patientRef: z.string().regex(PATIENT_REF_PATTERN).meta({ description: "The centre's own reference of the patient", example: "P001" }) });
 const adminFailures = { 401: "No credential, or one that is wrong, expired or revoked", 403: "The caller lacks the role admin or is of another tenant" } as const;
@@ -22,7 +22,7 @@ export const accessLogApiPaths: ZodOpenApiPathsObject = {
       requestParams: { path: patientPath, query: patientAccessLogQuery },
       responses: {
         200: { description: "The records naming the patient, by when the answer was given; a page of them with limit", ...json(z.array(accessRecordSchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...adminFailures, 400: "A bad from, to, limit, cursor or patientRef", 404: "A caller limited to some wards asked for a patient outside them" }),
+        ...apiFailures({ ...adminFailures, 400: "A bad from, to, limit, cursor or patientRef", 404: "A caller limited to some wards asked for a patient outside them", 503: LIST_BUSY }),
       },
     },
   },
@@ -35,7 +35,7 @@ export const accessLogApiPaths: ZodOpenApiPathsObject = {
       requestParams: { query: tenantAccessLogQuery },
       responses: {
         200: { description: "A page of records and the cursor of the next", ...json(tenantAccessLogAnswer) },
-        ...apiFailures({ ...adminFailures, 400: "A bad who, from, to, limit or cursor", 403: "The caller lacks the role admin, is of another tenant, or is limited to some wards (the tenant's log names every ward's patients)" }),
+        ...apiFailures({ ...adminFailures, 400: "A bad who, from, to, limit or cursor", 403: "The caller lacks the role admin, is of another tenant, or is limited to some wards (the tenant's log names every ward's patients)", 503: LIST_BUSY }),
       },
     },
   },

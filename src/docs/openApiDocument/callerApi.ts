@@ -3,8 +3,9 @@ import { z } from "zod";
 import { dictionaryAnswerSchema } from "../../../queries/dictionary/dictionary.ts";
 import { unmappedItemSchema } from "../../../queries/dictionary/unmappedItems.ts";
 import { callerAnswer } from "../../credentials/callerRoutes.ts";
-import { unmappedQuery } from "../../dictionary/dictionaryRoutes.ts";
-import { apiFailures, json, jsonBody, security } from "./shared.ts";
+import { mappingListQuery, unmappedQuery } from "../../dictionary/dictionaryRoutes.ts";
+import { pageLinkHeader } from "../../http/paging.ts";
+import { apiFailures, json, jsonBody, LIST_BUSY, security } from "./shared.ts";
 import { mappingInput, mappingKeysInput, unmappingInput } from "../../../commands/dictionary/itemMappings.ts";
 import { itemMappingSchema, mappingPreviewSchema } from "../../../queries/dictionary/itemMappings.ts";
 
@@ -50,9 +51,10 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       security: staffCallers,
       requestParams: { query: unmappedQuery },
       responses: {
-        200: { description: "The unmapped items, the most frequent first", ...json(z.array(unmappedItemSchema)) },
+        200: { description: "The unmapped items, the most frequent first, a page of them (contract E.6)", ...json(z.array(unmappedItemSchema)), headers: pageLinkHeader },
         ...apiFailures({
-          400: "A day is not written yyyy-MM-dd, from is after to, or the days span more than 366",
+          400: "A day is not written yyyy-MM-dd, from is after to, the days span more than 366, or a bad limit or cursor",
+          503: LIST_BUSY,
           401: "No credential, or one that is wrong, expired or revoked",
           403: "The credential belongs to another tenant than X-Service-Tenant, or its roles do not include clinician, author or admin",
         }),
@@ -64,9 +66,10 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       tags: ["Authoring"],
       operationId: "itemMappings",
       summary: "The tenant's item mappings, the newest first: those in force and those undone, with who made and undid them (contract F.1)",
-      description: "Role clinician or above.",
+      description: "Role clinician or above. A page at a time (contract E.6).",
       security: staffCallers,
-      responses: { 200: { description: "The mappings", ...json(z.array(itemMappingSchema)) }, ...apiFailures(staffFailures) },
+      requestParams: { query: mappingListQuery },
+      responses: { 200: { description: "The mappings, a page of them", ...json(z.array(itemMappingSchema)), headers: pageLinkHeader }, ...apiFailures({ 400: "A bad limit or cursor", ...staffFailures, 503: LIST_BUSY }) },
     },
     post: {
       tags: ["Authoring"],

@@ -8,7 +8,7 @@ import { reconciliationAnswerSchema } from "../../../queries/ingestion/reconcili
 import { pingAnswer, reconcileQuery } from "../../ingestion/openV1/openApiRoutes.ts";
 import { bulkJobAnswerSchema, bulkRejectedAnswerSchema } from "../../../queries/bulk/bulkJobs.ts";
 import { bulkSubmittedAnswer, NDJSON_TYPE, rejectedPageQuery } from "../../ingestion/openV1/bulkRoutes.ts";
-import { jsonBody, openFailures, openFailuresDescribed, openSuccess, security } from "./shared.ts";
+import { jsonBody, LIST_BUSY, openFailures, openFailuresDescribed, openSuccess, security } from "./shared.ts";
 
 const bulkJobPath = z.object({ jobId: z.string().meta({ description: "The jobId of the upload's answer" }) });
 
@@ -59,9 +59,14 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     tags: ["Ingestion open API"],
     operationId: `reconcile${kind === "lab" ? "Lab" : "Exam"}`,
     summary: `What was stored for a day, with the ${kind} externalIds and their digest`,
+    description:
+      "The whole day's externalIds, written a page at a time as the answer is read (contract E.6): the ids come first in data, the counts, the digest and the receipt after them, computed over exactly the ids answered. A report stored while the answer is written may or may not be in it. A fault part way cuts the answer, which then does not parse as JSON.",
     security: security.client,
     requestParams: { query: reconcileQuery },
-    responses: { 200: openSuccess("The day's counts and ids", reconciliationAnswerSchema), ...openFailures() },
+    responses: {
+      200: openSuccess("The day's counts and ids", reconciliationAnswerSchema),
+      ...openFailuresDescribed({ 503: `Not ready, or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)} (the first page; a later page that waits its whole turn cuts the answer)` }),
+    },
   });
   return {
     "/open/v1/lab/reports": { post: push("lab", "laboratory") },
@@ -128,7 +133,7 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
         requestParams: { path: bulkJobPath, query: rejectedPageQuery },
         responses: {
           200: openSuccess("The rejected lines of the page and how many there are", bulkRejectedAnswerSchema),
-          ...openFailuresDescribed({ 404: "No job with this id was submitted with this key's client" }),
+          ...openFailuresDescribed({ 404: "No job with this id was submitted with this key's client", 503: `Not ready, or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}` }),
         },
       },
     },

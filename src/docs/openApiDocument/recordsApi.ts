@@ -8,13 +8,14 @@ import { claimInput, dismissInput } from "../../../commands/ingestion/queueDecis
 import { PATIENT_REF_PATTERN, registerPatientInput } from "../../../commands/patients/registerPatient.ts";
 import { patientListEntrySchema } from "../../../queries/patients/patients.ts";
 import { projectionsReportSchema } from "../../../queries/runtime/projectionStatus.ts";
-import { BULK_JOB_LIST_LIMIT, bulkJobListEntrySchema, bulkRejectedAnswerSchema } from "../../../queries/bulk/bulkJobs.ts";
+import { bulkJobListEntrySchema, bulkRejectedAnswerSchema } from "../../../queries/bulk/bulkJobs.ts";
 import { ledgerSummarySchema, ledgerVerificationSchema } from "../../../queries/ledger/ledger.ts";
 import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../../../queries/ingestion/reportHistory.ts";
 import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { claimCheckSchema } from "../../../queries/ingestion/claimCheck.ts";
-import { clientCodeMapAnswer } from "../../credentials/adminRoutes.ts";
+import { clientCodeMapAnswer, credentialListQuery } from "../../credentials/adminRoutes.ts";
 import { rejectedPageQuery } from "../../ingestion/openV1/bulkRoutes.ts";
+import { bulkJobListQuery } from "../../ingestion/bulkJobRoutes.ts";
 import { listQuery, resultsQuery } from "../../patients/patientRoutes.ts";
 import { patientResultsSchema, resultItemSchema } from "../../../queries/patients/patientResults.ts";
 import { acknowledgeInput } from "../../../commands/alerts/acknowledgeAlert.ts";
@@ -22,7 +23,7 @@ import { alertSchema } from "../../../queries/alerts/alerts.ts";
 import { alertListQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
 import { claimCheckQuery, claimedAnswer, dismissedAnswer, unmatchedListQuery } from "../../ingestion/unmatchedRoutes.ts";
 import { pageLinkHeader } from "../../http/paging.ts";
-import { apiFailures, json, jsonBody, security } from "./shared.ts";
+import { apiFailures, json, jsonBody, LIST_BUSY, security } from "./shared.ts";
 
 const patientPath = z.object({ patientRef: z.string().regex(PATIENT_REF_PATTERN).meta({ description: "The centre's own reference of the patient", example: "P001" }) });
 const queuedPath = z.object({
@@ -58,12 +59,12 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "listPatients",
-      summary: "The tenant's dialysis patients, id cards masked",
+      summary: "The tenant's dialysis patients, id cards masked, a page at a time (contract E.6)",
       security: security.author,
       requestParams: { query: listQuery },
       responses: {
-        200: { description: "Patients by patientRef, or a page of them", ...json(z.array(patientListEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...authorFailures, 400: "A bad q, limit or cursor" }),
+        200: { description: "A page of the patients, by patientRef", ...json(z.array(patientListEntrySchema)), headers: pageLinkHeader },
+        ...apiFailures({ ...authorFailures, 400: "A bad q, limit or cursor", 503: LIST_BUSY }),
       },
     },
   },
@@ -124,7 +125,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "Critical-result alerts of the tenant: standing ones (open), acknowledged ones, or ones an update closed before anyone acknowledged them (contract D.7)",
       security: security.author,
       requestParams: { query: alertListQuery },
-      responses: { 200: { description: "Newest first (by when raised, acknowledged or closed)", ...json(z.array(alertSchema)) }, ...apiFailures(authorFailures) },
+      responses: { 200: { description: "Newest first (by when raised, acknowledged or closed)", ...json(z.array(alertSchema)), headers: pageLinkHeader }, ...apiFailures({ ...authorFailures, 400: "A bad state, kind, limit or cursor", 503: LIST_BUSY }) },
     },
   },
   "/api/alerts/count": {
@@ -208,12 +209,12 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "listUnmatched",
-      summary: "Reports awaiting claim, oldest first",
+      summary: "Reports awaiting claim, oldest first, a page at a time (contract E.6)",
       security: security.author,
       requestParams: { query: unmatchedListQuery },
       responses: {
-        200: { description: "The queue, or a page of it", ...json(z.array(unmatchedEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor" }),
+        200: { description: "A page of the queue", ...json(z.array(unmatchedEntrySchema)), headers: pageLinkHeader },
+        ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor", 503: LIST_BUSY }),
       },
     },
   },
@@ -271,9 +272,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Bulk jobs"],
       operationId: "listBulkJobs",
-      summary: `The tenant's bulk import jobs of every client, newest first (at most ${BULK_JOB_LIST_LIMIT}): status, progress and counts`,
+      summary: "The tenant's bulk import jobs of every client, newest first, a page at a time: status, progress and counts",
       security: security.author,
-      responses: { 200: { description: "Newest job first", ...json(z.array(bulkJobListEntrySchema)) }, ...apiFailures(authorFailures) },
+      requestParams: { query: bulkJobListQuery },
+      responses: { 200: { description: "Newest job first", ...json(z.array(bulkJobListEntrySchema)), headers: pageLinkHeader }, ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor", 503: LIST_BUSY }) },
     },
   },
   "/api/bulk-jobs/{jobId}/rejected": {
@@ -285,7 +287,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestParams: { path: bulkJobPath, query: rejectedPageQuery },
       responses: {
         200: { description: "The rejected lines of the page and how many there are", ...json(bulkRejectedAnswerSchema) },
-        ...apiFailures({ ...authorFailures, 400: "offset or limit out of range", 404: "No job with this id for this tenant" }),
+        ...apiFailures({ ...authorFailures, 400: "offset or limit out of range, a bad cursor, or offset with a cursor", 404: "No job with this id for this tenant", 503: LIST_BUSY }),
       },
     },
   },
@@ -322,7 +324,11 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "listClients",
       summary: "The open-API clients of the X-Service-Tenant tenant, oldest first, revoked ones included; never a key or its digest (contract E.3)",
       security: security.tenantAdmin,
-      responses: { 200: { description: "The tenant's clients", ...json(z.array(clientListEntrySchema)) }, ...apiFailures({ ...tenantAdminFailures, 503: listRebuilding }) },
+      requestParams: { query: credentialListQuery },
+      responses: {
+        200: { description: "The tenant's clients, a page of them", ...json(z.array(clientListEntrySchema)), headers: pageLinkHeader },
+        ...apiFailures({ ...tenantAdminFailures, 400: "A bad limit or cursor", 503: `${listRebuilding}; or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}` }),
+      },
     },
     post: {
       tags: ["Administration"],
@@ -376,7 +382,11 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "listAuthors",
       summary: "The authors of the X-Service-Tenant tenant, oldest first, revoked ones included; never a token or its digest (contract E.3)",
       security: security.tenantAdmin,
-      responses: { 200: { description: "The tenant's authors", ...json(z.array(authorListEntrySchema)) }, ...apiFailures({ ...tenantAdminFailures, 503: listRebuilding }) },
+      requestParams: { query: credentialListQuery },
+      responses: {
+        200: { description: "The tenant's authors, a page of them", ...json(z.array(authorListEntrySchema)), headers: pageLinkHeader },
+        ...apiFailures({ ...tenantAdminFailures, 400: "A bad limit or cursor", 503: `${listRebuilding}; or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}` }),
+      },
     },
     post: {
       tags: ["Administration"],

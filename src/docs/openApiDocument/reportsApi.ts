@@ -8,8 +8,9 @@ import { reportListEntrySchema, versionEntrySchema } from "../../../queries/repo
 import { specDiffSchema } from "../../../queries/reports/specChanges.ts";
 import { DOCX_CONTENT_TYPE, XLSX_CONTENT_TYPE } from "../../reports/export/contentTypes.ts";
 import { dataRequest, drillRequest, exportRequest, paramValuesField } from "../../reports/http/reportRequests.ts";
-import { dataAnswer, draftSavedAnswer, drillAnswer, openedReportAnswer, reportSourceAnswer } from "../../reports/http/reportRoutes.ts";
-import { apiFailures, json, jsonBody, security } from "./shared.ts";
+import { dataAnswer, draftSavedAnswer, drillAnswer, openedReportAnswer, reportListQuery, reportSourceAnswer, versionListQuery } from "../../reports/http/reportRoutes.ts";
+import { pageLinkHeader } from "../../http/paging.ts";
+import { apiFailures, json, jsonBody, LIST_BUSY, security } from "./shared.ts";
 
 // docxExport.ts loads Word and ECharts; the route imports it on first use, and so does not this document.
 
@@ -55,9 +56,10 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Report viewing"],
       operationId: "listReports",
-      summary: "Every report of the tenant, drafts included",
+      summary: "The reports of the tenant, drafts included, by id, a page at a time (contract E.6)",
       security: security.viewing,
-      responses: { 200: { description: "The report list", ...json(z.array(reportListEntrySchema)) }, ...apiFailures({}) },
+      requestParams: { query: reportListQuery },
+      responses: { 200: { description: "The report list, or a page of it", ...json(z.array(reportListEntrySchema)), headers: pageLinkHeader }, ...apiFailures({ 400: "A bad limit or cursor", 503: LIST_BUSY }) },
     },
   },
   "/api/reports/{id}/view": {
@@ -101,10 +103,10 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Report viewing"],
       operationId: "listVersions",
-      summary: "The published versions, newest first",
+      summary: "The published versions, newest first, a page at a time (contract E.6)",
       security: security.viewing,
-      requestParams: { path: reportPath },
-      responses: { 200: { description: "Version entries", ...json(z.array(versionEntrySchema)) }, ...apiFailures({ 404: notFound }) },
+      requestParams: { path: reportPath, query: versionListQuery },
+      responses: { 200: { description: "Version entries", ...json(z.array(versionEntrySchema)), headers: pageLinkHeader }, ...apiFailures({ 400: "A bad limit or cursor", 404: notFound, 503: LIST_BUSY }) },
     },
   },
   "/api/reports/{id}/versions/{no}/source": {

@@ -62,6 +62,9 @@ const API_FAILURES: Record<number, string> = {
 };
 
 /** `/api` failures `{ error }` (contract A.1): the given ones, their description overridable, plus 400 and 500. */
+/** A list page that waited its tenant's whole turn (src/http/listTurns.ts). */
+export const LIST_BUSY = "The tenant's list pages are all being read (LIST_READS_PER_TENANT at once), and this one waited its whole turn: ask again after Retry-After seconds";
+
 export function apiFailures(statuses: Record<number, string | true>): ZodOpenApiResponsesObject {
   const all: Record<number, string | true> = { 400: true, ...statuses, 500: true };
   return Object.fromEntries(

@@ -11,7 +11,9 @@ import { reportKinds, type ReportKind } from "../../../commands/ingestion/report
 import type { EventStore } from "../../../db/eventStore.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import { waitForProjection } from "../../../projections/runtime/waitForProjection.ts";
-import { bulkJobOfClient, bulkJobRejections } from "../../../queries/bulk/bulkJobs.ts";
+import { bulkJobOfClient, bulkJobRejections, type BulkRejectedAnswer } from "../../../queries/bulk/bulkJobs.ts";
+import { cursorOf, keyOfCursor, pageCursor } from "../../http/paging.ts";
+import { listTurn } from "../../http/listTurns.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { answer } from "./envelope.ts";
 
@@ -27,16 +29,29 @@ export const bulkSubmittedAnswer = z.object({
 });
 
 const PAGE_PROBLEM = `offset must be a whole number from 0 and limit one from 1 to ${MAX_REJECTED_PAGE}, e.g. ?offset=0&limit=100.`;
+const GIVEN_IN = "the next of the page before";
 export const rejectedPageQuery = z.object({
   offset: z.coerce.number({ error: PAGE_PROBLEM }).int({ error: PAGE_PROBLEM }).min(0, { error: PAGE_PROBLEM }).default(0).meta({ description: "Rejected lines to skip (in line order)" }),
   limit: z.coerce.number({ error: PAGE_PROBLEM }).int({ error: PAGE_PROBLEM }).min(1, { error: PAGE_PROBLEM }).max(MAX_REJECTED_PAGE, { error: PAGE_PROBLEM }).default(100).meta({ description: `At most ${MAX_REJECTED_PAGE}` }),
+  cursor: pageCursor(GIVEN_IN),
 });
 
-/** The page of rejected lines a query string asks for; else a 400 saying how to ask. */
-export function rejectedPageOf(query: unknown): z.output<typeof rejectedPageQuery> {
+/** The page of rejected lines a query string asks for: by offset, or after the cursor of the page before (contract E.6); else a 400 saying how to ask. */
+export function rejectedPageOf(query: unknown): { offset: number; limit: number; afterLine: number | null } {
   const page = rejectedPageQuery.safeParse(query);
-  if (!page.success) throw new HttpError(400, PAGE_PROBLEM);
-  return page.data;
+  if (!page.success) {
+    const cursorIssue = page.error.issues.find((issue) => issue.path[0] === "cursor");
+    throw new HttpError(400, cursorIssue ? `${cursorIssue.message}.` : PAGE_PROBLEM);
+  }
+  const { offset, limit, cursor } = page.data;
+  if (cursor === undefined) return { offset, limit, afterLine: null };
+  if (offset !== 0) throw new HttpError(400, "Send offset or cursor, not both: the cursor already says where the page starts.");
+  return { offset: 0, limit, afterLine: keyOfCursor(cursor, z.int().min(0), GIVEN_IN) };
+}
+
+/** The answer of a page of rejected lines: `next` is the cursor of the page after it, or null. */
+export function rejectedAnswer({ moreAfter, ...page }: Awaited<ReturnType<typeof bulkJobRejections>>): BulkRejectedAnswer {
+  return { ...page, next: moreAfter === null ? null : cursorOf(moreAfter) };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -85,16 +100,16 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
     if (!job) throw notFound(jobId);
     answer(ctx, job);
   });
-  router.get("/bulk/:jobId/rejected", async (ctx) => {
+  router.get("/bulk/:jobId/rejected", listTurn, async (ctx) => {
     const jobId = jobIdOf(ctx);
-    const { offset, limit } = rejectedPageOf(ctx.query);
+    const asked = rejectedPageOf(ctx.query);
     const client = clientOf(ctx);
     const page = await readAsTenant(deps.store.db, ctx.state.tenant, async (reader) => {
       if (!(await bulkJobOfClient(reader, jobId, client.clientId))) return null;
-      return bulkJobRejections(reader, jobId, offset, limit);
+      return bulkJobRejections(reader, jobId, asked);
     });
     if (!page) throw notFound(jobId);
-    answer(ctx, page);
+    answer(ctx, rejectedAnswer(page));
   });
 }
 

@@ -7,17 +7,25 @@ import { reportKinds, type ReportKind } from "../../../commands/ingestion/report
 import { readAsTenant } from "../../../db/tenantScope.ts";
 import type { ServedDictionary } from "../../../queries/dictionary/dictionary.ts";
 import { isCalendarDate, localDateTime, localDateTimeText, parseLocalDateTime } from "../../../db/localDateTime.ts";
-import { reconciliationAsOf, reconciliationByDay } from "../../../queries/ingestion/reconciliation.ts";
+import { reconciliationOf, type TenantRead } from "../../../queries/ingestion/reconciliation.ts";
+import { currentWards, withWardScope } from "../../../db/wardScope.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { jsonBody } from "../../http/jsonBody.ts";
 import { requireClient } from "./clientAuth.ts";
 import { addBulkRoutes } from "./bulkRoutes.ts";
 import { addHl7Route } from "./hl7Route.ts";
-import { answer } from "./envelope.ts";
+import { answer, answerStreamed } from "./envelope.ts";
+import { callerGone } from "../../http/callerGone.ts";
+import { lineOf } from "../../http/listTurns.ts";
 import type { PushTally } from "../../metrics/serviceMetrics.ts";
 import { rateLimitPerClient, type RateLimit } from "./rateLimit.ts";
 
 export const OPEN_API_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** What a page of a reconciliation day adds to its answer, for the pace of list turns: its ids as JSON strings. */
+function idBytes(page: unknown): number {
+  return Array.isArray(page) ? page.reduce((bytes: number, row: { external_id?: string }) => bytes + (row.external_id?.length ?? 0) + 3, 0) : 0;
+}
 
 const DATE_PROBLEM = "date is required as a real calendar day written yyyy-MM-dd, e.g. ?date=2026-03-01.";
 const AS_OF_PROBLEM = "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. ?asOf=2026-03-01%2018:00:00, or be left out for now.";
@@ -89,16 +97,26 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
       const query = reconcileQuery.safeParse(ctx.query);
       if (!query.success) throw new HttpError(400, query.error.issues.some((issue) => issue.path[0] === "date") ? DATE_PROBLEM : AS_OF_PROBLEM);
       const { date, asOf } = query.data;
-      if (asOf === undefined) {
-        answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationByDay(reader, kind, date)));
-        return;
-      }
       // A moment not yet come is answered as now.
       const now = new Date();
-      const asked = parseLocalDateTime(asOf)!;
-      const moment = asked.getTime() > now.getTime() ? now : asked;
-      const shown = moment === now ? localDateTime(now) : asOf;
-      answer(ctx, await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reconciliationAsOf(reader, kind, date, moment, shown)));
+      const asked = asOf === undefined ? null : parseLocalDateTime(asOf)!;
+      const moment = asked && asked.getTime() > now.getTime() ? now : asked;
+      // The day is read a page at a time while the answer is written (contract E.6), each page in
+      // a read of its own, as this request's caller: the stream pulls pages outside its context.
+      const tenant: string = ctx.state.tenant;
+      const wards = currentWards();
+      const turns = ctx.state.listTurns;
+      const line = lineOf(ctx);
+      const gone = callerGone(ctx);
+      // Each page takes one of the tenant's list turns while it is read (src/http/listTurns.ts), none while it is sent.
+      const read: TenantRead = (work) =>
+        withWardScope(wards, () => {
+          const page = () => readAsTenant(deps.store.db, tenant, work);
+          return turns ? turns.take(line, page, idBytes, gone) : page();
+        });
+      const shown = asOf === undefined ? {} : { asOf: moment === now ? localDateTime(now) : asOf };
+      const pages = reconciliationOf(read, kind, date, moment);
+      await answerStreamed(ctx, { date }, "externalIds", { next: () => pages.next(), totals: async () => ({ ...(await pages.totals()), ...shown }) });
     });
   }
 

@@ -77,8 +77,8 @@ export function refuseBeyondResearch(ctx: Context, version: { datasource: string
   throw new HttpError(403, `A researcher may view only reports of the research data source; this report reads ${version.datasource}. Ask an author for a research version of it.`, {}, "role-needed");
 }
 
-/** The reports a caller may see listed: a researcher's are those of the research data source. */
-export function listedFor<T extends { datasource: string }>(ctx: Context, reports: T[]): T[] {
+/** The data source of the reports a caller may see listed: a researcher's are those of `research`; null: every report. */
+export function listedSource(ctx: Context): "research" | null {
   const principal = ctx.state.principal;
-  return !principal || rolesAllow(principal.roles, "viewer") ? reports : reports.filter((report) => report.datasource === "research");
+  return !principal || rolesAllow(principal.roles, "viewer") ? null : "research";
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
 import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../../commands/reports/manageReports.ts";
 import { draftEtag, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
-import { DRAFT_LABEL, REPORT_ID_PATTERN, versionLabel, versionNo } from "../../../commands/reports/spec/specVocabulary.ts";
+import { DRAFT_LABEL, REPORT_ID_PATTERN, versionNo } from "../../../commands/reports/spec/specVocabulary.ts";
 import { stripSql } from "../../../commands/reports/spec/specSchema.ts";
 import type { EventStore } from "../../../db/eventStore.ts";
 import type { Db } from "../../../db/pool.ts";
@@ -22,8 +22,10 @@ import { commandContextOf } from "../../http/requestState.ts";
 import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { answerJson } from "../../http/streamedJson.ts";
-import { listedFor, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import { listedSource, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
+import { answerPage, pageOf, pageQuery, rowsFor } from "../../http/paging.ts";
+import { listTurn } from "../../http/listTurns.ts";
 import type { AccessRecording } from "../../access/accessRecording.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
 import { patientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
@@ -40,6 +42,18 @@ export interface ReportRoutesDeps {
   /** Records answers whose results name patients (a patient_ref column, contract E.4). */
   access: AccessRecording;
 }
+
+/*
+ * `GET /api/reports` and `GET /api/reports/{id}/versions` a page at a time (contract E.6): the
+ * arrays they always answered, the next page's address in a Link header. Other parameters are
+ * left alone, as before there were any.
+ */
+export const reportListQuery = z.object(pageQuery);
+export const versionListQuery = z.object(pageQuery);
+/** Where a page of reports ends: its last report's id. */
+const reportIdKey = z.string().regex(REPORT_ID_PATTERN);
+/** Where a page of versions ends: its last (oldest) version's number. */
+const versionKey = z.int().min(1);
 
 const queryResults = z.record(z.string(), queryOutcomeSchema).meta({ description: "Each query by name: its result, or { error } when it failed" });
 
@@ -109,8 +123,10 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   };
   const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
-  router.get("/", viewer, async (ctx) => {
-    ctx.body = listedFor(ctx, await readFor(deps.db, ctx, listReports));
+  router.get("/", viewer, listTurn, async (ctx) => {
+    const page = pageOf(parseBody(reportListQuery, ctx.query), reportIdKey);
+    const rows = await readFor(deps.db, ctx, (reader) => listReports(reader, { ...rowsFor(page), datasource: listedSource(ctx) }));
+    ctx.body = answerPage(ctx, page, rows, (report) => report.id);
   });
 
   router.get("/:id/view", viewer, deps.access.recorded, async (ctx) => {
@@ -159,11 +175,13 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     answerJson(ctx, { title: layer.title, queries } satisfies z.infer<typeof drillAnswer>);
   });
 
-  router.get("/:id/versions", viewer, async (ctx) => {
+  router.get("/:id/versions", viewer, listTurn, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const head = await readFor(deps.db, ctx, (reader) => reportHead(reader, reportId));
     if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
-    ctx.body = await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, head.publishedVersion));
+    const page = pageOf(parseBody(versionListQuery, ctx.query), versionKey);
+    const rows = await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, head.publishedVersion, { limit: page.limit + 1, before: page.after }));
+    ctx.body = answerPage(ctx, page, rows, (version) => Number(version.no.slice(1)));
   });
 
   // Anyone who may view may compare; the SQL of the queries is for an author of the tenant.
@@ -217,14 +235,14 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const reportId = reportIdOf(ctx);
     const no = await publishDraft(context(ctx), commands, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
     ctx.status = 201;
-    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === versionLabel(no));
+    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no, { limit: 1, only: no })))[0];
   });
 
   router.post("/:id/restore", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const no = await restoreVersion(context(ctx), ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
     ctx.status = 201;
-    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no))).find((entry) => entry.no === versionLabel(no));
+    ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no, { limit: 1, only: no })))[0];
   });
   return router;
 }

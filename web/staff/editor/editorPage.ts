@@ -30,10 +30,10 @@ export function editorPage(ctx: PageContext, reportId: string | null): HTMLEleme
   void offerDictionary(ctx);
   const load = loader(box, ctx.texts, async () => {
     if (!reportId) return editor(ctx, texts, frame, null, blankSource(), [], null, false);
-    const entry = (await ctx.api.get<ReportListEntry[]>("/api/reports")).find((report) => report.id === reportId);
+    const entry = (await ctx.api.all<ReportListEntry>("/api/reports")).find((report) => report.id === reportId);
     if (!entry) throw new ApiError(404, `There is no report ${reportId}.`);
     const version = entry.hasDraft ? "draft" : entry.publishedVersion!;
-    const [source, versions] = await Promise.all([sourceOf(ctx, reportId, version), ctx.api.get<VersionEntry[]>(`/api/reports/${segment(reportId)}/versions`)]);
+    const [source, versions] = await Promise.all([sourceOf(ctx, reportId, version), ctx.api.all<VersionEntry>(`/api/reports/${segment(reportId)}/versions`)]);
     // Each is stored: a published version's with it, the draft's as its last save answered it.
     const audit = version === "draft" ? await draftAuditOf(ctx, reportId) : await ctx.api.get<Audit>(`/api/reports/${segment(reportId)}/versions/${segment(version)}/audit`);
     return editor(ctx, texts, frame, entry, source, versions, audit, version === "draft");

@@ -15,7 +15,7 @@ import { versionsPanel } from "./versionsPanel.ts";
 export async function reload(e: EditorParts, { editorToo }: { editorToo: boolean }): Promise<void> {
   const { ctx, state } = e;
   const base = `/api/reports/${segment(state.id)}`;
-  const [list, nextVersions] = await Promise.all([ctx.api.get<ReportListEntry[]>("/api/reports"), ctx.api.get<VersionEntry[]>(`${base}/versions`)]);
+  const [list, nextVersions] = await Promise.all([ctx.api.all<ReportListEntry>("/api/reports"), ctx.api.all<VersionEntry>(`${base}/versions`)]);
   const head = list.find((report) => report.id === state.id);
   if (!head) return void (location.hash = "#reports");
   // Everything is read first and shown at once: the versions never show beside a stale editor.
