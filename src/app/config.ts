@@ -94,7 +94,7 @@ export const configSchema = z.object({
   LIST_READS_PER_TENANT: z.coerce.number().int().min(1).max(50).default(1),
   LIST_QUEUE_WAIT_MS: z.coerce.number().int().min(100).default(10_000),
   /** The pace of one tenant's list pages per process: a page's turn is given back once its bytes at this rate have passed. */
-  LIST_BYTES_PER_SECOND: z.coerce.number().int().min(10_000).default(2_000_000),
+  LIST_BYTES_PER_SECOND: z.coerce.number().int().min(10_000).default(1_000_000),
   REPORT_EXPORT_MAX_MS: z.coerce.number().int().min(1000).default(600_000),
   REPORT_RESULT_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
   /** The report role's CONNECTION LIMIT: report connections of every process of the deployment together; -1: none. */
