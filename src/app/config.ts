@@ -95,7 +95,7 @@ export const configSchema = z.object({
   LIST_READS_PER_TENANT: z.coerce.number().int().min(1).max(50).default(1),
   LIST_QUEUE_WAIT_MS: z.coerce.number().int().min(100).default(10_000),
   /** The pace of one tenant's list pages per process: a page's turn is given back once its bytes at this rate have passed. */
-  LIST_BYTES_PER_SECOND: z.coerce.number().int().min(10_000).default(2_000_000),
+  LIST_BYTES_PER_SECOND: z.coerce.number().int().min(10_000).default(1_000_000),
   REPORT_EXPORT_MAX_MS: z.coerce.number().int().min(1000).default(600_000),
   /** xlsx and docx exports made without a credential that one address may have under way at once (TRUSTED_PROXIES says whose address that is). */
   REPORT_EXPORTS_PER_ADDRESS: z.coerce.number().int().min(1).max(1000).default(2),
