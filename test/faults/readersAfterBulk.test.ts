@@ -3,6 +3,7 @@ import { localDateTime } from "../../db/localDateTime.ts";
 import { labReport, useIngestionService } from "../support/ingestion.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 import { until } from "../support/service.ts";
+import { sampleReaderHolds, type ReaderHold } from "../support/readerHolds.ts";
 
 /*
  * Issue #52 finding 2: after a bulk import the delta checks' batches of 1,000 reports held their
@@ -32,21 +33,8 @@ describe("the transactions that hold back readers, while a bulk job's reports ar
         }),
       ),
     );
-    let longest = { ms: 0, query: "" };
-    let sampling = false;
-    const sample = async () => {
-      while (sampling) {
-        const { rows } = await hub.service.db.query(
-          `select extract(epoch from now() - xact_start) * 1000 as ms, left(query, 100) as query from pg_stat_activity a
-           where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid()
-             and not exists (select 1 from pg_locks l where l.pid = a.pid and l.locktype = 'advisory' and l.classid = 1145569333)
-           order by xact_start limit 1`,
-        );
-        if (rows[0] && Number(rows[0].ms) > longest.ms) longest = { ms: Number(rows[0].ms), query: rows[0].query };
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
-    let sampler: Promise<void> = Promise.resolve();
+    let holds: ReturnType<typeof sampleReaderHolds> | null = null;
+    let longest: ReaderHold = { ms: 0, query: "" };
     try {
       const answer = await fetch(`${hub.service.url}/open/v1/lab/reports/bulk`, {
         method: "POST",
@@ -61,12 +49,10 @@ describe("the transactions that hold back readers, while a bulk job's reports ar
       }, 240_000, 200);
       // While the job runs its own transactions (a piece of 250 reports each) hold the readers too:
       // the write path's (issue #59). From its end, the read models and reactors catch up.
-      sampling = true;
-      sampler = sample();
+      holds = sampleReaderHolds(hub.service.db);
       await projectionsCaughtUp(hub.service.url!, 240_000);
     } finally {
-      sampling = false;
-      await sampler;
+      if (holds) longest = await holds.stop();
     }
     const { rows } = await hub.service.db.query("select count(*)::int as n from events where type = 'DeltaAlertRaised'");
     expect(rows[0].n, "the reactor judged them all: a delta alert for nearly every one").to.be.greaterThan(REPORTS / 2);
