@@ -3,7 +3,7 @@ import { buildServer } from "../src/buildServer.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";
 import { BENCH_ADMIN_TOKEN, benchHeaders } from "./benchService.ts";
-import { dayOf, lagsOfRound, type Listed, type Push } from "./defence.ts";
+import { dayOf, lagsOfRound, type Listed, type Push } from "./pushVisibility.ts";
 import { peakResidentBytes, residentBytes, resetPeakResident } from "./processStats.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { jobDone, JOB_REPORTS, uploadJob, writeJobFile } from "./bulk.ts";
+import { jobDone, JOB_REPORTS, uploadJob, writeJobFile } from "./bulkJobs.ts";
 import { summariseCpuProfile, type CategoryTime, type CpuProfile } from "./cpuProfileSummary.ts";
 import { atStoreHead, benchService, until } from "./ingest.ts";
 import { getJson, REPORTS_PER_BATCH, runSenders, SENDERS } from "./ingestSenders.ts";

@@ -7,7 +7,7 @@ import { createPool, type Db } from "../db/pool.ts";
 import { labResultsProjection } from "../projections/ingestion/labResults.ts";
 import { rebuildProjection } from "../projections/runtime/rebuild.ts";
 import { silentLogger } from "../src/logger.ts";
-import { JOB_REPORTS, upload } from "./bulk.ts";
+import { JOB_REPORTS, upload } from "./bulkJobs.ts";
 import { httpJson } from "./httpJson.ts";
 import { atStoreHead, benchService, until } from "./ingest.ts";
 import { getJson, ITEMS, makeBatch, REPORTS_PER_BATCH } from "./ingestSenders.ts";
