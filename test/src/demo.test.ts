@@ -114,7 +114,8 @@ describe("demo data (src/demo)", () => {
     });
 
     it("registers at least 200 patients through the API", async () => {
-      const patients = await call("GET", "/api/patients", { token: loaded.authorToken, tenant: "demo" });
+      // A page of at most 1,000 (lists answer 100 unless asked, contract E.6).
+      const patients = await call("GET", "/api/patients?limit=1000", { token: loaded.authorToken, tenant: "demo" });
       expect(patients.status).to.equal(200);
       expect(patients.body.length).to.be.at.least(200);
       expect(patients.body[0].idCard).to.match(/^\d{6}\*{8}[\dX]{4}$/);
