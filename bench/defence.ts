@@ -1,4 +1,4 @@
-import net from "node:net";
+import type net from "node:net";
 import pg from "pg";
 import { pino } from "pino";
 import { allProjections } from "../src/app/allProjections.ts";
@@ -12,6 +12,7 @@ import { mllpIdleLockout } from "./defenceMllp.ts";
 import { unmatchedUnderCallers } from "./defenceLists.ts";
 import { benchSender, dayOf, lagsOfRound, POLL_MS, REPORTS_PER_PUSH, type Listed, type Push } from "./pushVisibility.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
+import { stalledExport } from "./stalledExport.ts";
 import { largeAnswers, stalledExports } from "./defenceExports.ts";
 
 /** Rounds of each condition, alternated (idle first), so drift over the run falls on both alike. */
@@ -189,20 +190,6 @@ function cpuBurn(databaseUrl: string, connections: number): Condition {
       await Promise.all(loops);
     },
   };
-}
-
-/** Asks for an xlsx export and never reads the answer (the socket paused: the kernel's buffers fill). */
-async function stalledExport(url: string, tenant: string, reportId: string): Promise<net.Socket> {
-  const { hostname, port } = new URL(url);
-  const socket = net.connect(Number(port), hostname === "localhost" ? "127.0.0.1" : hostname);
-  await new Promise((resolve) => socket.once("connect", resolve));
-  socket.on("error", () => {});
-  const body = JSON.stringify({});
-  socket.write(
-    `POST /api/reports/${reportId}/export/xlsx HTTP/1.1\r\nHost: bench\r\nX-Service-Tenant: ${tenant}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-  socket.pause();
-  return socket;
 }
 
 /** Tenant "other"'s one-row data calls, one after another, while tenant "bench" runs 12 heavy queries at once. */

@@ -1,4 +1,3 @@
-import net from "node:net";
 import { buildServer } from "../src/buildServer.ts";
 import { createTestDatabase } from "../test/support/database.ts";
 import { tableReportSpec } from "../test/support/reports.ts";
@@ -6,6 +5,7 @@ import { spawnService } from "../test/support/serviceProcess.ts";
 import { BENCH_ADMIN_TOKEN, publishBenchReport, startBenchService } from "./benchService.ts";
 import { peakResidentBytes, residentBytes, resetPeakResident } from "./processStats.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
+import { stalledExport } from "./stalledExport.ts";
 
 /** An export big enough that a client that does not read stalls it on a full socket (as bench/defence.ts's). */
 const BIG_EXPORT_QUERY = "select g, md5(g::text) || md5((g * 7)::text) || md5((g * 13)::text) as filler from generate_series(1, 100000) g";
@@ -13,21 +13,6 @@ const BIG_EXPORT_QUERY = "select g, md5(g::text) || md5((g * 7)::text) || md5((g
 const viewerHeaders = (tenant: string) => ({ "content-type": "application/json", "x-service-tenant": tenant });
 const dataCall = (url: string, tenant: string, reportId: string) =>
   fetch(`${url}/api/reports/${reportId}/data`, { method: "POST", headers: viewerHeaders(tenant), body: JSON.stringify({}) }).then((answer) => answer.json());
-
-/** Asks for an xlsx export from `address` (as a proxy on this host names it) and never reads the answer. */
-async function stalledExport(url: string, tenant: string, reportId: string, address: string): Promise<net.Socket> {
-  const { hostname, port } = new URL(url);
-  const socket = net.connect(Number(port), hostname === "localhost" ? "127.0.0.1" : hostname);
-  await new Promise((resolve) => socket.once("connect", resolve));
-  socket.on("error", () => {});
-  const body = JSON.stringify({});
-  socket.write(
-    `POST /api/reports/${reportId}/export/xlsx HTTP/1.1\r\nHost: bench\r\nX-Service-Tenant: ${tenant}\r\nX-Forwarded-For: ${address}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-  socket.pause();
-  return socket;
-}
 
 /**
  * Issue #52, finding 4: eight xlsx exports nobody reads, four of each of two tenants, each from an

@@ -6,6 +6,7 @@ import { ADMIN, httpClient } from "../support/http.ts";
 import { useServiceProcesses } from "../support/serviceProcess.ts";
 import { launchChromium, type Chromium } from "./chromium.ts";
 import { ensureStaffBundle } from "./staffBundle.ts";
+import { expectQuiet } from "../support/quietLog.ts";
 
 /** Issue #53's bound on a stop; the test allows more, for a machine shared with other work. */
 const STOP_WITHIN_MS = 2000;
@@ -80,11 +81,6 @@ describe("a stop with staff pages open (issue #53)", function () {
     // What it logged from the signal on (the process keeps its last 200 lines).
     const stopping = output.slice(output.indexOf('"msg":"shutting down"'));
     expect(stopping, output).to.match(/^"msg":"shutting down"/);
-    const loud = stopping
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .filter((line) => ((JSON.parse(line) as { level?: number }).level ?? 0) >= 40);
-    expect(loud, "lines at warn or above").to.deep.equal([]);
-    expect(stopping, "a stack trace").not.to.match(/\n\s+at .+[(:]\d+|"stack":/);
+    expectQuiet(stopping);
   });
 });
