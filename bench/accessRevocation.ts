@@ -32,7 +32,10 @@ export async function accessRevocationBenchmarks(): Promise<BenchResult[]> {
     const closedMs: number[] = [];
     const refusedMs: number[] = [];
     for (let i = 0; i < REVOCATIONS; i++) {
-      const made = await callA("POST", "/api/admin/authors", { token: ADMIN, body: { name: `Nurse ${i}`, tenant: "default", roles: ["clinician"] } });
+      const made = await callA("POST", "/api/admin/authors", {
+        token: ADMIN,
+        body: { name: `Nurse ${i}`, tenant: "default", roles: ["clinician"] },
+      });
       if (made.status !== 201) throw new Error(`no author token: ${made.status} ${JSON.stringify(made.body)}`);
       const { authorId, token } = made.body as { authorId: string; token: string };
       const stream = await openAlertStream(b, { authorization: `Bearer ${token}` });

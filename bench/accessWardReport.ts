@@ -15,7 +15,28 @@ const REPORTS_PER_PATIENT = 50;
 const DAYS = 730;
 const FIRST_DAY = "2024-04-01";
 /** Twenty items a report, as a dialysis panel. */
-const ITEMS = ["HGB", "ALB", "KTV", "P", "CA", "K", "NA", "CL", "CO2", "CR", "UREA_PRE", "UREA_POST", "URR", "IPTH", "FER", "TSAT", "GLU", "WBC", "PLT", "HCT"];
+const ITEMS = [
+  "HGB",
+  "ALB",
+  "KTV",
+  "P",
+  "CA",
+  "K",
+  "NA",
+  "CL",
+  "CO2",
+  "CR",
+  "UREA_PRE",
+  "UREA_POST",
+  "URR",
+  "IPTH",
+  "FER",
+  "TSAT",
+  "GLU",
+  "WBC",
+  "PLT",
+  "HCT",
+];
 
 /**
  * What a ward's dashboard asks of a quarter (the reports' own default period): the monthly count,
@@ -71,10 +92,10 @@ async function seedStore(databaseUrl: string): Promise<number> {
   await db.connect();
   try {
     await seedLiveReadModels(
-    db as unknown as pg.Pool,
-    { count: patients, namePrefix: "Patient ", wards: WARDS },
-    (labSchema) =>
-      `insert into ${labSchema}.lab_results (tenant, external_id, item_index, patient_ref, item_code, item_name, std_code, std_name, category,
+      db as unknown as pg.Pool,
+      { count: patients, namePrefix: "Patient ", wards: WARDS },
+      (labSchema) =>
+        `insert into ${labSchema}.lab_results (tenant, external_id, item_index, patient_ref, item_code, item_name, std_code, std_name, category,
                                              value_num, unit, std_value, std_unit, unit_status, collected_at, reported_at, collected_on, reported_on)
        select 'bench', 'R' || r, i, 'P' || (1 + r % ${patients}), code, code, code, code, 'lab',
               v, 'u', v, 'u', 'standard', day + interval '7 hours', day + interval '11 hours', day::date, day::date
@@ -111,7 +132,12 @@ export async function accessWardReportBenchmarks(): Promise<BenchResult[]> {
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     await publishBenchReport(service, "ward-dashboard", spec);
     const tokenOf = async (name: string, wards: string[] | null) => {
-      const made = await httpJson("POST", `${service.url}/api/admin/authors`, { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, "content-type": "application/json" }, Buffer.from(JSON.stringify({ name, tenant: "bench", roles: ["viewer"], ...(wards ? { wards } : {}) })));
+      const made = await httpJson(
+        "POST",
+        `${service.url}/api/admin/authors`,
+        { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, "content-type": "application/json" },
+        Buffer.from(JSON.stringify({ name, tenant: "bench", roles: ["viewer"], ...(wards ? { wards } : {}) })),
+      );
       if (made.status !== 201) throw new Error(`no author token: ${made.status} ${JSON.stringify(made.answer)}`);
       return made.answer.token as string;
     };
@@ -121,12 +147,18 @@ export async function accessWardReportBenchmarks(): Promise<BenchResult[]> {
     /** One data call; answers its rows, query by query. */
     const dataCall = async (token: string, ward?: string): Promise<Record<string, unknown[][]>> => {
       const body = Buffer.from(JSON.stringify({ version: "v1", params: ward ? { period, ward } : { period } }));
-      const { status, answer } = await httpJson("POST", `${service.url}/api/reports/ward-dashboard/data`, { authorization: `Bearer ${token}`, "content-type": "application/json", "x-service-tenant": "bench" }, body);
+      const { status, answer } = await httpJson(
+        "POST",
+        `${service.url}/api/reports/ward-dashboard/data`,
+        { authorization: `Bearer ${token}`, "content-type": "application/json", "x-service-tenant": "bench" },
+        body,
+      );
       if (status !== 200) throw new Error(`data call answered ${status}: ${JSON.stringify(answer)}`);
       const queries = answer.queries as Record<string, { error?: string; rows: unknown[][] }>;
       const failed = Object.entries(queries).find(([, outcome]) => outcome.error);
       if (failed) throw new Error(`query ${failed[0]} failed: ${failed[1].error}`);
-      if (queries.patients!.rows.length !== 50) throw new Error(`the patient list has ${queries.patients!.rows.length} rows, not 50`);
+      if (queries.patients!.rows.length !== 50)
+        throw new Error(`the patient list has ${queries.patients!.rows.length} rows, not 50`);
       return Object.fromEntries(Object.entries(queries).map(([name, outcome]) => [name, outcome.rows]));
     };
     const callers = {
@@ -140,10 +172,19 @@ export async function accessWardReportBenchmarks(): Promise<BenchResult[]> {
     // The figures mean something only if the scope holds: the 3A caller's answer is 3A's alone,
     // row for row what the every-ward caller gets by asking for 3A.
     const wardsIn = (answer: Record<string, unknown[][]>) => new Set(answer.patients!.map((row) => String(row[1])));
-    const [scopedAnswer, unscopedAnswer, filteredAnswer] = [await callers.scoped(), await callers.unscoped(), await callers.filtered()];
-    if ([...wardsIn(scopedAnswer)].join() !== WARDS[0]) throw new Error(`the 3A caller's patient list shows wards ${[...wardsIn(scopedAnswer)].join(", ")}`);
-    if (wardsIn(unscopedAnswer).size < 2) throw new Error(`the every-ward caller's patient list shows wards ${[...wardsIn(unscopedAnswer)].join(", ")} only`);
-    if (JSON.stringify(scopedAnswer) !== JSON.stringify(filteredAnswer)) throw new Error("the 3A caller's answer differs from the every-ward caller's asking for 3A");
+    const [scopedAnswer, unscopedAnswer, filteredAnswer] = [
+      await callers.scoped(),
+      await callers.unscoped(),
+      await callers.filtered(),
+    ];
+    if ([...wardsIn(scopedAnswer)].join() !== WARDS[0])
+      throw new Error(`the 3A caller's patient list shows wards ${[...wardsIn(scopedAnswer)].join(", ")}`);
+    if (wardsIn(unscopedAnswer).size < 2)
+      throw new Error(
+        `the every-ward caller's patient list shows wards ${[...wardsIn(unscopedAnswer)].join(", ")} only`,
+      );
+    if (JSON.stringify(scopedAnswer) !== JSON.stringify(filteredAnswer))
+      throw new Error("the 3A caller's answer differs from the every-ward caller's asking for 3A");
     const order = Object.keys(callers) as Array<keyof typeof callers>;
     for (let i = 0; i < WARMUP_CALLS; i++) for (const who of order) await callers[who]();
     const times: Record<keyof typeof callers, number[]> = { scoped: [], unscoped: [], filtered: [] };

@@ -33,20 +33,25 @@ export async function alertBenchmarks(): Promise<BenchResult[]> {
       const seen: Record<string, number> = {};
       (window as unknown as { seenAt: Record<string, number> }).seenAt = seen;
       new MutationObserver(() => {
-        for (const row of document.querySelectorAll<HTMLElement>("tr[data-external-id]")) seen[row.dataset.externalId!] ??= Date.now();
+        for (const row of document.querySelectorAll<HTMLElement>("tr[data-external-id]"))
+          seen[row.dataset.externalId!] ??= Date.now();
       }).observe(document.body, { childList: true, subtree: true });
     });
 
     // The plain client: arrival of each `raised` event by externalId.
     const streamed = new Map<string, number>();
-    const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": "h1" }, signal: abort.signal });
+    const response = await fetch(`${service.url}/api/alerts/stream`, {
+      headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": "h1" },
+      signal: abort.signal,
+    });
     void (async () => {
       const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
       for (;;) {
         const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
         if (done) return;
         const now = Date.now();
-        for (const match of (value ?? "").matchAll(/event: raised\ndata: .*?"externalId":"([^"]+)"/g)) streamed.set(match[1]!, now);
+        for (const match of (value ?? "").matchAll(/event: raised\ndata: .*?"externalId":"([^"]+)"/g))
+          streamed.set(match[1]!, now);
       }
     })();
 
@@ -55,18 +60,36 @@ export async function alertBenchmarks(): Promise<BenchResult[]> {
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
       const externalId = `BENCH-ALERT-${i}`;
       const taken = new Date(Date.now() - 3_600_000);
-      const report = labReport(externalId, { collectedAt: localDateTime(taken), reportedAt: localDateTime(new Date()), items: [{ itemCode: "K", value: 7.0, unit: "mmol/L", abnormalFlag: "HH" }] });
+      const report = labReport(externalId, {
+        collectedAt: localDateTime(taken),
+        reportedAt: localDateTime(new Date()),
+        items: [{ itemCode: "K", value: 7.0, unit: "mmol/L", abnormalFlag: "HH" }],
+      });
       const pushed = await tenant.push("lab", [report]);
       const answered = Date.now();
       if (pushed.status !== 200) throw new Error(`push ${externalId}: ${pushed.status}`);
-      const rendered = await until(() => page.evaluate((id) => (window as unknown as { seenAt: Record<string, number> }).seenAt[id], externalId), 10_000, 5);
+      const rendered = await until(
+        () => page.evaluate((id) => (window as unknown as { seenAt: Record<string, number> }).seenAt[id], externalId),
+        10_000,
+        5,
+      );
       const arrived = await until(async () => streamed.get(externalId), 10_000, 5);
       if (i >= WARMUP) {
         toPage.push(rendered - answered);
         toStream.push(arrived - answered);
       }
-      const alert = await until(async () => ((await tenant.call("GET", "/api/alerts", { token: tenant.authorToken })).body as Array<{ alertId: string; externalId: string }>).find((a) => a.externalId === externalId));
-      await tenant.call("POST", `/api/alerts/${alert.alertId}/acknowledge`, { token: tenant.authorToken, body: { note: "bench" } });
+      const alert = await until(async () =>
+        (
+          (await tenant.call("GET", "/api/alerts", { token: tenant.authorToken })).body as Array<{
+            alertId: string;
+            externalId: string;
+          }>
+        ).find((a) => a.externalId === externalId),
+      );
+      await tenant.call("POST", `/api/alerts/${alert.alertId}/acknowledge`, {
+        token: tenant.authorToken,
+        body: { note: "bench" },
+      });
       await page.locator(`tr[data-external-id="${externalId}"]`).waitFor({ state: "detached" });
     }
     const p99 = percentile(toPage, 99);

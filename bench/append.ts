@@ -14,12 +14,23 @@ export const appendWorkload: AppendWorkload = {
   writers: 4,
   appendsPerWriter: 400,
   eventsPerAppend: 20,
-  payload: (w, a, e) => ({ writer: w, append: a, event: e, itemCode: "HGB", value: 112.5, unit: "g/L", note: "x".repeat(100) }),
+  payload: (w, a, e) => ({
+    writer: w,
+    append: a,
+    event: e,
+    itemCode: "HGB",
+    value: 112.5,
+    unit: "g/L",
+    note: "x".repeat(100),
+  }),
 };
 
 const metadata = { actor: "bench", client: "bench-lab", requestId: "00000000-0000-0000-0000-000000000000" };
 
-async function timeWriters(workload: AppendWorkload, appendOne: (writer: number, append: number) => Promise<void>): Promise<number> {
+async function timeWriters(
+  workload: AppendWorkload,
+  appendOne: (writer: number, append: number) => Promise<void>,
+): Promise<number> {
   const started = performance.now();
   await Promise.all(
     Array.from({ length: workload.writers }, async (_, w) => {
@@ -37,7 +48,10 @@ export async function measureOurAppend(db: Db, workload: AppendWorkload, run: nu
       tenant: "bench",
       streamId: `bench-${run}-${w}`,
       expectedVersion: a * workload.eventsPerAppend,
-      events: Array.from({ length: workload.eventsPerAppend }, (_, e) => ({ type: "Measured", data: workload.payload(w, a, e) })),
+      events: Array.from({ length: workload.eventsPerAppend }, (_, e) => ({
+        type: "Measured",
+        data: workload.payload(w, a, e),
+      })),
       metadata,
     });
   });
@@ -87,7 +101,13 @@ export async function appendBenchmarks(): Promise<BenchResult[]> {
   const value = median(oursRuns);
   const ceiling = median(plainRuns);
   const results = [
-    result("append.events_per_s", value, "events/s", ceiling, "baseline: raw multi-row INSERT of the same rows (ceiling); 4 writers x 20 events per append"),
+    result(
+      "append.events_per_s",
+      value,
+      "events/s",
+      ceiling,
+      "baseline: raw multi-row INSERT of the same rows (ceiling); 4 writers x 20 events per append",
+    ),
   ];
   results.push(...(await emmettComparison(value)));
   return results;
@@ -98,7 +118,15 @@ async function emmettComparison(ours: number): Promise<BenchResult[]> {
   try {
     module = await import("./emmettAppend.ts");
   } catch (error) {
-    return [result("append.vs_emmett_events_per_s", ours, "events/s", undefined, `Emmett not measured: ${(error as Error).message}`)];
+    return [
+      result(
+        "append.vs_emmett_events_per_s",
+        ours,
+        "events/s",
+        undefined,
+        `Emmett not measured: ${(error as Error).message}`,
+      ),
+    ];
   }
   const runs: number[] = [];
   for (let run = 0; run < 3; run++) {
@@ -106,5 +134,13 @@ async function emmettComparison(ours: number): Promise<BenchResult[]> {
     runs.push(measured.eventsPerSecond);
   }
   const emmett = median(runs);
-  return [result("append.vs_emmett_events_per_s", ours, "events/s", emmett, "baseline: @event-driven-io/emmett-postgresql, same workload")];
+  return [
+    result(
+      "append.vs_emmett_events_per_s",
+      ours,
+      "events/s",
+      emmett,
+      "baseline: @event-driven-io/emmett-postgresql, same workload",
+    ),
+  ];
 }

@@ -10,8 +10,17 @@ export const BENCH_ADMIN_TOKEN = "bench-admin-token-0123456789";
 const ADMIN_TOKEN = BENCH_ADMIN_TOKEN;
 
 /** The whole service in this process on a database of its own, as production runs it with --role all. */
-export async function startBenchService(env: Record<string, string> = {}, options: { recordAccess?: boolean } = {}): Promise<RunningService> {
-  const config = configSchema.parse({ PORT: "0", DATABASE_URL: await createTestDatabase(false), LOG_LEVEL: "silent", ADMIN_TOKEN, ...env });
+export async function startBenchService(
+  env: Record<string, string> = {},
+  options: { recordAccess?: boolean } = {},
+): Promise<RunningService> {
+  const config = configSchema.parse({
+    PORT: "0",
+    DATABASE_URL: await createTestDatabase(false),
+    LOG_LEVEL: "silent",
+    ADMIN_TOKEN,
+    ...env,
+  });
   return startService({ config, role: "all", log: silentLogger, projections: allProjections, ...options });
 }
 
@@ -27,13 +36,30 @@ export async function startDemoBenchService(): Promise<RunningService> {
 }
 
 /** Headers of the bench tenant's calls, as its administrator. */
-export const benchHeaders = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json", "x-service-tenant": "bench" };
+export const benchHeaders = {
+  authorization: `Bearer ${ADMIN_TOKEN}`,
+  "content-type": "application/json",
+  "x-service-tenant": "bench",
+};
 
 /** Saves the spec as a draft of the bench tenant (or another) and publishes it as a dynamic version. */
-export async function publishBenchReport(service: Pick<RunningService, "url">, reportId: string, spec: unknown, tenant = "bench"): Promise<void> {
+export async function publishBenchReport(
+  service: Pick<RunningService, "url">,
+  reportId: string,
+  spec: unknown,
+  tenant = "bench",
+): Promise<void> {
   const headers = { ...benchHeaders, "x-service-tenant": tenant };
-  const draft = await fetch(`${service.url}/api/reports/${reportId}/draft`, { method: "PUT", headers, body: JSON.stringify({ spec }) });
+  const draft = await fetch(`${service.url}/api/reports/${reportId}/draft`, {
+    method: "PUT",
+    headers,
+    body: JSON.stringify({ spec }),
+  });
   if (draft.status !== 200) throw new Error(`draft not saved: ${await draft.text()}`);
-  const published = await fetch(`${service.url}/api/reports/${reportId}/publish`, { method: "POST", headers, body: JSON.stringify({ mode: "dynamic" }) });
+  const published = await fetch(`${service.url}/api/reports/${reportId}/publish`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ mode: "dynamic" }),
+  });
   if (published.status !== 201) throw new Error(`report not published: ${await published.text()}`);
 }

@@ -61,9 +61,15 @@ async function runJobs(files: string[], reports: number, pushing: boolean): Prom
     // The pushes end with the job: the read models are to catch up with the job, not with them.
     done = true;
     await pushes;
-    await until("read models caught up", async () => (await atStoreHead(db, "lab_reports")) && (await atStoreHead(db, "lab_results")), 600_000);
+    await until(
+      "read models caught up",
+      async () => (await atStoreHead(db, "lab_reports")) && (await atStoreHead(db, "lab_results")),
+      600_000,
+    );
     const seconds = (performance.now() - started) / 1000;
-    console.error(`  bulk: upload ${uploadSeconds.toFixed(1)} s, job done ${jobSeconds.toFixed(1)} s, read models ${seconds.toFixed(1)} s${pushing ? `, ${pushMs.length} pushes` : ""}`);
+    console.error(
+      `  bulk: upload ${uploadSeconds.toFixed(1)} s, job done ${jobSeconds.toFixed(1)} s, read models ${seconds.toFixed(1)} s${pushing ? `, ${pushMs.length} pushes` : ""}`,
+    );
     if (created !== reports) throw new Error(`the jobs created ${created} reports of ${reports}`);
     return { seconds, uploadSeconds, peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024), pushMs };
   } finally {
@@ -88,7 +94,10 @@ async function plainInserts(run: string, batches: number): Promise<number> {
         for (let b = next++; b < batches; b = next++) {
           // Written as the job's lines were, outside the clock's count as far as it can be: the
           // writers' making of parameters is a small part of an INSERT's time.
-          const params = makeBatch(run, 0, b, dayOf(b)).reports.flatMap((report) => [report.externalId, JSON.stringify(report)]);
+          const params = makeBatch(run, 0, b, dayOf(b)).reports.flatMap((report) => [
+            report.externalId,
+            JSON.stringify(report),
+          ]);
           await db.query(sql, params);
         }
       }),
@@ -102,7 +111,9 @@ async function plainInserts(run: string, batches: number): Promise<number> {
 export async function bulkBenchmarks(): Promise<BenchResult[]> {
   const reports = Number(process.env.BENCH_BULK_REPORTS ?? 200_000);
   if (!Number.isInteger(reports) || reports < REPORTS_PER_BATCH || reports % REPORTS_PER_BATCH !== 0) {
-    throw new Error(`BENCH_BULK_REPORTS must be a multiple of ${REPORTS_PER_BATCH}, not ${process.env.BENCH_BULK_REPORTS}`);
+    throw new Error(
+      `BENCH_BULK_REPORTS must be a multiple of ${REPORTS_PER_BATCH}, not ${process.env.BENCH_BULK_REPORTS}`,
+    );
   }
   const batches = reports / REPORTS_PER_BATCH;
   const duringBatches = Math.min(Math.max(1, Math.round(batches / 4)), JOB_REPORTS / REPORTS_PER_BATCH);
@@ -115,13 +126,17 @@ export async function bulkBenchmarks(): Promise<BenchResult[]> {
       files.push(path.join(dir, `job-${files.length}.ndjson`));
       bytes += await writeJobFile(files.at(-1)!, "B", from, Math.min(batches, from + perJob));
     }
-    console.error(`  bulk: ${reports} reports x ${ITEMS.length} items in ${files.length} job(s) (${(bytes / 1024 / 1024).toFixed(0)} MB of NDJSON)`);
+    console.error(
+      `  bulk: ${reports} reports x ${ITEMS.length} items in ${files.length} job(s) (${(bytes / 1024 / 1024).toFixed(0)} MB of NDJSON)`,
+    );
     const ours = await runJobs(files, reports, false);
     const plain = await plainInserts("B", batches);
     const floor = await bulkFloorReportsPerSecond();
     const duringFile = path.join(dir, "during.ndjson");
     await writeJobFile(duringFile, "D", 0, duringBatches);
-    console.error(`  bulk: a job of ${duringBatches * REPORTS_PER_BATCH} reports while one sender pushes 100-report batches`);
+    console.error(
+      `  bulk: a job of ${duringBatches * REPORTS_PER_BATCH} reports while one sender pushes 100-report batches`,
+    );
     const during = await runJobs([duringFile], duringBatches * REPORTS_PER_BATCH, true);
     const rate = reports / ours.seconds;
     return [
@@ -139,7 +154,13 @@ export async function bulkBenchmarks(): Promise<BenchResult[]> {
         undefined,
         `bulk.reports_per_s ${Math.round(rate)} against the least work a bulk import must do, measured in the same run: ${Math.round(floor.rate)} reports/s (${floor.note}); target >= 0.6`,
       ),
-      result("bulk.peak_rss_mb", Math.max(ours.peakRssMb, during.peakRssMb), "MB", undefined, `RSS of the service's process sampled every ${RSS_EVERY_MS} ms during both jobs (${ours.peakRssMb.toFixed(0)} and ${during.peakRssMb.toFixed(0)} MB); target <= 300`),
+      result(
+        "bulk.peak_rss_mb",
+        Math.max(ours.peakRssMb, during.peakRssMb),
+        "MB",
+        undefined,
+        `RSS of the service's process sampled every ${RSS_EVERY_MS} ms during both jobs (${ours.peakRssMb.toFixed(0)} and ${during.peakRssMb.toFixed(0)} MB); target <= 300`,
+      ),
       result(
         "bulk.push100_p99_during_ms",
         percentile(during.pushMs, 99),

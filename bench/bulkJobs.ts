@@ -26,7 +26,10 @@ export const JOB_REPORTS = 100_000;
 export async function writeJobFile(file: string, run: string, from: number, to: number): Promise<number> {
   const out = createWriteStream(file);
   for (let b = from; b < to; b++) {
-    const text = makeBatch(run, 0, b, dayOf(b)).reports.map((report) => JSON.stringify(report)).join("\n") + "\n";
+    const text =
+      makeBatch(run, 0, b, dayOf(b))
+        .reports.map((report) => JSON.stringify(report))
+        .join("\n") + "\n";
     if (!out.write(text)) await once(out, "drain");
   }
   out.end();
@@ -38,11 +41,20 @@ export function upload(url: string, key: string, file: string): Promise<{ status
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
-      { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson", "content-length": String(statSync(file).size) } },
+      {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/x-ndjson",
+          "content-length": String(statSync(file).size),
+        },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }),
+        );
         response.on("error", reject);
       },
     );
@@ -69,7 +81,7 @@ export async function jobDone(url: string, key: string, jobId: string): Promise<
 /** Uploads a job file as `key`'s client: its job id. */
 export async function uploadJob(url: string, key: string, file: string): Promise<string> {
   const answer = await upload(`${url}/open/v1/lab/reports/bulk`, key, file);
-  if (answer.status !== 202) throw new Error(`the upload answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+  if (answer.status !== 202)
+    throw new Error(`the upload answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
   return answer.body.data.jobId as string;
 }
-

@@ -45,7 +45,10 @@ export interface CategoryTime {
 function sourceCategory(source: string): string {
   const rules: Array<[RegExp, string]> = [
     [/^commands\/ingestion\/(itemMapping|units)\.ts$/, "item mapping"],
-    [/^(commands\/ingestion\/patientMatching|commands\/patients\/nationalId|src\/patients\/registeredPatients)\.ts$|^queries\/patients\//, "patient matching"],
+    [
+      /^(commands\/ingestion\/patientMatching|commands\/patients\/nationalId|src\/patients\/registeredPatients)\.ts$|^queries\/patients\//,
+      "patient matching",
+    ],
     [/^commands\/ingestion\/reportSchemas\.ts$/, "validation (zod, report schemas)"],
     [/^projections\/ingestion\/(labResults|resultSummaries|clinicalTargets)\.ts$/, "projection lab_results"],
     [/^projections\/ingestion\/(labReports|reportDays)\.ts$/, "projection lab_reports"],
@@ -68,9 +71,15 @@ function sourceCategory(source: string): string {
 function packageCategory(url: string): string {
   const name = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? "";
   if (name === "zod") return "validation (zod, report schemas)";
-  if (/^(pg|pg-protocol|pg-pool|pg-types|pg-cursor|pg-int8|pg-connection-string|postgres-(array|bytea|date|interval)|pgpass)$/.test(name)) return "pg driver";
+  if (
+    /^(pg|pg-protocol|pg-pool|pg-types|pg-cursor|pg-int8|pg-connection-string|postgres-(array|bytea|date|interval)|pgpass)$/.test(
+      name,
+    )
+  )
+    return "pg driver";
   if (name === "pg-boss") return "pg-boss";
-  if (/^(koa|@koa\/router|koa-compose|raw-body|iconv-lite|content-type|co-body|type-is|http-errors)$/.test(name)) return "HTTP (koa, bodies)";
+  if (/^(koa|@koa\/router|koa-compose|raw-body|iconv-lite|content-type|co-body|type-is|http-errors)$/.test(name))
+    return "HTTP (koa, bodies)";
   if (/^pino/.test(name) || name === "sonic-boom") return "logging";
   if (name === "@lhncbc/ucum-lhc") return "item mapping";
   if (name === "prom-client") return "metrics";
@@ -89,7 +98,8 @@ class BundleSources {
         readFileSync(fileURLToPath(url), "utf8")
           .split("\n")
           .forEach((text, index) => {
-            const marker = /^\/\/ ((?:src|commands|projections|queries|reactors|db|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text);
+            const marker =
+              /^\/\/ ((?:src|commands|projections|queries|reactors|db|node_modules)\/\S+\.[cm]?[jt]s)$/.exec(text);
             if (marker) starts!.push({ line: index, source: marker[1]! });
           });
       } catch {
@@ -116,7 +126,8 @@ function frameCategory(frame: CallFrame): { category: string; weak: boolean } | 
   if (functionName === "(program)") return { category: "native (not attributed to JS)", weak: false };
   if (url === "") return null;
   if (url.endsWith("/bench/jsonFrames.mjs")) return { category: "JSON parse/stringify", weak: false };
-  if (url.startsWith("node:zlib") || url.startsWith("node:internal/zlib")) return { category: "compression (zlib)", weak: false };
+  if (url.startsWith("node:zlib") || url.startsWith("node:internal/zlib"))
+    return { category: "compression (zlib)", weak: false };
   if (url.startsWith("node:")) return { category: "node internals (sockets, streams, buffers)", weak: true };
   if (url.includes("/node_modules/")) return { category: packageCategory(url), weak: false };
   if (url.includes("/dist/")) {
@@ -135,7 +146,12 @@ export function summariseCpuProfile(
   profile: CpuProfile,
   fromUs = -Infinity,
   toUs = Infinity,
-): { categories: CategoryTime[]; topFunctions: Array<{ fn: string; category: string; ms: number }>; busyMs: number; windowMs: number } {
+): {
+  categories: CategoryTime[];
+  topFunctions: Array<{ fn: string; category: string; ms: number }>;
+  busyMs: number;
+  windowMs: number;
+} {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -162,7 +178,9 @@ export function summariseCpuProfile(
   const functionMs = new Map<string, { fn: string; category: string; ms: number }>();
   const functionOf = (id: number) => {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-    const where = url.includes("/dist/") ? (sources.sourceOf(url, lineNumber) ?? url) : url.replace(/^.*\/node_modules\//, "");
+    const where = url.includes("/dist/")
+      ? (sources.sourceOf(url, lineNumber) ?? url)
+      : url.replace(/^.*\/node_modules\//, "");
     return `${functionName || "(anonymous)"} ${where}`;
   };
   let time = profile.startTime;
@@ -183,7 +201,11 @@ export function summariseCpuProfile(
   }
   const busyMs = [...ms].filter(([category]) => category !== "idle").reduce((sum, [, v]) => sum + v, 0);
   const categories = [...ms]
-    .map(([category, v]) => ({ category, ms: Math.round(v), share: category === "idle" ? 0 : Math.round((v / busyMs) * 1000) / 1000 }))
+    .map(([category, v]) => ({
+      category,
+      ms: Math.round(v),
+      share: category === "idle" ? 0 : Math.round((v / busyMs) * 1000) / 1000,
+    }))
     .sort((a, b) => b.ms - a.ms);
   const topFunctions = [...functionMs.values()]
     .filter((f) => f.category !== "idle")

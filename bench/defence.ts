@@ -10,14 +10,21 @@ import { tableReportSpec } from "../test/support/reports.ts";
 import { BENCH_ADMIN_TOKEN, benchHeaders, publishBenchReport, startBenchService } from "./benchService.ts";
 import { mllpIdleLockout } from "./defenceMllp.ts";
 import { unmatchedUnderCallers } from "./defenceLists.ts";
-import { benchSender, dayOf, lagsOfRound, POLL_MS, REPORTS_PER_PUSH, type Listed, type Push } from "./pushVisibility.ts";
+import {
+  benchSender,
+  dayOf,
+  lagsOfRound,
+  POLL_MS,
+  REPORTS_PER_PUSH,
+  type Listed,
+  type Push,
+} from "./pushVisibility.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 import { stalledExport } from "./stalledExport.ts";
 import { largeAnswers, stalledExports } from "./defenceExports.ts";
 
 /** Rounds of each condition, alternated (idle first), so drift over the run falls on both alike. */
 const ROUNDS = 3;
-
 
 /**
  * Issue #32, `defence` group: the service keeps its promises while it is being hurt. Each figure
@@ -54,7 +61,8 @@ interface Condition {
 /** The CPU-bound report query at the edge of what the audit allows: some 0.5 s of one core. */
 const HEAVY_QUERY = "select count(*) as n from (select generate_series(1, 5000000) as g) s";
 /** An export big enough that a client that does not read stalls it on a full socket. */
-const BIG_EXPORT_QUERY = "select g, md5(g::text) || md5((g * 7)::text) || md5((g * 13)::text) as filler from generate_series(1, 100000) g";
+const BIG_EXPORT_QUERY =
+  "select g, md5(g::text) || md5((g * 7)::text) || md5((g * 13)::text) as filler from generate_series(1, 100000) g";
 
 async function underReportLoad(): Promise<BenchResult[]> {
   const service = await startBenchService({ OPEN_API_RATE_PER_SECOND: "100000", OPEN_API_BURST: "100000" });
@@ -62,7 +70,10 @@ async function underReportLoad(): Promise<BenchResult[]> {
   await elsewhere.connect();
   try {
     const { push, listed } = await benchSender(service);
-    for (const [reportId, sql] of [["heavy", HEAVY_QUERY], ["big", BIG_EXPORT_QUERY]] as const) {
+    for (const [reportId, sql] of [
+      ["heavy", HEAVY_QUERY],
+      ["big", BIG_EXPORT_QUERY],
+    ] as const) {
       await publishBenchReport(service, reportId, tableReportSpec(reportId, { q: sql }));
     }
     await elsewhere.query("create table batch_load (n int)");
@@ -70,7 +81,11 @@ async function underReportLoad(): Promise<BenchResult[]> {
     // Warm-up, not measured: the first pushes of a fresh process pay for compiling and connecting,
     // and its first export for loading exceljs (~1.8 s of the event loop, once per process).
     await lagsOfRound(push, listed, "W", dayOf(40));
-    await fetch(`${service.url}/api/reports/big/export/xlsx`, { method: "POST", headers: viewerHeaders("bench"), body: "{}" }).then((answer) => answer.arrayBuffer());
+    await fetch(`${service.url}/api/reports/big/export/xlsx`, {
+      method: "POST",
+      headers: viewerHeaders("bench"),
+      body: "{}",
+    }).then((answer) => answer.arrayBuffer());
     await dataCall(service.url!, "bench", "heavy");
     const viewers = reportLoad(service.url!);
     const foreign: Condition = {
@@ -94,7 +109,16 @@ async function underReportLoad(): Promise<BenchResult[]> {
     const lagNote = (pair: Pair, what: string) =>
       `push answered -> its reports counted by reconciliation (polled every ${POLL_MS} ms), ${pair.loaded.length} pushes of ${REPORTS_PER_PUSH} while ${what}: p99 ${percentile(pair.loaded, 99).toFixed(1)} ms, p50 ${percentile(pair.loaded, 50).toFixed(1)} ms; the same with none: p99 ${percentile(pair.idle, 99).toFixed(1)} ms, p50 ${percentile(pair.idle, 50).toFixed(1)} ms; ${ROUNDS} rounds of each, alternated; target <= 1.5`;
     return [
-      result("defence.push_visible_p99_ratio", ratio(loaded), "ratio", undefined, lagNote(loaded, `4 anonymous viewers looped a report query of ~0.5 s CPU and 2 xlsx exports stalled unread (${viewers.calls()} data calls answered meanwhile)`)),
+      result(
+        "defence.push_visible_p99_ratio",
+        ratio(loaded),
+        "ratio",
+        undefined,
+        lagNote(
+          loaded,
+          `4 anonymous viewers looped a report query of ~0.5 s CPU and 2 xlsx exports stalled unread (${viewers.calls()} data calls answered meanwhile)`,
+        ),
+      ),
       result(
         "defence.push_visible_cpu_floor_ratio",
         percentile(loaded.loaded, 99) / percentile(floor.loaded, 99),
@@ -110,7 +134,13 @@ async function underReportLoad(): Promise<BenchResult[]> {
         `the floor of the ratio above on this machine: ${lagNote(admitted, "4 connections straight to the database looped the same query (as many as one tenant may run at once, without the service)")}`,
       ),
       result("defence.other_tenant_data_p99_ms", percentile(otherTenant.ms, 99), "ms", undefined, otherTenant.note),
-      result("defence.foreign_xact_visible_p99_ratio", ratio(shared), "ratio", undefined, lagNote(shared, "another database of the server held a writing transaction open")),
+      result(
+        "defence.foreign_xact_visible_p99_ratio",
+        ratio(shared),
+        "ratio",
+        undefined,
+        lagNote(shared, "another database of the server held a writing transaction open"),
+      ),
     ];
   } finally {
     await elsewhere.end();
@@ -124,7 +154,13 @@ interface Pair {
 }
 
 /** Rounds of pushes without and with the condition, alternated, idle first. */
-async function alternated(push: Push, listed: Listed, prefix: string, dayOffset: number, condition: Condition): Promise<Pair> {
+async function alternated(
+  push: Push,
+  listed: Listed,
+  prefix: string,
+  dayOffset: number,
+  condition: Condition,
+): Promise<Pair> {
   const pair: Pair = { idle: [], loaded: [] };
   for (let round = 0; round < ROUNDS; round++) {
     pair.idle.push(...(await lagsOfRound(push, listed, `${prefix}I${round}`, dayOf(dayOffset + 2 * round))));
@@ -140,7 +176,11 @@ async function alternated(push: Push, listed: Listed, prefix: string, dayOffset:
 
 const viewerHeaders = (tenant: string) => ({ "content-type": "application/json", "x-service-tenant": tenant });
 const dataCall = (url: string, tenant: string, reportId: string) =>
-  fetch(`${url}/api/reports/${reportId}/data`, { method: "POST", headers: viewerHeaders(tenant), body: JSON.stringify({}) }).then((answer) => answer.json());
+  fetch(`${url}/api/reports/${reportId}/data`, {
+    method: "POST",
+    headers: viewerHeaders(tenant),
+    body: JSON.stringify({}),
+  }).then((answer) => answer.json());
 
 /** 4 anonymous viewers looping the heavy query, and 2 xlsx exports whose clients never read. */
 function reportLoad(url: string): Condition & { calls(): number } {
@@ -194,7 +234,12 @@ function cpuBurn(databaseUrl: string, connections: number): Condition {
 
 /** Tenant "other"'s one-row data calls, one after another, while tenant "bench" runs 12 heavy queries at once. */
 async function otherTenantDataCalls(url: string): Promise<{ ms: number[]; note: string }> {
-  await publishBenchReport({ url }, "small", tableReportSpec("small", { q: "select count(*) as n from lab_reports" }), "other");
+  await publishBenchReport(
+    { url },
+    "small",
+    tableReportSpec("small", { q: "select count(*) as n from lab_reports" }),
+    "other",
+  );
   let running = true;
   let heavyAnswered = 0;
   const heavy = Array.from({ length: 12 }, async () => {
@@ -227,10 +272,19 @@ async function otherTenantDataCalls(url: string): Promise<{ ms: number[]; note: 
  */
 async function rebuildingAll(): Promise<BenchResult[]> {
   const databaseUrl = await createTestDatabase(false);
-  const first = await startBenchService({ DATABASE_URL: databaseUrl, OPEN_API_RATE_PER_SECOND: "100000", OPEN_API_BURST: "100000" });
+  const first = await startBenchService({
+    DATABASE_URL: databaseUrl,
+    OPEN_API_RATE_PER_SECOND: "100000",
+    OPEN_API_BURST: "100000",
+  });
   try {
     const { push } = await benchSender(first);
-    for (let p = 0; p < 1000; p++) await push(Array.from({ length: 20 }, (_, r) => labReport(`RB-${p}-${r}`, { reportedAt: `2026-01-${String((p % 28) + 1).padStart(2, "0")} 11:00:00` })));
+    for (let p = 0; p < 1000; p++)
+      await push(
+        Array.from({ length: 20 }, (_, r) =>
+          labReport(`RB-${p}-${r}`, { reportedAt: `2026-01-${String((p % 28) + 1).padStart(2, "0")} 11:00:00` }),
+        ),
+      );
     await first.db.query("update projection_generations set version = version - 1 where state = 'live'");
   } finally {
     await first.stop();
@@ -238,20 +292,32 @@ async function rebuildingAll(): Promise<BenchResult[]> {
   const faults: string[] = [];
   const log = pino({ level: "warn" }, { write: (line: string) => void faults.push(line) });
   const started = performance.now();
-  const config = configSchema.parse({ PORT: "0", DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ADMIN_TOKEN: BENCH_ADMIN_TOKEN, DB_POOL_MAX: "10" });
+  const config = configSchema.parse({
+    PORT: "0",
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: "warn",
+    ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+    DB_POOL_MAX: "10",
+  });
   const service = await startService({ config, role: "all", log, projections: allProjections });
   try {
     const ms: number[] = [];
     const { push } = await benchSender(service);
     let p = 0;
     for (;;) {
-      const outdated = await service.db.query("select count(*)::int as n from projection_generations where state = 'building'");
+      const outdated = await service.db.query(
+        "select count(*)::int as n from projection_generations where state = 'building'",
+      );
       const live = await service.db.query("select count(*)::int as n from projection_generations where state = 'live'");
-      if (outdated.rows[0].n === 0 && live.rows[0].n >= allProjections.length && performance.now() - started > 2000) break;
+      if (outdated.rows[0].n === 0 && live.rows[0].n >= allProjections.length && performance.now() - started > 2000)
+        break;
       if (performance.now() - started > 300_000) throw new Error("the rebuilds did not finish within 5 minutes");
       for (const call of [
         () => push([labReport(`RA-${p++}`)]),
-        () => fetch(`${service.url}/api/unmatched?limit=50`, { headers: benchHeaders }).then((answer) => answer.arrayBuffer()),
+        () =>
+          fetch(`${service.url}/api/unmatched?limit=50`, { headers: benchHeaders }).then((answer) =>
+            answer.arrayBuffer(),
+          ),
         () => fetch(`${service.url}/api/reports`, { headers: benchHeaders }).then((answer) => answer.arrayBuffer()),
       ]) {
         const at = performance.now();
@@ -262,8 +328,20 @@ async function rebuildingAll(): Promise<BenchResult[]> {
     const seconds = (performance.now() - started) / 1000;
     const broken = faults.filter((line) => /rebuild broken off|rebuild stopped|could not apply/.test(line));
     return [
-      result("defence.rebuild_all_failures", broken.length, "rebuilds", undefined, `${allProjections.length} projections outdated at once, rebuilt by a service started with DB_POOL_MAX=10 in ${seconds.toFixed(0)} s over ${await eventCount(service)} events; rebuilds a fault broke off or an event stopped; target 0`),
-      result("defence.rebuild_http_p99_ms", percentile(ms, 99), "ms", undefined, `${ms.length} calls (a push, the unmatched queue, the report list), one after another while the rebuilds ran: p50 ${percentile(ms, 50).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; target <= 1000 ms`),
+      result(
+        "defence.rebuild_all_failures",
+        broken.length,
+        "rebuilds",
+        undefined,
+        `${allProjections.length} projections outdated at once, rebuilt by a service started with DB_POOL_MAX=10 in ${seconds.toFixed(0)} s over ${await eventCount(service)} events; rebuilds a fault broke off or an event stopped; target 0`,
+      ),
+      result(
+        "defence.rebuild_http_p99_ms",
+        percentile(ms, 99),
+        "ms",
+        undefined,
+        `${ms.length} calls (a push, the unmatched queue, the report list), one after another while the rebuilds ran: p50 ${percentile(ms, 50).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; target <= 1000 ms`,
+      ),
     ];
   } finally {
     await service.stop();
@@ -273,5 +351,3 @@ async function rebuildingAll(): Promise<BenchResult[]> {
 async function eventCount(service: RunningService): Promise<number> {
   return (await service.db.query("select count(*)::int as n from events")).rows[0].n as number;
 }
-
-

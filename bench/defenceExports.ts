@@ -8,11 +8,16 @@ import { percentile, result, type BenchResult } from "./results.ts";
 import { stalledExport } from "./stalledExport.ts";
 
 /** An export big enough that a client that does not read stalls it on a full socket (as bench/defence.ts's). */
-const BIG_EXPORT_QUERY = "select g, md5(g::text) || md5((g * 7)::text) || md5((g * 13)::text) as filler from generate_series(1, 100000) g";
+const BIG_EXPORT_QUERY =
+  "select g, md5(g::text) || md5((g * 7)::text) || md5((g * 13)::text) as filler from generate_series(1, 100000) g";
 
 const viewerHeaders = (tenant: string) => ({ "content-type": "application/json", "x-service-tenant": tenant });
 const dataCall = (url: string, tenant: string, reportId: string) =>
-  fetch(`${url}/api/reports/${reportId}/data`, { method: "POST", headers: viewerHeaders(tenant), body: JSON.stringify({}) }).then((answer) => answer.json());
+  fetch(`${url}/api/reports/${reportId}/data`, {
+    method: "POST",
+    headers: viewerHeaders(tenant),
+    body: JSON.stringify({}),
+  }).then((answer) => answer.json());
 
 /**
  * Issue #52, finding 4: eight xlsx exports nobody reads, four of each of two tenants, each from an
@@ -28,9 +33,17 @@ export async function stalledExports(): Promise<BenchResult[]> {
       await publishBenchReport(service, "small", tableReportSpec("small", { q: "select 1 as n" }), tenant);
     }
     // Warm-up: loading exceljs, compiling the routes.
-    await fetch(`${url}/api/reports/big/export/xlsx`, { method: "POST", headers: viewerHeaders("bench"), body: "{}" }).then((answer) => answer.arrayBuffer());
+    await fetch(`${url}/api/reports/big/export/xlsx`, {
+      method: "POST",
+      headers: viewerHeaders("bench"),
+      body: "{}",
+    }).then((answer) => answer.arrayBuffer());
     const held = async () =>
-      (await service.db.query("select count(*)::int as n from pg_stat_activity where usename = 'dh_report_runner' and datname = current_database() and backend_xmin is not null")).rows[0].n as number;
+      (
+        await service.db.query(
+          "select count(*)::int as n from pg_stat_activity where usename = 'dh_report_runner' and datname = current_database() and backend_xmin is not null",
+        )
+      ).rows[0].n as number;
     const sockets = await Promise.all([
       ...[1, 2, 3, 4].map((n) => stalledExport(url, "bench", "big", `10.1.0.${n}`)),
       ...[1, 2, 3, 4].map((n) => stalledExport(url, "south", "big", `10.2.0.${n}`)),
@@ -47,7 +60,8 @@ export async function stalledExports(): Promise<BenchResult[]> {
           calls[tenant].push(performance.now() - at);
           if (!answer.queries.q.rows) failed++;
         }
-        if (heldUntil === null && performance.now() - started > 1000 && (await held()) === 0) heldUntil = performance.now();
+        if (heldUntil === null && performance.now() - started > 1000 && (await held()) === 0)
+          heldUntil = performance.now();
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     } finally {
@@ -57,8 +71,20 @@ export async function stalledExports(): Promise<BenchResult[]> {
     const note = (tenant: "bench" | "east", who: string) =>
       `${calls[tenant].length} one-row data calls of ${who}, one after another for 20 s, while 8 xlsx exports of tenants bench and south (4 each, each from an address of its own) were never read (REPORT_QUERIES_PER_TENANT 4, REPORT_POOL_SIZE 8; before issue #52 they held every turn of both tenants and the whole pool for REPORT_EXPORT_MAX_MS): p50 ${percentile(calls[tenant], 50).toFixed(1)} ms, max ${Math.max(...calls[tenant]).toFixed(1)} ms; ${failed} calls of either failed; target p99 <= 500 ms`;
     return [
-      result("defence.stalled_exports_same_tenant_p99_ms", percentile(calls.bench, 99), "ms", undefined, note("bench", "tenant bench (the stalled exports' own)")),
-      result("defence.stalled_exports_third_tenant_p99_ms", percentile(calls.east, 99), "ms", undefined, note("east", "tenant east (a third)")),
+      result(
+        "defence.stalled_exports_same_tenant_p99_ms",
+        percentile(calls.bench, 99),
+        "ms",
+        undefined,
+        note("bench", "tenant bench (the stalled exports' own)"),
+      ),
+      result(
+        "defence.stalled_exports_third_tenant_p99_ms",
+        percentile(calls.east, 99),
+        "ms",
+        undefined,
+        note("east", "tenant east (a third)"),
+      ),
       result(
         "defence.stalled_exports_held_s",
         heldSeconds,
@@ -82,10 +108,17 @@ const HUGE_VALUES_QUERY = "select g, repeat(md5(g::text), 16384) as v from gener
  */
 export async function largeAnswers(): Promise<BenchResult[]> {
   await buildServer();
-  const service = await spawnService({ databaseUrl: await createTestDatabase(false), env: { ADMIN_TOKEN: BENCH_ADMIN_TOKEN } });
+  const service = await spawnService({
+    databaseUrl: await createTestDatabase(false),
+    env: { ADMIN_TOKEN: BENCH_ADMIN_TOKEN },
+  });
   const mb = (bytes: number) => bytes / 1024 / 1024;
   const call = async (path: string) => {
-    const answer = await fetch(`${service.url}${path}`, { method: "POST", headers: viewerHeaders("bench"), body: "{}" });
+    const answer = await fetch(`${service.url}${path}`, {
+      method: "POST",
+      headers: viewerHeaders("bench"),
+      body: "{}",
+    });
     let bytes = 0;
     for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
     if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}`);
@@ -102,7 +135,11 @@ export async function largeAnswers(): Promise<BenchResult[]> {
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   try {
     await publishBenchReport(service, "huge", tableReportSpec("huge", { values: HUGE_VALUES_QUERY }));
-    await publishBenchReport(service, "huge-export", tableReportSpec("huge-export", { values: HUGE_VALUES_QUERY.replace("1200", "400") }));
+    await publishBenchReport(
+      service,
+      "huge-export",
+      tableReportSpec("huge-export", { values: HUGE_VALUES_QUERY.replace("1200", "400") }),
+    );
     await call("/api/reports/huge/data"); // warm-up
     await pause(4000);
     const idle = await settled();
@@ -115,11 +152,29 @@ export async function largeAnswers(): Promise<BenchResult[]> {
     resetPeakResident(service.pid);
     await call("/api/reports/huge-export/export/xlsx");
     const exportPeak = mb(peakResidentBytes(service.pid));
-    const answered = `8 data calls at once, each answering ${(mb(sizes[0]!)).toFixed(0)} MB (values of 512 kB, truncated at REPORT_RESULT_MAX_BYTES), to the service's own process (npm start's build and MALLOC_ARENA_MAX=2); idle ${idle.toFixed(0)} MB`;
+    const answered = `8 data calls at once, each answering ${mb(sizes[0]!).toFixed(0)} MB (values of 512 kB, truncated at REPORT_RESULT_MAX_BYTES), to the service's own process (npm start's build and MALLOC_ARENA_MAX=2); idle ${idle.toFixed(0)} MB`;
     return [
-      result("defence.large_answers_peak_mb", peak - idle, "MB", undefined, `peak resident memory above idle (VmHWM) while ${answered}, peak ${peak.toFixed(0)} MB; 256 MB of values in flight; target <= 384 MB (issue #52 found 1,481 MB in all)`),
-      result("defence.large_answers_after_mb", after - idle, "MB", undefined, `resident memory above idle 10 s after ${answered}: ${after.toFixed(0)} MB; target <= 64 MB (issue #52 found about 830 MB in all)`),
-      result("defence.large_values_xlsx_peak_mb", exportPeak - exportIdle, "MB", undefined, `peak resident memory above idle (${exportIdle.toFixed(0)} MB) during one xlsx export of 400 values of 512 kB (200 MB read): ${exportPeak.toFixed(0)} MB; target <= 100 MB (issue #52 found 653 MB in all)`),
+      result(
+        "defence.large_answers_peak_mb",
+        peak - idle,
+        "MB",
+        undefined,
+        `peak resident memory above idle (VmHWM) while ${answered}, peak ${peak.toFixed(0)} MB; 256 MB of values in flight; target <= 384 MB (issue #52 found 1,481 MB in all)`,
+      ),
+      result(
+        "defence.large_answers_after_mb",
+        after - idle,
+        "MB",
+        undefined,
+        `resident memory above idle 10 s after ${answered}: ${after.toFixed(0)} MB; target <= 64 MB (issue #52 found about 830 MB in all)`,
+      ),
+      result(
+        "defence.large_values_xlsx_peak_mb",
+        exportPeak - exportIdle,
+        "MB",
+        undefined,
+        `peak resident memory above idle (${exportIdle.toFixed(0)} MB) during one xlsx export of 400 values of 512 kB (200 MB read): ${exportPeak.toFixed(0)} MB; target <= 100 MB (issue #52 found 653 MB in all)`,
+      ),
     ];
   } finally {
     await service.stop();

@@ -56,7 +56,13 @@ export async function unmatchedUnderCallers(): Promise<BenchResult[]> {
         `push answered -> its reports counted by reconciliation, ${pair.loaded.length} pushes of 5 while the ${CALLERS} callers walked the queue: p99 ${percentile(pair.loaded, 99).toFixed(1)} ms, p50 ${percentile(pair.loaded, 50).toFixed(1)} ms; with none walking: p99 ${percentile(pair.idle, 99).toFixed(1)} ms, p50 ${percentile(pair.idle, 50).toFixed(1)} ms; ${ROUNDS} rounds of each, alternated; target <= 1.5`,
       ),
       result("defence.reconcile_90k_8_callers_s", reconciled.seconds, "s", undefined, reconciled.note),
-      result("defence.reconcile_90k_8_callers_rss_mb", reconciled.peakMb, "MB", undefined, `peak resident memory of the service process meanwhile: ${reconciled.note}`),
+      result(
+        "defence.reconcile_90k_8_callers_rss_mb",
+        reconciled.peakMb,
+        "MB",
+        undefined,
+        `peak resident memory of the service process meanwhile: ${reconciled.note}`,
+      ),
     ];
   } finally {
     await service.stop();
@@ -93,7 +99,11 @@ async function alternated(push: Push, listed: Listed, condition: Condition): Pro
 
 /** The open-API headers of a new client of tenant bench named `name`, once its key is accepted. */
 async function newClient(url: string, name: string): Promise<Record<string, string>> {
-  const created = await fetch(`${url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name, tenant: "bench" }) });
+  const created = await fetch(`${url}/api/admin/clients`, {
+    method: "POST",
+    headers: benchHeaders,
+    body: JSON.stringify({ name, tenant: "bench" }),
+  });
   const { key } = (await created.json()) as { key: string };
   const open = { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": "bench" };
   // The service, in another process, learns of a new key within moments, not at once.
@@ -109,7 +119,11 @@ async function sender(url: string): Promise<{ push: Push; listed: Listed }> {
   const open = await newClient(url, "bench lab");
   return {
     push: async (reports) => {
-      const answer = await fetch(`${url}/open/v1/lab/reports`, { method: "POST", headers: open, body: JSON.stringify({ reports }) });
+      const answer = await fetch(`${url}/open/v1/lab/reports`, {
+        method: "POST",
+        headers: open,
+        body: JSON.stringify({ reports }),
+      });
       if (answer.status !== 200) throw new Error(`push answered ${answer.status}: ${await answer.text()}`);
     },
     listed: async (day) => {
@@ -127,7 +141,9 @@ async function sender(url: string): Promise<{ push: Push; listed: Listed }> {
 async function seedQueue(databaseUrl: string): Promise<void> {
   const db = createPool(databaseUrl, { max: 1, applicationName: "bench-seed" });
   try {
-    const { rows } = await db.query("select schema_name from projection_generations where name = 'lab_reports' and state = 'live'");
+    const { rows } = await db.query(
+      "select schema_name from projection_generations where name = 'lab_reports' and state = 'live'",
+    );
     const schema = rows[0].schema_name as string;
     await db.query(
       `insert into ${schema}.lab_reports (tenant, external_id, report_no, matched, pending_reason, id_card, patient_name, his_patient_id, panel_name, specimen, status, lab_name,
@@ -164,7 +180,10 @@ function peakMeter(pid: number): { start(): void; peakMb(): number; stop(): void
 }
 
 /** 8 callers walking the whole queue page after page (the staff page's Show more, or a script), while the condition holds. */
-function queueWalkers(url: string, pid: number): Condition & { peakMb(): number; walks(): number; pages(): number; pagesPerSecond(): number } {
+function queueWalkers(
+  url: string,
+  pid: number,
+): Condition & { peakMb(): number; walks(): number; pages(): number; pagesPerSecond(): number } {
   let running = false;
   let loops: Promise<void>[] = [];
   let walks = 0;
@@ -173,7 +192,7 @@ function queueWalkers(url: string, pid: number): Condition & { peakMb(): number;
   let peakMb = 0;
   let meter = peakMeter(pid);
   const walk = async () => {
-    for (let next: string | null = `/api/unmatched?limit=${PAGE}`; next && running; ) {
+    for (let next: string | null = `/api/unmatched?limit=${PAGE}`; next && running;) {
       const answer: Response = await fetch(`${url}${next}`, { headers: benchHeaders });
       if (answer.status !== 200) throw new Error(`the queue answered ${answer.status}: ${await answer.text()}`);
       await answer.json();
@@ -217,7 +236,8 @@ async function reconcilers(url: string, pid: number): Promise<{ seconds: number;
     Array.from({ length: CALLERS }, async () => {
       const answer = await fetch(`${url}/open/v1/reconcile/lab?date=${QUEUE_DAY}`, { headers: open });
       const { data } = (await answer.json()) as { data: { labReportCount: number; externalIds: string[] } };
-      if (data.externalIds.length !== QUEUED || data.labReportCount !== QUEUED) throw new Error(`reconciliation answered ${data.externalIds.length} ids, counted ${data.labReportCount}`);
+      if (data.externalIds.length !== QUEUED || data.labReportCount !== QUEUED)
+        throw new Error(`reconciliation answered ${data.externalIds.length} ids, counted ${data.labReportCount}`);
       return data.labReportCount;
     }),
   );

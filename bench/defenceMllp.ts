@@ -20,9 +20,14 @@ export async function mllpIdleLockout(): Promise<BenchResult[]> {
   const service = await startBenchService({ HL7_MLLP_PORT: "0" });
   const idle: net.Socket[] = [];
   try {
-    const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name: "mllp lab", tenant: "bench" }) });
+    const created = await fetch(`${service.url}/api/admin/clients`, {
+      method: "POST",
+      headers: benchHeaders,
+      body: JSON.stringify({ name: "mllp lab", tenant: "bench" }),
+    });
     const { key } = (await created.json()) as { key: string };
-    const frame = (controlId: string) => mllpFrame(withSecurity(oruR01({ controlId, externalId: `LOCKOUT-${controlId}` }), key));
+    const frame = (controlId: string) =>
+      mllpFrame(withSecurity(oruR01({ controlId, externalId: `LOCKOUT-${controlId}` }), key));
     const ackOnce = async (controlId: string): Promise<boolean> => {
       const lab = await connectRaw(service.mllpPort!);
       try {
@@ -50,7 +55,8 @@ export async function mllpIdleLockout(): Promise<BenchResult[]> {
     const started = performance.now();
     let attempts = 0;
     while (!(await ackOnce(`LAB-${++attempts}`))) {
-      if (performance.now() - started > GIVE_UP_MS) throw new Error(`the laboratory got no ACK within ${GIVE_UP_MS / 1000} s`);
+      if (performance.now() - started > GIVE_UP_MS)
+        throw new Error(`the laboratory got no ACK within ${GIVE_UP_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const seconds = (performance.now() - started) / 1000;

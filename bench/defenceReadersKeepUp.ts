@@ -67,7 +67,9 @@ async function withPoisonedTenant(): Promise<BenchResult[]> {
  * back, and it pushes on every 50 ms; the stop lifts the trigger and retries it at once.
  */
 async function poison(db: Db, push: Push, pushed: () => void): Promise<() => Promise<void>> {
-  const { rows } = await db.query("select schema_name from projection_generations where name = 'lab_reports' and state = 'live'");
+  const { rows } = await db.query(
+    "select schema_name from projection_generations where name = 'lab_reports' and state = 'live'",
+  );
   const table = `${rows[0].schema_name}.lab_reports`;
   await db.query(`
     create or replace function bench_refuse() returns trigger language plpgsql as $$
@@ -75,7 +77,13 @@ async function poison(db: Db, push: Push, pushed: () => void): Promise<() => Pro
     create trigger bench_poison before insert or update on ${table} for each row when (new.tenant = 'poisoned') execute function bench_refuse()`);
   let n = 0;
   await push([labReport(`POISON-${Date.now()}-${n++}`)]);
-  await until("tenant poisoned held back", async () => (await db.query("select 1 from projection_quarantines where name = 'lab_reports' and tenant = 'poisoned'")).rowCount === 1, 30_000);
+  await until(
+    "tenant poisoned held back",
+    async () =>
+      (await db.query("select 1 from projection_quarantines where name = 'lab_reports' and tenant = 'poisoned'"))
+        .rowCount === 1,
+    30_000,
+  );
   let running = true;
   const pushing = (async () => {
     while (running) {
@@ -89,7 +97,11 @@ async function poison(db: Db, push: Push, pushed: () => void): Promise<() => Pro
     await pushing;
     await db.query(`drop trigger bench_poison on ${table}`);
     await clearError(db, "lab_reports");
-    await until("tenant poisoned caught up", async () => (await db.query("select 1 from projection_quarantines where name = 'lab_reports'")).rowCount === 0, 60_000);
+    await until(
+      "tenant poisoned caught up",
+      async () => (await db.query("select 1 from projection_quarantines where name = 'lab_reports'")).rowCount === 0,
+      60_000,
+    );
   };
 }
 
@@ -101,7 +113,8 @@ async function afterBulkJob(): Promise<BenchResult[]> {
     const { push, listed } = await benchSender(service, "other", TEST_ADMIN_TOKEN);
     await lagsOfRound(push, listed, "BW", dayOf(300)); // warm-up
     const before: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) before.push(...(await lagsOfRound(push, listed, `BI${round}`, dayOf(301 + round))));
+    for (let round = 0; round < ROUNDS; round++)
+      before.push(...(await lagsOfRound(push, listed, `BI${round}`, dayOf(301 + round))));
 
     const file = path.join(dir, "job.ndjson");
     await writeJobFile(file, "A", 0, BULK_REPORTS / 100);
@@ -110,7 +123,8 @@ async function afterBulkJob(): Promise<BenchResult[]> {
     await jobDone(service.url!, tenant.client.key, await uploadJob(service.url!, tenant.client.key, file));
     const after: number[] = [];
     const doneAt = performance.now();
-    for (let round = 0; performance.now() - doneAt < AFTER_BULK_MS; round++) after.push(...(await lagsOfRound(push, listed, `BL${round}`, dayOf(310 + round))));
+    for (let round = 0; performance.now() - doneAt < AFTER_BULK_MS; round++)
+      after.push(...(await lagsOfRound(push, listed, `BL${round}`, dayOf(310 + round))));
     const longest = await holds.stop();
     const ratio = percentile(after, 99) / percentile(before, 99);
     return [

@@ -17,14 +17,18 @@ const PAIRS = 3;
 /** Fails the run unless the index is there (on) or not (off): a figure of a switch that did nothing is no figure. */
 function derivationIndexBuilt(expected: boolean): (db: Db) => Promise<void> {
   return async (db) => {
-    const { rows } = await db.query("select count(*)::int as n from pg_indexes where indexname = 'lab_results_by_derivation_day'");
-    if ((rows[0].n > 0) !== expected) throw new Error(`DERIVATION_INDEX ${expected ? "on" : "off"}, yet ${rows[0].n} such indexes`);
+    const { rows } = await db.query(
+      "select count(*)::int as n from pg_indexes where indexname = 'lab_results_by_derivation_day'",
+    );
+    if (rows[0].n > 0 !== expected)
+      throw new Error(`DERIVATION_INDEX ${expected ? "on" : "off"}, yet ${rows[0].n} such indexes`);
   };
 }
 
 export async function derivedBenchmarks(): Promise<BenchResult[]> {
   const batches = Number(process.env.BENCH_INGEST_BATCHES ?? 50);
-  if (!Number.isInteger(batches) || batches < 1) throw new Error(`BENCH_INGEST_BATCHES must be a positive integer, not ${process.env.BENCH_INGEST_BATCHES}`);
+  if (!Number.isInteger(batches) || batches < 1)
+    throw new Error(`BENCH_INGEST_BATCHES must be a positive integer, not ${process.env.BENCH_INGEST_BATCHES}`);
   const on: OursRun[] = [];
   const off: OursRun[] = [];
   for (let pair = 0; pair < PAIRS; pair++) {
@@ -33,7 +37,11 @@ export async function derivedBenchmarks(): Promise<BenchResult[]> {
   }
   const rate = (runs: OursRun[]) => runs.reduce((sum, run) => sum + run.measured.reportsPerSecond, 0) / runs.length;
   const each = (runs: OursRun[]) => runs.map((run) => Math.round(run.measured.reportsPerSecond)).join(", ");
-  const p99 = (runs: OursRun[]) => percentile(runs.flatMap((run) => run.measured.pushMs), 99);
+  const p99 = (runs: OursRun[]) =>
+    percentile(
+      runs.flatMap((run) => run.measured.pushMs),
+      99,
+    );
   const behind = (runs: OursRun[]) => runs.map((run) => run.itemsBehindS.toFixed(1)).join(", ");
   const ratio = rate(on) / rate(off);
   return [

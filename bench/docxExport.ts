@@ -20,7 +20,9 @@ const spec = {
       sql: `select date_trunc('month', reported_at)::date as 月份, round(avg(std_value)::numeric, 1) as 血红蛋白, count(*) as 检验次数 from lab_results
             where std_code = 'HGB' [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]] group by 1 order by 1`,
     },
-    byWard: { sql: "select ward as 病区, count(*) as 检验次数, round(avg(std_value)::numeric, 1) as 平均值 from lab_results where std_code = 'HGB' group by 1 order by 1" },
+    byWard: {
+      sql: "select ward as 病区, count(*) as 检验次数, round(avg(std_value)::numeric, 1) as 平均值 from lab_results where std_code = 'HGB' group by 1 order by 1",
+    },
     ktv: {
       sql: `select date_trunc('month', reported_at)::date as 月份, round(avg(std_value)::numeric, 2) as ktv from lab_results
             where std_code = 'KTV' [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]] group by 1 order by 1`,
@@ -28,9 +30,29 @@ const spec = {
     codes: { sql: "select std_code as 项目, count(*) as 次数 from lab_results group by 1 order by 1" },
   },
   nodes: [
-    { id: "intro", type: "text", markdown: "# 透析质量\n\n本月 **血红蛋白** 与 *Kt/V* 概览。\n\n- 数据来自检验系统\n- 每月更新" },
-    { id: "line", type: "chart", chart: "line", title: "血红蛋白月度趋势", query: "monthly", x: "月份", y: ["血红蛋白"] },
-    { id: "bar", type: "chart", chart: "bar", title: "各病区检验次数", query: "byWard", x: "病区", y: ["检验次数", "平均值"] },
+    {
+      id: "intro",
+      type: "text",
+      markdown: "# 透析质量\n\n本月 **血红蛋白** 与 *Kt/V* 概览。\n\n- 数据来自检验系统\n- 每月更新",
+    },
+    {
+      id: "line",
+      type: "chart",
+      chart: "line",
+      title: "血红蛋白月度趋势",
+      query: "monthly",
+      x: "月份",
+      y: ["血红蛋白"],
+    },
+    {
+      id: "bar",
+      type: "chart",
+      chart: "bar",
+      title: "各病区检验次数",
+      query: "byWard",
+      x: "病区",
+      y: ["检验次数", "平均值"],
+    },
     { id: "area", type: "chart", chart: "area", title: "Kt/V 月度趋势", query: "ktv", x: "月份", y: ["ktv"] },
     { id: "pie", type: "chart", chart: "pie", title: "检验项目构成", query: "codes", x: "项目", y: ["次数"] },
     { id: "table", type: "table", title: "月度明细", query: "monthly" },
@@ -62,7 +84,11 @@ export async function docxExportBenchmarks(): Promise<BenchResult[]> {
     let bytes = 0;
     const exportOnce = async (reportId = "bench-docx") => {
       const started = performance.now();
-      const response = await fetch(`${service.url}/api/reports/${reportId}/export/docx`, { method: "POST", headers, body: JSON.stringify({ version: "v1" }) });
+      const response = await fetch(`${service.url}/api/reports/${reportId}/export/docx`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ version: "v1" }),
+      });
       const file = Buffer.from(await response.arrayBuffer());
       if (response.status !== 200) throw new Error(`export failed: ${response.status} ${file.toString("utf8")}`);
       bytes = file.length;
@@ -80,9 +106,27 @@ export async function docxExportBenchmarks(): Promise<BenchResult[]> {
     const bigSeconds = await exportOnce("bench-docx-big");
     loopDelay.disable();
     return [
-      result("export.docx_4charts_s", median(runs), "s", undefined, `docx export over HTTP of a report with 4 charts (line, bar, area, pie), text and a table over ${RESULT_ROWS} results; median of 5 after a warm-up (runs ${runs.map((r) => r.toFixed(2)).join(", ")} s; ${Math.round(smallBytes / 1024)} KiB)`),
-      result("export.docx_20charts_2000points_s", bigSeconds, "s", undefined, `docx export over HTTP of ${BIG_CHARTS} charts (line, bar, area, scatter; 2 series) of ${BIG_POINTS} points each, once (${Math.round(bytes / 1024)} KiB)`),
-      result("export.docx_20charts_event_loop_max_ms", loopDelay.max / 1e6, "ms", undefined, `the longest event-loop delay during that export (perf_hooks.monitorEventLoopDelay, 10 ms resolution): how long a request such as GET /healthz could wait`),
+      result(
+        "export.docx_4charts_s",
+        median(runs),
+        "s",
+        undefined,
+        `docx export over HTTP of a report with 4 charts (line, bar, area, pie), text and a table over ${RESULT_ROWS} results; median of 5 after a warm-up (runs ${runs.map((r) => r.toFixed(2)).join(", ")} s; ${Math.round(smallBytes / 1024)} KiB)`,
+      ),
+      result(
+        "export.docx_20charts_2000points_s",
+        bigSeconds,
+        "s",
+        undefined,
+        `docx export over HTTP of ${BIG_CHARTS} charts (line, bar, area, scatter; 2 series) of ${BIG_POINTS} points each, once (${Math.round(bytes / 1024)} KiB)`,
+      ),
+      result(
+        "export.docx_20charts_event_loop_max_ms",
+        loopDelay.max / 1e6,
+        "ms",
+        undefined,
+        `the longest event-loop delay during that export (perf_hooks.monitorEventLoopDelay, 10 ms resolution): how long a request such as GET /healthz could wait`,
+      ),
     ];
   } finally {
     await service.stop();

@@ -25,7 +25,10 @@ export async function editorBenchmarks(): Promise<BenchResult[]> {
   const browser = await launchChromium({ viewport: { width: 1600, height: 1000 } });
   try {
     const page = await browser.context.newPage();
-    await page.addInitScript(([token, tenant]) => sessionStorage.setItem("dialysis-hub.staff.session", JSON.stringify({ token, tenant })), [BENCH_ADMIN_TOKEN, DEMO_TENANT]);
+    await page.addInitScript(
+      ([token, tenant]) => sessionStorage.setItem("dialysis-hub.staff.session", JSON.stringify({ token, tenant })),
+      [BENCH_ADMIN_TOKEN, DEMO_TENANT],
+    );
     await page.goto(`${service.url}/staff?tenant=${DEMO_TENANT}&lang=en#edit/${ADEQUACY_REPORT_ID}`);
     const sql = page.locator(".sql-field .cm-content").first();
     await sql.waitFor({ timeout: 30_000 });

@@ -32,7 +32,8 @@ export async function embedBenchmarks(): Promise<BenchResult[]> {
           ms: performance.getEntriesByName("all-rendered")[0]?.startTime ?? Number.NaN,
           failed: document.querySelectorAll("#app .node[data-state=error]").length,
         }));
-        if (failed > 0 || !Number.isFinite(ms)) throw new Error(`the embed page did not render cleanly (${failed} nodes in error)`);
+        if (failed > 0 || !Number.isFinite(ms))
+          throw new Error(`the embed page did not render cleanly (${failed} nodes in error)`);
         return ms;
       } finally {
         await page.close();

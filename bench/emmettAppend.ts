@@ -48,7 +48,10 @@ function assertCount(name: string, value: number): void {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
 }
 
-export async function measureEmmettAppend(connectionString: string, workload: AppendWorkload): Promise<AppendMeasurement> {
+export async function measureEmmettAppend(
+  connectionString: string,
+  workload: AppendWorkload,
+): Promise<AppendMeasurement> {
   const { writers, appendsPerWriter, eventsPerAppend, payload } = workload;
   assertCount("writers", writers);
   assertCount("appendsPerWriter", appendsPerWriter);
@@ -69,13 +72,18 @@ export async function measureEmmettAppend(connectionString: string, workload: Ap
       await store.schema.migrate();
 
       const events = (writer: number, append: number): Measured[] =>
-        Array.from({ length: eventsPerAppend }, (_, event) => ({ type: "Measured", data: payload(writer, append, event) }));
+        Array.from({ length: eventsPerAppend }, (_, event) => ({
+          type: "Measured",
+          data: payload(writer, append, event),
+        }));
 
       const warmUp = await store.appendToStream<Measured>("warmup-0", events(-1, 0), {
         expectedStreamVersion: PostgreSQLEventStoreDefaultStreamVersion,
       });
       if (warmUp.nextExpectedStreamVersion !== BigInt(eventsPerAppend)) {
-        throw new Error(`Emmett warm-up append returned version ${warmUp.nextExpectedStreamVersion}, expected ${eventsPerAppend}`);
+        throw new Error(
+          `Emmett warm-up append returned version ${warmUp.nextExpectedStreamVersion}, expected ${eventsPerAppend}`,
+        );
       }
 
       let failed = false;
@@ -84,10 +92,14 @@ export async function measureEmmettAppend(connectionString: string, workload: Ap
         let version: bigint = PostgreSQLEventStoreDefaultStreamVersion; // 0n: stream must not exist yet
         for (let a = 0; a < appendsPerWriter && !failed; a++) {
           try {
-            const result = await store.appendToStream<Measured>(streamName, events(w, a), { expectedStreamVersion: version });
+            const result = await store.appendToStream<Measured>(streamName, events(w, a), {
+              expectedStreamVersion: version,
+            });
             const expected = version + BigInt(eventsPerAppend);
             if (result.nextExpectedStreamVersion !== expected) {
-              throw new Error(`${streamName}: Emmett returned version ${result.nextExpectedStreamVersion}, expected ${expected}`);
+              throw new Error(
+                `${streamName}: Emmett returned version ${result.nextExpectedStreamVersion}, expected ${expected}`,
+              );
             }
             version = result.nextExpectedStreamVersion;
           } catch (error) {

@@ -21,23 +21,38 @@ import { percentile, result, type BenchResult } from "./results.ts";
 
 const LAG_SAMPLES = 50;
 const PROMOTE_AFTER_MS = 1000;
-const PROBE_SPEC = tableReportSpec("Newest probe", { newest: "select max(external_id) as newest from lab_reports where external_id like 'LAG-%'" });
+const PROBE_SPEC = tableReportSpec("Newest probe", {
+  newest: "select max(external_id) as newest from lab_reports where external_id like 'LAG-%'",
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function replicaLag(): Promise<number[]> {
   const servers = await startReplicatedPostgres({ synchronous: false });
-  const service = await spawnService({ databaseUrl: servers.primaryUrl, env: { DATASOURCE_CLINICAL_URL: servers.standbyUrl, OPEN_API_RATE_PER_SECOND: "1000", OPEN_API_BURST: "1000" } });
+  const service = await spawnService({
+    databaseUrl: servers.primaryUrl,
+    env: { DATASOURCE_CLINICAL_URL: servers.standbyUrl, OPEN_API_RATE_PER_SECOND: "1000", OPEN_API_BURST: "1000" },
+  });
   try {
     const tenant = await ingestionTenant(service, "lag");
-    await tenant.call("PUT", "/api/reports/probe/draft", { token: tenant.authorToken, body: { title: "Probe", spec: PROBE_SPEC } });
-    const published = await tenant.call("POST", "/api/reports/probe/publish", { token: tenant.authorToken, body: { mode: "dynamic", note: "bench" } });
+    await tenant.call("PUT", "/api/reports/probe/draft", {
+      token: tenant.authorToken,
+      body: { title: "Probe", spec: PROBE_SPEC },
+    });
+    const published = await tenant.call("POST", "/api/reports/probe/publish", {
+      token: tenant.authorToken,
+      body: { mode: "dynamic", note: "bench" },
+    });
     if (published.status !== 201) throw new Error(`probe report not published: ${JSON.stringify(published.body)}`);
     // Four senders pushing batches of 100 new reports all along, as in the ingest bench.
     let loading = true;
     const load = Promise.all(
       Array.from({ length: 4 }, async (_, sender) => {
-        for (let batch = 0; loading; batch++) await tenant.push("lab", Array.from({ length: 100 }, (_, i) => labReport(`LOAD-${sender}-${batch}-${i}`)));
+        for (let batch = 0; loading; batch++)
+          await tenant.push(
+            "lab",
+            Array.from({ length: 100 }, (_, i) => labReport(`LOAD-${sender}-${batch}-${i}`)),
+          );
       }),
     );
     const lags: number[] = [];
@@ -66,7 +81,10 @@ async function replicaLag(): Promise<number[]> {
 
 async function failover(): Promise<{ unavailableSeconds: number; lost: number; answered: number }> {
   const servers = await startReplicatedPostgres({ synchronous: true });
-  const service = await spawnService({ databaseUrl: servers.bothUrl, env: { OPEN_API_RATE_PER_SECOND: "1000", OPEN_API_BURST: "1000", DB_QUERY_TIMEOUT_MS: "5000" } });
+  const service = await spawnService({
+    databaseUrl: servers.bothUrl,
+    env: { OPEN_API_RATE_PER_SECOND: "1000", OPEN_API_BURST: "1000", DB_QUERY_TIMEOUT_MS: "5000" },
+  });
   try {
     const tenant = await ingestionTenant(service, "fo");
     const answered: string[] = [];
@@ -75,7 +93,12 @@ async function failover(): Promise<{ unavailableSeconds: number; lost: number; a
     const senders = Array.from({ length: 2 }, async (_, sender) => {
       for (let i = 0; !stop; i++) {
         const ids = Array.from({ length: 10 }, (_, j) => `FO-${sender}-${i}-${j}`);
-        const answer = await tenant.push("lab", ids.map((id) => labReport(id))).catch(() => null);
+        const answer = await tenant
+          .push(
+            "lab",
+            ids.map((id) => labReport(id)),
+          )
+          .catch(() => null);
         if (answer?.status === 200) {
           answered.push(...ids);
           okTimes.push(performance.now());
@@ -97,8 +120,15 @@ async function failover(): Promise<{ unavailableSeconds: number; lost: number; a
     const promoted = new pg.Client({ connectionString: servers.standbyUrl });
     await promoted.connect();
     try {
-      const { rows } = await promoted.query("select count(distinct stream_id)::int as n from events where stream_id = any($1)", [answered.map((id) => `lab-report:${id}`)]);
-      return { unavailableSeconds: (back - killed) / 1000, lost: answered.length - rows[0].n, answered: answered.length };
+      const { rows } = await promoted.query(
+        "select count(distinct stream_id)::int as n from events where stream_id = any($1)",
+        [answered.map((id) => `lab-report:${id}`)],
+      );
+      return {
+        unavailableSeconds: (back - killed) / 1000,
+        lost: answered.length - rows[0].n,
+        answered: answered.length,
+      };
     } finally {
       await promoted.end();
     }
@@ -113,8 +143,26 @@ export async function failoverBenchmarks(): Promise<BenchResult[]> {
   const lags = await replicaLag();
   const fo = await failover();
   return [
-    result("replica.report_lag_p99_ms", percentile(lags, 99), "ms", undefined, `push answered -> visible to a report query on an asynchronous replica, ${LAG_SAMPLES} probes while 4 senders push; p50 ${percentile(lags, 50).toFixed(0)} ms; target <= 1,000`),
-    result("failover.unavailable_s", fo.unavailableSeconds, "s", undefined, `SIGKILL of the primary -> first push answered 200 by the promoted synchronous standby, promoted ${PROMOTE_AFTER_MS} ms after the kill; target <= 15`),
-    result("failover.lost_reports", fo.lost, "reports", undefined, `reports answered 200 (of ${fo.answered}) missing on the new primary; target 0`),
+    result(
+      "replica.report_lag_p99_ms",
+      percentile(lags, 99),
+      "ms",
+      undefined,
+      `push answered -> visible to a report query on an asynchronous replica, ${LAG_SAMPLES} probes while 4 senders push; p50 ${percentile(lags, 50).toFixed(0)} ms; target <= 1,000`,
+    ),
+    result(
+      "failover.unavailable_s",
+      fo.unavailableSeconds,
+      "s",
+      undefined,
+      `SIGKILL of the primary -> first push answered 200 by the promoted synchronous standby, promoted ${PROMOTE_AFTER_MS} ms after the kill; target <= 15`,
+    ),
+    result(
+      "failover.lost_reports",
+      fo.lost,
+      "reports",
+      undefined,
+      `reports answered 200 (of ${fo.answered}) missing on the new primary; target 0`,
+    ),
   ];
 }

@@ -30,7 +30,14 @@ function reportEntries(sender: number, i: number, patientUrl: string): BundleEnt
     resource: {
       resourceType: "Observation",
       status: "final",
-      code: { coding: [j < LOINC.length ? { system: "http://loinc.org", code: LOINC[j]! } : { system: "http://lis.example.cn/items", code: `X${j}` }], text: `项目${j}` },
+      code: {
+        coding: [
+          j < LOINC.length
+            ? { system: "http://loinc.org", code: LOINC[j]! }
+            : { system: "http://lis.example.cn/items", code: `X${j}` },
+        ],
+        text: `项目${j}`,
+      },
       valueQuantity: { value: value(i, j), unit: "g/L" },
       referenceRange: [{ low: { value: 1 }, high: { value: 100 } }],
       interpretation: [{ coding: [{ code: "N" }] }],
@@ -56,17 +63,38 @@ function bundle(sender: number, from: number): Bundle {
   const patientUrl = `urn:uuid:patient-${sender}-${from}`;
   const patient: BundleEntry<Patient> = {
     fullUrl: patientUrl,
-    resource: { resourceType: "Patient", identifier: [{ system: NATIONAL_ID_SYSTEM, value: ZHANG_SAN.idCard }], name: [{ text: ZHANG_SAN.name }] },
+    resource: {
+      resourceType: "Patient",
+      identifier: [{ system: NATIONAL_ID_SYSTEM, value: ZHANG_SAN.idCard }],
+      name: [{ text: ZHANG_SAN.name }],
+    },
   };
-  return { resourceType: "Bundle", type: "batch", entry: [patient, ...Array.from({ length: REPORTS_PER_BUNDLE }, (_, k) => reportEntries(sender, from + k, patientUrl)).flat()] };
+  return {
+    resourceType: "Bundle",
+    type: "batch",
+    entry: [
+      patient,
+      ...Array.from({ length: REPORTS_PER_BUNDLE }, (_, k) => reportEntries(sender, from + k, patientUrl)).flat(),
+    ],
+  };
 }
 
-const dictionaryCodeOf = new Map(loadDefaultDictionary().items.flatMap((item) => (item.loinc ? [[item.loinc, item.code] as const] : [])));
+const dictionaryCodeOf = new Map(
+  loadDefaultDictionary().items.flatMap((item) => (item.loinc ? [[item.loinc, item.code] as const] : [])),
+);
 
 /** The same report as a JSON push sends it (items by the dictionary codes the Bundle's LOINC codes name). */
 function jsonReport(sender: number, i: number) {
   return labReport(`JSONF-${sender}-${i}`, {
-    items: Array.from({ length: RESULTS }, (_, j) => ({ itemCode: j < LOINC.length ? (dictionaryCodeOf.get(LOINC[j]!) ?? LOINC[j]!) : `X${j}`, itemName: `项目${j}`, value: value(i, j), unit: "g/L", refLow: 1, refHigh: 100, abnormalFlag: "N" })),
+    items: Array.from({ length: RESULTS }, (_, j) => ({
+      itemCode: j < LOINC.length ? (dictionaryCodeOf.get(LOINC[j]!) ?? LOINC[j]!) : `X${j}`,
+      itemName: `项目${j}`,
+      value: value(i, j),
+      unit: "g/L",
+      refLow: 1,
+      refHigh: 100,
+      abnormalFlag: "N",
+    })),
   });
 }
 
@@ -76,7 +104,13 @@ async function measure(kind: "fhir" | "json"): Promise<{ perSecond: number; acce
     const tenant = await ingestionTenant(service, "lab");
     // Built before the clock starts: the senders' own work is not the service's.
     const bodies = Array.from({ length: SENDERS }, (_, s) =>
-      Array.from({ length: BUNDLES_PER_SENDER }, (_, b) => (kind === "fhir" ? JSON.stringify(bundle(s, b * REPORTS_PER_BUNDLE)) : JSON.stringify({ reports: Array.from({ length: REPORTS_PER_BUNDLE }, (_, k) => jsonReport(s, b * REPORTS_PER_BUNDLE + k)) }))),
+      Array.from({ length: BUNDLES_PER_SENDER }, (_, b) =>
+        kind === "fhir"
+          ? JSON.stringify(bundle(s, b * REPORTS_PER_BUNDLE))
+          : JSON.stringify({
+              reports: Array.from({ length: REPORTS_PER_BUNDLE }, (_, k) => jsonReport(s, b * REPORTS_PER_BUNDLE + k)),
+            }),
+      ),
     );
     return await timedSenders(
       bodies.map((mine) => async () => {
@@ -84,12 +118,21 @@ async function measure(kind: "fhir" | "json"): Promise<{ perSecond: number; acce
         for (const body of mine) {
           const answer = await fetch(`${service.url}${kind === "fhir" ? "/fhir/r4" : "/open/v1/lab/reports"}`, {
             method: "POST",
-            headers: { authorization: `Bearer ${tenant.client.key}`, "content-type": kind === "fhir" ? "application/fhir+json" : "application/json" },
+            headers: {
+              authorization: `Bearer ${tenant.client.key}`,
+              "content-type": kind === "fhir" ? "application/fhir+json" : "application/json",
+            },
             body,
           });
-          const answered = (await answer.json()) as { data?: { accepted: number }; entry?: Array<{ response: { status: string } }> };
+          const answered = (await answer.json()) as {
+            data?: { accepted: number };
+            entry?: Array<{ response: { status: string } }>;
+          };
           if (kind === "json") accepted += answered.data?.accepted ?? 0;
-          else accepted += (answered.entry ?? []).filter((entry, k) => k % (RESULTS + 1) === 1 && entry.response.status === "201 Created").length;
+          else
+            accepted += (answered.entry ?? []).filter(
+              (entry, k) => k % (RESULTS + 1) === 1 && entry.response.status === "201 Created",
+            ).length;
         }
         return accepted;
       }),
@@ -104,7 +147,8 @@ export async function fhirBenchmarks(): Promise<BenchResult[]> {
   const total = SENDERS * BUNDLES_PER_SENDER * REPORTS_PER_BUNDLE;
   const json = await measure("json");
   const fhir = await measure("fhir");
-  if (fhir.accepted !== total || json.accepted !== total) throw new Error(`not every report was accepted: FHIR ${fhir.accepted}, JSON ${json.accepted} of ${total}`);
+  if (fhir.accepted !== total || json.accepted !== total)
+    throw new Error(`not every report was accepted: FHIR ${fhir.accepted}, JSON ${json.accepted} of ${total}`);
   const note = `batch Bundles of ${REPORTS_PER_BUNDLE} DiagnosticReports x ${RESULTS} Observations, ${SENDERS} senders, ${total} reports, until the last answer; baseline: the same reports pushed as JSON, ${REPORTS_PER_BUNDLE} a push, ${SENDERS} senders; target ratio >= 0.7`;
   return [result("fhir.reports_per_s", fhir.perSecond, "reports/s", json.perSecond, note)];
 }

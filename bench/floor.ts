@@ -9,7 +9,19 @@ import { labResultsProjection } from "../projections/ingestion/labResults.ts";
 import { createGeneration } from "../projections/runtime/generations.ts";
 import { createTestDatabase, testServerUrl } from "../test/support/database.ts";
 import { templateReports, withCompactMapping, type TemplateReport } from "./floorPayloads.ts";
-import { copyEvents, copyItems, insertCheckpoint, insertEvents, insertItems, insertItemsFromEvents, insertReportRows, writeEvents, writeItems, type Piece, type ReadSchemas } from "./floorWrites.ts";
+import {
+  copyEvents,
+  copyItems,
+  insertCheckpoint,
+  insertEvents,
+  insertItems,
+  insertItemsFromEvents,
+  insertReportRows,
+  writeEvents,
+  writeItems,
+  type Piece,
+  type ReadSchemas,
+} from "./floorWrites.ts";
 import { ITEMS, SENDERS } from "./ingestSenders.ts";
 import { printProfiles, profiledBulk, profiledHl7, profiledPush } from "./profiledRuns.ts";
 import { median, result, type BenchResult } from "./results.ts";
@@ -46,7 +58,8 @@ interface Settings {
 function settings(): Settings {
   const number = (name: string, fallback: number) => {
     const value = Number(process.env[name] ?? fallback);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, not ${process.env[name]}`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`${name} must be a positive integer, not ${process.env[name]}`);
     return value;
   };
   const reports = number("BENCH_FLOOR_REPORTS", 40_000);
@@ -140,34 +153,57 @@ async function oneRun(templates: TemplateReport[], { reports, writers }: Setting
   // events so stored, the item rows as the projection writes them, and as a rebuild loads them.
   await onFreshDatabase(writers, async ({ db, schemas }) => {
     const positions: number[][] = [];
-    run.events_values = rate(await timedPieces(writers, bulkPieces, async (p) => void (positions[p] = await insertEvents(db, bulkPiece(p), "values"))));
+    run.events_values = rate(
+      await timedPieces(
+        writers,
+        bulkPieces,
+        async (p) => void (positions[p] = await insertEvents(db, bulkPiece(p), "values")),
+      ),
+    );
     await db.query("analyze events");
-    run.items_from_events = rate(await timedPieces(writers, bulkPieces, (p) => insertItemsFromEvents(db, schemas, positions[p]!)));
+    run.items_from_events = rate(
+      await timedPieces(writers, bulkPieces, (p) => insertItemsFromEvents(db, schemas, positions[p]!)),
+    );
     const rebuilt = await rebuildItems(db, positions.flat());
     run.rebuild_load_s = rebuilt.loadSeconds;
     run.rebuild_finish_s = rebuilt.finishSeconds;
     run.rebuild = rate(rebuilt.loadSeconds + rebuilt.finishSeconds);
   });
   await onFreshDatabase(writers, async ({ db }) => {
-    run.events_unnest = rate(await timedPieces(writers, bulkPieces, async (p) => void (await insertEvents(db, bulkPiece(p), "unnest"))));
+    run.events_unnest = rate(
+      await timedPieces(writers, bulkPieces, async (p) => void (await insertEvents(db, bulkPiece(p), "unnest"))),
+    );
   });
   await onFreshDatabase(writers, async ({ db }) => {
-    run.events_copy = rate(await timedPieces(writers, bulkPieces, (p) => inTransaction(db, (tx) => copyEvents(tx, bulkPiece(p)))));
+    run.events_copy = rate(
+      await timedPieces(writers, bulkPieces, (p) => inTransaction(db, (tx) => copyEvents(tx, bulkPiece(p)))),
+    );
   });
   // The same events stored out of line uncompressed: what lz4 costs the append.
   await onFreshDatabase(writers, async ({ db }) => {
     await db.query("alter table events alter column data set storage external");
-    run.events_uncompressed = rate(await timedPieces(writers, bulkPieces, async (p) => void (await insertEvents(db, bulkPiece(p), "values"))));
+    run.events_uncompressed = rate(
+      await timedPieces(writers, bulkPieces, async (p) => void (await insertEvents(db, bulkPiece(p), "values"))),
+    );
   });
   await onFreshDatabase(writers, async ({ db, schemas }) => {
     run.items = rate(await timedPieces(writers, bulkPieces, (p) => insertItems(db, schemas, bulkPiece(p))));
   });
   await onFreshDatabase(writers, async ({ db, schemas }) => {
-    run.items_copy = rate(await timedPieces(writers, bulkPieces, (p) => inTransaction(db, (tx) => copyItems(tx, schemas, bulkPiece(p)))));
+    run.items_copy = rate(
+      await timedPieces(writers, bulkPieces, (p) => inTransaction(db, (tx) => copyItems(tx, schemas, bulkPiece(p)))),
+    );
   });
   await onFreshDatabase(writers, async ({ db, schemas }) => {
     run.report_rows = rate(
-      await timedPieces(writers, bulkPieces, (p) => insertReportRows(db, schemas, bulkPiece(p), Array.from({ length: BULK_PIECE }, (_, i) => p * BULK_PIECE + i + 1))),
+      await timedPieces(writers, bulkPieces, (p) =>
+        insertReportRows(
+          db,
+          schemas,
+          bulkPiece(p),
+          Array.from({ length: BULK_PIECE }, (_, i) => p * BULK_PIECE + i + 1),
+        ),
+      ),
     );
   });
   // The bulk import's floor: a piece's events, its checkpoint, its item and report rows in one
@@ -197,7 +233,12 @@ async function oneRun(templates: TemplateReport[], { reports, writers }: Setting
 }
 
 /** The bulk import's floor in reports/s: a piece's events, its checkpoint, its item and report rows in one transaction per piece. */
-async function bulkPiecesFloor(templates: TemplateReport[], { reports, writers }: Pick<Settings, "reports" | "writers">, eventsForm: "values" | "unnest" | "copy", itemsForm: "unnest" | "copy"): Promise<number> {
+async function bulkPiecesFloor(
+  templates: TemplateReport[],
+  { reports, writers }: Pick<Settings, "reports" | "writers">,
+  eventsForm: "values" | "unnest" | "copy",
+  itemsForm: "unnest" | "copy",
+): Promise<number> {
   return onFreshDatabase(writers, async ({ db, schemas }) => {
     const seconds = await timedPieces(writers, reports / BULK_PIECE, (p) =>
       inTransaction(db, async (tx) => {
@@ -221,7 +262,10 @@ export async function bulkFloorReportsPerSecond(): Promise<{ rate: number; note:
   const chosen = settings();
   const templates = await templateReports(TEMPLATE_BATCHES);
   const rate = await bulkPiecesFloor(templates, chosen, "copy", "copy");
-  return { rate, note: `the floor: ${chosen.reports} reports in pieces of ${BULK_PIECE}, each one transaction with its events and item rows by COPY, the checkpoint event and the report rows, ${chosen.writers} writers, on a fresh database (npm run bench -- floor)` };
+  return {
+    rate,
+    note: `the floor: ${chosen.reports} reports in pieces of ${BULK_PIECE}, each one transaction with its events and item rows by COPY, the checkpoint event and the report rows, ${chosen.writers} writers, on a fresh database (npm run bench -- floor)`,
+  };
 }
 
 /**
@@ -230,7 +274,10 @@ export async function bulkFloorReportsPerSecond(): Promise<{ rate: number; note:
  * payloads, then the projection's finishLoad (its two secondary indexes and the summaries).
  */
 async function rebuildItems(db: Db, positions: number[]): Promise<{ loadSeconds: number; finishSeconds: number }> {
-  const schema = await withTransaction(db, async (tx) => (await createGeneration(tx, labResultsProjection, "building")).schemaName);
+  const schema = await withTransaction(
+    db,
+    async (tx) => (await createGeneration(tx, labResultsProjection, "building")).schemaName,
+  );
   const client = await db.connect();
   try {
     const loading = performance.now();
@@ -263,7 +310,10 @@ async function profiledPaths() {
     await profiledHl7(count("BENCH_PROFILE_HL7_MESSAGES", 1000)),
   ];
   printProfiles(runs);
-  writeFileSync(PROFILE_SUMMARY, `${JSON.stringify({ measuredAt: new Date().toISOString(), loadAverage: loadAverage(), runs }, null, 2)}\n`);
+  writeFileSync(
+    PROFILE_SUMMARY,
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), loadAverage: loadAverage(), runs }, null, 2)}\n`,
+  );
   console.log(`\nwritten to ${PROFILE_SUMMARY}`);
   return runs;
 }
@@ -271,23 +321,35 @@ async function profiledPaths() {
 export async function floorBenchmarks(): Promise<BenchResult[]> {
   const chosen = settings();
   const templates = await templateReports(TEMPLATE_BATCHES);
-  const bytesOf = (reports: TemplateReport[]) => reports.reduce((sum, t) => sum + Buffer.byteLength(t.dataJson), 0) / reports.length;
+  const bytesOf = (reports: TemplateReport[]) =>
+    reports.reduce((sum, t) => sum + Buffer.byteLength(t.dataJson), 0) / reports.length;
   const eventBytes = bytesOf(templates);
-  console.error(`  floor: ${chosen.reports} reports x ${ITEMS.length} items per figure, ${chosen.repeats} runs, ${chosen.writers} writers; events of ${Math.round(eventBytes)} bytes of JSON`);
+  console.error(
+    `  floor: ${chosen.reports} reports x ${ITEMS.length} items per figure, ${chosen.repeats} runs, ${chosen.writers} writers; events of ${Math.round(eventBytes)} bytes of JSON`,
+  );
   const runs: Run[] = [];
   const loads: string[] = [];
   for (let r = 0; r < chosen.repeats; r++) {
     const before = loadAverage();
     runs.push(await oneRun(templates, chosen));
     loads.push(`${before} -> ${loadAverage()}`);
-    console.error(`  floor run ${r + 1}: ${Object.entries(runs.at(-1)!).map(([k, v]) => `${k} ${v.toFixed(k.endsWith("_s") ? 1 : 0)}`).join(", ")} (load ${loads.at(-1)})`);
+    console.error(
+      `  floor run ${r + 1}: ${Object.entries(runs.at(-1)!)
+        .map(([k, v]) => `${k} ${v.toFixed(k.endsWith("_s") ? 1 : 0)}`)
+        .join(", ")} (load ${loads.at(-1)})`,
+    );
   }
   const profiles = process.env.BENCH_PROFILE === "1" ? await profiledPaths() : [];
   const of = (figure: string) => runs.map((run) => run[figure]!);
-  const each = (figure: string) => of(figure).map((v) => Math.round(v)).join(", ");
+  const each = (figure: string) =>
+    of(figure)
+      .map((v) => Math.round(v))
+      .join(", ");
   const shape = `${chosen.reports} reports of ${ITEMS.length} items (${Math.round(eventBytes)} B of event JSON each, the bulk group's reports as the service stores them) on a fresh database`;
-  const runsNote = (figure: string) => `runs: ${each(figure)}; load average before -> after each run: ${loads.join("; ")}`;
-  const figure = (name: string, key: string, what: string) => result(`floor.${name}`, median(of(key)), "reports/s", undefined, `${what}; ${shape}; ${runsNote(key)}`);
+  const runsNote = (figure: string) =>
+    `runs: ${each(figure)}; load average before -> after each run: ${loads.join("; ")}`;
+  const figure = (name: string, key: string, what: string) =>
+    result(`floor.${name}`, median(of(key)), "reports/s", undefined, `${what}; ${shape}; ${runsNote(key)}`);
   const pieces = `pieces of ${BULK_PIECE} (the bulk import's), ${chosen.writers} writers`;
   const formsOfRuns = forms.join("; ");
   const profiledFigures = profiles.map((run) => {
@@ -302,7 +364,11 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
   });
   return [
     ...profiledFigures,
-    figure("bulk_reports_per_s", "bulk", `the bulk import's floor: per piece of ${BULK_PIECE}, one transaction with the events and the item rows (each by the form that was the fastest in the run: ${formsOfRuns}), the job's checkpoint event and the report rows, ${chosen.writers} writers; what bulk.floor_ratio divides by`),
+    figure(
+      "bulk_reports_per_s",
+      "bulk",
+      `the bulk import's floor: per piece of ${BULK_PIECE}, one transaction with the events and the item rows (each by the form that was the fastest in the run: ${formsOfRuns}), the job's checkpoint event and the report rows, ${chosen.writers} writers; what bulk.floor_ratio divides by`,
+    ),
     result(
       "floor.bulk_compact_mapping_per_s",
       median(of("bulk_compact")),
@@ -310,15 +376,43 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
       median(of("bulk")),
       `deliverable 3: the bulk floor with a compact item mapping in the events (${Math.round(bytesOf(withCompactMapping(templates)))} B of JSON instead of ${Math.round(eventBytes)}: per item only the standard code, converted value, unit status and how it was mapped; names, categories and units left to the dictionary version); baseline: floor.bulk_reports_per_s of the same runs; ${chosen.reports} reports; ${runsNote("bulk_compact")}`,
     ),
-    figure("events_insert_per_s", "events_unnest", `events as the store keeps them (jsonb, lz4 out of line, its indexes) by one INSERT … SELECT from unnest(text[] streams, text[] payloads) per piece, ${pieces}`),
-    figure("events_values_per_s", "events_values", `the same events by one multi-row INSERT per piece with each payload a parameter of its own (as appendToStreams sends them), ${pieces}`),
+    figure(
+      "events_insert_per_s",
+      "events_unnest",
+      `events as the store keeps them (jsonb, lz4 out of line, its indexes) by one INSERT … SELECT from unnest(text[] streams, text[] payloads) per piece, ${pieces}`,
+    ),
+    figure(
+      "events_values_per_s",
+      "events_values",
+      `the same events by one multi-row INSERT per piece with each payload a parameter of its own (as appendToStreams sends them), ${pieces}`,
+    ),
     figure("events_copy_per_s", "events_copy", `the same events by COPY FROM STDIN (text format) per piece, ${pieces}`),
-    figure("events_uncompressed_per_s", "events_uncompressed", `the events by multi-row INSERT with the payload column stored out of line uncompressed (storage external): against events_values_per_s, what lz4 costs`),
-    figure("items_per_s", "items", `item rows only: ${ITEMS.length} lab_results rows a report with its primary key and the two indexes report SQL reads (by item, by patient), one INSERT … SELECT from unnest arrays per piece, ${pieces}`),
+    figure(
+      "events_uncompressed_per_s",
+      "events_uncompressed",
+      `the events by multi-row INSERT with the payload column stored out of line uncompressed (storage external): against events_values_per_s, what lz4 costs`,
+    ),
+    figure(
+      "items_per_s",
+      "items",
+      `item rows only: ${ITEMS.length} lab_results rows a report with its primary key and the two indexes report SQL reads (by item, by patient), one INSERT … SELECT from unnest arrays per piece, ${pieces}`,
+    ),
     figure("items_copy_per_s", "items_copy", `the same item rows by COPY FROM STDIN per piece, ${pieces}`),
-    figure("items_from_events_per_s", "items_from_events", `item rows as the projection writes them: one INSERT … SELECT from the stored payloads (RECEIVED, decompressed once each) per piece of stored events, ${pieces}`),
-    figure("reports_rows_per_s", "report_rows", `report rows only: lab_reports (with its 3 indexes) and lab_report_days (3) rows, one statement from unnest arrays per piece, ${pieces}`),
-    figure("push100_reports_per_s", "push100", `the JSON push's floor: pushes of ${PUSH} reports, ${SENDERS} at once (as the ingest group sends), each one transaction with the events, item rows (forms as the bulk floor's) and report rows`),
+    figure(
+      "items_from_events_per_s",
+      "items_from_events",
+      `item rows as the projection writes them: one INSERT … SELECT from the stored payloads (RECEIVED, decompressed once each) per piece of stored events, ${pieces}`,
+    ),
+    figure(
+      "reports_rows_per_s",
+      "report_rows",
+      `report rows only: lab_reports (with its 3 indexes) and lab_report_days (3) rows, one statement from unnest arrays per piece, ${pieces}`,
+    ),
+    figure(
+      "push100_reports_per_s",
+      "push100",
+      `the JSON push's floor: pushes of ${PUSH} reports, ${SENDERS} at once (as the ingest group sends), each one transaction with the events, item rows (forms as the bulk floor's) and report rows`,
+    ),
     figure(
       "rebuild_items_per_s",
       "rebuild",

@@ -1,6 +1,11 @@
 import { NO_MAPPINGS } from "../commands/dictionary/events.ts";
 import { createItemMapper } from "../commands/ingestion/itemMapping.ts";
-import { checkReports, storeCheckedReports, type IngestionDeps, type PushingClient } from "../commands/ingestion/pushReports.ts";
+import {
+  checkReports,
+  storeCheckedReports,
+  type IngestionDeps,
+  type PushingClient,
+} from "../commands/ingestion/pushReports.ts";
 import { labReports } from "../commands/ingestion/reportKinds.ts";
 import type { ReceivedReport } from "../commands/ingestion/events.ts";
 import type { EventMetadata, Queryable, StreamAppend, TransactionWriter } from "../db/eventStore.ts";
@@ -20,8 +25,18 @@ import { makeBatch, registered, REPORTS_PER_BATCH } from "./ingestSenders.ts";
  */
 
 export const TENANT = "bench";
-const CLIENT: PushingClient = { clientId: "00000000-0000-4000-8000-00000000b011", name: "Central lab LIS", tenant: TENANT, codeMap: new Map() };
-export const METADATA: EventMetadata = { actor: CLIENT.name, client: CLIENT.clientId, requestId: "00000000-0000-4000-8000-000000000000", bulkJob: "00000000-0000-4000-8000-0000000000b0" };
+const CLIENT: PushingClient = {
+  clientId: "00000000-0000-4000-8000-00000000b011",
+  name: "Central lab LIS",
+  tenant: TENANT,
+  codeMap: new Map(),
+};
+export const METADATA: EventMetadata = {
+  actor: CLIENT.name,
+  client: CLIENT.clientId,
+  requestId: "00000000-0000-4000-8000-000000000000",
+  bulkJob: "00000000-0000-4000-8000-0000000000b0",
+};
 const DAYS = 1000;
 
 /** One item row of lab_results, as the projection derives it from the event (labResults.ts). */
@@ -72,7 +87,12 @@ function dayOf(batch: number): string {
 /** The service's ingestion dependencies with the bench tenant's 200 patients registered (as benchService registers them: P001…P200). */
 function deps(): IngestionDeps {
   const dictionary = loadDefaultDictionary();
-  const byIdCard = new Map(registered.map((p, i) => [p.idCard, { patientRef: `P${String(i + 1).padStart(3, "0")}`, name: p.name, idCard: p.idCard }]));
+  const byIdCard = new Map(
+    registered.map((p, i) => [
+      p.idCard,
+      { patientRef: `P${String(i + 1).padStart(3, "0")}`, name: p.name, idCard: p.idCard },
+    ]),
+  );
   return {
     store: null as never, // checkReports reads no stream; storeCheckedReports is given its writer
     dictionary,
@@ -100,7 +120,8 @@ export async function templateReports(batches: number): Promise<TemplateReport[]
     };
     const checked = await checkReports(ingestion, labReports, CLIENT, makeBatch("B", 0, b, dayOf(b)).reports);
     await storeCheckedReports(writer, emptyStore, labReports, CLIENT, checked, METADATA);
-    if (appends.length !== REPORTS_PER_BATCH) throw new Error(`batch ${b}: ${appends.length} of ${REPORTS_PER_BATCH} reports accepted`);
+    if (appends.length !== REPORTS_PER_BATCH)
+      throw new Error(`batch ${b}: ${appends.length} of ${REPORTS_PER_BATCH} reports accepted`);
     for (const append of appends) reports.push(templateReport(append));
   }
   return reports;
@@ -155,10 +176,22 @@ function templateReport(append: StreamAppend): TemplateReport {
 }
 
 /** Copy `copy` of a template report: another externalId (and so stream) in the same JSON. Copy 0 is the template itself. */
-export function copyOf(template: TemplateReport, copy: number): { externalId: string; streamId: string; dataJson: string } {
-  if (copy === 0) return { externalId: template.externalId, streamId: labReports.stream.id(template.externalId), dataJson: template.dataJson };
+export function copyOf(
+  template: TemplateReport,
+  copy: number,
+): { externalId: string; streamId: string; dataJson: string } {
+  if (copy === 0)
+    return {
+      externalId: template.externalId,
+      streamId: labReports.stream.id(template.externalId),
+      dataJson: template.dataJson,
+    };
   const externalId = template.externalId.replace("LIS-B-", `LIS-B${copy}-`);
-  return { externalId, streamId: labReports.stream.id(externalId), dataJson: template.dataJson.replaceAll(`"${template.externalId}"`, `"${externalId}"`) };
+  return {
+    externalId,
+    streamId: labReports.stream.id(externalId),
+    dataJson: template.dataJson.replaceAll(`"${template.externalId}"`, `"${externalId}"`),
+  };
 }
 
 /**
@@ -170,7 +203,12 @@ export function copyOf(template: TemplateReport, copy: number): { externalId: st
 export function withCompactMapping(templates: TemplateReport[]): TemplateReport[] {
   return templates.map((template) => {
     const data: ReceivedReport = JSON.parse(template.dataJson);
-    const items = data.items.map(({ stdCode, stdValue, unitStatus, mappedBy }) => ({ stdCode, stdValue, unitStatus, mappedBy }));
+    const items = data.items.map(({ stdCode, stdValue, unitStatus, mappedBy }) => ({
+      stdCode,
+      stdValue,
+      unitStatus,
+      mappedBy,
+    }));
     return { ...template, dataJson: JSON.stringify({ ...data, items }) };
   });
 }

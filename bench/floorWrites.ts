@@ -76,13 +76,21 @@ export async function writeEvents(tx: pg.ClientBase, piece: Piece, form: EventsF
   if (form !== "copy") return insertEvents(tx, piece, form);
   await copyEvents(tx, piece);
   const streams = piece.templates.map((t) => copyOf(t, piece.copy).streamId);
-  const { rows } = await tx.query("select stream_id, position from events where tenant = $1 and stream_id = any($2::text[])", [TENANT, streams]);
+  const { rows } = await tx.query(
+    "select stream_id, position from events where tenant = $1 and stream_id = any($2::text[])",
+    [TENANT, streams],
+  );
   const positions = new Map(rows.map((row) => [row.stream_id as string, Number(row.position)]));
   return streams.map((stream) => positions.get(stream)!);
 }
 
 /** The piece's item rows by `form`. */
-export function writeItems(tx: pg.ClientBase, schemas: ReadSchemas, piece: Piece, form: "unnest" | "copy"): Promise<void> {
+export function writeItems(
+  tx: pg.ClientBase,
+  schemas: ReadSchemas,
+  piece: Piece,
+  form: "unnest" | "copy",
+): Promise<void> {
   return form === "copy" ? copyItems(tx, schemas, piece) : insertItems(tx, schemas, piece);
 }
 
@@ -90,7 +98,13 @@ export function writeItems(tx: pg.ClientBase, schemas: ReadSchemas, piece: Piece
 export async function insertCheckpoint(tx: Queryable, jobStream: string, piece: number): Promise<void> {
   await tx.query(
     `insert into events (tenant, stream_id, stream_version, type, data, metadata) values ($1, $2, $3, 'BulkPieceImported', $4::jsonb, $5::jsonb)`,
-    [TENANT, jobStream, piece + 1, JSON.stringify({ piece, counts: { processed: 250, accepted: 250, created: 250 }, rejections: [] }), METADATA_JSON],
+    [
+      TENANT,
+      jobStream,
+      piece + 1,
+      JSON.stringify({ piece, counts: { processed: 250, accepted: 250, created: 250 }, rejections: [] }),
+      METADATA_JSON,
+    ],
   );
 }
 
@@ -101,8 +115,25 @@ export async function insertItems(tx: Queryable, schemas: ReadSchemas, piece: Pi
     const externalId = copyOf(template, piece.copy).externalId;
     template.items.forEach((item, index) => {
       const row = [
-        externalId, index, template.patientRef, item.itemCode, item.itemName, item.stdCode, item.stdName, item.category, item.valueNum, item.valueText,
-        item.unit, item.stdValue, item.stdUnit, item.unitStatus, item.refLow, item.refHigh, item.abnormalFlag, item.resultType, template.collectedAt,
+        externalId,
+        index,
+        template.patientRef,
+        item.itemCode,
+        item.itemName,
+        item.stdCode,
+        item.stdName,
+        item.category,
+        item.valueNum,
+        item.valueText,
+        item.unit,
+        item.stdValue,
+        item.stdUnit,
+        item.unitStatus,
+        item.refLow,
+        item.refHigh,
+        item.abnormalFlag,
+        item.resultType,
+        template.collectedAt,
         template.reportedAt,
       ];
       row.forEach((value, c) => columns[c]!.push(value));
@@ -126,12 +157,34 @@ export async function copyItems(tx: pg.ClientBase, schemas: ReadSchemas, piece: 
   for (const template of piece.templates) {
     const externalId = copyField(copyOf(template, piece.copy).externalId);
     const shared = [template.patientRef].map(copyField).join("\t");
-    const times = [template.collectedAt, template.reportedAt, template.collectedAt?.slice(0, 10) ?? null, template.reportedAt.slice(0, 10)].map(copyField).join("\t");
+    const times = [
+      template.collectedAt,
+      template.reportedAt,
+      template.collectedAt?.slice(0, 10) ?? null,
+      template.reportedAt.slice(0, 10),
+    ]
+      .map(copyField)
+      .join("\t");
     template.items.forEach((item, index) => {
       const own = [
-        item.itemCode, item.itemName, item.stdCode, item.stdName, item.category, item.valueNum, item.valueText, item.unit, item.stdValue, item.stdUnit,
-        item.unitStatus, item.refLow, item.refHigh, item.abnormalFlag, item.resultType,
-      ].map(copyField).join("\t");
+        item.itemCode,
+        item.itemName,
+        item.stdCode,
+        item.stdName,
+        item.category,
+        item.valueNum,
+        item.valueText,
+        item.unit,
+        item.stdValue,
+        item.stdUnit,
+        item.unitStatus,
+        item.refLow,
+        item.refHigh,
+        item.abnormalFlag,
+        item.resultType,
+      ]
+        .map(copyField)
+        .join("\t");
       // client_name and mapping_id: null for an item the dictionary mapped (labResults.sql).
       lines += `${TENANT}\t${externalId}\t${index}\t${shared}\t${own}\t${times}\t\\N\t\\N\n`;
     });
@@ -152,7 +205,12 @@ export async function insertItemsFromEvents(tx: Queryable, schemas: ReadSchemas,
  * lab_report_days (reconciliation as of a moment), from arrays. `positions`: the events' (the
  * rows' ledger receipt); the writing transaction stands for the event's.
  */
-export async function insertReportRows(tx: Queryable, schemas: ReadSchemas, piece: Piece, positions: number[]): Promise<void> {
+export async function insertReportRows(
+  tx: Queryable,
+  schemas: ReadSchemas,
+  piece: Piece,
+  positions: number[],
+): Promise<void> {
   const t = piece.templates;
   const externalIds = t.map((template) => copyOf(template, piece.copy).externalId);
   await tx.query(

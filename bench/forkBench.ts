@@ -6,7 +6,10 @@ import { fork, type ChildProcess } from "node:child_process";
  * profiles the children too (and the service the ingest group starts).
  */
 export function forkBench(modulePath: string, args: readonly string[] = []): ChildProcess {
-  return fork(modulePath, args, { execArgv: [...profilingFlags(), "--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return fork(modulePath, args, {
+    execArgv: [...profilingFlags(), "--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
 }
 
 /** This process's `--cpu-prof…` flags, for the processes it starts. */

@@ -66,7 +66,17 @@ interface Figures {
   /** The patient chart: one patient's five items over five years. */
   patientResultsP99: number;
   patientResultsPoints: number;
-  dashboards: Record<string, { defaultP50: number; defaultP99: number; fiveYearsP50: number; fiveYearsP99: number; failedQueries: number; queries: number }>;
+  dashboards: Record<
+    string,
+    {
+      defaultP50: number;
+      defaultP99: number;
+      fiveYearsP50: number;
+      fiveYearsP99: number;
+      failedQueries: number;
+      queries: number;
+    }
+  >;
 }
 
 const yearsBefore = (now: Date, years: number) => new Date(now.getFullYear() - years, now.getMonth(), now.getDate());
@@ -90,14 +100,31 @@ async function setUpTenants(url: string, count: number, now: Date): Promise<Tena
   const tenants: Tenant[] = [];
   for (let t = 0; t < count; t++) {
     const name = `growth${t}`;
-    const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: `LIS of ${name}`, tenant: name } })).body;
-    const author = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: `Author of ${name}`, tenant: name } })).body;
+    const client = (
+      await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: `LIS of ${name}`, tenant: name } })
+    ).body;
+    const author = (
+      await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: `Author of ${name}`, tenant: name } })
+    ).body;
     for (const report of demoReports(demoPeriod(now))) {
-      await call("PUT", `/api/reports/${report.id}/draft`, { token: author.token, tenant: name, body: { title: report.title, datasource: report.datasource, spec: report.spec } });
-      const published = await call("POST", `/api/reports/${report.id}/publish`, { token: author.token, tenant: name, body: { mode: "dynamic", note: "growth" } });
-      if (published.status !== 201) throw new Error(`publishing ${report.id} for ${name}: ${published.status} ${JSON.stringify(published.body)}`);
+      await call("PUT", `/api/reports/${report.id}/draft`, {
+        token: author.token,
+        tenant: name,
+        body: { title: report.title, datasource: report.datasource, spec: report.spec },
+      });
+      const published = await call("POST", `/api/reports/${report.id}/publish`, {
+        token: author.token,
+        tenant: name,
+        body: { mode: "dynamic", note: "growth" },
+      });
+      if (published.status !== 201)
+        throw new Error(`publishing ${report.id} for ${name}: ${published.status} ${JSON.stringify(published.body)}`);
     }
-    tenants.push({ name, client: { clientId: client.clientId, key: client.key, name: `LIS of ${name}` }, authorToken: author.token });
+    tenants.push({
+      name,
+      client: { clientId: client.clientId, key: client.key, name: `LIS of ${name}` },
+      authorToken: author.token,
+    });
   }
   return tenants;
 }
@@ -110,18 +137,26 @@ async function registerPatients(url: string, tenants: Tenant[], groups: number, 
     const tenant = tenants[g % tenants.length]!;
     for (const { patientRef, ...patient } of generateDemoData(now, g + 1).patients) {
       work.push(async () => {
-        const put = () => call("PUT", `/api/patients/G${g}-${patientRef}`, { token: tenant.authorToken, tenant: tenant.name, body: patient });
+        const put = () =>
+          call("PUT", `/api/patients/G${g}-${patientRef}`, {
+            token: tenant.authorToken,
+            tenant: tenant.name,
+            body: patient,
+          });
         // A kept-alive connection the service closes as a request goes out fails in transport: a PUT may be sent again.
         const answer = await put().catch(() => put());
         // Two seeds may draw the same id card: one id card, one patient; that group's reports match the first.
-        if (answer.status !== 200 && answer.status !== 409) throw new Error(`patient G${g}-${patientRef}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        if (answer.status !== 200 && answer.status !== 409)
+          throw new Error(`patient G${g}-${patientRef}: ${answer.status} ${JSON.stringify(answer.body)}`);
       });
     }
   }
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let i = next++; i < work.length; i = next++) await work[i]!();
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let i = next++; i < work.length; i = next++) await work[i]!();
+    }),
+  );
 }
 
 /** A group's five years of monthly panels, its external ids and report numbers made its own. */
@@ -143,7 +178,12 @@ function groupReports(g: number, now: Date): DemoLabReport[] {
 async function insertAsPushed(db: Db, store: EventStore, tenant: Tenant, reports: DemoLabReport[]): Promise<number> {
   const dictionary = loadDefaultDictionary();
   const deps = ingestionDeps(store, dictionary);
-  const client: PushingClient = { clientId: tenant.client.clientId, name: tenant.client.name, tenant: tenant.name, codeMap: new Map() };
+  const client: PushingClient = {
+    clientId: tenant.client.clientId,
+    name: tenant.client.name,
+    tenant: tenant.name,
+    codeMap: new Map(),
+  };
   const receivedAt = new Map(reports.map((report) => [report.externalId, report.reportedAt]));
   const appends: StreamAppend[] = [];
   const writer: TransactionWriter = {
@@ -167,12 +207,22 @@ async function insertAsPushed(db: Db, store: EventStore, tenant: Tenant, reports
       const p = params.length;
       return `($1, $${p - 3}, 1, $${p - 2}, $${p - 1}::jsonb, $2::jsonb, $${p}::timestamp + interval '1 hour')`;
     });
-    await db.query(`insert into events (tenant, stream_id, stream_version, type, data, metadata, recorded_at) values ${values.join(", ")}`, params);
+    await db.query(
+      `insert into events (tenant, stream_id, stream_version, type, data, metadata, recorded_at) values ${values.join(", ")}`,
+      params,
+    );
   }
   return appends.length;
 }
 
-async function measure(service: ServiceProcess, bench: { key: string }, tenant: Tenant, run: string, now: Date, historyIds: string[]): Promise<Figures> {
+async function measure(
+  service: ServiceProcess,
+  bench: { key: string },
+  tenant: Tenant,
+  run: string,
+  now: Date,
+  historyIds: string[],
+): Promise<Figures> {
   const url = service.url!;
   const call = httpClient(url);
   await runSenders({ serviceUrl: url, key: bench.key, run: `${run}W`, batches: 2, sample: false });
@@ -184,14 +234,24 @@ async function measure(service: ServiceProcess, bench: { key: string }, tenant: 
   await projectionsCaughtUp(url, 600_000);
   const catchUpSeconds = (performance.now() - caughtUp) / 1000;
   const reconcileCall = () => call("GET", `/open/v1/reconcile/lab?date=${PROBE_DAY}`, { token: tenant.client.key });
-  const historyCall = (i: number) => call("GET", `/api/history/lab/${encodeURIComponent(historyIds[i % historyIds.length]!)}`, { token: tenant.authorToken, tenant: tenant.name });
+  const historyCall = (i: number) =>
+    call("GET", `/api/history/lab/${encodeURIComponent(historyIds[i % historyIds.length]!)}`, {
+      token: tenant.authorToken,
+      tenant: tenant.name,
+    });
   await repeat(WARMUP_CALLS, reconcileCall);
   const reconcile = await repeat(CALLS, reconcileCall);
   await repeat(WARMUP_CALLS, historyCall);
   const history = await repeat(CALLS, historyCall);
   // A patient of the first group (the probes' patients): three years of one code, as a regional platform asks.
   const patientRef = `G0-${generateDemoData(now, 1).patients[0]!.patientRef}`;
-  const searchPath = `/fhir/r4/Observation?${new URLSearchParams([["patient", patientRef], ["code", "http://loinc.org|718-7"], ["date", `ge${localDate(yearsBefore(now, 3))}`], ["date", `le${localDate(now)}`], ["_count", "100"]])}`;
+  const searchPath = `/fhir/r4/Observation?${new URLSearchParams([
+    ["patient", patientRef],
+    ["code", "http://loinc.org|718-7"],
+    ["date", `ge${localDate(yearsBefore(now, 3))}`],
+    ["date", `le${localDate(now)}`],
+    ["_count", "100"],
+  ])}`;
   const searchCall = () => call("GET", searchPath, { token: tenant.authorToken, tenant: tenant.name });
   await repeat(WARMUP_CALLS, searchCall);
   const fhirSearch = await repeat(CALLS, searchCall);
@@ -218,9 +278,26 @@ async function measure(service: ServiceProcess, bench: { key: string }, tenant: 
     };
     const defaults = await repeat(DASHBOARD_CALLS, data({}));
     const five = await repeat(DASHBOARD_CALLS, data({ period: fiveYears }));
-    dashboards[id] = { defaultP50: percentile(defaults, 50), defaultP99: percentile(defaults, 99), fiveYearsP50: percentile(five, 50), fiveYearsP99: percentile(five, 99), failedQueries, queries };
+    dashboards[id] = {
+      defaultP50: percentile(defaults, 50),
+      defaultP99: percentile(defaults, 99),
+      fiveYearsP50: percentile(five, 50),
+      fiveYearsP99: percentile(five, 99),
+      failedQueries,
+      queries,
+    };
   }
-  return { push100P99: percentile(pushes.pushMs, 99), catchUpSeconds, reconcileP99: percentile(reconcile, 99), historyP99: percentile(history, 99), fhirSearchP99: percentile(fhirSearch, 99), fhirSearchResults, patientResultsP99: percentile(patientResults, 99), patientResultsPoints, dashboards };
+  return {
+    push100P99: percentile(pushes.pushMs, 99),
+    catchUpSeconds,
+    reconcileP99: percentile(reconcile, 99),
+    historyP99: percentile(history, 99),
+    fhirSearchP99: percentile(fhirSearch, 99),
+    fhirSearchResults,
+    patientResultsP99: percentile(patientResults, 99),
+    patientResultsPoints,
+    dashboards,
+  };
 }
 
 export async function growthBenchmarks(): Promise<BenchResult[]> {
@@ -234,13 +311,30 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
     const tenants = await setUpTenants(service.url!, tenantCount, now);
     console.error(`  growth: ${tenantCount} tenants; registering ${groups * GROUP_PATIENTS} patients`);
     await registerPatients(service.url!, tenants, groups, now);
-    await until("patients in the read model", async () => Number((await db.query("select count(*) from read.patients where tenant like 'growth%'")).rows[0].count) >= groups * GROUP_PATIENTS * 0.99, 300_000);
+    await until(
+      "patients in the read model",
+      async () =>
+        Number((await db.query("select count(*) from read.patients where tenant like 'growth%'")).rows[0].count) >=
+        groups * GROUP_PATIENTS * 0.99,
+      300_000,
+    );
     // What reconcile and history are measured on, in both stores: a hundred reports pushed to the
     // first tenant on a day before the generated years, so that the day holds the same reports
     // whatever the store's size (a day of the big store holds more reports, and costs more for that alone).
-    const probes = generateDemoData(now, 1).labReports.slice(0, 100).map((report) => ({ ...report, externalId: `PROBE-${report.externalId}`, collectedAt: `${PROBE_DAY} 07:00:00`, reportedAt: `${PROBE_DAY} 11:00:00` }));
-    const pushed = await httpClient(service.url!)("POST", "/open/v1/lab/reports", { token: tenants[0]!.client.key, body: { reports: probes } });
-    if (pushed.status !== 200 || pushed.body.data.accepted !== probes.length) throw new Error(`the probe reports were not stored: ${JSON.stringify(pushed.body).slice(0, 300)}`);
+    const probes = generateDemoData(now, 1)
+      .labReports.slice(0, 100)
+      .map((report) => ({
+        ...report,
+        externalId: `PROBE-${report.externalId}`,
+        collectedAt: `${PROBE_DAY} 07:00:00`,
+        reportedAt: `${PROBE_DAY} 11:00:00`,
+      }));
+    const pushed = await httpClient(service.url!)("POST", "/open/v1/lab/reports", {
+      token: tenants[0]!.client.key,
+      body: { reports: probes },
+    });
+    if (pushed.status !== 200 || pushed.body.data.accepted !== probes.length)
+      throw new Error(`the probe reports were not stored: ${JSON.stringify(pushed.body).slice(0, 300)}`);
     const historyIds = probes.map((report) => report.externalId);
     const empty = await measure(service, bench.client, tenants[0]!, "E", now, historyIds);
     await service.stop();
@@ -251,20 +345,27 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
     let reports = 0;
     const writerDb = createPool(databaseUrl, { max: 2, applicationName: "bench-growth" });
     try {
-      for (let g = 0; g < groups; g++) reports += await insertAsPushed(writerDb, store, tenants[g % tenants.length]!, groupReports(g, now));
+      for (let g = 0; g < groups; g++)
+        reports += await insertAsPushed(writerDb, store, tenants[g % tenants.length]!, groupReports(g, now));
     } finally {
       await writerDb.end();
     }
     const generateSeconds = (performance.now() - generated) / 1000;
-    console.error(`  growth: ${reports} reports stored in ${generateSeconds.toFixed(0)} s; rebuilding every projection`);
+    console.error(
+      `  growth: ${reports} reports stored in ${generateSeconds.toFixed(0)} s; rebuilding every projection`,
+    );
     const rebuilt = performance.now();
-    const rebuildDb = createPool(databaseUrl, { max: allProjections.length + 4, applicationName: "bench-growth-rebuild" });
+    const rebuildDb = createPool(databaseUrl, {
+      max: allProjections.length + 4,
+      applicationName: "bench-growth-rebuild",
+    });
     const projectionSeconds: Record<string, number> = {};
     try {
       await Promise.all(
         allProjections.map(async (projection) => {
           const outcome = await rebuildProjection(rebuildDb, projection, silentLogger, { batchSize: 5000 });
-          if (outcome.status !== "rebuilt") throw new Error(`the rebuild of ${projection.name} did not finish: ${JSON.stringify(outcome)}`);
+          if (outcome.status !== "rebuilt")
+            throw new Error(`the rebuild of ${projection.name} did not finish: ${JSON.stringify(outcome)}`);
           projectionSeconds[projection.name] = outcome.seconds;
         }),
       );
@@ -289,19 +390,53 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
     const big = await measure(service, bench.client, tenants[0]!, "G", now, historyIds);
 
     const ratio = (name: string, bigValue: number, emptyValue: number, note: string) =>
-      result(`growth.${name}_ratio`, bigValue / emptyValue, "ratio", undefined, `${note}: ${bigValue.toFixed(1)} ms on ${reports} reports against ${emptyValue.toFixed(1)} ms on an empty store; target <= 1.2`);
+      result(
+        `growth.${name}_ratio`,
+        bigValue / emptyValue,
+        "ratio",
+        undefined,
+        `${note}: ${bigValue.toFixed(1)} ms on ${reports} reports against ${emptyValue.toFixed(1)} ms on an empty store; target <= 1.2`,
+      );
     const figures: BenchResult[] = [
-      result("growth.rebuild_reports_per_s", reports / rebuildSeconds, "reports/s", reports / floor.seconds, `every projection rebuilt side by side from the first event over ${reports} lab reports in ${rebuildSeconds.toFixed(0)} s (generated in ${generateSeconds.toFixed(0)} s); baseline: the rebuild's floor; target >= 20,000`),
+      result(
+        "growth.rebuild_reports_per_s",
+        reports / rebuildSeconds,
+        "reports/s",
+        reports / floor.seconds,
+        `every projection rebuilt side by side from the first event over ${reports} lab reports in ${rebuildSeconds.toFixed(0)} s (generated in ${generateSeconds.toFixed(0)} s); baseline: the rebuild's floor; target >= 20,000`,
+      ),
       result(
         "growth.rebuild_floor_ratio",
         floor.seconds / rebuildSeconds,
         "ratio",
         undefined,
-        `the rebuild's floor, ${floor.seconds.toFixed(1)} s, against the rebuild's ${rebuildSeconds.toFixed(1)} s: the ${floor.itemRows} item rows by one statement from the stored payloads into a bare table ${floor.itemRowsSeconds.toFixed(1)} s (reading the payloads decompressed alone ${floor.decompressSeconds.toFixed(1)} s), then the live item table's indexes ${Object.entries(floor.indexSeconds).map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join(", ")}; target >= 0.6`,
+        `the rebuild's floor, ${floor.seconds.toFixed(1)} s, against the rebuild's ${rebuildSeconds.toFixed(1)} s: the ${floor.itemRows} item rows by one statement from the stored payloads into a bare table ${floor.itemRowsSeconds.toFixed(1)} s (reading the payloads decompressed alone ${floor.decompressSeconds.toFixed(1)} s), then the live item table's indexes ${Object.entries(
+          floor.indexSeconds,
+        )
+          .map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`)
+          .join(", ")}; target >= 0.6`,
       ),
-      ...Object.entries(projectionSeconds).map(([name, seconds]) => result(`growth.rebuild_seconds.${name}`, seconds, "s", undefined, "its rebuild's wall time, every projection rebuilt side by side")),
-      ratio("push100_p99", big.push100P99, empty.push100P99, `push of 100 reports p99, 4 senders x ${PUSH_BATCHES}; every projection held them ${big.catchUpSeconds.toFixed(1)} s after the last answer (${empty.catchUpSeconds.toFixed(1)} s on the empty store)`),
-      ratio("reconcile_p99", big.reconcileP99, empty.reconcileP99, `reconcile p99 of a day of 100 reports, ${CALLS} calls`),
+      ...Object.entries(projectionSeconds).map(([name, seconds]) =>
+        result(
+          `growth.rebuild_seconds.${name}`,
+          seconds,
+          "s",
+          undefined,
+          "its rebuild's wall time, every projection rebuilt side by side",
+        ),
+      ),
+      ratio(
+        "push100_p99",
+        big.push100P99,
+        empty.push100P99,
+        `push of 100 reports p99, 4 senders x ${PUSH_BATCHES}; every projection held them ${big.catchUpSeconds.toFixed(1)} s after the last answer (${empty.catchUpSeconds.toFixed(1)} s on the empty store)`,
+      ),
+      ratio(
+        "reconcile_p99",
+        big.reconcileP99,
+        empty.reconcileP99,
+        `reconcile p99 of a day of 100 reports, ${CALLS} calls`,
+      ),
       ratio("history_p99", big.historyP99, empty.historyP99, `history of a report p99, ${CALLS} calls`),
       result(
         "fhir.search_p99_ms",
@@ -317,13 +452,31 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
         empty.patientResultsP99,
         `GET /api/patients/{ref}/results of one patient's ${CHART_CODES.join(", ")} over ${YEARS} years (${big.patientResultsPoints} points; ${empty.patientResultsPoints} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: the empty store; target <= 30`,
       ),
-      result("growth.database_mb", size / 1024 / 1024, "MB", undefined, `pg_database_size with ${reports} lab reports in ${tenantCount} tenants over ${YEARS} years`),
+      result(
+        "growth.database_mb",
+        size / 1024 / 1024,
+        "MB",
+        undefined,
+        `pg_database_size with ${reports} lab reports in ${tenantCount} tenants over ${YEARS} years`,
+      ),
     ];
     for (const id of DEMO_REPORT_IDS) {
       const [b, e] = [big.dashboards[id]!, empty.dashboards[id]!];
       figures.push(
-        result(`growth.dashboard_p50_ms.${id}.default`, b.defaultP50, "ms", e.defaultP50, `data call, the published period (12 months), p99 ${b.defaultP99.toFixed(0)} ms; baseline: the empty store`),
-        result(`growth.dashboard_p50_ms.${id}.5y`, b.fiveYearsP50, "ms", e.fiveYearsP50, `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; ${b.failedQueries} of ${b.queries} query results on the big store were errors (the statement timeout) in all its calls; baseline: the empty store; target <= 300`),
+        result(
+          `growth.dashboard_p50_ms.${id}.default`,
+          b.defaultP50,
+          "ms",
+          e.defaultP50,
+          `data call, the published period (12 months), p99 ${b.defaultP99.toFixed(0)} ms; baseline: the empty store`,
+        ),
+        result(
+          `growth.dashboard_p50_ms.${id}.5y`,
+          b.fiveYearsP50,
+          "ms",
+          e.fiveYearsP50,
+          `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; ${b.failedQueries} of ${b.queries} query results on the big store were errors (the statement timeout) in all its calls; baseline: the empty store; target <= 300`,
+        ),
       );
     }
     return figures;

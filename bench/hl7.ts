@@ -29,7 +29,11 @@ const codes = ["HGB", "K", "NA", "CA", "P", "ALB", "CREA", "UREA", "GLU", "CRP"]
 /** The i-th report of a connection as an ORU^R01 message carrying the key in MSH-8. */
 function message(key: string, connection: number, i: number): string {
   const id = `HL7B-${connection}-${i}`;
-  const obx = Array.from({ length: RESULTS }, (_, j) => `OBX|${j + 1}|NM|${codes[j % codes.length]}${j >= codes.length ? j : ""}^项目${j}||${(j + i) % 97 + 1}|g/L|1-100|N|||F`);
+  const obx = Array.from(
+    { length: RESULTS },
+    (_, j) =>
+      `OBX|${j + 1}|NM|${codes[j % codes.length]}${j >= codes.length ? j : ""}^项目${j}||${((j + i) % 97) + 1}|g/L|1-100|N|||F`,
+  );
   return [
     `MSH|^~\\&|LIS|医院|DIALYSIS-HUB||20260301101500|${key}|ORU^R01|${id}|P|2.5.1|||||CHN|UNICODE UTF-8`,
     `PID|1||${ZHANG_SAN.idCard}^^^^NNCHN~H-1^^^^PI||张^三`,
@@ -42,7 +46,15 @@ function message(key: string, connection: number, i: number): string {
 function jsonReport(connection: number, i: number) {
   const id = `JSONB-${connection}-${i}`;
   return labReport(id, {
-    items: Array.from({ length: RESULTS }, (_, j) => ({ itemCode: `${codes[j % codes.length]}${j >= codes.length ? j : ""}`, itemName: `项目${j}`, value: ((j + i) % 97) + 1, unit: "g/L", refLow: 1, refHigh: 100, abnormalFlag: "N" })),
+    items: Array.from({ length: RESULTS }, (_, j) => ({
+      itemCode: `${codes[j % codes.length]}${j >= codes.length ? j : ""}`,
+      itemName: `项目${j}`,
+      value: ((j + i) % 97) + 1,
+      unit: "g/L",
+      refLow: 1,
+      refHigh: 100,
+      abnormalFlag: "N",
+    })),
   });
 }
 
@@ -50,7 +62,14 @@ function jsonReport(connection: number, i: number) {
  * Sends `count` messages (numbered from `first`) on one connection keeping at most `window` of them unacknowledged (1: each
  * after the ACK of the one before, as a laboratory system in original mode does); counts the AAs.
  */
-export async function sendOverMllp(port: number, key: string, connection: number, count: number, window: number, first = 0): Promise<number> {
+export async function sendOverMllp(
+  port: number,
+  key: string,
+  connection: number,
+  count: number,
+  window: number,
+  first = 0,
+): Promise<number> {
   const socket = net.connect(port, "127.0.0.1");
   await new Promise((resolve, reject) => socket.once("connect", resolve).once("error", reject));
   let buffered = "";
@@ -59,7 +78,8 @@ export async function sendOverMllp(port: number, key: string, connection: number
   let sent = 0;
   return new Promise<number>((resolve, reject) => {
     const sendMore = () => {
-      while (sent < count && sent - answered < window) socket.write(Buffer.concat([START, Buffer.from(message(key, connection, first + sent++), "utf8"), END]));
+      while (sent < count && sent - answered < window)
+        socket.write(Buffer.concat([START, Buffer.from(message(key, connection, first + sent++), "utf8"), END]));
     };
     socket.on("error", reject);
     socket.on("data", (data) => {
@@ -81,9 +101,16 @@ export async function sendOverMllp(port: number, key: string, connection: number
 /** Messages (or JSON reports) each connection sends before the clock starts: the service's code and caches warm, its first generation's tables written. */
 const WARMUP = 100;
 
-async function measure(kind: "hl7" | "json", window: number, messages: number): Promise<{ perSecond: number; accepted: number }> {
+async function measure(
+  kind: "hl7" | "json",
+  window: number,
+  messages: number,
+): Promise<{ perSecond: number; accepted: number }> {
   const mllpPort = await freePort();
-  const service = await spawnService({ databaseUrl: await createTestDatabase(false), env: { HL7_MLLP_PORT: String(mllpPort), OPEN_API_RATE_PER_SECOND: "100000", OPEN_API_BURST: "100000" } });
+  const service = await spawnService({
+    databaseUrl: await createTestDatabase(false),
+    env: { HL7_MLLP_PORT: String(mllpPort), OPEN_API_RATE_PER_SECOND: "100000", OPEN_API_BURST: "100000" },
+  });
   try {
     const tenant = await ingestionTenant(service, "lab");
     const senders = (first: number, count: number) =>
@@ -135,15 +162,19 @@ export async function hl7Benchmarks(): Promise<BenchResult[]> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const kind of round % 2 === 0 ? (["json", "hl7"] as const) : (["hl7", "json"] as const)) {
         const measured = await measure(kind, window, messages);
-        if (measured.accepted !== CONNECTIONS * messages) throw new Error(`not every ${kind} report was accepted: ${measured.accepted} of ${CONNECTIONS * messages}`);
+        if (measured.accepted !== CONNECTIONS * messages)
+          throw new Error(`not every ${kind} report was accepted: ${measured.accepted} of ${CONNECTIONS * messages}`);
         figure[kind].push(measured.perSecond);
       }
     }
-    console.error(`  hl7: window ${window}: HL7 ${figure.hl7.map(Math.round).join(", ")} messages/s; JSON ${figure.json.map(Math.round).join(", ")} reports/s`);
+    console.error(
+      `  hl7: window ${window}: HL7 ${figure.hl7.map(Math.round).join(", ")} messages/s; JSON ${figure.json.map(Math.round).join(", ")} reports/s`,
+    );
     figures.push(figure);
   }
   const [windowed, oneByOne] = figures as [(typeof figures)[0], (typeof figures)[0]];
-  const runs = (f: (typeof figures)[0]) => `${ROUNDS} rounds, each kind on a fresh service after a warm-up of ${WARMUP} a connection, taking turns to go first; HL7 runs ${f.hl7.map(Math.round).join(", ")}, JSON runs ${f.json.map(Math.round).join(", ")}: the medians`;
+  const runs = (f: (typeof figures)[0]) =>
+    `${ROUNDS} rounds, each kind on a fresh service after a warm-up of ${WARMUP} a connection, taking turns to go first; HL7 runs ${f.hl7.map(Math.round).join(", ")}, JSON runs ${f.json.map(Math.round).join(", ")}: the medians`;
   const windowedNote = `ORU^R01 of ${RESULTS} OBX over ${CONNECTIONS} MLLP connections, each keeping up to ${WINDOW} messages unacknowledged, ${CONNECTIONS * windowed.messages} messages, until the last ACK; baseline: the same reports pushed as JSON by ${CONNECTIONS} senders, ${WINDOW} a push; ${runs(windowed)}; target ratio >= 0.9 (#35)`;
   const oneByOneNote = `the same, ${CONNECTIONS * oneByOne.messages} messages, each connection sending its next message after the ACK of the one before (original mode); baseline: JSON one report a push, ${CONNECTIONS} senders; ${runs(oneByOne)}`;
   return [

@@ -7,7 +7,12 @@ import http from "node:http";
  */
 const agent = new http.Agent({ keepAlive: true });
 
-export function httpJson(method: "GET" | "POST", url: string, headers: Record<string, string>, body: Buffer | null): Promise<{ status: number; answer: any }> {
+export function httpJson(
+  method: "GET" | "POST",
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer | null,
+): Promise<{ status: number; answer: any }> {
   return new Promise((resolve, reject) => {
     const length = body ? { "content-length": String(body.length) } : {};
     const request = http.request(url, { method, agent, headers: { ...headers, ...length } }, (response) => {

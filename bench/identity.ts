@@ -57,7 +57,9 @@ export async function identityBenchmarks(): Promise<BenchResult[]> {
     const off = [...off1, ...off2];
     const { records, writes } = await recordsWrittenAndProjected(recording, WARM_UP_ROUNDS + ROUNDS);
     for (const service of [silent, twin]) {
-      const { rows } = await service.db.query("select count(*)::int as n from events where type = 'PatientRecordsShown'");
+      const { rows } = await service.db.query(
+        "select count(*)::int as n from events where type = 'PatientRecordsShown'",
+      );
       if (rows[0].n !== 0) throw new Error(`a silent service recorded ${rows[0].n} access records`);
     }
     const { session, floor } = await sessionChecks(recording);
@@ -100,7 +102,10 @@ function shuffled<T>(items: readonly T[]): T[] {
  * The chart calls' access records as the recording service wrote them (the registration's record
  * besides), once the access_log projection holds every one: the on side did all that production does.
  */
-async function recordsWrittenAndProjected(service: RunningService, calls: number): Promise<{ records: number; writes: number }> {
+async function recordsWrittenAndProjected(
+  service: RunningService,
+  calls: number,
+): Promise<{ records: number; writes: number }> {
   const count = async () =>
     (
       await service.db.query<{ records: number; writes: number; projected: number }>(
@@ -109,32 +114,51 @@ async function recordsWrittenAndProjected(service: RunningService, calls: number
          from events where type = 'PatientRecordsShown' and data->>'action' = 'GET /api/patients/{patientRef}/results'`,
       )
     ).rows[0]!;
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     const { records, writes, projected } = await count();
     if (records === calls && projected === calls) return { records, writes };
-    if (Date.now() - started > 30_000) throw new Error(`access records of ${calls} calls: ${records} written, ${projected} projected after 30 s`);
+    if (Date.now() - started > 30_000)
+      throw new Error(`access records of ${calls} calls: ${records} written, ${projected} projected after 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 async function seedChart(service: RunningService): Promise<void> {
   const idCard = makeIdCard("110105", "19500101", 1);
-  const put = await fetch(`${service.url}/api/patients/P-CHART`, { method: "PUT", headers: benchHeaders, body: JSON.stringify({ name: "图表病人", idCard, ward: "1A" }) });
+  const put = await fetch(`${service.url}/api/patients/P-CHART`, {
+    method: "PUT",
+    headers: benchHeaders,
+    body: JSON.stringify({ name: "图表病人", idCard, ward: "1A" }),
+  });
   if (put.status !== 200) throw new Error(`patient not registered: ${put.status}`);
-  const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers: benchHeaders, body: JSON.stringify({ name: "bench lab", tenant: "bench" }) });
+  const created = await fetch(`${service.url}/api/admin/clients`, {
+    method: "POST",
+    headers: benchHeaders,
+    body: JSON.stringify({ name: "bench lab", tenant: "bench" }),
+  });
   const { key } = (await created.json()) as { key: string };
   for (let batch = 0; batch < REPORTS; batch += 40) {
     const reports = Array.from({ length: 40 }, (_, i) => {
       const n = batch + i;
       const day = new Date(Date.UTC(2016, 0, 1 + n * 15)).toISOString().slice(0, 10);
-      return labReport(`CHART-${n}`, { patient: { idCard, name: "图表病人" }, collectedAt: `${day} 07:30:00`, reportedAt: `${day} 11:00:00` });
+      return labReport(`CHART-${n}`, {
+        patient: { idCard, name: "图表病人" },
+        collectedAt: `${day} 07:30:00`,
+        reportedAt: `${day} 11:00:00`,
+      });
     });
-    const pushed = await fetch(`${service.url}/open/v1/lab/reports`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": "bench" }, body: JSON.stringify({ reports }) });
+    const pushed = await fetch(`${service.url}/open/v1/lab/reports`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": "bench" },
+      body: JSON.stringify({ reports }),
+    });
     if (pushed.status !== 200) throw new Error(`push answered ${pushed.status}`);
   }
   // The chart reads the read model: wait until it holds every report.
-  for (const started = Date.now(); ; ) {
-    const { rows } = await service.db.query("select count(*)::int as n from read.lab_reports where patient_ref = 'P-CHART'");
+  for (const started = Date.now(); ;) {
+    const { rows } = await service.db.query(
+      "select count(*)::int as n from read.lab_reports where patient_ref = 'P-CHART'",
+    );
     if (rows[0].n >= REPORTS) break;
     if (Date.now() - started > 120_000) throw new Error("the reports did not reach the chart within 2 minutes");
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -143,7 +167,9 @@ async function seedChart(service: RunningService): Promise<void> {
 
 async function readChart(service: RunningService): Promise<number> {
   const started = performance.now();
-  const answer = await fetch(`${service.url}/api/patients/P-CHART/results?from=2016-01-01&to=2026-01-01`, { headers: benchHeaders });
+  const answer = await fetch(`${service.url}/api/patients/P-CHART/results?from=2016-01-01&to=2026-01-01`, {
+    headers: benchHeaders,
+  });
   await answer.arrayBuffer();
   if (answer.status !== 200) throw new Error(`results answered ${answer.status}`);
   return performance.now() - started;
@@ -151,8 +177,18 @@ async function readChart(service: RunningService): Promise<number> {
 
 /** Session look-ups, each beside the least any look-up costs: a round trip of the same pool. */
 async function sessionChecks(service: RunningService): Promise<{ session: number[]; floor: number[] }> {
-  const sessions = new SessionStore(service.db, await loadIdentifierHasher(service.db, undefined), { idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 });
-  const { cookie } = await sessions.open({ sub: "bench-nurse", name: "Bench nurse", tenant: "bench", roles: ["clinician"], wards: ["1A"], idToken: "bench" });
+  const sessions = new SessionStore(service.db, await loadIdentifierHasher(service.db, undefined), {
+    idleMs: 30 * 60_000,
+    maxMs: 12 * 3_600_000,
+  });
+  const { cookie } = await sessions.open({
+    sub: "bench-nurse",
+    name: "Bench nurse",
+    tenant: "bench",
+    roles: ["clinician"],
+    wards: ["1A"],
+    idToken: "bench",
+  });
   const session: number[] = [];
   const floor: number[] = [];
   for (let i = 0; i < SESSION_CHECKS; i++) {

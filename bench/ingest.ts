@@ -6,7 +6,20 @@ import { ingestionTenant } from "../test/support/ingestion.ts";
 import { spawnService } from "../test/support/serviceProcess.ts";
 import { profilingFlags } from "./forkBench.ts";
 import { cpuMilliseconds, residentBytes } from "./processStats.ts";
-import { getJson, ITEMS, makeBatch, MATCHED_SHARE, POLL_MS, registered, REPORTS_PER_BATCH, runSenders, SAMPLE_EVERY, SENDERS, sleep, type PushRun } from "./ingestSenders.ts";
+import {
+  getJson,
+  ITEMS,
+  makeBatch,
+  MATCHED_SHARE,
+  POLL_MS,
+  registered,
+  REPORTS_PER_BATCH,
+  runSenders,
+  SAMPLE_EVERY,
+  SENDERS,
+  sleep,
+  type PushRun,
+} from "./ingestSenders.ts";
 import { percentile, result, type BenchResult } from "./results.ts";
 
 /*
@@ -31,7 +44,10 @@ export async function until(what: string, probe: () => Promise<boolean>, timeout
 
 /** Whether a projection's live generation stands at the store's head: it holds every event stored. */
 export async function atStoreHead(db: Db, projection: string): Promise<boolean> {
-  const { rows } = await db.query("select last_position from projection_generations where name = $1 and state = 'live'", [projection]);
+  const { rows } = await db.query(
+    "select last_position from projection_generations where name = $1 and state = 'live'",
+    [projection],
+  );
   return rows.length === 1 && Number(rows[0].last_position) === (await storeHead(db));
 }
 
@@ -58,7 +74,11 @@ export async function benchService(env: Record<string, string> = {}, nodeOptions
   const databaseUrl = await createTestDatabase(false);
   await buildServer();
   // The service as `npm start` runs it, logging at its default level; only the rate limit is lifted.
-  const service = await spawnService({ databaseUrl, env: { LOG_LEVEL: "info", ...env }, nodeOptions: [...profilingFlags(), ...nodeOptions] });
+  const service = await spawnService({
+    databaseUrl,
+    env: { LOG_LEVEL: "info", ...env },
+    nodeOptions: [...profilingFlags(), ...nodeOptions],
+  });
   const db = createPool(databaseUrl, { max: 1, applicationName: "bench-watch" });
   try {
     const tenant = await ingestionTenant(service, TENANT);
@@ -71,8 +91,16 @@ export async function benchService(env: Record<string, string> = {}, nodeOptions
       });
       if (answer.status !== 200) throw new Error(`patient ${p.idCard} not registered: ${JSON.stringify(answer.body)}`);
     }
-    await until("patients listed", async () => (await tenant.call("GET", "/api/patients", { token: tenant.authorToken, tenant: TENANT })).body.length === registered.length);
-    await until("client key known", async () => (await getJson(`${service.url}/open/v1/ping`, tenant.client.key)).status === 200);
+    await until(
+      "patients listed",
+      async () =>
+        (await tenant.call("GET", "/api/patients", { token: tenant.authorToken, tenant: TENANT })).body.length ===
+        registered.length,
+    );
+    await until(
+      "client key known",
+      async () => (await getJson(`${service.url}/open/v1/ping`, tenant.client.key)).status === 200,
+    );
     return { service, db, tenant, databaseUrl };
   } catch (error) {
     await db.end();
@@ -82,10 +110,16 @@ export async function benchService(env: Record<string, string> = {}, nodeOptions
 }
 
 /** One burst of pushes against a service of its own; `afterBurst` reads the store once the item rows hold the burst. */
-export async function measureOurs(batches: number, env: Record<string, string> = {}, afterBurst?: (db: Db) => Promise<void>): Promise<OursRun> {
+export async function measureOurs(
+  batches: number,
+  env: Record<string, string> = {},
+  afterBurst?: (db: Db) => Promise<void>,
+): Promise<OursRun> {
   const { service, db, tenant } = await benchService(env);
   try {
-    console.error(`  ingest: ${registered.length} patients registered; warming up, then ${SENDERS} senders x ${batches} batches x ${REPORTS_PER_BATCH} reports`);
+    console.error(
+      `  ingest: ${registered.length} patients registered; warming up, then ${SENDERS} senders x ${batches} batches x ${REPORTS_PER_BATCH} reports`,
+    );
     const key = tenant.client.key;
     const serviceUrl = service.url!; // role all: it listens
     const warmup = await runSenders({ serviceUrl, key, run: "W", batches: WARMUP_BATCHES, sample: false });
@@ -105,7 +139,14 @@ export async function measureOurs(batches: number, env: Record<string, string> =
       const cpuMs = cpuMilliseconds(service.pid) - cpuBefore;
       const blocksSealed = (await blocks()) - blocksBefore;
       await afterBurst?.(db);
-      return { warmup, measured, itemsBehindS, peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024), cpuMs, blocksSealed };
+      return {
+        warmup,
+        measured,
+        itemsBehindS,
+        peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024),
+        cpuMs,
+        blocksSealed,
+      };
     } finally {
       clearInterval(sampler);
     }
@@ -127,7 +168,9 @@ async function measurePlain(ours: { warmup: PushRun; measured: PushRun }): Promi
       const count = days[0]!.length;
       // Written before the clock starts, as the senders' bodies are.
       const params = days.map((daysOfSender, sender) =>
-        daysOfSender.map((day, b) => makeBatch(run, sender, b, day).reports.flatMap((report) => [report.externalId, JSON.stringify(report)])),
+        daysOfSender.map((day, b) =>
+          makeBatch(run, sender, b, day).reports.flatMap((report) => [report.externalId, JSON.stringify(report)]),
+        ),
       );
       const started = performance.now();
       await Promise.all(
@@ -164,7 +207,11 @@ async function sealingCost(batches: number): Promise<BenchResult> {
   }
   const rate = (runs: OursRun[]) => runs.reduce((sum, run) => sum + run.measured.reportsPerSecond, 0) / runs.length;
   const each = (runs: OursRun[]) => runs.map((run) => Math.round(run.measured.reportsPerSecond)).join(", ");
-  const p99 = (runs: OursRun[]) => percentile(runs.flatMap((run) => run.measured.pushMs), 99);
+  const p99 = (runs: OursRun[]) =>
+    percentile(
+      runs.flatMap((run) => run.measured.pushMs),
+      99,
+    );
   const ratio = rate(on) / rate(off);
   return result(
     "ledger.ingest_ratio",
@@ -177,7 +224,8 @@ async function sealingCost(batches: number): Promise<BenchResult> {
 
 export async function ingestBenchmarks(): Promise<BenchResult[]> {
   const batches = Number(process.env.BENCH_INGEST_BATCHES ?? 50);
-  if (!Number.isInteger(batches) || batches < 1) throw new Error(`BENCH_INGEST_BATCHES must be a positive integer, not ${process.env.BENCH_INGEST_BATCHES}`);
+  if (!Number.isInteger(batches) || batches < 1)
+    throw new Error(`BENCH_INGEST_BATCHES must be a positive integer, not ${process.env.BENCH_INGEST_BATCHES}`);
   const { warmup, measured: ours, itemsBehindS, peakRssMb, cpuMs } = await measureOurs(batches);
   const plain = await measurePlain({ warmup, measured: ours });
   const sealing = await sealingCost(batches);
@@ -191,7 +239,13 @@ export async function ingestBenchmarks(): Promise<BenchResult[]> {
       plain,
       `${total} reports in ${ours.seconds.toFixed(1)} s over HTTP (${shape}, ~${Math.round(MATCHED_SHARE * 100)} % matched); baseline: the same reports as multi-row INSERTs into a plain table, ${SENDERS} writers`,
     ),
-    result("ingest.push100_p99_ms", percentile(ours.pushMs, 99), "ms", undefined, `${ours.pushMs.length} pushes; p50 ${percentile(ours.pushMs, 50).toFixed(1)} ms, max ${Math.max(...ours.pushMs).toFixed(1)} ms`),
+    result(
+      "ingest.push100_p99_ms",
+      percentile(ours.pushMs, 99),
+      "ms",
+      undefined,
+      `${ours.pushMs.length} pushes; p50 ${percentile(ours.pushMs, 50).toFixed(1)} ms, max ${Math.max(...ours.pushMs).toFixed(1)} ms`,
+    ),
     result(
       "ingest.visible_lag_p99_ms",
       percentile(ours.lagMs, 99),
@@ -214,6 +268,12 @@ export async function ingestBenchmarks(): Promise<BenchResult[]> {
       `CPU time (user + system) of the service's process from the first push until the item rows held every report, per report: HTTP, validation, matching, mapping, append and all projections`,
     ),
     sealing,
-    result("ingest.peak_rss_mb", peakRssMb, "MB", undefined, `RSS of the service's process (node dist/cli.js start: HTTP, commands, projections), sampled every ${RSS_EVERY_MS} ms from the first push until the item rows held every report`),
+    result(
+      "ingest.peak_rss_mb",
+      peakRssMb,
+      "MB",
+      undefined,
+      `RSS of the service's process (node dist/cli.js start: HTTP, commands, projections), sampled every ${RSS_EVERY_MS} ms from the first push until the item rows held every report`,
+    ),
   ];
 }

@@ -29,7 +29,6 @@ export const POLL_MS = 5;
 // The reports: generated deterministically from (run, sender, batch), so the baseline inserts the
 // very same content without holding 20,000 reports in memory (the service shares this process's RSS).
 
-
 /** A valid GB 11643 identity number: region, birth date, sequence, check character. */
 function nationalId(region: string, birth: string, sequence: number): string {
   const first17 = `${region}${birth}${String(sequence).padStart(3, "0")}`;
@@ -120,7 +119,9 @@ export function makeBatch(run: string, sender: number, batch: number, day: strin
   const reports = Array.from({ length: REPORTS_PER_BATCH }, (_, r) => {
     const isMatched = rand() < MATCHED_SHARE;
     if (isMatched) matched++;
-    const who = isMatched ? registered[Math.floor(rand() * registered.length)]! : strangers[Math.floor(rand() * strangers.length)]!;
+    const who = isMatched
+      ? registered[Math.floor(rand() * registered.length)]!
+      : strangers[Math.floor(rand() * strangers.length)]!;
     const externalId = `LIS-${run}-${sender}-${batch}-${r}`;
     const minute = Math.floor(rand() * 60);
     return {
@@ -138,7 +139,16 @@ export function makeBatch(run: string, sender: number, batch: number, day: strin
       items: ITEMS.map((spec) => {
         const value = Number((spec.min + rand() * (spec.max - spec.min)).toFixed(spec.digits));
         const flag = value < spec.low ? "L" : value > spec.high ? "H" : "N";
-        return { itemCode: spec.code, itemName: spec.name, value, unit: spec.unit, refLow: spec.low, refHigh: spec.high, abnormalFlag: flag, resultType: "NUMERIC" };
+        return {
+          itemCode: spec.code,
+          itemName: spec.name,
+          value,
+          unit: spec.unit,
+          refLow: spec.low,
+          refHigh: spec.high,
+          abnormalFlag: flag,
+          resultType: "NUMERIC",
+        };
       }),
     };
   });
@@ -182,7 +192,8 @@ function checkAnswer(status: number, body: any, batch: PreparedBatch): void {
   let matched = 0;
   for (const entry of data.results) {
     if (entry.status !== "CREATED") throw new Error(`push answered ${JSON.stringify(entry)} instead of CREATED`);
-    if (entry.itemsMapped !== ITEMS.length) throw new Error(`push mapped ${entry.itemsMapped} of ${ITEMS.length} items: ${JSON.stringify(entry)}`);
+    if (entry.itemsMapped !== ITEMS.length)
+      throw new Error(`push mapped ${entry.itemsMapped} of ${ITEMS.length} items: ${JSON.stringify(entry)}`);
     if (entry.matched) matched++;
   }
   if (matched !== batch.matched) throw new Error(`push matched ${matched} reports, expected ${batch.matched}`);
@@ -195,7 +206,13 @@ function checkAnswer(status: number, body: any, batch: PreparedBatch): void {
  * is visible the next is checked at once, so a batch that became visible meanwhile is not delayed.
  */
 class VisibilityProbe {
-  private readonly queue: Array<{ day: string; externalIds: string[]; answeredAt: number; done: (lag: number) => void; fail: (error: unknown) => void }> = [];
+  private readonly queue: Array<{
+    day: string;
+    externalIds: string[];
+    answeredAt: number;
+    done: (lag: number) => void;
+    fail: (error: unknown) => void;
+  }> = [];
   private readonly lags: Array<Promise<number>> = [];
   private running = false;
 
@@ -207,7 +224,9 @@ class VisibilityProbe {
   /** Only the day and the ids are kept: holding sampled batches whole would inflate the RSS measured. */
   track(batch: PreparedBatch, answeredAt: number): void {
     const externalIds = [...batch.externalIds].sort();
-    const lag = new Promise<number>((done, fail) => this.queue.push({ day: batch.day, externalIds, answeredAt, done, fail }));
+    const lag = new Promise<number>((done, fail) =>
+      this.queue.push({ day: batch.day, externalIds, answeredAt, done, fail }),
+    );
     lag.catch(() => {}); // reported by all(); meanwhile not an unhandled rejection
     this.lags.push(lag);
     if (!this.running) void this.work();
@@ -243,9 +262,12 @@ class VisibilityProbe {
       const now = performance.now();
       if (status !== 200) throw new Error(`reconcile answered ${status} ${JSON.stringify(body).slice(0, 300)}`);
       const ids: string[] = body.data.externalIds;
-      if (ids.length === expected.length && [...ids].sort().every((id, i) => id === expected[i])) return now - answeredAt;
-      if (ids.length > expected.length) throw new Error(`reconcile of ${day} lists ${ids.length} reports, expected ${expected.length}`);
-      if (now - answeredAt > VISIBLE_TIMEOUT_MS) throw new Error(`batch of ${day} not visible in reconciliation after ${VISIBLE_TIMEOUT_MS / 1000} s`);
+      if (ids.length === expected.length && [...ids].sort().every((id, i) => id === expected[i]))
+        return now - answeredAt;
+      if (ids.length > expected.length)
+        throw new Error(`reconcile of ${day} lists ${ids.length} reports, expected ${expected.length}`);
+      if (now - answeredAt > VISIBLE_TIMEOUT_MS)
+        throw new Error(`batch of ${day} not visible in reconciliation after ${VISIBLE_TIMEOUT_MS / 1000} s`);
       await sleep(POLL_MS);
     }
   }
@@ -260,7 +282,13 @@ export interface PushRun {
   days: string[][];
 }
 
-export async function pushAll(serviceUrl: string, key: string, run: string, batches: number, sample: boolean): Promise<PushRun> {
+export async function pushAll(
+  serviceUrl: string,
+  key: string,
+  run: string,
+  batches: number,
+  sample: boolean,
+): Promise<PushRun> {
   const url = `${serviceUrl}/open/v1/lab/reports`;
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const pushMs: number[] = [];
@@ -274,7 +302,13 @@ export async function pushAll(serviceUrl: string, key: string, run: string, batc
       const day = sampled ? dayAfter("2025-01-01", global / SAMPLE_EVERY) : ordinaryDay(run, sender, b);
       const batch = makeBatch(run, sender, b, day);
       const externalIds = sampled ? batch.reports.map((report) => report.externalId as string) : [];
-      return { day, sampled, body: Buffer.from(JSON.stringify({ reports: batch.reports })), matched: batch.matched, externalIds };
+      return {
+        day,
+        sampled,
+        body: Buffer.from(JSON.stringify({ reports: batch.reports })),
+        matched: batch.matched,
+        externalIds,
+      };
     }),
   );
   const days = prepared.map((batchesOfSender) => batchesOfSender.map((batch) => batch.day));
@@ -295,7 +329,6 @@ export async function pushAll(serviceUrl: string, key: string, run: string, batc
   const lagMs = await probe.all();
   return { reportsPerSecond: (SENDERS * batches * REPORTS_PER_BATCH) / seconds, pushMs, lagMs, seconds, days };
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // The child process.

@@ -25,7 +25,13 @@ export async function ledgerBenchmarks(): Promise<BenchResult[]> {
        from generate_series(1, ${EVENTS}) g`,
     );
     await db.query("analyze events");
-    const bytes = Number((await db.query("select avg(pg_column_size(data) + pg_column_size(metadata))::int as n from events where tenant = 'bench'")).rows[0].n);
+    const bytes = Number(
+      (
+        await db.query(
+          "select avg(pg_column_size(data) + pg_column_size(metadata))::int as n from events where tenant = 'bench'",
+        )
+      ).rows[0].n,
+    );
 
     const sealStarted = performance.now();
     const blocks = await sealPending(db);
@@ -39,7 +45,8 @@ export async function ledgerBenchmarks(): Promise<BenchResult[]> {
     const verifyStarted = performance.now();
     const verification = await verifyLedger(db);
     const verifySeconds = (performance.now() - verifyStarted) / 1000;
-    if (!verification.ok) throw new Error(`the ledger did not verify: ${JSON.stringify(verification.problems.slice(0, 5))}`);
+    if (!verification.ok)
+      throw new Error(`the ledger did not verify: ${JSON.stringify(verification.problems.slice(0, 5))}`);
 
     const verifyRate = verification.eventsChecked / verifySeconds;
     const ceilingRate = sealed / ceilingSeconds;
@@ -51,7 +58,13 @@ export async function ledgerBenchmarks(): Promise<BenchResult[]> {
         ceilingRate,
         `verifyLedger over ${verification.eventsChecked.toLocaleString("en")} events in ${verification.blocksChecked} blocks (${verifySeconds.toFixed(1)} s; events of ~${bytes} bytes stored); baseline: hashing every event in one statement (${ceilingSeconds.toFixed(1)} s); target >= 200,000`,
       ),
-      result("ledger.seal_events_per_s", sealed / sealSeconds, "events/s", undefined, `sealPending over ${sealed.toLocaleString("en")} events into ${blocks.length} blocks of at most 10,000 (${sealSeconds.toFixed(1)} s)`),
+      result(
+        "ledger.seal_events_per_s",
+        sealed / sealSeconds,
+        "events/s",
+        undefined,
+        `sealPending over ${sealed.toLocaleString("en")} events into ${blocks.length} blocks of at most 10,000 (${sealSeconds.toFixed(1)} s)`,
+      ),
     ];
   } finally {
     await service.stop();

@@ -11,7 +11,9 @@ export async function seedLiveReadModels(
   patients: { count: number; namePrefix: string; wards: string[] },
   labResultsInsert: (labSchema: string) => string,
 ): Promise<void> {
-  const { rows } = await db.query("select schema_name from projection_generations where name in ('lab_results', 'patients') and state = 'live' order by name");
+  const { rows } = await db.query(
+    "select schema_name from projection_generations where name in ('lab_results', 'patients') and state = 'live' order by name",
+  );
   const [labSchema, patientSchema] = rows.map((row) => row.schema_name as string) as [string, string];
   await db.query(
     `insert into ${patientSchema}.patients

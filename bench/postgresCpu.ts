@@ -22,7 +22,9 @@ export class PostgresCpu {
 
   start(): void {
     const sample = async () => {
-      const { rows } = await this.db.query("select pid, application_name from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()");
+      const { rows } = await this.db.query(
+        "select pid, application_name from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()",
+      );
       for (const row of rows) {
         const pid = Number(row.pid);
         let ms: number;

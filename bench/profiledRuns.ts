@@ -71,7 +71,11 @@ async function profiled(
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-profile-"));
   try {
     const queriesFile = path.join(dir, "queries.json");
-    const service = await benchService({ ...env, BENCH_QUERY_TIMING_FILE: queriesFile }, ["--cpu-prof", `--cpu-prof-dir=${dir}`, ...PRELOADS]);
+    const service = await benchService({ ...env, BENCH_QUERY_TIMING_FILE: queriesFile }, [
+      "--cpu-prof",
+      `--cpu-prof-dir=${dir}`,
+      ...PRELOADS,
+    ]);
     const pid = service.service.pid;
     let window: { from: number; to: number; seconds: number; cpuMs: number; postgres: Record<string, number> };
     try {
@@ -83,7 +87,13 @@ async function profiled(
       const called = nowUs();
       const from = (await run(service)) ?? called;
       const to = nowUs();
-      window = { from, to, seconds: (to - from) / 1e6, cpuMs: cpuMilliseconds(pid) - cpuBefore, postgres: await postgres.stop() };
+      window = {
+        from,
+        to,
+        seconds: (to - from) / 1e6,
+        cpuMs: cpuMilliseconds(pid) - cpuBefore,
+        postgres: await postgres.stop(),
+      };
     } finally {
       await service.db.end();
       await service.service.stop();
@@ -93,8 +103,13 @@ async function profiled(
     const profile = JSON.parse(readFileSync(path.join(dir, profileFile), "utf8")) as CpuProfile;
     const { categories, topFunctions, windowMs } = summariseCpuProfile(profile, window.from, window.to);
     // The profile's clock is CLOCK_MONOTONIC, as process.hrtime's here: samples must fill the window.
-    if (windowMs < window.seconds * 500) throw new Error(`the profile's samples cover ${windowMs} ms of a ${window.seconds.toFixed(1)} s window: its clock is not this process's`);
-    const statements = existsSync(queriesFile) ? (JSON.parse(readFileSync(queriesFile, "utf8")) as StatementTime[]) : [];
+    if (windowMs < window.seconds * 500)
+      throw new Error(
+        `the profile's samples cover ${windowMs} ms of a ${window.seconds.toFixed(1)} s window: its clock is not this process's`,
+      );
+    const statements = existsSync(queriesFile)
+      ? (JSON.parse(readFileSync(queriesFile, "utf8")) as StatementTime[])
+      : [];
     return {
       path: pathName,
       reports,
@@ -104,7 +119,14 @@ async function profiled(
       postgresCpuMs: window.postgres,
       cpu: categories,
       topFunctions,
-      statements: statements.slice(0, TOP_STATEMENTS).map((s) => ({ ...s, totalMs: Math.round(s.totalMs), maxMs: Math.round(s.maxMs), statement: s.statement.slice(0, 400) })),
+      statements: statements
+        .slice(0, TOP_STATEMENTS)
+        .map((s) => ({
+          ...s,
+          totalMs: Math.round(s.totalMs),
+          maxMs: Math.round(s.maxMs),
+          statement: s.statement.slice(0, 400),
+        })),
       statementsTotalMs: Math.round(statements.reduce((sum, s) => sum + s.totalMs, 0)),
     };
   } finally {
@@ -113,12 +135,17 @@ async function profiled(
 }
 
 async function readModelsCaughtUp(db: BenchService["db"]): Promise<void> {
-  await until("read models caught up", async () => (await atStoreHead(db, "lab_reports")) && (await atStoreHead(db, "lab_results")), 600_000);
+  await until(
+    "read models caught up",
+    async () => (await atStoreHead(db, "lab_reports")) && (await atStoreHead(db, "lab_results")),
+    600_000,
+  );
 }
 
 /** A bulk job of `reports` (the bulk group's reports, one job), uploaded and imported. */
 export async function profiledBulk(reports: number): Promise<ProfiledRun> {
-  if (reports > JOB_REPORTS || reports % REPORTS_PER_BATCH !== 0) throw new Error(`a profiled bulk job has a multiple of ${REPORTS_PER_BATCH} reports up to ${JOB_REPORTS}`);
+  if (reports > JOB_REPORTS || reports % REPORTS_PER_BATCH !== 0)
+    throw new Error(`a profiled bulk job has a multiple of ${REPORTS_PER_BATCH} reports up to ${JOB_REPORTS}`);
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-profile-job-"));
   try {
     const file = path.join(dir, "job.ndjson");
@@ -138,7 +165,13 @@ export async function profiledPush(batches: number): Promise<ProfiledRun> {
     "push",
     SENDERS * batches * REPORTS_PER_BATCH,
     async ({ service, db, tenant }) => {
-      const pushed = await runSenders({ serviceUrl: service.url!, key: tenant.client.key, run: "M", batches, sample: false });
+      const pushed = await runSenders({
+        serviceUrl: service.url!,
+        key: tenant.client.key,
+        run: "M",
+        batches,
+        sample: false,
+      });
       const firstPush = nowUs() - pushed.seconds * 1e6;
       await readModelsCaughtUp(db);
       return firstPush;
@@ -157,8 +190,11 @@ export async function profiledPush(batches: number): Promise<ProfiledRun> {
 export async function profiledHl7(messages: number): Promise<ProfiledRun> {
   const port = await freePort();
   const send = async (key: string, first: number, count: number) => {
-    const accepted = await Promise.all(Array.from({ length: CONNECTIONS }, (_, c) => sendOverMllp(port, key, c, count, WINDOW, first)));
-    if (accepted.some((n) => n !== count)) throw new Error(`not every message was accepted: ${accepted.join(", ")} of ${count} a connection`);
+    const accepted = await Promise.all(
+      Array.from({ length: CONNECTIONS }, (_, c) => sendOverMllp(port, key, c, count, WINDOW, first)),
+    );
+    if (accepted.some((n) => n !== count))
+      throw new Error(`not every message was accepted: ${accepted.join(", ")} of ${count} a connection`);
   };
   return profiled(
     "hl7",
@@ -179,12 +215,25 @@ export async function profiledHl7(messages: number): Promise<ProfiledRun> {
 export function printProfiles(runs: ProfiledRun[]): void {
   for (const run of runs) {
     const postgres = Object.values(run.postgresCpuMs).reduce((a, b) => a + b, 0);
-    console.log(`\n${run.path}: ${run.reports} reports in ${run.seconds.toFixed(1)} s (${Math.round(run.reportsPerSecond)}/s) — service CPU ${(run.serviceCpuMs / 1000).toFixed(1)} s (${(run.serviceCpuMs / run.reports).toFixed(2)} ms/report), PostgreSQL backends CPU ${(postgres / 1000).toFixed(1)} s (${(postgres / run.reports).toFixed(2)} ms/report: ${Object.entries(run.postgresCpuMs).map(([app, ms]) => `${app} ${(ms / 1000).toFixed(1)} s`).join(", ")})`);
+    console.log(
+      `\n${run.path}: ${run.reports} reports in ${run.seconds.toFixed(1)} s (${Math.round(run.reportsPerSecond)}/s) — service CPU ${(run.serviceCpuMs / 1000).toFixed(1)} s (${(run.serviceCpuMs / run.reports).toFixed(2)} ms/report), PostgreSQL backends CPU ${(postgres / 1000).toFixed(1)} s (${(postgres / run.reports).toFixed(2)} ms/report: ${Object.entries(
+        run.postgresCpuMs,
+      )
+        .map(([app, ms]) => `${app} ${(ms / 1000).toFixed(1)} s`)
+        .join(", ")})`,
+    );
     console.log("  service CPU by category (self time):");
-    for (const c of run.cpu) console.log(`    ${c.category.padEnd(44)} ${String(c.ms).padStart(8)} ms  ${c.category === "idle" ? "" : `${(c.share * 100).toFixed(1)} %`}`);
+    for (const c of run.cpu)
+      console.log(
+        `    ${c.category.padEnd(44)} ${String(c.ms).padStart(8)} ms  ${c.category === "idle" ? "" : `${(c.share * 100).toFixed(1)} %`}`,
+      );
     console.log("  functions with the most self time:");
-    for (const f of run.topFunctions.slice(0, 12)) console.log(`    ${String(f.ms).padStart(8)} ms  ${f.fn.slice(0, 90)} [${f.category}]`);
+    for (const f of run.topFunctions.slice(0, 12))
+      console.log(`    ${String(f.ms).padStart(8)} ms  ${f.fn.slice(0, 90)} [${f.category}]`);
     console.log(`  statements by total time in the driver (sum ${(run.statementsTotalMs / 1000).toFixed(1)} s):`);
-    for (const s of run.statements.slice(0, 10)) console.log(`    ${String(s.totalMs).padStart(8)} ms ${String(s.calls).padStart(7)} calls ${String(s.rows).padStart(9)} rows  ${s.statement.slice(0, 150)}`);
+    for (const s of run.statements.slice(0, 10))
+      console.log(
+        `    ${String(s.totalMs).padStart(8)} ms ${String(s.calls).padStart(7)} calls ${String(s.rows).padStart(9)} rows  ${s.statement.slice(0, 150)}`,
+      );
   }
 }

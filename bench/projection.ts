@@ -16,7 +16,12 @@ const CATCHUP_EVENTS = 200_000;
  * A bench projection of the "Measured" events into the one table `table` that `createTable` makes,
  * applied a batch at a time (`apply` is a batch of one).
  */
-function measuredEventsProjection(name: string, table: string, createTable: string, applyBatch: (tx: Tx, events: StoredEvent[]) => Promise<void>): Projection {
+function measuredEventsProjection(
+  name: string,
+  table: string,
+  createTable: string,
+  applyBatch: (tx: Tx, events: StoredEvent[]) => Promise<void>,
+): Projection {
   return {
     name,
     version: 1,
@@ -39,7 +44,8 @@ const countingProjection = measuredEventsProjection(
   "create table event_counts (tenant text, type text, count bigint not null, primary key (tenant, type))",
   async (tx, events) => {
     const counts = new Map<string, number>();
-    for (const event of events) counts.set(`${event.tenant}\u0000${event.type}`, (counts.get(`${event.tenant}\u0000${event.type}`) ?? 0) + 1);
+    for (const event of events)
+      counts.set(`${event.tenant}\u0000${event.type}`, (counts.get(`${event.tenant}\u0000${event.type}`) ?? 0) + 1);
     const keys = [...counts.keys()].map((key) => key.split("\u0000"));
     await tx.query(
       `insert into event_counts (tenant, type, count) select * from unnest($1::text[], $2::text[], $3::bigint[])
@@ -88,7 +94,13 @@ async function catchUp(): Promise<BenchResult[]> {
     const counted = (await db.query("select sum(count)::int as n from read.event_counts")).rows[0].n;
     if (counted !== CATCHUP_EVENTS) throw new Error(`catch-up counted ${counted} of ${CATCHUP_EVENTS} events`);
     return [
-      result("projection.catchup_events_per_s", ours, "events/s", readOnly, `baseline: reading the same ${CATCHUP_EVENTS} events through the feed without applying them`),
+      result(
+        "projection.catchup_events_per_s",
+        ours,
+        "events/s",
+        readOnly,
+        `baseline: reading the same ${CATCHUP_EVENTS} events through the feed without applying them`,
+      ),
     ];
   } finally {
     await db.end();
@@ -101,11 +113,10 @@ const lagProjection = measuredEventsProjection(
   "event_lag",
   "create table event_lag (position bigint primary key, tenant text not null, recorded_at timestamptz not null, applied_at timestamptz not null)",
   async (tx, events) => {
-    await tx.query("insert into event_lag select p, t, r, clock_timestamp() from unnest($1::bigint[], $2::text[], $3::timestamptz[]) as u(p, t, r)", [
-      events.map((e) => e.position),
-      events.map((e) => e.tenant),
-      events.map((e) => e.recordedAt),
-    ]);
+    await tx.query(
+      "insert into event_lag select p, t, r, clock_timestamp() from unnest($1::bigint[], $2::text[], $3::timestamptz[]) as u(p, t, r)",
+      [events.map((e) => e.position), events.map((e) => e.tenant), events.map((e) => e.recordedAt)],
+    );
   },
 );
 
@@ -130,7 +141,10 @@ async function lagUnderLoad(): Promise<BenchResult[]> {
             tenant: "bench",
             streamId: `lag-${w}`,
             expectedVersion: a * eventsPerAppend,
-            events: Array.from({ length: eventsPerAppend }, (_, e) => ({ type: "Measured", data: { w, a, e, value: 112.5 } })),
+            events: Array.from({ length: eventsPerAppend }, (_, e) => ({
+              type: "Measured",
+              data: { w, a, e, value: 112.5 },
+            })),
             metadata: { actor: "bench" },
           });
         }
@@ -145,7 +159,13 @@ async function lagUnderLoad(): Promise<BenchResult[]> {
     if (lags.length !== total) throw new Error(`lag run applied ${lags.length} of ${total} events`);
     const rate = Math.round(total / seconds);
     return [
-      result("projection.lag_p99_ms", percentile(lags, 99), "ms", undefined, `${total} events over ${seconds} s (${rate}/s); p50 ${percentile(lags, 50).toFixed(1)} ms, max ${Math.max(...lags).toFixed(1)} ms; from the event's insert to its projection row`),
+      result(
+        "projection.lag_p99_ms",
+        percentile(lags, 99),
+        "ms",
+        undefined,
+        `${total} events over ${seconds} s (${rate}/s); p50 ${percentile(lags, 50).toFixed(1)} ms, max ${Math.max(...lags).toFixed(1)} ms; from the event's insert to its projection row`,
+      ),
     ];
   } finally {
     await service.stop();

@@ -15,9 +15,17 @@ export type Push = (reports: unknown[]) => Promise<void>;
 export type Listed = (day: string) => Promise<number>;
 
 /** The open API's sender of the bench tenant (or `tenant`): a push, and the count reconciliation lists for a day. */
-export async function benchSender(service: Pick<RunningService, "url">, tenant = "bench", adminToken = BENCH_ADMIN_TOKEN): Promise<{ push: Push; listed: Listed }> {
+export async function benchSender(
+  service: Pick<RunningService, "url">,
+  tenant = "bench",
+  adminToken = BENCH_ADMIN_TOKEN,
+): Promise<{ push: Push; listed: Listed }> {
   const headers = { ...benchHeaders, authorization: `Bearer ${adminToken}` };
-  const created = await fetch(`${service.url}/api/admin/clients`, { method: "POST", headers, body: JSON.stringify({ name: "bench lab", tenant }) });
+  const created = await fetch(`${service.url}/api/admin/clients`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name: "bench lab", tenant }),
+  });
   const { key } = (await created.json()) as { key: string };
   const open = { authorization: `Bearer ${key}`, "content-type": "application/json", "x-service-tenant": tenant };
   // A service in another process learns of a new key within moments, not at once.
@@ -27,7 +35,11 @@ export async function benchSender(service: Pick<RunningService, "url">, tenant =
   }
   return {
     push: async (reports) => {
-      const answer = await fetch(`${service.url}/open/v1/lab/reports`, { method: "POST", headers: open, body: JSON.stringify({ reports }) });
+      const answer = await fetch(`${service.url}/open/v1/lab/reports`, {
+        method: "POST",
+        headers: open,
+        body: JSON.stringify({ reports }),
+      });
       if (answer.status !== 200) throw new Error(`push answered ${answer.status}: ${await answer.text()}`);
     },
     listed: async (day) => {

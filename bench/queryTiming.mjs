@@ -64,5 +64,7 @@ if (file) {
   };
 
   process.on("SIGUSR2", () => statements.clear());
-  process.on("exit", () => writeFileSync(file, JSON.stringify([...statements.values()].sort((a, b) => b.totalMs - a.totalMs))));
+  process.on("exit", () =>
+    writeFileSync(file, JSON.stringify([...statements.values()].sort((a, b) => b.totalMs - a.totalMs))),
+  );
 }

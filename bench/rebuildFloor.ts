@@ -31,7 +31,9 @@ async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
 export async function measureRebuildFloor(db: Db): Promise<RebuildFloor> {
   const client = await db.connect();
   try {
-    const { rows: live } = await client.query("select schema_name from projection_generations where name = 'lab_results' and state = 'live'");
+    const { rows: live } = await client.query(
+      "select schema_name from projection_generations where name = 'lab_results' and state = 'live'",
+    );
     const liveTable = `${live[0].schema_name}.lab_results`;
     const floorTable = `${FLOOR_SCHEMA}.lab_results`;
     // As the projection's finishLoad sets them for its index builds.
@@ -40,8 +42,14 @@ export async function measureRebuildFloor(db: Db): Promise<RebuildFloor> {
     // Columns and not-null constraints alone: the indexes are built after the load.
     await client.query(`create table ${floorTable} (like ${liveTable})`);
     // The growth store holds first versions only; a second would fail the primary key below, loudly.
-    const [, decompressSeconds] = await timed(() => client.query("select count(*) from events where type = 'LabReportReceived' and (data || '{}'::jsonb) is not null"));
-    const [inserted, itemRowsSeconds] = await timed(() => client.query(insertItemRowsSql(floorTable, receivedReports("e.type = 'LabReportReceived'"))));
+    const [, decompressSeconds] = await timed(() =>
+      client.query(
+        "select count(*) from events where type = 'LabReportReceived' and (data || '{}'::jsonb) is not null",
+      ),
+    );
+    const [inserted, itemRowsSeconds] = await timed(() =>
+      client.query(insertItemRowsSql(floorTable, receivedReports("e.type = 'LabReportReceived'"))),
+    );
     const { rows: indexes } = await client.query(
       "select c.relname as name, pg_get_indexdef(i.indexrelid) as definition from pg_index i join pg_class c on c.oid = i.indexrelid where i.indrelid = $1::regclass order by c.relname",
       [liveTable],

@@ -25,7 +25,9 @@ export async function reconcileBenchmarks(): Promise<BenchResult[]> {
        select 'filler', 'filler-' || (g / 100), (g % 100) + 1, 'BenchFiller', jsonb_build_object('n', g), '{"actor":"bench"}'
        from generate_series(0, ${EVENTS - 1}) g`,
     );
-    const { rows } = await db.query("select schema_name from projection_generations where name = 'lab_reports' and state = 'live'");
+    const { rows } = await db.query(
+      "select schema_name from projection_generations where name = 'lab_reports' and state = 'live'",
+    );
     const schema = rows[0].schema_name as string;
     // Each report received once (the event at position g, its own transaction), a tenth of them
     // waiting for a patient; a tenth of those later claimed (at position REPORTS + g).
@@ -62,20 +64,32 @@ export async function reconcileBenchmarks(): Promise<BenchResult[]> {
       body: JSON.stringify({ name: "bench lab", tenant: "bench" }),
     });
     const { key } = (await client.json()) as { key: string };
-    for (let tries = 0; (await fetch(`${service.url}/open/v1/ping`, { headers: { authorization: `Bearer ${key}` } })).status !== 200; tries++) {
+    for (
+      let tries = 0;
+      (await fetch(`${service.url}/open/v1/ping`, { headers: { authorization: `Bearer ${key}` } })).status !== 200;
+      tries++
+    ) {
       if (tries > 200) throw new Error("the bench client's key never became usable");
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
 
     const call = async (query: string) => {
       const started = performance.now();
-      const answer = await fetch(`${service.url}/open/v1/reconcile/lab?${query}`, { headers: { authorization: `Bearer ${key}` } });
-      const body = (await answer.json()) as { data: { labReportCount: number; sealed: boolean; ledgerRoot: string | null } };
+      const answer = await fetch(`${service.url}/open/v1/reconcile/lab?${query}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const body = (await answer.json()) as {
+        data: { labReportCount: number; sealed: boolean; ledgerRoot: string | null };
+      };
       if (answer.status !== 200) throw new Error(`reconcile failed: ${answer.status} ${JSON.stringify(body)}`);
-      if (!body.data.sealed || !body.data.ledgerRoot) throw new Error(`the day's reports are sealed, yet reconcile said ${JSON.stringify(body.data)}`);
+      if (!body.data.sealed || !body.data.ledgerRoot)
+        throw new Error(`the day's reports are sealed, yet reconcile said ${JSON.stringify(body.data)}`);
       return { ms: performance.now() - started, count: body.data.labReportCount };
     };
-    const moments = Array.from({ length: CALLS }, (_, i) => `${DAY} ${String(8 + (i % 14)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}:00`);
+    const moments = Array.from(
+      { length: CALLS },
+      (_, i) => `${DAY} ${String(8 + (i % 14)).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}:00`,
+    );
     const asOf: number[] = [];
     const plain: number[] = [];
     let counted = 0;

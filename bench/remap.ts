@@ -40,7 +40,14 @@ function batchWithLocalItem(run: string, b: number) {
 async function writeJob(file: string, from: number, to: number): Promise<void> {
   const out = createWriteStream(file);
   for (let b = from; b < to; b++) {
-    if (!out.write(batchWithLocalItem("R", b).map((report) => JSON.stringify(report)).join("\n") + "\n")) await once(out, "drain");
+    if (
+      !out.write(
+        batchWithLocalItem("R", b)
+          .map((report) => JSON.stringify(report))
+          .join("\n") + "\n",
+      )
+    )
+      await once(out, "drain");
   }
   out.end();
   await once(out, "finish");
@@ -53,7 +60,9 @@ async function printTimeline(db: Db, startedAt: Date): Promise<void> {
      from events where type in ('ItemMappingAdded', 'ItemMappingApplied') order by position`,
     [startedAt],
   );
-  console.error(`  remap timeline (s from the POST): ${rows.map((row) => `${row.type === "ItemMappingAdded" ? "added" : `step ${row.results}`} ${Number(row.at).toFixed(2)}`).join(", ")}`);
+  console.error(
+    `  remap timeline (s from the POST): ${rows.map((row) => `${row.type === "ItemMappingAdded" ? "added" : `step ${row.results}`} ${Number(row.at).toFixed(2)}`).join(", ")}`,
+  );
 }
 
 /**
@@ -64,7 +73,9 @@ async function plainUpdate(databaseUrl: string): Promise<{ seconds: number; rows
   const floorDb = createPool(databaseUrl, { max: 1, applicationName: "bench-remap-floor" });
   const client = await floorDb.connect();
   try {
-    const { rows } = await client.query("select schema_name from projection_generations where name = 'lab_results' and state = 'live'");
+    const { rows } = await client.query(
+      "select schema_name from projection_generations where name = 'lab_results' and state = 'live'",
+    );
     const table = `${rows[0].schema_name}.lab_results`;
     await client.query("begin");
     const started = performance.now();
@@ -86,7 +97,8 @@ async function plainUpdate(databaseUrl: string): Promise<{ seconds: number; rows
 
 export async function remapBenchmarks(): Promise<BenchResult[]> {
   const reports = Number(process.env.BENCH_REMAP_REPORTS ?? 100_000);
-  if (!Number.isInteger(reports) || reports < REPORTS_PER_BATCH || reports % REPORTS_PER_BATCH !== 0) throw new Error(`BENCH_REMAP_REPORTS must be a multiple of ${REPORTS_PER_BATCH}`);
+  if (!Number.isInteger(reports) || reports < REPORTS_PER_BATCH || reports % REPORTS_PER_BATCH !== 0)
+    throw new Error(`BENCH_REMAP_REPORTS must be a multiple of ${REPORTS_PER_BATCH}`);
   const batches = reports / REPORTS_PER_BATCH;
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-remap-"));
   const { service, db, tenant, databaseUrl } = await benchService();
@@ -100,7 +112,13 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
       if (answer.status !== 202) throw new Error(`the upload answered ${answer.status}`);
       jobIds.push(answer.body.data.jobId);
     }
-    for (const jobId of jobIds) await until("job done", async () => (await getJson(`${service.url}/open/v1/bulk/${jobId}`, tenant.client.key)).body.data.status === "DONE", 3_600_000);
+    for (const jobId of jobIds)
+      await until(
+        "job done",
+        async () =>
+          (await getJson(`${service.url}/open/v1/bulk/${jobId}`, tenant.client.key)).body.data.status === "DONE",
+        3_600_000,
+      );
     await until("item rows caught up", () => atStoreHead(db, "lab_results"), 600_000);
     console.error(`  remap: ${reports} reports stored, each with one unmapped item`);
 
@@ -132,10 +150,19 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
     // The re-mapping starts, as the floor did, with the item rows holding every report pushed.
     await until("item rows caught up", () => atStoreHead(db, "lab_results"), 600_000);
 
-    const author = { authorization: `Bearer ${tenant.authorToken}`, "content-type": "application/json", "x-service-tenant": "bench" };
+    const author = {
+      authorization: `Bearer ${tenant.authorToken}`,
+      "content-type": "application/json",
+      "x-service-tenant": "bench",
+    };
     const started = performance.now();
     const startedAt = new Date();
-    const made = await httpJson("POST", `${service.url}/api/dictionary/mappings`, author, Buffer.from(JSON.stringify({ ...LOCAL, stdCode: "UREA_PRE" })));
+    const made = await httpJson(
+      "POST",
+      `${service.url}/api/dictionary/mappings`,
+      author,
+      Buffer.from(JSON.stringify({ ...LOCAL, stdCode: "UREA_PRE" })),
+    );
     if (made.status !== 201) throw new Error(`the mapping answered ${made.status} ${JSON.stringify(made.answer)}`);
     const mappingId = (made.answer as { mappingId: string }).mappingId;
     let remapping = true;
@@ -147,7 +174,10 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
     await until(
       "re-mapping done",
       async () => {
-        const listed = (await httpJson("GET", `${service.url}/api/dictionary/mappings`, author, null)).answer as Array<{ mappingId: string; remap: typeof remap }>;
+        const listed = (await httpJson("GET", `${service.url}/api/dictionary/mappings`, author, null)).answer as Array<{
+          mappingId: string;
+          remap: typeof remap;
+        }>;
         remap = listed.find((mapping) => mapping.mappingId === mappingId)!.remap;
         return remap.status === "DONE";
       },
@@ -156,7 +186,9 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
     const remapSeconds = (performance.now() - started) / 1000;
     remapping = false;
     await pusher;
-    console.error(`  remap: ${remap.results} results re-mapped in ${remapSeconds.toFixed(1)} s during ${duringMs.length} pushes; rebuilding lab_results`);
+    console.error(
+      `  remap: ${remap.results} results re-mapped in ${remapSeconds.toFixed(1)} s during ${duringMs.length} pushes; rebuilding lab_results`,
+    );
     await printTimeline(db, startedAt);
 
     await until("item rows caught up", () => atStoreHead(db, "lab_results"), 600_000);

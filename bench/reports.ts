@@ -64,14 +64,22 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
   const raw = new pg.Pool({ connectionString: databaseUrl, max: 4, idleTimeoutMillis: 0 });
   try {
     const connections = await Promise.all(Array.from({ length: 4 }, () => raw.connect()));
-    await Promise.all(connections.map((client) => client.query("insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'")));
+    await Promise.all(
+      connections.map((client) =>
+        client.query(
+          "insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'",
+        ),
+      ),
+    );
     for (const client of connections) client.release();
     await seedResults(service.db);
     const headers = benchHeaders;
     await publishBenchReport(service, "bench", spec);
 
     const values = { period: ["2026-03-01", "2026-03-31"] };
-    const compiled = Object.values(spec.queries).map((query) => compileTemplate(query.sql, spec.params as never, values));
+    const compiled = Object.values(spec.queries).map((query) =>
+      compileTemplate(query.sql, spec.params as never, values),
+    );
     // The same SQL, straight through pg on four connections, against the same relations and rows.
     const runDirect = () =>
       Promise.all(
@@ -80,7 +88,12 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
         }),
       );
     const runOurs = async () => {
-      const { answer } = await httpJson("POST", `${service.url}/api/reports/bench/data`, headers, Buffer.from(JSON.stringify({ version: "v1", params: values })));
+      const { answer } = await httpJson(
+        "POST",
+        `${service.url}/api/reports/bench/data`,
+        headers,
+        Buffer.from(JSON.stringify({ version: "v1", params: values })),
+      );
       const body = answer as { queries: Record<string, { error?: string }> };
       const failed = Object.entries(body.queries).find(([, outcome]) => outcome.error);
       if (failed) throw new Error(`query ${failed[0]} failed: ${failed[1].error}`);
@@ -105,7 +118,13 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
     const oursP50 = median(ours);
     const directP50 = median(direct);
     return [
-      result("report.data_overhead_p50_ms", oursP50 - directP50, "ms", { value: directP50, ratio: oursP50 / directP50 }, `data call p50 ${oursP50.toFixed(1)} ms vs the same 4 queries through pg ${directP50.toFixed(1)} ms (p99 ${percentile(ours, 99).toFixed(1)} ms), over ${RESULT_ROWS} result rows`),
+      result(
+        "report.data_overhead_p50_ms",
+        oursP50 - directP50,
+        "ms",
+        { value: directP50, ratio: oursP50 / directP50 },
+        `data call p50 ${oursP50.toFixed(1)} ms vs the same 4 queries through pg ${directP50.toFixed(1)} ms (p99 ${percentile(ours, 99).toFixed(1)} ms), over ${RESULT_ROWS} result rows`,
+      ),
     ];
   } finally {
     await raw.end();
@@ -117,16 +136,39 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
 function serialise5000Rows(): BenchResult[] {
   const oids = [25, 23, 20, 1700, 701, 16, 1082, 1114, 25, 1700];
   const rows = Array.from({ length: 5000 }, (_, i) => [
-    `P${i}`, String(i), String(9_000_000_000 + i), `${100 + (i % 40)}.25`, `${i * 0.5}`, i % 2 ? "t" : "f", "2026-03-01", "2026-03-01 08:30:15.123", "血红蛋白", "1.2345",
+    `P${i}`,
+    String(i),
+    String(9_000_000_000 + i),
+    `${100 + (i % 40)}.25`,
+    `${i * 0.5}`,
+    i % 2 ? "t" : "f",
+    "2026-03-01",
+    "2026-03-01 08:30:15.123",
+    "血红蛋白",
+    "1.2345",
   ]);
   const runs: number[] = [];
   for (let run = 0; run < 30; run++) {
     const started = performance.now();
-    const shaped = { columns: oids.map((_, i) => `c${i}`), columnTypes: oids.map(columnTypeOf), rows: rows.map((row) => row.map((text, i) => valueOf(oids[i]!, text))), truncated: false, elapsedMs: 1 };
+    const shaped = {
+      columns: oids.map((_, i) => `c${i}`),
+      columnTypes: oids.map(columnTypeOf),
+      rows: rows.map((row) => row.map((text, i) => valueOf(oids[i]!, text))),
+      truncated: false,
+      elapsedMs: 1,
+    };
     JSON.stringify({ queries: { q: shaped } });
     runs.push(performance.now() - started);
   }
-  return [result("report.serialise_5000_rows_ms", median(runs.slice(5)), "ms", undefined, "5,000 rows x 10 mixed columns: typed values shaped and written as JSON (median of 25 after 5 warm-ups)")];
+  return [
+    result(
+      "report.serialise_5000_rows_ms",
+      median(runs.slice(5)),
+      "ms",
+      undefined,
+      "5,000 rows x 10 mixed columns: typed values shaped and written as JSON (median of 25 after 5 warm-ups)",
+    ),
+  ];
 }
 
 export async function reportBenchmarks(): Promise<BenchResult[]> {

@@ -15,7 +15,13 @@ export interface BenchResult {
  * value / baseline; or `{ value, ratio }` for a ratio of another kind (a time given as baseline /
  * ours, an overhead whose whole time is compared).
  */
-export function result(name: string, value: number, unit: string, baseline?: number | { value: number; ratio: number }, note?: string): BenchResult {
+export function result(
+  name: string,
+  value: number,
+  unit: string,
+  baseline?: number | { value: number; ratio: number },
+  note?: string,
+): BenchResult {
   const round = (n: number) => Math.round(n * 100) / 100;
   const compared = typeof baseline === "number" ? { value: baseline, ratio: value / baseline } : baseline;
   return {
@@ -28,10 +34,17 @@ export function result(name: string, value: number, unit: string, baseline?: num
 }
 
 export function printTable(results: BenchResult[]): void {
-  const rows = results.map((r) => [r.name, `${r.value}`, r.unit, r.baseline === undefined ? "" : `${r.baseline}`, r.ratio === undefined ? "" : `${r.ratio}`]);
+  const rows = results.map((r) => [
+    r.name,
+    `${r.value}`,
+    r.unit,
+    r.baseline === undefined ? "" : `${r.baseline}`,
+    r.ratio === undefined ? "" : `${r.ratio}`,
+  ]);
   const header = ["benchmark", "value", "unit", "baseline", "ratio"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 || i === 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 || i === 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const row of rows) console.log(line(row));

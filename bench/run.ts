@@ -37,7 +37,12 @@ const groups: Record<string, Group> = {
   hl7: { run: async () => (await import("./hl7.ts")).hl7Benchmarks() },
   fhir: { run: async () => (await import("./fhir.ts")).fhirBenchmarks() },
   alerts: { run: async () => (await import("./alerts.ts")).alertBenchmarks(), cannotRunBecause: chromiumMissing },
-  defence: { run: async () => [...(await (await import("./defence.ts")).defenceBenchmarks()), ...(await (await import("./defenceReadersKeepUp.ts")).readersKeepUpBenchmarks())] },
+  defence: {
+    run: async () => [
+      ...(await (await import("./defence.ts")).defenceBenchmarks()),
+      ...(await (await import("./defenceReadersKeepUp.ts")).readersKeepUpBenchmarks()),
+    ],
+  },
   /** The part of `defence` on readers keeping up (issue #52), alone. */
   "defence-readers": { run: async () => (await import("./defenceReadersKeepUp.ts")).readersKeepUpBenchmarks() },
   /** The part of `defence` on paged lists (issue #52), alone. */
@@ -45,7 +50,11 @@ const groups: Record<string, Group> = {
   identity: { run: async () => (await import("./identity.ts")).identityBenchmarks() },
   access: { run: async () => (await import("./access.ts")).accessBenchmarks() },
   cli: { run: async () => (await import("./cliHelp.ts")).cliHelpBenchmarks() },
-  failover: { run: async () => (await import("./failover.ts")).failoverBenchmarks(), cannotRunBecause: () => (postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)") },
+  failover: {
+    run: async () => (await import("./failover.ts")).failoverBenchmarks(),
+    cannotRunBecause: () =>
+      postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)",
+  },
 };
 /** Groups that run only when named: the soak takes ten minutes; defence-readers and defence-lists are parts of defence, alone. */
 const onlyWhenNamed = new Set(["soak", "growth", "defence-readers", "defence-lists"]);
@@ -60,7 +69,11 @@ function runInOwnProcess(name: string): Promise<BenchResult[]> {
     let figures: BenchResult[] | null = null;
     child.on("message", (message) => (figures = message as BenchResult[]));
     child.on("error", reject);
-    child.on("exit", (code) => (figures && code === 0 ? resolve(figures) : reject(new Error(`benchmark group ${name} failed (exit code ${code})`))));
+    child.on("exit", (code) =>
+      figures && code === 0
+        ? resolve(figures)
+        : reject(new Error(`benchmark group ${name} failed (exit code ${code})`)),
+    );
   });
 }
 

@@ -75,7 +75,9 @@ class Tally {
       const buffer = Buffer.from(await response.arrayBuffer());
       const ok = response.status >= 200 && response.status < 300;
       this.count(kind, ok ? null : String(response.status));
-      const json = (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(buffer.toString("utf8")) : null;
+      const json = (response.headers.get("content-type") ?? "").includes("json")
+        ? JSON.parse(buffer.toString("utf8"))
+        : null;
       return { ok, body: json };
     } catch (error) {
       this.count(kind, (error as Error).name === "TimeoutError" ? "timeout" : "transport");
@@ -100,16 +102,23 @@ function dayOf(base: string, offset: number): string {
 
 export async function soakBenchmarks(): Promise<BenchResult[]> {
   const seconds = Number(process.env.SOAK_SECONDS ?? 600);
-  if (!Number.isFinite(seconds) || seconds < 30) throw new Error(`SOAK_SECONDS must be at least 30, not ${process.env.SOAK_SECONDS}`);
+  if (!Number.isFinite(seconds) || seconds < 30)
+    throw new Error(`SOAK_SECONDS must be at least 30, not ${process.env.SOAK_SECONDS}`);
   const databaseUrl = await createTestDatabase(false);
-  const service: ServiceProcess = await spawnService({ databaseUrl, env: { PROJECTION_SAFETY_NET_MS: "5000", LOG_LEVEL: "error" } });
+  const service: ServiceProcess = await spawnService({
+    databaseUrl,
+    env: { PROJECTION_SAFETY_NET_MS: "5000", LOG_LEVEL: "error" },
+  });
   const url = service.url!;
   try {
     const tenant = await ingestionTenant(service, TENANT);
     const author = { token: tenant.authorToken };
     const draft = await tenant.call("PUT", `/api/reports/${REPORT_ID}/draft`, { ...author, body: { spec: soakSpec } });
     if (draft.status !== 200) throw new Error(`soak report not saved: ${JSON.stringify(draft.body)}`);
-    const published = await tenant.call("POST", `/api/reports/${REPORT_ID}/publish`, { ...author, body: { mode: "dynamic" } });
+    const published = await tenant.call("POST", `/api/reports/${REPORT_ID}/publish`, {
+      ...author,
+      body: { mode: "dynamic" },
+    });
     if (published.status !== 201) throw new Error(`soak report not published: ${JSON.stringify(published.body)}`);
 
     const tally = new Tally();
@@ -122,7 +131,11 @@ export async function soakBenchmarks(): Promise<BenchResult[]> {
     const viewHeaders = { "content-type": "application/json", "x-service-tenant": TENANT };
 
     const pushes = (kind: string, reports: unknown[]) =>
-      tally.call(kind, `${url}/open/v1/lab/reports`, { method: "POST", headers: pushHeaders, body: JSON.stringify({ reports }) });
+      tally.call(kind, `${url}/open/v1/lab/reports`, {
+        method: "POST",
+        headers: pushHeaders,
+        body: JSON.stringify({ reports }),
+      });
 
     /** A sender's steady stream: new reports over the days of 2026, every third one a new version of an earlier one. */
     const sender = async (s: number) => {
@@ -142,7 +155,11 @@ export async function soakBenchmarks(): Promise<BenchResult[]> {
           });
         });
         const { ok, body } = await pushes("push", reports);
-        if (ok && body?.data?.rejected) tally.errors.set("push REJECTED entries", (tally.errors.get("push REJECTED entries") ?? 0) + body.data.rejected);
+        if (ok && body?.data?.rejected)
+          tally.errors.set(
+            "push REJECTED entries",
+            (tally.errors.get("push REJECTED entries") ?? 0) + body.data.rejected,
+          );
         await sleep(PUSH_EVERY_MS - (Date.now() - begun));
       }
     };
@@ -150,7 +167,11 @@ export async function soakBenchmarks(): Promise<BenchResult[]> {
     const dataClient = async () => {
       while (running()) {
         const begun = Date.now();
-        await tally.call("data", `${url}/api/reports/${REPORT_ID}/data`, { method: "POST", headers: viewHeaders, body: "{}" });
+        await tally.call("data", `${url}/api/reports/${REPORT_ID}/data`, {
+          method: "POST",
+          headers: viewHeaders,
+          body: "{}",
+        });
         await sleep(DATA_EVERY_MS - (Date.now() - begun));
       }
     };
@@ -158,7 +179,11 @@ export async function soakBenchmarks(): Promise<BenchResult[]> {
     const exporter = async () => {
       while (running()) {
         const begun = Date.now();
-        await tally.call("xlsx", `${url}/api/reports/${REPORT_ID}/export/xlsx`, { method: "POST", headers: viewHeaders, body: "{}" });
+        await tally.call("xlsx", `${url}/api/reports/${REPORT_ID}/export/xlsx`, {
+          method: "POST",
+          headers: viewHeaders,
+          body: "{}",
+        });
         await sleep(EXPORT_EVERY_MS - (Date.now() - begun));
       }
     };
@@ -168,11 +193,15 @@ export async function soakBenchmarks(): Promise<BenchResult[]> {
       for (let k = 0; running(); k++) {
         const begun = Date.now();
         const day = dayOf("2030-01-01", k);
-        const reports = Array.from({ length: PROBE_REPORTS }, (_, r) => labReport(`PROBE-${k}-${r}`, { reportedAt: `${day} 09:00:00` }));
+        const reports = Array.from({ length: PROBE_REPORTS }, (_, r) =>
+          labReport(`PROBE-${k}-${r}`, { reportedAt: `${day} 09:00:00` }),
+        );
         const { ok } = await pushes("probe push", reports);
         const answeredAt = Date.now();
         while (ok) {
-          const { ok: listed, body } = await tally.call("reconcile", `${url}/open/v1/reconcile/lab?date=${day}`, { headers: pushHeaders });
+          const { ok: listed, body } = await tally.call("reconcile", `${url}/open/v1/reconcile/lab?date=${day}`, {
+            headers: pushHeaders,
+          });
           if (listed && body.data.labReportCount === PROBE_REPORTS) {
             lags.push(Date.now() - answeredAt);
             break;
@@ -193,9 +222,13 @@ export async function soakBenchmarks(): Promise<BenchResult[]> {
     }, RSS_EVERY_MS);
     const progress = setInterval(() => {
       const done = Math.round((Date.now() - started) / 1000);
-      console.error(`  soak: ${done}/${seconds} s, ${tally.requests} requests, ${tally.errorCount} errors, RSS ${rss.at(-1)?.mb.toFixed(0) ?? "?"} MB`);
+      console.error(
+        `  soak: ${done}/${seconds} s, ${tally.requests} requests, ${tally.errorCount} errors, RSS ${rss.at(-1)?.mb.toFixed(0) ?? "?"} MB`,
+      );
     }, 30_000);
-    console.error(`  soak: ${seconds} s of pushes (${PUSH_SENDERS} senders), data calls (${DATA_CLIENTS} clients), xlsx exports and a visibility probe`);
+    console.error(
+      `  soak: ${seconds} s of pushes (${PUSH_SENDERS} senders), data calls (${DATA_CLIENTS} clients), xlsx exports and a visibility probe`,
+    );
     try {
       await Promise.all([
         ...Array.from({ length: PUSH_SENDERS }, (_, s) => sender(s)),
@@ -221,8 +254,20 @@ export async function soakBenchmarks(): Promise<BenchResult[]> {
     const kinds = [...tally.byKind].map(([kind, n]) => `${kind} ${n}`).join(", ");
     const errors = [...tally.errors].map(([what, n]) => `${what}: ${n}`).join(", ");
     return [
-      result("soak.errors", tally.errorCount, "count", undefined, errors || "none (non-2xx answers, transport failures, rejected reports, probes never visible)"),
-      result("soak.requests", tally.requests, "requests", undefined, `${(tally.requests / seconds).toFixed(1)}/s over ${seconds} s: ${kinds}`),
+      result(
+        "soak.errors",
+        tally.errorCount,
+        "count",
+        undefined,
+        errors || "none (non-2xx answers, transport failures, rejected reports, probes never visible)",
+      ),
+      result(
+        "soak.requests",
+        tally.requests,
+        "requests",
+        undefined,
+        `${(tally.requests / seconds).toFixed(1)}/s over ${seconds} s: ${kinds}`,
+      ),
       result(
         "soak.rss_growth_pct",
         growthPct,

@@ -4,7 +4,12 @@ import net from "node:net";
  * Asks for an xlsx export and never reads the answer (the socket paused: the kernel's buffers
  * fill); from `address` as a proxy on this host names it, when given.
  */
-export async function stalledExport(url: string, tenant: string, reportId: string, address?: string): Promise<net.Socket> {
+export async function stalledExport(
+  url: string,
+  tenant: string,
+  reportId: string,
+  address?: string,
+): Promise<net.Socket> {
   const { hostname, port } = new URL(url);
   const socket = net.connect(Number(port), hostname === "localhost" ? "127.0.0.1" : hostname);
   await new Promise((resolve) => socket.once("connect", resolve));

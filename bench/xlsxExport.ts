@@ -50,14 +50,20 @@ const SEED_COLUMNS: Record<string, string> = {
   ref_high: "150",
   result_type: "'NUMERIC'",
   reported_at: "timestamp '2026-01-01 07:00:00' + (g % 365) * interval '1 day' + (g % 600) * interval '1 minute'",
-  reported_on: "(timestamp '2026-01-01 07:00:00' + (g % 365) * interval '1 day' + (g % 600) * interval '1 minute')::date",
+  reported_on:
+    "(timestamp '2026-01-01 07:00:00' + (g % 365) * interval '1 day' + (g % 600) * interval '1 minute')::date",
 };
 
 /** 100,000 HGB results of one tenant, written straight into the live read model (the export is measured, not ingestion). */
 async function seed(db: pg.Pool): Promise<void> {
-  const { rows } = await db.query("select schema_name from projection_generations where name = 'lab_results' and state = 'live'");
+  const { rows } = await db.query(
+    "select schema_name from projection_generations where name = 'lab_results' and state = 'live'",
+  );
   const labSchema = rows[0].schema_name as string;
-  const present = await db.query("select column_name from information_schema.columns where table_schema = $1 and table_name = 'lab_results'", [labSchema]);
+  const present = await db.query(
+    "select column_name from information_schema.columns where table_schema = $1 and table_name = 'lab_results'",
+    [labSchema],
+  );
   const columns = Object.keys(SEED_COLUMNS).filter((name) => present.rows.some((row) => row.column_name === name));
   await db.query(
     `insert into ${labSchema}.lab_results (${columns.join(", ")})
@@ -87,12 +93,17 @@ async function withPeakRss<T>(pid: number, work: () => Promise<T>): Promise<{ va
 const PLAIN_STYLE = Object.freeze({});
 
 /** exceljs's own way of writing rows (Row and Cell objects, each row committed), with the shared styles that make it fastest. */
-function writeRowsWithExceljs(worksheet: ExcelJS.Worksheet, rows: readonly CellValue[][], styles: readonly object[]): void {
+function writeRowsWithExceljs(
+  worksheet: ExcelJS.Worksheet,
+  rows: readonly CellValue[][],
+  styles: readonly object[],
+): void {
   const width = styles.length;
   for (const values of rows) {
     const row = worksheet.addRow(values as unknown[]);
     (row as unknown as { style: object }).style = PLAIN_STYLE;
-    for (let c = 0; c < width; c++) row.getCell(c + 1).style = (values[c] === null ? PLAIN_STYLE : styles[c]) as ExcelJS.Style;
+    for (let c = 0; c < width; c++)
+      row.getCell(c + 1).style = (values[c] === null ? PLAIN_STYLE : styles[c]) as ExcelJS.Style;
     row.commit();
   }
 }
@@ -103,10 +114,19 @@ const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() 
 async function writeOursFromMemory(columns: XlsxColumn[], cells: CellValue[][]): Promise<void> {
   async function* events(): AsyncGenerator<SheetEvent> {
     yield { kind: "columns", columns };
-    for (let start = 0; start < cells.length; start += BATCH) yield { kind: "rows", rows: cells.slice(start, start + BATCH) };
+    for (let start = 0; start < cells.length; start += BATCH)
+      yield { kind: "rows", rows: cells.slice(start, start + BATCH) };
     yield { kind: "end" };
   }
-  const about = { report: "bench", version: "v1", mode: "dynamic", publishedAt: "", exportedAt: "", datasource: "clinical", filters: [] };
+  const about = {
+    report: "bench",
+    version: "v1",
+    mode: "dynamic",
+    publishedAt: "",
+    exportedAt: "",
+    datasource: "clinical",
+    filters: [],
+  };
   await writeXlsx(discard(), about, [{ query: "rows", events: events() }], new AbortController().signal);
 }
 
@@ -139,7 +159,11 @@ export async function xlsxExportBenchmarks(): Promise<BenchResult[]> {
     const headers = benchHeaders;
     await publishBenchReport(service, "bench-export", spec);
     // The read model follows the events: wait until the published version can be opened.
-    for (let tries = 0; (await fetch(`${service.url}/api/reports/bench-export/view`, { headers })).status !== 200; tries++) {
+    for (
+      let tries = 0;
+      (await fetch(`${service.url}/api/reports/bench-export/view`, { headers })).status !== 200;
+      tries++
+    ) {
       if (tries > 200) throw new Error("the published report never became viewable");
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -147,7 +171,11 @@ export async function xlsxExportBenchmarks(): Promise<BenchResult[]> {
     // Ours: the HTTP export end to end, the whole response read (and dropped).
     const exportOnce = async () => {
       const started = performance.now();
-      const response = await fetch(`${service.url}/api/reports/bench-export/export/xlsx`, { method: "POST", headers, body: "{}" });
+      const response = await fetch(`${service.url}/api/reports/bench-export/export/xlsx`, {
+        method: "POST",
+        headers,
+        body: "{}",
+      });
       if (response.status !== 200) throw new Error(`export failed: ${response.status} ${await response.text()}`);
       let bytes = 0;
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
@@ -165,15 +193,23 @@ export async function xlsxExportBenchmarks(): Promise<BenchResult[]> {
     }
 
     // The ceiling's rows: the same query's result fetched beforehand, shaped into cells the same way.
-    const raw = new pg.Client({ connectionString: databaseUrl, types: { getTypeParser: () => (text: string) => text } as never });
+    const raw = new pg.Client({
+      connectionString: databaseUrl,
+      types: { getTypeParser: () => (text: string) => text } as never,
+    });
     await raw.connect();
     let columns: XlsxColumn[];
     let cells: CellValue[][];
     let fetchSeconds: number;
     try {
-      await raw.query("insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'");
+      await raw.query(
+        "insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'",
+      );
       const started = performance.now();
-      const fetched = await raw.query({ text: EXPORT_SQL.replace(/\blab_results\b/, "clinical.lab_results"), rowMode: "array" });
+      const fetched = await raw.query({
+        text: EXPORT_SQL.replace(/\blab_results\b/, "clinical.lab_results"),
+        rowMode: "array",
+      });
       fetchSeconds = (performance.now() - started) / 1000;
       columns = fetched.fields.map((field) => ({ name: field.name, type: columnTypeOf(field.dataTypeID) }));
       const convert = fetched.fields.map((field, i) => textToCell(field.dataTypeID, columns[i]!.type));

@@ -32,7 +32,13 @@ const execFileAsync = promisify(execFile);
  * What a backup holds. `credential_uses` is not history either, but it cannot be rebuilt: without
  * it a restored installation would show every key and token as never used (lastUsedAt).
  */
-export const KEPT_TABLES = ["events", "ledger_blocks", "ledger_event_hashes", "bulk_job_bodies", "credential_uses"] as const;
+export const KEPT_TABLES = [
+  "events",
+  "ledger_blocks",
+  "ledger_event_hashes",
+  "bulk_job_bodies",
+  "credential_uses",
+] as const;
 
 export class BackupError extends Error {}
 
@@ -42,7 +48,9 @@ async function run(program: FoundProgram, args: string[], signal?: AbortSignal):
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: string };
     if (failure.name === "AbortError") throw error;
-    throw new BackupError(`${path.basename(program.path)} ${program.major} failed: ${(failure.stderr ?? failure.message).trim()}`);
+    throw new BackupError(
+      `${path.basename(program.path)} ${program.major} failed: ${(failure.stderr ?? failure.message).trim()}`,
+    );
   }
 }
 
@@ -56,7 +64,9 @@ export interface BackupSummary {
 }
 
 async function serverMajorOf(client: pg.Client): Promise<number> {
-  const { rows } = await client.query<{ major: number }>("select current_setting('server_version_num')::int / 10000 as major");
+  const { rows } = await client.query<{ major: number }>(
+    "select current_setting('server_version_num')::int / 10000 as major",
+  );
   return rows[0]!.major;
 }
 
@@ -71,9 +81,17 @@ function howToGet(major: number): string {
  * by the service itself. The backup is written under a temporary name beside `file` and renamed
  * once whole, so `file` is never a partial backup; the temporary file is removed on any failure.
  */
-export async function backupTo(databaseUrl: string, file: string, env: NodeJS.ProcessEnv = process.env, signal?: AbortSignal): Promise<BackupSummary> {
+export async function backupTo(
+  databaseUrl: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  signal?: AbortSignal,
+): Promise<BackupSummary> {
   const target = path.resolve(file);
-  const partial = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(4).toString("hex")}.partial`);
+  const partial = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${randomBytes(4).toString("hex")}.partial`,
+  );
   // Patients' results are in it: readable by its owner alone from its first byte (pg_dump keeps
   // the mode of a file it writes over), not by whoever may read the folder it lands in.
   await (await open(partial, "wx", 0o600)).close();
@@ -91,10 +109,22 @@ export async function backupTo(databaseUrl: string, file: string, env: NodeJS.Pr
     const dump = found.find((program) => program.major >= serverMajor);
     let summary: Omit<BackupSummary, "bytes">;
     if (dump) {
-      await run(dump, ["--format=custom", "--data-only", ...KEPT_TABLES.map((table) => `--table=public.${table}`), `--file=${partial}`, `--dbname=${databaseUrl}`], signal);
+      await run(
+        dump,
+        [
+          "--format=custom",
+          "--data-only",
+          ...KEPT_TABLES.map((table) => `--table=public.${table}`),
+          `--file=${partial}`,
+          `--dbname=${databaseUrl}`,
+        ],
+        signal,
+      );
       summary = { file, writer: "pg_dump" };
     } else if (env.PG_BIN_DIR) {
-      throw new BackupError(`PG_BIN_DIR holds ${describeFound("pg_dump", found)}, and the server is PostgreSQL ${serverMajor}: pg_dump must be of version ${serverMajor} or newer; ${howToGet(serverMajor)}, or unset PG_BIN_DIR to let the service write the backup itself.`);
+      throw new BackupError(
+        `PG_BIN_DIR holds ${describeFound("pg_dump", found)}, and the server is PostgreSQL ${serverMajor}: pg_dump must be of version ${serverMajor} or newer; ${howToGet(serverMajor)}, or unset PG_BIN_DIR to let the service write the backup itself.`,
+      );
     } else {
       await writeCopyBackup(client, KEPT_TABLES, partial, signal);
       summary = {
@@ -139,24 +169,48 @@ const PG_DUMP_MAGIC = "PGDMP";
  * Restores a backup into an empty database: the schema by the migrations, then the rows, then
  * the transaction ids made this cluster's. The read models are left to the caller's replay.
  */
-export async function restoreFrom(databaseUrl: string, file: string, env: NodeJS.ProcessEnv = process.env): Promise<RestoreSummary> {
+export async function restoreFrom(
+  databaseUrl: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RestoreSummary> {
   const firstBytes = await readFirstBytes(file);
-  const format = isCopyFormat(firstBytes) ? "service" : firstBytes.toString("latin1").startsWith(PG_DUMP_MAGIC) ? "pg_dump" : null;
-  if (!format) throw new BackupError(`${file} is not a backup written by the backup command (neither pg_dump's custom format nor the service's own).`);
+  const format = isCopyFormat(firstBytes)
+    ? "service"
+    : firstBytes.toString("latin1").startsWith(PG_DUMP_MAGIC)
+      ? "pg_dump"
+      : null;
+  if (!format)
+    throw new BackupError(
+      `${file} is not a backup written by the backup command (neither pg_dump's custom format nor the service's own).`,
+    );
   const restorer = format === "pg_dump" ? await pgRestoreFor(env) : null;
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query("select count(*)::int as tables from pg_tables where schemaname not in ('pg_catalog', 'information_schema')");
+    const { rows } = await client.query(
+      "select count(*)::int as tables from pg_tables where schemaname not in ('pg_catalog', 'information_schema')",
+    );
     if (rows[0].tables > 0) {
-      throw new BackupError(`restore needs an empty database, and this one holds ${rows[0].tables} tables: create a new one (createdb) and point DATABASE_URL at it.`);
+      throw new BackupError(
+        `restore needs an empty database, and this one holds ${rows[0].tables} tables: create a new one (createdb) and point DATABASE_URL at it.`,
+      );
     }
     await migrate(databaseUrl);
     // One transaction: a restore that fails leaves the database as the migrations made it.
     if (restorer) {
-      await run(restorer, ["--data-only", "--single-transaction", "--exit-on-error", "--no-owner", `--dbname=${databaseUrl}`, file]).catch((error: unknown) => {
+      await run(restorer, [
+        "--data-only",
+        "--single-transaction",
+        "--exit-on-error",
+        "--no-owner",
+        `--dbname=${databaseUrl}`,
+        file,
+      ]).catch((error: unknown) => {
         if (error instanceof BackupError && /unsupported version/.test(error.message)) {
-          throw new BackupError(`${error.message} (the backup was written by a pg_dump newer than ${restorer.major}: install that PostgreSQL's client programs, ${CLIENT_PROGRAMS_SOURCE}, or set PG_BIN_DIR to their folder)`);
+          throw new BackupError(
+            `${error.message} (the backup was written by a pg_dump newer than ${restorer.major}: install that PostgreSQL's client programs, ${CLIENT_PROGRAMS_SOURCE}, or set PG_BIN_DIR to their folder)`,
+          );
         }
         throw error;
       });
@@ -172,7 +226,9 @@ export async function restoreFrom(databaseUrl: string, file: string, env: NodeJS
       }
     }
     const transactions = await renumberTransactions(client);
-    const { rows: counts } = await client.query("select (select count(*) from events)::int as events, (select count(*) from ledger_blocks)::int as blocks");
+    const { rows: counts } = await client.query(
+      "select (select count(*) from events)::int as events, (select count(*) from ledger_blocks)::int as blocks",
+    );
     return { events: counts[0].events, ledgerBlocks: counts[0].blocks, transactions };
   } finally {
     await client.end();
@@ -196,7 +252,9 @@ async function readFirstBytes(file: string): Promise<Buffer> {
 async function pgRestoreFor(env: NodeJS.ProcessEnv): Promise<FoundProgram> {
   const [newest] = await findPrograms("pg_restore", env);
   if (!newest) {
-    throw new BackupError(`this backup was written by pg_dump and needs pg_restore of that version or newer, and none was found${env.PG_BIN_DIR ? " in PG_BIN_DIR" : ""}: install PostgreSQL's client programs (${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: postgresql-client) or set PG_BIN_DIR to their folder.`);
+    throw new BackupError(
+      `this backup was written by pg_dump and needs pg_restore of that version or newer, and none was found${env.PG_BIN_DIR ? " in PG_BIN_DIR" : ""}: install PostgreSQL's client programs (${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: postgresql-client) or set PG_BIN_DIR to their folder.`,
+    );
   }
   return newest;
 }
@@ -212,7 +270,9 @@ async function renumberTransactions(client: pg.Client): Promise<number> {
   const { rows } = await client.query("select count(distinct transaction_id)::int as n from events");
   const count = rows[0].n as number;
   await client.query("set synchronous_commit = off");
-  await client.query(`do $$ begin for i in 1..${count} loop insert into restore_fresh_xids values (pg_current_xact_id()); commit; end loop; end $$`);
+  await client.query(
+    `do $$ begin for i in 1..${count} loop insert into restore_fresh_xids values (pg_current_xact_id()); commit; end loop; end $$`,
+  );
   await client.query("reset synchronous_commit");
   await client.query("begin");
   try {
@@ -223,8 +283,12 @@ async function renumberTransactions(client: pg.Client): Promise<number> {
       join (select xid, row_number() over (order by xid) as n from restore_fresh_xids) fresh using (n)`);
     await client.query("alter table events disable trigger events_no_update_or_delete");
     await client.query("alter table ledger_blocks disable trigger ledger_blocks_append_only");
-    await client.query("update events e set transaction_id = m.new_xid from restore_xid_map m where e.transaction_id = m.old_xid");
-    await client.query("update ledger_blocks b set last_tx = m.new_xid from restore_xid_map m where b.last_tx = m.old_xid");
+    await client.query(
+      "update events e set transaction_id = m.new_xid from restore_xid_map m where e.transaction_id = m.old_xid",
+    );
+    await client.query(
+      "update ledger_blocks b set last_tx = m.new_xid from restore_xid_map m where b.last_tx = m.old_xid",
+    );
     await client.query("alter table events enable trigger events_no_update_or_delete");
     await client.query("alter table ledger_blocks enable trigger ledger_blocks_append_only");
     await client.query("drop table restore_fresh_xids");

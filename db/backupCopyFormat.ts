@@ -45,7 +45,12 @@ async function columnsOf(client: pg.Client, table: string): Promise<string[]> {
 }
 
 /** Writes `tables` (in that order) to `file`, in one snapshot; the client is in no transaction. */
-export async function writeCopyBackup(client: pg.Client, tables: readonly string[], file: string, signal?: AbortSignal): Promise<void> {
+export async function writeCopyBackup(
+  client: pg.Client,
+  tables: readonly string[],
+  file: string,
+  signal?: AbortSignal,
+): Promise<void> {
   const gzip = createGzip();
   const written = pipeline(gzip, createWriteStream(file), { signal });
   // The write side fails first when the disk is full or the caller gives up: stop reading then.
@@ -58,16 +63,25 @@ export async function writeCopyBackup(client: pg.Client, tables: readonly string
   await client.query("begin isolation level repeatable read read only");
   try {
     // As pg_dump does: no DDL may change a table while it is read.
-    await client.query(`lock table ${tables.map((table) => `public.${quoteIdent(table)}`).join(", ")} in access share mode`);
-    const { rows: server } = await client.query<{ version: string }>("select current_setting('server_version') as version");
+    await client.query(
+      `lock table ${tables.map((table) => `public.${quoteIdent(table)}`).join(", ")} in access share mode`,
+    );
+    const { rows: server } = await client.query<{ version: string }>(
+      "select current_setting('server_version') as version",
+    );
     const header: Header = { server: server[0]!.version, takenAt: new Date().toISOString(), sequences: [] };
     const columns = new Map<string, string[]>();
     for (const table of tables) {
       columns.set(table, await columnsOf(client, table));
       for (const column of columns.get(table)!) {
-        const { rows } = await client.query<{ seq: string | null }>("select pg_get_serial_sequence($1, $2) as seq", [`public.${quoteIdent(table)}`, column]);
+        const { rows } = await client.query<{ seq: string | null }>("select pg_get_serial_sequence($1, $2) as seq", [
+          `public.${quoteIdent(table)}`,
+          column,
+        ]);
         if (!rows[0]!.seq) continue;
-        const { rows: last } = await client.query<{ value: string; called: boolean }>(`select last_value::text as value, is_called as called from ${rows[0]!.seq}`);
+        const { rows: last } = await client.query<{ value: string; called: boolean }>(
+          `select last_value::text as value, is_called as called from ${rows[0]!.seq}`,
+        );
         if (last[0]!.called) header.sequences.push({ table, column, lastValue: Number(last[0]!.value) });
       }
     }
@@ -76,7 +90,9 @@ export async function writeCopyBackup(client: pg.Client, tables: readonly string
     for (const table of tables) {
       const list = columns.get(table)!;
       await put(`table ${table} ${JSON.stringify(list)}\n`);
-      const rows = client.query(copyTo(`copy public.${quoteIdent(table)} (${list.map(quoteIdent).join(", ")}) to stdout`));
+      const rows = client.query(
+        copyTo(`copy public.${quoteIdent(table)} (${list.map(quoteIdent).join(", ")}) to stdout`),
+      );
       for await (const chunk of rows) await put(chunk as Buffer);
       counts[table] = rows.rowCount;
       await put("\\.\n");
@@ -103,30 +119,46 @@ export interface CopyRestoreSummary {
  * Loads a backup of this format into the tables it names, each of which must be in `allowed`,
  * inside the caller's transaction; then sets each identity sequence past what was restored.
  */
-export async function readCopyBackup(client: pg.Client, file: string, allowed: readonly string[]): Promise<CopyRestoreSummary> {
-  const lines = createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity })[Symbol.asyncIterator]();
+export async function readCopyBackup(
+  client: pg.Client,
+  file: string,
+  allowed: readonly string[],
+): Promise<CopyRestoreSummary> {
+  const lines = createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity })[
+    Symbol.asyncIterator
+  ]();
   const next = async (): Promise<string | null> => {
     const { value, done } = await lines.next();
     return done ? null : (value as string);
   };
-  if ((await next()) !== COPY_FORMAT_FIRST_LINE) throw new CopyFormatError("it is not a backup of this service (its first line is not the format's)");
+  if ((await next()) !== COPY_FORMAT_FIRST_LINE)
+    throw new CopyFormatError("it is not a backup of this service (its first line is not the format's)");
   const header = JSON.parse((await next()) ?? "{}") as Header;
   const rows: Record<string, number> = {};
   for (;;) {
     const line = await next();
-    if (line === null) throw new CopyFormatError("it ends before its last line: the file is cut short (a copy still being written, or a full disk)");
+    if (line === null)
+      throw new CopyFormatError(
+        "it ends before its last line: the file is cut short (a copy still being written, or a full disk)",
+      );
     if (line.startsWith("end ")) {
       const expected = (JSON.parse(line.slice(4)) as { rows: Record<string, number> }).rows;
       for (const [table, count] of Object.entries(expected)) {
-        if (rows[table] !== count) throw new CopyFormatError(`its table ${table} holds ${rows[table] ?? 0} rows where the backup counted ${count}`);
+        if (rows[table] !== count)
+          throw new CopyFormatError(
+            `its table ${table} holds ${rows[table] ?? 0} rows where the backup counted ${count}`,
+          );
       }
       break;
     }
     const section = /^table (\S+) (.*)$/.exec(line);
-    if (!section || !allowed.includes(section[1]!)) throw new CopyFormatError(`it has an unexpected line where a table should start (${line.slice(0, 40)})`);
+    if (!section || !allowed.includes(section[1]!))
+      throw new CopyFormatError(`it has an unexpected line where a table should start (${line.slice(0, 40)})`);
     const table = section[1]!;
     const columns = JSON.parse(section[2]!) as string[];
-    const copy = client.query(copyFrom(`copy public.${quoteIdent(table)} (${columns.map(quoteIdent).join(", ")}) from stdin`));
+    const copy = client.query(
+      copyFrom(`copy public.${quoteIdent(table)} (${columns.map(quoteIdent).join(", ")}) from stdin`),
+    );
     const loaded = new Promise<void>((resolve, reject) => {
       copy.once("finish", resolve);
       copy.once("error", reject);
@@ -147,11 +179,10 @@ export async function readCopyBackup(client: pg.Client, file: string, allowed: r
   }
   for (const { table, column, lastValue } of header.sequences ?? []) {
     if (!allowed.includes(table)) continue;
-    await client.query(`select setval(pg_get_serial_sequence($1, $2), greatest($3::bigint, (select coalesce(max(${quoteIdent(column)}), 1) from public.${quoteIdent(table)})))`, [
-      `public.${quoteIdent(table)}`,
-      column,
-      lastValue,
-    ]);
+    await client.query(
+      `select setval(pg_get_serial_sequence($1, $2), greatest($3::bigint, (select coalesce(max(${quoteIdent(column)}), 1) from public.${quoteIdent(table)})))`,
+      [`public.${quoteIdent(table)}`, column, lastValue],
+    );
   }
   return { rows };
 }

@@ -24,12 +24,14 @@ const TENANT_OF_THIS_CONNECTION = `(select s.tenant from public.report_sessions 
 // The cast makes `= any(…)` read the array, not the rows of a subquery.
 const WARDS_OF_THIS_CONNECTION = `(select s.wards from public.report_sessions s where ${THIS_CONNECTION})::text[]`;
 /** True when a row whose patient's ward is `ward` is in this connection's scope. */
-const inWardScope = (ward: string) => `(${WARDS_OF_THIS_CONNECTION} is null or ${ward} = any(${WARDS_OF_THIS_CONNECTION}))`;
+const inWardScope = (ward: string) =>
+  `(${WARDS_OF_THIS_CONNECTION} is null or ${ward} = any(${WARDS_OF_THIS_CONNECTION}))`;
 /** The same for a row that names only its patient (`alias.patient_ref`): the patient's ward decides. */
 const patientInWardScope = (alias: string) =>
   `(${WARDS_OF_THIS_CONNECTION} is null or exists (select 1 from read.patients wp where wp.tenant = ${alias}.tenant and wp.patient_ref = ${alias}.patient_ref and wp.ward = any(${WARDS_OF_THIS_CONNECTION})))`;
 /** Of a day's results of an item, the one a formula reads (as queries/patients/derivedResults.ts). */
-const NEWEST_FIRST = "coalesce(r.collected_at, r.reported_at) desc, r.reported_at desc, r.external_id desc, r.item_index desc";
+const NEWEST_FIRST =
+  "coalesce(r.collected_at, r.reported_at) desc, r.reported_at desc, r.external_id desc, r.item_index desc";
 const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
   patients: {
     needs: ["patients"],
@@ -89,7 +91,9 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
 export const CLINICAL_RELATIONS = Object.keys(CLINICAL_VIEWS);
 
 /** What report SQL of a data source may read: a built-in source's views; another source's relations are its own (undefined). */
-export function relationsOf(datasource: string): { schema: "clinical" | "research"; relations: readonly string[] } | undefined {
+export function relationsOf(
+  datasource: string,
+): { schema: "clinical" | "research"; relations: readonly string[] } | undefined {
   if (datasource === "clinical") return { schema: "clinical", relations: CLINICAL_RELATIONS };
   if (datasource === "research") return { schema: "research", relations: RESEARCH_RELATIONS };
   return undefined;
@@ -107,7 +111,8 @@ function derivedResultsSql(): string {
   return DERIVED_ITEMS.map(({ code, unit, formula }) => {
     const tree = parseFormula(formula.expression);
     const reads = formulaInputs(tree);
-    const newest = (column: string, of: string) => `(array_agg(${column} order by ${NEWEST_FIRST}) filter (where r.std_code = ${sqlText(of)}))[1]`;
+    const newest = (column: string, of: string) =>
+      `(array_agg(${column} order by ${NEWEST_FIRST}) filter (where r.std_code = ${sqlText(of)}))[1]`;
     const perItem = reads.flatMap((input) => [
       `${newest("r.std_value", input)} as ${JSON.stringify(input)}`,
       `${newest("coalesce(r.collected_at, r.reported_at)", input)} as ${JSON.stringify(`${input}@`)}`,
@@ -151,7 +156,13 @@ export async function ensureClinicalViews(db: Pick<pg.ClientBase, "query">): Pro
       // A read model changed its columns' types: recreate the view rather than replace it (and the
       // research view over it, made again below). If the live generation lacks a column still (its
       // rebuild is under way), keep the view as it is: the rebuild's swap calls this again.
-      if (!(await tried(db, `drop view if exists clinical.${name} cascade; create view clinical.${name} with (security_barrier = true) as ${sql}`))) continue;
+      if (
+        !(await tried(
+          db,
+          `drop view if exists clinical.${name} cascade; create view clinical.${name} with (security_barrier = true) as ${sql}`,
+        ))
+      )
+        continue;
     }
     await db.query(`grant select on clinical.${name} to ${REPORT_RUNNER_ROLE}`);
     created.push(name);

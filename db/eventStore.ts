@@ -115,7 +115,12 @@ export async function appendToStream(db: Queryable, request: AppendRequest): Pro
   const positions = result.rows.map((row) => Number(row.position));
   const nextVersion = Math.max(...result.rows.map((row) => row.stream_version));
   const transactionId = result.rows[0]!.transaction_id_text;
-  return { streamId: request.streamId, nextVersion, positions, last: { transactionId, position: Math.max(...positions) } };
+  return {
+    streamId: request.streamId,
+    nextVersion,
+    positions,
+    last: { transactionId, position: Math.max(...positions) },
+  };
 }
 
 // Many streams in one statement (a pushed batch: one stream per report). Every stream's expected
@@ -155,22 +160,39 @@ export interface StreamAppend {
   metadata?: Record<string, unknown>;
 }
 
-export async function appendToStreams(db: Queryable, tenant: string, appends: StreamAppend[], metadata: EventMetadata): Promise<AppendResult[]> {
+export async function appendToStreams(
+  db: Queryable,
+  tenant: string,
+  appends: StreamAppend[],
+  metadata: EventMetadata,
+): Promise<AppendResult[]> {
   const params: unknown[] = [tenant, JSON.stringify(metadata)];
   const ownMetadata = appends.some((append) => append.metadata);
   let rowCount = 0;
   for (const append of appends) {
     const own = append.metadata ? JSON.stringify(append.metadata) : null;
     append.events.forEach((event, index) => {
-      params.push(append.streamId, append.expectedVersion, index + 1, event.type, "dataJson" in event ? event.dataJson : JSON.stringify(event.data));
+      params.push(
+        append.streamId,
+        append.expectedVersion,
+        index + 1,
+        event.type,
+        "dataJson" in event ? event.dataJson : JSON.stringify(event.data),
+      );
       if (ownMetadata) params.push(own);
       rowCount++;
     });
   }
   if (rowCount === 0) return [];
   // Five or six parameters an event; PostgreSQL takes at most 65,535 in one statement.
-  if (rowCount > MAX_EVENTS_PER_APPEND) throw new Error(`appendToStreams takes at most ${MAX_EVENTS_PER_APPEND} events at once, not ${rowCount}`);
-  let result: pg.QueryResult<{ stream_id: string; position: number; stream_version: number; transaction_id_text: string }>;
+  if (rowCount > MAX_EVENTS_PER_APPEND)
+    throw new Error(`appendToStreams takes at most ${MAX_EVENTS_PER_APPEND} events at once, not ${rowCount}`);
+  let result: pg.QueryResult<{
+    stream_id: string;
+    position: number;
+    stream_version: number;
+    transaction_id_text: string;
+  }>;
   try {
     result = await db.query(appendManySql(rowCount, ownMetadata), params);
   } catch (error) {
@@ -183,7 +205,13 @@ export async function appendToStreams(db: Queryable, tenant: string, appends: St
     const position = Number(row.position);
     const current = byStream.get(row.stream_id);
     const last = { transactionId: row.transaction_id_text, position };
-    if (!current) byStream.set(row.stream_id, { streamId: row.stream_id, nextVersion: row.stream_version, positions: [position], last });
+    if (!current)
+      byStream.set(row.stream_id, {
+        streamId: row.stream_id,
+        nextVersion: row.stream_version,
+        positions: [position],
+        last,
+      });
     else {
       current.positions.push(position);
       current.nextVersion = Math.max(current.nextVersion, row.stream_version);
@@ -199,7 +227,11 @@ export interface LoadedStream<E extends NewEvent = NewEvent> {
 }
 
 /** A stream's events; `E` is the union its codec's context declares for it (events.ts). */
-export async function readStream<E extends NewEvent = NewEvent>(db: Queryable, tenant: string, streamId: string): Promise<LoadedStream<E>> {
+export async function readStream<E extends NewEvent = NewEvent>(
+  db: Queryable,
+  tenant: string,
+  streamId: string,
+): Promise<LoadedStream<E>> {
   const { rows } = await db.query(
     `select ${EVENT_COLUMNS} from events where tenant = $1 and stream_id = $2 order by stream_version`,
     [tenant, streamId],
@@ -238,7 +270,9 @@ export function toStoredEvent<E extends NewEvent = NewEvent>(row: Record<string,
  * applied everything stands exactly here.
  */
 export async function storeHead(db: Queryable): Promise<number> {
-  const { rows } = await db.query("select coalesce((select position from events order by transaction_id desc, position desc limit 1), 0) as head");
+  const { rows } = await db.query(
+    "select coalesce((select position from events order by transaction_id desc, position desc limit 1), 0) as head",
+  );
   return Number(rows[0].head);
 }
 

@@ -90,8 +90,15 @@ export async function sealPending(db: Db): Promise<SealedBlock[]> {
          select position, $1, ordinal::integer, hash from unnest($2::bigint[], $3::text[]) with ordinality as h(position, hash, ordinal)`,
         [no, positions, hashes],
       );
-      const [before, today] = after.sealed_at ? [localDateTime(after.sealed_at).slice(0, 10), localDateTime(after.now).slice(0, 10)] : [null, null];
-      return { no, events: events.length, root, ...(before !== today ? { closesDay: { day: before!, block: Number(after.no), root: after.root } } : {}) };
+      const [before, today] = after.sealed_at
+        ? [localDateTime(after.sealed_at).slice(0, 10), localDateTime(after.now).slice(0, 10)]
+        : [null, null];
+      return {
+        no,
+        events: events.length,
+        root,
+        ...(before !== today ? { closesDay: { day: before!, block: Number(after.no), root: after.root } } : {}),
+      };
     });
     if (!block) return sealed;
     sealed.push(block);

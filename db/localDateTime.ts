@@ -3,13 +3,25 @@ import { z } from "zod";
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 /** The two written forms of a local date-time in answers, as schemas for the OpenAPI document. */
-export const localDateTimeText = z.string().meta({ description: "Local date-time yyyy-MM-dd HH:mm:ss in the service's time zone", example: "2026-03-01 08:30:00" });
-export const localIsoDateTimeText = z.string().meta({ description: "Local date-time yyyy-MM-ddTHH:mm:ss (no zone) in the service's time zone", example: "2026-03-01T08:30:00" });
+export const localDateTimeText = z
+  .string()
+  .meta({
+    description: "Local date-time yyyy-MM-dd HH:mm:ss in the service's time zone",
+    example: "2026-03-01 08:30:00",
+  });
+export const localIsoDateTimeText = z
+  .string()
+  .meta({
+    description: "Local date-time yyyy-MM-ddTHH:mm:ss (no zone) in the service's time zone",
+    example: "2026-03-01T08:30:00",
+  });
 /**
  * A timestamptz as PostgreSQL writes it (`::text`, to the microsecond), as a paging cursor keeps a
  * row's moment: cursors come back from callers, so one is checked before SQL casts it.
  */
-export const storedMomentText = z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/);
+export const storedMomentText = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/);
 
 /** `yyyy-MM-dd HH:mm:ss` in the service's time zone (TZ), the form both interfaces use. */
 export function localDateTime(date: Date): string {
@@ -35,7 +47,14 @@ export function isCalendarDate(value: string): boolean {
 export function parseLocalDateTime(value: string): Date | null {
   const match = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(value);
   if (!match) return null;
-  const [year, month, day, hours, minutes, seconds] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hours, minutes, seconds] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   // setFullYear, not the constructor: the constructor reads years 0 to 99 as 1900 to 1999.
   const date = new Date(0);
   date.setFullYear(year, month - 1, day);

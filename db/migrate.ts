@@ -21,7 +21,9 @@ export async function migrate(databaseUrl: string, log: (message: string) => voi
 }
 
 /** Migrations this code knows that the database has not run (readiness: the schema is not behind). */
-export async function missingMigrations(db: { query: (sql: string) => Promise<{ rows: Array<{ name: string }> }> }): Promise<string[]> {
+export async function missingMigrations(db: {
+  query: (sql: string) => Promise<{ rows: Array<{ name: string }> }>;
+}): Promise<string[]> {
   const known = readdirSync(migrationsDir)
     .filter((file) => file.endsWith(".sql"))
     .map((file) => file.replace(/\.sql$/, ""));

@@ -53,8 +53,12 @@ export interface DeadPeerLimits {
  * (gap-free reading waits for the oldest open transaction): the server ends it after
  * `idleInTransactionTimeoutMs`.
  */
-export function deadPeerLimits(limits: DeadPeerLimits): Pick<pg.PoolConfig, "keepAlive" | "keepAliveInitialDelayMillis" | "query_timeout" | "options"> {
-  const idle = limits.idleInTransactionTimeoutMs ? ` -c idle_in_transaction_session_timeout=${Math.trunc(limits.idleInTransactionTimeoutMs)}` : "";
+export function deadPeerLimits(
+  limits: DeadPeerLimits,
+): Pick<pg.PoolConfig, "keepAlive" | "keepAliveInitialDelayMillis" | "query_timeout" | "options"> {
+  const idle = limits.idleInTransactionTimeoutMs
+    ? ` -c idle_in_transaction_session_timeout=${Math.trunc(limits.idleInTransactionTimeoutMs)}`
+    : "";
   return {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
@@ -106,7 +110,12 @@ export async function withTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>, b
  * that keeps an advisory lock between transactions); `onBroken` is told when the connection is
  * dead and must not be reused.
  */
-export async function inTransaction<T>(tx: Tx, work: (tx: Tx) => Promise<T>, begin = "begin", onBroken: () => void = () => {}): Promise<T> {
+export async function inTransaction<T>(
+  tx: Tx,
+  work: (tx: Tx) => Promise<T>,
+  begin = "begin",
+  onBroken: () => void = () => {},
+): Promise<T> {
   try {
     await tx.query(begin);
     const result = await work(tx);

@@ -69,12 +69,17 @@ export async function findPrograms(name: ClientProgram, env: NodeJS.ProcessEnv =
     if (candidate !== name && !existsSync(candidate)) continue;
     const major = await majorOf(candidate);
     // The PATH's is most often one of the folders' (Debian's pg_wrapper): named once.
-    if (major !== null && !(candidate === name && found.some((program) => program.major === major))) found.push({ path: candidate, major });
+    if (major !== null && !(candidate === name && found.some((program) => program.major === major)))
+      found.push({ path: candidate, major });
   }
   return found.sort((a, b) => b.major - a.major);
 }
 
 /** The programs found, for a sentence: "pg_dump 15 (/usr/bin/pg_dump)", or "none". */
 export function describeFound(name: ClientProgram, found: FoundProgram[]): string {
-  return found.length ? found.map((program) => `${name} ${program.major} (${program.path === name ? "on the PATH" : program.path})`).join(", ") : "none";
+  return found.length
+    ? found
+        .map((program) => `${name} ${program.major} (${program.path === name ? "on the PATH" : program.path})`)
+        .join(", ")
+    : "none";
 }

@@ -94,7 +94,10 @@ class PrimaryChoice {
 
   private async probe(): Promise<HostPort> {
     for (const host of this.hosts) {
-      const client = new pg.Client({ connectionString: urlWithHost(this.url, host), connectionTimeoutMillis: PROBE_TIMEOUT_MS });
+      const client = new pg.Client({
+        connectionString: urlWithHost(this.url, host),
+        connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+      });
       client.on("error", () => {});
       try {
         await client.connect();
@@ -106,7 +109,9 @@ class PrimaryChoice {
         await client.end().catch(() => {});
       }
     }
-    throw new NoPrimaryError(`no database server of ${this.hosts.map((h) => `${h.host}:${h.port}`).join(", ")} accepts writes now`);
+    throw new NoPrimaryError(
+      `no database server of ${this.hosts.map((h) => `${h.host}:${h.port}`).join(", ")} accepts writes now`,
+    );
   }
 }
 
@@ -148,7 +153,10 @@ export function connectionToPrimary(url: string): { connectionString: string; Cl
         return this as pg.Client;
       })();
       if (!callback) return connected;
-      connected.then((client) => callback(null, client), (error: Error) => callback(error));
+      connected.then(
+        (client) => callback(null, client),
+        (error: Error) => callback(error),
+      );
     }
   }
   return { connectionString: firstHostUrl(url), Client: PrimaryClient };

@@ -59,9 +59,16 @@ export interface UnsetRoleSetting {
  * (`in database`), so that another database of the same server keeps its own (a test's, another
  * deployment's), and a streaming replica of this one has them too.
  */
-function roleSettings(reportRole: ReportRole, database: string, limits: ReportRoleLimits | undefined): Array<[setting: string, statement: string]> {
+function roleSettings(
+  reportRole: ReportRole,
+  database: string,
+  limits: ReportRoleLimits | undefined,
+): Array<[setting: string, statement: string]> {
   const role = pg.escapeIdentifier(reportRole);
-  const inDatabase = (setting: string, value: string): [string, string] => [setting, `alter role ${role} in database ${pg.escapeIdentifier(database)} set ${setting} = ${pg.escapeLiteral(value)}`];
+  const inDatabase = (setting: string, value: string): [string, string] => [
+    setting,
+    `alter role ${role} in database ${pg.escapeIdentifier(database)} set ${setting} = ${pg.escapeLiteral(value)}`,
+  ];
   return [
     // Every tenant's report connections share this role, and a role sees the text of its own
     // sessions' queries in pg_stat_activity: one tenant's report SQL could read another's while it
@@ -69,7 +76,10 @@ function roleSettings(reportRole: ReportRole, database: string, limits: ReportRo
     ["track_activities", `alter role ${role} set track_activities = off`],
     ...(limits
       ? [
-          ["connection limit", `alter role ${role} connection limit ${Math.trunc(limits.connectionLimit)}`] as [string, string],
+          ["connection limit", `alter role ${role} connection limit ${Math.trunc(limits.connectionLimit)}`] as [
+            string,
+            string,
+          ],
           inDatabase("work_mem", limits.workMem),
           inDatabase("temp_file_limit", limits.tempFileLimit),
         ]
@@ -84,7 +94,11 @@ function roleSettings(reportRole: ReportRole, database: string, limits: ReportRo
  * that cannot be made is left as it is and returned, for the caller to tell (operations.md, The
  * report role); the others are made all the same.
  */
-export async function prepareReportRunner(db: Db, appUrl: string, limits?: ReportRoleLimits): Promise<UnsetRoleSetting[]> {
+export async function prepareReportRunner(
+  db: Db,
+  appUrl: string,
+  limits?: ReportRoleLimits,
+): Promise<UnsetRoleSetting[]> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await prepareReportRunnerOnce(db, appUrl, limits);
@@ -113,7 +127,10 @@ function prepareReportRunnerOnce(db: Db, appUrl: string, limits?: ReportRoleLimi
     await tx.query("select pg_advisory_xact_lock(hashtext('dh_report_runner password'))");
     const unset: UnsetRoleSetting[] = [];
     for (const role of REPORT_ROLES) {
-      const { rows } = await tx.query("select format('alter role %I with login password %L', $1::text, $2::text) as sql, current_database() as database", [role, runnerPassword(appUrl, role)]);
+      const { rows } = await tx.query(
+        "select format('alter role %I with login password %L', $1::text, $2::text) as sql, current_database() as database",
+        [role, runnerPassword(appUrl, role)],
+      );
       await tx.query(rows[0].sql);
       for (const [setting, statement] of roleSettings(role, rows[0].database, limits)) {
         await tx.query("savepoint role_setting");
@@ -123,7 +140,8 @@ function prepareReportRunnerOnce(db: Db, appUrl: string, limits?: ReportRoleLimi
         } catch (error) {
           await tx.query("rollback to savepoint role_setting");
           // Told once: both roles fail a setting for the same reason.
-          if (!unset.some((earlier) => earlier.setting === setting)) unset.push({ setting, code: (error as { code?: string }).code });
+          if (!unset.some((earlier) => earlier.setting === setting))
+            unset.push({ setting, code: (error as { code?: string }).code });
         }
       }
     }

@@ -16,12 +16,14 @@ export const RESEARCH_RUNNER_ROLE = "dh_research_runner";
  * alone can compute it for a patientRef they guess. No function of it is offered to call, which
  * would let a researcher do just that.
  */
-const TENANT = "(select s.tenant from public.report_sessions s where s.pid = pg_backend_pid() and s.server_started = pg_postmaster_start_time())";
+const TENANT =
+  "(select s.tenant from public.report_sessions s where s.pid = pg_backend_pid() and s.server_started = pg_postmaster_start_time())";
 const pseudonym = (patientRef: string) =>
   `('R-' || left(encode(sha256(k.outer_pad || sha256(k.inner_pad || convert_to(${TENANT} || ':' || ${patientRef}, 'UTF8'))), 'hex'), 24))`;
 const KEY = "cross join public.research_pseudonym_key k";
 /** The patient's id card, for the age: read beside the clinical view, never shown. */
-const identity = (patientRef: string) => `left join read.patients pp on pp.tenant = ${TENANT} and pp.patient_ref = ${patientRef}`;
+const identity = (patientRef: string) =>
+  `left join read.patients pp on pp.tenant = ${TENANT} and pp.patient_ref = ${patientRef}`;
 /** Whole years of the patient (born on the id card's date, GB 11643) at `at`; null without a readable card. */
 const ageAt = (at: string) =>
   `(case when pp.id_card ~ '^[0-9]{6}(18|19|20)[0-9]{2}(0[1-9]|1[0-2])(0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx]$' and ${at} is not null then
@@ -57,13 +59,23 @@ export const RESEARCH_RELATIONS = Object.keys(RESEARCH_VIEWS);
  * Creates or refreshes the research views whose clinical views exist (ensureClinicalViews calls it
  * last, in its transaction); `live` maps each read.* view to the live generation's table.
  */
-export async function ensureResearchViews(db: Pick<pg.ClientBase, "query">, live: ReadonlyMap<string, string>, clinical: readonly string[], tried: (sql: string) => Promise<boolean>): Promise<string[]> {
+export async function ensureResearchViews(
+  db: Pick<pg.ClientBase, "query">,
+  live: ReadonlyMap<string, string>,
+  clinical: readonly string[],
+  tried: (sql: string) => Promise<boolean>,
+): Promise<string[]> {
   const created: string[] = [];
   for (const [name, view] of Object.entries(RESEARCH_VIEWS)) {
     if (!clinical.includes(name) || !live.has("patients")) continue;
     const sql = view.replace(/read\.([a-z_]+)/g, (_, table: string) => live.get(table)!);
     if (!(await tried(`create or replace view research.${name} with (security_barrier = true) as ${sql}`))) {
-      if (!(await tried(`drop view if exists research.${name}; create view research.${name} with (security_barrier = true) as ${sql}`))) continue;
+      if (
+        !(await tried(
+          `drop view if exists research.${name}; create view research.${name} with (security_barrier = true) as ${sql}`,
+        ))
+      )
+        continue;
     }
     await db.query(`grant select on research.${name} to ${RESEARCH_RUNNER_ROLE}`);
     created.push(name);

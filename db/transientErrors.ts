@@ -7,7 +7,8 @@ const TRANSIENT_SQLSTATES = new Set(["40001", "40P01", "55P03"]); // serializati
 
 export function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
-  if (typeof code !== "string") return error instanceof Error && /connect|terminat|ECONN|EPIPE|timeout/i.test(error.message);
+  if (typeof code !== "string")
+    return error instanceof Error && /connect|terminat|ECONN|EPIPE|timeout/i.test(error.message);
   if (/^E[A-Z]+$/.test(code)) return true; // Node socket errors: ECONNREFUSED, ECONNRESET, EPIPE, ...
   return TRANSIENT_SQLSTATES.has(code) || TRANSIENT_SQLSTATE_CLASSES.includes(code.slice(0, 2));
 }

@@ -34,6 +34,7 @@ export const WARD_PATTERN = /^[^\p{Cc}]{1,64}$/u;
  */
 export function wardsSettingLiteral(wards: Wards): string {
   if (wards === null) return "''";
-  for (const ward of wards) if (!WARD_PATTERN.test(ward)) throw new Error("a ward has 1 to 64 characters and no control characters");
+  for (const ward of wards)
+    if (!WARD_PATTERN.test(ward)) throw new Error("a ward has 1 to 64 characters and no control characters");
   return `'${JSON.stringify(wards).replace(/'/g, "''")}'`;
 }

@@ -1,4 +1,10 @@
-import { externalIdOf, isReceived, type ReceivedReport, type ReceivedType, type ReportStreamEvent } from "../commands/ingestion/events.ts";
+import {
+  externalIdOf,
+  isReceived,
+  type ReceivedReport,
+  type ReceivedType,
+  type ReportStreamEvent,
+} from "../commands/ingestion/events.ts";
 import type { WithPayload } from "../commands/kit/events.ts";
 import { NAME_DIFFERS, NO_PATIENT } from "../commands/ingestion/patientMatching.ts";
 import { reportKinds, type ReportKind } from "../commands/ingestion/reportKinds.ts";
@@ -20,7 +26,9 @@ import type { Projection } from "../projections/runtime/projection.ts";
 
 const CLAIMABLE_REASONS = new Set([NO_PATIENT, NAME_DIFFERS]);
 const receivedTypes = Object.values(reportKinds).map((kind) => kind.events.received);
-const kindOfEvent = new Map(Object.values(reportKinds).flatMap((kind) => Object.values(kind.events).map((type) => [type, kind] as const)));
+const kindOfEvent = new Map(
+  Object.values(reportKinds).flatMap((kind) => Object.values(kind.events).map((type) => [type, kind] as const)),
+);
 
 /** A received report's payload as the reactor reads it (`payload`): whom it is about, not its items. */
 type ReceivedWhom = { match: ReceivedReport["match"]; report: { patient: ReceivedReport["report"]["patient"] } };
@@ -87,7 +95,10 @@ async function applyReportRun(tx: Tx, events: ReportEventRead[], loading: boolea
     const idCard = isReceived(event) ? claimableIdCard(event.data.match) : null;
     return { event, kind, externalId: externalIdOf(event), idCard };
   });
-  const known = await knownPatients(tx, reports.flatMap(({ event, idCard }) => (idCard ? [{ tenant: event.tenant, idCard }] : [])));
+  const known = await knownPatients(
+    tx,
+    reports.flatMap(({ event, idCard }) => (idCard ? [{ tenant: event.tenant, idCard }] : [])),
+  );
   const changes = new Map<string, PendingChange>();
   for (const { event, kind, externalId, idCard } of reports) {
     const key = JSON.stringify([event.tenant, kind.name, externalId]);
@@ -96,9 +107,16 @@ async function applyReportRun(tx: Tx, events: ReportEventRead[], loading: boolea
       continue;
     }
     const name = isReceived(event) ? (event.data.report.patient.name ?? null) : null;
-    const patient = known.get(JSON.stringify([event.tenant, idCard]))?.find((row) => name === null || sameName(name, row.name));
+    const patient = known
+      .get(JSON.stringify([event.tenant, idCard]))
+      ?.find((row) => name === null || sameName(name, row.name));
     if (!patient) {
-      changes.set(key, { tenant: event.tenant, kind: kind.name, externalId, waits: { idCard, name, version: event.streamVersion } });
+      changes.set(key, {
+        tenant: event.tenant,
+        kind: kind.name,
+        externalId,
+        waits: { idCard, name, version: event.streamVersion },
+      });
       continue;
     }
     // Registered after the push matched nothing: claimed now.
@@ -110,7 +128,10 @@ async function applyReportRun(tx: Tx, events: ReportEventRead[], loading: boolea
 }
 
 /** The registered patients of these id cards, by JSON [tenant, idCard]. */
-async function knownPatients(tx: Tx, wanted: Array<{ tenant: string; idCard: string }>): Promise<Map<string, Array<{ patientRef: string; name: string }>>> {
+async function knownPatients(
+  tx: Tx,
+  wanted: Array<{ tenant: string; idCard: string }>,
+): Promise<Map<string, Array<{ patientRef: string; name: string }>>> {
   const known = new Map<string, Array<{ patientRef: string; name: string }>>();
   if (wanted.length === 0) return known;
   const { rows } = await tx.query(
@@ -141,7 +162,14 @@ async function writePendingChanges(tx: Tx, changes: PendingChange[]): Promise<vo
     await tx.query(
       `insert into pending_reports select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[])
        on conflict (tenant, kind, external_id) do update set id_card = excluded.id_card, name = excluded.name, stream_version = excluded.stream_version`,
-      [waiting.map((w) => w.tenant), waiting.map((w) => w.kind), waiting.map((w) => w.externalId), waiting.map((w) => w.idCard), waiting.map((w) => w.name), waiting.map((w) => w.version)],
+      [
+        waiting.map((w) => w.tenant),
+        waiting.map((w) => w.kind),
+        waiting.map((w) => w.externalId),
+        waiting.map((w) => w.idCard),
+        waiting.map((w) => w.name),
+        waiting.map((w) => w.version),
+      ],
     );
   }
 }
@@ -154,10 +182,17 @@ async function patientKnown(tx: Tx, event: StoredEvent<PatientEvent>, loading: b
      on conflict (tenant, patient_ref) do update set id_card = excluded.id_card, name = excluded.name`,
     [event.tenant, patientRef, patient.idCard, patient.name],
   );
-  const { rows } = await tx.query("select kind, external_id, name, stream_version from pending_reports where tenant = $1 and id_card = $2", [event.tenant, patient.idCard]);
+  const { rows } = await tx.query(
+    "select kind, external_id, name, stream_version from pending_reports where tenant = $1 and id_card = $2",
+    [event.tenant, patient.idCard],
+  );
   for (const row of rows) {
     if (row.name !== null && !sameName(row.name, patient.name)) continue;
-    const report = { kind: reportKinds[row.kind as "lab" | "exam"], externalId: row.external_id as string, atVersion: row.stream_version as number };
+    const report = {
+      kind: reportKinds[row.kind as "lab" | "exam"],
+      externalId: row.external_id as string,
+      atVersion: row.stream_version as number,
+    };
     await claim(tx, event, report, patientRef, patient.idCard, loading);
   }
 }
@@ -187,7 +222,11 @@ async function claim(
       { atVersion },
     );
   }
-  await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [cause.tenant, kind.name, externalId]);
+  await tx.query("delete from pending_reports where tenant = $1 and kind = $2 and external_id = $3", [
+    cause.tenant,
+    kind.name,
+    externalId,
+  ]);
 }
 
 /** Report events as the store names them, of every kind. */
@@ -245,17 +284,25 @@ async function loadWaiting(tx: Tx, through: Checkpoint): Promise<void> {
     [...params, waiting.map((row) => row.tenant), waiting.map((row) => row.idCard)],
   );
   const patients = (patientEvents as PatientEventRow[]).map((row) => ({ ...row, at: feedOrder(row) }));
-  const agrees = (name: string | null, idCard: string, patient: { id_card: string; name: string }) => patient.id_card === idCard && (name === null || sameName(name, patient.name));
+  const agrees = (name: string | null, idCard: string, patient: { id_card: string; name: string }) =>
+    patient.id_card === idCard && (name === null || sameName(name, patient.name));
   const changes: PendingChange[] = [];
   for (const report of waiting) {
     const ofTenant = patients.filter((patient) => patient.tenant === report.tenant);
     const lastBefore = new Map<string, PatientEventRow>();
     for (const patient of ofTenant) if (patient.at < report.at) lastBefore.set(patient.stream_id, patient);
     const knownOnArrival = [...lastBefore.values()].some((patient) => agrees(report.name, report.idCard, patient));
-    const registeredSince = ofTenant.some((patient) => patient.at > report.at && agrees(report.name, report.idCard, patient));
+    const registeredSince = ofTenant.some(
+      (patient) => patient.at > report.at && agrees(report.name, report.idCard, patient),
+    );
     if (knownOnArrival || registeredSince) continue;
     const kind = kindOfEvent.get(report.type)!;
-    changes.push({ tenant: report.tenant, kind: kind.name, externalId: kind.stream.key(report.stream_id), waits: { idCard: report.idCard, name: report.name, version: report.stream_version } });
+    changes.push({
+      tenant: report.tenant,
+      kind: kind.name,
+      externalId: kind.stream.key(report.stream_id),
+      waits: { idCard: report.idCard, name: report.name, version: report.stream_version },
+    });
   }
   await writePendingChanges(tx, changes);
 }

@@ -9,7 +9,14 @@ import { pushingClient, type IngestionDeps, type PushingClient } from "../comman
 import { reportKinds } from "../commands/ingestion/reportKinds.ts";
 import { bulkJobStreams, type BulkJobEvent } from "../commands/bulk/events.ts";
 import { applyBulkJobEvent, evolveBulkJob, initialBulkJobState } from "../commands/bulk/bulkJobState.ts";
-import { checkBulkPiece, MissingPiece, storeBulkPiece, type CheckedPiece, type PieceOfJob, type PieceOutcome } from "../commands/bulk/importBulkPiece.ts";
+import {
+  checkBulkPiece,
+  MissingPiece,
+  storeBulkPiece,
+  type CheckedPiece,
+  type PieceOfJob,
+  type PieceOutcome,
+} from "../commands/bulk/importBulkPiece.ts";
 
 /** The pg-boss queue that wakes the importers of every worker process when a job is submitted. */
 export const BULK_WAKEUP_QUEUE = "bulk.import";
@@ -48,9 +55,13 @@ export class BulkImporter {
   ) {}
 
   async start(): Promise<void> {
-    await this.boss?.work(BULK_WAKEUP_QUEUE, { pollingIntervalSeconds: this.options.pollingIntervalSeconds }, async () => {
-      void this.wake();
-    });
+    await this.boss?.work(
+      BULK_WAKEUP_QUEUE,
+      { pollingIntervalSeconds: this.options.pollingIntervalSeconds },
+      async () => {
+        void this.wake();
+      },
+    );
     this.timer = setInterval(() => void this.wake(), this.options.safetyNetMs);
     this.timer.unref();
     void this.wake();
@@ -88,7 +99,8 @@ export class BulkImporter {
 
   private async runUnfinishedJobs(): Promise<void> {
     const clients = new Map<string, UnfinishedJob>();
-    for (const job of await unfinishedBulkJobs(this.deps.store.db)) if (!clients.has(clientKey(job))) clients.set(clientKey(job), job);
+    for (const job of await unfinishedBulkJobs(this.deps.store.db))
+      if (!clients.has(clientKey(job))) clients.set(clientKey(job), job);
     for (const job of clients.values()) {
       if (this.stopped) return;
       await this.runJobsOfClient(job.tenant, job.clientId);
@@ -99,19 +111,26 @@ export class BulkImporter {
     const lockHolder = await this.deps.store.db.connect();
     let broken = false;
     try {
-      const { rows } = await lockHolder.query("select pg_try_advisory_lock(hashtext('bulk-import'), hashtext($1)) as locked", [`${tenant}:${clientId}`]);
+      const { rows } = await lockHolder.query(
+        "select pg_try_advisory_lock(hashtext('bulk-import'), hashtext($1)) as locked",
+        [`${tenant}:${clientId}`],
+      );
       if (!rows[0].locked) return; // another worker runs this client's jobs
       try {
         const done = new Set<string>();
         for (;;) {
-          const next = (await unfinishedBulkJobs(this.deps.store.db, { tenant, clientId })).find((job) => !done.has(job.jobId));
+          const next = (await unfinishedBulkJobs(this.deps.store.db, { tenant, clientId })).find(
+            (job) => !done.has(job.jobId),
+          );
           if (!next || this.stopped) return;
           // The read model may not show yet that a job just ended: its stream says so.
           if ((await this.runJob(tenant, next.jobId)) !== "stopped") done.add(next.jobId);
           else return;
         }
       } finally {
-        await lockHolder.query("select pg_advisory_unlock(hashtext('bulk-import'), hashtext($1))", [`${tenant}:${clientId}`]);
+        await lockHolder.query("select pg_advisory_unlock(hashtext('bulk-import'), hashtext($1))", [
+          `${tenant}:${clientId}`,
+        ]);
       }
     } catch (error) {
       broken = isTransient(error);
@@ -132,19 +151,35 @@ export class BulkImporter {
     const append = async (event: BulkJobEvent) => {
       // Through the store, which wakes the read models (bulk_jobs) once it is written: a job's start
       // and end were seen only at the next safety-net look, 5 s later, or never by a CLI import.
-      const appended = await this.deps.store.append({ tenant, streamId, expectedVersion: state.version, events: [event], metadata: this.metadata(submittedBy) });
+      const appended = await this.deps.store.append({
+        tenant,
+        streamId,
+        expectedVersion: state.version,
+        events: [event],
+        metadata: this.metadata(submittedBy),
+      });
       state = applyBulkJobEvent(state, event, appended.nextVersion);
     };
     try {
       if (!client) {
-        await append({ type: "BulkJobFailed", data: { reason: "The client that submitted the job no longer exists.", counts: state.counts } });
+        await append({
+          type: "BulkJobFailed",
+          data: { reason: "The client that submitted the job no longer exists.", counts: state.counts },
+        });
         return "ended";
       }
       if (state.status === "QUEUED") {
         await append({ type: "BulkJobStarted", data: { worker: this.worker } });
         this.log.info({ jobId, tenant, client: client.name, lines: job.lines }, "bulk job started");
       }
-      const pieceOfJob = (piece: number): PieceOfJob => ({ tenant, jobId, kind: reportKinds[job.kind], piece, expectedVersion: state.version, metadata: this.pieceMetadata(submittedBy, client, jobId) });
+      const pieceOfJob = (piece: number): PieceOfJob => ({
+        tenant,
+        jobId,
+        kind: reportKinds[job.kind],
+        piece,
+        expectedVersion: state.version,
+        metadata: this.pieceMetadata(submittedBy, client, jobId),
+      });
       // The next piece is checked (this process's CPU) while the database stores this one.
       const check = (piece: number) => {
         const checking = checkBulkPiece(this.deps, client, pieceOfJob(piece));
@@ -178,7 +213,11 @@ export class BulkImporter {
   }
 
   /** One piece; a fault of ours is tried again a few times before it fails the job, a database fault pauses the job. */
-  private async importPiece(client: PushingClient, piece: PieceOfJob, checking: Promise<CheckedPiece>): Promise<PieceOutcome | "failed"> {
+  private async importPiece(
+    client: PushingClient,
+    piece: PieceOfJob,
+    checking: Promise<CheckedPiece>,
+  ): Promise<PieceOutcome | "failed"> {
     const key = `${piece.jobId}:${piece.piece}`;
     try {
       const outcome = await storeBulkPiece(this.deps, client, piece, await checking);
@@ -204,12 +243,21 @@ export class BulkImporter {
   }
 
   private metadata(submittedBy: EventMetadata): EventMetadata {
-    return { actor: "bulk import", worker: this.worker, ...(submittedBy.requestId ? { requestId: submittedBy.requestId } : {}) };
+    return {
+      actor: "bulk import",
+      worker: this.worker,
+      ...(submittedBy.requestId ? { requestId: submittedBy.requestId } : {}),
+    };
   }
 
   /** A bulk line's events name the client and the upload's request, as a push's do, and the job. */
   private pieceMetadata(submittedBy: EventMetadata, client: PushingClient, jobId: string): EventMetadata {
-    return { actor: client.name, client: client.clientId, ...(submittedBy.requestId ? { requestId: submittedBy.requestId } : {}), bulkJob: jobId };
+    return {
+      actor: client.name,
+      client: client.clientId,
+      ...(submittedBy.requestId ? { requestId: submittedBy.requestId } : {}),
+      bulkJob: jobId,
+    };
   }
 }
 

@@ -39,7 +39,12 @@ const FLAGGED = `$.report.items[*].abnormalFlag ? (@ like_regex "^\\s*(LL|HH)\\s
 const BEYOND_LIMITS = `$.items[*] ? (${dictionary.items
   .flatMap(({ code, critical }) => {
     if (!critical) return [];
-    const beyond = [critical.low !== null ? `@.stdValue < ${critical.low}` : null, critical.high !== null ? `@.stdValue > ${critical.high}` : null].filter(Boolean).join(" || ");
+    const beyond = [
+      critical.low !== null ? `@.stdValue < ${critical.low}` : null,
+      critical.high !== null ? `@.stdValue > ${critical.high}` : null,
+    ]
+      .filter(Boolean)
+      .join(" || ");
     return [`(@.stdCode == "${code}" && (${beyond}))`];
   })
   .join(" || ")})`;
@@ -68,7 +73,11 @@ const RECEIVED_PAYLOAD = `
 const CANNOT_RAISE = `stream_version = 1 and metadata->'${CRITICAL_AT_RECEIPT}' = 'false'::jsonb`;
 
 /** What the reactor reads: a received version's payload only where it may be critical (else null), and claims. */
-type ReactsTo = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", ReceivedReport | null>;
+type ReactsTo = WithPayload<
+  Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>,
+  "LabReportReceived",
+  ReceivedReport | null
+>;
 
 export const criticalResultsReactor: Projection<ReactsTo> = {
   name: "critical_results",
@@ -116,7 +125,10 @@ function receivedReport(received: ReceivedReport | null): ReportForAlerts | null
 }
 
 /** A claimed report: its last received version, now the patient's. */
-async function claimedReport(tx: Tx, claim: Extract<StoredEvent<ReactsTo>, { type: "LabReportClaimed" }>): Promise<ReportForAlerts | null> {
+async function claimedReport(
+  tx: Tx,
+  claim: Extract<StoredEvent<ReactsTo>, { type: "LabReportClaimed" }>,
+): Promise<ReportForAlerts | null> {
   const { rows } = await tx.query<{ data: ReceivedReport }>(
     `select data from events where tenant = $1 and stream_id = $2 and type = 'LabReportReceived' and position < $3 order by stream_version desc limit 1`,
     [claim.tenant, claim.streamId, claim.position],
@@ -124,7 +136,12 @@ async function claimedReport(tx: Tx, claim: Extract<StoredEvent<ReactsTo>, { typ
   return rows[0] ? reportForAlerts(rows[0].data, claim.data.patientRef) : null;
 }
 
-async function react(tx: Tx, cause: StoredEvent, report: Omit<ReportForAlerts, "items"> & { findings: CriticalFinding[] }, context: ApplyContext): Promise<void> {
+async function react(
+  tx: Tx,
+  cause: StoredEvent,
+  report: Omit<ReportForAlerts, "items"> & { findings: CriticalFinding[] },
+  context: ApplyContext,
+): Promise<void> {
   const externalId = externalIdOf(cause);
   // A person acknowledging an alert of this report at this instant makes it decide again on the new state.
   const { events } = await handleCommandInTransaction(
@@ -135,6 +152,12 @@ async function react(tx: Tx, cause: StoredEvent, report: Omit<ReportForAlerts, "
     { actor: CRITICAL_RESULTS_ACTOR, causationId: String(cause.position) },
   );
   for (const event of events) {
-    if (event.type === "CriticalResultRaised") await context.jobs?.send(tx, ALERT_WEBHOOK_QUEUE, { tenant: cause.tenant, alert: event.data satisfies RaisedAlert }, event.data.alertId);
+    if (event.type === "CriticalResultRaised")
+      await context.jobs?.send(
+        tx,
+        ALERT_WEBHOOK_QUEUE,
+        { tenant: cause.tenant, alert: event.data satisfies RaisedAlert },
+        event.data.alertId,
+      );
   }
 }

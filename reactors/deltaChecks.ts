@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { alertsDictionary, isRecentEnough } from "../commands/alerts/criticalResults.ts";
-import { DELTA_CHECKS_ACTOR, deltaAlertsDecider, deltaLimitedItems, judgeResult, type DeltaFinding, type JudgedReport } from "../commands/alerts/deltaChecks.ts";
+import {
+  DELTA_CHECKS_ACTOR,
+  deltaAlertsDecider,
+  deltaLimitedItems,
+  judgeResult,
+  type DeltaFinding,
+  type JudgedReport,
+} from "../commands/alerts/deltaChecks.ts";
 import { criticalResultsStreams, type RaisedAlert } from "../commands/alerts/events.ts";
 import { externalIdOf, labReportStream, type LabReportEvent } from "../commands/ingestion/events.ts";
 import type { WithPayload } from "../commands/kit/events.ts";
@@ -53,7 +60,11 @@ const RECEIVED_PAYLOAD = `(
     'items', coalesce((select jsonb_agg(jsonb_build_object('index', i.item_index, 'code', i.std_code, 'value', i.value, 'flag', i.flag) order by i.item_index) from (${itemsOf("d")}) i), '[]'::jsonb))
   from (select data || '{}'::jsonb as d offset 0) payload)`;
 
-type ReactsTo = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", DeltaReceived>;
+type ReactsTo = WithPayload<
+  Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>,
+  "LabReportReceived",
+  DeltaReceived
+>;
 
 export const deltaChecksReactor: Projection<ReactsTo> = {
   name: "delta_checks",
@@ -90,7 +101,8 @@ export const deltaChecksReactor: Projection<ReactsTo> = {
 };
 
 type Received = Extract<StoredEvent<ReactsTo>, { type: "LabReportReceived" }>;
-const isFirstVersion = (event: StoredEvent<ReactsTo>): event is Received => event.type === "LabReportReceived" && event.streamVersion === 1;
+const isFirstVersion = (event: StoredEvent<ReactsTo>): event is Received =>
+  event.type === "LabReportReceived" && event.streamVersion === 1;
 
 async function applyFirstVersions(tx: Tx, events: Received[], context: ApplyContext): Promise<void> {
   // A first version without delta-limited items changes no series: nothing to write or judge.
@@ -111,10 +123,32 @@ async function applyFirstVersions(tx: Tx, events: Received[], context: ApplyCont
     const findings = findingsOf(own);
     // A first version has no delta alert to close: only a finding it may raise needs its stream read.
     if (findings.length > 0 && isRecentEnough(event.data.collectedAt, event.data.reportedAt, event.recordedAt)) {
-      await react(tx, event, { externalId, patientRef: event.data.patientRef, collectedAt: event.data.collectedAt, reportedAt: event.data.reportedAt, codes: null, findings, mayRaise: true }, context);
+      await react(
+        tx,
+        event,
+        {
+          externalId,
+          patientRef: event.data.patientRef,
+          collectedAt: event.data.collectedAt,
+          reportedAt: event.data.reportedAt,
+          codes: null,
+          findings,
+          mayRaise: true,
+        },
+        context,
+      );
     }
-    const next = own.flatMap((row) => (row.next_external_id ? [{ externalId: row.next_external_id, code: row.std_code }] : []));
-    if (next.length > 0) await rejudge(tx, event, groupCodes(next), run.slice(i + 1).map((later) => later.position), context);
+    const next = own.flatMap((row) =>
+      row.next_external_id ? [{ externalId: row.next_external_id, code: row.std_code }] : [],
+    );
+    if (next.length > 0)
+      await rejudge(
+        tx,
+        event,
+        groupCodes(next),
+        run.slice(i + 1).map((later) => later.position),
+        context,
+      );
   }
 }
 
@@ -128,7 +162,11 @@ async function applyEvent(tx: Tx, event: StoredEvent<ReactsTo>, context: ApplyCo
     await tx.query("delete from delta_results where tenant = $1 and external_id = $2", [event.tenant, externalId]);
     await insertResults(tx, [event]);
   } else {
-    await tx.query("update delta_results set patient_ref = $3 where tenant = $1 and external_id = $2", [event.tenant, externalId, event.data.patientRef]);
+    await tx.query("update delta_results set patient_ref = $3 where tenant = $1 and external_id = $2", [
+      event.tenant,
+      externalId,
+      event.data.patientRef,
+    ]);
   }
   if (context.loading) return;
   const after = await nextResultsOf(tx, report);
@@ -136,25 +174,65 @@ async function applyEvent(tx: Tx, event: StoredEvent<ReactsTo>, context: ApplyCo
   if (own) {
     const [judged] = await judge(tx, event.tenant, [{ externalId, codes: null }]);
     const mayRaise = isRecentEnough(own.collectedAt, own.reportedAt, event.recordedAt);
-    await react(tx, event, { externalId, patientRef: own.patientRef, collectedAt: own.collectedAt, reportedAt: own.reportedAt, codes: null, findings: judged!.findings, mayRaise }, context);
+    await react(
+      tx,
+      event,
+      {
+        externalId,
+        patientRef: own.patientRef,
+        collectedAt: own.collectedAt,
+        reportedAt: own.reportedAt,
+        codes: null,
+        findings: judged!.findings,
+        mayRaise,
+      },
+      context,
+    );
   }
-  await rejudge(tx, event, groupCodes([...before, ...after].filter((next) => next.externalId !== externalId)), [], context);
+  await rejudge(
+    tx,
+    event,
+    groupCodes([...before, ...after].filter((next) => next.externalId !== externalId)),
+    [],
+    context,
+  );
 }
 
 /** Judges again the results of other reports whose previous one `cause` may have changed, as of `cause` (the rows of events `hidden` are not there yet). */
-async function rejudge(tx: Tx, cause: StoredEvent, targets: Array<{ externalId: string; codes: string[] }>, hidden: number[], context: ApplyContext): Promise<void> {
+async function rejudge(
+  tx: Tx,
+  cause: StoredEvent,
+  targets: Array<{ externalId: string; codes: string[] }>,
+  hidden: number[],
+  context: ApplyContext,
+): Promise<void> {
   for (const target of await judge(tx, cause.tenant, targets, hidden)) {
     if (!target.report) continue;
     const { patientRef, collectedAt, reportedAt } = target.report;
     // Judged on the result alerted: a later result too old at receipt raises nothing.
     const mayRaise = isRecentEnough(collectedAt, reportedAt, cause.recordedAt);
-    await react(tx, cause, { externalId: target.externalId, patientRef, collectedAt, reportedAt, codes: target.codes, findings: target.findings, mayRaise }, context);
+    await react(
+      tx,
+      cause,
+      {
+        externalId: target.externalId,
+        patientRef,
+        collectedAt,
+        reportedAt,
+        codes: target.codes,
+        findings: target.findings,
+        mayRaise,
+      },
+      context,
+    );
   }
 }
 
 /** The delta-limited results of received versions, each row marked with its event's position. */
 async function insertResults(tx: Tx, events: Received[]): Promise<void> {
-  const rows = events.flatMap((event) => event.data.items.map((item) => ({ event, externalId: externalIdOf(event), item })));
+  const rows = events.flatMap((event) =>
+    event.data.items.map((item) => ({ event, externalId: externalIdOf(event), item })),
+  );
   if (rows.length === 0) return;
   await tx.query(
     `insert into delta_results
@@ -178,12 +256,18 @@ async function insertResults(tx: Tx, events: Received[]): Promise<void> {
 
 /** A claimed report's facts from its rows (what its last version held); null when it holds no delta-limited result. */
 async function ownReport(tx: Tx, { tenant, externalId }: { tenant: string; externalId: string }, patientRef: string) {
-  const { rows } = await tx.query<{ collected_at: string | null; reported_at: string }>("select collected_at, reported_at from delta_results where tenant = $1 and external_id = $2 limit 1", [tenant, externalId]);
+  const { rows } = await tx.query<{ collected_at: string | null; reported_at: string }>(
+    "select collected_at, reported_at from delta_results where tenant = $1 and external_id = $2 limit 1",
+    [tenant, externalId],
+  );
   return rows[0] ? { patientRef, collectedAt: rows[0].collected_at, reportedAt: rows[0].reported_at } : null;
 }
 
 /** Of each of the report's results in a patient's series, the next one of another report: the results whose previous it may be. */
-async function nextResultsOf(tx: Tx, { tenant, externalId }: { tenant: string; externalId: string }): Promise<Array<{ externalId: string; code: string }>> {
+async function nextResultsOf(
+  tx: Tx,
+  { tenant, externalId }: { tenant: string; externalId: string },
+): Promise<Array<{ externalId: string; code: string }>> {
   const { rows } = await tx.query<{ external_id: string; std_code: string }>(
     `select distinct n.external_id, n.std_code
      from delta_results r
@@ -199,7 +283,9 @@ async function nextResultsOf(tx: Tx, { tenant, externalId }: { tenant: string; e
   return rows.map((row) => ({ externalId: row.external_id, code: row.std_code }));
 }
 
-function groupCodes(results: Array<{ externalId: string; code: string }>): Array<{ externalId: string; codes: string[] }> {
+function groupCodes(
+  results: Array<{ externalId: string; code: string }>,
+): Array<{ externalId: string; codes: string[] }> {
   const codes = new Map<string, Set<string>>();
   for (const { externalId, code } of results) codes.set(externalId, (codes.get(externalId) ?? new Set()).add(code));
   return [...codes].map(([externalId, of]) => ({ externalId, codes: [...of] }));
@@ -231,7 +317,8 @@ interface JudgedRow {
 
 const LOCAL_ISO = `'YYYY-MM-DD"T"HH24:MI:SS'`;
 /** Row `n` in the same patient's series of the item as row `t`. */
-const sameSeries = (n: string, t: string) => `${n}.tenant = ${t}.tenant and ${n}.patient_ref = ${t}.patient_ref and ${n}.std_code = ${t}.std_code`;
+const sameSeries = (n: string, t: string) =>
+  `${n}.tenant = ${t}.tenant and ${n}.patient_ref = ${t}.patient_ref and ${n}.std_code = ${t}.std_code`;
 /** The result before row `t` in its series, as a lateral subquery (`hide`: a condition on `q` that leaves rows out). */
 const previousOf = (t: string, hide: string) => `
   select q.value, q.at, q.external_id from delta_results q
@@ -245,8 +332,15 @@ function findingsOf(rows: readonly JudgedRow[]): DeltaFinding[] {
   const findings = new Map<string, DeltaFinding>();
   for (const row of rows) {
     if (findings.has(row.std_code)) continue;
-    const previous = row.previous === null ? null : { value: row.previous, at: row.previous_at!, externalId: row.previous_external_id! };
-    const finding = judgeResult(limited.get(row.std_code)!, { externalId: row.external_id, itemIndex: row.item_index, value: row.value, at: row.at, flag: row.flag }, previous);
+    const previous =
+      row.previous === null
+        ? null
+        : { value: row.previous, at: row.previous_at!, externalId: row.previous_external_id! };
+    const finding = judgeResult(
+      limited.get(row.std_code)!,
+      { externalId: row.external_id, itemIndex: row.item_index, value: row.value, at: row.at, flag: row.flag },
+      previous,
+    );
     if (finding) findings.set(row.std_code, finding);
   }
   return [...findings.values()];
@@ -256,7 +350,12 @@ function findingsOf(rows: readonly JudgedRow[]): DeltaFinding[] {
  * Each report's results of the codes asked (all its codes for `codes` null), each against its
  * previous one in the series as it stands, without the rows of the events at `hidden` positions.
  */
-async function judge(tx: Tx, tenant: string, targets: Array<{ externalId: string; codes: readonly string[] | null }>, hidden: readonly number[] = []): Promise<Judged[]> {
+async function judge(
+  tx: Tx,
+  tenant: string,
+  targets: Array<{ externalId: string; codes: readonly string[] | null }>,
+  hidden: readonly number[] = [],
+): Promise<Judged[]> {
   if (targets.length === 0) return [];
   const { rows } = await tx.query<JudgedRow>(
     `select ${JUDGED_COLUMNS}
@@ -272,7 +371,9 @@ async function judge(tx: Tx, tenant: string, targets: Array<{ externalId: string
       externalId,
       codes: codes === null ? null : [...codes],
       findings: findingsOf(own.filter((row) => codes === null || codes.includes(row.std_code))),
-      report: first ? { patientRef: first.patient_ref, collectedAt: first.collected_at, reportedAt: first.reported_at } : null,
+      report: first
+        ? { patientRef: first.patient_ref, collectedAt: first.collected_at, reportedAt: first.reported_at }
+        : null,
     };
   });
 }
@@ -282,7 +383,10 @@ async function judge(tx: Tx, tenant: string, targets: Array<{ externalId: string
  * results, and the next result of another report after each, as of the report's own event (the
  * rows of the run's later events left out).
  */
-async function judgeFirstVersions(tx: Tx, run: Received[]): Promise<Array<JudgedRow & { next_external_id: string | null }>> {
+async function judgeFirstVersions(
+  tx: Tx,
+  run: Received[],
+): Promise<Array<JudgedRow & { next_external_id: string | null }>> {
   const later = "q.seen > t.seen and q.seen = any($3::bigint[])";
   const { rows } = await tx.query(
     `select ${JUDGED_COLUMNS}, n.external_id as next_external_id
@@ -309,7 +413,13 @@ async function react(tx: Tx, cause: StoredEvent, report: JudgedReport, context: 
     { actor: DELTA_CHECKS_ACTOR, causationId: String(cause.position) },
   );
   for (const event of events) {
-    if (event.type === "DeltaAlertRaised") await context.jobs?.send(tx, ALERT_WEBHOOK_QUEUE, { tenant: cause.tenant, alert: event.data satisfies RaisedAlert }, event.data.alertId);
+    if (event.type === "DeltaAlertRaised")
+      await context.jobs?.send(
+        tx,
+        ALERT_WEBHOOK_QUEUE,
+        { tenant: cause.tenant, alert: event.data satisfies RaisedAlert },
+        event.data.alertId,
+      );
   }
 }
 

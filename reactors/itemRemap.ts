@@ -1,4 +1,9 @@
-import type { ItemMappingAdded, ItemMappingAddedData, ItemMappingApplied, ItemMappingEvent } from "../commands/dictionary/events.ts";
+import type {
+  ItemMappingAdded,
+  ItemMappingAddedData,
+  ItemMappingApplied,
+  ItemMappingEvent,
+} from "../commands/dictionary/events.ts";
 import { recordRemapStep } from "../commands/dictionary/itemMappings.ts";
 import { readStream, type StoredEvent } from "../db/eventStore.ts";
 import { countMappingResults, remapCuts } from "../queries/dictionary/itemMappings.ts";
@@ -75,7 +80,10 @@ async function itemRowsNearly(tx: Tx, event: StoredEvent): Promise<boolean> {
 async function planRestUnlessPlanned(tx: Tx, step: StoredEvent<ItemMappingApplied>): Promise<void> {
   const { events } = await readStream<ItemMappingEvent>(tx, step.tenant, step.streamId);
   const mine = (event: ItemMappingEvent) => event.data.mappingId === step.data.mappingId;
-  if (events.some((event) => event.type === "ItemMappingApplied" && mine(event) && event.data.after === step.data.through)) return;
+  if (
+    events.some((event) => event.type === "ItemMappingApplied" && mine(event) && event.data.after === step.data.through)
+  )
+    return;
   const added = events.findLast((event) => event.type === "ItemMappingAdded" && mine(event));
   if (added?.type === "ItemMappingAdded") await planSteps(tx, step, added.data, step.data.through, step.data.total);
 }
@@ -88,7 +96,13 @@ async function planRestUnlessPlanned(tx: Tx, step: StoredEvent<ItemMappingApplie
  * meanwhile and cuts them too, instead of leaving them all to one last step. `total` is the
  * mapping's own results, for its progress: as the mapping recorded them, or counted here.
  */
-async function planSteps(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMappingAddedData, after: string | null, total: number | null): Promise<void> {
+async function planSteps(
+  tx: Tx,
+  cause: StoredEvent<ReactsTo>,
+  mapping: ItemMappingAddedData,
+  after: string | null,
+  total: number | null,
+): Promise<void> {
   // Counted where the mapping did not record it: a pass over the rows, where the cuts read the index alone.
   const counted = total ?? (await countMappingResults(tx, cause.tenant, mapping));
   const plan = await remapCuts(tx, cause.tenant, after, remapSteps.results);
@@ -98,7 +112,13 @@ async function planSteps(tx: Tx, cause: StoredEvent<ReactsTo>, mapping: ItemMapp
   const toTheEnd = { through: null, upTo: plan.unmapped };
   const steps = plan.cuts.length === 0 || (await itemRowsNearly(tx, cause)) ? [...plan.cuts, toTheEnd] : plan.cuts;
   for (const cut of steps) {
-    const step = { mappingId: mapping.mappingId, after: from, through: cut.through, results: cut.upTo - upTo, total: counted };
+    const step = {
+      mappingId: mapping.mappingId,
+      after: from,
+      through: cut.through,
+      results: cut.upTo - upTo,
+      total: counted,
+    };
     // Undone since (or taken already): the decider records nothing, and nothing more is to come.
     if (!(await recordRemapStep(tx, cause.tenant, cause.streamId, step, metadata))) return;
     from = cut.through;

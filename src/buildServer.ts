@@ -38,7 +38,8 @@ export async function buildServer(): Promise<void> {
   });
   // Chunks are named by their content: those of earlier builds would pile up.
   const built = new Set(Object.keys(metafile.outputs).map((file) => path.basename(file)));
-  for (const file of readdirSync(projectFile("dist"))) if (!built.has(file) && file !== BUILD_INPUTS) rmSync(projectFile("dist", file));
+  for (const file of readdirSync(projectFile("dist")))
+    if (!built.has(file) && file !== BUILD_INPUTS) rmSync(projectFile("dist", file));
   writeFileSync(projectFile("dist", BUILD_INPUTS), JSON.stringify({ builtAt, inputs: Object.keys(metafile.inputs) }));
 }
 

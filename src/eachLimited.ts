@@ -1,5 +1,9 @@
 /** Runs `work` over `items` with at most `limit` at a time; the first failure stops the rest. */
-export async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failed = false;
   const lane = async () => {

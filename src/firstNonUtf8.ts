@@ -18,7 +18,8 @@ export function firstNonUtf8(bytes: Buffer, decoded = bytes.toString("utf8")): N
   let char = 0;
   for (const codePoint of decoded) {
     // A U+FFFD the sender wrote is three bytes of valid UTF-8; any other stands for bytes that were not.
-    if (codePoint === "\uFFFD" && !(bytes[byte] === 0xef && bytes[byte + 1] === 0xbf && bytes[byte + 2] === 0xbd)) break;
+    if (codePoint === "\uFFFD" && !(bytes[byte] === 0xef && bytes[byte + 1] === 0xbf && bytes[byte + 2] === 0xbd))
+      break;
     byte += Buffer.byteLength(codePoint);
     char += codePoint.length;
   }

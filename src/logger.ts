@@ -12,7 +12,9 @@ export function createLogger(level = process.env.LOG_LEVEL ?? "info", destinatio
     mixin: () => {
       const context = requestContext.getStore();
       if (!context) return {};
-      return context.callerRequestId ? { requestId: context.requestId, callerRequestId: context.callerRequestId } : { requestId: context.requestId };
+      return context.callerRequestId
+        ? { requestId: context.requestId, callerRequestId: context.callerRequestId }
+        : { requestId: context.requestId };
     },
     // Credentials and full identity numbers never reach the logs, whatever a caller logs. A
     // database error's detail and context quote the data at fault ("Failing row contains (…)",
@@ -20,7 +22,20 @@ export function createLogger(level = process.env.LOG_LEVEL ?? "info", destinatio
     // pg-pool hangs the whole connection on an idle connection's error (err.client): its cancel
     // key and settings, some 8 KB a line, when pg-boss reports a restart or shutdown.
     redact: {
-      paths: ["req.headers.authorization", "*.authorization", "*.key", "*.token", "*.idCard", "*.*.idCard", "err.detail", "err.where", "*.err.detail", "*.err.where", "err.client", "*.err.client"],
+      paths: [
+        "req.headers.authorization",
+        "*.authorization",
+        "*.key",
+        "*.token",
+        "*.idCard",
+        "*.*.idCard",
+        "err.detail",
+        "err.where",
+        "*.err.detail",
+        "*.err.where",
+        "err.client",
+        "*.err.client",
+      ],
       censor: "[redacted]",
     },
   };
@@ -34,7 +49,9 @@ export const silentLogger: Logger = pino({ level: "silent" });
  * lines a person reads (pino-pretty) when standard output is a terminal or LOG_FORMAT=pretty.
  * pino-pretty is loaded only then, so a service logging JSON does not carry it.
  */
-export async function consoleDestination(format: "json" | "pretty" | undefined): Promise<pino.DestinationStream | undefined> {
+export async function consoleDestination(
+  format: "json" | "pretty" | undefined,
+): Promise<pino.DestinationStream | undefined> {
   const terminal = process.stdout.isTTY === true;
   if ((format ?? (terminal ? "pretty" : "json")) === "json") return undefined; // pino's own: JSON lines on standard output
   const { default: pretty } = await import("pino-pretty");

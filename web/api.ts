@@ -69,7 +69,10 @@ export interface ErrorCodeTexts {
  * What a failed call says (`{ error, code? }`): the page's words for its code when the page has
  * them, else the service's own sentence, else one naming the status; and the code.
  */
-export async function failureOf(response: Response, texts: Pick<Texts, "requestFailed"> & ErrorCodeTexts): Promise<{ sentence: string; code?: string }> {
+export async function failureOf(
+  response: Response,
+  texts: Pick<Texts, "requestFailed"> & ErrorCodeTexts,
+): Promise<{ sentence: string; code?: string }> {
   try {
     const body = (await response.json()) as { error?: unknown; code?: unknown };
     const code = typeof body.code === "string" && body.code ? body.code : undefined;
@@ -83,7 +86,10 @@ export async function failureOf(response: Response, texts: Pick<Texts, "requestF
 }
 
 /** The sentence of a failed call (see failureOf). */
-export async function errorSentence(response: Response, texts: Pick<Texts, "requestFailed"> & ErrorCodeTexts): Promise<string> {
+export async function errorSentence(
+  response: Response,
+  texts: Pick<Texts, "requestFailed"> & ErrorCodeTexts,
+): Promise<string> {
   return (await failureOf(response, texts)).sentence;
 }
 

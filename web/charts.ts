@@ -4,13 +4,30 @@
  * builder uses, drawn as SVG (crisp when printed).
  */
 import { BarChart, LineChart, PieChart, ScatterChart } from "echarts/charts";
-import { GridComponent, LegendComponent, MarkLineComponent, TitleComponent, TooltipComponent } from "echarts/components";
+import {
+  GridComponent,
+  LegendComponent,
+  MarkLineComponent,
+  TitleComponent,
+  TooltipComponent,
+} from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import { chartNumber, chartOption, type ChartNode } from "../src/reports/charts/chartOptions.ts";
 import type { QuerySuccess } from "./types.ts";
 
-echarts.use([LineChart, BarChart, PieChart, ScatterChart, GridComponent, LegendComponent, MarkLineComponent, TitleComponent, TooltipComponent, SVGRenderer]);
+echarts.use([
+  LineChart,
+  BarChart,
+  PieChart,
+  ScatterChart,
+  GridComponent,
+  LegendComponent,
+  MarkLineComponent,
+  TitleComponent,
+  TooltipComponent,
+  SVGRenderer,
+]);
 
 export interface ChartHandle {
   element: HTMLElement;
@@ -68,7 +85,12 @@ function pointRows(node: ChartNode, result: QuerySuccess): number[][] {
  * line, bar and area charts anywhere in the plot (the month under the pointer, as the tooltip
  * shows it), for pie and scatter on a slice or point. Throws ChartColumnError for a wrong column.
  */
-export function mountChart(element: HTMLElement, node: ChartNode, result: QuerySuccess, onPick?: (rowIndex: number) => void): ChartHandle {
+export function mountChart(
+  element: HTMLElement,
+  node: ChartNode,
+  result: QuerySuccess,
+  onPick?: (rowIndex: number) => void,
+): ChartHandle {
   const option = chartOption(node, result, { title: false, animation: !reducedMotion() });
   const chart = echarts.init(element, null, { renderer: "svg" });
   chart.setOption(option);
@@ -81,7 +103,11 @@ export function mountChart(element: HTMLElement, node: ChartNode, result: QueryS
   let sum = 0;
   for (const s of series) {
     for (const datum of s?.data ?? []) {
-      const value = Array.isArray(datum) ? datum[1] : typeof datum === "object" && datum !== null ? (datum as { value: unknown }).value : datum;
+      const value = Array.isArray(datum)
+        ? datum[1]
+        : typeof datum === "object" && datum !== null
+          ? (datum as { value: unknown }).value
+          : datum;
       if (typeof value === "number") {
         points++;
         sum += value;
@@ -102,7 +128,9 @@ export function mountChart(element: HTMLElement, node: ChartNode, result: QueryS
         const index = Math.round(Array.isArray(value) ? value[0]! : value);
         return Number.isFinite(index) ? Math.min(result.rows.length - 1, Math.max(0, index)) : null;
       };
-      zr.on("mousemove", (event) => zr.setCursorStyle(rowAt(event.offsetX, event.offsetY) === null ? "default" : "pointer"));
+      zr.on("mousemove", (event) =>
+        zr.setCursorStyle(rowAt(event.offsetX, event.offsetY) === null ? "default" : "pointer"),
+      );
       zr.on("click", (event) => {
         const row = rowAt(event.offsetX, event.offsetY);
         if (row !== null) onPick(row);

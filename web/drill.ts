@@ -68,7 +68,15 @@ export function openDrill(context: DrillContext, request: DrillRequest): void {
   const tools = document.createElement("div");
   tools.className = "layer-tools";
   const body = { version: context.version, params, drill: key, args };
-  tools.append(exportButtons(context.api, texts, spec, () => body, () => title.textContent ?? key));
+  tools.append(
+    exportButtons(
+      context.api,
+      texts,
+      spec,
+      () => body,
+      () => title.textContent ?? key,
+    ),
+  );
   const close = document.createElement("button");
   close.type = "button";
   close.className = "close";

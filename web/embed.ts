@@ -75,9 +75,18 @@ async function main(): Promise<void> {
   h1.textContent = view.title;
   const meta = document.createElement("p");
   meta.className = "report-meta";
-  meta.textContent = view.version === DRAFT_LABEL ? texts.draft(local(view.publishedAt)) : texts.version(view.version, local(view.publishedAt));
+  meta.textContent =
+    view.version === DRAFT_LABEL
+      ? texts.draft(local(view.publishedAt))
+      : texts.version(view.version, local(view.publishedAt));
   heading.append(h1, meta);
-  const exportsBar = exportButtons(api, texts, spec, () => ({ version: view.version, params: applied }), () => view.title);
+  const exportsBar = exportButtons(
+    api,
+    texts,
+    spec,
+    () => ({ version: view.version, params: applied }),
+    () => view.title,
+  );
   header.append(heading, exportsBar);
 
   const layer = new Layer(spec.nodes, {

@@ -12,7 +12,13 @@ const FORMATS = [
  * `export.docx`, both default true). A click POSTs the layer's body with the page's language and
  * saves the file under the server's name (`filename*`).
  */
-export function exportButtons(api: Api, texts: Texts, spec: StrippedSpec, body: () => object, title: () => string): HTMLElement {
+export function exportButtons(
+  api: Api,
+  texts: Texts,
+  spec: StrippedSpec,
+  body: () => object,
+  title: () => string,
+): HTMLElement {
   const bar = document.createElement("div");
   bar.className = "exports";
   const status = document.createElement("span");

@@ -36,7 +36,8 @@ function input(type: string, value: unknown, label: string): HTMLInputElement {
 }
 
 const dateOrNull = (el: HTMLInputElement) => (el.value === "" ? null : el.value);
-const numberOrNull = (el: HTMLInputElement) => (el.value === "" || !Number.isFinite(el.valueAsNumber) ? null : el.valueAsNumber);
+const numberOrNull = (el: HTMLInputElement) =>
+  el.value === "" || !Number.isFinite(el.valueAsNumber) ? null : el.valueAsNumber;
 
 function rangeControl(param: ParamDef, initial: unknown, type: "date" | "number", texts: Texts): Control {
   const [from, to] = Array.isArray(initial) ? initial : [null, null];
@@ -113,17 +114,21 @@ function multiSelectControl(param: ParamDef, initial: unknown, options: Option[]
   list.className = "multi-list";
   list.setAttribute("role", "group");
   details.append(summary, list);
-  const chosen = new Map<string, string | number>((Array.isArray(initial) ? initial : []).map((v) => [String(v), v as string | number]));
+  const chosen = new Map<string, string | number>(
+    (Array.isArray(initial) ? initial : []).map((v) => [String(v), v as string | number]),
+  );
   let current: Option[] = [];
   const labelOf = (key: string) => current.find((o) => String(o.value) === key)?.label ?? key;
   const caption = () => {
     const keys = [...chosen.keys()];
-    summary.textContent = keys.length === 0 ? texts.all : keys.length <= 2 ? keys.map(labelOf).join(", ") : texts.selected(keys.length);
+    summary.textContent =
+      keys.length === 0 ? texts.all : keys.length <= 2 ? keys.map(labelOf).join(", ") : texts.selected(keys.length);
   };
   const fill = (options: Option[] | null) => {
     current = options ?? [];
     // Chosen values the list does not hold (yet) stay chosen and listed.
-    for (const [key, value] of chosen) if (!current.some((o) => String(o.value) === key)) current = [...current, { value, label: cellText(value) }];
+    for (const [key, value] of chosen)
+      if (!current.some((o) => String(o.value) === key)) current = [...current, { value, label: cellText(value) }];
     if (options === null && current.length === 0) {
       const note = document.createElement("p");
       note.className = "multi-note";
@@ -174,7 +179,11 @@ function multiSelectControl(param: ParamDef, initial: unknown, options: Option[]
 function booleanControl(param: ParamDef, initial: unknown, texts: Texts): Control {
   const select = document.createElement("select");
   select.setAttribute("aria-label", param.label);
-  const entries = [...(param.required && initial !== null ? [] : [new Option(texts.all, "")]), new Option(texts.yes, "true"), new Option(texts.no, "false")];
+  const entries = [
+    ...(param.required && initial !== null ? [] : [new Option(texts.all, "")]),
+    new Option(texts.yes, "true"),
+    new Option(texts.no, "false"),
+  ];
   select.replaceChildren(...entries);
   select.value = initial === true ? "true" : initial === false ? "false" : "";
   return {
@@ -196,8 +205,12 @@ function controlFor(param: ParamDef, initial: unknown, texts: Texts): Control {
       return rangeControl(param, initial, "number", texts);
     case "select":
     case "multiSelect": {
-      const listed = Array.isArray(param.options) ? param.options.map((o) => ({ value: o.value, label: o.label || String(o.value) })) : null;
-      return param.type === "select" ? selectControl(param, initial, listed ?? [], texts) : multiSelectControl(param, initial, listed, texts);
+      const listed = Array.isArray(param.options)
+        ? param.options.map((o) => ({ value: o.value, label: o.label || String(o.value) }))
+        : null;
+      return param.type === "select"
+        ? selectControl(param, initial, listed ?? [], texts)
+        : multiSelectControl(param, initial, listed, texts);
     }
     case "boolean":
       return booleanControl(param, initial, texts);
@@ -205,7 +218,12 @@ function controlFor(param: ParamDef, initial: unknown, texts: Texts): Control {
       const type = param.type === "date" ? "date" : param.type === "number" ? "number" : "text";
       const el = input(type, initial, param.label);
       if (type === "text") el.maxLength = 1000;
-      const read = type === "date" ? dateOrNull : type === "number" ? numberOrNull : (e: HTMLInputElement) => (e.value === "" ? null : e.value);
+      const read =
+        type === "date"
+          ? dateOrNull
+          : type === "number"
+            ? numberOrNull
+            : (e: HTMLInputElement) => (e.value === "" ? null : e.value);
       return {
         param,
         element: el,
@@ -224,7 +242,13 @@ export function optionsFromResult(queries: Queries, query: string): Option[] | n
   const result = queries[query];
   if (!isSuccess(result)) return null;
   const valueIndex = result.columns.includes("value") ? result.columns.indexOf("value") : 0;
-  const labelIndex = result.columns.includes("label") ? result.columns.indexOf("label") : result.columns.length > 1 ? (valueIndex === 0 ? 1 : 0) : valueIndex;
+  const labelIndex = result.columns.includes("label")
+    ? result.columns.indexOf("label")
+    : result.columns.length > 1
+      ? valueIndex === 0
+        ? 1
+        : 0
+      : valueIndex;
   return result.rows
     .filter((row) => row[valueIndex] !== null && row[valueIndex] !== undefined)
     .map((row) => {
@@ -247,7 +271,12 @@ export interface FilterBar {
   freeze(note: string): void;
 }
 
-export function createFilterBar(params: readonly ParamDef[], initial: ParamValues, texts: Texts, onApply: (values: ParamValues) => void): FilterBar {
+export function createFilterBar(
+  params: readonly ParamDef[],
+  initial: ParamValues,
+  texts: Texts,
+  onApply: (values: ParamValues) => void,
+): FilterBar {
   const bar = document.createElement("div");
   bar.className = "filters";
   bar.setAttribute("role", "search");
@@ -262,7 +291,10 @@ export function createFilterBar(params: readonly ParamDef[], initial: ParamValue
     const label = document.createElement("label");
     label.className = "field-label";
     label.textContent = control.param.label;
-    const target = control.element instanceof HTMLInputElement || control.element instanceof HTMLSelectElement ? control.element : control.element.querySelector("input, summary");
+    const target =
+      control.element instanceof HTMLInputElement || control.element instanceof HTMLSelectElement
+        ? control.element
+        : control.element.querySelector("input, summary");
     if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement) {
       target.id ||= nextId(control.param.name);
       label.htmlFor = target.id;
@@ -283,7 +315,11 @@ export function createFilterBar(params: readonly ParamDef[], initial: ParamValue
   apply.addEventListener("click", run);
   // No <form>: a sandboxed frame without allow-forms blocks submitting one; Enter applies too.
   fields.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && (event.target as HTMLElement).tagName === "INPUT" && (event.target as HTMLInputElement).type !== "checkbox") {
+    if (
+      event.key === "Enter" &&
+      (event.target as HTMLElement).tagName === "INPUT" &&
+      (event.target as HTMLInputElement).type !== "checkbox"
+    ) {
       event.preventDefault();
       run();
     }
@@ -307,7 +343,10 @@ export function createFilterBar(params: readonly ParamDef[], initial: ParamValue
   if (controls.length === 0) bar.hidden = true;
 
   const allText = (param: ParamDef, value: unknown, labels: Map<string, string>) => {
-    const empty = value === null || value === undefined || (Array.isArray(value) && (value.length === 0 || value.every((v) => v === null)));
+    const empty =
+      value === null ||
+      value === undefined ||
+      (Array.isArray(value) && (value.length === 0 || value.every((v) => v === null)));
     if (empty) return texts.all;
     if (param.type === "boolean") return value === true ? texts.yes : texts.no;
     return paramText(param, value, labels);
@@ -318,8 +357,10 @@ export function createFilterBar(params: readonly ParamDef[], initial: ParamValue
     values: () => Object.fromEntries(controls.map((c) => [c.param.name, c.value()])),
     setOptions(queries) {
       for (const control of controls) {
-        const options = control.param.type === "select" || control.param.type === "multiSelect" ? control.param.options : undefined;
-        if (control.setOptions && options && !Array.isArray(options)) control.setOptions(optionsFromResult(queries, options.query) ?? []);
+        const options =
+          control.param.type === "select" || control.param.type === "multiSelect" ? control.param.options : undefined;
+        if (control.setOptions && options && !Array.isArray(options))
+          control.setOptions(optionsFromResult(queries, options.query) ?? []);
       }
     },
     showApplied(values) {

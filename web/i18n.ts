@@ -44,7 +44,8 @@ export const EXPORT_REFUSALS = {
     "exports-busy": "正在生成的 Excel 导出过多，请稍后再试。",
   },
   en: {
-    "exports-per-address": "This computer already has exports under way; wait for one to finish and try again, or sign in to export.",
+    "exports-per-address":
+      "This computer already has exports under way; wait for one to finish and try again, or sign in to export.",
     "exports-busy": "Too many Excel exports are being written right now; try again shortly.",
   },
 } as const;

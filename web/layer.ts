@@ -106,7 +106,10 @@ class NodeView {
     try {
       if (node.type === "stat") {
         const index = outcome.columns.indexOf(node.column);
-        if (index < 0) throw new Error(`Stat ${node.id}: column "${node.column}" is not a column of query ${node.query} (its columns: ${outcome.columns.join(", ") || "none"}).`);
+        if (index < 0)
+          throw new Error(
+            `Stat ${node.id}: column "${node.column}" is not a column of query ${node.query} (its columns: ${outcome.columns.join(", ") || "none"}).`,
+          );
         const raw = outcome.rows[0]?.[index];
         const value = document.createElement("div");
         value.className = "stat-value";
@@ -120,13 +123,19 @@ class NodeView {
         markTone(value, matchingRule(node.highlight, raw), this.options.texts);
         this.body.append(value);
       } else if (node.type === "table") {
-        const drill = node.drill && this.options.onDrill ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex }) : undefined;
+        const drill =
+          node.drill && this.options.onDrill
+            ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex })
+            : undefined;
         this.body.append(renderTable(outcome, node.columns, this.options.texts, drill, node.highlight));
       } else {
         const box = document.createElement("div");
         box.className = "chart";
         this.body.append(box);
-        const drill = node.drill && this.options.onDrill ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex }) : undefined;
+        const drill =
+          node.drill && this.options.onDrill
+            ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex })
+            : undefined;
         this.chart = mountChart(box, node, outcome, drill);
         if (outcome.truncated) {
           const notice = document.createElement("p");

@@ -6,8 +6,17 @@
  */
 import type { Boot } from "./types.ts";
 
-export function request(boot: Pick<Boot, "report" | "tenant" | "token">, method: "GET" | "POST", path: string, body?: unknown): Promise<Response> {
-  const headers: Record<string, string> = { accept: "application/json", "x-service-tenant": boot.tenant, "x-embed-token": boot.token };
+export function request(
+  boot: Pick<Boot, "report" | "tenant" | "token">,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "x-service-tenant": boot.tenant,
+    "x-embed-token": boot.token,
+  };
   if (body !== undefined) headers["content-type"] = "application/json";
   return fetch(`/api/reports/${encodeURIComponent(boot.report)}${path}`, {
     method,
@@ -51,7 +60,8 @@ declare global {
 export function firstCalls(boot: Boot): Prefetch {
   if (!window.__embedPrefetch) {
     const view = request(boot, "GET", `/view?version=${encodeURIComponent(boot.version)}`);
-    const data = boot.mode === "snapshot" ? null : request(boot, "POST", "/data", { version: boot.version, params: {} });
+    const data =
+      boot.mode === "snapshot" ? null : request(boot, "POST", "/data", { version: boot.version, params: {} });
     // The page handles failures; keep them from being reported as unhandled until it does.
     view.catch(() => {});
     data?.catch(() => {});

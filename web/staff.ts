@@ -20,10 +20,24 @@ import { lazyPage } from "./staff/lazyPages.ts";
 import type { PageContext } from "./staff/page.ts";
 import { patientsPage } from "./staff/patientsPage.ts";
 import { reportsPage } from "./staff/reportsPage.ts";
-import { clearStoredToken, loadStoredToken, may, saveStoredToken, tokenHint, type Session, type StaffRole } from "./staff/session.ts";
+import {
+  clearStoredToken,
+  loadStoredToken,
+  may,
+  saveStoredToken,
+  tokenHint,
+  type Session,
+  type StaffRole,
+} from "./staff/session.ts";
 import { rejectionText, signInPage, signInWithToken } from "./staff/signIn.ts";
-import { ApiError, createStaffApi } from "./staff/staffApi.ts";
-import { forgetReturn, personSession, rememberReturn, returnAfterSignIn, signOutPerson } from "./staff/personSession.ts";
+import { ApiError, createStaffApi, type StaffApi } from "./staff/staffApi.ts";
+import {
+  forgetReturn,
+  personSession,
+  rememberReturn,
+  returnAfterSignIn,
+  signOutPerson,
+} from "./staff/personSession.ts";
 import { staffTextsFor, type StaffTexts } from "./staff/texts.ts";
 import { unmatchedPage } from "./staff/unmatchedPage.ts";
 import type { Lang } from "./types.ts";
@@ -38,7 +52,10 @@ const PAGES = {
   "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage, role: "author" },
   mappings: { title: (t: StaffTexts) => t.mappings, build: mappingsPage, role: "author" },
   credentials: { title: (t: StaffTexts) => t.credentials, build: credentialsPage, role: "admin" },
-} satisfies Record<string, { title: (t: StaffTexts) => string; build: (ctx: PageContext) => HTMLElement; role: StaffRole }>;
+} satisfies Record<
+  string,
+  { title: (t: StaffTexts) => string; build: (ctx: PageContext) => HTMLElement; role: StaffRole }
+>;
 type PageName = keyof typeof PAGES;
 /** Pages reached from another page, not from the navigation: `#chart/<patientRef>`, `#edit/<reportId>`, `#new`. */
 const CHART_PREFIX = "chart/";
@@ -81,7 +98,11 @@ function show(view: HTMLElement, title: string): void {
 
 /** "English" on the Chinese pages and "中文" on the English ones, in its own language. */
 function languageLink(): HTMLElement {
-  return el("a", { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" }, texts.otherLanguage);
+  return el(
+    "a",
+    { class: "lang", href: otherLanguageUrl(), lang: lang === "en" ? "zh-CN" : "en" },
+    texts.otherLanguage,
+  );
 }
 
 /**
@@ -110,7 +131,11 @@ function signIn(message: string | null = null): void {
   const view = el(
     "div",
     { class: "shell" },
-    el("header", { class: "top" }, el("div", { class: "top-bar" }, el("p", { class: "brand" }, texts.appTitle), languageLink())),
+    el(
+      "header",
+      { class: "top" },
+      el("div", { class: "top-bar" }, el("p", { class: "brand" }, texts.appTitle), languageLink()),
+    ),
     signInPage({
       texts,
       tenant,
@@ -128,7 +153,12 @@ function signIn(message: string | null = null): void {
 }
 
 /** A hub that never connects, for people whose roles do not reach the alerts: the badge stays hidden. */
-const NO_ALERTS: AlertHub = { subscribe: () => () => {}, onConnected: () => () => {}, state: () => "lost", close: () => {} };
+const NO_ALERTS: AlertHub = {
+  subscribe: () => () => {},
+  onConnected: () => () => {},
+  state: () => "lost",
+  close: () => {},
+};
 
 /** "张护士 · Clinician · wards 3A" and, for a token, its tenant and hint. */
 function whoLine(session: Session): HTMLElement {
@@ -136,62 +166,41 @@ function whoLine(session: Session): HTMLElement {
   const roles = caller.roles.length ? caller.roles.map((role) => texts.roleNames[role]).join(", ") : texts.noRole;
   const wards = caller.wards ? ` · ${texts.wardsOf(caller.wards.join(", "))}` : "";
   const token = session.kind === "token" ? ` · ${texts.signedInAs(session.tenant, tokenHint(session.token))}` : "";
-  return el("p", { class: "who muted", "data-tenant": session.tenant, "data-roles": caller.roles.join(" ") }, el("strong", { class: "name" }, caller.who), el("span", { class: "roles" }, ` · ${roles}${wards}${token}`));
+  return el(
+    "p",
+    { class: "who muted", "data-tenant": session.tenant, "data-roles": caller.roles.join(" ") },
+    el("strong", { class: "name" }, caller.who),
+    el("span", { class: "roles" }, ` · ${roles}${wards}${token}`),
+  );
 }
 
-function signedIn(session: Session): void {
-  const live = el("p", { class: "status", role: "status", "aria-live": "polite" });
-  const announce = (text: string) => {
-    live.textContent = text;
-  };
-  // Only those who may see the alerts open their stream (it would be refused to the others).
-  // Credentials the service stops accepting (a revoked token, an ended session) end the session on
-  // any call, and at once when the alert stream says so.
-  const rejected = (error: unknown) => {
-    alerts.close();
-    signIn(rejectionText(texts, error) || texts.sessionEnded);
-  };
-  const alerts: AlertHub = may(session, "clinician")
-    ? openAlertHub(session, (ended) => rejected(new ApiError(401, (ended.code && texts.errorCodes[ended.code as keyof typeof texts.errorCodes]) || ended.error || texts.sessionEnded, ended.code)))
-    : NO_ALERTS;
-  const api = createStaffApi(session, texts, rejected);
-  let leaving: Array<() => void> = [];
-  let guards: Array<() => boolean> = [];
-  const ctx: PageContext = {
-    api,
-    texts,
-    session,
-    lang,
-    announce,
-    alerts,
-    onLeave: (cleanup) => void leaving.push(cleanup),
-    guardLeave: (mayLeave) => void guards.push(mayLeave),
-  };
-
-  // The number of standing alerts beside "Critical results", on every page, kept by the stream.
+/** The number of standing alerts, refreshed whenever the stream says something changed. */
+function alertBadge(api: StaffApi, alerts: AlertHub, afterChange: () => void): HTMLElement {
   const badge = el("span", { class: "alert-badge", "data-open-alerts": "0", hidden: true });
   const refreshBadge = async () => {
-    const { open, delta = 0 } = await api.get<{ open: number; delta?: number }>("/api/alerts/count").catch(() => ({ open: Number(badge.dataset.openAlerts), delta: Number(badge.dataset.openDeltaAlerts ?? 0) }));
+    const { open, delta = 0 } = await api
+      .get<{ open: number; delta?: number }>("/api/alerts/count")
+      .catch(() => ({ open: Number(badge.dataset.openAlerts), delta: Number(badge.dataset.openDeltaAlerts ?? 0) }));
     badge.dataset.openAlerts = String(open);
     badge.dataset.openDeltaAlerts = String(delta);
     badge.textContent = String(open);
     badge.hidden = open === 0;
-    badge.setAttribute("aria-label", delta > 0 ? texts.openAlertsBadgeWithDelta(open - delta, delta) : texts.openAlertsBadge(open));
-    currentTabInView(); // the badge widens its tab, which may push the current one out of view
+    badge.setAttribute(
+      "aria-label",
+      delta > 0 ? texts.openAlertsBadgeWithDelta(open - delta, delta) : texts.openAlertsBadge(open),
+    );
+    afterChange();
   };
   alerts.subscribe(() => void refreshBadge());
   alerts.onConnected((connected) => {
     if (connected) void refreshBadge();
   });
 
-  // Pages the person's roles do not reach are left out of the navigation (the server refuses them anyway).
-  const offered = (Object.keys(PAGES) as PageName[]).filter((name) => may(session, PAGES[name].role));
-  const links = offered.map((name) => el("a", { href: `#${name}`, "data-page-link": name }, PAGES[name].title(texts), name === "alerts" ? badge : null));
-  const nav = el("nav", { class: "tabs", "aria-label": texts.nav }, ...links);
-  const currentTabInView = () => {
-    const current = links.find((link) => link.hasAttribute("aria-current"));
-    if (current) keepTabInView(nav, current);
-  };
+  return badge;
+}
+
+/** Signing out ends a token's use in this tab, or the person's session here and at the provider. */
+function signOutButton(session: Session, alerts: AlertHub, announce: (text: string) => void): HTMLButtonElement {
   const signOut = el("button", { type: "button", class: "sign-out" }, texts.signOut);
   signOut.addEventListener("click", async () => {
     if (session.kind === "token") return void (alerts.close(), signIn());
@@ -209,20 +218,101 @@ function signedIn(session: Session): void {
       announce(texts.signOutFailed);
     }
   });
+  return signOut;
+}
+
+function signedIn(session: Session): void {
+  const live = el("p", { class: "status", role: "status", "aria-live": "polite" });
+  const announce = (text: string) => {
+    live.textContent = text;
+  };
+  // Only those who may see the alerts open their stream (it would be refused to the others).
+  // Credentials the service stops accepting (a revoked token, an ended session) end the session on
+  // any call, and at once when the alert stream says so.
+  const rejected = (error: unknown) => {
+    alerts.close();
+    signIn(rejectionText(texts, error) || texts.sessionEnded);
+  };
+  const alerts: AlertHub = may(session, "clinician")
+    ? openAlertHub(session, (ended) =>
+        rejected(
+          new ApiError(
+            401,
+            (ended.code && texts.errorCodes[ended.code as keyof typeof texts.errorCodes]) ||
+              ended.error ||
+              texts.sessionEnded,
+            ended.code,
+          ),
+        ),
+      )
+    : NO_ALERTS;
+  const api = createStaffApi(session, texts, rejected);
+  let leaving: Array<() => void> = [];
+  let guards: Array<() => boolean> = [];
+  const ctx: PageContext = {
+    api,
+    texts,
+    session,
+    lang,
+    announce,
+    alerts,
+    onLeave: (cleanup) => void leaving.push(cleanup),
+    guardLeave: (mayLeave) => void guards.push(mayLeave),
+  };
+
+  // The number of standing alerts beside "Critical results", on every page, kept by the stream;
+  // the badge widens its tab, which may push the current one out of view.
+  const badge = alertBadge(api, alerts, () => currentTabInView());
+
+  // Pages the person's roles do not reach are left out of the navigation (the server refuses them anyway).
+  const offered = (Object.keys(PAGES) as PageName[]).filter((name) => may(session, PAGES[name].role));
+  const links = offered.map((name) =>
+    el("a", { href: `#${name}`, "data-page-link": name }, PAGES[name].title(texts), name === "alerts" ? badge : null),
+  );
+  const nav = el("nav", { class: "tabs", "aria-label": texts.nav }, ...links);
+  const currentTabInView = () => {
+    const current = links.find((link) => link.hasAttribute("aria-current"));
+    if (current) keepTabInView(nav, current);
+  };
+  const signOut = signOutButton(session, alerts, announce);
   // Who is signed in, the language and the way out above; the pages, as tabs, below (on a phone too, where they scroll sideways in their own strip).
-  const header = el("header", { class: "top" }, el("div", { class: "top-bar" }, el("p", { class: "brand" }, texts.appTitle), whoLine(session), languageLink(), signOut), nav);
+  const header = el(
+    "header",
+    { class: "top" },
+    el(
+      "div",
+      { class: "top-bar" },
+      el("p", { class: "brand" }, texts.appTitle),
+      whoLine(session),
+      languageLink(),
+      signOut,
+    ),
+    nav,
+  );
   const slot = el("div", { class: "page-slot" });
   // The fragment names the page, so the skip link moves focus itself instead of changing it.
   const skipToContent = (event: Event) => {
     event.preventDefault();
     slot.querySelector<HTMLElement>("h1")?.focus();
   };
-  const shell = el("div", { class: "shell" }, el("a", { class: "skip", href: "#main", onclick: skipToContent }, texts.skipToContent), header, live, slot);
+  const shell = el(
+    "div",
+    { class: "shell" },
+    el("a", { class: "skip", href: "#main", onclick: skipToContent }, texts.skipToContent),
+    header,
+    live,
+    slot,
+  );
 
   const render = () => {
     const here = fragment();
     const chartOf = here.startsWith(CHART_PREFIX) ? decodeURIComponent(here.slice(CHART_PREFIX.length)) : null;
-    const editing = here === NEW_REPORT ? { reportId: null } : here.startsWith(EDIT_PREFIX) ? { reportId: decodeURIComponent(here.slice(EDIT_PREFIX.length)) } : null;
+    const editing =
+      here === NEW_REPORT
+        ? { reportId: null }
+        : here.startsWith(EDIT_PREFIX)
+          ? { reportId: decodeURIComponent(here.slice(EDIT_PREFIX.length)) }
+          : null;
     const needed: StaffRole = chartOf ? "clinician" : editing ? "author" : PAGES[pageName()].role;
     // A bookmark or link to a page beyond the person's roles opens the reports, saying why.
     const refused = !may(session, needed);
@@ -250,7 +340,8 @@ function signedIn(session: Session): void {
   window.onhashchange = (event) => {
     if (!app.contains(shell)) return;
     // The fragment has changed already: a page that must keep the person (unsaved edits) puts it back.
-    if (!guards.every((mayLeave) => mayLeave())) return void history.replaceState(null, "", new URL(event.oldURL).hash || "#");
+    if (!guards.every((mayLeave) => mayLeave()))
+      return void history.replaceState(null, "", new URL(event.oldURL).hash || "#");
     render();
   };
   app.replaceChildren(shell);
@@ -267,7 +358,9 @@ async function start(): Promise<void> {
     try {
       return signedIn(await signInWithToken(stored, texts));
     } catch (error) {
-      return signIn(error instanceof ApiError && error.status === 0 ? texts.networkFailed : rejectionText(texts, error));
+      return signIn(
+        error instanceof ApiError && error.status === 0 ? texts.networkFailed : rejectionText(texts, error),
+      );
     }
   }
   if (providerName) {

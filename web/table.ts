@@ -44,11 +44,15 @@ export function renderTable(
   highlight?: readonly HighlightRuleDef[],
 ): HTMLElement {
   const { shown, missing } = tableColumns(columns, result);
-  if (missing.length > 0) throw new Error(`Column "${missing[0]}" is not a column of the query (its columns: ${result.columns.join(", ") || "none"}).`);
+  if (missing.length > 0)
+    throw new Error(
+      `Column "${missing[0]}" is not a column of the query (its columns: ${result.columns.join(", ") || "none"}).`,
+    );
   const indexes = shown.map((view) => view.index);
   const numeric = shown.map((view) => view.numeric);
   const rules = shown.map((view) => rulesOfColumn(highlight, view.column));
-  const alignClass = (c: number) => (shown[c]!.align === "right" ? "num" : shown[c]!.align === "center" ? "center" : null);
+  const alignClass = (c: number) =>
+    shown[c]!.align === "right" ? "num" : shown[c]!.align === "center" ? "center" : null;
 
   const wrap = document.createElement("div");
   wrap.className = "table-wrap";

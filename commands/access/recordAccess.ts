@@ -36,7 +36,12 @@ function byTenant(records: readonly AccessRecordToWrite[]): Map<string, StreamAp
     const event: PatientRecordsShown = { type: "PatientRecordsShown", data: record };
     const appends = grouped.get(tenant) ?? [];
     // Each record's own actor and request, as every event carries them (the call's metadata is the writer's).
-    appends.push({ streamId: accessStreams.id(recordId), expectedVersion: 0, events: [event], metadata: { actor: record.who, requestId: record.requestId } });
+    appends.push({
+      streamId: accessStreams.id(recordId),
+      expectedVersion: 0,
+      events: [event],
+      metadata: { actor: record.who, requestId: record.requestId },
+    });
     grouped.set(tenant, appends);
   }
   return grouped;

@@ -32,14 +32,27 @@ const acknowledgeDecider: Decider<CriticalResultsState, Acknowledge, CriticalRes
   evolve: evolveCriticalResults,
   decide: ({ alertId, note, by }, state) => {
     const alert = state.alerts.find((candidate) => candidate.alertId === alertId);
-    if (!alert) throw new CommandError("not-found", `No alert ${alertId}; GET /api/alerts lists them.`, "alert-not-found");
+    if (!alert)
+      throw new CommandError("not-found", `No alert ${alertId}; GET /api/alerts lists them.`, "alert-not-found");
     if (alert.acknowledged) return [];
     return [{ type: "CriticalResultAcknowledged", data: { alertId, note, by } }];
   },
 };
 
 /** Acknowledges an alert of the report `externalId` (the alert's stream); what was appended, or null when it was acknowledged already. */
-export async function acknowledgeAlert(ctx: CommandContext, tenant: string, externalId: string, alertId: string, note: string): Promise<AppendResult | null> {
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: criticalResultsStreams.id(externalId) }, acknowledgeDecider, { alertId, note, by: ctx.metadata.actor }, ctx.metadata);
+export async function acknowledgeAlert(
+  ctx: CommandContext,
+  tenant: string,
+  externalId: string,
+  alertId: string,
+  note: string,
+): Promise<AppendResult | null> {
+  const { appended } = await handleCommand(
+    ctx.store,
+    { tenant, streamId: criticalResultsStreams.id(externalId) },
+    acknowledgeDecider,
+    { alertId, note, by: ctx.metadata.actor },
+    ctx.metadata,
+  );
   return appended;
 }

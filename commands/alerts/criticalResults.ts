@@ -31,15 +31,25 @@ export interface CriticalResultsState {
 
 export const initialCriticalResultsState = (): CriticalResultsState => ({ alerts: [], lastCause: 0 });
 
-export function evolveCriticalResults(state: CriticalResultsState, event: StoredEvent<CriticalResultEvent>): CriticalResultsState {
+export function evolveCriticalResults(
+  state: CriticalResultsState,
+  event: StoredEvent<CriticalResultEvent>,
+): CriticalResultsState {
   const cause = Number(event.metadata.causationId ?? 0);
-  const lastCause = event.metadata.actor === CRITICAL_RESULTS_ACTOR && cause > state.lastCause ? cause : state.lastCause;
+  const lastCause =
+    event.metadata.actor === CRITICAL_RESULTS_ACTOR && cause > state.lastCause ? cause : state.lastCause;
   const alerts = state.alerts.map((alert) => ({ ...alert }));
   const alert = alerts.find((candidate) => candidate.alertId === event.data.alertId);
   switch (event.type) {
     case "CriticalResultRaised":
     case "DeltaAlertRaised":
-      alerts.push({ alertId: event.data.alertId, kind: event.type === "DeltaAlertRaised" ? "DELTA" : "CRITICAL", code: event.data.code, closed: false, acknowledged: null });
+      alerts.push({
+        alertId: event.data.alertId,
+        kind: event.type === "DeltaAlertRaised" ? "DELTA" : "CRITICAL",
+        code: event.data.code,
+        closed: false,
+        acknowledged: null,
+      });
       break;
     case "CriticalResultClosed":
     case "DeltaAlertClosed":
@@ -73,13 +83,22 @@ export function findCritical(items: readonly ReportItem[], dictionary: Dictionar
     const flag = typeof sent.abnormalFlag === "string" ? sent.abnormalFlag.trim().toUpperCase() : null;
     const standard = mapped.stdValue !== null && mapped.stdValue !== undefined;
     const unit = standard ? mapped.stdUnit : (sent.unit ?? null);
-    const reason = flag && CRITICAL_FLAGS.has(flag) ? `flagged ${flag} by the laboratory` : standard ? beyondLimits(mapped.stdValue!, limits.get(code), unit) : null;
+    const reason =
+      flag && CRITICAL_FLAGS.has(flag)
+        ? `flagged ${flag} by the laboratory`
+        : standard
+          ? beyondLimits(mapped.stdValue!, limits.get(code), unit)
+          : null;
     if (reason === null) continue;
     found.set(code, {
       itemIndex: index,
       code,
       name: mapped.stdName ?? sent.itemName ?? code,
-      value: standard ? mapped.stdValue! : typeof sent.value === "number" || typeof sent.value === "string" ? sent.value : "",
+      value: standard
+        ? mapped.stdValue!
+        : typeof sent.value === "number" || typeof sent.value === "string"
+          ? sent.value
+          : "",
       unit: unit || null,
       flag,
       reason,
@@ -88,7 +107,11 @@ export function findCritical(items: readonly ReportItem[], dictionary: Dictionar
   return [...found.values()];
 }
 
-function beyondLimits(value: number, limits: { low: number | null; high: number | null } | undefined, unit: string | null): string | null {
+function beyondLimits(
+  value: number,
+  limits: { low: number | null; high: number | null } | undefined,
+  unit: string | null,
+): string | null {
   if (!limits) return null;
   const inUnit = (limit: number) => `${limit}${unit ? ` ${unit}` : ""}`;
   if (limits.low !== null && value < limits.low) return `below the critical limit ${inUnit(limits.low)}`;
@@ -136,13 +159,23 @@ export const CRITICAL_AT_RECEIPT = "criticalAtReceipt";
  * their payloads. Never false where the reactor would find otherwise: recency is judged an hour
  * early, against a clock of the database (the event's recorded time) that may run behind ours.
  */
-export function mayRaiseAlert(report: { collectedAt?: unknown; reportedAt?: unknown; items?: unknown }, mapped: readonly ReportItem["mapped"][], receivedAt: Date): boolean {
+export function mayRaiseAlert(
+  report: { collectedAt?: unknown; reportedAt?: unknown; items?: unknown },
+  mapped: readonly ReportItem["mapped"][],
+  receivedAt: Date,
+): boolean {
   const text = (value: unknown) => (typeof value === "string" ? value : null);
   const reportedAt = text(report.reportedAt);
   if (reportedAt === null) return true; // required of a laboratory report: the reactor decides
-  if (!isRecentEnough(text(report.collectedAt), reportedAt, new Date(receivedAt.getTime() - CLOCK_MARGIN_MS))) return false;
+  if (!isRecentEnough(text(report.collectedAt), reportedAt, new Date(receivedAt.getTime() - CLOCK_MARGIN_MS)))
+    return false;
   const sent = Array.isArray(report.items) ? (report.items as ReportItem["sent"][]) : [];
-  return findCritical(sent.map((item, index) => ({ index, sent: item, mapped: mapped[index]! })), alertsDictionary()).length > 0;
+  return (
+    findCritical(
+      sent.map((item, index) => ({ index, sent: item, mapped: mapped[index]! })),
+      alertsDictionary(),
+    ).length > 0
+  );
 }
 
 const CLOCK_MARGIN_MS = 3_600_000;
@@ -161,20 +194,34 @@ export interface ReportVersion {
  * standing raises one; a standing alert whose item is no longer critical is closed (acknowledged
  * or not). An alert stays raised while an update keeps its item critical.
  */
-export function decideCriticalResults(state: CriticalResultsState, report: ReportVersion, newAlertId: () => string): CriticalResultEvent[] {
+export function decideCriticalResults(
+  state: CriticalResultsState,
+  report: ReportVersion,
+  newAlertId: () => string,
+): CriticalResultEvent[] {
   const findings = report.patientRef === null ? [] : report.findings;
   const standing = state.alerts.filter((alert) => !alert.closed && alert.kind === "CRITICAL");
   const events: CriticalResultEvent[] = [];
   for (const alert of standing) {
     if (!findings.some((finding) => finding.code === alert.code)) {
-      events.push({ type: "CriticalResultClosed", data: { alertId: alert.alertId, reason: "an update of the report no longer holds this critical value" } });
+      events.push({
+        type: "CriticalResultClosed",
+        data: { alertId: alert.alertId, reason: "an update of the report no longer holds this critical value" },
+      });
     }
   }
   for (const finding of findings) {
     if (standing.some((alert) => alert.code === finding.code)) continue;
     events.push({
       type: "CriticalResultRaised",
-      data: { alertId: newAlertId(), externalId: report.externalId, patientRef: report.patientRef!, collectedAt: report.collectedAt, reportedAt: report.reportedAt, ...finding },
+      data: {
+        alertId: newAlertId(),
+        externalId: report.externalId,
+        patientRef: report.patientRef!,
+        collectedAt: report.collectedAt,
+        reportedAt: report.reportedAt,
+        ...finding,
+      },
     });
   }
   return events;
@@ -187,10 +234,13 @@ export interface ReactToReport {
 }
 
 /** The report's alerts as a decider: an event already reacted to (its cause at or before the last) decides nothing. */
-export function criticalResultsDecider(newAlertId: () => string): Decider<CriticalResultsState, ReactToReport, CriticalResultEvent> {
+export function criticalResultsDecider(
+  newAlertId: () => string,
+): Decider<CriticalResultsState, ReactToReport, CriticalResultEvent> {
   return {
     initialState: initialCriticalResultsState,
     evolve: evolveCriticalResults,
-    decide: ({ cause, report }, state) => (state.lastCause >= cause ? [] : decideCriticalResults(state, report, newAlertId)),
+    decide: ({ cause, report }, state) =>
+      state.lastCause >= cause ? [] : decideCriticalResults(state, report, newAlertId),
   };
 }

@@ -17,8 +17,12 @@ import type { CriticalResultEvent, RaisedDeltaAlert } from "./events.ts";
 export const DELTA_CHECKS_ACTOR = "delta-checks";
 
 /** The items the dictionary gives a delta limit, by code. */
-export function deltaLimitedItems(dictionary: Dictionary): Map<string, DictionaryItem & { delta: NonNullable<DictionaryItem["delta"]> }> {
-  return new Map(dictionary.items.flatMap((item) => (item.delta ? [[item.code, { ...item, delta: item.delta }] as const] : [])));
+export function deltaLimitedItems(
+  dictionary: Dictionary,
+): Map<string, DictionaryItem & { delta: NonNullable<DictionaryItem["delta"]> }> {
+  return new Map(
+    dictionary.items.flatMap((item) => (item.delta ? [[item.code, { ...item, delta: item.delta }] as const] : [])),
+  );
 }
 
 /** A result of the series as the reactor reads it: its report, its place there, its value and time. */
@@ -28,10 +32,17 @@ export interface SeriesResult extends Measured {
   flag: string | null;
 }
 
-export type DeltaFinding = Omit<RaisedDeltaAlert, "alertId" | "externalId" | "patientRef" | "collectedAt" | "reportedAt">;
+export type DeltaFinding = Omit<
+  RaisedDeltaAlert,
+  "alertId" | "externalId" | "patientRef" | "collectedAt" | "reportedAt"
+>;
 
 /** What a result means against its previous one (null: none within the item's days): a finding when it moved beyond the limit. */
-export function judgeResult(item: DictionaryItem, result: SeriesResult, previous: (Measured & { externalId: string }) | null): DeltaFinding | null {
+export function judgeResult(
+  item: DictionaryItem,
+  result: SeriesResult,
+  previous: (Measured & { externalId: string }) | null,
+): DeltaFinding | null {
   if (!item.delta || previous === null) return null;
   const beyond = deltaBeyondLimit(result, previous, item.delta);
   if (!beyond) return null;
@@ -76,12 +87,23 @@ export const initialDeltaAlertsState = (): DeltaAlertsState => ({ alerts: [], re
 
 export function evolveDeltaAlerts(state: DeltaAlertsState, event: StoredEvent<CriticalResultEvent>): DeltaAlertsState {
   const cause = Number(event.metadata.causationId ?? 0);
-  const reactedTo = event.metadata.actor === DELTA_CHECKS_ACTOR && !state.reactedTo.includes(cause) ? [...state.reactedTo, cause] : state.reactedTo;
+  const reactedTo =
+    event.metadata.actor === DELTA_CHECKS_ACTOR && !state.reactedTo.includes(cause)
+      ? [...state.reactedTo, cause]
+      : state.reactedTo;
   switch (event.type) {
     case "DeltaAlertRaised":
-      return { alerts: [...state.alerts, { alertId: event.data.alertId, code: event.data.code, closed: false }], reactedTo };
+      return {
+        alerts: [...state.alerts, { alertId: event.data.alertId, code: event.data.code, closed: false }],
+        reactedTo,
+      };
     case "DeltaAlertClosed":
-      return { alerts: state.alerts.map((alert) => (alert.alertId === event.data.alertId ? { ...alert, closed: true } : alert)), reactedTo };
+      return {
+        alerts: state.alerts.map((alert) =>
+          alert.alertId === event.data.alertId ? { ...alert, closed: true } : alert,
+        ),
+        reactedTo,
+      };
     default:
       return { ...state, reactedTo };
   }
@@ -111,21 +133,38 @@ export interface JudgedReport {
  * raises one (when it may); a standing alert of a judged code without a finding closes
  * (acknowledged or not). An alert stays while its result stays beyond the limit.
  */
-export function decideDeltaAlerts(state: DeltaAlertsState, report: JudgedReport, newAlertId: () => string): CriticalResultEvent[] {
+export function decideDeltaAlerts(
+  state: DeltaAlertsState,
+  report: JudgedReport,
+  newAlertId: () => string,
+): CriticalResultEvent[] {
   const findings = report.patientRef === null ? [] : report.findings;
   const judged = (code: string) => report.codes === null || report.codes.includes(code);
   const standing = state.alerts.filter((alert) => !alert.closed);
   const events: CriticalResultEvent[] = [];
   for (const alert of standing) {
     if (!judged(alert.code) || findings.some((finding) => finding.code === alert.code)) continue;
-    events.push({ type: "DeltaAlertClosed", data: { alertId: alert.alertId, reason: "the result no longer differs from the previous one by more than the delta limit" } });
+    events.push({
+      type: "DeltaAlertClosed",
+      data: {
+        alertId: alert.alertId,
+        reason: "the result no longer differs from the previous one by more than the delta limit",
+      },
+    });
   }
   if (!report.mayRaise) return events;
   for (const finding of findings) {
     if (standing.some((alert) => alert.code === finding.code)) continue;
     events.push({
       type: "DeltaAlertRaised",
-      data: { alertId: newAlertId(), externalId: report.externalId, patientRef: report.patientRef!, collectedAt: report.collectedAt, reportedAt: report.reportedAt, ...finding },
+      data: {
+        alertId: newAlertId(),
+        externalId: report.externalId,
+        patientRef: report.patientRef!,
+        collectedAt: report.collectedAt,
+        reportedAt: report.reportedAt,
+        ...finding,
+      },
     });
   }
   return events;
@@ -138,10 +177,13 @@ export interface JudgeReport {
 }
 
 /** A report's delta alerts as a decider: an event already reacted to on this stream decides nothing. */
-export function deltaAlertsDecider(newAlertId: () => string): Decider<DeltaAlertsState, JudgeReport, CriticalResultEvent> {
+export function deltaAlertsDecider(
+  newAlertId: () => string,
+): Decider<DeltaAlertsState, JudgeReport, CriticalResultEvent> {
   return {
     initialState: initialDeltaAlertsState,
     evolve: evolveDeltaAlerts,
-    decide: ({ cause, report }, state) => (state.reactedTo.includes(cause) ? [] : decideDeltaAlerts(state, report, newAlertId)),
+    decide: ({ cause, report }, state) =>
+      state.reactedTo.includes(cause) ? [] : decideDeltaAlerts(state, report, newAlertId),
   };
 }

@@ -23,7 +23,11 @@ export interface Measured {
  * a change over months is the course of a disease, not a specimen mix-up. A percent limit cannot
  * judge a move from zero.
  */
-export function deltaBeyondLimit(result: Measured, previous: Measured, limit: DeltaLimitRule): { change: number } | null {
+export function deltaBeyondLimit(
+  result: Measured,
+  previous: Measured,
+  limit: DeltaLimitRule,
+): { change: number } | null {
   if (wallClockMillis(result.at) - wallClockMillis(previous.at) > limit.days * 86_400_000) return null;
   const change = roundedChange(result.value - previous.value);
   if (limit.percent) {
@@ -45,6 +49,13 @@ function roundedChange(change: number): number {
 function wallClockMillis(at: string): number {
   const match = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})$/.exec(at);
   if (!match) return Number.NaN;
-  const [year, month, day, hours, minutes, seconds] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hours, minutes, seconds] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return Date.UTC(year, month - 1, day, hours, minutes, seconds);
 }

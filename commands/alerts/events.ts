@@ -31,7 +31,10 @@ export type CriticalResultRaised = Event<"CriticalResultRaised", RaisedAlert>;
 /** An update of the report no longer holds the critical value. */
 export type CriticalResultClosed = Event<"CriticalResultClosed", { alertId: string; reason: string }>;
 /** Acknowledges an alert of the stream, of either kind. */
-export type CriticalResultAcknowledged = Event<"CriticalResultAcknowledged", { alertId: string; note: string; by: string }>;
+export type CriticalResultAcknowledged = Event<
+  "CriticalResultAcknowledged",
+  { alertId: string; note: string; by: string }
+>;
 
 /** The two kinds of alert (contract F.3): an alert raised before there were kinds is CRITICAL. */
 export type AlertKind = "CRITICAL" | "DELTA";
@@ -59,4 +62,5 @@ export type DeltaAlertEvent = DeltaAlertRaised | DeltaAlertClosed;
  * its name when delta alerts joined it (ids in the store never change), so that one
  * acknowledgement and one report history serve both.
  */
-export type CriticalResultEvent = CriticalResultRaised | CriticalResultClosed | CriticalResultAcknowledged | DeltaAlertEvent;
+export type CriticalResultEvent =
+  CriticalResultRaised | CriticalResultClosed | CriticalResultAcknowledged | DeltaAlertEvent;

@@ -40,7 +40,12 @@ export function applyBulkJobEvent(state: BulkJobState, event: BulkJobEvent, vers
     case "BulkJobStarted":
       return { ...state, status: "RUNNING", version };
     case "BulkPieceImported":
-      return { ...state, piecesDone: event.data.piece + 1, counts: addCounts(state.counts, event.data.counts), version };
+      return {
+        ...state,
+        piecesDone: event.data.piece + 1,
+        counts: addCounts(state.counts, event.data.counts),
+        version,
+      };
     case "BulkJobFinished":
       return { ...state, status: "DONE", version };
     case "BulkJobFailed":

@@ -19,7 +19,9 @@ export type BulkStatus = (typeof BULK_STATUSES)[number];
 export const bulkRejectionSchema = z.object({
   line: z.int().meta({ description: "1-based line number in the uncompressed body (blank lines counted)" }),
   externalId: z.string().nullable().meta({ description: "As sent, or null" }),
-  errors: z.array(fieldErrorSchema).meta({ description: "As for a push; a line that is not JSON has one error with field \"\"" }),
+  errors: z
+    .array(fieldErrorSchema)
+    .meta({ description: 'As for a push; a line that is not JSON has one error with field ""' }),
 });
 export type BulkRejection = z.infer<typeof bulkRejectionSchema>;
 
@@ -33,18 +35,44 @@ export interface BulkCounts {
   unmatched: number;
 }
 
-export const NO_COUNTS: BulkCounts = { processed: 0, accepted: 0, rejected: 0, created: 0, updated: 0, unchanged: 0, unmatched: 0 };
+export const NO_COUNTS: BulkCounts = {
+  processed: 0,
+  accepted: 0,
+  rejected: 0,
+  created: 0,
+  updated: 0,
+  unchanged: 0,
+  unmatched: 0,
+};
 
 export type BulkJobSubmitted = Event<
   "BulkJobSubmitted",
-  { jobId: string; kind: "lab" | "exam"; clientId: string; clientName: string; lines: number; pieces: number; bytes: number; gzip: boolean }
+  {
+    jobId: string;
+    kind: "lab" | "exam";
+    clientId: string;
+    clientName: string;
+    lines: number;
+    pieces: number;
+    bytes: number;
+    gzip: boolean;
+  }
 >;
 export type BulkJobStarted = Event<"BulkJobStarted", { worker: string }>;
 /** A piece's outcome, committed with its reports' events: the job's checkpoint. */
-export type BulkPieceImported = Event<"BulkPieceImported", { piece: number; counts: BulkCounts; rejections: BulkRejection[] }>;
+export type BulkPieceImported = Event<
+  "BulkPieceImported",
+  { piece: number; counts: BulkCounts; rejections: BulkRejection[] }
+>;
 export type BulkJobFinished = Event<"BulkJobFinished", { counts: BulkCounts }>;
 export type BulkJobFailed = Event<"BulkJobFailed", { reason: string; counts: BulkCounts }>;
 /** The events of a `bulk-job:` stream. */
 export type BulkJobEvent = BulkJobSubmitted | BulkJobStarted | BulkPieceImported | BulkJobFinished | BulkJobFailed;
 
-export const BULK_JOB_EVENT_TYPES = ["BulkJobSubmitted", "BulkJobStarted", "BulkPieceImported", "BulkJobFinished", "BulkJobFailed"] as const satisfies ReadonlyArray<BulkJobEvent["type"]>;
+export const BULK_JOB_EVENT_TYPES = [
+  "BulkJobSubmitted",
+  "BulkJobStarted",
+  "BulkPieceImported",
+  "BulkJobFinished",
+  "BulkJobFailed",
+] as const satisfies ReadonlyArray<BulkJobEvent["type"]>;

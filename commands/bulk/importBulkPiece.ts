@@ -1,5 +1,12 @@
 import { ConcurrencyConflict, readStream, type EventMetadata } from "../../db/eventStore.ts";
-import { checkReports, storeCheckedReports, type CheckedReports, type IngestionDeps, type PushingClient, type ResultEntry } from "../ingestion/pushReports.ts";
+import {
+  checkReports,
+  storeCheckedReports,
+  type CheckedReports,
+  type IngestionDeps,
+  type PushingClient,
+  type ResultEntry,
+} from "../ingestion/pushReports.ts";
 import type { ReportKind } from "../ingestion/reportKinds.ts";
 import { bulkJobStreams, NO_COUNTS, type BulkCounts, type BulkPieceImported, type BulkRejection } from "./events.ts";
 
@@ -33,12 +40,15 @@ export interface CheckedPiece {
  * Reads and checks one piece of a bulk job exactly as a push checks its reports. Nothing is
  * written: a worker checks the next piece while the database stores the one before.
  */
-export async function checkBulkPiece(deps: IngestionDeps, client: PushingClient, piece: PieceOfJob): Promise<CheckedPiece> {
-  const { rows } = await deps.store.db.query("select first_line, body from bulk_job_bodies where job_id = $1 and piece = $2 and tenant = $3", [
-    piece.jobId,
-    piece.piece,
-    piece.tenant,
-  ]);
+export async function checkBulkPiece(
+  deps: IngestionDeps,
+  client: PushingClient,
+  piece: PieceOfJob,
+): Promise<CheckedPiece> {
+  const { rows } = await deps.store.db.query(
+    "select first_line, body from bulk_job_bodies where job_id = $1 and piece = $2 and tenant = $3",
+    [piece.jobId, piece.piece, piece.tenant],
+  );
   if (rows.length === 0) throw new MissingPiece(`piece ${piece.piece} of bulk job ${piece.jobId} is missing`);
   const { sent, lineOf, unreadable } = readLines(rows[0].body as string, rows[0].first_line as number);
   return { checked: await checkReports(deps, piece.kind, client, sent), lineOf, unreadable };
@@ -49,14 +59,26 @@ export async function checkBulkPiece(deps: IngestionDeps, client: PushingClient,
  * piece's checkpoint event. A worker killed at any moment leaves either the piece and its
  * checkpoint committed or neither, so a resumed job neither loses nor counts a line twice.
  */
-export async function storeBulkPiece(deps: IngestionDeps, client: PushingClient, piece: PieceOfJob, { checked, lineOf, unreadable }: CheckedPiece): Promise<PieceOutcome> {
+export async function storeBulkPiece(
+  deps: IngestionDeps,
+  client: PushingClient,
+  piece: PieceOfJob,
+  { checked, lineOf, unreadable }: CheckedPiece,
+): Promise<PieceOutcome> {
   const jobStream = bulkJobStreams.id(piece.jobId);
   for (let attempt = 1; ; attempt++) {
     try {
       return await deps.store.transaction(async (writer, tx) => {
         await storeCheckedReports(writer, tx, piece.kind, client, checked, piece.metadata);
-        const checkpoint = { type: "BulkPieceImported" as const, data: pieceOutcome(piece.piece, checked.results, lineOf, unreadable) };
-        const [appended] = await writer.appendMany(piece.tenant, [{ streamId: jobStream, expectedVersion: piece.expectedVersion, events: [checkpoint] }], piece.metadata);
+        const checkpoint = {
+          type: "BulkPieceImported" as const,
+          data: pieceOutcome(piece.piece, checked.results, lineOf, unreadable),
+        };
+        const [appended] = await writer.appendMany(
+          piece.tenant,
+          [{ streamId: jobStream, expectedVersion: piece.expectedVersion, events: [checkpoint] }],
+          piece.metadata,
+        );
         return { checkpoint, version: appended!.nextVersion };
       });
     } catch (error) {
@@ -71,7 +93,10 @@ export async function storeBulkPiece(deps: IngestionDeps, client: PushingClient,
 }
 
 /** The piece's non-blank lines, parsed; a line that is not JSON is rejected here with field "". */
-function readLines(body: string, firstLine: number): { sent: unknown[]; lineOf: number[]; unreadable: BulkRejection[] } {
+function readLines(
+  body: string,
+  firstLine: number,
+): { sent: unknown[]; lineOf: number[]; unreadable: BulkRejection[] } {
   const sent: unknown[] = [];
   const lineOf: number[] = [];
   const unreadable: BulkRejection[] = [];
@@ -85,14 +110,32 @@ function readLines(body: string, firstLine: number): { sent: unknown[]; lineOf: 
       lineOf.push(line);
     } catch (error) {
       const why = (error as Error).message.slice(0, 160);
-      unreadable.push({ line, externalId: null, errors: [{ field: "", message: `the line is not JSON (${why}); send each report as one JSON object on a line of its own` }] });
+      unreadable.push({
+        line,
+        externalId: null,
+        errors: [
+          {
+            field: "",
+            message: `the line is not JSON (${why}); send each report as one JSON object on a line of its own`,
+          },
+        ],
+      });
     }
   }
   return { sent, lineOf, unreadable };
 }
 
-function pieceOutcome(piece: number, results: ResultEntry[], lineOf: number[], unreadable: BulkRejection[]): { piece: number; counts: BulkCounts; rejections: BulkRejection[] } {
-  const counts: BulkCounts = { ...NO_COUNTS, processed: results.length + unreadable.length, rejected: unreadable.length };
+function pieceOutcome(
+  piece: number,
+  results: ResultEntry[],
+  lineOf: number[],
+  unreadable: BulkRejection[],
+): { piece: number; counts: BulkCounts; rejections: BulkRejection[] } {
+  const counts: BulkCounts = {
+    ...NO_COUNTS,
+    processed: results.length + unreadable.length,
+    rejected: unreadable.length,
+  };
   const rejections = [...unreadable];
   results.forEach((entry, index) => {
     if (entry.status === "REJECTED") {

@@ -56,7 +56,11 @@ function jsonObjectKind(line: Buffer): "object" | "push-body" | null {
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
 /** Yields the pieces of the body; returns the totals. Throws CommandError for a body that is not NDJSON or is over a limit. */
-export async function* ndjsonPieces(source: AsyncIterable<Buffer>, limits: NdjsonLimits, size: PieceSize): AsyncGenerator<NdjsonPiece, NdjsonTotals> {
+export async function* ndjsonPieces(
+  source: AsyncIterable<Buffer>,
+  limits: NdjsonLimits,
+  size: PieceSize,
+): AsyncGenerator<NdjsonPiece, NdjsonTotals> {
   let bytes = 0;
   let lineNo = 0;
   let reports = 0;
@@ -70,7 +74,9 @@ export async function* ndjsonPieces(source: AsyncIterable<Buffer>, limits: Ndjso
 
   const tooLarge = (what: string) => new CommandError("too-large", what);
   const lineTooLong = (line: number) =>
-    tooLarge(`Line ${line} is longer than ${mb(limits.maxLineBytes)}; put one report on each line (a report is at most ${mb(limits.maxLineBytes)}, as in a push).`);
+    tooLarge(
+      `Line ${line} is longer than ${mb(limits.maxLineBytes)}; put one report on each line (a report is at most ${mb(limits.maxLineBytes)}, as in a push).`,
+    );
   const take = (line: Buffer): NdjsonPiece | null => {
     lineNo++;
     if (line.length > limits.maxLineBytes) throw lineTooLong(lineNo);
@@ -82,11 +88,17 @@ export async function* ndjsonPieces(source: AsyncIterable<Buffer>, limits: Ndjso
       pieceBytes += line.length;
       return pieceBytes >= size.bytes ? flush() : null;
     }
-    if (++reports > limits.maxLines) throw tooLarge(`The body has more than ${limits.maxLines.toLocaleString("en")} reports; split it into several jobs.`);
+    if (++reports > limits.maxLines)
+      throw tooLarge(
+        `The body has more than ${limits.maxLines.toLocaleString("en")} reports; split it into several jobs.`,
+      );
     if (!sawObject) {
       const kind = jsonObjectKind(line);
       if (kind === "push-body") {
-        throw new CommandError("invalid", `Line ${lineNo} is a push body ({"reports": […]}); a bulk body has one report per line, each a JSON object, with no wrapper.`);
+        throw new CommandError(
+          "invalid",
+          `Line ${lineNo} is a push body ({"reports": […]}); a bulk body has one report per line, each a JSON object, with no wrapper.`,
+        );
       }
       sawObject = kind === "object";
     }
@@ -99,7 +111,11 @@ export async function* ndjsonPieces(source: AsyncIterable<Buffer>, limits: Ndjso
   const flush = (): NdjsonPiece | null => {
     if (pieceReports === 0) return null;
     // PostgreSQL text cannot hold NUL; a line holding one raw is not JSON and will be rejected anyway.
-    const piece = { firstLine: pieceFirstLine, reports: pieceReports, body: Buffer.concat(parts).toString("utf8").replaceAll("\0", "\ufffd") };
+    const piece = {
+      firstLine: pieceFirstLine,
+      reports: pieceReports,
+      body: Buffer.concat(parts).toString("utf8").replaceAll("\0", "\ufffd"),
+    };
     parts = [];
     pieceBytes = 0;
     pieceReports = 0;
@@ -109,7 +125,8 @@ export async function* ndjsonPieces(source: AsyncIterable<Buffer>, limits: Ndjso
   for await (let chunk of source) {
     if (bytes === 0 && chunk.subarray(0, 3).equals(UTF8_BOM)) chunk = chunk.subarray(3);
     bytes += chunk.length;
-    if (bytes > limits.maxBytes) throw tooLarge(`The body is larger than ${mb(limits.maxBytes)} uncompressed; split it into several jobs.`);
+    if (bytes > limits.maxBytes)
+      throw tooLarge(`The body is larger than ${mb(limits.maxBytes)} uncompressed; split it into several jobs.`);
     let start = 0;
     for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, start)) {
       const tail = chunk.subarray(start, end + 1);
@@ -132,9 +149,13 @@ export async function* ndjsonPieces(source: AsyncIterable<Buffer>, limits: Ndjso
   }
   const last = flush();
   if (last) yield last;
-  if (reports === 0) throw new CommandError("invalid", "The body holds no reports; send one report as a JSON object on each line.");
+  if (reports === 0)
+    throw new CommandError("invalid", "The body holds no reports; send one report as a JSON object on each line.");
   if (!sawObject) {
-    throw new CommandError("invalid", "The body is not NDJSON: no line holds a JSON object. Send one report per line, each a JSON object (not a JSON array, not a {\"reports\": …} push body).");
+    throw new CommandError(
+      "invalid",
+      'The body is not NDJSON: no line holds a JSON object. Send one report per line, each a JSON object (not a JSON array, not a {"reports": …} push body).',
+    );
   }
   return { lines: reports, bytes };
 }

@@ -5,7 +5,11 @@ import { bulkJobStreams, type BulkJobEvent } from "./events.ts";
 import { ndjsonPieces, type NdjsonLimits, type PieceSize } from "./ndjsonPieces.ts";
 
 /** Contract D.4: at most 1,000,000 lines and 512 MB uncompressed per job; a line is one report, at most what a push may carry. */
-export const BULK_LIMITS: NdjsonLimits = { maxLines: 1_000_000, maxBytes: 512 * 1024 * 1024, maxLineBytes: 4 * 1024 * 1024 };
+export const BULK_LIMITS: NdjsonLimits = {
+  maxLines: 1_000_000,
+  maxBytes: 512 * 1024 * 1024,
+  maxLineBytes: 4 * 1024 * 1024,
+};
 
 /**
  * A piece is what a worker imports in one transaction with its checkpoint: small enough that the
@@ -51,25 +55,37 @@ export async function submitBulkJob(
       if (next.done) {
         const submitted: BulkJobEvent = {
           type: "BulkJobSubmitted",
-          data: { jobId, kind: kind.name, clientId: client.clientId, clientName: client.name, lines: next.value.lines, pieces, bytes: next.value.bytes, gzip: options.gzip },
+          data: {
+            jobId,
+            kind: kind.name,
+            clientId: client.clientId,
+            clientName: client.name,
+            lines: next.value.lines,
+            pieces,
+            bytes: next.value.bytes,
+            gzip: options.gzip,
+          },
         };
         const metadata: EventMetadata = { actor: client.name, client: client.clientId, requestId: options.requestId };
         recording = true;
-        const appended = await store.append({ tenant: client.tenant, streamId: bulkJobStreams.id(jobId), expectedVersion: 0, events: [submitted], metadata });
+        const appended = await store.append({
+          tenant: client.tenant,
+          streamId: bulkJobStreams.id(jobId),
+          expectedVersion: 0,
+          events: [submitted],
+          metadata,
+        });
         return { jobId, lines: next.value.lines, last: appended.last };
       }
       const piece = next.value;
-      await store.db.query("insert into bulk_job_bodies (tenant, job_id, piece, first_line, reports, body) values ($1, $2, $3, $4, $5, $6)", [
-        client.tenant,
-        jobId,
-        pieces++,
-        piece.firstLine,
-        piece.reports,
-        piece.body,
-      ]);
+      await store.db.query(
+        "insert into bulk_job_bodies (tenant, job_id, piece, first_line, reports, body) values ($1, $2, $3, $4, $5, $6)",
+        [client.tenant, jobId, pieces++, piece.firstLine, piece.reports, piece.body],
+      );
     }
   } catch (error) {
-    if (pieces > 0 && !recording) await store.db.query("delete from bulk_job_bodies where job_id = $1", [jobId]).catch(() => {});
+    if (pieces > 0 && !recording)
+      await store.db.query("delete from bulk_job_bodies where job_id = $1", [jobId]).catch(() => {});
     throw error;
   }
 }

@@ -5,7 +5,6 @@ import type { Decider } from "../kit/handleCommand.ts";
 import { expiresInDays, refuseRotationUnlessLive, unregistered, type CredentialState } from "./credentialLifecycle.ts";
 import type { ClientEvent } from "./events.ts";
 
-
 export const registerClientInput = z.object({
   name: z.string().trim().min(1, "name is required: the sending system's name, e.g. 'Central lab LIS'").max(100),
   tenant: z.string().regex(TENANT_PATTERN, "tenant must match [A-Za-z0-9_-]{1,64}"),
@@ -13,7 +12,10 @@ export const registerClientInput = z.object({
 });
 
 /** What `POST /api/admin/clients` (and `…/rotate`) answers: the key is shown this once, only its digest is stored. */
-export const issuedClientKey = z.object({ clientId: z.string(), key: z.string().meta({ description: "The open-API client key, shown once" }) });
+export const issuedClientKey = z.object({
+  clientId: z.string(),
+  key: z.string().meta({ description: "The open-API client key, shown once" }),
+});
 
 export const clientCodeMapInput = z.object({
   codeMap: z.record(z.string().trim().min(1).max(64), z.string().trim().min(1).max(64)),
@@ -43,19 +45,31 @@ export const clientDecider: Decider<ClientState, ClientCommand, ClientEvent> = {
   decide: (command, state) => {
     switch (command.type) {
       case "register": {
-        if (state.exists) throw new CommandError("conflict", "a client with this id exists already", "credential-exists");
+        if (state.exists)
+          throw new CommandError("conflict", "a client with this id exists already", "credential-exists");
         const { clientId, name, keyDigest, expiresAt } = command;
         return [{ type: "ClientRegistered", data: { clientId, name, keyDigest, ...(expiresAt ? { expiresAt } : {}) } }];
       }
       case "revoke":
-        if (!state.exists) throw new CommandError("not-found", "There is no such client; GET /api/admin/clients lists the clients of a tenant.", "credential-not-found");
+        if (!state.exists)
+          throw new CommandError(
+            "not-found",
+            "There is no such client; GET /api/admin/clients lists the clients of a tenant.",
+            "credential-not-found",
+          );
         return state.revoked ? [] : [{ type: "ClientRevoked", data: {} }];
       case "setCodeMap":
-        if (!state.exists || state.revoked) throw new CommandError("not-found", "There is no such active client.", "credential-revoked");
+        if (!state.exists || state.revoked)
+          throw new CommandError("not-found", "There is no such active client.", "credential-revoked");
         return [{ type: "ClientCodeMapSet", data: { codeMap: command.codeMap } }];
       case "rotate":
         refuseRotationUnlessLive(state, "client", command.now);
-        return [{ type: "ClientKeyRotated", data: { keyDigest: command.keyDigest, formerKeysValidUntil: command.formerKeysValidUntil } }];
+        return [
+          {
+            type: "ClientKeyRotated",
+            data: { keyDigest: command.keyDigest, formerKeysValidUntil: command.formerKeysValidUntil },
+          },
+        ];
     }
   },
 };

@@ -17,7 +17,11 @@ export const expiresInDays = z
   .positive({ error: DAYS_RULE })
   .max(MAX_DAYS, { error: DAYS_RULE })
   .optional()
-  .meta({ description: "Days until the credential stops working (401 saying it expired), fractions allowed; left out: it does not expire", example: 90 });
+  .meta({
+    description:
+      "Days until the credential stops working (401 saying it expired), fractions allowed; left out: it does not expire",
+    example: 90,
+  });
 
 const OVERLAP_RULE = `overlapHours is a number of hours from 0 (the former secrets stop at once) to ${MAX_OVERLAP_HOURS}, fractions allowed; left out it is 24`;
 /** `POST /api/admin/{clients|authors}/{id}/rotate`: how long the secrets issued before keep working. */
@@ -28,9 +32,17 @@ export const rotateInput = z.strictObject(
       .min(0, { error: OVERLAP_RULE })
       .max(MAX_OVERLAP_HOURS, { error: OVERLAP_RULE })
       .default(24)
-      .meta({ description: "Hours the former key or token keeps working beside the new one (0: it stops at once)", example: 24 }),
+      .meta({
+        description: "Hours the former key or token keeps working beside the new one (0: it stops at once)",
+        example: 24,
+      }),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The body has one optional field, overlapHours (a number of hours, default 24)" : undefined) },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? "The body has one optional field, overlapHours (a number of hours, default 24)"
+        : undefined,
+  },
 );
 
 /** Where a credential's stream stands. */
@@ -56,9 +68,17 @@ export function overlapEnd(hours: number, now: Date): string {
 /** A new secret only for a credential that exists, is not revoked and has not expired. */
 export function refuseRotationUnlessLive(state: CredentialState, what: "client" | "author", now: Date): void {
   if (!state.exists || state.revoked) {
-    throw new CommandError("not-found", `There is no such active ${what}; a revoked ${what} stays revoked, so create a new one.`, "credential-revoked");
+    throw new CommandError(
+      "not-found",
+      `There is no such active ${what}; a revoked ${what} stays revoked, so create a new one.`,
+      "credential-revoked",
+    );
   }
   if (state.expiresAt !== null && Date.parse(state.expiresAt) <= now.getTime()) {
-    throw new CommandError("conflict", `This ${what} expired at ${state.expiresAt}, and a new ${what === "client" ? "key" : "token"} would not outlive it; create a new ${what} instead.`, "credential-expired");
+    throw new CommandError(
+      "conflict",
+      `This ${what} expired at ${state.expiresAt}, and a new ${what === "client" ? "key" : "token"} would not outlive it; create a new ${what} instead.`,
+      "credential-expired",
+    );
   }
 }

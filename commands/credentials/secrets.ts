@@ -36,6 +36,9 @@ export function newSecret(prefix: "dhk" | "dha", hasher: SecretHasher): { secret
 }
 
 /** A new credential: its id, and its first secret. */
-export function newCredential(prefix: "dhk" | "dha", hasher: SecretHasher): { id: string; secret: string; digest: string } {
+export function newCredential(
+  prefix: "dhk" | "dha",
+  hasher: SecretHasher,
+): { id: string; secret: string; digest: string } {
   return { id: randomUUID(), ...newSecret(prefix, hasher) };
 }

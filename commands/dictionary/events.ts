@@ -17,9 +17,16 @@ export const DICTIONARY_STREAM = "dictionary";
  * What every release's items hold. Releases are recorded whole (English names and unit
  * conversions included); those recorded before conversions were kept hold these fields only.
  */
-export type ReleasedItem = Pick<DictionaryItem, "code" | "name" | "category" | "valueType" | "unit" | "loinc" | "aliases" | "core" | "timing"> & Partial<DictionaryItem>;
+export type ReleasedItem = Pick<
+  DictionaryItem,
+  "code" | "name" | "category" | "valueType" | "unit" | "loinc" | "aliases" | "core" | "timing"
+> &
+  Partial<DictionaryItem>;
 
-export type DictionaryReleased = Event<"DictionaryReleased", { version: string; items: ReleasedItem[]; examTypes: Array<Pick<ExamType, "code" | "name"> & Partial<ExamType>> }>;
+export type DictionaryReleased = Event<
+  "DictionaryReleased",
+  { version: string; items: ReleasedItem[]; examTypes: Array<Pick<ExamType, "code" | "name"> & Partial<ExamType>> }
+>;
 
 /** The events of the dictionary stream. */
 export type DictionaryEvent = DictionaryReleased;
@@ -74,15 +81,25 @@ export type ItemMappingRemoved = Event<"ItemMappingRemoved", { mappingId: string
  * results (of any item) the reactor counted in the step's range, `total` how many results of the
  * mapping it counted when it began.
  */
-export type ItemMappingApplied = Event<"ItemMappingApplied", { mappingId: string; after: string | null; through: string | null; results: number; total: number }>;
+export type ItemMappingApplied = Event<
+  "ItemMappingApplied",
+  { mappingId: string; after: string | null; through: string | null; results: number; total: number }
+>;
 export type ItemMappingEvent = ItemMappingAdded | ItemMappingApplied | ItemMappingRemoved;
-export const ITEM_MAPPING_EVENT_TYPES = ["ItemMappingAdded", "ItemMappingApplied", "ItemMappingRemoved"] as const satisfies ReadonlyArray<ItemMappingEvent["type"]>;
+export const ITEM_MAPPING_EVENT_TYPES = [
+  "ItemMappingAdded",
+  "ItemMappingApplied",
+  "ItemMappingRemoved",
+] as const satisfies ReadonlyArray<ItemMappingEvent["type"]>;
 
 /** `item-mapping:<digest of the mapping's keys>`. */
 export const itemMappingStreams = streamCodec("item-mapping:");
 
 /** A mapping as it is in force: what pushes and the re-map match a sent item with. */
-export type ItemMappingRule = Pick<ItemMappingAddedData, "mappingId" | "client" | "itemCode" | "itemName" | "unit" | "stdCode" | "factor"> & {
+export type ItemMappingRule = Pick<
+  ItemMappingAddedData,
+  "mappingId" | "client" | "itemCode" | "itemName" | "unit" | "stdCode" | "factor"
+> & {
   /** Where its event stands in the store: of two mappings as specific, the earlier one wins. */
   position: number;
 };
@@ -105,12 +122,18 @@ function matches(rule: ItemMappingRule, item: SentItem): boolean {
 
 /** The more a mapping names, the more it is meant for an item: the sender, then the unit, then both code and name. */
 export function specificity(rule: Pick<ItemMappingRule, "client" | "itemCode" | "itemName" | "unit">): number {
-  return (rule.client !== null ? 4 : 0) + (rule.unit !== null ? 2 : 0) + (rule.itemCode !== null && rule.itemName !== null ? 1 : 0);
+  return (
+    (rule.client !== null ? 4 : 0) +
+    (rule.unit !== null ? 2 : 0) +
+    (rule.itemCode !== null && rule.itemName !== null ? 1 : 0)
+  );
 }
 
 /** The mappings in force for one sender, the most specific first (then the earliest). */
 export function senderMappings(rules: readonly ItemMappingRule[], clientName: string): SenderMappings {
-  const mine = rules.filter((rule) => rule.client === null || rule.client === clientName).sort((a, b) => specificity(b) - specificity(a) || a.position - b.position);
+  const mine = rules
+    .filter((rule) => rule.client === null || rule.client === clientName)
+    .sort((a, b) => specificity(b) - specificity(a) || a.position - b.position);
   if (mine.length === 0) return NO_MAPPINGS;
   return {
     find(item: SentItem): MappingHit | null {

@@ -15,8 +15,21 @@ const releaseDecider: Decider<string | null, DictionaryEvent, DictionaryEvent> =
  * included), so that what a report was mapped and converted with can be proven later. Nothing is
  * appended when this version is recorded already, by this process or, at the same moment, another.
  */
-export async function recordDictionaryRelease(store: EventStore, dictionary: Dictionary, version: string): Promise<boolean> {
-  const released: DictionaryEvent = { type: "DictionaryReleased", data: { version, items: dictionary.items, examTypes: dictionary.examTypes } };
-  const { appended } = await handleCommand(store, { tenant: SHARED_TENANT, streamId: DICTIONARY_STREAM }, releaseDecider, released, { actor: "system" });
+export async function recordDictionaryRelease(
+  store: EventStore,
+  dictionary: Dictionary,
+  version: string,
+): Promise<boolean> {
+  const released: DictionaryEvent = {
+    type: "DictionaryReleased",
+    data: { version, items: dictionary.items, examTypes: dictionary.examTypes },
+  };
+  const { appended } = await handleCommand(
+    store,
+    { tenant: SHARED_TENANT, streamId: DICTIONARY_STREAM },
+    releaseDecider,
+    released,
+    { actor: "system" },
+  );
   return appended !== null;
 }

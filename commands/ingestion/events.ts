@@ -88,11 +88,17 @@ export type ClaimedType = Extract<ReportStreamEvent["type"], `${string}Claimed`>
 export type DismissedType = Extract<ReportStreamEvent["type"], `${string}Dismissed`>;
 
 /** Kind-neutral tests of a report stream's event (of either kind, whatever data a projection's payload left it). */
-export const isReceived = <E extends NewEvent>(event: StoredEvent<E>): event is Extract<StoredEvent<E>, { type: ReceivedType }> =>
+export const isReceived = <E extends NewEvent>(
+  event: StoredEvent<E>,
+): event is Extract<StoredEvent<E>, { type: ReceivedType }> =>
   event.type === "LabReportReceived" || event.type === "ExamReportReceived";
-export const isClaimed = <E extends NewEvent>(event: StoredEvent<E>): event is Extract<StoredEvent<E>, { type: ClaimedType }> =>
+export const isClaimed = <E extends NewEvent>(
+  event: StoredEvent<E>,
+): event is Extract<StoredEvent<E>, { type: ClaimedType }> =>
   event.type === "LabReportClaimed" || event.type === "ExamReportClaimed";
-export const isDismissed = <E extends NewEvent>(event: StoredEvent<E>): event is Extract<StoredEvent<E>, { type: DismissedType }> =>
+export const isDismissed = <E extends NewEvent>(
+  event: StoredEvent<E>,
+): event is Extract<StoredEvent<E>, { type: DismissedType }> =>
   event.type === "LabReportDismissed" || event.type === "ExamReportDismissed";
 
 /** What differs between the laboratory's and the examination's report streams: their names and their events'. */

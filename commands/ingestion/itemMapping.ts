@@ -195,7 +195,10 @@ export function createItemMapper(dictionary: Dictionary): ItemMapper {
   }
 
   /** The tenant's mapping of an item the dictionary does not know, when one matches and names an item of this dictionary. */
-  function mapped(sent: SentItem, mappings: SenderMappings | undefined): { entry: IndexedItem; by: MappedBy; mapping: MappingHit } | null {
+  function mapped(
+    sent: SentItem,
+    mappings: SenderMappings | undefined,
+  ): { entry: IndexedItem; by: MappedBy; mapping: MappingHit } | null {
     const mapping = mappings?.find(sent);
     const entry = mapping ? byCode.get(mapping.stdCode.toLowerCase()) : undefined;
     return entry ? { entry, by: "mapping", mapping: mapping! } : null;
@@ -204,8 +207,14 @@ export function createItemMapper(dictionary: Dictionary): ItemMapper {
   function map(sent: SentItem, clientCodeMap?: ReadonlyMap<string, string>, mappings?: SenderMappings): MappedItem {
     const valueNum = parseNumericValue(sent.value);
     // A number it does not read as one is kept as the text it was sent as.
-    const valueText = typeof sent.value === "string" ? sent.value : typeof sent.value === "number" && valueNum === null ? String(sent.value) : null;
-    const hit: { entry: IndexedItem; by: MappedBy; mapping?: MappingHit } | null = lookup(sent, clientCodeMap) ?? mapped(sent, mappings);
+    const valueText =
+      typeof sent.value === "string"
+        ? sent.value
+        : typeof sent.value === "number" && valueNum === null
+          ? String(sent.value)
+          : null;
+    const hit: { entry: IndexedItem; by: MappedBy; mapping?: MappingHit } | null =
+      lookup(sent, clientCodeMap) ?? mapped(sent, mappings);
     if (!hit) {
       return {
         stdCode: null,

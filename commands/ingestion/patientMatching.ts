@@ -31,12 +31,14 @@ export function matchableIdCard(patient: SentPatient): string | null {
  * claiming with the reason.
  */
 export function matchPatient(patient: SentPatient, registered: ReadonlyMap<string, KnownPatient>): Match {
-  if (!patient.idCard || patient.idCard.trim() === "") return { matched: false, pendingReason: MISSING_ID_CARD, idCard: null };
+  if (!patient.idCard || patient.idCard.trim() === "")
+    return { matched: false, pendingReason: MISSING_ID_CARD, idCard: null };
   const idCard = matchableIdCard(patient);
   if (!idCard) return { matched: false, pendingReason: INVALID_ID_CARD, idCard: null };
   const known = registered.get(idCard);
   if (!known) return { matched: false, pendingReason: NO_PATIENT, idCard };
-  if (patient.name && !sameName(patient.name, known.name)) return { matched: false, pendingReason: NAME_DIFFERS, idCard };
+  if (patient.name && !sameName(patient.name, known.name))
+    return { matched: false, pendingReason: NAME_DIFFERS, idCard };
   return { matched: true, patientRef: known.patientRef, idCard };
 }
 
@@ -46,7 +48,11 @@ export function matchPatient(patient: SentPatient, registered: ReadonlyMap<strin
  * the person but what was sent: the id card as written, the name and the HIS patient id must all be
  * those of the version that was claimed, or the update goes back to the queue for a person to look at.
  */
-export function namesClaimedPerson(claimedIdCard: string | null, claimedVersion: SentPatient | null, update: SentPatient): boolean {
+export function namesClaimedPerson(
+  claimedIdCard: string | null,
+  claimedVersion: SentPatient | null,
+  update: SentPatient,
+): boolean {
   const idCard = matchableIdCard(update);
   if (idCard !== null || claimedIdCard !== null) return idCard === claimedIdCard;
   if (!claimedVersion) return false;

@@ -1,15 +1,41 @@
 import type { PatientsByIdCards } from "../patients/managePatients.ts";
 import { setImmediate } from "node:timers/promises";
 import { z } from "zod";
-import { ConcurrencyConflict, type EventMetadata, type EventStore, type Queryable, type StreamAppend, type TransactionWriter } from "../../db/eventStore.ts";
+import {
+  ConcurrencyConflict,
+  type EventMetadata,
+  type EventStore,
+  type Queryable,
+  type StreamAppend,
+  type TransactionWriter,
+} from "../../db/eventStore.ts";
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { CRITICAL_AT_RECEIPT, mayRaiseAlert } from "../alerts/criticalResults.ts";
 import { CommandError } from "../kit/commandError.ts";
-import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SenderMappings, type SentItem } from "./itemMapping.ts";
-import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match, type SentPatient } from "./patientMatching.ts";
+import {
+  parseClientCodeMap,
+  summarise,
+  type ItemMapper,
+  type MappedItem,
+  type SenderMappings,
+  type SentItem,
+} from "./itemMapping.ts";
+import {
+  matchableIdCard,
+  matchPatient,
+  namesClaimedPerson,
+  type KnownPatient,
+  type Match,
+  type SentPatient,
+} from "./patientMatching.ts";
 import type { AcceptedReport, ReceivedReport } from "./events.ts";
 import type { ReportKind } from "./reportKinds.ts";
-import { evolveReportStream, initialReportStreamState, type FoldedReportEvent, type ReportStreamState } from "./reportStreamState.ts";
+import {
+  evolveReportStream,
+  initialReportStreamState,
+  type FoldedReportEvent,
+  type ReportStreamState,
+} from "./reportStreamState.ts";
 import { reportRejectionSchema, validateReport, type ReportRejection } from "./reportSchemas.ts";
 
 export const MAX_REPORTS_PER_PUSH = 100;
@@ -23,8 +49,18 @@ export interface PushingClient {
 }
 
 /** A client as read for a call (the code map as stored) made ready to push: read afresh each time, so a new map counts at once. */
-export function pushingClient(client: { clientId: string; name: string; tenant: string; codeMap: Record<string, string> }): PushingClient {
-  return { clientId: client.clientId, name: client.name, tenant: client.tenant, codeMap: parseClientCodeMap(client.codeMap) };
+export function pushingClient(client: {
+  clientId: string;
+  name: string;
+  tenant: string;
+  codeMap: Record<string, string>;
+}): PushingClient {
+  return {
+    clientId: client.clientId,
+    name: client.name,
+    tenant: client.tenant,
+    codeMap: parseClientCodeMap(client.codeMap),
+  };
 }
 
 export interface IngestionDeps {
@@ -47,7 +83,10 @@ export const acceptedEntrySchema = z.object({
   patientRef: z.string().optional().meta({ description: "The dialysis patient the report was matched to" }),
   itemsMapped: z.int(),
   itemsUnmapped: z.int(),
-  pendingReason: z.string().optional().meta({ description: "Why the report awaits claiming, e.g. no dialysis patient with this idCard" }),
+  pendingReason: z
+    .string()
+    .optional()
+    .meta({ description: "Why the report awaits claiming, e.g. no dialysis patient with this idCard" }),
 });
 export type AcceptedEntry = z.infer<typeof acceptedEntrySchema>;
 
@@ -89,8 +128,14 @@ export function pushBodySchema<R extends z.ZodType>(report: R) {
   return z.object(
     {
       reports: z
-        .array(report, { error: (iss) => (iss.input === undefined ? `reports is required: ${arrayOf}.` : `reports must be ${arrayOf}.`) })
-        .max(MAX_REPORTS_PER_PUSH, { error: (iss) => `reports has ${(iss.input as unknown[]).length} entries; send at most ${MAX_REPORTS_PER_PUSH} per call.` }),
+        .array(report, {
+          error: (iss) =>
+            iss.input === undefined ? `reports is required: ${arrayOf}.` : `reports must be ${arrayOf}.`,
+        })
+        .max(MAX_REPORTS_PER_PUSH, {
+          error: (iss) =>
+            `reports has ${(iss.input as unknown[]).length} entries; send at most ${MAX_REPORTS_PER_PUSH} per call.`,
+        }),
     },
     { error: "Send a JSON object with a reports array." },
   );
@@ -140,7 +185,13 @@ export interface CheckedReports {
  * a push decides before it reads the reports' streams. Shared by every way reports arrive.
  * Takes `sent` over: each report is removed from it once checked.
  */
-export async function checkReports(deps: IngestionDeps, kind: ReportKind, client: PushingClient, sent: unknown[], origins?: ReadonlyArray<Record<string, unknown>>): Promise<CheckedReports> {
+export async function checkReports(
+  deps: IngestionDeps,
+  kind: ReportKind,
+  client: PushingClient,
+  sent: unknown[],
+  origins?: ReadonlyArray<Record<string, unknown>>,
+): Promise<CheckedReports> {
   const schema = kind.schema(deps.dictionary);
   const results: ResultEntry[] = new Array(sent.length);
   const prepared: Prepared[] = [];
@@ -190,7 +241,14 @@ export async function checkReports(deps: IngestionDeps, kind: ReportKind, client
  * stream another writer moved meanwhile throws ConcurrencyConflict: the caller rolls back and
  * checks again, since every outcome of the transaction must hold or none.
  */
-export async function storeCheckedReports(writer: TransactionWriter, tx: Queryable, kind: ReportKind, client: PushingClient, checked: CheckedReports, metadata: EventMetadata): Promise<PushResult> {
+export async function storeCheckedReports(
+  writer: TransactionWriter,
+  tx: Queryable,
+  kind: ReportKind,
+  client: PushingClient,
+  checked: CheckedReports,
+  metadata: EventMetadata,
+): Promise<PushResult> {
   for (const round of roundsOfDistinctIds(checked.prepared)) {
     const { decisions, appends } = await decideRound(tx, kind, client, round);
     if (appends.length > 0) await writer.appendMany(client.tenant, appends, metadata);
@@ -200,10 +258,18 @@ export async function storeCheckedReports(writer: TransactionWriter, tx: Queryab
 }
 
 /** Checked reports stored in one transaction, every one or none (a FHIR transaction Bundle); a lost race decides them all again. */
-export async function storeCheckedReportsAtOnce(deps: IngestionDeps, kind: ReportKind, client: PushingClient, checked: CheckedReports, metadata: EventMetadata): Promise<PushResult> {
+export async function storeCheckedReportsAtOnce(
+  deps: IngestionDeps,
+  kind: ReportKind,
+  client: PushingClient,
+  checked: CheckedReports,
+  metadata: EventMetadata,
+): Promise<PushResult> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await deps.store.transaction((writer, tx) => storeCheckedReports(writer, tx, kind, client, checked, metadata));
+      return await deps.store.transaction((writer, tx) =>
+        storeCheckedReports(writer, tx, kind, client, checked, metadata),
+      );
     } catch (error) {
       if (!(error instanceof ConcurrencyConflict) || attempt >= MAX_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 5)));
@@ -223,7 +289,9 @@ function pushResult(results: ResultEntry[]): PushResult {
 async function mapWithMappings(deps: IngestionDeps, client: PushingClient, unmapped: Unmapped[]): Promise<void> {
   const mappings = await deps.mappingsOf(client.tenant, client.name);
   for (const { entry, report } of unmapped) {
-    entry.items = entry.items.map((item, i) => (item.stdCode === null ? deps.mapper.map(report.items![i]!, client.codeMap, mappings) : item));
+    entry.items = entry.items.map((item, i) =>
+      item.stdCode === null ? deps.mapper.map(report.items![i]!, client.codeMap, mappings) : item,
+    );
     entry.summary = summarise(entry.items);
     // A mapped item may be one that alerts (a local code for potassium).
     entry.criticalAtReceipt = mayRaiseAlert(report, entry.items, new Date());
@@ -236,7 +304,11 @@ interface Unmapped {
   report: AcceptedReport;
 }
 
-async function registeredPatients(deps: IngestionDeps, tenant: string, prepared: Prepared[]): Promise<Map<string, KnownPatient>> {
+async function registeredPatients(
+  deps: IngestionDeps,
+  tenant: string,
+  prepared: Prepared[],
+): Promise<Map<string, KnownPatient>> {
   const idCards = [...new Set(prepared.map((p) => matchableIdCard(p.patient)).filter((c): c is string => c !== null))];
   const patients = await deps.patientsByIdCards(tenant, idCards);
   return new Map(patients.map((patient) => [patient.idCard, patient]));
@@ -253,7 +325,13 @@ function roundsOfDistinctIds(prepared: Prepared[]): Prepared[][] {
   return rounds;
 }
 
-async function storeRound(deps: IngestionDeps, kind: ReportKind, client: PushingClient, round: Prepared[], metadata: EventMetadata): Promise<Map<number, AcceptedEntry>> {
+async function storeRound(
+  deps: IngestionDeps,
+  kind: ReportKind,
+  client: PushingClient,
+  round: Prepared[],
+  metadata: EventMetadata,
+): Promise<Map<number, AcceptedEntry>> {
   for (let attempt = 1; ; attempt++) {
     const { decisions, appends } = await decideRound(deps.store.db, kind, client, round);
     try {
@@ -264,7 +342,9 @@ async function storeRound(deps: IngestionDeps, kind: ReportKind, client: Pushing
       // Another push of one of these externalIds got in first: settle the reports one by one.
       if (round.length > 1) {
         const settled = new Map<number, AcceptedEntry>();
-        for (const entry of round) for (const [index, result] of await storeRound(deps, kind, client, [entry], metadata)) settled.set(index, result);
+        for (const entry of round)
+          for (const [index, result] of await storeRound(deps, kind, client, [entry], metadata))
+            settled.set(index, result);
         return settled;
       }
       // Each lost race means another push of this report was stored: someone always progresses.
@@ -278,21 +358,37 @@ const MAX_ATTEMPTS = 30;
 
 /** Each report of a round decided against its stream as it stands, and the appends that store the decisions. */
 async function decideRound(db: Queryable, kind: ReportKind, client: PushingClient, round: Prepared[]) {
-  const states = await loadStates(db, client.tenant, round.map((entry) => entry.streamId));
+  const states = await loadStates(
+    db,
+    client.tenant,
+    round.map((entry) => entry.streamId),
+  );
   const decisions = round.map((entry) => decide(kind, entry, states.get(entry.streamId), client));
   const appends: StreamAppend[] = decisions.flatMap((decision) => (decision.append ? [decision.append] : []));
   return { decisions, appends };
 }
 
-function decide(kind: ReportKind, entry: Prepared, state: ReportStreamState | undefined, client: PushingClient): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
+function decide(
+  kind: ReportKind,
+  entry: Prepared,
+  state: ReportStreamState | undefined,
+  client: PushingClient,
+): { index: number; entry: AcceptedEntry; append: StreamAppend | null } {
   if (state && state.contentHash === entry.contentHash) {
     const stored = state.claim ? { matched: true as const, patientRef: state.claim.patientRef } : state.match;
-    return { index: entry.index, entry: accepted(entry.externalId, "UNCHANGED", stored ?? entry.freshMatch, state.summary ?? entry.summary), append: null };
+    return {
+      index: entry.index,
+      entry: accepted(entry.externalId, "UNCHANGED", stored ?? entry.freshMatch, state.summary ?? entry.summary),
+      append: null,
+    };
   }
   const outcome = state ? "UPDATED" : "CREATED";
   // A report claimed by hand stays with that patient through updates that still name the same person.
-  const keepClaim = !entry.freshMatch.matched && state?.claim && namesClaimedPerson(state.claim.idCard, state.patient, entry.patient);
-  const match: Match = keepClaim ? { matched: true, patientRef: state!.claim!.patientRef, idCard: entry.freshMatch.idCard, viaClaim: true } : entry.freshMatch;
+  const keepClaim =
+    !entry.freshMatch.matched && state?.claim && namesClaimedPerson(state.claim.idCard, state.patient, entry.patient);
+  const match: Match = keepClaim
+    ? { matched: true, patientRef: state!.claim!.patientRef, idCard: entry.freshMatch.idCard, viaClaim: true }
+    : entry.freshMatch;
   // Everything of the ReceivedReport but the report, whose JSON was written at validation.
   const rest: Omit<ReceivedReport, "report"> = {
     externalId: entry.externalId,
@@ -318,7 +414,12 @@ function decide(kind: ReportKind, entry: Prepared, state: ReportStreamState | un
 /** What a report's event records besides the push's metadata: how it came, whether it may raise an alert. */
 function ownMetadata({ origin, criticalAtReceipt }: Prepared): Pick<StreamAppend, "metadata"> {
   if (!origin && criticalAtReceipt === undefined) return {};
-  return { metadata: { ...(origin ? { origin } : {}), ...(criticalAtReceipt !== undefined ? { [CRITICAL_AT_RECEIPT]: criticalAtReceipt } : {}) } };
+  return {
+    metadata: {
+      ...(origin ? { origin } : {}),
+      ...(criticalAtReceipt !== undefined ? { [CRITICAL_AT_RECEIPT]: criticalAtReceipt } : {}),
+    },
+  };
 }
 
 /** A ReceivedReport's JSON: the report's, written once at validation (it is large), and the rest. */
@@ -326,7 +427,12 @@ function receivedJson(rest: Omit<ReceivedReport, "report">, reportJson: string):
   return `{"report":${reportJson},${JSON.stringify(rest).slice(1)}`;
 }
 
-function accepted(externalId: string, status: Outcome, match: { matched: boolean; patientRef?: string; pendingReason?: string }, summary: ReceivedReport["summary"]): AcceptedEntry {
+function accepted(
+  externalId: string,
+  status: Outcome,
+  match: { matched: boolean; patientRef?: string; pendingReason?: string },
+  summary: ReceivedReport["summary"],
+): AcceptedEntry {
   return {
     externalId,
     status,

@@ -9,11 +9,18 @@ import type { ReportKind } from "./reportKinds.ts";
 import { evolveReportStream, initialReportStreamState, type ReportStreamState } from "./reportStreamState.ts";
 
 export const claimInput = z.object({
-  patientRef: z.string({ error: "patientRef is required: the patient this report belongs to" }).trim().min(1, "patientRef must not be empty"),
+  patientRef: z
+    .string({ error: "patientRef is required: the patient this report belongs to" })
+    .trim()
+    .min(1, "patientRef must not be empty"),
 });
 
 export const dismissInput = z.object({
-  reason: z.string({ error: "reason is required: say why the report is set aside, e.g. 'not a dialysis patient'" }).trim().min(1, "reason must not be empty").max(500),
+  reason: z
+    .string({ error: "reason is required: say why the report is set aside, e.g. 'not a dialysis patient'" })
+    .trim()
+    .min(1, "reason must not be empty")
+    .max(500),
 });
 
 /**
@@ -59,25 +66,37 @@ export class QueueRefusal extends CommandError {
 
 function changeOf(event: StoredEvent<ReportStreamEvent>): QueueChange {
   const told = { version: event.streamVersion, at: event.recordedAt, reason: null, patientRef: null };
-  if (isClaimed(event)) return { ...told, event: "claimed", by: event.data.auto ? "auto" : (event.data.by ?? event.metadata.actor), patientRef: event.data.patientRef };
-  if (isDismissed(event)) return { ...told, event: "dismissed", by: event.data.by ?? event.metadata.actor, reason: event.data.reason };
+  if (isClaimed(event))
+    return {
+      ...told,
+      event: "claimed",
+      by: event.data.auto ? "auto" : (event.data.by ?? event.metadata.actor),
+      patientRef: event.data.patientRef,
+    };
+  if (isDismissed(event))
+    return { ...told, event: "dismissed", by: event.data.by ?? event.metadata.actor, reason: event.data.reason };
   return { ...told, event: "received", by: event.data.client.name };
 }
 
 /** A change in words, naming no patient (the refusal's reader may not be allowed to see them). */
 function told(change: QueueChange): string {
   const when = `at ${localDateTime(change.at)}`;
-  if (change.event === "dismissed") return `dismissed by ${change.by} ${when} (reason: ${JSON.stringify(change.reason)})`;
+  if (change.event === "dismissed")
+    return `dismissed by ${change.by} ${when} (reason: ${JSON.stringify(change.reason)})`;
   if (change.event === "claimed") return `claimed for a patient by ${change.by} ${when}`;
   return `sent again by ${change.by} ${when}`;
 }
 
-const rereadHint = "GET /api/unmatched gives each waiting report's etag, GET /api/history/{kind}/{externalId} any report's";
+const rereadHint =
+  "GET /api/unmatched gives each waiting report's etag, GET /api/history/{kind}/{externalId} any report's";
 
 /** Refused: the report is not the one the caller read. Says what changed since, and by whom. */
 function changedSince(basedOn: number, state: QueueState): QueueRefusal {
   const since = state.changes.filter((change) => change.version > basedOn);
-  const what = since.length === 0 ? `the ETag ${reportEtag(basedOn)} is not one this report has had` : `since ${reportEtag(basedOn)} it was ${since.map(told).join(", then ")}`;
+  const what =
+    since.length === 0
+      ? `the ETag ${reportEtag(basedOn)} is not one this report has had`
+      : `since ${reportEtag(basedOn)} it was ${since.map(told).join(", then ")}`;
   return new QueueRefusal(
     `This report changed since you read it: ${what}. Nothing was done. It is now ${reportEtag(state.version)}; read it again (${rereadHint}) and decide anew.`,
     "queue-entry-changed",
@@ -106,18 +125,45 @@ export function queueDecider(kind: ReportKind): Decider<QueueState, QueueDecisio
     evolve: (state, event) => ({ ...evolveReportStream(state, event), changes: [...state.changes, changeOf(event)] }),
     decide: (decision, state) => {
       // Auto-claim takes only a report that still waits, so a replay finds its earlier claims made and decides nothing.
-      if (decision.type === "claim" && decision.auto && (!state.received || state.match?.matched || state.dismissed)) return [];
-      if (!state.received) throw new CommandError("not-found", `There is no ${kind.name} report with this externalId; check the id in GET /api/unmatched.`, "report-not-found");
-      if (decision.basedOn !== undefined && decision.basedOn !== state.version && !ownRetry(decision, decision.basedOn, state)) throw changedSince(decision.basedOn, state);
+      if (decision.type === "claim" && decision.auto && (!state.received || state.match?.matched || state.dismissed))
+        return [];
+      if (!state.received)
+        throw new CommandError(
+          "not-found",
+          `There is no ${kind.name} report with this externalId; check the id in GET /api/unmatched.`,
+          "report-not-found",
+        );
+      if (
+        decision.basedOn !== undefined &&
+        decision.basedOn !== state.version &&
+        !ownRetry(decision, decision.basedOn, state)
+      )
+        throw changedSince(decision.basedOn, state);
       if (state.match?.matched) {
         if (decision.type === "claim" && decision.patientRef === state.match.patientRef) return [];
-        throw new QueueRefusal(`This report is already matched to patient ${state.match.patientRef}; only reports awaiting claim can be claimed or dismissed.`, "report-already-matched", state.match.patientRef);
+        throw new QueueRefusal(
+          `This report is already matched to patient ${state.match.patientRef}; only reports awaiting claim can be claimed or dismissed.`,
+          "report-already-matched",
+          state.match.patientRef,
+        );
       }
       if (decision.type === "dismiss") {
-        return state.dismissed ? [] : [{ type: kind.events.dismissed, data: { reason: decision.reason, by: decision.by } }];
+        return state.dismissed
+          ? []
+          : [{ type: kind.events.dismissed, data: { reason: decision.reason, by: decision.by } }];
       }
       if (state.dismissed && decision.basedOn === undefined) throw dismissedAlready(state);
-      return [{ type: kind.events.claimed, data: { patientRef: decision.patientRef, idCard: decision.idCard ?? state.match?.idCard ?? null, by: decision.by, auto: decision.auto } }];
+      return [
+        {
+          type: kind.events.claimed,
+          data: {
+            patientRef: decision.patientRef,
+            idCard: decision.idCard ?? state.match?.idCard ?? null,
+            by: decision.by,
+            auto: decision.auto,
+          },
+        },
+      ];
     },
   };
 }

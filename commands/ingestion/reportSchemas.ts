@@ -51,7 +51,12 @@ export function parseLocalDateTime(s: string): { date: string } | null {
   const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(s);
   if (!m) return null;
   const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
-    number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   // There is no year 0 (1 BC is followed by AD 1): PostgreSQL refuses it, and a stored report
   // whose date the read models cannot take would stop them for everyone.
@@ -73,12 +78,19 @@ function dateTime(field: string, required: boolean) {
           : invalid,
     })
     .refine((s) => parseLocalDateTime(s) !== null, { error: invalid })
-    .meta({ description: "yyyy-MM-dd HH:mm:ss, a real calendar date-time", pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$", example: DATE_TIME_EXAMPLE });
+    .meta({
+      description: "yyyy-MM-dd HH:mm:ss, a real calendar date-time",
+      pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$",
+      example: DATE_TIME_EXAMPLE,
+    });
   return required ? z.preprocess(absentIfBlank, base) : z.preprocess(absentIfBlank, base.optional());
 }
 
 function oneOf<const T extends readonly [string, ...string[]]>(field: string, values: T) {
-  return z.preprocess(absentIfBlank, z.enum(values, { error: `${field} must be one of ${values.join(", ")}` }).optional());
+  return z.preprocess(
+    absentIfBlank,
+    z.enum(values, { error: `${field} must be one of ${values.join(", ")}` }).optional(),
+  );
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -114,7 +126,8 @@ const specimenSchema = z.preprocess(
     .string({ error: "specimen must be an upper-case token such as SERUM or WHOLE_BLOOD" })
     .max(32, { error: "specimen must be at most 32 characters long, e.g. SERUM or WHOLE_BLOOD" })
     .regex(/^[A-Z][A-Z0-9_]*$/, {
-      error: "specimen must be an upper-case token of letters, digits and _ starting with a letter, e.g. SERUM or WHOLE_BLOOD",
+      error:
+        "specimen must be an upper-case token of letters, digits and _ starting with a letter, e.g. SERUM or WHOLE_BLOOD",
     })
     .meta({ example: "SERUM" })
     .optional(),
@@ -123,10 +136,7 @@ const specimenSchema = z.preprocess(
 const itemValueSchema = z.preprocess(
   absentIfBlank,
   z.union(
-    [
-      z.number(),
-      z.string().max(2000, { error: "value must be at most 2000 characters long; shorten the text" }),
-    ],
+    [z.number(), z.string().max(2000, { error: "value must be at most 2000 characters long; shorten the text" })],
     {
       error: (iss) =>
         iss.input === undefined
@@ -227,8 +237,11 @@ export function examReportSchema(examTypeCodes: ReadonlySet<string>) {
   const codes = [...examTypeCodes];
   const listed =
     codes.slice(0, EXAM_TYPES_LISTED).join(", ") +
-    (codes.length > EXAM_TYPES_LISTED ? ` (and ${codes.length - EXAM_TYPES_LISTED} more in GET /open/v1/dict/lab-items)` : "");
-  const hint = codes.length > 0 ? `one of the dictionary's exam type codes: ${listed}` : "a code of the dictionary's examTypes";
+    (codes.length > EXAM_TYPES_LISTED
+      ? ` (and ${codes.length - EXAM_TYPES_LISTED} more in GET /open/v1/dict/lab-items)`
+      : "");
+  const hint =
+    codes.length > 0 ? `one of the dictionary's exam type codes: ${listed}` : "a code of the dictionary's examTypes";
   return z.object({
     ...commonFields,
     examType: z.preprocess(
@@ -270,7 +283,8 @@ export type ReportRejection = z.infer<typeof reportRejectionSchema>;
  * An accepted report comes with its JSON text, written once and used for its content hash, for
  * the storable-text check and as the stored event's report.
  */
-export type ReportValidation<T> = { ok: true; report: T; json: string; contentHash: string } | { ok: false; rejection: ReportRejection };
+export type ReportValidation<T> =
+  { ok: true; report: T; json: string; contentHash: string } | { ok: false; rejection: ReportRejection };
 
 function sentExternalId(input: unknown): string | null {
   if (!isRecord(input) || typeof input.externalId !== "string") return null;

@@ -1,4 +1,12 @@
-import type { AcceptedReport, ClaimedType, DismissedType, Match, ReceivedReport, ReceivedType, ReportClaimed } from "./events.ts";
+import type {
+  AcceptedReport,
+  ClaimedType,
+  DismissedType,
+  Match,
+  ReceivedReport,
+  ReceivedType,
+  ReportClaimed,
+} from "./events.ts";
 
 /*
  * A report stream's state, folded in this one place: the push decides a new version against it,
@@ -25,7 +33,10 @@ export interface ReportStreamState {
  * push's one-query read of a whole batch's streams, which fetches only these fields.
  */
 export type FoldedReportEvent = { streamVersion: number } & (
-  | { type: ReceivedType; data: Pick<ReceivedReport, "contentHash" | "match" | "summary"> & { report: Pick<AcceptedReport, "patient"> } }
+  | {
+      type: ReceivedType;
+      data: Pick<ReceivedReport, "contentHash" | "match" | "summary"> & { report: Pick<AcceptedReport, "patient"> };
+    }
   | { type: ClaimedType; data: Pick<ReportClaimed, "patientRef" | "idCard"> }
   | { type: DismissedType; data: unknown }
 );
@@ -62,7 +73,13 @@ export function evolveReportStream(state: ReportStreamState, event: FoldedReport
     case "LabReportClaimed":
     case "ExamReportClaimed": {
       const { patientRef, idCard } = event.data;
-      return { ...state, version, match: { matched: true, patientRef, idCard: state.match?.idCard ?? null }, claim: { patientRef, idCard }, dismissed: false };
+      return {
+        ...state,
+        version,
+        match: { matched: true, patientRef, idCard: state.match?.idCard ?? null },
+        claim: { patientRef, idCard },
+        dismissed: false,
+      };
     }
     case "LabReportDismissed":
     case "ExamReportDismissed":

@@ -82,7 +82,10 @@ export const ucumCodeOf = cached((unit: string): string | null => {
  * ("constructor", "toString") is found there as a "valid" unit whose conversion throws, and
  * within a longer unit it writes to the console. Such a name is no unit.
  */
-const OBJECT_MEMBER = new RegExp(`(?<![A-Za-z0-9_])(?:${Object.getOwnPropertyNames(Object.prototype).join("|")})(?![A-Za-z0-9_])`, "u");
+const OBJECT_MEMBER = new RegExp(
+  `(?<![A-Za-z0-9_])(?:${Object.getOwnPropertyNames(Object.prototype).join("|")})(?![A-Za-z0-9_])`,
+  "u",
+);
 
 /** A call of ucum-lhc, which throws on some inputs: a unit it cannot read is no unit, never a failed push. */
 function guarded<T>(call: () => T): T | null {
@@ -100,7 +103,9 @@ export interface Conversion {
 
 function convert(from: string, value: number, to: string): number | null {
   const answer = guarded(() => ucumUtils.convertUnitTo(from, value, to));
-  return answer?.status === "succeeded" && typeof answer.toVal === "number" && Number.isFinite(answer.toVal) ? answer.toVal : null;
+  return answer?.status === "succeeded" && typeof answer.toVal === "number" && Number.isFinite(answer.toVal)
+    ? answer.toVal
+    : null;
 }
 
 /** `from` → `to` as factor and offset, when UCUM converts one into the other along a straight line. */

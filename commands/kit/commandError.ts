@@ -4,7 +4,8 @@ import type { ApiErrorCode } from "./errorCodes.ts";
  * A command refused for a reason the caller can act on. The kind tells the interface layer which
  * status to answer with; the message says how to fix the call.
  */
-export type CommandErrorKind = "invalid" | "too-large" | "not-found" | "conflict" | "precondition-failed" | "unavailable";
+export type CommandErrorKind =
+  "invalid" | "too-large" | "not-found" | "conflict" | "precondition-failed" | "unavailable";
 
 export class CommandError extends Error {
   constructor(

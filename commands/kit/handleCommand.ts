@@ -83,7 +83,13 @@ export async function handleCommand<State, Command, E extends NewEvent>(
       const others = alongside ? await alongside(events, state) : [];
       return others.length === 0
         ? store.append({ ...target, expectedVersion: stream.version, events, metadata })
-        : (await store.appendMany(target.tenant, [{ streamId: target.streamId, expectedVersion: stream.version, events }, ...others], metadata))[0]!;
+        : (
+            await store.appendMany(
+              target.tenant,
+              [{ streamId: target.streamId, expectedVersion: stream.version, events }, ...others],
+              metadata,
+            )
+          )[0]!;
     },
     attempts,
   );

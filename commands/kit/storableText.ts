@@ -7,7 +7,8 @@
 
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export const UNSTORABLE_TEXT_RULE = "must not contain a NUL character (\\u0000) or half of a UTF-16 surrogate pair (\\ud800–\\udfff alone), which cannot be stored: remove it";
+export const UNSTORABLE_TEXT_RULE =
+  "must not contain a NUL character (\\u0000) or half of a UTF-16 surrogate pair (\\ud800–\\udfff alone), which cannot be stored: remove it";
 
 export function isStorableText(text: string): boolean {
   return !UNSTORABLE.test(text);

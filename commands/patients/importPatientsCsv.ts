@@ -38,7 +38,12 @@ interface ParsedRow {
  * reported with its line number and how to fix it, the others are saved. A bad header or broken
  * quoting rejects the whole file, since then no row can be trusted.
  */
-export async function importPatientsCsv(ctx: CommandContext, register: IdCardRegister, tenant: string, csvText: string): Promise<CsvImportResult> {
+export async function importPatientsCsv(
+  ctx: CommandContext,
+  register: IdCardRegister,
+  tenant: string,
+  csvText: string,
+): Promise<CsvImportResult> {
   const result: CsvImportResult = { created: 0, updated: 0, unchanged: 0, rejected: [] };
   const parsed = parseRows(csvText);
   if ("fileProblem" in parsed) {
@@ -57,7 +62,10 @@ export async function importPatientsCsv(ctx: CommandContext, register: IdCardReg
     }
     const earlier = refLines.get(problem.patientRef);
     if (earlier !== undefined) {
-      result.rejected.push({ line: raw.line, message: `patientRef ${problem.patientRef} is also on line ${earlier}; keep one row per patient` });
+      result.rejected.push({
+        line: raw.line,
+        message: `patientRef ${problem.patientRef} is also on line ${earlier}; keep one row per patient`,
+      });
       continue;
     }
     const sameId = idCardLines.get(problem.input.idCard);
@@ -134,11 +142,20 @@ function parseRows(csvText: string): { rows: RawRow[]; columnCount: number } | {
   const missing = REQUIRED_COLUMNS.filter((column) => !canonical.includes(column));
   const repeated = ALL_COLUMNS.filter((column) => canonical.filter((c) => c === column).length > 1);
   const problems: string[] = [];
-  if (unknown.length) problems.push(`unknown column${unknown.length > 1 ? "s" : ""} ${unknown.map((n) => JSON.stringify(n)).join(", ")}`);
+  if (unknown.length)
+    problems.push(`unknown column${unknown.length > 1 ? "s" : ""} ${unknown.map((n) => JSON.stringify(n)).join(", ")}`);
   if (missing.length) problems.push(`missing column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`);
-  if (repeated.length) problems.push(`column${repeated.length > 1 ? "s" : ""} ${repeated.join(", ")} appear${repeated.length > 1 ? "" : "s"} twice`);
+  if (repeated.length)
+    problems.push(
+      `column${repeated.length > 1 ? "s" : ""} ${repeated.join(", ")} appear${repeated.length > 1 ? "" : "s"} twice`,
+    );
   if (problems.length) {
-    return { fileProblem: { line: headerLine, message: `the header has ${problems.join("; ")}; ${EXPECTED}. Nothing was imported` } };
+    return {
+      fileProblem: {
+        line: headerLine,
+        message: `the header has ${problems.join("; ")}; ${EXPECTED}. Nothing was imported`,
+      },
+    };
   }
 
   const rows: RawRow[] = [];
@@ -146,7 +163,11 @@ function parseRows(csvText: string): { rows: RawRow[]; columnCount: number } | {
     // Rows of empty fields only (",,,," as spreadsheets leave them) are blank lines too.
     if (Object.values(record).every((value) => value === "")) continue;
     const uneven = info.error?.code === "CSV_RECORD_INCONSISTENT_COLUMNS";
-    rows.push({ line: startLine(info.lines, raw), record, fieldCountError: uneven ? (Object.keys(record).length < names.length ? "fewer" : "more") : null });
+    rows.push({
+      line: startLine(info.lines, raw),
+      record,
+      fieldCountError: uneven ? (Object.keys(record).length < names.length ? "fewer" : "more") : null,
+    });
   }
   return { rows, columnCount: names.length };
 }
@@ -162,7 +183,11 @@ function startLine(endLine: number, raw: string): number {
   return endLine - (body.match(/\n/g) ?? []).length;
 }
 
-function validateRow(record: Record<string, string>, columnCount: number, fieldCountError: "fewer" | "more" | null): string | { patientRef: string; input: RegisterPatient } {
+function validateRow(
+  record: Record<string, string>,
+  columnCount: number,
+  fieldCountError: "fewer" | "more" | null,
+): string | { patientRef: string; input: RegisterPatient } {
   if (fieldCountError !== null) {
     return `the row has ${fieldCountError} fields than the header's ${columnCount} columns; check for a missing or extra comma, and put a value that contains a comma in double quotes`;
   }
@@ -170,7 +195,9 @@ function validateRow(record: Record<string, string>, columnCount: number, fieldC
   const patientRef = record.patientRef ?? "";
   if (patientRef === "") problems.push("patientRef is empty: give the centre's own identifier of the patient");
   else if (!PATIENT_REF_PATTERN.test(patientRef)) {
-    problems.push(`patientRef ${JSON.stringify(patientRef)} must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit`);
+    problems.push(
+      `patientRef ${JSON.stringify(patientRef)} must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit`,
+    );
   }
 
   const idCard = explainIdCard(record.idCard ?? "");
@@ -184,7 +211,9 @@ function validateRow(record: Record<string, string>, columnCount: number, fieldC
 
   const active = parseActive(record.active ?? "");
   if (active === undefined) {
-    problems.push(`active is ${JSON.stringify(record.active)}; write true/false, 1/0, yes/no or 是/否 (empty means true)`);
+    problems.push(
+      `active is ${JSON.stringify(record.active)}; write true/false, 1/0, yes/no or 是/否 (empty means true)`,
+    );
   }
 
   const checked = registerPatientInput.safeParse({
@@ -196,7 +225,11 @@ function validateRow(record: Record<string, string>, columnCount: number, fieldC
   });
   if (!checked.success) {
     for (const issue of checked.error.issues) {
-      problems.push(issue.path[0] === "name" && record.name === "" ? "name is empty: give the patient's name as registered" : issue.message);
+      problems.push(
+        issue.path[0] === "name" && record.name === ""
+          ? "name is empty: give the patient's name as registered"
+          : issue.message,
+      );
     }
   }
   if (problems.length || !checked.success) return problems.join("; ");

@@ -18,7 +18,10 @@ export interface PatientSaved {
  * since commands know no read side: saving a patient (patients registered before id cards had
  * streams are known there only) and the push, which matches reports against them.
  */
-export type PatientsByIdCards = (tenant: string, idCards: readonly string[]) => Promise<Array<{ patientRef: string; name: string; idCard: string }>>;
+export type PatientsByIdCards = (
+  tenant: string,
+  idCards: readonly string[],
+) => Promise<Array<{ patientRef: string; name: string; idCard: string }>>;
 
 /**
  * Whether the caller of the request under way may see this patient (their ward scope, contract
@@ -50,10 +53,24 @@ function holderOf(stream: LoadedStream<IdCardEvent>): string | null {
 const PATIENT_READ_WAIT_MS = 15_000;
 
 /** Registers or updates a dialysis patient. */
-export async function savePatient(ctx: CommandContext, register: IdCardRegister, tenant: string, patientRef: string, input: RegisterPatient): Promise<PatientSaved> {
-  const { appended, state } = await handleCommand(ctx.store, { tenant, streamId: patientStreams.id(patientRef) }, patientDecider, input, ctx.metadata, {
-    alongside: (events, before) => idCardAppends(ctx.store, register, tenant, patientRef, events[0]!.data.idCard, before?.idCard ?? null),
-  });
+export async function savePatient(
+  ctx: CommandContext,
+  register: IdCardRegister,
+  tenant: string,
+  patientRef: string,
+  input: RegisterPatient,
+): Promise<PatientSaved> {
+  const { appended, state } = await handleCommand(
+    ctx.store,
+    { tenant, streamId: patientStreams.id(patientRef) },
+    patientDecider,
+    input,
+    ctx.metadata,
+    {
+      alongside: (events, before) =>
+        idCardAppends(ctx.store, register, tenant, patientRef, events[0]!.data.idCard, before?.idCard ?? null),
+    },
+  );
   // The next push must match against this patient, and the answer shows it as registered: wait
   // until the read model has it, longer than a read's usual wait, as a process just started on a
   // busy machine may take seconds to apply its first events (the answer was an empty 204 then).
@@ -62,17 +79,31 @@ export async function savePatient(ctx: CommandContext, register: IdCardRegister,
 }
 
 /** Takes the patient's id card (refused when another patient holds it) and frees the one it had before. */
-async function idCardAppends(store: EventStore, register: IdCardRegister, tenant: string, patientRef: string, idCard: string, before: string | null): Promise<StreamAppend[]> {
+async function idCardAppends(
+  store: EventStore,
+  register: IdCardRegister,
+  tenant: string,
+  patientRef: string,
+  idCard: string,
+  before: string | null,
+): Promise<StreamAppend[]> {
   const streamOf = (card: string) => idCardStreamId(register.hasher, card);
   const taken = await readStream<IdCardEvent>(store.db, tenant, streamOf(idCard));
   const holder = holderOf(taken);
-  const other = holder === null ? await registeredElsewhere(register.holders, tenant, idCard, patientRef) : holder === patientRef ? null : holder;
+  const other =
+    holder === null
+      ? await registeredElsewhere(register.holders, tenant, idCard, patientRef)
+      : holder === patientRef
+        ? null
+        : holder;
   if (other) throw await idCardTaken(register, tenant, other);
   const appends: StreamAppend[] = [];
-  if (holder !== patientRef) appends.push({ streamId: streamOf(idCard), expectedVersion: taken.version, events: [took(patientRef)] });
+  if (holder !== patientRef)
+    appends.push({ streamId: streamOf(idCard), expectedVersion: taken.version, events: [took(patientRef)] });
   if (before !== null && before !== idCard) {
     const freed = await readStream<IdCardEvent>(store.db, tenant, streamOf(before));
-    if (holderOf(freed) === patientRef) appends.push({ streamId: streamOf(before), expectedVersion: freed.version, events: [gaveUp(patientRef)] });
+    if (holderOf(freed) === patientRef)
+      appends.push({ streamId: streamOf(before), expectedVersion: freed.version, events: [gaveUp(patientRef)] });
   }
   return appends;
 }
@@ -83,7 +114,12 @@ async function idCardAppends(store: EventStore, register: IdCardRegister, tenant
  * that the number is taken: otherwise registering any number would tell whose it is (an oracle).
  */
 async function idCardTaken(register: IdCardRegister, tenant: string, holder: string): Promise<CommandError> {
-  if (await register.visible(tenant, holder)) return new CommandError("conflict", `idCard is already registered to patient ${holder}; update that patient instead.`, "id-card-taken");
+  if (await register.visible(tenant, holder))
+    return new CommandError(
+      "conflict",
+      `idCard is already registered to patient ${holder}; update that patient instead.`,
+      "id-card-taken",
+    );
   return new CommandError(
     "conflict",
     "idCard is already registered to another patient, of a ward outside yours; one number is one patient's, so check the number, or ask someone who acts on every ward to update or move that patient.",
@@ -94,6 +130,11 @@ async function idCardTaken(register: IdCardRegister, tenant: string, holder: str
 const took = (patientRef: string): IdCardEvent => ({ type: "PatientIdCardTaken", data: { patientRef } });
 const gaveUp = (patientRef: string): IdCardEvent => ({ type: "PatientIdCardFreed", data: { patientRef } });
 
-async function registeredElsewhere(registered: PatientsByIdCards, tenant: string, idCard: string, patientRef: string): Promise<string | null> {
+async function registeredElsewhere(
+  registered: PatientsByIdCards,
+  tenant: string,
+  idCard: string,
+  patientRef: string,
+): Promise<string | null> {
   return (await registered(tenant, [idCard])).find((holder) => holder.patientRef !== patientRef)?.patientRef ?? null;
 }

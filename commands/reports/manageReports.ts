@@ -22,13 +22,17 @@ export const saveDraftInput = z.object({
 });
 
 export const publishInput = z.object({
-  mode: z.enum(["dynamic", "snapshot"], { error: "mode must be 'dynamic' (data fetched on each open) or 'snapshot' (data frozen now)" }),
+  mode: z.enum(["dynamic", "snapshot"], {
+    error: "mode must be 'dynamic' (data fetched on each open) or 'snapshot' (data frozen now)",
+  }),
   note: z.string().max(2000, "note has at most 2000 characters").default(""),
   params: z.unknown().optional(),
 });
 
 export const restoreInput = z.object({
-  version: z.string({ error: "version is required: the version to restore, e.g. \"v2\"" }).regex(VERSION_LABEL, "version must look like v1, v2, …"),
+  version: z
+    .string({ error: 'version is required: the version to restore, e.g. "v2"' })
+    .regex(VERSION_LABEL, "version must look like v1, v2, …"),
   note: z.string().max(2000).optional(),
 });
 
@@ -76,12 +80,25 @@ export function queriesToTry(spec: ReportSpec): QueryToTry[] {
   const params = spec.params ?? [];
   // Normalised as a data call on the draft takes them (an empty multi-select is null, …).
   const checked = validateParamValues(params, {}, undefined);
-  const defaults = "values" in checked ? checked.values : Object.fromEntries(params.map((param) => [param.name, param.default ?? null]));
+  const defaults =
+    "values" in checked
+      ? checked.values
+      : Object.fromEntries(params.map((param) => [param.name, param.default ?? null]));
   return [
-    ...Object.entries(spec.queries).map(([name, query]) => ({ query: `queries.${name}`, sql: query.sql, defs: params, values: defaults })),
+    ...Object.entries(spec.queries).map(([name, query]) => ({
+      query: `queries.${name}`,
+      sql: query.sql,
+      defs: params,
+      values: defaults,
+    })),
     ...Object.entries(spec.drills ?? {}).flatMap(([key, drill]) => {
       const values = { ...defaults, ...Object.fromEntries(drill.args.map((arg) => [arg.name, null])) };
-      return Object.entries(drill.queries).map(([name, query]) => ({ query: `drills.${key}.queries.${name}`, sql: query.sql, defs: drillTemplateDefs(params, drill), values }));
+      return Object.entries(drill.queries).map(([name, query]) => ({
+        query: `drills.${key}.queries.${name}`,
+        sql: query.sql,
+        defs: drillTemplateDefs(params, drill),
+        values,
+      }));
     }),
   ];
 }
@@ -107,7 +124,10 @@ export async function saveDraft(
   const spec = input.spec as ReportSpec;
   const configured = deps.dataSources();
   if (!configured.includes(input.datasource)) {
-    throw new CommandError("invalid", `datasource ${input.datasource} is not configured; use one of ${configured.join(", ")}.`);
+    throw new CommandError(
+      "invalid",
+      `datasource ${input.datasource} is not configured; use one of ${configured.join(", ")}.`,
+    );
   }
   // A built-in data source's reach (clinical, research) is known here; another data source's relations are its own.
   const relations = relationsOf(input.datasource);
@@ -126,26 +146,54 @@ export async function saveDraft(
   const audit = await auditSpec(spec, trials);
   const queryProblems = failedTrials(trials);
   const draft: Draft = { title: input.title ?? spec.title, datasource: input.datasource, spec, audit, queryProblems };
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStreams.id(reportId) }, reportDecider, { type: "saveDraft", draft, who: ctx.metadata.actor, precondition }, ctx.metadata);
+  const { appended } = await handleCommand(
+    ctx.store,
+    { tenant, streamId: reportStreams.id(reportId) },
+    reportDecider,
+    { type: "saveDraft", draft, who: ctx.metadata.actor, precondition },
+    ctx.metadata,
+  );
   await settled(ctx, appended);
   return { audit, queryProblems };
 }
 
-export async function discardDraft(ctx: CommandContext, tenant: string, reportId: string, precondition?: DraftPrecondition): Promise<void> {
+export async function discardDraft(
+  ctx: CommandContext,
+  tenant: string,
+  reportId: string,
+  precondition?: DraftPrecondition,
+): Promise<void> {
   const command = { type: "discardDraft" as const, who: ctx.metadata.actor, precondition };
-  const { appended } = await handleCommand(ctx.store, { tenant, streamId: reportStreams.id(reportId) }, reportDecider, command, ctx.metadata);
+  const { appended } = await handleCommand(
+    ctx.store,
+    { tenant, streamId: reportStreams.id(reportId) },
+    reportDecider,
+    command,
+    ctx.metadata,
+  );
   await settled(ctx, appended);
 }
 
 /** Publishes the draft as the next version; a snapshot runs every query now and freezes the results. */
-export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenant: string, reportId: string, input: z.output<typeof publishInput>, precondition?: DraftPrecondition) {
+export async function publishDraft(
+  ctx: CommandContext,
+  deps: ReportsDeps,
+  tenant: string,
+  reportId: string,
+  input: z.output<typeof publishInput>,
+  precondition?: DraftPrecondition,
+) {
   const stream = await readStream<ReportEvent>(ctx.store.db, tenant, reportStreams.id(reportId));
   if (stream.version === 0) throw new CommandError("not-found", `There is no report ${reportId}.`);
   const state = stream.events.reduce(reportDecider.evolve, reportDecider.initialState());
   // Before a snapshot's queries run: the decider checks again when it appends.
   const unmet = unmetPrecondition(precondition, state);
   if (unmet) throw unmet;
-  if (!state.draft) throw new CommandError("conflict", "There is no draft to publish; save one with PUT /api/reports/{id}/draft first.");
+  if (!state.draft)
+    throw new CommandError(
+      "conflict",
+      "There is no draft to publish; save one with PUT /api/reports/{id}/draft first.",
+    );
   const spec = state.draft.spec;
   const defaults = Object.fromEntries((spec.params ?? []).map((param) => [param.name, param.default ?? null]));
   const checked = validateParamValues(spec.params ?? [], defaults, input.params);
@@ -159,14 +207,29 @@ export async function publishDraft(ctx: CommandContext, deps: ReportsDeps, tenan
     ctx.store,
     { tenant, streamId: reportStreams.id(reportId) },
     reportDecider,
-    { type: "publish", draftHash: draftHash(state.draft), mode, note: input.note, params: checked.values, frozen, wardFreezes, who: ctx.metadata.actor, precondition },
+    {
+      type: "publish",
+      draftHash: draftHash(state.draft),
+      mode,
+      note: input.note,
+      params: checked.values,
+      frozen,
+      wardFreezes,
+      who: ctx.metadata.actor,
+      precondition,
+    },
     ctx.metadata,
   );
   await settled(ctx, appended);
   return publishedNo(events);
 }
 
-export async function restoreVersion(ctx: CommandContext, tenant: string, reportId: string, input: z.output<typeof restoreInput>) {
+export async function restoreVersion(
+  ctx: CommandContext,
+  tenant: string,
+  reportId: string,
+  input: z.output<typeof restoreInput>,
+) {
   const from = versionNo(input.version);
   if (from === null) throw noSuchVersion(input.version);
   const { appended, events } = await handleCommand(

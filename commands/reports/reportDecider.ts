@@ -39,22 +39,29 @@ export type ReportCommand =
 export const draftEtag = (savedAt: Date): string => `"draft-${savedAt.getTime()}"`;
 
 /** The refusal of a save, publish or discard based on another draft than the one there is now; null when it is (or when none was named). */
-export function unmetPrecondition(precondition: DraftPrecondition | undefined, state: ReportState): CommandError | null {
+export function unmetPrecondition(
+  precondition: DraftPrecondition | undefined,
+  state: ReportState,
+): CommandError | null {
   if (!precondition) return null;
   const etag = state.draft && state.draftSavedAt ? draftEtag(state.draftSavedAt) : null;
   if ("draft" in precondition && precondition.draft === etag) return null;
   if ("anyDraft" in precondition && etag !== null) return null;
   if ("noDraft" in precondition && etag === null) return null;
-  const now = etag === null ? "there is no draft now (it was published or discarded)" : "the draft was saved again since";
+  const now =
+    etag === null ? "there is no draft now (it was published or discarded)" : "the draft was saved again since";
   const sentence = `The draft is not the one this call was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and decide anew, or call without If-Match / If-None-Match to act on the draft as it is.`;
   return new CommandError("precondition-failed", sentence, etag === null ? "draft-gone" : "draft-saved-again");
 }
 
 /** A restore of a version the report does not have. */
-export const noSuchVersion = (label: string) => new CommandError("not-found", `There is no version ${label}; list them with GET /api/reports/{id}/versions.`);
+export const noSuchVersion = (label: string) =>
+  new CommandError("not-found", `There is no version ${label}; list them with GET /api/reports/{id}/versions.`);
 
 export function draftHash(draft: Draft): string {
-  return createHash("sha256").update(JSON.stringify([draft.title, draft.datasource, draft.spec])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([draft.title, draft.datasource, draft.spec]))
+    .digest("hex");
 }
 
 export const reportDecider: Decider<ReportState, ReportCommand, ReportEvent> = {
@@ -69,7 +76,12 @@ export const reportDecider: Decider<ReportState, ReportCommand, ReportEvent> = {
         const version = event.data;
         // Publishing consumes the draft; restoring an old version leaves a draft alone.
         const consumed = version.restoredFrom === undefined;
-        return { draft: consumed ? null : state.draft, draftSavedAt: consumed ? null : state.draftSavedAt, versions: [...state.versions, version], current: version.no };
+        return {
+          draft: consumed ? null : state.draft,
+          draftSavedAt: consumed ? null : state.draftSavedAt,
+          versions: [...state.versions, version],
+          current: version.no,
+        };
       }
     }
   },
@@ -83,8 +95,13 @@ export const reportDecider: Decider<ReportState, ReportCommand, ReportEvent> = {
         if (!state.draft) throw new CommandError("not-found", "This report has no draft to discard.");
         return [{ type: "ReportDraftDiscarded", data: { who: command.who } }];
       case "publish": {
-        if (!state.draft) throw new CommandError("conflict", "There is no draft to publish; save one with PUT /api/reports/{id}/draft first.");
-        if (draftHash(state.draft) !== command.draftHash) throw new CommandError("conflict", "The draft changed while it was being published; publish again.");
+        if (!state.draft)
+          throw new CommandError(
+            "conflict",
+            "There is no draft to publish; save one with PUT /api/reports/{id}/draft first.",
+          );
+        if (draftHash(state.draft) !== command.draftHash)
+          throw new CommandError("conflict", "The draft changed while it was being published; publish again.");
         const version: PublishedVersion = {
           ...state.draft,
           no: state.versions.length + 1,

@@ -142,7 +142,8 @@ export const dictionaryItemSchema = z
       });
     }
     for (const band of ["target", "critical", "delta"] as const) {
-      if (item[band] && item.valueType !== "numeric") ctx.addIssue({ code: "custom", path: [band], message: `only numeric items have a ${band}` });
+      if (item[band] && item.valueType !== "numeric")
+        ctx.addIssue({ code: "custom", path: [band], message: `only numeric items have a ${band}` });
     }
     if (item.unit === "" && item.conversions.length > 0) {
       ctx.addIssue({ code: "custom", path: ["conversions"], message: "a unit-less item cannot convert units" });
@@ -201,7 +202,12 @@ export const dictionarySchema = z
     const labels = new Map<string, string>();
     dict.items.forEach((item, i) => {
       const owner = labels.get(item.label.toLowerCase());
-      if (owner !== undefined) ctx.addIssue({ code: "custom", path: ["items", i, "label"], message: `label "${item.label}" of ${item.code} is the label of ${owner}` });
+      if (owner !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["items", i, "label"],
+          message: `label "${item.label}" of ${item.code} is the label of ${owner}`,
+        });
       else labels.set(item.label.toLowerCase(), item.code);
     });
     dict.items.forEach((item, i) => {
@@ -219,7 +225,10 @@ export const dictionarySchema = z
   });
 
 /** What is wrong with a derived item's formula, if anything: it must parse and read other numeric items, none of them derived. */
-function formulaIssue(item: z.infer<typeof dictionaryItemSchema>, items: ReadonlyArray<z.infer<typeof dictionaryItemSchema>>): string | null {
+function formulaIssue(
+  item: z.infer<typeof dictionaryItemSchema>,
+  items: ReadonlyArray<z.infer<typeof dictionaryItemSchema>>,
+): string | null {
   if (item.valueType !== "numeric") return "only numeric items are derived";
   let inputs: string[];
   try {

@@ -16,14 +16,18 @@ export function formulaCodes(formula: Pick<Formula, "expression" | "sentAs">): s
 }
 
 /** The service's dictionary's derived items, in its order. */
-export const DERIVED_ITEMS: ReadonlyArray<DictionaryItem & { formula: Formula }> = dictionary.items.filter((item): item is DictionaryItem & { formula: Formula } => item.formula !== undefined);
+export const DERIVED_ITEMS: ReadonlyArray<DictionaryItem & { formula: Formula }> = dictionary.items.filter(
+  (item): item is DictionaryItem & { formula: Formula } => item.formula !== undefined,
+);
 
 /**
  * The items the service's formulas read or are sent as. The index of their rows by day
  * (lab_results_by_derivation_day) holds these: a formula a later release brings that reads
  * another item is worked out all the same, without it.
  */
-export const DERIVATION_CODES: readonly string[] = [...new Set(DERIVED_ITEMS.flatMap((item) => formulaCodes(item.formula)))].sort();
+export const DERIVATION_CODES: readonly string[] = [
+  ...new Set(DERIVED_ITEMS.flatMap((item) => formulaCodes(item.formula))),
+].sort();
 
 /** An SQL string literal. */
 export const sqlText = (text: string) => `'${text.replace(/'/g, "''")}'`;

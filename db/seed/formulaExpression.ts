@@ -43,7 +43,12 @@ function nodeOf(node: jsep.Expression, expression: string): FormulaNode {
     case "BinaryExpression": {
       const binary = node as jsep.BinaryExpression;
       if (OPERATORS.has(binary.operator)) {
-        return { kind: "operation", operator: binary.operator as "+", left: nodeOf(binary.left, expression), right: nodeOf(binary.right, expression) };
+        return {
+          kind: "operation",
+          operator: binary.operator as "+",
+          left: nodeOf(binary.left, expression),
+          right: nodeOf(binary.right, expression),
+        };
       }
       break;
     }

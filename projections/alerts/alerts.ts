@@ -19,7 +19,13 @@ export interface AlertNotice {
 export const alertsProjection: Projection<CriticalResultEvent> = {
   name: "alerts",
   version: 3,
-  handles: ["CriticalResultRaised", "CriticalResultClosed", "CriticalResultAcknowledged", "DeltaAlertRaised", "DeltaAlertClosed"],
+  handles: [
+    "CriticalResultRaised",
+    "CriticalResultClosed",
+    "CriticalResultAcknowledged",
+    "DeltaAlertRaised",
+    "DeltaAlertClosed",
+  ],
   tables: ["alerts"],
   patientRows: { alerts: { patientRef: "patient_ref" } },
   ddl: "projections/alerts/alerts.sql",
@@ -35,7 +41,22 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
           await tx.query(
             `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num, value_text, unit, flag, reason, collected_at, reported_at, raised_at)
              values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) on conflict do nothing`,
-            [...key, a.externalId, a.itemIndex, a.patientRef, a.code, a.name, typeof a.value === "number" ? a.value : null, typeof a.value === "string" ? a.value : null, a.unit, a.flag, a.reason, a.collectedAt, a.reportedAt, event.recordedAt],
+            [
+              ...key,
+              a.externalId,
+              a.itemIndex,
+              a.patientRef,
+              a.code,
+              a.name,
+              typeof a.value === "number" ? a.value : null,
+              typeof a.value === "string" ? a.value : null,
+              a.unit,
+              a.flag,
+              a.reason,
+              a.collectedAt,
+              a.reportedAt,
+              event.recordedAt,
+            ],
           );
           break;
         }
@@ -45,17 +66,43 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
             `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num, value_text, unit, flag, reason, collected_at, reported_at, raised_at,
                                  kind, previous, previous_at, previous_external_id, change, delta_limit)
              values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'DELTA', $16, $17, $18, $19, $20) on conflict do nothing`,
-            [...key, a.externalId, a.itemIndex, a.patientRef, a.code, a.name, typeof a.value === "number" ? a.value : null, typeof a.value === "string" ? a.value : null, a.unit, a.flag, a.reason, a.collectedAt, a.reportedAt, event.recordedAt,
-             a.previous, a.previousAt, a.previousExternalId, a.change, a.limit],
+            [
+              ...key,
+              a.externalId,
+              a.itemIndex,
+              a.patientRef,
+              a.code,
+              a.name,
+              typeof a.value === "number" ? a.value : null,
+              typeof a.value === "string" ? a.value : null,
+              a.unit,
+              a.flag,
+              a.reason,
+              a.collectedAt,
+              a.reportedAt,
+              event.recordedAt,
+              a.previous,
+              a.previousAt,
+              a.previousExternalId,
+              a.change,
+              a.limit,
+            ],
           );
           break;
         }
         case "CriticalResultClosed":
         case "DeltaAlertClosed":
-          await tx.query("update alerts set closed_at = $3, closed_reason = $4 where tenant = $1 and alert_id = $2", [...key, event.recordedAt, event.data.reason]);
+          await tx.query("update alerts set closed_at = $3, closed_reason = $4 where tenant = $1 and alert_id = $2", [
+            ...key,
+            event.recordedAt,
+            event.data.reason,
+          ]);
           break;
         case "CriticalResultAcknowledged":
-          await tx.query("update alerts set acknowledged_at = $3, acknowledged_by = $4, note = $5 where tenant = $1 and alert_id = $2", [...key, event.recordedAt, event.data.by, event.data.note]);
+          await tx.query(
+            "update alerts set acknowledged_at = $3, acknowledged_by = $4, note = $5 where tenant = $1 and alert_id = $2",
+            [...key, event.recordedAt, event.data.by, event.data.note],
+          );
           break;
       }
       if (!context.loading) {
@@ -66,4 +113,10 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
   },
 };
 
-const CHANGES = { CriticalResultRaised: "raised", CriticalResultClosed: "closed", CriticalResultAcknowledged: "acknowledged", DeltaAlertRaised: "raised", DeltaAlertClosed: "closed" } as const;
+const CHANGES = {
+  CriticalResultRaised: "raised",
+  CriticalResultClosed: "closed",
+  CriticalResultAcknowledged: "acknowledged",
+  DeltaAlertRaised: "raised",
+  DeltaAlertClosed: "closed",
+} as const;

@@ -23,7 +23,10 @@ export const bulkJobsProjection: Projection<BulkJobEvent> = {
         break;
       }
       case "BulkJobStarted":
-        await tx.query("update bulk_jobs set status = 'RUNNING', started_at = $2 where job_id = $1", [jobId, event.recordedAt]);
+        await tx.query("update bulk_jobs set status = 'RUNNING', started_at = $2 where job_id = $1", [
+          jobId,
+          event.recordedAt,
+        ]);
         break;
       case "BulkPieceImported": {
         const { piece, counts, rejections } = event.data;
@@ -31,7 +34,17 @@ export const bulkJobsProjection: Projection<BulkJobEvent> = {
           `update bulk_jobs set pieces_done = $2 + 1, processed = processed + $3, accepted = accepted + $4, rejected = rejected + $5,
              created = created + $6, updated = updated + $7, unchanged = unchanged + $8, unmatched = unmatched + $9
            where job_id = $1`,
-          [jobId, piece, counts.processed, counts.accepted, counts.rejected, counts.created, counts.updated, counts.unchanged, counts.unmatched],
+          [
+            jobId,
+            piece,
+            counts.processed,
+            counts.accepted,
+            counts.rejected,
+            counts.created,
+            counts.updated,
+            counts.unchanged,
+            counts.unmatched,
+          ],
         );
         if (rejections.length > 0) {
           await tx.query(
@@ -43,10 +56,17 @@ export const bulkJobsProjection: Projection<BulkJobEvent> = {
         break;
       }
       case "BulkJobFinished":
-        await tx.query("update bulk_jobs set status = 'DONE', finished_at = $2 where job_id = $1", [jobId, event.recordedAt]);
+        await tx.query("update bulk_jobs set status = 'DONE', finished_at = $2 where job_id = $1", [
+          jobId,
+          event.recordedAt,
+        ]);
         break;
       case "BulkJobFailed":
-        await tx.query("update bulk_jobs set status = 'FAILED', finished_at = $2, reason = $3 where job_id = $1", [jobId, event.recordedAt, event.data.reason]);
+        await tx.query("update bulk_jobs set status = 'FAILED', finished_at = $2, reason = $3 where job_id = $1", [
+          jobId,
+          event.recordedAt,
+          event.data.reason,
+        ]);
         break;
     }
   },

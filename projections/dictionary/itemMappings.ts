@@ -16,20 +16,46 @@ export const itemMappingsProjection: Projection<ItemMappingEvent> = {
       await tx.query(
         `insert into item_mappings (tenant, mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, transaction_id, added_at, added_by)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-        [event.tenant, m.mappingId, event.streamId, m.client, m.itemCode, m.itemName, m.unit, m.stdCode, m.factor, m.reason, event.position, event.transactionId, event.recordedAt, event.metadata.actor],
+        [
+          event.tenant,
+          m.mappingId,
+          event.streamId,
+          m.client,
+          m.itemCode,
+          m.itemName,
+          m.unit,
+          m.stdCode,
+          m.factor,
+          m.reason,
+          event.position,
+          event.transactionId,
+          event.recordedAt,
+          event.metadata.actor,
+        ],
       );
     } else if (event.type === "ItemMappingApplied") {
       const step = event.data;
-      await tx.query("insert into item_mapping_steps values ($1, $2, $3, $4, $5, $6, $7)", [event.tenant, step.mappingId, step.after, step.through, event.transactionId, event.position, event.recordedAt]);
-    } else {
-      await tx.query("update item_mappings set removed_at = $2, removed_by = $3, removed_reason = $4, removed_tx = $5, removed_position = $6 where mapping_id = $1", [
-        event.data.mappingId,
-        event.recordedAt,
-        event.metadata.actor,
-        event.data.reason,
+      await tx.query("insert into item_mapping_steps values ($1, $2, $3, $4, $5, $6, $7)", [
+        event.tenant,
+        step.mappingId,
+        step.after,
+        step.through,
         event.transactionId,
         event.position,
+        event.recordedAt,
       ]);
+    } else {
+      await tx.query(
+        "update item_mappings set removed_at = $2, removed_by = $3, removed_reason = $4, removed_tx = $5, removed_position = $6 where mapping_id = $1",
+        [
+          event.data.mappingId,
+          event.recordedAt,
+          event.metadata.actor,
+          event.data.reason,
+          event.transactionId,
+          event.position,
+        ],
+      );
     }
   },
 };

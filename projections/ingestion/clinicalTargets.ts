@@ -13,4 +13,6 @@ export interface ClinicalTarget {
   source: string;
 }
 
-export const CLINICAL_TARGETS: readonly ClinicalTarget[] = loadDefaultDictionary().items.flatMap((item) => (item.target ? [{ code: item.code, ...item.target }] : []));
+export const CLINICAL_TARGETS: readonly ClinicalTarget[] = loadDefaultDictionary().items.flatMap((item) =>
+  item.target ? [{ code: item.code, ...item.target }] : [],
+);

@@ -15,7 +15,10 @@ export const examReportsProjection: Projection<ExamReportEvent> = {
   patientRows: { exam_reports: { patientRef: "patient_ref" } },
   async setup(tx: Tx) {
     await tx.query(
-      reportTable("exam_reports", "exam_report_days", `
+      reportTable(
+        "exam_reports",
+        "exam_report_days",
+        `
         exam_type text not null,
         exam_name text,
         examined_at timestamp,
@@ -29,7 +32,8 @@ export const examReportsProjection: Projection<ExamReportEvent> = {
         conclusion text,
         items jsonb not null,
         received_at timestamptz not null,
-        client_name text not null,`),
+        client_name text not null,`,
+      ),
     );
   },
   async apply(tx, event) {
@@ -97,7 +101,12 @@ async function applyReceived(tx: Tx, events: ExamReceived[]): Promise<void> {
       reviewer: r.reviewer ?? null,
       findings: r.findings ?? null,
       conclusion: r.conclusion ?? null,
-      items: received.items.map((mapped, index) => ({ ...sent[index], stdCode: mapped.stdCode, stdValue: mapped.stdValue, stdUnit: mapped.stdUnit })),
+      items: received.items.map((mapped, index) => ({
+        ...sent[index],
+        stdCode: mapped.stdCode,
+        stdValue: mapped.stdValue,
+        stdUnit: mapped.stdUnit,
+      })),
       received_at: event.recordedAt,
       client_name: received.client.name,
       ledger_tx: event.transactionId,

@@ -23,7 +23,8 @@ const MATCHES = `r.tenant = i.tenant and r.in_force
   and (r.item_name is null or btrim(i.item_name) = r.item_name) and (r.unit is null or coalesce(btrim(i.unit), '') = r.unit)`;
 
 /** Six significant digits, as the item mapper rounds a converted value (itemMapping.ts). */
-const sixDigits = (x: string) => `case when ${x} = 0 then 0::float8 else round((${x})::numeric, 5 - floor(log(abs((${x})::numeric)))::int)::float8 end`;
+const sixDigits = (x: string) =>
+  `case when ${x} = 0 then 0::float8 else round((${x})::numeric, 5 - floor(log(abs((${x})::numeric)))::int)::float8 end`;
 
 /** The rows (tenant, external_id, item_index) a statement changed, as a scope for the summaries. */
 export interface ChangedRows {
@@ -35,7 +36,8 @@ function changedRows(rows: Array<{ tenant: string; external_id: string; item_ind
   return {
     count: rows.length,
     scope: {
-      where: (a) => `(${a}.tenant, ${a}.external_id, ${a}.item_index) in (select * from unnest($1::text[], $2::text[], $3::integer[]))`,
+      where: (a) =>
+        `(${a}.tenant, ${a}.external_id, ${a}.item_index) in (select * from unnest($1::text[], $2::text[], $3::integer[]))`,
       params: [rows.map((row) => row.tenant), rows.map((row) => row.external_id), rows.map((row) => row.item_index)],
     },
   };
@@ -46,9 +48,16 @@ function changedRows(rows: Array<{ tenant: string; external_id: string; item_ind
  * that match it (and only where that is `onlyMapping`, when given: a re-mapping step maps the rows
  * its own mapping is best for). Returns the rows it mapped.
  */
-export async function applyMappingRules(tx: Tx, scope: RowScope, onlyMapping: string | null = null): Promise<ChangedRows> {
+export async function applyMappingRules(
+  tx: Tx,
+  scope: RowScope,
+  onlyMapping: string | null = null,
+): Promise<ChangedRows> {
   const params = onlyMapping === null ? scope.params : [...scope.params, onlyMapping];
-  const { rows } = await tx.query(`with ${mappingCtes(scope, onlyMapping)} select tenant, external_id, item_index from mapped`, params);
+  const { rows } = await tx.query(
+    `with ${mappingCtes(scope, onlyMapping)} select tenant, external_id, item_index from mapped`,
+    params,
+  );
   return changedRows(rows);
 }
 
@@ -173,8 +182,14 @@ export async function keepMappingRule(tx: Tx, event: StoredEvent<ItemMappingAdde
  * `events` is the subquery of each mapping stream's last such event (lastOfEachStream).
  */
 export async function loadMappingRules(tx: Tx, events: string, params: unknown[]): Promise<void> {
-  await tx.query(`insert into item_mapping_rules ${RULE_FROM_EVENT} from (select tenant, data as d, position from ${events} last where type = 'ItemMappingAdded') e`, params);
-  await forgetMapping(tx, { where: (a) => `${a}.mapping_id is not null and ${a}.mapping_id not in (select mapping_id from item_mapping_rules)`, params: [] });
+  await tx.query(
+    `insert into item_mapping_rules ${RULE_FROM_EVENT} from (select tenant, data as d, position from ${events} last where type = 'ItemMappingAdded') e`,
+    params,
+  );
+  await forgetMapping(tx, {
+    where: (a) => `${a}.mapping_id is not null and ${a}.mapping_id not in (select mapping_id from item_mapping_rules)`,
+    params: [],
+  });
   await applyMappingRules(tx, { where: () => "true", params: [] });
   // Loaded at once, each mapping in force has mapped all it will: its progress is its rows, done
   // (the steps still to come find nothing left and add nothing).
@@ -187,7 +202,8 @@ export async function loadMappingRules(tx: Tx, events: string, params: unknown[]
 /** The rows of reports whose externalIds lie in a re-mapping step's range (code-point order, as the reactor chose it). */
 export function stepScope(event: StoredEvent<ItemMappingApplied>): RowScope {
   return {
-    where: (a) => `${a}.tenant = $1 and ($2::text is null or ${a}.external_id collate "C" > $2) and ($3::text is null or ${a}.external_id collate "C" <= $3)`,
+    where: (a) =>
+      `${a}.tenant = $1 and ($2::text is null or ${a}.external_id collate "C" > $2) and ($3::text is null or ${a}.external_id collate "C" <= $3)`,
     params: [event.tenant, event.data.after, event.data.through],
   };
 }
@@ -250,10 +266,9 @@ export function unmappedRowsOf(tenant: string, mappingId: string): RowScope {
 /** A mapping undone: no longer in force; every row it mapped is unmapped. Returns those rows (before another mapping takes them). */
 export async function unmapRows(tx: Tx, event: StoredEvent<ItemMappingRemoved>): Promise<ChangedRows> {
   await tx.query("update item_mapping_rules set in_force = false where mapping_id = $1", [event.data.mappingId]);
-  const { rows } = await tx.query(
-    `select tenant, external_id, item_index from lab_results where mapping_id = $1`,
-    [event.data.mappingId],
-  );
+  const { rows } = await tx.query(`select tenant, external_id, item_index from lab_results where mapping_id = $1`, [
+    event.data.mappingId,
+  ]);
   return changedRows(rows);
 }
 

@@ -1,4 +1,12 @@
-import { externalIdOf, isClaimed, isDismissed, labReportStream, type LabReportEvent, type ReceivedType, type ReportStreamEvent } from "../../commands/ingestion/events.ts";
+import {
+  externalIdOf,
+  isClaimed,
+  isDismissed,
+  labReportStream,
+  type LabReportEvent,
+  type ReceivedType,
+  type ReportStreamEvent,
+} from "../../commands/ingestion/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
@@ -27,7 +35,10 @@ export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabRe
   batchSize: 1000,
   async setup(tx: Tx) {
     await tx.query(
-      reportTable("lab_reports", "lab_report_days", `
+      reportTable(
+        "lab_reports",
+        "lab_report_days",
+        `
         panel_name text,
         specimen text,
         status text,
@@ -39,14 +50,20 @@ export const labReportsProjection: Projection<WithPayload<LabReportEvent, "LabRe
         report_day date not null,
         received_at timestamptz not null,
         client_name text not null,
-        item_count integer not null,`),
+        item_count integer not null,`,
+      ),
     );
   },
   async apply(tx, event) {
     await this.applyBatch!(tx, [event]);
   },
   async applyBatch(tx, events) {
-    await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, run), (event) => applyDecision(tx, event, "lab_reports", "lab_report_days"));
+    await inRuns(
+      events,
+      "LabReportReceived",
+      (run) => applyReceived(tx, run),
+      (event) => applyDecision(tx, event, "lab_reports", "lab_report_days"),
+    );
   },
   loadThrough: loadReports,
 };
@@ -213,21 +230,26 @@ ${ownColumns}
 }
 
 /** A claim or a dismissal, applied to a table of lab or exam reports and to its table of days. */
-export async function applyDecision(tx: Tx, event: StoredEvent<WithPayload<ReportStreamEvent, ReceivedType, unknown>>, reportsTable: string, daysTable: string): Promise<void> {
+export async function applyDecision(
+  tx: Tx,
+  event: StoredEvent<WithPayload<ReportStreamEvent, ReceivedType, unknown>>,
+  reportsTable: string,
+  daysTable: string,
+): Promise<void> {
   const externalId = externalIdOf(event);
   await recordDecision(tx, daysTable, event, externalId);
   const ledger = "ledger_tx = $3::xid8, ledger_position = $4";
   const key = [event.tenant, externalId, event.transactionId, event.position];
   if (isClaimed(event)) {
-    await tx.query(`update ${reportsTable} set patient_ref = $5, matched = true, pending_reason = null, ${ledger} where tenant = $1 and external_id = $2`, [
-      ...key,
-      event.data.patientRef,
-    ]);
+    await tx.query(
+      `update ${reportsTable} set patient_ref = $5, matched = true, pending_reason = null, ${ledger} where tenant = $1 and external_id = $2`,
+      [...key, event.data.patientRef],
+    );
   } else if (isDismissed(event)) {
     // The store's time to the microsecond, as recordDecision's.
-    await tx.query(`update ${reportsTable} set dismissed_at = (select recorded_at from events where position = $4), dismiss_reason = $5, ${ledger} where tenant = $1 and external_id = $2`, [
-      ...key,
-      event.data.reason,
-    ]);
+    await tx.query(
+      `update ${reportsTable} set dismissed_at = (select recorded_at from events where position = $4), dismiss_reason = $5, ${ledger} where tenant = $1 and external_id = $2`,
+      [...key, event.data.reason],
+    );
   }
 }

@@ -4,7 +4,20 @@ import { PATIENT_EVENT_TYPES, patientStreams, type PatientEvent } from "../../co
 import { ITEM_MAPPING_EVENT_TYPES, type ItemMappingEvent } from "../../commands/dictionary/events.ts";
 import { boundedSql } from "../../db/numberBounds.ts";
 import { createDerivationIndex } from "./derivationIndex.ts";
-import { applyMappingRules, applyStepWithSummaries, forgetMapping, keepMappingRule, loadMappingRules, recordStep, recordStoppedStep, remapEnded, stepScope, undoneSince, unmappedRowsOf, unmapRows } from "./itemRemapping.ts";
+import {
+  applyMappingRules,
+  applyStepWithSummaries,
+  forgetMapping,
+  keepMappingRule,
+  loadMappingRules,
+  recordStep,
+  recordStoppedStep,
+  remapEnded,
+  stepScope,
+  undoneSince,
+  unmappedRowsOf,
+  unmapRows,
+} from "./itemRemapping.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Checkpoint } from "../runtime/eventFeed.ts";
@@ -13,7 +26,19 @@ import { deferIndexes, LOAD_MEMORY_SQL } from "../runtime/deferredIndexes.ts";
 import { lastOfEachStream, throughParams, upTo } from "../runtime/loadAtOnce.ts";
 import { noLaterVersion, RECEIVED, RECEIVED_READ_IN_DATABASE, receivedReports } from "./labReports.ts";
 import type { ApplyContext, FinishStep, Projection } from "../runtime/projection.ts";
-import { countEveryMonth, fillClinicalTargets, findEveryLatest, findLatest, forgetLatest, offerLatest, patientScope, reportsScope, shiftMonths, type LostLatest, type RowScope } from "./resultSummaries.ts";
+import {
+  countEveryMonth,
+  fillClinicalTargets,
+  findEveryLatest,
+  findLatest,
+  forgetLatest,
+  offerLatest,
+  patientScope,
+  reportsScope,
+  shiftMonths,
+  type LostLatest,
+  type RowScope,
+} from "./resultSummaries.ts";
 
 /**
  * One row per result item of a laboratory report, with its standard code and converted value:
@@ -22,13 +47,22 @@ import { countEveryMonth, fillClinicalTargets, findEveryLatest, findLatest, forg
  * on reading (queries/patients/derivedResults.ts, contract F.2). A dismissal changes nothing here.
  */
 /** What it applies: received reports (their rows built in the database, RECEIVED), claims, and patients (their wards). */
-type Applied = WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null> | PatientEvent | ItemMappingEvent;
+type Applied =
+  | WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null>
+  | PatientEvent
+  | ItemMappingEvent;
 type AppliedEvent<T extends Applied["type"]> = Extract<StoredEvent<Applied>, { type: T }>;
 
 export const labResultsProjection: Projection<Applied> = {
   name: "lab_results",
   version: 8,
-  handles: ["LabReportReceived", "LabReportClaimed", "PatientRegistered", "PatientUpdated", ...ITEM_MAPPING_EVENT_TYPES],
+  handles: [
+    "LabReportReceived",
+    "LabReportClaimed",
+    "PatientRegistered",
+    "PatientUpdated",
+    ...ITEM_MAPPING_EVENT_TYPES,
+  ],
   tables: ["lab_results", "result_months", "latest_results", "patient_wards", "std_targets", "remap_progress"],
   sharedTables: ["std_targets"],
   patientRows: {
@@ -60,7 +94,9 @@ export const labResultsProjection: Projection<Applied> = {
       tx.query(`create index lab_results_by_patient on lab_results (tenant, patient_ref, std_code, reported_on)
                   include (collected_at, reported_at, std_value, abnormal_flag, external_id)`),
     ),
-    finishStep("lab_results_by_item", (tx) => tx.query("create index lab_results_by_item on lab_results (tenant, std_code, reported_on)")),
+    finishStep("lab_results_by_item", (tx) =>
+      tx.query("create index lab_results_by_item on lab_results (tenant, std_code, reported_on)"),
+    ),
     finishStep("latest_results", findEveryLatest),
   ],
   loadThrough: loadItemRows,
@@ -110,7 +146,13 @@ const isFirstVersion = (event: StoredEvent<Applied>) => event.type === "LabRepor
 async function deferSummaries(tx: Tx, events: StoredEvent<Applied>[]): Promise<void> {
   const received = lastPerStream(events);
   await tx.query(insertItemRowsSql("lab_results"), [received.map((event) => event.position)]);
-  await applyMappingRules(tx, reportsScope(received.map((event) => event.tenant), received.map(externalIdOf)));
+  await applyMappingRules(
+    tx,
+    reportsScope(
+      received.map((event) => event.tenant),
+      received.map(externalIdOf),
+    ),
+  );
   const { rows } = await tx.query(
     `with added as (insert into unsummarised_reports select * from unnest($1::text[], $2::text[]) returning 1)
      select (select count(*) from added) + (select count(*) from unsummarised_reports) as pending`,
@@ -136,12 +178,18 @@ async function summarisePending(tx: Tx): Promise<void> {
 }
 
 async function applyEvents(tx: Tx, events: StoredEvent<Applied>[], summaries: Summaries): Promise<void> {
-  await inRuns(events, "LabReportReceived", (run) => applyReceived(tx, lastPerStream(run), summaries), (event) => {
+  await inRuns(
+    events,
+    "LabReportReceived",
+    (run) => applyReceived(tx, lastPerStream(run), summaries),
+    (event) => {
       if (event.type === "LabReportClaimed") return applyClaim(tx, event, summaries);
-      if (event.type === "PatientRegistered" || event.type === "PatientUpdated") return applyPatient(tx, event, summaries);
+      if (event.type === "PatientRegistered" || event.type === "PatientUpdated")
+        return applyPatient(tx, event, summaries);
       if (event.type === "LabReportReceived") return Promise.resolve(); // inRuns passes runs of these to the first function
       return applyMapping(tx, event, summaries);
-    });
+    },
+  );
 }
 
 /**
@@ -168,7 +216,10 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
   const updated = events.filter((event) => event.streamVersion > 1);
   let lost: LostLatest = [];
   if (updated.length > 0) {
-    const replaced = reportsScope(updated.map((event) => event.tenant), updated.map(externalIdOf));
+    const replaced = reportsScope(
+      updated.map((event) => event.tenant),
+      updated.map(externalIdOf),
+    );
     lost = await summaries.leaving(tx, replaced);
     await tx.query(`delete from lab_results r where ${replaced.where("r")}`, replaced.params);
   }
@@ -177,7 +228,10 @@ async function applyReceived(tx: Tx, events: StoredEvent<Applied>[], summaries: 
   // (patient, times) is worked out once per report, in RECEIVED. Not a lateral join: the planner
   // puts a memoize over one, hashing each whole payload, which cost a fifth of a rebuild.
   await tx.query(insertItemRowsSql("lab_results"), [events.map((event) => event.position)]);
-  const received = reportsScope(events.map((event) => event.tenant), events.map(externalIdOf));
+  const received = reportsScope(
+    events.map((event) => event.tenant),
+    events.map(externalIdOf),
+  );
   await applyMappingRules(tx, received);
   await summaries.arrived(tx, received, lost);
 }
@@ -209,7 +263,6 @@ async function applyMapping(tx: Tx, event: StoredEvent<ItemMappingEvent>, summar
     if (reached.count > 0) await summaries.arrived(tx, reached.scope, []);
   }
 }
-
 
 /** A finish step over every loaded row: built once, not row by row, its sorts and hashes want memory. */
 function finishStep(name: string, work: (tx: Tx) => Promise<unknown>): FinishStep {
@@ -267,16 +320,27 @@ async function applyClaim(tx: Tx, event: AppliedEvent<"LabReportClaimed">, summa
   const { patientRef } = event.data;
   const report = reportsScope([event.tenant], [externalIdOf(event)]);
   const lost = await summaries.leaving(tx, report);
-  await tx.query("update lab_results set patient_ref = $3 where tenant = $1 and external_id = $2", [event.tenant, externalIdOf(event), patientRef]);
+  await tx.query("update lab_results set patient_ref = $3 where tenant = $1 and external_id = $2", [
+    event.tenant,
+    externalIdOf(event),
+    patientRef,
+  ]);
   await summaries.arrived(tx, report, lost);
 }
 
 /** A patient who changes ward takes their results to the new ward's summaries. */
-async function applyPatient(tx: Tx, event: AppliedEvent<"PatientRegistered" | "PatientUpdated">, summaries: Summaries): Promise<void> {
+async function applyPatient(
+  tx: Tx,
+  event: AppliedEvent<"PatientRegistered" | "PatientUpdated">,
+  summaries: Summaries,
+): Promise<void> {
   const { ward } = event.data;
   const patientRef = patientStreams.key(event.streamId);
   await summaries.moving(tx, event.tenant, patientRef, ward, () =>
-    tx.query("insert into patient_wards values ($1, $2, $3) on conflict (tenant, patient_ref) do update set ward = excluded.ward", [event.tenant, patientRef, ward]),
+    tx.query(
+      "insert into patient_wards values ($1, $2, $3) on conflict (tenant, patient_ref) do update set ward = excluded.ward",
+      [event.tenant, patientRef, ward],
+    ),
   );
 }
 
@@ -286,7 +350,13 @@ interface Summaries {
   /** After item rows are written: puts them into the summaries. */
   arrived(tx: Tx, scope: RowScope, lost: LostLatest): Promise<void>;
   /** Around `setWard`, which records the patient's ward: moves their results to it if it changed. */
-  moving(tx: Tx, tenant: string, patientRef: string, ward: string | null, setWard: () => Promise<unknown>): Promise<void>;
+  moving(
+    tx: Tx,
+    tenant: string,
+    patientRef: string,
+    ward: string | null,
+    setWard: () => Promise<unknown>,
+  ): Promise<void>;
   /** A re-mapping step of an item mapping (itemRemapping.ts): maps its rows, which were in no summary; how many. */
   remapStep(tx: Tx, event: AppliedEvent<"ItemMappingApplied">): Promise<number>;
 }
@@ -305,7 +375,10 @@ const KEPT_SUMMARIES: Summaries = {
     await offerLatest(tx, scope);
   },
   async moving(tx, tenant, patientRef, ward, setWard) {
-    const { rows } = await tx.query("select ward from patient_wards where tenant = $1 and patient_ref = $2", [tenant, patientRef]);
+    const { rows } = await tx.query("select ward from patient_wards where tenant = $1 and patient_ref = $2", [
+      tenant,
+      patientRef,
+    ]);
     const moved = rows.length > 0 && rows[0].ward !== ward;
     if (moved) await shiftMonths(tx, -1, patientScope(tenant, patientRef));
     await setWard();

@@ -59,7 +59,11 @@ export function patientScope(tenant: string, patientRef: string): RowScope {
  * (lab_results_by_patient answers each such question with one probe).
  */
 export async function shiftMonths(tx: Tx, sign: 1 | -1, scope: RowScope): Promise<void> {
-  const ctes = monthShiftCtes(sign, { from: "lab_results", where: scope.where, outside: (o) => `not ${scope.where(o)}` });
+  const ctes = monthShiftCtes(sign, {
+    from: "lab_results",
+    where: scope.where,
+    outside: (o) => `not ${scope.where(o)}`,
+  });
   await tx.query(`with ${ctes} select 1`, scope.params);
   if (sign < 0) await tx.query("delete from result_months where results = 0");
 }

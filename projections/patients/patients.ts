@@ -18,7 +18,16 @@ export const patientsProjection: Projection<PatientEvent> = {
        values ($1, $2, $3, $4, $5, $6, $7, $8, $8)
        on conflict (tenant, patient_ref) do update set name = excluded.name, id_card = excluded.id_card,
          his_patient_id = excluded.his_patient_id, ward = excluded.ward, active = excluded.active, updated_at = excluded.updated_at`,
-      [event.tenant, patientStreams.key(event.streamId), p.name, p.idCard, p.hisPatientId, p.ward, p.active, event.recordedAt],
+      [
+        event.tenant,
+        patientStreams.key(event.streamId),
+        p.name,
+        p.idCard,
+        p.hisPatientId,
+        p.ward,
+        p.active,
+        event.recordedAt,
+      ],
     );
   },
 };

@@ -21,7 +21,15 @@ export const reportsProjection: Projection<ReportEvent> = {
           `insert into report_drafts values ($1, $2, $3, $4, $5, $6, $7, $8)
            on conflict (tenant, report_id) do update set title = excluded.title, datasource = excluded.datasource,
              spec = excluded.spec, audit = excluded.audit, saved_at = excluded.saved_at, who = excluded.who`,
-          [...key, draft.title, draft.datasource, JSON.stringify(draft.spec), JSON.stringify(draft.audit), event.recordedAt, who],
+          [
+            ...key,
+            draft.title,
+            draft.datasource,
+            JSON.stringify(draft.spec),
+            JSON.stringify(draft.audit),
+            event.recordedAt,
+            who,
+          ],
         );
         await tx.query(
           `insert into reports values ($1, $2, $3, $4, $5, null, true)
@@ -39,11 +47,20 @@ export const reportsProjection: Projection<ReportEvent> = {
         break;
       case "ReportVersionPublished": {
         const version = event.data;
-        await tx.query(
-          `insert into report_versions values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-          [...key, version.no, version.title, version.datasource, JSON.stringify(version.spec), JSON.stringify(version.params), version.mode,
-            version.note, JSON.stringify(version.audit), event.recordedAt, who, version.restoredFrom ?? null],
-        );
+        await tx.query(`insert into report_versions values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`, [
+          ...key,
+          version.no,
+          version.title,
+          version.datasource,
+          JSON.stringify(version.spec),
+          JSON.stringify(version.params),
+          version.mode,
+          version.note,
+          JSON.stringify(version.audit),
+          event.recordedAt,
+          who,
+          version.restoredFrom ?? null,
+        ]);
         if (version.frozen) {
           await tx.query("insert into report_snapshots values ($1, $2, $3, $4, $5, $6)", [
             ...key,

@@ -2,7 +2,15 @@ import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import { isTransient } from "../../db/transientErrors.ts";
 import { checkpointOf, hasEventsAfter, readAfter, type FeedPage } from "./eventFeed.ts";
-import { advanceQuarantine, liftQuarantine, quarantineTenant, saveProgress, type EventFailure, type Generation, type Quarantine } from "./generations.ts";
+import {
+  advanceQuarantine,
+  liftQuarantine,
+  quarantineTenant,
+  saveProgress,
+  type EventFailure,
+  type Generation,
+  type Quarantine,
+} from "./generations.ts";
 import type { ApplyContext, Projection, TransactionalJobs } from "./projection.ts";
 
 /**
@@ -34,14 +42,22 @@ export interface HeldTenant extends EventFailure {
  * only. Taken before the batch's first write, for the whole transaction; it gives the transaction
  * its id, which the batch's writes would a moment later.
  */
-export const NO_EVENTS_WRITTEN_SQL = "select pg_advisory_xact_lock(1145569333, (pg_current_xact_id()::text::bigint & 4294967295)::bit(32)::int); ";
+export const NO_EVENTS_WRITTEN_SQL =
+  "select pg_advisory_xact_lock(1145569333, (pg_current_xact_id()::text::bigint & 4294967295)::bit(32)::int); ";
 
 /**
  * Applies the next batch to a generation whose row the caller has locked in `tx`. The projection's
  * writes and the checkpoint commit together, so each event takes effect exactly once. A held-back
  * tenant whose retry is due goes first, in a transaction of its own.
  */
-export async function applyNextBatch(tx: Tx, projection: Projection, gen: Generation, batchSize: number, loading = false, jobs?: TransactionalJobs): Promise<BatchOutcome> {
+export async function applyNextBatch(
+  tx: Tx,
+  projection: Projection,
+  gen: Generation,
+  batchSize: number,
+  loading = false,
+  jobs?: TransactionalJobs,
+): Promise<BatchOutcome> {
   const due = gen.quarantined.find((held) => held.due);
   if (due) return retryHeldTenant(tx, projection, gen, due, batchSize, { loading, jobs, behind: false });
   const skipTenants = gen.quarantined.map((held) => held.tenant);
@@ -54,11 +70,14 @@ export async function applyNextBatch(tx: Tx, projection: Projection, gen: Genera
   // A page cut short has more behind it, as a full one may.
   const full = page.scanned === batchSize || page !== read;
   // Asked only of a projection that can use it: one more look at the events index a batch.
-  const behind = full && !loading && projection.afterBatch !== undefined && (await hasEventsAfter(tx, checkpointOf(events.at(-1)!)));
+  const behind =
+    full && !loading && projection.afterBatch !== undefined && (await hasEventsAfter(tx, checkpointOf(events.at(-1)!)));
   const context: ApplyContext = { loading, jobs, behind };
   const handled = events.filter((_, at) => page.handled[at]);
   // One round trip for all (the schema name is the generation's own, never outside input).
-  await tx.query(`${projection.emits?.length ? "" : NO_EVENTS_WRITTEN_SQL}savepoint batch; set local search_path to ${gen.schemaName}, public`);
+  await tx.query(
+    `${projection.emits?.length ? "" : NO_EVENTS_WRITTEN_SQL}savepoint batch; set local search_path to ${gen.schemaName}, public`,
+  );
   try {
     await applyAll(tx, projection, handled, context);
     if (!loading) await projection.afterBatch?.(tx, context);
@@ -85,7 +104,12 @@ function cutAfterFirst(page: FeedPage, types: readonly string[] | undefined): Fe
   if (!types) return page;
   const at = page.events.findIndex((event, index) => page.handled[index] && types.includes(event.type));
   if (at < 0 || at === page.events.length - 1) return page;
-  return { events: page.events.slice(0, at + 1), passed: page.passed.slice(0, at + 1), handled: page.handled.slice(0, at + 1), scanned: page.passed[at]! };
+  return {
+    events: page.events.slice(0, at + 1),
+    passed: page.passed.slice(0, at + 1),
+    handled: page.handled.slice(0, at + 1),
+    scanned: page.passed[at]!,
+  };
 }
 
 async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[], context: ApplyContext): Promise<void> {
@@ -95,7 +119,12 @@ async function applyAll(tx: Tx, projection: Projection, events: StoredEvent[], c
 }
 
 /** One event in a savepoint of its own: the failure when it failed for good (a fault of the database is thrown). */
-async function applyOne(tx: Tx, projection: Projection, event: StoredEvent, context: ApplyContext): Promise<EventFailure | null> {
+async function applyOne(
+  tx: Tx,
+  projection: Projection,
+  event: StoredEvent,
+  context: ApplyContext,
+): Promise<EventFailure | null> {
   await tx.query("savepoint one_event");
   try {
     await applyAll(tx, projection, [event], context);
@@ -113,7 +142,14 @@ async function applyOne(tx: Tx, projection: Projection, event: StoredEvent, cont
  * its tenant back from there on, and applies every other tenant's events of the page (E.6: one
  * tenant's event that fails every try never stops another's progress).
  */
-async function applyHoldingBack(tx: Tx, projection: Projection, gen: Generation, page: FeedPage, context: ApplyContext, full: boolean): Promise<BatchOutcome> {
+async function applyHoldingBack(
+  tx: Tx,
+  projection: Projection,
+  gen: Generation,
+  page: FeedPage,
+  context: ApplyContext,
+  full: boolean,
+): Promise<BatchOutcome> {
   await tx.query(`set local search_path to ${gen.schemaName}, public`);
   const held: HeldTenant[] = [];
   for (const [at, event] of page.events.entries()) {
@@ -122,7 +158,11 @@ async function applyHoldingBack(tx: Tx, projection: Projection, gen: Generation,
     if (!failure) continue;
     await quarantineTenant(tx, gen, event.tenant, checkpointOf(event), failure);
     // The caller may apply another batch with this same generation (a rebuild's swap does).
-    gen.quarantined.push({ tenant: event.tenant, after: { transactionId: event.transactionId, position: event.position - 1 }, due: false });
+    gen.quarantined.push({
+      tenant: event.tenant,
+      after: { transactionId: event.transactionId, position: event.position - 1 },
+      due: false,
+    });
     held.push({ tenant: event.tenant, ...failure });
   }
   // What earlier batches left for later is completed here too.
@@ -142,9 +182,21 @@ async function applyHoldingBack(tx: Tx, projection: Projection, gen: Generation,
  * (with a longer pause); a try that reaches the checkpoint lifts it, in the transaction that
  * holds the generation, so the next batch takes the tenant's events with everyone's.
  */
-async function retryHeldTenant(tx: Tx, projection: Projection, gen: Generation, held: Quarantine, batchSize: number, context: ApplyContext): Promise<BatchOutcome> {
-  const page = await readAfter(tx, held.after, batchSize, projection.handles, projection.payload, { onlyTenant: held.tenant, until: gen.checkpoint });
-  await tx.query(`${projection.emits?.length ? "" : NO_EVENTS_WRITTEN_SQL}set local search_path to ${gen.schemaName}, public`);
+async function retryHeldTenant(
+  tx: Tx,
+  projection: Projection,
+  gen: Generation,
+  held: Quarantine,
+  batchSize: number,
+  context: ApplyContext,
+): Promise<BatchOutcome> {
+  const page = await readAfter(tx, held.after, batchSize, projection.handles, projection.payload, {
+    onlyTenant: held.tenant,
+    until: gen.checkpoint,
+  });
+  await tx.query(
+    `${projection.emits?.length ? "" : NO_EVENTS_WRITTEN_SQL}set local search_path to ${gen.schemaName}, public`,
+  );
   let applied = 0;
   for (const [at, event] of page.events.entries()) {
     if (!page.handled[at]) continue;

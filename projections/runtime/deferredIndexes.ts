@@ -42,9 +42,15 @@ export async function deferIndexes(tx: Tx, tables: readonly string[]): Promise<v
        and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid and c.conrelid = i.indrelid and c.contype in ('p', 'u', 'x'))`,
     [tables],
   );
-  await tx.query(`create table if not exists ${DEFERRED_INDEXES} (name text primary key, build_sql text not null, attach_sql text)`);
+  await tx.query(
+    `create table if not exists ${DEFERRED_INDEXES} (name text primary key, build_sql text not null, attach_sql text)`,
+  );
   for (const index of rows as Array<{ name: string; drop_sql: string; build_sql: string; attach_sql: string | null }>) {
-    await tx.query(`insert into ${DEFERRED_INDEXES} values ($1, $2, $3)`, [index.name, index.build_sql, index.attach_sql]);
+    await tx.query(`insert into ${DEFERRED_INDEXES} values ($1, $2, $3)`, [
+      index.name,
+      index.build_sql,
+      index.attach_sql,
+    ]);
     await tx.query(index.drop_sql);
   }
 }
@@ -69,7 +75,9 @@ export async function deferredIndexSteps(tx: Tx, schemaName: string): Promise<Fi
  */
 export async function completeDeferredIndexes(tx: Tx, schemaName: string): Promise<void> {
   if (!(await holdsDeferred(tx, schemaName))) return;
-  const { rows } = await tx.query(`select attach_sql from ${schemaName}.${DEFERRED_INDEXES} where attach_sql is not null order by name`);
+  const { rows } = await tx.query(
+    `select attach_sql from ${schemaName}.${DEFERRED_INDEXES} where attach_sql is not null order by name`,
+  );
   for (const { attach_sql } of rows as Array<{ attach_sql: string }>) await tx.query(attach_sql);
   await tx.query(`drop table ${schemaName}.${DEFERRED_INDEXES}`);
 }

@@ -23,14 +23,22 @@ export const FINISH_STEPS_AT_ONCE = 2;
  * fails the rebuild, once every step begun has ended: the generation is discarded by the next
  * attempt, so none may still be running then.
  */
-export async function finishSideBySide(db: Db, projection: Projection, gen: Pick<Generation, "schemaName">, log: Logger, held?: Tx, atOnce = FINISH_STEPS_AT_ONCE): Promise<void> {
+export async function finishSideBySide(
+  db: Db,
+  projection: Projection,
+  gen: Pick<Generation, "schemaName">,
+  log: Logger,
+  held?: Tx,
+  atOnce = FINISH_STEPS_AT_ONCE,
+): Promise<void> {
   const deferred = await withTransaction(db, (tx) => deferredIndexSteps(tx, gen.schemaName));
   const steps = [...(projection.finishLoad ?? []), ...deferred];
   const failures: unknown[] = [];
   // The first slot runs on `held` when given (the rebuild's idle lock-holding session): a rebuild
   // then holds two connections while it finishes, as it does while it loads.
   const slot = async (index: number) => {
-    const transaction = <T>(work: (tx: Tx) => Promise<T>) => (held && index === 0 ? inTransaction(held, work) : withTransaction(db, work));
+    const transaction = <T>(work: (tx: Tx) => Promise<T>) =>
+      held && index === 0 ? inTransaction(held, work) : withTransaction(db, work);
     for (let step = steps.shift(); step && failures.length === 0; step = steps.shift()) {
       const started = performance.now();
       try {
@@ -43,7 +51,10 @@ export async function finishSideBySide(db: Db, projection: Projection, gen: Pick
         failures.push(error);
         return;
       }
-      log.info({ projection: projection.name, step: step.name, seconds: (performance.now() - started) / 1000 }, "rebuild finish step done");
+      log.info(
+        { projection: projection.name, step: step.name, seconds: (performance.now() - started) / 1000 },
+        "rebuild finish step done",
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, atOnce) }, (_, index) => slot(index)));

@@ -49,7 +49,9 @@ function toGeneration(row: Record<string, unknown>): Generation {
     appliedCount: Number(row.applied_count),
     error: (row.error as string | null) ?? null,
     errorPosition: row.error_position == null ? null : Number(row.error_position),
-    quarantined: ((row.quarantined as { tenant: string; tx: string; position: number; due: boolean }[] | undefined) ?? []).map((q) => ({
+    quarantined: (
+      (row.quarantined as { tenant: string; tx: string; position: number; due: boolean }[] | undefined) ?? []
+    ).map((q) => ({
       tenant: q.tenant,
       after: { transactionId: q.tx, position: Number(q.position) },
       due: q.due,
@@ -78,12 +80,18 @@ export async function lockGeneration(
   const { rows: locked } = await tx.query(`select ${lock}(hashtext('projection'), hashtext($1))::text as ok`, [key]);
   if (skipLocked && locked[0]?.ok !== "true") return null;
   const [condition, value] = "state" in which ? ["state = $2", which.state] : ["generation = $2", which.generation];
-  const { rows } = await tx.query(`select ${GENERATION_COLUMNS} from projection_generations where name = $1 and ${condition}`, [name, value]);
+  const { rows } = await tx.query(
+    `select ${GENERATION_COLUMNS} from projection_generations where name = $1 and ${condition}`,
+    [name, value],
+  );
   return rows[0] ? toGeneration(rows[0]) : null;
 }
 
 export async function findLive(db: Queryable, name: string): Promise<Generation | null> {
-  const { rows } = await db.query(`select ${GENERATION_COLUMNS} from projection_generations where name = $1 and state = 'live'`, [name]);
+  const { rows } = await db.query(
+    `select ${GENERATION_COLUMNS} from projection_generations where name = $1 and state = 'live'`,
+    [name],
+  );
   return rows[0] ? toGeneration(rows[0]) : null;
 }
 
@@ -110,7 +118,13 @@ export interface EventFailure {
  * when it is held back already (a try that failed again), moves its waiting point there and
  * doubles the pause before the next try.
  */
-export async function quarantineTenant(tx: Queryable, gen: Generation, tenant: string, at: Checkpoint, failure: EventFailure): Promise<void> {
+export async function quarantineTenant(
+  tx: Queryable,
+  gen: Generation,
+  tenant: string,
+  at: Checkpoint,
+  failure: EventFailure,
+): Promise<void> {
   // Positions are whole numbers: the point just before the failed event, which comes first after it.
   await tx.query(
     `insert into projection_quarantines as q (name, generation, tenant, after_tx, after_position, error_position, error_code, error, retry_at)
@@ -119,24 +133,36 @@ export async function quarantineTenant(tx: Queryable, gen: Generation, tenant: s
        after_tx = excluded.after_tx, after_position = excluded.after_position, error_position = excluded.error_position,
        error_code = excluded.error_code, error = excluded.error, tries = q.tries + 1,
        retry_at = now() + make_interval(secs => least($10::float8, $9::float8 * 2 ^ q.tries))`,
-    [gen.name, gen.generation, tenant, at.transactionId, at.position - 1, failure.position, failure.code, failure.message, QUARANTINE_RETRY_FIRST_SECONDS, QUARANTINE_RETRY_MAX_SECONDS],
+    [
+      gen.name,
+      gen.generation,
+      tenant,
+      at.transactionId,
+      at.position - 1,
+      failure.position,
+      failure.code,
+      failure.message,
+      QUARANTINE_RETRY_FIRST_SECONDS,
+      QUARANTINE_RETRY_MAX_SECONDS,
+    ],
   );
 }
 
 /** A held-back tenant's try got this far without a failure: its waiting point moves on. */
 export async function advanceQuarantine(tx: Queryable, gen: Generation, tenant: string, to: Checkpoint): Promise<void> {
-  await tx.query("update projection_quarantines set after_tx = $4::xid8, after_position = $5 where name = $1 and generation = $2 and tenant = $3", [
-    gen.name,
-    gen.generation,
-    tenant,
-    to.transactionId,
-    to.position,
-  ]);
+  await tx.query(
+    "update projection_quarantines set after_tx = $4::xid8, after_position = $5 where name = $1 and generation = $2 and tenant = $3",
+    [gen.name, gen.generation, tenant, to.transactionId, to.position],
+  );
 }
 
 /** A held-back tenant caught up with the generation: it is held back no more. */
 export async function liftQuarantine(tx: Queryable, gen: Generation, tenant: string): Promise<void> {
-  await tx.query("delete from projection_quarantines where name = $1 and generation = $2 and tenant = $3", [gen.name, gen.generation, tenant]);
+  await tx.query("delete from projection_quarantines where name = $1 and generation = $2 and tenant = $3", [
+    gen.name,
+    gen.generation,
+    tenant,
+  ]);
 }
 
 /**
@@ -159,7 +185,11 @@ export async function clearError(db: Queryable, name: string): Promise<boolean> 
 }
 
 /** Creates an empty generation in a schema of its own and creates the projection's tables there (setUp). */
-export async function createGeneration(tx: Tx, projection: Projection, state: "building" | "live"): Promise<Generation> {
+export async function createGeneration(
+  tx: Tx,
+  projection: Projection,
+  state: "building" | "live",
+): Promise<Generation> {
   const { rows } = await tx.query(
     "select coalesce(max(generation), 0) + 1 as next from projection_generations where name = $1",
     [projection.name],
@@ -227,9 +257,14 @@ async function runFinishSteps(tx: Tx, projection: Projection): Promise<void> {
  * new generation would serve its first queries on plans made for an empty table (issue #35:
  * "ANALYZE after the swap"; done before it, so the generation serves with them from its first query).
  */
-export async function analyzeTables(tx: Tx, projection: Projection, gen: Pick<Generation, "schemaName">): Promise<void> {
+export async function analyzeTables(
+  tx: Tx,
+  projection: Projection,
+  gen: Pick<Generation, "schemaName">,
+): Promise<void> {
   // A reactor has no tables, and ANALYZE naming none would analyze every table of the database.
-  if (projection.tables.length > 0) await tx.query(`analyze ${projection.tables.map((table) => `${gen.schemaName}.${table}`).join(", ")}`);
+  if (projection.tables.length > 0)
+    await tx.query(`analyze ${projection.tables.map((table) => `${gen.schemaName}.${table}`).join(", ")}`);
 }
 
 /**
@@ -247,11 +282,17 @@ async function isolateTenants(tx: Tx, projection: Projection, schemaName: string
       "select 1 from information_schema.columns where table_schema = $1 and table_name = $2 and column_name = 'tenant'",
       [schemaName, table],
     );
-    if (!rowCount) throw new Error(`projection ${projection.name}: table ${table} needs a tenant column (or list it in sharedTables)`);
+    if (!rowCount)
+      throw new Error(
+        `projection ${projection.name}: table ${table} needs a tenant column (or list it in sharedTables)`,
+      );
     await tx.query(`alter table ${schemaName}.${table} enable row level security`);
-    await tx.query(`create policy tenant_isolation on ${schemaName}.${table} using (tenant = current_setting('app.tenant', true))`);
+    await tx.query(
+      `create policy tenant_isolation on ${schemaName}.${table} using (tenant = current_setting('app.tenant', true))`,
+    );
     const owner = projection.patientRows?.[table];
-    if (owner) await tx.query(`create policy ward_scope on ${schemaName}.${table} as restrictive using (${wardRule(owner)})`);
+    if (owner)
+      await tx.query(`create policy ward_scope on ${schemaName}.${table} as restrictive using (${wardRule(owner)})`);
   }
 }
 
@@ -285,12 +326,17 @@ export async function pointReadViews(tx: Tx, projection: Projection, schemaName:
 }
 
 /** Makes `next` the live generation in the caller's transaction (then `dropRetiredSchemas` after commit). */
-export async function promote(tx: Tx, projection: Projection, next: Generation, previous: Generation | null): Promise<void> {
+export async function promote(
+  tx: Tx,
+  projection: Projection,
+  next: Generation,
+  previous: Generation | null,
+): Promise<void> {
   if (previous) {
-    await tx.query("update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2", [
-      previous.name,
-      previous.generation,
-    ]);
+    await tx.query(
+      "update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2",
+      [previous.name, previous.generation],
+    );
   }
   await tx.query(
     "update projection_generations set state = 'live', live_since = now(), updated_at = now() where name = $1 and generation = $2",
@@ -330,9 +376,9 @@ export async function discardBuilding(tx: Tx, name: string): Promise<void> {
   );
   for (const row of rows) {
     await tx.query(`drop schema if exists ${row.schema_name} cascade`);
-    await tx.query("update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2", [
-      name,
-      row.generation,
-    ]);
+    await tx.query(
+      "update projection_generations set state = 'retired', updated_at = now() where name = $1 and generation = $2",
+      [name, row.generation],
+    );
   }
 }

@@ -37,14 +37,22 @@ export async function loadAtOnce(tx: Tx, projection: Projection, gen: Generation
   const through: Checkpoint = { transactionId: rows[0].transaction_id, position: Number(rows[0].position) };
   const events = Number(rows[0].events);
   // The progress bar moves only once the load commits: minutes at millions of reports.
-  log.info({ projection: projection.name, through: through.position, events }, "loading by set through the last readable event");
-  await tx.query(`${projection.emits?.length ? "" : NO_EVENTS_WRITTEN_SQL}savepoint load; set local search_path to ${gen.schemaName}, public`);
+  log.info(
+    { projection: projection.name, through: through.position, events },
+    "loading by set through the last readable event",
+  );
+  await tx.query(
+    `${projection.emits?.length ? "" : NO_EVENTS_WRITTEN_SQL}savepoint load; set local search_path to ${gen.schemaName}, public`,
+  );
   try {
     await projection.loadThrough(tx, through);
   } catch (error) {
     await tx.query("rollback to savepoint load; set local search_path to default");
     if (isTransient(error)) throw error;
-    log.warn({ projection: projection.name, err: error }, "loading by set failed; applying the events in batches instead");
+    log.warn(
+      { projection: projection.name, err: error },
+      "loading by set failed; applying the events in batches instead",
+    );
     return 0;
   }
   await tx.query("set local search_path to default");

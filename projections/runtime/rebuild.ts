@@ -3,7 +3,15 @@ import { ensureClinicalViews } from "../../db/clinicalViews.ts";
 import { withTransaction, type Db } from "../../db/pool.ts";
 import { applyNextBatch, type BatchOutcome } from "./applyBatch.ts";
 import { finishSideBySide } from "./finishSideBySide.ts";
-import { createGeneration, discardBuilding, dropRetiredSchemas, findLive, lockGeneration, promote, type Generation } from "./generations.ts";
+import {
+  createGeneration,
+  discardBuilding,
+  dropRetiredSchemas,
+  findLive,
+  lockGeneration,
+  promote,
+  type Generation,
+} from "./generations.ts";
 import { loadAtOnce } from "./loadAtOnce.ts";
 import type { Projection } from "./projection.ts";
 
@@ -36,11 +44,19 @@ export interface RebuildOptions {
  * Replays every event into a fresh generation while the live one keeps serving, then swaps them
  * in one transaction. Only one rebuild of a projection runs at a time (a session advisory lock).
  */
-export async function rebuildProjection(db: Db, projection: Projection, log: Logger, { batchSize = 2000, onProgress }: RebuildOptions = {}): Promise<RebuildResult> {
+export async function rebuildProjection(
+  db: Db,
+  projection: Projection,
+  log: Logger,
+  { batchSize = 2000, onProgress }: RebuildOptions = {},
+): Promise<RebuildResult> {
   const lockHolder = await db.connect();
   const started = Date.now();
   try {
-    const { rows } = await lockHolder.query("select pg_try_advisory_lock(hashtext('projection-rebuild'), hashtext($1)) as ok", [projection.name]);
+    const { rows } = await lockHolder.query(
+      "select pg_try_advisory_lock(hashtext('projection-rebuild'), hashtext($1)) as ok",
+      [projection.name],
+    );
     if (!rows[0].ok) return { status: "busy" };
 
     const building = await withTransaction(db, async (tx) => {
@@ -62,7 +78,15 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
     const noteHeld = (outcome: BatchOutcome) => {
       if (outcome.kind !== "quarantined") return;
       for (const held of outcome.held) {
-        log.error({ projection: projection.name, tenant: held.tenant, position: held.position, code: held.code ?? "PROJECTION_ERROR" }, "rebuild holds a tenant back at an event it cannot apply; the others go on");
+        log.error(
+          {
+            projection: projection.name,
+            tenant: held.tenant,
+            position: held.position,
+            code: held.code ?? "PROJECTION_ERROR",
+          },
+          "rebuild holds a tenant back at an event it cannot apply; the others go on",
+        );
       }
     };
     // Catches up without holding up the live runner; the swap below takes the last stretch.
@@ -112,9 +136,19 @@ export async function rebuildProjection(db: Db, projection: Projection, log: Log
       }),
     );
     const seconds = (Date.now() - started) / 1000;
-    log.info({ projection: projection.name, generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds }, "projection rebuilt");
+    log.info(
+      { projection: projection.name, generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds },
+      "projection rebuilt",
+    );
     const heldBack = swapped.gen.quarantined.map((held) => held.tenant);
-    return { status: "rebuilt", generation: swapped.gen.generation, events: swapped.gen.appliedCount, seconds, loadedAtOnce, heldBack };
+    return {
+      status: "rebuilt",
+      generation: swapped.gen.generation,
+      events: swapped.gen.appliedCount,
+      seconds,
+      loadedAtOnce,
+      heldBack,
+    };
   } finally {
     await lockHolder.query("select pg_advisory_unlock_all()").catch(() => {});
     lockHolder.release();
@@ -154,14 +188,20 @@ async function whenReadersAllow<T>(log: Logger, name: string, attempt: () => Pro
  * it would serve a partial read model until it caught up, and take over the view of a table that
  * moved to it from another projection's complete copy.
  */
-export async function prepareProjections(db: Db, projections: readonly Projection[], log: Logger): Promise<Projection[]> {
+export async function prepareProjections(
+  db: Db,
+  projections: readonly Projection[],
+  log: Logger,
+): Promise<Projection[]> {
   const toBuild: Projection[] = [];
   for (const projection of projections) {
     const live: Generation | null = await withTransaction(db, async (tx) => {
       await tx.query("select pg_advisory_xact_lock(hashtext('projection-setup'), hashtext($1))", [projection.name]);
       const found = await findLive(tx, projection.name);
       if (found) return found;
-      const { rows } = await tx.query("select exists (select 1 from events where type = any($1::text[])) as held", [projection.handles]);
+      const { rows } = await tx.query("select exists (select 1 from events where type = any($1::text[])) as held", [
+        projection.handles,
+      ]);
       if (!rows[0].held) return createGeneration(tx, projection, "live");
       // Set up now all the same, so that a projection that cannot be set up stops the start.
       await discardBuilding(tx, projection.name);
@@ -171,6 +211,7 @@ export async function prepareProjections(db: Db, projections: readonly Projectio
     if (!live || live.version !== projection.version) toBuild.push(projection);
   }
   await withTransaction(db, ensureClinicalViews);
-  if (toBuild.length > 0) log.info({ projections: toBuild.map((p) => p.name) }, "projections new or changed; building them by replay");
+  if (toBuild.length > 0)
+    log.info({ projections: toBuild.map((p) => p.name) }, "projections new or changed; building them by replay");
   return toBuild;
 }

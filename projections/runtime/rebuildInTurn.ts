@@ -21,7 +21,12 @@ export interface RebuildInTurnOptions {
  * connection and those stopped for good. A tenant's event a rebuild cannot apply holds back only
  * that tenant (applyBatch.ts), and a rebuild busy in another process is its own.
  */
-export async function rebuildInTurn(db: Db, projections: readonly Projection[], log: Logger, options: RebuildInTurnOptions): Promise<void> {
+export async function rebuildInTurn(
+  db: Db,
+  projections: readonly Projection[],
+  log: Logger,
+  options: RebuildInTurnOptions,
+): Promise<void> {
   const queue = [...projections];
   const { retryFirstMs = 1000, retryMaxMs = 60_000 } = options;
   const slot = async () => {

@@ -68,7 +68,9 @@ export class ProjectionRunner {
     // Only a projection that emits events holds back the readers while it applies: one that emits
     // none declares so (applyBatch.ts) and keeps its batches whole, which a bulk import's
     // catch-up needs.
-    this.batchTargetMs = projection.emits?.length ? (options.batchTargetMs ?? BATCH_TARGET_MS) : Number.POSITIVE_INFINITY;
+    this.batchTargetMs = projection.emits?.length
+      ? (options.batchTargetMs ?? BATCH_TARGET_MS)
+      : Number.POSITIVE_INFINITY;
     this.waitingRetryMs = options.waitingRetryMs ?? 20;
   }
 
@@ -110,7 +112,8 @@ export class ProjectionRunner {
     for (;;) {
       await this.wake();
       if (this.lastOutcome !== "waiting" && this.lastOutcome !== "locked" && this.lastOutcome !== "transient") return;
-      if (Date.now() > deadline) throw new Error(`projection ${this.projection.name} did not settle within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`projection ${this.projection.name} did not settle within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -128,14 +131,16 @@ export class ProjectionRunner {
       const outcome = await this.drain();
       this.lastOutcome = outcome;
       this.waitsInARow = outcome === "waiting" ? this.waitsInARow + 1 : 0;
-      if (outcome === "waiting") this.retryIn(Math.min(WAITING_RETRY_MAX_MS, this.waitingRetryMs * 2 ** Math.min(this.waitsInARow - 1, 16)));
+      if (outcome === "waiting")
+        this.retryIn(Math.min(WAITING_RETRY_MAX_MS, this.waitingRetryMs * 2 ** Math.min(this.waitsInARow - 1, 16)));
       if (outcome === "locked") {
         // Another process is applying; it may be just finishing and miss what woke us: look once more.
         if (lockedOut++ === 0) this.retryIn(100);
       }
       // Each fault in a row doubles the pause, up to half a minute: a full disk is not hammered.
       this.faultsInARow = outcome === "transient" ? this.faultsInARow + 1 : 0;
-      if (outcome === "transient") this.retryIn(Math.min(TRANSIENT_RETRY_MAX_MS, TRANSIENT_RETRY_FIRST_MS * 2 ** (this.faultsInARow - 1)));
+      if (outcome === "transient")
+        this.retryIn(Math.min(TRANSIENT_RETRY_MAX_MS, TRANSIENT_RETRY_FIRST_MS * 2 ** (this.faultsInARow - 1)));
       if (outcome === "transient" || outcome === "locked") break;
     } while (this.again && !this.stopped);
   }
@@ -143,8 +148,10 @@ export class ProjectionRunner {
   /** The next batch's size after one that took `ms` (BATCH_TARGET_MS). */
   private fitBatch(outcome: BatchOutcome, ms: number): void {
     if (outcome.kind === "idle" || outcome.kind === "waiting" || outcome.kind === "released") return;
-    if (ms > this.batchTargetMs) this.batchLimit = Math.max(BATCH_MIN, Math.floor((this.batchLimit * this.batchTargetMs) / ms));
-    else if (outcome.full && ms < this.batchTargetMs / 4) this.batchLimit = Math.min(this.batchSize, this.batchLimit * 2);
+    if (ms > this.batchTargetMs)
+      this.batchLimit = Math.max(BATCH_MIN, Math.floor((this.batchLimit * this.batchTargetMs) / ms));
+    else if (outcome.full && ms < this.batchTargetMs / 4)
+      this.batchLimit = Math.min(this.batchSize, this.batchLimit * 2);
   }
 
   private retryIn(ms: number): void {
@@ -181,13 +188,21 @@ export class ProjectionRunner {
         // Not the message: it may quote a value of the event (the database keeps it for an administrator).
         for (const held of outcome.held) {
           this.log.error(
-            { projection: this.projection.name, tenant: held.tenant, position: held.position, code: held.code ?? "PROJECTION_ERROR" },
+            {
+              projection: this.projection.name,
+              tenant: held.tenant,
+              position: held.position,
+              code: held.code ?? "PROJECTION_ERROR",
+            },
             "a tenant's event could not be applied: that tenant is held back in this projection, the others go on",
           );
         }
       }
       if (outcome.kind === "released") {
-        this.log.info({ projection: this.projection.name, tenant: outcome.tenant, events: outcome.events }, "a held-back tenant caught up; it is held back no more");
+        this.log.info(
+          { projection: this.projection.name, tenant: outcome.tenant, events: outcome.events },
+          "a held-back tenant caught up; it is held back no more",
+        );
       }
       if (outcome.kind === "idle" || outcome.kind === "waiting") return outcome.kind;
       if (this.projection.emits?.length) this.options.onEmitted?.(new Set(this.projection.emits));

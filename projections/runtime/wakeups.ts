@@ -51,7 +51,8 @@ export async function ensureWakeupQueue(boss: PgBoss, name: string): Promise<voi
   for (let attempt = 1; ; attempt++) {
     const existing = await boss.getQueue(name);
     if (existing) {
-      if (existing.expireInSeconds !== WAKEUP_QUEUE.expireInSeconds) await boss.updateQueue(name, { name, ...WAKEUP_QUEUE });
+      if (existing.expireInSeconds !== WAKEUP_QUEUE.expireInSeconds)
+        await boss.updateQueue(name, { name, ...WAKEUP_QUEUE });
       return;
     }
     try {
@@ -92,7 +93,9 @@ export class WakeupSender {
     this.dirty.clear();
     await Promise.all(
       projections.map((projection) =>
-        this.boss.send(wakeupQueueOf(projection), {}).catch((err) => this.log.warn({ err, projection: projection.name }, "wake-up not sent")),
+        this.boss
+          .send(wakeupQueueOf(projection), {})
+          .catch((err) => this.log.warn({ err, projection: projection.name }, "wake-up not sent")),
       ),
     );
   }
@@ -113,9 +116,13 @@ export async function releaseStuckWakeups(boss: PgBoss, projections: readonly Pr
   const queues = projections.map(wakeupQueueOf);
   const { rows } = await boss
     .getDb()
-    .executeSql(`select name, id from pgboss.job where name = any($1) and state = 'active' and started_on < now() - make_interval(secs => $2)`, [queues, STUCK_WAKEUP_SECONDS]);
+    .executeSql(
+      `select name, id from pgboss.job where name = any($1) and state = 'active' and started_on < now() - make_interval(secs => $2)`,
+      [queues, STUCK_WAKEUP_SECONDS],
+    );
   const byQueue = new Map<string, string[]>();
-  for (const row of rows as Array<{ name: string; id: string }>) byQueue.set(row.name, [...(byQueue.get(row.name) ?? []), row.id]);
+  for (const row of rows as Array<{ name: string; id: string }>)
+    byQueue.set(row.name, [...(byQueue.get(row.name) ?? []), row.id]);
   for (const [queue, ids] of byQueue) await boss.fail(queue, ids);
   return rows.length;
 }

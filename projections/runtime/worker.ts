@@ -5,7 +5,13 @@ import type { Projection } from "./projection.ts";
 import { prepareProjections } from "./rebuild.ts";
 import { rebuildInTurn } from "./rebuildInTurn.ts";
 import { ProjectionRunner, type RunnerOptions } from "./runner.ts";
-import { analyzeJobTable, createWakeupQueues, releaseStuckWakeups, STUCK_WAKEUP_SECONDS, wakeupQueueOf } from "./wakeups.ts";
+import {
+  analyzeJobTable,
+  createWakeupQueues,
+  releaseStuckWakeups,
+  STUCK_WAKEUP_SECONDS,
+  wakeupQueueOf,
+} from "./wakeups.ts";
 
 export interface WorkerOptions extends RunnerOptions {
   /** How often every projection is woken regardless of wake-ups: the net under lost ones. */
@@ -41,15 +47,22 @@ export class ProjectionWorker {
     const toBuild = await prepareProjections(this.db, this.projections, this.log);
     await createWakeupQueues(this.boss, this.projections);
     for (const projection of this.projections) {
-      const runner = new ProjectionRunner(this.db, projection, this.log, { ...this.options, onEmitted: (types) => this.wakeFor(types) });
+      const runner = new ProjectionRunner(this.db, projection, this.log, {
+        ...this.options,
+        onEmitted: (types) => this.wakeFor(types),
+      });
       this.runners.set(projection.name, runner);
       // The job is done once the runner is woken, not when its run ends: pg-boss completes a job
       // after its handler, so a job held through a long run stays `active` if the database goes
       // away or this process dies meanwhile, and a stately queue fetches nothing more until that
       // job expires. The runner coalesces wake-ups itself.
-      await this.boss.work(wakeupQueueOf(projection), { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 0.5 }, async () => {
-        void runner.wakeForNewEvents();
-      });
+      await this.boss.work(
+        wakeupQueueOf(projection),
+        { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 0.5 },
+        async () => {
+          void runner.wakeForNewEvents();
+        },
+      );
     }
     this.safetyNet = setInterval(() => this.wakeAll(), this.options.safetyNetMs ?? 5000);
     this.safetyNet.unref();

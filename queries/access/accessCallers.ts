@@ -22,5 +22,7 @@ export async function authorsByTokenDigest(db: Db, digests: readonly string[]): 
      where s.kind = 'author' and s.digest = any($1::text[])`,
     [digests],
   );
-  return new Map(rows.map((row) => [row.digest, { authorId: row.author_id, name: row.name, tenant: row.tenant, roles: row.roles }]));
+  return new Map(
+    rows.map((row) => [row.digest, { authorId: row.author_id, name: row.name, tenant: row.tenant, roles: row.roles }]),
+  );
 }

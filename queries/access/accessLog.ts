@@ -6,16 +6,42 @@ import type { TenantReader } from "../../db/tenantScope.ts";
 /** Contract E.4: one access record as the access-log routes answer it. */
 export const accessRecordSchema = z.object({
   at: localIsoDateTimeText.meta({ description: "When the answer was given" }),
-  who: z.string().meta({ description: 'The credential\'s name; "admin" for the ADMIN_TOKEN; "anonymous" for a viewing call without a credential', example: "Dr. Wang" }),
-  credential: z.string().meta({ description: 'The author id, client id or session subject; "admin" for the ADMIN_TOKEN; "none" without a credential' }),
+  who: z
+    .string()
+    .meta({
+      description:
+        'The credential\'s name; "admin" for the ADMIN_TOKEN; "anonymous" for a viewing call without a credential',
+      example: "Dr. Wang",
+    }),
+  credential: z
+    .string()
+    .meta({
+      description:
+        'The author id, client id or session subject; "admin" for the ADMIN_TOKEN; "none" without a credential',
+    }),
   roles: z.array(z.string()),
   action: z.string().meta({ description: "The route as declared", example: "GET /api/patients/{patientRef}/results" }),
-  patientRefs: z.array(z.string()).meta({ description: "The patients the answer showed (refused or failed: the one it was asked about), at most 1000" }),
-  patientRefsTruncated: z.literal(true).optional().meta({ description: "The answer showed more patients than the record names" }),
-  reports: z.array(z.string()).optional().meta({ description: "Reports the answer showed, <kind>:<externalId> (the unmatched queue, a report's history, a FHIR DiagnosticReport)", example: ["lab:L20260301-0001"] }),
+  patientRefs: z
+    .array(z.string())
+    .meta({
+      description: "The patients the answer showed (refused or failed: the one it was asked about), at most 1000",
+    }),
+  patientRefsTruncated: z
+    .literal(true)
+    .optional()
+    .meta({ description: "The answer showed more patients than the record names" }),
+  reports: z
+    .array(z.string())
+    .optional()
+    .meta({
+      description:
+        "Reports the answer showed, <kind>:<externalId> (the unmatched queue, a report's history, a FHIR DiagnosticReport)",
+      example: ["lab:L20260301-0001"],
+    }),
   requestId: z.string().meta({ description: "The answer's X-Request-Id" }),
   outcome: z.enum(ACCESS_OUTCOMES).meta({
-    description: "shown: answered in full; cut: the answer was cut off (the caller went away, an export stopped); not-found, invalid, refused: answered 404, 400 or 401/403; failed: a fault of the service",
+    description:
+      "shown: answered in full; cut: the answer was cut off (the caller went away, an export stopped); not-found, invalid, refused: answered 404, 400 or 401/403; failed: a fault of the service",
   }),
 });
 export type AccessRecordAnswer = z.infer<typeof accessRecordSchema>;
@@ -27,7 +53,10 @@ export interface AccessPeriod {
 }
 
 /** Where a record stands in a patient's log: its moment exactly (as PostgreSQL writes it), then the order it was written in. */
-export const patientAccessKey = z.tuple([z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/), z.int().min(0)]);
+export const patientAccessKey = z.tuple([
+  z.string().regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/),
+  z.int().min(0),
+]);
 export type PatientAccessKey = z.infer<typeof patientAccessKey>;
 
 /** Where a record stands in the tenant's log: the order it was written in. */
@@ -48,7 +77,8 @@ interface AccessRow {
   outcome: AccessRecordAnswer["outcome"];
 }
 
-const COLUMNS = "seq, at, at::text as at_key, who, credential, roles, action, patient_refs, patient_refs_truncated, reports, request_id, outcome";
+const COLUMNS =
+  "seq, at, at::text as at_key, who, credential, roles, action, patient_refs, patient_refs_truncated, reports, request_id, outcome";
 
 function toRecord(row: AccessRow): AccessRecordAnswer {
   return {

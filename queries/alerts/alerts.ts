@@ -12,32 +12,64 @@ export const alertDeltaSchema = z.object({
   previousAt: localIsoDateTimeText.meta({ description: "When the previous result was collected, else reported" }),
   change: z.number().meta({ description: "value − previous, signed, in the standard unit", example: 1.8 }),
   previousExternalId: z.string().meta({ description: "The report the previous result belongs to" }),
-  limit: z.object({ limit: z.number(), percent: z.boolean(), days: z.int() }).meta({ description: "The dictionary's delta limit the change exceeded: in the standard unit, or in % of the previous value; within days" }),
+  limit: z
+    .object({ limit: z.number(), percent: z.boolean(), days: z.int() })
+    .meta({
+      description:
+        "The dictionary's delta limit the change exceeded: in the standard unit, or in % of the previous value; within days",
+    }),
 });
 
 /** Contract D.7: a critical-result alert as listed, streamed and sent to the webhook; F.3 adds its kind, and delta alerts. */
 export const alertSchema = z.object({
   alertId: z.string(),
-  kind: z.enum(ALERT_KINDS).meta({ description: "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond the dictionary's delta limit (F.3)" }),
+  kind: z
+    .enum(ALERT_KINDS)
+    .meta({
+      description:
+        "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond the dictionary's delta limit (F.3)",
+    }),
   patientRef: z.string(),
   patientName: z.string().nullable(),
   code: z.string().meta({ description: "The standard item code (the sender's code for an item the dictionary lacks)" }),
-  name: z.string().meta({ description: "The item's Chinese name (the sender's item name for an item the dictionary lacks)" }),
-  nameEn: z.string().nullable().meta({ description: "The item's English name; null for an item the dictionary lacks", example: "Potassium" }),
-  label: z.string().nullable().meta({ description: "The short clinical label staff know the item by; null for an item the dictionary lacks", example: "K" }),
-  value: z.union([z.number(), z.string()]).meta({ description: "In the standard unit when the item is mapped and numeric, else as sent" }),
+  name: z
+    .string()
+    .meta({ description: "The item's Chinese name (the sender's item name for an item the dictionary lacks)" }),
+  nameEn: z
+    .string()
+    .nullable()
+    .meta({ description: "The item's English name; null for an item the dictionary lacks", example: "Potassium" }),
+  label: z
+    .string()
+    .nullable()
+    .meta({
+      description: "The short clinical label staff know the item by; null for an item the dictionary lacks",
+      example: "K",
+    }),
+  value: z
+    .union([z.number(), z.string()])
+    .meta({ description: "In the standard unit when the item is mapped and numeric, else as sent" }),
   unit: z.string().nullable(),
   flag: z.string().nullable().meta({ description: "The laboratory's abnormal flag, as sent" }),
-  reason: z.string().meta({ description: "Why the result is critical, or how far it moved", example: "above the critical limit 6.2 mmol/L" }),
+  reason: z
+    .string()
+    .meta({
+      description: "Why the result is critical, or how far it moved",
+      example: "above the critical limit 6.2 mmol/L",
+    }),
   externalId: z.string().meta({ description: "The report the result belongs to" }),
   collectedAt: localIsoDateTimeText.nullable(),
   raisedAt: localIsoDateTimeText,
   acknowledgedAt: localIsoDateTimeText.optional(),
   acknowledgedBy: z.string().optional(),
   note: z.string().optional(),
-  closedAt: localIsoDateTimeText.optional().meta({ description: "When an update of the report no longer held the critical value" }),
+  closedAt: localIsoDateTimeText
+    .optional()
+    .meta({ description: "When an update of the report no longer held the critical value" }),
   closedReason: z.string().optional(),
-  delta: alertDeltaSchema.optional().meta({ description: "DELTA alerts only: the previous result and the change from it" }),
+  delta: alertDeltaSchema
+    .optional()
+    .meta({ description: "DELTA alerts only: the previous result and the change from it" }),
 });
 export type Alert = z.infer<typeof alertSchema>;
 
@@ -112,14 +144,26 @@ function toAlert(row: AlertRow, dictionary: Dictionary): Alert {
     externalId: row.external_id,
     collectedAt: row.collected_at,
     raisedAt: localIsoDateTime(row.raised_at),
-    ...(row.acknowledged_at ? { acknowledgedAt: localIsoDateTime(row.acknowledged_at), acknowledgedBy: row.acknowledged_by ?? "", note: row.note ?? "" } : {}),
+    ...(row.acknowledged_at
+      ? {
+          acknowledgedAt: localIsoDateTime(row.acknowledged_at),
+          acknowledgedBy: row.acknowledged_by ?? "",
+          note: row.note ?? "",
+        }
+      : {}),
     ...(row.closed_at ? { closedAt: localIsoDateTime(row.closed_at), closedReason: row.closed_reason ?? "" } : {}),
     ...(row.kind === "DELTA" ? { delta: deltaOf(row) } : {}),
   };
 }
 
 function deltaOf(row: AlertRow): z.infer<typeof alertDeltaSchema> {
-  return { previous: row.previous!, previousAt: row.previous_at!, change: row.change!, previousExternalId: row.previous_external_id!, limit: row.delta_limit! };
+  return {
+    previous: row.previous!,
+    previousAt: row.previous_at!,
+    change: row.change!,
+    previousExternalId: row.previous_external_id!,
+    limit: row.delta_limit!,
+  };
 }
 
 /** A page of the alerts of a state, newest first, after `after`; `kind` absent: alerts of both kinds. */
@@ -140,14 +184,23 @@ export async function listAlerts(
   return rows.map((row) => ({ ...toAlert(row, dictionary), key: [row.at_key, row.alert_id] }));
 }
 
-export async function alertById(reader: TenantReader, dictionary: Dictionary, alertId: string): Promise<Alert | undefined> {
-  const { rows } = await reader.query<AlertRow>(`select ${ALERT_COLUMNS} from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref where a.alert_id = $1`, [alertId]);
+export async function alertById(
+  reader: TenantReader,
+  dictionary: Dictionary,
+  alertId: string,
+): Promise<Alert | undefined> {
+  const { rows } = await reader.query<AlertRow>(
+    `select ${ALERT_COLUMNS} from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref where a.alert_id = $1`,
+    [alertId],
+  );
   return rows.map((row) => toAlert(row, dictionary))[0];
 }
 
 /** How many alerts stand (neither acknowledged nor closed), and how many of them are delta alerts (F.3): the badge on every staff page. */
 export async function openAlertCount(reader: TenantReader): Promise<{ open: number; delta: number }> {
-  const { rows } = await reader.query<{ open: number; delta: number }>(`select count(*)::int as open, (count(*) filter (where a.kind = 'DELTA'))::int as delta from read.alerts a where ${STATES.open.where}`);
+  const { rows } = await reader.query<{ open: number; delta: number }>(
+    `select count(*)::int as open, (count(*) filter (where a.kind = 'DELTA'))::int as delta from read.alerts a where ${STATES.open.where}`,
+  );
   return rows[0]!;
 }
 
@@ -158,7 +211,13 @@ export type PatientAlertKey = [string, string];
  * A page of one patient's alerts of every state and kind, oldest raised first, after `after`
  * (a patient's copy, contract G.1); `limit` of them.
  */
-export async function patientAlerts(reader: TenantReader, dictionary: Dictionary, patientRef: string, after: PatientAlertKey | null, limit: number): Promise<{ alerts: Alert[]; next: PatientAlertKey | null }> {
+export async function patientAlerts(
+  reader: TenantReader,
+  dictionary: Dictionary,
+  patientRef: string,
+  after: PatientAlertKey | null,
+  limit: number,
+): Promise<{ alerts: Alert[]; next: PatientAlertKey | null }> {
   const { rows } = await reader.query<AlertRow & { at_key: string }>(
     `select ${ALERT_COLUMNS}, a.raised_at::text as at_key from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref
      where a.patient_ref = $1 and ($2::timestamptz is null or (a.raised_at, a.alert_id) > ($2::timestamptz, $3::text))
@@ -166,5 +225,8 @@ export async function patientAlerts(reader: TenantReader, dictionary: Dictionary
     [patientRef, after?.[0] ?? null, after?.[1] ?? null, limit],
   );
   const last = rows.at(-1);
-  return { alerts: rows.map((row) => toAlert(row, dictionary)), next: rows.length === limit && last ? [last.at_key, last.alert_id] : null };
+  return {
+    alerts: rows.map((row) => toAlert(row, dictionary)),
+    next: rows.length === limit && last ? [last.at_key, last.alert_id] : null,
+  };
 }

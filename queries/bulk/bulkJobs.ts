@@ -31,7 +31,13 @@ export type BulkJobAnswer = z.infer<typeof bulkJobAnswerSchema>;
 export const bulkRejectedAnswerSchema = z.object({
   total: count("Rejected lines of the job so far"),
   items: z.array(bulkRejectionSchema),
-  next: z.string().nullable().meta({ description: "The cursor of the following page (send it as cursor, with the same limit and no offset), or null when this page holds the last rejected line so far" }),
+  next: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "The cursor of the following page (send it as cursor, with the same limit and no offset), or null when this page holds the last rejected line so far",
+    }),
 });
 export type BulkRejectedAnswer = z.infer<typeof bulkRejectedAnswerSchema>;
 
@@ -44,8 +50,15 @@ export type BulkJobListEntry = z.infer<typeof bulkJobListEntrySchema>;
 const at = (value: Date | null) => (value ? localDateTime(value) : null);
 
 /** A job of this client, or null (another client's job does not exist for it). */
-export async function bulkJobOfClient(reader: TenantReader, jobId: string, clientId: string): Promise<BulkJobAnswer | null> {
-  const { rows } = await reader.query("select * from read.bulk_jobs where job_id = $1 and client_id = $2", [jobId, clientId]);
+export async function bulkJobOfClient(
+  reader: TenantReader,
+  jobId: string,
+  clientId: string,
+): Promise<BulkJobAnswer | null> {
+  const { rows } = await reader.query("select * from read.bulk_jobs where job_id = $1 and client_id = $2", [
+    jobId,
+    clientId,
+  ]);
   return rows[0] ? jobAnswer(rows[0]) : null;
 }
 
@@ -60,7 +73,10 @@ export const bulkJobListKey = z.string().regex(/^\d{1,19}$/);
 export type BulkJobListKey = z.infer<typeof bulkJobListKey>;
 
 /** A page of the tenant's jobs, newest first, submitted before `after`'s; each with its client's name. */
-export async function listBulkJobs(reader: TenantReader, { limit, after }: { limit: number; after: BulkJobListKey | null }): Promise<Array<BulkJobListEntry & { key: BulkJobListKey }>> {
+export async function listBulkJobs(
+  reader: TenantReader,
+  { limit, after }: { limit: number; after: BulkJobListKey | null },
+): Promise<Array<BulkJobListEntry & { key: BulkJobListKey }>> {
   const { rows } = await reader.query(
     `select j.*, coalesce(c.name, j.client_id) as client_name
        from read.bulk_jobs j left join read.clients c on c.client_id = j.client_id

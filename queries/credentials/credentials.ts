@@ -33,7 +33,12 @@ interface ClientRow {
   code_map: Record<string, string>;
 }
 
-const clientOfRow = (row: ClientRow): Client => ({ clientId: row.client_id, name: row.name, tenant: row.tenant, codeMap: row.code_map });
+const clientOfRow = (row: ClientRow): Client => ({
+  clientId: row.client_id,
+  name: row.name,
+  tenant: row.tenant,
+  codeMap: row.code_map,
+});
 
 interface AuthorRow {
   author_id: string;
@@ -43,7 +48,13 @@ interface AuthorRow {
   wards: string[] | null;
 }
 
-const authorOfRow = (row: AuthorRow): Author => ({ authorId: row.author_id, name: row.name, tenant: row.tenant, roles: row.roles, wards: row.wards });
+const authorOfRow = (row: AuthorRow): Author => ({
+  authorId: row.author_id,
+  name: row.name,
+  tenant: row.tenant,
+  roles: row.roles,
+  wards: row.wards,
+});
 
 /** What a presented secret amounts to now. */
 export type CredentialLookup<T> =
@@ -61,7 +72,11 @@ interface Standing {
   valid_until: Date | null;
 }
 
-function lookupOf<R extends Standing, T>(row: R | undefined, credential: (row: R) => T, now: Date): CredentialLookup<T> {
+function lookupOf<R extends Standing, T>(
+  row: R | undefined,
+  credential: (row: R) => T,
+  now: Date,
+): CredentialLookup<T> {
   if (!row || row.revoked_at !== null) return { status: "unknown" };
   if (row.expires_at !== null && row.expires_at <= now) return { status: "expired", at: row.expires_at };
   if (row.valid_until !== null && row.valid_until <= now) return { status: "replaced", at: row.valid_until };
@@ -83,7 +98,12 @@ export function readsVersion1(error: unknown): boolean {
  * expiry, no author revocation). Events appended meanwhile reach neither until the rebuild is
  * live, and their commands wait for that, so a look-up of version 1 answers what it would have.
  */
-async function withVersion1Fallback<R>(db: Db, current: string, version1: string, digests: string[]): Promise<R | undefined> {
+async function withVersion1Fallback<R>(
+  db: Db,
+  current: string,
+  version1: string,
+  digests: string[],
+): Promise<R | undefined> {
   try {
     return (await db.query(current, [digests])).rows[0];
   } catch (error) {
@@ -121,13 +141,19 @@ export async function authorBySecret(db: Db, digests: string[], now = new Date()
 }
 
 export async function clientById(db: Db, clientId: string): Promise<(Client & { revoked: boolean }) | null> {
-  const { rows } = await db.query("select client_id, name, tenant, code_map, revoked_at from read.clients where client_id = $1", [clientId]);
+  const { rows } = await db.query(
+    "select client_id, name, tenant, code_map, revoked_at from read.clients where client_id = $1",
+    [clientId],
+  );
   const row = rows[0];
   return row ? { ...clientOfRow(row), revoked: row.revoked_at !== null } : null;
 }
 
 export async function authorById(db: Db, authorId: string): Promise<(Author & { revoked: boolean }) | null> {
-  const { rows } = await db.query("select author_id, name, tenant, roles, wards, revoked_at from read.authors where author_id = $1", [authorId]);
+  const { rows } = await db.query(
+    "select author_id, name, tenant, roles, wards, revoked_at from read.authors where author_id = $1",
+    [authorId],
+  );
   const row = rows[0];
   return row ? { ...authorOfRow(row), revoked: row.revoked_at !== null } : null;
 }
@@ -147,7 +173,9 @@ const credentialListFields = {
   tenant: z.string(),
   createdAt: z.iso.datetime().meta({ description: "When the credential was issued (ISO 8601, UTC)" }),
   expiresAt: when("When it stops working (expiresInDays), or null: it does not expire"),
-  lastUsedAt: when("The last call that presented it while it worked, shown within a few seconds; null: none since lastUsedAt was first recorded"),
+  lastUsedAt: when(
+    "The last call that presented it while it worked, shown within a few seconds; null: none since lastUsedAt was first recorded",
+  ),
   revokedAt: when("When it was revoked, or null"),
 };
 
@@ -193,12 +221,18 @@ export interface CredentialPage {
   after?: CredentialListKey | null;
 }
 
-const KEYSET = (table: string, id: string) => `where $1::timestamptz is null or (${table}.created_at, ${table}.${id}) > ($1::timestamptz, $2::text)
+const KEYSET = (
+  table: string,
+  id: string,
+) => `where $1::timestamptz is null or (${table}.created_at, ${table}.${id}) > ($1::timestamptz, $2::text)
      order by ${table}.created_at, ${table}.${id} limit $3::int`;
 const keyOf = (row: ListedRow & { created_key: string }): CredentialListKey => [row.created_key, row.id];
 
 /** The reader's tenant's clients, oldest first, revoked ones included. */
-export async function listClients(reader: TenantReader, { limit = null, after = null }: CredentialPage = {}): Promise<Array<ClientListEntry & { key: CredentialListKey }>> {
+export async function listClients(
+  reader: TenantReader,
+  { limit = null, after = null }: CredentialPage = {},
+): Promise<Array<ClientListEntry & { key: CredentialListKey }>> {
   const { rows } = await reader.query<ListedRow & { created_key: string }>(
     `select c.client_id as id, c.name, c.tenant, c.created_at, c.created_at::text as created_key, c.expires_at, u.last_used_at, c.revoked_at
      from read.clients c left join read.credential_uses u on u.credential_id = c.client_id
@@ -209,7 +243,10 @@ export async function listClients(reader: TenantReader, { limit = null, after = 
 }
 
 /** The reader's tenant's authors, oldest first, revoked ones included. */
-export async function listAuthors(reader: TenantReader, { limit = null, after = null }: CredentialPage = {}): Promise<Array<AuthorListEntry & { key: CredentialListKey }>> {
+export async function listAuthors(
+  reader: TenantReader,
+  { limit = null, after = null }: CredentialPage = {},
+): Promise<Array<AuthorListEntry & { key: CredentialListKey }>> {
   const { rows } = await reader.query<ListedRow & { created_key: string; roles: string[]; wards: string[] | null }>(
     `select a.author_id as id, a.name, a.tenant, a.roles, a.wards, a.created_at, a.created_at::text as created_key, a.expires_at, u.last_used_at, a.revoked_at
      from read.authors a left join read.credential_uses u on u.credential_id = a.author_id
@@ -227,7 +264,11 @@ export type SecretStanding = CredentialLookup<unknown>["status"];
  * this process's long-lived answers hold (src/credentials/credentialWatch.ts). A digest absent
  * from the answer belongs to no credential: unknown, as a look-up would find it.
  */
-export async function standingOfSecrets(db: Db, digests: readonly string[], now = new Date()): Promise<Map<string, SecretStanding>> {
+export async function standingOfSecrets(
+  db: Db,
+  digests: readonly string[],
+  now = new Date(),
+): Promise<Map<string, SecretStanding>> {
   const { rows } = await db.query<Standing & { digest: string }>(
     `select s.digest, coalesce(c.expires_at, a.expires_at) as expires_at, coalesce(c.revoked_at, a.revoked_at) as revoked_at, s.valid_until
      from read.credential_secrets s

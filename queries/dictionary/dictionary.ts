@@ -13,23 +13,39 @@ export const servedItemSchema = z.object({
   unit: z.string().meta({ description: '"" when unit-less' }),
   aliases: z.array(z.string()),
   core: z.boolean(),
-  timing: z.boolean().meta({ description: "True when the meaning depends on when it is drawn relative to a dialysis session (pre/post)" }),
+  timing: z
+    .boolean()
+    .meta({
+      description: "True when the meaning depends on when it is drawn relative to a dialysis session (pre/post)",
+    }),
   loinc: z.string().nullable(),
   formula: z
     .object({
       name: z.string().meta({ example: "Payne" }),
       version: z.int(),
-      expression: z.string().meta({ description: "Over other items' codes, in their standard units", example: "CA + 0.02 * (40 - ALB)" }),
+      expression: z
+        .string()
+        .meta({ description: "Over other items' codes, in their standard units", example: "CA + 0.02 * (40 - ALB)" }),
       decimals: z.int(),
-      sentAs: z.array(z.string()).meta({ description: "Items which, sent by the laboratory for that collection, stand instead of the derived value" }),
+      sentAs: z
+        .array(z.string())
+        .meta({
+          description: "Items which, sent by the laboratory for that collection, stand instead of the derived value",
+        }),
       source: z.string(),
     })
     .optional()
-    .meta({ description: "Contract F.2: present on an item the service derives where the laboratory does not send it" }),
+    .meta({
+      description: "Contract F.2: present on an item the service derives where the laboratory does not send it",
+    }),
 });
 export type ServedItem = z.infer<typeof servedItemSchema>;
 
-export const servedExamTypeSchema = z.object({ code: z.string(), name: z.string(), nameEn: z.string().meta({ description: "The English name" }) });
+export const servedExamTypeSchema = z.object({
+  code: z.string(),
+  name: z.string(),
+  nameEn: z.string().meta({ description: "The English name" }),
+});
 
 /** Contract B.4: the `data` of `GET /open/v1/dict/lab-items`. */
 export const dictionaryAnswerSchema = z.object({
@@ -66,6 +82,9 @@ export function serveDictionary(dictionary: Dictionary): ServedDictionary {
     ...(item.formula ? { formula: { ...item.formula, sentAs: [...item.formula.sentAs] } } : {}),
   }));
   const examTypes = dictionary.examTypes.map(({ code, name, nameEn }) => ({ code, name, nameEn }));
-  const version = createHash("sha256").update(JSON.stringify({ items: dictionary.items, examTypes: dictionary.examTypes })).digest("hex").slice(0, 12);
+  const version = createHash("sha256")
+    .update(JSON.stringify({ items: dictionary.items, examTypes: dictionary.examTypes }))
+    .digest("hex")
+    .slice(0, 12);
   return { version, items, examTypes, categories: [...new Set(items.map((item) => item.category))] };
 }

@@ -19,15 +19,25 @@ export const itemMappingSchema = z.object({
   removedBy: z.string().nullable(),
   remap: z
     .object({
-      status: z.enum(["RUNNING", "DONE", "STOPPED"]).meta({ description: "STOPPED: the mapping was undone before its re-mapping ended (undoing covers what it re-mapped)" }),
-      results: z.int().meta({ description: "Stored results re-mapped so far (as the item rows report SQL reads have them)" }),
-      total: z.int().nullable().meta({ description: "Stored results it matched when it was made; null until the re-mapping has begun" }),
+      status: z
+        .enum(["RUNNING", "DONE", "STOPPED"])
+        .meta({
+          description: "STOPPED: the mapping was undone before its re-mapping ended (undoing covers what it re-mapped)",
+        }),
+      results: z
+        .int()
+        .meta({ description: "Stored results re-mapped so far (as the item rows report SQL reads have them)" }),
+      total: z
+        .int()
+        .nullable()
+        .meta({ description: "Stored results it matched when it was made; null until the re-mapping has begun" }),
     })
     .meta({ description: "The re-mapping of the results stored before the mapping was made" }),
 });
 export type ItemMapping = z.infer<typeof itemMappingSchema>;
 
-const COLUMNS = "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by";
+const COLUMNS =
+  "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by";
 /** A mapping with how far the item rows have applied its re-mapping (lab_results' remap_progress). */
 const WITH_PROGRESS = `select m.*, coalesce(p.results, 0) as remap_results, p.total as remap_total, coalesce(p.done, false) as remap_done
   from read.item_mappings m left join read.remap_progress p on p.mapping_id = m.mapping_id`;
@@ -41,12 +51,19 @@ function toMapping(row: Record<string, any>): ItemMapping {
     addedBy: row.added_by,
     removedAt: row.removed_at ? localDateTime(row.removed_at) : null,
     removedBy: row.removed_by,
-    remap: { status: row.remap_done ? "DONE" : row.removed_at ? "STOPPED" : "RUNNING", results: row.remap_results, total: row.remap_total },
+    remap: {
+      status: row.remap_done ? "DONE" : row.removed_at ? "STOPPED" : "RUNNING",
+      results: row.remap_results,
+      total: row.remap_total,
+    },
   };
 }
 
 /** A page of the tenant's mappings, the newest first, older than `after`: those in force, and those undone. */
-export async function listItemMappings(reader: TenantReader, { limit, after }: { limit: number; after: ItemMappingKey | null }): Promise<Array<ItemMapping & { key: ItemMappingKey }>> {
+export async function listItemMappings(
+  reader: TenantReader,
+  { limit, after }: { limit: number; after: ItemMappingKey | null },
+): Promise<Array<ItemMapping & { key: ItemMappingKey }>> {
   const { rows } = await reader.query(
     `select ${COLUMNS}, remap_results, remap_total, remap_done from (${WITH_PROGRESS}) m
      where $1::bigint is null or position < $1 order by position desc limit $2`,
@@ -60,9 +77,15 @@ export const itemMappingKey = z.string().regex(/^\d{1,19}$/);
 export type ItemMappingKey = z.infer<typeof itemMappingKey>;
 
 /** One mapping and the stream it lives in; null when the tenant has none of this id. */
-export async function itemMappingById(reader: TenantReader, mappingId: string): Promise<(ItemMapping & { streamId: string }) | null> {
+export async function itemMappingById(
+  reader: TenantReader,
+  mappingId: string,
+): Promise<(ItemMapping & { streamId: string }) | null> {
   if (!z.uuid().safeParse(mappingId).success) return null;
-  const { rows } = await reader.query(`select ${COLUMNS}, remap_results, remap_total, remap_done from (${WITH_PROGRESS}) m where mapping_id = $1`, [mappingId]);
+  const { rows } = await reader.query(
+    `select ${COLUMNS}, remap_results, remap_total, remap_done from (${WITH_PROGRESS}) m where mapping_id = $1`,
+    [mappingId],
+  );
   return rows[0] ? { ...toMapping(rows[0]), streamId: rows[0].stream_id } : null;
 }
 
@@ -109,7 +132,10 @@ const keyParams = (tenant: string, keys: MappingKeys) => [tenant, keys.client, k
 
 /** How many stored results a mapping of these keys would re-map now (the re-mapping's total, for a mapping that did not record it). */
 export async function countMappingResults(reader: TenantReader, tenant: string, keys: MappingKeys): Promise<number> {
-  const { rows } = await reader.query(`select count(*)::int as n from read.lab_results i where ${MATCHED_UNMAPPED}`, keyParams(tenant, keys));
+  const { rows } = await reader.query(
+    `select count(*)::int as n from read.lab_results i where ${MATCHED_UNMAPPED}`,
+    keyParams(tenant, keys),
+  );
   return rows[0].n as number;
 }
 
@@ -126,7 +152,12 @@ export interface RemapCuts {
  * of about `stepResults` each at a report's boundary: one pass over lab_results_unmapped in
  * externalId order, which holds all it reads (an index-only scan where the table is vacuumed).
  */
-export async function remapCuts(reader: TenantReader, tenant: string, after: string | null, stepResults: number): Promise<RemapCuts> {
+export async function remapCuts(
+  reader: TenantReader,
+  tenant: string,
+  after: string | null,
+  stepResults: number,
+): Promise<RemapCuts> {
   const { rows } = await reader.query(
     `with unmapped as materialized (
        select i.external_id collate "C" as id, row_number() over (order by i.external_id collate "C") as n
@@ -144,9 +175,16 @@ export async function remapCuts(reader: TenantReader, tenant: string, after: str
 
 /** `POST /api/dictionary/mappings/preview`: what a mapping of these keys would re-map now. */
 export const mappingPreviewSchema = z.object({
-  results: z.int().meta({ description: "Stored results, every ward's, no dictionary entry matched that the mapping matches: those it would re-map now" }),
+  results: z
+    .int()
+    .meta({
+      description:
+        "Stored results, every ward's, no dictionary entry matched that the mapping matches: those it would re-map now",
+    }),
   reports: z.int().meta({ description: "The reports they belong to" }),
-  units: z.array(z.string()).meta({ description: 'The units they were sent in ("" for none), the most frequent first' }),
+  units: z
+    .array(z.string())
+    .meta({ description: 'The units they were sent in ("" for none), the most frequent first' }),
 });
 export type MappingPreview = z.infer<typeof mappingPreviewSchema>;
 
@@ -163,7 +201,11 @@ export async function mappingPreview(reader: TenantReader, tenant: string, keys:
 }
 
 /** How many stored results a mapping of these keys would re-map now, and the units they were sent in: mappingPreview without its reports, which a sort of every result costs. */
-export async function unitsSent(reader: TenantReader, tenant: string, keys: MappingKeys): Promise<{ results: number; units: string[] }> {
+export async function unitsSent(
+  reader: TenantReader,
+  tenant: string,
+  keys: MappingKeys,
+): Promise<{ results: number; units: string[] }> {
   const { rows } = await reader.query(
     `select coalesce(sum(results), 0)::int as results, coalesce(array_agg(unit order by results desc, unit), '{}') as units
      from (select coalesce(btrim(i.unit), '') as unit, count(*)::int as results from read.lab_results i where ${MATCHED_UNMAPPED} group by 1) per_unit`,
@@ -205,8 +247,15 @@ export async function mappingTimeline(reader: TenantReader, externalId: string):
     mappings: mappings.map((row) => ({
       rule: ruleOf(row),
       added: { tx: BigInt(row.tx), position: Number(row.position), by: row.added_by },
-      removed: row.removed_tx ? { tx: BigInt(row.removed_tx), position: Number(row.removed_position), at: row.removed_at, by: row.removed_by } : null,
+      removed: row.removed_tx
+        ? { tx: BigInt(row.removed_tx), position: Number(row.removed_position), at: row.removed_at, by: row.removed_by }
+        : null,
     })),
-    steps: steps.map((row) => ({ mappingId: row.mapping_id, tx: BigInt(row.tx), position: Number(row.position), at: row.recorded_at })),
+    steps: steps.map((row) => ({
+      mappingId: row.mapping_id,
+      tx: BigInt(row.tx),
+      position: Number(row.position),
+      at: row.recorded_at,
+    })),
   };
 }

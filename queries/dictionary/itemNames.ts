@@ -27,7 +27,9 @@ const byDictionary = new WeakMap<Dictionary, Map<string, ItemNames>>();
 export function itemNamesOf(dictionary: Dictionary, code: string): ItemNames | undefined {
   let names = byDictionary.get(dictionary);
   if (!names) {
-    names = new Map(dictionary.items.map((item) => [item.code, { name: item.name, nameEn: item.nameEn, label: item.label }]));
+    names = new Map(
+      dictionary.items.map((item) => [item.code, { name: item.name, nameEn: item.nameEn, label: item.label }]),
+    );
     byDictionary.set(dictionary, names);
   }
   return names.get(code);

@@ -4,21 +4,37 @@ import type { TenantReader } from "../../db/tenantScope.ts";
 
 /** One sent item no dictionary entry matched, as `GET /api/dictionary/unmapped` lists it (contract F.1). */
 export const unmappedItemSchema = z.object({
-  client: z.string().meta({ description: "The sending client's name, as POST /api/dictionary/mappings takes it", example: "Central lab LIS" }),
+  client: z
+    .string()
+    .meta({
+      description: "The sending client's name, as POST /api/dictionary/mappings takes it",
+      example: "Central lab LIS",
+    }),
   itemCode: z.string().nullable().meta({ description: "The item's code as sent", example: "X-LOCAL-42" }),
   itemName: z.string().nullable().meta({ description: "The item's name as sent", example: "某本地项目" }),
   unit: z.string().nullable().meta({ description: "The unit as sent", example: "mg/dL" }),
   results: z.int().meta({ description: "How many results of it were received in the days asked for" }),
   firstSeen: localDateTimeText.meta({ description: "When the first of them was received (local yyyy-MM-dd HH:mm:ss)" }),
   lastSeen: localDateTimeText.meta({ description: "When the last of them was received" }),
-  examples: z.array(z.union([z.number(), z.string()])).meta({ description: "Up to 5 different values as sent: texts first, then numbers from the smallest", example: ["阴性", 0.9, 1.2] }),
+  examples: z
+    .array(z.union([z.number(), z.string()]))
+    .meta({
+      description: "Up to 5 different values as sent: texts first, then numbers from the smallest",
+      example: ["阴性", 0.9, 1.2],
+    }),
 });
 export type UnmappedItem = z.infer<typeof unmappedItemSchema>;
 
 const EXAMPLES = 5;
 
 /** Where a page of the list ends: its last item's results, client, code, name and unit. */
-export const unmappedItemKey = z.tuple([z.int().min(0), z.string().max(1000), z.string().max(1000).nullable(), z.string().max(1000).nullable(), z.string().max(1000).nullable()]);
+export const unmappedItemKey = z.tuple([
+  z.int().min(0),
+  z.string().max(1000),
+  z.string().max(1000).nullable(),
+  z.string().max(1000).nullable(),
+  z.string().max(1000).nullable(),
+]);
 export type UnmappedItemKey = z.infer<typeof unmappedItemKey>;
 
 /** The list's order after the count (client, then code, name and unit with nulls last) as one row value, comparable with a key's. */
@@ -33,7 +49,12 @@ const ORDER_KEY = (alias: string) =>
  * to callers without wards). lab_results_unmapped holds only these rows, so the list costs what
  * is unmapped, not what is stored.
  */
-export async function unmappedItems(reader: TenantReader, from: Date, until: Date, { limit, after }: { limit: number; after: UnmappedItemKey | null }): Promise<Array<UnmappedItem & { key: UnmappedItemKey }>> {
+export async function unmappedItems(
+  reader: TenantReader,
+  from: Date,
+  until: Date,
+  { limit, after }: { limit: number; after: UnmappedItemKey | null },
+): Promise<Array<UnmappedItem & { key: UnmappedItemKey }>> {
   const { rows } = await reader.query(
     `select * from (
        select r.client_name as client, i.item_code, i.item_name, i.unit, count(*)::int as results,
@@ -48,7 +69,16 @@ export async function unmappedItems(reader: TenantReader, from: Date, until: Dat
         or (g.results = $3 and ${ORDER_KEY("g")} > ($4::text, $5::text is null, coalesce($5::text, ''), $6::text is null, coalesce($6::text, ''), $7::text is null, coalesce($7::text, '')))
      order by g.results desc, ${ORDER_KEY("g").slice(1, -1)}
      limit $8::int`,
-    [from, until, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, after?.[3] ?? null, after?.[4] ?? null, limit],
+    [
+      from,
+      until,
+      after?.[0] ?? null,
+      after?.[1] ?? null,
+      after?.[2] ?? null,
+      after?.[3] ?? null,
+      after?.[4] ?? null,
+      limit,
+    ],
   );
   return rows.map((row) => ({
     client: row.client,

@@ -16,14 +16,23 @@ import type { TenantReader } from "../../db/tenantScope.ts";
 
 const masked = { description: "Masked: first 6 and last 4 kept", example: "110101********1234" };
 const sexSchema = z.enum(["M", "F"]).meta({ description: "From the id card's 17th digit: odd M, even F (GB 11643)" });
-const check = z.enum(["same", "differs", "unknown"]).meta({ description: "unknown: the report does not say (no id card, no valid one, no name, or no HIS id on either side)" });
+const check = z
+  .enum(["same", "differs", "unknown"])
+  .meta({
+    description: "unknown: the report does not say (no id card, no valid one, no name, or no HIS id on either side)",
+  });
 
 export const claimCheckSchema = z.object({
   report: z.object({
     name: z.string().nullable(),
     idCard: z.string().nullable().meta(masked),
-    idCardState: z.enum(["valid", "invalid", "missing"]).meta({ description: "Whether the report carries a valid national id number (GB 11643-1999)" }),
-    birthDate: z.string().nullable().meta({ description: "yyyy-MM-dd, from a valid id card; null without one", example: "1949-12-31" }),
+    idCardState: z
+      .enum(["valid", "invalid", "missing"])
+      .meta({ description: "Whether the report carries a valid national id number (GB 11643-1999)" }),
+    birthDate: z
+      .string()
+      .nullable()
+      .meta({ description: "yyyy-MM-dd, from a valid id card; null without one", example: "1949-12-31" }),
     sex: sexSchema.nullable().meta({ description: "From a valid id card; null without one" }),
     hisPatientId: z.string().nullable(),
   }),
@@ -36,7 +45,10 @@ export const claimCheckSchema = z.object({
   }),
   checks: z
     .object({ name: check, idCard: check, birthDate: check, sex: check, hisPatientId: check })
-    .meta({ description: "Each fact of the report against the patient's; the id cards and birth dates are compared whole, on the server" }),
+    .meta({
+      description:
+        "Each fact of the report against the patient's; the id cards and birth dates are compared whole, on the server",
+    }),
 });
 export type ClaimCheck = z.infer<typeof claimCheckSchema>;
 export type ClaimCheckResult = ClaimCheck["checks"]["name"];
@@ -56,10 +68,14 @@ export interface RegisteredPerson {
   hisPatientId: string | null;
 }
 
-const present = (value: string | null | undefined): value is string => value !== null && value !== undefined && value.trim() !== "";
+const present = (value: string | null | undefined): value is string =>
+  value !== null && value !== undefined && value.trim() !== "";
 const compared = (same: boolean): ClaimCheckResult => (same ? "same" : "differs");
 /** What a valid id card says; nulls for one that is not (a registered patient's always is, unless the rules tightened since). */
-const cardFacts = (idCard: string | null) => (idCard !== null && explainIdCard(idCard).valid ? { birthDate: birthDateOf(idCard), sex: sexOf(idCard) } : { birthDate: null, sex: null });
+const cardFacts = (idCard: string | null) =>
+  idCard !== null && explainIdCard(idCard).valid
+    ? { birthDate: birthDateOf(idCard), sex: sexOf(idCard) }
+    : { birthDate: null, sex: null };
 
 /** The report's patient beside the registered one, fact by fact. */
 export function compareForClaim(sent: SentPerson, patient: RegisteredPerson): ClaimCheck {
@@ -67,7 +83,8 @@ export function compareForClaim(sent: SentPerson, patient: RegisteredPerson): Cl
   const reportCard = idCardState === "valid" ? explainIdCard(sent.idCard).normalised : null;
   const reportFacts = cardFacts(reportCard);
   const patientFacts = cardFacts(patient.idCard);
-  const known = <T>(a: T | null, b: T | null, same: (a: T, b: T) => boolean): ClaimCheckResult => (a === null || b === null ? "unknown" : compared(same(a, b)));
+  const known = <T>(a: T | null, b: T | null, same: (a: T, b: T) => boolean): ClaimCheckResult =>
+    a === null || b === null ? "unknown" : compared(same(a, b));
   return {
     report: {
       name: present(sent.name) ? sent.name : null,
@@ -76,14 +93,24 @@ export function compareForClaim(sent: SentPerson, patient: RegisteredPerson): Cl
       ...reportFacts,
       hisPatientId: present(sent.hisPatientId) ? sent.hisPatientId : null,
     },
-    patient: { patientRef: patient.patientRef, name: patient.name, idCard: maskIdCard(patient.idCard), sex: patientFacts.sex, hisPatientId: patient.hisPatientId },
+    patient: {
+      patientRef: patient.patientRef,
+      name: patient.name,
+      idCard: maskIdCard(patient.idCard),
+      sex: patientFacts.sex,
+      hisPatientId: patient.hisPatientId,
+    },
     checks: {
       name: known(present(sent.name) ? sent.name : null, patient.name, sameName),
       // A number that is not valid is no registered patient's: it differs, whoever mistyped it.
       idCard: idCardState === "missing" ? "unknown" : compared(reportCard === patient.idCard),
       birthDate: known(reportFacts.birthDate, patientFacts.birthDate, (a, b) => a === b),
       sex: known(reportFacts.sex, patientFacts.sex, (a, b) => a === b),
-      hisPatientId: known(present(sent.hisPatientId) ? sent.hisPatientId.trim() : null, present(patient.hisPatientId) ? patient.hisPatientId.trim() : null, (a, b) => a === b),
+      hisPatientId: known(
+        present(sent.hisPatientId) ? sent.hisPatientId.trim() : null,
+        present(patient.hisPatientId) ? patient.hisPatientId.trim() : null,
+        (a, b) => a === b,
+      ),
     },
   };
 }
@@ -92,15 +119,31 @@ export function compareForClaim(sent: SentPerson, patient: RegisteredPerson): Cl
  * The check of claiming a waiting report for a patient, or undefined when the report is not in
  * the queue (unknown, matched or dismissed) or the reader sees no such patient.
  */
-export async function claimCheck(reader: TenantReader, kind: "lab" | "exam", externalId: string, patientRef: string): Promise<ClaimCheck | undefined> {
+export async function claimCheck(
+  reader: TenantReader,
+  kind: "lab" | "exam",
+  externalId: string,
+  patientRef: string,
+): Promise<ClaimCheck | undefined> {
   const table = kind === "lab" ? "read.lab_reports" : "read.exam_reports";
-  const report = await reader.query(`select patient_name, id_card, his_patient_id from ${table} where external_id = $1 and not matched and dismissed_at is null`, [externalId]);
-  const patient = await reader.query("select patient_ref, name, id_card, his_patient_id from read.patients where patient_ref = $1", [patientRef]);
+  const report = await reader.query(
+    `select patient_name, id_card, his_patient_id from ${table} where external_id = $1 and not matched and dismissed_at is null`,
+    [externalId],
+  );
+  const patient = await reader.query(
+    "select patient_ref, name, id_card, his_patient_id from read.patients where patient_ref = $1",
+    [patientRef],
+  );
   const sent = report.rows[0];
   const registered = patient.rows[0];
   if (!sent || !registered) return undefined;
   return compareForClaim(
     { name: sent.patient_name, idCard: sent.id_card, hisPatientId: sent.his_patient_id },
-    { patientRef: registered.patient_ref, name: registered.name, idCard: registered.id_card, hisPatientId: registered.his_patient_id },
+    {
+      patientRef: registered.patient_ref,
+      name: registered.name,
+      idCard: registered.id_card,
+      hisPatientId: registered.his_patient_id,
+    },
   );
 }

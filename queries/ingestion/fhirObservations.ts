@@ -49,7 +49,11 @@ export interface ObservationSearch {
  * time by keyset. The patient's rows of an item are found by lab_results_by_patient; the few
  * hundred of one patient and item are then filtered and sorted.
  */
-export async function searchObservations(reader: TenantReader, search: ObservationSearch, derivedCodes: readonly string[]): Promise<ObservationRow[]> {
+export async function searchObservations(
+  reader: TenantReader,
+  search: ObservationSearch,
+  derivedCodes: readonly string[],
+): Promise<ObservationRow[]> {
   const [{ rows }, derived] = await Promise.all([
     reader.query<ObservationRow>(
       `select ${OBSERVATION_COLUMNS}
@@ -62,7 +66,16 @@ export async function searchObservations(reader: TenantReader, search: Observati
          and ($5::timestamp is null or (coalesce(r.collected_at, r.reported_at), r.external_id collate "C", r.item_index) < ($5::timestamp, $6::text collate "C", $7::int))
        order by coalesce(r.collected_at, r.reported_at) desc, r.external_id collate "C" desc, r.item_index desc
        limit $8`,
-      [search.patientRef, search.stdCodes, search.fromDay, search.toDay, search.after?.[0] ?? null, search.after?.[1] ?? null, search.after?.[2] ?? null, search.count],
+      [
+        search.patientRef,
+        search.stdCodes,
+        search.fromDay,
+        search.toDay,
+        search.after?.[0] ?? null,
+        search.after?.[1] ?? null,
+        search.after?.[2] ?? null,
+        search.count,
+      ],
     ),
     derivedObservations(reader, search, derivedCodes),
   ]);
@@ -75,43 +88,58 @@ export async function searchObservations(reader: TenantReader, search: Observati
  * (-1 for the dictionary's first derived item, -2 for the next …): its place in the keyset order
  * is fixed and told apart from the day's other derived values.
  */
-async function derivedObservations(reader: TenantReader, search: ObservationSearch, derivedCodes: readonly string[]): Promise<ObservationRow[]> {
-  const codes = search.stdCodes === null ? derivedCodes : derivedCodes.filter((code) => search.stdCodes!.includes(code));
+async function derivedObservations(
+  reader: TenantReader,
+  search: ObservationSearch,
+  derivedCodes: readonly string[],
+): Promise<ObservationRow[]> {
+  const codes =
+    search.stdCodes === null ? derivedCodes : derivedCodes.filter((code) => search.stdCodes!.includes(code));
   if (codes.length === 0) return [];
   const formulas = await formulasInForce(reader, null, codes);
   const values = await patientDerivedValues(reader, search.patientRef, formulas, search.fromDay, search.toDay);
-  const rows = values.map(
-    (value): ObservationRow => ({
-      external_id: value.inputs[0]!.externalId,
-      item_index: -1 - derivedCodes.indexOf(value.stdCode),
-      patient_ref: search.patientRef,
-      item_code: null,
-      item_name: null,
-      std_code: value.stdCode,
-      std_name: null,
-      value_num: null,
-      value_text: null,
-      unit: null,
-      std_value: value.value,
-      std_unit: value.unit,
-      ref_low: null,
-      ref_high: null,
-      abnormal_flag: null,
-      result_type: null,
-      effective_at: value.at,
-      reported_at: null,
-      status: "FINAL",
-      derived: { ...value.formula, inputs: value.inputs },
-    }),
-  );
-  return search.after ? rows.filter((row) => newestFirst(row, { effective_at: search.after![0].replace(" ", "T"), external_id: search.after![1], item_index: search.after![2] }) > 0) : rows;
+  const rows = values.map((value): ObservationRow => ({
+    external_id: value.inputs[0]!.externalId,
+    item_index: -1 - derivedCodes.indexOf(value.stdCode),
+    patient_ref: search.patientRef,
+    item_code: null,
+    item_name: null,
+    std_code: value.stdCode,
+    std_name: null,
+    value_num: null,
+    value_text: null,
+    unit: null,
+    std_value: value.value,
+    std_unit: value.unit,
+    ref_low: null,
+    ref_high: null,
+    abnormal_flag: null,
+    result_type: null,
+    effective_at: value.at,
+    reported_at: null,
+    status: "FINAL",
+    derived: { ...value.formula, inputs: value.inputs },
+  }));
+  return search.after
+    ? rows.filter(
+        (row) =>
+          newestFirst(row, {
+            effective_at: search.after![0].replace(" ", "T"),
+            external_id: search.after![1],
+            item_index: search.after![2],
+          }) > 0,
+      )
+    : rows;
 }
 
 /**
  * The search's order: effective time, externalId, item, each descending; times compare as their
  * text, externalIds by code point, as the query orders them (collate "C"), whatever the database's collation.
  */
-function newestFirst(a: Pick<ObservationRow, "effective_at" | "external_id" | "item_index">, b: Pick<ObservationRow, "effective_at" | "external_id" | "item_index">): number {
+function newestFirst(
+  a: Pick<ObservationRow, "effective_at" | "external_id" | "item_index">,
+  b: Pick<ObservationRow, "effective_at" | "external_id" | "item_index">,
+): number {
   if (a.effective_at !== b.effective_at) return a.effective_at < b.effective_at ? 1 : -1;
   if (a.external_id !== b.external_id) return a.external_id < b.external_id ? 1 : -1;
   return b.item_index - a.item_index;
@@ -146,7 +174,15 @@ export async function reportWithResults(reader: TenantReader, externalId: string
 }
 
 /** Registered patients by national id (FHIR Patient?identifier=). */
-export async function patientsByIdCard(reader: TenantReader, idCard: string): Promise<Array<{ patient_ref: string; name: string; id_card: string; his_patient_id: string | null; active: boolean }>> {
-  const { rows } = await reader.query("select patient_ref, name, id_card, his_patient_id, active from read.patients where id_card = $1 order by patient_ref", [idCard]);
+export async function patientsByIdCard(
+  reader: TenantReader,
+  idCard: string,
+): Promise<
+  Array<{ patient_ref: string; name: string; id_card: string; his_patient_id: string | null; active: boolean }>
+> {
+  const { rows } = await reader.query(
+    "select patient_ref, name, id_card, his_patient_id, active from read.patients where id_card = $1 order by patient_ref",
+    [idCard],
+  );
   return rows;
 }

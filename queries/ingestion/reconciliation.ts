@@ -9,13 +9,22 @@ export const reconciliationSchema = z.object({
   labReportCount: z.int().meta({ description: "Stored lab reports of the day (dismissed included)" }),
   examReportCount: z.int().meta({ description: "Stored exam reports of the day (dismissed included)" }),
   unmatchedCount: z.int().meta({ description: "Lab and exam reports of the day still awaiting claim" }),
-  externalIdDigest: z.string().meta({ description: 'sha256: + hex(sha256(externalIds.join("\\n")))', example: "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" }),
-  externalIds: z.array(z.string()).meta({ description: "The externalIds of the day (lab or exam, as the path says), sorted by code point" }),
+  externalIdDigest: z
+    .string()
+    .meta({
+      description: 'sha256: + hex(sha256(externalIds.join("\\n")))',
+      example: "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    }),
+  externalIds: z
+    .array(z.string())
+    .meta({ description: "The externalIds of the day (lab or exam, as the path says), sorted by code point" }),
   sealed: z.boolean().meta({
-    description: "Contract D.2: every report of externalIds has its newest event (the version counted, or a later claim or dismissal) in a sealed ledger block; true for a day without reports",
+    description:
+      "Contract D.2: every report of externalIds has its newest event (the version counted, or a later claim or dismissal) in a sealed ledger block; true for a day without reports",
   }),
   ledgerRoot: z.string().nullable().meta({
-    description: "Contract D.2: the Merkle root (hex SHA-256) of the newest sealed ledger block holding one of those events, or null when none is sealed yet; keep it as a receipt",
+    description:
+      "Contract D.2: the Merkle root (hex SHA-256) of the newest sealed ledger block holding one of those events, or null when none is sealed yet; keep it as a receipt",
     example: "5b41362bc82b7f3d56edc5a306db22105707d01ff4819e26faef9724a2d406c9",
   }),
 });
@@ -51,7 +60,12 @@ export const RECONCILIATION_PAGE = 5000;
  * and the receipt are read after the last page). `collate "C"` sorts by code point, as the digest
  * requires, and is what each table's day index (reportTable, createReportDays) is ordered by.
  */
-export function reconciliationOf(read: TenantRead, kind: "lab" | "exam", date: string, asOf: Date | null = null): ReconciliationPages {
+export function reconciliationOf(
+  read: TenantRead,
+  kind: "lab" | "exam",
+  date: string,
+  asOf: Date | null = null,
+): ReconciliationPages {
   const digest = createHash("sha256");
   const receipt = new ReceiptOfPages();
   let count = 0;
@@ -62,7 +76,9 @@ export function reconciliationOf(read: TenantRead, kind: "lab" | "exam", date: s
   return {
     async next() {
       if (done) return null;
-      const rows = await read((reader) => (before ? pageAsOf(reader, kind, date, before, after) : pageNow(reader, kind, date, after)));
+      const rows = await read((reader) =>
+        before ? pageAsOf(reader, kind, date, before, after) : pageNow(reader, kind, date, after),
+      );
       if (rows.length < RECONCILIATION_PAGE) done = true;
       if (rows.length === 0) return null;
       const ids = rows.map((row) => row.external_id);
@@ -73,7 +89,9 @@ export function reconciliationOf(read: TenantRead, kind: "lab" | "exam", date: s
     },
     async totals() {
       const newest = receipt.newestSealed();
-      const { rows: [day] } = await read((reader) =>
+      const {
+        rows: [day],
+      } = await read((reader) =>
         reader.query(
           `with ${before ? heldThen("lab", "$1", "$4") : "lab as (select matched, dismissed_at from read.lab_reports where report_day = $1)"},
                 ${before ? heldThen("exam", "$1", "$4") : "exam as (select matched, dismissed_at from read.exam_reports where report_day = $1)"}
@@ -118,7 +136,12 @@ const SEALED_PAGE = (held: string) => `
   from (${held}) h left join seal s on true
   order by h.external_id collate "C"`;
 
-async function pageNow(reader: TenantReader, kind: "lab" | "exam", date: string, after: string | null): Promise<HeldRow[]> {
+async function pageNow(
+  reader: TenantReader,
+  kind: "lab" | "exam",
+  date: string,
+  after: string | null,
+): Promise<HeldRow[]> {
   const { rows } = await reader.query<HeldRow>(
     SEALED_PAGE(`select external_id, ledger_tx, ledger_position from read.${kind}_reports
                  where report_day = $1 and ($2::text is null or external_id collate "C" > $2)
@@ -134,7 +157,13 @@ function heldThen(kind: "lab" | "exam", day: string, before: string): string {
                      where report_day = ${day} and valid_from < ${before} and (valid_to is null or valid_to >= ${before}))`;
 }
 
-async function pageAsOf(reader: TenantReader, kind: "lab" | "exam", date: string, before: Date, after: string | null): Promise<HeldRow[]> {
+async function pageAsOf(
+  reader: TenantReader,
+  kind: "lab" | "exam",
+  date: string,
+  before: Date,
+  after: string | null,
+): Promise<HeldRow[]> {
   const { rows } = await reader.query<HeldRow>(
     SEALED_PAGE(`with ${heldThen(kind, "$1", "$2")}
                  select external_id, ledger_tx, ledger_position from ${kind}
@@ -157,7 +186,8 @@ class ReceiptOfPages {
         continue;
       }
       const at = { tx: BigInt(row.tx), position: BigInt(row.position) };
-      if (!this.newest || at.tx > this.newest.tx || (at.tx === this.newest.tx && at.position > this.newest.position)) this.newest = at;
+      if (!this.newest || at.tx > this.newest.tx || (at.tx === this.newest.tx && at.position > this.newest.position))
+        this.newest = at;
     }
   }
 
@@ -166,7 +196,9 @@ class ReceiptOfPages {
   }
 }
 
-const asOfField = localDateTimeText.meta({ description: "Only with ?asOf= (contract D.3): the moment answered for; a moment not yet come is answered as now" });
+const asOfField = localDateTimeText.meta({
+  description: "Only with ?asOf= (contract D.3): the moment answered for; a moment not yet come is answered as now",
+});
 export type ReconciliationAsOf = Reconciliation & { asOf: string };
 /** The documented answer: B.5's, and `asOf` when it was asked for. */
 export const reconciliationAnswerSchema = reconciliationSchema.extend({ asOf: asOfField.optional() });

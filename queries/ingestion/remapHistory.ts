@@ -38,7 +38,11 @@ const before = (a: FeedPlace, b: FeedPlace) => (a.tx === b.tx ? a.position - b.p
 export function remapEntries(received: readonly ReceivedEvent[], timeline: MappingTimeline): RemapEntry[] {
   if (timeline.mappings.length === 0) return [];
   const moments: Moment[] = [
-    ...received.map((event): Moment => ({ place: { tx: BigInt(event.transactionId), position: event.position }, kind: "received", event })),
+    ...received.map((event): Moment => ({
+      place: { tx: BigInt(event.transactionId), position: event.position },
+      kind: "received",
+      event,
+    })),
     ...timeline.mappings.flatMap((life): Moment[] => [
       { place: life.added, kind: "added", life },
       ...(life.removed ? [{ place: life.removed, kind: "removed" as const, life }] : []),
@@ -52,7 +56,11 @@ export function remapEntries(received: readonly ReceivedEvent[], timeline: Mappi
   let owners: Array<string | null> = [];
   let sent: NonNullable<ReceivedReport["report"]["items"]> = [];
   let client = "";
-  const best = (i: number) => senderMappings([...inForce.values()].map((life) => life.rule), client).find(sent[i]!)?.mappingId ?? null;
+  const best = (i: number) =>
+    senderMappings(
+      [...inForce.values()].map((life) => life.rule),
+      client,
+    ).find(sent[i]!)?.mappingId ?? null;
 
   for (const moment of moments) {
     if (moment.kind === "received") {
@@ -71,7 +79,14 @@ export function remapEntries(received: readonly ReceivedEvent[], timeline: Mappi
         mapped = true;
         return moment.mappingId;
       });
-      if (mapped) entries.push({ position: moment.place.position, at: moment.at, by: life.added.by, mappingId: moment.mappingId, stdCode: life.rule.stdCode });
+      if (mapped)
+        entries.push({
+          position: moment.place.position,
+          at: moment.at,
+          by: life.added.by,
+          mappingId: moment.mappingId,
+          stdCode: life.rule.stdCode,
+        });
     } else {
       const { rule, removed } = moment.life;
       inForce.delete(rule.mappingId);
@@ -82,7 +97,14 @@ export function remapEntries(received: readonly ReceivedEvent[], timeline: Mappi
         outcomes.add(taker === null ? null : inForce.get(taker)!.rule.stdCode);
         return taker;
       });
-      for (const stdCode of outcomes) entries.push({ position: moment.place.position, at: removed!.at, by: removed!.by, mappingId: rule.mappingId, stdCode });
+      for (const stdCode of outcomes)
+        entries.push({
+          position: moment.place.position,
+          at: removed!.at,
+          by: removed!.by,
+          mappingId: rule.mappingId,
+          stdCode,
+        });
     }
   }
   return entries;

@@ -1,5 +1,15 @@
 import { z } from "zod";
-import { examReportStream, isClaimed, isDismissed, isReceived, labReportStream, reportEtag, type Match, type ReportStreamEvent, type ReportStreamKind } from "../../commands/ingestion/events.ts";
+import {
+  examReportStream,
+  isClaimed,
+  isDismissed,
+  isReceived,
+  labReportStream,
+  reportEtag,
+  type Match,
+  type ReportStreamEvent,
+  type ReportStreamKind,
+} from "../../commands/ingestion/events.ts";
 import { criticalResultsStreams, type CriticalResultEvent } from "../../commands/alerts/events.ts";
 import { readStream, type StoredEvent } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
@@ -20,23 +30,51 @@ import { remapEntries } from "./remapHistory.ts";
 export const historyEntrySchema = z.object({
   seq: z.int().meta({ description: "1, 2, … in the order of the entries" }),
   event: z
-    .enum(["RECEIVED", "CLAIMED", "DISMISSED", "REQUEUED", "ALERT_RAISED", "ALERT_ACKNOWLEDGED", "ALERT_CLOSED", "REMAPPED"])
-    .meta({ description: "ALERT_*: a critical-result or delta alert of the report's results (contracts D.7, F.3; its kind says which); REMAPPED: an item mapping re-mapped its results, or undoing one unmapped them (contract F.1)" }),
+    .enum([
+      "RECEIVED",
+      "CLAIMED",
+      "DISMISSED",
+      "REQUEUED",
+      "ALERT_RAISED",
+      "ALERT_ACKNOWLEDGED",
+      "ALERT_CLOSED",
+      "REMAPPED",
+    ])
+    .meta({
+      description:
+        "ALERT_*: a critical-result or delta alert of the report's results (contracts D.7, F.3; its kind says which); REMAPPED: an item mapping re-mapped its results, or undoing one unmapped them (contract F.1)",
+    }),
   at: localDateTimeText,
   by: z.string().meta({ description: "The sending client's name, the person's name, or auto for an automatic claim" }),
   requestId: z.string().nullable(),
   version: z.int().optional().meta({ description: "RECEIVED: the stored version's counter (1, 2, …)" }),
-  contentHash: z.string().optional().meta({ description: 'RECEIVED: "sha256:" + hex of the canonical JSON of the report as accepted' }),
+  contentHash: z
+    .string()
+    .optional()
+    .meta({ description: 'RECEIVED: "sha256:" + hex of the canonical JSON of the report as accepted' }),
   status: z.enum(["CREATED", "UPDATED"]).optional(),
   matched: z.boolean().optional(),
   patientRef: z.string().nullable().optional(),
-  reason: z.string().optional().meta({ description: "DISMISSED: why; REQUEUED: why the report waits again; ALERT_RAISED: why the result is critical, or how far it moved; ALERT_CLOSED: why it no longer is" }),
+  reason: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "DISMISSED: why; REQUEUED: why the report waits again; ALERT_RAISED: why the result is critical, or how far it moved; ALERT_CLOSED: why it no longer is",
+    }),
   alertId: z.string().optional(),
   kind: z.enum(["CRITICAL", "DELTA"]).optional().meta({ description: "ALERT_*: the alert's kind (contract F.3)" }),
   code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
   note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
   mappingId: z.string().optional().meta({ description: "REMAPPED: the item mapping (GET /api/dictionary/mappings)" }),
-  stdCode: z.string().nullable().optional().meta({ description: "REMAPPED: the standard item the results now count as; null when undoing the mapping left them unmapped" }),
+  stdCode: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "REMAPPED: the standard item the results now count as; null when undoing the mapping left them unmapped",
+    }),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
@@ -45,7 +83,8 @@ export const reportHistorySchema = z.object({
   externalId: z.string(),
   current: z.int().meta({ description: "The newest stored version" }),
   etag: z.string().meta({
-    description: "The report as this history shows it (issue #51), also the answer's ETag: If-Match for a claim or dismissal, refused (409) when the report changed since; the one way to claim a dismissed report",
+    description:
+      "The report as this history shows it (issue #51), also the answer's ETag: If-Match for a claim or dismissal, refused (409) when the report changed since; the one way to claim a dismissed report",
     example: '"report-3"',
   }),
   entries: z.array(historyEntrySchema),
@@ -56,20 +95,22 @@ export const reportVersionSchema = z.object({
   version: z.int(),
   receivedAt: localDateTimeText,
   by: z.string(),
-  report: z.record(z.string(), z.unknown()).meta({ description: "The report exactly as accepted in that version (unknown fields stripped)" }),
-  standardItems: z
-    .array(z.object({ code: z.string(), ...itemNamesShape }).nullable())
-    .meta({
-      description:
-        "The dictionary item each of report.items was mapped to when the version was received, in the same order: null where it was not mapped. Named as the dictionary in force names them",
-    }),
+  report: z
+    .record(z.string(), z.unknown())
+    .meta({ description: "The report exactly as accepted in that version (unknown fields stripped)" }),
+  standardItems: z.array(z.object({ code: z.string(), ...itemNamesShape }).nullable()).meta({
+    description:
+      "The dictionary item each of report.items was mapped to when the version was received, in the same order: null where it was not mapped. Named as the dictionary in force names them",
+  }),
 });
 export type ReportVersion = z.infer<typeof reportVersionSchema>;
 
 export const reportDiffSchema = z.object({
   from: z.int(),
   to: z.int(),
-  changes: z.array(z.object({ path: z.string().meta({ example: "items[3].value" }), before: z.unknown(), after: z.unknown() })),
+  changes: z.array(
+    z.object({ path: z.string().meta({ example: "items[3].value" }), before: z.unknown(), after: z.unknown() }),
+  ),
 });
 export type ReportDiff = z.infer<typeof reportDiffSchema>;
 
@@ -80,13 +121,23 @@ interface Received {
   event: Extract<ReportStored, { type: `${string}Received` }>;
 }
 
-async function streamOf(db: Db, tenant: string, kind: ReportStreamKind, externalId: string): Promise<ReportStored[] | null> {
+async function streamOf(
+  db: Db,
+  tenant: string,
+  kind: ReportStreamKind,
+  externalId: string,
+): Promise<ReportStored[] | null> {
   const { events } = await readStream<ReportStreamEvent>(db, tenant, kind.stream.id(externalId));
   return events.some(isReceived) ? events : null;
 }
 
 /** The report's own events and, for a laboratory report, its critical-result alerts', in the order they happened. */
-async function historyEventsOf(db: Db, tenant: string, kind: ReportStreamKind, externalId: string): Promise<Array<ReportStored | StoredEvent<CriticalResultEvent>> | null> {
+async function historyEventsOf(
+  db: Db,
+  tenant: string,
+  kind: ReportStreamKind,
+  externalId: string,
+): Promise<Array<ReportStored | StoredEvent<CriticalResultEvent>> | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   if (!events || kind.name !== "lab") return events;
   const alerts = (await readStream<CriticalResultEvent>(db, tenant, criticalResultsStreams.id(externalId))).events;
@@ -106,7 +157,11 @@ const isReportEvent = (event: ReportStored | StoredEvent<CriticalResultEvent>): 
  * caller's wards (the read table's ward scope decides, db/wardScope.ts). The history itself is
  * read from the event streams, which know no wards, so a caller limited to wards asks this first.
  */
-export async function reportInScope(reader: TenantReader, kind: ReportStreamKind, externalId: string): Promise<boolean> {
+export async function reportInScope(
+  reader: TenantReader,
+  kind: ReportStreamKind,
+  externalId: string,
+): Promise<boolean> {
   const table = kind.name === "lab" ? "read.lab_reports" : "read.exam_reports";
   const { rowCount } = await reader.query(`select 1 from ${table} where external_id = $1`, [externalId]);
   return (rowCount ?? 0) > 0;
@@ -116,12 +171,21 @@ export async function reportInScope(reader: TenantReader, kind: ReportStreamKind
  * The report's history, oldest first; null when the tenant holds no such report. `timeline` (a
  * laboratory report's) adds when item mappings re-mapped its results (remapHistory.ts).
  */
-export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, timeline?: MappingTimeline): Promise<ReportHistory | null> {
+export async function reportHistory(
+  db: Db,
+  tenant: string,
+  kind: ReportStreamKind,
+  externalId: string,
+  timeline?: MappingTimeline,
+): Promise<ReportHistory | null> {
   const events = await historyEventsOf(db, tenant, kind, externalId);
   if (!events) return null;
   const placed: Array<{ position: number; entry: Omit<HistoryEntry, "seq"> }> = [];
   const add = (event: StoredEvent, entry: Omit<HistoryEntry, "seq" | "at" | "requestId">) =>
-    placed.push({ position: event.position, entry: { at: localDateTime(event.recordedAt), requestId: event.metadata.requestId ?? null, ...entry } });
+    placed.push({
+      position: event.position,
+      entry: { at: localDateTime(event.recordedAt), requestId: event.metadata.requestId ?? null, ...entry },
+    });
   // Waiting in the queue: received unmatched and neither claimed nor dismissed since.
   let waiting = false;
   let version = 0;
@@ -142,11 +206,23 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
         matched: match.matched,
         patientRef: match.matched ? match.patientRef : null,
       });
-      if (!match.matched && !waiting && version > 1) add(event, { event: "REQUEUED", by: data.client.name, matched: false, patientRef: null, reason: match.pendingReason });
+      if (!match.matched && !waiting && version > 1)
+        add(event, {
+          event: "REQUEUED",
+          by: data.client.name,
+          matched: false,
+          patientRef: null,
+          reason: match.pendingReason,
+        });
       waiting = !match.matched;
     } else if (isReportEvent(event) && isClaimed(event)) {
       const data = event.data;
-      add(event, { event: "CLAIMED", by: data.auto ? "auto" : (data.by ?? event.metadata.actor), matched: true, patientRef: data.patientRef });
+      add(event, {
+        event: "CLAIMED",
+        by: data.auto ? "auto" : (data.by ?? event.metadata.actor),
+        matched: true,
+        patientRef: data.patientRef,
+      });
       waiting = false;
     } else if (isReportEvent(event) && isDismissed(event)) {
       const data = event.data;
@@ -157,21 +233,61 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
       const kindOf = (alertId: string) => alertKinds.get(alertId) ?? "CRITICAL";
       if (alert.type === "CriticalResultRaised" || alert.type === "DeltaAlertRaised") {
         alertKinds.set(alert.data.alertId, alert.type === "DeltaAlertRaised" ? "DELTA" : "CRITICAL");
-        add(event, { event: "ALERT_RAISED", by: event.metadata.actor, alertId: alert.data.alertId, kind: kindOf(alert.data.alertId), code: alert.data.code, reason: alert.data.reason });
+        add(event, {
+          event: "ALERT_RAISED",
+          by: event.metadata.actor,
+          alertId: alert.data.alertId,
+          kind: kindOf(alert.data.alertId),
+          code: alert.data.code,
+          reason: alert.data.reason,
+        });
       }
-      if (alert.type === "CriticalResultAcknowledged") add(event, { event: "ALERT_ACKNOWLEDGED", by: alert.data.by, alertId: alert.data.alertId, kind: kindOf(alert.data.alertId), note: alert.data.note });
-      if (alert.type === "CriticalResultClosed" || alert.type === "DeltaAlertClosed") add(event, { event: "ALERT_CLOSED", by: event.metadata.actor, alertId: alert.data.alertId, kind: kindOf(alert.data.alertId), reason: alert.data.reason });
+      if (alert.type === "CriticalResultAcknowledged")
+        add(event, {
+          event: "ALERT_ACKNOWLEDGED",
+          by: alert.data.by,
+          alertId: alert.data.alertId,
+          kind: kindOf(alert.data.alertId),
+          note: alert.data.note,
+        });
+      if (alert.type === "CriticalResultClosed" || alert.type === "DeltaAlertClosed")
+        add(event, {
+          event: "ALERT_CLOSED",
+          by: event.metadata.actor,
+          alertId: alert.data.alertId,
+          kind: kindOf(alert.data.alertId),
+          reason: alert.data.reason,
+        });
     }
   }
   if (timeline) {
-    const received = events.filter((event): event is Extract<ReportStored, { type: `${string}Received` }> => isReportEvent(event) && isReceived(event));
+    const received = events.filter(
+      (event): event is Extract<ReportStored, { type: `${string}Received` }> =>
+        isReportEvent(event) && isReceived(event),
+    );
     for (const remap of remapEntries(received, timeline)) {
-      placed.push({ position: remap.position, entry: { event: "REMAPPED", at: localDateTime(remap.at), by: remap.by, requestId: null, mappingId: remap.mappingId, stdCode: remap.stdCode } });
+      placed.push({
+        position: remap.position,
+        entry: {
+          event: "REMAPPED",
+          at: localDateTime(remap.at),
+          by: remap.by,
+          requestId: null,
+          mappingId: remap.mappingId,
+          stdCode: remap.stdCode,
+        },
+      });
     }
   }
   // Stable: entries of one event keep the order they were added in.
   placed.sort((a, b) => a.position - b.position);
-  return { kind: kind.name, externalId, current: version, etag: reportEtag(streamVersion), entries: placed.map(({ entry }, i) => ({ seq: i + 1, ...entry })) };
+  return {
+    kind: kind.name,
+    externalId,
+    current: version,
+    etag: reportEtag(streamVersion),
+    entries: placed.map(({ entry }, i) => ({ seq: i + 1, ...entry })),
+  };
 }
 
 /**
@@ -179,12 +295,27 @@ export async function reportHistory(db: Db, tenant: string, kind: ReportStreamKi
  * (the access log names them, contract E.4).
  */
 function patientsOf(events: readonly ReportStored[]): string[] {
-  const refs = events.flatMap((event) => (isReceived(event) ? (event.data.match.matched ? [event.data.match.patientRef] : []) : isClaimed(event) ? [event.data.patientRef] : []));
+  const refs = events.flatMap((event) =>
+    isReceived(event)
+      ? event.data.match.matched
+        ? [event.data.match.patientRef]
+        : []
+      : isClaimed(event)
+        ? [event.data.patientRef]
+        : [],
+  );
   return [...new Set(refs)];
 }
 
 /** Version `n` as accepted, and the report's patients; null when the report or that version does not exist. */
-export async function reportVersion(db: Db, dictionary: Dictionary, tenant: string, kind: ReportStreamKind, externalId: string, n: number): Promise<{ version: ReportVersion; patientRefs: string[] } | null> {
+export async function reportVersion(
+  db: Db,
+  dictionary: Dictionary,
+  tenant: string,
+  kind: ReportStreamKind,
+  externalId: string,
+  n: number,
+): Promise<{ version: ReportVersion; patientRefs: string[] } | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   const found = events ? receivedVersions(events).find((received) => received.version === n) : undefined;
   if (!found) return null;
@@ -204,7 +335,14 @@ export async function reportVersion(db: Db, dictionary: Dictionary, tenant: stri
 }
 
 /** What changed from version `from` to `to`, and the report's patients; null when the report or either version does not exist. */
-export async function reportDiff(db: Db, tenant: string, kind: ReportStreamKind, externalId: string, from: number, to: number): Promise<{ diff: ReportDiff; patientRefs: string[] } | { missing: number } | null> {
+export async function reportDiff(
+  db: Db,
+  tenant: string,
+  kind: ReportStreamKind,
+  externalId: string,
+  from: number,
+  to: number,
+): Promise<{ diff: ReportDiff; patientRefs: string[] } | { missing: number } | null> {
   const events = await streamOf(db, tenant, kind, externalId);
   if (!events) return null;
   const versions = receivedVersions(events);
@@ -212,7 +350,10 @@ export async function reportDiff(db: Db, tenant: string, kind: ReportStreamKind,
   const after = versions.find((received) => received.version === to);
   if (!before) return { missing: from };
   if (!after) return { missing: to };
-  return { diff: { from, to, changes: reportChanges(before.event.data.report, after.event.data.report) }, patientRefs: patientsOf(events) };
+  return {
+    diff: { from, to, changes: reportChanges(before.event.data.report, after.event.data.report) },
+    patientRefs: patientsOf(events),
+  };
 }
 
 const itemKey = (item: unknown) => {

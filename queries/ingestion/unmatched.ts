@@ -12,14 +12,21 @@ export const unmatchedEntrySchema = z.object({
   reportNo: z.string().nullable(),
   patient: z.object({
     name: z.string().nullable(),
-    idCard: z.string().nullable().meta({ description: "Masked: first 6 and last 4 kept", example: "110101********1234" }),
+    idCard: z
+      .string()
+      .nullable()
+      .meta({ description: "Masked: first 6 and last 4 kept", example: "110101********1234" }),
     hisPatientId: z.string().nullable(),
   }),
   pendingReason: z.string(),
   pendingCode: z
     .enum(PENDING_CODES)
     .nullable()
-    .meta({ description: "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, name-differs; null for a reason written by an older version (then `pendingReason` is the text)", example: "no-patient" }),
+    .meta({
+      description:
+        "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, name-differs; null for a reason written by an older version (then `pendingReason` is the text)",
+      example: "no-patient",
+    }),
   receivedAt: localIsoDateTimeText,
   etag: z.string().meta({
     description:
@@ -30,11 +37,7 @@ export const unmatchedEntrySchema = z.object({
 export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
 
 /** Where a row of the queue stands in its order: received at (exactly, as PostgreSQL writes it), externalId, kind. */
-export const unmatchedKey = z.tuple([
-  storedMomentText,
-  z.string().max(200),
-  z.enum(["lab", "exam"]),
-]);
+export const unmatchedKey = z.tuple([storedMomentText, z.string().max(200), z.enum(["lab", "exam"])]);
 export type UnmatchedKey = z.infer<typeof unmatchedKey>;
 
 /**
@@ -45,7 +48,10 @@ export type UnmatchedKey = z.infer<typeof unmatchedKey>;
  * the planner behind row-level security), so a page reads at most twice its rows, however long
  * the queue.
  */
-export async function unmatchedQueue(reader: TenantReader, { limit, after = null }: { limit: number; after?: UnmatchedKey | null }): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
+export async function unmatchedQueue(
+  reader: TenantReader,
+  { limit, after = null }: { limit: number; after?: UnmatchedKey | null },
+): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
   // (received_at, external_id) >= the cursor's is what the index seeks; the kind settles a tie between a lab and an exam report.
   const part = (kind: "lab" | "exam") => `(
        select '${kind}' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
@@ -65,7 +71,11 @@ export async function unmatchedQueue(reader: TenantReader, { limit, after = null
     kind: row.kind,
     externalId: row.external_id,
     reportNo: row.report_no,
-    patient: { name: row.patient_name, idCard: row.id_card ? maskIdCard(row.id_card) : null, hisPatientId: row.his_patient_id },
+    patient: {
+      name: row.patient_name,
+      idCard: row.id_card ? maskIdCard(row.id_card) : null,
+      hisPatientId: row.his_patient_id,
+    },
     pendingReason: row.pending_reason,
     pendingCode: pendingCodeOf(row.pending_reason),
     receivedAt: localIsoDateTime(row.received_at),
@@ -79,7 +89,11 @@ export async function unmatchedQueue(reader: TenantReader, { limit, after = null
  * is compared with what the person saw, even when a dismissal had reached the store but not yet
  * the read model.
  */
-export async function withEtags<Row extends { position: number }>(db: Db, tenant: string, rows: Row[]): Promise<Array<Omit<Row, "position"> & { etag: string }>> {
+export async function withEtags<Row extends { position: number }>(
+  db: Db,
+  tenant: string,
+  rows: Row[],
+): Promise<Array<Omit<Row, "position"> & { etag: string }>> {
   if (rows.length === 0) return [];
   const { rows: versions } = await db.query<{ position: string; stream_version: number }>(
     "select position, stream_version from events where tenant = $1 and position = any($2::bigint[])",

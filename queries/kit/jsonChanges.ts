@@ -17,18 +17,22 @@ export interface JsonChange {
  */
 export type PairBy = (path: readonly (string | number)[]) => ((member: unknown) => string) | null;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Every changed leaf between two JSON documents, oldest-to-newest. */
 export function jsonChanges(before: unknown, after: unknown, pairBy: PairBy = () => null): JsonChange[] {
   const changes: JsonChange[] = [];
   const walk = (a: unknown, b: unknown, path: (string | number)[]) => {
     if (isObject(a) && isObject(b)) {
-      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[key] ?? null, b[key] ?? null, [...path, key]);
+      for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
+        walk(a[key] ?? null, b[key] ?? null, [...path, key]);
     } else if (Array.isArray(a) && Array.isArray(b)) {
       const keyOf = pairBy(path);
       if (keyOf) pair(a, b, path, keyOf);
-      else for (let i = 0; i < Math.max(a.length, b.length); i++) walk(i < a.length ? a[i] : null, i < b.length ? b[i] : null, [...path, i]);
+      else
+        for (let i = 0; i < Math.max(a.length, b.length); i++)
+          walk(i < a.length ? a[i] : null, i < b.length ? b[i] : null, [...path, i]);
     } else if (JSON.stringify(a) !== JSON.stringify(b)) {
       changes.push({ path: fieldPath(path), before: a, after: b });
     }
@@ -41,7 +45,8 @@ export function jsonChanges(before: unknown, after: unknown, pairBy: PairBy = ()
       if (j === undefined) changes.push({ path: fieldPath([...path, i]), before: null, after: member });
       else walk(older[j], member, [...path, i]);
     });
-    for (const left of unpaired.values()) for (const j of left) changes.push({ path: fieldPath([...path, j]), before: older[j], after: null });
+    for (const left of unpaired.values())
+      for (const j of left) changes.push({ path: fieldPath([...path, j]), before: older[j], after: null });
   };
   walk(before, after, []);
   return changes;

@@ -37,7 +37,14 @@ export async function ledgerSummary(db: Db): Promise<LedgerSummary> {
     lastBlock:
       row.no === null
         ? null
-        : { no: Number(row.no), root: row.root, prev: row.prev, sealedAt: localDateTime(row.sealed_at), firstPosition: Number(row.first_position), lastPosition: Number(row.last_position) },
+        : {
+            no: Number(row.no),
+            root: row.root,
+            prev: row.prev,
+            sealedAt: localDateTime(row.sealed_at),
+            firstPosition: Number(row.first_position),
+            lastPosition: Number(row.last_position),
+          },
   };
 }
 
@@ -104,15 +111,23 @@ export async function verifyLedger(db: Db): Promise<LedgerVerification> {
   if (blocks.length === 0) return { ok: true, blocksChecked: 0, eventsChecked: 0, problems };
   const end = blocks[blocks.length - 1]!;
   const [changed, inserted, roots] = await Promise.all([
-    Promise.all(positionStretches(blocks).map(([from, to]) => changedEvents(db, from, to))).then((parts) => parts.flat()),
+    Promise.all(positionStretches(blocks).map(([from, to]) => changedEvents(db, from, to))).then((parts) =>
+      parts.flat(),
+    ),
     insertedEvents(db, end.last_tx, end.last_tx_position),
     checkRoots(db, blocks),
   ]);
   // An event found unsealed inside the sealed stretch belongs to the first block whose end is after it.
-  const ends = blocks.map((block) => ({ no: Number(block.no), tx: BigInt(block.last_tx), position: Number(block.last_tx_position) }));
-  const blockOf = (tx: bigint, position: number) => ends.find((block) => tx < block.tx || (tx === block.tx && position <= block.position))!.no;
+  const ends = blocks.map((block) => ({
+    no: Number(block.no),
+    tx: BigInt(block.last_tx),
+    position: Number(block.last_tx_position),
+  }));
+  const blockOf = (tx: bigint, position: number) =>
+    ends.find((block) => tx < block.tx || (tx === block.tx && position <= block.position))!.no;
   for (const row of changed) report({ block: Number(row.block_no), position: Number(row.position), kind: row.kind });
-  for (const row of inserted) report({ block: blockOf(BigInt(row.tx), Number(row.position)), position: Number(row.position), kind: "inserted" });
+  for (const row of inserted)
+    report({ block: blockOf(BigInt(row.tx), Number(row.position)), position: Number(row.position), kind: "inserted" });
   for (const block of roots.broken) report({ block, kind: "chain" });
   const eventsChecked = roots.eventsChecked;
   problems.sort((a, b) => a.block - b.block || (a.position ?? 0) - (b.position ?? 0));
@@ -120,15 +135,24 @@ export async function verifyLedger(db: Db): Promise<LedgerVerification> {
 }
 
 /** The sealed positions cut into VERIFY_STREAMS stretches of about the same length. */
-function positionStretches(blocks: Array<{ first_position: string | number; last_position: string | number }>): Array<[number, number]> {
+function positionStretches(
+  blocks: Array<{ first_position: string | number; last_position: string | number }>,
+): Array<[number, number]> {
   const first = Math.min(...blocks.map((block) => Number(block.first_position)));
   const last = Math.max(...blocks.map((block) => Number(block.last_position)));
   const step = Math.ceil((last - first + 1) / VERIFY_STREAMS);
-  return Array.from({ length: VERIFY_STREAMS }, (_, i): [number, number] => [first + i * step, Math.min(last, first + (i + 1) * step - 1)]).filter(([from, to]) => from <= to);
+  return Array.from({ length: VERIFY_STREAMS }, (_, i): [number, number] => [
+    first + i * step,
+    Math.min(last, first + (i + 1) * step - 1),
+  ]).filter(([from, to]) => from <= to);
 }
 
 /** Sealed events of a stretch of positions that are gone or whose hash is no longer the one sealed. */
-async function changedEvents(db: Db, from: number, to: number): Promise<Array<{ block_no: string; position: string; kind: "modified" | "missing" }>> {
+async function changedEvents(
+  db: Db,
+  from: number,
+  to: number,
+): Promise<Array<{ block_no: string; position: string; kind: "modified" | "missing" }>> {
   const { rows } = await db.query(
     `select h.block_no, h.position, case when e.position is null then 'missing' else 'modified' end as kind
      from ledger_event_hashes h left join events e on e.position = h.position and e.position between $1 and $2
@@ -140,7 +164,11 @@ async function changedEvents(db: Db, from: number, to: number): Promise<Array<{ 
 }
 
 /** Events inside the sealed stretch (up to the newest block's end, in reading order) that no block holds. */
-async function insertedEvents(db: Db, lastTx: string, lastTxPosition: string | number): Promise<Array<{ position: string; tx: string }>> {
+async function insertedEvents(
+  db: Db,
+  lastTx: string,
+  lastTxPosition: string | number,
+): Promise<Array<{ position: string; tx: string }>> {
   const { rows } = await db.query(
     `select e.position, e.transaction_id::text as tx
      from events e
@@ -153,15 +181,26 @@ async function insertedEvents(db: Db, lastTx: string, lastTxPosition: string | n
 }
 
 /** Each block's root computed again from its kept hashes, and its link to the block before. */
-async function checkRoots(db: Db, blocks: Array<{ no: string | number; events: number; root: string; prev: string | null }>): Promise<{ broken: number[]; eventsChecked: number }> {
+async function checkRoots(
+  db: Db,
+  blocks: Array<{ no: string | number; events: number; root: string; prev: string | null }>,
+): Promise<{ broken: number[]; eventsChecked: number }> {
   const broken: number[] = [];
   let eventsChecked = 0;
   let prevRoot: string | null = null;
   for (const block of blocks) {
-    const { rows } = await db.query("select hash from ledger_event_hashes where block_no = $1 order by ordinal", [block.no]);
+    const { rows } = await db.query("select hash from ledger_event_hashes where block_no = $1 order by ordinal", [
+      block.no,
+    ]);
     const hashes = rows.map((row) => row.hash as string);
     eventsChecked += hashes.length;
-    if (hashes.length !== Number(block.events) || hashes.length === 0 || merkleRoot(hashes) !== block.root || block.prev !== prevRoot) broken.push(Number(block.no));
+    if (
+      hashes.length !== Number(block.events) ||
+      hashes.length === 0 ||
+      merkleRoot(hashes) !== block.root ||
+      block.prev !== prevRoot
+    )
+      broken.push(Number(block.no));
     prevRoot = block.root;
   }
   return { broken, eventsChecked };

@@ -17,8 +17,15 @@ export const derivedFormulaSchema = z
   .object({
     name: z.string().meta({ description: "The formula's name", example: "Payne" }),
     version: z.int().meta({ description: "Its version: changed only by a dictionary release" }),
-    expression: z.string().meta({ description: "The formula over the standard values of the items it reads", example: "CA + 0.02 * (40 - ALB)" }),
-    inputs: z.array(z.string()).meta({ description: "The externalIds of the reports whose results it read, each once" }),
+    expression: z
+      .string()
+      .meta({
+        description: "The formula over the standard values of the items it reads",
+        example: "CA + 0.02 * (40 - ALB)",
+      }),
+    inputs: z
+      .array(z.string())
+      .meta({ description: "The externalIds of the reports whose results it read, each once" }),
   })
   .meta({ description: "How a derived value was computed (contract F.2)" });
 export type DerivedFormula = z.infer<typeof derivedFormulaSchema>;
@@ -54,7 +61,11 @@ export interface DerivedValue {
 }
 
 /** The version of each formula in force at `asOf` (the end of the asked second), or now; of `codes` only when given. */
-export async function formulasInForce(reader: TenantReader, asOf: Date | null, codes?: readonly string[]): Promise<FormulaVersion[]> {
+export async function formulasInForce(
+  reader: TenantReader,
+  asOf: Date | null,
+  codes?: readonly string[],
+): Promise<FormulaVersion[]> {
   const { rows } = await reader.query<FormulaVersion>(
     `select std_code, version, name, expression, decimals, sent_as, unit from read.formula_versions f
      where ($2::text[] is null or std_code = any($2::text[]))
@@ -78,9 +89,19 @@ interface InputRow {
  * A patient's values derived by `formulas` on the days from..to (null: open), by day. The rows are
  * found by lab_results_by_patient: a result is reported on or after the day it was collected.
  */
-export async function patientDerivedValues(reader: TenantReader, patientRef: string, formulas: readonly FormulaVersion[], fromDay: string | null, toDay: string | null): Promise<DerivedValue[]> {
+export async function patientDerivedValues(
+  reader: TenantReader,
+  patientRef: string,
+  formulas: readonly FormulaVersion[],
+  fromDay: string | null,
+  toDay: string | null,
+): Promise<DerivedValue[]> {
   if (formulas.length === 0) return [];
-  const codes = [...new Set(formulas.flatMap((formula) => formulaCodes({ expression: formula.expression, sentAs: formula.sent_as })))];
+  const codes = [
+    ...new Set(
+      formulas.flatMap((formula) => formulaCodes({ expression: formula.expression, sentAs: formula.sent_as })),
+    ),
+  ];
   const { rows } = await reader.query<InputRow>(
     `select std_code, std_value, to_char(coalesce(collected_at, reported_at), 'YYYY-MM-DD"T"HH24:MI:SS') as at, external_id, item_index,
             coalesce(collected_on, reported_on)::text as day
@@ -95,21 +116,25 @@ export async function patientDerivedValues(reader: TenantReader, patientRef: str
 }
 
 /** Of a day's results of an item, the one a formula reads: collected last, then reported last, then the greater report and item. */
-export const NEWEST_FIRST = "coalesce(collected_at, reported_at) desc, reported_at desc, external_id desc, item_index desc";
+export const NEWEST_FIRST =
+  "coalesce(collected_at, reported_at) desc, reported_at desc, external_id desc, item_index desc";
 
 /** The derived values of rows ordered by day, item and NEWEST_FIRST. */
 function deriveByDay(rows: readonly InputRow[], formulas: readonly FormulaVersion[]): DerivedValue[] {
   const derived: DerivedValue[] = [];
   // Each formula parsed once, with the items it reads, not again for every day.
-  const parsed = new Map(formulas.map((formula) => {
-    const tree = parseFormula(formula.expression);
-    return [formula, { tree, reads: formulaInputs(tree) }];
-  }));
+  const parsed = new Map(
+    formulas.map((formula) => {
+      const tree = parseFormula(formula.expression);
+      return [formula, { tree, reads: formulaInputs(tree) }];
+    }),
+  );
   let at = 0;
   while (at < rows.length) {
     const day = rows[at]!.day;
     const newest = new Map<string, InputRow>();
-    for (; at < rows.length && rows[at]!.day === day; at++) if (!newest.has(rows[at]!.std_code)) newest.set(rows[at]!.std_code, rows[at]!);
+    for (; at < rows.length && rows[at]!.day === day; at++)
+      if (!newest.has(rows[at]!.std_code)) newest.set(rows[at]!.std_code, rows[at]!);
     for (const formula of formulas) {
       if (formula.sent_as.some((code) => newest.has(code))) continue;
       const { tree, reads } = parsed.get(formula)!;
@@ -124,7 +149,11 @@ function deriveByDay(rows: readonly InputRow[], formulas: readonly FormulaVersio
         value: roundDecimal(value, formula.decimals),
         unit: formula.unit,
         formula: { name: formula.name, version: formula.version, expression: formula.expression },
-        inputs: inputs.map((input) => ({ externalId: input.external_id, itemIndex: input.item_index, stdCode: input.std_code })),
+        inputs: inputs.map((input) => ({
+          externalId: input.external_id,
+          itemIndex: input.item_index,
+          stdCode: input.std_code,
+        })),
       });
     }
   }

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { birthDateOf, explainIdCard, patientStreams, sexOf, type PatientEvent } from "../../commands/patients/events.ts";
+import {
+  birthDateOf,
+  explainIdCard,
+  patientStreams,
+  sexOf,
+  type PatientEvent,
+} from "../../commands/patients/events.ts";
 import { readStream } from "../../db/eventStore.ts";
 import type { Db } from "../../db/pool.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
@@ -33,7 +39,12 @@ export const copyPatientSchema = z
   .object({
     patientRef: z.string(),
     name: z.string(),
-    idCard: z.string().meta({ description: "The national identity number in full: the copy is the patient's own data (docs/patient-chart-and-alerts.md)" }),
+    idCard: z
+      .string()
+      .meta({
+        description:
+          "The national identity number in full: the copy is the patient's own data (docs/patient-chart-and-alerts.md)",
+      }),
     birthDate: z.string().nullable().meta({ description: "As the id card tells it, yyyy-MM-dd" }),
     sex: z.enum(["M", "F"]).nullable().meta({ description: "As the id card tells it" }),
     hisPatientId: z.string().nullable(),
@@ -41,8 +52,12 @@ export const copyPatientSchema = z
     active: z.boolean(),
     registeredAt: localIsoDateTimeText,
     updatedAt: localIsoDateTimeText,
-    registrations: z.array(registrationSchema).meta({ description: "The registration and every change of it, oldest first" }),
-    copiedAt: localIsoDateTimeText.meta({ description: "When this copy was made: the other files hold what was known then" }),
+    registrations: z
+      .array(registrationSchema)
+      .meta({ description: "The registration and every change of it, oldest first" }),
+    copiedAt: localIsoDateTimeText.meta({
+      description: "When this copy was made: the other files hold what was known then",
+    }),
   })
   .meta({ description: "patient.json of a patient's copy (contract G.1)" });
 export type CopyPatient = z.infer<typeof copyPatientSchema>;
@@ -57,7 +72,13 @@ interface CopiedPatientRow extends PatientRow {
  * patient or it is of a ward outside the caller's. Its registrations are read from its stream,
  * which knows no wards: only once the read model has shown the patient.
  */
-export async function copyPatient(reader: TenantReader, db: Db, tenant: string, patientRef: string, copiedAt: Date): Promise<CopyPatient | undefined> {
+export async function copyPatient(
+  reader: TenantReader,
+  db: Db,
+  tenant: string,
+  patientRef: string,
+  copiedAt: Date,
+): Promise<CopyPatient | undefined> {
   const { rows } = await reader.query<CopiedPatientRow>(
     "select patient_ref, name, id_card, his_patient_id, ward, active, registered_at, updated_at from read.patients where patient_ref = $1",
     [patientRef],
@@ -107,7 +128,10 @@ export const copyLabResultSchema = z.object({
   refLow: z.number().nullable(),
   refHigh: z.number().nullable(),
   flag: z.string().nullable().meta({ description: "The laboratory's abnormal flag (L, H, LL, HH, N, A), as sent" }),
-  stdCode: z.string().nullable().meta({ description: "The dictionary item the result counts as; null when none matched it" }),
+  stdCode: z
+    .string()
+    .nullable()
+    .meta({ description: "The dictionary item the result counts as; null when none matched it" }),
   stdName: z.string().nullable(),
   stdValue: z.number().nullable().meta({ description: "The value in the item's standard unit" }),
   stdUnit: z.string().nullable(),
@@ -141,14 +165,16 @@ export const copyExamReportSchema = z.object({
   reviewer: z.string().nullable(),
   findings: z.string().nullable(),
   conclusion: z.string().nullable(),
-  items: z.array(z.record(z.string(), z.unknown())).meta({ description: "The measured items as sent (itemCode, itemName, value, unit)" }),
+  items: z
+    .array(z.record(z.string(), z.unknown()))
+    .meta({ description: "The measured items as sent (itemCode, itemName, value, unit)" }),
 });
 
 export const copyResultLineSchema = z
   .discriminatedUnion("kind", [copyLabResultSchema, copyDerivedResultSchema, copyExamReportSchema])
   .meta({
-
-    description: "A line of results.ndjson of a patient's copy (contract G.1): every laboratory result oldest first, then the derived values, then the examination reports",
+    description:
+      "A line of results.ndjson of a patient's copy (contract G.1): every laboratory result oldest first, then the derived values, then the examination reports",
   });
 export type CopyLabResult = z.infer<typeof copyLabResultSchema>;
 export type CopyDerivedResult = z.infer<typeof copyDerivedResultSchema>;
@@ -187,7 +213,11 @@ interface LabResultRow {
 }
 
 /** A page of the patient's laboratory results, by when collected (else reported), after `after`. */
-export async function copyLabResults(reader: TenantReader, patientRef: string, after: LabResultKey | null): Promise<{ lines: CopyLabResult[]; next: LabResultKey | null }> {
+export async function copyLabResults(
+  reader: TenantReader,
+  patientRef: string,
+  after: LabResultKey | null,
+): Promise<{ lines: CopyLabResult[]; next: LabResultKey | null }> {
   const { rows } = await reader.query<LabResultRow>(
     `select r.external_id, p.report_no, p.panel_name, p.specimen, p.lab_name, p.status,
             to_char(r.collected_at, ${ISO}) as collected_at, to_char(r.reported_at, ${ISO}) as reported_at, r.item_index,
@@ -232,7 +262,10 @@ export async function copyLabResults(reader: TenantReader, patientRef: string, a
 }
 
 /** The first and last years of the patient's results (of collection, else report): the span derived values are worked out over. */
-export async function resultYears(reader: TenantReader, patientRef: string): Promise<{ first: number; last: number } | null> {
+export async function resultYears(
+  reader: TenantReader,
+  patientRef: string,
+): Promise<{ first: number; last: number } | null> {
   const { rows } = await reader.query<{ first: number | null; last: number | null }>(
     `select extract(year from min(coalesce(collected_on, reported_on)))::int as first, extract(year from max(coalesce(collected_on, reported_on)))::int as last
      from read.lab_results where patient_ref = $1`,
@@ -263,7 +296,11 @@ interface ExamRow {
 }
 
 /** A page of the patient's examination reports, by when reported, after `after`. */
-export async function copyExamReports(reader: TenantReader, patientRef: string, after: ReportKey | null): Promise<{ lines: CopyExamReport[]; next: ReportKey | null }> {
+export async function copyExamReports(
+  reader: TenantReader,
+  patientRef: string,
+  after: ReportKey | null,
+): Promise<{ lines: CopyExamReport[]; next: ReportKey | null }> {
   const { rows } = await reader.query<ExamRow>(
     `select external_id, report_no, exam_type, exam_name, to_char(examined_at, ${ISO}) as examined_at, to_char(reported_at, ${ISO}) as reported_at,
             status, department, reporter, reviewer, findings, conclusion, items, reported_at::text as at_key
@@ -296,7 +333,12 @@ export async function copyExamReports(reader: TenantReader, patientRef: string, 
 }
 
 /** A page of the externalIds of the patient's reports of one kind, oldest reported first, after `after`. */
-export async function copyReportIds(reader: TenantReader, kind: "lab" | "exam", patientRef: string, after: ReportKey | null): Promise<{ externalIds: string[]; next: ReportKey | null }> {
+export async function copyReportIds(
+  reader: TenantReader,
+  kind: "lab" | "exam",
+  patientRef: string,
+  after: ReportKey | null,
+): Promise<{ externalIds: string[]; next: ReportKey | null }> {
   const table = kind === "lab" ? "read.lab_reports" : "read.exam_reports";
   const { rows } = await reader.query<{ external_id: string; at_key: string }>(
     `select external_id, reported_at::text as at_key from ${table}
@@ -306,5 +348,8 @@ export async function copyReportIds(reader: TenantReader, kind: "lab" | "exam", 
     [patientRef, after?.[0] ?? null, after?.[1] ?? null, COPY_PAGE_ROWS],
   );
   const last = rows.at(-1);
-  return { externalIds: rows.map((row) => row.external_id), next: rows.length === COPY_PAGE_ROWS && last ? [last.at_key, last.external_id] : null };
+  return {
+    externalIds: rows.map((row) => row.external_id),
+    next: rows.length === COPY_PAGE_ROWS && last ? [last.at_key, last.external_id] : null,
+  };
 }

@@ -24,18 +24,31 @@ export const resultPointSchema = z.object({
   at: localIsoDateTimeText.meta({ description: "When the sample was collected, else when the result was reported" }),
   value: z.number().meta({ description: "The value in the item's standard unit" }),
   flag: z.string().nullable().meta({ description: "The laboratory's abnormal flag (L, H, LL, HH, N, A …), as sent" }),
-  externalId: z.string().meta({ description: "The report the result belongs to (of a derived value: the first report it read)" }),
-  derived: z.literal(true).optional().meta({ description: "Present on a value the service derived (contract F.2), not one a laboratory sent" }),
+  externalId: z
+    .string()
+    .meta({ description: "The report the result belongs to (of a derived value: the first report it read)" }),
+  derived: z
+    .literal(true)
+    .optional()
+    .meta({ description: "Present on a value the service derived (contract F.2), not one a laboratory sent" }),
   formula: derivedFormulaSchema.optional(),
   delta: z
     .object({
-      previous: z.number().meta({ description: "The patient's previous result of the item (collected most recently before this one, as known now), standard unit" }),
+      previous: z
+        .number()
+        .meta({
+          description:
+            "The patient's previous result of the item (collected most recently before this one, as known now), standard unit",
+        }),
       previousAt: localIsoDateTimeText,
       change: z.number().meta({ description: "value − previous, signed, standard unit" }),
       previousExternalId: z.string(),
     })
     .optional()
-    .meta({ description: "Contract F.3: present only when the result moved from the previous one beyond the dictionary's delta limit" }),
+    .meta({
+      description:
+        "Contract F.3: present only when the result moved from the previous one beyond the dictionary's delta limit",
+    }),
 });
 
 type ResultPoint = z.infer<typeof resultPointSchema>;
@@ -43,10 +56,15 @@ type ResultPoint = z.infer<typeof resultPointSchema>;
 export const resultSeriesSchema = z.object({
   code: z.string(),
   ...itemNamesShape,
-  unit: z.string().meta({ description: "The item's standard unit; \"\" when it has none" }),
-  refLow: z.number().nullable().meta({ description: "The reference range of the patient's newest result of the item that has one" }),
+  unit: z.string().meta({ description: 'The item\'s standard unit; "" when it has none' }),
+  refLow: z
+    .number()
+    .nullable()
+    .meta({ description: "The reference range of the patient's newest result of the item that has one" }),
   refHigh: z.number().nullable(),
-  target: bandSchema.optional().meta({ description: "The clinical target (KDIGO / KDOQI) where the dictionary holds one" }),
+  target: bandSchema
+    .optional()
+    .meta({ description: "The clinical target (KDIGO / KDOQI) where the dictionary holds one" }),
   critical: bandSchema.optional().meta({ description: "Beyond these limits a result raises a critical-result alert" }),
   points: z.array(resultPointSchema),
 });
@@ -71,13 +89,20 @@ export function defaultChartItems(dictionary: Dictionary): DictionaryItem[] {
 }
 
 export const resultItemSchema = z.object({
-  code: z.string().meta({ description: "The standard item code, as GET /api/patients/{patientRef}/results?codes= takes it", example: "K" }),
+  code: z
+    .string()
+    .meta({
+      description: "The standard item code, as GET /api/patients/{patientRef}/results?codes= takes it",
+      example: "K",
+    }),
   ...itemNamesShape,
-  unit: z.string().meta({ description: "The item's standard unit; \"\" when it has none" }),
+  unit: z.string().meta({ description: 'The item\'s standard unit; "" when it has none' }),
   category: z.string(),
   core: z.boolean().meta({ description: "One of the items the chart shows when none are asked for" }),
   results: z.int().meta({ description: "How many results of the item the patient has, in any period" }),
-  lastAt: localIsoDateTimeText.nullable().meta({ description: "When the newest was collected (else reported); null when there is none" }),
+  lastAt: localIsoDateTimeText
+    .nullable()
+    .meta({ description: "When the newest was collected (else reported); null when there is none" }),
 });
 export type ResultItem = z.infer<typeof resultItemSchema>;
 
@@ -87,7 +112,11 @@ export type ResultItem = z.infer<typeof resultItemSchema>;
  * the patient has results of, each in the dictionary's order. Undefined when the tenant has no
  * such patient. Counted from lab_results_by_patient alone, like the series.
  */
-export async function patientResultItems(reader: TenantReader, dictionary: Dictionary, patientRef: string): Promise<ResultItem[] | undefined> {
+export async function patientResultItems(
+  reader: TenantReader,
+  dictionary: Dictionary,
+  patientRef: string,
+): Promise<ResultItem[] | undefined> {
   if (!(await patientByRef(reader, patientRef))) return undefined;
   const [{ rows }, derived] = await Promise.all([
     reader.query<{ std_code: string; results: number; last_at: string }>(
@@ -103,20 +132,26 @@ export async function patientResultItems(reader: TenantReader, dictionary: Dicti
   // Derived values count as results of their item (contract F.2).
   for (const value of derived) {
     const counted = held.get(value.stdCode) ?? { std_code: value.stdCode, results: 0, last_at: value.at };
-    held.set(value.stdCode, { ...counted, results: counted.results + 1, last_at: value.at > counted.last_at ? value.at : counted.last_at });
+    held.set(value.stdCode, {
+      ...counted,
+      results: counted.results + 1,
+      last_at: value.at > counted.last_at ? value.at : counted.last_at,
+    });
   }
   const numeric = dictionary.items.filter((item) => item.valueType === "numeric");
-  return [...numeric.filter((item) => item.core), ...numeric.filter((item) => !item.core && held.has(item.code))].map((item) => ({
-    code: item.code,
-    name: item.name,
-    nameEn: item.nameEn,
-    label: item.label,
-    unit: item.unit,
-    category: item.category,
-    core: item.core,
-    results: held.get(item.code)?.results ?? 0,
-    lastAt: held.get(item.code)?.last_at ?? null,
-  }));
+  return [...numeric.filter((item) => item.core), ...numeric.filter((item) => !item.core && held.has(item.code))].map(
+    (item) => ({
+      code: item.code,
+      name: item.name,
+      nameEn: item.nameEn,
+      label: item.label,
+      unit: item.unit,
+      category: item.category,
+      core: item.core,
+      results: held.get(item.code)?.results ?? 0,
+      lastAt: held.get(item.code)?.last_at ?? null,
+    }),
+  );
 }
 
 interface PointRow {
@@ -149,20 +184,45 @@ const POINTS_WITH_PREVIOUS = `
   order by std_code, t, external_id`;
 
 /** A point's `delta`, when the item has a delta limit and the result moved beyond it from the previous one. */
-function deltaFlag(item: DictionaryItem, row: PointRow): { delta: NonNullable<ResultPoint["delta"]> } | Record<string, never> {
+function deltaFlag(
+  item: DictionaryItem,
+  row: PointRow,
+): { delta: NonNullable<ResultPoint["delta"]> } | Record<string, never> {
   if (!item.delta || row.previous === null || row.previous_at === null) return {};
-  const beyond = deltaBeyondLimit({ value: row.value, at: row.at }, { value: row.previous, at: row.previous_at }, item.delta);
-  return beyond ? { delta: { previous: row.previous, previousAt: row.previous_at, change: beyond.change, previousExternalId: row.previous_external_id! } } : {};
+  const beyond = deltaBeyondLimit(
+    { value: row.value, at: row.at },
+    { value: row.previous, at: row.previous_at },
+    item.delta,
+  );
+  return beyond
+    ? {
+        delta: {
+          previous: row.previous,
+          previousAt: row.previous_at,
+          change: beyond.change,
+          previousExternalId: row.previous_external_id!,
+        },
+      }
+    : {};
 }
 
 /** The patient's series, or undefined when the tenant has no such patient. */
-export async function patientResults(reader: TenantReader, request: PatientResultsRequest): Promise<PatientResults | undefined> {
+export async function patientResults(
+  reader: TenantReader,
+  request: PatientResultsRequest,
+): Promise<PatientResults | undefined> {
   const patient = await patientByRef(reader, request.patientRef);
   if (!patient) return undefined;
   const codes = request.items.map((item) => item.code);
   // One after the other: the reader is one connection, which runs one statement at a time anyway
   // (pg queues a second one sent meanwhile, a use it deprecates).
-  const points = await reader.query<PointRow>(POINTS_WITH_PREVIOUS, [request.patientRef, codes, request.fromDay, request.toDay, Math.max(0, ...request.items.map((item) => item.delta?.days ?? 0))]);
+  const points = await reader.query<PointRow>(POINTS_WITH_PREVIOUS, [
+    request.patientRef,
+    codes,
+    request.fromDay,
+    request.toDay,
+    Math.max(0, ...request.items.map((item) => item.delta?.days ?? 0)),
+  ]);
   // One probe per item, newest first until a row with a range: a handful of rows, not the series.
   const ranges = await reader.query<{ code: string; ref_low: number | null; ref_high: number | null }>(
     `select c.code, r.ref_low, r.ref_high
@@ -174,12 +234,37 @@ export async function patientResults(reader: TenantReader, request: PatientResul
      ) r`,
     [request.patientRef, codes, request.toDay],
   );
-  const derived = await patientDerivedValues(reader, request.patientRef, await formulasInForce(reader, request.asOf ?? null, codes), request.fromDay, request.toDay);
+  const derived = await patientDerivedValues(
+    reader,
+    request.patientRef,
+    await formulasInForce(reader, request.asOf ?? null, codes),
+    request.fromDay,
+    request.toDay,
+  );
   const pointsOf = new Map<string, PatientResults["series"][number]["points"]>(codes.map((code) => [code, []]));
   const itemOf = new Map(request.items.map((item) => [item.code, item]));
-  for (const row of points.rows) pointsOf.get(row.std_code)!.push({ at: row.at, value: row.value, flag: row.flag, externalId: row.external_id, ...deltaFlag(itemOf.get(row.std_code)!, row) });
+  for (const row of points.rows)
+    pointsOf
+      .get(row.std_code)!
+      .push({
+        at: row.at,
+        value: row.value,
+        flag: row.flag,
+        externalId: row.external_id,
+        ...deltaFlag(itemOf.get(row.std_code)!, row),
+      });
   // Beside the sent values of their item, in time order (a day with a sent value has no derived one).
-  for (const value of derived) pointsOf.get(value.stdCode)!.push({ at: value.at, value: value.value, flag: null, externalId: value.inputs[0]!.externalId, derived: true, formula: formulaOf(value) });
+  for (const value of derived)
+    pointsOf
+      .get(value.stdCode)!
+      .push({
+        at: value.at,
+        value: value.value,
+        flag: null,
+        externalId: value.inputs[0]!.externalId,
+        derived: true,
+        formula: formulaOf(value),
+      });
   for (const series of pointsOf.values()) series.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const rangeOf = new Map(ranges.rows.map((row) => [row.code, row]));
   return {

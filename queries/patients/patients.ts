@@ -35,7 +35,11 @@ const LIST_COLUMNS = "patient_ref, name, id_card, his_patient_id, ward, active";
  * The tenant's patients by patientRef, id cards masked (first 6 and last 4 kept); only those
  * matching `search` when given; `limit` of them after the patientRef `after` when given.
  */
-export async function listPatients(reader: TenantReader, search?: string, { limit = null, after = null }: { limit?: number | null; after?: string | null } = {}): Promise<PatientListEntry[]> {
+export async function listPatients(
+  reader: TenantReader,
+  search?: string,
+  { limit = null, after = null }: { limit?: number | null; after?: string | null } = {},
+): Promise<PatientListEntry[]> {
   const text = search?.trim() ?? "";
   const { rows } = await reader.query<PatientRow>(
     `select ${LIST_COLUMNS} from read.patients
@@ -48,7 +52,9 @@ export async function listPatients(reader: TenantReader, search?: string, { limi
 
 /** One patient as the list shows it, or undefined when the tenant has none by that reference. */
 export async function patientByRef(reader: TenantReader, patientRef: string): Promise<PatientListEntry | undefined> {
-  const { rows } = await reader.query<PatientRow>(`select ${LIST_COLUMNS} from read.patients where patient_ref = $1`, [patientRef]);
+  const { rows } = await reader.query<PatientRow>(`select ${LIST_COLUMNS} from read.patients where patient_ref = $1`, [
+    patientRef,
+  ]);
   return rows.map(listEntry)[0];
 }
 
@@ -86,9 +92,15 @@ export interface RegisteredPatient {
 }
 
 /** Patients holding any of these (normalised) id cards, for matching reports and for uniqueness. */
-export async function patientsByIdCards(reader: TenantReader, idCards: readonly string[]): Promise<RegisteredPatient[]> {
+export async function patientsByIdCards(
+  reader: TenantReader,
+  idCards: readonly string[],
+): Promise<RegisteredPatient[]> {
   if (idCards.length === 0) return [];
-  const { rows } = await reader.query("select patient_ref, name, id_card from read.patients where id_card = any($1::text[])", [idCards]);
+  const { rows } = await reader.query(
+    "select patient_ref, name, id_card from read.patients where id_card = any($1::text[])",
+    [idCards],
+  );
   return rows.map((row) => ({ patientRef: row.patient_ref, name: row.name, idCard: row.id_card }));
 }
 

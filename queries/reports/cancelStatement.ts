@@ -67,7 +67,10 @@ export function meterBytes(client: pg.PoolClient, maxBytes: number, over: () => 
  * Stops the client's statement (stopAndDrop) when `signal` aborts or `stop()` is called; `stopped`
  * tells whether it was, so the caller releases the connection as broken. `dispose()` once done.
  */
-export function stopOnAbort(client: pg.PoolClient, signal: AbortSignal | undefined): { stop(): void; readonly stopped: boolean; dispose(): void } {
+export function stopOnAbort(
+  client: pg.PoolClient,
+  signal: AbortSignal | undefined,
+): { stop(): void; readonly stopped: boolean; dispose(): void } {
   let stopped = false;
   const stop = () => {
     stopped = true;

@@ -116,7 +116,10 @@ export class DataSources {
       }
       try {
         await client.query("begin transaction read only");
-        for (const [setting, value] of [["temp_file_limit", this.limits.tempFileLimit], ["track_activities", "off"]] as const) {
+        for (const [setting, value] of [
+          ["temp_file_limit", this.limits.tempFileLimit],
+          ["track_activities", "off"],
+        ] as const) {
           await client.query("savepoint limit_setting");
           try {
             await client.query(`set local ${setting} = ${literal(value)}`);
@@ -151,7 +154,11 @@ export class DataSources {
   }
 }
 
-type BoundClient = pg.PoolClient & { processID: number; boundScope?: string; server?: { started: string; standby: boolean } };
+type BoundClient = pg.PoolClient & {
+  processID: number;
+  boundScope?: string;
+  server?: { started: string; standby: boolean };
+};
 
 /** Report connections read every value as text (rawText): a boolean comes as "t" or "f". */
 const isTrue = (value: unknown) => value === true || value === "t";
@@ -171,7 +178,9 @@ async function bindToScope(settings: DataSourceSettings, client: pg.PoolClient, 
   const key = JSON.stringify([scope.tenant, scope.wards]);
   if (bound.boundScope === key) return;
   if (!bound.server) {
-    const { rows } = await client.query("select pg_postmaster_start_time()::text as started, pg_is_in_recovery() as standby");
+    const { rows } = await client.query(
+      "select pg_postmaster_start_time()::text as started, pg_is_in_recovery() as standby",
+    );
     bound.server = { started: rows[0].started, standby: isTrue(rows[0].standby) };
   }
   bound.boundScope = undefined;
@@ -185,9 +194,12 @@ async function bindToScope(settings: DataSourceSettings, client: pg.PoolClient, 
     const { rows } = await settings.serviceDb.query("select pg_current_wal_insert_lsn()::text as lsn");
     const deadline = Date.now() + (settings.queryTimeoutMs ?? 10_000);
     for (;;) {
-      const { rows: replayed } = await client.query("select pg_last_wal_replay_lsn() >= $1::pg_lsn as done", [rows[0].lsn]);
+      const { rows: replayed } = await client.query("select pg_last_wal_replay_lsn() >= $1::pg_lsn as done", [
+        rows[0].lsn,
+      ]);
       if (isTrue(replayed[0].done)) break;
-      if (Date.now() > deadline) throw new Error("the report replica is too far behind the primary to answer now; try again shortly");
+      if (Date.now() > deadline)
+        throw new Error("the report replica is too far behind the primary to answer now; try again shortly");
       await new Promise((resolve) => setTimeout(resolve, REPLAY_POLL_MS));
     }
   }

@@ -72,7 +72,11 @@ type RawRow = (string | null)[];
  * ends the transaction; when a batch is still on its way the connection is dropped instead, which
  * also stops the statement, so no connection is ever left in a transaction.
  */
-export async function* streamQueryRows(source: DataSource, query: ReportQuery, options: ExportRowsOptions): AsyncGenerator<ExportEvent, void, undefined> {
+export async function* streamQueryRows(
+  source: DataSource,
+  query: ReportQuery,
+  options: ExportRowsOptions,
+): AsyncGenerator<ExportEvent, void, undefined> {
   const limit = options.limit ?? EXPORT_ROW_LIMIT;
   const batchRows = Math.max(1, options.batchRows ?? BATCH_ROWS);
   let client: pg.PoolClient;
@@ -101,7 +105,9 @@ export async function* streamQueryRows(source: DataSource, query: ReportQuery, o
     const open = cursor!;
     const promise = new Promise<{ rows: RawRow[]; fields: pg.FieldDef[] }>((resolve, reject) => {
       // A cursor that has already ended answers [] without a result.
-      open.read(count, (error, rows, result) => (error ? reject(error) : resolve({ rows: rows as unknown as RawRow[], fields: result?.fields ?? [] })));
+      open.read(count, (error, rows, result) =>
+        error ? reject(error) : resolve({ rows: rows as unknown as RawRow[], fields: result?.fields ?? [] }),
+      );
     });
     const settled: Promise<boolean> = promise.then(
       () => true,
@@ -187,7 +193,11 @@ function closeCursor(cursor: PgCursor): Promise<void> {
 }
 
 /** Ends an unfinished read; true when the connection must be dropped rather than reused. */
-async function abandon(client: pg.PoolClient, cursor: PgCursor | null, inFlight: Promise<boolean> | null): Promise<boolean> {
+async function abandon(
+  client: pg.PoolClient,
+  cursor: PgCursor | null,
+  inFlight: Promise<boolean> | null,
+): Promise<boolean> {
   // A statement still working on the batch read ahead is stopped at once (the caller is gone, E.5).
   if (inFlight) {
     stopAndDrop(client);

@@ -5,7 +5,21 @@ import type { ColumnType } from "../../commands/reports/spec/queryOutcome.ts";
 
 export const PAGE_ROW_LIMIT = 5000;
 
-const OID = { bool: 16, int8: 20, int2: 21, int4: 23, oid: 26, json: 114, float4: 700, float8: 701, numeric: 1700, date: 1082, timestamp: 1114, timestamptz: 1184, jsonb: 3802 } as const;
+const OID = {
+  bool: 16,
+  int8: 20,
+  int2: 21,
+  int4: 23,
+  oid: 26,
+  json: 114,
+  float4: 700,
+  float8: 701,
+  numeric: 1700,
+  date: 1082,
+  timestamp: 1114,
+  timestamptz: 1184,
+  jsonb: 3802,
+} as const;
 
 const COLUMN_TYPES = new Map<number, ColumnType>([
   [OID.bool, "boolean"],
@@ -34,7 +48,8 @@ export function columnTypeOf(oid: number): ColumnType {
 }
 
 function arrayValue(oid: number, text: string): unknown {
-  if (NUMBER_ARRAYS.has(oid) || oid === 1000) return (pg.types.getTypeParser(oid as never) as (t: string) => unknown)(text);
+  if (NUMBER_ARRAYS.has(oid) || oid === 1000)
+    return (pg.types.getTypeParser(oid as never) as (t: string) => unknown)(text);
   return parseTextArray(text);
 }
 
@@ -92,6 +107,7 @@ function sameDigits(value: number, text: string): boolean {
     frac = frac.replace(/0+$/, "");
     return `${s.startsWith("-") && (int || frac) ? "-" : ""}${int || "0"}${frac ? `.${frac}` : ""}`;
   };
-  const printed = Math.abs(value) >= 1e21 || (value !== 0 && Math.abs(value) < 1e-6) ? value.toFixed(20) : String(value);
+  const printed =
+    Math.abs(value) >= 1e21 || (value !== 0 && Math.abs(value) < 1e-6) ? value.toFixed(20) : String(value);
   return canonical(printed) === canonical(text);
 }

@@ -11,13 +11,19 @@ export const reportListEntrySchema = z.object({
   title: z.string(),
   datasource: z.string(),
   updatedAt: localIsoDateTimeText.meta({ description: "Last draft save or publish" }),
-  publishedVersion: z.string().nullable().meta({ description: "The current published version (v3), or null: never published, cannot be embedded" }),
+  publishedVersion: z
+    .string()
+    .nullable()
+    .meta({ description: "The current published version (v3), or null: never published, cannot be embedded" }),
   hasDraft: z.boolean(),
 });
 export type ReportListEntry = z.infer<typeof reportListEntrySchema>;
 
 /** A page of the tenant's reports by id, after the id `after`; only those of `datasource` when given. */
-export async function listReports(reader: TenantReader, { limit, after, datasource = null }: { limit: number; after: string | null; datasource?: string | null }): Promise<ReportListEntry[]> {
+export async function listReports(
+  reader: TenantReader,
+  { limit, after, datasource = null }: { limit: number; after: string | null; datasource?: string | null },
+): Promise<ReportListEntry[]> {
   const { rows } = await reader.query(
     `select report_id, title, datasource, updated_at, published_version, has_draft from read.reports
      where ($1::text is null or report_id > $1) and ($2::text is null or datasource = $2)
@@ -50,7 +56,12 @@ export type VersionEntry = z.infer<typeof versionEntrySchema>;
  * A page of a report's versions, newest first, older than `before` when given; `only` picks one
  * version instead. `current` is the version that is the report's current one.
  */
-export async function versionsOf(reader: TenantReader, reportId: string, current: number | null, { limit, before = null, only = null }: { limit: number; before?: number | null; only?: number | null }): Promise<VersionEntry[]> {
+export async function versionsOf(
+  reader: TenantReader,
+  reportId: string,
+  current: number | null,
+  { limit, before = null, only = null }: { limit: number; before?: number | null; only?: number | null },
+): Promise<VersionEntry[]> {
   const { rows } = await reader.query(
     `select no, published_at, who, note, mode, audit from read.report_versions
      where report_id = $1 and ($2::int is null or no < $2) and ($3::int is null or no = $3)
@@ -69,7 +80,10 @@ export async function versionsOf(reader: TenantReader, reportId: string, current
 }
 
 export async function auditOf(reader: TenantReader, reportId: string, no: number): Promise<Audit | null> {
-  const { rows } = await reader.query("select audit from read.report_versions where report_id = $1 and no = $2", [reportId, no]);
+  const { rows } = await reader.query("select audit from read.report_versions where report_id = $1 and no = $2", [
+    reportId,
+    no,
+  ]);
   return rows[0]?.audit ?? null;
 }
 

@@ -34,7 +34,11 @@ export interface RunOptions {
  * locks and prepared statements, which outlive a transaction, are dropped here too. (Such calls
  * are also refused when a draft is saved: commands/reports/spec/sqlSafety.ts.)
  */
-export const END_REPORT_TRANSACTION_STATEMENTS = ["rollback", "select pg_advisory_unlock_all()", "deallocate all"] as const;
+export const END_REPORT_TRANSACTION_STATEMENTS = [
+  "rollback",
+  "select pg_advisory_unlock_all()",
+  "deallocate all",
+] as const;
 /** The same as one simple query. */
 export const END_REPORT_TRANSACTION = END_REPORT_TRANSACTION_STATEMENTS.join("; ");
 
@@ -43,7 +47,11 @@ export const END_REPORT_TRANSACTION = END_REPORT_TRANSACTION_STATEMENTS.join("; 
  * limit + 1 rows through a portal (cappedRead.ts), so a huge result is never materialised to be
  * cut. A failure becomes a sentence for the report author, without the SQL.
  */
-export async function runReportQuery(source: DataSource, query: ReportQuery, options: RunOptions): Promise<QueryOutcome> {
+export async function runReportQuery(
+  source: DataSource,
+  query: ReportQuery,
+  options: RunOptions,
+): Promise<QueryOutcome> {
   const limit = options.limit ?? PAGE_ROW_LIMIT;
   const started = performance.now();
   let client: pg.PoolClient;
@@ -55,7 +63,12 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
   let read: CappedRows;
   let overBytes = false;
   let caller: ReturnType<typeof stopOnAbort> | null = null;
-  const capped = new CappedRead(source.begin(options.timeoutMs, options.timeZone), query, limit + 1, END_REPORT_TRANSACTION_STATEMENTS);
+  const capped = new CappedRead(
+    source.begin(options.timeoutMs, options.timeZone),
+    query,
+    limit + 1,
+    END_REPORT_TRANSACTION_STATEMENTS,
+  );
   let meter: { stop(): void } | null = null;
   try {
     await source.bind(client, { tenant: options.tenant, wards: options.wards });
@@ -74,7 +87,13 @@ export async function runReportQuery(source: DataSource, query: ReportQuery, opt
     let broken = cut;
     if (!cut) await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
     client.release(broken);
-    if (!overBytes) return { error: error instanceof CallerLeft || options.signal?.aborted ? CALLER_LEFT : authorMessage(error, options.timeoutMs) };
+    if (!overBytes)
+      return {
+        error:
+          error instanceof CallerLeft || options.signal?.aborted
+            ? CALLER_LEFT
+            : authorMessage(error, options.timeoutMs),
+      };
     read = capped.partial();
   } finally {
     caller?.dispose();
@@ -123,16 +142,27 @@ export function authorMessage(error: unknown, timeoutMs: number): string {
 export function authorFailure(error: unknown, timeoutMs: number): { message: string; position: number | null } {
   const pgError = error as { code?: string; message?: string; position?: string };
   if (pgError.code === QUERY_CANCELED) {
-    return { message: `The query ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped; narrow the filters or aggregate more in SQL.`, position: null };
+    return {
+      message: `The query ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped; narrow the filters or aggregate more in SQL.`,
+      position: null,
+    };
   }
   if (pgError.code === INSUFFICIENT_PRIVILEGE) {
-    return { message: `The query reads something outside its data source; the clinical data source offers ${CLINICAL_RELATIONS.slice(0, -1).join(", ")} and ${CLINICAL_RELATIONS.at(-1)}.`, position: null };
+    return {
+      message: `The query reads something outside its data source; the clinical data source offers ${CLINICAL_RELATIONS.slice(0, -1).join(", ")} and ${CLINICAL_RELATIONS.at(-1)}.`,
+      position: null,
+    };
   }
-  if (pgError.code === READ_ONLY_VIOLATION) return { message: "Report queries may only read; remove the statement that writes.", position: null };
-  if (typeof pgError.message !== "string" || !pgError.code) return { message: "The query failed; check it against the data source.", position: null };
+  if (pgError.code === READ_ONLY_VIOLATION)
+    return { message: "Report queries may only read; remove the statement that writes.", position: null };
+  if (typeof pgError.message !== "string" || !pgError.code)
+    return { message: "The query failed; check it against the data source.", position: null };
   const position = pgError.position ? Number(pgError.position) : NaN;
   return {
-    message: `${pgError.message.replace(/ at or near "(?:[^"]|"")*"/g, "").replace(/\s+/g, " ").trim()}.`,
+    message: `${pgError.message
+      .replace(/ at or near "(?:[^"]|"")*"/g, "")
+      .replace(/\s+/g, " ")
+      .trim()}.`,
     position: Number.isInteger(position) && position > 0 ? position : null,
   };
 }

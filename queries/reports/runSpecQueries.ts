@@ -1,5 +1,10 @@
 import { runTimeProblem } from "../../commands/reports/spec/sqlSafety.ts";
-import { compileTemplate, TemplateError, type CompiledTemplate, type TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
+import {
+  compileTemplate,
+  TemplateError,
+  type CompiledTemplate,
+  type TemplateDef,
+} from "../../commands/reports/spec/sqlTemplate.ts";
 import { relationsOf } from "../../db/clinicalViews.ts";
 import { currentWards } from "../../db/wardScope.ts";
 import type { DataSource, DataSources } from "./dataSources.ts";
@@ -33,7 +38,10 @@ export async function preparedQuery(
   values: Record<string, unknown>,
 ): Promise<{ source: DataSource; compiled: CompiledTemplate } | { error: string }> {
   const source = runtime.sources.get(datasource);
-  if (!source) return { error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.` };
+  if (!source)
+    return {
+      error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.`,
+    };
   let compiled: CompiledTemplate;
   try {
     compiled = compileTemplate(sql, defs, values);
@@ -70,7 +78,15 @@ export async function runSpecQueries(
       if (!leave) return [name, { error: tenantBusySentence(runtime.gate) }];
       try {
         const started = performance.now();
-        const outcome = await runReportQuery(source, compiled, { tenant, wards, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone, limit: limits.limit, signal: limits.signal, maxBytes: runtime.maxResultBytes });
+        const outcome = await runReportQuery(source, compiled, {
+          tenant,
+          wards,
+          timeoutMs: runtime.timeoutMs,
+          timeZone: runtime.timeZone,
+          limit: limits.limit,
+          signal: limits.signal,
+          maxBytes: runtime.maxResultBytes,
+        });
         runtime.onQuery?.(datasource, "error" in outcome ? "error" : "ok", (performance.now() - started) / 1000);
         return [name, outcome];
       } finally {

@@ -7,7 +7,12 @@ export const specDiffSchema = z.object({
   id: z.string(),
   from: z.string().meta({ example: "v2" }),
   to: z.string().meta({ example: "draft" }),
-  sqlIncluded: z.boolean().meta({ description: "True for an author of the tenant: SQL changes show their text; otherwise they are listed as redacted" }),
+  sqlIncluded: z
+    .boolean()
+    .meta({
+      description:
+        "True for an author of the tenant: SQL changes show their text; otherwise they are listed as redacted",
+    }),
   changes: z.array(
     z.object({
       path: z.string().meta({ example: "nodes[2].title" }),
@@ -19,7 +24,8 @@ export const specDiffSchema = z.object({
 });
 export type SpecDiff = z.infer<typeof specDiffSchema>;
 
-const byMember = (field: "id" | "name") => (member: unknown) => String((member as Record<string, unknown> | null)?.[field] ?? "");
+const byMember = (field: "id" | "name") => (member: unknown) =>
+  String((member as Record<string, unknown> | null)?.[field] ?? "");
 
 /** Nodes are paired by id and params by name, wherever they are (a drill's too): moving one is not a change. */
 const SPEC_PAIRS: PairBy = (path) => {
@@ -38,6 +44,11 @@ const SQL_PATH = /(^|\.)queries\.[^.]+\.sql$/;
 export function specChanges(before: ReportSpec, after: ReportSpec, withSql: boolean): SpecDiff["changes"] {
   const all = jsonChanges(before, after, SPEC_PAIRS);
   if (withSql) return all;
-  const redacted = all.filter((change) => SQL_PATH.test(change.path) && change.before !== null && change.after !== null);
-  return [...jsonChanges(stripSql(before), stripSql(after), SPEC_PAIRS), ...redacted.map(({ path }) => ({ path, before: null, after: null, redacted: true as const }))];
+  const redacted = all.filter(
+    (change) => SQL_PATH.test(change.path) && change.before !== null && change.after !== null,
+  );
+  return [
+    ...jsonChanges(stripSql(before), stripSql(after), SPEC_PAIRS),
+    ...redacted.map(({ path }) => ({ path, before: null, after: null, redacted: true as const })),
+  ];
 }

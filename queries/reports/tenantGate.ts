@@ -132,7 +132,7 @@ export class TenantGate {
   private letIn(tenant: string): void {
     const line = this.lines.get(tenant);
     if (!line) return;
-    for (let i = 0; i < line.length; ) {
+    for (let i = 0; i < line.length;) {
       if (!this.fits(tenant, line[i]!.kind)) {
         i++;
         continue;

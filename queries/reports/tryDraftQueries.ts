@@ -1,10 +1,21 @@
 import type pg from "pg";
 import { currentWards, type Wards } from "../../db/wardScope.ts";
 import type { QueryToTry, QueryTrial } from "../../commands/reports/spec/queryTrial.ts";
-import { compileTemplateDetailed, lineColumnOf, TemplateError, utf16Index, type CompiledTemplateDetail } from "../../commands/reports/spec/sqlTemplate.ts";
+import {
+  compileTemplateDetailed,
+  lineColumnOf,
+  TemplateError,
+  utf16Index,
+  type CompiledTemplateDetail,
+} from "../../commands/reports/spec/sqlTemplate.ts";
 import { CappedRead } from "./cappedRead.ts";
 import type { DataSource } from "./dataSources.ts";
-import { authorFailure, END_REPORT_TRANSACTION, END_REPORT_TRANSACTION_STATEMENTS, unreachableSentence } from "./runReportQuery.ts";
+import {
+  authorFailure,
+  END_REPORT_TRANSACTION,
+  END_REPORT_TRANSACTION_STATEMENTS,
+  unreachableSentence,
+} from "./runReportQuery.ts";
 import type { ReportRuntime } from "./runSpecQueries.ts";
 import { tenantBusySentence } from "./tenantGate.ts";
 
@@ -34,7 +45,12 @@ function saysNothingOfTheQuery(error: unknown): boolean {
   return typeof code !== "string" || /^(08|53|57P|58|XX)/.test(code);
 }
 
-async function planReportQuery(source: DataSource, text: string, values: unknown[], options: { tenant: string; wards: Wards; timeoutMs: number; timeZone: string }): Promise<Planned> {
+async function planReportQuery(
+  source: DataSource,
+  text: string,
+  values: unknown[],
+  options: { tenant: string; wards: Wards; timeoutMs: number; timeZone: string },
+): Promise<Planned> {
   let client: pg.PoolClient;
   try {
     client = await source.pool.connect();
@@ -42,7 +58,12 @@ async function planReportQuery(source: DataSource, text: string, values: unknown
     return { untried: unreachableSentence(source, error) };
   }
   // One row of the plan is read (its text is not wanted), then the transaction is ended as every report transaction is.
-  const read = new CappedRead(source.begin(options.timeoutMs, options.timeZone), { text: EXPLAIN + text, values }, 1, END_REPORT_TRANSACTION_STATEMENTS);
+  const read = new CappedRead(
+    source.begin(options.timeoutMs, options.timeZone),
+    { text: EXPLAIN + text, values },
+    1,
+    END_REPORT_TRANSACTION_STATEMENTS,
+  );
   try {
     await source.bind(client, { tenant: options.tenant, wards: options.wards });
     await client.query(read).done;
@@ -63,37 +84,68 @@ const withPlaceholders = (message: string, compiled: CompiledTemplateDetail) =>
   message.replace(/\$(\d+)/g, (all, n: string) => compiled.params[Number(n) - 1]?.placeholder ?? all);
 
 /** Where in the template (as the author wrote it) a character of the compiled text stands. */
-function placeInTemplate(sql: string, compiled: CompiledTemplateDetail, position: number | null): { line: number | null; column: number | null } {
+function placeInTemplate(
+  sql: string,
+  compiled: CompiledTemplateDetail,
+  position: number | null,
+): { line: number | null; column: number | null } {
   if (position === null || position < 1) return { line: null, column: null };
   return lineColumnOf(sql, compiled.sourceOffset(utf16Index(compiled.text, position - 1)));
 }
 
-async function tryQuery(runtime: ReportRuntime, source: DataSource, tenant: string, wards: Wards, query: QueryToTry): Promise<QueryTrial> {
+async function tryQuery(
+  runtime: ReportRuntime,
+  source: DataSource,
+  tenant: string,
+  wards: Wards,
+  query: QueryToTry,
+): Promise<QueryTrial> {
   let compiled: CompiledTemplateDetail;
   try {
     compiled = compileTemplateDetailed(query.sql, query.defs, query.values);
   } catch (error) {
     // The save's own checks refuse a template that does not compile; a default that does not bind fails here.
-    if (error instanceof TemplateError) return { query: query.query, outcome: "failed", message: error.message, line: null, column: null };
+    if (error instanceof TemplateError)
+      return { query: query.query, outcome: "failed", message: error.message, line: null, column: null };
     throw error;
   }
   const leave = await runtime.gate.enter(tenant);
   if (!leave) return { query: query.query, outcome: "untried", reason: tenantBusySentence(runtime.gate) };
   try {
-    const planned = await planReportQuery(source, compiled.text, compiled.values, { tenant, wards, timeoutMs: runtime.timeoutMs, timeZone: runtime.timeZone });
+    const planned = await planReportQuery(source, compiled.text, compiled.values, {
+      tenant,
+      wards,
+      timeoutMs: runtime.timeoutMs,
+      timeZone: runtime.timeZone,
+    });
     if ("planned" in planned) return { query: query.query, outcome: "ok" };
     if ("untried" in planned) return { query: query.query, outcome: "untried", reason: planned.untried };
     const { message, position } = planned.failed;
-    return { query: query.query, outcome: "failed", message: withPlaceholders(message, compiled), ...placeInTemplate(query.sql, compiled, position) };
+    return {
+      query: query.query,
+      outcome: "failed",
+      message: withPlaceholders(message, compiled),
+      ...placeInTemplate(query.sql, compiled, position),
+    };
   } finally {
     leave();
   }
 }
 
 /** Tries each query on the data source (the draft save's TryQueries, commands/reports/manageReports.ts), as many at once as the tenant's gate lets in. */
-export async function tryDraftQueries(runtime: ReportRuntime, datasource: string, tenant: string, queries: readonly QueryToTry[]): Promise<QueryTrial[]> {
+export async function tryDraftQueries(
+  runtime: ReportRuntime,
+  datasource: string,
+  tenant: string,
+  queries: readonly QueryToTry[],
+): Promise<QueryTrial[]> {
   const source = runtime.sources.get(datasource);
-  if (!source) return queries.map((query) => ({ query: query.query, outcome: "untried", reason: `the data source ${datasource} is not configured on this server` }));
+  if (!source)
+    return queries.map((query) => ({
+      query: query.query,
+      outcome: "untried",
+      reason: `the data source ${datasource} is not configured on this server`,
+    }));
   // The author's own wards (db/wardScope.ts), taken now: only a plan is made, but under the scope the draft will run in.
   const wards = currentWards();
   return Promise.all(queries.map((query) => tryQuery(runtime, source, tenant, wards, query)));

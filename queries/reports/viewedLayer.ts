@@ -14,12 +14,22 @@ export function paramValues(version: ViewableVersion, sent: unknown): Record<str
 }
 
 /** A drill-through call's target, its checked args merged over the params, and its title. */
-export function drillLayer(version: ViewableVersion, drillKey: unknown, sentArgs: unknown, params: Record<string, unknown>): DrillLayer {
+export function drillLayer(
+  version: ViewableVersion,
+  drillKey: unknown,
+  sentArgs: unknown,
+  params: Record<string, unknown>,
+): DrillLayer {
   const drills = version.spec.drills ?? {};
   // Own keys only: `in` would take "__proto__" or "constructor" for a drill target.
   if (typeof drillKey !== "string" || !Object.hasOwn(drills, drillKey)) {
     const declared = Object.keys(drills);
-    throw new ViewingRefusal("invalid", declared.length ? `drill must be one of ${declared.join(", ")}.` : "This report declares no drill-through targets.");
+    throw new ViewingRefusal(
+      "invalid",
+      declared.length
+        ? `drill must be one of ${declared.join(", ")}.`
+        : "This report declares no drill-through targets.",
+    );
   }
   const drill = drills[drillKey]!;
   const args = validateDrillArgs(drill, sentArgs);
@@ -41,5 +51,8 @@ export async function layerResults(
   layer: ShownLayer,
   signal?: AbortSignal,
 ): Promise<Record<string, QueryOutcome>> {
-  return layer.frozen ?? (await runSpecQueries(runtime, version.datasource, tenant, layer.queries, layer.defs, layer.values, { signal }));
+  return (
+    layer.frozen ??
+    (await runSpecQueries(runtime, version.datasource, tenant, layer.queries, layer.defs, layer.values, { signal }))
+  );
 }

@@ -38,7 +38,9 @@ export interface ReportHead {
 }
 
 export async function reportHead(reader: TenantReader, reportId: string): Promise<ReportHead | null> {
-  const { rows } = await reader.query("select published_version, has_draft from read.reports where report_id = $1", [reportId]);
+  const { rows } = await reader.query("select published_version, has_draft from read.reports where report_id = $1", [
+    reportId,
+  ]);
   return rows[0] ? { publishedVersion: rows[0].published_version, hasDraft: rows[0].has_draft } : null;
 }
 
@@ -61,7 +63,10 @@ export interface ViewableVersion {
 }
 
 export async function draftOf(reader: TenantReader, reportId: string): Promise<ViewableVersion | null> {
-  const { rows } = await reader.query("select title, datasource, spec, saved_at from read.report_drafts where report_id = $1", [reportId]);
+  const { rows } = await reader.query(
+    "select title, datasource, spec, saved_at from read.report_drafts where report_id = $1",
+    [reportId],
+  );
   const row = rows[0];
   if (!row) return null;
   const spec = row.spec as ReportSpec;
@@ -79,7 +84,11 @@ export async function draftOf(reader: TenantReader, reportId: string): Promise<V
   };
 }
 
-export async function publishedVersion(reader: TenantReader, reportId: string, no: number): Promise<ViewableVersion | null> {
+export async function publishedVersion(
+  reader: TenantReader,
+  reportId: string,
+  no: number,
+): Promise<ViewableVersion | null> {
   const { rows } = await reader.query(
     `select v.title, v.datasource, v.spec, v.mode, v.note, v.params, v.published_at, s.data as frozen, s.frozen_for, s.by_ward
      from read.report_versions v
@@ -128,7 +137,12 @@ function remember(db: Db, key: string, version: ViewableVersion): ViewableVersio
  * The version that answers a viewing call: the one it names (`draft`, `vN`) or, when it names
  * none, the current published version; a report never published has none (conflict).
  */
-export async function versionToView(db: Db, tenant: string, reportId: string, asked: unknown): Promise<ViewableVersion> {
+export async function versionToView(
+  db: Db,
+  tenant: string,
+  reportId: string,
+  asked: unknown,
+): Promise<ViewableVersion> {
   return frozenForWards(await versionAsStored(db, tenant, reportId, asked), currentWards());
 }
 
@@ -143,24 +157,39 @@ export const FROZEN_FOR_EVERY_WARD =
  * (each query fails in its place, saying why). Its drill-throughs run live, in the caller's wards.
  */
 function frozenForWards(version: ViewableVersion, wards: Wards): ViewableVersion {
-  if (wards === null || version.frozen === null || (version.datasource !== "clinical" && version.datasource !== "research")) return version;
+  if (
+    wards === null ||
+    version.frozen === null ||
+    (version.datasource !== "clinical" && version.datasource !== "research")
+  )
+    return version;
   const frozenFor = version.frozenFor ?? null;
   if (frozenFor !== null && frozenFor.every((ward) => wards.includes(ward))) return version;
   const own = wards.length === 1 ? version.frozenByWard?.[wards[0]!] : undefined;
   if (own) return { ...version, frozen: own };
-  return { ...version, frozen: Object.fromEntries(Object.keys(version.frozen).map((name) => [name, { error: FROZEN_FOR_EVERY_WARD }])) };
+  return {
+    ...version,
+    frozen: Object.fromEntries(Object.keys(version.frozen).map((name) => [name, { error: FROZEN_FOR_EVERY_WARD }])),
+  };
 }
 
 async function versionAsStored(db: Db, tenant: string, reportId: string, asked: unknown): Promise<ViewableVersion> {
-  if (asked !== undefined && asked !== null && typeof asked !== "string") throw new ViewingRefusal("invalid", 'version must be a string such as "v3" or "draft".');
+  if (asked !== undefined && asked !== null && typeof asked !== "string")
+    throw new ViewingRefusal("invalid", 'version must be a string such as "v3" or "draft".');
   const keyOf = (label: string) => `${tenant}\u0000${reportId}\u0000${label}`;
   const known = typeof asked === "string" ? keptVersions(db).get(keyOf(asked)) : undefined;
   if (known) return known;
   return readAsTenant(db, tenant, async (reader) => {
     const head = await reportHead(reader, reportId);
-    if (!head) throw new ViewingRefusal("not-found", `There is no report ${reportId}; list the reports with GET /api/reports.`);
+    if (!head)
+      throw new ViewingRefusal("not-found", `There is no report ${reportId}; list the reports with GET /api/reports.`);
     const wanted = asked ?? (head.publishedVersion === null ? null : versionLabel(head.publishedVersion));
-    if (wanted === null) throw new ViewingRefusal("conflict", "This report has never been published; ask for version=draft, or publish it first.", "never-published");
+    if (wanted === null)
+      throw new ViewingRefusal(
+        "conflict",
+        "This report has never been published; ask for version=draft, or publish it first.",
+        "never-published",
+      );
     const no = versionNo(wanted);
     if (wanted === DRAFT_LABEL) {
       const draft = await draftOf(reader, reportId);
@@ -169,7 +198,10 @@ async function versionAsStored(db: Db, tenant: string, reportId: string, asked: 
       const found = await publishedVersion(reader, reportId, no);
       if (found) return remember(db, keyOf(wanted), found);
     }
-    throw new ViewingRefusal("not-found", `Report ${reportId} has no version ${wanted}; see GET /api/reports/${reportId}/versions.`);
+    throw new ViewingRefusal(
+      "not-found",
+      `Report ${reportId} has no version ${wanted}; see GET /api/reports/${reportId}/versions.`,
+    );
   });
 }
 
@@ -200,9 +232,30 @@ export interface ShownLayer {
  * The snapshot rule: a snapshot's own layer shows what was frozen at publishing, with the values
  * it was frozen with, whatever the data source holds now; a drill-through always runs live.
  */
-export function shownLayer(version: ViewableVersion, params: Record<string, unknown>, drill: DrillLayer | null): ShownLayer {
-  if (drill) return { title: drill.title, drill, queries: drill.drill.queries, defs: drill.defs, params, values: drill.values, frozen: null };
+export function shownLayer(
+  version: ViewableVersion,
+  params: Record<string, unknown>,
+  drill: DrillLayer | null,
+): ShownLayer {
+  if (drill)
+    return {
+      title: drill.title,
+      drill,
+      queries: drill.drill.queries,
+      defs: drill.defs,
+      params,
+      values: drill.values,
+      frozen: null,
+    };
   const frozen = version.frozen;
   const shown = frozen ? version.params : params;
-  return { title: version.title, drill: null, queries: version.spec.queries, defs: version.spec.params ?? [], params: shown, values: shown, frozen };
+  return {
+    title: version.title,
+    drill: null,
+    queries: version.spec.queries,
+    defs: version.spec.params ?? [],
+    params: shown,
+    values: shown,
+    frozen,
+  };
 }

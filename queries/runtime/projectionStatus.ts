@@ -5,13 +5,32 @@ import type { Db } from "../../db/pool.ts";
 /** A tenant held back in a projection at an event it cannot apply (contract E.6), as an administrator sees it. */
 export const heldTenantSchema = z.object({
   tenant: z.string(),
-  position: z.int().meta({ description: "The event that failed: this tenant's events from it on wait, every other tenant's are applied" }),
+  position: z
+    .int()
+    .meta({
+      description: "The event that failed: this tenant's events from it on wait, every other tenant's are applied",
+    }),
   since: z.string().meta({ description: "When it was first held back" }),
   tries: z.int().meta({ description: "How many times its waiting events were tried" }),
-  retryAt: z.string().meta({ description: "When they are tried again by themselves (each failed try doubles the pause, up to an hour); `projections retry` tries at once" }),
+  retryAt: z
+    .string()
+    .meta({
+      description:
+        "When they are tried again by themselves (each failed try doubles the pause, up to an hour); `projections retry` tries at once",
+    }),
   error: z.object({
-    code: z.string().meta({ description: "The SQLSTATE when the database raised the error (P0001: a function or trigger), else PROJECTION_ERROR" }),
-    message: z.string().meta({ description: "A fixed sentence for that code (the error's own text may quote a value of the event: no answer shows it)" }),
+    code: z
+      .string()
+      .meta({
+        description:
+          "The SQLSTATE when the database raised the error (P0001: a function or trigger), else PROJECTION_ERROR",
+      }),
+    message: z
+      .string()
+      .meta({
+        description:
+          "A fixed sentence for that code (the error's own text may quote a value of the event: no answer shows it)",
+      }),
   }),
 });
 export type HeldTenant = z.infer<typeof heldTenantSchema>;
@@ -25,37 +44,73 @@ export const projectionStatusSchema = z.object({
   appliedEvents: z.int(),
   error: z
     .object({
-      message: z.string().meta({ description: "A fixed sentence for the error's code (its own text may quote a value of the event)" }),
+      message: z
+        .string()
+        .meta({ description: "A fixed sentence for the error's code (its own text may quote a value of the event)" }),
       position: z.int(),
       at: z.string(),
-      code: z.string().nullable().meta({ description: "Its SQLSTATE when the database raised it (P0001: a function or trigger); null for an error of the projection's code" }),
+      code: z
+        .string()
+        .nullable()
+        .meta({
+          description:
+            "Its SQLSTATE when the database raised it (P0001: a function or trigger); null for an error of the projection's code",
+        }),
     })
     .nullable()
-    .meta({ description: "The error that stopped this projection whole, if any (since issue #52 an event that fails holds back only its tenant: `heldTenants`)" }),
-  heldTenants: z.array(heldTenantSchema).meta({ description: "Tenants held back in this projection at an event it cannot apply; empty when none" }),
+    .meta({
+      description:
+        "The error that stopped this projection whole, if any (since issue #52 an event that fails holds back only its tenant: `heldTenants`)",
+    }),
+  heldTenants: z
+    .array(heldTenantSchema)
+    .meta({ description: "Tenants held back in this projection at an event it cannot apply; empty when none" }),
   lagEvents: z.int(),
   lagSeconds: z.number(),
-  eventsPerSecond: z.number().nullable().meta({ description: "A building generation (a rebuild): events read per second since it began; null for a live one" }),
-  etaSeconds: z.number().nullable().meta({ description: "A building generation: lagEvents at that pace (lagEvents is counted up to 1,000,000); null for a live one" }),
+  eventsPerSecond: z
+    .number()
+    .nullable()
+    .meta({
+      description: "A building generation (a rebuild): events read per second since it began; null for a live one",
+    }),
+  etaSeconds: z
+    .number()
+    .nullable()
+    .meta({
+      description:
+        "A building generation: lagEvents at that pace (lagEvents is counted up to 1,000,000); null for a live one",
+    }),
 });
 export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
 
 /** A streaming replica of the service's database, as the primary sees it (pg_stat_replication). */
 export const replicaStatusSchema = z.object({
-  name: z.string().meta({ description: "The standby's application_name (from its primary_conninfo), else its address" }),
+  name: z
+    .string()
+    .meta({ description: "The standby's application_name (from its primary_conninfo), else its address" }),
   state: z.string().meta({ description: "streaming, catchup, …" }),
   sync: z.string().meta({ description: "async, sync, potential or quorum" }),
   lagBytes: z.int().meta({ description: "WAL the primary wrote that the standby has not replayed yet" }),
-  lagSeconds: z.number().meta({ description: "How long the standby took lately to replay what the primary wrote; 0 once caught up and idle" }),
+  lagSeconds: z
+    .number()
+    .meta({
+      description: "How long the standby took lately to replay what the primary wrote; 0 once caught up and idle",
+    }),
 });
 export type ReplicaStatus = z.infer<typeof replicaStatusSchema>;
 
 /** `GET /api/admin/projections` (contract C.6): each projection's position, the store's head and the lag. */
 export const projectionsReportSchema = z.object({
-  head: z.int().meta({ description: "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it" }),
+  head: z
+    .int()
+    .meta({
+      description:
+        "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it",
+    }),
   projections: z.array(projectionStatusSchema),
   replicas: z.array(replicaStatusSchema).meta({
-    description: "Streaming replicas of the database (report queries may run on one, operations.md); their lag needs the service's user to hold pg_monitor",
+    description:
+      "Streaming replicas of the database (report queries may run on one, operations.md); their lag needs the service's user to hold pg_monitor",
   }),
 });
 export type ProjectionsReport = z.infer<typeof projectionsReportSchema>;
@@ -84,7 +139,10 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
     projections: rows.map((row) => {
       const lagEvents = Number(row.lag_events);
       // Only a rebuild reads at a pace worth stating: a live generation follows the appends.
-      const rate = row.state === "building" && Number(row.building_seconds) > 0 ? Number(row.applied_count) / Number(row.building_seconds) : null;
+      const rate =
+        row.state === "building" && Number(row.building_seconds) > 0
+          ? Number(row.applied_count) / Number(row.building_seconds)
+          : null;
       return {
         name: row.name,
         generation: row.generation,
@@ -92,7 +150,14 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
         state: row.state,
         position: Number(row.last_position),
         appliedEvents: Number(row.applied_count),
-        error: row.error ? { message: describeCode(row.error_code ?? null), position: Number(row.error_position), at: row.error_at.toISOString(), code: row.error_code ?? null } : null,
+        error: row.error
+          ? {
+              message: describeCode(row.error_code ?? null),
+              position: Number(row.error_position),
+              at: row.error_at.toISOString(),
+              code: row.error_code ?? null,
+            }
+          : null,
         heldTenants: (row.held_tenants as HeldRow[]).map(heldTenant),
         lagEvents,
         lagSeconds: Math.round(Number(row.lag_seconds) * 1000) / 1000,
@@ -135,7 +200,7 @@ const SQLSTATE_CLASSES: Record<string, string> = {
   "40": "transaction rollback",
   "42": "syntax error or access rule violation",
   "54": "program limit exceeded",
-  "P0": "raised by a database function or trigger",
+  P0: "raised by a database function or trigger",
   XX: "internal error of the database",
 };
 
@@ -152,12 +217,20 @@ function describeCode(sqlstate: string | null): string {
  */
 export const stoppedProjectionSchema = z.object({
   name: z.string(),
-  state: z.enum(["live", "building"]).meta({ description: "building: a rebuild stopped (the live generation waits for it)" }),
+  state: z
+    .enum(["live", "building"])
+    .meta({ description: "building: a rebuild stopped (the live generation waits for it)" }),
   position: z.int().meta({ description: "The event it stopped at" }),
   since: z.string().meta({ description: "When it stopped" }),
   error: z.object({
-    code: z.string().meta({ description: `The SQLSTATE when the database raised the error (P0001: a function or trigger), else ${PROJECTION_ERROR_CODE}` }),
-    message: z.string().meta({ description: "What kind of error that code is (GET /api/admin/projections shows the error itself)" }),
+    code: z
+      .string()
+      .meta({
+        description: `The SQLSTATE when the database raised the error (P0001: a function or trigger), else ${PROJECTION_ERROR_CODE}`,
+      }),
+    message: z
+      .string()
+      .meta({ description: "What kind of error that code is (GET /api/admin/projections shows the error itself)" }),
   }),
 });
 export type StoppedProjection = z.infer<typeof stoppedProjectionSchema>;
@@ -184,7 +257,12 @@ export async function stoppedProjections(db: Db): Promise<StoppedProjection[]> {
  */
 export const heldBackSchema = z.object({
   name: z.string().meta({ description: "The projection" }),
-  position: z.int().meta({ description: "The event that failed: one tenant's events from it on wait in this projection, every other tenant's are applied" }),
+  position: z
+    .int()
+    .meta({
+      description:
+        "The event that failed: one tenant's events from it on wait in this projection, every other tenant's are applied",
+    }),
   since: z.string(),
   error: stoppedProjectionSchema.shape.error,
 });
@@ -212,5 +290,11 @@ async function replicaStatus(db: Db): Promise<ReplicaStatus[]> {
             coalesce(extract(epoch from replay_lag), 0)::float8 as lag_seconds
      from pg_stat_replication order by 1`,
   );
-  return rows.map((row) => ({ name: row.name, state: row.state, sync: row.sync_state, lagBytes: Number(row.lag_bytes), lagSeconds: Math.round(row.lag_seconds * 1000) / 1000 }));
+  return rows.map((row) => ({
+    name: row.name,
+    state: row.state,
+    sync: row.sync_state,
+    lagBytes: Number(row.lag_bytes),
+    lagSeconds: Math.round(row.lag_seconds * 1000) / 1000,
+  }));
 }

@@ -110,7 +110,10 @@ export class AccessRecorder {
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       this.writeNow();
     }
-    this.log.error({ records: this.queue.length }, "access records not written before the service stopped (the database refused them): they are lost");
+    this.log.error(
+      { records: this.queue.length },
+      "access records not written before the service stopped (the database refused them): they are lost",
+    );
     this.drop("shutdown", this.queue.length);
     this.queue.length = 0;
     this.queuedBytes = 0;
@@ -157,7 +160,11 @@ export class AccessRecorder {
   private failed(error: unknown): void {
     this.metrics.accessWriteFailed();
     // Once per outage, not once per try: the metric counts the tries.
-    if (this.failedWrites === 0) this.log.warn({ err: error, queued: this.queue.length }, "access records could not be written; they wait in memory and the write is tried again");
+    if (this.failedWrites === 0)
+      this.log.warn(
+        { err: error, queued: this.queue.length },
+        "access records could not be written; they wait in memory and the write is tried again",
+      );
     this.failedWrites += 1;
     this.retryMs = Math.min(LAST_RETRY_MS, this.retryMs === 0 ? FIRST_RETRY_MS : this.retryMs * 2);
     if (!this.stopped) this.timer = setTimeout(() => this.writeNow(), this.retryMs);
@@ -168,7 +175,11 @@ export class AccessRecorder {
     this.metrics.accessRecordsDropped(reason, count);
     if (reason !== "queue_full") return;
     // Warned at the first drop and then at every thousandth, not for each record of a flood.
-    if (this.droppedSinceWarned % 1000 === 0) this.log.error({ queuedBytes: this.queuedBytes, maxQueueBytes: this.options.maxQueueBytes }, "access records dropped: the queue of records waiting for the database is full");
+    if (this.droppedSinceWarned % 1000 === 0)
+      this.log.error(
+        { queuedBytes: this.queuedBytes, maxQueueBytes: this.options.maxQueueBytes },
+        "access records dropped: the queue of records waiting for the database is full",
+      );
     this.droppedSinceWarned += count;
   }
 
@@ -176,18 +187,28 @@ export class AccessRecorder {
   private async completed(batch: readonly Queued[]): Promise<AccessRecordToWrite[]> {
     const digests = [...new Set(batch.flatMap(({ caller }) => (caller.kind === "known" ? [] : caller.tokenDigests)))];
     const authors = await authorsByTokenDigest(this.store.db, digests);
-    return batch.map(({ tenant, recordId, caller, record }) => ({ tenant, recordId, record: { ...record, ...callerFields(caller, tenant, authors) } }));
+    return batch.map(({ tenant, recordId, caller, record }) => ({
+      tenant,
+      recordId,
+      record: { ...record, ...callerFields(caller, tenant, authors) },
+    }));
   }
 }
 
-function callerFields(caller: CallerAtAnswer, tenant: string, authors: ReadonlyMap<string, RecordedAuthor>): Pick<AccessRecord, "who" | "credential" | "roles"> {
+function callerFields(
+  caller: CallerAtAnswer,
+  tenant: string,
+  authors: ReadonlyMap<string, RecordedAuthor>,
+): Pick<AccessRecord, "who" | "credential" | "roles"> {
   switch (caller.kind) {
     case "known":
       return { who: caller.who, credential: caller.credential, roles: caller.roles };
     case "token": {
       // A viewing call takes any token and ignores one it does not know or of another tenant: then its caller is a viewer.
       const author = caller.tokenDigests.map((digest) => authors.get(digest)).find(Boolean);
-      return author && author.tenant === tenant ? { who: author.name, credential: author.authorId, roles: author.roles } : callerFields(ANONYMOUS, tenant, authors);
+      return author && author.tenant === tenant
+        ? { who: author.name, credential: author.authorId, roles: author.roles }
+        : callerFields(ANONYMOUS, tenant, authors);
     }
   }
 }

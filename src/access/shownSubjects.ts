@@ -35,7 +35,13 @@ export function shownBy(ctx: Pick<Context, "state">): ShownSubjects {
 }
 
 /** Says what the answer shows (or, when it names one patient, whom it is about even if it fails). */
-export function showing(ctx: Pick<Context, "state">, { patientRefs = [], reports = [] }: { patientRefs?: Iterable<string | null | undefined>; reports?: Iterable<{ kind: string; externalId: string }> }): void {
+export function showing(
+  ctx: Pick<Context, "state">,
+  {
+    patientRefs = [],
+    reports = [],
+  }: { patientRefs?: Iterable<string | null | undefined>; reports?: Iterable<{ kind: string; externalId: string }> },
+): void {
   const shown = shownBy(ctx);
   shown.recordable = true;
   for (const patientRef of patientRefs) if (patientRef) shown.addPatient(patientRef);
@@ -59,7 +65,8 @@ function patientsNamedBy(value: unknown, identifiers: PatientIdentifiers, found:
   if (typeof value === "string") {
     const text = value.trim();
     for (const ref of identifiers.get(text) ?? []) found(ref);
-    if (WORD_BREAKS.test(text)) for (const word of text.split(WORD_BREAKS)) for (const ref of identifiers.get(word) ?? []) found(ref);
+    if (WORD_BREAKS.test(text))
+      for (const word of text.split(WORD_BREAKS)) for (const ref of identifiers.get(word) ?? []) found(ref);
   } else if (Array.isArray(value)) {
     for (const item of value) patientsNamedBy(item, identifiers, found);
   } else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
@@ -68,7 +75,11 @@ function patientsNamedBy(value: unknown, identifiers: PatientIdentifiers, found:
 }
 
 /** Notes in `shown` the patients these rows name; answers whether they named any. */
-export function notePatientsOfRows(rows: readonly (readonly unknown[])[], identifiers: PatientIdentifiers, shown: ShownSubjects): boolean {
+export function notePatientsOfRows(
+  rows: readonly (readonly unknown[])[],
+  identifiers: PatientIdentifiers,
+  shown: ShownSubjects,
+): boolean {
   let named = false;
   const found = (patientRef: string) => {
     named = true;
@@ -79,7 +90,11 @@ export function notePatientsOfRows(rows: readonly (readonly unknown[])[], identi
 }
 
 /** Says what a report layer's results show: recorded when their values name a patient the caller may see. */
-export function showingResults(ctx: Pick<Context, "state">, results: Readonly<Record<string, QueryOutcome>> | null, identifiers: PatientIdentifiers): void {
+export function showingResults(
+  ctx: Pick<Context, "state">,
+  results: Readonly<Record<string, QueryOutcome>> | null,
+  identifiers: PatientIdentifiers,
+): void {
   const shown = shownBy(ctx);
   for (const outcome of Object.values(results ?? {})) {
     if ("error" in outcome) continue;

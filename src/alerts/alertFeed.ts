@@ -92,7 +92,8 @@ export class AlertFeed {
     if (this.stopped || this.listeners.size === 0 || this.retry) return;
     this.retry = setTimeout(() => {
       this.retry = null;
-      if (!this.stopped && this.listeners.size > 0) this.listen().catch((err) => this.log.warn({ err }, "alert feed could not listen"));
+      if (!this.stopped && this.listeners.size > 0)
+        this.listen().catch((err) => this.log.warn({ err }, "alert feed could not listen"));
     }, 1000);
     this.retry.unref();
   }

@@ -12,26 +12,59 @@ import { waitForProjection } from "../../projections/runtime/waitForProjection.t
 import type { AlertNotice } from "../../projections/alerts/alerts.ts";
 import { answerPage, pageCursor, pageOf, rowsFor } from "../http/paging.ts";
 import { listTurn } from "../http/listTurns.ts";
-import { alertById, ALERT_KINDS, ALERT_STATES, alertListKey, listAlerts, openAlertCount, type Alert } from "../../queries/alerts/alerts.ts";
+import {
+  alertById,
+  ALERT_KINDS,
+  ALERT_STATES,
+  alertListKey,
+  listAlerts,
+  openAlertCount,
+  type Alert,
+} from "../../queries/alerts/alerts.ts";
 import type { AlertFeed } from "./alertFeed.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
-import { CREDENTIAL_END_CODES, CREDENTIAL_END_SENTENCES, watchCaller, type CredentialEnd } from "../credentials/credentialWatch.ts";
+import {
+  CREDENTIAL_END_CODES,
+  CREDENTIAL_END_SENTENCES,
+  watchCaller,
+  type CredentialEnd,
+} from "../credentials/credentialWatch.ts";
 
 export const alertListQuery = z.strictObject(
   {
-    state: z.enum(ALERT_STATES, { error: "state is open, acknowledged or closed" }).default("open").meta({ description: "open: standing; acknowledged; closed: closed by an update before anyone acknowledged it" }),
-    limit: z.coerce.number({ error: "limit is a whole number from 1 to 500" }).int("limit is a whole number from 1 to 500").min(1, "limit is a whole number from 1 to 500").max(500, "limit is a whole number from 1 to 500").default(100).meta({ description: 'Alerts per page, 1 to 500 (default 100); when more remain, a Link header with rel="next" gives the next page\'s address' }),
+    state: z
+      .enum(ALERT_STATES, { error: "state is open, acknowledged or closed" })
+      .default("open")
+      .meta({ description: "open: standing; acknowledged; closed: closed by an update before anyone acknowledged it" }),
+    limit: z.coerce
+      .number({ error: "limit is a whole number from 1 to 500" })
+      .int("limit is a whole number from 1 to 500")
+      .min(1, "limit is a whole number from 1 to 500")
+      .max(500, "limit is a whole number from 1 to 500")
+      .default(100)
+      .meta({
+        description:
+          'Alerts per page, 1 to 500 (default 100); when more remain, a Link header with rel="next" gives the next page\'s address',
+      }),
     cursor: pageCursor(),
     kind: z
       .enum(ALERT_KINDS, { error: "kind is CRITICAL or DELTA" })
       .optional()
-      .meta({ description: "Only alerts of this kind (contract F.3): CRITICAL (critical results) or DELTA (delta checks); absent: both" }),
+      .meta({
+        description:
+          "Only alerts of this kind (contract F.3): CRITICAL (critical results) or DELTA (delta checks); absent: both",
+      }),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are state (open, acknowledged, closed), kind (CRITICAL, DELTA), limit (1 to 500) and cursor" : undefined) },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? "The query parameters are state (open, acknowledged, closed), kind (CRITICAL, DELTA), limit (1 to 500) and cursor"
+        : undefined,
+  },
 );
 
 export const openAlertCountAnswer = z.object({
@@ -58,14 +91,18 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
   router.get("/", access.recorded, listTurn, async (ctx) => {
     const query = parseBody(alertListQuery, ctx.query);
     const page = pageOf(query, alertListKey);
-    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listAlerts(reader, dictionary, query.state, { ...rowsFor(page), kind: query.kind }));
+    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) =>
+      listAlerts(reader, dictionary, query.state, { ...rowsFor(page), kind: query.kind }),
+    );
     const alerts = answerPage(ctx, page, rows, (alert) => alert.key).map(({ key: _, ...alert }) => alert);
     if (alerts.length > 0) showing(ctx, { patientRefs: alerts.map((alert) => alert.patientRef) });
     ctx.body = alerts;
   });
 
   router.get("/count", async (ctx) => {
-    ctx.body = (await readAsTenant(store.db, ctx.state.tenant, openAlertCount)) satisfies z.infer<typeof openAlertCountAnswer>;
+    ctx.body = (await readAsTenant(store.db, ctx.state.tenant, openAlertCount)) satisfies z.infer<
+      typeof openAlertCountAnswer
+    >;
   });
 
   router.post("/:alertId/acknowledge", access.recorded, async (ctx) => {
@@ -104,7 +141,10 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
       stream.end();
     };
     const credentialEnded = (reason: CredentialEnd) => {
-      if (!stream.writableEnded) stream.write(`event: ended\ndata: ${JSON.stringify({ reason, code: CREDENTIAL_END_CODES[reason], error: CREDENTIAL_END_SENTENCES[reason] })}\n\n`);
+      if (!stream.writableEnded)
+        stream.write(
+          `event: ended\ndata: ${JSON.stringify({ reason, code: CREDENTIAL_END_CODES[reason], error: CREDENTIAL_END_SENTENCES[reason] })}\n\n`,
+        );
       end();
     };
     const wards = principalOf(ctx).wards;
@@ -120,7 +160,9 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
       wards === null
         ? send
         : (change: AlertNotice["change"], alert: Alert) =>
-            void withWardScope(wards, () => readAsTenant(store.db, tenant, (reader) => patientVisible(reader, alert.patientRef)))
+            void withWardScope(wards, () =>
+              readAsTenant(store.db, tenant, (reader) => patientVisible(reader, alert.patientRef)),
+            )
               .then((visible) => visible && send(change, alert))
               .catch(() => {}); // not sent: the page reads the list again when its stream reconnects
     // Watched before the subscription: a credential that ends meanwhile ends the stream all the same.
@@ -132,7 +174,11 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
     // The response, not the request: a request without a body has ended as soon as it was read.
     ctx.res.on("close", end);
     stream.on("error", end);
-    ctx.set({ "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" });
+    ctx.set({
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+    });
     ctx.status = 200;
     ctx.body = stream;
     if (stream.writableEnded) return; // ended while it subscribed: the body is the `ended` event

@@ -43,7 +43,14 @@ export function signature(secret: string, timestamp: string, body: string): stri
 }
 
 /** Starts delivering, and gives the reactor its way to send delivery jobs; `dictionary` names each alert's item as GET /api/alerts does. */
-export async function startAlertWebhook(boss: PgBoss, db: Db, config: AlertWebhookConfig, log: Logger, pollingIntervalSeconds: number, dictionary: Dictionary): Promise<TransactionalJobs> {
+export async function startAlertWebhook(
+  boss: PgBoss,
+  db: Db,
+  config: AlertWebhookConfig,
+  log: Logger,
+  pollingIntervalSeconds: number,
+  dictionary: Dictionary,
+): Promise<TransactionalJobs> {
   await boss.createQueue(ALERT_WEBHOOK_QUEUE, { name: ALERT_WEBHOOK_QUEUE, ...RETRIES, expireInSeconds: 60 });
   await boss.work<WebhookJob>(ALERT_WEBHOOK_QUEUE, { pollingIntervalSeconds }, async ([job]) => {
     if (!job) return;
@@ -56,7 +63,11 @@ export async function startAlertWebhook(boss: PgBoss, db: Db, config: AlertWebho
   return {
     async send(tx, queue, data, singletonKey) {
       if (queue !== ALERT_WEBHOOK_QUEUE) return;
-      await boss.send(queue, data, { ...RETRIES, singletonKey, db: { executeSql: (text, values) => tx.query(text, values) } });
+      await boss.send(queue, data, {
+        ...RETRIES,
+        singletonKey,
+        db: { executeSql: (text, values) => tx.query(text, values) },
+      });
     },
   };
 }
@@ -91,6 +102,9 @@ async function deliver(config: AlertWebhookConfig, alert: Alert, tenant: string)
     signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
   });
   await answer.body?.cancel();
-  if (answer.status >= 300 && answer.status < 400) throw new Error(`the webhook answered ${answer.status}, a redirect, which is not followed: set ALERT_WEBHOOK_URL to where it points`);
+  if (answer.status >= 300 && answer.status < 400)
+    throw new Error(
+      `the webhook answered ${answer.status}, a redirect, which is not followed: set ALERT_WEBHOOK_URL to where it points`,
+    );
   if (!answer.ok) throw new Error(`the webhook answered ${answer.status}`);
 }

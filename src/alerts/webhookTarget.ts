@@ -60,7 +60,12 @@ const RULES: Rule[] = [
       { network, prefix, family: "ipv4", why },
       ...IPV4_IN_IPV6.map(([form, write]): Rule => {
         const [v6, v6Prefix] = write(high, low, prefix);
-        return { network: v6, prefix: v6Prefix, family: "ipv6", why: `${why}, ${network}/${prefix} written as IPv6 (${form})` };
+        return {
+          network: v6,
+          prefix: v6Prefix,
+          family: "ipv6",
+          why: `${why}, ${network}/${prefix} written as IPv6 (${form})`,
+        };
       }),
     ];
   }),
@@ -75,7 +80,11 @@ export function isRefusedAddress(address: string): boolean {
 }
 
 /** The URL's host as an address or a name: without IPv6 brackets or a fully qualified name's final dot. */
-const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+const hostOf = (url: string) =>
+  new URL(url).hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
 
 /** Why an address is refused ("loopback", "Alibaba Cloud's metadata service"), or null. */
 function refusedBecause(address: string): string | null {
@@ -102,6 +111,8 @@ export async function checkTarget(url: string): Promise<void> {
   const addresses = await lookup(hostOf(url), { all: true });
   const refused = addresses.find(({ address }) => isRefusedAddress(address));
   if (refused) {
-    throw new Error(`the webhook's host resolves to ${refused.address} (${refusedBecause(refused.address)}), which is refused; set ALERT_WEBHOOK_ALLOW_PRIVATE=1 if that is meant`);
+    throw new Error(
+      `the webhook's host resolves to ${refused.address} (${refusedBecause(refused.address)}), which is refused; set ALERT_WEBHOOK_ALLOW_PRIVATE=1 if that is meant`,
+    );
   }
 }

@@ -31,19 +31,33 @@ const POLL_MS = 250;
 const REJECTED_SHOWN = 20;
 const GZIP_MAGIC = [0x1f, 0x8b];
 
-export async function importFile(store: EventStore, log: Logger, kindName: string, file: string, options: ImportFileOptions): Promise<void> {
+export async function importFile(
+  store: EventStore,
+  log: Logger,
+  kindName: string,
+  file: string,
+  options: ImportFileOptions,
+): Promise<void> {
   if (kindName !== "lab" && kindName !== "exam") throw new Error(`import takes lab or exam, not ${kindName}`);
   if (!TENANT_PATTERN.test(options.tenant)) throw new Error("--tenant must be 1 to 64 letters, digits, '_' or '-'");
   const client = await sendingClient(store, options.tenant, options.client);
   const gzip = startsWithGzipMagic(file);
   const source = gzip ? pipeline(createReadStream(file), createGunzip(), () => {}) : createReadStream(file);
-  const job = await submitBulkJob(store, reportKinds[kindName], client, source, { requestId: `cli-${randomUUID()}`, gzip });
-  console.log(`job ${job.jobId} queued: ${job.lines.toLocaleString("en")} ${kindName} report${job.lines === 1 ? "" : "s"} from ${file}${gzip ? " (gzip)" : ""}, sent as ${client.name}`);
+  const job = await submitBulkJob(store, reportKinds[kindName], client, source, {
+    requestId: `cli-${randomUUID()}`,
+    gzip,
+  });
+  console.log(
+    `job ${job.jobId} queued: ${job.lines.toLocaleString("en")} ${kindName} report${job.lines === 1 ? "" : "s"} from ${file}${gzip ? " (gzip)" : ""}, sent as ${client.name}`,
+  );
   if (!options.wait) return;
   await waitForProjection(store.db, "bulk_jobs", job.last, 30_000);
 
   const dictionary = loadDefaultDictionary();
-  const importer = new BulkImporter(ingestionDeps(store, dictionary), null, log, { safetyNetMs: 1000, pollingIntervalSeconds: 1 });
+  const importer = new BulkImporter(ingestionDeps(store, dictionary), null, log, {
+    safetyNetMs: 1000,
+    pollingIntervalSeconds: 1,
+  });
   await importer.start();
   try {
     const ended = await followJob(store, client, job.jobId);
@@ -55,8 +69,14 @@ export async function importFile(store: EventStore, log: Logger, kindName: strin
 
 async function sendingClient(store: EventStore, tenant: string, name: string): Promise<Client> {
   const clients = await activeClientsNamed(store.db, tenant, name);
-  if (clients.length === 0) throw new Error(`tenant ${tenant} has no client named ${JSON.stringify(name)} with a working key; create one with \`keys create --tenant ${tenant} --name …\``);
-  if (clients.length > 1) throw new Error(`tenant ${tenant} has ${clients.length} clients named ${JSON.stringify(name)}; revoke the ones no longer used`);
+  if (clients.length === 0)
+    throw new Error(
+      `tenant ${tenant} has no client named ${JSON.stringify(name)} with a working key; create one with \`keys create --tenant ${tenant} --name …\``,
+    );
+  if (clients.length > 1)
+    throw new Error(
+      `tenant ${tenant} has ${clients.length} clients named ${JSON.stringify(name)}; revoke the ones no longer used`,
+    );
   return clients[0]!;
 }
 
@@ -80,7 +100,10 @@ async function followJob(store: EventStore, client: Client, jobId: string): Prom
     while (job.status !== "DONE" && job.status !== "FAILED") {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       job = await jobOf(store, client, jobId);
-      bar.update(job.processed, { rate: ratePerSecond(started.at, job.processed - started.processed), status: job.status });
+      bar.update(job.processed, {
+        rate: ratePerSecond(started.at, job.processed - started.processed),
+        status: job.status,
+      });
     }
   } finally {
     bar.stop();
@@ -102,11 +125,18 @@ async function summarise(store: EventStore, client: Client, job: BulkJobAnswer):
   );
   if (job.reason) console.log(job.reason);
   if (job.rejected > 0) {
-    const page = await readAsTenant(store.db, client.tenant, (reader) => bulkJobRejections(reader, job.jobId, { limit: REJECTED_SHOWN }));
+    const page = await readAsTenant(store.db, client.tenant, (reader) =>
+      bulkJobRejections(reader, job.jobId, { limit: REJECTED_SHOWN }),
+    );
     for (const rejected of page.items) {
-      console.log(`line ${rejected.line}${rejected.externalId ? ` (${rejected.externalId})` : ""}: ${rejected.errors.map((error) => (error.field ? `${error.field}: ${error.message}` : error.message)).join("; ")}`);
+      console.log(
+        `line ${rejected.line}${rejected.externalId ? ` (${rejected.externalId})` : ""}: ${rejected.errors.map((error) => (error.field ? `${error.field}: ${error.message}` : error.message)).join("; ")}`,
+      );
     }
-    if (page.total > page.items.length) console.log(`… and ${n(page.total - page.items.length)} more: GET /open/v1/bulk/${job.jobId}/rejected?offset=${page.items.length}`);
+    if (page.total > page.items.length)
+      console.log(
+        `… and ${n(page.total - page.items.length)} more: GET /open/v1/bulk/${job.jobId}/rejected?offset=${page.items.length}`,
+      );
   }
   if (job.status !== "DONE" || job.rejected > 0) process.exitCode = 1;
 }

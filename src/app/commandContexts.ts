@@ -4,5 +4,9 @@ import { waitForProjection } from "../../projections/runtime/waitForProjection.t
 
 /** A command's context for this store: read-your-writes waits on the projections' checkpoints. */
 export function commandContext(store: EventStore, metadata: EventMetadata): CommandContext {
-  return { store, metadata, caughtUp: (readModel, appended, timeoutMs) => waitForProjection(store.db, readModel, appended, timeoutMs) };
+  return {
+    store,
+    metadata,
+    caughtUp: (readModel, appended, timeoutMs) => waitForProjection(store.db, readModel, appended, timeoutMs),
+  };
 }

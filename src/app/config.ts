@@ -30,35 +30,63 @@ export const configSchema = z.object({
   /** One host, or several for fail-over (`postgres://u:p@db-a:5432,db-b:5432/db`): the one taking writes is used. */
   DATABASE_URL: z
     .string()
-    .refine(isDatabaseUrl, "DATABASE_URL must be postgres://user:password@host:port/database, with host:port,host:port for fail-over")
+    .refine(
+      isDatabaseUrl,
+      "DATABASE_URL must be postgres://user:password@host:port/database, with host:port,host:port for fail-over",
+    )
     .optional(),
   ADMIN_TOKEN: z.string().min(16, "ADMIN_TOKEN must have at least 16 characters").optional(),
   /** The key of the keyed hashes of identifiers (id-card streams): 64 hex digits, or base64 of at least 32 random bytes; unset: one the database keeps. */
   ID_HASH_KEY: z
     .string()
-    .refine((key) => decodeIdentifierKey(key) !== null, "ID_HASH_KEY must be 64 hex digits or the base64 of at least 32 random bytes (openssl rand -hex 32)")
+    .refine(
+      (key) => decodeIdentifierKey(key) !== null,
+      "ID_HASH_KEY must be 64 hex digits or the base64 of at least 32 random bytes (openssl rand -hex 32)",
+    )
     .optional(),
   /** The hospital's OpenID Provider (contract E.1): with OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_URL, staff sign in there; unset: token sign-in only. */
-  OIDC_ISSUER: z.url({ protocol: /^https?$/, error: "OIDC_ISSUER must be the provider's issuer URL, e.g. https://sso.hospital.example/realms/staff" }).optional(),
+  OIDC_ISSUER: z
+    .url({
+      protocol: /^https?$/,
+      error: "OIDC_ISSUER must be the provider's issuer URL, e.g. https://sso.hospital.example/realms/staff",
+    })
+    .optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   /** How the staff pages name the provider on their button ("Sign in with <name>"); default: the issuer's host. */
-  OIDC_PROVIDER_NAME: z.string().trim().min(1).max(60, "OIDC_PROVIDER_NAME is at most 60 characters: it is the sign-in button's text").optional(),
+  OIDC_PROVIDER_NAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(60, "OIDC_PROVIDER_NAME is at most 60 characters: it is the sign-in button's text")
+    .optional(),
   /** Scopes asked for besides `openid profile`, space-separated. */
   OIDC_SCOPES: z.string().default(""),
   OIDC_TENANT_CLAIM: z.string().min(1).default("tenant"),
   /** The tenant of a staff sign-in whose provider sends no tenant claim; unset: the tenant /staff/login named, only while the store holds no other (issue #51). */
-  OIDC_TENANT: z.string().regex(TENANT_PATTERN, "OIDC_TENANT must be a tenant id: 1 to 64 letters, digits, '_' or '-'").optional(),
+  OIDC_TENANT: z
+    .string()
+    .regex(TENANT_PATTERN, "OIDC_TENANT must be a tenant id: 1 to 64 letters, digits, '_' or '-'")
+    .optional(),
   OIDC_ROLES_CLAIM: z.string().min(1).default("roles"),
   OIDC_WARDS_CLAIM: z.string().min(1).default("wards"),
   /** The service's own external base URL, as browsers reach it (the OIDC redirect URI is <PUBLIC_URL>/staff/callback). */
-  PUBLIC_URL: z.url({ protocol: /^https?$/, error: "PUBLIC_URL must be the service's external base URL, e.g. https://dialysis.hospital.example" }).optional(),
+  PUBLIC_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: "PUBLIC_URL must be the service's external base URL, e.g. https://dialysis.hospital.example",
+    })
+    .optional(),
   /**
    * Who may make the viewing calls and open embed pages (contract G.1): `proxy`, the host's reverse
    * proxy guards them and no credential is needed (a session or token that comes along is used); or
    * `required`, a staff session or a token with a role that may view.
    */
-  VIEWING_AUTH: z.enum(["proxy", "required"], { error: "VIEWING_AUTH is proxy (the host's proxy guards viewing) or required (a session or token)" }).default("proxy"),
+  VIEWING_AUTH: z
+    .enum(["proxy", "required"], {
+      error: "VIEWING_AUTH is proxy (the host's proxy guards viewing) or required (a session or token)",
+    })
+    .default("proxy"),
   /** A staff session ends after this many minutes without a call (fractions allowed). */
   SESSION_IDLE_MINUTES: z.coerce.number().positive().default(30),
   /** And this many hours after sign-in, whatever happens (fractions allowed). */
@@ -100,13 +128,25 @@ export const configSchema = z.object({
   /** xlsx and docx exports made without a credential that one address may have under way at once (TRUSTED_PROXIES says whose address that is). */
   REPORT_EXPORTS_PER_ADDRESS: z.coerce.number().int().min(1).max(1000).default(2),
   /** The reverse proxies whose X-Forwarded-For names the caller's address: addresses and CIDR ranges separated by commas, loopback or none. */
-  TRUSTED_PROXIES: z.string().default("loopback").refine((text) => trustedProxiesProblem(text) === null, { error: (issue) => trustedProxiesProblem(String(issue.input)) ?? "TRUSTED_PROXIES is not valid" }),
-  REPORT_RESULT_MAX_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
+  TRUSTED_PROXIES: z
+    .string()
+    .default("loopback")
+    .refine((text) => trustedProxiesProblem(text) === null, {
+      error: (issue) => trustedProxiesProblem(String(issue.input)) ?? "TRUSTED_PROXIES is not valid",
+    }),
+  REPORT_RESULT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
   /** The report role's CONNECTION LIMIT: report connections of every process of the deployment together; -1: none. */
   REPORT_ROLE_CONNECTION_LIMIT: z.coerce
     .number()
     .int()
-    .refine((limit) => limit === -1 || limit >= 1, "REPORT_ROLE_CONNECTION_LIMIT must be at least 1, or -1 for no limit")
+    .refine(
+      (limit) => limit === -1 || limit >= 1,
+      "REPORT_ROLE_CONNECTION_LIMIT must be at least 1, or -1 for no limit",
+    )
     .default(32),
   /** The report role's work_mem: memory of each sort or hash of a report query before it spills to temporary files. */
   REPORT_WORK_MEM: databaseSize("REPORT_WORK_MEM", 64).default("8MB"),
@@ -125,7 +165,11 @@ export const configSchema = z.object({
   /** How long an access record (contract E.4) waits for others to be written with it in one statement. */
   ACCESS_LOG_FLUSH_MS: z.coerce.number().int().min(10).max(1000).default(200),
   /** The JSON bytes of access records a process holds while the database refuses them; past it new ones are dropped (and counted). */
-  ACCESS_LOG_QUEUE_BYTES: z.coerce.number().int().min(1024).default(16 * 1024 * 1024),
+  ACCESS_LOG_QUEUE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
@@ -136,7 +180,9 @@ export const configSchema = z.object({
   /** Serves /metrics on 127.0.0.1 at this port as well, in every role (a worker process has no other port). */
   METRICS_PORT: port.optional(),
   /** Each new critical-result alert is POSTed here (contract D.7), signed with ALERT_WEBHOOK_SECRET; unset: no webhook. */
-  ALERT_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: "ALERT_WEBHOOK_URL must be an http:// or https:// URL" }).optional(),
+  ALERT_WEBHOOK_URL: z
+    .url({ protocol: /^https?$/, error: "ALERT_WEBHOOK_URL must be an http:// or https:// URL" })
+    .optional(),
   /** The HMAC-SHA256 key of the webhook's X-Dialysis-Hub-Signature header. */
   ALERT_WEBHOOK_SECRET: z.string().min(16, "ALERT_WEBHOOK_SECRET must have at least 16 characters").optional(),
   /** 1: the webhook may post to this host or a link-local address (refused otherwise). */
@@ -159,7 +205,12 @@ export const configSchema = z.object({
   /** An MLLP frame must arrive whole within this of its start block, however its bytes trickle (REQUEST_TIMEOUT_MS still cuts a silent connection). */
   HL7_MLLP_FRAME_DEADLINE_MS: z.coerce.number().int().min(100).default(30_000),
   /** The bytes an MLLP frame may hold before its connection has shown a valid key (MSH-8); past it the frame's key is looked up, and the connection closed unless it is valid. */
-  HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES: z.coerce.number().int().min(1024).max(MAX_FRAME_BYTES).default(64 * 1024),
+  HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(MAX_FRAME_BYTES)
+    .default(64 * 1024),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -167,15 +218,25 @@ export type Config = z.infer<typeof configSchema>;
 /** Settings that only make sense together. */
 function together(config: Config): string[] {
   const problems: string[] = [];
-  if (config.ALERT_WEBHOOK_URL && !config.ALERT_WEBHOOK_SECRET) problems.push("ALERT_WEBHOOK_SECRET: set it with ALERT_WEBHOOK_URL, so that the receiver can check each alert came from this service");
-  const refused = config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_ALLOW_PRIVATE === "0" ? refusedTargetProblem(config.ALERT_WEBHOOK_URL) : null;
+  if (config.ALERT_WEBHOOK_URL && !config.ALERT_WEBHOOK_SECRET)
+    problems.push(
+      "ALERT_WEBHOOK_SECRET: set it with ALERT_WEBHOOK_URL, so that the receiver can check each alert came from this service",
+    );
+  const refused =
+    config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_ALLOW_PRIVATE === "0"
+      ? refusedTargetProblem(config.ALERT_WEBHOOK_URL)
+      : null;
   if (refused) problems.push(refused);
   if (config.REPORT_ROLE_CONNECTION_LIMIT !== -1 && config.REPORT_ROLE_CONNECTION_LIMIT < config.REPORT_POOL_SIZE) {
-    problems.push("REPORT_ROLE_CONNECTION_LIMIT: at least REPORT_POOL_SIZE, the report connections of one process (the limit is for every process of the deployment together)");
+    problems.push(
+      "REPORT_ROLE_CONNECTION_LIMIT: at least REPORT_POOL_SIZE, the report connections of one process (the limit is for every process of the deployment together)",
+    );
   }
   const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];
   if (oidc.some((value) => value !== undefined) && (oidc.some((value) => value === undefined) || !config.PUBLIC_URL)) {
-    problems.push("OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_URL: set all four for sign-in with an identity provider, or none");
+    problems.push(
+      "OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and PUBLIC_URL: set all four for sign-in with an identity provider, or none",
+    );
   }
   return problems;
 }

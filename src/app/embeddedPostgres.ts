@@ -1,6 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { startPostmaster } from "./embeddedPostmaster.ts";
@@ -17,7 +28,14 @@ export interface EmbeddedDatabase {
 /** The fixed password that versions before contract E.3 gave the superuser. */
 const FIXED_PASSWORD = "postgres";
 const SUPERUSER = "postgres";
-const POSTGRES_FLAGS = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "password_encryption=scram-sha-256"];
+const POSTGRES_FLAGS = [
+  "-c",
+  "listen_addresses=127.0.0.1",
+  "-c",
+  "unix_socket_directories=",
+  "-c",
+  "password_encryption=scram-sha-256",
+];
 
 /**
  * Where the superuser's password of the data directory `dataDir` is kept: beside it (initdb wants
@@ -47,7 +65,11 @@ export function embeddedDatabaseUrl(dataDir: string, port: number): string | nul
  * of an earlier version, whose superuser had the fixed postgres/postgres, gets a generated password
  * at its first start.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, log: (line: string) => void = () => {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  log: (line: string) => void = () => {},
+): Promise<EmbeddedDatabase> {
   const absolute = path.resolve(dataDir);
   mkdirSync(path.dirname(absolute), { recursive: true });
   if (process.getuid?.() === 0) allowTraversal(path.dirname(absolute));
@@ -117,7 +139,12 @@ function databaseUrl(password: string, port: number): string {
  * one, then make it the password on file. A start stopped half-way finds the pending password
  * already taken and only renames the file.
  */
-async function replaceFixedPassword(port: number, password: string, passwordFile: string, pendingFile: string): Promise<void> {
+async function replaceFixedPassword(
+  port: number,
+  password: string,
+  passwordFile: string,
+  pendingFile: string,
+): Promise<void> {
   if (!(await canConnect(port, password))) {
     if (!(await canConnect(port, FIXED_PASSWORD))) {
       throw new Error(
@@ -126,7 +153,10 @@ async function replaceFixedPassword(port: number, password: string, passwordFile
       );
     }
     await asSuperuser(port, FIXED_PASSWORD, async (client) => {
-      const { rows } = await client.query<{ sql: string }>("select format('alter role %I with password %L', current_user, $1::text) as sql", [password]);
+      const { rows } = await client.query<{ sql: string }>(
+        "select format('alter role %I with password %L', current_user, $1::text) as sql",
+        [password],
+      );
       await client.query(rows[0]!.sql);
     });
   }
@@ -138,7 +168,14 @@ async function canConnect(port: number, password: string): Promise<boolean> {
 }
 
 async function asSuperuser<T>(port: number, password: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ host: "127.0.0.1", port, user: SUPERUSER, password, database: "postgres", connectionTimeoutMillis: 5000 });
+  const client = new pg.Client({
+    host: "127.0.0.1",
+    port,
+    user: SUPERUSER,
+    password,
+    database: "postgres",
+    connectionTimeoutMillis: 5000,
+  });
   await client.connect();
   try {
     return await work(client);
@@ -190,7 +227,10 @@ function privatePasswordFile(parent: string, password: string): { file: string; 
  * (it does so only inside initialise, after our password file must already be theirs).
  */
 function postgresUserIds(): { uid: number; gid: number } | null {
-  const ids = () => ({ uid: Number(execFileSync("id", ["-u", "postgres"]).toString()), gid: Number(execFileSync("id", ["-g", "postgres"]).toString()) });
+  const ids = () => ({
+    uid: Number(execFileSync("id", ["-u", "postgres"]).toString()),
+    gid: Number(execFileSync("id", ["-g", "postgres"]).toString()),
+  });
   try {
     return ids();
   } catch {

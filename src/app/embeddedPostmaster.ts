@@ -69,7 +69,9 @@ export async function startPostmaster({ dataDir, port, flags, user, log }: Postm
   const started = await Promise.race([isReady.then(() => true), exited.then(() => false)]);
   if (!started) {
     // PostgreSQL's own last lines tell the operator how to fix it (port taken, folder unreachable).
-    throw new Error(`the embedded PostgreSQL did not start on port ${port} with data in ${dataDir}: ${recent.join(" / ") || "no message"}`);
+    throw new Error(
+      `the embedded PostgreSQL did not start on port ${port} with data in ${dataDir}: ${recent.join(" / ") || "no message"}`,
+    );
   }
   return {
     async stop() {

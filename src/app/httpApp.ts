@@ -111,9 +111,19 @@ export function createApp(deps: AppDependencies): Koa {
   // The staff pages (sign in through the identity provider or with an author token; reports, alerts, unmatched queue, patients, bulk jobs, credentials over /api).
   app.use(staffRoutes({ signInProvider: deps.staffSessions.relyingParty?.settings.displayName ?? null }).routes());
 
-  const reportDeps = { store: deps.store, db: deps.store.db, runtime: deps.reports, adminToken: deps.adminToken, viewingAuth: deps.viewingAuth, access: deps.access };
+  const reportDeps = {
+    store: deps.store,
+    db: deps.store.db,
+    runtime: deps.reports,
+    adminToken: deps.adminToken,
+    viewingAuth: deps.viewingAuth,
+    access: deps.access,
+  };
   // One count for both formats: an address's exports without a credential, xlsx and docx together.
-  const exportDeps = { ...reportDeps, exportsPerAddress: exportsPerAddress(deps.exportsPerAddress.limit, deps.exportsPerAddress.addresses) };
+  const exportDeps = {
+    ...reportDeps,
+    exportsPerAddress: exportsPerAddress(deps.exportsPerAddress.limit, deps.exportsPerAddress.addresses),
+  };
   app.use(
     mountUnder("/api", [
       apiErrors(deps.log),
@@ -126,12 +136,35 @@ export function createApp(deps: AppDependencies): Koa {
       offerListTurns(deps.listTurns),
       jsonBody(API_BODY_LIMIT, { refuseUnstorableText: true }),
       callerRoutes(deps.adminToken).routes() as Koa.Middleware,
-      dictionaryRoutes({ served: deps.openApi.served, mapper: deps.openApi.mapper, store: deps.store, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+      dictionaryRoutes({
+        served: deps.openApi.served,
+        mapper: deps.openApi.mapper,
+        store: deps.store,
+        adminToken: deps.adminToken,
+      }).routes() as Koa.Middleware,
       accessLogRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
-      patientCopyRoutes({ db: deps.store.db, dictionary: deps.openApi.dictionary, adminToken: deps.adminToken, access: deps.access, log: deps.log }).routes() as Koa.Middleware,
+      patientCopyRoutes({
+        db: deps.store.db,
+        dictionary: deps.openApi.dictionary,
+        adminToken: deps.adminToken,
+        access: deps.access,
+        log: deps.log,
+      }).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
-      patientRoutes(deps.store, deps.adminToken, deps.openApi.dictionary, idCardRegister(deps.store.db, deps.identifiers), deps.access).routes() as Koa.Middleware,
-      alertRoutes({ store: deps.store, dictionary: deps.openApi.dictionary, adminToken: deps.adminToken, access: deps.access, ...deps.alerts }).routes() as Koa.Middleware,
+      patientRoutes(
+        deps.store,
+        deps.adminToken,
+        deps.openApi.dictionary,
+        idCardRegister(deps.store.db, deps.identifiers),
+        deps.access,
+      ).routes() as Koa.Middleware,
+      alertRoutes({
+        store: deps.store,
+        dictionary: deps.openApi.dictionary,
+        adminToken: deps.adminToken,
+        access: deps.access,
+        ...deps.alerts,
+      }).routes() as Koa.Middleware,
       unmatchedRoutes(deps.store, deps.adminToken, deps.access).routes() as Koa.Middleware,
       historyRoutes(deps.store.db, deps.openApi.dictionary, deps.adminToken, deps.access).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,

@@ -66,7 +66,13 @@ export class IdleMemoryRelease {
     this.quietLooks = since.utilization < QUIET_UTILIZATION ? this.quietLooks + 1 : 0;
     const rss = process.memoryUsage.rss();
     this.floor = Math.min(this.floor, rss);
-    if (this.collecting || this.quietLooks < QUIET_LOOKS || rss < this.floor + this.aboveBytes || Date.now() - this.lastAt < MIN_INTERVAL_MS) return;
+    if (
+      this.collecting ||
+      this.quietLooks < QUIET_LOOKS ||
+      rss < this.floor + this.aboveBytes ||
+      Date.now() - this.lastAt < MIN_INTERVAL_MS
+    )
+      return;
     this.collecting = true;
     this.lastAt = Date.now();
     let pauseMs = 0;
@@ -78,7 +84,10 @@ export class IdleMemoryRelease {
       .then(
         () => {
           const after = process.memoryUsage.rss();
-          this.log.debug({ beforeMb: Math.round(rss / 1048576), afterMb: Math.round(after / 1048576), pauseMs: Math.round(pauseMs) }, "memory collected after a load");
+          this.log.debug(
+            { beforeMb: Math.round(rss / 1048576), afterMb: Math.round(after / 1048576), pauseMs: Math.round(pauseMs) },
+            "memory collected after a load",
+          );
           this.floor = after;
         },
         (err: unknown) => this.log.warn({ err }, "memory collection after a load failed"),

@@ -22,5 +22,6 @@ export function ingestionDeps(store: EventStore, dictionary: Dictionary): Ingest
 
 /** The tenant's item mappings in force for a sender, read afresh for each push that needs them (a new mapping counts at once). */
 function itemMappingsOf(db: Db): IngestionDeps["mappingsOf"] {
-  return async (tenant, clientName) => senderMappings(await withWardScope(null, () => readAsTenant(db, tenant, mappingsInForce)), clientName);
+  return async (tenant, clientName) =>
+    senderMappings(await withWardScope(null, () => readAsTenant(db, tenant, mappingsInForce)), clientName);
 }

@@ -8,11 +8,19 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from "./embeddedPostgres
  */
 
 /** Resolves the database: the configured one, or the embedded one under DATA_DIR. */
-export async function openDatabase(config: Config, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+export async function openDatabase(
+  config: Config,
+  log: Logger,
+): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, embedded: null };
-  const embedded = await startEmbeddedPostgres(`${config.DATA_DIR}/pg`, config.EMBEDDED_PG_PORT, (line) => log.debug({ postgres: line }));
+  const embedded = await startEmbeddedPostgres(`${config.DATA_DIR}/pg`, config.EMBEDDED_PG_PORT, (line) =>
+    log.debug({ postgres: line }),
+  );
   if (embedded.replacedFixedPassword) {
-    log.warn({ passwordFile: embedded.passwordFile }, "the embedded PostgreSQL's superuser had the fixed password of earlier versions; it now has a generated one, kept in passwordFile (readable by this OS user only)");
+    log.warn(
+      { passwordFile: embedded.passwordFile },
+      "the embedded PostgreSQL's superuser had the fixed password of earlier versions; it now has a generated one, kept in passwordFile (readable by this OS user only)",
+    );
   }
   return { url: embedded.url, embedded };
 }

@@ -6,7 +6,13 @@ import { Presets, SingleBar } from "cli-progress";
  */
 export function progressBar(unit: string): SingleBar {
   return new SingleBar(
-    { format: `{bar} {value}/{total} ${unit} | {rate} ${unit}/s | ETA {eta_formatted} | {status}`, noTTYOutput: true, notTTYSchedule: 5000, etaBuffer: 40, hideCursor: true },
+    {
+      format: `{bar} {value}/{total} ${unit} | {rate} ${unit}/s | ETA {eta_formatted} | {status}`,
+      noTTYOutput: true,
+      notTTYSchedule: 5000,
+      etaBuffer: 40,
+      hideCursor: true,
+    },
     Presets.shades_classic,
   );
 }

@@ -97,7 +97,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       idleInTransactionTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
     });
     stack.push(() => db.end());
-    const metrics = new ServiceMetrics(db, { processMetrics: config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== undefined });
+    const metrics = new ServiceMetrics(db, {
+      processMetrics: config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== undefined,
+    });
     if (config.METRICS_PORT !== undefined) {
       const metricsServer = await listenForMetrics(metrics, config.METRICS_PORT, config.METRICS_TOKEN);
       stack.push(() => closeServer(metricsServer, 0));
@@ -108,7 +110,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       tempFileLimit: config.REPORT_TEMP_FILE_LIMIT,
     });
     if (unset.length > 0) {
-      log.warn({ notSet: unset }, "the report role's settings named in notSet were left as they are: the service's database user may not make them (operations.md, The report role)");
+      log.warn(
+        { notSet: unset },
+        "the report role's settings named in notSet were left as they are: the service's database user may not make them (operations.md, The report role)",
+      );
     }
     const boss: PgBoss = createBoss(databaseUrl, log, { queryTimeoutMs: config.DB_QUERY_TIMEOUT_MS });
     await boss.start();
@@ -126,7 +131,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     credentialUses.start();
     stack.push(() => credentialUses.stop());
     const credentials = new CredentialCheck(db, identifiers, credentialUses);
-    const sessions = new SessionStore(db, identifiers, { idleMs: config.SESSION_IDLE_MINUTES * 60_000, maxMs: config.SESSION_MAX_HOURS * 3_600_000 });
+    const sessions = new SessionStore(db, identifiers, {
+      idleMs: config.SESSION_IDLE_MINUTES * 60_000,
+      maxMs: config.SESSION_MAX_HOURS * 3_600_000,
+    });
     // Ends the open alert streams, exports and MLLP connections whose credential ends, whichever process ended it.
     const watch = new CredentialWatch(db, sessions, log);
     stack.push(async () => watch.stop());
@@ -143,7 +151,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
       const jobs =
         config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET
-          ? await startAlertWebhook(boss, db, { url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET, allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1" }, log, config.WORKER_POLL_SECONDS, dictionary)
+          ? await startAlertWebhook(
+              boss,
+              db,
+              {
+                url: config.ALERT_WEBHOOK_URL,
+                secret: config.ALERT_WEBHOOK_SECRET,
+                allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1",
+              },
+              log,
+              config.WORKER_POLL_SECONDS,
+              dictionary,
+            )
           : undefined;
       worker = new ProjectionWorker(db, boss, projections, log, {
         pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
@@ -163,7 +182,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       stack.push(() => sealer.stop());
       // This process applies projections itself: wake them directly, no round trip through the queue.
       eventStore.onAppended((types) => running.wakeFor(types));
-      const bulk = new BulkImporter(ingestion, boss, log, { safetyNetMs: config.BULK_SAFETY_NET_MS, pollingIntervalSeconds: config.WORKER_POLL_SECONDS });
+      const bulk = new BulkImporter(ingestion, boss, log, {
+        safetyNetMs: config.BULK_SAFETY_NET_MS,
+        pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
+      });
       await bulk.start();
       importer = bulk;
       stack.push(() => bulk.stop());
@@ -211,7 +233,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       // Told, not waited for: a configured source that is down must not hold up the start.
       void sources.unsetLimits().then(
         (notSet) => {
-          if (notSet.length > 0) log.warn({ notSet }, "report limits named in notSet do not hold on these data sources: their users may not set them, or the source was not reachable to find out (operations.md, The report role)");
+          if (notSet.length > 0)
+            log.warn(
+              { notSet },
+              "report limits named in notSet do not hold on these data sources: their users may not set them, or the source was not reachable to find out (operations.md, The report role)",
+            );
         },
         (err: unknown) => log.warn({ err }, "the report limits of the configured data sources could not be checked"),
       );
@@ -220,25 +246,39 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       const docxWorkers = new WorkerPool<DocxJob, DocxAnswer>("docxWorker", { threads: config.DOCX_THREADS });
       stack.push(() => docxWorkers.close());
       // Stopped after the server (the stack unwinds newest first): the last answers' records are written too.
-      const accessRecorder = new AccessRecorder(eventStore, log, metrics, { flushAfterMs: config.ACCESS_LOG_FLUSH_MS, maxQueueBytes: config.ACCESS_LOG_QUEUE_BYTES });
+      const accessRecorder = new AccessRecorder(eventStore, log, metrics, {
+        flushAfterMs: config.ACCESS_LOG_FLUSH_MS,
+        maxQueueBytes: config.ACCESS_LOG_QUEUE_BYTES,
+      });
       metrics.watchAccessQueue(() => accessRecorder.queued);
       stack.push(() => accessRecorder.stop(config.SHUTDOWN_GRACE_MS));
       // Unscoped on purpose: the feed reads each alert once for every stream of the tenant (each
       // stream filters by its caller's wards), and its notifications would otherwise run in the
       // ward scope of the request that happened to open its connection.
-      const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) => withWardScope(null, () => readAsTenant(db, tenant, (reader) => alertById(reader, dictionary, alertId))));
+      const alertFeed = new AlertFeed(databaseUrl, log, (tenant, alertId) =>
+        withWardScope(null, () => readAsTenant(db, tenant, (reader) => alertById(reader, dictionary, alertId))),
+      );
       const app = createApp({
-        listTurns: new ListTurns(new TenantGate(config.LIST_READS_PER_TENANT, config.LIST_QUEUE_WAIT_MS), config.LIST_BYTES_PER_SECOND),
+        listTurns: new ListTurns(
+          new TenantGate(config.LIST_READS_PER_TENANT, config.LIST_QUEUE_WAIT_MS),
+          config.LIST_BYTES_PER_SECOND,
+        ),
         access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         store: eventStore,
-        docx: { workers: docxWorkers, chartsAtOnce: config.DOCX_CHARTS_PER_EXPORT ?? docxWorkers.threads, maxPoints: config.DOCX_CHART_MAX_POINTS },
+        docx: {
+          workers: docxWorkers,
+          chartsAtOnce: config.DOCX_CHARTS_PER_EXPORT ?? docxWorkers.threads,
+          maxPoints: config.DOCX_CHART_MAX_POINTS,
+        },
         reports: {
           sources,
           timeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
           timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
           // Streaming answers (live xlsx exports) leave a tenant's worth of each report pool to the others.
-          gate: new TenantGate(config.REPORT_QUERIES_PER_TENANT, config.REPORT_QUEUE_WAIT_MS, { streamsInAll: config.REPORT_POOL_SIZE - config.REPORT_QUERIES_PER_TENANT }),
+          gate: new TenantGate(config.REPORT_QUERIES_PER_TENANT, config.REPORT_QUEUE_WAIT_MS, {
+            streamsInAll: config.REPORT_POOL_SIZE - config.REPORT_QUERIES_PER_TENANT,
+          }),
           maxResultBytes: config.REPORT_RESULT_MAX_BYTES,
           exportMaxMs: config.REPORT_EXPORT_MAX_MS,
           onQuery: (datasource, outcome, seconds) => metrics.reportQueryRan(datasource, outcome, seconds),
@@ -256,7 +296,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         log,
         adminToken: config.ADMIN_TOKEN,
         viewingAuth: config.VIEWING_AUTH,
-        exportsPerAddress: { limit: config.REPORT_EXPORTS_PER_ADDRESS, addresses: CallerAddresses.fromSetting(config.TRUSTED_PROXIES) },
+        exportsPerAddress: {
+          limit: config.REPORT_EXPORTS_PER_ADDRESS,
+          addresses: CallerAddresses.fromSetting(config.TRUSTED_PROXIES),
+        },
         identifiers,
         staffSessions: {
           relyingParty: oidcRelyingParty(config),
@@ -328,7 +371,11 @@ async function unwind(stack: Array<() => Promise<unknown>>, log: Logger): Promis
   }
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port: number, requestTimeoutMs: number): Promise<Server> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  port: number,
+  requestTimeoutMs: number,
+): Promise<Server> {
   const { createServer } = await import("node:http");
   // Slow or stalled clients must not hold a connection (or a body read) open forever: a request not
   // received whole within requestTimeout is answered 408 (clientErrors.ts) and its connection closed.
@@ -336,7 +383,10 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   // the interval follows the timeout, or a short timeout would be overrun by up to 30 s. Answers
   // that their reader stops taking are cut by the handler (stalledResponses.ts).
   const clientErrors = new ClientErrorAnswers(requestTimeoutMs);
-  const server = createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.round(requestTimeoutMs / 4))) }, clientErrors.track(handler));
+  const server = createServer(
+    { connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.round(requestTimeoutMs / 4))) },
+    clientErrors.track(handler),
+  );
   server.on("clientError", clientErrors.onClientError);
   server.requestTimeout = requestTimeoutMs;
   server.headersTimeout = Math.min(20_000, requestTimeoutMs);
@@ -358,7 +408,12 @@ async function closeServer(server: Server, graceMs: number): Promise<void> {
 
 /** The relying party of the configured OpenID Provider, or null when sign-in with one is not configured. */
 function oidcRelyingParty(config: Config): OidcRelyingParty | null {
-  const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret, PUBLIC_URL: publicUrl } = config;
+  const {
+    OIDC_ISSUER: issuer,
+    OIDC_CLIENT_ID: clientId,
+    OIDC_CLIENT_SECRET: clientSecret,
+    PUBLIC_URL: publicUrl,
+  } = config;
   if (!issuer || !clientId || !clientSecret || !publicUrl) return null;
   return new OidcRelyingParty({
     issuer,

@@ -17,7 +17,11 @@ export function surviveUnawaitedDatabaseFaults(log: Logger): UnawaitedDatabaseFa
   let stopping = false;
   process.on("unhandledRejection", (reason) => {
     if (!isTransient(reason)) throw reason;
-    if (stopping) log.info({ fault: (reason as Error).message }, "database connection lost while stopping, in work nobody awaited (a job queue completion)");
+    if (stopping)
+      log.info(
+        { fault: (reason as Error).message },
+        "database connection lost while stopping, in work nobody awaited (a job queue completion)",
+      );
     else log.warn({ err: reason }, "database fault in work nobody awaited (a job queue completion); carrying on");
   });
   return { stopping: () => void (stopping = true) };

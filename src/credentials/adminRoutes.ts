@@ -17,7 +17,14 @@ import {
 import type { SecretHasher } from "../../commands/credentials/secrets.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
-import { authorById, clientById, credentialListKey, listAuthors, listClients, readsVersion1 } from "../../queries/credentials/credentials.ts";
+import {
+  authorById,
+  clientById,
+  credentialListKey,
+  listAuthors,
+  listClients,
+  readsVersion1,
+} from "../../queries/credentials/credentials.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
 import { listTurn } from "../http/listTurns.ts";
 import { projectionsReport } from "../../queries/runtime/projectionStatus.ts";
@@ -25,7 +32,12 @@ import { ledgerSummary, verifyLedger } from "../../queries/ledger/ledger.ts";
 import { requireAdmin } from "../http/adminAuth.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { principalOf } from "../http/requestState.ts";
-import { administersTenant, refuseOtherTenant, refuseWardLimitedForClients, refuseWiderWards } from "./tenantAdministration.ts";
+import {
+  administersTenant,
+  refuseOtherTenant,
+  refuseWardLimitedForClients,
+  refuseWiderWards,
+} from "./tenantAdministration.ts";
 import { HttpError } from "../http/httpError.ts";
 import { parseBody } from "../http/validate.ts";
 
@@ -74,7 +86,13 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
   /** The client to change: one of the caller's tenant, that an administrator of every ward changes. */
   async function existingClient(ctx: Context, clientId: string) {
     const client = await clientById(store.db, clientId);
-    if (!client || !administersTenant(principalOf(ctx), client.tenant)) throw new HttpError(404, "There is no client with this id; GET /api/admin/clients lists a tenant's clients.", {}, "credential-not-found");
+    if (!client || !administersTenant(principalOf(ctx), client.tenant))
+      throw new HttpError(
+        404,
+        "There is no client with this id; GET /api/admin/clients lists a tenant's clients.",
+        {},
+        "credential-not-found",
+      );
     refuseWardLimitedForClients(principalOf(ctx));
     return client;
   }
@@ -87,7 +105,8 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
 
   router.put("/clients/:clientId/code-map", administrator, async (ctx) => {
     const client = await existingClient(ctx, ctx.params.clientId!);
-    if (client.revoked) throw new HttpError(404, "This client was revoked; create a new one.", {}, "credential-revoked");
+    if (client.revoked)
+      throw new HttpError(404, "This client was revoked; create a new one.", {}, "credential-revoked");
     const { codeMap } = parseBody(clientCodeMapInput, ctx.request.body);
     await setClientCodeMap(commandContextOf(ctx, store), client.tenant, client.clientId, codeMap);
     ctx.body = { clientId: client.clientId, codeMap } satisfies z.infer<typeof clientCodeMapAnswer>;
@@ -95,10 +114,22 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
 
   router.post("/clients/:clientId/rotate", administrator, async (ctx) => {
     const client = await existingClient(ctx, ctx.params.clientId!);
-    if (client.revoked) throw new HttpError(404, "This client was revoked, and a revoked client gets no new key; create a new client.", {}, "credential-revoked");
+    if (client.revoked)
+      throw new HttpError(
+        404,
+        "This client was revoked, and a revoked client gets no new key; create a new client.",
+        {},
+        "credential-revoked",
+      );
     const { overlapHours } = parseBody(rotateInput, ctx.request.body ?? {});
     ctx.status = 201;
-    ctx.body = await rotateClientKey(commandContextOf(ctx, store), hasher, client.tenant, client.clientId, overlapHours);
+    ctx.body = await rotateClientKey(
+      commandContextOf(ctx, store),
+      hasher,
+      client.tenant,
+      client.clientId,
+      overlapHours,
+    );
   });
 
   router.get("/authors", administrator, listTurn, async (ctx) => {
@@ -118,7 +149,13 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
   /** The author to change: one of the caller's tenant, within the caller's wards. */
   async function existingAuthor(ctx: Context, authorId: string) {
     const author = await authorById(store.db, authorId);
-    if (!author || !administersTenant(principalOf(ctx), author.tenant)) throw new HttpError(404, "There is no author with this id; GET /api/admin/authors lists a tenant's authors.", {}, "credential-not-found");
+    if (!author || !administersTenant(principalOf(ctx), author.tenant))
+      throw new HttpError(
+        404,
+        "There is no author with this id; GET /api/admin/authors lists a tenant's authors.",
+        {},
+        "credential-not-found",
+      );
     refuseWiderWards(principalOf(ctx), author.wards);
     return author;
   }
@@ -131,10 +168,22 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
 
   router.post("/authors/:authorId/rotate", administrator, async (ctx) => {
     const author = await existingAuthor(ctx, ctx.params.authorId!);
-    if (author.revoked) throw new HttpError(404, "This author was revoked, and a revoked author gets no new token; create a new author.", {}, "credential-revoked");
+    if (author.revoked)
+      throw new HttpError(
+        404,
+        "This author was revoked, and a revoked author gets no new token; create a new author.",
+        {},
+        "credential-revoked",
+      );
     const { overlapHours } = parseBody(rotateInput, ctx.request.body ?? {});
     ctx.status = 201;
-    ctx.body = await rotateAuthorToken(commandContextOf(ctx, store), hasher, author.tenant, author.authorId, overlapHours);
+    ctx.body = await rotateAuthorToken(
+      commandContextOf(ctx, store),
+      hasher,
+      author.tenant,
+      author.authorId,
+      overlapHours,
+    );
   });
 
   /** A list read as the tenant; while an upgrade's rebuild is under way, 503 rather than a fault. */
@@ -143,7 +192,12 @@ export function adminRoutes(store: EventStore, adminToken: string | undefined, h
       return await readAsTenant(store.db, tenant, list);
     } catch (error) {
       if (!readsVersion1(error)) throw error;
-      throw new HttpError(503, "The credentials read model is being rebuilt after an upgrade; list again in a few seconds.", { "Retry-After": "5" }, "credentials-rebuilding");
+      throw new HttpError(
+        503,
+        "The credentials read model is being rebuilt after an upgrade; list again in a few seconds.",
+        { "Retry-After": "5" },
+        "credentials-rebuilding",
+      );
     }
   }
   return router;

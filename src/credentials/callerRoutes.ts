@@ -8,9 +8,14 @@ import { principalOf } from "../http/requestState.ts";
 export const callerAnswer = z.object({
   who: z.string().meta({ description: "The name every event and access record of the caller shows" }),
   credential: z.enum(["admin-token", "author-token", "staff-session"]),
-  tenant: z.string().meta({ description: "The tenant the caller acts in (the credential's, or X-Service-Tenant for the operator)" }),
+  tenant: z
+    .string()
+    .meta({ description: "The tenant the caller acts in (the credential's, or X-Service-Tenant for the operator)" }),
   roles: z.array(z.enum(STAFF_ROLES)),
-  wards: z.array(z.string()).nullable().meta({ description: "The wards whose patients the caller sees; null: every ward" }),
+  wards: z
+    .array(z.string())
+    .nullable()
+    .meta({ description: "The wards whose patients the caller sees; null: every ward" }),
 });
 
 /**

@@ -1,7 +1,13 @@
 import type { Middleware } from "koa";
 import { storedDigestsOf, type SecretHasher } from "../../commands/credentials/secrets.ts";
 import type { Db } from "../../db/pool.ts";
-import { authorBySecret, clientBySecret, type Author, type Client, type CredentialLookup } from "../../queries/credentials/credentials.ts";
+import {
+  authorBySecret,
+  clientBySecret,
+  type Author,
+  type Client,
+  type CredentialLookup,
+} from "../../queries/credentials/credentials.ts";
 import type { CredentialUses } from "./credentialUses.ts";
 
 /**
@@ -38,7 +44,10 @@ export class CredentialCheck {
  * The sentence for a secret that once worked: when it stopped and how to get one that works. A
  * secret never known, or of a revoked credential, gets the interface's own "unknown" sentence.
  */
-export function endedCredential(lookup: { status: "expired" | "replaced"; at: Date }, what: "client key" | "author token"): string {
+export function endedCredential(
+  lookup: { status: "expired" | "replaced"; at: Date },
+  what: "client key" | "author token",
+): string {
   const at = lookup.at.toISOString();
   return lookup.status === "expired"
     ? `This ${what} expired at ${at}; ask the administrator for a new one.`
@@ -55,6 +64,7 @@ export function offerCredentialCheck(check: CredentialCheck): Middleware {
 
 /** The credential check of this request; a route without one is a wiring fault, not a caller's. */
 export function credentialCheckOf(ctx: { state: { credentials?: CredentialCheck } }): CredentialCheck {
-  if (!ctx.state.credentials) throw new Error("this route checks credentials but its interface offers no credential check (httpApp.ts)");
+  if (!ctx.state.credentials)
+    throw new Error("this route checks credentials but its interface offers no credential check (httpApp.ts)");
   return ctx.state.credentials;
 }

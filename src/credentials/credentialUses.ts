@@ -49,7 +49,10 @@ export class CredentialUses {
       } catch (err) {
         // Kept for the next round: a use is worth less than a call, so nothing waits or fails for it.
         for (const [credentialId, use] of batch) this.used(credentialId, use.tenant, use.at);
-        this.log[isTransient(err) ? "warn" : "error"]({ err, credentials: batch.size }, "credential uses not recorded; trying again at the next round");
+        this.log[isTransient(err) ? "warn" : "error"](
+          { err, credentials: batch.size },
+          "credential uses not recorded; trying again at the next round",
+        );
       }
     });
     return this.flushing;

@@ -49,8 +49,15 @@ export const CREDENTIAL_END_CODES: Record<CredentialEnd, ApiErrorCode> = {
 
 type Told = (end: CredentialEnd) => void;
 
-const SECRET_ENDS: Record<Exclude<SecretStanding, "valid">, CredentialEnd> = { unknown: "revoked", expired: "expired", replaced: "replaced" };
-const SESSION_ENDS: Record<Exclude<SessionStanding, "live">, CredentialEnd> = { "signed-out": "signed-out", expired: "session-expired" };
+const SECRET_ENDS: Record<Exclude<SecretStanding, "valid">, CredentialEnd> = {
+  unknown: "revoked",
+  expired: "expired",
+  replaced: "replaced",
+};
+const SESSION_ENDS: Record<Exclude<SessionStanding, "live">, CredentialEnd> = {
+  "signed-out": "signed-out",
+  expired: "session-expired",
+};
 
 export class CredentialWatch {
   /** The holders of each watched credential, by key (`secret:<digests>` or `session:<id>`). */
@@ -108,14 +115,20 @@ export class CredentialWatch {
         sessions.length ? this.sessions.standingOf(sessions) : new Map<string, SessionStanding>(),
       ]);
       for (const [key, entry] of entries) {
-        const end = entry.held.kind === "secret" ? secretEnd(entry.held.digests, secretStanding) : sessionEnd(sessionStanding.get(entry.held.id));
+        const end =
+          entry.held.kind === "secret"
+            ? secretEnd(entry.held.digests, secretStanding)
+            : sessionEnd(sessionStanding.get(entry.held.id));
         if (!end) continue;
         if (this.watched.get(key) === entry) this.watched.delete(key);
         for (const told of entry.told) told(end);
       }
     } catch (err) {
       // The database is away: nothing new reaches the answers either; the next round asks again.
-      this.log.warn({ err }, "the credentials of open streams and connections could not be checked again; trying at the next round");
+      this.log.warn(
+        { err },
+        "the credentials of open streams and connections could not be checked again; trying at the next round",
+      );
     } finally {
       this.round = null;
       this.schedule();
@@ -149,6 +162,7 @@ export function offerCredentialWatch(watch: CredentialWatch): Middleware {
  */
 export function watchCaller(ctx: Pick<Context, "state">, ended: (end: CredentialEnd) => void): () => void {
   const watch = ctx.state.watch;
-  if (!watch) throw new Error("this answer watches its credential but its interface offers no credential watch (httpApp.ts)");
+  if (!watch)
+    throw new Error("this answer watches its credential but its interface offers no credential watch (httpApp.ts)");
   return watch.watch(ctx.state.held ?? null, ended);
 }

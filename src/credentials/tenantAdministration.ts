@@ -18,7 +18,12 @@ export function administersTenant(caller: Principal, tenant: string): boolean {
 /** Refuses a new credential for another tenant than the caller's own. */
 export function refuseOtherTenant(caller: Principal, tenant: string): void {
   if (!administersTenant(caller, tenant)) {
-    throw new HttpError(403, `An administrator of tenant ${caller.tenant} makes credentials of that tenant only; send tenant: "${caller.tenant}".`, {}, "credentials-other-tenant");
+    throw new HttpError(
+      403,
+      `An administrator of tenant ${caller.tenant} makes credentials of that tenant only; send tenant: "${caller.tenant}".`,
+      {},
+      "credentials-other-tenant",
+    );
   }
 }
 
@@ -27,12 +32,22 @@ export function refuseWiderWards(caller: Principal, wards: readonly string[] | n
   if (caller.wards === null) return;
   const allowed = new Set(caller.wards);
   if (wards && wards.length > 0 && wards.every((ward) => allowed.has(ward))) return;
-  throw new HttpError(403, `An administrator of wards ${caller.wards.join(", ")} manages tokens of those wards only; send wards within [${caller.wards.join(", ")}], or ask an administrator of every ward.`, {}, "credentials-other-wards");
+  throw new HttpError(
+    403,
+    `An administrator of wards ${caller.wards.join(", ")} manages tokens of those wards only; send wards within [${caller.wards.join(", ")}], or ask an administrator of every ward.`,
+    {},
+    "credentials-other-wards",
+  );
 }
 
 /** Refuses a change to a laboratory's key by an administrator limited to some wards. */
 export function refuseWardLimitedForClients(caller: Principal): void {
   if (caller.wards !== null) {
-    throw new HttpError(403, `A laboratory's key serves every ward, and this administrator's are limited to ${caller.wards.join(", ")}; ask an administrator of every ward.`, {}, "lab-key-every-ward");
+    throw new HttpError(
+      403,
+      `A laboratory's key serves every ward, and this administrator's are limited to ${caller.wards.join(", ")}; ask an administrator of every ward.`,
+      {},
+      "lab-key-every-ward",
+    );
   }
 }

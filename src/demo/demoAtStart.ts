@@ -21,10 +21,15 @@ export type DemoAtStart =
  * already there.
  */
 export function demoAtStart(servesHttp: boolean, adminToken: string | undefined, dataDir: string): DemoAtStart {
-  if (!servesHttp) return { kind: "unavailable", reason: "the demo is loaded through the HTTP interface: start with --role all or --role api" };
+  if (!servesHttp)
+    return {
+      kind: "unavailable",
+      reason: "the demo is loaded through the HTTP interface: start with --role all or --role api",
+    };
   const credentials = readDemoCredentials(dataDir);
   if (credentials) return { kind: "known", credentials };
-  if (!adminToken) return { kind: "unavailable", reason: "set ADMIN_TOKEN: the demo's keys are created through /api/admin" };
+  if (!adminToken)
+    return { kind: "unavailable", reason: "set ADMIN_TOKEN: the demo's keys are created through /api/admin" };
   return { kind: "load" };
 }
 
@@ -38,14 +43,22 @@ export function demoWelcomeLines(url: string, credentials: DemoCredentials | nul
     lines.push(`      clientKey:   the lab's key (POST ${url}/open/v1/lab/reports, Authorization: Bearer <key>)`);
     lines.push(`      authorToken: the author's token (drafts, publishing, patients: Authorization: Bearer <token>)`);
   } else {
-    lines.push(`    Keys:        not in ${file}; make new ones with \`npm run cli -- keys create --tenant ${DEMO_TENANT} --name …\` and \`authors create\``);
+    lines.push(
+      `    Keys:        not in ${file}; make new ones with \`npm run cli -- keys create --tenant ${DEMO_TENANT} --name …\` and \`authors create\``,
+    );
   }
   const reports = credentials?.reports.length ? credentials.reports : [...DEMO_REPORT_IDS];
   reports.forEach((id, i) => {
-    lines.push(`    ${i === 0 ? "Reports:    " : "            "} ${url}/api/reports/${id}/view   ${url}/embed/reports/${id}?tenant=${DEMO_TENANT}`);
+    lines.push(
+      `    ${i === 0 ? "Reports:    " : "            "} ${url}/api/reports/${id}/view   ${url}/embed/reports/${id}?tenant=${DEMO_TENANT}`,
+    );
   });
-  lines.push(`    Staff pages: ${url}/staff?tenant=${DEMO_TENANT} (reports, critical results, unmatched queue, patients; sign in with the author token)`);
-  lines.push(`    Push a value: for demo patient ${DEMO_TRY_PATIENT}, whose id card the getting-started article prints (${url}/md/getting-started.md)`);
+  lines.push(
+    `    Staff pages: ${url}/staff?tenant=${DEMO_TENANT} (reports, critical results, unmatched queue, patients; sign in with the author token)`,
+  );
+  lines.push(
+    `    Push a value: for demo patient ${DEMO_TRY_PATIENT}, whose id card the getting-started article prints (${url}/md/getting-started.md)`,
+  );
   lines.push(`    Try:         curl -H 'X-Service-Tenant: ${DEMO_TENANT}' ${url}/api/reports`);
   return lines;
 }

@@ -93,22 +93,131 @@ export function makeIdCard(region: string, birthDate: string, sequence: number):
 }
 
 /** Region codes of city districts (Beijing, Shanghai, Guangzhou, Chengdu, Hangzhou, Wuhan, Nanjing, Xi'an). */
-export const DEMO_REGIONS = ["110105", "110108", "310104", "310115", "440106", "510107", "330106", "420106", "320102", "610113"] as const;
+export const DEMO_REGIONS = [
+  "110105",
+  "110108",
+  "310104",
+  "310115",
+  "440106",
+  "510107",
+  "330106",
+  "420106",
+  "320102",
+  "610113",
+] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Names
 
 const FAMILY_NAMES = [
-  "王", "李", "张", "刘", "陈", "杨", "黄", "赵", "吴", "周", "徐", "孙", "马", "朱", "胡", "郭", "何", "林", "高", "罗",
-  "郑", "梁", "谢", "宋", "唐", "许", "韩", "冯", "邓", "曹", "彭", "曾", "田", "董", "袁", "潘", "蒋", "蔡", "余", "杜",
+  "王",
+  "李",
+  "张",
+  "刘",
+  "陈",
+  "杨",
+  "黄",
+  "赵",
+  "吴",
+  "周",
+  "徐",
+  "孙",
+  "马",
+  "朱",
+  "胡",
+  "郭",
+  "何",
+  "林",
+  "高",
+  "罗",
+  "郑",
+  "梁",
+  "谢",
+  "宋",
+  "唐",
+  "许",
+  "韩",
+  "冯",
+  "邓",
+  "曹",
+  "彭",
+  "曾",
+  "田",
+  "董",
+  "袁",
+  "潘",
+  "蒋",
+  "蔡",
+  "余",
+  "杜",
 ];
 const MALE_GIVEN = [
-  "伟", "强", "磊", "军", "勇", "杰", "涛", "明", "超", "斌", "建国", "建华", "国强", "志强", "海涛", "文博", "俊杰", "德明",
-  "永刚", "卫东", "振华", "立新", "宏伟", "建军", "春生", "国庆", "志明", "家豪", "长江", "树林", "福生", "金龙",
+  "伟",
+  "强",
+  "磊",
+  "军",
+  "勇",
+  "杰",
+  "涛",
+  "明",
+  "超",
+  "斌",
+  "建国",
+  "建华",
+  "国强",
+  "志强",
+  "海涛",
+  "文博",
+  "俊杰",
+  "德明",
+  "永刚",
+  "卫东",
+  "振华",
+  "立新",
+  "宏伟",
+  "建军",
+  "春生",
+  "国庆",
+  "志明",
+  "家豪",
+  "长江",
+  "树林",
+  "福生",
+  "金龙",
 ];
 const FEMALE_GIVEN = [
-  "芳", "娜", "敏", "静", "丽", "艳", "娟", "霞", "秀英", "桂英", "玉兰", "淑珍", "丽华", "秀兰", "凤英", "美玲", "雪梅",
-  "红梅", "晓燕", "慧敏", "丽娟", "海燕", "春梅", "桂芳", "玉珍", "素芬", "淑华", "婷婷", "佳怡", "小红", "翠花", "月娥",
+  "芳",
+  "娜",
+  "敏",
+  "静",
+  "丽",
+  "艳",
+  "娟",
+  "霞",
+  "秀英",
+  "桂英",
+  "玉兰",
+  "淑珍",
+  "丽华",
+  "秀兰",
+  "凤英",
+  "美玲",
+  "雪梅",
+  "红梅",
+  "晓燕",
+  "慧敏",
+  "丽娟",
+  "海燕",
+  "春梅",
+  "桂芳",
+  "玉珍",
+  "素芬",
+  "淑华",
+  "婷婷",
+  "佳怡",
+  "小红",
+  "翠花",
+  "月娥",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -215,14 +324,32 @@ export interface DemoData {
 export const DEMO_TRY_PATIENT = "HD0001";
 
 const CRITICAL_VALUES: ReadonlyArray<{ ward: string; item: DemoLabItem }> = [
-  { ward: "A", item: { itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "HH" } },
-  { ward: "B", item: { itemCode: "HGB", itemName: "血红蛋白", value: 48, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: "LL" } },
-  { ward: "C", item: { itemCode: "K", itemName: "钾", value: 2.4, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "LL" } },
+  {
+    ward: "A",
+    item: { itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "HH" },
+  },
+  {
+    ward: "B",
+    item: {
+      itemCode: "HGB",
+      itemName: "血红蛋白",
+      value: 48,
+      unit: "g/L",
+      refLow: 115,
+      refHigh: 150,
+      abnormalFlag: "LL",
+    },
+  },
+  {
+    ward: "C",
+    item: { itemCode: "K", itemName: "钾", value: 2.4, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "LL" },
+  },
 ];
 
 /** One laboratory report of a critical value for the first active patient of each ward, sampled three hours before `now`. */
 function criticalReportsOf(now: Date, persons: readonly Person[]): DemoLabReport[] {
-  const local = (date: Date) => `${isoDate(date.getFullYear(), date.getMonth() + 1, date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:00`;
+  const local = (date: Date) =>
+    `${isoDate(date.getFullYear(), date.getMonth() + 1, date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:00`;
   const drawn = new Date(now.getTime() - 3 * 3_600_000);
   const reported = new Date(now.getTime() - 3_600_000);
   return CRITICAL_VALUES.flatMap(({ ward, item }, i) => {
@@ -255,18 +382,38 @@ type Style = "standard" | "legacyLis" | "english";
 
 /** [itemCode, itemName] per style. The legacy LIS sends local codes that only its Chinese names map (aliases). */
 const NAMING: Record<Item, Record<Style, [string | undefined, string | undefined]>> = {
-  UREA_PRE: { standard: ["UREA_PRE", "透析前尿素"], legacyLis: ["LIS0201", "透析前尿素氮"], english: ["BUN pre", undefined] },
-  UREA_POST: { standard: ["UREA_POST", "透析后尿素"], legacyLis: ["LIS0202", "透析后尿素氮"], english: ["BUN post", undefined] },
+  UREA_PRE: {
+    standard: ["UREA_PRE", "透析前尿素"],
+    legacyLis: ["LIS0201", "透析前尿素氮"],
+    english: ["BUN pre", undefined],
+  },
+  UREA_POST: {
+    standard: ["UREA_POST", "透析后尿素"],
+    legacyLis: ["LIS0202", "透析后尿素氮"],
+    english: ["BUN post", undefined],
+  },
   KTV: { standard: ["KTV", "尿素清除指数"], legacyLis: ["LIS0901", "尿素清除指数"], english: ["spKt/V", undefined] },
-  URR: { standard: ["URR", "尿素下降率"], legacyLis: ["LIS0902", "尿素下降率"], english: ["URR", "Urea reduction ratio"] },
+  URR: {
+    standard: ["URR", "尿素下降率"],
+    legacyLis: ["LIS0902", "尿素下降率"],
+    english: ["URR", "Urea reduction ratio"],
+  },
   HGB: { standard: ["HGB", "血红蛋白"], legacyLis: ["LIS0101", "血红蛋白"], english: ["Hb", "Hemoglobin"] },
   P: { standard: ["P", "磷"], legacyLis: ["LIS0305", "血磷"], english: ["PHOS", undefined] },
   CA: { standard: ["CA", "钙"], legacyLis: ["LIS0304", "血钙"], english: ["Ca", "Calcium"] },
-  IPTH: { standard: ["IPTH", "全段甲状旁腺激素"], legacyLis: ["LIS0511", "甲状旁腺激素"], english: ["iPTH", undefined] },
+  IPTH: {
+    standard: ["IPTH", "全段甲状旁腺激素"],
+    legacyLis: ["LIS0511", "甲状旁腺激素"],
+    english: ["iPTH", undefined],
+  },
   ALB: { standard: ["ALB", "白蛋白"], legacyLis: ["LIS0401", "血清白蛋白"], english: ["Alb", "Albumin"] },
   K: { standard: ["K", "钾"], legacyLis: ["LIS0301", "血钾"], english: ["K+", "Potassium"] },
   FER: { standard: ["FER", "铁蛋白"], legacyLis: ["LIS0601", "血清铁蛋白"], english: ["SF", "Ferritin"] },
-  TSAT: { standard: ["TSAT", "转铁蛋白饱和度"], legacyLis: ["LIS0603", "转铁蛋白饱和度"], english: ["TSAT", "Transferrin saturation"] },
+  TSAT: {
+    standard: ["TSAT", "转铁蛋白饱和度"],
+    legacyLis: ["LIS0603", "转铁蛋白饱和度"],
+    english: ["TSAT", "Transferrin saturation"],
+  },
 };
 
 const LAB_STAFF = ["王敏", "李静", "赵丽", "陈晓燕", "刘芳"];
@@ -318,7 +465,12 @@ function makeBaseline(rng: Rng): Baseline {
   };
 }
 
-function makePerson(rng: Rng, ref: string, hisPatientId: string, usedIds: Set<string>): Omit<Person, "ward" | "active" | "reportMonths"> {
+function makePerson(
+  rng: Rng,
+  ref: string,
+  hisPatientId: string,
+  usedIds: Set<string>,
+): Omit<Person, "ward" | "active" | "reportMonths"> {
   const male = rng.chance(0.58);
   const name = rng.pick(FAMILY_NAMES) + rng.pick(male ? MALE_GIVEN : FEMALE_GIVEN);
   let idCard: string;
@@ -346,7 +498,8 @@ function makePerson(rng: Rng, ref: string, hisPatientId: string, usedIds: Set<st
 function drawDay(rng: Rng, person: Pick<Person, "schedule" | "drawWeek">, month: DemoMonth): number {
   const weekday = (day: number) => new Date(month.year, month.month - 1, day).getDay();
   const dialysisDays: number[] = [];
-  for (let day = 1; day <= month.lastUsableDay; day++) if (person.schedule.includes(weekday(day))) dialysisDays.push(day);
+  for (let day = 1; day <= month.lastUsableDay; day++)
+    if (person.schedule.includes(weekday(day))) dialysisDays.push(day);
   if (dialysisDays.length === 0) return month.lastUsableDay;
   const start = 1 + 7 * person.drawWeek;
   const inWeek = dialysisDays.filter((day) => day >= start && day < start + 7);
@@ -417,11 +570,20 @@ function labItems(rng: Rng, values: Values, male: boolean): DemoLabItem[] {
   const style: Style = r < 0.6 ? "standard" : r < 0.85 ? "legacyLis" : "english";
   const named = (item: Item, rest: Omit<DemoLabItem, "itemCode" | "itemName">): DemoLabItem => {
     const [itemCode, itemName] = NAMING[item][style];
-    return flagged({ ...(itemCode === undefined ? {} : { itemCode }), ...(itemName === undefined ? {} : { itemName }), ...rest });
+    return flagged({
+      ...(itemCode === undefined ? {} : { itemCode }),
+      ...(itemName === undefined ? {} : { itemName }),
+      ...rest,
+    });
   };
   // About one report in ten gives Hb in g/dL (the service converts it to g/L).
   const hgb = rng.chance(0.1)
-    ? named("HGB", { value: round(values.hgb / 10, 1), unit: "g/dL", refLow: male ? 13 : 11.5, refHigh: male ? 17.5 : 15 })
+    ? named("HGB", {
+        value: round(values.hgb / 10, 1),
+        unit: "g/dL",
+        refLow: male ? 13 : 11.5,
+        refHigh: male ? 17.5 : 15,
+      })
     : named("HGB", { value: values.hgb, unit: "g/L", refLow: male ? 130 : 115, refHigh: male ? 175 : 150 });
   const items = [
     named("UREA_PRE", { value: values.ureaPre, unit: "mmol/L", refLow: 2.9, refHigh: 8.2 }),
@@ -436,7 +598,8 @@ function labItems(rng: Rng, values: Values, male: boolean): DemoLabItem[] {
   ];
   // The English-speaking analyser sends no URR: the service derives it from the two ureas (contract F.2).
   if (style !== "english") items.splice(3, 0, named("URR", { value: values.urr, unit: "%" }));
-  if (values.fer !== undefined) items.push(named("FER", { value: values.fer, unit: "ng/mL", refLow: male ? 30 : 13, refHigh: male ? 400 : 150 }));
+  if (values.fer !== undefined)
+    items.push(named("FER", { value: values.fer, unit: "ng/mL", refLow: male ? 30 : 13, refHigh: male ? 400 : 150 }));
   if (values.tsat !== undefined) items.push(named("TSAT", { value: values.tsat, unit: "%", refLow: 20, refHigh: 50 }));
   return items;
 }
@@ -486,7 +649,10 @@ export function generateDemoData(now: Date = new Date(), seed = DEFAULT_SEED): D
     // Iron studies every third month (quarterly), as the monitoring schedule asks.
     const withIron = index % 3 === 2;
     let sequence = 0;
-    for (const [person, prefix] of [...persons.map((p) => [p, "DEMO-L"] as const), ...guests.map((g) => [g, "DEMO-U"] as const)]) {
+    for (const [person, prefix] of [
+      ...persons.map((p) => [p, "DEMO-L"] as const),
+      ...guests.map((g) => [g, "DEMO-U"] as const),
+    ]) {
       if (!person.reportMonths(index)) continue;
       const rng = new Rng(seedOf(seed, `${person.patientRef}/${index}`));
       const day = drawDay(rng, person, month);
@@ -513,6 +679,21 @@ export function generateDemoData(now: Date = new Date(), seed = DEFAULT_SEED): D
     }
   });
 
-  const patients: DemoPatient[] = persons.map(({ patientRef, name, idCard, hisPatientId, ward, active }) => ({ patientRef, name, idCard, hisPatientId, ward, active }));
-  return { tenant: DEMO_TENANT, months, period: demoPeriod(now), patients, labReports, unmatchedReports, criticalReports: criticalReportsOf(now, persons) };
+  const patients: DemoPatient[] = persons.map(({ patientRef, name, idCard, hisPatientId, ward, active }) => ({
+    patientRef,
+    name,
+    idCard,
+    hisPatientId,
+    ward,
+    active,
+  }));
+  return {
+    tenant: DEMO_TENANT,
+    months,
+    period: demoPeriod(now),
+    patients,
+    labReports,
+    unmatchedReports,
+    criticalReports: criticalReportsOf(now, persons),
+  };
 }

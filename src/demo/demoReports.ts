@@ -30,7 +30,8 @@ function commonParams(period: [string, string]) {
   ];
 }
 
-const WARD_LIST = "select distinct ward as value, 'Ward ' || ward as label from patients where ward is not null order by 1";
+const WARD_LIST =
+  "select distinct ward as value, 'Ward ' || ward as label from patients where ward is not null order by 1";
 
 /** The filter clauses of a query over lab_results (optionally qualified by an alias). */
 function filters(alias = ""): string {
@@ -44,7 +45,8 @@ const MONTH_FILTERS =
   "[[and month >= date_trunc('month', {{period.from}}::timestamp)::date]] [[and month <= {{period.to}}]] [[and ward = any({{wards}})]]";
 
 /** A month's item rows, for a drill into the month `{{month}}`. */
-const IN_MONTH = "r.reported_on >= date_trunc('month', {{month}}::timestamp)::date and r.reported_on < (date_trunc('month', {{month}}::timestamp) + interval '1 month')::date";
+const IN_MONTH =
+  "r.reported_on >= date_trunc('month', {{month}}::timestamp)::date and r.reported_on < (date_trunc('month', {{month}}::timestamp) + interval '1 month')::date";
 
 /**
  * Each patient's latest result of these items taken in the period. latest_results holds each
@@ -106,16 +108,33 @@ const URR = column("urr", "URR", "%");
 const KTV_ON_TARGET = column("ktv_on_target_pct", "spKt/V ≥ 1.2", "%");
 const URR_ON_TARGET = column("urr_on_target_pct", "URR ≥ 65", "%");
 const PATIENT = [column("patient_ref", "Patient"), column("name", "Name"), WARD];
-const ADEQUACY_SERIES = { ktv: "spKt/V", urr: "URR", ktv_on_target_pct: "spKt/V ≥ 1.2", urr_on_target_pct: "URR ≥ 65 %" };
+const ADEQUACY_SERIES = {
+  ktv: "spKt/V",
+  urr: "URR",
+  ktv_on_target_pct: "spKt/V ≥ 1.2",
+  urr_on_target_pct: "URR ≥ 65 %",
+};
 /** A chart's `labels`: the names of the series it plots. */
-const seriesLabels = (names: Record<string, string>, ...plotted: string[]) => Object.fromEntries(plotted.map((name) => [name, names[name]!]));
+const seriesLabels = (names: Record<string, string>, ...plotted: string[]) =>
+  Object.fromEntries(plotted.map((name) => [name, names[name]!]));
 
 const HB = column("hb", "Hb", "g/L");
 const P = column("p", "P", "mmol/L");
 const CA = column("ca", "Ca", "mmol/L");
 const IPTH = column("ipth", "iPTH", "pg/mL");
-const IN_TARGET = [column("hb_in_target_pct", "Hb 110–130", "%"), column("p_in_target_pct", "P 1.13–1.78", "%"), column("ca_in_target_pct", "Ca 2.10–2.50", "%"), column("ipth_in_target_pct", "iPTH 150–600", "%")];
-const MINERAL_SERIES = { hb: "Hb", p: "P", ca: "Ca", ipth: "iPTH", ...Object.fromEntries(IN_TARGET.map(({ column, label }) => [column, label])) };
+const IN_TARGET = [
+  column("hb_in_target_pct", "Hb 110–130", "%"),
+  column("p_in_target_pct", "P 1.13–1.78", "%"),
+  column("ca_in_target_pct", "Ca 2.10–2.50", "%"),
+  column("ipth_in_target_pct", "iPTH 150–600", "%"),
+];
+const MINERAL_SERIES = {
+  hb: "Hb",
+  p: "P",
+  ca: "Ca",
+  ipth: "iPTH",
+  ...Object.fromEntries(IN_TARGET.map(({ column, label }) => [column, label])),
+};
 
 /** Average of an item's results over the summary rows grouped, rounded. */
 const average = (code: string, digits: number) =>
@@ -190,11 +209,42 @@ export function adequacyReport(period: [string, string]): DemoReport {
           ].join("\n"),
         },
         // On screen only: a Word file or a printout has nothing to click.
-        { id: "howTo", type: "text", markdown: "Click a month in a chart or a table to list its patients, lowest spKt/V first.", print: false },
+        {
+          id: "howTo",
+          type: "text",
+          markdown: "Click a month in a chart or a table to list its patients, lowest spKt/V first.",
+          print: false,
+        },
         { id: "patients", type: "stat", title: "Patients", query: "latest", column: "patients", width: 3 },
-        { id: "ktv", type: "stat", title: "Average spKt/V (latest)", query: "latest", column: "ktv", highlight: KTV_LIMITS, width: 3 },
-        { id: "ktvTarget", type: "stat", title: "spKt/V ≥ 1.2", query: "latest", column: "ktv_on_target_pct", unit: "%", highlight: SHARE_RULES, width: 3 },
-        { id: "urrTarget", type: "stat", title: "URR ≥ 65 %", query: "latest", column: "urr_on_target_pct", unit: "%", highlight: SHARE_RULES, width: 3 },
+        {
+          id: "ktv",
+          type: "stat",
+          title: "Average spKt/V (latest)",
+          query: "latest",
+          column: "ktv",
+          highlight: KTV_LIMITS,
+          width: 3,
+        },
+        {
+          id: "ktvTarget",
+          type: "stat",
+          title: "spKt/V ≥ 1.2",
+          query: "latest",
+          column: "ktv_on_target_pct",
+          unit: "%",
+          highlight: SHARE_RULES,
+          width: 3,
+        },
+        {
+          id: "urrTarget",
+          type: "stat",
+          title: "URR ≥ 65 %",
+          query: "latest",
+          column: "urr_on_target_pct",
+          unit: "%",
+          highlight: SHARE_RULES,
+          width: 3,
+        },
         {
           id: "trend",
           type: "chart",
@@ -223,7 +273,21 @@ export function adequacyReport(period: [string, string]): DemoReport {
           width: 6,
           drill: { target: "byMonth", args: { month: "month" } },
         },
-        { id: "wards", type: "chart", chart: "bar", title: "spKt/V and URR by ward", query: "byWard", x: "ward", y: ["ktv"], y2: ["urr"], yLabel: "spKt/V", y2Label: "URR (%)", labels: seriesLabels(ADEQUACY_SERIES, "ktv", "urr"), refLines: [{ value: 1.2, label: "target 1.2" }], width: 6 },
+        {
+          id: "wards",
+          type: "chart",
+          chart: "bar",
+          title: "spKt/V and URR by ward",
+          query: "byWard",
+          x: "ward",
+          y: ["ktv"],
+          y2: ["urr"],
+          yLabel: "spKt/V",
+          y2Label: "URR (%)",
+          labels: seriesLabels(ADEQUACY_SERIES, "ktv", "urr"),
+          refLines: [{ value: 1.2, label: "target 1.2" }],
+          width: 6,
+        },
         {
           id: "wardTable",
           type: "table",
@@ -236,10 +300,22 @@ export function adequacyReport(period: [string, string]): DemoReport {
             { column: "urr", label: "URR", unit: "%", format: "number:1" },
             { column: "ktv_on_target_pct", label: "spKt/V ≥ 1.2", unit: "%", format: "number:1" },
           ],
-          highlight: [...KTV_RULES, ...URR_RULES, ...SHARE_RULES.map((rule) => ({ column: "ktv_on_target_pct", ...rule }))],
+          highlight: [
+            ...KTV_RULES,
+            ...URR_RULES,
+            ...SHARE_RULES.map((rule) => ({ column: "ktv_on_target_pct", ...rule })),
+          ],
           width: 6,
         },
-        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", columns: [MONTH, PATIENTS, KTV, URR, KTV_ON_TARGET, URR_ON_TARGET], highlight: [...KTV_RULES, ...URR_RULES], drill: { target: "byMonth", args: { month: "month" } } },
+        {
+          id: "monthlyTable",
+          type: "table",
+          title: "By month",
+          query: "monthly",
+          columns: [MONTH, PATIENTS, KTV, URR, KTV_ON_TARGET, URR_ON_TARGET],
+          highlight: [...KTV_RULES, ...URR_RULES],
+          drill: { target: "byMonth", args: { month: "month" } },
+        },
         {
           id: "detail",
           type: "table",
@@ -269,7 +345,16 @@ export function adequacyReport(period: [string, string]): DemoReport {
                     order by ktv nulls first, r.patient_ref`,
             },
           },
-          nodes: [{ id: "patients", type: "table", title: "Patients, lowest spKt/V first", query: "patients", columns: [...PATIENT, KTV, URR, column("collected_on", "Collected on")], highlight: [...KTV_RULES, ...URR_RULES] }],
+          nodes: [
+            {
+              id: "patients",
+              type: "table",
+              title: "Patients, lowest spKt/V first",
+              query: "patients",
+              columns: [...PATIENT, KTV, URR, column("collected_on", "Collected on")],
+              highlight: [...KTV_RULES, ...URR_RULES],
+            },
+          ],
         },
       },
       export: { xlsx: true, docx: true },
@@ -350,11 +435,48 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
             "Values out of target are marked amber in the tables, Hb under 100 g/L red.",
           ].join("\n"),
         },
-        { id: "howTo", type: "text", markdown: "Click a month in a chart or a table to list the patients with a result out of target.", print: false },
-        { id: "hbTarget", type: "stat", title: "Hb 110–130 g/L", query: "latest", column: "hb_in_target_pct", unit: "%", width: 3 },
-        { id: "pTarget", type: "stat", title: "P 1.13–1.78 mmol/L", query: "latest", column: "p_in_target_pct", unit: "%", width: 3 },
-        { id: "caTarget", type: "stat", title: "Ca 2.10–2.50 mmol/L", query: "latest", column: "ca_in_target_pct", unit: "%", width: 3 },
-        { id: "ipthTarget", type: "stat", title: "iPTH 150–600 pg/mL", query: "latest", column: "ipth_in_target_pct", unit: "%", width: 3 },
+        {
+          id: "howTo",
+          type: "text",
+          markdown: "Click a month in a chart or a table to list the patients with a result out of target.",
+          print: false,
+        },
+        {
+          id: "hbTarget",
+          type: "stat",
+          title: "Hb 110–130 g/L",
+          query: "latest",
+          column: "hb_in_target_pct",
+          unit: "%",
+          width: 3,
+        },
+        {
+          id: "pTarget",
+          type: "stat",
+          title: "P 1.13–1.78 mmol/L",
+          query: "latest",
+          column: "p_in_target_pct",
+          unit: "%",
+          width: 3,
+        },
+        {
+          id: "caTarget",
+          type: "stat",
+          title: "Ca 2.10–2.50 mmol/L",
+          query: "latest",
+          column: "ca_in_target_pct",
+          unit: "%",
+          width: 3,
+        },
+        {
+          id: "ipthTarget",
+          type: "stat",
+          title: "iPTH 150–600 pg/mL",
+          query: "latest",
+          column: "ipth_in_target_pct",
+          unit: "%",
+          width: 3,
+        },
         {
           id: "inTarget",
           type: "chart",
@@ -363,7 +485,13 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           query: "monthly",
           x: "month",
           y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"],
-          labels: seriesLabels(MINERAL_SERIES, "hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"),
+          labels: seriesLabels(
+            MINERAL_SERIES,
+            "hb_in_target_pct",
+            "p_in_target_pct",
+            "ca_in_target_pct",
+            "ipth_in_target_pct",
+          ),
           drill: { target: "outOfTarget", args: { month: "month" } },
         },
         {
@@ -376,11 +504,26 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           y: ["hb"],
           yLabel: "g/L",
           labels: seriesLabels(MINERAL_SERIES, "hb"),
-          refLines: [{ value: 110, label: "110" }, { value: 130, label: "130" }],
+          refLines: [
+            { value: 110, label: "110" },
+            { value: 130, label: "130" },
+          ],
           width: 4,
           drill: { target: "outOfTarget", args: { month: "month" } },
         },
-        { id: "pca", type: "chart", chart: "line", title: "Average P and Ca by month (mmol/L)", query: "monthly", x: "month", y: ["p", "ca"], yLabel: "mmol/L", labels: seriesLabels(MINERAL_SERIES, "p", "ca"), width: 4, drill: { target: "outOfTarget", args: { month: "month" } } },
+        {
+          id: "pca",
+          type: "chart",
+          chart: "line",
+          title: "Average P and Ca by month (mmol/L)",
+          query: "monthly",
+          x: "month",
+          y: ["p", "ca"],
+          yLabel: "mmol/L",
+          labels: seriesLabels(MINERAL_SERIES, "p", "ca"),
+          width: 4,
+          drill: { target: "outOfTarget", args: { month: "month" } },
+        },
         {
           id: "ipth",
           type: "chart",
@@ -391,7 +534,10 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           y: ["ipth"],
           yLabel: "pg/mL",
           labels: seriesLabels(MINERAL_SERIES, "ipth"),
-          refLines: [{ value: 150, label: "150" }, { value: 600, label: "600" }],
+          refLines: [
+            { value: 150, label: "150" },
+            { value: 600, label: "600" },
+          ],
           width: 4,
           drill: { target: "outOfTarget", args: { month: "month" } },
         },
@@ -403,9 +549,23 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           query: "byWard",
           x: "ward",
           y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"],
-          labels: seriesLabels(MINERAL_SERIES, "hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"),
+          labels: seriesLabels(
+            MINERAL_SERIES,
+            "hb_in_target_pct",
+            "p_in_target_pct",
+            "ca_in_target_pct",
+            "ipth_in_target_pct",
+          ),
         },
-        { id: "monthlyTable", type: "table", title: "By month", query: "monthly", columns: [MONTH, PATIENTS, HB, P, CA, IPTH, ...IN_TARGET], highlight: ANEMIA_MINERAL_RULES, drill: { target: "outOfTarget", args: { month: "month" } } },
+        {
+          id: "monthlyTable",
+          type: "table",
+          title: "By month",
+          query: "monthly",
+          columns: [MONTH, PATIENTS, HB, P, CA, IPTH, ...IN_TARGET],
+          highlight: ANEMIA_MINERAL_RULES,
+          drill: { target: "outOfTarget", args: { month: "month" } },
+        },
       ],
       drills: {
         outOfTarget: {
@@ -439,7 +599,16 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
                     order by m.ward, m.patient_ref`,
             },
           },
-          nodes: [{ id: "patients", type: "table", title: "Patients out of target", query: "patients", columns: [...PATIENT, HB, P, CA, IPTH, column("out_of_target", "Out of target")], highlight: ANEMIA_MINERAL_RULES }],
+          nodes: [
+            {
+              id: "patients",
+              type: "table",
+              title: "Patients out of target",
+              query: "patients",
+              columns: [...PATIENT, HB, P, CA, IPTH, column("out_of_target", "Out of target")],
+              highlight: ANEMIA_MINERAL_RULES,
+            },
+          ],
         },
       },
       export: { xlsx: true, docx: true },

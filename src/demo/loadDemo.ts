@@ -62,9 +62,16 @@ class DemoHttp {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  async call(method: string, urlPath: string, options: { token?: string; tenant?: string; body?: unknown } = {}): Promise<Answer> {
+  async call(
+    method: string,
+    urlPath: string,
+    options: { token?: string; tenant?: string; body?: unknown } = {},
+  ): Promise<Answer> {
     for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = { accept: "application/json", [INTERNAL_REQUEST_HEADER]: internalRequestMark };
+      const headers: Record<string, string> = {
+        accept: "application/json",
+        [INTERNAL_REQUEST_HEADER]: internalRequestMark,
+      };
       if (options.body !== undefined) headers["content-type"] = "application/json";
       if (options.token) headers.authorization = `Bearer ${options.token}`;
       if (options.tenant) headers["x-service-tenant"] = options.tenant;
@@ -87,9 +94,16 @@ class DemoHttp {
     }
   }
 
-  async expect(status: number, what: string, method: string, urlPath: string, options: { token?: string; tenant?: string; body?: unknown } = {}): Promise<any> {
+  async expect(
+    status: number,
+    what: string,
+    method: string,
+    urlPath: string,
+    options: { token?: string; tenant?: string; body?: unknown } = {},
+  ): Promise<any> {
     const answer = await this.call(method, urlPath, options);
-    if (answer.status !== status) throw new Error(`${what}: ${method} ${urlPath} answered ${answer.status} ${describe(answer.body)}`);
+    if (answer.status !== status)
+      throw new Error(`${what}: ${method} ${urlPath} answered ${answer.status} ${describe(answer.body)}`);
     return answer.body;
   }
 }
@@ -121,7 +135,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /** True when the demo tenant already has reports (a previous start loaded it). */
 export async function demoLoaded(baseUrl: string, signal?: AbortSignal): Promise<boolean> {
   const http = new DemoHttp(baseUrl, signal);
-  const reports = await http.expect(200, "listing the demo tenant's reports", "GET", "/api/reports", { tenant: DEMO_TENANT });
+  const reports = await http.expect(200, "listing the demo tenant's reports", "GET", "/api/reports", {
+    tenant: DEMO_TENANT,
+  });
   return Array.isArray(reports) && reports.length > 0;
 }
 
@@ -130,7 +146,11 @@ export async function demoLoaded(baseUrl: string, signal?: AbortSignal): Promise
  * demo tenant already has reports. Throws with the first problem (a call answered otherwise than
  * expected, a pushed report rejected).
  */
-export async function loadDemo(baseUrl: string, adminToken: string, options: LoadDemoOptions = {}): Promise<DemoLoaded | null> {
+export async function loadDemo(
+  baseUrl: string,
+  adminToken: string,
+  options: LoadDemoOptions = {},
+): Promise<DemoLoaded | null> {
   const started = Date.now();
   const { signal, onProgress = () => {} } = options;
   const base = baseUrl.replace(/\/+$/, "");
@@ -156,11 +176,17 @@ export async function loadDemo(baseUrl: string, adminToken: string, options: Loa
   onProgress(`registering ${data.patients.length} patients`);
   await eachLimited(data.patients, PATIENT_CONCURRENCY, async (patient) => {
     const { patientRef, ...body } = patient;
-    await http.expect(200, `registering demo patient ${patientRef}`, "PUT", `/api/patients/${encodeURIComponent(patientRef)}`, {
-      token: authorToken,
-      tenant,
-      body,
-    });
+    await http.expect(
+      200,
+      `registering demo patient ${patientRef}`,
+      "PUT",
+      `/api/patients/${encodeURIComponent(patientRef)}`,
+      {
+        token: authorToken,
+        tenant,
+        body,
+      },
+    );
   });
 
   onProgress(`pushing ${data.labReports.length} lab reports (${data.months.length} months)`);
@@ -170,14 +196,28 @@ export async function loadDemo(baseUrl: string, adminToken: string, options: Loa
   batches.push(data.criticalReports);
   await eachLimited(batches, PUSH_CONCURRENCY, async (reports) => {
     const answer = await http.call("POST", "/open/v1/lab/reports", { token: client.key, tenant, body: { reports } });
-    const envelope = answer.body as { code?: number; msg?: string; data?: { results?: Array<{ status: string; externalId: string | null; errors?: Array<{ field: string; message: string }> }> } };
+    const envelope = answer.body as {
+      code?: number;
+      msg?: string;
+      data?: {
+        results?: Array<{
+          status: string;
+          externalId: string | null;
+          errors?: Array<{ field: string; message: string }>;
+        }>;
+      };
+    };
     if (answer.status !== 200 || envelope?.code !== 200) {
-      throw new Error(`pushing demo lab reports: POST /open/v1/lab/reports answered ${answer.status} ${describe(answer.body)}`);
+      throw new Error(
+        `pushing demo lab reports: POST /open/v1/lab/reports answered ${answer.status} ${describe(answer.body)}`,
+      );
     }
     const rejected = envelope.data?.results?.find((entry) => entry.status === "REJECTED");
     if (rejected) {
       const first = rejected.errors?.[0];
-      throw new Error(`pushing demo lab reports: ${rejected.externalId} was rejected${first ? ` (${first.field}: ${first.message})` : ""}`);
+      throw new Error(
+        `pushing demo lab reports: ${rejected.externalId} was rejected${first ? ` (${first.field}: ${first.message})` : ""}`,
+      );
     }
   });
 
@@ -218,14 +258,23 @@ export async function loadDemo(baseUrl: string, adminToken: string, options: Loa
 async function catchUp(http: DemoHttp, adminToken: string, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const status = await http.expect(200, "reading the projections' lag", "GET", "/api/admin/projections", { token: adminToken });
-    const projections = (status?.projections ?? []) as Array<{ name: string; state: string; lagEvents: number; error: { message: string } | null }>;
+    const status = await http.expect(200, "reading the projections' lag", "GET", "/api/admin/projections", {
+      token: adminToken,
+    });
+    const projections = (status?.projections ?? []) as Array<{
+      name: string;
+      state: string;
+      lagEvents: number;
+      error: { message: string } | null;
+    }>;
     const stopped = projections.find((p) => p.error);
     if (stopped) throw new Error(`projection ${stopped.name} stopped: ${stopped.error!.message}`);
     // Each projection needs a live generation that has applied everything (a rebuild in progress
     // beside it does not matter: commands read the live one).
     const names = new Set(projections.map((p) => p.name));
-    const caughtUp = [...names].every((name) => projections.some((p) => p.name === name && p.state === "live" && p.lagEvents === 0));
+    const caughtUp = [...names].every((name) =>
+      projections.some((p) => p.name === name && p.state === "live" && p.lagEvents === 0),
+    );
     if (caughtUp || Date.now() > deadline) return;
     await sleep(200, signal);
   }
@@ -245,7 +294,11 @@ export function saveDemoCredentials(dataDir: string, credentials: DemoCredential
   const file = demoCredentialsPath(dataDir);
   mkdirSync(dataDir, { recursive: true });
   const { tenant, clientId, clientKey, authorToken, reports, createdAt } = credentials;
-  writeFileSync(file, JSON.stringify({ tenant, clientId, clientKey, authorToken, reports, createdAt }, null, 2) + "\n", { mode: 0o600 });
+  writeFileSync(
+    file,
+    JSON.stringify({ tenant, clientId, clientKey, authorToken, reports, createdAt }, null, 2) + "\n",
+    { mode: 0o600 },
+  );
   chmodSync(file, 0o600); // writeFileSync's mode applies only when it creates the file
   return file;
 }

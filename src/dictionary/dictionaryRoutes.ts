@@ -1,13 +1,27 @@
 import Router from "@koa/router";
 import { z } from "zod";
 import { isCalendarDate, localDate, localDaySpan } from "../../db/localDateTime.ts";
-import { addItemMapping, mappingInput, mappingKeysInput, mappingKeysOf, removeItemMapping, unmappingInput } from "../../commands/dictionary/itemMappings.ts";
+import {
+  addItemMapping,
+  mappingInput,
+  mappingKeysInput,
+  mappingKeysOf,
+  removeItemMapping,
+  unmappingInput,
+} from "../../commands/dictionary/itemMappings.ts";
 import type { ItemMapper } from "../../commands/ingestion/itemMapping.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
 import { withWardScope } from "../../db/wardScope.ts";
 import { waitForProjection } from "../../projections/runtime/waitForProjection.ts";
-import { clientNamed, itemMappingById, itemMappingKey, listItemMappings, mappingPreview, unitsSent } from "../../queries/dictionary/itemMappings.ts";
+import {
+  clientNamed,
+  itemMappingById,
+  itemMappingKey,
+  listItemMappings,
+  mappingPreview,
+  unitsSent,
+} from "../../queries/dictionary/itemMappings.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../http/paging.ts";
 import { listTurn } from "../http/listTurns.ts";
 import { commandContextOf } from "../http/requestState.ts";
@@ -27,11 +41,30 @@ const UNDO_WAIT_MS = 10_000;
 /** `GET /api/dictionary/unmapped` (contract F.1): which days of receipt. */
 export const unmappedQuery = z.strictObject(
   {
-    from: z.string({ error: `from ${DAY_PROBLEM}` }).refine(isCalendarDate, `from ${DAY_PROBLEM}`).optional().meta({ description: `First day of receipt (yyyy-MM-dd, local); ${DEFAULT_DAYS - 1} days before \`to\` when left out`, example: "2026-01-01" }),
-    to: z.string({ error: `to ${DAY_PROBLEM}` }).refine(isCalendarDate, `to ${DAY_PROBLEM}`).optional().meta({ description: "Last day of receipt (yyyy-MM-dd, local), included; today when left out", example: "2026-03-31" }),
+    from: z
+      .string({ error: `from ${DAY_PROBLEM}` })
+      .refine(isCalendarDate, `from ${DAY_PROBLEM}`)
+      .optional()
+      .meta({
+        description: `First day of receipt (yyyy-MM-dd, local); ${DEFAULT_DAYS - 1} days before \`to\` when left out`,
+        example: "2026-01-01",
+      }),
+    to: z
+      .string({ error: `to ${DAY_PROBLEM}` })
+      .refine(isCalendarDate, `to ${DAY_PROBLEM}`)
+      .optional()
+      .meta({
+        description: "Last day of receipt (yyyy-MM-dd, local), included; today when left out",
+        example: "2026-03-31",
+      }),
     ...pageQuery,
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from and to, days of receipt written yyyy-MM-dd, limit and cursor" : undefined) },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? "The query parameters are from and to, days of receipt written yyyy-MM-dd, limit and cursor"
+        : undefined,
+  },
 );
 
 /** `GET /api/dictionary/mappings?limit=&cursor=`: newest first, a page at a time (contract E.6); other parameters are left alone, as before. */
@@ -45,10 +78,17 @@ function receiptWindow(from: string | undefined, to: string | undefined): { sinc
   const earliest = new Date(last.start);
   earliest.setDate(earliest.getDate() - (DEFAULT_DAYS - 1));
   const fromDay = from ?? localDate(earliest);
-  if (fromDay > toDay) throw new HttpError(400, `from (${fromDay}) is after to (${toDay}); send from on or before to.`, {}, "unmapped-range-invalid");
+  if (fromDay > toDay)
+    throw new HttpError(
+      400,
+      `from (${fromDay}) is after to (${toDay}); send from on or before to.`,
+      {},
+      "unmapped-range-invalid",
+    );
   const first = localDaySpan(fromDay);
   if (!first) throw new HttpError(400, `from ${DAY_PROBLEM}`, {}, "unmapped-range-invalid");
-  if (last.end.getTime() - first.start.getTime() > (MAX_DAYS + 1) * 86_400_000) throw new HttpError(400, `Ask for at most ${MAX_DAYS} days at a time.`, {}, "unmapped-range-invalid");
+  if (last.end.getTime() - first.start.getTime() > (MAX_DAYS + 1) * 86_400_000)
+    throw new HttpError(400, `Ask for at most ${MAX_DAYS} days at a time.`, {}, "unmapped-range-invalid");
   return { since: first.start, until: last.end };
 }
 
@@ -74,7 +114,12 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     const etag = `"${served.version}"`;
     ctx.set("ETag", etag);
     ctx.set("Cache-Control", "no-cache");
-    if (ctx.get("if-none-match").split(/\s*,\s*/).includes(etag)) {
+    if (
+      ctx
+        .get("if-none-match")
+        .split(/\s*,\s*/)
+        .includes(etag)
+    ) {
       ctx.status = 304;
       return;
     }
@@ -84,7 +129,9 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     const query = parseBody(unmappedQuery, ctx.query);
     const { since, until } = receiptWindow(query.from, query.to);
     const page = pageOf(query, unmappedItemKey);
-    const rows = await readAsTenant(db, ctx.state.tenant, (reader) => unmappedItems(reader, since, until, rowsFor(page)));
+    const rows = await readAsTenant(db, ctx.state.tenant, (reader) =>
+      unmappedItems(reader, since, until, rowsFor(page)),
+    );
     ctx.body = answerPage(ctx, page, rows, (item) => item.key).map(({ key: _, ...item }) => item);
   });
 
@@ -95,7 +142,8 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
   });
 
   // A mapping's checks and preview read every ward's results and senders: it maps them all.
-  const everyWard = <T>(tenant: string, work: (reader: TenantReader) => Promise<T>) => withWardScope(null, () => readAsTenant(db, tenant, work));
+  const everyWard = <T>(tenant: string, work: (reader: TenantReader) => Promise<T>) =>
+    withWardScope(null, () => readAsTenant(db, tenant, work));
 
   router.post("/api/dictionary/mappings", requireRole(adminToken, "author"), async (ctx) => {
     const input = parseBody(mappingInput, ctx.request.body);
@@ -124,8 +172,20 @@ export function dictionaryRoutes({ served, mapper, store, adminToken }: Dictiona
     const tenant: string = ctx.state.tenant;
     const mappingId = ctx.params.mappingId!;
     const mapping = await readAsTenant(db, tenant, (reader) => itemMappingById(reader, mappingId));
-    if (!mapping) throw new HttpError(404, `No mapping ${mappingId}; GET /api/dictionary/mappings lists them.`, {}, "mapping-not-found");
-    const appended = await removeItemMapping(commandContextOf(ctx, store), tenant, mapping.streamId, mappingId, reason || null);
+    if (!mapping)
+      throw new HttpError(
+        404,
+        `No mapping ${mappingId}; GET /api/dictionary/mappings lists them.`,
+        {},
+        "mapping-not-found",
+      );
+    const appended = await removeItemMapping(
+      commandContextOf(ctx, store),
+      tenant,
+      mapping.streamId,
+      mappingId,
+      reason || null,
+    );
     if (appended) {
       await waitForProjection(db, "item_mappings", appended.last);
       // The item rows unmap in one step: the answer waits for it (a while at most), so the next

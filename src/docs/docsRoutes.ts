@@ -20,7 +20,10 @@ const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve("swag
 /** The only files served below /docs/assets/: a request names one of these, never a path. */
 const ASSETS: Record<string, { file: string; type: string }> = {
   "swagger-ui.css": { file: path.join(SWAGGER_UI_DIR, "swagger-ui.css"), type: "text/css; charset=utf-8" },
-  "swagger-ui-bundle.js": { file: path.join(SWAGGER_UI_DIR, "swagger-ui-bundle.js"), type: "text/javascript; charset=utf-8" },
+  "swagger-ui-bundle.js": {
+    file: path.join(SWAGGER_UI_DIR, "swagger-ui-bundle.js"),
+    type: "text/javascript; charset=utf-8",
+  },
   "favicon-32x32.png": { file: path.join(SWAGGER_UI_DIR, "favicon-32x32.png"), type: "image/png" },
   "docs-init.js": { file: projectFile("src", "docs", "docsInit.js"), type: "text/javascript; charset=utf-8" },
 };
@@ -88,7 +91,12 @@ export function docsRoutes(source: OpenApiDocumentSource): Router {
     let asset = loaded.get(name);
     if (!asset) {
       const body = readFileSync(known.file);
-      asset = { type: known.type, body, gzip: gzipSync(body), etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 16)}"` };
+      asset = {
+        type: known.type,
+        body,
+        gzip: gzipSync(body),
+        etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 16)}"`,
+      };
       loaded.set(name, asset);
     }
     sendAsset(ctx, asset, "no-cache");

@@ -18,7 +18,19 @@ import { DECISIONS_INDEX, DOCS_DIR, isDecision, loadHelpArticles, type HelpArtic
 
 type Lang = "zh" | "en";
 
-const WORDS: Record<Lang, { help: string; intro: string; back: string; staff: string; otherLanguage: string; missing: string; markdown: string; table: string }> = {
+const WORDS: Record<
+  Lang,
+  {
+    help: string;
+    intro: string;
+    back: string;
+    staff: string;
+    otherLanguage: string;
+    missing: string;
+    markdown: string;
+    table: string;
+  }
+> = {
   zh: {
     help: "帮助",
     intro: "透析中心服务的使用与运维文档（英文）。",
@@ -41,7 +53,15 @@ const WORDS: Record<Lang, { help: string; intro: string; back: string; staff: st
   },
 };
 
-const HELP_CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self' data:", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'self'", "object-src 'none'"].join("; ");
+const HELP_CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+  "object-src 'none'",
+].join("; ");
 
 /** An article's page: `/help/<slug>`, the decisions' index `/help/decisions`. */
 const pagePath = (slug: string) => (slug === DECISIONS_INDEX ? "/help/decisions" : `/help/${slug}`);
@@ -61,7 +81,9 @@ function helpHref(href: string, base: string, lang: Lang): string {
     return href;
   }
   const article = /^\/md\/((?:decisions\/)?[A-Za-z0-9-]+)\.md$/.exec(resolved.pathname);
-  return article && !resolved.search ? `${pagePath(article[1]!)}${lang === "en" ? "?lang=en" : ""}${resolved.hash}` : href;
+  return article && !resolved.search
+    ? `${pagePath(article[1]!)}${lang === "en" ? "?lang=en" : ""}${resolved.hash}`
+    : href;
 }
 
 /**
@@ -102,7 +124,10 @@ function rendererFor(lang: Lang): { parse(article: HelpArticle): string } {
 function scrollBoxesReachable(html: string, tableLabel: string): string {
   return html
     .replaceAll("<pre>", '<pre tabindex="0">')
-    .replaceAll("<table>", `<div class="help-table" tabindex="0" role="region" aria-label="${escapeHtml(tableLabel)}"><table>`)
+    .replaceAll(
+      "<table>",
+      `<div class="help-table" tabindex="0" role="region" aria-label="${escapeHtml(tableLabel)}"><table>`,
+    )
     .replaceAll("</table>", "</table></div>");
 }
 
@@ -156,10 +181,17 @@ ${main}
     const lang = languageOf(ctx);
     const words = WORDS[lang];
     const suffix = lang === "en" ? "?lang=en" : "";
-    const entry = (article: HelpArticle) => `<li><a href="${pagePath(article.slug)}${suffix}">${escapeHtml(article.title)}</a>${article.summary ? `<p>${escapeHtml(article.summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`;
+    const entry = (article: HelpArticle) =>
+      `<li><a href="${pagePath(article.slug)}${suffix}">${escapeHtml(article.title)}</a>${article.summary ? `<p>${escapeHtml(article.summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`;
     // Each decision is reached through the decisions' index, which is listed after the articles.
     const listed = articles.filter((article) => !isDecision(article) || article.slug === DECISIONS_INDEX);
-    send(ctx, lang, words.help, `<h1>${words.help}</h1>\n<p class="intro">${words.intro}</p>\n<ul class="help-list">${listed.map(entry).join("\n")}</ul>`, lang === "en" ? "/help" : "/help?lang=en");
+    send(
+      ctx,
+      lang,
+      words.help,
+      `<h1>${words.help}</h1>\n<p class="intro">${words.intro}</p>\n<ul class="help-list">${listed.map(entry).join("\n")}</ul>`,
+      lang === "en" ? "/help" : "/help?lang=en",
+    );
   });
 
   /** The page of the article `slug` (none: the 404 page), at the address `page`. */
@@ -170,10 +202,22 @@ ${main}
     const otherLanguage = `${page}${lang === "en" ? "" : "?lang=en"}`;
     if (!article) {
       ctx.status = 404;
-      return send(ctx, lang, words.help, `<h1>${words.help}</h1>\n<p role="alert">${words.missing}</p>\n<p><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a></p>`, otherLanguage);
+      return send(
+        ctx,
+        lang,
+        words.help,
+        `<h1>${words.help}</h1>\n<p role="alert">${words.missing}</p>\n<p><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a></p>`,
+        otherLanguage,
+      );
     }
     const links = `<p class="help-links"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a> · <a href="/md/${article.slug}.md">${words.markdown}</a></p>`;
-    send(ctx, lang, article.title, `${links}\n<article lang="en">\n${pageOf(lang, article)}\n</article>`, otherLanguage);
+    send(
+      ctx,
+      lang,
+      article.title,
+      `${links}\n<article lang="en">\n${pageOf(lang, article)}\n</article>`,
+      otherLanguage,
+    );
   };
   router.get("/help/decisions", (ctx) => articlePage(ctx, DECISIONS_INDEX, "/help/decisions"));
   // Only a decision's own name (`0002-gap-free-reading`) finds one; the index has the page above.

@@ -75,7 +75,8 @@ function titleAndSummary(text: string, slug: string): { title: string; summary: 
   if (heading) i++;
   while (i >= 0 && i < lines.length && lines[i]!.trim() === "") i++;
   const paragraph: string[] = [];
-  for (; i >= 0 && i < lines.length && lines[i]!.trim() !== "" && !lines[i]!.startsWith("#"); i++) paragraph.push(lines[i]!.trim());
+  for (; i >= 0 && i < lines.length && lines[i]!.trim() !== "" && !lines[i]!.startsWith("#"); i++)
+    paragraph.push(lines[i]!.trim());
   return { title, summary: paragraph.join(" ") };
 }
 
@@ -96,7 +97,9 @@ export function llmsTxt(all: readonly HelpArticle[]): string {
       "received per day. Report authors publish versioned dashboards whose data comes from server-side SQL over the " +
       "`clinical` data source; host applications list, view, drill into and export them through `/api`. " +
       "Every article below is served as markdown under `/md/`" +
-      (all.some((a) => a.slug === DECISIONS_INDEX) ? "; why the service is as it is, one decision a file, is indexed at `/md/decisions/README.md`." : "."),
+      (all.some((a) => a.slug === DECISIONS_INDEX)
+        ? "; why the service is as it is, one decision a file, is indexed at `/md/decisions/README.md`."
+        : "."),
     "",
     "## Docs",
     "",

@@ -24,7 +24,11 @@ export function requireAdmin(adminToken: string | undefined): Middleware {
     if (!expected) throw new HttpError(401, "Administration is switched off: start the service with ADMIN_TOKEN set.");
     const token = bearerToken(ctx.get("authorization"));
     if (!token) throw new HttpError(401, "Send the administrator token as 'Authorization: Bearer <ADMIN_TOKEN>'.");
-    if (!sameSecret(token, expected)) throw new HttpError(401, "The administrator token is not valid; use the ADMIN_TOKEN the service was started with.");
+    if (!sameSecret(token, expected))
+      throw new HttpError(
+        401,
+        "The administrator token is not valid; use the ADMIN_TOKEN the service was started with.",
+      );
     ctx.state.principal = OPERATOR;
     await next();
   };

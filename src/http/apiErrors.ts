@@ -10,7 +10,10 @@ export const apiErrorSchema = z.object({
   code: z
     .enum(API_ERROR_CODES)
     .optional()
-    .meta({ description: "A stable code of the failure, beside the sentence, for pages that show it in their own language; only some failures have one, and codes are only ever added" }),
+    .meta({
+      description:
+        "A stable code of the failure, beside the sentence, for pages that show it in their own language; only some failures have one, and codes are only ever added",
+    }),
 });
 
 const SENTENCES = {
@@ -27,5 +30,8 @@ export function apiErrors(log: Logger): Middleware {
     ctx.status = status;
     ctx.body = code ? { error: message, code } : { error: message };
   };
-  return interfaceErrors(log, SENTENCES, { write, unmatched: (ctx) => write(ctx, 404, `There is no ${ctx.method} ${ctx.path}; see /llms.txt for the interface.`) });
+  return interfaceErrors(log, SENTENCES, {
+    write,
+    unmatched: (ctx) => write(ctx, 404, `There is no ${ctx.method} ${ctx.path}; see /llms.txt for the interface.`),
+  });
 }

@@ -55,16 +55,34 @@ async function sessionCaller(ctx: Context, checkCsrf: boolean): Promise<Identifi
   const id = cookie ? sessions.idOf(cookie) : checkCsrf ? undefined : ctx.state.embedSession;
   if (!id) return null;
   const session = await sessions.touchById(id);
-  if (!session) return { refused: "The session ended (idle too long, signed out, or past its hours); sign in again at /staff/login.", code: "session-ended" };
+  if (!session)
+    return {
+      refused: "The session ended (idle too long, signed out, or past its hours); sign in again at /staff/login.",
+      code: "session-ended",
+    };
   if (checkCsrf && STATE_CHANGING.has(ctx.method) && ctx.get("x-csrf-token") !== session.csrf) {
-    throw new HttpError(403, "A call made with the session cookie that changes something must send the session's csrf (GET /staff/session) as the X-CSRF-Token header.", {}, "csrf-missing");
+    throw new HttpError(
+      403,
+      "A call made with the session cookie that changes something must send the session's csrf (GET /staff/session) as the X-CSRF-Token header.",
+      {},
+      "csrf-missing",
+    );
   }
   ctx.state.held = { kind: "session", id };
-  return { credential: "staff-session", who: session.name, tenant: session.tenant, roles: session.roles.filter(isStaffRole), wards: session.wards, sub: session.sub };
+  return {
+    credential: "staff-session",
+    who: session.name,
+    tenant: session.tenant,
+    roles: session.roles.filter(isStaffRole),
+    wards: session.wards,
+    sub: session.sub,
+  };
 }
 
 /** Who a staff call comes from: its bearer token, else its session cookie; null when it carries neither. */
-function callerIdentifier(adminToken: string | undefined): (ctx: Context, checkCsrf: boolean) => Promise<Identified | null> {
+function callerIdentifier(
+  adminToken: string | undefined,
+): (ctx: Context, checkCsrf: boolean) => Promise<Identified | null> {
   const byToken = tokenIdentifier(adminToken);
   return async (ctx, checkCsrf) => {
     const token = bearerToken(ctx.get("authorization"));
@@ -83,16 +101,38 @@ function neededSentence(needed: StaffRole, held: readonly string[]): string {
  * E.2), or the ADMIN_TOKEN. `ctx.state.principal` names who acts, for the events' metadata, and
  * the rest of the request reads only the patients of the caller's wards.
  */
-export function requireRole(adminToken: string | undefined, needed: StaffRole, options: { checkCsrf: boolean } = { checkCsrf: true }): Middleware {
+export function requireRole(
+  adminToken: string | undefined,
+  needed: StaffRole,
+  options: { checkCsrf: boolean } = { checkCsrf: true },
+): Middleware {
   const identify = callerIdentifier(adminToken);
   return async (ctx, next) => {
     const caller = await identify(ctx, options.checkCsrf);
-    if (!caller) throw new HttpError(401, "Send an author token (or the ADMIN_TOKEN) as 'Authorization: Bearer <token>', or sign in at /staff/login.", {}, "credentials-missing");
-    if ("refused" in caller) throw new HttpError(401, caller.refused ?? "The token is not valid; ask the administrator for an author token.", {}, caller.code);
+    if (!caller)
+      throw new HttpError(
+        401,
+        "Send an author token (or the ADMIN_TOKEN) as 'Authorization: Bearer <token>', or sign in at /staff/login.",
+        {},
+        "credentials-missing",
+      );
+    if ("refused" in caller)
+      throw new HttpError(
+        401,
+        caller.refused ?? "The token is not valid; ask the administrator for an author token.",
+        {},
+        caller.code,
+      );
     if (caller.tenant !== null && caller.tenant !== ctx.state.tenant) {
-      throw new HttpError(403, `This credential belongs to another tenant; send X-Service-Tenant: ${caller.tenant} or use one of tenant ${ctx.state.tenant}.`, {}, "tenant-mismatch");
+      throw new HttpError(
+        403,
+        `This credential belongs to another tenant; send X-Service-Tenant: ${caller.tenant} or use one of tenant ${ctx.state.tenant}.`,
+        {},
+        "tenant-mismatch",
+      );
     }
-    if (!rolesAllow(caller.roles, needed)) throw new HttpError(403, neededSentence(needed, caller.roles), {}, "role-needed");
+    if (!rolesAllow(caller.roles, needed))
+      throw new HttpError(403, neededSentence(needed, caller.roles), {}, "role-needed");
     ctx.state.principal = caller;
     await withWardScope(caller.wards, next);
   };
@@ -107,7 +147,8 @@ export function authorIfAny(adminToken: string | undefined): (ctx: Context) => P
   const identify = callerIdentifier(adminToken);
   return async (ctx) => {
     const caller = await identify(ctx, false).catch(() => null);
-    if (caller && !("refused" in caller) && (caller.tenant === null || caller.tenant === ctx.state.tenant)) return caller;
+    if (caller && !("refused" in caller) && (caller.tenant === null || caller.tenant === ctx.state.tenant))
+      return caller;
     ctx.state.held = undefined; // a credential that does not count here is not one the answer holds
     return null;
   };

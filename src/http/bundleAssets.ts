@@ -85,7 +85,11 @@ export const loadStaffAssets = bundleAssets(
 );
 
 /** Answers with a static asset: ETag and 304, gzip when the client takes it. */
-export function sendAsset(ctx: Context, asset: Pick<BundleAsset, "type" | "body" | "gzip" | "etag">, cacheControl: string): void {
+export function sendAsset(
+  ctx: Context,
+  asset: Pick<BundleAsset, "type" | "body" | "gzip" | "etag">,
+  cacheControl: string,
+): void {
   ctx.set("Cache-Control", cacheControl);
   ctx.set("ETag", asset.etag);
   ctx.vary("Accept-Encoding");
@@ -106,7 +110,11 @@ export function sendAsset(ctx: Context, asset: Pick<BundleAsset, "type" | "body"
  * `GET …/assets/:name`: one of a page's built files by its served name (a year of caching: the
  * name holds its hash), or 404. `headers` are set on a file served.
  */
-export function bundleAssetRoute(load: (dir: string) => BundleAssets<string> | null, dir: string, headers: Record<string, string> = {}) {
+export function bundleAssetRoute(
+  load: (dir: string) => BundleAssets<string> | null,
+  dir: string,
+  headers: Record<string, string> = {},
+) {
   return (ctx: Context & { params: Record<string, string> }): void => {
     ctx.set("X-Content-Type-Options", "nosniff");
     const asset = load(dir)?.byName.get(ctx.params.name!);

@@ -37,7 +37,8 @@ export class ClientErrorAnswers {
     // The client went away, or the app is answering (or has answered) the request still arriving,
     // e.g. a 413 decided on Content-Length: writing now would corrupt that answer or be read as
     // the answer to a later request.
-    const answering = current !== undefined && current.res.headersSent && (!current.res.writableFinished || !current.req.complete);
+    const answering =
+      current !== undefined && current.res.headersSent && (!current.res.writableFinished || !current.req.complete);
     if (error.code === "ECONNRESET" || !socket.writable || answering) {
       socket.destroy();
       return;
@@ -47,9 +48,13 @@ export class ClientErrorAnswers {
     const method = requestLine?.[1] ?? arriving?.method ?? "";
     const path = requestLine?.[2] ?? arriving?.url ?? "";
     const [status, message] = this.explain(error);
-    const open = path === OPEN_API_PREFIX || path.startsWith(`${OPEN_API_PREFIX}/`) || path.startsWith(`${OPEN_API_PREFIX}?`);
+    const open =
+      path === OPEN_API_PREFIX || path.startsWith(`${OPEN_API_PREFIX}/`) || path.startsWith(`${OPEN_API_PREFIX}?`);
     // The answer to a HEAD request has no body (the client would read one as the next answer).
-    const body = method === "HEAD" ? "" : JSON.stringify(open ? { code: status, msg: message, data: null, timestamp: Date.now() } : { error: message });
+    const body =
+      method === "HEAD"
+        ? ""
+        : JSON.stringify(open ? { code: status, msg: message, data: null, timestamp: Date.now() } : { error: message });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
@@ -60,13 +65,19 @@ export class ClientErrorAnswers {
   private explain(error: ClientError): [number, string] {
     switch (error.code) {
       case "ERR_HTTP_REQUEST_TIMEOUT":
-        return [408, `The request did not arrive whole within ${Math.round(this.requestTimeoutMs / 100) / 10} s; send it again without pausing.`];
+        return [
+          408,
+          `The request did not arrive whole within ${Math.round(this.requestTimeoutMs / 100) / 10} s; send it again without pausing.`,
+        ];
       case "HPE_HEADER_OVERFLOW":
         return [431, "The request headers are too large; send fewer or shorter headers."];
       case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
         return [413, "The chunk extensions of the body are too large; send the body without them."];
       default:
-        return [400, "The request is not well-formed HTTP/1.1; percent-encode any byte outside ASCII in the path and send headers as name: value lines."];
+        return [
+          400,
+          "The request is not well-formed HTTP/1.1; percent-encode any byte outside ASCII in the path and send headers as name: value lines.",
+        ];
     }
   }
 }

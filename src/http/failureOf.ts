@@ -5,7 +5,14 @@ import { isTransient } from "../../db/transientErrors.ts";
 import type { ApiErrorCode } from "../../commands/kit/errorCodes.ts";
 import { HttpError } from "./httpError.ts";
 
-const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = { invalid: 400, "too-large": 413, "not-found": 404, conflict: 409, "precondition-failed": 412, unavailable: 503 };
+const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = {
+  invalid: 400,
+  "too-large": 413,
+  "not-found": 404,
+  conflict: 409,
+  "precondition-failed": 412,
+  unavailable: 503,
+};
 
 /** A failure as its caller sees it: the status, one sentence, the headers to set. */
 export interface Failure {
@@ -30,8 +37,20 @@ export interface FaultSentences {
  * with the interface's generic sentence.
  */
 export function failureOf(error: unknown, log: Logger, sentences: FaultSentences): Failure {
-  if (error instanceof HttpError) return { status: error.status, message: error.message, headers: error.headers, ...(error.code ? { code: error.code } : {}) };
-  if (error instanceof CommandError) return { status: COMMAND_ERROR_STATUS[error.kind], message: error.message, headers: {}, ...(error.code ? { code: error.code } : {}) };
+  if (error instanceof HttpError)
+    return {
+      status: error.status,
+      message: error.message,
+      headers: error.headers,
+      ...(error.code ? { code: error.code } : {}),
+    };
+  if (error instanceof CommandError)
+    return {
+      status: COMMAND_ERROR_STATUS[error.kind],
+      message: error.message,
+      headers: {},
+      ...(error.code ? { code: error.code } : {}),
+    };
   if (isTransient(error)) {
     log.warn({ err: error }, "database unavailable");
     return { status: 503, message: sentences.unavailable, headers: { "Retry-After": "5" } };

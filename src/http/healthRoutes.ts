@@ -1,6 +1,11 @@
 import Router from "@koa/router";
 import { z } from "zod";
-import { heldBackSchema, stoppedProjectionSchema, type HeldBack, type StoppedProjection } from "../../queries/runtime/projectionStatus.ts";
+import {
+  heldBackSchema,
+  stoppedProjectionSchema,
+  type HeldBack,
+  type StoppedProjection,
+} from "../../queries/runtime/projectionStatus.ts";
 
 export interface ReadinessCheck {
   name: string;
@@ -33,11 +38,15 @@ export const readinessAnswer = z.object({
       "degraded (200): it serves, but a projection stopped, or holds a tenant back, and that read model stays behind; not ready (503): a check without which nothing is served failed",
   }),
   checks: z.record(z.string(), z.boolean()).meta({
-    description: "Each check by name: database, migrations, workers (false: not ready); projections (false: one stopped or holds a tenant back, degraded)",
+    description:
+      "Each check by name: database, migrations, workers (false: not ready); projections (false: one stopped or holds a tenant back, degraded)",
   }),
-  stoppedProjections: z.array(stoppedProjectionSchema).meta({ description: "Each projection stopped on an event until `projections retry`, with its error's code" }),
+  stoppedProjections: z
+    .array(stoppedProjectionSchema)
+    .meta({ description: "Each projection stopped on an event until `projections retry`, with its error's code" }),
   heldBackTenants: z.array(heldBackSchema).meta({
-    description: "One per tenant held back in a projection at an event it cannot apply (contract E.6): that tenant's read model there stays behind, every other's keeps up",
+    description:
+      "One per tenant held back in a projection at an event it cannot apply (contract E.6): that tenant's read model there stays behind, every other's keeps up",
   }),
   demoData: z
     .enum(demoDataStates)

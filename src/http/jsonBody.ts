@@ -17,10 +17,16 @@ export interface JsonBodyOptions {
 /** What a 400 says of a body that is not UTF-8, given the body decoded (U+FFFD for bad bytes) and where the first bad bytes stand. */
 export type NotUtf8Sentence = (text: string, bad: NonUtf8At) => string;
 
-const sendUtf8: NotUtf8Sentence = (_, bad) => `The body is not valid UTF-8 at byte ${bad.byte}; send it encoded as UTF-8.`;
+const sendUtf8: NotUtf8Sentence = (_, bad) =>
+  `The body is not valid UTF-8 at byte ${bad.byte}; send it encoded as UTF-8.`;
 
 /** The whole body as UTF-8 text, refused (413) past `limitBytes` before it is all read, and (400) when it is not UTF-8. */
-export async function bodyText(ctx: Context, limitBytes: number, what: string, notUtf8Sentence = sendUtf8): Promise<string> {
+export async function bodyText(
+  ctx: Context,
+  limitBytes: number,
+  what: string,
+  notUtf8Sentence = sendUtf8,
+): Promise<string> {
   const bytes = await bodyBytes(ctx, limitBytes, what);
   const text = bytes.toString("utf8");
   const bad = firstNonUtf8(bytes, text);
@@ -35,10 +41,16 @@ async function bodyBytes(ctx: Context, limitBytes: number, what: string): Promis
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === "entity.too.large") {
-      throw new HttpError(413, `The body is larger than ${Math.round(limitBytes / 1024 / 1024)} MB; send less per call.`);
+      throw new HttpError(
+        413,
+        `The body is larger than ${Math.round(limitBytes / 1024 / 1024)} MB; send less per call.`,
+      );
     }
     if (type === "request.aborted") throw new HttpError(400, "The request body ended early; send it again whole.");
-    throw new HttpError(400, `The request body could not be read; send ${what} in UTF-8 with a correct Content-Length.`);
+    throw new HttpError(
+      400,
+      `The request body could not be read; send ${what} in UTF-8 with a correct Content-Length.`,
+    );
   }
 }
 
@@ -64,7 +76,9 @@ export function jsonBody(limitBytes: number, options: JsonBodyOptions = {}): Mid
       const unstorable = options.refuseUnstorableText ? unstorableTextPath(ctx.request.body) : null;
       if (unstorable) {
         // Keys are as sent: each is cut to 40 characters (whole code points), the path to 200.
-        const where = fieldPath(unstorable.map((part) => (typeof part === "number" ? part : Array.from(part).slice(0, 40).join("")))).slice(0, 200);
+        const where = fieldPath(
+          unstorable.map((part) => (typeof part === "number" ? part : Array.from(part).slice(0, 40).join(""))),
+        ).slice(0, 200);
         throw new HttpError(400, `${where ? `The text at ${where}` : "The body"} ${UNSTORABLE_TEXT_RULE}.`);
       }
     }

@@ -49,7 +49,8 @@ function procAddress(address: string | undefined, port: number | undefined, fami
   const portHex = port.toString(16).toUpperCase().padStart(4, "0");
   const version = isIP(address);
   // An IPv6 socket names an IPv4 peer ::ffff:a.b.c.d; should it give the bare IPv4 address, tcp6 still writes it mapped.
-  if (version === 4) return `${family === "IPv6" ? wordsHex(ipv6Bytes(`::ffff:${address}`)) : wordsHex(ipv4Bytes(address))}:${portHex}`;
+  if (version === 4)
+    return `${family === "IPv6" ? wordsHex(ipv6Bytes(`::ffff:${address}`)) : wordsHex(ipv4Bytes(address))}:${portHex}`;
   if (version === 6) return `${wordsHex(ipv6Bytes(address))}:${portHex}`;
   return null;
 }
@@ -69,7 +70,8 @@ function ipv6Bytes(address: string): number[] {
   const [head, tail] = text.split("::") as [string, string | undefined];
   const words = (part: string | undefined) => (part ? part.split(":") : []);
   const given = [...words(head), ...words(tail)];
-  const all = tail === undefined ? given : [...words(head), ...Array<string>(8 - given.length).fill("0"), ...words(tail)];
+  const all =
+    tail === undefined ? given : [...words(head), ...Array<string>(8 - given.length).fill("0"), ...words(tail)];
   return all.flatMap((word) => {
     const value = parseInt(word, 16);
     return [value >> 8, value & 0xff];

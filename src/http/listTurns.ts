@@ -82,11 +82,19 @@ export const listTurn: Middleware = (ctx: Context, next) => {
   if (!turns) return next();
   const answered = async () => {
     await next();
-    if (Array.isArray(ctx.body) || (ctx.body !== null && typeof ctx.body === "object" && Object.getPrototypeOf(ctx.body) === Object.prototype)) {
+    if (
+      Array.isArray(ctx.body) ||
+      (ctx.body !== null && typeof ctx.body === "object" && Object.getPrototypeOf(ctx.body) === Object.prototype)
+    ) {
       const text = JSON.stringify(ctx.body);
       ctx.body = text;
       ctx.type = "application/json";
     }
   };
-  return turns.take(lineOf(ctx), answered, () => (typeof ctx.body === "string" ? Buffer.byteLength(ctx.body) : 0), callerGone(ctx));
+  return turns.take(
+    lineOf(ctx),
+    answered,
+    () => (typeof ctx.body === "string" ? Buffer.byteLength(ctx.body) : 0),
+    callerGone(ctx),
+  );
 };

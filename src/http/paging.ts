@@ -25,7 +25,9 @@ export function pageLimit(size = DEFAULT_PAGE_SIZE, max = MAX_PAGE_SIZE) {
     .min(1, problem)
     .max(max, problem)
     .default(size)
-    .meta({ description: `Rows per page, 1 to ${max} (default ${size}); more rows are announced by the next page's address` });
+    .meta({
+      description: `Rows per page, 1 to ${max} (default ${size}); more rows are announced by the next page's address`,
+    });
 }
 
 /** `cursor`: where the page starts, as the page before gave it. */
@@ -44,7 +46,9 @@ export const pageQuery = {
 };
 
 /** The Link header of a paged answer, for the OpenAPI document. */
-export const pageLinkHeader = z.object({ Link: z.string().optional().meta({ description: 'When more rows remain: <the next page\'s address>; rel="next"' }) });
+export const pageLinkHeader = z.object({
+  Link: z.string().optional().meta({ description: 'When more rows remain: <the next page\'s address>; rel="next"' }),
+});
 
 export interface Page<Key> {
   limit: number;
@@ -52,7 +56,11 @@ export interface Page<Key> {
 }
 
 /** The page a call asks for; `key` checks a decoded cursor's shape (its sort key's parts). */
-export function pageOf<Key>(query: { limit: number; cursor?: string }, key: z.ZodType<Key>, givenIn?: string): Page<Key> {
+export function pageOf<Key>(
+  query: { limit: number; cursor?: string },
+  key: z.ZodType<Key>,
+  givenIn?: string,
+): Page<Key> {
   return { limit: query.limit, after: query.cursor === undefined ? null : keyOfCursor(query.cursor, key, givenIn) };
 }
 
@@ -70,7 +78,11 @@ export function keyOfCursor<Key>(cursor: string, key: z.ZodType<Key>, givenIn = 
     decoded = undefined;
   }
   const parsed = key.safeParse(decoded);
-  if (!parsed.success) throw new HttpError(400, `cursor is not one this list gave; send back the one in ${givenIn}, or start again without it.`);
+  if (!parsed.success)
+    throw new HttpError(
+      400,
+      `cursor is not one this list gave; send back the one in ${givenIn}, or start again without it.`,
+    );
   return parsed.data;
 }
 
@@ -89,7 +101,11 @@ export function answerPage<Row, Key>(ctx: Context, page: Page<Key>, rows: Row[],
 }
 
 /** The rows of a page (fetched with one beyond the limit) and the cursor of the next, or null: for lists answered as an object. */
-export function pageWithNext<Row, Key>(page: Page<Key>, rows: Row[], keyOf: (row: Row) => Key): { rows: Row[]; next: string | null } {
+export function pageWithNext<Row, Key>(
+  page: Page<Key>,
+  rows: Row[],
+  keyOf: (row: Row) => Key,
+): { rows: Row[]; next: string | null } {
   if (rows.length <= page.limit) return { rows, next: null };
   const answered = rows.slice(0, page.limit);
   return { rows: answered, next: cursorOf(keyOf(answered.at(-1)!)) };

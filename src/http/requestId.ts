@@ -16,7 +16,8 @@ const LOOKS_LIKE_A_CREDENTIAL = /^dh[ka]_/i;
 export function requestId(): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get("x-request-id");
-    const callerRequestId = ACCEPTABLE_ID.test(incoming) && !LOOKS_LIKE_A_CREDENTIAL.test(incoming) ? incoming : undefined;
+    const callerRequestId =
+      ACCEPTABLE_ID.test(incoming) && !LOOKS_LIKE_A_CREDENTIAL.test(incoming) ? incoming : undefined;
     const id = randomUUID();
     ctx.state.requestId = id;
     ctx.set("X-Request-Id", id);

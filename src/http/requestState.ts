@@ -28,12 +28,32 @@ export type Role = StaffRole | "sender";
  */
 export type Principal =
   | { credential: "admin-token"; who: "admin"; tenant: null; roles: readonly Role[]; wards: null }
-  | { credential: "author-token"; who: string; tenant: string; roles: readonly Role[]; wards: readonly string[] | null; authorId: string }
-  | { credential: "staff-session"; who: string; tenant: string; roles: readonly Role[]; wards: readonly string[] | null; sub: string }
+  | {
+      credential: "author-token";
+      who: string;
+      tenant: string;
+      roles: readonly Role[];
+      wards: readonly string[] | null;
+      authorId: string;
+    }
+  | {
+      credential: "staff-session";
+      who: string;
+      tenant: string;
+      roles: readonly Role[];
+      wards: readonly string[] | null;
+      sub: string;
+    }
   | { credential: "client-key"; who: string; tenant: string; roles: readonly Role[]; wards: null; client: Client };
 
 /** The operator, holding the ADMIN_TOKEN: any tenant, every role. */
-export const OPERATOR: Principal = { credential: "admin-token", who: "admin", tenant: null, roles: ["admin"], wards: null };
+export const OPERATOR: Principal = {
+  credential: "admin-token",
+  who: "admin",
+  tenant: null,
+  roles: ["admin"],
+  wards: null,
+};
 
 declare module "koa" {
   interface DefaultState {
@@ -72,7 +92,8 @@ export function principalOf(ctx: Pick<Context, "state">): Principal {
 /** The sending system, on a route behind requireClient. */
 export function clientOf(ctx: Pick<Context, "state">): Client {
   const principal = principalOf(ctx);
-  if (principal.credential !== "client-key") throw new Error("this route reads its client but is not behind requireClient");
+  if (principal.credential !== "client-key")
+    throw new Error("this route reads its client but is not behind requireClient");
   return principal.client;
 }
 

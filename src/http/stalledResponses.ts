@@ -6,7 +6,8 @@ import { kernelQueueKey, readKernelSendQueues } from "./kernelSendQueues.ts";
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The sentence logged for each response cut (fixed, so that a log search or an alert can match it). */
-export const STALLED_RESPONSE_SENTENCE = "Response cut: its reader took no bytes for the stall deadline (RESPONSE_STALL_MS).";
+export const STALLED_RESPONSE_SENTENCE =
+  "Response cut: its reader took no bytes for the stall deadline (RESPONSE_STALL_MS).";
 
 /** What was last seen of one response's connection. */
 interface Progress {
@@ -63,7 +64,13 @@ export class StalledResponses {
   private watch(req: IncomingMessage, res: ServerResponse): void {
     // Let go of at the next look once it is over, rather than on its "close": an export's response
     // already has as many listeners as Node allows without a warning.
-    this.open.set(res, { completed: -1, queued: 0, kernel: null, movedAt: Date.now(), request: `${req.method ?? ""} ${(req.url ?? "").split("?")[0]}` });
+    this.open.set(res, {
+      completed: -1,
+      queued: 0,
+      kernel: null,
+      movedAt: Date.now(),
+      request: `${req.method ?? ""} ${(req.url ?? "").split("?")[0]}`,
+    });
     if (!this.timer) {
       this.timer = setInterval(() => this.look(), Math.max(25, Math.min(1000, Math.floor(this.stallMs / 4))));
       this.timer.unref();
@@ -108,7 +115,10 @@ export class StalledResponses {
       progress.queued = queued;
       if (now - progress.movedAt < this.stallMs) continue;
       this.open.delete(res);
-      this.log.warn({ request: progress.request, waitingBytes: waiting, stalledMs: now - progress.movedAt }, STALLED_RESPONSE_SENTENCE);
+      this.log.warn(
+        { request: progress.request, waitingBytes: waiting, stalledMs: now - progress.movedAt },
+        STALLED_RESPONSE_SENTENCE,
+      );
       this.onCut();
       socket.resetAndDestroy();
       res.destroy();

@@ -9,7 +9,8 @@ import { HttpError } from "./httpError.ts";
  */
 export function refuseNulInPath(): Middleware {
   return async (ctx, next) => {
-    if (/%00/.test(ctx.path)) throw new HttpError(404, `There is no ${ctx.method} ${ctx.path}: no name holds a NUL character (%00).`);
+    if (/%00/.test(ctx.path))
+      throw new HttpError(404, `There is no ${ctx.method} ${ctx.path}: no name holds a NUL character (%00).`);
     await next();
   };
 }
@@ -25,10 +26,15 @@ export function refuseNulInQuery(): Middleware {
   return async (ctx, next) => {
     // Only a %00 decodes to a NUL (a raw NUL byte is refused by Node's HTTP parser).
     if (ctx.querystring.includes("%00")) {
-      const held = Object.entries(ctx.query).find(([name, value]) => name.includes("\0") || [value ?? []].flat().some((one) => one.includes("\0")));
+      const held = Object.entries(ctx.query).find(
+        ([name, value]) => name.includes("\0") || [value ?? []].flat().some((one) => one.includes("\0")),
+      );
       if (held) {
         const name = Array.from(held[0].replaceAll("\0", "%00")).slice(0, 40).join("");
-        throw new HttpError(400, `The query parameter ${name} holds a NUL character (%00), which no value can contain: remove it.`);
+        throw new HttpError(
+          400,
+          `The query parameter ${name} holds a NUL character (%00), which no value can contain: remove it.`,
+        );
       }
     }
     await next();

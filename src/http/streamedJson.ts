@@ -74,8 +74,15 @@ function* jsonParts(value: unknown, depth: number): Generator<string, void, unde
     yield* longString(value);
     return;
   }
-  const whole = depth >= OPENED_DEPTH && !(Array.isArray(value) && value.some((member) => typeof member === "string" && member.length > PIECE_CHARS));
-  if (whole || value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") {
+  const whole =
+    depth >= OPENED_DEPTH &&
+    !(Array.isArray(value) && value.some((member) => typeof member === "string" && member.length > PIECE_CHARS));
+  if (
+    whole ||
+    value === null ||
+    typeof value !== "object" ||
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  ) {
     yield JSON.stringify(value) ?? "null";
     return;
   }
@@ -108,7 +115,7 @@ function* jsonParts(value: unknown, depth: number): Generator<string, void, unde
  */
 function* longString(text: string): Generator<string, void, undefined> {
   yield '"';
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(text.length, start + PIECE_CHARS);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;

@@ -9,7 +9,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 5).map((issue) => {
-    const path = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
+    const path = issue.path
+      .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
+      .join("")
+      .replace(/^\./, "");
     return path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
   });
   throw new HttpError(400, `${problems.join("; ")}.`.replace(/\.\.$/, "."));

@@ -28,7 +28,9 @@ export function bulkJobRoutes(db: Db, adminToken: string | undefined): Router {
     const jobId = jobIdFromPath(ctx.params.jobId!);
     if (!jobId) throw unknownJob(ctx.params.jobId!);
     const asked = rejectedPageOf(ctx.query);
-    const page = await readAsTenant(db, ctx.state.tenant, async (reader) => ((await bulkJobExists(reader, jobId)) ? bulkJobRejections(reader, jobId, asked) : null));
+    const page = await readAsTenant(db, ctx.state.tenant, async (reader) =>
+      (await bulkJobExists(reader, jobId)) ? bulkJobRejections(reader, jobId, asked) : null,
+    );
     if (!page) throw unknownJob(jobId);
     ctx.body = rejectedAnswer(page);
   });
@@ -36,5 +38,8 @@ export function bulkJobRoutes(db: Db, adminToken: string | undefined): Router {
 }
 
 function unknownJob(jobId: string): HttpError {
-  return new HttpError(404, `There is no bulk job ${jobId.slice(0, 64)} for this tenant; GET /api/bulk-jobs lists its jobs with their jobId.`);
+  return new HttpError(
+    404,
+    `There is no bulk job ${jobId.slice(0, 64)} for this tenant; GET /api/bulk-jobs lists its jobs with their jobId.`,
+  );
 }

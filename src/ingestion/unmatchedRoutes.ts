@@ -20,14 +20,19 @@ import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
 
 /** `GET /api/unmatched?limit=&cursor=`: the queue, a page at a time (contract E.6). */
-export const unmatchedListQuery = z.strictObject(pageQuery, { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are limit and cursor" : undefined) });
+export const unmatchedListQuery = z.strictObject(pageQuery, {
+  error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are limit and cursor" : undefined),
+});
 
 /** `GET /api/unmatched/{kind}/{externalId}/check?patientRef=`: the patient a person is about to claim the report for. */
 export const claimCheckQuery = z.strictObject(
   {
     patientRef: z
       .string({ error: "patientRef is the patient the report would be claimed for, sent once" })
-      .regex(PATIENT_REF_PATTERN, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit")
+      .regex(
+        PATIENT_REF_PATTERN,
+        "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit",
+      )
       .meta({ description: "The patient the report would be claimed for", example: "P001" }),
   },
   { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameter is patientRef" : undefined) },
@@ -42,7 +47,10 @@ function basedOn(ctx: Context): number | undefined {
   if (ifMatch === "") return undefined;
   const version = reportEtagVersion(ifMatch);
   if (version === null) {
-    throw new HttpError(400, 'If-Match takes the etag of the report as GET /api/unmatched (each entry\'s etag) or GET /api/history/{kind}/{externalId} gives it, e.g. "report-2"; or leave it out.');
+    throw new HttpError(
+      400,
+      'If-Match takes the etag of the report as GET /api/unmatched (each entry\'s etag) or GET /api/history/{kind}/{externalId} gives it, e.g. "report-2"; or leave it out.',
+    );
   }
   return version;
 }
@@ -67,7 +75,8 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
   });
 
   const kindOf = (name: string) => {
-    if (name !== "lab" && name !== "exam") throw new HttpError(404, "The kind of report is 'lab' or 'exam': /api/unmatched/{lab|exam}/{externalId}/….");
+    if (name !== "lab" && name !== "exam")
+      throw new HttpError(404, "The kind of report is 'lab' or 'exam': /api/unmatched/{lab|exam}/{externalId}/….");
     return reportKinds[name];
   };
 
@@ -79,8 +88,16 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
     // It shows the patient (found or not: an attempt on a patient is part of its log), and the
     // report once found: an id the caller typed that names no report of the tenant is theirs, not the tenant's.
     showing(ctx, { patientRefs: [patientRef] });
-    const check = await readAsTenant(store.db, ctx.state.tenant, (reader) => claimCheck(reader, kind.name, externalId, patientRef));
-    if (!check) throw new HttpError(404, `No report ${externalId} awaits claiming, or there is no patient ${patientRef}; GET /api/unmatched and GET /api/patients list them.`, {}, "claim-not-found");
+    const check = await readAsTenant(store.db, ctx.state.tenant, (reader) =>
+      claimCheck(reader, kind.name, externalId, patientRef),
+    );
+    if (!check)
+      throw new HttpError(
+        404,
+        `No report ${externalId} awaits claiming, or there is no patient ${patientRef}; GET /api/unmatched and GET /api/patients list them.`,
+        {},
+        "claim-not-found",
+      );
     showing(ctx, { reports: [{ kind: kind.name, externalId }] });
     ctx.body = check;
   });
@@ -88,15 +105,35 @@ export function unmatchedRoutes(store: EventStore, adminToken: string | undefine
   router.post("/:kind/:externalId/claim", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const { patientRef } = parseBody(claimInput, ctx.request.body);
-    await claimReport(commandContextOf(ctx, store), store.db, ctx.state.tenant, kind, ctx.params.externalId!, patientRef, basedOn(ctx));
-    ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, matched: true, patientRef } satisfies z.infer<typeof claimedAnswer>;
+    await claimReport(
+      commandContextOf(ctx, store),
+      store.db,
+      ctx.state.tenant,
+      kind,
+      ctx.params.externalId!,
+      patientRef,
+      basedOn(ctx),
+    );
+    ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, matched: true, patientRef } satisfies z.infer<
+      typeof claimedAnswer
+    >;
   });
 
   router.post("/:kind/:externalId/dismiss", async (ctx) => {
     const kind = kindOf(ctx.params.kind!);
     const { reason } = parseBody(dismissInput, ctx.request.body);
-    await dismissReport(commandContextOf(ctx, store), store.db, ctx.state.tenant, kind, ctx.params.externalId!, reason, basedOn(ctx));
-    ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, dismissed: true, reason } satisfies z.infer<typeof dismissedAnswer>;
+    await dismissReport(
+      commandContextOf(ctx, store),
+      store.db,
+      ctx.state.tenant,
+      kind,
+      ctx.params.externalId!,
+      reason,
+      basedOn(ctx),
+    );
+    ctx.body = { kind: kind.name, externalId: ctx.params.externalId!, dismissed: true, reason } satisfies z.infer<
+      typeof dismissedAnswer
+    >;
   });
   return router;
 }

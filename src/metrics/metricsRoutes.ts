@@ -9,7 +9,11 @@ import type { ServiceMetrics } from "./serviceMetrics.ts";
  * and clients). METRICS_PORT serves them on a port of their own bound to localhost, for a scraper
  * on the same host or behind the operator's own proxy; the token is asked there too when set.
  */
-export function metricsEndpoint(metrics: ServiceMetrics, token: string | undefined, { tokenRequired }: { tokenRequired: boolean }): Middleware {
+export function metricsEndpoint(
+  metrics: ServiceMetrics,
+  token: string | undefined,
+  { tokenRequired }: { tokenRequired: boolean },
+): Middleware {
   const expected = token ? digest(token) : null;
   return async (ctx, next) => {
     if (ctx.path !== "/metrics") return next();
@@ -25,7 +29,8 @@ export function metricsEndpoint(metrics: ServiceMetrics, token: string | undefin
       if (!given || !sameSecret(given, expected)) {
         ctx.status = 401;
         ctx.set("WWW-Authenticate", 'Bearer realm="metrics"');
-        ctx.body = "Send the metrics token as 'Authorization: Bearer <METRICS_TOKEN>' (in Prometheus: authorization: { credentials: <METRICS_TOKEN> }).\n";
+        ctx.body =
+          "Send the metrics token as 'Authorization: Bearer <METRICS_TOKEN>' (in Prometheus: authorization: { credentials: <METRICS_TOKEN> }).\n";
         return;
       }
     }
@@ -36,7 +41,11 @@ export function metricsEndpoint(metrics: ServiceMetrics, token: string | undefin
 }
 
 /** The metrics alone on 127.0.0.1:`port`; resolves once listening. */
-export async function listenForMetrics(metrics: ServiceMetrics, port: number, token: string | undefined): Promise<Server> {
+export async function listenForMetrics(
+  metrics: ServiceMetrics,
+  port: number,
+  token: string | undefined,
+): Promise<Server> {
   const app = new Koa();
   app.silent = true;
   app.use(metricsEndpoint(metrics, token, { tokenRequired: false }));

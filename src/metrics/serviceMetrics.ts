@@ -208,12 +208,23 @@ export class ServiceMetrics {
   }
 
   /** Reports by outcome; counted with their push, or as MLLP messages are answered. */
-  reportsReceived({ kind, tenant, client: clientId, outcomes }: Pick<PushTally, "kind" | "tenant" | "client" | "outcomes">): void {
-    for (const [outcome, count] of tallied(outcomes)) this.reports.inc({ kind, tenant, client: clientId, outcome }, count);
+  reportsReceived({
+    kind,
+    tenant,
+    client: clientId,
+    outcomes,
+  }: Pick<PushTally, "kind" | "tenant" | "client" | "outcomes">): void {
+    for (const [outcome, count] of tallied(outcomes))
+      this.reports.inc({ kind, tenant, client: clientId, outcome }, count);
   }
 
-  hl7Answered(transport: "http" | "mllp", { tenant, client: clientId }: { tenant: string; client: string }, ackCodes: readonly string[]): void {
-    for (const [ack, count] of tallied(ackCodes)) this.hl7Messages.inc({ transport, tenant, client: clientId, ack }, count);
+  hl7Answered(
+    transport: "http" | "mllp",
+    { tenant, client: clientId }: { tenant: string; client: string },
+    ackCodes: readonly string[],
+  ): void {
+    for (const [ack, count] of tallied(ackCodes))
+      this.hl7Messages.inc({ transport, tenant, client: clientId, ack }, count);
   }
 
   reportQueryRan(datasource: string, outcome: ReportQueryOutcome, seconds: number): void {

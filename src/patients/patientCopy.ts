@@ -36,7 +36,13 @@ export interface PatientCopySource {
 }
 
 /** The files in the order they are written, as docs/api-reference.md lists them. */
-export const PATIENT_COPY_FILES = ["patient.json", "results.ndjson", "history.json", "alerts.json", "access-log.json"] as const;
+export const PATIENT_COPY_FILES = [
+  "patient.json",
+  "results.ndjson",
+  "history.json",
+  "alerts.json",
+  "access-log.json",
+] as const;
 
 export async function writePatientCopy(zip: StreamedZip, source: PatientCopySource): Promise<void> {
   const read = <T>(work: (reader: TenantReader) => Promise<T>) => readAsTenant(source.db, source.tenant, work);
@@ -58,7 +64,9 @@ export async function writePatientCopy(zip: StreamedZip, source: PatientCopySour
     const records = jsonArray(file);
     let after: PatientAccessKey | null = null;
     do {
-      const rows = await read((reader) => patientAccessLog(reader, patientRef, { from: null, before: null }, { limit: COPY_PAGE_ROWS, after }));
+      const rows = await read((reader) =>
+        patientAccessLog(reader, patientRef, { from: null, before: null }, { limit: COPY_PAGE_ROWS, after }),
+      );
       for (const { key: _, ...record } of rows) await records.item(record);
       after = rows.length === COPY_PAGE_ROWS ? rows.at(-1)!.key : null;
     } while (after);
@@ -84,9 +92,20 @@ async function writeResults(file: ZipFileWriter, read: Read, patientRef: string)
   const formulas = years ? await read((reader) => formulasInForce(reader, null)) : [];
   for (let year = years?.first ?? 0; years && formulas.length > 0 && year <= years.last; year++) {
     const yearText = String(year).padStart(4, "0");
-    const values = await read((reader) => patientDerivedValues(reader, patientRef, formulas, `${yearText}-01-01`, `${yearText}-12-31`));
+    const values = await read((reader) =>
+      patientDerivedValues(reader, patientRef, formulas, `${yearText}-01-01`, `${yearText}-12-31`),
+    );
     for (const value of values) {
-      await line({ kind: "derived", derived: true, day: value.day, at: value.at, stdCode: value.stdCode, stdValue: value.value, stdUnit: value.unit, formula: formulaOf(value) } satisfies CopyDerivedResult);
+      await line({
+        kind: "derived",
+        derived: true,
+        day: value.day,
+        at: value.at,
+        stdCode: value.stdCode,
+        stdValue: value.value,
+        stdUnit: value.unit,
+        formula: formulaOf(value),
+      } satisfies CopyDerivedResult);
     }
   }
 
@@ -99,7 +118,12 @@ async function writeResults(file: ZipFileWriter, read: Read, patientRef: string)
 }
 
 /** The history (contract D.1) of each of the patient's reports: laboratory reports, then examination reports, each oldest first. */
-async function writeHistories(file: ZipFileWriter, read: Read, source: PatientCopySource, patientRef: string): Promise<void> {
+async function writeHistories(
+  file: ZipFileWriter,
+  read: Read,
+  source: PatientCopySource,
+  patientRef: string,
+): Promise<void> {
   const histories = jsonArray(file);
   for (const kind of [reportKinds.lab, reportKinds.exam]) {
     let after: ReportKey | null = null;

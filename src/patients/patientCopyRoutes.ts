@@ -28,35 +28,63 @@ export function patientCopyFileName(patientRef: string, day: string): string {
  * (patientCopy.ts). Like every answer about a patient it is an access record (E.4), and an
  * administrator limited to wards finds another ward's patient as one that does not exist (E.2).
  */
-export function patientCopyRoutes(deps: { db: Db; dictionary: Dictionary; adminToken: string | undefined; access: AccessRecording; log: Logger }): Router {
+export function patientCopyRoutes(deps: {
+  db: Db;
+  dictionary: Dictionary;
+  adminToken: string | undefined;
+  access: AccessRecording;
+  log: Logger;
+}): Router {
   const router = new Router();
 
-  router.get("/api/patients/:patientRef/copy", requireRole(deps.adminToken, "admin"), deps.access.recorded, async (ctx) => {
-    const patientRef = ctx.params.patientRef!;
-    if (!PATIENT_REF_PATTERN.test(patientRef)) throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
-    // About this patient from here on, found or not: an attempt on a patient is part of its log.
-    showing(ctx, { patientRefs: [patientRef] });
-    const tenant: string = ctx.state.tenant;
-    const copiedAt = new Date();
-    const patient = await readAsTenant(deps.db, tenant, (reader) => copyPatient(reader, deps.db, tenant, patientRef, copiedAt));
-    if (!patient) throw new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`, {}, "patient-not-found");
+  router.get(
+    "/api/patients/:patientRef/copy",
+    requireRole(deps.adminToken, "admin"),
+    deps.access.recorded,
+    async (ctx) => {
+      const patientRef = ctx.params.patientRef!;
+      if (!PATIENT_REF_PATTERN.test(patientRef))
+        throw new HttpError(
+          400,
+          "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+        );
+      // About this patient from here on, found or not: an attempt on a patient is part of its log.
+      showing(ctx, { patientRefs: [patientRef] });
+      const tenant: string = ctx.state.tenant;
+      const copiedAt = new Date();
+      const patient = await readAsTenant(deps.db, tenant, (reader) =>
+        copyPatient(reader, deps.db, tenant, patientRef, copiedAt),
+      );
+      if (!patient)
+        throw new HttpError(
+          404,
+          `No patient ${patientRef} in this tenant; GET /api/patients lists them.`,
+          {},
+          "patient-not-found",
+        );
 
-    ctx.status = 200;
-    ctx.type = PATIENT_COPY_CONTENT_TYPE;
-    ctx.set("Content-Disposition", attachment(patientCopyFileName(patientRef, localDate(copiedAt))));
-    ctx.set("Cache-Control", "no-store");
-    // A HEAD answer has no body: nothing is read for it (and it shows nobody, accessRecording.ts).
-    if (ctx.method === "HEAD") return;
-    const out = new PassThrough();
-    ctx.body = out;
-    // The files are read as the archive is written: the answer's headers are gone by then, so a
-    // failure can only cut the response (the access record says "cut"), which the client sees as an
-    // error. A reader that went away stops the reading, and is no fault.
-    writePatientCopy(new StreamedZip(out, copiedAt), { db: deps.db, dictionary: deps.dictionary, tenant, patient }).catch((error: unknown) => {
-      if (error instanceof ZipReaderGone) return;
-      deps.log.error({ err: error, patientRef }, "patient copy failed while it was written");
-      out.destroy(error instanceof Error ? error : new Error(String(error)));
-    });
-  });
+      ctx.status = 200;
+      ctx.type = PATIENT_COPY_CONTENT_TYPE;
+      ctx.set("Content-Disposition", attachment(patientCopyFileName(patientRef, localDate(copiedAt))));
+      ctx.set("Cache-Control", "no-store");
+      // A HEAD answer has no body: nothing is read for it (and it shows nobody, accessRecording.ts).
+      if (ctx.method === "HEAD") return;
+      const out = new PassThrough();
+      ctx.body = out;
+      // The files are read as the archive is written: the answer's headers are gone by then, so a
+      // failure can only cut the response (the access record says "cut"), which the client sees as an
+      // error. A reader that went away stops the reading, and is no fault.
+      writePatientCopy(new StreamedZip(out, copiedAt), {
+        db: deps.db,
+        dictionary: deps.dictionary,
+        tenant,
+        patient,
+      }).catch((error: unknown) => {
+        if (error instanceof ZipReaderGone) return;
+        deps.log.error({ err: error, patientRef }, "patient copy failed while it was written");
+        out.destroy(error instanceof Error ? error : new Error(String(error)));
+      });
+    },
+  );
   return router;
 }

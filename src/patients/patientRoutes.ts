@@ -21,61 +21,120 @@ import { showing } from "../access/shownSubjects.ts";
 
 /** `GET /api/patients?q=`: the search text of the staff pages' patient picker (see listPatients). */
 export const listQuery = z.strictObject(
-  { q: z.string({ error: "q is a search text, sent once" }).max(100, "q has at most 100 characters").optional(), ...pageQuery },
+  {
+    q: z.string({ error: "q is a search text, sent once" }).max(100, "q has at most 100 characters").optional(),
+    ...pageQuery,
+  },
   {
     error: (issue) =>
-      issue.code === "unrecognized_keys" ? "The query parameters are q, a search text (name, patientRef, hisPatientId or the id card as shown masked), limit and cursor" : undefined,
+      issue.code === "unrecognized_keys"
+        ? "The query parameters are q, a search text (name, patientRef, hisPatientId or the id card as shown masked), limit and cursor"
+        : undefined,
   },
 );
 
 const DAY_PROBLEM = "must be a day written yyyy-MM-dd, e.g. 2026-03-01";
-const AS_OF_PROBLEM = "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. asOf=2026-03-01%2018:00:00, or be left out for now";
+const AS_OF_PROBLEM =
+  "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. asOf=2026-03-01%2018:00:00, or be left out for now";
 const MAX_CHART_ITEMS = 20;
 const MAX_CHART_YEARS = 10;
 
 /** `GET /api/patients/{patientRef}/results` (contract D.7): which items, over which days. */
 export const resultsQuery = z.strictObject(
   {
-    from: z.string({ error: `from ${DAY_PROBLEM}` }).refine(isCalendarDate, `from ${DAY_PROBLEM}`).optional().meta({ description: "First day (yyyy-MM-dd); a year before `to` when left out", example: "2025-03-01" }),
-    to: z.string({ error: `to ${DAY_PROBLEM}` }).refine(isCalendarDate, `to ${DAY_PROBLEM}`).optional().meta({ description: "Last day (yyyy-MM-dd), included; today when left out", example: "2026-02-28" }),
-    codes: z.string({ error: "codes is one comma-separated list of standard item codes, e.g. codes=KTV,HGB" }).optional().meta({ description: "Standard item codes, comma-separated, in the order the series are answered; the core numeric items when left out", example: "KTV,HGB,P" }),
+    from: z
+      .string({ error: `from ${DAY_PROBLEM}` })
+      .refine(isCalendarDate, `from ${DAY_PROBLEM}`)
+      .optional()
+      .meta({ description: "First day (yyyy-MM-dd); a year before `to` when left out", example: "2025-03-01" }),
+    to: z
+      .string({ error: `to ${DAY_PROBLEM}` })
+      .refine(isCalendarDate, `to ${DAY_PROBLEM}`)
+      .optional()
+      .meta({ description: "Last day (yyyy-MM-dd), included; today when left out", example: "2026-02-28" }),
+    codes: z
+      .string({ error: "codes is one comma-separated list of standard item codes, e.g. codes=KTV,HGB" })
+      .optional()
+      .meta({
+        description:
+          "Standard item codes, comma-separated, in the order the series are answered; the core numeric items when left out",
+        example: "KTV,HGB,P",
+      }),
     asOf: z
       .string({ error: AS_OF_PROBLEM })
       .refine((value) => parseLocalDateTime(value) !== null, AS_OF_PROBLEM)
       .optional()
-      .meta({ description: "Contract F.2: derived values as the formula versions in force at the end of this local second derived them (yyyy-MM-dd HH:mm:ss); now when left out", example: "2026-03-01 18:00:00" }),
+      .meta({
+        description:
+          "Contract F.2: derived values as the formula versions in force at the end of this local second derived them (yyyy-MM-dd HH:mm:ss); now when left out",
+        example: "2026-03-01 18:00:00",
+      }),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "The query parameters are from, to (days, yyyy-MM-dd), codes (comma-separated standard item codes) and asOf (yyyy-MM-dd HH:mm:ss)" : undefined) },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? "The query parameters are from, to (days, yyyy-MM-dd), codes (comma-separated standard item codes) and asOf (yyyy-MM-dd HH:mm:ss)"
+        : undefined,
+  },
 );
 
 function chartItems(dictionary: Dictionary, codes: string | undefined): DictionaryItem[] {
   if (codes === undefined || codes.trim() === "") return defaultChartItems(dictionary);
-  const wanted = [...new Set(codes.split(",").map((code) => code.trim().toUpperCase()).filter((code) => code !== ""))];
-  if (wanted.length > MAX_CHART_ITEMS) throw new HttpError(400, `Ask for at most ${MAX_CHART_ITEMS} codes at a time; ${wanted.length} were sent.`);
-  const numeric = new Map(dictionary.items.filter((item) => item.valueType === "numeric").map((item) => [item.code, item]));
+  const wanted = [
+    ...new Set(
+      codes
+        .split(",")
+        .map((code) => code.trim().toUpperCase())
+        .filter((code) => code !== ""),
+    ),
+  ];
+  if (wanted.length > MAX_CHART_ITEMS)
+    throw new HttpError(400, `Ask for at most ${MAX_CHART_ITEMS} codes at a time; ${wanted.length} were sent.`);
+  const numeric = new Map(
+    dictionary.items.filter((item) => item.valueType === "numeric").map((item) => [item.code, item]),
+  );
   const unknown = wanted.filter((code) => !numeric.has(code));
   if (unknown.length > 0) {
-    throw new HttpError(400, `codes: ${unknown.join(", ")} ${unknown.length === 1 ? "is not a numeric item" : "are not numeric items"} of the dictionary; use codes such as ${[...numeric.keys()].slice(0, 12).join(", ")} (GET /open/v1/dictionary lists them all).`);
+    throw new HttpError(
+      400,
+      `codes: ${unknown.join(", ")} ${unknown.length === 1 ? "is not a numeric item" : "are not numeric items"} of the dictionary; use codes such as ${[...numeric.keys()].slice(0, 12).join(", ")} (GET /open/v1/dictionary lists them all).`,
+    );
   }
   return wanted.map((code) => numeric.get(code)!);
 }
 
 function chartDays(from: string | undefined, to: string | undefined): { fromDay: string; toDay: string } {
   const toDay = to ?? localDate(new Date());
-  const fromDay = from ?? `${String(Number(toDay.slice(0, 4)) - 1).padStart(4, "0")}${toDay.slice(4)}`.replace(/-02-29$/, "-02-28");
-  if (fromDay > toDay) throw new HttpError(400, `from (${fromDay}) is after to (${toDay}); send from on or before to.`, {}, "chart-range-invalid");
-  if (Number(toDay.slice(0, 4)) - Number(fromDay.slice(0, 4)) > MAX_CHART_YEARS) throw new HttpError(400, `Ask for at most ${MAX_CHART_YEARS} years at a time.`, {}, "chart-range-invalid");
+  const fromDay =
+    from ?? `${String(Number(toDay.slice(0, 4)) - 1).padStart(4, "0")}${toDay.slice(4)}`.replace(/-02-29$/, "-02-28");
+  if (fromDay > toDay)
+    throw new HttpError(
+      400,
+      `from (${fromDay}) is after to (${toDay}); send from on or before to.`,
+      {},
+      "chart-range-invalid",
+    );
+  if (Number(toDay.slice(0, 4)) - Number(fromDay.slice(0, 4)) > MAX_CHART_YEARS)
+    throw new HttpError(400, `Ask for at most ${MAX_CHART_YEARS} years at a time.`, {}, "chart-range-invalid");
   return { fromDay, toDay };
 }
 
-export function patientRoutes(store: EventStore, adminToken: string | undefined, dictionary: Dictionary, idCards: IdCardRegister, access: AccessRecording): Router {
+export function patientRoutes(
+  store: EventStore,
+  adminToken: string | undefined,
+  dictionary: Dictionary,
+  idCards: IdCardRegister,
+  access: AccessRecording,
+): Router {
   const router = new Router({ prefix: "/api/patients" });
   router.use(requireRole(adminToken, "clinician"));
 
   router.get("/", access.recorded, listTurn, async (ctx) => {
     const query = parseBody(listQuery, ctx.query);
     const page = pageOf(query, z.string());
-    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) => listPatients(reader, query.q, rowsFor(page)));
+    const rows = await readAsTenant(store.db, ctx.state.tenant, (reader) =>
+      listPatients(reader, query.q, rowsFor(page)),
+    );
     const answered = answerPage(ctx, page, rows, (row) => row.patientRef);
     if (answered.length > 0) showing(ctx, { patientRefs: answered.map((patient) => patient.patientRef) });
     ctx.body = answered;
@@ -90,7 +149,9 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
     const days = chartDays(query.from, query.to);
     // The end of the second asked for, as reconciliation's asOf (contract D.3).
     const asOf = query.asOf === undefined ? undefined : new Date(parseLocalDateTime(query.asOf)!.getTime() + 999);
-    const answer = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResults(reader, { patientRef, items, ...days, asOf }));
+    const answer = await readAsTenant(store.db, ctx.state.tenant, (reader) =>
+      patientResults(reader, { patientRef, items, ...days, asOf }),
+    );
     if (!answer) throw noSuchPatient(patientRef);
     ctx.body = answer;
   });
@@ -99,7 +160,9 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
   router.get("/:patientRef/result-items", access.recorded, async (ctx) => {
     const patientRef = patientRefOf(ctx);
     showing(ctx, { patientRefs: [patientRef] });
-    const items = await readAsTenant(store.db, ctx.state.tenant, (reader) => patientResultItems(reader, dictionary, patientRef));
+    const items = await readAsTenant(store.db, ctx.state.tenant, (reader) =>
+      patientResultItems(reader, dictionary, patientRef),
+    );
     if (!items) throw noSuchPatient(patientRef);
     ctx.body = items;
   });
@@ -131,14 +194,22 @@ export function patientRoutes(store: EventStore, adminToken: string | undefined,
 function patientRefOf(ctx: { params: Record<string, string | undefined> }): string {
   const patientRef = ctx.params.patientRef!;
   if (!PATIENT_REF_PATTERN.test(patientRef)) {
-    throw new HttpError(400, "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.");
+    throw new HttpError(
+      400,
+      "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+    );
   }
   return patientRef;
 }
 
 /** An unknown patient, or one of a ward outside the caller's: the same answer, as if it did not exist (contract E.2). */
 function noSuchPatient(patientRef: string): HttpError {
-  return new HttpError(404, `No patient ${patientRef} in this tenant; GET /api/patients lists them.`, {}, "patient-not-found");
+  return new HttpError(
+    404,
+    `No patient ${patientRef} in this tenant; GET /api/patients lists them.`,
+    {},
+    "patient-not-found",
+  );
 }
 
 /**
@@ -146,14 +217,26 @@ function noSuchPatient(patientRef: string): HttpError {
  * patient answers 404 as if there were none, and a patient is registered or moved into one of
  * the caller's wards only.
  */
-async function refuseOutsideWards(ctx: Context, store: EventStore, patientRef: string, ward: string | null): Promise<void> {
+async function refuseOutsideWards(
+  ctx: Context,
+  store: EventStore,
+  patientRef: string,
+  ward: string | null,
+): Promise<void> {
   const wards = principalOf(ctx).wards;
   if (wards === null) return;
   const tenant: string = ctx.state.tenant;
   const seen = await readAsTenant(store.db, tenant, (reader) => patientVisible(reader, patientRef));
-  const exists = seen || (await withWardScope(null, () => readAsTenant(store.db, tenant, (reader) => patientVisible(reader, patientRef))));
+  const exists =
+    seen ||
+    (await withWardScope(null, () => readAsTenant(store.db, tenant, (reader) => patientVisible(reader, patientRef))));
   if (exists && !seen) throw noSuchPatient(patientRef);
   if (ward === null || !wards.includes(ward)) {
-    throw new HttpError(403, `You act on the patients of your wards only: give ward as one of ${wards.map((name) => JSON.stringify(name)).join(", ")}.`, {}, "patient-outside-wards");
+    throw new HttpError(
+      403,
+      `You act on the patients of your wards only: give ward as one of ${wards.map((name) => JSON.stringify(name)).join(", ")}.`,
+      {},
+      "patient-outside-wards",
+    );
   }
 }

@@ -12,7 +12,9 @@ import { patientsByIdCards, patientVisible } from "../../queries/patients/patien
  */
 export function registeredPatients(db: Db): PatientsByIdCards {
   return (tenant, idCards) =>
-    idCards.length === 0 ? Promise.resolve([]) : withWardScope(null, () => readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, idCards)));
+    idCards.length === 0
+      ? Promise.resolve([])
+      : withWardScope(null, () => readAsTenant(db, tenant, (reader) => patientsByIdCards(reader, idCards)));
 }
 
 /**
@@ -21,5 +23,9 @@ export function registeredPatients(db: Db): PatientsByIdCards {
  * and the deployment's identifier hasher (src/secrets/identifierKey.ts).
  */
 export function idCardRegister(db: Db, hasher: IdentifierHasher): IdCardRegister {
-  return { holders: registeredPatients(db), visible: (tenant, patientRef) => readAsTenant(db, tenant, (reader) => patientVisible(reader, patientRef)), hasher };
+  return {
+    holders: registeredPatients(db),
+    visible: (tenant, patientRef) => readAsTenant(db, tenant, (reader) => patientVisible(reader, patientRef)),
+    hasher,
+  };
 }

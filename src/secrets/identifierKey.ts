@@ -8,7 +8,12 @@ import type { Queryable } from "../../db/eventStore.ts";
  */
 export function decodeIdentifierKey(text: string): Buffer | null {
   const trimmed = text.trim();
-  const bytes = /^[0-9a-fA-F]{64,}$/.test(trimmed) && trimmed.length % 2 === 0 ? Buffer.from(trimmed, "hex") : /^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed) ? Buffer.from(trimmed, "base64") : null;
+  const bytes =
+    /^[0-9a-fA-F]{64,}$/.test(trimmed) && trimmed.length % 2 === 0
+      ? Buffer.from(trimmed, "hex")
+      : /^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)
+        ? Buffer.from(trimmed, "base64")
+        : null;
   return bytes && bytes.length >= 32 ? bytes : null;
 }
 
@@ -19,20 +24,34 @@ export function decodeIdentifierKey(text: string): Buffer | null {
  * One database's identifiers are hashed with one key for good: a process with another key refuses
  * to start, rather than naming the same card two ways (docs/operations.md, Identifier hash key).
  */
-export async function loadIdentifierHasher(db: Queryable, configuredKey: string | undefined): Promise<IdentifierHasher> {
+export async function loadIdentifierHasher(
+  db: Queryable,
+  configuredKey: string | undefined,
+): Promise<IdentifierHasher> {
   const configured = configuredKey === undefined ? null : decodeIdentifierKey(configuredKey);
-  if (configuredKey !== undefined && !configured) throw new Error("ID_HASH_KEY must be 64 hex digits or the base64 of at least 32 random bytes");
+  if (configuredKey !== undefined && !configured)
+    throw new Error("ID_HASH_KEY must be 64 hex digits or the base64 of at least 32 random bytes");
   const generated = configured ? null : randomBytes(32);
   const offered = new IdentifierHasher((configured ?? generated)!);
-  await db.query("insert into identifier_hash_key (key, fingerprint) values ($1, $2) on conflict do nothing", [generated, offered.fingerprint()]);
-  const { rows } = await db.query<{ key: Buffer | null; fingerprint: string }>("select key, fingerprint from identifier_hash_key");
+  await db.query("insert into identifier_hash_key (key, fingerprint) values ($1, $2) on conflict do nothing", [
+    generated,
+    offered.fingerprint(),
+  ]);
+  const { rows } = await db.query<{ key: Buffer | null; fingerprint: string }>(
+    "select key, fingerprint from identifier_hash_key",
+  );
   const kept = rows[0]!;
   if (configured) {
     if (kept.fingerprint !== offered.fingerprint()) {
-      throw new Error(`ID_HASH_KEY is not the key this database's identifiers are hashed with (fingerprint ${kept.fingerprint}, this one ${offered.fingerprint()}): set the key used before`);
+      throw new Error(
+        `ID_HASH_KEY is not the key this database's identifiers are hashed with (fingerprint ${kept.fingerprint}, this one ${offered.fingerprint()}): set the key used before`,
+      );
     }
     return offered;
   }
-  if (kept.key === null) throw new Error(`this database's identifiers are hashed with a key kept outside it (fingerprint ${kept.fingerprint}): set ID_HASH_KEY to it`);
+  if (kept.key === null)
+    throw new Error(
+      `this database's identifiers are hashed with a key kept outside it (fingerprint ${kept.fingerprint}): set ID_HASH_KEY to it`,
+    );
   return new IdentifierHasher(kept.key);
 }

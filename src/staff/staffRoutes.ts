@@ -34,19 +34,20 @@ export interface StaffRoutesDeps {
  * `styleNonce`: the report editor's code fields (CodeMirror) write their theme into a `<style>`
  * element; the page's nonce admits exactly those (`<body data-style-nonce>`), never a style attribute.
  */
-export const staffCsp = (styleNonce: string) => [
-  "default-src 'none'",
-  "script-src 'self'",
-  `style-src 'self' 'nonce-${styleNonce}'`,
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  // The report editor previews the draft in the embed page, in a sandboxed frame of this origin.
-  "frame-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "object-src 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
+export const staffCsp = (styleNonce: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${styleNonce}'`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    // The report editor previews the draft in the embed page, in a sandboxed frame of this origin.
+    "frame-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "object-src 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
 
 type Lang = "zh" | "en";
 
@@ -104,15 +105,32 @@ export function staffRoutes(deps: StaffRoutesDeps = {}): Router {
     const fromProxy = ctx.get("x-service-tenant");
     const tenant = fromProxy || single(ctx.query.tenant) || "default";
     const assets = loadStaffAssets(assetsDir);
-    const problem = !TENANT_PATTERN.test(tenant) ? { status: 400, text: words.badTenant } : !assets ? { status: 503, text: words.unbuilt } : null;
+    const problem = !TENANT_PATTERN.test(tenant)
+      ? { status: 400, text: words.badTenant }
+      : !assets
+        ? { status: 503, text: words.unbuilt }
+        : null;
     if (problem || !assets) {
       ctx.status = problem?.status ?? 503;
       const style = assets ? `<link rel="stylesheet" href="${assets.urls["staff.css"]}">\n` : "";
-      ctx.body = page(lang, words.title, style, `<body class="staff-message"><main><h1>${escapeHtml(words.title)}</h1><p role="alert">${escapeHtml(problem?.text ?? words.unbuilt)}</p></main></body>`);
+      ctx.body = page(
+        lang,
+        words.title,
+        style,
+        `<body class="staff-message"><main><h1>${escapeHtml(words.title)}</h1><p role="alert">${escapeHtml(problem?.text ?? words.unbuilt)}</p></main></body>`,
+      );
       return;
     }
     const provider = deps.signInProvider ? { signInProvider: deps.signInProvider } : {};
-    const data = Object.entries({ tenant, tenantFixed: fromProxy ? "true" : "false", lang, editorScript: assets.urls["staffEditor.js"], chartScript: assets.urls["staffChart.js"], styleNonce, ...provider })
+    const data = Object.entries({
+      tenant,
+      tenantFixed: fromProxy ? "true" : "false",
+      lang,
+      editorScript: assets.urls["staffEditor.js"],
+      chartScript: assets.urls["staffChart.js"],
+      styleNonce,
+      ...provider,
+    })
       .map(([name, value]) => ` data-${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${escapeHtml(value)}"`)
       .join("");
     ctx.status = 200;

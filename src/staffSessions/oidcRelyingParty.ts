@@ -59,7 +59,11 @@ export class OidcRelyingParty {
   /** The provider's authorization URL for a new sign-in, and what its callback must check. */
   async begin(): Promise<{ url: string; pending: PendingSignIn }> {
     const configuration = await this.#discovered();
-    const pending = { state: oidc.randomState(), codeVerifier: oidc.randomPKCECodeVerifier(), nonce: oidc.randomNonce() };
+    const pending = {
+      state: oidc.randomState(),
+      codeVerifier: oidc.randomPKCECodeVerifier(),
+      nonce: oidc.randomNonce(),
+    };
     const url = oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: this.redirectUri,
       scope: ["openid", "profile", ...this.settings.extraScopes].join(" "),
@@ -111,7 +115,10 @@ export class OidcRelyingParty {
   async endSessionUrl(idToken: string): Promise<string | null> {
     const configuration = await this.#discovered();
     if (!configuration.serverMetadata().end_session_endpoint) return null;
-    return oidc.buildEndSessionUrl(configuration, { id_token_hint: idToken, post_logout_redirect_uri: `${this.#base()}/staff` }).href;
+    return oidc.buildEndSessionUrl(configuration, {
+      id_token_hint: idToken,
+      post_logout_redirect_uri: `${this.#base()}/staff`,
+    }).href;
   }
 
   #base(): string {
@@ -123,9 +130,16 @@ export class OidcRelyingParty {
       const { issuer, clientId, clientSecret } = this.settings;
       const issuerUrl = new URL(issuer);
       // Plain http only to a provider on this machine (a developer's or a test's); a hospital's runs https.
-      const loopback = issuerUrl.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(issuerUrl.hostname);
+      const loopback =
+        issuerUrl.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(issuerUrl.hostname);
       this.#configuration = oidc
-        .discovery(issuerUrl, clientId, { client_secret: clientSecret }, undefined, loopback ? { execute: [oidc.allowInsecureRequests] } : undefined)
+        .discovery(
+          issuerUrl,
+          clientId,
+          { client_secret: clientSecret },
+          undefined,
+          loopback ? { execute: [oidc.allowInsecureRequests] } : undefined,
+        )
         .then((configuration) => withClientAuthentication(configuration, clientId, clientSecret, loopback));
       this.#configuration.catch(() => (this.#configuration = null));
     }
@@ -134,10 +148,21 @@ export class OidcRelyingParty {
 }
 
 /** client_secret_basic, or client_secret_post where the provider offers only that (contract E.1). */
-function withClientAuthentication(discovered: oidc.Configuration, clientId: string, clientSecret: string, loopback: boolean): oidc.Configuration {
+function withClientAuthentication(
+  discovered: oidc.Configuration,
+  clientId: string,
+  clientSecret: string,
+  loopback: boolean,
+): oidc.Configuration {
   const offered = discovered.serverMetadata().token_endpoint_auth_methods_supported;
-  const postOnly = offered !== undefined && !offered.includes("client_secret_basic") && offered.includes("client_secret_post");
-  const configuration = new oidc.Configuration(discovered.serverMetadata(), clientId, { client_secret: clientSecret }, postOnly ? oidc.ClientSecretPost(clientSecret) : oidc.ClientSecretBasic(clientSecret));
+  const postOnly =
+    offered !== undefined && !offered.includes("client_secret_basic") && offered.includes("client_secret_post");
+  const configuration = new oidc.Configuration(
+    discovered.serverMetadata(),
+    clientId,
+    { client_secret: clientSecret },
+    postOnly ? oidc.ClientSecretPost(clientSecret) : oidc.ClientSecretBasic(clientSecret),
+  );
   if (loopback) oidc.allowInsecureRequests(configuration);
   // The ID token's signature too (contract E.1), not only the TLS of the token endpoint's answer,
   // which the library would otherwise accept in its place (OpenID Connect Core 3.1.3.7).

@@ -46,7 +46,18 @@ export class SessionStore {
       `insert into staff_sessions (id_digest, sub, name, tenant, roles, wards, csrf, id_token, expires_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, now() + make_interval(secs => $9))
        returning least(expires_at, last_seen_at + make_interval(secs => $10)) as expires_at`,
-      [this.#digest("session", cookie), session.sub, session.name, session.tenant, session.roles, session.wards, csrf, session.idToken, this.times.maxMs / 1000, this.times.idleMs / 1000],
+      [
+        this.#digest("session", cookie),
+        session.sub,
+        session.name,
+        session.tenant,
+        session.roles,
+        session.wards,
+        csrf,
+        session.idToken,
+        this.times.maxMs / 1000,
+        this.times.idleMs / 1000,
+      ],
     );
     return { cookie, session: { ...session, csrf, expiresAt: rows[0].expires_at } };
   }
@@ -86,7 +97,18 @@ export class SessionStore {
       values: [id, idleSeconds, Math.min(30, idleSeconds / 10)],
     });
     const row = rows[0];
-    return row ? { sub: row.sub, name: row.name, tenant: row.tenant, roles: row.roles, wards: row.wards, csrf: row.csrf, idToken: row.id_token, expiresAt: row.expires_at } : null;
+    return row
+      ? {
+          sub: row.sub,
+          name: row.name,
+          tenant: row.tenant,
+          roles: row.roles,
+          wards: row.wards,
+          csrf: row.csrf,
+          idToken: row.id_token,
+          expiresAt: row.expires_at,
+        }
+      : null;
   }
 
   /** What the database keeps of a session cookie: a long-lived answer watches the session by it (src/credentials/credentialWatch.ts). */
@@ -106,14 +128,19 @@ export class SessionStore {
        from staff_sessions where id_digest = any($1)`,
       [ids, this.times.idleMs / 1000],
     );
-    const found = new Map<string, SessionStanding>(rows.map((row) => [row.id_digest, row.live ? "live" : row.ended ? "signed-out" : "expired"]));
+    const found = new Map<string, SessionStanding>(
+      rows.map((row) => [row.id_digest, row.live ? "live" : row.ended ? "signed-out" : "expired"]),
+    );
     // A row deleted (a day after its end) ended long ago.
     return new Map(ids.map((id) => [id, found.get(id) ?? "expired"]));
   }
 
   /** Ends the session at once, on every process; answers whether it was live. */
   async end(cookie: string): Promise<boolean> {
-    const { rowCount } = await this.db.query("update staff_sessions set ended_at = now() where id_digest = $1 and ended_at is null", [this.#digest("session", cookie)]);
+    const { rowCount } = await this.db.query(
+      "update staff_sessions set ended_at = now() where id_digest = $1 and ended_at is null",
+      [this.#digest("session", cookie)],
+    );
     await this.db.query("delete from staff_sessions where expires_at < now() - interval '1 day'");
     return (rowCount ?? 0) > 0;
   }

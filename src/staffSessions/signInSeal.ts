@@ -39,7 +39,9 @@ export class SignInSeal {
   seal(signIn: StartedSignIn, now = Date.now()): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.#key, iv).setAAD(PURPOSE);
-    const plain = JSON.stringify([signIn.state, signIn.codeVerifier, signIn.nonce, signIn.asked, now] satisfies z.infer<typeof sealed>);
+    const plain = JSON.stringify([signIn.state, signIn.codeVerifier, signIn.nonce, signIn.asked, now] satisfies z.infer<
+      typeof sealed
+    >);
     const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64url");
   }

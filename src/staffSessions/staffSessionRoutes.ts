@@ -11,7 +11,6 @@ import type { SessionStore, StaffSession } from "./sessionStore.ts";
 import { SIGN_IN_COOKIE, SIGN_IN_COOKIE_PATH, SIGN_IN_MINUTES, type SignInSeal } from "./signInSeal.ts";
 import { signInTenant } from "./signInTenant.ts";
 
-
 export const SESSION_COOKIE = "dh_session";
 
 /** What GET /staff/session answers. */
@@ -21,8 +20,18 @@ export const staffSessionAnswer = z.object({
   tenant: z.string(),
   roles: z.array(z.enum(STAFF_ROLES)),
   wards: z.array(z.string()).nullable().meta({ description: "null: every ward of the tenant" }),
-  expiresAt: z.string().meta({ description: "When the session ends if it stays idle (or at its absolute end)", example: "2026-11-27T09:30:00.000Z" }),
-  csrf: z.string().meta({ description: "Send as X-CSRF-Token with every state-changing call (POST, PUT, PATCH, DELETE) made with the session cookie" }),
+  expiresAt: z
+    .string()
+    .meta({
+      description: "When the session ends if it stays idle (or at its absolute end)",
+      example: "2026-11-27T09:30:00.000Z",
+    }),
+  csrf: z
+    .string()
+    .meta({
+      description:
+        "Send as X-CSRF-Token with every state-changing call (POST, PUT, PATCH, DELETE) made with the session cookie",
+    }),
 });
 
 function sessionAnswer(session: StaffSession): z.infer<typeof staffSessionAnswer> {
@@ -74,7 +83,10 @@ export function staffSessionRoutes(deps: StaffSessionDeps & { log: Logger }): Ro
     const { url, pending } = await relyingParty.begin();
     // Nothing is written before the provider answers: the sign-in is kept by the browser that starts it.
     const sealed = signIns.seal({ ...pending, asked: asked ?? ctx.state.tenant });
-    ctx.append("Set-Cookie", cookieHeader(SIGN_IN_COOKIE, sealed, { path: SIGN_IN_COOKIE_PATH, secure, maxAgeSeconds: SIGN_IN_MINUTES * 60 }));
+    ctx.append(
+      "Set-Cookie",
+      cookieHeader(SIGN_IN_COOKIE, sealed, { path: SIGN_IN_COOKIE_PATH, secure, maxAgeSeconds: SIGN_IN_MINUTES * 60 }),
+    );
     ctx.set("Cache-Control", "no-store");
     ctx.redirect(url);
   });
@@ -100,15 +112,30 @@ export function staffSessionRoutes(deps: StaffSessionDeps & { log: Logger }): Ro
       return refusePage(ctx, 400, REFUSED_SIGN_IN);
     }
     if (person.tenant !== null && !TENANT_PATTERN.test(person.tenant)) return refusePage(ctx, 400, BAD_TENANT);
-    const tenant = await signInTenant({ claimed: person.tenant, configured: relyingParty.settings.tenant, asked: pending.asked, holdsAnotherTenant: deps.holdsAnotherTenant });
+    const tenant = await signInTenant({
+      claimed: person.tenant,
+      configured: relyingParty.settings.tenant,
+      asked: pending.asked,
+      holdsAnotherTenant: deps.holdsAnotherTenant,
+    });
     if (tenant === null) {
-      log.warn({ who: person.name, asked: pending.asked }, "a staff sign-in was refused: the provider names no tenant, OIDC_TENANT is not set, and the store holds several tenants");
+      log.warn(
+        { who: person.name, asked: pending.asked },
+        "a staff sign-in was refused: the provider names no tenant, OIDC_TENANT is not set, and the store holds several tenants",
+      );
       return refusePage(ctx, 400, NO_TENANT);
     }
     const roles = (person.roles ?? ["viewer"]).filter(isStaffRole);
     // A ward no patient could carry (too long, control characters) names none.
     const wards = person.wards?.filter((ward) => WARD_PATTERN.test(ward)) ?? null;
-    const { cookie } = await sessions.open({ sub: person.sub, name: person.name, tenant, roles, wards, idToken: person.idToken });
+    const { cookie } = await sessions.open({
+      sub: person.sub,
+      name: person.name,
+      tenant,
+      roles,
+      wards,
+      idToken: person.idToken,
+    });
     log.info({ who: person.name, tenant, roles }, "staff signed in");
     ctx.append("Set-Cookie", cookieHeader(SESSION_COOKIE, cookie, { path: "/", secure }));
     ctx.redirect(`${new URL(relyingParty.redirectUri).pathname.replace(/\/callback$/, "")}`);
@@ -120,7 +147,11 @@ export function staffSessionRoutes(deps: StaffSessionDeps & { log: Logger }): Ro
     const session = cookie ? await sessions.touch(cookie) : null;
     if (!session) {
       ctx.status = 401;
-      ctx.body = { error: relyingParty ? "Not signed in, or the session ended; sign in again at /staff/login." : "Sign-in with an identity provider is not configured; the staff pages take an author token." };
+      ctx.body = {
+        error: relyingParty
+          ? "Not signed in, or the session ended; sign in again at /staff/login."
+          : "Sign-in with an identity provider is not configured; the staff pages take an author token.",
+      };
       return;
     }
     ctx.body = sessionAnswer(session);
@@ -152,9 +183,20 @@ export function staffSessionRoutes(deps: StaffSessionDeps & { log: Logger }): Ro
 }
 
 /** HttpOnly and SameSite=Lax (the provider's redirect back is a top-level GET, which Lax lets the cookie ride along). */
-function cookieHeader(name: string, value: string, options: { path: string; secure: boolean; maxAgeSeconds?: number }): string {
+function cookieHeader(
+  name: string,
+  value: string,
+  options: { path: string; secure: boolean; maxAgeSeconds?: number },
+): string {
   const { path, secure, maxAgeSeconds } = options;
-  return [`${name}=${value}`, `Path=${path}`, "HttpOnly", "SameSite=Lax", ...(secure ? ["Secure"] : []), ...(maxAgeSeconds !== undefined ? [`Max-Age=${maxAgeSeconds}`] : [])].join("; ");
+  return [
+    `${name}=${value}`,
+    `Path=${path}`,
+    "HttpOnly",
+    "SameSite=Lax",
+    ...(secure ? ["Secure"] : []),
+    ...(maxAgeSeconds !== undefined ? [`Max-Age=${maxAgeSeconds}`] : []),
+  ].join("; ");
 }
 
 /** A short page in both languages: a person's browser lands on it, not a program. */
@@ -162,8 +204,14 @@ interface PageText {
   zh: string;
   en: string;
 }
-const NOT_CONFIGURED: PageText = { zh: "未配置身份提供方登录；请在员工页面使用令牌登录。", en: "Sign-in with an identity provider is not configured; sign in on the staff pages with a token." };
-const STALE_SIGN_IN: PageText = { zh: "此登录链接已使用或已过期，请重新登录。", en: "This sign-in link was already used or has expired. Please sign in again." };
+const NOT_CONFIGURED: PageText = {
+  zh: "未配置身份提供方登录；请在员工页面使用令牌登录。",
+  en: "Sign-in with an identity provider is not configured; sign in on the staff pages with a token.",
+};
+const STALE_SIGN_IN: PageText = {
+  zh: "此登录链接已使用或已过期，请重新登录。",
+  en: "This sign-in link was already used or has expired. Please sign in again.",
+};
 const NOT_THIS_BROWSER: PageText = {
   zh: "此登录不是在此浏览器中开始的（或已在此浏览器中重新开始、或已超过 15 分钟），未登录。请在此处重新登录。",
   en: "This sign-in was not started in this browser (or was started again here since, or took longer than 15 minutes), so you are not signed in. Please sign in again here.",
@@ -172,9 +220,18 @@ const NO_TENANT: PageText = {
   zh: "身份提供方未给出所属机构，而本服务有多个机构，未登录。请管理员让身份提供方发送机构声明（OIDC_TENANT_CLAIM），或设置 OIDC_TENANT。",
   en: "The identity provider names no tenant for you and this service holds several, so you are not signed in. Ask the administrator to have the provider send the tenant claim (OIDC_TENANT_CLAIM) or to set OIDC_TENANT.",
 };
-const REFUSED_SIGN_IN: PageText = { zh: "身份提供方的应答未通过验证，未登录。请重新登录；如仍失败请联系管理员。", en: "The identity provider's answer could not be verified, so you are not signed in. Please sign in again, or ask the administrator if it keeps failing." };
-const BAD_LINK_TENANT: PageText = { zh: "登录链接中的机构标识无效（1–64 个字母、数字、_ 或 -）。", en: "The tenant in the sign-in link is not valid (1 to 64 letters, digits, '_' or '-')." };
-const BAD_TENANT: PageText = { zh: "身份提供方给出的机构标识无效，请联系管理员。", en: "The identity provider named a tenant this service cannot use; please ask the administrator." };
+const REFUSED_SIGN_IN: PageText = {
+  zh: "身份提供方的应答未通过验证，未登录。请重新登录；如仍失败请联系管理员。",
+  en: "The identity provider's answer could not be verified, so you are not signed in. Please sign in again, or ask the administrator if it keeps failing.",
+};
+const BAD_LINK_TENANT: PageText = {
+  zh: "登录链接中的机构标识无效（1–64 个字母、数字、_ 或 -）。",
+  en: "The tenant in the sign-in link is not valid (1 to 64 letters, digits, '_' or '-').",
+};
+const BAD_TENANT: PageText = {
+  zh: "身份提供方给出的机构标识无效，请联系管理员。",
+  en: "The identity provider named a tenant this service cannot use; please ask the administrator.",
+};
 
 function refusePage(ctx: Context, status: number, text: PageText): void {
   ctx.status = status;

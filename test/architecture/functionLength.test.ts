@@ -21,7 +21,11 @@ interface LongFunction {
 function nameOf(node: ts.SignatureDeclaration, source: ts.SourceFile): string {
   if (node.name) return node.name.getText(source);
   const parent = node.parent;
-  if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) && parent.name) return parent.name.getText(source);
+  if (
+    (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) &&
+    parent.name
+  )
+    return parent.name.getText(source);
   return "(anonymous)";
 }
 
@@ -45,7 +49,9 @@ describe("the length of the browser code's functions (#31)", () => {
   it(`has no function in web/ over ${LIMIT} lines`, () => {
     const files = sourceFiles("web").filter((file) => file.endsWith(".ts"));
     expect(files, "the web/ sources were found").to.not.be.empty;
-    const long = files.flatMap(longFunctionsIn).map(({ file, line, name, lines }) => `${file}:${line} ${name} (${lines} lines)`);
+    const long = files
+      .flatMap(longFunctionsIn)
+      .map(({ file, line, name, lines }) => `${file}:${line} ${name} (${lines} lines)`);
     expect(long, `functions over ${LIMIT} lines: split them into named pieces`).to.deep.equal([]);
   });
 });

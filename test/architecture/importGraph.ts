@@ -34,7 +34,12 @@ function allTypeOnly(clause: ts.ImportClause | undefined): boolean {
   if (clause.isTypeOnly) return true;
   if (clause.name) return false;
   const bindings = clause.namedBindings;
-  return !!bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly);
+  return (
+    !!bindings &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((element) => element.isTypeOnly)
+  );
 }
 
 export function importsOf(file: string): ImportEdge[] {
@@ -43,13 +48,30 @@ export function importsOf(file: string): ImportEdge[] {
   const edges: ImportEdge[] = [];
   const add = (specifier: string, typeOnly: boolean) => {
     if (!specifier.startsWith(".")) return;
-    edges.push({ from: file, to: path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)), typeOnly });
+    edges.push({
+      from: file,
+      to: path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)),
+      typeOnly,
+    });
   };
   const visit = (node: ts.Node) => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, allTypeOnly(node.importClause));
-    else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) add(node.moduleSpecifier.text, node.isTypeOnly);
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) add(node.argument.literal.text, true);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) add(node.arguments[0].text, false);
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier))
+      add(node.moduleSpecifier.text, allTypeOnly(node.importClause));
+    else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      add(node.moduleSpecifier.text, node.isTypeOnly);
+    else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    )
+      add(node.argument.literal.text, true);
+    else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    )
+      add(node.arguments[0].text, false);
     ts.forEachChild(node, visit);
   };
   visit(source);

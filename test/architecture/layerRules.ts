@@ -9,7 +9,8 @@ import { importsOf, sourceFiles, type ImportEdge } from "./importGraph.ts";
 export const LAYERS = ["db", "commands", "projections", "queries", "reactors", "src"] as const;
 export type Layer = (typeof LAYERS)[number];
 
-export const layerOf = (file: string): Layer | null => (LAYERS as readonly string[]).includes(file.split("/")[0]!) ? (file.split("/")[0] as Layer) : null;
+export const layerOf = (file: string): Layer | null =>
+  (LAYERS as readonly string[]).includes(file.split("/")[0]!) ? (file.split("/")[0] as Layer) : null;
 
 export const serverEdges = (): ImportEdge[] => LAYERS.flatMap((layer) => sourceFiles(layer)).flatMap(importsOf);
 export const webEdges = (): ImportEdge[] => sourceFiles("web").flatMap(importsOf);
@@ -21,7 +22,8 @@ const written = (edge: ImportEdge) => `${edge.from} -> ${edge.to}`;
  * event union and stream codecs), the kit's event types, and the report format (commands/reports/spec/),
  * which report events carry.
  */
-export const isPublishedLanguage = (file: string) => /^commands\/[a-z]+\/events\.ts$/.test(file) || file.startsWith("commands/reports/spec/");
+export const isPublishedLanguage = (file: string) =>
+  /^commands\/[a-z]+\/events\.ts$/.test(file) || file.startsWith("commands/reports/spec/");
 
 /** Imports that run back up the layers (commands importing the read side, db importing anything above it, …). */
 export function upwardImports(edges: readonly ImportEdge[]): string[] {
@@ -40,7 +42,12 @@ export function upwardImports(edges: readonly ImportEdge[]): string[] {
  */
 export function readSideReachingIntoCommands(edges: readonly ImportEdge[]): string[] {
   return edges
-    .filter((edge) => ["projections", "queries"].includes(layerOf(edge.from) ?? "") && layerOf(edge.to) === "commands" && !isPublishedLanguage(edge.to))
+    .filter(
+      (edge) =>
+        ["projections", "queries"].includes(layerOf(edge.from) ?? "") &&
+        layerOf(edge.to) === "commands" &&
+        !isPublishedLanguage(edge.to),
+    )
     .map(written);
 }
 
@@ -62,5 +69,7 @@ export const SHARED_WITH_WEB = new Set([
 
 /** web/ importing server code for more than its types. */
 export function webRunTimeImports(edges: readonly ImportEdge[]): string[] {
-  return edges.filter((edge) => !edge.typeOnly && !edge.to.startsWith("web/") && !SHARED_WITH_WEB.has(edge.to)).map(written);
+  return edges
+    .filter((edge) => !edge.typeOnly && !edge.to.startsWith("web/") && !SHARED_WITH_WEB.has(edge.to))
+    .map(written);
 }

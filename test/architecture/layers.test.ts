@@ -12,7 +12,10 @@ describe("the layers of the tree (docs/architecture.md)", () => {
   });
 
   it("lets projections and queries take from commands/ only a context's events.ts, the kit's event types and the report format", () => {
-    expect(readSideReachingIntoCommands(server), "the read side reads a context through its published language").to.deep.equal([]);
+    expect(
+      readSideReachingIntoCommands(server),
+      "the read side reads a context through its published language",
+    ).to.deep.equal([]);
   });
 
   it("has the browser bundles import server code only for its types, but for the modules they share", () => {

@@ -13,7 +13,10 @@ describe("an open staff page when its credential ends (alert stream 'ended')", f
 
   for (const lang of ["en", "zh"] as const) {
     it(`shows the sign-in page within seconds of the token's revocation, without another call (${lang})`, async () => {
-      const made = await staff.tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: `Night nurse ${lang}`, tenant: "h1", roles: ["clinician"] } });
+      const made = await staff.tenant.call("POST", "/api/admin/authors", {
+        token: ADMIN,
+        body: { name: `Night nurse ${lang}`, tenant: "h1", roles: ["clinician"] },
+      });
       expect(made.status).to.equal(201);
       const page = await signedInPage(staff, "h1", { lang, fragment: "#alerts" }, made.body.token);
       await page.locator(".live[data-live=true]").waitFor({ timeout: 15_000 });
@@ -21,7 +24,9 @@ describe("an open staff page when its credential ends (alert stream 'ended')", f
       page.on("request", (request) => {
         if (!request.url().includes("/api/alerts/stream")) calls.push(request.url());
       });
-      expect((await staff.tenant.call("DELETE", `/api/admin/authors/${made.body.authorId}`, { token: ADMIN })).status).to.equal(204);
+      expect(
+        (await staff.tenant.call("DELETE", `/api/admin/authors/${made.body.authorId}`, { token: ADMIN })).status,
+      ).to.equal(204);
       const revokedAt = Date.now();
       await page.locator("[data-page=sign-in]").waitFor({ timeout: 5_000 });
       expect(Date.now() - revokedAt, "signed out promptly").to.be.below(3_000);

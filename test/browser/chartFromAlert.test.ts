@@ -25,8 +25,22 @@ const history = () =>
   ]);
 
 const WORDS = {
-  en: { marked: "Marked result", shown: /^Items: 14 shown of 15$/, other: "This patient's other items", more: /^Items: 15 shown of 15$/, report: "Report CRIT-K", sheet: "Laboratory report" },
-  zh: { marked: "标记的结果", shown: /^检验项目：显示 14 个，可选 15 个$/, other: "该患者的其他项目", more: /^检验项目：显示 15 个，可选 15 个$/, report: "报告 CRIT-K", sheet: "检验报告单" },
+  en: {
+    marked: "Marked result",
+    shown: /^Items: 14 shown of 15$/,
+    other: "This patient's other items",
+    more: /^Items: 15 shown of 15$/,
+    report: "Report CRIT-K",
+    sheet: "Laboratory report",
+  },
+  zh: {
+    marked: "标记的结果",
+    shown: /^检验项目：显示 14 个，可选 15 个$/,
+    other: "该患者的其他项目",
+    more: /^检验项目：显示 15 个，可选 15 个$/,
+    report: "报告 CRIT-K",
+    sheet: "检验报告单",
+  },
 } as const;
 
 describe("the patient chart opened from a critical result, on its item and value (#34 item 1) in chromium", function () {
@@ -42,10 +56,18 @@ describe("the patient chart opened from a critical result, on its item and value
       panelName: "急诊电解质",
       collectedAt: localDateTime(criticalAt),
       reportedAt: localDateTime(new Date()),
-      items: [{ itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "HH" }],
+      items: [
+        { itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "HH" },
+      ],
     });
     expect((await staff.tenant.push("lab", [critical])).status).to.equal(200);
-    await until(async () => ((await staff.tenant.call("GET", "/api/alerts", { token: staff.tenant.authorToken })).body as Array<{ externalId: string }>).some((alert) => alert.externalId === "CRIT-K"));
+    await until(async () =>
+      (
+        (await staff.tenant.call("GET", "/api/alerts", { token: staff.tenant.authorToken })).body as Array<{
+          externalId: string;
+        }>
+      ).some((alert) => alert.externalId === "CRIT-K"),
+    );
     page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#alerts" });
   });
 
@@ -68,7 +90,9 @@ describe("the patient chart opened from a critical result, on its item and value
       expect(await marked.getAttribute("data-external-id")).to.equal("CRIT-K");
       expect(await marked.locator(".marked-label").textContent()).to.equal(words.marked);
       expect(await marked.locator("strong").textContent()).to.equal("6.9 mmol/L HH");
-      expect(await marked.textContent()).to.include(localDateTime(criticalAt).slice(0, 16)).and.include("CRIT-K");
+      expect(await marked.textContent())
+        .to.include(localDateTime(criticalAt).slice(0, 16))
+        .and.include("CRIT-K");
       await k.locator(".series-chart canvas").waitFor();
       expect(await k.locator(".series-chart").getAttribute("data-marked")).to.equal("CRIT-K");
       expect(await k.locator(".series-chart").getAttribute("aria-label")).to.include("6.9 mmol/L HH");
@@ -93,9 +117,17 @@ describe("the patient chart opened from a critical result, on its item and value
       expect(await picker.locator("summary").textContent()).to.match(words.shown);
       await picker.locator("summary").click();
       const other = picker.locator(".item-group", { has: page.locator("legend", { hasText: words.other }) });
-      expect(await other.locator(".item-option").evaluateAll((options) => options.map((o) => (o as HTMLElement).dataset.code))).to.deep.equal(["K", "NA"]);
+      expect(
+        await other
+          .locator(".item-option")
+          .evaluateAll((options) => options.map((o) => (o as HTMLElement).dataset.code)),
+      ).to.deep.equal(["K", "NA"]);
       expect(await other.locator(".item-option[data-code=K] input").isChecked()).to.equal(true);
-      expect(await other.locator(".item-option[data-code=K]").textContent()).to.match(lang === "en" ? /^K · Potassium · 6 results, latest \d{4}-\d\d-\d\d \d\d:\d\d$/ : /^钾 \(K\) · 6 个结果，最新 \d{4}-\d\d-\d\d \d\d:\d\d$/);
+      expect(await other.locator(".item-option[data-code=K]").textContent()).to.match(
+        lang === "en"
+          ? /^K · Potassium · 6 results, latest \d{4}-\d\d-\d\d \d\d:\d\d$/
+          : /^钾 \(K\) · 6 个结果，最新 \d{4}-\d\d-\d\d \d\d:\d\d$/,
+      );
       await other.locator(".item-option[data-code=NA] input").check();
       await page.locator(".series-card[data-code=NA]").waitFor();
       await ready(".page-chart .page-body");
@@ -117,7 +149,9 @@ describe("the patient chart opened from a critical result, on its item and value
       await dialog.waitFor();
       expect(await dialog.locator(".modal-head h2").textContent()).to.equal(words.report);
       await ready("dialog .report-dialog-body");
-      expect(await dialog.locator(".report-sheet h3").textContent()).to.match(new RegExp(`^${words.sheet} · 急诊电解质`));
+      expect(await dialog.locator(".report-sheet h3").textContent()).to.match(
+        new RegExp(`^${words.sheet} · 急诊电解质`),
+      );
       expect(await dialog.locator("tr[data-item=K]").getAttribute("data-flag")).to.equal("HH");
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });

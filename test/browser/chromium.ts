@@ -25,7 +25,9 @@ export interface Chromium {
  * Chromium with the flags above and a fresh profile (`--user-data-dir`, which playwright passes
  * for a persistent context), removed again on close.
  */
-export async function launchChromium(options: { viewport?: { width: number; height: number } } & Pick<LaunchOptions, "timeout"> = {}): Promise<Chromium> {
+export async function launchChromium(
+  options: { viewport?: { width: number; height: number } } & Pick<LaunchOptions, "timeout"> = {},
+): Promise<Chromium> {
   const missing = chromiumMissing();
   if (missing) throw new Error(missing);
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-chromium-"));

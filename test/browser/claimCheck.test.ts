@@ -34,9 +34,11 @@ const WORDS = {
       ["Sex", "Female", "Male≠ Differs"],
       ["HIS id", "H-9", "H-2≠ Differs"],
     ],
-    otherVerdict: "Differs from the report: Name, Id card, Birth date, Sex, HIS id. Make sure this report is the chosen patient's.",
+    otherVerdict:
+      "Differs from the report: Name, Id card, Birth date, Sex, HIS id. Make sure this report is the chosen patient's.",
     confirm: "I have checked: this report belongs to 袁金龙 (HD0002).",
-    confirmFirst: "The report does not match 袁金龙: tick “I have checked” to claim it anyway, or choose another patient.",
+    confirmFirst:
+      "The report does not match 袁金龙: tick “I have checked” to claim it anyway, or choose another patient.",
     claimedYuan: (id: string) => `Report ${id} was claimed for 袁金龙 (HD0002).`,
     same: [
       ["Name", "张三", "张三✓ Same"],
@@ -94,7 +96,10 @@ const WORDS = {
   },
 } as const;
 
-const rowsOf = (table: Locator) => table.locator("tbody tr").evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent)));
+const rowsOf = (table: Locator) =>
+  table
+    .locator("tbody tr")
+    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent)));
 
 describe("claiming a report checks its patient against the chosen one (#34 item 2) in chromium", function () {
   this.timeout(120_000);
@@ -103,17 +108,26 @@ describe("claiming a report checks its patient against the chosen one (#34 item 
   const dialog = () => page.locator("dialog:has(.claim-form)");
   const check = () => dialog().locator(".claim-check");
   const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
-  const inQueue = async (externalId: string) => (await staff.tenant.unmatched()).some((entry) => entry.externalId === externalId);
+  const inQueue = async (externalId: string) =>
+    (await staff.tenant.unmatched()).some((entry) => entry.externalId === externalId);
 
   /** Opens the claim dialog of `externalId`, searches `search` (when given) and picks `patientRef`: the check is then shown. */
-  async function choose(words: (typeof WORDS)["en" | "zh"], externalId: string, patientRef: string, search?: string): Promise<void> {
+  async function choose(
+    words: (typeof WORDS)["en" | "zh"],
+    externalId: string,
+    patientRef: string,
+    search?: string,
+  ): Promise<void> {
     await page.getByRole("button", { name: words.claim(externalId) }).click();
     await dialog().waitFor();
     await ready("dialog .picker-results");
     if (search) {
       await dialog().getByLabel(words.search).fill(search);
       await dialog().getByLabel(words.search).press("Enter");
-      await page.waitForFunction((ref) => document.querySelector(`dialog .picker-option[data-patient-ref="${ref}"]`) !== null, patientRef);
+      await page.waitForFunction(
+        (ref) => document.querySelector(`dialog .picker-option[data-patient-ref="${ref}"]`) !== null,
+        patientRef,
+      );
     }
     await dialog().locator(`.picker-option[data-patient-ref="${patientRef}"] input[type=radio]`).check();
     await ready("dialog .claim-check-body");
@@ -121,7 +135,9 @@ describe("claiming a report checks its patient against the chosen one (#34 item 
 
   before(async () => {
     const token = staff.tenant.authorToken;
-    expect((await staff.tenant.call("PUT", "/api/patients/HD0002", { token, body: { ...YUAN, ward: "A" } })).status).to.equal(200);
+    expect(
+      (await staff.tenant.call("PUT", "/api/patients/HD0002", { token, body: { ...YUAN, ward: "A" } })).status,
+    ).to.equal(200);
     const reports = ["en", "zh"].flatMap((lang) => [
       labReport(`MA-${lang}`, { patient: MA }),
       labReport(`ZS-${lang}`, { patient: { name: ZHANG_SAN.name, hisPatientId: "H-1" } }),
@@ -148,7 +164,9 @@ describe("claiming a report checks its patient against the chosen one (#34 item 
       expect(await problem.textContent()).to.equal(words.choose);
       await dialog().getByLabel(words.search).fill("HD0002");
       await dialog().getByLabel(words.search).press("Enter");
-      await page.waitForFunction(() => document.querySelector('dialog .picker-option[data-patient-ref="HD0002"]') !== null);
+      await page.waitForFunction(
+        () => document.querySelector('dialog .picker-option[data-patient-ref="HD0002"]') !== null,
+      );
       await dialog().locator('.picker-option[data-patient-ref="HD0002"] input[type=radio]').check();
       expect(await problem.isHidden(), "no stale 'choose a patient first' once a patient is chosen").to.equal(true);
       await ready("dialog .claim-check-body");
@@ -157,28 +175,34 @@ describe("claiming a report checks its patient against the chosen one (#34 item 
       const table = check().locator("table.claim-compare");
       expect(await table.locator("thead th").allTextContents()).to.deep.equal(words.head);
       expect(await rowsOf(table)).to.deep.equal(words.other);
-      expect(await table.locator("tbody tr").evaluateAll((rows) => rows.map((row) => `${(row as HTMLElement).dataset.fact}:${(row as HTMLElement).dataset.check}`))).to.deep.equal([
-        "name:differs",
-        "idCard:differs",
-        "birthDate:differs",
-        "sex:differs",
-        "hisPatientId:differs",
-      ]);
+      expect(
+        await table
+          .locator("tbody tr")
+          .evaluateAll((rows) =>
+            rows.map((row) => `${(row as HTMLElement).dataset.fact}:${(row as HTMLElement).dataset.check}`),
+          ),
+      ).to.deep.equal(["name:differs", "idCard:differs", "birthDate:differs", "sex:differs", "hisPatientId:differs"]);
       expect(await check().locator(".claim-verdict").textContent()).to.equal(words.otherVerdict);
       const confirmation = dialog().getByLabel(words.confirm);
       expect(await confirmation.isVisible()).to.equal(true);
       expect(await confirmation.isChecked()).to.equal(false);
       const text = (await dialog().textContent())!;
-      for (const hidden of [YUAN.idCard, MA.idCard, "1958-03-17"]) expect(text, "neither whole id card, nor the hidden digits of the patient's").not.to.include(hidden);
+      for (const hidden of [YUAN.idCard, MA.idCard, "1958-03-17"])
+        expect(text, "neither whole id card, nor the hidden digits of the patient's").not.to.include(hidden);
       await dialog().locator(".claim-confirm").scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${OUT}claim-check-other-${lang}.png` });
       await expectAccessible(page, `the claim dialog with another person's report (${lang})`);
 
       // Claim: refused until the person says they checked; the report stays in the queue.
       await dialog().getByRole("button", { name: words.claimButton, exact: true }).click();
-      await page.waitForFunction((sentence) => document.querySelector("dialog .form-error")?.textContent === sentence, words.confirmFirst);
+      await page.waitForFunction(
+        (sentence) => document.querySelector("dialog .form-error")?.textContent === sentence,
+        words.confirmFirst,
+      );
       expect(await problem.isVisible()).to.equal(true);
-      expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).to.equal("confirmed");
+      expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).to.equal(
+        "confirmed",
+      );
       expect(await inQueue(externalId)).to.equal(true);
       await confirmation.check();
       expect(await problem.isHidden(), "ticking answers the sentence").to.equal(true);
@@ -186,7 +210,9 @@ describe("claiming a report checks its patient against the chosen one (#34 item 
       await page.locator(".status", { hasText: words.claimedYuan(externalId) }).waitFor();
       await ready(".page-unmatched .page-body");
       expect(await inQueue(externalId)).to.equal(false);
-      const attached = await staff.service.db.query("select patient_ref from read.lab_reports where external_id = $1", [externalId]);
+      const attached = await staff.service.db.query("select patient_ref from read.lab_reports where external_id = $1", [
+        externalId,
+      ]);
       expect(attached.rows).to.deep.equal([{ patient_ref: "HD0002" }]);
     });
 
@@ -214,16 +240,30 @@ describe("claiming a report checks its patient against the chosen one (#34 item 
         const table = check().locator("table.claim-compare");
         expect(await rowsOf(table)).to.deep.equal(words.renamed);
         expect(await check().locator(".claim-verdict").textContent()).to.equal(words.renamedVerdict);
-        expect(await dialog().getByLabel(words.confirm.replace("袁金龙 (HD0002)", "张三 (P001)").replace("袁金龙（HD0002）", "张三（P001）")).isVisible()).to.equal(true);
+        expect(
+          await dialog()
+            .getByLabel(
+              words.confirm.replace("袁金龙 (HD0002)", "张三 (P001)").replace("袁金龙（HD0002）", "张三（P001）"),
+            )
+            .isVisible(),
+        ).to.equal(true);
         await check().scrollIntoViewIfNeeded();
         await expectViewFits(page, `the claim check at 390 px (${lang})`);
-        const dialogWidth = await dialog().evaluate((element) => ({ scroll: element.scrollWidth, client: element.clientWidth }));
+        const dialogWidth = await dialog().evaluate((element) => ({
+          scroll: element.scrollWidth,
+          client: element.clientWidth,
+        }));
         expect(dialogWidth.scroll, "the dialog itself does not scroll sideways").to.be.at.most(dialogWidth.client);
-        const search = await dialog().locator(".search-row button").evaluate((element) => {
-          const range = document.createRange();
-          range.selectNodeContents(element);
-          return { text: element.textContent, lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
-        });
+        const search = await dialog()
+          .locator(".search-row button")
+          .evaluate((element) => {
+            const range = document.createRange();
+            range.selectNodeContents(element);
+            return {
+              text: element.textContent,
+              lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size,
+            };
+          });
         expect(search.lines, `the ${search.text} button beside the search field in ${search.lines} lines`).to.equal(1);
         await expectAccessible(page, `the claim check at 390 px (${lang})`);
         await page.screenshot({ path: `${OUT}claim-check-390-${lang}.png` });

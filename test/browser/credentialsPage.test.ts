@@ -17,12 +17,17 @@ describe("the staff pages' Credentials page in chromium", function () {
   let rotated = "";
 
   const me = (token: string) => staff.tenant.call("GET", "/api/me", { token });
-  const ready = (selector: string) => page.locator(`${selector} .page-body[data-state=ready]`).waitFor({ timeout: 15_000 });
-  const authorRow = (name: string) => page.locator(".credentials-author tbody tr", { has: page.locator("th", { hasText: name }) });
+  const ready = (selector: string) =>
+    page.locator(`${selector} .page-body[data-state=ready]`).waitFor({ timeout: 15_000 });
+  const authorRow = (name: string) =>
+    page.locator(".credentials-author tbody tr", { has: page.locator("th", { hasText: name }) });
   const dialog = () => page.locator("dialog.modal");
 
   async function tokenOf(name: string, roles: string[], wards?: string[]): Promise<string> {
-    const answer = await staff.tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name, tenant: TENANT, roles, ...(wards ? { wards } : {}) } });
+    const answer = await staff.tenant.call("POST", "/api/admin/authors", {
+      token: ADMIN,
+      body: { name, tenant: TENANT, roles, ...(wards ? { wards } : {}) },
+    });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
     return answer.body.token;
   }
@@ -66,7 +71,9 @@ describe("the staff pages' Credentials page in chromium", function () {
     // A token nobody used yet; the secrets are never listed.
     expect(await authorRow("Nurse Zhou").locator(".last-used").textContent()).to.equal("never");
     expect(await page.content()).not.to.include(tokens.clinician);
-    const lab = page.locator(".credentials-client tbody tr", { has: page.locator("th", { hasText: "Central lab LIS" }) });
+    const lab = page.locator(".credentials-client tbody tr", {
+      has: page.locator("th", { hasText: "Central lab LIS" }),
+    });
     expect(await lab.locator(".state").textContent()).to.equal("Active");
     expect(await lab.getByRole("button", { name: "Rotate the key of Central lab LIS" }).count()).to.equal(1);
     expect(await page.locator(".credentials-author .count").textContent()).to.equal("4 tokens, 4 active");
@@ -75,7 +82,9 @@ describe("the staff pages' Credentials page in chromium", function () {
   it("makes a clinician token for ward 3A and shows its secret once, with a Copy button; the token works", async () => {
     await page.getByRole("button", { name: "New author token…" }).click();
     await dialog().locator("form.create-author").waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id), "the name field has focus").to.equal("credential-name");
+    expect(await page.evaluate(() => document.activeElement?.id), "the name field has focus").to.equal(
+      "credential-name",
+    );
     expect(await page.locator("#credential-role-author").isChecked(), "author is the default role").to.equal(true);
     await page.locator("#credential-name").fill("Dr Li");
     await page.getByLabel("Report author").uncheck();
@@ -138,11 +147,17 @@ describe("the staff pages' Credentials page in chromium", function () {
     await secret.waitFor();
     rotated = await secret.inputValue();
     expect(rotated).to.match(/^dha_/).and.not.equal(made);
-    await page.locator(".status", { hasText: "The token of Dr Li was rotated: the former one stopped at once." }).waitFor();
+    await page
+      .locator(".status", { hasText: "The token of Dr Li was rotated: the former one stopped at once." })
+      .waitFor();
     await dialog().getByRole("button", { name: "I have copied it; close" }).click();
     expect(await page.content()).not.to.include(rotated);
     // The rebuilt row's button has the focus back.
-    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Rotate the token of Dr Li", undefined, { timeout: 2000 });
+    await page.waitForFunction(
+      () => document.activeElement?.getAttribute("aria-label") === "Rotate the token of Dr Li",
+      undefined,
+      { timeout: 2000 },
+    );
 
     expect((await me(rotated)).status).to.equal(200);
     expect((await me(made)).status, "overlap 0: the former token stops at once").to.equal(401);
@@ -199,7 +214,9 @@ describe("the staff pages' Credentials page in chromium", function () {
     await expectAccessible(page, "the form saying what is missing");
     await dialog().getByRole("button", { name: "取消" }).click();
 
-    const key = page.locator(".credentials-client tbody tr", { has: page.locator("th", { hasText: "第二检验科 LIS" }) });
+    const key = page.locator(".credentials-client tbody tr", {
+      has: page.locator("th", { hasText: "第二检验科 LIS" }),
+    });
     await key.getByRole("button", { name: "吊销 第二检验科 LIS 的密钥" }).click();
     await expectAccessible(page, "the revoke confirmation");
     await dialog().getByRole("button", { name: "取消" }).click();
@@ -219,7 +236,9 @@ describe("the staff pages' Credentials page in chromium", function () {
     expect(await page.locator(".credentials-client .new-credential").count()).to.equal(0);
     expect(await page.locator(".credentials-client .ward-limited").textContent()).to.include("wards 3A");
     expect(await page.locator(".credentials-client tbody button").count(), "no laboratory key actions").to.equal(0);
-    expect(await authorRow("Nurse Chen").locator("button").count(), "a token of every ward is beyond ward 3A").to.equal(0);
+    expect(await authorRow("Nurse Chen").locator("button").count(), "a token of every ward is beyond ward 3A").to.equal(
+      0,
+    );
     expect(await authorRow("Ward 3A lead").locator("button").count()).to.equal(2);
 
     await page.getByRole("button", { name: "New author token…" }).click();
@@ -236,7 +255,9 @@ describe("the staff pages' Credentials page in chromium", function () {
     await signIn(tokens.clinician, "en", "#credentials");
     expect(await page.locator(".tabs a[data-page-link=credentials]").count()).to.equal(0);
     await page.locator(".page-reports").waitFor();
-    expect(await page.locator(".status").textContent()).to.equal("That page needs the role “Administrator”; the reports are open instead.");
+    expect(await page.locator(".status").textContent()).to.equal(
+      "That page needs the role “Administrator”; the reports are open instead.",
+    );
     expect(staff.cspViolations).to.deep.equal([]);
   });
 });

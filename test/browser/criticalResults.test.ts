@@ -37,11 +37,19 @@ describe("critical results and the patient chart in chromium", function () {
   it("shows an HH result pushed over the open API on the open alerts page without a reload, and counts it on the badge", async () => {
     await ready(".page-alerts .page-body");
     await page.locator(".live[data-live=true]").waitFor();
-    expect(await page.locator(".page-alerts .empty").textContent()).to.equal("No critical result waits to be acknowledged.");
+    expect(await page.locator(".page-alerts .empty").textContent()).to.equal(
+      "No critical result waits to be acknowledged.",
+    );
     expect(await page.locator(".alert-badge").isHidden()).to.equal(true);
 
     const taken = new Date(Date.now() - 3_600_000);
-    const pushed = await staff.tenant.push("lab", [labReport("CRIT-BROWSER", { collectedAt: localDateTime(taken), reportedAt: localDateTime(new Date()), items: [{ itemCode: "K", itemName: "钾", value: 7.1, unit: "mmol/L", abnormalFlag: "HH" }] })]);
+    const pushed = await staff.tenant.push("lab", [
+      labReport("CRIT-BROWSER", {
+        collectedAt: localDateTime(taken),
+        reportedAt: localDateTime(new Date()),
+        items: [{ itemCode: "K", itemName: "钾", value: 7.1, unit: "mmol/L", abnormalFlag: "HH" }],
+      }),
+    ]);
     expect(pushed.status).to.equal(200);
 
     const row = page.locator("tr[data-external-id=CRIT-BROWSER]");
@@ -52,12 +60,17 @@ describe("critical results and the patient chart in chromium", function () {
     expect(await row.locator(".reason").textContent()).to.equal("flagged HH by the laboratory");
     await page.locator(".alert-badge[data-open-alerts='1']").waitFor();
     expect(await page.locator(".alert-badge").getAttribute("aria-label")).to.equal("1 critical result to acknowledge");
-    expect(await page.locator(".status").textContent()).to.equal("New critical result: 张三 K · Potassium 7.1 mmol/L (HH)");
+    expect(await page.locator(".status").textContent()).to.equal(
+      "New critical result: 张三 K · Potassium 7.1 mmol/L (HH)",
+    );
     await page.screenshot({ path: `${OUT}staff-alerts.png`, fullPage: true });
   });
 
   it("acknowledges the alert with a note, required: it leaves the list, the badge goes, the acknowledged tab shows who and what", async () => {
-    await page.locator("tr[data-external-id=CRIT-BROWSER]").getByRole("button", { name: "Acknowledge K · Potassium of 张三" }).click();
+    await page
+      .locator("tr[data-external-id=CRIT-BROWSER]")
+      .getByRole("button", { name: "Acknowledge K · Potassium of 张三" })
+      .click();
     const dialog = page.locator("dialog.modal");
     await dialog.getByRole("button", { name: "Acknowledge" }).click();
     expect(await dialog.locator(".form-error").textContent()).to.equal("Say what was done.");
@@ -69,7 +82,9 @@ describe("critical results and the patient chart in chromium", function () {
     await page.locator("[data-state-tab=acknowledged]").click();
     const acknowledged = page.locator("table.alerts-acknowledged tr[data-external-id=CRIT-BROWSER]");
     await acknowledged.waitFor();
-    expect(await acknowledged.locator(".outcome").textContent()).to.match(/ · Nurse Chen.*Dr\. Li told at once; potassium repeated$/);
+    expect(await acknowledged.locator(".outcome").textContent()).to.match(
+      / · Nurse Chen.*Dr\. Li told at once; potassium repeated$/,
+    );
   });
 
   it("draws the patient's chart: each core item with its bands and latest value, the same numbers as a table, the reports with their history", async () => {
@@ -81,10 +96,16 @@ describe("critical results and the patient chart in chromium", function () {
     const hgb = page.locator(".series-card[data-code=HGB]");
     expect(await hgb.getAttribute("data-points")).to.equal("11");
     expect(await hgb.locator(".latest strong").textContent()).to.match(/^118 g\/L N · \d{4}-\d\d-\d\d 07:30$/);
-    expect(await hgb.locator(".bands").textContent()).to.equal("Reference range 115–150Target 110–130Critical limits 50–200");
+    expect(await hgb.locator(".bands").textContent()).to.equal(
+      "Reference range 115–150Target 110–130Critical limits 50–200",
+    );
     await hgb.locator(".series-chart canvas").waitFor();
-    expect(await hgb.locator(".series-chart").getAttribute("aria-label")).to.match(/^Hb · Hemoglobin: 11 results, latest 118 g\/L N/);
-    expect(await page.locator(".series-card[data-code=URR] .latest").textContent()).to.equal("No results in this period.");
+    expect(await hgb.locator(".series-chart").getAttribute("aria-label")).to.match(
+      /^Hb · Hemoglobin: 11 results, latest 118 g\/L N/,
+    );
+    expect(await page.locator(".series-card[data-code=URR] .latest").textContent()).to.equal(
+      "No results in this period.",
+    );
     await page.screenshot({ path: `${OUT}staff-chart.png`, fullPage: true });
 
     await page.getByRole("button", { name: "Table" }).click();
@@ -92,7 +113,10 @@ describe("critical results and the patient chart in chromium", function () {
     expect(await rows.count()).to.equal(11);
     expect(await rows.first().locator(".number").textContent()).to.equal("1.9 mmol/L");
     expect(await page.locator(".patient-report-list li").count()).to.equal(11);
-    await page.locator(".patient-report-list li[data-external-id=CHART-11]").getByRole("button", { name: "History of report CHART-11" }).click();
+    await page
+      .locator(".patient-report-list li[data-external-id=CHART-11]")
+      .getByRole("button", { name: "History of report CHART-11" })
+      .click();
     await page.locator("dialog.modal tr[data-event=RECEIVED]").waitFor();
     await page.keyboard.press("Escape");
     expect(staff.cspViolations).to.deep.equal([]);

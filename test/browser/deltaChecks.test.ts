@@ -15,11 +15,18 @@ import { OUT, signedInPage, useStaffBrowserSuite } from "./staffSuite.ts";
 const TENANT = "dx";
 const hoursAgo = (hours: number) => localDateTime(new Date(Date.now() - hours * 3_600_000));
 const potassium = (externalId: string, value: number, collectedAt: string) =>
-  labReport(externalId, { collectedAt, reportedAt: localDateTime(new Date()), items: [{ itemCode: "K", itemName: "钾", value, unit: "mmol/L" }] });
+  labReport(externalId, {
+    collectedAt,
+    reportedAt: localDateTime(new Date()),
+    items: [{ itemCode: "K", itemName: "钾", value, unit: "mmol/L" }],
+  });
 
 describe("delta checks in chromium at 390 px", function () {
   this.timeout(90_000);
-  const staff = useStaffBrowserSuite(TENANT, { viewport: { width: 390, height: 844 }, env: { ALERT_STREAM_HEARTBEAT_SECONDS: "5" } });
+  const staff = useStaffBrowserSuite(TENANT, {
+    viewport: { width: 390, height: 844 },
+    env: { ALERT_STREAM_HEARTBEAT_SECONDS: "5" },
+  });
   const ready = (page: Page) => page.locator(".page-alerts .page-body[data-state=ready]").waitFor({ timeout: 15_000 });
   const fine = async (page: Page, what: string) => {
     await expectNoSidewaysScroll(page, what);
@@ -39,7 +46,9 @@ describe("delta checks in chromium at 390 px", function () {
     // The critical tab's empty list stands until the delta one replaces it.
     await page.locator(".page-alerts .empty", { hasText: "No delta alert waits to be acknowledged." }).waitFor();
     expect(await page.locator("h1").textContent()).to.equal("Result alerts");
-    expect(await page.locator(".kind-intro").textContent(), "the tab's own intro").to.match(/^A result that differs from the same patient's previous result/);
+    expect(await page.locator(".kind-intro").textContent(), "the tab's own intro").to.match(
+      /^A result that differs from the same patient's previous result/,
+    );
 
     expect((await staff.tenant.push("lab", [potassium("DX-AFTER", 5.4, hoursAgo(1))])).status).to.equal(200);
     const row = page.locator("tr[data-external-id=DX-AFTER]");
@@ -47,10 +56,17 @@ describe("delta checks in chromium at 390 px", function () {
     expect(await row.getAttribute("class")).to.equal("fresh");
     expect(await row.locator(".critical-value").textContent()).to.equal("5.4 mmol/L");
     expect(await row.locator(".delta-change").textContent()).to.equal("Change: +1.8 mmol/L");
-    expect(await row.locator(".delta .sub").allTextContents()).to.deep.equal([`Previous result: 3.6 mmol/L (${shownBefore})`, "limit 1.5 mmol/L within 30 days"]);
-    expect(await page.locator(".status").textContent()).to.equal("New delta alert: 张三 K · Potassium changed by +1.8 mmol/L");
+    expect(await row.locator(".delta .sub").allTextContents()).to.deep.equal([
+      `Previous result: 3.6 mmol/L (${shownBefore})`,
+      "limit 1.5 mmol/L within 30 days",
+    ]);
+    expect(await page.locator(".status").textContent()).to.equal(
+      "New delta alert: 张三 K · Potassium changed by +1.8 mmol/L",
+    );
     await page.locator(".alert-badge[data-open-alerts='1']").waitFor();
-    expect(await page.locator(".alert-badge").getAttribute("aria-label")).to.equal("0 critical results and 1 delta alert to acknowledge");
+    expect(await page.locator(".alert-badge").getAttribute("aria-label")).to.equal(
+      "0 critical results and 1 delta alert to acknowledge",
+    );
     await fine(page, "the delta alerts (en)");
     await page.screenshot({ path: `${OUT}phone-en-delta-alerts.png`, fullPage: true });
 
@@ -70,7 +86,10 @@ describe("delta checks in chromium at 390 px", function () {
     const row = page.locator("tr[data-external-id=DX-AFTER]");
     await row.waitFor();
     expect(await row.locator(".delta-change").textContent()).to.equal("变化：+1.8 mmol/L");
-    expect(await row.locator(".delta .sub").allTextContents()).to.deep.equal([`前次结果：3.6 mmol/L（${shownBefore}）`, "界限 1.5 mmol/L，30 天内"]);
+    expect(await row.locator(".delta .sub").allTextContents()).to.deep.equal([
+      `前次结果：3.6 mmol/L（${shownBefore}）`,
+      "界限 1.5 mmol/L，30 天内",
+    ]);
     await fine(page, "the delta alerts (zh)");
     await page.screenshot({ path: `${OUT}phone-zh-delta-alerts.png`, fullPage: true });
 
@@ -78,7 +97,9 @@ describe("delta checks in chromium at 390 px", function () {
     const raised = page.locator("dialog.modal tr[data-event=ALERT_RAISED]");
     await raised.waitFor();
     expect(await raised.locator("th").textContent()).to.equal("差值提醒");
-    expect(await raised.locator("td").last().textContent()).to.contain(`较 ${before.slice(0, 10)} 的 3.6 mmol/L 变化 +1.8 mmol/L，超出 30 天内差值界限 1.5 mmol/L`);
+    expect(await raised.locator("td").last().textContent()).to.contain(
+      `较 ${before.slice(0, 10)} 的 3.6 mmol/L 变化 +1.8 mmol/L，超出 30 天内差值界限 1.5 mmol/L`,
+    );
     await fine(page, "the report's history with its delta alert (zh)");
     await page.keyboard.press("Escape");
     await page.locator("dialog.modal").waitFor({ state: "detached" });

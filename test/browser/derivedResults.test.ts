@@ -16,8 +16,18 @@ import { OUT, signedInPage, useStaffBrowserSuite } from "./staffSuite.ts";
 
 const TENANT = "h1";
 const WORDS = {
-  en: { derived: "Derived", urr: "Derived by the service: URR (version 1) 100 * (1 - UREA_POST / UREA_PRE)", from: "from reports DRV-POST, DRV-PRE", payne: "Derived by the service: Payne (version 1) CA + 0.02 * (40 - ALB)" },
-  zh: { derived: "计算值", urr: "本系统计算：URR（第 1 版）100 * (1 - UREA_POST / UREA_PRE)", from: "来自报告 DRV-POST、DRV-PRE", payne: "本系统计算：Payne（第 1 版）CA + 0.02 * (40 - ALB)" },
+  en: {
+    derived: "Derived",
+    urr: "Derived by the service: URR (version 1) 100 * (1 - UREA_POST / UREA_PRE)",
+    from: "from reports DRV-POST, DRV-PRE",
+    payne: "Derived by the service: Payne (version 1) CA + 0.02 * (40 - ALB)",
+  },
+  zh: {
+    derived: "计算值",
+    urr: "本系统计算：URR（第 1 版）100 * (1 - UREA_POST / UREA_PRE)",
+    from: "来自报告 DRV-POST、DRV-PRE",
+    payne: "本系统计算：Payne（第 1 版）CA + 0.02 * (40 - ALB)",
+  },
 } as const;
 
 describe("derived values in the patient chart (contract F.2) in chromium", function () {
@@ -39,7 +49,11 @@ describe("derived values in the patient chart (contract F.2) in chromium", funct
           { itemCode: "Alb", value: 30, unit: "g/L" },
         ],
       }),
-      labReport("DRV-POST", { collectedAt: at(4), reportedAt: at(6), items: [{ itemCode: "Urea post", value: 8, unit: "mmol/L" }] }),
+      labReport("DRV-POST", {
+        collectedAt: at(4),
+        reportedAt: at(6),
+        items: [{ itemCode: "Urea post", value: 8, unit: "mmol/L" }],
+      }),
     ];
     expect((await staff.tenant.push("lab", reports)).status).to.equal(200);
     await projectionsCaughtUp(staff.service.url!);
@@ -71,7 +85,10 @@ describe("derived values in the patient chart (contract F.2) in chromium", funct
       const row = page.locator("table.results tr[data-code=URR]");
       expect(await row.locator("td.derived .derived-badge").textContent()).to.equal(words.derived);
       expect(await row.locator("td.derived .formula").textContent()).to.equal(`${words.urr} · ${words.from}`);
-      expect(await row.getAttribute("data-external-id"), "the report a click opens: the first the formula read").to.equal("DRV-POST");
+      expect(
+        await row.getAttribute("data-external-id"),
+        "the report a click opens: the first the formula read",
+      ).to.equal("DRV-POST");
       await expectViewFits(page, `the result table with derived values (${lang})`);
       await expectAccessible(page, `the result table with derived values (${lang})`);
       await page.locator(".view-toggle").click();

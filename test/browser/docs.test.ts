@@ -43,29 +43,49 @@ describe("API docs page (/docs) in chromium", function () {
     const problems: string[] = [];
     const elsewhere: string[] = [];
     page.on("console", (message) => {
-      if (message.type() === "error" || /Content[- ]Security[- ]Policy/i.test(message.text())) problems.push(message.text());
+      if (message.type() === "error" || /Content[- ]Security[- ]Policy/i.test(message.text()))
+        problems.push(message.text());
     });
     page.on("pageerror", (error) => problems.push(error.message));
     page.on("request", (request) => {
-      if (!request.url().startsWith(`${service.url}/`) && !request.url().startsWith("data:")) elsewhere.push(request.url());
+      if (!request.url().startsWith(`${service.url}/`) && !request.url().startsWith("data:"))
+        elsewhere.push(request.url());
     });
     // Reported by the browser for every blocked script, style, image or connection.
     await page.addInitScript(() =>
-      document.addEventListener("securitypolicyviolation", (event: SecurityPolicyViolationEvent) => console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`)),
+      document.addEventListener("securitypolicyviolation", (event: SecurityPolicyViolationEvent) =>
+        console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`),
+      ),
     );
 
     await page.goto(`${service.url}/docs`);
     await page.waitForSelector(".opblock", { timeout: 20_000 });
     const document = await (await fetch(`${service.url}/openapi.json`)).json();
-    const operations = Object.values<Record<string, unknown>>(document.paths).reduce((count, item) => count + Object.keys(item).length, 0);
-    await page.waitForFunction((n) => window.document.querySelectorAll(".opblock").length === n, operations, { timeout: 20_000 });
-    const paths = await page.$$eval(".opblock-summary-path", (nodes) => nodes.map((node) => node.getAttribute("data-path")));
-    expect(paths).to.include.members(["/open/v1/lab/reports", "/open/v1/ping", "/api/reports/{id}/view", "/api/patients/{patientRef}", "/api/admin/clients"]);
+    const operations = Object.values<Record<string, unknown>>(document.paths).reduce(
+      (count, item) => count + Object.keys(item).length,
+      0,
+    );
+    await page.waitForFunction((n) => window.document.querySelectorAll(".opblock").length === n, operations, {
+      timeout: 20_000,
+    });
+    const paths = await page.$$eval(".opblock-summary-path", (nodes) =>
+      nodes.map((node) => node.getAttribute("data-path")),
+    );
+    expect(paths).to.include.members([
+      "/open/v1/lab/reports",
+      "/open/v1/ping",
+      "/api/reports/{id}/view",
+      "/api/patients/{patientRef}",
+      "/api/admin/clients",
+    ]);
     expect(await page.locator(".info .title").innerText()).to.include("Dialysis Hub");
 
     // An operation opens with its request body, rendered from the LabReport schema.
     await page.locator("#operations-Ingestion_open_API-pushLabReports .opblock-summary").click();
-    await page.locator("#operations-Ingestion_open_API-pushLabReports .model-example").first().waitFor({ timeout: 10_000 });
+    await page
+      .locator("#operations-Ingestion_open_API-pushLabReports .model-example")
+      .first()
+      .waitFor({ timeout: 10_000 });
     expect(await page.locator("#operations-Ingestion_open_API-pushLabReports").innerText()).to.include("externalId");
     await page.screenshot({ path: `${OUT}docs.png`, fullPage: true });
     await page.locator("#operations-Ingestion_open_API-pushLabReports").screenshot({ path: `${OUT}docs-lab-push.png` });

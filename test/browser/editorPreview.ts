@@ -10,7 +10,10 @@ export async function previewAfter(page: Page, act: () => Promise<void>, timeout
   const frameElement = page.locator(".preview-frame");
   const before = await frameElement.getAttribute("src");
   await act();
-  await page.waitForFunction((old) => document.querySelector(".preview-frame")?.getAttribute("src") !== old, before, { polling: "raf", timeout });
+  await page.waitForFunction((old) => document.querySelector(".preview-frame")?.getAttribute("src") !== old, before, {
+    polling: "raf",
+    timeout,
+  });
   const src = (await frameElement.getAttribute("src"))!;
   const deadline = Date.now() + timeout;
   let frame = page.frames().find((candidate) => candidate.url().endsWith(src));

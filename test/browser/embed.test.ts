@@ -29,7 +29,12 @@ const checkSpec = (title: string) => ({
     failing: { sql: "select 1 / (count(*) - count(*)) as boom from patients" },
   },
   nodes: [
-    { id: "note", type: "text", markdown: "**Raw HTML** stays text: <img src=x onerror=\"document.title='pwned'\"> [link](javascript:alert(1)) [ok](https://example.org)" },
+    {
+      id: "note",
+      type: "text",
+      markdown:
+        "**Raw HTML** stays text: <img src=x onerror=\"document.title='pwned'\"> [link](javascript:alert(1)) [ok](https://example.org)",
+    },
     { id: "count", type: "stat", title: "Patients", query: "counted", column: "patients", width: 6 },
     { id: "broken", type: "table", title: "Broken", query: "failing", width: 6 },
   ],
@@ -45,11 +50,19 @@ async function api(service: RunningService, method: string, path: string, body?:
 }
 
 async function rendered(target: Page | Frame, count = 1): Promise<void> {
-  await target.waitForFunction((n) => document.body.dataset.rendered === "true" && Number(document.body.dataset.renderCount) >= n, count, { timeout: 20_000 });
+  await target.waitForFunction(
+    (n) => document.body.dataset.rendered === "true" && Number(document.body.dataset.renderCount) >= n,
+    count,
+    { timeout: 20_000 },
+  );
 }
 
 async function nodeStates(target: Page | Frame): Promise<Record<string, string>> {
-  return target.evaluate(() => Object.fromEntries([...document.querySelectorAll<HTMLElement>("#app .node")].map((n) => [n.dataset.nodeId!, n.dataset.state!])));
+  return target.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll<HTMLElement>("#app .node")].map((n) => [n.dataset.nodeId!, n.dataset.state!]),
+    ),
+  );
 }
 
 describe("embed page in chromium", function () {
@@ -86,12 +99,21 @@ describe("embed page in chromium", function () {
     browser = chromium;
     expect(demo?.reports).to.include(ADEQUACY_REPORT_ID);
 
-    expect((await api(service, "PUT", "/api/reports/embed-check/draft", { spec: checkSpec("Embed check") })).status).to.equal(200);
+    expect(
+      (await api(service, "PUT", "/api/reports/embed-check/draft", { spec: checkSpec("Embed check") })).status,
+    ).to.equal(200);
     expect((await api(service, "POST", "/api/reports/embed-check/publish", { mode: "dynamic" })).status).to.equal(201);
-    const frozen = { ...checkSpec("Embed snapshot"), queries: { ...checkSpec("").queries, failing: { sql: "select 1 as boom" } } };
+    const frozen = {
+      ...checkSpec("Embed snapshot"),
+      queries: { ...checkSpec("").queries, failing: { sql: "select 1 as boom" } },
+    };
     expect((await api(service, "PUT", "/api/reports/embed-snapshot/draft", { spec: frozen })).status).to.equal(200);
-    expect((await api(service, "POST", "/api/reports/embed-snapshot/publish", { mode: "snapshot" })).status).to.equal(201);
-    expect((await api(service, "PUT", "/api/reports/never-published/draft", { spec: checkSpec("Never published") })).status).to.equal(200);
+    expect((await api(service, "POST", "/api/reports/embed-snapshot/publish", { mode: "snapshot" })).status).to.equal(
+      201,
+    );
+    expect(
+      (await api(service, "PUT", "/api/reports/never-published/draft", { spec: checkSpec("Never published") })).status,
+    ).to.equal(200);
 
     page = await browser.context.newPage();
     await page.setExtraHTTPHeaders(TENANT);
@@ -127,9 +149,13 @@ describe("embed page in chromium", function () {
     expect(never.status).to.equal(409);
     expect(never.headers.get("content-type")).to.match(/^text\/html/);
     expect(await never.text()).to.include("This report has not been published yet");
-    expect((await fetch(`${service.url}/embed/reports/never-published?version=draft`, { headers: TENANT })).status).to.equal(200);
+    expect(
+      (await fetch(`${service.url}/embed/reports/never-published?version=draft`, { headers: TENANT })).status,
+    ).to.equal(200);
     expect((await fetch(`${service.url}/embed/reports/no-such-report`, { headers: TENANT })).status).to.equal(404);
-    expect((await fetch(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}?version=v9`, { headers: TENANT })).status).to.equal(404);
+    expect(
+      (await fetch(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}?version=v9`, { headers: TENANT })).status,
+    ).to.equal(404);
   });
 
   it("renders every node of the demo report: stat tiles, charts, sortable tables, markdown", async () => {
@@ -152,8 +178,11 @@ describe("embed page in chromium", function () {
     const values = (await ktv()).map(Number);
     expect(values).to.deep.equal([...values].sort((a, b) => b - a));
     // The demo marks spKt/V under the aim of 1.4 (red under 1.2): every marked cell is one.
-    const marked = await page.locator(".node[data-node-id=monthlyTable] tbody td.tone").evaluateAll((cells) => cells.map((cell) => [cell.className, Number(cell.textContent)] as const));
-    for (const [className, value] of marked) expect(value, className).to.be.below(className.includes("tone-danger") ? 1.2 : 1.4);
+    const marked = await page
+      .locator(".node[data-node-id=monthlyTable] tbody td.tone")
+      .evaluateAll((cells) => cells.map((cell) => [cell.className, Number(cell.textContent)] as const));
+    for (const [className, value] of marked)
+      expect(value, className).to.be.below(className.includes("tone-danger") ? 1.2 : 1.4);
     await page.screenshot({ path: `${OUT}embed-report.png`, fullPage: true });
   });
 
@@ -167,7 +196,11 @@ describe("embed page in chromium", function () {
       const sqlNames = /^(ktv|urr|ktv_on_target_pct|urr_on_target_pct)$/;
       expect(await chartTexts("onTarget"), lang).to.include.members(["spKt/V ≥ 1.2", "URR ≥ 65 %"]);
       expect(await chartTexts("trend"), lang).to.include.members(["spKt/V", "URR"]);
-      for (const id of ["trend", "onTarget", "wards"]) expect((await chartTexts(id)).filter((text) => sqlNames.test(text)), `${lang}: SQL names in chart ${id}`).to.deep.equal([]);
+      for (const id of ["trend", "onTarget", "wards"])
+        expect(
+          (await chartTexts(id)).filter((text) => sqlNames.test(text)),
+          `${lang}: SQL names in chart ${id}`,
+        ).to.deep.equal([]);
 
       // The tooltip of a month names the series as the legend does.
       const chart = named.locator(".node[data-node-id=trend] .chart");
@@ -176,23 +209,50 @@ describe("embed page in chromium", function () {
       // ECharts puts its tooltip box after the drawing, inside the chart's element.
       const tooltip = chart.locator(":scope > div:not(:has(svg))", { hasText: /\d{4}-\d{2}-01/ });
       await tooltip.waitFor();
-      expect(await tooltip.innerText(), `${lang}: tooltip`).to.match(/spKt\/V/).and.match(/URR/).and.not.match(/\bktv\b|\burr\b/);
+      expect(await tooltip.innerText(), `${lang}: tooltip`)
+        .to.match(/spKt\/V/)
+        .and.match(/URR/)
+        .and.not.match(/\bktv\b|\burr\b/);
 
-      expect(await named.locator(".node[data-node-id=monthlyTable] thead th").allTextContents(), lang).to.deep.equal(["Month", "Patients", "spKt/V", "URR (%)", "spKt/V ≥ 1.2 (%)", "URR ≥ 65 (%)"]);
-      expect(await named.locator(".node[data-node-id=detail] thead th").allTextContents(), lang).to.include.members(["Month", "Ward", "spKt/V"]);
+      expect(await named.locator(".node[data-node-id=monthlyTable] thead th").allTextContents(), lang).to.deep.equal([
+        "Month",
+        "Patients",
+        "spKt/V",
+        "URR (%)",
+        "spKt/V ≥ 1.2 (%)",
+        "URR ≥ 65 (%)",
+      ]);
+      expect(await named.locator(".node[data-node-id=detail] thead th").allTextContents(), lang).to.include.members([
+        "Month",
+        "Ward",
+        "spKt/V",
+      ]);
 
       // The reference line's name ("target 1.2") covers no bar of the ward chart.
       // (No named function inside evaluate: the test loader would wrap it in a helper the page lacks.)
       const boxes = await named.locator(".node[data-node-id=wards] svg").evaluate((svg) => {
         const name = [...svg.querySelectorAll("text")].filter((text) => text.textContent === "target 1.2");
         // Bars are the paths filled with a series' colour taller than a legend sign (14 px).
-        const bars = [...svg.querySelectorAll("path")].filter((path) => ["#0072B2", "#E69F00"].includes((path.getAttribute("fill") ?? "").toUpperCase()) && path.getBoundingClientRect().height > 16);
-        const [nameBox, ...barBoxes] = [...name, ...bars].map((element) => element.getBoundingClientRect().toJSON() as { left: number; top: number; right: number; bottom: number });
+        const bars = [...svg.querySelectorAll("path")].filter(
+          (path) =>
+            ["#0072B2", "#E69F00"].includes((path.getAttribute("fill") ?? "").toUpperCase()) &&
+            path.getBoundingClientRect().height > 16,
+        );
+        const [nameBox, ...barBoxes] = [...name, ...bars].map(
+          (element) =>
+            element.getBoundingClientRect().toJSON() as { left: number; top: number; right: number; bottom: number },
+        );
         return { name: name.length ? nameBox! : null, bars: name.length ? barBoxes : [] };
       });
       expect(boxes.name, `${lang}: the reference line is named`).to.not.equal(null);
       expect(boxes.bars, `${lang}: the bars of the ward chart`).to.have.length.of.at.least(2);
-      const overlapping = boxes.bars.filter((bar) => bar.left < boxes.name!.right && boxes.name!.left < bar.right && bar.top < boxes.name!.bottom && boxes.name!.top < bar.bottom);
+      const overlapping = boxes.bars.filter(
+        (bar) =>
+          bar.left < boxes.name!.right &&
+          boxes.name!.left < bar.right &&
+          bar.top < boxes.name!.bottom &&
+          boxes.name!.top < bar.bottom,
+      );
       expect(overlapping, `${lang}: bars under the name at ${JSON.stringify(boxes.name)}`).to.deep.equal([]);
       await named.close();
     }
@@ -207,7 +267,10 @@ describe("embed page in chromium", function () {
     const from = new Date(Date.UTC(end.getUTCFullYear(), end.getUTCMonth() - 2, 1)).toISOString().slice(0, 10);
     await page.locator(".field[data-param=period] input[data-end=from]").fill(from);
     const count = Number(await page.evaluate(() => document.body.dataset.renderCount));
-    const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/data") && r.method() === "POST"), page.locator(".filters .apply").click()]);
+    const [request] = await Promise.all([
+      page.waitForRequest((r) => r.url().endsWith("/data") && r.method() === "POST"),
+      page.locator(".filters .apply").click(),
+    ]);
     expect(request.postDataJSON().params.period).to.deep.equal([from, to]);
     await rendered(page, count + 1);
     // Three months of spKt/V and of URR (its second axis).
@@ -220,16 +283,24 @@ describe("embed page in chromium", function () {
     await wards.locator("summary").click();
     expect(await wards.locator(".multi-list label").allTextContents()).to.deep.equal(["Ward A", "Ward B", "Ward C"]);
     await wards.locator(".multi-list label", { hasText: "Ward A" }).click();
-    const [wardRequest] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/data")), page.locator(".filters .apply").click()]);
+    const [wardRequest] = await Promise.all([
+      page.waitForRequest((r) => r.url().endsWith("/data")),
+      page.locator(".filters .apply").click(),
+    ]);
     expect(wardRequest.postDataJSON().params.wards).to.deep.equal(["A"]);
     await rendered(page, count + 2);
-    expect(await page.locator(".node[data-node-id=wardTable] tbody tr td:first-child").allTextContents()).to.deep.equal(["A"]);
+    expect(await page.locator(".node[data-node-id=wardTable] tbody tr td:first-child").allTextContents()).to.deep.equal(
+      ["A"],
+    );
     expect(await page.locator(".filter-summary [data-param=wards] dd").textContent()).to.equal("Ward A");
   });
 
   it("opens the drill layer with the clicked month from a chart point and from a table row", async () => {
     const box = (await page.locator(".node[data-node-id=trend] .chart").boundingBox())!;
-    const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith("/drill")), page.mouse.click(box.x + box.width / 2, box.y + box.height / 2)]);
+    const [request] = await Promise.all([
+      page.waitForRequest((r) => r.url().endsWith("/drill")),
+      page.mouse.click(box.x + box.width / 2, box.y + box.height / 2),
+    ]);
     const body = request.postDataJSON();
     expect(body.drill).to.equal("byMonth");
     expect(body.args.month).to.match(/^\d{4}-\d{2}-01$/);
@@ -252,7 +323,10 @@ describe("embed page in chromium", function () {
   });
 
   it("exports xlsx from the page as a download with the server's file name", async () => {
-    const [download] = await Promise.all([page.waitForEvent("download"), page.locator(".report-head .export-xlsx").click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.locator(".report-head .export-xlsx").click(),
+    ]);
     expect(download.suggestedFilename()).to.match(/^Dialysis adequacy v1 \d{4}-\d{2}-\d{2}\.xlsx$/);
     const file = `${OUT}${download.suggestedFilename()}`;
     await download.saveAs(file);
@@ -261,17 +335,27 @@ describe("embed page in chromium", function () {
 
   it("exports files whose own words follow the page's language (zh and en)", async () => {
     const aboutLabels = async (target: Page) => {
-      const [download] = await Promise.all([target.waitForEvent("download"), target.locator(".report-head .export-xlsx").click()]);
+      const [download] = await Promise.all([
+        target.waitForEvent("download"),
+        target.locator(".report-head .export-xlsx").click(),
+      ]);
       const book = new ExcelJS.Workbook();
       await book.xlsx.load(readFileSync((await download.path())!) as never);
       return book.getWorksheet("About")!.getColumn(1).values.slice(1);
     };
     const docxText = async (target: Page) => {
-      const [download] = await Promise.all([target.waitForEvent("download"), target.locator(".report-head .export-docx").click()]);
-      return unzip(readFileSync((await download.path())!)).get("word/document.xml")!.toString("utf8");
+      const [download] = await Promise.all([
+        target.waitForEvent("download"),
+        target.locator(".report-head .export-docx").click(),
+      ]);
+      return unzip(readFileSync((await download.path())!))
+        .get("word/document.xml")!
+        .toString("utf8");
     };
     // The page opened without lang= is Chinese, the embed page's default.
-    expect(await aboutLabels(page)).to.include.members(["报表", "版本", "筛选条件"]).and.not.include("Report");
+    expect(await aboutLabels(page))
+      .to.include.members(["报表", "版本", "筛选条件"])
+      .and.not.include("Report");
     const word = await docxText(page);
     expect(word).to.include("筛选条件").and.include("导出于").and.not.include(">Filters<");
     const enPage = await browser.context.newPage();
@@ -279,10 +363,14 @@ describe("embed page in chromium", function () {
       await enPage.setExtraHTTPHeaders(TENANT);
       await enPage.goto(`${service.url}/embed/reports/${ADEQUACY_REPORT_ID}?lang=en`);
       await rendered(enPage);
-      expect(await aboutLabels(enPage)).to.include.members(["Report", "Version", "Filters"]).and.not.include("报表");
+      expect(await aboutLabels(enPage))
+        .to.include.members(["Report", "Version", "Filters"])
+        .and.not.include("报表");
       const english = await docxText(enPage);
       expect(english).to.include(">Filters<").and.not.include("筛选条件");
-      expect(english, "the demo's screen-only hint stays off paper").to.include("single-pool").and.not.include("Click a month");
+      expect(english, "the demo's screen-only hint stays off paper")
+        .to.include("single-pool")
+        .and.not.include("Click a month");
       expect(await enPage.locator(".node[data-node-id=howTo]").textContent()).to.include("Click a month");
     } finally {
       await enPage.close();
@@ -290,7 +378,10 @@ describe("embed page in chromium", function () {
   });
 
   it("shows a text marked print: false on screen and leaves it out of print", async () => {
-    const spec = { ...checkSpec("Screen hint"), nodes: [{ id: "hint", type: "text", markdown: "Click a row to open it.", print: false }, ...checkSpec("").nodes] };
+    const spec = {
+      ...checkSpec("Screen hint"),
+      nodes: [{ id: "hint", type: "text", markdown: "Click a row to open it.", print: false }, ...checkSpec("").nodes],
+    };
     expect((await api(service, "PUT", "/api/reports/screen-hint/draft", { spec })).status).to.equal(200);
     expect((await api(service, "POST", "/api/reports/screen-hint/publish", { mode: "dynamic" })).status).to.equal(201);
     const hint = await browser.context.newPage();
@@ -314,13 +405,23 @@ describe("embed page in chromium", function () {
     try {
       await page.waitForTimeout(100); // the charts resize to their print boxes
       // Buttons are gone; table headers (sort buttons on screen) stay as plain headings.
-      for (const button of await page.locator("button:not(.sort)").all()) expect(await button.isVisible()).to.equal(false);
+      for (const button of await page.locator("button:not(.sort)").all())
+        expect(await button.isVisible()).to.equal(false);
       expect(await page.locator(".node[data-node-id=monthlyTable] th").first().isVisible()).to.equal(true);
       expect(await page.locator(".filter-controls").isVisible()).to.equal(false);
       expect(await page.locator(".filter-summary").isVisible()).to.equal(true);
       expect(await page.locator(".filter-summary [data-param=wards] dd").textContent()).to.equal("Ward A");
-      expect(await page.locator(".node-chart").first().evaluate((n) => getComputedStyle(n).breakInside)).to.equal("avoid");
-      const fits = await page.locator(".node-chart").evaluateAll((nodes) => nodes.every((n) => n.querySelector("svg")!.getBoundingClientRect().width <= n.getBoundingClientRect().width));
+      expect(
+        await page
+          .locator(".node-chart")
+          .first()
+          .evaluate((n) => getComputedStyle(n).breakInside),
+      ).to.equal("avoid");
+      const fits = await page
+        .locator(".node-chart")
+        .evaluateAll((nodes) =>
+          nodes.every((n) => n.querySelector("svg")!.getBoundingClientRect().width <= n.getBoundingClientRect().width),
+        );
       expect(fits).to.equal(true);
       await page.screenshot({ path: `${OUT}embed-print.png`, fullPage: true });
       await page.pdf({ path: `${OUT}embed-print.pdf`, preferCSSPageSize: true, printBackground: true });
@@ -340,7 +441,9 @@ describe("embed page in chromium", function () {
     const note = check.locator(".node[data-node-id=note]");
     expect(await note.locator("img").count()).to.equal(0);
     expect(await note.textContent()).to.include("<img src=x");
-    expect(await note.locator("a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))).to.deep.equal(["https://example.org"]);
+    expect(await note.locator("a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))).to.deep.equal([
+      "https://example.org",
+    ]);
     expect(await check.locator(".node[data-node-id=broken] .node-error").textContent()).to.match(/division by zero/);
     expect(await check.locator(".report-head .export-xlsx").count()).to.equal(0);
     expect(await check.locator(".report-head .export-docx").isVisible()).to.equal(true);
@@ -359,20 +462,39 @@ describe("embed page in chromium", function () {
       version: 1,
       title: "Columns",
       params: [],
-      queries: { shares: { sql: "select g as n, g / 8.0 as share, 'W' || g as ward from generate_series(1, 3) g order by g" } },
+      queries: {
+        shares: { sql: "select g as n, g / 8.0 as share, 'W' || g as ward from generate_series(1, 3) g order by g" },
+      },
       nodes: [
         {
           id: "shares",
           type: "table",
           query: "shares",
-          columns: [{ column: "ward", label: "Ward", align: "center" }, { column: "share", label: "Share", unit: "of beds", format: "percent:1" }, "n"],
-          highlight: [{ column: "share", below: 0.2, tone: "danger" }, { column: "share", between: [0.2, 0.3], tone: "ok" }],
+          columns: [
+            { column: "ward", label: "Ward", align: "center" },
+            { column: "share", label: "Share", unit: "of beds", format: "percent:1" },
+            "n",
+          ],
+          highlight: [
+            { column: "share", below: 0.2, tone: "danger" },
+            { column: "share", between: [0.2, 0.3], tone: "ok" },
+          ],
         },
-        { id: "first", type: "stat", query: "shares", column: "share", format: "0.0%", unit: "of beds", highlight: [{ below: 0.2, tone: "warning" }] },
+        {
+          id: "first",
+          type: "stat",
+          query: "shares",
+          column: "share",
+          format: "0.0%",
+          unit: "of beds",
+          highlight: [{ below: 0.2, tone: "warning" }],
+        },
       ],
     };
     expect((await api(service, "PUT", "/api/reports/embed-columns/draft", { spec })).status).to.equal(200);
-    expect((await api(service, "POST", "/api/reports/embed-columns/publish", { mode: "dynamic" })).status).to.equal(201);
+    expect((await api(service, "POST", "/api/reports/embed-columns/publish", { mode: "dynamic" })).status).to.equal(
+      201,
+    );
     const columns = await browser.context.newPage();
     await columns.setExtraHTTPHeaders(TENANT);
     await columns.goto(`${service.url}/embed/reports/embed-columns?lang=en`);
@@ -380,24 +502,55 @@ describe("embed page in chromium", function () {
     const table = columns.locator(".node[data-node-id=shares] table");
     expect(await table.locator("thead th").allTextContents()).to.deep.equal(["Ward", "Share (of beds)", "n"]);
     expect(await table.locator("tbody tr").first().locator("td").allTextContents()).to.deep.equal(["W1", "12.5%", "1"]);
-    expect(await table.locator("tbody tr").first().locator("td").evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell).textAlign))).to.deep.equal(["center", "right", "right"]);
+    expect(
+      await table
+        .locator("tbody tr")
+        .first()
+        .locator("td")
+        .evaluateAll((cells) => cells.map((cell) => getComputedStyle(cell).textAlign)),
+    ).to.deep.equal(["center", "right", "right"]);
 
     // Highlight: the first matching rule's class, the fill from embed.css, a glyph whose alt text is the tone; the text stays the value.
     const marks = () =>
-      table.locator("tbody td:nth-child(2)").evaluateAll((cells) =>
-        (cells as HTMLElement[]).map((cell) => ({ text: cell.textContent, className: cell.className, tone: cell.dataset.tone, title: cell.title, fill: getComputedStyle(cell).backgroundColor, glyph: getComputedStyle(cell, "::after").content })),
-      );
+      table
+        .locator("tbody td:nth-child(2)")
+        .evaluateAll((cells) =>
+          (cells as HTMLElement[]).map((cell) => ({
+            text: cell.textContent,
+            className: cell.className,
+            tone: cell.dataset.tone,
+            title: cell.title,
+            fill: getComputedStyle(cell).backgroundColor,
+            glyph: getComputedStyle(cell, "::after").content,
+          })),
+        );
     const [low, mid, high] = await marks();
-    expect(low).to.deep.include({ text: "12.5%", className: "num tone tone-danger", tone: "Danger", title: "Danger: below 0.2", fill: "rgb(255, 199, 206)" });
+    expect(low).to.deep.include({
+      text: "12.5%",
+      className: "num tone tone-danger",
+      tone: "Danger",
+      title: "Danger: below 0.2",
+      fill: "rgb(255, 199, 206)",
+    });
     expect(low!.glyph).to.include("!!");
-    expect(mid).to.deep.include({ text: "25.0%", className: "num tone tone-ok", title: "OK: 0.2 to 0.3", fill: "rgb(198, 239, 206)" });
+    expect(mid).to.deep.include({
+      text: "25.0%",
+      className: "num tone tone-ok",
+      title: "OK: 0.2 to 0.3",
+      fill: "rgb(198, 239, 206)",
+    });
     expect(high).to.deep.include({ className: "num", tone: undefined, title: "" });
     const stat = columns.locator(".node[data-node-id=first] .stat-value");
     expect(await stat.textContent()).to.equal("12.5% of beds");
     expect(await stat.getAttribute("class")).to.equal("stat-value tone tone-warning");
     await columns.emulateMedia({ media: "print" });
     expect((await marks())[0]).to.deep.include({ fill: "rgb(255, 199, 206)" });
-    expect(await table.locator("td.tone").first().evaluate((cell) => getComputedStyle(cell).printColorAdjust)).to.equal("exact");
+    expect(
+      await table
+        .locator("td.tone")
+        .first()
+        .evaluate((cell) => getComputedStyle(cell).printColorAdjust),
+    ).to.equal("exact");
     await columns.screenshot({ path: `${OUT}embed-columns.png`, fullPage: true });
     await columns.close();
   });
@@ -419,7 +572,10 @@ describe("embed page in chromium", function () {
       await hostPage.screenshot({ path: `${OUT}embed-iframe.png` });
 
       // Export from the sandboxed frame (allow-downloads): the server's name comes through CORS.
-      const [download] = await Promise.all([hostPage.waitForEvent("download"), frame.locator(".report-head .export-xlsx").click()]);
+      const [download] = await Promise.all([
+        hostPage.waitForEvent("download"),
+        frame.locator(".report-head .export-xlsx").click(),
+      ]);
       expect(download.suggestedFilename()).to.match(/ v1 \d{4}-\d{2}-\d{2}\.xlsx$/);
 
       // An origin that EMBED_FRAME_ANCESTORS does not list cannot frame the page.

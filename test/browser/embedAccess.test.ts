@@ -10,14 +10,20 @@ describe("embed page: CSP and sandboxed-frame access", () => {
     it("defaults to 'self' and keeps a list of sources", () => {
       expect(frameAncestorsFrom(undefined)).to.equal("'self'");
       expect(frameAncestorsFrom("  ")).to.equal("'self'");
-      expect(frameAncestorsFrom("'self'  https://his.example.org https://*.hospital.cn:8443 http://localhost:3000")).to.equal(
-        "'self' https://his.example.org https://*.hospital.cn:8443 http://localhost:3000",
-      );
+      expect(
+        frameAncestorsFrom("'self'  https://his.example.org https://*.hospital.cn:8443 http://localhost:3000"),
+      ).to.equal("'self' https://his.example.org https://*.hospital.cn:8443 http://localhost:3000");
       expect(frameAncestorsFrom("'none'")).to.equal("'none'");
     });
 
     it("refuses what could end the directive or the header", () => {
-      for (const bad of ["https://a.org; script-src *", "https://a.org,https://b.org", "'unsafe-inline'", "'none' https://a.org", "https://a.org\r\nX: y"]) {
+      for (const bad of [
+        "https://a.org; script-src *",
+        "https://a.org,https://b.org",
+        "'unsafe-inline'",
+        "'none' https://a.org",
+        "https://a.org\r\nX: y",
+      ]) {
         expect(() => frameAncestorsFrom(bad), bad).to.throw(/EMBED_FRAME_ANCESTORS/);
       }
     });
@@ -38,7 +44,9 @@ describe("embed page: CSP and sandboxed-frame access", () => {
       expect(tokens.valid(token, "demo", "dialysis-adequacy", now)).to.equal(true);
       expect(tokens.valid(token, "other", "dialysis-adequacy", now)).to.equal(false);
       expect(tokens.valid(token, "demo", "anemia-mineral", now)).to.equal(false);
-      expect(tokens.valid(token, "demo", "dialysis-adequacy", now + (EMBED_TOKEN_TTL_SECONDS + 1) * 1000)).to.equal(false);
+      expect(tokens.valid(token, "demo", "dialysis-adequacy", now + (EMBED_TOKEN_TTL_SECONDS + 1) * 1000)).to.equal(
+        false,
+      );
       expect(tokens.valid(token.replace("demo", "demx"), "demx", "dialysis-adequacy", now)).to.equal(false);
       expect(tokens.valid(`${token.slice(0, -2)}AA`, "demo", "dialysis-adequacy", now)).to.equal(false);
       expect(tokens.valid("", "demo", "dialysis-adequacy", now)).to.equal(false);
@@ -71,7 +79,14 @@ describe("embed page: CSP and sandboxed-frame access", () => {
 
     it("answers the preflight of the page's calls, and only of those", async () => {
       const preflight = (path: string) =>
-        fetch(`${base}${path}`, { method: "OPTIONS", headers: { origin: "null", "access-control-request-method": "POST", "access-control-request-headers": "content-type,x-service-tenant,x-embed-token" } });
+        fetch(`${base}${path}`, {
+          method: "OPTIONS",
+          headers: {
+            origin: "null",
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type,x-service-tenant,x-embed-token",
+          },
+        });
       const ok = await preflight("/api/reports/dialysis-adequacy/data");
       expect(ok.status).to.equal(204);
       expect(ok.headers.get("access-control-allow-origin")).to.equal("null");
@@ -90,9 +105,13 @@ describe("embed page: CSP and sandboxed-frame access", () => {
       expect(ok.headers.get("access-control-allow-origin")).to.equal("null");
       expect(ok.headers.get("access-control-expose-headers")).to.equal("Content-Disposition");
       expect((await call(token, "other")).headers.get("access-control-allow-origin")).to.equal(null);
-      expect((await call(token, "demo", "/api/reports/anemia-mineral/view")).headers.get("access-control-allow-origin")).to.equal(null);
+      expect(
+        (await call(token, "demo", "/api/reports/anemia-mineral/view")).headers.get("access-control-allow-origin"),
+      ).to.equal(null);
       expect((await call("forged")).headers.get("access-control-allow-origin")).to.equal(null);
-      const sameOrigin = await fetch(`${base}/api/reports/dialysis-adequacy/view`, { headers: { "x-service-tenant": "demo", "x-embed-token": token } });
+      const sameOrigin = await fetch(`${base}/api/reports/dialysis-adequacy/view`, {
+        headers: { "x-service-tenant": "demo", "x-embed-token": token },
+      });
       expect(sameOrigin.headers.get("access-control-allow-origin")).to.equal(null);
     });
   });

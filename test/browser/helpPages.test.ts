@@ -35,7 +35,9 @@ describe("help articles as pages, in chromium", function () {
     expect(await operations.getAttribute("href")).to.equal("/help/operations?lang=en");
     await operations.click();
     await page.waitForURL(/\/help\/operations\?lang=en$/);
-    expect(await page.locator("#roles-and-wards").textContent(), "headings carry their ids, for #links").to.equal("Roles and wards");
+    expect(await page.locator("#roles-and-wards").textContent(), "headings carry their ids, for #links").to.equal(
+      "Roles and wards",
+    );
     await expectAccessible(page, "a help article");
     await page.screenshot({ path: `${OUT}help-article.png` });
   });

@@ -23,11 +23,26 @@ const adequacy = () =>
   ]);
 
 const WORDS = {
-  en: { ktv: "spKt/V · Single-pool Kt/V", urr: "URR · Urea reduction ratio", option: /^spKt\/V · Single-pool Kt\/V · 3 results, latest /, alert: "K · Potassium", announce: "New critical result" },
-  zh: { ktv: "尿素清除指数 (spKt/V)", urr: "尿素下降率 (URR)", option: /^尿素清除指数 \(spKt\/V\) · 3 个结果，最新 /, alert: "钾 (K)", announce: "新危急值" },
+  en: {
+    ktv: "spKt/V · Single-pool Kt/V",
+    urr: "URR · Urea reduction ratio",
+    option: /^spKt\/V · Single-pool Kt\/V · 3 results, latest /,
+    alert: "K · Potassium",
+    announce: "New critical result",
+  },
+  zh: {
+    ktv: "尿素清除指数 (spKt/V)",
+    urr: "尿素下降率 (URR)",
+    option: /^尿素清除指数 \(spKt\/V\) · 3 个结果，最新 /,
+    alert: "钾 (K)",
+    announce: "新危急值",
+  },
 } as const;
 /** The badge words of SQL completions (issue #34 item 11). */
-const KINDS = { en: { keyword: "keyword", table: "table", item: "item" }, zh: { keyword: "关键字", table: "表", item: "项目" } } as const;
+const KINDS = {
+  en: { keyword: "keyword", table: "table", item: "item" },
+  zh: { keyword: "关键字", table: "表", item: "项目" },
+} as const;
 
 /**
  * What a completion's badge shows: its word (the icon's ::after content), its width, and the
@@ -52,8 +67,16 @@ function badge(option: import("playwright-core").Locator) {
     });
     const missingGlyph = drawn[word.length];
     const noChinese = drawn[word.length + 1] === missingGlyph;
-    const missing = [...word].filter((character, i) => drawn[i] === missingGlyph && !(noChinese && /\p{Script=Han}/u.test(character)));
-    return { word, width: icon.getBoundingClientRect().width, missing, color: getComputedStyle(icon).color, background: getComputedStyle(icon).backgroundColor };
+    const missing = [...word].filter(
+      (character, i) => drawn[i] === missingGlyph && !(noChinese && /\p{Script=Han}/u.test(character)),
+    );
+    return {
+      word,
+      width: icon.getBoundingClientRect().width,
+      missing,
+      color: getComputedStyle(icon).color,
+      background: getComputedStyle(icon).backgroundColor,
+    };
   });
 }
 
@@ -71,9 +94,28 @@ describe("items named by their clinical label and in the page's language (#34 it
       items: [{ itemCode: "K", itemName: "钾", value: 7.0, unit: "mmol/L", abnormalFlag: "HH" }],
     });
     expect((await staff.tenant.push("lab", [critical])).status).to.equal(200);
-    await until(async () => ((await staff.tenant.call("GET", "/api/alerts", { token: staff.tenant.authorToken })).body as Array<{ externalId: string }>).some((alert) => alert.externalId === "CRIT-LABEL"));
-    const spec = { version: 1, title: "Adequacy", params: [], queries: { adequacy: { sql: "select month, value_avg from monthly_results" } }, nodes: [{ id: "trend", type: "table", query: "adequacy" }] };
-    expect((await staff.tenant.call("PUT", "/api/reports/adequacy-labels/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
+    await until(async () =>
+      (
+        (await staff.tenant.call("GET", "/api/alerts", { token: staff.tenant.authorToken })).body as Array<{
+          externalId: string;
+        }>
+      ).some((alert) => alert.externalId === "CRIT-LABEL"),
+    );
+    const spec = {
+      version: 1,
+      title: "Adequacy",
+      params: [],
+      queries: { adequacy: { sql: "select month, value_avg from monthly_results" } },
+      nodes: [{ id: "trend", type: "table", query: "adequacy" }],
+    };
+    expect(
+      (
+        await staff.tenant.call("PUT", "/api/reports/adequacy-labels/draft", {
+          token: staff.tenant.authorToken,
+          body: { spec },
+        })
+      ).status,
+    ).to.equal(200);
     page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#patients" });
   });
 
@@ -88,7 +130,9 @@ describe("items named by their clinical label and in the page's language (#34 it
       expect(await ktv.locator("h2").textContent()).to.equal(words.ktv);
       expect(await page.locator(".series-card[data-code=URR] h2").textContent()).to.equal(`${words.urr} %`);
       await ktv.locator(".series-chart canvas").waitFor();
-      expect(await ktv.locator(".series-chart").getAttribute("aria-label")).to.satisfy((label: string) => label.startsWith(words.ktv));
+      expect(await ktv.locator(".series-chart").getAttribute("aria-label")).to.satisfy((label: string) =>
+        label.startsWith(words.ktv),
+      );
       // Found by "Kt/V" in either language, as the find bar of the browser finds it.
       expect(await page.locator(".series-card", { hasText: "Kt/V" }).getAttribute("data-code")).to.equal("KTV");
       await page.locator(".item-picker summary").click();
@@ -146,10 +190,17 @@ describe("items named by their clinical label and in the page's language (#34 it
         await page.keyboard.press("Control+A");
         await page.keyboard.press("Delete");
         await page.keyboard.type(typed);
-        const option = options.filter({ has: page.locator(".cm-completionLabel", { hasText: new RegExp(`^${label}$`) }) }).first();
+        const option = options
+          .filter({ has: page.locator(".cm-completionLabel", { hasText: new RegExp(`^${label}$`) }) })
+          .first();
         await option.waitFor();
         const seen = await badge(option);
-        expect(seen, `${lang}: the badge of ${label}`).to.deep.include({ word: KINDS[lang][kind], missing: [], color: "rgb(31, 41, 55)", background: "rgb(232, 234, 237)" });
+        expect(seen, `${lang}: the badge of ${label}`).to.deep.include({
+          word: KINDS[lang][kind],
+          missing: [],
+          color: "rgb(31, 41, 55)",
+          background: "rgb(232, 234, 237)",
+        });
         expect(seen.width, `${lang}: the badge of ${label} is as wide as its word`).to.be.greaterThan(16);
         await page.locator(".cm-tooltip-autocomplete").screenshot({ path: `${OUT}sql-completion-${kind}-${lang}.png` });
         await page.keyboard.press("Escape");

@@ -17,12 +17,22 @@ describe("the item mappings page in chromium", function () {
   const staff = useStaffBrowserSuite(TENANT, { viewport: { width: 390, height: 844 } });
 
   before(async () => {
-    const panels = monthlyPanels("MAPS", 3, (i) => [{ itemCode: "L-UREA", itemName: "本院尿素", value: 50 + i, unit: "mg/dL" }]);
+    const panels = monthlyPanels("MAPS", 3, (i) => [
+      { itemCode: "L-UREA", itemName: "本院尿素", value: 50 + i, unit: "mg/dL" },
+    ]);
     expect((await staff.tenant.push("lab", panels)).body.data.accepted).to.equal(3);
-    await until(async () => ((await staff.tenant.call("GET", "/api/dictionary/unmapped", { token: staff.tenant.authorToken })).body as unknown[]).length === 1 || null, 8000);
+    await until(
+      async () =>
+        (
+          (await staff.tenant.call("GET", "/api/dictionary/unmapped", { token: staff.tenant.authorToken }))
+            .body as unknown[]
+        ).length === 1 || null,
+      8000,
+    );
   });
 
-  const ready = (page: Page) => page.locator(".page-mappings .page-body[data-state=ready]").waitFor({ timeout: 20_000 });
+  const ready = (page: Page) =>
+    page.locator(".page-mappings .page-body[data-state=ready]").waitFor({ timeout: 20_000 });
   const fine = async (page: Page, what: string) => {
     await expectNoSidewaysScroll(page, what);
     await expectAccessible(page, what);
@@ -44,9 +54,13 @@ describe("the item mappings page in chromium", function () {
       await dialog.locator("button[type=submit]").click();
       await dialog.waitFor({ state: "detached" });
       await page.locator("table.item-mappings tr[data-remap=DONE]").waitFor({ timeout: 20_000 });
-      expect(await page.locator("table.item-mappings tr[data-remap=DONE] td.remap").textContent()).to.match(/done · 3 of 3 results/);
+      expect(await page.locator("table.item-mappings tr[data-remap=DONE] td.remap").textContent()).to.match(
+        /done · 3 of 3 results/,
+      );
       expect(await page.locator("table.unmapped-items").count(), "nothing left unmapped").to.equal(0);
-      const chart = await staff.tenant.call("GET", "/api/patients/P001/results?codes=UREA_PRE", { token: staff.tenant.authorToken });
+      const chart = await staff.tenant.call("GET", "/api/patients/P001/results?codes=UREA_PRE", {
+        token: staff.tenant.authorToken,
+      });
       expect(chart.body.series[0].points).to.have.length(3);
     } finally {
       await page.close();

@@ -49,17 +49,39 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
     ensureStaffBundle();
     const port = await freePort();
     publicUrl = `http://127.0.0.1:${port}`;
-    provider = await new TestOpenIdProvider({ clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl }).start();
+    provider = await new TestOpenIdProvider({
+      clientId: "dialysis-hub",
+      clientSecret: "test-client-secret-0123456789",
+      publicUrl,
+    }).start();
     service = await startTestService({
       projections: allProjections,
-      env: { PORT: String(port), PUBLIC_URL: publicUrl, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: "dialysis-hub", OIDC_CLIENT_SECRET: "test-client-secret-0123456789", OIDC_PROVIDER_NAME: "Hospital SSO", ALERT_STREAM_HEARTBEAT_SECONDS: "5" },
+      env: {
+        PORT: String(port),
+        PUBLIC_URL: publicUrl,
+        OIDC_ISSUER: provider.issuer,
+        OIDC_CLIENT_ID: "dialysis-hub",
+        OIDC_CLIENT_SECRET: "test-client-secret-0123456789",
+        OIDC_PROVIDER_NAME: "Hospital SSO",
+        ALERT_STREAM_HEARTBEAT_SECONDS: "5",
+      },
     });
     [tenant, browser] = await Promise.all([ingestionTenant(service, TENANT), launchChromium()]);
     // 张三 (P001) lies in ward A, the nurse's; 王五 in ward B, not hers.
-    const other = await tenant.call("PUT", "/api/patients/P-WARD-B", { token: ADMIN, tenant: TENANT, body: { name: "王五", idCard: makeIdCard("110105", "19480202", 7), ward: "B" } });
+    const other = await tenant.call("PUT", "/api/patients/P-WARD-B", {
+      token: ADMIN,
+      tenant: TENANT,
+      body: { name: "王五", idCard: makeIdCard("110105", "19480202", 7), ward: "B" },
+    });
     expect(other.status).to.equal(200);
     const taken = new Date(Date.now() - 3_600_000);
-    const pushed = await tenant.push("lab", [labReport("CRIT-NURSE", { collectedAt: localDateTime(taken), reportedAt: localDateTime(new Date()), items: [{ itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", abnormalFlag: "HH" }] })]);
+    const pushed = await tenant.push("lab", [
+      labReport("CRIT-NURSE", {
+        collectedAt: localDateTime(taken),
+        reportedAt: localDateTime(new Date()),
+        items: [{ itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", abnormalFlag: "HH" }],
+      }),
+    ]);
     expect(pushed.status).to.equal(200);
     page = await browser.context.newPage();
   });
@@ -90,9 +112,19 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
     await ready(".page-alerts .page-body");
     expect(await page.locator(".who").textContent()).to.equal("李护士 · Clinician · wards A");
     const tabs = await page.locator(".tabs a").allTextContents();
-    expect(tabs.map((tab) => tab.replace(/\d+$/, ""))).to.deep.equal(["Reports", "Result alerts", "Unmatched reports", "Patients"]);
-    expect(await page.context().cookies()).to.satisfy((cookies: Array<{ name: string; httpOnly: boolean }>) => cookies.some((c) => c.name === "dh_session" && c.httpOnly));
-    expect(await page.evaluate(() => sessionStorage.getItem("dialysis-hub.staff.session")), "no token kept in the tab").to.equal(null);
+    expect(tabs.map((tab) => tab.replace(/\d+$/, ""))).to.deep.equal([
+      "Reports",
+      "Result alerts",
+      "Unmatched reports",
+      "Patients",
+    ]);
+    expect(await page.context().cookies()).to.satisfy((cookies: Array<{ name: string; httpOnly: boolean }>) =>
+      cookies.some((c) => c.name === "dh_session" && c.httpOnly),
+    );
+    expect(
+      await page.evaluate(() => sessionStorage.getItem("dialysis-hub.staff.session")),
+      "no token kept in the tab",
+    ).to.equal(null);
     await expectAccessible(page, "the alerts page of a signed-in person");
   });
 
@@ -107,7 +139,9 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
     await page.locator("[data-state-tab=acknowledged]").click();
     const acknowledged = page.locator("table.alerts-acknowledged tr[data-external-id=CRIT-NURSE]");
     await acknowledged.waitFor();
-    expect(await acknowledged.locator(".outcome").textContent()).to.match(/ · 李护士.*Dr\. Wang told; potassium repeated$/);
+    expect(await acknowledged.locator(".outcome").textContent()).to.match(
+      / · 李护士.*Dr\. Wang told; potassium repeated$/,
+    );
 
     await page.getByRole("link", { name: "Patients" }).click();
     await ready(".page-patients .page-body");
@@ -115,7 +149,10 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
     expect(names.join(" ")).to.include("张三").and.not.to.include("王五");
     await page.getByRole("link", { name: "Results of 张三" }).click();
     await ready(".page-chart .page-body");
-    expect(await page.getByRole("button", { name: "Who looked at this patient" }).count(), "the access log is the administrators'").to.equal(0);
+    expect(
+      await page.getByRole("button", { name: "Who looked at this patient" }).count(),
+      "the access log is the administrators'",
+    ).to.equal(0);
 
     // A bookmark of a page beyond her roles opens the reports, saying why.
     await page.goto(`${publicUrl}/staff?tenant=${TENANT}&lang=en#credentials`);
@@ -149,7 +186,9 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
     await dialog.locator(".access-log[data-state=ready]").waitFor();
     const nurseRows = dialog.locator("tr[data-who='李护士']");
     expect(await nurseRows.count()).to.be.greaterThan(0);
-    const actions = await nurseRows.locator("td[data-action]").evaluateAll((cells) => cells.map((cell) => [cell.getAttribute("data-action"), cell.textContent]));
+    const actions = await nurseRows
+      .locator("td[data-action]")
+      .evaluateAll((cells) => cells.map((cell) => [cell.getAttribute("data-action"), cell.textContent]));
     expect(actions).to.deep.include(["GET /api/patients/{patientRef}/results", "Chart and results"]);
     expect(actions).to.deep.include(["POST /api/alerts/{alertId}/acknowledge", "Acknowledged a critical result"]);
     await expectAccessible(page, "the access log dialog");

@@ -14,7 +14,11 @@ const TENANT = "h1";
 const WAITING = 130;
 
 const WORDS = {
-  en: { more: "Show more", shownSoFar: "The oldest 100 waiting are shown; more are waiting", all: `${WAITING} waiting` },
+  en: {
+    more: "Show more",
+    shownSoFar: "The oldest 100 waiting are shown; more are waiting",
+    all: `${WAITING} waiting`,
+  },
   zh: { more: "显示更多", shownSoFar: "已显示最早的 100 份待认领，还有更多", all: `共 ${WAITING} 份待认领` },
 } as const;
 
@@ -24,7 +28,11 @@ describe("the unmatched queue a page at a time (contract E.6) in chromium", func
 
   before(async () => {
     const ids = Array.from({ length: WAITING }, (_, i) => `PAGED-${String(i).padStart(3, "0")}`);
-    for (let i = 0; i < ids.length; i += 100) await staff.tenant.push("lab", ids.slice(i, i + 100).map((id) => labReport(id, { patient: LI_SI })));
+    for (let i = 0; i < ids.length; i += 100)
+      await staff.tenant.push(
+        "lab",
+        ids.slice(i, i + 100).map((id) => labReport(id, { patient: LI_SI })),
+      );
     await until(async () => (await staff.tenant.unmatched()).length === WAITING, 15_000);
   });
 
@@ -41,9 +49,14 @@ describe("the unmatched queue a page at a time (contract E.6) in chromium", func
       await expectNoSidewaysScroll(page, `the first page of the queue (${lang})`);
 
       await more.click();
-      await page.waitForFunction((count) => document.querySelectorAll(".page-unmatched tbody tr").length === count, WAITING);
+      await page.waitForFunction(
+        (count) => document.querySelectorAll(".page-unmatched tbody tr").length === count,
+        WAITING,
+      );
       const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-external-id")));
-      expect(shown, "each report once, oldest first").to.deep.equal(Array.from({ length: WAITING }, (_, i) => `PAGED-${String(i).padStart(3, "0")}`));
+      expect(shown, "each report once, oldest first").to.deep.equal(
+        Array.from({ length: WAITING }, (_, i) => `PAGED-${String(i).padStart(3, "0")}`),
+      );
       expect(await page.locator(".page-unmatched .count").textContent()).to.equal(WORDS[lang].all);
       expect(await more.count(), "no more to show").to.equal(0);
       await page.screenshot({ path: `${OUT}paged-queue-${lang}.png`, fullPage: false });

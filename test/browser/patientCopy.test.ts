@@ -16,7 +16,10 @@ const run = promisify(execFile);
  */
 
 const TENANT = "h1";
-const WORDS = { en: { button: "Patient's copy", saved: /The patient's copy P001 copy \d{4}-\d{2}-\d{2}\.zip was downloaded\./ }, zh: { button: "患者副本", saved: /已下载患者副本 P001 copy \d{4}-\d{2}-\d{2}\.zip。/ } } as const;
+const WORDS = {
+  en: { button: "Patient's copy", saved: /The patient's copy P001 copy \d{4}-\d{2}-\d{2}\.zip was downloaded\./ },
+  zh: { button: "患者副本", saved: /已下载患者副本 P001 copy \d{4}-\d{2}-\d{2}\.zip。/ },
+} as const;
 
 describe("the patient's copy on the chart (contract G.1) in chromium", function () {
   this.timeout(120_000);
@@ -25,8 +28,19 @@ describe("the patient's copy on the chart (contract G.1) in chromium", function 
 
   before(async () => {
     expect((await staff.tenant.push("lab", [labReport("COPY-B1")])).status).to.equal(200);
-    await until(async () => (await staff.service.db.query("select 1 from read.lab_results where tenant = $1 and external_id = 'COPY-B1'", [TENANT])).rowCount! > 0, 20_000);
-    const made = await staff.tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "护士长王丽华", tenant: TENANT, roles: ["admin"] } });
+    await until(
+      async () =>
+        (
+          await staff.service.db.query("select 1 from read.lab_results where tenant = $1 and external_id = 'COPY-B1'", [
+            TENANT,
+          ])
+        ).rowCount! > 0,
+      20_000,
+    );
+    const made = await staff.tenant.call("POST", "/api/admin/authors", {
+      token: ADMIN,
+      body: { name: "护士长王丽华", tenant: TENANT, roles: ["admin"] },
+    });
     expect(made.status).to.equal(201);
     adminToken = made.body.token;
   });
@@ -43,7 +57,13 @@ describe("the patient's copy on the chart (contract G.1) in chromium", function 
         const [download] = await Promise.all([page.waitForEvent("download"), button.click()]);
         expect(download.suggestedFilename()).to.match(/^P001 copy \d{4}-\d{2}-\d{2}\.zip$/);
         const listed = await run("unzip", ["-Z1", (await download.path())!]);
-        expect(listed.stdout.split("\n").filter(Boolean)).to.deep.equal(["patient.json", "results.ndjson", "history.json", "alerts.json", "access-log.json"]);
+        expect(listed.stdout.split("\n").filter(Boolean)).to.deep.equal([
+          "patient.json",
+          "results.ndjson",
+          "history.json",
+          "alerts.json",
+          "access-log.json",
+        ]);
         await page.getByText(WORDS[lang].saved).waitFor();
         expect(await button.isEnabled(), "ready for another copy").to.equal(true);
         await page.screenshot({ path: `${OUT}phone-${lang}-chart-patient-copy.png`, fullPage: true });

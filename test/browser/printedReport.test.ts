@@ -43,7 +43,22 @@ const WORDS = {
     viewReport: "View report PANEL-1",
     heading: "Laboratory report · 肾功能电解质Final",
     meta: /^Version 1 of 1 · received \d{4}-\d\d-\d\d \d\d:\d\d · from Central lab LIS$/,
-    facts: ["Name", "张三", "ID card", "110105********002X", "HIS id", "H-1", "Report no.", "L-2026-0042", "Report id", "PANEL-1", "Specimen", "serum", "Collected", localDateTime(taken).slice(0, 16)],
+    facts: [
+      "Name",
+      "张三",
+      "ID card",
+      "110105********002X",
+      "HIS id",
+      "H-1",
+      "Report no.",
+      "L-2026-0042",
+      "Report id",
+      "PANEL-1",
+      "Specimen",
+      "serum",
+      "Collected",
+      localDateTime(taken).slice(0, 16),
+    ],
     head: ["Item", "Result", "Flag", "Unit", "Reference range"],
     // Under the laboratory's name and code, the standard item by its label and English name (#34 item 5).
     k: ["钾KK · Potassium", "5.9", "↑ H high", "mmol/L", "3.5–5.3"],
@@ -62,7 +77,22 @@ const WORDS = {
     viewReport: "查看报告 PANEL-1",
     heading: "检验报告单 · 肾功能电解质正式报告",
     meta: /^第 1 版（共 1 版）· \d{4}-\d\d-\d\d \d\d:\d\d 收到 · 来自 Central lab LIS$/,
-    facts: ["姓名", "张三", "身份证号", "110105********002X", "HIS 号", "H-1", "报告单号", "L-2026-0042", "报告编号", "PANEL-1", "标本", "血清", "采集时间", localDateTime(taken).slice(0, 16)],
+    facts: [
+      "姓名",
+      "张三",
+      "身份证号",
+      "110105********002X",
+      "HIS 号",
+      "H-1",
+      "报告单号",
+      "L-2026-0042",
+      "报告编号",
+      "PANEL-1",
+      "标本",
+      "血清",
+      "采集时间",
+      localDateTime(taken).slice(0, 16),
+    ],
     head: ["项目", "结果", "提示", "单位", "参考范围"],
     // 钾 (K) is printed already; 血红蛋白 (Hb) adds the label.
     k: ["钾K", "5.9", "↑ H 偏高", "mmol/L", "3.5–5.3"],
@@ -78,7 +108,8 @@ const WORDS = {
 } as const;
 
 const cellsOf = (row: Locator) => row.locator("th, td").evaluateAll((cells) => cells.map((cell) => cell.textContent));
-const factsOf = (sheet: Locator, list: string) => sheet.locator(`${list} dt, ${list} dd`).evaluateAll((cells) => cells.map((cell) => cell.textContent));
+const factsOf = (sheet: Locator, list: string) =>
+  sheet.locator(`${list} dt, ${list} dd`).evaluateAll((cells) => cells.map((cell) => cell.textContent));
 
 describe("reports shown as a laboratory prints them (#34 item 7) in chromium", function () {
   this.timeout(120_000);
@@ -102,14 +133,26 @@ describe("reports shown as a laboratory prints them (#34 item 7) in chromium", f
     expect(await cellsOf(sheet.locator("tr[data-item=K]"))).to.deep.equal(words.k);
     expect(await cellsOf(sheet.locator("tr[data-item=HGB]"))).to.deep.equal(words.hgb);
     expect(await cellsOf(sheet.locator("tr[data-item=NA]"))).to.deep.equal(words.na);
-    expect(await cellsOf(sheet.locator("tr[data-item=X-LOCAL-42]"))).to.deep.equal(["某本地项目X-LOCAL-42", "阴性", "", "", ""]);
+    expect(await cellsOf(sheet.locator("tr[data-item=X-LOCAL-42]"))).to.deep.equal([
+      "某本地项目X-LOCAL-42",
+      "阴性",
+      "",
+      "",
+      "",
+    ]);
     expect(await factsOf(sheet, ".report-signoff")).to.deep.equal(words.signoff);
   }
 
   before(async () => {
-    const pushed = await staff.tenant.push("lab", [panel(), labReport("WAIT-1", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } })]);
+    const pushed = await staff.tenant.push("lab", [
+      panel(),
+      labReport("WAIT-1", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } }),
+    ]);
     expect(pushed.body.data.results.map((result: { matched: boolean }) => result.matched)).to.deep.equal([true, false]);
-    expect((await staff.tenant.push("exam", [examReport("ECHO-1", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } })])).status).to.equal(200);
+    expect(
+      (await staff.tenant.push("exam", [examReport("ECHO-1", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } })]))
+        .status,
+    ).to.equal(200);
     await until(async () => (await staff.tenant.unmatched()).length === 2, 10_000);
     page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#patients" });
   });
@@ -130,7 +173,10 @@ describe("reports shown as a laboratory prints them (#34 item 7) in chromium", f
       expect(await record.locator("summary").textContent()).to.equal(words.record);
       expect(await record.getAttribute("open"), "folded").to.equal(null);
       await record.locator("summary").click();
-      expect(JSON.parse((await record.locator(".report-json").textContent())!)).to.deep.include({ externalId: "PANEL-1", reportNo: "L-2026-0042" });
+      expect(JSON.parse((await record.locator(".report-json").textContent())!)).to.deep.include({
+        externalId: "PANEL-1",
+        reportNo: "L-2026-0042",
+      });
       await page.screenshot({ path: `${OUT}report-history-${lang}.png`, fullPage: true });
       await expectAccessible(page, `the printed report in the history (${lang})`);
       await close();
@@ -153,9 +199,20 @@ describe("reports shown as a laboratory prints them (#34 item 7) in chromium", f
       await preview.locator("summary").click();
       await ready("dialog .report-preview-body");
       const lab = preview.locator(".report-sheet");
-      expect((await factsOf(lab, ".report-facts")).slice(0, 4)).to.deep.equal([words.facts[0], "李四", words.facts[2], "440524********0014"]);
+      expect((await factsOf(lab, ".report-facts")).slice(0, 4)).to.deep.equal([
+        words.facts[0],
+        "李四",
+        words.facts[2],
+        "440524********0014",
+      ]);
       expect(await dialog().textContent(), "the id card is masked").not.to.include(LI_SI.idCard);
-      expect(await cellsOf(lab.locator("tr[data-item=K]"))).to.deep.equal([words.k[0], "5.6", words.k[2], "mmol/L", ""]);
+      expect(await cellsOf(lab.locator("tr[data-item=K]"))).to.deep.equal([
+        words.k[0],
+        "5.6",
+        words.k[2],
+        "mmol/L",
+        "",
+      ]);
       await page.screenshot({ path: `${OUT}report-before-claim-${lang}.png` });
       await close();
 
@@ -164,7 +221,13 @@ describe("reports shown as a laboratory prints them (#34 item 7) in chromium", f
       await ready("dialog .report-preview-body");
       const exam = dialog().locator(".report-sheet-exam");
       expect(await exam.locator(".report-sheet-head h3").textContent()).to.equal(words.exam);
-      expect(await exam.locator(".report-text").evaluateAll((sections) => sections.flatMap((s) => [s.querySelector("h4")!.textContent, s.querySelector("p")!.textContent]))).to.deep.equal(words.findings);
+      expect(
+        await exam
+          .locator(".report-text")
+          .evaluateAll((sections) =>
+            sections.flatMap((s) => [s.querySelector("h4")!.textContent, s.querySelector("p")!.textContent]),
+          ),
+      ).to.deep.equal(words.findings);
       expect(await cellsOf(exam.locator("tr[data-item=LVEF]"))).to.deep.equal(["左室射血分数LVEF", "62", "%"]);
       await expectAccessible(page, `an examination report before claiming (${lang})`);
       await close();

@@ -27,8 +27,10 @@ const WORDS = {
     cancel: "Cancel",
     reason: "Reason",
     search: "Search patients",
-    claimRefused: /^Someone else dealt with this report, or it was sent again, since you opened it; nothing was done\. Last change: Nurse Wang dismissed the report at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(reason: sent to the wrong centre\)\. The queue behind this dialog now shows the report as it is; close this dialog and open the report again if it still needs you\.$/,
-    dismissRefused: /^Someone else dealt with this report, or it was sent again, since you opened it; nothing was done\. Last change: Nurse Wang claimed the report at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\. The queue behind/,
+    claimRefused:
+      /^Someone else dealt with this report, or it was sent again, since you opened it; nothing was done\. Last change: Nurse Wang dismissed the report at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(reason: sent to the wrong centre\)\. The queue behind this dialog now shows the report as it is; close this dialog and open the report again if it still needs you\.$/,
+    dismissRefused:
+      /^Someone else dealt with this report, or it was sent again, since you opened it; nothing was done\. Last change: Nurse Wang claimed the report at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\. The queue behind/,
   },
   zh: {
     claim: (id: string) => `认领报告 ${id}`,
@@ -38,8 +40,10 @@ const WORDS = {
     cancel: "取消",
     reason: "理由",
     search: "搜索患者",
-    claimRefused: /^这份报告在您打开之后已被他人处理或重新发送，本次操作未执行。 最近一次变更：Nurse Wang 于 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d 搁置了这份报告（原因：sent to the wrong centre）。 待认领列表已刷新，显示报告的最新状态；如仍需处理，请关闭此窗口后重新打开这份报告。$/,
-    dismissRefused: /^这份报告在您打开之后已被他人处理或重新发送，本次操作未执行。 最近一次变更：Nurse Wang 于 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d 认领了这份报告。 待认领列表已刷新/,
+    claimRefused:
+      /^这份报告在您打开之后已被他人处理或重新发送，本次操作未执行。 最近一次变更：Nurse Wang 于 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d 搁置了这份报告（原因：sent to the wrong centre）。 待认领列表已刷新，显示报告的最新状态；如仍需处理，请关闭此窗口后重新打开这份报告。$/,
+    dismissRefused:
+      /^这份报告在您打开之后已被他人处理或重新发送，本次操作未执行。 最近一次变更：Nurse Wang 于 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d 认领了这份报告。 待认领列表已刷新/,
   },
 } as const;
 
@@ -52,12 +56,23 @@ describe("a claim or dismissal on a report someone else decided meanwhile is ref
   const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
   const row = (externalId: string) => page.locator(`.page-unmatched tr[data-external-id="${externalId}"]`);
   const decisions = async (externalId: string) =>
-    ((await staff.tenant.call("GET", `/api/history/lab/${externalId}`, { token: ADMIN })).body.entries as Array<{ event: string; by: string }>).map((entry) => `${entry.event} ${entry.by}`);
+    (
+      (await staff.tenant.call("GET", `/api/history/lab/${externalId}`, { token: ADMIN })).body.entries as Array<{
+        event: string;
+        by: string;
+      }>
+    ).map((entry) => `${entry.event} ${entry.by}`);
 
   before(async () => {
-    const made = await staff.tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Nurse Wang", tenant: TENANT } });
+    const made = await staff.tenant.call("POST", "/api/admin/authors", {
+      token: ADMIN,
+      body: { name: "Nurse Wang", tenant: TENANT },
+    });
     wang = made.body.token;
-    const reports = ["en", "zh"].flatMap((lang) => [labReport(`LATE-CLAIM-${lang}`, { patient: SENT }), labReport(`LATE-DISMISS-${lang}`, { patient: SENT })]);
+    const reports = ["en", "zh"].flatMap((lang) => [
+      labReport(`LATE-CLAIM-${lang}`, { patient: SENT }),
+      labReport(`LATE-DISMISS-${lang}`, { patient: SENT }),
+    ]);
     await staff.tenant.push("lab", reports);
     await until(async () => (await staff.tenant.unmatched()).length === reports.length, 10_000);
     page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#unmatched" });
@@ -74,21 +89,32 @@ describe("a claim or dismissal on a report someone else decided meanwhile is ref
       await ready("dialog .picker-results");
       await dialog().getByLabel(words.search).fill("P001");
       await dialog().getByLabel(words.search).press("Enter");
-      await page.waitForFunction(() => document.querySelector('dialog .picker-option[data-patient-ref="P001"]') !== null);
+      await page.waitForFunction(
+        () => document.querySelector('dialog .picker-option[data-patient-ref="P001"]') !== null,
+      );
       await dialog().locator('.picker-option[data-patient-ref="P001"] input[type=radio]').check();
       await ready("dialog .claim-check-body");
       // While the person reads the check, a colleague dismisses the report.
-      const dismissed = await staff.tenant.call("POST", `/api/unmatched/lab/${externalId}/dismiss`, { token: wang, body: { reason: "sent to the wrong centre" } });
+      const dismissed = await staff.tenant.call("POST", `/api/unmatched/lab/${externalId}/dismiss`, {
+        token: wang,
+        body: { reason: "sent to the wrong centre" },
+      });
       expect(dismissed.status).to.equal(200);
       await dialog().getByRole("button", { name: words.claimButton, exact: true }).click();
 
       const problem = dialog().locator(".form-error");
       await problem.waitFor();
       expect(await problem.textContent()).to.match(words.claimRefused);
-      expect(await dialog().getByRole("button", { name: words.claimButton, exact: true }).isHidden(), "the stale decision cannot be sent again").to.equal(true);
+      expect(
+        await dialog().getByRole("button", { name: words.claimButton, exact: true }).isHidden(),
+        "the stale decision cannot be sent again",
+      ).to.equal(true);
       expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal(words.cancel);
       await row(externalId).waitFor({ state: "detached" });
-      expect(await decisions(externalId), "the dismissal stands").to.deep.equal(["RECEIVED Central lab LIS", "DISMISSED Nurse Wang"]);
+      expect(await decisions(externalId), "the dismissal stands").to.deep.equal([
+        "RECEIVED Central lab LIS",
+        "DISMISSED Nurse Wang",
+      ]);
       await problem.scrollIntoViewIfNeeded();
       await expectViewFits(page, `the refused claim at 390 px (${lang})`);
       await expectAccessible(page, `the refused claim at 390 px (${lang})`);
@@ -103,7 +129,14 @@ describe("a claim or dismissal on a report someone else decided meanwhile is ref
       await ready(".page-unmatched .page-body");
       await page.getByRole("button", { name: words.dismiss(externalId) }).click();
       await dialog().getByLabel(words.reason).fill("not ours");
-      expect((await staff.tenant.call("POST", `/api/unmatched/lab/${externalId}/claim`, { token: wang, body: { patientRef: "P001" } })).status).to.equal(200);
+      expect(
+        (
+          await staff.tenant.call("POST", `/api/unmatched/lab/${externalId}/claim`, {
+            token: wang,
+            body: { patientRef: "P001" },
+          })
+        ).status,
+      ).to.equal(200);
       await dialog().getByRole("button", { name: words.dismissButton, exact: true }).click();
       const problem = dialog().locator(".form-error");
       await problem.waitFor();

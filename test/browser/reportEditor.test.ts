@@ -69,7 +69,9 @@ describe("the report editor in chromium", function () {
     await previewAfter(page, () => page.keyboard.press("Control+S"));
     const finding = page.locator('.editor-audit li[data-rule="select-star"]');
     await finding.getByRole("button", { name: "queries.wards" }).click();
-    expect(await page.evaluate(() => document.activeElement?.closest("[data-path]")?.getAttribute("data-path"))).to.match(/^queries\.wards/);
+    expect(
+      await page.evaluate(() => document.activeElement?.closest("[data-path]")?.getAttribute("data-path")),
+    ).to.match(/^queries\.wards/);
     await typeInto("SQL of query wards", WARD_SQL);
     await previewAfter(page, saveAndPreview);
     expect(await page.locator(".editor-audit li").count()).to.equal(0);
@@ -81,28 +83,38 @@ describe("the report editor in chromium", function () {
     await saveAndPreview();
     const problems = page.locator(".editor-problems");
     await problems.waitFor();
-    expect(await problems.textContent()).to.include("nodes[0].id").and.include("id must be 1 to 64 letters, digits, _ or -");
+    expect(await problems.textContent())
+      .to.include("nodes[0].id")
+      .and.include("id must be 1 to 64 letters, digits, _ or -");
     const idField = node.getByLabel("Id", { exact: true });
     expect(await idField.getAttribute("aria-invalid")).to.equal("true");
     expect(await node.locator(".field-error").textContent()).to.include("id must be 1 to 64 letters");
 
     // "Go to" moves to the field; the JSON view marks the same member.
     await problems.getByRole("button", { name: "nodes[0].id" }).click();
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.path)).to.equal("nodes[0].id");
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.path)).to.equal(
+      "nodes[0].id",
+    );
     await page.getByRole("tab", { name: "JSON" }).click();
     await page.locator("#editor-json-panel .cm-lintRange-error").first().waitFor();
-    expect(await page.locator("#editor-json-panel .cm-lintRange-error").first().textContent()).to.match(/"id"|ward table/);
+    expect(await page.locator("#editor-json-panel .cm-lintRange-error").first().textContent()).to.match(
+      /"id"|ward table/,
+    );
 
     // Fixed in the JSON view, the form shows the fix.
     const jsonText = await page.locator("#editor-json-panel .cm-content").textContent();
     expect(jsonText).to.include('"ward table"');
     await page.locator("#editor-json-panel .cm-content").click();
     await page.keyboard.press("Control+A");
-    const spec = JSON.parse(await page.evaluate(() => (document.querySelector("#editor-json-panel .cm-content") as HTMLElement).innerText));
+    const spec = JSON.parse(
+      await page.evaluate(() => (document.querySelector("#editor-json-panel .cm-content") as HTMLElement).innerText),
+    );
     spec.nodes[0].id = "wards";
     await page.keyboard.insertText(JSON.stringify(spec, null, 2));
     await page.getByRole("tab", { name: "Form" }).click();
-    expect(await page.locator('.spec-card[data-path="nodes[0]"]').getByLabel("Id", { exact: true }).inputValue()).to.equal("wards");
+    expect(
+      await page.locator('.spec-card[data-path="nodes[0]"]').getByLabel("Id", { exact: true }).inputValue(),
+    ).to.equal("wards");
     await previewAfter(page, saveAndPreview);
     expect(await problems.isHidden()).to.equal(true);
     await page.screenshot({ path: `${OUT}editor-preview.png`, fullPage: true });
@@ -120,7 +132,10 @@ describe("the report editor in chromium", function () {
     await publish("snapshot", "first board");
     await page.locator('.versions-panel tr[data-version="v1"]').waitFor();
     await page.locator(".editor-status", { hasText: "Published as v1." }).waitFor();
-    expect(await page.getByRole("button", { name: "Discard draft" }).isDisabled(), "no draft after publishing").to.equal(true);
+    expect(
+      await page.getByRole("button", { name: "Discard draft" }).isDisabled(),
+      "no draft after publishing",
+    ).to.equal(true);
 
     await page.getByLabel("Title", { exact: true }).first().fill("Patients per ward");
     await publish("dynamic", "clearer title");
@@ -140,8 +155,15 @@ describe("the report editor in chromium", function () {
     const v3 = page.locator('.versions-panel tr[data-version="v3"]');
     await v3.waitFor();
     expect(await v3.locator("td.note").textContent()).to.equal("restored from v1");
-    expect(await page.getByLabel("Title", { exact: true }).first().inputValue(), "the editor starts from the restored version").to.equal("Patients by ward");
-    const versions = (await staff.tenant.call("GET", "/api/reports/ward-board/versions")).body as Array<{ no: string; mode: string; current: boolean }>;
+    expect(
+      await page.getByLabel("Title", { exact: true }).first().inputValue(),
+      "the editor starts from the restored version",
+    ).to.equal("Patients by ward");
+    const versions = (await staff.tenant.call("GET", "/api/reports/ward-board/versions")).body as Array<{
+      no: string;
+      mode: string;
+      current: boolean;
+    }>;
     expect(versions.map((v) => [v.no, v.mode, v.current])).to.deep.equal([
       ["v3", "snapshot", true],
       ["v2", "dynamic", false],
@@ -156,27 +178,59 @@ describe("the report editor in chromium", function () {
     await filter.getByLabel("Name", { exact: true }).fill("ward");
     await filter.getByLabel("Name", { exact: true }).press("Tab");
     await page.locator('.spec-card[data-path="params[0]"]').getByLabel("Label", { exact: true }).fill("Ward");
-    await page.locator('.spec-card[data-path="params[0]"]').getByRole("group", { name: "Default" }).getByRole("textbox").fill("A");
-    await typeInto("SQL of query wards", "select ward, count(*) as patients from patients [[where ward = {{ward}}]] group by ward order by ward");
+    await page
+      .locator('.spec-card[data-path="params[0]"]')
+      .getByRole("group", { name: "Default" })
+      .getByRole("textbox")
+      .fill("A");
+    await typeInto(
+      "SQL of query wards",
+      "select ward, count(*) as patients from patients [[where ward = {{ward}}]] group by ward order by ward",
+    );
     await page.getByLabel("Allow export to Word (docx)").uncheck();
     const frame = await previewAfter(page, saveAndPreview);
     expect(await frame.getByLabel("Ward").inputValue()).to.equal("A");
     expect(await frame.getByRole("button", { name: "Export Excel" }).count()).to.equal(1);
     expect(await frame.getByRole("button", { name: "Export Word" }).count()).to.equal(0);
-    const saved = (await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body.spec;
+    const saved = (
+      await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", {
+        token: staff.tenant.authorToken,
+      })
+    ).body.spec;
     expect(saved.params).to.deep.equal([{ name: "ward", label: "Ward", type: "text", default: "A" }]);
     expect(saved.export).to.deep.equal({ docx: false });
 
     // Switched on again, the member goes: the format's default is on.
     await page.getByLabel("Allow export to Word (docx)").check();
     await saveAndPreview();
-    await until(async () => !("export" in (await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body.spec));
+    await until(
+      async () =>
+        !(
+          "export" in
+          (
+            await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", {
+              token: staff.tenant.authorToken,
+            })
+          ).body.spec
+        ),
+    );
   });
 
   it("does not overwrite a draft another author saved meanwhile: it says so, and loads theirs or saves over it on request", async () => {
     const theirs = async (title: string) => {
-      const draft = (await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body;
-      expect((await staff.tenant.call("PUT", "/api/reports/ward-board/draft", { token: staff.tenant.authorToken, body: { spec: { ...draft.spec, title } } })).status).to.equal(200);
+      const draft = (
+        await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", {
+          token: staff.tenant.authorToken,
+        })
+      ).body;
+      expect(
+        (
+          await staff.tenant.call("PUT", "/api/reports/ward-board/draft", {
+            token: staff.tenant.authorToken,
+            body: { spec: { ...draft.spec, title } },
+          })
+        ).status,
+      ).to.equal(200);
     };
     const title = () => page.getByLabel("Title", { exact: true }).first();
     const conflict = page.locator(".editor-conflict");
@@ -185,10 +239,19 @@ describe("the report editor in chromium", function () {
     await title().fill("My title");
     await saveAndPreview();
     await conflict.waitFor();
-    expect(await conflict.textContent()).to.include("Someone else changed the draft.").and.include("saved again since");
+    expect(await conflict.textContent())
+      .to.include("Someone else changed the draft.")
+      .and.include("saved again since");
     await conflict.getByRole("button", { name: "Save mine anyway (overwrite)" }).click();
     await conflict.waitFor({ state: "hidden" });
-    await until(async () => (await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body.title === "My title");
+    await until(
+      async () =>
+        (
+          await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", {
+            token: staff.tenant.authorToken,
+          })
+        ).body.title === "My title",
+    );
 
     await theirs("Their second title");
     await title().fill("My second title");
@@ -201,7 +264,13 @@ describe("the report editor in chromium", function () {
     await title().fill("Agreed title");
     await saveAndPreview();
     await page.locator(".editor-status", { hasText: "Draft saved" }).waitFor();
-    expect((await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", { token: staff.tenant.authorToken })).body.title).to.equal("Agreed title");
+    expect(
+      (
+        await staff.tenant.call("GET", "/api/reports/ward-board/versions/draft/source", {
+          token: staff.tenant.authorToken,
+        })
+      ).body.title,
+    ).to.equal("Agreed title");
 
     // Publishing, too, is of the draft the editor shows: not of one saved meanwhile.
     await theirs("Their unseen title");
@@ -216,14 +285,23 @@ describe("the report editor in chromium", function () {
   it("opens each demo report (every spec addition in use) in the form and the JSON view and saves it unchanged", async () => {
     for (const demo of demoReports(["2026-01-01", "2026-03-31"])) {
       const id = `demo-${demo.id}`;
-      expect((await staff.tenant.call("PUT", `/api/reports/${id}/draft`, { token: staff.tenant.authorToken, body: { title: demo.title, spec: demo.spec } })).status).to.equal(200);
+      expect(
+        (
+          await staff.tenant.call("PUT", `/api/reports/${id}/draft`, {
+            token: staff.tenant.authorToken,
+            body: { title: demo.title, spec: demo.spec },
+          })
+        ).status,
+      ).to.equal(200);
       await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/${id}`);
       await page.locator(".page-editor .editor").waitFor();
       await page.getByRole("tab", { name: "JSON" }).click();
       await page.getByRole("tab", { name: "Form" }).click();
       await saveAndPreview();
       await page.locator(".editor-status", { hasText: "Draft saved" }).waitFor();
-      const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: staff.tenant.authorToken });
+      const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, {
+        token: staff.tenant.authorToken,
+      });
       expect(saved.body.spec, demo.id).to.deep.equal(demo.spec);
     }
 
@@ -246,15 +324,37 @@ describe("the report editor in chromium", function () {
     const choices = async (lang: "zh" | "en") => {
       await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#edit/${id}`);
       await page.locator(".page-editor .editor").waitFor();
-      return page.locator('select[data-path$=".type"], select[data-path$=".chart"], select[data-path$=".align"]').evaluateAll((selects) =>
-        selects.map((select) => ({ path: select.getAttribute("data-path")!, chosen: (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? "", raw: [...(select as HTMLSelectElement).options].filter((o) => o.value && o.textContent === o.value).map((o) => o.value) })),
-      );
+      return page
+        .locator('select[data-path$=".type"], select[data-path$=".chart"], select[data-path$=".align"]')
+        .evaluateAll((selects) =>
+          selects.map((select) => ({
+            path: select.getAttribute("data-path")!,
+            chosen: (select as HTMLSelectElement).selectedOptions[0]?.textContent ?? "",
+            raw: [...(select as HTMLSelectElement).options]
+              .filter((o) => o.value && o.textContent === o.value)
+              .map((o) => o.value),
+          })),
+        );
     };
     const zh = await choices("zh");
-    expect(zh.map((c) => c.chosen)).to.include.members(["日期范围 (dateRange)", "多选 (multiSelect)", "图表 (chart)", "折线图 (line)", "指标 (stat)"]);
-    expect(zh.filter((c) => c.raw.length), "no choice shown as its bare value").to.deep.equal([]);
+    expect(zh.map((c) => c.chosen)).to.include.members([
+      "日期范围 (dateRange)",
+      "多选 (multiSelect)",
+      "图表 (chart)",
+      "折线图 (line)",
+      "指标 (stat)",
+    ]);
+    expect(
+      zh.filter((c) => c.raw.length),
+      "no choice shown as its bare value",
+    ).to.deep.equal([]);
     const en = await choices("en");
-    expect(en.map((c) => c.chosen)).to.include.members(["Date range (dateRange)", "Several choices (multiSelect)", "Chart (chart)", "Line chart (line)"]);
+    expect(en.map((c) => c.chosen)).to.include.members([
+      "Date range (dateRange)",
+      "Several choices (multiSelect)",
+      "Chart (chart)",
+      "Line chart (line)",
+    ]);
     expect(en.filter((c) => c.raw.length)).to.deep.equal([]);
 
     // A text meant for the screen only is unticked from print (issue #34 item 11: "Click a month…" in the Word file).
@@ -269,7 +369,9 @@ describe("the report editor in chromium", function () {
       await page.waitForTimeout(300);
     }
     await previewAfter(page, saveAndPreview);
-    const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: staff.tenant.authorToken });
+    const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, {
+      token: staff.tenant.authorToken,
+    });
     expect(saved.body.spec.nodes[0]).to.include({ type: "text", print: false });
   });
 
@@ -280,7 +382,12 @@ describe("the report editor in chromium", function () {
     const names = page.locator('.spec-card[data-path="nodes[6]"] fieldset[data-path="nodes[6].labels"]');
     expect(await names.locator("legend").textContent()).to.equal("Series names");
     const cell = (row: number, key: string) => names.locator(`[data-path="nodes[6].labels[${row}].${key}"]`);
-    expect([await cell(0, "column").inputValue(), await cell(0, "label").inputValue(), await cell(1, "column").inputValue(), await cell(1, "label").inputValue()]).to.deep.equal(["ktv", "spKt/V", "urr", "URR"]);
+    expect([
+      await cell(0, "column").inputValue(),
+      await cell(0, "label").inputValue(),
+      await cell(1, "column").inputValue(),
+      await cell(1, "label").inputValue(),
+    ]).to.deep.equal(["ktv", "spKt/V", "urr", "URR"]);
     await cell(1, "label").fill("URR (%)");
     await names.getByRole("button", { name: "Add series name" }).click();
     await cell(2, "column").fill("ktvv");
@@ -288,10 +395,14 @@ describe("the report editor in chromium", function () {
     await saveAndPreview();
     const problems = page.locator(".editor-problems");
     await problems.waitFor();
-    expect(await problems.textContent()).to.include("nodes[6].labels.ktvv").and.include('labels names "ktvv", which is not a column of y or y2: use one of ktv, urr as the key');
+    expect(await problems.textContent())
+      .to.include("nodes[6].labels.ktvv")
+      .and.include('labels names "ktvv", which is not a column of y or y2: use one of ktv, urr as the key');
     await names.getByRole("button", { name: "Remove 3" }).click();
     await previewAfter(page, saveAndPreview);
-    const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, { token: staff.tenant.authorToken });
+    const saved = await staff.tenant.call("GET", `/api/reports/${id}/versions/draft/source`, {
+      token: staff.tenant.authorToken,
+    });
     expect(saved.body.spec.nodes[6].labels).to.deep.equal({ ktv: "spKt/V", urr: "URR (%)" });
 
     await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=zh#edit/${id}`);
@@ -302,25 +413,54 @@ describe("the report editor in chromium", function () {
 
   it("marks a query that fails when saved at its SQL line and column, and asks before publishing it (en, zh)", async () => {
     // Issue #34, item 3: `avg(ktvv)` was saved with grade A and published; viewers met the error.
-    const spec = { version: 1, title: "Kt/V by month", params: [], queries: { monthly: { sql: "select month, avg(value_avg) as ktv from monthly_results where std_code = 'KTV' group by month order by month" } }, nodes: [{ id: "trend", type: "table", query: "monthly" }] };
-    expect((await staff.tenant.call("PUT", "/api/reports/ktv-board/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
+    const spec = {
+      version: 1,
+      title: "Kt/V by month",
+      params: [],
+      queries: {
+        monthly: {
+          sql: "select month, avg(value_avg) as ktv from monthly_results where std_code = 'KTV' group by month order by month",
+        },
+      },
+      nodes: [{ id: "trend", type: "table", query: "monthly" }],
+    };
+    expect(
+      (
+        await staff.tenant.call("PUT", "/api/reports/ktv-board/draft", {
+          token: staff.tenant.authorToken,
+          body: { spec },
+        })
+      ).status,
+    ).to.equal(200);
     await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/ktv-board`);
     await page.locator(".page-editor .editor").waitFor();
     const sqlField = page.locator('.sql-field[data-path="queries.monthly.sql"]');
 
-    await typeInto("SQL of query monthly", "select month,\n  avg(ktvv) as ktv\nfrom monthly_results\ngroup by month order by month");
+    await typeInto(
+      "SQL of query monthly",
+      "select month,\n  avg(ktvv) as ktv\nfrom monthly_results\ngroup by month order by month",
+    );
     await previewAfter(page, saveAndPreview);
     const note = sqlField.locator(".query-problems");
     await note.waitFor();
-    expect(await note.textContent()).to.equal('This query failed when the draft was saved, at line 2, column 7: column "ktvv" does not exist.');
+    expect(await note.textContent()).to.equal(
+      'This query failed when the draft was saved, at line 2, column 7: column "ktvv" does not exist.',
+    );
     const mark = sqlField.locator(".cm-lintRange-error");
     expect(await mark.textContent(), "the unknown column is underlined where the database points").to.equal("ktvv");
-    expect(await sqlField.locator(".cm-line").nth(1).locator(".cm-lintRange-error").count(), "on the second line").to.equal(1);
+    expect(
+      await sqlField.locator(".cm-line").nth(1).locator(".cm-lintRange-error").count(),
+      "on the second line",
+    ).to.equal(1);
     const editor = page.getByRole("textbox", { name: "SQL of query monthly", exact: true });
     expect(await editor.getAttribute("aria-invalid")).to.equal("true");
     expect(await editor.getAttribute("aria-describedby")).to.equal(await note.getAttribute("id"));
-    expect(await page.locator(".editor-audit .grade").textContent(), "the audit counts the failing query").to.equal("B");
-    expect(await page.locator('.editor-audit li[data-rule="query-fails"]').textContent()).to.include("at line 2, column 7");
+    expect(await page.locator(".editor-audit .grade").textContent(), "the audit counts the failing query").to.equal(
+      "B",
+    );
+    expect(await page.locator('.editor-audit li[data-rule="query-fails"]').textContent()).to.include(
+      "at line 2, column 7",
+    );
     await expectAccessible(page, "the editor showing a query that failed when saved");
     await page.screenshot({ path: `${OUT}editor-query-fails.png`, fullPage: true });
 
@@ -329,36 +469,60 @@ describe("the report editor in chromium", function () {
     const dialog = page.locator("dialog .publish-form");
     const warning = dialog.locator(".publish-failing");
     await warning.waitFor();
-    expect(await warning.textContent()).to.include("1 query of this draft fails when run with the filters' defaults").and.include("queries.monthly");
+    expect(await warning.textContent())
+      .to.include("1 query of this draft fails when run with the filters' defaults")
+      .and.include("queries.monthly");
     await expectAccessible(page, "the publish dialog asking about a failing query");
     await dialog.getByRole("button", { name: "Publish" }).click();
     expect(await dialog.locator(".form-error").textContent()).to.include("tick “publish anyway” first");
-    expect((await staff.tenant.call("GET", "/api/reports/ktv-board/versions")).body, "nothing published yet").to.deep.equal([]);
+    expect(
+      (await staff.tenant.call("GET", "/api/reports/ktv-board/versions")).body,
+      "nothing published yet",
+    ).to.deep.equal([]);
     await dialog.getByLabel("I know these queries fail: publish anyway").check();
     await dialog.getByRole("button", { name: "Publish" }).click();
     await page.locator(".editor-status", { hasText: "Published as v1." }).waitFor();
-    const v1 = (await staff.tenant.call("GET", "/api/reports/ktv-board/versions/v1/audit")).body as { grade: string; findings: Array<{ rule: string }> };
+    const v1 = (await staff.tenant.call("GET", "/api/reports/ktv-board/versions/v1/audit")).body as {
+      grade: string;
+      findings: Array<{ rule: string }>;
+    };
     expect(v1.grade).to.equal("B");
     expect(v1.findings.map((f) => f.rule)).to.include("query-fails");
 
     // In Chinese (a report never published); and an editor opened later on the saved draft still asks before publishing it.
-    expect((await staff.tenant.call("PUT", "/api/reports/ktv-zh/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
+    expect(
+      (await staff.tenant.call("PUT", "/api/reports/ktv-zh/draft", { token: staff.tenant.authorToken, body: { spec } }))
+        .status,
+    ).to.equal(200);
     await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=zh#edit/ktv-zh`);
     await page.locator(".page-editor .editor").waitFor();
-    await typeInto("查询 monthly 的 SQL", "select month,\n  avg(ktvv) as ktv\nfrom monthly_results\ngroup by month order by month");
+    await typeInto(
+      "查询 monthly 的 SQL",
+      "select month,\n  avg(ktvv) as ktv\nfrom monthly_results\ngroup by month order by month",
+    );
     await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
     await note.waitFor();
-    expect(await note.textContent()).to.equal('保存草稿时这个查询运行失败，位置在第 2 行第 7 列：column "ktvv" does not exist.');
+    expect(await note.textContent()).to.equal(
+      '保存草稿时这个查询运行失败，位置在第 2 行第 7 列：column "ktvv" does not exist.',
+    );
     await expectAccessible(page, "the editor in Chinese showing a query that failed when saved");
     await page.reload();
     await page.locator(".page-editor .editor").waitFor();
-    expect(await page.locator(".editor-audit .grade").textContent(), "the draft's audit as its save answered it").to.equal("B");
+    expect(
+      await page.locator(".editor-audit .grade").textContent(),
+      "the draft's audit as its save answered it",
+    ).to.equal("B");
     await page.getByRole("button", { name: "发布…" }).click();
-    expect(await dialog.locator(".publish-failing").textContent()).to.include("这个草稿有 1 个查询在用筛选默认值运行时失败");
+    expect(await dialog.locator(".publish-failing").textContent()).to.include(
+      "这个草稿有 1 个查询在用筛选默认值运行时失败",
+    );
     await dialog.getByRole("button", { name: "取消" }).click();
 
     // Edited, the SQL is no longer the one that failed: its marks go.
-    await typeInto("查询 monthly 的 SQL", "select month, avg(value_avg) as ktv from monthly_results group by month order by month");
+    await typeInto(
+      "查询 monthly 的 SQL",
+      "select month, avg(value_avg) as ktv from monthly_results group by month order by month",
+    );
     await page.locator(".query-problems").waitFor({ state: "detached" });
     await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
     expect(await sqlField.locator(".cm-lintRange-error").count()).to.equal(0);
@@ -367,14 +531,33 @@ describe("the report editor in chromium", function () {
 
   it("numbers what it adds from 1 (query1, param1, node1, detail1), so a card's heading reads “Query query1”, not “Query query” (en, zh)", async () => {
     const headings = {
-      en: { addQuery: "Add query", addFilter: "Add filter", addContent: "Add content", addDrill: "Add drill-through", queries: ["Query query1", "Query query2"], filter: "Filter param1", node: "table node1", drill: "Drill-through detail1" },
-      zh: { addQuery: "添加查询", addFilter: "添加筛选条件", addContent: "添加内容", addDrill: "添加下钻", queries: ["查询 query1", "查询 query2"], filter: "筛选条件 param1", node: "table node1", drill: "下钻 detail1" },
+      en: {
+        addQuery: "Add query",
+        addFilter: "Add filter",
+        addContent: "Add content",
+        addDrill: "Add drill-through",
+        queries: ["Query query1", "Query query2"],
+        filter: "Filter param1",
+        node: "table node1",
+        drill: "Drill-through detail1",
+      },
+      zh: {
+        addQuery: "添加查询",
+        addFilter: "添加筛选条件",
+        addContent: "添加内容",
+        addDrill: "添加下钻",
+        queries: ["查询 query1", "查询 query2"],
+        filter: "筛选条件 param1",
+        node: "table node1",
+        drill: "下钻 detail1",
+      },
     } as const;
     for (const lang of ["en", "zh"] as const) {
       const words = headings[lang];
       await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=${lang}#new`);
       await page.locator(".page-editor .editor").waitFor();
-      const heading = (path: string) => page.locator(`.spec-card[data-path="${path}"] > .spec-card-head h3`).textContent();
+      const heading = (path: string) =>
+        page.locator(`.spec-card[data-path="${path}"] > .spec-card-head h3`).textContent();
       await page.getByRole("button", { name: words.addQuery, exact: true }).click();
       await page.getByRole("button", { name: words.addQuery, exact: true }).click();
       expect([await heading("queries.query1"), await heading("queries.query2")], lang).to.deep.equal(words.queries);
@@ -398,9 +581,22 @@ describe("the report editor in chromium", function () {
       params: [],
       queries: { wards: { sql: WARD_SQL } },
       nodes: [{ id: "byWard", type: "table", query: "wards", drill: { target: "patients", args: {} } }],
-      drills: { patients: { title: "Patients of {ward}", args: [{ name: "ward", type: "text" }], queries: { rows: { sql: "select patient_ref from patients where ward = {{ward}}" } } } },
+      drills: {
+        patients: {
+          title: "Patients of {ward}",
+          args: [{ name: "ward", type: "text" }],
+          queries: { rows: { sql: "select patient_ref from patients where ward = {{ward}}" } },
+        },
+      },
     };
-    expect((await staff.tenant.call("PUT", "/api/reports/drill-args/draft", { token: staff.tenant.authorToken, body: { spec } })).status).to.equal(200);
+    expect(
+      (
+        await staff.tenant.call("PUT", "/api/reports/drill-args/draft", {
+          token: staff.tenant.authorToken,
+          body: { spec },
+        })
+      ).status,
+    ).to.equal(200);
     await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/drill-args`);
     await page.locator(".page-editor .editor").waitFor();
     const args = page.locator('fieldset[data-path="nodes[0].drill.args"]');
@@ -411,7 +607,9 @@ describe("the report editor in chromium", function () {
     await cell("column").fill("ward");
     await cell("column").press("Tab");
     await previewAfter(page, saveAndPreview);
-    const saved = await staff.tenant.call("GET", "/api/reports/drill-args/versions/draft/source", { token: staff.tenant.authorToken });
+    const saved = await staff.tenant.call("GET", "/api/reports/drill-args/versions/draft/source", {
+      token: staff.tenant.authorToken,
+    });
     expect(saved.body.spec.nodes[0].drill).to.deep.equal({ target: "patients", args: { ward: "ward" } });
   });
 
@@ -420,4 +618,3 @@ describe("the report editor in chromium", function () {
     expect(pageErrors).to.deep.equal([]);
   });
 });
-

@@ -37,14 +37,23 @@ describe("staff pages in chromium", function () {
     expect(response.status).to.equal(200);
     expect(response.headers.get("content-type")).to.match(/^text\/html; charset=utf-8/);
     const csp = response.headers.get("content-security-policy")!;
-    expect(csp).to.include("default-src 'none'").and.include("script-src 'self'").and.include("style-src 'self'").and.include("frame-ancestors 'none'");
+    expect(csp)
+      .to.include("default-src 'none'")
+      .and.include("script-src 'self'")
+      .and.include("style-src 'self'")
+      .and.include("frame-ancestors 'none'");
     expect(csp).not.to.include("unsafe-inline");
     expect(response.headers.get("x-frame-options")).to.equal("DENY");
     expect(response.headers.get("x-content-type-options")).to.equal("nosniff");
     expect(response.headers.get("cache-control")).to.equal("no-store");
     const html = await response.text();
-    expect(html).to.include('data-tenant="h1"').and.include('data-tenant-fixed="false"').and.include('<html lang="en">');
-    expect(html.match(/<script[^>]*>/g)!.every((tag) => / src="\/staff\/assets\/staff\.[0-9a-f]{16}\.js"/.test(tag))).to.equal(true);
+    expect(html)
+      .to.include('data-tenant="h1"')
+      .and.include('data-tenant-fixed="false"')
+      .and.include('<html lang="en">');
+    expect(
+      html.match(/<script[^>]*>/g)!.every((tag) => / src="\/staff\/assets\/staff\.[0-9a-f]{16}\.js"/.test(tag)),
+    ).to.equal(true);
     const asset = /src="(\/staff\/assets\/staff\.[0-9a-f]+\.js)"/.exec(html)![1]!;
     const script = await fetch(`${staff.service.url}${asset}`);
     expect(script.status).to.equal(200);
@@ -54,14 +63,19 @@ describe("staff pages in chromium", function () {
 
     // Behind the proxy the tenant comes from its header and is fixed; a malformed one is refused.
     const proxied = await (await fetch(`${staff.service.url}/staff`, { headers: { "X-Service-Tenant": "h2" } })).text();
-    expect(proxied).to.include('data-tenant="h2"').and.include('data-tenant-fixed="true"').and.include('<html lang="zh-CN">');
+    expect(proxied)
+      .to.include('data-tenant="h2"')
+      .and.include('data-tenant-fixed="true"')
+      .and.include('<html lang="zh-CN">');
     expect((await fetch(`${staff.service.url}/staff?tenant=bad%20tenant`)).status).to.equal(400);
   });
 
   it("refuses a wrong token and a token of another tenant with a clear sentence", async () => {
     await page.goto(`${staff.service.url}/staff?tenant=${TENANT}`); // Chinese unless ?lang=en
     expect(await page.locator("h1").textContent()).to.equal("登录工作台");
-    expect(await page.evaluate(() => document.activeElement?.id), "the token field has focus").to.equal("sign-in-token");
+    expect(await page.evaluate(() => document.activeElement?.id), "the token field has focus").to.equal(
+      "sign-in-token",
+    );
     await page.getByRole("link", { name: "English" }).click();
     await page.waitForURL(/lang=en/);
     expect(page.url()).to.equal(staffUrl());
@@ -79,7 +93,9 @@ describe("staff pages in chromium", function () {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForFunction(() => /403/.test(document.querySelector(".sign-in .form-error")?.textContent ?? ""));
     // The service's own sentence names the token's tenant.
-    expect(await problem.textContent()).to.include("another tenant (403)").and.include("X-Service-Tenant: h1");
+    expect(await problem.textContent())
+      .to.include("another tenant (403)")
+      .and.include("X-Service-Tenant: h1");
     expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
   });
 
@@ -88,7 +104,9 @@ describe("staff pages in chromium", function () {
     await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
     await page.locator("#sign-in-token").press("Enter");
     await ready(".page-reports .page-body");
-    expect(await page.locator(".who").textContent(), "the token's name and roles, its tenant and hint").to.match(/^.+ · Report author · Tenant h1 · token dha_/);
+    expect(await page.locator(".who").textContent(), "the token's name and roles, its tenant and hint").to.match(
+      /^.+ · Report author · Tenant h1 · token dha_/,
+    );
     expect(await page.locator(".tabs a[aria-current=page]").textContent()).to.equal("Reports");
 
     const card = page.locator(".report-card[data-report-id=ward-census]");
@@ -101,7 +119,9 @@ describe("staff pages in chromium", function () {
     expect(await v2.locator("th").textContent()).to.equal("v2current");
     expect(await v1.locator(".mode").textContent()).to.equal("dynamic");
     expect(await v1.locator(".audit").textContent()).to.equal("A score 95 · highest low · 2 findings");
-    expect(await v1.locator("a").getAttribute("href")).to.equal("/embed/reports/ward-census?version=v1&tenant=h1&lang=en");
+    expect(await v1.locator("a").getAttribute("href")).to.equal(
+      "/embed/reports/ward-census?version=v1&tenant=h1&lang=en",
+    );
     expect(await v1.locator("td.note").textContent()).to.equal("first count");
 
     // The findings of v1, from its audit; the button says whether they are shown.
@@ -109,7 +129,11 @@ describe("staff pages in chromium", function () {
     await toggle.click();
     await ready(".findings");
     expect(await toggle.getAttribute("aria-expanded")).to.equal("true");
-    expect(await page.locator(".findings li").evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.rule).sort())).to.deep.equal(["select-star", "table-unordered"]);
+    expect(
+      await page
+        .locator(".findings li")
+        .evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.rule).sort()),
+    ).to.deep.equal(["select-star", "table-unordered"]);
     await page.screenshot({ path: `${OUT}staff-reports.png`, fullPage: true });
 
     // The embed link opens that version's page.
@@ -136,7 +160,11 @@ describe("staff pages in chromium", function () {
     await dialog.waitFor();
     await ready("dialog .history-timeline");
     const rows = dialog.locator("table.history tbody tr");
-    expect(await rows.evaluateAll((r) => r.map((row) => [(row as HTMLElement).dataset.event, row.querySelector("td:nth-child(3)")!.textContent]))).to.deep.equal([
+    expect(
+      await rows.evaluateAll((r) =>
+        r.map((row) => [(row as HTMLElement).dataset.event, row.querySelector("td:nth-child(3)")!.textContent]),
+      ),
+    ).to.deep.equal([
       ["RECEIVED", "Central lab LIS"],
       ["RECEIVED", "Central lab LIS"],
     ]);
@@ -145,11 +173,15 @@ describe("staff pages in chromium", function () {
     await dialog.getByRole("button", { name: "Changes in version 2" }).click();
     await ready("dialog .history-detail-body");
     expect(await dialog.locator("h3").textContent()).to.equal("Version 1 → version 2");
-    expect(await dialog.locator("table.changes tbody tr").evaluateAll((r) => r.map((row) => row.textContent))).to.deep.equal(["items[0].value11.512.1"]);
+    expect(
+      await dialog.locator("table.changes tbody tr").evaluateAll((r) => r.map((row) => row.textContent)),
+    ).to.deep.equal(["items[0].value11.512.1"]);
     await page.screenshot({ path: `${OUT}staff-history.png` });
 
     await dialog.getByRole("button", { name: "View version 1" }).click();
-    await page.waitForFunction(() => document.querySelector("dialog .history-detail h3")?.textContent === "Version 1, as received");
+    await page.waitForFunction(
+      () => document.querySelector("dialog .history-detail h3")?.textContent === "Version 1, as received",
+    );
     await ready("dialog .history-detail-body");
     const json = JSON.parse((await dialog.locator(".report-json").textContent())!);
     expect(json).to.deep.include({ externalId: "S-2" });
@@ -163,7 +195,11 @@ describe("staff pages in chromium", function () {
   it("claims an unmatched report for a patient found by searching the masked id card: it leaves the queue", async () => {
     await page.getByRole("link", { name: "Unmatched reports" }).click();
     await ready(".page-unmatched .page-body");
-    expect(await page.locator(".queue tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.externalId))).to.deep.equal(["S-1", "S-2"]);
+    expect(
+      await page
+        .locator(".queue tbody tr")
+        .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.externalId)),
+    ).to.deep.equal(["S-1", "S-2"]);
     const s2 = page.locator("tr[data-external-id=S-2]");
     expect(await s2.locator("td").nth(1).textContent()).to.equal("李四 · 440524********0014");
     expect(await s2.locator(".reason").textContent()).to.equal("No dialysis patient has this id card number");
@@ -173,12 +209,18 @@ describe("staff pages in chromium", function () {
     await dialog.waitFor();
     // The search starts from the name the report sent; search the visible part of the id card instead.
     await ready("dialog .picker-results");
-    expect(await dialog.locator(".picker-option").evaluateAll((o) => o.map((x) => (x as HTMLElement).dataset.patientRef))).to.deep.equal(["P001"]);
+    expect(
+      await dialog.locator(".picker-option").evaluateAll((o) => o.map((x) => (x as HTMLElement).dataset.patientRef)),
+    ).to.deep.equal(["P001"]);
     await dialog.getByLabel("Search patients").fill("110105********002X");
     await dialog.getByLabel("Search patients").press("Enter");
-    await page.waitForFunction(() => document.querySelector("dialog .picker-results")?.getAttribute("data-state") === "ready");
+    await page.waitForFunction(
+      () => document.querySelector("dialog .picker-results")?.getAttribute("data-state") === "ready",
+    );
     const option = dialog.locator(".picker-option[data-patient-ref=P001]");
-    expect(await option.textContent()).to.include("张三").and.include("110105********002X");
+    expect(await option.textContent())
+      .to.include("张三")
+      .and.include("110105********002X");
     expect(await dialog.textContent()).not.to.include(ZHANG_SAN.idCard);
 
     // Claiming without a choice says so; then choose with the keyboard-reachable radio.
@@ -192,7 +234,9 @@ describe("staff pages in chromium", function () {
     expect(await page.locator("dialog").count()).to.equal(0);
     expect(await page.locator("tr[data-external-id=S-1]").count()).to.equal(0);
     expect((await queue()).map((e) => e.externalId)).to.deep.equal(["S-2"]);
-    const attached = await staff.service.db.query("select matched, patient_ref from read.lab_reports where external_id = 'S-1'");
+    const attached = await staff.service.db.query(
+      "select matched, patient_ref from read.lab_reports where external_id = 'S-1'",
+    );
     expect(attached.rows).to.deep.equal([{ matched: true, patient_ref: "P001" }]);
   });
 
@@ -261,7 +305,9 @@ describe("staff pages in chromium", function () {
     await form.getByLabel("Active (still on dialysis here)").uncheck();
     await form.getByRole("button", { name: "Save" }).click();
     await page.locator(".status", { hasText: "Patient P002 (李四) was saved." }).waitFor();
-    await page.waitForFunction(() => document.querySelector(".patients tr[data-patient-ref=P002] td:nth-of-type(4)")?.textContent === "C");
+    await page.waitForFunction(
+      () => document.querySelector(".patients tr[data-patient-ref=P002] td:nth-of-type(4)")?.textContent === "C",
+    );
     expect(await row.locator("td").nth(4).textContent()).to.equal("No");
     await page.screenshot({ path: `${OUT}staff-patients.png`, fullPage: true });
   });
@@ -307,7 +353,8 @@ describe("staff pages in chromium", function () {
       // It asks again while the job waits, and no more once the page is left.
       const listCalls = () => {
         const seen: string[] = [];
-        const note = (request: { url(): string }) => void (new URL(request.url()).pathname === "/api/bulk-jobs" && seen.push(request.url()));
+        const note = (request: { url(): string }) =>
+          void (new URL(request.url()).pathname === "/api/bulk-jobs" && seen.push(request.url()));
         page.on("request", note);
         return { seen, stop: () => page.off("request", note) };
       };
@@ -332,44 +379,75 @@ describe("staff pages in chromium", function () {
     const row = page.locator(`tr[data-job-id="${jobId}"]`);
     await page.locator(`tr[data-job-id="${jobId}"][data-status=DONE]`).waitFor({ timeout: 20_000 });
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).to.equal(true);
-    expect(await page.locator(".status").textContent()).to.equal(`Job ${jobId.slice(0, 8)} is done: 2 accepted, 52 rejected.`);
+    expect(await page.locator(".status").textContent()).to.equal(
+      `Job ${jobId.slice(0, 8)} is done: 2 accepted, 52 rejected.`,
+    );
     expect(await row.locator(".job-status").textContent()).to.equal("Done");
     expect(await row.locator(".progress-text").textContent()).to.equal("54 / 54");
-    expect(await row.locator("progress").evaluate((bar) => [(bar as HTMLProgressElement).value, (bar as HTMLProgressElement).max])).to.deep.equal([54, 54]);
+    expect(
+      await row
+        .locator("progress")
+        .evaluate((bar) => [(bar as HTMLProgressElement).value, (bar as HTMLProgressElement).max]),
+    ).to.deep.equal([54, 54]);
     const counts = await row.locator("td.num").evaluateAll((cells) => cells.map((cell) => cell.textContent));
-    expect(counts, "accepted, created, updated, unchanged, unmatched, rejected").to.deep.equal(["2", "2", "0", "0", "0", "52"]);
-    expect(await row.locator(".finished").textContent(), "the time (the date too past midnight)").to.match(/^(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}$/);
+    expect(counts, "accepted, created, updated, unchanged, unmatched, rejected").to.deep.equal([
+      "2",
+      "2",
+      "0",
+      "0",
+      "0",
+      "52",
+    ]);
+    expect(await row.locator(".finished").textContent(), "the time (the date too past midnight)").to.match(
+      /^(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2}:\d{2}$/,
+    );
     expect(await page.locator(".page-bulk-jobs .count").textContent()).to.equal("1 job");
     await page.screenshot({ path: `${OUT}staff-bulk-done.png`, fullPage: true });
 
     // The rejected lines, 50 a page, as the sender reads them.
-    const sent = (await staff.tenant.call("GET", `/open/v1/bulk/${jobId}/rejected?limit=3`, { token: staff.tenant.client.key })).body.data;
+    const sent = (
+      await staff.tenant.call("GET", `/open/v1/bulk/${jobId}/rejected?limit=3`, { token: staff.tenant.client.key })
+    ).body.data;
     const opener = row.getByRole("button", { name: `Rejected lines of job ${jobId.slice(0, 8)}` });
     await opener.click();
     const dialog = page.locator("dialog:has(.rejected-body)");
     await ready("dialog .rejected-body");
     expect(await dialog.locator("h2").textContent()).to.equal(`Rejected lines of job ${jobId.slice(0, 8)}`);
     expect(await dialog.locator(".pager-position").textContent()).to.equal("Lines 1–50 of 52 rejected");
-    const shownLines = () => dialog.locator("table.rejected tbody th").evaluateAll((cells) => cells.map((cell) => Number(cell.textContent)));
+    const shownLines = () =>
+      dialog.locator("table.rejected tbody th").evaluateAll((cells) => cells.map((cell) => Number(cell.textContent)));
     expect(await shownLines()).to.deep.equal(Array.from({ length: 50 }, (_, i) => i + 2));
-    const cellsOfLine = (line: number) => dialog.locator(`tbody[data-line='${line}'] tr`).evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent)));
+    const cellsOfLine = (line: number) =>
+      dialog
+        .locator(`tbody[data-line='${line}'] tr`)
+        .evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent)));
     expect(await cellsOfLine(2)).to.deep.equal([["2", "—", "(the whole line)", sent.items[0].errors[0].message]]);
     expect(sent.items[1].errors[0].field).to.equal("reportedAt");
     expect(await cellsOfLine(3)).to.deep.equal([["3", "BULK-DAY", "reportedAt", sent.items[1].errors[0].message]]);
-    expect((await cellsOfLine(4)).map((cells) => cells.at(-2)), "each problem of a line in a row of its own").to.deep.equal(["patient", "reportedAt", "items"]);
+    expect(
+      (await cellsOfLine(4)).map((cells) => cells.at(-2)),
+      "each problem of a line in a row of its own",
+    ).to.deep.equal(["patient", "reportedAt", "items"]);
     await page.screenshot({ path: `${OUT}staff-bulk-rejected.png` });
 
     const previous = dialog.getByRole("button", { name: "Previous" });
     const next = dialog.getByRole("button", { name: "Next" });
     expect(await previous.isDisabled()).to.equal(true);
     await next.click();
-    await page.waitForFunction(() => document.querySelector("dialog .pager-position")?.textContent === "Lines 51–52 of 52 rejected");
+    await page.waitForFunction(
+      () => document.querySelector("dialog .pager-position")?.textContent === "Lines 51–52 of 52 rejected",
+    );
     await ready("dialog .rejected-body");
     expect(await shownLines()).to.deep.equal([52, 53]);
     expect(await next.isDisabled()).to.equal(true);
-    expect(await previous.evaluate((button) => button === document.activeElement), "focus moves to Previous when Next is done").to.equal(true);
+    expect(
+      await previous.evaluate((button) => button === document.activeElement),
+      "focus moves to Previous when Next is done",
+    ).to.equal(true);
     await previous.click();
-    await page.waitForFunction(() => document.querySelector("dialog .pager-position")?.textContent === "Lines 1–50 of 52 rejected");
+    await page.waitForFunction(
+      () => document.querySelector("dialog .pager-position")?.textContent === "Lines 1–50 of 52 rejected",
+    );
 
     // Closing gives the focus back to the row's button, kept through the page's updates.
     await page.keyboard.press("Escape");
@@ -389,7 +467,9 @@ describe("staff pages in chromium", function () {
       };
       const reports = await column("reports");
       const jobs = await column("bulk-jobs");
-      expect(jobs, `${lang}: the bulk jobs column against the reports column ${JSON.stringify(reports)}`).to.deep.equal(reports);
+      expect(jobs, `${lang}: the bulk jobs column against the reports column ${JSON.stringify(reports)}`).to.deep.equal(
+        reports,
+      );
       expect(reports.left, `${lang}: centred, with room either side`).to.be.greaterThan(0);
       await laptop.close();
     }
@@ -401,7 +481,9 @@ describe("staff pages in chromium", function () {
     expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
 
     // A token kept in the tab that the service no longer accepts sends the person back to sign in.
-    await page.evaluate(() => sessionStorage.setItem("dialysis-hub.staff.session", JSON.stringify({ token: "dha_revoked", tenant: "h1" })));
+    await page.evaluate(() =>
+      sessionStorage.setItem("dialysis-hub.staff.session", JSON.stringify({ token: "dha_revoked", tenant: "h1" })),
+    );
     await page.reload();
     await page.locator(".sign-in .form-error").waitFor();
     expect(await page.locator(".sign-in .form-error").textContent()).to.match(/\(401\)/);

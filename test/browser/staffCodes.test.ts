@@ -35,7 +35,9 @@ describe("staff pages translate the service's coded answers (zh)", function () {
     await page.getByRole("button", { name: "认领报告 C-1" }).click();
     const dialog = page.locator("dialog:has(.claim-form)");
     await dialog.waitFor();
-    expect(await dialog.locator(".sent-patient").textContent()).to.include("没有此身份证号的透析患者").and.not.include("idCard");
+    expect(await dialog.locator(".sent-patient").textContent())
+      .to.include("没有此身份证号的透析患者")
+      .and.not.include("idCard");
     await dialog.getByRole("button", { name: "关闭" }).first().click();
     await dialog.waitFor({ state: "detached" });
   });
@@ -50,17 +52,31 @@ describe("staff pages translate the service's coded answers (zh)", function () {
     await form.getByLabel("身份证号").fill("440524188001010015"); // wrong check digit
     await form.getByRole("button", { name: "保存" }).click();
     await form.locator(".form-error").waitFor();
-    expect(await form.locator(".form-error").textContent()).to.equal("身份证号无效：应为 18 位（17 位数字加校验位 0-9 或 X），出生日期须真实，校验位须正确。");
+    expect(await form.locator(".form-error").textContent()).to.equal(
+      "身份证号无效：应为 18 位（17 位数字加校验位 0-9 或 X），出生日期须真实，校验位须正确。",
+    );
     expect(await form.getByLabel("身份证号").getAttribute("aria-invalid")).to.equal("true");
     await form.getByLabel("身份证号").fill(ZHANG_SAN.idCard); // 张三's, P001
     await form.getByRole("button", { name: "保存" }).click();
-    await page.waitForFunction(() => document.querySelector("dialog .form-error")?.textContent?.startsWith("此身份证号已登记"));
+    await page.waitForFunction(() =>
+      document.querySelector("dialog .form-error")?.textContent?.startsWith("此身份证号已登记"),
+    );
     expect(await form.locator(".form-error").textContent()).to.equal("此身份证号已登记给另一位患者，请修改该患者。");
   });
 
   it("says in Chinese that the draft was saved by someone else meanwhile", async () => {
-    const spec = { version: 1, title: "病区", params: [], queries: { wards: { sql: "select ward from patients order by ward" } }, nodes: [{ id: "t", type: "table", query: "wards" }] };
-    const save = (title: string) => staff.tenant.call("PUT", "/api/reports/codes-board/draft", { token: staff.tenant.authorToken, body: { spec: { ...spec, title } } });
+    const spec = {
+      version: 1,
+      title: "病区",
+      params: [],
+      queries: { wards: { sql: "select ward from patients order by ward" } },
+      nodes: [{ id: "t", type: "table", query: "wards" }],
+    };
+    const save = (title: string) =>
+      staff.tenant.call("PUT", "/api/reports/codes-board/draft", {
+        token: staff.tenant.authorToken,
+        body: { spec: { ...spec, title } },
+      });
     expect((await save("第一稿")).status).to.equal(200);
     const editor = await signedInPage(staff, TENANT, { lang: "zh", fragment: "#edit/codes-board" });
     await editor.locator(".page-editor .editor").waitFor();
@@ -69,6 +85,9 @@ describe("staff pages translate the service's coded answers (zh)", function () {
     await editor.getByRole("button", { name: "保存并预览" }).click();
     const conflict = editor.locator(".editor-conflict");
     await conflict.waitFor();
-    expect(await conflict.textContent()).to.include("草稿已被他人修改。").and.include("草稿在您打开之后又被保存过。").and.not.include("If-Match");
+    expect(await conflict.textContent())
+      .to.include("草稿已被他人修改。")
+      .and.include("草稿在您打开之后又被保存过。")
+      .and.not.include("If-Match");
   });
 });

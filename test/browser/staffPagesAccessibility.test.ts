@@ -45,7 +45,14 @@ function seenButton(button: Locator) {
     const clip = element.closest(".table-wrap")!.getBoundingClientRect();
     const range = document.createRange();
     range.selectNodeContents(element);
-    return { text: element.textContent, left: box.left, right: box.right, clipLeft: Math.max(0, clip.left), clipRight: Math.min(window.innerWidth, clip.right), lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
+    return {
+      text: element.textContent,
+      left: box.left,
+      right: box.right,
+      clipLeft: Math.max(0, clip.left),
+      clipRight: Math.min(window.innerWidth, clip.right),
+      lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size,
+    };
   });
 }
 
@@ -59,45 +66,96 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
     this.timeout(120_000);
     const { tenant } = staff;
     const token = tenant.authorToken;
-    const made = await tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "护士长王丽华", tenant: TENANT, roles: ["admin"] } });
+    const made = await tenant.call("POST", "/api/admin/authors", {
+      token: ADMIN,
+      body: { name: "护士长王丽华", tenant: TENANT, roles: ["admin"] },
+    });
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
     adminToken = made.body.token;
 
     await publishWardCensus(tenant);
 
-    expect((await tenant.call("PUT", "/api/patients/P002", { token, body: { ...LI_SI, ward: "B" } })).status).to.equal(200);
+    expect((await tenant.call("PUT", "/api/patients/P002", { token, body: { ...LI_SI, ward: "B" } })).status).to.equal(
+      200,
+    );
     expect((await tenant.push("lab", labHistory())).status).to.equal(200);
     // Two reports no patient matches: one names 张三 without an id card, one a stranger.
-    await tenant.push("lab", [labReport("TOUR-U-1", { patient: { name: ZHANG_SAN.name, hisPatientId: "H-77" } }), labReport("TOUR-U-2", { patient: { idCard: "440524188001010022", name: "王五" } })]);
+    await tenant.push("lab", [
+      labReport("TOUR-U-1", { patient: { name: ZHANG_SAN.name, hisPatientId: "H-77" } }),
+      labReport("TOUR-U-2", { patient: { idCard: "440524188001010022", name: "王五" } }),
+    ]);
 
     // Contract F.3: 李四's potassium moved from 3.6 to 5.4 in two days, a delta alert.
     const hoursAgo = (hours: number) => localDateTime(new Date(Date.now() - hours * 3_600_000));
     const potassiumOfLiSi = (externalId: string, value: number, hours: number) =>
-      labReport(externalId, { patient: LI_SI, collectedAt: hoursAgo(hours), reportedAt: hoursAgo(hours - 1), items: [{ itemCode: "K", itemName: "钾", value, unit: "mmol/L" }] });
+      labReport(externalId, {
+        patient: LI_SI,
+        collectedAt: hoursAgo(hours),
+        reportedAt: hoursAgo(hours - 1),
+        items: [{ itemCode: "K", itemName: "钾", value, unit: "mmol/L" }],
+      });
     expect((await tenant.push("lab", [potassiumOfLiSi("TOUR-DELTA-1", 3.6, 48)])).status).to.equal(200);
     expect((await tenant.push("lab", [potassiumOfLiSi("TOUR-DELTA-2", 5.4, 2)])).status).to.equal(200);
-    await until(async () => ((await tenant.call("GET", "/api/alerts?kind=DELTA", { token })).body as unknown[]).length === 1, 15_000);
+    await until(
+      async () => ((await tenant.call("GET", "/api/alerts?kind=DELTA", { token })).body as unknown[]).length === 1,
+      15_000,
+    );
 
     // One critical result acknowledged, one standing.
     const open = await until(async () => {
-      const alerts = (await tenant.call("GET", "/api/alerts?state=open&kind=CRITICAL", { token })).body as Array<{ alertId: string; externalId: string }>;
+      const alerts = (await tenant.call("GET", "/api/alerts?state=open&kind=CRITICAL", { token })).body as Array<{
+        alertId: string;
+        externalId: string;
+      }>;
       return alerts.length === 2 && alerts;
     }, 15_000);
     const first = open.find((alert) => alert.externalId === "TOUR-K-1")!;
-    expect((await tenant.call("POST", `/api/alerts/${first.alertId}/acknowledge`, { token, body: { note: "医生已知悉，复查血钾" } })).status).to.equal(200);
+    expect(
+      (
+        await tenant.call("POST", `/api/alerts/${first.alertId}/acknowledge`, {
+          token,
+          body: { note: "医生已知悉，复查血钾" },
+        })
+      ).status,
+    ).to.equal(200);
 
     // A sender's local urea code, mapped: the item mappings page lists the mapping beside the unmapped items.
-    expect((await tenant.push("lab", [labReport("TOUR-LOCAL-1", { items: [{ itemCode: "L-UREA", itemName: "本院尿素", value: 56, unit: "mg/dL" }] })])).status).to.equal(200);
-    expect((await tenant.call("POST", "/api/dictionary/mappings", { token, body: { itemCode: "L-UREA", stdCode: "UREA_PRE", reason: "本院尿素代码" } })).status).to.equal(201);
+    expect(
+      (
+        await tenant.push("lab", [
+          labReport("TOUR-LOCAL-1", {
+            items: [{ itemCode: "L-UREA", itemName: "本院尿素", value: 56, unit: "mg/dL" }],
+          }),
+        ])
+      ).status,
+    ).to.equal(200);
+    expect(
+      (
+        await tenant.call("POST", "/api/dictionary/mappings", {
+          token,
+          body: { itemCode: "L-UREA", stdCode: "UREA_PRE", reason: "本院尿素代码" },
+        })
+      ).status,
+    ).to.equal(201);
 
     const bulk = await fetch(`${staff.service.url}/open/v1/lab/reports/bulk`, {
       method: "POST",
       headers: { authorization: `Bearer ${tenant.client.key}`, "content-type": "application/x-ndjson" },
-      body: [JSON.stringify(labReport("TOUR-BULK-1")), '{"externalId": "TOUR-BULK-CUT", ', JSON.stringify({ externalId: "TOUR-BULK-BARE" })].join("\n"),
+      body: [
+        JSON.stringify(labReport("TOUR-BULK-1")),
+        '{"externalId": "TOUR-BULK-CUT", ',
+        JSON.stringify({ externalId: "TOUR-BULK-BARE" }),
+      ].join("\n"),
     });
     expect(bulk.status).to.equal(202);
     bulkJobId = ((await bulk.json()) as { data: { jobId: string } }).data.jobId;
-    await until(async () => (await tenant.call("GET", `/open/v1/bulk/${bulkJobId}`, { token: tenant.client.key })).body?.data?.status === "DONE", 30_000, 200);
+    await until(
+      async () =>
+        (await tenant.call("GET", `/open/v1/bulk/${bulkJobId}`, { token: tenant.client.key })).body?.data?.status ===
+        "DONE",
+      30_000,
+      200,
+    );
   });
 
   for (const lang of LANGS) {
@@ -111,12 +169,19 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           const problems: string[] = [];
           for (const check of [expectNoSidewaysScroll, expectAccessible]) {
             // axe-core's findings are the assertion's `actual`: each said in full, not as chai's "[ Array(1) ]".
-            await check(page, where(what)).catch((error: Error & { actual?: unknown }) => problems.push(...(Array.isArray(error.actual) ? error.actual.map((finding) => `${where(what)}: ${finding}`) : [error.message])));
+            await check(page, where(what)).catch((error: Error & { actual?: unknown }) =>
+              problems.push(
+                ...(Array.isArray(error.actual)
+                  ? error.actual.map((finding) => `${where(what)}: ${finding}`)
+                  : [error.message]),
+              ),
+            );
           }
           expect(problems, where(what)).to.deep.equal([]);
         };
         /** test-output/phone-zh-alerts.png and the like: what a nurse sees, for the issue's closing note. */
-        const shot = (name: string) => page.screenshot({ path: `${OUT}${viewport.name}-${lang}-${name}.png`, fullPage: true });
+        const shot = (name: string) =>
+          page.screenshot({ path: `${OUT}${viewport.name}-${lang}-${name}.png`, fullPage: true });
         const go = async (fragment: string) => {
           await page.evaluate((hash) => (location.hash = hash), fragment);
         };
@@ -158,7 +223,9 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
         });
 
         it("the header: the navigation within the screen, each tab's name on one line", async () => {
-          const header = await page.locator("header.top").evaluate((top) => ({ scrollWidth: top.scrollWidth, clientWidth: top.clientWidth }));
+          const header = await page
+            .locator("header.top")
+            .evaluate((top) => ({ scrollWidth: top.scrollWidth, clientWidth: top.clientWidth }));
           expect(header.scrollWidth, where("the header's width")).to.be.at.most(header.clientWidth);
           const lines = await page.locator(".tabs a").evaluateAll((links) =>
             links.map((link) => {
@@ -169,7 +236,10 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
               return `${link.firstChild!.textContent}: ${tops.size}`;
             }),
           );
-          expect(lines.every((line) => line.endsWith(": 1")), where(`tab names on one line each: ${lines.join(", ")}`)).to.equal(true);
+          expect(
+            lines.every((line) => line.endsWith(": 1")),
+            where(`tab names on one line each: ${lines.join(", ")}`),
+          ).to.equal(true);
           // Every tab can be reached: the last one is inside the screen once scrolled to.
           const last = page.locator(".tabs a").last();
           // Scrolled to its end, as a person swipes: "if needed" counts a tab a fraction of a pixel out as seen.
@@ -177,7 +247,8 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           const box = (await last.boundingBox())!;
           expect(box.x, where("the last tab's left")).to.be.at.least(0);
           expect(box.x + box.width, where("the last tab's right")).to.be.at.most(viewport.width);
-          if (viewport.name === "phone") await page.locator("header.top").screenshot({ path: `${OUT}phone-${lang}-header.png` });
+          if (viewport.name === "phone")
+            await page.locator("header.top").screenshot({ path: `${OUT}phone-${lang}-header.png` });
         });
 
         it("critical results: the standing alert with its reason and its buttons whole, the acknowledge dialog, the acknowledged tab", async () => {
@@ -190,9 +261,16 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           const reason = await row.locator(".reason").evaluate((cell) => {
             const range = document.createRange();
             range.selectNodeContents(cell);
-            return { width: cell.getBoundingClientRect().width, lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size, text: cell.textContent };
+            return {
+              width: cell.getBoundingClientRect().width,
+              lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size,
+              text: cell.textContent,
+            };
           });
-          expect(reason.lines, where(`the reason "${reason.text}" in ${reason.lines} lines, ${Math.round(reason.width)} px wide`)).to.be.at.most(2);
+          expect(
+            reason.lines,
+            where(`the reason "${reason.text}" in ${reason.lines} lines, ${Math.round(reason.width)} px wide`),
+          ).to.be.at.most(2);
           for (const button of await row.locator("button").all()) {
             const seen = await seenButton(button);
             expect(seen.left, where(`${seen.text}'s left`)).to.be.at.least(seen.clipLeft - 0.5);
@@ -215,7 +293,10 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           const row = page.locator("tr[data-external-id=TOUR-DELTA-2]");
           await row.waitFor();
           await ready(".page-alerts .page-body");
-          expect(await page.locator("tr[data-external-id=TOUR-K-2]").count(), where("no critical alert among the delta alerts")).to.equal(0);
+          expect(
+            await page.locator("tr[data-external-id=TOUR-K-2]").count(),
+            where("no critical alert among the delta alerts"),
+          ).to.equal(0);
           await expectFine("the delta alerts");
           await shot("alerts-delta");
           for (const button of await row.locator("button").all()) {
@@ -262,7 +343,10 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           const search = await page.locator(".page-patients .search-row button").evaluate((element) => {
             const range = document.createRange();
             range.selectNodeContents(element);
-            return { text: element.textContent, lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
+            return {
+              text: element.textContent,
+              lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size,
+            };
           });
           expect(search.lines, where(`the ${search.text} button in ${search.lines} lines`)).to.equal(1);
           await page.locator("button.register").click();
@@ -323,7 +407,10 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           await page.reload();
           await ready(".credentials-author .page-body");
           const current = (await page.locator(".tabs a[aria-current=page]").boundingBox())!;
-          expect([current.x >= 0, current.x + current.width <= viewport.width], where("the current tab in view")).to.deep.equal([true, true]);
+          expect(
+            [current.x >= 0, current.x + current.width <= viewport.width],
+            where("the current tab in view"),
+          ).to.deep.equal([true, true]);
         });
 
         it("the report editor, for a report and for a new one", async () => {

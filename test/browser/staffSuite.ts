@@ -25,7 +25,10 @@ export interface StaffBrowserSuite {
  * service with every projection (and `env`), tenant `tenantName` as ingestionTenant makes it, and
  * chromium; after them chromium is closed and the service stopped.
  */
-export function useStaffBrowserSuite(tenantName: string, options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {}): StaffBrowserSuite {
+export function useStaffBrowserSuite(
+  tenantName: string,
+  options: { env?: Record<string, string>; viewport?: { width: number; height: number } } = {},
+): StaffBrowserSuite {
   let browser: Chromium | undefined;
   const fixture = {
     cspViolations: [] as string[],
@@ -36,7 +39,10 @@ export function useStaffBrowserSuite(tenantName: string, options: { env?: Record
     mkdirSync(OUT, { recursive: true });
     ensureStaffBundle();
     fixture.service = await startTestService({ projections: allProjections, env: options.env });
-    [fixture.tenant, browser] = await Promise.all([ingestionTenant(fixture.service, tenantName), launchChromium({ viewport: options.viewport })]);
+    [fixture.tenant, browser] = await Promise.all([
+      ingestionTenant(fixture.service, tenantName),
+      launchChromium({ viewport: options.viewport }),
+    ]);
   });
   after(async () => {
     await browser?.close();
@@ -58,7 +64,12 @@ async function pageRecordingCspViolations(browser: Chromium, cspViolations: stri
  * A new page of `staff` signed in with a token (the tenant's author token unless given) at
  * `/staff?tenant=<tenant>&lang=<lang><fragment>`, once the header names who is signed in.
  */
-export async function signedInPage(staff: StaffBrowserSuite, tenant: string, at: { lang: "en" | "zh"; fragment: string }, token = staff.tenant.authorToken): Promise<Page> {
+export async function signedInPage(
+  staff: StaffBrowserSuite,
+  tenant: string,
+  at: { lang: "en" | "zh"; fragment: string },
+  token = staff.tenant.authorToken,
+): Promise<Page> {
   const page = await staff.newPage();
   await page.goto(`${staff.service.url}/staff?tenant=${tenant}&lang=${at.lang}${at.fragment}`);
   await page.locator("#sign-in-tenant").fill(tenant);

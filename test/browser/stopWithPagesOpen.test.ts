@@ -35,7 +35,9 @@ describe("a stop with staff pages open (issue #53)", function () {
 
   it("ends within 2 s, exits 0 and logs nothing at warn or above, and no stack trace", async () => {
     // At info, as npm start logs: a warning or a stack trace would show.
-    const service = await deployment.spawn({ env: { LOG_LEVEL: "info", LOG_FORMAT: "json", SHUTDOWN_GRACE_MS: "10000" } });
+    const service = await deployment.spawn({
+      env: { LOG_LEVEL: "info", LOG_FORMAT: "json", SHUTDOWN_GRACE_MS: "10000" },
+    });
     const url = service.url!;
     const staff = { name: "Staff", tenant: "default", roles: ["author", "clinician"] };
     const made = await httpClient(url)("POST", "/api/admin/authors", { token: ADMIN, body: staff });

@@ -12,12 +12,19 @@ export async function expectViewFits(page: Page, what: string): Promise<void> {
   const { width, past } = await page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const past = [...document.querySelectorAll("main, main *, dialog[open], dialog[open] *")]
-      .filter((element) => element.getBoundingClientRect().right > width + 0.5 && !element.closest(".table-wrap *, pre"))
+      .filter(
+        (element) => element.getBoundingClientRect().right > width + 0.5 && !element.closest(".table-wrap *, pre"),
+      )
       .slice(0, 5)
-      .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")} (right edge ${Math.round(element.getBoundingClientRect().right)} px)`);
+      .map(
+        (element) =>
+          `${element.tagName.toLowerCase()}.${[...element.classList].join(".")} (right edge ${Math.round(element.getBoundingClientRect().right)} px)`,
+      );
     return { width, past };
   });
   expect(past, `${what}: wider than the ${width} px window`).to.deep.equal([]);
-  const navigationFits = await page.evaluate(() => [...document.querySelectorAll("nav")].every((nav) => nav.scrollWidth <= document.documentElement.clientWidth));
+  const navigationFits = await page.evaluate(() =>
+    [...document.querySelectorAll("nav")].every((nav) => nav.scrollWidth <= document.documentElement.clientWidth),
+  );
   if (navigationFits) await expectNoSidewaysScroll(page, what);
 }

@@ -1,5 +1,11 @@
 import { expect } from "chai";
-import { CHART_FONT_FAMILY, ChartColumnError, chartOption, type ChartNode, type ChartResult } from "../../src/reports/charts/chartOptions.ts";
+import {
+  CHART_FONT_FAMILY,
+  ChartColumnError,
+  chartOption,
+  type ChartNode,
+  type ChartResult,
+} from "../../src/reports/charts/chartOptions.ts";
 import { paramText, statText } from "../../src/reports/charts/formatValue.ts";
 
 const monthly: ChartResult = {
@@ -12,7 +18,16 @@ const monthly: ChartResult = {
   ],
 };
 
-const node = (overrides: Partial<ChartNode>): ChartNode => ({ id: "trend", type: "chart", chart: "line", title: "血红蛋白 by month", query: "monthly", x: "month", y: ["hgb"], ...overrides });
+const node = (overrides: Partial<ChartNode>): ChartNode => ({
+  id: "trend",
+  type: "chart",
+  chart: "line",
+  title: "血红蛋白 by month",
+  query: "monthly",
+  x: "month",
+  y: ["hgb"],
+  ...overrides,
+});
 
 // The option is a plain object; tests read it loosely.
 const loose = (value: unknown) => value as any;
@@ -23,7 +38,10 @@ describe("chart options (src/reports/charts/chartOptions)", () => {
     expect(option.xAxis).to.include({ type: "category" });
     expect(option.xAxis.data).to.deep.equal(["2026-01-01", "2026-02-01", "2026-03-01"]);
     expect(option.series).to.have.length(2);
-    expect(option.series.map((s: any) => [s.type, s.name])).to.deep.equal([["line", "hgb"], ["line", "ktv"]]);
+    expect(option.series.map((s: any) => [s.type, s.name])).to.deep.equal([
+      ["line", "hgb"],
+      ["line", "ktv"],
+    ]);
     expect(option.series[0].data, "digits become numbers").to.deep.equal([105, 120.5, 112]);
     expect(option.series[1].data, "null is a gap").to.deep.equal([1.31, null, 1.4]);
     expect(option.legend, "a legend with more than one series").to.be.an("object");
@@ -32,13 +50,31 @@ describe("chart options (src/reports/charts/chartOptions)", () => {
   });
 
   it("plots y2 columns on a second axis on the right, names the axes, and draws reference lines on the first axis", () => {
-    const option = loose(chartOption(node({ y: ["hgb"], y2: ["ktv"], xLabel: "Month", yLabel: "Hb (g/L)", y2Label: "spKt/V", refLines: [{ value: 110, label: "Hb target" }, { value: 130 }] }), monthly));
+    const option = loose(
+      chartOption(
+        node({
+          y: ["hgb"],
+          y2: ["ktv"],
+          xLabel: "Month",
+          yLabel: "Hb (g/L)",
+          y2Label: "spKt/V",
+          refLines: [{ value: 110, label: "Hb target" }, { value: 130 }],
+        }),
+        monthly,
+      ),
+    );
     expect(option.yAxis).to.have.length(2);
     expect(option.yAxis[0]).to.include({ name: "Hb (g/L)" });
     expect(option.yAxis[1]).to.include({ name: "spKt/V", position: "right" });
-    expect(option.series.map((s: any) => [s.name, s.yAxisIndex ?? 0])).to.deep.equal([["hgb", 0], ["ktv", 1]]);
+    expect(option.series.map((s: any) => [s.name, s.yAxisIndex ?? 0])).to.deep.equal([
+      ["hgb", 0],
+      ["ktv", 1],
+    ]);
     expect(option.xAxis).to.include({ name: "Month", nameLocation: "middle" });
-    expect(option.series[0].markLine.data).to.deep.equal([{ yAxis: 110, name: "Hb target" }, { yAxis: 130, name: "130" }]);
+    expect(option.series[0].markLine.data).to.deep.equal([
+      { yAxis: 110, name: "Hb target" },
+      { yAxis: 130, name: "130" },
+    ]);
     expect(option.series[1].markLine, "reference lines belong to the first axis").to.equal(undefined);
     expect(option.yAxis[0].min({ min: 105 }), "the first axis reaches the lowest line").to.equal(105);
     expect(option.yAxis[0].max({ max: 120.5 }), "and the highest").to.equal(130);
@@ -56,7 +92,10 @@ describe("chart options (src/reports/charts/chartOptions)", () => {
   });
 
   it("names a y2 column the result lacks, as for y", () => {
-    expect(() => chartOption(node({ y2: ["urr"] }), monthly)).to.throw(ChartColumnError, /y2 column "urr" is not a column of query monthly/);
+    expect(() => chartOption(node({ y2: ["urr"] }), monthly)).to.throw(
+      ChartColumnError,
+      /y2 column "urr" is not a column of query monthly/,
+    );
   });
 
   it("leaves the legend out for one series, and the title out when asked", () => {
@@ -89,14 +128,20 @@ describe("chart options (src/reports/charts/chartOptions)", () => {
   it("plots scatter points on value axes, and on a time axis when x is a date", () => {
     const byKtv = loose(chartOption(node({ chart: "scatter", x: "ktv", y: ["hgb"] }), monthly));
     expect(byKtv.xAxis.type).to.equal("value");
-    expect(byKtv.series[0].data).to.deep.equal([[1.31, 105], [1.4, 112]]);
+    expect(byKtv.series[0].data).to.deep.equal([
+      [1.31, 105],
+      [1.4, 112],
+    ]);
     const byMonth = loose(chartOption(node({ chart: "scatter" }), monthly));
     expect(byMonth.xAxis.type).to.equal("time");
     expect(byMonth.series[0].data[0]).to.deep.equal(["2026-01-01", 105]);
   });
 
   it("names the wrong column and the query's columns when x or y is not in the result", () => {
-    expect(() => chartOption(node({ y: ["hgb", "kt_v"] }), monthly)).to.throw(ChartColumnError, /y column "kt_v" is not a column of query monthly \(its columns: month, hgb, ktv, ward\)/);
+    expect(() => chartOption(node({ y: ["hgb", "kt_v"] }), monthly)).to.throw(
+      ChartColumnError,
+      /y column "kt_v" is not a column of query monthly \(its columns: month, hgb, ktv, ward\)/,
+    );
     expect(() => chartOption(node({ x: "day" }), monthly)).to.throw(ChartColumnError, /x column "day"/);
   });
 
@@ -105,8 +150,12 @@ describe("chart options (src/reports/charts/chartOptions)", () => {
     expect(option.series.map((s: any) => s.name)).to.deep.equal(["hgb", "spKt/V"]);
     const alone = loose(chartOption(node({ chart: "bar", labels: { hgb: "Hb" } }), monthly));
     expect(alone.yAxis.name, "one series without a yLabel: the axis is named after it").to.equal("Hb");
-    expect(loose(chartOption(node({ chart: "scatter", x: "ktv", labels: { hgb: "Hb" } }), monthly)).series[0].name).to.equal("Hb");
-    expect(loose(chartOption(node({ chart: "pie", x: "ward", labels: { hgb: "Hb" } }), monthly)).series[0].name).to.equal("Hb");
+    expect(
+      loose(chartOption(node({ chart: "scatter", x: "ktv", labels: { hgb: "Hb" } }), monthly)).series[0].name,
+    ).to.equal("Hb");
+    expect(
+      loose(chartOption(node({ chart: "pie", x: "ward", labels: { hgb: "Hb" } }), monthly)).series[0].name,
+    ).to.equal("Hb");
   });
 
   it("names reference lines right of the plot on a white ground, and keeps room there (a second axis' labels move out by as much)", () => {
@@ -114,9 +163,16 @@ describe("chart options (src/reports/charts/chartOptions)", () => {
     const { label } = option.series[0].markLine;
     expect(label).to.include({ position: "end", backgroundColor: "#ffffff", overflow: "break" });
     expect(option.grid.right, "room for the name beside the plot").to.be.at.least(label.width + label.distance);
-    const twoAxes = loose(chartOption(node({ chart: "bar", y2: ["ktv"], refLines: [{ value: 110, label: "Hb target" }] }), monthly));
-    expect(twoAxes.yAxis[1].axisLabel.margin).to.be.at.least(twoAxes.series[0].markLine.label.width + twoAxes.series[0].markLine.label.distance);
-    expect(loose(chartOption(node({ chart: "bar", y2: ["ktv"] }), monthly)).yAxis[1].axisLabel, "no lines, no room").to.equal(undefined);
+    const twoAxes = loose(
+      chartOption(node({ chart: "bar", y2: ["ktv"], refLines: [{ value: 110, label: "Hb target" }] }), monthly),
+    );
+    expect(twoAxes.yAxis[1].axisLabel.margin).to.be.at.least(
+      twoAxes.series[0].markLine.label.width + twoAxes.series[0].markLine.label.distance,
+    );
+    expect(
+      loose(chartOption(node({ chart: "bar", y2: ["ktv"] }), monthly)).yAxis[1].axisLabel,
+      "no lines, no room",
+    ).to.equal(undefined);
   });
 
   it("asks for fonts that hold Chinese glyphs, quoted so the SVG attribute stays valid", () => {

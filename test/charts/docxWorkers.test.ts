@@ -13,7 +13,12 @@ type ChartJob = Extract<DocxJob, { kind: "chart" }>;
 function barChart(id: string, bars: number): ChartJob {
   const node: ChartNode = { id, type: "chart", chart: "bar", title: `病区 ${id}`, query: "q", x: "ward", y: ["n"] };
   const rows = Array.from({ length: bars }, (_, i) => [`ward ${i}`, (i * 7) % 23]);
-  return { kind: "chart", node, result: { columns: ["ward", "n"], columnTypes: ["string", "integer"], rows }, size: SIZE };
+  return {
+    kind: "chart",
+    node,
+    result: { columns: ["ward", "n"], columnTypes: ["string", "integer"], rows },
+    size: SIZE,
+  };
 }
 
 const pngOf = (answer: DocxAnswer) => ("png" in answer ? Buffer.from(answer.png) : expect.fail(JSON.stringify(answer)));
@@ -41,25 +46,49 @@ describe("the docx export's worker threads (src/reports/export/workerPool, docxW
   it("answers a column the query lacks as the sentence for the chart's place", async () => {
     pool = new WorkerPool("docxWorker", { threads: 1 });
     const job = barChart("a", 3);
-    expect(await pool.run({ ...job, node: { ...job.node, y: ["missing"] } })).to.deep.equal({ problem: 'Chart a: y column "missing" is not a column of query q (its columns: ward, n).' });
+    expect(await pool.run({ ...job, node: { ...job.node, y: ["missing"] } })).to.deep.equal({
+      problem: 'Chart a: y column "missing" is not a column of query q (its columns: ward, n).',
+    });
   });
 
   it("builds and zips the document on a worker thread", async () => {
     pool = new WorkerPool("docxWorker", { threads: 1 });
     const png = pngOf(await pool.run(barChart("a", 3)));
-    const layer = { title: "血红蛋白", version: "v1", mode: "dynamic" as const, publishedAt: "2026-03-01T08:00:00", exportedAt: "2026-03-02T08:00:00", note: "", filters: [], nodes: [barChart("a", 3).node], results: {} };
-    const answer = await pool.run({ kind: "document", layer, images: new Map([["a", { png, thinning: { from: 2000, kept: 998 } }]]) });
+    const layer = {
+      title: "血红蛋白",
+      version: "v1",
+      mode: "dynamic" as const,
+      publishedAt: "2026-03-01T08:00:00",
+      exportedAt: "2026-03-02T08:00:00",
+      note: "",
+      filters: [],
+      nodes: [barChart("a", 3).node],
+      results: {},
+    };
+    const answer = await pool.run({
+      kind: "document",
+      layer,
+      images: new Map([["a", { png, thinning: { from: 2000, kept: 998 } }]]),
+    });
     const files = unzip("file" in answer ? Buffer.from(answer.file) : expect.fail(JSON.stringify(answer)));
     const media = [...files.keys()].filter((name) => name.startsWith("word/media/"));
     expect(media.map((name) => files.get(name)!.equals(png))).to.deep.equal([true]);
-    expect(files.get("word/document.xml")!.toString("utf8")).to.include("血红蛋白").and.include("Thinned: drawn from 998 of 2000 rows");
+    expect(files.get("word/document.xml")!.toString("utf8"))
+      .to.include("血红蛋白")
+      .and.include("Thinned: drawn from 998 of 2000 rows");
   });
 
   it("has at most `atOnce` jobs of one call in the pool, so that two calls take turns", async () => {
     pool = new WorkerPool("docxWorker", { threads: 1 });
     const finished: string[] = [];
     const exported = (name: string, jobs: DocxJob[]) => pool.runAll(jobs, 1).then(() => finished.push(name));
-    await Promise.all([exported("big export", Array.from({ length: 6 }, (_, i) => barChart(`big${i}`, 200))), exported("small export", [barChart("small", 3)])]);
+    await Promise.all([
+      exported(
+        "big export",
+        Array.from({ length: 6 }, (_, i) => barChart(`big${i}`, 200)),
+      ),
+      exported("small export", [barChart("small", 3)]),
+    ]);
     expect(finished).to.deep.equal(["small export", "big export"]);
   });
 

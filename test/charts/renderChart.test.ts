@@ -35,18 +35,33 @@ function names(font: Buffer, nameId: number): string[] {
   return found;
 }
 
-const node: ChartNode = { id: "trend", type: "chart", chart: "bar", title: "各病区血红蛋白", query: "q", x: "病区", y: ["血红蛋白", "钾"] };
+const node: ChartNode = {
+  id: "trend",
+  type: "chart",
+  chart: "bar",
+  title: "各病区血红蛋白",
+  query: "q",
+  x: "病区",
+  y: ["血红蛋白", "钾"],
+};
 const result = {
   columns: ["病区", "血红蛋白", "钾"],
   columnTypes: ["string", "number", "number"] as const,
-  rows: [["东区", 105, 4.5], ["西区", 120, 5.1], ["南区", 112, 4.8]],
+  rows: [
+    ["东区", 105, 4.5],
+    ["西区", 120, 5.1],
+    ["南区", 112, 4.8],
+  ],
 };
 
 describe("chart rendering (src/reports/charts/renderChart)", function () {
   this.timeout(30_000);
 
   it("draws the option as SVG text in the CJK font list", () => {
-    const svg = renderChartSvg(chartOption(node, { ...result, columnTypes: [...result.columnTypes] }), { width: 800, height: 400 });
+    const svg = renderChartSvg(chartOption(node, { ...result, columnTypes: [...result.columnTypes] }), {
+      width: 800,
+      height: 400,
+    });
     expect(svg).to.match(/^<svg[^>]+width="800"/);
     expect(svg).to.include("各病区血红蛋白").and.include("东区").and.include("Noto Sans CJK SC");
   });
@@ -57,13 +72,19 @@ describe("chart rendering (src/reports/charts/renderChart)", function () {
     expect(characters.has("&")).to.equal(true);
     const subset = font.subset(characters);
     expect(subset.length, "a few kilobytes, not 8 MB").to.be.lessThan(100_000);
-    expect(glyphCount(subset), "a glyph for each of 血红蛋白 besides the Latin ones").to.be.greaterThan(characters.size - 2);
-    expect(names(subset, 16), "the typographic family, which names every weight alike, survives").to.include("Noto Sans S Chinese");
+    expect(glyphCount(subset), "a glyph for each of 血红蛋白 besides the Latin ones").to.be.greaterThan(
+      characters.size - 2,
+    );
+    expect(names(subset, 16), "the typographic family, which names every weight alike, survives").to.include(
+      "Noto Sans S Chinese",
+    );
   });
 
   it("renders charts to PNGs at the asked scale", () => {
     const option = chartOption(node, { ...result, columnTypes: [...result.columnTypes] }, { animation: false });
-    const [first, second] = [option, { ...option, series: [] }].map((drawn) => renderChartPng(drawn, { width: 800, height: 400, scale: 1.5 }));
+    const [first, second] = [option, { ...option, series: [] }].map((drawn) =>
+      renderChartPng(drawn, { width: 800, height: 400, scale: 1.5 }),
+    );
     for (const png of [first!, second!]) {
       expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).to.equal(true);
       expect([png.readUInt32BE(16), png.readUInt32BE(20)]).to.deep.equal([1200, 600]);

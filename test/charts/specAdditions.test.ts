@@ -17,8 +17,13 @@ describe("spec additions of issue #22: table columns, chart axes and lines", () 
   });
 
   it("heads a described column with its label and unit, aligns it as asked, and names a column the result lacks", () => {
-    const { shown, missing } = tableColumns([{ column: "urr", label: "URR", unit: "%", format: "number:1", align: "center" }, "nope"], result);
-    expect(shown).to.deep.equal([{ column: "urr", index: 2, heading: "URR (%)", numeric: true, align: "center", format: "number:1" }]);
+    const { shown, missing } = tableColumns(
+      [{ column: "urr", label: "URR", unit: "%", format: "number:1", align: "center" }, "nope"],
+      result,
+    );
+    expect(shown).to.deep.equal([
+      { column: "urr", index: 2, heading: "URR (%)", numeric: true, align: "center", format: "number:1" },
+    ]);
     expect(missing).to.deep.equal(["nope"]);
   });
 
@@ -34,20 +39,39 @@ describe("spec additions of issue #22: table columns, chart axes and lines", () 
   });
 
   it("takes a chart's second axis, labels, stacking and reference lines, and refuses them where they do not apply", () => {
-    const chart = (extra: Record<string, unknown>) => ({ ...adequacySpec, nodes: [{ id: "c", type: "chart", chart: "line", query: "monthly", x: "month", y: ["hgb"], ...extra }] });
-    expect(reportSpecSchema.safeParse(chart({ y2: ["n"], yLabel: "g/L", y2Label: "results", refLines: [{ value: 110, label: "target" }] })).success).to.equal(true);
-    const problems = (extra: Record<string, unknown>) => JSON.stringify(reportSpecSchema.safeParse(chart(extra)).error?.issues ?? []);
-    expect(problems({ chart: "pie", y2: ["n"] })).to.include("y2 applies to line, bar and area charts, not to a pie chart");
+    const chart = (extra: Record<string, unknown>) => ({
+      ...adequacySpec,
+      nodes: [{ id: "c", type: "chart", chart: "line", query: "monthly", x: "month", y: ["hgb"], ...extra }],
+    });
+    expect(
+      reportSpecSchema.safeParse(
+        chart({ y2: ["n"], yLabel: "g/L", y2Label: "results", refLines: [{ value: 110, label: "target" }] }),
+      ).success,
+    ).to.equal(true);
+    const problems = (extra: Record<string, unknown>) =>
+      JSON.stringify(reportSpecSchema.safeParse(chart(extra)).error?.issues ?? []);
+    expect(problems({ chart: "pie", y2: ["n"] })).to.include(
+      "y2 applies to line, bar and area charts, not to a pie chart",
+    );
     expect(problems({ stacked: true })).to.include("stacked applies to bar and area charts, not to a line chart");
     expect(problems({ y2Label: "x" })).to.include("give y2 too");
     expect(problems({ refLines: [{ value: "1.2" }] })).to.include("value must be a number");
   });
 
   it("takes column objects in a spec, and says how to fix a wrong one at its path", () => {
-    const withColumns = (columns: unknown[]) => ({ ...adequacySpec, nodes: [{ id: "tbl", type: "table", query: "monthly", columns }] });
-    expect(reportSpecSchema.safeParse(withColumns(["month", { column: "hgb", label: "Hb", unit: "g/L", format: "number:1", align: "right" }])).success).to.equal(true);
+    const withColumns = (columns: unknown[]) => ({
+      ...adequacySpec,
+      nodes: [{ id: "tbl", type: "table", query: "monthly", columns }],
+    });
+    expect(
+      reportSpecSchema.safeParse(
+        withColumns(["month", { column: "hgb", label: "Hb", unit: "g/L", format: "number:1", align: "right" }]),
+      ).success,
+    ).to.equal(true);
     const wrongFormat = reportSpecSchema.safeParse(withColumns([{ column: "hgb", format: "decimal" }]));
-    expect(JSON.stringify(wrongFormat.error?.issues)).to.include("format must be number:<decimals> or percent:<decimals>");
+    expect(JSON.stringify(wrongFormat.error?.issues)).to.include(
+      "format must be number:<decimals> or percent:<decimals>",
+    );
     const typo = reportSpecSchema.safeParse(withColumns([{ column: "hgb", lable: "Hb" }]));
     expect(typo.success).to.equal(false);
     expect(JSON.stringify(typo.error?.issues)).to.include("lable");

@@ -42,7 +42,9 @@ async function everything(url: string): Promise<Record<string, Record<string, st
 async function lastUses(url: string): Promise<Record<string, string>> {
   const db = new pg.Pool({ connectionString: url, max: 1 });
   try {
-    const { rows } = await db.query<{ id: string; at: Date }>("select credential_id as id, last_used_at as at from credential_uses where tenant = 'north'");
+    const { rows } = await db.query<{ id: string; at: Date }>(
+      "select credential_id as id, last_used_at as at from credential_uses where tenant = 'north'",
+    );
     return Object.fromEntries(rows.map((row) => [row.id, row.at.toISOString()]));
   } finally {
     await db.end();
@@ -70,7 +72,12 @@ describe("backup and restore on the embedded PostgreSQL of a default install", f
       const north = await seedTenant(service, "north");
       for (const [step, answer] of [
         ["claim", await north.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" })],
-        ["dismiss", await north.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not a dialysis patient" })],
+        [
+          "dismiss",
+          await north.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", {
+            reason: "not a dialysis patient",
+          }),
+        ],
         ["update", await north.push("lab", [labReport("NORTH-DAY", { reportedAt: "2026-03-04 09:00:00" })])],
         ["register", await north.asAuthor("PUT", "/api/patients/P002", { ...LI_SI, ward: "B" })],
       ] as const) {
@@ -94,12 +101,16 @@ describe("backup and restore on the embedded PostgreSQL of a default install", f
     mkdirSync(backups);
     const before = await everything(sourceDb!.url);
     const usesBefore = await lastUses(sourceDb!.url);
-    expect(Object.keys(usesBefore), "the laboratory's and the author's uses are on record").to.have.length.of.at.least(2);
+    expect(Object.keys(usesBefore), "the laboratory's and the author's uses are on record").to.have.length.of.at.least(
+      2,
+    );
 
     const backup = await cliOnEmbedded(source, sourcePort, "backup", file);
     expect(backup.code, backup.stderr).to.equal(0);
     expect(backup.stdout).to.include(`backup written to ${file}`);
-    expect((statSync(file).mode & 0o777).toString(8), "the backup holds patients' results: its owner's alone").to.equal("600");
+    expect((statSync(file).mode & 0o777).toString(8), "the backup holds patients' results: its owner's alone").to.equal(
+      "600",
+    );
     expect(othersIn(backups, "hub.backup"), "no temporary file is left beside it").to.deep.equal([]);
 
     // Another fresh data directory, its PostgreSQL started by the restore command itself.
@@ -120,8 +131,14 @@ describe("backup and restore on the embedded PostgreSQL of a default install", f
       try {
         const shown: Record<string, string | null> = {};
         for (const kind of ["authors", "clients"] as const) {
-          const answer = await fetch(`${resumed.url}/api/admin/${kind}`, { headers: { authorization: `Bearer ${ADMIN}`, "x-service-tenant": "north" } });
-          for (const entry of (await answer.json()) as Array<{ authorId?: string; clientId?: string; lastUsedAt: string | null }>) {
+          const answer = await fetch(`${resumed.url}/api/admin/${kind}`, {
+            headers: { authorization: `Bearer ${ADMIN}`, "x-service-tenant": "north" },
+          });
+          for (const entry of (await answer.json()) as Array<{
+            authorId?: string;
+            clientId?: string;
+            lastUsedAt: string | null;
+          }>) {
             shown[(entry.authorId ?? entry.clientId)!] = entry.lastUsedAt;
           }
         }
@@ -136,10 +153,13 @@ describe("backup and restore on the embedded PostgreSQL of a default install", f
 
   it("refuses a PG_BIN_DIR whose pg_dump is older than the server with a sentence naming the version needed and where to get it", async function () {
     const db = new pg.Pool({ connectionString: sourceDb!.url, max: 1 });
-    const major = (await db.query("select current_setting('server_version_num')::int / 10000 as major")).rows[0].major as number;
+    const major = (await db.query("select current_setting('server_version_num')::int / 10000 as major")).rows[0]
+      .major as number;
     await db.end();
     const folders = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql") : [];
-    const older = folders.find((version) => Number(version) < major && existsSync(path.join("/usr/lib/postgresql", version, "bin", "pg_dump")));
+    const older = folders.find(
+      (version) => Number(version) < major && existsSync(path.join("/usr/lib/postgresql", version, "bin", "pg_dump")),
+    );
     if (!older) this.skip();
     rmSync(backups, { recursive: true, force: true });
     mkdirSync(backups);
@@ -151,7 +171,9 @@ describe("backup and restore on the embedded PostgreSQL of a default install", f
     });
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.include(`PG_BIN_DIR holds pg_dump ${older}`);
-    expect(refused.stderr).to.include(`pg_dump must be of version ${major} or newer; install PostgreSQL ${major}'s client programs (https://www.postgresql.org/download/`);
+    expect(refused.stderr).to.include(
+      `pg_dump must be of version ${major} or newer; install PostgreSQL ${major}'s client programs (https://www.postgresql.org/download/`,
+    );
     expect(othersIn(backups)).to.deep.equal([]);
   });
 
@@ -172,7 +194,12 @@ describe("backup and restore on the embedded PostgreSQL of a default install", f
 
       // 2. The operator presses Ctrl-C.
       const child = spawn(process.execPath, [SERVER_ENTRY, "backup", path.join(backups, "stopped.backup")], {
-        env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "DATABASE_URL")), DATA_DIR: source, EMBEDDED_PG_PORT: String(sourcePort), LOG_LEVEL: "warn" },
+        env: {
+          ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "DATABASE_URL")),
+          DATA_DIR: source,
+          EMBEDDED_PG_PORT: String(sourcePort),
+          LOG_LEVEL: "warn",
+        },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let stderr = "";

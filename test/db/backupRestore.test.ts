@@ -23,7 +23,9 @@ import { tableDigest } from "../support/tableDigests.ts";
  * the backup began.
  */
 
-const tablesOf = allProjections.flatMap((projection) => projection.tables.map((table) => ({ table, shared: projection.sharedTables?.includes(table) ?? false })));
+const tablesOf = allProjections.flatMap((projection) =>
+  projection.tables.map((table) => ({ table, shared: projection.sharedTables?.includes(table) ?? false })),
+);
 
 /**
  * Row count and a digest of the ordered rows of each read table: north's rows, or all of a shared
@@ -76,7 +78,12 @@ describe("backup and restore from the command line", function () {
     lastNorthCall = new Date();
     for (const [step, answer] of [
       ["claim", await north.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" })],
-      ["dismiss", await north.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not a dialysis patient" })],
+      [
+        "dismiss",
+        await north.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", {
+          reason: "not a dialysis patient",
+        }),
+      ],
       ["update", await north.push("lab", [labReport("NORTH-DAY", { reportedAt: "2026-03-04 09:00:00" })])],
       ["register", await north.asAuthor("PUT", "/api/patients/P002", { ...LI_SI, ward: "B" })],
     ] as const) {
@@ -97,18 +104,33 @@ describe("backup and restore from the command line", function () {
     const load = (async () => {
       for (let i = 0; pushing; i++) {
         const ids = Array.from({ length: 20 }, (_, j) => `LIVE-${i}-${j}`);
-        const answer = await live.push("lab", ids.map((id) => labReport(id)));
+        const answer = await live.push(
+          "lab",
+          ids.map((id) => labReport(id)),
+        );
         if (answer.status === 200) pushes.push({ ids, answeredAt: Date.now() });
       }
     })();
     await until(async () => pushes.length >= 3, 20_000);
     // North's last uses are written within seconds of its calls (contract E.3 lastUsedAt).
-    await until(async () => (await hub.service.db.query("select max(last_used_at) >= $1 as done from credential_uses where tenant = 'north'", [lastNorthCall])).rows[0].done, 15_000, 200);
+    await until(
+      async () =>
+        (
+          await hub.service.db.query(
+            "select max(last_used_at) >= $1 as done from credential_uses where tenant = 'north'",
+            [lastNorthCall],
+          )
+        ).rows[0].done,
+      15_000,
+      200,
+    );
     const file = path.join(dir, "hub.backup");
     const backupStarted = Date.now();
     const backup = await cli(hub.service.databaseUrl, "backup", file);
     expect(backup.code, backup.stderr).to.equal(0);
-    expect((statSync(file).mode & 0o777).toString(8), "the backup holds patients' results: its owner's alone").to.equal("600");
+    expect((statSync(file).mode & 0o777).toString(8), "the backup holds patients' results: its owner's alone").to.equal(
+      "600",
+    );
     const answeredByBackupEnd = pushes.length;
     await until(async () => pushes.length >= answeredByBackupEnd + 2, 20_000);
     pushing = false;
@@ -129,14 +151,18 @@ describe("backup and restore from the command line", function () {
     try {
       expect(await northDigests(restored)).to.deep.equal(await northDigests(hub.service.db));
       const northUses = "where tenant = 'north'";
-      expect(await tableDigest(restored, "public", "credential_uses", northUses), "each key's and token's last use").to.equal(await tableDigest(hub.service.db, "public", "credential_uses", northUses));
+      expect(
+        await tableDigest(restored, "public", "credential_uses", northUses),
+        "each key's and token's last use",
+      ).to.equal(await tableDigest(hub.service.db, "public", "credential_uses", northUses));
 
       const { rows } = await restored.query("select external_id from read.lab_reports where tenant = 'live'");
       const back = new Set(rows.map((row) => row.external_id as string));
       for (const push of pushes) {
         const kept = push.ids.filter((id) => back.has(id)).length;
         expect([0, push.ids.length], "a push comes back whole or not at all").to.include(kept);
-        if (push.answeredAt < backupStarted) expect(kept, `${push.ids[0]}… was answered before the backup began`).to.equal(push.ids.length);
+        if (push.answeredAt < backupStarted)
+          expect(kept, `${push.ids[0]}… was answered before the backup began`).to.equal(push.ids.length);
       }
       expect(back.size, "some pushes answered after the backup began are not in it").to.be.below(pushes.length * 20);
 
@@ -146,7 +172,15 @@ describe("backup and restore from the command line", function () {
         const again = await ingestionTenant(resumed, "after");
         const answer = await again.push("lab", [labReport("AFTER-RESTORE")]);
         expect(answer.status).to.equal(200);
-        await until(async () => (await restored.query("select 1 from read.lab_results where tenant = 'after' and external_id = 'AFTER-RESTORE'")).rowCount! > 0, 20_000);
+        await until(
+          async () =>
+            (
+              await restored.query(
+                "select 1 from read.lab_results where tenant = 'after' and external_id = 'AFTER-RESTORE'",
+              )
+            ).rowCount! > 0,
+          20_000,
+        );
         expect(await sealPending(restored)).to.not.be.empty;
         const verified = await cli(target, "ledger", "verify");
         expect(verified.code, verified.stdout).to.equal(0);

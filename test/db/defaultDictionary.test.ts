@@ -10,11 +10,62 @@ import {
 import { serveDictionary } from "../../queries/dictionary/dictionary.ts";
 
 const FACT_CODES = [
-  "HGB", "HCT", "RBC", "WBC", "PLT", "RET", "MCV", "UREA_PRE", "UREA_POST", "CREA", "UA", "K", "NA",
-  "CL", "CA", "P", "MG", "CO2", "HCO3", "IPTH", "ALP", "VITD25", "ALB", "TP", "PA", "FER", "FE",
-  "TIBC", "TSAT", "CRP", "HSCRP", "B2MG", "HBSAG", "HBSAB", "HBCAB", "HCVAB", "HIV", "TPAB", "RPR",
-  "GLU", "HBA1C", "TC", "TG", "LDL", "HDL", "ALT", "AST", "GGT", "TBIL", "NTBNP", "PT", "INR",
-  "APTT", "FIB", "KTV", "URR",
+  "HGB",
+  "HCT",
+  "RBC",
+  "WBC",
+  "PLT",
+  "RET",
+  "MCV",
+  "UREA_PRE",
+  "UREA_POST",
+  "CREA",
+  "UA",
+  "K",
+  "NA",
+  "CL",
+  "CA",
+  "P",
+  "MG",
+  "CO2",
+  "HCO3",
+  "IPTH",
+  "ALP",
+  "VITD25",
+  "ALB",
+  "TP",
+  "PA",
+  "FER",
+  "FE",
+  "TIBC",
+  "TSAT",
+  "CRP",
+  "HSCRP",
+  "B2MG",
+  "HBSAG",
+  "HBSAB",
+  "HBCAB",
+  "HCVAB",
+  "HIV",
+  "TPAB",
+  "RPR",
+  "GLU",
+  "HBA1C",
+  "TC",
+  "TG",
+  "LDL",
+  "HDL",
+  "ALT",
+  "AST",
+  "GGT",
+  "TBIL",
+  "NTBNP",
+  "PT",
+  "INR",
+  "APTT",
+  "FIB",
+  "KTV",
+  "URR",
 ];
 /** The items contract F.2 has the service derive where the laboratory does not send them. */
 const DERIVED_CODES = ["CA_CORR", "TSAT_CALC", "CAXP"];
@@ -55,7 +106,17 @@ describe("default hemodialysis dictionary", () => {
 
   it("ships all eleven exam types with upper-case codes", () => {
     expect(dict.examTypes.map((e) => e.code)).to.have.members([
-      "ECG", "ECHO", "CXR", "CHEST_CT", "AVF_US", "PVUS", "CAROTID_US", "ABD_US", "ABD_LAT_XR", "BMD", "PTH_US",
+      "ECG",
+      "ECHO",
+      "CXR",
+      "CHEST_CT",
+      "AVF_US",
+      "PVUS",
+      "CAROTID_US",
+      "ABD_US",
+      "ABD_LAT_XR",
+      "BMD",
+      "PTH_US",
     ]);
     for (const exam of dict.examTypes) expect(exam.code).to.match(/^[A-Z][A-Z0-9_]*$/);
   });
@@ -90,8 +151,23 @@ describe("default hemodialysis dictionary", () => {
   it("marks the hemodialysis quality indicators as core", () => {
     const core = dict.items.filter((i) => i.core).map((i) => i.code);
     expect(core).to.have.members([
-      "HGB", "UREA_PRE", "UREA_POST", "CA", "P", "IPTH", "ALB", "FER", "TSAT", "HSCRP",
-      "HBSAG", "HCVAB", "HIV", "TPAB", "KTV", "URR", "CA_CORR",
+      "HGB",
+      "UREA_PRE",
+      "UREA_POST",
+      "CA",
+      "P",
+      "IPTH",
+      "ALB",
+      "FER",
+      "TSAT",
+      "HSCRP",
+      "HBSAG",
+      "HCVAB",
+      "HIV",
+      "TPAB",
+      "KTV",
+      "URR",
+      "CA_CORR",
     ]);
   });
 
@@ -141,7 +217,8 @@ describe("default hemodialysis dictionary", () => {
   });
 
   it("keeps qualitative and text items unit-less and unconverted", () => {
-    for (const code of ["HBSAG", "HBCAB", "HCVAB", "HIV", "TPAB"]) expect(item(code).valueType, code).to.equal("qualitative");
+    for (const code of ["HBSAG", "HBCAB", "HCVAB", "HIV", "TPAB"])
+      expect(item(code).valueType, code).to.equal("qualitative");
     expect(item("RPR").valueType).to.equal("text");
     for (const i of dict.items.filter((x) => x.valueType !== "numeric")) {
       expect(i.unit, i.code).to.equal("");
@@ -152,7 +229,8 @@ describe("default hemodialysis dictionary", () => {
   });
 
   it("gives LOINC codes with valid check digits and none to Kt/V and URR", () => {
-    for (const i of dict.items) if (i.loinc !== null) expect(isValidLoinc(i.loinc), `${i.code} ${i.loinc}`).to.equal(true);
+    for (const i of dict.items)
+      if (i.loinc !== null) expect(isValidLoinc(i.loinc), `${i.code} ${i.loinc}`).to.equal(true);
     expect(item("KTV").loinc).to.equal(null);
     expect(item("URR").loinc).to.equal(null);
     expect(isValidLoinc("718-7")).to.equal(true);
@@ -176,11 +254,26 @@ describe("default hemodialysis dictionary", () => {
 
   it("gives every item the short clinical label staff know it by, one item's label only (#34 item 5)", () => {
     const labels = Object.fromEntries(dict.items.map((i) => [i.code, i.label]));
-    expect(labels).to.include({ KTV: "spKt/V", URR: "URR", HGB: "Hb", K: "K", P: "P", CA: "Ca", IPTH: "iPTH", ALB: "Alb", FER: "Ferritin", TSAT: "TSAT", UREA_PRE: "Urea (pre)", UREA_POST: "Urea (post)" });
+    expect(labels).to.include({
+      KTV: "spKt/V",
+      URR: "URR",
+      HGB: "Hb",
+      K: "K",
+      P: "P",
+      CA: "Ca",
+      IPTH: "iPTH",
+      ALB: "Alb",
+      FER: "Ferritin",
+      TSAT: "TSAT",
+      UREA_PRE: "Urea (pre)",
+      UREA_POST: "Urea (post)",
+    });
     expect(new Set(dict.items.map((i) => i.label.toLowerCase())).size).to.equal(dict.items.length);
     const twice = structuredClone(dict);
     twice.items.find((i) => i.code === "HCT")!.label = "HB";
-    expect(JSON.stringify(dictionarySchema.safeParse(twice).error?.issues ?? [])).to.contain('label \\"HB\\" of HCT is the label of HGB');
+    expect(JSON.stringify(dictionarySchema.safeParse(twice).error?.issues ?? [])).to.contain(
+      'label \\"HB\\" of HCT is the label of HGB',
+    );
     const missing = structuredClone(dict) as unknown as { items: Array<Record<string, unknown>> };
     delete missing.items[0]!.label;
     expect(dictionarySchema.safeParse(missing).success).to.equal(false);
@@ -188,7 +281,22 @@ describe("default hemodialysis dictionary", () => {
 
   it("holds the KDIGO / KDOQI targets of the core dialysis items, each citing its guideline", () => {
     const targeted = dict.items.filter((item) => item.target).map((item) => item.code);
-    expect(targeted).to.have.members(["KTV", "URR", "HGB", "ALB", "P", "CA", "IPTH", "K", "HCO3", "FER", "TSAT", "CA_CORR", "TSAT_CALC", "CAXP"]);
+    expect(targeted).to.have.members([
+      "KTV",
+      "URR",
+      "HGB",
+      "ALB",
+      "P",
+      "CA",
+      "IPTH",
+      "K",
+      "HCO3",
+      "FER",
+      "TSAT",
+      "CA_CORR",
+      "TSAT_CALC",
+      "CAXP",
+    ]);
     expect(item("KTV").target).to.deep.include({ low: 1.2, high: null });
     expect(item("HGB").target).to.deep.include({ low: 110, high: 130 });
     for (const code of targeted) expect(item(code).target!.source, code).to.match(/KDIGO|KDOQI/);
@@ -200,14 +308,27 @@ describe("default hemodialysis dictionary", () => {
     expect(item("K").critical).to.deep.include({ low: 2.8, high: 6.2 });
     for (const { code, critical: limits, target } of critical) {
       if (!target) continue;
-      expect(limits!.low === null || target.low === null || limits!.low < target.low, `${code} critical low below its target`).to.equal(true);
-      expect(limits!.high === null || target.high === null || limits!.high > target.high, `${code} critical high above its target`).to.equal(true);
+      expect(
+        limits!.low === null || target.low === null || limits!.low < target.low,
+        `${code} critical low below its target`,
+      ).to.equal(true);
+      expect(
+        limits!.high === null || target.high === null || limits!.high > target.high,
+        `${code} critical high above its target`,
+      ).to.equal(true);
     }
   });
 
   it("derives URR, corrected calcium, TSAT and Ca × P by formulas over other numeric items, each citing its source", () => {
-    const formulas = Object.fromEntries(dict.items.filter((i) => i.formula).map((i) => [i.code, i.formula!.expression]));
-    expect(formulas).to.deep.equal({ URR: "100 * (1 - UREA_POST / UREA_PRE)", CA_CORR: "CA + 0.02 * (40 - ALB)", TSAT_CALC: "FE / TIBC * 100", CAXP: "CA * P" });
+    const formulas = Object.fromEntries(
+      dict.items.filter((i) => i.formula).map((i) => [i.code, i.formula!.expression]),
+    );
+    expect(formulas).to.deep.equal({
+      URR: "100 * (1 - UREA_POST / UREA_PRE)",
+      CA_CORR: "CA + 0.02 * (40 - ALB)",
+      TSAT_CALC: "FE / TIBC * 100",
+      CAXP: "CA * P",
+    });
     expect(item("TSAT_CALC").formula!.sentAs).to.have.members(["TSAT", "TSAT_CALC"]);
     for (const code of Object.keys(formulas)) expect(item(code).formula!.source, code).to.have.length.above(20);
   });
@@ -228,12 +349,26 @@ describe("default hemodialysis dictionary", () => {
   });
 
   it("holds the delta limits of contract F.3, each within 30 days and citing its practice; numeric items only", () => {
-    const limited = Object.fromEntries(dict.items.filter((item) => item.delta).map((item) => [item.code, [item.delta!.limit, item.delta!.percent, item.delta!.days]]));
-    expect(limited).to.deep.equal({ K: [1.5, false, 30], HGB: [20, false, 30], CA: [0.5, false, 30], P: [0.8, false, 30], ALB: [8, false, 30], IPTH: [50, true, 30] });
-    for (const item of dict.items.filter((candidate) => candidate.delta)) expect(item.delta!.source, item.code).to.match(/CLSI EP33/);
+    const limited = Object.fromEntries(
+      dict.items
+        .filter((item) => item.delta)
+        .map((item) => [item.code, [item.delta!.limit, item.delta!.percent, item.delta!.days]]),
+    );
+    expect(limited).to.deep.equal({
+      K: [1.5, false, 30],
+      HGB: [20, false, 30],
+      CA: [0.5, false, 30],
+      P: [0.8, false, 30],
+      ALB: [8, false, 30],
+      IPTH: [50, true, 30],
+    });
+    for (const item of dict.items.filter((candidate) => candidate.delta))
+      expect(item.delta!.source, item.code).to.match(/CLSI EP33/);
     const copy = structuredClone(dict);
     copy.items.find((i) => i.code === "HBSAG")!.delta = { limit: 1, percent: false, days: 30, source: "x" };
-    expect(JSON.stringify(dictionarySchema.safeParse(copy).error?.issues ?? [])).to.contain("only numeric items have a delta");
+    expect(JSON.stringify(dictionarySchema.safeParse(copy).error?.issues ?? [])).to.contain(
+      "only numeric items have a delta",
+    );
   });
 
   it("refuses a band upside down, an empty one, or one on a qualitative item", () => {
@@ -242,9 +377,15 @@ describe("default hemodialysis dictionary", () => {
       change(copy);
       return JSON.stringify(dictionarySchema.safeParse(copy).error?.issues ?? []);
     };
-    expect(broken((d) => (d.items.find((i) => i.code === "K")!.critical = { low: 6.2, high: 2.8, source: "x" }))).to.contain("low must be below high");
-    expect(broken((d) => (d.items.find((i) => i.code === "K")!.target = { low: null, high: null, source: "x" }))).to.contain("give low, high or both");
-    expect(broken((d) => (d.items.find((i) => i.code === "HBSAG")!.critical = { low: 1, high: null, source: "x" }))).to.contain("only numeric items have a critical");
+    expect(
+      broken((d) => (d.items.find((i) => i.code === "K")!.critical = { low: 6.2, high: 2.8, source: "x" })),
+    ).to.contain("low must be below high");
+    expect(
+      broken((d) => (d.items.find((i) => i.code === "K")!.target = { low: null, high: null, source: "x" })),
+    ).to.contain("give low, high or both");
+    expect(
+      broken((d) => (d.items.find((i) => i.code === "HBSAG")!.critical = { low: 1, high: null, source: "x" })),
+    ).to.contain("only numeric items have a critical");
   });
 
   it("changes the served version exactly when the content changes, a unit conversion factor included", () => {

@@ -15,7 +15,13 @@ describe("event store", () => {
       events: [1, 2, 3].map((n) => ({ type: "Counted", data: { n } })),
       metadata: actor,
     });
-    const result = await appendToStream(database.db, { tenant: "t1", streamId: "s-order", expectedVersion: 3, events: [{ type: "Counted", data: { n: 4 } }], metadata: actor });
+    const result = await appendToStream(database.db, {
+      tenant: "t1",
+      streamId: "s-order",
+      expectedVersion: 3,
+      events: [{ type: "Counted", data: { n: 4 } }],
+      metadata: actor,
+    });
     expect(result.nextVersion).to.equal(4);
     const stream = await readStream(database.db, "t1", "s-order");
     expect(stream.version).to.equal(4);
@@ -24,10 +30,22 @@ describe("event store", () => {
   });
 
   it("refuses an append with a stale expected version", async () => {
-    await appendToStream(database.db, { tenant: "t1", streamId: "s-stale", expectedVersion: 0, events: [{ type: "A", data: {} }], metadata: actor });
+    await appendToStream(database.db, {
+      tenant: "t1",
+      streamId: "s-stale",
+      expectedVersion: 0,
+      events: [{ type: "A", data: {} }],
+      metadata: actor,
+    });
     let error: unknown;
     try {
-      await appendToStream(database.db, { tenant: "t1", streamId: "s-stale", expectedVersion: 0, events: [{ type: "A", data: {} }], metadata: actor });
+      await appendToStream(database.db, {
+        tenant: "t1",
+        streamId: "s-stale",
+        expectedVersion: 0,
+        events: [{ type: "A", data: {} }],
+        metadata: actor,
+      });
     } catch (e) {
       error = e;
     }
@@ -38,7 +56,13 @@ describe("event store", () => {
   it("lets exactly one of many concurrent writers with the same expected version win", async () => {
     const attempts = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) =>
-        appendToStream(database.db, { tenant: "t1", streamId: "s-race", expectedVersion: 0, events: [{ type: "A", data: { i } }], metadata: actor }),
+        appendToStream(database.db, {
+          tenant: "t1",
+          streamId: "s-race",
+          expectedVersion: 0,
+          events: [{ type: "A", data: { i } }],
+          metadata: actor,
+        }),
       ),
     );
     expect(attempts.filter((a) => a.status === "fulfilled")).to.have.length(1);
@@ -48,14 +72,32 @@ describe("event store", () => {
   });
 
   it("keeps streams of different tenants apart", async () => {
-    await appendToStream(database.db, { tenant: "t1", streamId: "shared", expectedVersion: 0, events: [{ type: "A", data: {} }], metadata: actor });
-    await appendToStream(database.db, { tenant: "t2", streamId: "shared", expectedVersion: 0, events: [{ type: "A", data: {} }], metadata: actor });
+    await appendToStream(database.db, {
+      tenant: "t1",
+      streamId: "shared",
+      expectedVersion: 0,
+      events: [{ type: "A", data: {} }],
+      metadata: actor,
+    });
+    await appendToStream(database.db, {
+      tenant: "t2",
+      streamId: "shared",
+      expectedVersion: 0,
+      events: [{ type: "A", data: {} }],
+      metadata: actor,
+    });
     expect((await readStream(database.db, "t2", "shared")).version).to.equal(1);
   });
 
   for (const statement of ["update events set type = 'X'", "delete from events", "truncate events"]) {
     it(`refuses to rewrite history: ${statement.split(" ")[0]}`, async () => {
-      await appendToStream(database.db, { tenant: "t1", streamId: `s-${statement.length}`, expectedVersion: 0, events: [{ type: "A", data: {} }], metadata: actor });
+      await appendToStream(database.db, {
+        tenant: "t1",
+        streamId: `s-${statement.length}`,
+        expectedVersion: 0,
+        events: [{ type: "A", data: {} }],
+        metadata: actor,
+      });
       const before = (await database.db.query("select count(*)::int as n from events")).rows[0].n;
       let message = "";
       await database.db.query(statement).catch((e: Error) => (message = e.message));
@@ -69,11 +111,29 @@ describe("event store: many streams in one statement", () => {
   const database = useTestDatabase();
 
   it("appends to many streams at once, each from its expected version", async () => {
-    await appendToStream(database.db, { tenant: "t1", streamId: "r-2", expectedVersion: 0, events: [{ type: "A", data: {} }], metadata: { actor: "test" } });
-    const results = await appendToStreams(database.db, "t1", [
-      { streamId: "r-1", expectedVersion: 0, events: [{ type: "A", data: { n: 1 } }] },
-      { streamId: "r-2", expectedVersion: 1, events: [{ type: "A", data: { n: 2 } }, { type: "B", data: { n: 3 } }] },
-    ], { actor: "test" });
+    await appendToStream(database.db, {
+      tenant: "t1",
+      streamId: "r-2",
+      expectedVersion: 0,
+      events: [{ type: "A", data: {} }],
+      metadata: { actor: "test" },
+    });
+    const results = await appendToStreams(
+      database.db,
+      "t1",
+      [
+        { streamId: "r-1", expectedVersion: 0, events: [{ type: "A", data: { n: 1 } }] },
+        {
+          streamId: "r-2",
+          expectedVersion: 1,
+          events: [
+            { type: "A", data: { n: 2 } },
+            { type: "B", data: { n: 3 } },
+          ],
+        },
+      ],
+      { actor: "test" },
+    );
     expect(results.map((r) => r.nextVersion)).to.deep.equal([1, 3]);
     expect((await readStream(database.db, "t1", "r-2")).events.map((e) => e.type)).to.deep.equal(["A", "A", "B"]);
   });
@@ -81,10 +141,15 @@ describe("event store: many streams in one statement", () => {
   it("stores nothing of the batch when one stream's expected version is stale", async () => {
     const before = (await database.db.query("select count(*)::int as n from events")).rows[0].n;
     let error: unknown;
-    await appendToStreams(database.db, "t1", [
-      { streamId: "r-3", expectedVersion: 0, events: [{ type: "A", data: {} }] },
-      { streamId: "r-1", expectedVersion: 0, events: [{ type: "A", data: {} }] },
-    ], { actor: "test" }).catch((e) => (error = e));
+    await appendToStreams(
+      database.db,
+      "t1",
+      [
+        { streamId: "r-3", expectedVersion: 0, events: [{ type: "A", data: {} }] },
+        { streamId: "r-1", expectedVersion: 0, events: [{ type: "A", data: {} }] },
+      ],
+      { actor: "test" },
+    ).catch((e) => (error = e));
     expect(error).to.be.instanceOf(ConcurrencyConflict);
     expect((await database.db.query("select count(*)::int as n from events")).rows[0].n).to.equal(before);
   });

@@ -13,10 +13,14 @@ import { until, useTestService } from "../support/service.ts";
 
 /* Contract D.2: the event store sealed in blocks, and every later change to it found. */
 
-const sha = (...parts: string[]) => parts.reduce((hash, part) => hash.update(Buffer.from(part, "hex")), createHash("sha256")).digest("hex");
+const sha = (...parts: string[]) =>
+  parts.reduce((hash, part) => hash.update(Buffer.from(part, "hex")), createHash("sha256")).digest("hex");
 
 function cliVerify(databaseUrl: string): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(process.execPath, [SERVER_ENTRY, "ledger", "verify"], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [SERVER_ENTRY, "ledger", "verify"], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let stdout = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
   return new Promise((resolve, reject) => {
@@ -27,7 +31,11 @@ function cliVerify(databaseUrl: string): Promise<{ code: number | null; stdout: 
 
 describe("ledger: merkle roots", () => {
   it("hashes pairs level by level and carries an odd last node up unchanged", () => {
-    const [a, b, c] = ["a", "b", "c"].map((x) => createHash("sha256").update(x).digest("hex")) as [string, string, string];
+    const [a, b, c] = ["a", "b", "c"].map((x) => createHash("sha256").update(x).digest("hex")) as [
+      string,
+      string,
+      string,
+    ];
     expect(merkleRoot([a])).to.equal(a);
     expect(merkleRoot([a, b])).to.equal(sha(a, b));
     expect(merkleRoot([a, b, c])).to.equal(sha(sha(a, b), c));
@@ -53,7 +61,8 @@ describe("ledger: event hashes", function () {
        from events e`,
     );
     expect(rows).to.have.length.of.at.least(awkward.length);
-    for (const row of rows) expect(row.ours, row.text).to.equal(createHash("sha256").update(row.text, "utf8").digest("hex"));
+    for (const row of rows)
+      expect(row.ours, row.text).to.equal(createHash("sha256").update(row.text, "utf8").digest("hex"));
   });
 });
 
@@ -75,24 +84,55 @@ describe("ledger (/api/admin/ledger, npm run cli -- ledger verify)", function ()
       const summary = (await admin("/api/admin/ledger")).body;
       return summary.events === (await count()) && summary.blocks > first.blocks ? summary : null;
     }, 10_000);
-    expect(second.lastBlock).to.include({ prev: (await hub.service.db.query("select root from ledger_blocks where no = $1", [second.lastBlock.no - 1])).rows[0].root });
+    expect(second.lastBlock).to.include({
+      prev: (await hub.service.db.query("select root from ledger_blocks where no = $1", [second.lastBlock.no - 1]))
+        .rows[0].root,
+    });
     expect(second.lastBlock.root).to.match(/^[0-9a-f]{64}$/);
     expect(second.lastBlock.sealedAt).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
 
     const verified = await admin("/api/admin/ledger/verify");
-    expect(verified.body).to.deep.equal({ ok: true, blocksChecked: second.blocks, eventsChecked: second.events, problems: [] });
+    expect(verified.body).to.deep.equal({
+      ok: true,
+      blocksChecked: second.blocks,
+      eventsChecked: second.events,
+      problems: [],
+    });
     const cli = await cliVerify(hub.service.databaseUrl);
     expect(cli.code).to.equal(0);
     expect(JSON.parse(cli.stdout)).to.include({ ok: true });
-    expect((await hub.tenant.call("GET", "/api/admin/ledger", { token: hub.tenant.authorToken })).status, "an author is no operator").to.equal(401);
+    expect(
+      (await hub.tenant.call("GET", "/api/admin/ledger", { token: hub.tenant.authorToken })).status,
+      "an author is no operator",
+    ).to.equal(401);
   });
 
   it("reports an event changed, deleted or written into a sealed stretch with SQL, and a block altered, each where it is", async () => {
     expect((await hub.tenant.push("lab", [labReport("L-4"), labReport("L-5"), labReport("L-6")])).status).to.equal(200);
-    await until(async () => (await sealPending(hub.service.db), (await hub.service.db.query("select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)")).rows[0].n === 0), 10_000);
+    await until(
+      async () => (
+        await sealPending(hub.service.db),
+        (
+          await hub.service.db.query(
+            "select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)",
+          )
+        ).rows[0].n === 0
+      ),
+      10_000,
+    );
     const positionOf = async (externalId: string) =>
-      Number((await hub.service.db.query("select position from events where stream_id = $1 order by position limit 1", [`lab-report:${externalId}`])).rows[0].position);
-    const blockOf = async (position: number) => Number((await hub.service.db.query("select block_no from ledger_event_hashes where position = $1", [position])).rows[0].block_no);
+      Number(
+        (
+          await hub.service.db.query("select position from events where stream_id = $1 order by position limit 1", [
+            `lab-report:${externalId}`,
+          ])
+        ).rows[0].position,
+      );
+    const blockOf = async (position: number) =>
+      Number(
+        (await hub.service.db.query("select block_no from ledger_event_hashes where position = $1", [position])).rows[0]
+          .block_no,
+      );
     const [changed, deleted] = [await positionOf("L-4"), await positionOf("L-5")];
 
     // A superuser with a psql prompt: the append-only triggers do not fire in replica mode.
@@ -100,7 +140,10 @@ describe("ledger (/api/admin/ledger, npm run cli -- ledger verify)", function ()
     await superuser.connect();
     try {
       await superuser.query("set session_replication_role = replica");
-      await superuser.query(`update events set data = jsonb_set(data, '{report,labName}', '"Another lab"') where position = $1`, [changed]);
+      await superuser.query(
+        `update events set data = jsonb_set(data, '{report,labName}', '"Another lab"') where position = $1`,
+        [changed],
+      );
       await superuser.query("delete from events where position = $1", [deleted]);
       const { rows } = await superuser.query(
         `insert into events (position, transaction_id, tenant, stream_id, stream_version, type, data, metadata, recorded_at) overriding system value
@@ -153,14 +196,18 @@ describe("ledger: the daily root in the log", function () {
     };
     expect((await hub.tenant.push("lab", [labReport("D-1")])).status).to.equal(200);
     await sealNext();
-    const { rows: [yesterdays] } = await hub.service.db.query("select no, root from ledger_blocks order by no desc limit 1");
+    const {
+      rows: [yesterdays],
+    } = await hub.service.db.query("select no, root from ledger_blocks order by no desc limit 1");
     // As if it had been sealed yesterday: a superuser's edit, the block is append-only.
     const yesterday = localDateTime(new Date(Date.now() - 86_400_000)).slice(0, 10);
     const superuser = new pg.Client({ connectionString: hub.service.databaseUrl });
     await superuser.connect();
     try {
       await superuser.query("set session_replication_role = replica");
-      await superuser.query("update ledger_blocks set sealed_at = sealed_at - interval '1 day' where no = $1", [yesterdays.no]);
+      await superuser.query("update ledger_blocks set sealed_at = sealed_at - interval '1 day' where no = $1", [
+        yesterdays.no,
+      ]);
     } finally {
       await superuser.end();
     }
@@ -169,7 +216,9 @@ describe("ledger: the daily root in the log", function () {
 
     expect((await hub.tenant.push("lab", [labReport("D-2")])).status).to.equal(200);
     await sealNext();
-    expect(dailyLines().map(({ day, block, root }) => ({ day, block, root }))).to.deep.equal([{ day: yesterday, block: Number(yesterdays.no), root: yesterdays.root }]);
+    expect(dailyLines().map(({ day, block, root }) => ({ day, block, root }))).to.deep.equal([
+      { day: yesterday, block: Number(yesterdays.no), root: yesterdays.root },
+    ]);
 
     expect((await hub.tenant.push("lab", [labReport("D-3")])).status).to.equal(200);
     await sealNext();

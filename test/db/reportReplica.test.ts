@@ -15,13 +15,16 @@ import { startTestService, TEST_ADMIN_TOKEN, until } from "../support/service.ts
  */
 
 const METRICS_TOKEN = "metrics-token-0123456789";
-const WHERE_AM_I = tableReportSpec("Where the query ran", { server: "select count(*) as reports, string_agg(external_id, ',' order by external_id) as ids from lab_reports" });
+const WHERE_AM_I = tableReportSpec("Where the query ran", {
+  server: "select count(*) as reports, string_agg(external_id, ',' order by external_id) as ids from lab_reports",
+});
 
 async function reportRunnerSessions(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query("select count(*)::int as n from pg_stat_activity where usename = 'dh_report_runner'")).rows[0].n;
+    return (await client.query("select count(*)::int as n from pg_stat_activity where usename = 'dh_report_runner'"))
+      .rows[0].n;
   } finally {
     await client.end();
   }
@@ -71,7 +74,8 @@ describe("report queries on a streaming replica", function () {
         expect(answer.status).to.equal(200);
         const [reports, ids] = answer.body.queries.server.rows[0];
         expect(reports, `${tenant.tenant}'s reports`).to.equal(5);
-        for (const id of (ids as string).split(",")) expect(id.startsWith(`${tenant.prefix}-`), `${id} seen by ${tenant.tenant}`).to.equal(true);
+        for (const id of (ids as string).split(","))
+          expect(id.startsWith(`${tenant.prefix}-`), `${id} seen by ${tenant.tenant}`).to.equal(true);
       }
     }
     expect(await reportRunnerSessions(servers!.standbyUrl), "report connections on the replica").to.be.greaterThan(0);
@@ -80,14 +84,20 @@ describe("report queries on a streaming replica", function () {
 
   it("shows the replica and its lag in /api/admin/projections and /metrics", async () => {
     const status = await until(async () => {
-      const answer = await fetch(`${service.url}/api/admin/projections`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
-      const body = (await answer.json()) as { replicas: Array<{ name: string; state: string; sync: string; lagBytes: number; lagSeconds: number }> };
+      const answer = await fetch(`${service.url}/api/admin/projections`, {
+        headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+      });
+      const body = (await answer.json()) as {
+        replicas: Array<{ name: string; state: string; sync: string; lagBytes: number; lagSeconds: number }>;
+      };
       return body.replicas.length > 0 ? body : null;
     }, 10_000);
     expect(status.replicas).to.have.length(1);
     expect(status.replicas[0]).to.include({ name: "standby1", state: "streaming", sync: "async" });
     expect(status.replicas[0]!.lagSeconds).to.be.a("number").and.at.least(0);
-    const text = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const text = await (
+      await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     const lag = parsePrometheusTextFormat(text).find((family) => family.name === "dialysis_hub_replica_lag_seconds");
     expect(lag?.metrics.map((metric) => metric.labels)).to.deep.equal([{ replica: "standby1", sync: "async" }]);
   });

@@ -11,7 +11,9 @@ describe("the service's database sessions", () => {
   it("run without JIT and keep the idle-in-transaction limit they are given", async () => {
     const db = createPool(await createTestDatabase(false), { max: 1, idleInTransactionTimeoutMs: 60_000 });
     try {
-      const { rows } = await db.query("select current_setting('jit') as jit, current_setting('idle_in_transaction_session_timeout') as idle");
+      const { rows } = await db.query(
+        "select current_setting('jit') as jit, current_setting('idle_in_transaction_session_timeout') as idle",
+      );
       expect(rows[0]).to.deep.equal({ jit: "off", idle: "1min" });
     } finally {
       await db.end();

@@ -12,7 +12,9 @@ describe("the service's table statistics", () => {
   let db: Db;
   before(async () => {
     db = createPool(await createTestDatabase(false), { max: 1 });
-    await db.query("create table grown (id integer primary key, note text); create table steady (id integer primary key)");
+    await db.query(
+      "create table grown (id integer primary key, note text); create table steady (id integer primary key)",
+    );
   });
   after(() => db.end());
 
@@ -28,9 +30,13 @@ describe("the service's table statistics", () => {
   }
 
   it("analyzes a table loaded from nothing, and again only once it has doubled", async () => {
-    await db.query("insert into grown select i, 'x' from generate_series(1, 5000) i; insert into steady select generate_series(1, 50)");
+    await db.query(
+      "insert into grown select i, 'x' from generate_series(1, 5000) i; insert into steady select generate_series(1, 50)",
+    );
     await statistics("grown");
-    expect(await analyzeChangedTables(db)).to.include("public.grown").and.not.include("public.steady");
+    expect(await analyzeChangedTables(db))
+      .to.include("public.grown")
+      .and.not.include("public.steady");
     expect(await statistics("grown")).to.deep.equal({ analyzed: true, rows: 5000 });
     expect(await statistics("steady")).to.deep.equal({ analyzed: false, rows: -1 });
 

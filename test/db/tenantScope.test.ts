@@ -24,11 +24,23 @@ describe("tenant scope", () => {
   });
 
   it("shows a tenant its own rows only, with no tenant filter in the query", async () => {
-    const north = await readAsTenant(database.db, "north", async (reader) => (await reader.query("select n from read.scoped_seen order by n")).rows);
+    const north = await readAsTenant(
+      database.db,
+      "north",
+      async (reader) => (await reader.query("select n from read.scoped_seen order by n")).rows,
+    );
     expect(north.map((row) => row.n)).to.deep.equal([1, 2, 3]);
-    const south = await readAsTenant(database.db, "south", async (reader) => (await reader.query("select count(*)::int as n from read.scoped_seen")).rows[0].n);
+    const south = await readAsTenant(
+      database.db,
+      "south",
+      async (reader) => (await reader.query("select count(*)::int as n from read.scoped_seen")).rows[0].n,
+    );
     expect(south).to.equal(3);
-    const nobody = await readAsTenant(database.db, "west", async (reader) => (await reader.query("select count(*)::int as n from read.scoped_seen")).rows[0].n);
+    const nobody = await readAsTenant(
+      database.db,
+      "west",
+      async (reader) => (await reader.query("select count(*)::int as n from read.scoped_seen")).rows[0].n,
+    );
     expect(nobody).to.equal(0);
   });
 
@@ -44,18 +56,27 @@ describe("tenant scope", () => {
   }
 
   it("is filtered to its tenant even when it names a generation's table directly", async () => {
-    const n = await readAsTenant(database.db, "north", async (reader) => (await reader.query("select count(*)::int as n from proj_scoped_g1.scoped_seen")).rows[0].n);
+    const n = await readAsTenant(
+      database.db,
+      "north",
+      async (reader) => (await reader.query("select count(*)::int as n from proj_scoped_g1.scoped_seen")).rows[0].n,
+    );
     expect(n).to.equal(3);
   });
 
   it("cannot write to the read tables", async () => {
-    const error = await readAsTenant(database.db, "north", (reader) => reader.query("delete from read.scoped_seen")).catch((e: Error) => e);
+    const error = await readAsTenant(database.db, "north", (reader) =>
+      reader.query("delete from read.scoped_seen"),
+    ).catch((e: Error) => e);
     expect((error as Error).message).to.match(/permission denied/);
     expect((await database.db.query("select count(*)::int as n from read.scoped_seen")).rows[0].n).to.equal(6);
   });
 
   it("refuses a read model table without a tenant column", async () => {
-    const leaky: Projection = { ...recordingProjection("leaky"), setup: async (tx) => void (await tx.query("create table leaky_seen (position bigint)")) };
+    const leaky: Projection = {
+      ...recordingProjection("leaky"),
+      setup: async (tx) => void (await tx.query("create table leaky_seen (position bigint)")),
+    };
     const error = await prepareProjections(database.db, [leaky], silentLogger).catch((e: Error) => e);
     expect((error as Error).message).to.match(/needs a tenant column/);
   });

@@ -38,7 +38,11 @@ describe("fail-over to a promoted synchronous standby", function () {
 
   it("answers 503 while no primary is reachable, resumes on the promoted standby by itself, and loses no answered report", async () => {
     servers = await startReplicatedPostgres({ synchronous: true });
-    service = await startTestService({ projections: allProjections, databaseUrl: servers.bothUrl, env: { DB_QUERY_TIMEOUT_MS: "5000" } });
+    service = await startTestService({
+      projections: allProjections,
+      databaseUrl: servers.bothUrl,
+      env: { DB_QUERY_TIMEOUT_MS: "5000" },
+    });
     const tenant = await ingestionTenant(service, "h1");
 
     const pushes: Push[] = [];
@@ -47,7 +51,12 @@ describe("fail-over to a promoted synchronous standby", function () {
       for (let i = 0; !stop; i++) {
         const ids = Array.from({ length: 10 }, (_, j) => `FO-${sender}-${i}-${j}`);
         const sentAt = Date.now();
-        const answer = await tenant.push("lab", ids.map((id) => labReport(id))).catch(() => null);
+        const answer = await tenant
+          .push(
+            "lab",
+            ids.map((id) => labReport(id)),
+          )
+          .catch(() => null);
         pushes.push({ ids, status: answer ? answer.status : "transport", sentAt, answeredAt: Date.now() });
         if (!answer || answer.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -58,26 +67,45 @@ describe("fail-over to a promoted synchronous standby", function () {
     servers.killPrimary();
     await until(async () => pushes.some((push) => push.sentAt > killedAt && push.status === 503), 30_000);
     await servers.promoteStandby();
-    const resumed = await until(async () => pushes.find((push) => push.sentAt > killedAt && push.status === 200), 60_000);
-    await until(async () => pushes.filter((push) => push.sentAt > resumed.sentAt && push.status === 200).length >= 5, 30_000);
+    const resumed = await until(
+      async () => pushes.find((push) => push.sentAt > killedAt && push.status === 200),
+      60_000,
+    );
+    await until(
+      async () => pushes.filter((push) => push.sentAt > resumed.sentAt && push.status === 200).length >= 5,
+      30_000,
+    );
     stop = true;
     await Promise.all(senders);
 
     const failed = pushes.filter((push) => push.status !== 200);
     expect(failed.length, "some pushes found no primary").to.be.greaterThan(0);
-    for (const push of failed) expect(push.status, "a push without a primary is answered 503, never 500 nor dropped").to.equal(503);
+    for (const push of failed)
+      expect(push.status, "a push without a primary is answered 503, never 500 nor dropped").to.equal(503);
 
     const promoted = new pg.Client({ connectionString: servers.standbyUrl });
     await promoted.connect();
     try {
-      const answered = pushes.filter((push) => push.status === 200).flatMap((push) => push.ids.map((id) => `lab-report:${id}`));
-      const { rows } = await promoted.query("select count(distinct stream_id)::int as n from events where tenant = 'h1' and stream_id = any($1)", [answered]);
+      const answered = pushes
+        .filter((push) => push.status === 200)
+        .flatMap((push) => push.ids.map((id) => `lab-report:${id}`));
+      const { rows } = await promoted.query(
+        "select count(distinct stream_id)::int as n from events where tenant = 'h1' and stream_id = any($1)",
+        [answered],
+      );
       expect(rows[0].n, "every report answered 200 is on the new primary").to.equal(answered.length);
       // The service reads and projects on the new primary too.
-      await until(async () => (await promoted.query("select count(*)::int as n from read.lab_reports where tenant = 'h1'")).rows[0].n >= answered.length, 60_000);
+      await until(
+        async () =>
+          (await promoted.query("select count(*)::int as n from read.lab_reports where tenant = 'h1'")).rows[0].n >=
+          answered.length,
+        60_000,
+      );
     } finally {
       await promoted.end();
     }
-    console.log(`      unavailable for ${((resumed.answeredAt - killedAt) / 1000).toFixed(1)} s (kill to the first push answered 200 after it)`);
+    console.log(
+      `      unavailable for ${((resumed.answeredAt - killedAt) / 1000).toFixed(1)} s (kill to the first push answered 200 after it)`,
+    );
   });
 });

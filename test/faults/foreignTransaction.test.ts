@@ -36,7 +36,10 @@ describe("a transaction held open in another database of the same server", funct
     const tenant = await ingestionTenant(service, "shared-server");
     const patients = await tenant.call("GET", "/api/patients", { token: tenant.authorToken });
     expect(patients.status, "the new author token works").to.equal(200);
-    expect(patients.body.map((patient: { patientRef: string }) => patient.patientRef), "the patient it registered is listed").to.deep.equal(["P001"]);
+    expect(
+      patients.body.map((patient: { patientRef: string }) => patient.patientRef),
+      "the patient it registered is listed",
+    ).to.deep.equal(["P001"]);
 
     const pushed = Array.from({ length: 10 }, (_, i) => labReport(`FX-${i}`));
     expect((await tenant.push("lab", pushed)).status).to.equal(200);
@@ -45,6 +48,9 @@ describe("a transaction held open in another database of the same server", funct
       return day.labReportCount === pushed.length && day;
     }, 20_000);
     expect(listed.externalIds).to.deep.equal(pushed.map((report) => report.externalId).sort());
-    expect((await elsewhere.query("select count(*)::int as n from batch_load")).rows[0].n, "the other transaction is still open").to.equal(1);
+    expect(
+      (await elsewhere.query("select count(*)::int as n from batch_load")).rows[0].n,
+      "the other transaction is still open",
+    ).to.equal(1);
   });
 });

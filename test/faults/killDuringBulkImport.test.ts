@@ -33,25 +33,50 @@ describe("a bulk job whose worker is killed with SIGKILL mid-job", function () {
     return ((await answer.json()) as { data: Record<string, any> }).data;
   };
   const submit = async (url: string, key: string, body: string) => {
-    const answer = await fetch(`${url}/open/v1/lab/reports/bulk`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" }, body });
+    const answer = await fetch(`${url}/open/v1/lab/reports/bulk`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" },
+      body,
+    });
     expect(answer.status).to.equal(202);
     return ((await answer.json()) as { data: { jobId: string } }).data.jobId;
   };
   /** Waits until the job runs and has some pieces behind it, not all. */
   const midJob = (url: string, key: string, jobId: string) =>
-    until(async () => {
-      const job = await status(url, key, jobId);
-      expect(job.status, "the job ended before it could be killed").to.not.equal("DONE");
-      return job.status === "RUNNING" && job.processed >= 1000 ? job : null;
-    }, 60_000, 10);
+    until(
+      async () => {
+        const job = await status(url, key, jobId);
+        expect(job.status, "the job ended before it could be killed").to.not.equal("DONE");
+        return job.status === "RUNNING" && job.processed >= 1000 ? job : null;
+      },
+      60_000,
+      10,
+    );
 
   /** Every line counted once, every report stored once: what a job that was never interrupted would show. */
-  async function expectImportedOnce(url: string, key: string, jobId: string, { tenant, prefix, notJson }: { tenant: string; prefix: string; notJson: number }): Promise<void> {
-    const job = await until(async () => {
-      const current = await status(url, key, jobId);
-      return current.status === "DONE" ? current : null;
-    }, 120_000, 100);
-    expect(job).to.include({ lines: LINES, processed: LINES, rejected: notJson, accepted: LINES - notJson, created: LINES - notJson, updated: 0, unchanged: 0 });
+  async function expectImportedOnce(
+    url: string,
+    key: string,
+    jobId: string,
+    { tenant, prefix, notJson }: { tenant: string; prefix: string; notJson: number },
+  ): Promise<void> {
+    const job = await until(
+      async () => {
+        const current = await status(url, key, jobId);
+        return current.status === "DONE" ? current : null;
+      },
+      120_000,
+      100,
+    );
+    expect(job).to.include({
+      lines: LINES,
+      processed: LINES,
+      rejected: notJson,
+      accepted: LINES - notJson,
+      created: LINES - notJson,
+      updated: 0,
+      unchanged: 0,
+    });
     const { rows: streams } = await deployment.db.query(
       "select count(*)::int as reports, count(*) filter (where versions > 1)::int as twice from (select stream_id, count(*) as versions from events where tenant = $1 and stream_id like $2 group by 1) s",
       [tenant, `lab-report:${prefix}-%`],
@@ -62,9 +87,13 @@ describe("a bulk job whose worker is killed with SIGKILL mid-job", function () {
       [tenant, `bulk-job:${jobId}`],
     );
     expect(pieces[0].checkpoints, "one checkpoint per piece").to.equal(pieces[0].pieces);
-    const rejected = await fetch(`${url}/open/v1/bulk/${jobId}/rejected?limit=1000`, { headers: { authorization: `Bearer ${key}` } });
+    const rejected = await fetch(`${url}/open/v1/bulk/${jobId}/rejected?limit=1000`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     const page = ((await rejected.json()) as { data: { total: number; items: Array<{ line: number }> } }).data;
-    expect(page.items.map((item) => item.line)).to.deep.equal(Array.from({ length: notJson }, (_, i) => (i + 1) * NOT_JSON_EVERY));
+    expect(page.items.map((item) => item.line)).to.deep.equal(
+      Array.from({ length: notJson }, (_, i) => (i + 1) * NOT_JSON_EVERY),
+    );
   }
 
   it("is taken over by another worker process, with no line lost and none counted twice", async () => {
@@ -77,10 +106,14 @@ describe("a bulk job whose worker is killed with SIGKILL mid-job", function () {
     const worker = await start("worker");
     await api.kill();
     const survivor = await start("all");
-    const after = await until(async () => {
-      const job = await status(survivor.url!, tenant.client.key, jobId);
-      return job.processed > before.processed ? job : null;
-    }, 30_000, 50);
+    const after = await until(
+      async () => {
+        const job = await status(survivor.url!, tenant.client.key, jobId);
+        return job.processed > before.processed ? job : null;
+      },
+      30_000,
+      50,
+    );
     expect(after.status).to.be.oneOf(["RUNNING", "DONE"]);
     await expectImportedOnce(survivor.url!, tenant.client.key, jobId, { tenant: TENANT, prefix: "KB1", notJson });
     await worker.kill();

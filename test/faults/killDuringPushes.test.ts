@@ -3,7 +3,13 @@ import { createTestDatabase } from "../support/database.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { PushLoad, type PushRecord } from "../support/pushLoad.ts";
 import { type ServiceProcess, useServiceProcesses } from "../support/serviceProcess.ts";
-import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
+import {
+  acknowledgedStored,
+  appliedExactlyOnce,
+  eventsMatchReadRows,
+  projectionsCaughtUp,
+  reconciliationExact,
+} from "../support/storedReports.ts";
 
 const TENANT = "fault-kill";
 const DAY = "2026-03-02";
@@ -22,13 +28,23 @@ describe("the service killed with SIGKILL while four senders push", function () 
     await projectionsCaughtUp(service.url!);
     expect(await appliedExactlyOnce(deployment.db), "each projection applied each event once").to.deep.equal([]);
     expect(await eventsMatchReadRows(deployment.db, TENANT), "event store and read tables agree").to.deep.equal([]);
-    expect(await acknowledgedStored(deployment.db, TENANT, load), "every report answered CREATED/UPDATED is stored").to.deep.equal([]);
+    expect(
+      await acknowledgedStored(deployment.db, TENANT, load),
+      "every report answered CREATED/UPDATED is stored",
+    ).to.deep.equal([]);
     expect(await reconciliationExact(service.url!, key, deployment.db, TENANT, DAY)).to.deep.equal([]);
   }
 
   it(`keeps every report it answered as stored, half-stores none, and catches up after each of ${KILLS} restarts`, async () => {
     const tenant = await ingestionTenant(service, TENANT);
-    const load = new PushLoad({ targets: [], key: tenant.client.key, senders: 4, reportsPerPush: 20, day: DAY, prefix: "K" });
+    const load = new PushLoad({
+      targets: [],
+      key: tenant.client.key,
+      senders: 4,
+      reportsPerPush: 20,
+      day: DAY,
+      prefix: "K",
+    });
     const figures: string[] = [];
     const handled = new Set<PushRecord>();
     for (let kill = 1; kill <= KILLS; kill++) {
@@ -41,9 +57,10 @@ describe("the service killed with SIGKILL while four senders push", function () 
       await load.stop();
       const inFlight = load.unanswered().filter((push) => !handled.has(push));
       for (const push of inFlight) handled.add(push);
-      expect(inFlight.map((push) => push.answer), "a killed process answers nothing: its pushes fail in transport").to.satisfy((answers: unknown[]) =>
-        answers.every((a) => a === "transport"),
-      );
+      expect(
+        inFlight.map((push) => push.answer),
+        "a killed process answers nothing: its pushes fail in transport",
+      ).to.satisfy((answers: unknown[]) => answers.every((a) => a === "transport"));
       const acknowledged = load.acknowledgedIds().length;
 
       const restartedAt = Date.now();
@@ -69,7 +86,10 @@ describe("the service killed with SIGKILL while four senders push", function () 
     }
     expect(load.unexpectedEntries).to.deep.equal([]);
     await expectConsistent(load, tenant.client.key);
-    expect([...load.reports.values()].every((v) => v.acknowledged === v.sent), "after the re-pushes every report is stored in its last version").to.equal(true);
+    expect(
+      [...load.reports.values()].every((v) => v.acknowledged === v.sent),
+      "after the re-pushes every report is stored in its last version",
+    ).to.equal(true);
     console.log(figures.map((line) => `      ${line}`).join("\n"));
   });
 });

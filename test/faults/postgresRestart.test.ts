@@ -4,7 +4,13 @@ import { startPrivatePostgres, type PrivatePostgres } from "../support/privatePo
 import { PushLoad } from "../support/pushLoad.ts";
 import { until } from "../support/service.ts";
 import { type ServiceProcess, useServiceProcesses } from "../support/serviceProcess.ts";
-import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
+import {
+  acknowledgedStored,
+  appliedExactlyOnce,
+  eventsMatchReadRows,
+  projectionsCaughtUp,
+  reconciliationExact,
+} from "../support/storedReports.ts";
 
 const TENANT = "fault-pg";
 const DAY = "2026-03-03";
@@ -34,12 +40,24 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
   it("answers 503 in the envelope while it is down, recovers by itself, and keeps every report it answered as stored", async () => {
     const url = api.url!;
     const tenant = await ingestionTenant(api, TENANT);
-    const load = new PushLoad({ targets: [url], key: tenant.client.key, senders: 4, reportsPerPush: 10, day: DAY, prefix: "P", requestTimeoutMs: ANSWER_BOUND_MS }).start();
+    const load = new PushLoad({
+      targets: [url],
+      key: tenant.client.key,
+      senders: 4,
+      reportsPerPush: 10,
+      day: DAY,
+      prefix: "P",
+      requestTimeoutMs: ANSWER_BOUND_MS,
+    }).start();
     await load.waitUntil(() => load.answered(200).length >= 20, 60_000, "20 answered pushes");
 
     await postgres.stop();
     const stoppedAt = Date.now();
-    await load.waitUntil(() => load.pushes.some((push) => push.startedAt > stoppedAt && push.answer === 503), 60_000, "a push answered 503");
+    await load.waitUntil(
+      () => load.pushes.some((push) => push.startedAt > stoppedAt && push.answer === 503),
+      60_000,
+      "a push answered 503",
+    );
     const ready = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(ANSWER_BOUND_MS) });
     expect(ready.status, "not ready while the database is down").to.equal(503);
     expect((await fetch(`${url}/healthz`)).status, "but the process is up").to.equal(200);
@@ -47,8 +65,17 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
 
     await postgres.start();
     const restartedAt = Date.now();
-    await load.waitUntil(() => load.pushes.some((push) => push.startedAt > restartedAt && push.answer === 200), 60_000, "a push stored after the restart");
-    const recoveredMs = Math.min(...load.pushes.filter((push) => push.startedAt > restartedAt && push.answer === 200).map((push) => push.startedAt + push.ms)) - restartedAt;
+    await load.waitUntil(
+      () => load.pushes.some((push) => push.startedAt > restartedAt && push.answer === 200),
+      60_000,
+      "a push stored after the restart",
+    );
+    const recoveredMs =
+      Math.min(
+        ...load.pushes
+          .filter((push) => push.startedAt > restartedAt && push.answer === 200)
+          .map((push) => push.startedAt + push.ms),
+      ) - restartedAt;
     const answeredBefore = load.answered(200).length;
     await load.waitUntil(() => load.answered(200).length >= answeredBefore + 20, 60_000, "20 more answered pushes");
     await load.stop();
@@ -58,7 +85,9 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
     expect([...answers.keys()].sort(), `answers: ${JSON.stringify([...answers])}`).to.deep.equal(["200", "503"]);
     for (const push of load.answered(503)) {
       expect(push.body).to.include({ code: 503, data: null });
-      expect((push.body as { msg: unknown }).msg).to.be.a("string").and.match(/database/);
+      expect((push.body as { msg: unknown }).msg)
+        .to.be.a("string")
+        .and.match(/database/);
       expect((push.body as { timestamp: unknown }).timestamp).to.be.a("number");
     }
     const slowest = Math.max(...load.pushes.map((push) => push.ms));
@@ -78,13 +107,23 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
     const pushedAt = Date.now();
     const fresh = await tenant.push("lab", [load.report("P-after-restart", 1)]);
     expect(fresh.status).to.equal(200);
-    await until(async () => {
-      const day = await tenant.call("GET", `/open/v1/reconcile/lab?date=${DAY}`, { token: tenant.client.key });
-      return (day.body.data.externalIds as string[]).includes("P-after-restart");
-    }, 10_000, 50);
+    await until(
+      async () => {
+        const day = await tenant.call("GET", `/open/v1/reconcile/lab?date=${DAY}`, { token: tenant.client.key });
+        return (day.body.data.externalIds as string[]).includes("P-after-restart");
+      },
+      10_000,
+      50,
+    );
     const wakeupMs = Date.now() - pushedAt;
 
-    expect(await Promise.race([api.exited.then(() => "api exited"), worker.exited.then(() => "worker exited"), Promise.resolve("both running")])).to.equal("both running");
+    expect(
+      await Promise.race([
+        api.exited.then(() => "api exited"),
+        worker.exited.then(() => "worker exited"),
+        Promise.resolve("both running"),
+      ]),
+    ).to.equal("both running");
     console.log(
       `      ${load.answered(200).length} pushes stored (${load.acknowledgedIds().length} reports), ${load.answered(503).length} answered 503 while PostgreSQL was down for ${DOWN_FOR_MS} ms; ` +
         `slowest answer ${slowest} ms; first push stored ${recoveredMs} ms after the restart; projections caught up ${caughtUpMs} ms after it; a new report visible ${wakeupMs} ms after its push`,

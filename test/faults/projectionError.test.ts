@@ -32,7 +32,11 @@ describe("a tenant's event a projection cannot apply, seen by an operator", func
   let service: RunningService;
   let databaseUrl: string;
   let poisoned = true;
-  const fragile = recordingProjection("fragile", ["Counted"], (event) => poisoned && event.tenant === "t1" && (event.data as { n: number }).n === 3);
+  const fragile = recordingProjection(
+    "fragile",
+    ["Counted"],
+    (event) => poisoned && event.tenant === "t1" && (event.data as { n: number }).n === 3,
+  );
 
   before(async () => {
     databaseUrl = await createTestDatabase(false);
@@ -40,11 +44,21 @@ describe("a tenant's event a projection cannot apply, seen by an operator", func
   });
   after(() => service.stop());
 
-  const status = async () => (await httpClient(service.url!)<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
+  const status = async () =>
+    (await httpClient(service.url!)<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
   const named = (report: ProjectionsReport, name: string) => report.projections.find((p) => p.name === name)!;
   const append = (tenant: string, n: number) =>
-    service.eventStore.append({ tenant, streamId: "s", expectedVersion: n - 1, events: [{ type: "Counted", data: { n } }], metadata: { actor: "test" } });
-  const seen = async (tenant: string) => (await service.db.query("select n from read.fragile_seen where tenant = $1 order by n", [tenant])).rows.map((row) => row.n);
+    service.eventStore.append({
+      tenant,
+      streamId: "s",
+      expectedVersion: n - 1,
+      events: [{ type: "Counted", data: { n } }],
+      metadata: { actor: "test" },
+    });
+  const seen = async (tenant: string) =>
+    (await service.db.query("select n from read.fragile_seen where tenant = $1 order by n", [tenant])).rows.map(
+      (row) => row.n,
+    );
 
   it("holds back that tenant only, names it with a fixed sentence, and catches it up after `projections retry`", async () => {
     for (let n = 1; n <= 5; n++) {
@@ -53,12 +67,21 @@ describe("a tenant's event a projection cannot apply, seen by an operator", func
     }
     const held = await until(async () => {
       const report = await status();
-      return named(report, "fragile").heldTenants.length > 0 && named(report, "fragile").position === report.head ? report : null;
+      return named(report, "fragile").heldTenants.length > 0 && named(report, "fragile").position === report.head
+        ? report
+        : null;
     }, 10_000);
-    const third = Number((await service.db.query("select position from events where tenant = 't1' and data->>'n' = '3'")).rows[0].position);
+    const third = Number(
+      (await service.db.query("select position from events where tenant = 't1' and data->>'n' = '3'")).rows[0].position,
+    );
     const [heldTenant] = named(held, "fragile").heldTenants;
     expect(named(held, "fragile").error, "the projection goes on for everyone else").to.equal(null);
-    expect(heldTenant).to.deep.include({ tenant: "t1", position: third, tries: 1, error: { code: "PROJECTION_ERROR", message: "the projection could not apply the event" } });
+    expect(heldTenant).to.deep.include({
+      tenant: "t1",
+      position: third,
+      tries: 1,
+      error: { code: "PROJECTION_ERROR", message: "the projection could not apply the event" },
+    });
     expect(await seen("t1")).to.deep.equal([1, 2]);
     expect(await seen("t2")).to.deep.equal([1, 2, 3, 4, 5]);
 
@@ -87,7 +110,12 @@ describe("a tenant's event the database refuses for good, seen by /readyz, /metr
   before(async () => {
     databaseUrl = await createTestDatabase(false);
     service = await startTestService({ databaseUrl, projections: [refused], safetyNetMs: 200, env: { METRICS_TOKEN } });
-    await until(async () => (await service.db.query("select 1 from projection_generations where name = 'refused' and state = 'live'")).rowCount === 1, 30_000);
+    await until(
+      async () =>
+        (await service.db.query("select 1 from projection_generations where name = 'refused' and state = 'live'"))
+          .rowCount === 1,
+      30_000,
+    );
   });
   after(() => service.stop());
 
@@ -95,13 +123,25 @@ describe("a tenant's event the database refuses for good, seen by /readyz, /metr
   const status = async () => (await call()<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
   const named = (report: ProjectionsReport, name: string) => report.projections.find((p) => p.name === name)!;
   const append = (tenant: string, n: number) =>
-    service.eventStore.append({ tenant, streamId: "s", expectedVersion: n - 1, events: [{ type: "Counted", data: { n } }], metadata: { actor: "test" } });
-  const seen = async (tenant: string) => (await service.db.query("select n from read.refused_seen where tenant = $1 order by n", [tenant])).rows.map((row) => row.n);
+    service.eventStore.append({
+      tenant,
+      streamId: "s",
+      expectedVersion: n - 1,
+      events: [{ type: "Counted", data: { n } }],
+      metadata: { actor: "test" },
+    });
+  const seen = async (tenant: string) =>
+    (await service.db.query("select n from read.refused_seen where tenant = $1 order by n", [tenant])).rows.map(
+      (row) => row.n,
+    );
   const metrics = () => scrape(`${service.url}/metrics`, METRICS_TOKEN);
   const allChecksPass = { database: true, migrations: true, workers: true, projections: true };
 
   it("answers 200 degraded naming it with a safe error, gauges it, serves every other tenant, and is ready again after `projections retry`", async () => {
-    expect(await call()("GET", "/readyz")).to.deep.include({ status: 200, body: { status: "ready", checks: allChecksPass, stoppedProjections: [], heldBackTenants: [] } });
+    expect(await call()("GET", "/readyz")).to.deep.include({
+      status: 200,
+      body: { status: "ready", checks: allChecksPass, stoppedProjections: [], heldBackTenants: [] },
+    });
 
     // A trigger refuses tenant t1's event n = 2 with P0001: not a fault of the database, so no
     // retry helps. Its message holds SQL text and a value, which no answer and no log line shows.
@@ -115,16 +155,22 @@ describe("a tenant's event the database refuses for good, seen by /readyz, /metr
     }
     const held = await until(async () => {
       const report = await status();
-      return named(report, "refused").heldTenants.length > 0 && named(report, "refused").position === report.head ? report : null;
+      return named(report, "refused").heldTenants.length > 0 && named(report, "refused").position === report.head
+        ? report
+        : null;
     }, 10_000);
-    const second = Number((await service.db.query("select position from events where tenant = 't1' and data->>'n' = '2'")).rows[0].position);
+    const second = Number(
+      (await service.db.query("select position from events where tenant = 't1' and data->>'n' = '2'")).rows[0].position,
+    );
     const heldTenant = named(held, "refused").heldTenants[0]!;
     expect(heldTenant, "the administrator sees the tenant, the event and the SQLSTATE").to.deep.include({
       tenant: "t1",
       position: second,
       error: { code: "P0001", message: "raised by a database function or trigger" },
     });
-    expect(JSON.stringify(held), "no SQL text, no value of the event, even for the administrator").to.not.match(/select|id_card|refused:/);
+    expect(JSON.stringify(held), "no SQL text, no value of the event, even for the administrator").to.not.match(
+      /select|id_card|refused:/,
+    );
 
     const ready = await call()("GET", "/readyz");
     expect(ready.status, "it serves on").to.equal(200);
@@ -132,12 +178,30 @@ describe("a tenant's event the database refuses for good, seen by /readyz, /metr
       status: "degraded",
       checks: { ...allChecksPass, projections: false },
       stoppedProjections: [],
-      heldBackTenants: [{ name: "refused", position: second, since: heldTenant.since, error: { code: "P0001", message: "raised by a database function or trigger" } }],
+      heldBackTenants: [
+        {
+          name: "refused",
+          position: second,
+          since: heldTenant.since,
+          error: { code: "P0001", message: "raised by a database function or trigger" },
+        },
+      ],
     });
-    expect(JSON.stringify(ready.body), "no SQL text, no value of the event, no tenant").to.not.match(/select|id_card|refused:|t1/);
+    expect(JSON.stringify(ready.body), "no SQL text, no value of the event, no tenant").to.not.match(
+      /select|id_card|refused:|t1/,
+    );
     const scraped = await metrics();
-    expect(sample(scraped, "dialysis_hub_projection_held_tenants", { projection: "refused", state: "live" })).to.equal(1);
-    expect(sample(scraped, "dialysis_hub_projection_tenant_held", { projection: "refused", state: "live", tenant: "t1", code: "P0001" })).to.equal(1);
+    expect(sample(scraped, "dialysis_hub_projection_held_tenants", { projection: "refused", state: "live" })).to.equal(
+      1,
+    );
+    expect(
+      sample(scraped, "dialysis_hub_projection_tenant_held", {
+        projection: "refused",
+        state: "live",
+        tenant: "t1",
+        code: "P0001",
+      }),
+    ).to.equal(1);
     expect(sample(scraped, "dialysis_hub_projection_failed", { projection: "refused", state: "live" })).to.equal(0);
 
     // Every other tenant keeps being served.
@@ -146,11 +210,19 @@ describe("a tenant's event the database refuses for good, seen by /readyz, /metr
     expect(await seen("t1")).to.deep.equal([1]);
 
     await service.db.query("drop trigger refuse_two on proj_refused_g1.refused_seen"); // the fix is deployed
-    expect(await retryFromCommandLine(databaseUrl, "refused")).to.deep.equal({ code: 0, stdout: "refused will retry\n" });
+    expect(await retryFromCommandLine(databaseUrl, "refused")).to.deep.equal({
+      code: 0,
+      stdout: "refused will retry\n",
+    });
     await until(async () => named(await status(), "refused").heldTenants.length === 0, 10_000);
     expect(await seen("t1")).to.deep.equal([1, 2, 3]);
-    expect(await call()("GET", "/readyz")).to.deep.include({ status: 200, body: { status: "ready", checks: allChecksPass, stoppedProjections: [], heldBackTenants: [] } });
-    expect(sample(await metrics(), "dialysis_hub_projection_held_tenants", { projection: "refused", state: "live" })).to.equal(0);
+    expect(await call()("GET", "/readyz")).to.deep.include({
+      status: 200,
+      body: { status: "ready", checks: allChecksPass, stoppedProjections: [], heldBackTenants: [] },
+    });
+    expect(
+      sample(await metrics(), "dialysis_hub_projection_held_tenants", { projection: "refused", state: "live" }),
+    ).to.equal(0);
   });
 });
 
@@ -160,7 +232,12 @@ describe("a projection meeting a database fault while it applies (disk full, the
   const hub = useTestService({ projections: [flaky], safetyNetMs: 200 });
 
   before(async () => {
-    await until(async () => (await hub.service.db.query("select 1 from projection_generations where name = 'flaky' and state = 'live'")).rowCount === 1, 30_000);
+    await until(
+      async () =>
+        (await hub.service.db.query("select 1 from projection_generations where name = 'flaky' and state = 'live'"))
+          .rowCount === 1,
+      30_000,
+    );
     // The fault, injected for real: a trigger on the read model's table raises the SQLSTATE the switch names.
     await hub.service.db.query(`
       create table fault_switch (sqlstate text);
@@ -174,14 +251,22 @@ describe("a projection meeting a database fault while it applies (disk full, the
       create trigger injected_fault before insert on proj_flaky_g1.flaky_seen for each row execute function raise_fault()`);
   });
 
-  const status = async () => (await httpClient(hub.service.url!)<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
+  const status = async () =>
+    (await httpClient(hub.service.url!)<ProjectionsReport>("GET", "/api/admin/projections", { token: ADMIN })).body;
   const flakyStatus = async () => (await status()).projections.find((p) => p.name === "flaky")!;
-  const seen = async () => (await hub.service.db.query("select n from read.flaky_seen order by n")).rows.map((row) => row.n);
+  const seen = async () =>
+    (await hub.service.db.query("select n from read.flaky_seen order by n")).rows.map((row) => row.n);
   const inject = (sqlstate: string | null) => hub.service.db.query("update fault_switch set sqlstate = $1", [sqlstate]);
 
   it("pauses without stopping and catches up by itself once the fault is gone, with no `projections retry`", async () => {
     await inject("53100");
-    await hub.service.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: 0, events: [{ type: "Counted", data: { n: 1 } }], metadata: { actor: "test" } });
+    await hub.service.eventStore.append({
+      tenant: "t1",
+      streamId: "s",
+      expectedVersion: 0,
+      events: [{ type: "Counted", data: { n: 1 } }],
+      metadata: { actor: "test" },
+    });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await flakyStatus(), "disk full is not the event's fault").to.include({ error: null, lagEvents: 1 });
     await inject("40P01");
@@ -201,16 +286,35 @@ describe("many projections outdated at once, with a small connection pool", func
   it("rebuilds every one of them, a few at a time, none left behind", async () => {
     const names = ["outdated_a", "outdated_b", "outdated_c", "outdated_d", "outdated_e", "outdated_f"];
     const databaseUrl = await createTestDatabase(false);
-    const first = await startTestService({ databaseUrl, projections: names.map((name) => recordingProjection(name)), env: { DB_POOL_MAX: "4" } });
-    for (let n = 1; n <= 20; n++) await first.eventStore.append({ tenant: "t1", streamId: "s", expectedVersion: n - 1, events: [{ type: "Counted", data: { n } }], metadata: { actor: "test" } });
+    const first = await startTestService({
+      databaseUrl,
+      projections: names.map((name) => recordingProjection(name)),
+      env: { DB_POOL_MAX: "4" },
+    });
+    for (let n = 1; n <= 20; n++)
+      await first.eventStore.append({
+        tenant: "t1",
+        streamId: "s",
+        expectedVersion: n - 1,
+        events: [{ type: "Counted", data: { n } }],
+        metadata: { actor: "test" },
+      });
     await first.stop();
 
     // A new release changes every one of them: each is built again by replay when the service starts.
-    const second = await startTestService({ databaseUrl, projections: names.map((name) => ({ ...recordingProjection(name), version: 2 })), env: { DB_POOL_MAX: "4" } });
+    const second = await startTestService({
+      databaseUrl,
+      projections: names.map((name) => ({ ...recordingProjection(name), version: 2 })),
+      env: { DB_POOL_MAX: "4" },
+    });
     try {
-      const liveAtVersion2 = "select count(*)::int as n from projection_generations where state = 'live' and version = 2 and name like 'outdated_%'";
+      const liveAtVersion2 =
+        "select count(*)::int as n from projection_generations where state = 'live' and version = 2 and name like 'outdated_%'";
       await until(async () => (await second.db.query(liveAtVersion2)).rows[0].n === names.length, 90_000, 200);
-      for (const name of names) expect((await second.db.query(`select count(*)::int as n from read.${name}_seen`)).rows[0].n, name).to.equal(20);
+      for (const name of names)
+        expect((await second.db.query(`select count(*)::int as n from read.${name}_seen`)).rows[0].n, name).to.equal(
+          20,
+        );
     } finally {
       await second.stop();
     }

@@ -29,7 +29,10 @@ describe("the transactions that hold back readers, while a bulk job's reports ar
         labReport(`AB-${i}`, {
           collectedAt: localDateTime(new Date(now - (REPORTS - i) * 60_000)),
           reportedAt: localDateTime(new Date(now - (REPORTS - i) * 60_000 + 30_000)),
-          items: [{ itemCode: "K", itemName: "钾", value: i % 2 ? 3.2 : 5.2, unit: "mmol/L" }, { itemCode: "HGB", value: i % 2 ? 80 : 120, unit: "g/L" }],
+          items: [
+            { itemCode: "K", itemName: "钾", value: i % 2 ? 3.2 : 5.2, unit: "mmol/L" },
+            { itemCode: "HGB", value: i % 2 ? 80 : 120, unit: "g/L" },
+          ],
         }),
       ),
     );
@@ -43,10 +46,18 @@ describe("the transactions that hold back readers, while a bulk job's reports ar
       });
       expect(answer.status).to.equal(202);
       const { jobId } = ((await answer.json()) as { data: { jobId: string } }).data;
-      await until(async () => {
-        const job = (await (await fetch(`${hub.service.url}/open/v1/bulk/${jobId}`, { headers: { authorization: `Bearer ${hub.tenant.client.key}` } })).json()) as { data: { status: string } };
-        return job.data.status === "DONE";
-      }, 240_000, 200);
+      await until(
+        async () => {
+          const job = (await (
+            await fetch(`${hub.service.url}/open/v1/bulk/${jobId}`, {
+              headers: { authorization: `Bearer ${hub.tenant.client.key}` },
+            })
+          ).json()) as { data: { status: string } };
+          return job.data.status === "DONE";
+        },
+        240_000,
+        200,
+      );
       // While the job runs its own transactions (a piece of 250 reports each) hold the readers too:
       // the write path's (issue #59). From its end, the read models and reactors catch up.
       holds = sampleReaderHolds(hub.service.db);
@@ -54,7 +65,9 @@ describe("the transactions that hold back readers, while a bulk job's reports ar
     } finally {
       if (holds) longest = await holds.stop();
     }
-    const { rows } = await hub.service.db.query("select count(*)::int as n from events where type = 'DeltaAlertRaised'");
+    const { rows } = await hub.service.db.query(
+      "select count(*)::int as n from events where type = 'DeltaAlertRaised'",
+    );
     expect(rows[0].n, "the reactor judged them all: a delta alert for nearly every one").to.be.greaterThan(REPORTS / 2);
     expect(longest.ms, `the longest: ${longest.query}`).to.be.below(BOUND_MS);
   });

@@ -3,7 +3,13 @@ import { createTestDatabase } from "../support/database.ts";
 import { ingestionTenant } from "../support/ingestion.ts";
 import { PushLoad } from "../support/pushLoad.ts";
 import { useServiceProcesses } from "../support/serviceProcess.ts";
-import { acknowledgedStored, appliedExactlyOnce, eventsMatchReadRows, projectionsCaughtUp, reconciliationExact } from "../support/storedReports.ts";
+import {
+  acknowledgedStored,
+  appliedExactlyOnce,
+  eventsMatchReadRows,
+  projectionsCaughtUp,
+  reconciliationExact,
+} from "../support/storedReports.ts";
 
 const TENANT = "scale-out";
 const DAY = "2026-03-04";
@@ -19,7 +25,9 @@ describe("two API processes and two worker processes on one database", function 
 
   before(async () => {
     const roles = ["api", "api", "worker", "worker"] as const;
-    const started = await Promise.allSettled(roles.map((role) => deployment.spawn({ role, env: { DB_POOL_MAX: "5", PROJECTION_SAFETY_NET_MS: "5000" } })));
+    const started = await Promise.allSettled(
+      roles.map((role) => deployment.spawn({ role, env: { DB_POOL_MAX: "5", PROJECTION_SAFETY_NET_MS: "5000" } })),
+    );
     const failed = started.find((result) => result.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
   });
@@ -27,7 +35,14 @@ describe("two API processes and two worker processes on one database", function 
   it("projects every event exactly once and reconciles exactly on both APIs", async () => {
     const apis = deployment.processes.filter((p) => p.role === "api").map((p) => p.url!);
     const tenant = await ingestionTenant({ url: apis[0]! }, TENANT);
-    const load = new PushLoad({ targets: apis, key: tenant.client.key, senders: 6, reportsPerPush: 20, day: DAY, prefix: "S" }).start();
+    const load = new PushLoad({
+      targets: apis,
+      key: tenant.client.key,
+      senders: 6,
+      reportsPerPush: 20,
+      day: DAY,
+      prefix: "S",
+    }).start();
 
     // Meanwhile the same reports reach both APIs at the same moment (a sender retrying through
     // the balancer): one of each pair is CREATED, the other finds it stored.
@@ -55,12 +70,19 @@ describe("two API processes and two worker processes on one database", function 
     await projectionsCaughtUp(apis[1]!, 60_000);
     const caughtUpMs = Date.now() - caughtUpFrom;
     expect(await appliedExactlyOnce(deployment.db), "each projection applied each event once").to.deep.equal([]);
-    expect(await eventsMatchReadRows(deployment.db, TENANT), "one read row per report stream, in its last version").to.deep.equal([]);
+    expect(
+      await eventsMatchReadRows(deployment.db, TENANT),
+      "one read row per report stream, in its last version",
+    ).to.deep.equal([]);
     expect(await acknowledgedStored(deployment.db, TENANT, load)).to.deep.equal([]);
     const digests: string[] = [];
     for (const url of apis) {
       expect(await reconciliationExact(url, tenant.client.key, deployment.db, TENANT, DAY)).to.deep.equal([]);
-      const answer = await (await fetch(`${url}/open/v1/reconcile/lab?date=${DAY}`, { headers: { authorization: `Bearer ${tenant.client.key}` } })).json();
+      const answer = await (
+        await fetch(`${url}/open/v1/reconcile/lab?date=${DAY}`, {
+          headers: { authorization: `Bearer ${tenant.client.key}` },
+        })
+      ).json();
       digests.push(`${answer.data.labReportCount} ${answer.data.externalIdDigest}`);
     }
     expect(digests[0]).to.equal(digests[1]);

@@ -17,7 +17,12 @@ describe("a FHIR R4 Bundle's DiagnosticReports as lab reports (contract D.6)", (
   });
 
   it("reads preliminary, corrected and amended reports as the push's statuses", () => {
-    for (const [status, ours] of [["preliminary", "PRELIMINARY"], ["corrected", "CORRECTED"], ["amended", "CORRECTED"], ["cancelled", "CANCELLED"]]) {
+    for (const [status, ours] of [
+      ["preliminary", "PRELIMINARY"],
+      ["corrected", "CORRECTED"],
+      ["amended", "CORRECTED"],
+      ["cancelled", "CANCELLED"],
+    ]) {
       expect(reports(diagnosticReportBundle({ status }))[0]!.report.status, status).to.equal(ours);
     }
   });
@@ -46,7 +51,12 @@ describe("a FHIR R4 Bundle's DiagnosticReports as lab reports (contract D.6)", (
 
   it("keeps a result's own code when its LOINC code is not in the dictionary", () => {
     const bundle = diagnosticReportBundle();
-    (bundle.entry![2]!.resource as Observation).code = { coding: [{ system: "http://loinc.org", code: "99999-9" }, { system: "http://lis.example.cn/items", code: "XHGB", display: "血红蛋白" }] };
+    (bundle.entry![2]!.resource as Observation).code = {
+      coding: [
+        { system: "http://loinc.org", code: "99999-9" },
+        { system: "http://lis.example.cn/items", code: "XHGB", display: "血红蛋白" },
+      ],
+    };
     expect((reports(bundle)[0]!.report.items as Array<{ itemCode: string }>)[0]!.itemCode).to.equal("XHGB");
   });
 

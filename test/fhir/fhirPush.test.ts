@@ -16,7 +16,10 @@ const validator = new Fhir();
 /** The resource, after checking that it validates against R4. */
 function valid<T>(resource: unknown): T {
   const { valid: ok, messages } = validator.validate(resource as object);
-  expect(messages.filter((message) => message.severity === "error"), JSON.stringify(resource)).to.deep.equal([]);
+  expect(
+    messages.filter((message) => message.severity === "error"),
+    JSON.stringify(resource),
+  ).to.deep.equal([]);
   expect(ok).to.equal(true);
   return resource as T;
 }
@@ -41,14 +44,24 @@ describe("FHIR R4: Bundles of DiagnosticReports posted to /fhir/r4", function ()
   const hub = useIngestionService();
   let fhir: Client;
   const storedReport = async (externalId: string) =>
-    (await hub.service.db.query("select data->'report' as report, metadata from events where tenant = 'h1' and stream_id = $1 order by stream_version", [`lab-report:${externalId}`])).rows;
+    (
+      await hub.service.db.query(
+        "select data->'report' as report, metadata from events where tenant = 'h1' and stream_id = $1 order by stream_version",
+        [`lab-report:${externalId}`],
+      )
+    ).rows;
 
   before(async () => {
-    fhir = new Client({ baseUrl: `${hub.service.url}/fhir/r4`, customHeaders: { Authorization: `Bearer ${hub.tenant.client.key}` } });
+    fhir = new Client({
+      baseUrl: `${hub.service.url}/fhir/r4`,
+      customHeaders: { Authorization: `Bearer ${hub.tenant.client.key}` },
+    });
   });
 
   it("states what it does in a CapabilityStatement, asking no key", async () => {
-    const statement = valid<{ fhirVersion: string; rest: Array<{ interaction: Array<{ code: string }> }> }>(await new Client({ baseUrl: `${hub.service.url}/fhir/r4` }).capabilityStatement());
+    const statement = valid<{ fhirVersion: string; rest: Array<{ interaction: Array<{ code: string }> }> }>(
+      await new Client({ baseUrl: `${hub.service.url}/fhir/r4` }).capabilityStatement(),
+    );
     expect(statement.fhirVersion).to.equal("4.0.1");
     expect(statement.rest[0]!.interaction.map((i) => i.code)).to.deep.equal(["batch", "transaction"]);
   });
@@ -56,9 +69,19 @@ describe("FHIR R4: Bundles of DiagnosticReports posted to /fhir/r4", function ()
   it("stores each DiagnosticReport of a batch as the lab report a JSON push sends, answering every entry", async () => {
     const answer = valid<Bundle>(await fhir.batch({ body: asBody(diagnosticReportBundle({ externalId: "FHIR-1" })) }));
     expect(answer.type).to.equal("batch-response");
-    expect(answer.entry!.map((entry) => entry.response!.status)).to.deep.equal(["201 Created", "201 Created", "201 Created", "201 Created", "201 Created", "201 Created"]);
+    expect(answer.entry!.map((entry) => entry.response!.status)).to.deep.equal([
+      "201 Created",
+      "201 Created",
+      "201 Created",
+      "201 Created",
+      "201 Created",
+      "201 Created",
+    ]);
     const [stored] = await storedReport("FHIR-1");
-    expect(stored.metadata.origin).to.deep.equal({ format: "fhir-r4", fullUrl: "urn:uuid:00000000-0000-4000-8000-0000000000bb" });
+    expect(stored.metadata.origin).to.deep.equal({
+      format: "fhir-r4",
+      fullUrl: "urn:uuid:00000000-0000-4000-8000-0000000000bb",
+    });
     // The same report as JSON: nothing new to store.
     const pushed = await hub.tenant.push("lab", [diagnosticReportAsJson("FHIR-1")]);
     expect(pushed.body.data.results[0]).to.include({ status: "UNCHANGED", matched: true });
@@ -72,7 +95,9 @@ describe("FHIR R4: Bundles of DiagnosticReports posted to /fhir/r4", function ()
     const bundle = diagnosticReportBundle({ externalId: "FHIR-OK" });
     const bad = diagnosticReportBundle({ externalId: "FHIR-BAD", issued: "yesterday" });
     // The bad report's resources, renamed so that both reports live in one Bundle.
-    const renamed = JSON.parse(JSON.stringify(bad.entry).replace(/0000-4000-8000-0000/g, "0000-4000-8000-9999")) as typeof bad.entry;
+    const renamed = JSON.parse(
+      JSON.stringify(bad.entry).replace(/0000-4000-8000-0000/g, "0000-4000-8000-9999"),
+    ) as typeof bad.entry;
     bundle.entry!.push(...renamed!);
     const answer = valid<Bundle>(await fhir.batch({ body: asBody(bundle) }));
     const statuses = answer.entry!.map((entry) => entry.response!.status);
@@ -86,13 +111,21 @@ describe("FHIR R4: Bundles of DiagnosticReports posted to /fhir/r4", function ()
   });
 
   it("stores a transaction whole, or, when one report is bad, nothing, naming every problem", async () => {
-    const good = valid<Bundle>(await fhir.transaction({ body: asBody(diagnosticReportBundle({ type: "transaction", externalId: "FHIR-TX-1" })) }));
+    const good = valid<Bundle>(
+      await fhir.transaction({
+        body: asBody(diagnosticReportBundle({ type: "transaction", externalId: "FHIR-TX-1" })),
+      }),
+    );
     expect(good.type).to.equal("transaction-response");
     expect(good.entry!.every((entry) => entry.response!.status === "201 Created")).to.equal(true);
 
     const bundle = diagnosticReportBundle({ type: "transaction", externalId: "FHIR-TX-2" });
     const bad = diagnosticReportBundle({ externalId: "FHIR-TX-3", issued: "yesterday" });
-    bundle.entry!.push(...(JSON.parse(JSON.stringify(bad.entry).replace(/0000-4000-8000-0000/g, "0000-4000-8000-9999")) as typeof bad.entry)!);
+    bundle.entry!.push(
+      ...(JSON.parse(
+        JSON.stringify(bad.entry).replace(/0000-4000-8000-0000/g, "0000-4000-8000-9999"),
+      ) as typeof bad.entry)!,
+    );
     bundle.entry!.push({ resource: { resourceType: "Practitioner" } as never });
     const { status, body } = await refused(fhir.transaction({ body: asBody(bundle) }));
     expect(status).to.equal(400);
@@ -108,9 +141,15 @@ describe("FHIR R4: Bundles of DiagnosticReports posted to /fhir/r4", function ()
     const notBundle = await refused(fhir.batch({ body: asBody({ resourceType: "Patient" }) }));
     expect(notBundle.status).to.equal(400);
     expect(valid<OperationOutcome>(notBundle.body).issue[0]!.diagnostics).to.match(/POST a Bundle/);
-    const noReport = await refused(fhir.batch({ body: asBody({ resourceType: "Bundle", type: "batch", entry: [{ resource: { resourceType: "Patient" } }] }) }));
+    const noReport = await refused(
+      fhir.batch({
+        body: asBody({ resourceType: "Bundle", type: "batch", entry: [{ resource: { resourceType: "Patient" } }] }),
+      }),
+    );
     expect(valid<OperationOutcome>(noReport.body).issue[0]!.diagnostics).to.match(/no DiagnosticReport/);
-    const noKey = await refused(new Client({ baseUrl: `${hub.service.url}/fhir/r4` }).batch({ body: asBody(diagnosticReportBundle()) }));
+    const noKey = await refused(
+      new Client({ baseUrl: `${hub.service.url}/fhir/r4` }).batch({ body: asBody(diagnosticReportBundle()) }),
+    );
     expect(noKey.status).to.equal(401);
     expect(valid<OperationOutcome>(noKey.body).issue[0]!.code).to.equal("login");
     const unknown = await fetch(`${hub.service.url}/fhir/r4/Condition`);

@@ -19,7 +19,13 @@ const HEADERS = [
   "MSH#^~\\&#LIS#WARD|1#||20260301101500##ORU^R01#X5#P#2.4",
 ];
 
-const WORDS = ["CREATED HL7B-0-1", "UPDATED R|1^2~3\\4&5", "CREATED 报告; awaiting a patient (unmatched)", "", "control\u0007chars\u0085"];
+const WORDS = [
+  "CREATED HL7B-0-1",
+  "UPDATED R|1^2~3\\4&5",
+  "CREATED 报告; awaiting a patient (unmatched)",
+  "",
+  "control\u0007chars\u0085",
+];
 const CODES: AckCode[] = ["AA", "AE", "AR"];
 
 describe("HL7 ACKs", () => {
@@ -30,9 +36,16 @@ describe("HL7 ACKs", () => {
       for (const [i, text] of WORDS.entries()) {
         for (const code of CODES) {
           // Times with and without milliseconds, seconds and time of day: hl7v2 shortens each.
-          for (const at of [new Date(2026, 10, 27, 10, 25, 52, 567), new Date(2026, 10, 27, 10, 25, 52), new Date(2026, 10, 27, 10, 25), new Date(2026, 10, 27)]) {
+          for (const at of [
+            new Date(2026, 10, 27, 10, 25, 52, 567),
+            new Date(2026, 10, 27, 10, 25, 52),
+            new Date(2026, 10, 27, 10, 25),
+            new Date(2026, 10, 27),
+          ]) {
             const stamp = { at, controlId: `17957751525${i}` };
-            expect(plainAck(fields, code, text, stamp), `${header} / ${code} ${text}`).to.equal(libraryAck(fields, code, text, [], stamp));
+            expect(plainAck(fields, code, text, stamp), `${header} / ${code} ${text}`).to.equal(
+              libraryAck(fields, code, text, [], stamp),
+            );
             compared++;
           }
         }
@@ -50,6 +63,8 @@ describe("HL7 ACKs", () => {
     expect(ack.getSegment("MSA")!.field(2).getValue()).to.equal("HL7B-0-1");
     expect(ack.getSegment("MSA")!.field(3).getValue()).to.equal("CREATED HL7B-0-1");
     const today = new Date();
-    expect(ack.header.field(7).toHL7String().slice(0, 8)).to.equal(`${today.getFullYear()}${String(today.getMonth() + 1).padStart(2, "0")}${String(today.getDate()).padStart(2, "0")}`);
+    expect(ack.header.field(7).toHL7String().slice(0, 8)).to.equal(
+      `${today.getFullYear()}${String(today.getMonth() + 1).padStart(2, "0")}${String(today.getDate()).padStart(2, "0")}`,
+    );
   });
 });

@@ -14,7 +14,13 @@ import { oruR01, oruR01v23 } from "../support/hl7Messages.ts";
  * value typed by the field's definition (a number for NM, a Date for a timestamp), undefined when
  * empty or when the field has no such component.
  */
-function libraryReads(message: HL7Message, segmentIndex: number, field: number, component: number, repetition: number): unknown {
+function libraryReads(
+  message: HL7Message,
+  segmentIndex: number,
+  field: number,
+  component: number,
+  repetition: number,
+): unknown {
   try {
     const value = message.segments[segmentIndex]!.field(field).repetition(repetition).comp(component).getValue();
     return value === "" || value === null ? undefined : value;
@@ -28,11 +34,13 @@ function asTyped(text: string | undefined, typed: unknown): unknown {
   if (text === undefined) return undefined;
   if (typeof typed === "number") return Number(text);
   if (typed instanceof Date) {
-    const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00"] = /^(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?/.exec(text)!;
+    const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00"] =
+      /^(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?/.exec(text)!;
     return new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}`).getTime() === typed.getTime() ? typed : text;
   }
   // A timestamp hl7v2 writes back at the precision it holds (20260301074500 as 202603010745).
-  if (typeof typed === "string" && /^\d{14}$/.test(text) && text.endsWith("00") && typed === text.slice(0, 12)) return typed;
+  if (typeof typed === "string" && /^\d{14}$/.test(text) && text.endsWith("00") && typed === text.slice(0, 12))
+    return typed;
   return text;
 }
 

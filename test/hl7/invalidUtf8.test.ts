@@ -16,7 +16,10 @@ const ZHANG_SAN_GB18030 = Buffer.from([0xd5, 0xc5, 0x5e, 0xc8, 0xfd]);
 
 /** oruR01() as a GB 18030 laboratory system sends it: MSH-18 says so, PID-5 in its bytes. */
 function gb18030Message(controlId: string, key = ""): { bytes: Buffer; badByte: number } {
-  const er7 = withSecurity(oruR01({ controlId, externalId: `GB-${controlId}` }), key).replace("|UNICODE UTF-8", "|GB 18030-2000");
+  const er7 = withSecurity(oruR01({ controlId, externalId: `GB-${controlId}` }), key).replace(
+    "|UNICODE UTF-8",
+    "|GB 18030-2000",
+  );
   const [before, after] = er7.split("|张^三|");
   const head = Buffer.from(`${before}|`, "utf8");
   return { bytes: Buffer.concat([head, ZHANG_SAN_GB18030, Buffer.from(`|${after}`, "utf8")]), badByte: head.length };
@@ -26,7 +29,11 @@ describe("HL7 v2 that is not UTF-8", function () {
   this.timeout(60_000);
   const hub = useIngestionService({ env: { HL7_MLLP_PORT: "0" } });
   const storedReports = async (externalId: string) =>
-    (await hub.service.db.query("select count(*)::int as n from events where tenant = 'h1' and stream_id = $1", [`lab-report:${externalId}`])).rows[0].n as number;
+    (
+      await hub.service.db.query("select count(*)::int as n from events where tenant = 'h1' and stream_id = $1", [
+        `lab-report:${externalId}`,
+      ])
+    ).rows[0].n as number;
 
   it("is refused over HTTP with a 400 naming the byte, the field and MSH-18, nothing stored", async () => {
     const { bytes, badByte } = gb18030Message("GB-HTTP");
@@ -50,7 +57,16 @@ describe("HL7 v2 that is not UTF-8", function () {
     try {
       const { bytes, badByte } = gb18030Message("GB-MLLP", hub.tenant.client.key);
       peer.socket.write(Buffer.concat([START, bytes, END]));
-      peer.socket.write(Buffer.concat([START, Buffer.from(withSecurity(oruR01({ controlId: "UTF8-OK", externalId: "UTF8-OK" }), hub.tenant.client.key), "utf8"), END]));
+      peer.socket.write(
+        Buffer.concat([
+          START,
+          Buffer.from(
+            withSecurity(oruR01({ controlId: "UTF8-OK", externalId: "UTF8-OK" }), hub.tenant.client.key),
+            "utf8",
+          ),
+          END,
+        ]),
+      );
       await until(async () => peer.acks.length === 2, 10_000);
       expect(peer.acks).to.deep.equal(["AR GB-MLLP", "AA UTF8-OK"]);
       const ack = new Message({ text: peer.received().split("\x1c\r")[0]!.slice(1) });

@@ -11,7 +11,13 @@ describe("MLLP admission: address groups", () => {
 
   it("counts an IPv6 address by its /64, however it is written", () => {
     const group = "2001:db8:aa:1::/64";
-    for (const address of ["2001:db8:aa:1::5", "2001:0db8:00aa:0001:ffff:1:2:3", "2001:DB8:AA:1:0:0:0:1", "2001:db8:aa:1::5%eth0"]) expect(addressGroup(address), address).to.equal(group);
+    for (const address of [
+      "2001:db8:aa:1::5",
+      "2001:0db8:00aa:0001:ffff:1:2:3",
+      "2001:DB8:AA:1:0:0:0:1",
+      "2001:db8:aa:1::5%eth0",
+    ])
+      expect(addressGroup(address), address).to.equal(group);
     expect(addressGroup("2001:db8:aa:2::5")).to.not.equal(group);
     expect(addressGroup("::1")).to.equal("0:0:0:0::/64");
     expect(addressGroup("fe80::1")).to.equal("fe80:0:0:0::/64");

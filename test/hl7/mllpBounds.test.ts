@@ -40,9 +40,15 @@ describe("HL7 v2 over MLLP: bounded against idle sockets and unread ACKs", funct
   let service: RunningService;
   let tenant: IngestionTenant;
   const sockets: net.Socket[] = [];
-  const frame = (controlId: string, externalId = `BOUNDS-${controlId}`) => mllpFrame(withSecurity(oruR01({ controlId, externalId }), tenant.client.key));
+  const frame = (controlId: string, externalId = `BOUNDS-${controlId}`) =>
+    mllpFrame(withSecurity(oruR01({ controlId, externalId }), tenant.client.key));
   const stored = async (prefix: string) =>
-    (await service.db.query("select count(distinct stream_id)::int as n from events where tenant = 'h1' and stream_id like $1", [`lab-report:${prefix}%`])).rows[0].n as number;
+    (
+      await service.db.query(
+        "select count(distinct stream_id)::int as n from events where tenant = 'h1' and stream_id like $1",
+        [`lab-report:${prefix}%`],
+      )
+    ).rows[0].n as number;
 
   before(async () => {
     service = await startTestService({ projections: allProjections, env: { HL7_MLLP_PORT: "0" } });
@@ -90,7 +96,12 @@ describe("HL7 v2 over MLLP: bounded against idle sockets and unread ACKs", funct
     sender.on("error", () => {});
     await new Promise((resolve) => sender.once("connect", resolve));
     const frames = Array.from({ length: UNREAD_MESSAGES }, (_, i) =>
-      mllpFrame(withSecurity(oruR01({ controlId: `U${i}`, externalId: `UNREAD-${i}` }), tenant.client.key).replace("|协和医院检验科|", `|${LONG_FACILITY}|`)),
+      mllpFrame(
+        withSecurity(oruR01({ controlId: `U${i}`, externalId: `UNREAD-${i}` }), tenant.client.key).replace(
+          "|协和医院检验科|",
+          `|${LONG_FACILITY}|`,
+        ),
+      ),
     );
     for (const one of frames) sender.write(one);
 
@@ -103,7 +114,9 @@ describe("HL7 v2 over MLLP: bounded against idle sockets and unread ACKs", funct
       await sleep(3000);
     }
     const whileUnread = now;
-    expect(whileUnread, `stored while the ACKs were unread, of ${UNREAD_MESSAGES} sent`).to.be.below(UNREAD_MESSAGES / 4);
+    expect(whileUnread, `stored while the ACKs were unread, of ${UNREAD_MESSAGES} sent`).to.be.below(
+      UNREAD_MESSAGES / 4,
+    );
     expect(sender.writableLength, "what the service did not read stays with the sender").to.be.above(0);
 
     // The sender reads its ACKs: the service reads on, and answers every message, in order.

@@ -36,9 +36,13 @@ describe("HL7 v2 over MLLP: limits", function () {
   };
   /** A message of the tenant's client, framed. */
   const signed = (controlId: string, extra: string[] = []) =>
-    mllpFrame([withSecurity(oruR01({ controlId, externalId: `LIMITS-${controlId}` }), tenant.client.key), ...extra].join("\r"));
+    mllpFrame(
+      [withSecurity(oruR01({ controlId, externalId: `LIMITS-${controlId}` }), tenant.client.key), ...extra].join("\r"),
+    );
   const metric = async (name: string) => {
-    const text = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const text = await (
+      await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     return Number(new RegExp(`^${name.replace(/[{}"]/g, "\\$&")} (\\d+)$`, "m").exec(text)?.[1] ?? NaN);
   };
 
@@ -71,7 +75,10 @@ describe("HL7 v2 over MLLP: limits", function () {
 
     const refused = await Promise.all(Array.from({ length: 3 }, () => connect()));
     const closedAfter = await Promise.all(refused.map((peer) => closedWithin(peer, 2000)));
-    expect(closedAfter.every((ms) => ms !== null), `closed by the service: ${closedAfter.join(", ")}`).to.equal(true);
+    expect(
+      closedAfter.every((ms) => ms !== null),
+      `closed by the service: ${closedAfter.join(", ")}`,
+    ).to.equal(true);
     expect(refused.map((peer) => peer.received())).to.deep.equal(["", "", ""]);
 
     open.forEach((peer, i) => peer.socket.write(signed(`CAP-${i}-2`)));
@@ -79,20 +86,30 @@ describe("HL7 v2 over MLLP: limits", function () {
     expect(open.map((peer) => peer.acks)).to.deep.equal(open.map((_, i) => [`AA CAP-${i}-1`, `AA CAP-${i}-2`]));
     expect(await metric('dialysis_hub_mllp_connections_closed_total{reason="cap"}')).to.equal(3);
     expect(await metric("dialysis_hub_mllp_connections")).to.equal(MAX_CONNECTIONS);
-    expect(warnings.filter(({ msg }) => /HL7_MLLP_MAX_CONNECTIONS/.test(msg)), "one line for the burst").to.have.length(1);
+    expect(
+      warnings.filter(({ msg }) => /HL7_MLLP_MAX_CONNECTIONS/.test(msg)),
+      "one line for the burst",
+    ).to.have.length(1);
 
     // One goes: a laboratory system (node-hl7-client, a client this project did not write) connects and is served.
     open[0]!.socket.destroy();
     await until(async () => (await metric("dialysis_hub_mllp_connections")) === MAX_CONNECTIONS - 1, 5000);
     const client = new Client({ host: "127.0.0.1", version: "2.5.1" } as ConstructorParameters<typeof Client>[0]);
     const acks: string[] = [];
-    const connection = client.createConnection({ port: service.mllpPort! } as Parameters<typeof client.createConnection>[0], async (res) => {
-      acks.push(res.getMessage().get("MSA.1").toString());
-    });
+    const connection = client.createConnection(
+      { port: service.mllpPort! } as Parameters<typeof client.createConnection>[0],
+      async (res) => {
+        acks.push(res.getMessage().get("MSA.1").toString());
+      },
+    );
     try {
       // Sent before its connection is up, node-hl7-client opens a second one: it would be over the cap.
       await new Promise((resolve) => connection.once("connect", resolve));
-      await connection.sendMessage(new Message({ text: withSecurity(oruR01({ controlId: "CAP-AGAIN", externalId: "LIMITS-CAP-AGAIN" }), tenant.client.key) }));
+      await connection.sendMessage(
+        new Message({
+          text: withSecurity(oruR01({ controlId: "CAP-AGAIN", externalId: "LIMITS-CAP-AGAIN" }), tenant.client.key),
+        }),
+      );
       await until(async () => acks.length === 1, 10_000);
     } finally {
       await connection.close();
@@ -128,7 +145,9 @@ describe("HL7 v2 over MLLP: limits", function () {
     peer.socket.write(START);
     const trickle = setInterval(() => peer.socket.write("A"), 100);
     try {
-      expect(await closedWithin(peer, FRAME_DEADLINE_MS * 4), "closed by the service").to.be.a("number").within(FRAME_DEADLINE_MS * 0.9, FRAME_DEADLINE_MS * 2.5);
+      expect(await closedWithin(peer, FRAME_DEADLINE_MS * 4), "closed by the service")
+        .to.be.a("number")
+        .within(FRAME_DEADLINE_MS * 0.9, FRAME_DEADLINE_MS * 2.5);
     } finally {
       clearInterval(trickle);
     }
@@ -138,13 +157,18 @@ describe("HL7 v2 over MLLP: limits", function () {
   it("closes a connection without a valid key once its unfinished frame passes HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES, answering AR", async () => {
     const unknownKey = await connect();
     const noKey = await connect();
-    unknownKey.socket.write(Buffer.concat([START, Buffer.from(withSecurity(oruR01({ controlId: "BUDGET-1" }), "not-a-key"), "utf8")]));
+    unknownKey.socket.write(
+      Buffer.concat([START, Buffer.from(withSecurity(oruR01({ controlId: "BUDGET-1" }), "not-a-key"), "utf8")]),
+    );
     noKey.socket.write(START);
     // 1 MB each, in 64 KiB writes, never finished: before the limits, each was kept whole until the idle timeout.
     const piece = Buffer.alloc(64 * 1024, "A");
     for (let i = 0; i < 16; i++) for (const peer of [unknownKey, noKey]) peer.socket.write(piece);
     const closed = await Promise.all([unknownKey, noKey].map((peer) => closedWithin(peer, 2000)));
-    expect(closed.every((ms) => ms !== null), `closed by the service: ${closed.join(", ")}`).to.equal(true);
+    expect(
+      closed.every((ms) => ms !== null),
+      `closed by the service: ${closed.join(", ")}`,
+    ).to.equal(true);
     expect(unknownKey.received()).to.match(/\rMSA\|AR\|BUDGET-1\|The key in MSH-8 is unknown or revoked/);
     expect(noKey.received()).to.match(/\rMSA\|AR\|\|Send your client key in MSH-8/);
     expect(await metric('dialysis_hub_mllp_connections_closed_total{reason="unauthenticated_bytes"}')).to.equal(2);

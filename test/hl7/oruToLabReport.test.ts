@@ -1,7 +1,12 @@
 import { expect } from "chai";
 import { Er7Message } from "../../src/ingestion/hl7/er7Reader.ts";
 import { er7Messages } from "../../src/ingestion/hl7/er7Messages.ts";
-import { hl7LocalDateTime, locationText, oruToLabReport, referenceRange } from "../../src/ingestion/hl7/oruToLabReport.ts";
+import {
+  hl7LocalDateTime,
+  locationText,
+  oruToLabReport,
+  referenceRange,
+} from "../../src/ingestion/hl7/oruToLabReport.ts";
 import { oruR01, oruR01AsJson, oruR01v23, ZHANG_SAN_ID } from "../support/hl7Messages.ts";
 
 const mapped = (er7: string) => oruToLabReport(new Er7Message(er7));
@@ -63,7 +68,9 @@ describe("an ORU^R01 message as a lab report (contract D.5)", () => {
 describe("an ER7 body as messages", () => {
   it("splits a batch (FHS/BHS … BTS/FTS) with \\n, \\r\\n or \\r segment ends into its messages", () => {
     for (const end of ["\n", "\r\n", "\r"]) {
-      const body = ["FHS|^~\\&|LIS", "BHS|^~\\&|LIS", oruR01({ controlId: "A" }), oruR01v23(), "BTS|2", "FTS|1", ""].join("\r").replace(/\r/g, end);
+      const body = ["FHS|^~\\&|LIS", "BHS|^~\\&|LIS", oruR01({ controlId: "A" }), oruR01v23(), "BTS|2", "FTS|1", ""]
+        .join("\r")
+        .replace(/\r/g, end);
       const { messages, stray } = er7Messages(body);
       expect(messages.map((text) => mapped(text).controlId)).to.deep.equal(["A", "OLD20260302083000"]);
       expect(stray).to.deep.equal([]);
@@ -71,6 +78,9 @@ describe("an ER7 body as messages", () => {
   });
 
   it("keeps segments before any MSH apart", () => {
-    expect(er7Messages("PID|1||X\rMSH|^~\\&|A|||||20260301||ORU^R01|C1|P|2.5\r")).to.deep.equal({ messages: ["MSH|^~\\&|A|||||20260301||ORU^R01|C1|P|2.5"], stray: ["PID|1||X"] });
+    expect(er7Messages("PID|1||X\rMSH|^~\\&|A|||||20260301||ORU^R01|C1|P|2.5\r")).to.deep.equal({
+      messages: ["MSH|^~\\&|A|||||20260301||ORU^R01|C1|P|2.5"],
+      stray: ["PID|1||X"],
+    });
   });
 });

@@ -16,9 +16,12 @@ import { until } from "../support/service.ts";
 describe("numbers from senders and authors, at their extremes", function () {
   this.timeout(180_000);
   const hub = useIngestionService();
-  const author = (method: string, path: string, body?: unknown) => hub.tenant.call(method, path, { token: hub.tenant.authorToken, ...(body === undefined ? {} : { body }) });
+  const author = (method: string, path: string, body?: unknown) =>
+    hub.tenant.call(method, path, { token: hub.tenant.authorToken, ...(body === undefined ? {} : { body }) });
   const heldTenants = async () => {
-    const report = (await httpClient(hub.service.url!)("GET", "/api/admin/projections", { token: ADMIN })).body as { projections: Array<{ name: string; heldTenants: unknown[]; error: unknown }> };
+    const report = (await httpClient(hub.service.url!)("GET", "/api/admin/projections", { token: ADMIN })).body as {
+      projections: Array<{ name: string; heldTenants: unknown[]; error: unknown }>;
+    };
     return report.projections.filter((p) => p.heldTenants.length > 0 || p.error !== null).map((p) => p.name);
   };
 
@@ -28,7 +31,9 @@ describe("numbers from senders and authors, at their extremes", function () {
       expect(refused.status, `factor ${factor}`).to.equal(400);
       expect(JSON.stringify(refused.body), `factor ${factor}`).to.match(/factor lies between/);
     }
-    expect((await author("POST", "/api/dictionary/mappings", { itemCode: "L-FAC", stdCode: "ALB", factor: 1e9 })).status).to.equal(201);
+    expect(
+      (await author("POST", "/api/dictionary/mappings", { itemCode: "L-FAC", stdCode: "ALB", factor: 1e9 })).status,
+    ).to.equal(201);
   });
 
   it("keeps every tenant's item rows going when a mapping stored before the bound has a factor of 1e308", async () => {
@@ -44,7 +49,18 @@ describe("numbers from senders and authors, at their extremes", function () {
       events: [
         {
           type: "ItemMappingAdded",
-          data: { mappingId: randomUUID(), ...keys, stdCode: "ALB", stdName: "白蛋白", category: "生化", stdUnit: "g/L", factor: 1e308, reason: null, units: [{ unit: "odd/L", unitStatus: "converted", factor: 1e308, offset: 0 }], otherUnits: { unitStatus: "converted", factor: 1e308, offset: 0 } },
+          data: {
+            mappingId: randomUUID(),
+            ...keys,
+            stdCode: "ALB",
+            stdName: "白蛋白",
+            category: "生化",
+            stdUnit: "g/L",
+            factor: 1e308,
+            reason: null,
+            units: [{ unit: "odd/L", unitStatus: "converted", factor: 1e308, offset: 0 }],
+            otherUnits: { unitStatus: "converted", factor: 1e308, offset: 0 },
+          },
         },
       ],
       metadata: { actor: "test" },
@@ -53,34 +69,83 @@ describe("numbers from senders and authors, at their extremes", function () {
     await other.push("lab", [labReport("OTHER-1")]);
     await projectionsCaughtUp(hub.service.url!);
     expect(await heldTenants()).to.deep.equal([]);
-    const { rows } = await hub.service.db.query("select external_id, std_code, std_value from read.lab_results where item_code = 'L-OLD' order by external_id");
+    const { rows } = await hub.service.db.query(
+      "select external_id, std_code, std_value from read.lab_results where item_code = 'L-OLD' order by external_id",
+    );
     expect(rows, "mapped, but no value past the bound").to.deep.equal([
       { external_id: "OLD-1", std_code: "ALB", std_value: null },
       { external_id: "OLD-2", std_code: "ALB", std_value: null },
     ]);
-    const { rows: others } = await hub.service.db.query("select count(*)::int as n from read.lab_results where tenant = 'h2'");
+    const { rows: others } = await hub.service.db.query(
+      "select count(*)::int as n from read.lab_results where tenant = 'h2'",
+    );
     expect(others[0].n).to.equal(3);
   });
 
   it("never fails a push, a projection or a reactor on any number a laboratory sends (fuzzed)", async () => {
     // The items whose values feed arithmetic: unit conversions (urea in mg/dL), delta checks (K,
     // HGB), derived values (UREA_PRE/POST for URR, CA × P, CA and ALB), and a mapping's factor.
-    expect((await author("POST", "/api/dictionary/mappings", { itemCode: "L-BIG", stdCode: "P", factor: 1e9 })).status).to.equal(201);
-    const extreme = fc.constantFrom(0, -0, 1e308, -1e308, Number.MAX_VALUE, Number.MIN_VALUE, 1e15, 1e15 + 2, -1e15, 5e-324, 1e-300, 9007199254740993);
+    expect(
+      (await author("POST", "/api/dictionary/mappings", { itemCode: "L-BIG", stdCode: "P", factor: 1e9 })).status,
+    ).to.equal(201);
+    const extreme = fc.constantFrom(
+      0,
+      -0,
+      1e308,
+      -1e308,
+      Number.MAX_VALUE,
+      Number.MIN_VALUE,
+      1e15,
+      1e15 + 2,
+      -1e15,
+      5e-324,
+      1e-300,
+      9007199254740993,
+    );
     const numeric = fc.oneof(extreme, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer());
-    const text = fc.oneof(fc.constantFrom("1e400", "-1e400", "1e-400", "0x10", "1_000", "١٢٣", "１２３", " 5 ", "NaN", "Infinity", "1e15", "1.0000000000000001e15"), numeric.map(String));
+    const text = fc.oneof(
+      fc.constantFrom(
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "0x10",
+        "1_000",
+        "١٢٣",
+        "１２３",
+        " 5 ",
+        "NaN",
+        "Infinity",
+        "1e15",
+        "1.0000000000000001e15",
+      ),
+      numeric.map(String),
+    );
     const value = fc.oneof(numeric, text);
     // A reference limit now and then: one past the bound refuses the report it is in.
     const limit = fc.oneof({ arbitrary: fc.constant(undefined), weight: 30 }, { arbitrary: numeric, weight: 1 });
-    const item = (code: string, unit: string) => fc.record({ itemCode: fc.constant(code), value, unit: fc.constant(unit), refLow: limit, refHigh: limit });
-    const items = fc.tuple(item("UREA_PRE", "mg/dL"), item("UREA_POST", "mmol/L"), item("K", "mmol/L"), item("HGB", "g/L"), item("CA", "mmol/L"), item("P", "mmol/L"), item("ALB", "g/L"), item("L-BIG", "odd/L"));
+    const item = (code: string, unit: string) =>
+      fc.record({ itemCode: fc.constant(code), value, unit: fc.constant(unit), refLow: limit, refHigh: limit });
+    const items = fc.tuple(
+      item("UREA_PRE", "mg/dL"),
+      item("UREA_POST", "mmol/L"),
+      item("K", "mmol/L"),
+      item("HGB", "g/L"),
+      item("CA", "mmol/L"),
+      item("P", "mmol/L"),
+      item("ALB", "g/L"),
+      item("L-BIG", "odd/L"),
+    );
     let sent = 0;
     let accepted = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(items, { minLength: 1, maxLength: 5 }), async (panels) => {
         const day = `2026-04-${String((sent % 27) + 1).padStart(2, "0")}`;
         const reports = panels.map((panelItems, at) =>
-          labReport(`FUZZ-${sent}-${at}`, { collectedAt: `${day} 07:${String(at).padStart(2, "0")}:00`, reportedAt: `${day} 12:00:00`, items: panelItems.map((i) => JSON.parse(JSON.stringify(i))) }),
+          labReport(`FUZZ-${sent}-${at}`, {
+            collectedAt: `${day} 07:${String(at).padStart(2, "0")}:00`,
+            reportedAt: `${day} 12:00:00`,
+            items: panelItems.map((i) => JSON.parse(JSON.stringify(i))),
+          }),
         );
         sent += 1;
         const answer = await hub.tenant.push("lab", reports);

@@ -12,15 +12,53 @@ import { fuzzTally } from "./support/fuzzing.ts";
  * with generated combinations of dot segments, encodings, backslashes and NUL bytes.
  */
 
-const PREFIXES = ["/md/", "/embed/reports/", "/embed/assets/", "/docs/assets/", "/staff/assets/", "/md/x/", "/embed/assets/x/"];
+const PREFIXES = [
+  "/md/",
+  "/embed/reports/",
+  "/embed/assets/",
+  "/docs/assets/",
+  "/staff/assets/",
+  "/md/x/",
+  "/embed/assets/x/",
+];
 
-const DOTS = ["..", "%2e%2e", "%2E%2E", ".%2e", "%2e.", "%252e%252e", "%c0%ae%c0%ae", "%uff0e%uff0e", "....", ".", "%2e"];
+const DOTS = [
+  "..",
+  "%2e%2e",
+  "%2E%2E",
+  ".%2e",
+  "%2e.",
+  "%252e%252e",
+  "%c0%ae%c0%ae",
+  "%uff0e%uff0e",
+  "....",
+  ".",
+  "%2e",
+];
 const SEPARATORS = ["/", "%2f", "%2F", "\\", "%5c", "%5C", "%252f", "%c0%af", "//", ";/"];
-const TARGETS = ["package.json", "etc/passwd", "src/app/config.ts", ".data/admin-token", "docs/getting-started.md", "web/dist/embed.js", "node_modules/koa/package.json", "README.md", "proc/self/environ"];
+const TARGETS = [
+  "package.json",
+  "etc/passwd",
+  "src/app/config.ts",
+  ".data/admin-token",
+  "docs/getting-started.md",
+  "web/dist/embed.js",
+  "node_modules/koa/package.json",
+  "README.md",
+  "proc/self/environ",
+];
 const ENDINGS = ["", "%00", "%00.md", ".md", "%00.js", "?x=1", "#x", "%20"];
 
 /** What the files a traversal would reach look like; none of it may ever be answered. */
-const FILE_CONTENTS = [/"dependencies"\s*:/, /"name"\s*:\s*"dialysis-hub"/, /root:x?:0:0/, /\bimport \{/, /export (?:async )?function/, /REQUEST_TIMEOUT_MS/, new RegExp(TEST_ADMIN_TOKEN)];
+const FILE_CONTENTS = [
+  /"dependencies"\s*:/,
+  /"name"\s*:\s*"dialysis-hub"/,
+  /root:x?:0:0/,
+  /\bimport \{/,
+  /export (?:async )?function/,
+  /REQUEST_TIMEOUT_MS/,
+  new RegExp(TEST_ADMIN_TOKEN),
+];
 
 const traversal: fc.Arbitrary<string> = fc
   .tuple(
@@ -29,7 +67,10 @@ const traversal: fc.Arbitrary<string> = fc
     fc.constantFrom(...TARGETS),
     fc.constantFrom(...ENDINGS),
   )
-  .map(([prefix, steps, target, ending]) => `${prefix}${steps.map(([dots, separator]) => `${dots}${separator}`).join("")}${target}${ending}`);
+  .map(
+    ([prefix, steps, target, ending]) =>
+      `${prefix}${steps.map(([dots, separator]) => `${dots}${separator}`).join("")}${target}${ending}`,
+  );
 
 describe("hostile input: path traversal on the pages that serve files", function () {
   this.timeout(60_000);
@@ -44,7 +85,8 @@ describe("hostile input: path traversal on the pages that serve files", function
   async function expectNothingServed(path: string): Promise<void> {
     const answer = await client.send({ method: "GET", path, headers: { "x-service-tenant": "h1" } });
     expect(answer.status, path).to.be.oneOf([400, 404]);
-    for (const content of FILE_CONTENTS) expect(answer.text, `${path} → ${answer.text.slice(0, 200)}`).not.to.match(content);
+    for (const content of FILE_CONTENTS)
+      expect(answer.text, `${path} → ${answer.text.slice(0, 200)}`).not.to.match(content);
   }
 
   it("serves the real files, so a 404 below means the path was refused, not that nothing is there", async () => {
@@ -80,7 +122,10 @@ describe("hostile input: path traversal on the pages that serve files", function
   });
 
   it("answers 400 or 404 to 600 generated combinations of dot segments, encodings, backslashes and NUL", async () => {
-    const paths = fc.sample(traversal, { numRuns: 600, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined });
+    const paths = fc.sample(traversal, {
+      numRuns: 600,
+      seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined,
+    });
     for (let i = 0; i < paths.length; i += 6) {
       fuzzTally.sent += Math.min(6, paths.length - i);
       await Promise.all(paths.slice(i, i + 6).map(expectNothingServed));

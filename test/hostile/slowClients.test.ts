@@ -21,7 +21,9 @@ describe("hostile input: slow clients", function () {
   async function trickle(path: string, headers: string) {
     const socket = await rawSocket(hub.service.url!);
     const started = Date.now();
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Service-Tenant: h1\r\n${headers}Content-Length: 1000\r\n\r\n{`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Service-Tenant: h1\r\n${headers}Content-Length: 1000\r\n\r\n{`,
+    );
     const dribble = setInterval(() => socket.write(" "), 100);
     try {
       const text = await socket.waitFor(/\r\n\r\n\{.*\}/, CUT_WITHIN_MS + 2000);
@@ -39,13 +41,18 @@ describe("hostile input: slow clients", function () {
 
   it("cuts a push whose body trickles in with 408 in the envelope, and closes the connection", async () => {
     const { text, ms } = await trickle("/open/v1/lab/reports", `Authorization: Bearer ${hub.tenant.client.key}\r\n`);
-    expect(text).to.match(/^HTTP\/1\.1 408 /).and.match(/"code":408/).and.match(/"data":null/);
+    expect(text)
+      .to.match(/^HTTP\/1\.1 408 /)
+      .and.match(/"code":408/)
+      .and.match(/"data":null/);
     expect(ms).to.be.within(TIMEOUT_MS - 50, CUT_WITHIN_MS);
   });
 
   it("cuts an /api body that trickles in with 408 { error }", async () => {
     const { text, ms } = await trickle("/api/reports/any/data", "");
-    expect(text).to.match(/^HTTP\/1\.1 408 /).and.match(/\{"error":"[^"]+"\}/);
+    expect(text)
+      .to.match(/^HTTP\/1\.1 408 /)
+      .and.match(/\{"error":"[^"]+"\}/);
     expect(ms).to.be.within(TIMEOUT_MS - 50, CUT_WITHIN_MS);
   });
 
@@ -54,13 +61,17 @@ describe("hostile input: slow clients", function () {
     headers.write("GET /healthz HTTP/1.1\r\nHost: x\r\n");
     const dribble = setInterval(() => headers.write("X-Slow: 1\r\n"), 100);
     const silent = await rawSocket(hub.service.url!);
-    silent.write(`POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hub.tenant.client.key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n`);
+    silent.write(
+      `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hub.tenant.client.key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n`,
+    );
     try {
       const started = Date.now();
       await Promise.all([headers.closed, silent.closed]);
       expect(Date.now() - started).to.be.lessThan(CUT_WITHIN_MS);
       expect(headers.received()).to.match(/^HTTP\/1\.1 408 /);
-      expect(silent.received()).to.match(/^HTTP\/1\.1 408 /).and.match(/"code":408/);
+      expect(silent.received())
+        .to.match(/^HTTP\/1\.1 408 /)
+        .and.match(/"code":408/);
     } finally {
       clearInterval(dribble);
       headers.destroy();
@@ -70,7 +81,10 @@ describe("hostile input: slow clients", function () {
 
   it("keeps answering others while twenty slow clients hang on, and lets none of them stay", async () => {
     const slow = await Promise.all(Array.from({ length: 20 }, () => rawSocket(hub.service.url!)));
-    for (const socket of slow) socket.write(`POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hub.tenant.client.key}\r\nContent-Length: 100\r\n\r\n{`);
+    for (const socket of slow)
+      socket.write(
+        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hub.tenant.client.key}\r\nContent-Length: 100\r\n\r\n{`,
+      );
     try {
       const started = Date.now();
       expect((await hub.tenant.call("GET", "/healthz")).status).to.equal(200);

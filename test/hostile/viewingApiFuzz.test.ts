@@ -18,8 +18,10 @@ const FILE_TYPES: Record<string, string> = {
 function exportIsAFile(request: RawRequest, answer: RawAnswer): string | null {
   if (answer.status !== 200) return null;
   const format = request.path.endsWith("/xlsx") ? "xlsx" : "docx";
-  if (answer.headers["content-type"] !== FILE_TYPES[format]) return `an export answered ${answer.headers["content-type"]}`;
-  if (!String(answer.headers["content-disposition"] ?? "").startsWith("attachment;")) return "an export without Content-Disposition: attachment";
+  if (answer.headers["content-type"] !== FILE_TYPES[format])
+    return `an export answered ${answer.headers["content-type"]}`;
+  if (!String(answer.headers["content-disposition"] ?? "").startsWith("attachment;"))
+    return "an export without Content-Disposition: attachment";
   return null;
 }
 
@@ -33,17 +35,28 @@ describe("hostile input: the viewing, authoring and administration API (/api), f
   before(async () => {
     hostile = await startHostileService();
     credentials = { authorToken: hostile.tenant.authorToken, adminToken: ADMIN };
-    const created = await hostile.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Fuzzed LIS", tenant: "h1" } });
+    const created = await hostile.tenant.call("POST", "/api/admin/clients", {
+      token: ADMIN,
+      body: { name: "Fuzzed LIS", tenant: "h1" },
+    });
     fuzzedClientId = created.body.clientId;
   });
   after(async () => {
     const total = Object.values(sentBy).reduce((a, b) => a + b, 0);
-    console.log(`      fuzzed /api inputs: ${total} (${Object.entries(sentBy).map(([name, n]) => `${name} ${n}`).join(", ")})`);
+    console.log(
+      `      fuzzed /api inputs: ${total} (${Object.entries(sentBy)
+        .map(([name, n]) => `${name} ${n}`)
+        .join(", ")})`,
+    );
     await hostile?.stop();
   });
 
   const run = async (target: FuzzTarget) => {
-    sentBy[target.name] = await fuzz(target, { client: hostile.client, concurrency: CONCURRENCY, faults: hostile.faults });
+    sentBy[target.name] = await fuzz(target, {
+      client: hostile.client,
+      concurrency: CONCURRENCY,
+      faults: hostile.faults,
+    });
   };
 
   it("POST /api/reports/:id/data: any version, params, headers", async () => {
@@ -54,9 +67,18 @@ describe("hostile input: the viewing, authoring and administration API (/api), f
     await run({ name: "drill", iface: "api", count: 800, requests: viewing.drill, databaseWordsAllowed: true });
   });
 
-  for (const [format, count] of [["xlsx", 400], ["docx", 150]] as const) {
+  for (const [format, count] of [
+    ["xlsx", 400],
+    ["docx", 150],
+  ] as const) {
     it(`POST /api/reports/:id/export/${format}: any body; a 200 is the file`, async () => {
-      await run({ name: `export ${format}`, iface: "api", count, requests: viewing.export(format), check: exportIsAFile });
+      await run({
+        name: `export ${format}`,
+        iface: "api",
+        count,
+        requests: viewing.export(format),
+        check: exportIsAFile,
+      });
     });
   }
 
@@ -69,7 +91,13 @@ describe("hostile input: the viewing, authoring and administration API (/api), f
   });
 
   it("authoring: PUT draft, publish, restore, discard with any spec and credential", async () => {
-    await run({ name: "authoring", iface: "api", count: 600, requests: authoring(credentials), databaseWordsAllowed: true });
+    await run({
+      name: "authoring",
+      iface: "api",
+      count: 600,
+      requests: authoring(credentials),
+      databaseWordsAllowed: true,
+    });
   });
 
   it("administration: clients, authors, code maps, projections with any body and credential", async () => {

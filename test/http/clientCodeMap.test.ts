@@ -8,7 +8,10 @@ describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)
   /** A second sending system of the same hospital, without a code map of its own. */
   let otherKey: string;
   before(async () => {
-    const other = await hub.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Ward POCT", tenant: "h1" } });
+    const other = await hub.tenant.call("POST", "/api/admin/clients", {
+      token: ADMIN,
+      body: { name: "Ward POCT", tenant: "h1" },
+    });
     otherKey = other.body.key;
     const mapped = await setCodeMap({
       // The lab's in-house code for pre-dialysis urea.
@@ -22,12 +25,19 @@ describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)
   });
 
   const setCodeMap = (codeMap: Record<string, string>) =>
-    hub.tenant.call("PUT", `/api/admin/clients/${hub.tenant.client.clientId}/code-map`, { token: ADMIN, body: { codeMap } });
-  const pushAsOther = (reports: unknown[]) => hub.tenant.call("POST", "/open/v1/lab/reports", { token: otherKey, body: { reports } });
+    hub.tenant.call("PUT", `/api/admin/clients/${hub.tenant.client.clientId}/code-map`, {
+      token: ADMIN,
+      body: { codeMap },
+    });
+  const pushAsOther = (reports: unknown[]) =>
+    hub.tenant.call("POST", "/open/v1/lab/reports", { token: otherKey, body: { reports } });
   /** Each result row's sent code and standard code, once the item rows of the report are there. */
   const standardCodes = (externalId: string, count: number) =>
     until(async () => {
-      const { rows } = await hub.service.db.query("select item_code, std_code, std_value from read.lab_results where external_id = $1 order by item_index", [externalId]);
+      const { rows } = await hub.service.db.query(
+        "select item_code, std_code, std_value from read.lab_results where external_id = $1 order by item_index",
+        [externalId],
+      );
       return rows.length === count ? rows : null;
     }, 8000);
 
@@ -39,13 +49,18 @@ describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)
 
   it("answers the map now in force", async () => {
     const answer = await setCodeMap({ "L-0815": "UREA_PRE", TP: "TPAB", TCO2: "HCO3" });
-    expect(answer.body).to.deep.equal({ clientId: hub.tenant.client.clientId, codeMap: { "L-0815": "UREA_PRE", TP: "TPAB", TCO2: "HCO3" } });
+    expect(answer.body).to.deep.equal({
+      clientId: hub.tenant.client.clientId,
+      codeMap: { "L-0815": "UREA_PRE", TP: "TPAB", TCO2: "HCO3" },
+    });
   });
 
   it("maps a local code only the client's map knows to the standard item", async () => {
     const answer = await hub.tenant.push("lab", [labReport("CM-1", { items: [inHouseUrea] })]);
     expect(answer.body.data.results[0]).to.include({ status: "CREATED", itemsMapped: 1, itemsUnmapped: 0 });
-    expect(await standardCodes("CM-1", 1)).to.deep.equal([{ item_code: "L-0815", std_code: "UREA_PRE", std_value: 24.3 }]);
+    expect(await standardCodes("CM-1", 1)).to.deep.equal([
+      { item_code: "L-0815", std_code: "UREA_PRE", std_value: 24.3 },
+    ]);
   });
 
   it("leaves the same local code unmapped when another client of the tenant sends it", async () => {
@@ -73,7 +88,9 @@ describe("per-client item-code maps (PUT /api/admin/clients/{clientId}/code-map)
     const replaced = await setCodeMap({ "L-0816": "UREA_POST" });
     expect(replaced.status).to.equal(200);
     const answer = await hub.tenant.push("lab", [
-      labReport("CM-5", { items: [inHouseUrea, { itemCode: "L-0816", itemName: "本院0816", value: 7.1, unit: "mmol/L" }] }),
+      labReport("CM-5", {
+        items: [inHouseUrea, { itemCode: "L-0816", itemName: "本院0816", value: 7.1, unit: "mmol/L" }],
+      }),
     ]);
     expect(answer.body.data.results[0]).to.include({ itemsMapped: 1, itemsUnmapped: 1 });
     expect(await standardCodes("CM-5", 2)).to.deep.equal([

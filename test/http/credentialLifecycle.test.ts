@@ -24,20 +24,27 @@ import { startTestService, until, useTestService } from "../support/service.ts";
 
 const LIST_FIELDS = ["name", "tenant", "createdAt", "expiresAt", "lastUsedAt", "revokedAt"];
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-const sleepUntil = (moment: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, moment - Date.now()) + 50));
+const sleepUntil = (moment: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, moment - Date.now()) + 50));
 
 /** The calls of one service: the operator's, a sender's and an author's. */
 function callsOf(url: string) {
   const call = httpClient(url);
   return {
     call,
-    admin: (method: string, path: string, options: { body?: unknown; tenant?: string } = {}) => call(method, path, { token: ADMIN, ...options }),
+    admin: (method: string, path: string, options: { body?: unknown; tenant?: string } = {}) =>
+      call(method, path, { token: ADMIN, ...options }),
     /** The open API's connectivity check with this key. */
     ping: (key: string) => call("GET", "/open/v1/ping", { token: key }),
     /** An authoring call (the unmatched queue) with this token, for its tenant. */
     asAuthor: (token: string, tenant: string) => call("GET", "/api/unmatched", { token, tenant }),
     /** A FHIR push with this key: refused before its Bundle is read when the key does not work. */
-    fhirPush: (key: string) => call("POST", "/fhir/r4", { token: key, headers: { "content-type": "application/fhir+json" }, body: { resourceType: "Bundle", type: "batch", entry: [] } }),
+    fhirPush: (key: string) =>
+      call("POST", "/fhir/r4", {
+        token: key,
+        headers: { "content-type": "application/fhir+json" },
+        body: { resourceType: "Bundle", type: "batch", entry: [] },
+      }),
   };
 }
 
@@ -52,12 +59,15 @@ describe("credential lifecycle (contract E.3)", function () {
   before(async () => {
     calls = callsOf(hub.service.url!);
     // The first calls of a new service open its connections: the short expiries below leave no time for that.
-    const { key } = (await calls.admin("POST", "/api/admin/clients", { body: { name: "Warm-up", tenant: "warm-up" } })).body as { key: string };
+    const { key } = (await calls.admin("POST", "/api/admin/clients", { body: { name: "Warm-up", tenant: "warm-up" } }))
+      .body as { key: string };
     expect((await calls.ping(key)).status).to.equal(200);
   });
 
   async function newClient(tenant: string, body: Record<string, unknown> = {}) {
-    const created = await calls.admin("POST", "/api/admin/clients", { body: { name: "Central lab LIS", tenant, ...body } });
+    const created = await calls.admin("POST", "/api/admin/clients", {
+      body: { name: "Central lab LIS", tenant, ...body },
+    });
     expectCreated(created, "a new client");
     return created.body as { clientId: string; key: string };
   }
@@ -87,14 +97,19 @@ describe("credential lifecycle (contract E.3)", function () {
       const expiries = entries.filter((entry) => entry.expiresAt !== null).map((entry) => Date.parse(entry.expiresAt!));
       expect(expiries).to.have.length(2);
       for (const entry of entries.filter((entry) => entry.expiresAt !== null)) {
-        expect(Date.parse(entry.expiresAt!) - Date.parse(entry.createdAt!), "1.7 s, less the time the append took").to.be.within(1000, 1730);
+        expect(
+          Date.parse(entry.expiresAt!) - Date.parse(entry.createdAt!),
+          "1.7 s, less the time the append took",
+        ).to.be.within(1000, 1730);
       }
       await sleepUntil(Math.max(...expiries));
 
       const ping = await calls.ping(client.key);
       expect(ping.status).to.equal(401);
       expect(ping.body).to.include({ code: 401, data: null });
-      expect(ping.body.msg).to.match(/^This client key expired at \d{4}-\d\d-\d\dT[\d:.]+Z; ask the administrator for a new one\.$/);
+      expect(ping.body.msg).to.match(
+        /^This client key expired at \d{4}-\d\d-\d\dT[\d:.]+Z; ask the administrator for a new one\.$/,
+      );
       const fhir = await calls.fhirPush(client.key);
       expect(fhir.status).to.equal(401);
       expect(fhir.body.resourceType).to.equal("OperationOutcome");
@@ -103,7 +118,9 @@ describe("credential lifecycle (contract E.3)", function () {
       expect(authoring.status).to.equal(401);
       expect(authoring.body).to.have.all.keys("error", "code");
       expect(authoring.body.code).to.equal("token-expired");
-      expect(authoring.body.error).to.match(/^This author token expired at .+Z; ask the administrator for a new one\.$/);
+      expect(authoring.body.error).to.match(
+        /^This author token expired at .+Z; ask the administrator for a new one\.$/,
+      );
       expect((await calls.ping(forever.key)).status, "a key without expiresInDays works on").to.equal(200);
     });
 
@@ -112,7 +129,9 @@ describe("credential lifecycle (contract E.3)", function () {
         for (const expiresInDays of [0, -1, "30", 1e9, null]) {
           const answer = await calls.admin("POST", path, { body: { name: "x", tenant: "exp", expiresInDays } });
           expect(answer.status, `${path} ${expiresInDays}`).to.equal(400);
-          expect(answer.body.error, `${path} ${expiresInDays}`).to.match(/expiresInDays is a number of days greater than 0/);
+          expect(answer.body.error, `${path} ${expiresInDays}`).to.match(
+            /expiresInDays is a number of days greater than 0/,
+          );
         }
       }
     });
@@ -129,8 +148,17 @@ describe("credential lifecycle (contract E.3)", function () {
       const clients = await listed("clients", "list-a");
       expect(clients.map((entry) => entry.clientId)).to.deep.equal([kept.clientId, revoked.clientId]);
       for (const entry of clients) expect(Object.keys(entry)).to.have.members(["clientId", ...LIST_FIELDS]);
-      expect(clients[0]).to.include({ name: "Central lab LIS", tenant: "list-a", expiresAt: null, revokedAt: null, lastUsedAt: null });
-      expect(Date.parse(clients[1]!.expiresAt!) - Date.parse(clients[1]!.createdAt!)).to.be.closeTo(30 * 86_400_000, 5000);
+      expect(clients[0]).to.include({
+        name: "Central lab LIS",
+        tenant: "list-a",
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: null,
+      });
+      expect(Date.parse(clients[1]!.expiresAt!) - Date.parse(clients[1]!.createdAt!)).to.be.closeTo(
+        30 * 86_400_000,
+        5000,
+      );
       expect(clients[1]!.revokedAt).to.match(/^\d{4}-\d\d-\d\dT.+Z$/);
 
       const authors = await listed("authors", "list-a");
@@ -140,11 +168,19 @@ describe("credential lifecycle (contract E.3)", function () {
 
       expect((await listed("clients", "list-b")).map((entry) => entry.clientId)).to.deep.equal([elsewhere.clientId]);
       const defaultTenant = await calls.admin("GET", "/api/admin/clients");
-      expect(defaultTenant.body.map((entry: { tenant: string }) => entry.tenant).filter((tenant: string) => tenant !== "default")).to.deep.equal([]);
+      expect(
+        defaultTenant.body
+          .map((entry: { tenant: string }) => entry.tenant)
+          .filter((tenant: string) => tenant !== "default"),
+      ).to.deep.equal([]);
 
       const text = JSON.stringify([clients, authors]);
-      const { rows } = await hub.service.db.query("select data->>'keyDigest' as digest from events where stream_id = $1", [clientStreams.id(kept.clientId)]);
-      for (const secret of [kept.key, revoked.key, author.token, rows[0].digest, "hmac:", sha256(kept.key)]) expect(text).not.to.include(secret);
+      const { rows } = await hub.service.db.query(
+        "select data->>'keyDigest' as digest from events where stream_id = $1",
+        [clientStreams.id(kept.clientId)],
+      );
+      for (const secret of [kept.key, revoked.key, author.token, rows[0].digest, "hmac:", sha256(kept.key)])
+        expect(text).not.to.include(secret);
     });
 
     it("shows a key's and a token's last use within a few seconds of it", async () => {
@@ -168,7 +204,10 @@ describe("credential lifecycle (contract E.3)", function () {
       const refused = await calls.asAuthor(author.token, "rev");
       expect(refused.status).to.equal(401);
       expect(refused.body.error).to.match(/token is not valid/);
-      expect((await calls.call("GET", "/fhir/r4/Patient?identifier=x", { token: author.token, tenant: "rev" })).status, "FHIR reads too").to.equal(401);
+      expect(
+        (await calls.call("GET", "/fhir/r4/Patient?identifier=x", { token: author.token, tenant: "rev" })).status,
+        "FHIR reads too",
+      ).to.equal(401);
       expect((await listed("authors", "rev"))[0]!.revokedAt).to.match(/Z$/);
       expect((await calls.admin("DELETE", `/api/admin/authors/${author.authorId}`)).status).to.equal(204);
       const unknown = await calls.admin("DELETE", `/api/admin/authors/${randomUUID()}`);
@@ -180,7 +219,9 @@ describe("credential lifecycle (contract E.3)", function () {
   describe("rotation", () => {
     it("gives a client a new key that works at once, while the former one works through the overlap and is refused after it", async () => {
       const client = await newClient("rot");
-      const rotated = await calls.admin("POST", `/api/admin/clients/${client.clientId}/rotate`, { body: { overlapHours: 0.0005 } }); // 1.8 s
+      const rotated = await calls.admin("POST", `/api/admin/clients/${client.clientId}/rotate`, {
+        body: { overlapHours: 0.0005 },
+      }); // 1.8 s
       const answeredAt = Date.now();
       expectCreated(rotated, "rotation");
       expect(rotated.body.clientId).to.equal(client.clientId);
@@ -191,14 +232,21 @@ describe("credential lifecycle (contract E.3)", function () {
       await sleepUntil(answeredAt + 1800);
       const former = await calls.ping(client.key);
       expect(former.status, "the former key after the overlap").to.equal(401);
-      expect(former.body.msg).to.match(/^This client key was replaced by a new one and expired at .+Z, when the overlap after the rotation ended; use the new one/);
+      expect(former.body.msg).to.match(
+        /^This client key was replaced by a new one and expired at .+Z, when the overlap after the rotation ended; use the new one/,
+      );
       expect((await calls.ping(rotated.body.key)).status, "the new key on").to.equal(200);
-      expect((await listed("clients", "rot")).map((entry) => entry.clientId), "still one client").to.deep.equal([client.clientId]);
+      expect(
+        (await listed("clients", "rot")).map((entry) => entry.clientId),
+        "still one client",
+      ).to.deep.equal([client.clientId]);
     });
 
     it("with overlapHours 0 refuses the former token (and key) from the next call; without a body the overlap is 24 hours", async () => {
       const author = await newAuthor("rot0");
-      const rotated = await calls.admin("POST", `/api/admin/authors/${author.authorId}/rotate`, { body: { overlapHours: 0 } });
+      const rotated = await calls.admin("POST", `/api/admin/authors/${author.authorId}/rotate`, {
+        body: { overlapHours: 0 },
+      });
       expectCreated(rotated, "rotation");
       expect(rotated.body).to.have.keys(["authorId", "token"]);
       expect(rotated.body.token).to.match(/^dha_/);
@@ -206,20 +254,27 @@ describe("credential lifecycle (contract E.3)", function () {
       expect((await calls.asAuthor(rotated.body.token, "rot0")).status, "the new token").to.equal(200);
 
       const client = await newClient("rot0");
-      const noOverlap = await calls.admin("POST", `/api/admin/clients/${client.clientId}/rotate`, { body: { overlapHours: 0 } });
+      const noOverlap = await calls.admin("POST", `/api/admin/clients/${client.clientId}/rotate`, {
+        body: { overlapHours: 0 },
+      });
       expect((await calls.ping(client.key)).status, "the former key").to.equal(401);
       expect((await calls.ping(noOverlap.body.key)).status, "the new key").to.equal(200);
 
       const byDefault = await calls.admin("POST", `/api/admin/authors/${author.authorId}/rotate`);
       expectCreated(byDefault, "a rotation without a body");
-      expect((await calls.asAuthor(rotated.body.token, "rot0")).status, "the former token within 24 hours").to.equal(200);
+      expect((await calls.asAuthor(rotated.body.token, "rot0")).status, "the former token within 24 hours").to.equal(
+        200,
+      );
       expect((await calls.asAuthor(byDefault.body.token, "rot0")).status).to.equal(200);
     });
 
     it("refuses a bad overlapHours saying how to fix it, and a revoked, unknown or expired credential", async () => {
       const client = await newClient("rotbad");
       const author = await newAuthor("rotbad");
-      for (const path of [`/api/admin/clients/${client.clientId}/rotate`, `/api/admin/authors/${author.authorId}/rotate`]) {
+      for (const path of [
+        `/api/admin/clients/${client.clientId}/rotate`,
+        `/api/admin/authors/${author.authorId}/rotate`,
+      ]) {
         for (const body of [{ overlapHours: -1 }, { overlapHours: "24" }, { overlapHours: 721 }]) {
           const answer = await calls.admin("POST", path, { body });
           expect(answer.status, JSON.stringify(body)).to.equal(400);
@@ -232,11 +287,17 @@ describe("credential lifecycle (contract E.3)", function () {
       expect((await calls.ping(client.key)).status, "no bad call rotated the key").to.equal(200);
 
       for (const kind of ["clients", "authors"]) {
-        expect((await calls.admin("POST", `/api/admin/${kind}/${randomUUID()}/rotate`, { body: {} })).status, `an unknown one of ${kind}`).to.equal(404);
+        expect(
+          (await calls.admin("POST", `/api/admin/${kind}/${randomUUID()}/rotate`, { body: {} })).status,
+          `an unknown one of ${kind}`,
+        ).to.equal(404);
       }
       expect((await calls.admin("DELETE", `/api/admin/clients/${client.clientId}`)).status).to.equal(204);
       expect((await calls.admin("DELETE", `/api/admin/authors/${author.authorId}`)).status).to.equal(204);
-      for (const path of [`/api/admin/clients/${client.clientId}/rotate`, `/api/admin/authors/${author.authorId}/rotate`]) {
+      for (const path of [
+        `/api/admin/clients/${client.clientId}/rotate`,
+        `/api/admin/authors/${author.authorId}/rotate`,
+      ]) {
         const answer = await calls.admin("POST", path, { body: {} });
         expect(answer.status, path).to.equal(404);
         expect(answer.body.error).to.match(/revoked/);
@@ -254,7 +315,8 @@ describe("credential lifecycle (contract E.3)", function () {
     it("stores a new key and token as digests keyed with the deployment's key, never a plain hash", async () => {
       const client = await newClient("rest");
       const author = await newAuthor("rest");
-      const rotated = (await calls.admin("POST", `/api/admin/clients/${client.clientId}/rotate`, { body: {} })).body as { key: string };
+      const rotated = (await calls.admin("POST", `/api/admin/clients/${client.clientId}/rotate`, { body: {} }))
+        .body as { key: string };
       const { rows } = await hub.service.db.query(
         "select type, coalesce(data->>'keyDigest', data->>'tokenDigest') as digest from events where stream_id = any($1) order by position",
         [[clientStreams.id(client.clientId), authorStreams.id(author.authorId)]],
@@ -291,7 +353,11 @@ describe("credential lifecycle (contract E.3)", function () {
         events: [{ type: "AuthorRegistered", data: { authorId, name: "Dr. Old", tokenDigest: sha256(legacyToken) } }],
         metadata,
       });
-      await until(async () => (await calls.ping(legacyKey)).status === 200 && (await calls.asAuthor(legacyToken, "legacy")).status === 200, 10_000);
+      await until(
+        async () =>
+          (await calls.ping(legacyKey)).status === 200 && (await calls.asAuthor(legacyToken, "legacy")).status === 200,
+        10_000,
+      );
       expect((await listed("clients", "legacy"))[0]).to.include({ clientId, expiresAt: null, revokedAt: null });
 
       const rotated = await calls.admin("POST", `/api/admin/clients/${clientId}/rotate`, { body: { overlapHours: 0 } });
@@ -317,8 +383,14 @@ describe("credential lifecycle (contract E.3)", function () {
         return tables;
       };
       const before = await snapshot();
-      const some = (rows: unknown[] | undefined, column: string) => (rows as Array<Record<string, unknown>>).some((row) => row[column] !== null);
-      expect(some(before.credential_secrets, "valid_until") && some(before.authors, "revoked_at") && some(before.clients, "expires_at"), "the tests before rotated, revoked and let expire").to.equal(true);
+      const some = (rows: unknown[] | undefined, column: string) =>
+        (rows as Array<Record<string, unknown>>).some((row) => row[column] !== null);
+      expect(
+        some(before.credential_secrets, "valid_until") &&
+          some(before.authors, "revoked_at") &&
+          some(before.clients, "expires_at"),
+        "the tests before rotated, revoked and let expire",
+      ).to.equal(true);
       expect((await rebuildProjection(hub.service.db, credentialsProjection, silentLogger)).status).to.equal("rebuilt");
       expect(await snapshot()).to.deep.equal(before);
     });
@@ -341,15 +413,19 @@ describe("credential lifecycle on two processes sharing one database", function 
 
   it("refuses a token revoked, and a key rotated without overlap, on one process from the next call on the other", async () => {
     const [first, second] = [callsOf(one.url!), callsOf(other.url!)];
-    const author = (await first.admin("POST", "/api/admin/authors", { body: { name: "Dr. Two", tenant: "two" } })).body as { authorId: string; token: string };
-    const client = (await first.admin("POST", "/api/admin/clients", { body: { name: "Two LIS", tenant: "two" } })).body as { clientId: string; key: string };
+    const author = (await first.admin("POST", "/api/admin/authors", { body: { name: "Dr. Two", tenant: "two" } }))
+      .body as { authorId: string; token: string };
+    const client = (await first.admin("POST", "/api/admin/clients", { body: { name: "Two LIS", tenant: "two" } }))
+      .body as { clientId: string; key: string };
     expect((await second.asAuthor(author.token, "two")).status, "the token on the other process").to.equal(200);
     expect((await second.ping(client.key)).status, "the key on the other process").to.equal(200);
 
     expect((await first.admin("DELETE", `/api/admin/authors/${author.authorId}`)).status).to.equal(204);
     expect((await second.asAuthor(author.token, "two")).status, "the revoked token on the other process").to.equal(401);
 
-    const rotated = await first.admin("POST", `/api/admin/clients/${client.clientId}/rotate`, { body: { overlapHours: 0 } });
+    const rotated = await first.admin("POST", `/api/admin/clients/${client.clientId}/rotate`, {
+      body: { overlapHours: 0 },
+    });
     expect((await second.ping(client.key)).status, "the former key on the other process").to.equal(401);
     expect((await second.ping(rotated.body.key)).status, "the new key on the other process").to.equal(200);
   });
@@ -365,14 +441,22 @@ describe("credential look-ups while an upgrade rebuilds the read model", () => {
     async setup(tx: Tx) {
       await tx.query(`create table clients (tenant text not null, client_id text primary key, name text not null, key_digest text not null unique,
                       code_map jsonb not null default '{}', created_at timestamptz not null, revoked_at timestamptz)`);
-      await tx.query("create table authors (tenant text not null, author_id text primary key, name text not null, token_digest text not null unique, created_at timestamptz not null)");
+      await tx.query(
+        "create table authors (tenant text not null, author_id text primary key, name text not null, token_digest text not null unique, created_at timestamptz not null)",
+      );
     },
     async apply(tx, event) {
       const data = event.data as { name: string; keyDigest?: string; tokenDigest?: string };
       if (event.type === "ClientRegistered") {
-        await tx.query("insert into clients (tenant, client_id, name, key_digest, created_at) values ($1, $2, $3, $4, $5)", [event.tenant, clientStreams.key(event.streamId), data.name, data.keyDigest, event.recordedAt]);
+        await tx.query(
+          "insert into clients (tenant, client_id, name, key_digest, created_at) values ($1, $2, $3, $4, $5)",
+          [event.tenant, clientStreams.key(event.streamId), data.name, data.keyDigest, event.recordedAt],
+        );
       } else {
-        await tx.query("insert into authors (tenant, author_id, name, token_digest, created_at) values ($1, $2, $3, $4, $5)", [event.tenant, authorStreams.key(event.streamId), data.name, data.tokenDigest, event.recordedAt]);
+        await tx.query(
+          "insert into authors (tenant, author_id, name, token_digest, created_at) values ($1, $2, $3, $4, $5)",
+          [event.tenant, authorStreams.key(event.streamId), data.name, data.tokenDigest, event.recordedAt],
+        );
       }
     },
   };
@@ -388,11 +472,28 @@ describe("credential look-ups while an upgrade rebuilds the read model", () => {
     const store = new EventStore(db);
     const clientId = randomUUID();
     const authorId = randomUUID();
-    await store.append({ tenant: "up", streamId: clientStreams.id(clientId), expectedVersion: 0, events: [{ type: "ClientRegistered", data: { clientId, name: "Old LIS", keyDigest: sha256(key) } }], metadata: { actor: "admin" } });
-    await store.append({ tenant: "up", streamId: authorStreams.id(authorId), expectedVersion: 0, events: [{ type: "AuthorRegistered", data: { authorId, name: "Dr. Old", tokenDigest: sha256(token) } }], metadata: { actor: "admin" } });
-    for (const projection of await prepareProjections(db, [version1], silentLogger)) await rebuildProjection(db, projection, silentLogger);
+    await store.append({
+      tenant: "up",
+      streamId: clientStreams.id(clientId),
+      expectedVersion: 0,
+      events: [{ type: "ClientRegistered", data: { clientId, name: "Old LIS", keyDigest: sha256(key) } }],
+      metadata: { actor: "admin" },
+    });
+    await store.append({
+      tenant: "up",
+      streamId: authorStreams.id(authorId),
+      expectedVersion: 0,
+      events: [{ type: "AuthorRegistered", data: { authorId, name: "Dr. Old", tokenDigest: sha256(token) } }],
+      metadata: { actor: "admin" },
+    });
+    for (const projection of await prepareProjections(db, [version1], silentLogger))
+      await rebuildProjection(db, projection, silentLogger);
 
-    const check = new CredentialCheck(db, await loadIdentifierHasher(db, undefined), new CredentialUses(db, silentLogger));
+    const check = new CredentialCheck(
+      db,
+      await loadIdentifierHasher(db, undefined),
+      new CredentialUses(db, silentLogger),
+    );
     expect(await check.client(key)).to.deep.include({ status: "valid" });
     expect((await check.author(token)).status).to.equal("valid");
     expect((await check.client(`${key}x`)).status).to.equal("unknown");

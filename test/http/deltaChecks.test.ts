@@ -22,9 +22,22 @@ const hoursAgo = (hours: number) => localDateTime(new Date(Date.now() - hours * 
 const daysAgo = (days: number) => hoursAgo(days * 24);
 
 /** A report of 张三 with one result, its sample taken at `collectedAt`. */
-const result = (externalId: string, itemCode: string, value: number, unit: string, collectedAt: string, extra: Record<string, unknown> = {}) =>
-  labReport(externalId, { collectedAt, reportedAt: localDateTime(new Date(Math.min(Date.now(), Date.parse(collectedAt.replace(" ", "T")) + 3_600_000))), items: [{ itemCode, value, unit }], ...extra });
-const potassium = (externalId: string, value: number, collectedAt: string, extra: Record<string, unknown> = {}) => result(externalId, "K", value, "mmol/L", collectedAt, extra);
+const result = (
+  externalId: string,
+  itemCode: string,
+  value: number,
+  unit: string,
+  collectedAt: string,
+  extra: Record<string, unknown> = {},
+) =>
+  labReport(externalId, {
+    collectedAt,
+    reportedAt: localDateTime(new Date(Math.min(Date.now(), Date.parse(collectedAt.replace(" ", "T")) + 3_600_000))),
+    items: [{ itemCode, value, unit }],
+    ...extra,
+  });
+const potassium = (externalId: string, value: number, collectedAt: string, extra: Record<string, unknown> = {}) =>
+  result(externalId, "K", value, "mmol/L", collectedAt, extra);
 
 type Alert = Record<string, any>;
 
@@ -54,9 +67,17 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     return answer.body as Alert[];
   };
-  const everyAlert = async (tenant: IngestionTenant) => [...(await alertsOf(tenant)), ...(await alertsOf(tenant, "?state=acknowledged")), ...(await alertsOf(tenant, "?state=closed"))];
+  const everyAlert = async (tenant: IngestionTenant) => [
+    ...(await alertsOf(tenant)),
+    ...(await alertsOf(tenant, "?state=acknowledged")),
+    ...(await alertsOf(tenant, "?state=closed")),
+  ];
   const pointsOf = async (tenant: IngestionTenant, code: string) => {
-    const answer = await tenant.call("GET", `/api/patients/P001/results?codes=${code}&from=${daysAgo(60).slice(0, 10)}&to=${hoursAgo(0).slice(0, 10)}`, { token: tenant.authorToken });
+    const answer = await tenant.call(
+      "GET",
+      `/api/patients/P001/results?codes=${code}&from=${daysAgo(60).slice(0, 10)}&to=${hoursAgo(0).slice(0, 10)}`,
+      { token: tenant.authorToken },
+    );
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     return answer.body.series[0].points as Array<Record<string, any>>;
   };
@@ -68,19 +89,52 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     await pushed(tenant, [potassium("K-AFTER", 5.4, hoursAgo(1))]);
     const [alert, ...others] = await alertsOf(tenant);
     expect(others, "one alert, on the later result").to.deep.equal([]);
-    expect(alert).to.deep.include({ kind: "DELTA", externalId: "K-AFTER", patientRef: "P001", patientName: "张三", code: "K", name: "钾", label: "K", value: 5.4, unit: "mmol/L" });
-    expect(alert!.delta).to.deep.equal({ previous: 3.6, previousAt: before.replace(" ", "T"), change: 1.8, previousExternalId: "K-BEFORE", limit: { limit: 1.5, percent: false, days: 30 } });
-    expect(alert!.reason).to.match(/^changed by \+1\.8 mmol\/L from 3\.6 mmol\/L on \d{4}-\d\d-\d\d, beyond the delta limit 1\.5 mmol\/L within 30 days$/);
+    expect(alert).to.deep.include({
+      kind: "DELTA",
+      externalId: "K-AFTER",
+      patientRef: "P001",
+      patientName: "张三",
+      code: "K",
+      name: "钾",
+      label: "K",
+      value: 5.4,
+      unit: "mmol/L",
+    });
+    expect(alert!.delta).to.deep.equal({
+      previous: 3.6,
+      previousAt: before.replace(" ", "T"),
+      change: 1.8,
+      previousExternalId: "K-BEFORE",
+      limit: { limit: 1.5, percent: false, days: 30 },
+    });
+    expect(alert!.reason).to.match(
+      /^changed by \+1\.8 mmol\/L from 3\.6 mmol\/L on \d{4}-\d\d-\d\d, beyond the delta limit 1\.5 mmol\/L within 30 days$/,
+    );
     const points = await pointsOf(tenant, "K");
     expect(points.map((point) => point.externalId)).to.deep.equal(["K-BEFORE", "K-AFTER"]);
     expect(points[0]).to.not.have.property("delta");
-    expect(points[1]!.delta).to.deep.equal({ previous: 3.6, previousAt: before.replace(" ", "T"), change: 1.8, previousExternalId: "K-BEFORE" });
+    expect(points[1]!.delta).to.deep.equal({
+      previous: 3.6,
+      previousAt: before.replace(" ", "T"),
+      change: 1.8,
+      previousExternalId: "K-BEFORE",
+    });
     // A period that starts after the previous result: its first point still compares with it.
     const day = points[1]!.at.slice(0, 10);
-    const period = await tenant.call("GET", `/api/patients/P001/results?codes=K&from=${day}&to=${day}`, { token: tenant.authorToken });
-    expect(period.body.series[0].points.map((point: Record<string, any>) => [point.externalId, point.delta?.previousExternalId])).to.deep.equal([["K-AFTER", "K-BEFORE"]]);
+    const period = await tenant.call("GET", `/api/patients/P001/results?codes=K&from=${day}&to=${day}`, {
+      token: tenant.authorToken,
+    });
+    expect(
+      period.body.series[0].points.map((point: Record<string, any>) => [
+        point.externalId,
+        point.delta?.previousExternalId,
+      ]),
+    ).to.deep.equal([["K-AFTER", "K-BEFORE"]]);
     expect(await alertsOf(tenant, "?kind=CRITICAL"), "not a critical result").to.deep.equal([]);
-    expect((await tenant.call("GET", "/api/alerts/count", { token: tenant.authorToken })).body).to.deep.equal({ open: 1, delta: 1 });
+    expect((await tenant.call("GET", "/api/alerts/count", { token: tenant.authorToken })).body).to.deep.equal({
+      open: 1,
+      delta: 1,
+    });
     expect((await alertsOf(tenant, "?kind=DELTA")).map((a) => a.alertId)).to.deep.equal([alert!.alertId]);
   });
 
@@ -118,11 +172,20 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     expect(open.map((a) => a.externalId)).to.deep.equal(["K-MID"]);
     expect(open[0]!.delta).to.deep.include({ previous: 3.6, previousExternalId: "K-OLD", change: 1.7 });
     const [closed] = await alertsOf(tenant, "?state=closed");
-    expect(closed).to.deep.include({ alertId: raised!.alertId, kind: "DELTA", closedReason: "the result no longer differs from the previous one by more than the delta limit" });
+    expect(closed).to.deep.include({
+      alertId: raised!.alertId,
+      kind: "DELTA",
+      closedReason: "the result no longer differs from the previous one by more than the delta limit",
+    });
     // A corrected K-MID that stays near K-OLD closes its own alert and makes K-NEW's move too far again.
     await pushed(tenant, [potassium("K-MID", 3.8, daysAgo(1), { status: "CORRECTED" })]);
-    expect((await alertsOf(tenant)).map((a) => [a.externalId, a.delta.previousExternalId])).to.deep.equal([["K-NEW", "K-MID"]]);
-    const { rows } = await service.db.query(`select type, metadata->>'actor' as actor from events where tenant = $1 and stream_id = 'critical-results:K-MID' order by stream_version`, [`d${counter}`]);
+    expect((await alertsOf(tenant)).map((a) => [a.externalId, a.delta.previousExternalId])).to.deep.equal([
+      ["K-NEW", "K-MID"],
+    ]);
+    const { rows } = await service.db.query(
+      `select type, metadata->>'actor' as actor from events where tenant = $1 and stream_id = 'critical-results:K-MID' order by stream_version`,
+      [`d${counter}`],
+    );
     expect(rows).to.deep.equal([
       { type: "DeltaAlertRaised", actor: "delta-checks" },
       { type: "DeltaAlertClosed", actor: "delta-checks" },
@@ -131,24 +194,52 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
 
   it("judges each report of one push as of its own place in the push: newer first, older after, in the same batch", async () => {
     const tenant = await freshTenant();
-    await pushed(tenant, [potassium("ONE-NEW", 5.4, hoursAgo(1)), potassium("ONE-OLD", 3.6, daysAgo(2)), potassium("ONE-OTHER", 4.0, daysAgo(3))]);
-    const events = (await service.db.query("select type, stream_id, metadata->>'causationId' as cause from events where tenant = $1 and type like 'Delta%' order by position", [`d${counter}`])).rows;
+    await pushed(tenant, [
+      potassium("ONE-NEW", 5.4, hoursAgo(1)),
+      potassium("ONE-OLD", 3.6, daysAgo(2)),
+      potassium("ONE-OTHER", 4.0, daysAgo(3)),
+    ]);
+    const events = (
+      await service.db.query(
+        "select type, stream_id, metadata->>'causationId' as cause from events where tenant = $1 and type like 'Delta%' order by position",
+        [`d${counter}`],
+      )
+    ).rows;
     const positions = Object.fromEntries(
-      (await service.db.query("select data->>'externalId' as id, position::text from events where tenant = $1 and type = 'LabReportReceived'", [`d${counter}`])).rows.map((row) => [row.id, row.position]),
+      (
+        await service.db.query(
+          "select data->>'externalId' as id, position::text from events where tenant = $1 and type = 'LabReportReceived'",
+          [`d${counter}`],
+        )
+      ).rows.map((row) => [row.id, row.position]),
     );
     // ONE-NEW had no previous result when it arrived; ONE-OLD, arriving after it, made it move too far; ONE-OTHER, older still, changed nothing for ONE-NEW.
-    expect(events).to.deep.equal([{ type: "DeltaAlertRaised", stream_id: "critical-results:ONE-NEW", cause: positions["ONE-OLD"] }]);
+    expect(events).to.deep.equal([
+      { type: "DeltaAlertRaised", stream_id: "critical-results:ONE-NEW", cause: positions["ONE-OLD"] },
+    ]);
     const [alert] = await alertsOf(tenant);
     expect(alert!.delta).to.deep.include({ previous: 3.6, previousExternalId: "ONE-OLD", change: 1.8 });
   });
 
   it("raises nothing for a change within the limit, nor for a previous result more than 30 days before; judges IPTH in percent", async () => {
     const tenant = await freshTenant();
-    await pushed(tenant, [result("CA-1", "CA", 2.2, "mmol/L", daysAgo(3)), result("P-1", "P", 1.0, "mmol/L", daysAgo(40)), result("PTH-1", "IPTH", 300, "pg/mL", daysAgo(20))]);
-    await pushed(tenant, [result("CA-2", "CA", 2.6, "mmol/L", hoursAgo(2)), result("P-2", "P", 2.0, "mmol/L", hoursAgo(2)), result("PTH-2", "IPTH", 500, "pg/mL", hoursAgo(2))]);
+    await pushed(tenant, [
+      result("CA-1", "CA", 2.2, "mmol/L", daysAgo(3)),
+      result("P-1", "P", 1.0, "mmol/L", daysAgo(40)),
+      result("PTH-1", "IPTH", 300, "pg/mL", daysAgo(20)),
+    ]);
+    await pushed(tenant, [
+      result("CA-2", "CA", 2.6, "mmol/L", hoursAgo(2)),
+      result("P-2", "P", 2.0, "mmol/L", hoursAgo(2)),
+      result("PTH-2", "IPTH", 500, "pg/mL", hoursAgo(2)),
+    ]);
     const alerts = await everyAlert(tenant);
     expect(alerts.map((a) => a.externalId)).to.deep.equal(["PTH-2"]);
-    expect(alerts[0]!.delta).to.deep.include({ previous: 300, change: 200, limit: { limit: 50, percent: true, days: 30 } });
+    expect(alerts[0]!.delta).to.deep.include({
+      previous: 300,
+      change: 200,
+      limit: { limit: 50, percent: true, days: 30 },
+    });
     expect(alerts[0]!.reason).to.contain("beyond the delta limit 50 % within 30 days");
   });
 
@@ -158,12 +249,23 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     await pushed(tenant, [result("HB-2", "HGB", 85, "g/L", hoursAgo(3))]);
     const [alert] = await alertsOf(tenant);
     expect(alert).to.deep.include({ kind: "DELTA", externalId: "HB-2", code: "HGB" });
-    const acknowledged = await tenant.call("POST", `/api/alerts/${alert!.alertId}/acknowledge`, { token: tenant.authorToken, body: { note: "Redrawn: the first tube was mislabelled" } });
+    const acknowledged = await tenant.call("POST", `/api/alerts/${alert!.alertId}/acknowledge`, {
+      token: tenant.authorToken,
+      body: { note: "Redrawn: the first tube was mislabelled" },
+    });
     expect(acknowledged.status).to.equal(200);
-    expect(acknowledged.body).to.deep.include({ kind: "DELTA", acknowledgedBy: "Nurse Chen", note: "Redrawn: the first tube was mislabelled" });
+    expect(acknowledged.body).to.deep.include({
+      kind: "DELTA",
+      acknowledgedBy: "Nurse Chen",
+      note: "Redrawn: the first tube was mislabelled",
+    });
     expect(await alertsOf(tenant)).to.deep.equal([]);
-    expect((await alertsOf(tenant, "?state=acknowledged&kind=DELTA")).map((a) => a.alertId)).to.deep.equal([alert!.alertId]);
-    const history = (await tenant.call("GET", "/api/history/lab/HB-2", { token: tenant.authorToken })).body as { entries: Array<Record<string, unknown>> };
+    expect((await alertsOf(tenant, "?state=acknowledged&kind=DELTA")).map((a) => a.alertId)).to.deep.equal([
+      alert!.alertId,
+    ]);
+    const history = (await tenant.call("GET", "/api/history/lab/HB-2", { token: tenant.authorToken })).body as {
+      entries: Array<Record<string, unknown>>;
+    };
     expect(history.entries.map((entry) => [entry.event, entry.kind ?? null])).to.deep.equal([
       ["RECEIVED", null],
       ["ALERT_RAISED", "DELTA"],
@@ -176,8 +278,15 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     const tenant = await freshTenant();
     await pushed(tenant, [potassium("W-1", 3.6, daysAgo(2))]);
     await pushed(tenant, [potassium("W-2", 5.4, hoursAgo(1))]);
-    const wardToken = async (wards: string[]) => (await tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Nurse Wu", tenant: `d${counter}`, roles: ["clinician"], wards } })).body.token as string;
-    const listed = async (token: string) => ((await tenant.call("GET", "/api/alerts?kind=DELTA", { token })).body as Alert[]).map((a) => a.externalId);
+    const wardToken = async (wards: string[]) =>
+      (
+        await tenant.call("POST", "/api/admin/authors", {
+          token: ADMIN,
+          body: { name: "Nurse Wu", tenant: `d${counter}`, roles: ["clinician"], wards },
+        })
+      ).body.token as string;
+    const listed = async (token: string) =>
+      ((await tenant.call("GET", "/api/alerts?kind=DELTA", { token })).body as Alert[]).map((a) => a.externalId);
     expect(await listed(await wardToken(["A"]))).to.deep.equal(["W-2"]);
     expect(await listed(await wardToken(["B"]))).to.deep.equal([]);
   });
@@ -189,7 +298,11 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     await pushed(tenant, [potassium("CR-2", 6.9, hoursAgo(1))]);
     const [critical, ...none] = await alertsOf(tenant);
     expect(none).to.deep.equal([]);
-    expect(critical).to.deep.include({ kind: "CRITICAL", externalId: "CR-2", reason: "above the critical limit 6.2 mmol/L" });
+    expect(critical).to.deep.include({
+      kind: "CRITICAL",
+      externalId: "CR-2",
+      reason: "above the critical limit 6.2 mmol/L",
+    });
     expect(critical).to.not.have.property("delta");
     // 6.9 -> 4.0: a delta alert on CR-3, and CR-2's critical alert untouched by it.
     await pushed(tenant, [potassium("CR-3", 4.0, hoursAgo(0.5))]);
@@ -205,9 +318,14 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     await pushed(tenant, [potassium("OLD-1", 3.6, daysAgo(9)), potassium("OLD-2", 5.6, daysAgo(6))]);
     expect(await everyAlert(tenant)).to.deep.equal([]);
     expect((await pointsOf(tenant, "K"))[1]!.delta, "flagged all the same").to.deep.include({ change: 2 });
-    await pushed(tenant, [potassium("LATE-CLAIM", 3.9, hoursAgo(2), { patient: { idCard: "110105200002290013", name: "王五" } })]);
+    await pushed(tenant, [
+      potassium("LATE-CLAIM", 3.9, hoursAgo(2), { patient: { idCard: "110105200002290013", name: "王五" } }),
+    ]);
     expect(await everyAlert(tenant)).to.deep.equal([]);
-    await tenant.call("POST", "/api/unmatched/lab/LATE-CLAIM/claim", { token: tenant.authorToken, body: { patientRef: "P001" } });
+    await tenant.call("POST", "/api/unmatched/lab/LATE-CLAIM/claim", {
+      token: tenant.authorToken,
+      body: { patientRef: "P001" },
+    });
     const [alert] = await until(async () => {
       const open = await alertsOf(tenant);
       return open.length > 0 && open;
@@ -220,7 +338,10 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     const tenant = await freshTenant();
     await pushed(tenant, [potassium("S-1", 3.6, daysAgo(2))]);
     const abort = new AbortController();
-    const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": `d${counter}` }, signal: abort.signal });
+    const response = await fetch(`${service.url}/api/alerts/stream`, {
+      headers: { authorization: `Bearer ${tenant.authorToken}`, "x-service-tenant": `d${counter}` },
+      signal: abort.signal,
+    });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
     const readUntil = async (pattern: RegExp) => {
@@ -243,8 +364,15 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
   it("rebuilds its table and the alerts to the same rows by replay, appending no event", async () => {
     await projectionsCaughtUp(service.url!);
     const digest = async () => {
-      const { rows: gens } = await service.db.query("select schema_name from projection_generations where name = 'delta_checks' and state = 'live'");
-      const table = async (name: string) => (await service.db.query(`select md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5, count(*)::int as n from ${name} t`)).rows[0];
+      const { rows: gens } = await service.db.query(
+        "select schema_name from projection_generations where name = 'delta_checks' and state = 'live'",
+      );
+      const table = async (name: string) =>
+        (
+          await service.db.query(
+            `select md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5, count(*)::int as n from ${name} t`,
+          )
+        ).rows[0];
       return { own: await table(`${gens[0].schema_name}.delta_results`), alerts: await table("read.alerts") };
     };
     const events = async () => (await service.db.query("select count(*)::int as n from events")).rows[0].n as number;
@@ -254,7 +382,8 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     for (const projection of [deltaChecksReactor, alertsProjection]) {
       const rebuilt = await rebuildProjection(service.db, projection, silentLogger);
       expect(rebuilt.status, projection.name).to.equal("rebuilt");
-      if (projection === deltaChecksReactor && rebuilt.status === "rebuilt") expect(rebuilt.loadedAtOnce, "loaded by set").to.be.greaterThan(0);
+      if (projection === deltaChecksReactor && rebuilt.status === "rebuilt")
+        expect(rebuilt.loadedAtOnce, "loaded by set").to.be.greaterThan(0);
     }
     expect(await digest()).to.deep.equal(before);
     expect(await events(), "replay appends nothing").to.equal(eventsBefore);

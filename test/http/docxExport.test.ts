@@ -22,7 +22,12 @@ const spec = {
     broken: { sql: "select no_such_column from patients" },
   },
   nodes: [
-    { id: "intro", type: "text", markdown: "# 概览 Overview\n\nMonthly **Hb** in *g/L*.\n\n- first point\n- second point\n\n1. step one\n2. step two" },
+    {
+      id: "intro",
+      type: "text",
+      markdown:
+        "# 概览 Overview\n\nMonthly **Hb** in *g/L*.\n\n- first point\n- second point\n\n1. step one\n2. step two",
+    },
     { id: "kpi", type: "stat", title: "Months", query: "monthly", column: "n", format: "0 results" },
     ...adequacySpec.nodes.filter((node) => node.type !== "text"),
     { id: "bars", type: "chart", chart: "bar", title: "每月检验数", query: "monthly", x: "month", y: ["n", "hgb"] },
@@ -44,16 +49,26 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
     return { download, files, xml, text: textOf(xml) };
   };
   const publish = async (reportId: string, title: string, body: unknown, mode = "dynamic") => {
-    const saved = await hub.tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: hub.tenant.authorToken, body: { title, spec: body } });
+    const saved = await hub.tenant.call("PUT", `/api/reports/${reportId}/draft`, {
+      token: hub.tenant.authorToken,
+      body: { title, spec: body },
+    });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
-    const published = await hub.tenant.call("POST", `/api/reports/${reportId}/publish`, { token: hub.tenant.authorToken, body: { mode, note: "Q1 board" } });
+    const published = await hub.tenant.call("POST", `/api/reports/${reportId}/publish`, {
+      token: hub.tenant.authorToken,
+      body: { mode, note: "Q1 board" },
+    });
     expect(published.status, JSON.stringify(published.body)).to.equal(201);
     return published.body.no as string;
   };
 
   before(async () => {
     await hub.tenant.push("lab", hbMonthlyReports());
-    await until(async () => (await hub.service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
+    await until(
+      async () =>
+        (await hub.service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0]
+          .n === 3,
+    );
     await publish("hb", TITLE, spec);
   });
 
@@ -69,7 +84,9 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
   it("writes the title, version, note and filter values", async () => {
     const { text } = await open("hb", { params: { period: ["2026-01-01", null] } });
     expect(text).to.include(TITLE);
-    expect(text).to.match(/Version v1 \(published \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\) · exported \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
+    expect(text).to.match(
+      /Version v1 \(published \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\) · exported \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/,
+    );
     expect(text).to.include("Q1 board");
     expect(text).to.include("Filters").and.include("Period2026-01-01 – …").and.include("Wards(all)");
   });
@@ -86,16 +103,33 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
   it("writes stats and tables: the header, the cells, and how many rows were left out", async () => {
     const { text } = await open("hb", {});
     expect(text).to.include("Months").and.include("2 results");
-    expect(text).to.include("Detail").and.include("monthhgbn").and.include("2026-01-01105").and.include("2026-02-011201");
+    expect(text)
+      .to.include("Detail")
+      .and.include("monthhgbn")
+      .and.include("2026-01-01105")
+      .and.include("2026-02-011201");
     expect(text).to.include("Sixty rows").and.include("10 more rows.");
     expect(text, "the column list picks columns").not.to.include("doubled");
-    expect(text, "a failing query shows its error in its node's place").to.match(/The query broken failed: .*no_such_column/);
+    expect(text, "a failing query shows its error in its node's place").to.match(
+      /The query broken failed: .*no_such_column/,
+    );
   });
 
   it("heads a table's columns with their labels and units, formats the cells, and aligns them as the spec says", async () => {
     const formatted = {
       ...spec,
-      nodes: [{ id: "fmt", type: "table", title: "Formatted", query: "many", columns: [{ column: "n", label: "Number", align: "center" }, { column: "doubled", label: "Twice", unit: "mg/L", format: "number:2" }] }],
+      nodes: [
+        {
+          id: "fmt",
+          type: "table",
+          title: "Formatted",
+          query: "many",
+          columns: [
+            { column: "n", label: "Number", align: "center" },
+            { column: "doubled", label: "Twice", unit: "mg/L", format: "number:2" },
+          ],
+        },
+      ],
     };
     await publish("hb-formatted", "Formatted", formatted);
     const { text, xml } = await open("hb-formatted", {});
@@ -108,15 +142,37 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
     const highlighted = {
       ...spec,
       nodes: [
-        { id: "kpi", type: "stat", title: "Latest", query: "many", column: "n", unit: "patients", highlight: [{ below: 5, tone: "warning" }] },
+        {
+          id: "kpi",
+          type: "stat",
+          title: "Latest",
+          query: "many",
+          column: "n",
+          unit: "patients",
+          highlight: [{ below: 5, tone: "warning" }],
+        },
         { id: "plain", type: "stat", title: "Plain", query: "many", column: "n" },
-        { id: "hl", type: "table", query: "many", columns: ["n", "doubled"], highlight: [{ column: "doubled", below: 5, tone: "danger" }, { column: "doubled", between: [5, 6], tone: "ok" }, { column: "n", above: 59, tone: "warning" }] },
+        {
+          id: "hl",
+          type: "table",
+          query: "many",
+          columns: ["n", "doubled"],
+          highlight: [
+            { column: "doubled", below: 5, tone: "danger" },
+            { column: "doubled", between: [5, 6], tone: "ok" },
+            { column: "n", above: 59, tone: "warning" },
+          ],
+        },
       ],
     };
     await publish("hb-highlight", "Highlight", highlighted);
     const { text, xml } = await open("hb-highlight", {});
     expect(text).to.include("1 patients").and.include("Plain1");
-    const cells = [...xml.matchAll(/<w:tc>(.*?)<\/w:tc>/gs)].map((m) => ({ fill: /<w:shd [^>]*w:fill="([0-9A-F]+)"/.exec(m[1]!)?.[1], text: textOf(m[1]!), bold: m[1]!.includes("<w:b/>") }));
+    const cells = [...xml.matchAll(/<w:tc>(.*?)<\/w:tc>/gs)].map((m) => ({
+      fill: /<w:shd [^>]*w:fill="([0-9A-F]+)"/.exec(m[1]!)?.[1],
+      text: textOf(m[1]!),
+      bold: m[1]!.includes("<w:b/>"),
+    }));
     const table = cells.slice(cells.findIndex((cell) => cell.text === "n")); // after the filter table
     const doubled = table.filter((_, i) => i % 2 === 1).slice(1, 5); // the doubled column of rows 1 to 4
     expect(doubled).to.deep.equal([
@@ -125,8 +181,13 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
       { fill: "C6EFCE", text: "6", bold: true },
       { fill: undefined, text: "8", bold: false },
     ]);
-    expect(table.filter((cell) => cell.fill === "FFEB9C"), "n above 59 is in the rows left out (50 shown)").to.deep.equal([]);
-    expect(xml, "the stat's value in the warning's text colour on its fill").to.match(/<w:shd [^>]*w:fill="FFEB9C"[^>]*\/>.*?<w:color w:val="9C5700"\/>.*?<w:t[^>]*>1<\/w:t>/s);
+    expect(
+      table.filter((cell) => cell.fill === "FFEB9C"),
+      "n above 59 is in the rows left out (50 shown)",
+    ).to.deep.equal([]);
+    expect(xml, "the stat's value in the warning's text colour on its fill").to.match(
+      /<w:shd [^>]*w:fill="FFEB9C"[^>]*\/>.*?<w:color w:val="9C5700"\/>.*?<w:t[^>]*>1<\/w:t>/s,
+    );
   });
 
   it("embeds each chart as a PNG image with its title as alt text", async () => {
@@ -154,8 +215,13 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
 
   it("exports a snapshot's frozen data, whatever arrives later", async () => {
     const no = await publish("frozen", "Frozen", spec, "snapshot");
-    await hub.tenant.push("lab", [labReport("M4", { reportedAt: "2026-03-15 09:00:00", items: [{ itemCode: "HGB", value: 90, unit: "g/L" }] })]);
-    await until(async () => (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
+    await hub.tenant.push("lab", [
+      labReport("M4", { reportedAt: "2026-03-15 09:00:00", items: [{ itemCode: "HGB", value: 90, unit: "g/L" }] }),
+    ]);
+    await until(
+      async () =>
+        (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1,
+    );
     const snapshot = await open("frozen", { version: no });
     expect(snapshot.text).to.include("Version v1 (snapshot").and.include("2 results").and.not.include("2026-03-0190");
     const live = await open("hb", {});
@@ -164,16 +230,28 @@ describe("docx export (POST /api/reports/:id/export/docx)", function () {
 
   it("writes its own words in the page's language (lang zh), the report's words as written", async () => {
     const { text, files } = await open("hb", { params: { period: ["2026-01-01", null] }, lang: "zh" });
-    expect(text).to.match(/版本 v1（发布于 \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}）· 导出于 \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
+    expect(text).to.match(
+      /版本 v1（发布于 \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}）· 导出于 \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/,
+    );
     expect(text).to.include("筛选条件").and.include("Period2026-01-01 – …").and.include("Wards（全部）");
-    expect(text).to.include("另有 10 行。").and.match(/查询 broken 失败：.*no_such_column/);
+    expect(text)
+      .to.include("另有 10 行。")
+      .and.match(/查询 broken 失败：.*no_such_column/);
     expect(text).not.to.include("Filters").and.not.to.include("more rows");
-    expect(files.get("word/styles.xml")!.toString("utf8"), "Word proofs it as Chinese").to.match(/<w:lang w:val="zh-CN"/);
+    expect(files.get("word/styles.xml")!.toString("utf8"), "Word proofs it as Chinese").to.match(
+      /<w:lang w:val="zh-CN"/,
+    );
     expect((await exportDocx("hb", { lang: "de" })).status).to.equal(400);
   });
 
   it("leaves a text marked print: false out of the document", async () => {
-    await publish("hb-screen", "Screen hints", { ...spec, nodes: [{ id: "hint", type: "text", markdown: "Click a month in the chart to list its patients.", print: false }, ...spec.nodes] });
+    await publish("hb-screen", "Screen hints", {
+      ...spec,
+      nodes: [
+        { id: "hint", type: "text", markdown: "Click a month in the chart to list its patients.", print: false },
+        ...spec.nodes,
+      ],
+    });
     const { text } = await open("hb-screen", {});
     expect(text).to.include("Overview").and.not.include("Click a month");
   });

@@ -23,7 +23,10 @@ describe("a docx export of many big charts (the built service)", function () {
   before(async () => {
     url = (await deployment.spawn()).url!;
     const tenant = await ingestionTenant({ url }, "h1");
-    const saved = await tenant.call("PUT", "/api/reports/big/draft", { token: tenant.authorToken, body: { title: "Big", spec: manyChartsSpec(CHARTS, POINTS) } });
+    const saved = await tenant.call("PUT", "/api/reports/big/draft", {
+      token: tenant.authorToken,
+      body: { title: "Big", spec: manyChartsSpec(CHARTS, POINTS) },
+    });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
   });
 
@@ -33,18 +36,27 @@ describe("a docx export of many big charts (the built service)", function () {
     const download = await downloadExport({ url }, "big", "docx", { version: "draft" });
     const exportMs = performance.now() - started;
     const health = await polls.stop();
-    console.log(`      export ${Math.round(exportMs)} ms; ${health.polls} /healthz checks, the slowest ${Math.round(health.longestMs)} ms, ${health.failures.length} failed`);
+    console.log(
+      `      export ${Math.round(exportMs)} ms; ${health.polls} /healthz checks, the slowest ${Math.round(health.longestMs)} ms, ${health.failures.length} failed`,
+    );
 
     expect(download.status, download.json?.error).to.equal(200);
     const files = unzip(download.buffer);
     const images = [...files.keys()].filter((name) => name.startsWith("word/media/"));
     expect(images, "one image per chart").to.have.length(CHARTS);
-    for (const name of images) expect(files.get(name)!.subarray(0, 8).equals(PNG_SIGNATURE), `${name} is a PNG`).to.equal(true);
+    for (const name of images)
+      expect(files.get(name)!.subarray(0, 8).equals(PNG_SIGNATURE), `${name} is a PNG`).to.equal(true);
 
-    expect(health.polls, "health checks answered through the export, one every 250 ms at least").to.be.at.least(Math.floor(exportMs / 250));
+    expect(health.polls, "health checks answered through the export, one every 250 ms at least").to.be.at.least(
+      Math.floor(exportMs / 250),
+    );
     expect(health.failures, "health checks that failed").to.deep.equal([]);
-    expect(health.longestMs, `the slowest /healthz answer against an export of ${Math.round(exportMs)} ms`).to.be.below(Math.min(1000, exportMs / 5));
+    expect(health.longestMs, `the slowest /healthz answer against an export of ${Math.round(exportMs)} ms`).to.be.below(
+      Math.min(1000, exportMs / 5),
+    );
     const xml = files.get("word/document.xml")!.toString("utf8");
-    expect(xml.match(/Thinned: drawn from \d+ of 2000 rows/g) ?? [], "a note under each thinned chart").to.have.length(CHARTS);
+    expect(xml.match(/Thinned: drawn from \d+ of 2000 rows/g) ?? [], "a note under each thinned chart").to.have.length(
+      CHARTS,
+    );
   });
 });

@@ -11,8 +11,14 @@ import { adequacySpec } from "../support/reports.ts";
 describe("saving a draft on condition (If-Match / If-None-Match)", () => {
   const hub = useIngestionService();
   const titled = (title: string) => ({ spec: { ...adequacySpec, title } });
-  const save = (title: string, headers: Record<string, string> = {}) => hub.tenant.call("PUT", "/api/reports/shared/draft", { token: hub.tenant.authorToken, body: titled(title), headers });
-  const source = () => hub.tenant.call("GET", "/api/reports/shared/versions/draft/source", { token: hub.tenant.authorToken });
+  const save = (title: string, headers: Record<string, string> = {}) =>
+    hub.tenant.call("PUT", "/api/reports/shared/draft", {
+      token: hub.tenant.authorToken,
+      body: titled(title),
+      headers,
+    });
+  const source = () =>
+    hub.tenant.call("GET", "/api/reports/shared/versions/draft/source", { token: hub.tenant.authorToken });
 
   it("creates a draft only where there is none with If-None-Match: *, and answers its ETag", async () => {
     const first = await save("First", { "if-none-match": "*" });
@@ -43,7 +49,14 @@ describe("saving a draft on condition (If-Match / If-None-Match)", () => {
 
   it("sees a publish as the end of the draft a save was based on", async () => {
     const based = (await source()).headers.get("etag")!;
-    expect((await hub.tenant.call("POST", "/api/reports/shared/publish", { token: hub.tenant.authorToken, body: { mode: "dynamic" } })).status).to.equal(201);
+    expect(
+      (
+        await hub.tenant.call("POST", "/api/reports/shared/publish", {
+          token: hub.tenant.authorToken,
+          body: { mode: "dynamic" },
+        })
+      ).status,
+    ).to.equal(201);
     const late = await save("Late", { "if-match": based });
     expect(late.status).to.equal(412);
     expect(late.body.error).to.include("there is no draft now");
@@ -54,12 +67,18 @@ describe("saving a draft on condition (If-Match / If-None-Match)", () => {
   it("publishes and discards only the draft named, when one is named", async () => {
     const named = (await save("To publish")).headers.get("etag")!;
     await save("Saved meanwhile");
-    const publish = (headers: Record<string, string>) => hub.tenant.call("POST", "/api/reports/shared/publish", { token: hub.tenant.authorToken, body: { mode: "snapshot" }, headers });
+    const publish = (headers: Record<string, string>) =>
+      hub.tenant.call("POST", "/api/reports/shared/publish", {
+        token: hub.tenant.authorToken,
+        body: { mode: "snapshot" },
+        headers,
+      });
     const stale = await publish({ "if-match": named });
     expect(stale.status).to.equal(412);
     expect(stale.body.error).to.include("saved again since");
     const current = (await source()).headers.get("etag")!;
-    const discard = (headers: Record<string, string>) => hub.tenant.call("DELETE", "/api/reports/shared/draft", { token: hub.tenant.authorToken, headers });
+    const discard = (headers: Record<string, string>) =>
+      hub.tenant.call("DELETE", "/api/reports/shared/draft", { token: hub.tenant.authorToken, headers });
     expect((await discard({ "if-match": named })).status).to.equal(412);
     expect((await source()).body.title, "neither published nor discarded").to.equal("Saved meanwhile");
     const published = await publish({ "if-match": current });

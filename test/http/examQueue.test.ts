@@ -6,16 +6,31 @@ describe("exam reports in the unmatched queue", () => {
   const hub = useIngestionService();
 
   const queue = () => hub.tenant.unmatched();
-  const queued = async (externalId: string) => (await queue()).find((entry) => entry.kind === "exam" && entry.externalId === externalId);
+  const queued = async (externalId: string) =>
+    (await queue()).find((entry) => entry.kind === "exam" && entry.externalId === externalId);
   const examRow = async (externalId: string) =>
-    (await hub.service.db.query("select matched, patient_ref, pending_reason from read.exam_reports where tenant = 'h1' and external_id = $1", [externalId])).rows[0];
+    (
+      await hub.service.db.query(
+        "select matched, patient_ref, pending_reason from read.exam_reports where tenant = 'h1' and external_id = $1",
+        [externalId],
+      )
+    ).rows[0];
 
   it("claims an exam report by hand: it leaves the queue and is matched to the patient", async () => {
-    const pushed = await hub.tenant.push("exam", [examReport("EQ-HAND", { patient: { hisPatientId: "H-1", name: "张三" } })]);
-    expect(pushed.body.data.results[0]).to.include({ status: "CREATED", matched: false, pendingReason: "idCard is missing" });
+    const pushed = await hub.tenant.push("exam", [
+      examReport("EQ-HAND", { patient: { hisPatientId: "H-1", name: "张三" } }),
+    ]);
+    expect(pushed.body.data.results[0]).to.include({
+      status: "CREATED",
+      matched: false,
+      pendingReason: "idCard is missing",
+    });
     await until(() => queued("EQ-HAND"));
 
-    const claimed = await hub.tenant.call("POST", "/api/unmatched/exam/EQ-HAND/claim", { token: hub.tenant.authorToken, body: { patientRef: "P001" } });
+    const claimed = await hub.tenant.call("POST", "/api/unmatched/exam/EQ-HAND/claim", {
+      token: hub.tenant.authorToken,
+      body: { patientRef: "P001" },
+    });
     expect(claimed.status).to.equal(200);
     expect(claimed.body).to.deep.equal({ kind: "exam", externalId: "EQ-HAND", matched: true, patientRef: "P001" });
     // The claim answers once the queue shows it: the nurse's next look no longer lists it.
@@ -27,13 +42,22 @@ describe("exam reports in the unmatched queue", () => {
     const patient = { hisPatientId: "H-1" };
     await hub.tenant.push("exam", [examReport("EQ-KEEP", { patient })]);
     await until(() => queued("EQ-KEEP"));
-    await hub.tenant.call("POST", "/api/unmatched/exam/EQ-KEEP/claim", { token: hub.tenant.authorToken, body: { patientRef: "P001" } });
+    await hub.tenant.call("POST", "/api/unmatched/exam/EQ-KEEP/claim", {
+      token: hub.tenant.authorToken,
+      body: { patientRef: "P001" },
+    });
 
     const resent = await hub.tenant.push("exam", [examReport("EQ-KEEP", { patient })]);
     expect(resent.body.data.results[0]).to.include({ status: "UNCHANGED", matched: true, patientRef: "P001" });
-    const corrected = await hub.tenant.push("exam", [examReport("EQ-KEEP", { patient, conclusion: "心影增大，较前相仿" })]);
+    const corrected = await hub.tenant.push("exam", [
+      examReport("EQ-KEEP", { patient, conclusion: "心影增大，较前相仿" }),
+    ]);
     expect(corrected.body.data.results[0]).to.include({ status: "UPDATED", matched: true, patientRef: "P001" });
-    await until(async () => (await hub.service.db.query("select conclusion from read.exam_reports where external_id = 'EQ-KEEP'")).rows[0]?.conclusion === "心影增大，较前相仿");
+    await until(
+      async () =>
+        (await hub.service.db.query("select conclusion from read.exam_reports where external_id = 'EQ-KEEP'")).rows[0]
+          ?.conclusion === "心影增大，较前相仿",
+    );
     expect(await examRow("EQ-KEEP")).to.deep.equal({ matched: true, patient_ref: "P001", pending_reason: null });
     expect(await queued("EQ-KEEP"), "the correction must not put it back in the queue").to.equal(undefined);
   });
@@ -49,7 +73,10 @@ describe("exam reports in the unmatched queue", () => {
     expect(waiting.pendingReason).to.equal("no dialysis patient with this idCard");
     await until(() => queued("EQ-AUTO-OTHER"));
 
-    const registered = await hub.tenant.call("PUT", "/api/patients/P010", { token: hub.tenant.authorToken, body: { ...zhao, ward: "B" } });
+    const registered = await hub.tenant.call("PUT", "/api/patients/P010", {
+      token: hub.tenant.authorToken,
+      body: { ...zhao, ward: "B" },
+    });
     expect(registered.status).to.equal(200);
 
     await until(async () => !(await queued("EQ-AUTO-NAMED")) && !(await queued("EQ-AUTO-NONAME")), 8000);

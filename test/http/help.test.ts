@@ -22,7 +22,13 @@ function rawGet(baseUrl: string, rawPath: string): Promise<RawAnswer> {
     const req = request({ hostname, port, path: rawPath, method: "GET" }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers["content-type"] ?? ""), body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers["content-type"] ?? ""),
+          body: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
       res.on("error", reject);
     });
     req.on("error", reject);
@@ -30,7 +36,10 @@ function rawGet(baseUrl: string, rawPath: string): Promise<RawAnswer> {
   });
 }
 
-const articleFiles = () => readdirSync(DOCS_DIR).filter((name) => name.endsWith(".md")).sort();
+const articleFiles = () =>
+  readdirSync(DOCS_DIR)
+    .filter((name) => name.endsWith(".md"))
+    .sort();
 const slugs = () => articleFiles().map((name) => name.slice(0, -3));
 const source = (slug: string) => readFileSync(path.join(DOCS_DIR, `${slug}.md`), "utf8");
 
@@ -49,7 +58,13 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
   const hub = useTestService({ projections: allProjections });
 
   it("keeps every article under a servable name, starting with a title and a summary paragraph", () => {
-    expect(slugs()).to.include.members(["getting-started", "integration-guide", "report-spec-guide", "api-reference", "operations"]);
+    expect(slugs()).to.include.members([
+      "getting-started",
+      "integration-guide",
+      "report-spec-guide",
+      "api-reference",
+      "operations",
+    ]);
     for (const slug of slugs()) {
       expect(slug, `docs/${slug}.md`).to.match(SLUG_PATTERN);
       const [first, blank, summary] = source(slug).split("\n");
@@ -109,7 +124,15 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
   });
 
   it("answers 404 with a plain sentence for an unknown article", async () => {
-    for (const rawPath of ["/md/nothing-here.md", "/md/getting-started", "/md/Getting-Started.md", "/md/getting-started.md.md", "/md/", "/md/.md", "/md/getting-started.txt"]) {
+    for (const rawPath of [
+      "/md/nothing-here.md",
+      "/md/getting-started",
+      "/md/Getting-Started.md",
+      "/md/getting-started.md.md",
+      "/md/",
+      "/md/.md",
+      "/md/getting-started.txt",
+    ]) {
       const answer = await rawGet(hub.service.url!, rawPath);
       expect(answer.status, rawPath).to.equal(404);
       expect(answer.contentType, rawPath).to.equal("text/plain; charset=utf-8");
@@ -162,7 +185,13 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
       rmSync(path.join(docs, "first-steps.md"));
       writeFileSync(path.join(docs, "added-later.md"), "# Added later\n\nToo late.\n");
       expect((await rawGet(base, "/md/first-steps.md")).body).to.equal("# First steps\n\nHow to begin.\n\nBody.\n");
-      for (const rawPath of ["/md/added-later.md", "/md/Not-A-Slug.md", "/md/..%2Fsecret.md", "/md/../secret.md", "/md/%2e%2e/secret.md"]) {
+      for (const rawPath of [
+        "/md/added-later.md",
+        "/md/Not-A-Slug.md",
+        "/md/..%2Fsecret.md",
+        "/md/../secret.md",
+        "/md/%2e%2e/secret.md",
+      ]) {
         expect((await rawGet(base, rawPath)).status, rawPath).to.equal(404);
       }
       const index = (await rawGet(base, "/llms.txt")).body;
@@ -205,7 +234,10 @@ describe("help articles (/llms.txt, /md/<slug>.md)", () => {
 
     it("names only real routes in its curl examples", async () => {
       const call = httpClient(hub.service.url!);
-      const client = await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Guide check LIS", tenant: "help-docs" } });
+      const client = await call("POST", "/api/admin/clients", {
+        token: ADMIN,
+        body: { name: "Guide check LIS", tenant: "help-docs" },
+      });
       expect(client.status).to.equal(201);
       // The guide's $JOB_ID: a job of this client.
       const submitted = await fetch(`${hub.service.url}/open/v1/lab/reports/bulk`, {

@@ -13,7 +13,10 @@ import { DOCS_DIR, helpRoutes, loadHelpArticles } from "../../src/docs/helpRoute
  * README is the first five minutes, and every link it and the docs make leads somewhere real.
  */
 const DECISIONS_DIR = path.join(DOCS_DIR, "decisions");
-const decisionFiles = () => readdirSync(DECISIONS_DIR).filter((name) => /^\d{4}-[a-z0-9-]+\.md$/.test(name)).sort();
+const decisionFiles = () =>
+  readdirSync(DECISIONS_DIR)
+    .filter((name) => /^\d{4}-[a-z0-9-]+\.md$/.test(name))
+    .sort();
 const read = (file: string) => readFileSync(file, "utf8");
 
 /** GitHub-style anchor of a markdown heading (as test/http/help.test.ts reads them). */
@@ -76,9 +79,14 @@ describe("decisions (docs/decisions) and the README's links", () => {
       expect(name.slice(0, 4), `the file after ${files[i - 1] ?? "none"}`).to.equal(number);
       const text = read(path.join(DECISIONS_DIR, name));
       expect(text.split("\n")[0], `title of ${name}`).to.match(new RegExp(`^# ${number}\\. \\S`));
-      for (const part of ["## Context", "## Decision", "## Consequences"]) expect(text, `${part} in ${name}`).to.match(new RegExp(`^${part}`, "m"));
+      for (const part of ["## Context", "## Decision", "## Consequences"])
+        expect(text, `${part} in ${name}`).to.match(new RegExp(`^${part}`, "m"));
     });
-    expect(readdirSync(DECISIONS_DIR).filter((name) => name.endsWith(".md")).sort()).to.deep.equal(["README.md", ...files].sort());
+    expect(
+      readdirSync(DECISIONS_DIR)
+        .filter((name) => name.endsWith(".md"))
+        .sort(),
+    ).to.deep.equal(["README.md", ...files].sort());
   });
 
   it("lists every decision in the index, each once", () => {
@@ -97,7 +105,8 @@ describe("decisions (docs/decisions) and the README's links", () => {
 
   it("links only to files and headings that exist (README, docs, decisions)", () => {
     expectRelativeLinksResolve(projectFile("README.md"));
-    for (const name of readdirSync(DOCS_DIR).filter((n) => n.endsWith(".md"))) expectRelativeLinksResolve(path.join(DOCS_DIR, name));
+    for (const name of readdirSync(DOCS_DIR).filter((n) => n.endsWith(".md")))
+      expectRelativeLinksResolve(path.join(DOCS_DIR, name));
     for (const name of readdirSync(DECISIONS_DIR)) expectRelativeLinksResolve(path.join(DECISIONS_DIR, name));
   });
 
@@ -122,7 +131,15 @@ describe("decisions (docs/decisions) and the README's links", () => {
     });
 
     it("refuses anything else below /md/decisions/", async () => {
-      for (const rawPath of ["/md/decisions/../getting-started.md", "/md/decisions/%2e%2e%2fgetting-started.md", "/md/decisions/readme.md", "/md/decisions/9999-none.md", "/md/decisions.md", "/md/decisions/", "/md/decisions/README"]) {
+      for (const rawPath of [
+        "/md/decisions/../getting-started.md",
+        "/md/decisions/%2e%2e%2fgetting-started.md",
+        "/md/decisions/readme.md",
+        "/md/decisions/9999-none.md",
+        "/md/decisions.md",
+        "/md/decisions/",
+        "/md/decisions/README",
+      ]) {
         expect(await rawStatus(service.base, rawPath), rawPath).to.equal(404);
       }
     });
@@ -130,12 +147,15 @@ describe("decisions (docs/decisions) and the README's links", () => {
     it("lists the decisions on /help and renders them as pages whose links lead to other pages", async () => {
       const help = await (await fetch(`${service.base}/help?lang=en`)).text();
       expect(help).to.include('<a href="/help/decisions?lang=en">Decisions</a>');
-      expect(help, "each decision is reached through the index, not listed on /help").not.to.include("/help/decisions/0001");
+      expect(help, "each decision is reached through the index, not listed on /help").not.to.include(
+        "/help/decisions/0001",
+      );
 
       const indexPage = await fetch(`${service.base}/help/decisions?lang=en`);
       expect(indexPage.status).to.equal(200);
       const index = await indexPage.text();
-      for (const name of decisionFiles()) expect(index, name).to.include(`href="/help/decisions/${name.slice(0, -3)}?lang=en"`);
+      for (const name of decisionFiles())
+        expect(index, name).to.include(`href="/help/decisions/${name.slice(0, -3)}?lang=en"`);
       expect(index).to.include('href="/help/operations?lang=en"');
 
       const decision = await fetch(`${service.base}/help/decisions/0002-gap-free-reading`);
@@ -146,7 +166,9 @@ describe("decisions (docs/decisions) and the README's links", () => {
       expect(page).to.include('href="/md/decisions/0002-gap-free-reading.md"');
 
       const development = await (await fetch(`${service.base}/help/development?lang=en`)).text();
-      expect(development, "an article's relative link to a decision").to.include('href="/help/decisions/0066-run-from-a-bundle?lang=en"');
+      expect(development, "an article's relative link to a decision").to.include(
+        'href="/help/decisions/0066-run-from-a-bundle?lang=en"',
+      );
 
       expect((await fetch(`${service.base}/help/decisions/9999-none`)).status).to.equal(404);
     });

@@ -25,7 +25,10 @@ function errorsOf(ack: Message): Array<{ location: string; message: string }> {
   const found: Array<{ location: string; message: string }> = [];
   ack.get("ERR").forEach((err: { get(path: string): { toString(): string } }) =>
     // A segment's paths are its own: "2.1" is ERR-2.1.
-    found.push({ location: [1, 2, 3].map((c) => err.get(`2.${c}`).toString()).join("^"), message: err.get("8").toString() }),
+    found.push({
+      location: [1, 2, 3].map((c) => err.get(`2.${c}`).toString()).join("^"),
+      message: err.get("8").toString(),
+    }),
   );
   return found;
 }
@@ -34,12 +37,30 @@ describe("HL7 v2 over HTTP: POST /open/v1/hl7", function () {
   this.timeout(60_000);
   const hub = useIngestionService();
   const send = (body: string, contentType = ER7, key = hub.tenant.client.key) =>
-    fetch(`${hub.service.url}/open/v1/hl7`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": contentType }, body });
+    fetch(`${hub.service.url}/open/v1/hl7`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": contentType },
+      body,
+    });
 
   it("answers one ACK per message of a batch, in order: AA stored, AE naming the HL7 field, AR unreadable or not ORU^R01", async () => {
-    const badTime = oruR01({ controlId: "MSG-BAD", externalId: "HL7-BAD" }).replace("|||20260301100000+0800|||F", "|||2026030|||F");
+    const badTime = oruR01({ controlId: "MSG-BAD", externalId: "HL7-BAD" }).replace(
+      "|||20260301100000+0800|||F",
+      "|||2026030|||F",
+    );
     const adt = "MSH|^~\\&|HIS|HOSP|DH||20260301101500||ADT^A01|MSG-ADT|P|2.5.1\rPID|1||X";
-    const batch = ["FHS|^~\\&|LIS", "BHS|^~\\&|LIS", oruR01({ controlId: "MSG-OK", externalId: "HL7-OK" }), badTime, "MSH|^~\\&|LIS|HOSP|DH||20260301", "MSH", adt, oruR01v23("HL7-OLD"), "BTS|5", "FTS|1"].join("\n");
+    const batch = [
+      "FHS|^~\\&|LIS",
+      "BHS|^~\\&|LIS",
+      oruR01({ controlId: "MSG-OK", externalId: "HL7-OK" }),
+      badTime,
+      "MSH|^~\\&|LIS|HOSP|DH||20260301",
+      "MSH",
+      adt,
+      oruR01v23("HL7-OLD"),
+      "BTS|5",
+      "FTS|1",
+    ].join("\n");
     const answer = await send(batch);
     expect(answer.status).to.equal(200);
     expect(answer.headers.get("content-type")).to.match(/^x-application\/hl7-v2\+er7/);
@@ -64,17 +85,34 @@ describe("HL7 v2 over HTTP: POST /open/v1/hl7", function () {
 
   it("stores exactly what a JSON push of the mapped report stores, recording the message it came in", async () => {
     const answer = await send(oruR01({ controlId: "MSG-SAME", externalId: "HL7-SAME" }));
-    expect(acksOf(await answer.text())[0]!.get("MSA.1").toString()).to.equal("AA");
-    const { rows } = await hub.service.db.query("select metadata from events where tenant = 'h1' and stream_id = 'lab-report:HL7-SAME'");
+    expect(
+      acksOf(await answer.text())[0]!
+        .get("MSA.1")
+        .toString(),
+    ).to.equal("AA");
+    const { rows } = await hub.service.db.query(
+      "select metadata from events where tenant = 'h1' and stream_id = 'lab-report:HL7-SAME'",
+    );
     expect(rows.map((row) => row.metadata.origin)).to.deep.equal([{ format: "hl7v2", controlId: "MSG-SAME" }]);
 
     // The same report as JSON: nothing new to store.
     const pushed = await hub.tenant.push("lab", [oruR01AsJson("HL7-SAME")]);
-    expect(pushed.body.data.results[0], JSON.stringify(pushed.body.data.results[0])).to.include({ status: "UNCHANGED", matched: true });
+    expect(pushed.body.data.results[0], JSON.stringify(pushed.body.data.results[0])).to.include({
+      status: "UNCHANGED",
+      matched: true,
+    });
 
     // Reconciled as any push: the day lists it once the read model holds it.
-    await until(async () => (await hub.tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", { token: hub.tenant.client.key })).body.data.externalIds.includes("HL7-SAME"), 10_000);
-    const corrected = acksOf(await (await send(oruR01({ controlId: "MSG-FIX", externalId: "HL7-SAME", status: "C", hgb: "118" }))).text())[0]!;
+    await until(
+      async () =>
+        (
+          await hub.tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", { token: hub.tenant.client.key })
+        ).body.data.externalIds.includes("HL7-SAME"),
+      10_000,
+    );
+    const corrected = acksOf(
+      await (await send(oruR01({ controlId: "MSG-FIX", externalId: "HL7-SAME", status: "C", hgb: "118" }))).text(),
+    )[0]!;
     expect(corrected.get("MSA.3").toString()).to.equal("UPDATED HL7-SAME");
   });
 

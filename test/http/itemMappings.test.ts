@@ -9,11 +9,15 @@ describe("item mappings (POST, GET and DELETE /api/dictionary/mappings)", functi
   this.timeout(60_000);
   const hub = useIngestionService();
   const mappings = "/api/dictionary/mappings";
-  const call = (method: string, path: string, body?: unknown, token = hub.tenant.authorToken) => hub.tenant.call(method, path, { token, ...(body === undefined ? {} : { body }) });
+  const call = (method: string, path: string, body?: unknown, token = hub.tenant.authorToken) =>
+    hub.tenant.call(method, path, { token, ...(body === undefined ? {} : { body }) });
   /** The item rows of a report once they are there: sent code, standard code and value, unit status. */
   const itemRows = (externalId: string, count: number) =>
     until(async () => {
-      const { rows } = await hub.service.db.query("select item_code, std_code, std_value, unit_status from read.lab_results where external_id = $1 order by item_index", [externalId]);
+      const { rows } = await hub.service.db.query(
+        "select item_code, std_code, std_value, unit_status from read.lab_results where external_id = $1 order by item_index",
+        [externalId],
+      );
       return rows.length === count ? rows : null;
     }, 8000);
   const localUrea = { itemCode: "L-UREA", itemName: "本院尿素", value: 56, unit: "mg/dL" };
@@ -27,28 +31,55 @@ describe("item mappings (POST, GET and DELETE /api/dictionary/mappings)", functi
     const preview = await call("POST", `${mappings}/preview`, { client: "Central lab LIS", itemCode: "L-UREA" });
     expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
     expect(preview.body).to.deep.equal({ results: 1, reports: 1, units: ["mg/dL"] });
-    const made = await call("POST", mappings, { client: "Central lab LIS", itemCode: "L-UREA", itemName: "本院尿素", unit: "mg/dL", stdCode: "UREA_PRE", reason: "The lab's in-house code" });
+    const made = await call("POST", mappings, {
+      client: "Central lab LIS",
+      itemCode: "L-UREA",
+      itemName: "本院尿素",
+      unit: "mg/dL",
+      stdCode: "UREA_PRE",
+      reason: "The lab's in-house code",
+    });
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
     ureaMapping = made.body.mappingId;
     expect(ureaMapping).to.match(/^[0-9a-f-]{36}$/);
     const after = await hub.tenant.push("lab", [labReport("MAP-1", { items: [localUrea] })]);
     expect(after.body.data.results[0]).to.include({ itemsMapped: 1, itemsUnmapped: 0 });
     // The dictionary's BUN conversion: 56 mg/dL x 0.357015.
-    expect(await itemRows("MAP-1", 1)).to.deep.equal([{ item_code: "L-UREA", std_code: "UREA_PRE", std_value: 19.9928, unit_status: "converted" }]);
-    const { rows } = await hub.service.db.query("select data->'items'->0 as item from events where type = 'LabReportReceived' and data->>'externalId' = 'MAP-1'");
+    expect(await itemRows("MAP-1", 1)).to.deep.equal([
+      { item_code: "L-UREA", std_code: "UREA_PRE", std_value: 19.9928, unit_status: "converted" },
+    ]);
+    const { rows } = await hub.service.db.query(
+      "select data->'items'->0 as item from events where type = 'LabReportReceived' and data->>'externalId' = 'MAP-1'",
+    );
     expect(rows[0].item).to.deep.include({ mappedBy: "mapping", mappingId: ureaMapping, stdCode: "UREA_PRE" });
   });
 
   it("lists the mapping with who made it and why", async () => {
     const listed = (await call("GET", mappings)).body as Array<Record<string, unknown>>;
-    expect(listed[0]).to.deep.include({ mappingId: ureaMapping, client: "Central lab LIS", itemCode: "L-UREA", itemName: "本院尿素", unit: "mg/dL", stdCode: "UREA_PRE", factor: null, reason: "The lab's in-house code", addedBy: "Nurse Chen", removedAt: null });
+    expect(listed[0]).to.deep.include({
+      mappingId: ureaMapping,
+      client: "Central lab LIS",
+      itemCode: "L-UREA",
+      itemName: "本院尿素",
+      unit: "mg/dL",
+      stdCode: "UREA_PRE",
+      factor: null,
+      reason: "The lab's in-house code",
+      addedBy: "Nurse Chen",
+      removedAt: null,
+    });
   });
 
   it("converts a unit nobody knows by the factor given, and maps for every sender when no client is named", async () => {
     const made = await call("POST", mappings, { itemCode: "L-PROT", stdCode: "ALB", factor: 10 });
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
-    const otherKey = (await hub.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Ward POCT", tenant: "h1" } })).body.key;
-    const pushed = await hub.tenant.call("POST", "/open/v1/lab/reports", { token: otherKey, body: { reports: [labReport("MAP-2", { items: [localProtein, localUrea] })] } });
+    const otherKey = (
+      await hub.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Ward POCT", tenant: "h1" } })
+    ).body.key;
+    const pushed = await hub.tenant.call("POST", "/open/v1/lab/reports", {
+      token: otherKey,
+      body: { reports: [labReport("MAP-2", { items: [localProtein, localUrea] })] },
+    });
     // The urea mapping is the central lab's alone.
     expect(pushed.body.data.results[0]).to.include({ itemsMapped: 1, itemsUnmapped: 1 });
     expect(await itemRows("MAP-2", 2)).to.deep.equal([
@@ -61,16 +92,34 @@ describe("item mappings (POST, GET and DELETE /api/dictionary/mappings)", functi
     const made = await call("POST", mappings, { itemCode: "L-K", stdCode: "K" });
     expect(made.status).to.equal(201);
     const now = new Date();
-    const report = labReport("MAP-K", { collectedAt: localDateTime(new Date(now.getTime() - 3_600_000)), reportedAt: localDateTime(now), items: [{ itemCode: "L-K", value: 7.1, unit: "mmol/L" }] });
+    const report = labReport("MAP-K", {
+      collectedAt: localDateTime(new Date(now.getTime() - 3_600_000)),
+      reportedAt: localDateTime(now),
+      items: [{ itemCode: "L-K", value: 7.1, unit: "mmol/L" }],
+    });
     expect((await hub.tenant.push("lab", [report])).body.data.results[0]).to.include({ itemsMapped: 1 });
-    const { rows } = await hub.service.db.query("select metadata->'criticalAtReceipt' as hint from events where type = 'LabReportReceived' and data->>'externalId' = 'MAP-K'");
+    const { rows } = await hub.service.db.query(
+      "select metadata->'criticalAtReceipt' as hint from events where type = 'LabReportReceived' and data->>'externalId' = 'MAP-K'",
+    );
     expect(rows[0].hint).to.equal(true);
-    const alert = await until(async () => ((await call("GET", "/api/alerts")).body as Array<Record<string, unknown>>).find((candidate) => candidate.externalId === "MAP-K"), 8000);
+    const alert = await until(
+      async () =>
+        ((await call("GET", "/api/alerts")).body as Array<Record<string, unknown>>).find(
+          (candidate) => candidate.externalId === "MAP-K",
+        ),
+      8000,
+    );
     expect(alert).to.deep.include({ code: "K", value: 7.1 });
   });
 
   it("refuses a second mapping of the same item, one the dictionary maps, and what it cannot make, saying what to send", async () => {
-    const again = await call("POST", mappings, { client: "Central lab LIS", itemCode: "L-UREA", itemName: "本院尿素", unit: "mg/dL", stdCode: "UREA_POST" });
+    const again = await call("POST", mappings, {
+      client: "Central lab LIS",
+      itemCode: "L-UREA",
+      itemName: "本院尿素",
+      unit: "mg/dL",
+      stdCode: "UREA_POST",
+    });
     expect(again.status).to.equal(409);
     expect(again.body).to.deep.include({ code: "mapping-exists" });
     expect(again.body.error).to.include(ureaMapping);
@@ -86,7 +135,10 @@ describe("item mappings (POST, GET and DELETE /api/dictionary/mappings)", functi
     const badFactor = await call("POST", mappings, { itemCode: "L-X", stdCode: "HGB", factor: -1 });
     expect(badFactor.body.error).to.match(/factor is a number greater than 0/);
     for (const refused of [known, unknownItem, unknownClient, noKey, badFactor]) expect(refused.status).to.equal(400);
-    const made = await hub.tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Dr. Wu", tenant: "h1", roles: ["clinician"] } });
+    const made = await hub.tenant.call("POST", "/api/admin/authors", {
+      token: ADMIN,
+      body: { name: "Dr. Wu", tenant: "h1", roles: ["clinician"] },
+    });
     const byClinician = await call("POST", mappings, { itemCode: "L-X", stdCode: "HGB" }, made.body.token);
     expect(byClinician.status).to.equal(403);
   });
@@ -96,7 +148,9 @@ describe("item mappings (POST, GET and DELETE /api/dictionary/mappings)", functi
     expect(undone.status).to.equal(204);
     const after = await hub.tenant.push("lab", [labReport("MAP-3", { items: [localUrea] })]);
     expect(after.body.data.results[0]).to.include({ itemsMapped: 0, itemsUnmapped: 1 });
-    const listed = ((await call("GET", mappings)).body as Array<Record<string, unknown>>).find((mapping) => mapping.mappingId === ureaMapping)!;
+    const listed = ((await call("GET", mappings)).body as Array<Record<string, unknown>>).find(
+      (mapping) => mapping.mappingId === ureaMapping,
+    )!;
     expect(listed).to.deep.include({ removedBy: "Nurse Chen" });
     expect(listed.removedAt).to.be.a("string");
     expect((await call("DELETE", `${mappings}/${ureaMapping}`)).status).to.equal(204);
@@ -104,6 +158,16 @@ describe("item mappings (POST, GET and DELETE /api/dictionary/mappings)", functi
     expect(unknown.status).to.equal(404);
     expect(unknown.body).to.deep.include({ code: "mapping-not-found" });
     // Undone, the key may be mapped again.
-    expect((await call("POST", mappings, { client: "Central lab LIS", itemCode: "L-UREA", itemName: "本院尿素", unit: "mg/dL", stdCode: "UREA_PRE" })).status).to.equal(201);
+    expect(
+      (
+        await call("POST", mappings, {
+          client: "Central lab LIS",
+          itemCode: "L-UREA",
+          itemName: "本院尿素",
+          unit: "mg/dL",
+          stdCode: "UREA_PRE",
+        })
+      ).status,
+    ).to.equal(201);
   });
 });

@@ -8,17 +8,28 @@ import { useTestService } from "../support/service.ts";
 
 describe("logs", () => {
   const lines: string[] = [];
-  const hub = useTestService({ projections: allProjections, log: createLogger("trace", { write: (line: string) => void lines.push(line) }) });
+  const hub = useTestService({
+    projections: allProjections,
+    log: createLogger("trace", { write: (line: string) => void lines.push(line) }),
+  });
 
   it("carry request ids but never a client key, an author token or a full id card", async () => {
     const tenant = await ingestionTenant(hub.service, "h1");
-    await tenant.push("lab", [labReport("LOG-1"), labReport("LOG-2", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } })]);
+    await tenant.push("lab", [
+      labReport("LOG-1"),
+      labReport("LOG-2", { patient: { idCard: LI_SI.idCard, name: LI_SI.name } }),
+    ]);
     await tenant.push("lab", [labReport("LOG-3", { reportedAt: "not a date" })]);
     await tenant.call("GET", "/api/patients", { token: tenant.authorToken });
-    await tenant.call("PUT", "/api/patients/P009", { token: tenant.authorToken, body: { name: "x", idCard: ZHANG_SAN.idCard } });
+    await tenant.call("PUT", "/api/patients/P009", {
+      token: tenant.authorToken,
+      body: { name: "x", idCard: ZHANG_SAN.idCard },
+    });
     await tenant.call("GET", "/open/v1/ping", { token: `${tenant.client.key}x` });
     // A sender mistaking the request-id header for the place of its key.
-    await fetch(`${hub.service.url}/open/v1/ping`, { headers: { authorization: `Bearer ${tenant.client.key}`, "x-request-id": tenant.client.key } });
+    await fetch(`${hub.service.url}/open/v1/ping`, {
+      headers: { authorization: `Bearer ${tenant.client.key}`, "x-request-id": tenant.client.key },
+    });
 
     const text = lines.join("");
     expect(lines.length).to.be.greaterThan(10);

@@ -29,9 +29,16 @@ function structuralProblems(doc: Json): string[] {
   problem(typeof doc.info?.title === "string" && typeof doc.info?.version === "string", "info needs title and version");
   const schemes = doc.components?.securitySchemes ?? {};
   for (const [name, scheme] of Object.entries<Json>(schemes)) {
-    problem(["http", "apiKey", "oauth2", "openIdConnect", "mutualTLS"].includes(scheme.type), `security scheme ${name} has type ${scheme.type}`);
+    problem(
+      ["http", "apiKey", "oauth2", "openIdConnect", "mutualTLS"].includes(scheme.type),
+      `security scheme ${name} has type ${scheme.type}`,
+    );
     if (scheme.type === "http") problem(typeof scheme.scheme === "string", `security scheme ${name} needs scheme`);
-    if (scheme.type === "apiKey") problem(["header", "query", "cookie"].includes(scheme.in) && typeof scheme.name === "string", `security scheme ${name} needs in and name`);
+    if (scheme.type === "apiKey")
+      problem(
+        ["header", "query", "cookie"].includes(scheme.in) && typeof scheme.name === "string",
+        `security scheme ${name} needs in and name`,
+      );
   }
   const operationIds = new Set<string>();
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
@@ -43,7 +50,10 @@ function structuralProblems(doc: Json): string[] {
         problems.push(`${where}: ${method} is not an HTTP method`);
         continue;
       }
-      problem(typeof operation.operationId === "string" && !operationIds.has(operation.operationId), `${where}: operationId missing or repeated`);
+      problem(
+        typeof operation.operationId === "string" && !operationIds.has(operation.operationId),
+        `${where}: operationId missing or repeated`,
+      );
       operationIds.add(operation.operationId);
       const responses = Object.entries<Json>(operation.responses ?? {});
       problem(responses.length > 0, `${where}: no responses`);
@@ -53,16 +63,27 @@ function structuralProblems(doc: Json): string[] {
       }
       const parameters: Json[] = operation.parameters ?? [];
       for (const parameter of parameters) {
-        problem(["query", "header", "path", "cookie"].includes(parameter.in) && typeof parameter.name === "string", `${where}: parameter without in/name`);
-        problem(parameter.schema !== undefined || parameter.content !== undefined, `${where}: parameter ${parameter.name} without schema`);
+        problem(
+          ["query", "header", "path", "cookie"].includes(parameter.in) && typeof parameter.name === "string",
+          `${where}: parameter without in/name`,
+        );
+        problem(
+          parameter.schema !== undefined || parameter.content !== undefined,
+          `${where}: parameter ${parameter.name} without schema`,
+        );
       }
       const inPath = parameters.filter((p) => p.in === "path");
       for (const name of templated) {
-        problem(inPath.some((p) => p.name === name && p.required === true), `${where}: path parameter ${name} not declared as required`);
+        problem(
+          inPath.some((p) => p.name === name && p.required === true),
+          `${where}: path parameter ${name} not declared as required`,
+        );
       }
-      for (const p of inPath) problem(templated.includes(p.name), `${where}: path parameter ${p.name} is not in the path`);
+      for (const p of inPath)
+        problem(templated.includes(p.name), `${where}: path parameter ${p.name} is not in the path`);
       for (const requirement of operation.security ?? []) {
-        for (const name of Object.keys(requirement)) problem(name in schemes, `${where}: security scheme ${name} is not declared`);
+        for (const name of Object.keys(requirement))
+          problem(name in schemes, `${where}: security scheme ${name} is not declared`);
       }
     }
   }
@@ -71,7 +92,12 @@ function structuralProblems(doc: Json): string[] {
     if (Array.isArray(node)) return node.forEach((child, i) => visit(child, `${at}[${i}]`));
     if (node === null || typeof node !== "object") return;
     if (typeof node.$ref === "string") {
-      const target = node.$ref.startsWith("#/") ? node.$ref.slice(2).split("/").reduce((value: Json, key: string) => value?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc) : undefined;
+      const target = node.$ref.startsWith("#/")
+        ? node.$ref
+            .slice(2)
+            .split("/")
+            .reduce((value: Json, key: string) => value?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], doc)
+        : undefined;
       problem(target !== undefined, `${at}: $ref ${node.$ref} does not resolve`);
     }
     for (const [key, child] of Object.entries(node)) visit(child, `${at}.${key}`);
@@ -95,7 +121,13 @@ function conforms(schema: z.ZodType, body: unknown): void {
 
 interface RedoclyLint {
   totals: { errors: number; warnings: number; ignored: number };
-  problems: Array<{ ruleId: string; severity: string; message: string; ignored?: boolean; location: Array<{ pointer: string }> }>;
+  problems: Array<{
+    ruleId: string;
+    severity: string;
+    message: string;
+    ignored?: boolean;
+    location: Array<{ pointer: string }>;
+  }>;
 }
 
 const REDOCLY = fileURLToPath(new URL("../../node_modules/@redocly/cli/bin/cli.js", import.meta.url));
@@ -104,12 +136,14 @@ const REDOCLY = fileURLToPath(new URL("../../node_modules/@redocly/cli/bin/cli.j
 async function redoclyLint(dir: string, file: string): Promise<RedoclyLint> {
   // No telemetry or update check: this machine (and CI) has no network beyond the package registries.
   const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" };
-  const { stdout } = await promisify(execFile)(process.execPath, [REDOCLY, "lint", file, "--format=json"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }).catch(
-    (failed: { stdout?: string; stderr?: string }) => {
-      if (!failed.stdout?.trim().startsWith("{")) throw new Error(`redocly lint did not run: ${failed.stderr}`);
-      return { stdout: failed.stdout };
-    },
-  );
+  const { stdout } = await promisify(execFile)(process.execPath, [REDOCLY, "lint", file, "--format=json"], {
+    cwd: dir,
+    env,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((failed: { stdout?: string; stderr?: string }) => {
+    if (!failed.stdout?.trim().startsWith("{")) throw new Error(`redocly lint did not run: ${failed.stderr}`);
+    return { stdout: failed.stdout };
+  });
   return JSON.parse(stdout) as RedoclyLint;
 }
 
@@ -132,7 +166,9 @@ describe("OpenAPI document (/openapi.json)", () => {
       Router.prototype.middleware = middleware;
     }
     registered = routers.flatMap((router) =>
-      router.stack.flatMap((layer) => layer.methods.filter((m) => m !== "HEAD").map((method) => ({ method: method.toLowerCase(), path: layer.path }))),
+      router.stack.flatMap((layer) =>
+        layer.methods.filter((m) => m !== "HEAD").map((method) => ({ method: method.toLowerCase(), path: layer.path })),
+      ),
     );
     const answer = await fetch(`${service.url}/openapi.json`);
     expect(answer.status).to.equal(200);
@@ -143,7 +179,13 @@ describe("OpenAPI document (/openapi.json)", () => {
 
   it("is a structurally valid OpenAPI 3.1 document", () => {
     expect(structuralProblems(doc)).to.deep.equal([]);
-    expect(Object.keys(doc.components.securitySchemes)).to.have.members(["clientKey", "authorToken", "adminToken", "staffSession", "serviceTenant"]);
+    expect(Object.keys(doc.components.securitySchemes)).to.have.members([
+      "clientKey",
+      "authorToken",
+      "adminToken",
+      "staffSession",
+      "serviceTenant",
+    ]);
   });
 
   it("passes Redocly's recommended lint with no error and no warning but the exceptions its ignore file explains", async function () {
@@ -151,9 +193,14 @@ describe("OpenAPI document (/openapi.json)", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-openapi-"));
     try {
       writeFileSync(path.join(dir, "openapi.json"), JSON.stringify(doc));
-      copyFileSync(fileURLToPath(new URL("./redocly-lint-ignore.yaml", import.meta.url)), path.join(dir, ".redocly.lint-ignore.yaml"));
+      copyFileSync(
+        fileURLToPath(new URL("./redocly-lint-ignore.yaml", import.meta.url)),
+        path.join(dir, ".redocly.lint-ignore.yaml"),
+      );
       const lint = await redoclyLint(dir, "openapi.json");
-      const problems = lint.problems.filter((p) => !p.ignored).map((p) => `${p.severity} ${p.ruleId} at ${p.location.map((l) => l.pointer).join(", ")}: ${p.message}`);
+      const problems = lint.problems
+        .filter((p) => !p.ignored)
+        .map((p) => `${p.severity} ${p.ruleId} at ${p.location.map((l) => l.pointer).join(", ")}: ${p.message}`);
       expect(problems).to.deep.equal([]);
       expect(lint.totals, "the ignore file was read").to.include({ errors: 0, warnings: 0, ignored: 12 });
     } finally {
@@ -175,17 +222,28 @@ describe("OpenAPI document (/openapi.json)", () => {
       else undocumented.push(`${route.method.toUpperCase()} ${String(route.path)}`);
     }
     expect(undocumented, "routes missing from src/docs/openApiDocument/").to.deep.equal([]);
-    const documented = Object.entries<Json>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
-    expect(documented.filter((operation) => !covered.has(operation)), "documented operations no router serves").to.deep.equal([]);
+    const documented = Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method} ${path}`),
+    );
+    expect(
+      documented.filter((operation) => !covered.has(operation)),
+      "documented operations no router serves",
+    ).to.deep.equal([]);
   });
 
   it("names the credential of each interface: client key on /open/v1, author token on authoring and patients, ADMIN_TOKEN or a tenant's administrator on /api/admin", () => {
-    const schemesOf = (method: string, path: string) => new Set((doc.paths[path][method].security ?? []).flatMap((r: Json) => Object.keys(r)));
+    const schemesOf = (method: string, path: string) =>
+      new Set((doc.paths[path][method].security ?? []).flatMap((r: Json) => Object.keys(r)));
     expect([...schemesOf("post", "/open/v1/lab/reports")]).to.have.members(["clientKey", "serviceTenant"]);
     expect([...schemesOf("put", "/api/reports/{id}/draft")]).to.have.members(["authorToken", "serviceTenant"]);
     expect([...schemesOf("get", "/api/unmatched")]).to.have.members(["authorToken", "serviceTenant"]);
     expect([...schemesOf("get", "/api/admin/projections")]).to.deep.equal(["adminToken"]);
-    expect([...schemesOf("post", "/api/admin/clients")]).to.have.members(["adminToken", "serviceTenant", "authorToken", "staffSession"]);
+    expect([...schemesOf("post", "/api/admin/clients")]).to.have.members([
+      "adminToken",
+      "serviceTenant",
+      "authorToken",
+      "staffSession",
+    ]);
     expect(doc.paths["/api/reports/{id}/view"].get.security).to.deep.include({}); // viewing needs no credential
   });
 
@@ -201,24 +259,47 @@ describe("OpenAPI document (/openapi.json)", () => {
 
   it("documents how answers name a dictionary item: nameEn and label beside name, and the dictionary served as documented (#34 item 5)", async () => {
     // A member of a schema, through any $ref on the way.
-    const resolve = (node: Json): Json => (typeof node?.$ref === "string" ? resolve(node.$ref.slice(2).split("/").reduce((value: Json, key: string) => value[key], doc)) : node);
+    const resolve = (node: Json): Json =>
+      typeof node?.$ref === "string"
+        ? resolve(
+            node.$ref
+              .slice(2)
+              .split("/")
+              .reduce((value: Json, key: string) => value[key], doc),
+          )
+        : node;
     const at = (node: Json, ...keys: string[]): Json => keys.reduce((value, key) => resolve(resolve(value)[key]), node);
     const answerOf = (path: string) => at(doc.paths[path].get.responses["200"].content["application/json"], "schema");
     const named = (schema: Json, nullable: boolean) => {
       expect(schema.required).to.include.members(["name", "nameEn", "label"]);
-      for (const field of ["nameEn", "label"]) expect(resolve(schema.properties[field]).type, field).to.deep.equal(nullable ? ["string", "null"] : "string");
+      for (const field of ["nameEn", "label"])
+        expect(resolve(schema.properties[field]).type, field).to.deep.equal(nullable ? ["string", "null"] : "string");
     };
     named(at(answerOf("/open/v1/dict/lab-items"), "properties", "data", "properties", "items", "items"), false);
     named(at(answerOf("/api/dictionary/lab-items"), "properties", "items", "items"), false);
     named(at(answerOf("/api/patients/{patientRef}/results"), "properties", "series", "items"), false);
     named(at(answerOf("/api/patients/{patientRef}/result-items"), "items"), false);
     named(at(answerOf("/api/alerts"), "items"), true);
-    const standardItems = at(answerOf("/api/history/{kind}/{externalId}/versions/{n}"), "properties", "standardItems", "items");
-    expect(standardItems.anyOf.map((one: Json) => resolve(one).type), "a standard item or null").to.deep.equal(["object", "null"]);
+    const standardItems = at(
+      answerOf("/api/history/{kind}/{externalId}/versions/{n}"),
+      "properties",
+      "standardItems",
+      "items",
+    );
+    expect(
+      standardItems.anyOf.map((one: Json) => resolve(one).type),
+      "a standard item or null",
+    ).to.deep.equal(["object", "null"]);
     named(resolve(standardItems.anyOf[0]), false);
     const tenant = await ingestionTenant(service, "openapi-dict");
-    conforms(envelopeSchema(dictionaryAnswerSchema), (await tenant.call("GET", "/open/v1/dict/lab-items", { token: tenant.client.key })).body);
-    conforms(dictionaryAnswerSchema, (await tenant.call("GET", "/api/dictionary/lab-items", { token: tenant.authorToken })).body);
+    conforms(
+      envelopeSchema(dictionaryAnswerSchema),
+      (await tenant.call("GET", "/open/v1/dict/lab-items", { token: tenant.client.key })).body,
+    );
+    conforms(
+      dictionaryAnswerSchema,
+      (await tenant.call("GET", "/api/dictionary/lab-items", { token: tenant.authorToken })).body,
+    );
   });
 
   describe("the lab push, as documented and as served", () => {
@@ -249,7 +330,10 @@ describe("OpenAPI document (/openapi.json)", () => {
         const answer = await tenant.push("lab", [report]);
         expect(answer.status, field).to.equal(200);
         expect(answer.body.data.results[0].status, field).to.equal("REJECTED");
-        expect(answer.body.data.results[0].errors.map((e: { field: string }) => e.field), field).to.include(field);
+        expect(
+          answer.body.data.results[0].errors.map((e: { field: string }) => e.field),
+          field,
+        ).to.include(field);
       }
     });
 
@@ -261,10 +345,15 @@ describe("OpenAPI document (/openapi.json)", () => {
       }
       expect(Object.keys(outside)).to.include.members(["status", "specimen", "reportedAt", "collectedAt"]);
       for (const [field, value] of Object.entries(outside)) {
-        expect(new RegExp(labReportSchema.properties[field].pattern ?? "^$").test(String(value)), field).to.equal(false);
+        expect(new RegExp(labReportSchema.properties[field].pattern ?? "^$").test(String(value)), field).to.equal(
+          false,
+        );
         const answer = await tenant.push("lab", [labReport(`OA-bad-${field}`, { [field]: value })]);
         expect(answer.body.data.results[0].status, field).to.equal("REJECTED");
-        expect(answer.body.data.results[0].errors.map((e: { field: string }) => e.field), field).to.include(field);
+        expect(
+          answer.body.data.results[0].errors.map((e: { field: string }) => e.field),
+          field,
+        ).to.include(field);
       }
     });
 
@@ -272,22 +361,37 @@ describe("OpenAPI document (/openapi.json)", () => {
       expect(pushBody.required).to.deep.equal(["reports"]);
       const max = pushBody.properties.reports.maxItems as number;
       expect(max).to.equal(100);
-      const bodies = [{}, { reports: "L-1" }, { reports: Array.from({ length: max + 1 }, (_, i) => labReport(`OA-many-${i}`)) }];
+      const bodies = [
+        {},
+        { reports: "L-1" },
+        { reports: Array.from({ length: max + 1 }, (_, i) => labReport(`OA-many-${i}`)) },
+      ];
       for (const body of bodies) {
         const answer = await tenant.call("POST", "/open/v1/lab/reports", { token: tenant.client.key, body });
         expect(answer.status).to.equal(400);
         conforms(envelopeSchema(z.null()), answer.body);
       }
-      const atMost = await tenant.push("lab", Array.from({ length: max }, (_, i) => labReport(`OA-many-${i}`)));
+      const atMost = await tenant.push(
+        "lab",
+        Array.from({ length: max }, (_, i) => labReport(`OA-many-${i}`)),
+      );
       expect(atMost.body.data.total).to.equal(max);
     });
 
     it("answers ping and reconciliation in the documented shapes", async () => {
-      conforms(envelopeSchema(pingAnswer), (await tenant.call("GET", "/open/v1/ping", { token: tenant.client.key })).body);
+      conforms(
+        envelopeSchema(pingAnswer),
+        (await tenant.call("GET", "/open/v1/ping", { token: tenant.client.key })).body,
+      );
       const query = doc.paths["/open/v1/reconcile/lab"].get.parameters.find((p: Json) => p.name === "date");
       expect(query).to.include({ in: "query", required: true });
-      conforms(envelopeSchema(reconciliationSchema), (await tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", { token: tenant.client.key })).body);
-      expect((await tenant.call("GET", "/open/v1/reconcile/lab?date=2026-02-30", { token: tenant.client.key })).status).to.equal(400);
+      conforms(
+        envelopeSchema(reconciliationSchema),
+        (await tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", { token: tenant.client.key })).body,
+      );
+      expect(
+        (await tenant.call("GET", "/open/v1/reconcile/lab?date=2026-02-30", { token: tenant.client.key })).status,
+      ).to.equal(400);
     });
   });
 

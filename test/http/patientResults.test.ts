@@ -28,7 +28,9 @@ function monthlyPanel(m: number) {
     collectedAt: `2025-${month(m)}-10 07:30:00`,
     reportedAt: `2025-${month(m)}-10 11:00:00`,
     items: [
-      m === 6 ? { itemCode: "HGB", value: 10.4, unit: "g/dL", refLow: 11.5, refHigh: 15, abnormalFlag: "L" } : { itemCode: "HGB", value: 100 + m, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: "L" },
+      m === 6
+        ? { itemCode: "HGB", value: 10.4, unit: "g/dL", refLow: 11.5, refHigh: 15, abnormalFlag: "L" }
+        : { itemCode: "HGB", value: 100 + m, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: "L" },
       { itemCode: "K", value: 4 + m / 10, unit: "mmol/L", refLow: 3.5, refHigh: 5.3 },
       { itemName: "Kt/V", value: "1.3" },
       { itemCode: "X-LOCAL", value: "阴性", resultType: "QUALITATIVE" },
@@ -39,17 +41,38 @@ function monthlyPanel(m: number) {
 describe("a patient's results over time (GET /api/patients/{patientRef}/results)", function () {
   this.timeout(60_000);
   const hub = useIngestionService();
-  const chart = async (query: string) => hub.tenant.call("GET", `/api/patients/P001/results${query}`, { token: hub.tenant.authorToken });
+  const chart = async (query: string) =>
+    hub.tenant.call("GET", `/api/patients/P001/results${query}`, { token: hub.tenant.authorToken });
 
   before(async () => {
-    const reports = [...Array.from({ length: 12 }, (_, m) => monthlyPanel(m + 1)), labReport("CHART-NO-COLLECTION", { collectedAt: undefined, reportedAt: "2026-01-05 09:00:00", items: [{ itemCode: "HGB", value: 121, unit: "g/L" }] })];
+    const reports = [
+      ...Array.from({ length: 12 }, (_, m) => monthlyPanel(m + 1)),
+      labReport("CHART-NO-COLLECTION", {
+        collectedAt: undefined,
+        reportedAt: "2026-01-05 09:00:00",
+        items: [{ itemCode: "HGB", value: 121, unit: "g/L" }],
+      }),
+    ];
     expect((await hub.tenant.push("lab", reports)).status).to.equal(200);
     // March corrected: its haemoglobin was 130, not 103.
     const march = monthlyPanel(3);
-    const corrected = { ...march, status: "CORRECTED", items: [{ itemCode: "HGB", value: 130, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: "N" }, ...march.items.slice(1)] };
+    const corrected = {
+      ...march,
+      status: "CORRECTED",
+      items: [
+        { itemCode: "HGB", value: 130, unit: "g/L", refLow: 115, refHigh: 150, abnormalFlag: "N" },
+        ...march.items.slice(1),
+      ],
+    };
     expect((await hub.tenant.push("lab", [corrected])).status).to.equal(200);
     const other = await ingestionTenant(hub.service, "h2");
-    await other.push("lab", [labReport("OTHER-TENANT", { collectedAt: "2025-05-20 07:00:00", reportedAt: "2025-05-20 10:00:00", items: [{ itemCode: "HGB", value: 999, unit: "g/L" }] })]);
+    await other.push("lab", [
+      labReport("OTHER-TENANT", {
+        collectedAt: "2025-05-20 07:00:00",
+        reportedAt: "2025-05-20 10:00:00",
+        items: [{ itemCode: "HGB", value: 999, unit: "g/L" }],
+      }),
+    ]);
     await projectionsCaughtUp(hub.service.url!);
   });
 
@@ -60,8 +83,15 @@ describe("a patient's results over time (GET /api/patients/{patientRef}/results)
     const [hgb, ktv] = answer.body.series as Series[];
     expect(hgb!.code).to.equal("HGB");
     expect(hgb!.unit).to.equal("g/L");
-    expect(hgb!.points.map((point) => point.value)).to.deep.equal([101, 102, 130, 104, 105, 104, 107, 108, 109, 110, 111, 112]);
-    expect(hgb!.points[0]).to.deep.equal({ at: "2025-01-10T07:30:00", value: 101, flag: "L", externalId: "CHART-2025-01" });
+    expect(hgb!.points.map((point) => point.value)).to.deep.equal([
+      101, 102, 130, 104, 105, 104, 107, 108, 109, 110, 111, 112,
+    ]);
+    expect(hgb!.points[0]).to.deep.equal({
+      at: "2025-01-10T07:30:00",
+      value: 101,
+      flag: "L",
+      externalId: "CHART-2025-01",
+    });
     expect(hgb!.points[2]!.flag, "the corrected report's flag").to.equal("N");
     expect(ktv!.code).to.equal("KTV");
     expect(ktv!.points).to.have.length(12);
@@ -89,9 +119,15 @@ describe("a patient's results over time (GET /api/patients/{patientRef}/results)
 
   it("keeps to the days asked, both included, by when the sample was collected (else reported)", async () => {
     const spring = ((await chart("?codes=HGB&from=2025-03-10&to=2025-05-10")).body.series as Series[])[0]!;
-    expect(spring.points.map((point) => point.externalId)).to.deep.equal(["CHART-2025-03", "CHART-2025-04", "CHART-2025-05"]);
+    expect(spring.points.map((point) => point.externalId)).to.deep.equal([
+      "CHART-2025-03",
+      "CHART-2025-04",
+      "CHART-2025-05",
+    ]);
     const january = ((await chart("?codes=HGB&from=2026-01-01&to=2026-01-31")).body.series as Series[])[0]!;
-    expect(january.points).to.deep.equal([{ at: "2026-01-05T09:00:00", value: 121, flag: null, externalId: "CHART-NO-COLLECTION" }]);
+    expect(january.points).to.deep.equal([
+      { at: "2026-01-05T09:00:00", value: 121, flag: null, externalId: "CHART-NO-COLLECTION" },
+    ]);
   });
 
   it("charts the core items of the last year when nothing is asked, empty series included", async () => {
@@ -103,7 +139,10 @@ describe("a patient's results over time (GET /api/patients/{patientRef}/results)
     expect(urr.points).to.deep.equal([]);
     // A year back from 2026-01-31: February 2025 to January 2026.
     const hgb = (answer.body.series as Series[]).find((series) => series.code === "HGB")!;
-    expect(hgb.points.map((point) => point.at.slice(0, 7))).to.deep.equal([...Array.from({ length: 11 }, (_, m) => `2025-${month(m + 2)}`), "2026-01"]);
+    expect(hgb.points.map((point) => point.at.slice(0, 7))).to.deep.equal([
+      ...Array.from({ length: 11 }, (_, m) => `2025-${month(m + 2)}`),
+      "2026-01",
+    ]);
   });
 
   it("shows no other tenant's results, and no patient the tenant does not have", async () => {
@@ -117,20 +156,57 @@ describe("a patient's results over time (GET /api/patients/{patientRef}/results)
   it("lists the items the chart can draw: the core ones, results or not, then every other item the patient has, with how many and the newest", async () => {
     const answer = await hub.tenant.call("GET", "/api/patients/P001/result-items", { token: hub.tenant.authorToken });
     expect(answer.status).to.equal(200);
-    const items = answer.body as Array<{ code: string; name: string; unit: string; category: string; core: boolean; results: number; lastAt: string | null }>;
+    const items = answer.body as Array<{
+      code: string;
+      name: string;
+      unit: string;
+      category: string;
+      core: boolean;
+      results: number;
+      lastAt: string | null;
+    }>;
     const core = items.filter((item) => item.core).map((item) => item.code);
     expect(core).to.include.members(["HGB", "KTV", "URR", "P", "CA", "IPTH", "ALB"]);
-    expect(items.findIndex((item) => !item.core), "the core items first").to.equal(core.length);
+    expect(
+      items.findIndex((item) => !item.core),
+      "the core items first",
+    ).to.equal(core.length);
     expect(items.find((item) => item.code === "URR")).to.deep.include({ results: 0, lastAt: null });
-    expect(items.find((item) => item.code === "HGB")).to.deep.include({ name: "血红蛋白", nameEn: "Hemoglobin", label: "Hb", unit: "g/L", core: true, results: 13, lastAt: "2026-01-05T09:00:00" });
-    expect(items.find((item) => item.code === "KTV")).to.deep.include({ name: "尿素清除指数", nameEn: "Single-pool Kt/V", label: "spKt/V" });
+    expect(items.find((item) => item.code === "HGB")).to.deep.include({
+      name: "血红蛋白",
+      nameEn: "Hemoglobin",
+      label: "Hb",
+      unit: "g/L",
+      core: true,
+      results: 13,
+      lastAt: "2026-01-05T09:00:00",
+    });
+    expect(items.find((item) => item.code === "KTV")).to.deep.include({
+      name: "尿素清除指数",
+      nameEn: "Single-pool Kt/V",
+      label: "spKt/V",
+    });
     // Potassium is no core item: listed because P001 has twelve results of it, so the chart can offer it.
-    expect(items.filter((item) => !item.core)).to.deep.equal([{ code: "K", name: "钾", nameEn: "Potassium", label: "K", unit: "mmol/L", category: items.find((item) => item.code === "K")!.category, core: false, results: 12, lastAt: "2025-12-10T07:30:00" }]);
+    expect(items.filter((item) => !item.core)).to.deep.equal([
+      {
+        code: "K",
+        name: "钾",
+        nameEn: "Potassium",
+        label: "K",
+        unit: "mmol/L",
+        category: items.find((item) => item.code === "K")!.category,
+        core: false,
+        results: 12,
+        lastAt: "2025-12-10T07:30:00",
+      },
+    ]);
     // The qualitative local item has no standard value to draw; the other tenant's P001 is not counted.
     expect(items.map((item) => item.code)).to.not.include("X-LOCAL");
     const missing = await hub.tenant.call("GET", "/api/patients/P404/result-items", { token: hub.tenant.authorToken });
     expect(missing.status).to.equal(404);
-    expect((await hub.tenant.call("GET", "/api/patients/bad%20ref/result-items", { token: hub.tenant.authorToken })).status).to.equal(400);
+    expect(
+      (await hub.tenant.call("GET", "/api/patients/bad%20ref/result-items", { token: hub.tenant.authorToken })).status,
+    ).to.equal(400);
   });
 
   it("says how to fix a query it cannot chart", async () => {

@@ -18,13 +18,26 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
     return made.body.token as string;
   };
-  const entryOf = (externalId: string) => until(async () => (await hub.tenant.unmatched()).find((entry) => entry.externalId === externalId));
-  const historyOf = async (externalId: string) => (await call("GET", `/api/history/lab/${externalId}`, { token: hub.tenant.authorToken })).body;
-  const decisions = async (externalId: string) => ((await historyOf(externalId)).entries as Array<{ event: string; by: string }>).map((entry) => `${entry.event} ${entry.by}`);
+  const entryOf = (externalId: string) =>
+    until(async () => (await hub.tenant.unmatched()).find((entry) => entry.externalId === externalId));
+  const historyOf = async (externalId: string) =>
+    (await call("GET", `/api/history/lab/${externalId}`, { token: hub.tenant.authorToken })).body;
+  const decisions = async (externalId: string) =>
+    ((await historyOf(externalId)).entries as Array<{ event: string; by: string }>).map(
+      (entry) => `${entry.event} ${entry.by}`,
+    );
   const claim = (externalId: string, token: string, patientRef: string, ifMatch?: string) =>
-    call("POST", `/api/unmatched/lab/${externalId}/claim`, { token, body: { patientRef }, headers: ifMatch ? { "if-match": ifMatch } : {} });
+    call("POST", `/api/unmatched/lab/${externalId}/claim`, {
+      token,
+      body: { patientRef },
+      headers: ifMatch ? { "if-match": ifMatch } : {},
+    });
   const dismiss = (externalId: string, token: string, reason: string, ifMatch?: string) =>
-    call("POST", `/api/unmatched/lab/${externalId}/dismiss`, { token, body: { reason }, headers: ifMatch ? { "if-match": ifMatch } : {} });
+    call("POST", `/api/unmatched/lab/${externalId}/dismiss`, {
+      token,
+      body: { reason },
+      headers: ifMatch ? { "if-match": ifMatch } : {},
+    });
 
   const ward5B = { name: "病人五乙", idCard: makeIdCard("110105", "19560202", 51), ward: "5B" };
   let chen: string; // Nurse Chen, every ward (the tenant's author)
@@ -45,14 +58,26 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
 
   describe("refusals name no patient outside the caller's wards (finding 5)", () => {
     it("refuses a 3A author the id card of a 5B patient without naming that patient, and registers no second patient", async () => {
-      const taken = await call("PUT", "/api/patients/W-NEW", { token: ward3A, body: { name: "新病人", idCard: ward5B.idCard, ward: "3A" } });
+      const taken = await call("PUT", "/api/patients/W-NEW", {
+        token: ward3A,
+        body: { name: "新病人", idCard: ward5B.idCard, ward: "3A" },
+      });
       expect(taken.status).to.equal(409);
       expect(taken.body.code).to.equal("id-card-taken-outside-wards");
       expect(JSON.stringify(taken.body)).not.to.include("W-5B");
       expect(taken.body.error).to.match(/already registered to another patient/);
-      expect((await call("GET", "/api/patients/W-NEW", { token: ADMIN })).status, "no second patient with the same id card").to.equal(404);
-      const everyWard = await call("PUT", "/api/patients/W-NEW", { token: chen, body: { name: "新病人", idCard: ward5B.idCard, ward: "3A" } });
-      expect([everyWard.status, everyWard.body.code], "a caller who sees the holder is told who it is").to.deep.equal([409, "id-card-taken"]);
+      expect(
+        (await call("GET", "/api/patients/W-NEW", { token: ADMIN })).status,
+        "no second patient with the same id card",
+      ).to.equal(404);
+      const everyWard = await call("PUT", "/api/patients/W-NEW", {
+        token: chen,
+        body: { name: "新病人", idCard: ward5B.idCard, ward: "3A" },
+      });
+      expect([everyWard.status, everyWard.body.code], "a caller who sees the holder is told who it is").to.deep.equal([
+        409,
+        "id-card-taken",
+      ]);
       expect(everyWard.body.error).to.include("W-5B");
     });
 
@@ -63,9 +88,16 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
         const answer = await dismiss("NO-5B-1", chen, "x");
         return answer.status === 409 ? answer : undefined;
       });
-      expect([seen.body.code, seen.body.error]).to.deep.equal(["report-already-matched", "This report is already matched to patient W-5B; only reports awaiting claim can be claimed or dismissed."]);
+      expect([seen.body.code, seen.body.error]).to.deep.equal([
+        "report-already-matched",
+        "This report is already matched to patient W-5B; only reports awaiting claim can be claimed or dismissed.",
+      ]);
       const unknown = await claim("NO-SUCH-REPORT", ward3A, "W-3A");
-      for (const answer of [await claim("NO-5B-1", ward3A, "W-3A"), await dismiss("NO-5B-1", ward3A, "not ours"), await claim("NO-5B-1", ward3A, "W-3A", '"report-1"')]) {
+      for (const answer of [
+        await claim("NO-5B-1", ward3A, "W-3A"),
+        await dismiss("NO-5B-1", ward3A, "not ours"),
+        await claim("NO-5B-1", ward3A, "W-3A", '"report-1"'),
+      ]) {
         expect(answer.status).to.equal(404);
         expect(answer.body, "the same answer as an unknown report").to.deep.equal(unknown.body);
         expect(JSON.stringify(answer.body)).not.to.include("W-5B");
@@ -80,7 +112,9 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
       const unknown = await claim("NO-5B-2", ward3A, "W-NONE", entry.etag);
       expect([other.status, other.body.code]).to.deep.equal([404, "patient-not-found"]);
       expect(other.body.error).to.equal(unknown.body.error.replaceAll("W-NONE", "W-5B"));
-      expect((await call("GET", "/api/unmatched/lab/NO-5B-2/check?patientRef=W-5B", { token: ward3A })).status).to.equal(404);
+      expect(
+        (await call("GET", "/api/unmatched/lab/NO-5B-2/check?patientRef=W-5B", { token: ward3A })).status,
+      ).to.equal(404);
       expect(await entryOf("NO-5B-2"), "still waiting").to.include({ etag: entry.etag });
     });
 
@@ -89,11 +123,15 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
       const read = await entryOf("NO-5B-3");
       expect((await claim("NO-5B-3", chen, "W-5B", read.etag)).status).to.equal(200);
       // The laboratory sends it again for someone else: it waits again, after a claim for a 5B patient.
-      await hub.tenant.push("lab", [labReport("NO-5B-3", { patient: { name: "别人", hisPatientId: "H-79" }, labName: "again" })]);
+      await hub.tenant.push("lab", [
+        labReport("NO-5B-3", { patient: { name: "别人", hisPatientId: "H-79" }, labName: "again" }),
+      ]);
       await until(async () => (await entryOf("NO-5B-3")).etag !== read.etag);
       const refused = await dismiss("NO-5B-3", ward3A, "not ours", read.etag);
       expect([refused.status, refused.body.code]).to.deep.equal([409, "queue-entry-changed"]);
-      expect(refused.body.error).to.match(/claimed for a patient by Nurse Chen at .*, then sent again by Central lab LIS at /);
+      expect(refused.body.error).to.match(
+        /claimed for a patient by Nurse Chen at .*, then sent again by Central lab LIS at /,
+      );
       expect(refused.body.error).not.to.include("W-5B");
     });
   });
@@ -113,8 +151,13 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
       expect((await dismiss("OV-1", wang, "sent to the wrong centre", read.etag)).status).to.equal(200);
       const late = await claim("OV-1", chen, "P001", read.etag);
       expect([late.status, late.body.code]).to.deep.equal([409, "queue-entry-changed"]);
-      expect(late.body.error).to.match(/^This report changed since you read it: since "report-1" it was dismissed by Nurse Wang at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(reason: "sent to the wrong centre"\)\. Nothing was done\. It is now "report-2"/);
-      expect(await decisions("OV-1"), "the dismissal stands, no claim over it").to.deep.equal(["RECEIVED Central lab LIS", "DISMISSED Nurse Wang"]);
+      expect(late.body.error).to.match(
+        /^This report changed since you read it: since "report-1" it was dismissed by Nurse Wang at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(reason: "sent to the wrong centre"\)\. Nothing was done\. It is now "report-2"/,
+      );
+      expect(await decisions("OV-1"), "the dismissal stands, no claim over it").to.deep.equal([
+        "RECEIVED Central lab LIS",
+        "DISMISSED Nurse Wang",
+      ]);
     });
 
     it("refuses a claim without If-Match of a dismissed report; with the report's etag as it is now, the claim is made on purpose", async () => {
@@ -123,14 +166,23 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
       expect((await dismiss("OV-2", wang, "duplicate")).status).to.equal(200);
       const blind = await claim("OV-2", chen, "P001");
       expect([blind.status, blind.body.code]).to.deep.equal([409, "report-dismissed"]);
-      expect(blind.body.error).to.match(/^This report no longer awaits claim: it was dismissed by Nurse Wang at .* \(reason: "duplicate"\)\. To claim it all the same, send the claim again with If-Match: "report-2"/);
+      expect(blind.body.error).to.match(
+        /^This report no longer awaits claim: it was dismissed by Nurse Wang at .* \(reason: "duplicate"\)\. To claim it all the same, send the claim again with If-Match: "report-2"/,
+      );
       const { etag } = await historyOf("OV-2");
       expect((await claim("OV-2", chen, "P001", etag)).status).to.equal(200);
-      expect(await decisions("OV-2")).to.deep.equal(["RECEIVED Central lab LIS", "DISMISSED Nurse Wang", "CLAIMED Nurse Chen"]);
+      expect(await decisions("OV-2")).to.deep.equal([
+        "RECEIVED Central lab LIS",
+        "DISMISSED Nurse Wang",
+        "CLAIMED Nurse Chen",
+      ]);
     });
 
     it("refuses a dismissal after someone else's claim, and a claim of a report sent again since", async () => {
-      await hub.tenant.push("lab", [labReport("OV-3", { patient: { hisPatientId: "H-83" } }), labReport("OV-4", { patient: { hisPatientId: "H-84" } })]);
+      await hub.tenant.push("lab", [
+        labReport("OV-3", { patient: { hisPatientId: "H-83" } }),
+        labReport("OV-4", { patient: { hisPatientId: "H-84" } }),
+      ]);
       const [three, four] = [await entryOf("OV-3"), await entryOf("OV-4")];
       expect((await claim("OV-3", wang, "P001", three.etag)).status).to.equal(200);
       const dismissal = await dismiss("OV-3", chen, "not ours", three.etag);
@@ -146,7 +198,10 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
     });
 
     it("takes a retry of one's own decision (the answer lost on the way) as done, once", async () => {
-      await hub.tenant.push("lab", [labReport("OV-5", { patient: { hisPatientId: "H-85" } }), labReport("OV-6", { patient: { hisPatientId: "H-86" } })]);
+      await hub.tenant.push("lab", [
+        labReport("OV-5", { patient: { hisPatientId: "H-85" } }),
+        labReport("OV-6", { patient: { hisPatientId: "H-86" } }),
+      ]);
       const [five, six] = [await entryOf("OV-5"), await entryOf("OV-6")];
       for (let i = 0; i < 2; i++) expect((await claim("OV-5", chen, "P001", five.etag)).status).to.equal(200);
       for (let i = 0; i < 2; i++) expect((await dismiss("OV-6", chen, "test", six.etag)).status).to.equal(200);

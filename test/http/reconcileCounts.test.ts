@@ -16,9 +16,22 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
   const hub = useIngestionService();
 
   const reconcile = async (kind: "lab" | "exam", date: string) =>
-    (await hub.tenant.reconcile(kind, `date=${date}`)) as { date: string; labReportCount: number; examReportCount: number; unmatchedCount: number; externalIdDigest: string; externalIds: string[]; sealed: boolean; ledgerRoot: string | null };
+    (await hub.tenant.reconcile(kind, `date=${date}`)) as {
+      date: string;
+      labReportCount: number;
+      examReportCount: number;
+      unmatchedCount: number;
+      externalIdDigest: string;
+      externalIds: string[];
+      sealed: boolean;
+      ledgerRoot: string | null;
+    };
   /** The day's reconciliation once the read models hold what the test pushed. */
-  const reconcileWhen = (kind: "lab" | "exam", date: string, ready: (data: Awaited<ReturnType<typeof reconcile>>) => boolean) =>
+  const reconcileWhen = (
+    kind: "lab" | "exam",
+    date: string,
+    ready: (data: Awaited<ReturnType<typeof reconcile>>) => boolean,
+  ) =>
     until(async () => {
       const data = await reconcile(kind, date);
       return ready(data) ? data : null;
@@ -33,7 +46,9 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
     const day = "2026-05-03";
     await hub.tenant.push("lab", [
       labReport("RC-L-MATCHED", { reportedAt: `${day} 09:00:00` }),
-      ...["RC-L-WAIT", "RC-L-DISMISS", "RC-L-CLAIM"].map((id) => labReport(id, { reportedAt: `${day} 23:59:59`, ...UNKNOWN_PATIENT })),
+      ...["RC-L-WAIT", "RC-L-DISMISS", "RC-L-CLAIM"].map((id) =>
+        labReport(id, { reportedAt: `${day} 23:59:59`, ...UNKNOWN_PATIENT }),
+      ),
       // The next day's report waits too, but is not this day's.
       labReport("RC-L-NEXTDAY", { reportedAt: "2026-05-04 00:00:00", ...UNKNOWN_PATIENT }),
     ]);
@@ -52,7 +67,10 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
     }
 
     const settled = await reconcile("lab", day);
-    expect({ lab: settled.labReportCount, exam: settled.examReportCount, unmatched: settled.unmatchedCount }, "dismissed and claimed reports stay counted as the day's reports").to.deep.equal({
+    expect(
+      { lab: settled.labReportCount, exam: settled.examReportCount, unmatched: settled.unmatchedCount },
+      "dismissed and claimed reports stay counted as the day's reports",
+    ).to.deep.equal({
       lab: 4,
       exam: 4,
       unmatched: 2,
@@ -64,7 +82,10 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
     const day = "2026-05-06";
     // "ｚ" (U+FF5A) comes before "😀" (U+1F600) by code point, after it by UTF-16 unit.
     const ids = ["RE-b", "RE-B", "RE-a", "RE-10", "RE-9", "RE-é", "RE-😀", "RE-ｚ"];
-    await hub.tenant.push("exam", ids.map((id, i) => examOn(id, `${day} ${String(8 + i).padStart(2, "0")}:00:00`)));
+    await hub.tenant.push(
+      "exam",
+      ids.map((id, i) => examOn(id, `${day} ${String(8 + i).padStart(2, "0")}:00:00`)),
+    );
     // Examined the evening before, reported this day: it belongs to the day it was reported.
     await hub.tenant.push("exam", [examOn("RE-late", `${day} 07:00:00`, { examinedAt: "2026-05-05 22:30:00" })]);
     // Not this day's exam ids: a lab report of the day, and an exam report of the next day.
@@ -73,7 +94,11 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
 
     const expected = [...ids, "RE-late"].sort(byCodePoint);
     expect(expected.indexOf("RE-ｚ")).to.be.lessThan(expected.indexOf("RE-😀"));
-    const data = await reconcileWhen("exam", day, (d) => d.examReportCount === expected.length && d.labReportCount === 1);
+    const data = await reconcileWhen(
+      "exam",
+      day,
+      (d) => d.examReportCount === expected.length && d.labReportCount === 1,
+    );
     const { sealed, ledgerRoot, ...b5 } = data;
     expect([typeof sealed, ledgerRoot === null || typeof ledgerRoot === "string"]).to.deep.equal(["boolean", true]);
     expect(b5).to.deep.equal({
@@ -84,7 +109,9 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
       externalIdDigest: digestOf(expected),
       externalIds: expected,
     });
-    expect((await reconcile("lab", day)).externalIds, "the lab list of the day holds only lab ids").to.deep.equal(["RE-lab"]);
+    expect((await reconcile("lab", day)).externalIds, "the lab list of the day holds only lab ids").to.deep.equal([
+      "RE-lab",
+    ]);
   });
 
   it("answers a day without exam reports with an empty list and the digest of the empty text", async () => {
@@ -97,7 +124,9 @@ describe("daily reconciliation: counts and exam ids (GET /open/v1/reconcile/{lab
     it(`moves an updated ${kind} report to the day of its new reportedAt`, async () => {
       const id = `RM-${kind}`;
       const send = (reportedAt: string) =>
-        kind === "exam" ? hub.tenant.push("exam", [examOn(id, reportedAt)]) : hub.tenant.push("lab", [labReport(id, { reportedAt })]);
+        kind === "exam"
+          ? hub.tenant.push("exam", [examOn(id, reportedAt)])
+          : hub.tenant.push("lab", [labReport(id, { reportedAt })]);
       await send("2026-05-10 16:00:00");
       await reconcileWhen(kind, "2026-05-10", (d) => d.externalIds.includes(id));
 

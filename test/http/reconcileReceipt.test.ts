@@ -16,18 +16,24 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
   const hub = useIngestionService();
   const reconcile = (kind: "lab" | "exam", query: string) => hub.tenant.reconcile(kind, query);
-  const newestRoot = async () => (await hub.tenant.call("GET", "/api/admin/ledger", { token: ADMIN })).body.lastBlock.root as string;
+  const newestRoot = async () =>
+    (await hub.tenant.call("GET", "/api/admin/ledger", { token: ADMIN })).body.lastBlock.root as string;
   // Seals until every event appended so far is in a block: an event whose writer (a projection
   // appending alerts, say) had not committed yet when one sealing looked is sealed by the next.
   const seal = () =>
     until(async () => {
       await sealPending(hub.service.db);
-      const { rows } = await hub.service.db.query("select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)");
+      const { rows } = await hub.service.db.query(
+        "select count(*)::int as n from events e where not exists (select 1 from ledger_event_hashes h where h.position = e.position)",
+      );
       return rows[0].n === 0;
     }, 10_000);
 
   it("is unsealed with no root until the day's reports are sealed, then names the block that holds them", async () => {
-    await hub.tenant.push("lab", [labReport("R1", { reportedAt: `${DAY} 08:00:00` }), labReport("R2", { reportedAt: `${DAY} 09:00:00`, patient: LI_SI })]);
+    await hub.tenant.push("lab", [
+      labReport("R1", { reportedAt: `${DAY} 08:00:00` }),
+      labReport("R2", { reportedAt: `${DAY} 09:00:00`, patient: LI_SI }),
+    ]);
     const before = await until(async () => {
       const day = await reconcile("lab", `date=${DAY}`);
       return day.labReportCount === 2 ? day : null;
@@ -47,7 +53,10 @@ describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
       return day.labReportCount === 3 ? day : null;
     });
     expect(grown).to.include({ sealed: false, ledgerRoot: firstRoot });
-    expect(await reconcile("lab", `date=${DAY}&asOf=${encodeURIComponent(stillEarlier)}`), "as of before R3: only R1 and R2, sealed").to.deep.include({
+    expect(
+      await reconcile("lab", `date=${DAY}&asOf=${encodeURIComponent(stillEarlier)}`),
+      "as of before R3: only R1 and R2, sealed",
+    ).to.deep.include({
       externalIds: ["R1", "R2"],
       sealed: true,
       ledgerRoot: firstRoot,
@@ -57,10 +66,20 @@ describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
     const secondRoot = await newestRoot();
     expect(secondRoot).to.not.equal(firstRoot);
     expect(await reconcile("lab", `date=${DAY}`)).to.include({ sealed: true, ledgerRoot: secondRoot });
-    expect(await reconcile("lab", `date=${DAY}&asOf=${encodeURIComponent(stillEarlier)}`)).to.include({ sealed: true, ledgerRoot: firstRoot });
+    expect(await reconcile("lab", `date=${DAY}&asOf=${encodeURIComponent(stillEarlier)}`)).to.include({
+      sealed: true,
+      ledgerRoot: firstRoot,
+    });
 
     // A claim is part of what the answer states (unmatchedCount): unsealed until it is sealed too.
-    expect((await hub.tenant.call("POST", "/api/unmatched/lab/R2/claim", { token: hub.tenant.authorToken, body: { patientRef: "P001" } })).status).to.equal(200);
+    expect(
+      (
+        await hub.tenant.call("POST", "/api/unmatched/lab/R2/claim", {
+          token: hub.tenant.authorToken,
+          body: { patientRef: "P001" },
+        })
+      ).status,
+    ).to.equal(200);
     const claimed = await until(async () => {
       const day = await reconcile("lab", `date=${DAY}`);
       return day.unmatchedCount === 0 ? day : null;
@@ -84,6 +103,9 @@ describe("reconciliation: the ledger receipt (sealed, ledgerRoot)", () => {
     await seal();
     expect(await reconcile("exam", `date=${DAY}`)).to.include({ sealed: true, ledgerRoot: await newestRoot() });
     expect(await reconcile("lab", "date=2026-01-01")).to.include({ sealed: true, ledgerRoot: null });
-    expect(await reconcile("lab", `date=2026-01-01&asOf=${encodeURIComponent(localDateTime(new Date()))}`)).to.include({ sealed: true, ledgerRoot: null });
+    expect(await reconcile("lab", `date=2026-01-01&asOf=${encodeURIComponent(localDateTime(new Date()))}`)).to.include({
+      sealed: true,
+      ledgerRoot: null,
+    });
   });
 });

@@ -15,11 +15,16 @@ describe("reports (/api/reports)", () => {
     answers.push(answer);
     return answer;
   };
-  const asAuthor = (method: string, path: string, body?: unknown) => call(method, path, { token: hub.tenant.authorToken, body });
+  const asAuthor = (method: string, path: string, body?: unknown) =>
+    call(method, path, { token: hub.tenant.authorToken, body });
 
   before(async () => {
     await hub.tenant.push("lab", hbMonthlyReports());
-    await until(async () => (await hub.service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0].n === 3);
+    await until(
+      async () =>
+        (await hub.service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB'")).rows[0]
+          .n === 3,
+    );
   });
 
   it("saves a draft, audits it, and lists the report as unpublished", async () => {
@@ -29,7 +34,13 @@ describe("reports (/api/reports)", () => {
     expect(saved.body.audit).to.include.keys("score", "grade", "highest", "findings");
     const list = await call("GET", "/api/reports");
     expect(list.body).to.have.length(1);
-    expect(list.body[0]).to.include({ id: "hb-monthly", title: "Hemoglobin", datasource: "clinical", publishedVersion: null, hasDraft: true });
+    expect(list.body[0]).to.include({
+      id: "hb-monthly",
+      title: "Hemoglobin",
+      datasource: "clinical",
+      publishedVersion: null,
+      hasDraft: true,
+    });
     expect(list.body[0].updatedAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
   });
 
@@ -43,10 +54,14 @@ describe("reports (/api/reports)", () => {
   });
 
   it("refuses an invalid spec naming the JSON path, and a query that writes naming the query", async () => {
-    const badNode = await asAuthor("PUT", "/api/reports/broken/draft", { spec: { ...adequacySpec, nodes: [{ id: "x", type: "table", query: "nope" }] } });
+    const badNode = await asAuthor("PUT", "/api/reports/broken/draft", {
+      spec: { ...adequacySpec, nodes: [{ id: "x", type: "table", query: "nope" }] },
+    });
     expect(badNode.status).to.equal(400);
     expect(badNode.body.error).to.include("spec.nodes[0].query");
-    const writes = await asAuthor("PUT", "/api/reports/broken/draft", { spec: { ...adequacySpec, queries: { ...adequacySpec.queries, wardList: { sql: "delete from patients" } } } });
+    const writes = await asAuthor("PUT", "/api/reports/broken/draft", {
+      spec: { ...adequacySpec, queries: { ...adequacySpec.queries, wardList: { sql: "delete from patients" } } },
+    });
     expect(writes.status).to.equal(400);
     expect(writes.body.error).to.include("spec.queries.wardList.sql");
     const source = await asAuthor("PUT", "/api/reports/broken/draft", { datasource: "elsewhere", spec: adequacySpec });
@@ -56,18 +71,32 @@ describe("reports (/api/reports)", () => {
   });
 
   it("takes a chart's series names (labels) and sends them with the spec; refuses a name for a column the chart does not plot, saying how to fix it", async () => {
-    const withLabels = (labels: unknown) => ({ ...adequacySpec, nodes: adequacySpec.nodes.map((node) => (node.id === "trend" ? { ...node, y2: ["n"], labels } : node)) });
-    const saved = await asAuthor("PUT", "/api/reports/hb-named/draft", { spec: withLabels({ hgb: "Hb (g/L)", n: "Results" }) });
+    const withLabels = (labels: unknown) => ({
+      ...adequacySpec,
+      nodes: adequacySpec.nodes.map((node) => (node.id === "trend" ? { ...node, y2: ["n"], labels } : node)),
+    });
+    const saved = await asAuthor("PUT", "/api/reports/hb-named/draft", {
+      spec: withLabels({ hgb: "Hb (g/L)", n: "Results" }),
+    });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
     const viewed = await call("GET", "/api/reports/hb-named/view?version=draft");
-    expect(viewed.body.spec.nodes.find((node: { id: string }) => node.id === "trend").labels).to.deep.equal({ hgb: "Hb (g/L)", n: "Results" });
+    expect(viewed.body.spec.nodes.find((node: { id: string }) => node.id === "trend").labels).to.deep.equal({
+      hgb: "Hb (g/L)",
+      n: "Results",
+    });
 
-    const stray = await asAuthor("PUT", "/api/reports/hb-named/draft", { spec: withLabels({ hgb: "Hb", ktv: "spKt/V" }) });
+    const stray = await asAuthor("PUT", "/api/reports/hb-named/draft", {
+      spec: withLabels({ hgb: "Hb", ktv: "spKt/V" }),
+    });
     expect(stray.status).to.equal(400);
-    expect(stray.body.error).to.include("spec.nodes[1].labels.ktv").and.include('"ktv", which is not a column of y or y2: use one of hgb, n as the key, or add "ktv" to y or y2.');
+    expect(stray.body.error)
+      .to.include("spec.nodes[1].labels.ktv")
+      .and.include('"ktv", which is not a column of y or y2: use one of hgb, n as the key, or add "ktv" to y or y2.');
     const alike = await asAuthor("PUT", "/api/reports/hb-named/draft", { spec: withLabels({ hgb: "Hb", n: "Hb" }) });
     expect(alike.status).to.equal(400);
-    expect(alike.body.error).to.include("spec.nodes[1].labels").and.include("give each plotted column a name of its own");
+    expect(alike.body.error)
+      .to.include("spec.nodes[1].labels")
+      .and.include("give each plotted column a name of its own");
     const long = await asAuthor("PUT", "/api/reports/hb-named/draft", { spec: withLabels({ hgb: "x".repeat(101) }) });
     expect(long.status).to.equal(400);
     expect(long.body.error).to.include("spec.nodes[1].labels.hgb").and.include("at most 100 characters");
@@ -81,7 +110,10 @@ describe("reports (/api/reports)", () => {
     expect(published.body.audit.findings).to.be.a("number");
     const list = await call("GET", "/api/reports");
     expect(list.body[0]).to.include({ publishedVersion: "v1", hasDraft: false });
-    expect((await asAuthor("POST", "/api/reports/hb-monthly/publish", { mode: "dynamic" })).status, "no draft left to publish").to.equal(409);
+    expect(
+      (await asAuthor("POST", "/api/reports/hb-monthly/publish", { mode: "dynamic" })).status,
+      "no draft left to publish",
+    ).to.equal(409);
   });
 
   it("returns every query's result for the current version, converted units included", async () => {
@@ -91,13 +123,20 @@ describe("reports (/api/reports)", () => {
     const monthly = data.body.queries.monthly;
     expect(monthly.columns).to.deep.equal(["month", "hgb", "n"]);
     expect(monthly.columnTypes).to.deep.equal(["date", "number", "integer"]);
-    expect(monthly.rows).to.deep.equal([["2026-01-01", 105, 2], ["2026-02-01", 120, 1]]);
+    expect(monthly.rows).to.deep.equal([
+      ["2026-01-01", 105, 2],
+      ["2026-02-01", 120, 1],
+    ]);
   });
 
   it("applies filter values, and null as no restriction", async () => {
-    const february = await call("POST", "/api/reports/hb-monthly/data", { body: { version: "v1", params: { period: ["2026-02-01", null] } } });
+    const february = await call("POST", "/api/reports/hb-monthly/data", {
+      body: { version: "v1", params: { period: ["2026-02-01", null] } },
+    });
     expect(february.body.queries.monthly.rows).to.deep.equal([["2026-02-01", 120, 1]]);
-    const noWard = await call("POST", "/api/reports/hb-monthly/data", { body: { version: "v1", params: { wards: ["B"] } } });
+    const noWard = await call("POST", "/api/reports/hb-monthly/data", {
+      body: { version: "v1", params: { wards: ["B"] } },
+    });
     expect(noWard.body.queries.monthly.rows).to.deep.equal([]);
   });
 
@@ -111,11 +150,18 @@ describe("reports (/api/reports)", () => {
   });
 
   it("drills through with the clicked row's values and a title naming them", async () => {
-    const drill = await call("POST", "/api/reports/hb-monthly/drill", { body: { version: "v1", drill: "byMonth", args: { month: "2026-01-01" } } });
+    const drill = await call("POST", "/api/reports/hb-monthly/drill", {
+      body: { version: "v1", drill: "byMonth", args: { month: "2026-01-01" } },
+    });
     expect(drill.status).to.equal(200);
     expect(drill.body.title).to.equal("Patients in 2026-01-01");
-    expect(drill.body.queries.patients.rows).to.deep.equal([["P001", 100], ["P001", 110]]);
-    expect((await call("POST", "/api/reports/hb-monthly/drill", { body: { drill: "byMonth", args: { ward: "A" } } })).status).to.equal(400);
+    expect(drill.body.queries.patients.rows).to.deep.equal([
+      ["P001", 100],
+      ["P001", 110],
+    ]);
+    expect(
+      (await call("POST", "/api/reports/hb-monthly/drill", { body: { drill: "byMonth", args: { ward: "A" } } })).status,
+    ).to.equal(400);
     const unknownDrill = await call("POST", "/api/reports/hb-monthly/drill", { body: { drill: "byYear", args: {} } });
     expect(unknownDrill.status).to.equal(400);
     expect(unknownDrill.body.error).to.include("byMonth");
@@ -127,7 +173,15 @@ describe("reports (/api/reports)", () => {
     const spec = {
       ...adequacySpec,
       params: [...adequacySpec.params, { name: "month", label: "Month", type: "text", default: "2026-02" }],
-      queries: { ...adequacySpec.queries, monthly: { sql: adequacySpec.queries.monthly.sql.replace("group by", "[[and to_char(reported_at, 'YYYY-MM') = {{month}}]] group by") } },
+      queries: {
+        ...adequacySpec.queries,
+        monthly: {
+          sql: adequacySpec.queries.monthly.sql.replace(
+            "group by",
+            "[[and to_char(reported_at, 'YYYY-MM') = {{month}}]] group by",
+          ),
+        },
+      },
     };
     const saved = await asAuthor("PUT", "/api/reports/hb-shadow/draft", { spec });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
@@ -137,15 +191,21 @@ describe("reports (/api/reports)", () => {
       rule: "drill-arg-shadows-param",
       severity: "info",
       where: "drills.byMonth.args[0]",
-      message: 'The drill argument "month" has the name of the filter "month": in drill "byMonth", {{month}} is the clicked row\'s value, not the filter\'s. Rename one of them if the drill\'s queries should also follow the filter.',
+      message:
+        'The drill argument "month" has the name of the filter "month": in drill "byMonth", {{month}} is the clicked row\'s value, not the filter\'s. Rename one of them if the drill\'s queries should also follow the filter.',
     });
 
     const report = await call("POST", "/api/reports/hb-shadow/data", { body: {} });
     expect(report.body.queries.monthly.rows, "the report follows the filter").to.deep.equal([["2026-02-01", 120, 1]]);
-    const drill = await call("POST", "/api/reports/hb-shadow/drill", { body: { drill: "byMonth", args: { month: "2026-01-01" }, params: { month: "2026-02" } } });
+    const drill = await call("POST", "/api/reports/hb-shadow/drill", {
+      body: { drill: "byMonth", args: { month: "2026-01-01" }, params: { month: "2026-02" } },
+    });
     expect(drill.status, JSON.stringify(drill.body)).to.equal(200);
     expect(drill.body.title).to.equal("Patients in 2026-01-01");
-    expect(drill.body.queries.patients.rows, "the drill follows the clicked month, not the filter").to.deep.equal([["P001", 100], ["P001", 110]]);
+    expect(drill.body.queries.patients.rows, "the drill follows the clicked month, not the filter").to.deep.equal([
+      ["P001", 100],
+      ["P001", 110],
+    ]);
   });
 
   it("freezes a snapshot's results at publishing: the same numbers whatever arrives later", async () => {
@@ -153,12 +213,20 @@ describe("reports (/api/reports)", () => {
     const published = await asAuthor("POST", "/api/reports/hb-monthly/publish", { mode: "snapshot", note: "Q1 board" });
     expect(published.body).to.include({ no: "v2", mode: "snapshot", current: true });
     const before = (await call("POST", "/api/reports/hb-monthly/data", { body: { version: "v2" } })).body;
-    await hub.tenant.push("lab", [labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] })]);
-    await until(async () => (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
+    await hub.tenant.push("lab", [
+      labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] }),
+    ]);
+    await until(
+      async () =>
+        (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1,
+    );
     const after = (await call("POST", "/api/reports/hb-monthly/data", { body: { version: "v2" } })).body;
     expect(after).to.deep.equal(before);
     const live = (await call("POST", "/api/reports/hb-monthly/data", { body: { version: "v1" } })).body;
-    expect(live.queries.monthly.rows).to.deep.equal([["2026-01-01", 105, 2], ["2026-02-01", 90, 2]]);
+    expect(live.queries.monthly.rows).to.deep.equal([
+      ["2026-01-01", 105, 2],
+      ["2026-02-01", 90, 2],
+    ]);
     const view = await call("GET", "/api/reports/hb-monthly/view?version=v2");
     expect(view.body.data).to.deep.equal(before.queries);
   });
@@ -179,7 +247,10 @@ describe("reports (/api/reports)", () => {
     expect(restored.status).to.equal(201);
     expect(restored.body).to.include({ no: "v3", note: "restored from v1", mode: "dynamic", current: true });
     expect((await call("GET", "/api/reports/hb-monthly/view")).body.version).to.equal("v3");
-    expect((await call("GET", "/api/reports/hb-monthly/view?version=v2")).body.mode, "old versions stay viewable").to.equal("snapshot");
+    expect(
+      (await call("GET", "/api/reports/hb-monthly/view?version=v2")).body.mode,
+      "old versions stay viewable",
+    ).to.equal("snapshot");
   });
 
   it("discards a draft", async () => {
@@ -209,7 +280,9 @@ describe("reports (/api/reports)", () => {
   it("shows another tenant nothing", async () => {
     const other = await hub.tenant.call("GET", "/api/reports", { tenant: "elsewhere" });
     expect(other.body).to.deep.equal([]);
-    expect((await hub.tenant.call("GET", "/api/reports/hb-monthly/view", { tenant: "elsewhere" })).status).to.equal(404);
+    expect((await hub.tenant.call("GET", "/api/reports/hb-monthly/view", { tenant: "elsewhere" })).status).to.equal(
+      404,
+    );
   });
 
   it("never sends SQL out: no answer holds an sql member or the text of a query", () => {
@@ -227,25 +300,42 @@ describe("reports on a configured data source (DATASOURCE_<NAME>_URL)", () => {
     const qualityUrl = await createTestDatabase(false);
     const setup = new pg.Client({ connectionString: qualityUrl });
     await setup.connect();
-    await setup.query("create table audits (ward text, score numeric); insert into audits values ('A', 92.5), ('B', 88)");
+    await setup.query(
+      "create table audits (ward text, score numeric); insert into audits values ('A', 92.5), ('B', 88)",
+    );
     await setup.end();
-    const service = await startTestService({ projections: allProjections, env: { DATASOURCE_QUALITY_URL: qualityUrl } });
+    const service = await startTestService({
+      projections: allProjections,
+      env: { DATASOURCE_QUALITY_URL: qualityUrl },
+    });
     try {
       const tenant = await ingestionTenant(service, "h1");
       const spec = {
         version: 1,
         title: "Ward audits",
         params: [],
-        queries: { scores: { sql: "select ward, score from audits order by ward" }, sneaky: { sql: "select * from audits for update" } },
+        queries: {
+          scores: { sql: "select ward, score from audits order by ward" },
+          sneaky: { sql: "select * from audits for update" },
+        },
         nodes: [{ id: "t", type: "table", query: "scores" }],
       };
-      const refused = await tenant.call("PUT", "/api/reports/audits/draft", { token: tenant.authorToken, body: { datasource: "quality", spec } });
+      const refused = await tenant.call("PUT", "/api/reports/audits/draft", {
+        token: tenant.authorToken,
+        body: { datasource: "quality", spec },
+      });
       expect(refused.status, "a locking clause is refused at save").to.equal(400);
       delete (spec.queries as Record<string, unknown>).sneaky;
-      const saved = await tenant.call("PUT", "/api/reports/audits/draft", { token: tenant.authorToken, body: { datasource: "quality", spec } });
+      const saved = await tenant.call("PUT", "/api/reports/audits/draft", {
+        token: tenant.authorToken,
+        body: { datasource: "quality", spec },
+      });
       expect(saved.status).to.equal(200);
       const data = await tenant.call("POST", "/api/reports/audits/data", { body: { version: "draft" } });
-      expect(data.body.queries.scores.rows).to.deep.equal([["A", 92.5], ["B", 88]]);
+      expect(data.body.queries.scores.rows).to.deep.equal([
+        ["A", 92.5],
+        ["B", 88],
+      ]);
     } finally {
       await service.stop();
     }

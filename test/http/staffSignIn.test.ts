@@ -2,15 +2,33 @@ import { expect } from "chai";
 import { allProjections } from "../../src/app/allProjections.ts";
 import { loadConfig } from "../../src/app/config.ts";
 import { ADMIN, httpClient } from "../support/http.ts";
-import { TestOpenIdProvider, walkSignIn, walkToCallback, type ProviderPerson, type SignInStart } from "../support/openIdProvider.ts";
+import {
+  TestOpenIdProvider,
+  walkSignIn,
+  walkToCallback,
+  type ProviderPerson,
+  type SignInStart,
+} from "../support/openIdProvider.ts";
 import { startTestService, useService } from "../support/service.ts";
 
 const PUBLIC_URL = "http://dialysis-hub.test";
 const CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl: PUBLIC_URL };
-const NURSE = { sub: "nurse-0042", name: "王护士", tenant: "default", roles: ["clinician", "not-a-role"], wards: ["3A"] };
-const OIDC_ENV = (provider: TestOpenIdProvider) => ({ OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: CLIENT.clientId, OIDC_CLIENT_SECRET: CLIENT.clientSecret, PUBLIC_URL });
+const NURSE = {
+  sub: "nurse-0042",
+  name: "王护士",
+  tenant: "default",
+  roles: ["clinician", "not-a-role"],
+  wards: ["3A"],
+};
+const OIDC_ENV = (provider: TestOpenIdProvider) => ({
+  OIDC_ISSUER: provider.issuer,
+  OIDC_CLIENT_ID: CLIENT.clientId,
+  OIDC_CLIENT_SECRET: CLIENT.clientSecret,
+  PUBLIC_URL,
+});
 
-const sessionCookie = (answer: Response) => answer.headers.getSetCookie().find((cookie) => cookie.startsWith("dh_session="));
+const sessionCookie = (answer: Response) =>
+  answer.headers.getSetCookie().find((cookie) => cookie.startsWith("dh_session="));
 const cookieHeader = (setCookie: string) => setCookie.split(";")[0]!;
 
 /** The rows of every table of the service's database, by table (pg-boss's own maintenance left out: it runs on a timer). */
@@ -64,7 +82,9 @@ describe("staff sign-in with an OpenID Provider (E.1)", function () {
     expect(body.csrf).to.be.a("string").with.length.above(20);
     expect(Date.parse(body.expiresAt)).to.be.above(Date.now());
     // The cookie's value is not what the database keeps.
-    const { rows } = await hub.service.db.query("select count(*)::int as n from staff_sessions where id_digest = $1", [cookieHeader(cookie!).split("=")[1]]);
+    const { rows } = await hub.service.db.query("select count(*)::int as n from staff_sessions where id_digest = $1", [
+      cookieHeader(cookie!).split("=")[1],
+    ]);
     expect(rows[0].n).to.equal(0);
   });
 
@@ -74,13 +94,16 @@ describe("staff sign-in with an OpenID Provider (E.1)", function () {
     const url = new URL(start.headers.get("location")!);
     expect(url.origin).to.equal(provider.issuer);
     expect(url.searchParams.get("code_challenge_method")).to.equal("S256");
-    for (const name of ["code_challenge", "state", "nonce"]) expect(url.searchParams.get(name), name).to.match(/^[A-Za-z0-9_-]{20,}$/);
+    for (const name of ["code_challenge", "state", "nonce"])
+      expect(url.searchParams.get(name), name).to.match(/^[A-Za-z0-9_-]{20,}$/);
     expect(url.searchParams.get("redirect_uri")).to.equal(`${PUBLIC_URL}/staff/callback`);
     expect(url.searchParams.get("scope")).to.equal("openid profile");
     // The sign-in is bound to this browser: a short-lived cookie only the callback receives, whose value does not show the state.
     const [preSignIn, ...others] = start.headers.getSetCookie();
     expect(others).to.deep.equal([]);
-    expect(preSignIn).to.match(/^dh_sign_in=[A-Za-z0-9_-]{100,}; Path=\/staff\/callback; HttpOnly; SameSite=Lax; Max-Age=900$/);
+    expect(preSignIn).to.match(
+      /^dh_sign_in=[A-Za-z0-9_-]{100,}; Path=\/staff\/callback; HttpOnly; SameSite=Lax; Max-Age=900$/,
+    );
     expect(preSignIn).not.to.include(url.searchParams.get("state"));
   });
 
@@ -102,7 +125,10 @@ describe("staff sign-in with an OpenID Provider (E.1)", function () {
 
     // A pre-sign-in cookie made up or altered (one letter of the attacker's own) opens nothing: 400, never a 500.
     const sealed = attackersBrowser.split("=")[1]!;
-    for (const forged of ["dh_sign_in=not-a-sealed-sign-in", `dh_sign_in=${sealed.slice(0, 40)}${sealed[40] === "A" ? "B" : "A"}${sealed.slice(41)}`]) {
+    for (const forged of [
+      "dh_sign_in=not-a-sealed-sign-in",
+      `dh_sign_in=${sealed.slice(0, 40)}${sealed[40] === "A" ? "B" : "A"}${sealed.slice(41)}`,
+    ]) {
       const answer = await fetch(callbackUrl, { redirect: "manual", headers: { cookie: forged } });
       expect(answer.status, forged).to.equal(400);
       expect(sessionCookie(answer)).to.equal(undefined);
@@ -112,7 +138,9 @@ describe("staff sign-in with an OpenID Provider (E.1)", function () {
     const own = await fetch(callbackUrl, { redirect: "manual", headers: { cookie: attackersBrowser } });
     expect(own.status).to.equal(302);
     expect(sessionCookie(own)).to.be.a("string");
-    expect(own.headers.getSetCookie(), "the pre-sign-in cookie is cleared").to.include("dh_sign_in=; Path=/staff/callback; HttpOnly; SameSite=Lax; Max-Age=0");
+    expect(own.headers.getSetCookie(), "the pre-sign-in cookie is cleared").to.include(
+      "dh_sign_in=; Path=/staff/callback; HttpOnly; SameSite=Lax; Max-Age=0",
+    );
   });
 
   it("writes nothing to the database for a flood of /staff/login from someone who never signs in", async () => {
@@ -165,7 +193,11 @@ describe("staff sign-in with an OpenID Provider (E.1)", function () {
   });
 
   it("shares a session with a second API process, and logout (with its CSRF token) ends it on both", async () => {
-    const second = await startTestService({ databaseUrl: hub.service.databaseUrl, role: "api", env: OIDC_ENV(provider) });
+    const second = await startTestService({
+      databaseUrl: hub.service.databaseUrl,
+      role: "api",
+      env: OIDC_ENV(provider),
+    });
     try {
       const { cookie } = await signIn();
       const headers = { cookie: cookieHeader(cookie!) };
@@ -175,7 +207,10 @@ describe("staff sign-in with an OpenID Provider (E.1)", function () {
 
       const withoutCsrf = await fetch(`${second.url}/staff/logout`, { method: "POST", headers });
       expect(withoutCsrf.status).to.equal(403);
-      const out = await fetch(`${second.url}/staff/logout`, { method: "POST", headers: { ...headers, "x-csrf-token": csrf } });
+      const out = await fetch(`${second.url}/staff/logout`, {
+        method: "POST",
+        headers: { ...headers, "x-csrf-token": csrf },
+      });
       expect(out.status).to.equal(204);
       const endSession = new URL(out.headers.get("location")!);
       expect(endSession.origin).to.equal(provider.issuer);
@@ -206,7 +241,11 @@ describe("the tenant of a sign-in when the store holds several tenants (E.1)", f
   before(async () => {
     const call = httpClient(hub.service.url!);
     for (const tenant of ["default", "h2"]) {
-      const made = await call("POST", "/api/admin/authors", { token: ADMIN, tenant, body: { name: `Author of ${tenant}`, tenant } });
+      const made = await call("POST", "/api/admin/authors", {
+        token: ADMIN,
+        tenant,
+        body: { name: `Author of ${tenant}`, tenant },
+      });
       expect(made.status).to.equal(201);
     }
   });
@@ -232,7 +271,11 @@ describe("the tenant of a sign-in when the store holds several tenants (E.1)", f
   });
 
   it("opens the session in the tenant of the provider's claim, whatever the link names", async () => {
-    const answer = await tenantSignedIn(hub.service.url!, { ...NO_TENANT_CLAIM, tenant: "h2" }, { tenant: null, query: { tenant: "default" } });
+    const answer = await tenantSignedIn(
+      hub.service.url!,
+      { ...NO_TENANT_CLAIM, tenant: "h2" },
+      { tenant: null, query: { tenant: "default" } },
+    );
     expect(answer).to.include({ status: 302, tenant: "h2" });
   });
 
@@ -241,7 +284,11 @@ describe("the tenant of a sign-in when the store holds several tenants (E.1)", f
   });
 
   it("opens the session in OIDC_TENANT when the provider names none, whatever the link names", async () => {
-    const pinned = await startTestService({ databaseUrl: hub.service.databaseUrl, role: "api", env: { ...OIDC_ENV(provider), OIDC_TENANT: "default" } });
+    const pinned = await startTestService({
+      databaseUrl: hub.service.databaseUrl,
+      role: "api",
+      env: { ...OIDC_ENV(provider), OIDC_TENANT: "default" },
+    });
     try {
       const answer = await tenantSignedIn(pinned.url!, NO_TENANT_CLAIM, { tenant: null, query: { tenant: "h2" } });
       expect(answer).to.include({ status: 302, tenant: "default" });

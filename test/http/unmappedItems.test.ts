@@ -10,20 +10,33 @@ describe("the unmapped items list (GET /api/dictionary/unmapped)", () => {
   const today = localDate(new Date());
   let otherKey: string;
   const tokenWith = async (body: Record<string, unknown>) => {
-    const made = await hub.tenant.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Staff", tenant: "h1", ...body } });
+    const made = await hub.tenant.call("POST", "/api/admin/authors", {
+      token: ADMIN,
+      body: { name: "Staff", tenant: "h1", ...body },
+    });
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
     return made.body.token as string;
   };
-  const list = async (query = "", token = hub.tenant.authorToken) => hub.tenant.call("GET", `/api/dictionary/unmapped${query}`, { token });
+  const list = async (query = "", token = hub.tenant.authorToken) =>
+    hub.tenant.call("GET", `/api/dictionary/unmapped${query}`, { token });
 
   before(async () => {
-    otherKey = (await hub.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Ward POCT", tenant: "h1" } })).body.key;
+    otherKey = (
+      await hub.tenant.call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Ward POCT", tenant: "h1" } })
+    ).body.key;
     // 李四 of ward B, so that a caller of ward A does not see his results.
-    const registered = await hub.tenant.call("PUT", "/api/patients/P002", { token: hub.tenant.authorToken, body: { ...LI_SI, ward: "B" } });
+    const registered = await hub.tenant.call("PUT", "/api/patients/P002", {
+      token: hub.tenant.authorToken,
+      body: { ...LI_SI, ward: "B" },
+    });
     expect(registered.status).to.equal(200);
     const localUrea = (value: number) => ({ itemCode: "L-UREA", itemName: "本院尿素", value, unit: "mg/dL" });
     // Three reports of the central lab, each with the fixture's local item (阴性) and a local urea.
-    for (const [id, value] of [["UM-1", 48.2], ["UM-2", 51], ["UM-3", 48.2]] as const) {
+    for (const [id, value] of [
+      ["UM-1", 48.2],
+      ["UM-2", 51],
+      ["UM-3", 48.2],
+    ] as const) {
       const report = labReport(id);
       const pushed = await hub.tenant.push("lab", [{ ...report, items: [...report.items, localUrea(value)] }]);
       expect(pushed.body.data.results[0]).to.include({ status: "CREATED", itemsUnmapped: 2 });
@@ -31,7 +44,14 @@ describe("the unmapped items list (GET /api/dictionary/unmapped)", () => {
     // The ward's point-of-care device sends the same urea code for 李四: another sender, another line.
     const poct = await hub.tenant.call("POST", "/open/v1/lab/reports", {
       token: otherKey,
-      body: { reports: [labReport("UM-4", { patient: { idCard: LI_SI.idCard, name: LI_SI.name }, items: [localUrea(60.5), { itemCode: "K", value: 4.1, unit: "mmol/L" }] })] },
+      body: {
+        reports: [
+          labReport("UM-4", {
+            patient: { idCard: LI_SI.idCard, name: LI_SI.name },
+            items: [localUrea(60.5), { itemCode: "K", value: 4.1, unit: "mmol/L" }],
+          }),
+        ],
+      },
     });
     expect(poct.body.data.results[0]).to.include({ status: "CREATED", itemsMapped: 1, itemsUnmapped: 1 });
     await until(async () => ((await list()).body as unknown[]).length === 3 || null, 8000);
@@ -42,8 +62,22 @@ describe("the unmapped items list (GET /api/dictionary/unmapped)", () => {
     expect(answer.status).to.equal(200);
     const items = answer.body as Array<Record<string, any>>;
     expect(items.map(({ firstSeen, lastSeen, ...rest }) => rest)).to.deep.equal([
-      { client: "Central lab LIS", itemCode: "L-UREA", itemName: "本院尿素", unit: "mg/dL", results: 3, examples: [48.2, 51] },
-      { client: "Central lab LIS", itemCode: "X-LOCAL-42", itemName: "某本地项目", unit: null, results: 3, examples: ["阴性"] },
+      {
+        client: "Central lab LIS",
+        itemCode: "L-UREA",
+        itemName: "本院尿素",
+        unit: "mg/dL",
+        results: 3,
+        examples: [48.2, 51],
+      },
+      {
+        client: "Central lab LIS",
+        itemCode: "X-LOCAL-42",
+        itemName: "某本地项目",
+        unit: null,
+        results: 3,
+        examples: ["阴性"],
+      },
       { client: "Ward POCT", itemCode: "L-UREA", itemName: "本院尿素", unit: "mg/dL", results: 1, examples: [60.5] },
     ]);
     for (const item of items) {
@@ -60,17 +94,27 @@ describe("the unmapped items list (GET /api/dictionary/unmapped)", () => {
 
   it("shows a caller with wards only its wards' patients' items", async () => {
     const wardB = await tokenWith({ roles: ["clinician"], wards: ["B"] });
-    expect(((await list("", wardB)).body as Array<Record<string, any>>).map((item) => [item.client, item.itemCode])).to.deep.equal([["Ward POCT", "L-UREA"]]);
+    expect(
+      ((await list("", wardB)).body as Array<Record<string, any>>).map((item) => [item.client, item.itemCode]),
+    ).to.deep.equal([["Ward POCT", "L-UREA"]]);
     const wardA = await tokenWith({ roles: ["clinician"], wards: ["A"] });
-    expect(((await list("", wardA)).body as Array<Record<string, any>>).map((item) => [item.client, item.itemCode])).to.deep.equal([
+    expect(
+      ((await list("", wardA)).body as Array<Record<string, any>>).map((item) => [item.client, item.itemCode]),
+    ).to.deep.equal([
       ["Central lab LIS", "L-UREA"],
       ["Central lab LIS", "X-LOCAL-42"],
     ]);
   });
 
   it("lists nothing once a correction maps what was unmapped", async () => {
-    const corrected = labReport("UM-4", { patient: { idCard: LI_SI.idCard, name: LI_SI.name }, items: [{ itemCode: "UREA_PRE", value: 21.6, unit: "mmol/L" }] });
-    const pushed = await hub.tenant.call("POST", "/open/v1/lab/reports", { token: otherKey, body: { reports: [corrected] } });
+    const corrected = labReport("UM-4", {
+      patient: { idCard: LI_SI.idCard, name: LI_SI.name },
+      items: [{ itemCode: "UREA_PRE", value: 21.6, unit: "mmol/L" }],
+    });
+    const pushed = await hub.tenant.call("POST", "/open/v1/lab/reports", {
+      token: otherKey,
+      body: { reports: [corrected] },
+    });
     expect(pushed.body.data.results[0]).to.include({ status: "UPDATED", itemsUnmapped: 0 });
     const items = (await until(async () => {
       const listed = (await list()).body as Array<Record<string, any>>;

@@ -19,14 +19,32 @@ describe("viewing behind a session or token (VIEWING_AUTH=required)", function (
 
   before(async () => {
     call = httpClient(hub.service.url!);
-    for (const [ref, ward, n] of [["V-3A", "3A", 61], ["V-5B", "5B", 62]] as const) {
-      const saved = await call("PUT", `/api/patients/${ref}`, { token: ADMIN, body: { name: `病人${ref}`, idCard: makeIdCard("110105", "19570101", n), ward } });
+    for (const [ref, ward, n] of [
+      ["V-3A", "3A", 61],
+      ["V-5B", "5B", 62],
+    ] as const) {
+      const saved = await call("PUT", `/api/patients/${ref}`, {
+        token: ADMIN,
+        body: { name: `病人${ref}`, idCard: makeIdCard("110105", "19570101", n), ward },
+      });
       expect(saved.status).to.equal(200);
     }
-    const spec = tableReportSpec("Patients", { list: "select patient_ref, ward from patients where patient_ref like 'V-%' order by 1" });
-    expect((await call("PUT", "/api/reports/viewing-list/draft", { token: ADMIN, body: { spec } })).status).to.equal(200);
-    expect((await call("POST", "/api/reports/viewing-list/publish", { token: ADMIN, body: { mode: "dynamic", note: "" } })).status).to.equal(201);
-    nurse = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "nurse-3a", name: "Nurse Wang", roles: ["clinician"], wards: ["3A"] });
+    const spec = tableReportSpec("Patients", {
+      list: "select patient_ref, ward from patients where patient_ref like 'V-%' order by 1",
+    });
+    expect((await call("PUT", "/api/reports/viewing-list/draft", { token: ADMIN, body: { spec } })).status).to.equal(
+      200,
+    );
+    expect(
+      (await call("POST", "/api/reports/viewing-list/publish", { token: ADMIN, body: { mode: "dynamic", note: "" } }))
+        .status,
+    ).to.equal(201);
+    nurse = await sessionCookieOf(hub.service.url!, hub.provider, {
+      sub: "nurse-3a",
+      name: "Nurse Wang",
+      roles: ["clinician"],
+      wards: ["3A"],
+    });
   });
 
   it("refuses the viewing calls without a session or token, saying how to sign in", async () => {
@@ -40,12 +58,20 @@ describe("viewing behind a session or token (VIEWING_AUTH=required)", function (
       expect(answer.status, path).to.equal(401);
       expect(answer.body.error, path).to.match(/sign in at \/staff\/login/);
     }
-    const revoked = await call("POST", "/api/reports/viewing-list/data", { body: {}, token: "not-a-token-of-anyone-0123456789" });
+    const revoked = await call("POST", "/api/reports/viewing-list/data", {
+      body: {},
+      token: "not-a-token-of-anyone-0123456789",
+    });
     expect(revoked.status).to.equal(401);
   });
 
   it("answers a viewer token, and a session without a CSRF token (viewing changes nothing), within its wards", async () => {
-    const viewer = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Ward viewer", tenant: "default", roles: ["viewer"], wards: ["5B"] } })).body.token as string;
+    const viewer = (
+      await call("POST", "/api/admin/authors", {
+        token: ADMIN,
+        body: { name: "Ward viewer", tenant: "default", roles: ["viewer"], wards: ["5B"] },
+      })
+    ).body.token as string;
     const byToken = await call("POST", "/api/reports/viewing-list/data", { token: viewer, body: {} });
     expect(byToken.status).to.equal(200);
     expect(byToken.body.queries.list.rows).to.deep.equal([["V-5B", "5B"]]);
@@ -70,7 +96,9 @@ describe("viewing behind a session or token (VIEWING_AUTH=required)", function (
   });
 
   it("lets the page's calls from a sandboxed frame (no cookie, Origin: null) be the nurse's, by its embed token, until she signs out", async () => {
-    const page = await (await fetch(`${hub.service.url}/embed/reports/viewing-list`, { headers: { cookie: nurse } })).text();
+    const page = await (
+      await fetch(`${hub.service.url}/embed/reports/viewing-list`, { headers: { cookie: nurse } })
+    ).text();
     const token = /data-token="([^"]+)"/.exec(page)![1]!;
     const framed = { origin: "null", "x-embed-token": token };
     const answer = await call("POST", "/api/reports/viewing-list/data", { headers: framed, body: {} });
@@ -80,21 +108,41 @@ describe("viewing behind a session or token (VIEWING_AUTH=required)", function (
     const otherReport = await call("POST", "/api/reports/another/data", { headers: framed, body: {} });
     expect(otherReport.status, "the token is the page's report's only").to.equal(401);
 
-    const signedOut = await sessionCookieOf(hub.service.url!, hub.provider, { sub: "nurse-3a-2", name: "Nurse Wang", roles: ["clinician"], wards: ["3A"] });
-    const framedPage = await (await fetch(`${hub.service.url}/embed/reports/viewing-list`, { headers: { cookie: signedOut } })).text();
+    const signedOut = await sessionCookieOf(hub.service.url!, hub.provider, {
+      sub: "nurse-3a-2",
+      name: "Nurse Wang",
+      roles: ["clinician"],
+      wards: ["3A"],
+    });
+    const framedPage = await (
+      await fetch(`${hub.service.url}/embed/reports/viewing-list`, { headers: { cookie: signedOut } })
+    ).text();
     const ending = { origin: "null", "x-embed-token": /data-token="([^"]+)"/.exec(framedPage)![1]! };
     expect((await call("POST", "/api/reports/viewing-list/data", { headers: ending, body: {} })).status).to.equal(200);
     const session = (await call("GET", "/staff/session", { headers: { cookie: signedOut } })).body as { csrf: string };
-    expect((await call("POST", "/staff/logout", { headers: { cookie: signedOut, "x-csrf-token": session.csrf } })).status).to.equal(204);
-    expect((await call("POST", "/api/reports/viewing-list/data", { headers: ending, body: {} })).status, "signed out: the page's token works no more").to.equal(401);
+    expect(
+      (await call("POST", "/staff/logout", { headers: { cookie: signedOut, "x-csrf-token": session.csrf } })).status,
+    ).to.equal(204);
+    expect(
+      (await call("POST", "/api/reports/viewing-list/data", { headers: ending, body: {} })).status,
+      "signed out: the page's token works no more",
+    ).to.equal(401);
   });
 
   it("names the nurse in the access record of her dashboard", async () => {
-    expect((await call("POST", "/api/reports/viewing-list/data", { headers: { cookie: nurse }, body: {} })).status).to.equal(200);
-    const record = await until(async () => {
-      const log = await call("GET", "/api/admin/access-log?who=Nurse%20Wang", { token: ADMIN });
-      return (log.body.records as Array<{ action: string; who: string; credential: string; patientRefs: string[] }>).find((r) => r.action === "POST /api/reports/{id}/data");
-    }, 10_000, 100);
+    expect(
+      (await call("POST", "/api/reports/viewing-list/data", { headers: { cookie: nurse }, body: {} })).status,
+    ).to.equal(200);
+    const record = await until(
+      async () => {
+        const log = await call("GET", "/api/admin/access-log?who=Nurse%20Wang", { token: ADMIN });
+        return (
+          log.body.records as Array<{ action: string; who: string; credential: string; patientRefs: string[] }>
+        ).find((r) => r.action === "POST /api/reports/{id}/data");
+      },
+      10_000,
+      100,
+    );
     expect(record).to.deep.include({ who: "Nurse Wang", credential: "nurse-3a", patientRefs: ["V-3A"] });
   });
 });

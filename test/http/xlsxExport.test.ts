@@ -29,7 +29,8 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
   this.timeout(120_000);
   const hub = useIngestionService();
 
-  const exportXlsx = (reportId: string, body: unknown): Promise<Download> => downloadExport(hub.service, reportId, "xlsx", body);
+  const exportXlsx = (reportId: string, body: unknown): Promise<Download> =>
+    downloadExport(hub.service, reportId, "xlsx", body);
   const load = async (download: Download) => {
     expect(download.status, download.json?.error).to.equal(200);
     const book = new ExcelJS.Workbook();
@@ -37,12 +38,20 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     return book;
   };
   const publish = async (reportId: string, title: string, spec: unknown, mode = "dynamic") => {
-    const saved = await hub.tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: hub.tenant.authorToken, body: { title, spec } });
+    const saved = await hub.tenant.call("PUT", `/api/reports/${reportId}/draft`, {
+      token: hub.tenant.authorToken,
+      body: { title, spec },
+    });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
-    const published = await hub.tenant.call("POST", `/api/reports/${reportId}/publish`, { token: hub.tenant.authorToken, body: { mode } });
+    const published = await hub.tenant.call("POST", `/api/reports/${reportId}/publish`, {
+      token: hub.tenant.authorToken,
+      body: { mode },
+    });
     expect(published.status, JSON.stringify(published.body)).to.equal(201);
     const no = published.body.no as string;
-    await until(async () => (await hub.tenant.call("GET", `/api/reports/${reportId}/view?version=${no}`)).status === 200);
+    await until(
+      async () => (await hub.tenant.call("GET", `/api/reports/${reportId}/view?version=${no}`)).status === 200,
+    );
     return no;
   };
   const tableSpec = (queries: Record<string, string>) => tableReportSpec("t", queries);
@@ -50,9 +59,19 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
   before(async () => {
     await hub.tenant.push("lab", [
       ...hbMonthlyReports(),
-      labReport("INJ", { reportedAt: "2026-03-01 11:00:00", items: [{ itemCode: "X-INJ", itemName: "注入", value: INJECTION, resultType: "QUALITATIVE" }] }),
+      labReport("INJ", {
+        reportedAt: "2026-03-01 11:00:00",
+        items: [{ itemCode: "X-INJ", itemName: "注入", value: INJECTION, resultType: "QUALITATIVE" }],
+      }),
     ]);
-    await until(async () => (await hub.service.db.query("select count(*)::int as n from read.lab_results where std_code = 'HGB' or item_code = 'X-INJ'")).rows[0].n === 4);
+    await until(
+      async () =>
+        (
+          await hub.service.db.query(
+            "select count(*)::int as n from read.lab_results where std_code = 'HGB' or item_code = 'X-INJ'",
+          )
+        ).rows[0].n === 4,
+    );
     await publish("hb", TITLE, adequacySpec);
   });
 
@@ -87,7 +106,16 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     const spec = {
       ...tableSpec({ rates: "select g as n, g / 8.0 as share, g * 1000.5 as amount from generate_series(1, 3) g" }),
       nodes: [
-        { id: "rates", type: "table", query: "rates", columns: ["n", { column: "share", label: "Share", format: "percent:1" }, { column: "amount", format: "number:2" }] },
+        {
+          id: "rates",
+          type: "table",
+          query: "rates",
+          columns: [
+            "n",
+            { column: "share", label: "Share", format: "percent:1" },
+            { column: "amount", format: "number:2" },
+          ],
+        },
         { id: "again", type: "table", query: "rates", columns: [{ column: "share", format: "number:0" }] },
       ],
     };
@@ -103,19 +131,43 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
 
   it("highlights a column's cells with conditional formatting from its table's rules (the first table to highlight it)", async () => {
     const spec = {
-      ...tableSpec({ ktv: "select g as n, case when g = 3 then null else 0.9 + g / 10.0 end as ktv from generate_series(1, 6) g order by g" }),
+      ...tableSpec({
+        ktv: "select g as n, case when g = 3 then null else 0.9 + g / 10.0 end as ktv from generate_series(1, 6) g order by g",
+      }),
       nodes: [
-        { id: "ktv", type: "table", query: "ktv", highlight: [{ column: "ktv", below: 1.2, tone: "danger" }, { column: "ktv", between: [1.2, 1.4], tone: "warning" }] },
-        { id: "again", type: "table", query: "ktv", highlight: [{ column: "ktv", above: 0, tone: "ok" }, { column: "n", above: 5, tone: "ok" }] },
+        {
+          id: "ktv",
+          type: "table",
+          query: "ktv",
+          highlight: [
+            { column: "ktv", below: 1.2, tone: "danger" },
+            { column: "ktv", between: [1.2, 1.4], tone: "warning" },
+          ],
+        },
+        {
+          id: "again",
+          type: "table",
+          query: "ktv",
+          highlight: [
+            { column: "ktv", above: 0, tone: "ok" },
+            { column: "n", above: 5, tone: "ok" },
+          ],
+        },
       ],
     };
     await publish("highlights", "Highlights", spec);
     const download = await exportXlsx("highlights", {});
     const book = await load(download);
-    const sheet = book.worksheets[1]! as ExcelJS.Worksheet & { conditionalFormattings: ExcelJS.ConditionalFormattingOptions[] };
+    const sheet = book.worksheets[1]! as ExcelJS.Worksheet & {
+      conditionalFormattings: ExcelJS.ConditionalFormattingOptions[];
+    };
     const formattings = sheet.conditionalFormattings.map((cf) => ({
       ref: cf.ref,
-      rules: cf.rules.map((rule) => ({ formula: (rule as { formulae: string[] }).formulae[0], fill: (rule.style?.fill as ExcelJS.FillPattern | undefined)?.bgColor?.argb, bold: rule.style?.font?.bold })),
+      rules: cf.rules.map((rule) => ({
+        formula: (rule as { formulae: string[] }).formulae[0],
+        fill: (rule.style?.fill as ExcelJS.FillPattern | undefined)?.bgColor?.argb,
+        bold: rule.style?.font?.bold,
+      })),
     }));
     expect(formattings).to.deep.equal([
       { ref: "A2:A7", rules: [{ formula: "AND(ISNUMBER(A2),A2>5)", fill: "FFC6EFCE", bold: true }] },
@@ -141,7 +193,9 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     expect(aboutValue(all, "Period")).to.equal("2026-01-01 – 2026-12-31");
     expect(aboutValue(all, "Wards")).to.equal("A, B");
     const none = await load(await exportXlsx("hb", { params: { period: ["2030-01-01", null] } }));
-    expect(rowsOf(none.getWorksheet("monthly")!), "an empty result keeps its header").to.deep.equal([["month", "hgb", "n"]]);
+    expect(rowsOf(none.getWorksheet("monthly")!), "an empty result keeps its header").to.deep.equal([
+      ["month", "hgb", "n"],
+    ]);
   });
 
   it("writes the About sheet's own words in the page's language (lang zh), the report's words as written", async () => {
@@ -152,7 +206,9 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     expect(aboutValue(book, "模式")).to.equal("实时");
     expect(aboutValue(book, "Period"), "the author's label as written").to.equal("2026-02-01 – …");
     expect(aboutValue(book, "Wards")).to.equal("（全部）");
-    expect(rowsOf(book.getWorksheet("About")!).flat()).to.include.members(["筛选条件", "工作表", "查询", "行数"]).and.not.include("Report");
+    expect(rowsOf(book.getWorksheet("About")!).flat())
+      .to.include.members(["筛选条件", "工作表", "查询", "行数"])
+      .and.not.include("Report");
     const english = await load(await exportXlsx("hb", { lang: "en" }));
     expect(aboutValue(english, "Report")).to.equal(TITLE);
   });
@@ -160,15 +216,23 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
   it("refuses a language it does not write, saying which it does", async () => {
     const refused = await exportXlsx("hb", { lang: "fr" });
     expect(refused.status).to.equal(400);
-    expect(refused.json.error).to.equal("lang must be en or zh (the language of the file's own words), or be left out for English.");
+    expect(refused.json.error).to.equal(
+      "lang must be en or zh (the language of the file's own words), or be left out for English.",
+    );
   });
 
   it("exports a drill layer: its queries, its title in the file name and on About", async () => {
     const download = await exportXlsx("hb", { drill: "byMonth", args: { month: "2026-01-01" } });
-    expect(download.headers.get("content-disposition")).to.include(`filename*=UTF-8''${encodeURIComponent("Patients in 2026-01-01")}%20v1%20`);
+    expect(download.headers.get("content-disposition")).to.include(
+      `filename*=UTF-8''${encodeURIComponent("Patients in 2026-01-01")}%20v1%20`,
+    );
     const book = await load(download);
     expect(book.worksheets.map((sheet) => sheet.name)).to.deep.equal(["About", "patients"]);
-    expect(rowsOf(book.getWorksheet("patients")!)).to.deep.equal([["patient_ref", "std_value"], ["P001", 100], ["P001", 110]]);
+    expect(rowsOf(book.getWorksheet("patients")!)).to.deep.equal([
+      ["patient_ref", "std_value"],
+      ["P001", 100],
+      ["P001", 110],
+    ]);
     expect(aboutValue(book, "Drill-through")).to.equal("Patients in 2026-01-01");
     expect(aboutValue(book, "month")).to.equal("2026-01-01");
     expect((await exportXlsx("hb", { drill: "byYear", args: {} })).status).to.equal(400);
@@ -225,11 +289,17 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
 
   it("stops the query when the client goes away: no connection is left behind", async () => {
     // About 12 s of work in PostgreSQL for the whole result; the client leaves after the first bytes.
-    await publish("slow", "Slow", tableSpec({ slow: "select g, md5(repeat('x', 65536) || g) as h from generate_series(1, 100010) g" }));
+    await publish(
+      "slow",
+      "Slow",
+      tableSpec({ slow: "select g, md5(repeat('x', 65536) || g) as h from generate_series(1, 100010) g" }),
+    );
     const busy = () =>
       hub.service.db
         // The report role's activity is not tracked (db/reportRunner.ts): a connection holding a snapshot is busy.
-        .query("select count(*)::int as n from pg_stat_activity where application_name = 'dialysis-hub-reports' and backend_xmin is not null")
+        .query(
+          "select count(*)::int as n from pg_stat_activity where application_name = 'dialysis-hub-reports' and backend_xmin is not null",
+        )
         .then((result) => result.rows[0].n as number);
     const stop = new AbortController();
     const response = await fetch(`${hub.service.url}/api/reports/slow/export/xlsx`, {
@@ -251,13 +321,21 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
 
   it("exports a snapshot's frozen numbers, whatever the data source holds now", async () => {
     const no = await publish("hb", TITLE, adequacySpec, "snapshot");
-    const frozen = (await hub.tenant.call("POST", "/api/reports/hb/data", { body: { version: no } })).body.queries.monthly;
-    await hub.tenant.push("lab", [labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] })]);
-    await until(async () => (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1);
+    const frozen = (await hub.tenant.call("POST", "/api/reports/hb/data", { body: { version: no } })).body.queries
+      .monthly;
+    await hub.tenant.push("lab", [
+      labReport("M4", { reportedAt: "2026-02-15 09:00:00", items: [{ itemCode: "HGB", value: 60, unit: "g/L" }] }),
+    ]);
+    await until(
+      async () =>
+        (await hub.service.db.query("select 1 from read.lab_results where external_id = 'M4'")).rowCount === 1,
+    );
     const book = await load(await exportXlsx("hb", { version: no }));
     const rows = rowsOf(book.getWorksheet("monthly")!);
     expect(rows[0]).to.deep.equal(frozen.columns);
-    expect(rows.slice(1).map(([month, ...rest]) => [(month as Date).toISOString().slice(0, 10), ...rest])).to.deep.equal(frozen.rows);
+    expect(
+      rows.slice(1).map(([month, ...rest]) => [(month as Date).toISOString().slice(0, 10), ...rest]),
+    ).to.deep.equal(frozen.rows);
     expect(aboutValue(book, "Mode")).to.equal("snapshot");
     const live = await load(await exportXlsx("hb", { version: "v1" }));
     expect(rowsOf(live.getWorksheet("monthly")!)[2]).to.deep.equal([new Date(Date.UTC(2026, 1, 1)), 90, 2]);
@@ -266,7 +344,13 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
   describe("pieces", () => {
     it("names sheets without forbidden characters, within 31 characters, uniquely", () => {
       const long = "a".repeat(40);
-      expect(sheetNames(["About", long, long, "x/y:z", "history"])).to.deep.equal(["About (2)", "a".repeat(31), `${"a".repeat(27)} (2)`, "x_y_z", "history (2)"]);
+      expect(sheetNames(["About", long, long, "x/y:z", "history"])).to.deep.equal([
+        "About (2)",
+        "a".repeat(31),
+        `${"a".repeat(27)} (2)`,
+        "x_y_z",
+        "history (2)",
+      ]);
     });
 
     it("prefixes formula-like text with a quote, leaving signs and signed numbers alone", () => {
@@ -296,20 +380,40 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
         yield {
           kind: "rows",
           rows: [
-            [`a<b>&'"\x01c\td\ne`, 0, true, new Date(Date.UTC(1900, 2, 1)), new Date(Date.UTC(9999, 11, 31, 23, 59, 59))],
+            [
+              `a<b>&'"\x01c\td\ne`,
+              0,
+              true,
+              new Date(Date.UTC(1900, 2, 1)),
+              new Date(Date.UTC(9999, 11, 31, 23, 59, 59)),
+            ],
             ["  血红蛋白 😀 ", 1e21, false, null, null],
             [null, -1.5e-7, null, "BC date", null],
             [null, null, null, null, null],
             ["NaN stays a word", Number.NaN, null, null, null],
           ],
         };
-        yield { kind: "rows", rows: [[long, long, long, long, long], ["after", 4, false, null, null]] };
+        yield {
+          kind: "rows",
+          rows: [
+            [long, long, long, long, long],
+            ["after", 4, false, null, null],
+          ],
+        };
         yield { kind: "end", note: "cut" };
       }
       const out = new PassThrough();
       const chunks: Buffer[] = [];
       out.on("data", (chunk: Buffer) => chunks.push(chunk));
-      const about = { report: "r", version: "v1", mode: "dynamic", publishedAt: "", exportedAt: "", datasource: "clinical", filters: [] };
+      const about = {
+        report: "r",
+        version: "v1",
+        mode: "dynamic",
+        publishedAt: "",
+        exportedAt: "",
+        datasource: "clinical",
+        filters: [],
+      };
       await writeXlsx(out, about, [{ query: "q", events: rows() }], new AbortController().signal);
       const book = new ExcelJS.Workbook();
       await book.xlsx.load(Buffer.concat(chunks) as never);
@@ -347,9 +451,19 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
       }
       const out = new PassThrough();
       out.resume();
-      const about = { report: "r", version: "v1", mode: "dynamic", publishedAt: "", exportedAt: "", datasource: "clinical", filters: [] };
+      const about = {
+        report: "r",
+        version: "v1",
+        mode: "dynamic",
+        publishedAt: "",
+        exportedAt: "",
+        datasource: "clinical",
+        filters: [],
+      };
       let failure: unknown = null;
-      await writeXlsx(out, about, [{ query: "q", events: failing() }], new AbortController().signal).catch((error) => (failure = error));
+      await writeXlsx(out, about, [{ query: "q", events: failing() }], new AbortController().signal).catch(
+        (error) => (failure = error),
+      );
       expect((failure as Error)?.message).to.equal("source broke");
       expect(closed).to.equal(true);
     });
@@ -367,8 +481,19 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
       const stop = new AbortController();
       const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
       setTimeout(() => stop.abort(), 50);
-      const about = { report: "r", version: "v1", mode: "dynamic", publishedAt: "", exportedAt: "", datasource: "clinical", filters: [] };
-      const failure = await writeXlsx(sink, about, [{ query: "q", events: endless() }], stop.signal).then(() => null, (error: Error) => error);
+      const about = {
+        report: "r",
+        version: "v1",
+        mode: "dynamic",
+        publishedAt: "",
+        exportedAt: "",
+        datasource: "clinical",
+        filters: [],
+      };
+      const failure = await writeXlsx(sink, about, [{ query: "q", events: endless() }], stop.signal).then(
+        () => null,
+        (error: Error) => error,
+      );
       expect(failure?.message).to.match(/stopped/);
       expect(closed).to.equal(true);
     });

@@ -21,20 +21,40 @@ const ID_B = "11010119900307651X";
 describe("auto-claim's load by set", () => {
   const database = useTestDatabase({ max: 10 });
 
-  const received = (externalId: string, type: "LabReportReceived" | "ExamReportReceived", patient: { name?: string; idCard: string }, pendingReason = NO_PATIENT) => ({
+  const received = (
+    externalId: string,
+    type: "LabReportReceived" | "ExamReportReceived",
+    patient: { name?: string; idCard: string },
+    pendingReason = NO_PATIENT,
+  ) => ({
     streamId: `${type === "LabReportReceived" ? "lab-report:" : "exam-report:"}${externalId}`,
     event: {
       type,
-      data: { externalId, report: { patient }, match: { matched: false, idCard: patient.idCard, pendingReason }, items: [], client: { clientId: "c", name: "c" } },
+      data: {
+        externalId,
+        report: { patient },
+        match: { matched: false, idCard: patient.idCard, pendingReason },
+        items: [],
+        client: { clientId: "c", name: "c" },
+      },
     },
   });
-  const patient = (ref: string, name: string, idCard: string) => ({ streamId: `patient:${ref}`, event: { type: "PatientRegistered", data: { name, idCard, hisPatientId: null, ward: null, active: true } } });
+  const patient = (ref: string, name: string, idCard: string) => ({
+    streamId: `patient:${ref}`,
+    event: { type: "PatientRegistered", data: { name, idCard, hisPatientId: null, ward: null, active: true } },
+  });
   const versions = new Map<string, number>();
   async function append(...writes: Array<{ streamId: string; event: { type: string; data: object } }>) {
     for (const { streamId, event } of writes) {
       const version = versions.get(streamId) ?? 0;
       const type = streamId.startsWith("patient:") && version > 0 ? "PatientUpdated" : event.type;
-      await appendToStream(database.db, { tenant: "t1", streamId, expectedVersion: version, events: [{ ...event, type }], metadata: { actor: "test" } });
+      await appendToStream(database.db, {
+        tenant: "t1",
+        streamId,
+        expectedVersion: version,
+        events: [{ ...event, type }],
+        metadata: { actor: "test" },
+      });
       versions.set(streamId, version + 1);
     }
   }
@@ -74,7 +94,10 @@ describe("auto-claim's load by set", () => {
     const byBatches = await rebuildProjection(database.db, batches, silentLogger);
     expect(byBatches).to.include({ status: "rebuilt", loadedAtOnce: 0 });
     const applied = await ownTables();
-    expect(applied.pending.map((row) => (row as { external_id: string }).external_id).sort(), "the batches' answer").to.deep.equal(["MOVED-AWAY", "NEVER", "OTHER-NAME", "RESENT"]);
+    expect(
+      applied.pending.map((row) => (row as { external_id: string }).external_id).sort(),
+      "the batches' answer",
+    ).to.deep.equal(["MOVED-AWAY", "NEVER", "OTHER-NAME", "RESENT"]);
 
     const bySet = await rebuildProjection(database.db, autoClaimReactor, silentLogger);
     expect(bySet.status).to.equal("rebuilt");

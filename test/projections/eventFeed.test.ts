@@ -17,7 +17,9 @@ describe("event feed", () => {
     );
     const all = (await readAfter(database.db, START, 10, ["Counted"])).events;
     expect(all.map((event) => event.transactionId)).to.deep.equal(["9", "10"]);
-    const afterNine = (await readAfter(database.db, { transactionId: "9", position: all[0]!.position }, 10, ["Counted"])).events;
+    const afterNine = (
+      await readAfter(database.db, { transactionId: "9", position: all[0]!.position }, 10, ["Counted"])
+    ).events;
     expect(afterNine.map((event) => (event.data as { n: number }).n)).to.deep.equal([10]);
   });
 
@@ -36,12 +38,23 @@ describe("event feed", () => {
     ]);
     expect(page.passed).to.deep.equal([1, 2, 4]);
     // A page ending on a handled event needs no extra row.
-    expect((await readAfter(database.db, START, 2, ["Counted"])).events.map((event) => event.transactionId)).to.deep.equal(["9", "10"]);
+    expect(
+      (await readAfter(database.db, START, 2, ["Counted"])).events.map((event) => event.transactionId),
+    ).to.deep.equal(["9", "10"]);
   });
 
   it("reads of a handled event only the part of its payload the reader names", async () => {
-    const { events } = await readAfter(database.db, START, 10, ["Counted"], "jsonb_build_object('twice', (data->>'n')::int * 2)");
-    expect(events.filter((event) => event.type === "Counted").map((event) => event.data)).to.deep.equal([{ twice: 18 }, { twice: 20 }]);
+    const { events } = await readAfter(
+      database.db,
+      START,
+      10,
+      ["Counted"],
+      "jsonb_build_object('twice', (data->>'n')::int * 2)",
+    );
+    expect(events.filter((event) => event.type === "Counted").map((event) => event.data)).to.deep.equal([
+      { twice: 18 },
+      { twice: 20 },
+    ]);
   });
 
   it("looks for events past a checkpoint in the index, not the whole store, even before the store was ever analyzed", async () => {
@@ -52,9 +65,13 @@ describe("event feed", () => {
         `insert into events (tenant, stream_id, stream_version, type, data, metadata)
          select 't', 's' || g, 1, 'Counted', jsonb_build_object('n', g), '{"actor": "test"}' from generate_series(1, 20000) g`,
       );
-      const { rows } = await db.query("select transaction_id::text as tx, max(position) as position from events group by 1");
+      const { rows } = await db.query(
+        "select transaction_id::text as tx, max(position) as position from events group by 1",
+      );
       const last = { transactionId: rows[0].tx as string, position: Number(rows[0].position) };
-      const plan = (await db.query(`explain ${EVENTS_AFTER_SQL}`, [last.transactionId, last.position])).rows.map((row) => row["QUERY PLAN"]).join("\n");
+      const plan = (await db.query(`explain ${EVENTS_AFTER_SQL}`, [last.transactionId, last.position])).rows
+        .map((row) => row["QUERY PLAN"])
+        .join("\n");
       expect(plan).to.include("events_transaction_order").and.not.include("Seq Scan");
       expect(await hasEventsAfter(db, last)).to.equal(false);
       expect(await hasEventsAfter(db, { ...last, position: last.position - 1 })).to.equal(true);
@@ -66,7 +83,10 @@ describe("event feed", () => {
   describe("the horizon: which open transactions hold the reader back", () => {
     const probe = (label: string) =>
       `insert into events (tenant, stream_id, stream_version, type, data, metadata) values ('t', '${label}', 1, 'Probe', '{}', '{"actor": "test"}')`;
-    const probesRead = async () => (await readAfter(database.db, START, 100, ["Probe"])).events.filter((e) => e.type === "Probe").map((e) => e.streamId);
+    const probesRead = async () =>
+      (await readAfter(database.db, START, 100, ["Probe"])).events
+        .filter((e) => e.type === "Probe")
+        .map((e) => e.streamId);
 
     it("is not held back by a transaction open in another database of the same server", async () => {
       // Another application's database: a batch job's transaction that has written (so holds an xid).
@@ -103,7 +123,9 @@ describe("event feed", () => {
       const projector = await database.db.connect();
       try {
         await projector.query("begin");
-        await projector.query(`${NO_EVENTS_WRITTEN_SQL}create table read_rows (n int); insert into read_rows values (1)`);
+        await projector.query(
+          `${NO_EVENTS_WRITTEN_SQL}create table read_rows (n int); insert into read_rows values (1)`,
+        );
         await database.db.query(probe("past-a-projector"));
         expect(await probesRead()).to.deep.equal([...before, "past-a-projector"]);
         await projector.query("commit");

@@ -13,7 +13,8 @@ import { monthRecountSql } from "../support/monthRecount.ts";
  * counts compared with a recount by count(distinct).
  */
 const RECOUNT = monthRecountSql({ items: "lab_results", wards: "patient_wards", targets: "std_targets" });
-const COUNTED = "select tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target from result_months";
+const COUNTED =
+  "select tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target from result_months";
 
 /**
  * Item rows of tenants t1 and t2: patient p<n> has the item codes 0 to n * 13 (so the highest
@@ -48,7 +49,9 @@ describe("a rebuild's month summaries (countEveryMonth)", () => {
         `insert into patient_wards select tenant, format('p%s', n), case when n < 6 then 'A' when n < 10 then 'B' end
          from unnest(array['t1', 't2']) tenant, generate_series(0, 10) n`,
       );
-      const { rows: codes } = await tx.query("select count(distinct std_code)::int as n from lab_results where std_value is not null");
+      const { rows: codes } = await tx.query(
+        "select count(distinct std_code)::int as n from lab_results where std_value is not null",
+      );
       expect(codes[0].n).to.be.greaterThan(128);
 
       await countEveryMonth(tx);

@@ -32,10 +32,16 @@ function recordingInto(name: string, version: number, tables: string[]): Project
     handles: ["Counted"],
     tables,
     async setup(tx) {
-      for (const table of tables) await tx.query(`create table ${table} (position bigint primary key, tenant text not null, n integer)`);
+      for (const table of tables)
+        await tx.query(`create table ${table} (position bigint primary key, tenant text not null, n integer)`);
     },
     async apply(tx, event) {
-      for (const table of tables) await tx.query(`insert into ${table} values ($1, $2, $3)`, [event.position, event.tenant, (event.data as { n: number }).n]);
+      for (const table of tables)
+        await tx.query(`insert into ${table} values ($1, $2, $3)`, [
+          event.position,
+          event.tenant,
+          (event.data as { n: number }).n,
+        ]);
     },
   };
 }
@@ -60,10 +66,19 @@ describe("projection rebuild", () => {
     }
     await runner.settle();
     // The next version cannot apply t2's 10th event (a change of code meeting an old event).
-    const poisoned = { ...recordingProjection("replayed", ["Counted"], (event) => event.tenant === "t2" && (event.data as { n: number }).n === 10), version: 2 };
+    const poisoned = {
+      ...recordingProjection(
+        "replayed",
+        ["Counted"],
+        (event) => event.tenant === "t2" && (event.data as { n: number }).n === 10,
+      ),
+      version: 2,
+    };
     const result = await rebuildProjection(database.db, poisoned, silentLogger, { batchSize: 20 });
     expect(result).to.deep.include({ status: "rebuilt", heldBack: ["t2"] });
-    const counts = await database.db.query("select tenant, count(*)::int as n, max(n) as last from read.replayed_seen group by tenant order by tenant");
+    const counts = await database.db.query(
+      "select tenant, count(*)::int as n, max(n) as last from read.replayed_seen group by tenant order by tenant",
+    );
     expect(counts.rows).to.deep.equal([
       { tenant: "t1", n: 50, last: 50 },
       { tenant: "t2", n: 9, last: 9 },
@@ -83,7 +98,8 @@ describe("projection rebuild", () => {
     let rebuilding = true;
     const servedCounts: number[] = [];
     const reader = (async () => {
-      while (rebuilding) servedCounts.push((await database.db.query("select count(*)::int as n from read.rebuilt_seen")).rows[0].n);
+      while (rebuilding)
+        servedCounts.push((await database.db.query("select count(*)::int as n from read.rebuilt_seen")).rows[0].n);
     })();
     const writer = (async () => {
       for (let i = 0; i < 10; i++) {
@@ -105,9 +121,13 @@ describe("projection rebuild", () => {
     const after = await contents(database.db, "rebuilt_seen");
     expect(after).to.have.length(3100);
     expect(after.slice(0, 3000)).to.deep.equal(original);
-    const oldSchema = await database.db.query("select 1 from information_schema.schemata where schema_name = 'proj_rebuilt_g1'");
-    expect(oldSchema.rowCount, "the retired generation's tables are dropped").to.equal(0);    // Issue #35: the new generation serves with its statistics gathered, whatever autovacuum does.
-    const stats = await database.db.query("select count(*)::int as columns from pg_stats where schemaname = 'proj_rebuilt_g2' and tablename = 'rebuilt_seen'");
+    const oldSchema = await database.db.query(
+      "select 1 from information_schema.schemata where schema_name = 'proj_rebuilt_g1'",
+    );
+    expect(oldSchema.rowCount, "the retired generation's tables are dropped").to.equal(0); // Issue #35: the new generation serves with its statistics gathered, whatever autovacuum does.
+    const stats = await database.db.query(
+      "select count(*)::int as columns from pg_stats where schemaname = 'proj_rebuilt_g2' and tablename = 'rebuilt_seen'",
+    );
     expect(stats.rows[0].columns, "the rebuilt table's columns have statistics").to.be.greaterThan(0);
   });
 
@@ -133,7 +153,11 @@ describe("projection rebuild", () => {
     this.timeout(60_000);
     await prepareProjections(database.db, [recordingInto("whole", 1, ["whole_seen", "part_seen"])], silentLogger);
     await appendCounted(database.db, "a", 0, 50);
-    await new ProjectionRunner(database.db, recordingInto("whole", 1, ["whole_seen", "part_seen"]), silentLogger).settle();
+    await new ProjectionRunner(
+      database.db,
+      recordingInto("whole", 1, ["whole_seen", "part_seen"]),
+      silentLogger,
+    ).settle();
 
     const whole = recordingInto("whole", 2, ["whole_seen"]);
     const part = recordingInto("part", 1, ["part_seen"]);
@@ -148,18 +172,33 @@ describe("projection rebuild", () => {
     await appendCounted(database.db, "a", 50, 5);
     expect((await rebuildProjection(database.db, part, silentLogger)).status).to.equal("rebuilt");
     expect(await contents(database.db, "part_seen")).to.have.length(55);
-    const schemas = await database.db.query("select schema_name from information_schema.schemata where schema_name like 'proj_whole_%' or schema_name like 'proj_part_%' order by 1");
-    expect(schemas.rows.map((row) => row.schema_name), "the retired generation is dropped once nothing shows it").to.deep.equal(["proj_part_g2", "proj_whole_g2"]);
+    const schemas = await database.db.query(
+      "select schema_name from information_schema.schemata where schema_name like 'proj_whole_%' or schema_name like 'proj_part_%' order by 1",
+    );
+    expect(
+      schemas.rows.map((row) => row.schema_name),
+      "the retired generation is dropped once nothing shows it",
+    ).to.deep.equal(["proj_part_g2", "proj_whole_g2"]);
   });
   it("gathers statistics of the rebuilt projection's own tables only: a reactor, which has none, analyzes nothing", async function () {
     this.timeout(60_000);
     const lastAnalyzed = async () =>
-      (await database.db.query("select relname, last_analyze from pg_stat_user_tables where schemaname = 'public' and relname in ('events', 'projection_generations') order by relname")).rows;
+      (
+        await database.db.query(
+          "select relname, last_analyze from pg_stat_user_tables where schemaname = 'public' and relname in ('events', 'projection_generations') order by relname",
+        )
+      ).rows;
     await appendCounted(database.db, "a", 0, 10);
     const before = await lastAnalyzed();
     // A table-less reader of the store (as reactors/autoClaim.ts is). An ANALYZE naming no table
     // analyzes the whole database: at two million reports, minutes beside the other rebuilds.
-    const reactor: Projection = { name: "tableless", version: 1, handles: ["Counted"], tables: [], apply: async () => {} };
+    const reactor: Projection = {
+      name: "tableless",
+      version: 1,
+      handles: ["Counted"],
+      tables: [],
+      apply: async () => {},
+    };
     await prepareProjections(database.db, [reactor], silentLogger);
     expect((await rebuildProjection(database.db, reactor, silentLogger)).status).to.equal("rebuilt");
     expect(await lastAnalyzed()).to.deep.equal(before);
@@ -177,9 +216,10 @@ describe("projection rebuild", () => {
     let started = 0;
     const meeting = (tx: Tx) => {
       if (++started === 2) begun[0]!();
-      return Promise.race([bothBegun, new Promise((_, reject) => setTimeout(() => reject(new Error("the other step never began")), 5_000))]).then(() =>
-        tx.query("select count(*) from finished_seen"),
-      );
+      return Promise.race([
+        bothBegun,
+        new Promise((_, reject) => setTimeout(() => reject(new Error("the other step never began")), 5_000)),
+      ]).then(() => tx.query("select count(*) from finished_seen"));
     };
     const sideBySide: Projection = {
       ...recordingInto("finished", 2, ["finished_seen"]),
@@ -191,10 +231,15 @@ describe("projection rebuild", () => {
     };
     await prepareProjections(database.db, [sideBySide], silentLogger);
     expect((await rebuildProjection(database.db, sideBySide, silentLogger)).status).to.equal("rebuilt");
-    const indexes = await database.db.query("select indexname from pg_indexes where schemaname = 'proj_finished_g2' and tablename = 'finished_seen' order by 1");
+    const indexes = await database.db.query(
+      "select indexname from pg_indexes where schemaname = 'proj_finished_g2' and tablename = 'finished_seen' order by 1",
+    );
     expect(indexes.rows.map((row) => row.indexname)).to.deep.equal(["finished_by_n", "finished_seen_pkey"]);
 
-    const failing: Projection = { ...recordingInto("finished", 3, ["finished_seen"]), finishLoad: [{ name: "broken", run: (tx) => tx.query("select 1 / 0") }] };
+    const failing: Projection = {
+      ...recordingInto("finished", 3, ["finished_seen"]),
+      finishLoad: [{ name: "broken", run: (tx) => tx.query("select 1 / 0") }],
+    };
     await prepareProjections(database.db, [failing], silentLogger);
     let thrown: unknown = null;
     await rebuildProjection(database.db, failing, silentLogger).catch((error) => (thrown = error));
@@ -212,8 +257,14 @@ describe("projection rebuild", () => {
     const keyBuiltBeside = async (tx: Tx) => {
       await tx.query("select count(*) from setloaded_seen");
       const { rows } = await tx.query("select current_schema() as schema");
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
-        const built = await database.db.query("select to_regclass($1) is not null as built", [`${rows[0].schema}.setloaded_seen_pkey`]);
+      for (
+        const deadline = Date.now() + 10_000;
+        Date.now() < deadline;
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      ) {
+        const built = await database.db.query("select to_regclass($1) is not null as built", [
+          `${rows[0].schema}.setloaded_seen_pkey`,
+        ]);
         if (built.rows[0].built) return true;
       }
       return false;
@@ -224,36 +275,70 @@ describe("projection rebuild", () => {
       handles: ["Counted"],
       tables: ["setloaded_seen"],
       async setup(tx) {
-        await tx.query("create table setloaded_seen (position bigint primary key, tenant text not null, n integer, loading boolean not null)");
+        await tx.query(
+          "create table setloaded_seen (position bigint primary key, tenant text not null, n integer, loading boolean not null)",
+        );
         await tx.query("create index setloaded_by_n on setloaded_seen (n)");
       },
       async loadThrough(tx, through) {
         await deferIndexes(tx, ["setloaded_seen"]);
-        await tx.query(`insert into setloaded_seen select position, tenant, (data->>'n')::int, true from events e where type = 'Counted' and ${upTo("e")}`, throughParams(through));
-        const { rows } = await tx.query("select count(*)::int as n from pg_indexes where tablename = 'setloaded_seen' and schemaname = current_schema()");
+        await tx.query(
+          `insert into setloaded_seen select position, tenant, (data->>'n')::int, true from events e where type = 'Counted' and ${upTo("e")}`,
+          throughParams(through),
+        );
+        const { rows } = await tx.query(
+          "select count(*)::int as n from pg_indexes where tablename = 'setloaded_seen' and schemaname = current_schema()",
+        );
         happened.push(`load without ${2 - rows[0].n} of 2 indexes`);
         // Appended and committed while the load's transaction is open: past its checkpoint.
         await appendCounted(database.db, "late", 0, 3);
       },
-      finishLoad: [{ name: "finish", run: async (tx) => happened.push((await keyBuiltBeside(tx)) ? "finish, the key built beside it" : "finish, the key waiting") }],
+      finishLoad: [
+        {
+          name: "finish",
+          run: async (tx) =>
+            happened.push((await keyBuiltBeside(tx)) ? "finish, the key built beside it" : "finish, the key waiting"),
+        },
+      ],
       async apply(tx, event) {
         await this.applyBatch!(tx, [event]);
       },
       async applyBatch(tx, events, context) {
         happened.push(`batch loading=${context?.loading}`);
-        for (const event of events) await tx.query("insert into setloaded_seen values ($1, $2, $3, $4)", [event.position, event.tenant, (event.data as { n: number }).n, context?.loading ?? false]);
+        for (const event of events)
+          await tx.query("insert into setloaded_seen values ($1, $2, $3, $4)", [
+            event.position,
+            event.tenant,
+            (event.data as { n: number }).n,
+            context?.loading ?? false,
+          ]);
       },
     };
-    expect((await prepareProjections(database.db, [projection], silentLogger)).map((p) => p.name)).to.deep.equal(["setloaded"]);
+    expect((await prepareProjections(database.db, [projection], silentLogger)).map((p) => p.name)).to.deep.equal([
+      "setloaded",
+    ]);
     const result = await rebuildProjection(database.db, projection, silentLogger);
     expect(result).to.include({ status: "rebuilt", loadedAtOnce: 10 });
-    expect(happened).to.deep.equal(["load without 2 of 2 indexes", "finish, the key built beside it", "batch loading=false"]);
+    expect(happened).to.deep.equal([
+      "load without 2 of 2 indexes",
+      "finish, the key built beside it",
+      "batch loading=false",
+    ]);
     const schema = (await findLive(database.db, "setloaded"))!.schemaName;
-    const indexes = await database.db.query("select indexname from pg_indexes where schemaname = $1 order by 1", [schema]);
-    expect(indexes.rows.map((row) => row.indexname), "the indexes built again, the record of them gone").to.deep.equal(["setloaded_by_n", "setloaded_seen_pkey"]);
-    const key = await database.db.query("select contype from pg_constraint where conrelid = $1::regclass", [`${schema}.setloaded_seen`]);
+    const indexes = await database.db.query("select indexname from pg_indexes where schemaname = $1 order by 1", [
+      schema,
+    ]);
+    expect(
+      indexes.rows.map((row) => row.indexname),
+      "the indexes built again, the record of them gone",
+    ).to.deep.equal(["setloaded_by_n", "setloaded_seen_pkey"]);
+    const key = await database.db.query("select contype from pg_constraint where conrelid = $1::regclass", [
+      `${schema}.setloaded_seen`,
+    ]);
     expect(key.rows, "the primary key a constraint again").to.deep.equal([{ contype: "p" }]);
-    const rows = await database.db.query("select loading, count(*)::int as n from read.setloaded_seen group by 1 order by 1");
+    const rows = await database.db.query(
+      "select loading, count(*)::int as n from read.setloaded_seen group by 1 order by 1",
+    );
     expect(rows.rows).to.deep.equal([
       { loading: false, n: 3 },
       { loading: true, n: 10 },
@@ -265,7 +350,13 @@ describe("projection rebuild", () => {
     const projection = recordingProjection("paced");
     await prepareProjections(database.db, [projection], silentLogger);
     await appendCounted(database.db, "a", 0, 1000);
-    await appendToStream(database.db, { tenant: "t1", streamId: "other", expectedVersion: 0, events: [{ type: "NotCounted", data: {} }], metadata: { actor: "test" } });
+    await appendToStream(database.db, {
+      tenant: "t1",
+      streamId: "other",
+      expectedVersion: 0,
+      events: [{ type: "NotCounted", data: {} }],
+      metadata: { actor: "test" },
+    });
     const seen: Array<{ eventsRead: number; lastPosition: number }> = [];
     const result = await rebuildProjection(database.db, projection, silentLogger, {
       batchSize: 300,

@@ -20,7 +20,9 @@ const WANG_WU = { name: "王五", idCard: "110105200002290013" };
 async function tableDigests(service: RunningService): Promise<Record<string, { rows: number; md5: string }>> {
   const digests: Record<string, { rows: number; md5: string }> = {};
   for (const table of allProjections.flatMap((projection) => projection.tables).sort()) {
-    const { rows } = await service.db.query(`select count(*)::int as rows, md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5 from read.${table} t`);
+    const { rows } = await service.db.query(
+      `select count(*)::int as rows, md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5 from read.${table} t`,
+    );
     digests[table] = rows[0];
   }
   // And every table of each live generation, its own ones included (a reactor's known patients and waiting reports).
@@ -28,8 +30,14 @@ async function tableDigests(service: RunningService): Promise<Record<string, { r
     `select g.name, g.schema_name, t.table_name from projection_generations g join information_schema.tables t on t.table_schema = g.schema_name
      where g.state = 'live' order by 1, 3`,
   );
-  for (const { name, schema_name: schema, table_name: table } of own as Array<{ name: string; schema_name: string; table_name: string }>) {
-    const { rows } = await service.db.query(`select count(*)::int as rows, md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5 from ${schema}.${table} t`);
+  for (const { name, schema_name: schema, table_name: table } of own as Array<{
+    name: string;
+    schema_name: string;
+    table_name: string;
+  }>) {
+    const { rows } = await service.db.query(
+      `select count(*)::int as rows, md5(coalesce(string_agg(t::text, E'\\n' order by t::text), '')) as md5 from ${schema}.${table} t`,
+    );
     digests[`${name}: ${table}`] = rows[0];
   }
   return digests;
@@ -52,41 +60,98 @@ describe("replaying every event gives every read table back, row for row", funct
       }
     };
     // Updates: a changed value, and a report moved to another day.
-    step("update a value", () => north.push("lab", [labReport("NORTH-M1", { reportedAt: "2026-01-10 09:00:00", items: [{ itemCode: "HGB", value: 104, unit: "g/L" }] })]));
+    step("update a value", () =>
+      north.push("lab", [
+        labReport("NORTH-M1", {
+          reportedAt: "2026-01-10 09:00:00",
+          items: [{ itemCode: "HGB", value: 104, unit: "g/L" }],
+        }),
+      ]),
+    );
     step("move a report", () => north.push("lab", [labReport("NORTH-DAY", { reportedAt: "2026-03-04 09:00:00" })]));
-    step("a report for the queue", () => north.push("lab", [labReport("NORTH-LAB-REQUEUED", { patient: { hisPatientId: "H-7" } })]));
+    step("a report for the queue", () =>
+      north.push("lab", [labReport("NORTH-LAB-REQUEUED", { patient: { hisPatientId: "H-7" } })]),
+    );
     step("laboratory reports to dismiss", () =>
-      north.push("lab", [labReport("NORTH-LAB-DISMISSED", { patient: { hisPatientId: "H-10" } }), labReport("NORTH-LAB-BACK", { patient: { hisPatientId: "H-11" } })]),
+      north.push("lab", [
+        labReport("NORTH-LAB-DISMISSED", { patient: { hisPatientId: "H-10" } }),
+        labReport("NORTH-LAB-BACK", { patient: { hisPatientId: "H-11" } }),
+      ]),
     );
     await run();
-    step("dismiss a laboratory report", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-DISMISSED/dismiss", { reason: "not a dialysis patient" }));
-    step("dismiss one to be sent back", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-BACK/dismiss", { reason: "sent by mistake" }));
+    step("dismiss a laboratory report", () =>
+      north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-DISMISSED/dismiss", { reason: "not a dialysis patient" }),
+    );
+    step("dismiss one to be sent back", () =>
+      north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-BACK/dismiss", { reason: "sent by mistake" }),
+    );
     await run();
-    step("send a dismissed report back", () => north.push("lab", [labReport("NORTH-LAB-BACK", { patient: { hisPatientId: "H-11" }, status: "CORRECTED" })]));
+    step("send a dismissed report back", () =>
+      north.push("lab", [labReport("NORTH-LAB-BACK", { patient: { hisPatientId: "H-11" }, status: "CORRECTED" })]),
+    );
     await run();
     // Reports left waiting for a patient: a name that differs from the known holder of the id card's, an id card nobody holds.
-    step("waiting, the name differs", () => north.push("lab", [labReport("NORTH-NAME-DIFFERS", { patient: { name: "张三丰", idCard: "11010519491231002X" } })]));
-    step("waiting for nobody yet", () => north.push("exam", [{ externalId: "NORTH-ECG-NOBODY", patient: { name: "赵六", idCard: "11010119900307651X" }, examType: "ECG", reportedAt: "2026-03-03 11:30:00" }]));
+    step("waiting, the name differs", () =>
+      north.push("lab", [
+        labReport("NORTH-NAME-DIFFERS", { patient: { name: "张三丰", idCard: "11010519491231002X" } }),
+      ]),
+    );
+    step("waiting for nobody yet", () =>
+      north.push("exam", [
+        {
+          externalId: "NORTH-ECG-NOBODY",
+          patient: { name: "赵六", idCard: "11010119900307651X" },
+          examType: "ECG",
+          reportedAt: "2026-03-03 11:30:00",
+        },
+      ]),
+    );
     await run();
     // The queue: a claim, a dismissal, an update that sends the dismissed report back, an automatic claim.
     step("claim", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" }));
-    step("claim one to be requeued", () => north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-REQUEUED/claim", { patientRef: "P001" }));
-    step("dismiss", () => north.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not a dialysis patient" }));
+    step("claim one to be requeued", () =>
+      north.asAuthor("POST", "/api/unmatched/lab/NORTH-LAB-REQUEUED/claim", { patientRef: "P001" }),
+    );
+    step("dismiss", () =>
+      north.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not a dialysis patient" }),
+    );
     await run();
     // A claimed laboratory report updated to name someone else: its rows leave the claimed patient (a rebuild by set must not apply the claim).
-    step("requeue a laboratory report", () => north.push("lab", [labReport("NORTH-LAB-REQUEUED", { patient: { hisPatientId: "H-8" }, status: "CORRECTED" })]));
-    step("requeue", () => north.push("exam", [{ externalId: "NORTH-ECG-UNMATCHED", patient: { hisPatientId: "H-9" }, examType: "ECG", reportedAt: "2026-03-02 11:30:00" }]));
+    step("requeue a laboratory report", () =>
+      north.push("lab", [labReport("NORTH-LAB-REQUEUED", { patient: { hisPatientId: "H-8" }, status: "CORRECTED" })]),
+    );
+    step("requeue", () =>
+      north.push("exam", [
+        {
+          externalId: "NORTH-ECG-UNMATCHED",
+          patient: { hisPatientId: "H-9" },
+          examType: "ECG",
+          reportedAt: "2026-03-02 11:30:00",
+        },
+      ]),
+    );
     step("wait for a patient", () => north.push("lab", [labReport("NORTH-WANG", { patient: WANG_WU })]));
     await run();
-    step("register, claiming automatically", () => north.asAuthor("PUT", "/api/patients/P003", { ...WANG_WU, ward: "C" }));
+    step("register, claiming automatically", () =>
+      north.asAuthor("PUT", "/api/patients/P003", { ...WANG_WU, ward: "C" }),
+    );
     // A patient corrected: another ward, then 李四 registered under a second reference.
-    step("correct a patient", () => north.asAuthor("PUT", "/api/patients/P001", { name: "张三", idCard: "11010519491231002X", ward: "B" }));
+    step("correct a patient", () =>
+      north.asAuthor("PUT", "/api/patients/P001", { name: "张三", idCard: "11010519491231002X", ward: "B" }),
+    );
     step("register another", () => north.asAuthor("PUT", "/api/patients/P002", { ...LI_SI, ward: "A" }));
     // Reports: a snapshot published, an old version restored, a draft discarded.
-    step("publish a snapshot", () => north.asAuthor("POST", "/api/reports/hb-monthly/publish", { mode: "snapshot", note: "month end" }));
+    step("publish a snapshot", () =>
+      north.asAuthor("POST", "/api/reports/hb-monthly/publish", { mode: "snapshot", note: "month end" }),
+    );
     step("restore v1", () => north.asAuthor("POST", "/api/reports/every-param/restore", { version: "v1" }));
     await run();
-    step("draft", () => north.asAuthor("PUT", "/api/reports/every-param/draft", { title: "To be discarded", spec: { version: 1, title: "x", params: [], queries: { q: { sql: "select 1 as n" } }, nodes: [] } }));
+    step("draft", () =>
+      north.asAuthor("PUT", "/api/reports/every-param/draft", {
+        title: "To be discarded",
+        spec: { version: 1, title: "x", params: [], queries: { q: { sql: "select 1 as n" } }, nodes: [] },
+      }),
+    );
     await run();
     step("discard", () => north.asAuthor("DELETE", "/api/reports/every-param/draft"));
     await run();
@@ -94,10 +159,16 @@ describe("replaying every event gives every read table back, row for row", funct
     const bulk = await fetch(`${hub.service.url}/open/v1/lab/reports/bulk`, {
       method: "POST",
       headers: { authorization: `Bearer ${north.client.key}`, "content-type": "application/x-ndjson" },
-      body: [labReport("NORTH-BULK"), labReport("NORTH-DAY", { status: "CORRECTED" }), "{not json"].map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n"),
+      body: [labReport("NORTH-BULK"), labReport("NORTH-DAY", { status: "CORRECTED" }), "{not json"]
+        .map((line) => (typeof line === "string" ? line : JSON.stringify(line)))
+        .join("\n"),
     });
     const { jobId } = ((await bulk.json()) as { data: { jobId: string } }).data;
-    await until(async () => (await north.call("GET", `/open/v1/bulk/${jobId}`, { token: north.client.key })).body.data.status === "DONE", 15_000);
+    await until(
+      async () =>
+        (await north.call("GET", `/open/v1/bulk/${jobId}`, { token: north.client.key })).body.data.status === "DONE",
+      15_000,
+    );
     await projectionsCaughtUp(hub.service.url!);
     // Access records are written off their calls' path, within ACCESS_LOG_FLUSH_MS (200 ms) when
     // the machine is idle, later under the whole suite's load: the log is complete once it stops growing.
@@ -116,14 +187,16 @@ describe("replaying every event gives every read table back, row for row", funct
     expect(before.lab_reports!.rows).to.be.greaterThan(10);
     expect(before.lab_report_days!.rows, "more versions than reports").to.be.greaterThan(before.lab_reports!.rows);
     expect(before["auto_claim: pending_reports"]!.rows, "reports left waiting for a patient").to.be.at.least(2);
-    const events = async () => (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n as number;
+    const events = async () =>
+      (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n as number;
     const eventsBefore = await events();
 
     for (const projection of allProjections) {
       const result = await rebuildProjection(hub.service.db, projection, silentLogger);
       expect(result.status, projection.name).to.equal("rebuilt");
       // What can load by set did: the batches, which would stand in for a failed load, are not what is compared.
-      if (projection.loadThrough && result.status === "rebuilt") expect(result.loadedAtOnce, `${projection.name} loaded by set`).to.be.greaterThan(0);
+      if (projection.loadThrough && result.status === "rebuilt")
+        expect(result.loadedAtOnce, `${projection.name} loaded by set`).to.be.greaterThan(0);
     }
 
     expect(await tableDigests(hub.service)).to.deep.equal(before);

@@ -16,7 +16,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function countingTransactions(db: Db): Db & { transactions: number } {
   let transactions = 0;
   return new Proxy(db, {
-    get: (target, key) => (key === "connect" ? () => (transactions++, target.connect()) : key === "transactions" ? transactions : Reflect.get(target, key)),
+    get: (target, key) =>
+      key === "connect"
+        ? () => (transactions++, target.connect())
+        : key === "transactions"
+          ? transactions
+          : Reflect.get(target, key),
   }) as Db & { transactions: number };
 }
 
@@ -46,7 +51,10 @@ describe("projection runtime", () => {
                 tenant: "t1",
                 streamId: `writer-${w}`,
                 expectedVersion: t * perTransaction,
-                events: Array.from({ length: perTransaction }, (_, i) => ({ type: "Counted", data: { n: t * perTransaction + i } })),
+                events: Array.from({ length: perTransaction }, (_, i) => ({
+                  type: "Counted",
+                  data: { n: t * perTransaction + i },
+                })),
                 metadata: { actor: `writer-${w}` },
               });
               // Hold the transaction open so that later positions commit first.
@@ -66,9 +74,13 @@ describe("projection runtime", () => {
       `select count(*)::int as n from events e where exists (
          select 1 from events later where later.transaction_id < e.transaction_id and later.position > e.position)`,
     );
-    expect(overtaken.rows[0].n, "the workload must commit positions out of order to mean anything").to.be.greaterThan(0);
+    expect(overtaken.rows[0].n, "the workload must commit positions out of order to mean anything").to.be.greaterThan(
+      0,
+    );
     expect(await seenCount(database.db, "gapless")).to.equal(writers * eventsPerWriter);
-    const missing = await database.db.query("select count(*)::int as n from events e where not exists (select 1 from read.gapless_seen s where s.position = e.position)");
+    const missing = await database.db.query(
+      "select count(*)::int as n from events e where not exists (select 1 from read.gapless_seen s where s.position = e.position)",
+    );
     expect(missing.rows[0].n).to.equal(0);
     const live = await findLive(database.db, "gapless");
     expect(live?.appliedCount).to.equal(writers * eventsPerWriter);
@@ -82,7 +94,13 @@ describe("projection runtime", () => {
     const counting = countingTransactions(db);
     const runner = new ProjectionRunner(counting, projection, silentLogger);
     const append = (tx: Parameters<typeof appendToStream>[0], streamId: string) =>
-      appendToStream(tx, { tenant: "t1", streamId, expectedVersion: 0, events: [{ type: "Counted", data: { n: 1 } }], metadata: { actor: "test" } });
+      appendToStream(tx, {
+        tenant: "t1",
+        streamId,
+        expectedVersion: 0,
+        events: [{ type: "Counted", data: { n: 1 } }],
+        metadata: { actor: "test" },
+      });
 
     const holder = await db.connect();
     try {
@@ -111,7 +129,13 @@ describe("projection runtime", () => {
     const counting = countingTransactions(db);
     const runner = new ProjectionRunner(counting, projection, silentLogger);
     const append = (tx: Parameters<typeof appendToStream>[0], streamId: string, type: string) =>
-      appendToStream(tx, { tenant: "t1", streamId, expectedVersion: 0, events: [{ type, data: { n: 1 } }], metadata: { actor: "test" } });
+      appendToStream(tx, {
+        tenant: "t1",
+        streamId,
+        expectedVersion: 0,
+        events: [{ type, data: { n: 1 } }],
+        metadata: { actor: "test" },
+      });
 
     const holder = await db.connect();
     try {
@@ -144,7 +168,13 @@ describe("projection runtime", () => {
     const counting = countingTransactions(db);
     const runner = new ProjectionRunner(counting, projection, silentLogger, { waitingRetryMs: 5 });
     const append = (tx: Parameters<typeof appendToStream>[0], streamId: string, n: number) =>
-      appendToStream(tx, { tenant: "t1", streamId, expectedVersion: 0, events: Array.from({ length: n }, (_, i) => ({ type: "Counted", data: { n: i } })), metadata: { actor: "test" } });
+      appendToStream(tx, {
+        tenant: "t1",
+        streamId,
+        expectedVersion: 0,
+        events: Array.from({ length: n }, (_, i) => ({ type: "Counted", data: { n: i } })),
+        metadata: { actor: "test" },
+      });
 
     await withTransaction(db, (tx) => append(tx, "a", 10));
     await runner.wake();
@@ -185,10 +215,21 @@ describe("projection runtime", () => {
     const runner = new ProjectionRunner(db, projection, silentLogger);
     const types = ["Counted", "Counted", "Heavy", "Counted", "Heavy", "Heavy", "Counted", "Other", "Counted"];
     await withTransaction(db, (tx) =>
-      appendToStream(tx, { tenant: "t1", streamId: "mixed", expectedVersion: 0, events: types.map((type, n) => ({ type, data: { n } })), metadata: { actor: "test" } }),
+      appendToStream(tx, {
+        tenant: "t1",
+        streamId: "mixed",
+        expectedVersion: 0,
+        events: types.map((type, n) => ({ type, data: { n } })),
+        metadata: { actor: "test" },
+      }),
     );
     await runner.wake();
-    expect(batches).to.deep.equal([["Counted", "Counted", "Heavy"], ["Counted", "Heavy"], ["Heavy"], ["Counted", "Counted"]]);
+    expect(batches).to.deep.equal([
+      ["Counted", "Counted", "Heavy"],
+      ["Counted", "Heavy"],
+      ["Heavy"],
+      ["Counted", "Counted"],
+    ]);
     expect(await seenCount(db, "cut")).to.equal(8);
     expect((await findLive(db, "cut"))?.appliedCount, "every event passed, handled or not").to.equal(types.length);
     await runner.stop();
@@ -196,7 +237,11 @@ describe("projection runtime", () => {
 
   it("holds back only the tenant of an event it cannot apply, applies every other tenant's, and catches that tenant up in order on retry", async () => {
     let poisoned = true;
-    const fragile = recordingProjection("fragile", ["Counted"], (event) => poisoned && event.tenant === "t1" && (event.data as { n: number }).n === 3);
+    const fragile = recordingProjection(
+      "fragile",
+      ["Counted"],
+      (event) => poisoned && event.tenant === "t1" && (event.data as { n: number }).n === 3,
+    );
     const sturdy = recordingProjection("sturdy");
     await prepareProjections(database.db, [fragile, sturdy], silentLogger);
     const append = (tenant: string, from: number, to: number) =>
@@ -220,8 +265,16 @@ describe("projection runtime", () => {
     expect(live?.error, "the projection as a whole is not stopped").to.equal(null);
     expect(live?.quarantined.map((held) => held.tenant)).to.deep.equal(["t1"]);
     const third = await database.db.query("select position from events where tenant = 't1' and data->>'n' = '3'");
-    const { rows: held } = await database.db.query("select error_position, error_code, error from projection_quarantines where name = 'fragile'");
-    expect(held).to.deep.equal([{ error_position: third.rows[0].position, error_code: null, error: `cannot apply event ${third.rows[0].position}` }]);
+    const { rows: held } = await database.db.query(
+      "select error_position, error_code, error from projection_quarantines where name = 'fragile'",
+    );
+    expect(held).to.deep.equal([
+      {
+        error_position: third.rows[0].position,
+        error_code: null,
+        error: `cannot apply event ${third.rows[0].position}`,
+      },
+    ]);
 
     // Both tenants push on: t2's new events are applied, t1's wait behind its held-back one.
     await append("t1", 6, 6);
@@ -234,16 +287,26 @@ describe("projection runtime", () => {
     expect(await clearError(database.db, "fragile")).to.equal(true);
     await fragileRunner.settle();
     expect(await seenOf(database.db, "fragile", "t1")).to.deep.equal([1, 2]);
-    expect((await database.db.query("select tries, retry_at > now() + interval '90 seconds' as later from projection_quarantines")).rows).to.deep.equal([{ tries: 2, later: true }]);
+    expect(
+      (
+        await database.db.query(
+          "select tries, retry_at > now() + interval '90 seconds' as later from projection_quarantines",
+        )
+      ).rows,
+    ).to.deep.equal([{ tries: 2, later: true }]);
 
     poisoned = false; // the fix is deployed
     expect(await clearError(database.db, "fragile")).to.equal(true);
     await fragileRunner.settle();
-    expect(await seenOf(database.db, "fragile", "t1"), "every waiting event once, in order").to.deep.equal([1, 2, 3, 4, 5, 6]);
+    expect(await seenOf(database.db, "fragile", "t1"), "every waiting event once, in order").to.deep.equal([
+      1, 2, 3, 4, 5, 6,
+    ]);
     expect((await findLive(database.db, "fragile"))?.quarantined).to.deep.equal([]);
     await append("t1", 7, 7);
     await fragileRunner.settle();
-    expect(await seenOf(database.db, "fragile", "t1"), "and it is applied with everyone's again").to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
+    expect(await seenOf(database.db, "fragile", "t1"), "and it is applied with everyone's again").to.deep.equal([
+      1, 2, 3, 4, 5, 6, 7,
+    ]);
   });
 });
 
@@ -252,7 +315,9 @@ async function seenCount(db: Db, name: string): Promise<number> {
 }
 
 async function seenOf(db: Db, name: string, tenant: string): Promise<number[]> {
-  return (await db.query(`select n from read.${name}_seen where tenant = $1 order by position`, [tenant])).rows.map((row) => row.n);
+  return (await db.query(`select n from read.${name}_seen where tenant = $1 order by position`, [tenant])).rows.map(
+    (row) => row.n,
+  );
 }
 
 async function seenValues(db: Db, name: string): Promise<number[]> {

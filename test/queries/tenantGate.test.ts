@@ -7,7 +7,8 @@ import { TenantGate } from "../../queries/reports/tenantGate.ts";
  * every tenant's together; a stream waiting for a turn of its kind holds up no query behind it.
  */
 describe("the report gate's turns for streaming answers (queries/reports/tenantGate.ts)", () => {
-  const entered = async (gate: TenantGate, tenant: string, kind: "query" | "stream") => gate.enter(tenant, undefined, kind);
+  const entered = async (gate: TenantGate, tenant: string, kind: "query" | "stream") =>
+    gate.enter(tenant, undefined, kind);
 
   it("lets streams take all but one of a tenant's turns, and queries the last one", async () => {
     const gate = new TenantGate(4, 50, { streamsInAll: 10 });

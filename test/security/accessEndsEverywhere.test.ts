@@ -36,15 +36,25 @@ describe("access ends everywhere at once (issue #51)", function () {
   let b: string;
   let mllpPort: number;
   const callA = () => httpClient(a);
-  const oidc = () => ({ OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: TEST_OIDC_CLIENT.clientId, OIDC_CLIENT_SECRET: TEST_OIDC_CLIENT.clientSecret, PUBLIC_URL: TEST_PUBLIC_URL });
+  const oidc = () => ({
+    OIDC_ISSUER: provider.issuer,
+    OIDC_CLIENT_ID: TEST_OIDC_CLIENT.clientId,
+    OIDC_CLIENT_SECRET: TEST_OIDC_CLIENT.clientSecret,
+    PUBLIC_URL: TEST_PUBLIC_URL,
+  });
 
   before(async () => {
     mllpPort = await freePort();
     // A: the API and the workers, where credentials end. Its sessions are short: 3 s idle, 9 s at most.
     const started = await Promise.all([
-      deployment.spawn({ env: { ...oidc(), SESSION_IDLE_MINUTES: "0.05", SESSION_MAX_HOURS: "0.0025", DB_POOL_MAX: "6" } }),
+      deployment.spawn({
+        env: { ...oidc(), SESSION_IDLE_MINUTES: "0.05", SESSION_MAX_HOURS: "0.0025", DB_POOL_MAX: "6" },
+      }),
       // B: an API process beside it, where the streams, exports and MLLP connections are open.
-      deployment.spawn({ role: "api", env: { ...oidc(), HL7_MLLP_PORT: String(mllpPort), REPORT_QUERY_TIMEOUT_MS: "5000", DB_POOL_MAX: "6" } }),
+      deployment.spawn({
+        role: "api",
+        env: { ...oidc(), HL7_MLLP_PORT: String(mllpPort), REPORT_QUERY_TIMEOUT_MS: "5000", DB_POOL_MAX: "6" },
+      }),
     ]);
     [a, b] = started.map((process) => process.url!) as [string, string];
     const saved = await callA()("PUT", "/api/patients/R-51", { token: ADMIN, body: { ...PATIENT, ward: "3A" } });
@@ -52,15 +62,23 @@ describe("access ends everywhere at once (issue #51)", function () {
   });
 
   const authorToken = async (roles: string[], extra: Record<string, unknown> = {}) => {
-    const made = await callA()("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Staff", tenant: "default", roles, ...extra } });
+    const made = await callA()("POST", "/api/admin/authors", {
+      token: ADMIN,
+      body: { name: "Staff", tenant: "default", roles, ...extra },
+    });
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
     return made.body as { authorId: string; token: string };
   };
   let pushed = 0;
   const pushCritical = async () => {
-    const client = (await callA()("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Lab", tenant: "default" } })).body as { key: string };
+    const client = (
+      await callA()("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Lab", tenant: "default" } })
+    ).body as { key: string };
     const externalId = `CRIT-51-${++pushed}`;
-    const answer = await callA()("POST", "/open/v1/lab/reports", { token: client.key, body: { reports: [criticalReport(externalId, PATIENT)] } });
+    const answer = await callA()("POST", "/open/v1/lab/reports", {
+      token: client.key,
+      body: { reports: [criticalReport(externalId, PATIENT)] },
+    });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     return externalId;
   };
@@ -143,7 +161,9 @@ describe("access ends everywhere at once (issue #51)", function () {
   });
 
   it("closes an MLLP connection on another process within a second of its client key's revocation", async () => {
-    const client = (await callA()("POST", "/api/admin/clients", { token: ADMIN, body: { name: "LIS on MLLP", tenant: "default" } })).body as { clientId: string; key: string };
+    const client = (
+      await callA()("POST", "/api/admin/clients", { token: ADMIN, body: { name: "LIS on MLLP", tenant: "default" } })
+    ).body as { clientId: string; key: string };
     const peer = await connectRaw(mllpPort);
     peer.socket.write(mllpFrame(withSecurity(oruR01({ controlId: "MLLP-51-1", externalId: "MLLP-51-1" }), client.key)));
     await until(async () => peer.acks.length === 1, 15_000);
@@ -151,7 +171,11 @@ describe("access ends everywhere at once (issue #51)", function () {
 
     const revoked = await callA()("DELETE", `/api/admin/clients/${client.clientId}`, { token: ADMIN });
     expect(revoked.status).to.equal(204);
-    const endedMs = await endedWithin(peer.closed.then(() => performance.now()), performance.now(), WAIT_MS);
+    const endedMs = await endedWithin(
+      peer.closed.then(() => performance.now()),
+      performance.now(),
+      WAIT_MS,
+    );
     peer.socket.destroy();
     expect(endedMs, "the connection is still open after its key was revoked").to.not.equal(null);
   });
@@ -177,7 +201,11 @@ describe("access ends everywhere at once (issue #51)", function () {
 
     expect((await callA()("DELETE", `/api/admin/authors/${authorId}`, { token: ADMIN })).status).to.equal(204);
     const since = performance.now();
-    const endedMs = await endedWithin(read.then((outcome) => outcome.at), since, WAIT_MS);
+    const endedMs = await endedWithin(
+      read.then((outcome) => outcome.at),
+      since,
+      WAIT_MS,
+    );
     expect(endedMs, "the export is still running after the revocation").to.not.equal(null);
     expect((await read).cut, "the file is cut, not completed").to.equal(true);
     await until(async () => (await runningReportQueries(deployment.db)) === 0, 2_000);
@@ -191,12 +219,20 @@ describe("access ends everywhere at once (issue #51)", function () {
       method: "POST",
       headers: { cookie, "content-type": "application/json" },
       body: JSON.stringify({ version: "draft" }),
-    }).then(async (response) => ({ at: performance.now(), status: response.status, body: await response.json().catch(() => null) }));
+    }).then(async (response) => ({
+      at: performance.now(),
+      status: response.status,
+      body: await response.json().catch(() => null),
+    }));
     await until(async () => (await runningReportQueries(deployment.db)) === 1, 10_000);
 
     await signOut(a, cookie);
     const since = performance.now();
-    const endedMs = await endedWithin(started.then((answer) => answer.at), since, WAIT_MS);
+    const endedMs = await endedWithin(
+      started.then((answer) => answer.at),
+      since,
+      WAIT_MS,
+    );
     expect(endedMs, "the export is still running after the sign-out").to.not.equal(null);
     const answer = await started;
     expect(answer.status).to.equal(401);
@@ -209,7 +245,11 @@ describe("access ends everywhere at once (issue #51)", function () {
  * Report queries running now (the burning one of the export under test). The report role's
  * activity is not tracked (db/reportRunner.ts): a report connection holding a snapshot is busy.
  */
-async function runningReportQueries(db: { query: (sql: string) => Promise<{ rows: Array<{ n: number }> }> }): Promise<number> {
-  const { rows } = await db.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'dialysis-hub-reports' and backend_xmin is not null");
+async function runningReportQueries(db: {
+  query: (sql: string) => Promise<{ rows: Array<{ n: number }> }>;
+}): Promise<number> {
+  const { rows } = await db.query(
+    "select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'dialysis-hub-reports' and backend_xmin is not null",
+  );
   return rows[0]!.n;
 }

@@ -18,12 +18,19 @@ describe("security: id-card streams are named by a keyed hash", function () {
   const hub = useTestService({ projections: allProjections });
   let call: ReturnType<typeof httpClient>;
   let token: string;
-  const plainStreamId = (idCard: string) => `patient-id-card:${createHash("sha256").update(idCard).digest("hex").slice(0, 32)}`;
-  const streamIds = async () => (await hub.service.db.query<{ stream_id: string }>("select distinct stream_id from events where stream_id like 'patient-id-card:%'")).rows.map((row) => row.stream_id);
+  const plainStreamId = (idCard: string) =>
+    `patient-id-card:${createHash("sha256").update(idCard).digest("hex").slice(0, 32)}`;
+  const streamIds = async () =>
+    (
+      await hub.service.db.query<{ stream_id: string }>(
+        "select distinct stream_id from events where stream_id like 'patient-id-card:%'",
+      )
+    ).rows.map((row) => row.stream_id);
 
   before(async () => {
     call = httpClient(hub.service.url!);
-    token = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Dr. Hash", tenant: "default" } })).body.token;
+    token = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Dr. Hash", tenant: "default" } }))
+      .body.token;
   });
 
   it("names a registered patient's id-card stream by an HMAC, never by the number's plain hash", async () => {
@@ -46,8 +53,18 @@ describe("security: id-card streams are named by a keyed hash", function () {
     await hub.service.eventStore.appendMany(
       "default",
       [
-        { streamId: "patient:HASH-OLD", expectedVersion: 0, events: [{ type: "PatientRegistered", data: { name: "王旧", idCard, hisPatientId: null, ward: null, active: true } }] },
-        { streamId: plainStreamId(idCard), expectedVersion: 0, events: [{ type: "PatientIdCardTaken", data: { patientRef: "HASH-OLD" } }] },
+        {
+          streamId: "patient:HASH-OLD",
+          expectedVersion: 0,
+          events: [
+            { type: "PatientRegistered", data: { name: "王旧", idCard, hisPatientId: null, ward: null, active: true } },
+          ],
+        },
+        {
+          streamId: plainStreamId(idCard),
+          expectedVersion: 0,
+          events: [{ type: "PatientIdCardTaken", data: { patientRef: "HASH-OLD" } }],
+        },
       ],
       { actor: "an earlier version" },
     );
@@ -57,13 +74,20 @@ describe("security: id-card streams are named by a keyed hash", function () {
     expect(other.status).to.equal(409);
     expect(other.body.error).to.include("HASH-OLD");
 
-    expect((await call("PUT", "/api/patients/HASH-OLD", { token, body: { name: "王旧", idCard, ward: "3A" } })).status).to.equal(200);
+    expect(
+      (await call("PUT", "/api/patients/HASH-OLD", { token, body: { name: "王旧", idCard, ward: "3A" } })).status,
+    ).to.equal(200);
     const hasher = await loadIdentifierHasher(hub.service.db, undefined);
     const keyed = `patient-id-card:k.${hasher.digest("id-card stream", idCard).slice(0, 32)}`;
-    const { rows } = await hub.service.db.query("select type, data from events where stream_id = $1 order by stream_version", [keyed]);
+    const { rows } = await hub.service.db.query(
+      "select type, data from events where stream_id = $1 order by stream_version",
+      [keyed],
+    );
     expect(rows).to.deep.equal([{ type: "PatientIdCardTaken", data: { patientRef: "HASH-OLD" } }]);
     // History is never rewritten: the old stream is still there, as it was.
-    const { rows: old } = await hub.service.db.query("select count(*)::int as n from events where stream_id = $1", [plainStreamId(idCard)]);
+    const { rows: old } = await hub.service.db.query("select count(*)::int as n from events where stream_id = $1", [
+      plainStreamId(idCard),
+    ]);
     expect(old[0].n).to.equal(1);
   });
 
@@ -82,7 +106,9 @@ describe("security: id-card streams are named by a keyed hash", function () {
     try {
       for (const role of ["dh_tenant_reader", "dh_report_runner"]) {
         await client.query(`set role ${role}`);
-        const denied = await client.query("select key from public.identifier_hash_key").catch((error: { code?: string }) => error);
+        const denied = await client
+          .query("select key from public.identifier_hash_key")
+          .catch((error: { code?: string }) => error);
         expect((denied as { code?: string }).code, role).to.equal("42501");
         await client.query("reset role");
       }

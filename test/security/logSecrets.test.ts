@@ -27,7 +27,16 @@ describe("security: no secret and no full id card in any log line", function () 
   let routes: RouteEntry[];
   let h1: SeededTenant;
   const lines: string[] = [];
-  const secrets = () => [h1.client.key, h1.authorToken, ADMIN, ZHANG_SAN.idCard, ZHANG_SAN.idCard.toLowerCase(), LI_SI.idCard, FULL_WIDTH(LI_SI.idCard), FAULTY.idCard];
+  const secrets = () => [
+    h1.client.key,
+    h1.authorToken,
+    ADMIN,
+    ZHANG_SAN.idCard,
+    ZHANG_SAN.idCard.toLowerCase(),
+    LI_SI.idCard,
+    FULL_WIDTH(LI_SI.idCard),
+    FAULTY.idCard,
+  ];
 
   function expectClean(what: string): void {
     const text = lines.join("");
@@ -49,18 +58,59 @@ describe("security: no secret and no full id card in any log line", function () 
 
   it("calls every route with every kind of credential, right and wrong, and id cards in the bodies", async () => {
     const call = httpClient(service.url!);
-    const values = { id: "every-param", no: "v1", patientRef: "P-LOG", kind: "lab", externalId: "H1-UNMATCHED", clientId: h1.client.clientId, file: "x", name: "x" };
+    const values = {
+      id: "every-param",
+      no: "v1",
+      patientRef: "P-LOG",
+      kind: "lab",
+      externalId: "H1-UNMATCHED",
+      clientId: h1.client.clientId,
+      file: "x",
+      name: "x",
+    };
     const bodies: Record<string, unknown> = {
-      "POST /open/v1/lab/reports": { reports: [labReport("LOG-W", { patient: { idCard: FULL_WIDTH(LI_SI.idCard), name: LI_SI.name } }), labReport("LOG-L", { patient: { idCard: ZHANG_SAN.idCard.toLowerCase() } }), labReport("LOG-BAD", { patient: { idCard: `${ZHANG_SAN.idCard}0` } })] },
-      "POST /open/v1/exam/reports": { reports: [{ externalId: "LOG-E", patient: { idCard: LI_SI.idCard }, examType: "ECHO", reportedAt: "2026-03-01 10:00:00" }] },
+      "POST /open/v1/lab/reports": {
+        reports: [
+          labReport("LOG-W", { patient: { idCard: FULL_WIDTH(LI_SI.idCard), name: LI_SI.name } }),
+          labReport("LOG-L", { patient: { idCard: ZHANG_SAN.idCard.toLowerCase() } }),
+          labReport("LOG-BAD", { patient: { idCard: `${ZHANG_SAN.idCard}0` } }),
+        ],
+      },
+      "POST /open/v1/exam/reports": {
+        reports: [
+          {
+            externalId: "LOG-E",
+            patient: { idCard: LI_SI.idCard },
+            examType: "ECHO",
+            reportedAt: "2026-03-01 10:00:00",
+          },
+        ],
+      },
       "PUT /api/patients/:patientRef": { name: LI_SI.name, idCard: LI_SI.idCard },
       "POST /api/unmatched/:kind/:externalId/claim": { patientRef: "P-LOG" },
       "POST /api/admin/clients": { name: "Log LIS", tenant: "h1" },
       "POST /api/admin/authors": { name: "Log author", tenant: "h1" },
       "PUT /api/admin/clients/:clientId/code-map": { codeMap: { LOCAL: "HGB" } },
-      "PUT /api/reports/:id/draft": { spec: { version: 1, title: "x", params: [], queries: { q: { sql: "select patient_ref from patients" } }, nodes: [] } },
+      "PUT /api/reports/:id/draft": {
+        spec: {
+          version: 1,
+          title: "x",
+          params: [],
+          queries: { q: { sql: "select patient_ref from patients" } },
+          nodes: [],
+        },
+      },
     };
-    const credentials = [undefined, `Bearer ${h1.client.key}`, `Bearer ${h1.client.key}x`, `Bearer ${h1.authorToken}`, `Bearer ${h1.authorToken}x`, `Bearer ${ADMIN}`, `Bearer ${ADMIN}x`, h1.client.key];
+    const credentials = [
+      undefined,
+      `Bearer ${h1.client.key}`,
+      `Bearer ${h1.client.key}x`,
+      `Bearer ${h1.authorToken}`,
+      `Bearer ${h1.authorToken}x`,
+      `Bearer ${ADMIN}`,
+      `Bearer ${ADMIN}x`,
+      h1.client.key,
+    ];
     for (const route of routes) {
       if (routeKey(route) === "DELETE /api/admin/clients/:clientId") continue; // keeps h1's key alive for the calls after
       const [method] = methodAndPattern(routeKey(route));
@@ -74,8 +124,16 @@ describe("security: no secret and no full id card in any log line", function () 
       }
     }
     // A second patient with a registered id card (409), and an invalid one (400).
-    await call("PUT", "/api/patients/P-TWICE", { token: h1.authorToken, tenant: "h1", body: { name: LI_SI.name, idCard: LI_SI.idCard } });
-    await call("PUT", "/api/patients/P-BAD", { token: h1.authorToken, tenant: "h1", body: { name: "x", idCard: `${LI_SI.idCard.slice(0, -1)}9` } });
+    await call("PUT", "/api/patients/P-TWICE", {
+      token: h1.authorToken,
+      tenant: "h1",
+      body: { name: LI_SI.name, idCard: LI_SI.idCard },
+    });
+    await call("PUT", "/api/patients/P-BAD", {
+      token: h1.authorToken,
+      tenant: "h1",
+      body: { name: "x", idCard: `${LI_SI.idCard.slice(0, -1)}9` },
+    });
     expect(lines.length).to.be.greaterThan(routes.length);
     expectClean("after every route");
   });
@@ -83,18 +141,29 @@ describe("security: no secret and no full id card in any log line", function () 
   it("writes no id card when a database fault is logged with its failing row", async () => {
     // A constraint the service does not expect: PostgreSQL's error quotes the failing row, whose
     // first bytes (a new patient's event: name, ward, active, id card) hold the patient's identity.
-    await service.db.query("alter table events add constraint refuse_fault_me check (stream_id not like '%FAULT-ME%') not valid");
+    await service.db.query(
+      "alter table events add constraint refuse_fault_me check (stream_id not like '%FAULT-ME%') not valid",
+    );
     const before = lines.length;
     try {
       const call = httpClient(service.url!);
-      const patient = await call("PUT", "/api/patients/P-FAULT-ME", { token: h1.authorToken, tenant: "h1", body: FAULTY });
+      const patient = await call("PUT", "/api/patients/P-FAULT-ME", {
+        token: h1.authorToken,
+        tenant: "h1",
+        body: FAULTY,
+      });
       expect(patient.status).to.equal(500);
-      const push = await call("POST", "/open/v1/lab/reports", { token: h1.client.key, body: { reports: [labReport("FAULT-ME", { patient: FAULTY })] } });
+      const push = await call("POST", "/open/v1/lab/reports", {
+        token: h1.client.key,
+        body: { reports: [labReport("FAULT-ME", { patient: FAULTY })] },
+      });
       expect(push.status).to.equal(500);
       // B.1: the envelope with a generic msg; what failed is for the log, not for the sender.
       expect(push.body).to.include({ code: 500, data: null });
       expect(push.body.timestamp).to.be.a("number");
-      expect(push.body.msg).to.be.a("string").and.not.to.match(/refuse_fault_me|constraint|events|insert/i);
+      expect(push.body.msg)
+        .to.be.a("string")
+        .and.not.to.match(/refuse_fault_me|constraint|events|insert/i);
       await until(async () => lines.slice(before).filter((line) => line.includes('"request failed"')).length === 2);
     } finally {
       await service.db.query("alter table events drop constraint refuse_fault_me");

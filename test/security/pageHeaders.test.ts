@@ -46,12 +46,21 @@ describe("security: headers of the pages", function () {
       const csp = directives(response.headers.get("content-security-policy") ?? "");
       const scripts = csp.get("script-src") ?? csp.get("default-src");
       expect(scripts, "script-src").to.be.an("array").that.is.not.empty;
-      for (const unsafe of ["'unsafe-inline'", "'unsafe-eval'", "*", "data:", "http:", "https:"]) expect(scripts, `script-src ${unsafe}`).not.to.include(unsafe);
+      for (const unsafe of ["'unsafe-inline'", "'unsafe-eval'", "*", "data:", "http:", "https:"])
+        expect(scripts, `script-src ${unsafe}`).not.to.include(unsafe);
       expect(csp.get("object-src") ?? csp.get("default-src"), "object-src").to.deep.equal(["'none'"]);
-      expect(csp.get("base-uri"), "base-uri").to.satisfy((sources: string[] | undefined) => sources !== undefined && sources.every((s) => s === "'none'" || s === "'self'"));
+      expect(csp.get("base-uri"), "base-uri").to.satisfy(
+        (sources: string[] | undefined) =>
+          sources !== undefined && sources.every((s) => s === "'none'" || s === "'self'"),
+      );
       expect(csp.get("frame-ancestors"), "frame-ancestors").to.be.an("array").that.is.not.empty;
       expect(response.headers.get("x-content-type-options")).to.equal("nosniff");
-      expect(response.headers.get("referrer-policy")).to.be.oneOf(["same-origin", "no-referrer", "strict-origin", "strict-origin-when-cross-origin"]);
+      expect(response.headers.get("referrer-policy")).to.be.oneOf([
+        "same-origin",
+        "no-referrer",
+        "strict-origin",
+        "strict-origin-when-cross-origin",
+      ]);
       expect(response.headers.get("x-powered-by")).to.equal(null);
     });
   }

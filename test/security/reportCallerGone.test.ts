@@ -14,18 +14,27 @@ const BURN = BURNING_QUERY;
 
 describe("report queries whose caller went away", function () {
   this.timeout(60_000);
-  const hub = useTestService({ projections: allProjections, env: { REPORT_QUERY_TIMEOUT_MS: "20000", REPORT_EXPORT_MAX_MS: "3000" } });
+  const hub = useTestService({
+    projections: allProjections,
+    env: { REPORT_QUERY_TIMEOUT_MS: "20000", REPORT_EXPORT_MAX_MS: "3000" },
+  });
   let north: SeededTenant;
 
   before(async () => {
     north = await seedTenant(hub.service, "north", "NORTH");
-    const saved = await north.asAuthor("PUT", "/api/reports/burning/draft", { spec: tableReportSpec("Burning", { a: BURN, b: BURN }) });
+    const saved = await north.asAuthor("PUT", "/api/reports/burning/draft", {
+      spec: tableReportSpec("Burning", { a: BURN, b: BURN }),
+    });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
   });
 
   /** Report connections running a statement now. */
   const running = async () =>
-    (await hub.service.db.query("select count(*)::int as n from pg_stat_activity where usename = 'dh_report_runner' and datname = current_database() and backend_xmin is not null")).rows[0].n as number;
+    (
+      await hub.service.db.query(
+        "select count(*)::int as n from pg_stat_activity where usename = 'dh_report_runner' and datname = current_database() and backend_xmin is not null",
+      )
+    ).rows[0].n as number;
 
   /** Starts the call, and leaves (closes the connection) once its statements run. */
   async function leaveWhileRunning(path: string): Promise<number> {

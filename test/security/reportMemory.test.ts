@@ -31,15 +31,27 @@ describe("memory under large report values (issue #52, finding 6)", function () 
     url = service.url!;
     pid = service.pid;
     const call = httpClient(url);
-    const saved = await call("PUT", "/api/reports/huge/draft", { token: ADMIN, tenant: "h1", body: { spec: tableReportSpec("huge", { values: HUGE }) } });
+    const saved = await call("PUT", "/api/reports/huge/draft", {
+      token: ADMIN,
+      tenant: "h1",
+      body: { spec: tableReportSpec("huge", { values: HUGE }) },
+    });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
-    const exported = await call("PUT", "/api/reports/huge-export/draft", { token: ADMIN, tenant: "h1", body: { spec: tableReportSpec("huge-export", { values: HUGE_EXPORT }) } });
+    const exported = await call("PUT", "/api/reports/huge-export/draft", {
+      token: ADMIN,
+      tenant: "h1",
+      body: { spec: tableReportSpec("huge-export", { values: HUGE_EXPORT }) },
+    });
     expect(exported.status, JSON.stringify(exported.body)).to.equal(200);
   });
 
   /** The whole answer of a call, as bytes; the client keeps nothing else. */
   async function answerOf(path: string): Promise<{ status: number; bytes: Buffer }> {
-    const response = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-service-tenant": "h1" }, body: JSON.stringify({ version: "draft" }) });
+    const response = await fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-tenant": "h1" },
+      body: JSON.stringify({ version: "draft" }),
+    });
     return { status: response.status, bytes: Buffer.from(await response.arrayBuffer()) };
   }
 
@@ -59,7 +71,9 @@ describe("memory under large report values (issue #52, finding 6)", function () 
     await new Promise((resolve) => setTimeout(resolve, 4000));
     const idleMb = await settledMb();
 
-    const { value: answers, peakMb } = await peakResidentMbDuring(pid, () => Promise.all(Array.from({ length: CALLS }, () => answerOf("/api/reports/huge/data"))));
+    const { value: answers, peakMb } = await peakResidentMbDuring(pid, () =>
+      Promise.all(Array.from({ length: CALLS }, () => answerOf("/api/reports/huge/data"))),
+    );
     for (const answer of answers) {
       expect(answer.status).to.equal(200);
       expect(answer.bytes.length, "a 32 MB answer").to.be.within(30 * MB, 34 * MB);
@@ -82,11 +96,15 @@ describe("memory under large report values (issue #52, finding 6)", function () 
   it("exports values of half a megabyte to xlsx without holding a batch of hundreds of them", async () => {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const idleMb = await settledMb();
-    const { value: answer, peakMb } = await peakResidentMbDuring(pid, () => answerOf("/api/reports/huge-export/export/xlsx"));
+    const { value: answer, peakMb } = await peakResidentMbDuring(pid, () =>
+      answerOf("/api/reports/huge-export/export/xlsx"),
+    );
     expect(answer.status).to.equal(200);
     const sheet = unzip(answer.bytes).get("xl/worksheets/sheet1.xml")!.toString("utf8");
     expect(sheet.match(/<row /g) ?? [], "the header and 400 rows").to.have.length(401);
-    console.log(`      idle ${idleMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB during an xlsx export of 400 values of 512 kB`);
+    console.log(
+      `      idle ${idleMb.toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB during an xlsx export of 400 values of 512 kB`,
+    );
     expect(peakMb - idleMb, "the peak above idle: a few batches of rows, sized by their bytes").to.be.below(100);
   });
 });

@@ -12,7 +12,8 @@ import { useTestService } from "../support/service.ts";
  * for the whole statement timeout (2 s) before they are stopped.
  */
 const BURN = BURNING_QUERY;
-const BUSY = "This hospital's report queries are all busy (1 run at once, and this one waited 0.5 s for its turn); try again shortly.";
+const BUSY =
+  "This hospital's report queries are all busy (1 run at once, and this one waited 0.5 s for its turn); try again shortly.";
 
 const specOf = (queries: Record<string, string>) => tableReportSpec("Gate", queries);
 
@@ -20,7 +21,12 @@ describe("report queries: each tenant in its own line (E.5)", function () {
   this.timeout(60_000);
   const hub = useTestService({
     projections: allProjections,
-    env: { REPORT_QUERY_TIMEOUT_MS: "2000", REPORT_QUERIES_PER_TENANT: "1", REPORT_QUEUE_WAIT_MS: "500", REPORT_POOL_SIZE: "4" },
+    env: {
+      REPORT_QUERY_TIMEOUT_MS: "2000",
+      REPORT_QUERIES_PER_TENANT: "1",
+      REPORT_QUEUE_WAIT_MS: "500",
+      REPORT_POOL_SIZE: "4",
+    },
   });
   let north: SeededTenant;
   let south: SeededTenant;
@@ -38,7 +44,8 @@ describe("report queries: each tenant in its own line (E.5)", function () {
     }
   });
 
-  const data = (tenant: SeededTenant, reportId: string) => tenant.call("POST", `/api/reports/${reportId}/data`, { body: { version: "draft" } });
+  const data = (tenant: SeededTenant, reportId: string) =>
+    tenant.call("POST", `/api/reports/${reportId}/data`, { body: { version: "draft" } });
 
   it("runs one tenant's queries in turn, failing in their own place those that waited too long, while another tenant's call answers at once", async () => {
     const finished: string[] = [];
@@ -47,12 +54,22 @@ describe("report queries: each tenant in its own line (E.5)", function () {
     const southAnswer = await data(south, "small").then((answer) => (finished.push("south"), answer));
     const northAnswer = await northCall;
 
-    const southRows = await hub.service.db.query("select count(*)::int as n from read.lab_reports where tenant = 'south'");
+    const southRows = await hub.service.db.query(
+      "select count(*)::int as n from read.lab_reports where tenant = 'south'",
+    );
     expect(southAnswer.body.queries.one).to.deep.include({ rows: [[southRows.rows[0].n]] });
     expect(finished, "south's call did not wait for north's line").to.deep.equal(["south", "north"]);
-    const errors = Object.values(northAnswer.body.queries as Record<string, { error?: string }>).map((query) => query.error);
-    expect(errors.filter((error) => error === BUSY), "two waited past their turn").to.have.length(2);
-    expect(errors.filter((error) => /longer than 2 s/.test(error ?? "")), "one ran, until the statement timeout").to.have.length(1);
+    const errors = Object.values(northAnswer.body.queries as Record<string, { error?: string }>).map(
+      (query) => query.error,
+    );
+    expect(
+      errors.filter((error) => error === BUSY),
+      "two waited past their turn",
+    ).to.have.length(2);
+    expect(
+      errors.filter((error) => /longer than 2 s/.test(error ?? "")),
+      "one ran, until the statement timeout",
+    ).to.have.length(1);
   });
 
   it("answers an xlsx export that cannot start 503 with Retry-After, and one that can, 200", async () => {
@@ -65,6 +82,8 @@ describe("report queries: each tenant in its own line (E.5)", function () {
     const fromSouth = await south.call("POST", "/api/reports/small/export/xlsx", { body: { version: "draft" } });
     expect(fromSouth.status, "south's export is not in north's line").to.equal(200);
     await burning;
-    expect((await north.call("POST", "/api/reports/small/export/xlsx", { body: { version: "draft" } })).status).to.equal(200);
+    expect(
+      (await north.call("POST", "/api/reports/small/export/xlsx", { body: { version: "draft" } })).status,
+    ).to.equal(200);
   });
 });

@@ -33,7 +33,9 @@ describe("report results past REPORT_RESULT_MAX_BYTES", function () {
     expect(huge).to.deep.include({ columns: ["value"], rows: [], truncated: true });
     expect(wide.truncated).to.equal(true);
     expect(wide.rows.length, "about a megabyte of 1 kB rows").to.be.within(500, 1100);
-    expect(wide.rows.map((row: unknown[]) => row[0])).to.deep.equal(Array.from({ length: wide.rows.length }, (_, i) => i + 1));
+    expect(wide.rows.map((row: unknown[]) => row[0])).to.deep.equal(
+      Array.from({ length: wide.rows.length }, (_, i) => i + 1),
+    );
     expect(small).to.deep.include({ truncated: false });
     expect(JSON.stringify(answer.body).length, "the answer itself stays small").to.be.below(2 * 1024 * 1024);
   });
@@ -47,9 +49,14 @@ describe("report results past REPORT_RESULT_MAX_BYTES", function () {
     expect(response.status).to.equal(200);
     const sheets = unzip(Buffer.from(await response.arrayBuffer()));
     const huge = sheets.get("xl/worksheets/sheet1.xml")!.toString("utf8");
-    expect(huge).to.include("The query failed: The query&apos;s rows are too large to export: more than 1 MB arrived for one batch of rows (REPORT_RESULT_MAX_BYTES)");
+    expect(huge).to.include(
+      "The query failed: The query&apos;s rows are too large to export: more than 1 MB arrived for one batch of rows (REPORT_RESULT_MAX_BYTES)",
+    );
     expect(huge.length, "the 50 MB value never written").to.be.below(100_000);
     const wide = sheets.get("xl/worksheets/sheet2.xml")!.toString("utf8");
-    expect(wide.match(/<row /g) ?? [], "the header and 4,000 rows of 1 kB: an export is not cut at the cap, only its batches are sized by it").to.have.length(4001);
+    expect(
+      wide.match(/<row /g) ?? [],
+      "the header and 4,000 rows of 1 kB: an export is not cut at the cap, only its batches are sized by it",
+    ).to.have.length(4001);
   });
 });

@@ -61,12 +61,16 @@ describe("the report role's limits (E.5)", function () {
     const hub = useIngestionService({ env: { REPORT_WORK_MEM: "64kB", REPORT_TEMP_FILE_LIMIT: "1MB" } });
 
     it("has the connection limit, work_mem and temp_file_limit set on the role, and a report connection has them", async () => {
-      expect(await connectionLimit(hub.service.db), "REPORT_ROLE_CONNECTION_LIMIT's default").to.equal(configSchema.parse({}).REPORT_ROLE_CONNECTION_LIMIT);
+      expect(await connectionLimit(hub.service.db), "REPORT_ROLE_CONNECTION_LIMIT's default").to.equal(
+        configSchema.parse({}).REPORT_ROLE_CONNECTION_LIMIT,
+      );
       expect(await roleSettingsIn(hub.service.db)).to.deep.include({ work_mem: "64kB", temp_file_limit: "1MB" });
       const report = new pg.Client({ connectionString: reportRunnerUrl(hub.service.databaseUrl) });
       await report.connect();
       try {
-        const shown = await report.query("select current_setting('work_mem') as work_mem, current_setting('temp_file_limit') as temp_file_limit");
+        const shown = await report.query(
+          "select current_setting('work_mem') as work_mem, current_setting('temp_file_limit') as temp_file_limit",
+        );
         expect(shown.rows[0]).to.deep.equal({ work_mem: "64kB", temp_file_limit: "1MB" });
         // The role cannot lift the limit for itself: temp_file_limit is a superuser's setting.
         const lifted = await report.query("select set_config('temp_file_limit', '-1', true)").then(
@@ -90,7 +94,12 @@ describe("the report role's limits (E.5)", function () {
     });
 
     it("ends a report transaction left idle longer than its statement may run", async () => {
-      const sources = new DataSources({ serviceDb: hub.service.db, clinicalUrl: reportRunnerUrl(hub.service.databaseUrl), others: {}, poolSize: 1 });
+      const sources = new DataSources({
+        serviceDb: hub.service.db,
+        clinicalUrl: reportRunnerUrl(hub.service.databaseUrl),
+        others: {},
+        poolSize: 1,
+      });
       try {
         const source = sources.get("clinical")!;
         const client = await source.pool.connect();
@@ -98,7 +107,12 @@ describe("the report role's limits (E.5)", function () {
           const pid = (client as pg.PoolClient & { processID: number }).processID;
           await client.query(source.begin(300, "UTC").join("; "));
           // The server ends the session: the connection goes from the server's list of sessions.
-          await until(async () => (await hub.service.db.query("select count(*)::int as n from pg_stat_activity where pid = $1", [pid])).rows[0].n === 0, 3000);
+          await until(
+            async () =>
+              (await hub.service.db.query("select count(*)::int as n from pg_stat_activity where pid = $1", [pid]))
+                .rows[0].n === 0,
+            3000,
+          );
         } finally {
           client.release(true);
         }
@@ -109,7 +123,9 @@ describe("the report role's limits (E.5)", function () {
   });
 
   describe("with REPORT_POOL_SIZE 1 and REPORT_QUEUE_WAIT_MS 500", () => {
-    const hub = useIngestionService({ env: { REPORT_POOL_SIZE: "1", REPORT_QUEUE_WAIT_MS: "500", REPORT_QUERY_TIMEOUT_MS: "5000" } });
+    const hub = useIngestionService({
+      env: { REPORT_POOL_SIZE: "1", REPORT_QUEUE_WAIT_MS: "500", REPORT_QUERY_TIMEOUT_MS: "5000" },
+    });
 
     it("fails a query that gets no connection within REPORT_QUEUE_WAIT_MS in its own place, with a sentence", async () => {
       await saveTableDraft(hub.tenant, "burning", { burn: BURNING_QUERY });
@@ -120,8 +136,13 @@ describe("the report role's limits (E.5)", function () {
       const started = Date.now();
       const small = await runDraftData(hub.tenant, "small");
       const waited = Date.now() - started;
-      expect(small.one).to.deep.equal({ error: "Every report connection of the data source clinical stayed in use; try again shortly." });
-      expect(waited, "it waited for a connection about REPORT_QUEUE_WAIT_MS, not for the burning query").to.be.within(400, 3000);
+      expect(small.one).to.deep.equal({
+        error: "Every report connection of the data source clinical stayed in use; try again shortly.",
+      });
+      expect(waited, "it waited for a connection about REPORT_QUEUE_WAIT_MS, not for the burning query").to.be.within(
+        400,
+        3000,
+      );
       expect((await burning).burn!.error).to.match(/longer than 5 s/);
     });
   });
@@ -131,7 +152,8 @@ describe("the report role's limits (E.5)", function () {
     const pools = urls.map((url) => createPool(url, { max: 1 }));
     try {
       // Without the retry some round of the twenty failed with "tuple concurrently updated" (as a service of the suite once did at its start).
-      for (let round = 0; round < 20; round++) await Promise.all(pools.map((pool, i) => prepareReportRunner(pool, urls[i]!)));
+      for (let round = 0; round < 20; round++)
+        await Promise.all(pools.map((pool, i) => prepareReportRunner(pool, urls[i]!)));
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
@@ -164,10 +186,16 @@ describe("the report role's limits (E.5)", function () {
 
     /** The data answer of a draft of `queries` on the quality source, in a service whose source logs in by `sourceUrl`. */
     async function onQualitySource(sourceUrl: string, queries: Record<string, string>): Promise<QueryAnswers> {
-      const service = await startTestService({ projections: allProjections, env: { ...limits, DATASOURCE_QUALITY_URL: sourceUrl } });
+      const service = await startTestService({
+        projections: allProjections,
+        env: { ...limits, DATASOURCE_QUALITY_URL: sourceUrl },
+      });
       try {
         const tenant = await ingestionTenant(service, "h1");
-        const saved = await tenant.call("PUT", "/api/reports/quality/draft", { token: tenant.authorToken, body: { datasource: "quality", spec: tableReportSpec("quality", queries) } });
+        const saved = await tenant.call("PUT", "/api/reports/quality/draft", {
+          token: tenant.authorToken,
+          body: { datasource: "quality", spec: tableReportSpec("quality", queries) },
+        });
         expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
         return await runDraftData(tenant, "quality");
       } finally {
@@ -177,7 +205,8 @@ describe("the report role's limits (E.5)", function () {
 
     it("holds its sessions to the report role's work_mem and temp_file_limit: a query that spills more fails in its own place", async () => {
       const queries = await onQualitySource(qualityUrl, {
-        settings: "select current_setting('work_mem') as work_mem, current_setting('temp_file_limit') as temp_file_limit, current_setting('track_activities') as tracked",
+        settings:
+          "select current_setting('work_mem') as work_mem, current_setting('temp_file_limit') as temp_file_limit, current_setting('track_activities') as tracked",
         sorted: "select count(*) as n from (select g from generate_series(1, 500000) g order by md5(g::text)) s",
         fine: "select ward from audits",
       });
@@ -187,10 +216,19 @@ describe("the report role's limits (E.5)", function () {
     });
 
     it("still answers as a user who may not set temp_file_limit, with work_mem held, and names what does not hold", async () => {
-      const queries = await onQualitySource(readerUrl, { settings: "select current_setting('work_mem') as work_mem", fine: "select ward, score from audits" });
+      const queries = await onQualitySource(readerUrl, {
+        settings: "select current_setting('work_mem') as work_mem",
+        fine: "select ward, score from audits",
+      });
       expect(queries.settings).to.deep.include({ rows: [["64kB"]] });
       expect(queries.fine).to.deep.include({ rows: [["A", 92.5]] });
-      const sources = new DataSources({ serviceDb: admin, clinicalUrl: qualityUrl, others: { quality: readerUrl }, poolSize: 1, limits: { workMem: "64kB", tempFileLimit: "1MB" } });
+      const sources = new DataSources({
+        serviceDb: admin,
+        clinicalUrl: qualityUrl,
+        others: { quality: readerUrl },
+        poolSize: 1,
+        limits: { workMem: "64kB", tempFileLimit: "1MB" },
+      });
       try {
         expect(await sources.unsetLimits()).to.deep.equal([
           { source: "quality", setting: "temp_file_limit", code: "42501" },
@@ -228,7 +266,11 @@ describe("the report role's limits (E.5)", function () {
     });
 
     it("makes what it may, leaves the superuser's settings as they are and says which", async () => {
-      const limits = { connectionLimit: configSchema.parse({}).REPORT_ROLE_CONNECTION_LIMIT, workMem: "2MB", tempFileLimit: "3MB" };
+      const limits = {
+        connectionLimit: configSchema.parse({}).REPORT_ROLE_CONNECTION_LIMIT,
+        workMem: "2MB",
+        tempFileLimit: "3MB",
+      };
       await setConnectionLimit(-1);
       // The password is derived from the URL given, the same every test service derives.
       const unset = await prepareReportRunner(asUser, databaseUrl, limits);

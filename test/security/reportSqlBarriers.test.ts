@@ -60,7 +60,10 @@ const specWith = (queries: Record<string, string>) => tableReportSpec("Barriers"
 
 describe("security: what report SQL can do", function () {
   this.timeout(60_000);
-  const hub = useTestService({ projections: allProjections, env: { REPORT_QUERY_TIMEOUT_MS: String(TIMEOUT_MS), REPORT_POOL_SIZE: "1" } });
+  const hub = useTestService({
+    projections: allProjections,
+    env: { REPORT_QUERY_TIMEOUT_MS: String(TIMEOUT_MS), REPORT_POOL_SIZE: "1" },
+  });
   let north: SeededTenant;
   let south: SeededTenant;
   const count = async (sql: string) => (await hub.service.db.query(sql)).rows[0].n as number;
@@ -84,14 +87,34 @@ describe("security: what report SQL can do", function () {
    * Stores `queries` as the draft of `reportId` as a save-time check that failed would (appended to
    * the event store directly), then runs it: the run-time barriers on their own.
    */
-  async function runPastTheSaveCheck(tenant: SeededTenant, tenantName: string, reportId: string, queries: Record<string, string>) {
+  async function runPastTheSaveCheck(
+    tenant: SeededTenant,
+    tenantName: string,
+    reportId: string,
+    queries: Record<string, string>,
+  ) {
     await runDraft(tenant, reportId, { ok: "select 1 as n" });
-    const saved = await hub.service.db.query("select data from events where tenant = $1 and stream_id = $2 and type = 'ReportDraftSaved' order by position desc limit 1", [tenantName, `report:${reportId}`]);
+    const saved = await hub.service.db.query(
+      "select data from events where tenant = $1 and stream_id = $2 and type = 'ReportDraftSaved' order by position desc limit 1",
+      [tenantName, `report:${reportId}`],
+    );
     const draft = saved.rows[0].data;
     draft.spec = specWith(queries);
-    await hub.service.eventStore.append({ tenant: tenantName, streamId: `report:${reportId}`, expectedVersion: "any", events: [{ type: "ReportDraftSaved", data: draft }], metadata: { actor: "a save check that failed" } });
+    await hub.service.eventStore.append({
+      tenant: tenantName,
+      streamId: `report:${reportId}`,
+      expectedVersion: "any",
+      events: [{ type: "ReportDraftSaved", data: draft }],
+      metadata: { actor: "a save check that failed" },
+    });
     const names = Object.keys(queries).sort().join();
-    await until(async () => Object.keys((await tenant.call("GET", `/api/reports/${reportId}/view?version=draft`)).body.spec?.queries ?? {}).sort().join() === names, 10_000);
+    await until(
+      async () =>
+        Object.keys((await tenant.call("GET", `/api/reports/${reportId}/view?version=draft`)).body.spec?.queries ?? {})
+          .sort()
+          .join() === names,
+      10_000,
+    );
     const data = await tenant.call("POST", `/api/reports/${reportId}/data`, { body: { version: "draft" } });
     expect(data.status).to.equal(200);
     return data.body.queries as Record<string, { rows?: unknown[][]; error?: string }>;
@@ -104,11 +127,16 @@ describe("security: what report SQL can do", function () {
         const spec =
           where === "queries"
             ? specWith({ bad: sql })
-            : { ...specWith({ ok: "select 1 as n" }), drills: { more: { title: "More", args: [], queries: { bad: { sql } } } } };
+            : {
+                ...specWith({ ok: "select 1 as n" }),
+                drills: { more: { title: "More", args: [], queries: { bad: { sql } } } },
+              };
         const answer = await north.asAuthor("PUT", "/api/reports/writer/draft", { spec });
         if (answer.status !== 400) accepted.push(`${where}: ${sql}`);
         else {
-          expect(answer.body.error).to.include(where === "queries" ? "spec.queries.bad.sql" : "spec.drills.more.queries.bad.sql");
+          expect(answer.body.error).to.include(
+            where === "queries" ? "spec.queries.bad.sql" : "spec.drills.more.queries.bad.sql",
+          );
           expect(answer.body.error, "the sentence does not quote the SQL").not.to.include(sql);
         }
       }
@@ -120,26 +148,61 @@ describe("security: what report SQL can do", function () {
   it("stops them at run time too when one gets past the save check: nothing written, nothing left for the next query", async () => {
     // A draft as a save-time check that failed would store it: appended to the event store directly.
     await runDraft(north, "bypass", { ok: "select 1 as n" });
-    const saved = await hub.service.db.query("select data from events where tenant = 'north' and stream_id = 'report:bypass' and type = 'ReportDraftSaved' order by position desc limit 1");
+    const saved = await hub.service.db.query(
+      "select data from events where tenant = 'north' and stream_id = 'report:bypass' and type = 'ReportDraftSaved' order by position desc limit 1",
+    );
     const draft = saved.rows[0].data;
     draft.spec = specWith(Object.fromEntries(WRITING.map((sql, i) => [`q${i}`, sql])));
-    await hub.service.eventStore.append({ tenant: "north", streamId: "report:bypass", expectedVersion: "any", events: [{ type: "ReportDraftSaved", data: draft }], metadata: { actor: "a save check that failed" } });
-    await until(async () => Object.keys((await north.call("GET", "/api/reports/bypass/view?version=draft")).body.spec?.queries ?? {}).length === WRITING.length, 10_000);
+    await hub.service.eventStore.append({
+      tenant: "north",
+      streamId: "report:bypass",
+      expectedVersion: "any",
+      events: [{ type: "ReportDraftSaved", data: draft }],
+      metadata: { actor: "a save check that failed" },
+    });
+    await until(
+      async () =>
+        Object.keys((await north.call("GET", "/api/reports/bypass/view?version=draft")).body.spec?.queries ?? {})
+          .length === WRITING.length,
+      10_000,
+    );
 
     // Counted once every projection has applied every event: rows still arriving are no write.
-    await until(async () => (await hub.service.db.query("select 1 from projection_generations g where g.state = 'live' and exists (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position))")).rowCount === 0, 60_000);
-    const before = { events: await count("select count(*)::int as n from events"), results: await count("select count(*)::int as n from read.lab_results"), patients: await count("select count(*)::int as n from read.patients") };
+    await until(
+      async () =>
+        (
+          await hub.service.db.query(
+            "select 1 from projection_generations g where g.state = 'live' and exists (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position))",
+          )
+        ).rowCount === 0,
+      60_000,
+    );
+    const before = {
+      events: await count("select count(*)::int as n from events"),
+      results: await count("select count(*)::int as n from read.lab_results"),
+      patients: await count("select count(*)::int as n from read.patients"),
+    };
     const data = await north.call("POST", "/api/reports/bypass/data", { body: { version: "draft" } });
     expect(data.status).to.equal(200);
     const outcomes = WRITING.map((sql, i) => [sql, data.body.queries[`q${i}`]] as const);
     // What writes or takes another role fails; the rest (reset role, set, do, prepare, listen, notify,
     // lo_create, set_config of a setting, an advisory lock) may run, but must leave nothing behind.
-    const mustFail = /^(insert|update|delete|merge|truncate|copy|set role|set session|create|drop|grant|lock|explain|select 1;|with gone|select \* into|select \* from lab_results for|select set_config\('role'|select query_to_xml)/;
-    for (const [sql, outcome] of outcomes.filter(([sql]) => mustFail.test(sql))) expect(outcome, sql).to.have.property("error").that.is.a("string");
-    expect({ events: await count("select count(*)::int as n from events"), results: await count("select count(*)::int as n from read.lab_results"), patients: await count("select count(*)::int as n from read.patients") }).to.deep.equal(before);
-    expect(await count("select count(*)::int as n from pg_largeobject_metadata"), "no large object was kept").to.equal(0);
+    const mustFail =
+      /^(insert|update|delete|merge|truncate|copy|set role|set session|create|drop|grant|lock|explain|select 1;|with gone|select \* into|select \* from lab_results for|select set_config\('role'|select query_to_xml)/;
+    for (const [sql, outcome] of outcomes.filter(([sql]) => mustFail.test(sql)))
+      expect(outcome, sql).to.have.property("error").that.is.a("string");
+    expect({
+      events: await count("select count(*)::int as n from events"),
+      results: await count("select count(*)::int as n from read.lab_results"),
+      patients: await count("select count(*)::int as n from read.patients"),
+    }).to.deep.equal(before);
+    expect(await count("select count(*)::int as n from pg_largeobject_metadata"), "no large object was kept").to.equal(
+      0,
+    );
     expect(await count("select count(*)::int as n from pg_tables where tablename = 'planted'")).to.equal(0);
-    const locks = await count("select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid) where l.locktype = 'advisory' and a.usename = 'dh_report_runner'");
+    const locks = await count(
+      "select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid) where l.locktype = 'advisory' and a.usename = 'dh_report_runner'",
+    );
     expect(locks, "no advisory lock outlives its report query").to.equal(0);
 
     // The same (only) report connection now serves south: with the settings it had, not north's.
@@ -167,17 +230,33 @@ describe("security: what report SQL can do", function () {
     for (const [name, sql] of Object.entries(outside)) {
       const saved = await south.asAuthor("PUT", "/api/reports/outside/draft", { spec: specWith({ [name]: sql }) });
       expect(saved.status, name).to.equal(400);
-      expect(saved.body.error, name).to.match(/which is not a relation of the clinical data source: read patients, lab_reports/);
+      expect(saved.body.error, name).to.match(
+        /which is not a relation of the clinical data source: read patients, lab_reports/,
+      );
     }
     // A version saved before the rule fails the same way when run (E.5)…
     const refused = await runPastTheSaveCheck(south, "south", "outside", outside);
-    for (const name of Object.keys(outside)) expect(refused[name], name).to.have.property("error").that.matches(/which is not a relation of the clinical data source/);
+    for (const name of Object.keys(outside))
+      expect(refused[name], name)
+        .to.have.property("error")
+        .that.matches(/which is not a relation of the clinical data source/);
     // …and the database refuses it too, were the check ever passed: the report role has no rights there.
-    const sources = new DataSources({ serviceDb: hub.service.db, clinicalUrl: reportRunnerUrl(hub.service.databaseUrl), others: {}, poolSize: 1 });
+    const sources = new DataSources({
+      serviceDb: hub.service.db,
+      clinicalUrl: reportRunnerUrl(hub.service.databaseUrl),
+      others: {},
+      poolSize: 1,
+    });
     try {
       for (const [name, sql] of Object.entries(outside)) {
-        const outcome = await runReportQuery(sources.get("clinical")!, { text: sql, values: [] }, { tenant: "south", wards: null, timeoutMs: 5000, timeZone: "UTC" });
-        expect(outcome, name).to.have.property("error").that.matches(/outside its data source|does not exist/);
+        const outcome = await runReportQuery(
+          sources.get("clinical")!,
+          { text: sql, values: [] },
+          { tenant: "south", wards: null, timeoutMs: 5000, timeZone: "UTC" },
+        );
+        expect(outcome, name)
+          .to.have.property("error")
+          .that.matches(/outside its data source|does not exist/);
       }
     } finally {
       await sources.end();
@@ -192,19 +271,27 @@ describe("security: what report SQL can do", function () {
     for (const name of ["labs", "results", "exams"]) {
       const ids = own[name]!.rows!.map((row) => String(row[0]));
       expect(ids.length, name).to.be.greaterThan(0);
-      expect(ids.filter((id) => !id.startsWith("SOUTH-")), name).to.deep.equal([]);
+      expect(
+        ids.filter((id) => !id.startsWith("SOUTH-")),
+        name,
+      ).to.deep.equal([]);
     }
     expect(own.patients!.rows).to.deep.equal([["P001"]]);
   });
 
   it("keeps each tenant to its rows while tenants take turns on one report connection", async () => {
     const calls = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? north : south));
-    const answers = await Promise.all(calls.map((tenant) => tenant.call("POST", "/api/reports/every-param/data", { body: { version: "v1" } })));
+    const answers = await Promise.all(
+      calls.map((tenant) => tenant.call("POST", "/api/reports/every-param/data", { body: { version: "v1" } })),
+    );
     answers.forEach((answer, i) => {
       const ids = answer.body.queries.results.rows.map((row: unknown[]) => String(row[0]));
       const prefix = calls[i] === north ? "NORTH-" : "SOUTH-";
       expect(ids.length).to.be.greaterThan(0);
-      expect(ids.every((id: string) => id.startsWith(prefix)), `call ${i}: ${ids}`).to.equal(true);
+      expect(
+        ids.every((id: string) => id.startsWith(prefix)),
+        `call ${i}: ${ids}`,
+      ).to.equal(true);
     });
   });
 
@@ -223,7 +310,9 @@ describe("security: what report SQL can do", function () {
       terminate: "select pg_catalog.pg_terminate_backend(pid) from (select 0 as pid) p",
     };
     // north's query runs while south tries.
-    const northRunning = runDraft(north, "long-running", { slow: "select count(*) as n from generate_series(1, 100000) g" });
+    const northRunning = runDraft(north, "long-running", {
+      slow: "select count(*) as n from generate_series(1, 100000) g",
+    });
     for (const [name, sql] of Object.entries(looking)) {
       const saved = await south.asAuthor("PUT", "/api/reports/looking/draft", { spec: specWith({ [name]: sql }) });
       expect(saved.status, name).to.equal(400);
@@ -236,12 +325,25 @@ describe("security: what report SQL can do", function () {
 
   it("cannot read another tenant's report SQL while it runs (pg_stat_activity)", async () => {
     // Both tenants' report connections are the same database role; two of them, side by side.
-    const sources = new DataSources({ serviceDb: hub.service.db, clinicalUrl: reportRunnerUrl(hub.service.databaseUrl), others: {}, poolSize: 2 });
+    const sources = new DataSources({
+      serviceDb: hub.service.db,
+      clinicalUrl: reportRunnerUrl(hub.service.databaseUrl),
+      others: {},
+      poolSize: 2,
+    });
     try {
-      const run = (tenant: string, text: string) => runReportQuery(sources.get("clinical")!, { text, values: [] }, { tenant, wards: null, timeoutMs: 5000, timeZone: "UTC" });
+      const run = (tenant: string, text: string) =>
+        runReportQuery(
+          sources.get("clinical")!,
+          { text, values: [] },
+          { tenant, wards: null, timeoutMs: 5000, timeZone: "UTC" },
+        );
       const northRunning = run("north", "select pg_sleep(1), 'north ward literal' as w");
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const spy = await run("south", "select coalesce(string_agg(query, ' | '), '') as q from pg_stat_activity where pid <> pg_backend_pid()");
+      const spy = await run(
+        "south",
+        "select coalesce(string_agg(query, ' | '), '') as q from pg_stat_activity where pid <> pg_backend_pid()",
+      );
       await northRunning;
       expect(spy).not.to.have.property("error");
       expect(JSON.stringify(spy)).not.to.include("north ward literal");
@@ -258,11 +360,15 @@ describe("security: what report SQL can do", function () {
     });
     expect(Date.now() - started).to.be.lessThan(4000);
     expect(queries.burn!.error).to.match(/longer than/);
-    expect(queries.fine!.rows).to.deep.equal([[await count("select count(*)::int as n from read.lab_reports where tenant = 'south'")]]);
+    expect(queries.fine!.rows).to.deep.equal([
+      [await count("select count(*)::int as n from read.lab_reports where tenant = 'south'")],
+    ]);
   });
 
   it("fails, in its own place and with the save's sentence, a version saved before E.5 that sleeps, takes a transaction id or reads the server", async () => {
-    const refusedAtSave = await south.asAuthor("PUT", "/api/reports/stalling/draft", { spec: specWith({ stall: "select txid_current(), pg_sleep(9)" }) });
+    const refusedAtSave = await south.asAuthor("PUT", "/api/reports/stalling/draft", {
+      spec: specWith({ stall: "select txid_current(), pg_sleep(9)" }),
+    });
     expect(refusedAtSave.status).to.equal(400);
     expect(refusedAtSave.body.error).to.equal(
       "spec.queries.stall.sql: The query calls txid_current(), which takes a transaction id, which holds back every reader of new results until the report ends, but a query may only read: remove it.",
@@ -278,6 +384,8 @@ describe("security: what report SQL can do", function () {
     expect(queries.stall).to.deep.equal({ error: refusedAtSave.body.error.replace("spec.queries.stall.sql: ", "") });
     expect(queries.server!.error).to.match(/^The query calls version, which looks beyond the clinical data source/);
     expect(queries.xml!.error).to.match(/^The query calls table_to_xml, which reads relations by name/);
-    expect(queries.fine!.rows).to.deep.equal([[await count("select count(*)::int as n from read.lab_reports where tenant = 'south'")]]);
+    expect(queries.fine!.rows).to.deep.equal([
+      [await count("select count(*)::int as n from read.lab_reports where tenant = 'south'")],
+    ]);
   });
 });

@@ -19,7 +19,10 @@ import { until, useTestService } from "../support/service.ts";
 const STALL_MS = 1500;
 /** Two sheets of 100,000 rows that compress poorly: some 14 MB, more than the sockets' buffers hold. */
 const FILLER = "md5(g::text) || md5((g * 7)::text) || md5((g * 13)::text)";
-const BIG = { a: `select g, ${FILLER} as filler from generate_series(1, 100000) g`, b: `select g, ${FILLER} as filler from generate_series(1, 100000) g` };
+const BIG = {
+  a: `select g, ${FILLER} as filler from generate_series(1, 100000) g`,
+  b: `select g, ${FILLER} as filler from generate_series(1, 100000) g`,
+};
 
 interface Stalled {
   socket: net.Socket;
@@ -44,7 +47,11 @@ describe("exports nobody reads (issue #52, finding 4)", function () {
         ["big", BIG],
         ["small", { one: "select 1 as n" }],
       ] as const) {
-        const saved = await call("PUT", `/api/reports/${reportId}/draft`, { token: ADMIN, tenant, body: { spec: tableReportSpec(reportId, queries) } });
+        const saved = await call("PUT", `/api/reports/${reportId}/draft`, {
+          token: ADMIN,
+          tenant,
+          body: { spec: tableReportSpec(reportId, queries) },
+        });
         expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
       }
     }
@@ -83,12 +90,19 @@ describe("exports nobody reads (issue #52, finding 4)", function () {
 
   /** Report connections in a transaction now (an export's open cursor among them). */
   const reportTransactions = async () =>
-    (await hub.service.db.query("select count(*)::int as n from pg_stat_activity where usename = 'dh_report_runner' and datname = current_database() and backend_xmin is not null")).rows[0].n as number;
+    (
+      await hub.service.db.query(
+        "select count(*)::int as n from pg_stat_activity where usename = 'dh_report_runner' and datname = current_database() and backend_xmin is not null",
+      )
+    ).rows[0].n as number;
 
   /** The one-row data call of `tenant`: how long it took, and its rows or its error. */
   async function smallData(tenant: string): Promise<{ ms: number; rows?: unknown[][]; error?: string }> {
     const started = Date.now();
-    const answer = await httpClient(hub.service.url!)("POST", "/api/reports/small/data", { tenant, body: { version: "draft" } });
+    const answer = await httpClient(hub.service.url!)("POST", "/api/reports/small/data", {
+      tenant,
+      body: { version: "draft" },
+    });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     return { ms: Date.now() - started, ...answer.body.queries.one };
   }
@@ -125,18 +139,29 @@ describe("exports nobody reads (issue #52, finding 4)", function () {
     const started = Date.now();
     const one = await stalledExport("north", "10.3.0.1");
     await until(async () => (await reportTransactions()) === 1, 10_000);
-    await until(async () => warnings.filter((line) => line.msg === STALLED_RESPONSE_SENTENCE).length > cutBefore, 15_000, 50);
+    await until(
+      async () => warnings.filter((line) => line.msg === STALLED_RESPONSE_SENTENCE).length > cutBefore,
+      15_000,
+      50,
+    );
     const cut = warnings.filter((line) => line.msg === STALLED_RESPONSE_SENTENCE).at(-1)!;
     expect(cut.stalledMs).to.be.within(STALL_MS, STALL_MS + 1000);
     expect(cut.waitingBytes, "bytes the reader left waiting in the process").to.be.above(0);
     expect(Date.now() - started, "cut once the buffers were full and nothing moved for 1.5 s").to.be.below(15_000);
     await until(async () => (await reportTransactions()) === 0, 2000);
     // The connection is gone: the client, reading at last, gets what the kernel held and then the end, not a whole file.
-    const read = await Promise.race([one.readToEnd(), new Promise<null>((resolve) => setTimeout(() => resolve(null), 3000))]);
+    const read = await Promise.race([
+      one.readToEnd(),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 3000)),
+    ]);
     expect(read, "the connection ended").to.not.equal(null);
     expect(read!.whole).to.equal(false);
     // A reader that reads gets the whole file.
-    const whole = await fetch(`${hub.service.url}/api/reports/big/export/xlsx`, { method: "POST", headers: { "content-type": "application/json", "x-service-tenant": "north" }, body: JSON.stringify({ version: "draft" }) });
+    const whole = await fetch(`${hub.service.url}/api/reports/big/export/xlsx`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-tenant": "north" },
+      body: JSON.stringify({ version: "draft" }),
+    });
     expect(whole.status).to.equal(200);
     expect((await whole.arrayBuffer()).byteLength).to.be.above(10_000_000);
   });
@@ -145,19 +170,53 @@ describe("exports nobody reads (issue #52, finding 4)", function () {
     await Promise.all([stalledExport("north", "10.4.0.1"), stalledExport("south", "10.4.0.1")]);
     await until(async () => (await reportTransactions()) === 2, 10_000);
     const call = httpClient(hub.service.url!);
-    const refused = await call("POST", "/api/reports/small/export/xlsx", { tenant: "east", headers: { "x-forwarded-for": "10.4.0.1" }, body: { version: "draft" } });
+    const refused = await call("POST", "/api/reports/small/export/xlsx", {
+      tenant: "east",
+      headers: { "x-forwarded-for": "10.4.0.1" },
+      body: { version: "draft" },
+    });
     expect(refused.status).to.equal(429);
     expect(refused.headers.get("retry-after")).to.equal("5");
     expect(refused.body).to.deep.equal({
-      error: "This address already has 2 exports under way without a credential; wait for one to finish, or sign in (a signed-in person's exports are not counted per address).",
+      error:
+        "This address already has 2 exports under way without a credential; wait for one to finish, or sign in (a signed-in person's exports are not counted per address).",
       code: "exports-per-address",
     });
     // docx counts with them; another address, or a credential, is not held up.
-    expect((await call("POST", "/api/reports/small/export/docx", { tenant: "east", headers: { "x-forwarded-for": "10.4.0.1" }, body: { version: "draft" } })).status).to.equal(429);
-    expect((await call("POST", "/api/reports/small/export/xlsx", { tenant: "east", headers: { "x-forwarded-for": "10.4.0.2" }, body: { version: "draft" } })).status).to.equal(200);
-    expect((await call("POST", "/api/reports/small/export/xlsx", { tenant: "east", token: ADMIN, headers: { "x-forwarded-for": "10.4.0.1" }, body: { version: "draft" } })).status).to.equal(200);
+    expect(
+      (
+        await call("POST", "/api/reports/small/export/docx", {
+          tenant: "east",
+          headers: { "x-forwarded-for": "10.4.0.1" },
+          body: { version: "draft" },
+        })
+      ).status,
+    ).to.equal(429);
+    expect(
+      (
+        await call("POST", "/api/reports/small/export/xlsx", {
+          tenant: "east",
+          headers: { "x-forwarded-for": "10.4.0.2" },
+          body: { version: "draft" },
+        })
+      ).status,
+    ).to.equal(200);
+    expect(
+      (
+        await call("POST", "/api/reports/small/export/xlsx", {
+          tenant: "east",
+          token: ADMIN,
+          headers: { "x-forwarded-for": "10.4.0.1" },
+          body: { version: "draft" },
+        })
+      ).status,
+    ).to.equal(200);
     // A client cannot pass for another address by writing the header itself: only a trusted proxy's entry counts.
-    const spoofed = await call("POST", "/api/reports/small/export/xlsx", { tenant: "east", headers: { "x-forwarded-for": "10.9.9.9, 10.4.0.1" }, body: { version: "draft" } });
+    const spoofed = await call("POST", "/api/reports/small/export/xlsx", {
+      tenant: "east",
+      headers: { "x-forwarded-for": "10.9.9.9, 10.4.0.1" },
+      body: { version: "draft" },
+    });
     expect(spoofed.status).to.equal(429);
   });
 });

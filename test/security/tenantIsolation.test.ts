@@ -28,7 +28,17 @@ const withCheckDigit = (first17: string) => `${first17}${checkCharOf(first17)}`;
 const NORTH_PATIENT = { name: "北方患者", idCard: withCheckDigit("11010519800101123") };
 const NORTH_PENDING = { name: "待认领", idCard: withCheckDigit("11010519750505234") };
 /** Anything that would betray north's data in an answer to south. */
-const NORTH_MARKS = ["NORTH", "北方患者", "待认领", "North only", "North draft", "Every filter of north", NORTH_PATIENT.idCard, NORTH_PENDING.idCard, NORTH_PATIENT.idCard.slice(-4)];
+const NORTH_MARKS = [
+  "NORTH",
+  "北方患者",
+  "待认领",
+  "North only",
+  "North draft",
+  "Every filter of north",
+  NORTH_PATIENT.idCard,
+  NORTH_PENDING.idCard,
+  NORTH_PATIENT.idCard.slice(-4),
+];
 
 function expectNothingOfNorth(text: string, what: string): void {
   for (const mark of NORTH_MARKS) expect(text, `${what} shows ${mark}: ${text.slice(0, 300)}`).not.to.include(mark);
@@ -55,14 +65,22 @@ const flat = (value: unknown) => JSON.stringify(value);
 
 /** A potassium of 7.3 of the tenant's P001, taken an hour ago: a critical result, alerted. */
 const criticalReport = (externalId: string) =>
-  labReport(externalId, { collectedAt: localDateTime(new Date(Date.now() - 3_600_000)), reportedAt: localDateTime(new Date()), items: [{ itemCode: "K", value: 7.3, unit: "mmol/L" }] });
+  labReport(externalId, {
+    collectedAt: localDateTime(new Date(Date.now() - 3_600_000)),
+    reportedAt: localDateTime(new Date()),
+    items: [{ itemCode: "K", value: 7.3, unit: "mmol/L" }],
+  });
 
 let northsAlert: Promise<{ alertId: string; externalId: string }> | null = null;
 /** North's one critical-result alert, raised the first time a case asks. */
 function northAlert({ north }: World) {
   northsAlert ??= (async () => {
     expect((await north.push("lab", [criticalReport("NORTH-CRITICAL")])).status).to.equal(200);
-    return until(async () => ((await north.asAuthor("GET", "/api/alerts")).body as Array<{ alertId: string; externalId: string }>).find((alert) => alert.externalId === "NORTH-CRITICAL"));
+    return until(async () =>
+      ((await north.asAuthor("GET", "/api/alerts")).body as Array<{ alertId: string; externalId: string }>).find(
+        (alert) => alert.externalId === "NORTH-CRITICAL",
+      ),
+    );
   })();
   return northsAlert;
 }
@@ -71,10 +89,22 @@ let northsMapping: Promise<string> | null = null;
 /** North's report with an item no dictionary entry matches (NORTH-LOCAL), and north's mapping of another item (NORTH-MAPPED): made the first time a case asks. */
 function northMapping({ north }: World) {
   northsMapping ??= (async () => {
-    const pushed = await north.push("lab", [labReport("NORTH-UNMAPPED", { items: [{ itemCode: "NORTH-LOCAL", itemName: "北方项目", value: 1.5, unit: "mg/dL" }] })]);
+    const pushed = await north.push("lab", [
+      labReport("NORTH-UNMAPPED", {
+        items: [{ itemCode: "NORTH-LOCAL", itemName: "北方项目", value: 1.5, unit: "mg/dL" }],
+      }),
+    ]);
     expect(pushed.status).to.equal(200);
-    await until(async () => ((await north.asAuthor("GET", "/api/dictionary/unmapped")).body as Array<{ itemCode: string }>).some((item) => item.itemCode === "NORTH-LOCAL") || null);
-    const made = await north.asAuthor("POST", "/api/dictionary/mappings", { itemCode: "NORTH-MAPPED", stdCode: "UREA_PRE" });
+    await until(
+      async () =>
+        ((await north.asAuthor("GET", "/api/dictionary/unmapped")).body as Array<{ itemCode: string }>).some(
+          (item) => item.itemCode === "NORTH-LOCAL",
+        ) || null,
+    );
+    const made = await north.asAuthor("POST", "/api/dictionary/mappings", {
+      itemCode: "NORTH-MAPPED",
+      stdCode: "UREA_PRE",
+    });
     expect(made.status, flat(made.body)).to.equal(201);
     return made.body.mappingId as string;
   })();
@@ -84,7 +114,11 @@ function northMapping({ north }: World) {
 /** South's own reports of 2026-03-02, read past the tenant scope as the service's owner. */
 async function southsDay(service: RunningService) {
   const ids = async (table: string) =>
-    (await service.db.query(`select external_id from read.${table} where tenant = 'south' and reported_at::date = '2026-03-02' order by external_id collate "C"`)).rows.map((r) => r.external_id as string);
+    (
+      await service.db.query(
+        `select external_id from read.${table} where tenant = 'south' and reported_at::date = '2026-03-02' order by external_id collate "C"`,
+      )
+    ).rows.map((r) => r.external_id as string);
   const unmatched = await service.db.query(
     `select count(*)::int as n from (select matched, dismissed_at from read.lab_reports where tenant = 'south' and reported_at::date = '2026-03-02'
      union all select matched, dismissed_at from read.exam_reports where tenant = 'south' and reported_at::date = '2026-03-02') r where not matched and dismissed_at is null`,
@@ -102,12 +136,21 @@ async function settledDay(service: RunningService, south: World["south"], kind: 
     const day = await south.call("GET", `/open/v1/reconcile/${kind}?date=2026-03-02`, { token: south.client.key });
     const own = await southsDay(service);
     const data = day.body.data;
-    return data.labReportCount === own.lab.length && data.examReportCount === own.exam.length && data.unmatchedCount === own.unmatched ? { day, own } : null;
+    return data.labReportCount === own.lab.length &&
+      data.examReportCount === own.exam.length &&
+      data.unmatchedCount === own.unmatched
+      ? { day, own }
+      : null;
   });
 }
 
 /** A bulk job of the tenant's client (one report a line), followed to its end. */
-async function bulkJob(service: RunningService, tenant: SeededTenant, kind: "lab" | "exam", reports: unknown[]): Promise<Record<string, any>> {
+async function bulkJob(
+  service: RunningService,
+  tenant: SeededTenant,
+  kind: "lab" | "exam",
+  reports: unknown[],
+): Promise<Record<string, any>> {
   const submitted = await fetch(`${service.url}/open/v1/${kind}/reports/bulk`, {
     method: "POST",
     headers: { authorization: `Bearer ${tenant.client.key}`, "content-type": "application/x-ndjson" },
@@ -122,15 +165,26 @@ async function bulkJob(service: RunningService, tenant: SeededTenant, kind: "lab
 
 /** What south tries on each route, and what must hold afterwards. */
 const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
-  "GET /healthz": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/healthz")).body), "healthz"),
+  "GET /healthz": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/healthz")).body), "healthz"),
   "GET /readyz": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/readyz")).body), "readyz"),
-  "GET /llms.txt": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/llms.txt")).body), "llms.txt"),
-  "GET /help": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/help")).body), "the help index"),
-  "GET /help/:slug": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/help/getting-started")).body), "a help page"),
-  "GET /help/decisions": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/help/decisions")).body), "the decisions index"),
-  "GET /help/decisions/:name": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/help/decisions/0001-decisions-live-in-docs-decisions")).body), "a decision"),
-  "GET ^\\/md\\/(.*)$": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/md/getting-started.md")).body), "a help article"),
-  "GET /openapi.json": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/openapi.json")).body), "the OpenAPI document"),
+  "GET /llms.txt": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/llms.txt")).body), "llms.txt"),
+  "GET /help": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/help")).body), "the help index"),
+  "GET /help/:slug": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/help/getting-started")).body), "a help page"),
+  "GET /help/decisions": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/help/decisions")).body), "the decisions index"),
+  "GET /help/decisions/:name": async ({ south }) =>
+    expectNothingOfNorth(
+      flat((await south.call("GET", "/help/decisions/0001-decisions-live-in-docs-decisions")).body),
+      "a decision",
+    ),
+  "GET ^\\/md\\/(.*)$": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/md/getting-started.md")).body), "a help article"),
+  "GET /openapi.json": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/openapi.json")).body), "the OpenAPI document"),
   "GET /docs": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/docs")).body), "/docs"),
   "GET /docs/assets/:file": async () => {
     // Static files of the API explorer, the same bytes for everyone; nothing of a tenant is in them.
@@ -141,8 +195,10 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     // Static files of the staff pages (their data comes from /api, tested below).
   },
   // Sign-in with an identity provider (E.1; not configured here): a session belongs to the tenant it was opened for, test/http/staffSignIn.test.ts.
-  "GET /staff/login": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/staff/login")).body), "/staff/login"),
-  "GET /staff/callback": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/staff/callback?code=x&state=y")).body), "/staff/callback"),
+  "GET /staff/login": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/staff/login")).body), "/staff/login"),
+  "GET /staff/callback": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/staff/callback?code=x&state=y")).body), "/staff/callback"),
   "GET /staff/session": async ({ south }) => {
     const answer = await south.call("GET", "/staff/session");
     expect(answer.status).to.equal(401);
@@ -184,23 +240,36 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "POST /api/reports/:id/data": async ({ south }) => {
     expect((await south.call("POST", "/api/reports/north-only/data", { body: {} })).status).to.equal(404);
     for (const version of ["v1", "v2"]) {
-      const data = await south.call("POST", "/api/reports/every-param/data", { body: { version, params: { period: null } } });
+      const data = await south.call("POST", "/api/reports/every-param/data", {
+        body: { version, params: { period: null } },
+      });
       const ids = data.body.queries.results.rows.map((row: unknown[]) => row[0]);
       expect(ids.length, version).to.be.greaterThan(0);
-      expect(ids.every((id: string) => id.startsWith("SOUTH-")), `${version}: ${ids}`).to.equal(true);
+      expect(
+        ids.every((id: string) => id.startsWith("SOUTH-")),
+        `${version}: ${ids}`,
+      ).to.equal(true);
       expectNothingOfNorth(flat(data.body), `data of ${version}`);
     }
   },
   "POST /api/reports/:id/drill": async ({ south }) => {
-    expect((await south.call("POST", "/api/reports/north-only/drill", { body: { drill: "detail" } })).status).to.equal(404);
-    const drill = await south.call("POST", "/api/reports/every-param/drill", { body: { version: "v1", drill: "detail", args: { stdCode: "HGB" } } });
+    expect((await south.call("POST", "/api/reports/north-only/drill", { body: { drill: "detail" } })).status).to.equal(
+      404,
+    );
+    const drill = await south.call("POST", "/api/reports/every-param/drill", {
+      body: { version: "v1", drill: "detail", args: { stdCode: "HGB" } },
+    });
     const ids = drill.body.queries.rows.rows.map((row: unknown[]) => row[0]);
     expect(ids.length).to.be.greaterThan(0);
     expect(ids.every((id: string) => id.startsWith("SOUTH-"))).to.equal(true);
   },
   "POST /api/reports/:id/export/xlsx": async (world) => {
     expect((await exportText(world, "south", "north-only", "xlsx", {})).status).to.equal(404);
-    for (const body of [{ version: "v1" }, { version: "v2" }, { version: "v1", drill: "detail", args: { stdCode: "HGB" } }]) {
+    for (const body of [
+      { version: "v1" },
+      { version: "v2" },
+      { version: "v1", drill: "detail", args: { stdCode: "HGB" } },
+    ]) {
       const file = await exportText(world, "south", "every-param", "xlsx", body);
       expect(file.status).to.equal(200);
       expect(file.text, "the file holds south's rows").to.include("SOUTH-");
@@ -228,33 +297,52 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "GET /api/reports/:id/versions/:a/diff/:b": async ({ north, south }) => {
     expect((await south.call("GET", "/api/reports/north-only/versions/v1/diff/v1")).status).to.equal(404);
     // South's own every-param, compared by north's author: north's token makes no author of south.
-    const compared = await south.call("GET", "/api/reports/every-param/versions/v1/diff/v2", { token: north.authorToken });
+    const compared = await south.call("GET", "/api/reports/every-param/versions/v1/diff/v2", {
+      token: north.authorToken,
+    });
     expect(compared.status).to.equal(200);
     expect(compared.body.sqlIncluded).to.equal(false);
     expectNothingOfNorth(flat(compared.body), "south's version diff");
   },
   "GET /api/reports/:id/versions/:no/source": async ({ north, south }) => {
     expect((await south.asAuthor("GET", "/api/reports/north-only/versions/v1/source")).status).to.equal(404);
-    expect((await south.call("GET", "/api/reports/every-param/versions/v1/source", { token: north.authorToken })).status, "north's author is no author of south").to.equal(403);
+    expect(
+      (await south.call("GET", "/api/reports/every-param/versions/v1/source", { token: north.authorToken })).status,
+      "north's author is no author of south",
+    ).to.equal(403);
     const own = await south.asAuthor("GET", "/api/reports/every-param/versions/v1/source");
     expect(own.status).to.equal(200);
     expectNothingOfNorth(flat(own.body), "south's own source");
   },
 
   "PUT /api/reports/:id/draft": async ({ north, south }) => {
-    const saved = await south.asAuthor("PUT", "/api/reports/north-only/draft", { title: "South's own", spec: everyParamSpec });
+    const saved = await south.asAuthor("PUT", "/api/reports/north-only/draft", {
+      title: "South's own",
+      spec: everyParamSpec,
+    });
     expect(saved.status, "south may have a report of the same id: its own").to.equal(200);
     const northView = await north.call("GET", "/api/reports/north-only/view");
     expect(northView.body).to.include({ title: "North only", version: "v1" });
-    expect((await north.call("GET", "/api/reports/north-only/view?version=draft")).status, "north's report got no draft").to.equal(404);
+    expect(
+      (await north.call("GET", "/api/reports/north-only/view?version=draft")).status,
+      "north's report got no draft",
+    ).to.equal(404);
   },
   "DELETE /api/reports/:id/draft": async ({ north, south }) => {
     expect((await south.asAuthor("DELETE", "/api/reports/north-draft/draft")).status).to.equal(404);
-    expect((await north.call("GET", "/api/reports/north-draft/view?version=draft")).status, "north's draft is still there").to.equal(200);
+    expect(
+      (await north.call("GET", "/api/reports/north-draft/view?version=draft")).status,
+      "north's draft is still there",
+    ).to.equal(200);
   },
   "POST /api/reports/:id/publish": async ({ north, south }) => {
-    expect((await south.asAuthor("POST", "/api/reports/north-draft/publish", { mode: "dynamic" })).status).to.be.oneOf([404, 409]);
-    expect((await north.call("GET", "/api/reports/north-draft/versions")).body, "north's draft was not published").to.deep.equal([]);
+    expect((await south.asAuthor("POST", "/api/reports/north-draft/publish", { mode: "dynamic" })).status).to.be.oneOf([
+      404, 409,
+    ]);
+    expect(
+      (await north.call("GET", "/api/reports/north-draft/versions")).body,
+      "north's draft was not published",
+    ).to.deep.equal([]);
   },
   "POST /api/reports/:id/restore": async ({ north, south }) => {
     const before = (await north.call("GET", "/api/reports/every-param/versions")).body.length;
@@ -266,15 +354,23 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     // One dictionary for every tenant, as on /open/v1: the same answer, nothing of a tenant in it.
     const seen = await south.asAuthor("GET", "/api/dictionary/lab-items");
     expect(seen.status).to.equal(200);
-    expect(seen.body.items).to.deep.equal((await south.call("GET", "/open/v1/dict/lab-items", { token: south.client.key })).body.data.items);
-    expect((await north.call("GET", "/api/dictionary/lab-items", { token: south.authorToken })).status, "south's token on north").to.equal(403);
+    expect(seen.body.items).to.deep.equal(
+      (await south.call("GET", "/open/v1/dict/lab-items", { token: south.client.key })).body.data.items,
+    );
+    expect(
+      (await north.call("GET", "/api/dictionary/lab-items", { token: south.authorToken })).status,
+      "south's token on north",
+    ).to.equal(403);
   },
   "GET /api/dictionary/unmapped": async (world) => {
     await northMapping(world);
     const seen = await world.south.asAuthor("GET", "/api/dictionary/unmapped");
     expect(seen.status).to.equal(200);
     expectNothingOfNorth(flat(seen.body), "south's unmapped items");
-    expect((await world.north.call("GET", "/api/dictionary/unmapped", { token: world.south.authorToken })).status, "south's token on north").to.equal(403);
+    expect(
+      (await world.north.call("GET", "/api/dictionary/unmapped", { token: world.south.authorToken })).status,
+      "south's token on north",
+    ).to.equal(403);
   },
   "GET /api/dictionary/mappings": async (world) => {
     await northMapping(world);
@@ -285,28 +381,52 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "POST /api/dictionary/mappings/preview": async (world) => {
     await northMapping(world);
     const counted = await world.south.asAuthor("POST", "/api/dictionary/mappings/preview", { itemCode: "NORTH-LOCAL" });
-    expect(counted.body, "north's unmapped results are not south's").to.deep.equal({ results: 0, reports: 0, units: [] });
+    expect(counted.body, "north's unmapped results are not south's").to.deep.equal({
+      results: 0,
+      reports: 0,
+      units: [],
+    });
   },
   "POST /api/dictionary/mappings": async (world) => {
     await northMapping(world);
     // South maps the code north's item has: its own mapping, which re-maps none of north's results.
-    const made = await world.south.asAuthor("POST", "/api/dictionary/mappings", { itemCode: "NORTH-LOCAL", stdCode: "UREA_PRE" });
+    const made = await world.south.asAuthor("POST", "/api/dictionary/mappings", {
+      itemCode: "NORTH-LOCAL",
+      stdCode: "UREA_PRE",
+    });
     expect(made.status, flat(made.body)).to.equal(201);
-    await until(async () => ((await world.south.asAuthor("GET", "/api/dictionary/mappings")).body as Array<{ mappingId: string; remap: { status: string } }>).find((m) => m.mappingId === made.body.mappingId)?.remap.status === "DONE" || null);
+    await until(
+      async () =>
+        (
+          (await world.south.asAuthor("GET", "/api/dictionary/mappings")).body as Array<{
+            mappingId: string;
+            remap: { status: string };
+          }>
+        ).find((m) => m.mappingId === made.body.mappingId)?.remap.status === "DONE" || null,
+    );
     const norths = (await world.north.asAuthor("GET", "/api/dictionary/unmapped")).body as Array<{ itemCode: string }>;
-    expect(norths.map((item) => item.itemCode), "north's item is still unmapped").to.include("NORTH-LOCAL");
+    expect(
+      norths.map((item) => item.itemCode),
+      "north's item is still unmapped",
+    ).to.include("NORTH-LOCAL");
   },
   "DELETE /api/dictionary/mappings/:mappingId": async (world) => {
     const mappingId = await northMapping(world);
     const undone = await world.south.asAuthor("DELETE", `/api/dictionary/mappings/${mappingId}`);
     expect(undone.status).to.equal(404);
     expectNothingOfNorth(flat(undone.body), "the 404");
-    const norths = (await world.north.asAuthor("GET", "/api/dictionary/mappings")).body as Array<{ mappingId: string; removedAt: string | null }>;
+    const norths = (await world.north.asAuthor("GET", "/api/dictionary/mappings")).body as Array<{
+      mappingId: string;
+      removedAt: string | null;
+    }>;
     expect(norths.find((m) => m.mappingId === mappingId)?.removedAt, "north's mapping stands").to.equal(null);
   },
   "GET /api/me": async ({ north, south }) => {
     expect((await south.asAuthor("GET", "/api/me")).body).to.include({ tenant: "south", who: "Nurse Chen" });
-    expect((await north.call("GET", "/api/me", { token: south.authorToken })).status, "south's token on north").to.equal(403);
+    expect(
+      (await north.call("GET", "/api/me", { token: south.authorToken })).status,
+      "south's token on north",
+    ).to.equal(403);
   },
   "GET /api/patients": async ({ south }) => {
     const patients = await south.asAuthor("GET", "/api/patients");
@@ -330,8 +450,12 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     const answer = await south.asAuthor("GET", "/api/patients/P001/results?codes=HGB&from=2000-01-01&to=2009-12-31");
     expect(answer.status, flat(answer.body)).to.equal(200);
     const wide = await south.asAuthor("GET", "/api/patients/P001/results?codes=HGB&from=2020-01-01&to=2029-12-31");
-    const { rows } = await service.db.query("select external_id from read.lab_results where tenant = 'south' and patient_ref = 'P001' and std_code = 'HGB' and std_value is not null order by 1");
-    const points = (wide.body as { series: Array<{ points: Array<{ externalId: string }> }> }).series[0]!.points.map((point) => point.externalId).sort();
+    const { rows } = await service.db.query(
+      "select external_id from read.lab_results where tenant = 'south' and patient_ref = 'P001' and std_code = 'HGB' and std_value is not null order by 1",
+    );
+    const points = (wide.body as { series: Array<{ points: Array<{ externalId: string }> }> }).series[0]!.points.map(
+      (point) => point.externalId,
+    ).sort();
     expect(points).to.deep.equal(rows.map((row) => row.external_id).sort());
     expect(points).to.not.be.empty;
     expectNothingOfNorth(flat(wide.body), "south's chart");
@@ -340,38 +464,62 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     // Both tenants have a P001 with results: south's counts are south's rows, and north's P-NORTH is not there.
     const answer = await south.asAuthor("GET", "/api/patients/P001/result-items");
     expect(answer.status, flat(answer.body)).to.equal(200);
-    const { rows } = await service.db.query("select std_code, count(*)::int as n from read.lab_results where tenant = 'south' and patient_ref = 'P001' and std_value is not null group by 1");
-    const counted = (answer.body as Array<{ code: string; results: number }>).filter((item) => item.results > 0).map((item) => [item.code, item.results]);
+    const { rows } = await service.db.query(
+      "select std_code, count(*)::int as n from read.lab_results where tenant = 'south' and patient_ref = 'P001' and std_value is not null group by 1",
+    );
+    const counted = (answer.body as Array<{ code: string; results: number }>)
+      .filter((item) => item.results > 0)
+      .map((item) => [item.code, item.results]);
     expect(Object.fromEntries(counted)).to.deep.equal(Object.fromEntries(rows.map((row) => [row.std_code, row.n])));
     expect(counted).to.not.be.empty;
-    expect((await south.asAuthor("GET", "/api/patients/P-NORTH/result-items")).status, "north's patient from south").to.equal(404);
+    expect(
+      (await south.asAuthor("GET", "/api/patients/P-NORTH/result-items")).status,
+      "north's patient from south",
+    ).to.equal(404);
     expectNothingOfNorth(flat(answer.body), "south's chart items");
   },
   "GET /api/alerts": async (world) => {
     await northAlert(world);
-    for (const state of ["open", "acknowledged", "closed"]) expectNothingOfNorth(flat((await world.south.asAuthor("GET", `/api/alerts?state=${state}`)).body), `south's ${state} alerts`);
+    for (const state of ["open", "acknowledged", "closed"])
+      expectNothingOfNorth(
+        flat((await world.south.asAuthor("GET", `/api/alerts?state=${state}`)).body),
+        `south's ${state} alerts`,
+      );
     // Contract F.3: each kind on its own too.
-    for (const kind of ["CRITICAL", "DELTA"]) expectNothingOfNorth(flat((await world.south.asAuthor("GET", `/api/alerts?kind=${kind}`)).body), `south's ${kind} alerts`);
+    for (const kind of ["CRITICAL", "DELTA"])
+      expectNothingOfNorth(
+        flat((await world.south.asAuthor("GET", `/api/alerts?kind=${kind}`)).body),
+        `south's ${kind} alerts`,
+      );
   },
   "GET /api/alerts/count": async (world) => {
     await northAlert(world);
     const { rows } = await world.service.db.query(
       "select count(*)::int as n, (count(*) filter (where kind = 'DELTA'))::int as delta from read.alerts where tenant = 'south' and acknowledged_at is null and closed_at is null",
     );
-    expect((await world.south.asAuthor("GET", "/api/alerts/count")).body).to.deep.equal({ open: rows[0].n, delta: rows[0].delta });
+    expect((await world.south.asAuthor("GET", "/api/alerts/count")).body).to.deep.equal({
+      open: rows[0].n,
+      delta: rows[0].delta,
+    });
   },
   "POST /api/alerts/:alertId/acknowledge": async (world) => {
     const { alertId } = await northAlert(world);
     const answer = await world.south.asAuthor("POST", `/api/alerts/${alertId}/acknowledge`, { note: "south pretends" });
     expect(answer.status).to.equal(404);
-    const northsOwn = await world.service.db.query("select acknowledged_at from read.alerts where tenant = 'north' and alert_id = $1", [alertId]);
+    const northsOwn = await world.service.db.query(
+      "select acknowledged_at from read.alerts where tenant = 'north' and alert_id = $1",
+      [alertId],
+    );
     expect(northsOwn.rows).to.deep.equal([{ acknowledged_at: null }]);
   },
   "GET /api/alerts/stream": async (world) => {
     const { service, north, south } = world;
     await northAlert(world);
     const abort = new AbortController();
-    const response = await fetch(`${service.url}/api/alerts/stream`, { headers: { authorization: `Bearer ${south.authorToken}`, "x-service-tenant": "south" }, signal: abort.signal });
+    const response = await fetch(`${service.url}/api/alerts/stream`, {
+      headers: { authorization: `Bearer ${south.authorToken}`, "x-service-tenant": "south" },
+      signal: abort.signal,
+    });
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
     // North's critical result first, south's own after it: south's stream shows its own only.
@@ -383,15 +531,25 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   },
   "PUT /api/patients/:patientRef": async ({ north, south, service }) => {
     // South registers the person waiting in north's queue, under north's patientRef: its own patient.
-    const registered = await south.asAuthor("PUT", "/api/patients/P-NORTH", { name: NORTH_PENDING.name, idCard: NORTH_PENDING.idCard });
+    const registered = await south.asAuthor("PUT", "/api/patients/P-NORTH", {
+      name: NORTH_PENDING.name,
+      idCard: NORTH_PENDING.idCard,
+    });
     expect(registered.status).to.equal(200);
-    const northPatients = (await north.asAuthor("GET", "/api/patients")).body as Array<{ patientRef: string; name: string }>;
-    expect(northPatients.find((p) => p.patientRef === "P-NORTH")?.name, "north's patient unchanged").to.equal(NORTH_PATIENT.name);
+    const northPatients = (await north.asAuthor("GET", "/api/patients")).body as Array<{
+      patientRef: string;
+      name: string;
+    }>;
+    expect(northPatients.find((p) => p.patientRef === "P-NORTH")?.name, "north's patient unchanged").to.equal(
+      NORTH_PATIENT.name,
+    );
     // Auto-claim stays within south: north's waiting report is not claimed by south's registration.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const northQueue = (await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>;
     expect(northQueue.map((e) => e.externalId)).to.include("NORTH-PENDING");
-    const claimed = await service.db.query("select patient_ref from read.lab_reports where tenant = 'north' and external_id = 'NORTH-PENDING'");
+    const claimed = await service.db.query(
+      "select patient_ref from read.lab_reports where tenant = 'north' and external_id = 'NORTH-PENDING'",
+    );
     expect(claimed.rows[0].patient_ref).to.equal(null);
   },
   "GET /api/unmatched": async ({ south }) => {
@@ -407,17 +565,30 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expectNothingOfNorth(flat(own.body), "south's claim check");
   },
   "POST /api/unmatched/:kind/:externalId/claim": async ({ north, south }) => {
-    expect((await south.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" })).status).to.equal(404);
-    expect(((await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>).map((e) => e.externalId)).to.include("NORTH-UNMATCHED");
+    expect(
+      (await south.asAuthor("POST", "/api/unmatched/lab/NORTH-UNMATCHED/claim", { patientRef: "P001" })).status,
+    ).to.equal(404);
+    expect(
+      ((await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>).map((e) => e.externalId),
+    ).to.include("NORTH-UNMATCHED");
   },
   "POST /api/unmatched/:kind/:externalId/dismiss": async ({ north, south }) => {
-    expect((await south.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not ours" })).status).to.equal(404);
-    expect(((await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>).map((e) => e.externalId)).to.include("NORTH-ECG-UNMATCHED");
+    expect(
+      (await south.asAuthor("POST", "/api/unmatched/exam/NORTH-ECG-UNMATCHED/dismiss", { reason: "not ours" })).status,
+    ).to.equal(404);
+    expect(
+      ((await north.asAuthor("GET", "/api/unmatched")).body as Array<{ externalId: string }>).map((e) => e.externalId),
+    ).to.include("NORTH-ECG-UNMATCHED");
   },
   "GET /api/history/:kind/:externalId": async ({ north, south }) => {
     expect((await south.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED")).status).to.equal(404);
-    expect((await south.call("GET", "/api/history/exam/NORTH-ECHO", { token: ADMIN })).status, "the ADMIN_TOKEN reads the tenant it names").to.equal(404);
-    expect((await north.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED")).body.externalId).to.equal("NORTH-UNMATCHED");
+    expect(
+      (await south.call("GET", "/api/history/exam/NORTH-ECHO", { token: ADMIN })).status,
+      "the ADMIN_TOKEN reads the tenant it names",
+    ).to.equal(404);
+    expect((await north.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED")).body.externalId).to.equal(
+      "NORTH-UNMATCHED",
+    );
   },
   "GET /api/history/:kind/:externalId/versions/:n": async ({ north, south }) => {
     expect((await south.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/versions/1")).status).to.equal(404);
@@ -425,15 +596,24 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   },
   "GET /api/history/:kind/:externalId/diff": async ({ north, south }) => {
     expect((await south.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/diff?from=1&to=1")).status).to.equal(404);
-    expect((await north.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/diff?from=1&to=1")).body.changes).to.deep.equal([]);
+    expect(
+      (await north.asAuthor("GET", "/api/history/lab/NORTH-UNMATCHED/diff?from=1&to=1")).body.changes,
+    ).to.deep.equal([]);
   },
   "GET /api/bulk-jobs": async ({ service, north, south }) => {
-    const northJob = await bulkJob(service, north, "lab", [labReport("NORTH-BULK-LISTED"), { externalId: "NORTH-BULK-LISTED-BAD" }]);
+    const northJob = await bulkJob(service, north, "lab", [
+      labReport("NORTH-BULK-LISTED"),
+      { externalId: "NORTH-BULK-LISTED-BAD" },
+    ]);
     const southJob = await bulkJob(service, south, "lab", [labReport("SOUTH-BULK-LISTED")]);
-    expect(((await north.asAuthor("GET", "/api/bulk-jobs")).body as Array<{ jobId: string }>).map((job) => job.jobId)).to.include(northJob.jobId).and.not.include(southJob.jobId);
+    expect(((await north.asAuthor("GET", "/api/bulk-jobs")).body as Array<{ jobId: string }>).map((job) => job.jobId))
+      .to.include(northJob.jobId)
+      .and.not.include(southJob.jobId);
     for (const token of [south.authorToken, ADMIN]) {
       const seen = await south.call("GET", "/api/bulk-jobs", { token });
-      expect(seen.body.map((job: { jobId: string }) => job.jobId)).to.include(southJob.jobId).and.not.include(northJob.jobId);
+      expect(seen.body.map((job: { jobId: string }) => job.jobId))
+        .to.include(southJob.jobId)
+        .and.not.include(northJob.jobId);
       expectNothingOfNorth(flat(seen.body), "south's bulk jobs");
     }
   },
@@ -448,42 +628,79 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   },
 
   "GET /api/admin/access-log": async ({ service, north, south }) => {
-    expect((await south.call("GET", "/api/admin/access-log", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
-    expect((await north.call("GET", "/api/admin/access-log", { token: south.adminToken })).status, "south's administrator is none of north's").to.equal(403);
+    expect(
+      (await south.call("GET", "/api/admin/access-log", { token: south.authorToken })).status,
+      "a tenant's author is no administrator",
+    ).to.equal(403);
+    expect(
+      (await north.call("GET", "/api/admin/access-log", { token: south.adminToken })).status,
+      "south's administrator is none of north's",
+    ).to.equal(403);
     const northsCall = await north.call("GET", "/api/patients/P-NORTH/results", { token: north.authorToken });
     expect(northsCall.status).to.equal(200);
     const northsRequest = northsCall.headers.get("x-request-id")!;
-    await until(async () => (await service.db.query("select 1 from read.access_log where request_id = $1", [northsRequest])).rowCount === 1);
+    await until(
+      async () =>
+        (await service.db.query("select 1 from read.access_log where request_id = $1", [northsRequest])).rowCount === 1,
+    );
     const southsLog = await south.call("GET", "/api/admin/access-log?limit=1000", { token: south.adminToken });
     expect(southsLog.status).to.equal(200);
     expect(southsLog.body.records.length, "south's own records").to.be.greaterThan(0);
-    expect(southsLog.body.records.map((record: { requestId: string }) => record.requestId)).not.to.include(northsRequest);
+    expect(southsLog.body.records.map((record: { requestId: string }) => record.requestId)).not.to.include(
+      northsRequest,
+    );
     // South's own looks may name what south asked for (P-NORTH, answered 404); no record of a north credential's.
-    const northsAuthors = (await service.db.query("select author_id from read.authors where tenant = 'north'")).rows.map((row) => row.author_id as string);
-    expect(southsLog.body.records.filter((record: { credential: string }) => northsAuthors.includes(record.credential))).to.deep.equal([]);
+    const northsAuthors = (
+      await service.db.query("select author_id from read.authors where tenant = 'north'")
+    ).rows.map((row) => row.author_id as string);
+    expect(
+      southsLog.body.records.filter((record: { credential: string }) => northsAuthors.includes(record.credential)),
+    ).to.deep.equal([]);
   },
   "GET /api/patients/:patientRef/access-log": async ({ service, north, south }) => {
-    expect((await south.call("GET", "/api/patients/P001/access-log", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
-    expect((await north.call("GET", "/api/patients/P001/access-log", { token: south.adminToken })).status, "south's administrator is none of north's").to.equal(403);
+    expect(
+      (await south.call("GET", "/api/patients/P001/access-log", { token: south.authorToken })).status,
+      "a tenant's author is no administrator",
+    ).to.equal(403);
+    expect(
+      (await north.call("GET", "/api/patients/P001/access-log", { token: south.adminToken })).status,
+      "south's administrator is none of north's",
+    ).to.equal(403);
     const northsCall = await north.call("GET", "/api/patients/P001/results", { token: north.authorToken });
     expect(northsCall.status).to.equal(200);
     const northsRequest = northsCall.headers.get("x-request-id")!;
-    await until(async () => (await service.db.query("select 1 from read.access_log where request_id = $1", [northsRequest])).rowCount === 1);
+    await until(
+      async () =>
+        (await service.db.query("select 1 from read.access_log where request_id = $1", [northsRequest])).rowCount === 1,
+    );
     // Both tenants have a P001: south's log of its P001 holds none of north's looks at north's.
     const southsP001 = await south.call("GET", "/api/patients/P001/access-log", { token: south.adminToken });
     expect(southsP001.status).to.equal(200);
     expect(southsP001.body.map((record: { requestId: string }) => record.requestId)).not.to.include(northsRequest);
     // South's own P-NORTH (registered by the PUT case) has south's records; none of north's looks at north's P-NORTH.
     const southsPNorth = await south.call("GET", "/api/patients/P-NORTH/access-log", { token: ADMIN });
-    const northsAuthors = (await service.db.query("select author_id from read.authors where tenant = 'north'")).rows.map((row) => row.author_id as string);
-    expect(southsPNorth.body.filter((record: { credential: string }) => northsAuthors.includes(record.credential)), "north's looks from south").to.deep.equal([]);
+    const northsAuthors = (
+      await service.db.query("select author_id from read.authors where tenant = 'north'")
+    ).rows.map((row) => row.author_id as string);
+    expect(
+      southsPNorth.body.filter((record: { credential: string }) => northsAuthors.includes(record.credential)),
+      "north's looks from south",
+    ).to.deep.equal([]);
   },
 
   "GET /api/patients/:patientRef/copy": async ({ service, north, south }) => {
-    expect((await south.call("GET", "/api/patients/P001/copy", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
-    expect((await north.call("GET", "/api/patients/P001/copy", { token: south.adminToken })).status, "south's administrator is none of north's").to.equal(403);
+    expect(
+      (await south.call("GET", "/api/patients/P001/copy", { token: south.authorToken })).status,
+      "a tenant's author is no administrator",
+    ).to.equal(403);
+    expect(
+      (await north.call("GET", "/api/patients/P001/copy", { token: south.adminToken })).status,
+      "south's administrator is none of north's",
+    ).to.equal(403);
     // Both tenants have a P001 with reports: south's copy of its P001 holds south's and nothing of north's.
-    const response = await fetch(`${service.url}/api/patients/P001/copy`, { headers: { authorization: `Bearer ${south.adminToken}`, "x-service-tenant": "south" } });
+    const response = await fetch(`${service.url}/api/patients/P001/copy`, {
+      headers: { authorization: `Bearer ${south.adminToken}`, "x-service-tenant": "south" },
+    });
     expect(response.status).to.equal(200);
     const text = zipText(Buffer.from(await response.arrayBuffer()));
     expect(text).to.include(`${south.prefix}-ECHO`);
@@ -491,83 +708,211 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   },
 
   "GET /api/admin/projections": async ({ south }) => {
-    expect((await south.call("GET", "/api/admin/projections", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
+    expect(
+      (await south.call("GET", "/api/admin/projections", { token: south.authorToken })).status,
+      "a tenant's author is no operator",
+    ).to.equal(401);
     const report = await south.call("GET", "/api/admin/projections", { token: ADMIN });
     expectNothingOfNorth(flat(report.body), "the projections report (positions and lag only)");
   },
   "GET /api/admin/ledger": async ({ south }) => {
-    expect((await south.call("GET", "/api/admin/ledger", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
-    expectNothingOfNorth(flat((await south.call("GET", "/api/admin/ledger", { token: ADMIN })).body), "the ledger summary (counts and roots only)");
+    expect(
+      (await south.call("GET", "/api/admin/ledger", { token: south.authorToken })).status,
+      "a tenant's author is no operator",
+    ).to.equal(401);
+    expectNothingOfNorth(
+      flat((await south.call("GET", "/api/admin/ledger", { token: ADMIN })).body),
+      "the ledger summary (counts and roots only)",
+    );
   },
   "GET /api/admin/ledger/verify": async ({ south }) => {
-    expect((await south.call("GET", "/api/admin/ledger/verify", { token: south.authorToken })).status, "a tenant's author is no operator").to.equal(401);
-    expectNothingOfNorth(flat((await south.call("GET", "/api/admin/ledger/verify", { token: ADMIN })).body), "the verification (positions only)");
+    expect(
+      (await south.call("GET", "/api/admin/ledger/verify", { token: south.authorToken })).status,
+      "a tenant's author is no operator",
+    ).to.equal(401);
+    expectNothingOfNorth(
+      flat((await south.call("GET", "/api/admin/ledger/verify", { token: ADMIN })).body),
+      "the verification (positions only)",
+    );
   },
   "POST /api/admin/clients": async ({ south }) => {
-    expect((await south.call("POST", "/api/admin/clients", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(403);
-    expect((await south.call("POST", "/api/admin/clients", { token: south.adminToken, body: { name: "x", tenant: "north" } })).status, "south's administrator makes no key of north").to.equal(403);
-    expect((await south.call("POST", "/api/admin/clients", { token: south.client.key, body: { name: "x", tenant: "north" } })).status).to.equal(401);
+    expect(
+      (
+        await south.call("POST", "/api/admin/clients", {
+          token: south.authorToken,
+          body: { name: "x", tenant: "north" },
+        })
+      ).status,
+    ).to.equal(403);
+    expect(
+      (
+        await south.call("POST", "/api/admin/clients", {
+          token: south.adminToken,
+          body: { name: "x", tenant: "north" },
+        })
+      ).status,
+      "south's administrator makes no key of north",
+    ).to.equal(403);
+    expect(
+      (
+        await south.call("POST", "/api/admin/clients", {
+          token: south.client.key,
+          body: { name: "x", tenant: "north" },
+        })
+      ).status,
+    ).to.equal(401);
   },
   "DELETE /api/admin/clients/:clientId": async ({ north, south }) => {
-    expect((await south.call("DELETE", `/api/admin/clients/${north.client.clientId}`, { token: south.authorToken })).status).to.equal(403);
-    expect((await south.call("DELETE", `/api/admin/clients/${north.client.clientId}`, { token: south.adminToken })).status, "north's client is not there for south").to.equal(404);
-    expect((await north.call("GET", "/open/v1/ping", { token: north.client.key })).status, "north's key still works").to.equal(200);
+    expect(
+      (await south.call("DELETE", `/api/admin/clients/${north.client.clientId}`, { token: south.authorToken })).status,
+    ).to.equal(403);
+    expect(
+      (await south.call("DELETE", `/api/admin/clients/${north.client.clientId}`, { token: south.adminToken })).status,
+      "north's client is not there for south",
+    ).to.equal(404);
+    expect(
+      (await north.call("GET", "/open/v1/ping", { token: north.client.key })).status,
+      "north's key still works",
+    ).to.equal(200);
   },
   "PUT /api/admin/clients/:clientId/code-map": async ({ north, south }) => {
-    const answer = await south.call("PUT", `/api/admin/clients/${north.client.clientId}/code-map`, { token: south.adminToken, body: { codeMap: { X: "HGB" } } });
+    const answer = await south.call("PUT", `/api/admin/clients/${north.client.clientId}/code-map`, {
+      token: south.adminToken,
+      body: { codeMap: { X: "HGB" } },
+    });
     expect(answer.status).to.equal(404);
   },
   "POST /api/admin/authors": async ({ south }) => {
-    expect((await south.call("POST", "/api/admin/authors", { token: south.authorToken, body: { name: "x", tenant: "north" } })).status).to.equal(403);
-    expect((await south.call("POST", "/api/admin/authors", { token: south.adminToken, body: { name: "x", tenant: "north" } })).status, "south's administrator makes no token of north").to.equal(403);
+    expect(
+      (
+        await south.call("POST", "/api/admin/authors", {
+          token: south.authorToken,
+          body: { name: "x", tenant: "north" },
+        })
+      ).status,
+    ).to.equal(403);
+    expect(
+      (
+        await south.call("POST", "/api/admin/authors", {
+          token: south.adminToken,
+          body: { name: "x", tenant: "north" },
+        })
+      ).status,
+      "south's administrator makes no token of north",
+    ).to.equal(403);
   },
   "GET /api/admin/clients": async ({ north, south }) => {
-    expect((await south.call("GET", "/api/admin/clients", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
+    expect(
+      (await south.call("GET", "/api/admin/clients", { token: south.authorToken })).status,
+      "a tenant's author is no administrator",
+    ).to.equal(403);
     const listed = await south.call("GET", "/api/admin/clients", { token: south.adminToken });
     const ids = (listed.body as Array<{ clientId: string }>).map((client) => client.clientId);
-    expect(ids, "the operator lists the clients of X-Service-Tenant").to.include(south.client.clientId).and.not.include(north.client.clientId);
+    expect(ids, "the operator lists the clients of X-Service-Tenant")
+      .to.include(south.client.clientId)
+      .and.not.include(north.client.clientId);
     expectNothingOfNorth(flat(listed.body), "south's clients");
   },
   "POST /api/admin/clients/:clientId/rotate": async ({ north, south }) => {
-    expect((await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, { token: south.adminToken, body: { overlapHours: 0 } })).status).to.equal(404);
-    expect((await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, { token: south.client.key, body: { overlapHours: 0 } })).status).to.equal(401);
-    expect((await north.call("GET", "/open/v1/ping", { token: north.client.key })).status, "north's key still works").to.equal(200);
+    expect(
+      (
+        await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, {
+          token: south.adminToken,
+          body: { overlapHours: 0 },
+        })
+      ).status,
+    ).to.equal(404);
+    expect(
+      (
+        await south.call("POST", `/api/admin/clients/${north.client.clientId}/rotate`, {
+          token: south.client.key,
+          body: { overlapHours: 0 },
+        })
+      ).status,
+    ).to.equal(401);
+    expect(
+      (await north.call("GET", "/open/v1/ping", { token: north.client.key })).status,
+      "north's key still works",
+    ).to.equal(200);
   },
   "GET /api/admin/authors": async ({ north, south }) => {
-    expect((await south.call("GET", "/api/admin/authors", { token: south.authorToken })).status, "a tenant's author is no administrator").to.equal(403);
-    const northIds = ((await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>).map((author) => author.authorId);
+    expect(
+      (await south.call("GET", "/api/admin/authors", { token: south.authorToken })).status,
+      "a tenant's author is no administrator",
+    ).to.equal(403);
+    const northIds = (
+      (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>
+    ).map((author) => author.authorId);
     const listed = await south.call("GET", "/api/admin/authors", { token: south.adminToken });
     const ids = (listed.body as Array<{ authorId: string }>).map((author) => author.authorId);
     expect(ids, "south's authors").not.to.be.empty;
-    expect(ids.filter((id) => northIds.includes(id)), "north's authors listed for south").to.deep.equal([]);
+    expect(
+      ids.filter((id) => northIds.includes(id)),
+      "north's authors listed for south",
+    ).to.deep.equal([]);
     expectNothingOfNorth(flat(listed.body), "south's authors");
   },
   "DELETE /api/admin/authors/:authorId": async ({ north, south }) => {
-    const [northAuthor] = (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>;
-    expect((await south.call("DELETE", `/api/admin/authors/${northAuthor!.authorId}`, { token: south.adminToken })).status, "north's author is not there for south").to.equal(404);
+    const [northAuthor] = (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{
+      authorId: string;
+    }>;
+    expect(
+      (await south.call("DELETE", `/api/admin/authors/${northAuthor!.authorId}`, { token: south.adminToken })).status,
+      "north's author is not there for south",
+    ).to.equal(404);
     expect((await north.asAuthor("GET", "/api/unmatched")).status, "north's token still works").to.equal(200);
   },
   "POST /api/admin/authors/:authorId/rotate": async ({ north, south }) => {
-    const [northAuthor] = (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{ authorId: string }>;
-    expect((await south.call("POST", `/api/admin/authors/${northAuthor!.authorId}/rotate`, { token: south.adminToken, body: { overlapHours: 0 } })).status).to.equal(404);
+    const [northAuthor] = (await north.call("GET", "/api/admin/authors", { token: ADMIN })).body as Array<{
+      authorId: string;
+    }>;
+    expect(
+      (
+        await south.call("POST", `/api/admin/authors/${northAuthor!.authorId}/rotate`, {
+          token: south.adminToken,
+          body: { overlapHours: 0 },
+        })
+      ).status,
+    ).to.equal(404);
     expect((await north.asAuthor("GET", "/api/unmatched")).status, "north's token still works").to.equal(200);
   },
 
   "POST /open/v1/lab/reports": async ({ service, north, south }) => {
     // South sends north's externalId, and a report on north's patient: both stay south's.
-    const pushed = await south.push("lab", [labReport("NORTH-M1", { labName: "south's lab" }), labReport("SOUTH-ABOUT-NORTH", { patient: NORTH_PATIENT })]);
+    const pushed = await south.push("lab", [
+      labReport("NORTH-M1", { labName: "south's lab" }),
+      labReport("SOUTH-ABOUT-NORTH", { patient: NORTH_PATIENT }),
+    ]);
     const [sameId, northPatient] = pushed.body.data.results;
     expect(sameId.status, "north's externalId is a new report of south").to.equal("CREATED");
     expect(northPatient).to.include({ matched: false, pendingReason: "no dialysis patient with this idCard" });
-    await until(async () => (await service.db.query("select 1 from read.lab_reports where tenant = 'south' and external_id = 'NORTH-M1'")).rowCount === 1);
-    const northsOwn = await service.db.query("select lab_name from read.lab_reports where tenant = 'north' and external_id = 'NORTH-M1'");
+    await until(
+      async () =>
+        (await service.db.query("select 1 from read.lab_reports where tenant = 'south' and external_id = 'NORTH-M1'"))
+          .rowCount === 1,
+    );
+    const northsOwn = await service.db.query(
+      "select lab_name from read.lab_reports where tenant = 'north' and external_id = 'NORTH-M1'",
+    );
     expect(northsOwn.rows).to.deep.equal([{ lab_name: "Central lab" }]);
-    expect((await north.call("GET", "/open/v1/reconcile/lab?date=2026-01-10", { token: north.client.key })).body.data.externalIds).to.deep.equal(["NORTH-M1"]);
+    expect(
+      (await north.call("GET", "/open/v1/reconcile/lab?date=2026-01-10", { token: north.client.key })).body.data
+        .externalIds,
+    ).to.deep.equal(["NORTH-M1"]);
   },
   "POST /open/v1/exam/reports": async ({ service, south }) => {
-    const pushed = await south.push("exam", [{ externalId: "NORTH-ECHO", patient: { idCard: NORTH_PATIENT.idCard }, examType: "ECHO", reportedAt: "2026-03-02 10:00:00" }]);
+    const pushed = await south.push("exam", [
+      {
+        externalId: "NORTH-ECHO",
+        patient: { idCard: NORTH_PATIENT.idCard },
+        examType: "ECHO",
+        reportedAt: "2026-03-02 10:00:00",
+      },
+    ]);
     expect(pushed.body.data.results[0]).to.include({ status: "CREATED", matched: false });
-    const northsOwn = await service.db.query("select patient_ref from read.exam_reports where tenant = 'north' and external_id = 'NORTH-ECHO'");
+    const northsOwn = await service.db.query(
+      "select patient_ref from read.exam_reports where tenant = 'north' and external_id = 'NORTH-ECHO'",
+    );
     expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001" }]);
   },
   "POST /open/v1/hl7": async ({ service, south }) => {
@@ -578,10 +923,13 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
       body: oruR01({ externalId: "NORTH-DAY", idCard: NORTH_PATIENT.idCard }),
     });
     expect(await answer.text()).to.match(/\rMSA\|AA\|[^\r]*awaiting a patient/);
-    const northsOwn = await service.db.query("select patient_ref, lab_name from read.lab_reports where tenant = 'north' and external_id = 'NORTH-DAY'");
+    const northsOwn = await service.db.query(
+      "select patient_ref, lab_name from read.lab_reports where tenant = 'north' and external_id = 'NORTH-DAY'",
+    );
     expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001", lab_name: "Central lab" }]);
   },
-  "GET /fhir/r4/metadata": async ({ south }) => expectNothingOfNorth(flat((await south.call("GET", "/fhir/r4/metadata")).body), "the CapabilityStatement"),
+  "GET /fhir/r4/metadata": async ({ south }) =>
+    expectNothingOfNorth(flat((await south.call("GET", "/fhir/r4/metadata")).body), "the CapabilityStatement"),
   "POST /fhir/r4": async ({ service, south }) => {
     // As a push: north's externalId and north's patient in south's Bundle stay south's.
     const bundle = diagnosticReportBundle({ externalId: "NORTH-DAY-FHIR" });
@@ -592,47 +940,84 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
       body: JSON.stringify(bundle),
     });
     expect(((await answer.json()) as Bundle).entry![1]!.response!.status).to.equal("201 Created");
-    const { rows } = await service.db.query("select tenant, data->'match'->>'matched' as matched from events where stream_id = 'lab-report:NORTH-DAY-FHIR'");
+    const { rows } = await service.db.query(
+      "select tenant, data->'match'->>'matched' as matched from events where stream_id = 'lab-report:NORTH-DAY-FHIR'",
+    );
     expect(rows).to.deep.equal([{ tenant: "south", matched: "false" }]);
   },
   "GET /fhir/r4/Observation": async ({ service, south }) => {
     // South's own reports may carry north's externalIds (the push cases above): the results are compared with south's rows.
-    const answer = await south.call("GET", "/fhir/r4/Observation?patient=P001&_count=500", { token: south.authorToken });
+    const answer = await south.call("GET", "/fhir/r4/Observation?patient=P001&_count=500", {
+      token: south.authorToken,
+    });
     expect(answer.status).to.equal(200);
-    const { rows } = await service.db.query("select external_id, item_index from read.lab_results where tenant = 'south' and patient_ref = 'P001'");
+    const { rows } = await service.db.query(
+      "select external_id, item_index from read.lab_results where tenant = 'south' and patient_ref = 'P001'",
+    );
     const souths = rows.map((row) => `${fhirId(row.external_id)}-${row.item_index}`).sort();
     expect(((answer.body as Bundle).entry ?? []).map((entry) => entry.resource!.id).sort()).to.deep.equal(souths);
     expect(souths).to.not.be.empty;
   },
   "GET /fhir/r4/Patient": async ({ south }) => {
-    const answer = await south.call("GET", `/fhir/r4/Patient?identifier=${encodeURIComponent(`urn:oid:2.16.156.10011.1.1|${NORTH_PATIENT.idCard}`)}`, { token: south.authorToken });
+    const answer = await south.call(
+      "GET",
+      `/fhir/r4/Patient?identifier=${encodeURIComponent(`urn:oid:2.16.156.10011.1.1|${NORTH_PATIENT.idCard}`)}`,
+      { token: south.authorToken },
+    );
     expect(answer.status).to.equal(200);
     expect((answer.body as Bundle).entry ?? [], "north's patient is not south's").to.deep.equal([]);
   },
   "GET /fhir/r4/DiagnosticReport/:id": async ({ service, north, south }) => {
     // A report only north holds: south finds nothing by its id.
     expect((await north.push("lab", [labReport("NORTH-ONLY-FHIR")])).status).to.equal(200);
-    await until(async () => (await service.db.query("select 1 from read.lab_reports where tenant = 'north' and external_id = 'NORTH-ONLY-FHIR'")).rowCount === 1);
+    await until(
+      async () =>
+        (
+          await service.db.query(
+            "select 1 from read.lab_reports where tenant = 'north' and external_id = 'NORTH-ONLY-FHIR'",
+          )
+        ).rowCount === 1,
+    );
     const answer = await south.call("GET", "/fhir/r4/DiagnosticReport/NORTH-ONLY-FHIR", { token: south.authorToken });
     expect(answer.status).to.equal(404);
     expectNothingOfNorth(flat(answer.body).replace("NORTH-ONLY-FHIR", ""), "the 404");
   },
   "POST /open/v1/lab/reports/bulk": async ({ service, north, south }) => {
     // As a push: north's externalId and north's patient sent in south's job stay south's.
-    const job = await bulkJob(service, south, "lab", [labReport("NORTH-EXTRA", { labName: "south's bulk lab", reportedAt: "2026-01-11 10:00:00" }), labReport("SOUTH-BULK-ABOUT-NORTH", { patient: NORTH_PATIENT })]);
+    const job = await bulkJob(service, south, "lab", [
+      labReport("NORTH-EXTRA", { labName: "south's bulk lab", reportedAt: "2026-01-11 10:00:00" }),
+      labReport("SOUTH-BULK-ABOUT-NORTH", { patient: NORTH_PATIENT }),
+    ]);
     expect(job).to.include({ status: "DONE", created: 2, unmatched: 1 });
-    const northsOwn = await service.db.query("select lab_name, reported_at::date::text as day from read.lab_reports where tenant = 'north' and external_id = 'NORTH-EXTRA'");
+    const northsOwn = await service.db.query(
+      "select lab_name, reported_at::date::text as day from read.lab_reports where tenant = 'north' and external_id = 'NORTH-EXTRA'",
+    );
     expect(northsOwn.rows).to.deep.equal([{ lab_name: "Central lab", day: "2026-03-02" }]);
-    expect((await north.call("GET", "/open/v1/reconcile/lab?date=2026-01-11", { token: north.client.key })).body.data.externalIds).to.deep.equal([]);
+    expect(
+      (await north.call("GET", "/open/v1/reconcile/lab?date=2026-01-11", { token: north.client.key })).body.data
+        .externalIds,
+    ).to.deep.equal([]);
   },
   "POST /open/v1/exam/reports/bulk": async ({ service, south }) => {
-    const job = await bulkJob(service, south, "exam", [{ externalId: "NORTH-ECHO", patient: { idCard: NORTH_PATIENT.idCard }, examType: "ECHO", reportedAt: "2026-03-02 10:00:00" }]);
+    const job = await bulkJob(service, south, "exam", [
+      {
+        externalId: "NORTH-ECHO",
+        patient: { idCard: NORTH_PATIENT.idCard },
+        examType: "ECHO",
+        reportedAt: "2026-03-02 10:00:00",
+      },
+    ]);
     expect(job).to.include({ status: "DONE", unmatched: 1 });
-    const northsOwn = await service.db.query("select patient_ref from read.exam_reports where tenant = 'north' and external_id = 'NORTH-ECHO'");
+    const northsOwn = await service.db.query(
+      "select patient_ref from read.exam_reports where tenant = 'north' and external_id = 'NORTH-ECHO'",
+    );
     expect(northsOwn.rows).to.deep.equal([{ patient_ref: "P001" }]);
   },
   "GET /open/v1/bulk/:jobId": async ({ service, north, south }) => {
-    const northJob = await bulkJob(service, north, "lab", [labReport("NORTH-BULK-1"), { externalId: "NORTH-BULK-BAD" }]);
+    const northJob = await bulkJob(service, north, "lab", [
+      labReport("NORTH-BULK-1"),
+      { externalId: "NORTH-BULK-BAD" },
+    ]);
     const seen = await south.call("GET", `/open/v1/bulk/${northJob.jobId}`, { token: south.client.key });
     expect(seen.status).to.equal(404);
     expectNothingOfNorth(flat(seen.body), "another tenant's bulk job");
@@ -652,13 +1037,22 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   },
   "GET /open/v1/reconcile/lab": async ({ service, south }) => {
     const { day, own } = await settledDay(service, south, "lab");
-    expect(day.body.data).to.deep.include({ externalIds: own.lab, labReportCount: own.lab.length, examReportCount: own.exam.length, unmatchedCount: own.unmatched });
+    expect(day.body.data).to.deep.include({
+      externalIds: own.lab,
+      labReportCount: own.lab.length,
+      examReportCount: own.exam.length,
+      unmatchedCount: own.unmatched,
+    });
     expect(own.lab).to.include("SOUTH-DAY");
     expectNothingOfNorth(flat(day.body), "south's reconciliation");
   },
   "GET /open/v1/reconcile/exam": async ({ service, south }) => {
     const { day, own } = await settledDay(service, south, "exam");
-    expect(day.body.data).to.deep.include({ externalIds: own.exam, examReportCount: own.exam.length, unmatchedCount: own.unmatched });
+    expect(day.body.data).to.deep.include({
+      externalIds: own.exam,
+      examReportCount: own.exam.length,
+      unmatchedCount: own.unmatched,
+    });
     expect(own.exam).to.include("SOUTH-ECHO");
   },
   "GET /open/v1/ping": async ({ south }) => {
@@ -681,25 +1075,60 @@ describe("security: tenant isolation over every endpoint", function () {
     const { north, service } = world;
     for (const [step, answer] of [
       ["patient", await north.asAuthor("PUT", "/api/patients/P-NORTH", { ...NORTH_PATIENT, ward: "N" })],
-      ["push", await north.push("lab", [labReport("NORTH-PENDING", { patient: NORTH_PENDING, reportedAt: "2026-03-02 12:00:00" }), labReport("NORTH-EXTRA", { reportedAt: "2026-03-02 13:00:00" })])],
-      ["north-only", await north.asAuthor("PUT", "/api/reports/north-only/draft", { title: "North only", spec: everyParamSpec })],
+      [
+        "push",
+        await north.push("lab", [
+          labReport("NORTH-PENDING", { patient: NORTH_PENDING, reportedAt: "2026-03-02 12:00:00" }),
+          labReport("NORTH-EXTRA", { reportedAt: "2026-03-02 13:00:00" }),
+        ]),
+      ],
+      [
+        "north-only",
+        await north.asAuthor("PUT", "/api/reports/north-only/draft", { title: "North only", spec: everyParamSpec }),
+      ],
       ["north-only v1", await north.asAuthor("POST", "/api/reports/north-only/publish", { mode: "dynamic" })],
-      ["north-draft", await north.asAuthor("PUT", "/api/reports/north-draft/draft", { title: "North draft", spec: adequacySpec })],
-      ["every-param draft", await north.asAuthor("PUT", "/api/reports/every-param/draft", { title: "Every filter of north", spec: everyParamSpec })],
+      [
+        "north-draft",
+        await north.asAuthor("PUT", "/api/reports/north-draft/draft", { title: "North draft", spec: adequacySpec }),
+      ],
+      [
+        "every-param draft",
+        await north.asAuthor("PUT", "/api/reports/every-param/draft", {
+          title: "Every filter of north",
+          spec: everyParamSpec,
+        }),
+      ],
       ["every-param v3", await north.asAuthor("POST", "/api/reports/every-param/publish", { mode: "dynamic" })],
     ] as const) {
       if (answer.status >= 300) throw new Error(`north's ${step}: ${answer.status} ${JSON.stringify(answer.body)}`);
     }
-    await until(async () => (await service.db.query("select count(*)::int as n from read.lab_reports where tenant = 'north'")).rows[0].n === 7);
+    await until(
+      async () =>
+        (await service.db.query("select count(*)::int as n from read.lab_reports where tenant = 'north'")).rows[0].n ===
+        7,
+    );
   });
   after(() => world.service?.stop());
 
   it("has an isolation case and an access rule for every route the routers serve, and none for a route that is gone", () => {
     const served = routes.map(routeKey);
-    expect(served, "routes read from the routers").to.include.members(["GET /healthz", "POST /open/v1/lab/reports", "POST /api/reports/:id/data"]);
-    expect(served.filter((key) => !(key in CASES)), "routes without an isolation case").to.deep.equal([]);
-    expect(Object.keys(CASES).filter((key) => !served.includes(key)), "cases of routes that no longer exist").to.deep.equal([]);
-    expect(served.filter((key) => !(key in ACCESS)), "routes without an access rule (test/security/support/endpointAccess.ts)").to.deep.equal([]);
+    expect(served, "routes read from the routers").to.include.members([
+      "GET /healthz",
+      "POST /open/v1/lab/reports",
+      "POST /api/reports/:id/data",
+    ]);
+    expect(
+      served.filter((key) => !(key in CASES)),
+      "routes without an isolation case",
+    ).to.deep.equal([]);
+    expect(
+      Object.keys(CASES).filter((key) => !served.includes(key)),
+      "cases of routes that no longer exist",
+    ).to.deep.equal([]);
+    expect(
+      served.filter((key) => !(key in ACCESS)),
+      "routes without an access rule (test/security/support/endpointAccess.ts)",
+    ).to.deep.equal([]);
   });
 
   for (const [key, attempt] of Object.entries(CASES)) {

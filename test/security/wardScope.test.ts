@@ -27,7 +27,10 @@ describe("security: ward scope on the read tables (E.2)", function () {
   before(async () => {
     const { call, authorToken, push } = hub.tenant;
     for (const patient of PATIENTS) {
-      const saved = await call("PUT", `/api/patients/${patient.ref}`, { token: authorToken, body: { name: `病人${patient.ref}`, idCard: patient.idCard, ward: patient.ward } });
+      const saved = await call("PUT", `/api/patients/${patient.ref}`, {
+        token: authorToken,
+        body: { name: `病人${patient.ref}`, idCard: patient.idCard, ward: patient.ward },
+      });
       expect(saved.status).to.equal(200);
     }
     const reports = PATIENTS.map((patient) =>
@@ -39,7 +42,9 @@ describe("security: ward scope on the read tables (E.2)", function () {
         items: [{ itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", abnormalFlag: "HH" }],
       }),
     );
-    reports.push(labReport("WS-UNMATCHED", { patient: { idCard: makeIdCard("110105", "19600105", 35), name: "无名" } }));
+    reports.push(
+      labReport("WS-UNMATCHED", { patient: { idCard: makeIdCard("110105", "19600105", 35), name: "无名" } }),
+    );
     expect((await push("lab", reports)).status).to.equal(200);
     await until(async () => (await rowsOf(null, "alerts")).length >= 4, 10_000, 100);
   });
@@ -47,7 +52,11 @@ describe("security: ward scope on the read tables (E.2)", function () {
   /** The patient of each row of a read table, read as the tenant with these wards. */
   function rowsOf(wards: Wards, table: string, column = "patient_ref"): Promise<Array<string | null>> {
     return withWardScope(wards, () =>
-      readAsTenant(hub.service.db, TENANT, async (reader) => (await reader.query(`select ${column} as owner from read.${table} where ${column} is distinct from 'P001'`)).rows.map((row) => row.owner)),
+      readAsTenant(hub.service.db, TENANT, async (reader) =>
+        (
+          await reader.query(`select ${column} as owner from read.${table} where ${column} is distinct from 'P001'`)
+        ).rows.map((row) => row.owner),
+      ),
     );
   }
 

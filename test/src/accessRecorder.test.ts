@@ -34,7 +34,13 @@ const answered = (n: number): AnsweredAccess => ({
   tenant: "h1",
   recordId: `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`,
   caller: { kind: "known", who: "operator", credential: "admin", roles: ["admin"] },
-  record: { at: new Date().toISOString(), action: "GET /api/patients/{patientRef}/results", patientRefs: ["P001"], requestId: `r-${n}`, outcome: "shown" },
+  record: {
+    at: new Date().toISOString(),
+    action: "GET /api/patients/{patientRef}/results",
+    patientRefs: ["P001"],
+    requestId: `r-${n}`,
+    outcome: "shown",
+  },
 });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -43,7 +49,10 @@ describe("the access log's recorder (contract E.4)", () => {
 
   it("writes a batch once its first record has waited ACCESS_LOG_FLUSH_MS, in one append", async () => {
     const fake = fakeStore();
-    const recorder = new AccessRecorder(fake.store, silentLogger, metrics, { flushAfterMs: FLUSH_MS, maxQueueBytes: 1 << 20 });
+    const recorder = new AccessRecorder(fake.store, silentLogger, metrics, {
+      flushAfterMs: FLUSH_MS,
+      maxQueueBytes: 1 << 20,
+    });
     const first = performance.now();
     for (let i = 0; i < 3; i++) recorder.record(answered(i));
     await pause(FLUSH_MS / 2);
@@ -56,7 +65,10 @@ describe("the access log's recorder (contract E.4)", () => {
 
   it("gives the records that come during a write a batch of their own, written when its first has waited, not right after that write", async () => {
     const fake = fakeStore();
-    const recorder = new AccessRecorder(fake.store, silentLogger, metrics, { flushAfterMs: FLUSH_MS, maxQueueBytes: 1 << 20 });
+    const recorder = new AccessRecorder(fake.store, silentLogger, metrics, {
+      flushAfterMs: FLUSH_MS,
+      maxQueueBytes: 1 << 20,
+    });
     fake.holdWrites();
     recorder.record(answered(0));
     while (fake.writes.length === 0) await pause(5);
@@ -66,7 +78,10 @@ describe("the access log's recorder (contract E.4)", () => {
     await pause(20);
     fake.releaseWrites();
     await pause(FLUSH_MS / 3);
-    expect(fake.writes.map((write) => write.records), "not written on the heels of the write before").to.deep.equal([1]);
+    expect(
+      fake.writes.map((write) => write.records),
+      "not written on the heels of the write before",
+    ).to.deep.equal([1]);
     while (fake.writes.length < 2) await pause(5);
     expect(fake.writes.map((write) => write.records)).to.deep.equal([1, 2]);
     expect(fake.writes[1]!.at - duringWrite).to.be.at.least(FLUSH_MS - 2);
@@ -75,7 +90,10 @@ describe("the access log's recorder (contract E.4)", () => {
 
   it("writes the full batches that gathered during a write at once, and the rest when it is due", async () => {
     const fake = fakeStore();
-    const recorder = new AccessRecorder(fake.store, silentLogger, metrics, { flushAfterMs: FLUSH_MS, maxQueueBytes: 1 << 24 });
+    const recorder = new AccessRecorder(fake.store, silentLogger, metrics, {
+      flushAfterMs: FLUSH_MS,
+      maxQueueBytes: 1 << 24,
+    });
     fake.holdWrites();
     recorder.record(answered(0));
     while (fake.writes.length === 0) await pause(5);
@@ -90,7 +108,10 @@ describe("the access log's recorder (contract E.4)", () => {
 
   it("writes everything queued at once when it stops, the records behind a write under way too", async () => {
     const fake = fakeStore();
-    const recorder = new AccessRecorder(fake.store, silentLogger, metrics, { flushAfterMs: 1000, maxQueueBytes: 1 << 24 });
+    const recorder = new AccessRecorder(fake.store, silentLogger, metrics, {
+      flushAfterMs: 1000,
+      maxQueueBytes: 1 << 24,
+    });
     fake.holdWrites();
     for (let i = 0; i < 500; i++) recorder.record(answered(i)); // a full batch: written at once
     while (fake.writes.length === 0) await pause(5);

@@ -17,10 +17,19 @@ describe("npm run bench -- floor", () => {
   it("writes every floor figure, each a positive rate with a note", async function () {
     this.timeout(300_000);
     const out = path.join(dir, "results.json");
-    const { code, stderr } = await runNode(["--import", "tsx", RUNNER, "floor"], { BENCH_RESULTS: out, BENCH_FLOOR_REPORTS: "500", BENCH_FLOOR_REPEATS: "1" });
+    const { code, stderr } = await runNode(["--import", "tsx", RUNNER, "floor"], {
+      BENCH_RESULTS: out,
+      BENCH_FLOOR_REPORTS: "500",
+      BENCH_FLOOR_REPEATS: "1",
+    });
 
     expect(code, stderr).to.equal(0);
-    const figures = JSON.parse(readFileSync(out, "utf8")) as Array<{ name: string; value: number; unit: string; note?: string }>;
+    const figures = JSON.parse(readFileSync(out, "utf8")) as Array<{
+      name: string;
+      value: number;
+      unit: string;
+      note?: string;
+    }>;
     expect(figures.map((figure) => figure.name)).to.have.members([
       "floor.bulk_reports_per_s",
       "floor.events_insert_per_s",
@@ -51,7 +60,11 @@ describe("a CPU profile summarised by category", () => {
       { id: 1, callFrame: frame("(root)", ""), children: [2, 4, 6, 7] },
       { id: 2, callFrame: frame("checkReports", "file:///repo/commands/ingestion/pushReports.ts"), children: [3] },
       { id: 3, callFrame: frame("jsonStringify", "file:///repo/bench/jsonFrames.mjs") },
-      { id: 4, callFrame: frame("addString", "file:///repo/node_modules/pg-protocol/dist/buffer-writer.js"), children: [5] },
+      {
+        id: 4,
+        callFrame: frame("addString", "file:///repo/node_modules/pg-protocol/dist/buffer-writer.js"),
+        children: [5],
+      },
       { id: 5, callFrame: frame("write", "node:buffer") },
       { id: 6, callFrame: frame("(idle)", "") },
       { id: 7, callFrame: frame("safeParse", "file:///repo/node_modules/zod/v4/core/parse.js") },
@@ -65,7 +78,13 @@ describe("a CPU profile summarised by category", () => {
   it("gives each sample's time to the innermost frame with a category, node's own frames to their callers", () => {
     const { categories } = summariseCpuProfile(profile);
     const ms = Object.fromEntries(categories.map((c) => [c.category, c.ms]));
-    expect(ms).to.deep.equal({ "push command (decide, append)": 1, "JSON parse/stringify": 2, "pg driver": 1, idle: 1, "validation (zod, report schemas)": 2 });
+    expect(ms).to.deep.equal({
+      "push command (decide, append)": 1,
+      "JSON parse/stringify": 2,
+      "pg driver": 1,
+      idle: 1,
+      "validation (zod, report schemas)": 2,
+    });
   });
 
   it("counts only the samples of the window", () => {

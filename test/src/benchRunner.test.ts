@@ -16,7 +16,10 @@ describe("npm run bench on a machine without Chromium", () => {
   it("skips the embed group with its reason and still prints and writes the other groups' figures", async function () {
     this.timeout(120_000);
     const out = path.join(dir, "results.json");
-    const { code, stdout, stderr } = await runNode(["--import", "tsx", RUNNER, "append", "embed"], { CHROMIUM_PATH: path.join(dir, "no-chromium-here"), BENCH_RESULTS: out });
+    const { code, stdout, stderr } = await runNode(["--import", "tsx", RUNNER, "append", "embed"], {
+      CHROMIUM_PATH: path.join(dir, "no-chromium-here"),
+      BENCH_RESULTS: out,
+    });
 
     expect(code, stderr).to.equal(0);
     expect(stderr).to.match(/skipping embed: no chromium at .*no-chromium-here.*apt-get install -y chromium/);

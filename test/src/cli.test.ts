@@ -43,14 +43,38 @@ describe("command line", () => {
 
   it("keys rotate and authors create, rotate and revoke (contract E.3); a bad number names its option", async function () {
     this.timeout(120_000); // six runs of the command line
-    const client = JSON.parse((await cli(databaseUrl, "keys", "create", "--tenant", "north", "--name", "Rotated LIS", "--expires-in-days", "30")).stdout) as { clientId: string; key: string };
+    const client = JSON.parse(
+      (
+        await cli(
+          databaseUrl,
+          "keys",
+          "create",
+          "--tenant",
+          "north",
+          "--name",
+          "Rotated LIS",
+          "--expires-in-days",
+          "30",
+        )
+      ).stdout,
+    ) as { clientId: string; key: string };
     const rotatedKey = await cli(databaseUrl, "keys", "rotate", client.clientId, "--overlap-hours", "0");
     expect(rotatedKey.code, rotatedKey.stderr).to.equal(0);
     const { key } = JSON.parse(rotatedKey.stdout) as { key: string };
     expect(await clientByKey(db, key)).to.include({ clientId: client.clientId });
     expect(await clientByKey(db, client.key), "the former key, with no overlap").to.equal(null);
 
-    const created = await cli(databaseUrl, "authors", "create", "--tenant", "north", "--name", "Dr. Lin", "--expires-in-days", "0.5");
+    const created = await cli(
+      databaseUrl,
+      "authors",
+      "create",
+      "--tenant",
+      "north",
+      "--name",
+      "Dr. Lin",
+      "--expires-in-days",
+      "0.5",
+    );
     expect(created.code, created.stderr).to.equal(0);
     const author = JSON.parse(created.stdout) as { authorId: string; token: string };
     expect(await authorByToken(db, author.token)).to.include({ authorId: author.authorId, name: "Dr. Lin" });
@@ -58,14 +82,25 @@ describe("command line", () => {
     expect(rotated.code, rotated.stderr).to.equal(0);
     expect(rotated.stderr).to.include("The former token works 24 hours more");
     const { token } = JSON.parse(rotated.stdout) as { token: string };
-    for (const working of [author.token, token]) expect(await authorByToken(db, working), "both tokens within the overlap").not.to.equal(null);
+    for (const working of [author.token, token])
+      expect(await authorByToken(db, working), "both tokens within the overlap").not.to.equal(null);
 
     const revoked = await cli(databaseUrl, "authors", "revoke", author.authorId);
     expect(revoked.code, revoked.stderr).to.equal(0);
     expect(revoked.stdout).to.include(`Revoked author ${author.authorId} (Dr. Lin, tenant north)`);
     for (const refused of [author.token, token]) expect(await authorByToken(db, refused)).to.equal(null);
 
-    const bad = await cli(databaseUrl, "authors", "create", "--tenant", "north", "--name", "x", "--expires-in-days", "ten");
+    const bad = await cli(
+      databaseUrl,
+      "authors",
+      "create",
+      "--tenant",
+      "north",
+      "--name",
+      "x",
+      "--expires-in-days",
+      "ten",
+    );
     expect(bad.code).to.equal(1);
     expect(bad.stderr).to.include("--expires-in-days: expiresInDays is a number of days greater than 0");
   });
@@ -79,11 +114,25 @@ describe("command line", () => {
 
   it("authors create takes roles and wards, and keys list and authors list show a tenant's credentials without their secrets", async function () {
     this.timeout(30_000);
-    const made = await cli(databaseUrl, "authors", "create", "--tenant", "west", "--name", "Nurse Ma", "--roles", "clinician, viewer", "--wards", "3A,5B");
+    const made = await cli(
+      databaseUrl,
+      "authors",
+      "create",
+      "--tenant",
+      "west",
+      "--name",
+      "Nurse Ma",
+      "--roles",
+      "clinician, viewer",
+      "--wards",
+      "3A,5B",
+    );
     expect(made.code, made.stderr).to.equal(0);
     const { authorId, token } = JSON.parse(made.stdout) as { authorId: string; token: string };
     expect(await authorByToken(db, token)).to.deep.include({ roles: ["clinician", "viewer"], wards: ["3A", "5B"] });
-    const key = JSON.parse((await cli(databaseUrl, "keys", "create", "--tenant", "west", "--name", "West LIS")).stdout) as { clientId: string; key: string };
+    const key = JSON.parse(
+      (await cli(databaseUrl, "keys", "create", "--tenant", "west", "--name", "West LIS")).stdout,
+    ) as { clientId: string; key: string };
 
     const authors = await cli(databaseUrl, "authors", "list", "--tenant", "west");
     expect(authors.code, authors.stderr).to.equal(0);
@@ -91,8 +140,12 @@ describe("command line", () => {
     expect(listed).to.have.length(1);
     expect(listed[0]).to.include({ authorId, name: "Nurse Ma", lastUsedAt: null });
     const keys = await cli(databaseUrl, "keys", "list", "--tenant", "west");
-    expect(JSON.parse(keys.stdout).map((client: { clientId: string }) => client.clientId)).to.deep.equal([key.clientId]);
-    expect(authors.stdout + keys.stdout, "no secret printed").not.to.include(token).and.not.to.include(key.key);
+    expect(JSON.parse(keys.stdout).map((client: { clientId: string }) => client.clientId)).to.deep.equal([
+      key.clientId,
+    ]);
+    expect(authors.stdout + keys.stdout, "no secret printed")
+      .not.to.include(token)
+      .and.not.to.include(key.key);
 
     const badRole = await cli(databaseUrl, "authors", "create", "--tenant", "west", "--name", "x", "--roles", "nurse");
     expect(badRole.code).to.equal(1);
@@ -129,24 +182,44 @@ describe("command line", () => {
       reportedAt: "2026-03-01 11:00:00",
       items: [{ itemCode: "HGB", value, unit: "g/dL" }],
     });
-    const lines = [...Array.from({ length: 1200 }, (_, i) => JSON.stringify(report(`CLI-${i}`))), "not json", JSON.stringify(report("CLI-BAD", { v: 1 }))];
+    const lines = [
+      ...Array.from({ length: 1200 }, (_, i) => JSON.stringify(report(`CLI-${i}`))),
+      "not json",
+      JSON.stringify(report("CLI-BAD", { v: 1 })),
+    ];
     const file = path.join(dir, "history.ndjson.gz");
     writeFileSync(file, gzipSync(lines.join("\n")));
 
     const run = await cli(databaseUrl, "import", "lab", file, "--tenant", "east", "--client", "East LIS");
     expect(run.code, run.stderr).to.equal(1);
-    expect(run.stdout).to.match(/job [0-9a-f-]{36} queued: 1,202 lab reports from .*history\.ndjson\.gz \(gzip\), sent as East LIS/);
+    expect(run.stdout).to.match(
+      /job [0-9a-f-]{36} queued: 1,202 lab reports from .*history\.ndjson\.gz \(gzip\), sent as East LIS/,
+    );
     // Not a terminal: the progress bar writes a line now and then, ending at the total.
     expect(run.stdout + run.stderr).to.match(/1202\/1202 lines/);
-    expect(run.stdout).to.include("done: 1,202 of 1,202 lines: 1,200 accepted (created 1,200, updated 0, unchanged 0; 1,200 waiting for a patient in the unmatched queue), 2 rejected");
+    expect(run.stdout).to.include(
+      "done: 1,202 of 1,202 lines: 1,200 accepted (created 1,200, updated 0, unchanged 0; 1,200 waiting for a patient in the unmatched queue), 2 rejected",
+    );
     expect(run.stdout).to.match(/line 1201: the line is not JSON/);
     expect(run.stdout).to.include("line 1202 (CLI-BAD): items[0].value:");
-    const stored = await db.query("select count(*)::int as n from events where tenant = 'east' and stream_id like 'lab-report:CLI-%'");
+    const stored = await db.query(
+      "select count(*)::int as n from events where tenant = 'east' and stream_id like 'lab-report:CLI-%'",
+    );
     expect(stored.rows[0].n).to.equal(1200);
 
     const plain = path.join(dir, "one.ndjson");
     writeFileSync(plain, `${JSON.stringify(report("CLI-NOWAIT"))}\n`);
-    const queued = await cli(databaseUrl, "import", "lab", plain, "--tenant", "east", "--client", "East LIS", "--no-wait");
+    const queued = await cli(
+      databaseUrl,
+      "import",
+      "lab",
+      plain,
+      "--tenant",
+      "east",
+      "--client",
+      "East LIS",
+      "--no-wait",
+    );
     expect(queued.code, queued.stderr).to.equal(0);
     expect(queued.stdout.trim().split("\n")).to.have.length(1);
     expect(queued.stdout).to.match(/^job [0-9a-f-]{36} queued: 1 lab report from/);

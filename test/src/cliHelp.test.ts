@@ -38,7 +38,16 @@ describe("the command line's help", () => {
       for (const command of commandsListed(run.stdout)) await visit([...path, command]);
     };
     for (const command of commandsListed((await runNoting(SERVER_ENTRY, ["--help"])).stdout)) await visit([command]);
-    expect(seen, "the commands were found in the help").to.include.members(["start", "migrate", "ledger verify", "projections rebuild", "keys create", "authors rotate", "import", "patients import"]);
+    expect(seen, "the commands were found in the help").to.include.members([
+      "start",
+      "migrate",
+      "ledger verify",
+      "projections rebuild",
+      "keys create",
+      "authors rotate",
+      "import",
+      "patients import",
+    ]);
     expect(heavier).to.deep.equal([]);
   });
 });

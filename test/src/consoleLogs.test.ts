@@ -19,7 +19,11 @@ interface Started {
 
 function startInTerminal(env: NodeJS.ProcessEnv): Started {
   const command = [process.execPath, SERVER_ENTRY, "start"].map((word) => `'${word}'`).join(" ");
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
@@ -52,7 +56,7 @@ function descendantsOf(pid: number): number[] {
     }
   }
   const found: number[] = [];
-  for (let frontier = [pid]; frontier.length; ) {
+  for (let frontier = [pid]; frontier.length;) {
     frontier = [...parents].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
     found.push(...frontier);
   }
@@ -63,7 +67,12 @@ describe("console output of npm start", () => {
   let base: NodeJS.ProcessEnv;
 
   before(async () => {
-    base = { ...process.env, DATABASE_URL: await createTestDatabase(false), ADMIN_TOKEN: "console-test-token-0123456789", LOG_LEVEL: "info" };
+    base = {
+      ...process.env,
+      DATABASE_URL: await createTestDatabase(false),
+      ADMIN_TOKEN: "console-test-token-0123456789",
+      LOG_LEVEL: "info",
+    };
     delete base.LOG_FORMAT;
   });
 
@@ -101,9 +110,15 @@ describe("console output of npm start", () => {
     this.timeout(30_000);
     const started = startInTerminal({ ...base, LOG_FORMAT: "xml", PORT: String(await freePort()) });
     try {
-      const code = await Promise.race([started.exited, new Promise((resolve) => setTimeout(resolve, 15_000, "still running"))]);
+      const code = await Promise.race([
+        started.exited,
+        new Promise((resolve) => setTimeout(resolve, 15_000, "still running")),
+      ]);
       expect(code, started.output()).to.not.equal(0).and.not.equal("still running");
-      expect(started.output()).to.match(/LOG_FORMAT/).and.match(/json/).and.match(/pretty/);
+      expect(started.output())
+        .to.match(/LOG_FORMAT/)
+        .and.match(/json/)
+        .and.match(/pretty/);
     } finally {
       started.stop();
     }

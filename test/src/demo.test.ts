@@ -6,7 +6,14 @@ import { auditSpec } from "../../commands/reports/spec/audit.ts";
 import { specProblems } from "../../commands/reports/spec/specSchema.ts";
 import { explainIdCard } from "../../commands/patients/nationalId.ts";
 import { allProjections } from "../../src/app/allProjections.ts";
-import { daugirdasKtV, DEMO_TRY_PATIENT, demoMonths, generateDemoData, idCardCheckChar, makeIdCard } from "../../src/demo/demoData.ts";
+import {
+  daugirdasKtV,
+  DEMO_TRY_PATIENT,
+  demoMonths,
+  generateDemoData,
+  idCardCheckChar,
+  makeIdCard,
+} from "../../src/demo/demoData.ts";
 import { demoReports } from "../../src/demo/demoReports.ts";
 import { loadDemo, readDemoCredentials, saveDemoCredentials, type DemoLoaded } from "../../src/demo/loadDemo.ts";
 import { httpClient } from "../support/http.ts";
@@ -34,7 +41,20 @@ describe("demo data (src/demo)", () => {
       expect(a.patients.length).to.be.at.least(200);
       expect(new Set(a.patients.map((p) => p.ward))).to.deep.equal(new Set(["A", "B", "C"]));
       expect(a.patients.filter((p) => !p.active)).to.have.length.within(1, 10);
-      expect(a.months.map((m) => m.key)).to.deep.equal(["202504", "202505", "202506", "202507", "202508", "202509", "202510", "202511", "202512", "202601", "202602", "202603"]);
+      expect(a.months.map((m) => m.key)).to.deep.equal([
+        "202504",
+        "202505",
+        "202506",
+        "202507",
+        "202508",
+        "202509",
+        "202510",
+        "202511",
+        "202512",
+        "202601",
+        "202602",
+        "202603",
+      ]);
       expect(a.period).to.deep.equal(["2025-04-01", "2026-03-31"]);
       for (const report of a.labReports) {
         expect(report.reportedAt).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
@@ -51,8 +71,11 @@ describe("demo data (src/demo)", () => {
       // R = 0.3, t = 4 h, UF = 2.5 L, W = 65 kg
       expect(daugirdasKtV(0.3, 4, 2.5, 65)).to.be.closeTo(-Math.log(0.268) + 2.95 * (2.5 / 65), 1e-12);
       const { labReports } = generateDemoData(new Date(2026, 2, 15));
-      const value = (report: (typeof labReports)[number], codes: string[]) => report.items.find((i) => codes.includes(i.itemCode ?? "") || codes.includes(i.itemName ?? ""))?.value;
-      const dialysisPanels = labReports.filter((report) => value(report, ["UREA_PRE", "LIS0201", "BUN pre"]) !== undefined);
+      const value = (report: (typeof labReports)[number], codes: string[]) =>
+        report.items.find((i) => codes.includes(i.itemCode ?? "") || codes.includes(i.itemName ?? ""))?.value;
+      const dialysisPanels = labReports.filter(
+        (report) => value(report, ["UREA_PRE", "LIS0201", "BUN pre"]) !== undefined,
+      );
       for (const report of dialysisPanels) {
         const pre = value(report, ["UREA_PRE", "LIS0201", "BUN pre"])!;
         const post = value(report, ["UREA_POST", "LIS0202", "BUN post"])!;
@@ -75,7 +98,14 @@ describe("demo data (src/demo)", () => {
     it("keeps the demo credentials in a file only its owner can read", () => {
       const dir = mkdtempSync(path.join(os.tmpdir(), "dh-demo-"));
       try {
-        const credentials = { tenant: "demo", clientId: "c1", clientKey: "dhk_x", authorToken: "dha_y", reports: ["dialysis-adequacy"], createdAt: "2026-03-15T08:00:00.000Z" };
+        const credentials = {
+          tenant: "demo",
+          clientId: "c1",
+          clientKey: "dhk_x",
+          authorToken: "dha_y",
+          reports: ["dialysis-adequacy"],
+          createdAt: "2026-03-15T08:00:00.000Z",
+        };
         const file = saveDemoCredentials(dir, credentials);
         expect(statSync(file).mode & 0o777).to.equal(0o600);
         expect(readDemoCredentials(dir)).to.deep.equal(credentials);
@@ -89,8 +119,12 @@ describe("demo data (src/demo)", () => {
   it("prints in the getting-started article the id card and name of the demo patient to try a push for", () => {
     const article = readFileSync(new URL("../../docs/getting-started.md", import.meta.url), "utf8");
     const patient = generateDemoData(new Date()).patients.find((p) => p.patientRef === DEMO_TRY_PATIENT)!;
-    expect(article).to.include(`\`${DEMO_TRY_PATIENT}\` (${patient.name}, ward ${patient.ward})`).and.to.include(`is \`${patient.idCard}\``);
-    expect(article.match(new RegExp(`"idCard\\\\": \\\\"${patient.idCard}`, "g")), "the push example").to.have.length(1);
+    expect(article)
+      .to.include(`\`${DEMO_TRY_PATIENT}\` (${patient.name}, ward ${patient.ward})`)
+      .and.to.include(`is \`${patient.idCard}\``);
+    expect(article.match(new RegExp(`"idCard\\\\": \\\\"${patient.idCard}`, "g")), "the push example").to.have.length(
+      1,
+    );
   });
 
   describe("loadDemo against the real service", () => {
@@ -109,7 +143,11 @@ describe("demo data (src/demo)", () => {
       // Each is also far from the patient's previous result: a delta alert (F.3), under its own kind.
       const alerts = await call("GET", "/api/alerts?kind=CRITICAL", { token: loaded.authorToken, tenant: "demo" });
       expect(alerts.status).to.equal(200);
-      expect(alerts.body.map((alert: { externalId: string }) => alert.externalId).sort()).to.deep.equal(["DEMO-CRIT-HD0001", "DEMO-CRIT-HD0004", "DEMO-CRIT-HD0007"]);
+      expect(alerts.body.map((alert: { externalId: string }) => alert.externalId).sort()).to.deep.equal([
+        "DEMO-CRIT-HD0001",
+        "DEMO-CRIT-HD0004",
+        "DEMO-CRIT-HD0007",
+      ]);
       expect(loaded.criticalResults).to.equal(3);
     });
 
@@ -133,7 +171,9 @@ describe("demo data (src/demo)", () => {
       const reasons = new Set(unmatched.body.map((entry: { pendingReason: string }) => entry.pendingReason));
       expect(reasons).to.include("no dialysis patient with this idCard");
       // Every item of every report mapped to the dictionary (standard codes, aliases, English names).
-      const { rows: items } = await hub.service.db.query("select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'");
+      const { rows: items } = await hub.service.db.query(
+        "select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'",
+      );
       expect(items[0].unmapped).to.equal(0);
       expect(items[0].gdl).to.be.greaterThan(0);
       // Contract F.2: URR derived from the two ureas where the analyser sent none (the patient of such a report's chart).
@@ -143,15 +183,28 @@ describe("demo data (src/demo)", () => {
          limit 1`,
       );
       const { patient_ref: patientRef, external_id: externalId } = withoutUrr[0];
-      const urr = await call("GET", `/api/patients/${patientRef}/results?codes=URR,CA_CORR&from=${new Date().getFullYear() - 2}-01-01`, { token: loaded.authorToken, tenant: "demo" });
-      const [urrSeries, caCorrSeries] = urr.body.series as Array<{ points: Array<{ derived?: boolean; formula?: { inputs: string[] } }> }>;
-      expect(urrSeries!.points.some((point) => point.derived && point.formula!.inputs.includes(externalId))).to.equal(true);
+      const urr = await call(
+        "GET",
+        `/api/patients/${patientRef}/results?codes=URR,CA_CORR&from=${new Date().getFullYear() - 2}-01-01`,
+        { token: loaded.authorToken, tenant: "demo" },
+      );
+      const [urrSeries, caCorrSeries] = urr.body.series as Array<{
+        points: Array<{ derived?: boolean; formula?: { inputs: string[] } }>;
+      }>;
+      expect(urrSeries!.points.some((point) => point.derived && point.formula!.inputs.includes(externalId))).to.equal(
+        true,
+      );
       expect(caCorrSeries!.points.length).to.be.greaterThan(0);
     });
 
     it("reconciles a demo day over the open API", async () => {
-      const { rows } = await hub.service.db.query("select to_char(reported_at, 'YYYY-MM-DD') as day, count(*)::int as n from read.lab_reports where tenant = 'demo' group by 1 order by 2 desc limit 1");
-      const answer = await call("GET", `/open/v1/reconcile/lab?date=${rows[0].day}`, { token: loaded.clientKey, tenant: "demo" });
+      const { rows } = await hub.service.db.query(
+        "select to_char(reported_at, 'YYYY-MM-DD') as day, count(*)::int as n from read.lab_reports where tenant = 'demo' group by 1 order by 2 desc limit 1",
+      );
+      const answer = await call("GET", `/open/v1/reconcile/lab?date=${rows[0].day}`, {
+        token: loaded.clientKey,
+        tenant: "demo",
+      });
       expect(answer.status).to.equal(200);
       expect(answer.body.data.labReportCount).to.equal(rows[0].n);
     });
@@ -170,41 +223,60 @@ describe("demo data (src/demo)", () => {
       for (const id of ["anemia-mineral", "dialysis-adequacy"]) {
         const data = await call("POST", `/api/reports/${id}/data`, { tenant: "demo", body: {} });
         expect(data.status).to.equal(200);
-        for (const [name, result] of Object.entries(data.body.queries as Record<string, { error?: string; rows?: unknown[][] }>)) {
+        for (const [name, result] of Object.entries(
+          data.body.queries as Record<string, { error?: string; rows?: unknown[][] }>,
+        )) {
           expect(result.error, `${id}.${name}`).to.equal(undefined);
           expect(result.rows!.length, `${id}.${name}`).to.be.greaterThan(0);
         }
       }
-      const adequacy = (await call("POST", "/api/reports/dialysis-adequacy/data", { tenant: "demo", body: {} })).body.queries;
+      const adequacy = (await call("POST", "/api/reports/dialysis-adequacy/data", { tenant: "demo", body: {} })).body
+        .queries;
       const monthly = adequacy.monthly;
       expect(monthly.rows.length).to.be.at.least(12);
       const ktv = monthly.columns.indexOf("ktv");
       for (const row of monthly.rows) expect(row[ktv]).to.be.within(1.1, 1.8);
       expect(adequacy.wardList.rows.map((r: string[]) => r[0])).to.deep.equal(["A", "B", "C"]);
-      const wardB = (await call("POST", "/api/reports/dialysis-adequacy/data", { tenant: "demo", body: { params: { wards: ["B"] } } })).body.queries.byWard;
+      const wardB = (
+        await call("POST", "/api/reports/dialysis-adequacy/data", {
+          tenant: "demo",
+          body: { params: { wards: ["B"] } },
+        })
+      ).body.queries.byWard;
       expect(wardB.rows.map((r: string[]) => r[0])).to.deep.equal(["B"]);
     });
 
     it("drills through to the patients of a month", async () => {
-      const month = (await call("POST", "/api/reports/dialysis-adequacy/data", { tenant: "demo", body: {} })).body.queries.monthly.rows[3][0];
-      const drill = await call("POST", "/api/reports/dialysis-adequacy/drill", { tenant: "demo", body: { drill: "byMonth", args: { month } } });
+      const month = (await call("POST", "/api/reports/dialysis-adequacy/data", { tenant: "demo", body: {} })).body
+        .queries.monthly.rows[3][0];
+      const drill = await call("POST", "/api/reports/dialysis-adequacy/drill", {
+        tenant: "demo",
+        body: { drill: "byMonth", args: { month } },
+      });
       expect(drill.status).to.equal(200);
       const patients = drill.body.queries.patients;
       expect(patients.rows.length).to.be.at.least(200);
       const ktv = patients.columns.indexOf("ktv");
       const values = patients.rows.map((r: number[]) => r[ktv]);
       expect(values).to.deep.equal([...values].sort((a, b) => a - b));
-      const anemia = await call("POST", "/api/reports/anemia-mineral/drill", { tenant: "demo", body: { drill: "outOfTarget", args: { month } } });
+      const anemia = await call("POST", "/api/reports/anemia-mineral/drill", {
+        tenant: "demo",
+        body: { drill: "outOfTarget", args: { month } },
+      });
       expect(anemia.status).to.equal(200);
       expect(anemia.body.queries.patients.rows.length).to.be.greaterThan(10);
     });
 
     it("loads nothing a second time", async () => {
       // How long the load took is a figure, not a test (a busy machine is slower): printed here.
-      console.log(`      demo load: ${loaded.patients} patients, ${loaded.labReports} lab reports in ${(loaded.elapsedMs / 1000).toFixed(1)} s`);
+      console.log(
+        `      demo load: ${loaded.patients} patients, ${loaded.labReports} lab reports in ${(loaded.elapsedMs / 1000).toFixed(1)} s`,
+      );
       // Access records of the calls before (the reports' data and drills) are written off their
       // answers' path and may land meanwhile: they are the access log's, not the demo's.
-      const demoEvents = async () => (await hub.service.db.query("select count(*)::int as n from events where type <> 'PatientRecordsShown'")).rows[0].n;
+      const demoEvents = async () =>
+        (await hub.service.db.query("select count(*)::int as n from events where type <> 'PatientRecordsShown'"))
+          .rows[0].n;
       const before = await demoEvents();
       expect(await loadDemo(hub.service.url!, TEST_ADMIN_TOKEN)).to.equal(null);
       expect(await demoEvents()).to.equal(before);

@@ -26,7 +26,13 @@ describe("the embedded PostgreSQL's superuser", () => {
   });
 
   const answer = async (options: pg.ClientConfig) => {
-    const client = new pg.Client({ host: "127.0.0.1", port, database: "postgres", connectionTimeoutMillis: 3000, ...options });
+    const client = new pg.Client({
+      host: "127.0.0.1",
+      port,
+      database: "postgres",
+      connectionTimeoutMillis: 3000,
+      ...options,
+    });
     try {
       await client.connect();
       const { rows } = await client.query<{ who: string; listen: string; sockets: string }>(
@@ -45,7 +51,17 @@ describe("the embedded PostgreSQL's superuser", () => {
     port = await freePort();
     chmodSync(dir, 0o711); // as root PostgreSQL runs as the postgres OS user, who must reach its folder
     // What the earlier version did: initdb with the fixed password, password authentication.
-    const old = new EmbeddedPostgres({ databaseDir: dataDir, port, user: "postgres", password: "postgres", persistent: true, createPostgresUser: true, initdbFlags: ["--encoding=UTF8", "--locale=C"], onLog: () => {}, onError: () => {} });
+    const old = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: "postgres",
+      password: "postgres",
+      persistent: true,
+      createPostgresUser: true,
+      initdbFlags: ["--encoding=UTF8", "--locale=C"],
+      onLog: () => {},
+      onError: () => {},
+    });
     await old.initialise();
     await old.start();
     await old.createDatabase("dialysis_hub");
@@ -57,8 +73,14 @@ describe("the embedded PostgreSQL's superuser", () => {
     const password = readFileSync(passwordFile, "utf8").trim();
     expect(password).to.have.length.of.at.least(20).and.not.equal("postgres");
     expect(new URL(running.url).password).to.equal(encodeURIComponent(password));
-    expect(await answer({ user: "postgres", password: "postgres" })).to.match(/^refused: password authentication failed/);
-    expect(await answer({ connectionString: running.url })).to.deep.equal({ who: "postgres", listen: "127.0.0.1", sockets: "" });
+    expect(await answer({ user: "postgres", password: "postgres" })).to.match(
+      /^refused: password authentication failed/,
+    );
+    expect(await answer({ connectionString: running.url })).to.deep.equal({
+      who: "postgres",
+      listen: "127.0.0.1",
+      sockets: "",
+    });
     expect(existsSync(`${passwordFile}.new`), "no half-done replacement is left").to.equal(false);
   });
 
@@ -70,8 +92,14 @@ describe("the embedded PostgreSQL's superuser", () => {
     expect(readFileSync(passwordFile, "utf8").trim()).to.equal(password);
     expect(await answer({ connectionString: running.url })).to.deep.include({ who: "postgres" });
     expect(await answer({ user: "postgres", password: "" })).to.match(/^refused/);
-    expect(await answer({ user: "postgres", password: "not-the-password" })).to.match(/^refused: password authentication failed/);
-    const hba = readFileSync(path.join(dataDir, "pg_hba.conf"), "utf8").split("\n").filter((line) => line.trim() && !line.trim().startsWith("#"));
-    expect(hba.map((line) => line.trim().split(/\s+/).pop())).to.satisfy((methods: string[]) => methods.length > 0 && methods.every((m) => m === "scram-sha-256"));
+    expect(await answer({ user: "postgres", password: "not-the-password" })).to.match(
+      /^refused: password authentication failed/,
+    );
+    const hba = readFileSync(path.join(dataDir, "pg_hba.conf"), "utf8")
+      .split("\n")
+      .filter((line) => line.trim() && !line.trim().startsWith("#"));
+    expect(hba.map((line) => line.trim().split(/\s+/).pop())).to.satisfy(
+      (methods: string[]) => methods.length > 0 && methods.every((m) => m === "scram-sha-256"),
+    );
   });
 });

@@ -37,11 +37,20 @@ describe("npm start on a fresh machine: readiness and Ctrl-C (issue #53)", funct
     const port = await freePort();
     base = `http://localhost:${port}`;
     const pgPort = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+    };
     Object.assign(env, { LOG_LEVEL: "info", LOG_FORMAT: "json" }); // as a person sees it, in lines a test can read
     for (const name of ["DATABASE_URL", "ADMIN_TOKEN"]) delete env[name];
     // A process group of its own, as a terminal gives the job it runs in the foreground.
-    child = spawn(process.execPath, [SERVER_ENTRY, "start"], { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child = spawn(process.execPath, [SERVER_ENTRY, "start"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (output += chunk));
     exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
@@ -60,10 +69,14 @@ describe("npm start on a fresh machine: readiness and Ctrl-C (issue #53)", funct
   });
 
   it("answers /readyz ready with demoData loading while the demo data loads, and the banner says where to see when it is in", async () => {
-    await until(async () => {
-      if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}; ${printed()}`);
-      return (await fetch(`${base}/readyz`).catch(() => null))?.status === 200;
-    }, 90_000, 100).catch((error: Error) => expect.fail(`${error.message}; ${printed()}`));
+    await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}; ${printed()}`);
+        return (await fetch(`${base}/readyz`).catch(() => null))?.status === 200;
+      },
+      90_000,
+      100,
+    ).catch((error: Error) => expect.fail(`${error.message}; ${printed()}`));
     expect(await readiness(), printed()).to.deep.include({ status: "ready", demoData: "loading" });
     await until(async () => output.includes("Dialysis Hub is running"), 10_000);
     const banner = `Demo:          loading demo data … (the service already answers; ${base}/readyz says "demoData": "loaded" once it is in`;
@@ -71,10 +84,14 @@ describe("npm start on a fresh machine: readiness and Ctrl-C (issue #53)", funct
   });
 
   it("answers demoData loaded once the demo data is in, as the console says", async () => {
-    const loaded = await until(async () => {
-      const answer = await readiness();
-      return answer.demoData === "loading" ? null : answer;
-    }, 120_000, 250).catch((error: Error) => expect.fail(`${error.message}; ${printed()}`));
+    const loaded = await until(
+      async () => {
+        const answer = await readiness();
+        return answer.demoData === "loading" ? null : answer;
+      },
+      120_000,
+      250,
+    ).catch((error: Error) => expect.fail(`${error.message}; ${printed()}`));
     expect(loaded, printed()).to.deep.include({ status: "ready", demoData: "loaded" });
     expect(output).to.match(/Demo data loaded in \d+\.\d s/);
   });
@@ -108,6 +125,9 @@ describe("npm start on a fresh machine: readiness and Ctrl-C (issue #53)", funct
     expect(code, printed()).to.equal(0);
     expect(tookMs, stopping).to.be.below(ASSERTED_MS);
     expectQuiet(stopping);
-    expect(existsSync(path.join(dataDir, "pg", "postmaster.pid")), "PostgreSQL stopped cleanly, removing its pid file").to.equal(false);
+    expect(
+      existsSync(path.join(dataDir, "pg", "postmaster.pid")),
+      "PostgreSQL stopped cleanly, removing its pid file",
+    ).to.equal(false);
   });
 });

@@ -37,7 +37,12 @@ describe("npm start without DATABASE_URL", () => {
     port = await freePort();
     pgPort = await freePort();
     // Logging as a newcomer's first start does: at info, no LOG_FORMAT.
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+    };
     for (const name of ["DATABASE_URL", "ADMIN_TOKEN", "LOG_LEVEL", "LOG_FORMAT"]) delete env[name];
     child = spawn(process.execPath, [SERVER_ENTRY, "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout!.on("data", (chunk) => (output += chunk));
@@ -54,7 +59,8 @@ describe("npm start without DATABASE_URL", () => {
     this.timeout(70_000);
     await until(
       async () => {
-        if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before it was ready; ${printed()}`);
+        if (child.exitCode !== null)
+          throw new Error(`the service exited with ${child.exitCode} before it was ready; ${printed()}`);
         return (await fetch(`http://localhost:${port}/readyz`).catch(() => null))?.status === 200;
       },
       60_000,
@@ -66,7 +72,9 @@ describe("npm start without DATABASE_URL", () => {
     expect(output).to.include(`http://localhost:${port}/readyz`);
     const token = secretFile("admin-token").trim();
     expect(output, "the ADMIN_TOKEN is not printed").not.to.include(token);
-    const projections = await fetch(`http://localhost:${port}/api/admin/projections`, { headers: { authorization: `Bearer ${token}` } });
+    const projections = await fetch(`http://localhost:${port}/api/admin/projections`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(projections.status).to.equal(200);
   });
 
@@ -76,7 +84,14 @@ describe("npm start without DATABASE_URL", () => {
     expect(password.length, "a generated password").to.be.at.least(20);
     expect(output, "the superuser's password is not printed").not.to.include(password);
     const connect = async (user: string, secret: string) => {
-      const client = new pg.Client({ host: "127.0.0.1", port: pgPort, user, password: secret, database: "dialysis_hub", connectionTimeoutMillis: 3000 });
+      const client = new pg.Client({
+        host: "127.0.0.1",
+        port: pgPort,
+        user,
+        password: secret,
+        database: "dialysis_hub",
+        connectionTimeoutMillis: 3000,
+      });
       try {
         await client.connect();
         return (await client.query<{ who: string }>("select current_user as who")).rows[0]!.who;
@@ -96,8 +111,14 @@ describe("npm start without DATABASE_URL", () => {
     await until(async () => existsSync(credentialsFile), 80_000, 250).catch((error: Error) => {
       throw new Error(`${error.message}: no demo credentials; ${printed()}`);
     });
-    await until(async () => output.includes("Demo data loaded"), 5000).catch(() => expect.fail(`no line says the demo is loaded; ${printed()}`));
-    const { authorToken, clientKey, reports } = JSON.parse(secretFile("demo-credentials.json")) as { authorToken: string; clientKey: string; reports: string[] };
+    await until(async () => output.includes("Demo data loaded"), 5000).catch(() =>
+      expect.fail(`no line says the demo is loaded; ${printed()}`),
+    );
+    const { authorToken, clientKey, reports } = JSON.parse(secretFile("demo-credentials.json")) as {
+      authorToken: string;
+      clientKey: string;
+      reports: string[];
+    };
     // The demo loader's ~290 requests are its own, logged at debug: the keys and URLs stay in view.
     const ours = /"path":"\/(readyz|api\/admin\/projections)"/; // this test's own calls
     const requestLines = output.split("\n").filter((line) => line.includes('"msg":"request"') && !ours.test(line));
@@ -105,10 +126,18 @@ describe("npm start without DATABASE_URL", () => {
     expect(output.trimEnd().split("\n").length, printed()).to.be.below(40);
     expect(output, "the demo author's token is not printed").not.to.include(authorToken);
     expect(output, "the demo laboratory's key is not printed").not.to.include(clientKey);
-    const headers = { authorization: `Bearer ${authorToken}`, "x-service-tenant": "demo", "content-type": "application/json" };
+    const headers = {
+      authorization: `Bearer ${authorToken}`,
+      "x-service-tenant": "demo",
+      "content-type": "application/json",
+    };
     const zipSignature = Buffer.from("PK\x03\x04", "latin1");
     for (const format of ["xlsx", "docx"]) {
-      const answer = await fetch(`http://localhost:${port}/api/reports/${reports[0]}/export/${format}`, { method: "POST", headers, body: "{}" });
+      const answer = await fetch(`http://localhost:${port}/api/reports/${reports[0]}/export/${format}`, {
+        method: "POST",
+        headers,
+        body: "{}",
+      });
       const body = Buffer.from(await answer.arrayBuffer());
       expect(answer.status, `${format}: ${body.toString("utf8", 0, 300)}`).to.equal(200);
       expect(body.subarray(0, 4).equals(zipSignature), `${format} is an Office (zip) file`).to.equal(true);
@@ -120,6 +149,9 @@ describe("npm start without DATABASE_URL", () => {
     expect(child.exitCode, `the service had already stopped; ${printed()}`).to.equal(null);
     child.kill("SIGTERM");
     expect(await exited, printed()).to.equal(0);
-    expect(existsSync(path.join(dataDir, "pg", "postmaster.pid")), "PostgreSQL removed its pid file on a clean stop").to.equal(false);
+    expect(
+      existsSync(path.join(dataDir, "pg", "postmaster.pid")),
+      "PostgreSQL removed its pid file on a clean stop",
+    ).to.equal(false);
   });
 });

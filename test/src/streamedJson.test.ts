@@ -20,13 +20,23 @@ describe("JSON answers written in pieces (src/http/streamedJson.ts)", () => {
     (ctx.body as NodeJS.ReadableStream).pipe(out);
     const pieces: Buffer[] = [];
     for await (const piece of out) pieces.push(piece as Buffer);
-    return { text: Buffer.concat(pieces).toString("utf8"), largestPiece: Math.max(0, ...pieces.map((piece) => piece.length)), type: String(ctx.type) };
+    return {
+      text: Buffer.concat(pieces).toString("utf8"),
+      largestPiece: Math.max(0, ...pieces.map((piece) => piece.length)),
+      type: String(ctx.type),
+    };
   }
 
   it("writes a data answer as JSON.stringify does, as JSON", async () => {
     const answer = {
       queries: {
-        rows: { columns: ["a", "b"], columnTypes: ["integer", "string"], rows: Array.from({ length: 5000 }, (_, i) => [i, `row ${i}`, null, i % 2 === 0, { json: [i] }]), truncated: false, elapsedMs: 1.5 },
+        rows: {
+          columns: ["a", "b"],
+          columnTypes: ["integer", "string"],
+          rows: Array.from({ length: 5000 }, (_, i) => [i, `row ${i}`, null, i % 2 === 0, { json: [i] }]),
+          truncated: false,
+          elapsedMs: 1.5,
+        },
         failed: { error: "The query failed." },
       },
     };
@@ -36,13 +46,24 @@ describe("JSON answers written in pieces (src/http/streamedJson.ts)", () => {
   });
 
   it("leaves out and writes null where JSON.stringify does, and uses toJSON", async () => {
-    const odd = { gone: undefined, fn: () => 1, at: new Date(0), list: [undefined, () => 1, Symbol("s"), 1], nested: [[[[[["deep"]]]]]], empty: [{}, []] };
+    const odd = {
+      gone: undefined,
+      fn: () => 1,
+      at: new Date(0),
+      list: [undefined, () => 1, Symbol("s"), 1],
+      nested: [[[[[["deep"]]]]]],
+      empty: [{}, []],
+    };
     expect((await written(odd)).text).to.equal(JSON.stringify(odd));
-    for (const scalar of ["text", 12, null, true]) expect((await written(scalar)).text).to.equal(JSON.stringify(scalar));
+    for (const scalar of ["text", 12, null, true])
+      expect((await written(scalar)).text).to.equal(JSON.stringify(scalar));
   });
 
   it("writes a value of megabytes in pieces, escaped as JSON.stringify escapes it whole", async () => {
-    const answer = { queries: { big: { columns: ["v"], rows: [[long], [long.slice(1)]], truncated: true } }, top: long };
+    const answer = {
+      queries: { big: { columns: ["v"], rows: [[long], [long.slice(1)]], truncated: true } },
+      top: long,
+    };
     const { text, largestPiece } = await written(answer);
     expect(text).to.equal(JSON.stringify(answer));
     expect(text.length).to.be.above(10 * PIECE);

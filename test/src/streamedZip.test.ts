@@ -51,7 +51,8 @@ describe("a streamed zip (src/http/streamedZip.ts)", function () {
     expect((await run("unzip", ["-t", file])).stdout).to.include("No errors detected");
     const listed = await run("unzip", ["-Z1", file]);
     expect(listed.stdout.split("\n").filter(Boolean)).to.deep.equal(["small.json", "big.ndjson"]);
-    const big = (await run("unzip", ["-p", file, "big.ndjson"], { maxBuffer: 64 * 1024 * 1024, encoding: "buffer" })).stdout;
+    const big = (await run("unzip", ["-p", file, "big.ndjson"], { maxBuffer: 64 * 1024 * 1024, encoding: "buffer" }))
+      .stdout;
     expect(createHash("sha256").update(big).digest("hex")).to.equal(sent.digest("hex"));
   });
 

@@ -38,7 +38,7 @@ export async function openAlertStream(url: string, headers: Record<string, strin
       .split("\n\n")
       .map((block) => ({ event: /^event: (.*)$/m.exec(block)?.[1], data: /^data: (.*)$/m.exec(block)?.[1] }))
       .filter((event) => event.event && event.data);
-  for (const started = Date.now(); !text.includes(": listening"); ) {
+  for (const started = Date.now(); !text.includes(": listening");) {
     if (Date.now() - started > 10_000) throw new Error(`the alert stream did not start: ${text}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -49,7 +49,10 @@ export async function openAlertStream(url: string, headers: Record<string, strin
       const data = events().find((event) => event.event === "ended")?.data;
       return data ? JSON.parse(data) : null;
     },
-    raised: () => events().filter((event) => event.event === "raised").map((event) => JSON.parse(event.data!).externalId),
+    raised: () =>
+      events()
+        .filter((event) => event.event === "raised")
+        .map((event) => JSON.parse(event.data!).externalId),
     close: () => controller.abort(),
   };
 }

@@ -10,14 +10,26 @@ const INTERNALS: ReadonlyArray<[string, RegExp]> = [
   ["a stack frame", /\bat (?:async )?[\w$.<>[\] ]*\(?(?:file:\/\/|node:|\/)[^\s)]*:\d+:\d+\)?/],
   ["a source file position", /\.(?:ts|js|mjs|cjs):\d+(?::\d+)?\b/],
   ["a server path", new RegExp(`${escapeRegExp(process.cwd())}|node_modules|file:///`)],
-  ["a JavaScript error", /\b(?:TypeError|RangeError|ReferenceError|SyntaxError|Maximum call stack|is not a function|Cannot read propert|Unexpected token|(?:undefined|null) is not (?:a function|an object|iterable)|\[object Object\])/],
-  ["an internal relation", /\b(?:read\.\w+|proj_\w+_g\d+|report_sessions|dh_report_runner|dh_tenant_reader|stream_id|stream_version|pgboss\.\w+|pg_authid)\b/],
-  ["SQL text", /\b(?:select\s+[\w*,\s().]+\s+from\s+\w+|insert\s+into\s+\w+|update\s+\w+\s+set\s+\w+|delete\s+from\s+\w+)\b/i],
+  [
+    "a JavaScript error",
+    /\b(?:TypeError|RangeError|ReferenceError|SyntaxError|Maximum call stack|is not a function|Cannot read propert|Unexpected token|(?:undefined|null) is not (?:a function|an object|iterable)|\[object Object\])/,
+  ],
+  [
+    "an internal relation",
+    /\b(?:read\.\w+|proj_\w+_g\d+|report_sessions|dh_report_runner|dh_tenant_reader|stream_id|stream_version|pgboss\.\w+|pg_authid)\b/,
+  ],
+  [
+    "SQL text",
+    /\b(?:select\s+[\w*,\s().]+\s+from\s+\w+|insert\s+into\s+\w+|update\s+\w+\s+set\s+\w+|delete\s+from\s+\w+)\b/i,
+  ],
 ];
 
 /** The database's own wording: allowed only as a report query's `error` (contract A.2 "Query result"). */
 const DATABASE_WORDS: ReadonlyArray<[string, RegExp]> = [
-  ["a database error", /syntax error at or near|violates (?:unique|check|foreign key|not-null) constraint|duplicate key value|relation "[^"]+" does not exist|invalid input syntax for|unsupported Unicode escape|invalid byte sequence|current transaction is aborted|permission denied for|\bERROR:\s/i],
+  [
+    "a database error",
+    /syntax error at or near|violates (?:unique|check|foreign key|not-null) constraint|duplicate key value|relation "[^"]+" does not exist|invalid input syntax for|unsupported Unicode escape|invalid byte sequence|current transaction is aborted|permission denied for|\bERROR:\s/i,
+  ],
 ];
 
 function escapeRegExp(text: string): string {
@@ -26,7 +38,8 @@ function escapeRegExp(text: string): string {
 
 /** Everything the caller sent, to tell an echo from a leak. */
 export function sentText(request: RawRequest): string {
-  const body = request.body === undefined ? "" : Buffer.isBuffer(request.body) ? request.body.toString("utf8") : request.body;
+  const body =
+    request.body === undefined ? "" : Buffer.isBuffer(request.body) ? request.body.toString("utf8") : request.body;
   let path = request.path;
   try {
     path += ` ${decodeURIComponent(request.path)}`;
@@ -63,12 +76,14 @@ function parsedJson(answer: RawAnswer): unknown {
 export function envelopeProblem(answer: RawAnswer): string | null {
   if (answer.status === 304) return answer.text === "" ? null : "a 304 with a body";
   const body = parsedJson(answer) as Record<string, unknown> | undefined;
-  if (!body || typeof body !== "object" || Array.isArray(body)) return `not a JSON envelope: ${answer.headers["content-type"]} ${answer.text.slice(0, 200)}`;
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    return `not a JSON envelope: ${answer.headers["content-type"]} ${answer.text.slice(0, 200)}`;
   const keys = Object.keys(body).sort().join(",");
   if (keys !== "code,data,msg,timestamp") return `envelope keys are ${keys}`;
   if (body.code !== answer.status) return `code ${String(body.code)} differs from HTTP status ${answer.status}`;
   if (typeof body.msg !== "string" || body.msg === "") return "msg is not a sentence";
-  if (typeof body.timestamp !== "number" || !Number.isInteger(body.timestamp)) return "timestamp is not epoch milliseconds";
+  if (typeof body.timestamp !== "number" || !Number.isInteger(body.timestamp))
+    return "timestamp is not epoch milliseconds";
   if (answer.status !== 200 && body.data !== null) return "a failure carries data";
   return null;
 }
@@ -80,10 +95,13 @@ export function envelopeProblem(answer: RawAnswer): string | null {
 export function apiErrorProblem(answer: RawAnswer): string | null {
   if (answer.status < 400) return null;
   const body = parsedJson(answer) as Record<string, unknown> | undefined;
-  if (!body || typeof body !== "object" || Array.isArray(body)) return `not a JSON error: ${answer.headers["content-type"]} ${answer.text.slice(0, 200)}`;
+  if (!body || typeof body !== "object" || Array.isArray(body))
+    return `not a JSON error: ${answer.headers["content-type"]} ${answer.text.slice(0, 200)}`;
   const keys = Object.keys(body).join(",");
-  if ((keys !== "error" && keys !== "error,code") || typeof body.error !== "string" || body.error === "") return `not { error: sentence }: ${answer.text.slice(0, 200)}`;
-  if ("code" in body && !(API_ERROR_CODES as readonly unknown[]).includes(body.code)) return `code ${JSON.stringify(body.code)} is none of commands/kit/errorCodes.ts`;
+  if ((keys !== "error" && keys !== "error,code") || typeof body.error !== "string" || body.error === "")
+    return `not { error: sentence }: ${answer.text.slice(0, 200)}`;
+  if ("code" in body && !(API_ERROR_CODES as readonly unknown[]).includes(body.code))
+    return `code ${JSON.stringify(body.code)} is none of commands/kit/errorCodes.ts`;
   return null;
 }
 
@@ -93,7 +111,12 @@ export type Interface = "open" | "api";
  * Every promise a hostile request must leave standing, as a list of broken ones (empty: kept):
  * never a 5xx, nothing internal in the answer, the interface's error shape.
  */
-export function brokenPromises(iface: Interface, request: RawRequest, answer: RawAnswer, options: { databaseWordsAllowed?: boolean } = {}): string[] {
+export function brokenPromises(
+  iface: Interface,
+  request: RawRequest,
+  answer: RawAnswer,
+  options: { databaseWordsAllowed?: boolean } = {},
+): string[] {
   const broken: string[] = [];
   if (answer.status >= 500) broken.push(`status ${answer.status}`);
   const sent = sentText(request);
@@ -110,6 +133,11 @@ export function brokenPromises(iface: Interface, request: RawRequest, answer: Ra
 }
 
 export function describeExchange(request: RawRequest, answer: RawAnswer): string {
-  const body = request.body === undefined ? "" : Buffer.isBuffer(request.body) ? `<${request.body.length} bytes>` : request.body.slice(0, 300);
+  const body =
+    request.body === undefined
+      ? ""
+      : Buffer.isBuffer(request.body)
+        ? `<${request.body.length} bytes>`
+        : request.body.slice(0, 300);
   return `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers ?? {}).slice(0, 300)} ${body}\n→ ${answer.status} ${answer.text.slice(0, 300)}`;
 }

@@ -18,14 +18,23 @@ export function cli(databaseUrl: string, ...args: string[]): Promise<CliRun> {
  * embedded PostgreSQL kept in `dataDir` on `port` (the running service's, else one the command starts).
  */
 export function cliOnEmbedded(dataDir: string, port: number, ...args: string[]): Promise<CliRun> {
-  return runNode([SERVER_ENTRY, ...args], { DATABASE_URL: undefined, DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(port), LOG_LEVEL: "warn" });
+  return runNode([SERVER_ENTRY, ...args], {
+    DATABASE_URL: undefined,
+    DATA_DIR: dataDir,
+    EMBEDDED_PG_PORT: String(port),
+    LOG_LEVEL: "warn",
+  });
 }
 
 /**
  * `node <args>` with the test's environment and `env` besides (a name set to undefined is left
  * out), to its exit: its code and what it printed. Killed after `timeoutMs` when given (code null).
  */
-export function runNode(args: string[], env: NodeJS.ProcessEnv = {}, { timeoutMs }: { timeoutMs?: number } = {}): Promise<CliRun> {
+export function runNode(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  { timeoutMs }: { timeoutMs?: number } = {},
+): Promise<CliRun> {
   const merged = { ...process.env, ...env };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   const child = spawn(process.execPath, args, { env: merged, stdio: ["ignore", "pipe", "pipe"] });

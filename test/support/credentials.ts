@@ -1,6 +1,12 @@
 import { storedDigestsOf } from "../../commands/credentials/secrets.ts";
 import type { Db } from "../../db/pool.ts";
-import { authorBySecret, clientBySecret, type Author, type Client, type CredentialLookup } from "../../queries/credentials/credentials.ts";
+import {
+  authorBySecret,
+  clientBySecret,
+  type Author,
+  type Client,
+  type CredentialLookup,
+} from "../../queries/credentials/credentials.ts";
 import { loadIdentifierHasher } from "../../src/secrets/identifierKey.ts";
 
 /** The client whose key this is, while it works (as the open API would find it), else null. */

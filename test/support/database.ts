@@ -25,7 +25,11 @@ interface RunState {
   embedded: EmbeddedDatabase | null;
   counter: number;
 }
-const state: RunState = ((globalThis as { [key: symbol]: RunState })[Symbol.for("dialysis-hub.testDatabases")] ??= { serverUrl: null, embedded: null, counter: 0 });
+const state: RunState = ((globalThis as { [key: symbol]: RunState })[Symbol.for("dialysis-hub.testDatabases")] ??= {
+  serverUrl: null,
+  embedded: null,
+  counter: 0,
+});
 
 async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
@@ -99,7 +103,10 @@ export function useTestDatabase({ eachTest = false, ...pool }: PoolOptions & { e
 }
 
 async function databasesNamed(admin: pg.Client, prefix: string): Promise<string[]> {
-  const { rows } = await admin.query<{ datname: string }>("select datname from pg_database where starts_with(datname, $1) order by datname", [prefix]);
+  const { rows } = await admin.query<{ datname: string }>(
+    "select datname from pg_database where starts_with(datname, $1) order by datname",
+    [prefix],
+  );
   return rows.map((row) => row.datname);
 }
 
@@ -114,7 +121,9 @@ async function dropAll(admin: pg.Client, names: string[]): Promise<void> {
  */
 async function dropDatabasesOfEndedRuns(local: string): Promise<void> {
   await withAdmin(local, async (admin) => {
-    const ended = (await databasesNamed(admin, PREFIX)).filter((name) => !processIsAlive(Number(/^dh_test_(\d+)_/.exec(name)?.[1])));
+    const ended = (await databasesNamed(admin, PREFIX)).filter(
+      (name) => !processIsAlive(Number(/^dh_test_(\d+)_/.exec(name)?.[1])),
+    );
     await dropAll(admin, ended);
   });
 }

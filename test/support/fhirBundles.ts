@@ -9,7 +9,10 @@ import { oruR01AsJson, ZHANG_SAN_ID } from "./hl7Messages.ts";
  * with reference ranges and interpretations, and a qualitative result.
  */
 
-const observation = (id: string, fields: Omit<Observation, "resourceType" | "status"> & { status?: Observation["status"] }): BundleEntry<Observation> => ({
+const observation = (
+  id: string,
+  fields: Omit<Observation, "resourceType" | "status"> & { status?: Observation["status"] },
+): BundleEntry<Observation> => ({
   fullUrl: `urn:uuid:00000000-0000-4000-8000-${id.padStart(12, "0")}`,
   resource: { resourceType: "Observation", status: "final", ...fields },
   request: { method: "POST", url: "Observation" },
@@ -17,20 +20,55 @@ const observation = (id: string, fields: Omit<Observation, "resourceType" | "sta
 
 const mmol = (value: number, unit: string, low?: number, high?: number) => ({
   valueQuantity: { value, unit, system: "http://unitsofmeasure.org", code: unit },
-  ...(low !== undefined || high !== undefined ? { referenceRange: [{ ...(low !== undefined ? { low: { value: low, unit } } : {}), ...(high !== undefined ? { high: { value: high, unit } } : {}) }] } : {}),
+  ...(low !== undefined || high !== undefined
+    ? {
+        referenceRange: [
+          {
+            ...(low !== undefined ? { low: { value: low, unit } } : {}),
+            ...(high !== undefined ? { high: { value: high, unit } } : {}),
+          },
+        ],
+      }
+    : {}),
 });
 
-const flag = (code: string) => ({ interpretation: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation", code }] }] });
+const flag = (code: string) => ({
+  interpretation: [
+    { coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation", code }] },
+  ],
+});
 
 /** A Bundle of one DiagnosticReport with its Patient and four Observations. */
-export function diagnosticReportBundle(overrides: { type?: "batch" | "transaction"; externalId?: string; status?: string; issued?: string } = {}): Bundle<Patient | DiagnosticReport | Observation> {
-  const { type = "batch", externalId = "F20260301-0001", status = "final", issued = "2026-03-01T10:00:00+08:00" } = overrides;
+export function diagnosticReportBundle(
+  overrides: { type?: "batch" | "transaction"; externalId?: string; status?: string; issued?: string } = {},
+): Bundle<Patient | DiagnosticReport | Observation> {
+  const {
+    type = "batch",
+    externalId = "F20260301-0001",
+    status = "final",
+    issued = "2026-03-01T10:00:00+08:00",
+  } = overrides;
   const patientUrl = "urn:uuid:00000000-0000-4000-8000-0000000000aa";
   const results = [
-    observation("1", { code: { coding: [{ system: "http://loinc.org", code: "718-7", display: "Hemoglobin" }], text: "血红蛋白" }, ...mmol(112, "g/L", 115, 150), ...flag("L") }),
-    observation("2", { code: { coding: [{ system: "http://loinc.org", code: "2823-3" }], text: "钾" }, ...mmol(5.6, "mmol/L", 3.5, 5.5), ...flag("H") }),
-    observation("3", { code: { coding: [{ system: "http://lis.example.cn/items", code: "HBSAG", display: "乙肝表面抗原" }] }, valueCodeableConcept: { text: "阴性(-)" } }),
-    observation("4", { code: { coding: [{ system: "http://lis.example.cn/items", code: "CRP", display: "C反应蛋白" }] }, ...mmol(3.2, "mg/L", undefined, 5), ...flag("N") }),
+    observation("1", {
+      code: { coding: [{ system: "http://loinc.org", code: "718-7", display: "Hemoglobin" }], text: "血红蛋白" },
+      ...mmol(112, "g/L", 115, 150),
+      ...flag("L"),
+    }),
+    observation("2", {
+      code: { coding: [{ system: "http://loinc.org", code: "2823-3" }], text: "钾" },
+      ...mmol(5.6, "mmol/L", 3.5, 5.5),
+      ...flag("H"),
+    }),
+    observation("3", {
+      code: { coding: [{ system: "http://lis.example.cn/items", code: "HBSAG", display: "乙肝表面抗原" }] },
+      valueCodeableConcept: { text: "阴性(-)" },
+    }),
+    observation("4", {
+      code: { coding: [{ system: "http://lis.example.cn/items", code: "CRP", display: "C反应蛋白" }] },
+      ...mmol(3.2, "mg/L", undefined, 5),
+      ...flag("N"),
+    }),
   ];
   return {
     resourceType: "Bundle",

@@ -29,14 +29,18 @@ export async function holdTable(url: string, table: string): Promise<HeldTable> 
     waiter(run) {
       let ended: unknown = null;
       void run.then((result) => (ended = result));
-      return until(async () => {
-        if (ended) throw new Error(`it ended before it waited: ${JSON.stringify(ended)}`);
-        const { rows: waiting } = await watcher.query<{ pid: number }>(
-          "select pid from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database() and pid <> $1 and $1 = any(pg_blocking_pids(pid))",
-          [holderPid],
-        );
-        return waiting[0]?.pid ?? null;
-      }, 30_000, 100);
+      return until(
+        async () => {
+          if (ended) throw new Error(`it ended before it waited: ${JSON.stringify(ended)}`);
+          const { rows: waiting } = await watcher.query<{ pid: number }>(
+            "select pid from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database() and pid <> $1 and $1 = any(pg_blocking_pids(pid))",
+            [holderPid],
+          );
+          return waiting[0]?.pid ?? null;
+        },
+        30_000,
+        100,
+      );
     },
     async terminate(pid) {
       await watcher.query("select pg_terminate_backend($1)", [pid]);

@@ -7,8 +7,24 @@
 
 export const ZHANG_SAN_ID = "11010519491231002X";
 
-export function oruR01(overrides: { controlId?: string; externalId?: string; status?: string; version?: string; hgb?: string; idCard?: string } = {}): string {
-  const { controlId = "LIS20260301001", externalId = "L20260301-0001", status = "F", version = "2.5.1", hgb = "112", idCard = ZHANG_SAN_ID } = overrides;
+export function oruR01(
+  overrides: {
+    controlId?: string;
+    externalId?: string;
+    status?: string;
+    version?: string;
+    hgb?: string;
+    idCard?: string;
+  } = {},
+): string {
+  const {
+    controlId = "LIS20260301001",
+    externalId = "L20260301-0001",
+    status = "F",
+    version = "2.5.1",
+    hgb = "112",
+    idCard = ZHANG_SAN_ID,
+  } = overrides;
   return [
     `MSH|^~\\&|LIS|协和医院检验科|DIALYSIS-HUB|血透中心|20260301101500+0800||ORU^R01^ORU_R01|${controlId}|P|${version}|||AL|NE|CHN|UNICODE UTF-8`,
     `PID|1||${idCard}^^^&2.16.156.10011.1.3&ISO^NNCHN~H-100001^^^协和医院^PI||张^三||19491231|M|||北京市东城区帅府园1号||13800138000`,

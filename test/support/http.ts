@@ -8,7 +8,11 @@ export interface Answer<T = any> {
 
 /** A small JSON client for tests: sends a body as JSON, reads any answer as JSON when it is JSON. */
 export function httpClient(baseUrl: string) {
-  return async function call<T = any>(method: string, path: string, options: { body?: unknown; token?: string; tenant?: string; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+  return async function call<T = any>(
+    method: string,
+    path: string,
+    options: { body?: unknown; token?: string; tenant?: string; headers?: Record<string, string> } = {},
+  ): Promise<Answer<T>> {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.body !== undefined) headers["content-type"] = "application/json";
     if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -16,7 +20,12 @@ export function httpClient(baseUrl: string) {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
       headers,
-      body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
+      body:
+        options.body === undefined
+          ? undefined
+          : typeof options.body === "string"
+            ? options.body
+            : JSON.stringify(options.body),
     });
     // An event stream never ends: its status and headers are the answer.
     if ((response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {

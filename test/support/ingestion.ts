@@ -10,7 +10,11 @@ export const LI_SI = { name: "李四", idCard: "440524188001010014" };
 
 /** What every report of 张三 starts with: its external id, its number (`prefix` and the id), and 张三 as its patient. */
 function reportOfZhangSan(prefix: string, externalId: string) {
-  return { externalId, reportNo: `${prefix}-${externalId}`, patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" } };
+  return {
+    externalId,
+    reportNo: `${prefix}-${externalId}`,
+    patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name, hisPatientId: "H-1" },
+  };
 }
 
 /** A realistic monthly dialysis panel for one patient. */
@@ -56,11 +60,19 @@ export async function ingestionTenant(service: Pick<RunningService, "url">, tena
   const anyTenant = httpClient(service.url!);
   // Calls of this tenant's people carry its X-Service-Tenant, as the proxy would add it.
   const call: typeof anyTenant = (method, path, options = {}) => anyTenant(method, path, { tenant, ...options });
-  const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Central lab LIS", tenant } })).body as { clientId: string; key: string };
-  const author = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Nurse Chen", tenant } })).body as { token: string };
-  const registered = await call("PUT", "/api/patients/P001", { token: author.token, tenant, body: { ...ZHANG_SAN, ward: "A" } });
-  if (registered.status !== 200) throw new Error(`patient not registered: ${registered.status} ${JSON.stringify(registered.body)}`);
-  const push = (kind: "lab" | "exam", reports: unknown[]) => call("POST", `/open/v1/${kind}/reports`, { token: client.key, body: { reports } });
+  const client = (await call("POST", "/api/admin/clients", { token: ADMIN, body: { name: "Central lab LIS", tenant } }))
+    .body as { clientId: string; key: string };
+  const author = (await call("POST", "/api/admin/authors", { token: ADMIN, body: { name: "Nurse Chen", tenant } }))
+    .body as { token: string };
+  const registered = await call("PUT", "/api/patients/P001", {
+    token: author.token,
+    tenant,
+    body: { ...ZHANG_SAN, ward: "A" },
+  });
+  if (registered.status !== 200)
+    throw new Error(`patient not registered: ${registered.status} ${JSON.stringify(registered.body)}`);
+  const push = (kind: "lab" | "exam", reports: unknown[]) =>
+    call("POST", `/open/v1/${kind}/reports`, { token: client.key, body: { reports } });
   /** The whole unmatched queue, as the author sees it: every page (contract E.6). */
   const unmatched = () => allPages(call, "/api/unmatched?limit=1000", author.token);
   /** The open API's reconciliation of `kind` for `query` (`date=…`, `&asOf=…`), which must answer 200: its data. */
@@ -75,9 +87,14 @@ export async function ingestionTenant(service: Pick<RunningService, "url">, tena
 export type IngestionTenant = Awaited<ReturnType<typeof ingestionTenant>>;
 
 /** Every page of a list answered as an array, from `path` on through its Link rel="next" headers; each page must answer 200. */
-export async function allPages(call: ReturnType<typeof httpClient>, path: string, token?: string, tenant?: string): Promise<Array<Record<string, any>>> {
+export async function allPages(
+  call: ReturnType<typeof httpClient>,
+  path: string,
+  token?: string,
+  tenant?: string,
+): Promise<Array<Record<string, any>>> {
   const rows: Array<Record<string, any>> = [];
-  for (let next: string | null = path; next; ) {
+  for (let next: string | null = path; next;) {
     const answer = await call("GET", next, { token, ...(tenant === undefined ? {} : { tenant }) });
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     rows.push(...(answer.body as Array<Record<string, any>>));
@@ -92,13 +109,18 @@ export function nextPageOf(headers: Headers): string | null {
 }
 
 /** The service with every projection (and `options`), and tenant h1 as ingestionTenant makes it. */
-export async function startIngestionService(options: TestServiceOptions = {}): Promise<{ service: RunningService; tenant: IngestionTenant }> {
+export async function startIngestionService(
+  options: TestServiceOptions = {},
+): Promise<{ service: RunningService; tenant: IngestionTenant }> {
   const service = await startTestService({ projections: allProjections, ...options });
   return { service, tenant: await ingestionTenant(service, "h1") };
 }
 
 /** startIngestionService as a suite's fixture: started before its tests, stopped after them. */
-export function useIngestionService(options: TestServiceOptions = {}): { service: RunningService; tenant: IngestionTenant } {
+export function useIngestionService(options: TestServiceOptions = {}): {
+  service: RunningService;
+  tenant: IngestionTenant;
+} {
   return useService(() => startIngestionService(options));
 }
 

@@ -12,10 +12,16 @@ export async function scrape(url: string, token?: string): Promise<Map<string, P
 }
 
 /** The value of the one sample of `name` whose labels include `labels`. */
-export function sample(families: Map<string, PrometheusFamily>, name: string, labels: Record<string, string> = {}): number {
+export function sample(
+  families: Map<string, PrometheusFamily>,
+  name: string,
+  labels: Record<string, string> = {},
+): number {
   const family = families.get(name);
   expect(family, `${name} is exposed`).to.not.equal(undefined);
-  const found = family!.metrics.filter((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value));
+  const found = family!.metrics.filter((metric) =>
+    Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value),
+  );
   expect(found, `${name} ${JSON.stringify(labels)}`).to.have.length(1);
   return Number(found[0]!.value ?? found[0]!.count);
 }

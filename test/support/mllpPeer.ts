@@ -51,7 +51,11 @@ export function closedWithin(peer: RawPeer, waitMs: number): Promise<number | nu
 }
 
 /** What a raw connection receives until the service closes it (or `waitMs` passes), and whether it was closed. */
-export async function rawExchange(port: number, send: Buffer[], waitMs: number): Promise<{ received: string; closedAfterMs: number | null }> {
+export async function rawExchange(
+  port: number,
+  send: Buffer[],
+  waitMs: number,
+): Promise<{ received: string; closedAfterMs: number | null }> {
   const peer = await connectRaw(port);
   for (const piece of send) peer.socket.write(piece);
   const closedAfterMs = await closedWithin(peer, waitMs);

@@ -27,9 +27,7 @@ export class TestOpenIdProvider {
   private server: Server | null = null;
   issuer = "";
 
-  constructor(
-    private readonly client: { clientId: string; clientSecret: string; publicUrl: string },
-  ) {}
+  constructor(private readonly client: { clientId: string; clientSecret: string; publicUrl: string }) {}
 
   async start(): Promise<this> {
     // The issuer names its own port, known only once listening: listen first, then make the provider.
@@ -68,12 +66,23 @@ export class TestOpenIdProvider {
     });
     provider.use(async (ctx, next) => {
       if (ctx.path.startsWith("/interaction/")) {
-        await provider.interactionFinished(ctx.req, ctx.res, { login: { accountId: this.person.sub } }, { mergeWithLastSubmission: false });
+        await provider.interactionFinished(
+          ctx.req,
+          ctx.res,
+          { login: { accountId: this.person.sub } },
+          { mergeWithLastSubmission: false },
+        );
         ctx.respond = false;
         return;
       }
       await next();
-      if (ctx.path === "/token" && this.tamperNextIdToken && ctx.body && typeof ctx.body === "object" && "id_token" in ctx.body) {
+      if (
+        ctx.path === "/token" &&
+        this.tamperNextIdToken &&
+        ctx.body &&
+        typeof ctx.body === "object" &&
+        "id_token" in ctx.body
+      ) {
         this.tamperNextIdToken = false;
         const body = ctx.body as { id_token: string };
         const [header, payload, signature] = body.id_token.split(".");
@@ -103,49 +112,88 @@ export interface SignInStart {
  * what /staff/login set in it (empty when it set nothing). `publicUrl` (what the provider
  * redirects to) is rewritten to the service's real address.
  */
-export async function walkToCallback(serviceUrl: string, publicUrl: string, start: SignInStart = {}): Promise<{ callbackUrl: string; browserCookie: string }> {
+export async function walkToCallback(
+  serviceUrl: string,
+  publicUrl: string,
+  start: SignInStart = {},
+): Promise<{ callbackUrl: string; browserCookie: string }> {
   const tenant = start.tenant === undefined ? "default" : start.tenant;
   const query = start.query ? `?${new URLSearchParams(start.query)}` : "";
-  const begun = await fetch(`${serviceUrl}/staff/login${query}`, { redirect: "manual", headers: tenant === null ? {} : { "x-service-tenant": tenant } });
+  const begun = await fetch(`${serviceUrl}/staff/login${query}`, {
+    redirect: "manual",
+    headers: tenant === null ? {} : { "x-service-tenant": tenant },
+  });
   if (begun.status !== 302) throw new Error(`/staff/login answered ${begun.status}: ${await begun.text()}`);
-  const browserCookie = begun.headers.getSetCookie().map((line) => line.split(";")[0]!).join("; ");
+  const browserCookie = begun.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0]!)
+    .join("; ");
   let location = begun.headers.get("location")!;
   const jar = new Map<string, string>();
   for (let hop = 0; !location.startsWith(publicUrl); hop++) {
     if (hop > 10) throw new Error(`the provider never sent the browser back (last at ${location})`);
-    const answer = await fetch(location, { redirect: "manual", headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; ") } });
+    const answer = await fetch(location, {
+      redirect: "manual",
+      headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join("; ") },
+    });
     for (const cookie of answer.headers.getSetCookie()) {
       const [pair] = cookie.split(";");
       const [name, value] = pair!.split("=");
       jar.set(name!.trim(), value ?? "");
     }
     const next = answer.headers.get("location");
-    if (!next) throw new Error(`the provider answered ${answer.status} without a redirect: ${(await answer.text()).slice(0, 300)}`);
+    if (!next)
+      throw new Error(
+        `the provider answered ${answer.status} without a redirect: ${(await answer.text()).slice(0, 300)}`,
+      );
     location = new URL(next, location).href;
   }
   return { callbackUrl: location.replace(publicUrl, serviceUrl), browserCookie };
 }
 
 /** A browser's whole walk through a sign-in (walkToCallback), and the callback's answer to that same browser. */
-export async function walkSignIn(serviceUrl: string, publicUrl: string, start: string | SignInStart = "default"): Promise<{ callback: Response; callbackUrl: string; browserCookie: string }> {
-  const { callbackUrl, browserCookie } = await walkToCallback(serviceUrl, publicUrl, typeof start === "string" ? { tenant: start } : start);
-  const callback = await fetch(callbackUrl, { redirect: "manual", headers: browserCookie ? { cookie: browserCookie } : {} });
+export async function walkSignIn(
+  serviceUrl: string,
+  publicUrl: string,
+  start: string | SignInStart = "default",
+): Promise<{ callback: Response; callbackUrl: string; browserCookie: string }> {
+  const { callbackUrl, browserCookie } = await walkToCallback(
+    serviceUrl,
+    publicUrl,
+    typeof start === "string" ? { tenant: start } : start,
+  );
+  const callback = await fetch(callbackUrl, {
+    redirect: "manual",
+    headers: browserCookie ? { cookie: browserCookie } : {},
+  });
   return { callback, callbackUrl, browserCookie };
 }
 
 /** The service's external address in the sign-in tests: the provider redirects there, walkSignIn maps it to the real one. */
 export const TEST_PUBLIC_URL = "http://dialysis-hub.test";
-export const TEST_OIDC_CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl: TEST_PUBLIC_URL };
+export const TEST_OIDC_CLIENT = {
+  clientId: "dialysis-hub",
+  clientSecret: "test-client-secret-0123456789",
+  publicUrl: TEST_PUBLIC_URL,
+};
 
 /**
  * A suite's service that signs staff in through its own TestOpenIdProvider (started first, since
  * the service needs its issuer), with `env` besides; both stop after the suite.
  */
-export function useServiceWithProvider(env: Record<string, string> = {}): { service: RunningService; provider: TestOpenIdProvider } {
+export function useServiceWithProvider(env: Record<string, string> = {}): {
+  service: RunningService;
+  provider: TestOpenIdProvider;
+} {
   const provider = new TestOpenIdProvider(TEST_OIDC_CLIENT);
   const hub = useService(async () => {
     await provider.start();
-    const oidc = { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: TEST_OIDC_CLIENT.clientId, OIDC_CLIENT_SECRET: TEST_OIDC_CLIENT.clientSecret, PUBLIC_URL: TEST_PUBLIC_URL };
+    const oidc = {
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: TEST_OIDC_CLIENT.clientId,
+      OIDC_CLIENT_SECRET: TEST_OIDC_CLIENT.clientSecret,
+      PUBLIC_URL: TEST_PUBLIC_URL,
+    };
     return { service: await startTestService({ projections: allProjections, env: { ...oidc, ...env } }), provider };
   });
   after(() => provider.stop());
@@ -153,7 +201,11 @@ export function useServiceWithProvider(env: Record<string, string> = {}): { serv
 }
 
 /** Signs `person` in through the provider; answers the `Cookie` header of the session. */
-export async function sessionCookieOf(serviceUrl: string, provider: TestOpenIdProvider, person: ProviderPerson): Promise<string> {
+export async function sessionCookieOf(
+  serviceUrl: string,
+  provider: TestOpenIdProvider,
+  person: ProviderPerson,
+): Promise<string> {
   provider.person = person;
   const { callback } = await walkSignIn(serviceUrl, TEST_PUBLIC_URL);
   const setCookie = callback.headers.getSetCookie().find((line) => line.startsWith("dh_session="));

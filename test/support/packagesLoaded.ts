@@ -34,7 +34,10 @@ export async function runNoting(file: string, args: string[]): Promise<RunWithPa
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-packages-"));
   const log = path.join(dir, "packages");
   try {
-    const { code, stdout, stderr } = await runNode(["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, file, ...args], { PACKAGES_LOADED_FILE: log });
+    const { code, stdout, stderr } = await runNode(
+      ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, file, ...args],
+      { PACKAGES_LOADED_FILE: log },
+    );
     let noted = "";
     try {
       noted = readFileSync(log, "utf8");

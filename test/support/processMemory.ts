@@ -22,7 +22,10 @@ export function residentMb(pid: number): number {
  * The process's peak resident set size while `work` runs, in MB: its VmHWM, reset before (Linux ≥ 4.0,
  * writing 5 to clear_refs), or where that is not allowed its RSS sampled every 10 ms.
  */
-export async function peakResidentMbDuring<T>(pid: number, work: () => Promise<T>): Promise<{ value: T; peakMb: number }> {
+export async function peakResidentMbDuring<T>(
+  pid: number,
+  work: () => Promise<T>,
+): Promise<{ value: T; peakMb: number }> {
   let exact = true;
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, "5");

@@ -6,7 +6,11 @@ import { ProjectionRunner, type RunnerOptions } from "../../projections/runtime/
 import { silentLogger } from "../../src/logger.ts";
 
 /** Records every event it applies, one row each: a duplicate would violate the primary key. */
-export function recordingProjection(name: string, handles: string[] = ["Counted"], poison?: (event: StoredEvent) => boolean): Projection {
+export function recordingProjection(
+  name: string,
+  handles: string[] = ["Counted"],
+  poison?: (event: StoredEvent) => boolean,
+): Projection {
   return {
     name,
     version: 1,
@@ -17,7 +21,11 @@ export function recordingProjection(name: string, handles: string[] = ["Counted"
     },
     async apply(tx: Tx, event: StoredEvent) {
       if (poison?.(event)) throw new Error(`cannot apply event ${event.position}`);
-      await tx.query(`insert into ${name}_seen values ($1, $2, $3)`, [event.position, event.tenant, (event.data as { n?: number }).n ?? null]);
+      await tx.query(`insert into ${name}_seen values ($1, $2, $3)`, [
+        event.position,
+        event.tenant,
+        (event.data as { n?: number }).n ?? null,
+      ]);
     },
     async applyBatch(tx: Tx, events: StoredEvent[]) {
       const poisoned = events.find((event) => poison?.(event));
@@ -32,7 +40,11 @@ export function recordingProjection(name: string, handles: string[] = ["Counted"
 }
 
 /** recordingProjection(`name`) with its tables prepared on `db`, and a runner for it that has not run yet. */
-export async function prepareRecording(db: Db, name: string, options?: RunnerOptions): Promise<{ projection: Projection; runner: ProjectionRunner }> {
+export async function prepareRecording(
+  db: Db,
+  name: string,
+  options?: RunnerOptions,
+): Promise<{ projection: Projection; runner: ProjectionRunner }> {
   const projection = recordingProjection(name);
   await prepareProjections(db, [projection], silentLogger);
   return { projection, runner: new ProjectionRunner(db, projection, silentLogger, options) };

@@ -118,7 +118,8 @@ export class PushLoad {
       const id = own[Math.floor(Math.random() * own.length)]!;
       versions.set(id, this.reports.get(id)!.sent + 1);
     }
-    while (versions.size < this.options.reportsPerPush) versions.set(`${this.options.prefix}-${sender}-${this.counters[sender]!++}`, 1);
+    while (versions.size < this.options.reportsPerPush)
+      versions.set(`${this.options.prefix}-${sender}-${this.counters[sender]!++}`, 1);
     for (const [id, version] of versions) {
       const known = this.reports.get(id) ?? { acknowledged: 0, sent: 0 };
       known.sent = Math.max(known.sent, version);

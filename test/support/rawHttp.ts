@@ -31,17 +31,38 @@ export function rawHttpClient(baseUrl: string, connections = 4): RawHttpClient {
   return {
     send: (request) =>
       new Promise((resolve, reject) => {
-        const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, "utf8");
+        const body =
+          request.body === undefined
+            ? undefined
+            : Buffer.isBuffer(request.body)
+              ? request.body
+              : Buffer.from(request.body, "utf8");
         const headers: Record<string, string> = { ...(request.headers ?? {}) };
         if (body !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === "content-length")) {
           headers["content-length"] = String(body.length);
         }
-        const req = http.request({ agent, host: hostname === "localhost" ? "127.0.0.1" : hostname, port, method: request.method, path: request.path, headers }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
-          res.on("error", reject);
-        });
+        const req = http.request(
+          {
+            agent,
+            host: hostname === "localhost" ? "127.0.0.1" : hostname,
+            port,
+            method: request.method,
+            path: request.path,
+            headers,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (chunk: Buffer) => chunks.push(chunk));
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                headers: res.headers,
+                text: Buffer.concat(chunks).toString("utf8"),
+              }),
+            );
+            res.on("error", reject);
+          },
+        );
         req.on("error", reject);
         req.end(body);
       }),
@@ -50,7 +71,11 @@ export function rawHttpClient(baseUrl: string, connections = 4): RawHttpClient {
 }
 
 /** Runs `work` over `items` with at most `concurrency` at a time, in order of start. */
-export async function inParallel<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const lane = async () => {
@@ -102,7 +127,11 @@ export async function rawSocket(baseUrl: string): Promise<RawSocket> {
         };
         const timer = setTimeout(() => {
           done();
-          reject(new Error(`nothing matching ${pattern} within ${timeoutMs} ms; received ${JSON.stringify(text.slice(0, 300))}`));
+          reject(
+            new Error(
+              `nothing matching ${pattern} within ${timeoutMs} ms; received ${JSON.stringify(text.slice(0, 300))}`,
+            ),
+          );
         }, timeoutMs);
         const done = () => {
           clearTimeout(timer);

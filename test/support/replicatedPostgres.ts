@@ -29,7 +29,9 @@ export function postgresBinaries(): string | null {
   if (process.env.PG_BIN_DIR) return process.env.PG_BIN_DIR;
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(path.join(root, v, "bin", "pg_basebackup")) && existsSync(path.join(root, v, "bin", "postgres")));
+  const versions = readdirSync(root).filter(
+    (v) => existsSync(path.join(root, v, "bin", "pg_basebackup")) && existsSync(path.join(root, v, "bin", "postgres")),
+  );
   versions.sort((a, b) => Number(b) - Number(a));
   return versions[0] ? path.join(root, versions[0], "bin") : null;
 }
@@ -37,7 +39,10 @@ export function postgresBinaries(): string | null {
 /** PostgreSQL refuses to run as root: as root, its processes run as the postgres user. */
 function runAs(): { uid: number; gid: number } | null {
   if (process.getuid?.() !== 0) return null;
-  return { uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })), gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" })) };
+  return {
+    uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" })),
+    gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" })),
+  };
 }
 
 function run(bin: string, args: string[]): void {
@@ -62,7 +67,13 @@ async function accepting(url: string, timeoutMs = 30_000): Promise<void> {
 }
 
 /** `applyDelayMs`: the standby applies each commit this late (recovery_min_apply_delay), as a replica under load would. */
-export async function startReplicatedPostgres({ synchronous, applyDelayMs = 0 }: { synchronous: boolean; applyDelayMs?: number }): Promise<ReplicatedPostgres> {
+export async function startReplicatedPostgres({
+  synchronous,
+  applyDelayMs = 0,
+}: {
+  synchronous: boolean;
+  applyDelayMs?: number;
+}): Promise<ReplicatedPostgres> {
   const bin = postgresBinaries();
   if (!bin) throw new Error("no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)");
   const dir = mkdtempSync(path.join(os.tmpdir(), "dialysis-hub-replica-"));
@@ -101,9 +112,21 @@ export async function startReplicatedPostgres({ synchronous, applyDelayMs = 0 }:
   await admin.query("create database hub");
   await admin.end();
 
-  run(path.join(bin, "pg_basebackup"), ["-D", standbyDir, "-d", `host=127.0.0.1 port=${primaryPort} user=postgres application_name=standby1`, "-R", "-X", "stream", "--checkpoint=fast"]);
+  run(path.join(bin, "pg_basebackup"), [
+    "-D",
+    standbyDir,
+    "-d",
+    `host=127.0.0.1 port=${primaryPort} user=postgres application_name=standby1`,
+    "-R",
+    "-X",
+    "stream",
+    "--checkpoint=fast",
+  ]);
   // Promoted, it stands alone: it must not wait for a standby of its own.
-  appendFileSync(standbyDir + "/postgresql.conf", `port = ${standbyPort}\nhot_standby = on\nsynchronous_standby_names = ''\nrecovery_min_apply_delay = ${applyDelayMs}\n`);
+  appendFileSync(
+    standbyDir + "/postgresql.conf",
+    `port = ${standbyPort}\nhot_standby = on\nsynchronous_standby_names = ''\nrecovery_min_apply_delay = ${applyDelayMs}\n`,
+  );
   start("standby", standbyDir);
   const standbyServer = `postgres://postgres@127.0.0.1:${standbyPort}`;
   await accepting(`${standbyServer}/hub`);
@@ -116,10 +139,13 @@ export async function startReplicatedPostgres({ synchronous, applyDelayMs = 0 }:
       await primary.query("select pg_reload_conf()");
     }
     const expected = synchronous ? "sync" : "async";
-    for (const deadline = Date.now() + 30_000; ; ) {
-      const { rows } = await primary.query("select sync_state from pg_stat_replication where application_name = 'standby1' and state = 'streaming'");
+    for (const deadline = Date.now() + 30_000; ;) {
+      const { rows } = await primary.query(
+        "select sync_state from pg_stat_replication where application_name = 'standby1' and state = 'streaming'",
+      );
       if (rows[0]?.sync_state === expected) break;
-      if (Date.now() > deadline) throw new Error(`the standby is not streaming as ${expected}: ${JSON.stringify(rows)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the standby is not streaming as ${expected}: ${JSON.stringify(rows)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {

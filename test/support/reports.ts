@@ -26,8 +26,15 @@ export type QueryAnswers = Record<string, { rows?: unknown[][]; error?: string }
 type ReportAuthor = Pick<IngestionTenant, "call" | "authorToken">;
 
 /** Saves `queries` as the draft of `reportId` (tableReportSpec), as `tenant`'s author. */
-export async function saveTableDraft(tenant: ReportAuthor, reportId: string, queries: Record<string, string>): Promise<void> {
-  const saved = await tenant.call("PUT", `/api/reports/${reportId}/draft`, { token: tenant.authorToken, body: { spec: tableReportSpec(reportId, queries) } });
+export async function saveTableDraft(
+  tenant: ReportAuthor,
+  reportId: string,
+  queries: Record<string, string>,
+): Promise<void> {
+  const saved = await tenant.call("PUT", `/api/reports/${reportId}/draft`, {
+    token: tenant.authorToken,
+    body: { spec: tableReportSpec(reportId, queries) },
+  });
   expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
 }
 
@@ -36,15 +43,29 @@ export async function saveTableDraft(tenant: ReportAuthor, reportId: string, que
  * (audit: low + info), v2 snapshot with listed, ordered columns.
  */
 export async function publishWardCensus(tenant: ReportAuthor): Promise<void> {
-  const census = (sql: string) => ({ version: 1, title: "Ward census", params: [], queries: { census: { sql } }, nodes: [{ id: "list", type: "table", title: "Patients", query: "census" }] });
+  const census = (sql: string) => ({
+    version: 1,
+    title: "Ward census",
+    params: [],
+    queries: { census: { sql } },
+    nodes: [{ id: "list", type: "table", title: "Patients", query: "census" }],
+  });
   const token = tenant.authorToken;
   const versions = [
     { sql: "select * from patients", mode: "dynamic", note: "first count" },
-    { sql: "select patient_ref, name, ward from patients order by patient_ref", mode: "snapshot", note: "frozen for the audit" },
+    {
+      sql: "select patient_ref, name, ward from patients order by patient_ref",
+      mode: "snapshot",
+      note: "frozen for the audit",
+    },
   ];
   for (const { sql, mode, note } of versions) {
-    expect((await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: census(sql) } })).status).to.equal(200);
-    expect((await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode, note } })).status).to.equal(201);
+    expect(
+      (await tenant.call("PUT", "/api/reports/ward-census/draft", { token, body: { spec: census(sql) } })).status,
+    ).to.equal(200);
+    expect(
+      (await tenant.call("POST", "/api/reports/ward-census/publish", { token, body: { mode, note } })).status,
+    ).to.equal(201);
   }
 }
 
@@ -74,7 +95,16 @@ export const adequacySpec = {
   },
   nodes: [
     { id: "intro", type: "text", markdown: "Monthly **Hb**" },
-    { id: "trend", type: "chart", chart: "line", title: "Hb by month", query: "monthly", x: "month", y: ["hgb"], drill: { target: "byMonth", args: { month: "month" } } },
+    {
+      id: "trend",
+      type: "chart",
+      chart: "line",
+      title: "Hb by month",
+      query: "monthly",
+      x: "month",
+      y: ["hgb"],
+      drill: { target: "byMonth", args: { month: "month" } },
+    },
     { id: "tbl", type: "table", title: "Detail", query: "monthly" },
   ],
   drills: {
@@ -82,7 +112,9 @@ export const adequacySpec = {
       title: "Patients in {month}",
       args: [{ name: "month", type: "date" }],
       queries: {
-        patients: { sql: "select patient_ref, std_value from lab_results where std_code = 'HGB' and date_trunc('month', reported_at)::date = {{month}} order by 1, 2" },
+        patients: {
+          sql: "select patient_ref, std_value from lab_results where std_code = 'HGB' and date_trunc('month', reported_at)::date = {{month}} order by 1, 2",
+        },
       },
     },
   },
@@ -108,9 +140,19 @@ export function manyChartsSpec(charts: number, points: number) {
     title: `${charts} charts of ${points} points`,
     params: [],
     queries: {
-      series: { sql: `select g as n, round((100 + 20 * sin(g / 10.0))::numeric, 1) as hgb, round((4.5 + cos(g / 7.0))::numeric, 2) as k from generate_series(1, ${points}) g` },
+      series: {
+        sql: `select g as n, round((100 + 20 * sin(g / 10.0))::numeric, 1) as hgb, round((4.5 + cos(g / 7.0))::numeric, 2) as k from generate_series(1, ${points}) g`,
+      },
     },
-    nodes: Array.from({ length: charts }, (_, i) => ({ id: `c${i + 1}`, type: "chart", chart: kinds[i % kinds.length], title: `趋势 ${i + 1}`, query: "series", x: "n", y: ["hgb", "k"] })),
+    nodes: Array.from({ length: charts }, (_, i) => ({
+      id: `c${i + 1}`,
+      type: "chart",
+      chart: kinds[i % kinds.length],
+      title: `趋势 ${i + 1}`,
+      query: "series",
+      x: "n",
+      y: ["hgb", "k"],
+    })),
   };
 }
 
@@ -123,13 +165,25 @@ export interface Download {
 }
 
 /** POSTs an export of a report of tenant h1 and reads the whole answer. */
-export async function downloadExport(service: Pick<RunningService, "url">, reportId: string, format: "xlsx" | "docx", body: unknown, token?: string): Promise<Download> {
+export async function downloadExport(
+  service: Pick<RunningService, "url">,
+  reportId: string,
+  format: "xlsx" | "docx",
+  body: unknown,
+  token?: string,
+): Promise<Download> {
   const response = await fetch(`${service.url}/api/reports/${reportId}/export/${format}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-service-tenant": "h1", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "content-type": "application/json",
+      "x-service-tenant": "h1",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(body),
   });
   const buffer = Buffer.from(await response.arrayBuffer());
-  const json = (response.headers.get("content-type") ?? "").includes("json") ? JSON.parse(buffer.toString("utf8")) : null;
+  const json = (response.headers.get("content-type") ?? "").includes("json")
+    ? JSON.parse(buffer.toString("utf8"))
+    : null;
   return { status: response.status, headers: response.headers, buffer, json };
 }

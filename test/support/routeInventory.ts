@@ -25,7 +25,9 @@ interface LayerLike {
 
 export async function withRouteInventory<T>(start: () => Promise<T>): Promise<{ started: T; routes: RouteEntry[] }> {
   const mounted = new Set<{ stack: LayerLike[] }>();
-  const prototype = Router.prototype as unknown as { middleware: (this: { stack: LayerLike[] }, ...args: unknown[]) => unknown };
+  const prototype = Router.prototype as unknown as {
+    middleware: (this: { stack: LayerLike[] }, ...args: unknown[]) => unknown;
+  };
   const original = prototype.middleware;
   prototype.middleware = function (this: { stack: LayerLike[] }, ...args: unknown[]) {
     mounted.add(this);

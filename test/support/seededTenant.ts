@@ -18,7 +18,16 @@ export const everyParamSpec = {
     { name: "minValue", label: "Min", type: "number", default: null },
     { name: "valueRange", label: "Range", type: "numberRange", default: null },
     { name: "itemName", label: "Item", type: "text", default: null },
-    { name: "code", label: "Code", type: "select", options: [{ value: "HGB", label: "Hb" }, { value: "K", label: "K" }], default: null },
+    {
+      name: "code",
+      label: "Code",
+      type: "select",
+      options: [
+        { value: "HGB", label: "Hb" },
+        { value: "K", label: "K" },
+      ],
+      default: null,
+    },
     { name: "wards", label: "Wards", type: "multiSelect", options: { query: "wardList" }, default: null },
     { name: "withFlag", label: "Flagged", type: "boolean", default: null },
   ],
@@ -35,7 +44,19 @@ export const everyParamSpec = {
   },
   nodes: [
     { id: "tbl", type: "table", title: "Results", query: "results" },
-    { id: "chart", type: "chart", chart: "bar", title: "Values", query: "results", x: "external_id", y: ["std_value"], drill: { target: "detail", args: { onDay: "reported_on", value: "std_value", stdCode: "std_code", flagged: "abnormal_flag" } } },
+    {
+      id: "chart",
+      type: "chart",
+      chart: "bar",
+      title: "Values",
+      query: "results",
+      x: "external_id",
+      y: ["std_value"],
+      drill: {
+        target: "detail",
+        args: { onDay: "reported_on", value: "std_value", stdCode: "std_code", flagged: "abnormal_flag" },
+      },
+    },
   ],
   drills: {
     detail: {
@@ -67,33 +88,97 @@ export type SeededTenant = Awaited<ReturnType<typeof seedTenant>>;
  */
 export async function seedTenant(service: RunningService, tenant: string, prefix = tenant.toUpperCase()) {
   const base = await ingestionTenant(service, tenant);
-  const asAuthor = (method: string, path: string, body?: unknown) => base.call(method, path, { token: base.authorToken, body });
+  const asAuthor = (method: string, path: string, body?: unknown) =>
+    base.call(method, path, { token: base.authorToken, body });
   const lab = hbMonthlyReports().map((report) => ({ ...report, externalId: `${prefix}-${report.externalId}` }));
-  const unmatchedLab = labReport(`${prefix}-UNMATCHED`, { patient: { idCard: LI_SI.idCard, name: LI_SI.name, hisPatientId: "H-2" }, reportedAt: "2026-03-02 10:00:00" });
-  const pushedLab = await base.push("lab", [...lab, labReport(`${prefix}-DAY`, { reportedAt: "2026-03-02 09:00:00" }), unmatchedLab]);
+  const unmatchedLab = labReport(`${prefix}-UNMATCHED`, {
+    patient: { idCard: LI_SI.idCard, name: LI_SI.name, hisPatientId: "H-2" },
+    reportedAt: "2026-03-02 10:00:00",
+  });
+  const pushedLab = await base.push("lab", [
+    ...lab,
+    labReport(`${prefix}-DAY`, { reportedAt: "2026-03-02 09:00:00" }),
+    unmatchedLab,
+  ]);
   const pushedExam = await base.push("exam", [
-    { externalId: `${prefix}-ECHO`, patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name }, examType: "ECHO", reportedAt: "2026-03-02 10:00:00", items: [{ itemCode: "LVEF", value: 62, unit: "%" }] },
-    { externalId: `${prefix}-ECG-UNMATCHED`, patient: { hisPatientId: "H-9" }, examType: "ECG", reportedAt: "2026-03-02 11:00:00" },
+    {
+      externalId: `${prefix}-ECHO`,
+      patient: { idCard: ZHANG_SAN.idCard, name: ZHANG_SAN.name },
+      examType: "ECHO",
+      reportedAt: "2026-03-02 10:00:00",
+      items: [{ itemCode: "LVEF", value: 62, unit: "%" }],
+    },
+    {
+      externalId: `${prefix}-ECG-UNMATCHED`,
+      patient: { hisPatientId: "H-9" },
+      examType: "ECG",
+      reportedAt: "2026-03-02 11:00:00",
+    },
   ]);
   for (const pushed of [pushedLab, pushedExam]) {
-    if (pushed.status !== 200 || pushed.body.data.rejected !== 0) throw new Error(`seed push failed: ${JSON.stringify(pushed.body)}`);
+    if (pushed.status !== 200 || pushed.body.data.rejected !== 0)
+      throw new Error(`seed push failed: ${JSON.stringify(pushed.body)}`);
   }
-  await until(async () => (await service.db.query("select count(*)::int as n from read.lab_reports where tenant = $1", [tenant])).rows[0].n === 5, 20_000);
+  await until(
+    async () =>
+      (await service.db.query("select count(*)::int as n from read.lab_reports where tenant = $1", [tenant])).rows[0]
+        .n === 5,
+    20_000,
+  );
   // The item rows are a read model of their own: each report's rows arrive together.
-  await until(async () => (await service.db.query("select count(distinct external_id)::int as n from read.lab_results where tenant = $1", [tenant])).rows[0].n === 5, 20_000);
-  await until(async () => (await service.db.query("select count(*)::int as n from read.exam_reports where tenant = $1", [tenant])).rows[0].n === 2, 20_000);
+  await until(
+    async () =>
+      (
+        await service.db.query("select count(distinct external_id)::int as n from read.lab_results where tenant = $1", [
+          tenant,
+        ])
+      ).rows[0].n === 5,
+    20_000,
+  );
+  await until(
+    async () =>
+      (await service.db.query("select count(*)::int as n from read.exam_reports where tenant = $1", [tenant])).rows[0]
+        .n === 2,
+    20_000,
+  );
 
   for (const [step, answer] of [
-    ["draft every-param", await asAuthor("PUT", "/api/reports/every-param/draft", { title: `Every filter of ${tenant}`, spec: everyParamSpec })],
+    [
+      "draft every-param",
+      await asAuthor("PUT", "/api/reports/every-param/draft", {
+        title: `Every filter of ${tenant}`,
+        spec: everyParamSpec,
+      }),
+    ],
     ["publish v1", await asAuthor("POST", "/api/reports/every-param/publish", { mode: "dynamic", note: "live" })],
-    ["draft again", await asAuthor("PUT", "/api/reports/every-param/draft", { title: `Every filter of ${tenant}`, spec: everyParamSpec })],
+    [
+      "draft again",
+      await asAuthor("PUT", "/api/reports/every-param/draft", {
+        title: `Every filter of ${tenant}`,
+        spec: everyParamSpec,
+      }),
+    ],
     ["publish v2", await asAuthor("POST", "/api/reports/every-param/publish", { mode: "snapshot", note: "frozen" })],
-    ["draft hb-monthly", await asAuthor("PUT", "/api/reports/hb-monthly/draft", { title: `Hemoglobin of ${tenant}`, spec: adequacySpec })],
+    [
+      "draft hb-monthly",
+      await asAuthor("PUT", "/api/reports/hb-monthly/draft", { title: `Hemoglobin of ${tenant}`, spec: adequacySpec }),
+    ],
   ] as const) {
     if (answer.status >= 300) throw new Error(`seed ${step} failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   }
   // The tenant's own administrator (contract E.2): what it may do to another tenant is what the isolation tests try.
-  const admin = await base.call("POST", "/api/admin/authors", { token: ADMIN, body: { name: `Head of ${tenant}`, tenant, roles: ["admin"] } });
+  const admin = await base.call("POST", "/api/admin/authors", {
+    token: ADMIN,
+    body: { name: `Head of ${tenant}`, tenant, roles: ["admin"] },
+  });
   if (admin.status !== 201) throw new Error(`seed admin failed: ${admin.status} ${JSON.stringify(admin.body)}`);
-  return { ...base, tenant, prefix, asAuthor, adminToken: admin.body.token as string, labIds: [...lab.map((r) => r.externalId), `${prefix}-DAY`, unmatchedLab.externalId], examIds: [`${prefix}-ECHO`, `${prefix}-ECG-UNMATCHED`] };
+  return {
+    ...base,
+    tenant,
+    prefix,
+    asAuthor,
+    adminToken: admin.body.token as string,
+    labIds: [...lab.map((r) => r.externalId), `${prefix}-DAY`, unmatchedLab.externalId],
+    examIds: [`${prefix}-ECHO`, `${prefix}-ECG-UNMATCHED`],
+  };
 }

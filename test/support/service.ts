@@ -28,7 +28,13 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     OPEN_API_BURST: "1000",
     ...options.env,
   });
-  return startService({ config, role: options.role ?? "all", log: options.log ?? silentLogger, projections: options.projections ?? [], env: options.env ?? {} });
+  return startService({
+    config,
+    role: options.role ?? "all",
+    log: options.log ?? silentLogger,
+    projections: options.projections ?? [],
+    env: options.env ?? {},
+  });
 }
 
 /**
@@ -49,7 +55,11 @@ export function useTestService(options: TestServiceOptions = {}): { service: Run
   return useService(async () => ({ service: await startTestService(options) }));
 }
 
-export async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 20): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 5000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

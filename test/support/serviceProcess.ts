@@ -38,7 +38,13 @@ export interface ServiceProcessOptions {
 }
 
 /** Starts `node dist/cli.js start` (the build, as `npm start` runs it) and resolves once it is ready (/readyz 200, or the worker's welcome line). */
-export async function spawnService({ databaseUrl, role = "all", env = {}, readyTimeoutMs = 90_000, nodeOptions = [] }: ServiceProcessOptions): Promise<ServiceProcess> {
+export async function spawnService({
+  databaseUrl,
+  role = "all",
+  env = {},
+  readyTimeoutMs = 90_000,
+  nodeOptions = [],
+}: ServiceProcessOptions): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...nodeOptions, SERVER_ENTRY, "start", "--role", role], {
     cwd: repoRoot,
     env: {
@@ -64,7 +70,9 @@ export async function spawnService({ databaseUrl, role = "all", env = {}, readyT
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
   let ended = false;
   void exited.then(() => (ended = true));
   const output = () => lines.join("\n");
@@ -106,7 +114,9 @@ export async function spawnService({ databaseUrl, role = "all", env = {}, readyT
 
 /** The test process's own service settings (a DATABASE_URL, data sources) must not leak into the child. */
 function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !/^(DATABASE_URL|DATASOURCE_.*_URL|PORT|LOG_LEVEL|ADMIN_TOKEN)$/.test(name)));
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => !/^(DATABASE_URL|DATASOURCE_.*_URL|PORT|LOG_LEVEL|ADMIN_TOKEN)$/.test(name)),
+  );
 }
 
 /** Ends every process still running: for a suite's `after`, whatever state a failed test left. */

@@ -10,12 +10,27 @@ import { until } from "./service.ts";
 
 export interface ProjectionsReport {
   head: number;
-  projections: Array<{ name: string; position: number; appliedEvents: number; error: unknown; lagEvents: number; heldTenants: Array<{ tenant: string; position: number; since: string; tries: number; retryAt: string; error: { code: string; message: string } }> }>;
+  projections: Array<{
+    name: string;
+    position: number;
+    appliedEvents: number;
+    error: unknown;
+    lagEvents: number;
+    heldTenants: Array<{
+      tenant: string;
+      position: number;
+      since: string;
+      tries: number;
+      retryAt: string;
+      error: { code: string; message: string };
+    }>;
+  }>;
 }
 
 export async function projectionsOf(url: string): Promise<ProjectionsReport> {
   const response = await fetch(`${url}/api/admin/projections`, { headers: { authorization: `Bearer ${ADMIN}` } });
-  if (response.status !== 200) throw new Error(`GET /api/admin/projections answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 200)
+    throw new Error(`GET /api/admin/projections answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as ProjectionsReport;
 }
 
@@ -24,14 +39,24 @@ export async function projectionsOf(url: string): Promise<ProjectionsReport> {
  * shown to an administrator. A projection is woken only by events it handles (and by the periodic
  * safety net), so one that handles none of the recent events may stand behind until that net.
  */
-export async function projectionsCaughtUp(url: string, timeoutMs = 60_000, only?: string[]): Promise<ProjectionsReport> {
+export async function projectionsCaughtUp(
+  url: string,
+  timeoutMs = 60_000,
+  only?: string[],
+): Promise<ProjectionsReport> {
   let last: ProjectionsReport | null = null;
   try {
     return await until(
       async () => {
         last = await projectionsOf(url).catch(() => null);
         const watched = last?.projections.filter((p) => !only || only.includes(p.name)) ?? [];
-        return last && watched.length > 0 && watched.every((p) => p.error === null && p.heldTenants.length === 0 && p.lagEvents === 0 && p.position === last!.head) ? last : null;
+        return last &&
+          watched.length > 0 &&
+          watched.every(
+            (p) => p.error === null && p.heldTenants.length === 0 && p.lagEvents === 0 && p.position === last!.head,
+          )
+          ? last
+          : null;
       },
       timeoutMs,
       200,
@@ -53,7 +78,9 @@ export async function appliedExactlyOnce(db: Db): Promise<string[]> {
             (select count(*)::int from events e where (e.transaction_id, e.position) <= (g.last_tx, g.last_position)) as read
      from projection_generations g where g.state = 'live'`,
   );
-  return rows.filter((row) => row.applied !== row.read).map((row) => `${row.name} applied ${row.applied} events, its checkpoint is past ${row.read}`);
+  return rows
+    .filter((row) => row.applied !== row.read)
+    .map((row) => `${row.name} applied ${row.applied} events, its checkpoint is past ${row.read}`);
 }
 
 /**
@@ -88,11 +115,14 @@ export async function eventsMatchReadRows(db: Db, tenant: string): Promise<strin
  */
 export async function acknowledgedStored(db: Db, tenant: string, load: PushLoad): Promise<string[]> {
   const { rows } = await db.query("select external_id, report_no from read.lab_reports where tenant = $1", [tenant]);
-  const stored = new Map(rows.map((row) => [row.external_id as string, Number(String(row.report_no).split("-v").at(-1))]));
+  const stored = new Map(
+    rows.map((row) => [row.external_id as string, Number(String(row.report_no).split("-v").at(-1))]),
+  );
   const problems: string[] = [];
   for (const [id, versions] of load.reports) {
     const version = stored.get(id);
-    if (versions.acknowledged > 0 && version === undefined) problems.push(`${id} was answered as stored (v${versions.acknowledged}) but is missing`);
+    if (versions.acknowledged > 0 && version === undefined)
+      problems.push(`${id} was answered as stored (v${versions.acknowledged}) but is missing`);
     else if (version !== undefined && (version < versions.acknowledged || version > versions.sent)) {
       problems.push(`${id} is stored as v${version}, answered v${versions.acknowledged}, sent up to v${versions.sent}`);
     }
@@ -101,8 +131,16 @@ export async function acknowledgedStored(db: Db, tenant: string, load: PushLoad)
 }
 
 /** The sender's daily reconciliation lists exactly the reports of the day the read table holds. */
-export async function reconciliationExact(url: string, key: string, db: Db, tenant: string, day: string): Promise<string[]> {
-  const response = await fetch(`${url}/open/v1/reconcile/lab?date=${day}`, { headers: { authorization: `Bearer ${key}` } });
+export async function reconciliationExact(
+  url: string,
+  key: string,
+  db: Db,
+  tenant: string,
+  day: string,
+): Promise<string[]> {
+  const response = await fetch(`${url}/open/v1/reconcile/lab?date=${day}`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   const body = (await response.json()) as { data: { labReportCount: number; externalIds: string[] } };
   if (response.status !== 200) return [`${url} reconcile answered ${response.status} ${JSON.stringify(body)}`];
   const { rows } = await db.query(
@@ -112,7 +150,11 @@ export async function reconciliationExact(url: string, key: string, db: Db, tena
   );
   const streams = rows[0].n as number;
   const problems: string[] = [];
-  if (body.data.labReportCount !== streams) problems.push(`${url} reconcile counts ${body.data.labReportCount} reports of ${day}, the event store holds ${streams}`);
-  if (body.data.externalIds.length !== body.data.labReportCount) problems.push(`${url} reconcile lists ${body.data.externalIds.length} ids but counts ${body.data.labReportCount}`);
+  if (body.data.labReportCount !== streams)
+    problems.push(
+      `${url} reconcile counts ${body.data.labReportCount} reports of ${day}, the event store holds ${streams}`,
+    );
+  if (body.data.externalIds.length !== body.data.labReportCount)
+    problems.push(`${url} reconcile lists ${body.data.externalIds.length} ids but counts ${body.data.labReportCount}`);
   return problems;
 }

@@ -22,7 +22,12 @@ export async function tableDigest(db: Queryable, schema: string, table: string, 
 }
 
 /** The digests of several tables of one schema, by name. */
-export async function tableDigests(db: Queryable, schema: string, tables: readonly string[], where: (table: string) => string = () => ""): Promise<Record<string, string>> {
+export async function tableDigests(
+  db: Queryable,
+  schema: string,
+  tables: readonly string[],
+  where: (table: string) => string = () => "",
+): Promise<Record<string, string>> {
   const digests: Record<string, string> = {};
   for (const table of tables) digests[table] = await tableDigest(db, schema, table, where(table));
   return digests;

@@ -6,7 +6,13 @@ import { nearest, parsePath, problemsOf, setAt, valueAt } from "../../web/staff/
 
 describe("the report editor's JSON paths (web/staff/editor/specPaths.ts)", () => {
   it("reads every path the spec check writes, back to the member it names", () => {
-    const spec = { version: 1, title: "T", params: [{ name: "p", label: "", type: "date" }], queries: { "bad-name": { sql: "" } }, nodes: [{ id: "x y", type: "table", query: "q" }] };
+    const spec = {
+      version: 1,
+      title: "T",
+      params: [{ name: "p", label: "", type: "date" }],
+      queries: { "bad-name": { sql: "" } },
+      nodes: [{ id: "x y", type: "table", query: "q" }],
+    };
     const problems = specProblems(spec);
     expect(problems.length).to.be.greaterThan(2);
     for (const problem of problems) {
@@ -20,13 +26,16 @@ describe("the report editor's JSON paths (web/staff/editor/specPaths.ts)", () =>
   });
 
   it("splits a 400 sentence into its problems, each with its path", () => {
-    const sentence = 'spec.nodes[0].id: id must be 1 to 64 letters, digits, _ or -, e.g. trend. spec.queries["a b"]: The name "a b" is not allowed: use letters. spec.params[1].label: label must be 1 to 200 characters.';
+    const sentence =
+      'spec.nodes[0].id: id must be 1 to 64 letters, digits, _ or -, e.g. trend. spec.queries["a b"]: The name "a b" is not allowed: use letters. spec.params[1].label: label must be 1 to 200 characters.';
     expect(problemsOf(sentence)).to.deep.equal([
       { path: ["nodes", 0, "id"], message: "id must be 1 to 64 letters, digits, _ or -, e.g. trend." },
       { path: ["queries", "a b"], message: 'The name "a b" is not allowed: use letters.' },
       { path: ["params", 1, "label"], message: "label must be 1 to 200 characters." },
     ]);
-    expect(problemsOf("datasource lab is not configured; use one of clinical.")).to.deep.equal([{ path: null, message: "datasource lab is not configured; use one of clinical." }]);
+    expect(problemsOf("datasource lab is not configured; use one of clinical.")).to.deep.equal([
+      { path: null, message: "datasource lab is not configured; use one of clinical." },
+    ]);
   });
 
   it("writes and removes members, and finds the nearest place a problem can be shown", () => {

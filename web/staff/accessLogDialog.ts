@@ -30,7 +30,9 @@ export function accessLogDialog(ctx: PageContext, patientRef: string, name: stri
       let records: AccessRecordAnswer[] = [];
       let read = 0;
       for (let page = 0; path && page < PAGES; page++) {
-        const { body, headers }: { body: AccessRecordAnswer[]; headers: Headers } = await ctx.api.exchange<AccessRecordAnswer[]>("GET", path);
+        const { body, headers }: { body: AccessRecordAnswer[]; headers: Headers } = await ctx.api.exchange<
+          AccessRecordAnswer[]
+        >("GET", path);
         read += body.length;
         records = [...records, ...body].slice(-SHOWN);
         path = /<([^>]+)>;\s*rel="next"/.exec(headers.get("link") ?? "")?.[1] ?? null;
@@ -44,7 +46,17 @@ export function accessLogDialog(ctx: PageContext, patientRef: string, name: stri
 function recordTable(ctx: PageContext, records: AccessRecordAnswer[], more: boolean): Node {
   const { texts } = ctx;
   if (records.length === 0) return el("p", { class: "empty" }, texts.noAccessRecords);
-  const head = el("tr", {}, ...[texts.accessColWhen, texts.accessColWho, texts.accessColRoles, texts.accessColAction, texts.accessColOutcome].map((c) => el("th", { scope: "col" }, c)));
+  const head = el(
+    "tr",
+    {},
+    ...[
+      texts.accessColWhen,
+      texts.accessColWho,
+      texts.accessColRoles,
+      texts.accessColAction,
+      texts.accessColOutcome,
+    ].map((c) => el("th", { scope: "col" }, c)),
+  );
   const rows = records.map((record) =>
     el(
       "tr",
@@ -60,7 +72,11 @@ function recordTable(ctx: PageContext, records: AccessRecordAnswer[], more: bool
     "div",
     {},
     // A table wider than a phone scrolls inside its frame, which keyboard users reach with Tab.
-    el("div", { class: "table-wrap", tabindex: "0", role: "region", "aria-label": texts.accessLog }, el("table", { class: "data access-records" }, el("thead", {}, head), el("tbody", {}, ...rows))),
+    el(
+      "div",
+      { class: "table-wrap", tabindex: "0", role: "region", "aria-label": texts.accessLog },
+      el("table", { class: "data access-records" }, el("thead", {}, head), el("tbody", {}, ...rows)),
+    ),
     more ? el("p", { class: "muted" }, texts.accessMore(records.length)) : null,
   );
 }

@@ -29,7 +29,10 @@ const CHANGES: ReadonlySet<string> = new Set(["raised", "acknowledged", "closed"
  * pause, and listeners hear `onConnected(true)` so they read the list again (what happened
  * meanwhile is not replayed).
  */
-export function openAlertHub(session: Session, onEnded: (ended: { code?: string; error?: string }) => void = () => {}): AlertHub {
+export function openAlertHub(
+  session: Session,
+  onEnded: (ended: { code?: string; error?: string }) => void = () => {},
+): AlertHub {
   const listeners = new Set<AlertListener>();
   const connected = new Set<(live: boolean) => void>();
   let abort: AbortController | null = null;
@@ -54,7 +57,10 @@ export function openAlertHub(session: Session, onEnded: (ended: { code?: string;
       });
       if (!response.ok || !response.body) throw new Error(String(response.status));
       tellConnected(true);
-      const reader = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+      const reader = response.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream())
+        .getReader();
       for (;;) {
         const { value: message, done } = await reader.read();
         if (done) break;

@@ -30,7 +30,10 @@ export function bulkJobsPage(ctx: PageContext): HTMLElement {
     // A job seen running that has ended is said in the live region (a screen reader reads it out).
     const ended = list.filter((job) => !inProgress(job.status) && inProgress(statuses.get(job.jobId)));
     statuses = new Map(list.map((job) => [job.jobId, job.status]));
-    if (ended.length > 0) ctx.announce(ended.map((job) => texts.jobEnded(shortId(job.jobId), job.status, job.accepted, job.rejected)).join(" "));
+    if (ended.length > 0)
+      ctx.announce(
+        ended.map((job) => texts.jobEnded(shortId(job.jobId), job.status, job.accepted, job.rejected)).join(" "),
+      );
     jobs.update(list);
     const polling = list.some((job) => inProgress(job.status));
     count.textContent = polling ? `${texts.jobCount(list.length)} · ${texts.autoRefresh}` : texts.jobCount(list.length);
@@ -57,7 +60,12 @@ export function bulkJobsPage(ctx: PageContext): HTMLElement {
     }
   };
 
-  const toolbar = el("div", { class: "toolbar jobs-toolbar" }, count, el("button", { type: "button", class: "refresh", onclick: () => void refresh() }, texts.refresh));
+  const toolbar = el(
+    "div",
+    { class: "toolbar jobs-toolbar" },
+    count,
+    el("button", { type: "button", class: "refresh", onclick: () => void refresh() }, texts.refresh),
+  );
   const frame = pageFrame("bulk-jobs", texts.bulkJobs, texts.bulkJobsIntro, toolbar, box);
   void load();
   return frame;
@@ -89,7 +97,13 @@ function jobsView(ctx: PageContext): { element: HTMLElement; update(list: BulkJo
   const tbody = el("tbody");
   const table = scrollingTable(
     texts.bulkJobs,
-    el("table", { class: "data jobs" }, el("caption", { class: "visually-hidden" }, texts.bulkJobs), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), tbody),
+    el(
+      "table",
+      { class: "data jobs" },
+      el("caption", { class: "visually-hidden" }, texts.bulkJobs),
+      el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))),
+      tbody,
+    ),
   );
   const empty = el("p", { class: "empty" }, texts.noJobs);
   const element = el("div", { class: "jobs-view" });
@@ -137,11 +151,19 @@ function jobRow(ctx: PageContext, first: BulkJobListEntry): JobRow {
     actions: el("td", { class: "actions" }),
   };
   // Times of the day the job was submitted are shown without the date.
-  const shownTime = (time: string | null) => (time === null ? "—" : time.slice(0, 10) === first.createdAt.slice(0, 10) ? time.slice(11) : time);
+  const shownTime = (time: string | null) =>
+    time === null ? "—" : time.slice(0, 10) === first.createdAt.slice(0, 10) ? time.slice(11) : time;
   const element = el(
     "tr",
     { "data-job-id": first.jobId },
-    el("th", { scope: "row" }, el("span", { class: "line" }, first.createdAt.slice(0, 10)), " ", el("span", { class: "line" }, first.createdAt.slice(11)), el("span", { class: "sub muted" }, texts.jobNo(id))),
+    el(
+      "th",
+      { scope: "row" },
+      el("span", { class: "line" }, first.createdAt.slice(0, 10)),
+      " ",
+      el("span", { class: "line" }, first.createdAt.slice(11)),
+      el("span", { class: "sub muted" }, texts.jobNo(id)),
+    ),
     el("td", {}, texts.kinds[first.kind] ?? first.kind),
     el("td", {}, first.client),
     el("td", {}, cells.status, cells.reason),
@@ -152,7 +174,12 @@ function jobRow(ctx: PageContext, first: BulkJobListEntry): JobRow {
     cells.unchanged,
     cells.unmatched,
     cells.rejected,
-    el("td", { class: "run" }, el("span", { class: "line" }, el("span", { class: "muted" }, texts.started), " ", cells.started), el("span", { class: "line" }, el("span", { class: "muted" }, texts.finished), " ", cells.finished)),
+    el(
+      "td",
+      { class: "run" },
+      el("span", { class: "line" }, el("span", { class: "muted" }, texts.started), " ", cells.started),
+      el("span", { class: "line" }, el("span", { class: "muted" }, texts.finished), " ", cells.finished),
+    ),
     cells.actions,
   );
   const update = (job: BulkJobListEntry) => {
@@ -164,12 +191,24 @@ function jobRow(ctx: PageContext, first: BulkJobListEntry): JobRow {
     cells.progress.max = Math.max(job.lines, 1);
     cells.progress.value = job.processed;
     cells.progressText.textContent = `${texts.number(job.processed)} / ${texts.number(job.lines)}`;
-    for (const name of ["accepted", "created", "updated", "unchanged", "unmatched", "rejected"] as const) cells[name].textContent = texts.number(job[name]);
+    for (const name of ["accepted", "created", "updated", "unchanged", "unmatched", "rejected"] as const)
+      cells[name].textContent = texts.number(job[name]);
     cells.started.textContent = shownTime(job.startedAt);
     cells.finished.textContent = shownTime(job.finishedAt);
     // Lines are rejected while the job runs: the button comes with the first.
     if (job.rejected > 0 && !cells.actions.hasChildNodes()) {
-      cells.actions.append(el("button", { type: "button", class: "rejected-lines", "aria-label": texts.rejectedLinesOf(id), onclick: () => rejectedDialog(ctx, job.jobId) }, texts.rejectedLines));
+      cells.actions.append(
+        el(
+          "button",
+          {
+            type: "button",
+            class: "rejected-lines",
+            "aria-label": texts.rejectedLinesOf(id),
+            onclick: () => rejectedDialog(ctx, job.jobId),
+          },
+          texts.rejectedLines,
+        ),
+      );
     }
   };
   update(first);
@@ -186,14 +225,19 @@ function rejectedDialog(ctx: PageContext, jobId: string): void {
     const next = el("button", { type: "button", class: "next", disabled: true }, texts.nextPage);
     let offset = 0;
     const load = loader(body, texts, async () => {
-      const page = await ctx.api.get<BulkRejectedAnswer>(`/api/bulk-jobs/${segment(jobId)}/rejected?offset=${offset}&limit=${REJECTED_PAGE}`);
-      position.textContent = page.items.length > 0 ? texts.linesShown(offset + 1, offset + page.items.length, page.total) : "";
+      const page = await ctx.api.get<BulkRejectedAnswer>(
+        `/api/bulk-jobs/${segment(jobId)}/rejected?offset=${offset}&limit=${REJECTED_PAGE}`,
+      );
+      position.textContent =
+        page.items.length > 0 ? texts.linesShown(offset + 1, offset + page.items.length, page.total) : "";
       previous.disabled = offset === 0;
       next.disabled = offset + REJECTED_PAGE >= page.total;
       // A button that just became disabled would drop the keyboard user's focus: hand it to the other.
       if (document.activeElement === next && next.disabled) previous.focus();
       if (document.activeElement === previous && previous.disabled) next.focus();
-      return page.items.length > 0 ? rejectedTable(ctx, page.items, texts.rejectedLinesOf(shortId(jobId))) : el("p", { class: "empty" }, texts.noRejected);
+      return page.items.length > 0
+        ? rejectedTable(ctx, page.items, texts.rejectedLinesOf(shortId(jobId)))
+        : el("p", { class: "empty" }, texts.noRejected);
     });
     const turn = (by: number) => {
       offset = Math.max(0, offset + by);
@@ -209,15 +253,28 @@ function rejectedDialog(ctx: PageContext, jobId: string): void {
 /** One row per problem; a line with several spans them (a `<tbody>` per line, its number heading the group). */
 function rejectedTable(ctx: PageContext, items: BulkRejectedAnswer["items"], label: string): HTMLElement {
   const { texts } = ctx;
-  const head = el("tr", {}, ...[texts.colLine, texts.colExternalId, texts.colField, texts.colProblem].map((c) => el("th", { scope: "col" }, c)));
+  const head = el(
+    "tr",
+    {},
+    ...[texts.colLine, texts.colExternalId, texts.colField, texts.colProblem].map((c) => el("th", { scope: "col" }, c)),
+  );
   const groups = items.map((item) => {
     const span = Math.max(item.errors.length, 1);
-    const problems = item.errors.map((error) => [error.field ? el("td", {}, el("code", {}, error.field)) : el("td", { class: "muted" }, texts.wholeLine), el("td", {}, error.message)]);
+    const problems = item.errors.map((error) => [
+      error.field ? el("td", {}, el("code", {}, error.field)) : el("td", { class: "muted" }, texts.wholeLine),
+      el("td", {}, error.message),
+    ]);
     const [firstProblem = [el("td"), el("td")], ...others] = problems;
     return el(
       "tbody",
       { "data-line": item.line },
-      el("tr", {}, el("th", { scope: "rowgroup", rowspan: span, class: "num" }, String(item.line)), el("td", { rowspan: span }, item.externalId ?? "—"), ...firstProblem),
+      el(
+        "tr",
+        {},
+        el("th", { scope: "rowgroup", rowspan: span, class: "num" }, String(item.line)),
+        el("td", { rowspan: span }, item.externalId ?? "—"),
+        ...firstProblem,
+      ),
       ...others.map((cells) => el("tr", {}, ...cells)),
     );
   });

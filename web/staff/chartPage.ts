@@ -39,7 +39,11 @@ export function chartPage(ctx: PageContext, routed: string): HTMLElement {
   };
   ctx.onLeave(disposeCharts);
 
-  const periodSelect = el("select", { id: "chart-period", name: "period" }, ...PERIODS.map((years) => el("option", { value: years, selected: years === period }, texts.periods[years])));
+  const periodSelect = el(
+    "select",
+    { id: "chart-period", name: "period" },
+    ...PERIODS.map((years) => el("option", { value: years, selected: years === period }, texts.periods[years])),
+  );
   const viewButton = el("button", { type: "button", class: "view-toggle", "aria-pressed": "false" }, texts.tableView);
   const box = el("div", { class: "page-body chart-body" });
   const reports = el("section", { class: "patient-reports", "aria-labelledby": "patient-reports-title" });
@@ -47,11 +51,14 @@ export function chartPage(ctx: PageContext, routed: string): HTMLElement {
   let results: PatientResults | null = null;
 
   const reload = loader(box, texts, async () => {
-    if (!picker.ready()) picker.offer(await ctx.api.get<ResultItem[]>(`/api/patients/${segment(patientRef)}/result-items`), focus);
+    if (!picker.ready())
+      picker.offer(await ctx.api.get<ResultItem[]>(`/api/patients/${segment(patientRef)}/result-items`), focus);
     const to = new Date();
     const from = new Date(to.getFullYear() - Number(period), to.getMonth(), to.getDate());
     const codes = picker.chosen().map(encodeURIComponent).join(",");
-    results = await ctx.api.get<PatientResults>(`/api/patients/${segment(patientRef)}/results?from=${day(from)}&to=${day(to)}&codes=${codes}`);
+    results = await ctx.api.get<PatientResults>(
+      `/api/patients/${segment(patientRef)}/results?from=${day(from)}&to=${day(to)}&codes=${codes}`,
+    );
     const heading = frame.querySelector("h1");
     if (heading) heading.textContent = texts.chartTitle(results.patient.name, results.patient.patientRef);
     document.title = `${texts.chartFor(results.patient.name)} · ${texts.appTitle}`;
@@ -66,7 +73,12 @@ export function chartPage(ctx: PageContext, routed: string): HTMLElement {
       disposers.push(card.dispose);
       return card.element;
     });
-    return el("div", {}, el("p", { class: "hint chart-hint" }, texts.openPointHint), el("div", { class: "series-grid" }, ...cards));
+    return el(
+      "div",
+      {},
+      el("p", { class: "hint chart-hint" }, texts.openPointHint),
+      el("div", { class: "series-grid" }, ...cards),
+    );
   };
 
   periodSelect.addEventListener("change", () => {
@@ -89,7 +101,15 @@ export function chartPage(ctx: PageContext, routed: string): HTMLElement {
     viewButton,
     // Administrators see who was shown this patient (contract E.4); the server refuses it to others.
     may(ctx.session, "admin")
-      ? el("button", { type: "button", class: "access-log-button", onclick: () => accessLogDialog(ctx, patientRef, results?.patient.name ?? patientRef) }, texts.accessLog)
+      ? el(
+          "button",
+          {
+            type: "button",
+            class: "access-log-button",
+            onclick: () => accessLogDialog(ctx, patientRef, results?.patient.name ?? patientRef),
+          },
+          texts.accessLog,
+        )
       : null,
     // And hand a patient who asks the copy of their own data (contract G.1).
     may(ctx.session, "admin") ? patientCopyButton(ctx, patientRef) : null,
@@ -122,7 +142,13 @@ function itemPicker(ctx: PageContext, changed: () => void): ItemPicker {
     "details",
     { class: "item-picker" },
     summary,
-    el("fieldset", {}, el("legend", {}, texts.itemsLegend), el("p", { class: "hint", id: "item-picker-hint" }, texts.itemsHint(MAX_ITEMS)), groups),
+    el(
+      "fieldset",
+      {},
+      el("legend", {}, texts.itemsLegend),
+      el("p", { class: "hint", id: "item-picker-hint" }, texts.itemsHint(MAX_ITEMS)),
+      groups,
+    ),
   );
   const boxes = () => [...groups.querySelectorAll<HTMLInputElement>("input[type=checkbox]")];
   const settle = () => {
@@ -131,15 +157,27 @@ function itemPicker(ctx: PageContext, changed: () => void): ItemPicker {
     for (const box of boxes()) box.disabled = box.checked ? chosen.length === 1 : chosen.length >= MAX_ITEMS;
   };
   const option = (item: ResultItem) => {
-    const box = el("input", { type: "checkbox", name: "item", value: item.code, checked: chosen.includes(item.code), "aria-describedby": "item-picker-hint" });
+    const box = el("input", {
+      type: "checkbox",
+      name: "item",
+      value: item.code,
+      checked: chosen.includes(item.code),
+      "aria-describedby": "item-picker-hint",
+    });
     box.addEventListener("change", () => {
       chosen = box.checked ? [...chosen, item.code] : chosen.filter((code) => code !== item.code);
       settle();
       changed();
     });
-    return el("label", { class: "item-option", "data-code": item.code }, box, texts.itemOption(texts.itemTitle(item), item.results, item.lastAt ? localTime(item.lastAt) : null));
+    return el(
+      "label",
+      { class: "item-option", "data-code": item.code },
+      box,
+      texts.itemOption(texts.itemTitle(item), item.results, item.lastAt ? localTime(item.lastAt) : null),
+    );
   };
-  const group = (legend: string, items: ResultItem[]) => (items.length === 0 ? null : el("fieldset", { class: "item-group" }, el("legend", {}, legend), ...items.map(option)));
+  const group = (legend: string, items: ResultItem[]) =>
+    items.length === 0 ? null : el("fieldset", { class: "item-group" }, el("legend", {}, legend), ...items.map(option));
   return {
     element,
     ready: () => offered !== null,
@@ -150,7 +188,16 @@ function itemPicker(ctx: PageContext, changed: () => void): ItemPicker {
       const first = focus && items.some((item) => item.code === focus.code) ? focus.code : null;
       chosen = (first ? [first, ...core.filter((code) => code !== first)] : core).slice(0, MAX_ITEMS);
       groups.replaceChildren(
-        ...[group(texts.coreItems, items.filter((item) => item.core)), group(texts.otherItems, items.filter((item) => !item.core))].filter((node): node is HTMLFieldSetElement => node !== null),
+        ...[
+          group(
+            texts.coreItems,
+            items.filter((item) => item.core),
+          ),
+          group(
+            texts.otherItems,
+            items.filter((item) => !item.core),
+          ),
+        ].filter((node): node is HTMLFieldSetElement => node !== null),
       );
       settle();
     },
@@ -159,10 +206,13 @@ function itemPicker(ctx: PageContext, changed: () => void): ItemPicker {
 }
 
 const shown = (series: Series, value: number) => `${value}${series.unit ? ` ${series.unit}` : ""}`;
-const pointText = (series: Series, point: SeriesPoint) => `${shown(series, point.value)}${point.flag ? ` ${point.flag}` : ""}`;
+const pointText = (series: Series, point: SeriesPoint) =>
+  `${shown(series, point.value)}${point.flag ? ` ${point.flag}` : ""}`;
 /** A derived value's formula and the reports it read (contract F.2), as the tooltip and the table say them; null for a sent value. */
-const derivedNote = (ctx: PageContext, point: SeriesPoint) => (point.formula ? `${ctx.texts.derivedBy(point.formula)} · ${ctx.texts.derivedFrom(point.formula.inputs)}` : null);
-const band = (low: number | null, high: number | null) => (low !== null && high !== null ? `${low}–${high}` : low !== null ? `≥ ${low}` : high !== null ? `≤ ${high}` : "—");
+const derivedNote = (ctx: PageContext, point: SeriesPoint) =>
+  point.formula ? `${ctx.texts.derivedBy(point.formula)} · ${ctx.texts.derivedFrom(point.formula.inputs)}` : null;
+const band = (low: number | null, high: number | null) =>
+  low !== null && high !== null ? `${low}–${high}` : low !== null ? `≥ ${low}` : high !== null ? `≤ ${high}` : "—";
 const flagClass = (flag: string | null) => (flag ? ` flag-${flag.toLowerCase()}` : "");
 
 /** The result an alert opened the chart on: its value, when, and its report a click away; or why it is not drawn. */
@@ -171,7 +221,16 @@ function markedNote(ctx: PageContext, series: Series, focus: ChartFocus): HTMLEl
   if (!focus.externalId) return null;
   const externalId = focus.externalId;
   const point = series.points.find((one) => one.externalId === externalId);
-  const open = el("button", { type: "button", class: "view-report", "aria-label": texts.viewReportFor(externalId), onclick: () => reportDialog(ctx, "lab", externalId) }, texts.viewReport);
+  const open = el(
+    "button",
+    {
+      type: "button",
+      class: "view-report",
+      "aria-label": texts.viewReportFor(externalId),
+      onclick: () => reportDialog(ctx, "lab", externalId),
+    },
+    texts.viewReport,
+  );
   if (!point) return el("p", { class: "marked-result missing" }, texts.markedMissing(externalId), " ", open);
   return el(
     "p",
@@ -184,7 +243,11 @@ function markedNote(ctx: PageContext, series: Series, focus: ChartFocus): HTMLEl
   );
 }
 
-function seriesCard(ctx: PageContext, series: Series, focus: ChartFocus | null): { element: HTMLElement; dispose: () => void } {
+function seriesCard(
+  ctx: PageContext,
+  series: Series,
+  focus: ChartFocus | null,
+): { element: HTMLElement; dispose: () => void } {
   const { texts } = ctx;
   const latest = series.points.at(-1);
   const latestText = latest ? `${pointText(series, latest)} · ${localTime(latest.at)}` : "";
@@ -193,23 +256,51 @@ function seriesCard(ctx: PageContext, series: Series, focus: ChartFocus | null):
   const legend = el(
     "ul",
     { class: "bands" },
-    series.refLow !== null || series.refHigh !== null ? el("li", { class: "band-reference" }, `${texts.refRange} ${band(series.refLow, series.refHigh)}`) : null,
-    series.target ? el("li", { class: "band-target", title: series.target.source }, `${texts.targetBand} ${band(series.target.low, series.target.high)}`) : null,
-    series.critical ? el("li", { class: "band-critical", title: series.critical.source }, `${texts.criticalLimits} ${band(series.critical.low, series.critical.high)}`) : null,
+    series.refLow !== null || series.refHigh !== null
+      ? el("li", { class: "band-reference" }, `${texts.refRange} ${band(series.refLow, series.refHigh)}`)
+      : null,
+    series.target
+      ? el(
+          "li",
+          { class: "band-target", title: series.target.source },
+          `${texts.targetBand} ${band(series.target.low, series.target.high)}`,
+        )
+      : null,
+    series.critical
+      ? el(
+          "li",
+          { class: "band-critical", title: series.critical.source },
+          `${texts.criticalLimits} ${band(series.critical.low, series.critical.high)}`,
+        )
+      : null,
     // The formula in words beside the chart, not only in a tooltip a keyboard or a screen reader cannot reach.
     derivedFormula ? el("li", { class: "band-derived" }, texts.derivedBy(derivedFormula)) : null,
   );
   const title = texts.itemTitle(series);
-  const label = texts.seriesSummary(title, series.points.length, latestText) + (marked ? texts.markedPointOf(pointText(series, marked), localTime(marked.at)) : "");
+  const label =
+    texts.seriesSummary(title, series.points.length, latestText) +
+    (marked ? texts.markedPointOf(pointText(series, marked), localTime(marked.at)) : "");
   const chart = series.points.length
-    ? seriesChart(series, { title, label, marked: marked?.externalId ?? null, onPoint: (point) => reportDialog(ctx, "lab", point.externalId), pointNote: (point) => derivedNote(ctx, point) })
+    ? seriesChart(series, {
+        title,
+        label,
+        marked: marked?.externalId ?? null,
+        onPoint: (point) => reportDialog(ctx, "lab", point.externalId),
+        pointNote: (point) => derivedNote(ctx, point),
+      })
     : null;
   const element = el(
     "article",
     { class: `series-card${focus ? " focused" : ""}`, "data-code": series.code, "data-points": series.points.length },
     el("h2", {}, title, el("span", { class: "unit muted" }, series.unit ? ` ${series.unit}` : "")),
     latest
-      ? el("p", { class: `latest${flagClass(latest.flag)}` }, `${texts.latest} `, el("strong", { "data-latest": latest.value }, latestText), latest.derived ? el("span", { class: "badge derived-badge" }, texts.derived) : null)
+      ? el(
+          "p",
+          { class: `latest${flagClass(latest.flag)}` },
+          `${texts.latest} `,
+          el("strong", { "data-latest": latest.value }, latestText),
+          latest.derived ? el("span", { class: "badge derived-badge" }, texts.derived) : null,
+        )
       : el("p", { class: "latest muted" }, texts.noResults),
     focus ? markedNote(ctx, series, focus) : null,
     legend,
@@ -219,36 +310,75 @@ function seriesCard(ctx: PageContext, series: Series, focus: ChartFocus | null):
 }
 
 const viewReportButton = (ctx: PageContext, externalId: string, text: string) =>
-  el("button", { type: "button", class: "view-report", "aria-label": ctx.texts.viewReportFor(externalId), onclick: () => reportDialog(ctx, "lab", externalId) }, text);
-const isMarked = (focus: ChartFocus | null, externalId: string, code?: string) => focus?.externalId === externalId && (code === undefined || focus.code === code);
+  el(
+    "button",
+    {
+      type: "button",
+      class: "view-report",
+      "aria-label": ctx.texts.viewReportFor(externalId),
+      onclick: () => reportDialog(ctx, "lab", externalId),
+    },
+    text,
+  );
+const isMarked = (focus: ChartFocus | null, externalId: string, code?: string) =>
+  focus?.externalId === externalId && (code === undefined || focus.code === code);
 
 function resultTable(ctx: PageContext, answer: PatientResults, focus: ChartFocus | null): HTMLElement {
   const { texts } = ctx;
   const rows = answer.series.flatMap((series) =>
-    [...series.points].reverse().map((point) =>
-      el(
-        "tr",
-        { "data-code": series.code, "data-external-id": point.externalId, class: isMarked(focus, point.externalId, series.code) ? "marked" : null },
-        el("th", { scope: "row" }, texts.itemTitle(series)),
-        el("td", {}, localTime(point.at)),
-        el("td", { class: "number" }, shown(series, point.value)),
-        point.derived
-          ? el("td", { class: "flag derived" }, el("span", { class: "badge derived-badge" }, texts.derived), " ", el("span", { class: "formula" }, derivedNote(ctx, point)))
-          : el("td", { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" }, point.flag ?? "", deltaNote(ctx, series, point)),
-        el("td", {}, viewReportButton(ctx, point.externalId, point.externalId)),
+    [...series.points]
+      .reverse()
+      .map((point) =>
+        el(
+          "tr",
+          {
+            "data-code": series.code,
+            "data-external-id": point.externalId,
+            class: isMarked(focus, point.externalId, series.code) ? "marked" : null,
+          },
+          el("th", { scope: "row" }, texts.itemTitle(series)),
+          el("td", {}, localTime(point.at)),
+          el("td", { class: "number" }, shown(series, point.value)),
+          point.derived
+            ? el(
+                "td",
+                { class: "flag derived" },
+                el("span", { class: "badge derived-badge" }, texts.derived),
+                " ",
+                el("span", { class: "formula" }, derivedNote(ctx, point)),
+              )
+            : el(
+                "td",
+                { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" },
+                point.flag ?? "",
+                deltaNote(ctx, series, point),
+              ),
+          el("td", {}, viewReportButton(ctx, point.externalId, point.externalId)),
+        ),
       ),
-    ),
   );
   if (rows.length === 0) return el("p", { class: "empty" }, texts.noResults);
-  const head = el("tr", {}, ...[texts.colResult, texts.colWhen, texts.colValue, texts.colFlag, texts.colReport].map((c) => el("th", { scope: "col" }, c)));
-  return el("div", { class: "table-wrap" }, el("table", { class: "data results" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+  const head = el(
+    "tr",
+    {},
+    ...[texts.colResult, texts.colWhen, texts.colValue, texts.colFlag, texts.colReport].map((c) =>
+      el("th", { scope: "col" }, c),
+    ),
+  );
+  return el(
+    "div",
+    { class: "table-wrap" },
+    el("table", { class: "data results" }, el("thead", {}, head), el("tbody", {}, ...rows)),
+  );
 }
 
 /** The reports whose results the period shows, newest first, each to read as printed and with its history. */
 function reportList(ctx: PageContext, answer: PatientResults, focus: ChartFocus | null): Node[] {
   const { texts } = ctx;
   const reports = new Map<string, string>();
-  for (const series of answer.series) for (const point of series.points) if ((reports.get(point.externalId) ?? "") < point.at) reports.set(point.externalId, point.at);
+  for (const series of answer.series)
+    for (const point of series.points)
+      if ((reports.get(point.externalId) ?? "") < point.at) reports.set(point.externalId, point.at);
   const items = [...reports].sort((a, b) => b[1].localeCompare(a[1]));
   return [
     el("h2", { id: "patient-reports-title" }, texts.patientReports),
@@ -263,7 +393,21 @@ function reportList(ctx: PageContext, answer: PatientResults, focus: ChartFocus 
               { "data-external-id": externalId, class: isMarked(focus, externalId) ? "marked" : null },
               `${localTime(at)} · ${externalId} `,
               isMarked(focus, externalId) ? el("span", { class: "badge marked-badge" }, texts.markedResult) : null,
-              el("span", { class: "actions" }, viewReportButton(ctx, externalId, texts.viewReport), el("button", { type: "button", class: "history", "aria-label": texts.historyFor(externalId), onclick: () => historyDialog(ctx, "lab", externalId) }, texts.history)),
+              el(
+                "span",
+                { class: "actions" },
+                viewReportButton(ctx, externalId, texts.viewReport),
+                el(
+                  "button",
+                  {
+                    type: "button",
+                    class: "history",
+                    "aria-label": texts.historyFor(externalId),
+                    onclick: () => historyDialog(ctx, "lab", externalId),
+                  },
+                  texts.history,
+                ),
+              ),
             ),
           ),
         ),

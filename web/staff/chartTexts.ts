@@ -87,7 +87,8 @@ export const chartZh: ChartTexts = {
 
   labReportHeading: "检验报告单",
   examReportHeading: "检查报告单",
-  reportVersionOf: (version, current, receivedAt, by) => `第 ${version} 版（共 ${current} 版）· ${receivedAt} 收到 · 来自 ${by}`,
+  reportVersionOf: (version, current, receivedAt, by) =>
+    `第 ${version} 版（共 ${current} 版）· ${receivedAt} 收到 · 来自 ${by}`,
   reportFacts: {
     patientName: "姓名",
     idCard: "身份证号",
@@ -109,25 +110,36 @@ export const chartZh: ChartTexts = {
   reportConclusion: "结论",
   flagNames: { L: "偏低", H: "偏高", LL: "危急低", HH: "危急高", N: "正常", A: "异常" },
   reportStatuses: { FINAL: "正式报告", PRELIMINARY: "初步报告", CORRECTED: "更正报告", CANCELLED: "已作废" },
-  specimens: { SERUM: "血清", PLASMA: "血浆", WHOLE_BLOOD: "全血", BLOOD: "血液", URINE: "尿液", DIALYSATE: "透析液", STOOL: "粪便" },
+  specimens: {
+    SERUM: "血清",
+    PLASMA: "血浆",
+    WHOLE_BLOOD: "全血",
+    BLOOD: "血液",
+    URINE: "尿液",
+    DIALYSATE: "透析液",
+    STOOL: "粪便",
+  },
   recordAsReceived: "收到时的原始记录（JSON）",
   reportAsSent: "报告内容",
 };
 
 export const chartEn: ChartTexts = {
   // An item the dictionary lacks has no English name: it is shown by the name it was sent with.
-  itemTitle: ({ name, nameEn, label }) => (nameEn ? (label && !same(label, nameEn) ? `${label} · ${nameEn}` : nameEn) : name),
+  itemTitle: ({ name, nameEn, label }) =>
+    nameEn ? (label && !same(label, nameEn) ? `${label} · ${nameEn}` : nameEn) : name,
   itemsShown: (shown, offered) => `Items: ${shown} shown of ${offered}`,
   itemsLegend: "Choose the items to draw",
   itemsHint: (max) => `The core dialysis items and every item this patient has results of; at most ${max} at a time.`,
   coreItems: "Core dialysis items",
   otherItems: "This patient's other items",
-  itemOption: (title, results, lastAt) => `${title} · ${results > 0 ? `${results} result${results === 1 ? "" : "s"}, latest ${lastAt}` : "no results"}`,
+  itemOption: (title, results, lastAt) =>
+    `${title} · ${results > 0 ? `${results} result${results === 1 ? "" : "s"}, latest ${lastAt}` : "no results"}`,
   markedResult: "Marked result",
   derived: "Derived",
   derivedBy: ({ name, version, expression }) => `Derived by the service: ${name} (version ${version}) ${expression}`,
   derivedFrom: (externalIds) => `from report${externalIds.length === 1 ? "" : "s"} ${externalIds.join(", ")}`,
-  markedMissing: (externalId) => `This result of report ${externalId} is outside the period shown; choose a longer period.`,
+  markedMissing: (externalId) =>
+    `This result of report ${externalId} is outside the period shown; choose a longer period.`,
   markedPointOf: (value, at) => `, marked result ${value} (${at})`,
   openPointHint: "Click a point of a chart to open the report it comes from.",
   viewReport: "View report",
@@ -136,7 +148,8 @@ export const chartEn: ChartTexts = {
 
   labReportHeading: "Laboratory report",
   examReportHeading: "Examination report",
-  reportVersionOf: (version, current, receivedAt, by) => `Version ${version} of ${current} · received ${receivedAt} · from ${by}`,
+  reportVersionOf: (version, current, receivedAt, by) =>
+    `Version ${version} of ${current} · received ${receivedAt} · from ${by}`,
   reportFacts: {
     patientName: "Name",
     idCard: "ID card",
@@ -158,7 +171,15 @@ export const chartEn: ChartTexts = {
   reportConclusion: "Conclusion",
   flagNames: { L: "low", H: "high", LL: "critically low", HH: "critically high", N: "normal", A: "abnormal" },
   reportStatuses: { FINAL: "Final", PRELIMINARY: "Preliminary", CORRECTED: "Corrected", CANCELLED: "Cancelled" },
-  specimens: { SERUM: "serum", PLASMA: "plasma", WHOLE_BLOOD: "whole blood", BLOOD: "blood", URINE: "urine", DIALYSATE: "dialysate", STOOL: "stool" },
+  specimens: {
+    SERUM: "serum",
+    PLASMA: "plasma",
+    WHOLE_BLOOD: "whole blood",
+    BLOOD: "blood",
+    URINE: "urine",
+    DIALYSATE: "dialysate",
+    STOOL: "stool",
+  },
   recordAsReceived: "The record as received (JSON)",
   reportAsSent: "The report",
 };

@@ -28,7 +28,11 @@ let views = 0;
 
 const differs = (check: ClaimCheck) => Object.values(check.checks).includes("differs");
 
-export function claimCheckView(ctx: PageContext, entry: UnmatchedEntry, onConfirmationChange: () => void): ClaimCheckView {
+export function claimCheckView(
+  ctx: PageContext,
+  entry: UnmatchedEntry,
+  onConfirmationChange: () => void,
+): ClaimCheckView {
   const { texts } = ctx;
   const id = `claim-check-${++views}`;
   const headingId = `${id}-heading`;
@@ -38,7 +42,12 @@ export function claimCheckView(ctx: PageContext, entry: UnmatchedEntry, onConfir
   const verdict = el("p", { class: "claim-verdict", "aria-live": "polite" });
   const confirmBox = el("input", { type: "checkbox", id: `${id}-confirm`, name: "confirmed" });
   const confirmText = el("span");
-  const confirmation = el("div", { class: "claim-confirm" }, confirmBox, el("label", { for: confirmBox.id }, confirmText));
+  const confirmation = el(
+    "div",
+    { class: "claim-confirm" },
+    confirmBox,
+    el("label", { for: confirmBox.id }, confirmText),
+  );
   confirmation.hidden = true;
   confirmBox.addEventListener("change", onConfirmationChange);
 
@@ -47,7 +56,9 @@ export function claimCheckView(ctx: PageContext, entry: UnmatchedEntry, onConfir
   const checkOf = (patient: PatientListEntry): Promise<ClaimCheck> => {
     let check = checks.get(patient.patientRef);
     if (!check) {
-      check = ctx.api.get<ClaimCheck>(`/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/check?patientRef=${encodeURIComponent(patient.patientRef)}`);
+      check = ctx.api.get<ClaimCheck>(
+        `/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/check?patientRef=${encodeURIComponent(patient.patientRef)}`,
+      );
       check.catch(() => checks.delete(patient.patientRef));
       checks.set(patient.patientRef, check);
     }
@@ -70,7 +81,9 @@ export function claimCheckView(ctx: PageContext, entry: UnmatchedEntry, onConfir
       throw error;
     }
     if (wanted === patient) {
-      const facts = (Object.keys(check.checks) as Fact[]).filter((fact) => check.checks[fact] === "differs").map((fact) => factName(texts, fact));
+      const facts = (Object.keys(check.checks) as Fact[])
+        .filter((fact) => check.checks[fact] === "differs")
+        .map((fact) => factName(texts, fact));
       verdict.textContent = facts.length > 0 ? texts.differsVerdict(facts) : texts.nothingDiffers;
       verdict.className = `claim-verdict ${facts.length > 0 ? "differs" : "same"}`;
       askConfirmation(patient, facts.length > 0);
@@ -78,7 +91,14 @@ export function claimCheckView(ctx: PageContext, entry: UnmatchedEntry, onConfir
     return comparison(texts, check, headingId);
   });
 
-  const element = el("section", { class: "claim-check", "aria-labelledby": headingId }, el("h3", { id: headingId }, texts.claimCheckHeading), box, verdict, confirmation);
+  const element = el(
+    "section",
+    { class: "claim-check", "aria-labelledby": headingId },
+    el("h3", { id: headingId }, texts.claimCheckHeading),
+    box,
+    verdict,
+    confirmation,
+  );
 
   return {
     element,
@@ -111,7 +131,14 @@ export function claimCheckView(ctx: PageContext, entry: UnmatchedEntry, onConfir
 }
 
 /** A fact's name as the row says it. */
-const factName = (texts: StaffTexts, fact: Fact) => ({ name: texts.name, idCard: texts.idCard, birthDate: texts.factBirthDate, sex: texts.factSex, hisPatientId: texts.colHisId })[fact];
+const factName = (texts: StaffTexts, fact: Fact) =>
+  ({
+    name: texts.name,
+    idCard: texts.idCard,
+    birthDate: texts.factBirthDate,
+    sex: texts.factSex,
+    hisPatientId: texts.colHisId,
+  })[fact];
 
 /** Report says / Chosen patient, fact by fact, each difference marked "≠ Differs" (and each agreement "✓ Same") in words. */
 function comparison(texts: StaffTexts, check: ClaimCheck, headingId: string): Node {
@@ -125,23 +152,46 @@ function comparison(texts: StaffTexts, check: ClaimCheck, headingId: string): No
     ["birthDate", report.birthDate ?? unread, result.birthDate === "same" ? report.birthDate : texts.birthDateHidden],
     ["sex", sex(report.sex) ?? unread, sex(patient.sex)],
   ];
-  if (report.hisPatientId || patient.hisPatientId) rows.push(["hisPatientId", report.hisPatientId, patient.hisPatientId]);
+  if (report.hisPatientId || patient.hisPatientId)
+    rows.push(["hisPatientId", report.hisPatientId, patient.hisPatientId]);
   const cell = (fact: Fact, value: string | null, absent: string, mark: Child = null) =>
-    el("td", {}, value ? el("span", { class: fact === "idCard" ? "value id-card" : "value" }, value) : el("span", { class: "muted" }, absent), mark);
+    el(
+      "td",
+      {},
+      value
+        ? el("span", { class: fact === "idCard" ? "value id-card" : "value" }, value)
+        : el("span", { class: "muted" }, absent),
+      mark,
+    );
   const mark = (fact: Fact) =>
     result[fact] === "differs"
       ? el("strong", { class: "check-mark differs" }, el("span", { "aria-hidden": "true" }, "≠ "), texts.checkDiffers)
       : result[fact] === "same"
         ? el("span", { class: "check-mark same" }, el("span", { "aria-hidden": "true" }, "✓ "), texts.checkSame)
         : null;
-  const note = report.idCardState === "missing" ? texts.reportWithoutIdCard : report.idCardState === "invalid" ? texts.reportIdCardInvalid : null;
+  const note =
+    report.idCardState === "missing"
+      ? texts.reportWithoutIdCard
+      : report.idCardState === "invalid"
+        ? texts.reportIdCardInvalid
+        : null;
   return el(
     "div",
     {},
     el(
       "table",
       { class: "data claim-compare", "aria-labelledby": headingId },
-      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, texts.colFact)), el("th", { scope: "col" }, texts.colReportSays), el("th", { scope: "col" }, texts.colChosenPatient))),
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, texts.colFact)),
+          el("th", { scope: "col" }, texts.colReportSays),
+          el("th", { scope: "col" }, texts.colChosenPatient),
+        ),
+      ),
       el(
         "tbody",
         {},

@@ -84,11 +84,14 @@ export const claimEn: ClaimTexts = {
   checkSame: "Same",
   checkDiffers: "Differs",
   reportWithoutIdCard: "The report has no id card: its birth date and sex cannot be checked.",
-  reportIdCardInvalid: "The report's id card is not a valid national id number: no birth date or sex can be read from it.",
+  reportIdCardInvalid:
+    "The report's id card is not a valid national id number: no birth date or sex can be read from it.",
   nothingDiffers: "Nothing the report says differs from this patient.",
-  differsVerdict: (facts) => `Differs from the report: ${facts.join(", ")}. Make sure this report is the chosen patient's.`,
+  differsVerdict: (facts) =>
+    `Differs from the report: ${facts.join(", ")}. Make sure this report is the chosen patient's.`,
   confirmClaim: (name, patientRef) => `I have checked: this report belongs to ${name} (${patientRef}).`,
-  confirmFirst: (name) => `The report does not match ${name}: tick “I have checked” to claim it anyway, or choose another patient.`,
+  confirmFirst: (name) =>
+    `The report does not match ${name}: tick “I have checked” to claim it anyway, or choose another patient.`,
   queueChange: ({ event, by, at, reason }) =>
     ({
       RECEIVED: `Last change: ${by} sent the report again at ${at}.`,
@@ -96,5 +99,6 @@ export const claimEn: ClaimTexts = {
       CLAIMED: `Last change: ${by} claimed the report at ${at}.`,
       DISMISSED: `Last change: ${by} dismissed the report at ${at} (reason: ${reason ?? "—"}).`,
     })[event],
-  queueRefreshed: "The queue behind this dialog now shows the report as it is; close this dialog and open the report again if it still needs you.",
+  queueRefreshed:
+    "The queue behind this dialog now shows the report as it is; close this dialog and open the report again if it still needs you.",
 };

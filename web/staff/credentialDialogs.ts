@@ -23,7 +23,10 @@ export interface Credential {
   wards: string[] | null;
 }
 
-export const CREDENTIAL_PATHS: Record<CredentialKind, string> = { author: "/api/admin/authors", client: "/api/admin/clients" };
+export const CREDENTIAL_PATHS: Record<CredentialKind, string> = {
+  author: "/api/admin/authors",
+  client: "/api/admin/clients",
+};
 
 /** What the page does after a dialog changed a credential, and when a dialog closes. */
 export interface CredentialChanges {
@@ -61,9 +64,24 @@ export function wardsIn(text: string): string[] {
  * A new secret in the dialog that made it, in place of its form: read-only, with a Copy button
  * and the warning that it is not shown again. Closing the dialog removes it from the page.
  */
-function showSecret(ctx: PageContext, modal: Modal, form: HTMLElement, kind: CredentialKind, name: string, secret: string): void {
+function showSecret(
+  ctx: PageContext,
+  modal: Modal,
+  form: HTMLElement,
+  kind: CredentialKind,
+  name: string,
+  secret: string,
+): void {
   const { texts } = ctx;
-  const value = el("input", { type: "text", class: "secret-value", readonly: true, value: secret, spellcheck: "false", autocomplete: "off", "aria-describedby": "credential-secret-warning" });
+  const value = el("input", {
+    type: "text",
+    class: "secret-value",
+    readonly: true,
+    value: secret,
+    spellcheck: "false",
+    autocomplete: "off",
+    "aria-describedby": "credential-secret-warning",
+  });
   value.id = "credential-secret";
   const status = el("p", { class: "copy-status hint", role: "status" });
   const copy = el("button", { type: "button", class: "copy", "aria-label": texts.copySecret(kind) }, texts.copy);
@@ -75,9 +93,18 @@ function showSecret(ctx: PageContext, modal: Modal, form: HTMLElement, kind: Cre
       "div",
       { class: "secret-shown", "data-kind": kind },
       el("p", { class: "secret-warning", id: "credential-secret-warning" }, el("strong", {}, texts.secretOnce(kind))),
-      el("div", { class: "form-field" }, el("label", { for: value.id }, texts.newSecret(kind, name)), el("div", { class: "secret-row" }, value, copy)),
+      el(
+        "div",
+        { class: "form-field" },
+        el("label", { for: value.id }, texts.newSecret(kind, name)),
+        el("div", { class: "secret-row" }, value, copy),
+      ),
       status,
-      el("div", { class: "form-actions" }, el("button", { type: "button", class: "primary done", onclick: () => modal.close() }, texts.secretDone)),
+      el(
+        "div",
+        { class: "form-actions" },
+        el("button", { type: "button", class: "primary done", onclick: () => modal.close() }, texts.secretDone),
+      ),
     ),
   );
   value.focus();
@@ -105,18 +132,41 @@ function tokenGrants(ctx: PageContext) {
   const { texts } = ctx;
   const limited = ctx.session.caller.wards;
   const boxes = ROLES.map((role) =>
-    el("input", { type: "checkbox", name: "roles", value: role, id: `credential-role-${role}`, checked: role === "author", "aria-describedby": `credential-role-${role}-hint` }),
+    el("input", {
+      type: "checkbox",
+      name: "roles",
+      value: role,
+      id: `credential-role-${role}`,
+      checked: role === "author",
+      "aria-describedby": `credential-role-${role}-hint`,
+    }),
   );
   const roles = el(
     "fieldset",
     { class: "roles-field" },
     el("legend", {}, texts.rolesLegend),
     ...ROLES.map((role, i) =>
-      el("div", { class: "form-field checkbox role-choice" }, boxes[i]!, el("label", { for: boxes[i]!.id }, texts.roleNames[role]), el("p", { class: "hint", id: `${boxes[i]!.id}-hint` }, texts.roleHints[role])),
+      el(
+        "div",
+        { class: "form-field checkbox role-choice" },
+        boxes[i]!,
+        el("label", { for: boxes[i]!.id }, texts.roleNames[role]),
+        el("p", { class: "hint", id: `${boxes[i]!.id}-hint` }, texts.roleHints[role]),
+      ),
     ),
   );
-  const wards = el("input", { type: "text", name: "wards", maxlength: 2000, autocomplete: "off", spellcheck: "false", required: limited !== null, value: limited?.join(", ") });
-  const wardsField = limited ? field("credential-wards", texts.wards, wards, texts.wardsHintLimited(limited.join(", "))) : field("credential-wards", texts.wardsOptional, wards, texts.wardsHint);
+  const wards = el("input", {
+    type: "text",
+    name: "wards",
+    maxlength: 2000,
+    autocomplete: "off",
+    spellcheck: "false",
+    required: limited !== null,
+    value: limited?.join(", "),
+  });
+  const wardsField = limited
+    ? field("credential-wards", texts.wards, wards, texts.wardsHintLimited(limited.join(", ")))
+    : field("credential-wards", texts.wardsOptional, wards, texts.wardsHint);
   return {
     fields: [roles, wardsField],
     inputs: [...boxes, wards],
@@ -128,7 +178,8 @@ function tokenGrants(ctx: PageContext) {
       if (limited) {
         if (named.length === 0) return { input: wards, text: texts.wardsRequired(limited.join(", ")) };
         const outside = named.filter((ward) => !limited.includes(ward));
-        if (outside.length > 0) return { input: wards, text: texts.wardsOutside(outside.join(", "), limited.join(", ")) };
+        if (outside.length > 0)
+          return { input: wards, text: texts.wardsOutside(outside.join(", "), limited.join(", ")) };
       }
       return { grants: named.length > 0 ? { roles: chosen, wards: named } : { roles: chosen } };
     },
@@ -147,7 +198,14 @@ function daysIn(input: HTMLInputElement): { days?: number } | null {
 export function createDialog(ctx: PageContext, kind: CredentialKind, changes: CredentialChanges): void {
   const { texts } = ctx;
   const name = el("input", { type: "text", name: "name", maxlength: 100, autocomplete: "off", required: true });
-  const days = el("input", { type: "number", name: "expiresInDays", min: 0, max: MAX_DAYS, step: "any", inputmode: "decimal" });
+  const days = el("input", {
+    type: "number",
+    name: "expiresInDays",
+    min: 0,
+    max: MAX_DAYS,
+    step: "any",
+    inputmode: "decimal",
+  });
   const grants = kind === "author" ? tokenGrants(ctx) : null;
   const problem = alertBox();
   const submit = el("button", { type: "submit", class: "primary" }, texts.create);
@@ -161,7 +219,12 @@ export function createDialog(ctx: PageContext, kind: CredentialKind, changes: Cr
       ...(grants?.fields ?? []),
       field("credential-days", texts.expiresInDays, days, texts.expiresInDaysHint),
       problem.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
+      el(
+        "div",
+        { class: "form-actions" },
+        el("button", { type: "button", onclick: () => modal.close() }, texts.cancel),
+        submit,
+      ),
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -171,7 +234,12 @@ export function createDialog(ctx: PageContext, kind: CredentialKind, changes: Cr
       if ("input" in granted) return invalid(granted.input, granted.text, problem);
       const expiry = daysIn(days);
       if (!expiry) return invalid(days, texts.expiresInDaysInvalid, problem);
-      const body = { name: name.value.trim(), tenant: ctx.session.tenant, ...granted.grants, ...(expiry.days === undefined ? {} : { expiresInDays: expiry.days }) };
+      const body = {
+        name: name.value.trim(),
+        tenant: ctx.session.tenant,
+        ...granted.grants,
+        ...(expiry.days === undefined ? {} : { expiresInDays: expiry.days }),
+      };
       await whileSubmitting(submit, texts.creating, problem, async () => {
         try {
           const issued = await ctx.api.post<Issued>(CREDENTIAL_PATHS[kind], body);
@@ -192,7 +260,16 @@ export function createDialog(ctx: PageContext, kind: CredentialKind, changes: Cr
 export function rotateDialog(ctx: PageContext, credential: Credential, changes: CredentialChanges): void {
   const { texts } = ctx;
   const { kind, id, name } = credential;
-  const hours = el("input", { type: "number", name: "overlapHours", min: 0, max: MAX_OVERLAP_HOURS, step: "any", inputmode: "decimal", required: true, value: 24 });
+  const hours = el("input", {
+    type: "number",
+    name: "overlapHours",
+    min: 0,
+    max: MAX_OVERLAP_HOURS,
+    step: "any",
+    inputmode: "decimal",
+    required: true,
+    value: 24,
+  });
   const problem = alertBox();
   const submit = el("button", { type: "submit", class: "primary" }, texts.rotateButton);
   openModal(texts.rotateFor(kind, name), texts.close, (modal) => {
@@ -202,16 +279,24 @@ export function rotateDialog(ctx: PageContext, credential: Credential, changes: 
       el("p", {}, texts.rotateIntro(kind)),
       field("credential-overlap", texts.overlapHours, hours, texts.overlapHoursHint),
       problem.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
+      el(
+        "div",
+        { class: "form-actions" },
+        el("button", { type: "button", onclick: () => modal.close() }, texts.cancel),
+        submit,
+      ),
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       hours.removeAttribute("aria-invalid");
       const overlapHours = hours.valueAsNumber;
-      if (hours.validity.badInput || !(overlapHours >= 0 && overlapHours <= MAX_OVERLAP_HOURS)) return invalid(hours, texts.overlapHoursInvalid, problem);
+      if (hours.validity.badInput || !(overlapHours >= 0 && overlapHours <= MAX_OVERLAP_HOURS))
+        return invalid(hours, texts.overlapHoursInvalid, problem);
       await whileSubmitting(submit, texts.rotating, problem, async () => {
         try {
-          const issued = await ctx.api.post<Issued>(`${CREDENTIAL_PATHS[kind]}/${segment(id)}/rotate`, { overlapHours });
+          const issued = await ctx.api.post<Issued>(`${CREDENTIAL_PATHS[kind]}/${segment(id)}/rotate`, {
+            overlapHours,
+          });
           showSecret(ctx, modal, form, kind, name, issuedSecret(issued));
           await changes.changed(kind, id, texts.rotated(kind, name, overlapHours));
         } catch (error) {
@@ -237,7 +322,12 @@ export function revokeDialog(ctx: PageContext, credential: Credential, changes: 
       { class: "revoke-form", novalidate: true },
       el("p", {}, texts.revokeIntro(kind, name)),
       problem.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", autofocus: true, onclick: () => modal.close() }, texts.cancel), submit),
+      el(
+        "div",
+        { class: "form-actions" },
+        el("button", { type: "button", autofocus: true, onclick: () => modal.close() }, texts.cancel),
+        submit,
+      ),
     );
     form.addEventListener("submit", async (event) => {
       event.preventDefault();

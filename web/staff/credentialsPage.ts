@@ -1,4 +1,11 @@
-import { CREDENTIAL_PATHS, createDialog, revokeDialog, rotateDialog, type Credential, type CredentialChanges } from "./credentialDialogs.ts";
+import {
+  CREDENTIAL_PATHS,
+  createDialog,
+  revokeDialog,
+  rotateDialog,
+  type Credential,
+  type CredentialChanges,
+} from "./credentialDialogs.ts";
 import type { CredentialKind, CredentialState } from "./credentialsTexts.ts";
 import { el } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
@@ -28,14 +35,27 @@ export function credentialsPage(ctx: PageContext): HTMLElement {
       (row ?? section.querySelector<HTMLElement>("h2"))?.focus();
     },
   };
-  const sections = { author: credentialSection(ctx, "author", changes), client: credentialSection(ctx, "client", changes) };
+  const sections = {
+    author: credentialSection(ctx, "author", changes),
+    client: credentialSection(ctx, "client", changes),
+  };
   void sections.author.reload();
   void sections.client.reload();
-  return pageFrame("credentials", texts.credentials, texts.credentialsIntro, sections.author.element, sections.client.element);
+  return pageFrame(
+    "credentials",
+    texts.credentials,
+    texts.credentialsIntro,
+    sections.author.element,
+    sections.client.element,
+  );
 }
 
 /** One kind's section: heading, what it is, the New button when the caller may make one, and the list. */
-function credentialSection(ctx: PageContext, kind: CredentialKind, changes: CredentialChanges): { element: HTMLElement; reload: () => Promise<void> } {
+function credentialSection(
+  ctx: PageContext,
+  kind: CredentialKind,
+  changes: CredentialChanges,
+): { element: HTMLElement; reload: () => Promise<void> } {
   const { texts } = ctx;
   const limited = ctx.session.caller.wards;
   const headingId = `credentials-${kind}-heading`;
@@ -43,8 +63,14 @@ function credentialSection(ctx: PageContext, kind: CredentialKind, changes: Cred
   const box = el("div", { class: "page-body" });
   const reload = loader(box, texts, async () => {
     const list = await credentialsOf(ctx, kind);
-    count.textContent = texts.credentialCount(kind, list.length, list.filter((credential) => stateOf(credential) === "active").length);
-    return list.length === 0 ? el("p", { class: "empty" }, texts.noCredentials[kind]) : credentialTable(ctx, kind, list, changes);
+    count.textContent = texts.credentialCount(
+      kind,
+      list.length,
+      list.filter((credential) => stateOf(credential) === "active").length,
+    );
+    return list.length === 0
+      ? el("p", { class: "empty" }, texts.noCredentials[kind])
+      : credentialTable(ctx, kind, list, changes);
   });
   const mayCreate = kind === "author" || limited === null;
   const element = el(
@@ -54,7 +80,13 @@ function credentialSection(ctx: PageContext, kind: CredentialKind, changes: Cred
       "div",
       { class: "section-head" },
       el("h2", { id: headingId, tabindex: "-1" }, kind === "author" ? texts.authorTokens : texts.labKeys),
-      mayCreate ? el("button", { type: "button", class: "primary new-credential", onclick: () => createDialog(ctx, kind, changes) }, texts.newCredential[kind]) : null,
+      mayCreate
+        ? el(
+            "button",
+            { type: "button", class: "primary new-credential", onclick: () => createDialog(ctx, kind, changes) },
+            texts.newCredential[kind],
+          )
+        : null,
     ),
     el("p", { class: "hint section-intro" }, kind === "author" ? texts.authorTokensIntro : texts.labKeysIntro),
     mayCreate ? null : el("p", { class: "ward-limited" }, texts.labKeysWardLimited(limited!.join(", "))),
@@ -66,11 +98,29 @@ function credentialSection(ctx: PageContext, kind: CredentialKind, changes: Cred
 
 /** A kind's credentials, newest first (the service lists them oldest first). */
 async function credentialsOf(ctx: PageContext, kind: CredentialKind): Promise<Credential[]> {
-  const listed = ({ name, createdAt, expiresAt, lastUsedAt, revokedAt }: AuthorListEntry | ClientListEntry) => ({ name, createdAt, expiresAt, lastUsedAt, revokedAt });
+  const listed = ({ name, createdAt, expiresAt, lastUsedAt, revokedAt }: AuthorListEntry | ClientListEntry) => ({
+    name,
+    createdAt,
+    expiresAt,
+    lastUsedAt,
+    revokedAt,
+  });
   const list: Credential[] =
     kind === "author"
-      ? (await ctx.api.all<AuthorListEntry>(CREDENTIAL_PATHS.author)).map((author) => ({ kind, id: author.authorId, ...listed(author), roles: author.roles, wards: author.wards }))
-      : (await ctx.api.all<ClientListEntry>(CREDENTIAL_PATHS.client)).map((client) => ({ kind, id: client.clientId, ...listed(client), roles: null, wards: null }));
+      ? (await ctx.api.all<AuthorListEntry>(CREDENTIAL_PATHS.author)).map((author) => ({
+          kind,
+          id: author.authorId,
+          ...listed(author),
+          roles: author.roles,
+          wards: author.wards,
+        }))
+      : (await ctx.api.all<ClientListEntry>(CREDENTIAL_PATHS.client)).map((client) => ({
+          kind,
+          id: client.clientId,
+          ...listed(client),
+          roles: null,
+          wards: null,
+        }));
   return list.reverse();
 }
 
@@ -97,9 +147,22 @@ function localInstant(instant: string): string {
 
 const shownTime = (instant: string) => el("time", { datetime: instant }, localInstant(instant));
 
-function credentialTable(ctx: PageContext, kind: CredentialKind, list: Credential[], changes: CredentialChanges): HTMLElement {
+function credentialTable(
+  ctx: PageContext,
+  kind: CredentialKind,
+  list: Credential[],
+  changes: CredentialChanges,
+): HTMLElement {
   const { texts } = ctx;
-  const columns = [texts.credColName, ...(kind === "author" ? [texts.credColRolesWards] : []), texts.credColCreated, texts.credColExpires, texts.credColLastUsed, texts.credColState, texts.colActions];
+  const columns = [
+    texts.credColName,
+    ...(kind === "author" ? [texts.credColRolesWards] : []),
+    texts.credColCreated,
+    texts.credColExpires,
+    texts.credColLastUsed,
+    texts.credColState,
+    texts.colActions,
+  ];
   return cardTable(
     el(
       "table",
@@ -118,24 +181,65 @@ function credentialRow(ctx: PageContext, credential: Credential, changes: Creden
   const actions = el("td", { class: "actions" });
   if (state === "active" && mayChange(ctx.session.caller.wards, credential)) {
     actions.append(
-      el("button", { type: "button", class: "rotate", "aria-label": texts.rotateFor(kind, name), onclick: () => rotateDialog(ctx, credential, changes) }, texts.rotate),
-      el("button", { type: "button", class: "revoke", "aria-label": texts.revokeFor(kind, name), onclick: () => revokeDialog(ctx, credential, changes) }, texts.revoke),
+      el(
+        "button",
+        {
+          type: "button",
+          class: "rotate",
+          "aria-label": texts.rotateFor(kind, name),
+          onclick: () => rotateDialog(ctx, credential, changes),
+        },
+        texts.rotate,
+      ),
+      el(
+        "button",
+        {
+          type: "button",
+          class: "revoke",
+          "aria-label": texts.revokeFor(kind, name),
+          onclick: () => revokeDialog(ctx, credential, changes),
+        },
+        texts.revoke,
+      ),
     );
   }
-  const roles = (credential.roles ?? []).map((role) => (role in texts.roleNames ? texts.roleNames[role as keyof typeof texts.roleNames] : role)).join(", ");
+  const roles = (credential.roles ?? [])
+    .map((role) => (role in texts.roleNames ? texts.roleNames[role as keyof typeof texts.roleNames] : role))
+    .join(", ");
   return el(
     "tr",
     { "data-id": credential.id, "data-state": state, class: state === "active" ? null : "inactive" },
     el("th", { scope: "row" }, name, el("span", { class: "sub muted" }, texts.credentialId(credential.id.slice(0, 8)))),
-    kind === "author" ? el("td", { class: "grants" }, roles, el("span", { class: "sub muted" }, credential.wards ? texts.wardsOf(credential.wards.join(", ")) : texts.everyWard)) : null,
+    kind === "author"
+      ? el(
+          "td",
+          { class: "grants" },
+          roles,
+          el(
+            "span",
+            { class: "sub muted" },
+            credential.wards ? texts.wardsOf(credential.wards.join(", ")) : texts.everyWard,
+          ),
+        )
+      : null,
     el("td", { class: "created" }, shownTime(credential.createdAt)),
-    el("td", { class: "expires" }, credential.expiresAt ? shownTime(credential.expiresAt) : el("span", { class: "muted" }, texts.noExpiry)),
-    el("td", { class: "last-used" }, credential.lastUsedAt ? shownTime(credential.lastUsedAt) : el("span", { class: "muted" }, texts.neverUsed)),
+    el(
+      "td",
+      { class: "expires" },
+      credential.expiresAt ? shownTime(credential.expiresAt) : el("span", { class: "muted" }, texts.noExpiry),
+    ),
+    el(
+      "td",
+      { class: "last-used" },
+      credential.lastUsedAt ? shownTime(credential.lastUsedAt) : el("span", { class: "muted" }, texts.neverUsed),
+    ),
     el(
       "td",
       { class: "state" },
       el("span", { class: `credential-state state-${state}` }, texts.credentialStates[state]),
-      credential.revokedAt ? el("span", { class: "sub muted" }, texts.revokedOn(localInstant(credential.revokedAt))) : null,
+      credential.revokedAt
+        ? el("span", { class: "sub muted" }, texts.revokedOn(localInstant(credential.revokedAt)))
+        : null,
     ),
     actions,
   );

@@ -80,7 +80,8 @@ export const credentialsZh: CredentialsTexts = {
   authorTokensIntro: "人员和系统调用 /api 所用的令牌。角色决定能做什么，病区决定能看到哪些患者。",
   labKeys: "检验科接入密钥",
   labKeysIntro: "检验、检查系统通过开放接口（/open/v1）推送报告所用的密钥。一个密钥适用于全部病区。",
-  labKeysWardLimited: (wards) => `您是病区 ${wards} 的管理员：检验科密钥适用于全部病区，只能由全部病区的管理员创建、轮换或吊销。`,
+  labKeysWardLimited: (wards) =>
+    `您是病区 ${wards} 的管理员：检验科密钥适用于全部病区，只能由全部病区的管理员创建、轮换或吊销。`,
   credentialCount: (kind, total, active) => `共 ${total} 个${zhSecret[kind]}，${active} 个有效`,
   noCredentials: { author: "还没有作者令牌。", client: "还没有检验科密钥。" },
   credColName: "名称",
@@ -99,7 +100,10 @@ export const credentialsZh: CredentialsTexts = {
   newCredential: { author: "新建作者令牌…", client: "新建检验科密钥…" },
   newCredentialTitle: { author: "新建作者令牌", client: "新建检验科密钥" },
   credName: "名称",
-  credNameHint: { author: "使用者的姓名或系统名称，会作为“操作者”记入其所做的每一项操作。", client: "发送系统的名称，例如“中心检验科 LIS”。" },
+  credNameHint: {
+    author: "使用者的姓名或系统名称，会作为“操作者”记入其所做的每一项操作。",
+    client: "发送系统的名称，例如“中心检验科 LIS”。",
+  },
   rolesLegend: "角色",
   roleHints: {
     admin: "本机构的一切，包括本页的凭据。",
@@ -124,17 +128,20 @@ export const credentialsZh: CredentialsTexts = {
 
   rotate: "轮换…",
   rotateFor: (kind, name) => `轮换 ${name} 的${zhSecret[kind]}`,
-  rotateIntro: (kind) => `将生成一个新${zhSecret[kind]}。现有的${zhSecret[kind]}在下面的小时数内仍然有效，使用方可以从容切换；填 0 则立即停用。`,
+  rotateIntro: (kind) =>
+    `将生成一个新${zhSecret[kind]}。现有的${zhSecret[kind]}在下面的小时数内仍然有效，使用方可以从容切换；填 0 则立即停用。`,
   overlapHours: "旧凭据继续有效的小时数",
   overlapHoursHint: "0 至 720，可填小数；默认 24。",
   overlapHoursInvalid: "小时数须为 0 至 720 之间的数字。",
   rotateButton: "轮换",
   rotating: "正在轮换…",
-  rotated: (kind, name, hours) => `已轮换 ${name} 的${zhSecret[kind]}：${hours === 0 ? `旧${zhSecret[kind]}已立即停用。` : `旧${zhSecret[kind]}在 ${hours} 小时内仍可使用。`}`,
+  rotated: (kind, name, hours) =>
+    `已轮换 ${name} 的${zhSecret[kind]}：${hours === 0 ? `旧${zhSecret[kind]}已立即停用。` : `旧${zhSecret[kind]}在 ${hours} 小时内仍可使用。`}`,
 
   revoke: "吊销…",
   revokeFor: (kind, name) => `吊销 ${name} 的${zhSecret[kind]}`,
-  revokeIntro: (kind, name) => `吊销后，${name} 的${zhSecret[kind]}从下一次调用起即被拒绝。此操作无法撤销；如仍需要，请新建一个。`,
+  revokeIntro: (kind, name) =>
+    `吊销后，${name} 的${zhSecret[kind]}从下一次调用起即被拒绝。此操作无法撤销；如仍需要，请新建一个。`,
   revokeButton: "吊销",
   revoking: "正在吊销…",
   revoked: (kind, name) => `${name} 的${zhSecret[kind]}已吊销。`,
@@ -152,10 +159,13 @@ const enSecret: Record<CredentialKind, string> = { author: "token", client: "key
 
 export const credentialsEn: CredentialsTexts = {
   authorTokens: "Author tokens",
-  authorTokensIntro: "The tokens people and systems call /api with. Their roles say what they may do, their wards whose patients they see.",
+  authorTokensIntro:
+    "The tokens people and systems call /api with. Their roles say what they may do, their wards whose patients they see.",
   labKeys: "Laboratory keys",
-  labKeysIntro: "The keys laboratory and examination systems push reports with (the open API, /open/v1). A key serves every ward.",
-  labKeysWardLimited: (wards) => `You administer wards ${wards}: a laboratory's key serves every ward, so only an administrator of every ward makes, rotates or revokes one.`,
+  labKeysIntro:
+    "The keys laboratory and examination systems push reports with (the open API, /open/v1). A key serves every ward.",
+  labKeysWardLimited: (wards) =>
+    `You administer wards ${wards}: a laboratory's key serves every ward, so only an administrator of every ward makes, rotates or revokes one.`,
   credentialCount: (kind, total, active) => `${total} ${enSecret[kind]}${total === 1 ? "" : "s"}, ${active} active`,
   noCredentials: { author: "There are no author tokens yet.", client: "There are no laboratory keys yet." },
   credColName: "Name",
@@ -174,7 +184,10 @@ export const credentialsEn: CredentialsTexts = {
   newCredential: { author: "New author token…", client: "New laboratory key…" },
   newCredentialTitle: { author: "New author token", client: "New laboratory key" },
   credName: "Name",
-  credNameHint: { author: "The person's or system's name: it is recorded as 'who' on everything done with the token.", client: "The sending system's name, e.g. 'Central lab LIS'." },
+  credNameHint: {
+    author: "The person's or system's name: it is recorded as 'who' on everything done with the token.",
+    client: "The sending system's name, e.g. 'Central lab LIS'.",
+  },
   rolesLegend: "Roles",
   roleHints: {
     admin: "Everything of this tenant, these credentials included.",
@@ -191,7 +204,8 @@ export const credentialsEn: CredentialsTexts = {
   wardsRequired: (wards) => `Name the wards: you make tokens within your wards ${wards} only.`,
   wardsOutside: (outside, wards) => `Ward ${outside} is not one of your wards ${wards}.`,
   expiresInDays: "Expires in days (optional)",
-  expiresInDaysHint: "After it the credential stops working; fractions allowed (0.5 is 12 hours). Leave it empty for one that does not expire.",
+  expiresInDaysHint:
+    "After it the credential stops working; fractions allowed (0.5 is 12 hours). Leave it empty for one that does not expire.",
   expiresInDaysInvalid: "Expires in days is a number greater than 0, or empty for a credential that does not expire.",
   create: "Create",
   creating: "Creating…",
@@ -199,7 +213,8 @@ export const credentialsEn: CredentialsTexts = {
 
   rotate: "Rotate…",
   rotateFor: (kind, name) => `Rotate the ${enSecret[kind]} of ${name}`,
-  rotateIntro: (kind) => `A new ${enSecret[kind]} is made. The current one keeps working for the hours below, so whoever uses it can switch without a gap; 0 stops it at once.`,
+  rotateIntro: (kind) =>
+    `A new ${enSecret[kind]} is made. The current one keeps working for the hours below, so whoever uses it can switch without a gap; 0 stops it at once.`,
   overlapHours: "Hours the current one keeps working",
   overlapHoursHint: "0 to 720, fractions allowed; 24 if unchanged.",
   overlapHoursInvalid: "The hours are a number from 0 to 720.",
@@ -210,13 +225,15 @@ export const credentialsEn: CredentialsTexts = {
 
   revoke: "Revoke…",
   revokeFor: (kind, name) => `Revoke the ${enSecret[kind]} of ${name}`,
-  revokeIntro: (kind, name) => `Once revoked, the ${enSecret[kind]} of ${name} is refused from the next call on. This cannot be undone; make a new one if it is still needed.`,
+  revokeIntro: (kind, name) =>
+    `Once revoked, the ${enSecret[kind]} of ${name} is refused from the next call on. This cannot be undone; make a new one if it is still needed.`,
   revokeButton: "Revoke",
   revoking: "Revoking…",
   revoked: (kind, name) => `The ${enSecret[kind]} of ${name} was revoked.`,
 
   newSecret: (kind, name) => `New ${enSecret[kind]} of ${name}`,
-  secretOnce: (kind) => `Copy it now and hand it over safely: once this window closes the ${enSecret[kind]} is not shown again; the service keeps only a digest of it.`,
+  secretOnce: (kind) =>
+    `Copy it now and hand it over safely: once this window closes the ${enSecret[kind]} is not shown again; the service keeps only a digest of it.`,
   copy: "Copy",
   copySecret: (kind) => `Copy the new ${enSecret[kind]}`,
   copied: "Copied to the clipboard.",

@@ -7,5 +7,9 @@ export function deltaNote(ctx: PageContext, series: Series, point: SeriesPoint):
   if (!point.delta) return null;
   const inUnit = (value: number) => `${value}${series.unit ? ` ${series.unit}` : ""}`;
   const change = `${point.delta.change > 0 ? "+" : ""}${inUnit(point.delta.change)}`;
-  return el("span", { class: "sub delta-note" }, ctx.texts.pointDelta(change, inUnit(point.delta.previous), localTime(point.delta.previousAt)));
+  return el(
+    "span",
+    { class: "sub delta-note" },
+    ctx.texts.pointDelta(change, inUnit(point.delta.previous), localTime(point.delta.previousAt)),
+  );
 }

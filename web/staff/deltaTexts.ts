@@ -31,8 +31,13 @@ export const deltaZh: DeltaTexts = {
   alertKindTabs: "提醒类别",
   criticalIntro: "检验结果被实验室标为 LL/HH，或超出字典的危急界限时，在此提醒。更新后的报告不再危急时，提醒自动关闭。",
   openAlertsBadgeWithDelta: (critical, delta) => `${critical} 条危急值、${delta} 条差值提醒待确认`,
-  deltaIntro: "同一患者同一项目的结果与其前次结果（30 天内采样的最近一次）相差超过字典的差值界限时，在此提醒：可能是标本混淆，也可能是病情突变。较早采样、较晚送达的结果会成为其后结果的前次结果。",
-  noDeltaAlerts: { open: "没有待确认的差值提醒。", acknowledged: "还没有确认过的差值提醒。", closed: "没有未经确认即关闭的差值提醒。" },
+  deltaIntro:
+    "同一患者同一项目的结果与其前次结果（30 天内采样的最近一次）相差超过字典的差值界限时，在此提醒：可能是标本混淆，也可能是病情突变。较早采样、较晚送达的结果会成为其后结果的前次结果。",
+  noDeltaAlerts: {
+    open: "没有待确认的差值提醒。",
+    acknowledged: "还没有确认过的差值提醒。",
+    closed: "没有未经确认即关闭的差值提醒。",
+  },
   colPrevious: "前次结果",
   colChange: "变化",
   labelled: (label, value) => `${label}：${value}`,
@@ -43,18 +48,30 @@ export const deltaZh: DeltaTexts = {
   deltaEvents: { ALERT_RAISED: "差值提醒", ALERT_ACKNOWLEDGED: "差值确认", ALERT_CLOSED: "差值关闭" },
   deltaReasons: (reason) =>
     reason
-      .replace(/^changed by (.+?) from (.+) on (\d{4}-\d\d-\d\d), beyond the delta limit (.+) within (\d+) days$/, "较 $3 的 $2 变化 $1，超出 $5 天内差值界限 $4")
-      .replace(/^the result no longer differs from the previous one by more than the delta limit$/, "与前次结果之差已不超出差值界限"),
+      .replace(
+        /^changed by (.+?) from (.+) on (\d{4}-\d\d-\d\d), beyond the delta limit (.+) within (\d+) days$/,
+        "较 $3 的 $2 变化 $1，超出 $5 天内差值界限 $4",
+      )
+      .replace(
+        /^the result no longer differs from the previous one by more than the delta limit$/,
+        "与前次结果之差已不超出差值界限",
+      ),
 };
 
 export const deltaEn: DeltaTexts = {
   alertKinds: { CRITICAL: "Critical results", DELTA: "Delta checks" },
   alertKindTabs: "Kinds of alert",
-  criticalIntro: "A result the laboratory flagged LL or HH, or beyond the dictionary's critical limits, shows here; an update of the report that no longer holds the value closes it.",
-  openAlertsBadgeWithDelta: (critical, delta) => `${critical} critical ${critical === 1 ? "result" : "results"} and ${delta} delta ${delta === 1 ? "alert" : "alerts"} to acknowledge`,
+  criticalIntro:
+    "A result the laboratory flagged LL or HH, or beyond the dictionary's critical limits, shows here; an update of the report that no longer holds the value closes it.",
+  openAlertsBadgeWithDelta: (critical, delta) =>
+    `${critical} critical ${critical === 1 ? "result" : "results"} and ${delta} delta ${delta === 1 ? "alert" : "alerts"} to acknowledge`,
   deltaIntro:
     "A result that differs from the same patient's previous result of the item (the most recent one collected within 30 days before it) by more than the dictionary's delta limit shows here: a specimen mix-up, or a sudden change in the patient. A result collected earlier but arriving later becomes the previous result of those after it.",
-  noDeltaAlerts: { open: "No delta alert waits to be acknowledged.", acknowledged: "No delta alert has been acknowledged yet.", closed: "No delta alert was closed before anyone acknowledged it." },
+  noDeltaAlerts: {
+    open: "No delta alert waits to be acknowledged.",
+    acknowledged: "No delta alert has been acknowledged yet.",
+    closed: "No delta alert was closed before anyone acknowledged it.",
+  },
   colPrevious: "Previous result",
   colChange: "Change",
   labelled: (label, value) => `${label}: ${value}`,
@@ -62,6 +79,10 @@ export const deltaEn: DeltaTexts = {
   deltaLimit: (limit, days) => `limit ${limit} within ${days} days`,
   newDeltaAlert: (patient, item, change) => `New delta alert: ${patient} ${item} changed by ${change}`,
   pointDelta: (change, previous, at) => `changed by ${change} from ${previous} on ${at}, beyond the delta limit`,
-  deltaEvents: { ALERT_RAISED: "Delta alert raised", ALERT_ACKNOWLEDGED: "Delta alert acknowledged", ALERT_CLOSED: "Delta alert closed" },
+  deltaEvents: {
+    ALERT_RAISED: "Delta alert raised",
+    ALERT_ACKNOWLEDGED: "Delta alert acknowledged",
+    ALERT_CLOSED: "Delta alert closed",
+  },
   deltaReasons: (reason) => reason,
 };

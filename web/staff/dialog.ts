@@ -32,7 +32,11 @@ export function openModal(title: string, closeLabel: string, content: (modal: Mo
     "div",
     { class: "modal-head" },
     el("h2", { id: titleId }, title),
-    el("button", { type: "button", class: "close", "aria-label": closeLabel, title: closeLabel, onclick: () => modal.close() }, "×"),
+    el(
+      "button",
+      { type: "button", class: "close", "aria-label": closeLabel, title: closeLabel, onclick: () => modal.close() },
+      "×",
+    ),
   );
   dialog.append(head, ...content(modal));
   // Closed by the browser (Escape).

@@ -54,7 +54,8 @@ export const errorZh: ErrorTexts = {
     "mapping-not-found": "没有此映射（可能已被撤销）。",
     "queue-entry-changed": "这份报告在您打开之后已被他人处理或重新发送，本次操作未执行。",
     "report-dismissed": "这份报告已被搁置，不再等待认领；本次认领未执行。",
-    "id-card-taken-outside-wards": "此身份证号已登记给另一位患者（不在您的病区）：请核对号码，或请管理全部病区的同事处理。",
+    "id-card-taken-outside-wards":
+      "此身份证号已登记给另一位患者（不在您的病区）：请核对号码，或请管理全部病区的同事处理。",
     "exports-per-address": EXPORT_WORDS.zh["exports-per-address"],
     "exports-busy": EXPORT_WORDS.zh["exports-busy"],
   },
@@ -79,15 +80,20 @@ export const errorEn: ErrorTexts = {
     "draft-saved-again": "The draft was saved again since you opened it.",
     "draft-gone": "There is no draft now: it was published or discarded.",
     "credential-not-found": "There is no such credential; reload the list.",
-    "queue-entry-changed": "Someone else dealt with this report, or it was sent again, since you opened it; nothing was done.",
+    "queue-entry-changed":
+      "Someone else dealt with this report, or it was sent again, since you opened it; nothing was done.",
     "report-dismissed": "This report was dismissed and no longer awaits a patient; it was not claimed.",
-    "id-card-taken-outside-wards": "This id card number is already registered to another patient, outside your wards: check the number, or ask someone who acts on every ward.",
+    "id-card-taken-outside-wards":
+      "This id card number is already registered to another patient, outside your wards: check the number, or ask someone who acts on every ward.",
     "exports-per-address": EXPORT_WORDS.en["exports-per-address"],
     "exports-busy": EXPORT_WORDS.en["exports-busy"],
   },
 };
 
 /** Why a report waits, in the page's language when its code is known, else as the service wrote it. */
-export function pendingReasonText(texts: ErrorTexts, entry: { pendingReason: string; pendingCode?: PendingCode | null }): string {
+export function pendingReasonText(
+  texts: ErrorTexts,
+  entry: { pendingReason: string; pendingCode?: PendingCode | null },
+): string {
   return (entry.pendingCode && texts.pendingReasons[entry.pendingCode]) || entry.pendingReason;
 }

@@ -28,8 +28,35 @@ export function historyDialog(ctx: PageContext, kind: ReportKind, externalId: st
       return el(
         "span",
         { class: "actions" },
-        el("button", { type: "button", class: "view-version", onclick: () => show(texts.versionTitle(n), async () => versionSheet(texts, kind, await ctx.api.get<ReportVersion>(`${base}/versions/${n}`), current, { level: 4, record: true })) }, texts.viewVersion(n)),
-        n > 1 ? el("button", { type: "button", class: "view-changes", onclick: () => show(texts.changesTitle(n - 1, n), async () => changesView(ctx, await ctx.api.get<ReportDiff>(`${base}/diff?from=${n - 1}&to=${n}`))) }, texts.changesOf(n)) : null,
+        el(
+          "button",
+          {
+            type: "button",
+            class: "view-version",
+            onclick: () =>
+              show(texts.versionTitle(n), async () =>
+                versionSheet(texts, kind, await ctx.api.get<ReportVersion>(`${base}/versions/${n}`), current, {
+                  level: 4,
+                  record: true,
+                }),
+              ),
+          },
+          texts.viewVersion(n),
+        ),
+        n > 1
+          ? el(
+              "button",
+              {
+                type: "button",
+                class: "view-changes",
+                onclick: () =>
+                  show(texts.changesTitle(n - 1, n), async () =>
+                    changesView(ctx, await ctx.api.get<ReportDiff>(`${base}/diff?from=${n - 1}&to=${n}`)),
+                  ),
+              },
+              texts.changesOf(n),
+            )
+          : null,
       );
     };
     void loader(timeline, texts, async () => {
@@ -41,7 +68,11 @@ export function historyDialog(ctx: PageContext, kind: ReportKind, externalId: st
   });
 }
 
-function timelineTable(ctx: PageContext, history: ReportHistory, actions: (entry: HistoryEntry) => Node | null): HTMLElement {
+function timelineTable(
+  ctx: PageContext,
+  history: ReportHistory,
+  actions: (entry: HistoryEntry) => Node | null,
+): HTMLElement {
   const { texts } = ctx;
   const details = (entry: HistoryEntry) =>
     [
@@ -59,12 +90,22 @@ function timelineTable(ctx: PageContext, history: ReportHistory, actions: (entry
       "tr",
       { "data-event": entry.event, "data-seq": entry.seq },
       el("td", {}, localTime(entry.at)),
-      el("th", { scope: "row" }, (entry.kind === "DELTA" ? texts.deltaEvents[entry.event as keyof typeof texts.deltaEvents] : undefined) ?? texts.events[entry.event] ?? entry.event),
+      el(
+        "th",
+        { scope: "row" },
+        (entry.kind === "DELTA" ? texts.deltaEvents[entry.event as keyof typeof texts.deltaEvents] : undefined) ??
+          texts.events[entry.event] ??
+          entry.event,
+      ),
       el("td", {}, entry.by),
       el("td", {}, details(entry), actions(entry)),
     ),
   );
-  const head = el("tr", {}, ...[texts.colWhen, texts.colEvent, texts.colBy, texts.colDetails].map((c) => el("th", { scope: "col" }, c)));
+  const head = el(
+    "tr",
+    {},
+    ...[texts.colWhen, texts.colEvent, texts.colBy, texts.colDetails].map((c) => el("th", { scope: "col" }, c)),
+  );
   // On a phone each entry is a card (web/staff/tables.ts), not a column squeezed to a character.
   return cardTable(el("table", { class: "data history" }, el("thead", {}, head), el("tbody", {}, ...rows)));
 }
@@ -72,8 +113,25 @@ function timelineTable(ctx: PageContext, history: ReportHistory, actions: (entry
 function changesView(ctx: PageContext, diff: ReportDiff): HTMLElement {
   const { texts } = ctx;
   if (diff.changes.length === 0) return el("p", { class: "empty" }, texts.noChanges);
-  const shown = (value: unknown) => (value === null || value === undefined ? texts.absent : typeof value === "object" ? JSON.stringify(value) : String(value));
-  const head = el("tr", {}, ...[texts.colField, texts.colBefore, texts.colAfter].map((c) => el("th", { scope: "col" }, c)));
-  const rows = diff.changes.map((change) => el("tr", { "data-path": change.path }, el("th", { scope: "row" }, el("code", {}, change.path)), el("td", { class: "before" }, shown(change.before)), el("td", { class: "after" }, shown(change.after))));
+  const shown = (value: unknown) =>
+    value === null || value === undefined
+      ? texts.absent
+      : typeof value === "object"
+        ? JSON.stringify(value)
+        : String(value);
+  const head = el(
+    "tr",
+    {},
+    ...[texts.colField, texts.colBefore, texts.colAfter].map((c) => el("th", { scope: "col" }, c)),
+  );
+  const rows = diff.changes.map((change) =>
+    el(
+      "tr",
+      { "data-path": change.path },
+      el("th", { scope: "row" }, el("code", {}, change.path)),
+      el("td", { class: "before" }, shown(change.before)),
+      el("td", { class: "after" }, shown(change.after)),
+    ),
+  );
   return el("table", { class: "data changes" }, el("thead", {}, head), el("tbody", {}, ...rows));
 }

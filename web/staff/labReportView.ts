@@ -26,29 +26,59 @@ type StandardItems = ReportVersion["standardItems"];
 
 const ARROWS: Record<string, string> = { H: "↑", HH: "↑↑", L: "↓", LL: "↓↓", A: "*" };
 const range = (low: number | undefined, high: number | undefined) =>
-  low !== undefined && high !== undefined ? `${low}–${high}` : low !== undefined ? `≥ ${low}` : high !== undefined ? `≤ ${high}` : "";
+  low !== undefined && high !== undefined
+    ? `${low}–${high}`
+    : low !== undefined
+      ? `≥ ${low}`
+      : high !== undefined
+        ? `≤ ${high}`
+        : "";
 const dateTime = (value: string | undefined) => (value ? localTime(value) : null);
 /** Whether `title` says more than the texts printed already: a letter or digit left once they are taken out (in any case). */
 const addsTo = (title: string, printed: Array<string | undefined>) =>
-  /[\p{L}\p{N}]/u.test(printed.reduce<string>((rest, text) => (text ? rest.split(text.toLowerCase()).join("") : rest), title.toLowerCase()));
+  /[\p{L}\p{N}]/u.test(
+    printed.reduce<string>(
+      (rest, text) => (text ? rest.split(text.toLowerCase()).join("") : rest),
+      title.toLowerCase(),
+    ),
+  );
 
 /** `<dl>` of the facts given (term, value); those without a value are left out. */
 function facts(className: string, pairs: Array<[string, string | null | undefined]>): HTMLElement | null {
   const shown = pairs.filter((pair): pair is [string, string] => Boolean(pair[1]));
   if (shown.length === 0) return null;
-  return el("dl", { class: className }, ...shown.flatMap(([term, value]) => [el("div", {}, el("dt", {}, term), el("dd", {}, value))]));
+  return el(
+    "dl",
+    { class: className },
+    ...shown.flatMap(([term, value]) => [el("div", {}, el("dt", {}, term), el("dd", {}, value))]),
+  );
 }
 
 /** The flag as printed (an arrow), with its meaning for a screen reader; nothing for N, as laboratories print it. */
 function flagCell(texts: StaffTexts, flag: string | undefined): Child[] {
   if (!flag || flag === "N") return [];
-  return [el("span", { class: "arrow", "aria-hidden": "true" }, `${ARROWS[flag] ?? ""} `), flag, el("span", { class: "visually-hidden" }, ` ${texts.flagNames[flag] ?? ""}`)];
+  return [
+    el("span", { class: "arrow", "aria-hidden": "true" }, `${ARROWS[flag] ?? ""} `),
+    flag,
+    el("span", { class: "visually-hidden" }, ` ${texts.flagNames[flag] ?? ""}`),
+  ];
 }
 
-function itemTable(texts: StaffTexts, kind: ReportKind, items: readonly SentItem[], standardItems: StandardItems): HTMLElement {
+function itemTable(
+  texts: StaffTexts,
+  kind: ReportKind,
+  items: readonly SentItem[],
+  standardItems: StandardItems,
+): HTMLElement {
   const cols = texts.reportCols;
   const lab = kind === "lab";
-  const head = el("tr", {}, ...(lab ? [cols.item, cols.result, cols.flag, cols.unit, cols.range] : [cols.item, cols.result, cols.unit]).map((c) => el("th", { scope: "col" }, c)));
+  const head = el(
+    "tr",
+    {},
+    ...(lab ? [cols.item, cols.result, cols.flag, cols.unit, cols.range] : [cols.item, cols.result, cols.unit]).map(
+      (c) => el("th", { scope: "col" }, c),
+    ),
+  );
   const rows = items.map((item, index) => {
     const flag = lab ? item.abnormalFlag : undefined;
     const sentName = item.itemName ?? item.itemCode ?? "";
@@ -57,13 +87,19 @@ function itemTable(texts: StaffTexts, kind: ReportKind, items: readonly SentItem
     const standardTitle = standard ? texts.itemTitle(standard) : null;
     return el(
       "tr",
-      { "data-item": item.itemCode ?? item.itemName ?? String(index), "data-flag": flag ?? null, class: flag && flag !== "N" ? `flagged flag-${flag.toLowerCase()}` : null },
+      {
+        "data-item": item.itemCode ?? item.itemName ?? String(index),
+        "data-flag": flag ?? null,
+        class: flag && flag !== "N" ? `flagged flag-${flag.toLowerCase()}` : null,
+      },
       el(
         "th",
         { scope: "row", "data-std-code": standard?.code ?? null },
         sentName,
         item.itemName && item.itemCode ? el("span", { class: "sub muted" }, item.itemCode) : null,
-        standardTitle && addsTo(standardTitle, [item.itemName, item.itemCode]) ? el("span", { class: "sub std-item" }, standardTitle) : null,
+        standardTitle && addsTo(standardTitle, [item.itemName, item.itemCode])
+          ? el("span", { class: "sub std-item" }, standardTitle)
+          : null,
       ),
       el("td", { class: "value" }, item.value === undefined ? "" : String(item.value)),
       lab ? el("td", { class: "flag" }, ...flagCell(texts, flag)) : null,
@@ -71,21 +107,45 @@ function itemTable(texts: StaffTexts, kind: ReportKind, items: readonly SentItem
       lab ? el("td", { class: "range" }, range(item.refLow, item.refHigh)) : null,
     );
   });
-  return el("div", { class: "table-wrap" }, el("table", { class: "data report-items" }, el("caption", { class: "visually-hidden" }, texts.reportItems), el("thead", {}, head), el("tbody", {}, ...rows)));
+  return el(
+    "div",
+    { class: "table-wrap" },
+    el(
+      "table",
+      { class: "data report-items" },
+      el("caption", { class: "visually-hidden" }, texts.reportItems),
+      el("thead", {}, head),
+      el("tbody", {}, ...rows),
+    ),
+  );
 }
 
 /**
  * The printed report. `level` is its heading's level in the page around it; `meta` a line about
  * the stored version (which one, when received, from whom).
  */
-export function reportSheet(texts: StaffTexts, kind: ReportKind, report: SentReport, options: { level?: 3 | 4; meta?: string; standardItems?: StandardItems } = {}): HTMLElement {
+export function reportSheet(
+  texts: StaffTexts,
+  kind: ReportKind,
+  report: SentReport,
+  options: { level?: 3 | 4; meta?: string; standardItems?: StandardItems } = {},
+): HTMLElement {
   const lab = kind === "lab";
   const f = texts.reportFacts;
-  const title = lab ? [texts.labReportHeading, report.panelName].filter(Boolean).join(" · ") : [texts.examReportHeading, report.examName ?? report.examType].filter(Boolean).join(" · ");
-  const status = report.status ? el("span", { class: `badge report-status status-${report.status.toLowerCase()}` }, texts.reportStatuses[report.status] ?? report.status) : null;
+  const title = lab
+    ? [texts.labReportHeading, report.panelName].filter(Boolean).join(" · ")
+    : [texts.examReportHeading, report.examName ?? report.examType].filter(Boolean).join(" · ");
+  const status = report.status
+    ? el(
+        "span",
+        { class: `badge report-status status-${report.status.toLowerCase()}` },
+        texts.reportStatuses[report.status] ?? report.status,
+      )
+    : null;
   const items = report.items ?? [];
   const level = options.level ?? 3;
-  const text = (heading: string, body: string | undefined) => (body ? el("section", { class: "report-text" }, el(`h${level + 1}` as "h4", {}, heading), el("p", {}, body)) : null);
+  const text = (heading: string, body: string | undefined) =>
+    body ? el("section", { class: "report-text" }, el(`h${level + 1}` as "h4", {}, heading), el("p", {}, body)) : null;
   return el(
     "article",
     { class: `report-sheet report-sheet-${kind}`, "data-external-id": report.externalId ?? null },
@@ -109,7 +169,11 @@ export function reportSheet(texts: StaffTexts, kind: ReportKind, report: SentRep
     ]),
     text(texts.reportFindings, report.findings),
     text(texts.reportConclusion, report.conclusion),
-    items.length > 0 ? itemTable(texts, kind, items, options.standardItems ?? []) : lab ? el("p", { class: "empty" }, texts.noReportItems) : null,
+    items.length > 0
+      ? itemTable(texts, kind, items, options.standardItems ?? [])
+      : lab
+        ? el("p", { class: "empty" }, texts.noReportItems)
+        : null,
     facts("report-signoff", [
       [f.reporter, report.reporter],
       [f.reviewer, report.reviewer],
@@ -118,7 +182,11 @@ export function reportSheet(texts: StaffTexts, kind: ReportKind, report: SentRep
 }
 
 /** The report's newest version and how many there are. */
-async function currentVersion(ctx: PageContext, kind: ReportKind, externalId: string): Promise<{ version: ReportVersion; current: number }> {
+async function currentVersion(
+  ctx: PageContext,
+  kind: ReportKind,
+  externalId: string,
+): Promise<{ version: ReportVersion; current: number }> {
   const base = `/api/history/${segment(kind)}/${segment(externalId)}`;
   const { current } = await ctx.api.get<ReportHistory>(base);
   return { version: await ctx.api.get<ReportVersion>(`${base}/versions/${current}`), current };
@@ -128,7 +196,13 @@ async function currentVersion(ctx: PageContext, kind: ReportKind, externalId: st
  * One stored version as printed; in the history (`record`), the record itself a click away, as
  * an audit compares it (it holds the id card as sent, which the printed report masks).
  */
-export function versionSheet(texts: StaffTexts, kind: ReportKind, version: ReportVersion, current: number, { level, record = false }: { level: 3 | 4; record?: boolean }): HTMLElement {
+export function versionSheet(
+  texts: StaffTexts,
+  kind: ReportKind,
+  version: ReportVersion,
+  current: number,
+  { level, record = false }: { level: 3 | 4; record?: boolean },
+): HTMLElement {
   return el(
     "div",
     { class: "report-version", "data-version": version.version },
@@ -137,7 +211,18 @@ export function versionSheet(texts: StaffTexts, kind: ReportKind, version: Repor
       meta: texts.reportVersionOf(version.version, current, localTime(version.receivedAt), version.by),
       standardItems: version.standardItems,
     }),
-    record ? el("details", { class: "report-record" }, el("summary", {}, texts.recordAsReceived), el("pre", { class: "report-json", tabindex: "0", role: "region", "aria-label": texts.recordAsReceived }, JSON.stringify(version.report, null, 2))) : null,
+    record
+      ? el(
+          "details",
+          { class: "report-record" },
+          el("summary", {}, texts.recordAsReceived),
+          el(
+            "pre",
+            { class: "report-json", tabindex: "0", role: "region", "aria-label": texts.recordAsReceived },
+            JSON.stringify(version.report, null, 2),
+          ),
+        )
+      : null,
   );
 }
 

@@ -31,7 +31,9 @@ function loadBundle<K extends keyof LazyBundles>(name: K): Promise<LazyBundles[K
   if (!pending) {
     pending = new Promise<LazyBundles[K]>((resolve, reject) => {
       const script = el("script", { src: document.body.dataset[BUNDLES[name].script] ?? "" });
-      script.addEventListener("load", () => resolve((window as unknown as Record<string, LazyBundles[K]>)[BUNDLES[name].global]!));
+      script.addEventListener("load", () =>
+        resolve((window as unknown as Record<string, LazyBundles[K]>)[BUNDLES[name].global]!),
+      );
       script.addEventListener("error", () => {
         loading.delete(name);
         script.remove();
@@ -45,8 +47,16 @@ function loadBundle<K extends keyof LazyBundles>(name: K): Promise<LazyBundles[K
 }
 
 /** The page `build` makes once its bundle is here; meanwhile (and if it cannot load) a page that says so. */
-export function lazyPage<K extends keyof LazyBundles>(name: K, texts: StaffTexts, build: (pages: LazyBundles[K]) => HTMLElement): HTMLElement {
-  const slot = el("div", { class: "page-slot-inner", "data-state": "loading" }, el("p", { class: "muted" }, texts.loading));
+export function lazyPage<K extends keyof LazyBundles>(
+  name: K,
+  texts: StaffTexts,
+  build: (pages: LazyBundles[K]) => HTMLElement,
+): HTMLElement {
+  const slot = el(
+    "div",
+    { class: "page-slot-inner", "data-state": "loading" },
+    el("p", { class: "muted" }, texts.loading),
+  );
   const attempt = () => {
     loadBundle(name).then(
       (pages) => {
@@ -57,7 +67,15 @@ export function lazyPage<K extends keyof LazyBundles>(name: K, texts: StaffTexts
       },
       () => {
         slot.dataset.state = "error";
-        slot.replaceChildren(el("div", { class: "load-error", role: "alert" }, el("strong", {}, texts.loadFailed), el("p", {}, texts.networkFailed), el("button", { type: "button", onclick: attempt }, texts.retry)));
+        slot.replaceChildren(
+          el(
+            "div",
+            { class: "load-error", role: "alert" },
+            el("strong", {}, texts.loadFailed),
+            el("p", {}, texts.networkFailed),
+            el("button", { type: "button", onclick: attempt }, texts.retry),
+          ),
+        );
       },
     );
   };

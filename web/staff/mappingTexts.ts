@@ -49,7 +49,8 @@ export interface MappingTexts {
 
 export const mappingZh: MappingTexts = {
   mappings: "项目映射",
-  mappingsIntro: "检验系统发来的项目中，字典未能识别的会保存原样，但不计入看板、图表与统计。在此把它们一次性映射到标准项目：之后的推送按映射识别，已保存的结果也会在后台重新映射。",
+  mappingsIntro:
+    "检验系统发来的项目中，字典未能识别的会保存原样，但不计入看板、图表与统计。在此把它们一次性映射到标准项目：之后的推送按映射识别，已保存的结果也会在后台重新映射。",
   unmappedHeading: "未映射的项目（近 90 天收到）",
   unmappedIntro: "按发送系统、项目代码、名称与单位列出，结果最多的在前。",
   noUnmapped: "近 90 天收到的项目都已映射。",
@@ -76,7 +77,8 @@ export const mappingZh: MappingTexts = {
   standardItemHint: "括号内为标准单位；数值会按字典或 UCUM 换算到该单位。",
   chooseStandard: "请选择标准项目",
   factor: "换算系数（可选）",
-  factorHint: (unit, standardUnit) => `仅当字典和 UCUM 都无法把 ${unit} 换算为 ${standardUnit} 时使用：标准值 = 原值 × 系数。`,
+  factorHint: (unit, standardUnit) =>
+    `仅当字典和 UCUM 都无法把 ${unit} 换算为 ${standardUnit} 时使用：标准值 = 原值 × 系数。`,
   reason: "原因（可选）",
   reasonHint: "与映射一同保存，便于日后查阅。",
   previewing: "正在统计将重新映射的已存结果…",
@@ -97,7 +99,8 @@ export const mappingZh: MappingTexts = {
 
 export const mappingEn: MappingTexts = {
   mappings: "Item mappings",
-  mappingsIntro: "Items the laboratory sends that the dictionary does not know are stored as sent, but dashboards, charts and summaries leave them out. Map each here once: later pushes are mapped by it, and the results stored already are re-mapped in the background.",
+  mappingsIntro:
+    "Items the laboratory sends that the dictionary does not know are stored as sent, but dashboards, charts and summaries leave them out. Map each here once: later pushes are mapped by it, and the results stored already are re-mapped in the background.",
   unmappedHeading: "Unmapped items (received in the last 90 days)",
   unmappedIntro: "Per sender, code, name and unit, the most results first.",
   noUnmapped: "Every item received in the last 90 days is mapped.",
@@ -124,14 +127,17 @@ export const mappingEn: MappingTexts = {
   standardItemHint: "Its standard unit in brackets; values are converted to it by the dictionary or UCUM.",
   chooseStandard: "Choose a standard item",
   factor: "Factor (optional)",
-  factorHint: (unit, standardUnit) => `Only when neither the dictionary nor UCUM converts ${unit} to ${standardUnit}: standard value = sent value × factor.`,
+  factorHint: (unit, standardUnit) =>
+    `Only when neither the dictionary nor UCUM converts ${unit} to ${standardUnit}: standard value = sent value × factor.`,
   reason: "Reason (optional)",
   reasonHint: "Kept with the mapping, for whoever reads it later.",
   previewing: "Counting the stored results it would re-map…",
-  preview: (results, reports) => `It will re-map ${results} stored result${results === 1 ? "" : "s"} (${reports} report${reports === 1 ? "" : "s"}).`,
+  preview: (results, reports) =>
+    `It will re-map ${results} stored result${results === 1 ? "" : "s"} (${reports} report${reports === 1 ? "" : "s"}).`,
   saveMapping: "Make the mapping",
   savingMapping: "Making it…",
-  mapped: (item, standard) => `${item} is mapped to ${standard}; its stored results are being re-mapped in the background.`,
+  mapped: (item, standard) =>
+    `${item} is mapped to ${standard}; its stored results are being re-mapped in the background.`,
   factorInvalid: "The factor is a number greater than 0, or left empty.",
   undoMapping: "Undo",
   undoTitle: (item, standard) => `Undo ${item} → ${standard}`,

@@ -21,7 +21,8 @@ interface PageTools {
 }
 
 /** `L-UREA · 本院尿素`: how a sent item is named on the page. */
-const sentName = (item: Pick<UnmappedItem, "itemCode" | "itemName">) => [item.itemCode, item.itemName].filter(Boolean).join(" · ");
+const sentName = (item: Pick<UnmappedItem, "itemCode" | "itemName">) =>
+  [item.itemCode, item.itemName].filter(Boolean).join(" · ");
 
 /**
  * Contract F.1 for authors: the sent items no dictionary entry matched (GET /api/dictionary/unmapped),
@@ -42,12 +43,24 @@ export function mappingsPage(ctx: PageContext): HTMLElement {
     const mappings = await ctx.api.all<ItemMapping>("/api/dictionary/mappings");
     const unmapped = await ctx.api.all<UnmappedItem>("/api/dictionary/unmapped");
     clearTimeout(timer);
-    if (mappings.some((mapping) => mapping.remap.status === "RUNNING")) timer = setTimeout(() => void (frame.isConnected && load()), POLL_MS);
+    if (mappings.some((mapping) => mapping.remap.status === "RUNNING"))
+      timer = setTimeout(() => void (frame.isConnected && load()), POLL_MS);
     return el(
       "div",
       {},
-      el("section", { class: "unmapped", "aria-labelledby": "unmapped-heading" }, el("h2", { id: "unmapped-heading" }, texts.unmappedHeading), el("p", { class: "muted" }, texts.unmappedIntro), unmappedTable(unmapped)),
-      el("section", { class: "mappings", "aria-labelledby": "mappings-heading" }, el("h2", { id: "mappings-heading" }, texts.mappingsHeading), mappingsTable(mappings)),
+      el(
+        "section",
+        { class: "unmapped", "aria-labelledby": "unmapped-heading" },
+        el("h2", { id: "unmapped-heading" }, texts.unmappedHeading),
+        el("p", { class: "muted" }, texts.unmappedIntro),
+        unmappedTable(unmapped),
+      ),
+      el(
+        "section",
+        { class: "mappings", "aria-labelledby": "mappings-heading" },
+        el("h2", { id: "mappings-heading" }, texts.mappingsHeading),
+        mappingsTable(mappings),
+      ),
     );
   };
   const load = loader(box, texts, read);
@@ -55,7 +68,15 @@ export function mappingsPage(ctx: PageContext): HTMLElement {
 
   function unmappedTable(list: UnmappedItem[]): HTMLElement {
     if (list.length === 0) return el("p", { class: "empty" }, texts.noUnmapped);
-    const head = [texts.mapColItem, texts.mapColSender, texts.mapColUnit, texts.mapColResults, texts.mapColLastSeen, texts.mapColExamples, ""];
+    const head = [
+      texts.mapColItem,
+      texts.mapColSender,
+      texts.mapColUnit,
+      texts.mapColResults,
+      texts.mapColLastSeen,
+      texts.mapColExamples,
+      "",
+    ];
     const rows = list.map((item) =>
       el(
         "tr",
@@ -66,15 +87,35 @@ export function mappingsPage(ctx: PageContext): HTMLElement {
         el("td", { class: "number" }, String(item.results)),
         el("td", {}, localTime(item.lastSeen)),
         el("td", { class: "examples" }, item.examples.map(String).join(", ")),
-        el("td", { class: "actions" }, el("button", { type: "button", class: "map", onclick: () => mapDialog(tools, item) }, texts.mapItem)),
+        el(
+          "td",
+          { class: "actions" },
+          el("button", { type: "button", class: "map", onclick: () => mapDialog(tools, item) }, texts.mapItem),
+        ),
       ),
     );
-    return cardTable(el("table", { class: "data unmapped-items" }, el("caption", { class: "visually-hidden" }, texts.unmappedHeading), el("thead", {}, el("tr", {}, ...head.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)));
+    return cardTable(
+      el(
+        "table",
+        { class: "data unmapped-items" },
+        el("caption", { class: "visually-hidden" }, texts.unmappedHeading),
+        el("thead", {}, el("tr", {}, ...head.map((c) => el("th", { scope: "col" }, c)))),
+        el("tbody", {}, ...rows),
+      ),
+    );
   }
 
   function mappingsTable(list: ItemMapping[]): HTMLElement {
     if (list.length === 0) return el("p", { class: "empty" }, texts.noMappings);
-    const head = [texts.mapColItem, texts.mapColSender, texts.mapColStandard, texts.mapColFactor, texts.mapColMadeBy, texts.mapColRemap, ""];
+    const head = [
+      texts.mapColItem,
+      texts.mapColSender,
+      texts.mapColStandard,
+      texts.mapColFactor,
+      texts.mapColMadeBy,
+      texts.mapColRemap,
+      "",
+    ];
     const rows = list.map((mapping) => {
       const standard = standardName(mapping.stdCode);
       const remap = mapping.remap;
@@ -85,12 +126,41 @@ export function mappingsPage(ctx: PageContext): HTMLElement {
         el("td", {}, mapping.client ?? texts.allSenders),
         el("td", {}, standard),
         el("td", { class: "number" }, mapping.factor === null ? "" : String(mapping.factor)),
-        el("td", {}, `${mapping.addedBy} · ${localTime(mapping.addedAt)}`, mapping.removedAt ? el("div", { class: "muted" }, texts.undoneBy(mapping.removedBy ?? "", localTime(mapping.removedAt))) : null),
-        el("td", { class: "remap" }, `${texts.remapStatus[remap.status]} · ${texts.remapProgress(remap.results, remap.total)}`),
-        el("td", { class: "actions" }, mapping.removedAt ? null : el("button", { type: "button", class: "undo", onclick: () => undoDialog(tools, mapping, standard) }, texts.undoMapping)),
+        el(
+          "td",
+          {},
+          `${mapping.addedBy} · ${localTime(mapping.addedAt)}`,
+          mapping.removedAt
+            ? el("div", { class: "muted" }, texts.undoneBy(mapping.removedBy ?? "", localTime(mapping.removedAt)))
+            : null,
+        ),
+        el(
+          "td",
+          { class: "remap" },
+          `${texts.remapStatus[remap.status]} · ${texts.remapProgress(remap.results, remap.total)}`,
+        ),
+        el(
+          "td",
+          { class: "actions" },
+          mapping.removedAt
+            ? null
+            : el(
+                "button",
+                { type: "button", class: "undo", onclick: () => undoDialog(tools, mapping, standard) },
+                texts.undoMapping,
+              ),
+        ),
       );
     });
-    return cardTable(el("table", { class: "data item-mappings" }, el("caption", { class: "visually-hidden" }, texts.mappingsHeading), el("thead", {}, el("tr", {}, ...head.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)));
+    return cardTable(
+      el(
+        "table",
+        { class: "data item-mappings" },
+        el("caption", { class: "visually-hidden" }, texts.mappingsHeading),
+        el("thead", {}, el("tr", {}, ...head.map((c) => el("th", { scope: "col" }, c)))),
+        el("tbody", {}, ...rows),
+      ),
+    );
   }
 
   /** `K · 钾 (mmol/L)`, in the page's language. */
@@ -101,7 +171,11 @@ export function mappingsPage(ctx: PageContext): HTMLElement {
   }
 
   const tools: PageTools = { ctx, standards: () => standards ?? [], standardName, reload: load };
-  const toolbar = el("div", { class: "toolbar" }, el("button", { type: "button", class: "refresh", onclick: () => void load() }, texts.refresh));
+  const toolbar = el(
+    "div",
+    { class: "toolbar" },
+    el("button", { type: "button", class: "refresh", onclick: () => void load() }, texts.refresh),
+  );
   const frame = pageFrame("mappings", texts.mappings, texts.mappingsIntro, toolbar, box);
   void load();
   return frame;
@@ -111,17 +185,33 @@ export function mappingsPage(ctx: PageContext): HTMLElement {
 function mapDialog(page: PageTools, item: UnmappedItem): void {
   const { ctx, standardName } = page;
   const { texts } = ctx;
-  const forSender = el("input", { type: "radio", name: "map-for", value: "sender", id: "map-for-sender", checked: true });
+  const forSender = el("input", {
+    type: "radio",
+    name: "map-for",
+    value: "sender",
+    id: "map-for-sender",
+    checked: true,
+  });
   const forAll = el("input", { type: "radio", name: "map-for", value: "all", id: "map-for-all" });
   const choices = [...page.standards()].sort((a, b) => a.label.localeCompare(b.label));
-  const standard = el("select", { required: true }, el("option", { value: "" }, texts.chooseStandard), ...choices.map((choice) => el("option", { value: choice.code }, standardName(choice.code))));
+  const standard = el(
+    "select",
+    { required: true },
+    el("option", { value: "" }, texts.chooseStandard),
+    ...choices.map((choice) => el("option", { value: choice.code }, standardName(choice.code))),
+  );
   const factor = el("input", { type: "number", min: "0", step: "any", inputmode: "decimal" });
   const factorField = field("map-factor", texts.factor, factor, texts.factorHint(item.unit ?? texts.noUnit, "…"));
   const reason = el("textarea", { maxlength: 500, rows: 2 });
   const preview = el("p", { class: "preview", role: "status" }, texts.previewing);
   const problem = alertBox();
   const submit = el("button", { type: "submit", class: "primary" }, texts.saveMapping);
-  const keys = (): Keys => ({ client: forSender.checked ? item.client : null, itemCode: item.itemCode, itemName: item.itemName, unit: item.unit });
+  const keys = (): Keys => ({
+    client: forSender.checked ? item.client : null,
+    itemCode: item.itemCode,
+    itemName: item.itemName,
+    unit: item.unit,
+  });
   /** The keys as the service takes them: a key the item has not is left out. */
   const sent = (k: Keys) => Object.fromEntries(Object.entries(k).filter(([, value]) => value !== null && value !== ""));
   const showPreview = async () => {
@@ -152,7 +242,12 @@ function mapDialog(page: PageTools, item: UnmappedItem): void {
         "fieldset",
         {},
         el("legend", {}, texts.mapFor),
-        el("div", { class: "form-field checkbox" }, forSender, el("label", { for: forSender.id }, texts.mapForSender(item.client))),
+        el(
+          "div",
+          { class: "form-field checkbox" },
+          forSender,
+          el("label", { for: forSender.id }, texts.mapForSender(item.client)),
+        ),
         el("div", { class: "form-field checkbox" }, forAll, el("label", { for: forAll.id }, texts.mapForAll)),
       ),
       field("map-standard", texts.standardItem, standard, texts.standardItemHint),
@@ -179,7 +274,12 @@ function mapDialog(page: PageTools, item: UnmappedItem): void {
       }
       void whileSubmitting(submit, texts.savingMapping, problem, async () => {
         try {
-          await ctx.api.post("/api/dictionary/mappings", { ...sent(keys()), stdCode: standard.value, ...(factorValue !== null ? { factor: factorValue } : {}), ...(reason.value.trim() ? { reason: reason.value.trim() } : {}) });
+          await ctx.api.post("/api/dictionary/mappings", {
+            ...sent(keys()),
+            stdCode: standard.value,
+            ...(factorValue !== null ? { factor: factorValue } : {}),
+            ...(reason.value.trim() ? { reason: reason.value.trim() } : {}),
+          });
         } catch (error) {
           problem.show(error instanceof Error ? error.message : String(error));
           return;
@@ -203,12 +303,23 @@ function undoDialog(page: PageTools, mapping: ItemMapping, standard: string): vo
   const problem = alertBox();
   const submit = el("button", { type: "submit", class: "primary danger" }, texts.undoMapping);
   const modal = openModal(texts.undoTitle(name, standard), texts.close, () => {
-    const form = el("form", { class: "undo-form" }, el("p", {}, texts.undoExplain), field("undo-reason", texts.reason, reason, texts.reasonHint), problem.element, el("div", { class: "form-actions" }, submit));
+    const form = el(
+      "form",
+      { class: "undo-form" },
+      el("p", {}, texts.undoExplain),
+      field("undo-reason", texts.reason, reason, texts.reasonHint),
+      problem.element,
+      el("div", { class: "form-actions" }, submit),
+    );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       void whileSubmitting(submit, texts.undoing, problem, async () => {
         try {
-          await ctx.api.exchange("DELETE", `/api/dictionary/mappings/${segment(mapping.mappingId)}`, reason.value.trim() ? { body: { reason: reason.value.trim() } } : {});
+          await ctx.api.exchange(
+            "DELETE",
+            `/api/dictionary/mappings/${segment(mapping.mappingId)}`,
+            reason.value.trim() ? { body: { reason: reason.value.trim() } } : {},
+          );
         } catch (error) {
           problem.show(error instanceof Error ? error.message : String(error));
           return;

@@ -35,9 +35,18 @@ export function withdraw(submit: HTMLButtonElement, field: HTMLTextAreaElement |
 /** A dialog asking for a text (a dismissal's reason, an acknowledgement's note, a restore's note) and sending it. */
 export function noteDialog(ctx: PageContext, spec: NoteDialog): void {
   const { texts } = ctx;
-  const note = el("textarea", { name: spec.fieldId, rows: 3, maxlength: spec.maxLength, required: spec.missing !== undefined });
+  const note = el("textarea", {
+    name: spec.fieldId,
+    rows: 3,
+    maxlength: spec.maxLength,
+    required: spec.missing !== undefined,
+  });
   const problem = alertBox();
-  const submit = el("button", { type: "submit", class: spec.submit.danger ? "primary danger" : "primary" }, spec.submit.text);
+  const submit = el(
+    "button",
+    { type: "submit", class: spec.submit.danger ? "primary danger" : "primary" },
+    spec.submit.text,
+  );
   const cancel = el("button", { type: "button" }, texts.cancel);
   openModal(spec.title, texts.close, (modal) => {
     const form = el(

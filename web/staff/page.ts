@@ -23,7 +23,13 @@ export interface PageContext {
 
 /** A page's frame: its heading (focused when the page opens), an introduction, then its content. */
 export function pageFrame(name: string, title: string, intro: string, ...content: Node[]): HTMLElement {
-  return el("main", { id: "main", class: `page page-${name}`, "data-page": name }, el("h1", { tabindex: "-1" }, title), el("p", { class: "intro" }, intro), ...content);
+  return el(
+    "main",
+    { id: "main", class: `page page-${name}`, "data-page": name },
+    el("h1", { tabindex: "-1" }, title),
+    el("p", { class: "intro" }, intro),
+    ...content,
+  );
 }
 
 /**
@@ -47,7 +53,13 @@ export function loader(box: HTMLElement, texts: StaffTexts, load: () => Promise<
       if (mine !== latest) return;
       const message = error instanceof Error ? error.message : String(error);
       box.replaceChildren(
-        el("div", { class: "load-error", role: "alert" }, el("strong", {}, texts.loadFailed), el("p", {}, message), el("button", { type: "button", onclick: () => void run() }, texts.retry)),
+        el(
+          "div",
+          { class: "load-error", role: "alert" },
+          el("strong", {}, texts.loadFailed),
+          el("p", {}, message),
+          el("button", { type: "button", onclick: () => void run() }, texts.retry),
+        ),
       );
       box.dataset.state = "error";
     } finally {

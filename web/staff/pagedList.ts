@@ -12,7 +12,12 @@ export interface ListPage<T> {
  * page, and under it, while more remain, a "Show more" button that reads the next page and shows
  * it after the rows already there. The page never reads more than a person asks to see.
  */
-export function pagedList<T>(ctx: PageContext, first: ListPage<T>, render: (items: T[]) => Node, counted: (shown: number, more: boolean) => void): HTMLElement {
+export function pagedList<T>(
+  ctx: PageContext,
+  first: ListPage<T>,
+  render: (items: T[]) => Node,
+  counted: (shown: number, more: boolean) => void,
+): HTMLElement {
   const { texts } = ctx;
   const items = [...first.items];
   let next = first.next;

@@ -12,7 +12,11 @@ import { segment } from "./staffApi.ts";
  */
 export function patientCopyButton(ctx: PageContext, patientRef: string): HTMLButtonElement {
   const { texts } = ctx;
-  const button = el("button", { type: "button", class: "patient-copy-button", title: texts.patientCopyHint }, texts.patientCopy);
+  const button = el(
+    "button",
+    { type: "button", class: "patient-copy-button", title: texts.patientCopyHint },
+    texts.patientCopy,
+  );
   button.addEventListener("click", () => {
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
@@ -30,7 +34,11 @@ async function download(ctx: PageContext, patientRef: string): Promise<void> {
   const { texts } = ctx;
   const own = credentialsOf(ctx.session, "GET");
   try {
-    const response = await fetch(`/api/patients/${segment(patientRef)}/copy`, { headers: own.headers, credentials: own.credentials, cache: "no-store" });
+    const response = await fetch(`/api/patients/${segment(patientRef)}/copy`, {
+      headers: own.headers,
+      credentials: own.credentials,
+      cache: "no-store",
+    });
     if (!response.ok) {
       ctx.announce(texts.patientCopyFailed((await failureOf(response, texts)).sentence));
       return;

@@ -13,11 +13,48 @@ const PATIENT_REF_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  */
 export function patientForm(ctx: PageContext, existing: PatientListEntry | null, onSaved: () => Promise<void>): void {
   const { texts } = ctx;
-  const patientRef = el("input", { type: "text", name: "patientRef", maxlength: 64, autocomplete: "off", spellcheck: "false", required: true, readonly: existing !== null, value: existing?.patientRef });
-  const name = el("input", { type: "text", name: "name", maxlength: 100, autocomplete: "off", required: true, value: existing?.name });
-  const idCard = el("input", { type: "text", name: "idCard", maxlength: 18, autocomplete: "off", spellcheck: "false", inputmode: "text", required: true, placeholder: existing?.idCard });
-  const hisPatientId = el("input", { type: "text", name: "hisPatientId", maxlength: 64, autocomplete: "off", value: existing?.hisPatientId ?? undefined });
-  const ward = el("input", { type: "text", name: "ward", maxlength: 64, autocomplete: "off", value: existing?.ward ?? undefined });
+  const patientRef = el("input", {
+    type: "text",
+    name: "patientRef",
+    maxlength: 64,
+    autocomplete: "off",
+    spellcheck: "false",
+    required: true,
+    readonly: existing !== null,
+    value: existing?.patientRef,
+  });
+  const name = el("input", {
+    type: "text",
+    name: "name",
+    maxlength: 100,
+    autocomplete: "off",
+    required: true,
+    value: existing?.name,
+  });
+  const idCard = el("input", {
+    type: "text",
+    name: "idCard",
+    maxlength: 18,
+    autocomplete: "off",
+    spellcheck: "false",
+    inputmode: "text",
+    required: true,
+    placeholder: existing?.idCard,
+  });
+  const hisPatientId = el("input", {
+    type: "text",
+    name: "hisPatientId",
+    maxlength: 64,
+    autocomplete: "off",
+    value: existing?.hisPatientId ?? undefined,
+  });
+  const ward = el("input", {
+    type: "text",
+    name: "ward",
+    maxlength: 64,
+    autocomplete: "off",
+    value: existing?.ward ?? undefined,
+  });
   const active = el("input", { type: "checkbox", name: "active", checked: existing?.active ?? true });
   const problem = alertBox();
   const submit = el("button", { type: "submit", class: "primary" }, texts.save);
@@ -28,18 +65,34 @@ export function patientForm(ctx: PageContext, existing: PatientListEntry | null,
       { class: "patient-form", novalidate: true },
       field("patient-ref", texts.patientRef, patientRef, existing ? undefined : texts.patientRefHint),
       field("patient-name", texts.name, name),
-      field("patient-id-card", texts.idCard, idCard, existing ? texts.idCardReenter(existing.idCard) : texts.idCardHint),
+      field(
+        "patient-id-card",
+        texts.idCard,
+        idCard,
+        existing ? texts.idCardReenter(existing.idCard) : texts.idCardHint,
+      ),
       field("patient-his", texts.hisPatientId, hisPatientId),
       field("patient-ward", texts.ward, ward),
       el("div", { class: "form-field checkbox" }, active, el("label", { for: "patient-active" }, texts.active)),
       problem.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, texts.cancel), submit),
+      el(
+        "div",
+        { class: "form-actions" },
+        el("button", { type: "button", onclick: () => modal.close() }, texts.cancel),
+        submit,
+      ),
     );
     active.id = "patient-active";
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       for (const input of [patientRef, name, idCard]) input.removeAttribute("aria-invalid");
-      const missing = ([[patientRef, texts.patientRef], [name, texts.name], [idCard, texts.idCard]] as const).find(([input]) => !input.value.trim());
+      const missing = (
+        [
+          [patientRef, texts.patientRef],
+          [name, texts.name],
+          [idCard, texts.idCard],
+        ] as const
+      ).find(([input]) => !input.value.trim());
       if (missing) return invalid(missing[0], texts.fieldMissing(missing[1]));
       if (!PATIENT_REF_PATTERN.test(patientRef.value.trim())) return invalid(patientRef, texts.patientRefHint);
       const body: PatientInput = {
@@ -59,7 +112,8 @@ export function patientForm(ctx: PageContext, existing: PatientListEntry | null,
           // The service's code (or its sentence, `idCard …`) names the field: mark the id card, the usual culprit, when it is the one.
           const message = error instanceof Error ? error.message : String(error);
           const code = error instanceof ApiError ? error.code : undefined;
-          if (code === "id-card-invalid" || code === "id-card-taken" || /idCard/.test(message)) idCard.setAttribute("aria-invalid", "true");
+          if (code === "id-card-invalid" || code === "id-card-taken" || /idCard/.test(message))
+            idCard.setAttribute("aria-invalid", "true");
           problem.show(message);
         }
       });

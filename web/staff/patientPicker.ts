@@ -15,7 +15,11 @@ let pickers = 0;
  * (`GET /api/patients?q=`), and choose one from the answers (radio buttons: arrow keys move).
  * `onChoose` hears each choice, and null when a new search drops it.
  */
-export function patientPicker(ctx: PageContext, initialSearch: string, onChoose: (patient: PatientListEntry | null) => void = () => {}): PatientPicker {
+export function patientPicker(
+  ctx: PageContext,
+  initialSearch: string,
+  onChoose: (patient: PatientListEntry | null) => void = () => {},
+): PatientPicker {
   const { texts } = ctx;
   const id = `picker-${++pickers}`;
   let chosen: PatientListEntry | null = null;
@@ -24,7 +28,15 @@ export function patientPicker(ctx: PageContext, initialSearch: string, onChoose:
     chosen = patient;
     onChoose(patient);
   };
-  const input = el("input", { type: "search", id: `${id}-q`, name: "q", value: initialSearch, autocomplete: "off", "aria-describedby": `${id}-hint`, maxlength: 100 });
+  const input = el("input", {
+    type: "search",
+    id: `${id}-q`,
+    name: "q",
+    value: initialSearch,
+    autocomplete: "off",
+    "aria-describedby": `${id}-hint`,
+    maxlength: 100,
+  });
   const results = el("div", { class: "picker-results", "aria-live": "polite" });
   const search = loader(results, texts, async () => {
     const q = input.value.trim();
@@ -43,7 +55,11 @@ export function patientPicker(ctx: PageContext, initialSearch: string, onChoose:
           { class: "picker-option", "data-patient-ref": patient.patientRef },
           radio,
           el("span", { class: "picker-name" }, patient.name),
-          el("span", { class: "muted" }, [patient.patientRef, patient.idCard, patient.hisPatientId, patient.ward].filter(Boolean).join(" · ")),
+          el(
+            "span",
+            { class: "muted" },
+            [patient.patientRef, patient.idCard, patient.hisPatientId, patient.ward].filter(Boolean).join(" · "),
+          ),
         );
       }),
     );
@@ -65,7 +81,12 @@ export function patientPicker(ctx: PageContext, initialSearch: string, onChoose:
     "div",
     { class: "picker" },
     el("label", { for: input.id }, texts.searchLabel),
-    el("div", { class: "search-row" }, input, el("button", { type: "button", onclick: () => void search() }, texts.search)),
+    el(
+      "div",
+      { class: "search-row" },
+      input,
+      el("button", { type: "button", onclick: () => void search() }, texts.search),
+    ),
     el("p", { class: "hint", id: `${id}-hint` }, texts.searchHint),
     results,
   );

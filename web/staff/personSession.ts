@@ -11,10 +11,19 @@ import type { Session } from "./session.ts";
 
 /** The signed-in person's session, or null when there is none (never signed in, ended, signed out). */
 export async function personSession(): Promise<Extract<Session, { kind: "person" }> | null> {
-  const response = await fetch("/staff/session", { credentials: "same-origin", cache: "no-store", headers: { accept: "application/json" } });
+  const response = await fetch("/staff/session", {
+    credentials: "same-origin",
+    cache: "no-store",
+    headers: { accept: "application/json" },
+  });
   if (!response.ok) return null;
   const answer = (await response.json()) as z.infer<typeof staffSessionAnswer>;
-  return { kind: "person", tenant: answer.tenant, csrf: answer.csrf, caller: { who: answer.name, roles: answer.roles.filter(isStaffRole), wards: answer.wards } };
+  return {
+    kind: "person",
+    tenant: answer.tenant,
+    csrf: answer.csrf,
+    caller: { who: answer.name, roles: answer.roles.filter(isStaffRole), wards: answer.wards },
+  };
 }
 
 /**
@@ -22,7 +31,12 @@ export async function personSession(): Promise<Extract<Session, { kind: "person"
  * own (its end-session URL), or null when it has none. Throws when the service did not end it.
  */
 export async function signOutPerson(session: Extract<Session, { kind: "person" }>): Promise<string | null> {
-  const response = await fetch("/staff/logout", { method: "POST", credentials: "same-origin", cache: "no-store", headers: { "x-csrf-token": session.csrf } });
+  const response = await fetch("/staff/logout", {
+    method: "POST",
+    credentials: "same-origin",
+    cache: "no-store",
+    headers: { "x-csrf-token": session.csrf },
+  });
   // 401: the session had ended already, which is what signing out wants.
   if (response.status !== 204 && response.status !== 401) throw new Error(`sign-out answered ${response.status}`);
   return response.headers.get("location");

@@ -16,15 +16,28 @@ const STALE = new Set(["queue-entry-changed", "report-dismissed", "report-alread
 const TOLD = new Set<QueueChangeWords["event"]>(["RECEIVED", "REQUEUED", "CLAIMED", "DISMISSED"]);
 
 /** Claims or dismisses a waiting report, based on the entry as the page showed it. */
-export async function decideOnEntry(ctx: PageContext, entry: UnmatchedEntry, decision: "claim" | "dismiss", body: { patientRef: string } | { reason: string }): Promise<void> {
-  await ctx.api.exchange("POST", `/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/${decision}`, { body, headers: { "if-match": entry.etag } });
+export async function decideOnEntry(
+  ctx: PageContext,
+  entry: UnmatchedEntry,
+  decision: "claim" | "dismiss",
+  body: { patientRef: string } | { reason: string },
+): Promise<void> {
+  await ctx.api.exchange("POST", `/api/unmatched/${segment(entry.kind)}/${segment(entry.externalId)}/${decision}`, {
+    body,
+    headers: { "if-match": entry.etag },
+  });
 }
 
 /**
  * For a decision refused because the report changed since: the refusal's words, what last happened
  * to the report and by whom (from its history), and the queue refreshed. Null for any other failure.
  */
-export async function staleEntryWords(ctx: PageContext, entry: UnmatchedEntry, error: unknown, refresh: () => Promise<void>): Promise<string | null> {
+export async function staleEntryWords(
+  ctx: PageContext,
+  entry: UnmatchedEntry,
+  error: unknown,
+  refresh: () => Promise<void>,
+): Promise<string | null> {
   if (!(error instanceof ApiError) || !error.code || !STALE.has(error.code)) return null;
   // A report that is not found (another ward's patient's now, as far as this person may know) has no history to tell.
   const [last] = await Promise.all([error.status === 409 ? lastChange(ctx, entry) : null, refresh().catch(() => {})]);
@@ -33,10 +46,17 @@ export async function staleEntryWords(ctx: PageContext, entry: UnmatchedEntry, e
 
 async function lastChange(ctx: PageContext, entry: UnmatchedEntry): Promise<string | null> {
   try {
-    const history = await ctx.api.get<ReportHistory>(`/api/history/${segment(entry.kind)}/${segment(entry.externalId)}`);
+    const history = await ctx.api.get<ReportHistory>(
+      `/api/history/${segment(entry.kind)}/${segment(entry.externalId)}`,
+    );
     const change = history.entries.findLast((told) => TOLD.has(told.event as QueueChangeWords["event"]));
     if (!change) return null;
-    return ctx.texts.queueChange({ event: change.event as QueueChangeWords["event"], by: change.by, at: change.at.replace("T", " "), reason: change.reason ?? null });
+    return ctx.texts.queueChange({
+      event: change.event as QueueChangeWords["event"],
+      by: change.by,
+      at: change.at.replace("T", " "),
+      reason: change.reason ?? null,
+    });
   } catch {
     return null;
   }

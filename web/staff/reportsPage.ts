@@ -18,13 +18,21 @@ export function reportsPage(ctx: PageContext): HTMLElement {
   const load = loader(box, texts, async () => {
     const reports = await ctx.api.all<ReportListEntry>("/api/reports");
     // Every report's versions at once: a tenant has tens of reports, not thousands.
-    const versions = await Promise.all(reports.map((report) => ctx.api.all<VersionEntry>(`/api/reports/${segment(report.id)}/versions`)));
+    const versions = await Promise.all(
+      reports.map((report) => ctx.api.all<VersionEntry>(`/api/reports/${segment(report.id)}/versions`)),
+    );
     if (reports.length === 0) return el("p", { class: "empty" }, texts.noReports);
     return el("div", { class: "report-list" }, ...reports.map((report, i) => reportCard(ctx, report, versions[i]!)));
   });
   void load();
   // Writing reports is the authors' (contract C.3); the others see the reports and their versions only.
-  const create = may(ctx.session, "author") ? el("p", { class: "page-actions" }, el("a", { href: "#new", class: "button-link primary", "data-action": "new-report" }, texts.newReport)) : null;
+  const create = may(ctx.session, "author")
+    ? el(
+        "p",
+        { class: "page-actions" },
+        el("a", { href: "#new", class: "button-link primary", "data-action": "new-report" }, texts.newReport),
+      )
+    : null;
   return pageFrame("reports", texts.reports, texts.reportsIntro, ...(create ? [create] : []), box);
 }
 
@@ -34,9 +42,28 @@ function reportCard(ctx: PageContext, report: ReportListEntry, versions: Version
   const links = el(
     "p",
     { class: "report-links" },
-    may(ctx.session, "author") ? el("a", { href: `#edit/${segment(report.id)}`, class: "button-link", "data-action": "edit", "aria-label": texts.editReport(report.title) }, texts.edit) : null,
-    report.publishedVersion ? el("a", { href: embedUrl(ctx, report.id, report.publishedVersion), target: "_blank", rel: "noopener" }, texts.openCurrent) : null,
-    report.hasDraft ? el("a", { href: embedUrl(ctx, report.id, "draft"), target: "_blank", rel: "noopener" }, texts.openDraft) : null,
+    may(ctx.session, "author")
+      ? el(
+          "a",
+          {
+            href: `#edit/${segment(report.id)}`,
+            class: "button-link",
+            "data-action": "edit",
+            "aria-label": texts.editReport(report.title),
+          },
+          texts.edit,
+        )
+      : null,
+    report.publishedVersion
+      ? el(
+          "a",
+          { href: embedUrl(ctx, report.id, report.publishedVersion), target: "_blank", rel: "noopener" },
+          texts.openCurrent,
+        )
+      : null,
+    report.hasDraft
+      ? el("a", { href: embedUrl(ctx, report.id, "draft"), target: "_blank", rel: "noopener" }, texts.openDraft)
+      : null,
   );
   return el(
     "section",
@@ -48,7 +75,11 @@ function reportCard(ctx: PageContext, report: ReportListEntry, versions: Version
       el(
         "p",
         { class: "badges" },
-        el("span", { class: report.publishedVersion ? "badge published" : "badge" }, report.publishedVersion ? texts.published(report.publishedVersion) : texts.neverPublished),
+        el(
+          "span",
+          { class: report.publishedVersion ? "badge published" : "badge" },
+          report.publishedVersion ? texts.published(report.publishedVersion) : texts.neverPublished,
+        ),
         report.hasDraft ? el("span", { class: "badge draft" }, texts.hasDraft) : null,
       ),
     ),
@@ -60,13 +91,26 @@ function reportCard(ctx: PageContext, report: ReportListEntry, versions: Version
 
 function versionTable(ctx: PageContext, report: ReportListEntry, versions: VersionEntry[]): HTMLElement {
   const { texts } = ctx;
-  const columns = [texts.colVersion, texts.colTime, texts.colWho, texts.colNote, texts.colMode, texts.colAudit, texts.colActions];
+  const columns = [
+    texts.colVersion,
+    texts.colTime,
+    texts.colWho,
+    texts.colNote,
+    texts.colMode,
+    texts.colAudit,
+    texts.colActions,
+  ];
   const body = el("tbody");
   for (const version of versions) {
     const row = el(
       "tr",
       { "data-version": version.no, class: version.current ? "current" : null },
-      el("th", { scope: "row" }, version.no, version.current ? el("span", { class: "badge published" }, texts.current) : null),
+      el(
+        "th",
+        { scope: "row" },
+        version.no,
+        version.current ? el("span", { class: "badge published" }, texts.current) : null,
+      ),
       el("td", {}, localTime(version.time)),
       el("td", {}, version.who),
       el("td", { class: "note" }, version.note),
@@ -74,27 +118,67 @@ function versionTable(ctx: PageContext, report: ReportListEntry, versions: Versi
       el(
         "td",
         { class: "audit" },
-        el("span", { class: `grade grade-${version.audit.grade}`, "aria-label": `${texts.colAudit} ${version.audit.grade}` }, version.audit.grade),
+        el(
+          "span",
+          { class: `grade grade-${version.audit.grade}`, "aria-label": `${texts.colAudit} ${version.audit.grade}` },
+          version.audit.grade,
+        ),
         " ",
-        el("span", { class: "muted" }, texts.auditSummary(version.audit.score, texts.severities[version.audit.highest] ?? version.audit.highest, version.audit.findings)),
+        el(
+          "span",
+          { class: "muted" },
+          texts.auditSummary(
+            version.audit.score,
+            texts.severities[version.audit.highest] ?? version.audit.highest,
+            version.audit.findings,
+          ),
+        ),
       ),
       el("td", { class: "actions" }),
     );
     const actions = row.lastElementChild!;
-    actions.append(el("a", { href: embedUrl(ctx, report.id, version.no), target: "_blank", rel: "noopener", class: "button-link", "aria-label": texts.openVersion(version.no) }, texts.open));
+    actions.append(
+      el(
+        "a",
+        {
+          href: embedUrl(ctx, report.id, version.no),
+          target: "_blank",
+          rel: "noopener",
+          class: "button-link",
+          "aria-label": texts.openVersion(version.no),
+        },
+        texts.open,
+      ),
+    );
     if (version.audit.findings > 0) actions.append(findingsToggle(ctx, report, version, row, columns.length));
     body.append(row);
   }
   return cardTable(
-    el("table", { class: "data versions" }, el("caption", { class: "visually-hidden" }, texts.versionsOf(report.title)), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), body),
+    el(
+      "table",
+      { class: "data versions" },
+      el("caption", { class: "visually-hidden" }, texts.versionsOf(report.title)),
+      el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))),
+      body,
+    ),
   );
 }
 
 /** A button that shows the version's audit findings (`…/versions/{no}/audit`) in a row beneath it. */
-function findingsToggle(ctx: PageContext, report: ReportListEntry, version: VersionEntry, row: HTMLTableRowElement, span: number): HTMLButtonElement {
+function findingsToggle(
+  ctx: PageContext,
+  report: ReportListEntry,
+  version: VersionEntry,
+  row: HTMLTableRowElement,
+  span: number,
+): HTMLButtonElement {
   const { texts } = ctx;
   const panelId = `findings-${report.id}-${version.no}`;
-  const button = el("button", { type: "button", class: "findings-toggle", "aria-expanded": "false", "aria-controls": panelId }, texts.findings);
+  const button = el(
+    "button",
+    { type: "button", class: "findings-toggle", "aria-expanded": "false", "aria-controls": panelId },
+    texts.findings,
+  );
   let detail: HTMLTableRowElement | null = null;
   button.addEventListener("click", () => {
     if (detail) {
@@ -103,12 +187,19 @@ function findingsToggle(ctx: PageContext, report: ReportListEntry, version: Vers
       button.setAttribute("aria-expanded", "false");
       return;
     }
-    const box = el("div", { class: "findings", id: panelId, "aria-label": texts.findingsOf(version.no), role: "region" });
+    const box = el("div", {
+      class: "findings",
+      id: panelId,
+      "aria-label": texts.findingsOf(version.no),
+      role: "region",
+    });
     detail = el("tr", { class: "findings-row" }, el("td", { colspan: span }, box));
     row.after(detail);
     button.setAttribute("aria-expanded", "true");
     void loader(box, texts, async () => {
-      const audit = await ctx.api.get<Audit>(`/api/reports/${segment(report.id)}/versions/${segment(version.no)}/audit`);
+      const audit = await ctx.api.get<Audit>(
+        `/api/reports/${segment(report.id)}/versions/${segment(version.no)}/audit`,
+      );
       if (audit.findings.length === 0) return el("p", {}, texts.noFindings);
       return el(
         "ul",
@@ -117,7 +208,11 @@ function findingsToggle(ctx: PageContext, report: ReportListEntry, version: Vers
           el(
             "li",
             { "data-rule": finding.rule },
-            el("span", { class: `severity severity-${finding.severity}` }, texts.severities[finding.severity] ?? finding.severity),
+            el(
+              "span",
+              { class: `severity severity-${finding.severity}` },
+              texts.severities[finding.severity] ?? finding.severity,
+            ),
             " ",
             el("code", {}, finding.where),
             " ",

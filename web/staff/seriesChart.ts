@@ -47,7 +47,9 @@ const DERIVED = "#7b3fa0";
 function yRange(series: Series): [number, number] {
   const values = [
     ...series.points.map((point) => point.value),
-    ...[series.refLow, series.refHigh, series.target?.low, series.target?.high].filter((v): v is number => typeof v === "number"),
+    ...[series.refLow, series.refHigh, series.target?.low, series.target?.high].filter(
+      (v): v is number => typeof v === "number",
+    ),
   ];
   if (values.length === 0) return [0, 1];
   const low = Math.min(...values);
@@ -62,7 +64,9 @@ function tooltipText(series: Series, params: unknown, pointNote: SeriesChartOpti
   const point = first?.dataIndex === undefined ? undefined : series.points[first.dataIndex];
   if (!point) return "";
   const note = pointNote?.(point);
-  return [localTime(point.at), `${point.value}${series.unit ? ` ${series.unit}` : ""}`, ...(note ? [note] : [])].join("\n");
+  return [localTime(point.at), `${point.value}${series.unit ? ` ${series.unit}` : ""}`, ...(note ? [note] : [])].join(
+    "\n",
+  );
 }
 
 /** The point nearest in time to `at` (epoch ms). */
@@ -76,7 +80,10 @@ function nearest(points: readonly SeriesPoint[], at: number): SeriesPoint | unde
   return best;
 }
 
-export function seriesChart(series: Series, { title, label, marked = null, onPoint, pointNote }: SeriesChartOptions): SeriesChart {
+export function seriesChart(
+  series: Series,
+  { title, label, marked = null, onPoint, pointNote }: SeriesChartOptions,
+): SeriesChart {
   const element = document.createElement("div");
   element.className = "series-chart";
   element.setAttribute("role", "img");
@@ -85,24 +92,48 @@ export function seriesChart(series: Series, { title, label, marked = null, onPoi
   let chart: echarts.ECharts | null = null;
   const [min, max] = yRange(series);
   const band = (low: number | null | undefined, high: number | null | undefined, color: string) =>
-    (low === null || low === undefined) && (high === null || high === undefined) ? [] : [[{ yAxis: low ?? min, itemStyle: { color } }, { yAxis: high ?? max }]];
-  const limits = [series.critical?.low, series.critical?.high].filter((v): v is number => typeof v === "number" && v >= min && v <= max);
+    (low === null || low === undefined) && (high === null || high === undefined)
+      ? []
+      : [[{ yAxis: low ?? min, itemStyle: { color } }, { yAxis: high ?? max }]];
+  const limits = [series.critical?.low, series.critical?.high].filter(
+    (v): v is number => typeof v === "number" && v >= min && v <= max,
+  );
   const option = {
     animation: false,
     grid: { left: 44, right: 12, top: 10, bottom: 24 },
-    tooltip: { trigger: "axis", renderMode: "richText", formatter: (params: unknown) => tooltipText(series, params, pointNote) },
+    tooltip: {
+      trigger: "axis",
+      renderMode: "richText",
+      formatter: (params: unknown) => tooltipText(series, params, pointNote),
+    },
     xAxis: { type: "time", axisLabel: { hideOverlap: true, fontSize: 10 }, splitLine: { show: false } },
     // The padded ends are not values anyone reads: only the ticks between them are labelled.
-    yAxis: { type: "value", min, max, axisLabel: { fontSize: 10, showMinLabel: false, showMaxLabel: false }, splitLine: { lineStyle: { opacity: 0.4 } } },
+    yAxis: {
+      type: "value",
+      min,
+      max,
+      axisLabel: { fontSize: 10, showMinLabel: false, showMaxLabel: false },
+      splitLine: { lineStyle: { opacity: 0.4 } },
+    },
     series: [
       {
         type: "line",
         name: title,
         data: series.points.map((point) =>
           point.externalId === marked && !point.derived
-            ? { value: [point.at, point.value], symbol: "diamond", symbolSize: 14, itemStyle: { color: CRITICAL, borderColor: "#fff", borderWidth: 1 } }
+            ? {
+                value: [point.at, point.value],
+                symbol: "diamond",
+                symbolSize: 14,
+                itemStyle: { color: CRITICAL, borderColor: "#fff", borderWidth: 1 },
+              }
             : point.derived
-              ? { value: [point.at, point.value], symbol: "emptyCircle", symbolSize: 8, itemStyle: { color: DERIVED, borderColor: DERIVED, borderWidth: 2 } }
+              ? {
+                  value: [point.at, point.value],
+                  symbol: "emptyCircle",
+                  symbolSize: 8,
+                  itemStyle: { color: DERIVED, borderColor: DERIVED, borderWidth: 2 },
+                }
               : [point.at, point.value],
         ),
         cursor: onPoint ? "pointer" : "default",
@@ -112,9 +143,20 @@ export function seriesChart(series: Series, { title, label, marked = null, onPoi
         itemStyle: { color: LINE },
         markArea: {
           silent: true,
-          data: [...band(series.refLow, series.refHigh, BAND_REFERENCE), ...(series.target ? band(series.target.low, series.target.high, BAND_TARGET) : [])],
+          data: [
+            ...band(series.refLow, series.refHigh, BAND_REFERENCE),
+            ...(series.target ? band(series.target.low, series.target.high, BAND_TARGET) : []),
+          ],
         },
-        markLine: limits.length ? { silent: true, symbol: "none", label: { show: false }, lineStyle: { color: CRITICAL, type: "dashed" }, data: limits.map((yAxis) => ({ yAxis })) } : undefined,
+        markLine: limits.length
+          ? {
+              silent: true,
+              symbol: "none",
+              label: { show: false },
+              lineStyle: { color: CRITICAL, type: "dashed" },
+              data: limits.map((yAxis) => ({ yAxis })),
+            }
+          : undefined,
       },
     ],
   };

@@ -33,7 +33,9 @@ const KEY = "dialysis-hub.staff.session";
 export function loadStoredToken(): StoredToken | null {
   try {
     const stored = JSON.parse(sessionStorage.getItem(KEY) ?? "null") as Partial<StoredToken> | null;
-    return stored && typeof stored.token === "string" && typeof stored.tenant === "string" && stored.token ? { token: stored.token, tenant: stored.tenant } : null;
+    return stored && typeof stored.token === "string" && typeof stored.tenant === "string" && stored.token
+      ? { token: stored.token, tenant: stored.tenant }
+      : null;
   } catch {
     return null;
   }
@@ -58,7 +60,10 @@ export function tokenHint(token: string): string {
 }
 
 /** What says who calls, on every call of the session: its token, or its cookie and (on changes) its CSRF token; and its tenant. */
-export function credentialsOf(session: Session, method: string): { headers: Record<string, string>; credentials: RequestCredentials } {
+export function credentialsOf(
+  session: Session,
+  method: string,
+): { headers: Record<string, string>; credentials: RequestCredentials } {
   const headers: Record<string, string> = { "x-service-tenant": session.tenant };
   if (session.kind === "token") {
     headers.authorization = `Bearer ${session.token}`;

@@ -34,7 +34,9 @@ export function rejectionText(texts: StaffTexts, error: unknown): string {
 /** Who a token is (`GET /api/me`): a wrong, expired or other tenant's token fails here, before anything is kept. */
 export async function signInWithToken(stored: StoredToken, texts: StaffTexts): Promise<Session> {
   const unknown: Caller = { who: "", roles: [], wards: null };
-  const me = await createStaffApi({ kind: "token", ...stored, caller: unknown }, texts).get<z.infer<typeof callerAnswer>>("/api/me");
+  const me = await createStaffApi({ kind: "token", ...stored, caller: unknown }, texts).get<
+    z.infer<typeof callerAnswer>
+  >("/api/me");
   return { kind: "token", ...stored, caller: { who: me.who, roles: me.roles.filter(isStaffRole), wards: me.wards } };
 }
 
@@ -45,8 +47,23 @@ export async function signInWithToken(stored: StoredToken, texts: StaffTexts): P
  */
 export function signInPage(options: SignInOptions): HTMLElement {
   const { texts } = options;
-  const token = el("input", { type: "password", name: "token", autocomplete: "off", spellcheck: "false", required: true, autofocus: !options.provider });
-  const tenant = el("input", { type: "text", name: "tenant", value: options.tenant, autocomplete: "off", spellcheck: "false", required: true, readonly: options.tenantFixed });
+  const token = el("input", {
+    type: "password",
+    name: "token",
+    autocomplete: "off",
+    spellcheck: "false",
+    required: true,
+    autofocus: !options.provider,
+  });
+  const tenant = el("input", {
+    type: "text",
+    name: "tenant",
+    value: options.tenant,
+    autocomplete: "off",
+    spellcheck: "false",
+    required: true,
+    readonly: options.tenantFixed,
+  });
   const submit = el("button", { type: "submit", class: "primary" }, texts.signIn);
   const problem = alertBox();
   // Why the person is here again: in the form when it is the only way in, else above both ways.
@@ -82,7 +99,13 @@ export function signInPage(options: SignInOptions): HTMLElement {
   }
 
   if (!options.provider) {
-    return el("main", { class: "sign-in", id: "main", "data-page": "sign-in" }, el("h1", { tabindex: "-1" }, texts.signInTitle), el("p", { class: "intro" }, texts.signInIntro), form);
+    return el(
+      "main",
+      { class: "sign-in", id: "main", "data-page": "sign-in" },
+      el("h1", { tabindex: "-1" }, texts.signInTitle),
+      el("p", { class: "intro" }, texts.signInIntro),
+      form,
+    );
   }
   // People sign in at the hospital's provider; the token form stays, folded, for systems and for the operator.
   return el(
@@ -91,7 +114,21 @@ export function signInPage(options: SignInOptions): HTMLElement {
     el("h1", { tabindex: "-1" }, texts.signInTitle),
     options.message ? el("p", { class: "form-error", role: "alert" }, options.message) : null,
     el("p", { class: "intro" }, texts.signInWithHint),
-    el("p", { class: "sign-in-actions" }, el("a", { class: "button-link primary sign-in-provider", href: options.provider.loginUrl, autofocus: true }, texts.signInWith(options.provider.name))),
-    el("details", { class: "sign-in-token" }, el("summary", {}, texts.orWithToken), el("p", { class: "intro" }, texts.signInIntro), form),
+    el(
+      "p",
+      { class: "sign-in-actions" },
+      el(
+        "a",
+        { class: "button-link primary sign-in-provider", href: options.provider.loginUrl, autofocus: true },
+        texts.signInWith(options.provider.name),
+      ),
+    ),
+    el(
+      "details",
+      { class: "sign-in-token" },
+      el("summary", {}, texts.orWithToken),
+      el("p", { class: "intro" }, texts.signInIntro),
+      form,
+    ),
   );
 }

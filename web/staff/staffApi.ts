@@ -10,7 +10,11 @@ export interface StaffApi {
   put<T>(path: string, body: unknown): Promise<T>;
   delete(path: string): Promise<void>;
   /** A call whose request or answer headers matter too (a conditional save and its ETag). */
-  exchange<T>(method: Method, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<{ body: T; headers: Headers }>;
+  exchange<T>(
+    method: Method,
+    path: string,
+    options?: { body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ body: T; headers: Headers }>;
   /** A page of a list (contract E.6) and the address of the next page (its Link rel="next"), or null after the last. */
   page<T>(path: string): Promise<{ items: T[]; next: string | null }>;
   /** Every page of a short list (the reports, their versions, the credentials), followed through its Link headers. */
@@ -33,14 +37,28 @@ type Method = "GET" | "POST" | "PUT" | "DELETE";
  * `onRejected` ends the session, and the call still fails for its caller. A 403 (a call beyond the
  * person's roles) fails only the call.
  */
-export function createStaffApi(session: Session, texts: StaffTexts, onRejected: (error: ApiError) => void = () => {}): StaffApi {
-  async function exchange<T>(method: Method, path: string, { body, headers: extra = {} }: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ body: T; headers: Headers }> {
+export function createStaffApi(
+  session: Session,
+  texts: StaffTexts,
+  onRejected: (error: ApiError) => void = () => {},
+): StaffApi {
+  async function exchange<T>(
+    method: Method,
+    path: string,
+    { body, headers: extra = {} }: { body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<{ body: T; headers: Headers }> {
     const own = credentialsOf(session, method);
     const headers: Record<string, string> = { ...extra, accept: "application/json", ...own.headers };
     if (body !== undefined) headers["content-type"] = "application/json";
     let response: Response;
     try {
-      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: own.credentials, cache: "no-store" });
+      response = await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: own.credentials,
+        cache: "no-store",
+      });
     } catch {
       throw new ApiError(0, texts.networkFailed);
     }
@@ -52,7 +70,8 @@ export function createStaffApi(session: Session, texts: StaffTexts, onRejected: 
     }
     return { body: (response.status === 204 ? undefined : await response.json()) as T, headers: response.headers };
   }
-  const send = async <T>(method: Method, path: string, body?: unknown): Promise<T> => (await exchange<T>(method, path, { body })).body;
+  const send = async <T>(method: Method, path: string, body?: unknown): Promise<T> =>
+    (await exchange<T>(method, path, { body })).body;
   const page = async <T>(path: string) => {
     const { body, headers } = await exchange<T[]>("GET", path);
     return { items: body, next: nextPageOf(headers) };

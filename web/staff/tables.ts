@@ -21,7 +21,11 @@ export function cardTable(table: HTMLTableElement): HTMLElement {
   table.setAttribute("role", "table");
   for (const row of table.rows) {
     row.setAttribute("role", "row");
-    for (const cell of row.cells) cell.setAttribute("role", cell.tagName === "TD" ? "cell" : cell.getAttribute("scope") === "row" ? "rowheader" : "columnheader");
+    for (const cell of row.cells)
+      cell.setAttribute(
+        "role",
+        cell.tagName === "TD" ? "cell" : cell.getAttribute("scope") === "row" ? "rowheader" : "columnheader",
+      );
   }
   for (const group of [table.tHead, ...table.tBodies]) group?.setAttribute("role", "rowgroup");
   return el("div", { class: "table-wrap" }, table);
@@ -36,7 +40,8 @@ export function scrollingTable(label: string, table: HTMLTableElement): HTMLElem
 function labelCells(row: HTMLTableRowElement, names: string[]): void {
   let column = 0;
   for (const cell of row.cells) {
-    if (cell.tagName === "TD" && cell.colSpan === 1 && !cell.classList.contains("actions") && names[column]) cell.dataset.label = names[column];
+    if (cell.tagName === "TD" && cell.colSpan === 1 && !cell.classList.contains("actions") && names[column])
+      cell.dataset.label = names[column];
     column += cell.colSpan;
   }
 }

@@ -9,7 +9,8 @@ import { mappingEn, mappingZh, type MappingTexts } from "./mappingTexts.ts";
 import { deltaEn, deltaZh, type DeltaTexts } from "./deltaTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
-export interface StaffTexts extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts, MappingTexts, DeltaTexts {
+export interface StaffTexts
+  extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts, MappingTexts, DeltaTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -264,7 +265,8 @@ const zh: StaffTexts = {
   signedInAs: (tenant, token) => `租户 ${tenant} · 令牌 ${token}`,
 
   signInTitle: "登录工作台",
-  signInIntro: "粘贴作者令牌（dha_…，由管理员通过 npm run cli -- authors create 创建）或 ADMIN_TOKEN。令牌只保存在本浏览器标签页中，关闭即清除。",
+  signInIntro:
+    "粘贴作者令牌（dha_…，由管理员通过 npm run cli -- authors create 创建）或 ADMIN_TOKEN。令牌只保存在本浏览器标签页中，关闭即清除。",
   token: "令牌",
   tokenHint: "以 dha_ 开头的作者令牌，或管理员令牌。",
   tenant: "租户",
@@ -351,7 +353,15 @@ const zh: StaffTexts = {
   colEvent: "事件",
   colBy: "操作者",
   colDetails: "详情",
-  events: { RECEIVED: "收到", CLAIMED: "认领", DISMISSED: "搁置", REQUEUED: "退回待认领", ALERT_RAISED: "危急值提醒", ALERT_ACKNOWLEDGED: "危急值确认", ALERT_CLOSED: "危急值关闭" },
+  events: {
+    RECEIVED: "收到",
+    CLAIMED: "认领",
+    DISMISSED: "搁置",
+    REQUEUED: "退回待认领",
+    ALERT_RAISED: "危急值提醒",
+    ALERT_ACKNOWLEDGED: "危急值确认",
+    ALERT_CLOSED: "危急值关闭",
+  },
   statuses: { CREATED: "新建", UPDATED: "更新" },
   versionNo: (n) => `第 ${n} 版`,
   patientOf: (patientRef) => `患者 ${patientRef}`,
@@ -399,7 +409,8 @@ const zh: StaffTexts = {
   saved: (patientRef, name) => `患者 ${patientRef}（${name}）已保存。`,
   fieldMissing: (label) => `请填写${label}。`,
 
-  bulkJobsIntro: "检验、检查系统通过开放接口（NDJSON）或命令行提交的后台批量导入任务，列出最新的 200 个。有任务排队或进行中时，本页每 2 秒自动更新。",
+  bulkJobsIntro:
+    "检验、检查系统通过开放接口（NDJSON）或命令行提交的后台批量导入任务，列出最新的 200 个。有任务排队或进行中时，本页每 2 秒自动更新。",
   noJobs: "还没有批量导入任务。",
   jobCount: (count) => `共 ${count} 个任务`,
   autoRefresh: "每 2 秒自动更新",
@@ -421,7 +432,8 @@ const zh: StaffTexts = {
   finished: "结束",
   jobStatuses: { QUEUED: "排队中", RUNNING: "进行中", DONE: "已完成", FAILED: "失败" },
   progressOf: (shortId) => `任务 ${shortId} 的进度`,
-  jobEnded: (shortId, status, accepted, rejected) => (status === "DONE" ? `任务 ${shortId} 已完成：接收 ${accepted} 行，拒收 ${rejected} 行。` : `任务 ${shortId} 失败。`),
+  jobEnded: (shortId, status, accepted, rejected) =>
+    status === "DONE" ? `任务 ${shortId} 已完成：接收 ${accepted} 行，拒收 ${rejected} 行。` : `任务 ${shortId} 失败。`,
   rejectedLines: "拒收行…",
   rejectedLinesOf: (shortId) => `任务 ${shortId} 的拒收行`,
   colLine: "行号",
@@ -439,7 +451,11 @@ const zh: StaffTexts = {
   alertsIntro: "需要临床处理的检验结果：危急值和差值核查。确认时写下处理经过，它会记入报告历史。",
   alertStates: { open: "待确认", acknowledged: "已确认", closed: "已关闭" },
   alertStateTabs: "危急值状态",
-  noAlerts: { open: "没有待确认的危急值。", acknowledged: "还没有确认过的危急值。", closed: "没有未经确认即关闭的危急值。" },
+  noAlerts: {
+    open: "没有待确认的危急值。",
+    acknowledged: "还没有确认过的危急值。",
+    closed: "没有未经确认即关闭的危急值。",
+  },
   alertCount: (count) => `共 ${count} 条`,
   colRaised: "提醒时间",
   colPatient: "患者",
@@ -471,7 +487,8 @@ const zh: StaffTexts = {
   editReport: (title) => `编辑 ${title}`,
   chartFor: (name) => `${name} 的检验趋势`,
   chartTitle: (name, patientRef) => `${name}（${patientRef}）的检验趋势`,
-  chartIntro: "核心透析指标及您选择的其他项目随时间的变化（标准单位）。灰色带为参考范围，绿色带为 KDIGO / KDOQI 目标，红线为危急界限。",
+  chartIntro:
+    "核心透析指标及您选择的其他项目随时间的变化（标准单位）。灰色带为参考范围，绿色带为 KDIGO / KDOQI 目标，红线为危急界限。",
   period: "时间范围",
   periods: { "1": "近 1 年", "3": "近 3 年", "5": "近 5 年" },
   tableView: "表格",
@@ -509,7 +526,8 @@ const en: StaffTexts = {
   signedInAs: (tenant, token) => `Tenant ${tenant} · token ${token}`,
 
   signInTitle: "Sign in",
-  signInIntro: "Paste an author token (dha_…, created by an administrator with npm run cli -- authors create) or the ADMIN_TOKEN. The token is kept in this browser tab only and forgotten when it closes.",
+  signInIntro:
+    "Paste an author token (dha_…, created by an administrator with npm run cli -- authors create) or the ADMIN_TOKEN. The token is kept in this browser tab only and forgotten when it closes.",
   token: "Token",
   tokenHint: "An author token starting with dha_, or the administrator's token.",
   tenant: "Tenant",
@@ -519,7 +537,8 @@ const en: StaffTexts = {
   signingIn: "Checking…",
   tokenMissing: "Paste a token.",
   tenantInvalid: "The tenant must be 1 to 64 letters, digits, '_' or '-'.",
-  rejected401: "The token is not valid (401): check that it was pasted whole, or ask the administrator for a new author token.",
+  rejected401:
+    "The token is not valid (401): check that it was pasted whole, or ask the administrator for a new author token.",
   rejected403: "The token belongs to another tenant (403): choose the token's tenant, or use a token of this tenant.",
   sessionEnded: "The session has ended; sign in again.",
 
@@ -533,7 +552,8 @@ const en: StaffTexts = {
   yes: "Yes",
   no: "No",
 
-  reportsIntro: "Every report of this tenant with its versions, modes and audit grades. Open a version to see its embed page.",
+  reportsIntro:
+    "Every report of this tenant with its versions, modes and audit grades. Open a version to see its embed page.",
   noReports: "There are no reports yet.",
   reportMeta: (id, datasource, updatedAt) => `${id} · data source ${datasource} · updated ${updatedAt}`,
   published: (version) => `Published ${version}`,
@@ -552,7 +572,8 @@ const en: StaffTexts = {
   colActions: "Actions",
   current: "current",
   modes: { dynamic: "dynamic", snapshot: "snapshot" },
-  auditSummary: (score, highest, findings) => `score ${score} · highest ${highest} · ${findings} finding${findings === 1 ? "" : "s"}`,
+  auditSummary: (score, highest, findings) =>
+    `score ${score} · highest ${highest} · ${findings} finding${findings === 1 ? "" : "s"}`,
   open: "Open",
   openVersion: (version) => `Open the embed page of ${version} (new tab)`,
   findings: "Findings",
@@ -560,7 +581,8 @@ const en: StaffTexts = {
   noFindings: "No findings.",
   severities: { none: "none", info: "info", low: "low", medium: "medium", high: "high", critical: "critical" },
 
-  unmatchedIntro: "Laboratory and examination reports that matched no dialysis patient. Claim each for a patient, or dismiss it with a reason (it stays stored for audit).",
+  unmatchedIntro:
+    "Laboratory and examination reports that matched no dialysis patient. Claim each for a patient, or dismiss it with a reason (it stays stored for audit).",
   queueEmpty: "No reports are waiting.",
   queueCount: (count) => `${count} waiting`,
   queueCountMore: (count) => `The oldest ${count} waiting are shown; more are waiting`,
@@ -596,7 +618,15 @@ const en: StaffTexts = {
   colEvent: "What",
   colBy: "By",
   colDetails: "Details",
-  events: { RECEIVED: "Received", CLAIMED: "Claimed", DISMISSED: "Dismissed", REQUEUED: "Back in the queue", ALERT_RAISED: "Critical result raised", ALERT_ACKNOWLEDGED: "Critical result acknowledged", ALERT_CLOSED: "Critical result closed" },
+  events: {
+    RECEIVED: "Received",
+    CLAIMED: "Claimed",
+    DISMISSED: "Dismissed",
+    REQUEUED: "Back in the queue",
+    ALERT_RAISED: "Critical result raised",
+    ALERT_ACKNOWLEDGED: "Critical result acknowledged",
+    ALERT_CLOSED: "Critical result closed",
+  },
   statuses: { CREATED: "new", UPDATED: "update" },
   versionNo: (n) => `version ${n}`,
   patientOf: (patientRef) => `patient ${patientRef}`,
@@ -610,7 +640,8 @@ const en: StaffTexts = {
   colAfter: "After",
   absent: "(none)",
 
-  patientsIntro: "The dialysis patients registered for this tenant. Id cards show their first 6 and last 4 characters only.",
+  patientsIntro:
+    "The dialysis patients registered for this tenant. Id cards show their first 6 and last 4 characters only.",
   search: "Search",
   searchLabel: "Search patients",
   searchHint: "Name, patientRef, HIS id, or the visible part of the id card (e.g. 110105********002X).",
@@ -644,7 +675,8 @@ const en: StaffTexts = {
   saved: (patientRef, name) => `Patient ${patientRef} (${name}) was saved.`,
   fieldMissing: (label) => `Fill in ${label}.`,
 
-  bulkJobsIntro: "Background imports sent by laboratory and examination systems (NDJSON over the open API, or the command line); the newest 200 are listed. While a job is queued or running, this page updates itself every 2 seconds.",
+  bulkJobsIntro:
+    "Background imports sent by laboratory and examination systems (NDJSON over the open API, or the command line); the newest 200 are listed. While a job is queued or running, this page updates itself every 2 seconds.",
   noJobs: "There are no bulk jobs yet.",
   jobCount: (count) => `${count} job${count === 1 ? "" : "s"}`,
   autoRefresh: "updating every 2 seconds",
@@ -666,7 +698,10 @@ const en: StaffTexts = {
   finished: "finished",
   jobStatuses: { QUEUED: "Queued", RUNNING: "Running", DONE: "Done", FAILED: "Failed" },
   progressOf: (shortId) => `Progress of job ${shortId}`,
-  jobEnded: (shortId, status, accepted, rejected) => (status === "DONE" ? `Job ${shortId} is done: ${accepted} accepted, ${rejected} rejected.` : `Job ${shortId} failed.`),
+  jobEnded: (shortId, status, accepted, rejected) =>
+    status === "DONE"
+      ? `Job ${shortId} is done: ${accepted} accepted, ${rejected} rejected.`
+      : `Job ${shortId} failed.`,
   rejectedLines: "Rejected lines…",
   rejectedLinesOf: (shortId) => `Rejected lines of job ${shortId}`,
   colLine: "Line",
@@ -681,10 +716,15 @@ const en: StaffTexts = {
 
   alerts: "Result alerts",
   openAlertsBadge: (count) => `${count} critical ${count === 1 ? "result" : "results"} to acknowledge`,
-  alertsIntro: "Results that need a clinician's attention: critical values and delta checks. Acknowledge each with what was done; it goes into the report's history.",
+  alertsIntro:
+    "Results that need a clinician's attention: critical values and delta checks. Acknowledge each with what was done; it goes into the report's history.",
   alertStates: { open: "To acknowledge", acknowledged: "Acknowledged", closed: "Closed" },
   alertStateTabs: "Alert states",
-  noAlerts: { open: "No critical result waits to be acknowledged.", acknowledged: "No critical result has been acknowledged yet.", closed: "No alert was closed before anyone acknowledged it." },
+  noAlerts: {
+    open: "No critical result waits to be acknowledged.",
+    acknowledged: "No critical result has been acknowledged yet.",
+    closed: "No alert was closed before anyone acknowledged it.",
+  },
   alertCount: (count) => `${count} ${count === 1 ? "alert" : "alerts"}`,
   colRaised: "Raised",
   colPatient: "Patient",
@@ -695,7 +735,8 @@ const en: StaffTexts = {
   acknowledge: "Acknowledge",
   acknowledgeFor: (patient, item) => `Acknowledge ${item} of ${patient}`,
   acknowledgeTitle: (patient, item) => `Acknowledge a critical result: ${patient} · ${item}`,
-  acknowledgeIntro: "Say what was done (who was told, a repeat test, a change of prescription); it goes into the report's history.",
+  acknowledgeIntro:
+    "Say what was done (who was told, a repeat test, a change of prescription); it goes into the report's history.",
   note: "What was done",
   noteHint: "Required, at most 1000 characters.",
   noteMissing: "Say what was done.",
@@ -710,7 +751,8 @@ const en: StaffTexts = {
   editReport: (title) => `Edit ${title}`,
   chartFor: (name) => `Results of ${name}`,
   chartTitle: (name, patientRef) => `Results of ${name} (${patientRef})`,
-  chartIntro: "The core dialysis items, and any other you choose, over time, in standard units. Grey: the reference range; green: the KDIGO / KDOQI target; red lines: the critical limits.",
+  chartIntro:
+    "The core dialysis items, and any other you choose, over time, in standard units. Grey: the reference range; green: the KDIGO / KDOQI target; red lines: the critical limits.",
   period: "Period",
   periods: { "1": "Last year", "3": "Last 3 years", "5": "Last 5 years" },
   tableView: "Table",
@@ -720,7 +762,8 @@ const en: StaffTexts = {
   refRange: "Reference range",
   targetBand: "Target",
   criticalLimits: "Critical limits",
-  seriesSummary: (name, count, latest) => `${name}: ${count} ${count === 1 ? "result" : "results"}${latest ? `, latest ${latest}` : ""}`,
+  seriesSummary: (name, count, latest) =>
+    `${name}: ${count} ${count === 1 ? "result" : "results"}${latest ? `, latest ${latest}` : ""}`,
   colValue: "Value",
   colFlag: "Flag",
   patientReports: "Reports in this period",

@@ -62,7 +62,8 @@ export const trustZh: TrustTexts = {
   accessColRoles: "角色",
   accessColAction: "操作",
   accessColOutcome: "结果",
-  accessMore: (shown) => `仅显示最近的 ${shown} 条；更早的记录请用 GET /api/patients/{patientRef}/access-log 分页读取。`,
+  accessMore: (shown) =>
+    `仅显示最近的 ${shown} 条；更早的记录请用 GET /api/patients/{patientRef}/access-log 分页读取。`,
   actions: {
     "GET /api/patients": "患者列表",
     "GET /api/patients/{patientRef}": "患者信息",
@@ -87,10 +88,18 @@ export const trustZh: TrustTexts = {
     "GET /fhir/r4/Observation": "FHIR 检验结果查询",
     "GET /fhir/r4/DiagnosticReport": "FHIR 报告查询",
   },
-  outcomes: { shown: "已显示", cut: "未显示完（中断）", "not-found": "未找到", invalid: "请求有误", refused: "被拒绝", failed: "服务故障" },
+  outcomes: {
+    shown: "已显示",
+    cut: "未显示完（中断）",
+    "not-found": "未找到",
+    invalid: "请求有误",
+    refused: "被拒绝",
+    failed: "服务故障",
+  },
 
   patientCopy: "患者副本",
-  patientCopyHint: "下载该患者本人全部数据的副本（zip：身份信息、全部结果、报告历史、危急值、查看记录），供患者依法申请时交付；下载本身会记入查看记录。",
+  patientCopyHint:
+    "下载该患者本人全部数据的副本（zip：身份信息、全部结果、报告历史、危急值、查看记录），供患者依法申请时交付；下载本身会记入查看记录。",
   patientCopyPreparing: "正在生成副本…",
   patientCopySaved: (file) => `已下载患者副本 ${file}。`,
   patientCopyFailed: (why) => `患者副本下载失败：${why}`,
@@ -101,7 +110,13 @@ export const trustEn: TrustTexts = {
   signInWithHint: "Use your hospital account; your roles and wards come from the hospital's identity provider.",
   orWithToken: "Sign in with a token (for systems, or without the hospital's sign-in)",
   signedInAsPerson: (name, roles) => `${name} · ${roles}`,
-  roleNames: { admin: "Administrator", author: "Report author", clinician: "Clinician", viewer: "Viewer", researcher: "Researcher" },
+  roleNames: {
+    admin: "Administrator",
+    author: "Report author",
+    clinician: "Clinician",
+    viewer: "Viewer",
+    researcher: "Researcher",
+  },
   noRole: "no role",
   wardsOf: (wards) => `wards ${wards}`,
   signingOut: "Signing out…",
@@ -109,18 +124,21 @@ export const trustEn: TrustTexts = {
   notForRole: (role) => `That page needs the role “${role}”; the reports are open instead.`,
 
   credentials: "Credentials",
-  credentialsIntro: "This tenant's author tokens and laboratory keys: who may do what, when each was last used and when it expires; revoke or rotate them here.",
+  credentialsIntro:
+    "This tenant's author tokens and laboratory keys: who may do what, when each was last used and when it expires; revoke or rotate them here.",
 
   accessLog: "Who looked at this patient",
   accessLogTitle: (name) => `Who looked at ${name}`,
-  accessLogIntro: (days) => `Every answer of the last ${days} days that showed this patient's identity or results, newest first.`,
+  accessLogIntro: (days) =>
+    `Every answer of the last ${days} days that showed this patient's identity or results, newest first.`,
   noAccessRecords: "Nobody looked at this patient in this period.",
   accessColWhen: "When",
   accessColWho: "Who",
   accessColRoles: "Roles",
   accessColAction: "What",
   accessColOutcome: "Outcome",
-  accessMore: (shown) => `Only the latest ${shown} are shown; page through older ones with GET /api/patients/{patientRef}/access-log.`,
+  accessMore: (shown) =>
+    `Only the latest ${shown} are shown; page through older ones with GET /api/patients/{patientRef}/access-log.`,
   actions: {
     "GET /api/patients": "Patient list",
     "GET /api/patients/{patientRef}": "Patient details",
@@ -145,10 +163,18 @@ export const trustEn: TrustTexts = {
     "GET /fhir/r4/Observation": "FHIR results search",
     "GET /fhir/r4/DiagnosticReport": "FHIR reports search",
   },
-  outcomes: { shown: "shown", cut: "cut off", "not-found": "not found", invalid: "bad request", refused: "refused", failed: "service fault" },
+  outcomes: {
+    shown: "shown",
+    cut: "cut off",
+    "not-found": "not found",
+    invalid: "bad request",
+    refused: "refused",
+    failed: "service fault",
+  },
 
   patientCopy: "Patient's copy",
-  patientCopyHint: "Download a copy of all of this patient's own data (a zip: identity, every result, report histories, alerts, who looked) to hand to the patient who asks for it; the download itself is recorded in the access log.",
+  patientCopyHint:
+    "Download a copy of all of this patient's own data (a zip: identity, every result, report histories, alerts, who looked) to hand to the patient who asks for it; the download itself is recorded in the access log.",
   patientCopyPreparing: "Preparing the copy…",
   patientCopySaved: (file) => `The patient's copy ${file} was downloaded.`,
   patientCopyFailed: (why) => `The patient's copy could not be downloaded: ${why}`,

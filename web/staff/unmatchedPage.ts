@@ -24,7 +24,12 @@ export function unmatchedPage(ctx: PageContext): HTMLElement {
       count.textContent = texts.queueCount(0);
       return el("p", { class: "empty" }, texts.queueEmpty);
     }
-    return pagedList(ctx, first, (queue) => queueTable(ctx, queue, reload), (shown, more) => (count.textContent = more ? texts.queueCountMore(shown) : texts.queueCount(shown)));
+    return pagedList(
+      ctx,
+      first,
+      (queue) => queueTable(ctx, queue, reload),
+      (shown, more) => (count.textContent = more ? texts.queueCountMore(shown) : texts.queueCount(shown)),
+    );
   });
   void reload();
   return pageFrame("unmatched", texts.unmatched, texts.unmatchedIntro, count, box);
@@ -32,28 +37,81 @@ export function unmatchedPage(ctx: PageContext): HTMLElement {
 
 function queueTable(ctx: PageContext, queue: UnmatchedEntry[], reload: () => Promise<void>): HTMLElement {
   const { texts } = ctx;
-  const columns = [texts.colKind, texts.colReport, texts.colPatientSent, texts.colReason, texts.colReceived, texts.colActions];
+  const columns = [
+    texts.colKind,
+    texts.colReport,
+    texts.colPatientSent,
+    texts.colReason,
+    texts.colReceived,
+    texts.colActions,
+  ];
   const rows = queue.map((entry) => {
-    const sent = [entry.patient.name, entry.patient.idCard, entry.patient.hisPatientId ? texts.hisId(entry.patient.hisPatientId) : null].filter(Boolean).join(" · ");
+    const sent = [
+      entry.patient.name,
+      entry.patient.idCard,
+      entry.patient.hisPatientId ? texts.hisId(entry.patient.hisPatientId) : null,
+    ]
+      .filter(Boolean)
+      .join(" · ");
     return el(
       "tr",
       { "data-kind": entry.kind, "data-external-id": entry.externalId },
       el("td", {}, texts.kinds[entry.kind] ?? entry.kind),
-      el("th", { scope: "row" }, entry.externalId, entry.reportNo ? el("span", { class: "sub muted" }, texts.reportNo(entry.reportNo)) : null),
+      el(
+        "th",
+        { scope: "row" },
+        entry.externalId,
+        entry.reportNo ? el("span", { class: "sub muted" }, texts.reportNo(entry.reportNo)) : null,
+      ),
       el("td", {}, sent || "—"),
       el("td", { class: "reason", "data-code": entry.pendingCode ?? "" }, pendingReasonText(texts, entry)),
       el("td", {}, localTime(entry.receivedAt)),
       el(
         "td",
         { class: "actions" },
-        el("button", { type: "button", class: "claim", "aria-label": texts.claimFor(entry.externalId), onclick: () => claimDialog(ctx, entry, reload) }, texts.claim),
-        el("button", { type: "button", class: "dismiss", "aria-label": texts.dismissFor(entry.externalId), onclick: () => dismissDialog(ctx, entry, reload) }, texts.dismiss),
-        el("button", { type: "button", class: "history", "aria-label": texts.historyFor(entry.externalId), onclick: () => historyDialog(ctx, entry.kind, entry.externalId) }, texts.history),
+        el(
+          "button",
+          {
+            type: "button",
+            class: "claim",
+            "aria-label": texts.claimFor(entry.externalId),
+            onclick: () => claimDialog(ctx, entry, reload),
+          },
+          texts.claim,
+        ),
+        el(
+          "button",
+          {
+            type: "button",
+            class: "dismiss",
+            "aria-label": texts.dismissFor(entry.externalId),
+            onclick: () => dismissDialog(ctx, entry, reload),
+          },
+          texts.dismiss,
+        ),
+        el(
+          "button",
+          {
+            type: "button",
+            class: "history",
+            "aria-label": texts.historyFor(entry.externalId),
+            onclick: () => historyDialog(ctx, entry.kind, entry.externalId),
+          },
+          texts.history,
+        ),
       ),
     );
   });
   // On a phone each waiting report is a card with its buttons whole (web/staff/tables.ts).
-  return cardTable(el("table", { class: "data queue" }, el("caption", { class: "visually-hidden" }, texts.unmatched), el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))), el("tbody", {}, ...rows)));
+  return cardTable(
+    el(
+      "table",
+      { class: "data queue" },
+      el("caption", { class: "visually-hidden" }, texts.unmatched),
+      el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))),
+      el("tbody", {}, ...rows),
+    ),
+  );
 }
 
 /** What the report says about its patient: a person checks it against the patient they choose. */
@@ -63,7 +121,10 @@ function sentPatient(ctx: PageContext, entry: UnmatchedEntry): HTMLElement {
   return el(
     "dl",
     { class: "sent-patient" },
-    ...row(texts.colReport, [entry.externalId, entry.reportNo ? texts.reportNo(entry.reportNo) : null].filter(Boolean).join(" · ")),
+    ...row(
+      texts.colReport,
+      [entry.externalId, entry.reportNo ? texts.reportNo(entry.reportNo) : null].filter(Boolean).join(" · "),
+    ),
     ...row(texts.name, entry.patient.name),
     ...row(texts.idCard, entry.patient.idCard),
     ...row(texts.colHisId, entry.patient.hisPatientId),
@@ -77,15 +138,27 @@ function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Prom
   // A choice or a tick answers what the alert asked: it does not stay on screen after.
   const check = claimCheckView(ctx, entry, () => problem.show(null));
   // Start from what the report names: a name finds the patient most often, else the visible id card.
-  const picker = patientPicker(ctx, entry.patient.name ?? entry.patient.idCard ?? entry.patient.hisPatientId ?? "", (patient) => {
-    problem.show(null);
-    check.compare(patient);
-  });
+  const picker = patientPicker(
+    ctx,
+    entry.patient.name ?? entry.patient.idCard ?? entry.patient.hisPatientId ?? "",
+    (patient) => {
+      problem.show(null);
+      check.compare(patient);
+    },
+  );
   const submit = el("button", { type: "submit", class: "primary" }, texts.claimButton);
   const cancel = el("button", { type: "button" }, texts.cancel);
   openModal(texts.claimTitle(entry.externalId), texts.close, (modal) => {
     cancel.addEventListener("click", () => modal.close());
-    const form = el("form", { class: "claim-form", novalidate: true }, sentPatient(ctx, entry), picker.element, check.element, problem.element, el("div", { class: "form-actions" }, cancel, submit));
+    const form = el(
+      "form",
+      { class: "claim-form", novalidate: true },
+      sentPatient(ctx, entry),
+      picker.element,
+      check.element,
+      problem.element,
+      el("div", { class: "form-actions" }, cancel, submit),
+    );
     // The report itself, as printed, to read before it joins a patient's record.
     picker.element.before(reportPreview(ctx, entry.kind, entry.externalId));
     form.addEventListener("submit", async (event) => {

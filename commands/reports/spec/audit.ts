@@ -110,7 +110,8 @@ const VOLATILE_PREFIXES = ["dblink", "lo_"];
 
 function volatileReason(name: string): string {
   if (name.startsWith("pg_sleep")) return "waits on purpose";
-  if (["random", "clock_timestamp", "setseed", "gen_random_uuid"].includes(name)) return "gives a different result on every run";
+  if (["random", "clock_timestamp", "setseed", "gen_random_uuid"].includes(name))
+    return "gives a different result on every run";
   if (name === "nextval" || name === "txid_current") return "writes (advances a sequence or assigns a transaction id)";
   return "reaches outside the report's data (files, large objects or other databases)";
 }
@@ -366,8 +367,12 @@ function readOnlyProblem(stmts: unknown[]): string | undefined {
   const stmt = isObj(stmts[0]) ? stmts[0].stmt : undefined;
   const select = child(stmt, "SelectStmt");
   if (!select) {
-    const tag = isObj(stmt) ? Object.keys(stmt)[0] ?? "" : "";
-    const kind = tag.replace(/Stmt$/, "").replace(/([a-z])([A-Z])/g, "$1 $2").toUpperCase() || "UNKNOWN";
+    const tag = isObj(stmt) ? (Object.keys(stmt)[0] ?? "") : "";
+    const kind =
+      tag
+        .replace(/Stmt$/, "")
+        .replace(/([a-z])([A-Z])/g, "$1 $2")
+        .toUpperCase() || "UNKNOWN";
     return `The query is a statement of type ${kind}, not a SELECT; rewrite it as one read-only SELECT (or WITH … SELECT).`;
   }
   let problem: string | undefined;
@@ -378,7 +383,8 @@ function readOnlyProblem(stmts: unknown[]): string | undefined {
     } else if ("LockingClause" in o) {
       problem = "The query locks rows with FOR UPDATE / FOR SHARE; remove the locking clause, reports only read.";
     } else if (WRITING_STATEMENTS.some((w) => w in o)) {
-      problem = "The query modifies data inside a WITH clause; remove the INSERT / UPDATE / DELETE / MERGE, reports only read.";
+      problem =
+        "The query modifies data inside a WITH clause; remove the INSERT / UPDATE / DELETE / MERGE, reports only read.";
     }
     return !problem;
   });
@@ -545,10 +551,12 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
   // Params never used as a placeholder in any query (drill queries receive the params too, but
   // in a drill an arg of the same name takes the placeholder).
   const usedNames = new Set<string>();
-  for (const [, q] of topQueries) if (typeof q?.sql === "string") for (const n of placeholderNames(q.sql)) usedNames.add(n);
+  for (const [, q] of topQueries)
+    if (typeof q?.sql === "string") for (const n of placeholderNames(q.sql)) usedNames.add(n);
   for (const [, d] of drills) {
     const args = new Set((d.args ?? []).map((a) => a.name));
-    for (const q of Object.values(d.queries ?? {})) if (typeof q?.sql === "string") for (const n of placeholderNames(q.sql)) if (!args.has(n)) usedNames.add(n);
+    for (const q of Object.values(d.queries ?? {}))
+      if (typeof q?.sql === "string") for (const n of placeholderNames(q.sql)) if (!args.has(n)) usedNames.add(n);
   }
   (spec.params ?? []).forEach((p, i) => {
     if (!usedNames.has(p.name)) {
@@ -582,7 +590,8 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
   // Drill args never used as a placeholder in that drill's queries.
   for (const [key, d] of drills) {
     const used = new Set<string>();
-    for (const q of Object.values(d.queries ?? {})) if (typeof q?.sql === "string") for (const n of placeholderNames(q.sql)) used.add(n);
+    for (const q of Object.values(d.queries ?? {}))
+      if (typeof q?.sql === "string") for (const n of placeholderNames(q.sql)) used.add(n);
     (d.args ?? []).forEach((a, i) => {
       if (!used.has(a.name)) {
         add(

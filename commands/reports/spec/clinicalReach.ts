@@ -15,7 +15,19 @@
 
 import { clinicalFunctionProblem, short } from "./reportFunctions.ts";
 
-const LOOK_UP_TYPES = new Set(["regclass", "regcollation", "regconfig", "regdictionary", "regnamespace", "regoper", "regoperator", "regproc", "regprocedure", "regrole", "regtype"]);
+const LOOK_UP_TYPES = new Set([
+  "regclass",
+  "regcollation",
+  "regconfig",
+  "regdictionary",
+  "regnamespace",
+  "regoper",
+  "regoperator",
+  "regproc",
+  "regprocedure",
+  "regrole",
+  "regtype",
+]);
 
 type Node = Record<string, unknown>;
 
@@ -24,7 +36,9 @@ const isNode = (value: unknown): value is Node => typeof value === "object" && v
 /** A qualified name's parts as the parse tree gives them (`[{ String: { sval } }, …]`). */
 function namesOf(names: unknown): string[] {
   if (!Array.isArray(names)) return [];
-  return names.map((part) => (part as { String?: { sval?: unknown } }).String?.sval).filter((part): part is string => typeof part === "string");
+  return names
+    .map((part) => (part as { String?: { sval?: unknown } }).String?.sval)
+    .filter((part): part is string => typeof part === "string");
 }
 
 const lastName = (names: unknown): string | null => namesOf(names).at(-1) ?? null;
@@ -58,7 +72,10 @@ export function clinicalReachProblem(tree: unknown, reach: SourceReach): string 
       if (key === "RangeVar" && isNode(child)) {
         const relation = String(child.relname);
         const schema = typeof child.schemaname === "string" ? child.schemaname : null;
-        const allowed = schema === null ? clinical.has(relation) || ctes.has(relation) : schema === reach.schema && clinical.has(relation);
+        const allowed =
+          schema === null
+            ? clinical.has(relation) || ctes.has(relation)
+            : schema === reach.schema && clinical.has(relation);
         if (!allowed) {
           problem = `The query reads ${short(schema ? `${schema}.${relation}` : relation)}, which is not a relation of the ${reach.schema} data source: read ${views}, or a CTE of the query.`;
         }
@@ -82,7 +99,9 @@ export function clinicalReachProblem(tree: unknown, reach: SourceReach): string 
 
   const walkWith = (select: Node, outer: ReadonlySet<string>): void => {
     const withClause = select.withClause as Node;
-    const declared = (Array.isArray(withClause.ctes) ? withClause.ctes : []).map((cte) => (isNode(cte) && isNode(cte.CommonTableExpr) ? cte.CommonTableExpr : {}));
+    const declared = (Array.isArray(withClause.ctes) ? withClause.ctes : []).map((cte) =>
+      isNode(cte) && isNode(cte.CommonTableExpr) ? cte.CommonTableExpr : {},
+    );
     const names = declared.map((cte) => String(cte.ctename));
     declared.forEach((cte, i) => {
       const visible = withClause.recursive === true ? names : names.slice(0, i);

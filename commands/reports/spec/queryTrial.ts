@@ -18,9 +18,23 @@ export interface QueryToTry {
 
 /** A query that failed when tried: where it is, the database's sentence, and where in its SQL. */
 export const queryProblemSchema = z.object({
-  query: z.string().meta({ description: "The query's place in the spec, as the audit names it: queries.<name> or drills.<drill>.queries.<name>", example: "queries.monthly" }),
-  message: z.string().meta({ description: "The database's sentence, without SQL text", example: 'column "ktvv" does not exist.' }),
-  line: z.int().nullable().meta({ description: "The line of the query's SQL (as written, placeholders included) the database points at, from 1; null when it points nowhere" }),
+  query: z
+    .string()
+    .meta({
+      description:
+        "The query's place in the spec, as the audit names it: queries.<name> or drills.<drill>.queries.<name>",
+      example: "queries.monthly",
+    }),
+  message: z
+    .string()
+    .meta({ description: "The database's sentence, without SQL text", example: 'column "ktvv" does not exist.' }),
+  line: z
+    .int()
+    .nullable()
+    .meta({
+      description:
+        "The line of the query's SQL (as written, placeholders included) the database points at, from 1; null when it points nowhere",
+    }),
   column: z.int().nullable().meta({ description: "The column on that line, from 1; null when it points nowhere" }),
 });
 export type QueryProblem = z.infer<typeof queryProblemSchema>;
@@ -32,4 +46,8 @@ export type QueryTrial =
   | { query: string; outcome: "untried"; reason: string };
 
 export const failedTrials = (trials: readonly QueryTrial[]): QueryProblem[] =>
-  trials.flatMap((trial) => (trial.outcome === "failed" ? [{ query: trial.query, message: trial.message, line: trial.line, column: trial.column }] : []));
+  trials.flatMap((trial) =>
+    trial.outcome === "failed"
+      ? [{ query: trial.query, message: trial.message, line: trial.line, column: trial.column }]
+      : [],
+  );

@@ -27,7 +27,16 @@
  *   description ≤ 20000 chars, markdown ≤ 100000 chars, labels and titles ≤ 200 chars.
  */
 import { z } from "zod";
-import { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, drillTitleArgs, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES, renderPath } from "./specVocabulary.ts";
+import {
+  CHART_KINDS,
+  COLUMN_ALIGNS,
+  DRILL_ARG_TYPES,
+  drillTitleArgs,
+  HIGHLIGHT_TONES,
+  NODE_TYPES,
+  PARAM_TYPES,
+  renderPath,
+} from "./specVocabulary.ts";
 
 export { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, HIGHLIGHT_TONES, NODE_TYPES, PARAM_TYPES, renderPath };
 
@@ -84,8 +93,18 @@ const identifier = (subject: string) =>
 
 const boundedText = (subject: string, min: number, max: number) =>
   z
-    .string({ error: must(subject, min === 0 ? `a string of at most ${max} characters` : `a string of ${min} to ${max} characters`) })
-    .min(min, { error: min === 1 ? `${subject} must not be empty: write at least one character.` : `${subject} must be at least ${min} characters long.` })
+    .string({
+      error: must(
+        subject,
+        min === 0 ? `a string of at most ${max} characters` : `a string of ${min} to ${max} characters`,
+      ),
+    })
+    .min(min, {
+      error:
+        min === 1
+          ? `${subject} must not be empty: write at least one character.`
+          : `${subject} must be at least ${min} characters long.`,
+    })
     .max(max, { error: `${subject} must be at most ${max} characters long: shorten it.` });
 
 const columnName = (subject: string) => boundedText(subject, 1, 128);
@@ -106,7 +125,9 @@ export const VALUE_SHAPES: Record<(typeof PARAM_TYPES)[number], string> = {
 };
 
 const dateValue = (subject: string) =>
-  z.string({ error: `${subject} must be ${VALUE_SHAPES.date}.` }).refine(isIsoDate, { error: `${subject} must be a real calendar date written yyyy-MM-dd, e.g. 2026-03-31.` });
+  z
+    .string({ error: `${subject} must be ${VALUE_SHAPES.date}.` })
+    .refine(isIsoDate, { error: `${subject} must be a real calendar date written yyyy-MM-dd, e.g. 2026-03-31.` });
 const numberValue = (subject: string) => z.number({ error: `${subject} must be ${VALUE_SHAPES.number}.` });
 const optionValue = z.union([z.string(), z.number()]);
 
@@ -127,17 +148,17 @@ const optionListSchema = z
       value: z.union([z.string(), z.number()], { error: must("value", "a string or a number") }),
       label: boundedText("label", 0, 200),
     }),
-    { error: must("options", "a list [{ value, label }, …] or { \"query\": \"<name of a query>\" }") },
+    { error: must("options", 'a list [{ value, label }, …] or { "query": "<name of a query>" }') },
   )
-  .min(1, { error: "options must list at least one { value, label }, or name a query with { \"query\": \"<name>\" }." })
-  .max(1000, { error: "options may list at most 1000 entries: use { \"query\": \"<name>\" } for longer lists." });
+  .min(1, { error: 'options must list at least one { value, label }, or name a query with { "query": "<name>" }.' })
+  .max(1000, { error: 'options may list at most 1000 entries: use { "query": "<name>" } for longer lists.' });
 
-const optionQuerySchema = strict("options", "a list [{ value, label }, …] or { \"query\": \"<name of a query>\" }", {
+const optionQuerySchema = strict("options", 'a list [{ value, label }, …] or { "query": "<name of a query>" }', {
   query: identifier("query"),
 });
 
 const optionsSchema = z.union([optionListSchema, optionQuerySchema], {
-  error: must("options", "a list [{ value, label }, …] or { \"query\": \"<name of a query>\" }"),
+  error: must("options", 'a list [{ value, label }, …] or { "query": "<name of a query>" }'),
 });
 
 const paramCommon = {
@@ -152,13 +173,40 @@ const paramUnion = z.discriminatedUnion(
   "type",
   [
     paramObject("date", { default: dateValue("default").nullable().optional() }),
-    paramObject("dateRange", { default: rangeValue("default", "dateRange", dateValue("each end of default")).nullable().optional() }),
+    paramObject("dateRange", {
+      default: rangeValue("default", "dateRange", dateValue("each end of default")).nullable().optional(),
+    }),
     paramObject("number", { default: numberValue("default").nullable().optional() }),
-    paramObject("numberRange", { default: rangeValue("default", "numberRange", numberValue("each end of default")).nullable().optional() }),
-    paramObject("text", { default: z.string({ error: `default must be ${VALUE_SHAPES.text}.` }).max(MAX_TEXT_VALUE_LENGTH, { error: `default must be at most ${MAX_TEXT_VALUE_LENGTH} characters long.` }).nullable().optional() }),
-    paramObject("select", { options: optionsSchema, default: z.union([z.string(), z.number()], { error: `default must be ${VALUE_SHAPES.select}.` }).nullable().optional() }),
-    paramObject("multiSelect", { options: optionsSchema, default: z.array(optionValue, { error: `default must be ${VALUE_SHAPES.multiSelect}.` }).nullable().optional() }),
-    paramObject("boolean", { default: z.boolean({ error: `default must be ${VALUE_SHAPES.boolean}.` }).nullable().optional() }),
+    paramObject("numberRange", {
+      default: rangeValue("default", "numberRange", numberValue("each end of default")).nullable().optional(),
+    }),
+    paramObject("text", {
+      default: z
+        .string({ error: `default must be ${VALUE_SHAPES.text}.` })
+        .max(MAX_TEXT_VALUE_LENGTH, { error: `default must be at most ${MAX_TEXT_VALUE_LENGTH} characters long.` })
+        .nullable()
+        .optional(),
+    }),
+    paramObject("select", {
+      options: optionsSchema,
+      default: z
+        .union([z.string(), z.number()], { error: `default must be ${VALUE_SHAPES.select}.` })
+        .nullable()
+        .optional(),
+    }),
+    paramObject("multiSelect", {
+      options: optionsSchema,
+      default: z
+        .array(optionValue, { error: `default must be ${VALUE_SHAPES.multiSelect}.` })
+        .nullable()
+        .optional(),
+    }),
+    paramObject("boolean", {
+      default: z
+        .boolean({ error: `default must be ${VALUE_SHAPES.boolean}.` })
+        .nullable()
+        .optional(),
+    }),
   ],
   { error: must("type", `one of ${list(PARAM_TYPES)}`) },
 );
@@ -196,7 +244,7 @@ export function isEmptyValue(value: unknown): boolean {
 // ---------------------------------------------------------------------------------------------
 // Queries, nodes, drills
 
-const querySchema = strict("a query", "an object { \"sql\": \"select …\" }", {
+const querySchema = strict("a query", 'an object { "sql": "select …" }', {
   sql: z
     .string({ error: must("sql", `a string of 1 to ${MAX_SQL_LENGTH} characters holding one select statement`) })
     .min(1, { error: "sql must not be empty: write one select statement." })
@@ -206,10 +254,12 @@ const querySchema = strict("a query", "an object { \"sql\": \"select …\" }", {
 const queriesSchema = (subject: string, min: number) =>
   z
     .record(identifier("a query name"), querySchema, {
-      error: must(subject, "an object mapping query names to { \"sql\": \"select …\" }"),
+      error: must(subject, 'an object mapping query names to { "sql": "select …" }'),
     })
     .refine((q) => Object.keys(q).length >= min, { error: `${subject} must hold at least ${min} query.` })
-    .refine((q) => Object.keys(q).length <= 100, { error: `${subject} may hold at most 100 queries: split the report.` });
+    .refine((q) => Object.keys(q).length <= 100, {
+      error: `${subject} may hold at most 100 queries: split the report.`,
+    });
 
 const nodeDrillSchema = strict("drill", "an object { target, args }", {
   target: identifier("target"),
@@ -234,10 +284,19 @@ const title = boundedText("title", 1, 200).optional();
 const textNode = strict("a text node", "an object", {
   ...nodeCommon,
   type: z.literal("text"),
-  markdown: z.string({ error: must("markdown", "a string of markdown") }).max(100_000, { error: "markdown must be at most 100000 characters long." }),
+  markdown: z
+    .string({ error: must("markdown", "a string of markdown") })
+    .max(100_000, { error: "markdown must be at most 100000 characters long." }),
   // Issue #34: a text meant for the screen ("click a month to list its patients") is left out of
   // the Word export and the printed page with print: false.
-  print: z.boolean({ error: must("print", "true or false (false: shown on screen only, left out of the Word export and the printed page)") }).optional(),
+  print: z
+    .boolean({
+      error: must(
+        "print",
+        "true or false (false: shown on screen only, left out of the Word export and the printed page)",
+      ),
+    })
+    .optional(),
 });
 // ---------------------------------------------------------------------------------------------
 // Conditional highlight (issue #22): a tone for a value below, above or between limits
@@ -262,22 +321,40 @@ function highlightRule(forStat: boolean) {
     above: limit("above", "130").meta({ description: "Matches a value greater than this number." }).optional(),
     between: z
       .tuple([z.number(), z.number()], { error: "between must be two numbers [lower, upper], e.g. [110, 130]." })
-      .refine(([lo, hi]) => lo <= hi, { error: "between must not end before it starts: write [lower, upper], e.g. [110, 130]." })
+      .refine(([lo, hi]) => lo <= hi, {
+        error: "between must not end before it starts: write [lower, upper], e.g. [110, 130].",
+      })
       .meta({ description: "Matches a value from the first number to the second, both included." })
       .optional(),
-    tone: z.enum(HIGHLIGHT_TONES, { error: must("tone", `one of ${list(HIGHLIGHT_TONES)}`) }).meta({ description: "How a matching value is marked: danger (red), warning (amber) or ok (green)." }),
+    tone: z
+      .enum(HIGHLIGHT_TONES, { error: must("tone", `one of ${list(HIGHLIGHT_TONES)}`) })
+      .meta({ description: "How a matching value is marked: danger (red), warning (amber) or ok (green)." }),
   }).superRefine((rule, ctx) => {
     const given = CONDITIONS.filter((c) => rule[c] !== undefined);
-    if (given.length === 0) ctx.addIssue({ code: "custom", path: [], message: "a highlight rule needs a condition: give one of below, above or between [lower, upper]." });
+    if (given.length === 0)
+      ctx.addIssue({
+        code: "custom",
+        path: [],
+        message: "a highlight rule needs a condition: give one of below, above or between [lower, upper].",
+      });
     if (given.length > 1) {
-      ctx.addIssue({ code: "custom", path: [given[1]!], message: `a highlight rule takes one condition, and this one has ${given.join(" and ")}: write one rule per condition (the first rule that matches marks the value).` });
+      ctx.addIssue({
+        code: "custom",
+        path: [given[1]!],
+        message: `a highlight rule takes one condition, and this one has ${given.join(" and ")}: write one rule per condition (the first rule that matches marks the value).`,
+      });
     }
   });
 }
 
 const highlightList = (forStat: boolean) =>
   z
-    .array(highlightRule(forStat), { error: must("highlight", `an array of ${forStat ? "{ below | above | between, tone }" : "{ column, below | above | between, tone }"} rules`) })
+    .array(highlightRule(forStat), {
+      error: must(
+        "highlight",
+        `an array of ${forStat ? "{ below | above | between, tone }" : "{ column, below | above | between, tone }"} rules`,
+      ),
+    })
     .max(MAX_HIGHLIGHT_RULES, { error: `highlight may hold at most ${MAX_HIGHLIGHT_RULES} rules.` })
     .meta({ description: "Conditional highlight: the first rule that matches a value marks it with its tone." })
     .optional();
@@ -294,7 +371,11 @@ const statNode = strict("a stat node", "an object", {
 }).superRefine((node, ctx) => {
   node.highlight?.forEach((rule, i) => {
     if (rule.column !== undefined && rule.column !== node.column) {
-      ctx.addIssue({ code: "custom", path: ["highlight", i, "column"], message: `column of a stat's highlight rule must be the stat's column ${JSON.stringify(node.column)}, or be left out.` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["highlight", i, "column"],
+        message: `column of a stat's highlight rule must be the stat's column ${JSON.stringify(node.column)}, or be left out.`,
+      });
     }
   });
 });
@@ -307,7 +388,10 @@ const tableColumn = strict("a column", "a column name, or an object { column, la
   unit: boundedText("unit", 1, 50).optional(),
   format: z
     .string({ error: must("format", "number:<decimals>, percent:<decimals>, date or datetime") })
-    .regex(COLUMN_FORMAT_PATTERN, { error: "format must be number:<decimals> or percent:<decimals> (0 to 6 decimals), date or datetime, e.g. number:1." })
+    .regex(COLUMN_FORMAT_PATTERN, {
+      error:
+        "format must be number:<decimals> or percent:<decimals> (0 to 6 decimals), date or datetime, e.g. number:1.",
+    })
     .optional(),
   align: z.enum(COLUMN_ALIGNS, { error: must("align", `one of ${list(COLUMN_ALIGNS)}`) }).optional(),
 });
@@ -318,9 +402,17 @@ const tableNode = strict("a table node", "an object", {
   title,
   query: identifier("query"),
   columns: z
-    .array(z.union([columnName("each column"), tableColumn], { error: must("each column", "a column name, or an object { column, label, unit, format, align }") }), {
-      error: must("columns", "an array of column names (or { column, label, unit, format, align } objects), or be left out for all columns"),
-    })
+    .array(
+      z.union([columnName("each column"), tableColumn], {
+        error: must("each column", "a column name, or an object { column, label, unit, format, align }"),
+      }),
+      {
+        error: must(
+          "columns",
+          "an array of column names (or { column, label, unit, format, align } objects), or be left out for all columns",
+        ),
+      },
+    )
     .optional(),
   highlight: highlightList(false),
   drill: nodeDrillSchema.optional(),
@@ -329,7 +421,11 @@ const tableNode = strict("a table node", "an object", {
   const shown = node.columns.map((entry) => (typeof entry === "string" ? entry : entry.column));
   node.highlight.forEach((rule, i) => {
     if (rule.column !== undefined && !shown.includes(rule.column)) {
-      ctx.addIssue({ code: "custom", path: ["highlight", i, "column"], message: `column ${JSON.stringify(rule.column)} is not a column this table shows: use one of ${list(shown)}, or add it to columns.` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["highlight", i, "column"],
+        message: `column ${JSON.stringify(rule.column)} is not a column this table shows: use one of ${list(shown)}, or add it to columns.`,
+      });
     }
   });
 });
@@ -338,7 +434,11 @@ const tableNode = strict("a table node", "an object", {
  * leftover, which would silently do nothing), and two series must not end up with one name: the
  * legend could not tell them apart.
  */
-function seriesLabelProblems(node: { y: string[]; y2?: string[]; labels?: Record<string, string> }): Array<{ path: (string | number)[]; message: string }> {
+function seriesLabelProblems(node: {
+  y: string[];
+  y2?: string[];
+  labels?: Record<string, string>;
+}): Array<{ path: (string | number)[]; message: string }> {
   if (!node.labels) return [];
   const plotted = [...node.y, ...(node.y2 ?? [])];
   const problems = Object.keys(node.labels)
@@ -352,7 +452,10 @@ function seriesLabelProblems(node: { y: string[]; y2?: string[]; labels?: Record
     const name = node.labels[column] ?? column;
     const first = seen.get(name);
     if (first !== undefined && first !== column) {
-      problems.push({ path: ["labels", node.labels[column] !== undefined ? column : first], message: `labels gives ${first} and ${column} the same name ${JSON.stringify(name)}: give each plotted column a name of its own, or the legend cannot tell them apart.` });
+      problems.push({
+        path: ["labels", node.labels[column] !== undefined ? column : first],
+        message: `labels gives ${first} and ${column} the same name ${JSON.stringify(name)}: give each plotted column a name of its own, or the legend cannot tell them apart.`,
+      });
     }
     seen.set(name, column);
   }
@@ -373,7 +476,12 @@ const chartNode = strict("a chart node", "an object", {
     .array(columnName("each y column"), { error: must("y", "an array of at least one column name") })
     .min(1, { error: "y must name at least one column to plot." }),
   // Issue #22: a second y axis, axis names (with units), stacked series, reference lines.
-  y2: z.array(columnName("each y2 column"), { error: must("y2", "an array of column names plotted against a second y axis on the right") }).min(1, { error: "y2 must name at least one column, or be left out." }).optional(),
+  y2: z
+    .array(columnName("each y2 column"), {
+      error: must("y2", "an array of column names plotted against a second y axis on the right"),
+    })
+    .min(1, { error: "y2 must name at least one column, or be left out." })
+    .optional(),
   xLabel: boundedText("xLabel", 1, 100).optional(),
   yLabel: boundedText("yLabel", 1, 100).optional(),
   y2Label: boundedText("y2Label", 1, 100).optional(),
@@ -390,17 +498,40 @@ const chartNode = strict("a chart node", "an object", {
     .optional(),
   // Issue #34 item 11: the name a reader sees for a series (legend, tooltip), instead of its column's SQL name.
   labels: z
-    .record(z.string(), boundedText("each label", 1, 100), { error: must("labels", 'an object mapping y or y2 column names to the names a reader sees, e.g. { "ktv": "spKt/V" }') })
-    .meta({ description: 'The names a reader sees for the plotted columns (legend, tooltip), e.g. { "ktv": "spKt/V" }; a key must be a column of y or y2. A column without a label is named by its column name.' })
+    .record(z.string(), boundedText("each label", 1, 100), {
+      error: must(
+        "labels",
+        'an object mapping y or y2 column names to the names a reader sees, e.g. { "ktv": "spKt/V" }',
+      ),
+    })
+    .meta({
+      description:
+        'The names a reader sees for the plotted columns (legend, tooltip), e.g. { "ktv": "spKt/V" }; a key must be a column of y or y2. A column without a label is named by its column name.',
+    })
     .optional(),
   drill: nodeDrillSchema.optional(),
 }).superRefine((node, ctx) => {
   for (const issue of seriesLabelProblems(node)) ctx.addIssue({ code: "custom", ...issue });
   for (const member of ["y2", "y2Label", "refLines"] as const) {
-    if (node[member] !== undefined && !AXIS_CHARTS.has(node.chart)) ctx.addIssue({ code: "custom", path: [member], message: `${member} applies to line, bar and area charts, not to a ${node.chart} chart: leave it out.` });
+    if (node[member] !== undefined && !AXIS_CHARTS.has(node.chart))
+      ctx.addIssue({
+        code: "custom",
+        path: [member],
+        message: `${member} applies to line, bar and area charts, not to a ${node.chart} chart: leave it out.`,
+      });
   }
-  if (node.y2Label !== undefined && node.y2 === undefined) ctx.addIssue({ code: "custom", path: ["y2Label"], message: "y2Label names the second y axis: give y2 too, or leave y2Label out." });
-  if (node.stacked && node.chart !== "bar" && node.chart !== "area") ctx.addIssue({ code: "custom", path: ["stacked"], message: `stacked applies to bar and area charts, not to a ${node.chart} chart: leave it out.` });
+  if (node.y2Label !== undefined && node.y2 === undefined)
+    ctx.addIssue({
+      code: "custom",
+      path: ["y2Label"],
+      message: "y2Label names the second y axis: give y2 too, or leave y2Label out.",
+    });
+  if (node.stacked && node.chart !== "bar" && node.chart !== "area")
+    ctx.addIssue({
+      code: "custom",
+      path: ["stacked"],
+      message: `stacked applies to bar and area charts, not to a ${node.chart} chart: leave it out.`,
+    });
 });
 
 const nodeSchema = z.discriminatedUnion("type", [textNode, statNode, tableNode, chartNode], {
@@ -419,7 +550,9 @@ const drillArgSchema = strict("each arg", "an object { name, type }", {
 
 const drillSchema = strict("a drill", "an object { title, args, queries, nodes? }", {
   title: boundedText("title", 1, 200),
-  args: z.array(drillArgSchema, { error: must("args", "an array of { name, type } ([] for none)") }).max(50, { error: "args may hold at most 50 args." }),
+  args: z
+    .array(drillArgSchema, { error: must("args", "an array of { name, type } ([] for none)") })
+    .max(50, { error: "args may hold at most 50 args." }),
   queries: queriesSchema("queries", 1),
   nodes: nodesSchema("nodes").optional(),
 });
@@ -432,12 +565,19 @@ const exportSchema = strict("export", "an object { xlsx?, docx? }", {
 const specObject = strict("The specification", "a JSON object", {
   version: z.literal(1, { error: must("version", "1, the only version of the specification format") }),
   title: boundedText("title", 1, 200),
-  description: z.string({ error: "description must be a string of markdown, or be left out." }).max(20_000, { error: "description must be at most 20000 characters long." }).optional(),
-  params: z.array(paramSchema, { error: must("params", "an array of params ([] for none)") }).max(100, { error: "params may hold at most 100 params." }),
+  description: z
+    .string({ error: "description must be a string of markdown, or be left out." })
+    .max(20_000, { error: "description must be at most 20000 characters long." })
+    .optional(),
+  params: z
+    .array(paramSchema, { error: must("params", "an array of params ([] for none)") })
+    .max(100, { error: "params may hold at most 100 params." }),
   queries: queriesSchema("queries", 0),
   nodes: nodesSchema("nodes"),
   drills: z
-    .record(identifier("a drill name"), drillSchema, { error: must("drills", "an object mapping drill names to { title, args, queries }, or be left out") })
+    .record(identifier("a drill name"), drillSchema, {
+      error: must("drills", "an object mapping drill names to { title, args, queries }, or be left out"),
+    })
     .refine((d) => Object.keys(d).length <= 100, { error: "drills may hold at most 100 drills." })
     .optional(),
   export: exportSchema.optional(),
@@ -456,7 +596,14 @@ function oneOfNames(kind: string, known: string[], where: string): string {
   return known.length === 0 ? `${where} has no ${kind}s yet: add one first` : `use one of ${list(known)}`;
 }
 
-function checkNodes(nodes: unknown, basePath: (string | number)[], queryNames: string[], layer: string, drills: unknown, issues: Issue[]) {
+function checkNodes(
+  nodes: unknown,
+  basePath: (string | number)[],
+  queryNames: string[],
+  layer: string,
+  drills: unknown,
+  issues: Issue[],
+) {
   if (!Array.isArray(nodes)) return;
   const seen = new Map<string, number>();
   nodes.forEach((node, i) => {
@@ -465,11 +612,17 @@ function checkNodes(nodes: unknown, basePath: (string | number)[], queryNames: s
     if (typeof node.id === "string") {
       const first = seen.get(node.id);
       if (first !== undefined) {
-        issues.push({ path: [...path, "id"], message: `id ${JSON.stringify(node.id)} is already used by ${renderPath([...basePath, first])}: give each node its own id.` });
+        issues.push({
+          path: [...path, "id"],
+          message: `id ${JSON.stringify(node.id)} is already used by ${renderPath([...basePath, first])}: give each node its own id.`,
+        });
       } else seen.set(node.id, i);
     }
     if (typeof node.query === "string" && !queryNames.includes(node.query)) {
-      issues.push({ path: [...path, "query"], message: `query ${JSON.stringify(node.query)} is not a query of ${layer}: ${oneOfNames("query", queryNames, layer)}.` });
+      issues.push({
+        path: [...path, "query"],
+        message: `query ${JSON.stringify(node.query)} is not a query of ${layer}: ${oneOfNames("query", queryNames, layer)}.`,
+      });
     }
     const drill = node.drill;
     if (!isRecord(drill) || typeof drill.target !== "string") return;
@@ -483,7 +636,10 @@ function checkNodes(nodes: unknown, basePath: (string | number)[], queryNames: s
       return;
     }
     if (!isRecord(target) || !Array.isArray(target.args) || !isRecord(drill.args)) return;
-    const declared = target.args.filter(isRecord).map((a) => a.name).filter((n): n is string => typeof n === "string");
+    const declared = target.args
+      .filter(isRecord)
+      .map((a) => a.name)
+      .filter((n): n is string => typeof n === "string");
     for (const key of Object.keys(drill.args)) {
       if (!declared.includes(key)) {
         issues.push({
@@ -505,13 +661,19 @@ function crossReferences(spec: Record<string, unknown>): Issue[] {
     if (typeof param.name === "string") {
       const first = paramNames.indexOf(param.name);
       if (first >= 0) {
-        issues.push({ path: ["params", i, "name"], message: `name ${JSON.stringify(param.name)} is already used by params[${first}]: give each param its own name.` });
+        issues.push({
+          path: ["params", i, "name"],
+          message: `name ${JSON.stringify(param.name)} is already used by params[${first}]: give each param its own name.`,
+        });
       }
       paramNames.push(param.name);
     }
     const options = param.options;
     if (isRecord(options) && typeof options.query === "string" && !queryNames.includes(options.query)) {
-      issues.push({ path: ["params", i, "options", "query"], message: `query ${JSON.stringify(options.query)} is not a query of this report: ${oneOfNames("query", queryNames, "this report")}.` });
+      issues.push({
+        path: ["params", i, "options", "query"],
+        message: `query ${JSON.stringify(options.query)} is not a query of this report: ${oneOfNames("query", queryNames, "this report")}.`,
+      });
     }
   });
 
@@ -526,7 +688,10 @@ function crossReferences(spec: Record<string, unknown>): Issue[] {
           if (!isRecord(arg) || typeof arg.name !== "string") return;
           const path = ["drills", key, "args", i, "name"];
           if (argNames.includes(arg.name)) {
-            issues.push({ path, message: `name ${JSON.stringify(arg.name)} is declared twice in this drill: give each arg its own name.` });
+            issues.push({
+              path,
+              message: `name ${JSON.stringify(arg.name)} is declared twice in this drill: give each arg its own name.`,
+            });
             return;
           }
           argNames.push(arg.name);
@@ -607,7 +772,10 @@ function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[], out: Array<
     }
     if (issue.code === "invalid_key" && issue.issues.length > 0) {
       const key = String(path[path.length - 1]);
-      out.push({ path: renderPath(path), message: `The name ${JSON.stringify(key)} is not allowed: ${issue.issues[0]!.message}` });
+      out.push({
+        path: renderPath(path),
+        message: `The name ${JSON.stringify(key)} is not allowed: ${issue.issues[0]!.message}`,
+      });
       continue;
     }
     out.push({ path: renderPath(path), message: sentence(issue) });
@@ -616,12 +784,17 @@ function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[], out: Array<
 
 /** Zod's own messages are replaced by sentences; every schema above sets its own already. */
 function sentence(issue: ZodIssue): string {
-  if (!issue.message.startsWith("Invalid input") && !issue.message.startsWith("Unrecognized key") && !issue.message.startsWith("Invalid")) {
+  if (
+    !issue.message.startsWith("Invalid input") &&
+    !issue.message.startsWith("Unrecognized key") &&
+    !issue.message.startsWith("Invalid")
+  ) {
     return issue.message;
   }
   const last = issue.path[issue.path.length - 1];
   const subject = typeof last === "string" ? last : "this value";
-  if (issue.code === "unrecognized_keys") return `${subject} does not take the members ${issue.keys.join(", ")}: remove them or fix the spelling.`;
+  if (issue.code === "unrecognized_keys")
+    return `${subject} does not take the members ${issue.keys.join(", ")}: remove them or fix the spelling.`;
   return `${subject} is not valid here: check it against the specification format.`;
 }
 
@@ -643,7 +816,9 @@ export function specProblems(spec: unknown): Array<{ path: string; message: stri
 // ---------------------------------------------------------------------------------------------
 // SQL removal and export switches
 
-type Stripped<T> = T extends { queries: Record<string, QueryDef> } ? Omit<T, "queries"> & { queries: Record<string, Record<string, never>> } : T;
+type Stripped<T> = T extends { queries: Record<string, QueryDef> }
+  ? Omit<T, "queries"> & { queries: Record<string, Record<string, never>> }
+  : T;
 export type StrippedDrillDef = Stripped<DrillDef>;
 export type StrippedSpec = Omit<ReportSpec, "queries" | "drills"> & {
   queries: Record<string, Record<string, never>>;

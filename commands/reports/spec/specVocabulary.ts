@@ -29,9 +29,28 @@ export function versionNo(label: string): number | null {
  * The relations the `clinical` data source offers report SQL (contract C.5), as the editor
  * completes them: db/clinicalViews.ts defines each, and a test keeps the two lists equal.
  */
-export const CLINICAL_RELATION_NAMES = ["patients", "lab_reports", "lab_results", "exam_reports", "std_items", "monthly_results", "latest_results", "std_targets", "derived_results"] as const;
+export const CLINICAL_RELATION_NAMES = [
+  "patients",
+  "lab_reports",
+  "lab_results",
+  "exam_reports",
+  "std_items",
+  "monthly_results",
+  "latest_results",
+  "std_targets",
+  "derived_results",
+] as const;
 
-export const PARAM_TYPES = ["date", "dateRange", "number", "numberRange", "text", "select", "multiSelect", "boolean"] as const;
+export const PARAM_TYPES = [
+  "date",
+  "dateRange",
+  "number",
+  "numberRange",
+  "text",
+  "select",
+  "multiSelect",
+  "boolean",
+] as const;
 
 /** A filter whose value is two ends, bound in SQL as `{{name.from}}` and `{{name.to}}`. */
 export const isRangeParam = (type: string): boolean => type === "dateRange" || type === "numberRange";

@@ -31,7 +31,14 @@ import { clinicalReachProblem, type SourceReach } from "./clinicalReach.ts";
 export type { SourceReach } from "./clinicalReach.ts";
 import { refusalReason, STALLING_FUNCTIONS } from "./reportFunctions.ts";
 import type { DrillArgDef, ParamDef } from "./specSchema.ts";
-import { compileTemplateDetailed, lineAndColumn, TemplateError, utf16Index, type CompiledTemplateDetail, type TemplateDef } from "./sqlTemplate.ts";
+import {
+  compileTemplateDetailed,
+  lineAndColumn,
+  TemplateError,
+  utf16Index,
+  type CompiledTemplateDetail,
+  type TemplateDef,
+} from "./sqlTemplate.ts";
 
 const SAMPLES: Record<TemplateDef["type"], unknown> = {
   date: "2000-01-01",
@@ -72,7 +79,12 @@ function variants(defs: ReadonlyArray<TemplateDef>): Variant[] {
   return out;
 }
 
-const MODIFYING: Record<string, string> = { InsertStmt: "INSERT", UpdateStmt: "UPDATE", DeleteStmt: "DELETE", MergeStmt: "MERGE" };
+const MODIFYING: Record<string, string> = {
+  InsertStmt: "INSERT",
+  UpdateStmt: "UPDATE",
+  DeleteStmt: "DELETE",
+  MergeStmt: "MERGE",
+};
 const STATEMENT_NAMES: Record<string, string> = {
   ...MODIFYING,
   ExplainStmt: "EXPLAIN",
@@ -91,7 +103,13 @@ const STATEMENT_NAMES: Record<string, string> = {
 };
 
 function statementName(kind: string): string {
-  return STATEMENT_NAMES[kind] ?? kind.replace(/Stmt$/, "").replace(/([a-z])([A-Z])/g, "$1 $2").toUpperCase();
+  return (
+    STATEMENT_NAMES[kind] ??
+    kind
+      .replace(/Stmt$/, "")
+      .replace(/([a-z])([A-Z])/g, "$1 $2")
+      .toUpperCase()
+  );
 }
 
 const article = (word: string) => (/^[AEIOU]/i.test(word) ? "an" : "a");
@@ -104,14 +122,46 @@ const article = (word: string) => (/^[AEIOU]/i.test(word) ? "an" : "a");
  * (queries/reports/runReportQuery.ts), but the author learns here.
  */
 const SIDE_EFFECT_FUNCTIONS = new Set([
-  "lo_create", "lo_creat", "lo_from_bytea", "lo_put", "lo_open", "lowrite", "lo_write", "lo_truncate", "lo_truncate64", "lo_unlink", "lo_import", "lo_export",
-  "nextval", "setval", "set_config",
-  "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared",
-  "pg_advisory_xact_lock", "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
-  "pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all",
-  "pg_notify", "pg_cancel_backend", "pg_terminate_backend",
-  "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema", "ts_stat", "ts_rewrite",
-  "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file",
+  "lo_create",
+  "lo_creat",
+  "lo_from_bytea",
+  "lo_put",
+  "lo_open",
+  "lowrite",
+  "lo_write",
+  "lo_truncate",
+  "lo_truncate64",
+  "lo_unlink",
+  "lo_import",
+  "lo_export",
+  "nextval",
+  "setval",
+  "set_config",
+  "pg_advisory_lock",
+  "pg_advisory_lock_shared",
+  "pg_try_advisory_lock",
+  "pg_try_advisory_lock_shared",
+  "pg_advisory_xact_lock",
+  "pg_advisory_xact_lock_shared",
+  "pg_try_advisory_xact_lock",
+  "pg_try_advisory_xact_lock_shared",
+  "pg_advisory_unlock",
+  "pg_advisory_unlock_shared",
+  "pg_advisory_unlock_all",
+  "pg_notify",
+  "pg_cancel_backend",
+  "pg_terminate_backend",
+  "query_to_xml",
+  "query_to_xmlschema",
+  "query_to_xml_and_xmlschema",
+  "cursor_to_xml",
+  "cursor_to_xmlschema",
+  "ts_stat",
+  "ts_rewrite",
+  "pg_read_file",
+  "pg_read_binary_file",
+  "pg_ls_dir",
+  "pg_stat_file",
 ]);
 
 interface Refused {
@@ -126,7 +176,8 @@ function sideEffectOf(funcCall: unknown): Refused | null {
   if (typeof name !== "string") return null;
   const lower = name.toLowerCase();
   if (STALLING_FUNCTIONS.has(lower)) return { name: lower, why: refusalReason(lower)! };
-  if (SIDE_EFFECT_FUNCTIONS.has(lower) || lower.startsWith("dblink")) return { name: lower, why: "writes, changes the session or other sessions, or runs SQL given as text" };
+  if (SIDE_EFFECT_FUNCTIONS.has(lower) || lower.startsWith("dblink"))
+    return { name: lower, why: "writes, changes the session or other sessions, or runs SQL given as text" };
   return null;
 }
 
@@ -156,7 +207,8 @@ function inspect(tree: unknown): Findings {
       if (key in MODIFYING && found.modifying === null) found.modifying = MODIFYING[key]!;
       else if (key === "intoClause" && value) found.into = true;
       else if (key === "lockingClause" && Array.isArray(value) && value.length > 0) found.locking = true;
-      else if (key === "FuncCall" && typeof value === "object" && value !== null && found.sideEffect === null) found.sideEffect = sideEffectOf(value);
+      else if (key === "FuncCall" && typeof value === "object" && value !== null && found.sideEffect === null)
+        found.sideEffect = sideEffectOf(value);
       else if (key === "ParamRef" && typeof value === "object" && value !== null) {
         const n = (value as { number?: unknown }).number;
         if (typeof n === "number") found.paramRefs.add(n);
@@ -189,14 +241,23 @@ function selectProblem(stmt: unknown, found: Findings, subject: string, reach: S
   if (found.modifying) {
     return `${subject} has a WITH part that runs ${found.modifying} (a data-modifying CTE), but a query may only read: make every WITH part a select.`;
   }
-  if (found.into) return `${subject} uses SELECT … INTO, which creates a table, but a query may only read: remove the INTO clause.`;
-  if (found.locking) return `${subject} has a locking clause (FOR UPDATE, FOR SHARE or the like), which locks rows, but a query may only read: remove it.`;
-  if (found.sideEffect) return `${subject} calls ${found.sideEffect.name}(), which ${found.sideEffect.why}, but a query may only read: remove it.`;
+  if (found.into)
+    return `${subject} uses SELECT … INTO, which creates a table, but a query may only read: remove the INTO clause.`;
+  if (found.locking)
+    return `${subject} has a locking clause (FOR UPDATE, FOR SHARE or the like), which locks rows, but a query may only read: remove it.`;
+  if (found.sideEffect)
+    return `${subject} calls ${found.sideEffect.name}(), which ${found.sideEffect.why}, but a query may only read: remove it.`;
   return reach ? clinicalReachProblem(stmt, reach) : null;
 }
 
-async function statementProblem(sql: string, compiled: CompiledTemplateDetail, when: string, reach: SourceReach | undefined): Promise<string | null> {
-  const subject = when === "" ? "The query" : `${when[0]!.toUpperCase()}${when.slice(1)} (its optional clauses dropped), the query`;
+async function statementProblem(
+  sql: string,
+  compiled: CompiledTemplateDetail,
+  when: string,
+  reach: SourceReach | undefined,
+): Promise<string | null> {
+  const subject =
+    when === "" ? "The query" : `${when[0]!.toUpperCase()}${when.slice(1)} (its optional clauses dropped), the query`;
   const whenHint = when === "" ? "" : "; keep it valid without those clauses, e.g. where 1 = 1 [[and …]]";
   if (compiled.text.trim() === "") return `${subject} holds no SQL statement: write one select statement${whenHint}.`;
   let tree: { stmts?: Array<{ stmt?: Record<string, unknown> }> };
@@ -206,11 +267,14 @@ async function statementProblem(sql: string, compiled: CompiledTemplateDetail, w
     const details = (error as SqlErrorLike).sqlDetails;
     const cursor = typeof details?.cursorPosition === "number" ? details.cursorPosition : null;
     const where =
-      cursor === null ? "" : ` (at ${lineAndColumn(sql, compiled.sourceOffset(utf16Index(compiled.text, Math.max(0, cursor))))} of the SQL)`;
+      cursor === null
+        ? ""
+        : ` (at ${lineAndColumn(sql, compiled.sourceOffset(utf16Index(compiled.text, Math.max(0, cursor))))} of the SQL)`;
     return `${subject} cannot be parsed: ${parserMessage(error as SqlErrorLike, compiled)}${where}; correct the SQL there${whenHint}.`;
   }
   const stmts = tree.stmts ?? [];
-  if (stmts.length === 0) return `${subject} holds no SQL statement, only comments or blanks: write one select statement${whenHint}.`;
+  if (stmts.length === 0)
+    return `${subject} holds no SQL statement, only comments or blanks: write one select statement${whenHint}.`;
   if (stmts.length > 1) {
     return `${subject} holds ${stmts.length} statements: a query must be exactly one select statement, so remove the others and the ; between them${whenHint}.`;
   }
@@ -243,7 +307,10 @@ async function clauseBoundaryProblem(sql: string, compiled: CompiledTemplateDeta
   }
   const bytes = (offset: number) => Buffer.byteLength(compiled.text.slice(0, offset), "utf8");
   for (const clause of compiled.keptClauses) {
-    for (const [edge, offset] of [["starts", clause.textStart], ["ends", clause.textEnd]] as const) {
+    for (const [edge, offset] of [
+      ["starts", clause.textStart],
+      ["ends", clause.textEnd],
+    ] as const) {
       const b = bytes(offset);
       if (tokens.some((t) => t.start < b && b < t.end)) {
         return `The optional clause [[ … ]] at ${lineAndColumn(sql, clause.sourceStart)} ${edge} inside a string literal, quoted name or comment, so dropping it would change how the rest of the query reads: put [[ and ]] outside quotes and comments (a -- comment runs to the end of its line).`;
@@ -260,7 +327,11 @@ async function clauseBoundaryProblem(sql: string, compiled: CompiledTemplateDeta
  * as its sentence. With `reach` (a query of a built-in data source, clinical or research: its views), the query
  * must also reach nothing beyond them (clinicalReach.ts).
  */
-export async function readOnlyProblem(sql: string, params: ReadonlyArray<ParamDef | DrillArgDef>, reach?: SourceReach): Promise<string | null> {
+export async function readOnlyProblem(
+  sql: string,
+  params: ReadonlyArray<ParamDef | DrillArgDef>,
+  reach?: SourceReach,
+): Promise<string | null> {
   const seen = new Set<string>();
   for (const variant of variants(params)) {
     let compiled: CompiledTemplateDetail;

@@ -195,7 +195,8 @@ function tokenize(sql: string, loose = false): Array<Token | LooseToken> {
       if (!loose && PLACEHOLDER_START.test(sql)) {
         // Show the placeholder itself only (up to its }} on the same line), never the SQL around it.
         const close = sql.indexOf("}}", i);
-        const shown = close > 0 && close - i <= 80 && !sql.slice(i, close).includes("\n") ? ` ${sql.slice(i, close + 2)}` : "";
+        const shown =
+          close > 0 && close - i <= 80 && !sql.slice(i, close).includes("\n") ? ` ${sql.slice(i, close + 2)}` : "";
         throw new TemplateError(
           `The placeholder${shown} at ${lineAndColumn(sql, i)} is malformed: write {{name}}, or {{name.from}} / {{name.to}} for a range, with a param name of letters, digits and _.`,
         );
@@ -205,7 +206,9 @@ function tokenize(sql: string, loose = false): Array<Token | LooseToken> {
     i += 1;
   }
   if (clause) {
-    throw new TemplateError(`The optional clause [[ opened at ${lineAndColumn(sql, clause.start)} is never closed: add the matching ]].`);
+    throw new TemplateError(
+      `The optional clause [[ opened at ${lineAndColumn(sql, clause.start)} is never closed: add the matching ]].`,
+    );
   }
   flush(i);
   return tokens;
@@ -265,7 +268,8 @@ function rawValue(def: TemplateDef, part: Part | undefined, values: Record<strin
   const value = Object.hasOwn(values, def.name) ? values[def.name] : undefined;
   if (value === undefined || value === null) return null;
   if (part) {
-    if (!Array.isArray(value)) throw new TemplateError(`The value of ${def.name} must be ${VALUE_SHAPES[def.type as "dateRange"]}.`);
+    if (!Array.isArray(value))
+      throw new TemplateError(`The value of ${def.name} must be ${VALUE_SHAPES[def.type as "dateRange"]}.`);
     return value[part === "from" ? 0 : 1] ?? null;
   }
   if (def.type === "multiSelect" && Array.isArray(value) && value.length === 0) return null;
@@ -274,7 +278,10 @@ function rawValue(def: TemplateDef, part: Part | undefined, values: Record<strin
 
 /** The value as bound to the parameter (never null here). */
 function bindValue(def: TemplateDef, cast: Cast, value: unknown): unknown {
-  const wrong = () => new TemplateError(`The value of ${def.name} cannot be bound as ${cast}: validate the values first (got ${Array.isArray(value) ? "an array" : typeof value}).`);
+  const wrong = () =>
+    new TemplateError(
+      `The value of ${def.name} cannot be bound as ${cast}: validate the values first (got ${Array.isArray(value) ? "an array" : typeof value}).`,
+    );
   switch (cast) {
     case "date":
       if (!isIsoDate(value)) throw wrong();
@@ -331,16 +338,24 @@ function checkPlaceholder(sql: string, defs: Map<string, TemplateDef>, p: Placeh
     );
   }
   if (p.part && !isRange(def)) {
-    throw new TemplateError(`${shown} at ${lineAndColumn(sql, p.start)} uses .${p.part}, but ${p.name} is a ${def.type} ${"label" in def ? "param" : "drill arg"}, not a range: write {{${p.name}}}.`);
+    throw new TemplateError(
+      `${shown} at ${lineAndColumn(sql, p.start)} uses .${p.part}, but ${p.name} is a ${def.type} ${"label" in def ? "param" : "drill arg"}, not a range: write {{${p.name}}}.`,
+    );
   }
   if (!p.part && isRange(def)) {
-    throw new TemplateError(`${shown} at ${lineAndColumn(sql, p.start)} uses the range ${p.name} as a whole: write {{${p.name}.from}} and {{${p.name}.to}} for its ends.`);
+    throw new TemplateError(
+      `${shown} at ${lineAndColumn(sql, p.start)} uses the range ${p.name} as a whole: write {{${p.name}.from}} and {{${p.name}.to}} for its ends.`,
+    );
   }
   return def;
 }
 
 /** `compileTemplate` with a map back to the template (used by `sqlSafety`). */
-export function compileTemplateDetailed(sql: string, defs: ReadonlyArray<TemplateDef>, values: Record<string, unknown>): CompiledTemplateDetail {
+export function compileTemplateDetailed(
+  sql: string,
+  defs: ReadonlyArray<TemplateDef>,
+  values: Record<string, unknown>,
+): CompiledTemplateDetail {
   const byName = new Map<string, TemplateDef>();
   for (const def of defs) if (!byName.has(def.name)) byName.set(def.name, def);
   const tokens = tokenize(sql);
@@ -389,7 +404,9 @@ export function compileTemplateDetailed(sql: string, defs: ReadonlyArray<Templat
       emit(token);
       continue;
     }
-    const dropped = token.pieces.some((p) => p.kind === "placeholder" && rawValue(byName.get(p.name)!, p.part, values) === null);
+    const dropped = token.pieces.some(
+      (p) => p.kind === "placeholder" && rawValue(byName.get(p.name)!, p.part, values) === null,
+    );
     if (dropped) continue;
     const textStart = text.length;
     token.pieces.forEach(emit);
@@ -414,7 +431,11 @@ export function compileTemplateDetailed(sql: string, defs: ReadonlyArray<Templat
  * never into the text. Throws `TemplateError` for an unknown placeholder, `.from` / `.to` on a
  * non-range, a range used whole, unbalanced or nested `[[ ]]`, or a value of the wrong type.
  */
-export function compileTemplate(sql: string, params: ReadonlyArray<TemplateDef>, values: Record<string, unknown>): CompiledTemplate {
+export function compileTemplate(
+  sql: string,
+  params: ReadonlyArray<TemplateDef>,
+  values: Record<string, unknown>,
+): CompiledTemplate {
   const { text, values: bound } = compileTemplateDetailed(sql, params, values);
   return { text, values: bound };
 }
@@ -445,12 +466,15 @@ function checkParamValue(param: ParamDef, value: unknown): Checked {
       return typeof value === "boolean" ? { value } : wrongShape();
     case "text":
       if (typeof value !== "string") return wrongShape();
-      if (value.length > MAX_TEXT_VALUE_LENGTH) return { problem: `${name} must be at most ${MAX_TEXT_VALUE_LENGTH} characters long: shorten the text.` };
+      if (value.length > MAX_TEXT_VALUE_LENGTH)
+        return { problem: `${name} must be at most ${MAX_TEXT_VALUE_LENGTH} characters long: shorten the text.` };
       return { value };
     case "dateRange":
     case "numberRange": {
-      const endOk = param.type === "dateRange" ? isIsoDate : (v: unknown) => typeof v === "number" && Number.isFinite(v);
-      if (!Array.isArray(value) || value.length !== 2 || !value.every((v) => v === null || endOk(v))) return wrongShape();
+      const endOk =
+        param.type === "dateRange" ? isIsoDate : (v: unknown) => typeof v === "number" && Number.isFinite(v);
+      if (!Array.isArray(value) || value.length !== 2 || !value.every((v) => v === null || endOk(v)))
+        return wrongShape();
       const [from, to] = value as [string | number | null, string | number | null];
       if (from !== null && to !== null && from > to) {
         return { problem: `${name} must not end before it starts: send [from, to] with from on or before to.` };
@@ -460,14 +484,19 @@ function checkParamValue(param: ParamDef, value: unknown): Checked {
     case "select":
     case "multiSelect": {
       const chosen = param.type === "select" ? [value] : value;
-      if (!Array.isArray(chosen) || !chosen.every((v) => typeof v === "string" || typeof v === "number")) return wrongShape();
-      if (param.type === "multiSelect" && chosen.length > 1000) return { problem: `${name} may hold at most 1000 entries: choose fewer.` };
+      if (!Array.isArray(chosen) || !chosen.every((v) => typeof v === "string" || typeof v === "number"))
+        return wrongShape();
+      if (param.type === "multiSelect" && chosen.length > 1000)
+        return { problem: `${name} may hold at most 1000 entries: choose fewer.` };
       if (Array.isArray(param.options)) {
         const allowed = param.options.map((o) => String(o.value));
         const stray = chosen.filter((v) => !allowed.includes(String(v)));
         if (stray.length > 0) {
           return {
-            problem: `${name} must be chosen from its options (${allowed.slice(0, 20).join(", ")}${allowed.length > 20 ? ", …" : ""}): ${stray.slice(0, 5).map((v) => JSON.stringify(v)).join(", ")} is not one of them.`,
+            problem: `${name} must be chosen from its options (${allowed.slice(0, 20).join(", ")}${allowed.length > 20 ? ", …" : ""}): ${stray
+              .slice(0, 5)
+              .map((v) => JSON.stringify(v))
+              .join(", ")} is not one of them.`,
           };
         }
       }
@@ -484,7 +513,11 @@ function normalise(value: unknown): unknown {
 }
 
 /** The keys of a sent object that the report (or drill) does not declare, as a sentence naming the declared ones. */
-function undeclaredKeys(given: Record<string, unknown>, declared: string[], words: { member: "params" | "args"; owner: "report" | "drill"; verb: string }): { problem: string } | null {
+function undeclaredKeys(
+  given: Record<string, unknown>,
+  declared: string[],
+  words: { member: "params" | "args"; owner: "report" | "drill"; verb: string },
+): { problem: string } | null {
   const unknown = Object.keys(given).filter((k) => !declared.includes(k));
   if (unknown.length === 0) return null;
   const { member, owner, verb } = words;
@@ -504,7 +537,11 @@ function undeclaredKeys(given: Record<string, unknown>, declared: string[], word
  * refused. `sent` may be undefined or null (nothing sent). The result holds every declared param,
  * with "no restriction" always as null (also for `[]` and `[null, null]`).
  */
-export function validateParamValues(params: ReadonlyArray<ParamDef>, published: Record<string, unknown>, sent: unknown): { values: ParamValues } | { problem: string } {
+export function validateParamValues(
+  params: ReadonlyArray<ParamDef>,
+  published: Record<string, unknown>,
+  sent: unknown,
+): { values: ParamValues } | { problem: string } {
   const declared = params.map((p) => p.name);
   if (sent !== undefined && sent !== null && !isRecord(sent)) {
     return {
@@ -527,7 +564,9 @@ export function validateParamValues(params: ReadonlyArray<ParamDef>, published: 
       value = normalise(param.default ?? null);
     }
     if (param.required && isEmptyValue(value)) {
-      return { problem: `${param.name} is required, so it cannot be null or empty: send ${VALUE_SHAPES[param.type].replace(/ or null( \(.*\))?$/, "")}.` };
+      return {
+        problem: `${param.name} is required, so it cannot be null or empty: send ${VALUE_SHAPES[param.type].replace(/ or null( \(.*\))?$/, "")}.`,
+      };
     }
     values[param.name] = value;
   }
@@ -554,7 +593,10 @@ function checkDrillArg(arg: DrillArgDef, value: unknown): Checked {
       if (typeof value === "number" && Number.isFinite(value)) return { value };
       return typeof value === "string" && DECIMAL.test(value.trim()) ? { value: value.trim() } : wrong();
     case "text":
-      if (typeof value === "string") return value.length > MAX_TEXT_VALUE_LENGTH ? { problem: `The drill arg ${arg.name} must be at most ${MAX_TEXT_VALUE_LENGTH} characters long.` } : { value };
+      if (typeof value === "string")
+        return value.length > MAX_TEXT_VALUE_LENGTH
+          ? { problem: `The drill arg ${arg.name} must be at most ${MAX_TEXT_VALUE_LENGTH} characters long.` }
+          : { value };
       return typeof value === "number" || typeof value === "boolean" ? { value: String(value) } : wrong();
     case "boolean":
       return typeof value === "boolean" ? { value } : wrong();
@@ -570,7 +612,9 @@ function checkDrillArg(arg: DrillArgDef, value: unknown): Checked {
 export function validateDrillArgs(drill: DrillDef, sent: unknown): { values: ParamValues } | { problem: string } {
   const declared = drill.args.map((a) => a.name);
   if (sent !== undefined && sent !== null && !isRecord(sent)) {
-    return { problem: `args must be a JSON object keyed by the drill's arg names${declared.length > 0 ? ` (${declared.join(", ")})` : ""}, or be left out.` };
+    return {
+      problem: `args must be a JSON object keyed by the drill's arg names${declared.length > 0 ? ` (${declared.join(", ")})` : ""}, or be left out.`,
+    };
   }
   const given = sent ?? {};
   const undeclared = undeclaredKeys(given, declared, { member: "args", owner: "drill", verb: "sent" });

@@ -10,7 +10,9 @@ import { withCommandContext } from "./inProcessProjections.ts";
 
 /** `import <kind> <file>`: a bulk job of lab or exam reports, followed to its end unless --no-wait. */
 export function importReports(kind: string, file: string, options: ImportFileOptions): Promise<void> {
-  return withDatabase((url) => withCommandContext(url, (ctx) => importFile(ctx.store, createLogger("warn"), kind, file, options)));
+  return withDatabase((url) =>
+    withCommandContext(url, (ctx) => importFile(ctx.store, createLogger("warn"), kind, file, options)),
+  );
 }
 
 /** `patients import <file>`: exit code 1 when a line was rejected. */
@@ -19,10 +21,17 @@ export function importPatients(file: string, { tenant }: { tenant: string }): Pr
   const text = readUtf8(file);
   return withDatabase((url) =>
     withCommandContext(url, async (ctx, db) => {
-      const result = await importPatientsCsv(ctx, idCardRegister(db, await loadIdentifierHasher(db, process.env.ID_HASH_KEY)), tenant, text);
+      const result = await importPatientsCsv(
+        ctx,
+        idCardRegister(db, await loadIdentifierHasher(db, process.env.ID_HASH_KEY)),
+        tenant,
+        text,
+      );
       for (const { line, message } of result.rejected) console.log(`line ${line}: ${message}`);
       const imported = result.created + result.updated + result.unchanged;
-      console.log(`imported ${imported} (created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}), rejected ${result.rejected.length}`);
+      console.log(
+        `imported ${imported} (created ${result.created}, updated ${result.updated}, unchanged ${result.unchanged}), rejected ${result.rejected.length}`,
+      );
       if (result.rejected.length > 0) process.exitCode = 1;
     }),
   );

@@ -17,7 +17,10 @@ type AnyProjection = (typeof allProjections)[number];
  * the command, woken by its own appends as the service does. A service on the same database may
  * apply the events first; the checkpoint row locks keep that safe.
  */
-export async function withCommandContext(url: string, work: (ctx: CommandContext, db: Db) => Promise<void>): Promise<void> {
+export async function withCommandContext(
+  url: string,
+  work: (ctx: CommandContext, db: Db) => Promise<void>,
+): Promise<void> {
   const log = createLogger("warn");
   const db = createPool(url, { max: 4, applicationName: "dialysis-hub-cli" });
   const runners: ProjectionRunner[] = [];
@@ -39,7 +42,8 @@ export async function withCommandContext(url: string, work: (ctx: CommandContext
 /** Every projection the service runs, by name; `all` is every one. */
 export function projectionsNamed(name: string): readonly AnyProjection[] {
   const chosen = name === "all" ? allProjections : allProjections.filter((p) => p.name === name);
-  if (chosen.length === 0) throw new Error(`no projection ${name}; known: ${allProjections.map((p) => p.name).join(", ") || "none"}`);
+  if (chosen.length === 0)
+    throw new Error(`no projection ${name}; known: ${allProjections.map((p) => p.name).join(", ") || "none"}`);
   return chosen;
 }
 
@@ -71,6 +75,8 @@ async function buildByReplay(db: Db, projection: AnyProjection, log: Logger): Pr
   console.error(`building projection ${projection.name} by replay (it is new, or its version changed)…`);
   const result = await rebuildWithProgress(db, projection, log);
   if (result.status === "rebuilt" && result.heldBack.length > 0) {
-    console.error(`projection ${projection.name}: ${result.heldBack.length} tenant(s) held back at an event it cannot apply (GET /api/admin/projections names them)`);
+    console.error(
+      `projection ${projection.name}: ${result.heldBack.length} tenant(s) held back at an event it cannot apply (GET /api/admin/projections names them)`,
+    );
   }
 }

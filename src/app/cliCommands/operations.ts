@@ -38,7 +38,9 @@ export function backupCommand(file: string): Promise<void> {
     try {
       const { bytes, note } = await backupTo(url, file, process.env, stop.signal);
       if (note) console.error(note);
-      console.log(`backup written to ${file} (${(bytes / 1024 / 1024).toFixed(1)} MB); restore it with: npm run cli -- restore ${file}`);
+      console.log(
+        `backup written to ${file} (${(bytes / 1024 / 1024).toFixed(1)} MB); restore it with: npm run cli -- restore ${file}`,
+      );
     } catch (error) {
       if (!stop.signal.aborted) throw error;
       console.error(`backup stopped; nothing was written to ${file}`);
@@ -54,7 +56,9 @@ export function restoreCommand(file: string): Promise<void> {
   return withDatabase(
     async (url) => {
       const restored = await restoreFrom(url, file);
-      console.error(`restored ${restored.events} events of ${restored.transactions} transactions and ${restored.ledgerBlocks} ledger blocks; replaying`);
+      console.error(
+        `restored ${restored.events} events of ${restored.transactions} transactions and ${restored.ledgerBlocks} ledger blocks; replaying`,
+      );
       const log = createLogger("warn");
       const db = createPool(url, { max: 6, applicationName: "dialysis-hub-restore" });
       try {

@@ -56,17 +56,29 @@ export async function start({ role, demo }: { role: Role; demo?: boolean }): Pro
     if (loaded) {
       saveDemoCredentials(config.DATA_DIR, loaded);
       const summary = `${loaded.patients} patients, ${loaded.labReports} lab reports (${loaded.unmatchedReports} awaiting a patient in /api/unmatched, ${loaded.criticalResults} critical values of the last hours), ${loaded.reports.length} reports published`;
-      console.log([`Demo data loaded in ${(loaded.elapsedMs / 1000).toFixed(1)} s: ${summary}.`, ...demoWelcomeLines(service.url, loaded, config.DATA_DIR)].join("\n"));
+      console.log(
+        [
+          `Demo data loaded in ${(loaded.elapsedMs / 1000).toFixed(1)} s: ${summary}.`,
+          ...demoWelcomeLines(service.url, loaded, config.DATA_DIR),
+        ].join("\n"),
+      );
       // The load leaves some 40 MB for the embedded PostgreSQL to write out, which its stop would
       // otherwise do (a second or more): written now, a newcomer's first Ctrl-C ends at once.
       if (!config.DATABASE_URL) void service.db.query("checkpoint").catch(() => {});
     } else if (demoState.kind === "load") {
-      console.log(["The demo tenant was loaded by an earlier start.", ...demoWelcomeLines(service.url, null, config.DATA_DIR)].join("\n"));
+      console.log(
+        [
+          "The demo tenant was loaded by an earlier start.",
+          ...demoWelcomeLines(service.url, null, config.DATA_DIR),
+        ].join("\n"),
+      );
     }
   } catch (error) {
     if (demoLoading.signal.aborted) return;
     demoData = "failed";
-    console.error(`dialysis-hub: the demo data could not be loaded (/readyz says "demoData": "failed"): ${(error as Error).message}`);
+    console.error(
+      `dialysis-hub: the demo data could not be loaded (/readyz says "demoData": "failed"): ${(error as Error).message}`,
+    );
   }
 }
 
@@ -85,21 +97,33 @@ function withLocalAdminToken(config: Config): { config: Config; adminTokenFile: 
 }
 
 /** Where things are; never a secret itself (contract E.3): the files that hold them are named instead. */
-function printWelcome(url: string | null, config: Config, adminTokenFile: string | null, role: Role, demo: DemoAtStart | null = null): void {
+function printWelcome(
+  url: string | null,
+  config: Config,
+  adminTokenFile: string | null,
+  role: Role,
+  demo: DemoAtStart | null = null,
+): void {
   const lines = [`Dialysis Hub is running (role: ${role}).`];
   if (url) {
     lines.push(`  Health:        ${url}/healthz, ${url}/readyz`);
     lines.push(`  Projections:   ${url}/api/admin/projections (Authorization: Bearer <ADMIN_TOKEN>)`);
   }
   if (!config.DATABASE_URL) {
-    lines.push(`  Data:          ${path.resolve(config.DATA_DIR)} (embedded PostgreSQL on 127.0.0.1:${config.EMBEDDED_PG_PORT})`);
-    lines.push(`  DB password:   in ${superuserPasswordFile(`${config.DATA_DIR}/pg`)} (user postgres, database dialysis_hub; readable by this OS user only)`);
+    lines.push(
+      `  Data:          ${path.resolve(config.DATA_DIR)} (embedded PostgreSQL on 127.0.0.1:${config.EMBEDDED_PG_PORT})`,
+    );
+    lines.push(
+      `  DB password:   in ${superuserPasswordFile(`${config.DATA_DIR}/pg`)} (user postgres, database dialysis_hub; readable by this OS user only)`,
+    );
   }
   if (adminTokenFile) lines.push(`  ADMIN_TOKEN:   in ${adminTokenFile} (readable by this OS user only)`);
   else if (config.ADMIN_TOKEN) lines.push("  ADMIN_TOKEN:   the one set in the environment");
   if (demo?.kind === "load" && url) {
     const whenIn = `${url}/readyz says "demoData": "loaded" once it is in`;
-    lines.push(`  Demo:          loading demo data … (the service already answers; ${whenIn}; where its keys are kept follows)`);
+    lines.push(
+      `  Demo:          loading demo data … (the service already answers; ${whenIn}; where its keys are kept follows)`,
+    );
   }
   if (demo?.kind === "known" && url) lines.push(...demoWelcomeLines(url, demo.credentials, config.DATA_DIR));
   if (demo?.kind === "unavailable") lines.push(`  Demo:          not loaded: ${demo.reason}`);

@@ -8,11 +8,18 @@ import { security } from "./shared.ts";
  */
 
 const fhirResource = (name: string, description: string) =>
-  z.looseObject({ resourceType: z.literal(name) }).meta({ description: `${description} (FHIR R4 ${name}: https://hl7.org/fhir/R4/${name.toLowerCase()}.html)` });
-const operationOutcome = fhirResource("OperationOutcome", "What failed, and how to fix the call; each issue's expression is the FHIRPath of the element at fault");
+  z
+    .looseObject({ resourceType: z.literal(name) })
+    .meta({ description: `${description} (FHIR R4 ${name}: https://hl7.org/fhir/R4/${name.toLowerCase()}.html)` });
+const operationOutcome = fhirResource(
+  "OperationOutcome",
+  "What failed, and how to fix the call; each issue's expression is the FHIRPath of the element at fault",
+);
 const fhirJson = (schema: z.ZodType) => ({ content: { "application/fhir+json": { schema } } });
 const failures = (described: Record<number, string>) =>
-  Object.fromEntries(Object.entries(described).map(([status, description]) => [status, { description, ...fhirJson(operationOutcome) }]));
+  Object.fromEntries(
+    Object.entries(described).map(([status, description]) => [status, { description, ...fhirJson(operationOutcome) }]),
+  );
 
 export const fhirR4Paths = {
   "/fhir/r4/metadata": {
@@ -22,7 +29,10 @@ export const fhirR4Paths = {
       summary: "What this FHIR server does (contract D.6)",
       security: security.none,
       responses: {
-        200: { description: "The CapabilityStatement", ...fhirJson(fhirResource("CapabilityStatement", "Exactly the interactions supported")) },
+        200: {
+          description: "The CapabilityStatement",
+          ...fhirJson(fhirResource("CapabilityStatement", "Exactly the interactions supported")),
+        },
         ...failures({ 400: "X-Service-Tenant is not a tenant name" }),
       },
     },
@@ -33,10 +43,26 @@ export const fhirR4Paths = {
       operationId: "fhirSearchPatients",
       summary: "The registered patient with a national id (contract D.6)",
       security: security.author,
-      requestParams: { query: z.object({ identifier: z.string().meta({ description: "urn:oid:2.16.156.10011.1.1|<national id>", example: "urn:oid:2.16.156.10011.1.1|11010519491231002X" }) }) },
+      requestParams: {
+        query: z.object({
+          identifier: z
+            .string()
+            .meta({
+              description: "urn:oid:2.16.156.10011.1.1|<national id>",
+              example: "urn:oid:2.16.156.10011.1.1|11010519491231002X",
+            }),
+        }),
+      },
       responses: {
-        200: { description: "A searchset Bundle of the Patients (none or one)", ...fhirJson(fhirResource("Bundle", "searchset")) },
-        ...failures({ 400: "No identifier of the national-id system", 401: "No author token, or an invalid one", 403: "A token of another tenant" }),
+        200: {
+          description: "A searchset Bundle of the Patients (none or one)",
+          ...fhirJson(fhirResource("Bundle", "searchset")),
+        },
+        ...failures({
+          400: "No identifier of the national-id system",
+          401: "No author token, or an invalid one",
+          403: "A token of another tenant",
+        }),
       },
     },
   },
@@ -46,10 +72,27 @@ export const fhirR4Paths = {
       operationId: "fhirReadDiagnosticReport",
       summary: "A lab report with its results contained (contract D.6)",
       security: security.author,
-      requestParams: { path: z.object({ id: z.string().meta({ description: "The externalId, each character other than letters, digits and - written . and its bytes in hex", example: "L20260301-0001" }) }) },
+      requestParams: {
+        path: z.object({
+          id: z
+            .string()
+            .meta({
+              description:
+                "The externalId, each character other than letters, digits and - written . and its bytes in hex",
+              example: "L20260301-0001",
+            }),
+        }),
+      },
       responses: {
-        200: { description: "The DiagnosticReport", ...fhirJson(fhirResource("DiagnosticReport", "Its Observations contained")) },
-        ...failures({ 401: "No author token, or an invalid one", 403: "A token of another tenant", 404: "No report with this id" }),
+        200: {
+          description: "The DiagnosticReport",
+          ...fhirJson(fhirResource("DiagnosticReport", "Its Observations contained")),
+        },
+        ...failures({
+          401: "No author token, or an invalid one",
+          403: "A token of another tenant",
+          404: "No report with this id",
+        }),
       },
     },
   },
@@ -63,16 +106,38 @@ export const fhirR4Paths = {
       security: security.author,
       requestParams: {
         query: z.object({
-          patient: z.string().meta({ description: "The Patient id (the patientRef), or Patient/<id>", example: "P001" }),
-          code: z.string().optional().meta({ description: "http://loinc.org|<code>, urn:dialysis-hub:item|<code>, or the item code alone; several separated by commas", example: "http://loinc.org|718-7" }),
-          date: z.string().optional().meta({ description: "eq, ge or le and a day (yyyy-MM-dd) of collection (else report); send twice for a range", example: "ge2025-01-01" }),
+          patient: z
+            .string()
+            .meta({ description: "The Patient id (the patientRef), or Patient/<id>", example: "P001" }),
+          code: z
+            .string()
+            .optional()
+            .meta({
+              description:
+                "http://loinc.org|<code>, urn:dialysis-hub:item|<code>, or the item code alone; several separated by commas",
+              example: "http://loinc.org|718-7",
+            }),
+          date: z
+            .string()
+            .optional()
+            .meta({
+              description: "eq, ge or le and a day (yyyy-MM-dd) of collection (else report); send twice for a range",
+              example: "ge2025-01-01",
+            }),
           _count: z.int().min(1).max(500).optional().meta({ description: "Results a page (50)" }),
-          _cursor: z.string().optional().meta({ description: "Written by the server in the next link: follow it as it is" }),
+          _cursor: z
+            .string()
+            .optional()
+            .meta({ description: "Written by the server in the next link: follow it as it is" }),
         }),
       },
       responses: {
         200: { description: "A searchset Bundle of Observations", ...fhirJson(fhirResource("Bundle", "searchset")) },
-        ...failures({ 400: "A search parameter it cannot run, saying how to fix it", 401: "No author token, or an invalid one", 403: "A token of another tenant" }),
+        ...failures({
+          400: "A search parameter it cannot run, saying how to fix it",
+          401: "No author token, or an invalid one",
+          403: "A token of another tenant",
+        }),
       },
     },
   },
@@ -86,7 +151,10 @@ export const fhirR4Paths = {
       security: security.client,
       requestBody: { required: true, ...fhirJson(bundleSchema) },
       responses: {
-        200: { description: "A batch-response or transaction-response Bundle, one entry per entry sent, in order", ...fhirJson(fhirResource("Bundle", "batch-response or transaction-response")) },
+        200: {
+          description: "A batch-response or transaction-response Bundle, one entry per entry sent, in order",
+          ...fhirJson(fhirResource("Bundle", "batch-response or transaction-response")),
+        },
         ...failures({
           400: "Not a batch or transaction Bundle, none of its entries a DiagnosticReport, or (transaction) a report rejected",
           401: "No client key, or an unknown or revoked one",

@@ -47,14 +47,36 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
     tags: [
       { name: "Report viewing", description: "Contract A: no credential (the reverse proxy guards it)" },
       { name: "Authoring", description: "Contract C.3: an author token of the tenant, or the ADMIN_TOKEN" },
-      { name: "Patients and unmatched reports", description: "Contract C.4: an author token of the tenant, or the ADMIN_TOKEN" },
-      { name: "Bulk jobs", description: "Contract D.4 as the staff pages follow it: an author token of the tenant, or the ADMIN_TOKEN" },
-      { name: "Administration", description: "Contract C.2, C.6, E.3, E.4: the operator's ADMIN_TOKEN; a tenant's credentials and access log also its administrators (role admin, E.2)" },
+      {
+        name: "Patients and unmatched reports",
+        description: "Contract C.4: an author token of the tenant, or the ADMIN_TOKEN",
+      },
+      {
+        name: "Bulk jobs",
+        description: "Contract D.4 as the staff pages follow it: an author token of the tenant, or the ADMIN_TOKEN",
+      },
+      {
+        name: "Administration",
+        description:
+          "Contract C.2, C.6, E.3, E.4: the operator's ADMIN_TOKEN; a tenant's credentials and access log also its administrators (role admin, E.2)",
+      },
       { name: "Ingestion open API", description: "Contract B: a client key" },
-      { name: "FHIR R4", description: "Contract D.6: a client key to post; answers are FHIR resources, failures OperationOutcomes" },
+      {
+        name: "FHIR R4",
+        description: "Contract D.6: a client key to post; answers are FHIR resources, failures OperationOutcomes",
+      },
       { name: "Service", description: "Health, help articles, the embed page and these docs" },
     ],
-    paths: { ...reportsApiPaths, ...recordsApiPaths, ...accessLogApiPaths, ...patientCopyApiPaths, ...callerApiPaths, ...openV1Paths(source.dictionary, source.served), ...fhirR4Paths, ...servicePaths },
+    paths: {
+      ...reportsApiPaths,
+      ...recordsApiPaths,
+      ...accessLogApiPaths,
+      ...patientCopyApiPaths,
+      ...callerApiPaths,
+      ...openV1Paths(source.dictionary, source.served),
+      ...fhirR4Paths,
+      ...servicePaths,
+    },
     components: {
       securitySchemes,
       // Named where they are used, instead of repeated inline (the same schema instances as in the paths).

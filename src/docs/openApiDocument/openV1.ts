@@ -32,7 +32,13 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     description: PUSH_RULES,
     security: security.client,
     requestBody: jsonBody(pushBodySchema(reportKinds[kind].schema(dictionary))),
-    responses: { 200: openSuccess("One result entry per report, in order: CREATED, UPDATED, UNCHANGED or REJECTED", pushResultSchema), ...openFailures(413) },
+    responses: {
+      200: openSuccess(
+        "One result entry per report, in order: CREATED, UPDATED, UNCHANGED or REJECTED",
+        pushResultSchema,
+      ),
+      ...openFailures(413),
+    },
   });
   const bulkUpload = (kind: "lab" | "exam", what: string) => ({
     tags: ["Ingestion open API"],
@@ -41,11 +47,26 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     description: BULK_RULES,
     security: security.client,
     requestParams: {
-      header: z.object({ "Content-Encoding": z.enum(["gzip", "identity"]).optional().meta({ description: "gzip: the body is gzip-compressed NDJSON" }) }),
+      header: z.object({
+        "Content-Encoding": z
+          .enum(["gzip", "identity"])
+          .optional()
+          .meta({ description: "gzip: the body is gzip-compressed NDJSON" }),
+      }),
     },
     requestBody: {
       required: true,
-      content: { [NDJSON_TYPE]: { schema: z.string().meta({ description: "One report per line, each a JSON object shaped like a report of a push", example: '{"externalId":"LIS-1","patient":{"idCard":"11010519491231002X"},"reportedAt":"2026-03-01 11:00:00","items":[{"itemCode":"HGB","value":11.5}]}\n' }) } },
+      content: {
+        [NDJSON_TYPE]: {
+          schema: z
+            .string()
+            .meta({
+              description: "One report per line, each a JSON object shaped like a report of a push",
+              example:
+                '{"externalId":"LIS-1","patient":{"idCard":"11010519491231002X"},"reportedAt":"2026-03-01 11:00:00","items":[{"itemCode":"HGB","value":11.5}]}\n',
+            }),
+        },
+      },
     },
     responses: {
       202: openSuccess("The body is stored and the job queued (envelope code 202)", bulkSubmittedAnswer),
@@ -65,7 +86,9 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     requestParams: { query: reconcileQuery },
     responses: {
       200: openSuccess("The day's counts and ids", reconciliationAnswerSchema),
-      ...openFailuresDescribed({ 503: `Not ready, or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)} (the first page; a later page that waits its whole turn cuts the answer)` }),
+      ...openFailuresDescribed({
+        503: `Not ready, or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)} (the first page; a later page that waits its whole turn cuts the answer)`,
+      }),
     },
   });
   return {
@@ -78,13 +101,22 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
         summary: "The standard item dictionary and exam types",
         security: security.client,
         requestParams: {
-          query: z.object({ category: z.enum(served.categories as [string, ...string[]]).optional().meta({ description: "Only the items of this category" }) }),
-          header: z.object({ "If-None-Match": z.string().optional().meta({ description: "The ETag of an earlier answer" }) }),
+          query: z.object({
+            category: z
+              .enum(served.categories as [string, ...string[]])
+              .optional()
+              .meta({ description: "Only the items of this category" }),
+          }),
+          header: z.object({
+            "If-None-Match": z.string().optional().meta({ description: "The ETag of an earlier answer" }),
+          }),
         },
         responses: {
           200: {
             ...openSuccess("The dictionary", dictionaryAnswerSchema),
-            headers: z.object({ ETag: z.string().meta({ description: "The dictionary version (and the category filter)" }) }),
+            headers: z.object({
+              ETag: z.string().meta({ description: "The dictionary version (and the category filter)" }),
+            }),
           },
           304: { description: "Unchanged since the ETag sent in If-None-Match" },
           ...openFailures(),
@@ -101,14 +133,38 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
         security: security.client,
         requestBody: {
           required: true,
-          content: { "x-application/hl7-v2+er7": { schema: z.string().meta({ description: "ER7 text, UTF-8", example: "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\rPID|1||11010519491231002X^^^^NNCHN||张^三\rOBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\rOBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r" }) } },
+          content: {
+            "x-application/hl7-v2+er7": {
+              schema: z
+                .string()
+                .meta({
+                  description: "ER7 text, UTF-8",
+                  example:
+                    "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\rPID|1||11010519491231002X^^^^NNCHN||张^三\rOBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\rOBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r",
+                }),
+            },
+          },
         },
         responses: {
           200: {
             description: "One ACK per message, in order",
-            content: { "x-application/hl7-v2+er7": { schema: z.string().meta({ description: "ER7 ACK messages", example: "MSH|^~\\&|DIALYSIS-HUB||LIS|HOSP|20260301101501||ACK^R01|1772331301000|P|2.5.1||||||UNICODE UTF-8\rMSA|AA|MSG0001|CREATED L-0001\r" }) } },
+            content: {
+              "x-application/hl7-v2+er7": {
+                schema: z
+                  .string()
+                  .meta({
+                    description: "ER7 ACK messages",
+                    example:
+                      "MSH|^~\\&|DIALYSIS-HUB||LIS|HOSP|20260301101501||ACK^R01|1772331301000|P|2.5.1||||||UNICODE UTF-8\rMSA|AA|MSG0001|CREATED L-0001\r",
+                  }),
+              },
+            },
           },
-          ...openFailuresDescribed({ 400: "The body holds no HL7 message (no MSH segment)", 413: "The body is over 4 MB", 415: "Not sent as x-application/hl7-v2+er7 or text/plain" }),
+          ...openFailuresDescribed({
+            400: "The body holds no HL7 message (no MSH segment)",
+            413: "The body is over 4 MB",
+            415: "Not sent as x-application/hl7-v2+er7 or text/plain",
+          }),
         },
       },
     },
@@ -121,7 +177,10 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
         summary: "A bulk job's status and counts (readable while it runs)",
         security: security.client,
         requestParams: { path: bulkJobPath },
-        responses: { 200: openSuccess("The job", bulkJobAnswerSchema), ...openFailuresDescribed({ 404: "No job with this id was submitted with this key's client" }) },
+        responses: {
+          200: openSuccess("The job", bulkJobAnswerSchema),
+          ...openFailuresDescribed({ 404: "No job with this id was submitted with this key's client" }),
+        },
       },
     },
     "/open/v1/bulk/{jobId}/rejected": {
@@ -133,7 +192,10 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
         requestParams: { path: bulkJobPath, query: rejectedPageQuery },
         responses: {
           200: openSuccess("The rejected lines of the page and how many there are", bulkRejectedAnswerSchema),
-          ...openFailuresDescribed({ 404: "No job with this id was submitted with this key's client", 503: `Not ready, or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}` }),
+          ...openFailuresDescribed({
+            404: "No job with this id was submitted with this key's client",
+            503: `Not ready, or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}`,
+          }),
         },
       },
     },

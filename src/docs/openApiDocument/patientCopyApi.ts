@@ -4,7 +4,12 @@ import { PATIENT_REF_PATTERN } from "../../../commands/patients/registerPatient.
 import { PATIENT_COPY_CONTENT_TYPE } from "../../patients/patientCopyRoutes.ts";
 import { apiFailures, security } from "./shared.ts";
 
-const patientPath = z.object({ patientRef: z.string().regex(PATIENT_REF_PATTERN).meta({ description: "The centre's own reference of the patient", example: "P001" }) });
+const patientPath = z.object({
+  patientRef: z
+    .string()
+    .regex(PATIENT_REF_PATTERN)
+    .meta({ description: "The centre's own reference of the patient", example: "P001" }),
+});
 
 /** Contract G.1 (PIPL art. 45): the copy of a patient's data that the patient may ask for. */
 export const patientCopyApiPaths: ZodOpenApiPathsObject = {
@@ -26,7 +31,14 @@ export const patientCopyApiPaths: ZodOpenApiPathsObject = {
         200: {
           description: "The zip, streamed",
           content: { [PATIENT_COPY_CONTENT_TYPE]: { schema: z.string().meta({ format: "binary" }) } },
-          headers: z.object({ "Content-Disposition": z.string().meta({ description: "attachment; filename=\"<patientRef> copy <yyyy-MM-dd>.zip\"", example: 'attachment; filename="P001 copy 2026-03-01.zip"' }) }),
+          headers: z.object({
+            "Content-Disposition": z
+              .string()
+              .meta({
+                description: 'attachment; filename="<patientRef> copy <yyyy-MM-dd>.zip"',
+                example: 'attachment; filename="P001 copy 2026-03-01.zip"',
+              }),
+          }),
         },
         ...apiFailures({
           400: "patientRef is not a patient reference (1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit)",

@@ -10,7 +10,11 @@ import { patientListEntrySchema } from "../../../queries/patients/patients.ts";
 import { projectionsReportSchema } from "../../../queries/runtime/projectionStatus.ts";
 import { bulkJobListEntrySchema, bulkRejectedAnswerSchema } from "../../../queries/bulk/bulkJobs.ts";
 import { ledgerSummarySchema, ledgerVerificationSchema } from "../../../queries/ledger/ledger.ts";
-import { reportDiffSchema, reportHistorySchema, reportVersionSchema } from "../../../queries/ingestion/reportHistory.ts";
+import {
+  reportDiffSchema,
+  reportHistorySchema,
+  reportVersionSchema,
+} from "../../../queries/ingestion/reportHistory.ts";
 import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { claimCheckSchema } from "../../../queries/ingestion/claimCheck.ts";
 import { clientCodeMapAnswer, credentialListQuery } from "../../credentials/adminRoutes.ts";
@@ -21,35 +25,63 @@ import { patientResultsSchema, resultItemSchema } from "../../../queries/patient
 import { acknowledgeInput } from "../../../commands/alerts/acknowledgeAlert.ts";
 import { alertSchema } from "../../../queries/alerts/alerts.ts";
 import { alertListQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
-import { claimCheckQuery, claimedAnswer, dismissedAnswer, unmatchedListQuery } from "../../ingestion/unmatchedRoutes.ts";
+import {
+  claimCheckQuery,
+  claimedAnswer,
+  dismissedAnswer,
+  unmatchedListQuery,
+} from "../../ingestion/unmatchedRoutes.ts";
 import { pageLinkHeader } from "../../http/paging.ts";
 import { apiFailures, json, jsonBody, LIST_BUSY, security } from "./shared.ts";
 
-const patientPath = z.object({ patientRef: z.string().regex(PATIENT_REF_PATTERN).meta({ description: "The centre's own reference of the patient", example: "P001" }) });
+const patientPath = z.object({
+  patientRef: z
+    .string()
+    .regex(PATIENT_REF_PATTERN)
+    .meta({ description: "The centre's own reference of the patient", example: "P001" }),
+});
 const queuedPath = z.object({
   kind: z.enum(["lab", "exam"]),
   externalId: z.string().meta({ description: "The report's externalId as the sender pushed it" }),
 });
-const clientPath = z.object({ clientId: z.string().meta({ description: "The client's clientId, as issued and as GET /api/admin/clients lists it" }) });
-const authorPath = z.object({ authorId: z.string().meta({ description: "The author's authorId, as issued and as GET /api/admin/authors lists it" }) });
-const bulkJobPath = z.object({ jobId: z.string().meta({ description: "The job's jobId, as GET /api/bulk-jobs lists it", example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11" }) });
+const clientPath = z.object({
+  clientId: z.string().meta({ description: "The client's clientId, as issued and as GET /api/admin/clients lists it" }),
+});
+const authorPath = z.object({
+  authorId: z.string().meta({ description: "The author's authorId, as issued and as GET /api/admin/authors lists it" }),
+});
+const bulkJobPath = z.object({
+  jobId: z
+    .string()
+    .meta({
+      description: "The job's jobId, as GET /api/bulk-jobs lists it",
+      example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11",
+    }),
+});
 const authorFailures = { 401: true, 403: true } as const;
 /** A claim or dismissal may name the report as the caller read it (issue #51 finding 6). */
 const queueCondition = z.object({
   "if-match": z
     .string()
     .optional()
-    .meta({ description: "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused with 409 queue-entry-changed when the report changed since", example: '"report-1"' }),
+    .meta({
+      description:
+        "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused with 409 queue-entry-changed when the report changed since",
+      example: '"report-1"',
+    }),
 });
 const queueDecisionNote =
   "With If-Match (the entry's etag), the decision is refused (409, code queue-entry-changed, the sentence saying what changed, by whom and when) if the report was claimed, dismissed or sent again since: nothing is overridden. Without it nothing is compared, except that a dismissed report is not claimed over (409, report-dismissed): to claim it all the same, send If-Match with its current etag (its history gives it). A report of a patient outside the caller's wards answers 404, as if it did not exist.";
-const adminFailures = { 401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)" } as const;
+const adminFailures = {
+  401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)",
+} as const;
 const tenantAdminFailures = {
   401: "No credential, or one that is wrong, expired or revoked",
   403: "The caller lacks the role admin, is of another tenant, or is limited to wards the credential would exceed",
 } as const;
 const notYetInForce = "The revocation is recorded but not yet in force; check again shortly";
-const listRebuilding = "The credentials read model is being rebuilt after an upgrade; list again after Retry-After seconds";
+const listRebuilding =
+  "The credentials read model is being rebuilt after an upgrade; list again after Retry-After seconds";
 const expiryNote =
   "With expiresInDays the credential stops working after that many days (fractions allowed): each call then answers 401 in its interface's own error shape, saying it expired and when.";
 
@@ -63,7 +95,11 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       security: security.author,
       requestParams: { query: listQuery },
       responses: {
-        200: { description: "A page of the patients, by patientRef", ...json(z.array(patientListEntrySchema)), headers: pageLinkHeader },
+        200: {
+          description: "A page of the patients, by patientRef",
+          ...json(z.array(patientListEntrySchema)),
+          headers: pageLinkHeader,
+        },
         ...apiFailures({ ...authorFailures, 400: "A bad q, limit or cursor", 503: LIST_BUSY }),
       },
     },
@@ -73,12 +109,17 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Patients and unmatched reports"],
       operationId: "showPatient",
       summary: "One dialysis patient, as the list shows it (id card masked)",
-      description: "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds only the patients of its wards: another ward's patient answers 404, as one that does not exist.",
+      description:
+        "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds only the patients of its wards: another ward's patient answers 404, as one that does not exist.",
       security: security.author,
       requestParams: { path: patientPath },
       responses: {
         200: { description: "The patient as listed", ...json(patientListEntrySchema) },
-        ...apiFailures({ 400: "patientRef is not a patient reference (1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit)", ...authorFailures, 404: "No such patient in this tenant, or one of a ward outside the caller's" }),
+        ...apiFailures({
+          400: "patientRef is not a patient reference (1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit)",
+          ...authorFailures,
+          404: "No such patient in this tenant, or one of a ward outside the caller's",
+        }),
       },
     },
     put: {
@@ -88,19 +129,30 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       security: security.author,
       requestParams: { path: patientPath },
       requestBody: jsonBody(registerPatientInput),
-      responses: { 200: { description: "The patient as listed", ...json(patientListEntrySchema) }, ...apiFailures({ 400: "Invalid idCard, patientRef or field", ...authorFailures }) },
+      responses: {
+        200: { description: "The patient as listed", ...json(patientListEntrySchema) },
+        ...apiFailures({ 400: "Invalid idCard, patientRef or field", ...authorFailures }),
+      },
     },
   },
   "/api/patients/{patientRef}/results": {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "patientResults",
-      summary: "A patient's results over time, in standard units, with reference ranges, clinical targets and critical limits (contract D.7)",
+      summary:
+        "A patient's results over time, in standard units, with reference ranges, clinical targets and critical limits (contract D.7)",
       security: security.author,
       requestParams: { path: patientPath, query: resultsQuery },
       responses: {
-        200: { description: "One series per asked item, in the order asked; points oldest first", ...json(patientResultsSchema) },
-        ...apiFailures({ 400: "A day, a code or the period is not one that can be charted", ...authorFailures, 404: "No such patient in this tenant" }),
+        200: {
+          description: "One series per asked item, in the order asked; points oldest first",
+          ...json(patientResultsSchema),
+        },
+        ...apiFailures({
+          400: "A day, a code or the period is not one that can be charted",
+          ...authorFailures,
+          404: "No such patient in this tenant",
+        }),
       },
     },
   },
@@ -108,13 +160,22 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "patientResultItems",
-      summary: "The items a patient's chart can draw: every core numeric item, then every other numeric item the patient has results of, with how many and the newest's time",
-      description: "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds only the patients of its wards. Each code can be asked for with GET /api/patients/{patientRef}/results?codes=.",
+      summary:
+        "The items a patient's chart can draw: every core numeric item, then every other numeric item the patient has results of, with how many and the newest's time",
+      description:
+        "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds only the patients of its wards. Each code can be asked for with GET /api/patients/{patientRef}/results?codes=.",
       security: security.author,
       requestParams: { path: patientPath },
       responses: {
-        200: { description: "Core items first, then the others, each in the dictionary's order", ...json(z.array(resultItemSchema)) },
-        ...apiFailures({ 400: "patientRef is not a patient reference", ...authorFailures, 404: "No such patient in this tenant, or one of a ward outside the caller's" }),
+        200: {
+          description: "Core items first, then the others, each in the dictionary's order",
+          ...json(z.array(resultItemSchema)),
+        },
+        ...apiFailures({
+          400: "patientRef is not a patient reference",
+          ...authorFailures,
+          404: "No such patient in this tenant, or one of a ward outside the caller's",
+        }),
       },
     },
   },
@@ -122,10 +183,18 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Critical results"],
       operationId: "listAlerts",
-      summary: "Critical-result alerts of the tenant: standing ones (open), acknowledged ones, or ones an update closed before anyone acknowledged them (contract D.7)",
+      summary:
+        "Critical-result alerts of the tenant: standing ones (open), acknowledged ones, or ones an update closed before anyone acknowledged them (contract D.7)",
       security: security.author,
       requestParams: { query: alertListQuery },
-      responses: { 200: { description: "Newest first (by when raised, acknowledged or closed)", ...json(z.array(alertSchema)), headers: pageLinkHeader }, ...apiFailures({ ...authorFailures, 400: "A bad state, kind, limit or cursor", 503: LIST_BUSY }) },
+      responses: {
+        200: {
+          description: "Newest first (by when raised, acknowledged or closed)",
+          ...json(z.array(alertSchema)),
+          headers: pageLinkHeader,
+        },
+        ...apiFailures({ ...authorFailures, 400: "A bad state, kind, limit or cursor", 503: LIST_BUSY }),
+      },
     },
   },
   "/api/alerts/count": {
@@ -143,22 +212,37 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "acknowledgeAlert",
       summary: "Acknowledge an alert with a note saying what was done; acknowledging it again changes nothing",
       security: security.author,
-      requestParams: { path: z.object({ alertId: z.string().meta({ description: "The alert's alertId, as GET /api/alerts lists it" }) }) },
+      requestParams: {
+        path: z.object({
+          alertId: z.string().meta({ description: "The alert's alertId, as GET /api/alerts lists it" }),
+        }),
+      },
       requestBody: jsonBody(acknowledgeInput),
-      responses: { 200: { description: "The alert as it now stands", ...json(alertSchema) }, ...apiFailures({ 400: "No note", ...authorFailures, 404: "No such alert in this tenant" }) },
+      responses: {
+        200: { description: "The alert as it now stands", ...json(alertSchema) },
+        ...apiFailures({ 400: "No note", ...authorFailures, 404: "No such alert in this tenant" }),
+      },
     },
   },
   "/api/alerts/stream": {
     get: {
       tags: ["Critical results"],
       operationId: "alertStream",
-      summary: "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged` and `closed` with the alert as it then stands, a comment line as heartbeat",
+      summary:
+        "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged` and `closed` with the alert as it then stands, a comment line as heartbeat",
       description:
         "Send the author token in the Authorization header (read the stream with fetch, not EventSource, which cannot send one). What happens while no stream is open is not replayed: read GET /api/alerts when (re)connecting. " +
         'The stream ends within a second of its credential\'s end (token revoked, expired or replaced; session signed out, idle or past its hours), on whichever process it ended: its last event is `ended` with `{"reason":"revoked"|"expired"|"replaced"|"signed-out"|"session-expired","code":<the /api error code a later call gets>,"error":<a sentence>}`, then it closes; nothing is sent after it.',
       security: security.author,
       responses: {
-        200: { description: "An endless text/event-stream", content: { "text/event-stream": { schema: { type: "string", example: 'event: raised\ndata: {"alertId":"…","code":"K","value":6.9,…}\n\n' } } } },
+        200: {
+          description: "An endless text/event-stream",
+          content: {
+            "text/event-stream": {
+              schema: { type: "string", example: 'event: raised\ndata: {"alertId":"…","code":"K","value":6.9,…}\n\n' },
+            },
+          },
+        },
         ...apiFailures(authorFailures),
       },
     },
@@ -167,11 +251,20 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "reportHistory",
-      summary: "A report's history from the event store: received versions, claims, dismissals, returns to the queue (contract D.1)",
+      summary:
+        "A report's history from the event store: received versions, claims, dismissals, returns to the queue (contract D.1)",
       security: security.author,
       requestParams: { path: queuedPath },
       responses: {
-        200: { description: "Oldest entry first", ...json(reportHistorySchema), headers: z.object({ ETag: z.string().meta({ description: "The report's etag, as the answer's etag field", example: '"report-3"' }) }) },
+        200: {
+          description: "Oldest entry first",
+          ...json(reportHistorySchema),
+          headers: z.object({
+            ETag: z
+              .string()
+              .meta({ description: "The report's etag, as the answer's etag field", example: '"report-3"' }),
+          }),
+        },
         ...apiFailures({ ...authorFailures, 404: "No such report for this tenant" }),
       },
     },
@@ -182,10 +275,16 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "reportVersion",
       summary: "One stored version of a report, exactly as accepted",
       security: security.author,
-      requestParams: { path: queuedPath.extend({ n: z.string().meta({ description: "The version: 1, 2, …", example: "2" }) }) },
+      requestParams: {
+        path: queuedPath.extend({ n: z.string().meta({ description: "The version: 1, 2, …", example: "2" }) }),
+      },
       responses: {
         200: { description: "The version", ...json(reportVersionSchema) },
-        ...apiFailures({ ...authorFailures, 400: "n is not a version number", 404: "No such report, or no such version" }),
+        ...apiFailures({
+          ...authorFailures,
+          400: "n is not a version number",
+          404: "No such report, or no such version",
+        }),
       },
     },
   },
@@ -193,15 +292,23 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "reportDiff",
-      summary: "Every changed field between two versions; items are paired by itemCode (else itemName), not by position",
+      summary:
+        "Every changed field between two versions; items are paired by itemCode (else itemName), not by position",
       security: security.author,
       requestParams: {
         path: queuedPath,
-        query: z.object({ from: z.string().meta({ description: "The older version", example: "1" }), to: z.string().meta({ description: "The newer version", example: "2" }) }),
+        query: z.object({
+          from: z.string().meta({ description: "The older version", example: "1" }),
+          to: z.string().meta({ description: "The newer version", example: "2" }),
+        }),
       },
       responses: {
         200: { description: "The changes, in the notation of validation errors", ...json(reportDiffSchema) },
-        ...apiFailures({ ...authorFailures, 400: "from or to is not a version number", 404: "No such report, or no such version" }),
+        ...apiFailures({
+          ...authorFailures,
+          400: "from or to is not a version number",
+          404: "No such report, or no such version",
+        }),
       },
     },
   },
@@ -222,14 +329,22 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "checkClaim",
-      summary: "Before claiming: the report's patient beside the chosen one (name, id card, birth date, sex, HIS id), fact by fact",
+      summary:
+        "Before claiming: the report's patient beside the chosen one (name, id card, birth date, sex, HIS id), fact by fact",
       description:
         "The birth date and sex are read from the id card (GB 11643-1999). The patient's birth date is not given: beside the masked id card it would reveal the whole number; checks.birthDate says whether it is the report's. Recorded in the access log (contract E.4). The staff pages ask the person to confirm a claim when any check differs.",
       security: security.author,
       requestParams: { path: queuedPath, query: claimCheckQuery },
       responses: {
-        200: { description: "The report's patient, the chosen patient and how each fact compares", ...json(claimCheckSchema) },
-        ...apiFailures({ ...authorFailures, 400: "patientRef is missing or not a patient reference", 404: "No such report awaits claiming, or no such patient (or one of a ward outside the caller's)" }),
+        200: {
+          description: "The report's patient, the chosen patient and how each fact compares",
+          ...json(claimCheckSchema),
+        },
+        ...apiFailures({
+          ...authorFailures,
+          400: "patientRef is missing or not a patient reference",
+          404: "No such report awaits claiming, or no such patient (or one of a ward outside the caller's)",
+        }),
       },
     },
   },
@@ -264,7 +379,12 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestBody: jsonBody(dismissInput),
       responses: {
         200: { description: "Dismissed", ...json(dismissedAnswer) },
-        ...apiFailures({ ...authorFailures, 400: "A bad body or If-Match", 404: "Unknown report (or one of a patient outside the caller's wards)", 409: "The report is already matched to a patient, or changed since the If-Match" }),
+        ...apiFailures({
+          ...authorFailures,
+          400: "A bad body or If-Match",
+          404: "Unknown report (or one of a patient outside the caller's wards)",
+          409: "The report is already matched to a patient, or changed since the If-Match",
+        }),
       },
     },
   },
@@ -272,10 +392,14 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Bulk jobs"],
       operationId: "listBulkJobs",
-      summary: "The tenant's bulk import jobs of every client, newest first, a page at a time: status, progress and counts",
+      summary:
+        "The tenant's bulk import jobs of every client, newest first, a page at a time: status, progress and counts",
       security: security.author,
       requestParams: { query: bulkJobListQuery },
-      responses: { 200: { description: "Newest job first", ...json(z.array(bulkJobListEntrySchema)), headers: pageLinkHeader }, ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor", 503: LIST_BUSY }) },
+      responses: {
+        200: { description: "Newest job first", ...json(z.array(bulkJobListEntrySchema)), headers: pageLinkHeader },
+        ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor", 503: LIST_BUSY }),
+      },
     },
   },
   "/api/bulk-jobs/{jobId}/rejected": {
@@ -286,8 +410,16 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       security: security.author,
       requestParams: { path: bulkJobPath, query: rejectedPageQuery },
       responses: {
-        200: { description: "The rejected lines of the page and how many there are", ...json(bulkRejectedAnswerSchema) },
-        ...apiFailures({ ...authorFailures, 400: "offset or limit out of range, a bad cursor, or offset with a cursor", 404: "No job with this id for this tenant", 503: LIST_BUSY }),
+        200: {
+          description: "The rejected lines of the page and how many there are",
+          ...json(bulkRejectedAnswerSchema),
+        },
+        ...apiFailures({
+          ...authorFailures,
+          400: "offset or limit out of range, a bad cursor, or offset with a cursor",
+          404: "No job with this id for this tenant",
+          503: LIST_BUSY,
+        }),
       },
     },
   },
@@ -297,7 +429,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "projectionsReport",
       summary: "Each projection's position, the event store's head and the lag",
       security: security.admin,
-      responses: { 200: { description: "The projections", ...json(projectionsReportSchema) }, ...apiFailures(adminFailures) },
+      responses: {
+        200: { description: "The projections", ...json(projectionsReportSchema) },
+        ...apiFailures(adminFailures),
+      },
     },
   },
   "/api/admin/ledger": {
@@ -313,21 +448,34 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Administration"],
       operationId: "verifyLedger",
-      summary: "Checks every sealed block against the events as they are now: modified, missing or inserted events, a broken chain",
+      summary:
+        "Checks every sealed block against the events as they are now: modified, missing or inserted events, a broken chain",
       security: security.admin,
-      responses: { 200: { description: "ok is false when any problem was found", ...json(ledgerVerificationSchema) }, ...apiFailures(adminFailures) },
+      responses: {
+        200: { description: "ok is false when any problem was found", ...json(ledgerVerificationSchema) },
+        ...apiFailures(adminFailures),
+      },
     },
   },
   "/api/admin/clients": {
     get: {
       tags: ["Administration"],
       operationId: "listClients",
-      summary: "The open-API clients of the X-Service-Tenant tenant, oldest first, revoked ones included; never a key or its digest (contract E.3)",
+      summary:
+        "The open-API clients of the X-Service-Tenant tenant, oldest first, revoked ones included; never a key or its digest (contract E.3)",
       security: security.tenantAdmin,
       requestParams: { query: credentialListQuery },
       responses: {
-        200: { description: "The tenant's clients, a page of them", ...json(z.array(clientListEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...tenantAdminFailures, 400: "A bad limit or cursor", 503: `${listRebuilding}; or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}` }),
+        200: {
+          description: "The tenant's clients, a page of them",
+          ...json(z.array(clientListEntrySchema)),
+          headers: pageLinkHeader,
+        },
+        ...apiFailures({
+          ...tenantAdminFailures,
+          400: "A bad limit or cursor",
+          503: `${listRebuilding}; or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}`,
+        }),
       },
     },
     post: {
@@ -337,7 +485,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       description: expiryNote,
       security: security.tenantAdmin,
       requestBody: jsonBody(registerClientInput),
-      responses: { 201: { description: "The key, shown this once", ...json(issuedClientKey) }, ...apiFailures(tenantAdminFailures) },
+      responses: {
+        201: { description: "The key, shown this once", ...json(issuedClientKey) },
+        ...apiFailures(tenantAdminFailures),
+      },
     },
   },
   "/api/admin/clients/{clientId}": {
@@ -347,7 +498,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "Revoke a client key: it fails from the very next request",
       security: security.tenantAdmin,
       requestParams: { path: clientPath },
-      responses: { 204: { description: "Revoked" }, ...apiFailures({ ...tenantAdminFailures, 404: "No such client", 503: notYetInForce }) },
+      responses: {
+        204: { description: "Revoked" },
+        ...apiFailures({ ...tenantAdminFailures, 404: "No such client", 503: notYetInForce }),
+      },
     },
   },
   "/api/admin/clients/{clientId}/code-map": {
@@ -358,21 +512,31 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       security: security.tenantAdmin,
       requestParams: { path: clientPath },
       requestBody: jsonBody(clientCodeMapInput),
-      responses: { 200: { description: "The map now in force", ...json(clientCodeMapAnswer) }, ...apiFailures({ ...tenantAdminFailures, 404: "No such active client" }) },
+      responses: {
+        200: { description: "The map now in force", ...json(clientCodeMapAnswer) },
+        ...apiFailures({ ...tenantAdminFailures, 404: "No such active client" }),
+      },
     },
   },
   "/api/admin/clients/{clientId}/rotate": {
     post: {
       tags: ["Administration"],
       operationId: "rotateClientKey",
-      summary: "Give a client a new key; its former key keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
-      description: "The new key works from the moment this answers. A laboratory switches to it within the overlap without losing a push; overlapHours 0 stops the former key at once.",
+      summary:
+        "Give a client a new key; its former key keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
+      description:
+        "The new key works from the moment this answers. A laboratory switches to it within the overlap without losing a push; overlapHours 0 stops the former key at once.",
       security: security.tenantAdmin,
       requestParams: { path: clientPath },
       requestBody: jsonBody(rotateInput, false),
       responses: {
         201: { description: "The new key, shown this once", ...json(issuedClientKey) },
-        ...apiFailures({ ...tenantAdminFailures, 400: "overlapHours is not a number of hours within its bounds, or the body has another field", 404: "No such client, or it was revoked", 409: "The client expired: create a new one" }),
+        ...apiFailures({
+          ...tenantAdminFailures,
+          400: "overlapHours is not a number of hours within its bounds, or the body has another field",
+          404: "No such client, or it was revoked",
+          409: "The client expired: create a new one",
+        }),
       },
     },
   },
@@ -380,12 +544,21 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Administration"],
       operationId: "listAuthors",
-      summary: "The authors of the X-Service-Tenant tenant, oldest first, revoked ones included; never a token or its digest (contract E.3)",
+      summary:
+        "The authors of the X-Service-Tenant tenant, oldest first, revoked ones included; never a token or its digest (contract E.3)",
       security: security.tenantAdmin,
       requestParams: { query: credentialListQuery },
       responses: {
-        200: { description: "The tenant's authors, a page of them", ...json(z.array(authorListEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...tenantAdminFailures, 400: "A bad limit or cursor", 503: `${listRebuilding}; or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}` }),
+        200: {
+          description: "The tenant's authors, a page of them",
+          ...json(z.array(authorListEntrySchema)),
+          headers: pageLinkHeader,
+        },
+        ...apiFailures({
+          ...tenantAdminFailures,
+          400: "A bad limit or cursor",
+          503: `${listRebuilding}; or ${LIST_BUSY.charAt(0).toLowerCase()}${LIST_BUSY.slice(1)}`,
+        }),
       },
     },
     post: {
@@ -395,7 +568,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       description: expiryNote,
       security: security.tenantAdmin,
       requestBody: jsonBody(registerAuthorInput),
-      responses: { 201: { description: "The token, shown this once", ...json(issuedAuthorToken) }, ...apiFailures(tenantAdminFailures) },
+      responses: {
+        201: { description: "The token, shown this once", ...json(issuedAuthorToken) },
+        ...apiFailures(tenantAdminFailures),
+      },
     },
   },
   "/api/admin/authors/{authorId}": {
@@ -405,21 +581,30 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary: "Revoke an author: their tokens fail from the very next request, on every process (contract E.3)",
       security: security.tenantAdmin,
       requestParams: { path: authorPath },
-      responses: { 204: { description: "Revoked (also when it was already)" }, ...apiFailures({ ...tenantAdminFailures, 404: "No such author", 503: notYetInForce }) },
+      responses: {
+        204: { description: "Revoked (also when it was already)" },
+        ...apiFailures({ ...tenantAdminFailures, 404: "No such author", 503: notYetInForce }),
+      },
     },
   },
   "/api/admin/authors/{authorId}/rotate": {
     post: {
       tags: ["Administration"],
       operationId: "rotateAuthorToken",
-      summary: "Give an author a new token; the former one keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
+      summary:
+        "Give an author a new token; the former one keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
       description: "The new token works from the moment this answers; overlapHours 0 stops the former token at once.",
       security: security.tenantAdmin,
       requestParams: { path: authorPath },
       requestBody: jsonBody(rotateInput, false),
       responses: {
         201: { description: "The new token, shown this once", ...json(issuedAuthorToken) },
-        ...apiFailures({ ...tenantAdminFailures, 400: "overlapHours is not a number of hours within its bounds, or the body has another field", 404: "No such author, or they were revoked", 409: "The author expired: create a new one" }),
+        ...apiFailures({
+          ...tenantAdminFailures,
+          400: "overlapHours is not a number of hours within its bounds, or the body has another field",
+          404: "No such author, or they were revoked",
+          409: "The author expired: create a new one",
+        }),
       },
     },
   },

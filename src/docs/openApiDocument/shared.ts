@@ -22,7 +22,8 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
     type: "apiKey",
     in: "cookie",
     name: "dh_session",
-    description: "The session cookie of a person signed in through the hospital's identity provider (GET /staff/login); state-changing calls also send X-CSRF-Token.",
+    description:
+      "The session cookie of a person signed in through the hospital's identity provider (GET /staff/login); state-changing calls also send X-CSRF-Token.",
   },
   serviceTenant: {
     type: "apiKey",
@@ -35,7 +36,10 @@ export const securitySchemes: Record<string, ZodOpenApiSecuritySchemeObject> = {
 };
 
 // X-Service-Tenant is optional, so each requirement is offered with and without it.
-export const security: Record<"none" | "viewing" | "author" | "admin" | "adminOfTenant" | "tenantAdmin" | "client", Array<Record<string, string[]>>> = {
+export const security: Record<
+  "none" | "viewing" | "author" | "admin" | "adminOfTenant" | "tenantAdmin" | "client",
+  Array<Record<string, string[]>>
+> = {
   // Stated, not left out: an operation without `security` would inherit a document-wide default.
   none: [],
   viewing: [{}, { serviceTenant: [] }],
@@ -44,11 +48,18 @@ export const security: Record<"none" | "viewing" | "author" | "admin" | "adminOf
   // The operator's lists of one tenant's credentials: X-Service-Tenant names it.
   adminOfTenant: [{ adminToken: [], serviceTenant: [] }, { adminToken: [] }],
   // A tenant's own administrators (role admin, contract E.2): a token or a signed-in person of the tenant, or the operator.
-  tenantAdmin: [{ adminToken: [], serviceTenant: [] }, { adminToken: [] }, { authorToken: [], serviceTenant: [] }, { staffSession: [], serviceTenant: [] }],
+  tenantAdmin: [
+    { adminToken: [], serviceTenant: [] },
+    { adminToken: [] },
+    { authorToken: [], serviceTenant: [] },
+    { staffSession: [], serviceTenant: [] },
+  ],
   client: [{ clientKey: [], serviceTenant: [] }, { clientKey: [] }],
 };
 
-const retryAfter = z.object({ "Retry-After": z.string().meta({ description: "Seconds to wait before calling again" }) });
+const retryAfter = z.object({
+  "Retry-After": z.string().meta({ description: "Seconds to wait before calling again" }),
+});
 
 const API_FAILURES: Record<number, string> = {
   400: "The call is malformed (bad JSON, a wrong field type, an unknown parameter name, a bad X-Service-Tenant)",
@@ -63,13 +74,17 @@ const API_FAILURES: Record<number, string> = {
 
 /** `/api` failures `{ error }` (contract A.1): the given ones, their description overridable, plus 400 and 500. */
 /** A list page that waited its tenant's whole turn (src/http/listTurns.ts). */
-export const LIST_BUSY = "The tenant's list pages are all being read (LIST_READS_PER_TENANT at once), and this one waited its whole turn: ask again after Retry-After seconds";
+export const LIST_BUSY =
+  "The tenant's list pages are all being read (LIST_READS_PER_TENANT at once), and this one waited its whole turn: ask again after Retry-After seconds";
 
 export function apiFailures(statuses: Record<number, string | true>): ZodOpenApiResponsesObject {
   const all: Record<number, string | true> = { 400: true, ...statuses, 500: true };
   return Object.fromEntries(
     Object.entries(all).map(([status, text]) => {
-      const response: ZodOpenApiResponseObject = { description: text === true ? API_FAILURES[Number(status)]! : text, ...json(apiErrorSchema) };
+      const response: ZodOpenApiResponseObject = {
+        description: text === true ? API_FAILURES[Number(status)]! : text,
+        ...json(apiErrorSchema),
+      };
       if (status === "503") response.headers = retryAfter;
       return [status, response];
     }),
@@ -92,11 +107,19 @@ export function openFailures(...extra: number[]): ZodOpenApiResponsesObject {
 }
 
 /** As openFailures, with the descriptions of some statuses (given or extra) told for the call. */
-export function openFailuresDescribed(descriptions: Record<number, string>, ...extra: number[]): ZodOpenApiResponsesObject {
-  const statuses = [...new Set([400, 401, 403, ...extra, ...Object.keys(descriptions).map(Number), 429, 500, 503])].sort((a, b) => a - b);
+export function openFailuresDescribed(
+  descriptions: Record<number, string>,
+  ...extra: number[]
+): ZodOpenApiResponsesObject {
+  const statuses = [
+    ...new Set([400, 401, 403, ...extra, ...Object.keys(descriptions).map(Number), 429, 500, 503]),
+  ].sort((a, b) => a - b);
   return Object.fromEntries(
     statuses.map((status) => {
-      const response: ZodOpenApiResponseObject = { description: descriptions[status] ?? OPEN_FAILURES[status]!, ...json(envelopeSchema(z.null())) };
+      const response: ZodOpenApiResponseObject = {
+        description: descriptions[status] ?? OPEN_FAILURES[status]!,
+        ...json(envelopeSchema(z.null())),
+      };
       if (status === 429 || status === 503) response.headers = retryAfter;
       return [String(status), response];
     }),

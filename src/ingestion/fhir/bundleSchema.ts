@@ -3,7 +3,9 @@ import { z } from "zod";
 /** DiagnosticReports a Bundle may hold: as many as ten pushes. */
 export const MAX_REPORTS_PER_BUNDLE = 1000;
 
-const resource = z.looseObject({ resourceType: z.string({ error: "Each entry's resource needs its resourceType, e.g. DiagnosticReport." }) });
+const resource = z.looseObject({
+  resourceType: z.string({ error: "Each entry's resource needs its resourceType, e.g. DiagnosticReport." }),
+});
 
 /**
  * The envelope of what POST /fhir/r4 takes (contract D.6): its entries are read by

@@ -1,4 +1,13 @@
-import type { Bundle, BundleEntry, Coding, DiagnosticReport, Observation, Patient, Quantity, Resource } from "fhir/r4.js";
+import type {
+  Bundle,
+  BundleEntry,
+  Coding,
+  DiagnosticReport,
+  Observation,
+  Patient,
+  Quantity,
+  Resource,
+} from "fhir/r4.js";
 import { UCUM_SYSTEM } from "../../../commands/ingestion/units.ts";
 import { definedOnly } from "../../definedOnly.ts";
 
@@ -13,7 +22,13 @@ import { definedOnly } from "../../definedOnly.ts";
 export const NATIONAL_ID_SYSTEM = "urn:oid:2.16.156.10011.1.1";
 const LOINC_SYSTEM = "http://loinc.org";
 
-const STATUSES: Record<string, string> = { final: "FINAL", preliminary: "PRELIMINARY", corrected: "CORRECTED", amended: "CORRECTED", cancelled: "CANCELLED" };
+const STATUSES: Record<string, string> = {
+  final: "FINAL",
+  preliminary: "PRELIMINARY",
+  corrected: "CORRECTED",
+  amended: "CORRECTED",
+  cancelled: "CANCELLED",
+};
 const CJK = /[\u3400-\u9fff]/;
 const FHIR_DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})(:\d{2})?(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?$/;
 
@@ -69,12 +84,18 @@ function referenceResolver(entries: BundleEntry[]): Resolve {
   return (reference) => (reference === undefined ? undefined : byReference.get(reference));
 }
 
-function diagnosticReport(report: DiagnosticReport, entryIndex: number, resolve: Resolve, loincCodes: ReadonlyMap<string, string>): MappedReport {
+function diagnosticReport(
+  report: DiagnosticReport,
+  entryIndex: number,
+  resolve: Resolve,
+  loincCodes: ReadonlyMap<string, string>,
+): MappedReport {
   const at = `Bundle.entry[${entryIndex}].resource`;
   const subject = resolve(report.subject?.reference);
   const patient = subject?.resource.resourceType === "Patient" ? (subject.resource as Patient) : undefined;
   const patientAt = subject ? `Bundle.entry[${subject.entryIndex}].resource` : `${at}.subject`;
-  const nationalIdIndex = patient?.identifier?.findIndex((identifier) => identifier.system === NATIONAL_ID_SYSTEM) ?? -1;
+  const nationalIdIndex =
+    patient?.identifier?.findIndex((identifier) => identifier.system === NATIONAL_ID_SYSTEM) ?? -1;
   const hospitalId = patient?.identifier?.find((identifier, i) => i !== nationalIdIndex && identifier.value);
 
   const results = (report.result ?? []).map((reference, i) => ({ i, found: resolve(reference.reference) }));
@@ -102,7 +123,8 @@ function diagnosticReport(report: DiagnosticReport, entryIndex: number, resolve:
     externalId: `${at}.identifier[0].value`,
     reportNo: `${at}.identifier[0].value`,
     patient: patientAt,
-    "patient.idCard": nationalIdIndex >= 0 ? `${patientAt}.identifier[${nationalIdIndex}].value` : `${patientAt}.identifier`,
+    "patient.idCard":
+      nationalIdIndex >= 0 ? `${patientAt}.identifier[${nationalIdIndex}].value` : `${patientAt}.identifier`,
     "patient.hisPatientId": `${patientAt}.identifier`,
     "patient.name": `${patientAt}.name[0]`,
     panelName: `${at}.code`,
@@ -124,7 +146,9 @@ function diagnosticReport(report: DiagnosticReport, entryIndex: number, resolve:
 
   return {
     entryIndex,
-    refersTo: [subject?.entryIndex, ...results.map(({ found }) => found?.entryIndex)].filter((index): index is number => index !== undefined),
+    refersTo: [subject?.entryIndex, ...results.map(({ found }) => found?.entryIndex)].filter(
+      (index): index is number => index !== undefined,
+    ),
     report: mapped,
     expressionOf(path) {
       const item = /^items\[(\d+)\](?:\.([^.[\]]+))?/.exec(path);
@@ -158,7 +182,11 @@ function resultItem(observation: Observation, loincCodes: ReadonlyMap<string, st
   const loinc = codings.find((coding) => coding.system === LOINC_SYSTEM && coding.code && loincCodes.has(coding.code));
   // A LOINC code the dictionary knows names its item; otherwise the sender's own code (its code map applies).
   const coding: Coding | undefined = loinc ?? codings.find((c) => c.system !== LOINC_SYSTEM && c.code) ?? codings[0];
-  const qualitative = observation.valueString ?? observation.valueCodeableConcept?.text ?? observation.valueCodeableConcept?.coding?.[0]?.display ?? observation.valueCodeableConcept?.coding?.[0]?.code;
+  const qualitative =
+    observation.valueString ??
+    observation.valueCodeableConcept?.text ??
+    observation.valueCodeableConcept?.coding?.[0]?.display ??
+    observation.valueCodeableConcept?.coding?.[0]?.code;
   const range = observation.referenceRange?.[0];
   return definedOnly({
     itemCode: loinc ? loincCodes.get(loinc.code!) : coding?.code,

@@ -20,27 +20,47 @@ export function capabilityStatement(date: Date): CapabilityStatement {
         mode: "server",
         documentation:
           "POST a batch or transaction Bundle of DiagnosticReports (identifier[0].value: the report's id), each with the Observations it refers to in result and the Patient of its subject (the national id under urn:oid:2.16.156.10011.1.1); each report is stored as a lab report of the open API. Authorization: Bearer <client key>.",
-        security: { description: "Bearer client key (issued by the administrator) to post; an author token of the tenant (or the ADMIN_TOKEN) to search; metadata needs none." },
+        security: {
+          description:
+            "Bearer client key (issued by the administrator) to post; an author token of the tenant (or the ADMIN_TOKEN) to search; metadata needs none.",
+        },
         interaction: [{ code: "batch" }, { code: "transaction" }],
         resource: [
           {
             type: "Patient",
             interaction: [{ code: "search-type" }],
-            searchParam: [{ name: "identifier", type: "token", documentation: "urn:oid:2.16.156.10011.1.1|<national id>" }],
+            searchParam: [
+              { name: "identifier", type: "token", documentation: "urn:oid:2.16.156.10011.1.1|<national id>" },
+            ],
           },
           {
             type: "DiagnosticReport",
             interaction: [{ code: "read" }],
-            documentation: "By id: the report's externalId, each character other than letters, digits and - written . and its bytes in hex; its Observations contained",
+            documentation:
+              "By id: the report's externalId, each character other than letters, digits and - written . and its bytes in hex; its Observations contained",
           },
           {
             type: "Observation",
             interaction: [{ code: "search-type" }],
             searchParam: [
               { name: "patient", type: "reference", documentation: "Required: the Patient id (the patientRef)" },
-              { name: "code", type: "token", documentation: "http://loinc.org|<code>, urn:dialysis-hub:item|<code> or the item code alone; several separated by commas" },
-              { name: "date", type: "date", documentation: "The day the sample was collected (else reported): eq, ge or le with yyyy-MM-dd, at most a pair" },
-              { name: "_count", type: "number", documentation: "Results a page, 1 to 500 (50); the next page by the Bundle's next link" },
+              {
+                name: "code",
+                type: "token",
+                documentation:
+                  "http://loinc.org|<code>, urn:dialysis-hub:item|<code> or the item code alone; several separated by commas",
+              },
+              {
+                name: "date",
+                type: "date",
+                documentation:
+                  "The day the sample was collected (else reported): eq, ge or le with yyyy-MM-dd, at most a pair",
+              },
+              {
+                name: "_count",
+                type: "number",
+                documentation: "Results a page, 1 to 500 (50); the next page by the Bundle's next link",
+              },
             ],
           },
         ],

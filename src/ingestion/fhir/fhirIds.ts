@@ -5,14 +5,16 @@
  */
 
 export function fhirId(text: string): string {
-  return text.replace(/[^A-Za-z0-9-]/gu, (character) => Buffer.from(character, "utf8").toString("hex").toUpperCase().replace(/(..)/g, ".$1"));
+  return text.replace(/[^A-Za-z0-9-]/gu, (character) =>
+    Buffer.from(character, "utf8").toString("hex").toUpperCase().replace(/(..)/g, ".$1"),
+  );
 }
 
 /** The text of an id fhirId wrote; null when it is not one. */
 export function textOfFhirId(id: string): string | null {
   if (!/^(?:[A-Za-z0-9-]|\.[0-9A-F]{2})+$/.test(id)) return null;
   const bytes: number[] = [];
-  for (let i = 0; i < id.length; ) {
+  for (let i = 0; i < id.length;) {
     if (id[i] === ".") {
       bytes.push(Number.parseInt(id.slice(i + 1, i + 3), 16));
       i += 3;

@@ -17,7 +17,12 @@ import { fhirId } from "./fhirIds.ts";
 export const ITEM_SYSTEM = "urn:dialysis-hub:item";
 /** The value and unit as the laboratory sent them. */
 export const SENT_VALUE_EXTENSION = "urn:dialysis-hub:fhir:sent-value";
-const STATUSES: Record<string, Observation["status"] & DiagnosticReport["status"]> = { FINAL: "final", PRELIMINARY: "preliminary", CORRECTED: "corrected", CANCELLED: "cancelled" };
+const STATUSES: Record<string, Observation["status"] & DiagnosticReport["status"]> = {
+  FINAL: "final",
+  PRELIMINARY: "preliminary",
+  CORRECTED: "corrected",
+  CANCELLED: "cancelled",
+};
 
 /** The dictionary's derived items (contract F.2), in its order: a derived value's place among a day's (searchObservations). */
 export function derivedCodes(dictionary: Dictionary): string[] {
@@ -33,22 +38,47 @@ export function observationResource(row: ObservationRow, dictionary: Dictionary)
   ];
   if (row.derived) return derivedObservation(row, row.derived, coding, display);
   const converted = row.std_value !== null && row.std_unit !== null;
-  const sentDiffers = converted && row.value_num !== null && (row.value_num !== row.std_value || (row.unit ?? "") !== row.std_unit);
+  const sentDiffers =
+    converted && row.value_num !== null && (row.value_num !== row.std_value || (row.unit ?? "") !== row.std_unit);
   return {
     resourceType: "Observation",
     id: `${fhirId(row.external_id)}-${row.item_index}`,
-    ...(sentDiffers ? { extension: [{ url: SENT_VALUE_EXTENSION, valueQuantity: quantity(row.value_num!, row.unit) }] } : {}),
+    ...(sentDiffers
+      ? { extension: [{ url: SENT_VALUE_EXTENSION, valueQuantity: quantity(row.value_num!, row.unit) }] }
+      : {}),
     status: STATUSES[row.status ?? "FINAL"] ?? "final",
-    category: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "laboratory" }] }],
+    category: [
+      { coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "laboratory" }] },
+    ],
     code: { ...(coding.length ? { coding } : {}), text: row.std_name ?? row.item_name ?? row.item_code ?? "result" },
     ...(row.patient_ref ? { subject: { reference: `Patient/${fhirId(row.patient_ref)}` } } : {}),
     effectiveDateTime: withServiceZone(row.effective_at),
     issued: withServiceZone(row.reported_at!),
     ...value(row, converted),
     ...(row.ref_low !== null || row.ref_high !== null
-      ? { referenceRange: [{ ...(row.ref_low !== null ? { low: { value: row.ref_low } } : {}), ...(row.ref_high !== null ? { high: { value: row.ref_high } } : {}) }] }
+      ? {
+          referenceRange: [
+            {
+              ...(row.ref_low !== null ? { low: { value: row.ref_low } } : {}),
+              ...(row.ref_high !== null ? { high: { value: row.ref_high } } : {}),
+            },
+          ],
+        }
       : {}),
-    ...(row.abnormal_flag ? { interpretation: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation", code: row.abnormal_flag }] }] } : {}),
+    ...(row.abnormal_flag
+      ? {
+          interpretation: [
+            {
+              coding: [
+                {
+                  system: "http://terminology.hl7.org/CodeSystem/v3-ObservationInterpretation",
+                  code: row.abnormal_flag,
+                },
+              ],
+            },
+          ],
+        }
+      : {}),
   };
 }
 
@@ -57,19 +87,29 @@ export function observationResource(row: ObservationRow, dictionary: Dictionary)
  * read, the formula (name, version, expression) as its method. Its id is the first input report's
  * and its item code's, one per patient, day and item.
  */
-function derivedObservation(row: ObservationRow, derived: NonNullable<ObservationRow["derived"]>, coding: Coding[], display: string | undefined): Observation {
+function derivedObservation(
+  row: ObservationRow,
+  derived: NonNullable<ObservationRow["derived"]>,
+  coding: Coding[],
+  display: string | undefined,
+): Observation {
   const firstInput = derived.inputs[0]!;
   return {
     resourceType: "Observation",
     id: `${fhirId(firstInput.externalId)}-d-${fhirId(row.std_code!)}`,
     status: "final",
-    category: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "laboratory" }] }],
+    category: [
+      { coding: [{ system: "http://terminology.hl7.org/CodeSystem/observation-category", code: "laboratory" }] },
+    ],
     code: { coding, text: display ?? row.std_code! },
     ...(row.patient_ref ? { subject: { reference: `Patient/${fhirId(row.patient_ref)}` } } : {}),
     effectiveDateTime: withServiceZone(row.effective_at),
     valueQuantity: quantity(row.std_value!, row.std_unit),
     method: { text: `${derived.name} v${derived.version}: ${derived.expression}` },
-    derivedFrom: derived.inputs.map((input) => ({ reference: `Observation/${fhirId(input.externalId)}-${input.itemIndex}`, display: input.stdCode })),
+    derivedFrom: derived.inputs.map((input) => ({
+      reference: `Observation/${fhirId(input.externalId)}-${input.itemIndex}`,
+      display: input.stdCode,
+    })),
   };
 }
 
@@ -115,7 +155,13 @@ export function diagnosticReportResource(report: ReportRow, dictionary: Dictiona
 }
 
 /** A registered patient as an R4 Patient. */
-export function patientResource(patient: { patient_ref: string; name: string; id_card: string; his_patient_id: string | null; active: boolean }): Patient {
+export function patientResource(patient: {
+  patient_ref: string;
+  name: string;
+  id_card: string;
+  his_patient_id: string | null;
+  active: boolean;
+}): Patient {
   return {
     resourceType: "Patient",
     id: fhirId(patient.patient_ref),

@@ -6,7 +6,11 @@ import { CommandError } from "../../../commands/kit/commandError.ts";
 import { pushingClient } from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import { readAsTenant } from "../../../db/tenantScope.ts";
-import { patientsByIdCard, reportWithResults, searchObservations } from "../../../queries/ingestion/fhirObservations.ts";
+import {
+  patientsByIdCard,
+  reportWithResults,
+  searchObservations,
+} from "../../../queries/ingestion/fhirObservations.ts";
 import { bundleSchema } from "./bundleSchema.ts";
 import { capabilityStatement } from "./capabilityStatement.ts";
 import { operationOutcome, type Issue } from "./operationOutcome.ts";
@@ -63,12 +67,28 @@ const SENTENCES = {
 /** The one place /fhir/r4 failures are shaped: an OperationOutcome saying how to fix the call. Faults of ours are logged whole and answered generically. */
 export function fhirErrors(log: Logger): Middleware {
   return interfaceErrors(log, SENTENCES, {
-    write: (ctx, status, message) => answer(ctx, status, operationOutcome([{ code: ISSUE_OF_STATUS[status] ?? "invalid", diagnostics: message }])),
-    unmatched: (ctx) => answer(ctx, 404, operationOutcome([{ code: "not-supported", diagnostics: `There is no ${ctx.method} ${ctx.path}; GET /fhir/r4/metadata lists what this server does.` }])),
+    write: (ctx, status, message) =>
+      answer(ctx, status, operationOutcome([{ code: ISSUE_OF_STATUS[status] ?? "invalid", diagnostics: message }])),
+    unmatched: (ctx) =>
+      answer(
+        ctx,
+        404,
+        operationOutcome([
+          {
+            code: "not-supported",
+            diagnostics: `There is no ${ctx.method} ${ctx.path}; GET /fhir/r4/metadata lists what this server does.`,
+          },
+        ]),
+      ),
   });
 }
 
-export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, startedAt: Date, access: AccessRecording): Router {
+export function fhirRoutes(
+  deps: OpenApiDeps,
+  adminToken: string | undefined,
+  startedAt: Date,
+  access: AccessRecording,
+): Router {
   const router = new Router({ prefix: "/fhir/r4" });
   const statement = capabilityStatement(startedAt);
   router.get("/metadata", (ctx) => answer(ctx, 200, statement));
@@ -83,7 +103,12 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
       throw new CommandError("invalid", `${["Bundle", ...issue.path].join(".")}: ${issue.message}`);
     }
     const client = clientOf(ctx);
-    const tally: PushTally = { kind: reportKinds.lab.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
+    const tally: PushTally = {
+      kind: reportKinds.lab.name,
+      tenant: client.tenant,
+      client: client.clientId,
+      outcomes: [],
+    };
     ctx.state.push = tally;
     const answered = await pushBundle(deps, pushingClient(client), parsed.data, ctx.state.requestId);
     tally.outcomes = answered.outcomes;
@@ -95,7 +120,10 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
 
   router.get("/Patient", author, access.recorded, async (ctx) => {
     const identifier = ctx.query.identifier;
-    const [system, idCard] = typeof identifier === "string" && identifier.includes("|") ? [identifier.slice(0, identifier.indexOf("|")), identifier.slice(identifier.indexOf("|") + 1)] : [null, null];
+    const [system, idCard] =
+      typeof identifier === "string" && identifier.includes("|")
+        ? [identifier.slice(0, identifier.indexOf("|")), identifier.slice(identifier.indexOf("|") + 1)]
+        : [null, null];
     if (system !== NATIONAL_ID_SYSTEM || !idCard || Object.keys(ctx.query).length !== 1) {
       throw new CommandError("invalid", `Search patients by identifier=${NATIONAL_ID_SYSTEM}|<national id>, once.`);
     }
@@ -105,7 +133,9 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
     answer(ctx, 200, {
       resourceType: "Bundle",
       type: "searchset",
-      link: [{ relation: "self", url: `${base}/Patient?${new URLSearchParams({ identifier: `${system}|${idCard}` })}` }],
+      link: [
+        { relation: "self", url: `${base}/Patient?${new URLSearchParams({ identifier: `${system}|${idCard}` })}` },
+      ],
       entry: patients.map((patient) => {
         const resource = patientResource(patient);
         return { fullUrl: `${base}/Patient/${resource.id}`, resource, search: { mode: "match" } };
@@ -115,9 +145,19 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
 
   router.get("/DiagnosticReport/:id", author, access.recorded, async (ctx) => {
     const externalId = textOfFhirId(ctx.params.id!);
-    const report = externalId === null ? null : await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reportWithResults(reader, externalId));
-    if (!report) throw new CommandError("not-found", `There is no DiagnosticReport ${ctx.params.id}; its id is the report's externalId, each character other than letters, digits and - written . and its bytes in hex.`);
-    showing(ctx, { patientRefs: [report.patient_ref], reports: [{ kind: reportKinds.lab.name, externalId: report.external_id }] });
+    const report =
+      externalId === null
+        ? null
+        : await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => reportWithResults(reader, externalId));
+    if (!report)
+      throw new CommandError(
+        "not-found",
+        `There is no DiagnosticReport ${ctx.params.id}; its id is the report's externalId, each character other than letters, digits and - written . and its bytes in hex.`,
+      );
+    showing(ctx, {
+      patientRefs: [report.patient_ref],
+      reports: [{ kind: reportKinds.lab.name, externalId: report.external_id }],
+    });
     answer(ctx, 200, diagnosticReportResource(report, deps.dictionary));
   });
 
@@ -125,15 +165,28 @@ export function fhirRoutes(deps: OpenApiDeps, adminToken: string | undefined, st
     const search = observationSearch(ctx.query, deps.dictionary);
     // A search names its patient: recorded whether or not it finds results.
     showing(ctx, { patientRefs: [search.patientRef] });
-    const rows = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => searchObservations(reader, search, derivedCodes(deps.dictionary)));
+    const rows = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) =>
+      searchObservations(reader, search, derivedCodes(deps.dictionary)),
+    );
     const base = baseOf(ctx);
     const pageUrl = (cursor: string | null) => {
       const params = new URLSearchParams();
-      for (const [name, value] of Object.entries(ctx.query)) if (name !== "_cursor") for (const one of [value ?? []].flat()) params.append(name, one);
+      for (const [name, value] of Object.entries(ctx.query))
+        if (name !== "_cursor") for (const one of [value ?? []].flat()) params.append(name, one);
       if (cursor) params.set("_cursor", cursor);
       return `${base}/Observation?${params}`;
     };
-    answer(ctx, 200, searchsetBundle(rows.map((row) => observationResource(row, deps.dictionary)), rows, search, base, pageUrl));
+    answer(
+      ctx,
+      200,
+      searchsetBundle(
+        rows.map((row) => observationResource(row, deps.dictionary)),
+        rows,
+        search,
+        base,
+        pageUrl,
+      ),
+    );
   });
   return router;
 }

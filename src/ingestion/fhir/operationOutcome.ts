@@ -13,6 +13,11 @@ export interface Issue {
 export function operationOutcome(issues: readonly Issue[]): OperationOutcome {
   return {
     resourceType: "OperationOutcome",
-    issue: issues.map(({ code, diagnostics, expression, severity = "error" }) => ({ severity, code, diagnostics, ...(expression ? { expression: [expression] } : {}) })),
+    issue: issues.map(({ code, diagnostics, expression, severity = "error" }) => ({
+      severity,
+      code,
+      diagnostics,
+      ...(expression ? { expression: [expression] } : {}),
+    })),
   };
 }

@@ -1,6 +1,14 @@
 import type { Bundle, BundleEntry, OperationOutcome } from "fhir/r4.js";
 import { CommandError } from "../../../commands/kit/commandError.ts";
-import { checkReports, MAX_REPORTS_PER_PUSH, pushReports, storeCheckedReportsAtOnce, type IngestionDeps, type PushingClient, type ResultEntry } from "../../../commands/ingestion/pushReports.ts";
+import {
+  checkReports,
+  MAX_REPORTS_PER_PUSH,
+  pushReports,
+  storeCheckedReportsAtOnce,
+  type IngestionDeps,
+  type PushingClient,
+  type ResultEntry,
+} from "../../../commands/ingestion/pushReports.ts";
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import type { Dictionary } from "../../../db/seed/defaultDictionary.ts";
 import { MAX_REPORTS_PER_BUNDLE, type PostedBundle } from "./bundleSchema.ts";
@@ -27,17 +35,37 @@ const loincCodesOf = new WeakMap<Dictionary, ReadonlyMap<string, string>>();
 /** The dictionary's item code of each LOINC code it knows. */
 function loincCodes(dictionary: Dictionary): ReadonlyMap<string, string> {
   let codes = loincCodesOf.get(dictionary);
-  if (!codes) loincCodesOf.set(dictionary, (codes = new Map(dictionary.items.flatMap((item) => (item.loinc ? [[item.loinc, item.code] as const] : [])))));
+  if (!codes)
+    loincCodesOf.set(
+      dictionary,
+      (codes = new Map(dictionary.items.flatMap((item) => (item.loinc ? [[item.loinc, item.code] as const] : [])))),
+    );
   return codes;
 }
 
-export async function pushBundle(deps: IngestionDeps, client: PushingClient, bundle: PostedBundle, requestId: string): Promise<BundleAnswer> {
+export async function pushBundle(
+  deps: IngestionDeps,
+  client: PushingClient,
+  bundle: PostedBundle,
+  requestId: string,
+): Promise<BundleAnswer> {
   const entries = bundle.entry as BundleEntry[];
   const mapped = bundleToLabReports(bundle as Bundle, loincCodes(deps.dictionary));
-  if (mapped.length === 0) throw new CommandError("invalid", "The Bundle holds no DiagnosticReport: send each lab report as a DiagnosticReport with its Observations and Patient.");
-  if (mapped.length > MAX_REPORTS_PER_BUNDLE) throw new CommandError("too-large", `The Bundle holds ${mapped.length} DiagnosticReports; send at most ${MAX_REPORTS_PER_BUNDLE} a Bundle.`);
+  if (mapped.length === 0)
+    throw new CommandError(
+      "invalid",
+      "The Bundle holds no DiagnosticReport: send each lab report as a DiagnosticReport with its Observations and Patient.",
+    );
+  if (mapped.length > MAX_REPORTS_PER_BUNDLE)
+    throw new CommandError(
+      "too-large",
+      `The Bundle holds ${mapped.length} DiagnosticReports; send at most ${MAX_REPORTS_PER_BUNDLE} a Bundle.`,
+    );
   const unclaimed = unclaimedEntries(entries, mapped);
-  const origins = mapped.map(({ entryIndex }) => ({ format: "fhir-r4", ...(entries[entryIndex]!.fullUrl ? { fullUrl: entries[entryIndex]!.fullUrl } : {}) }));
+  const origins = mapped.map(({ entryIndex }) => ({
+    format: "fhir-r4",
+    ...(entries[entryIndex]!.fullUrl ? { fullUrl: entries[entryIndex]!.fullUrl } : {}),
+  }));
   const metadata = { actor: client.name, client: client.clientId, requestId };
 
   let results: ResultEntry[];
@@ -45,35 +73,61 @@ export async function pushBundle(deps: IngestionDeps, client: PushingClient, bun
     results = [];
     for (let from = 0; from < mapped.length; from += MAX_REPORTS_PER_PUSH) {
       const part = mapped.slice(from, from + MAX_REPORTS_PER_PUSH);
-      const pushed = await pushReports(deps, reportKinds.lab, client, { reports: part.map(({ report }) => report) }, requestId, origins.slice(from, from + MAX_REPORTS_PER_PUSH));
+      const pushed = await pushReports(
+        deps,
+        reportKinds.lab,
+        client,
+        { reports: part.map(({ report }) => report) },
+        requestId,
+        origins.slice(from, from + MAX_REPORTS_PER_PUSH),
+      );
       results.push(...pushed.results);
     }
   } else {
-    const checked = await checkReports(deps, reportKinds.lab, client, mapped.map(({ report }) => report), origins);
+    const checked = await checkReports(
+      deps,
+      reportKinds.lab,
+      client,
+      mapped.map(({ report }) => report),
+      origins,
+    );
     const rejections = mapped.flatMap((report, i) => issuesOf(report, checked.results[i]));
     if (unclaimed.size > 0 || rejections.length > 0) {
       // All or nothing: nothing was stored, every report counts as refused (results of accepted ones are holes until stored).
-      return { status: 400, body: operationOutcome([...unclaimed.values(), ...rejections]), outcomes: Array.from(checked.results, (result) => result?.status ?? "REJECTED") };
+      return {
+        status: 400,
+        body: operationOutcome([...unclaimed.values(), ...rejections]),
+        outcomes: Array.from(checked.results, (result) => result?.status ?? "REJECTED"),
+      };
     }
     results = (await storeCheckedReportsAtOnce(deps, reportKinds.lab, client, checked, metadata)).results;
   }
 
-  const responses: Array<{ response: { status: string; outcome?: OperationOutcome } } | undefined> = entries.map((_, index) => {
-    const issue = unclaimed.get(index);
-    return issue ? { response: { status: "400 Bad Request", outcome: operationOutcome([issue]) } } : undefined;
-  });
+  const responses: Array<{ response: { status: string; outcome?: OperationOutcome } } | undefined> = entries.map(
+    (_, index) => {
+      const issue = unclaimed.get(index);
+      return issue ? { response: { status: "400 Bad Request", outcome: operationOutcome([issue]) } } : undefined;
+    },
+  );
   mapped.forEach((report, i) => {
     const response = responseOf(report, results[i]!);
     responses[report.entryIndex] = { response };
     // The entries a report refers to share its answer; a Patient shared by reports takes that of a stored one.
     for (const index of report.refersTo) {
       const before = responses[index];
-      if (!before || before.response.status.startsWith("4")) responses[index] = { response: { ...response, ...(response.outcome ? { outcome: referredOutcome(report) } : {}) } };
+      if (!before || before.response.status.startsWith("4"))
+        responses[index] = {
+          response: { ...response, ...(response.outcome ? { outcome: referredOutcome(report) } : {}) },
+        };
     }
   });
   return {
     status: 200,
-    body: { resourceType: "Bundle", type: bundle.type === "batch" ? "batch-response" : "transaction-response", entry: responses.map((response) => response!) },
+    body: {
+      resourceType: "Bundle",
+      type: bundle.type === "batch" ? "batch-response" : "transaction-response",
+      entry: responses.map((response) => response!),
+    },
     outcomes: results.map((result) => result.status),
   };
 }
@@ -95,14 +149,25 @@ function unclaimedEntries(entries: BundleEntry[], mapped: MappedReport[]): Map<n
 
 function issuesOf(report: MappedReport, result: ResultEntry | undefined): Issue[] {
   if (!result || result.status !== "REJECTED") return [];
-  return result.errors.map(({ field, message }) => ({ code: /required/i.test(message) ? "required" : "invalid", diagnostics: `${field}: ${message}`, expression: report.expressionOf(field) }));
+  return result.errors.map(({ field, message }) => ({
+    code: /required/i.test(message) ? "required" : "invalid",
+    diagnostics: `${field}: ${message}`,
+    expression: report.expressionOf(field),
+  }));
 }
 
 function responseOf(report: MappedReport, result: ResultEntry): { status: string; outcome?: OperationOutcome } {
-  if (result.status === "REJECTED") return { status: "400 Bad Request", outcome: operationOutcome(issuesOf(report, result)) };
+  if (result.status === "REJECTED")
+    return { status: "400 Bad Request", outcome: operationOutcome(issuesOf(report, result)) };
   return { status: result.status === "CREATED" ? "201 Created" : "200 OK" };
 }
 
 function referredOutcome(report: MappedReport): OperationOutcome {
-  return operationOutcome([{ code: "invalid", diagnostics: `Not stored: the DiagnosticReport at Bundle.entry[${report.entryIndex}] that refers to it was rejected.`, expression: `Bundle.entry[${report.entryIndex}]` }]);
+  return operationOutcome([
+    {
+      code: "invalid",
+      diagnostics: `Not stored: the DiagnosticReport at Bundle.entry[${report.entryIndex}] that refers to it was rejected.`,
+      expression: `Bundle.entry[${report.entryIndex}]`,
+    },
+  ]);
 }

@@ -40,15 +40,25 @@ function nextStamp(): AckStamp {
 /** The ACK of a message, as ER7 text, in the message's version (v2.5 when it names none it can be answered in). */
 export function ackOf(er7: string, code: AckCode, text: string, problems: readonly AckProblem[] = []): string {
   const fields = mshFields(er7);
-  return problems.length === 0 ? plainAck(fields, code, text, nextStamp()) : libraryAck(fields, code, text, problems, nextStamp());
+  return problems.length === 0
+    ? plainAck(fields, code, text, nextStamp())
+    : libraryAck(fields, code, text, problems, nextStamp());
 }
 
 /** The ACK as hl7v2 writes it, ERR segments and all: `fields` are the message's MSH fields (mshFields). */
-export function libraryAck(fields: readonly string[], code: AckCode, text: string, problems: readonly AckProblem[], stamp: AckStamp): string {
+export function libraryAck(
+  fields: readonly string[],
+  code: AckCode,
+  text: string,
+  problems: readonly AckProblem[],
+  stamp: AckStamp,
+): string {
   const sent = (n: number) => fields[n - 1] ?? "";
   let ack: HL7Message;
   try {
-    ack = new HL7Message((/^2\.\d(\.\d)?$/.test(sent(12)) ? sent(12) : "2.5") as ConstructorParameters<typeof HL7Message>[0]);
+    ack = new HL7Message(
+      (/^2\.\d(\.\d)?$/.test(sent(12)) ? sent(12) : "2.5") as ConstructorParameters<typeof HL7Message>[0],
+    );
   } catch {
     ack = new HL7Message("2.5");
   }
@@ -80,7 +90,8 @@ export function libraryAck(fields: readonly string[], code: AckCode, text: strin
       if (location.component) where.comp(5).setValue(location.component);
     } else if (defined(ERR.codeAndLocation)) {
       const eld = err.field(ERR.codeAndLocation);
-      if (location) [location.segment, location.sequence, location.field].forEach((value, i) => eld.comp(i + 1).setValue(value));
+      if (location)
+        [location.segment, location.sequence, location.field].forEach((value, i) => eld.comp(i + 1).setValue(value));
       eld.comp(4).setValue(hl7ErrorCode);
     }
     if (defined(ERR.code)) err.field(ERR.code).setValue(hl7ErrorCode);

@@ -33,11 +33,19 @@ export function er7NotUtf8(text: string, bad: NonUtf8At): Er7NotUtf8 {
   const msh = text.startsWith("MSH", mshStart) ? text.slice(mshStart).split(/\r|\n/, 1)[0]! : "";
   const separator = msh.length > 3 ? msh[3]! : "|";
   const current = text.slice(segmentStart, bad.char);
-  const segment = /^[A-Z][A-Z0-9]{2}$/.test(current.slice(0, 3)) && (current.length === 3 || current[3] === separator) ? current.slice(0, 3) : null;
+  const segment =
+    /^[A-Z][A-Z0-9]{2}$/.test(current.slice(0, 3)) && (current.length === 3 || current[3] === separator)
+      ? current.slice(0, 3)
+      : null;
   const separators = current.split(separator).length - 1;
   // MSH-1 is the separator itself: in MSH, the n-th separator begins MSH-(n+1).
   const field = segment === "MSH" ? separators + 1 : separators;
-  const sequence = msh ? text.slice(mshStart, segmentStart).split(/\r\n|\r|\n/).filter((line) => line.startsWith(`${segment}${separator}`)).length + (segment === "MSH" ? 0 : 1) : 1;
+  const sequence = msh
+    ? text
+        .slice(mshStart, segmentStart)
+        .split(/\r\n|\r|\n/)
+        .filter((line) => line.startsWith(`${segment}${separator}`)).length + (segment === "MSH" ? 0 : 1)
+    : 1;
   const charset = msh ? mshField(msh, 18).trim() : "";
   return {
     byte: bad.byte,
@@ -49,7 +57,9 @@ export function er7NotUtf8(text: string, bad: NonUtf8At): Er7NotUtf8 {
 
 /** `, in PID-5 of message LIS001 (its MSH-18 says GB 18030-2000; messages are read as UTF-8 only)`. */
 function whereAndWhy(bad: Er7NotUtf8, ofMessage: boolean): string {
-  const field = bad.location ? `, in ${locationText(bad.location)}${ofMessage && bad.controlId ? ` of message ${bad.controlId}` : ""}` : "";
+  const field = bad.location
+    ? `, in ${locationText(bad.location)}${ofMessage && bad.controlId ? ` of message ${bad.controlId}` : ""}`
+    : "";
   const charset = bad.charset ? ` (its MSH-18 says ${bad.charset}; messages are read as UTF-8 only)` : "";
   return `${field}${charset}`;
 }
@@ -61,11 +71,23 @@ export function notUtf8Body(text: string, at: NonUtf8At): string {
 }
 
 /** The reason of the AR that answers each message of an MLLP frame that is not UTF-8 (the byte counted from the frame's first), and its ERR. */
-export function notUtf8Frame(text: string, at: NonUtf8At, messages: number): { reason: string; problems: AckProblem[] } {
+export function notUtf8Frame(
+  text: string,
+  at: NonUtf8At,
+  messages: number,
+): { reason: string; problems: AckProblem[] } {
   const bad = er7NotUtf8(text, at);
   const what = messages > 1 ? "The frame" : "The message";
   return {
     reason: `${what} is not valid UTF-8 at byte ${bad.byte}${whereAndWhy(bad, messages > 1)}: nothing of it was stored; send it encoded as UTF-8, MSH-18 UNICODE UTF-8.`,
-    problems: bad.location ? [{ location: bad.location, code: DATA_TYPE_ERROR, text: `${locationText(bad.location)}: not valid UTF-8 at byte ${bad.byte}` }] : [],
+    problems: bad.location
+      ? [
+          {
+            location: bad.location,
+            code: DATA_TYPE_ERROR,
+            text: `${locationText(bad.location)}: not valid UTF-8 at byte ${bad.byte}`,
+          },
+        ]
+      : [],
   };
 }

@@ -45,7 +45,13 @@ function declaredDelimiters(er7: string): Delimiters {
   }
   // A sender that uses no subcomponents may leave their delimiter out.
   const declared = subComponent && subComponent !== field ? subComponent : "&";
-  return { fieldSeparator: field, componentSeparator: component, repetitionSeparator: repetition, escapeCharacter: escape, subComponentSeparator: declared };
+  return {
+    fieldSeparator: field,
+    componentSeparator: component,
+    repetitionSeparator: repetition,
+    escapeCharacter: escape,
+    subComponentSeparator: declared,
+  };
 }
 
 export class Er7Segment {

@@ -81,6 +81,13 @@ export function addressGroup(remoteAddress: string | undefined): string {
   const [head = "", tail = ""] = remoteAddress.toLowerCase().split("%", 1)[0]!.split("::");
   const headGroups = head ? head.split(":") : [];
   const tailGroups = remoteAddress.includes("::") ? (tail ? tail.split(":") : []) : [];
-  const groups = [...headGroups, ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill("0"), ...tailGroups];
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+  const groups = [
+    ...headGroups,
+    ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill("0"),
+    ...tailGroups,
+  ];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }

@@ -58,7 +58,8 @@ export interface MllpServing {
   limits: MllpLimits;
 }
 
-const framed = (text: string) => Buffer.concat([Buffer.from([0x0b]), Buffer.from(text, "utf8"), Buffer.from([0x1c, 0x0d])]);
+const framed = (text: string) =>
+  Buffer.concat([Buffer.from([0x0b]), Buffer.from(text, "utf8"), Buffer.from([0x1c, 0x0d])]);
 
 export class MllpConnection {
   /** Settles once every frame received so far is answered (its ACK written, or the connection gone). */
@@ -150,7 +151,9 @@ export class MllpConnection {
   /** Too much taken and not answered, or ACKs waiting for the peer to read: take no more frames. */
   private backlogged(): boolean {
     const { frames, bytes } = this.unacked;
-    return frames >= this.serving.limits.maxUnackedFrames || bytes >= MAX_UNACKED_BYTES || this.socket.writableNeedDrain;
+    return (
+      frames >= this.serving.limits.maxUnackedFrames || bytes >= MAX_UNACKED_BYTES || this.socket.writableNeedDrain
+    );
   }
 
   /** Reading paused for the ACKs: goes on where it stopped once they are written and drained. */
@@ -181,7 +184,10 @@ export class MllpConnection {
   private keyEnded(end: CredentialEnd): void {
     if (this.ended || this.socket.destroyed) return;
     this.closedFor("credential_ended");
-    this.serving.log.info({ remote: this.socket.remoteAddress, end }, "MLLP connection closed: its client key stopped working");
+    this.serving.log.info(
+      { remote: this.socket.remoteAddress, end },
+      "MLLP connection closed: its client key stopped working",
+    );
     this.discardInput();
     this.idle = this.idle.then(() => {
       this.socket.end();
@@ -194,7 +200,8 @@ export class MllpConnection {
     if (this.stopping) return void (this.events = null);
     for (let next = this.events!.next(); !next.done; next = this.events!.next()) {
       const event = next.value;
-      if (event.type === "started") this.deadline = setTimeout(() => this.frameLate(), this.serving.limits.frameDeadlineMs);
+      if (event.type === "started")
+        this.deadline = setTimeout(() => this.frameLate(), this.serving.limits.frameDeadlineMs);
       else if (event.type === "frame") {
         clearTimeout(this.deadline);
         this.answer(event.bytes);
@@ -205,7 +212,10 @@ export class MllpConnection {
           return;
         }
       } else if (this.authenticated) {
-        return this.refuse("frame_size", `The frame is over ${MAX_FRAME_BYTES / 1024 / 1024} MB; send one message a frame.`);
+        return this.refuse(
+          "frame_size",
+          `The frame is over ${MAX_FRAME_BYTES / 1024 / 1024} MB; send one message a frame.`,
+        );
       } else {
         this.pausedFor = "key";
         this.socket.pause();
@@ -258,7 +268,10 @@ export class MllpConnection {
 
   private frameLate(): void {
     if (!this.authenticated) return this.cut("frame_deadline");
-    this.refuse("frame_deadline", `The frame did not arrive whole within ${this.serving.limits.frameDeadlineMs / 1000} s of its start; send each message without pausing.`);
+    this.refuse(
+      "frame_deadline",
+      `The frame did not arrive whole within ${this.serving.limits.frameDeadlineMs / 1000} s of its start; send each message without pausing.`,
+    );
   }
 
   /** Closes the connection at once, without an answer. */

@@ -77,7 +77,9 @@ export class MllpFrames {
     const needed = this.length + piece.length;
     if (needed > this.buffer.length) {
       // Doubling, but not past the limit: a frame holds at most its limit and the read that passed it.
-      const grown = Buffer.allocUnsafe(Math.max(needed, Math.min(Math.max(this.buffer.length * 2, FIRST_CAPACITY), this.limit)));
+      const grown = Buffer.allocUnsafe(
+        Math.max(needed, Math.min(Math.max(this.buffer.length * 2, FIRST_CAPACITY), this.limit)),
+      );
       this.buffer.copy(grown, 0, 0, this.length);
       this.buffer = grown;
     }

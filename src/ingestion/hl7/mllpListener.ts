@@ -74,7 +74,10 @@ export class MllpListener {
     const { tlsCertFile, tlsKeyFile } = this.options;
     // TLS is spoken over the accepted socket, so that a socket still in its handshake holds a slot
     // under the same rules (and the same keyless timeout) as any other.
-    const secureContext = tlsCertFile && tlsKeyFile ? tls.createSecureContext({ cert: readFileSync(tlsCertFile), key: readFileSync(tlsKeyFile) }) : null;
+    const secureContext =
+      tlsCertFile && tlsKeyFile
+        ? tls.createSecureContext({ cert: readFileSync(tlsCertFile), key: readFileSync(tlsKeyFile) })
+        : null;
     const server = (this.server = net.createServer((socket) => this.accepted(socket, secureContext)));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -156,7 +159,17 @@ export class MllpListener {
     const { messages } = er7Messages(text);
     if (messages.length === 0) {
       this.metrics.hl7Answered("mllp", { tenant: "", client: "" }, ["AR"]);
-      return Promise.resolve([{ code: "AR", ack: refuseMessage(text, "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment."), keyValid: null, key: "" }]);
+      return Promise.resolve([
+        {
+          code: "AR",
+          ack: refuseMessage(
+            text,
+            "The frame holds no HL7 message: frame one ORU^R01 message, beginning with its MSH segment.",
+          ),
+          keyValid: null,
+          key: "",
+        },
+      ]);
     }
     const bad = firstNonUtf8(bytes, text);
     const notUtf8 = bad ? notUtf8Frame(text, bad, messages.length) : null;
@@ -164,7 +177,9 @@ export class MllpListener {
       messages.map(async (er7): Promise<FrameAnswer> => {
         const key = mshField(er7, 8);
         try {
-          const read: ReadMessage = notUtf8 ? { refusal: { code: "AR", ack: refuseMessage(er7, notUtf8.reason, notUtf8.problems) } } : readMessage(er7);
+          const read: ReadMessage = notUtf8
+            ? { refusal: { code: "AR", ack: refuseMessage(er7, notUtf8.reason, notUtf8.problems) } }
+            : readMessage(er7);
           return { ...(await this.groups.answer(key, er7, read)), key };
         } catch (error) {
           // Answered all the same: a connection's later ACKs must not wait on this one forever.

@@ -124,7 +124,8 @@ export function oruToLabReport(message: Er7Message): MappedOru {
       return definedOnly({
         itemCode: obx.text(3),
         itemName: obx.text(3, 2),
-        value: valueType === "NM" && value !== undefined && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value,
+        value:
+          valueType === "NM" && value !== undefined && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value,
         unit: obx.text(6),
         ...referenceRange(obx.text(7)),
         abnormalFlag: obx.text(8),

@@ -49,7 +49,8 @@ interface Sender {
   dispatching: boolean;
 }
 
-const reportOf = (read: ReadMessage): string | null => ("mapped" in read ? String(read.mapped.report.externalId ?? "") : null);
+const reportOf = (read: ReadMessage): string | null =>
+  "mapped" in read ? String(read.mapped.report.externalId ?? "") : null;
 
 export class SenderGroups {
   private readonly senders = new Map<string, Sender>();
@@ -66,7 +67,8 @@ export class SenderGroups {
     if (!key) return Promise.resolve(this.refused({ tenant: "", client: "" }, er7, MISSING_KEY, false));
     return new Promise((settle) => {
       let sender = this.senders.get(key);
-      if (!sender) this.senders.set(key, (sender = { waiting: [], inFlight: 0, reportsInFlight: new Set(), dispatching: false }));
+      if (!sender)
+        this.senders.set(key, (sender = { waiting: [], inFlight: 0, reportsInFlight: new Set(), dispatching: false }));
       sender.waiting.push({ er7, read, settle });
       this.dispatchSoon(key, sender);
     });
@@ -142,9 +144,22 @@ export class SenderGroups {
       }
       const client = found.credential;
       sender = { tenant: client.tenant, client: client.clientId };
-      const answers = await answerRead(this.deps, pushingClient(client), group.map(({ read }) => read), `mllp-${randomUUID()}`);
-      this.metrics.reportsReceived({ kind: reportKinds.lab.name, ...sender, outcomes: answers.flatMap((answer) => (answer.outcome ? [answer.outcome] : [])) });
-      this.metrics.hl7Answered("mllp", sender, answers.map((answer) => answer.code));
+      const answers = await answerRead(
+        this.deps,
+        pushingClient(client),
+        group.map(({ read }) => read),
+        `mllp-${randomUUID()}`,
+      );
+      this.metrics.reportsReceived({
+        kind: reportKinds.lab.name,
+        ...sender,
+        outcomes: answers.flatMap((answer) => (answer.outcome ? [answer.outcome] : [])),
+      });
+      this.metrics.hl7Answered(
+        "mllp",
+        sender,
+        answers.map((answer) => answer.code),
+      );
       return answers.map((answer) => ({ ...answer, keyValid: true }));
     } catch (error) {
       // Sent again, a message whose report was stored after all is answered UNCHANGED: nothing doubles.
@@ -153,7 +168,12 @@ export class SenderGroups {
     }
   }
 
-  private refused(sender: { tenant: string; client: string }, er7: string, reason: string, keyValid: boolean | null): SenderAnswer {
+  private refused(
+    sender: { tenant: string; client: string },
+    er7: string,
+    reason: string,
+    keyValid: boolean | null,
+  ): SenderAnswer {
     this.metrics.hl7Answered("mllp", sender, ["AR"]);
     return { code: "AR", ack: refuseMessage(er7, reason), keyValid };
   }

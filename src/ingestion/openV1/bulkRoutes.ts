@@ -31,8 +31,19 @@ export const bulkSubmittedAnswer = z.object({
 const PAGE_PROBLEM = `offset must be a whole number from 0 and limit one from 1 to ${MAX_REJECTED_PAGE}, e.g. ?offset=0&limit=100.`;
 const GIVEN_IN = "the next of the page before";
 export const rejectedPageQuery = z.object({
-  offset: z.coerce.number({ error: PAGE_PROBLEM }).int({ error: PAGE_PROBLEM }).min(0, { error: PAGE_PROBLEM }).default(0).meta({ description: "Rejected lines to skip (in line order)" }),
-  limit: z.coerce.number({ error: PAGE_PROBLEM }).int({ error: PAGE_PROBLEM }).min(1, { error: PAGE_PROBLEM }).max(MAX_REJECTED_PAGE, { error: PAGE_PROBLEM }).default(100).meta({ description: `At most ${MAX_REJECTED_PAGE}` }),
+  offset: z.coerce
+    .number({ error: PAGE_PROBLEM })
+    .int({ error: PAGE_PROBLEM })
+    .min(0, { error: PAGE_PROBLEM })
+    .default(0)
+    .meta({ description: "Rejected lines to skip (in line order)" }),
+  limit: z.coerce
+    .number({ error: PAGE_PROBLEM })
+    .int({ error: PAGE_PROBLEM })
+    .min(1, { error: PAGE_PROBLEM })
+    .max(MAX_REJECTED_PAGE, { error: PAGE_PROBLEM })
+    .default(100)
+    .meta({ description: `At most ${MAX_REJECTED_PAGE}` }),
   cursor: pageCursor(GIVEN_IN),
 });
 
@@ -45,12 +56,16 @@ export function rejectedPageOf(query: unknown): { offset: number; limit: number;
   }
   const { offset, limit, cursor } = page.data;
   if (cursor === undefined) return { offset, limit, afterLine: null };
-  if (offset !== 0) throw new HttpError(400, "Send offset or cursor, not both: the cursor already says where the page starts.");
+  if (offset !== 0)
+    throw new HttpError(400, "Send offset or cursor, not both: the cursor already says where the page starts.");
   return { offset: 0, limit, afterLine: keyOfCursor(cursor, z.int().min(0), GIVEN_IN) };
 }
 
 /** The answer of a page of rejected lines: `next` is the cursor of the page after it, or null. */
-export function rejectedAnswer({ moreAfter, ...page }: Awaited<ReturnType<typeof bulkJobRejections>>): BulkRejectedAnswer {
+export function rejectedAnswer({
+  moreAfter,
+  ...page
+}: Awaited<ReturnType<typeof bulkJobRejections>>): BulkRejectedAnswer {
   return { ...page, next: moreAfter === null ? null : cursorOf(moreAfter) };
 }
 
@@ -74,7 +89,10 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
     const { gzip } = checkUploadHeaders(ctx);
     let job;
     try {
-      job = await submitBulkJob(deps.store, kind, client, requestBytes(ctx.req, gzip), { requestId: ctx.state.requestId, gzip });
+      job = await submitBulkJob(deps.store, kind, client, requestBytes(ctx.req, gzip), {
+        requestId: ctx.state.requestId,
+        gzip,
+      });
     } catch (error) {
       // The sender may still be sending: this answer ends the connection rather than read the rest.
       if (error instanceof CommandError || error instanceof HttpError) ctx.set("Connection", "close");
@@ -83,7 +101,17 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
     // Read-your-writes: the status call made right after this answer finds the job.
     await waitForProjection(deps.store.db, "bulk_jobs", job.last);
     deps.wakeBulkImport();
-    answer(ctx, { jobId: job.jobId, status: "QUEUED", lines: job.lines, statusUrl: `/open/v1/bulk/${job.jobId}` } satisfies z.infer<typeof bulkSubmittedAnswer>, 202, "accepted");
+    answer(
+      ctx,
+      {
+        jobId: job.jobId,
+        status: "QUEUED",
+        lines: job.lines,
+        statusUrl: `/open/v1/bulk/${job.jobId}`,
+      } satisfies z.infer<typeof bulkSubmittedAnswer>,
+      202,
+      "accepted",
+    );
   };
   router.post("/lab/reports/bulk", submit(reportKinds.lab));
   router.post("/exam/reports/bulk", submit(reportKinds.exam));
@@ -96,7 +124,9 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
   router.get("/bulk/:jobId", async (ctx) => {
     const jobId = jobIdOf(ctx);
     const client = clientOf(ctx);
-    const job = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) => bulkJobOfClient(reader, jobId, client.clientId));
+    const job = await readAsTenant(deps.store.db, ctx.state.tenant, (reader) =>
+      bulkJobOfClient(reader, jobId, client.clientId),
+    );
     if (!job) throw notFound(jobId);
     answer(ctx, job);
   });
@@ -114,23 +144,35 @@ export function addBulkRoutes(router: Router, deps: BulkRoutesDeps): void {
 }
 
 function notFound(jobId: string): HttpError {
-  return new HttpError(404, `There is no bulk job ${jobId.slice(0, 64)} of this client; use the jobId the upload was answered with, and the same key.`);
+  return new HttpError(
+    404,
+    `There is no bulk job ${jobId.slice(0, 64)} of this client; use the jobId the upload was answered with, and the same key.`,
+  );
 }
 
 function checkUploadHeaders(ctx: Context): { gzip: boolean } {
   const type = ctx.get("content-type").split(";")[0]!.trim().toLowerCase();
   if (type !== NDJSON_TYPE) {
-    throw new HttpError(400, `Send the reports as NDJSON, one report per line, with Content-Type: ${NDJSON_TYPE}${type ? ` (not ${type.slice(0, 60)})` : ""}.`);
+    throw new HttpError(
+      400,
+      `Send the reports as NDJSON, one report per line, with Content-Type: ${NDJSON_TYPE}${type ? ` (not ${type.slice(0, 60)})` : ""}.`,
+    );
   }
   const encoding = ctx.get("content-encoding").trim().toLowerCase();
   if (encoding !== "" && encoding !== "identity" && encoding !== "gzip") {
-    throw new HttpError(400, `Content-Encoding ${encoding.slice(0, 40)} is not supported; send the body as it is, or gzip it with Content-Encoding: gzip.`);
+    throw new HttpError(
+      400,
+      `Content-Encoding ${encoding.slice(0, 40)} is not supported; send the body as it is, or gzip it with Content-Encoding: gzip.`,
+    );
   }
   const gzip = encoding === "gzip";
   const length = Number(ctx.get("content-length"));
   if (!gzip && length > BULK_LIMITS.maxBytes) {
     ctx.set("Connection", "close");
-    throw new HttpError(413, `The body is larger than ${BULK_LIMITS.maxBytes / 1024 / 1024} MB; split it into several jobs.`);
+    throw new HttpError(
+      413,
+      `The body is larger than ${BULK_LIMITS.maxBytes / 1024 / 1024} MB; split it into several jobs.`,
+    );
   }
   return { gzip };
 }
@@ -141,10 +183,18 @@ async function* requestBytes(req: IncomingMessage, gzip: boolean): AsyncGenerato
   try {
     for await (const chunk of source) yield chunk as Buffer;
   } catch (error) {
-    if (gzip && typeof (error as { code?: unknown }).code === "string" && (error as { code: string }).code.startsWith("Z_")) {
-      throw new CommandError("invalid", "The body is not valid gzip (or it was cut off); compress the NDJSON whole with gzip, or send it uncompressed without Content-Encoding.");
+    if (
+      gzip &&
+      typeof (error as { code?: unknown }).code === "string" &&
+      (error as { code: string }).code.startsWith("Z_")
+    ) {
+      throw new CommandError(
+        "invalid",
+        "The body is not valid gzip (or it was cut off); compress the NDJSON whole with gzip, or send it uncompressed without Content-Encoding.",
+      );
     }
-    if (req.destroyed || (error as { code?: string }).code === "ECONNRESET") throw new CommandError("invalid", "The upload ended early; send the whole body again.");
+    if (req.destroyed || (error as { code?: string }).code === "ECONNRESET")
+      throw new CommandError("invalid", "The upload ended early; send the whole body again.");
     throw error;
   }
 }

@@ -10,16 +10,29 @@ import { HttpError } from "../../http/httpError.ts";
 export function requireClient(): Middleware {
   return async (ctx, next) => {
     const key = bearerToken(ctx.get("authorization"));
-    if (!key) throw new HttpError(401, "Send your client key as 'Authorization: Bearer <key>'; the administrator issues keys.");
+    if (!key)
+      throw new HttpError(401, "Send your client key as 'Authorization: Bearer <key>'; the administrator issues keys.");
     const found = await credentialCheckOf(ctx).client(key);
-    if (found.status === "expired" || found.status === "replaced") throw new HttpError(401, endedCredential(found, "client key"));
-    if (found.status === "unknown") throw new HttpError(401, "This client key is unknown or revoked; ask the administrator for a valid key.");
+    if (found.status === "expired" || found.status === "replaced")
+      throw new HttpError(401, endedCredential(found, "client key"));
+    if (found.status === "unknown")
+      throw new HttpError(401, "This client key is unknown or revoked; ask the administrator for a valid key.");
     const client = found.credential;
     const header = ctx.get("x-service-tenant");
     if (header && header !== client.tenant) {
-      throw new HttpError(403, "This key belongs to another tenant than X-Service-Tenant; use the key issued for this tenant.");
+      throw new HttpError(
+        403,
+        "This key belongs to another tenant than X-Service-Tenant; use the key issued for this tenant.",
+      );
     }
-    ctx.state.principal = { credential: "client-key", who: client.name, tenant: client.tenant, roles: ["sender"], wards: null, client };
+    ctx.state.principal = {
+      credential: "client-key",
+      who: client.name,
+      tenant: client.tenant,
+      roles: ["sender"],
+      wards: null,
+      client,
+    };
     ctx.state.tenant = client.tenant;
     await next();
   };

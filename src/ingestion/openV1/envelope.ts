@@ -8,7 +8,9 @@ import { interfaceErrors } from "../../http/failureOf.ts";
 export function envelopeSchema<T extends z.ZodType>(data: T) {
   return z.object({
     code: z.int().meta({ description: "Equals the HTTP status", example: 200 }),
-    msg: z.string().meta({ description: "ok, or one sentence that tells the sender how to fix the call", example: "ok" }),
+    msg: z
+      .string()
+      .meta({ description: "ok, or one sentence that tells the sender how to fix the call", example: "ok" }),
     data,
     timestamp: z.int().meta({ description: "Epoch milliseconds", example: 1772325000000 }),
   });
@@ -35,7 +37,12 @@ export interface StreamedList<Tail extends object> {
  * first page is read before anything is sent, so a fault there is answered as any other; a fault
  * after that cuts the response, which the reader then cannot parse as whole.
  */
-export async function answerStreamed<Tail extends object>(ctx: Context, head: Record<string, unknown>, name: string, list: StreamedList<Tail>): Promise<void> {
+export async function answerStreamed<Tail extends object>(
+  ctx: Context,
+  head: Record<string, unknown>,
+  name: string,
+  list: StreamedList<Tail>,
+): Promise<void> {
   const first = await list.next();
   async function* text(): AsyncGenerator<string> {
     const opening = JSON.stringify({ code: 200, msg: "ok", data: { ...head, [name]: [] } });
@@ -64,6 +71,12 @@ const SENTENCES = {
 export function openApiErrors(log: Logger): Middleware {
   return interfaceErrors(log, SENTENCES, {
     write: (ctx, status, message) => answer(ctx, null, status, message),
-    unmatched: (ctx) => answer(ctx, null, 404, `There is no ${ctx.method} ${ctx.path}; the calls are listed at /md/integration-guide.md.`),
+    unmatched: (ctx) =>
+      answer(
+        ctx,
+        null,
+        404,
+        `There is no ${ctx.method} ${ctx.path}; the calls are listed at /md/integration-guide.md.`,
+      ),
   });
 }

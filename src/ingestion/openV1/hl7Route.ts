@@ -16,12 +16,25 @@ export const ER7_CONTENT_TYPE = "x-application/hl7-v2+er7; charset=utf-8";
 export function addHl7Route(router: Router, deps: IngestionDeps, limitBytes: number): void {
   router.post("/hl7", async (ctx) => {
     if (!ctx.is(ER7_TYPES)) {
-      throw new HttpError(415, `Send HL7 v2 messages as Content-Type: x-application/hl7-v2+er7 (or text/plain), segments ending with \\r; JSON reports go to /open/v1/lab/reports.`);
+      throw new HttpError(
+        415,
+        `Send HL7 v2 messages as Content-Type: x-application/hl7-v2+er7 (or text/plain), segments ending with \\r; JSON reports go to /open/v1/lab/reports.`,
+      );
     }
     const client = clientOf(ctx);
-    const tally: PushTally = { kind: reportKinds.lab.name, tenant: client.tenant, client: client.clientId, outcomes: [] };
+    const tally: PushTally = {
+      kind: reportKinds.lab.name,
+      tenant: client.tenant,
+      client: client.clientId,
+      outcomes: [],
+    };
     ctx.state.push = tally;
-    const answers = await pushHl7Messages(deps, pushingClient(client), await bodyText(ctx, limitBytes, "HL7 v2 text", notUtf8Body), ctx.state.requestId);
+    const answers = await pushHl7Messages(
+      deps,
+      pushingClient(client),
+      await bodyText(ctx, limitBytes, "HL7 v2 text", notUtf8Body),
+      ctx.state.requestId,
+    );
     tally.outcomes = answers.flatMap((answer) => (answer.outcome ? [answer.outcome] : []));
     tally.hl7Acks = answers.map((answer) => answer.code);
     ctx.status = 200;

@@ -24,19 +24,32 @@ export const OPEN_API_BODY_LIMIT = 4 * 1024 * 1024;
 
 /** What a page of a reconciliation day adds to its answer, for the pace of list turns: its ids as JSON strings. */
 function idBytes(page: unknown): number {
-  return Array.isArray(page) ? page.reduce((bytes: number, row: { external_id?: string }) => bytes + (row.external_id?.length ?? 0) + 3, 0) : 0;
+  return Array.isArray(page)
+    ? page.reduce((bytes: number, row: { external_id?: string }) => bytes + (row.external_id?.length ?? 0) + 3, 0)
+    : 0;
 }
 
 const DATE_PROBLEM = "date is required as a real calendar day written yyyy-MM-dd, e.g. ?date=2026-03-01.";
-const AS_OF_PROBLEM = "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. ?asOf=2026-03-01%2018:00:00, or be left out for now.";
+const AS_OF_PROBLEM =
+  "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. ?asOf=2026-03-01%2018:00:00, or be left out for now.";
 /** `GET /open/v1/reconcile/{lab|exam}?date=` (contract B.5). */
 export const reconcileQuery = z.object({
-  date: z.string({ error: DATE_PROBLEM }).refine(isCalendarDate, { error: DATE_PROBLEM }).meta({ description: "The day, yyyy-MM-dd: the date part of each report's current reportedAt", example: "2026-03-01" }),
+  date: z
+    .string({ error: DATE_PROBLEM })
+    .refine(isCalendarDate, { error: DATE_PROBLEM })
+    .meta({
+      description: "The day, yyyy-MM-dd: the date part of each report's current reportedAt",
+      example: "2026-03-01",
+    }),
   asOf: z
     .string()
     .refine((value) => parseLocalDateTime(value) !== null, { error: AS_OF_PROBLEM })
     .optional()
-    .meta({ description: "Contract D.3: answer as the call would have at this local moment, yyyy-MM-dd HH:mm:ss (what was stored by the end of that second)", example: "2026-03-01 18:00:00" }),
+    .meta({
+      description:
+        "Contract D.3: answer as the call would have at this local moment, yyyy-MM-dd HH:mm:ss (what was stored by the end of that second)",
+      example: "2026-03-01 18:00:00",
+    }),
 });
 
 /** Contract B.6: the `data` of `GET /open/v1/ping`. */
@@ -79,12 +92,20 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
     const category = ctx.query.category;
     if (Array.isArray(category)) throw new HttpError(400, "Send category at most once.");
     if (category !== undefined && category !== "" && !deps.served.categories.includes(category)) {
-      throw new HttpError(400, `category ${category} is unknown; use one of ${deps.served.categories.join(", ")}, or leave it out for all items.`);
+      throw new HttpError(
+        400,
+        `category ${category} is unknown; use one of ${deps.served.categories.join(", ")}, or leave it out for all items.`,
+      );
     }
     const etag = `"${deps.served.version}${category ? `:${category}` : ""}"`;
     ctx.set("ETag", etag);
     ctx.set("Cache-Control", "no-cache");
-    if (ctx.get("if-none-match").split(/\s*,\s*/).includes(etag)) {
+    if (
+      ctx
+        .get("if-none-match")
+        .split(/\s*,\s*/)
+        .includes(etag)
+    ) {
       ctx.status = 304;
       return;
     }
@@ -95,7 +116,11 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
   for (const kind of ["lab", "exam"] as const) {
     router.get(`/reconcile/${kind}`, async (ctx) => {
       const query = reconcileQuery.safeParse(ctx.query);
-      if (!query.success) throw new HttpError(400, query.error.issues.some((issue) => issue.path[0] === "date") ? DATE_PROBLEM : AS_OF_PROBLEM);
+      if (!query.success)
+        throw new HttpError(
+          400,
+          query.error.issues.some((issue) => issue.path[0] === "date") ? DATE_PROBLEM : AS_OF_PROBLEM,
+        );
       const { date, asOf } = query.data;
       // A moment not yet come is answered as now.
       const now = new Date();
@@ -116,7 +141,10 @@ export function openApiRoutes(deps: OpenApiDeps): Router {
         });
       const shown = asOf === undefined ? {} : { asOf: moment === now ? localDateTime(now) : asOf };
       const pages = reconciliationOf(read, kind, date, moment);
-      await answerStreamed(ctx, { date }, "externalIds", { next: () => pages.next(), totals: async () => ({ ...(await pages.totals()), ...shown }) });
+      await answerStreamed(ctx, { date }, "externalIds", {
+        next: () => pages.next(),
+        totals: async () => ({ ...(await pages.totals()), ...shown }),
+      });
     });
   }
 

@@ -24,7 +24,11 @@ export function rateLimitPerClient(limit: RateLimit): Middleware {
     buckets.set(clientId, bucket);
     if (bucket.tokens < 1) {
       const seconds = Math.max(1, Math.ceil((1 - bucket.tokens) / limit.perSecond));
-      throw new HttpError(429, `Too many calls: at most ${limit.perSecond} per second; wait ${seconds} s and push again.`, { "Retry-After": String(seconds) });
+      throw new HttpError(
+        429,
+        `Too many calls: at most ${limit.perSecond} per second; wait ${seconds} s and push again.`,
+        { "Retry-After": String(seconds) },
+      );
     }
     bucket.tokens -= 1;
     await next();

@@ -36,10 +36,24 @@ export interface ChartOptionSettings {
 
 /** Fonts that hold Chinese glyphs on the platforms the report is seen on, then the generic family. */
 // Single quotes: ECharts' SVG renderer writes the list into a double-quoted style attribute unescaped.
-export const CHART_FONT_FAMILY = "'Noto Sans CJK SC', 'Noto Sans S Chinese', 'Source Han Sans SC', 'PingFang SC', 'Hiragino Sans GB', 'Microsoft YaHei', 'WenQuanYi Micro Hei', sans-serif";
+export const CHART_FONT_FAMILY =
+  "'Noto Sans CJK SC', 'Noto Sans S Chinese', 'Source Han Sans SC', 'PingFang SC', 'Hiragino Sans GB', 'Microsoft YaHei', 'WenQuanYi Micro Hei', sans-serif";
 
 /** A colour-blind-friendly palette (Okabe–Ito order, darker yellow), then ECharts' own. */
-export const CHART_COLORS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#B8A000", "#000000", "#5470C6", "#91CC75", "#FAC858", "#EE6666"];
+export const CHART_COLORS = [
+  "#0072B2",
+  "#E69F00",
+  "#009E73",
+  "#D55E00",
+  "#CC79A7",
+  "#56B4E9",
+  "#B8A000",
+  "#000000",
+  "#5470C6",
+  "#91CC75",
+  "#FAC858",
+  "#EE6666",
+];
 
 const TEXT_COLOR = "#333333";
 const EMPTY_LABEL = "(empty)";
@@ -55,7 +69,9 @@ function columnIndex(node: ChartNode, result: ChartResult, column: string, role:
   const index = result.columns.indexOf(column);
   if (index < 0) {
     const available = result.columns.length ? result.columns.join(", ") : "none";
-    throw new ChartColumnError(`Chart ${node.id}: ${role} column "${column}" is not a column of query ${node.query} (its columns: ${available}).`);
+    throw new ChartColumnError(
+      `Chart ${node.id}: ${role} column "${column}" is not a column of query ${node.query} (its columns: ${available}).`,
+    );
   }
   return index;
 }
@@ -94,7 +110,14 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
     color: CHART_COLORS,
     backgroundColor: "#ffffff",
     textStyle: { fontFamily: CHART_FONT_FAMILY, color: TEXT_COLOR },
-    title: showTitle ? { text: node.title, left: "center", top: 8, textStyle: { fontFamily: CHART_FONT_FAMILY, fontSize: 16, fontWeight: "bold", color: TEXT_COLOR } } : undefined,
+    title: showTitle
+      ? {
+          text: node.title,
+          left: "center",
+          top: 8,
+          textStyle: { fontFamily: CHART_FONT_FAMILY, fontSize: 16, fontWeight: "bold", color: TEXT_COLOR },
+        }
+      : undefined,
   };
   const top = showTitle ? 40 : 12;
 
@@ -125,26 +148,43 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
   const y2 = node.y2 ?? [];
   const y2Indexes = y2.map((column) => columnIndex(node, result, column, "y2"));
   const many = node.y.length + y2.length > 1;
-  const legend = many ? { top: showTitle ? 34 : 6, type: "scroll" as const, textStyle: { fontFamily: CHART_FONT_FAMILY } } : undefined;
+  const legend = many
+    ? { top: showTitle ? 34 : 6, type: "scroll" as const, textStyle: { fontFamily: CHART_FONT_FAMILY } }
+    : undefined;
   // Room above the plot for the legend, or for the y axis' name when there is one series.
   const gridTop = top + (many ? 30 : 26);
 
   if (node.chart === "scatter") {
     const xType = result.columnTypes[xIndex];
     const timeAxis = xType === "date" || xType === "datetime";
-    const xValue = (value: unknown) => (timeAxis ? (value == null ? null : String(value).replace(" ", "T")) : chartNumber(value));
+    const xValue = (value: unknown) =>
+      timeAxis ? (value == null ? null : String(value).replace(" ", "T")) : chartNumber(value);
     return {
       ...base,
       tooltip: { trigger: "item" },
       legend,
       grid: { left: 16, right: 32, top: gridTop, bottom: 34, containLabel: true },
-      xAxis: { type: timeAxis ? "time" : "value", name: node.xLabel ?? node.x, nameLocation: "middle", nameGap: 28, scale: true, boundaryGap: ["4%", "4%"] },
-      yAxis: { type: "value", scale: true, boundaryGap: ["4%", "4%"], name: node.yLabel ?? (many ? undefined : seriesName(node, node.y[0]!)) },
+      xAxis: {
+        type: timeAxis ? "time" : "value",
+        name: node.xLabel ?? node.x,
+        nameLocation: "middle",
+        nameGap: 28,
+        scale: true,
+        boundaryGap: ["4%", "4%"],
+      },
+      yAxis: {
+        type: "value",
+        scale: true,
+        boundaryGap: ["4%", "4%"],
+        name: node.yLabel ?? (many ? undefined : seriesName(node, node.y[0]!)),
+      },
       series: yIndexes.map((yIndex, i) => ({
         type: "scatter" as const,
         name: seriesName(node, node.y[i]!),
         symbolSize: 8,
-        data: rows.map((row) => [xValue(row[xIndex]), chartNumber(row[yIndex])]).filter((point) => point[0] !== null && point[1] !== null) as Array<[number | string, number]>,
+        data: rows
+          .map((row) => [xValue(row[xIndex]), chartNumber(row[yIndex])])
+          .filter((point) => point[0] !== null && point[1] !== null) as Array<[number | string, number]>,
       })),
     };
   }
@@ -160,16 +200,35 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
   const refValues = (node.refLines ?? []).map((line) => line.value);
   const reach = refValues.length
     ? // Bars keep their zero: a bar's height is its value.
-      { min: (range: { min: number }) => Math.min(scale ? range.min : 0, range.min, ...refValues), max: (range: { max: number }) => Math.max(range.max, ...refValues) }
+      {
+        min: (range: { min: number }) => Math.min(scale ? range.min : 0, range.min, ...refValues),
+        max: (range: { max: number }) => Math.max(range.max, ...refValues),
+      }
     : {};
-  const firstAxis = { type: "value" as const, scale, name: node.yLabel ?? (many ? undefined : seriesName(node, node.y[0]!)), ...reach };
+  const firstAxis = {
+    type: "value" as const,
+    scale,
+    name: node.yLabel ?? (many ? undefined : seriesName(node, node.y[0]!)),
+    ...reach,
+  };
   const series = (indexes: number[], names: string[], axis: 0 | 1) =>
     indexes.map((yIndex, i) => {
       const data = rows.map((row) => chartNumber(row[yIndex]));
       // Series of one axis stack together; a second axis keeps a stack of its own.
-      const shared = { name: seriesName(node, names[i]!), data, ...(axis ? { yAxisIndex: 1 } : {}), ...(node.stacked ? { stack: `axis${axis}` } : {}) };
+      const shared = {
+        name: seriesName(node, names[i]!),
+        data,
+        ...(axis ? { yAxisIndex: 1 } : {}),
+        ...(node.stacked ? { stack: `axis${axis}` } : {}),
+      };
       if (node.chart === "bar") return { type: "bar" as const, ...shared };
-      return { type: "line" as const, ...shared, showSymbol: rows.length <= 60, connectNulls: false, ...(node.chart === "area" ? { areaStyle: { opacity: 0.25 } } : {}) };
+      return {
+        type: "line" as const,
+        ...shared,
+        showSymbol: rows.length <= 60,
+        connectNulls: false,
+        ...(node.chart === "area" ? { areaStyle: { opacity: 0.25 } } : {}),
+      };
     });
   const plotted = [...series(yIndexes, node.y, 0), ...series(y2Indexes, y2, 1)];
   // On the first series, so on the first y axis: a target such as Kt/V 1.2, named right of the plot
@@ -185,8 +244,26 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
     tooltip: { trigger: "axis" },
     legend,
     grid: { left: 16, right: gridRight, top: gridTop, bottom: node.xLabel ? 34 : 16, containLabel: true },
-    xAxis: { type: "category", data: categories, boundaryGap: node.chart === "bar", axisLabel: { hideOverlap: true }, ...(node.xLabel ? { name: node.xLabel, nameLocation: "middle" as const, nameGap: 28 } : {}) },
-    yAxis: y2.length ? [firstAxis, { type: "value", scale, name: node.y2Label, position: "right", splitLine: { show: false }, ...(room ? { axisLabel: { margin: room } } : {}) }] : firstAxis,
+    xAxis: {
+      type: "category",
+      data: categories,
+      boundaryGap: node.chart === "bar",
+      axisLabel: { hideOverlap: true },
+      ...(node.xLabel ? { name: node.xLabel, nameLocation: "middle" as const, nameGap: 28 } : {}),
+    },
+    yAxis: y2.length
+      ? [
+          firstAxis,
+          {
+            type: "value",
+            scale,
+            name: node.y2Label,
+            position: "right",
+            splitLine: { show: false },
+            ...(room ? { axisLabel: { margin: room } } : {}),
+          },
+        ]
+      : firstAxis,
     series: plotted,
   };
 }

@@ -14,7 +14,11 @@ export function cellText(value: unknown): string {
 
 /** A number, or a numeric string as the data call sends a bigint / numeric that does not fit a double; else null. */
 export function numberOf(value: unknown): number | null {
-  return typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : null;
+  return typeof value === "number"
+    ? value
+    : typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))
+      ? Number(value)
+      : null;
 }
 
 /**
@@ -34,7 +38,11 @@ export function statText(value: unknown, format?: string): string {
   const decimals = spec.includes(".") ? spec.slice(spec.indexOf(".") + 1).length : 0;
   const minimum = spec.includes(".") ? spec.slice(spec.indexOf(".") + 1).replace(/#/g, "").length : 0;
   const scaled = format.includes("%") ? number * 100 : number;
-  const text = scaled.toLocaleString("en-US", { useGrouping: spec.includes(","), minimumFractionDigits: minimum, maximumFractionDigits: decimals });
+  const text = scaled.toLocaleString("en-US", {
+    useGrouping: spec.includes(","),
+    minimumFractionDigits: minimum,
+    maximumFractionDigits: decimals,
+  });
   return format.slice(0, pattern.index) + text + format.slice(pattern.index + spec.length);
 }
 
@@ -65,8 +73,14 @@ export interface ValueWords {
 const ENGLISH_VALUE_WORDS: ValueWords = { all: "(all)", yes: "yes", no: "no" };
 
 /** A filter value as a person reads it: ranges "from – to", null "(all)", yes / no. */
-export function paramText(param: Pick<ParamDef, "type">, value: unknown, labels: OptionLabels = new Map(), words: ValueWords = ENGLISH_VALUE_WORDS): string {
-  if (value === null || value === undefined || (Array.isArray(value) && value.every((v) => v === null))) return words.all;
+export function paramText(
+  param: Pick<ParamDef, "type">,
+  value: unknown,
+  labels: OptionLabels = new Map(),
+  words: ValueWords = ENGLISH_VALUE_WORDS,
+): string {
+  if (value === null || value === undefined || (Array.isArray(value) && value.every((v) => v === null)))
+    return words.all;
   const one = (v: unknown) => (v === null || v === undefined ? "…" : (labels.get(String(v)) ?? cellText(v)));
   switch (param.type) {
     case "dateRange":

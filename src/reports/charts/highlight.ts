@@ -23,7 +23,10 @@ export function ruleMatches(rule: HighlightRuleDef, value: unknown): boolean {
 }
 
 /** The first rule that matches the value, or undefined. */
-export function matchingRule(rules: readonly HighlightRuleDef[] | undefined, value: unknown): HighlightRuleDef | undefined {
+export function matchingRule(
+  rules: readonly HighlightRuleDef[] | undefined,
+  value: unknown,
+): HighlightRuleDef | undefined {
   if (!rules) return undefined;
   for (const rule of rules) if (ruleMatches(rule, value)) return rule;
   return undefined;
@@ -46,7 +49,10 @@ export const TONE_COLOURS: Record<HighlightTone, { fill: string; text: string }>
 };
 
 /** A rule's condition as a reader reads it: "below 1.2", "above 130", "110 to 130". */
-export function conditionText(rule: HighlightRuleDef, words: { below: string; above: string; to: string } = { below: "below", above: "above", to: "to" }): string {
+export function conditionText(
+  rule: HighlightRuleDef,
+  words: { below: string; above: string; to: string } = { below: "below", above: "above", to: "to" },
+): string {
   if (rule.below !== undefined) return `${words.below} ${rule.below}`;
   if (rule.above !== undefined) return `${words.above} ${rule.above}`;
   if (rule.between !== undefined) return `${rule.between[0]} ${words.to} ${rule.between[1]}`;

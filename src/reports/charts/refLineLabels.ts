@@ -16,7 +16,12 @@ const PADDING = [1, 3] as const;
 /** About how wide `text` is at `FONT_SIZE`: a CJK character is a square, other letters a little over half one. */
 export function textWidth(text: string): number {
   let width = 0;
-  for (const character of text) width += /[\u1100-\u11ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(character) ? FONT_SIZE : FONT_SIZE * 0.62;
+  for (const character of text)
+    width += /[\u1100-\u11ff\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(
+      character,
+    )
+      ? FONT_SIZE
+      : FONT_SIZE * 0.62;
   return Math.ceil(width);
 }
 
@@ -32,7 +37,10 @@ const lineName = (line: RefLine) => line.label ?? String(line.value);
  * The markLine of the first series, and the room (pixels right of the plot) its names need:
  * the widest name (wrapped at MAX_NAME_WIDTH), its padding and the gap to the line.
  */
-export function refLineMarks(lines: readonly RefLine[], fontFamily: string): { markLine: Record<string, unknown>; room: number } {
+export function refLineMarks(
+  lines: readonly RefLine[],
+  fontFamily: string,
+): { markLine: Record<string, unknown>; room: number } {
   const widest = Math.min(MAX_NAME_WIDTH, Math.max(0, ...lines.map((line) => textWidth(lineName(line)))));
   const room = GAP + PADDING[1] * 2 + widest + 2;
   return {

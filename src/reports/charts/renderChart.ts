@@ -32,7 +32,9 @@ function packagedFonts(): SubsettableFont[] {
   if (!packaged) {
     try {
       const dir = join(dirname(createRequire(import.meta.url).resolve("@embedpdf/fonts-sc")), "..", "fonts");
-      packaged = FONT_FILES.map((file) => join(dir, file)).filter((file) => existsSync(file)).map((file) => new SubsettableFont(file));
+      packaged = FONT_FILES.map((file) => join(dir, file))
+        .filter((file) => existsSync(file))
+        .map((file) => new SubsettableFont(file));
     } catch {
       packaged = [];
     }
@@ -42,7 +44,14 @@ function packagedFonts(): SubsettableFont[] {
 
 function fontOptions(files: string[]): FontOptions {
   if (files.length === 0) return { loadSystemFonts: true, sansSerifFamily: "Noto Sans CJK SC" };
-  return { fontFiles: files, loadSystemFonts: false, defaultFontFamily: CHART_FONT_NAME, sansSerifFamily: CHART_FONT_NAME, serifFamily: CHART_FONT_NAME, monospaceFamily: CHART_FONT_NAME };
+  return {
+    fontFiles: files,
+    loadSystemFonts: false,
+    defaultFontFamily: CHART_FONT_NAME,
+    sansSerifFamily: CHART_FONT_NAME,
+    serifFamily: CHART_FONT_NAME,
+    monospaceFamily: CHART_FONT_NAME,
+  };
 }
 
 export interface RenderSize {

@@ -20,8 +20,13 @@ export interface ColumnView {
 const NUMERIC = new Set(["integer", "number"]);
 
 /** The node's columns (all the result's when it names none) that the result has, and the names it lacks. */
-export function tableColumns(columns: ReadonlyArray<string | TableColumnDef> | undefined, result: { columns: string[]; columnTypes: string[] }): { shown: ColumnView[]; missing: string[] } {
-  const wanted: TableColumnDef[] = (columns ?? result.columns).map((entry) => (typeof entry === "string" ? { column: entry } : entry));
+export function tableColumns(
+  columns: ReadonlyArray<string | TableColumnDef> | undefined,
+  result: { columns: string[]; columnTypes: string[] },
+): { shown: ColumnView[]; missing: string[] } {
+  const wanted: TableColumnDef[] = (columns ?? result.columns).map((entry) =>
+    typeof entry === "string" ? { column: entry } : entry,
+  );
   const shown: ColumnView[] = [];
   const missing: string[] = [];
   for (const def of wanted) {
@@ -55,7 +60,10 @@ export function formattedCell(value: unknown, format: string | undefined): strin
     const number = numberOf(value);
     if (number === null) return cellText(value);
     const digits = Number(decimals);
-    const text = (kind === "percent" ? number * 100 : number).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    const text = (kind === "percent" ? number * 100 : number).toLocaleString("en-US", {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
     return kind === "percent" ? `${text}%` : text;
   }
   const text = cellText(value);

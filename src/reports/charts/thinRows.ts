@@ -42,7 +42,9 @@ export function thinChartRows(node: ChartNode, result: ChartResult, maxPoints: n
 function extremesOfStretches(node: ChartNode, result: ChartResult, cap: number): ThinnedRows {
   const rows = result.rows;
   // Columns the result lacks are left to chartOption, which says which.
-  const series = [...node.y, ...(node.y2 ?? [])].map((column) => result.columns.indexOf(column)).filter((index) => index >= 0);
+  const series = [...node.y, ...(node.y2 ?? [])]
+    .map((column) => result.columns.indexOf(column))
+    .filter((index) => index >= 0);
   const perStretch = 2 * Math.max(1, series.length);
   const stretches = Math.max(1, Math.floor((cap - 2) / perStretch));
   const inner = rows.length - 2; // the first and last rows are kept apart
@@ -72,7 +74,9 @@ function largestSlices(node: ChartNode, result: ChartResult, cap: number): Thinn
   const xIndex = result.columns.indexOf(node.x);
   const valueIndex = result.columns.indexOf(node.y[0]!);
   if (xIndex < 0 || valueIndex < 0) return { result, thinning: null };
-  const slices = result.rows.map((row, r) => ({ r, value: chartNumber(row[valueIndex]) })).filter((slice): slice is { r: number; value: number } => slice.value !== null);
+  const slices = result.rows
+    .map((row, r) => ({ r, value: chartNumber(row[valueIndex]) }))
+    .filter((slice): slice is { r: number; value: number } => slice.value !== null);
   if (slices.length <= cap) return { result, thinning: null };
   const largest = [...slices].sort((a, b) => b.value - a.value).slice(0, cap - 1);
   const keptRows = new Set(largest.map((slice) => slice.r));

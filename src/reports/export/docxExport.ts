@@ -11,7 +11,21 @@
  *
  * A failing query never fails the export: its nodes show the error sentence in their place.
  */
-import { AlignmentType, BorderStyle, Document, HeadingLevel, ImageRun, Packer, Paragraph, ShadingType, Table, TableCell, TableRow, TextRun, WidthType } from "docx";
+import {
+  AlignmentType,
+  BorderStyle,
+  Document,
+  HeadingLevel,
+  ImageRun,
+  Packer,
+  Paragraph,
+  ShadingType,
+  Table,
+  TableCell,
+  TableRow,
+  TextRun,
+  WidthType,
+} from "docx";
 import type { NodeDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
 import type { QueryOutcome, QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
 import { DRAFT_LABEL } from "../../../commands/reports/spec/specVocabulary.ts";
@@ -36,7 +50,9 @@ const CHART_ON_PAGE = { width: 600, height: 300 };
 type ChartImage = { png: Uint8Array; thinning: Thinning | null } | string;
 
 /** The work of the export's worker threads (docxWorker.ts): draw one chart, or build and zip the document. */
-export type DocxJob = { kind: "chart"; node: ChartNode; result: ChartResult; size: RenderSize } | { kind: "document"; layer: DocxLayer; images: Map<string, ChartImage> };
+export type DocxJob =
+  | { kind: "chart"; node: ChartNode; result: ChartResult; size: RenderSize }
+  | { kind: "document"; layer: DocxLayer; images: Map<string, ChartImage> };
 /** A chart's PNG, or the sentence for its place (a column the query lacks); the document's file. */
 export type DocxAnswer = { png: Uint8Array } | { problem: string } | { file: Uint8Array };
 
@@ -76,9 +92,17 @@ export interface DocxLayer {
 type ShownResult = QuerySuccess & { rowCount?: number };
 
 /** The filter values of a layer as label → text, option values shown by their labels where known. */
-export function filterRows(params: readonly ParamDef[], values: Record<string, unknown>, results: Record<string, QueryOutcome>, words: ExportWords = exportWords()): DocxFilter[] {
+export function filterRows(
+  params: readonly ParamDef[],
+  values: Record<string, unknown>,
+  results: Record<string, QueryOutcome>,
+  words: ExportWords = exportWords(),
+): DocxFilter[] {
   return params.map((param) => {
-    const optionQuery = (param.type === "select" || param.type === "multiSelect") && !Array.isArray(param.options) ? results[param.options.query] : undefined;
+    const optionQuery =
+      (param.type === "select" || param.type === "multiSelect") && !Array.isArray(param.options)
+        ? results[param.options.query]
+        : undefined;
     const labels = optionLabels(param, optionQuery && !("error" in optionQuery) ? optionQuery : undefined);
     return { label: param.label, value: paramText(param, values[param.name] ?? null, labels, words) };
   });
@@ -87,7 +111,8 @@ export function filterRows(params: readonly ParamDef[], values: Record<string, u
 const SMALL = 18; // half-points: 9 pt
 const GREY = "595959";
 
-const muted = (text: string, options: { italics?: boolean } = {}) => new TextRun({ text, color: GREY, size: SMALL, italics: options.italics });
+const muted = (text: string, options: { italics?: boolean } = {}) =>
+  new TextRun({ text, color: GREY, size: SMALL, italics: options.italics });
 
 function problem(text: string): Paragraph {
   return new Paragraph({ children: [new TextRun({ text, color: "C00000", italics: true })] });
@@ -99,9 +124,16 @@ const cellBorders = { top: thin, bottom: thin, left: thin, right: thin };
 const ALIGNMENTS = { left: AlignmentType.LEFT, center: AlignmentType.CENTER, right: AlignmentType.RIGHT } as const;
 
 /** A highlighted value's fill, as Word writes cell and paragraph shading. */
-const toneShading = (tone: HighlightTone) => ({ type: ShadingType.CLEAR, color: "auto", fill: TONE_COLOURS[tone].fill });
+const toneShading = (tone: HighlightTone) => ({
+  type: ShadingType.CLEAR,
+  color: "auto",
+  fill: TONE_COLOURS[tone].fill,
+});
 
-function textCell(text: string, options: { header?: boolean; align?: keyof typeof ALIGNMENTS; tone?: HighlightTone } = {}): TableCell {
+function textCell(
+  text: string,
+  options: { header?: boolean; align?: keyof typeof ALIGNMENTS; tone?: HighlightTone } = {},
+): TableCell {
   const { header, tone } = options;
   return new TableCell({
     borders: cellBorders,
@@ -112,7 +144,9 @@ function textCell(text: string, options: { header?: boolean; align?: keyof typeo
         spacing: { after: 0 },
         alignment: ALIGNMENTS[options.align ?? "left"],
         // A marked value is bold too, so it stands out on a grey print as well.
-        children: [new TextRun({ text, bold: header || !!tone, size: SMALL, color: tone ? TONE_COLOURS[tone].text : undefined })],
+        children: [
+          new TextRun({ text, bold: header || !!tone, size: SMALL, color: tone ? TONE_COLOURS[tone].text : undefined }),
+        ],
       }),
     ],
   });
@@ -122,7 +156,9 @@ function filterTable(filters: DocxFilter[]): Table {
   return new Table({
     width: { size: 100, type: WidthType.PERCENTAGE },
     columnWidths: [2800, 6200],
-    rows: filters.map((filter) => new TableRow({ children: [textCell(filter.label, { header: true }), textCell(filter.value)] })),
+    rows: filters.map(
+      (filter) => new TableRow({ children: [textCell(filter.label, { header: true }), textCell(filter.value)] }),
+    ),
   });
 }
 
@@ -135,16 +171,20 @@ function outcomeOf(layer: DocxLayer, node: Exclude<NodeDef, { type: "text" }>): 
 }
 
 function nodeHeading(title: string | undefined): Paragraph[] {
-  return title ? [new Paragraph({ heading: HeadingLevel.HEADING_3, keepNext: true, children: [new TextRun(title)] })] : [];
+  return title
+    ? [new Paragraph({ heading: HeadingLevel.HEADING_3, keepNext: true, children: [new TextRun(title)] })]
+    : [];
 }
 
 function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySuccess, words: ExportWords): Block[] {
   const index = result.columns.indexOf(node.column);
-  if (index < 0) return [...nodeHeading(node.title), problem(words.notAColumn(node.column, node.query, result.columns.join(", ")))];
+  if (index < 0)
+    return [...nodeHeading(node.title), problem(words.notAColumn(node.column, node.query, result.columns.join(", ")))];
   const value = result.rows[0]?.[index] ?? null;
   const tone = matchingRule(node.highlight, value)?.tone;
   const colour = tone ? TONE_COLOURS[tone].text : undefined;
-  const unit = node.unit && value !== null ? [new TextRun({ text: ` ${node.unit}`, size: 28, color: colour ?? GREY })] : [];
+  const unit =
+    node.unit && value !== null ? [new TextRun({ text: ` ${node.unit}`, size: 28, color: colour ?? GREY })] : [];
   return [
     new Paragraph({ keepNext: true, spacing: { after: 0 }, children: [muted(node.title ?? node.column)] }),
     new Paragraph({
@@ -165,15 +205,30 @@ function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: ShownRes
     new Table({
       width: { size: 100, type: WidthType.PERCENTAGE },
       rows: [
-        new TableRow({ tableHeader: true, children: columns.map((view) => textCell(view.heading, { header: true, align: view.align })) }),
-        ...shown.map((row) => new TableRow({ cantSplit: true, children: columns.map((view, c) => textCell(formattedCell(row[view.index], view.format), { align: view.align, tone: matchingRule(rules[c], row[view.index])?.tone })) })),
+        new TableRow({
+          tableHeader: true,
+          children: columns.map((view) => textCell(view.heading, { header: true, align: view.align })),
+        }),
+        ...shown.map(
+          (row) =>
+            new TableRow({
+              cantSplit: true,
+              children: columns.map((view, c) =>
+                textCell(formattedCell(row[view.index], view.format), {
+                  align: view.align,
+                  tone: matchingRule(rules[c], row[view.index])?.tone,
+                }),
+              ),
+            }),
+        ),
       ],
     }),
   );
   const rowCount = result.rowCount ?? result.rows.length;
   const more = rowCount - shown.length;
   if (rowCount === 0) blocks.push(new Paragraph({ children: [muted(words.noRows, { italics: true })] }));
-  else if (result.truncated) blocks.push(new Paragraph({ children: [muted(words.moreRowsCut(more, rowCount), { italics: true })] }));
+  else if (result.truncated)
+    blocks.push(new Paragraph({ children: [muted(words.moreRowsCut(more, rowCount), { italics: true })] }));
   else if (more > 0) blocks.push(new Paragraph({ children: [muted(words.moreRows(more), { italics: true })] }));
   else blocks.push(new Paragraph({ spacing: { after: 120 }, children: [] }));
   return blocks;
@@ -191,7 +246,16 @@ async function chartImages(layer: DocxLayer, rendering: DocxRendering): Promise<
     else if (outcome.rows.length === 0) images.set(node.id, words.noChartRows(node.title ?? node.id));
     else {
       const { result, thinning } = thinChartRows(node, outcome, rendering.maxPoints);
-      drawn.push({ id: node.id, thinning, job: { kind: "chart", node, result: { columns: result.columns, columnTypes: result.columnTypes, rows: result.rows }, size: CHART_LAYOUT } });
+      drawn.push({
+        id: node.id,
+        thinning,
+        job: {
+          kind: "chart",
+          node,
+          result: { columns: result.columns, columnTypes: result.columnTypes, rows: result.rows },
+          size: CHART_LAYOUT,
+        },
+      });
     }
   }
   const answers = await rendering.workers.runAll(
@@ -200,20 +264,36 @@ async function chartImages(layer: DocxLayer, rendering: DocxRendering): Promise<
   );
   drawn.forEach((chart, i) => {
     const answer = answers[i]!;
-    images.set(chart.id, "png" in answer ? { png: answer.png, thinning: chart.thinning } : "problem" in answer ? answer.problem : words.chartNotDrawn);
+    images.set(
+      chart.id,
+      "png" in answer
+        ? { png: answer.png, thinning: chart.thinning }
+        : "problem" in answer
+          ? answer.problem
+          : words.chartNotDrawn,
+    );
   });
   return images;
 }
 
 /** The note under a chart drawn from thinned rows. */
 function thinningNote(node: ChartNode, thinning: Thinning, words: ExportWords): string {
-  return node.chart === "pie" ? words.thinnedPie(thinning.kept, thinning.from) : words.thinned(thinning.kept, thinning.from);
+  return node.chart === "pie"
+    ? words.thinnedPie(thinning.kept, thinning.from)
+    : words.thinned(thinning.kept, thinning.from);
 }
 
 function chartBlocks(node: ChartNode, image: ChartImage | undefined, words: ExportWords): Block[] {
   if (image === undefined) return [];
   if (typeof image === "string") return [...nodeHeading(node.title), problem(image)];
-  const note = image.thinning ? [new Paragraph({ alignment: AlignmentType.CENTER, children: [muted(thinningNote(node, image.thinning, words), { italics: true })] })] : [];
+  const note = image.thinning
+    ? [
+        new Paragraph({
+          alignment: AlignmentType.CENTER,
+          children: [muted(thinningNote(node, image.thinning, words), { italics: true })],
+        }),
+      ]
+    : [];
   return [
     new Paragraph({
       alignment: AlignmentType.CENTER,
@@ -223,7 +303,11 @@ function chartBlocks(node: ChartNode, image: ChartImage | undefined, words: Expo
           type: "png",
           data: image.png,
           transformation: CHART_ON_PAGE,
-          altText: { name: node.id, title: node.title ?? node.id, description: words.chartDescription(node.chart, node.title ?? "", node.y.join(", "), node.x) },
+          altText: {
+            name: node.id,
+            title: node.title ?? node.id,
+            description: words.chartDescription(node.chart, node.title ?? "", node.y.join(", "), node.x),
+          },
         }),
       ],
     }),
@@ -235,11 +319,26 @@ function headerBlocks(layer: DocxLayer, markdown: MarkdownConverter, words: Expo
   const blocks: Block[] = [new Paragraph({ heading: HeadingLevel.TITLE, children: [new TextRun(layer.title)] })];
   if (layer.reportTitle) blocks.push(new Paragraph({ children: [muted(words.drillOf(layer.reportTitle))] }));
   const kind = layer.version === DRAFT_LABEL ? "saved" : layer.mode === "snapshot" ? "snapshot" : "published";
-  blocks.push(new Paragraph({ children: [muted(words.versionLine(layer.version, kind, layer.publishedAt.replace("T", " "), layer.exportedAt.replace("T", " ")))] }));
+  blocks.push(
+    new Paragraph({
+      children: [
+        muted(
+          words.versionLine(
+            layer.version,
+            kind,
+            layer.publishedAt.replace("T", " "),
+            layer.exportedAt.replace("T", " "),
+          ),
+        ),
+      ],
+    }),
+  );
   if (layer.note) blocks.push(new Paragraph({ children: [new TextRun({ text: layer.note, italics: true })] }));
   if (layer.description) blocks.push(...markdown.convert(layer.description));
   if (layer.filters.length) {
-    blocks.push(new Paragraph({ heading: HeadingLevel.HEADING_2, keepNext: true, children: [new TextRun(words.filters)] }));
+    blocks.push(
+      new Paragraph({ heading: HeadingLevel.HEADING_2, keepNext: true, children: [new TextRun(words.filters)] }),
+    );
     blocks.push(filterTable(layer.filters));
     blocks.push(new Paragraph({ children: [] }));
   }
@@ -255,7 +354,9 @@ export async function exportDocx(layer: DocxLayer, rendering: DocxRendering): Pr
   const results = Object.fromEntries(
     Object.entries(layer.results).map(([name, outcome]): [string, ShownResult | { error: string }] => [
       name,
-      "error" in outcome || outcome.rows.length <= DOCX_TABLE_ROWS ? outcome : { ...outcome, rows: outcome.rows.slice(0, DOCX_TABLE_ROWS), rowCount: outcome.rows.length },
+      "error" in outcome || outcome.rows.length <= DOCX_TABLE_ROWS
+        ? outcome
+        : { ...outcome, rows: outcome.rows.slice(0, DOCX_TABLE_ROWS), rowCount: outcome.rows.length },
     ]),
   );
   const answer = await rendering.workers.run({ kind: "document", layer: { ...layer, results }, images });
@@ -293,13 +394,19 @@ export async function docxFile(layer: DocxLayer, images: Map<string, ChartImage>
     styles: {
       default: {
         document: {
-          run: { font: { ascii: "Calibri", hAnsi: "Calibri", eastAsia: "Microsoft YaHei", cs: "Calibri" }, size: 21, language: { value: layer.lang === "zh" ? "zh-CN" : "en-US", eastAsia: "zh-CN" } },
+          run: {
+            font: { ascii: "Calibri", hAnsi: "Calibri", eastAsia: "Microsoft YaHei", cs: "Calibri" },
+            size: 21,
+            language: { value: layer.lang === "zh" ? "zh-CN" : "en-US", eastAsia: "zh-CN" },
+          },
           paragraph: { spacing: { after: 100 } },
         },
       },
     },
     numbering: { config: markdown.numbering() },
-    sections: [{ properties: { page: { margin: { top: 1134, bottom: 1134, left: 1134, right: 1134 } } }, children: body }],
+    sections: [
+      { properties: { page: { margin: { top: 1134, bottom: 1134, left: 1134, right: 1134 } } }, children: body },
+    ],
   });
   return Packer.toBuffer(doc);
 }

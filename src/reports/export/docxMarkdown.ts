@@ -4,7 +4,18 @@
  * links (their text, underlined), bullet and numbered lists (nested), block quotes, code blocks,
  * GFM tables. Raw HTML and images keep only their text; a token of another kind is skipped.
  */
-import { AlignmentType, HeadingLevel, LevelFormat, Paragraph, Table, TableCell, TableRow, TextRun, WidthType, type NumberingDefinition } from "docx";
+import {
+  AlignmentType,
+  HeadingLevel,
+  LevelFormat,
+  Paragraph,
+  Table,
+  TableCell,
+  TableRow,
+  TextRun,
+  WidthType,
+  type NumberingDefinition,
+} from "docx";
 import { Lexer, type Token, type Tokens } from "marked";
 
 export type Block = Paragraph | Table;
@@ -17,12 +28,22 @@ interface RunStyle {
   link?: boolean;
 }
 
-const HEADINGS = [HeadingLevel.HEADING_1, HeadingLevel.HEADING_2, HeadingLevel.HEADING_3, HeadingLevel.HEADING_4, HeadingLevel.HEADING_5, HeadingLevel.HEADING_6] as const;
+const HEADINGS = [
+  HeadingLevel.HEADING_1,
+  HeadingLevel.HEADING_2,
+  HeadingLevel.HEADING_3,
+  HeadingLevel.HEADING_4,
+  HeadingLevel.HEADING_5,
+  HeadingLevel.HEADING_6,
+] as const;
 const CODE_FONT = "Consolas";
 
 function decode(text: string): string {
   // marked escapes &, <, >, " and ' in text tokens; Word wants the characters.
-  return text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[name] ?? _);
+  return text.replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[name] ?? _,
+  );
 }
 
 function run(text: string, style: RunStyle): TextRun {
@@ -112,7 +133,8 @@ export class MarkdownConverter {
 
   private reference(ordered: boolean, start: number): string {
     const reference = ordered ? `md-numbered-${start}` : "md-bullet";
-    if (!this.definitions.has(reference)) this.definitions.set(reference, { reference, levels: listLevels(ordered ? "decimal" : "bullet", start) });
+    if (!this.definitions.has(reference))
+      this.definitions.set(reference, { reference, levels: listLevels(ordered ? "decimal" : "bullet", start) });
     return reference;
   }
 
@@ -122,11 +144,21 @@ export class MarkdownConverter {
       switch (token.type) {
         case "heading": {
           const heading = token as Tokens.Heading;
-          out.push(new Paragraph({ heading: HEADINGS[Math.min(Math.max(heading.depth, 1), 6) - 1], children: inlineRuns(heading.tokens) }));
+          out.push(
+            new Paragraph({
+              heading: HEADINGS[Math.min(Math.max(heading.depth, 1), 6) - 1],
+              children: inlineRuns(heading.tokens),
+            }),
+          );
           break;
         }
         case "paragraph":
-          out.push(new Paragraph({ children: inlineRuns((token as Tokens.Paragraph).tokens, { italics: quote || undefined }), indent: quote ? { left: 567 } : undefined }));
+          out.push(
+            new Paragraph({
+              children: inlineRuns((token as Tokens.Paragraph).tokens, { italics: quote || undefined }),
+              indent: quote ? { left: 567 } : undefined,
+            }),
+          );
           break;
         case "text": {
           const text = token as Tokens.Text;
@@ -141,7 +173,13 @@ export class MarkdownConverter {
           break;
         case "code":
           for (const line of (token as Tokens.Code).text.split("\n")) {
-            out.push(new Paragraph({ spacing: { after: 0 }, indent: { left: 284 }, children: [new TextRun({ text: line, font: CODE_FONT, size: 18 })] }));
+            out.push(
+              new Paragraph({
+                spacing: { after: 0 },
+                indent: { left: 284 },
+                children: [new TextRun({ text: line, font: CODE_FONT, size: 18 })],
+              }),
+            );
           }
           break;
         case "table":

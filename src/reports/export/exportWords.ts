@@ -11,9 +11,14 @@ export type ExportLang = (typeof EXPORT_LANGS)[number];
 
 /** The body member, as the OpenAPI document describes it and the export routes read it. */
 export const exportLangField = z
-  .enum(EXPORT_LANGS, { error: "lang must be en or zh (the language of the file's own words), or be left out for English." })
+  .enum(EXPORT_LANGS, {
+    error: "lang must be en or zh (the language of the file's own words), or be left out for English.",
+  })
   .optional()
-  .meta({ description: "The language of the file's own words (headings, notes, the About sheet's labels): en (the default) or zh. The report's own titles and texts are shown as written." });
+  .meta({
+    description:
+      "The language of the file's own words (headings, notes, the About sheet's labels): en (the default) or zh. The report's own titles and texts are shown as written.",
+  });
 
 export interface ExportWords {
   report: string;
@@ -38,7 +43,12 @@ export interface ExportWords {
   queryFailedAfter: (rows: number, error: string) => string;
   /** The Word document's. */
   drillOf: (reportTitle: string) => string;
-  versionLine: (version: string, kind: "saved" | "snapshot" | "published", publishedAt: string, exportedAt: string) => string;
+  versionLine: (
+    version: string,
+    kind: "saved" | "snapshot" | "published",
+    publishedAt: string,
+    exportedAt: string,
+  ) => string;
   noRows: string;
   moreRows: (more: number) => string;
   moreRowsCut: (more: number, rowCount: number) => string;
@@ -74,18 +84,24 @@ const en: ExportWords = {
   queryFailed: (error) => `The query failed: ${error}`,
   queryFailedAfter: (rows, error) => `The query failed after ${rows} rows: ${error}`,
   drillOf: (reportTitle) => `Drill-through of ${reportTitle}`,
-  versionLine: (version, kind, publishedAt, exportedAt) => `Version ${version} (${kind} ${publishedAt}) · exported ${exportedAt}`,
+  versionLine: (version, kind, publishedAt, exportedAt) =>
+    `Version ${version} (${kind} ${publishedAt}) · exported ${exportedAt}`,
   noRows: "No rows.",
   moreRows: (more) => `${more} more rows.`,
-  moreRowsCut: (more, rowCount) => `${more}+ more rows (the result stops at ${rowCount} rows; the xlsx export has them all).`,
+  moreRowsCut: (more, rowCount) =>
+    `${more}+ more rows (the result stops at ${rowCount} rows; the xlsx export has them all).`,
   noResult: (query) => `The query ${query} has no result.`,
   nodeQueryFailed: (query, error) => `The query ${query} failed: ${error}`,
   chartNotDrawn: "The chart could not be drawn.",
   noChartRows: (title) => `${title}: no rows to chart.`,
-  thinnedPie: (kept, from) => `Thinned: the ${kept} largest of ${from} slices are drawn, the others summed into one slice.`,
-  thinned: (kept, from) => `Thinned: drawn from ${kept} of ${from} rows, keeping each series' lowest and highest value in every stretch of rows.`,
-  notAColumn: (column, query, columns) => `Column ${column} is not a column of query ${query} (its columns: ${columns || "none"}).`,
-  notColumns: (query, missing, columns) => `Not columns of query ${query}: ${missing} (its columns: ${columns || "none"}).`,
+  thinnedPie: (kept, from) =>
+    `Thinned: the ${kept} largest of ${from} slices are drawn, the others summed into one slice.`,
+  thinned: (kept, from) =>
+    `Thinned: drawn from ${kept} of ${from} rows, keeping each series' lowest and highest value in every stretch of rows.`,
+  notAColumn: (column, query, columns) =>
+    `Column ${column} is not a column of query ${query} (its columns: ${columns || "none"}).`,
+  notColumns: (query, missing, columns) =>
+    `Not columns of query ${query}: ${missing} (its columns: ${columns || "none"}).`,
   chartDescription: (kind, title, y, x) => `${kind} chart${title ? `: ${title}` : ""} (${y} by ${x})`,
 };
 
@@ -110,7 +126,8 @@ const zh: ExportWords = {
   queryFailed: (error) => `查询失败：${error}`,
   queryFailedAfter: (rows, error) => `查询在 ${rows} 行后失败：${error}`,
   drillOf: (reportTitle) => `${reportTitle} 的下钻`,
-  versionLine: (version, kind, publishedAt, exportedAt) => `版本 ${version}（${{ saved: "保存于", snapshot: "快照发布于", published: "发布于" }[kind]} ${publishedAt}）· 导出于 ${exportedAt}`,
+  versionLine: (version, kind, publishedAt, exportedAt) =>
+    `版本 ${version}（${{ saved: "保存于", snapshot: "快照发布于", published: "发布于" }[kind]} ${publishedAt}）· 导出于 ${exportedAt}`,
   noRows: "没有数据行。",
   moreRows: (more) => `另有 ${more} 行。`,
   moreRowsCut: (more, rowCount) => `另有 ${more} 行以上（结果在 ${rowCount} 行处截止；Excel 导出包含全部行）。`,

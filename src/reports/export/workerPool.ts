@@ -58,7 +58,9 @@ interface Thread<Job, Answer> {
 function startWorker(name: WorkerName): Worker {
   if (!import.meta.url.endsWith(".ts")) return new Worker(pathToFileURL(projectFile("dist", `${name}.js`)));
   const source = JSON.stringify(pathToFileURL(projectFile(WORKER_ENTRIES[name])).href);
-  return new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${source}); });`, { eval: true });
+  return new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${source}); });`, {
+    eval: true,
+  });
 }
 
 const stopped = () => new Error("The export workers have stopped (the service is shutting down).");
@@ -110,7 +112,9 @@ export class WorkerPool<Job, Answer> {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      const thread = [...this.running].find((candidate) => candidate.task === null) ?? (this.running.size < this.threads ? this.start() : null);
+      const thread =
+        [...this.running].find((candidate) => candidate.task === null) ??
+        (this.running.size < this.threads ? this.start() : null);
       if (!thread) return;
       if (thread.idle) clearTimeout(thread.idle);
       thread.idle = null;
@@ -130,7 +134,8 @@ export class WorkerPool<Job, Answer> {
       if (task && "answer" in reply) task.resolve(reply.answer);
       else if (task && "failure" in reply) task.reject(new Error(reply.failure));
       this.dispatch();
-      if (!thread.task && this.running.has(thread)) thread.idle = setTimeout(() => void this.end(thread), this.idleMs).unref();
+      if (!thread.task && this.running.has(thread))
+        thread.idle = setTimeout(() => void this.end(thread), this.idleMs).unref();
     });
     worker.on("error", (error) => this.lost(thread, error));
     worker.on("exit", (code) => this.lost(thread, new Error(`An export worker thread stopped (exit code ${code}).`)));

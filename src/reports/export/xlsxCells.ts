@@ -20,7 +20,9 @@ const INERT_SIGNED = /^(?:[+-]+|[+-]\d+(?:\.\d+)?)$/;
 export function textCell(text: string): string {
   const first = text.charCodeAt(0);
   // = + - @ \t \r
-  const risky = (first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13) && !INERT_SIGNED.test(text);
+  const risky =
+    (first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13) &&
+    !INERT_SIGNED.test(text);
   const safe = risky ? `'${text}` : text;
   return safe.length > MAX_CELL_TEXT ? `${safe.slice(0, MAX_CELL_TEXT - 1)}…` : safe;
 }
@@ -45,7 +47,12 @@ export function wallClockDate(text: string, withTime: boolean): Date | null {
   if (withTime) {
     // Fractions of a second and a zone offset may follow; an era (" BC") may not.
     const next = text.charCodeAt(19);
-    if (text.length < 19 || (text.charCodeAt(10) !== 32 && text.charCodeAt(10) !== 84) || !(Number.isNaN(next) || next === 46 || next === 43 || next === 45)) return null;
+    if (
+      text.length < 19 ||
+      (text.charCodeAt(10) !== 32 && text.charCodeAt(10) !== 84) ||
+      !(Number.isNaN(next) || next === 46 || next === 43 || next === 45)
+    )
+      return null;
   } else if (text.length !== 10) {
     return null;
   }
@@ -75,7 +82,9 @@ export function cellOf(type: ColumnType, value: unknown): CellValue {
       return typeof value === "number" ? value : textCell(String(value));
     case "date":
     case "datetime":
-      return typeof value === "string" ? (wallClockDate(value, type === "datetime") ?? textCell(value)) : textCell(String(value));
+      return typeof value === "string"
+        ? (wallClockDate(value, type === "datetime") ?? textCell(value))
+        : textCell(String(value));
     case "boolean":
       return typeof value === "boolean" ? value : textCell(String(value));
     case "json":

@@ -6,9 +6,15 @@ import { columnTypeOf } from "../../../queries/reports/queryResult.ts";
 import { TONE_COLOURS, type HighlightRuleDef, type HighlightTone } from "../charts/highlight.ts";
 import { cellOf, textCell, textToCell, type CellValue } from "./xlsxCells.ts";
 import { rowsXmlColumns, writeRowsXml, type RowsXmlColumn } from "./xlsxRowsXml.ts";
-import { abortWorkbook, appendRows, awaitCompression, moveLastSheetFirst, styleIdOf, workbookWriter } from "./xlsxStreamingWorkbook.ts";
+import {
+  abortWorkbook,
+  appendRows,
+  awaitCompression,
+  moveLastSheetFirst,
+  styleIdOf,
+  workbookWriter,
+} from "./xlsxStreamingWorkbook.ts";
 import { exportWords, type ExportLang, type ExportWords } from "./exportWords.ts";
-
 
 export interface XlsxColumn {
   name: string;
@@ -44,14 +50,18 @@ export function excelNumberFormat(format: string): string {
 /** A column's letters: 0 → A, 26 → AA. */
 function columnLetters(index: number): string {
   let letters = "";
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   return letters;
 }
 
 /** A tone as a conditional format's style: the fill and bold dark text of the embed page and the docx. */
 function toneStyle(tone: HighlightTone): Partial<ExcelJS.Style> {
   const { fill, text } = TONE_COLOURS[tone];
-  return { fill: { type: "pattern", pattern: "solid", bgColor: { argb: `FF${fill}` } }, font: { bold: true, color: { argb: `FF${text}` } } };
+  return {
+    fill: { type: "pattern", pattern: "solid", bgColor: { argb: `FF${fill}` } },
+    font: { bold: true, color: { argb: `FF${text}` } },
+  };
 }
 
 /**
@@ -61,15 +71,30 @@ function toneStyle(tone: HighlightTone): Partial<ExcelJS.Style> {
  * formula asks ISNUMBER first, because Excel takes an empty cell for 0 ("below 1.2" would mark it)
  * and the page marks numbers only.
  */
-export function highlightFormatting(column: number, rows: number, rules: readonly HighlightRuleDef[]): ExcelJS.ConditionalFormattingOptions | null {
+export function highlightFormatting(
+  column: number,
+  rows: number,
+  rules: readonly HighlightRuleDef[],
+): ExcelJS.ConditionalFormattingOptions | null {
   if (rows === 0 || rules.length === 0) return null;
   const letters = columnLetters(column);
   const cell = `${letters}2`;
   const condition = (rule: HighlightRuleDef): string =>
-    rule.below !== undefined ? `${cell}<${rule.below}` : rule.above !== undefined ? `${cell}>${rule.above}` : `${cell}>=${rule.between![0]},${cell}<=${rule.between![1]}`;
+    rule.below !== undefined
+      ? `${cell}<${rule.below}`
+      : rule.above !== undefined
+        ? `${cell}>${rule.above}`
+        : `${cell}>=${rule.between![0]},${cell}<=${rule.between![1]}`;
   return {
     ref: `${cell}:${letters}${rows + 1}`,
-    rules: rules.map((rule) => ({ type: "expression", formulae: [`AND(ISNUMBER(${cell}),${condition(rule)})`], style: toneStyle(rule.tone) }) as ExcelJS.ConditionalFormattingRule),
+    rules: rules.map(
+      (rule) =>
+        ({
+          type: "expression",
+          formulae: [`AND(ISNUMBER(${cell}),${condition(rule)})`],
+          style: toneStyle(rule.tone),
+        }) as ExcelJS.ConditionalFormattingRule,
+    ),
   };
 }
 
@@ -125,7 +150,11 @@ const COLUMN_VALUE_TYPES: Record<ColumnType, ExcelJS.ValueType> = {
 export function sheetNames(queries: readonly string[]): string[] {
   const taken = new Set(["about", "history"]);
   return queries.map((query) => {
-    const base = query.replace(/[[\]:*?/\\]/g, "_").replace(/^'+|'+$/g, "").trim() || "Sheet";
+    const base =
+      query
+        .replace(/[[\]:*?/\\]/g, "_")
+        .replace(/^'+|'+$/g, "")
+        .trim() || "Sheet";
     let name = base.slice(0, 31);
     for (let n = 2; taken.has(name.toLowerCase()); n++) {
       const suffix = ` (${n})`;
@@ -178,7 +207,12 @@ class Aborted extends Error {}
  * file is complete; rejects (and stops reading the sheets' sources) when `signal` aborts or
  * writing fails.
  */
-export async function writeXlsx(out: Writable, about: XlsxAbout, sheets: readonly XlsxSheet[], signal: AbortSignal): Promise<SheetSummary[]> {
+export async function writeXlsx(
+  out: Writable,
+  about: XlsxAbout,
+  sheets: readonly XlsxSheet[],
+  signal: AbortSignal,
+): Promise<SheetSummary[]> {
   const workbook = workbookWriter(out);
   const names = sheetNames(sheets.map((sheet) => sheet.query));
   const summaries: SheetSummary[] = [];
@@ -199,7 +233,14 @@ export async function writeXlsx(out: Writable, about: XlsxAbout, sheets: readonl
   }
 }
 
-async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, sheet: XlsxSheet, out: Writable, signal: AbortSignal, words: ExportWords): Promise<SheetSummary> {
+async function writeSheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  name: string,
+  sheet: XlsxSheet,
+  out: Writable,
+  signal: AbortSignal,
+  words: ExportWords,
+): Promise<SheetSummary> {
   const worksheet = workbook.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });
   let rows = 0;
   let note = "";
@@ -222,7 +263,11 @@ async function writeSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: st
         columns = rowsXmlColumns(
           event.columns.map((column) => {
             const numFmt = sheet.numberFormats?.get(column.name);
-            return styleIdOf(workbook, numFmt ? formatStyle(numFmt) : COLUMN_STYLES[column.type], COLUMN_VALUE_TYPES[column.type]);
+            return styleIdOf(
+              workbook,
+              numFmt ? formatStyle(numFmt) : COLUMN_STYLES[column.type],
+              COLUMN_VALUE_TYPES[column.type],
+            );
           }),
         );
         const header = worksheet.addRow(event.columns.map((column) => textCell(column.name)));
@@ -266,8 +311,15 @@ const SCRATCH_BYTES = 1024 * 1024;
  * Writes rows of cells after the sheet's committed rows, as XML of our own (see xlsxRowsXml.ts:
  * exceljs's Row and Cell objects cost most of an export's time), already committed.
  */
-function writeRows(worksheet: ExcelJS.Worksheet, rows: readonly CellValue[][], columns: readonly RowsXmlColumn[], scratch: Buffer): void {
-  appendRows(worksheet, rows.length, (firstRowNumber, sink) => writeRowsXml(rows, firstRowNumber, columns, scratch, sink));
+function writeRows(
+  worksheet: ExcelJS.Worksheet,
+  rows: readonly CellValue[][],
+  columns: readonly RowsXmlColumn[],
+  scratch: Buffer,
+): void {
+  appendRows(worksheet, rows.length, (firstRowNumber, sink) =>
+    writeRowsXml(rows, firstRowNumber, columns, scratch, sink),
+  );
 }
 
 /** The shared style of each column type, for the benchmark's ceiling (exceljs writing the same rows its own way). */
@@ -304,7 +356,11 @@ function writeAbout(worksheet: ExcelJS.Worksheet, about: XlsxAbout, summaries: r
 }
 
 /** A live query's rows (PostgreSQL text) as sheet events; a cut result gets the note. */
-export async function* liveSheetEvents(events: AsyncIterable<ExportEvent>, limit: number, words: ExportWords = exportWords()): AsyncGenerator<SheetEvent, void, undefined> {
+export async function* liveSheetEvents(
+  events: AsyncIterable<ExportEvent>,
+  limit: number,
+  words: ExportWords = exportWords(),
+): AsyncGenerator<SheetEvent, void, undefined> {
   let convert: Array<(text: string | null) => CellValue> = [];
   for await (const event of events) {
     switch (event.kind) {
@@ -318,7 +374,8 @@ export async function* liveSheetEvents(events: AsyncIterable<ExportEvent>, limit
         const width = convert.length;
         const rows = event.rows as unknown as CellValue[][];
         // The raw rows are the reader's own arrays: converted in place.
-        for (const row of event.rows) for (let c = 0; c < width; c++) (row as CellValue[])[c] = convert[c]!(row[c] as string | null);
+        for (const row of event.rows)
+          for (let c = 0; c < width; c++) (row as CellValue[])[c] = convert[c]!(row[c] as string | null);
         yield { kind: "rows", rows };
         break;
       }
@@ -335,7 +392,11 @@ export async function* liveSheetEvents(events: AsyncIterable<ExportEvent>, limit
 const FROZEN_BATCH = 2000;
 
 /** A snapshot's frozen result (already shaped as the data call answers) as sheet events. */
-export async function* frozenSheetEvents(outcome: QueryOutcome | undefined, frozenLimit: number, words: ExportWords = exportWords()): AsyncGenerator<SheetEvent, void, undefined> {
+export async function* frozenSheetEvents(
+  outcome: QueryOutcome | undefined,
+  frozenLimit: number,
+  words: ExportWords = exportWords(),
+): AsyncGenerator<SheetEvent, void, undefined> {
   if (!outcome) {
     yield { kind: "error", error: words.notFrozen };
     return;
@@ -347,7 +408,12 @@ export async function* frozenSheetEvents(outcome: QueryOutcome | undefined, froz
   const columns = outcome.columns.map((name, i) => ({ name, type: outcome.columnTypes[i] ?? "string" }));
   yield { kind: "columns", columns };
   for (let start = 0; start < outcome.rows.length; start += FROZEN_BATCH) {
-    yield { kind: "rows", rows: outcome.rows.slice(start, start + FROZEN_BATCH).map((row) => columns.map((column, c) => cellOf(column.type, row[c]))) };
+    yield {
+      kind: "rows",
+      rows: outcome.rows
+        .slice(start, start + FROZEN_BATCH)
+        .map((row) => columns.map((column, c) => cellOf(column.type, row[c]))),
+    };
   }
   yield outcome.truncated ? { kind: "end", note: words.frozenCut(frozenLimit) } : { kind: "end" };
 }

@@ -29,13 +29,17 @@ export interface RowsXmlColumn {
 /** A column's letters: 0 → "A", 25 → "Z", 26 → "AA". */
 export function columnLetters(index: number): string {
   let letters = "";
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   return letters;
 }
 
 /** The formats of a sheet's columns, by style id (0: the workbook's default style). */
 export function rowsXmlColumns(styleIds: readonly number[]): RowsXmlColumn[] {
-  return styleIds.map((styleId, index) => ({ opening: `<c r="${columnLetters(index)}`, styled: styleId ? `" s="${styleId}"` : '"' }));
+  return styleIds.map((styleId, index) => ({
+    opening: `<c r="${columnLetters(index)}`,
+    styled: styleId ? `" s="${styleId}"` : '"',
+  }));
 }
 
 // exceljs escapes the same characters (quotes too), and drops the control characters XML 1.0
@@ -75,7 +79,9 @@ export function rowXml(row: readonly CellValue[], rowNumber: number, columns: re
         break;
       default: {
         const serial = UNIX_EPOCH_SERIAL + value.getTime() / MS_PER_DAY;
-        xml += Number.isFinite(serial) ? `${opening}><v>${serial}</v></c>` : `${opening} t="str"><v>${xmlText(String(value))}</v></c>`;
+        xml += Number.isFinite(serial)
+          ? `${opening}><v>${serial}</v></c>`
+          : `${opening} t="str"><v>${xmlText(String(value))}</v></c>`;
       }
     }
   }
@@ -90,7 +96,13 @@ const MAX_UTF8_PER_UNIT = 3;
  * to `sink`, which must be done with it (copy it) before it returns: `scratch` is written over next.
  * Encoding row by row into one buffer spares building (and flattening) a string of a whole batch.
  */
-export function writeRowsXml(rows: readonly (readonly CellValue[])[], firstRowNumber: number, columns: readonly RowsXmlColumn[], scratch: Buffer, sink: (xml: Buffer) => void): void {
+export function writeRowsXml(
+  rows: readonly (readonly CellValue[])[],
+  firstRowNumber: number,
+  columns: readonly RowsXmlColumn[],
+  scratch: Buffer,
+  sink: (xml: Buffer) => void,
+): void {
   let used = 0;
   let rowNumber = firstRowNumber;
   for (const row of rows) {

@@ -53,7 +53,12 @@ const MAX_PENDING_XML = LARGE_PIECE;
 export function pendingXml(worksheet: ExcelJS.Worksheet): number {
   type Queue = { _readableState?: { length?: number }; _writableState?: { length?: number } };
   const stream = (worksheet as unknown as { stream?: { pipes?: Queue[] } }).stream;
-  return stream?.pipes?.reduce((sum, pipe) => sum + (pipe._readableState?.length ?? 0) + (pipe._writableState?.length ?? 0), 0) ?? 0;
+  return (
+    stream?.pipes?.reduce(
+      (sum, pipe) => sum + (pipe._readableState?.length ?? 0) + (pipe._writableState?.length ?? 0),
+      0,
+    ) ?? 0
+  );
 }
 
 /** Waits until the compressor has caught up with a sheet's XML (see `pendingXml`); never for good if it stops moving. */
@@ -74,8 +79,14 @@ const STALL_MS = 10_000;
  * The id (`s="n"`) exceljs gives a style when a cell of that type uses it: the same id its own
  * rows would carry, since exceljs remembers the id of each style object it has seen.
  */
-export function styleIdOf(workbook: ExcelJS.stream.xlsx.WorkbookWriter, style: object, valueType: ExcelJS.ValueType): number {
-  const styles = (workbook as unknown as { styles: { addStyleModel(style: object, valueType: ExcelJS.ValueType): number } }).styles;
+export function styleIdOf(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  style: object,
+  valueType: ExcelJS.ValueType,
+): number {
+  const styles = (
+    workbook as unknown as { styles: { addStyleModel(style: object, valueType: ExcelJS.ValueType): number } }
+  ).styles;
   return styles.addStyleModel(style, valueType);
 }
 
@@ -96,7 +107,11 @@ interface WorksheetInternals {
  * that rows exceljs adds later (a note) follow them. What `write` hands its sink is copied before
  * the sink returns, so it may reuse its buffer.
  */
-export function appendRows(worksheet: ExcelJS.Worksheet, count: number, write: (firstRowNumber: number, sink: (xml: Buffer) => void) => void): void {
+export function appendRows(
+  worksheet: ExcelJS.Worksheet,
+  count: number,
+  write: (firstRowNumber: number, sink: (xml: Buffer) => void) => void,
+): void {
   const internal = worksheet as unknown as WorksheetInternals;
   if (!internal.startedData || internal._rows === null || internal._rows.length) {
     throw new Error("Rows written as XML must follow committed rows of an open sheet (commit its header first).");

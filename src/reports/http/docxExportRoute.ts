@@ -13,11 +13,23 @@ import { HttpError } from "../../http/httpError.ts";
 import { viewingCaller } from "../../http/authorAuth.ts";
 import type { ReportRoutesDeps } from "./reportRoutes.ts";
 import type { ExportLimits } from "./exportsPerAddress.ts";
-import { exportLangOf, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import {
+  exportLangOf,
+  readFor,
+  refuseBeyondResearch,
+  reportBody,
+  reportIdOf,
+  viewingRefusals,
+} from "./reportRequests.ts";
 import { exportWords } from "../export/exportWords.ts";
 import { showingResults } from "../../access/shownSubjects.ts";
 import { patientIdentifiers } from "../../../queries/patients/patientIdentifiers.ts";
-import { CREDENTIAL_END_CODES, CREDENTIAL_END_SENTENCES, watchCaller, type CredentialEnd } from "../../credentials/credentialWatch.ts";
+import {
+  CREDENTIAL_END_CODES,
+  CREDENTIAL_END_SENTENCES,
+  watchCaller,
+  type CredentialEnd,
+} from "../../credentials/credentialWatch.ts";
 
 /** The report routes' dependencies (the export reads with `db` and runs queries with `runtime`), and how it renders (its worker threads). */
 export type DocxExportDeps = ReportRoutesDeps & ExportLimits & { rendering: DocxRendering };
@@ -32,22 +44,28 @@ export function docxExportRoute(deps: DocxExportDeps): Router {
 
   router.use(viewingRefusals);
   // The credential the export is made with, if any (viewingCaller), is watched while the document is made.
-  router.post("/:id/export/docx", viewingCaller(deps.adminToken, deps.viewingAuth), deps.exportsPerAddress, deps.access.recorded, async (ctx: Context) => {
-    const credential: { ended: CredentialEnd | null } = { ended: null };
-    const stop = new AbortController();
-    const unwatch = watchCaller(ctx, (end) => {
-      credential.ended = end;
-      stop.abort();
-    });
-    try {
-      await exportDocument(ctx, deps, AbortSignal.any([callerGone(ctx), stop.signal]));
-    } finally {
-      unwatch();
-    }
-    // Its credential ended while the document was made: the caller gets the refusal, not the document.
-    const { ended } = credential;
-    if (ended) throw new HttpError(401, CREDENTIAL_END_SENTENCES[ended], {}, CREDENTIAL_END_CODES[ended]);
-  });
+  router.post(
+    "/:id/export/docx",
+    viewingCaller(deps.adminToken, deps.viewingAuth),
+    deps.exportsPerAddress,
+    deps.access.recorded,
+    async (ctx: Context) => {
+      const credential: { ended: CredentialEnd | null } = { ended: null };
+      const stop = new AbortController();
+      const unwatch = watchCaller(ctx, (end) => {
+        credential.ended = end;
+        stop.abort();
+      });
+      try {
+        await exportDocument(ctx, deps, AbortSignal.any([callerGone(ctx), stop.signal]));
+      } finally {
+        unwatch();
+      }
+      // Its credential ended while the document was made: the caller gets the refusal, not the document.
+      const { ended } = credential;
+      if (ended) throw new HttpError(401, CREDENTIAL_END_SENTENCES[ended], {}, CREDENTIAL_END_CODES[ended]);
+    },
+  );
 
   return router;
 }
@@ -59,10 +77,12 @@ async function exportDocument(ctx: Context, deps: DocxExportDeps, gone: AbortSig
   const lang = exportLangOf(body);
   const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
   refuseBeyondResearch(ctx, version);
-  if (!exportEnabled(version.spec, "docx")) throw new HttpError(400, "The docx export is switched off for this report.");
+  if (!exportEnabled(version.spec, "docx"))
+    throw new HttpError(400, "The docx export is switched off for this report.");
   const params = paramValues(version, body.params);
   const drilling = body.drill !== undefined && body.drill !== null;
-  if (!drilling && body.args !== undefined && body.args !== null) throw new HttpError(400, "args are taken only with drill: name the drill target in drill, or leave args out.");
+  if (!drilling && body.args !== undefined && body.args !== null)
+    throw new HttpError(400, "args are taken only with drill: name the drill target in drill, or leave args out.");
   const shown = shownLayer(version, params, drilling ? drillLayer(version, body.drill, body.args, params) : null);
   const now = new Date();
   // Word, ECharts and the rasteriser are big: loaded on the first export, not at start-up.
@@ -79,7 +99,16 @@ async function exportDocument(ctx: Context, deps: DocxExportDeps, gone: AbortSig
     throw new HttpError(503, busy, { "Retry-After": retryAfterSeconds(deps.runtime.gate) });
   }
   showingResults(ctx, results, await identifiers);
-  const common = { version: version.version, mode: version.mode, publishedAt: version.publishedAt, exportedAt: localIsoDateTime(now), note: version.note, title: shown.title, results, lang };
+  const common = {
+    version: version.version,
+    mode: version.mode,
+    publishedAt: version.publishedAt,
+    exportedAt: localIsoDateTime(now),
+    note: version.note,
+    title: shown.title,
+    results,
+    lang,
+  };
   const specParams = version.spec.params ?? [];
   const drill = shown.drill?.drill;
   const layer: DocxLayer = drill
@@ -88,12 +117,22 @@ async function exportDocument(ctx: Context, deps: DocxExportDeps, gone: AbortSig
         reportTitle: version.title,
         filters: [
           ...filterRows(specParams, shown.params, {}, words),
-          ...drill.args.map((arg) => ({ label: arg.name, value: shown.values[arg.name] == null ? words.all : String(shown.values[arg.name]) })),
+          ...drill.args.map((arg) => ({
+            label: arg.name,
+            value: shown.values[arg.name] == null ? words.all : String(shown.values[arg.name]),
+          })),
         ],
         // A drill target without nodes of its own shows each of its queries as a table.
-        nodes: drill.nodes ?? Object.keys(drill.queries).map((name): NodeDef => ({ id: name, type: "table", title: name, query: name })),
+        nodes:
+          drill.nodes ??
+          Object.keys(drill.queries).map((name): NodeDef => ({ id: name, type: "table", title: name, query: name })),
       }
-    : { ...common, description: version.spec.description, filters: filterRows(specParams, shown.params, results, words), nodes: version.spec.nodes };
+    : {
+        ...common,
+        description: version.spec.description,
+        filters: filterRows(specParams, shown.params, results, words),
+        nodes: version.spec.nodes,
+      };
 
   const file = await exportDocx(layer, deps.rendering);
   if (gone.aborted) return;

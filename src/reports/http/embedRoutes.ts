@@ -59,14 +59,18 @@ export function frameAncestorsFrom(value: string | undefined): string {
   if (text === "") return DEFAULT_FRAME_ANCESTORS;
   const sources = text.split(/\s+/);
   const keyword = /^'(self|none)'$/;
-  const host = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::(?:[0-9]{1,5}|\*))?(?:\/[A-Za-z0-9._~%!$&()*+=:@/-]*)?$/;
+  const host =
+    /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[A-Za-z0-9.-]+(?::(?:[0-9]{1,5}|\*))?(?:\/[A-Za-z0-9._~%!$&()*+=:@/-]*)?$/;
   const scheme = /^[a-z][a-z0-9+.-]*:$/;
   for (const source of sources) {
     if (!keyword.test(source) && !host.test(source) && !scheme.test(source) && source !== "*") {
-      throw new Error(`EMBED_FRAME_ANCESTORS: ${JSON.stringify(source)} is not a frame-ancestors source; use 'self', 'none' or origins such as https://his.example.org, separated by spaces.`);
+      throw new Error(
+        `EMBED_FRAME_ANCESTORS: ${JSON.stringify(source)} is not a frame-ancestors source; use 'self', 'none' or origins such as https://his.example.org, separated by spaces.`,
+      );
     }
   }
-  if (sources.includes("'none'") && sources.length > 1) throw new Error("EMBED_FRAME_ANCESTORS: 'none' must stand alone.");
+  if (sources.includes("'none'") && sources.length > 1)
+    throw new Error("EMBED_FRAME_ANCESTORS: 'none' must stand alone.");
   return sources.join(" ");
 }
 
@@ -119,13 +123,18 @@ export function single(value: string | string[] | undefined): string | undefined
 /** The sign-in offer of a page that needs a signed-in person (VIEWING_AUTH=required). */
 const SIGN_IN: Record<Lang, { detail: string; link: string }> = {
   zh: { detail: "查看此报表需要登录。请在新窗口中登录，然后刷新本页。", link: "登录" },
-  en: { detail: "This report is shown to signed-in staff. Sign in in a new window, then reload this page.", link: "Sign in" },
+  en: {
+    detail: "This report is shown to signed-in staff. Sign in in a new window, then reload this page.",
+    link: "Sign in",
+  },
 };
 
 function messagePage(lang: Lang, status: number, detail: string, signInUrl?: string): string {
   const headline = MESSAGES[lang][status] ?? MESSAGES[lang][status >= 500 ? 500 : 400]!;
   // A sandboxed frame may not navigate its host page: the sign-in opens beside it.
-  const signIn = signInUrl ? `<p><a class="sign-in" href="${escapeHtml(signInUrl)}" target="_blank" rel="noopener">${escapeHtml(SIGN_IN[lang].link)}</a></p>` : "";
+  const signIn = signInUrl
+    ? `<p><a class="sign-in" href="${escapeHtml(signInUrl)}" target="_blank" rel="noopener">${escapeHtml(SIGN_IN[lang].link)}</a></p>`
+    : "";
   return `<!doctype html>
 <html lang="${lang === "zh" ? "zh-CN" : "en"}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(headline)}</title>
@@ -136,7 +145,10 @@ function messagePage(lang: Lang, status: number, detail: string, signInUrl?: str
 `;
 }
 
-export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Router["routes"]>; cors(): ReturnType<typeof embedCors> } {
+export function embedRoutes(deps: EmbedRoutesDeps): {
+  routes(): ReturnType<Router["routes"]>;
+  cors(): ReturnType<typeof embedCors>;
+} {
   const frameAncestors = frameAncestorsFrom(deps.frameAncestors ?? process.env.EMBED_FRAME_ANCESTORS);
   const csp = contentSecurityPolicy(frameAncestors);
   const tokens = new EmbedTokens(deps.adminToken);
@@ -164,7 +176,8 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
     try {
       // The proxy's header wins; `?tenant=` only stands in where no header can be sent (an iframe without a proxy).
       const tenant = ctx.get("x-service-tenant") || single(ctx.query.tenant) || "default";
-      if (!TENANT_PATTERN.test(tenant)) throw new HttpError(400, "The tenant must be 1 to 64 letters, digits, '_' or '-'.");
+      if (!TENANT_PATTERN.test(tenant))
+        throw new HttpError(400, "The tenant must be 1 to 64 letters, digits, '_' or '-'.");
       ctx.state.tenant = tenant;
       if (viewer) {
         ctx.state.sessions = deps.callers!.sessions;
@@ -174,16 +187,29 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
       const reportId = ctx.params.id!;
       if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(404, `There is no report ${reportId}.`);
       // `?version=` (empty) is the same as no version: the current published one.
-      const version = await versionToView(deps.db, tenant, reportId, ctx.query.version === "" ? undefined : ctx.query.version);
+      const version = await versionToView(
+        deps.db,
+        tenant,
+        reportId,
+        ctx.query.version === "" ? undefined : ctx.query.version,
+      );
       const assets = loadEmbedAssets(assetsDir);
-      if (!assets) throw new HttpError(503, "The embed bundle is missing: run `npm run build:web` (npm install runs it).");
+      if (!assets)
+        throw new HttpError(503, "The embed bundle is missing: run `npm run build:web` (npm install runs it).");
       const attrs: Record<string, string> = {
         report: reportId,
         version: version.version,
         mode: version.mode,
         tenant,
         lang,
-        token: tokens.issue(tenant, reportId, Date.now(), ctx.state.principal?.credential === "staff-session" && ctx.state.held?.kind === "session" ? ctx.state.held.id : undefined),
+        token: tokens.issue(
+          tenant,
+          reportId,
+          Date.now(),
+          ctx.state.principal?.credential === "staff-session" && ctx.state.held?.kind === "session"
+            ? ctx.state.held.id
+            : undefined,
+        ),
       };
       const data = Object.entries(attrs)
         .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
@@ -214,7 +240,8 @@ export function embedRoutes(deps: EmbedRoutesDeps): { routes(): ReturnType<Route
     } catch (thrown) {
       const error = asHttpError(thrown);
       if (error instanceof HttpError) {
-        if (error.status === 401) html(ctx, 401, messagePage(lang, 401, SIGN_IN[lang].detail, deps.signInUrl ?? "/staff/"));
+        if (error.status === 401)
+          html(ctx, 401, messagePage(lang, 401, SIGN_IN[lang].detail, deps.signInUrl ?? "/staff/"));
         else html(ctx, error.status, messagePage(lang, error.status, error.message));
         return;
       }

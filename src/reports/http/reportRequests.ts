@@ -13,16 +13,37 @@ import { exportLangField, type ExportLang } from "../export/exportWords.ts";
 // The bodies of the viewing calls (contract A.3). Which params and drill args a body may name
 // depends on the version's spec, so they are checked at run time (queries/reports/viewedLayer.ts);
 // these schemas describe the shape for the OpenAPI document.
-export const versionField = z.string().nullish().meta({ description: 'v<n> (e.g. "v3") or "draft"; omitted: the current published version (409 when there is none)' });
-export const paramValuesField = z.record(z.string(), z.unknown()).nullish().meta({
-  description: "Filter values by declared param name: a missing key takes the version's published value, null means no restriction, a range is [from, to], a multi-select an array. An undeclared name or a value of the wrong JSON type is answered 400.",
-  example: { period: ["2026-01-01", "2026-03-31"], wards: null },
-});
-const drillArgsField = z.record(z.string(), z.unknown()).nullish().meta({ description: "Values of the drill target's declared args, by name (the clicked row's columns)", example: { month: "2026-02-01" } });
+export const versionField = z
+  .string()
+  .nullish()
+  .meta({
+    description: 'v<n> (e.g. "v3") or "draft"; omitted: the current published version (409 when there is none)',
+  });
+export const paramValuesField = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .meta({
+    description:
+      "Filter values by declared param name: a missing key takes the version's published value, null means no restriction, a range is [from, to], a multi-select an array. An undeclared name or a value of the wrong JSON type is answered 400.",
+    example: { period: ["2026-01-01", "2026-03-31"], wards: null },
+  });
+const drillArgsField = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .meta({
+    description: "Values of the drill target's declared args, by name (the clicked row's columns)",
+    example: { month: "2026-02-01" },
+  });
 export const dataRequest = z.object({ version: versionField, params: paramValuesField });
-export const drillRequest = dataRequest.extend({ drill: z.string().meta({ description: "A key of the spec's drills" }), args: drillArgsField });
+export const drillRequest = dataRequest.extend({
+  drill: z.string().meta({ description: "A key of the spec's drills" }),
+  args: drillArgsField,
+});
 export const exportRequest = dataRequest.extend({
-  drill: z.string().nullish().meta({ description: "A key of the spec's drills: export that drill-through layer instead of the report" }),
+  drill: z
+    .string()
+    .nullish()
+    .meta({ description: "A key of the spec's drills: export that drill-through layer instead of the report" }),
   args: drillArgsField,
   lang: exportLangField,
 });
@@ -41,13 +62,15 @@ export function readFor<T>(db: Db, ctx: Context, work: (reader: TenantReader) =>
 /** The `:id` of a report route; an id that cannot be a report's names none. */
 export function reportIdOf(ctx: Context): string {
   const id = ctx.params.id!;
-  if (!REPORT_ID_PATTERN.test(id)) throw new HttpError(404, `There is no report ${id}; report ids are lower-case letters, digits and '-'.`);
+  if (!REPORT_ID_PATTERN.test(id))
+    throw new HttpError(404, `There is no report ${id}; report ids are lower-case letters, digits and '-'.`);
   return id;
 }
 
 export function reportBody(ctx: Context): Record<string, unknown> {
   const body = ctx.request.body ?? {};
-  if (typeof body !== "object" || Array.isArray(body) || body === null) throw new HttpError(400, "Send a JSON object as the request body.");
+  if (typeof body !== "object" || Array.isArray(body) || body === null)
+    throw new HttpError(400, "Send a JSON object as the request body.");
   return body as Record<string, unknown>;
 }
 
@@ -55,7 +78,14 @@ const REFUSAL_STATUS: Record<RefusalKind, number> = { invalid: 400, "not-found":
 
 /** A refusal of the viewing rules as the HTTP answer it stands for; any other error as it is. */
 export function asHttpError(error: unknown): unknown {
-  return error instanceof ViewingRefusal ? new HttpError(REFUSAL_STATUS[error.kind], error.message, {}, error.reason === "never-published" ? "report-never-published" : undefined) : error;
+  return error instanceof ViewingRefusal
+    ? new HttpError(
+        REFUSAL_STATUS[error.kind],
+        error.message,
+        {},
+        error.reason === "never-published" ? "report-never-published" : undefined,
+      )
+    : error;
 }
 
 /** Answers a viewing route's refusals (queries/reports/viewing.ts) with their statuses. */
@@ -74,7 +104,12 @@ export const viewingRefusals: Middleware = async (_ctx, next) => {
 export function refuseBeyondResearch(ctx: Context, version: { datasource: string }): void {
   const principal = ctx.state.principal;
   if (!principal || rolesAllow(principal.roles, "viewer") || version.datasource === "research") return;
-  throw new HttpError(403, `A researcher may view only reports of the research data source; this report reads ${version.datasource}. Ask an author for a research version of it.`, {}, "role-needed");
+  throw new HttpError(
+    403,
+    `A researcher may view only reports of the research data source; this report reads ${version.datasource}. Ask an author for a research version of it.`,
+    {},
+    "role-needed",
+  );
 }
 
 /** The data source of the reports a caller may see listed: a researcher's are those of `research`; null: every report. */

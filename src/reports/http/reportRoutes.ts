@@ -2,7 +2,16 @@ import Router from "@koa/router";
 import type { Context } from "koa";
 import { z } from "zod";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
-import { discardDraft, publishDraft, publishInput, restoreInput, restoreVersion, saveDraft, saveDraftInput, type ReportsDeps } from "../../../commands/reports/manageReports.ts";
+import {
+  discardDraft,
+  publishDraft,
+  publishInput,
+  restoreInput,
+  restoreVersion,
+  saveDraft,
+  saveDraftInput,
+  type ReportsDeps,
+} from "../../../commands/reports/manageReports.ts";
 import { draftEtag, type DraftPrecondition } from "../../../commands/reports/reportDecider.ts";
 import { DRAFT_LABEL, REPORT_ID_PATTERN, versionNo } from "../../../commands/reports/spec/specVocabulary.ts";
 import { stripSql } from "../../../commands/reports/spec/specSchema.ts";
@@ -22,7 +31,14 @@ import { commandContextOf } from "../../http/requestState.ts";
 import { callerGone } from "../../http/callerGone.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { answerJson } from "../../http/streamedJson.ts";
-import { listedSource, readFor, refuseBeyondResearch, reportBody, reportIdOf, viewingRefusals } from "./reportRequests.ts";
+import {
+  listedSource,
+  readFor,
+  refuseBeyondResearch,
+  reportBody,
+  reportIdOf,
+  viewingRefusals,
+} from "./reportRequests.ts";
 import { parseBody } from "../../http/validate.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../../http/paging.ts";
 import { listTurn } from "../../http/listTurns.ts";
@@ -55,7 +71,9 @@ const reportIdKey = z.string().regex(REPORT_ID_PATTERN);
 /** Where a page of versions ends: its last (oldest) version's number. */
 const versionKey = z.int().min(1);
 
-const queryResults = z.record(z.string(), queryOutcomeSchema).meta({ description: "Each query by name: its result, or { error } when it failed" });
+const queryResults = z
+  .record(z.string(), queryOutcomeSchema)
+  .meta({ description: "Each query by name: its result, or { error } when it failed" });
 
 /** Contract A.2, opened report. */
 export const openedReportAnswer = z.object({
@@ -65,18 +83,24 @@ export const openedReportAnswer = z.object({
   mode: z.enum(["dynamic", "snapshot"]),
   publishedAt: localIsoDateTimeText.meta({ description: "For version=draft: the draft's save time" }),
   note: z.string(),
-  spec: z.record(z.string(), z.unknown()).meta({ description: "The specification (see /md/report-spec-guide.md) with every sql member removed" }),
+  spec: z
+    .record(z.string(), z.unknown())
+    .meta({ description: "The specification (see /md/report-spec-guide.md) with every sql member removed" }),
   params: z.record(z.string(), z.unknown()).meta({ description: "The filter values at publishing (initial values)" }),
   data: queryResults.nullable().meta({ description: "Snapshot versions: the frozen results; otherwise null" }),
 });
 export const dataAnswer = z.object({ queries: queryResults });
-export const drillAnswer = z.object({ title: z.string().meta({ description: "The drill's title with {arg} placeholders filled in" }), queries: queryResults });
+export const drillAnswer = z.object({
+  title: z.string().meta({ description: "The drill's title with {arg} placeholders filled in" }),
+  queries: queryResults,
+});
 export const draftSavedAnswer = z.object({
   id: z.string(),
   hasDraft: z.literal(true),
   audit: auditSchema,
   queryProblems: z.array(queryProblemSchema).meta({
-    description: "The queries that failed when tried at this save (planned with the filters' defaults; each is also an audit finding query-fails): saved all the same, and publishable",
+    description:
+      "The queries that failed when tried at this save (planned with the filters' defaults; each is also an audit finding query-fails): saved all the same, and publishable",
   }),
 });
 /** What an author edits (issue #22): a version's or the draft's spec with its SQL, as `PUT …/draft` takes it. */
@@ -99,12 +123,17 @@ function draftPrecondition(ctx: Context): DraftPrecondition | undefined {
   const ifNoneMatch = ctx.get("if-none-match").trim();
   if (ifMatch && ifNoneMatch) throw new HttpError(400, "Send If-Match or If-None-Match, not both.");
   if (ifNoneMatch) {
-    if (ifNoneMatch !== "*") throw new HttpError(400, 'If-None-Match on a draft takes only *: "only if there is no draft".');
+    if (ifNoneMatch !== "*")
+      throw new HttpError(400, 'If-None-Match on a draft takes only *: "only if there is no draft".');
     return { noDraft: true };
   }
   if (!ifMatch) return undefined;
   if (ifMatch === "*") return { anyDraft: true };
-  if (!/^"draft-\d+"$/.test(ifMatch)) throw new HttpError(400, 'If-Match takes the ETag of the draft, as GET /api/reports/{id}/versions/draft/source answers it (e.g. "draft-1795635792949"), or *.');
+  if (!/^"draft-\d+"$/.test(ifMatch))
+    throw new HttpError(
+      400,
+      'If-Match takes the ETag of the draft, as GET /api/reports/{id}/versions/draft/source answers it (e.g. "draft-1795635792949"), or *.',
+    );
   return { draft: ifMatch };
 }
 
@@ -125,7 +154,9 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
 
   router.get("/", viewer, listTurn, async (ctx) => {
     const page = pageOf(parseBody(reportListQuery, ctx.query), reportIdKey);
-    const rows = await readFor(deps.db, ctx, (reader) => listReports(reader, { ...rowsFor(page), datasource: listedSource(ctx) }));
+    const rows = await readFor(deps.db, ctx, (reader) =>
+      listReports(reader, { ...rowsFor(page), datasource: listedSource(ctx) }),
+    );
     ctx.body = answerPage(ctx, page, rows, (report) => report.id);
   });
 
@@ -180,7 +211,9 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const head = await readFor(deps.db, ctx, (reader) => reportHead(reader, reportId));
     if (!head) throw new HttpError(404, `There is no report ${reportId}; list the reports with GET /api/reports.`);
     const page = pageOf(parseBody(versionListQuery, ctx.query), versionKey);
-    const rows = await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, head.publishedVersion, { limit: page.limit + 1, before: page.after }));
+    const rows = await readFor(deps.db, ctx, (reader) =>
+      versionsOf(reader, reportId, head.publishedVersion, { limit: page.limit + 1, before: page.after }),
+    );
     ctx.body = answerPage(ctx, page, rows, (version) => Number(version.no.slice(1)));
   });
 
@@ -188,9 +221,18 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   router.get("/:id/versions/:a/diff/:b", viewer, async (ctx) => {
     const reportId = reportIdOf(ctx);
     const [from, to] = [ctx.params.a!, ctx.params.b!];
-    const [before, after] = [await versionToView(deps.db, ctx.state.tenant, reportId, from), await versionToView(deps.db, ctx.state.tenant, reportId, to)];
+    const [before, after] = [
+      await versionToView(deps.db, ctx.state.tenant, reportId, from),
+      await versionToView(deps.db, ctx.state.tenant, reportId, to),
+    ];
     const withSql = (await authorOf(ctx)) !== null;
-    ctx.body = { id: reportId, from, to, sqlIncluded: withSql, changes: specChanges(before.spec, after.spec, withSql) } satisfies SpecDiff;
+    ctx.body = {
+      id: reportId,
+      from,
+      to,
+      sqlIncluded: withSql,
+      changes: specChanges(before.spec, after.spec, withSql),
+    } satisfies SpecDiff;
   });
 
   // The editor's starting point; SQL leaves the service only for an author of the tenant.
@@ -198,7 +240,13 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const reportId = reportIdOf(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.params.no!);
     if (version.savedAt) ctx.set("ETag", draftEtag(version.savedAt));
-    ctx.body = { id: reportId, version: version.version, title: version.title, datasource: version.datasource, spec: version.spec } satisfies z.infer<typeof reportSourceAnswer>;
+    ctx.body = {
+      id: reportId,
+      version: version.version,
+      title: version.title,
+      datasource: version.datasource,
+      spec: version.spec,
+    } satisfies z.infer<typeof reportSourceAnswer>;
   });
 
   router.get("/:id/versions/:no/audit", viewer, async (ctx) => {
@@ -211,16 +259,32 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
         : no !== null
           ? await readFor(deps.db, ctx, (reader) => auditOf(reader, reportId, no))
           : null;
-    if (!audit) throw new HttpError(404, `Report ${reportId} has no version ${ctx.params.no}; see GET /api/reports/${reportId}/versions.`);
+    if (!audit)
+      throw new HttpError(
+        404,
+        `Report ${reportId} has no version ${ctx.params.no}; see GET /api/reports/${reportId}/versions.`,
+      );
     ctx.body = audit;
   });
 
   router.put("/:id/draft", author, async (ctx) => {
     const reportId = ctx.params.id!;
-    if (!REPORT_ID_PATTERN.test(reportId)) throw new HttpError(400, "The report id must be 1 to 64 lower-case letters, digits or '-', starting with a letter or digit.");
+    if (!REPORT_ID_PATTERN.test(reportId))
+      throw new HttpError(
+        400,
+        "The report id must be 1 to 64 lower-case letters, digits or '-', starting with a letter or digit.",
+      );
     const input = parseBody(saveDraftInput, ctx.request.body);
-    if (input.spec === undefined) throw new HttpError(400, "spec is required: the report specification (see /md/report-spec-guide.md).");
-    const { audit, queryProblems } = await saveDraft(context(ctx), commands, ctx.state.tenant, reportId, input, draftPrecondition(ctx));
+    if (input.spec === undefined)
+      throw new HttpError(400, "spec is required: the report specification (see /md/report-spec-guide.md).");
+    const { audit, queryProblems } = await saveDraft(
+      context(ctx),
+      commands,
+      ctx.state.tenant,
+      reportId,
+      input,
+      draftPrecondition(ctx),
+    );
     const saved = await readFor(deps.db, ctx, (reader) => draftOf(reader, reportId));
     if (saved?.savedAt) ctx.set("ETag", draftEtag(saved.savedAt));
     ctx.body = { id: reportId, hasDraft: true, audit, queryProblems } satisfies z.infer<typeof draftSavedAnswer>;
@@ -233,17 +297,28 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
 
   router.post("/:id/publish", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = await publishDraft(context(ctx), commands, ctx.state.tenant, reportId, parseBody(publishInput, ctx.request.body), draftPrecondition(ctx));
+    const no = await publishDraft(
+      context(ctx),
+      commands,
+      ctx.state.tenant,
+      reportId,
+      parseBody(publishInput, ctx.request.body),
+      draftPrecondition(ctx),
+    );
     ctx.status = 201;
     ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no, { limit: 1, only: no })))[0];
   });
 
   router.post("/:id/restore", author, async (ctx) => {
     const reportId = reportIdOf(ctx);
-    const no = await restoreVersion(context(ctx), ctx.state.tenant, reportId, parseBody(restoreInput, ctx.request.body));
+    const no = await restoreVersion(
+      context(ctx),
+      ctx.state.tenant,
+      reportId,
+      parseBody(restoreInput, ctx.request.body),
+    );
     ctx.status = 201;
     ctx.body = (await readFor(deps.db, ctx, (reader) => versionsOf(reader, reportId, no, { limit: 1, only: no })))[0];
   });
   return router;
 }
-

@@ -179,10 +179,23 @@ describe("item mapping (contract B.2)", () => {
 
     describe("by UCUM, where the dictionary lists no conversion for the sent unit", () => {
       it("converts within a dimension: β2-microglobulin in µg/mL and creatinine in mmol/L", () => {
-        expect(mapper.map({ itemCode: "B2MG", value: 28.4, unit: "µg/mL" })).to.include({ stdValue: 28.4, stdUnit: "mg/L", unitStatus: "converted" });
-        expect(mapper.map({ itemCode: "CREA", value: 0.82, unit: "mmol/L" })).to.include({ stdValue: 820, unitStatus: "converted" });
-        expect(mapper.map({ itemCode: "IPTH", value: 0.3, unit: "ng/mL" })).to.include({ stdValue: 300, unitStatus: "converted" });
-        expect(mapper.map({ itemCode: "MCV", value: 91, unit: "µm³" })).to.include({ stdValue: 91, unitStatus: "converted" });
+        expect(mapper.map({ itemCode: "B2MG", value: 28.4, unit: "µg/mL" })).to.include({
+          stdValue: 28.4,
+          stdUnit: "mg/L",
+          unitStatus: "converted",
+        });
+        expect(mapper.map({ itemCode: "CREA", value: 0.82, unit: "mmol/L" })).to.include({
+          stdValue: 820,
+          unitStatus: "converted",
+        });
+        expect(mapper.map({ itemCode: "IPTH", value: 0.3, unit: "ng/mL" })).to.include({
+          stdValue: 300,
+          unitStatus: "converted",
+        });
+        expect(mapper.map({ itemCode: "MCV", value: 91, unit: "µm³" })).to.include({
+          stdValue: 91,
+          unitStatus: "converted",
+        });
       });
 
       it("keeps the dictionary's factor where it has one (urea 60 mg/dL is 21.4 mmol/L of urea, a molar factor UCUM cannot know)", () => {
@@ -192,25 +205,46 @@ describe("item mapping (contract B.2)", () => {
       });
 
       it("never converts between mass and amount of substance on its own (potassium in mg/dL)", () => {
-        expect(mapper.map({ itemCode: "K", value: 15.6, unit: "mg/dL" })).to.include({ stdValue: null, unitStatus: "unknown" });
+        expect(mapper.map({ itemCode: "K", value: 15.6, unit: "mg/dL" })).to.include({
+          stdValue: null,
+          unitStatus: "unknown",
+        });
       });
 
       it("does not convert between ratios: HbA1c in mmol/mol is not a tenth of a per cent", () => {
         const hba1c = dictionary.items.find((item) => item.code === "HBA1C")!;
         const withoutFactor = createItemMapper({ ...dictionary, items: [{ ...hba1c, conversions: [] }] });
-        expect(withoutFactor.map({ itemCode: "HBA1C", value: 48, unit: "mmol/mol" })).to.include({ stdValue: null, unitStatus: "unknown" });
-        expect(mapper.map({ itemCode: "HCT", value: 0.31, unit: "1" })).to.include({ stdValue: null, unitStatus: "unknown" });
+        expect(withoutFactor.map({ itemCode: "HBA1C", value: 48, unit: "mmol/mol" })).to.include({
+          stdValue: null,
+          unitStatus: "unknown",
+        });
+        expect(mapper.map({ itemCode: "HCT", value: 0.31, unit: "1" })).to.include({
+          stdValue: null,
+          unitStatus: "unknown",
+        });
       });
 
       it("refuses a unit whose capitals UCUM would read as mega (ng/ML), and reads one UCUM reads the same either way", () => {
-        expect(mapper.map({ itemCode: "IPTH", value: 0.3, unit: "ng/ML" })).to.include({ stdValue: null, unitStatus: "unknown" });
+        expect(mapper.map({ itemCode: "IPTH", value: 0.3, unit: "ng/ML" })).to.include({
+          stdValue: null,
+          unitStatus: "unknown",
+        });
         expect(mapper.map({ itemCode: "IPTH", value: 0.3, unit: "ng/mL" }).unitStatus).to.equal("converted");
-        expect(mapper.map({ itemCode: "PA", value: 0.3, unit: "g/L" })).to.include({ stdValue: 300, unitStatus: "converted" });
+        expect(mapper.map({ itemCode: "PA", value: 0.3, unit: "g/L" })).to.include({
+          stdValue: 300,
+          unitStatus: "converted",
+        });
       });
 
       it("leaves words that are no unit unknown", () => {
-        expect(mapper.map({ itemCode: "HGB", value: 120, unit: "grams" })).to.include({ stdValue: null, unitStatus: "unknown" });
-        expect(mapper.map({ itemCode: "HGB", value: 120, unit: "克/升" })).to.include({ stdValue: null, unitStatus: "unknown" });
+        expect(mapper.map({ itemCode: "HGB", value: 120, unit: "grams" })).to.include({
+          stdValue: null,
+          unitStatus: "unknown",
+        });
+        expect(mapper.map({ itemCode: "HGB", value: 120, unit: "克/升" })).to.include({
+          stdValue: null,
+          unitStatus: "unknown",
+        });
       });
     });
 

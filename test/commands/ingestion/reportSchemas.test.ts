@@ -23,8 +23,26 @@ function labReport(overrides: Record<string, unknown> = {}): Record<string, unkn
     reporter: "李娜",
     reviewer: "王强",
     items: [
-      { itemCode: "HGB", itemName: "血红蛋白", value: 112, unit: "g/L", refLow: 130, refHigh: 175, abnormalFlag: "L", resultType: "NUMERIC" },
-      { itemCode: "K", itemName: "钾", value: 5.6, unit: "mmol/L", refLow: 3.5, refHigh: 5.3, abnormalFlag: "H", resultType: "NUMERIC" },
+      {
+        itemCode: "HGB",
+        itemName: "血红蛋白",
+        value: 112,
+        unit: "g/L",
+        refLow: 130,
+        refHigh: 175,
+        abnormalFlag: "L",
+        resultType: "NUMERIC",
+      },
+      {
+        itemCode: "K",
+        itemName: "钾",
+        value: 5.6,
+        unit: "mmol/L",
+        refLow: 3.5,
+        refHigh: 5.3,
+        abnormalFlag: "H",
+        resultType: "NUMERIC",
+      },
       { itemName: "乙肝表面抗原", value: "阴性", resultType: "QUALITATIVE" },
     ],
     ...overrides,
@@ -43,7 +61,11 @@ function contentHash(input: unknown): string {
   return r.contentHash;
 }
 
-function rejected(input: unknown, index = 0, schema: Parameters<typeof validateReport>[0] = labReportSchema): ReportRejection {
+function rejected(
+  input: unknown,
+  index = 0,
+  schema: Parameters<typeof validateReport>[0] = labReportSchema,
+): ReportRejection {
   const r = validateReport(schema, input, index);
   if (r.ok) throw new Error("expected a rejection");
   return r.rejection;
@@ -96,7 +118,13 @@ describe("ingestion report validation", () => {
       expect(rejection.errors[0]!.message).to.match(/^reportedAt is required/);
     });
 
-    for (const bad of ["2026-02-30 10:00:00", "2026-13-01 00:00:00", "2026-03-01 24:00:00", "2026-01-01T10:00:00", "2026-3-1 8:30:00"]) {
+    for (const bad of [
+      "2026-02-30 10:00:00",
+      "2026-13-01 00:00:00",
+      "2026-03-01 24:00:00",
+      "2026-01-01T10:00:00",
+      "2026-3-1 8:30:00",
+    ]) {
       it(`rejects the impossible or badly written reportedAt "${bad}" at the path reportedAt`, () => {
         const rejection = rejected(labReport({ reportedAt: bad }));
         expect(rejection.errors).to.deep.equal([
@@ -109,7 +137,9 @@ describe("ingestion report validation", () => {
     }
 
     it("rejects an impossible collectedAt at the path collectedAt", () => {
-      expect(fieldsOf(rejected(labReport({ collectedAt: "2025-02-29 07:00:00" })).errors)).to.deep.equal(["collectedAt"]);
+      expect(fieldsOf(rejected(labReport({ collectedAt: "2025-02-29 07:00:00" })).errors)).to.deep.equal([
+        "collectedAt",
+      ]);
     });
 
     it("rejects an item without value at items[1].value", () => {
@@ -117,7 +147,10 @@ describe("ingestion report validation", () => {
       delete (input.items as Record<string, unknown>[])[1]!.value;
       const rejection = rejected(input);
       expect(rejection.errors).to.deep.equal([
-        { field: "items[1].value", message: "value is required: send the result as a number, or as text for a qualitative result" },
+        {
+          field: "items[1].value",
+          message: "value is required: send the result as a number, or as text for a qualitative result",
+        },
       ]);
     });
 
@@ -273,7 +306,17 @@ describe("ingestion report validation", () => {
     it("ignores key order and unknown fields but changes when a value changes", () => {
       const base = contentHash(labReport());
       const reordered = Object.fromEntries(Object.entries(labReport({ extra: "ignored" })).reverse());
-      (reordered.items as Record<string, unknown>[])[1] = { unit: "mmol/L", value: 5.6, itemName: "钾", itemCode: "K", refHigh: 5.3, refLow: 3.5, resultType: "NUMERIC", abnormalFlag: "H", note: "x" };
+      (reordered.items as Record<string, unknown>[])[1] = {
+        unit: "mmol/L",
+        value: 5.6,
+        itemName: "钾",
+        itemCode: "K",
+        refHigh: 5.3,
+        refLow: 3.5,
+        resultType: "NUMERIC",
+        abnormalFlag: "H",
+        note: "x",
+      };
       expect(contentHash(reordered)).to.equal(base);
       expect(base).to.match(/^[0-9a-f]{64}$/);
 

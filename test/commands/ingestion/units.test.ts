@@ -26,7 +26,11 @@ describe("units in UCUM", () => {
   });
 
   it("has a UCUM code for every unit of the default dictionary, so every Observation we serve is coded", () => {
-    const units = new Set(loadDefaultDictionary().items.map((item) => item.unit).filter((unit) => unit !== ""));
+    const units = new Set(
+      loadDefaultDictionary()
+        .items.map((item) => item.unit)
+        .filter((unit) => unit !== ""),
+    );
     expect([...units].filter((unit) => ucumCodeOf(unit) === null)).to.deep.equal([]);
   });
 

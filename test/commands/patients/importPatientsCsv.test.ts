@@ -27,7 +27,12 @@ describe("importPatientsCsv", () => {
   const freshTenant = () => `csv${process.pid}_${tenantCount++}`;
 
   const run = async (tenant: string, csv: string) =>
-    importPatientsCsv(commandContext(hub.service.eventStore, { actor: "test" }), idCardRegister(hub.service.db, await loadIdentifierHasher(hub.service.db, undefined)), tenant, csv);
+    importPatientsCsv(
+      commandContext(hub.service.eventStore, { actor: "test" }),
+      idCardRegister(hub.service.db, await loadIdentifierHasher(hub.service.db, undefined)),
+      tenant,
+      csv,
+    );
   const patientsOf = (tenant: string) => readAsTenant(hub.service.db, tenant, listPatients);
 
   it("imports every valid row: BOM, CRLF, optional columns, the ways of writing active", async () => {
@@ -69,12 +74,16 @@ describe("importPatientsCsv", () => {
     const result = await run(tenant, csv);
     expect(result.rejected).to.deep.equal([
       { line: 3, message: "idCard check digit should be X, not 1 — the number was probably mistyped" },
-      { line: 4, message: "patientRef \"P 3\" must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit" },
+      {
+        line: 4,
+        message: "patientRef \"P 3\" must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit",
+      },
       { line: 5, message: 'active is "maybe"; write true/false, 1/0, yes/no or 是/否 (empty means true)' },
       { line: 6, message: "name is empty: give the patient's name as registered" },
       {
         line: 7,
-        message: "the row has fewer fields than the header's 5 columns; check for a missing or extra comma, and put a value that contains a comma in double quotes",
+        message:
+          "the row has fewer fields than the header's 5 columns; check for a missing or extra comma, and put a value that contains a comma in double quotes",
       },
       { line: 8, message: "patientRef P1 is also on line 2; keep one row per patient" },
       { line: 10, message: "idCard is empty: give the patient's 18-character national identity number" },
@@ -98,7 +107,9 @@ describe("importPatientsCsv", () => {
     await run(tenant, `patientRef,name,idCard\nP1,张三,${ID_A}\n`);
     const result = await run(tenant, `patientRef,name,idCard\nP9,张三,${ID_A}\nP2,李四,${ID_B}\n`);
     expect(result.created).to.equal(1);
-    expect(result.rejected).to.deep.equal([{ line: 2, message: "idCard is already registered to patient P1; update that patient instead." }]);
+    expect(result.rejected).to.deep.equal([
+      { line: 2, message: "idCard is already registered to patient P1; update that patient instead." },
+    ]);
   });
 
   it("refuses a file with wrong or missing headers and imports nothing", async () => {
@@ -107,7 +118,10 @@ describe("importPatientsCsv", () => {
     expect(wrong.created).to.equal(0);
     expect(wrong.rejected).to.have.length(1);
     expect(wrong.rejected[0]!.line).to.equal(1);
-    expect(wrong.rejected[0]!.message).to.include('unknown column "bed"').and.include("patientRef,name,idCard").and.include("hisPatientId,ward,active");
+    expect(wrong.rejected[0]!.message)
+      .to.include('unknown column "bed"')
+      .and.include("patientRef,name,idCard")
+      .and.include("hisPatientId,ward,active");
 
     const missing = await run(tenant, `patientRef,name\nP1,张三\n`);
     expect(missing.rejected).to.have.length(1);

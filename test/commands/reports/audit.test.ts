@@ -87,7 +87,11 @@ describe("report spec audit", () => {
     it("subtracts 40 per critical, never goes below 0, and counts info for nothing", () => {
       expect(scoreFindings([finding("critical")])).to.deep.equal({ score: 60, grade: "D", highest: "critical" });
       expect(scoreFindings([finding("critical"), finding("critical"), finding("critical")]).score).to.equal(0);
-      expect(scoreFindings([finding("info"), finding("info")])).to.deep.equal({ score: 100, grade: "A", highest: "info" });
+      expect(scoreFindings([finding("info"), finding("info")])).to.deep.equal({
+        score: 100,
+        grade: "A",
+        highest: "info",
+      });
     });
 
     it("puts the grade boundaries at 90, 80, 70 and 60", () => {
@@ -148,7 +152,9 @@ describe("report spec audit", () => {
     });
 
     it("ignores count(*) and a star that only appears inside a subquery", async () => {
-      const spec = specWithWardList("select ward as value, count(*) as n from (select * from patients) s group by ward order by 1");
+      const spec = specWithWardList(
+        "select ward as value, count(*) as n from (select * from patients) s group by ward order by 1",
+      );
       expect(rules((await auditSpec(spec)).findings)).to.not.include("select-star");
     });
 
@@ -204,7 +210,10 @@ describe("report spec audit", () => {
       expect(shadowing).to.have.length(1);
       expect(shadowing[0]).to.include({ severity: "info", where: "drills.byMonth.args[0]" });
       expect(shadowing[0]!.message).to.contain('"month"').and.contain("clicked row's value");
-      expect(only(audit.findings, "unused-param").map((f) => f.where), "{{month}} in the drill is the arg, so the param month is used nowhere").to.deep.equal(["params[2]"]);
+      expect(
+        only(audit.findings, "unused-param").map((f) => f.where),
+        "{{month}} in the drill is the arg, so the param month is used nowhere",
+      ).to.deep.equal(["params[2]"]);
     });
 
     it("does not count a drill arg used only in a top-level query as used by the drill", async () => {
@@ -217,7 +226,9 @@ describe("report spec audit", () => {
 
   describe("volatile-function", () => {
     it("finds pg_sleep inside a subquery and reports it as high", async () => {
-      const spec = specWithWardList("select ward as value from patients where exists (select 1 from (select pg_sleep(5)) s) order by 1");
+      const spec = specWithWardList(
+        "select ward as value from patients where exists (select 1 from (select pg_sleep(5)) s) order by 1",
+      );
       const found = await theFinding(spec, "volatile-function");
       expect(found).to.include({ severity: "high", where: "queries.wardList" });
       expect(found.message).to.contain("pg_sleep()");
@@ -254,7 +265,9 @@ describe("report spec audit", () => {
     });
 
     it("does not flag id_card used only in WHERE, in an aggregate, or in a star over the clinical relations", async () => {
-      const spec = specWithWardList("select count(distinct id_card) as n, ward as value from people where id_card is not null group by ward order by 2");
+      const spec = specWithWardList(
+        "select count(distinct id_card) as n, ward as value from people where id_card is not null group by ward order by 2",
+      );
       spec.queries.monthly!.sql =
         "select p.* from patients p where {{period.from}} is null and {{period.to}} is null and {{wards}} is null order by 1";
       expect(rules((await auditSpec(spec)).findings)).to.not.include("personal-identifier");
@@ -298,13 +311,17 @@ describe("report spec audit", () => {
 
   describe("cross-join", () => {
     it("flags two tables in one FROM with no condition linking them as medium", async () => {
-      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where r.std_code = 'KTV' order by 1");
+      const spec = specWithWardList(
+        "select p.ward as value from patients p, lab_results r where r.std_code = 'KTV' order by 1",
+      );
       const found = await theFinding(spec, "cross-join");
       expect(found).to.include({ severity: "medium", where: "queries.wardList" });
     });
 
     it("does not take a comparison with a subquery or a condition inside EXISTS as the join condition", async () => {
-      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where p.ward = (select max(ward) from patients) order by 1");
+      const spec = specWithWardList(
+        "select p.ward as value from patients p, lab_results r where p.ward = (select max(ward) from patients) order by 1",
+      );
       spec.queries.other = {
         sql:
           "select p.ward from patients p, lab_results r " +
@@ -316,12 +333,16 @@ describe("report spec audit", () => {
     });
 
     it("accepts a join condition written through functions such as lower(a.x) = lower(b.y)", async () => {
-      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where lower(r.patient_ref) = lower(p.patient_ref) order by 1");
+      const spec = specWithWardList(
+        "select p.ward as value from patients p, lab_results r where lower(r.patient_ref) = lower(p.patient_ref) order by 1",
+      );
       expect(rules((await auditSpec(spec)).findings)).to.not.include("cross-join");
     });
 
     it("accepts comma joins with a join condition, explicit CROSS JOIN, and a single-row CTE", async () => {
-      const spec = specWithWardList("select p.ward as value from patients p, lab_results r where r.patient_ref = p.patient_ref order by 1");
+      const spec = specWithWardList(
+        "select p.ward as value from patients p, lab_results r where r.patient_ref = p.patient_ref order by 1",
+      );
       spec.queries.extra = {
         sql:
           "with total as (select count(*) as n from patients) " +
@@ -384,20 +405,34 @@ describe("report spec audit", () => {
       const audit = await auditSpec(cleanSpec(), [
         { query: "queries.wardList", outcome: "ok" },
         { query: "queries.monthly", outcome: "failed", message: 'column "ktvv" does not exist.', line: 1, column: 12 },
-        { query: "drills.byMonth.queries.patients", outcome: "failed", message: "division by zero.", line: null, column: null },
+        {
+          query: "drills.byMonth.queries.patients",
+          outcome: "failed",
+          message: "division by zero.",
+          line: null,
+          column: null,
+        },
       ]);
       expect(audit.findings.map((f) => [f.rule, f.severity, f.where])).to.deep.equal([
         ["query-fails", "high", "queries.monthly"],
         ["query-fails", "high", "drills.byMonth.queries.patients"],
       ]);
-      expect(audit.findings[0]!.message).to.equal(`The query fails when run with the filters' defaults at line 1, column 12: column "ktvv" does not exist. Correct it: published as it is, viewers see this error in its place.`);
-      expect(audit.findings[1]!.message).to.match(/^The query fails when run with the filters' defaults: division by zero\. /);
+      expect(audit.findings[0]!.message).to.equal(
+        `The query fails when run with the filters' defaults at line 1, column 12: column "ktvv" does not exist. Correct it: published as it is, viewers see this error in its place.`,
+      );
+      expect(audit.findings[1]!.message).to.match(
+        /^The query fails when run with the filters' defaults: division by zero\. /,
+      );
       expect(audit).to.include({ score: 60, grade: "D", highest: "high" });
     });
 
     it("notes a query that could not be tried (info, no cost)", async () => {
-      const audit = await auditSpec(cleanSpec(), [{ query: "queries.monthly", outcome: "untried", reason: "This hospital's report queries are all busy." }]);
-      expect(audit.findings.map((f) => [f.rule, f.severity, f.where])).to.deep.equal([["query-untried", "info", "queries.monthly"]]);
+      const audit = await auditSpec(cleanSpec(), [
+        { query: "queries.monthly", outcome: "untried", reason: "This hospital's report queries are all busy." },
+      ]);
+      expect(audit.findings.map((f) => [f.rule, f.severity, f.where])).to.deep.equal([
+        ["query-untried", "info", "queries.monthly"],
+      ]);
       expect(audit).to.include({ score: 100, grade: "A" });
     });
   });

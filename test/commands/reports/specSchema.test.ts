@@ -1,5 +1,12 @@
 import { expect } from "chai";
-import { exportEnabled, renderPath, reportSpecSchema, specProblems, stripSql, type ReportSpec } from "../../../commands/reports/spec/specSchema.ts";
+import {
+  exportEnabled,
+  renderPath,
+  reportSpecSchema,
+  specProblems,
+  stripSql,
+  type ReportSpec,
+} from "../../../commands/reports/spec/specSchema.ts";
 
 /** The example of contract A.4, with the `…` of the drill SQL replaced by real SQL. */
 function exampleSpec(): Record<string, any> {
@@ -20,7 +27,16 @@ function exampleSpec(): Record<string, any> {
     },
     nodes: [
       { id: "intro", type: "text", markdown: "Monthly **Kt/V**" },
-      { id: "trend", type: "chart", chart: "line", title: "Kt/V by month", query: "monthly", x: "month", y: ["ktv"], drill: { target: "byMonth", args: { month: "month" } } },
+      {
+        id: "trend",
+        type: "chart",
+        chart: "line",
+        title: "Kt/V by month",
+        query: "monthly",
+        x: "month",
+        y: ["ktv"],
+        drill: { target: "byMonth", args: { month: "month" } },
+      },
       { id: "tbl", type: "table", title: "Detail", query: "monthly" },
       { id: "kpi", type: "stat", title: "Average", query: "monthly", column: "ktv" },
     ],
@@ -28,7 +44,11 @@ function exampleSpec(): Record<string, any> {
       byMonth: {
         title: "Patients in {month}",
         args: [{ name: "month", type: "date" }],
-        queries: { patients: { sql: "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join patients p using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', r.collected_at)::date = {{month}} order by r.collected_at" } },
+        queries: {
+          patients: {
+            sql: "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join patients p using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', r.collected_at)::date = {{month}} order by r.collected_at",
+          },
+        },
       },
     },
     export: { xlsx: true, docx: true },
@@ -54,7 +74,16 @@ describe("report specification schema", () => {
         { name: "d", label: "Day", type: "date", default: "2024-02-29" },
         { name: "n", label: "N", type: "numberRange", default: [null, 5] },
         { name: "t", label: "Text", type: "text" },
-        { name: "s", label: "One", type: "select", options: [{ value: "a", label: "A" }, { value: 2, label: "Two" }], default: 2 },
+        {
+          name: "s",
+          label: "One",
+          type: "select",
+          options: [
+            { value: "a", label: "A" },
+            { value: 2, label: "Two" },
+          ],
+          default: 2,
+        },
         { name: "b", label: "Flag", type: "boolean", default: false },
         { name: "m", label: "Many", type: "multiSelect", options: [{ value: "x", label: "X" }], default: ["x"] },
       ],
@@ -106,7 +135,9 @@ describe("report specification schema", () => {
       spec.params.push({ name: "wards", label: "Again", type: "text" });
       spec.params.push({ name: "colour", label: "Colour", type: "color" });
       expect(pathsOf(spec)).to.have.members(["params[0].name", "params[3].name", "params[4].type"]);
-      expect(problemAt(spec, "params[3].name")?.message).to.equal('name "wards" is already used by params[1]: give each param its own name.');
+      expect(problemAt(spec, "params[3].name")?.message).to.equal(
+        'name "wards" is already used by params[1]: give each param its own name.',
+      );
       expect(problemAt(spec, "params[4].type")?.message).to.include("dateRange").and.include("multiSelect");
     });
 
@@ -162,7 +193,9 @@ describe("report specification schema", () => {
       spec.queries.monthly.sql = "";
       spec.queries.wardList.sql = "x".repeat(100_001);
       expect(pathsOf(spec)).to.have.members(['queries["my query"]', "queries.monthly.sql", "queries.wardList.sql"]);
-      expect(problemAt(spec, "queries.monthly.sql")?.message).to.equal("sql must not be empty: write one select statement.");
+      expect(problemAt(spec, "queries.monthly.sql")?.message).to.equal(
+        "sql must not be empty: write one select statement.",
+      );
     });
 
     it("checks nodes: unique ids, known types, width 1–12, chart kinds, at least one y", () => {
@@ -171,20 +204,45 @@ describe("report specification schema", () => {
       spec.nodes.push({ id: "x", type: "map", query: "monthly" });
       spec.nodes.push({ id: "c", type: "chart", chart: "donut", query: "monthly", x: "month", y: [], width: 13 });
       spec.nodes.push({ id: "k", type: "stat", query: "monthly" });
-      expect(pathsOf(spec)).to.have.members(["nodes[4].id", "nodes[5].type", "nodes[6].chart", "nodes[6].y", "nodes[6].width", "nodes[7].column"]);
-      expect(problemAt(spec, "nodes[4].id")?.message).to.equal('id "tbl" is already used by nodes[2]: give each node its own id.');
+      expect(pathsOf(spec)).to.have.members([
+        "nodes[4].id",
+        "nodes[5].type",
+        "nodes[6].chart",
+        "nodes[6].y",
+        "nodes[6].width",
+        "nodes[7].column",
+      ]);
+      expect(problemAt(spec, "nodes[4].id")?.message).to.equal(
+        'id "tbl" is already used by nodes[2]: give each node its own id.',
+      );
       expect(problemAt(spec, "nodes[7].column")?.message).to.match(/^column is required/);
     });
 
     it("checks drills: arg types, duplicate args, title placeholders, at least one query; an arg may take a param's name", () => {
       const spec = exampleSpec();
-      spec.drills.other = { title: "Ward {ward}", args: [{ name: "w", type: "date" }, { name: "w", type: "colour" }], queries: {} };
-      expect(pathsOf(spec)).to.have.members(["drills.other.args[1].type", "drills.other.args[1].name", "drills.other.queries", "drills.other.title"]);
-      expect(problemAt(spec, "drills.other.title")?.message).to.equal("title refers to {ward}, which is not an arg of this drill: use one of {w}.");
+      spec.drills.other = {
+        title: "Ward {ward}",
+        args: [
+          { name: "w", type: "date" },
+          { name: "w", type: "colour" },
+        ],
+        queries: {},
+      };
+      expect(pathsOf(spec)).to.have.members([
+        "drills.other.args[1].type",
+        "drills.other.args[1].name",
+        "drills.other.queries",
+        "drills.other.title",
+      ]);
+      expect(problemAt(spec, "drills.other.title")?.message).to.equal(
+        "title refers to {ward}, which is not an arg of this drill: use one of {w}.",
+      );
       delete spec.drills.other;
       spec.drills.byMonth.args.push({ name: "month", type: "text" });
       spec.drills.byMonth.args.push({ name: "period", type: "date" });
-      expect(pathsOf(spec), "a duplicate arg is refused, an arg named like the param period is not").to.deep.equal(["drills.byMonth.args[1].name"]);
+      expect(pathsOf(spec), "a duplicate arg is refused, an arg named like the param period is not").to.deep.equal([
+        "drills.byMonth.args[1].name",
+      ]);
     });
 
     it("checks export switches", () => {
@@ -202,7 +260,10 @@ describe("report specification schema", () => {
       const spec = exampleSpec();
       spec.nodes[2].query = "monthlyy";
       expect(specProblems(spec)).to.deep.equal([
-        { path: "nodes[2].query", message: 'query "monthlyy" is not a query of this report: use one of wardList, monthly.' },
+        {
+          path: "nodes[2].query",
+          message: 'query "monthlyy" is not a query of this report: use one of wardList, monthly.',
+        },
       ]);
     });
 
@@ -215,7 +276,9 @@ describe("report specification schema", () => {
     it("a node's drill target must be a key of drills", () => {
       const spec = exampleSpec();
       spec.nodes[1].drill.target = "byWeek";
-      expect(specProblems(spec)).to.deep.equal([{ path: "nodes[1].drill.target", message: 'target "byWeek" is not a key of drills: use one of byMonth.' }]);
+      expect(specProblems(spec)).to.deep.equal([
+        { path: "nodes[1].drill.target", message: 'target "byWeek" is not a key of drills: use one of byMonth.' },
+      ]);
       delete spec.drills;
       expect(problemAt(spec, "nodes[1].drill.target")?.message).to.include("declare it under drills first");
     });
@@ -223,7 +286,9 @@ describe("report specification schema", () => {
     it("a node's drill args must be declared args of the target", () => {
       const spec = exampleSpec();
       spec.nodes[1].drill.args = { month: "month", ward: "ward" };
-      expect(specProblems(spec)).to.deep.equal([{ path: "nodes[1].drill.args.ward", message: '"ward" is not an arg of drill byMonth: use only month.' }]);
+      expect(specProblems(spec)).to.deep.equal([
+        { path: "nodes[1].drill.args.ward", message: '"ward" is not an arg of drill byMonth: use only month.' },
+      ]);
     });
 
     it("a drill node's query must be a query of that drill, not of the report", () => {
@@ -233,7 +298,10 @@ describe("report specification schema", () => {
         { id: "bad", type: "table", query: "monthly" },
       ];
       expect(specProblems(spec)).to.deep.equal([
-        { path: "drills.byMonth.nodes[1].query", message: 'query "monthly" is not a query of drill byMonth: use one of patients.' },
+        {
+          path: "drills.byMonth.nodes[1].query",
+          message: 'query "monthly" is not a query of drill byMonth: use one of patients.',
+        },
       ]);
     });
 

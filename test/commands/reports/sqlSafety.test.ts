@@ -26,12 +26,28 @@ describe("read-only check of report queries", () => {
       ["the A.4 option list query", WARD_LIST, PARAMS],
       ["the A.4 monthly query", MONTHLY, PARAMS],
       ["the A.4 drill query", PATIENTS, MONTH],
-      ["a drill query using report params and drill args", `${PATIENTS.replace(" order by", " and r.collected_at::date >= {{period.from}} order by")}`, [...PARAMS, ...MONTH]],
+      [
+        "a drill query using report params and drill args",
+        `${PATIENTS.replace(" order by", " and r.collected_at::date >= {{period.from}} order by")}`,
+        [...PARAMS, ...MONTH],
+      ],
       ["with … select", "with a as (select 1) select * from a", []],
-      ["a recursive CTE, a union and values", "with recursive n(i) as (select 1 union all select i + 1 from n where i < 5) select i from n union select * from (values (9)) v(i)", []],
+      [
+        "a recursive CTE, a union and values",
+        "with recursive n(i) as (select 1 union all select i + 1 from n where i < 5) select i from n union select * from (values (9)) v(i)",
+        [],
+      ],
       ["a trailing semicolon and comments", "-- monthly\nselect 1 /* one */;", []],
-      ["an optional clause ending at the end of a -- comment line", "select 1 where true [[and name = {{name}} -- by name\n]] order by 1", PARAMS],
-      ["a placeholder both in a comment and in the statement", "-- filters on {{name}}\nselect 1 where name = {{name}}", PARAMS],
+      [
+        "an optional clause ending at the end of a -- comment line",
+        "select 1 where true [[and name = {{name}} -- by name\n]] order by 1",
+        PARAMS,
+      ],
+      [
+        "a placeholder both in a comment and in the statement",
+        "-- filters on {{name}}\nselect 1 where name = {{name}}",
+        PARAMS,
+      ],
     ];
     for (const [what, sql, params] of accepted) {
       it(what, async () => {
@@ -65,7 +81,9 @@ describe("read-only check of report queries", () => {
       expect(await readOnlyProblem("with d as (delete from x returning *) select * from d", [])).to.equal(
         "The query has a WITH part that runs DELETE (a data-modifying CTE), but a query may only read: make every WITH part a select.",
       );
-      expect(await readOnlyProblem("with a as (select 1), u as (update x set y = 1 returning y) select * from a", [])).to.include("runs UPDATE");
+      expect(
+        await readOnlyProblem("with a as (select 1), u as (update x set y = 1 returning y) select * from a", []),
+      ).to.include("runs UPDATE");
     });
 
     it("select … into", async () => {
@@ -75,13 +93,17 @@ describe("read-only check of report queries", () => {
     it("a locking clause, also inside a subquery or a union", async () => {
       expect(await readOnlyProblem("select * from x for update", [])).to.include("locking clause");
       expect(await readOnlyProblem("select * from (select * from x for share) s", [])).to.include("locking clause");
-      expect(await readOnlyProblem("(select 1) union (select 2 from x for no key update)", [])).to.include("locking clause");
+      expect(await readOnlyProblem("(select 1) union (select 2 from x for no key update)", [])).to.include(
+        "locking clause",
+      );
     });
 
     it("a syntax error, saying where without echoing the SQL", async () => {
       const sql = "select ktv\nfrom lab_results\nwehre std_code = 'KTV'";
       const problem = await readOnlyProblem(sql, []);
-      expect(problem).to.equal('The query cannot be parsed: syntax error at or near "std_code" (at line 3, column 7 of the SQL); correct the SQL there.');
+      expect(problem).to.equal(
+        'The query cannot be parsed: syntax error at or near "std_code" (at line 3, column 7 of the SQL); correct the SQL there.',
+      );
       expect(problem).not.to.include("lab_results");
     });
 
@@ -91,7 +113,10 @@ describe("read-only check of report queries", () => {
     });
 
     it("an unterminated string, showing only a short piece of it", async () => {
-      const problem = await readOnlyProblem(`select 'a very long unterminated string that goes on and on ${"x".repeat(200)}`, []);
+      const problem = await readOnlyProblem(
+        `select 'a very long unterminated string that goes on and on ${"x".repeat(200)}`,
+        [],
+      );
       expect(problem).to.include("unterminated quoted string");
       expect(problem!.length).to.be.lessThan(200);
     });
@@ -101,24 +126,33 @@ describe("read-only check of report queries", () => {
     });
 
     it("a template error, as its sentence", async () => {
-      expect(await readOnlyProblem("select {{nope}}", PARAMS)).to.include("{{nope}} at line 1, column 8 does not name a declared param");
+      expect(await readOnlyProblem("select {{nope}}", PARAMS)).to.include(
+        "{{nope}} at line 1, column 8 does not name a declared param",
+      );
       expect(await readOnlyProblem("select 1 [[where a = {{name}}", PARAMS)).to.include("never closed");
     });
 
     it("a query that breaks once an optional value is null", async () => {
       const problem = await readOnlyProblem("select 1 from x where [[name = {{name}}]]", PARAMS);
-      expect(problem).to.match(/^With name null \(its optional clauses dropped\), the query cannot be parsed: syntax error at end of input/);
+      expect(problem).to.match(
+        /^With name null \(its optional clauses dropped\), the query cannot be parsed: syntax error at end of input/,
+      );
       expect(problem).to.include("where 1 = 1 [[and …]]");
     });
 
     it("an optional clause that hides a second statement inside a string literal", async () => {
       // Kept: one select comparing b to a string; dropped: "select 1 ; delete from x; --'".
       const problem = await readOnlyProblem("select 1 [[where a = {{name}} or b = ']]; delete from x; --'", PARAMS);
-      expect(problem).to.include("The optional clause [[ … ]] at line 1, column 10 ends inside a string literal, quoted name or comment");
+      expect(problem).to.include(
+        "The optional clause [[ … ]] at line 1, column 10 ends inside a string literal, quoted name or comment",
+      );
     });
 
     it("an optional clause that ends inside a -- comment", async () => {
-      const problem = await readOnlyProblem("select 1 where true [[and name = {{name}} -- by name ]] order by 1", PARAMS);
+      const problem = await readOnlyProblem(
+        "select 1 where true [[and name = {{name}} -- by name ]] order by 1",
+        PARAMS,
+      );
       expect(problem).to.include("ends inside a string literal, quoted name or comment");
     });
 
@@ -192,26 +226,36 @@ describe("what a query of the clinical data source may reach", () => {
     ]) {
       expect(await reach(sql!), sql).to.match(new RegExp(`^The query ${what}, `));
     }
-    expect(await reach("select pg_cancel_backend(1)"), "signalling, refused as before").to.match(/calls pg_cancel_backend\(\), which writes, changes the session or other sessions/);
+    expect(await reach("select pg_cancel_backend(1)"), "signalling, refused as before").to.match(
+      /calls pg_cancel_backend\(\), which writes, changes the session or other sessions/,
+    );
   });
 
   it("refuses what takes a transaction id, sleeps, locks or reads the server, and every function not on the allow-list (E.5)", async () => {
-    const beyond = "which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report SQL may not call it; use the functions listed in the report guide.";
-    const xid = "which takes a transaction id, which holds back every reader of new results until the report ends, but a query may only read: remove it.";
+    const beyond =
+      "which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report SQL may not call it; use the functions listed in the report guide.";
+    const xid =
+      "which takes a transaction id, which holds back every reader of new results until the report ends, but a query may only read: remove it.";
     // The query → what follows "The query calls " in its sentence.
     const refusals: Record<string, string> = {
       "select txid_current(), pg_sleep(9)": `txid_current(), ${xid}`,
       "select pg_current_xact_id()": `pg_current_xact_id(), ${xid}`,
-      "select pg_sleep_for('1 second')": "pg_sleep_for(), which sleeps, holding a report connection, but a query may only read: remove it.",
-      "select table_to_xml('pg_roles', true, false, '')": "table_to_xml, which reads relations by name, beyond the clinical data source: report SQL may not call it; use the functions listed in the report guide.",
+      "select pg_sleep_for('1 second')":
+        "pg_sleep_for(), which sleeps, holding a report connection, but a query may only read: remove it.",
+      "select table_to_xml('pg_roles', true, false, '')":
+        "table_to_xml, which reads relations by name, beyond the clinical data source: report SQL may not call it; use the functions listed in the report guide.",
       "select version()": `version, ${beyond}`,
       "select inet_server_addr()": `inet_server_addr, ${beyond}`,
       "select xmlelement(name x, 1), pg_catalog.current_database()": `pg_catalog.current_database, ${beyond}`,
-      "select count(*) from lab_results where pg_try_advisory_xact_lock(1)": "pg_try_advisory_xact_lock(), which writes, changes the session or other sessions, or runs SQL given as text, but a query may only read: remove it.",
-      "select public.my_helper(1)": "public.my_helper, a function outside PostgreSQL's own (pg_catalog): report SQL may call only the functions listed in the report guide.",
-      "select crosstab('select 1')": "crosstab, which is not one of the functions report SQL may call: use those listed in the report guide.",
+      "select count(*) from lab_results where pg_try_advisory_xact_lock(1)":
+        "pg_try_advisory_xact_lock(), which writes, changes the session or other sessions, or runs SQL given as text, but a query may only read: remove it.",
+      "select public.my_helper(1)":
+        "public.my_helper, a function outside PostgreSQL's own (pg_catalog): report SQL may call only the functions listed in the report guide.",
+      "select crosstab('select 1')":
+        "crosstab, which is not one of the functions report SQL may call: use those listed in the report guide.",
     };
-    for (const [sql, sentence] of Object.entries(refusals)) expect(await reach(sql), sql).to.equal(`The query calls ${sentence}`);
+    for (const [sql, sentence] of Object.entries(refusals))
+      expect(await reach(sql), sql).to.equal(`The query calls ${sentence}`);
   });
 
   it("lists in the report guide exactly the functions a clinical query may call", () => {
@@ -219,14 +263,25 @@ describe("what a query of the clinical data source may reach", () => {
     for (const [group, names] of Object.entries(CLINICAL_FUNCTION_GROUPS)) {
       const listed = guide.match(new RegExp(`^  - ${group}: ([^]*?)\\.$`, "m"))?.[1];
       expect(listed, group).to.be.a("string");
-      expect(listed!.replace(/\s+/g, " ").split(", ").map((name) => name.replace(/`/g, "")), group).to.deep.equal([...names]);
+      expect(
+        listed!
+          .replace(/\s+/g, " ")
+          .split(", ")
+          .map((name) => name.replace(/`/g, "")),
+        group,
+      ).to.deep.equal([...names]);
     }
   });
 
   it("refuses sleeping and taking a transaction id in a query of any data source", async () => {
     expect(await readOnlyProblem("select pg_sleep(1)", PARAMS)).to.match(/^The query calls pg_sleep\(\), which sleeps/);
-    expect(await readOnlyProblem("select txid_current()", PARAMS)).to.match(/^The query calls txid_current\(\), which takes a transaction id/);
-    expect(await readOnlyProblem("select my_schema.my_function(1), version()", PARAMS), "another database's own functions are its business").to.equal(null);
+    expect(await readOnlyProblem("select txid_current()", PARAMS)).to.match(
+      /^The query calls txid_current\(\), which takes a transaction id/,
+    );
+    expect(
+      await readOnlyProblem("select my_schema.my_function(1), version()", PARAMS),
+      "another database's own functions are its business",
+    ).to.equal(null);
   });
 
   it("leaves the relations of another data source to that database", async () => {

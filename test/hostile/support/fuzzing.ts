@@ -47,16 +47,24 @@ export async function fuzz(target: FuzzTarget, options: FuzzOptions): Promise<nu
       );
       requests.forEach((request, i) => {
         const answer = answers[i]!;
-        const broken = brokenPromises(target.iface, request, answer, { databaseWordsAllowed: target.databaseWordsAllowed });
+        const broken = brokenPromises(target.iface, request, answer, {
+          databaseWordsAllowed: target.databaseWordsAllowed,
+        });
         const extra = target.check?.(request, answer);
         if (extra) broken.push(extra);
         if (broken.length > 0) {
           const faults = options.faults?.().slice(-3).join("\n") ?? "";
-          throw new Error(`${target.name}: ${broken.join("; ")}\n${describeExchange(request, answer)}${faults ? `\nservice log:\n${faults}` : ""}`);
+          throw new Error(
+            `${target.name}: ${broken.join("; ")}\n${describeExchange(request, answer)}${faults ? `\nservice log:\n${faults}` : ""}`,
+          );
         }
       });
     }),
-    { numRuns: Math.ceil(target.count / options.concurrency), seed: seedFromEnv, endOnFailure: process.env.FUZZ_SHRINK !== "1" },
+    {
+      numRuns: Math.ceil(target.count / options.concurrency),
+      seed: seedFromEnv,
+      endOnFailure: process.env.FUZZ_SHRINK !== "1",
+    },
   );
   return fuzzTally.sent - before;
 }

@@ -23,7 +23,12 @@ export async function startHostileService(env: Record<string, string> = {}, conn
   // Fuzzing sends thousands of calls a second with one key: the rate limit is not under test here.
   const databaseUrl = await createTestDatabase(false);
   await withoutWaitingForDisk(databaseUrl);
-  const service = await startTestService({ databaseUrl, projections: allProjections, log, env: { OPEN_API_RATE_PER_SECOND: "1000000", OPEN_API_BURST: "1000000", ...env } });
+  const service = await startTestService({
+    databaseUrl,
+    projections: allProjections,
+    log,
+    env: { OPEN_API_RATE_PER_SECOND: "1000000", OPEN_API_BURST: "1000000", ...env },
+  });
   const tenant = await seedTenant(service, "h1");
   const client = rawHttpClient(service.url!, connections);
   return {

@@ -21,7 +21,7 @@ export const NASTY_STRINGS: readonly string[] = [
   "👩‍👩‍👧",
   "'",
   "''",
-  "\"",
+  '"',
   "\\",
   "' or '1'='1",
   "'; drop table events; --",
@@ -83,7 +83,19 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
 );
 
-const NUMBER_TOKENS = ["1e400", "-1e400", "-0", "1e-400", "123456789012345678901234567890", "9007199254740993", "1E+2", "-9.9e307", "0.1", "4.9e-324", "1.7976931348623157e308"];
+const NUMBER_TOKENS = [
+  "1e400",
+  "-1e400",
+  "-0",
+  "1e-400",
+  "123456789012345678901234567890",
+  "9007199254740993",
+  "1E+2",
+  "-9.9e307",
+  "0.1",
+  "4.9e-324",
+  "1.7976931348623157e308",
+];
 
 export const numberToken: fc.Arbitrary<string> = fc.oneof(
   fc.integer().map(String),
@@ -94,8 +106,30 @@ export const numberToken: fc.Arbitrary<string> = fc.oneof(
 /** JSON text of a string; JSON.stringify writes an unpaired surrogate as its \\u escape. */
 export const stringToken: fc.Arbitrary<string> = hostileString.map((s) => JSON.stringify(s));
 
-const KEYS = ["reports", "externalId", "patient", "idCard", "name", "items", "value", "version", "params", "drill", "args", "spec", "sql", "mode", "__proto__", "constructor", "toString", ""];
-const keyToken: fc.Arbitrary<string> = fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...KEYS).map((k) => JSON.stringify(k)) }, { weight: 1, arbitrary: stringToken });
+const KEYS = [
+  "reports",
+  "externalId",
+  "patient",
+  "idCard",
+  "name",
+  "items",
+  "value",
+  "version",
+  "params",
+  "drill",
+  "args",
+  "spec",
+  "sql",
+  "mode",
+  "__proto__",
+  "constructor",
+  "toString",
+  "",
+];
+const keyToken: fc.Arbitrary<string> = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom(...KEYS).map((k) => JSON.stringify(k)) },
+  { weight: 1, arbitrary: stringToken },
+);
 
 /** Any JSON text, a few levels deep, with hostile strings and numbers. */
 export const jsonText: fc.Arbitrary<string> = fc.letrec<{ value: string; array: string; object: string }>((tie) => ({
@@ -108,7 +142,9 @@ export const jsonText: fc.Arbitrary<string> = fc.letrec<{ value: string; array: 
     tie("object"),
   ),
   array: fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(",")}]`),
-  object: fc.array(fc.tuple(keyToken, tie("value")), { maxLength: 4 }).map((pairs) => `{${pairs.map(([k, v]) => `${k}:${v}`).join(",")}}`),
+  object: fc
+    .array(fc.tuple(keyToken, tie("value")), { maxLength: 4 })
+    .map((pairs) => `{${pairs.map(([k, v]) => `${k}:${v}`).join(",")}}`),
 })).value;
 
 /**
@@ -128,12 +164,18 @@ const MARK = "@@fuzz-value-";
  * JSON text of `base` with the value at some of `paths` replaced by hostile JSON (or removed):
  * near-valid input that gets past the first checks and reaches the deeper ones.
  */
-export function mutated(base: unknown, paths: readonly string[], options: { maxChanges?: number; valuesAt?: Record<string, fc.Arbitrary<string>> } = {}): fc.Arbitrary<string> {
+export function mutated(
+  base: unknown,
+  paths: readonly string[],
+  options: { maxChanges?: number; valuesAt?: Record<string, fc.Arbitrary<string>> } = {},
+): fc.Arbitrary<string> {
   const { maxChanges = 3, valuesAt = {} } = options;
   // A path with values of its own (e.g. SQL for a query's sql) takes those half of the time.
-  const change = fc.constantFrom(...paths).chain((path) =>
-    fc.tuple(fc.constant(path), Object.hasOwn(valuesAt, path) ? fc.oneof(fieldValue, valuesAt[path]!) : fieldValue),
-  );
+  const change = fc
+    .constantFrom(...paths)
+    .chain((path) =>
+      fc.tuple(fc.constant(path), Object.hasOwn(valuesAt, path) ? fc.oneof(fieldValue, valuesAt[path]!) : fieldValue),
+    );
   return fc.array(change, { minLength: 1, maxLength: maxChanges }).map((changes) => {
     const copy = structuredClone(base) as Record<string, unknown>;
     const replacements: string[] = [];
@@ -153,7 +195,10 @@ export function mutated(base: unknown, paths: readonly string[], options: { maxC
         replacements.push(value);
       }
     }
-    return JSON.stringify(copy).replace(new RegExp(`"${MARK}(\\d+)"`, "g"), (_all, n: string) => replacements[Number(n)]!);
+    return JSON.stringify(copy).replace(
+      new RegExp(`"${MARK}(\\d+)"`, "g"),
+      (_all, n: string) => replacements[Number(n)]!,
+    );
   });
 }
 
@@ -161,28 +206,91 @@ export function mutated(base: unknown, paths: readonly string[], options: { maxC
 export function brokenBody(valid: string): fc.Arbitrary<Buffer> {
   return fc.oneof(
     fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
-    fc.constantFrom(Buffer.from([0xff, 0xfe, 0xfd]), Buffer.from([0xc0, 0xaf]), Buffer.from('{"reports":[{"externalId":"\xff\xfe"}]}', "latin1"), Buffer.from([0xed, 0xa0, 0x80])),
+    fc.constantFrom(
+      Buffer.from([0xff, 0xfe, 0xfd]),
+      Buffer.from([0xc0, 0xaf]),
+      Buffer.from('{"reports":[{"externalId":"\xff\xfe"}]}', "latin1"),
+      Buffer.from([0xed, 0xa0, 0x80]),
+    ),
     fc.nat({ max: valid.length }).map((cut) => Buffer.from(valid.slice(0, cut))),
-    fc.tuple(fc.nat({ max: valid.length }), fc.uint8Array({ minLength: 1, maxLength: 4 })).map(([at, bytes]) => Buffer.concat([Buffer.from(valid.slice(0, at)), Buffer.from(bytes), Buffer.from(valid.slice(at))])),
+    fc
+      .tuple(fc.nat({ max: valid.length }), fc.uint8Array({ minLength: 1, maxLength: 4 }))
+      .map(([at, bytes]) =>
+        Buffer.concat([Buffer.from(valid.slice(0, at)), Buffer.from(bytes), Buffer.from(valid.slice(at))]),
+      ),
   );
 }
 
 /** Header values node:http will send: visible Latin-1, including bytes that are not UTF-8. */
 export const headerValue: fc.Arbitrary<string> = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 60 }),
-  fc.constantFrom("", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "bearer  x", "Bearer a b", "h1", "H1", "default", "../h1", "h1,h2", "%00", "\xff\xfe", "x".repeat(8000)),
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength: 60,
+  }),
+  fc.constantFrom(
+    "",
+    "Bearer",
+    "Bearer ",
+    "Basic dXNlcjpwYXNz",
+    "bearer  x",
+    "Bearer a b",
+    "h1",
+    "H1",
+    "default",
+    "../h1",
+    "h1,h2",
+    "%00",
+    "\xff\xfe",
+    "x".repeat(8000),
+  ),
 );
 
 /** Bytes of a string percent-encoded, as a URL carries them (an unpaired surrogate becomes U+FFFD). */
 export function percentEncoded(text: string): string {
-  return [...Buffer.from(text, "utf8")].map((b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`)).join("");
+  return [...Buffer.from(text, "utf8")]
+    .map((b) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, "0")}`,
+    )
+    .join("");
 }
 
 /** A path segment or query value as a hostile client writes it: encoded, raw Latin-1, or malformed escapes. */
 export const urlPiece: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: hostileString.map(percentEncoded) },
-  { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0x21, max: 0xff }).filter((c) => c !== 0x7f && c !== 0x23 && c !== 0x3f).map((c) => String.fromCharCode(c)), maxLength: 20 }) },
-  { weight: 1, arbitrary: fc.constantFrom("%", "%zz", "%ff%fe", "%c0%af", "%00", "%2e%2e%2f", "..", "..%5c", "%e0%a4%a", "%F0%9F%98", "+", "%2B", "a&b=c", "x=y") },
+  {
+    weight: 1,
+    arbitrary: fc.string({
+      unit: fc
+        .integer({ min: 0x21, max: 0xff })
+        .filter((c) => c !== 0x7f && c !== 0x23 && c !== 0x3f)
+        .map((c) => String.fromCharCode(c)),
+      maxLength: 20,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "%",
+      "%zz",
+      "%ff%fe",
+      "%c0%af",
+      "%00",
+      "%2e%2e%2f",
+      "..",
+      "..%5c",
+      "%e0%a4%a",
+      "%F0%9F%98",
+      "+",
+      "%2B",
+      "a&b=c",
+      "x=y",
+    ),
+  },
 );
 
 /** A query string of known and unknown names, repeated names included. */
@@ -190,7 +298,9 @@ export function queryString(names: readonly string[]): fc.Arbitrary<string> {
   const name = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: urlPiece });
   return fc
     .array(fc.tuple(name, fc.option(urlPiece, { nil: undefined })), { maxLength: 4 })
-    .map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([n, v]) => (v === undefined ? n : `${n}=${v}`)).join("&")}`));
+    .map((pairs) =>
+      pairs.length === 0 ? "" : `?${pairs.map(([n, v]) => (v === undefined ? n : `${n}=${v}`)).join("&")}`,
+    );
 }
 
 /** JSON text of an object from members given as JSON text; an undefined member is left out. */

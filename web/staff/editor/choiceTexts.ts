@@ -1,4 +1,10 @@
-import type { CHART_KINDS, COLUMN_ALIGNS, DRILL_ARG_TYPES, NODE_TYPES, PARAM_TYPES } from "../../../commands/reports/spec/specVocabulary.ts";
+import type {
+  CHART_KINDS,
+  COLUMN_ALIGNS,
+  DRILL_ARG_TYPES,
+  NODE_TYPES,
+  PARAM_TYPES,
+} from "../../../commands/reports/spec/specVocabulary.ts";
 import type { Lang } from "../../types.ts";
 
 /**
@@ -18,7 +24,16 @@ export interface ChoiceTexts {
 const zh: ChoiceTexts = {
   nodeTypes: { text: "文字", stat: "指标", table: "表格", chart: "图表" },
   chartKinds: { line: "折线图", bar: "柱状图", area: "面积图", pie: "饼图", scatter: "散点图" },
-  paramTypes: { date: "日期", dateRange: "日期范围", number: "数字", numberRange: "数字范围", text: "文字", select: "单选", multiSelect: "多选", boolean: "是/否" },
+  paramTypes: {
+    date: "日期",
+    dateRange: "日期范围",
+    number: "数字",
+    numberRange: "数字范围",
+    text: "文字",
+    select: "单选",
+    multiSelect: "多选",
+    boolean: "是/否",
+  },
   argTypes: { date: "日期", number: "数字", text: "文字", boolean: "是/否" },
   aligns: { left: "左对齐", center: "居中", right: "右对齐" },
   booleans: { true: "是", false: "否" },
@@ -27,7 +42,16 @@ const zh: ChoiceTexts = {
 const en: ChoiceTexts = {
   nodeTypes: { text: "Text", stat: "Figure", table: "Table", chart: "Chart" },
   chartKinds: { line: "Line chart", bar: "Bar chart", area: "Area chart", pie: "Pie chart", scatter: "Scatter plot" },
-  paramTypes: { date: "Date", dateRange: "Date range", number: "Number", numberRange: "Number range", text: "Text", select: "One choice", multiSelect: "Several choices", boolean: "Yes/no" },
+  paramTypes: {
+    date: "Date",
+    dateRange: "Date range",
+    number: "Number",
+    numberRange: "Number range",
+    text: "Text",
+    select: "One choice",
+    multiSelect: "Several choices",
+    boolean: "Yes/no",
+  },
   argTypes: { date: "Date", number: "Number", text: "Text", boolean: "Yes/no" },
   aligns: { left: "Left", center: "Centre", right: "Right" },
   booleans: { true: "Yes", false: "No" },
@@ -36,4 +60,5 @@ const en: ChoiceTexts = {
 export const choiceTextsFor = (lang: Lang): ChoiceTexts => (lang === "en" ? en : zh);
 
 /** The choices of a drop-down: each value with its word and, beside it, the value the spec holds. */
-export const worded = <V extends string>(values: readonly V[], words: Record<V, string>): Array<readonly [V, string]> => values.map((value) => [value, `${words[value]} (${value})`] as const);
+export const worded = <V extends string>(values: readonly V[], words: Record<V, string>): Array<readonly [V, string]> =>
+  values.map((value) => [value, `${words[value]} (${value})`] as const);

@@ -39,7 +39,12 @@ const themes = new Map<CompletionKinds, ReturnType<typeof EditorView.theme>>();
 function completionBadges(kinds: CompletionKinds) {
   let theme = themes.get(kinds);
   if (!theme) {
-    const words = Object.fromEntries(Object.entries(kinds).map(([kind, word]) => [`.cm-completionIcon-${kind}:after`, { content: JSON.stringify(word) }]));
+    const words = Object.fromEntries(
+      Object.entries(kinds).map(([kind, word]) => [
+        `.cm-completionIcon-${kind}:after`,
+        { content: JSON.stringify(word) },
+      ]),
+    );
     theme = EditorView.theme({
       ".cm-tooltip-autocomplete .cm-completionIcon": {
         width: "auto",
@@ -94,9 +99,16 @@ function itemCodeCompletions(context: { state: EditorState; pos: number }) {
   if (typed === undefined || itemCodes.length === 0) return null;
   const key = typed.toLowerCase();
   const wordStart = new RegExp(`(?:^|[^\\p{L}\\p{N}])${typed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "iu");
-  const starts = (item: ItemCompletion) => item.code.toLowerCase().startsWith(key) || item.label.toLowerCase().startsWith(key);
-  const found = itemCodes.filter((item) => item.name.includes(typed) || [item.code, item.label, item.nameEn].some((text) => wordStart.test(text)));
-  const options = [...found.filter(starts), ...found.filter((item) => !starts(item))].map((item) => ({ label: item.code, detail: item.title, type: "item" }));
+  const starts = (item: ItemCompletion) =>
+    item.code.toLowerCase().startsWith(key) || item.label.toLowerCase().startsWith(key);
+  const found = itemCodes.filter(
+    (item) => item.name.includes(typed) || [item.code, item.label, item.nameEn].some((text) => wordStart.test(text)),
+  );
+  const options = [...found.filter(starts), ...found.filter((item) => !starts(item))].map((item) => ({
+    label: item.code,
+    detail: item.title,
+    type: "item",
+  }));
   // Filtered here (by label and names too, which CodeMirror's own filter, on the code, would not find).
   return options.length === 0 ? null : { from: context.pos - typed.length, options, filter: false };
 }
@@ -126,7 +138,14 @@ function markRange(doc: Text, line: number, column: number): { from: number; to:
  * `describedBy` names beside the field; the first edit clears them, as they were for the SQL saved.
  * `kinds` are the words of the completions' badges.
  */
-export function sqlEditor(doc: string, label: string, path: string, onChange: (text: string) => void, kinds: CompletionKinds, marked: { marks: SqlMark[]; describedBy: string } | null = null): EditorView {
+export function sqlEditor(
+  doc: string,
+  label: string,
+  path: string,
+  onChange: (text: string) => void,
+  kinds: CompletionKinds,
+  marked: { marks: SqlMark[]; describedBy: string } | null = null,
+): EditorView {
   const plain = { "aria-label": label, "data-path": path };
   const attributes = new Compartment();
   let stale = marked !== null;
@@ -140,12 +159,20 @@ export function sqlEditor(doc: string, label: string, path: string, onChange: (t
       PostgreSQL.language.data.of({ autocomplete: itemCodeCompletions }),
       marked ? lintGutter() : [],
       EditorView.lineWrapping,
-      attributes.of(EditorView.contentAttributes.of(marked ? { ...plain, "aria-invalid": "true", "aria-describedby": marked.describedBy } : plain)),
+      attributes.of(
+        EditorView.contentAttributes.of(
+          marked ? { ...plain, "aria-invalid": "true", "aria-describedby": marked.describedBy } : plain,
+        ),
+      ),
       EditorView.updateListener.of((update) => {
         if (!update.docChanged) return;
         if (stale) {
           stale = false;
-          queueMicrotask(() => view.dispatch(setDiagnostics(view.state, []), { effects: attributes.reconfigure(EditorView.contentAttributes.of(plain)) }));
+          queueMicrotask(() =>
+            view.dispatch(setDiagnostics(view.state, []), {
+              effects: attributes.reconfigure(EditorView.contentAttributes.of(plain)),
+            }),
+          );
         }
         onChange(update.state.doc.toString());
       }),
@@ -153,7 +180,9 @@ export function sqlEditor(doc: string, label: string, path: string, onChange: (t
   });
   if (marked) {
     const diagnostics: Diagnostic[] = marked.marks.flatMap(({ line, column, message }) =>
-      line === null || column === null ? [] : [{ ...markRange(view.state.doc, line, column), severity: "error" as const, message, source: "service" }],
+      line === null || column === null
+        ? []
+        : [{ ...markRange(view.state.doc, line, column), severity: "error" as const, message, source: "service" }],
     );
     view.dispatch(setDiagnostics(view.state, diagnostics));
   }
@@ -223,12 +252,20 @@ export function jsonEditor(doc: string, label: string, onChange: (text: string) 
     },
     showProblems(problems) {
       const text = view.state.doc.toString();
-      serviceProblems = problems.map(({ path, message }) => ({ ...rangeOf(text, path), severity: "error", message, source: "service" }));
+      serviceProblems = problems.map(({ path, message }) => ({
+        ...rangeOf(text, path),
+        severity: "error",
+        message,
+        source: "service",
+      }));
       refresh();
     },
     reveal(path) {
       const { from, to } = rangeOf(view.state.doc.toString(), path);
-      view.dispatch({ selection: { anchor: from, head: to }, effects: EditorView.scrollIntoView(from, { y: "center" }) });
+      view.dispatch({
+        selection: { anchor: from, head: to },
+        effects: EditorView.scrollIntoView(from, { y: "center" }),
+      });
       view.focus();
     },
   };

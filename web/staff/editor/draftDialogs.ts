@@ -19,7 +19,12 @@ interface DialogActs<Choice> {
   claimed(error: unknown): boolean;
 }
 
-async function act<Choice>(acts: DialogActs<Choice>, choice: Choice, modal: { close(): void }, failure: { show(text: string | null): void }): Promise<void> {
+async function act<Choice>(
+  acts: DialogActs<Choice>,
+  choice: Choice,
+  modal: { close(): void },
+  failure: { show(text: string | null): void },
+): Promise<void> {
   let sent: boolean;
   try {
     sent = await acts.send(choice);
@@ -33,30 +38,54 @@ async function act<Choice>(acts: DialogActs<Choice>, choice: Choice, modal: { cl
 }
 
 /** What the publish dialog says of the draft's queries that fail, with the box to tick that publishes it all the same; null when none fails. */
-function failingQueries(texts: EditorTexts, failing: Finding[]): { element: HTMLElement; confirmed: HTMLInputElement } | null {
+function failingQueries(
+  texts: EditorTexts,
+  failing: Finding[],
+): { element: HTMLElement; confirmed: HTMLInputElement } | null {
   if (failing.length === 0) return null;
   const confirmed = el("input", { type: "checkbox", id: "publish-anyway" });
   const element = el(
     "div",
     { class: "publish-failing", id: "publish-failing" },
     el("p", {}, el("strong", {}, texts.publishFailing(failing.length))),
-    el("ul", {}, ...failing.map(({ where, message }) => el("li", { "data-query": where }, el("code", {}, where), " ", message))),
+    el(
+      "ul",
+      {},
+      ...failing.map(({ where, message }) => el("li", { "data-query": where }, el("code", {}, where), " ", message)),
+    ),
     el("div", { class: "form-field check" }, confirmed, el("label", { for: confirmed.id }, texts.publishAnyway)),
   );
   return { element, confirmed };
 }
 
 /** `failing`: the draft's audit findings of queries that failed when it was saved (query-fails); publishing them is confirmed first. */
-export function publishDialog(ctx: PageContext, texts: EditorTexts, acts: DialogActs<{ mode: Mode; note: string }>, failing: Finding[] = []): void {
+export function publishDialog(
+  ctx: PageContext,
+  texts: EditorTexts,
+  acts: DialogActs<{ mode: Mode; note: string }>,
+  failing: Finding[] = [],
+): void {
   const warning = failingQueries(texts, failing);
-  const dynamic = el("input", { type: "radio", name: "publish-mode", value: "dynamic", checked: true, id: "publish-dynamic" });
+  const dynamic = el("input", {
+    type: "radio",
+    name: "publish-mode",
+    value: "dynamic",
+    checked: true,
+    id: "publish-dynamic",
+  });
   const snapshot = el("input", { type: "radio", name: "publish-mode", value: "snapshot", id: "publish-snapshot" });
   const note = el("input", { type: "text", maxlength: 2000 });
   const failure = alertBox();
   const submit = el("button", { type: "submit", class: "primary" }, texts.publish.replace(/…$/, ""));
   openModal(texts.publishTitle, ctx.texts.close, (modal) => {
     if (warning) modal.dialog.setAttribute("aria-describedby", warning.element.id);
-    const mode = (input: HTMLInputElement, value: Mode) => el("div", { class: "form-field check" }, input, el("label", { for: input.id }, `${ctx.texts.modes[value] ?? value} — ${texts.modeHints[value]}`));
+    const mode = (input: HTMLInputElement, value: Mode) =>
+      el(
+        "div",
+        { class: "form-field check" },
+        input,
+        el("label", { for: input.id }, `${ctx.texts.modes[value] ?? value} — ${texts.modeHints[value]}`),
+      );
     const form = el(
       "form",
       { class: "publish-form", novalidate: true },
@@ -64,7 +93,12 @@ export function publishDialog(ctx: PageContext, texts: EditorTexts, acts: Dialog
       el("fieldset", {}, el("legend", {}, texts.mode), mode(dynamic, "dynamic"), mode(snapshot, "snapshot")),
       field("publish-note", texts.note, note, texts.publishNoteHint),
       failure.element,
-      el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, ctx.texts.cancel), submit),
+      el(
+        "div",
+        { class: "form-actions" },
+        el("button", { type: "button", onclick: () => modal.close() }, ctx.texts.cancel),
+        submit,
+      ),
     );
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -72,7 +106,9 @@ export function publishDialog(ctx: PageContext, texts: EditorTexts, acts: Dialog
         failure.show(texts.publishAnywayFirst);
         return warning.confirmed.focus();
       }
-      void whileSubmitting(submit, texts.publishing, failure, () => act(acts, { mode: snapshot.checked ? "snapshot" : "dynamic", note: note.value.trim() }, modal, failure));
+      void whileSubmitting(submit, texts.publishing, failure, () =>
+        act(acts, { mode: snapshot.checked ? "snapshot" : "dynamic", note: note.value.trim() }, modal, failure),
+      );
     });
     return [form];
   });
@@ -82,7 +118,19 @@ export function discardDialog(ctx: PageContext, texts: EditorTexts, acts: Dialog
   const failure = alertBox();
   const submit = el("button", { type: "button", class: "primary danger" }, texts.discard);
   openModal(texts.discard, ctx.texts.close, (modal) => {
-    submit.addEventListener("click", () => void whileSubmitting(submit, texts.discarding, failure, () => act(acts, undefined, modal, failure)));
-    return [el("p", {}, texts.discardConfirm), failure.element, el("div", { class: "form-actions" }, el("button", { type: "button", onclick: () => modal.close() }, ctx.texts.cancel), submit)];
+    submit.addEventListener(
+      "click",
+      () => void whileSubmitting(submit, texts.discarding, failure, () => act(acts, undefined, modal, failure)),
+    );
+    return [
+      el("p", {}, texts.discardConfirm),
+      failure.element,
+      el(
+        "div",
+        { class: "form-actions" },
+        el("button", { type: "button", onclick: () => modal.close() }, ctx.texts.cancel),
+        submit,
+      ),
+    ];
   });
 }

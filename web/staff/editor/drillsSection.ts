@@ -16,7 +16,11 @@ export function drillsSection(b: Binding, editors: Releasable[]): HTMLElement {
   const drills = isObject(spec.drills) ? spec.drills : {};
   const cards = Object.entries(drills).map(([key, drill]) => drillCard(b, editors, drills, key, drill));
   const add = structureButton(texts.addDrill, () => {
-    setAt(spec, ["drills", freeName("detail", Object.keys(drills))], { title: "", args: [], queries: { rows: { sql: "select 1 as value" } } });
+    setAt(spec, ["drills", freeName("detail", Object.keys(drills))], {
+      title: "",
+      args: [],
+      queries: { rows: { sql: "select 1 as value" } },
+    });
     b.changed(true);
   });
   return section(texts.drills, texts.drillsIntro, ["drills"], ...cards, add);
@@ -28,7 +32,8 @@ function drillCard(b: Binding, editors: Releasable[], drills: Json, key: string,
   const layer = isObject(drill) ? drill : {};
   // A renamed drill is renamed where the nodes of every layer open it.
   const rename = keyField(b, ["drills"], key, texts.drillName, (wanted) => {
-    for (const node of allNodes(b.spec, drills)) if (isObject(node.drill) && node.drill.target === key) node.drill.target = wanted;
+    for (const node of allNodes(b.spec, drills))
+      if (isObject(node.drill) && node.drill.target === key) node.drill.target = wanted;
   });
   const tools = removeTool(b, path, key);
   return card(
@@ -37,9 +42,23 @@ function drillCard(b: Binding, editors: Releasable[], drills: Json, key: string,
     tools,
     rename,
     textField(b, [...path, "title"], texts.drillTitle, { required: true, hint: texts.drillTitleHint }),
-    rowsField(b, [...path, "args"], texts.drillArgDefs, [{ key: "name", label: texts.name, kind: "text" }, { key: "type", label: texts.type, kind: "select", choices: worded(DRILL_ARG_TYPES, texts.choices.argTypes) }], { text: texts.addArg, blank: () => ({ name: "", type: "text" }) }),
+    rowsField(
+      b,
+      [...path, "args"],
+      texts.drillArgDefs,
+      [
+        { key: "name", label: texts.name, kind: "text" },
+        { key: "type", label: texts.type, kind: "select", choices: worded(DRILL_ARG_TYPES, texts.choices.argTypes) },
+      ],
+      { text: texts.addArg, blank: () => ({ name: "", type: "text" }) },
+    ),
     el("div", { class: "sub-section" }, el("h4", {}, texts.queries), ...queryCards(b, editors, [...path, "queries"])),
-    el("div", { class: "sub-section" }, el("h4", {}, texts.drillNodes), ...nodeCards(b, [...path, "nodes"], memberNames(layer.queries))),
+    el(
+      "div",
+      { class: "sub-section" },
+      el("h4", {}, texts.drillNodes),
+      ...nodeCards(b, [...path, "nodes"], memberNames(layer.queries)),
+    ),
   );
 }
 

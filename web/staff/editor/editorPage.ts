@@ -33,9 +33,15 @@ export function editorPage(ctx: PageContext, reportId: string | null): HTMLEleme
     const entry = (await ctx.api.all<ReportListEntry>("/api/reports")).find((report) => report.id === reportId);
     if (!entry) throw new ApiError(404, `There is no report ${reportId}.`);
     const version = entry.hasDraft ? "draft" : entry.publishedVersion!;
-    const [source, versions] = await Promise.all([sourceOf(ctx, reportId, version), ctx.api.all<VersionEntry>(`/api/reports/${segment(reportId)}/versions`)]);
+    const [source, versions] = await Promise.all([
+      sourceOf(ctx, reportId, version),
+      ctx.api.all<VersionEntry>(`/api/reports/${segment(reportId)}/versions`),
+    ]);
     // Each is stored: a published version's with it, the draft's as its last save answered it.
-    const audit = version === "draft" ? await draftAuditOf(ctx, reportId) : await ctx.api.get<Audit>(`/api/reports/${segment(reportId)}/versions/${segment(version)}/audit`);
+    const audit =
+      version === "draft"
+        ? await draftAuditOf(ctx, reportId)
+        : await ctx.api.get<Audit>(`/api/reports/${segment(reportId)}/versions/${segment(version)}/audit`);
     return editor(ctx, texts, frame, entry, source, versions, audit, version === "draft");
   });
   void load();
@@ -49,24 +55,57 @@ export function editorPage(ctx: PageContext, reportId: string | null): HTMLEleme
 async function offerDictionary(ctx: PageContext): Promise<void> {
   try {
     const { items } = await ctx.api.get<LabItemDictionary>("/api/dictionary/lab-items");
-    offerItemCodes(items.map((item) => ({ code: item.code, label: item.label, name: item.name, nameEn: item.nameEn, title: ctx.texts.itemTitle(item) })));
+    offerItemCodes(
+      items.map((item) => ({
+        code: item.code,
+        label: item.label,
+        name: item.name,
+        nameEn: item.nameEn,
+        title: ctx.texts.itemTitle(item),
+      })),
+    );
   } catch {
     // Completions of codes are missed, nothing else.
   }
 }
 
 /** `audit` is the audit of what the editor starts from: the draft's when `fromDraft`, else the version's. */
-function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry: ReportListEntry | null, loaded: LoadedSource, versions: VersionEntry[], audit: Audit | null, fromDraft: boolean): HTMLElement {
+function editor(
+  ctx: PageContext,
+  texts: EditorTexts,
+  frame: HTMLElement,
+  entry: ReportListEntry | null,
+  loaded: LoadedSource,
+  versions: VersionEntry[],
+  audit: Audit | null,
+  fromDraft: boolean,
+): HTMLElement {
   const state = editorState(entry, loaded, fromDraft ? audit : null);
   // The toolbar's buttons act on the whole editor (`parts`, put together below); none is pressed before.
-  const toolbar = editorToolbar(state, texts, { save: () => void save(parts), publish: () => void publish(parts), discard: () => discard(parts) });
+  const toolbar = editorToolbar(state, texts, {
+    save: () => void save(parts),
+    publish: () => void publish(parts),
+    discard: () => discard(parts),
+  });
   const identity = reportIdentity(state, texts, toolbar.dirty);
   const conflictBox = el("div", { class: "editor-conflict", role: "alert", hidden: true });
   const views = editorViews(state, texts, toolbar);
   const findings = findingsPanels(ctx, texts, views.goTo);
   const preview = previewPane(ctx, texts);
   const versionsSlot = el("div", { class: "versions-slot" });
-  const parts: EditorParts = { ctx, texts, state, heading: frame.querySelector("h1")!, identity, toolbar, views, findings, conflictBox, preview, versions: { slot: versionsSlot, shown: versions, panel: null } };
+  const parts: EditorParts = {
+    ctx,
+    texts,
+    state,
+    heading: frame.querySelector("h1")!,
+    identity,
+    toolbar,
+    views,
+    findings,
+    conflictBox,
+    preview,
+    versions: { slot: versionsSlot, shown: versions, panel: null },
+  };
   guardUnsavedWork(parts, frame);
 
   views.drawForm();
@@ -74,8 +113,25 @@ function editor(ctx: PageContext, texts: EditorTexts, frame: HTMLElement, entry:
   if (state.exists) showVersions(parts, versions);
   toolbar.refreshButtons();
   showPreview(parts);
-  const editorPane = el("section", { class: "editor-pane", "aria-label": texts.views }, identity.element, toolbar.element, toolbar.problem.element, conflictBox, findings.problemsBox, findings.auditBox, views.tabs, views.formPanel, views.jsonPanel);
-  return el("div", { class: "editor" }, el("div", { class: "editor-columns" }, editorPane, preview.element), versionsSlot);
+  const editorPane = el(
+    "section",
+    { class: "editor-pane", "aria-label": texts.views },
+    identity.element,
+    toolbar.element,
+    toolbar.problem.element,
+    conflictBox,
+    findings.problemsBox,
+    findings.auditBox,
+    views.tabs,
+    views.formPanel,
+    views.jsonPanel,
+  );
+  return el(
+    "div",
+    { class: "editor" },
+    el("div", { class: "editor-columns" }, editorPane, preview.element),
+    versionsSlot,
+  );
 }
 
 /**

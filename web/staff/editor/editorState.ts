@@ -40,9 +40,16 @@ export interface EditorState {
 }
 
 /** A new report: an empty spec on the clinical data source, and no draft to be based on. */
-export const blankSource = (): LoadedSource => ({ source: { title: "", datasource: "clinical", spec: { version: 1, title: "", params: [], queries: {}, nodes: [] } }, etag: null });
+export const blankSource = (): LoadedSource => ({
+  source: { title: "", datasource: "clinical", spec: { version: 1, title: "", params: [], queries: {}, nodes: [] } },
+  etag: null,
+});
 
-export function editorState(entry: ReportListEntry | null, loaded: LoadedSource, draftAudit: Audit | null): EditorState {
+export function editorState(
+  entry: ReportListEntry | null,
+  loaded: LoadedSource,
+  draftAudit: Audit | null,
+): EditorState {
   return {
     id: entry?.id ?? "",
     datasource: loaded.source.datasource,
@@ -73,7 +80,10 @@ export async function draftAuditOf(ctx: PageContext, reportId: string): Promise<
  * draft's own, or null when the editor starts from a published version (no draft expected).
  */
 export async function sourceOf(ctx: PageContext, reportId: string, version: string): Promise<LoadedSource> {
-  const { body, headers } = await ctx.api.exchange<Source>("GET", `/api/reports/${segment(reportId)}/versions/${segment(version)}/source`);
+  const { body, headers } = await ctx.api.exchange<Source>(
+    "GET",
+    `/api/reports/${segment(reportId)}/versions/${segment(version)}/source`,
+  );
   return { source: body, etag: version === "draft" ? headers.get("etag") : null };
 }
 

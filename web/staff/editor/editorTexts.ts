@@ -261,7 +261,8 @@ const zh: Omit<EditorTexts, "choices"> = {
   queryName: "查询名称",
   sqlOf: (name) => `查询 ${name} 的 SQL`,
   completionKinds: { keyword: "关键字", type: "类型", table: "表", property: "列", item: "项目", constant: "别名" },
-  queryFailed: (line, column) => (line === null ? "保存草稿时这个查询运行失败：" : `保存草稿时这个查询运行失败，位置在第 ${line} 行第 ${column} 列：`),
+  queryFailed: (line, column) =>
+    line === null ? "保存草稿时这个查询运行失败：" : `保存草稿时这个查询运行失败，位置在第 ${line} 行第 ${column} 列：`,
 
   nodes: "内容",
   nodesIntro: "报表从上到下显示的文字、指标、表格和图表。",
@@ -340,7 +341,8 @@ const zh: Omit<EditorTexts, "choices"> = {
   mode: "模式",
   modeHints: { dynamic: "动态：每次打开时查询最新数据。", snapshot: "快照：发布时冻结数据。" },
   publishNoteHint: "这个版本改了什么。",
-  publishFailing: (count) => `这个草稿有 ${count} 个查询在用筛选默认值运行时失败；照此发布，查看者会在这些查询的位置看到错误：`,
+  publishFailing: (count) =>
+    `这个草稿有 ${count} 个查询在用筛选默认值运行时失败；照此发布，查看者会在这些查询的位置看到错误：`,
   publishAnyway: "我知道这些查询会失败，仍然发布",
   publishAnywayFirst: "要发布含失败查询的草稿，请先勾选“仍然发布”；或者取消，改正查询后再保存。",
   compare: "比较版本",
@@ -361,9 +363,11 @@ const zh: Omit<EditorTexts, "choices"> = {
 const en: Omit<EditorTexts, "choices"> = {
   newReport: "New report",
   editReport: (title) => `Edit report: ${title}`,
-  editorIntro: "Edit the report in the form or as JSON; “Save and preview” shows the draft on the right. Publish it as a new version when it is right.",
+  editorIntro:
+    "Edit the report in the form or as JSON; “Save and preview” shows the draft on the right. Publish it as a new version when it is right.",
   reportId: "Report id",
-  reportIdHint: "1 to 64 lower-case letters, digits or '-', starting with a letter or digit; it cannot change once saved.",
+  reportIdHint:
+    "1 to 64 lower-case letters, digits or '-', starting with a letter or digit; it cannot change once saved.",
   reportIdInvalid: "The report id must be 1 to 64 lower-case letters, digits or '-', starting with a letter or digit.",
   datasource: "Data source",
   datasourceHint: "Default: clinical (the dialysis clinical data).",
@@ -430,13 +434,24 @@ const en: Omit<EditorTexts, "choices"> = {
   addOption: "Add option",
 
   queries: "Queries",
-  queriesIntro: "Each query is one read-only select statement; filters bind as {{name}}, and [[ … ]] is an optional clause.",
+  queriesIntro:
+    "Each query is one read-only select statement; filters bind as {{name}}, and [[ … ]] is an optional clause.",
   addQuery: "Add query",
   query: (name) => `Query ${name}`,
   queryName: "Query name",
   sqlOf: (name) => `SQL of query ${name}`,
-  completionKinds: { keyword: "keyword", type: "type", table: "table", property: "column", item: "item", constant: "alias" },
-  queryFailed: (line, column) => (line === null ? "This query failed when the draft was saved: " : `This query failed when the draft was saved, at line ${line}, column ${column}: `),
+  completionKinds: {
+    keyword: "keyword",
+    type: "type",
+    table: "table",
+    property: "column",
+    item: "item",
+    constant: "alias",
+  },
+  queryFailed: (line, column) =>
+    line === null
+      ? "This query failed when the draft was saved: "
+      : `This query failed when the draft was saved, at line ${line}, column ${column}: `,
 
   nodes: "Content",
   nodesIntro: "The texts, figures, tables and charts of the report, from top to bottom.",
@@ -470,7 +485,8 @@ const en: Omit<EditorTexts, "choices"> = {
   refLines: "Reference lines",
   addRefLine: "Add reference line",
   seriesLabels: "Series names",
-  seriesLabelsHint: "What the legend and tooltip show instead of a column's name, e.g. spKt/V for column ktv. Only y or right-axis columns.",
+  seriesLabelsHint:
+    "What the legend and tooltip show instead of a column's name, e.g. spKt/V for column ktv. Only y or right-axis columns.",
   addSeriesLabel: "Add series name",
   highlight: "Highlight",
   highlightHint: "The first rule that matches marks the value; give each rule one of below, above or between.",
@@ -518,7 +534,8 @@ const en: Omit<EditorTexts, "choices"> = {
   publishFailing: (count) =>
     `${count === 1 ? "1 query of this draft fails" : `${count} queries of this draft fail`} when run with the filters' defaults; published as it is, viewers see the error in ${count === 1 ? "its place" : "their places"}:`,
   publishAnyway: "I know these queries fail: publish anyway",
-  publishAnywayFirst: "To publish a draft whose queries fail, tick “publish anyway” first; or cancel, correct the queries and save again.",
+  publishAnywayFirst:
+    "To publish a draft whose queries fail, tick “publish anyway” first; or cancel, correct the queries and save again.",
   compare: "Compare versions",
   compareIntro: "What differs between two versions' specifications, side by side.",
   compareFrom: "Older",
@@ -534,6 +551,9 @@ const en: Omit<EditorTexts, "choices"> = {
   draft: "draft",
 };
 
-const EDITOR_TEXTS: Record<Lang, EditorTexts> = { zh: { ...zh, choices: choiceTextsFor("zh") }, en: { ...en, choices: choiceTextsFor("en") } };
+const EDITOR_TEXTS: Record<Lang, EditorTexts> = {
+  zh: { ...zh, choices: choiceTextsFor("zh") },
+  en: { ...en, choices: choiceTextsFor("en") },
+};
 
 export const editorTextsFor = (lang: Lang): EditorTexts => EDITOR_TEXTS[lang];

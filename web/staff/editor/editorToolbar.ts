@@ -14,11 +14,31 @@ export interface ReportIdentity {
 }
 
 export function reportIdentity(state: EditorState, texts: EditorTexts, dirty: () => void): ReportIdentity {
-  const idInput = el("input", { type: "text", value: state.id, required: true, readonly: state.exists, autocomplete: "off", spellcheck: "false" });
-  const datasourceInput = el("input", { type: "text", value: state.datasource, autocomplete: "off", spellcheck: "false" });
+  const idInput = el("input", {
+    type: "text",
+    value: state.id,
+    required: true,
+    readonly: state.exists,
+    autocomplete: "off",
+    spellcheck: "false",
+  });
+  const datasourceInput = el("input", {
+    type: "text",
+    value: state.datasource,
+    autocomplete: "off",
+    spellcheck: "false",
+  });
   idInput.addEventListener("input", () => ((state.id = idInput.value.trim()), markInvalid(idInput, null)));
-  datasourceInput.addEventListener("input", () => ((state.datasource = datasourceInput.value.trim() || "clinical"), dirty()));
-  const element = el("div", { class: "editor-identity" }, field("report-id", texts.reportId, idInput, state.exists ? undefined : texts.reportIdHint), field("report-datasource", texts.datasource, datasourceInput, texts.datasourceHint));
+  datasourceInput.addEventListener(
+    "input",
+    () => ((state.datasource = datasourceInput.value.trim() || "clinical"), dirty()),
+  );
+  const element = el(
+    "div",
+    { class: "editor-identity" },
+    field("report-id", texts.reportId, idInput, state.exists ? undefined : texts.reportIdHint),
+    field("report-datasource", texts.datasource, datasourceInput, texts.datasourceHint),
+  );
   return { element, idInput, datasourceInput };
 }
 
@@ -41,10 +61,26 @@ export interface EditorToolbar {
 }
 
 export function editorToolbar(state: EditorState, texts: EditorTexts, actions: ToolbarActions): EditorToolbar {
-  const status = el("p", { class: "editor-status muted", role: "status" }, state.hasDraft || !state.exists ? "" : texts.noDraftYet);
-  const saveButton = el("button", { type: "button", class: "primary", "data-action": "save", onclick: () => actions.save() }, texts.save);
-  const publishButton = el("button", { type: "button", "data-action": "publish", onclick: () => actions.publish() }, texts.publish);
-  const discardButton = el("button", { type: "button", class: "remove", "data-action": "discard", onclick: () => actions.discard() }, texts.discard);
+  const status = el(
+    "p",
+    { class: "editor-status muted", role: "status" },
+    state.hasDraft || !state.exists ? "" : texts.noDraftYet,
+  );
+  const saveButton = el(
+    "button",
+    { type: "button", class: "primary", "data-action": "save", onclick: () => actions.save() },
+    texts.save,
+  );
+  const publishButton = el(
+    "button",
+    { type: "button", "data-action": "publish", onclick: () => actions.publish() },
+    texts.publish,
+  );
+  const discardButton = el(
+    "button",
+    { type: "button", class: "remove", "data-action": "discard", onclick: () => actions.discard() },
+    texts.discard,
+  );
   const problem = alertBox();
   const element = el("div", { class: "editor-toolbar" }, saveButton, publishButton, discardButton, status);
   const refreshButtons = () => {

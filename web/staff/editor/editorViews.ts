@@ -30,7 +30,11 @@ export interface EditorViews {
   destroy(): void;
 }
 
-export function editorViews(state: EditorState, texts: EditorTexts, toolbar: Pick<EditorToolbar, "problem" | "dirty">): EditorViews {
+export function editorViews(
+  state: EditorState,
+  texts: EditorTexts,
+  toolbar: Pick<EditorToolbar, "problem" | "dirty">,
+): EditorViews {
   let view: ViewName = "form";
   let form: SpecForm | null = null;
   let json: JsonEditor | null = null;

@@ -24,10 +24,24 @@ export function findingsPanels(ctx: PageContext, texts: EditorTexts, goTo: (path
   // A place the editor can find is a button that goes there; any other stays a name.
   const whereLink = (where: string) => {
     const path = parsePath(where);
-    return path ? el("button", { type: "button", class: "link", "data-go": where, onclick: () => goTo(path) }, el("code", {}, where)) : el("code", {}, where);
+    return path
+      ? el(
+          "button",
+          { type: "button", class: "link", "data-go": where, onclick: () => goTo(path) },
+          el("code", {}, where),
+        )
+      : el("code", {}, where);
   };
   const finding = ({ rule, severity, where, message }: Finding) =>
-    el("li", { "data-rule": rule }, el("span", { class: `severity severity-${severity}` }, ctx.texts.severities[severity] ?? severity), " ", whereLink(where), " ", message);
+    el(
+      "li",
+      { "data-rule": rule },
+      el("span", { class: `severity severity-${severity}` }, ctx.texts.severities[severity] ?? severity),
+      " ",
+      whereLink(where),
+      " ",
+      message,
+    );
   return {
     problemsBox,
     auditBox,
@@ -35,14 +49,28 @@ export function findingsPanels(ctx: PageContext, texts: EditorTexts, goTo: (path
       problemsBox.hidden = problems.length === 0;
       problemsBox.replaceChildren(
         el("p", {}, el("strong", {}, texts.problemsTitle(problems.length))),
-        el("ul", {}, ...problems.map((problem) => el("li", {}, problem.path ? whereLink(renderPath(problem.path) || "spec") : null, " ", problem.message))),
+        el(
+          "ul",
+          {},
+          ...problems.map((problem) =>
+            el("li", {}, problem.path ? whereLink(renderPath(problem.path) || "spec") : null, " ", problem.message),
+          ),
+        ),
       );
     },
     showAudit(audit) {
       if (!audit) return void auditBox.replaceChildren();
       auditBox.replaceChildren(
-        el("p", {}, el("span", { class: `grade grade-${audit.grade}` }, audit.grade), " ", texts.auditTitle(audit.grade, audit.score)),
-        audit.findings.length === 0 ? el("p", { class: "muted" }, texts.auditNone) : el("ul", { class: "finding-list" }, ...audit.findings.map(finding)),
+        el(
+          "p",
+          {},
+          el("span", { class: `grade grade-${audit.grade}` }, audit.grade),
+          " ",
+          texts.auditTitle(audit.grade, audit.score),
+        ),
+        audit.findings.length === 0
+          ? el("p", { class: "muted" }, texts.auditNone)
+          : el("ul", { class: "finding-list" }, ...audit.findings.map(finding)),
       );
     },
   };

@@ -8,7 +8,8 @@ import { structureButton, type Binding } from "./formFields.ts";
 import { renderPath, setAt, valueAt, type Segment } from "./specPaths.ts";
 
 export type Json = Record<string, unknown>;
-export const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 /** Choices whose labels are their values (the format's own words). */
 export const same = (values: readonly string[]) => values.map((value) => [value, value] as const);
 /** The names of an object's members (a layer's queries, the drills); none when it is not an object. */
@@ -16,7 +17,12 @@ export const memberNames = (members: unknown) => (isObject(members) ? Object.key
 
 /** One member of the spec as a card; `data-path` lets a problem the service names find it. */
 export const card = (path: Segment[], heading: string, tools: Node, ...content: Node[]) =>
-  el("div", { class: "spec-card", "data-path": renderPath(path) }, el("div", { class: "spec-card-head" }, el("h3", {}, heading), tools), el("div", { class: "spec-card-body" }, ...content));
+  el(
+    "div",
+    { class: "spec-card", "data-path": renderPath(path) },
+    el("div", { class: "spec-card-head" }, el("h3", {}, heading), tools),
+    el("div", { class: "spec-card-body" }, ...content),
+  );
 
 /** Up, down and remove for the entry `i` of an array (filters, nodes), where order matters. */
 export function moveButtons(b: Binding, list: unknown[], i: number, what: string): HTMLElement {
@@ -24,15 +30,27 @@ export function moveButtons(b: Binding, list: unknown[], i: number, what: string
   return el(
     "span",
     { class: "card-tools" },
-    structureButton("↑", () => (list.splice(i - 1, 0, ...list.splice(i, 1)), b.changed(true)), { label: `${texts.moveUp}: ${what}`, disabled: i === 0 }),
-    structureButton("↓", () => (list.splice(i + 1, 0, ...list.splice(i, 1)), b.changed(true)), { label: `${texts.moveDown}: ${what}`, disabled: i === list.length - 1 }),
-    structureButton(texts.remove, () => (list.splice(i, 1), b.changed(true)), { label: texts.removeWhat(what), className: "small remove" }),
+    structureButton("↑", () => (list.splice(i - 1, 0, ...list.splice(i, 1)), b.changed(true)), {
+      label: `${texts.moveUp}: ${what}`,
+      disabled: i === 0,
+    }),
+    structureButton("↓", () => (list.splice(i + 1, 0, ...list.splice(i, 1)), b.changed(true)), {
+      label: `${texts.moveDown}: ${what}`,
+      disabled: i === list.length - 1,
+    }),
+    structureButton(texts.remove, () => (list.splice(i, 1), b.changed(true)), {
+      label: texts.removeWhat(what),
+      className: "small remove",
+    }),
   );
 }
 
 /** Remove for a named member of an object (a query, a drill), where the name is the place. */
 export function removeTool(b: Binding, path: Segment[], what: string): HTMLElement {
-  const remove = structureButton(b.texts.remove, () => (setAt(b.spec, path, undefined), b.changed(true)), { label: b.texts.removeWhat(what), className: "small remove" });
+  const remove = structureButton(b.texts.remove, () => (setAt(b.spec, path, undefined), b.changed(true)), {
+    label: b.texts.removeWhat(what),
+    className: "small remove",
+  });
   return el("span", { class: "card-tools" }, remove);
 }
 
@@ -40,13 +58,29 @@ export function removeTool(b: Binding, path: Segment[], what: string): HTMLEleme
  * The name of a member of the object at `objectPath` (a query, a drill): a new name that is free
  * renames it in place, keeping its place among the others, and `renamed` follows it where it is named.
  */
-export function keyField(b: Binding, objectPath: Segment[], key: string, label: string, renamed: (wanted: string) => void): HTMLElement {
+export function keyField(
+  b: Binding,
+  objectPath: Segment[],
+  key: string,
+  label: string,
+  renamed: (wanted: string) => void,
+): HTMLElement {
   const members = valueAt(b.spec, objectPath) as Json;
-  const input = el("input", { type: "text", value: key, required: true, "data-path": renderPath([...objectPath, key]), id: `name-of-${renderPath([...objectPath, key])}` });
+  const input = el("input", {
+    type: "text",
+    value: key,
+    required: true,
+    "data-path": renderPath([...objectPath, key]),
+    id: `name-of-${renderPath([...objectPath, key])}`,
+  });
   input.addEventListener("change", () => {
     const wanted = input.value.trim();
     if (!wanted || wanted === key || wanted in members) return void (input.value = key);
-    setAt(b.spec, objectPath, Object.fromEntries(Object.entries(members).map(([name, value]) => [name === key ? wanted : name, value])));
+    setAt(
+      b.spec,
+      objectPath,
+      Object.fromEntries(Object.entries(members).map(([name, value]) => [name === key ? wanted : name, value])),
+    );
     renamed(wanted);
     b.changed(true);
   });

@@ -27,7 +27,13 @@ function labelled(label: string, control: Control, path: Segment[], hint?: strin
   control.dataset.path = renderPath(path);
   const hintId = `${control.id}-hint`;
   if (hint) control.setAttribute("aria-describedby", hintId);
-  return el("div", { class: wide ? "form-field wide" : "form-field" }, el("label", { for: control.id }, label), control, hint ? el("p", { class: "hint", id: hintId }, hint) : null);
+  return el(
+    "div",
+    { class: wide ? "form-field wide" : "form-field" },
+    el("label", { for: control.id }, label),
+    control,
+    hint ? el("p", { class: "hint", id: hintId }, hint) : null,
+  );
 }
 
 /** Shows (or clears) a sentence under a control and marks it invalid. */
@@ -46,7 +52,12 @@ export function markInvalid(control: HTMLElement, message: string | null): void 
 
 const present = (value: unknown) => value !== undefined && value !== null;
 
-export function textField(b: Binding, path: Segment[], label: string, options: { hint?: string; multiline?: boolean; required?: boolean; structural?: boolean } = {}): HTMLElement {
+export function textField(
+  b: Binding,
+  path: Segment[],
+  label: string,
+  options: { hint?: string; multiline?: boolean; required?: boolean; structural?: boolean } = {},
+): HTMLElement {
   const current = valueAt(b.spec, path);
   const control = options.multiline ? el("textarea", { rows: 4 }) : el("input", { type: "text" });
   control.value = present(current) ? String(current) : "";
@@ -59,12 +70,18 @@ export function textField(b: Binding, path: Segment[], label: string, options: {
 }
 
 /** A number, or the member left out when empty; what is not a number is said, not written. */
-export function numberField(b: Binding, path: Segment[], label: string, options: { hint?: string; min?: number; max?: number } = {}): HTMLElement {
+export function numberField(
+  b: Binding,
+  path: Segment[],
+  label: string,
+  options: { hint?: string; min?: number; max?: number } = {},
+): HTMLElement {
   const current = valueAt(b.spec, path);
   const control = el("input", { type: "number", step: "any", min: options.min, max: options.max });
   control.value = typeof current === "number" ? String(current) : "";
   control.addEventListener("input", () => {
-    if (control.value !== "" && !Number.isFinite(control.valueAsNumber)) return markInvalid(control, b.texts.invalidNumber);
+    if (control.value !== "" && !Number.isFinite(control.valueAsNumber))
+      return markInvalid(control, b.texts.invalidNumber);
     markInvalid(control, null);
     setAt(b.spec, path, control.value === "" ? undefined : control.valueAsNumber);
     b.changed();
@@ -73,13 +90,20 @@ export function numberField(b: Binding, path: Segment[], label: string, options:
 }
 
 /** A choice among `choices` ([value, label]); `empty` adds a first choice that leaves the member out. */
-export function selectField(b: Binding, path: Segment[], label: string, choices: ReadonlyArray<readonly [string, string]>, options: { empty?: string; structural?: boolean; hint?: string; after?: (value: string) => void } = {}): HTMLElement {
+export function selectField(
+  b: Binding,
+  path: Segment[],
+  label: string,
+  choices: ReadonlyArray<readonly [string, string]>,
+  options: { empty?: string; structural?: boolean; hint?: string; after?: (value: string) => void } = {},
+): HTMLElement {
   const current = valueAt(b.spec, path);
   const control = el("select", {});
   if (options.empty !== undefined) control.append(el("option", { value: "" }, options.empty));
   for (const [value, text] of choices) control.append(el("option", { value }, text));
   // A value the spec holds that is not among the choices (a query since renamed) stays visible.
-  if (typeof current === "string" && current !== "" && !choices.some(([value]) => value === current)) control.append(el("option", { value: current }, current));
+  if (typeof current === "string" && current !== "" && !choices.some(([value]) => value === current))
+    control.append(el("option", { value: current }, current));
   control.value = typeof current === "string" ? current : "";
   control.addEventListener("change", () => {
     setAt(b.spec, path, control.value === "" ? undefined : control.value);
@@ -94,7 +118,12 @@ export function selectField(b: Binding, path: Segment[], label: string, choices:
  * member out; otherwise `on` writes true. `dropEmptyParent`: an object left empty goes too
  * (`export: {}` says nothing that leaving it out does not).
  */
-export function checkField(b: Binding, path: Segment[], label: string, options: { defaultOn?: boolean; dropEmptyParent?: boolean } = {}): HTMLElement {
+export function checkField(
+  b: Binding,
+  path: Segment[],
+  label: string,
+  options: { defaultOn?: boolean; dropEmptyParent?: boolean } = {},
+): HTMLElement {
   const current = valueAt(b.spec, path);
   const control = el("input", { type: "checkbox" });
   control.checked = options.defaultOn ? current !== false : current === true;
@@ -104,7 +133,8 @@ export function checkField(b: Binding, path: Segment[], label: string, options: 
     setAt(b.spec, path, options.defaultOn ? (control.checked ? undefined : false) : control.checked ? true : undefined);
     const parent = path.slice(0, -1);
     const holder = valueAt(b.spec, parent);
-    if (options.dropEmptyParent && typeof holder === "object" && holder !== null && Object.keys(holder).length === 0) setAt(b.spec, parent, undefined);
+    if (options.dropEmptyParent && typeof holder === "object" && holder !== null && Object.keys(holder).length === 0)
+      setAt(b.spec, parent, undefined);
     b.changed();
   });
   return el("div", { class: "form-field check" }, control, el("label", { for: control.id }, label));
@@ -116,7 +146,10 @@ export function listField(b: Binding, path: Segment[], label: string, hint: stri
   const control = el("input", { type: "text" });
   control.value = Array.isArray(current) ? current.join(", ") : "";
   control.addEventListener("input", () => {
-    const names = control.value.split(",").map((name) => name.trim()).filter(Boolean);
+    const names = control.value
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
     setAt(b.spec, path, names.length ? names : undefined);
     b.changed();
   });
@@ -127,7 +160,11 @@ export function listField(b: Binding, path: Segment[], label: string, hint: stri
 export function pairField(b: Binding, path: Segment[], label: string): HTMLElement {
   const current = valueAt(b.spec, path);
   const ends = [0, 1].map((i) => {
-    const input = el("input", { type: "number", step: "any", "aria-label": `${label} ${i === 0 ? b.texts.from : b.texts.to}` });
+    const input = el("input", {
+      type: "number",
+      step: "any",
+      "aria-label": `${label} ${i === 0 ? b.texts.from : b.texts.to}`,
+    });
     input.value = Array.isArray(current) && typeof current[i] === "number" ? String(current[i]) : "";
     return input;
   });
@@ -137,13 +174,32 @@ export function pairField(b: Binding, path: Segment[], label: string): HTMLEleme
     b.changed();
   };
   for (const input of ends) input.addEventListener("input", write);
-  const box = el("div", { class: "form-field pair", "data-path": renderPath(path) }, el("span", { class: "label" }, label), el("span", { class: "pair-inputs" }, ends[0]!, "–", ends[1]!));
+  const box = el(
+    "div",
+    { class: "form-field pair", "data-path": renderPath(path) },
+    el("span", { class: "label" }, label),
+    el("span", { class: "pair-inputs" }, ends[0]!, "–", ends[1]!),
+  );
   return box;
 }
 
 /** A small button that changes the spec's structure (add, remove, move). */
-export function structureButton(text: string, onClick: () => void, options: { label?: string; className?: string; disabled?: boolean } = {}): HTMLButtonElement {
-  return el("button", { type: "button", class: options.className ?? "small", "aria-label": options.label ?? null, disabled: options.disabled ?? false, onclick: onClick }, text);
+export function structureButton(
+  text: string,
+  onClick: () => void,
+  options: { label?: string; className?: string; disabled?: boolean } = {},
+): HTMLButtonElement {
+  return el(
+    "button",
+    {
+      type: "button",
+      class: options.className ?? "small",
+      "aria-label": options.label ?? null,
+      disabled: options.disabled ?? false,
+      onclick: onClick,
+    },
+    text,
+  );
 }
 
 export interface RowColumn {
@@ -159,7 +215,8 @@ export interface RowsCodec {
   write(rows: Array<Record<string, unknown>>): unknown;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** An array of objects, left out when empty. */
 export const objectRows: RowsCodec = {
@@ -173,8 +230,14 @@ export const objectRows: RowsCodec = {
  * form never changes it.
  */
 export const stringOrObjectRows = (member: string): RowsCodec => ({
-  read: (value) => (Array.isArray(value) ? value.map((entry) => (typeof entry === "string" ? { [member]: entry } : isObject(entry) ? entry : {})) : []),
-  write: (rows) => (rows.length ? rows.map((row) => (Object.keys(row).length === 1 && typeof row[member] === "string" ? row[member] : row)) : undefined),
+  read: (value) =>
+    Array.isArray(value)
+      ? value.map((entry) => (typeof entry === "string" ? { [member]: entry } : isObject(entry) ? entry : {}))
+      : [],
+  write: (rows) =>
+    rows.length
+      ? rows.map((row) => (Object.keys(row).length === 1 && typeof row[member] === "string" ? row[member] : row))
+      : undefined,
 });
 
 /**
@@ -215,14 +278,19 @@ export function rowsField(
   const body = el("tbody");
   rows.forEach((_, i) => {
     const cells = columns.map((column) => el("td", {}, rowControl(local, ["rows", i, column.key], column)));
-    const remove = structureButton("×", () => {
-      rows.splice(i, 1);
-      local.changed(true);
-    }, { label: `${b.texts.remove} ${i + 1}`, className: "small remove" });
+    const remove = structureButton(
+      "×",
+      () => {
+        rows.splice(i, 1);
+        local.changed(true);
+      },
+      { label: `${b.texts.remove} ${i + 1}`, className: "small remove" },
+    );
     body.append(el("tr", { "data-row": String(i) }, ...cells, el("td", {}, remove)));
   });
   // Problems name the spec's paths, not the copy's.
-  for (const control of body.querySelectorAll<HTMLElement>("[data-path]")) control.dataset.path = control.dataset.path!.replace(/^rows/, here);
+  for (const control of body.querySelectorAll<HTMLElement>("[data-path]"))
+    control.dataset.path = control.dataset.path!.replace(/^rows/, here);
   const add = structureButton(adding.text, () => {
     rows.push(adding.blank());
     local.changed(true);
@@ -233,7 +301,14 @@ export function rowsField(
     { class: "rows-field", "data-path": here, "aria-describedby": hintId },
     el("legend", {}, label),
     hintId ? el("p", { class: "hint", id: hintId }, options.hint!) : null,
-    rows.length ? el("table", { class: "rows" }, el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c.label)), el("td", {}))), body) : null,
+    rows.length
+      ? el(
+          "table",
+          { class: "rows" },
+          el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c.label)), el("td", {}))),
+          body,
+        )
+      : null,
     add,
   );
 }
@@ -257,5 +332,11 @@ function rowControl(b: Binding, path: Segment[], column: RowColumn): Child {
 /** A section of the form with its heading and an introduction. */
 export function section(title: string, intro: string | null, path: Segment[] | null, ...content: Child[]): HTMLElement {
   const id = nextId();
-  return el("section", { class: "spec-section", "aria-labelledby": id, "data-path": path ? renderPath(path) : null }, el("h2", { id }, title), intro ? el("p", { class: "hint" }, intro) : null, ...content);
+  return el(
+    "section",
+    { class: "spec-section", "aria-labelledby": id, "data-path": path ? renderPath(path) : null },
+    el("h2", { id }, title),
+    intro ? el("p", { class: "hint" }, intro) : null,
+    ...content,
+  );
 }

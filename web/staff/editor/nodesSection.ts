@@ -2,10 +2,28 @@
  * A layer's content nodes in the form (the report's own, or a drill's): a card each with the fields
  * its type takes (text, stat, table, chart) and, for tables and charts, the drill-through they open.
  */
-import { CHART_KINDS, COLUMN_ALIGNS, HIGHLIGHT_TONES, NODE_TYPES } from "../../../commands/reports/spec/specVocabulary.ts";
+import {
+  CHART_KINDS,
+  COLUMN_ALIGNS,
+  HIGHLIGHT_TONES,
+  NODE_TYPES,
+} from "../../../commands/reports/spec/specVocabulary.ts";
 import { el } from "../dom.ts";
 import { card, freeName, isObject, memberNames, moveButtons, same, type Json } from "./formCards.ts";
-import { checkField, listField, mapRows, numberField, rowsField, selectField, stringOrObjectRows, structureButton, textField, type Binding, type RowColumn, type RowsCodec } from "./formFields.ts";
+import {
+  checkField,
+  listField,
+  mapRows,
+  numberField,
+  rowsField,
+  selectField,
+  stringOrObjectRows,
+  structureButton,
+  textField,
+  type Binding,
+  type RowColumn,
+  type RowsCodec,
+} from "./formFields.ts";
 import { renderPath, setAt, valueAt, type Segment } from "./specPaths.ts";
 import { worded } from "./choiceTexts.ts";
 
@@ -31,10 +49,18 @@ function nodeFields(b: Binding, path: Segment[], node: Json, layerQueries: strin
   const { texts } = b;
   const common: Node[] = [
     textField(b, [...path, "id"], texts.nodeId, { required: true }),
-    selectField(b, [...path, "type"], texts.nodeType, worded(NODE_TYPES, texts.choices.nodeTypes), { structural: true, after: (type) => retypeNode(node, type) }),
+    selectField(b, [...path, "type"], texts.nodeType, worded(NODE_TYPES, texts.choices.nodeTypes), {
+      structural: true,
+      after: (type) => retypeNode(node, type),
+    }),
     numberField(b, [...path, "width"], texts.width, { hint: texts.widthHint, min: 1, max: 12 }),
   ];
-  if (node.type === "text") return [...common, textField(b, [...path, "markdown"], texts.markdown, { multiline: true }), checkField(b, [...path, "print"], texts.printed, { defaultOn: true })];
+  if (node.type === "text")
+    return [
+      ...common,
+      textField(b, [...path, "markdown"], texts.markdown, { multiline: true }),
+      checkField(b, [...path, "print"], texts.printed, { defaultOn: true }),
+    ];
   const titled = [...common, textField(b, [...path, "title"], texts.title)];
   const query = () => selectField(b, [...path, "query"], texts.queryOfNode, same(layerQueries), { empty: texts.none });
   if (node.type === "stat") return [...titled, ...statFields(b, path, query)];
@@ -51,7 +77,14 @@ function statFields(b: Binding, path: Segment[], query: () => HTMLElement): Node
     textField(b, [...path, "column"], texts.column),
     textField(b, [...path, "format"], texts.format, { hint: texts.statFormatHint }),
     textField(b, [...path, "unit"], texts.unit),
-    rowsField(b, [...path, "highlight"], texts.highlight, highlightColumns(b, false), { text: texts.addRule, blank: () => ({ below: 0, tone: "danger" }) }, { hint: texts.highlightHint }),
+    rowsField(
+      b,
+      [...path, "highlight"],
+      texts.highlight,
+      highlightColumns(b, false),
+      { text: texts.addRule, blank: () => ({ below: 0, tone: "danger" }) },
+      { hint: texts.highlightHint },
+    ),
   ];
 }
 
@@ -67,8 +100,22 @@ function tableFields(b: Binding, path: Segment[], query: () => HTMLElement): Nod
   ];
   return [
     query(),
-    rowsField(b, [...path, "columns"], texts.columns, columnRows, { text: texts.addColumn, blank: () => ({ column: "" }) }, { hint: `${texts.columnsHint} ${texts.formatHint}`, codec: stringOrObjectRows("column") }),
-    rowsField(b, [...path, "highlight"], texts.highlight, highlightColumns(b, true), { text: texts.addRule, blank: () => ({ column: "", below: 0, tone: "danger" }) }, { hint: texts.highlightHint }),
+    rowsField(
+      b,
+      [...path, "columns"],
+      texts.columns,
+      columnRows,
+      { text: texts.addColumn, blank: () => ({ column: "" }) },
+      { hint: `${texts.columnsHint} ${texts.formatHint}`, codec: stringOrObjectRows("column") },
+    ),
+    rowsField(
+      b,
+      [...path, "highlight"],
+      texts.highlight,
+      highlightColumns(b, true),
+      { text: texts.addRule, blank: () => ({ column: "", below: 0, tone: "danger" }) },
+      { hint: texts.highlightHint },
+    ),
   ];
 }
 
@@ -85,8 +132,27 @@ function chartFields(b: Binding, path: Segment[], query: () => HTMLElement): Nod
     textField(b, [...path, "yLabel"], texts.yLabel),
     textField(b, [...path, "y2Label"], texts.y2Label),
     checkField(b, [...path, "stacked"], texts.stacked),
-    rowsField(b, [...path, "labels"], texts.seriesLabels, [{ key: "column", label: texts.column, kind: "text" }, { key: "label", label: texts.label, kind: "text" }], { text: texts.addSeriesLabel, blank: () => ({ column: "", label: "" }) }, { hint: texts.seriesLabelsHint, codec: seriesLabelRows }),
-    rowsField(b, [...path, "refLines"], texts.refLines, [{ key: "value", label: texts.value, kind: "number" }, { key: "label", label: texts.label, kind: "text" }], { text: texts.addRefLine, blank: () => ({ value: 0 }) }),
+    rowsField(
+      b,
+      [...path, "labels"],
+      texts.seriesLabels,
+      [
+        { key: "column", label: texts.column, kind: "text" },
+        { key: "label", label: texts.label, kind: "text" },
+      ],
+      { text: texts.addSeriesLabel, blank: () => ({ column: "", label: "" }) },
+      { hint: texts.seriesLabelsHint, codec: seriesLabelRows },
+    ),
+    rowsField(
+      b,
+      [...path, "refLines"],
+      texts.refLines,
+      [
+        { key: "value", label: texts.value, kind: "number" },
+        { key: "label", label: texts.label, kind: "text" },
+      ],
+      { text: texts.addRefLine, blank: () => ({ value: 0 }) },
+    ),
   ];
 }
 
@@ -103,7 +169,12 @@ const highlightColumns = ({ texts }: Binding, withColumn: boolean): RowColumn[] 
   { key: "below", label: texts.below, kind: "number" },
   { key: "above", label: texts.above, kind: "number" },
   { key: "between", label: texts.between, kind: "pair" },
-  { key: "tone", label: texts.tone, kind: "select", choices: HIGHLIGHT_TONES.map((tone) => [tone, texts.tones[tone] ?? tone] as const) },
+  {
+    key: "tone",
+    label: texts.tone,
+    kind: "select",
+    choices: HIGHLIGHT_TONES.map((tone) => [tone, texts.tones[tone] ?? tone] as const),
+  },
 ];
 
 /** The drill a table's row or a chart's point opens, and which of its columns fill the drill's args. */
@@ -111,13 +182,24 @@ function drillField(b: Binding, path: Segment[], node: Json): HTMLElement {
   const { spec, texts } = b;
   const drillPath = [...path, "drill"];
   const drillNames = memberNames(spec.drills);
-  const target = el("select", { "data-path": renderPath([...drillPath, "target"]), id: `drill-target-${renderPath(path)}` }, el("option", { value: "" }, texts.drillNone), ...drillNames.map((name) => el("option", { value: name }, name)));
+  const target = el(
+    "select",
+    { "data-path": renderPath([...drillPath, "target"]), id: `drill-target-${renderPath(path)}` },
+    el("option", { value: "" }, texts.drillNone),
+    ...drillNames.map((name) => el("option", { value: name }, name)),
+  );
   const current = isObject(node.drill) ? String(node.drill.target ?? "") : "";
   // A target the spec names that is not among the drills (one since removed) stays visible.
   if (current && !drillNames.includes(current)) target.append(el("option", { value: current }, current));
   target.value = current;
   target.addEventListener("change", () => {
-    setAt(spec, drillPath, target.value ? { target: target.value, args: isObject(node.drill) && isObject(node.drill.args) ? node.drill.args : {} } : undefined);
+    setAt(
+      spec,
+      drillPath,
+      target.value
+        ? { target: target.value, args: isObject(node.drill) && isObject(node.drill.args) ? node.drill.args : {} }
+        : undefined,
+    );
     b.changed(true);
   });
   return el(
@@ -126,7 +208,17 @@ function drillField(b: Binding, path: Segment[], node: Json): HTMLElement {
     el("legend", {}, texts.drill),
     el("div", { class: "form-field" }, el("label", { for: target.id }, texts.drillTarget), target),
     current
-      ? rowsField(b, [...drillPath, "args"], texts.drillArgs, [{ key: "arg", label: texts.arg, kind: "text" }, { key: "column", label: texts.column, kind: "text" }], { text: texts.addArg, blank: () => ({ arg: "", column: "" }) }, { codec: mapRows("arg", "column") })
+      ? rowsField(
+          b,
+          [...drillPath, "args"],
+          texts.drillArgs,
+          [
+            { key: "arg", label: texts.arg, kind: "text" },
+            { key: "column", label: texts.column, kind: "text" },
+          ],
+          { text: texts.addArg, blank: () => ({ arg: "", column: "" }) },
+          { codec: mapRows("arg", "column") },
+        )
       : null,
   );
 }
@@ -136,9 +228,28 @@ const NODE_MEMBERS: Record<string, readonly string[]> = {
   text: ["markdown", "print"],
   stat: ["title", "query", "column", "format", "unit", "highlight"],
   table: ["title", "query", "columns", "highlight", "drill"],
-  chart: ["title", "chart", "query", "x", "y", "y2", "xLabel", "yLabel", "y2Label", "stacked", "labels", "refLines", "drill"],
+  chart: [
+    "title",
+    "chart",
+    "query",
+    "x",
+    "y",
+    "y2",
+    "xLabel",
+    "yLabel",
+    "y2Label",
+    "stacked",
+    "labels",
+    "refLines",
+    "drill",
+  ],
 };
-const NODE_STARTS: Record<string, Json> = { text: { markdown: "" }, stat: { column: "" }, table: {}, chart: { chart: "bar", x: "", y: [] } };
+const NODE_STARTS: Record<string, Json> = {
+  text: { markdown: "" },
+  stat: { column: "" },
+  table: {},
+  chart: { chart: "bar", x: "", y: [] },
+};
 
 function retypeNode(node: Json, type: string): void {
   const kept = new Set(["id", "type", "width", ...(NODE_MEMBERS[type] ?? [])]);

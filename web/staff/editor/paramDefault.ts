@@ -19,21 +19,31 @@ export function paramDefaultField(b: Binding, paramPath: Segment[]): HTMLElement
     b.changed();
   };
   const box = (...controls: Array<Node | string>) =>
-    el("div", { class: "form-field", "data-path": renderPath(path), role: "group", "aria-label": texts.defaultValue }, el("span", { class: "label" }, texts.defaultValue), el("span", { class: "default-inputs" }, ...controls), el("p", { class: "hint" }, texts.defaultHint));
+    el(
+      "div",
+      { class: "form-field", "data-path": renderPath(path), role: "group", "aria-label": texts.defaultValue },
+      el("span", { class: "label" }, texts.defaultValue),
+      el("span", { class: "default-inputs" }, ...controls),
+      el("p", { class: "hint" }, texts.defaultHint),
+    );
 
   const input = (type: string, value: unknown, label: string) => {
     const control = el("input", { type, step: type === "number" ? "any" : null, "aria-label": label });
     control.value = value === null || value === undefined ? "" : String(value);
     return control;
   };
-  const read = (control: HTMLInputElement) => (control.value === "" ? null : control.type === "number" ? control.valueAsNumber : control.value);
+  const read = (control: HTMLInputElement) =>
+    control.value === "" ? null : control.type === "number" ? control.valueAsNumber : control.value;
 
   switch (param.type) {
     case "dateRange":
     case "numberRange": {
       const type = param.type === "dateRange" ? "date" : "number";
       const ends = Array.isArray(current) ? current : [null, null];
-      const [from, to] = [input(type, ends[0], `${texts.defaultValue} ${texts.from}`), input(type, ends[1], `${texts.defaultValue} ${texts.to}`)];
+      const [from, to] = [
+        input(type, ends[0], `${texts.defaultValue} ${texts.from}`),
+        input(type, ends[1], `${texts.defaultValue} ${texts.to}`),
+      ];
       const change = () => {
         const value = [read(from), read(to)];
         write(value.every((end) => end === null) ? null : value);
@@ -43,7 +53,13 @@ export function paramDefaultField(b: Binding, paramPath: Segment[]): HTMLElement
       return box(from, "–", to);
     }
     case "boolean": {
-      const control = el("select", { "aria-label": texts.defaultValue }, el("option", { value: "" }, texts.noValue), el("option", { value: "true" }, texts.choices.booleans.true), el("option", { value: "false" }, texts.choices.booleans.false));
+      const control = el(
+        "select",
+        { "aria-label": texts.defaultValue },
+        el("option", { value: "" }, texts.noValue),
+        el("option", { value: "true" }, texts.choices.booleans.true),
+        el("option", { value: "false" }, texts.choices.booleans.false),
+      );
       control.value = current === null ? "" : String(current);
       control.addEventListener("change", () => write(control.value === "" ? null : control.value === "true"));
       return box(control);
@@ -51,7 +67,10 @@ export function paramDefaultField(b: Binding, paramPath: Segment[]): HTMLElement
     case "multiSelect": {
       const control = input("text", Array.isArray(current) ? current.join(", ") : "", texts.defaultValue);
       control.addEventListener("input", () => {
-        const values = control.value.split(",").map((value) => value.trim()).filter(Boolean);
+        const values = control.value
+          .split(",")
+          .map((value) => value.trim())
+          .filter(Boolean);
         write(values.length ? values.map(optionValue(param)) : null);
       });
       return box(control);
@@ -62,7 +81,11 @@ export function paramDefaultField(b: Binding, paramPath: Segment[]): HTMLElement
       return box(control);
     }
     default: {
-      const control = input(param.type === "date" ? "date" : param.type === "number" ? "number" : "text", current, texts.defaultValue);
+      const control = input(
+        param.type === "date" ? "date" : param.type === "number" ? "number" : "text",
+        current,
+        texts.defaultValue,
+      );
       control.addEventListener("input", () => write(read(control)));
       return box(control);
     }
@@ -72,5 +95,5 @@ export function paramDefaultField(b: Binding, paramPath: Segment[]): HTMLElement
 /** A typed choice keeps the type of the option it names (a ward number stays a number). */
 function optionValue(param: Json): (text: string) => string | number {
   const listed = Array.isArray(param.options) ? (param.options as Json[]).map((option) => option.value) : [];
-  return (text) => listed.find((value) => String(value) === text) as string | number | undefined ?? text;
+  return (text) => (listed.find((value) => String(value) === text) as string | number | undefined) ?? text;
 }

@@ -15,7 +15,10 @@ export function paramsSection(b: Binding): HTMLElement {
   const params = Array.isArray(spec.params) ? (spec.params as Json[]) : [];
   const cards = params.map((_, i) => paramCard(b, params, i));
   const add = structureButton(texts.addParam, () => {
-    const name = freeName("param", params.map((p) => String(p.name)));
+    const name = freeName(
+      "param",
+      params.map((p) => String(p.name)),
+    );
     setAt(spec, ["params"], [...params, { name, label: name, type: "text", default: null }]);
     b.changed(true);
   });
@@ -31,7 +34,10 @@ function paramCard(b: Binding, params: Json[], i: number): HTMLElement {
     textField(b, [...path, "name"], texts.name, { required: true, structural: true }),
     textField(b, [...path, "label"], texts.label),
     // A default of the old type would be refused under the new one.
-    selectField(b, [...path, "type"], texts.type, worded(PARAM_TYPES, texts.choices.paramTypes), { structural: true, after: (type) => retypeParam(param, type) }),
+    selectField(b, [...path, "type"], texts.type, worded(PARAM_TYPES, texts.choices.paramTypes), {
+      structural: true,
+      after: (type) => retypeParam(param, type),
+    }),
     checkField(b, [...path, "required"], texts.required),
     paramDefaultField(b, path),
   ];
@@ -43,7 +49,12 @@ function paramCard(b: Binding, params: Json[], i: number): HTMLElement {
 function optionsField(b: Binding, path: Segment[], param: Json): HTMLElement {
   const { spec, texts } = b;
   const fromQuery = isObject(param.options);
-  const source = el("select", { "data-path": renderPath([...path, "options"]) }, el("option", { value: "list" }, texts.optionsListed), el("option", { value: "query" }, texts.optionsQuery));
+  const source = el(
+    "select",
+    { "data-path": renderPath([...path, "options"]) },
+    el("option", { value: "list" }, texts.optionsListed),
+    el("option", { value: "query" }, texts.optionsQuery),
+  );
   source.value = fromQuery ? "query" : "list";
   source.id = `options-source-${renderPath(path)}`;
   source.addEventListener("change", () => {
@@ -52,13 +63,28 @@ function optionsField(b: Binding, path: Segment[], param: Json): HTMLElement {
   });
   const detail = fromQuery
     ? selectField(b, [...path, "options", "query"], texts.optionsQuery, same(memberNames(spec.queries)))
-    : rowsField(b, [...path, "options"], texts.options, [{ key: "value", label: texts.value, kind: "text" }, { key: "label", label: texts.label, kind: "text" }], { text: texts.addOption, blank: () => ({ value: "", label: "" }) });
-  return el("div", { class: "options" }, el("div", { class: "form-field" }, el("label", { for: source.id }, texts.optionsFromQuery), source), detail);
+    : rowsField(
+        b,
+        [...path, "options"],
+        texts.options,
+        [
+          { key: "value", label: texts.value, kind: "text" },
+          { key: "label", label: texts.label, kind: "text" },
+        ],
+        { text: texts.addOption, blank: () => ({ value: "", label: "" }) },
+      );
+  return el(
+    "div",
+    { class: "options" },
+    el("div", { class: "form-field" }, el("label", { for: source.id }, texts.optionsFromQuery), source),
+    detail,
+  );
 }
 
 /** What a param keeps when its type changes: its name, label and whether it is required. */
 function retypeParam(param: Json, type: string): void {
   param.default = null;
-  if (type === "select" || type === "multiSelect") param.options = isObject(param.options) || Array.isArray(param.options) ? param.options : [];
+  if (type === "select" || type === "multiSelect")
+    param.options = isObject(param.options) || Array.isArray(param.options) ? param.options : [];
   else delete param.options;
 }

@@ -17,7 +17,11 @@ export function previewPane(ctx: PageContext, texts: EditorTexts): PreviewPane {
   let loads = 0;
   const frame = el("iframe", { class: "preview-frame", sandbox: "allow-scripts allow-downloads", hidden: true });
   const empty = el("p", { class: "empty" }, texts.previewEmpty);
-  const openLink = el("a", { target: "_blank", rel: "noopener", class: "button-link", hidden: true }, texts.openPreview);
+  const openLink = el(
+    "a",
+    { target: "_blank", rel: "noopener", class: "button-link", hidden: true },
+    texts.openPreview,
+  );
   const element = el(
     "section",
     { class: "card preview-pane", "aria-labelledby": "preview-title" },

@@ -7,7 +7,8 @@ import { markInvalid } from "./formFields.ts";
 import { nearest, type PathProblem, type Segment } from "./specPaths.ts";
 
 /** The problems that name a place in the spec (the others are about the report as a whole). */
-export const pathed = (problems: PathProblem[]) => problems.filter((p): p is { path: Segment[]; message: string } => p.path !== null);
+export const pathed = (problems: PathProblem[]) =>
+  problems.filter((p): p is { path: Segment[]; message: string } => p.path !== null);
 
 function placeIn(formPanel: HTMLElement, path: Segment[]): HTMLElement | null {
   const found = nearest(path, (text) => formPanel.querySelector(`[data-path="${CSS.escape(text)}"]`) !== null);
@@ -29,6 +30,8 @@ export function focusPlace(formPanel: HTMLElement, path: Segment[]): void {
   if (!place) return;
   // Details inside a closed card are opened; the control itself, else the first inside, gets focus.
   place.scrollIntoView({ block: "center" });
-  const target = place.matches("input, select, textarea, button, [contenteditable]") ? place : place.querySelector<HTMLElement>("input, select, textarea, [contenteditable]");
+  const target = place.matches("input, select, textarea, button, [contenteditable]")
+    ? place
+    : place.querySelector<HTMLElement>("input, select, textarea, [contenteditable]");
   target?.focus();
 }

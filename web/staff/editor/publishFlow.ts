@@ -21,7 +21,8 @@ function conflicted(e: EditorParts, error: unknown): boolean {
 }
 
 /** The audit's findings of the draft's queries that failed when it was last saved. */
-const failingQueries = (state: EditorState) => state.draftAudit?.findings.filter((finding) => finding.rule === "query-fails") ?? [];
+const failingQueries = (state: EditorState) =>
+  state.draftAudit?.findings.filter((finding) => finding.rule === "query-fails") ?? [];
 
 export async function publish(e: EditorParts): Promise<void> {
   const { ctx, texts, state } = e;
@@ -29,21 +30,30 @@ export async function publish(e: EditorParts): Promise<void> {
   // found of the queries decides whether the dialog asks for a confirmation.
   if (state.dirty && !(await save(e))) return;
   let published = "";
-  publishDialog(ctx, texts, {
-    async send(choice) {
-      // What is published is what was previewed: unsaved changes are saved first.
-      if (state.dirty && !(await save(e))) return false;
-      const { body: entry } = await ctx.api.exchange<VersionEntry>("POST", `/api/reports/${segment(state.id)}/publish`, { body: choice, headers: onTheDraft(state) });
-      published = entry.no;
-      return true;
+  publishDialog(
+    ctx,
+    texts,
+    {
+      async send(choice) {
+        // What is published is what was previewed: unsaved changes are saved first.
+        if (state.dirty && !(await save(e))) return false;
+        const { body: entry } = await ctx.api.exchange<VersionEntry>(
+          "POST",
+          `/api/reports/${segment(state.id)}/publish`,
+          { body: choice, headers: onTheDraft(state) },
+        );
+        published = entry.no;
+        return true;
+      },
+      async done() {
+        ctx.announce(texts.published(published));
+        await reload(e, { editorToo: true });
+        e.toolbar.status.textContent = texts.published(published);
+      },
+      claimed: (error) => conflicted(e, error),
     },
-    async done() {
-      ctx.announce(texts.published(published));
-      await reload(e, { editorToo: true });
-      e.toolbar.status.textContent = texts.published(published);
-    },
-    claimed: (error) => conflicted(e, error),
-  }, failingQueries(state));
+    failingQueries(state),
+  );
 }
 
 export function discard(e: EditorParts): void {

@@ -34,18 +34,38 @@ function queryCard(b: Binding, editors: Releasable[], path: Segment[], name: str
   // The saved query failed when tried: the sentence under the field, the place marked in the SQL.
   const problems = b.queryProblems?.of(where) ?? [];
   const noteId = `query-problem-${++problemIds}`;
-  const note = problems.length === 0 ? null : el("div", { class: "query-problems", id: noteId }, ...problems.map((p) => el("p", { class: "field-error" }, texts.queryFailed(p.line, p.column), p.message)));
+  const note =
+    problems.length === 0
+      ? null
+      : el(
+          "div",
+          { class: "query-problems", id: noteId },
+          ...problems.map((p) => el("p", { class: "field-error" }, texts.queryFailed(p.line, p.column), p.message)),
+        );
   const marked = note ? { marks: problems, describedBy: noteId } : null;
-  const editor = sqlEditor(String(isObject(query) ? (query.sql ?? "") : ""), texts.sqlOf(name), renderPath(sqlPath), (text) => {
-    setAt(b.spec, sqlPath, text);
-    if (note?.isConnected) {
-      note.remove();
-      b.queryProblems?.edited(where);
-    }
-    b.changed();
-  }, texts.completionKinds, marked);
+  const editor = sqlEditor(
+    String(isObject(query) ? (query.sql ?? "") : ""),
+    texts.sqlOf(name),
+    renderPath(sqlPath),
+    (text) => {
+      setAt(b.spec, sqlPath, text);
+      if (note?.isConnected) {
+        note.remove();
+        b.queryProblems?.edited(where);
+      }
+      b.changed();
+    },
+    texts.completionKinds,
+    marked,
+  );
   editors.push(editor);
-  const sql = el("div", { class: "form-field wide sql-field", "data-path": renderPath(sqlPath) }, el("span", { class: "label" }, texts.sqlOf(name)), editor.dom, note);
+  const sql = el(
+    "div",
+    { class: "form-field wide sql-field", "data-path": renderPath(sqlPath) },
+    el("span", { class: "label" }, texts.sqlOf(name)),
+    editor.dom,
+    note,
+  );
   return card(queryPath, texts.query(name), removeTool(b, queryPath, texts.query(name)), rename, sql);
 }
 
@@ -54,5 +74,7 @@ function renameQueryUses(spec: Json, queriesPath: Segment[], from: string, to: s
   const layer = queriesPath.slice(0, -1);
   const nodes = valueAt(spec, [...layer, "nodes"]);
   if (Array.isArray(nodes)) for (const node of nodes) if (isObject(node) && node.query === from) node.query = to;
-  if (layer.length === 0 && Array.isArray(spec.params)) for (const param of spec.params) if (isObject(param) && isObject(param.options) && param.options.query === from) param.options.query = to;
+  if (layer.length === 0 && Array.isArray(spec.params))
+    for (const param of spec.params)
+      if (isObject(param) && isObject(param.options) && param.options.query === from) param.options.query = to;
 }

@@ -15,13 +15,20 @@ import { versionsPanel } from "./versionsPanel.ts";
 export async function reload(e: EditorParts, { editorToo }: { editorToo: boolean }): Promise<void> {
   const { ctx, state } = e;
   const base = `/api/reports/${segment(state.id)}`;
-  const [list, nextVersions] = await Promise.all([ctx.api.all<ReportListEntry>("/api/reports"), ctx.api.all<VersionEntry>(`${base}/versions`)]);
+  const [list, nextVersions] = await Promise.all([
+    ctx.api.all<ReportListEntry>("/api/reports"),
+    ctx.api.all<VersionEntry>(`${base}/versions`),
+  ]);
   const head = list.find((report) => report.id === state.id);
   if (!head) return void (location.hash = "#reports");
   // Everything is read first and shown at once: the versions never show beside a stale editor.
   const version = head.hasDraft ? "draft" : head.publishedVersion!;
   const loaded = editorToo ? await sourceOf(ctx, state.id, version) : null;
-  const nextAudit = !loaded ? null : version === "draft" ? await draftAuditOf(ctx, state.id) : await ctx.api.get<Audit>(`${base}/versions/${segment(version)}/audit`);
+  const nextAudit = !loaded
+    ? null
+    : version === "draft"
+      ? await draftAuditOf(ctx, state.id)
+      : await ctx.api.get<Audit>(`${base}/versions/${segment(version)}/audit`);
   state.hasDraft = head.hasDraft;
   if (loaded) {
     state.basedOn = loaded.etag;
@@ -58,5 +65,9 @@ export function showVersions(e: EditorParts, next: VersionEntry[]): void {
 
 /** The draft in the preview, else the current version, else nothing yet. */
 export function showPreview({ preview, state, versions }: EditorParts): void {
-  preview.show(state.id, state.hasDraft ? "draft" : (versions.shown.find((v) => v.current)?.no ?? null), String(state.spec.title ?? ""));
+  preview.show(
+    state.id,
+    state.hasDraft ? "draft" : (versions.shown.find((v) => v.current)?.no ?? null),
+    String(state.spec.title ?? ""),
+  );
 }

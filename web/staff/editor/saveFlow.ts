@@ -23,8 +23,16 @@ export async function save(e: EditorParts, { overwrite = false }: { overwrite?: 
   let saved = false;
   await whileSubmitting(toolbar.saveButton, texts.saving, toolbar.problem, async () => {
     try {
-      const condition: Record<string, string> = overwrite ? {} : state.basedOn ? { "if-match": state.basedOn } : { "if-none-match": "*" };
-      const { body: answer, headers } = await ctx.api.exchange<{ audit: Audit; queryProblems?: QueryProblem[] }>("PUT", `/api/reports/${segment(state.id)}/draft`, { body: { datasource: state.datasource, spec: state.spec }, headers: condition });
+      const condition: Record<string, string> = overwrite
+        ? {}
+        : state.basedOn
+          ? { "if-match": state.basedOn }
+          : { "if-none-match": "*" };
+      const { body: answer, headers } = await ctx.api.exchange<{ audit: Audit; queryProblems?: QueryProblem[] }>(
+        "PUT",
+        `/api/reports/${segment(state.id)}/draft`,
+        { body: { datasource: state.datasource, spec: state.spec }, headers: condition },
+      );
       saved = true;
       showSaved(e, answer.audit, answer.queryProblems ?? [], headers.get("etag"));
     } catch (error) {
@@ -103,8 +111,25 @@ export function showConflict(e: EditorParts, sentence: string | null): void {
           el(
             "p",
             { class: "form-actions start" },
-            el("button", { type: "button", "data-action": "load-theirs", onclick: () => void reload(e, { editorToo: true }).then(() => showConflict(e, null)) }, texts.loadTheirs),
-            el("button", { type: "button", class: "remove", "data-action": "overwrite", onclick: () => void save(e, { overwrite: true }) }, texts.overwrite),
+            el(
+              "button",
+              {
+                type: "button",
+                "data-action": "load-theirs",
+                onclick: () => void reload(e, { editorToo: true }).then(() => showConflict(e, null)),
+              },
+              texts.loadTheirs,
+            ),
+            el(
+              "button",
+              {
+                type: "button",
+                class: "remove",
+                "data-action": "overwrite",
+                onclick: () => void save(e, { overwrite: true }),
+              },
+              texts.overwrite,
+            ),
           ),
         ]),
   );

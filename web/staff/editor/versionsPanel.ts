@@ -24,7 +24,12 @@ export interface VersionsPanel {
   show(versions: VersionEntry[], hasDraft: boolean): void;
 }
 
-export function versionsPanel(ctx: PageContext, texts: EditorTexts, reportId: string, onRestored: (entry: VersionEntry) => Promise<void>): VersionsPanel {
+export function versionsPanel(
+  ctx: PageContext,
+  texts: EditorTexts,
+  reportId: string,
+  onRestored: (entry: VersionEntry) => Promise<void>,
+): VersionsPanel {
   const list = el("div", { class: "version-list" });
   const from = el("select", { id: "compare-from" });
   const to = el("select", { id: "compare-to" });
@@ -36,7 +41,13 @@ export function versionsPanel(ctx: PageContext, texts: EditorTexts, reportId: st
     { class: "compare-form" },
     el("h3", {}, texts.compare),
     el("p", { class: "hint" }, texts.compareIntro),
-    el("div", { class: "compare-fields" }, field("compare-from", texts.compareFrom, from), field("compare-to", texts.compareTo, to), compareButton),
+    el(
+      "div",
+      { class: "compare-fields" },
+      field("compare-from", texts.compareFrom, from),
+      field("compare-to", texts.compareTo, to),
+      compareButton,
+    ),
     problem.element,
     result,
   );
@@ -44,7 +55,9 @@ export function versionsPanel(ctx: PageContext, texts: EditorTexts, reportId: st
     event.preventDefault();
     void whileSubmitting(compareButton, texts.showChanges, problem, async () => {
       try {
-        const diff = await ctx.api.get<{ from: string; to: string; changes: SpecChange[] }>(`/api/reports/${segment(reportId)}/versions/${segment(from.value)}/diff/${segment(to.value)}`);
+        const diff = await ctx.api.get<{ from: string; to: string; changes: SpecChange[] }>(
+          `/api/reports/${segment(reportId)}/versions/${segment(from.value)}/diff/${segment(to.value)}`,
+        );
         result.replaceChildren(diffTable(texts, diff.from, diff.to, diff.changes));
       } catch (error) {
         problem.show(error instanceof Error ? error.message : String(error));
@@ -64,7 +77,10 @@ export function versionsPanel(ctx: PageContext, texts: EditorTexts, reportId: st
       maxLength: 2000,
       submit: { text: texts.restore, busy: texts.restoring },
       async send(note) {
-        restored = await ctx.api.post<VersionEntry>(`/api/reports/${segment(reportId)}/restore`, note ? { version: version.no, note } : { version: version.no });
+        restored = await ctx.api.post<VersionEntry>(
+          `/api/reports/${segment(reportId)}/restore`,
+          note ? { version: version.no, note } : { version: version.no },
+        );
       },
       done: () => onRestored(restored),
     });
@@ -75,31 +91,74 @@ export function versionsPanel(ctx: PageContext, texts: EditorTexts, reportId: st
       el(
         "tr",
         { "data-version": version.no, class: version.current ? "current" : null },
-        el("th", { scope: "row" }, version.no, version.current ? el("span", { class: "badge published" }, ctx.texts.current) : null),
+        el(
+          "th",
+          { scope: "row" },
+          version.no,
+          version.current ? el("span", { class: "badge published" }, ctx.texts.current) : null,
+        ),
         el("td", {}, localTime(version.time)),
         el("td", {}, version.who),
         el("td", { class: "note" }, version.note),
         el("td", {}, ctx.texts.modes[version.mode] ?? version.mode),
         el("td", {}, el("span", { class: `grade grade-${version.audit.grade}` }, version.audit.grade)),
-        el("td", { class: "actions" }, el("button", { type: "button", class: "small", "aria-label": `${texts.restore} ${version.no}`, onclick: () => restore(version) }, texts.restore)),
+        el(
+          "td",
+          { class: "actions" },
+          el(
+            "button",
+            {
+              type: "button",
+              class: "small",
+              "aria-label": `${texts.restore} ${version.no}`,
+              onclick: () => restore(version),
+            },
+            texts.restore,
+          ),
+        ),
       ),
     );
-    const headings = [ctx.texts.colVersion, ctx.texts.colTime, ctx.texts.colWho, ctx.texts.colNote, ctx.texts.colMode, ctx.texts.colAudit, ctx.texts.colActions];
+    const headings = [
+      ctx.texts.colVersion,
+      ctx.texts.colTime,
+      ctx.texts.colWho,
+      ctx.texts.colNote,
+      ctx.texts.colMode,
+      ctx.texts.colAudit,
+      ctx.texts.colActions,
+    ];
     list.replaceChildren(
       versions.length
-        ? cardTable(el("table", { class: "data versions" }, el("thead", {}, el("tr", {}, ...headings.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, ...rows)))
+        ? cardTable(
+            el(
+              "table",
+              { class: "data versions" },
+              el("thead", {}, el("tr", {}, ...headings.map((h) => el("th", { scope: "col" }, h)))),
+              el("tbody", {}, ...rows),
+            ),
+          )
         : el("p", { class: "empty" }, ctx.texts.noVersions),
     );
     // Newest on the right: compare the current version with the draft, or the two newest versions.
-    const choices = [...(hasDraft ? [["draft", texts.draft]] : []), ...versions.map((v) => [v.no, v.no])] as Array<[string, string]>;
-    for (const select of [from, to]) select.replaceChildren(...choices.map(([value, text]) => el("option", { value }, text)));
+    const choices = [...(hasDraft ? [["draft", texts.draft]] : []), ...versions.map((v) => [v.no, v.no])] as Array<
+      [string, string]
+    >;
+    for (const select of [from, to])
+      select.replaceChildren(...choices.map(([value, text]) => el("option", { value }, text)));
     to.value = choices[0]?.[0] ?? "";
     from.value = choices[1]?.[0] ?? choices[0]?.[0] ?? "";
     compare.hidden = choices.length < 2;
     result.replaceChildren();
   };
 
-  const element = el("section", { class: "card versions-panel", "aria-labelledby": "versions-title" }, el("h2", { id: "versions-title" }, texts.versions), el("p", { class: "hint" }, texts.versionsIntro), list, compare);
+  const element = el(
+    "section",
+    { class: "card versions-panel", "aria-labelledby": "versions-title" },
+    el("h2", { id: "versions-title" }, texts.versions),
+    el("p", { class: "hint" }, texts.versionsIntro),
+    list,
+    compare,
+  );
   return { element, show };
 }
 
@@ -115,14 +174,27 @@ function diffTable(texts: EditorTexts, from: string, to: string, changes: SpecCh
     "table",
     { class: "data diff" },
     el("caption", {}, texts.changesOf(from, to)),
-    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, texts.where), el("th", { scope: "col" }, `${texts.before} (${from})`), el("th", { scope: "col" }, `${texts.after} (${to})`))),
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        el("th", { scope: "col" }, texts.where),
+        el("th", { scope: "col" }, `${texts.before} (${from})`),
+        el("th", { scope: "col" }, `${texts.after} (${to})`),
+      ),
+    ),
     el(
       "tbody",
       {},
       ...changes.map((change) =>
         el(
           "tr",
-          { "data-change": change.path, class: change.before === null ? "added" : change.after === null ? "removed" : "changed" },
+          {
+            "data-change": change.path,
+            class: change.before === null ? "added" : change.after === null ? "removed" : "changed",
+          },
           el("th", { scope: "row" }, el("code", {}, change.path)),
           el("td", { class: "before" }, value(change.before, change.redacted === true)),
           el("td", { class: "after" }, value(change.after, change.redacted === true)),

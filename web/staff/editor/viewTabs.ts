@@ -17,10 +17,44 @@ export interface ViewTabs {
 
 /** `wanted` is asked for a view when its tab is pressed; it may refuse (a JSON text that does not parse). */
 export function viewTabs(texts: EditorTexts, wanted: (view: ViewName) => void): ViewTabs {
-  const formPanel = el("div", { class: "view-panel", id: "editor-form-panel", role: "tabpanel", "aria-labelledby": "editor-tab-form" });
-  const jsonPanel = el("div", { class: "view-panel", id: "editor-json-panel", role: "tabpanel", "aria-labelledby": "editor-tab-json", hidden: true });
-  const formTab = el("button", { type: "button", role: "tab", id: "editor-tab-form", "aria-controls": formPanel.id, "aria-selected": "true", onclick: () => wanted("form") }, texts.formView);
-  const jsonTab = el("button", { type: "button", role: "tab", id: "editor-tab-json", "aria-controls": jsonPanel.id, "aria-selected": "false", tabindex: "-1", onclick: () => wanted("json") }, texts.jsonView);
+  const formPanel = el("div", {
+    class: "view-panel",
+    id: "editor-form-panel",
+    role: "tabpanel",
+    "aria-labelledby": "editor-tab-form",
+  });
+  const jsonPanel = el("div", {
+    class: "view-panel",
+    id: "editor-json-panel",
+    role: "tabpanel",
+    "aria-labelledby": "editor-tab-json",
+    hidden: true,
+  });
+  const formTab = el(
+    "button",
+    {
+      type: "button",
+      role: "tab",
+      id: "editor-tab-form",
+      "aria-controls": formPanel.id,
+      "aria-selected": "true",
+      onclick: () => wanted("form"),
+    },
+    texts.formView,
+  );
+  const jsonTab = el(
+    "button",
+    {
+      type: "button",
+      role: "tab",
+      id: "editor-tab-json",
+      "aria-controls": jsonPanel.id,
+      "aria-selected": "false",
+      tabindex: "-1",
+      onclick: () => wanted("json"),
+    },
+    texts.jsonView,
+  );
   const tabs = el("div", { class: "view-tabs", role: "tablist", "aria-label": texts.views }, formTab, jsonTab);
   tabs.addEventListener("keydown", (event) => {
     // Arrow keys move between the tabs (the tablist pattern of WAI-ARIA).
