@@ -6,7 +6,7 @@ import type { Db } from "../db/pool.ts";
 import { labReport } from "../test/support/ingestion.ts";
 import { TEST_ADMIN_TOKEN } from "../test/support/service.ts";
 import { sampleReaderHolds } from "../test/support/readerHolds.ts";
-import { benchSender, dayOf, lagsOfRound, type Listed, type Push } from "./pushVisibility.ts";
+import { benchSender, dayOf, lagsOfRound, type Push } from "./pushVisibility.ts";
 import { jobDone, uploadJob, writeJobFile } from "./bulkJobs.ts";
 import { benchService, until } from "./ingest.ts";
 import { percentile, result, type BenchResult } from "./results.ts";

@@ -306,7 +306,9 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
   const now = new Date();
   const perGroup = generateDemoData(now, 1).labReports.length * YEARS;
   const groups = Math.max(1, Math.round(target / perGroup));
-  let { service, db, tenant: bench, databaseUrl } = await benchService();
+  const first = await benchService();
+  let service = first.service;
+  const { db, tenant: bench, databaseUrl } = first;
   try {
     const tenants = await setUpTenants(service.url!, tenantCount, now);
     console.error(`  growth: ${tenantCount} tenants; registering ${groups * GROUP_PATIENTS} patients`);

@@ -39,7 +39,9 @@ export class PostgresCpu {
       }
     };
     this.sampling = sample();
-    this.timer = setInterval(() => (this.sampling = this.sampling.then(sample).catch(() => {})), SAMPLE_MS);
+    this.timer = setInterval(() => {
+      this.sampling = this.sampling.then(sample).catch(() => {});
+    }, SAMPLE_MS);
   }
 
   /** Stops and tells the CPU milliseconds used since start, per application_name of the backends. */

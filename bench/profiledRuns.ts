@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { jobDone, JOB_REPORTS, uploadJob, writeJobFile } from "./bulkJobs.ts";
 import { summariseCpuProfile, type CategoryTime, type CpuProfile } from "./cpuProfileSummary.ts";
 import { atStoreHead, benchService, until } from "./ingest.ts";
-import { getJson, REPORTS_PER_BATCH, runSenders, SENDERS } from "./ingestSenders.ts";
+import { REPORTS_PER_BATCH, runSenders, SENDERS } from "./ingestSenders.ts";
 import { PostgresCpu } from "./postgresCpu.ts";
 import { CONNECTIONS, sendOverMllp, WINDOW } from "./hl7.ts";
 import { freePort } from "../test/support/privatePostgres.ts";
@@ -119,14 +119,12 @@ async function profiled(
       postgresCpuMs: window.postgres,
       cpu: categories,
       topFunctions,
-      statements: statements
-        .slice(0, TOP_STATEMENTS)
-        .map((s) => ({
-          ...s,
-          totalMs: Math.round(s.totalMs),
-          maxMs: Math.round(s.maxMs),
-          statement: s.statement.slice(0, 400),
-        })),
+      statements: statements.slice(0, TOP_STATEMENTS).map((s) => ({
+        ...s,
+        totalMs: Math.round(s.totalMs),
+        maxMs: Math.round(s.maxMs),
+        statement: s.statement.slice(0, 400),
+      })),
       statementsTotalMs: Math.round(statements.reduce((sum, s) => sum + s.totalMs, 0)),
     };
   } finally {

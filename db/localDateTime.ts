@@ -3,18 +3,14 @@ import { z } from "zod";
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
 /** The two written forms of a local date-time in answers, as schemas for the OpenAPI document. */
-export const localDateTimeText = z
-  .string()
-  .meta({
-    description: "Local date-time yyyy-MM-dd HH:mm:ss in the service's time zone",
-    example: "2026-03-01 08:30:00",
-  });
-export const localIsoDateTimeText = z
-  .string()
-  .meta({
-    description: "Local date-time yyyy-MM-ddTHH:mm:ss (no zone) in the service's time zone",
-    example: "2026-03-01T08:30:00",
-  });
+export const localDateTimeText = z.string().meta({
+  description: "Local date-time yyyy-MM-dd HH:mm:ss in the service's time zone",
+  example: "2026-03-01 08:30:00",
+});
+export const localIsoDateTimeText = z.string().meta({
+  description: "Local date-time yyyy-MM-ddTHH:mm:ss (no zone) in the service's time zone",
+  example: "2026-03-01T08:30:00",
+});
 /**
  * A timestamptz as PostgreSQL writes it (`::text`, to the microsecond), as a paging cursor keeps a
  * row's moment: cursors come back from callers, so one is checked before SQL casts it.

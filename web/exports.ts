@@ -1,6 +1,7 @@
 import type { Api } from "./api.ts";
 import type { Texts } from "./i18n.ts";
 import type { StrippedSpec } from "./types.ts";
+import { asyncListener } from "./asyncListener.ts";
 
 const FORMATS = [
   { format: "xlsx", label: (t: Texts) => t.exportXlsx },
@@ -31,21 +32,24 @@ export function exportButtons(
     button.className = `export export-${format}`;
     button.dataset.format = format;
     button.textContent = label(texts);
-    button.addEventListener("click", async () => {
-      button.disabled = true;
-      status.textContent = texts.exporting;
-      status.classList.remove("failed");
-      try {
-        // The file's own words (headings, notes) follow the page's language.
-        await api.download(`/export/${format}`, { ...body(), lang: texts.lang }, `${title()}.${format}`);
-        status.textContent = "";
-      } catch (error) {
-        status.textContent = `${texts.exportFailed}: ${error instanceof Error ? error.message : String(error)}`;
-        status.classList.add("failed");
-      } finally {
-        button.disabled = false;
-      }
-    });
+    button.addEventListener(
+      "click",
+      asyncListener(async () => {
+        button.disabled = true;
+        status.textContent = texts.exporting;
+        status.classList.remove("failed");
+        try {
+          // The file's own words (headings, notes) follow the page's language.
+          await api.download(`/export/${format}`, { ...body(), lang: texts.lang }, `${title()}.${format}`);
+          status.textContent = "";
+        } catch (error) {
+          status.textContent = `${texts.exportFailed}: ${error instanceof Error ? error.message : String(error)}`;
+          status.classList.add("failed");
+        } finally {
+          button.disabled = false;
+        }
+      }),
+    );
     bar.append(button);
   }
   bar.append(status);

@@ -41,6 +41,7 @@ import {
 import { staffTextsFor, type StaffTexts } from "./staff/texts.ts";
 import { unmatchedPage } from "./staff/unmatchedPage.ts";
 import type { Lang } from "./types.ts";
+import { asyncListener } from "./asyncListener.ts";
 
 /** The pages of the navigation, each with the least role that may use it (contract E.2; the server enforces it). */
 const PAGES = {
@@ -202,22 +203,25 @@ function alertBadge(api: StaffApi, alerts: AlertHub, afterChange: () => void): H
 /** Signing out ends a token's use in this tab, or the person's session here and at the provider. */
 function signOutButton(session: Session, alerts: AlertHub, announce: (text: string) => void): HTMLButtonElement {
   const signOut = el("button", { type: "button", class: "sign-out" }, texts.signOut);
-  signOut.addEventListener("click", async () => {
-    if (session.kind === "token") return void (alerts.close(), signIn());
-    signOut.disabled = true;
-    signOut.textContent = texts.signingOut;
-    try {
-      const providerLogout = await signOutPerson(session);
-      alerts.close();
-      // The provider ends its own session too, then sends the browser back to /staff.
-      if (providerLogout) location.assign(providerLogout);
-      else signIn();
-    } catch {
-      signOut.disabled = false;
-      signOut.textContent = texts.signOut;
-      announce(texts.signOutFailed);
-    }
-  });
+  signOut.addEventListener(
+    "click",
+    asyncListener(async () => {
+      if (session.kind === "token") return void (alerts.close(), signIn());
+      signOut.disabled = true;
+      signOut.textContent = texts.signingOut;
+      try {
+        const providerLogout = await signOutPerson(session);
+        alerts.close();
+        // The provider ends its own session too, then sends the browser back to /staff.
+        if (providerLogout) location.assign(providerLogout);
+        else signIn();
+      } catch {
+        signOut.disabled = false;
+        signOut.textContent = texts.signOut;
+        announce(texts.signOutFailed);
+      }
+    }),
+  );
   return signOut;
 }
 

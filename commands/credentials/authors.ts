@@ -12,11 +12,9 @@ export const registerAuthorInput = registerClientInput.extend({
     .trim()
     .min(1, "name is required: the author's name, shown as 'who' on the versions they publish")
     .max(100),
-  roles: staffRolesInput
-    .optional()
-    .meta({
-      description: 'What the token may do (contract E.2): admin, author, clinician, viewer. Default ["author"]',
-    }),
+  roles: staffRolesInput.optional().meta({
+    description: 'What the token may do (contract E.2): admin, author, clinician, viewer. Default ["author"]',
+  }),
   wards: wardsInput
     .optional()
     .meta({ description: "The wards whose patients the token may see; leave out for every ward" }),

@@ -30,25 +30,20 @@ const key = (name: string, max: number) =>
 
 /** The keys of a mapping: which sent items it is for. */
 const keyFields = {
-  client: key("client", 100)
-    .optional()
-    .meta({
-      description:
-        "The sender's name as GET /api/dictionary/unmapped lists it; every sender of the tenant when left out",
-      example: "Central lab LIS",
-    }),
+  client: key("client", 100).optional().meta({
+    description: "The sender's name as GET /api/dictionary/unmapped lists it; every sender of the tenant when left out",
+    example: "Central lab LIS",
+  }),
   itemCode: key("itemCode", 64)
     .optional()
     .meta({ description: "The item's code as sent (compared trimmed, exactly)", example: "L-UREA" }),
   itemName: key("itemName", 200)
     .optional()
     .meta({ description: "The item's name as sent (compared trimmed, exactly)", example: "本院尿素" }),
-  unit: key("unit", 32)
-    .optional()
-    .meta({
-      description: "The unit as sent that the mapping is for; results sent in any unit when left out",
-      example: "mg/dL",
-    }),
+  unit: key("unit", 32).optional().meta({
+    description: "The unit as sent that the mapping is for; results sent in any unit when left out",
+    example: "mg/dL",
+  }),
 };
 const codeOrName = {
   check: (input: { itemCode?: string; itemName?: string }) =>

@@ -12,22 +12,8 @@ import {
 import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { CRITICAL_AT_RECEIPT, mayRaiseAlert } from "../alerts/criticalResults.ts";
 import { CommandError } from "../kit/commandError.ts";
-import {
-  parseClientCodeMap,
-  summarise,
-  type ItemMapper,
-  type MappedItem,
-  type SenderMappings,
-  type SentItem,
-} from "./itemMapping.ts";
-import {
-  matchableIdCard,
-  matchPatient,
-  namesClaimedPerson,
-  type KnownPatient,
-  type Match,
-  type SentPatient,
-} from "./patientMatching.ts";
+import { parseClientCodeMap, summarise, type ItemMapper, type MappedItem, type SenderMappings } from "./itemMapping.ts";
+import { matchableIdCard, matchPatient, namesClaimedPerson, type KnownPatient, type Match } from "./patientMatching.ts";
 import type { AcceptedReport, ReceivedReport } from "./events.ts";
 import type { ReportKind } from "./reportKinds.ts";
 import {

@@ -1,4 +1,3 @@
-/// <reference path="../../src/types/ucum-lhc.d.ts" />
 /**
  * Units as laboratories write them: a comparison key for the dictionary's own conversions, and
  * UCUM (through `@lhncbc/ucum-lhc`) for the codes FHIR carries and for conversions the dictionary

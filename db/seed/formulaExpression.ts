@@ -21,7 +21,7 @@ export function parseFormula(expression: string): FormulaNode {
   try {
     tree = jsep(expression);
   } catch (error) {
-    throw new Error(`formula "${expression}" does not parse: ${(error as Error).message}`);
+    throw new Error(`formula "${expression}" does not parse: ${(error as Error).message}`, { cause: error });
   }
   return nodeOf(tree, expression);
 }

@@ -64,9 +64,9 @@ export class ProjectionWorker {
         },
       );
     }
-    this.safetyNet = setInterval(() => this.wakeAll(), this.options.safetyNetMs ?? 5000);
+    this.safetyNet = setInterval(() => void this.wakeAll(), this.options.safetyNetMs ?? 5000);
     this.safetyNet.unref();
-    this.jobTableUpkeep = setInterval(() => analyzeJobTable(this.boss).catch(() => {}), 5 * 60_000);
+    this.jobTableUpkeep = setInterval(() => void analyzeJobTable(this.boss).catch(() => {}), 5 * 60_000);
     this.jobTableUpkeep.unref();
     this.stuckWakeups = setInterval(() => this.releaseStuckWakeups(), (STUCK_WAKEUP_SECONDS * 1000) / 2);
     this.stuckWakeups.unref();
@@ -76,7 +76,7 @@ export class ProjectionWorker {
       onRebuilt: (projection) => void this.runners.get(projection.name)?.wake(),
       stopped: () => !this.running,
     }).catch((err) => this.log.error({ err }, "rebuilds stopped"));
-    this.wakeAll();
+    void this.wakeAll(); // a runner reports its own faults and never rejects
   }
 
   private releaseStuckWakeups(): void {

@@ -6,26 +6,20 @@ import type { TenantReader } from "../../db/tenantScope.ts";
 /** Contract E.4: one access record as the access-log routes answer it. */
 export const accessRecordSchema = z.object({
   at: localIsoDateTimeText.meta({ description: "When the answer was given" }),
-  who: z
-    .string()
-    .meta({
-      description:
-        'The credential\'s name; "admin" for the ADMIN_TOKEN; "anonymous" for a viewing call without a credential',
-      example: "Dr. Wang",
-    }),
-  credential: z
-    .string()
-    .meta({
-      description:
-        'The author id, client id or session subject; "admin" for the ADMIN_TOKEN; "none" without a credential',
-    }),
+  who: z.string().meta({
+    description:
+      'The credential\'s name; "admin" for the ADMIN_TOKEN; "anonymous" for a viewing call without a credential',
+    example: "Dr. Wang",
+  }),
+  credential: z.string().meta({
+    description:
+      'The author id, client id or session subject; "admin" for the ADMIN_TOKEN; "none" without a credential',
+  }),
   roles: z.array(z.string()),
   action: z.string().meta({ description: "The route as declared", example: "GET /api/patients/{patientRef}/results" }),
-  patientRefs: z
-    .array(z.string())
-    .meta({
-      description: "The patients the answer showed (refused or failed: the one it was asked about), at most 1000",
-    }),
+  patientRefs: z.array(z.string()).meta({
+    description: "The patients the answer showed (refused or failed: the one it was asked about), at most 1000",
+  }),
   patientRefsTruncated: z
     .literal(true)
     .optional()

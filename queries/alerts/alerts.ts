@@ -12,23 +12,19 @@ export const alertDeltaSchema = z.object({
   previousAt: localIsoDateTimeText.meta({ description: "When the previous result was collected, else reported" }),
   change: z.number().meta({ description: "value − previous, signed, in the standard unit", example: 1.8 }),
   previousExternalId: z.string().meta({ description: "The report the previous result belongs to" }),
-  limit: z
-    .object({ limit: z.number(), percent: z.boolean(), days: z.int() })
-    .meta({
-      description:
-        "The dictionary's delta limit the change exceeded: in the standard unit, or in % of the previous value; within days",
-    }),
+  limit: z.object({ limit: z.number(), percent: z.boolean(), days: z.int() }).meta({
+    description:
+      "The dictionary's delta limit the change exceeded: in the standard unit, or in % of the previous value; within days",
+  }),
 });
 
 /** Contract D.7: a critical-result alert as listed, streamed and sent to the webhook; F.3 adds its kind, and delta alerts. */
 export const alertSchema = z.object({
   alertId: z.string(),
-  kind: z
-    .enum(ALERT_KINDS)
-    .meta({
-      description:
-        "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond the dictionary's delta limit (F.3)",
-    }),
+  kind: z.enum(ALERT_KINDS).meta({
+    description:
+      "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond the dictionary's delta limit (F.3)",
+  }),
   patientRef: z.string(),
   patientName: z.string().nullable(),
   code: z.string().meta({ description: "The standard item code (the sender's code for an item the dictionary lacks)" }),
@@ -39,24 +35,19 @@ export const alertSchema = z.object({
     .string()
     .nullable()
     .meta({ description: "The item's English name; null for an item the dictionary lacks", example: "Potassium" }),
-  label: z
-    .string()
-    .nullable()
-    .meta({
-      description: "The short clinical label staff know the item by; null for an item the dictionary lacks",
-      example: "K",
-    }),
+  label: z.string().nullable().meta({
+    description: "The short clinical label staff know the item by; null for an item the dictionary lacks",
+    example: "K",
+  }),
   value: z
     .union([z.number(), z.string()])
     .meta({ description: "In the standard unit when the item is mapped and numeric, else as sent" }),
   unit: z.string().nullable(),
   flag: z.string().nullable().meta({ description: "The laboratory's abnormal flag, as sent" }),
-  reason: z
-    .string()
-    .meta({
-      description: "Why the result is critical, or how far it moved",
-      example: "above the critical limit 6.2 mmol/L",
-    }),
+  reason: z.string().meta({
+    description: "Why the result is critical, or how far it moved",
+    example: "above the critical limit 6.2 mmol/L",
+  }),
   externalId: z.string().meta({ description: "The report the result belongs to" }),
   collectedAt: localIsoDateTimeText.nullable(),
   raisedAt: localIsoDateTimeText,

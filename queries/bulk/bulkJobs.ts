@@ -31,13 +31,10 @@ export type BulkJobAnswer = z.infer<typeof bulkJobAnswerSchema>;
 export const bulkRejectedAnswerSchema = z.object({
   total: count("Rejected lines of the job so far"),
   items: z.array(bulkRejectionSchema),
-  next: z
-    .string()
-    .nullable()
-    .meta({
-      description:
-        "The cursor of the following page (send it as cursor, with the same limit and no offset), or null when this page holds the last rejected line so far",
-    }),
+  next: z.string().nullable().meta({
+    description:
+      "The cursor of the following page (send it as cursor, with the same limit and no offset), or null when this page holds the last rejected line so far",
+  }),
 });
 export type BulkRejectedAnswer = z.infer<typeof bulkRejectedAnswerSchema>;
 

@@ -13,11 +13,9 @@ export const servedItemSchema = z.object({
   unit: z.string().meta({ description: '"" when unit-less' }),
   aliases: z.array(z.string()),
   core: z.boolean(),
-  timing: z
-    .boolean()
-    .meta({
-      description: "True when the meaning depends on when it is drawn relative to a dialysis session (pre/post)",
-    }),
+  timing: z.boolean().meta({
+    description: "True when the meaning depends on when it is drawn relative to a dialysis session (pre/post)",
+  }),
   loinc: z.string().nullable(),
   formula: z
     .object({
@@ -27,11 +25,9 @@ export const servedItemSchema = z.object({
         .string()
         .meta({ description: "Over other items' codes, in their standard units", example: "CA + 0.02 * (40 - ALB)" }),
       decimals: z.int(),
-      sentAs: z
-        .array(z.string())
-        .meta({
-          description: "Items which, sent by the laboratory for that collection, stand instead of the derived value",
-        }),
+      sentAs: z.array(z.string()).meta({
+        description: "Items which, sent by the laboratory for that collection, stand instead of the derived value",
+      }),
       source: z.string(),
     })
     .optional()

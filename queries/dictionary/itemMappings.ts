@@ -1,3 +1,4 @@
+import type { QueryResultRow } from "pg";
 import { z } from "zod";
 import type { ItemMappingRule } from "../../commands/dictionary/events.ts";
 import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
@@ -19,11 +20,9 @@ export const itemMappingSchema = z.object({
   removedBy: z.string().nullable(),
   remap: z
     .object({
-      status: z
-        .enum(["RUNNING", "DONE", "STOPPED"])
-        .meta({
-          description: "STOPPED: the mapping was undone before its re-mapping ended (undoing covers what it re-mapped)",
-        }),
+      status: z.enum(["RUNNING", "DONE", "STOPPED"]).meta({
+        description: "STOPPED: the mapping was undone before its re-mapping ended (undoing covers what it re-mapped)",
+      }),
       results: z
         .int()
         .meta({ description: "Stored results re-mapped so far (as the item rows report SQL reads have them)" }),
@@ -42,7 +41,7 @@ const COLUMNS =
 const WITH_PROGRESS = `select m.*, coalesce(p.results, 0) as remap_results, p.total as remap_total, coalesce(p.done, false) as remap_done
   from read.item_mappings m left join read.remap_progress p on p.mapping_id = m.mapping_id`;
 
-function toMapping(row: Record<string, any>): ItemMapping {
+function toMapping(row: QueryResultRow): ItemMapping {
   const { position: _position, ...rule } = ruleOf(row);
   return {
     ...rule,
@@ -90,7 +89,7 @@ export async function itemMappingById(
 }
 
 /** A row of read.item_mappings as the rule pushes and histories match sent items with. */
-function ruleOf(row: Record<string, any>): ItemMappingRule {
+function ruleOf(row: QueryResultRow): ItemMappingRule {
   return {
     mappingId: row.mapping_id,
     client: row.client,
@@ -175,12 +174,10 @@ export async function remapCuts(
 
 /** `POST /api/dictionary/mappings/preview`: what a mapping of these keys would re-map now. */
 export const mappingPreviewSchema = z.object({
-  results: z
-    .int()
-    .meta({
-      description:
-        "Stored results, every ward's, no dictionary entry matched that the mapping matches: those it would re-map now",
-    }),
+  results: z.int().meta({
+    description:
+      "Stored results, every ward's, no dictionary entry matched that the mapping matches: those it would re-map now",
+  }),
   reports: z.int().meta({ description: "The reports they belong to" }),
   units: z
     .array(z.string())

@@ -4,24 +4,20 @@ import type { TenantReader } from "../../db/tenantScope.ts";
 
 /** One sent item no dictionary entry matched, as `GET /api/dictionary/unmapped` lists it (contract F.1). */
 export const unmappedItemSchema = z.object({
-  client: z
-    .string()
-    .meta({
-      description: "The sending client's name, as POST /api/dictionary/mappings takes it",
-      example: "Central lab LIS",
-    }),
+  client: z.string().meta({
+    description: "The sending client's name, as POST /api/dictionary/mappings takes it",
+    example: "Central lab LIS",
+  }),
   itemCode: z.string().nullable().meta({ description: "The item's code as sent", example: "X-LOCAL-42" }),
   itemName: z.string().nullable().meta({ description: "The item's name as sent", example: "某本地项目" }),
   unit: z.string().nullable().meta({ description: "The unit as sent", example: "mg/dL" }),
   results: z.int().meta({ description: "How many results of it were received in the days asked for" }),
   firstSeen: localDateTimeText.meta({ description: "When the first of them was received (local yyyy-MM-dd HH:mm:ss)" }),
   lastSeen: localDateTimeText.meta({ description: "When the last of them was received" }),
-  examples: z
-    .array(z.union([z.number(), z.string()]))
-    .meta({
-      description: "Up to 5 different values as sent: texts first, then numbers from the smallest",
-      example: ["阴性", 0.9, 1.2],
-    }),
+  examples: z.array(z.union([z.number(), z.string()])).meta({
+    description: "Up to 5 different values as sent: texts first, then numbers from the smallest",
+    example: ["阴性", 0.9, 1.2],
+  }),
 });
 export type UnmappedItem = z.infer<typeof unmappedItemSchema>;
 

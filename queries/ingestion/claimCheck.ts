@@ -16,11 +16,9 @@ import type { TenantReader } from "../../db/tenantScope.ts";
 
 const masked = { description: "Masked: first 6 and last 4 kept", example: "110101********1234" };
 const sexSchema = z.enum(["M", "F"]).meta({ description: "From the id card's 17th digit: odd M, even F (GB 11643)" });
-const check = z
-  .enum(["same", "differs", "unknown"])
-  .meta({
-    description: "unknown: the report does not say (no id card, no valid one, no name, or no HIS id on either side)",
-  });
+const check = z.enum(["same", "differs", "unknown"]).meta({
+  description: "unknown: the report does not say (no id card, no valid one, no name, or no HIS id on either side)",
+});
 
 export const claimCheckSchema = z.object({
   report: z.object({
@@ -43,12 +41,10 @@ export const claimCheckSchema = z.object({
     sex: sexSchema.nullable(),
     hisPatientId: z.string().nullable(),
   }),
-  checks: z
-    .object({ name: check, idCard: check, birthDate: check, sex: check, hisPatientId: check })
-    .meta({
-      description:
-        "Each fact of the report against the patient's; the id cards and birth dates are compared whole, on the server",
-    }),
+  checks: z.object({ name: check, idCard: check, birthDate: check, sex: check, hisPatientId: check }).meta({
+    description:
+      "Each fact of the report against the patient's; the id cards and birth dates are compared whole, on the server",
+  }),
 });
 export type ClaimCheck = z.infer<typeof claimCheckSchema>;
 export type ClaimCheckResult = ClaimCheck["checks"]["name"];

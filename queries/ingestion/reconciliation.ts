@@ -9,12 +9,10 @@ export const reconciliationSchema = z.object({
   labReportCount: z.int().meta({ description: "Stored lab reports of the day (dismissed included)" }),
   examReportCount: z.int().meta({ description: "Stored exam reports of the day (dismissed included)" }),
   unmatchedCount: z.int().meta({ description: "Lab and exam reports of the day still awaiting claim" }),
-  externalIdDigest: z
-    .string()
-    .meta({
-      description: 'sha256: + hex(sha256(externalIds.join("\\n")))',
-      example: "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    }),
+  externalIdDigest: z.string().meta({
+    description: 'sha256: + hex(sha256(externalIds.join("\\n")))',
+    example: "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+  }),
   externalIds: z
     .array(z.string())
     .meta({ description: "The externalIds of the day (lab or exam, as the path says), sorted by code point" }),

@@ -55,26 +55,19 @@ export const historyEntrySchema = z.object({
   status: z.enum(["CREATED", "UPDATED"]).optional(),
   matched: z.boolean().optional(),
   patientRef: z.string().nullable().optional(),
-  reason: z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "DISMISSED: why; REQUEUED: why the report waits again; ALERT_RAISED: why the result is critical, or how far it moved; ALERT_CLOSED: why it no longer is",
-    }),
+  reason: z.string().optional().meta({
+    description:
+      "DISMISSED: why; REQUEUED: why the report waits again; ALERT_RAISED: why the result is critical, or how far it moved; ALERT_CLOSED: why it no longer is",
+  }),
   alertId: z.string().optional(),
   kind: z.enum(["CRITICAL", "DELTA"]).optional().meta({ description: "ALERT_*: the alert's kind (contract F.3)" }),
   code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
   note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
   mappingId: z.string().optional().meta({ description: "REMAPPED: the item mapping (GET /api/dictionary/mappings)" }),
-  stdCode: z
-    .string()
-    .nullable()
-    .optional()
-    .meta({
-      description:
-        "REMAPPED: the standard item the results now count as; null when undoing the mapping left them unmapped",
-    }),
+  stdCode: z.string().nullable().optional().meta({
+    description:
+      "REMAPPED: the standard item the results now count as; null when undoing the mapping left them unmapped",
+  }),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

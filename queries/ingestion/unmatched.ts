@@ -19,14 +19,11 @@ export const unmatchedEntrySchema = z.object({
     hisPatientId: z.string().nullable(),
   }),
   pendingReason: z.string(),
-  pendingCode: z
-    .enum(PENDING_CODES)
-    .nullable()
-    .meta({
-      description:
-        "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, name-differs; null for a reason written by an older version (then `pendingReason` is the text)",
-      example: "no-patient",
-    }),
+  pendingCode: z.enum(PENDING_CODES).nullable().meta({
+    description:
+      "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, name-differs; null for a reason written by an older version (then `pendingReason` is the text)",
+    example: "no-patient",
+  }),
   receivedAt: localIsoDateTimeText,
   etag: z.string().meta({
     description:

@@ -17,12 +17,10 @@ export const derivedFormulaSchema = z
   .object({
     name: z.string().meta({ description: "The formula's name", example: "Payne" }),
     version: z.int().meta({ description: "Its version: changed only by a dictionary release" }),
-    expression: z
-      .string()
-      .meta({
-        description: "The formula over the standard values of the items it reads",
-        example: "CA + 0.02 * (40 - ALB)",
-      }),
+    expression: z.string().meta({
+      description: "The formula over the standard values of the items it reads",
+      example: "CA + 0.02 * (40 - ALB)",
+    }),
     inputs: z
       .array(z.string())
       .meta({ description: "The externalIds of the reports whose results it read, each once" }),

@@ -39,12 +39,10 @@ export const copyPatientSchema = z
   .object({
     patientRef: z.string(),
     name: z.string(),
-    idCard: z
-      .string()
-      .meta({
-        description:
-          "The national identity number in full: the copy is the patient's own data (docs/patient-chart-and-alerts.md)",
-      }),
+    idCard: z.string().meta({
+      description:
+        "The national identity number in full: the copy is the patient's own data (docs/patient-chart-and-alerts.md)",
+    }),
     birthDate: z.string().nullable().meta({ description: "As the id card tells it, yyyy-MM-dd" }),
     sex: z.enum(["M", "F"]).nullable().meta({ description: "As the id card tells it" }),
     hisPatientId: z.string().nullable(),

@@ -34,12 +34,10 @@ export const resultPointSchema = z.object({
   formula: derivedFormulaSchema.optional(),
   delta: z
     .object({
-      previous: z
-        .number()
-        .meta({
-          description:
-            "The patient's previous result of the item (collected most recently before this one, as known now), standard unit",
-        }),
+      previous: z.number().meta({
+        description:
+          "The patient's previous result of the item (collected most recently before this one, as known now), standard unit",
+      }),
       previousAt: localIsoDateTimeText,
       change: z.number().meta({ description: "value − previous, signed, standard unit" }),
       previousExternalId: z.string(),
@@ -89,12 +87,10 @@ export function defaultChartItems(dictionary: Dictionary): DictionaryItem[] {
 }
 
 export const resultItemSchema = z.object({
-  code: z
-    .string()
-    .meta({
-      description: "The standard item code, as GET /api/patients/{patientRef}/results?codes= takes it",
-      example: "K",
-    }),
+  code: z.string().meta({
+    description: "The standard item code, as GET /api/patients/{patientRef}/results?codes= takes it",
+    example: "K",
+  }),
   ...itemNamesShape,
   unit: z.string().meta({ description: 'The item\'s standard unit; "" when it has none' }),
   category: z.string(),
@@ -244,27 +240,23 @@ export async function patientResults(
   const pointsOf = new Map<string, PatientResults["series"][number]["points"]>(codes.map((code) => [code, []]));
   const itemOf = new Map(request.items.map((item) => [item.code, item]));
   for (const row of points.rows)
-    pointsOf
-      .get(row.std_code)!
-      .push({
-        at: row.at,
-        value: row.value,
-        flag: row.flag,
-        externalId: row.external_id,
-        ...deltaFlag(itemOf.get(row.std_code)!, row),
-      });
+    pointsOf.get(row.std_code)!.push({
+      at: row.at,
+      value: row.value,
+      flag: row.flag,
+      externalId: row.external_id,
+      ...deltaFlag(itemOf.get(row.std_code)!, row),
+    });
   // Beside the sent values of their item, in time order (a day with a sent value has no derived one).
   for (const value of derived)
-    pointsOf
-      .get(value.stdCode)!
-      .push({
-        at: value.at,
-        value: value.value,
-        flag: null,
-        externalId: value.inputs[0]!.externalId,
-        derived: true,
-        formula: formulaOf(value),
-      });
+    pointsOf.get(value.stdCode)!.push({
+      at: value.at,
+      value: value.value,
+      flag: null,
+      externalId: value.inputs[0]!.externalId,
+      derived: true,
+      formula: formulaOf(value),
+    });
   for (const series of pointsOf.values()) series.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const rangeOf = new Map(ranges.rows.map((row) => [row.code, row]));
   return {

@@ -7,12 +7,9 @@ export const specDiffSchema = z.object({
   id: z.string(),
   from: z.string().meta({ example: "v2" }),
   to: z.string().meta({ example: "draft" }),
-  sqlIncluded: z
-    .boolean()
-    .meta({
-      description:
-        "True for an author of the tenant: SQL changes show their text; otherwise they are listed as redacted",
-    }),
+  sqlIncluded: z.boolean().meta({
+    description: "True for an author of the tenant: SQL changes show their text; otherwise they are listed as redacted",
+  }),
   changes: z.array(
     z.object({
       path: z.string().meta({ example: "nodes[2].title" }),

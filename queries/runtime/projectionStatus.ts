@@ -5,32 +5,24 @@ import type { Db } from "../../db/pool.ts";
 /** A tenant held back in a projection at an event it cannot apply (contract E.6), as an administrator sees it. */
 export const heldTenantSchema = z.object({
   tenant: z.string(),
-  position: z
-    .int()
-    .meta({
-      description: "The event that failed: this tenant's events from it on wait, every other tenant's are applied",
-    }),
+  position: z.int().meta({
+    description: "The event that failed: this tenant's events from it on wait, every other tenant's are applied",
+  }),
   since: z.string().meta({ description: "When it was first held back" }),
   tries: z.int().meta({ description: "How many times its waiting events were tried" }),
-  retryAt: z
-    .string()
-    .meta({
-      description:
-        "When they are tried again by themselves (each failed try doubles the pause, up to an hour); `projections retry` tries at once",
-    }),
+  retryAt: z.string().meta({
+    description:
+      "When they are tried again by themselves (each failed try doubles the pause, up to an hour); `projections retry` tries at once",
+  }),
   error: z.object({
-    code: z
-      .string()
-      .meta({
-        description:
-          "The SQLSTATE when the database raised the error (P0001: a function or trigger), else PROJECTION_ERROR",
-      }),
-    message: z
-      .string()
-      .meta({
-        description:
-          "A fixed sentence for that code (the error's own text may quote a value of the event: no answer shows it)",
-      }),
+    code: z.string().meta({
+      description:
+        "The SQLSTATE when the database raised the error (P0001: a function or trigger), else PROJECTION_ERROR",
+    }),
+    message: z.string().meta({
+      description:
+        "A fixed sentence for that code (the error's own text may quote a value of the event: no answer shows it)",
+    }),
   }),
 });
 export type HeldTenant = z.infer<typeof heldTenantSchema>;
@@ -49,13 +41,10 @@ export const projectionStatusSchema = z.object({
         .meta({ description: "A fixed sentence for the error's code (its own text may quote a value of the event)" }),
       position: z.int(),
       at: z.string(),
-      code: z
-        .string()
-        .nullable()
-        .meta({
-          description:
-            "Its SQLSTATE when the database raised it (P0001: a function or trigger); null for an error of the projection's code",
-        }),
+      code: z.string().nullable().meta({
+        description:
+          "Its SQLSTATE when the database raised it (P0001: a function or trigger); null for an error of the projection's code",
+      }),
     })
     .nullable()
     .meta({
@@ -67,19 +56,13 @@ export const projectionStatusSchema = z.object({
     .meta({ description: "Tenants held back in this projection at an event it cannot apply; empty when none" }),
   lagEvents: z.int(),
   lagSeconds: z.number(),
-  eventsPerSecond: z
-    .number()
-    .nullable()
-    .meta({
-      description: "A building generation (a rebuild): events read per second since it began; null for a live one",
-    }),
-  etaSeconds: z
-    .number()
-    .nullable()
-    .meta({
-      description:
-        "A building generation: lagEvents at that pace (lagEvents is counted up to 1,000,000); null for a live one",
-    }),
+  eventsPerSecond: z.number().nullable().meta({
+    description: "A building generation (a rebuild): events read per second since it began; null for a live one",
+  }),
+  etaSeconds: z.number().nullable().meta({
+    description:
+      "A building generation: lagEvents at that pace (lagEvents is counted up to 1,000,000); null for a live one",
+  }),
 });
 export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
 
@@ -91,22 +74,18 @@ export const replicaStatusSchema = z.object({
   state: z.string().meta({ description: "streaming, catchup, …" }),
   sync: z.string().meta({ description: "async, sync, potential or quorum" }),
   lagBytes: z.int().meta({ description: "WAL the primary wrote that the standby has not replayed yet" }),
-  lagSeconds: z
-    .number()
-    .meta({
-      description: "How long the standby took lately to replay what the primary wrote; 0 once caught up and idle",
-    }),
+  lagSeconds: z.number().meta({
+    description: "How long the standby took lately to replay what the primary wrote; 0 once caught up and idle",
+  }),
 });
 export type ReplicaStatus = z.infer<typeof replicaStatusSchema>;
 
 /** `GET /api/admin/projections` (contract C.6): each projection's position, the store's head and the lag. */
 export const projectionsReportSchema = z.object({
-  head: z
-    .int()
-    .meta({
-      description:
-        "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it",
-    }),
+  head: z.int().meta({
+    description:
+      "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it",
+  }),
   projections: z.array(projectionStatusSchema),
   replicas: z.array(replicaStatusSchema).meta({
     description:
@@ -223,11 +202,9 @@ export const stoppedProjectionSchema = z.object({
   position: z.int().meta({ description: "The event it stopped at" }),
   since: z.string().meta({ description: "When it stopped" }),
   error: z.object({
-    code: z
-      .string()
-      .meta({
-        description: `The SQLSTATE when the database raised the error (P0001: a function or trigger), else ${PROJECTION_ERROR_CODE}`,
-      }),
+    code: z.string().meta({
+      description: `The SQLSTATE when the database raised the error (P0001: a function or trigger), else ${PROJECTION_ERROR_CODE}`,
+    }),
     message: z
       .string()
       .meta({ description: "What kind of error that code is (GET /api/admin/projections shows the error itself)" }),
@@ -257,12 +234,10 @@ export async function stoppedProjections(db: Db): Promise<StoppedProjection[]> {
  */
 export const heldBackSchema = z.object({
   name: z.string().meta({ description: "The projection" }),
-  position: z
-    .int()
-    .meta({
-      description:
-        "The event that failed: one tenant's events from it on wait in this projection, every other tenant's are applied",
-    }),
+  position: z.int().meta({
+    description:
+      "The event that failed: one tenant's events from it on wait in this projection, every other tenant's are applied",
+  }),
   since: z.string(),
   error: stoppedProjectionSchema.shape.error,
 });

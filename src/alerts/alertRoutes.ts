@@ -51,13 +51,10 @@ export const alertListQuery = z.strictObject(
           'Alerts per page, 1 to 500 (default 100); when more remain, a Link header with rel="next" gives the next page\'s address',
       }),
     cursor: pageCursor(),
-    kind: z
-      .enum(ALERT_KINDS, { error: "kind is CRITICAL or DELTA" })
-      .optional()
-      .meta({
-        description:
-          "Only alerts of this kind (contract F.3): CRITICAL (critical results) or DELTA (delta checks); absent: both",
-      }),
+    kind: z.enum(ALERT_KINDS, { error: "kind is CRITICAL or DELTA" }).optional().meta({
+      description:
+        "Only alerts of this kind (contract F.3): CRITICAL (critical results) or DELTA (delta checks); absent: both",
+    }),
   },
   {
     error: (issue) =>

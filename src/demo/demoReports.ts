@@ -33,13 +33,6 @@ function commonParams(period: [string, string]) {
 const WARD_LIST =
   "select distinct ward as value, 'Ward ' || ward as label from patients where ward is not null order by 1";
 
-/** The filter clauses of a query over lab_results (optionally qualified by an alias). */
-function filters(alias = ""): string {
-  const a = alias ? `${alias}.` : "";
-  // reported_on (a date) rather than reported_at::date: only date-to-date comparisons can use the index behind the tenant barrier.
-  return `[[and ${a}reported_on >= {{period.from}}]] [[and ${a}reported_on <= {{period.to}}]] [[and ${a}ward = any({{wards}})]]`;
-}
-
 /** The filter clauses of a query over monthly_results: the months the period touches. */
 const MONTH_FILTERS =
   "[[and month >= date_trunc('month', {{period.from}}::timestamp)::date]] [[and month <= {{period.to}}]] [[and ward = any({{wards}})]]";

@@ -49,7 +49,8 @@ export async function listenForMetrics(
   const app = new Koa();
   app.silent = true;
   app.use(metricsEndpoint(metrics, token, { tokenRequired: false }));
-  const server = createServer(app.callback());
+  const handle = app.callback(); // answers every request itself, errors included
+  const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve());

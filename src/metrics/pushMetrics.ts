@@ -1,5 +1,5 @@
 import type { Middleware } from "koa";
-import type { PushTally, ServiceMetrics } from "./serviceMetrics.ts";
+import type { ServiceMetrics } from "./serviceMetrics.ts";
 
 /**
  * Counts pushes by the status they were answered with, so it sits outside the interface's error

@@ -20,18 +20,14 @@ export const staffSessionAnswer = z.object({
   tenant: z.string(),
   roles: z.array(z.enum(STAFF_ROLES)),
   wards: z.array(z.string()).nullable().meta({ description: "null: every ward of the tenant" }),
-  expiresAt: z
-    .string()
-    .meta({
-      description: "When the session ends if it stays idle (or at its absolute end)",
-      example: "2026-11-27T09:30:00.000Z",
-    }),
-  csrf: z
-    .string()
-    .meta({
-      description:
-        "Send as X-CSRF-Token with every state-changing call (POST, PUT, PATCH, DELETE) made with the session cookie",
-    }),
+  expiresAt: z.string().meta({
+    description: "When the session ends if it stays idle (or at its absolute end)",
+    example: "2026-11-27T09:30:00.000Z",
+  }),
+  csrf: z.string().meta({
+    description:
+      "Send as X-CSRF-Token with every state-changing call (POST, PUT, PATCH, DELETE) made with the session cookie",
+  }),
 });
 
 function sessionAnswer(session: StaffSession): z.infer<typeof staffSessionAnswer> {

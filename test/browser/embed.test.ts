@@ -512,18 +512,16 @@ describe("embed page in chromium", function () {
 
     // Highlight: the first matching rule's class, the fill from embed.css, a glyph whose alt text is the tone; the text stays the value.
     const marks = () =>
-      table
-        .locator("tbody td:nth-child(2)")
-        .evaluateAll((cells) =>
-          (cells as HTMLElement[]).map((cell) => ({
-            text: cell.textContent,
-            className: cell.className,
-            tone: cell.dataset.tone,
-            title: cell.title,
-            fill: getComputedStyle(cell).backgroundColor,
-            glyph: getComputedStyle(cell, "::after").content,
-          })),
-        );
+      table.locator("tbody td:nth-child(2)").evaluateAll((cells) =>
+        (cells as HTMLElement[]).map((cell) => ({
+          text: cell.textContent,
+          className: cell.className,
+          tone: cell.dataset.tone,
+          title: cell.title,
+          fill: getComputedStyle(cell).backgroundColor,
+          glyph: getComputedStyle(cell, "::after").content,
+        })),
+      );
     const [low, mid, high] = await marks();
     expect(low).to.deep.include({
       text: "12.5%",

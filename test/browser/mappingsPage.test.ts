@@ -43,7 +43,7 @@ describe("the item mappings page in chromium", function () {
     try {
       await ready(page);
       const row = page.locator("table.unmapped-items tr[data-item-code=L-UREA]");
-      await expect(await row.locator("th").textContent()).to.equal("L-UREA · 本院尿素");
+      expect(await row.locator("th").textContent()).to.equal("L-UREA · 本院尿素");
       await fine(page, "the unmapped items (en, phone)");
       await row.locator("button.map").click();
       const dialog = page.locator("dialog.modal");

@@ -17,8 +17,6 @@ describe("staff pages in chromium", function () {
   const ready = (selector: string) => page.locator(`${selector}[data-state=ready]`).waitFor({ timeout: 15_000 });
 
   before(async () => {
-    const token = staff.tenant.authorToken;
-
     await publishWardCensus(staff.tenant);
 
     // Two reports no patient matches: one names 张三 without an id card, one names a stranger.

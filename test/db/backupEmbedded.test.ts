@@ -15,7 +15,7 @@ import { labReport, LI_SI } from "../support/ingestion.ts";
 import { holdTable } from "../support/heldTable.ts";
 import { freePort } from "../support/privatePostgres.ts";
 import { seedTenant } from "../support/seededTenant.ts";
-import { startTestService, until } from "../support/service.ts";
+import { startTestService } from "../support/service.ts";
 import { projectionsCaughtUp } from "../support/storedReports.ts";
 import { tableDigests } from "../support/tableDigests.ts";
 

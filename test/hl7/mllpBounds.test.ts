@@ -107,7 +107,7 @@ describe("HL7 v2 over MLLP: bounded against idle sockets and unread ACKs", funct
 
     // Stored until the service stops reading: then nothing more for 3 s.
     let last = -1;
-    let now = 0;
+    let now: number;
     const deadline = Date.now() + 40_000;
     while ((now = await stored("UNREAD-")) !== last && Date.now() < deadline) {
       last = now;

@@ -13,7 +13,7 @@ function commandsListed(help: string): string[] {
   const section = help.split(/^Commands:$/m)[1] ?? "";
   return section
     .split("\n")
-    .map((line) => /^  (\S+)/.exec(line)?.[1])
+    .map((line) => /^ {2}(\S+)/.exec(line)?.[1])
     .filter((name): name is string => name !== undefined && name !== "help");
 }
 

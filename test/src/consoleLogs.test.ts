@@ -85,7 +85,7 @@ describe("console output of npm start", () => {
       await until(async () => /request/.test(started.output().split("Dialysis Hub is running")[1] ?? ""), 5000, 50);
       return started.output();
     } catch (error) {
-      throw new Error(`${(error as Error).message}; the service printed:\n${started.output()}`);
+      throw new Error(`${(error as Error).message}; the service printed:\n${started.output()}`, { cause: error });
     } finally {
       started.stop();
       await started.exited;

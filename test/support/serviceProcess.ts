@@ -94,7 +94,7 @@ export async function spawnService({
     );
   } catch (error) {
     child.kill("SIGKILL");
-    throw new Error(`${(error as Error).message}\n--- ${role} process output ---\n${output()}`);
+    throw new Error(`${(error as Error).message}\n--- ${role} process output ---\n${output()}`, { cause: error });
   }
 
   const signalAndWait = async (signal: NodeJS.Signals) => {
@@ -121,7 +121,7 @@ function withoutServiceSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 /** Ends every process still running: for a suite's `after`, whatever state a failed test left. */
 async function stopAll(processes: Array<ServiceProcess | null | undefined>): Promise<void> {
-  await Promise.all(processes.map((service) => service?.kill()));
+  await Promise.all(processes.flatMap((service) => (service ? [service.kill()] : [])));
 }
 
 /** A suite's `afterEach`: when a test failed, prints the last output of each of the processes, to read the failure against. */

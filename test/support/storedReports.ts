@@ -62,7 +62,9 @@ export async function projectionsCaughtUp(
       200,
     );
   } catch (error) {
-    throw new Error(`${(error as Error).message}: projections did not catch up; last report ${JSON.stringify(last)}`);
+    throw new Error(`${(error as Error).message}: projections did not catch up; last report ${JSON.stringify(last)}`, {
+      cause: error,
+    });
   }
 }
 

@@ -326,36 +326,34 @@ const isMarked = (focus: ChartFocus | null, externalId: string, code?: string) =
 function resultTable(ctx: PageContext, answer: PatientResults, focus: ChartFocus | null): HTMLElement {
   const { texts } = ctx;
   const rows = answer.series.flatMap((series) =>
-    [...series.points]
-      .reverse()
-      .map((point) =>
-        el(
-          "tr",
-          {
-            "data-code": series.code,
-            "data-external-id": point.externalId,
-            class: isMarked(focus, point.externalId, series.code) ? "marked" : null,
-          },
-          el("th", { scope: "row" }, texts.itemTitle(series)),
-          el("td", {}, localTime(point.at)),
-          el("td", { class: "number" }, shown(series, point.value)),
-          point.derived
-            ? el(
-                "td",
-                { class: "flag derived" },
-                el("span", { class: "badge derived-badge" }, texts.derived),
-                " ",
-                el("span", { class: "formula" }, derivedNote(ctx, point)),
-              )
-            : el(
-                "td",
-                { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" },
-                point.flag ?? "",
-                deltaNote(ctx, series, point),
-              ),
-          el("td", {}, viewReportButton(ctx, point.externalId, point.externalId)),
-        ),
+    [...series.points].reverse().map((point) =>
+      el(
+        "tr",
+        {
+          "data-code": series.code,
+          "data-external-id": point.externalId,
+          class: isMarked(focus, point.externalId, series.code) ? "marked" : null,
+        },
+        el("th", { scope: "row" }, texts.itemTitle(series)),
+        el("td", {}, localTime(point.at)),
+        el("td", { class: "number" }, shown(series, point.value)),
+        point.derived
+          ? el(
+              "td",
+              { class: "flag derived" },
+              el("span", { class: "badge derived-badge" }, texts.derived),
+              " ",
+              el("span", { class: "formula" }, derivedNote(ctx, point)),
+            )
+          : el(
+              "td",
+              { class: point.flag ? `flag flag-${point.flag.toLowerCase()}` : "flag" },
+              point.flag ?? "",
+              deltaNote(ctx, series, point),
+            ),
+        el("td", {}, viewReportButton(ctx, point.externalId, point.externalId)),
       ),
+    ),
   );
   if (rows.length === 0) return el("p", { class: "empty" }, texts.noResults);
   const head = el(

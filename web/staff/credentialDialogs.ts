@@ -7,6 +7,7 @@ import { alertBox, el, field, whileSubmitting } from "./dom.ts";
 import type { PageContext } from "./page.ts";
 import type { StaffRole } from "./session.ts";
 import { segment } from "./staffApi.ts";
+import { asyncListener } from "../asyncListener.ts";
 
 /** An author token or a laboratory key, as `GET /api/admin/authors` and `…/clients` list them (contract E.3). */
 export interface Credential {
@@ -85,9 +86,12 @@ function showSecret(
   value.id = "credential-secret";
   const status = el("p", { class: "copy-status hint", role: "status" });
   const copy = el("button", { type: "button", class: "copy", "aria-label": texts.copySecret(kind) }, texts.copy);
-  copy.addEventListener("click", async () => {
-    status.textContent = (await copied(value)) ? texts.copied : texts.copyFailed;
-  });
+  copy.addEventListener(
+    "click",
+    asyncListener(async () => {
+      status.textContent = (await copied(value)) ? texts.copied : texts.copyFailed;
+    }),
+  );
   form.replaceWith(
     el(
       "div",
@@ -226,31 +230,34 @@ export function createDialog(ctx: PageContext, kind: CredentialKind, changes: Cr
         submit,
       ),
     );
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      for (const input of [name, days, ...(grants?.inputs ?? [])]) input.removeAttribute("aria-invalid");
-      if (!name.value.trim()) return invalid(name, texts.fieldMissing(texts.credName), problem);
-      const granted = grants ? grants.read() : { grants: {} };
-      if ("input" in granted) return invalid(granted.input, granted.text, problem);
-      const expiry = daysIn(days);
-      if (!expiry) return invalid(days, texts.expiresInDaysInvalid, problem);
-      const body = {
-        name: name.value.trim(),
-        tenant: ctx.session.tenant,
-        ...granted.grants,
-        ...(expiry.days === undefined ? {} : { expiresInDays: expiry.days }),
-      };
-      await whileSubmitting(submit, texts.creating, problem, async () => {
-        try {
-          const issued = await ctx.api.post<Issued>(CREDENTIAL_PATHS[kind], body);
-          createdId = issuedId(issued);
-          showSecret(ctx, modal, form, kind, body.name, issuedSecret(issued));
-          await changes.changed(kind, createdId, texts.created(kind, body.name));
-        } catch (error) {
-          problem.show(messageOf(error));
-        }
-      });
-    });
+    form.addEventListener(
+      "submit",
+      asyncListener(async (event) => {
+        event.preventDefault();
+        for (const input of [name, days, ...(grants?.inputs ?? [])]) input.removeAttribute("aria-invalid");
+        if (!name.value.trim()) return invalid(name, texts.fieldMissing(texts.credName), problem);
+        const granted = grants ? grants.read() : { grants: {} };
+        if ("input" in granted) return invalid(granted.input, granted.text, problem);
+        const expiry = daysIn(days);
+        if (!expiry) return invalid(days, texts.expiresInDaysInvalid, problem);
+        const body = {
+          name: name.value.trim(),
+          tenant: ctx.session.tenant,
+          ...granted.grants,
+          ...(expiry.days === undefined ? {} : { expiresInDays: expiry.days }),
+        };
+        await whileSubmitting(submit, texts.creating, problem, async () => {
+          try {
+            const issued = await ctx.api.post<Issued>(CREDENTIAL_PATHS[kind], body);
+            createdId = issuedId(issued);
+            showSecret(ctx, modal, form, kind, body.name, issuedSecret(issued));
+            await changes.changed(kind, createdId, texts.created(kind, body.name));
+          } catch (error) {
+            problem.show(messageOf(error));
+          }
+        });
+      }),
+    );
     modal.dialog.addEventListener("close", () => changes.refocus(kind, createdId));
     return [form];
   });
@@ -286,24 +293,27 @@ export function rotateDialog(ctx: PageContext, credential: Credential, changes: 
         submit,
       ),
     );
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      hours.removeAttribute("aria-invalid");
-      const overlapHours = hours.valueAsNumber;
-      if (hours.validity.badInput || !(overlapHours >= 0 && overlapHours <= MAX_OVERLAP_HOURS))
-        return invalid(hours, texts.overlapHoursInvalid, problem);
-      await whileSubmitting(submit, texts.rotating, problem, async () => {
-        try {
-          const issued = await ctx.api.post<Issued>(`${CREDENTIAL_PATHS[kind]}/${segment(id)}/rotate`, {
-            overlapHours,
-          });
-          showSecret(ctx, modal, form, kind, name, issuedSecret(issued));
-          await changes.changed(kind, id, texts.rotated(kind, name, overlapHours));
-        } catch (error) {
-          problem.show(messageOf(error));
-        }
-      });
-    });
+    form.addEventListener(
+      "submit",
+      asyncListener(async (event) => {
+        event.preventDefault();
+        hours.removeAttribute("aria-invalid");
+        const overlapHours = hours.valueAsNumber;
+        if (hours.validity.badInput || !(overlapHours >= 0 && overlapHours <= MAX_OVERLAP_HOURS))
+          return invalid(hours, texts.overlapHoursInvalid, problem);
+        await whileSubmitting(submit, texts.rotating, problem, async () => {
+          try {
+            const issued = await ctx.api.post<Issued>(`${CREDENTIAL_PATHS[kind]}/${segment(id)}/rotate`, {
+              overlapHours,
+            });
+            showSecret(ctx, modal, form, kind, name, issuedSecret(issued));
+            await changes.changed(kind, id, texts.rotated(kind, name, overlapHours));
+          } catch (error) {
+            problem.show(messageOf(error));
+          }
+        });
+      }),
+    );
     modal.dialog.addEventListener("close", () => changes.refocus(kind, id));
     return [form];
   });
@@ -329,18 +339,21 @@ export function revokeDialog(ctx: PageContext, credential: Credential, changes: 
         submit,
       ),
     );
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      await whileSubmitting(submit, texts.revoking, problem, async () => {
-        try {
-          await ctx.api.delete(`${CREDENTIAL_PATHS[kind]}/${segment(id)}`);
-          modal.close();
-          await changes.changed(kind, id, texts.revoked(kind, name));
-        } catch (error) {
-          problem.show(messageOf(error));
-        }
-      });
-    });
+    form.addEventListener(
+      "submit",
+      asyncListener(async (event) => {
+        event.preventDefault();
+        await whileSubmitting(submit, texts.revoking, problem, async () => {
+          try {
+            await ctx.api.delete(`${CREDENTIAL_PATHS[kind]}/${segment(id)}`);
+            modal.close();
+            await changes.changed(kind, id, texts.revoked(kind, name));
+          } catch (error) {
+            problem.show(messageOf(error));
+          }
+        });
+      }),
+    );
     modal.dialog.addEventListener("close", () => changes.refocus(kind, id));
     return [form];
   });

@@ -1,6 +1,7 @@
 import { openModal } from "./dialog.ts";
 import { alertBox, el, field, whileSubmitting } from "./dom.ts";
 import type { PageContext } from "./page.ts";
+import { asyncListener } from "../asyncListener.ts";
 
 export interface NoteDialog {
   title: string;
@@ -58,28 +59,31 @@ export function noteDialog(ctx: PageContext, spec: NoteDialog): void {
       el("div", { class: "form-actions" }, cancel, submit),
     );
     cancel.addEventListener("click", () => modal.close());
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      if (spec.missing !== undefined && !note.value.trim()) {
-        note.setAttribute("aria-invalid", "true");
-        note.focus();
-        return problem.show(spec.missing);
-      }
-      note.removeAttribute("aria-invalid");
-      let withdrawn = false;
-      await whileSubmitting(submit, spec.submit.busy, problem, async () => {
-        try {
-          await spec.send(note.value.trim());
-          modal.close();
-          await spec.done();
-        } catch (error) {
-          const stale = spec.stale ? await spec.stale(error) : null;
-          withdrawn = stale !== null;
-          problem.show(stale ?? (error instanceof Error ? error.message : String(error)));
+    form.addEventListener(
+      "submit",
+      asyncListener(async (event) => {
+        event.preventDefault();
+        if (spec.missing !== undefined && !note.value.trim()) {
+          note.setAttribute("aria-invalid", "true");
+          note.focus();
+          return problem.show(spec.missing);
         }
-      });
-      if (withdrawn) withdraw(submit, note, cancel);
-    });
+        note.removeAttribute("aria-invalid");
+        let withdrawn = false;
+        await whileSubmitting(submit, spec.submit.busy, problem, async () => {
+          try {
+            await spec.send(note.value.trim());
+            modal.close();
+            await spec.done();
+          } catch (error) {
+            const stale = spec.stale ? await spec.stale(error) : null;
+            withdrawn = stale !== null;
+            problem.show(stale ?? (error instanceof Error ? error.message : String(error)));
+          }
+        });
+        if (withdrawn) withdraw(submit, note, cancel);
+      }),
+    );
     return [form];
   });
 }

@@ -24,19 +24,21 @@ export function pagedList<T>(
   const box = el("div", { class: "paged-list" });
   const problem = alertBox();
   const more = el("button", { type: "button", class: "show-more" }, texts.showMore);
-  more.addEventListener("click", () =>
-    whileSubmitting(more, texts.loading, problem, async () => {
-      try {
-        const page = await ctx.api.page<T>(next!);
-        items.push(...page.items);
-        next = page.next;
-        show();
-        // The person asked for the rows after the ones they read: they go on from there.
-        (next ? more : box).focus();
-      } catch (error) {
-        problem.show(error instanceof Error ? error.message : String(error));
-      }
-    }),
+  more.addEventListener(
+    "click",
+    () =>
+      void whileSubmitting(more, texts.loading, problem, async () => {
+        try {
+          const page = await ctx.api.page<T>(next!);
+          items.push(...page.items);
+          next = page.next;
+          show();
+          // The person asked for the rows after the ones they read: they go on from there.
+          (next ? more : box).focus();
+        } catch (error) {
+          problem.show(error instanceof Error ? error.message : String(error));
+        }
+      }),
   );
   box.tabIndex = -1;
   const show = () => {

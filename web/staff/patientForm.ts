@@ -3,6 +3,7 @@ import { alertBox, el, field, whileSubmitting } from "./dom.ts";
 import type { PageContext } from "./page.ts";
 import { ApiError, segment } from "./staffApi.ts";
 import type { PatientInput, PatientListEntry } from "./types.ts";
+import { asyncListener } from "../asyncListener.ts";
 
 const PATIENT_REF_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -83,41 +84,47 @@ export function patientForm(ctx: PageContext, existing: PatientListEntry | null,
       ),
     );
     active.id = "patient-active";
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      for (const input of [patientRef, name, idCard]) input.removeAttribute("aria-invalid");
-      const missing = (
-        [
-          [patientRef, texts.patientRef],
-          [name, texts.name],
-          [idCard, texts.idCard],
-        ] as const
-      ).find(([input]) => !input.value.trim());
-      if (missing) return invalid(missing[0], texts.fieldMissing(missing[1]));
-      if (!PATIENT_REF_PATTERN.test(patientRef.value.trim())) return invalid(patientRef, texts.patientRefHint);
-      const body: PatientInput = {
-        name: name.value.trim(),
-        idCard: idCard.value.trim(),
-        hisPatientId: hisPatientId.value.trim() || null,
-        ward: ward.value.trim() || null,
-        active: active.checked,
-      };
-      await whileSubmitting(submit, texts.saving, problem, async () => {
-        try {
-          const saved = await ctx.api.put<PatientListEntry>(`/api/patients/${segment(patientRef.value.trim())}`, body);
-          modal.close();
-          ctx.announce(texts.saved(saved.patientRef, saved.name));
-          await onSaved();
-        } catch (error) {
-          // The service's code (or its sentence, `idCard …`) names the field: mark the id card, the usual culprit, when it is the one.
-          const message = error instanceof Error ? error.message : String(error);
-          const code = error instanceof ApiError ? error.code : undefined;
-          if (code === "id-card-invalid" || code === "id-card-taken" || /idCard/.test(message))
-            idCard.setAttribute("aria-invalid", "true");
-          problem.show(message);
-        }
-      });
-    });
+    form.addEventListener(
+      "submit",
+      asyncListener(async (event) => {
+        event.preventDefault();
+        for (const input of [patientRef, name, idCard]) input.removeAttribute("aria-invalid");
+        const missing = (
+          [
+            [patientRef, texts.patientRef],
+            [name, texts.name],
+            [idCard, texts.idCard],
+          ] as const
+        ).find(([input]) => !input.value.trim());
+        if (missing) return invalid(missing[0], texts.fieldMissing(missing[1]));
+        if (!PATIENT_REF_PATTERN.test(patientRef.value.trim())) return invalid(patientRef, texts.patientRefHint);
+        const body: PatientInput = {
+          name: name.value.trim(),
+          idCard: idCard.value.trim(),
+          hisPatientId: hisPatientId.value.trim() || null,
+          ward: ward.value.trim() || null,
+          active: active.checked,
+        };
+        await whileSubmitting(submit, texts.saving, problem, async () => {
+          try {
+            const saved = await ctx.api.put<PatientListEntry>(
+              `/api/patients/${segment(patientRef.value.trim())}`,
+              body,
+            );
+            modal.close();
+            ctx.announce(texts.saved(saved.patientRef, saved.name));
+            await onSaved();
+          } catch (error) {
+            // The service's code (or its sentence, `idCard …`) names the field: mark the id card, the usual culprit, when it is the one.
+            const message = error instanceof Error ? error.message : String(error);
+            const code = error instanceof ApiError ? error.code : undefined;
+            if (code === "id-card-invalid" || code === "id-card-taken" || /idCard/.test(message))
+              idCard.setAttribute("aria-invalid", "true");
+            problem.show(message);
+          }
+        });
+      }),
+    );
     function invalid(input: HTMLInputElement, text: string): void {
       input.setAttribute("aria-invalid", "true");
       input.focus();

@@ -5,6 +5,7 @@ import { isStaffRole } from "../../commands/credentials/staffRoleRanks.ts";
 import type { Caller, Session, StoredToken } from "./session.ts";
 import { ApiError, createStaffApi } from "./staffApi.ts";
 import type { StaffTexts } from "./texts.ts";
+import { asyncListener } from "../asyncListener.ts";
 
 const TENANT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -77,19 +78,22 @@ export function signInPage(options: SignInOptions): HTMLElement {
     problem.element,
     el("div", { class: "form-actions" }, submit),
   );
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const stored: StoredToken = { token: token.value.trim(), tenant: tenant.value.trim() };
-    if (!stored.token) return fail(texts.tokenMissing, token);
-    if (!TENANT_PATTERN.test(stored.tenant)) return fail(texts.tenantInvalid, tenant);
-    await whileSubmitting(submit, texts.signingIn, problem, async () => {
-      try {
-        options.onSignedIn(await signInWithToken(stored, texts));
-      } catch (error) {
-        fail(rejectionText(texts, error), token);
-      }
-    });
-  });
+  form.addEventListener(
+    "submit",
+    asyncListener(async (event) => {
+      event.preventDefault();
+      const stored: StoredToken = { token: token.value.trim(), tenant: tenant.value.trim() };
+      if (!stored.token) return fail(texts.tokenMissing, token);
+      if (!TENANT_PATTERN.test(stored.tenant)) return fail(texts.tenantInvalid, tenant);
+      await whileSubmitting(submit, texts.signingIn, problem, async () => {
+        try {
+          options.onSignedIn(await signInWithToken(stored, texts));
+        } catch (error) {
+          fail(rejectionText(texts, error), token);
+        }
+      });
+    }),
+  );
   function fail(text: string, focus: HTMLInputElement): void {
     problem.show(text);
     focus.setAttribute("aria-invalid", "true");

@@ -11,6 +11,7 @@ import { loader, pageFrame, type PageContext } from "./page.ts";
 import { patientPicker } from "./patientPicker.ts";
 import { pagedList } from "./pagedList.ts";
 import type { UnmatchedEntry } from "./types.ts";
+import { asyncListener } from "../asyncListener.ts";
 
 /** The reports awaiting a patient (`GET /api/unmatched`), each to claim or dismiss (contract C.4). */
 export function unmatchedPage(ctx: PageContext): HTMLElement {
@@ -161,32 +162,35 @@ function claimDialog(ctx: PageContext, entry: UnmatchedEntry, reload: () => Prom
     );
     // The report itself, as printed, to read before it joins a patient's record.
     picker.element.before(reportPreview(ctx, entry.kind, entry.externalId));
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      const patient = picker.chosen();
-      if (!patient) return problem.show(texts.choosePatient);
-      let withdrawn = false;
-      await whileSubmitting(submit, texts.claiming, problem, async () => {
-        // Someone else's report, by what it says: claimed only on the person's explicit word.
-        if (!(await check.mayClaim(patient))) {
-          problem.show(texts.confirmFirst(patient.name));
-          check.focusConfirmation();
-          return;
-        }
-        try {
-          await decideOnEntry(ctx, entry, "claim", { patientRef: patient.patientRef });
-          modal.close();
-          ctx.announce(texts.claimed(entry.externalId, `${patient.name} (${patient.patientRef})`));
-          await reload();
-        } catch (error) {
-          // Someone else decided on the report meanwhile (or it was sent again): said, and nothing overridden.
-          const stale = await staleEntryWords(ctx, entry, error, reload);
-          withdrawn = stale !== null;
-          problem.show(stale ?? (error instanceof Error ? error.message : String(error)));
-        }
-      });
-      if (withdrawn) withdraw(submit, null, cancel);
-    });
+    form.addEventListener(
+      "submit",
+      asyncListener(async (event) => {
+        event.preventDefault();
+        const patient = picker.chosen();
+        if (!patient) return problem.show(texts.choosePatient);
+        let withdrawn = false;
+        await whileSubmitting(submit, texts.claiming, problem, async () => {
+          // Someone else's report, by what it says: claimed only on the person's explicit word.
+          if (!(await check.mayClaim(patient))) {
+            problem.show(texts.confirmFirst(patient.name));
+            check.focusConfirmation();
+            return;
+          }
+          try {
+            await decideOnEntry(ctx, entry, "claim", { patientRef: patient.patientRef });
+            modal.close();
+            ctx.announce(texts.claimed(entry.externalId, `${patient.name} (${patient.patientRef})`));
+            await reload();
+          } catch (error) {
+            // Someone else decided on the report meanwhile (or it was sent again): said, and nothing overridden.
+            const stale = await staleEntryWords(ctx, entry, error, reload);
+            withdrawn = stale !== null;
+            problem.show(stale ?? (error instanceof Error ? error.message : String(error)));
+          }
+        });
+        if (withdrawn) withdraw(submit, null, cancel);
+      }),
+    );
     return [form];
   });
 }

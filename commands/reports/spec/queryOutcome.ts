@@ -10,12 +10,10 @@ export type ColumnType = (typeof COLUMN_TYPE_NAMES)[number];
 export const querySuccessSchema = z.object({
   columns: z.array(z.string()),
   columnTypes: z.array(z.enum(COLUMN_TYPE_NAMES)).meta({ description: "One per column, in the order of columns" }),
-  rows: z
-    .array(z.array(z.unknown()))
-    .meta({
-      description:
-        "Arrays in columns order; dates yyyy-MM-dd, date-times yyyy-MM-dd HH:mm:ss; a number that does not fit a double exactly is a string",
-    }),
+  rows: z.array(z.array(z.unknown())).meta({
+    description:
+      "Arrays in columns order; dates yyyy-MM-dd, date-times yyyy-MM-dd HH:mm:ss; a number that does not fit a double exactly is a string",
+  }),
   truncated: z.boolean().meta({ description: "True when the query returned more than 5000 rows and was cut to 5000" }),
   elapsedMs: z.number(),
 });

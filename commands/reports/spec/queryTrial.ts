@@ -18,23 +18,18 @@ export interface QueryToTry {
 
 /** A query that failed when tried: where it is, the database's sentence, and where in its SQL. */
 export const queryProblemSchema = z.object({
-  query: z
-    .string()
-    .meta({
-      description:
-        "The query's place in the spec, as the audit names it: queries.<name> or drills.<drill>.queries.<name>",
-      example: "queries.monthly",
-    }),
+  query: z.string().meta({
+    description:
+      "The query's place in the spec, as the audit names it: queries.<name> or drills.<drill>.queries.<name>",
+    example: "queries.monthly",
+  }),
   message: z
     .string()
     .meta({ description: "The database's sentence, without SQL text", example: 'column "ktvv" does not exist.' }),
-  line: z
-    .int()
-    .nullable()
-    .meta({
-      description:
-        "The line of the query's SQL (as written, placeholders included) the database points at, from 1; null when it points nowhere",
-    }),
+  line: z.int().nullable().meta({
+    description:
+      "The line of the query's SQL (as written, placeholders included) the database points at, from 1; null when it points nowhere",
+  }),
   column: z.int().nullable().meta({ description: "The column on that line, from 1; null when it points nowhere" }),
 });
 export type QueryProblem = z.infer<typeof queryProblemSchema>;

@@ -45,12 +45,10 @@ export const fhirR4Paths = {
       security: security.author,
       requestParams: {
         query: z.object({
-          identifier: z
-            .string()
-            .meta({
-              description: "urn:oid:2.16.156.10011.1.1|<national id>",
-              example: "urn:oid:2.16.156.10011.1.1|11010519491231002X",
-            }),
+          identifier: z.string().meta({
+            description: "urn:oid:2.16.156.10011.1.1|<national id>",
+            example: "urn:oid:2.16.156.10011.1.1|11010519491231002X",
+          }),
         }),
       },
       responses: {
@@ -74,13 +72,11 @@ export const fhirR4Paths = {
       security: security.author,
       requestParams: {
         path: z.object({
-          id: z
-            .string()
-            .meta({
-              description:
-                "The externalId, each character other than letters, digits and - written . and its bytes in hex",
-              example: "L20260301-0001",
-            }),
+          id: z.string().meta({
+            description:
+              "The externalId, each character other than letters, digits and - written . and its bytes in hex",
+            example: "L20260301-0001",
+          }),
         }),
       },
       responses: {
@@ -109,21 +105,15 @@ export const fhirR4Paths = {
           patient: z
             .string()
             .meta({ description: "The Patient id (the patientRef), or Patient/<id>", example: "P001" }),
-          code: z
-            .string()
-            .optional()
-            .meta({
-              description:
-                "http://loinc.org|<code>, urn:dialysis-hub:item|<code>, or the item code alone; several separated by commas",
-              example: "http://loinc.org|718-7",
-            }),
-          date: z
-            .string()
-            .optional()
-            .meta({
-              description: "eq, ge or le and a day (yyyy-MM-dd) of collection (else report); send twice for a range",
-              example: "ge2025-01-01",
-            }),
+          code: z.string().optional().meta({
+            description:
+              "http://loinc.org|<code>, urn:dialysis-hub:item|<code>, or the item code alone; several separated by commas",
+            example: "http://loinc.org|718-7",
+          }),
+          date: z.string().optional().meta({
+            description: "eq, ge or le and a day (yyyy-MM-dd) of collection (else report); send twice for a range",
+            example: "ge2025-01-01",
+          }),
           _count: z.int().min(1).max(500).optional().meta({ description: "Results a page (50)" }),
           _cursor: z
             .string()

@@ -58,13 +58,11 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
       required: true,
       content: {
         [NDJSON_TYPE]: {
-          schema: z
-            .string()
-            .meta({
-              description: "One report per line, each a JSON object shaped like a report of a push",
-              example:
-                '{"externalId":"LIS-1","patient":{"idCard":"11010519491231002X"},"reportedAt":"2026-03-01 11:00:00","items":[{"itemCode":"HGB","value":11.5}]}\n',
-            }),
+          schema: z.string().meta({
+            description: "One report per line, each a JSON object shaped like a report of a push",
+            example:
+              '{"externalId":"LIS-1","patient":{"idCard":"11010519491231002X"},"reportedAt":"2026-03-01 11:00:00","items":[{"itemCode":"HGB","value":11.5}]}\n',
+          }),
         },
       },
     },
@@ -135,13 +133,11 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
           required: true,
           content: {
             "x-application/hl7-v2+er7": {
-              schema: z
-                .string()
-                .meta({
-                  description: "ER7 text, UTF-8",
-                  example:
-                    "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\rPID|1||11010519491231002X^^^^NNCHN||张^三\rOBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\rOBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r",
-                }),
+              schema: z.string().meta({
+                description: "ER7 text, UTF-8",
+                example:
+                  "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\rPID|1||11010519491231002X^^^^NNCHN||张^三\rOBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\rOBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r",
+              }),
             },
           },
         },
@@ -150,13 +146,11 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
             description: "One ACK per message, in order",
             content: {
               "x-application/hl7-v2+er7": {
-                schema: z
-                  .string()
-                  .meta({
-                    description: "ER7 ACK messages",
-                    example:
-                      "MSH|^~\\&|DIALYSIS-HUB||LIS|HOSP|20260301101501||ACK^R01|1772331301000|P|2.5.1||||||UNICODE UTF-8\rMSA|AA|MSG0001|CREATED L-0001\r",
-                  }),
+                schema: z.string().meta({
+                  description: "ER7 ACK messages",
+                  example:
+                    "MSH|^~\\&|DIALYSIS-HUB||LIS|HOSP|20260301101501||ACK^R01|1772331301000|P|2.5.1||||||UNICODE UTF-8\rMSA|AA|MSG0001|CREATED L-0001\r",
+                }),
               },
             },
           },

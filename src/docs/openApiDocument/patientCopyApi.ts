@@ -32,12 +32,10 @@ export const patientCopyApiPaths: ZodOpenApiPathsObject = {
           description: "The zip, streamed",
           content: { [PATIENT_COPY_CONTENT_TYPE]: { schema: z.string().meta({ format: "binary" }) } },
           headers: z.object({
-            "Content-Disposition": z
-              .string()
-              .meta({
-                description: 'attachment; filename="<patientRef> copy <yyyy-MM-dd>.zip"',
-                example: 'attachment; filename="P001 copy 2026-03-01.zip"',
-              }),
+            "Content-Disposition": z.string().meta({
+              description: 'attachment; filename="<patientRef> copy <yyyy-MM-dd>.zip"',
+              example: 'attachment; filename="P001 copy 2026-03-01.zip"',
+            }),
           }),
         },
         ...apiFailures({

@@ -51,24 +51,19 @@ const authorPath = z.object({
   authorId: z.string().meta({ description: "The author's authorId, as issued and as GET /api/admin/authors lists it" }),
 });
 const bulkJobPath = z.object({
-  jobId: z
-    .string()
-    .meta({
-      description: "The job's jobId, as GET /api/bulk-jobs lists it",
-      example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11",
-    }),
+  jobId: z.string().meta({
+    description: "The job's jobId, as GET /api/bulk-jobs lists it",
+    example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11",
+  }),
 });
 const authorFailures = { 401: true, 403: true } as const;
 /** A claim or dismissal may name the report as the caller read it (issue #51 finding 6). */
 const queueCondition = z.object({
-  "if-match": z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused with 409 queue-entry-changed when the report changed since",
-      example: '"report-1"',
-    }),
+  "if-match": z.string().optional().meta({
+    description:
+      "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused with 409 queue-entry-changed when the report changed since",
+    example: '"report-1"',
+  }),
 });
 const queueDecisionNote =
   "With If-Match (the entry's etag), the decision is refused (409, code queue-entry-changed, the sentence saying what changed, by whom and when) if the report was claimed, dismissed or sent again since: nothing is overridden. Without it nothing is compared, except that a dismissed report is not claimed over (409, report-dismissed): to claim it all the same, send If-Match with its current etag (its history gives it). A report of a patient outside the caller's wards answers 404, as if it did not exist.";

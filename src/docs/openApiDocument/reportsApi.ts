@@ -38,14 +38,11 @@ const viewQuery = z.object({
 const notFound = "There is no such report (or version)";
 /** A call on the draft may name the draft it was based on (save, publish, discard). */
 const draftCondition = z.object({
-  "if-match": z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "The ETag of the draft this call is based on (from …/versions/draft/source or the last save), or * for any draft",
-      example: '"draft-1795635792949"',
-    }),
+  "if-match": z.string().optional().meta({
+    description:
+      "The ETag of the draft this call is based on (from …/versions/draft/source or the last save), or * for any draft",
+    example: '"draft-1795635792949"',
+  }),
   "if-none-match": z.literal("*").optional().meta({ description: "* : only when the report has no draft" }),
 });
 const conditionFailed = "If-Match / If-None-Match did not hold: the draft was saved, published or discarded since";

@@ -21,13 +21,10 @@ export const servicePaths: ZodOpenApiPathsObject = {
       summary: "Sends the browser to the hospital's identity provider (authorization code with PKCE, state and nonce)",
       requestParams: {
         query: z.object({
-          tenant: z
-            .string()
-            .optional()
-            .meta({
-              description:
-                "The page's tenant when the proxy sets no X-Service-Tenant; used only while the store holds no other tenant, when the provider names none and OIDC_TENANT is unset",
-            }),
+          tenant: z.string().optional().meta({
+            description:
+              "The page's tenant when the proxy sets no X-Service-Tenant; used only while the store holds no other tenant, when the provider names none and OIDC_TENANT is unset",
+          }),
         }),
       },
       responses: {

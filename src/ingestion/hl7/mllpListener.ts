@@ -13,7 +13,7 @@ import { notUtf8Frame } from "./er7NotUtf8.ts";
 import { addressGroup, MllpAdmission, type AdmittedConnection } from "./mllpAdmission.ts";
 import { MllpConnection, type FrameAnswer, type MllpLimits, type MllpServing } from "./mllpConnection.ts";
 import { readMessage, type ReadMessage } from "./pushHl7Messages.ts";
-import { SEND_AGAIN, SenderGroups, type SenderAnswer } from "./senderGroups.ts";
+import { SEND_AGAIN, SenderGroups } from "./senderGroups.ts";
 
 /*
  * HL7 v2 over MLLP (contract D.5): each message framed 0x0B … 0x1C 0x0D, its ACK framed the same

@@ -34,13 +34,10 @@ const AS_OF_PROBLEM =
   "asOf must be a real local moment written yyyy-MM-dd HH:mm:ss, e.g. ?asOf=2026-03-01%2018:00:00, or be left out for now.";
 /** `GET /open/v1/reconcile/{lab|exam}?date=` (contract B.5). */
 export const reconcileQuery = z.object({
-  date: z
-    .string({ error: DATE_PROBLEM })
-    .refine(isCalendarDate, { error: DATE_PROBLEM })
-    .meta({
-      description: "The day, yyyy-MM-dd: the date part of each report's current reportedAt",
-      example: "2026-03-01",
-    }),
+  date: z.string({ error: DATE_PROBLEM }).refine(isCalendarDate, { error: DATE_PROBLEM }).meta({
+    description: "The day, yyyy-MM-dd: the date part of each report's current reportedAt",
+    example: "2026-03-01",
+  }),
   asOf: z
     .string()
     .refine((value) => parseLocalDateTime(value) !== null, { error: AS_OF_PROBLEM })

@@ -74,7 +74,7 @@ export class SubsettableFont {
     const face = this.load(hb);
     const input = hb.hb_subset_input_create_or_fail();
     if (!input) throw new Error("HarfBuzz could not start a font subset (out of memory?).");
-    let subset = 0;
+    let subset: number;
     try {
       const features = hb.hb_subset_input_set(input, HB_SUBSET_SETS_LAYOUT_FEATURE_TAG);
       hb.hb_set_clear(features);

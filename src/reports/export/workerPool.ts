@@ -164,7 +164,7 @@ export class WorkerPool<Job, Answer> {
 export function serveJobs<Job, Answer>(work: (job: Job) => Answer | Promise<Answer>): void {
   const port = parentPort;
   if (!port) throw new Error("serveJobs runs on a worker thread of a WorkerPool.");
-  port.on("message", async (job: Job) => {
+  const answer = async (job: Job) => {
     let reply: Reply<Answer>;
     try {
       reply = { answer: await work(job) };
@@ -172,5 +172,6 @@ export function serveJobs<Job, Answer>(work: (job: Job) => Answer | Promise<Answ
       reply = { failure: error instanceof Error ? (error.stack ?? error.message) : String(error) };
     }
     port.postMessage(reply);
-  });
+  };
+  port.on("message", (job: Job) => void answer(job));
 }

@@ -13,12 +13,9 @@ import { exportLangField, type ExportLang } from "../export/exportWords.ts";
 // The bodies of the viewing calls (contract A.3). Which params and drill args a body may name
 // depends on the version's spec, so they are checked at run time (queries/reports/viewedLayer.ts);
 // these schemas describe the shape for the OpenAPI document.
-export const versionField = z
-  .string()
-  .nullish()
-  .meta({
-    description: 'v<n> (e.g. "v3") or "draft"; omitted: the current published version (409 when there is none)',
-  });
+export const versionField = z.string().nullish().meta({
+  description: 'v<n> (e.g. "v3") or "draft"; omitted: the current published version (409 when there is none)',
+});
 export const paramValuesField = z
   .record(z.string(), z.unknown())
   .nullish()
