@@ -19,6 +19,9 @@ create table delta_results (
   -- The position of the received event that wrote the row: a batch of first versions, written at
   -- once, judges each report as of its own event by leaving out the rows of the later ones.
   seen bigint not null,
+  -- Inside the laboratory's reference range (by its bounds, else its flag), outside it, or null (not
+  -- known): a change back inside from outside is information, not an alert (decision 0073).
+  in_range boolean,
   primary key (tenant, external_id, item_index)
 );
 -- A result's previous and next one: the patient's series of the item, in the order the chart reads it.

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { alertsDictionary, isRecentEnough } from "../commands/alerts/criticalResults.ts";
+import { alertsDictionary, isCriticalResult, isRecentEnough } from "../commands/alerts/criticalResults.ts";
 import {
   DELTA_CHECKS_ACTOR,
   deltaAlertsDecider,
@@ -35,10 +35,26 @@ const dictionary = alertsDictionary();
 const limited = deltaLimitedItems(dictionary);
 const LIMITED_CODES = [...limited.keys()].map((code) => `'${code}'`).join(", ");
 
+/**
+ * Whether the sent item `s` (its mapped twin `m`) lies inside its laboratory's reference range (decision
+ * 0073): the value as sent against the range as sent, both in the sent unit, where the laboratory
+ * gave a bound; else by its flag, N inside and L, H, LL or HH outside; else null, not known.
+ */
+const inReferenceRange = (s: string, m: string) => `case
+    when jsonb_typeof(${s}->'refLow') = 'number' or jsonb_typeof(${s}->'refHigh') = 'number' then
+      case when jsonb_typeof(${m}->'valueNum') = 'number' then
+        (jsonb_typeof(${s}->'refLow') is distinct from 'number' or (${m}->>'valueNum')::double precision >= (${s}->>'refLow')::double precision)
+        and (jsonb_typeof(${s}->'refHigh') is distinct from 'number' or (${m}->>'valueNum')::double precision <= (${s}->>'refHigh')::double precision)
+      end
+    when upper(btrim(${s}->>'abnormalFlag')) = 'N' then true
+    when upper(btrim(${s}->>'abnormalFlag')) in ('L', 'H', 'LL', 'HH') then false
+  end`;
+
 /** The delta-limited numeric items of a received report's payload `d`, with their index among its items. */
 const itemsOf = (d: string) => `
   select (x.ord - 1)::integer as item_index, x.m->>'stdCode' as std_code, (x.m->>'stdValue')::double precision as value,
-         ${d}->'report'->'items'->((x.ord - 1)::integer)->>'abnormalFlag' as flag
+         ${d}->'report'->'items'->((x.ord - 1)::integer)->>'abnormalFlag' as flag,
+         ${inReferenceRange(`(${d}->'report'->'items'->((x.ord - 1)::integer))`, "x.m")} as in_range
   from jsonb_array_elements(${d}->'items') with ordinality as x(m, ord)
   where x.m->>'stdCode' in (${LIMITED_CODES}) and jsonb_typeof(x.m->'stdValue') = 'number'
     and abs((x.m->>'stdValue')::double precision) <= ${LARGEST_READ_NUMBER}`;
@@ -50,14 +66,14 @@ interface DeltaReceived {
   patientRef: string | null;
   collectedAt: string | null;
   reportedAt: string;
-  items: Array<{ index: number; code: string; value: number; flag: string | null }>;
+  items: Array<{ index: number; code: string; value: number; flag: string | null; inRange: boolean | null }>;
 }
 
 // What crosses the wire of a received report is a few fields and its delta-limited items: a push
 // of a long panel without any costs the reactor one pass over the items inside the database.
 const RECEIVED_PAYLOAD = `(
   select jsonb_build_object('patientRef', ${patientOf("d")}, 'collectedAt', d->'report'->>'collectedAt', 'reportedAt', d->'report'->>'reportedAt',
-    'items', coalesce((select jsonb_agg(jsonb_build_object('index', i.item_index, 'code', i.std_code, 'value', i.value, 'flag', i.flag) order by i.item_index) from (${itemsOf("d")}) i), '[]'::jsonb))
+    'items', coalesce((select jsonb_agg(jsonb_build_object('index', i.item_index, 'code', i.std_code, 'value', i.value, 'flag', i.flag, 'inRange', i.in_range) order by i.item_index) from (${itemsOf("d")}) i), '[]'::jsonb))
   from (select data || '{}'::jsonb as d offset 0) payload)`;
 
 type ReactsTo = WithPayload<
@@ -68,7 +84,8 @@ type ReactsTo = WithPayload<
 
 export const deltaChecksReactor: Projection<ReactsTo> = {
   name: "delta_checks",
-  version: 1,
+  // 2: delta_results.in_range, for the return to normal (decision 0073).
+  version: 2,
   handles: ["LabReportReceived", "LabReportClaimed"],
   payload: `case when type = 'LabReportReceived' then ${RECEIVED_PAYLOAD} else data end`,
   emits: ["DeltaAlertRaised", "DeltaAlertClosed"],
@@ -236,9 +253,9 @@ async function insertResults(tx: Tx, events: Received[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.query(
     `insert into delta_results
-     select i.tenant, i.external_id, i.item_index, i.patient_ref, i.std_code, coalesce(i.collected_at::timestamp, i.reported_at::timestamp), i.value, i.flag, i.collected_at, i.reported_at, i.seen
-     from unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::double precision[], $7::text[], $8::text[], $9::text[], $10::bigint[])
-          as i(tenant, external_id, item_index, patient_ref, std_code, value, flag, collected_at, reported_at, seen)`,
+     select i.tenant, i.external_id, i.item_index, i.patient_ref, i.std_code, coalesce(i.collected_at::timestamp, i.reported_at::timestamp), i.value, i.flag, i.collected_at, i.reported_at, i.seen, i.in_range
+     from unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::double precision[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::boolean[])
+          as i(tenant, external_id, item_index, patient_ref, std_code, value, flag, collected_at, reported_at, seen, in_range)`,
     [
       rows.map((row) => row.event.tenant),
       rows.map((row) => row.externalId),
@@ -250,6 +267,7 @@ async function insertResults(tx: Tx, events: Received[]): Promise<void> {
       rows.map((row) => row.event.data.collectedAt),
       rows.map((row) => row.event.data.reportedAt),
       rows.map((row) => row.event.position),
+      rows.map((row) => row.item.inRange),
     ],
   );
 }
@@ -313,6 +331,8 @@ interface JudgedRow {
   previous: number | null;
   previous_at: string | null;
   previous_external_id: string | null;
+  in_range: boolean | null;
+  previous_in_range: boolean | null;
 }
 
 const LOCAL_ISO = `'YYYY-MM-DD"T"HH24:MI:SS'`;
@@ -321,24 +341,45 @@ const sameSeries = (n: string, t: string) =>
   `${n}.tenant = ${t}.tenant and ${n}.patient_ref = ${t}.patient_ref and ${n}.std_code = ${t}.std_code`;
 /** The result before row `t` in its series, as a lateral subquery (`hide`: a condition on `q` that leaves rows out). */
 const previousOf = (t: string, hide: string) => `
-  select q.value, q.at, q.external_id from delta_results q
+  select q.value, q.at, q.external_id, q.in_range from delta_results q
   where ${sameSeries("q", t)} and (q.at, q.external_id, q.item_index) < (${t}.at, ${t}.external_id, ${t}.item_index) and not (${hide})
   order by q.at desc, q.external_id desc, q.item_index desc limit 1`;
 const JUDGED_COLUMNS = `t.tenant, t.external_id, t.item_index, t.std_code, t.value, to_char(t.at, ${LOCAL_ISO}) as at, t.flag, t.patient_ref, t.collected_at, t.reported_at,
-  p.value as previous, to_char(p.at, ${LOCAL_ISO}) as previous_at, p.external_id as previous_external_id`;
+  p.value as previous, to_char(p.at, ${LOCAL_ISO}) as previous_at, p.external_id as previous_external_id,
+  t.in_range, p.in_range as previous_in_range`;
 
-/** Of a report's rows (in item order), one finding per code: the first that moved beyond the limit from its previous result. */
+/**
+ * Of a report's rows (in item order), one finding per code: the first that moved beyond the limit
+ * from its previous result. A code some row of which is critical (the critical alerts' rule) is
+ * carried by the report's critical alert of it.
+ */
 function findingsOf(rows: readonly JudgedRow[]): DeltaFinding[] {
   const findings = new Map<string, DeltaFinding>();
+  const critical = new Set(
+    rows.filter((row) => isCriticalResult(dictionary, row.std_code, row.value, row.flag)).map((row) => row.std_code),
+  );
   for (const row of rows) {
     if (findings.has(row.std_code)) continue;
     const previous =
       row.previous === null
         ? null
-        : { value: row.previous, at: row.previous_at!, externalId: row.previous_external_id! };
+        : {
+            value: row.previous,
+            at: row.previous_at!,
+            externalId: row.previous_external_id!,
+            inRange: row.previous_in_range,
+          };
     const finding = judgeResult(
       limited.get(row.std_code)!,
-      { externalId: row.external_id, itemIndex: row.item_index, value: row.value, at: row.at, flag: row.flag },
+      {
+        externalId: row.external_id,
+        itemIndex: row.item_index,
+        value: row.value,
+        at: row.at,
+        flag: row.flag,
+        inRange: row.in_range,
+        critical: critical.has(row.std_code),
+      },
       previous,
     );
     if (finding) findings.set(row.std_code, finding);
@@ -413,7 +454,8 @@ async function react(tx: Tx, cause: StoredEvent, report: JudgedReport, context: 
     { actor: DELTA_CHECKS_ACTOR, causationId: String(cause.position) },
   );
   for (const event of events) {
-    if (event.type === "DeltaAlertRaised")
+    // A change carried by a critical alert, or information, is no alert to send (contract F.3 as amended).
+    if (event.type === "DeltaAlertRaised" && !event.data.handledAs)
       await context.jobs?.send(
         tx,
         ALERT_WEBHOOK_QUEUE,
@@ -432,7 +474,7 @@ async function loadResults(tx: Tx, through: Checkpoint): Promise<void> {
   await tx.query(
     `insert into delta_results
      select e.tenant, substr(e.stream_id, length($3) + 1), i.item_index, coalesce(c.patient_ref, r.patient_ref), i.std_code,
-            coalesce(r.collected_at::timestamp, r.reported_at::timestamp), i.value, i.flag, r.collected_at, r.reported_at, e.position
+            coalesce(r.collected_at::timestamp, r.reported_at::timestamp), i.value, i.flag, r.collected_at, r.reported_at, e.position, i.in_range
      from ${lastOfEachStream(["LabReportReceived"])} e
      cross join lateral (
        select d, ${patientOf("d")} as patient_ref, d->'report'->>'collectedAt' as collected_at, d->'report'->>'reportedAt' as reported_at

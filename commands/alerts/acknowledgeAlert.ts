@@ -35,6 +35,16 @@ const acknowledgeDecider: Decider<CriticalResultsState, Acknowledge, CriticalRes
     if (!alert)
       throw new CommandError("not-found", `No alert ${alertId}; GET /api/alerts lists them.`, "alert-not-found");
     if (alert.acknowledged) return [];
+    // One result, one acknowledgement (contract F.3 as amended): a change carried by its result's
+    // critical alert is acknowledged there; information asks for none.
+    if (alert.handledAs)
+      throw new CommandError(
+        "conflict",
+        alert.handledAs === "critical"
+          ? `Alert ${alertId} is the change of a critical result: acknowledge the result's critical alert, which carries it (GET /api/alerts?kind=CRITICAL).`
+          : `Alert ${alertId} is information (a value back inside the reference range): it needs no acknowledgement.`,
+        "alert-needs-no-acknowledgement",
+      );
     return [{ type: "CriticalResultAcknowledged", data: { alertId, note, by } }];
   },
 };

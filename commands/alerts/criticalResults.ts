@@ -2,7 +2,7 @@ import type { MappedItem } from "../ingestion/itemMapping.ts";
 import { loadDefaultDictionary, type Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import { parseLocalDateTime } from "../../db/localDateTime.ts";
-import type { AlertKind, CriticalResultEvent, RaisedAlert } from "./events.ts";
+import type { AlertKind, CriticalResultEvent, DeltaHandling, RaisedAlert } from "./events.ts";
 import type { Decider } from "../kit/handleCommand.ts";
 
 /*
@@ -18,6 +18,8 @@ export interface AlertOfReport {
   alertId: string;
   /** Both kinds share the report's stream: a person acknowledges either; this reactor decides only about its own. */
   kind: AlertKind;
+  /** A delta that is not an alert of its own (carried by its result's critical alert, or information): nothing to acknowledge. */
+  handledAs: DeltaHandling | null;
   code: string;
   closed: boolean;
   acknowledged: { by: string; note: string; at: Date } | null;
@@ -46,6 +48,7 @@ export function evolveCriticalResults(
       alerts.push({
         alertId: event.data.alertId,
         kind: event.type === "DeltaAlertRaised" ? "DELTA" : "CRITICAL",
+        handledAs: event.type === "DeltaAlertRaised" ? (event.data.handledAs ?? null) : null,
         code: event.data.code,
         closed: false,
         acknowledged: null,
@@ -83,12 +86,7 @@ export function findCritical(items: readonly ReportItem[], dictionary: Dictionar
     const flag = typeof sent.abnormalFlag === "string" ? sent.abnormalFlag.trim().toUpperCase() : null;
     const standard = mapped.stdValue !== null && mapped.stdValue !== undefined;
     const unit = standard ? mapped.stdUnit : (sent.unit ?? null);
-    const reason =
-      flag && CRITICAL_FLAGS.has(flag)
-        ? `flagged ${flag} by the laboratory`
-        : standard
-          ? beyondLimits(mapped.stdValue!, limits.get(code), unit)
-          : null;
+    const reason = criticalReason(flag, standard ? mapped.stdValue! : null, limits.get(code), unit);
     if (reason === null) continue;
     found.set(code, {
       itemIndex: index,
@@ -105,6 +103,32 @@ export function findCritical(items: readonly ReportItem[], dictionary: Dictionar
     });
   }
   return [...found.values()];
+}
+
+/** Why a result is critical (its laboratory's LL or HH flag, else its standard value beyond the limits), or null when it is not. */
+function criticalReason(
+  flag: string | null,
+  stdValue: number | null,
+  limits: { low: number | null; high: number | null } | undefined,
+  unit: string | null,
+): string | null {
+  if (flag && CRITICAL_FLAGS.has(flag)) return `flagged ${flag} by the laboratory`;
+  return stdValue === null ? null : beyondLimits(stdValue, limits, unit);
+}
+
+/**
+ * Whether a result of item `code` (its standard value, the laboratory's flag) is critical by the
+ * rule findCritical raises CRITICAL alerts by: the delta checks ask it, so that a change of a
+ * critical result rides on that result's critical alert instead of raising one of its own (F.3).
+ */
+export function isCriticalResult(
+  dictionary: Dictionary,
+  code: string,
+  stdValue: number | null,
+  flag: string | null,
+): boolean {
+  const normalised = flag === null ? null : flag.trim().toUpperCase();
+  return criticalReason(normalised, stdValue, criticalLimitsOf(dictionary).get(code), null) !== null;
 }
 
 function beyondLimits(

@@ -2,7 +2,7 @@ import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Dictionary, DictionaryItem } from "../../db/seed/defaultDictionary.ts";
 import type { Decider } from "../kit/handleCommand.ts";
 import { deltaBeyondLimit, type Measured } from "./deltaRule.ts";
-import type { CriticalResultEvent, RaisedDeltaAlert } from "./events.ts";
+import type { CriticalResultEvent, DeltaHandling, RaisedDeltaAlert } from "./events.ts";
 
 /*
  * Delta checks (contract F.3): a result that moved from the same patient's previous result of the
@@ -30,6 +30,33 @@ export interface SeriesResult extends Measured {
   externalId: string;
   itemIndex: number;
   flag: string | null;
+  /** Inside its laboratory's reference range (true), outside it (false), or not known (null): see inReferenceRange in the reactor. */
+  inRange: boolean | null;
+  /** The report holds a critical result of the item (isCriticalResult): its CRITICAL alert carries the change. */
+  critical: boolean;
+}
+
+/** The previous result a result is compared with. */
+export interface PreviousResult extends Measured {
+  externalId: string;
+  inRange: boolean | null;
+}
+
+/**
+ * How a change beyond the limit is handled (decision 0073): carried by the result's critical alert
+ * when the result is critical (one result, one acknowledgement); information when the value came
+ * back inside the reference range from a previous one outside it (a return towards normal, as after
+ * treatment, which CLSI EP33 counts among the expected changes that make most delta alerts noise);
+ * else an alert of its own. Where either range is not known, it is an alert: a return to normal is
+ * never assumed.
+ */
+export function deltaHandling(
+  critical: boolean,
+  inRange: boolean | null,
+  previousInRange: boolean | null,
+): DeltaHandling | undefined {
+  if (critical) return "critical";
+  return inRange === true && previousInRange === false ? "info" : undefined;
 }
 
 export type DeltaFinding = Omit<
@@ -41,7 +68,7 @@ export type DeltaFinding = Omit<
 export function judgeResult(
   item: DictionaryItem,
   result: SeriesResult,
-  previous: (Measured & { externalId: string }) | null,
+  previous: PreviousResult | null,
 ): DeltaFinding | null {
   if (!item.delta || previous === null) return null;
   const beyond = deltaBeyondLimit(result, previous, item.delta);
@@ -49,6 +76,7 @@ export function judgeResult(
   const { limit, percent, days } = item.delta;
   const inUnit = (value: number) => `${value}${item.unit ? ` ${item.unit}` : ""}`;
   const signed = `${beyond.change > 0 ? "+" : ""}${inUnit(beyond.change)}`;
+  const handledAs = deltaHandling(result.critical, result.inRange, previous.inRange);
   return {
     itemIndex: result.itemIndex,
     code: item.code,
@@ -62,6 +90,7 @@ export function judgeResult(
     previousExternalId: previous.externalId,
     change: beyond.change,
     limit: { limit, percent, days },
+    ...(handledAs ? { handledAs } : {}),
   };
 }
 
@@ -69,6 +98,8 @@ export interface DeltaAlertOfReport {
   alertId: string;
   code: string;
   closed: boolean;
+  /** Not an alert of its own (RaisedDeltaAlert.handledAs); null: an alert to acknowledge. */
+  handledAs: DeltaHandling | null;
 }
 
 export interface DeltaAlertsState {
@@ -94,7 +125,15 @@ export function evolveDeltaAlerts(state: DeltaAlertsState, event: StoredEvent<Cr
   switch (event.type) {
     case "DeltaAlertRaised":
       return {
-        alerts: [...state.alerts, { alertId: event.data.alertId, code: event.data.code, closed: false }],
+        alerts: [
+          ...state.alerts,
+          {
+            alertId: event.data.alertId,
+            code: event.data.code,
+            closed: false,
+            handledAs: event.data.handledAs ?? null,
+          },
+        ],
         reactedTo,
       };
     case "DeltaAlertClosed":
@@ -131,7 +170,9 @@ export interface JudgedReport {
 /**
  * What a judgement means for the report's delta alerts: a finding with no alert of its code standing
  * raises one (when it may); a standing alert of a judged code without a finding closes
- * (acknowledged or not). An alert stays while its result stays beyond the limit.
+ * (acknowledged or not). An alert stays while its result stays beyond the limit and is handled
+ * the same way; one whose handling changed (the result became critical, or came back inside the
+ * reference range, or no longer did) closes, saying why, and the finding raises one handled anew.
  */
 export function decideDeltaAlerts(
   state: DeltaAlertsState,
@@ -140,21 +181,33 @@ export function decideDeltaAlerts(
 ): CriticalResultEvent[] {
   const findings = report.patientRef === null ? [] : report.findings;
   const judged = (code: string) => report.codes === null || report.codes.includes(code);
+  const findingOf = (code: string) => findings.find((finding) => finding.code === code);
   const standing = state.alerts.filter((alert) => !alert.closed);
   const events: CriticalResultEvent[] = [];
+  const kept = new Set<string>();
   for (const alert of standing) {
-    if (!judged(alert.code) || findings.some((finding) => finding.code === alert.code)) continue;
+    if (!judged(alert.code)) {
+      kept.add(alert.code);
+      continue;
+    }
+    const finding = findingOf(alert.code);
+    if (finding && (finding.handledAs ?? null) === alert.handledAs) {
+      kept.add(alert.code);
+      continue;
+    }
+    // Handled anew only where a new one may be raised; else the alert stands as it was.
+    if (finding && !report.mayRaise) {
+      kept.add(alert.code);
+      continue;
+    }
     events.push({
       type: "DeltaAlertClosed",
-      data: {
-        alertId: alert.alertId,
-        reason: "the result no longer differs from the previous one by more than the delta limit",
-      },
+      data: { alertId: alert.alertId, reason: finding ? HANDLED_ANEW[finding.handledAs ?? "alert"] : NO_LONGER_BEYOND },
     });
   }
   if (!report.mayRaise) return events;
   for (const finding of findings) {
-    if (standing.some((alert) => alert.code === finding.code)) continue;
+    if (kept.has(finding.code)) continue;
     events.push({
       type: "DeltaAlertRaised",
       data: {
@@ -169,6 +222,14 @@ export function decideDeltaAlerts(
   }
   return events;
 }
+
+const NO_LONGER_BEYOND = "the result no longer differs from the previous one by more than the delta limit";
+/** Why a standing delta closes when its result is handled otherwise now: by how it is handled now. */
+const HANDLED_ANEW: Record<DeltaHandling | "alert", string> = {
+  critical: "the result is critical as well: its critical alert carries the change",
+  info: "the value is back inside the reference range: the change is shown as information",
+  alert: "the change is an alert of its own now",
+};
 
 /** What the reactor asks for: the delta alerts of a report judged, caused by the event at `cause`. */
 export interface JudgeReport {

@@ -49,7 +49,19 @@ export interface RaisedDeltaAlert extends RaisedAlert {
   change: number;
   /** The limit exceeded, as the dictionary held it. */
   limit: { limit: number; percent: boolean; days: number };
+  /**
+   * How the change asks to be handled (contract F.3 as amended; decision 0073). Absent: an alert of
+   * its own, to acknowledge (every delta alert recorded before there was a choice). "critical": the
+   * result is critical as well, and its CRITICAL alert carries the change, so that the result is
+   * acknowledged once, there. "info": the value came back inside the reference range from a
+   * previous one outside it (a return towards normal, as after treatment): shown as information,
+   * nothing to acknowledge.
+   */
+  handledAs?: DeltaHandling;
 }
+
+/** What a delta that is not an alert of its own is (RaisedDeltaAlert.handledAs). */
+export type DeltaHandling = "critical" | "info";
 
 /** Contract F.3: raised on the report of the result that moved; a late-arriving older result may raise one on a later report. */
 export type DeltaAlertRaised = Event<"DeltaAlertRaised", RaisedDeltaAlert>;

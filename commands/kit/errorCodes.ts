@@ -19,6 +19,7 @@ export const API_ERROR_CODES = [
   "report-already-matched",
   "claim-not-found",
   "alert-not-found",
+  "alert-needs-no-acknowledgement",
   "draft-saved-again",
   "draft-gone",
   "report-never-published",

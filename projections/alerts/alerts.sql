@@ -29,9 +29,16 @@ create table alerts (
   previous_external_id text,
   change double precision,
   delta_limit jsonb,
+  -- A DELTA that is no alert of its own (decision 0073): 'critical', carried by the CRITICAL alert of
+  -- its result (same report and code), or 'info', a return inside the reference range; null: an
+  -- alert to acknowledge. Neither kind of row is counted, listed as open, streamed or sent.
+  handled_as text,
   primary key (tenant, alert_id)
 );
 -- The open list and the badge read the standing alerts only, however many the years keep.
-create index alerts_open on alerts (tenant, raised_at) where acknowledged_at is null and closed_at is null;
+create index alerts_open on alerts (tenant, raised_at) where acknowledged_at is null and closed_at is null and handled_as is null;
+-- A critical alert finds the change it carries by its result: its report and item.
+create index alerts_carried on alerts (tenant, external_id, code) where handled_as = 'critical' and closed_at is null;
+create index alerts_info on alerts (tenant, raised_at) where handled_as = 'info' and closed_at is null;
 create index alerts_acknowledged on alerts (tenant, acknowledged_at) where acknowledged_at is not null;
 create index alerts_closed on alerts (tenant, closed_at) where closed_at is not null and acknowledged_at is null;

@@ -1,4 +1,5 @@
-import type { CriticalResultEvent } from "../../commands/alerts/events.ts";
+import type { CriticalResultEvent, DeltaHandling } from "../../commands/alerts/events.ts";
+import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
 
 /**
@@ -9,16 +10,20 @@ import type { Projection } from "../runtime/projection.ts";
 
 export const ALERTS_CHANNEL = "dialysis_hub_alerts";
 
-/** What ALERTS_CHANNEL carries: which alert of which tenant changed, and how. */
+/**
+ * What ALERTS_CHANNEL carries: which alert of which tenant changed, and how. `updated`: a critical
+ * alert took on, or lost, the change of its result (decision 0073), nothing a person must act on anew.
+ */
 export interface AlertNotice {
   tenant: string;
   alertId: string;
-  change: "raised" | "acknowledged" | "closed";
+  change: "raised" | "acknowledged" | "closed" | "updated";
 }
 
 export const alertsProjection: Projection<CriticalResultEvent> = {
   name: "alerts",
-  version: 3,
+  // 4: handled_as, the changes carried by a critical alert or shown as information (decision 0073).
+  version: 4,
   handles: [
     "CriticalResultRaised",
     "CriticalResultClosed",
@@ -35,6 +40,12 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
   async applyBatch(tx, events, context = { loading: false }) {
     for (const event of events) {
       const key = [event.tenant, event.data.alertId];
+      // Whom the change concerns on the pages: the alert itself, else the critical alert carrying it, else nobody.
+      let notice: AlertNotice | null = {
+        tenant: event.tenant,
+        alertId: event.data.alertId,
+        change: CHANGES[event.type],
+      };
       switch (event.type) {
         case "CriticalResultRaised": {
           const a = event.data;
@@ -64,8 +75,8 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
           const a = event.data;
           await tx.query(
             `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num, value_text, unit, flag, reason, collected_at, reported_at, raised_at,
-                                 kind, previous, previous_at, previous_external_id, change, delta_limit)
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'DELTA', $16, $17, $18, $19, $20) on conflict do nothing`,
+                                 kind, previous, previous_at, previous_external_id, change, delta_limit, handled_as)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'DELTA', $16, $17, $18, $19, $20, $21) on conflict do nothing`,
             [
               ...key,
               a.externalId,
@@ -86,18 +97,23 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
               a.previousExternalId,
               a.change,
               a.limit,
+              a.handledAs ?? null,
             ],
           );
+          if (a.handledAs) notice = await carrierNotice(tx, event.tenant, a.handledAs, a.externalId, a.code);
           break;
         }
         case "CriticalResultClosed":
-        case "DeltaAlertClosed":
-          await tx.query("update alerts set closed_at = $3, closed_reason = $4 where tenant = $1 and alert_id = $2", [
-            ...key,
-            event.recordedAt,
-            event.data.reason,
-          ]);
+        case "DeltaAlertClosed": {
+          const { rows } = await tx.query<{ handled_as: DeltaHandling | null; external_id: string; code: string }>(
+            "update alerts set closed_at = $3, closed_reason = $4 where tenant = $1 and alert_id = $2 returning handled_as, external_id, code",
+            [...key, event.recordedAt, event.data.reason],
+          );
+          const closed = rows[0];
+          if (closed?.handled_as)
+            notice = await carrierNotice(tx, event.tenant, closed.handled_as, closed.external_id, closed.code);
           break;
+        }
         case "CriticalResultAcknowledged":
           await tx.query(
             "update alerts set acknowledged_at = $3, acknowledged_by = $4, note = $5 where tenant = $1 and alert_id = $2",
@@ -105,13 +121,30 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
           );
           break;
       }
-      if (!context.loading) {
-        const notice: AlertNotice = { tenant: event.tenant, alertId: event.data.alertId, change: CHANGES[event.type] };
+      if (!context.loading && notice)
         await tx.query("select pg_notify($1, $2)", [ALERTS_CHANNEL, JSON.stringify(notice)]);
-      }
     }
   },
 };
+
+/**
+ * A change that is no alert of its own is told to nobody (contract F.3 as amended: not in the
+ * stream), except as an update of the critical alert that carries it, when that one is there.
+ */
+async function carrierNotice(
+  tx: Tx,
+  tenant: string,
+  handledAs: DeltaHandling,
+  externalId: string,
+  code: string,
+): Promise<AlertNotice | null> {
+  if (handledAs !== "critical") return null;
+  const { rows } = await tx.query<{ alert_id: string }>(
+    "select alert_id from alerts where tenant = $1 and external_id = $2 and code = $3 and kind = 'CRITICAL' order by raised_at desc limit 1",
+    [tenant, externalId, code],
+  );
+  return rows[0] ? { tenant, alertId: rows[0].alert_id, change: "updated" } : null;
+}
 
 const CHANGES = {
   CriticalResultRaised: "raised",

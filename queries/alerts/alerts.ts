@@ -5,6 +5,10 @@ import type { Dictionary } from "../../db/seed/defaultDictionary.ts";
 import { itemNamesOf } from "../dictionary/itemNames.ts";
 
 export const ALERT_KINDS = ["CRITICAL", "DELTA"] as const;
+/** Why a result is alerted on (decision 0073): one alert of a result may have both reasons. */
+export const ALERT_REASONS = ["critical", "delta"] as const;
+/** alert: to acknowledge; info: a change back inside the reference range, shown with nothing to acknowledge (contract F.3 as amended). */
+export const ALERT_SEVERITIES = ["alert", "info"] as const;
 
 /** Contract F.3: what a DELTA alert's result moved from. */
 export const alertDeltaSchema = z.object({
@@ -23,7 +27,16 @@ export const alertSchema = z.object({
   alertId: z.string(),
   kind: z.enum(ALERT_KINDS).meta({
     description:
-      "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond the dictionary's delta limit (F.3)",
+      "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond the dictionary's delta limit (F.3). A result both critical and beyond its delta limit is one CRITICAL alert whose reasons hold both",
+  }),
+  reasons: z.array(z.enum(ALERT_REASONS)).meta({
+    description:
+      'Why the result is alerted on, the kind\'s own reason first: ["critical"], ["delta"], or ["critical", "delta"] for a critical result that also moved beyond its delta limit (acknowledged once)',
+    example: ["critical", "delta"],
+  }),
+  severity: z.enum(ALERT_SEVERITIES).meta({
+    description:
+      "alert: to acknowledge; info: a DELTA whose value came back inside the reference range from a previous one outside it (a return towards normal), listed under state=info, never in the open list, the count, the stream or the webhook",
   }),
   patientRef: z.string(),
   patientName: z.string().nullable(),
@@ -58,21 +71,30 @@ export const alertSchema = z.object({
     .optional()
     .meta({ description: "When an update of the report no longer held the critical value" }),
   closedReason: z.string().optional(),
-  delta: alertDeltaSchema
-    .optional()
-    .meta({ description: "DELTA alerts only: the previous result and the change from it" }),
+  delta: alertDeltaSchema.optional().meta({
+    description:
+      "DELTA alerts, and CRITICAL alerts whose result also moved beyond its delta limit: the previous result and the change from it",
+  }),
 });
 export type Alert = z.infer<typeof alertSchema>;
 
-export const ALERT_STATES = ["open", "acknowledged", "closed"] as const;
+export const ALERT_STATES = ["open", "acknowledged", "closed", "info"] as const;
 export type AlertState = (typeof ALERT_STATES)[number];
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
-/** Which alerts a state lists, and in which order (newest first by the moment that put it there). */
+/**
+ * Which alerts a state lists, and in which order (newest first by the moment that put it there).
+ * A change carried by a critical alert is listed only there; information only under `info`, while
+ * it stands (decision 0073).
+ */
 const STATES: Record<AlertState, { where: string; at: string }> = {
-  open: { where: "a.acknowledged_at is null and a.closed_at is null", at: "a.raised_at" },
-  acknowledged: { where: "a.acknowledged_at is not null", at: "a.acknowledged_at" },
-  closed: { where: "a.closed_at is not null and a.acknowledged_at is null", at: "a.closed_at" },
+  open: { where: "a.acknowledged_at is null and a.closed_at is null and a.handled_as is null", at: "a.raised_at" },
+  acknowledged: { where: "a.acknowledged_at is not null and a.handled_as is null", at: "a.acknowledged_at" },
+  closed: {
+    where: "a.closed_at is not null and a.acknowledged_at is null and a.handled_as is null",
+    at: "a.closed_at",
+  },
+  info: { where: "a.handled_as = 'info' and a.closed_at is null", at: "a.raised_at" },
 };
 
 /** Where a page of the list ends: the moment that put its last alert there (as PostgreSQL writes it), and that alert. */
@@ -83,7 +105,22 @@ export type AlertListKey = z.infer<typeof alertListKey>;
 // collection time is a local time already.
 const ALERT_COLUMNS = `a.alert_id, a.patient_ref, p.name as patient_name, a.code, a.name, a.value_num, a.value_text, a.unit, a.flag, a.reason, a.external_id,
   to_char(a.collected_at, 'YYYY-MM-DD"T"HH24:MI:SS') as collected_at, a.raised_at, a.acknowledged_at, a.acknowledged_by, a.note, a.closed_at, a.closed_reason,
-  a.kind, a.previous, to_char(a.previous_at, 'YYYY-MM-DD"T"HH24:MI:SS') as previous_at, a.previous_external_id, a.change, a.delta_limit`;
+  a.kind, a.handled_as, coalesce(c.previous, a.previous) as previous,
+  to_char(coalesce(c.previous_at, a.previous_at), 'YYYY-MM-DD"T"HH24:MI:SS') as previous_at,
+  coalesce(c.previous_external_id, a.previous_external_id) as previous_external_id, coalesce(c.change, a.change) as change,
+  coalesce(c.delta_limit, a.delta_limit) as delta_limit, c.alert_id is not null as carries_delta`;
+
+/**
+ * The alerts with their patients, and for a critical alert the change of its result that it
+ * carries (a standing DELTA of the same report and item handled as "critical", decision 0073).
+ */
+const ALERTS_FROM = `read.alerts a left join read.patients p on p.patient_ref = a.patient_ref
+  left join lateral (
+    select d.alert_id, d.previous, d.previous_at, d.previous_external_id, d.change, d.delta_limit from read.alerts d
+    where a.kind = 'CRITICAL' and d.tenant = a.tenant and d.external_id = a.external_id and d.code = a.code
+      and d.handled_as = 'critical' and d.closed_at is null
+    order by d.raised_at desc limit 1
+  ) c on true`;
 
 interface AlertRow {
   alert_id: string;
@@ -105,6 +142,8 @@ interface AlertRow {
   closed_at: Date | null;
   closed_reason: string | null;
   kind: AlertKind;
+  handled_as: "critical" | "info" | null;
+  carries_delta: boolean;
   previous: number | null;
   previous_at: string | null;
   previous_external_id: string | null;
@@ -122,6 +161,8 @@ function toAlert(row: AlertRow, dictionary: Dictionary): Alert {
   return {
     alertId: row.alert_id,
     kind: row.kind,
+    reasons: row.kind === "DELTA" ? ["delta"] : row.carries_delta ? ["critical", "delta"] : ["critical"],
+    severity: row.handled_as === "info" ? "info" : "alert",
     patientRef: row.patient_ref,
     patientName: row.patient_name,
     code: row.code,
@@ -143,7 +184,7 @@ function toAlert(row: AlertRow, dictionary: Dictionary): Alert {
         }
       : {}),
     ...(row.closed_at ? { closedAt: localIsoDateTime(row.closed_at), closedReason: row.closed_reason ?? "" } : {}),
-    ...(row.kind === "DELTA" ? { delta: deltaOf(row) } : {}),
+    ...(row.kind === "DELTA" || row.carries_delta ? { delta: deltaOf(row) } : {}),
   };
 }
 
@@ -166,7 +207,7 @@ export async function listAlerts(
 ): Promise<Array<Alert & { key: AlertListKey }>> {
   const { where, at } = STATES[state];
   const { rows } = await reader.query<AlertRow & { at_key: string }>(
-    `select ${ALERT_COLUMNS}, ${at}::text as at_key from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref
+    `select ${ALERT_COLUMNS}, ${at}::text as at_key from ${ALERTS_FROM}
      where ${where} and ($2::text is null or a.kind = $2)
        and ($3::timestamptz is null or ${at} < $3 or (${at} = $3 and a.alert_id > $4))
      order by ${at} desc, a.alert_id limit $1`,
@@ -180,17 +221,22 @@ export async function alertById(
   dictionary: Dictionary,
   alertId: string,
 ): Promise<Alert | undefined> {
-  const { rows } = await reader.query<AlertRow>(
-    `select ${ALERT_COLUMNS} from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref where a.alert_id = $1`,
-    [alertId],
-  );
+  const { rows } = await reader.query<AlertRow>(`select ${ALERT_COLUMNS} from ${ALERTS_FROM} where a.alert_id = $1`, [
+    alertId,
+  ]);
   return rows.map((row) => toAlert(row, dictionary))[0];
 }
 
-/** How many alerts stand (neither acknowledged nor closed), and how many of them are delta alerts (F.3): the badge on every staff page. */
-export async function openAlertCount(reader: TenantReader): Promise<{ open: number; delta: number }> {
-  const { rows } = await reader.query<{ open: number; delta: number }>(
-    `select count(*)::int as open, (count(*) filter (where a.kind = 'DELTA'))::int as delta from read.alerts a where ${STATES.open.where}`,
+/**
+ * How many alerts wait to be acknowledged (the open list: neither acknowledged nor closed, no
+ * change carried by a critical alert, no information), and how many of them are of each kind: the
+ * badge on every staff page and the counts on the alerts page's tabs, which so always add up.
+ */
+export async function openAlertCount(reader: TenantReader): Promise<{ open: number; critical: number; delta: number }> {
+  const { rows } = await reader.query<{ open: number; critical: number; delta: number }>(
+    `select count(*)::int as open, (count(*) filter (where a.kind = 'CRITICAL'))::int as critical,
+            (count(*) filter (where a.kind = 'DELTA'))::int as delta
+     from read.alerts a where ${STATES.open.where}`,
   );
   return rows[0]!;
 }
@@ -200,7 +246,8 @@ export type PatientAlertKey = [string, string];
 
 /**
  * A page of one patient's alerts of every state and kind, oldest raised first, after `after`
- * (a patient's copy, contract G.1); `limit` of them.
+ * (a patient's copy, contract G.1); `limit` of them. A change carried by a critical alert is in that
+ * alert, as the list shows it.
  */
 export async function patientAlerts(
   reader: TenantReader,
@@ -210,8 +257,8 @@ export async function patientAlerts(
   limit: number,
 ): Promise<{ alerts: Alert[]; next: PatientAlertKey | null }> {
   const { rows } = await reader.query<AlertRow & { at_key: string }>(
-    `select ${ALERT_COLUMNS}, a.raised_at::text as at_key from read.alerts a left join read.patients p on p.patient_ref = a.patient_ref
-     where a.patient_ref = $1 and ($2::timestamptz is null or (a.raised_at, a.alert_id) > ($2::timestamptz, $3::text))
+    `select ${ALERT_COLUMNS}, a.raised_at::text as at_key from ${ALERTS_FROM}
+     where a.patient_ref = $1 and a.handled_as is distinct from 'critical' and ($2::timestamptz is null or (a.raised_at, a.alert_id) > ($2::timestamptz, $3::text))
      order by a.raised_at, a.alert_id limit $4::int`,
     [patientRef, after?.[0] ?? null, after?.[1] ?? null, limit],
   );

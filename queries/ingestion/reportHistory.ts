@@ -61,6 +61,10 @@ export const historyEntrySchema = z.object({
   }),
   alertId: z.string().optional(),
   kind: z.enum(["CRITICAL", "DELTA"]).optional().meta({ description: "ALERT_*: the alert's kind (contract F.3)" }),
+  handledAs: z.enum(["critical", "info"]).optional().meta({
+    description:
+      "ALERT_* of kind DELTA that is no alert of its own (decision 0073): critical, the change of a critical result, carried by its CRITICAL alert; info, a value back inside the reference range, shown as information",
+  }),
   code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
   note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
   mappingId: z.string().optional().meta({ description: "REMAPPED: the item mapping (GET /api/dictionary/mappings)" }),
@@ -184,6 +188,11 @@ export async function reportHistory(
   let version = 0;
   let streamVersion = 0;
   const alertKinds = new Map<string, "CRITICAL" | "DELTA">();
+  const handled = new Map<string, "critical" | "info">();
+  const handledOf = (alertId: string) => {
+    const as = handled.get(alertId);
+    return as ? { handledAs: as } : {};
+  };
   for (const event of events) {
     if (isReportEvent(event)) streamVersion = event.streamVersion;
     if (isReportEvent(event) && isReceived(event)) {
@@ -226,11 +235,14 @@ export async function reportHistory(
       const kindOf = (alertId: string) => alertKinds.get(alertId) ?? "CRITICAL";
       if (alert.type === "CriticalResultRaised" || alert.type === "DeltaAlertRaised") {
         alertKinds.set(alert.data.alertId, alert.type === "DeltaAlertRaised" ? "DELTA" : "CRITICAL");
+        if (alert.type === "DeltaAlertRaised" && alert.data.handledAs)
+          handled.set(alert.data.alertId, alert.data.handledAs);
         add(event, {
           event: "ALERT_RAISED",
           by: event.metadata.actor,
           alertId: alert.data.alertId,
           kind: kindOf(alert.data.alertId),
+          ...handledOf(alert.data.alertId),
           code: alert.data.code,
           reason: alert.data.reason,
         });
@@ -249,6 +261,7 @@ export async function reportHistory(
           by: event.metadata.actor,
           alertId: alert.data.alertId,
           kind: kindOf(alert.data.alertId),
+          ...handledOf(alert.data.alertId),
           reason: alert.data.reason,
         });
     }

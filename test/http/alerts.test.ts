@@ -302,15 +302,30 @@ describe("critical-result alerts (/api/alerts)", function () {
       patientName: "张三",
     });
     expect(refuseNext, "the first delivery was refused and tried again").to.be.below(0);
-    // Contract F.3: CRIT-K-2's 2.1 after CRIT-K-1's 6.9 moved beyond potassium's delta limit.
+    // Contract F.3: CRIT-K-2's 2.1 after CRIT-K-1's 6.9 moved beyond potassium's delta limit; being critical,
+    // its change rode on its critical alert (one result, one alert), sent to no webhook of its own. Its
+    // correction to 3.9 is no longer critical, and still 3.0 from 6.9: a delta alert of its own, sent.
     const delta = await until(
-      async () => deliveries.find((delivery) => delivery.headers["x-dialysis-hub-event"] === "delta-alert.raised"),
+      async () =>
+        deliveries.find(
+          (delivery) =>
+            delivery.headers["x-dialysis-hub-event"] === "delta-alert.raised" &&
+            delivery.body.includes('"externalId":"CRIT-K-2"'),
+        ),
       30_000,
     );
     const deltaPayload = JSON.parse(delta.body) as { event: string; alert: Record<string, unknown> };
     expect(deltaPayload.event).to.equal("delta-alert.raised");
     expect(deltaPayload.alert).to.deep.include({ kind: "DELTA", externalId: "CRIT-K-2", code: "K" });
-    expect(deltaPayload.alert.delta).to.deep.include({ previous: 6.9, previousExternalId: "CRIT-K-1", change: -4.8 });
+    expect(deltaPayload.alert.delta).to.deep.include({ previous: 6.9, previousExternalId: "CRIT-K-1", change: -3 });
+    expect(
+      deliveries.filter(
+        (delivery) =>
+          delivery.headers["x-dialysis-hub-event"] === "delta-alert.raised" &&
+          delivery.body.includes('"externalId":"CRIT-K-2"'),
+      ),
+      "no delta alert was sent for the critical 2.1",
+    ).to.have.length(1);
   });
 
   it("says how to fix a call it cannot take", async () => {
@@ -328,7 +343,7 @@ describe("critical-result alerts (/api/alerts)", function () {
     expect(unknown.status).to.equal(404);
     const badState = await tenant.call("GET", "/api/alerts?state=everything", { token: tenant.authorToken });
     expect(badState.status).to.equal(400);
-    expect(badState.body.error).to.match(/open, acknowledged or closed/);
+    expect(badState.body.error).to.match(/open, acknowledged, closed or info/);
   });
 });
 

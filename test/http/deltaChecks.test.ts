@@ -133,6 +133,7 @@ describe("delta checks (contract F.3): DELTA alerts and flagged results", functi
     expect(await alertsOf(tenant, "?kind=CRITICAL"), "not a critical result").to.deep.equal([]);
     expect((await tenant.call("GET", "/api/alerts/count", { token: tenant.authorToken })).body).to.deep.equal({
       open: 1,
+      critical: 0,
       delta: 1,
     });
     expect((await alertsOf(tenant, "?kind=DELTA")).map((a) => a.alertId)).to.deep.equal([alert!.alertId]);

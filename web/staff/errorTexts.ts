@@ -36,6 +36,8 @@ export const errorZh: ErrorTexts = {
     "report-already-matched": "这份报告已关联患者，只能认领或忽略待认领的报告。",
     "claim-not-found": "这份报告已不在待认领列表中，或没有该患者；请刷新后重试。",
     "alert-not-found": "没有这条危急值提醒，请刷新列表。",
+    "alert-needs-no-acknowledgement":
+      "这一条无需确认：危急结果的变化随其危急值提醒一并确认，回到参考范围内的变化仅供参考。",
     "draft-saved-again": "草稿在您打开之后又被保存过。",
     "draft-gone": "草稿已不存在（已被发布或放弃）。",
     "report-never-published": "这份报表还没有发布过；请先发布，或打开草稿。",
@@ -77,6 +79,8 @@ export const errorEn: ErrorTexts = {
     "report-not-found": "There is no such report; reload the queue.",
     "claim-not-found": "The report no longer awaits claiming, or there is no such patient; reload and try again.",
     "alert-not-found": "There is no such alert; reload the list.",
+    "alert-needs-no-acknowledgement":
+      "This needs no acknowledgement: the change of a critical result is acknowledged with its critical alert, and a change back inside the reference range is information.",
     "draft-saved-again": "The draft was saved again since you opened it.",
     "draft-gone": "There is no draft now: it was published or discarded.",
     "credential-not-found": "There is no such credential; reload the list.",

@@ -10,6 +10,7 @@ import {
   deltaLimitedItems,
   evolveDeltaAlerts,
   initialDeltaAlertsState,
+  deltaHandling,
   judgeResult,
   type JudgedReport,
 } from "../../../commands/alerts/deltaChecks.ts";
@@ -41,8 +42,18 @@ function stored(
     recordedAt: new Date(),
   }));
 }
-const result = (value: number, at: string, itemIndex = 0) => ({ externalId: "R2", itemIndex, value, at, flag: null });
-const previous = (value: number, at: string) => ({ value, at, externalId: "R1" });
+const result = (
+  value: number,
+  at: string,
+  itemIndex = 0,
+  { inRange = null, critical = false }: { inRange?: boolean | null; critical?: boolean } = {},
+) => ({ externalId: "R2", itemIndex, value, at, flag: null, inRange, critical });
+const previous = (value: number, at: string, inRange: boolean | null = null) => ({
+  value,
+  at,
+  externalId: "R1",
+  inRange,
+});
 const judged = (findings: JudgedReport["findings"], overrides: Partial<JudgedReport> = {}): JudgedReport => ({
   externalId: "R2",
   patientRef: "P001",
@@ -220,5 +231,69 @@ describe("delta checks: the rule, and what a judgement does to a report's delta 
     const delta = [...events, ...criticalRaised].reduce(evolveDeltaAlerts, initialDeltaAlertsState());
     expect(delta.alerts).to.have.length(1);
     expect(delta.reactedTo).to.deep.equal([600]);
+  });
+
+  it("hands the change of a critical result to its critical alert, and shows a return inside the reference range as information (decision 0073)", () => {
+    const at = "2026-11-25T07:00:00";
+    const before = "2026-11-23T07:00:00";
+    expect(judgeResult(potassium, result(6.9, at, 0, { critical: true }), previous(5.0, before, true))).to.deep.include(
+      {
+        handledAs: "critical",
+      },
+    );
+    expect(
+      judgeResult(potassium, result(5.1, at, 0, { inRange: true }), previous(6.9, before, false)),
+      "6.9 (outside) then 5.1 (inside): back to normal",
+    ).to.deep.include({ handledAs: "info" });
+    for (const [now, then, why] of [
+      [false, true, "inside then outside: an alert"],
+      [true, true, "inside both times: an alert"],
+      [true, null, "the previous range not known: an alert"],
+      [null, false, "this range not known: an alert"],
+    ] as const)
+      expect(
+        judgeResult(potassium, result(5.1, at, 0, { inRange: now }), previous(3.0, before, then)),
+        why,
+      ).to.not.have.property("handledAs");
+    expect(deltaHandling(true, true, false), "a critical result is carried, whatever its range").to.equal("critical");
+  });
+
+  it("closes a standing change whose handling changed, saying why, and raises it handled anew", () => {
+    const at = "2026-11-25T07:00:00";
+    const before = "2026-11-23T07:00:00";
+    const alert = judgeResult(potassium, result(5.4, at, 0, { inRange: true }), previous(3.0, before, null))!;
+    const raised = stored(decideDeltaAlerts(initialDeltaAlertsState(), judged([alert]), newId), 700);
+    const state = raised.reduce(evolveDeltaAlerts, initialDeltaAlertsState());
+    const info = judgeResult(potassium, result(5.4, at, 0, { inRange: true }), previous(3.0, before, false))!;
+    const anew = decideDeltaAlerts(state, judged([info]), newId);
+    expect(
+      anew.map((event) => [event.type, event.type === "DeltaAlertRaised" ? event.data.handledAs : event.data]),
+    ).to.deep.equal([
+      [
+        "DeltaAlertClosed",
+        {
+          alertId: raised[0]!.data.alertId,
+          reason: "the value is back inside the reference range: the change is shown as information",
+        },
+      ],
+      ["DeltaAlertRaised", "info"],
+    ]);
+    const infoState = stored(anew, 701).reduce(evolveDeltaAlerts, state);
+    expect(decideDeltaAlerts(infoState, judged([info]), newId), "handled the same: it stands").to.deep.equal([]);
+    expect(
+      decideDeltaAlerts(infoState, judged([alert], { mayRaise: false }), newId),
+      "nothing raised anew where nothing may be raised",
+    ).to.deep.equal([]);
+  });
+
+  it("knows, in the state acknowledgements are decided on, a change that is no alert of its own", () => {
+    const critical = judgeResult(
+      potassium,
+      result(6.9, "2026-11-25T07:00:00", 0, { critical: true }),
+      previous(5.0, "2026-11-23T07:00:00"),
+    )!;
+    const events = stored(decideDeltaAlerts(initialDeltaAlertsState(), judged([critical]), newId), 800);
+    const state = events.reduce(evolveCriticalResults, initialCriticalResultsState());
+    expect(state.alerts.map((alert) => [alert.kind, alert.handledAs])).to.deep.equal([["DELTA", "critical"]]);
   });
 });
