@@ -175,7 +175,10 @@ function whoLine(session: Session): HTMLElement {
   );
 }
 
-/** The number of standing alerts, refreshed whenever the stream says something changed. */
+/**
+ * The number of alerts waiting to be acknowledged (the open list; the sum of the alerts page's kind
+ * tabs), refreshed whenever the stream says something changed.
+ */
 function alertBadge(api: StaffApi, alerts: AlertHub, afterChange: () => void): HTMLElement {
   const badge = el("span", { class: "alert-badge", "data-open-alerts": "0", hidden: true });
   const refreshBadge = async () => {
@@ -184,6 +187,8 @@ function alertBadge(api: StaffApi, alerts: AlertHub, afterChange: () => void): H
       .catch(() => ({ open: Number(badge.dataset.openAlerts), delta: Number(badge.dataset.openDeltaAlerts ?? 0) }));
     badge.dataset.openAlerts = String(open);
     badge.dataset.openDeltaAlerts = String(delta);
+    // Until the service has answered, its 0 is a placeholder, not a count.
+    badge.dataset.counted = "true";
     badge.textContent = String(open);
     badge.hidden = open === 0;
     badge.setAttribute(

@@ -2,7 +2,8 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import { credentialsOf, type Session } from "./session.ts";
 import type { Alert } from "./types.ts";
 
-export type AlertChange = "raised" | "acknowledged" | "closed";
+/** `updated`: a critical alert took on, or lost, the change of its result (decision 0073). */
+export type AlertChange = "raised" | "acknowledged" | "closed" | "updated";
 /** The stream as it stands: not yet open, open, or lost (and being opened again). */
 export type LiveState = "connecting" | "live" | "lost";
 export type AlertListener = (change: AlertChange, alert: Alert) => void;
@@ -21,7 +22,7 @@ export interface AlertHub {
 }
 
 const RECONNECT_MS = 3000;
-const CHANGES: ReadonlySet<string> = new Set(["raised", "acknowledged", "closed"]);
+const CHANGES: ReadonlySet<string> = new Set(["raised", "acknowledged", "closed", "updated"]);
 
 /**
  * `GET /api/alerts/stream` read with fetch, not EventSource: EventSource cannot send the

@@ -8,15 +8,20 @@ import { segment } from "./staffApi.ts";
 import { cardTable } from "./tables.ts";
 import type { Alert, AlertState } from "./types.ts";
 
-const STATES: AlertState[] = ["open", "acknowledged", "closed"];
+/** "For information" only under Delta checks: a critical result is never back inside its range. */
+const STATES: AlertState[] = ["open", "info", "acknowledged", "closed"];
 type AlertKind = Alert["kind"];
 const KINDS: AlertKind[] = ["CRITICAL", "DELTA"];
+/** GET /api/alerts/count: the alerts waiting to be acknowledged, in all and of each kind. */
+type AlertCounts = Record<"open" | "critical" | "delta", number>;
 
 /**
  * Critical-result alerts (contract D.7): the standing ones to acknowledge, with the acknowledged
  * and closed ones a tab away; delta alerts (F.3) under a tab of their own, apart from critical
- * ones. The list follows the service's alert stream: a new alert shows without a reload, and one
- * acknowledged elsewhere leaves the list.
+ * ones, with the changes back inside the reference range "for information" (decision 0073). Each
+ * kind's tab says how many of its alerts wait, as the badge adds them up. The list follows the
+ * service's alert stream: a new alert shows without a reload, and one acknowledged elsewhere
+ * leaves the list.
  */
 export function alertsPage(ctx: PageContext): HTMLElement {
   const { texts } = ctx;
@@ -34,40 +39,38 @@ export function alertsPage(ctx: PageContext): HTMLElement {
   // The stream is the session's: reached from another page, it is most likely open already.
   showLive(ctx.alerts.state());
   const box = el("div", { class: "page-body alerts-body" });
+  const kindIntro = el("p", { class: "intro kind-intro" });
+  const showIntro = () =>
+    (kindIntro.textContent =
+      state === "info" ? texts.infoIntro : kind === "DELTA" ? texts.deltaIntro : texts.criticalIntro);
+  const tabs = alertTabs(ctx, {
+    kind: () => kind,
+    state: () => state,
+    chooseKind: (name) => {
+      kind = name;
+      if (kind === "CRITICAL" && state === "info") state = "open";
+      fresh.clear();
+      void reload();
+    },
+    chooseState: (name) => {
+      state = name;
+      fresh.clear();
+      void reload();
+    },
+  });
   const reload = loader(box, texts, async () => {
-    const alerts = await ctx.api.get<Alert[]>(`/api/alerts?state=${state}&kind=${kind}&limit=500`);
+    tabs.show();
+    showIntro();
+    const [alerts, counts] = await Promise.all([
+      ctx.api.get<Alert[]>(`/api/alerts?state=${state}&kind=${kind}&limit=500`),
+      ctx.api.get<AlertCounts>("/api/alerts/count"),
+    ]);
+    tabs.showCounts(counts);
     count.textContent = texts.alertCount(alerts.length);
     if (alerts.length === 0)
       return el("p", { class: "empty" }, (kind === "DELTA" ? texts.noDeltaAlerts : texts.noAlerts)[state]);
     return alertTable(ctx, state, alerts, fresh, reload);
   });
-  const kindIntro = el("p", { class: "intro kind-intro" });
-  const showKindIntro = () => (kindIntro.textContent = kind === "DELTA" ? texts.deltaIntro : texts.criticalIntro);
-  showKindIntro();
-  const kindTabs = pressedTabs(
-    KINDS,
-    "kind",
-    () => kind,
-    (name) => texts.alertKinds[name],
-    (name) => {
-      kind = name;
-      showKindIntro();
-      fresh.clear();
-      void reload();
-    },
-  );
-
-  const tabs = pressedTabs(
-    STATES,
-    "state",
-    () => state,
-    (name) => texts.alertStates[name],
-    (name) => {
-      state = name;
-      fresh.clear();
-      void reload();
-    },
-  );
 
   ctx.onLeave(
     ctx.alerts.subscribe((change, alert) => {
@@ -75,7 +78,7 @@ export function alertsPage(ctx: PageContext): HTMLElement {
         fresh.add(alert.alertId);
         const patient = alert.patientName ?? alert.patientRef;
         ctx.announce(
-          alert.delta
+          alert.kind === "DELTA"
             ? texts.newDeltaAlert(patient, texts.itemTitle(alert), changeText(alert))
             : texts.newAlert(patient, texts.itemTitle(alert), valueText(alert)),
         );
@@ -93,15 +96,59 @@ export function alertsPage(ctx: PageContext): HTMLElement {
   const kinds = el(
     "div",
     { class: "state-tabs kind-tabs", role: "group", "aria-label": texts.alertKindTabs },
-    ...kindTabs,
+    ...tabs.kinds,
   );
   const toolbar = el(
     "div",
     { class: "toolbar" },
-    el("div", { class: "state-tabs", role: "group", "aria-label": texts.alertStateTabs }, ...tabs),
+    el("div", { class: "state-tabs", role: "group", "aria-label": texts.alertStateTabs }, ...tabs.states),
     live,
   );
   return pageFrame("alerts", texts.alerts, texts.alertsIntro, kinds, kindIntro, toolbar, count, box);
+}
+
+/**
+ * The kind tabs, each with how many of its alerts wait to be acknowledged (the badge's number is
+ * their sum: one result, one alert), and the state tabs, "For information" among them only under
+ * Delta checks.
+ */
+function alertTabs(
+  ctx: PageContext,
+  page: {
+    kind: () => AlertKind;
+    state: () => AlertState;
+    chooseKind: (kind: AlertKind) => void;
+    chooseState: (state: AlertState) => void;
+  },
+) {
+  const { texts } = ctx;
+  const kinds = pressedTabs(KINDS, "kind", page.kind, (name) => texts.alertKinds[name], page.chooseKind);
+  const counters = kinds.map((tab) => {
+    const counter = el("span", { class: "tab-count", "data-count": "0" }, "0");
+    tab.append(" ", counter);
+    return counter;
+  });
+  const states = pressedTabs(STATES, "state", page.state, (name) => texts.alertStates[name], page.chooseState);
+  return {
+    kinds,
+    states,
+    /** Shows the page's kind and state as pressed, and the information tab where it belongs. */
+    show() {
+      kinds.forEach((tab, i) => tab.setAttribute("aria-pressed", String(KINDS[i] === page.kind())));
+      states.forEach((tab, i) => {
+        tab.setAttribute("aria-pressed", String(STATES[i] === page.state()));
+        if (STATES[i] === "info") tab.hidden = page.kind() !== "DELTA";
+      });
+    },
+    showCounts(counts: AlertCounts) {
+      KINDS.forEach((name, i) => {
+        const waiting = name === "DELTA" ? counts.delta : counts.critical;
+        counters[i]!.textContent = String(waiting);
+        counters[i]!.dataset.count = String(waiting);
+        kinds[i]!.setAttribute("aria-label", texts.kindTabWithCount(texts.alertKinds[name], waiting));
+      });
+    },
+  };
 }
 
 /** Buttons of which one is pressed: choosing one presses it alone and calls `choose`. */
@@ -136,14 +183,12 @@ const valueText = (alert: Alert) => `${inUnit(alert.value, alert.unit)}${alert.f
 const changeText = (alert: Alert) =>
   alert.delta ? `${alert.delta.change > 0 ? "+" : ""}${inUnit(alert.delta.change, alert.unit)}` : "";
 
-/** A delta alert's why: the previous result, the change from it, and the limit it passed. */
-function deltaCell(ctx: PageContext, alert: Alert): HTMLElement {
+/** A change from the previous result: how far, from what and when, and the limit it passed. */
+function deltaParts(ctx: PageContext, alert: Alert): HTMLElement[] {
   const { texts } = ctx;
   const delta = alert.delta!;
   const limit = delta.limit.percent ? `${delta.limit.limit} %` : inUnit(delta.limit.limit, alert.unit);
-  return el(
-    "td",
-    { class: "reason delta" },
+  return [
     el("span", { class: "delta-change" }, texts.labelled(texts.colChange, changeText(alert))),
     el(
       "span",
@@ -154,6 +199,77 @@ function deltaCell(ctx: PageContext, alert: Alert): HTMLElement {
       ),
     ),
     el("span", { class: "sub muted" }, texts.deltaLimit(limit, delta.limit.days)),
+  ];
+}
+
+/**
+ * Why the result is listed: a critical result's reason, with the change it carries when it also
+ * moved beyond its delta limit (one alert for the result); a delta alert's change; information's
+ * return inside the reference range and its change.
+ */
+function whyCell(ctx: PageContext, alert: Alert): HTMLElement {
+  const { texts } = ctx;
+  if (alert.kind === "CRITICAL" && !alert.delta) return el("td", { class: "reason" }, texts.reasons(alert.reason));
+  if (alert.kind === "CRITICAL")
+    return el(
+      "td",
+      { class: "reason delta also-delta" },
+      el("span", { class: "critical-reason" }, texts.reasons(alert.reason)),
+      el("span", { class: "also-delta-label" }, texts.alsoDelta),
+      ...deltaParts(ctx, alert),
+    );
+  return el(
+    "td",
+    { class: "reason delta" },
+    alert.severity === "info" ? el("span", { class: "back-in-range" }, texts.backInRange) : null,
+    ...deltaParts(ctx, alert),
+  );
+}
+
+/** The last cell: what can be done (acknowledge and history; history alone for information), or how it ended. */
+function outcomeCell(ctx: PageContext, state: AlertState, alert: Alert, reload: () => Promise<void>): HTMLElement {
+  const { texts } = ctx;
+  const patient = alert.patientName ?? alert.patientRef;
+  const item = texts.itemTitle(alert);
+  if (state === "acknowledged")
+    return el(
+      "td",
+      { class: "outcome" },
+      `${localTime(alert.acknowledgedAt!)} · ${alert.acknowledgedBy}`,
+      el("span", { class: "sub note" }, alert.note ?? ""),
+    );
+  if (state === "closed")
+    return el(
+      "td",
+      { class: "outcome" },
+      localTime(alert.closedAt!),
+      el("span", { class: "sub muted" }, texts.reasons(alert.closedReason ?? "")),
+    );
+  return el(
+    "td",
+    { class: "actions" },
+    state === "open"
+      ? el(
+          "button",
+          {
+            type: "button",
+            class: "primary acknowledge",
+            "aria-label": texts.acknowledgeFor(patient, item),
+            onclick: () => acknowledgeDialog(ctx, alert, reload),
+          },
+          texts.acknowledge,
+        )
+      : null,
+    el(
+      "button",
+      {
+        type: "button",
+        class: "history",
+        "aria-label": texts.historyFor(alert.externalId),
+        onclick: () => historyDialog(ctx, "lab", alert.externalId),
+      },
+      texts.history,
+    ),
   );
 }
 
@@ -165,55 +281,19 @@ function alertTable(
   reload: () => Promise<void>,
 ): HTMLElement {
   const { texts } = ctx;
-  const last = state === "open" ? texts.colActions : state === "acknowledged" ? texts.colAcknowledged : texts.colClosed;
+  const last =
+    state === "acknowledged" ? texts.colAcknowledged : state === "closed" ? texts.colClosed : texts.colActions;
   const columns = [texts.colRaised, texts.colPatient, texts.colResult, texts.colWhy, last];
   const rows = alerts.map((alert) => {
     const patient = alert.patientName ?? alert.patientRef;
-    const item = texts.itemTitle(alert);
-    const outcome =
-      state === "open"
-        ? el(
-            "td",
-            { class: "actions" },
-            el(
-              "button",
-              {
-                type: "button",
-                class: "primary acknowledge",
-                "aria-label": texts.acknowledgeFor(patient, item),
-                onclick: () => acknowledgeDialog(ctx, alert, reload),
-              },
-              texts.acknowledge,
-            ),
-            el(
-              "button",
-              {
-                type: "button",
-                class: "history",
-                "aria-label": texts.historyFor(alert.externalId),
-                onclick: () => historyDialog(ctx, "lab", alert.externalId),
-              },
-              texts.history,
-            ),
-          )
-        : state === "acknowledged"
-          ? el(
-              "td",
-              { class: "outcome" },
-              `${localTime(alert.acknowledgedAt!)} · ${alert.acknowledgedBy}`,
-              el("span", { class: "sub note" }, alert.note ?? ""),
-            )
-          : el(
-              "td",
-              { class: "outcome" },
-              localTime(alert.closedAt!),
-              el("span", { class: "sub muted" }, texts.reasons(alert.closedReason ?? "")),
-            );
+    const info = alert.severity === "info";
     return el(
       "tr",
       {
         "data-alert-id": alert.alertId,
         "data-external-id": alert.externalId,
+        "data-severity": alert.severity,
+        "data-reasons": alert.reasons.join(" "),
         class: fresh.has(alert.alertId) ? "fresh" : null,
       },
       el("td", {}, localTime(alert.raisedAt)),
@@ -233,12 +313,12 @@ function alertTable(
       el(
         "td",
         { class: "result" },
-        el("strong", {}, item),
+        el("strong", {}, texts.itemTitle(alert)),
         " ",
-        el("span", { class: "critical-value" }, valueText(alert)),
+        el("span", { class: info ? "info-value" : "critical-value" }, valueText(alert)),
       ),
-      alert.delta ? deltaCell(ctx, alert) : el("td", { class: "reason" }, texts.reasons(alert.reason)),
-      outcome,
+      whyCell(ctx, alert),
+      outcomeCell(ctx, state, alert, reload),
     );
   });
   return cardTable(
@@ -256,15 +336,17 @@ function acknowledgeDialog(ctx: PageContext, alert: Alert, reload: () => Promise
   const { texts } = ctx;
   const patient = alert.patientName ?? alert.patientRef;
   const item = texts.itemTitle(alert);
+  const carried = alert.kind === "CRITICAL" && alert.delta ? [" · ", texts.alsoDelta, " ", changeText(alert)] : [];
   noteDialog(ctx, {
     title: texts.acknowledgeTitle(patient, item),
     about: [
       el(
         "p",
-        { class: alert.delta ? "critical-summary delta-summary" : "critical-summary" },
+        { class: alert.kind === "DELTA" ? "critical-summary delta-summary" : "critical-summary" },
         el("strong", {}, `${item} ${valueText(alert)}`),
         " · ",
         texts.reasons(alert.reason),
+        ...carried,
         " · ",
         localTime(alert.raisedAt),
       ),

@@ -8,7 +8,17 @@ export interface DeltaTexts {
   deltaIntro: string;
   /** What the critical results tab holds (the page's title names both kinds). */
   criticalIntro: string;
-  noDeltaAlerts: Record<"open" | "acknowledged" | "closed", string>;
+  noDeltaAlerts: Record<"open" | "acknowledged" | "closed" | "info", string>;
+  /** A kind tab's name with how many of its alerts wait to be acknowledged (the badge adds them up). */
+  kindTabWithCount: (kind: string, count: number) => string;
+  /** What the "For information" tab holds (decision 0073). */
+  infoIntro: string;
+  /** An information row's label: the value came back inside the reference range. */
+  backInRange: string;
+  /** A critical alert whose result also moved beyond its delta limit: the heading of the change it carries. */
+  alsoDelta: string;
+  /** History entries of changes that are no alert of their own: carried by the critical alert, or information. */
+  handledDeltaEvents: Record<"critical" | "info", Record<"ALERT_RAISED" | "ALERT_CLOSED", string>>;
   colPrevious: string;
   colChange: string;
   /** A labelled part of a delta alert's cell: "Change: +1.8 mmol/L". */
@@ -37,6 +47,16 @@ export const deltaZh: DeltaTexts = {
     open: "没有待确认的差值提醒。",
     acknowledged: "还没有确认过的差值提醒。",
     closed: "没有未经确认即关闭的差值提醒。",
+    info: "没有回到参考范围内的变化。",
+  },
+  kindTabWithCount: (kind, count) => `${kind}，${count} 条待确认`,
+  infoIntro:
+    "与前次结果相差超出差值界限、但已从参考范围外回到范围内的结果（例如治疗后的复查）：仅供参考，无需确认，也不计入待确认数。若患者并未接受相应处理，请当作差值提醒核查标本。",
+  backInRange: "已回到参考范围内",
+  alsoDelta: "同时超出差值界限",
+  handledDeltaEvents: {
+    critical: { ALERT_RAISED: "变化（随危急值确认）", ALERT_CLOSED: "变化（随危急值）关闭" },
+    info: { ALERT_RAISED: "变化（仅供参考）", ALERT_CLOSED: "变化（仅供参考）关闭" },
   },
   colPrevious: "前次结果",
   colChange: "变化",
@@ -55,7 +75,16 @@ export const deltaZh: DeltaTexts = {
       .replace(
         /^the result no longer differs from the previous one by more than the delta limit$/,
         "与前次结果之差已不超出差值界限",
-      ),
+      )
+      .replace(
+        /^the result is critical as well: its critical alert carries the change$/,
+        "结果同时是危急值：变化随其危急值提醒确认",
+      )
+      .replace(
+        /^the value is back inside the reference range: the change is shown as information$/,
+        "结果已回到参考范围内：变化仅供参考",
+      )
+      .replace(/^the change is an alert of its own now$/, "变化现在单独提醒"),
 };
 
 export const deltaEn: DeltaTexts = {
@@ -71,6 +100,19 @@ export const deltaEn: DeltaTexts = {
     open: "No delta alert waits to be acknowledged.",
     acknowledged: "No delta alert has been acknowledged yet.",
     closed: "No delta alert was closed before anyone acknowledged it.",
+    info: "No change back inside the reference range.",
+  },
+  kindTabWithCount: (kind, count) => `${kind}, ${count} to acknowledge`,
+  infoIntro:
+    "Results that moved beyond their delta limit but came back inside the reference range from a previous result outside it (a repeat after treatment, say): shown for information, with nothing to acknowledge and not counted among the alerts waiting. If the patient had no such treatment, check the sample as for a delta alert.",
+  backInRange: "Back inside the reference range",
+  alsoDelta: "Also beyond the delta limit",
+  handledDeltaEvents: {
+    critical: {
+      ALERT_RAISED: "Change noted on the critical alert",
+      ALERT_CLOSED: "Change on the critical alert closed",
+    },
+    info: { ALERT_RAISED: "Change noted for information", ALERT_CLOSED: "Change for information closed" },
   },
   colPrevious: "Previous result",
   colChange: "Change",

@@ -93,7 +93,10 @@ function timelineTable(
       el(
         "th",
         { scope: "row" },
-        (entry.kind === "DELTA" ? texts.deltaEvents[entry.event as keyof typeof texts.deltaEvents] : undefined) ??
+        (entry.handledAs
+          ? texts.handledDeltaEvents[entry.handledAs][entry.event as "ALERT_RAISED" | "ALERT_CLOSED"]
+          : undefined) ??
+          (entry.kind === "DELTA" ? texts.deltaEvents[entry.event as keyof typeof texts.deltaEvents] : undefined) ??
           texts.events[entry.event] ??
           entry.event,
       ),

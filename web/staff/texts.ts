@@ -198,9 +198,9 @@ export interface StaffTexts
   alerts: string;
   openAlertsBadge: (count: number) => string;
   alertsIntro: string;
-  alertStates: Record<"open" | "acknowledged" | "closed", string>;
+  alertStates: Record<"open" | "acknowledged" | "closed" | "info", string>;
   alertStateTabs: string;
-  noAlerts: Record<"open" | "acknowledged" | "closed", string>;
+  noAlerts: Record<"open" | "acknowledged" | "closed" | "info", string>;
   alertCount: (count: number) => string;
   colRaised: string;
   colPatient: string;
@@ -449,12 +449,13 @@ const zh: StaffTexts = {
   alerts: "结果提醒",
   openAlertsBadge: (count) => `${count} 条危急值待确认`,
   alertsIntro: "需要临床处理的检验结果：危急值和差值核查。确认时写下处理经过，它会记入报告历史。",
-  alertStates: { open: "待确认", acknowledged: "已确认", closed: "已关闭" },
-  alertStateTabs: "危急值状态",
+  alertStates: { open: "待确认", acknowledged: "已确认", closed: "已关闭", info: "仅供参考" },
+  alertStateTabs: "提醒状态",
   noAlerts: {
     open: "没有待确认的危急值。",
     acknowledged: "还没有确认过的危急值。",
     closed: "没有未经确认即关闭的危急值。",
+    info: "没有仅供参考的变化。",
   },
   alertCount: (count) => `共 ${count} 条`,
   colRaised: "提醒时间",
@@ -480,7 +481,10 @@ const zh: StaffTexts = {
       .replace(/^above the critical limit (.+)$/, "高于危急界限 $1")
       .replace(/^below the critical limit (.+)$/, "低于危急界限 $1")
       .replace(/^an update of the report no longer holds this critical value$/, "报告更新后不再是危急值")
-      .replace(/^.*delta limit$|^changed by .*$/, deltaZh.deltaReasons),
+      .replace(
+        /^.*delta limit$|^changed by .*$|^the (result is critical as well|value is back inside|change is an alert) .*$/,
+        deltaZh.deltaReasons,
+      ),
   chart: "检验趋势",
   editor: "报表编辑",
   newReport: "新建报表",
@@ -718,12 +722,13 @@ const en: StaffTexts = {
   openAlertsBadge: (count) => `${count} critical ${count === 1 ? "result" : "results"} to acknowledge`,
   alertsIntro:
     "Results that need a clinician's attention: critical values and delta checks. Acknowledge each with what was done; it goes into the report's history.",
-  alertStates: { open: "To acknowledge", acknowledged: "Acknowledged", closed: "Closed" },
+  alertStates: { open: "To acknowledge", acknowledged: "Acknowledged", closed: "Closed", info: "For information" },
   alertStateTabs: "Alert states",
   noAlerts: {
     open: "No critical result waits to be acknowledged.",
     acknowledged: "No critical result has been acknowledged yet.",
     closed: "No alert was closed before anyone acknowledged it.",
+    info: "No change is shown for information.",
   },
   alertCount: (count) => `${count} ${count === 1 ? "alert" : "alerts"}`,
   colRaised: "Raised",
