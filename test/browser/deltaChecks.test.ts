@@ -41,7 +41,11 @@ describe("delta checks in chromium at 390 px", function () {
     const page = await signedInPage(staff, TENANT, { lang: "en", fragment: "#alerts" });
     await ready(page);
     await page.locator(".live[data-live=true]").waitFor();
-    expect(await page.locator("[data-kind-tab]").allTextContents()).to.deep.equal(["Critical results", "Delta checks"]);
+    // Each kind's tab says how many of its alerts wait (decision 0073).
+    expect(await page.locator("[data-kind-tab]").allTextContents()).to.deep.equal([
+      "Critical results 0",
+      "Delta checks 0",
+    ]);
     await page.locator("[data-kind-tab=DELTA]").click();
     // The critical tab's empty list stands until the delta one replaces it.
     await page.locator(".page-alerts .empty", { hasText: "No delta alert waits to be acknowledged." }).waitFor();
@@ -81,7 +85,7 @@ describe("delta checks in chromium at 390 px", function () {
     const page = await signedInPage(staff, TENANT, { lang: "zh", fragment: "#alerts" });
     await ready(page);
     expect(await page.locator("h1").textContent()).to.equal("结果提醒");
-    expect(await page.locator("[data-kind-tab]").allTextContents()).to.deep.equal(["危急值", "差值核查"]);
+    expect(await page.locator("[data-kind-tab]").allTextContents()).to.deep.equal(["危急值 0", "差值核查 1"]);
     await page.locator("[data-kind-tab=DELTA]").click();
     const row = page.locator("tr[data-external-id=DX-AFTER]");
     await row.waitFor();

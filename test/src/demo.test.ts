@@ -140,7 +140,7 @@ describe("demo data (src/demo)", () => {
     });
 
     it("leaves three critical values of the last hours on Critical results, one per ward", async () => {
-      // Each is also far from the patient's previous result: a delta alert (F.3), under its own kind.
+      // Each is also far from the patient's previous result (F.3): one alert for the result, with both reasons.
       const alerts = await call("GET", "/api/alerts?kind=CRITICAL", { token: loaded.authorToken, tenant: "demo" });
       expect(alerts.status).to.equal(200);
       expect(alerts.body.map((alert: { externalId: string }) => alert.externalId).sort()).to.deep.equal([
@@ -148,6 +148,16 @@ describe("demo data (src/demo)", () => {
         "DEMO-CRIT-HD0004",
         "DEMO-CRIT-HD0007",
       ]);
+      expect(alerts.body.map((alert: { reasons: string[] }) => alert.reasons)).to.deep.equal([
+        ["critical", "delta"],
+        ["critical", "delta"],
+        ["critical", "delta"],
+      ]);
+      const deltas = await call("GET", "/api/alerts?kind=DELTA", { token: loaded.authorToken, tenant: "demo" });
+      expect(
+        deltas.body.filter((alert: { externalId: string }) => alert.externalId.startsWith("DEMO-CRIT-")),
+        "no second alert for a critical result",
+      ).to.deep.equal([]);
       expect(loaded.criticalResults).to.equal(3);
     });
 
