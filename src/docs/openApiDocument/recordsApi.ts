@@ -179,7 +179,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Critical results"],
       operationId: "listAlerts",
       summary:
-        "Critical-result alerts of the tenant: standing ones (open), acknowledged ones, or ones an update closed before anyone acknowledged them (contract D.7)",
+        "Critical-result and delta alerts of the tenant: standing ones to acknowledge (open), acknowledged ones, ones an update closed before anyone acknowledged them, or changes back inside the reference range shown as information (info; contracts D.7, F.3)",
       security: security.author,
       requestParams: { query: alertListQuery },
       responses: {
@@ -196,7 +196,8 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Critical results"],
       operationId: "openAlertCount",
-      summary: "How many alerts stand: the badge of the staff pages",
+      summary:
+        "How many alerts wait to be acknowledged, in all and of each kind: the badge of the staff pages and the counts of the alerts page's tabs",
       security: security.author,
       responses: { 200: { description: "The count", ...json(openAlertCountAnswer) }, ...apiFailures(authorFailures) },
     },
@@ -215,7 +216,12 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       requestBody: jsonBody(acknowledgeInput),
       responses: {
         200: { description: "The alert as it now stands", ...json(alertSchema) },
-        ...apiFailures({ 400: "No note", ...authorFailures, 404: "No such alert in this tenant" }),
+        ...apiFailures({
+          400: "No note",
+          ...authorFailures,
+          404: "No such alert in this tenant",
+          409: "Information, or a change its critical alert carries: nothing to acknowledge (code alert-needs-no-acknowledgement)",
+        }),
       },
     },
   },
@@ -224,7 +230,7 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Critical results"],
       operationId: "alertStream",
       summary:
-        "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged` and `closed` with the alert as it then stands, a comment line as heartbeat",
+        "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged`, `closed` and `updated` (a critical alert took on or lost its result's change) with the alert as it then stands, a comment line as heartbeat; information is not sent",
       description:
         "Send the author token in the Authorization header (read the stream with fetch, not EventSource, which cannot send one). What happens while no stream is open is not replayed: read GET /api/alerts when (re)connecting. " +
         'The stream ends within a second of its credential\'s end (token revoked, expired or replaced; session signed out, idle or past its hours), on whichever process it ended: its last event is `ended` with `{"reason":"revoked"|"expired"|"replaced"|"signed-out"|"session-expired","code":<the /api error code a later call gets>,"error":<a sentence>}`, then it closes; nothing is sent after it.',
