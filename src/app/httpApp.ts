@@ -165,7 +165,7 @@ export function createApp(deps: AppDependencies): Koa {
         access: deps.access,
         ...deps.alerts,
       }).routes() as Koa.Middleware,
-      unmatchedRoutes(deps.store, deps.adminToken, deps.access).routes() as Koa.Middleware,
+      unmatchedRoutes(deps.store, deps.adminToken, deps.access, deps.identifiers).routes() as Koa.Middleware,
       historyRoutes(deps.store.db, deps.openApi.dictionary, deps.adminToken, deps.access).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes(reportDeps).routes() as Koa.Middleware,

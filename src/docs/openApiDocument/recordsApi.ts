@@ -15,7 +15,7 @@ import {
   reportHistorySchema,
   reportVersionSchema,
 } from "../../../queries/ingestion/reportHistory.ts";
-import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
+import { queueStateSchema, unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { claimCheckSchema } from "../../../queries/ingestion/claimCheck.ts";
 import { clientCodeMapAnswer, credentialListQuery } from "../../credentials/adminRoutes.ts";
 import { rejectedPageQuery } from "../../ingestion/openV1/bulkRoutes.ts";
@@ -51,24 +51,19 @@ const authorPath = z.object({
   authorId: z.string().meta({ description: "The author's authorId, as issued and as GET /api/admin/authors lists it" }),
 });
 const bulkJobPath = z.object({
-  jobId: z
-    .string()
-    .meta({
-      description: "The job's jobId, as GET /api/bulk-jobs lists it",
-      example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11",
-    }),
+  jobId: z.string().meta({
+    description: "The job's jobId, as GET /api/bulk-jobs lists it",
+    example: "0b6f3c1e-8d2a-4f55-9a57-2f1c3f7f0a11",
+  }),
 });
 const authorFailures = { 401: true, 403: true } as const;
 /** A claim or dismissal may name the report as the caller read it (issue #51 finding 6). */
 const queueCondition = z.object({
-  "if-match": z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused with 409 queue-entry-changed when the report changed since",
-      example: '"report-1"',
-    }),
+  "if-match": z.string().optional().meta({
+    description:
+      "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused with 409 queue-entry-changed when the report changed since",
+    example: '"report-1"',
+  }),
 });
 const queueDecisionNote =
   "With If-Match (the entry's etag), the decision is refused (409, code queue-entry-changed, the sentence saying what changed, by whom and when) if the report was claimed, dismissed or sent again since: nothing is overridden. Without it nothing is compared, except that a dismissed report is not claimed over (409, report-dismissed): to claim it all the same, send If-Match with its current etag (its history gives it). A report of a patient outside the caller's wards answers 404, as if it did not exist.";
@@ -316,12 +311,28 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "listUnmatched",
-      summary: "Reports awaiting claim, oldest first, a page at a time (contract E.6)",
+      summary: "Reports awaiting claim, oldest first (or newest), a page at a time (contract E.6), searched",
+      description:
+        "q finds reports by the patient's name, the externalId, the report number or the digits of the masked id card; a whole id card number is compared by a keyed hash, so the number itself reaches neither a database query nor its log. The next page's Link keeps order, kind and q.",
       security: security.author,
       requestParams: { query: unmatchedListQuery },
       responses: {
         200: { description: "A page of the queue", ...json(z.array(unmatchedEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor", 503: LIST_BUSY }),
+        ...apiFailures({ ...authorFailures, 400: "A bad limit, cursor, order, kind or q", 503: LIST_BUSY }),
+      },
+    },
+  },
+  "/api/unmatched/summary": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "unmatchedSummary",
+      summary: "How many reports await claim, and a tag that changes whenever the queue does",
+      description:
+        "For a page that shows the queue to read it again only when it changed (issue #54); names no patient, so it is not recorded in the access log.",
+      security: security.author,
+      responses: {
+        200: { description: "The queue's count and tag", ...json(queueStateSchema) },
+        ...apiFailures({ ...authorFailures, 400: "A query parameter was given" }),
       },
     },
   },
