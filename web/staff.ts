@@ -10,6 +10,7 @@
  * without a server route per page.
  */
 import "./staff.css";
+import "./staff/queueAndEditor.css";
 import { alertsPage } from "./staff/alertsPage.ts";
 import { openAlertHub, type AlertHub } from "./staff/alertStream.ts";
 import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
