@@ -1,3 +1,4 @@
+import { dataSourceSchemaSchema } from "../../../queries/reports/dataSourceSchema.ts";
 import { z } from "zod";
 import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
@@ -38,14 +39,11 @@ const viewQuery = z.object({
 const notFound = "There is no such report (or version)";
 /** A call on the draft may name the draft it was based on (save, publish, discard). */
 const draftCondition = z.object({
-  "if-match": z
-    .string()
-    .optional()
-    .meta({
-      description:
-        "The ETag of the draft this call is based on (from …/versions/draft/source or the last save), or * for any draft",
-      example: '"draft-1795635792949"',
-    }),
+  "if-match": z.string().optional().meta({
+    description:
+      "The ETag of the draft this call is based on (from …/versions/draft/source or the last save), or * for any draft",
+    example: '"draft-1795635792949"',
+  }),
   "if-none-match": z.literal("*").optional().meta({ description: "* : only when the report has no draft" }),
 });
 const conditionFailed = "If-Match / If-None-Match did not hold: the draft was saved, published or discarded since";
@@ -183,6 +181,27 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
           headers: draftEtagHeader,
         },
         ...apiFailures({ 401: true, 403: true, 404: notFound }),
+      },
+    },
+  },
+  "/api/datasources/{name}/schema": {
+    get: {
+      tags: ["Authoring"],
+      operationId: "dataSourceSchema",
+      summary:
+        "The relations and columns report SQL of a data source can read (the editor's schema browser, issue #54); names only, no row",
+      security: security.author,
+      requestParams: {
+        path: z.object({ name: z.string().meta({ description: "A data source", example: "clinical" }) }),
+      },
+      responses: {
+        200: { description: "Its relations, each with its columns in order", ...json(dataSourceSchemaSchema) },
+        ...apiFailures({
+          401: true,
+          403: true,
+          404: "No data source of that name",
+          503: "The data source could not be read now (busy or unreachable)",
+        }),
       },
     },
   },
