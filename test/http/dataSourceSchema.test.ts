@@ -34,7 +34,7 @@ describe("a data source's schema (GET /api/datasources/{name}/schema)", function
       "active",
     ]);
     const results = relations.find((relation) => relation.name === "lab_results")!;
-    expect(results.columns.find((column) => column.name === "std_value")?.type).to.equal("numeric");
+    expect(results.columns.find((column) => column.name === "std_value")?.type).to.equal("double precision");
     expect(JSON.stringify(relations)).to.not.include("id_card");
   });
 
