@@ -13,7 +13,7 @@ import {
 } from "echarts/components";
 import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
-import { chartNumber, chartOption, type ChartNode } from "../src/reports/charts/chartOptions.ts";
+import { brokenOut, chartNumber, chartOption, type ChartNode } from "../src/reports/charts/chartOptions.ts";
 import type { QuerySuccess } from "./types.ts";
 
 echarts.use([
@@ -116,11 +116,19 @@ export function mountChart(
   }
   element.dataset.points = String(points);
   element.dataset.signature = `${points}:${sum.toFixed(4)}`;
-  element.dataset.categories = String(result.rows.length);
+  const broken = brokenOut(node, result);
+  element.dataset.categories = String(broken ? broken.categories.length : result.rows.length);
+  if (broken) element.dataset.series = broken.groups.join("|");
 
   if (onPick && result.rows.length > 0) {
     element.classList.add("drillable");
-    if (node.chart === "line" || node.chart === "bar" || node.chart === "area") {
+    if (broken && node.chart !== "scatter") {
+      // A breakout's point is a value of the series column at an x: the row that holds both.
+      chart.on("click", (params) => {
+        const row = broken.rowAt[(params.seriesIndex ?? 0) % broken.groups.length]?.[params.dataIndex];
+        if (row !== undefined && row !== null) onPick(row);
+      });
+    } else if (node.chart === "line" || node.chart === "bar" || node.chart === "area") {
       const zr = chart.getZr();
       const rowAt = (x: number, y: number): number | null => {
         if (!chart.containPixel({ gridIndex: 0 }, [x, y])) return null;

@@ -10,6 +10,7 @@
  * without a server route per page.
  */
 import "./staff.css";
+import "./staff/queueAndEditor.css";
 import { alertsPage } from "./staff/alertsPage.ts";
 import { openAlertHub, type AlertHub } from "./staff/alertStream.ts";
 import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
@@ -95,6 +96,11 @@ function show(view: HTMLElement, title: string): void {
   document.title = `${title} · ${texts.appTitle}`;
   // Focus follows the page change, so keyboard and screen-reader users land on its heading or first field.
   (view.querySelector<HTMLElement>("[autofocus]") ?? view.querySelector<HTMLElement>("h1"))?.focus();
+}
+
+/** The language links name the page as its address now says (issue #54: the editor after its first save). */
+function followAddress(): void {
+  for (const anchor of document.querySelectorAll<HTMLAnchorElement>("a.lang")) anchor.href = otherLanguageUrl();
 }
 
 /** "English" on the Chinese pages and "中文" on the English ones, in its own language. */
@@ -331,7 +337,7 @@ function signedIn(session: Session): void {
       else link.removeAttribute("aria-current");
     }
     currentTabInView();
-    for (const anchor of shell.querySelectorAll<HTMLAnchorElement>("a.lang")) anchor.href = otherLanguageUrl();
+    followAddress();
     announce(refused ? texts.notForRole(texts.roleNames[needed]) : "");
     leaving.forEach((cleanup) => cleanup());
     leaving = [];
@@ -346,6 +352,8 @@ function signedIn(session: Session): void {
     document.title = `${chartOf && !refused ? texts.chart : editing && !refused ? texts.editor : PAGES[name].title(texts)} · ${texts.appTitle}`;
     page.querySelector<HTMLElement>("h1")?.focus();
   };
+  // A page that renames its address without a hash change (the editor's first save, #new → #edit/<id>) says so.
+  window.addEventListener("dh:address", followAddress);
   window.onhashchange = (event) => {
     if (!app.contains(shell)) return;
     // The fragment has changed already: a page that must keep the person (unsaved edits) puts it back.

@@ -37,31 +37,68 @@ export type UnmatchedEntry = z.infer<typeof unmatchedEntrySchema>;
 export const unmatchedKey = z.tuple([storedMomentText, z.string().max(200), z.enum(["lab", "exam"])]);
 export type UnmatchedKey = z.infer<typeof unmatchedKey>;
 
+/** Which reports of the queue a page shows, and in which order (issue #54): every one, oldest first, unless asked. */
+export interface QueueFilter {
+  /** Newest first: where a person starts; oldest first (the default) for a host working through the queue. */
+  newestFirst?: boolean;
+  kind?: "lab" | "exam" | null;
+  /** A text the name (spaces aside), the externalId, the report number or the masked id card contains. */
+  text?: string | null;
+  /**
+   * The keyed hash of a whole id card (src/secrets/idCardSearchKey.ts), compared with the rows'
+   * own computed in the database: the number itself never reaches a query or its log.
+   */
+  idCardDigest?: string | null;
+}
+
 /**
- * A page of the reports awaiting claim, oldest first, id cards masked: `limit` rows after `after`
- * (the caller asks one more than it answers, to know whether more remain). Each table's queue
- * index (projections/ingestion/labReports.ts, reportTable) gives its rows in this order, and each
- * table's part is limited on its own (a union of the two whole queues is sorted, not merged, by
- * the planner behind row-level security), so a page reads at most twice its rows, however long
- * the queue.
+ * A page of the reports awaiting claim, id cards masked: `limit` rows after `after` (the caller
+ * asks one more than it answers, to know whether more remain), oldest first or newest first, of
+ * those the filter keeps. Each table's queue index (projections/ingestion/labReports.ts,
+ * reportTable) gives its rows in this order, forwards or backwards, and each table's part is
+ * limited on its own (a union of the two whole queues is sorted, not merged, by the planner behind
+ * row-level security), so an unfiltered page reads at most twice its rows, however long the
+ * queue; a search reads the queue's rows in that order until a page of them matches.
  */
 export async function unmatchedQueue(
   reader: TenantReader,
   { limit, after = null }: { limit: number; after?: UnmatchedKey | null },
+  filter: QueueFilter = {},
 ): Promise<Array<Omit<UnmatchedEntry, "etag"> & { key: UnmatchedKey; position: number }>> {
+  const [direction, beyond, reached] = filter.newestFirst ? ["desc", "<", "<="] : ["asc", ">", ">="];
+  const order = `received_at ${direction}, external_id ${direction}`;
+  const text = filter.text?.trim() ?? "";
+  // Each condition falls away when its value is null (every query is planned for its values).
+  const searched = `
+          and ($5::text is null
+               or strpos(lower(regexp_replace(coalesce(patient_name, ''), '\\s', '', 'g')), lower($6::text)) > 0
+               or strpos(lower(external_id), lower($5)) > 0
+               or strpos(lower(coalesce(report_no, '')), lower($5)) > 0
+               or strpos(left(id_card, 6) || '********' || right(id_card, 4), $5) > 0)
+          and ($7::text is null or public.id_card_search_digest(id_card) = $7)`;
   // (received_at, external_id) >= the cursor's is what the index seeks; the kind settles a tie between a lab and an exam report.
   const part = (kind: "lab" | "exam") => `(
        select '${kind}' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
          from read.${kind}_reports
         where not matched and dismissed_at is null
-          and ($1::timestamptz is null or ((received_at, external_id) >= ($1::timestamptz, $2::text) and (received_at, external_id, '${kind}') > ($1::timestamptz, $2::text, $3::text)))
-        order by received_at, external_id
+          and ($1::timestamptz is null or ((received_at, external_id) ${reached} ($1::timestamptz, $2::text) and (received_at, external_id, '${kind}') ${beyond} ($1::timestamptz, $2::text, $3::text)))
+          ${searched}
+        order by ${order}
         limit $4::int)`;
+  const kinds = filter.kind ? [filter.kind] : (["lab", "exam"] as const);
   const { rows } = await reader.query(
-    `select * from (${part("lab")} union all ${part("exam")}) queue
-     order by received_at, external_id, kind
+    `select * from (${kinds.map(part).join(" union all ")}) queue
+     order by ${order}, kind ${direction}
      limit $4::int`,
-    [after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit],
+    [
+      after?.[0] ?? null,
+      after?.[1] ?? null,
+      after?.[2] ?? null,
+      limit,
+      text || null,
+      text.replace(/\s+/g, "") || null,
+      filter.idCardDigest ?? null,
+    ],
   );
   return rows.map((row) => ({
     key: [row.received_at_key, row.external_id, row.kind],
@@ -78,6 +115,32 @@ export async function unmatchedQueue(
     receivedAt: localIsoDateTime(row.received_at),
     position: Number(row.ledger_position),
   }));
+}
+
+/** The queue as a whole, for a page to see whether it changed without reading (and being shown) its patients. */
+export const queueStateSchema = z.object({
+  waiting: z.int().meta({ description: "Reports awaiting claim, lab and exam", example: 3 }),
+  tag: z.string().meta({
+    description:
+      "Changes whenever a report joins or leaves the queue, or one in it is sent again: a page reads the queue again when it differs from the one it last saw",
+    example: "3.1042",
+  }),
+});
+export type QueueState = z.infer<typeof queueStateSchema>;
+
+/**
+ * How many wait, and a tag of the queue's state: the count and the newest event among the waiting
+ * reports' (a report that arrives, or is sent again, is the newest; one that leaves changes the
+ * count). Two index scans of the queues, no patient read.
+ */
+export async function unmatchedQueueState(reader: TenantReader): Promise<QueueState> {
+  const part = (kind: string) =>
+    `select count(*) as waiting, coalesce(max(ledger_position), 0) as newest from read.${kind}_reports where not matched and dismissed_at is null`;
+  const { rows } = await reader.query<{ waiting: string; newest: string }>(
+    `select sum(waiting)::text as waiting, max(newest)::text as newest from (${part("lab")} union all ${part("exam")}) q`,
+  );
+  const waiting = Number(rows[0]?.waiting ?? 0);
+  return { waiting, tag: `${waiting}.${rows[0]?.newest ?? 0}` };
 }
 
 /**

@@ -30,6 +30,7 @@ import { offerCredentialWatch, type CredentialWatch } from "../credentials/crede
 import { alertRoutes } from "../alerts/alertRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "../reports/http/reportRoutes.ts";
+import { dataSourceRoutes } from "../reports/http/dataSourceRoutes.ts";
 import { requestId } from "../http/requestId.ts";
 import { refuseNulInPath, refuseNulInQuery } from "../http/storablePath.ts";
 import { staffRoutes } from "../staff/staffRoutes.ts";
@@ -165,10 +166,11 @@ export function createApp(deps: AppDependencies): Koa {
         access: deps.access,
         ...deps.alerts,
       }).routes() as Koa.Middleware,
-      unmatchedRoutes(deps.store, deps.adminToken, deps.access).routes() as Koa.Middleware,
+      unmatchedRoutes(deps.store, deps.adminToken, deps.access, deps.identifiers).routes() as Koa.Middleware,
       historyRoutes(deps.store.db, deps.openApi.dictionary, deps.adminToken, deps.access).routes() as Koa.Middleware,
       bulkJobRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
       reportRoutes(reportDeps).routes() as Koa.Middleware,
+      dataSourceRoutes(deps.reports, deps.adminToken).routes() as Koa.Middleware,
       docxExportRoute({ ...exportDeps, rendering: deps.docx }).routes() as Koa.Middleware,
       xlsxExportRoute(exportDeps).routes() as Koa.Middleware,
     ]),

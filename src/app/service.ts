@@ -21,6 +21,7 @@ import { createPool, type Db } from "../../db/pool.ts";
 import { prepareReportRunner, reportRunnerUrl } from "../../db/reportRunner.ts";
 import { RESEARCH_RUNNER_ROLE } from "../../db/researchViews.ts";
 import { storeResearchKey } from "../secrets/researchKey.ts";
+import { storeIdCardSearchKey } from "../secrets/idCardSearchKey.ts";
 import { DataSources, dataSourcesFromEnv } from "../../queries/reports/dataSources.ts";
 import { TenantGate } from "../../queries/reports/tenantGate.ts";
 import { ListTurns } from "../http/listTurns.ts";
@@ -126,6 +127,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const eventStore = new EventStore(db);
     const identifiers = await loadIdentifierHasher(db, config.ID_HASH_KEY);
     await storeResearchKey(db, identifiers);
+    await storeIdCardSearchKey(db, identifiers);
     // Written every few seconds; the last uses once the HTTP server and the MLLP listener have stopped.
     const credentialUses = new CredentialUses(db, log);
     credentialUses.start();

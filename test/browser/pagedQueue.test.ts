@@ -6,8 +6,8 @@ import { OUT, signedInPage, useStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
  * Issue #52 finding 3 on the staff pages: the unmatched queue is read a page at a time (contract
- * E.6). The page shows the oldest 100, says more are waiting, and reads the next page when the
- * person asks, below the reports already shown; on a phone's 390 px, in English and Chinese.
+ * E.6). The page shows the newest 100 (issue #54: newest first), says how many wait, and reads the
+ * next page when the person asks, below the reports already shown; on a phone's 390 px, in English and Chinese.
  */
 
 const TENANT = "h1";
@@ -16,10 +16,14 @@ const WAITING = 130;
 const WORDS = {
   en: {
     more: "Show more",
-    shownSoFar: "The oldest 100 waiting are shown; more are waiting",
-    all: `${WAITING} waiting`,
+    shownSoFar: `${WAITING} waiting; the newest 100 are shown`,
+    all: `${WAITING} waiting, newest first`,
   },
-  zh: { more: "显示更多", shownSoFar: "已显示最早的 100 份待认领，还有更多", all: `共 ${WAITING} 份待认领` },
+  zh: {
+    more: "显示更多",
+    shownSoFar: `共 ${WAITING} 份待认领，已显示最新的 100 份`,
+    all: `共 ${WAITING} 份待认领，最新的在前`,
+  },
 } as const;
 
 describe("the unmatched queue a page at a time (contract E.6) in chromium", function () {
@@ -37,12 +41,12 @@ describe("the unmatched queue a page at a time (contract E.6) in chromium", func
   });
 
   for (const lang of ["en", "zh"] as const) {
-    it(`${lang}: shows the oldest 100, says more are waiting, and shows the rest below them when asked`, async () => {
+    it(`${lang}: shows the newest 100, says more are waiting, and shows the rest below them when asked`, async () => {
       const page = await signedInPage(staff, TENANT, { lang, fragment: "#unmatched" });
       const rows = page.locator(".page-unmatched tbody tr");
       await page.locator(".page-unmatched .page-body[data-state=ready]").waitFor({ timeout: 15_000 });
       expect(await rows.count()).to.equal(100);
-      expect(await rows.first().getAttribute("data-external-id")).to.equal("PAGED-000");
+      expect(await rows.first().getAttribute("data-external-id")).to.equal(`PAGED-${WAITING - 1}`);
       expect(await page.locator(".page-unmatched .count").textContent()).to.equal(WORDS[lang].shownSoFar);
       const more = page.getByRole("button", { name: WORDS[lang].more });
       await expectAccessible(page, `the first page of the queue (${lang})`);
@@ -54,8 +58,8 @@ describe("the unmatched queue a page at a time (contract E.6) in chromium", func
         WAITING,
       );
       const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-external-id")));
-      expect(shown, "each report once, oldest first").to.deep.equal(
-        Array.from({ length: WAITING }, (_, i) => `PAGED-${String(i).padStart(3, "0")}`),
+      expect(shown, "each report once, newest first").to.deep.equal(
+        Array.from({ length: WAITING }, (_, i) => `PAGED-${String(WAITING - 1 - i).padStart(3, "0")}`),
       );
       expect(await page.locator(".page-unmatched .count").textContent()).to.equal(WORDS[lang].all);
       expect(await more.count(), "no more to show").to.equal(0);

@@ -2,6 +2,7 @@ import type { Lang } from "../types.ts";
 import type { LiveState } from "./alertStream.ts";
 import { chartEn, chartZh, type ChartTexts } from "./chartTexts.ts";
 import { claimEn, claimZh, type ClaimTexts } from "./claimTexts.ts";
+import { queueEn, queueZh, type QueueTexts } from "./queueTexts.ts";
 import { credentialsEn, credentialsZh, type CredentialsTexts } from "./credentialsTexts.ts";
 import { errorEn, errorZh, type ErrorTexts } from "./errorTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
@@ -10,7 +11,7 @@ import { deltaEn, deltaZh, type DeltaTexts } from "./deltaTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
 export interface StaffTexts
-  extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, ErrorTexts, MappingTexts, DeltaTexts {
+  extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, QueueTexts, ErrorTexts, MappingTexts, DeltaTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -250,6 +251,7 @@ const zh: StaffTexts = {
   ...credentialsZh,
   ...chartZh,
   ...claimZh,
+  ...queueZh,
   ...mappingZh,
   ...deltaZh,
   ...errorZh,
@@ -515,6 +517,7 @@ const en: StaffTexts = {
   ...credentialsEn,
   ...chartEn,
   ...claimEn,
+  ...queueEn,
   ...mappingEn,
   ...deltaEn,
   ...errorEn,

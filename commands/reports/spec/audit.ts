@@ -16,6 +16,7 @@ import { z } from "zod";
 import type { QueryTrial } from "./queryTrial.ts";
 import { readTemplateLoosely } from "./sqlTemplate.ts";
 import { isRangeParam } from "./specVocabulary.ts";
+import { resultColumnNames, unknownColumns } from "./columnSuggestions.ts";
 
 const SEVERITIES = ["info", "low", "medium", "high", "critical"] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -25,6 +26,12 @@ export const findingSchema = z.object({
   severity: z.enum(SEVERITIES),
   where: z.string().meta({ description: "Where in the spec, e.g. queries.monthly" }),
   message: z.string(),
+  // Issue #54, rule unknown-column: the column named, and the query's column most like it (for pages to word in their language).
+  column: z.string().optional().meta({ description: "unknown-column: the column the node names", example: "ktvv" }),
+  suggestion: z.string().nullable().optional().meta({
+    description: "unknown-column: the query's column most like it, or null when none is near",
+    example: "ktv",
+  }),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -88,6 +95,7 @@ export const RULES = {
   crossJoin: "cross-join",
   queryFails: "query-fails",
   queryUntried: "query-untried",
+  unknownColumn: "unknown-column",
 } as const;
 
 const SEVERITY_ORDER: Severity[] = ["critical", "high", "medium", "low", "info"];
@@ -635,6 +643,36 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
     });
   tableNodes(spec.nodes, "", (q) => `queries.${q}`);
   for (const [key, d] of drills) tableNodes(d.nodes, `drills.${key}.`, (q) => `drills.${key}.queries.${q}`);
+
+  // Issue #54: a column a node names that its query does not return, with the nearest one it does.
+  const namesOf = (queryWhere: (q: string) => string) => (query: string) => {
+    const parsed = parsedByWhere.get(queryWhere(query));
+    const select = parsed?.ok && isObj(parsed.stmts[0]) ? child(parsed.stmts[0].stmt, "SelectStmt") : undefined;
+    return select ? resultColumnNames(select) : null;
+  };
+  const unknown = [
+    ...unknownColumns(
+      spec.nodes,
+      "",
+      namesOf((q) => `queries.${q}`),
+    ),
+    ...drills.flatMap(([key, d]) =>
+      unknownColumns(
+        d.nodes,
+        `drills.${key}.`,
+        namesOf((q) => `drills.${key}.queries.${q}`),
+      ),
+    ),
+  ];
+  for (const { where, column, query, suggestion, columns } of unknown)
+    findings.push({
+      rule: RULES.unknownColumn,
+      severity: "medium",
+      where,
+      message: `Query "${query}" returns no column "${column}"${suggestion ? `; did you mean "${suggestion}"?` : "."} Its columns are ${columns.join(", ")}.`,
+      column,
+      suggestion,
+    });
 
   // Most severe first; spec order within a severity.
   const ordered = findings

@@ -486,6 +486,13 @@ const chartNode = strict("a chart node", "an object", {
   yLabel: boundedText("yLabel", 1, 100).optional(),
   y2Label: boundedText("y2Label", 1, 100).optional(),
   stacked: z.boolean({ error: must("stacked", "true or false") }).optional(),
+  // Issue #54: a breakout, one series for each value of this column (a month × ward query: a bar or line per ward).
+  series: columnName("series")
+    .meta({
+      description:
+        "A column whose values split the rows into series (one per value, named by it in the legend), e.g. ward: a month × ward query drawn as a bar or line per ward",
+    })
+    .optional(),
   refLines: z
     .array(
       strict("a reference line", "an object { value, label }", {
@@ -526,6 +533,17 @@ const chartNode = strict("a chart node", "an object", {
       path: ["y2Label"],
       message: "y2Label names the second y axis: give y2 too, or leave y2Label out.",
     });
+  if (node.series !== undefined) {
+    const problem =
+      node.chart === "pie"
+        ? "series applies to line, bar, area and scatter charts, not to a pie chart: leave it out."
+        : node.series === node.x
+          ? "series names the x column: name another column whose values split the rows into series, or leave it out."
+          : [...node.y, ...(node.y2 ?? [])].includes(node.series)
+            ? "series names a plotted y column: name a column whose values split the rows into series (e.g. ward), or leave it out."
+            : null;
+    if (problem) ctx.addIssue({ code: "custom", path: ["series"], message: problem });
+  }
   if (node.stacked && node.chart !== "bar" && node.chart !== "area")
     ctx.addIssue({
       code: "custom",

@@ -15,7 +15,7 @@ import {
   reportHistorySchema,
   reportVersionSchema,
 } from "../../../queries/ingestion/reportHistory.ts";
-import { unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
+import { queueStateSchema, unmatchedEntrySchema } from "../../../queries/ingestion/unmatched.ts";
 import { claimCheckSchema } from "../../../queries/ingestion/claimCheck.ts";
 import { clientCodeMapAnswer, credentialListQuery } from "../../credentials/adminRoutes.ts";
 import { rejectedPageQuery } from "../../ingestion/openV1/bulkRoutes.ts";
@@ -317,12 +317,28 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     get: {
       tags: ["Patients and unmatched reports"],
       operationId: "listUnmatched",
-      summary: "Reports awaiting claim, oldest first, a page at a time (contract E.6)",
+      summary: "Reports awaiting claim, oldest first (or newest), a page at a time (contract E.6), searched",
+      description:
+        "q finds reports by the patient's name, the externalId, the report number or the digits of the masked id card; a whole id card number is compared by a keyed hash, so the number itself reaches neither a database query nor its log. The next page's Link keeps order, kind and q.",
       security: security.author,
       requestParams: { query: unmatchedListQuery },
       responses: {
         200: { description: "A page of the queue", ...json(z.array(unmatchedEntrySchema)), headers: pageLinkHeader },
-        ...apiFailures({ ...authorFailures, 400: "A bad limit or cursor", 503: LIST_BUSY }),
+        ...apiFailures({ ...authorFailures, 400: "A bad limit, cursor, order, kind or q", 503: LIST_BUSY }),
+      },
+    },
+  },
+  "/api/unmatched/summary": {
+    get: {
+      tags: ["Patients and unmatched reports"],
+      operationId: "unmatchedSummary",
+      summary: "How many reports await claim, and a tag that changes whenever the queue does",
+      description:
+        "For a page that shows the queue to read it again only when it changed (issue #54); names no patient, so it is not recorded in the access log.",
+      security: security.author,
+      responses: {
+        200: { description: "The queue's count and tag", ...json(queueStateSchema) },
+        ...apiFailures({ ...authorFailures, 400: "A query parameter was given" }),
       },
     },
   },

@@ -1,3 +1,4 @@
+import { dataSourceSchemaSchema } from "../../../queries/reports/dataSourceSchema.ts";
 import { z } from "zod";
 import type { ZodOpenApiPathsObject, ZodOpenApiResponseObject } from "zod-openapi";
 import { auditSchema } from "../../../commands/reports/spec/audit.ts";
@@ -180,6 +181,27 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
           headers: draftEtagHeader,
         },
         ...apiFailures({ 401: true, 403: true, 404: notFound }),
+      },
+    },
+  },
+  "/api/datasources/{name}/schema": {
+    get: {
+      tags: ["Authoring"],
+      operationId: "dataSourceSchema",
+      summary:
+        "The relations and columns report SQL of a data source can read (the editor's schema browser, issue #54); names only, no row",
+      security: security.author,
+      requestParams: {
+        path: z.object({ name: z.string().meta({ description: "A data source", example: "clinical" }) }),
+      },
+      responses: {
+        200: { description: "Its relations, each with its columns in order", ...json(dataSourceSchemaSchema) },
+        ...apiFailures({
+          401: true,
+          403: true,
+          404: "No data source of that name",
+          503: "The data source could not be read now (busy or unreachable)",
+        }),
       },
     },
   },

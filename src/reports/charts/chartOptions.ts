@@ -14,6 +14,9 @@
  *   dashed horizontal lines on the first y axis, named just right of the plot (refLineLabels.ts).
  * - Issue #34 item 11: `labels` names a y / y2 column for the reader (legend, tooltip, an axis
  *   named after its one series); a column without a label keeps its column name.
+ * - Issue #54: `series` names a column whose values split the rows into series (a breakout: a
+ *   month × ward query is one bar or line per ward over the months, with a legend), each y column
+ *   once per value; the x axis holds each x value once, in the order of its first row.
  * - A column that the result does not hold is an error (`ChartColumnError`), not an empty chart:
  *   the author sees which name is wrong and which columns there are.
  * - Values: numbers stay numbers; exact decimals that PostgreSQL sent as digits become numbers
@@ -99,11 +102,62 @@ export function seriesName(node: ChartNode, column: string): string {
   return node.labels?.[column] ?? column;
 }
 
+/**
+ * The rows of a chart with `series`, broken out: the x values once each (in the order of their
+ * first row), the series column's values (likewise), and for each value and x the row that holds
+ * them (the first, when several do); null where no row does. Without `series`: null.
+ */
+export interface BrokenOut {
+  categories: string[];
+  groups: string[];
+  /** rowAt[group][category]: the index of the row, or null. */
+  rowAt: Array<Array<number | null>>;
+}
+
+export function brokenOut(node: ChartNode, result: ChartResult): BrokenOut | null {
+  if (!node.series || node.chart === "pie") return null;
+  const xIndex = columnIndex(node, result, node.x, "x");
+  const seriesIndex = columnIndex(node, result, node.series, "series");
+  const categories = new Map<string, number>();
+  const groups = new Map<string, number>();
+  const rowAt: Array<Array<number | null>> = [];
+  result.rows.forEach((row, index) => {
+    const category = chartLabel(row[xIndex]);
+    const group = chartLabel(row[seriesIndex]);
+    if (!categories.has(category)) categories.set(category, categories.size);
+    if (!groups.has(group)) {
+      groups.set(group, groups.size);
+      rowAt.push([]);
+    }
+    const cells = rowAt[groups.get(group)!]!;
+    const at = categories.get(category)!;
+    if (cells[at] === undefined || cells[at] === null) cells[at] = index;
+  });
+  for (const cells of rowAt) for (let i = 0; i < categories.size; i++) cells[i] ??= null;
+  return { categories: [...categories.keys()], groups: [...groups.keys()], rowAt };
+}
+
+/** The series of a broken-out chart: each plotted column once per value of the series column. */
+function brokenOutSeries(
+  node: ChartNode,
+  broken: BrokenOut,
+  columns: string[],
+): Array<{ name: string; column: string; group: number }> {
+  return columns.flatMap((column) =>
+    broken.groups.map((group, i) => ({
+      name: columns.length + (node.y2?.length ?? 0) > 1 ? `${group} · ${seriesName(node, column)}` : group,
+      column,
+      group: i,
+    })),
+  );
+}
+
 export function chartOption(node: ChartNode, result: ChartResult, settings: ChartOptionSettings = {}): EChartsOption {
   const showTitle = settings.title !== false && Boolean(node.title);
   const xIndex = columnIndex(node, result, node.x, "x");
   const yIndexes = node.y.map((column) => columnIndex(node, result, column, "y"));
   const rows = result.rows;
+  const broken = brokenOut(node, result);
 
   const base: EChartsOption = {
     animation: settings.animation !== false,
@@ -147,7 +201,7 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
 
   const y2 = node.y2 ?? [];
   const y2Indexes = y2.map((column) => columnIndex(node, result, column, "y2"));
-  const many = node.y.length + y2.length > 1;
+  const many = node.y.length + y2.length > 1 || broken !== null;
   const legend = many
     ? { top: showTitle ? 34 : 6, type: "scroll" as const, textStyle: { fontFamily: CHART_FONT_FAMILY } }
     : undefined;
@@ -178,19 +232,32 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
         boundaryGap: ["4%", "4%"],
         name: node.yLabel ?? (many ? undefined : seriesName(node, node.y[0]!)),
       },
-      series: yIndexes.map((yIndex, i) => ({
-        type: "scatter" as const,
-        name: seriesName(node, node.y[i]!),
-        symbolSize: 8,
-        data: rows
-          .map((row) => [xValue(row[xIndex]), chartNumber(row[yIndex])])
-          .filter((point) => point[0] !== null && point[1] !== null) as Array<[number | string, number]>,
-      })),
+      series: broken
+        ? brokenOutSeries(node, broken, node.y).map(({ name, column, group }) => {
+            const yIndex = result.columns.indexOf(column);
+            return {
+              type: "scatter" as const,
+              name,
+              symbolSize: 8,
+              data: rows
+                .filter((row) => broken.groups[group] === chartLabel(row[result.columns.indexOf(node.series!)]))
+                .map((row) => [xValue(row[xIndex]), chartNumber(row[yIndex])])
+                .filter((point) => point[0] !== null && point[1] !== null) as Array<[number | string, number]>,
+            };
+          })
+        : yIndexes.map((yIndex, i) => ({
+            type: "scatter" as const,
+            name: seriesName(node, node.y[i]!),
+            symbolSize: 8,
+            data: rows
+              .map((row) => [xValue(row[xIndex]), chartNumber(row[yIndex])])
+              .filter((point) => point[0] !== null && point[1] !== null) as Array<[number | string, number]>,
+          })),
     };
   }
 
   // line, bar, area
-  const categories = rows.map((row) => chartLabel(row[xIndex]));
+  const categories = broken ? broken.categories : rows.map((row) => chartLabel(row[xIndex]));
   // Without a boundary gap (line, area) the last label is centred on the plot's right edge: leave
   // half of it as margin (about 7 px a character at 12 px).
   const lastLabel = categories[categories.length - 1] ?? "";
@@ -211,12 +278,25 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
     name: node.yLabel ?? (many ? undefined : seriesName(node, node.y[0]!)),
     ...reach,
   };
+  /** Each plotted column's values along the x axis: one series a column, or one a column and value of `series`. */
+  const lines = (indexes: number[], names: string[]) =>
+    broken
+      ? brokenOutSeries(node, broken, names).map(({ name, column, group }) => {
+          const yIndex = result.columns.indexOf(column);
+          return {
+            name,
+            data: broken.rowAt[group]!.map((row) => (row === null ? null : chartNumber(rows[row]![yIndex]))),
+          };
+        })
+      : indexes.map((yIndex, i) => ({
+          name: seriesName(node, names[i]!),
+          data: rows.map((row) => chartNumber(row[yIndex])),
+        }));
   const series = (indexes: number[], names: string[], axis: 0 | 1) =>
-    indexes.map((yIndex, i) => {
-      const data = rows.map((row) => chartNumber(row[yIndex]));
+    lines(indexes, names).map(({ name, data }) => {
       // Series of one axis stack together; a second axis keeps a stack of its own.
       const shared = {
-        name: seriesName(node, names[i]!),
+        name,
         data,
         ...(axis ? { yAxisIndex: 1 } : {}),
         ...(node.stacked ? { stack: `axis${axis}` } : {}),
@@ -225,7 +305,7 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
       return {
         type: "line" as const,
         ...shared,
-        showSymbol: rows.length <= 60,
+        showSymbol: categories.length <= 60,
         connectNulls: false,
         ...(node.chart === "area" ? { areaStyle: { opacity: 0.25 } } : {}),
       };

@@ -9,8 +9,9 @@ import type { Lang } from "../../types.ts";
 
 /**
  * The editor's drop-down choices in words (issue #34 item 6: the lists showed the spec's raw
- * values, "multiSelect", "scatter", in Chinese too). Each choice reads as the word with the spec's
- * value beside it, so an author who moves to the JSON view knows what to write there.
+ * values, "multiSelect", "scatter", in Chinese too). Each choice reads as the word alone (issue #54:
+ * "表格 (table)" mixed two languages on one page); the spec's value is the option's value, which the
+ * JSON view shows.
  */
 export interface ChoiceTexts {
   nodeTypes: Record<(typeof NODE_TYPES)[number], string>;
@@ -59,6 +60,6 @@ const en: ChoiceTexts = {
 
 export const choiceTextsFor = (lang: Lang): ChoiceTexts => (lang === "en" ? en : zh);
 
-/** The choices of a drop-down: each value with its word and, beside it, the value the spec holds. */
+/** The choices of a drop-down: each value with its word in the page's language. */
 export const worded = <V extends string>(values: readonly V[], words: Record<V, string>): Array<readonly [V, string]> =>
-  values.map((value) => [value, `${words[value]} (${value})`] as const);
+  values.map((value) => [value, words[value]] as const);

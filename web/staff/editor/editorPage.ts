@@ -22,6 +22,7 @@ import { previewPane } from "./previewPane.ts";
 import { discard, publish } from "./publishFlow.ts";
 import { showPreview, showVersions } from "./reportReload.ts";
 import { save } from "./saveFlow.ts";
+import { schemaBrowser } from "./schemaBrowser.ts";
 
 export function editorPage(ctx: PageContext, reportId: string | null): HTMLElement {
   const texts = editorTextsFor(ctx.lang);
@@ -122,6 +123,7 @@ function editor(
     conflictBox,
     findings.problemsBox,
     findings.auditBox,
+    schemaBrowser(ctx, texts, () => state.datasource),
     views.tabs,
     views.formPanel,
     views.jsonPanel,

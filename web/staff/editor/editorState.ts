@@ -37,6 +37,10 @@ export interface EditorState {
   queryProblems: QueryProblem[];
   /** The draft's audit as its last save answered it (null: no draft); publishing asks first when a query of it fails. */
   draftAudit: Audit | null;
+  /** The columns of each report query's result in the last preview (issue #54): the form offers them. */
+  resultColumns: Map<string, string[]>;
+  /** Columns arrived while the author was in the form: it is drawn with them at its next drawing. */
+  columnsPending: boolean;
 }
 
 /** A new report: an empty spec on the clinical data source, and no draft to be based on. */
@@ -62,6 +66,8 @@ export function editorState(
     problems: [],
     queryProblems: [],
     draftAudit,
+    resultColumns: new Map(),
+    columnsPending: false,
   };
 }
 

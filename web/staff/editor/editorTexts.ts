@@ -1,5 +1,6 @@
 import type { Lang } from "../../types.ts";
 import { choiceTextsFor, type ChoiceTexts } from "./choiceTexts.ts";
+import { columnTextsFor, type ColumnTexts } from "./columnTexts.ts";
 import type { CompletionKinds } from "./codeEditors.ts";
 
 /** The report editor's own words (its bundle is loaded apart from the other staff pages). */
@@ -129,6 +130,8 @@ export interface EditorTexts {
   tones: Record<string, string>;
   /** The drop-down lists' choices in words. */
   choices: ChoiceTexts;
+  /** The column pickers, series and schema browser (issue #54). */
+  columnWords: ColumnTexts;
   drill: string;
   drillTarget: string;
   drillNone: string;
@@ -183,7 +186,7 @@ export interface EditorTexts {
   draft: string;
 }
 
-const zh: Omit<EditorTexts, "choices"> = {
+const zh: Omit<EditorTexts, "choices" | "columnWords"> = {
   newReport: "新建报表",
   editReport: (title) => `编辑报表：${title}`,
   editorIntro: "用表单或 JSON 编辑报表，点击“保存并预览”在右侧查看草稿；满意后发布为新版本。",
@@ -360,7 +363,7 @@ const zh: Omit<EditorTexts, "choices"> = {
   draft: "草稿",
 };
 
-const en: Omit<EditorTexts, "choices"> = {
+const en: Omit<EditorTexts, "choices" | "columnWords"> = {
   newReport: "New report",
   editReport: (title) => `Edit report: ${title}`,
   editorIntro:
@@ -552,8 +555,8 @@ const en: Omit<EditorTexts, "choices"> = {
 };
 
 const EDITOR_TEXTS: Record<Lang, EditorTexts> = {
-  zh: { ...zh, choices: choiceTextsFor("zh") },
-  en: { ...en, choices: choiceTextsFor("en") },
+  zh: { ...zh, choices: choiceTextsFor("zh"), columnWords: columnTextsFor("zh") },
+  en: { ...en, choices: choiceTextsFor("en"), columnWords: columnTextsFor("en") },
 };
 
 export const editorTextsFor = (lang: Lang): EditorTexts => EDITOR_TEXTS[lang];

@@ -56,6 +56,7 @@ export function editorViews(
       toolbar.dirty();
       if (structural) drawForm();
     },
+    columns: (query) => state.resultColumns.get(query) ?? null,
     queryProblems: {
       of: (where) => state.queryProblems.filter((p) => p.query === where),
       edited(where) {
@@ -65,6 +66,7 @@ export function editorViews(
   };
 
   function drawForm(): void {
+    state.columnsPending = false;
     const scroll = window.scrollY;
     form?.destroy();
     form = specForm(binding);

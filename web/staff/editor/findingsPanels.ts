@@ -32,7 +32,10 @@ export function findingsPanels(ctx: PageContext, texts: EditorTexts, goTo: (path
         )
       : el("code", {}, where);
   };
-  const finding = ({ rule, severity, where, message }: Finding) =>
+  // A column a node names that its query lacks is worded in the page's language (issue #54), the nearest column offered.
+  const wordsOf = ({ rule, message, column, suggestion }: Finding) =>
+    rule === "unknown-column" && column ? texts.columnWords.unknownColumn(column, suggestion ?? null) : message;
+  const finding = ({ rule, severity, where, ...rest }: Finding) =>
     el(
       "li",
       { "data-rule": rule },
@@ -40,7 +43,7 @@ export function findingsPanels(ctx: PageContext, texts: EditorTexts, goTo: (path
       " ",
       whereLink(where),
       " ",
-      message,
+      wordsOf({ rule, severity, where, ...rest }),
     );
   return {
     problemsBox,

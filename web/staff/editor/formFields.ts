@@ -15,6 +15,8 @@ export interface Binding {
   changed(structural?: boolean): void;
   /** The failures of the saved draft's queries by place (`queries.monthly`), shown until that query is edited. */
   queryProblems?: { of(where: string): QueryProblem[]; edited(where: string): void };
+  /** The columns of a report query's result in the last preview (issue #54); null when not known. */
+  columns?: (query: string) => readonly string[] | null;
 }
 
 let ids = 0;

@@ -12,7 +12,6 @@ import { el } from "../dom.ts";
 import { card, freeName, isObject, memberNames, moveButtons, same, type Json } from "./formCards.ts";
 import {
   checkField,
-  listField,
   mapRows,
   numberField,
   rowsField,
@@ -26,6 +25,7 @@ import {
 } from "./formFields.ts";
 import { renderPath, setAt, valueAt, type Segment } from "./specPaths.ts";
 import { worded } from "./choiceTexts.ts";
+import { columnField, columnsField } from "./columnFields.ts";
 
 /** The cards of the nodes at `path` (`nodes`, `drills.x.nodes`), then the add button; `layerQueries` are the queries they may read. */
 export function nodeCards(b: Binding, path: Segment[], layerQueries: string[]): Node[] {
@@ -33,7 +33,9 @@ export function nodeCards(b: Binding, path: Segment[], layerQueries: string[]): 
   const nodes = Array.isArray(found) ? (found as Json[]) : [];
   const cards = nodes.map((node, i) => {
     const nodePath = [...path, i];
-    const what = b.texts.node(String(node.id ?? i + 1), String(node.type ?? ""));
+    const type = String(node.type ?? "");
+    // The type in the page's language (issue #54: "table node1" on a Chinese page).
+    const what = b.texts.node(String(node.id ?? i + 1), b.texts.choices.nodeTypes[type as "table"] ?? type);
     return card(nodePath, what, moveButtons(b, nodes, i, what), ...nodeFields(b, nodePath, node, layerQueries));
   });
   const add = structureButton(b.texts.addNode, () => {
@@ -62,19 +64,23 @@ function nodeFields(b: Binding, path: Segment[], node: Json, layerQueries: strin
       checkField(b, [...path, "print"], texts.printed, { defaultOn: true }),
     ];
   const titled = [...common, textField(b, [...path, "title"], texts.title)];
-  const query = () => selectField(b, [...path, "query"], texts.queryOfNode, same(layerQueries), { empty: texts.none });
-  if (node.type === "stat") return [...titled, ...statFields(b, path, query)];
+  // A new query's columns are known once the draft is saved and previewed (issue #54).
+  const query = () =>
+    selectField(b, [...path, "query"], texts.queryOfNode, same(layerQueries), { empty: texts.none, structural: true });
+  // The report's own queries are previewed; a drill's run only when a row is clicked.
+  const columns = path[0] === "nodes" && typeof node.query === "string" ? (b.columns?.(node.query) ?? null) : null;
+  if (node.type === "stat") return [...titled, ...statFields(b, path, query, columns)];
   const drill = drillField(b, path, node);
   if (node.type === "table") return [...titled, ...tableFields(b, path, query), drill];
-  return [...titled, ...chartFields(b, path, query), drill];
+  return [...titled, ...chartFields(b, path, query, columns), drill];
 }
 
 /** One number from a query, with its format, unit and highlight rules. */
-function statFields(b: Binding, path: Segment[], query: () => HTMLElement): Node[] {
+function statFields(b: Binding, path: Segment[], query: () => HTMLElement, columns: readonly string[] | null): Node[] {
   const { texts } = b;
   return [
     query(),
-    textField(b, [...path, "column"], texts.column),
+    columnField(b, [...path, "column"], texts.column, columns),
     textField(b, [...path, "format"], texts.format, { hint: texts.statFormatHint }),
     textField(b, [...path, "unit"], texts.unit),
     rowsField(
@@ -120,14 +126,19 @@ function tableFields(b: Binding, path: Segment[], query: () => HTMLElement): Nod
 }
 
 /** A chart of a query's rows: its kind, axes, series and reference lines. */
-function chartFields(b: Binding, path: Segment[], query: () => HTMLElement): Node[] {
+function chartFields(b: Binding, path: Segment[], query: () => HTMLElement, columns: readonly string[] | null): Node[] {
   const { texts } = b;
+  const words = texts.columnWords;
   return [
     selectField(b, [...path, "chart"], texts.chartKind, worded(CHART_KINDS, texts.choices.chartKinds)),
     query(),
-    textField(b, [...path, "x"], texts.x),
-    listField(b, [...path, "y"], texts.y, texts.listHint),
-    listField(b, [...path, "y2"], texts.y2, texts.listHint),
+    columnField(b, [...path, "x"], texts.x, columns),
+    columnsField(b, [...path, "y"], texts.y, columns, texts.listHint),
+    columnField(b, [...path, "series"], words.series, columns, {
+      none: words.seriesNone,
+      hint: words.seriesHint,
+    }),
+    columnsField(b, [...path, "y2"], texts.y2, columns, texts.listHint),
     textField(b, [...path, "xLabel"], texts.xLabel),
     textField(b, [...path, "yLabel"], texts.yLabel),
     textField(b, [...path, "y2Label"], texts.y2Label),
@@ -239,6 +250,7 @@ const NODE_MEMBERS: Record<string, readonly string[]> = {
     "yLabel",
     "y2Label",
     "stacked",
+    "series",
     "labels",
     "refLines",
     "drill",

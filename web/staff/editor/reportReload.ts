@@ -7,6 +7,7 @@ import type { Audit, ReportListEntry, VersionEntry } from "../types.ts";
 import type { EditorParts } from "./editorParts.ts";
 import { draftAuditOf, refillSpec, sourceOf, type Json } from "./editorState.ts";
 import { versionsPanel } from "./versionsPanel.ts";
+import { loadResultColumns } from "./resultColumns.ts";
 
 /**
  * The report as the service has it now: its versions, and with `editorToo` the draft (or, without
@@ -63,11 +64,10 @@ export function showVersions(e: EditorParts, next: VersionEntry[]): void {
   versions.panel.show(next, state.hasDraft);
 }
 
-/** The draft in the preview, else the current version, else nothing yet. */
-export function showPreview({ preview, state, versions }: EditorParts): void {
-  preview.show(
-    state.id,
-    state.hasDraft ? "draft" : (versions.shown.find((v) => v.current)?.no ?? null),
-    String(state.spec.title ?? ""),
-  );
+/** The draft in the preview, else the current version, else nothing yet; the form offers its queries' columns. */
+export function showPreview(e: EditorParts): void {
+  const { preview, state, versions } = e;
+  const version = state.hasDraft ? "draft" : (versions.shown.find((v) => v.current)?.no ?? null);
+  preview.show(state.id, version, String(state.spec.title ?? ""));
+  if (version) void loadResultColumns(e, version);
 }

@@ -70,6 +70,8 @@ function showSaved(e: EditorParts, audit: Audit, queryProblems: QueryProblem[], 
     e.identity.idInput.readOnly = true;
     // The address names the report now, without opening the page again.
     history.replaceState(null, "", `#edit/${encodeURIComponent(state.id)}`);
+    // The shell's links that carry the address (the other language) follow it (issue #54).
+    window.dispatchEvent(new Event("dh:address"));
     showVersions(e, []);
   }
   state.hasDraft = true;
