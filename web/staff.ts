@@ -77,11 +77,24 @@ function fragment(): string {
   return location.hash.replace(/^#\/?/, "");
 }
 
-function pageName(): PageName {
+/** The page the fragment names; null when it names none (the person's own page opens then). */
+function pageName(): PageName | null {
   const name = fragment();
   if (name.startsWith(CHART_PREFIX)) return "patients";
   if (name.startsWith(EDIT_PREFIX) || name === NEW_REPORT) return "reports";
-  return name in PAGES ? (name as PageName) : "reports";
+  return name in PAGES ? (name as PageName) : null;
+}
+
+/**
+ * The page a person starts on, by the most a role of theirs allows (issue #54): an administrator on
+ * the credentials, an author on the reports, a clinician (a ward nurse) on her alerts, a viewer or
+ * researcher on the reports.
+ */
+function landingPage(session: Session): PageName {
+  if (may(session, "admin")) return "credentials";
+  if (may(session, "author")) return "reports";
+  if (may(session, "clinician")) return "alerts";
+  return "reports";
 }
 
 /** The same page in the other language (the server renders the shell in it), tenant and page kept. */
@@ -101,6 +114,15 @@ function show(view: HTMLElement, title: string): void {
 /** The language links name the page as its address now says (issue #54: the editor after its first save). */
 function followAddress(): void {
   for (const anchor of document.querySelectorAll<HTMLAnchorElement>("a.lang")) anchor.href = otherLanguageUrl();
+}
+
+/**
+ * Help (the articles at /help, in the page's language) from every staff page and the sign-in page
+ * (issue #54): a nurse's first question has an answer one click away. It opens in this tab; the
+ * help pages lead back, and a token signed in here stays signed in (sessionStorage is the tab's).
+ */
+function helpLink(): HTMLElement {
+  return el("a", { class: "help-link", href: lang === "en" ? "/help?lang=en" : "/help" }, texts.help);
 }
 
 /** "English" on the Chinese pages and "中文" on the English ones, in its own language. */
@@ -141,7 +163,7 @@ function signIn(message: string | null = null): void {
     el(
       "header",
       { class: "top" },
-      el("div", { class: "top-bar" }, el("p", { class: "brand" }, texts.appTitle), languageLink()),
+      el("div", { class: "top-bar" }, el("p", { class: "brand" }, texts.appTitle), helpLink(), languageLink()),
     ),
     signInPage({
       texts,
@@ -299,6 +321,7 @@ function signedIn(session: Session): void {
       { class: "top-bar" },
       el("p", { class: "brand" }, texts.appTitle),
       whoLine(session),
+      helpLink(),
       languageLink(),
       signOut,
     ),
@@ -319,7 +342,10 @@ function signedIn(session: Session): void {
     slot,
   );
 
+  const landing = landingPage(session);
   const render = () => {
+    // No page named (the bare address, or a page that no longer exists): the person's own, named in the address.
+    if (pageName() === null) history.replaceState(null, "", `#${landing}`);
     const here = fragment();
     const chartOf = here.startsWith(CHART_PREFIX) ? decodeURIComponent(here.slice(CHART_PREFIX.length)) : null;
     const editing =
@@ -328,17 +354,18 @@ function signedIn(session: Session): void {
         : here.startsWith(EDIT_PREFIX)
           ? { reportId: decodeURIComponent(here.slice(EDIT_PREFIX.length)) }
           : null;
-    const needed: StaffRole = chartOf ? "clinician" : editing ? "author" : PAGES[pageName()].role;
-    // A bookmark or link to a page beyond the person's roles opens the reports, saying why.
+    const named = pageName() ?? landing;
+    const needed: StaffRole = chartOf ? "clinician" : editing ? "author" : PAGES[named].role;
+    // A bookmark or link to a page beyond the person's roles opens their own page, saying why.
     const refused = !may(session, needed);
-    const name: PageName = refused ? "reports" : pageName();
+    const name: PageName = refused ? landing : named;
     for (const link of links) {
       if (link.dataset.pageLink === name) link.setAttribute("aria-current", "page");
       else link.removeAttribute("aria-current");
     }
     currentTabInView();
     followAddress();
-    announce(refused ? texts.notForRole(texts.roleNames[needed]) : "");
+    announce(refused ? texts.notForRole(texts.roleNames[needed], PAGES[landing].title(texts)) : "");
     leaving.forEach((cleanup) => cleanup());
     leaving = [];
     guards = [];

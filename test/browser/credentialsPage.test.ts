@@ -59,7 +59,7 @@ describe("the staff pages' Credentials page in chromium", function () {
     await ready(".credentials-author");
     await ready(".credentials-client");
     expect(await page.locator(".page-credentials h1").textContent()).to.equal("Credentials");
-    expect(await page.locator(".credentials-author h2").textContent()).to.equal("Author tokens");
+    expect(await page.locator(".credentials-author h2").textContent()).to.equal("Personal access tokens");
     expect(await page.locator(".credentials-client h2").textContent()).to.equal("Laboratory keys");
 
     const chen = authorRow("Nurse Chen");
@@ -80,15 +80,16 @@ describe("the staff pages' Credentials page in chromium", function () {
   });
 
   it("makes a clinician token for ward 3A and shows its secret once, with a Copy button; the token works", async () => {
-    await page.getByRole("button", { name: "New author token…" }).click();
+    await page.getByRole("button", { name: "New personal access token…" }).click();
     await dialog().locator("form.create-author").waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id), "the name field has focus").to.equal(
-      "credential-name",
+    // The dialog starts from whom the token is for (issue #54): a nurse or doctor, the most usual.
+    expect(await page.evaluate(() => document.activeElement?.id), "who it is for has focus").to.equal(
+      "credential-role-clinician",
     );
-    expect(await page.locator("#credential-role-author").isChecked(), "author is the default role").to.equal(true);
+    expect(await page.locator("#credential-role-clinician").isChecked(), "a clinician by default").to.equal(true);
+    await page.getByLabel("A report author").check();
     await page.locator("#credential-name").fill("Dr Li");
-    await page.getByLabel("Report author").uncheck();
-    await page.getByLabel("Clinician").check();
+    await page.getByLabel("A nurse or doctor (clinician)").check();
     await page.locator("#credential-wards").fill("3A");
     await page.locator("#credential-days").fill("30");
     await dialog().getByRole("button", { name: "Create" }).click();
@@ -110,7 +111,7 @@ describe("the staff pages' Credentials page in chromium", function () {
     expect(await dialog().count()).to.equal(0);
     // Shown once: closed, it is nowhere on the page.
     expect(await page.content()).not.to.include(made);
-    await page.locator(".status", { hasText: "An author token was created for Dr Li." }).waitFor();
+    await page.locator(".status", { hasText: "A personal access token was created for Dr Li." }).waitFor();
     const row = authorRow("Dr Li");
     expect(await row.locator(".grants").textContent()).to.equal("Clinicianwards 3A");
     expect(await row.locator(".last-used").textContent()).to.equal("never");
@@ -125,7 +126,7 @@ describe("the staff pages' Credentials page in chromium", function () {
   });
 
   it("says the service's sentence when it refuses a new token, and keeps the form", async () => {
-    await page.getByRole("button", { name: "New author token…" }).click();
+    await page.getByRole("button", { name: "New personal access token…" }).click();
     await page.locator("#credential-name").fill("Bad ward");
     await page.locator("#credential-wards").fill("W".repeat(65));
     await dialog().getByRole("button", { name: "Create" }).click();
@@ -206,7 +207,7 @@ describe("the staff pages' Credentials page in chromium", function () {
 
   it("has no WCAG 2.1 A or AA violation axe-core finds, in Chinese at 390 px: the lists and every dialog", async () => {
     await expectAccessible(page, "the lists");
-    await page.getByRole("button", { name: "新建作者令牌…" }).click();
+    await page.getByRole("button", { name: "新建个人访问令牌…" }).click();
     await expectAccessible(page, "the new token's form");
     await page.screenshot({ path: `${OUT}credentials-390-zh-new-token.png` });
     await dialog().getByRole("button", { name: "创建" }).click(); // empty: the name is asked for
@@ -241,7 +242,7 @@ describe("the staff pages' Credentials page in chromium", function () {
     );
     expect(await authorRow("Ward 3A lead").locator("button").count()).to.equal(2);
 
-    await page.getByRole("button", { name: "New author token…" }).click();
+    await page.getByRole("button", { name: "New personal access token…" }).click();
     expect(await page.locator("#credential-wards").inputValue(), "the administrator's wards, offered").to.equal("3A");
     await page.locator("#credential-name").fill("Ward 3B nurse");
     await page.locator("#credential-wards").fill("3B");
@@ -254,9 +255,10 @@ describe("the staff pages' Credentials page in chromium", function () {
   it("does not offer the Credentials tab to a clinician, nor the page at its address", async () => {
     await signIn(tokens.clinician, "en", "#credentials");
     expect(await page.locator(".tabs a[data-page-link=credentials]").count()).to.equal(0);
-    await page.locator(".page-reports").waitFor();
+    // A clinician's own page is her alerts (issue #54).
+    await page.locator(".page-alerts").waitFor();
     expect(await page.locator(".status").textContent()).to.equal(
-      "That page needs the role “Administrator”; the reports are open instead.",
+      "That page needs the role “Administrator”; your own page, Result alerts, is open instead.",
     );
     expect(staff.cspViolations).to.deep.equal([]);
   });

@@ -154,9 +154,9 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
       "the access log is the administrators'",
     ).to.equal(0);
 
-    // A bookmark of a page beyond her roles opens the reports, saying why.
+    // A bookmark of a page beyond her roles opens her own page, her alerts, saying why (issue #54).
     await page.goto(`${publicUrl}/staff?tenant=${TENANT}&lang=en#credentials`);
-    await ready(".page-reports .page-body");
+    await ready(".page-alerts .page-body");
     expect(await page.locator(".status").textContent()).to.include("needs the role “Administrator”");
   });
 

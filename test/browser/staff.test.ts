@@ -82,17 +82,19 @@ describe("staff pages in chromium", function () {
     await page.getByRole("button", { name: "Sign in" }).click();
     const problem = page.locator(".sign-in .form-error");
     await problem.waitFor();
-    expect(await problem.textContent()).to.match(/^The token is not valid \(401\)/);
+    expect(await problem.textContent()).to.match(/^This token does not sign you in: /);
     expect(await page.locator("#sign-in-token").getAttribute("aria-invalid")).to.equal("true");
     await page.screenshot({ path: `${OUT}staff-sign-in-error.png` });
 
     await page.locator("#sign-in-tenant").fill("other");
     await page.locator("#sign-in-token").fill(staff.tenant.authorToken);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForFunction(() => /403/.test(document.querySelector(".sign-in .form-error")?.textContent ?? ""));
+    await page.waitForFunction(() =>
+      /another hospital/.test(document.querySelector(".sign-in .form-error")?.textContent ?? ""),
+    );
     // The service's own sentence names the token's tenant.
     expect(await problem.textContent())
-      .to.include("another tenant (403)")
+      .to.include("This token belongs to another hospital or centre")
       .and.include("X-Service-Tenant: h1");
     expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
   });
@@ -484,7 +486,7 @@ describe("staff pages in chromium", function () {
     );
     await page.reload();
     await page.locator(".sign-in .form-error").waitFor();
-    expect(await page.locator(".sign-in .form-error").textContent()).to.match(/\(401\)/);
+    expect(await page.locator(".sign-in .form-error").textContent()).to.match(/^This token does not sign you in/);
     expect(staff.cspViolations).to.deep.equal([]);
   });
 });

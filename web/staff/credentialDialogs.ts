@@ -9,7 +9,7 @@ import type { StaffRole } from "./session.ts";
 import { segment } from "./staffApi.ts";
 import { asyncListener } from "../asyncListener.ts";
 
-/** An author token or a laboratory key, as `GET /api/admin/authors` and `…/clients` list them (contract E.3). */
+/** A personal access token (an "author token" of the API) or a laboratory key, as `GET /api/admin/authors` and `…/clients` list them (contract E.3). */
 export interface Credential {
   kind: CredentialKind;
   id: string;
@@ -42,8 +42,12 @@ type Issued = z.infer<typeof issuedAuthorToken> | z.infer<typeof issuedClientKey
 const issuedId = (issued: Issued) => ("authorId" in issued ? issued.authorId : issued.clientId);
 const issuedSecret = (issued: Issued) => ("token" in issued ? issued.token : issued.key);
 
-/** The roles a token may hold, most first (contract E.2). */
-const ROLES: readonly StaffRole[] = ["admin", "author", "clinician", "viewer"];
+/**
+ * Who a personal access token can be for, the most usual first (issue #54): a nurse or doctor
+ * (clinician, with her wards), a report author, an administrator, someone who only views reports, a
+ * researcher. One role each: every role allows what the ones below it do (contract E.2).
+ */
+const ROLES: readonly StaffRole[] = ["clinician", "author", "admin", "viewer", "researcher"];
 const MAX_DAYS = 36_500;
 const MAX_OVERLAP_HOURS = 720;
 
@@ -131,17 +135,21 @@ async function copied(input: HTMLInputElement): Promise<boolean> {
   }
 }
 
-/** The roles and wards of a new author token; a ward-limited administrator's wards are offered and required (contract E.2). */
+/**
+ * Who a new personal access token is for, as a choice of one role (a ward nurse: a clinician), and
+ * the wards whose patients it sees; a ward-limited administrator's wards are offered and required
+ * (contract E.2).
+ */
 function tokenGrants(ctx: PageContext) {
   const { texts } = ctx;
   const limited = ctx.session.caller.wards;
-  const boxes = ROLES.map((role) =>
+  const choices = ROLES.map((role) =>
     el("input", {
-      type: "checkbox",
-      name: "roles",
+      type: "radio",
+      name: "role",
       value: role,
       id: `credential-role-${role}`,
-      checked: role === "author",
+      checked: role === "clinician",
       "aria-describedby": `credential-role-${role}-hint`,
     }),
   );
@@ -153,9 +161,9 @@ function tokenGrants(ctx: PageContext) {
       el(
         "div",
         { class: "form-field checkbox role-choice" },
-        boxes[i]!,
-        el("label", { for: boxes[i]!.id }, texts.roleNames[role]),
-        el("p", { class: "hint", id: `${boxes[i]!.id}-hint` }, texts.roleHints[role]),
+        choices[i]!,
+        el("label", { for: choices[i]!.id }, texts.roleChoices[role]),
+        el("p", { class: "hint", id: `${choices[i]!.id}-hint` }, texts.roleHints[role]),
       ),
     ),
   );
@@ -172,12 +180,13 @@ function tokenGrants(ctx: PageContext) {
     ? field("credential-wards", texts.wards, wards, texts.wardsHintLimited(limited.join(", ")))
     : field("credential-wards", texts.wardsOptional, wards, texts.wardsHint);
   return {
-    fields: [roles, wardsField],
-    inputs: [...boxes, wards],
+    roles,
+    wards: wardsField,
+    inputs: [...choices, wards],
     /** The grants as the service takes them, or the field to fix and why. */
     read(): { grants: { roles: StaffRole[]; wards?: string[] } } | { input: HTMLInputElement; text: string } {
-      const chosen = ROLES.filter((_, i) => boxes[i]!.checked);
-      if (chosen.length === 0) return { input: boxes[0]!, text: texts.rolesMissing };
+      const chosen = ROLES.filter((_, i) => choices[i]!.checked);
+      if (chosen.length === 0) return { input: choices[0]!, text: texts.rolesMissing };
       const named = wardsIn(wards.value);
       if (limited) {
         if (named.length === 0) return { input: wards, text: texts.wardsRequired(limited.join(", ")) };
@@ -198,7 +207,7 @@ function daysIn(input: HTMLInputElement): { days?: number } | null {
   return days > 0 && days <= MAX_DAYS ? { days } : null;
 }
 
-/** A new author token (name, roles, wards, expiry) or laboratory key (name, expiry) of the signed-in tenant; its secret is shown once. */
+/** A new personal access token (name, who it is for, wards, expiry) or laboratory key (name, expiry) of the signed-in tenant; its secret is shown once. */
 export function createDialog(ctx: PageContext, kind: CredentialKind, changes: CredentialChanges): void {
   const { texts } = ctx;
   const name = el("input", { type: "text", name: "name", maxlength: 100, autocomplete: "off", required: true });
@@ -219,8 +228,10 @@ export function createDialog(ctx: PageContext, kind: CredentialKind, changes: Cr
     const form = el(
       "form",
       { class: `create-form create-${kind}`, novalidate: true },
+      // A token starts from whom it is for (a ward nurse, an author …), then her name and wards.
+      grants?.roles ?? null,
       field("credential-name", texts.credName, name, texts.credNameHint[kind]),
-      ...(grants?.fields ?? []),
+      grants?.wards ?? null,
       field("credential-days", texts.expiresInDays, days, texts.expiresInDaysHint),
       problem.element,
       el(

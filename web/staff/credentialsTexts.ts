@@ -1,6 +1,9 @@
 import type { StaffRole } from "./session.ts";
 
-/** Author tokens (people and systems with roles and wards) and laboratory keys (the open API's senders). */
+/**
+ * Personal access tokens (people and systems with a role and wards; "author tokens" in the API) and
+ * laboratory keys (the open API's senders).
+ */
 export type CredentialKind = "author" | "client";
 /** Where a credential stands: it works, its expiresInDays ran out, or it was revoked. */
 export type CredentialState = "active" | "expired" | "revoked";
@@ -32,6 +35,8 @@ export interface CredentialsTexts {
   credName: string;
   credNameHint: Record<CredentialKind, string>;
   rolesLegend: string;
+  /** A role as the new-token dialog offers it: whom the token is for. */
+  roleChoices: Record<StaffRole, string>;
   roleHints: Record<StaffRole, string>;
   rolesMissing: string;
   wards: string;
@@ -76,14 +81,15 @@ export interface CredentialsTexts {
 const zhSecret: Record<CredentialKind, string> = { author: "令牌", client: "密钥" };
 
 export const credentialsZh: CredentialsTexts = {
-  authorTokens: "作者令牌",
-  authorTokensIntro: "人员和系统调用 /api 所用的令牌。角色决定能做什么，病区决定能看到哪些患者。",
+  authorTokens: "个人访问令牌",
+  authorTokensIntro:
+    "每位用令牌登录工作台的人员（以及调用 /api 的系统）各有一个。角色决定能做什么，病区决定能看到哪些患者。",
   labKeys: "检验科接入密钥",
   labKeysIntro: "检验、检查系统通过开放接口（/open/v1）推送报告所用的密钥。一个密钥适用于全部病区。",
   labKeysWardLimited: (wards) =>
     `您是病区 ${wards} 的管理员：检验科密钥适用于全部病区，只能由全部病区的管理员创建、轮换或吊销。`,
   credentialCount: (kind, total, active) => `共 ${total} 个${zhSecret[kind]}，${active} 个有效`,
-  noCredentials: { author: "还没有作者令牌。", client: "还没有检验科密钥。" },
+  noCredentials: { author: "还没有个人访问令牌。", client: "还没有检验科密钥。" },
   credColName: "名称",
   credColRolesWards: "角色与病区",
   credColCreated: "创建时间",
@@ -97,25 +103,32 @@ export const credentialsZh: CredentialsTexts = {
   everyWard: "全部病区",
   revokedOn: (time) => `吊销于 ${time}`,
 
-  newCredential: { author: "新建作者令牌…", client: "新建检验科密钥…" },
-  newCredentialTitle: { author: "新建作者令牌", client: "新建检验科密钥" },
+  newCredential: { author: "新建个人访问令牌…", client: "新建检验科密钥…" },
+  newCredentialTitle: { author: "新建个人访问令牌", client: "新建检验科密钥" },
   credName: "名称",
   credNameHint: {
-    author: "使用者的姓名或系统名称，会作为“操作者”记入其所做的每一项操作。",
+    author: "使用者的姓名（或系统名称），会作为“操作者”记入其所做的每一项操作。",
     client: "发送系统的名称，例如“中心检验科 LIS”。",
   },
-  rolesLegend: "角色",
+  rolesLegend: "给谁使用",
+  roleChoices: {
+    clinician: "护士或医生（临床）",
+    author: "报表作者",
+    admin: "管理员",
+    viewer: "只查看报表",
+    researcher: "科研人员",
+  },
   roleHints: {
     admin: "本机构的一切，包括本页的凭据。",
     author: "编写和发布报表，以及临床角色的一切。",
-    clinician: "患者、待认领报告、检验趋势、危急值和报告历史。",
+    clinician: "登录后先看到本人病区的结果提醒；还有患者、检验趋势、待认领报告和报告历史。请在下面填写她的病区。",
     viewer: "只能查看报表。",
     researcher: "只能查看和导出科研数据源的报表（无姓名，患者以假名代替）。",
   },
   rolesMissing: "请至少选择一个角色。",
   wards: "病区",
   wardsOptional: "病区（可选）",
-  wardsHint: "用逗号或空格分隔，例如 3A 3B。留空则可看到全部病区的患者。",
+  wardsHint: "她能看到哪些病区的患者，用逗号或空格分隔，例如 3A 3B。留空则可看到全部病区的患者。",
   wardsHintLimited: (wards) => `用逗号或空格分隔；必须在您的病区 ${wards} 之内。`,
   wardsRequired: (wards) => `请填写病区：您只能创建病区 ${wards} 之内的令牌。`,
   wardsOutside: (outside, wards) => `病区 ${outside} 不在您的病区 ${wards} 之内。`,
@@ -124,7 +137,7 @@ export const credentialsZh: CredentialsTexts = {
   expiresInDaysInvalid: "有效天数须为大于 0 的数字，或留空表示永不过期。",
   create: "创建",
   creating: "正在创建…",
-  created: (kind, name) => `已为 ${name} 创建${kind === "author" ? "作者令牌" : "检验科密钥"}。`,
+  created: (kind, name) => `已为 ${name} 创建${kind === "author" ? "个人访问令牌" : "检验科密钥"}。`,
 
   rotate: "轮换…",
   rotateFor: (kind, name) => `轮换 ${name} 的${zhSecret[kind]}`,
@@ -158,16 +171,16 @@ export const credentialsZh: CredentialsTexts = {
 const enSecret: Record<CredentialKind, string> = { author: "token", client: "key" };
 
 export const credentialsEn: CredentialsTexts = {
-  authorTokens: "Author tokens",
+  authorTokens: "Personal access tokens",
   authorTokensIntro:
-    "The tokens people and systems call /api with. Their roles say what they may do, their wards whose patients they see.",
+    "One for each person who signs in to these pages with a token (and each system calling /api): its role says what they may do, its wards whose patients they see.",
   labKeys: "Laboratory keys",
   labKeysIntro:
     "The keys laboratory and examination systems push reports with (the open API, /open/v1). A key serves every ward.",
   labKeysWardLimited: (wards) =>
     `You administer wards ${wards}: a laboratory's key serves every ward, so only an administrator of every ward makes, rotates or revokes one.`,
   credentialCount: (kind, total, active) => `${total} ${enSecret[kind]}${total === 1 ? "" : "s"}, ${active} active`,
-  noCredentials: { author: "There are no author tokens yet.", client: "There are no laboratory keys yet." },
+  noCredentials: { author: "There are no personal access tokens yet.", client: "There are no laboratory keys yet." },
   credColName: "Name",
   credColRolesWards: "Roles and wards",
   credColCreated: "Created",
@@ -181,25 +194,34 @@ export const credentialsEn: CredentialsTexts = {
   everyWard: "every ward",
   revokedOn: (time) => `revoked ${time}`,
 
-  newCredential: { author: "New author token…", client: "New laboratory key…" },
-  newCredentialTitle: { author: "New author token", client: "New laboratory key" },
+  newCredential: { author: "New personal access token…", client: "New laboratory key…" },
+  newCredentialTitle: { author: "New personal access token", client: "New laboratory key" },
   credName: "Name",
   credNameHint: {
     author: "The person's or system's name: it is recorded as 'who' on everything done with the token.",
     client: "The sending system's name, e.g. 'Central lab LIS'.",
   },
-  rolesLegend: "Roles",
+  rolesLegend: "Who is it for?",
+  roleChoices: {
+    clinician: "A nurse or doctor (clinician)",
+    author: "A report author",
+    admin: "An administrator",
+    viewer: "Someone who only views reports",
+    researcher: "A researcher",
+  },
   roleHints: {
     admin: "Everything of this tenant, these credentials included.",
     author: "Writes and publishes reports, and all a clinician may.",
-    clinician: "Patients, unmatched reports, results, critical results and report history.",
+    clinician:
+      "Opens on the result alerts of her wards; also patients, results, unmatched reports and report history. Give her wards below.",
     viewer: "Views reports only.",
     researcher: "Views and exports reports of the research data source only (no names; patients under pseudonyms).",
   },
   rolesMissing: "Choose at least one role.",
   wards: "Wards",
   wardsOptional: "Wards (optional)",
-  wardsHint: "Separated by commas or spaces, e.g. 3A 3B. Leave it empty for every ward.",
+  wardsHint:
+    "The wards whose patients she sees, separated by commas or spaces, e.g. 3A 3B. Leave it empty for every ward.",
   wardsHintLimited: (wards) => `Separated by commas or spaces; within your wards ${wards}.`,
   wardsRequired: (wards) => `Name the wards: you make tokens within your wards ${wards} only.`,
   wardsOutside: (outside, wards) => `Ward ${outside} is not one of your wards ${wards}.`,
@@ -209,7 +231,8 @@ export const credentialsEn: CredentialsTexts = {
   expiresInDaysInvalid: "Expires in days is a number greater than 0, or empty for a credential that does not expire.",
   create: "Create",
   creating: "Creating…",
-  created: (kind, name) => `${kind === "author" ? "An author token" : "A laboratory key"} was created for ${name}.`,
+  created: (kind, name) =>
+    `${kind === "author" ? "A personal access token" : "A laboratory key"} was created for ${name}.`,
 
   rotate: "Rotate…",
   rotateFor: (kind, name) => `Rotate the ${enSecret[kind]} of ${name}`,

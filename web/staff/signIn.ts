@@ -43,8 +43,10 @@ export async function signInWithToken(stored: StoredToken, texts: StaffTexts): P
 
 /**
  * The sign-in step: "Sign in with <provider>" when the hospital's identity provider is
- * configured, and a token with its tenant (for systems, and deployments without a provider),
- * checked by `GET /api/me` before anything is kept, so a wrong token is said at once.
+ * configured, and a personal access token with its tenant (made by an administrator on the
+ * Credentials page; for deployments without a provider, and systems), checked by `GET /api/me`
+ * before anything is kept, so a wrong token is said at once. It never names a command line: the
+ * people signing in here are nurses and doctors (issue #54).
  */
 export function signInPage(options: SignInOptions): HTMLElement {
   const { texts } = options;
@@ -77,6 +79,7 @@ export function signInPage(options: SignInOptions): HTMLElement {
     field("sign-in-tenant", texts.tenant, tenant, options.tenantFixed ? texts.tenantFixed : texts.tenantHint),
     problem.element,
     el("div", { class: "form-actions" }, submit),
+    el("p", { class: "hint sign-in-operator" }, texts.signInOperator),
   );
   form.addEventListener(
     "submit",

@@ -21,10 +21,14 @@ export interface StaffTexts
   patients: string;
   bulkJobs: string;
   signOut: string;
+  /** The link to the help articles (/help) on every page. */
+  help: string;
   signedInAs: (tenant: string, token: string) => string;
 
   signInTitle: string;
   signInIntro: string;
+  /** Under the token form: the operator's own way in. */
+  signInOperator: string;
   token: string;
   tokenHint: string;
   tenant: string;
@@ -264,13 +268,15 @@ const zh: StaffTexts = {
   patients: "患者",
   bulkJobs: "批量导入",
   signOut: "退出",
+  help: "帮助",
   signedInAs: (tenant, token) => `租户 ${tenant} · 令牌 ${token}`,
 
   signInTitle: "登录工作台",
   signInIntro:
-    "粘贴作者令牌（dha_…，由管理员通过 npm run cli -- authors create 创建）或 ADMIN_TOKEN。令牌只保存在本浏览器标签页中，关闭即清除。",
-  token: "令牌",
-  tokenHint: "以 dha_ 开头的作者令牌，或管理员令牌。",
+    "请粘贴您的个人访问令牌：由本院管理员在工作台的“凭据”页为您创建，以 dha_ 开头。令牌只保存在本浏览器标签页中，关闭即清除。",
+  signInOperator: "服务的运维人员也可以用服务的管理员令牌登录。",
+  token: "个人访问令牌",
+  tokenHint: "以 dha_ 开头；没有令牌请向本院管理员索取。",
   tenant: "租户",
   tenantHint: "令牌所属的医院或中心，例如 demo。",
   tenantFixed: "由反向代理设定，不可更改。",
@@ -278,8 +284,8 @@ const zh: StaffTexts = {
   signingIn: "正在验证…",
   tokenMissing: "请粘贴令牌。",
   tenantInvalid: "租户名称须为 1 至 64 个字母、数字、'_' 或 '-'。",
-  rejected401: "令牌无效（401）：请检查是否完整粘贴，或向管理员申请新的作者令牌。",
-  rejected403: "令牌不属于该租户（403）：请选择令牌所属的租户，或使用该租户的令牌。",
+  rejected401: "此令牌无法登录：可能粘贴不完整、已过期或已被吊销。请重新粘贴，或请管理员在“凭据”页为您新建一个。",
+  rejected403: "此令牌属于另一家医院或中心：请填写它所属的租户，或使用本租户的令牌。",
   sessionEnded: "会话已失效，请重新登录。",
 
   loading: "加载中…",
@@ -530,13 +536,15 @@ const en: StaffTexts = {
   patients: "Patients",
   bulkJobs: "Bulk jobs",
   signOut: "Sign out",
+  help: "Help",
   signedInAs: (tenant, token) => `Tenant ${tenant} · token ${token}`,
 
   signInTitle: "Sign in",
   signInIntro:
-    "Paste an author token (dha_…, created by an administrator with npm run cli -- authors create) or the ADMIN_TOKEN. The token is kept in this browser tab only and forgotten when it closes.",
-  token: "Token",
-  tokenHint: "An author token starting with dha_, or the administrator's token.",
+    "Paste your personal access token: your hospital's administrator makes it for you on the Credentials page of these pages, and it starts with dha_. It is kept in this browser tab only and forgotten when the tab closes.",
+  signInOperator: "The service's operator may sign in with the service's administrator token too.",
+  token: "Personal access token",
+  tokenHint: "It starts with dha_; if you have none, ask your hospital's administrator for one.",
   tenant: "Tenant",
   tenantHint: "The hospital or centre the token belongs to, e.g. demo.",
   tenantFixed: "Set by the reverse proxy; it cannot be changed here.",
@@ -545,8 +553,9 @@ const en: StaffTexts = {
   tokenMissing: "Paste a token.",
   tenantInvalid: "The tenant must be 1 to 64 letters, digits, '_' or '-'.",
   rejected401:
-    "The token is not valid (401): check that it was pasted whole, or ask the administrator for a new author token.",
-  rejected403: "The token belongs to another tenant (403): choose the token's tenant, or use a token of this tenant.",
+    "This token does not sign you in: it may have been pasted in part, have expired or have been revoked. Paste it again, or ask your administrator to make you a new one on the Credentials page.",
+  rejected403:
+    "This token belongs to another hospital or centre: give the tenant it belongs to, or use a token of this one.",
   sessionEnded: "The session has ended; sign in again.",
 
   loading: "Loading…",

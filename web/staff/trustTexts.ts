@@ -12,7 +12,8 @@ export interface TrustTexts {
   wardsOf: (wards: string) => string;
   signingOut: string;
   signOutFailed: string;
-  notForRole: (role: string) => string;
+  /** A page beyond the person's roles was asked for: the role it needs, and the page opened instead. */
+  notForRole: (role: string, opened: string) => string;
 
   credentials: string;
   credentialsIntro: string;
@@ -41,14 +42,14 @@ export interface TrustTexts {
 export const trustZh: TrustTexts = {
   signInWith: (provider) => `通过 ${provider} 登录`,
   signInWithHint: "使用医院统一身份账号登录，权限与病区由医院身份系统决定。",
-  orWithToken: "使用令牌登录（系统对接或无统一身份时）",
+  orWithToken: "使用个人访问令牌登录（无法使用统一身份时）",
   signedInAsPerson: (name, roles) => `${name} · ${roles}`,
   roleNames: { admin: "管理员", author: "报表作者", clinician: "临床", viewer: "只读", researcher: "科研" },
   noRole: "无角色",
   wardsOf: (wards) => `病区 ${wards}`,
   signingOut: "正在退出…",
   signOutFailed: "退出失败，请重试。",
-  notForRole: (role) => `此页面需要“${role}”角色，已为您打开报表。`,
+  notForRole: (role, opened) => `此页面需要“${role}”角色，已为您打开“${opened}”。`,
 
   credentials: "凭据",
   credentialsIntro: "本机构的作者令牌与检验科接入密钥：谁能做什么、最近何时使用、何时到期；可吊销或轮换。",
@@ -108,7 +109,7 @@ export const trustZh: TrustTexts = {
 export const trustEn: TrustTexts = {
   signInWith: (provider) => `Sign in with ${provider}`,
   signInWithHint: "Use your hospital account; your roles and wards come from the hospital's identity provider.",
-  orWithToken: "Sign in with a token (for systems, or without the hospital's sign-in)",
+  orWithToken: "Sign in with a personal access token (when the hospital's sign-in cannot be used)",
   signedInAsPerson: (name, roles) => `${name} · ${roles}`,
   roleNames: {
     admin: "Administrator",
@@ -121,7 +122,7 @@ export const trustEn: TrustTexts = {
   wardsOf: (wards) => `wards ${wards}`,
   signingOut: "Signing out…",
   signOutFailed: "Signing out failed; try again.",
-  notForRole: (role) => `That page needs the role “${role}”; the reports are open instead.`,
+  notForRole: (role, opened) => `That page needs the role “${role}”; your own page, ${opened}, is open instead.`,
 
   credentials: "Credentials",
   credentialsIntro:
