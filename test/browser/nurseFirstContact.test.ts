@@ -10,10 +10,11 @@ import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 /*
  * Issue #54, deliverable 3: a ward nurse's first contact. She was told to paste an "author token
  * created with npm run cli -- authors create", her credential was made as an "author token" with
- * "report author" ticked, she landed on the reports with their audit grades, and no page led to help.
- * Now the sign-in page speaks of a personal access token made on the Credentials page; the
- * administrator's dialog starts from whom the token is for (a nurse: a clinician of her wards); she
- * lands on her alerts; every staff page links to the help.
+ * "report author" ticked, she landed on the reports with their audit grades, no page led to help,
+ * and a lab report had no print button and printed three times. Now the sign-in page speaks of a
+ * personal access token made on the Credentials page; the administrator's dialog starts from whom
+ * the token is for (a nurse: a clinician of her wards); she lands on her alerts; every staff page
+ * links to the help; a report prints, from its Print button, once and alone.
  */
 
 const TENANT = "ward";
@@ -41,6 +42,16 @@ describe("a ward nurse's first contact with the staff pages (#54, deliverable 3)
   };
   /** What the person reads on the page (the visible text, dialogs included). */
   const words = (page: Page) => page.evaluate(() => document.body.innerText);
+  /** The pages of the PDF Chromium prints the page to (A4), as a person's Print would. */
+  const printedPages = async (page: Page) =>
+    ((await page.pdf({ format: "A4" })).toString("latin1").match(/\/Type\s*\/Page\b/g) ?? []).length;
+  /** Whether Print asked the browser to print: the page's own beforeprint event, counted as it fires. */
+  const countPrints = (page: Page) =>
+    page.evaluate(() => {
+      const counted = window as unknown as { prints: number };
+      counted.prints = 0;
+      addEventListener("beforeprint", () => counted.prints++);
+    });
 
   before(async () => {
     const admin = await staff.tenant.call("POST", "/api/admin/authors", {
@@ -49,13 +60,17 @@ describe("a ward nurse's first contact with the staff pages (#54, deliverable 3)
     });
     expect(admin.status).to.equal(201);
     adminToken = admin.body.token;
-    // A critical potassium of 张三 (P001, ward A) an hour ago: the nurse of ward A has an alert waiting.
+    // A critical potassium of 张三 (P001, ward A) an hour ago, in a panel with his haemoglobin (a core
+    // item the chart draws, so the report is listed there): the nurse of ward A has an alert waiting.
     const taken = new Date(Date.now() - 3_600_000);
     const pushed = await staff.tenant.push("lab", [
       labReport("CRIT-A", {
         collectedAt: localDateTime(taken),
         reportedAt: localDateTime(new Date(taken.getTime() + 1_800_000)),
-        items: [{ itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", abnormalFlag: "HH" }],
+        items: [
+          { itemCode: "K", itemName: "钾", value: 6.9, unit: "mmol/L", abnormalFlag: "HH" },
+          { itemCode: "HGB", itemName: "血红蛋白", value: 105, unit: "g/L", abnormalFlag: "L" },
+        ],
       }),
     ]);
     expect(pushed.status).to.equal(200);
@@ -177,6 +192,70 @@ describe("a ward nurse's first contact with the staff pages (#54, deliverable 3)
       await page.getByRole("link", { name: "Back to the staff pages" }).click();
       // The token of this tab signs in again by itself.
       await page.locator(".who").waitFor();
+      expect(staff.cspViolations).to.deep.equal([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("zh, 390 px: the nurse prints a lab report from the chart with its Print button: one copy, the report alone", async () => {
+    const page = await staff.newPage();
+    try {
+      await page.setViewportSize(PHONE);
+      await open(page, "zh", "#chart/P001");
+      await signIn(page, nurseToken);
+      await page.locator(".page-chart .page-body[data-state=ready]").waitFor({ timeout: 15_000 });
+      await page.getByRole("button", { name: "查看报告 CRIT-A" }).click();
+      const dialog = page.locator("dialog.modal");
+      await dialog.locator(".report-dialog-body[data-state=ready]").waitFor();
+      const button = dialog.getByRole("button", { name: "打印报告 CRIT-A" });
+      expect(await button.textContent()).to.equal("打印");
+      await expectAccessible(page, "the report with its Print button (zh, 390 px)");
+      await expectNoSidewaysScroll(page, "the report with its Print button at 390 px");
+      await page.screenshot({ path: `${OUT}first-contact-print-button-zh-390.png` });
+
+      // As printed: the report alone, on one page (the dialog was repeated on every page of the chart behind it).
+      await page.emulateMedia({ media: "print" });
+      expect(await page.locator(".page-chart").isVisible(), "the chart behind").to.equal(false);
+      expect(await dialog.locator(".modal-head").isVisible(), "the dialog's title and ×").to.equal(false);
+      expect(await button.isVisible(), "the Print button").to.equal(false);
+      expect(await dialog.locator(".report-sheet").isVisible()).to.equal(true);
+      expect(await printedPages(page), "pages printed").to.equal(1);
+      await page.emulateMedia({ media: "screen" });
+
+      await countPrints(page);
+      await button.click();
+      expect(await page.evaluate(() => (window as unknown as { prints: number }).prints), "print asked").to.equal(1);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("en: a version in the report's history prints alone too, without the timeline", async () => {
+    const page = await staff.newPage();
+    try {
+      await page.setViewportSize(DESK);
+      await open(page, "en", "#chart/P001");
+      await signIn(page, nurseToken);
+      await page.locator(".page-chart .page-body[data-state=ready]").waitFor({ timeout: 15_000 });
+      await page.getByRole("button", { name: "History of report CRIT-A" }).click();
+      const dialog = page.locator("dialog.modal");
+      await dialog.locator(".history-timeline[data-state=ready]").waitFor();
+      await dialog.getByRole("button", { name: "View version 1" }).click();
+      await dialog.locator(".history-detail-body[data-state=ready]").waitFor();
+      const button = dialog.getByRole("button", { name: "Print report CRIT-A" });
+      expect(await button.textContent()).to.equal("Print");
+      await page.emulateMedia({ media: "print" });
+      expect(await dialog.locator(".history-timeline").isVisible(), "the timeline").to.equal(false);
+      expect(await dialog.locator("details.report-record").isVisible(), "the record as received").to.equal(false);
+      expect(await dialog.locator(".report-sheet").count()).to.equal(1);
+      expect(await dialog.locator(".report-sheet").isVisible()).to.equal(true);
+      expect(await printedPages(page), "pages printed").to.equal(1);
+      await page.emulateMedia({ media: "screen" });
+      await expectAccessible(page, "a version in the history with its Print button (en)");
+      await countPrints(page);
+      await button.click();
+      expect(await page.evaluate(() => (window as unknown as { prints: number }).prints), "print asked").to.equal(1);
       expect(staff.cspViolations).to.deep.equal([]);
     } finally {
       await page.close();

@@ -34,6 +34,9 @@ export interface ChartTexts {
   viewReport: string;
   viewReportFor: (externalId: string) => string;
   reportTitle: (externalId: string) => string;
+  /** The button that prints the report shown (issue #54), and what it says to a screen reader. */
+  printReport: string;
+  printReportOf: (externalId: string) => string;
 
   labReportHeading: string;
   examReportHeading: string;
@@ -84,6 +87,8 @@ export const chartZh: ChartTexts = {
   viewReport: "查看报告",
   viewReportFor: (externalId) => `查看报告 ${externalId}`,
   reportTitle: (externalId) => `报告 ${externalId}`,
+  printReport: "打印",
+  printReportOf: (externalId) => `打印报告 ${externalId}`,
 
   labReportHeading: "检验报告单",
   examReportHeading: "检查报告单",
@@ -145,6 +150,8 @@ export const chartEn: ChartTexts = {
   viewReport: "View report",
   viewReportFor: (externalId) => `View report ${externalId}`,
   reportTitle: (externalId) => `Report ${externalId}`,
+  printReport: "Print",
+  printReportOf: (externalId) => `Print report ${externalId}`,
 
   labReportHeading: "Laboratory report",
   examReportHeading: "Examination report",

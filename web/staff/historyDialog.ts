@@ -38,6 +38,7 @@ export function historyDialog(ctx: PageContext, kind: ReportKind, externalId: st
                 versionSheet(texts, kind, await ctx.api.get<ReportVersion>(`${base}/versions/${n}`), current, {
                   level: 4,
                   record: true,
+                  printable: true,
                 }),
               ),
           },

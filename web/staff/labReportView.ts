@@ -193,19 +193,39 @@ async function currentVersion(
 }
 
 /**
+ * A Print button above a report shown in a dialog (issue #54). The browser prints that report alone,
+ * once: web/staff.css's print rules leave out the page behind the dialog and everything in the
+ * dialog but the report (a fixed dialog was repeated on every page the page behind it filled).
+ */
+function printButton(texts: StaffTexts, externalId: string): HTMLElement {
+  return el(
+    "div",
+    { class: "sheet-actions" },
+    el(
+      "button",
+      { type: "button", class: "print-report", "aria-label": texts.printReportOf(externalId), onclick: () => print() },
+      texts.printReport,
+    ),
+  );
+}
+
+/**
  * One stored version as printed; in the history (`record`), the record itself a click away, as
- * an audit compares it (it holds the id card as sent, which the printed report masks).
+ * an audit compares it (it holds the id card as sent, which the printed report masks). `printable`:
+ * with a Print button.
  */
 export function versionSheet(
   texts: StaffTexts,
   kind: ReportKind,
   version: ReportVersion,
   current: number,
-  { level, record = false }: { level: 3 | 4; record?: boolean },
+  { level, record = false, printable = false }: { level: 3 | 4; record?: boolean; printable?: boolean },
 ): HTMLElement {
+  const externalId = String((version.report as SentReport).externalId ?? "");
   return el(
     "div",
     { class: "report-version", "data-version": version.version },
+    printable ? printButton(texts, externalId) : null,
     reportSheet(texts, kind, version.report as SentReport, {
       level,
       meta: texts.reportVersionOf(version.version, current, localTime(version.receivedAt), version.by),
@@ -233,7 +253,7 @@ export function reportDialog(ctx: PageContext, kind: ReportKind, externalId: str
     const body = el("div", { class: "report-dialog-body" });
     void loader(body, texts, async () => {
       const { version, current } = await currentVersion(ctx, kind, externalId);
-      return versionSheet(texts, kind, version, current, { level: 3 });
+      return versionSheet(texts, kind, version, current, { level: 3, printable: true });
     })();
     return [body];
   });
