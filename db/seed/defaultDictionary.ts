@@ -110,6 +110,12 @@ export const dictionaryItemSchema = z
     valueType: z.enum(["numeric", "qualitative", "text"]),
     /** Standard unit; `""` when unit-less. */
     unit: z.string(),
+    /**
+     * How many decimals a numeric item's value is shown with in the standard unit (issue #54: a
+     * converted urea read "31.4173 mmol/L"): the chart, its table, a report's history. Display
+     * only: stored values keep the converter's six significant digits.
+     */
+    decimals: z.int().min(0).max(4).optional(),
     loinc: z.string().refine(isValidLoinc, "must be a LOINC code with a valid check digit").nullable(),
     aliases: z.array(z.string().min(1)).min(1),
     core: z.boolean(),
@@ -141,6 +147,8 @@ export const dictionaryItemSchema = z
         message: `${item.valueType} items carry no unit and no conversions`,
       });
     }
+    if (item.decimals !== undefined && item.valueType !== "numeric")
+      ctx.addIssue({ code: "custom", path: ["decimals"], message: "only numeric items have decimals" });
     for (const band of ["target", "critical", "delta"] as const) {
       if (item[band] && item.valueType !== "numeric")
         ctx.addIssue({ code: "custom", path: [band], message: `only numeric items have a ${band}` });

@@ -11,6 +11,11 @@ create table item_mappings (
   item_name text,
   unit text,
   std_code text not null,
+  -- The standard unit and how each sent unit converts to it, as the mapping's event recorded them
+  -- (units: [{unit, unitStatus, factor, offset}], other_units: any other unit): the list shows them.
+  std_unit text,
+  units jsonb,
+  other_units jsonb,
   factor double precision,
   reason text,
   -- Where the mapping's event stands: of two mappings as specific, the earlier one wins. The

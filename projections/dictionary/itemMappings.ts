@@ -3,10 +3,14 @@ import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
 
-/** The tenants' item mappings (contract F.1): the list staff see, and the ones in force that pushes map with. */
+/**
+ * The tenants' item mappings (contract F.1): the list staff see, and the ones in force that pushes
+ * map with. Version 2: the standard unit and how each sent unit converts to it, which the list shows
+ * (issue #54: the applied conversion, urea mg/dL × 0.357, was never shown).
+ */
 export const itemMappingsProjection: Projection<ItemMappingEvent> = {
   name: "item_mappings",
-  version: 1,
+  version: 2,
   handles: ITEM_MAPPING_EVENT_TYPES,
   tables: ["item_mappings", "item_mapping_steps"],
   ddl: "projections/dictionary/itemMappings.sql",
@@ -14,8 +18,8 @@ export const itemMappingsProjection: Projection<ItemMappingEvent> = {
     if (event.type === "ItemMappingAdded") {
       const m = event.data;
       await tx.query(
-        `insert into item_mappings (tenant, mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, transaction_id, added_at, added_by)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+        `insert into item_mappings (tenant, mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, transaction_id, added_at, added_by, std_unit, units, other_units)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
         [
           event.tenant,
           m.mappingId,
@@ -31,6 +35,9 @@ export const itemMappingsProjection: Projection<ItemMappingEvent> = {
           event.transactionId,
           event.recordedAt,
           event.metadata.actor,
+          m.stdUnit,
+          JSON.stringify(m.units),
+          JSON.stringify(m.otherUnits),
         ],
       );
     } else if (event.type === "ItemMappingApplied") {

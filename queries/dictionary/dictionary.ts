@@ -11,6 +11,10 @@ export const servedItemSchema = z.object({
   category: z.string(),
   valueType: z.string().meta({ description: "numeric, qualitative or text" }),
   unit: z.string().meta({ description: '"" when unit-less' }),
+  decimals: z
+    .int()
+    .optional()
+    .meta({ description: "A numeric item's: how many decimals its values are shown with in the standard unit" }),
   aliases: z.array(z.string()),
   core: z.boolean(),
   timing: z.boolean().meta({
@@ -71,6 +75,7 @@ export function serveDictionary(dictionary: Dictionary): ServedDictionary {
     category: item.category,
     valueType: item.valueType,
     unit: item.unit,
+    ...(item.decimals === undefined ? {} : { decimals: item.decimals }),
     aliases: [...item.aliases],
     core: item.core,
     timing: item.timing,

@@ -1,6 +1,6 @@
 import type { QueryResultRow } from "pg";
 import { z } from "zod";
-import type { ItemMappingRule } from "../../commands/dictionary/events.ts";
+import type { ItemMappingRule, MappedUnit } from "../../commands/dictionary/events.ts";
 import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 
@@ -12,7 +12,27 @@ export const itemMappingSchema = z.object({
   itemName: z.string().nullable(),
   unit: z.string().nullable().meta({ description: "The sent unit it is for; null for any" }),
   stdCode: z.string(),
+  stdUnit: z.string().meta({ description: 'The standard item\'s unit the values are converted to; "" for none' }),
   factor: z.number().nullable(),
+  conversions: z
+    .array(
+      z.object({
+        unit: z
+          .string()
+          .nullable()
+          .meta({ description: 'A unit the item was sent in ("" for none); null: any other unit' }),
+        unitStatus: z.enum(["standard", "converted", "assumed", "unknown", "not-applicable"]).meta({
+          description:
+            "standard: already the standard unit; converted: by factor and offset; assumed: sent without a unit, taken as the standard one; unknown: not convertible (no standard value); not-applicable: the item is not numeric",
+        }),
+        factor: z.number().nullable(),
+        offset: z.number(),
+      }),
+    )
+    .meta({
+      description:
+        "How the mapped values convert to stdUnit (standard value = sent value × factor + offset): each unit the item was sent in when the mapping was made, then any other unit",
+    }),
   reason: z.string().nullable(),
   addedAt: localDateTimeText,
   addedBy: z.string(),
@@ -36,15 +56,30 @@ export const itemMappingSchema = z.object({
 export type ItemMapping = z.infer<typeof itemMappingSchema>;
 
 const COLUMNS =
-  "mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, added_at, added_by, removed_at, removed_by";
+  "mapping_id, stream_id, client, item_code, item_name, unit, std_code, std_unit, units, other_units, factor, reason, position, added_at, added_by, removed_at, removed_by";
 /** A mapping with how far the item rows have applied its re-mapping (lab_results' remap_progress). */
 const WITH_PROGRESS = `select m.*, coalesce(p.results, 0) as remap_results, p.total as remap_total, coalesce(p.done, false) as remap_done
   from read.item_mappings m left join read.remap_progress p on p.mapping_id = m.mapping_id`;
+
+/** A mapping's conversions as the list shows them: the units seen when it was made, then any other. */
+function conversionsOf(row: QueryResultRow): ItemMapping["conversions"] {
+  const units = (row.units ?? []) as MappedUnit[];
+  const other = row.other_units as Omit<MappedUnit, "unit"> | null;
+  const shown = (unit: string | null, conversion: Omit<MappedUnit, "unit">) => ({
+    unit,
+    unitStatus: conversion.unitStatus,
+    factor: conversion.factor,
+    offset: conversion.offset ?? 0,
+  });
+  return [...units.map((conversion) => shown(conversion.unit, conversion)), ...(other ? [shown(null, other)] : [])];
+}
 
 function toMapping(row: QueryResultRow): ItemMapping {
   const { position: _position, ...rule } = ruleOf(row);
   return {
     ...rule,
+    stdUnit: row.std_unit ?? "",
+    conversions: conversionsOf(row),
     reason: row.reason,
     addedAt: localDateTime(row.added_at),
     addedBy: row.added_by,
@@ -220,6 +255,9 @@ export interface FeedPlace {
 /** A mapping's life, for a report's history: when it came into force and when it was undone. */
 export interface MappingLife {
   rule: ItemMappingRule;
+  /** How the values of each unit seen when it was made convert, and of any other (its event's units, otherUnits). */
+  units: MappedUnit[];
+  otherUnits: Omit<MappedUnit, "unit"> | null;
   added: FeedPlace & { by: string };
   removed: (FeedPlace & { at: Date; by: string }) | null;
 }
@@ -243,6 +281,8 @@ export async function mappingTimeline(reader: TenantReader, externalId: string):
   return {
     mappings: mappings.map((row) => ({
       rule: ruleOf(row),
+      units: (row.units ?? []) as MappedUnit[],
+      otherUnits: (row.other_units ?? null) as Omit<MappedUnit, "unit"> | null,
       added: { tx: BigInt(row.tx), position: Number(row.position), by: row.added_by },
       removed: row.removed_tx
         ? { tx: BigInt(row.removed_tx), position: Number(row.removed_position), at: row.removed_at, by: row.removed_by }

@@ -22,6 +22,49 @@ export interface RemapEntry {
   mappingId: string;
   /** The standard item the results were mapped to; null when undoing left them unmapped. */
   stdCode: string | null;
+  /** The report's items it re-mapped (or unmapped), as sent, with the standard value each now has. */
+  items: RemappedItem[];
+}
+
+/** One sent item a REMAPPED entry is about, and what it now counts as (issue #54). */
+export interface RemappedItem {
+  itemCode: string | null;
+  itemName: string | null;
+  /** The value and unit as the laboratory sent them. */
+  value: number | string | null;
+  unit: string | null;
+  /** The value in the standard item's unit (six significant digits, as stored); null when it has none. */
+  stdValue: number | null;
+  /** How `value` became `stdValue` (stdValue = value × factor + offset); null when it was not converted. */
+  conversion: { unit: string; factor: number; offset: number } | null;
+}
+
+type SentItem = NonNullable<ReceivedReport["report"]["items"]>[number];
+
+/** Six significant digits, as the item rows keep a converted value (projections/ingestion/itemRemapping.ts). */
+const sixDigits = (value: number) => (value === 0 ? 0 : Number(value.toPrecision(6)));
+
+/** A sent item as mapping `life` maps it (null: as undoing leaves it, unmapped). */
+function remapped(item: SentItem, life: MappingLife | null): RemappedItem {
+  const unit = typeof item.unit === "string" ? item.unit : null;
+  const sent = {
+    itemCode: item.itemCode ?? null,
+    itemName: item.itemName ?? null,
+    value: typeof item.value === "number" || typeof item.value === "string" ? item.value : null,
+    unit,
+  };
+  if (!life) return { ...sent, stdValue: null, conversion: null };
+  const key = (unit ?? "").trim();
+  const how = life.units.find((conversion) => conversion.unit === key) ?? life.otherUnits;
+  if (typeof item.value !== "number" || !how || how.factor === null)
+    return { ...sent, stdValue: null, conversion: null };
+  const offset = how.offset ?? 0;
+  const unchanged = how.factor === 1 && offset === 0;
+  return {
+    ...sent,
+    stdValue: unchanged ? item.value : sixDigits(item.value * how.factor + offset),
+    conversion: unchanged ? null : { unit: key, factor: how.factor, offset },
+  };
 }
 
 type ReceivedEvent = StoredEvent & { data: ReceivedReport };
@@ -73,37 +116,42 @@ export function remapEntries(received: readonly ReceivedEvent[], timeline: Mappi
     } else if (moment.kind === "step") {
       const life = inForce.get(moment.mappingId);
       if (!life) continue;
-      let mapped = false;
+      const mapped: RemappedItem[] = [];
       owners = owners.map((owner, i) => {
         if (owner !== null || best(i) !== moment.mappingId) return owner;
-        mapped = true;
+        mapped.push(remapped(sent[i]!, life));
         return moment.mappingId;
       });
-      if (mapped)
+      if (mapped.length > 0)
         entries.push({
           position: moment.place.position,
           at: moment.at,
           by: life.added.by,
           mappingId: moment.mappingId,
           stdCode: life.rule.stdCode,
+          items: mapped,
         });
     } else {
       const { rule, removed } = moment.life;
       inForce.delete(rule.mappingId);
-      const outcomes = new Set<string | null>();
+      // One entry per standard item the unmapped results went to (another mapping's, or none).
+      const outcomes = new Map<string | null, RemappedItem[]>();
       owners = owners.map((owner, i) => {
         if (owner !== rule.mappingId) return owner;
         const taker = best(i);
-        outcomes.add(taker === null ? null : inForce.get(taker)!.rule.stdCode);
+        const life = taker === null ? null : inForce.get(taker)!;
+        const stdCode = life ? life.rule.stdCode : null;
+        outcomes.set(stdCode, [...(outcomes.get(stdCode) ?? []), remapped(sent[i]!, life)]);
         return taker;
       });
-      for (const stdCode of outcomes)
+      for (const [stdCode, items] of outcomes)
         entries.push({
           position: moment.place.position,
           at: removed!.at,
           by: removed!.by,
           mappingId: rule.mappingId,
           stdCode,
+          items,
         });
     }
   }

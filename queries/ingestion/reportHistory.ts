@@ -72,6 +72,35 @@ export const historyEntrySchema = z.object({
     description:
       "REMAPPED: the standard item the results now count as; null when undoing the mapping left them unmapped",
   }),
+  standardItem: z
+    .object({
+      code: z.string(),
+      ...itemNamesShape,
+      unit: z.string().meta({ description: 'Its standard unit; "" for none' }),
+      decimals: z.int().nullable().meta({ description: "How many decimals the dictionary shows its values with" }),
+    })
+    .nullable()
+    .optional()
+    .meta({ description: "REMAPPED: stdCode's item, as the dictionary in force names it; null with stdCode null" }),
+  items: z
+    .array(
+      z.object({
+        itemCode: z.string().nullable(),
+        itemName: z.string().nullable(),
+        value: z.union([z.number(), z.string()]).nullable().meta({ description: "As sent" }),
+        unit: z.string().nullable().meta({ description: "As sent" }),
+        stdValue: z
+          .number()
+          .nullable()
+          .meta({ description: "The value in the standard item's unit, as stored; null when it has none" }),
+        conversion: z
+          .object({ unit: z.string(), factor: z.number(), offset: z.number() })
+          .nullable()
+          .meta({ description: "How value became stdValue: stdValue = value × factor + offset; null: not converted" }),
+      }),
+    )
+    .optional()
+    .meta({ description: "REMAPPED: the report's items the mapping re-mapped, or its undoing unmapped (issue #54)" }),
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
@@ -174,6 +203,7 @@ export async function reportHistory(
   kind: ReportStreamKind,
   externalId: string,
   timeline?: MappingTimeline,
+  dictionary?: Dictionary,
 ): Promise<ReportHistory | null> {
   const events = await historyEventsOf(db, tenant, kind, externalId);
   if (!events) return null;
@@ -281,6 +311,8 @@ export async function reportHistory(
           requestId: null,
           mappingId: remap.mappingId,
           stdCode: remap.stdCode,
+          standardItem: standardItemOf(dictionary, remap.stdCode),
+          items: remap.items,
         },
       });
     }
@@ -293,6 +325,20 @@ export async function reportHistory(
     current: version,
     etag: reportEtag(streamVersion),
     entries: placed.map(({ entry }, i) => ({ seq: i + 1, ...entry })),
+  };
+}
+
+/** A REMAPPED entry's standard item, named as the dictionary in force names it (null: none, or no dictionary given). */
+function standardItemOf(dictionary: Dictionary | undefined, stdCode: string | null): HistoryEntry["standardItem"] {
+  const item = dictionary && stdCode !== null ? dictionary.items.find((one) => one.code === stdCode) : undefined;
+  if (!item) return null;
+  return {
+    code: item.code,
+    name: item.name,
+    nameEn: item.nameEn,
+    label: item.label,
+    unit: item.unit,
+    decimals: item.decimals ?? null,
   };
 }
 

@@ -55,6 +55,10 @@ export const resultSeriesSchema = z.object({
   code: z.string(),
   ...itemNamesShape,
   unit: z.string().meta({ description: 'The item\'s standard unit; "" when it has none' }),
+  decimals: z
+    .int()
+    .nullable()
+    .meta({ description: "How many decimals the dictionary shows the item's values with (null: as stored)" }),
   refLow: z
     .number()
     .nullable()
@@ -267,6 +271,7 @@ export async function patientResults(
       nameEn: item.nameEn,
       label: item.label,
       unit: item.unit,
+      decimals: item.decimals ?? null,
       refLow: rangeOf.get(item.code)?.ref_low ?? null,
       refHigh: rangeOf.get(item.code)?.ref_high ?? null,
       ...(item.target ? { target: item.target } : {}),

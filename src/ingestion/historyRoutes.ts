@@ -66,7 +66,7 @@ export function historyRoutes(
       kind.name === "lab"
         ? await readAsTenant(db, ctx.state.tenant, (reader) => mappingTimeline(reader, ctx.params.externalId!))
         : undefined;
-    const history = await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!, timeline);
+    const history = await reportHistory(db, ctx.state.tenant, kind, ctx.params.externalId!, timeline, dictionary);
     if (!history) throw unknown(kind.name, ctx.params.externalId!);
     showing(
       ctx,

@@ -5,6 +5,7 @@ import { deltaNote } from "./deltaNote.ts";
 import { historyDialog } from "./historyDialog.ts";
 import { reportDialog } from "./labReportView.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
+import { valueInUnit } from "./valueText.ts";
 import { seriesChart, type Series, type SeriesPoint } from "./seriesChart.ts";
 import { patientCopyButton } from "./patientCopyButton.ts";
 import { may } from "./session.ts";
@@ -205,7 +206,7 @@ function itemPicker(ctx: PageContext, changed: () => void): ItemPicker {
   };
 }
 
-const shown = (series: Series, value: number) => `${value}${series.unit ? ` ${series.unit}` : ""}`;
+const shown = (series: Series, value: number) => valueInUnit(series, value);
 const pointText = (series: Series, point: SeriesPoint) =>
   `${shown(series, point.value)}${point.flag ? ` ${point.flag}` : ""}`;
 /** A derived value's formula and the reports it read (contract F.2), as the tooltip and the table say them; null for a sent value. */

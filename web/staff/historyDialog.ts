@@ -4,7 +4,9 @@ import { versionSheet, type ReportKind } from "./labReportView.ts";
 import { loader, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
 import { cardTable } from "./tables.ts";
+import type { StaffTexts } from "./texts.ts";
 import type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "./types.ts";
+import { valueInUnit } from "./valueText.ts";
 
 /**
  * A report's history (`GET /api/history/…`, contract D.1) in a dialog: what happened to it, by
@@ -86,6 +88,8 @@ function timelineTable(
     ]
       .filter(Boolean)
       .join(" · ");
+  const detailCell = (entry: HistoryEntry) =>
+    entry.event === "REMAPPED" ? remapLines(texts, entry) : [details(entry)];
   const rows = history.entries.map((entry) =>
     el(
       "tr",
@@ -102,7 +106,7 @@ function timelineTable(
           entry.event,
       ),
       el("td", {}, entry.by),
-      el("td", {}, details(entry), actions(entry)),
+      el("td", {}, ...detailCell(entry), actions(entry)),
     ),
   );
   const head = el(
@@ -112,6 +116,30 @@ function timelineTable(
   );
   // On a phone each entry is a card (web/staff/tables.ts), not a column squeezed to a character.
   return cardTable(el("table", { class: "data history" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+}
+
+/**
+ * What a REMAPPED entry is about (issue #54: it read a bare `REMAPPED`): each item of the report it
+ * re-mapped, as sent, and what it now counts as, with the conversion applied, `L-UREA · 本院尿素 88
+ * mg/dL → Urea (pre) 31.4 mmol/L (mg/dL × 0.357015 → mmol/L)`; or that undoing left it unmapped.
+ */
+function remapLines(texts: StaffTexts, entry: HistoryEntry): HTMLElement[] {
+  const standard = entry.standardItem ?? null;
+  return (entry.items ?? []).map((item) => {
+    const name = [item.itemCode, item.itemName].filter(Boolean).join(" · ");
+    const sent = [name, item.value === null ? null : `${item.value}${item.unit ? ` ${item.unit}` : ""}`]
+      .filter(Boolean)
+      .join(" ");
+    const text = !standard
+      ? texts.remapUnmapped(sent)
+      : texts.remapItem(
+          sent,
+          texts.itemTitle(standard),
+          item.stdValue === null ? null : valueInUnit(standard, item.stdValue),
+          item.conversion ? texts.conversion({ ...item.conversion, unitStatus: "converted" }, standard.unit) : null,
+        );
+    return el("span", { class: "remap-line", "data-item-code": item.itemCode ?? "" }, text);
+  });
 }
 
 function changesView(ctx: PageContext, diff: ReportDiff): HTMLElement {

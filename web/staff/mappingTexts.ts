@@ -1,3 +1,10 @@
+import type { ItemMapping } from "./types.ts";
+
+type Conversion = ItemMapping["conversions"][number];
+/** `× 0.357015` and `+ 10` as a conversion writes them (an offset only when there is one). */
+const timesFactor = ({ factor, offset }: Conversion) =>
+  `× ${factor}${offset ? ` ${offset > 0 ? "+" : "−"} ${Math.abs(offset)}` : ""}`;
+
 /** The words of the Item mappings page (contract F.1). */
 export interface MappingTexts {
   mappings: string;
@@ -14,7 +21,9 @@ export interface MappingTexts {
   mapColLastSeen: string;
   mapColExamples: string;
   mapColStandard: string;
-  mapColFactor: string;
+  mapColConversion: string;
+  /** How one unit's values become the standard item's: `mg/dL × 0.357015 → mmol/L`. */
+  conversion: (conversion: Conversion, stdUnit: string) => string;
   mapColMadeBy: string;
   mapColRemap: string;
   allSenders: string;
@@ -29,8 +38,13 @@ export interface MappingTexts {
   chooseStandard: string;
   factor: string;
   factorHint: (unit: string, standardUnit: string) => string;
-  reason: string;
-  reasonHint: string;
+  /** The map dialog's reason, with an example of its own (the dismiss dialog's `reason` is another). */
+  mapReason: string;
+  mapReasonHint: string;
+  undoReason: string;
+  undoReasonHint: string;
+  /** Says that the lists update themselves. */
+  mappingsLive: string;
   previewing: string;
   preview: (results: number, reports: number) => string;
   saveMapping: string;
@@ -45,6 +59,10 @@ export interface MappingTexts {
   remapStatus: Record<"RUNNING" | "DONE" | "STOPPED", string>;
   remapProgress: (results: number, total: number | null) => string;
   undoneBy: (by: string, at: string) => string;
+  /** A report history's REMAPPED entry: an item as sent, what it counts as now, its value and the conversion. */
+  remapItem: (sent: string, standard: string, value: string | null, conversion: string | null) => string;
+  /** …and an item whose mapping was undone, unmapped again. */
+  remapUnmapped: (sent: string) => string;
 }
 
 export const mappingZh: MappingTexts = {
@@ -63,7 +81,17 @@ export const mappingZh: MappingTexts = {
   mapColLastSeen: "最近收到",
   mapColExamples: "示例值",
   mapColStandard: "标准项目",
-  mapColFactor: "换算系数",
+  mapColConversion: "换算",
+  conversion: (c, stdUnit) =>
+    c.unitStatus === "converted"
+      ? `${c.unit ?? "其他单位"} ${timesFactor(c)} → ${stdUnit}`
+      : c.unitStatus === "standard"
+        ? `${c.unit}（即标准单位，不换算）`
+        : c.unitStatus === "assumed"
+          ? `未写单位：按 ${stdUnit} 计`
+          : c.unitStatus === "unknown"
+            ? `${c.unit || "未写单位"}：无法换算为 ${stdUnit}，不计数值`
+            : "不换算（非数值项目）",
   mapColMadeBy: "建立",
   mapColRemap: "已存结果的重新映射",
   allSenders: "所有发送系统",
@@ -79,8 +107,11 @@ export const mappingZh: MappingTexts = {
   factor: "换算系数（可选）",
   factorHint: (unit, standardUnit) =>
     `仅当字典和 UCUM 都无法把 ${unit} 换算为 ${standardUnit} 时使用：标准值 = 原值 × 系数。`,
-  reason: "原因（可选）",
-  reasonHint: "与映射一同保存，便于日后查阅。",
+  mapReason: "说明（可选）",
+  mapReasonHint: "与映射一同保存，便于日后查阅。例如：本院 LIS 的透析前尿素代码，单位为 mg/dL。",
+  undoReason: "撤销原因（可选）",
+  undoReasonHint: "与撤销一同保存。例如：映射错了项目，此代码其实是透析后尿素。",
+  mappingsLive: "本页的两个列表会自动更新，无需刷新。",
   previewing: "正在统计将重新映射的已存结果…",
   preview: (results, reports) => `将重新映射已保存的 ${results} 个结果（${reports} 份报告）。`,
   saveMapping: "建立映射",
@@ -95,6 +126,9 @@ export const mappingZh: MappingTexts = {
   remapStatus: { RUNNING: "进行中", DONE: "已完成", STOPPED: "已停止（映射已撤销）" },
   remapProgress: (results, total) => (total === null ? `${results} 个结果` : `${results} / ${total} 个结果`),
   undoneBy: (by, at) => `${by} 于 ${at} 撤销`,
+  remapItem: (sent, standard, value, conversion) =>
+    `${sent} → ${standard}${value ? ` ${value}` : ""}${conversion ? `（${conversion}）` : ""}`,
+  remapUnmapped: (sent) => `${sent}：映射已撤销，恢复为未映射`,
 };
 
 export const mappingEn: MappingTexts = {
@@ -113,7 +147,17 @@ export const mappingEn: MappingTexts = {
   mapColLastSeen: "Last received",
   mapColExamples: "Examples",
   mapColStandard: "Standard item",
-  mapColFactor: "Factor",
+  mapColConversion: "Conversion",
+  conversion: (c, stdUnit) =>
+    c.unitStatus === "converted"
+      ? `${c.unit ?? "any other unit"} ${timesFactor(c)} → ${stdUnit}`
+      : c.unitStatus === "standard"
+        ? `${c.unit} (the standard unit: not converted)`
+        : c.unitStatus === "assumed"
+          ? `no unit: taken as ${stdUnit}`
+          : c.unitStatus === "unknown"
+            ? `${c.unit || "no unit"}: cannot be converted to ${stdUnit}; no value counted`
+            : "not converted (not a numeric item)",
   mapColMadeBy: "Made",
   mapColRemap: "Stored results re-mapped",
   allSenders: "Every sender",
@@ -129,8 +173,12 @@ export const mappingEn: MappingTexts = {
   factor: "Factor (optional)",
   factorHint: (unit, standardUnit) =>
     `Only when neither the dictionary nor UCUM converts ${unit} to ${standardUnit}: standard value = sent value × factor.`,
-  reason: "Reason (optional)",
-  reasonHint: "Kept with the mapping, for whoever reads it later.",
+  mapReason: "Why (optional)",
+  mapReasonHint:
+    "Kept with the mapping, for whoever reads it later. E.g. the in-house LIS code of pre-dialysis urea, sent in mg/dL.",
+  undoReason: "Why it is undone (optional)",
+  undoReasonHint: "Kept with the undoing. E.g. the wrong item: this code is post-dialysis urea.",
+  mappingsLive: "Both lists update themselves; there is no need to reload.",
   previewing: "Counting the stored results it would re-map…",
   preview: (results, reports) =>
     `It will re-map ${results} stored result${results === 1 ? "" : "s"} (${reports} report${reports === 1 ? "" : "s"}).`,
@@ -147,4 +195,7 @@ export const mappingEn: MappingTexts = {
   remapStatus: { RUNNING: "running", DONE: "done", STOPPED: "stopped (mapping undone)" },
   remapProgress: (results, total) => (total === null ? `${results} results` : `${results} of ${total} results`),
   undoneBy: (by, at) => `undone by ${by} at ${at}`,
+  remapItem: (sent, standard, value, conversion) =>
+    `${sent} → ${standard}${value ? ` ${value}` : ""}${conversion ? ` (${conversion})` : ""}`,
+  remapUnmapped: (sent) => `${sent}: its mapping undone, unmapped again`,
 };

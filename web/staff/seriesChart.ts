@@ -12,6 +12,7 @@ import * as echarts from "echarts/core";
 import { CanvasRenderer } from "echarts/renderers";
 import { localTime } from "./dom.ts";
 import type { PatientResults } from "./types.ts";
+import { valueInUnit } from "./valueText.ts";
 
 echarts.use([LineChart, GridComponent, MarkAreaComponent, MarkLineComponent, TooltipComponent, CanvasRenderer]);
 
@@ -64,9 +65,7 @@ function tooltipText(series: Series, params: unknown, pointNote: SeriesChartOpti
   const point = first?.dataIndex === undefined ? undefined : series.points[first.dataIndex];
   if (!point) return "";
   const note = pointNote?.(point);
-  return [localTime(point.at), `${point.value}${series.unit ? ` ${series.unit}` : ""}`, ...(note ? [note] : [])].join(
-    "\n",
-  );
+  return [localTime(point.at), valueInUnit(series, point.value), ...(note ? [note] : [])].join("\n");
 }
 
 /** The point nearest in time to `at` (epoch ms). */
