@@ -111,7 +111,7 @@ describe("critical results and the patient chart in chromium", function () {
     await page.getByRole("button", { name: "Table" }).click();
     const rows = page.locator("table.results tr[data-code=P]");
     expect(await rows.count()).to.equal(11);
-    expect(await rows.first().locator(".number").textContent()).to.equal("1.9 mmol/L");
+    expect(await rows.first().locator(".number").textContent()).to.equal("1.90 mmol/L"); // phosphate to the dictionary's 2 decimals (issue #54)
     expect(await page.locator(".patient-report-list li").count()).to.equal(11);
     await page
       .locator(".patient-report-list li[data-external-id=CHART-11]")

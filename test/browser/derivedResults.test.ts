@@ -68,12 +68,12 @@ describe("derived values in the patient chart (contract F.2) in chromium", funct
       await ready(".page-chart .page-body");
       const urr = page.locator(".series-card[data-code=URR]");
       expect(await urr.getAttribute("data-points")).to.equal("1");
-      expect(await urr.locator(".latest strong").textContent()).to.equal(`68 % · ${at(4).slice(0, 16)}`);
+      expect(await urr.locator(".latest strong").textContent()).to.equal(`68.0 % · ${at(4).slice(0, 16)}`); // URR to its 1 decimal
       expect(await urr.locator(".latest .derived-badge").textContent()).to.equal(words.derived);
       expect(await urr.locator(".band-derived").textContent()).to.equal(words.urr);
       await urr.locator(".series-chart canvas").waitFor();
       const calcium = page.locator(".series-card[data-code=CA_CORR]");
-      expect(await calcium.locator(".latest strong").textContent()).to.equal(`2.4 mmol/L · ${at(0).slice(0, 16)}`);
+      expect(await calcium.locator(".latest strong").textContent()).to.equal(`2.40 mmol/L · ${at(0).slice(0, 16)}`);
       expect(await calcium.locator(".band-derived").textContent()).to.equal(words.payne);
       // Sent values stay as they were: calcium itself is no derived value.
       expect(await page.locator(".series-card[data-code=CA] .derived-badge").count()).to.equal(0);
