@@ -292,7 +292,8 @@ export interface DemoLabItem {
 export interface DemoLabReport {
   externalId: string;
   reportNo: string;
-  patient: { idCard: string; name: string; hisPatientId: string };
+  /** No idCard: a laboratory that left it out (a claimable report's, tryOutReportsOf). */
+  patient: { idCard?: string; name: string; hisPatientId: string };
   panelName: string;
   specimen: "SERUM";
   collectedAt: string;
@@ -315,6 +316,16 @@ export interface DemoData {
   unmatchedReports: number;
   /** A few critical values of the last hours, one per ward, so Critical results has work when the demo opens. */
   criticalReports: DemoLabReport[];
+  /**
+   * Reports of registered patients that wait in the unmatched queue all the same (issue #54), so a
+   * newcomer can claim one: sent by an outside laboratory without the id card, or with a mistyped one.
+   */
+  claimableReports: DemoLabReport[];
+  /**
+   * Reports of the emergency laboratory whose items the dictionary does not know (issue #54), so a
+   * newcomer can try the Item mappings page: its urea in mg/dL maps with the dictionary's conversion.
+   */
+  unmappedReports: DemoLabReport[];
 }
 
 /**
@@ -372,6 +383,91 @@ function criticalReportsOf(now: Date, persons: readonly Person[]): DemoLabReport
       },
     ];
   });
+}
+
+/** `yyyy-MM-dd HH:mm:00` of a local moment. */
+const localMinute = (date: Date) =>
+  `${isoDate(date.getFullYear(), date.getMonth() + 1, date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:00`;
+
+/**
+ * Reports for a newcomer to try the staff pages on (issue #54), of registered patients of the last
+ * days: two an outside laboratory sent without the id card or with one digit mistyped (they wait in
+ * the unmatched queue; the name and HIS id say whose they are), and three of the emergency
+ * laboratory, whose own codes for urea (in mg/dL) and NT-proBNP no dictionary entry matches.
+ */
+function tryOutReportsOf(
+  now: Date,
+  persons: readonly Person[],
+): Pick<DemoData, "claimableReports" | "unmappedReports"> {
+  const active = persons.filter((person) => person.active);
+  const day = (daysAgo: number, hour: number) =>
+    new Date(now.getFullYear(), now.getMonth(), now.getDate() - daysAgo, hour, 10);
+  const report = (person: Person, externalId: string, at: Date, rest: Partial<DemoLabReport>): DemoLabReport => ({
+    externalId,
+    reportNo: externalId.replace(/^DEMO-/, "LR"),
+    patient: { idCard: person.idCard, name: person.name, hisPatientId: person.hisPatientId },
+    panelName: "电解质",
+    specimen: "SERUM",
+    collectedAt: localMinute(at),
+    reportedAt: localMinute(new Date(at.getTime() + 2 * 3_600_000)),
+    status: "FINAL",
+    labName: "中心实验室",
+    reporter: LAB_STAFF[1]!,
+    reviewer: REVIEWERS[1]!,
+    items: [],
+    ...rest,
+  });
+  const usual = (person: Person): DemoLabItem[] => [
+    flagged({
+      itemCode: "K",
+      itemName: "钾",
+      value: round(person.baseline.k, 1),
+      unit: "mmol/L",
+      refLow: 3.5,
+      refHigh: 5.5,
+    }),
+    flagged({
+      itemCode: "HGB",
+      itemName: "血红蛋白",
+      value: Math.round(person.baseline.hgb),
+      unit: "g/L",
+      refLow: 115,
+      refHigh: 150,
+    }),
+  ];
+  const mistyped = (idCard: string) => {
+    const checkChars = "10X98765432";
+    return idCard.slice(0, 17) + checkChars[(checkChars.indexOf(idCard[17]!) + 5) % 11]!;
+  };
+  const [noIdCard, typo] = [active[20]!, active[21]!];
+  const claimableReports = [
+    report(noIdCard, `DEMO-Q-${noIdCard.patientRef}`, day(2, 9), {
+      labName: "社区医院检验科",
+      patient: { name: noIdCard.name, hisPatientId: noIdCard.hisPatientId },
+      items: usual(noIdCard),
+    }),
+    report(typo, `DEMO-Q-${typo.patientRef}`, day(3, 10), {
+      labName: "社区医院检验科",
+      patient: { idCard: mistyped(typo.idCard), name: typo.name, hisPatientId: typo.hisPatientId },
+      items: usual(typo),
+    }),
+  ];
+  const unmappedReports = active.slice(30, 33).map((person, i) =>
+    report(person, `DEMO-E-${person.patientRef}`, day(1 + i, 22), {
+      labName: "急诊检验科",
+      panelName: "急诊生化",
+      items: [
+        {
+          itemCode: "EM-BUN",
+          itemName: "急诊尿素氮",
+          value: Math.round(person.baseline.ureaPre / 0.357015),
+          unit: "mg/dL",
+        },
+        { itemCode: "EM-NTP", itemName: "急诊NT-proBNP", value: 900 + 450 * i, unit: "pg/mL" },
+      ],
+    }),
+  );
+  return { claimableReports, unmappedReports };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -695,5 +791,6 @@ export function generateDemoData(now: Date = new Date(), seed = DEFAULT_SEED): D
     labReports,
     unmatchedReports,
     criticalReports: criticalReportsOf(now, persons),
+    ...tryOutReportsOf(now, persons),
   };
 }

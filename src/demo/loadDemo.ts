@@ -32,6 +32,10 @@ export interface DemoLoaded extends DemoCredentials {
   unmatchedReports: number;
   /** Critical values of the last hours, waiting on the staff pages' Critical results. */
   criticalResults: number;
+  /** Of `unmatchedReports`, those of registered patients, to try a claim on (issue #54). */
+  claimableReports: number;
+  /** Reports whose items no dictionary entry matched, to try the Item mappings page on (issue #54). */
+  unmappedReports: number;
   elapsedMs: number;
 }
 
@@ -195,6 +199,8 @@ export async function loadDemo(
   for (let i = 0; i < data.labReports.length; i += PUSH_BATCH) batches.push(data.labReports.slice(i, i + PUSH_BATCH));
   // Critical values of the last hours come last, as a laboratory would send them today: they raise alerts.
   batches.push(data.criticalReports);
+  // And what a newcomer tries the unmatched queue and the item mappings on (issue #54).
+  batches.push([...data.claimableReports, ...data.unmappedReports]);
   await eachLimited(batches, PUSH_CONCURRENCY, async (reports) => {
     const answer = await http.call("POST", "/open/v1/lab/reports", { token: client.key, tenant, body: { reports } });
     const envelope = answer.body as {
@@ -249,8 +255,10 @@ export async function loadDemo(
     createdAt: new Date().toISOString(),
     patients: data.patients.length,
     labReports: data.labReports.length,
-    unmatchedReports: data.unmatchedReports,
+    unmatchedReports: data.unmatchedReports + data.claimableReports.length,
     criticalResults: data.criticalReports.length,
+    claimableReports: data.claimableReports.length,
+    unmappedReports: data.unmappedReports.length,
     elapsedMs: Date.now() - started,
   };
 }

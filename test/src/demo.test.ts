@@ -174,17 +174,48 @@ describe("demo data (src/demo)", () => {
         "select count(distinct date_trunc('month', reported_at))::int as months, count(*)::int as reports, count(*) filter (where not matched)::int as unmatched from read.lab_reports where tenant = 'demo'",
       );
       expect(rows[0].months).to.be.at.least(12);
-      expect(rows[0].reports).to.equal(loaded.labReports + loaded.criticalResults);
+      expect(rows[0].reports).to.equal(
+        loaded.labReports + loaded.criticalResults + loaded.claimableReports + loaded.unmappedReports,
+      );
       expect(rows[0].unmatched).to.equal(loaded.unmatchedReports);
       const unmatched = await call("GET", "/api/unmatched", { token: loaded.authorToken, tenant: "demo" });
       expect(unmatched.body.length).to.equal(loaded.unmatchedReports);
       const reasons = new Set(unmatched.body.map((entry: { pendingReason: string }) => entry.pendingReason));
       expect(reasons).to.include("no dialysis patient with this idCard");
-      // Every item of every report mapped to the dictionary (standard codes, aliases, English names).
+      // Issue #54: a few of them are registered patients' (no id card, or a mistyped one), to try a claim on.
+      expect(loaded.claimableReports).to.equal(2);
+      const claimable = unmatched.body.filter((entry: { externalId: string }) =>
+        entry.externalId.startsWith("DEMO-Q-"),
+      );
+      expect(claimable.map((entry: { pendingReason: string }) => entry.pendingReason).sort()).to.deep.equal([
+        "idCard is missing",
+        "idCard is not a valid national identity number",
+      ]);
+      for (const entry of claimable) {
+        const patientRef = entry.externalId.slice("DEMO-Q-".length);
+        const check = await call("GET", `/api/unmatched/lab/${entry.externalId}/check?patientRef=${patientRef}`, {
+          token: loaded.authorToken,
+          tenant: "demo",
+        });
+        expect(check.body.checks, entry.externalId).to.deep.include({ name: "same", hisPatientId: "same" });
+      }
+      // Every item of every report mapped to the dictionary (standard codes, aliases, English names)
+      // but the emergency laboratory's own codes, there to try the Item mappings page on (issue #54).
       const { rows: items } = await hub.service.db.query(
         "select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'",
       );
-      expect(items[0].unmapped).to.equal(0);
+      expect(items[0].unmapped).to.equal(2 * loaded.unmappedReports);
+      const listed = await call("GET", "/api/dictionary/unmapped", { token: loaded.authorToken, tenant: "demo" });
+      expect(
+        listed.body.map((item: { itemCode: string; unit: string; results: number }) => [
+          item.itemCode,
+          item.unit,
+          item.results,
+        ]),
+      ).to.deep.equal([
+        ["EM-BUN", "mg/dL", 3],
+        ["EM-NTP", "pg/mL", 3],
+      ]);
       expect(items[0].gdl).to.be.greaterThan(0);
       // Contract F.2: URR derived from the two ureas where the analyser sent none (the patient of such a report's chart).
       const { rows: withoutUrr } = await hub.service.db.query(
