@@ -14,6 +14,7 @@ import type { Projection } from "../../projections/runtime/projection.ts";
 import { reportsProjection } from "../../projections/reports/reports.ts";
 import { standardItemsProjection } from "../../projections/dictionary/standardItems.ts";
 import { itemMappingsProjection } from "../../projections/dictionary/itemMappings.ts";
+import { qualityIndicatorsProjection } from "../../projections/quality/indicatorVersions.ts";
 
 /** Every read model and reactor of the service, in no particular order: each one stands alone. */
 export const allProjections: readonly Projection[] = [
@@ -32,4 +33,5 @@ export const allProjections: readonly Projection[] = [
   deltaChecksReactor,
   alertsProjection,
   accessLogProjection,
+  qualityIndicatorsProjection,
 ];
