@@ -15,6 +15,7 @@ import { reportsProjection } from "../../projections/reports/reports.ts";
 import { standardItemsProjection } from "../../projections/dictionary/standardItems.ts";
 import { itemMappingsProjection } from "../../projections/dictionary/itemMappings.ts";
 import { qualityIndicatorsProjection } from "../../projections/quality/indicatorVersions.ts";
+import { qualityMonthsProjection } from "../../projections/quality/qualityMonths.ts";
 
 /** Every read model and reactor of the service, in no particular order: each one stands alone. */
 export const allProjections: readonly Projection[] = [
@@ -34,4 +35,5 @@ export const allProjections: readonly Projection[] = [
   alertsProjection,
   accessLogProjection,
   qualityIndicatorsProjection,
+  qualityMonthsProjection,
 ];

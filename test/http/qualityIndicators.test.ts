@@ -20,7 +20,9 @@ describe("quality indicators (GET /api/quality/indicators)", function () {
   it("serves the defaults of G.2 with their bands, units, items and sources", async () => {
     const answer = await indicators();
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-    const byCode = Object.fromEntries((answer.body as Array<{ code: string }>).map((entry) => [entry.code, entry]));
+    const byCode: Record<string, { source: string }> = Object.fromEntries(
+      (answer.body as Array<{ code: string; source: string }>).map((entry) => [entry.code, entry]),
+    );
     expect(Object.keys(byCode)).to.deep.equal([
       "KTV_TARGET",
       "URR_TARGET",
@@ -64,9 +66,8 @@ describe("quality indicators (GET /api/quality/indicators)", function () {
       unit: "min",
       kind: "timeliness",
     });
-    for (const entry of Object.values(byCode) as Array<{ source: string }>)
-      expect(entry.source).to.match(/KDOQI|KDIGO|CLSI|质量控制/);
-    expect((byCode.KTV_TARGET as { source: string }).source).to.match(/KDOQI.*血液净化专业医疗质量控制指标/);
+    for (const entry of Object.values(byCode)) expect(entry.source).to.match(/KDOQI|KDIGO|CLSI|质量控制/);
+    expect(byCode.KTV_TARGET!.source).to.match(/KDOQI.*血液净化专业医疗质量控制指标/);
   });
 
   it("answers a viewer 403 naming the role, and a call without a credential 401", async () => {

@@ -1,0 +1,193 @@
+import type { DictionaryReleased, ItemMappingEvent } from "../../commands/dictionary/events.ts";
+import { ITEM_MAPPING_EVENT_TYPES } from "../../commands/dictionary/events.ts";
+import { externalIdOf, type LabReportEvent } from "../../commands/ingestion/events.ts";
+import type { WithPayload } from "../../commands/kit/events.ts";
+import type { StoredEvent } from "../../db/eventStore.ts";
+import type { Tx } from "../../db/pool.ts";
+import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
+import { formulaCodes } from "../../db/seed/derivedItems.ts";
+import { RECEIVED_READ_IN_DATABASE } from "../ingestion/labReports.ts";
+import { inRuns, lastPerStream } from "../runtime/eventRuns.ts";
+import type { Projection } from "../runtime/projection.ts";
+import {
+  addMapping,
+  applyMappings,
+  claimReport,
+  forgetReports,
+  monthsOfReports,
+  removeMapping,
+  reportItems,
+  writeReports,
+  type MonthKey,
+} from "./monthItems.ts";
+import { recomputeMonths, type FormulaInForce } from "./monthValues.ts";
+
+/*
+ * The month's quality figures read (contract G.2): each patient's months with a result (under
+ * care), and their last value of each indicator item in each month, derived values included
+ * (monthValues.ts). A month of a tenant or a ward is then a read of its own rows, however many
+ * years the store holds. Rows belong to patients, so a caller with wards sees their wards' alone
+ * (G.1), and every table is rebuilt by replay.
+ */
+
+const dictionary = loadDefaultDictionary();
+
+/**
+ * The items the indicators of the service's dictionary read: the month's values are kept of these.
+ * An indicator a later dictionary brings that reads another item wants this projection rebuilt:
+ * KEPT_AT_VERSION (checked by test/projections/qualityMonths.test.ts) says which codes a version keeps.
+ */
+export const QUALITY_VALUE_CODES: readonly string[] = [
+  ...new Set(dictionary.indicators.flatMap((indicator) => indicator.items)),
+].sort();
+
+/** The items whose results the projection keeps: the values' items, and those their formulas read or are sent as. */
+export const QUALITY_ITEM_CODES: readonly string[] = [
+  ...new Set([
+    ...QUALITY_VALUE_CODES,
+    ...dictionary.items.flatMap((item) =>
+      item.formula && QUALITY_VALUE_CODES.includes(item.code) ? formulaCodes(item.formula) : [],
+    ),
+  ]),
+].sort();
+
+/** The codes version 1 keeps; a version that keeps others is a new version (the test compares). */
+export const KEPT_AT_VERSION = {
+  version: 1,
+  codes: "ALB,CA,CA_CORR,HBSAG,HCVAB,HGB,HIV,IPTH,KTV,P,TPAB,UREA_POST,UREA_PRE,URR",
+};
+
+type Applied =
+  | WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null>
+  | ItemMappingEvent
+  | DictionaryReleased;
+
+export const qualityMonthsProjection: Projection<Applied> = {
+  name: "quality_months",
+  version: KEPT_AT_VERSION.version,
+  handles: ["LabReportReceived", "LabReportClaimed", ...ITEM_MAPPING_EVENT_TYPES, "DictionaryReleased"],
+  tables: ["quality_reports", "quality_values", "quality_applied"],
+  sharedTables: ["quality_applied"],
+  patientRows: {
+    quality_reports: { patientRef: "patient_ref" },
+    quality_values: { patientRef: "patient_ref" },
+  },
+  payload: RECEIVED_READ_IN_DATABASE,
+  ddl: "projections/quality/qualityMonths.sql",
+  async apply(tx, event) {
+    await this.applyBatch!(tx, [event]);
+  },
+  async applyBatch(tx, events) {
+    let formulas = await formulasInForce(tx);
+    const recompute = (keys: MonthKey[]) => recomputeMonths(tx, keys, QUALITY_VALUE_CODES, formulas);
+    await inRuns(
+      events,
+      "LabReportReceived",
+      async (run) => {
+        const received = lastPerStream(run);
+        const tenants = received.map((event) => event.tenant);
+        const externalIds = received.map(externalIdOf);
+        // Only a report received before has a version to replace (its first event is version 1).
+        const updated = received.filter((event) => event.streamVersion > 1);
+        const before = await monthsOfReports(
+          tx,
+          updated.map((event) => event.tenant),
+          updated.map(externalIdOf),
+        );
+        if (updated.length > 0)
+          await forgetReports(
+            tx,
+            updated.map((event) => event.tenant),
+            updated.map(externalIdOf),
+          );
+        await writeReports(
+          tx,
+          received.map((event) => event.position),
+          QUALITY_ITEM_CODES,
+        );
+        // A push maps with the mappings in force, but one that read them a moment before a mapping was made would not.
+        await applyMappings(tx, reportItems(tenants, externalIds));
+        await recompute([...before, ...(await monthsOfReports(tx, tenants, externalIds))]);
+      },
+      async (event) => {
+        switch (event.type) {
+          case "LabReportReceived":
+            return; // inRuns passes runs of these to the first function
+          case "LabReportClaimed": {
+            const externalId = externalIdOf(event);
+            const before = await monthsOfReports(tx, [event.tenant], [externalId]);
+            await claimReport(tx, event.tenant, externalId, event.data.patientRef);
+            await recompute([...before, ...(await monthsOfReports(tx, [event.tenant], [externalId]))]);
+            return;
+          }
+          case "ItemMappingAdded":
+          case "ItemMappingRemoved": {
+            const touched =
+              event.type === "ItemMappingAdded" ? await addMapping(tx, event) : await removeMapping(tx, event);
+            await recompute(await monthsOfReports(tx, touched.tenants, touched.externalIds));
+            return;
+          }
+          case "ItemMappingApplied":
+            return; // a mapping applies to every stored item when it is made (monthItems.ts)
+          case "DictionaryReleased": {
+            const changed = await keepFormulas(tx, event);
+            formulas = await formulasInForce(tx);
+            if (changed.length > 0) await recompute(await monthsReading(tx, changed));
+            return;
+          }
+        }
+      },
+    );
+    // Forward only: a held-back tenant's events, applied when it is let go, lie behind it.
+    const last = events.at(-1);
+    if (last)
+      await tx.query(
+        "update quality_applied set tx = $1::xid8, position = $2 where tx is null or (tx, position) < ($1::xid8, $2)",
+        [last.transactionId, last.position],
+      );
+  },
+};
+
+async function formulasInForce(tx: Tx): Promise<FormulaInForce[]> {
+  const { rows } = await tx.query<FormulaInForce>(
+    "select std_code, version, expression, decimals, sent_as from quality_formulas order by std_code",
+  );
+  return rows;
+}
+
+/**
+ * A release's formulas of the values' items: kept when their version is new (versions only go
+ * forward, as formula_versions keeps them). Returns the codes the formulas read or are sent as of
+ * those whose version changed, so that the months holding them are worked out again.
+ */
+async function keepFormulas(tx: Tx, event: StoredEvent<DictionaryReleased>): Promise<string[]> {
+  const released = event.data.items.flatMap((item) =>
+    item.formula && QUALITY_VALUE_CODES.includes(item.code) ? [{ code: item.code, formula: item.formula }] : [],
+  );
+  const { rows } = await tx.query<{ std_code: string }>(
+    `insert into quality_formulas as f
+     select code, version, expression, decimals, array(select jsonb_array_elements_text("sentAs"))
+     from jsonb_to_recordset($1::jsonb) as x(code text, version integer, expression text, decimals integer, "sentAs" jsonb)
+     on conflict (std_code) do update set version = excluded.version, expression = excluded.expression, decimals = excluded.decimals, sent_as = excluded.sent_as
+     where excluded.version > f.version
+     returning std_code`,
+    [JSON.stringify(released.map(({ code, formula }) => ({ code, ...formula })))],
+  );
+  const changed = new Set(rows.map((row) => row.std_code));
+  return [
+    ...new Set(
+      released.filter(({ code }) => changed.has(code)).flatMap(({ code, formula }) => [code, ...formulaCodes(formula)]),
+    ),
+  ];
+}
+
+/** Every patient's month holding an item of `codes`: those a formula's new version changes. */
+async function monthsReading(tx: Tx, codes: string[]): Promise<MonthKey[]> {
+  const { rows } = await tx.query<MonthKey>(
+    `select distinct r.tenant, r.patient_ref as "patientRef", r.month::text as month
+     from quality_items i join quality_reports r using (tenant, external_id)
+     where i.std_code = any($1::text[]) and r.patient_ref is not null`,
+    [codes],
+  );
+  return rows;
+}
