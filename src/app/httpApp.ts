@@ -153,7 +153,7 @@ export function createApp(deps: AppDependencies): Koa {
         log: deps.log,
       }).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
-      qualityRoutes({ store: deps.store, adminToken: deps.adminToken }).routes() as Koa.Middleware,
+      qualityRoutes({ store: deps.store, adminToken: deps.adminToken, access: deps.access }).routes() as Koa.Middleware,
       patientRoutes(
         deps.store,
         deps.adminToken,

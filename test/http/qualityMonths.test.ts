@@ -1,0 +1,204 @@
+import { expect } from "chai";
+import { localDateTime } from "../../db/localDateTime.ts";
+import { ADMIN } from "../support/http.ts";
+import { labReport, LI_SI, monthsAgo, useIngestionService } from "../support/ingestion.ts";
+import { until } from "../support/service.ts";
+import { projectionsCaughtUp } from "../support/storedReports.ts";
+
+/*
+ * Contract G.2 over HTTP: a month's quality figures counted live from the results collected in it
+ * (derived values included), of the tenant or of one ward, and what a bad call is told.
+ */
+
+/** yyyy-MM of a date. */
+const monthOf = (date: Date) => localDateTime(date).slice(0, 7);
+/** `day` at `hour` of the month `months` before this one, as a report writes it. */
+const at = (months: number, day: number, hour = 7) =>
+  localDateTime(new Date(monthsAgo(months, day).setHours(hour, 0, 0, 0)));
+const qualitative = (itemCode: string) => ({ itemCode, value: "阴性", resultType: "QUALITATIVE" });
+
+/** A report of `patient` collected on `day` of the month `months` ago, reported two hours later. */
+function collected(externalId: string, patient: object, months: number, day: number, items: object[]) {
+  return labReport(externalId, {
+    patient,
+    collectedAt: at(months, day),
+    reportedAt: at(months, day, 9),
+    items,
+  });
+}
+
+const ZHANG_SAN = { name: "张三", idCard: "11010519491231002X" };
+const WANG_WU = { name: "王五", idCard: "110105200002290013" };
+
+/** The month two months ago: ended, so it may be closed. */
+const MONTH = monthOf(monthsAgo(2));
+
+/**
+ * 张三 (P001, ward A): on the 5th a whole panel (Hb 105, Alb 38, Ca 2.3, P 1.5, Kt/V 1.3, urea 25
+ * then 8: URR 68 derived, iPTH 300, the four infection markers), on the 20th Hb 120 and a calcium
+ * of 2.0 without albumin (counted as sent: no corrected calcium that day).
+ * 李四 (P002, ward B): on the 10th Hb 100, Alb 30, Ca 2.2 (corrected 2.4), P 2.0; iPTH two months
+ * before. 王五 (P003, ward A) has nothing that month.
+ */
+function monthReports() {
+  return [
+    collected("QM-1", ZHANG_SAN, 2, 5, [
+      { itemCode: "HGB", value: 105, unit: "g/L" },
+      { itemCode: "ALB", value: 38, unit: "g/L" },
+      { itemCode: "CA", value: 2.3, unit: "mmol/L" },
+      { itemCode: "P", value: 1.5, unit: "mmol/L" },
+      { itemCode: "KTV", value: 1.3, unit: "" },
+      { itemCode: "UREA_PRE", value: 25, unit: "mmol/L" },
+      { itemCode: "UREA_POST", value: 8, unit: "mmol/L" },
+      { itemCode: "IPTH", value: 300, unit: "pg/mL" },
+      qualitative("HBSAG"),
+      qualitative("HCVAB"),
+      qualitative("TPAB"),
+      qualitative("HIV"),
+    ]),
+    collected("QM-2", ZHANG_SAN, 2, 20, [
+      { itemCode: "HGB", value: 120, unit: "g/L" },
+      { itemCode: "CA", value: 2.0, unit: "mmol/L" },
+    ]),
+    collected("QM-3", LI_SI, 2, 10, [
+      { itemCode: "HGB", value: 100, unit: "g/L" },
+      { itemCode: "ALB", value: 30, unit: "g/L" },
+      { itemCode: "CA", value: 2.2, unit: "mmol/L" },
+      { itemCode: "P", value: 2.0, unit: "mmol/L" },
+    ]),
+    collected("QM-4", LI_SI, 4, 12, [{ itemCode: "IPTH", value: 700, unit: "pg/mL" }]),
+  ];
+}
+
+describe("a month's quality figures (GET /api/quality/months/{yyyy-MM})", function () {
+  this.timeout(60_000);
+  const hub = useIngestionService();
+  const month = (path: string, token = hub.tenant.authorToken) =>
+    hub.tenant.call("GET", `/api/quality/months/${path}`, { token });
+  const author = async (roles: string[], wards?: string[]) => {
+    const made = await hub.tenant.call("POST", "/api/admin/authors", {
+      token: ADMIN,
+      body: { name: `Dr ${roles.join("+")} ${wards?.join("+") ?? "all"}`, tenant: "h1", roles, wards },
+    });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    return made.body.token as string;
+  };
+
+  before(async () => {
+    for (const [ref, patient, ward] of [
+      ["P002", LI_SI, "B"],
+      ["P003", WANG_WU, "A"],
+    ] as const) {
+      const saved = await hub.tenant.call("PUT", `/api/patients/${ref}`, {
+        token: hub.tenant.authorToken,
+        body: { ...patient, ward },
+      });
+      expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+    }
+    expect((await hub.tenant.push("lab", monthReports())).status).to.equal(200);
+    await projectionsCaughtUp(hub.service.url!);
+  });
+
+  it("counts the tenant's month: last values, derived URR, corrected calcium or calcium, tested windows, rates to 4 decimals", async () => {
+    const answer = await month(MONTH);
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+    expect(answer.body).to.deep.include({ month: MONTH, ward: null, state: "open" });
+    const figures = Object.fromEntries(
+      (answer.body.indicators as Array<{ code: string }>).map(({ code, ...rest }) => [code, rest]),
+    );
+    const counted = (met: string[], notMet: string[], untested: string[], numerator: number, denominator: number) => ({
+      version: 1,
+      numerator,
+      denominator,
+      rate: denominator === 0 ? null : Math.round((numerator / denominator) * 10_000) / 10_000,
+      patients: { met, notMet, untested },
+    });
+    expect(figures).to.deep.equal({
+      KTV_TARGET: counted(["P001"], [], ["P002"], 1, 1),
+      URR_TARGET: counted(["P001"], [], ["P002"], 1, 1),
+      // 张三's last Hb (120 on the 20th), not his first (105).
+      HGB_TARGET: counted(["P001"], ["P002"], [], 1, 2),
+      ALB_TARGET: counted(["P001"], ["P002"], [], 1, 2),
+      P_TARGET: counted(["P001"], ["P002"], [], 1, 2),
+      // 张三's last calcium (2.0, no albumin that day) against 李四's corrected 2.4 (calcium 2.2).
+      CA_TARGET: counted(["P002"], ["P001"], [], 1, 2),
+      IPTH_TARGET: counted(["P001"], [], ["P002"], 1, 1),
+      KTV_TESTED: counted(["P001"], [], ["P002"], 1, 2),
+      HGB_TESTED: counted(["P001", "P002"], [], [], 2, 2),
+      ALB_TESTED: counted(["P001", "P002"], [], [], 2, 2),
+      P_TESTED: counted(["P001", "P002"], [], [], 2, 2),
+      // 李四's iPTH two months before counts within three months.
+      IPTH_TESTED: counted(["P001", "P002"], [], [], 2, 2),
+      INFECTION_TESTED: counted(["P001"], [], ["P002"], 1, 2),
+      CRITICAL_ACK_30MIN: counted([], [], [], 0, 0),
+    });
+  });
+
+  it("counts one ward's patients as they are now", async () => {
+    const wardA = await month(`${MONTH}?ward=A`);
+    expect(wardA.status, JSON.stringify(wardA.body)).to.equal(200);
+    expect(wardA.body.ward).to.equal("A");
+    const hgb = wardA.body.indicators.find((entry: { code: string }) => entry.code === "HGB_TARGET");
+    expect(hgb).to.deep.include({ numerator: 1, denominator: 1, rate: 1 });
+    expect(hgb.patients).to.deep.equal({ met: ["P001"], notMet: [], untested: [] });
+    const wardB = await month(`${MONTH}?ward=B`);
+    expect(wardB.body.indicators.find((entry: { code: string }) => entry.code === "HGB_TESTED")).to.deep.include({
+      numerator: 1,
+      denominator: 1,
+    });
+  });
+
+  it("records the answer as an access to the patients it names", async () => {
+    await until(async () => {
+      const log = await hub.tenant.call("GET", "/api/admin/access-log?limit=1000", { token: ADMIN });
+      return (log.body.records as Array<{ action: string; patientRefs: string[] }>).some(
+        (record) =>
+          record.action === "GET /api/quality/months/{month}" &&
+          JSON.stringify(record.patientRefs.slice().sort()) === JSON.stringify(["P001", "P002"]),
+      );
+    }, 5000);
+  });
+
+  it("refuses a month that is not yyyy-MM up to the current one, and an unknown parameter, with 400", async () => {
+    for (const bad of ["2026-13", "2026-1", "26-10", "1899-12", "9999-01", "2026-10-01", "%E2%80%A8"]) {
+      const answer = await month(bad);
+      expect(answer.status, bad).to.equal(400);
+      expect(answer.body, bad).to.deep.include({ code: "month-invalid" });
+      expect(answer.body.error, bad).to.match(/^The month must be written yyyy-MM \(e\.g\. \d{4}-\d{2}\)/);
+    }
+    const unknown = await month(`${MONTH}?wards=A`);
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.error).to.match(/The only query parameter is ward/);
+    const twice = await month(`${MONTH}?ward=A&ward=B`);
+    expect(twice.status).to.equal(400);
+    expect(twice.body.error).to.match(/ward is one ward's name, sent once/);
+  });
+
+  it("answers a ward no patient is in 404, as a ward outside the caller's; a caller with wards names one", async () => {
+    const unknown = await month(`${MONTH}?ward=Z`);
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body).to.deep.include({ code: "ward-not-found" });
+    const wardA = await author(["clinician"], ["A"]);
+    const own = await month(`${MONTH}?ward=A`, wardA);
+    expect(own.status, JSON.stringify(own.body)).to.equal(200);
+    expect(
+      own.body.indicators.find((entry: { code: string }) => entry.code === "HGB_TESTED").patients.met,
+    ).to.deep.equal(["P001"]);
+    const other = await month(`${MONTH}?ward=B`, wardA);
+    expect(other.status).to.equal(404);
+    expect(other.body).to.deep.equal({
+      error: unknown.body.error.replace('"Z"', '"B"'),
+      code: "ward-not-found",
+    });
+    const none = await month(MONTH, wardA);
+    expect(none.status).to.equal(400);
+    expect(none.body).to.deep.include({ code: "ward-required" });
+    expect(none.body.error).to.match(/ward="A"/);
+  });
+
+  it("answers a viewer 403 naming the role it needs", async () => {
+    const answer = await month(MONTH, await author(["viewer"]));
+    expect(answer.status).to.equal(403);
+    expect(answer.body).to.deep.include({ code: "role-needed" });
+  });
+});
