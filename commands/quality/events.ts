@@ -33,10 +33,10 @@ export interface QualityMonthClosedData {
   ward: string | null;
   closedBy: string;
   /**
-   * The last event the figures were counted with, in the store's order (transaction, then
-   * position): the events after it are those a restatement names.
+   * The store position the figures were counted at: the last event the quality_months projection
+   * had applied. The events after it are those a restatement names.
    */
-  appliedThrough: { transactionId: string; position: number } | null;
+  position: number | null;
   indicators: ClosedIndicator[];
 }
 

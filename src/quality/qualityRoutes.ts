@@ -1,6 +1,9 @@
 import Router from "@koa/router";
+import type { Context } from "koa";
+import { closeMonth } from "../../commands/quality/closeMonth.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
+import { closedAnswer, closeOf, storeHeadCheckpoint } from "../../queries/quality/closedMonths.ts";
 import { indicatorAnswer, indicatorsInForce } from "../../queries/quality/indicators.ts";
 import { wardKnown } from "../../queries/quality/monthFacts.ts";
 import type { IndicatorFigures } from "../../queries/quality/monthFigures.ts";
@@ -8,8 +11,10 @@ import { liveMonth, type MonthAnswer } from "../../queries/quality/months.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
 import { requireRole } from "../http/authorAuth.ts";
+import { HttpError } from "../http/httpError.ts";
+import { commandContextOf, principalOf } from "../http/requestState.ts";
 import { parseBody } from "../http/validate.ts";
-import { monthOf, noSuchWard, wardAsked, wardQuery } from "./qualityParams.ts";
+import { closeBody, currentMonth, monthOf, noSuchWard, wardAsked, wardQuery } from "./qualityParams.ts";
 
 export interface QualityRouteDeps {
   store: EventStore;
@@ -24,9 +29,13 @@ export function patientsNamed(indicators: readonly Pick<IndicatorFigures, "patie
   ];
 }
 
+/** How long a close waits for the quality_months projection to reach the store's head before it answers 503. */
+const CLOSE_CATCH_UP_MS = 10_000;
+
 /**
- * Contract G.2, the month's quality figures: the indicators in force, a month counted live. The
- * routes translate HTTP to the queries (queries/quality) and back.
+ * Contract G.2, the month's quality figures: the indicators in force, a month counted live or as
+ * closed, and its close. The routes translate HTTP to the queries (queries/quality) and the close
+ * command (commands/quality), and back.
  */
 export function qualityRoutes(deps: QualityRouteDeps): Router {
   const router = new Router();
@@ -41,14 +50,56 @@ export function qualityRoutes(deps: QualityRouteDeps): Router {
   router.get("/api/quality/months/:month", clinician, deps.access.recorded, async (ctx) => {
     const month = monthOf(ctx);
     const ward = wardAsked(ctx, parseBody(wardQuery, ctx.query).ward);
-    const answer = await readAsTenant(db, ctx.state.tenant, async (reader): Promise<MonthAnswer> => {
-      if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
-      const live = await liveMonth(reader, { month, ward });
-      return { month, ward, state: "open", indicators: live.figures };
-    });
+    const closed = await closeOf(db, ctx.state.tenant, month, ward);
+    const answer = closed
+      ? closedAnswer(closed)
+      : await readAsTenant(db, ctx.state.tenant, async (reader): Promise<MonthAnswer> => {
+          if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
+          const live = await liveMonth(reader, { month, ward });
+          return { month, ward, state: "open", indicators: live.figures };
+        });
     showing(ctx, { patientRefs: patientsNamed(answer.indicators) });
     ctx.body = answer;
   });
+
+  router.post(
+    "/api/quality/months/:month/close",
+    requireRole(deps.adminToken, "admin"),
+    deps.access.recorded,
+    async (ctx) => {
+      const month = monthOf(ctx);
+      const ward = wardAsked(ctx, parseBody(closeBody, ctx.request.body ?? {}).ward);
+      const tenant: string = ctx.state.tenant;
+      await closeMonth(
+        commandContextOf(ctx, deps.store),
+        tenant,
+        { month, ward, closedBy: principalOf(ctx).who, currentMonth: currentMonth() },
+        async () => {
+          await caughtUpWithStore(ctx);
+          const live = await readAsTenant(db, tenant, async (reader) => {
+            if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
+            return liveMonth(reader, { month, ward });
+          });
+          return { position: live.applied?.position ?? null, indicators: live.figures };
+        },
+      );
+      const answer = closedAnswer((await closeOf(db, tenant, month, ward))!);
+      showing(ctx, { patientRefs: patientsNamed(answer.indicators) });
+      ctx.status = 201;
+      ctx.body = answer;
+    },
+  );
+
+  /** A close counts what the store holds when it is asked: the projection applies up to its head first. */
+  async function caughtUpWithStore(ctx: Context): Promise<void> {
+    const head = await storeHeadCheckpoint(db);
+    if (head && !(await commandContextOf(ctx, deps.store).caughtUp("quality_months", head, CLOSE_CATCH_UP_MS)))
+      throw new HttpError(
+        503,
+        "The month's figures are still being brought up to date with the latest results; close it again in a minute.",
+        { "Retry-After": "30" },
+      );
+  }
 
   return router;
 }

@@ -201,4 +201,56 @@ describe("a month's quality figures (GET /api/quality/months/{yyyy-MM})", functi
     expect(answer.status).to.equal(403);
     expect(answer.body).to.deep.include({ code: "role-needed" });
   });
+
+  describe("closing a month (POST /api/quality/months/{yyyy-MM}/close)", () => {
+    const close = (path: string, body?: unknown, token = ADMIN) =>
+      hub.tenant.call("POST", `/api/quality/months/${path}/close`, { token, body });
+    let open: { indicators: unknown[] };
+
+    before(async () => {
+      open = (await month(MONTH)).body;
+    });
+
+    it("is for an administrator; a month that has not ended answers 409", async () => {
+      const clinician = await close(MONTH, {}, await author(["clinician"]));
+      expect(clinician.status).to.equal(403);
+      expect(clinician.body).to.deep.include({ code: "role-needed" });
+      const thisMonth = await close(monthOf(new Date()), {});
+      expect(thisMonth.status).to.equal(409);
+      expect(thisMonth.body).to.deep.include({ code: "month-not-ended" });
+      expect(thisMonth.body.error).to.match(/has not ended yet in the service's time zone/);
+    });
+
+    it("refuses a body with more than a ward, and a ward no patient is in", async () => {
+      const extra = await close(MONTH, { ward: "A", force: true });
+      expect(extra.status).to.equal(400);
+      expect(extra.body.error).to.match(/The body holds ward only/);
+      const unknown = await close(MONTH, { ward: "Z" });
+      expect(unknown.status).to.equal(404);
+      expect(unknown.body).to.deep.include({ code: "ward-not-found" });
+    });
+
+    it("freezes the figures as they were counted (201), and answers them from then on", async () => {
+      const closed = await close(MONTH);
+      expect(closed.status, JSON.stringify(closed.body)).to.equal(201);
+      expect(closed.body).to.deep.include({ month: MONTH, ward: null, state: "closed", closedBy: "admin" });
+      expect(closed.body.closedAt).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(closed.body.indicators).to.deep.equal(open.indicators);
+      expect((await month(MONTH)).body).to.deep.equal(closed.body);
+    });
+
+    it("closes each ward once and the whole tenant once: a second close answers 409", async () => {
+      const again = await close(MONTH, {});
+      expect(again.status).to.equal(409);
+      expect(again.body).to.deep.include({ code: "month-closed" });
+      expect(again.body.error).to.match(/of the whole tenant was closed already \(by admin\)/);
+      const wardA = await close(MONTH, { ward: "A" });
+      expect(wardA.status, JSON.stringify(wardA.body)).to.equal(201);
+      expect(wardA.body.ward).to.equal("A");
+      const wardAAgain = await close(MONTH, { ward: "A" });
+      expect(wardAAgain.status).to.equal(409);
+      expect(wardAAgain.body.error).to.match(/of ward "A" was closed already/);
+      expect((await month(`${MONTH}?ward=B`)).body.state).to.equal("open");
+    });
+  });
 });

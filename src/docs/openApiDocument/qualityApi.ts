@@ -2,8 +2,8 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { indicatorAnswerSchema } from "../../../queries/quality/indicators.ts";
 import { monthAnswerSchema } from "../../../queries/quality/months.ts";
-import { monthPath, wardQuery } from "../../quality/qualityParams.ts";
-import { apiFailures, json, security } from "./shared.ts";
+import { closeBody, monthPath, wardQuery } from "../../quality/qualityParams.ts";
+import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
 const clinicianFailures = {
   401: "No credential, or one that is wrong, expired or revoked",
@@ -48,6 +48,32 @@ export const qualityApiPaths: ZodOpenApiPathsObject = {
           ...json(monthAnswerSchema),
         },
         ...apiFailures(monthFailures),
+      },
+    },
+  },
+  "/api/quality/months/{month}/close": {
+    post: {
+      tags: ["Quality figures"],
+      operationId: "closeQualityMonth",
+      summary: "Close a month: its figures frozen, of one ward or of the whole tenant (contract G.2)",
+      description:
+        "Counts the month as GET /api/quality/months/{month} does, once the figures hold every event the store had when the call came, and appends an event " +
+        "holding the figures, the indicator versions and the store position they were counted at. From then on the month answers those figures; " +
+        "what changes later (a late result, a corrected report, a claim, an item mapping, a dictionary release) shows in its restatement only. " +
+        "Each ward closes once, and the whole tenant once (no ward). The answer is an access record naming its patients (contract E.4).",
+      security: security.tenantAdmin,
+      requestParams: { path: monthPath },
+      requestBody: jsonBody(closeBody, false),
+      responses: {
+        201: { description: "The month as closed", ...json(monthAnswerSchema) },
+        ...apiFailures({
+          400: "The month is not yyyy-MM up to the current one, the body holds more than ward, or an administrator limited to wards named none (ward-required)",
+          401: clinicianFailures[401],
+          403: "The caller lacks the role admin or is of another tenant",
+          404: "No patient of the tenant is in the ward, or the ward is outside the caller's (ward-not-found)",
+          409: "The month has not ended in the service's time zone (month-not-ended), or it was closed already for this ward or the whole tenant (month-closed)",
+          503: "The figures were not brought up to date with the store's latest events within 10 s: close again after Retry-After seconds",
+        }),
       },
     },
   },
