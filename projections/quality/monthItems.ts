@@ -26,11 +26,16 @@ export interface MonthKey {
 /** The first day of the month of a report's time (collected, else reported) as a date: local time, as sent. */
 export const MONTH_OF = (at: string) => `date_trunc('month', ${at})::date`;
 
+/** A report's patient and month: the patient's month it counts in. */
+export interface ReportMonth extends MonthKey {
+  externalId: string;
+}
+
 /** The patients' months these reports lie in (reports without a patient lie in none). */
-export async function monthsOfReports(tx: Tx, tenants: string[], externalIds: string[]): Promise<MonthKey[]> {
+export async function monthsOfReports(tx: Tx, tenants: string[], externalIds: string[]): Promise<ReportMonth[]> {
   if (externalIds.length === 0) return [];
-  const { rows } = await tx.query<MonthKey>(
-    `select distinct r.tenant, r.patient_ref as "patientRef", r.month::text as month
+  const { rows } = await tx.query<ReportMonth>(
+    `select r.tenant, r.external_id as "externalId", r.patient_ref as "patientRef", r.month::text as month
      from quality_reports r join unnest($1::text[], $2::text[]) as k(tenant, external_id) using (tenant, external_id)
      where r.patient_ref is not null`,
     [tenants, externalIds],

@@ -25,6 +25,7 @@ export interface FormulaInForce {
 /** A patient's month of an item whose last value came, changed or went. */
 export interface ChangedValue extends MonthKey {
   stdCode: string;
+  change: "came" | "changed" | "went";
 }
 
 /** The order that makes a result the last of its month (or of its day, for a formula's input). */
@@ -87,7 +88,13 @@ export async function recomputeMonths(
      ) sent`,
     ...derived.map(derivedValuesSql),
   ];
-  const { rows } = await tx.query<{ tenant: string; patient_ref: string; month: string; std_code: string }>(
+  const { rows } = await tx.query<{
+    tenant: string;
+    patient_ref: string;
+    month: string;
+    std_code: string;
+    change: ChangedValue["change"];
+  }>(
     `with keys as (select distinct * from unnest($1::text[], $2::text[], $3::date[]) as k(tenant, patient_ref, month)),
      measured as (
        select k.tenant, k.patient_ref, k.month, i.std_code, i.std_value, i.value_text, i.at, i.day as day, i.reported_at, i.external_id, i.item_index
@@ -109,15 +116,16 @@ export async function recomputeMonths(
          formula_version = excluded.formula_version
        where (v.value, v.value_text, v.at, v.external_ids, v.formula_version)
          is distinct from (excluded.value, excluded.value_text, excluded.at, excluded.external_ids, excluded.formula_version)
-       returning v.tenant, v.patient_ref, v.month, v.std_code
+       returning v.tenant, v.patient_ref, v.month, v.std_code, case when xmax = 0 then 'came' else 'changed' end as change
      ),
      gone as (
        delete from quality_values v using keys k
        where v.tenant = k.tenant and v.patient_ref = k.patient_ref and v.month = k.month
          and not exists (select 1 from computed c where c.tenant = v.tenant and c.std_code = v.std_code and c.month = v.month and c.patient_ref = v.patient_ref)
-       returning v.tenant, v.patient_ref, v.month, v.std_code
+       returning v.tenant, v.patient_ref, v.month, v.std_code, 'went' as change
      )
-     select tenant, patient_ref, month::text, std_code from written union all select tenant, patient_ref, month::text, std_code from gone`,
+     select tenant, patient_ref, month::text, std_code, change from written
+     union all select tenant, patient_ref, month::text, std_code, change from gone`,
     [keys.map((key) => key.tenant), keys.map((key) => key.patientRef), keys.map((key) => key.month), codes],
   );
   return rows.map((row) => ({
@@ -125,5 +133,6 @@ export async function recomputeMonths(
     patientRef: row.patient_ref,
     month: row.month,
     stdCode: row.std_code,
+    change: row.change,
   }));
 }

@@ -94,3 +94,34 @@ create table quality_applied (
   position bigint
 );
 insert into quality_applied values (null, null);
+
+-- The months closed (contract G.2), of a ward or of the whole tenant (ward null), with the store
+-- position their figures were counted at: changes to them from then on are kept as moves.
+create table quality_closes (
+  tenant text not null,
+  month date not null,
+  ward text,
+  position bigint,
+  closed_position bigint not null,
+  unique nulls not distinct (tenant, month, ward)
+);
+
+-- What moved a patient's month after a month that looks at it was closed (monthMoves.ts): each
+-- event that came, changed or took away a last value (std_code), or put the patient under care in
+-- the month or took them out of it (std_code ''); '*' for an event whose effect is not known item
+-- by item (one recorded while the close was being counted). Kept only for months a close looks
+-- at, so a store of years of history holds the few late changes, not every result. A
+-- restatement reads the moves of its month after the close's position (queries/quality/restatement.ts).
+create table quality_moves (
+  tenant text not null,
+  patient_ref text,
+  month date not null,
+  std_code text not null,
+  -- came, changed or went: a value that came or went moves a tested indicator, any change a target.
+  change text not null,
+  position bigint not null,
+  event_type text not null,
+  external_id text,
+  at timestamptz not null
+);
+create index quality_moves_by_month on quality_moves (tenant, month, position);

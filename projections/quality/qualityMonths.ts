@@ -1,6 +1,7 @@
 import type { DictionaryReleased, ItemMappingEvent } from "../../commands/dictionary/events.ts";
 import { ITEM_MAPPING_EVENT_TYPES } from "../../commands/dictionary/events.ts";
-import { externalIdOf, type LabReportEvent } from "../../commands/ingestion/events.ts";
+import { externalIdOf, labReportStream, type LabReportEvent } from "../../commands/ingestion/events.ts";
+import type { QualityMonthClosed } from "../../commands/quality/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
@@ -19,7 +20,9 @@ import {
   reportItems,
   writeReports,
   type MonthKey,
+  type ReportMonth,
 } from "./monthItems.ts";
+import { careChanges, keepClose, keepMoves, tenantsWithCloses, type Cause, type MovesSettings } from "./monthMoves.ts";
 import { recomputeMonths, type FormulaInForce } from "./monthValues.ts";
 
 /*
@@ -60,17 +63,32 @@ export const KEPT_AT_VERSION = {
 type Applied =
   | WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null>
   | ItemMappingEvent
-  | DictionaryReleased;
+  | DictionaryReleased
+  | QualityMonthClosed;
+
+const HANDLES = [
+  "LabReportReceived",
+  "LabReportClaimed",
+  ...ITEM_MAPPING_EVENT_TYPES,
+  "DictionaryReleased",
+  "QualityMonthClosed",
+] as const satisfies ReadonlyArray<Applied["type"]>;
+
+/** A close looks back over its month and the months before it that the longest tested window reaches. */
+const MOVES: MovesSettings = {
+  lookbackMonths: Math.max(...dictionary.indicators.map((indicator) => indicator.windowMonths)),
+};
 
 export const qualityMonthsProjection: Projection<Applied> = {
   name: "quality_months",
   version: KEPT_AT_VERSION.version,
-  handles: ["LabReportReceived", "LabReportClaimed", ...ITEM_MAPPING_EVENT_TYPES, "DictionaryReleased"],
-  tables: ["quality_reports", "quality_values", "quality_applied"],
+  handles: HANDLES,
+  tables: ["quality_reports", "quality_values", "quality_moves", "quality_applied"],
   sharedTables: ["quality_applied"],
   patientRows: {
     quality_reports: { patientRef: "patient_ref" },
     quality_values: { patientRef: "patient_ref" },
+    quality_moves: { patientRef: "patient_ref" },
   },
   payload: RECEIVED_READ_IN_DATABASE,
   ddl: "projections/quality/qualityMonths.sql",
@@ -78,65 +96,12 @@ export const qualityMonthsProjection: Projection<Applied> = {
     await this.applyBatch!(tx, [event]);
   },
   async applyBatch(tx, events) {
-    let formulas = await formulasInForce(tx);
-    const recompute = (keys: MonthKey[]) => recomputeMonths(tx, keys, QUALITY_VALUE_CODES, formulas);
+    const batch = await openBatch(tx);
     await inRuns(
       events,
       "LabReportReceived",
-      async (run) => {
-        const received = lastPerStream(run);
-        const tenants = received.map((event) => event.tenant);
-        const externalIds = received.map(externalIdOf);
-        // Only a report received before has a version to replace (its first event is version 1).
-        const updated = received.filter((event) => event.streamVersion > 1);
-        const before = await monthsOfReports(
-          tx,
-          updated.map((event) => event.tenant),
-          updated.map(externalIdOf),
-        );
-        if (updated.length > 0)
-          await forgetReports(
-            tx,
-            updated.map((event) => event.tenant),
-            updated.map(externalIdOf),
-          );
-        await writeReports(
-          tx,
-          received.map((event) => event.position),
-          QUALITY_ITEM_CODES,
-        );
-        // A push maps with the mappings in force, but one that read them a moment before a mapping was made would not.
-        await applyMappings(tx, reportItems(tenants, externalIds));
-        await recompute([...before, ...(await monthsOfReports(tx, tenants, externalIds))]);
-      },
-      async (event) => {
-        switch (event.type) {
-          case "LabReportReceived":
-            return; // inRuns passes runs of these to the first function
-          case "LabReportClaimed": {
-            const externalId = externalIdOf(event);
-            const before = await monthsOfReports(tx, [event.tenant], [externalId]);
-            await claimReport(tx, event.tenant, externalId, event.data.patientRef);
-            await recompute([...before, ...(await monthsOfReports(tx, [event.tenant], [externalId]))]);
-            return;
-          }
-          case "ItemMappingAdded":
-          case "ItemMappingRemoved": {
-            const touched =
-              event.type === "ItemMappingAdded" ? await addMapping(tx, event) : await removeMapping(tx, event);
-            await recompute(await monthsOfReports(tx, touched.tenants, touched.externalIds));
-            return;
-          }
-          case "ItemMappingApplied":
-            return; // a mapping applies to every stored item when it is made (monthItems.ts)
-          case "DictionaryReleased": {
-            const changed = await keepFormulas(tx, event);
-            formulas = await formulasInForce(tx);
-            if (changed.length > 0) await recompute(await monthsReading(tx, changed));
-            return;
-          }
-        }
-      },
+      (run) => applyReceived(tx, batch, lastPerStream(run).filter(isReceived)),
+      (event) => applyOther(tx, batch, event),
     );
     // Forward only: a held-back tenant's events, applied when it is let go, lie behind it.
     const last = events.at(-1);
@@ -147,6 +112,129 @@ export const qualityMonthsProjection: Projection<Applied> = {
       );
   },
 };
+
+/** What a batch reads once: the formulas in force and the tenants with a closed month. */
+interface Batch {
+  formulas: FormulaInForce[];
+  closing: Set<string>;
+}
+
+async function openBatch(tx: Tx): Promise<Batch> {
+  return { formulas: await formulasInForce(tx), closing: await tenantsWithCloses(tx) };
+}
+
+const causeOf = (event: StoredEvent<Applied>, externalId: string | null = null): Cause => ({
+  position: event.position,
+  type: event.type,
+  externalId,
+  at: event.recordedAt,
+});
+
+const monthKey = (key: MonthKey) => `${key.tenant}\u0000${key.patientRef}\u0000${key.month}`;
+
+/**
+ * Works out again the months the events touched (each report's months before and after them),
+ * and, for the tenants with a closed month, keeps as moves what changed, each caused by the events
+ * that touched its month (`careMayChange`: reports came or went, so a patient may have come under
+ * care or left it).
+ */
+async function recompute(
+  tx: Tx,
+  batch: Batch,
+  touched: ReadonlyArray<{ cause: Cause; before: ReportMonth[]; after: ReportMonth[] }>,
+  careMayChange: boolean,
+): Promise<void> {
+  const keys = touched.flatMap(({ before, after }) => [...before, ...after]);
+  const changed = await recomputeMonths(tx, keys, QUALITY_VALUE_CODES, batch.formulas);
+  if (!keys.some((key) => batch.closing.has(key.tenant))) return;
+  const causes = new Map<string, Cause[]>();
+  for (const { cause, before, after } of touched)
+    for (const key of new Set([...before, ...after].map(monthKey)))
+      causes.set(key, [...(causes.get(key) ?? []), cause]);
+  const care = careMayChange
+    ? await careChanges(
+        tx,
+        touched.flatMap((touch) => touch.before),
+        touched.flatMap((touch) => touch.after),
+      )
+    : [];
+  await keepMoves(tx, [...changed, ...care], (key) => causes.get(monthKey(key)) ?? [], MOVES);
+}
+
+type Received = Extract<StoredEvent<Applied>, { type: "LabReportReceived" }>;
+const isReceived = (event: StoredEvent<Applied>): event is Received => event.type === "LabReportReceived";
+
+/** A run of received reports, each its last version of the run: a later version replaces a report wholly. */
+async function applyReceived(tx: Tx, batch: Batch, received: Received[]): Promise<void> {
+  const tenants = received.map((event) => event.tenant);
+  const externalIds = received.map(externalIdOf);
+  // Only a report received before has a version to replace (its first event is version 1).
+  const updated = received.filter((event) => event.streamVersion > 1);
+  const before = await monthsOfReports(
+    tx,
+    updated.map((event) => event.tenant),
+    updated.map(externalIdOf),
+  );
+  if (updated.length > 0)
+    await forgetReports(
+      tx,
+      updated.map((event) => event.tenant),
+      updated.map(externalIdOf),
+    );
+  await writeReports(
+    tx,
+    received.map((event) => event.position),
+    QUALITY_ITEM_CODES,
+  );
+  // A push maps with the mappings in force, but one that read them a moment before a mapping was made would not.
+  await applyMappings(tx, reportItems(tenants, externalIds));
+  const after = await monthsOfReports(tx, tenants, externalIds);
+  const ofReport = (months: ReportMonth[], event: Received) =>
+    months.filter((month) => month.tenant === event.tenant && month.externalId === externalIdOf(event));
+  await recompute(
+    tx,
+    batch,
+    received.map((event) => ({
+      cause: causeOf(event, externalIdOf(event)),
+      before: ofReport(before, event),
+      after: ofReport(after, event),
+    })),
+    true,
+  );
+}
+
+async function applyOther(tx: Tx, batch: Batch, event: StoredEvent<Applied>): Promise<void> {
+  switch (event.type) {
+    case "LabReportReceived":
+      return; // inRuns passes runs of these to applyReceived
+    case "LabReportClaimed": {
+      const externalId = externalIdOf(event);
+      const before = await monthsOfReports(tx, [event.tenant], [externalId]);
+      await claimReport(tx, event.tenant, externalId, event.data.patientRef);
+      const after = await monthsOfReports(tx, [event.tenant], [externalId]);
+      return recompute(tx, batch, [{ cause: causeOf(event, externalId), before, after }], true);
+    }
+    case "ItemMappingAdded":
+    case "ItemMappingRemoved": {
+      const touched = event.type === "ItemMappingAdded" ? await addMapping(tx, event) : await removeMapping(tx, event);
+      const months = await monthsOfReports(tx, touched.tenants, touched.externalIds);
+      return recompute(tx, batch, [{ cause: causeOf(event), before: months, after: months }], false);
+    }
+    case "ItemMappingApplied":
+      return; // a mapping applies to every stored item when it is made (monthItems.ts)
+    case "DictionaryReleased": {
+      const changed = await keepFormulas(tx, event);
+      batch.formulas = await formulasInForce(tx);
+      if (changed.length === 0) return;
+      const months = await monthsReading(tx, changed);
+      return recompute(tx, batch, [{ cause: causeOf(event), before: months, after: months }], false);
+    }
+    case "QualityMonthClosed":
+      await keepClose(tx, event, HANDLES, labReportStream.prefix);
+      batch.closing.add(event.tenant);
+      return;
+  }
+}
 
 async function formulasInForce(tx: Tx): Promise<FormulaInForce[]> {
   const { rows } = await tx.query<FormulaInForce>(
@@ -182,9 +270,9 @@ async function keepFormulas(tx: Tx, event: StoredEvent<DictionaryReleased>): Pro
 }
 
 /** Every patient's month holding an item of `codes`: those a formula's new version changes. */
-async function monthsReading(tx: Tx, codes: string[]): Promise<MonthKey[]> {
-  const { rows } = await tx.query<MonthKey>(
-    `select distinct r.tenant, r.patient_ref as "patientRef", r.month::text as month
+async function monthsReading(tx: Tx, codes: string[]): Promise<ReportMonth[]> {
+  const { rows } = await tx.query<ReportMonth>(
+    `select distinct r.tenant, r.patient_ref as "patientRef", r.month::text as month, '' as "externalId"
      from quality_items i join quality_reports r using (tenant, external_id)
      where i.std_code = any($1::text[]) and r.patient_ref is not null`,
     [codes],

@@ -8,6 +8,7 @@ import { indicatorAnswer, indicatorsInForce } from "../../queries/quality/indica
 import { wardKnown } from "../../queries/quality/monthFacts.ts";
 import type { IndicatorFigures } from "../../queries/quality/monthFigures.ts";
 import { liveMonth, type MonthAnswer } from "../../queries/quality/months.ts";
+import { restateMonth } from "../../queries/quality/restatement.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
 import { requireRole } from "../http/authorAuth.ts";
@@ -89,6 +90,29 @@ export function qualityRoutes(deps: QualityRouteDeps): Router {
       ctx.body = answer;
     },
   );
+
+  router.get("/api/quality/months/:month/restatement", clinician, deps.access.recorded, async (ctx) => {
+    const month = monthOf(ctx);
+    const ward = wardAsked(ctx, parseBody(wardQuery, ctx.query).ward);
+    const tenant: string = ctx.state.tenant;
+    const closed = await closeOf(db, tenant, month, ward);
+    const answer = await readAsTenant(db, tenant, async (reader) => {
+      if (!closed) {
+        if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
+        throw new HttpError(
+          409,
+          `${month} of ${ward === null ? "the whole tenant" : `ward ${JSON.stringify(ward)}`} is not closed: there is nothing to restate; GET /api/quality/months/${month} counts it as it is now.`,
+          {},
+          "month-not-closed",
+        );
+      }
+      return restateMonth(reader, db, tenant, closed, { month, ward });
+    });
+    showing(ctx, {
+      patientRefs: answer.indicators.flatMap((indicator) => indicator.changes.map((change) => change.patientRef)),
+    });
+    ctx.body = answer;
+  });
 
   /** A close counts what the store holds when it is asked: the projection applies up to its head first. */
   async function caughtUpWithStore(ctx: Context): Promise<void> {

@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import { recordDictionaryRelease } from "../../commands/dictionary/recordDictionaryRelease.ts";
+import { loadDefaultDictionary } from "../../db/seed/defaultDictionary.ts";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { ADMIN } from "../support/http.ts";
 import { labReport, LI_SI, monthsAgo, useIngestionService } from "../support/ingestion.ts";
@@ -251,6 +253,151 @@ describe("a month's quality figures (GET /api/quality/months/{yyyy-MM})", functi
       expect(wardAAgain.status).to.equal(409);
       expect(wardAAgain.body.error).to.match(/of ward "A" was closed already/);
       expect((await month(`${MONTH}?ward=B`)).body.state).to.equal("open");
+    });
+  });
+
+  describe("restating a closed month (GET /api/quality/months/{yyyy-MM}/restatement)", () => {
+    const restatement = (path: string, query = "", token = hub.tenant.authorToken) =>
+      hub.tenant.call("GET", `/api/quality/months/${path}/restatement${query}`, { token });
+    let closed: unknown;
+    type Indicator = { code: string; closed: object; now: object; changes: Array<Record<string, any>> };
+    const byCode = (body: { indicators: Indicator[] }) =>
+      Object.fromEntries(body.indicators.map((indicator) => [indicator.code, indicator]));
+
+    before(async () => {
+      closed = (await month(MONTH)).body;
+      // After the close: a potassium collected in the month reaches the service late, for 王五,
+      // who had no result that month; 张三's report of the 20th is corrected (Hb 120 was 105).
+      expect(
+        (
+          await hub.tenant.push("lab", [
+            collected("QM-5", WANG_WU, 2, 28, [{ itemCode: "K", value: 4.2, unit: "mmol/L" }]),
+          ])
+        ).status,
+      ).to.equal(200);
+      expect(
+        (
+          await hub.tenant.push("lab", [
+            {
+              ...collected("QM-2", ZHANG_SAN, 2, 20, [
+                { itemCode: "HGB", value: 105, unit: "g/L" },
+                { itemCode: "CA", value: 2.0, unit: "mmol/L" },
+              ]),
+              status: "CORRECTED",
+            },
+          ])
+        ).status,
+      ).to.equal(200);
+      await projectionsCaughtUp(hub.service.url!);
+    });
+
+    it("leaves the closed month as it was closed", async () => {
+      expect((await month(MONTH)).body).to.deep.equal(closed);
+    });
+
+    it("names both patients and both events: the late result and the corrected report", async () => {
+      const answer = await restatement(MONTH);
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      expect(answer.body).to.deep.include({ month: MONTH, ward: null, closedBy: "admin" });
+      const indicators = byCode(answer.body);
+      const hgb = indicators.HGB_TARGET!;
+      expect(hgb.closed).to.deep.equal({ version: 1, numerator: 1, denominator: 2, rate: 0.5 });
+      expect(hgb.now).to.deep.equal({ version: 1, numerator: 0, denominator: 2, rate: 0 });
+      expect(hgb.changes.map(({ because: _because, ...change }) => change)).to.deep.equal([
+        { patientRef: "P001", closed: "met", now: "notMet" },
+        { patientRef: "P003", closed: null, now: "untested" },
+      ]);
+      const [zhang, wang] = hgb.changes;
+      expect(zhang!.because.map(({ at: _at, ...rest }: { at: string }) => rest)).to.deep.equal([
+        { event: "LabReportReceived", externalId: "QM-2" },
+      ]);
+      expect(wang!.because.map(({ at: _at, ...rest }: { at: string }) => rest)).to.deep.equal([
+        { event: "LabReportReceived", externalId: "QM-5" },
+      ]);
+      for (const reason of [...zhang!.because, ...wang!.because])
+        expect(reason.at).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      // 王五 is under care now: every tested indicator counts him, untested.
+      expect(indicators.HGB_TESTED!.now).to.deep.include({ numerator: 2, denominator: 3 });
+      expect(indicators.HGB_TESTED!.changes.map((change) => change.patientRef)).to.deep.equal(["P003"]);
+      // The correction changed no calcium: nobody moved there but 王五, now counted untested.
+      expect(
+        indicators.CA_TARGET!.changes.map((change) => [change.patientRef, change.closed, change.now]),
+      ).to.deep.equal([["P003", null, "untested"]]);
+      expect(indicators.CA_TARGET!.now).to.deep.equal(indicators.CA_TARGET!.closed);
+    });
+
+    it("restates a ward's close by its patients, and answers a month not closed 409", async () => {
+      const wardA = await restatement(MONTH, "?ward=A");
+      expect(wardA.status, JSON.stringify(wardA.body)).to.equal(200);
+      expect(byCode(wardA.body).HGB_TARGET!.changes.map((change) => change.patientRef)).to.deep.equal(["P001", "P003"]);
+      const wardB = await restatement(MONTH, "?ward=B");
+      expect(wardB.status).to.equal(409);
+      expect(wardB.body).to.deep.include({ code: "month-not-closed" });
+      const earlier = await restatement(monthOf(monthsAgo(3)));
+      expect(earlier.status).to.equal(409);
+      expect(earlier.body.error).to.match(/of the whole tenant is not closed/);
+    });
+
+    it("names an item mapping made after the close that moved a patient", async () => {
+      await hub.tenant.push("lab", [
+        collected("QM-6", LI_SI, 2, 25, [{ itemCode: "L-ALB", itemName: "本院白蛋白", value: 3.6, unit: "g/dL" }]),
+      ]);
+      // A mapping converts the units of the results stored when it is made.
+      await projectionsCaughtUp(hub.service.url!);
+      const made = await hub.tenant.call("POST", "/api/dictionary/mappings", {
+        token: hub.tenant.authorToken,
+        body: { client: "Central lab LIS", itemCode: "L-ALB", stdCode: "ALB", reason: "the lab's own code" },
+      });
+      expect(made.status, JSON.stringify(made.body)).to.equal(201);
+      await projectionsCaughtUp(hub.service.url!);
+      const alb = byCode((await restatement(MONTH)).body).ALB_TARGET!;
+      expect(alb.now).to.deep.include({ numerator: 2, denominator: 2 });
+      expect(alb.changes).to.have.length(2);
+      const li = alb.changes.find((change) => change.patientRef === "P002")!;
+      expect(li).to.deep.include({ closed: "notMet", now: "met" });
+      expect(li.because.map((reason: { event: string }) => reason.event)).to.deep.equal(["ItemMappingAdded"]);
+    });
+    it("names the dictionary release that put an indicator's new version in force", async () => {
+      const dictionary = loadDefaultDictionary();
+      Object.assign(
+        dictionary.indicators.find((indicator) => indicator.code === "HGB_TARGET")!,
+        {
+          version: 2,
+          band: { low: 100, high: 130 },
+        },
+      );
+      expect(await recordDictionaryRelease(hub.service.eventStore, dictionary, "test-release-hgb-target-2")).to.equal(
+        true,
+      );
+      await projectionsCaughtUp(hub.service.url!);
+      const hgb = byCode((await restatement(MONTH)).body).HGB_TARGET!;
+      expect(hgb.closed).to.deep.include({ version: 1 });
+      expect(hgb.now).to.deep.equal({ version: 2, numerator: 2, denominator: 2, rate: 1 });
+      // 张三's corrected 105 meets the new band as his 120 met the old one: his place is the same.
+      expect(hgb.changes.map((change) => [change.patientRef, change.closed, change.now])).to.deep.equal([
+        ["P002", "notMet", "met"],
+        ["P003", null, "untested"],
+      ]);
+      expect(hgb.changes[0]!.because.map((reason: { event: string }) => reason.event)).to.deep.equal([
+        "DictionaryReleased",
+      ]);
+    });
+
+    it("names a patient's move out of the ward after its close", async () => {
+      const moved = await hub.tenant.call("PUT", "/api/patients/P001", {
+        token: hub.tenant.authorToken,
+        body: { ...ZHANG_SAN, ward: "B" },
+      });
+      expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+      await projectionsCaughtUp(hub.service.url!);
+      const tested = byCode((await restatement(MONTH, "?ward=A")).body).HGB_TESTED!;
+      expect(tested.changes.map((change) => [change.patientRef, change.closed, change.now])).to.deep.equal([
+        ["P001", "met", null],
+        ["P003", null, "untested"],
+      ]);
+      expect(tested.changes[0]!.because.map((reason: { event: string }) => reason.event)).to.deep.equal([
+        "PatientUpdated",
+      ]);
     });
   });
 });

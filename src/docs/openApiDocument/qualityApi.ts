@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { indicatorAnswerSchema } from "../../../queries/quality/indicators.ts";
 import { monthAnswerSchema } from "../../../queries/quality/months.ts";
+import { restatementAnswerSchema } from "../../../queries/quality/restatement.ts";
 import { closeBody, monthPath, wardQuery } from "../../quality/qualityParams.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
@@ -73,6 +74,28 @@ export const qualityApiPaths: ZodOpenApiPathsObject = {
           404: "No patient of the tenant is in the ward, or the ward is outside the caller's (ward-not-found)",
           409: "The month has not ended in the service's time zone (month-not-ended), or it was closed already for this ward or the whole tenant (month-closed)",
           503: "The figures were not brought up to date with the store's latest events within 10 s: close again after Retry-After seconds",
+        }),
+      },
+    },
+  },
+  "/api/quality/months/{month}/restatement": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "qualityMonthRestatement",
+      summary:
+        "A closed month's figures as closed beside the same month counted now, with the events that moved each patient (contract G.2)",
+      description:
+        "For each indicator: the figures as closed and as counted now (by the indicators in force), and each patient whose place changed " +
+        "(met, notMet, untested; null when not counted) with the events recorded after the close that moved them: a result that arrived late, a corrected report, " +
+        "a claim, an item mapping made or undone, a dictionary release (a formula's or the indicator's new version), or the patient's move to or from the ward. " +
+        "The answer is an access record naming the patients whose place changed (contract E.4).",
+      security: security.author,
+      requestParams: { path: monthPath, query: wardQuery },
+      responses: {
+        200: { description: "The restatement, an indicator each", ...json(restatementAnswerSchema) },
+        ...apiFailures({
+          ...monthFailures,
+          409: "The month (of this ward, or of the whole tenant) is not closed (month-not-closed)",
         }),
       },
     },
