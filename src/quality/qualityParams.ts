@@ -53,6 +53,11 @@ export const wardQuery = z.strictObject(
   },
 );
 
+export const noQuery = z.strictObject(
+  {},
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "This call takes no query parameter" : undefined) },
+);
+
 export const closeBody = z.strictObject(
   { ward: wardSchema.nullable().optional() },
   {

@@ -9,13 +9,15 @@ import { wardKnown } from "../../queries/quality/monthFacts.ts";
 import type { IndicatorFigures } from "../../queries/quality/monthFigures.ts";
 import { liveMonth, type MonthAnswer } from "../../queries/quality/months.ts";
 import { restateMonth } from "../../queries/quality/restatement.ts";
+import { patientMonth } from "../../queries/quality/patientMonth.ts";
+import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { commandContextOf, principalOf } from "../http/requestState.ts";
 import { parseBody } from "../http/validate.ts";
-import { closeBody, currentMonth, monthOf, noSuchWard, wardAsked, wardQuery } from "./qualityParams.ts";
+import { closeBody, currentMonth, monthOf, noQuery, noSuchWard, wardAsked, wardQuery } from "./qualityParams.ts";
 
 export interface QualityRouteDeps {
   store: EventStore;
@@ -111,6 +113,28 @@ export function qualityRoutes(deps: QualityRouteDeps): Router {
     showing(ctx, {
       patientRefs: answer.indicators.flatMap((indicator) => indicator.changes.map((change) => change.patientRef)),
     });
+    ctx.body = answer;
+  });
+
+  router.get("/api/patients/:patientRef/months/:month", clinician, deps.access.recorded, async (ctx) => {
+    const patientRef = ctx.params.patientRef!;
+    if (!PATIENT_REF_PATTERN.test(patientRef))
+      throw new HttpError(
+        400,
+        "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+      );
+    // About this patient from here on, shown or not: an attempt on a patient is part of its log.
+    showing(ctx, { patientRefs: [patientRef] });
+    const month = monthOf(ctx);
+    parseBody(noQuery, ctx.query);
+    const answer = await readAsTenant(db, ctx.state.tenant, (reader) => patientMonth(reader, patientRef, month));
+    if (!answer)
+      throw new HttpError(
+        404,
+        `No patient ${patientRef} in this tenant; GET /api/patients lists them.`,
+        {},
+        "patient-not-found",
+      );
     ctx.body = answer;
   });
 

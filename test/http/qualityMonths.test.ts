@@ -204,6 +204,88 @@ describe("a month's quality figures (GET /api/quality/months/{yyyy-MM})", functi
     expect(answer.body).to.deep.include({ code: "role-needed" });
   });
 
+  describe("a patient's month (GET /api/patients/{patientRef}/months/{yyyy-MM})", () => {
+    const patientMonth = (path: string, token = hub.tenant.authorToken) =>
+      hub.tenant.call("GET", `/api/patients/${path}`, { token });
+
+    it("shows the last value of each item, derived ones marked, and the patient's place in each indicator", async () => {
+      const answer = await patientMonth(`P001/months/${MONTH}`);
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      expect(answer.body).to.deep.include({ patientRef: "P001", month: MONTH, underCare: true });
+      const values = Object.fromEntries(
+        (answer.body.values as Array<{ code: string }>).map(({ code, ...rest }) => [code, rest]),
+      );
+      expect(Object.keys(values)).to.deep.equal([
+        "ALB",
+        "CA",
+        "CA_CORR",
+        "HBSAG",
+        "HCVAB",
+        "HGB",
+        "HIV",
+        "IPTH",
+        "KTV",
+        "P",
+        "TPAB",
+        "URR",
+      ]);
+      expect(values.HGB).to.deep.equal({
+        value: 120,
+        valueText: null,
+        unit: "g/L",
+        at: `${at(2, 20).replace(" ", "T")}`,
+        externalIds: ["QM-2"],
+        derived: false,
+        formulaVersion: null,
+      });
+      expect(values.URR).to.deep.include({
+        value: 68,
+        unit: "%",
+        derived: true,
+        formulaVersion: 1,
+        externalIds: ["QM-1"],
+      });
+      expect(values.CA_CORR).to.deep.include({ value: 2.34, derived: true });
+      expect(values.HBSAG).to.deep.include({ value: null, valueText: "阴性", unit: "" });
+      const indicators = Object.fromEntries(
+        (answer.body.indicators as Array<{ code: string }>).map(({ code, ...rest }) => [code, rest]),
+      );
+      expect(indicators.HGB_TARGET).to.deep.equal({
+        version: 1,
+        kind: "target",
+        place: "met",
+        met: true,
+        item: "HGB",
+        value: 120,
+      });
+      // The last calcium (the 20th) had no albumin that day: calcium itself is counted.
+      expect(indicators.CA_TARGET).to.deep.include({ place: "notMet", met: false, item: "CA", value: 2 });
+      expect(indicators.URR_TARGET).to.deep.include({ place: "met", item: "URR", value: 68 });
+      expect(indicators.INFECTION_TESTED).to.deep.include({ place: "met", met: true, item: null, value: null });
+      expect(indicators.CRITICAL_ACK_30MIN).to.deep.include({ place: null, met: null });
+    });
+
+    it("shows a patient without a result in the month as not under care, placed nowhere", async () => {
+      const answer = await patientMonth(`P003/months/${MONTH}`);
+      expect(answer.status).to.equal(200);
+      expect(answer.body).to.deep.include({ underCare: false, values: [] });
+      expect(answer.body.indicators.every((indicator: { place: unknown }) => indicator.place === null)).to.equal(true);
+    });
+
+    it("answers an unknown patient, or one outside the caller's wards, 404; a bad month or a parameter 400", async () => {
+      const unknown = await patientMonth(`P404/months/${MONTH}`);
+      expect(unknown.status).to.equal(404);
+      expect(unknown.body).to.deep.include({ code: "patient-not-found" });
+      const wardA = await author(["clinician"], ["A"]);
+      expect((await patientMonth(`P002/months/${MONTH}`, wardA)).status).to.equal(404);
+      expect((await patientMonth(`P001/months/${MONTH}`, wardA)).status).to.equal(200);
+      expect((await patientMonth("P001/months/2026-13")).body).to.deep.include({ code: "month-invalid" });
+      const parameter = await patientMonth(`P001/months/${MONTH}?ward=A`);
+      expect(parameter.status).to.equal(400);
+      expect(parameter.body.error).to.match(/takes no query parameter/);
+    });
+  });
+
   describe("closing a month (POST /api/quality/months/{yyyy-MM}/close)", () => {
     const close = (path: string, body?: unknown, token = ADMIN) =>
       hub.tenant.call("POST", `/api/quality/months/${path}/close`, { token, body });

@@ -3,6 +3,8 @@ import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { indicatorAnswerSchema } from "../../../queries/quality/indicators.ts";
 import { monthAnswerSchema } from "../../../queries/quality/months.ts";
 import { restatementAnswerSchema } from "../../../queries/quality/restatement.ts";
+import { patientMonthSchema } from "../../../queries/quality/patientMonth.ts";
+import { PATIENT_REF_PATTERN } from "../../../commands/patients/registerPatient.ts";
 import { closeBody, monthPath, wardQuery } from "../../quality/qualityParams.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
@@ -96,6 +98,36 @@ export const qualityApiPaths: ZodOpenApiPathsObject = {
         ...apiFailures({
           ...monthFailures,
           409: "The month (of this ward, or of the whole tenant) is not closed (month-not-closed)",
+        }),
+      },
+    },
+  },
+  "/api/patients/{patientRef}/months/{month}": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "patientQualityMonth",
+      summary:
+        "A patient's month as the quality figures count it: the last value of each indicator item, and the place in each indicator (contract G.2)",
+      description:
+        "The patient's last value of the month of each indicator item measured in it, derived values included (contract F.2), and for each indicator " +
+        "whether the patient met it, counted as GET /api/quality/months/{month} counts an open month (by what is known now and the indicators in force). " +
+        "The answer is an access record (contract E.4), also when it answers 404.",
+      security: security.author,
+      requestParams: {
+        path: z.object({
+          patientRef: z
+            .string()
+            .regex(PATIENT_REF_PATTERN)
+            .meta({ description: "The centre's own reference of the patient", example: "P001" }),
+          month: monthPath.shape.month,
+        }),
+      },
+      responses: {
+        200: { description: "The patient's month", ...json(patientMonthSchema) },
+        ...apiFailures({
+          400: "patientRef is not a patient reference, the month is not yyyy-MM up to the current one, or a query parameter was sent",
+          ...clinicianFailures,
+          404: "No such patient in this tenant, or one of a ward outside the caller's (patient-not-found)",
         }),
       },
     },
