@@ -1,6 +1,6 @@
 import { qualityMonthStreams, type QualityMonthClosed, type QualityMonthEvent } from "../../commands/quality/events.ts";
 import { readStream, type Queryable, type StoredEvent } from "../../db/eventStore.ts";
-import { localDateTime } from "../../db/localDateTime.ts";
+import { localIsoDateTime } from "../../db/localDateTime.ts";
 import type { MonthAnswer } from "./months.ts";
 
 /*
@@ -34,7 +34,7 @@ export function closedAnswer(close: MonthClose): MonthAnswer {
     month,
     ward,
     state: "closed",
-    closedAt: localDateTime(close.recordedAt),
+    closedAt: localIsoDateTime(close.recordedAt),
     closedBy,
     indicators: indicators.map(({ code, version, numerator, denominator, rate, patients }) => ({
       code,

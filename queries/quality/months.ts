@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { TenantReader } from "../../db/tenantScope.ts";
-import { localDateTimeText } from "../../db/localDateTime.ts";
+import { localIsoDateTimeText } from "../../db/localDateTime.ts";
 import { indicatorsInForce, type IndicatorInForce } from "./indicators.ts";
 import { readMonthFacts, type AppliedThrough, type MonthScope } from "./monthFacts.ts";
 import { countIndicators, indicatorFiguresSchema, type IndicatorFigures, type MonthFacts } from "./monthFigures.ts";
@@ -12,7 +12,7 @@ export const monthAnswerSchema = z.object({
   state: z.enum(["open", "closed"]).meta({
     description: "open: counted from what is known now; closed: the figures frozen when the month was closed",
   }),
-  closedAt: localDateTimeText.optional().meta({ description: "When it was closed (local yyyy-MM-dd HH:mm:ss)" }),
+  closedAt: localIsoDateTimeText.optional().meta({ description: "When it was closed (local yyyy-MM-ddTHH:mm:ss)" }),
   closedBy: z.string().optional().meta({ description: "Who closed it" }),
   indicators: z.array(indicatorFiguresSchema),
 });

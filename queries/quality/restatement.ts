@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
 import { readStream, type Queryable } from "../../db/eventStore.ts";
-import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
+import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import type { MonthClose } from "./closedMonths.ts";
 import type { IndicatorInForce } from "./indicators.ts";
@@ -36,14 +36,14 @@ export const becauseSchema = z.object({
     .string()
     .optional()
     .meta({ description: "The report's externalId, for a report's event", example: "L-2026-1104" }),
-  at: localDateTimeText.meta({ description: "When it was recorded (local yyyy-MM-dd HH:mm:ss)" }),
+  at: localIsoDateTimeText.meta({ description: "When it was recorded (local yyyy-MM-ddTHH:mm:ss)" }),
 });
 export type Because = z.infer<typeof becauseSchema>;
 
 export const restatementAnswerSchema = z.object({
   month: z.string().meta({ example: "2026-10" }),
   ward: z.string().nullable(),
-  closedAt: localDateTimeText,
+  closedAt: localIsoDateTimeText,
   closedBy: z.string(),
   indicators: z.array(
     z.object({
@@ -111,7 +111,7 @@ export async function restateMonth(
   return {
     month: close.data.month,
     ward: close.data.ward,
-    closedAt: localDateTime(close.recordedAt),
+    closedAt: localIsoDateTime(close.recordedAt),
     closedBy: close.data.closedBy,
     indicators: rows.map(({ code, closed, now, indicator, changed }) => ({
       code,
@@ -194,7 +194,7 @@ function movedBy(
     .map((move) => ({
       event: move.event,
       ...(move.externalId === null ? {} : { externalId: move.externalId }),
-      at: localDateTime(move.at),
+      at: localIsoDateTime(move.at),
       position: move.position,
     }));
 }
@@ -207,7 +207,7 @@ function releasedSince(
 ): Reason[] {
   if (!indicator || closed?.version === indicator.version || indicator.released.position <= after) return [];
   return [
-    { event: "DictionaryReleased", at: localDateTime(indicator.released.at), position: indicator.released.position },
+    { event: "DictionaryReleased", at: localIsoDateTime(indicator.released.at), position: indicator.released.position },
   ];
 }
 
@@ -226,7 +226,7 @@ async function wardMovesAfter(
       if (event.position > position && ward !== undefined && event.data.ward !== ward)
         moved.set(patientRef, [
           ...(moved.get(patientRef) ?? []),
-          { event: event.type, at: localDateTime(event.recordedAt), position: event.position },
+          { event: event.type, at: localIsoDateTime(event.recordedAt), position: event.position },
         ]);
       ward = event.data.ward;
     }

@@ -318,7 +318,7 @@ describe("a month's quality figures (GET /api/quality/months/{yyyy-MM})", functi
       const closed = await close(MONTH);
       expect(closed.status, JSON.stringify(closed.body)).to.equal(201);
       expect(closed.body).to.deep.include({ month: MONTH, ward: null, state: "closed", closedBy: "admin" });
-      expect(closed.body.closedAt).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      expect(closed.body.closedAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
       expect(closed.body.indicators).to.deep.equal(open.indicators);
       expect((await month(MONTH)).body).to.deep.equal(closed.body);
     });
@@ -397,7 +397,7 @@ describe("a month's quality figures (GET /api/quality/months/{yyyy-MM})", functi
         { event: "LabReportReceived", externalId: "QM-5" },
       ]);
       for (const reason of [...zhang!.because, ...wang!.because])
-        expect(reason.at).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+        expect(reason.at).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
       // 王五 is under care now: every tested indicator counts him, untested.
       expect(indicators.HGB_TESTED!.now).to.deep.include({ numerator: 2, denominator: 3 });
       expect(indicators.HGB_TESTED!.changes.map((change) => change.patientRef)).to.deep.equal(["P003"]);
