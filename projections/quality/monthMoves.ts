@@ -1,3 +1,4 @@
+import { SHARED_TENANT } from "../../commands/dictionary/events.ts";
 import type { QualityMonthClosed } from "../../commands/quality/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
@@ -129,8 +130,8 @@ export async function keepClose(
             case when e.stream_id like $6 || '%' then substr(e.stream_id, length($6) + 1) end, e.recorded_at
      from events e
      left join quality_reports r on r.tenant = e.tenant and e.stream_id = $6 || r.external_id
-     where e.position > $2 and e.position < $3 and e.tenant in ($1, '*') and e.type = any($5::text[])
+     where e.position > $2 and e.position < $3 and e.tenant in ($1, $7) and e.type = any($5::text[])
        and e.type <> 'QualityMonthClosed'`,
-    [event.tenant, position, event.position, `${month}-01`, handled, labReportPrefix],
+    [event.tenant, position, event.position, `${month}-01`, handled, labReportPrefix, SHARED_TENANT],
   );
 }

@@ -86,14 +86,15 @@ create table quality_formulas (
   sent_as text[] not null
 );
 
--- The last event this projection applied (of any tenant, in the store's order): the month's facts
--- are read with it in one statement, so a close can name the point of the store its figures are
--- of, and its restatement the events after it (queries/quality/monthFacts.ts).
+-- The last event of each tenant (or of every tenant: a dictionary release) this projection applied,
+-- in the store's order: the month's facts are read with it in one statement, so a close can name
+-- the point of the store its figures are of, and its restatement the events after it
+-- (queries/quality/monthFacts.ts).
 create table quality_applied (
-  tx xid8,
-  position bigint
+  tenant text primary key,
+  tx xid8 not null,
+  position bigint not null
 );
-insert into quality_applied values (null, null);
 
 -- The months closed (contract G.2), of a ward or of the whole tenant (ward null), with the store
 -- position their figures were counted at: changes to them from then on are kept as moves.

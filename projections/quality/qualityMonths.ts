@@ -1,5 +1,5 @@
 import type { DictionaryReleased, ItemMappingEvent } from "../../commands/dictionary/events.ts";
-import { ITEM_MAPPING_EVENT_TYPES } from "../../commands/dictionary/events.ts";
+import { ITEM_MAPPING_EVENT_TYPES, SHARED_TENANT } from "../../commands/dictionary/events.ts";
 import { externalIdOf, labReportStream, type LabReportEvent } from "../../commands/ingestion/events.ts";
 import type { QualityMonthClosed } from "../../commands/quality/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
@@ -84,7 +84,6 @@ export const qualityMonthsProjection: Projection<Applied> = {
   version: KEPT_AT_VERSION.version,
   handles: HANDLES,
   tables: ["quality_reports", "quality_values", "quality_moves", "quality_applied"],
-  sharedTables: ["quality_applied"],
   patientRows: {
     quality_reports: { patientRef: "patient_ref" },
     quality_values: { patientRef: "patient_ref" },
@@ -103,15 +102,37 @@ export const qualityMonthsProjection: Projection<Applied> = {
       (run) => applyReceived(tx, batch, lastPerStream(run).filter(isReceived)),
       (event) => applyOther(tx, batch, event),
     );
-    // Forward only: a held-back tenant's events, applied when it is let go, lie behind it.
-    const last = events.at(-1);
-    if (last)
-      await tx.query(
-        "update quality_applied set tx = $1::xid8, position = $2 where tx is null or (tx, position) < ($1::xid8, $2)",
-        [last.transactionId, last.position],
-      );
+    await noteApplied(tx, events);
   },
 };
+
+/**
+ * Notes the last event of each tenant the batch applied, and of the shared tenant for every tenant
+ * (a release applies to all). Forward only: a held-back tenant's events, applied when it is let
+ * go, lie behind it.
+ */
+async function noteApplied(tx: Tx, events: readonly StoredEvent<Applied>[]): Promise<void> {
+  const last = new Map(events.map((event) => [event.tenant, event]));
+  const shared = last.get(SHARED_TENANT);
+  last.delete(SHARED_TENANT);
+  if (shared)
+    await tx.query("update quality_applied set tx = $1::xid8, position = $2 where (tx, position) < ($1::xid8, $2)", [
+      shared.transactionId,
+      shared.position,
+    ]);
+  if (last.size === 0) return;
+  const tenants = [...last.values()];
+  await tx.query(
+    `insert into quality_applied as a select * from unnest($1::text[], $2::xid8[], $3::bigint[])
+     on conflict (tenant) do update set tx = excluded.tx, position = excluded.position
+     where (a.tx, a.position) < (excluded.tx, excluded.position)`,
+    [
+      tenants.map((event) => event.tenant),
+      tenants.map((event) => event.transactionId),
+      tenants.map((event) => event.position),
+    ],
+  );
+}
 
 /** What a batch reads once: the formulas in force and the tenants with a closed month. */
 interface Batch {

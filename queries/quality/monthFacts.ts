@@ -10,8 +10,8 @@ export interface MonthScope {
 }
 
 /**
- * What the quality_months projection had applied when the facts were read: its last event, in the
- * store's order (transaction, then position). A month closed on these facts names it, and the
+ * What the quality_months projection had applied when the facts were read: its last event of the
+ * tenant (or a release), in the store's order (transaction, then position). A month closed on these facts names it, and the
  * events after it are those its restatement may name.
  */
 export interface AppliedThrough {
