@@ -1,5 +1,9 @@
-import type { DictionaryReleased, ItemMappingEvent } from "../../commands/dictionary/events.ts";
-import { ITEM_MAPPING_EVENT_TYPES, SHARED_TENANT } from "../../commands/dictionary/events.ts";
+import {
+  SHARED_TENANT,
+  type DictionaryReleased,
+  type ItemMappingAdded,
+  type ItemMappingRemoved,
+} from "../../commands/dictionary/events.ts";
 import { externalIdOf, labReportStream, type LabReportEvent } from "../../commands/ingestion/events.ts";
 import type { QualityMonthClosed } from "../../commands/quality/events.ts";
 import type { WithPayload } from "../../commands/kit/events.ts";
@@ -54,28 +58,35 @@ export const QUALITY_ITEM_CODES: readonly string[] = [
   ]),
 ].sort();
 
-/** The codes version 1 keeps; a version that keeps others is a new version (the test compares). */
+/**
+ * The codes version 1 keeps and the months before a closed month it keeps moves of; a version
+ * that keeps others is a new version (the test compares).
+ */
 export const KEPT_AT_VERSION = {
   version: 1,
   codes: "ALB,CA,CA_CORR,HBSAG,HCVAB,HGB,HIV,IPTH,KTV,P,TPAB,UREA_POST,UREA_PRE,URR",
+  lookbackMonths: 6,
 };
 
 type Applied =
   | WithPayload<Extract<LabReportEvent, { type: "LabReportReceived" | "LabReportClaimed" }>, "LabReportReceived", null>
-  | ItemMappingEvent
+  | ItemMappingAdded
+  | ItemMappingRemoved
   | DictionaryReleased
   | QualityMonthClosed;
 
 const HANDLES = [
   "LabReportReceived",
   "LabReportClaimed",
-  ...ITEM_MAPPING_EVENT_TYPES,
+  // A mapping applies to every stored item when it is made (monthItems.ts): its re-mapping steps change nothing here.
+  "ItemMappingAdded",
+  "ItemMappingRemoved",
   "DictionaryReleased",
   "QualityMonthClosed",
 ] as const satisfies ReadonlyArray<Applied["type"]>;
 
 /** A close looks back over its month and the months before it that the longest tested window reaches. */
-const MOVES: MovesSettings = {
+export const MOVES: MovesSettings = {
   lookbackMonths: Math.max(...dictionary.indicators.map((indicator) => indicator.windowMonths)),
 };
 
@@ -241,8 +252,6 @@ async function applyOther(tx: Tx, batch: Batch, event: StoredEvent<Applied>): Pr
       const months = await monthsOfReports(tx, touched.tenants, touched.externalIds);
       return recompute(tx, batch, [{ cause: causeOf(event), before: months, after: months }], false);
     }
-    case "ItemMappingApplied":
-      return; // a mapping applies to every stored item when it is made (monthItems.ts)
     case "DictionaryReleased": {
       const changed = await keepFormulas(tx, event);
       batch.formulas = await formulasInForce(tx);

@@ -3,6 +3,7 @@ import { localDateTime } from "../../db/localDateTime.ts";
 import { rebuildProjection } from "../../projections/runtime/rebuild.ts";
 import {
   KEPT_AT_VERSION,
+  MOVES,
   QUALITY_ITEM_CODES,
   qualityMonthsProjection,
 } from "../../projections/quality/qualityMonths.ts";
@@ -36,8 +37,9 @@ describe("the quality_months projection", function () {
     return Object.fromEntries(rows.map(({ std_code, ...rest }) => [std_code, rest]));
   };
 
-  it("keeps the items of version 1's indicators: a dictionary whose indicators read other items is a new version", () => {
+  it("keeps the items and windows of version 1's indicators: a dictionary whose indicators read others is a new version", () => {
     expect(QUALITY_ITEM_CODES.join(",")).to.equal(KEPT_AT_VERSION.codes);
+    expect(MOVES.lookbackMonths).to.equal(KEPT_AT_VERSION.lookbackMonths);
     expect(qualityMonthsProjection.version).to.equal(KEPT_AT_VERSION.version);
   });
 
