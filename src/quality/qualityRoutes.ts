@@ -37,8 +37,8 @@ const CLOSE_CATCH_UP_MS = 10_000;
 
 /**
  * Contract G.2, the month's quality figures: the indicators in force, a month counted live or as
- * closed, and its close. The routes translate HTTP to the queries (queries/quality) and the close
- * command (commands/quality), and back.
+ * closed, its close, its restatement, and a patient's month. The routes translate HTTP to the
+ * queries (queries/quality) and the close command (commands/quality), and back.
  */
 export function qualityRoutes(deps: QualityRouteDeps): Router {
   const router = new Router();
