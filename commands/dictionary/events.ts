@@ -1,4 +1,5 @@
 import type { DictionaryItem, ExamType } from "../../db/seed/defaultDictionary.ts";
+import type { QualityIndicator } from "../../db/seed/qualityIndicators.ts";
 import { streamCodec, type Event } from "../kit/events.ts";
 import type { MappingHit, SenderMappings, SentItem } from "../ingestion/itemMapping.ts";
 
@@ -25,7 +26,13 @@ export type ReleasedItem = Pick<
 
 export type DictionaryReleased = Event<
   "DictionaryReleased",
-  { version: string; items: ReleasedItem[]; examTypes: Array<Pick<ExamType, "code" | "name"> & Partial<ExamType>> }
+  {
+    version: string;
+    items: ReleasedItem[];
+    examTypes: Array<Pick<ExamType, "code" | "name"> & Partial<ExamType>>;
+    /** Contract G.2: the month's quality indicators; absent from releases recorded before they were kept. */
+    indicators?: QualityIndicator[];
+  }
 >;
 
 /** The events of the dictionary stream. */

@@ -22,7 +22,7 @@ export async function recordDictionaryRelease(
 ): Promise<boolean> {
   const released: DictionaryEvent = {
     type: "DictionaryReleased",
-    data: { version, items: dictionary.items, examTypes: dictionary.examTypes },
+    data: { version, items: dictionary.items, examTypes: dictionary.examTypes, indicators: dictionary.indicators },
   };
   const { appended } = await handleCommand(
     store,

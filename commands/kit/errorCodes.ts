@@ -41,5 +41,11 @@ export const API_ERROR_CODES = [
   "id-card-taken-outside-wards",
   "exports-per-address",
   "exports-busy",
+  "month-invalid",
+  "ward-required",
+  "ward-not-found",
+  "month-not-ended",
+  "month-closed",
+  "month-not-closed",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { projectFile } from "../projectFiles.ts";
 import { formulaInputs, parseFormula } from "./formulaExpression.ts";
+import { indicatorIssues, qualityIndicatorSchema } from "./qualityIndicators.ts";
 
 const DICTIONARY_FILE = projectFile("db", "seed", "default-dictionary.json");
 
@@ -180,6 +181,8 @@ export const dictionarySchema = z
   .strictObject({
     items: z.array(dictionaryItemSchema).min(50),
     examTypes: z.array(examTypeSchema).min(10),
+    /** Contract G.2: the month's quality indicators (qualityIndicators.ts). */
+    indicators: z.array(qualityIndicatorSchema),
   })
   .superRefine((dict, ctx) => {
     const codes = new Map<string, number>();
@@ -223,6 +226,7 @@ export const dictionarySchema = z
       const issue = formulaIssue(item, dict.items);
       if (issue) ctx.addIssue({ code: "custom", path: ["items", i, "formula", "expression"], message: issue });
     });
+    for (const issue of indicatorIssues(dict.indicators, dict.items)) ctx.addIssue({ code: "custom", ...issue });
     const examCodes = new Set<string>();
     dict.examTypes.forEach((exam, i) => {
       if (examCodes.has(exam.code)) {

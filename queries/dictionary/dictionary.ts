@@ -63,8 +63,9 @@ export interface ServedDictionary extends DictionaryAnswer {
 /**
  * The dictionary as senders see it (contract B.4, with the English names and labels beside the
  * contract's fields). Its version is derived from the whole content, so it changes exactly when
- * the content does and is the same in every process: the unit conversions and limits are content
- * too, though not served (a changed conversion factor changes the values stored from then on).
+ * the content does and is the same in every process: the unit conversions, limits and quality
+ * indicators (G.2) are content too, though not served here (a changed conversion factor changes
+ * the values stored from then on).
  */
 export function serveDictionary(dictionary: Dictionary): ServedDictionary {
   const items = dictionary.items.map((item) => ({
@@ -84,7 +85,9 @@ export function serveDictionary(dictionary: Dictionary): ServedDictionary {
   }));
   const examTypes = dictionary.examTypes.map(({ code, name, nameEn }) => ({ code, name, nameEn }));
   const version = createHash("sha256")
-    .update(JSON.stringify({ items: dictionary.items, examTypes: dictionary.examTypes }))
+    .update(
+      JSON.stringify({ items: dictionary.items, examTypes: dictionary.examTypes, indicators: dictionary.indicators }),
+    )
     .digest("hex")
     .slice(0, 12);
   return { version, items, examTypes, categories: [...new Set(items.map((item) => item.category))] };

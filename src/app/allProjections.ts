@@ -14,6 +14,8 @@ import type { Projection } from "../../projections/runtime/projection.ts";
 import { reportsProjection } from "../../projections/reports/reports.ts";
 import { standardItemsProjection } from "../../projections/dictionary/standardItems.ts";
 import { itemMappingsProjection } from "../../projections/dictionary/itemMappings.ts";
+import { qualityIndicatorsProjection } from "../../projections/quality/indicatorVersions.ts";
+import { qualityMonthsProjection } from "../../projections/quality/qualityMonths.ts";
 
 /** Every read model and reactor of the service, in no particular order: each one stands alone. */
 export const allProjections: readonly Projection[] = [
@@ -32,4 +34,6 @@ export const allProjections: readonly Projection[] = [
   deltaChecksReactor,
   alertsProjection,
   accessLogProjection,
+  qualityIndicatorsProjection,
+  qualityMonthsProjection,
 ];

@@ -19,6 +19,7 @@ import { openApiErrors } from "../ingestion/openV1/envelope.ts";
 import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRoutes.ts";
 import { patientRoutes } from "../patients/patientRoutes.ts";
 import { patientCopyRoutes } from "../patients/patientCopyRoutes.ts";
+import { qualityRoutes } from "../quality/qualityRoutes.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
 import { helpPagesRoutes } from "../docs/helpPages.ts";
 import { callerRoutes } from "../credentials/callerRoutes.ts";
@@ -152,6 +153,7 @@ export function createApp(deps: AppDependencies): Koa {
         log: deps.log,
       }).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
+      qualityRoutes({ store: deps.store, adminToken: deps.adminToken, access: deps.access }).routes() as Koa.Middleware,
       patientRoutes(
         deps.store,
         deps.adminToken,

@@ -111,6 +111,26 @@ function northMapping({ north }: World) {
   return northsMapping;
 }
 
+let northsQualityReport: Promise<void> | null = null;
+/** North's P-NORTH under care in 2026-03 (a haemoglobin of the 5th), in north's month figures: made the first time a case asks. */
+function northQualityReport({ north }: Pick<World, "north">) {
+  northsQualityReport ??= (async () => {
+    const pushed = await north.push("lab", [
+      labReport("NORTH-QUALITY", {
+        patient: NORTH_PATIENT,
+        collectedAt: "2026-03-05 07:00:00",
+        reportedAt: "2026-03-05 10:00:00",
+        items: [{ itemCode: "HGB", value: 115, unit: "g/L" }],
+      }),
+    ]);
+    expect(pushed.status).to.equal(200);
+    await until(async () =>
+      flat((await north.asAuthor("GET", "/api/quality/months/2026-03")).body).includes("P-NORTH"),
+    );
+  })();
+  return northsQualityReport;
+}
+
 /** South's own reports of 2026-03-02, read past the tenant scope as the service's owner. */
 async function southsDay(service: RunningService) {
   const ids = async (table: string) =>
@@ -706,6 +726,56 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     const text = zipText(Buffer.from(await response.arrayBuffer()));
     expect(text).to.include(`${south.prefix}-ECHO`);
     expectNothingOfNorth(text, "south's copy of its P001");
+  },
+
+  // Contract G.2: the month's quality figures. Every seeded report was collected on 2026-03-01.
+  "GET /api/quality/indicators": async ({ north, south }) => {
+    const souths = await south.call("GET", "/api/quality/indicators", { token: south.authorToken });
+    expect(souths.status).to.equal(200);
+    // Reference data of every tenant alike, as the dictionary is.
+    expect(souths.body).to.deep.equal((await north.asAuthor("GET", "/api/quality/indicators")).body);
+    expectNothingOfNorth(flat(souths.body), "the quality indicators");
+  },
+  "GET /api/quality/months/:month": async ({ north, south }) => {
+    await northQualityReport({ north });
+    const souths = await south.call("GET", "/api/quality/months/2026-03", { token: south.authorToken });
+    expect(souths.status).to.equal(200);
+    expect(flat(souths.body)).to.include("P001");
+    expectNothingOfNorth(flat(souths.body), "south's month");
+    const northsWard = await south.call("GET", "/api/quality/months/2026-03?ward=N", { token: south.authorToken });
+    expect(northsWard.status, "north's ward is no ward of south's").to.equal(404);
+    expectNothingOfNorth(flat(northsWard.body), "north's ward asked for by south");
+  },
+  "POST /api/quality/months/:month/close": async ({ north, south }) => {
+    expect(
+      (await north.call("POST", "/api/quality/months/2026-02/close", { token: south.adminToken, body: {} })).status,
+      "south's administrator is none of north's",
+    ).to.equal(403);
+    const closed = await south.call("POST", "/api/quality/months/2026-02/close", { token: south.adminToken, body: {} });
+    expect(closed.status, flat(closed.body)).to.equal(201);
+    expectNothingOfNorth(flat(closed.body), "south's closed month");
+    expect((await north.asAuthor("GET", "/api/quality/months/2026-02")).body.state, "north's month").to.equal("open");
+  },
+  "GET /api/quality/months/:month/restatement": async ({ north, south }) => {
+    await northQualityReport({ north });
+    const northsClose = await north.call("POST", "/api/quality/months/2026-01/close", { token: ADMIN, body: {} });
+    expect(northsClose.status, flat(northsClose.body)).to.be.oneOf([201, 409]);
+    const souths = await south.call("GET", "/api/quality/months/2026-01/restatement", { token: south.authorToken });
+    expect(souths.status, "north's close is no close of south's").to.equal(409);
+    expectNothingOfNorth(flat(souths.body), "south's restatement");
+  },
+  "GET /api/patients/:patientRef/months/:month": async ({ north, south }) => {
+    await northQualityReport({ north });
+    const souths = await south.call("GET", "/api/patients/P001/months/2026-03", { token: south.authorToken });
+    expect(souths.status).to.equal(200);
+    const reports = (souths.body.values as Array<{ externalIds: string[] }>).flatMap((value) => value.externalIds);
+    expect(reports).to.not.be.empty;
+    expect(reports.every((externalId) => externalId.startsWith("SOUTH-"))).to.equal(true);
+    expectNothingOfNorth(flat(souths.body), "south's P001's month");
+    // South's own P-NORTH (registered by the PUT case), or none: never north's results.
+    const pNorth = await south.call("GET", "/api/patients/P-NORTH/months/2026-03", { token: south.authorToken });
+    expect(pNorth.status).to.be.oneOf([200, 404]);
+    if (pNorth.status === 200) expect(pNorth.body).to.deep.include({ underCare: false, values: [] });
   },
 
   "GET /api/admin/projections": async ({ south }) => {

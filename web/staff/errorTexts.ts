@@ -60,6 +60,12 @@ export const errorZh: ErrorTexts = {
       "此身份证号已登记给另一位患者（不在您的病区）：请核对号码，或请管理全部病区的同事处理。",
     "exports-per-address": EXPORT_WORDS.zh["exports-per-address"],
     "exports-busy": EXPORT_WORDS.zh["exports-busy"],
+    "month-invalid": "月份无效：请写作 yyyy-MM（如 2026-10），且不晚于本月。",
+    "ward-required": "您只能查看本人病区的质控数据，请选择您的一个病区。",
+    "ward-not-found": "本院没有这个病区（或不在您的病区之内）。",
+    "month-not-ended": "这个月尚未结束，月末之后才能关账。",
+    "month-closed": "这个月（此病区）已经关账，不能重复关账。",
+    "month-not-closed": "这个月（此病区）尚未关账，没有可比较的冻结数据。",
   },
 };
 

@@ -15,6 +15,7 @@ import { callerApiPaths } from "./callerApi.ts";
 import { fhirR4Paths } from "./fhirR4.ts";
 import { openV1Paths } from "./openV1.ts";
 import { patientCopyApiPaths } from "./patientCopyApi.ts";
+import { qualityApiPaths } from "./qualityApi.ts";
 import { copyPatientSchema, copyResultLineSchema } from "../../../queries/patients/patientCopy.ts";
 import { recordsApiPaths } from "./recordsApi.ts";
 import { reportsApiPaths } from "./reportsApi.ts";
@@ -60,6 +61,11 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
         description:
           "Contract C.2, C.6, E.3, E.4: the operator's ADMIN_TOKEN; a tenant's credentials and access log also its administrators (role admin, E.2)",
       },
+      {
+        name: "Quality figures",
+        description:
+          "Contract G.2: the month's quality indicators, live, closed and restated; a clinician (or above) of the tenant, an administrator to close",
+      },
       { name: "Ingestion open API", description: "Contract B: a client key" },
       {
         name: "FHIR R4",
@@ -72,6 +78,7 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
       ...recordsApiPaths,
       ...accessLogApiPaths,
       ...patientCopyApiPaths,
+      ...qualityApiPaths,
       ...callerApiPaths,
       ...openV1Paths(source.dictionary, source.served),
       ...fhirR4Paths,

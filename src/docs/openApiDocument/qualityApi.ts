@@ -1,0 +1,135 @@
+import { z } from "zod";
+import type { ZodOpenApiPathsObject } from "zod-openapi";
+import { indicatorAnswerSchema } from "../../../queries/quality/indicators.ts";
+import { monthAnswerSchema } from "../../../queries/quality/months.ts";
+import { restatementAnswerSchema } from "../../../queries/quality/restatement.ts";
+import { patientMonthSchema } from "../../../queries/quality/patientMonth.ts";
+import { PATIENT_REF_PATTERN } from "../../../commands/patients/registerPatient.ts";
+import { closeBody, monthPath, wardQuery } from "../../quality/qualityParams.ts";
+import { apiFailures, json, jsonBody, security } from "./shared.ts";
+
+const clinicianFailures = {
+  401: "No credential, or one that is wrong, expired or revoked",
+  403: "The caller lacks the role clinician (or above) or is of another tenant",
+} as const;
+
+const monthFailures = {
+  400: "The month is not yyyy-MM up to the current one, a query parameter other than ward, or a caller limited to wards who named none (ward-required)",
+  ...clinicianFailures,
+  404: "No patient of the tenant is in the ward, or the ward is outside the caller's (ward-not-found)",
+} as const;
+
+/** Contract G.2: the month's quality figures. */
+export const qualityApiPaths: ZodOpenApiPathsObject = {
+  "/api/quality/indicators": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "qualityIndicators",
+      summary: "The quality indicators in force, each in the version a dictionary release put in force (contract G.2)",
+      security: security.author,
+      responses: {
+        200: { description: "The indicators, in the dictionary's order", ...json(z.array(indicatorAnswerSchema)) },
+        ...apiFailures(clinicianFailures),
+      },
+    },
+  },
+  "/api/quality/months/{month}": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "qualityMonth",
+      summary: "A month's quality figures, of the tenant or of one ward (contract G.2)",
+      description:
+        "An open month is counted from what is known now, by the indicators in force; a closed one answers the figures frozen when it was closed. " +
+        "A patient is under care in a month when any result of theirs was collected in it (local time). A target counts each patient's last value of the month; " +
+        "a tested indicator whether the items were measured within its window. A ward's figures are those of its patients as they are now. " +
+        "CRITICAL_ACK_30MIN counts nothing (0 of 0) until critical values' acknowledgement times are counted (contract G.3). The answer is an access record naming its patients (contract E.4).",
+      security: security.author,
+      requestParams: { path: monthPath, query: wardQuery },
+      responses: {
+        200: {
+          description: "The month's figures, an indicator each, in the dictionary's order",
+          ...json(monthAnswerSchema),
+        },
+        ...apiFailures(monthFailures),
+      },
+    },
+  },
+  "/api/quality/months/{month}/close": {
+    post: {
+      tags: ["Quality figures"],
+      operationId: "closeQualityMonth",
+      summary: "Close a month: its figures frozen, of one ward or of the whole tenant (contract G.2)",
+      description:
+        "Counts the month as GET /api/quality/months/{month} does, once the figures hold every event the store had when the call came, and appends an event " +
+        "holding the figures, the indicator versions and the store position they were counted at. From then on the month answers those figures; " +
+        "what changes later (a late result, a corrected report, a claim, an item mapping, a dictionary release) shows in its restatement only. " +
+        "Each ward closes once, and the whole tenant once (no ward). The answer is an access record naming its patients (contract E.4).",
+      security: security.tenantAdmin,
+      requestParams: { path: monthPath },
+      requestBody: jsonBody(closeBody, false),
+      responses: {
+        201: { description: "The month as closed", ...json(monthAnswerSchema) },
+        ...apiFailures({
+          400: "The month is not yyyy-MM up to the current one, the body holds more than ward, or an administrator limited to wards named none (ward-required)",
+          401: clinicianFailures[401],
+          403: "The caller lacks the role admin or is of another tenant",
+          404: "No patient of the tenant is in the ward, or the ward is outside the caller's (ward-not-found)",
+          409: "The month has not ended in the service's time zone (month-not-ended), or it was closed already for this ward or the whole tenant (month-closed)",
+          503: "The figures were not brought up to date with the store's latest events within 10 s: close again after Retry-After seconds",
+        }),
+      },
+    },
+  },
+  "/api/quality/months/{month}/restatement": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "qualityMonthRestatement",
+      summary:
+        "A closed month's figures as closed beside the same month counted now, with the events that moved each patient (contract G.2)",
+      description:
+        "For each indicator: the figures as closed and as counted now (by the indicators in force), and each patient whose place changed " +
+        "(met, notMet, untested; null when not counted) with the events recorded after the close that moved them: a result that arrived late, a corrected report, " +
+        "a claim, an item mapping made or undone, a dictionary release (a formula's or the indicator's new version), or the patient's move to or from the ward. " +
+        "The answer is an access record naming the patients whose place changed (contract E.4).",
+      security: security.author,
+      requestParams: { path: monthPath, query: wardQuery },
+      responses: {
+        200: { description: "The restatement, an indicator each", ...json(restatementAnswerSchema) },
+        ...apiFailures({
+          ...monthFailures,
+          409: "The month (of this ward, or of the whole tenant) is not closed (month-not-closed)",
+        }),
+      },
+    },
+  },
+  "/api/patients/{patientRef}/months/{month}": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "patientQualityMonth",
+      summary:
+        "A patient's month as the quality figures count it: the last value of each indicator item, and the place in each indicator (contract G.2)",
+      description:
+        "The patient's last value of the month of each indicator item measured in it, derived values included (contract F.2), and for each indicator " +
+        "whether the patient met it, counted as GET /api/quality/months/{month} counts an open month (by what is known now and the indicators in force). " +
+        "The answer is an access record (contract E.4), also when it answers 404.",
+      security: security.author,
+      requestParams: {
+        path: z.object({
+          patientRef: z
+            .string()
+            .regex(PATIENT_REF_PATTERN)
+            .meta({ description: "The centre's own reference of the patient", example: "P001" }),
+          month: monthPath.shape.month,
+        }),
+      },
+      responses: {
+        200: { description: "The patient's month", ...json(patientMonthSchema) },
+        ...apiFailures({
+          400: "patientRef is not a patient reference, the month is not yyyy-MM up to the current one, or a query parameter was sent",
+          ...clinicianFailures,
+          404: "No such patient in this tenant, or one of a ward outside the caller's (patient-not-found)",
+        }),
+      },
+    },
+  },
+};

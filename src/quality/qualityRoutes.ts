@@ -1,0 +1,153 @@
+import Router from "@koa/router";
+import type { Context } from "koa";
+import { closeMonth } from "../../commands/quality/closeMonth.ts";
+import type { EventStore } from "../../db/eventStore.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { closedAnswer, closeOf, storeHeadCheckpoint } from "../../queries/quality/closedMonths.ts";
+import { indicatorAnswer, indicatorsInForce } from "../../queries/quality/indicators.ts";
+import { wardKnown } from "../../queries/quality/monthFacts.ts";
+import type { IndicatorFigures } from "../../queries/quality/monthFigures.ts";
+import { liveMonth, type MonthAnswer } from "../../queries/quality/months.ts";
+import { restateMonth } from "../../queries/quality/restatement.ts";
+import { patientMonth } from "../../queries/quality/patientMonth.ts";
+import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
+import type { AccessRecording } from "../access/accessRecording.ts";
+import { showing } from "../access/shownSubjects.ts";
+import { requireRole } from "../http/authorAuth.ts";
+import { HttpError } from "../http/httpError.ts";
+import { commandContextOf, principalOf } from "../http/requestState.ts";
+import { parseBody } from "../http/validate.ts";
+import { closeBody, currentMonth, monthOf, noQuery, noSuchWard, wardAsked, wardQuery } from "./qualityParams.ts";
+
+export interface QualityRouteDeps {
+  store: EventStore;
+  adminToken: string | undefined;
+  access: AccessRecording;
+}
+
+/** Every patient an answer's figures name: what the access record holds (contract E.4). */
+export function patientsNamed(indicators: readonly Pick<IndicatorFigures, "patients">[]): string[] {
+  return [
+    ...new Set(indicators.flatMap(({ patients }) => [...patients.met, ...patients.notMet, ...patients.untested])),
+  ];
+}
+
+/** How long a close waits for the quality_months projection to reach the store's head before it answers 503. */
+const CLOSE_CATCH_UP_MS = 10_000;
+
+/**
+ * Contract G.2, the month's quality figures: the indicators in force, a month counted live or as
+ * closed, its close, its restatement, and a patient's month. The routes translate HTTP to the
+ * queries (queries/quality) and the close command (commands/quality), and back.
+ */
+export function qualityRoutes(deps: QualityRouteDeps): Router {
+  const router = new Router();
+  const clinician = requireRole(deps.adminToken, "clinician");
+  const { db } = deps.store;
+
+  router.get("/api/quality/indicators", clinician, async (ctx) => {
+    const indicators = await readAsTenant(db, ctx.state.tenant, indicatorsInForce);
+    ctx.body = indicators.map(indicatorAnswer);
+  });
+
+  router.get("/api/quality/months/:month", clinician, deps.access.recorded, async (ctx) => {
+    const month = monthOf(ctx);
+    const ward = wardAsked(ctx, parseBody(wardQuery, ctx.query).ward);
+    const closed = await closeOf(db, ctx.state.tenant, month, ward);
+    const answer = closed
+      ? closedAnswer(closed)
+      : await readAsTenant(db, ctx.state.tenant, async (reader): Promise<MonthAnswer> => {
+          if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
+          const live = await liveMonth(reader, { month, ward });
+          return { month, ward, state: "open", indicators: live.figures };
+        });
+    showing(ctx, { patientRefs: patientsNamed(answer.indicators) });
+    ctx.body = answer;
+  });
+
+  router.post(
+    "/api/quality/months/:month/close",
+    requireRole(deps.adminToken, "admin"),
+    deps.access.recorded,
+    async (ctx) => {
+      const month = monthOf(ctx);
+      const ward = wardAsked(ctx, parseBody(closeBody, ctx.request.body ?? {}).ward);
+      const tenant: string = ctx.state.tenant;
+      await closeMonth(
+        commandContextOf(ctx, deps.store),
+        tenant,
+        { month, ward, closedBy: principalOf(ctx).who, currentMonth: currentMonth() },
+        async () => {
+          await caughtUpWithStore(ctx);
+          const live = await readAsTenant(db, tenant, async (reader) => {
+            if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
+            return liveMonth(reader, { month, ward });
+          });
+          return { position: live.applied?.position ?? null, indicators: live.figures };
+        },
+      );
+      const answer = closedAnswer((await closeOf(db, tenant, month, ward))!);
+      showing(ctx, { patientRefs: patientsNamed(answer.indicators) });
+      ctx.status = 201;
+      ctx.body = answer;
+    },
+  );
+
+  router.get("/api/quality/months/:month/restatement", clinician, deps.access.recorded, async (ctx) => {
+    const month = monthOf(ctx);
+    const ward = wardAsked(ctx, parseBody(wardQuery, ctx.query).ward);
+    const tenant: string = ctx.state.tenant;
+    const closed = await closeOf(db, tenant, month, ward);
+    const answer = await readAsTenant(db, tenant, async (reader) => {
+      if (!closed) {
+        if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
+        throw new HttpError(
+          409,
+          `${month} of ${ward === null ? "the whole tenant" : `ward ${JSON.stringify(ward)}`} is not closed: there is nothing to restate; GET /api/quality/months/${month} counts it as it is now.`,
+          {},
+          "month-not-closed",
+        );
+      }
+      return restateMonth(reader, db, tenant, closed, { month, ward });
+    });
+    showing(ctx, {
+      patientRefs: answer.indicators.flatMap((indicator) => indicator.changes.map((change) => change.patientRef)),
+    });
+    ctx.body = answer;
+  });
+
+  router.get("/api/patients/:patientRef/months/:month", clinician, deps.access.recorded, async (ctx) => {
+    const patientRef = ctx.params.patientRef!;
+    if (!PATIENT_REF_PATTERN.test(patientRef))
+      throw new HttpError(
+        400,
+        "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit.",
+      );
+    // About this patient from here on, shown or not: an attempt on a patient is part of its log.
+    showing(ctx, { patientRefs: [patientRef] });
+    const month = monthOf(ctx);
+    parseBody(noQuery, ctx.query);
+    const answer = await readAsTenant(db, ctx.state.tenant, (reader) => patientMonth(reader, patientRef, month));
+    if (!answer)
+      throw new HttpError(
+        404,
+        `No patient ${patientRef} in this tenant; GET /api/patients lists them.`,
+        {},
+        "patient-not-found",
+      );
+    ctx.body = answer;
+  });
+
+  /** A close counts what the store holds when it is asked: the projection applies up to its head first. */
+  async function caughtUpWithStore(ctx: Context): Promise<void> {
+    const head = await storeHeadCheckpoint(db);
+    if (head && !(await commandContextOf(ctx, deps.store).caughtUp("quality_months", head, CLOSE_CATCH_UP_MS)))
+      throw new HttpError(
+        503,
+        "The month's figures are still being brought up to date with the latest results; close it again in a minute.",
+        { "Retry-After": "30" },
+      );
+  }
+
+  return router;
+}
