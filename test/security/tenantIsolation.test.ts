@@ -578,6 +578,22 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(queue.body.length).to.be.greaterThan(0);
     expectNothingOfNorth(flat(queue.body), "the unmatched queue");
   },
+  "GET /api/unmatched/summary": async ({ south, service }) => {
+    const { rows } = await service.db.query<{ tenant: string; n: number }>(
+      "select tenant, count(*)::int as n from (select tenant from read.lab_reports where not matched and dismissed_at is null" +
+        " union all select tenant from read.exam_reports where not matched and dismissed_at is null) q group by tenant",
+    );
+    const waiting = (tenant: string) => rows.find((row) => row.tenant === tenant)?.n ?? 0;
+    expect(waiting("north"), "north has reports waiting too").to.be.greaterThan(0);
+    const summary = await south.asAuthor("GET", "/api/unmatched/summary");
+    expect(summary.status).to.equal(200);
+    expect(summary.body.waiting, "south's summary counts south's queue alone").to.equal(waiting("south"));
+  },
+  "GET /api/datasources/:name/schema": async ({ south }) => {
+    const schema = await south.asAuthor("GET", "/api/datasources/clinical/schema");
+    expect(schema.status).to.equal(200);
+    expectNothingOfNorth(flat(schema.body), "the clinical source's schema");
+  },
   "GET /api/unmatched/:kind/:externalId/check": async ({ south }) => {
     const norths = await south.asAuthor("GET", "/api/unmatched/lab/NORTH-UNMATCHED/check?patientRef=P001");
     expect(norths.status, "north's waiting report from south").to.equal(404);
