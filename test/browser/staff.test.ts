@@ -199,7 +199,7 @@ describe("staff pages in chromium", function () {
       await page
         .locator(".queue tbody tr")
         .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.externalId)),
-    ).to.deep.equal(["S-1", "S-2"]);
+    ).to.deep.equal(["S-2", "S-1"], "the newest first (issue #54)");
     const s2 = page.locator("tr[data-external-id=S-2]");
     expect(await s2.locator("td").nth(1).textContent()).to.equal("李四 · 440524********0014");
     expect(await s2.locator(".reason").textContent()).to.equal("No dialysis patient has this id card number");
