@@ -46,14 +46,22 @@ export async function unmatchedUnderCallers(): Promise<BenchResult[]> {
         walkers.peakMb(),
         "MB",
         undefined,
-        `peak resident memory of the service process (its own, npm start's build) while ${CALLERS} callers walked a queue of ${QUEUED.toLocaleString("en")} unmatched reports a page of ${PAGE} at a time, one page after another, again and again (${walkers.walks()} whole walks, ${walkers.pages()} pages answered, ${walkers.pagesPerSecond().toFixed(0)} pages/s); ${rssIdle.toFixed(0)} MB idle before; target <= 400 MB`,
+        `peak resident memory of the service process (its own, npm start's build) while ${CALLERS} callers ` +
+          `walked a queue of ${QUEUED.toLocaleString("en")} unmatched reports a page of ${PAGE} at a time, one ` +
+          `page after another, again and again (${walkers.walks()} whole walks, ${walkers.pages()} pages ` +
+          `answered, ${walkers.pagesPerSecond().toFixed(0)} pages/s); ${rssIdle.toFixed(0)} MB idle ` +
+          "before; target <= 400 MB",
       ),
       result(
         "defence.unmatched_8_callers_push_p99_ratio",
         ratio(pair),
         "ratio",
         undefined,
-        `push answered -> its reports counted by reconciliation, ${pair.loaded.length} pushes of 5 while the ${CALLERS} callers walked the queue: p99 ${percentile(pair.loaded, 99).toFixed(1)} ms, p50 ${percentile(pair.loaded, 50).toFixed(1)} ms; with none walking: p99 ${percentile(pair.idle, 99).toFixed(1)} ms, p50 ${percentile(pair.idle, 50).toFixed(1)} ms; ${ROUNDS} rounds of each, alternated; target <= 1.5`,
+        `push answered -> its reports counted by reconciliation, ${pair.loaded.length} pushes of 5 while the ` +
+          `${CALLERS} callers walked the queue: p99 ${percentile(pair.loaded, 99).toFixed(1)} ms, p50 ` +
+          `${percentile(pair.loaded, 50).toFixed(1)} ms; with none walking: p99 ` +
+          `${percentile(pair.idle, 99).toFixed(1)} ms, p50 ${percentile(pair.idle, 50).toFixed(1)} ms; ${ROUNDS} ` +
+          "rounds of each, alternated; target <= 1.5",
       ),
       result("defence.reconcile_90k_8_callers_s", reconciled.seconds, "s", undefined, reconciled.note),
       result(
@@ -246,6 +254,9 @@ async function reconcilers(url: string, pid: number): Promise<{ seconds: number;
   return {
     seconds,
     peakMb: meter.peakMb(),
-    note: `${CALLERS} senders reconciling at once a day of ${counts[0]!.toLocaleString("en")} lab reports (each answer every id, about 1.3 MB), until the last had read its whole answer: ${seconds.toFixed(2)} s (the attack: 14 s and 1.4 GB)`,
+    note:
+      `${CALLERS} senders reconciling at once a day of ${counts[0]!.toLocaleString("en")} lab reports (each ` +
+      `answer every id, about 1.3 MB), until the last had read its whole answer: ${seconds.toFixed(2)} s (the ` +
+      "attack: 14 s and 1.4 GB)",
   };
 }

@@ -405,7 +405,9 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
         reports / rebuildSeconds,
         "reports/s",
         reports / floor.seconds,
-        `every projection rebuilt side by side from the first event over ${reports} lab reports in ${rebuildSeconds.toFixed(0)} s (generated in ${generateSeconds.toFixed(0)} s); baseline: the rebuild's floor; target >= 20,000`,
+        `every projection rebuilt side by side from the first event over ${reports} lab reports in ` +
+          `${rebuildSeconds.toFixed(0)} s (generated in ${generateSeconds.toFixed(0)} s); baseline: the ` +
+          "rebuild's floor; target >= 20,000",
       ),
       result(
         "growth.rebuild_floor_ratio",
@@ -431,7 +433,9 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
         "push100_p99",
         big.push100P99,
         empty.push100P99,
-        `push of 100 reports p99, 4 senders x ${PUSH_BATCHES}; every projection held them ${big.catchUpSeconds.toFixed(1)} s after the last answer (${empty.catchUpSeconds.toFixed(1)} s on the empty store)`,
+        `push of 100 reports p99, 4 senders x ${PUSH_BATCHES}; every projection held them ` +
+          `${big.catchUpSeconds.toFixed(1)} s after the last answer (${empty.catchUpSeconds.toFixed(1)} s ` +
+          "on the empty store)",
       ),
       ratio(
         "reconcile_p99",
@@ -445,14 +449,18 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
         big.fhirSearchP99,
         "ms",
         empty.fhirSearchP99,
-        `GET /fhir/r4/Observation of one patient's LOINC 718-7 over 3 years (${big.fhirSearchResults} results; ${empty.fhirSearchResults} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: the empty store; target <= 50`,
+        `GET /fhir/r4/Observation of one patient's LOINC 718-7 over 3 years (${big.fhirSearchResults} results; ` +
+          `${empty.fhirSearchResults} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: ` +
+          "the empty store; target <= 50",
       ),
       result(
         "patient.results_p99_ms",
         big.patientResultsP99,
         "ms",
         empty.patientResultsP99,
-        `GET /api/patients/{ref}/results of one patient's ${CHART_CODES.join(", ")} over ${YEARS} years (${big.patientResultsPoints} points; ${empty.patientResultsPoints} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: the empty store; target <= 30`,
+        `GET /api/patients/{ref}/results of one patient's ${CHART_CODES.join(", ")} over ${YEARS} years ` +
+          `(${big.patientResultsPoints} points; ${empty.patientResultsPoints} on the empty store), ${CALLS} ` +
+          `calls, on ${reports} lab reports; baseline: the empty store; target <= 30`,
       ),
       result(
         "growth.database_mb",
@@ -477,7 +485,9 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
           b.fiveYearsP50,
           "ms",
           e.fiveYearsP50,
-          `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; ${b.failedQueries} of ${b.queries} query results on the big store were errors (the statement timeout) in all its calls; baseline: the empty store; target <= 300`,
+          `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; ${b.failedQueries} of ${b.queries} ` +
+            "query results on the big store were errors (the statement timeout) in all its calls; baseline: the " +
+            "empty store; target <= 300",
         ),
       );
     }

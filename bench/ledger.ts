@@ -56,7 +56,10 @@ export async function ledgerBenchmarks(): Promise<BenchResult[]> {
         verifyRate,
         "events/s",
         ceilingRate,
-        `verifyLedger over ${verification.eventsChecked.toLocaleString("en")} events in ${verification.blocksChecked} blocks (${verifySeconds.toFixed(1)} s; events of ~${bytes} bytes stored); baseline: hashing every event in one statement (${ceilingSeconds.toFixed(1)} s); target >= 200,000`,
+        `verifyLedger over ${verification.eventsChecked.toLocaleString("en")} events in ` +
+          `${verification.blocksChecked} blocks (${verifySeconds.toFixed(1)} s; events of ~${bytes} bytes ` +
+          `stored); baseline: hashing every event in one statement (${ceilingSeconds.toFixed(1)} ` +
+          "s); target >= 200,000",
       ),
       result(
         "ledger.seal_events_per_s",

@@ -72,7 +72,10 @@ async function serverMajorOf(client: pg.Client): Promise<number> {
 
 /** What to install for client programs of PostgreSQL `major`, in one sentence's tail. */
 function howToGet(major: number): string {
-  return `install PostgreSQL ${major}'s client programs (${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: postgresql-client-${major} from PostgreSQL's own apt repository) or set PG_BIN_DIR to their folder`;
+  return (
+    `install PostgreSQL ${major}'s client programs (${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: ` +
+    `postgresql-client-${major} from PostgreSQL's own apt repository) or set PG_BIN_DIR to their folder`
+  );
 }
 
 /**
@@ -123,14 +126,19 @@ export async function backupTo(
       summary = { file, writer: "pg_dump" };
     } else if (env.PG_BIN_DIR) {
       throw new BackupError(
-        `PG_BIN_DIR holds ${describeFound("pg_dump", found)}, and the server is PostgreSQL ${serverMajor}: pg_dump must be of version ${serverMajor} or newer; ${howToGet(serverMajor)}, or unset PG_BIN_DIR to let the service write the backup itself.`,
+        `PG_BIN_DIR holds ${describeFound("pg_dump", found)}, and the server is PostgreSQL ${serverMajor}: ` +
+          `pg_dump must be of version ${serverMajor} or newer; ${howToGet(serverMajor)}, or unset PG_BIN_DIR to ` +
+          "let the service write the backup itself.",
       );
     } else {
       await writeCopyBackup(client, KEPT_TABLES, partial, signal);
       summary = {
         file,
         writer: "service",
-        note: `no pg_dump of PostgreSQL ${serverMajor} or newer was found (found: ${describeFound("pg_dump", found)}), so the service wrote the backup itself, in a format the restore command reads; for pg_dump's format, ${howToGet(serverMajor)}`,
+        note:
+          `no pg_dump of PostgreSQL ${serverMajor} or newer was found (found: ` +
+          `${describeFound("pg_dump", found)}), so the service wrote the backup itself, in a format the restore ` +
+          `command reads; for pg_dump's format, ${howToGet(serverMajor)}`,
       };
     }
     await syncFile(partial);
@@ -209,7 +217,8 @@ export async function restoreFrom(
       ]).catch((error: unknown) => {
         if (error instanceof BackupError && /unsupported version/.test(error.message)) {
           throw new BackupError(
-            `${error.message} (the backup was written by a pg_dump newer than ${restorer.major}: install that PostgreSQL's client programs, ${CLIENT_PROGRAMS_SOURCE}, or set PG_BIN_DIR to their folder)`,
+            `${error.message} (the backup was written by a pg_dump newer than ${restorer.major}: install that ` +
+              `PostgreSQL's client programs, ${CLIENT_PROGRAMS_SOURCE}, or set PG_BIN_DIR to their folder)`,
           );
         }
         throw error;
@@ -253,7 +262,9 @@ async function pgRestoreFor(env: NodeJS.ProcessEnv): Promise<FoundProgram> {
   const [newest] = await findPrograms("pg_restore", env);
   if (!newest) {
     throw new BackupError(
-      `this backup was written by pg_dump and needs pg_restore of that version or newer, and none was found${env.PG_BIN_DIR ? " in PG_BIN_DIR" : ""}: install PostgreSQL's client programs (${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: postgresql-client) or set PG_BIN_DIR to their folder.`,
+      "this backup was written by pg_dump and needs pg_restore of that version or newer, and none was " +
+        `found${env.PG_BIN_DIR ? " in PG_BIN_DIR" : ""}: install PostgreSQL's client programs ` +
+        `(${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: postgresql-client) or set PG_BIN_DIR to their folder.`,
     );
   }
   return newest;

@@ -248,7 +248,8 @@ export async function applyDecision(
   } else if (isDismissed(event)) {
     // The store's time to the microsecond, as recordDecision's.
     await tx.query(
-      `update ${reportsTable} set dismissed_at = (select recorded_at from events where position = $4), dismiss_reason = $5, ${ledger} where tenant = $1 and external_id = $2`,
+      `update ${reportsTable} set dismissed_at = (select recorded_at from events where position = $4), ` +
+        `dismiss_reason = $5, ${ledger} where tenant = $1 and external_id = $2`,
       [...key, event.data.reason],
     );
   }

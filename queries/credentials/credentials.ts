@@ -161,7 +161,8 @@ export async function authorById(db: Db, authorId: string): Promise<(Author & { 
 /** The tenant's clients of this name whose keys still work (names are not unique: the caller decides what two mean). */
 export async function activeClientsNamed(db: Db, tenant: string, name: string): Promise<Client[]> {
   const { rows } = await db.query(
-    "select client_id, name, tenant, code_map from read.clients where tenant = $1 and name = $2 and revoked_at is null and (expires_at is null or expires_at > now()) order by created_at",
+    "select client_id, name, tenant, code_map from read.clients where tenant = $1 and name = $2 and revoked_at " +
+      "is null and (expires_at is null or expires_at > now()) order by created_at",
     [tenant, name],
   );
   return rows.map(clientOfRow);

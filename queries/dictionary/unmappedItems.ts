@@ -35,7 +35,8 @@ export type UnmappedItemKey = z.infer<typeof unmappedItemKey>;
 
 /** The list's order after the count (client, then code, name and unit with nulls last) as one row value, comparable with a key's. */
 const ORDER_KEY = (alias: string) =>
-  `(${alias}.client, ${alias}.item_code is null, coalesce(${alias}.item_code, ''), ${alias}.item_name is null, coalesce(${alias}.item_name, ''), ${alias}.unit is null, coalesce(${alias}.unit, ''))`;
+  `(${alias}.client, ${alias}.item_code is null, coalesce(${alias}.item_code, ''), ${alias}.item_name is null, ` +
+  `coalesce(${alias}.item_name, ''), ${alias}.unit is null, coalesce(${alias}.unit, ''))`;
 
 /**
  * The sent laboratory items that no dictionary entry matched, among the reports received from

@@ -18,13 +18,18 @@ export const reconciliationSchema = z.object({
     .meta({ description: "The externalIds of the day (lab or exam, as the path says), sorted by code point" }),
   sealed: z.boolean().meta({
     description:
-      "Contract D.2: every report of externalIds has its newest event (the version counted, or a later claim or dismissal) in a sealed ledger block; true for a day without reports",
+      "Contract D.2: every report of externalIds has its newest event (the version counted, or a later claim " +
+      "or dismissal) in a sealed ledger block; true for a day without reports",
   }),
-  ledgerRoot: z.string().nullable().meta({
-    description:
-      "Contract D.2: the Merkle root (hex SHA-256) of the newest sealed ledger block holding one of those events, or null when none is sealed yet; keep it as a receipt",
-    example: "5b41362bc82b7f3d56edc5a306db22105707d01ff4819e26faef9724a2d406c9",
-  }),
+  ledgerRoot: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "Contract D.2: the Merkle root (hex SHA-256) of the newest sealed ledger block holding one of those " +
+        "events, or null when none is sealed yet; keep it as a receipt",
+      example: "5b41362bc82b7f3d56edc5a306db22105707d01ff4819e26faef9724a2d406c9",
+    }),
 });
 export type Reconciliation = z.infer<typeof reconciliationSchema>;
 

@@ -19,15 +19,21 @@ export const unmatchedEntrySchema = z.object({
     hisPatientId: z.string().nullable(),
   }),
   pendingReason: z.string(),
-  pendingCode: z.enum(PENDING_CODES).nullable().meta({
-    description:
-      "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, name-differs; null for a reason written by an older version (then `pendingReason` is the text)",
-    example: "no-patient",
-  }),
+  pendingCode: z
+    .enum(PENDING_CODES)
+    .nullable()
+    .meta({
+      description:
+        "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, " +
+        "name-differs; null for a reason written by an older version (then `pendingReason` is the text)",
+      example: "no-patient",
+    }),
   receivedAt: localIsoDateTimeText,
   etag: z.string().meta({
     description:
-      "The report as this entry shows it (issue #51): send it as If-Match with a claim or dismissal, which is then refused (409, queue-entry-changed) if the report changed since instead of overriding someone else's decision",
+      "The report as this entry shows it (issue #51): send it as If-Match with a claim or dismissal, which is " +
+      "then refused (409, queue-entry-changed) if the report changed since instead of overriding " +
+      "someone else's decision",
     example: '"report-1"',
   }),
 });

@@ -84,7 +84,8 @@ export type ReplicaStatus = z.infer<typeof replicaStatusSchema>;
 export const projectionsReportSchema = z.object({
   head: z.int().meta({
     description:
-      "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it",
+      "Position of the store's last event in the order projections apply them (writing transaction, then " +
+      "position); a caught-up projection's position equals it",
   }),
   projections: z.array(projectionStatusSchema),
   replicas: z.array(replicaStatusSchema).meta({

@@ -15,7 +15,9 @@ const MAXIMUM_KB = 2 ** 31 - 1;
 
 /** A PostgreSQL size setting as PostgreSQL writes it (8MB, 512kB, 1GB), at least `minimumKb`; `-1` too when `unlimited`. */
 function databaseSize(name: string, minimumKb: number, unlimited = false) {
-  const problem = `${name} must be a size with its unit as PostgreSQL writes it (512kB, 8MB, 1GB), from ${minimumKb} kB, below 2 TB${unlimited ? ", or -1 for no limit" : ""}`;
+  const problem =
+    `${name} must be a size with its unit as PostgreSQL writes it (512kB, 8MB, 1GB), from ${minimumKb} kB, below ` +
+    `2 TB${unlimited ? ", or -1 for no limit" : ""}`;
   return z.string().refine((value) => {
     if (unlimited && value === "-1") return true;
     const match = /^(\d{1,9})(kB|MB|GB|TB)$/.exec(value);
@@ -229,7 +231,8 @@ function together(config: Config): string[] {
   if (refused) problems.push(refused);
   if (config.REPORT_ROLE_CONNECTION_LIMIT !== -1 && config.REPORT_ROLE_CONNECTION_LIMIT < config.REPORT_POOL_SIZE) {
     problems.push(
-      "REPORT_ROLE_CONNECTION_LIMIT: at least REPORT_POOL_SIZE, the report connections of one process (the limit is for every process of the deployment together)",
+      "REPORT_ROLE_CONNECTION_LIMIT: at least REPORT_POOL_SIZE, the report connections of one process (the " +
+        "limit is for every process of the deployment together)",
     );
   }
   const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];

@@ -182,7 +182,8 @@ ${main}
     const words = WORDS[lang];
     const suffix = lang === "en" ? "?lang=en" : "";
     const entry = (article: HelpArticle) =>
-      `<li><a href="${pagePath(article.slug)}${suffix}">${escapeHtml(article.title)}</a>${article.summary ? `<p>${escapeHtml(article.summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`;
+      "<li><a " +
+      `href="${pagePath(article.slug)}${suffix}">${escapeHtml(article.title)}</a>${article.summary ? `<p>${escapeHtml(article.summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`;
     // Each decision is reached through the decisions' index, which is listed after the articles.
     const listed = articles.filter((article) => !isDecision(article) || article.slug === DECISIONS_INDEX);
     send(
@@ -210,7 +211,9 @@ ${main}
         otherLanguage,
       );
     }
-    const links = `<p class="help-links"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a> · <a href="/md/${article.slug}.md">${words.markdown}</a></p>`;
+    const links =
+      `<p class="help-links"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a> · <a ` +
+      `href="/md/${article.slug}.md">${words.markdown}</a></p>`;
     send(
       ctx,
       lang,

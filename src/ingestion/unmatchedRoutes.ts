@@ -98,7 +98,8 @@ function basedOn(ctx: Context): number | undefined {
   if (version === null) {
     throw new HttpError(
       400,
-      'If-Match takes the etag of the report as GET /api/unmatched (each entry\'s etag) or GET /api/history/{kind}/{externalId} gives it, e.g. "report-2"; or leave it out.',
+      "If-Match takes the etag of the report as GET /api/unmatched (each entry's etag) or GET " +
+        '/api/history/{kind}/{externalId} gives it, e.g. "report-2"; or leave it out.',
     );
   }
   return version;

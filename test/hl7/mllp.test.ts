@@ -88,7 +88,9 @@ describe("HL7 v2 over MLLP", function () {
     expect(first.acks).to.deep.equal(Array.from({ length: 20 }, (_, i) => `AA ${sent(1, i)}`));
     expect(second.acks).to.deep.equal(Array.from({ length: 20 }, (_, i) => `AA ${sent(2, i)}`));
     const twice = await hub.service.db.query(
-      "select data->'report'->>'status' as status, data->>'outcome' as outcome, metadata->'origin'->>'controlId' as control_id from events where tenant = 'h1' and stream_id = 'lab-report:BURST-TWICE' order by stream_version",
+      "select data->'report'->>'status' as status, data->>'outcome' as outcome, " +
+        "metadata->'origin'->>'controlId' as control_id from events where tenant = 'h1' and stream_id = " +
+        "'lab-report:BURST-TWICE' order by stream_version",
     );
     expect(twice.rows).to.deep.equal([
       { status: "PRELIMINARY", outcome: "CREATED", control_id: sent(1, 0) },

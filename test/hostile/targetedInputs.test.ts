@@ -361,7 +361,8 @@ describe("hostile input: targeted cases", function () {
     it("decides 413 on Content-Length before the body arrives, and on the bytes of a chunked body", async () => {
       const announced = await rawSocket(hostile.service.url!);
       announced.write(
-        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\nContent-Type: application/json\r\nContent-Length: ${FOUR_MB + 1}\r\n\r\n{"reports":[`,
+        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\nContent-Type: ` +
+          `application/json\r\nContent-Length: ${FOUR_MB + 1}\r\n\r\n{"reports":[`,
       );
       const early = await announced.waitFor(/\r\n\r\n\{.*\}/, 5000);
       announced.destroy();
@@ -371,7 +372,8 @@ describe("hostile input: targeted cases", function () {
 
       const chunked = await rawSocket(hostile.service.url!);
       chunked.write(
-        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\nContent-Type: ` +
+          `application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
       );
       const piece = " ".repeat(ONE_MB);
       for (let i = 0; i < 5 && !/\r\n\r\n/.test(chunked.received()); i++)

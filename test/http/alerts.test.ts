@@ -188,7 +188,8 @@ describe("critical-result alerts (/api/alerts)", function () {
     await tenant.push("lab", [withPotassium("CRIT-NORMAL", 4.2)]);
     const hints = async () => {
       const { rows } = await service.db.query(
-        "select data->>'externalId' as id, metadata->'criticalAtReceipt' as hint from events where tenant = 'h1' and type = 'LabReportReceived' and stream_version = 1",
+        "select data->>'externalId' as id, metadata->'criticalAtReceipt' as hint from events where tenant = " +
+          "'h1' and type = 'LabReportReceived' and stream_version = 1",
       );
       return Object.fromEntries(rows.map((row) => [row.id, row.hint]));
     };
@@ -202,7 +203,8 @@ describe("critical-result alerts (/api/alerts)", function () {
     // Two copies of a critical report written straight into the store: one says it cannot raise an
     // alert (as no ingestion would say of it), one says nothing (as events stored before the hint).
     const { rows } = await service.db.query(
-      "select stream_id, data, metadata from events where tenant = 'h1' and type = 'LabReportReceived' and data->>'externalId' = 'CRIT-K-1' and stream_version = 1",
+      "select stream_id, data, metadata from events where tenant = 'h1' and type = 'LabReportReceived' and " +
+        "data->>'externalId' = 'CRIT-K-1' and stream_version = 1",
     );
     const copy = async (externalId: string, metadata: Record<string, unknown>) => {
       const data = { ...rows[0].data, externalId, report: { ...rows[0].data.report, externalId } };

@@ -192,7 +192,9 @@ describe("reports (/api/reports)", () => {
       severity: "info",
       where: "drills.byMonth.args[0]",
       message:
-        'The drill argument "month" has the name of the filter "month": in drill "byMonth", {{month}} is the clicked row\'s value, not the filter\'s. Rename one of them if the drill\'s queries should also follow the filter.',
+        'The drill argument "month" has the name of the filter "month": in drill "byMonth", {{month}} is the ' +
+        "clicked row's value, not the filter's. Rename one of them if the drill's queries should also " +
+        "follow the filter.",
     });
 
     const report = await call("POST", "/api/reports/hb-shadow/data", { body: {} });

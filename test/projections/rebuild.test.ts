@@ -185,7 +185,8 @@ describe("projection rebuild", () => {
     const lastAnalyzed = async () =>
       (
         await database.db.query(
-          "select relname, last_analyze from pg_stat_user_tables where schemaname = 'public' and relname in ('events', 'projection_generations') order by relname",
+          "select relname, last_analyze from pg_stat_user_tables where schemaname = 'public' and relname in " +
+            "('events', 'projection_generations') order by relname",
         )
       ).rows;
     await appendCounted(database.db, "a", 0, 10);

@@ -154,10 +154,13 @@ describe("security: ward scope in report SQL (G.1)", function () {
       setConfig:
         "select set_config('app.wards', '', false) as s, (select count(*) from patients where ward = '5B') as n",
       setting:
-        "select coalesce(current_setting('app.wards', true), '') || coalesce(current_setting('app.tenant', true), '') as s, (select count(*) from patients where ward <> '3A') as n",
+        "select coalesce(current_setting('app.wards', true), '') || coalesce(current_setting('app.tenant', " +
+        "true), '') as s, (select count(*) from patients where ward <> '3A') as n",
       cte: "with every_result as (select * from lab_results) select count(*) from every_result where ward is distinct from '3A'",
       union:
-        "select count(*) from (select patient_ref from patients union select patient_ref from lab_reports union select patient_ref from exam_reports) u where patient_ref is distinct from 'WS-3A' and patient_ref <> 'P001'",
+        "select count(*) from (select patient_ref from patients union select patient_ref from lab_reports " +
+        "union select patient_ref from exam_reports) u where patient_ref is distinct from 'WS-3A' and " +
+        "patient_ref <> 'P001'",
       subselect:
         "select (select count(*) from patients p where p.ward in (select ward from monthly_results where ward <> '3A')) as n",
       function: "select count(*) from lab_results where upper(coalesce(ward, 'none')) <> '3A'",

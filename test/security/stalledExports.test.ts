@@ -179,7 +179,8 @@ describe("exports nobody reads (issue #52, finding 4)", function () {
     expect(refused.headers.get("retry-after")).to.equal("5");
     expect(refused.body).to.deep.equal({
       error:
-        "This address already has 2 exports under way without a credential; wait for one to finish, or sign in (a signed-in person's exports are not counted per address).",
+        "This address already has 2 exports under way without a credential; wait for one to finish, or sign in " +
+        "(a signed-in person's exports are not counted per address).",
       code: "exports-per-address",
     });
     // docx counts with them; another address, or a credential, is not held up.

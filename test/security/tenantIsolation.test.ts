@@ -495,7 +495,9 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "GET /api/alerts/count": async (world) => {
     await northAlert(world);
     const { rows } = await world.service.db.query(
-      "select count(*)::int as n, (count(*) filter (where kind = 'CRITICAL'))::int as critical, (count(*) filter (where kind = 'DELTA'))::int as delta from read.alerts where tenant = 'south' and acknowledged_at is null and closed_at is null and handled_as is null",
+      "select count(*)::int as n, (count(*) filter (where kind = 'CRITICAL'))::int as critical, (count(*) " +
+        "filter (where kind = 'DELTA'))::int as delta from read.alerts where tenant = 'south' and " +
+        "acknowledged_at is null and closed_at is null and handled_as is null",
     );
     expect((await world.south.asAuthor("GET", "/api/alerts/count")).body).to.deep.equal({
       open: rows[0].n,

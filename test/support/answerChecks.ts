@@ -139,5 +139,8 @@ export function describeExchange(request: RawRequest, answer: RawAnswer): string
       : Buffer.isBuffer(request.body)
         ? `<${request.body.length} bytes>`
         : request.body.slice(0, 300);
-  return `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers ?? {}).slice(0, 300)} ${body}\n→ ${answer.status} ${answer.text.slice(0, 300)}`;
+  return (
+    `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers ?? {}).slice(0, 300)} ` +
+    `${body}\n→ ${answer.status} ${answer.text.slice(0, 300)}`
+  );
 }

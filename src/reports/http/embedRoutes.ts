@@ -65,7 +65,8 @@ export function frameAncestorsFrom(value: string | undefined): string {
   for (const source of sources) {
     if (!keyword.test(source) && !host.test(source) && !scheme.test(source) && source !== "*") {
       throw new Error(
-        `EMBED_FRAME_ANCESTORS: ${JSON.stringify(source)} is not a frame-ancestors source; use 'self', 'none' or origins such as https://his.example.org, separated by spaces.`,
+        `EMBED_FRAME_ANCESTORS: ${JSON.stringify(source)} is not a frame-ancestors source; use 'self', 'none' ` +
+          "or origins such as https://his.example.org, separated by spaces.",
       );
     }
   }
