@@ -41,7 +41,8 @@ import { median, result, type BenchResult } from "./results.ts";
  *
  * BENCH_PROFILE=1 adds where the paths' own time goes: a bulk job of BENCH_PROFILE_BULK_REPORTS
  * (default 50,000), a push burst of SENDERS x BENCH_PROFILE_PUSH_BATCHES batches of 100 (default
- * 25) and 4 MLLP connections of BENCH_PROFILE_HL7_MESSAGES messages each (default 1,000) on the service profiled (profiledRuns.ts), printed and written to bench/profile-summary.json.
+ * 25) and 4 MLLP connections of BENCH_PROFILE_HL7_MESSAGES messages each (default 1,000) on the
+ * service profiled (profiledRuns.ts), printed and written to bench/profile-summary.json.
  */
 
 const BULK_PIECE = PIECE_SIZE.reports;

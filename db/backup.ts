@@ -16,14 +16,15 @@ import { CLIENT_PROGRAMS_SOURCE, describeFound, findPrograms, type FoundProgram 
  *
  * A backup is pg_dump's custom format of those tables' rows, taken in one snapshot while the
  * service runs; when no pg_dump fits the server (the embedded PostgreSQL 18 beside a machine's
- * older client programs), the service takes the same snapshot itself (db/backupCopyFormat.ts). Restoring it somewhere else meets one thing pg_dump does not carry over: the
- * events' transaction ids (events.transaction_id, ledger_blocks.last_tx) are the source
- * cluster's. Readers only read below the oldest transaction still running and in (transaction
- * id, position) order (projections/runtime/eventFeed.ts), so restored ids above the new cluster's counter
- * would be unreadable, and new events would sort before them. The restore therefore takes as
- * many fresh transaction ids as the backup holds distinct ones and gives them out in the same
- * order: the reading order, the ledger's stretches and every event hash (which leave the id out)
- * stay what they were.
+ * older client programs), the service takes the same snapshot itself (db/backupCopyFormat.ts).
+ * Restoring it somewhere else meets one thing pg_dump does not carry over: the events' transaction
+ * ids (events.transaction_id, ledger_blocks.last_tx) are the source cluster's. Readers only read
+ * below the oldest transaction still running and in (transaction id, position) order
+ * (projections/runtime/eventFeed.ts), so restored ids above the new cluster's counter would be
+ * unreadable, and new events would sort before them. The restore therefore takes as many fresh
+ * transaction ids as the backup holds distinct ones and gives them out in the same order: the
+ * reading order, the ledger's stretches and every event hash (which leave the id out) stay what
+ * they were.
  */
 
 const execFileAsync = promisify(execFile);

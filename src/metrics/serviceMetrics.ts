@@ -19,7 +19,10 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 export type ReportQueryOutcome = "ok" | "error";
 
-/** Why an access record was not kept (docs/operations.md, "Access log"): the queue waiting for the database was full, or the service stopped before it could write it. */
+/**
+ * Why an access record was not kept (docs/operations.md, "Access log"): the queue waiting for the
+ * database was full, or the service stopped before it could write it.
+ */
 export type AccessDropReason = "queue_full" | "shutdown";
 
 /** Why the HTTP server cut a response before its end (docs/operations.md, "Exports nobody reads"). */

@@ -35,7 +35,10 @@ function sessionAnswer(session: StaffSession): z.infer<typeof staffSessionAnswer
   return { sub, name, tenant, roles: roles.filter(isStaffRole), wards, expiresAt: expiresAt.toISOString(), csrf };
 }
 
-/** Hands the sessions to the authentication of the routes below (src/http/authorAuth.ts): a session cookie works where an author token does, within its roles. */
+/**
+ * Hands the sessions to the authentication of the routes below (src/http/authorAuth.ts): a session
+ * cookie works where an author token does, within its roles.
+ */
 export function offerStaffSessions(sessions: SessionStore): Middleware {
   return (ctx, next) => {
     ctx.state.sessions = sessions;

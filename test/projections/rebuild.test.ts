@@ -124,7 +124,8 @@ describe("projection rebuild", () => {
     const oldSchema = await database.db.query(
       "select 1 from information_schema.schemata where schema_name = 'proj_rebuilt_g1'",
     );
-    expect(oldSchema.rowCount, "the retired generation's tables are dropped").to.equal(0); // Issue #35: the new generation serves with its statistics gathered, whatever autovacuum does.
+    expect(oldSchema.rowCount, "the retired generation's tables are dropped").to.equal(0);
+    // Issue #35: the new generation serves with its statistics gathered, whatever autovacuum does.
     const stats = await database.db.query(
       "select count(*)::int as columns from pg_stats where schemaname = 'proj_rebuilt_g2' and tablename = 'rebuilt_seen'",
     );

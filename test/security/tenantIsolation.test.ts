@@ -86,7 +86,10 @@ function northAlert({ north }: World) {
 }
 
 let northsMapping: Promise<string> | null = null;
-/** North's report with an item no dictionary entry matches (NORTH-LOCAL), and north's mapping of another item (NORTH-MAPPED): made the first time a case asks. */
+/**
+ * North's report with an item no dictionary entry matches (NORTH-LOCAL), and north's mapping of
+ * another item (NORTH-MAPPED): made the first time a case asks.
+ */
 function northMapping({ north }: World) {
   northsMapping ??= (async () => {
     const pushed = await north.push("lab", [
