@@ -56,7 +56,8 @@ const spec = {
   ],
   queries: {
     monthly: {
-      sql: `select date_trunc('month', reported_on)::date as month, std_code, count(*) as results, count(distinct patient_ref) as patients, avg(std_value) as mean
+      sql: `select date_trunc('month', reported_on)::date as month, std_code, count(*) as results,
+              count(distinct patient_ref) as patients, avg(std_value) as mean
             from lab_results where std_code in ('HGB', 'ALB', 'KTV', 'P', 'K')
             [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]] [[and ward = {{ward}}]] group by 1, 2 order by 1, 2`,
     },

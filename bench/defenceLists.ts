@@ -154,10 +154,12 @@ async function seedQueue(databaseUrl: string): Promise<void> {
     );
     const schema = rows[0].schema_name as string;
     await db.query(
-      `insert into ${schema}.lab_reports (tenant, external_id, report_no, matched, pending_reason, id_card, patient_name, his_patient_id, panel_name, specimen, status, lab_name,
+      `insert into ${schema}.lab_reports (tenant, external_id, report_no, matched, pending_reason, id_card,
+         patient_name, his_patient_id, panel_name, specimen, status, lab_name,
                                           collected_at, reported_at, report_day, received_at, client_name, item_count, ledger_tx, ledger_position)
        select 'bench', 'LIS-Q-' || lpad(g::text, 6, '0'), 'RPT-' || lpad(g::text, 8, '0'), false, 'no dialysis patient with this idCard',
-              '1101051949' || lpad((g % 100000000)::text, 8, '0'), '患者' || g, 'HIS-' || lpad(g::text, 7, '0'), '肾功能 Renal panel', 'SERUM', 'FINAL', 'Central laboratory',
+              '1101051949' || lpad((g % 100000000)::text, 8, '0'), '患者' || g, 'HIS-' || lpad(g::text, 7, '0'),
+                '肾功能 Renal panel', 'SERUM', 'FINAL', 'Central laboratory',
               $2::date + time '07:30', $2::date + time '11:00', $2::date, now() - (g * interval '86 seconds'), 'bench lab', 20, '1'::xid8, g
        from generate_series(1, $1::int) g`,
       [QUEUED, QUEUE_DAY],

@@ -33,7 +33,8 @@ export async function reconcileBenchmarks(): Promise<BenchResult[]> {
     // waiting for a patient; a tenth of those later claimed (at position REPORTS + g).
     await db.query(
       `insert into ${schema}.lab_report_days (tenant, external_id, version, valid_from, valid_to, report_day, unmatched, ledger_tx, ledger_position)
-       select 'bench', 'R' || lpad(g::text, 7, '0'), 1, t, case when g % 100 = 0 then t + interval '1 hour' end, (t at time zone 'UTC')::date, g % 10 = 0, g::text::xid8, g
+       select 'bench', 'R' || lpad(g::text, 7, '0'), 1, t, case when g % 100 = 0 then t + interval '1 hour' end,
+         (t at time zone 'UTC')::date, g % 10 = 0, g::text::xid8, g
        from generate_series(1, ${REPORTS}) g, lateral (select timestamptz '2021-01-01 00:00:00+00' + g * interval '${SPACING_S} seconds' as t) s`,
     );
     await db.query(
@@ -43,7 +44,8 @@ export async function reconcileBenchmarks(): Promise<BenchResult[]> {
     );
     // The plain call's read model, for the day measured.
     await db.query(
-      `insert into ${schema}.lab_reports (tenant, external_id, matched, reported_at, report_day, received_at, client_name, item_count, ledger_tx, ledger_position)
+      `insert into ${schema}.lab_reports (tenant, external_id, matched, reported_at, report_day, received_at,
+         client_name, item_count, ledger_tx, ledger_position)
        select tenant, external_id, not unmatched, valid_from at time zone 'UTC', report_day, valid_from, 'bench', 20, ledger_tx, ledger_position
        from ${schema}.lab_report_days where report_day = $1 and valid_to is null`,
       [DAY],

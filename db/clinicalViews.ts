@@ -121,7 +121,8 @@ function derivedResultsSql(): string {
     ]);
     const value = formulaSql(tree, (input) => `d.${JSON.stringify(input)}`);
     const ids = `array[${reads.map((input) => `d.${JSON.stringify(`${input}#`)}`).join(", ")}]`;
-    return `select d.patient_ref, p.ward, ${sqlText(code)}::text as std_code, round((${boundedSql(value)})::numeric, ${formula.decimals})::double precision as value,
+    return `select d.patient_ref, p.ward, ${sqlText(code)}::text as std_code,
+                   round((${boundedSql(value)})::numeric, ${formula.decimals})::double precision as value,
                    ${sqlText(unit)}::text as unit, greatest(${reads.map((input) => `d.${JSON.stringify(`${input}@`)}`).join(", ")}) as collected_at,
                    ${sqlText(formula.name)}::text as formula, ${formula.version} as formula_version,
                    array(select e from unnest(${ids}) with ordinality as t(e, o) group by e order by min(o)) as inputs, d.day as collected_on

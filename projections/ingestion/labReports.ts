@@ -99,7 +99,8 @@ export function receivedReports(where: string): string {
  * Of a row read by receivedReports, what lab_reports and lab_report_days keep: materialized whole
  * (some 8 kB a report), a rebuild's batches of 5,000 spilled to disk, 21 GB at two million reports.
  */
-const REPORT_FIELDS = `tenant, stream_id, external_id, stream_version, recorded_at, transaction_id, position, matched, patient_ref, collected_at, reported_at, client_name,
+const REPORT_FIELDS = `tenant, stream_id, external_id, stream_version, recorded_at, transaction_id, position, matched,
+                         patient_ref, collected_at, reported_at, client_name,
   report->>'reportNo' as report_no, case when not matched then match->>'pendingReason' end as pending_reason,
   coalesce(match->>'idCard', report->'patient'->>'idCard') as id_card, report->'patient'->>'name' as patient_name,
   report->'patient'->>'hisPatientId' as his_patient_id, report->>'panelName' as panel_name, report->>'specimen' as specimen,

@@ -99,7 +99,8 @@ export function reconciliationOf(
           `with ${before ? heldThen("lab", "$1", "$4") : "lab as (select matched, dismissed_at from read.lab_reports where report_day = $1)"},
                 ${before ? heldThen("exam", "$1", "$4") : "exam as (select matched, dismissed_at from read.exam_reports where report_day = $1)"}
            select (select count(*) from lab)::int as lab, (select count(*) from exam)::int as exam,
-                  ((select count(*) from lab where not matched and dismissed_at is null) + (select count(*) from exam where not matched and dismissed_at is null))::int as unmatched,
+                  ((select count(*) from lab where not matched and dismissed_at is null)
+                    + (select count(*) from exam where not matched and dismissed_at is null))::int as unmatched,
                   (select b.root from read.ledger_seals b
                    where $2::xid8 is not null and (b.last_tx, b.last_tx_position) >= ($2::xid8, $3::bigint)
                    order by b.last_tx, b.last_tx_position limit 1) as ledger_root`,

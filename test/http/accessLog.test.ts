@@ -494,7 +494,8 @@ describe("the access log: who was shown which patient (contract E.4)", function 
       begin
         raise exception 'could not extend file: No space left on device' using errcode = '53100';
       end $$;
-      create trigger refuse_access_records before insert on events for each row when (new.type = 'PatientRecordsShown') execute function refuse_access_records();`);
+      create trigger refuse_access_records before insert on events for each row
+        when (new.type = 'PatientRecordsShown') execute function refuse_access_records();`);
     let call: Awaited<ReturnType<typeof traced>>;
     try {
       const failuresBefore = sample(
@@ -553,7 +554,8 @@ describe("the access log's queue (contract E.4)", function () {
       await service.db.query(`
         create function refuse_access_records() returns trigger language plpgsql as $$
         begin raise exception 'no space' using errcode = '53100'; end $$;
-        create trigger refuse_access_records before insert on events for each row when (new.type = 'PatientRecordsShown') execute function refuse_access_records();`);
+        create trigger refuse_access_records before insert on events for each row
+          when (new.type = 'PatientRecordsShown') execute function refuse_access_records();`);
       for (let i = 0; i < 20; i++)
         expect((await tenant.call("GET", "/api/patients/P001/results", { token: tenant.authorToken })).status).to.equal(
           200,

@@ -261,7 +261,8 @@ describe("reconciliation of a day larger than a page (contract E.6)", function (
       [ids, DAY, unmatched],
     );
     await db.query(
-      `insert into ${reports}.lab_reports (tenant, external_id, matched, reported_at, report_day, received_at, client_name, item_count, ledger_tx, ledger_position)
+      `insert into ${reports}.lab_reports (tenant, external_id, matched, reported_at, report_day, received_at,
+         client_name, item_count, ledger_tx, ledger_position)
        select tenant, external_id, not unmatched, report_day + time '09:00', report_day, valid_from, 'Central lab LIS', 1, ledger_tx, ledger_position
        from ${reports}.lab_report_days where tenant = 'h1' and report_day = $1`,
       [DAY],

@@ -124,7 +124,8 @@ async function southsDay(service: RunningService) {
     ).rows.map((r) => r.external_id as string);
   const unmatched = await service.db.query(
     `select count(*)::int as n from (select matched, dismissed_at from read.lab_reports where tenant = 'south' and reported_at::date = '2026-03-02'
-     union all select matched, dismissed_at from read.exam_reports where tenant = 'south' and reported_at::date = '2026-03-02') r where not matched and dismissed_at is null`,
+     union all select matched, dismissed_at from read.exam_reports where tenant = 'south'
+       and reported_at::date = '2026-03-02') r where not matched and dismissed_at is null`,
   );
   return { lab: await ids("lab_reports"), exam: await ids("exam_reports"), unmatched: unmatched.rows[0].n as number };
 }
