@@ -164,35 +164,39 @@ describe("the access log: who was shown which patient (contract E.4)", function 
     });
   });
 
-  it("records a patient shown by its patientRef in that patient's access log, and an attempt on one that does not exist; a patientRef there cannot be names nobody", async () => {
-    const shown = await traced("GET", "/api/patients/P001", { token: h1.authorToken });
-    expect(shown.status).to.equal(200);
-    const logged = await until(async () => {
-      const log = await httpClient(service.url!)("GET", "/api/patients/P001/access-log", {
-        token: ADMIN,
-        tenant: "h1",
+  it(
+    "records a patient shown by its patientRef in that patient's access log, and an attempt on one that does not " +
+      "exist; a patientRef there cannot be names nobody",
+    async () => {
+      const shown = await traced("GET", "/api/patients/P001", { token: h1.authorToken });
+      expect(shown.status).to.equal(200);
+      const logged = await until(async () => {
+        const log = await httpClient(service.url!)("GET", "/api/patients/P001/access-log", {
+          token: ADMIN,
+          tenant: "h1",
+        });
+        return (log.body as AccessRecord[]).find((record) => record.requestId === shown.requestId);
       });
-      return (log.body as AccessRecord[]).find((record) => record.requestId === shown.requestId);
-    });
-    expect(logged).to.deep.include({
-      who: "Nurse Chen",
-      credential: authorId,
-      roles: ["author"],
-      action: "GET /api/patients/{patientRef}",
-      patientRefs: ["P001"],
-      outcome: "shown",
-    });
-    const missing = await traced("GET", "/api/patients/P404", { token: h1.authorToken });
-    expect(missing.status).to.equal(404);
-    expect(await recordOf(missing)).to.deep.include({
-      action: "GET /api/patients/{patientRef}",
-      patientRefs: ["P404"],
-      outcome: "not-found",
-    });
-    const bad = await traced("GET", "/api/patients/-P001", { token: h1.authorToken });
-    expect(bad.status).to.equal(400);
-    expect(await hasNoRecord(bad)).to.equal(true);
-  });
+      expect(logged).to.deep.include({
+        who: "Nurse Chen",
+        credential: authorId,
+        roles: ["author"],
+        action: "GET /api/patients/{patientRef}",
+        patientRefs: ["P001"],
+        outcome: "shown",
+      });
+      const missing = await traced("GET", "/api/patients/P404", { token: h1.authorToken });
+      expect(missing.status).to.equal(404);
+      expect(await recordOf(missing)).to.deep.include({
+        action: "GET /api/patients/{patientRef}",
+        patientRefs: ["P404"],
+        outcome: "not-found",
+      });
+      const bad = await traced("GET", "/api/patients/-P001", { token: h1.authorToken });
+      expect(bad.status).to.equal(400);
+      expect(await hasNoRecord(bad)).to.equal(true);
+    },
+  );
 
   it("records the alerts listed, and each alert sent down the alert stream", async () => {
     const abort = new AbortController();
