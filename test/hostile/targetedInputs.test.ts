@@ -207,7 +207,9 @@ describe("hostile input: targeted cases", function () {
       // The six characters \u0000 written as text are storable: only the character U+0000 is not.
       const escapeAsText = { labName: "C:\\u0000\\ud800" };
       const answer = await push(
-        `{"reports":[${reportJson("NUL-1", { labName: "a\u0000b" })},${reportJson("SUR-1", { patient: { idCard: "11010519491231002X", name: "张\ud800" } })},${reportJson("SUR-2", lowHalfInItem)},${reportJson("SUR-OK", escapeAsText)}]}`,
+        `{"reports":[${reportJson("NUL-1", { labName: "a\u0000b" })},` +
+          `${reportJson("SUR-1", { patient: { idCard: "11010519491231002X", name: "张\ud800" } })},` +
+          `${reportJson("SUR-2", lowHalfInItem)},${reportJson("SUR-OK", escapeAsText)}]}`,
       );
       const [nul, surrogate, lowHalf, fine] = answer.json.data.results;
       expect(nul).to.include({ status: "REJECTED", externalId: "NUL-1" });

@@ -145,7 +145,10 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
               schema: z.string().meta({
                 description: "ER7 text, UTF-8",
                 example:
-                  "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\rPID|1||11010519491231002X^^^^NNCHN||张^三\rOBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\rOBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r",
+                  "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\r" +
+                  "PID|1||11010519491231002X^^^^NNCHN||张^三\r" +
+                  "OBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\r" +
+                  "OBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r",
               }),
             },
           },
