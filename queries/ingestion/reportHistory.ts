@@ -62,10 +62,15 @@ export const historyEntrySchema = z.object({
   }),
   alertId: z.string().optional(),
   kind: z.enum(["CRITICAL", "DELTA"]).optional().meta({ description: "ALERT_*: the alert's kind (contract F.3)" }),
-  handledAs: z.enum(["critical", "info"]).optional().meta({
-    description:
-      "ALERT_* of kind DELTA that is no alert of its own (decision 0073): critical, the change of a critical result, carried by its CRITICAL alert; info, a value back inside the reference range, shown as information",
-  }),
+  handledAs: z
+    .enum(["critical", "info"])
+    .optional()
+    .meta({
+      description:
+        "ALERT_* of kind DELTA that is no alert of its own (decision 0073): critical, the change of a critical " +
+        "result, carried by its CRITICAL alert; info, a value back inside the reference range, " +
+        "shown as information",
+    }),
   code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
   note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
   mappingId: z.string().optional().meta({ description: "REMAPPED: the item mapping (GET /api/dictionary/mappings)" }),
