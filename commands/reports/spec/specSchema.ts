@@ -499,7 +499,8 @@ const chartNode = strict("a chart node", "an object", {
   series: columnName("series")
     .meta({
       description:
-        "A column whose values split the rows into series (one per value, named by it in the legend), e.g. ward: a month × ward query drawn as a bar or line per ward",
+        "A column whose values split the rows into series (one per value, named by it in the legend), e.g. " +
+        "ward: a month × ward query drawn as a bar or line per ward",
     })
     .optional(),
   refLines: z

@@ -341,7 +341,9 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "listUnmatched",
       summary: "Reports awaiting claim, oldest first (or newest), a page at a time (contract E.6), searched",
       description:
-        "q finds reports by the patient's name, the externalId, the report number or the digits of the masked id card; a whole id card number is compared by a keyed hash, so the number itself reaches neither a database query nor its log. The next page's Link keeps order, kind and q.",
+        "q finds reports by the patient's name, the externalId, the report number or the digits of the masked " +
+        "id card; a whole id card number is compared by a keyed hash, so the number itself reaches neither a " +
+        "database query nor its log. The next page's Link keeps order, kind and q.",
       security: security.author,
       requestParams: { query: unmatchedListQuery },
       responses: {
