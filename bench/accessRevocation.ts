@@ -62,8 +62,12 @@ export async function accessRevocationBenchmarks(): Promise<BenchResult[]> {
         percentile(closedMs, 99),
         "ms",
         percentile(refusedMs, 99),
-        `${REVOCATIONS} author tokens, each with an alert stream open on an API process and revoked on another (DELETE /api/admin/authors/{id} answered 204): the time from that answer until the stream closed, p99 (p50 ${ms(closedMs, 50)} ms, max ${ms(closedMs, 100)} ms); ` +
-          `the streams' credentials are checked again every 250 ms (src/credentials/credentialWatch.ts); baseline: a plain call with the revoked token on the stream's process answered 401, p99 (p50 ${ms(refusedMs, 50)} ms); target <= 1000 ms`,
+        `${REVOCATIONS} author tokens, each with an alert stream open on an API process and revoked on another ` +
+          "(DELETE /api/admin/authors/{id} answered 204): the time from that answer until the stream closed, p99 " +
+          `(p50 ${ms(closedMs, 50)} ms, max ${ms(closedMs, 100)} ms); ` +
+          "the streams' credentials are checked again every 250 ms (src/credentials/credentialWatch.ts); " +
+          "baseline: a plain call with the revoked token on the stream's process answered 401, p99 (p50 " +
+          `${ms(refusedMs, 50)} ms); target <= 1000 ms`,
       ),
     ];
   } finally {

@@ -56,7 +56,8 @@ const spec = {
   ],
   queries: {
     monthly: {
-      sql: `select date_trunc('month', reported_on)::date as month, std_code, count(*) as results, count(distinct patient_ref) as patients, avg(std_value) as mean
+      sql: `select date_trunc('month', reported_on)::date as month, std_code, count(*) as results,
+              count(distinct patient_ref) as patients, avg(std_value) as mean
             from lab_results where std_code in ('HGB', 'ALB', 'KTV', 'P', 'K')
             [[and reported_on >= {{period.from}}]] [[and reported_on <= {{period.to}}]] [[and ward = {{ward}}]] group by 1, 2 order by 1, 2`,
     },
@@ -197,14 +198,18 @@ export async function accessWardReportBenchmarks(): Promise<BenchResult[]> {
     }
     const p99 = (who: keyof typeof callers) => percentile(times[who], 99);
     const ms = (who: keyof typeof callers) => `p99 ${p99(who).toFixed(1)} ms (p50 ${median(times[who]).toFixed(1)} ms)`;
-    const how = `${CALLS} calls each, the three callers in turn after ${WARMUP_CALLS} rounds of warm-up; store: ${REPORTS} reports x 20 items (${REPORTS * 20} item rows) of ${patients} patients in 4 wards, seeded in ${seedSeconds.toFixed(0)} s`;
+    const how =
+      `${CALLS} calls each, the three callers in turn after ${WARMUP_CALLS} rounds of warm-up; store: ${REPORTS} ` +
+      `reports x 20 items (${REPORTS * 20} item rows) of ${patients} patients in 4 wards, seeded in ` +
+      `${seedSeconds.toFixed(0)} s`;
     return [
       result(
         "access.report_data_ward_p99_ratio",
         p99("scoped") / p99("unscoped"),
         "ratio",
         { value: p99("unscoped"), ratio: p99("scoped") / p99("unscoped") },
-        `POST /api/reports/{id}/data of a ward dashboard (a quarter's monthly counts, patients and means of 5 items; the 50 patients with the lowest latest haemoglobin, with 3 more latest values) ` +
+        "POST /api/reports/{id}/data of a ward dashboard (a quarter's monthly counts, patients and means of 5 " +
+          "items; the 50 patients with the lowest latest haemoglobin, with 3 more latest values) " +
           `by an author token of ward 3A, ${ms("scoped")}, against one of every ward (baseline), ${ms("unscoped")}; ${how}; target <= 1.1`,
       ),
       result(
@@ -212,7 +217,9 @@ export async function accessWardReportBenchmarks(): Promise<BenchResult[]> {
         p99("scoped") / p99("filtered"),
         "ratio",
         { value: p99("filtered"), ratio: p99("scoped") / p99("filtered") },
-        `what the scope itself costs: the same call by the 3A caller, ${ms("scoped")}, against the every-ward caller asking for ward 3A in the report's SQL (baseline; the same rows, checked), ${ms("filtered")}; same run`,
+        `what the scope itself costs: the same call by the 3A caller, ${ms("scoped")}, against the every-ward ` +
+          "caller asking for ward 3A in the report's SQL (baseline; the same rows, checked), " +
+          `${ms("filtered")}; same run`,
       ),
     ];
   } finally {

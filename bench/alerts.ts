@@ -94,7 +94,10 @@ export async function alertBenchmarks(): Promise<BenchResult[]> {
     }
     const p99 = percentile(toPage, 99);
     const streamP99 = percentile(toStream, 99);
-    const note = `push answered -> alert row on an open staff page in chromium, ${SAMPLES} samples after ${WARMUP}; median ${median(toPage).toFixed(0)} ms, max ${Math.max(...toPage).toFixed(0)} ms; baseline: the same alerts' raised event read by a plain stream client (median ${median(toStream).toFixed(0)} ms); target <= 1000`;
+    const note =
+      `push answered -> alert row on an open staff page in chromium, ${SAMPLES} samples after ${WARMUP}; median ` +
+      `${median(toPage).toFixed(0)} ms, max ${Math.max(...toPage).toFixed(0)} ms; baseline: the same alerts' ` +
+      `raised event read by a plain stream client (median ${median(toStream).toFixed(0)} ms); target <= 1000`;
     return [result("alerts.push_to_page_p99_ms", p99, "ms", streamP99, note)];
   } finally {
     abort.abort();

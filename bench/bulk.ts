@@ -68,7 +68,8 @@ async function runJobs(files: string[], reports: number, pushing: boolean): Prom
     );
     const seconds = (performance.now() - started) / 1000;
     console.error(
-      `  bulk: upload ${uploadSeconds.toFixed(1)} s, job done ${jobSeconds.toFixed(1)} s, read models ${seconds.toFixed(1)} s${pushing ? `, ${pushMs.length} pushes` : ""}`,
+      `  bulk: upload ${uploadSeconds.toFixed(1)} s, job done ${jobSeconds.toFixed(1)} s, read models ` +
+        `${seconds.toFixed(1)} s${pushing ? `, ${pushMs.length} pushes` : ""}`,
     );
     if (created !== reports) throw new Error(`the jobs created ${created} reports of ${reports}`);
     return { seconds, uploadSeconds, peakRssMb: Math.max(peakRss, residentBytes(service.pid)) / (1024 * 1024), pushMs };
@@ -86,7 +87,9 @@ async function plainInserts(run: string, batches: number): Promise<number> {
   const db = createPool(await createTestDatabase(false), { max: SENDERS, applicationName: "bench-plain" });
   try {
     await db.query("create table plain_reports (id bigserial primary key, external_id text, body jsonb)");
-    const sql = `insert into plain_reports (external_id, body) values ${Array.from({ length: REPORTS_PER_BATCH }, (_, r) => `($${2 * r + 1}, $${2 * r + 2})`).join(", ")}`;
+    const sql =
+      "insert into plain_reports (external_id, body) values " +
+      `${Array.from({ length: REPORTS_PER_BATCH }, (_, r) => `($${2 * r + 1}, $${2 * r + 2})`).join(", ")}`;
     let next = 0;
     const started = performance.now();
     await Promise.all(
@@ -145,28 +148,37 @@ export async function bulkBenchmarks(): Promise<BenchResult[]> {
         rate,
         "reports/s",
         plain,
-        `${reports} reports of ${ITEMS.length} items (${files.length} job(s) of at most ${JOB_REPORTS}, ${(bytes / 1024 / 1024).toFixed(0)} MB) in ${ours.seconds.toFixed(1)} s (uploads answered 202 after ${ours.uploadSeconds.toFixed(1)} s), first byte sent -> job DONE and lab_reports, lab_results at the store's head; baseline: the same reports as multi-row INSERTs (${REPORTS_PER_BATCH} a statement, ${SENDERS} writers) into a plain table; target >= 10,000 and ratio >= 0.6`,
+        `${reports} reports of ${ITEMS.length} items (${files.length} job(s) of at most ${JOB_REPORTS}, ` +
+          `${(bytes / 1024 / 1024).toFixed(0)} MB) in ${ours.seconds.toFixed(1)} s (uploads answered 202 after ` +
+          `${ours.uploadSeconds.toFixed(1)} s), first byte sent -> job DONE and lab_reports, lab_results at the ` +
+          `store's head; baseline: the same reports as multi-row INSERTs (${REPORTS_PER_BATCH} a statement, ` +
+          `${SENDERS} writers) into a plain table; target >= 10,000 and ratio >= 0.6`,
       ),
       result(
         "bulk.floor_ratio",
         rate / floor.rate,
         "ratio",
         undefined,
-        `bulk.reports_per_s ${Math.round(rate)} against the least work a bulk import must do, measured in the same run: ${Math.round(floor.rate)} reports/s (${floor.note}); target >= 0.6`,
+        `bulk.reports_per_s ${Math.round(rate)} against the least work a bulk import must do, measured in the ` +
+          `same run: ${Math.round(floor.rate)} reports/s (${floor.note}); target >= 0.6`,
       ),
       result(
         "bulk.peak_rss_mb",
         Math.max(ours.peakRssMb, during.peakRssMb),
         "MB",
         undefined,
-        `RSS of the service's process sampled every ${RSS_EVERY_MS} ms during both jobs (${ours.peakRssMb.toFixed(0)} and ${during.peakRssMb.toFixed(0)} MB); target <= 300`,
+        `RSS of the service's process sampled every ${RSS_EVERY_MS} ms during both jobs ` +
+          `(${ours.peakRssMb.toFixed(0)} and ${during.peakRssMb.toFixed(0)} MB); target <= 300`,
       ),
       result(
         "bulk.push100_p99_during_ms",
         percentile(during.pushMs, 99),
         "ms",
         undefined,
-        `${during.pushMs.length} pushes of 100 reports, one after the other, while a job of ${duringBatches * REPORTS_PER_BATCH} reports ran (${during.seconds.toFixed(1)} s); p50 ${percentile(during.pushMs, 50).toFixed(0)} ms, max ${Math.max(...during.pushMs).toFixed(0)} ms; target <= 500`,
+        `${during.pushMs.length} pushes of 100 reports, one after the other, while a job of ` +
+          `${duringBatches * REPORTS_PER_BATCH} reports ran (${during.seconds.toFixed(1)} s); p50 ` +
+          `${percentile(during.pushMs, 50).toFixed(0)} ms, max ` +
+          `${Math.max(...during.pushMs).toFixed(0)} ms; target <= 500`,
       ),
     ];
   } finally {

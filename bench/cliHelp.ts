@@ -35,8 +35,13 @@ export async function cliHelpBenchmarks(): Promise<BenchResult[]> {
     npmFloors.push(await timed("npm", ["run", "--silent", "env"]));
   }
   const ms = (values: number[]) => values.map((value) => Math.round(value)).join(", ");
-  const note = `\`node dist/cli.js --help\` spawn to exit, p50 of ${RUNS} after a warm-up (runs ${ms(helps)} ms); baseline \`node -e 0\` alternated with it (runs ${ms(floors)} ms); target <= 500 ms (issue #34)`;
-  const npmNote = `\`npm run cli -- --help\` on an unchanged tree, p50 of ${RUNS} (runs ${ms(npmRuns)} ms); baseline the help above; npm's own share, \`npm run env\` (a script npm runs itself, no node started): p50 ${Math.round(median(npmFloors))} ms (runs ${ms(npmFloors)}); target <= 2x the baseline (issue #53)`;
+  const note =
+    `\`node dist/cli.js --help\` spawn to exit, p50 of ${RUNS} after a warm-up (runs ${ms(helps)} ms); baseline ` +
+    `\`node -e 0\` alternated with it (runs ${ms(floors)} ms); target <= 500 ms (issue #34)`;
+  const npmNote =
+    `\`npm run cli -- --help\` on an unchanged tree, p50 of ${RUNS} (runs ${ms(npmRuns)} ms); baseline the help ` +
+    `above; npm's own share, \`npm run env\` (a script npm runs itself, no node started): p50 ` +
+    `${Math.round(median(npmFloors))} ms (runs ${ms(npmFloors)}); target <= 2x the baseline (issue #53)`;
   return [
     result("web.cli_help_ms", median(helps), "ms", median(floors), note),
     result("web.cli_npm_help_ms", median(npmRuns), "ms", median(helps), npmNote),

@@ -107,7 +107,11 @@ async function underReportLoad(): Promise<BenchResult[]> {
     const shared = await alternated(push, listed, "F", 10, foreign);
     const ratio = (pair: Pair) => percentile(pair.loaded, 99) / percentile(pair.idle, 99);
     const lagNote = (pair: Pair, what: string) =>
-      `push answered -> its reports counted by reconciliation (polled every ${POLL_MS} ms), ${pair.loaded.length} pushes of ${REPORTS_PER_PUSH} while ${what}: p99 ${percentile(pair.loaded, 99).toFixed(1)} ms, p50 ${percentile(pair.loaded, 50).toFixed(1)} ms; the same with none: p99 ${percentile(pair.idle, 99).toFixed(1)} ms, p50 ${percentile(pair.idle, 50).toFixed(1)} ms; ${ROUNDS} rounds of each, alternated; target <= 1.5`;
+      `push answered -> its reports counted by reconciliation (polled every ${POLL_MS} ms), ` +
+      `${pair.loaded.length} pushes of ${REPORTS_PER_PUSH} while ${what}: p99 ` +
+      `${percentile(pair.loaded, 99).toFixed(1)} ms, p50 ${percentile(pair.loaded, 50).toFixed(1)} ms; the ` +
+      `same with none: p99 ${percentile(pair.idle, 99).toFixed(1)} ms, p50 ` +
+      `${percentile(pair.idle, 50).toFixed(1)} ms; ${ROUNDS} rounds of each, alternated; target <= 1.5`;
     return [
       result(
         "defence.push_visible_p99_ratio",
@@ -124,14 +128,16 @@ async function underReportLoad(): Promise<BenchResult[]> {
         percentile(loaded.loaded, 99) / percentile(floor.loaded, 99),
         "ratio",
         undefined,
-        `the loaded p99 above over the floor's: ${lagNote(floor, "2 connections straight to the database looped the same query (the CPU the viewers take, without the service)")}`,
+        "the loaded p99 above over the floor's: " +
+          `${lagNote(floor, "2 connections straight to the database looped the same query (the CPU the viewers take, without the service)")}`,
       ),
       result(
         "defence.push_visible_admitted_floor_ratio",
         ratio(admitted),
         "ratio",
         undefined,
-        `the floor of the ratio above on this machine: ${lagNote(admitted, "4 connections straight to the database looped the same query (as many as one tenant may run at once, without the service)")}`,
+        "the floor of the ratio above on this machine: " +
+          `${lagNote(admitted, "4 connections straight to the database looped the same query (as many as one tenant may run at once, without the service)")}`,
       ),
       result("defence.other_tenant_data_p99_ms", percentile(otherTenant.ms, 99), "ms", undefined, otherTenant.note),
       result(
@@ -261,7 +267,11 @@ async function otherTenantDataCalls(url: string): Promise<{ ms: number[]; note: 
   await Promise.all(heavy);
   return {
     ms,
-    note: `${ms.length} one-row data calls of tenant other, one after another for 20 s, while tenant bench looped 12 data calls of a ~0.5 s CPU query at once (${heavyAnswered} answered; REPORT_QUERIES_PER_TENANT 4, REPORT_POOL_SIZE 8): p50 ${percentile(ms, 50).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; target p99 <= 500 ms`,
+    note:
+      `${ms.length} one-row data calls of tenant other, one after another for 20 s, while tenant bench looped 12 ` +
+      `data calls of a ~0.5 s CPU query at once (${heavyAnswered} answered; REPORT_QUERIES_PER_TENANT 4, ` +
+      `REPORT_POOL_SIZE 8): p50 ${percentile(ms, 50).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; ` +
+      "target p99 <= 500 ms",
   };
 }
 
@@ -333,14 +343,18 @@ async function rebuildingAll(): Promise<BenchResult[]> {
         broken.length,
         "rebuilds",
         undefined,
-        `${allProjections.length} projections outdated at once, rebuilt by a service started with DB_POOL_MAX=10 in ${seconds.toFixed(0)} s over ${await eventCount(service)} events; rebuilds a fault broke off or an event stopped; target 0`,
+        `${allProjections.length} projections outdated at once, rebuilt by a service started with ` +
+          `DB_POOL_MAX=10 in ${seconds.toFixed(0)} s over ${await eventCount(service)} events; rebuilds a fault ` +
+          "broke off or an event stopped; target 0",
       ),
       result(
         "defence.rebuild_http_p99_ms",
         percentile(ms, 99),
         "ms",
         undefined,
-        `${ms.length} calls (a push, the unmatched queue, the report list), one after another while the rebuilds ran: p50 ${percentile(ms, 50).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; target <= 1000 ms`,
+        `${ms.length} calls (a push, the unmatched queue, the report list), one after another while the ` +
+          `rebuilds ran: p50 ${percentile(ms, 50).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ` +
+          "ms; target <= 1000 ms",
       ),
     ];
   } finally {

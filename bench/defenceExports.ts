@@ -69,7 +69,11 @@ export async function stalledExports(): Promise<BenchResult[]> {
     }
     const heldSeconds = ((heldUntil ?? performance.now()) - started) / 1000;
     const note = (tenant: "bench" | "east", who: string) =>
-      `${calls[tenant].length} one-row data calls of ${who}, one after another for 20 s, while 8 xlsx exports of tenants bench and south (4 each, each from an address of its own) were never read (REPORT_QUERIES_PER_TENANT 4, REPORT_POOL_SIZE 8; before issue #52 they held every turn of both tenants and the whole pool for REPORT_EXPORT_MAX_MS): p50 ${percentile(calls[tenant], 50).toFixed(1)} ms, max ${Math.max(...calls[tenant]).toFixed(1)} ms; ${failed} calls of either failed; target p99 <= 500 ms`;
+      `${calls[tenant].length} one-row data calls of ${who}, one after another for 20 s, while 8 xlsx exports ` +
+      "of tenants bench and south (4 each, each from an address of its own) were never read " +
+      "(REPORT_QUERIES_PER_TENANT 4, REPORT_POOL_SIZE 8; before issue #52 they held every turn of both tenants " +
+      `and the whole pool for REPORT_EXPORT_MAX_MS): p50 ${percentile(calls[tenant], 50).toFixed(1)} ms, max ` +
+      `${Math.max(...calls[tenant]).toFixed(1)} ms; ${failed} calls of either failed; target p99 <= 500 ms`;
     return [
       result(
         "defence.stalled_exports_same_tenant_p99_ms",
@@ -90,7 +94,9 @@ export async function stalledExports(): Promise<BenchResult[]> {
         heldSeconds,
         "s",
         undefined,
-        `from the 8 stalled exports' start until no report connection was in a transaction any more: each cut RESPONSE_STALL_MS (10 s) after its buffers filled, those waiting for a turn then let in and cut in theirs (before issue #52: REPORT_EXPORT_MAX_MS, 600 s)`,
+        "from the 8 stalled exports' start until no report connection was in a transaction any more: each cut " +
+          "RESPONSE_STALL_MS (10 s) after its buffers filled, those waiting for a turn then let in and cut in " +
+          "theirs (before issue #52: REPORT_EXPORT_MAX_MS, 600 s)",
       ),
     ];
   } finally {
@@ -152,14 +158,18 @@ export async function largeAnswers(): Promise<BenchResult[]> {
     resetPeakResident(service.pid);
     await call("/api/reports/huge-export/export/xlsx");
     const exportPeak = mb(peakResidentBytes(service.pid));
-    const answered = `8 data calls at once, each answering ${mb(sizes[0]!).toFixed(0)} MB (values of 512 kB, truncated at REPORT_RESULT_MAX_BYTES), to the service's own process (npm start's build and MALLOC_ARENA_MAX=2); idle ${idle.toFixed(0)} MB`;
+    const answered =
+      `8 data calls at once, each answering ${mb(sizes[0]!).toFixed(0)} MB (values of 512 kB, truncated at ` +
+      "REPORT_RESULT_MAX_BYTES), to the service's own process (npm start's build and MALLOC_ARENA_MAX=2); idle " +
+      `${idle.toFixed(0)} MB`;
     return [
       result(
         "defence.large_answers_peak_mb",
         peak - idle,
         "MB",
         undefined,
-        `peak resident memory above idle (VmHWM) while ${answered}, peak ${peak.toFixed(0)} MB; 256 MB of values in flight; target <= 384 MB (issue #52 found 1,481 MB in all)`,
+        `peak resident memory above idle (VmHWM) while ${answered}, peak ${peak.toFixed(0)} MB; 256 MB of ` +
+          "values in flight; target <= 384 MB (issue #52 found 1,481 MB in all)",
       ),
       result(
         "defence.large_answers_after_mb",
@@ -173,7 +183,8 @@ export async function largeAnswers(): Promise<BenchResult[]> {
         exportPeak - exportIdle,
         "MB",
         undefined,
-        `peak resident memory above idle (${exportIdle.toFixed(0)} MB) during one xlsx export of 400 values of 512 kB (200 MB read): ${exportPeak.toFixed(0)} MB; target <= 100 MB (issue #52 found 653 MB in all)`,
+        `peak resident memory above idle (${exportIdle.toFixed(0)} MB) during one xlsx export of 400 values of ` +
+          `512 kB (200 MB read): ${exportPeak.toFixed(0)} MB; target <= 100 MB (issue #52 found 653 MB in all)`,
       ),
     ];
   } finally {

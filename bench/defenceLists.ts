@@ -46,14 +46,22 @@ export async function unmatchedUnderCallers(): Promise<BenchResult[]> {
         walkers.peakMb(),
         "MB",
         undefined,
-        `peak resident memory of the service process (its own, npm start's build) while ${CALLERS} callers walked a queue of ${QUEUED.toLocaleString("en")} unmatched reports a page of ${PAGE} at a time, one page after another, again and again (${walkers.walks()} whole walks, ${walkers.pages()} pages answered, ${walkers.pagesPerSecond().toFixed(0)} pages/s); ${rssIdle.toFixed(0)} MB idle before; target <= 400 MB`,
+        `peak resident memory of the service process (its own, npm start's build) while ${CALLERS} callers ` +
+          `walked a queue of ${QUEUED.toLocaleString("en")} unmatched reports a page of ${PAGE} at a time, one ` +
+          `page after another, again and again (${walkers.walks()} whole walks, ${walkers.pages()} pages ` +
+          `answered, ${walkers.pagesPerSecond().toFixed(0)} pages/s); ${rssIdle.toFixed(0)} MB idle ` +
+          "before; target <= 400 MB",
       ),
       result(
         "defence.unmatched_8_callers_push_p99_ratio",
         ratio(pair),
         "ratio",
         undefined,
-        `push answered -> its reports counted by reconciliation, ${pair.loaded.length} pushes of 5 while the ${CALLERS} callers walked the queue: p99 ${percentile(pair.loaded, 99).toFixed(1)} ms, p50 ${percentile(pair.loaded, 50).toFixed(1)} ms; with none walking: p99 ${percentile(pair.idle, 99).toFixed(1)} ms, p50 ${percentile(pair.idle, 50).toFixed(1)} ms; ${ROUNDS} rounds of each, alternated; target <= 1.5`,
+        `push answered -> its reports counted by reconciliation, ${pair.loaded.length} pushes of 5 while the ` +
+          `${CALLERS} callers walked the queue: p99 ${percentile(pair.loaded, 99).toFixed(1)} ms, p50 ` +
+          `${percentile(pair.loaded, 50).toFixed(1)} ms; with none walking: p99 ` +
+          `${percentile(pair.idle, 99).toFixed(1)} ms, p50 ${percentile(pair.idle, 50).toFixed(1)} ms; ${ROUNDS} ` +
+          "rounds of each, alternated; target <= 1.5",
       ),
       result("defence.reconcile_90k_8_callers_s", reconciled.seconds, "s", undefined, reconciled.note),
       result(
@@ -146,10 +154,12 @@ async function seedQueue(databaseUrl: string): Promise<void> {
     );
     const schema = rows[0].schema_name as string;
     await db.query(
-      `insert into ${schema}.lab_reports (tenant, external_id, report_no, matched, pending_reason, id_card, patient_name, his_patient_id, panel_name, specimen, status, lab_name,
+      `insert into ${schema}.lab_reports (tenant, external_id, report_no, matched, pending_reason, id_card,
+         patient_name, his_patient_id, panel_name, specimen, status, lab_name,
                                           collected_at, reported_at, report_day, received_at, client_name, item_count, ledger_tx, ledger_position)
        select 'bench', 'LIS-Q-' || lpad(g::text, 6, '0'), 'RPT-' || lpad(g::text, 8, '0'), false, 'no dialysis patient with this idCard',
-              '1101051949' || lpad((g % 100000000)::text, 8, '0'), '患者' || g, 'HIS-' || lpad(g::text, 7, '0'), '肾功能 Renal panel', 'SERUM', 'FINAL', 'Central laboratory',
+              '1101051949' || lpad((g % 100000000)::text, 8, '0'), '患者' || g, 'HIS-' || lpad(g::text, 7, '0'),
+                '肾功能 Renal panel', 'SERUM', 'FINAL', 'Central laboratory',
               $2::date + time '07:30', $2::date + time '11:00', $2::date, now() - (g * interval '86 seconds'), 'bench lab', 20, '1'::xid8, g
        from generate_series(1, $1::int) g`,
       [QUEUED, QUEUE_DAY],
@@ -246,6 +256,9 @@ async function reconcilers(url: string, pid: number): Promise<{ seconds: number;
   return {
     seconds,
     peakMb: meter.peakMb(),
-    note: `${CALLERS} senders reconciling at once a day of ${counts[0]!.toLocaleString("en")} lab reports (each answer every id, about 1.3 MB), until the last had read its whole answer: ${seconds.toFixed(2)} s (the attack: 14 s and 1.4 GB)`,
+    note:
+      `${CALLERS} senders reconciling at once a day of ${counts[0]!.toLocaleString("en")} lab reports (each ` +
+      `answer every id, about 1.3 MB), until the last had read its whole answer: ${seconds.toFixed(2)} s (the ` +
+      "attack: 14 s and 1.4 GB)",
   };
 }

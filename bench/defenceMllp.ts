@@ -66,7 +66,11 @@ export async function mllpIdleLockout(): Promise<BenchResult[]> {
         seconds,
         "s",
         undefined,
-        `${IDLE_SOCKETS} sockets opened from 127.0.0.1 without sending a byte (${heldOpen} still open when the laboratory came), then a laboratory from the same address connects and sends one message with its key, again after each connection closed or silent for ${ATTEMPT_MS / 1000} s: ${attempts} connection(s), ${(seconds * 1000).toFixed(1)} ms to its ACK (on an idle listener ${unloadedMs.toFixed(1)} ms); target 0`,
+        `${IDLE_SOCKETS} sockets opened from 127.0.0.1 without sending a byte (${heldOpen} still open when the ` +
+          "laboratory came), then a laboratory from the same address connects and sends one message with its " +
+          `key, again after each connection closed or silent for ${ATTEMPT_MS / 1000} s: ${attempts} ` +
+          `connection(s), ${(seconds * 1000).toFixed(1)} ms to its ACK (on an idle listener ` +
+          `${unloadedMs.toFixed(1)} ms); target 0`,
       ),
     ];
   } finally {

@@ -53,7 +53,11 @@ async function withPoisonedTenant(): Promise<BenchResult[]> {
         ratio,
         "ratio",
         undefined,
-        `tenant bench's pushes of 5 reports, push answered -> counted by reconciliation, while tenant poisoned was held back in lab_reports at an event a trigger refuses (P0001) and pushed on (${poisonPushes} pushes meanwhile): p99 ${percentile(held, 99).toFixed(1)} ms, p50 ${percentile(held, 50).toFixed(1)} ms; with no poison: p99 ${percentile(idle, 99).toFixed(1)} ms, p50 ${percentile(idle, 50).toFixed(1)} ms; ${ROUNDS} rounds of each, alternated; target <= 1.2`,
+        "tenant bench's pushes of 5 reports, push answered -> counted by reconciliation, while tenant poisoned " +
+          `was held back in lab_reports at an event a trigger refuses (P0001) and pushed on (${poisonPushes} ` +
+          `pushes meanwhile): p99 ${percentile(held, 99).toFixed(1)} ms, p50 ${percentile(held, 50).toFixed(1)} ` +
+          `ms; with no poison: p99 ${percentile(idle, 99).toFixed(1)} ms, p50 ${percentile(idle, 50).toFixed(1)} ` +
+          `ms; ${ROUNDS} rounds of each, alternated; target <= 1.2`,
       ),
     ];
   } finally {
@@ -133,7 +137,13 @@ async function afterBulkJob(): Promise<BenchResult[]> {
         ratio,
         "ratio",
         undefined,
-        `tenant other's pushes of 5 reports, push answered -> counted by reconciliation, for the ${AFTER_BULK_MS / 1000} s after tenant bench's bulk job of ${BULK_REPORTS} reports was DONE (${after.length} pushes): p99 ${percentile(after, 99).toFixed(1)} ms, p50 ${percentile(after, 50).toFixed(1)} ms, max ${Math.max(...after).toFixed(1)} ms; before it: p99 ${percentile(before, 99).toFixed(1)} ms, p50 ${percentile(before, 50).toFixed(1)} ms; the longest transaction holding back readers meanwhile ${longest.ms.toFixed(0)} ms (${longest.query}); target <= 1.5`,
+        "tenant other's pushes of 5 reports, push answered -> counted by reconciliation, for the " +
+          `${AFTER_BULK_MS / 1000} s after tenant bench's bulk job of ${BULK_REPORTS} reports was DONE ` +
+          `(${after.length} pushes): p99 ${percentile(after, 99).toFixed(1)} ms, p50 ` +
+          `${percentile(after, 50).toFixed(1)} ms, max ${Math.max(...after).toFixed(1)} ms; before it: p99 ` +
+          `${percentile(before, 99).toFixed(1)} ms, p50 ${percentile(before, 50).toFixed(1)} ms; the longest ` +
+          `transaction holding back readers meanwhile ${longest.ms.toFixed(0)} ms ` +
+          `(${longest.query}); target <= 1.5`,
       ),
     ];
   } finally {

@@ -111,21 +111,25 @@ export async function docxExportBenchmarks(): Promise<BenchResult[]> {
         median(runs),
         "s",
         undefined,
-        `docx export over HTTP of a report with 4 charts (line, bar, area, pie), text and a table over ${RESULT_ROWS} results; median of 5 after a warm-up (runs ${runs.map((r) => r.toFixed(2)).join(", ")} s; ${Math.round(smallBytes / 1024)} KiB)`,
+        "docx export over HTTP of a report with 4 charts (line, bar, area, pie), text and a table over " +
+          `${RESULT_ROWS} results; median of 5 after a warm-up (runs ${runs.map((r) => r.toFixed(2)).join(", ")} ` +
+          `s; ${Math.round(smallBytes / 1024)} KiB)`,
       ),
       result(
         "export.docx_20charts_2000points_s",
         bigSeconds,
         "s",
         undefined,
-        `docx export over HTTP of ${BIG_CHARTS} charts (line, bar, area, scatter; 2 series) of ${BIG_POINTS} points each, once (${Math.round(bytes / 1024)} KiB)`,
+        `docx export over HTTP of ${BIG_CHARTS} charts (line, bar, area, scatter; 2 series) of ${BIG_POINTS} ` +
+          `points each, once (${Math.round(bytes / 1024)} KiB)`,
       ),
       result(
         "export.docx_20charts_event_loop_max_ms",
         loopDelay.max / 1e6,
         "ms",
         undefined,
-        `the longest event-loop delay during that export (perf_hooks.monitorEventLoopDelay, 10 ms resolution): how long a request such as GET /healthz could wait`,
+        "the longest event-loop delay during that export (perf_hooks.monitorEventLoopDelay, 10 ms resolution): " +
+          "how long a request such as GET /healthz could wait",
       ),
     ];
   } finally {

@@ -69,7 +69,11 @@ export async function editorBenchmarks(): Promise<BenchResult[]> {
 
     const value = median(times);
     const baseline = median(alone);
-    const note = `edit a query's SQL → preview rendered, median of ${RUNS} after a warm-up; min ${Math.round(Math.min(...times))}, p90 ${Math.round(percentile(times, 90))}, max ${Math.round(Math.max(...times))} ms; baseline: the draft's embed page opened alone; target ≤ 800 ms p50 (issue #22)`;
+    const note =
+      `edit a query's SQL → preview rendered, median of ${RUNS} after a warm-up; min ` +
+      `${Math.round(Math.min(...times))}, p90 ${Math.round(percentile(times, 90))}, max ` +
+      `${Math.round(Math.max(...times))} ms; baseline: the draft's embed page opened alone; target ≤ 800 ` +
+      "ms p50 (issue #22)";
     return [result("web.editor_preview_ms", value, "ms", baseline, note)];
   } finally {
     await browser.close();

@@ -43,7 +43,10 @@ export async function embedBenchmarks(): Promise<BenchResult[]> {
     await renderOnce(); // warm-up
     const times: number[] = [];
     for (let i = 0; i < RUNS; i++) times.push(await renderOnce());
-    const note = `median of ${RUNS} fresh pages after a warm-up; min ${Math.round(Math.min(...times))}, p90 ${Math.round(percentile(times, 90))}, max ${Math.round(Math.max(...times))} ms; target ≤ 500 ms (issue #22, its additions in use)`;
+    const note =
+      `median of ${RUNS} fresh pages after a warm-up; min ${Math.round(Math.min(...times))}, p90 ` +
+      `${Math.round(percentile(times, 90))}, max ${Math.round(Math.max(...times))} ms; target ≤ 500 ms (issue ` +
+      "#22, its additions in use)";
     return [result("web.embed_render_ms", median(times), "ms", undefined, note)];
   } finally {
     await browser.close();

@@ -148,7 +148,8 @@ export async function failoverBenchmarks(): Promise<BenchResult[]> {
       percentile(lags, 99),
       "ms",
       undefined,
-      `push answered -> visible to a report query on an asynchronous replica, ${LAG_SAMPLES} probes while 4 senders push; p50 ${percentile(lags, 50).toFixed(0)} ms; target <= 1,000`,
+      `push answered -> visible to a report query on an asynchronous replica, ${LAG_SAMPLES} probes while 4 ` +
+        `senders push; p50 ${percentile(lags, 50).toFixed(0)} ms; target <= 1,000`,
     ),
     result(
       "failover.unavailable_s",

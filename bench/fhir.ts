@@ -149,6 +149,9 @@ export async function fhirBenchmarks(): Promise<BenchResult[]> {
   const fhir = await measure("fhir");
   if (fhir.accepted !== total || json.accepted !== total)
     throw new Error(`not every report was accepted: FHIR ${fhir.accepted}, JSON ${json.accepted} of ${total}`);
-  const note = `batch Bundles of ${REPORTS_PER_BUNDLE} DiagnosticReports x ${RESULTS} Observations, ${SENDERS} senders, ${total} reports, until the last answer; baseline: the same reports pushed as JSON, ${REPORTS_PER_BUNDLE} a push, ${SENDERS} senders; target ratio >= 0.7`;
+  const note =
+    `batch Bundles of ${REPORTS_PER_BUNDLE} DiagnosticReports x ${RESULTS} Observations, ${SENDERS} senders, ` +
+    `${total} reports, until the last answer; baseline: the same reports pushed as JSON, ${REPORTS_PER_BUNDLE} a ` +
+    `push, ${SENDERS} senders; target ratio >= 0.7`;
   return [result("fhir.reports_per_s", fhir.perSecond, "reports/s", json.perSecond, note)];
 }

@@ -41,7 +41,8 @@ import { median, result, type BenchResult } from "./results.ts";
  *
  * BENCH_PROFILE=1 adds where the paths' own time goes: a bulk job of BENCH_PROFILE_BULK_REPORTS
  * (default 50,000), a push burst of SENDERS x BENCH_PROFILE_PUSH_BATCHES batches of 100 (default
- * 25) and 4 MLLP connections of BENCH_PROFILE_HL7_MESSAGES messages each (default 1,000) on the service profiled (profiledRuns.ts), printed and written to bench/profile-summary.json.
+ * 25) and 4 MLLP connections of BENCH_PROFILE_HL7_MESSAGES messages each (default 1,000) on the
+ * service profiled (profiledRuns.ts), printed and written to bench/profile-summary.json.
  */
 
 const BULK_PIECE = PIECE_SIZE.reports;
@@ -264,7 +265,10 @@ export async function bulkFloorReportsPerSecond(): Promise<{ rate: number; note:
   const rate = await bulkPiecesFloor(templates, chosen, "copy", "copy");
   return {
     rate,
-    note: `the floor: ${chosen.reports} reports in pieces of ${BULK_PIECE}, each one transaction with its events and item rows by COPY, the checkpoint event and the report rows, ${chosen.writers} writers, on a fresh database (npm run bench -- floor)`,
+    note:
+      `the floor: ${chosen.reports} reports in pieces of ${BULK_PIECE}, each one transaction with its events and ` +
+      `item rows by COPY, the checkpoint event and the report rows, ${chosen.writers} writers, on a fresh ` +
+      "database (npm run bench -- floor)",
   };
 }
 
@@ -325,7 +329,8 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
     reports.reduce((sum, t) => sum + Buffer.byteLength(t.dataJson), 0) / reports.length;
   const eventBytes = bytesOf(templates);
   console.error(
-    `  floor: ${chosen.reports} reports x ${ITEMS.length} items per figure, ${chosen.repeats} runs, ${chosen.writers} writers; events of ${Math.round(eventBytes)} bytes of JSON`,
+    `  floor: ${chosen.reports} reports x ${ITEMS.length} items per figure, ${chosen.repeats} runs, ` +
+      `${chosen.writers} writers; events of ${Math.round(eventBytes)} bytes of JSON`,
   );
   const runs: Run[] = [];
   const loads: string[] = [];
@@ -345,7 +350,9 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
     of(figure)
       .map((v) => Math.round(v))
       .join(", ");
-  const shape = `${chosen.reports} reports of ${ITEMS.length} items (${Math.round(eventBytes)} B of event JSON each, the bulk group's reports as the service stores them) on a fresh database`;
+  const shape =
+    `${chosen.reports} reports of ${ITEMS.length} items (${Math.round(eventBytes)} B of event JSON each, the ` +
+    "bulk group's reports as the service stores them) on a fresh database";
   const runsNote = (figure: string) =>
     `runs: ${each(figure)}; load average before -> after each run: ${loads.join("; ")}`;
   const figure = (name: string, key: string, what: string) =>
@@ -359,7 +366,11 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
       run.reportsPerSecond,
       "reports/s",
       median(of(floorKey)),
-      `the service's own ${{ bulk: "bulk import (one job)", push: "JSON push burst", hl7: "ORU^R01 over MLLP (the hl7 group's windowed connections)" }[run.path]} of ${run.reports} reports under --cpu-prof and statement timing (slower than unprofiled), first byte -> read models at the store's head; baseline: its floor above; where the time went: bench/profile-summary.json`,
+      "the service's own " +
+        `${{ bulk: "bulk import (one job)", push: "JSON push burst", hl7: "ORU^R01 over MLLP (the hl7 group's windowed connections)" }[run.path]} ` +
+        `of ${run.reports} reports under --cpu-prof and statement timing (slower than unprofiled), first byte -> ` +
+        "read models at the store's head; baseline: its floor above; where the time went: " +
+        "bench/profile-summary.json",
     );
   });
   return [
@@ -367,19 +378,26 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
     figure(
       "bulk_reports_per_s",
       "bulk",
-      `the bulk import's floor: per piece of ${BULK_PIECE}, one transaction with the events and the item rows (each by the form that was the fastest in the run: ${formsOfRuns}), the job's checkpoint event and the report rows, ${chosen.writers} writers; what bulk.floor_ratio divides by`,
+      `the bulk import's floor: per piece of ${BULK_PIECE}, one transaction with the events and the item rows ` +
+        `(each by the form that was the fastest in the run: ${formsOfRuns}), the job's checkpoint event and the ` +
+        `report rows, ${chosen.writers} writers; what bulk.floor_ratio divides by`,
     ),
     result(
       "floor.bulk_compact_mapping_per_s",
       median(of("bulk_compact")),
       "reports/s",
       median(of("bulk")),
-      `deliverable 3: the bulk floor with a compact item mapping in the events (${Math.round(bytesOf(withCompactMapping(templates)))} B of JSON instead of ${Math.round(eventBytes)}: per item only the standard code, converted value, unit status and how it was mapped; names, categories and units left to the dictionary version); baseline: floor.bulk_reports_per_s of the same runs; ${chosen.reports} reports; ${runsNote("bulk_compact")}`,
+      "deliverable 3: the bulk floor with a compact item mapping in the events " +
+        `(${Math.round(bytesOf(withCompactMapping(templates)))} B of JSON instead of ${Math.round(eventBytes)}: ` +
+        "per item only the standard code, converted value, unit status and how it was mapped; names, categories " +
+        "and units left to the dictionary version); baseline: floor.bulk_reports_per_s of the same runs; " +
+        `${chosen.reports} reports; ${runsNote("bulk_compact")}`,
     ),
     figure(
       "events_insert_per_s",
       "events_unnest",
-      `events as the store keeps them (jsonb, lz4 out of line, its indexes) by one INSERT … SELECT from unnest(text[] streams, text[] payloads) per piece, ${pieces}`,
+      "events as the store keeps them (jsonb, lz4 out of line, its indexes) by one INSERT … SELECT from " +
+        `unnest(text[] streams, text[] payloads) per piece, ${pieces}`,
     ),
     figure(
       "events_values_per_s",
@@ -395,13 +413,15 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
     figure(
       "items_per_s",
       "items",
-      `item rows only: ${ITEMS.length} lab_results rows a report with its primary key and the two indexes report SQL reads (by item, by patient), one INSERT … SELECT from unnest arrays per piece, ${pieces}`,
+      `item rows only: ${ITEMS.length} lab_results rows a report with its primary key and the two indexes ` +
+        `report SQL reads (by item, by patient), one INSERT … SELECT from unnest arrays per piece, ${pieces}`,
     ),
     figure("items_copy_per_s", "items_copy", `the same item rows by COPY FROM STDIN per piece, ${pieces}`),
     figure(
       "items_from_events_per_s",
       "items_from_events",
-      `item rows as the projection writes them: one INSERT … SELECT from the stored payloads (RECEIVED, decompressed once each) per piece of stored events, ${pieces}`,
+      "item rows as the projection writes them: one INSERT … SELECT from the stored payloads (RECEIVED, " +
+        `decompressed once each) per piece of stored events, ${pieces}`,
     ),
     figure(
       "reports_rows_per_s",
@@ -411,12 +431,15 @@ export async function floorBenchmarks(): Promise<BenchResult[]> {
     figure(
       "push100_reports_per_s",
       "push100",
-      `the JSON push's floor: pushes of ${PUSH} reports, ${SENDERS} at once (as the ingest group sends), each one transaction with the events, item rows (forms as the bulk floor's) and report rows`,
+      `the JSON push's floor: pushes of ${PUSH} reports, ${SENDERS} at once (as the ingest group sends), each ` +
+        "one transaction with the events, item rows (forms as the bulk floor's) and report rows",
     ),
     figure(
       "rebuild_items_per_s",
       "rebuild",
-      `the rebuild's floor for the item rows: a new generation's lab_results (primary key only) loaded from every stored event by one INSERT … SELECT (median ${median(of("rebuild_load_s")).toFixed(1)} s), then its finishLoad: two indexes and the summaries (${median(of("rebuild_finish_s")).toFixed(1)} s)`,
+      "the rebuild's floor for the item rows: a new generation's lab_results (primary key only) loaded from " +
+        `every stored event by one INSERT … SELECT (median ${median(of("rebuild_load_s")).toFixed(1)} s), then ` +
+        `its finishLoad: two indexes and the summaries (${median(of("rebuild_finish_s")).toFixed(1)} s)`,
     ),
   ];
 }

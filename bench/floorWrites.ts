@@ -144,7 +144,8 @@ export async function insertItems(tx: Queryable, schemas: ReadSchemas, piece: Pi
      select $1, external_id, item_index, patient_ref, item_code, item_name, std_code, std_name, category, value_num, value_text, unit,
             std_value, std_unit, unit_status, ref_low, ref_high, abnormal_flag, result_type, collected_at, reported_at, collected_at::date, reported_at::date
      from unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::float8[], $11::text[],
-                 $12::text[], $13::float8[], $14::text[], $15::text[], $16::float8[], $17::float8[], $18::text[], $19::text[], $20::timestamp[], $21::timestamp[])
+                 $12::text[], $13::float8[], $14::text[], $15::text[], $16::float8[], $17::float8[], $18::text[],
+                   $19::text[], $20::timestamp[], $21::timestamp[])
        as u(external_id, item_index, patient_ref, item_code, item_name, std_code, std_name, category, value_num, value_text,
             unit, std_value, std_unit, unit_status, ref_low, ref_high, abnormal_flag, result_type, collected_at, reported_at)`,
     [TENANT, ...columns],
@@ -225,7 +226,8 @@ export async function insertReportRows(
      )
      insert into ${schemas.reports}.lab_reports
      select $1, external_id, report_no, patient_ref, matched, pending_reason, id_card, patient_name, his_patient_id, panel_name, specimen,
-            status, lab_name, reporter, reviewer, collected_at, reported_at, reported_at::date, now(), $20, item_count, null, null, pg_current_xact_id(), position
+            status, lab_name, reporter, reviewer, collected_at, reported_at, reported_at::date, now(), $20,
+              item_count, null, null, pg_current_xact_id(), position
      from reports`,
     [
       TENANT,

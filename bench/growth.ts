@@ -257,7 +257,8 @@ async function measure(
   const fhirSearch = await repeat(CALLS, searchCall);
   const fhirSearchResults = ((await searchCall()).body as { entry?: unknown[] }).entry?.length ?? 0;
   const fiveYears = [localDate(yearsBefore(now, YEARS)), localDate(now)];
-  const chartPath = `/api/patients/${encodeURIComponent(patientRef)}/results?${new URLSearchParams({ codes: CHART_CODES.join(","), from: fiveYears[0]!, to: fiveYears[1]! })}`;
+  const chartQuery = new URLSearchParams({ codes: CHART_CODES.join(","), from: fiveYears[0]!, to: fiveYears[1]! });
+  const chartPath = `/api/patients/${encodeURIComponent(patientRef)}/results?${chartQuery}`;
   const chartCall = () => call("GET", chartPath, { token: tenant.authorToken, tenant: tenant.name });
   await repeat(WARMUP_CALLS, chartCall);
   const patientResults = await repeat(CALLS, chartCall);
@@ -405,18 +406,22 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
         reports / rebuildSeconds,
         "reports/s",
         reports / floor.seconds,
-        `every projection rebuilt side by side from the first event over ${reports} lab reports in ${rebuildSeconds.toFixed(0)} s (generated in ${generateSeconds.toFixed(0)} s); baseline: the rebuild's floor; target >= 20,000`,
+        `every projection rebuilt side by side from the first event over ${reports} lab reports in ` +
+          `${rebuildSeconds.toFixed(0)} s (generated in ${generateSeconds.toFixed(0)} s); baseline: the ` +
+          "rebuild's floor; target >= 20,000",
       ),
       result(
         "growth.rebuild_floor_ratio",
         floor.seconds / rebuildSeconds,
         "ratio",
         undefined,
-        `the rebuild's floor, ${floor.seconds.toFixed(1)} s, against the rebuild's ${rebuildSeconds.toFixed(1)} s: the ${floor.itemRows} item rows by one statement from the stored payloads into a bare table ${floor.itemRowsSeconds.toFixed(1)} s (reading the payloads decompressed alone ${floor.decompressSeconds.toFixed(1)} s), then the live item table's indexes ${Object.entries(
-          floor.indexSeconds,
-        )
-          .map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`)
-          .join(", ")}; target >= 0.6`,
+        `the rebuild's floor, ${floor.seconds.toFixed(1)} s, against the rebuild's ` +
+          `${rebuildSeconds.toFixed(1)} s: the ${floor.itemRows} item rows by one statement from the stored ` +
+          `payloads into a bare table ${floor.itemRowsSeconds.toFixed(1)} s (reading the payloads decompressed ` +
+          `alone ${floor.decompressSeconds.toFixed(1)} s), then the live item table's indexes ` +
+          `${Object.entries(floor.indexSeconds)
+            .map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`)
+            .join(", ")}; target >= 0.6`,
       ),
       ...Object.entries(projectionSeconds).map(([name, seconds]) =>
         result(
@@ -431,7 +436,9 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
         "push100_p99",
         big.push100P99,
         empty.push100P99,
-        `push of 100 reports p99, 4 senders x ${PUSH_BATCHES}; every projection held them ${big.catchUpSeconds.toFixed(1)} s after the last answer (${empty.catchUpSeconds.toFixed(1)} s on the empty store)`,
+        `push of 100 reports p99, 4 senders x ${PUSH_BATCHES}; every projection held them ` +
+          `${big.catchUpSeconds.toFixed(1)} s after the last answer (${empty.catchUpSeconds.toFixed(1)} s ` +
+          "on the empty store)",
       ),
       ratio(
         "reconcile_p99",
@@ -445,14 +452,18 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
         big.fhirSearchP99,
         "ms",
         empty.fhirSearchP99,
-        `GET /fhir/r4/Observation of one patient's LOINC 718-7 over 3 years (${big.fhirSearchResults} results; ${empty.fhirSearchResults} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: the empty store; target <= 50`,
+        `GET /fhir/r4/Observation of one patient's LOINC 718-7 over 3 years (${big.fhirSearchResults} results; ` +
+          `${empty.fhirSearchResults} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: ` +
+          "the empty store; target <= 50",
       ),
       result(
         "patient.results_p99_ms",
         big.patientResultsP99,
         "ms",
         empty.patientResultsP99,
-        `GET /api/patients/{ref}/results of one patient's ${CHART_CODES.join(", ")} over ${YEARS} years (${big.patientResultsPoints} points; ${empty.patientResultsPoints} on the empty store), ${CALLS} calls, on ${reports} lab reports; baseline: the empty store; target <= 30`,
+        `GET /api/patients/{ref}/results of one patient's ${CHART_CODES.join(", ")} over ${YEARS} years ` +
+          `(${big.patientResultsPoints} points; ${empty.patientResultsPoints} on the empty store), ${CALLS} ` +
+          `calls, on ${reports} lab reports; baseline: the empty store; target <= 30`,
       ),
       result(
         "growth.database_mb",
@@ -477,7 +488,9 @@ export async function growthBenchmarks(): Promise<BenchResult[]> {
           b.fiveYearsP50,
           "ms",
           e.fiveYearsP50,
-          `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; ${b.failedQueries} of ${b.queries} query results on the big store were errors (the statement timeout) in all its calls; baseline: the empty store; target <= 300`,
+          `data call over 5 years, p99 ${b.fiveYearsP99.toFixed(0)} ms; ${b.failedQueries} of ${b.queries} ` +
+            "query results on the big store were errors (the statement timeout) in all its calls; baseline: the " +
+            "empty store; target <= 300",
         ),
       );
     }

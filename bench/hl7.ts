@@ -174,9 +174,17 @@ export async function hl7Benchmarks(): Promise<BenchResult[]> {
   }
   const [windowed, oneByOne] = figures as [(typeof figures)[0], (typeof figures)[0]];
   const runs = (f: (typeof figures)[0]) =>
-    `${ROUNDS} rounds, each kind on a fresh service after a warm-up of ${WARMUP} a connection, taking turns to go first; HL7 runs ${f.hl7.map(Math.round).join(", ")}, JSON runs ${f.json.map(Math.round).join(", ")}: the medians`;
-  const windowedNote = `ORU^R01 of ${RESULTS} OBX over ${CONNECTIONS} MLLP connections, each keeping up to ${WINDOW} messages unacknowledged, ${CONNECTIONS * windowed.messages} messages, until the last ACK; baseline: the same reports pushed as JSON by ${CONNECTIONS} senders, ${WINDOW} a push; ${runs(windowed)}; target ratio >= 0.9 (#35)`;
-  const oneByOneNote = `the same, ${CONNECTIONS * oneByOne.messages} messages, each connection sending its next message after the ACK of the one before (original mode); baseline: JSON one report a push, ${CONNECTIONS} senders; ${runs(oneByOne)}`;
+    `${ROUNDS} rounds, each kind on a fresh service after a warm-up of ${WARMUP} a connection, taking turns to ` +
+    `go first; HL7 runs ${f.hl7.map(Math.round).join(", ")}, JSON runs ` +
+    `${f.json.map(Math.round).join(", ")}: the medians`;
+  const windowedNote =
+    `ORU^R01 of ${RESULTS} OBX over ${CONNECTIONS} MLLP connections, each keeping up to ${WINDOW} messages ` +
+    `unacknowledged, ${CONNECTIONS * windowed.messages} messages, until the last ACK; baseline: the same reports ` +
+    `pushed as JSON by ${CONNECTIONS} senders, ${WINDOW} a push; ${runs(windowed)}; target ratio >= 0.9 (#35)`;
+  const oneByOneNote =
+    `the same, ${CONNECTIONS * oneByOne.messages} messages, each connection sending its next message after the ` +
+    `ACK of the one before (original mode); baseline: JSON one report a push, ${CONNECTIONS} ` +
+    `senders; ${runs(oneByOne)}`;
   return [
     result("hl7.mllp_messages_per_s", median(windowed.hl7), "messages/s", median(windowed.json), windowedNote),
     result("hl7.mllp_one_in_flight_per_s", median(oneByOne.hl7), "messages/s", median(oneByOne.json), oneByOneNote),

@@ -70,17 +70,25 @@ export async function identityBenchmarks(): Promise<BenchResult[]> {
         percentile(on, 99) / percentile(off, 99),
         "ratio",
         undefined,
-        `GET /api/patients/{ref}/results of a patient with ${REPORTS} reports, ${ROUNDS} rounds of one call to each of three services in a random order (after ${WARM_UP_ROUNDS} rounds of warm-up), ${seconds.toFixed(0)} s, load average ${loadBefore.toFixed(2)} -> ${loadAfter.toFixed(2)} on ${os.availableParallelism()} CPUs: ` +
+        `GET /api/patients/{ref}/results of a patient with ${REPORTS} reports, ${ROUNDS} rounds of one call to ` +
+          `each of three services in a random order (after ${WARM_UP_ROUNDS} rounds of warm-up), ` +
+          `${seconds.toFixed(0)} s, load average ${loadBefore.toFixed(2)} -> ${loadAfter.toFixed(2)} on ` +
+          `${os.availableParallelism()} CPUs: ` +
           `recorded p99 ${ms(on, 99)} ms (p50 ${ms(on, 50)}, p90 ${ms(on, 90)}; ${records} records in ${writes} writes, every one projected), ` +
           `not recorded p99 ${ms(off, 99)} ms (p50 ${ms(off, 50)}, p90 ${ms(off, 90)}; two silent services, ${off.length} calls); ` +
-          `floor, the silent twins against each other: p99 ${ms(off2, 99)} / ${ms(off1, 99)} ms = ${(percentile(off2, 99) / percentile(off1, 99)).toFixed(2)}; target <= 1.1`,
+          `floor, the silent twins against each other: p99 ${ms(off2, 99)} / ${ms(off1, 99)} ms = ` +
+          `${(percentile(off2, 99) / percentile(off1, 99)).toFixed(2)}; target <= 1.1`,
       ),
       result(
         "identity.session_check_p99_ms",
         percentile(session, 99),
         "ms",
         undefined,
-        `${session.length} look-ups of a session cookie one after another (the keyed digest and one statement, which moves the idle clock only when it is a step behind): p50 ${percentile(session, 50).toFixed(3)} ms, max ${Math.max(...session).toFixed(3)} ms; the floor, a \`select 1\` on the same pool alternated with them: p99 ${percentile(floor, 99).toFixed(3)} ms, p50 ${percentile(floor, 50).toFixed(3)} ms (ratio ${(percentile(session, 99) / percentile(floor, 99)).toFixed(2)}); target <= 2 ms`,
+        `${session.length} look-ups of a session cookie one after another (the keyed digest and one statement, ` +
+          `which moves the idle clock only when it is a step behind): p50 ${percentile(session, 50).toFixed(3)} ` +
+          `ms, max ${Math.max(...session).toFixed(3)} ms; the floor, a \`select 1\` on the same pool alternated ` +
+          `with them: p99 ${percentile(floor, 99).toFixed(3)} ms, p50 ${percentile(floor, 50).toFixed(3)} ms ` +
+          `(ratio ${(percentile(session, 99) / percentile(floor, 99)).toFixed(2)}); target <= 2 ms`,
       ),
     ];
   } finally {

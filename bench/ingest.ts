@@ -163,7 +163,9 @@ async function measurePlain(ours: { warmup: PushRun; measured: PushRun }): Promi
   const db = createPool(await createTestDatabase(false), { max: SENDERS, applicationName: "bench-plain" });
   try {
     await db.query("create table plain_reports (id bigserial primary key, external_id text, body jsonb)");
-    const sql = `insert into plain_reports (external_id, body) values ${Array.from({ length: REPORTS_PER_BATCH }, (_, r) => `($${2 * r + 1}, $${2 * r + 2})`).join(", ")}`;
+    const sql =
+      "insert into plain_reports (external_id, body) values " +
+      `${Array.from({ length: REPORTS_PER_BATCH }, (_, r) => `($${2 * r + 1}, $${2 * r + 2})`).join(", ")}`;
     const insertAll = async (run: string, days: string[][]) => {
       const count = days[0]!.length;
       // Written before the clock starts, as the senders' bodies are.
@@ -218,7 +220,10 @@ async function sealingCost(batches: number): Promise<BenchResult> {
     ratio,
     "ratio",
     { value: rate(off), ratio },
-    `ingest.reports_per_s with the ledger sealed every second (${Math.round(rate(on))} reports/s: ${each(on)}; ${on.map((run) => run.blocksSealed).join(" + ")} blocks sealed during the bursts; push p99 ${p99(on).toFixed(0)} ms) over sealing off (baseline ${Math.round(rate(off))} reports/s: ${each(off)}; push p99 ${p99(off).toFixed(0)} ms); ${SEALING_PAIRS} runs of each, alternated, off first; target >= 0.95`,
+    `ingest.reports_per_s with the ledger sealed every second (${Math.round(rate(on))} reports/s: ${each(on)}; ` +
+      `${on.map((run) => run.blocksSealed).join(" + ")} blocks sealed during the bursts; push p99 ` +
+      `${p99(on).toFixed(0)} ms) over sealing off (baseline ${Math.round(rate(off))} reports/s: ${each(off)}; ` +
+      `push p99 ${p99(off).toFixed(0)} ms); ${SEALING_PAIRS} runs of each, alternated, off first; target >= 0.95`,
   );
 }
 
@@ -237,7 +242,9 @@ export async function ingestBenchmarks(): Promise<BenchResult[]> {
       ours.reportsPerSecond,
       "reports/s",
       plain,
-      `${total} reports in ${ours.seconds.toFixed(1)} s over HTTP (${shape}, ~${Math.round(MATCHED_SHARE * 100)} % matched); baseline: the same reports as multi-row INSERTs into a plain table, ${SENDERS} writers`,
+      `${total} reports in ${ours.seconds.toFixed(1)} s over HTTP (${shape}, ` +
+        `~${Math.round(MATCHED_SHARE * 100)} % matched); baseline: the same reports as multi-row INSERTs into a ` +
+        `plain table, ${SENDERS} writers`,
     ),
     result(
       "ingest.push100_p99_ms",
@@ -251,21 +258,25 @@ export async function ingestBenchmarks(): Promise<BenchResult[]> {
       percentile(ours.lagMs, 99),
       "ms",
       undefined,
-      `${ours.lagMs.length} sampled pushes (every ${SAMPLE_EVERY}th batch, one poller), push answered -> all its externalIds in reconcile (polled every ${POLL_MS} ms); p50 ${percentile(ours.lagMs, 50).toFixed(1)} ms, max ${Math.max(...ours.lagMs).toFixed(1)} ms`,
+      `${ours.lagMs.length} sampled pushes (every ${SAMPLE_EVERY}th batch, one poller), push answered -> all ` +
+        `its externalIds in reconcile (polled every ${POLL_MS} ms); p50 ${percentile(ours.lagMs, 50).toFixed(1)} ` +
+        `ms, max ${Math.max(...ours.lagMs).toFixed(1)} ms`,
     ),
     result(
       "ingest.items_behind_after_burst_s",
       itemsBehindS,
       "s",
       undefined,
-      "once the last sampled batch was visible in reconciliation, how long the item rows (lab_results, what report SQL reads) took to hold every report of the burst",
+      "once the last sampled batch was visible in reconciliation, how long the item rows (lab_results, what " +
+        "report SQL reads) took to hold every report of the burst",
     ),
     result(
       "ingest.service_cpu_ms_per_report",
       cpuMs / total,
       "ms",
       undefined,
-      `CPU time (user + system) of the service's process from the first push until the item rows held every report, per report: HTTP, validation, matching, mapping, append and all projections`,
+      "CPU time (user + system) of the service's process from the first push until the item rows held every " +
+        "report, per report: HTTP, validation, matching, mapping, append and all projections",
     ),
     sealing,
     result(
@@ -273,7 +284,8 @@ export async function ingestBenchmarks(): Promise<BenchResult[]> {
       peakRssMb,
       "MB",
       undefined,
-      `RSS of the service's process (node dist/cli.js start: HTTP, commands, projections), sampled every ${RSS_EVERY_MS} ms from the first push until the item rows held every report`,
+      "RSS of the service's process (node dist/cli.js start: HTTP, commands, projections), sampled every " +
+        `${RSS_EVERY_MS} ms from the first push until the item rows held every report`,
     ),
   ];
 }

@@ -18,7 +18,8 @@ export async function ledgerBenchmarks(): Promise<BenchResult[]> {
     await db.query(
       `insert into events (tenant, stream_id, stream_version, type, data, metadata)
        select 'bench', 'lab-report:R' || g, 1, 'BenchReceived',
-              jsonb_build_object('externalId', 'R' || g, 'reportNo', 'JY' || g, 'patient', jsonb_build_object('idCard', '11010519491231002X', 'name', '张三', 'hisPatientId', 'H-' || g),
+              jsonb_build_object('externalId', 'R' || g, 'reportNo', 'JY' || g, 'patient',
+                jsonb_build_object('idCard', '11010519491231002X', 'name', '张三', 'hisPatientId', 'H-' || g),
                                  'panelName', '透析月度检查', 'specimen', 'SERUM', 'collectedAt', '2026-03-01 07:30:00', 'reportedAt', '2026-03-01 11:00:00',
                                  'status', 'FINAL', 'labName', 'Central lab', 'contentHash', md5(g::text) || md5((g + 1)::text), 'note', repeat('x', 200)),
               jsonb_build_object('actor', 'bench', 'client', 'bench-lab', 'requestId', md5(g::text))
@@ -56,7 +57,10 @@ export async function ledgerBenchmarks(): Promise<BenchResult[]> {
         verifyRate,
         "events/s",
         ceilingRate,
-        `verifyLedger over ${verification.eventsChecked.toLocaleString("en")} events in ${verification.blocksChecked} blocks (${verifySeconds.toFixed(1)} s; events of ~${bytes} bytes stored); baseline: hashing every event in one statement (${ceilingSeconds.toFixed(1)} s); target >= 200,000`,
+        `verifyLedger over ${verification.eventsChecked.toLocaleString("en")} events in ` +
+          `${verification.blocksChecked} blocks (${verifySeconds.toFixed(1)} s; events of ~${bytes} bytes ` +
+          `stored); baseline: hashing every event in one statement (${ceilingSeconds.toFixed(1)} ` +
+          "s); target >= 200,000",
       ),
       result(
         "ledger.seal_events_per_s",

@@ -17,7 +17,8 @@ export async function seedLiveReadModels(
   const [labSchema, patientSchema] = rows.map((row) => row.schema_name as string) as [string, string];
   await db.query(
     `insert into ${patientSchema}.patients
-     select 'bench', 'P' || g, $1::text || g, '110105194912310' || lpad(g::text, 3, '0'), null, ($2::text[])[1 + g % cardinality($2::text[])], true, now(), now()
+     select 'bench', 'P' || g, $1::text || g, '110105194912310' || lpad(g::text, 3, '0'), null,
+       ($2::text[])[1 + g % cardinality($2::text[])], true, now(), now()
      from generate_series(1, $3::int) g`,
     [patients.namePrefix, patients.wards, patients.count],
   );

@@ -214,11 +214,13 @@ export function printProfiles(runs: ProfiledRun[]): void {
   for (const run of runs) {
     const postgres = Object.values(run.postgresCpuMs).reduce((a, b) => a + b, 0);
     console.log(
-      `\n${run.path}: ${run.reports} reports in ${run.seconds.toFixed(1)} s (${Math.round(run.reportsPerSecond)}/s) — service CPU ${(run.serviceCpuMs / 1000).toFixed(1)} s (${(run.serviceCpuMs / run.reports).toFixed(2)} ms/report), PostgreSQL backends CPU ${(postgres / 1000).toFixed(1)} s (${(postgres / run.reports).toFixed(2)} ms/report: ${Object.entries(
-        run.postgresCpuMs,
-      )
-        .map(([app, ms]) => `${app} ${(ms / 1000).toFixed(1)} s`)
-        .join(", ")})`,
+      `\n${run.path}: ${run.reports} reports in ${run.seconds.toFixed(1)} s ` +
+        `(${Math.round(run.reportsPerSecond)}/s) — service CPU ${(run.serviceCpuMs / 1000).toFixed(1)} s ` +
+        `(${(run.serviceCpuMs / run.reports).toFixed(2)} ms/report), PostgreSQL backends CPU ` +
+        `${(postgres / 1000).toFixed(1)} s (${(postgres / run.reports).toFixed(2)} ms/report: ` +
+        `${Object.entries(run.postgresCpuMs)
+          .map(([app, ms]) => `${app} ${(ms / 1000).toFixed(1)} s`)
+          .join(", ")})`,
     );
     console.log("  service CPU by category (self time):");
     for (const c of run.cpu)

@@ -164,7 +164,8 @@ async function lagUnderLoad(): Promise<BenchResult[]> {
         percentile(lags, 99),
         "ms",
         undefined,
-        `${total} events over ${seconds} s (${rate}/s); p50 ${percentile(lags, 50).toFixed(1)} ms, max ${Math.max(...lags).toFixed(1)} ms; from the event's insert to its projection row`,
+        `${total} events over ${seconds} s (${rate}/s); p50 ${percentile(lags, 50).toFixed(1)} ms, max ` +
+          `${Math.max(...lags).toFixed(1)} ms; from the event's insert to its projection row`,
       ),
     ];
   } finally {

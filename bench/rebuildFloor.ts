@@ -51,7 +51,8 @@ export async function measureRebuildFloor(db: Db): Promise<RebuildFloor> {
       client.query(insertItemRowsSql(floorTable, receivedReports("e.type = 'LabReportReceived'"))),
     );
     const { rows: indexes } = await client.query(
-      "select c.relname as name, pg_get_indexdef(i.indexrelid) as definition from pg_index i join pg_class c on c.oid = i.indexrelid where i.indrelid = $1::regclass order by c.relname",
+      "select c.relname as name, pg_get_indexdef(i.indexrelid) as definition from pg_index i join pg_class c " +
+        "on c.oid = i.indexrelid where i.indrelid = $1::regclass order by c.relname",
       [liveTable],
     );
     const indexSeconds: Record<string, number> = {};

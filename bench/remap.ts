@@ -61,7 +61,8 @@ async function printTimeline(db: Db, startedAt: Date): Promise<void> {
     [startedAt],
   );
   console.error(
-    `  remap timeline (s from the POST): ${rows.map((row) => `${row.type === "ItemMappingAdded" ? "added" : `step ${row.results}`} ${Number(row.at).toFixed(2)}`).join(", ")}`,
+    "  remap timeline (s from the POST): " +
+      `${rows.map((row) => `${row.type === "ItemMappingAdded" ? "added" : `step ${row.results}`} ${Number(row.at).toFixed(2)}`).join(", ")}`,
   );
 }
 
@@ -214,28 +215,38 @@ export async function remapBenchmarks(): Promise<BenchResult[]> {
         rate,
         "results/s",
         rebuildRate,
-        `${remap.results} stored results of one item re-mapped (of ${remap.total} counted) in ${remapSeconds.toFixed(1)} s, POST /api/dictionary/mappings -> its progress DONE (item rows, summaries, latest results), on a store of ${reports} reports x ${ITEMS.length} items; baseline: a rebuild of lab_results on the same store, ${rows} item rows in ${rebuildSeconds.toFixed(1)} s; target ratio >= 0.5`,
+        `${remap.results} stored results of one item re-mapped (of ${remap.total} counted) in ` +
+          `${remapSeconds.toFixed(1)} s, POST /api/dictionary/mappings -> its progress DONE (item rows, ` +
+          `summaries, latest results), on a store of ${reports} reports x ${ITEMS.length} items; baseline: a ` +
+          `rebuild of lab_results on the same store, ${rows} item rows in ${rebuildSeconds.toFixed(1)} s; ` +
+          "target ratio >= 0.5",
       ),
       result(
         "remap.floor_results_per_s",
         floor.rows / floor.seconds,
         "results/s",
         rebuildRate,
-        `the least work of a re-mapping in the same run: one plain UPDATE finding the item's ${floor.rows} unmapped results and writing their standard columns (a new row version with its index entries each; no rules, no summaries) in ${floor.seconds.toFixed(1)} s, before the mapping, a sender pushing meanwhile, rolled back; against the same rebuild`,
+        `the least work of a re-mapping in the same run: one plain UPDATE finding the item's ${floor.rows} ` +
+          "unmapped results and writing their standard columns (a new row version with its index entries each; " +
+          `no rules, no summaries) in ${floor.seconds.toFixed(1)} s, before the mapping, a sender pushing ` +
+          "meanwhile, rolled back; against the same rebuild",
       ),
       result(
         "remap.push100_p99_ratio",
         duringP99 / idleP99,
         "ratio",
         undefined,
-        `p99 of ${duringMs.length} pushes of ${REPORTS_PER_BATCH} reports, one after the other, during the re-mapping (${duringP99.toFixed(0)} ms) against ${IDLE_PUSHES} before it (${idleP99.toFixed(0)} ms); target <= 1.2`,
+        `p99 of ${duringMs.length} pushes of ${REPORTS_PER_BATCH} reports, one after the other, during the ` +
+          `re-mapping (${duringP99.toFixed(0)} ms) against ${IDLE_PUSHES} before it (${idleP99.toFixed(0)} ` +
+          "ms); target <= 1.2",
       ),
       result(
         "remap.floor_push100_p99_ratio",
         percentile(floorMs, 99) / idleP99,
         "ratio",
         undefined,
-        `the same during the floor's plain UPDATE: p99 of ${floorMs.length} pushes (${percentile(floorMs, 99).toFixed(0)} ms) against the same ${IDLE_PUSHES} idle ones`,
+        `the same during the floor's plain UPDATE: p99 of ${floorMs.length} pushes ` +
+          `(${percentile(floorMs, 99).toFixed(0)} ms) against the same ${IDLE_PUSHES} idle ones`,
       ),
     ];
   } finally {

@@ -67,7 +67,8 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
     await Promise.all(
       connections.map((client) =>
         client.query(
-          "insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'",
+          "insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), " +
+            "pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'",
         ),
       ),
     );
@@ -123,7 +124,8 @@ async function dataCallOverhead(): Promise<BenchResult[]> {
         oursP50 - directP50,
         "ms",
         { value: directP50, ratio: oursP50 / directP50 },
-        `data call p50 ${oursP50.toFixed(1)} ms vs the same 4 queries through pg ${directP50.toFixed(1)} ms (p99 ${percentile(ours, 99).toFixed(1)} ms), over ${RESULT_ROWS} result rows`,
+        `data call p50 ${oursP50.toFixed(1)} ms vs the same 4 queries through pg ${directP50.toFixed(1)} ms ` +
+          `(p99 ${percentile(ours, 99).toFixed(1)} ms), over ${RESULT_ROWS} result rows`,
       ),
     ];
   } finally {

@@ -273,14 +273,19 @@ export async function soakBenchmarks(): Promise<BenchResult[]> {
         growthPct,
         "%",
         undefined,
-        `service process RSS: ${steady.toFixed(0)} MB steady (median of ${(warmupMs / 1000).toFixed(0)}-${((warmupMs + windowMs) / 1000).toFixed(0)} s) -> ${end.toFixed(0)} MB at the end (median of the last ${(windowMs / 1000).toFixed(0)} s); peak ${Math.max(...rss.map((s) => s.mb)).toFixed(0)} MB`,
+        `service process RSS: ${steady.toFixed(0)} MB steady (median of ` +
+          `${(warmupMs / 1000).toFixed(0)}-${((warmupMs + windowMs) / 1000).toFixed(0)} s) -> ${end.toFixed(0)} ` +
+          `MB at the end (median of the last ${(windowMs / 1000).toFixed(0)} s); peak ` +
+          `${Math.max(...rss.map((s) => s.mb)).toFixed(0)} MB`,
       ),
       result(
         "soak.lag_p99_ms",
         lags.length ? percentile(lags, 99) : NaN,
         "ms",
         undefined,
-        `${lags.length} probes: push answered -> listed by reconcile (polled every 20 ms); p50 ${lags.length ? percentile(lags, 50) : NaN} ms, max ${Math.max(...lags)} ms; every projection at the head ${caughtUpMs} ms after the load stopped`,
+        `${lags.length} probes: push answered -> listed by reconcile (polled every 20 ms); p50 ` +
+          `${lags.length ? percentile(lags, 50) : NaN} ms, max ${Math.max(...lags)} ms; every projection at the ` +
+          `head ${caughtUpMs} ms after the load stopped`,
       ),
     ];
   } finally {

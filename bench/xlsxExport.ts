@@ -203,7 +203,8 @@ export async function xlsxExportBenchmarks(): Promise<BenchResult[]> {
     let fetchSeconds: number;
     try {
       await raw.query(
-        "insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'",
+        "insert into report_sessions (pid, server_started, tenant) select pg_backend_pid(), " +
+          "pg_postmaster_start_time(), 'bench' on conflict (pid, server_started) do update set tenant = 'bench'",
       );
       const started = performance.now();
       const fetched = await raw.query({
@@ -244,21 +245,29 @@ export async function xlsxExportBenchmarks(): Promise<BenchResult[]> {
         oursS,
         "s",
         { value: ceilingS, ratio: ceilingS / oursS },
-        `HTTP export of ${ROWS} rows x 10 mixed columns from PostgreSQL, whole response read (${(bytes / 1024 / 1024).toFixed(1)} MB), median of ${TIMED_RUNS} taking turns with the baseline: the same rows from memory through exceljs's streaming writer, rows written its own way (Row and Cell objects) (ratio = baseline / ours); the query alone, fetched in one go, took ${fetchSeconds.toFixed(2)} s`,
+        `HTTP export of ${ROWS} rows x 10 mixed columns from PostgreSQL, whole response read ` +
+          `(${(bytes / 1024 / 1024).toFixed(1)} MB), median of ${TIMED_RUNS} taking turns with the baseline: the ` +
+          "same rows from memory through exceljs's streaming writer, rows written its own way (Row and Cell " +
+          "objects) (ratio = baseline / ours); the query alone, fetched in one go, took " +
+          `${fetchSeconds.toFixed(2)} s`,
       ),
       result(
         "export.xlsx_100k_writer_s",
         writerS,
         "s",
         { value: ceilingS, ratio: ceilingS / writerS },
-        `our writer alone on the same rows from memory (no PostgreSQL, no HTTP), same turns; the export above minus this is what reading PostgreSQL and serving HTTP add`,
+        "our writer alone on the same rows from memory (no PostgreSQL, no HTTP), same turns; the export above " +
+          "minus this is what reading PostgreSQL and serving HTTP add",
       ),
       result(
         "export.xlsx_100k_rss_mb",
         peakMb,
         "MB",
         undefined,
-        `peak RSS of the service's process (started as npm start starts it; the client is this process) during ${RSS_RUNS} exports; ${rssIdle.toFixed(0)} MB before the first export (${(peakMb - rssIdle).toFixed(0)} MB more at the peak), ${rssBefore.toFixed(0)} MB after the warm-up; target <= 200 MB`,
+        "peak RSS of the service's process (started as npm start starts it; the client is this process) during " +
+          `${RSS_RUNS} exports; ${rssIdle.toFixed(0)} MB before the first export ` +
+          `(${(peakMb - rssIdle).toFixed(0)} MB more at the peak), ${rssBefore.toFixed(0)} MB after the ` +
+          "warm-up; target <= 200 MB",
       ),
     ];
   } finally {

@@ -16,14 +16,15 @@ import { CLIENT_PROGRAMS_SOURCE, describeFound, findPrograms, type FoundProgram 
  *
  * A backup is pg_dump's custom format of those tables' rows, taken in one snapshot while the
  * service runs; when no pg_dump fits the server (the embedded PostgreSQL 18 beside a machine's
- * older client programs), the service takes the same snapshot itself (db/backupCopyFormat.ts). Restoring it somewhere else meets one thing pg_dump does not carry over: the
- * events' transaction ids (events.transaction_id, ledger_blocks.last_tx) are the source
- * cluster's. Readers only read below the oldest transaction still running and in (transaction
- * id, position) order (projections/runtime/eventFeed.ts), so restored ids above the new cluster's counter
- * would be unreadable, and new events would sort before them. The restore therefore takes as
- * many fresh transaction ids as the backup holds distinct ones and gives them out in the same
- * order: the reading order, the ledger's stretches and every event hash (which leave the id out)
- * stay what they were.
+ * older client programs), the service takes the same snapshot itself (db/backupCopyFormat.ts).
+ * Restoring it somewhere else meets one thing pg_dump does not carry over: the events' transaction
+ * ids (events.transaction_id, ledger_blocks.last_tx) are the source cluster's. Readers only read
+ * below the oldest transaction still running and in (transaction id, position) order
+ * (projections/runtime/eventFeed.ts), so restored ids above the new cluster's counter would be
+ * unreadable, and new events would sort before them. The restore therefore takes as many fresh
+ * transaction ids as the backup holds distinct ones and gives them out in the same order: the
+ * reading order, the ledger's stretches and every event hash (which leave the id out) stay what
+ * they were.
  */
 
 const execFileAsync = promisify(execFile);
@@ -72,7 +73,10 @@ async function serverMajorOf(client: pg.Client): Promise<number> {
 
 /** What to install for client programs of PostgreSQL `major`, in one sentence's tail. */
 function howToGet(major: number): string {
-  return `install PostgreSQL ${major}'s client programs (${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: postgresql-client-${major} from PostgreSQL's own apt repository) or set PG_BIN_DIR to their folder`;
+  return (
+    `install PostgreSQL ${major}'s client programs (${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: ` +
+    `postgresql-client-${major} from PostgreSQL's own apt repository) or set PG_BIN_DIR to their folder`
+  );
 }
 
 /**
@@ -123,14 +127,19 @@ export async function backupTo(
       summary = { file, writer: "pg_dump" };
     } else if (env.PG_BIN_DIR) {
       throw new BackupError(
-        `PG_BIN_DIR holds ${describeFound("pg_dump", found)}, and the server is PostgreSQL ${serverMajor}: pg_dump must be of version ${serverMajor} or newer; ${howToGet(serverMajor)}, or unset PG_BIN_DIR to let the service write the backup itself.`,
+        `PG_BIN_DIR holds ${describeFound("pg_dump", found)}, and the server is PostgreSQL ${serverMajor}: ` +
+          `pg_dump must be of version ${serverMajor} or newer; ${howToGet(serverMajor)}, or unset PG_BIN_DIR to ` +
+          "let the service write the backup itself.",
       );
     } else {
       await writeCopyBackup(client, KEPT_TABLES, partial, signal);
       summary = {
         file,
         writer: "service",
-        note: `no pg_dump of PostgreSQL ${serverMajor} or newer was found (found: ${describeFound("pg_dump", found)}), so the service wrote the backup itself, in a format the restore command reads; for pg_dump's format, ${howToGet(serverMajor)}`,
+        note:
+          `no pg_dump of PostgreSQL ${serverMajor} or newer was found (found: ` +
+          `${describeFound("pg_dump", found)}), so the service wrote the backup itself, in a format the restore ` +
+          `command reads; for pg_dump's format, ${howToGet(serverMajor)}`,
       };
     }
     await syncFile(partial);
@@ -209,7 +218,8 @@ export async function restoreFrom(
       ]).catch((error: unknown) => {
         if (error instanceof BackupError && /unsupported version/.test(error.message)) {
           throw new BackupError(
-            `${error.message} (the backup was written by a pg_dump newer than ${restorer.major}: install that PostgreSQL's client programs, ${CLIENT_PROGRAMS_SOURCE}, or set PG_BIN_DIR to their folder)`,
+            `${error.message} (the backup was written by a pg_dump newer than ${restorer.major}: install that ` +
+              `PostgreSQL's client programs, ${CLIENT_PROGRAMS_SOURCE}, or set PG_BIN_DIR to their folder)`,
           );
         }
         throw error;
@@ -253,7 +263,9 @@ async function pgRestoreFor(env: NodeJS.ProcessEnv): Promise<FoundProgram> {
   const [newest] = await findPrograms("pg_restore", env);
   if (!newest) {
     throw new BackupError(
-      `this backup was written by pg_dump and needs pg_restore of that version or newer, and none was found${env.PG_BIN_DIR ? " in PG_BIN_DIR" : ""}: install PostgreSQL's client programs (${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: postgresql-client) or set PG_BIN_DIR to their folder.`,
+      "this backup was written by pg_dump and needs pg_restore of that version or newer, and none was " +
+        `found${env.PG_BIN_DIR ? " in PG_BIN_DIR" : ""}: install PostgreSQL's client programs ` +
+        `(${CLIENT_PROGRAMS_SOURCE}; Debian and Ubuntu: postgresql-client) or set PG_BIN_DIR to their folder.`,
     );
   }
   return newest;

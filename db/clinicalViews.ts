@@ -28,7 +28,8 @@ const inWardScope = (ward: string) =>
   `(${WARDS_OF_THIS_CONNECTION} is null or ${ward} = any(${WARDS_OF_THIS_CONNECTION}))`;
 /** The same for a row that names only its patient (`alias.patient_ref`): the patient's ward decides. */
 const patientInWardScope = (alias: string) =>
-  `(${WARDS_OF_THIS_CONNECTION} is null or exists (select 1 from read.patients wp where wp.tenant = ${alias}.tenant and wp.patient_ref = ${alias}.patient_ref and wp.ward = any(${WARDS_OF_THIS_CONNECTION})))`;
+  `(${WARDS_OF_THIS_CONNECTION} is null or exists (select 1 from read.patients wp where wp.tenant = ` +
+  `${alias}.tenant and wp.patient_ref = ${alias}.patient_ref and wp.ward = any(${WARDS_OF_THIS_CONNECTION})))`;
 /** Of a day's results of an item, the one a formula reads (as queries/patients/derivedResults.ts). */
 const NEWEST_FIRST =
   "coalesce(r.collected_at, r.reported_at) desc, r.reported_at desc, r.external_id desc, r.item_index desc";
@@ -120,7 +121,8 @@ function derivedResultsSql(): string {
     ]);
     const value = formulaSql(tree, (input) => `d.${JSON.stringify(input)}`);
     const ids = `array[${reads.map((input) => `d.${JSON.stringify(`${input}#`)}`).join(", ")}]`;
-    return `select d.patient_ref, p.ward, ${sqlText(code)}::text as std_code, round((${boundedSql(value)})::numeric, ${formula.decimals})::double precision as value,
+    return `select d.patient_ref, p.ward, ${sqlText(code)}::text as std_code,
+                   round((${boundedSql(value)})::numeric, ${formula.decimals})::double precision as value,
                    ${sqlText(unit)}::text as unit, greatest(${reads.map((input) => `d.${JSON.stringify(`${input}@`)}`).join(", ")}) as collected_at,
                    ${sqlText(formula.name)}::text as formula, ${formula.version} as formula_version,
                    array(select e from unnest(${ids}) with ordinality as t(e, o) group by e order by min(o)) as inputs, d.day as collected_on

@@ -18,6 +18,8 @@ export async function readAsTenant<T>(db: Db, tenant: string, work: (reader: Ten
   if (!TENANT_PATTERN.test(tenant)) throw new Error(`invalid tenant id ${JSON.stringify(tenant)}`);
   // Opened with its settings in one round trip (a simple query takes no parameters: the tenant id,
   // letters, digits, _ and - by the pattern above, is written as a literal).
-  const begin = `begin; select set_config('app.tenant', '${tenant}', true), set_config('app.wards', ${wardsSettingLiteral(currentWards())}, true), set_config('role', '${TENANT_READER_ROLE}', true)`;
+  const begin =
+    `begin; select set_config('app.tenant', '${tenant}', true), set_config('app.wards', ` +
+    `${wardsSettingLiteral(currentWards())}, true), set_config('role', '${TENANT_READER_ROLE}', true)`;
   return withTransaction(db, work, begin);
 }

@@ -193,7 +193,9 @@ export class BulkImporter {
         if (piece + 1 < job.pieces) next = check(piece + 1);
         const outcome = await this.importPiece(client, pieceOfJob(piece), checking);
         if (outcome === "failed") {
-          const reason = `The job stopped at piece ${piece + 1} of ${job.pieces}: the service could not import it. Ask the service's operators about job ${jobId}; the lines before that piece are stored.`;
+          const reason =
+            `The job stopped at piece ${piece + 1} of ${job.pieces}: the service could not import it. Ask the ` +
+            `service's operators about job ${jobId}; the lines before that piece are stored.`;
           await append({ type: "BulkJobFailed", data: { reason, counts: state.counts } });
           this.log.error({ jobId, tenant, piece }, "bulk job failed");
           return "ended";

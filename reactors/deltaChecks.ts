@@ -73,7 +73,8 @@ interface DeltaReceived {
 // of a long panel without any costs the reactor one pass over the items inside the database.
 const RECEIVED_PAYLOAD = `(
   select jsonb_build_object('patientRef', ${patientOf("d")}, 'collectedAt', d->'report'->>'collectedAt', 'reportedAt', d->'report'->>'reportedAt',
-    'items', coalesce((select jsonb_agg(jsonb_build_object('index', i.item_index, 'code', i.std_code, 'value', i.value, 'flag', i.flag, 'inRange', i.in_range) order by i.item_index) from (${itemsOf("d")}) i), '[]'::jsonb))
+    'items', coalesce((select jsonb_agg(jsonb_build_object('index', i.item_index, 'code', i.std_code, 'value', i.value,
+      'flag', i.flag, 'inRange', i.in_range) order by i.item_index) from (${itemsOf("d")}) i), '[]'::jsonb))
   from (select data || '{}'::jsonb as d offset 0) payload)`;
 
 type ReactsTo = WithPayload<
@@ -253,8 +254,11 @@ async function insertResults(tx: Tx, events: Received[]): Promise<void> {
   if (rows.length === 0) return;
   await tx.query(
     `insert into delta_results
-     select i.tenant, i.external_id, i.item_index, i.patient_ref, i.std_code, coalesce(i.collected_at::timestamp, i.reported_at::timestamp), i.value, i.flag, i.collected_at, i.reported_at, i.seen, i.in_range
-     from unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::double precision[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::boolean[])
+     select i.tenant, i.external_id, i.item_index, i.patient_ref, i.std_code,
+       coalesce(i.collected_at::timestamp, i.reported_at::timestamp), i.value, i.flag, i.collected_at, i.reported_at,
+       i.seen, i.in_range
+     from unnest($1::text[], $2::text[], $3::integer[], $4::text[], $5::text[], $6::double precision[], $7::text[],
+       $8::text[], $9::text[], $10::bigint[], $11::boolean[])
           as i(tenant, external_id, item_index, patient_ref, std_code, value, flag, collected_at, reported_at, seen, in_range)`,
     [
       rows.map((row) => row.event.tenant),
@@ -344,7 +348,8 @@ const previousOf = (t: string, hide: string) => `
   select q.value, q.at, q.external_id, q.in_range from delta_results q
   where ${sameSeries("q", t)} and (q.at, q.external_id, q.item_index) < (${t}.at, ${t}.external_id, ${t}.item_index) and not (${hide})
   order by q.at desc, q.external_id desc, q.item_index desc limit 1`;
-const JUDGED_COLUMNS = `t.tenant, t.external_id, t.item_index, t.std_code, t.value, to_char(t.at, ${LOCAL_ISO}) as at, t.flag, t.patient_ref, t.collected_at, t.reported_at,
+const JUDGED_COLUMNS = `t.tenant, t.external_id, t.item_index, t.std_code, t.value, to_char(t.at, ${LOCAL_ISO}) as at,
+                          t.flag, t.patient_ref, t.collected_at, t.reported_at,
   p.value as previous, to_char(p.at, ${LOCAL_ISO}) as previous_at, p.external_id as previous_external_id,
   t.in_range, p.in_range as previous_in_range`;
 
@@ -436,7 +441,8 @@ async function judgeFirstVersions(
      left join lateral (${previousOf("t", later)}) p on true
      left join lateral (
        select q.external_id from delta_results q
-       where ${sameSeries("q", "t")} and (q.at, q.external_id, q.item_index) > (t.at, t.external_id, t.item_index) and q.external_id <> t.external_id and not (${later})
+       where ${sameSeries("q", "t")} and (q.at, q.external_id, q.item_index) > (t.at, t.external_id, t.item_index)
+         and q.external_id <> t.external_id and not (${later})
        order by q.at, q.external_id, q.item_index limit 1
      ) n on true
      order by t.seen, t.item_index`,

@@ -27,7 +27,10 @@ import type { Projection } from "../projections/runtime/projection.ts";
  * projection when it applies the step, after every report received before the mapping.
  */
 
-/** Results a step re-maps, about: a step is one transaction of the lab_results projection. REMAP_STEP_RESULTS sets it; tests make steps smaller to see several. */
+/**
+ * Results a step re-maps, about: a step is one transaction of the lab_results projection.
+ * REMAP_STEP_RESULTS sets it; tests make steps smaller to see several.
+ */
 export const remapSteps = { results: 20_000 };
 
 type ReactsTo = ItemMappingAdded | ItemMappingApplied;

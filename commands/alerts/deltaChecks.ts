@@ -84,7 +84,9 @@ export function judgeResult(
     value: result.value,
     unit: item.unit || null,
     flag: result.flag,
-    reason: `changed by ${signed} from ${inUnit(previous.value)} on ${previous.at.slice(0, 10)}, beyond the delta limit ${percent ? `${limit} %` : inUnit(limit)} within ${days} days`,
+    reason:
+      `changed by ${signed} from ${inUnit(previous.value)} on ${previous.at.slice(0, 10)}, beyond the delta ` +
+      `limit ${percent ? `${limit} %` : inUnit(limit)} within ${days} days`,
     previous: previous.value,
     previousAt: previous.at,
     previousExternalId: previous.externalId,

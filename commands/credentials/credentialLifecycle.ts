@@ -11,7 +11,9 @@ const MAX_OVERLAP_HOURS = 720;
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-const DAYS_RULE = `expiresInDays is a number of days greater than 0 (fractions allowed: 0.5 is 12 hours), at most ${MAX_DAYS}; leave it out for a credential that does not expire`;
+const DAYS_RULE =
+  `expiresInDays is a number of days greater than 0 (fractions allowed: 0.5 is 12 hours), at most ${MAX_DAYS}; ` +
+  "leave it out for a credential that does not expire";
 export const expiresInDays = z
   .number({ error: DAYS_RULE })
   .positive({ error: DAYS_RULE })

@@ -145,7 +145,8 @@ const mappingDecider: Decider<MappingState, MappingCommand, ItemMappingEvent> = 
       if (inForce) {
         throw new CommandError(
           "conflict",
-          `This item already has a mapping in force, to ${inForce.stdCode} (mappingId ${inForce.mappingId}); undo it first with DELETE /api/dictionary/mappings/${inForce.mappingId}.`,
+          `This item already has a mapping in force, to ${inForce.stdCode} (mappingId ${inForce.mappingId}); ` +
+            `undo it first with DELETE /api/dictionary/mappings/${inForce.mappingId}.`,
           "mapping-exists",
         );
       }

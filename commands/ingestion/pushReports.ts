@@ -446,7 +446,8 @@ async function loadStates(db: Queryable, tenant: string, streamIds: string[]): P
        select jsonb_agg(jsonb_build_object('type', e.type, 'streamVersion', e.stream_version, 'data', p.folded) order by e.stream_version) as events
        from events e
        cross join lateral (
-         select jsonb_build_object('contentHash', d->'contentHash', 'match', d->'match', 'summary', d->'summary', 'report', jsonb_build_object('patient', d->'report'->'patient'),
+         select jsonb_build_object('contentHash', d->'contentHash', 'match', d->'match', 'summary', d->'summary',
+           'report', jsonb_build_object('patient', d->'report'->'patient'),
                                    'patientRef', d->'patientRef', 'idCard', d->'idCard') as folded
          from (select e.data as d offset 0) payload offset 0
        ) p

@@ -177,7 +177,9 @@ function dismissedAlready(state: QueueState): QueueRefusal {
   const dismissal = state.changes.findLast((change) => change.event === "dismissed");
   const what = dismissal ? told(dismissal) : "dismissed";
   return new QueueRefusal(
-    `This report no longer awaits claim: it was ${what}. To claim it all the same, send the claim again with If-Match: ${reportEtag(state.version)} (its history, GET /api/history/{kind}/{externalId}, tells the same).`,
+    `This report no longer awaits claim: it was ${what}. To claim it all the same, send the claim again with ` +
+      `If-Match: ${reportEtag(state.version)} (its history, GET ` +
+      "/api/history/{kind}/{externalId}, tells the same).",
     "report-dismissed",
     null,
   );

@@ -129,7 +129,9 @@ function parseRows(csvText: string): { rows: RawRow[]; columnCount: number } | {
     return {
       fileProblem: {
         line,
-        message: `the file is not valid CSV (${error.message.replace(/ at line \d+/, "")}); a field that starts with a double quote must end with one, and a quote inside it is written twice (""). Nothing was imported`,
+        message:
+          `the file is not valid CSV (${error.message.replace(/ at line \d+/, "")}); a field that starts with a ` +
+          `double quote must end with one, and a quote inside it is written twice (""). Nothing was imported`,
       },
     };
   }
@@ -189,7 +191,10 @@ function validateRow(
   fieldCountError: "fewer" | "more" | null,
 ): string | { patientRef: string; input: RegisterPatient } {
   if (fieldCountError !== null) {
-    return `the row has ${fieldCountError} fields than the header's ${columnCount} columns; check for a missing or extra comma, and put a value that contains a comma in double quotes`;
+    return (
+      `the row has ${fieldCountError} fields than the header's ${columnCount} columns; check for a missing or ` +
+      "extra comma, and put a value that contains a comma in double quotes"
+    );
   }
   const problems: string[] = [];
   const patientRef = record.patientRef ?? "";

@@ -122,7 +122,8 @@ async function idCardTaken(register: IdCardRegister, tenant: string, holder: str
     );
   return new CommandError(
     "conflict",
-    "idCard is already registered to another patient, of a ward outside yours; one number is one patient's, so check the number, or ask someone who acts on every ward to update or move that patient.",
+    "idCard is already registered to another patient, of a ward outside yours; one number is one patient's, so " +
+      "check the number, or ask someone who acts on every ward to update or move that patient.",
     "id-card-taken-outside-wards",
   );
 }

@@ -50,7 +50,10 @@ export function unmetPrecondition(
   if ("noDraft" in precondition && etag === null) return null;
   const now =
     etag === null ? "there is no draft now (it was published or discarded)" : "the draft was saved again since";
-  const sentence = `The draft is not the one this call was based on: ${now}. Load it again (GET /api/reports/{id}/versions/draft/source gives its ETag) and decide anew, or call without If-Match / If-None-Match to act on the draft as it is.`;
+  const sentence =
+    `The draft is not the one this call was based on: ${now}. Load it again (GET ` +
+    "/api/reports/{id}/versions/draft/source gives its ETag) and decide anew, or call without If-Match / " +
+    "If-None-Match to act on the draft as it is.";
   return new CommandError("precondition-failed", sentence, etag === null ? "draft-gone" : "draft-saved-again");
 }
 

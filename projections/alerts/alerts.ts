@@ -50,7 +50,8 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
         case "CriticalResultRaised": {
           const a = event.data;
           await tx.query(
-            `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num, value_text, unit, flag, reason, collected_at, reported_at, raised_at)
+            `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num,
+               value_text, unit, flag, reason, collected_at, reported_at, raised_at)
              values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) on conflict do nothing`,
             [
               ...key,
@@ -74,7 +75,8 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
         case "DeltaAlertRaised": {
           const a = event.data;
           await tx.query(
-            `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num, value_text, unit, flag, reason, collected_at, reported_at, raised_at,
+            `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num,
+               value_text, unit, flag, reason, collected_at, reported_at, raised_at,
                                  kind, previous, previous_at, previous_external_id, change, delta_limit, handled_as)
              values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'DELTA', $16, $17, $18, $19, $20, $21) on conflict do nothing`,
             [

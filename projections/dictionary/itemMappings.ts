@@ -18,7 +18,8 @@ export const itemMappingsProjection: Projection<ItemMappingEvent> = {
     if (event.type === "ItemMappingAdded") {
       const m = event.data;
       await tx.query(
-        `insert into item_mappings (tenant, mapping_id, stream_id, client, item_code, item_name, unit, std_code, factor, reason, position, transaction_id, added_at, added_by, std_unit, units, other_units)
+        `insert into item_mappings (tenant, mapping_id, stream_id, client, item_code, item_name, unit, std_code,
+           factor, reason, position, transaction_id, added_at, added_by, std_unit, units, other_units)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
         [
           event.tenant,

@@ -13,6 +13,7 @@ export const derivationIndex = { enabled: true };
 export async function createDerivationIndex(tx: Tx): Promise<void> {
   if (!derivationIndex.enabled) return;
   await tx.query(
-    `create index lab_results_by_derivation_day on lab_results (tenant, std_code, (${derivationDay("lab_results")})) where ${derivationInputRow("lab_results")}`,
+    "create index lab_results_by_derivation_day on lab_results (tenant, std_code, " +
+      `(${derivationDay("lab_results")})) where ${derivationInputRow("lab_results")}`,
   );
 }

@@ -71,7 +71,8 @@ async function recordExamDays(tx: Tx, events: ExamReceived[]): Promise<void> {
   });
   await tx.query(
     `with versions as (
-       select * from json_to_recordset($1::json) as v(tenant text, external_id text, version integer, valid_from timestamptz, report_day date, unmatched boolean,
+       select * from json_to_recordset($1::json) as v(tenant text, external_id text, version integer,
+         valid_from timestamptz, report_day date, unmatched boolean,
                                                        ledger_tx xid8, ledger_position bigint)
      ),
      ${recordReceivedCtes("exam_report_days", "versions")}

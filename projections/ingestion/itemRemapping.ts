@@ -72,7 +72,8 @@ export async function applyStepWithSummaries(tx: Tx, event: StoredEvent<ItemMapp
   const everyRow = { from: "mapped", where: () => "true" };
   const alone = await aloneInForce(tx, event.tenant, event.data.mappingId);
   const { rows } = await tx.query(
-    `with ${alone ? soleMappingCtes(scope) : mappingCtes(scope, event.data.mappingId)}, ${monthShiftCtes(1, { ...everyRow, outside: () => "true" })}, ${latestOfferCte(everyRow)}
+    `with ${alone ? soleMappingCtes(scope) : mappingCtes(scope, event.data.mappingId)},
+       ${monthShiftCtes(1, { ...everyRow, outside: () => "true" })}, ${latestOfferCte(everyRow)}
      select count(*)::int as n from mapped`,
     [...scope.params, event.data.mappingId],
   );
@@ -139,7 +140,8 @@ function mappingCtes(scope: RowScope, onlyMapping: string | null): string {
      ),
      chosen as (
        select b.tenant, b.external_id, b.item_index, r.mapping_id, r.std_code, r.std_name, r.category, r.std_unit, b.numeric_value,
-              b.conversion->>'unitStatus' as unit_status, (b.conversion->>'factor')::float8 as factor, coalesce((b.conversion->>'offset')::float8, 0) as "offset"
+              b.conversion->>'unitStatus' as unit_status, (b.conversion->>'factor')::float8 as factor,
+                coalesce((b.conversion->>'offset')::float8, 0) as "offset"
        from best b join item_mapping_rules r on r.mapping_id = b.mapping_id
        where ${onlyMapping === null ? "true" : `b.mapping_id = ${only}`}
      ),
@@ -195,7 +197,8 @@ export async function loadMappingRules(tx: Tx, events: string, params: unknown[]
   // (the steps still to come find nothing left and add nothing).
   await tx.query(
     `insert into remap_progress
-     select r.tenant, r.mapping_id, n, n, true from item_mapping_rules r cross join lateral (select count(*) as n from lab_results i where i.mapping_id = r.mapping_id) counted`,
+     select r.tenant, r.mapping_id, n, n, true from item_mapping_rules r
+       cross join lateral (select count(*) as n from lab_results i where i.mapping_id = r.mapping_id) counted`,
   );
 }
 
@@ -275,7 +278,8 @@ export async function unmapRows(tx: Tx, event: StoredEvent<ItemMappingRemoved>):
 /** Unmaps the rows in `scope` (mapped by a mapping now undone): as the dictionary left them. */
 export async function forgetMapping(tx: Tx, scope: RowScope): Promise<void> {
   await tx.query(
-    `update lab_results i set std_code = null, std_name = null, category = null, std_unit = null, std_value = null, unit_status = 'not-applicable', mapping_id = null
+    `update lab_results i set std_code = null, std_name = null, category = null, std_unit = null, std_value = null,
+       unit_status = 'not-applicable', mapping_id = null
      where ${scope.where("i")}`,
     scope.params,
   );

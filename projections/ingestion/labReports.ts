@@ -99,7 +99,8 @@ export function receivedReports(where: string): string {
  * Of a row read by receivedReports, what lab_reports and lab_report_days keep: materialized whole
  * (some 8 kB a report), a rebuild's batches of 5,000 spilled to disk, 21 GB at two million reports.
  */
-const REPORT_FIELDS = `tenant, stream_id, external_id, stream_version, recorded_at, transaction_id, position, matched, patient_ref, collected_at, reported_at, client_name,
+const REPORT_FIELDS = `tenant, stream_id, external_id, stream_version, recorded_at, transaction_id, position, matched,
+                         patient_ref, collected_at, reported_at, client_name,
   report->>'reportNo' as report_no, case when not matched then match->>'pendingReason' end as pending_reason,
   coalesce(match->>'idCard', report->'patient'->>'idCard') as id_card, report->'patient'->>'name' as patient_name,
   report->'patient'->>'hisPatientId' as his_patient_id, report->>'panelName' as panel_name, report->>'specimen' as specimen,
@@ -248,7 +249,8 @@ export async function applyDecision(
   } else if (isDismissed(event)) {
     // The store's time to the microsecond, as recordDecision's.
     await tx.query(
-      `update ${reportsTable} set dismissed_at = (select recorded_at from events where position = $4), dismiss_reason = $5, ${ledger} where tenant = $1 and external_id = $2`,
+      `update ${reportsTable} set dismissed_at = (select recorded_at from events where position = $4), ` +
+        `dismiss_reason = $5, ${ledger} where tenant = $1 and external_id = $2`,
       [...key, event.data.reason],
     );
   }

@@ -158,7 +158,8 @@ export async function countEveryMonth(tx: Tx): Promise<void> {
        group by r.tenant, r.patient_ref, month, word
      )
      insert into result_months (tenant, std_code, month, ward, results, patients, value_sum, below_target, in_target, above_target)
-     select tenant, std_code, month, ward, sum(results)::integer, sum(patients)::integer, sum(value_sum), sum(below)::integer, sum(within)::integer, sum(above)::integer
+     select tenant, std_code, month, ward, sum(results)::integer, sum(patients)::integer, sum(value_sum),
+       sum(below)::integer, sum(within)::integer, sum(above)::integer
      from (
        select tenant, std_code, month, ward, results, 0 as patients, value_sum, below, within, above from sums
        union all

@@ -33,7 +33,8 @@ export async function deferIndexes(tx: Tx, tables: readonly string[]): Promise<v
             case when c.contype <> 'x' then format('alter table %s add constraint %I %s using index %I', t.name, c.conname,
                                                    case c.contype when 'p' then 'primary key' else 'unique' end, c.conname) end as attach_sql
      from pg_index i join pg_constraint c on c.conindid = i.indexrelid and c.conrelid = i.indrelid and c.contype in ('p', 'u', 'x')
-     cross join lateral (select format('%I.%I', n.nspname, r.relname) as name from pg_class r join pg_namespace n on n.oid = r.relnamespace where r.oid = i.indrelid) t
+     cross join lateral (select format('%I.%I', n.nspname, r.relname) as name from pg_class r join pg_namespace n
+       on n.oid = r.relnamespace where r.oid = i.indrelid) t
      where i.indrelid = any($1::regclass[])
      union all
      select i.indexrelid::regclass::text, format('drop index %s', i.indexrelid::regclass), pg_get_indexdef(i.indexrelid), null

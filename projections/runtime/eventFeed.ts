@@ -111,7 +111,8 @@ export async function readAfter(
  * in the index's order, by ORDER BY … LIMIT 1, is read from the index whatever the statistics say.
  */
 export const EVENTS_AFTER_SQL =
-  "select (select position from events where (transaction_id, position) > ($1::xid8, $2::bigint) order by transaction_id, position limit 1) is not null as more";
+  "select (select position from events where (transaction_id, position) > ($1::xid8, $2::bigint) order by " +
+  "transaction_id, position limit 1) is not null as more";
 
 /** True when events exist past the checkpoint that are not readable yet (their writers are still open or just committed). */
 export async function hasEventsAfter(db: Pick<pg.ClientBase, "query">, after: Checkpoint): Promise<boolean> {

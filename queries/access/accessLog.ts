@@ -35,7 +35,8 @@ export const accessRecordSchema = z.object({
   requestId: z.string().meta({ description: "The answer's X-Request-Id" }),
   outcome: z.enum(ACCESS_OUTCOMES).meta({
     description:
-      "shown: answered in full; cut: the answer was cut off (the caller went away, an export stopped); not-found, invalid, refused: answered 404, 400 or 401/403; failed: a fault of the service",
+      "shown: answered in full; cut: the answer was cut off (the caller went away, an export stopped); " +
+      "not-found, invalid, refused: answered 404, 400 or 401/403; failed: a fault of the service",
   }),
 });
 export type AccessRecordAnswer = z.infer<typeof accessRecordSchema>;

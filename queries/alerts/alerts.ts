@@ -27,16 +27,21 @@ export const alertSchema = z.object({
   alertId: z.string(),
   kind: z.enum(ALERT_KINDS).meta({
     description:
-      "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond the dictionary's delta limit (F.3). A result both critical and beyond its delta limit is one CRITICAL alert whose reasons hold both",
+      "CRITICAL: a critical result (D.7); DELTA: a result that moved from the patient's previous one beyond " +
+      "the dictionary's delta limit (F.3). A result both critical and beyond its delta limit is one CRITICAL " +
+      "alert whose reasons hold both",
   }),
   reasons: z.array(z.enum(ALERT_REASONS)).meta({
     description:
-      'Why the result is alerted on, the kind\'s own reason first: ["critical"], ["delta"], or ["critical", "delta"] for a critical result that also moved beyond its delta limit (acknowledged once)',
+      'Why the result is alerted on, the kind\'s own reason first: ["critical"], ["delta"], or ["critical", ' +
+      '"delta"] for a critical result that also moved beyond its delta limit (acknowledged once)',
     example: ["critical", "delta"],
   }),
   severity: z.enum(ALERT_SEVERITIES).meta({
     description:
-      "alert: to acknowledge; info: a DELTA whose value came back inside the reference range from a previous one outside it (a return towards normal), listed under state=info, never in the open list, the count, the stream or the webhook",
+      "alert: to acknowledge; info: a DELTA whose value came back inside the reference range from a previous " +
+      "one outside it (a return towards normal), listed under state=info, never in the open list, the count, " +
+      "the stream or the webhook",
   }),
   patientRef: z.string(),
   patientName: z.string().nullable(),
@@ -258,7 +263,8 @@ export async function patientAlerts(
 ): Promise<{ alerts: Alert[]; next: PatientAlertKey | null }> {
   const { rows } = await reader.query<AlertRow & { at_key: string }>(
     `select ${ALERT_COLUMNS}, a.raised_at::text as at_key from ${ALERTS_FROM}
-     where a.patient_ref = $1 and a.handled_as is distinct from 'critical' and ($2::timestamptz is null or (a.raised_at, a.alert_id) > ($2::timestamptz, $3::text))
+     where a.patient_ref = $1 and a.handled_as is distinct from 'critical' and ($2::timestamptz is null
+       or (a.raised_at, a.alert_id) > ($2::timestamptz, $3::text))
      order by a.raised_at, a.alert_id limit $4::int`,
     [patientRef, after?.[0] ?? null, after?.[1] ?? null, limit],
   );

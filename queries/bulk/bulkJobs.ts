@@ -115,7 +115,8 @@ export async function bulkJobRejections(
   { offset = 0, limit, afterLine = null }: { offset?: number; limit: number; afterLine?: number | null },
 ): Promise<Omit<BulkRejectedAnswer, "next"> & { moreAfter: number | null }> {
   const { rows } = await reader.query(
-    `with page as (select line, external_id, errors from read.bulk_job_rejections where job_id = $1 and ($4::int is null or line > $4) order by line offset $2 limit $3)
+    `with page as (select line, external_id, errors from read.bulk_job_rejections where job_id = $1
+       and ($4::int is null or line > $4) order by line offset $2 limit $3)
      select (select count(*) from read.bulk_job_rejections where job_id = $1)::int as total,
             coalesce((select jsonb_agg(jsonb_build_object('line', line, 'externalId', external_id, 'errors', errors) order by line) from page), '[]') as items,
             (select max(line) from page) as last_line,

@@ -133,7 +133,8 @@ export async function authorBySecret(db: Db, digests: string[], now = new Date()
     `select a.author_id, a.name, a.tenant, a.roles, a.wards, a.expires_at, a.revoked_at, s.valid_until
      from read.credential_secrets s join read.authors a on a.author_id = s.credential_id
      where s.digest = any($1) and s.kind = 'author'`,
-    `select author_id, name, tenant, array['author'] as roles, null::text[] as wards, null::timestamptz as expires_at, null::timestamptz as revoked_at, null::timestamptz as valid_until
+    `select author_id, name, tenant, array['author'] as roles, null::text[] as wards, null::timestamptz as expires_at,
+       null::timestamptz as revoked_at, null::timestamptz as valid_until
      from read.authors where token_digest = any($1)`,
     digests,
   );
@@ -161,7 +162,8 @@ export async function authorById(db: Db, authorId: string): Promise<(Author & { 
 /** The tenant's clients of this name whose keys still work (names are not unique: the caller decides what two mean). */
 export async function activeClientsNamed(db: Db, tenant: string, name: string): Promise<Client[]> {
   const { rows } = await db.query(
-    "select client_id, name, tenant, code_map from read.clients where tenant = $1 and name = $2 and revoked_at is null and (expires_at is null or expires_at > now()) order by created_at",
+    "select client_id, name, tenant, code_map from read.clients where tenant = $1 and name = $2 and revoked_at " +
+      "is null and (expires_at is null or expires_at > now()) order by created_at",
     [tenant, name],
   );
   return rows.map(clientOfRow);

@@ -220,7 +220,10 @@ export const mappingPreviewSchema = z.object({
 });
 export type MappingPreview = z.infer<typeof mappingPreviewSchema>;
 
-/** The results a mapping of these keys would re-map now, their reports and the units they were sent in (a new mapping records how each converts): one pass over them. */
+/**
+ * The results a mapping of these keys would re-map now, their reports and the units they were sent
+ * in (a new mapping records how each converts): one pass over them.
+ */
 export async function mappingPreview(reader: TenantReader, tenant: string, keys: MappingKeys): Promise<MappingPreview> {
   const { rows } = await reader.query(
     `with matched as materialized (select i.external_id, coalesce(btrim(i.unit), '') as unit from read.lab_results i where ${MATCHED_UNMAPPED}),
@@ -232,7 +235,10 @@ export async function mappingPreview(reader: TenantReader, tenant: string, keys:
   return rows[0] as MappingPreview;
 }
 
-/** How many stored results a mapping of these keys would re-map now, and the units they were sent in: mappingPreview without its reports, which a sort of every result costs. */
+/**
+ * How many stored results a mapping of these keys would re-map now, and the units they were sent
+ * in: mappingPreview without its reports, which a sort of every result costs.
+ */
 export async function unitsSent(
   reader: TenantReader,
   tenant: string,

@@ -35,7 +35,8 @@ export type UnmappedItemKey = z.infer<typeof unmappedItemKey>;
 
 /** The list's order after the count (client, then code, name and unit with nulls last) as one row value, comparable with a key's. */
 const ORDER_KEY = (alias: string) =>
-  `(${alias}.client, ${alias}.item_code is null, coalesce(${alias}.item_code, ''), ${alias}.item_name is null, coalesce(${alias}.item_name, ''), ${alias}.unit is null, coalesce(${alias}.unit, ''))`;
+  `(${alias}.client, ${alias}.item_code is null, coalesce(${alias}.item_code, ''), ${alias}.item_name is null, ` +
+  `coalesce(${alias}.item_name, ''), ${alias}.unit is null, coalesce(${alias}.unit, ''))`;
 
 /**
  * The sent laboratory items that no dictionary entry matched, among the reports received from
@@ -55,14 +56,16 @@ export async function unmappedItems(
     `select * from (
        select r.client_name as client, i.item_code, i.item_name, i.unit, count(*)::int as results,
               min(r.received_at) as first_seen, max(r.received_at) as last_seen,
-              (array_agg(distinct coalesce(to_jsonb(i.value_text), to_jsonb(i.value_num))) filter (where i.value_text is not null or i.value_num is not null))[1:${EXAMPLES}] as examples
+              (array_agg(distinct coalesce(to_jsonb(i.value_text), to_jsonb(i.value_num)))
+                filter (where i.value_text is not null or i.value_num is not null))[1:${EXAMPLES}] as examples
        from read.lab_results i
        join read.lab_reports r on r.tenant = i.tenant and r.external_id = i.external_id
        where i.std_code is null and r.received_at >= $1 and r.received_at < $2
        group by r.client_name, i.item_code, i.item_name, i.unit
      ) g
      where $3::int is null or g.results < $3
-        or (g.results = $3 and ${ORDER_KEY("g")} > ($4::text, $5::text is null, coalesce($5::text, ''), $6::text is null, coalesce($6::text, ''), $7::text is null, coalesce($7::text, '')))
+        or (g.results = $3 and ${ORDER_KEY("g")} > ($4::text, $5::text is null, coalesce($5::text, ''),
+          $6::text is null, coalesce($6::text, ''), $7::text is null, coalesce($7::text, '')))
      order by g.results desc, ${ORDER_KEY("g").slice(1, -1)}
      limit $8::int`,
     [

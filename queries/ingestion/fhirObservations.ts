@@ -63,7 +63,8 @@ export async function searchObservations(
          and ($2::text[] is null or r.std_code = any($2::text[]))
          and ($3::date is null or coalesce(r.collected_on, r.reported_on) >= $3::date)
          and ($4::date is null or coalesce(r.collected_on, r.reported_on) <= $4::date)
-         and ($5::timestamp is null or (coalesce(r.collected_at, r.reported_at), r.external_id collate "C", r.item_index) < ($5::timestamp, $6::text collate "C", $7::int))
+         and ($5::timestamp is null
+           or (coalesce(r.collected_at, r.reported_at), r.external_id collate "C", r.item_index) < ($5::timestamp, $6::text collate "C", $7::int))
        order by coalesce(r.collected_at, r.reported_at) desc, r.external_id collate "C" desc, r.item_index desc
        limit $8`,
       [

@@ -18,13 +18,18 @@ export const reconciliationSchema = z.object({
     .meta({ description: "The externalIds of the day (lab or exam, as the path says), sorted by code point" }),
   sealed: z.boolean().meta({
     description:
-      "Contract D.2: every report of externalIds has its newest event (the version counted, or a later claim or dismissal) in a sealed ledger block; true for a day without reports",
+      "Contract D.2: every report of externalIds has its newest event (the version counted, or a later claim " +
+      "or dismissal) in a sealed ledger block; true for a day without reports",
   }),
-  ledgerRoot: z.string().nullable().meta({
-    description:
-      "Contract D.2: the Merkle root (hex SHA-256) of the newest sealed ledger block holding one of those events, or null when none is sealed yet; keep it as a receipt",
-    example: "5b41362bc82b7f3d56edc5a306db22105707d01ff4819e26faef9724a2d406c9",
-  }),
+  ledgerRoot: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "Contract D.2: the Merkle root (hex SHA-256) of the newest sealed ledger block holding one of those " +
+        "events, or null when none is sealed yet; keep it as a receipt",
+      example: "5b41362bc82b7f3d56edc5a306db22105707d01ff4819e26faef9724a2d406c9",
+    }),
 });
 export type Reconciliation = z.infer<typeof reconciliationSchema>;
 
@@ -94,7 +99,8 @@ export function reconciliationOf(
           `with ${before ? heldThen("lab", "$1", "$4") : "lab as (select matched, dismissed_at from read.lab_reports where report_day = $1)"},
                 ${before ? heldThen("exam", "$1", "$4") : "exam as (select matched, dismissed_at from read.exam_reports where report_day = $1)"}
            select (select count(*) from lab)::int as lab, (select count(*) from exam)::int as exam,
-                  ((select count(*) from lab where not matched and dismissed_at is null) + (select count(*) from exam where not matched and dismissed_at is null))::int as unmatched,
+                  ((select count(*) from lab where not matched and dismissed_at is null)
+                    + (select count(*) from exam where not matched and dismissed_at is null))::int as unmatched,
                   (select b.root from read.ledger_seals b
                    where $2::xid8 is not null and (b.last_tx, b.last_tx_position) >= ($2::xid8, $3::bigint)
                    order by b.last_tx, b.last_tx_position limit 1) as ledger_root`,

@@ -42,7 +42,8 @@ export const historyEntrySchema = z.object({
     ])
     .meta({
       description:
-        "ALERT_*: a critical-result or delta alert of the report's results (contracts D.7, F.3; its kind says which); REMAPPED: an item mapping re-mapped its results, or undoing one unmapped them (contract F.1)",
+        "ALERT_*: a critical-result or delta alert of the report's results (contracts D.7, F.3; its kind says " +
+        "which); REMAPPED: an item mapping re-mapped its results, or undoing one unmapped them (contract F.1)",
     }),
   at: localDateTimeText,
   by: z.string().meta({ description: "The sending client's name, the person's name, or auto for an automatic claim" }),
@@ -61,10 +62,15 @@ export const historyEntrySchema = z.object({
   }),
   alertId: z.string().optional(),
   kind: z.enum(["CRITICAL", "DELTA"]).optional().meta({ description: "ALERT_*: the alert's kind (contract F.3)" }),
-  handledAs: z.enum(["critical", "info"]).optional().meta({
-    description:
-      "ALERT_* of kind DELTA that is no alert of its own (decision 0073): critical, the change of a critical result, carried by its CRITICAL alert; info, a value back inside the reference range, shown as information",
-  }),
+  handledAs: z
+    .enum(["critical", "info"])
+    .optional()
+    .meta({
+      description:
+        "ALERT_* of kind DELTA that is no alert of its own (decision 0073): critical, the change of a critical " +
+        "result, carried by its CRITICAL alert; info, a value back inside the reference range, " +
+        "shown as information",
+    }),
   code: z.string().optional().meta({ description: "ALERT_RAISED: the critical result's item code" }),
   note: z.string().optional().meta({ description: "ALERT_ACKNOWLEDGED: what was done" }),
   mappingId: z.string().optional().meta({ description: "REMAPPED: the item mapping (GET /api/dictionary/mappings)" }),
@@ -110,7 +116,8 @@ export const reportHistorySchema = z.object({
   current: z.int().meta({ description: "The newest stored version" }),
   etag: z.string().meta({
     description:
-      "The report as this history shows it (issue #51), also the answer's ETag: If-Match for a claim or dismissal, refused (409) when the report changed since; the one way to claim a dismissed report",
+      "The report as this history shows it (issue #51), also the answer's ETag: If-Match for a claim or " +
+      "dismissal, refused (409) when the report changed since; the one way to claim a dismissed report",
     example: '"report-3"',
   }),
   entries: z.array(historyEntrySchema),
@@ -126,7 +133,8 @@ export const reportVersionSchema = z.object({
     .meta({ description: "The report exactly as accepted in that version (unknown fields stripped)" }),
   standardItems: z.array(z.object({ code: z.string(), ...itemNamesShape }).nullable()).meta({
     description:
-      "The dictionary item each of report.items was mapped to when the version was received, in the same order: null where it was not mapped. Named as the dictionary in force names them",
+      "The dictionary item each of report.items was mapped to when the version was received, in the same " +
+      "order: null where it was not mapped. Named as the dictionary in force names them",
   }),
 });
 export type ReportVersion = z.infer<typeof reportVersionSchema>;

@@ -19,15 +19,21 @@ export const unmatchedEntrySchema = z.object({
     hisPatientId: z.string().nullable(),
   }),
   pendingReason: z.string(),
-  pendingCode: z.enum(PENDING_CODES).nullable().meta({
-    description:
-      "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, name-differs; null for a reason written by an older version (then `pendingReason` is the text)",
-    example: "no-patient",
-  }),
+  pendingCode: z
+    .enum(PENDING_CODES)
+    .nullable()
+    .meta({
+      description:
+        "The reason as a stable code, for pages to translate: no-id-card, invalid-id-card, no-patient, " +
+        "name-differs; null for a reason written by an older version (then `pendingReason` is the text)",
+      example: "no-patient",
+    }),
   receivedAt: localIsoDateTimeText,
   etag: z.string().meta({
     description:
-      "The report as this entry shows it (issue #51): send it as If-Match with a claim or dismissal, which is then refused (409, queue-entry-changed) if the report changed since instead of overriding someone else's decision",
+      "The report as this entry shows it (issue #51): send it as If-Match with a claim or dismissal, which is " +
+      "then refused (409, queue-entry-changed) if the report changed since instead of overriding " +
+      "someone else's decision",
     example: '"report-1"',
   }),
 });
@@ -78,10 +84,12 @@ export async function unmatchedQueue(
           and ($7::text is null or public.id_card_search_digest(id_card) = $7)`;
   // (received_at, external_id) >= the cursor's is what the index seeks; the kind settles a tie between a lab and an exam report.
   const part = (kind: "lab" | "exam") => `(
-       select '${kind}' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason, received_at, received_at::text as received_at_key, ledger_position
+       select '${kind}' as kind, external_id, report_no, patient_name, id_card, his_patient_id, pending_reason,
+         received_at, received_at::text as received_at_key, ledger_position
          from read.${kind}_reports
         where not matched and dismissed_at is null
-          and ($1::timestamptz is null or ((received_at, external_id) ${reached} ($1::timestamptz, $2::text) and (received_at, external_id, '${kind}') ${beyond} ($1::timestamptz, $2::text, $3::text)))
+          and ($1::timestamptz is null or ((received_at, external_id) ${reached} ($1::timestamptz, $2::text)
+            and (received_at, external_id, '${kind}') ${beyond} ($1::timestamptz, $2::text, $3::text)))
           ${searched}
         order by ${order}
         limit $4::int)`;

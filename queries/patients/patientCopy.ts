@@ -172,7 +172,8 @@ export const copyResultLineSchema = z
   .discriminatedUnion("kind", [copyLabResultSchema, copyDerivedResultSchema, copyExamReportSchema])
   .meta({
     description:
-      "A line of results.ndjson of a patient's copy (contract G.1): every laboratory result oldest first, then the derived values, then the examination reports",
+      "A line of results.ndjson of a patient's copy (contract G.1): every laboratory result oldest first, then " +
+      "the derived values, then the examination reports",
   });
 export type CopyLabResult = z.infer<typeof copyLabResultSchema>;
 export type CopyDerivedResult = z.infer<typeof copyDerivedResultSchema>;

@@ -172,10 +172,12 @@ interface PointRow {
  * from before it; a previous result further back is too old to be compared anyway.
  */
 const POINTS_WITH_PREVIOUS = `
-  select std_code, to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS') as at, value, flag, external_id, previous, to_char(previous_t, 'YYYY-MM-DD"T"HH24:MI:SS') as previous_at, previous_external_id
+  select std_code, to_char(t, 'YYYY-MM-DD"T"HH24:MI:SS') as at, value, flag, external_id, previous,
+    to_char(previous_t, 'YYYY-MM-DD"T"HH24:MI:SS') as previous_at, previous_external_id
   from (
     select std_code, coalesce(collected_at, reported_at) as t, std_value as value, abnormal_flag as flag, external_id,
-           lag(std_value) over series as previous, lag(coalesce(collected_at, reported_at)) over series as previous_t, lag(external_id) over series as previous_external_id
+           lag(std_value) over series as previous, lag(coalesce(collected_at, reported_at)) over series as previous_t,
+             lag(external_id) over series as previous_external_id
     from read.lab_results
     where patient_ref = $1 and std_code = any($2::text[]) and std_value is not null and coalesce(collected_at, reported_at) >= $3::date - $5::integer
     window series as (partition by std_code order by coalesce(collected_at, reported_at), external_id)

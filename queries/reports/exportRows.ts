@@ -185,7 +185,11 @@ function largestRowChars(rows: readonly RawRow[]): number {
 
 /** Why an export's rows stopped when a batch brought more than it may. */
 function tooLargeSentence(maxBytes: number): string {
-  return `The query's rows are too large to export: more than ${Math.round(maxBytes / 1024 / 1024)} MB arrived for one batch of rows (REPORT_RESULT_MAX_BYTES); leave out or shorten its large values (a spreadsheet cell holds at most 32,767 characters).`;
+  return (
+    `The query's rows are too large to export: more than ${Math.round(maxBytes / 1024 / 1024)} MB arrived for ` +
+    "one batch of rows (REPORT_RESULT_MAX_BYTES); leave out or shorten its large values (a spreadsheet cell " +
+    "holds at most 32,767 characters)."
+  );
 }
 
 function closeCursor(cursor: PgCursor): Promise<void> {

@@ -149,7 +149,9 @@ export function authorFailure(error: unknown, timeoutMs: number): { message: str
   }
   if (pgError.code === INSUFFICIENT_PRIVILEGE) {
     return {
-      message: `The query reads something outside its data source; the clinical data source offers ${CLINICAL_RELATIONS.slice(0, -1).join(", ")} and ${CLINICAL_RELATIONS.at(-1)}.`,
+      message:
+        "The query reads something outside its data source; the clinical data source offers " +
+        `${CLINICAL_RELATIONS.slice(0, -1).join(", ")} and ${CLINICAL_RELATIONS.at(-1)}.`,
       position: null,
     };
   }

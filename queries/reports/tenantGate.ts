@@ -146,12 +146,19 @@ export class TenantGate {
 
 /** The sentence of a query that waited its whole turn: in its own place (A.3), never the call's. */
 export function tenantBusySentence(gate: TenantGate): string {
-  return `This hospital's report queries are all busy (${gate.perTenant} run at once, and this one waited ${gate.waitMs / 1000} s for its turn); try again shortly.`;
+  return (
+    `This hospital's report queries are all busy (${gate.perTenant} run at once, and this one waited ` +
+    `${gate.waitMs / 1000} s for its turn); try again shortly.`
+  );
 }
 
 /** The sentence of an xlsx export that waited its whole turn while the turns streaming answers may hold were taken. */
 export function exportsBusySentence(gate: TenantGate): string {
-  return `Too many xlsx exports are being written right now (at most ${gate.streamsPerTenant} of this hospital's and ${gate.streamsInAll} of all hospitals' at once, so that reports can still be shown), and this one waited ${gate.waitMs / 1000} s for its turn; try again shortly.`;
+  return (
+    `Too many xlsx exports are being written right now (at most ${gate.streamsPerTenant} of this hospital's and ` +
+    `${gate.streamsInAll} of all hospitals' at once, so that reports can still be shown), and this one waited ` +
+    `${gate.waitMs / 1000} s for its turn; try again shortly.`
+  );
 }
 
 /** Seconds a caller refused a turn should wait before it tries again (an export's Retry-After). */

@@ -148,7 +148,8 @@ export async function versionToView(
 
 /** A snapshot query's place when its frozen rows are not the caller's to see (contract G.1). */
 export const FROZEN_FOR_EVERY_WARD =
-  "This snapshot was frozen with the rows of wards this caller may not see, and not for their wards alone: ask an author for a dynamic version, or for a snapshot published by someone of the same wards.";
+  "This snapshot was frozen with the rows of wards this caller may not see, and not for their wards alone: ask " +
+  "an author for a dynamic version, or for a snapshot published by someone of the same wards.";
 
 /**
  * The ward rule of snapshots (contract G.1): a snapshot of a built-in source was frozen with its

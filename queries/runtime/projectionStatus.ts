@@ -84,7 +84,8 @@ export type ReplicaStatus = z.infer<typeof replicaStatusSchema>;
 export const projectionsReportSchema = z.object({
   head: z.int().meta({
     description:
-      "Position of the store's last event in the order projections apply them (writing transaction, then position); a caught-up projection's position equals it",
+      "Position of the store's last event in the order projections apply them (writing transaction, then " +
+      "position); a caught-up projection's position equals it",
   }),
   projections: z.array(projectionStatusSchema),
   replicas: z.array(replicaStatusSchema).meta({
@@ -104,7 +105,8 @@ export async function projectionsReport(db: Db): Promise<ProjectionsReport> {
             (select coalesce(json_agg(json_build_object('tenant', q.tenant, 'position', q.error_position, 'since', q.since, 'tries', q.tries,
                                                          'retryAt', q.retry_at, 'code', q.error_code) order by q.tenant), '[]')
              from projection_quarantines q where q.name = g.name and q.generation = g.generation) as held_tenants,
-            (select count(*) from (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position) limit ${LAG_COUNT_CAP}) pending) as lag_events,
+            (select count(*) from (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position)
+              limit ${LAG_COUNT_CAP}) pending) as lag_events,
             coalesce(extract(epoch from now() - (select min(e.recorded_at) from (
               select recorded_at from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position)
               order by e.transaction_id, e.position limit 1) e)), 0) as lag_seconds

@@ -139,7 +139,9 @@ export function accessLogRoutes(db: Db, adminToken: string | undefined): Router 
     if (wards !== null)
       throw new HttpError(
         403,
-        `The tenant's access log names patients of every ward, and this administrator's wards are ${wards.join(", ")}; read a patient's log at GET /api/patients/{patientRef}/access-log, or ask an administrator of every ward.`,
+        "The tenant's access log names patients of every ward, and this administrator's wards are " +
+          `${wards.join(", ")}; read a patient's log at GET /api/patients/{patientRef}/access-log, or ask an ` +
+          "administrator of every ward.",
       );
     const query = parseBody(tenantAccessLogQuery, ctx.query);
     const between = periodOf(query);

@@ -10,9 +10,10 @@ export type AlertLoader = (tenant: string, alertId: string) => Promise<Alert | u
 
 /**
  * Fans the alerts projection's notices out to the open alert streams of this process, each to its
- * own tenant's: one LISTEN connection, opened with the first subscriber and held while any
- * remains, and one read of each changed alert, however many streams show it. A connection lost is opened again after a pause; what was told meanwhile is missed, so
- * pages also read the list when their stream (re)connects.
+ * own tenant's: one LISTEN connection, opened with the first subscriber and held while any remains,
+ * and one read of each changed alert, however many streams show it. A connection lost is opened
+ * again after a pause; what was told meanwhile is missed, so pages also read the list when their
+ * stream (re)connects.
  */
 export class AlertFeed {
   private readonly listeners = new Map<string, Set<Listener>>();

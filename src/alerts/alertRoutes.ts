@@ -36,10 +36,15 @@ import {
 
 export const alertListQuery = z.strictObject(
   {
-    state: z.enum(ALERT_STATES, { error: "state is open, acknowledged, closed or info" }).default("open").meta({
-      description:
-        "open: standing, to acknowledge; acknowledged; closed: closed by an update before anyone acknowledged it; info: changes back inside the reference range, shown as information with nothing to acknowledge (contract F.3 as amended)",
-    }),
+    state: z
+      .enum(ALERT_STATES, { error: "state is open, acknowledged, closed or info" })
+      .default("open")
+      .meta({
+        description:
+          "open: standing, to acknowledge; acknowledged; closed: closed by an update before anyone acknowledged " +
+          "it; info: changes back inside the reference range, shown as information with nothing to acknowledge " +
+          "(contract F.3 as amended)",
+      }),
     limit: z.coerce
       .number({ error: "limit is a whole number from 1 to 500" })
       .int("limit is a whole number from 1 to 500")
@@ -65,10 +70,14 @@ export const alertListQuery = z.strictObject(
 );
 
 export const openAlertCountAnswer = z.object({
-  open: z.number().int().meta({
-    description:
-      "Alerts waiting to be acknowledged, of both kinds: what GET /api/alerts?state=open lists (information and changes carried by a critical alert are not alerts of their own)",
-  }),
+  open: z
+    .number()
+    .int()
+    .meta({
+      description:
+        "Alerts waiting to be acknowledged, of both kinds: what GET /api/alerts?state=open lists (information " +
+        "and changes carried by a critical alert are not alerts of their own)",
+    }),
   critical: z.number().int().meta({ description: "Of those, the critical alerts (contract D.7)" }),
   delta: z.number().int().meta({ description: "Of those, the delta alerts (contract F.3)" }),
 });

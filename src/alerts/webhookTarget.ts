@@ -102,7 +102,9 @@ export function refusedTargetProblem(url: string): string | null {
   const host = hostOf(url);
   const why = host === "localhost" || host.endsWith(".localhost") ? "this machine" : refusedBecause(host);
   return why
-    ? `ALERT_WEBHOOK_URL: points at this machine, a link-local address or a cloud's metadata service (${host}: ${why}); alerts go to another system's receiver (set ALERT_WEBHOOK_ALLOW_PRIVATE=1 if a receiver on this host is meant)`
+    ? `ALERT_WEBHOOK_URL: points at this machine, a link-local address or a cloud's metadata service (${host}: ` +
+        `${why}); alerts go to another system's receiver (set ALERT_WEBHOOK_ALLOW_PRIVATE=1 if a receiver on ` +
+        "this host is meant)"
     : null;
 }
 
@@ -112,7 +114,8 @@ export async function checkTarget(url: string): Promise<void> {
   const refused = addresses.find(({ address }) => isRefusedAddress(address));
   if (refused) {
     throw new Error(
-      `the webhook's host resolves to ${refused.address} (${refusedBecause(refused.address)}), which is refused; set ALERT_WEBHOOK_ALLOW_PRIVATE=1 if that is meant`,
+      `the webhook's host resolves to ${refused.address} (${refusedBecause(refused.address)}), which is ` +
+        "refused; set ALERT_WEBHOOK_ALLOW_PRIVATE=1 if that is meant",
     );
   }
 }

@@ -48,7 +48,8 @@ export async function importFile(
     gzip,
   });
   console.log(
-    `job ${job.jobId} queued: ${job.lines.toLocaleString("en")} ${kindName} report${job.lines === 1 ? "" : "s"} from ${file}${gzip ? " (gzip)" : ""}, sent as ${client.name}`,
+    `job ${job.jobId} queued: ${job.lines.toLocaleString("en")} ${kindName} ` +
+      `report${job.lines === 1 ? "" : "s"} from ${file}${gzip ? " (gzip)" : ""}, sent as ${client.name}`,
   );
   if (!options.wait) return;
   await waitForProjection(store.db, "bulk_jobs", job.last, 30_000);
@@ -120,7 +121,8 @@ async function jobOf(store: EventStore, client: Client, jobId: string): Promise<
 async function summarise(store: EventStore, client: Client, job: BulkJobAnswer): Promise<void> {
   const n = (value: number) => value.toLocaleString("en");
   console.log(
-    `${job.status === "DONE" ? "done" : "FAILED"}: ${n(job.processed)} of ${n(job.lines)} lines: ${n(job.accepted)} accepted (created ${n(job.created)}, updated ${n(job.updated)}, ` +
+    `${job.status === "DONE" ? "done" : "FAILED"}: ${n(job.processed)} of ${n(job.lines)} lines: ` +
+      `${n(job.accepted)} accepted (created ${n(job.created)}, updated ${n(job.updated)}, ` +
       `unchanged ${n(job.unchanged)}; ${n(job.unmatched)} waiting for a patient in the unmatched queue), ${n(job.rejected)} rejected`,
   );
   if (job.reason) console.log(job.reason);
@@ -130,7 +132,8 @@ async function summarise(store: EventStore, client: Client, job: BulkJobAnswer):
     );
     for (const rejected of page.items) {
       console.log(
-        `line ${rejected.line}${rejected.externalId ? ` (${rejected.externalId})` : ""}: ${rejected.errors.map((error) => (error.field ? `${error.field}: ${error.message}` : error.message)).join("; ")}`,
+        `line ${rejected.line}${rejected.externalId ? ` (${rejected.externalId})` : ""}: ` +
+          `${rejected.errors.map((error) => (error.field ? `${error.field}: ${error.message}` : error.message)).join("; ")}`,
       );
     }
     if (page.total > page.items.length)

@@ -15,7 +15,9 @@ const MAXIMUM_KB = 2 ** 31 - 1;
 
 /** A PostgreSQL size setting as PostgreSQL writes it (8MB, 512kB, 1GB), at least `minimumKb`; `-1` too when `unlimited`. */
 function databaseSize(name: string, minimumKb: number, unlimited = false) {
-  const problem = `${name} must be a size with its unit as PostgreSQL writes it (512kB, 8MB, 1GB), from ${minimumKb} kB, below 2 TB${unlimited ? ", or -1 for no limit" : ""}`;
+  const problem =
+    `${name} must be a size with its unit as PostgreSQL writes it (512kB, 8MB, 1GB), from ${minimumKb} kB, below ` +
+    `2 TB${unlimited ? ", or -1 for no limit" : ""}`;
   return z.string().refine((value) => {
     if (unlimited && value === "-1") return true;
     const match = /^(\d{1,9})(kB|MB|GB|TB)$/.exec(value);
@@ -63,7 +65,10 @@ export const configSchema = z.object({
   /** Scopes asked for besides `openid profile`, space-separated. */
   OIDC_SCOPES: z.string().default(""),
   OIDC_TENANT_CLAIM: z.string().min(1).default("tenant"),
-  /** The tenant of a staff sign-in whose provider sends no tenant claim; unset: the tenant /staff/login named, only while the store holds no other (issue #51). */
+  /**
+   * The tenant of a staff sign-in whose provider sends no tenant claim; unset: the tenant
+   * /staff/login named, only while the store holds no other (issue #51).
+   */
   OIDC_TENANT: z
     .string()
     .regex(TENANT_PATTERN, "OIDC_TENANT must be a tenant id: 1 to 64 letters, digits, '_' or '-'")
@@ -154,13 +159,19 @@ export const configSchema = z.object({
   REPORT_TEMP_FILE_LIMIT: databaseSize("REPORT_TEMP_FILE_LIMIT", 64, true).default("256MB"),
   /** How much V8's heap may grow past what its last full collection kept before it collects again, in percent (0: V8's own, up to fourfold). */
   HEAP_GROWING_PERCENT: z.coerce.number().int().min(0).max(400).default(100),
-  /** Resident memory this many MB above what it was after the last collection, with the event loop idle for 2 s: the heap is collected to give the memory back (0: left to V8). */
+  /**
+   * Resident memory this many MB above what it was after the last collection, with the event loop
+   * idle for 2 s: the heap is collected to give the memory back (0: left to V8).
+   */
   IDLE_MEMORY_RELEASE_MB: z.coerce.number().int().min(0).default(64),
   /** Worker threads of the docx export, drawing its charts and zipping its documents (unset: one fewer than the machine's cores, at least one). */
   DOCX_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** Charts of one docx export on those threads at once, waiting or drawn (unset: DOCX_THREADS), so that exports take turns. */
   DOCX_CHARTS_PER_EXPORT: z.coerce.number().int().min(1).max(64).optional(),
-  /** Points of one series a docx chart draws at most (rows of a line, bar, area or scatter chart; slices of a pie); beyond, the chart is thinned and says so. */
+  /**
+   * Points of one series a docx chart draws at most (rows of a line, bar, area or scatter chart;
+   * slices of a pie); beyond, the chart is thinned and says so.
+   */
   DOCX_CHART_MAX_POINTS: z.coerce.number().int().min(MIN_CHART_POINTS).default(1000),
   /** How long an access record (contract E.4) waits for others to be written with it in one statement. */
   ACCESS_LOG_FLUSH_MS: z.coerce.number().int().min(10).max(1000).default(200),
@@ -173,7 +184,10 @@ export const configSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
-  /** How long a response may wait with none of its bytes taken by its reader before its connection is cut (an export nobody reads gives back its turn and its report connection). */
+  /**
+   * How long a response may wait with none of its bytes taken by its reader before its connection
+   * is cut (an export nobody reads gives back its turn and its report connection).
+   */
   RESPONSE_STALL_MS: z.coerce.number().int().min(200).default(10_000),
   /** Serves /metrics on the service's port to a scraper sending it as a bearer token (unset: not served there). */
   METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must have at least 16 characters").optional(),
@@ -194,9 +208,15 @@ export const configSchema = z.object({
   /** PEM files of the MLLP listener's certificate and key: with both, MLLP over TLS. */
   HL7_MLLP_TLS_CERT: z.string().min(1).optional(),
   HL7_MLLP_TLS_KEY: z.string().min(1).optional(),
-  /** MLLP connections open at once; past it a new one closes the oldest that has shown no valid key and is answering nothing, else it is closed as soon as it is accepted. */
+  /**
+   * MLLP connections open at once; past it a new one closes the oldest that has shown no valid key
+   * and is answering nothing, else it is closed as soon as it is accepted.
+   */
   HL7_MLLP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(200),
-  /** MLLP connections without a valid key open at once from one address (an IPv6 /64); past it a new one closes the oldest of them that is answering nothing. */
+  /**
+   * MLLP connections without a valid key open at once from one address (an IPv6 /64); past it a new
+   * one closes the oldest of them that is answering nothing.
+   */
   HL7_MLLP_KEYLESS_PER_ADDRESS: z.coerce.number().int().min(1).default(8),
   /** An MLLP connection that has shown no valid key (MSH-8) and is answering no message is closed after this long. */
   HL7_MLLP_KEYLESS_TIMEOUT_MS: z.coerce.number().int().min(500).default(5000),
@@ -204,7 +224,10 @@ export const configSchema = z.object({
   HL7_MLLP_MAX_UNACKED_FRAMES: z.coerce.number().int().min(1).max(100_000).default(256),
   /** An MLLP frame must arrive whole within this of its start block, however its bytes trickle (REQUEST_TIMEOUT_MS still cuts a silent connection). */
   HL7_MLLP_FRAME_DEADLINE_MS: z.coerce.number().int().min(100).default(30_000),
-  /** The bytes an MLLP frame may hold before its connection has shown a valid key (MSH-8); past it the frame's key is looked up, and the connection closed unless it is valid. */
+  /**
+   * The bytes an MLLP frame may hold before its connection has shown a valid key (MSH-8); past it
+   * the frame's key is looked up, and the connection closed unless it is valid.
+   */
   HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES: z.coerce
     .number()
     .int()
@@ -229,7 +252,8 @@ function together(config: Config): string[] {
   if (refused) problems.push(refused);
   if (config.REPORT_ROLE_CONNECTION_LIMIT !== -1 && config.REPORT_ROLE_CONNECTION_LIMIT < config.REPORT_POOL_SIZE) {
     problems.push(
-      "REPORT_ROLE_CONNECTION_LIMIT: at least REPORT_POOL_SIZE, the report connections of one process (the limit is for every process of the deployment together)",
+      "REPORT_ROLE_CONNECTION_LIMIT: at least REPORT_POOL_SIZE, the report connections of one process (the " +
+        "limit is for every process of the deployment together)",
     );
   }
   const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];

@@ -110,7 +110,8 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(embed.routes());
   app.use(embed.cors());
   app.use(staffSessionRoutes({ ...deps.staffSessions, log: deps.log }).routes());
-  // The staff pages (sign in through the identity provider or with an author token; reports, alerts, unmatched queue, patients, bulk jobs, credentials over /api).
+  // The staff pages (sign in through the identity provider or with an author token; reports,
+  // alerts, unmatched queue, patients, bulk jobs, credentials over /api).
   app.use(staffRoutes({ signInProvider: deps.staffSessions.relyingParty?.settings.displayName ?? null }).routes());
 
   const reportDeps = {

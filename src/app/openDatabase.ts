@@ -19,7 +19,8 @@ export async function openDatabase(
   if (embedded.replacedFixedPassword) {
     log.warn(
       { passwordFile: embedded.passwordFile },
-      "the embedded PostgreSQL's superuser had the fixed password of earlier versions; it now has a generated one, kept in passwordFile (readable by this OS user only)",
+      "the embedded PostgreSQL's superuser had the fixed password of earlier versions; it now has a generated " +
+        "one, kept in passwordFile (readable by this OS user only)",
     );
   }
   return { url: embedded.url, embedded };

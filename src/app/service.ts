@@ -238,7 +238,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           if (notSet.length > 0)
             log.warn(
               { notSet },
-              "report limits named in notSet do not hold on these data sources: their users may not set them, or the source was not reachable to find out (operations.md, The report role)",
+              "report limits named in notSet do not hold on these data sources: their users may not set them, " +
+                "or the source was not reachable to find out (operations.md, The report role)",
             );
         },
         (err: unknown) => log.warn({ err }, "the report limits of the configured data sources could not be checked"),

@@ -51,7 +51,8 @@ export function endedCredential(
   const at = lookup.at.toISOString();
   return lookup.status === "expired"
     ? `This ${what} expired at ${at}; ask the administrator for a new one.`
-    : `This ${what} was replaced by a new one and expired at ${at}, when the overlap after the rotation ended; use the new one, or ask the administrator for one.`;
+    : `This ${what} was replaced by a new one and expired at ${at}, when the overlap after the rotation ended; ` +
+        "use the new one, or ask the administrator for one.";
 }
 
 /** Hands the process's credential check to the authentication middleware of the routes below. */

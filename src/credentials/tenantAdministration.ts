@@ -34,7 +34,8 @@ export function refuseWiderWards(caller: Principal, wards: readonly string[] | n
   if (wards && wards.length > 0 && wards.every((ward) => allowed.has(ward))) return;
   throw new HttpError(
     403,
-    `An administrator of wards ${caller.wards.join(", ")} manages tokens of those wards only; send wards within [${caller.wards.join(", ")}], or ask an administrator of every ward.`,
+    `An administrator of wards ${caller.wards.join(", ")} manages tokens of those wards only; send wards ` +
+      `within [${caller.wards.join(", ")}], or ask an administrator of every ward.`,
     {},
     "credentials-other-wards",
   );

@@ -154,6 +154,11 @@ export function helpPagesRoutes(deps: { articles?: readonly HelpArticle[]; asset
   const send = (ctx: Context, lang: Lang, title: string, main: string, otherLanguage: string) => {
     const assets = loadStaffAssets(deps.assetsDir ?? WEB_DIST_DIR);
     const words = WORDS[lang];
+    const header =
+      `<header class="top help-top"><p class="brand"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.help}</a></p>` +
+      `<nav aria-label="${words.help}"><a href="/staff${lang === "en" ? "?lang=en" : ""}">${words.staff}</a> ` +
+      `<a class="lang" lang="${lang === "en" ? "zh-CN" : "en"}" href="${escapeHtml(otherLanguage)}">${words.otherLanguage}</a>` +
+      "</nav></header>";
     ctx.set("Content-Security-Policy", HELP_CSP);
     ctx.set("X-Content-Type-Options", "nosniff");
     ctx.set("Referrer-Policy", "same-origin");
@@ -168,7 +173,7 @@ export function helpPagesRoutes(deps: { articles?: readonly HelpArticle[]; asset
 ${assets ? `<link rel="stylesheet" href="${assets.urls["staff.css"]}">` : ""}
 </head>
 <body class="help">
-<header class="top help-top"><p class="brand"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.help}</a></p><nav aria-label="${words.help}"><a href="/staff${lang === "en" ? "?lang=en" : ""}">${words.staff}</a> <a class="lang" lang="${lang === "en" ? "zh-CN" : "en"}" href="${escapeHtml(otherLanguage)}">${words.otherLanguage}</a></nav></header>
+${header}
 <main id="main" class="help-article">
 ${main}
 </main>
@@ -182,7 +187,9 @@ ${main}
     const words = WORDS[lang];
     const suffix = lang === "en" ? "?lang=en" : "";
     const entry = (article: HelpArticle) =>
-      `<li><a href="${pagePath(article.slug)}${suffix}">${escapeHtml(article.title)}</a>${article.summary ? `<p>${escapeHtml(article.summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`;
+      "<li><a " +
+      `href="${pagePath(article.slug)}${suffix}">${escapeHtml(article.title)}</a>` +
+      `${article.summary ? `<p>${escapeHtml(article.summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`;
     // Each decision is reached through the decisions' index, which is listed after the articles.
     const listed = articles.filter((article) => !isDecision(article) || article.slug === DECISIONS_INDEX);
     send(
@@ -210,7 +217,9 @@ ${main}
         otherLanguage,
       );
     }
-    const links = `<p class="help-links"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a> · <a href="/md/${article.slug}.md">${words.markdown}</a></p>`;
+    const links =
+      `<p class="help-links"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a> · <a ` +
+      `href="/md/${article.slug}.md">${words.markdown}</a></p>`;
     send(
       ctx,
       lang,

@@ -7,10 +7,14 @@ import { interfaceErrors } from "./failureOf.ts";
 /** Every `/api` failure (contract A.1 rule 2). */
 export const apiErrorSchema = z.object({
   error: z.string().meta({ description: "One sentence that tells the caller how to fix the call" }),
-  code: z.enum(API_ERROR_CODES).optional().meta({
-    description:
-      "A stable code of the failure, beside the sentence, for pages that show it in their own language; only some failures have one, and codes are only ever added",
-  }),
+  code: z
+    .enum(API_ERROR_CODES)
+    .optional()
+    .meta({
+      description:
+        "A stable code of the failure, beside the sentence, for pages that show it in their own language; only " +
+        "some failures have one, and codes are only ever added",
+    }),
 });
 
 const SENTENCES = {

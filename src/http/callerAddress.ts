@@ -61,7 +61,10 @@ function addEntry(proxies: BlockList, entry: string): string | null {
   const most = family === 4 ? 32 : 128;
   const prefix = bits === undefined ? most : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
   if (family === 0 || extra !== undefined || !(prefix >= 0 && prefix <= most)) {
-    return `TRUSTED_PROXIES: ${JSON.stringify(entry)} is not an address or a CIDR range; list the reverse proxies' addresses (10.0.0.5, 10.0.0.0/24, fd00::/8), loopback or none, separated by commas.`;
+    return (
+      `TRUSTED_PROXIES: ${JSON.stringify(entry)} is not an address or a CIDR range; list the reverse proxies' ` +
+      "addresses (10.0.0.5, 10.0.0.0/24, fd00::/8), loopback or none, separated by commas."
+    );
   }
   proxies.addSubnet(address, prefix, family === 4 ? "ipv4" : "ipv6");
   return null;

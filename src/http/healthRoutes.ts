@@ -35,7 +35,8 @@ export const healthAnswer = z.object({ status: z.literal("up") });
 export const readinessAnswer = z.object({
   status: z.enum(["ready", "degraded", "not ready"]).meta({
     description:
-      "degraded (200): it serves, but a projection stopped, or holds a tenant back, and that read model stays behind; not ready (503): a check without which nothing is served failed",
+      "degraded (200): it serves, but a projection stopped, or holds a tenant back, and that read model stays " +
+      "behind; not ready (503): a check without which nothing is served failed",
   }),
   checks: z.record(z.string(), z.boolean()).meta({
     description:
@@ -46,7 +47,8 @@ export const readinessAnswer = z.object({
     .meta({ description: "Each projection stopped on an event until `projections retry`, with its error's code" }),
   heldBackTenants: z.array(heldBackSchema).meta({
     description:
-      "One per tenant held back in a projection at an event it cannot apply (contract E.6): that tenant's read model there stays behind, every other's keeps up",
+      "One per tenant held back in a projection at an event it cannot apply (contract E.6): that tenant's read " +
+      "model there stays behind, every other's keeps up",
   }),
   demoData: z
     .enum(demoDataStates)

@@ -52,7 +52,8 @@ export class ListTurns {
     const { perTenant, waitMs } = this.gate;
     return new HttpError(
       503,
-      `This hospital's lists are busy (${perTenant} ${perTenant === 1 ? "page is" : "pages are"} read at once, and this call waited ${waitMs / 1000} s for its turn); try again shortly.`,
+      `This hospital's lists are busy (${perTenant} ${perTenant === 1 ? "page is" : "pages are"} read at once, ` +
+        `and this call waited ${waitMs / 1000} s for its turn); try again shortly.`,
       { "Retry-After": String(Math.ceil(waitMs / 1000)) },
     );
   }

@@ -43,11 +43,17 @@ export const unmatchedListQuery = z.strictObject(
       .enum(["lab", "exam"], { error: "kind is lab or exam, or left out for both" })
       .optional()
       .meta({ description: "Only laboratory (lab) or examination (exam) reports; left out: both" }),
-    q: z.string({ error: "q is a search text, sent once" }).max(100, "q has at most 100 characters").optional().meta({
-      description:
-        "Reports whose patient name (spaces aside), externalId, report number or masked id card contains it; a whole id card number (15 or 18 characters) finds the reports sent with that number, compared by a keyed hash",
-      example: "李四",
-    }),
+    q: z
+      .string({ error: "q is a search text, sent once" })
+      .max(100, "q has at most 100 characters")
+      .optional()
+      .meta({
+        description:
+          "Reports whose patient name (spaces aside), externalId, report number or masked id card contains it; a " +
+          "whole id card number (15 or 18 characters) finds the reports sent with that number, " +
+          "compared by a keyed hash",
+        example: "李四",
+      }),
   },
   {
     error: (issue) =>
@@ -98,7 +104,8 @@ function basedOn(ctx: Context): number | undefined {
   if (version === null) {
     throw new HttpError(
       400,
-      'If-Match takes the etag of the report as GET /api/unmatched (each entry\'s etag) or GET /api/history/{kind}/{externalId} gives it, e.g. "report-2"; or leave it out.',
+      "If-Match takes the etag of the report as GET /api/unmatched (each entry's etag) or GET " +
+        '/api/history/{kind}/{externalId} gives it, e.g. "report-2"; or leave it out.',
     );
   }
   return version;

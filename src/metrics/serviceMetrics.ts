@@ -19,7 +19,10 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 export type ReportQueryOutcome = "ok" | "error";
 
-/** Why an access record was not kept (docs/operations.md, "Access log"): the queue waiting for the database was full, or the service stopped before it could write it. */
+/**
+ * Why an access record was not kept (docs/operations.md, "Access log"): the queue waiting for the
+ * database was full, or the service stopped before it could write it.
+ */
 export type AccessDropReason = "queue_full" | "shutdown";
 
 /** Why the HTTP server cut a response before its end (docs/operations.md, "Exports nobody reads"). */
@@ -69,13 +72,17 @@ export class ServiceMetrics {
   });
   private readonly pushes = new client.Counter({
     name: "dialysis_hub_pushes_total",
-    help: "Pushes of reports (/open/v1/{kind}/reports; HL7 v2 bodies to /open/v1/hl7 and FHIR Bundles to /fhir/r4 as kind lab), by kind, tenant, client and HTTP status",
+    help:
+      "Pushes of reports (/open/v1/{kind}/reports; HL7 v2 bodies to /open/v1/hl7 and FHIR Bundles to /fhir/r4 as " +
+      "kind lab), by kind, tenant, client and HTTP status",
     labelNames: ["kind", "tenant", "client", "status"] as const,
     registers: [this.registry],
   });
   private readonly reports = new client.Counter({
     name: "dialysis_hub_reports_total",
-    help: "Reports received (pushed as JSON, sent as HL7 v2 over HTTP or MLLP, or as FHIR R4), by kind, tenant, client and outcome (CREATED, UPDATED, UNCHANGED, REJECTED)",
+    help:
+      "Reports received (pushed as JSON, sent as HL7 v2 over HTTP or MLLP, or as FHIR R4), by kind, tenant, " +
+      "client and outcome (CREATED, UPDATED, UNCHANGED, REJECTED)",
     labelNames: ["kind", "tenant", "client", "outcome"] as const,
     registers: [this.registry],
   });
@@ -94,7 +101,13 @@ export class ServiceMetrics {
   });
   private readonly mllpClosed = new client.Counter({
     name: "dialysis_hub_mllp_connections_closed_total",
-    help: "MLLP connections the service closed for a limit, by reason: cap (closed as accepted, HL7_MLLP_MAX_CONNECTIONS being open and none keyless to close), keyless_per_address (closed as accepted, its address holding HL7_MLLP_KEYLESS_PER_ADDRESS keyless connections all being answered), evicted (keyless, closed to make room for a new one), keyless (no valid key shown within HL7_MLLP_KEYLESS_TIMEOUT_MS), idle, frame_deadline, unauthenticated_bytes, frame_size, credential_ended (its client key stopped working)",
+    help:
+      "MLLP connections the service closed for a limit, by reason: cap (closed as accepted, " +
+      "HL7_MLLP_MAX_CONNECTIONS being open and none keyless to close), keyless_per_address (closed as accepted, " +
+      "its address holding HL7_MLLP_KEYLESS_PER_ADDRESS keyless connections all being answered), evicted " +
+      "(keyless, closed to make room for a new one), keyless (no valid key shown within " +
+      "HL7_MLLP_KEYLESS_TIMEOUT_MS), idle, frame_deadline, unauthenticated_bytes, frame_size, credential_ended " +
+      "(its client key stopped working)",
     labelNames: ["reason"] as const,
     registers: [this.registry],
   });
@@ -116,7 +129,9 @@ export class ServiceMetrics {
   });
   private readonly accessDropped = new client.Counter({
     name: "dialysis_hub_access_records_dropped_total",
-    help: "Access records this process could not keep, by reason: queue_full (ACCESS_LOG_QUEUE_BYTES reached while the database refused writes), shutdown (still unwritten when the service stopped)",
+    help:
+      "Access records this process could not keep, by reason: queue_full (ACCESS_LOG_QUEUE_BYTES reached while " +
+      "the database refused writes), shutdown (still unwritten when the service stopped)",
     labelNames: ["reason"] as const,
     registers: [this.registry],
   });

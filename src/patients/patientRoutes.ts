@@ -97,7 +97,9 @@ function chartItems(dictionary: Dictionary, codes: string | undefined): Dictiona
   if (unknown.length > 0) {
     throw new HttpError(
       400,
-      `codes: ${unknown.join(", ")} ${unknown.length === 1 ? "is not a numeric item" : "are not numeric items"} of the dictionary; use codes such as ${[...numeric.keys()].slice(0, 12).join(", ")} (GET /open/v1/dictionary lists them all).`,
+      `codes: ${unknown.join(", ")} ` +
+        `${unknown.length === 1 ? "is not a numeric item" : "are not numeric items"} of the dictionary; use ` +
+        `codes such as ${[...numeric.keys()].slice(0, 12).join(", ")} (GET /open/v1/dictionary lists them all).`,
     );
   }
   return wanted.map((code) => numeric.get(code)!);

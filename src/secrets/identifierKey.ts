@@ -44,7 +44,8 @@ export async function loadIdentifierHasher(
   if (configured) {
     if (kept.fingerprint !== offered.fingerprint()) {
       throw new Error(
-        `ID_HASH_KEY is not the key this database's identifiers are hashed with (fingerprint ${kept.fingerprint}, this one ${offered.fingerprint()}): set the key used before`,
+        "ID_HASH_KEY is not the key this database's identifiers are hashed with (fingerprint " +
+          `${kept.fingerprint}, this one ${offered.fingerprint()}): set the key used before`,
       );
     }
     return offered;

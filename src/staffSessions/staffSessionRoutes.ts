@@ -35,7 +35,10 @@ function sessionAnswer(session: StaffSession): z.infer<typeof staffSessionAnswer
   return { sub, name, tenant, roles: roles.filter(isStaffRole), wards, expiresAt: expiresAt.toISOString(), csrf };
 }
 
-/** Hands the sessions to the authentication of the routes below (src/http/authorAuth.ts): a session cookie works where an author token does, within its roles. */
+/**
+ * Hands the sessions to the authentication of the routes below (src/http/authorAuth.ts): a session
+ * cookie works where an author token does, within its roles.
+ */
 export function offerStaffSessions(sessions: SessionStore): Middleware {
   return (ctx, next) => {
     ctx.state.sessions = sessions;
@@ -210,11 +213,15 @@ const STALE_SIGN_IN: PageText = {
 };
 const NOT_THIS_BROWSER: PageText = {
   zh: "此登录不是在此浏览器中开始的（或已在此浏览器中重新开始、或已超过 15 分钟），未登录。请在此处重新登录。",
-  en: "This sign-in was not started in this browser (or was started again here since, or took longer than 15 minutes), so you are not signed in. Please sign in again here.",
+  en:
+    "This sign-in was not started in this browser (or was started again here since, or took longer than 15 " +
+    "minutes), so you are not signed in. Please sign in again here.",
 };
 const NO_TENANT: PageText = {
   zh: "身份提供方未给出所属机构，而本服务有多个机构，未登录。请管理员让身份提供方发送机构声明（OIDC_TENANT_CLAIM），或设置 OIDC_TENANT。",
-  en: "The identity provider names no tenant for you and this service holds several, so you are not signed in. Ask the administrator to have the provider send the tenant claim (OIDC_TENANT_CLAIM) or to set OIDC_TENANT.",
+  en:
+    "The identity provider names no tenant for you and this service holds several, so you are not signed in. Ask " +
+    "the administrator to have the provider send the tenant claim (OIDC_TENANT_CLAIM) or to set OIDC_TENANT.",
 };
 const REFUSED_SIGN_IN: PageText = {
   zh: "身份提供方的应答未通过验证，未登录。请重新登录；如仍失败请联系管理员。",
@@ -233,5 +240,9 @@ function refusePage(ctx: Context, status: number, text: PageText): void {
   ctx.status = status;
   ctx.type = "text/html; charset=utf-8";
   ctx.set("Cache-Control", "no-store");
-  ctx.body = `<!doctype html><html lang="zh"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>登录 Sign in</title></head><body><main><h1>登录 · Sign in</h1><p>${text.zh}</p><p lang="en">${text.en}</p><p><a href="/staff/login">重新登录 · Sign in again</a></p></main></body></html>`;
+  ctx.body =
+    `<!doctype html><html lang="zh"><head><meta charset="utf-8"><meta name="viewport" ` +
+    `content="width=device-width, initial-scale=1"><title>登录 Sign in</title></head><body><main><h1>登录 · Sign ` +
+    `in</h1><p>${text.zh}</p><p lang="en">${text.en}</p><p><a href="/staff/login">重新登录 · Sign in ` +
+    "again</a></p></main></body></html>";
 }

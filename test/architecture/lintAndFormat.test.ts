@@ -30,7 +30,8 @@ describe("the formatter and the linter CI runs (npm run check)", function () {
 
   it("fails an async function where the caller ignores what it returns (an event listener)", async () => {
     const problems = await lintProblems(
-      'import { EventEmitter } from "node:events";\nexport function listen(events: EventEmitter): void {\n  events.on("x", async () => {\n    await Promise.resolve();\n  });\n}\n',
+      'import { EventEmitter } from "node:events";\nexport function listen(events: EventEmitter): void {\n  ' +
+        'events.on("x", async () => {\n    await Promise.resolve();\n  });\n}\n',
     );
     expect(problems).to.include("@typescript-eslint/no-misused-promises");
   });

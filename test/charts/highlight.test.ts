@@ -66,7 +66,8 @@ describe("spec additions of issue #22: conditional highlight and stat units", ()
         {
           path: "nodes[0].highlight[0].above",
           message:
-            "a highlight rule takes one condition, and this one has below and above: write one rule per condition (the first rule that matches marks the value).",
+            "a highlight rule takes one condition, and this one has below and above: write one rule per " +
+            "condition (the first rule that matches marks the value).",
         },
       ]);
       expect(problems({ column: "hgb", between: [130, 110], tone: "ok" })).to.deep.equal([

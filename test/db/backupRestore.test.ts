@@ -36,12 +36,14 @@ async function northDigests(db: Db): Promise<Record<string, string>> {
   const digests: Record<string, string> = {};
   for (const { table, shared } of tablesOf) {
     const { rows: columns } = await db.query(
-      "select string_agg(quote_ident(column_name), ', ' order by ordinal_position) as list from information_schema.columns where table_schema = 'read' and table_name = $1 and udt_name <> 'xid8'",
+      "select string_agg(quote_ident(column_name), ', ' order by ordinal_position) as list from " +
+        "information_schema.columns where table_schema = 'read' and table_name = $1 and udt_name <> 'xid8'",
       [table],
     );
     const where = shared ? "" : "where tenant = 'north'";
     const { rows } = await db.query(
-      `select count(*) || ':' || md5(coalesce(string_agg(r::text, E'\\n' order by r::text), '')) as digest from (select ${columns[0].list} from read.${table} ${where}) r`,
+      `select count(*) || ':' || md5(coalesce(string_agg(r::text, E'\\n' order by r::text), '')) as digest ` +
+        `from (select ${columns[0].list} from read.${table} ${where}) r`,
     );
     digests[table] = rows[0].digest;
   }

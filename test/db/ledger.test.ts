@@ -51,13 +51,16 @@ describe("ledger: event hashes", function () {
     const awkward = ['a "quoted" \\ back\nslash', "张三 😀 \u2028 \u001f", ""];
     await hub.service.db.query(
       `insert into events (tenant, stream_id, stream_version, type, data, metadata)
-       select 'h1', 'lab-report:' || s, 1, 'T"ype', jsonb_build_object('s', s, 'n', array[1.50, 1e-7, -0, 12345678901234567890], 'deep', jsonb_build_object('a', array[s, null])), jsonb_build_object('actor', s)
+       select 'h1', 'lab-report:' || s, 1, 'T"ype',
+         jsonb_build_object('s', s, 'n', array[1.50, 1e-7, -0, 12345678901234567890], 'deep', jsonb_build_object('a', array[s, null])),
+         jsonb_build_object('actor', s)
        from unnest($1::text[]) s`,
       [awkward],
     );
     const { rows } = await hub.service.db.query(
       `select ${EVENT_HASH_SQL} as ours,
-              jsonb_build_array(e.position, e.tenant, e.stream_id, e.stream_version, e.type, e.data, e.metadata, (extract(epoch from e.recorded_at) * 1000000)::bigint)::text as text
+              jsonb_build_array(e.position, e.tenant, e.stream_id, e.stream_version, e.type, e.data, e.metadata,
+                (extract(epoch from e.recorded_at) * 1000000)::bigint)::text as text
        from events e`,
     );
     expect(rows).to.have.length.of.at.least(awkward.length);

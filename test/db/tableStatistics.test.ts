@@ -23,7 +23,8 @@ describe("the service's table statistics", () => {
     // The backend's counts reach pg_stat_user_tables at its next flush; force it, as a busy service's would have happened.
     await db.query("select pg_stat_force_next_flush()");
     const { rows } = await db.query(
-      "select s.last_analyze is not null as analyzed, c.reltuples::integer as rows from pg_stat_user_tables s join pg_class c on c.oid = s.relid where s.relname = $1",
+      "select s.last_analyze is not null as analyzed, c.reltuples::integer as rows from pg_stat_user_tables s " +
+        "join pg_class c on c.oid = s.relid where s.relname = $1",
       [table],
     );
     return rows[0] as { analyzed: boolean; rows: number };

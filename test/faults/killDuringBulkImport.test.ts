@@ -78,12 +78,14 @@ describe("a bulk job whose worker is killed with SIGKILL mid-job", function () {
       unchanged: 0,
     });
     const { rows: streams } = await deployment.db.query(
-      "select count(*)::int as reports, count(*) filter (where versions > 1)::int as twice from (select stream_id, count(*) as versions from events where tenant = $1 and stream_id like $2 group by 1) s",
+      "select count(*)::int as reports, count(*) filter (where versions > 1)::int as twice from (select " +
+        "stream_id, count(*) as versions from events where tenant = $1 and stream_id like $2 group by 1) s",
       [tenant, `lab-report:${prefix}-%`],
     );
     expect(streams[0]).to.deep.equal({ reports: LINES - notJson, twice: 0 });
     const { rows: pieces } = await deployment.db.query(
-      "select count(*)::int as checkpoints, count(distinct data->'piece')::int as pieces from events where tenant = $1 and stream_id = $2 and type = 'BulkPieceImported'",
+      "select count(*)::int as checkpoints, count(distinct data->'piece')::int as pieces from events where " +
+        "tenant = $1 and stream_id = $2 and type = 'BulkPieceImported'",
       [tenant, `bulk-job:${jobId}`],
     );
     expect(pieces[0].checkpoints, "one checkpoint per piece").to.equal(pieces[0].pieces);

@@ -100,7 +100,8 @@ describe("the network to PostgreSQL turns into a black hole while senders push",
     const idleInTransaction = async () =>
       (
         await deployment.db.query(
-          "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and application_name like 'dialysis-hub%'",
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and state = " +
+            "'idle in transaction' and application_name like 'dialysis-hub%'",
         )
       ).rows[0].n as number;
     await until(async () => (await idleInTransaction()) === 0, 10_000, 100).catch(async () =>
@@ -108,7 +109,8 @@ describe("the network to PostgreSQL turns into a black hole while senders push",
     );
     await until(async () => (await fetch(`${url}/readyz`)).status === 200, 10_000, 200);
     console.log(
-      `      ${load.answered(200).length} pushes stored, ${load.answered(503).length} answered 503 during a ${PARTITIONED_FOR_MS} ms black hole; slowest answer ${slowest} ms`,
+      `      ${load.answered(200).length} pushes stored, ${load.answered(503).length} answered 503 during a ` +
+        `${PARTITIONED_FOR_MS} ms black hole; slowest answer ${slowest} ms`,
     );
   });
 });

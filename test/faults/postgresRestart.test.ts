@@ -125,8 +125,10 @@ describe("PostgreSQL restarted while senders push to an API process and a worker
       ]),
     ).to.equal("both running");
     console.log(
-      `      ${load.answered(200).length} pushes stored (${load.acknowledgedIds().length} reports), ${load.answered(503).length} answered 503 while PostgreSQL was down for ${DOWN_FOR_MS} ms; ` +
-        `slowest answer ${slowest} ms; first push stored ${recoveredMs} ms after the restart; projections caught up ${caughtUpMs} ms after it; a new report visible ${wakeupMs} ms after its push`,
+      `      ${load.answered(200).length} pushes stored (${load.acknowledgedIds().length} reports), ` +
+        `${load.answered(503).length} answered 503 while PostgreSQL was down for ${DOWN_FOR_MS} ms; ` +
+        `slowest answer ${slowest} ms; first push stored ${recoveredMs} ms after the restart; projections ` +
+        `caught up ${caughtUpMs} ms after it; a new report visible ${wakeupMs} ms after its push`,
     );
   });
 });

@@ -88,7 +88,8 @@ describe("two API processes and two worker processes on one database", function 
     expect(digests[0]).to.equal(digests[1]);
     const events = Number((await deployment.db.query("select count(*) from events")).rows[0].count);
     console.log(
-      `      ${load.answered(200).length} pushes (${perApi.join(" + ")} over the two APIs), ${load.acknowledgedIds().length + contested.length} reports, ${events} events; ` +
+      `      ${load.answered(200).length} pushes (${perApi.join(" + ")} over the two APIs), ` +
+        `${load.acknowledgedIds().length + contested.length} reports, ${events} events; ` +
         `projections at the head ${caughtUpMs} ms after the last push; reconcile: ${digests[0]!.split(" ")[0]} reports on both APIs`,
     );
   });

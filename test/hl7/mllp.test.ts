@@ -53,53 +53,60 @@ describe("HL7 v2 over MLLP", function () {
     expect(rows[0].n).to.equal(3);
   });
 
-  it("takes messages sent without waiting for each ACK, on two connections at once: each ACKed in order, a report sent twice stored in the order sent", async () => {
-    // Raw sockets: node-hl7-client, sending without waiting for each ACK, stalls its process (the loop never yields).
-    const [first, second] = [await connectRaw(hub.service.mllpPort!), await connectRaw(hub.service.mllpPort!)];
-    const sent = (connection: number, i: number) => `BURST-${connection}-${i}`;
-    // The first connection sends one report twice: preliminary (long: 490 more results, slow to
-    // store), then, while it is being stored, corrected with another value, alone.
-    const longResults = Array.from({ length: 490 }, (_, i) => `OBX|${i + 7}|NM|X${i}^项目${i}||${i}|g/L|1-500|N|||P`);
-    const messages = (connection: number) =>
-      Array.from({ length: 20 }, (_, i) => {
-        if (connection === 1 && i === 0)
-          return [
-            oruR01({ controlId: sent(1, 0), externalId: "BURST-TWICE", status: "P", hgb: "99" }),
-            ...longResults,
-          ].join("\r");
-        if (connection === 1 && i === 1)
-          return oruR01({ controlId: sent(1, 1), externalId: "BURST-TWICE", status: "C", hgb: "101" });
-        return oruR01({ controlId: sent(connection, i), externalId: `BURST-R${connection}-${i}` });
-      });
-    const frame = (er7: string) => mllpFrame(withSecurity(er7, hub.tenant.client.key));
-    try {
-      const [preliminary, corrected, ...rest] = messages(1);
-      first.socket.write(frame(preliminary!));
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      first.socket.write(frame(corrected!));
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      for (const er7 of rest) first.socket.write(frame(er7));
-      for (const er7 of messages(2)) second.socket.write(frame(er7));
-      await until(async () => first.acks.length === 20 && second.acks.length === 20, 20_000);
-    } finally {
-      first.socket.destroy();
-      second.socket.destroy();
-    }
-    expect(first.acks).to.deep.equal(Array.from({ length: 20 }, (_, i) => `AA ${sent(1, i)}`));
-    expect(second.acks).to.deep.equal(Array.from({ length: 20 }, (_, i) => `AA ${sent(2, i)}`));
-    const twice = await hub.service.db.query(
-      "select data->'report'->>'status' as status, data->>'outcome' as outcome, metadata->'origin'->>'controlId' as control_id from events where tenant = 'h1' and stream_id = 'lab-report:BURST-TWICE' order by stream_version",
-    );
-    expect(twice.rows).to.deep.equal([
-      { status: "PRELIMINARY", outcome: "CREATED", control_id: sent(1, 0) },
-      { status: "CORRECTED", outcome: "UPDATED", control_id: sent(1, 1) },
-    ]);
-    const { rows } = await hub.service.db.query(
-      "select count(*)::int as reports, count(distinct transaction_id)::int as commits from events where tenant = 'h1' and stream_id like 'lab-report:BURST-%'",
-    );
-    expect(rows[0].reports).to.equal(40);
-    expect(rows[0].commits, "messages that arrive together are stored together").to.be.below(30);
-  });
+  it(
+    "takes messages sent without waiting for each ACK, on two connections at once: each ACKed in order, a report " +
+      "sent twice stored in the order sent",
+    async () => {
+      // Raw sockets: node-hl7-client, sending without waiting for each ACK, stalls its process (the loop never yields).
+      const [first, second] = [await connectRaw(hub.service.mllpPort!), await connectRaw(hub.service.mllpPort!)];
+      const sent = (connection: number, i: number) => `BURST-${connection}-${i}`;
+      // The first connection sends one report twice: preliminary (long: 490 more results, slow to
+      // store), then, while it is being stored, corrected with another value, alone.
+      const longResults = Array.from({ length: 490 }, (_, i) => `OBX|${i + 7}|NM|X${i}^项目${i}||${i}|g/L|1-500|N|||P`);
+      const messages = (connection: number) =>
+        Array.from({ length: 20 }, (_, i) => {
+          if (connection === 1 && i === 0)
+            return [
+              oruR01({ controlId: sent(1, 0), externalId: "BURST-TWICE", status: "P", hgb: "99" }),
+              ...longResults,
+            ].join("\r");
+          if (connection === 1 && i === 1)
+            return oruR01({ controlId: sent(1, 1), externalId: "BURST-TWICE", status: "C", hgb: "101" });
+          return oruR01({ controlId: sent(connection, i), externalId: `BURST-R${connection}-${i}` });
+        });
+      const frame = (er7: string) => mllpFrame(withSecurity(er7, hub.tenant.client.key));
+      try {
+        const [preliminary, corrected, ...rest] = messages(1);
+        first.socket.write(frame(preliminary!));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        first.socket.write(frame(corrected!));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        for (const er7 of rest) first.socket.write(frame(er7));
+        for (const er7 of messages(2)) second.socket.write(frame(er7));
+        await until(async () => first.acks.length === 20 && second.acks.length === 20, 20_000);
+      } finally {
+        first.socket.destroy();
+        second.socket.destroy();
+      }
+      expect(first.acks).to.deep.equal(Array.from({ length: 20 }, (_, i) => `AA ${sent(1, i)}`));
+      expect(second.acks).to.deep.equal(Array.from({ length: 20 }, (_, i) => `AA ${sent(2, i)}`));
+      const twice = await hub.service.db.query(
+        "select data->'report'->>'status' as status, data->>'outcome' as outcome, " +
+          "metadata->'origin'->>'controlId' as control_id from events where tenant = 'h1' and stream_id = " +
+          "'lab-report:BURST-TWICE' order by stream_version",
+      );
+      expect(twice.rows).to.deep.equal([
+        { status: "PRELIMINARY", outcome: "CREATED", control_id: sent(1, 0) },
+        { status: "CORRECTED", outcome: "UPDATED", control_id: sent(1, 1) },
+      ]);
+      const { rows } = await hub.service.db.query(
+        "select count(*)::int as reports, count(distinct transaction_id)::int as commits from events where " +
+          "tenant = 'h1' and stream_id like 'lab-report:BURST-%'",
+      );
+      expect(rows[0].reports).to.equal(40);
+      expect(rows[0].commits, "messages that arrive together are stored together").to.be.below(30);
+    },
+  );
 
   it("refuses a message without a valid key in MSH-8 with AR", async () => {
     const frames = [

@@ -68,77 +68,85 @@ describe("HL7 v2 over MLLP: limits", function () {
   });
   after(() => service?.stop());
 
-  it("closes connections past HL7_MLLP_MAX_CONNECTIONS at once, logging the burst once; the open ones keep working, and a sender is taken again once one goes", async () => {
-    const open = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, () => connect()));
-    open.forEach((peer, i) => peer.socket.write(signed(`CAP-${i}-1`)));
-    await until(async () => open.every((peer) => peer.acks.length === 1), 10_000);
+  it(
+    "closes connections past HL7_MLLP_MAX_CONNECTIONS at once, logging the burst once; the open ones keep " +
+      "working, and a sender is taken again once one goes",
+    async () => {
+      const open = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, () => connect()));
+      open.forEach((peer, i) => peer.socket.write(signed(`CAP-${i}-1`)));
+      await until(async () => open.every((peer) => peer.acks.length === 1), 10_000);
 
-    const refused = await Promise.all(Array.from({ length: 3 }, () => connect()));
-    const closedAfter = await Promise.all(refused.map((peer) => closedWithin(peer, 2000)));
-    expect(
-      closedAfter.every((ms) => ms !== null),
-      `closed by the service: ${closedAfter.join(", ")}`,
-    ).to.equal(true);
-    expect(refused.map((peer) => peer.received())).to.deep.equal(["", "", ""]);
+      const refused = await Promise.all(Array.from({ length: 3 }, () => connect()));
+      const closedAfter = await Promise.all(refused.map((peer) => closedWithin(peer, 2000)));
+      expect(
+        closedAfter.every((ms) => ms !== null),
+        `closed by the service: ${closedAfter.join(", ")}`,
+      ).to.equal(true);
+      expect(refused.map((peer) => peer.received())).to.deep.equal(["", "", ""]);
 
-    open.forEach((peer, i) => peer.socket.write(signed(`CAP-${i}-2`)));
-    await until(async () => open.every((peer) => peer.acks.length === 2), 10_000);
-    expect(open.map((peer) => peer.acks)).to.deep.equal(open.map((_, i) => [`AA CAP-${i}-1`, `AA CAP-${i}-2`]));
-    expect(await metric('dialysis_hub_mllp_connections_closed_total{reason="cap"}')).to.equal(3);
-    expect(await metric("dialysis_hub_mllp_connections")).to.equal(MAX_CONNECTIONS);
-    expect(
-      warnings.filter(({ msg }) => /HL7_MLLP_MAX_CONNECTIONS/.test(msg)),
-      "one line for the burst",
-    ).to.have.length(1);
+      open.forEach((peer, i) => peer.socket.write(signed(`CAP-${i}-2`)));
+      await until(async () => open.every((peer) => peer.acks.length === 2), 10_000);
+      expect(open.map((peer) => peer.acks)).to.deep.equal(open.map((_, i) => [`AA CAP-${i}-1`, `AA CAP-${i}-2`]));
+      expect(await metric('dialysis_hub_mllp_connections_closed_total{reason="cap"}')).to.equal(3);
+      expect(await metric("dialysis_hub_mllp_connections")).to.equal(MAX_CONNECTIONS);
+      expect(
+        warnings.filter(({ msg }) => /HL7_MLLP_MAX_CONNECTIONS/.test(msg)),
+        "one line for the burst",
+      ).to.have.length(1);
 
-    // One goes: a laboratory system (node-hl7-client, a client this project did not write) connects and is served.
-    open[0]!.socket.destroy();
-    await until(async () => (await metric("dialysis_hub_mllp_connections")) === MAX_CONNECTIONS - 1, 5000);
-    const client = new Client({ host: "127.0.0.1", version: "2.5.1" } as ConstructorParameters<typeof Client>[0]);
-    const acks: string[] = [];
-    const connection = client.createConnection(
-      { port: service.mllpPort! } as Parameters<typeof client.createConnection>[0],
-      async (res) => {
-        acks.push(res.getMessage().get("MSA.1").toString());
-      },
-    );
-    try {
-      // Sent before its connection is up, node-hl7-client opens a second one: it would be over the cap.
-      await new Promise((resolve) => connection.once("connect", resolve));
-      await connection.sendMessage(
-        new Message({
-          text: withSecurity(oruR01({ controlId: "CAP-AGAIN", externalId: "LIMITS-CAP-AGAIN" }), tenant.client.key),
-        }),
+      // One goes: a laboratory system (node-hl7-client, a client this project did not write) connects and is served.
+      open[0]!.socket.destroy();
+      await until(async () => (await metric("dialysis_hub_mllp_connections")) === MAX_CONNECTIONS - 1, 5000);
+      const client = new Client({ host: "127.0.0.1", version: "2.5.1" } as ConstructorParameters<typeof Client>[0]);
+      const acks: string[] = [];
+      const connection = client.createConnection(
+        { port: service.mllpPort! } as Parameters<typeof client.createConnection>[0],
+        async (res) => {
+          acks.push(res.getMessage().get("MSA.1").toString());
+        },
       );
-      await until(async () => acks.length === 1, 10_000);
-    } finally {
-      await connection.close();
-    }
-    expect(acks).to.deep.equal(["AA"]);
-  });
+      try {
+        // Sent before its connection is up, node-hl7-client opens a second one: it would be over the cap.
+        await new Promise((resolve) => connection.once("connect", resolve));
+        await connection.sendMessage(
+          new Message({
+            text: withSecurity(oruR01({ controlId: "CAP-AGAIN", externalId: "LIMITS-CAP-AGAIN" }), tenant.client.key),
+          }),
+        );
+        await until(async () => acks.length === 1, 10_000);
+      } finally {
+        await connection.close();
+      }
+      expect(acks).to.deep.equal(["AA"]);
+    },
+  );
 
-  it("cuts a frame not whole within HL7_MLLP_FRAME_DEADLINE_MS of its start, its bytes trickled under the idle timeout; an authenticated sender gets AR", async () => {
-    const peer = await connect();
-    peer.socket.write(signed("TRICKLE-0"));
-    await until(async () => peer.acks.length === 1, 10_000);
+  it(
+    "cuts a frame not whole within HL7_MLLP_FRAME_DEADLINE_MS of its start, its bytes trickled under the idle " +
+      "timeout; an authenticated sender gets AR",
+    async () => {
+      const peer = await connect();
+      peer.socket.write(signed("TRICKLE-0"));
+      await until(async () => peer.acks.length === 1, 10_000);
 
-    const message = Buffer.from(withSecurity(oruR01({ controlId: "TRICKLE-1" }), tenant.client.key), "utf8");
-    const started = Date.now();
-    // The MSH segment at once (the AR names its control id), then the rest a byte every 100 ms.
-    let sent = message.indexOf("\r") + 1;
-    peer.socket.write(Buffer.concat([START, message.subarray(0, sent)]));
-    const trickle = setInterval(() => peer.socket.write(message.subarray(sent, ++sent)), 100);
-    try {
-      const closed = await closedWithin(peer, FRAME_DEADLINE_MS * 4);
-      expect(closed, "closed by the service").to.not.equal(null);
-    } finally {
-      clearInterval(trickle);
-    }
-    expect(Date.now() - started).to.be.within(FRAME_DEADLINE_MS * 0.9, FRAME_DEADLINE_MS * 2.5);
-    expect(peer.acks).to.deep.equal(["AA TRICKLE-0", "AR TRICKLE-1"]);
-    expect(peer.received()).to.match(/\rMSA\|AR\|TRICKLE-1\|The frame did not arrive whole within 1 s/);
-    expect(await metric('dialysis_hub_mllp_connections_closed_total{reason="frame_deadline"}')).to.equal(1);
-  });
+      const message = Buffer.from(withSecurity(oruR01({ controlId: "TRICKLE-1" }), tenant.client.key), "utf8");
+      const started = Date.now();
+      // The MSH segment at once (the AR names its control id), then the rest a byte every 100 ms.
+      let sent = message.indexOf("\r") + 1;
+      peer.socket.write(Buffer.concat([START, message.subarray(0, sent)]));
+      const trickle = setInterval(() => peer.socket.write(message.subarray(sent, ++sent)), 100);
+      try {
+        const closed = await closedWithin(peer, FRAME_DEADLINE_MS * 4);
+        expect(closed, "closed by the service").to.not.equal(null);
+      } finally {
+        clearInterval(trickle);
+      }
+      expect(Date.now() - started).to.be.within(FRAME_DEADLINE_MS * 0.9, FRAME_DEADLINE_MS * 2.5);
+      expect(peer.acks).to.deep.equal(["AA TRICKLE-0", "AR TRICKLE-1"]);
+      expect(peer.received()).to.match(/\rMSA\|AR\|TRICKLE-1\|The frame did not arrive whole within 1 s/);
+      expect(await metric('dialysis_hub_mllp_connections_closed_total{reason="frame_deadline"}')).to.equal(1);
+    },
+  );
 
   it("cuts a trickled frame of a connection that has shown no key at the deadline, without an answer", async () => {
     const peer = await connect();

@@ -62,7 +62,8 @@ describe("hostile input: slow clients", function () {
     const dribble = setInterval(() => headers.write("X-Slow: 1\r\n"), 100);
     const silent = await rawSocket(hub.service.url!);
     silent.write(
-      `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${hub.tenant.client.key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n`,
+      `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ` +
+        `${hub.tenant.client.key}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n`,
     );
     try {
       const started = Date.now();

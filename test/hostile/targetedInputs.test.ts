@@ -207,7 +207,9 @@ describe("hostile input: targeted cases", function () {
       // The six characters \u0000 written as text are storable: only the character U+0000 is not.
       const escapeAsText = { labName: "C:\\u0000\\ud800" };
       const answer = await push(
-        `{"reports":[${reportJson("NUL-1", { labName: "a\u0000b" })},${reportJson("SUR-1", { patient: { idCard: "11010519491231002X", name: "张\ud800" } })},${reportJson("SUR-2", lowHalfInItem)},${reportJson("SUR-OK", escapeAsText)}]}`,
+        `{"reports":[${reportJson("NUL-1", { labName: "a\u0000b" })},` +
+          `${reportJson("SUR-1", { patient: { idCard: "11010519491231002X", name: "张\ud800" } })},` +
+          `${reportJson("SUR-2", lowHalfInItem)},${reportJson("SUR-OK", escapeAsText)}]}`,
       );
       const [nul, surrogate, lowHalf, fine] = answer.json.data.results;
       expect(nul).to.include({ status: "REJECTED", externalId: "NUL-1" });
@@ -361,7 +363,8 @@ describe("hostile input: targeted cases", function () {
     it("decides 413 on Content-Length before the body arrives, and on the bytes of a chunked body", async () => {
       const announced = await rawSocket(hostile.service.url!);
       announced.write(
-        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\nContent-Type: application/json\r\nContent-Length: ${FOUR_MB + 1}\r\n\r\n{"reports":[`,
+        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\nContent-Type: ` +
+          `application/json\r\nContent-Length: ${FOUR_MB + 1}\r\n\r\n{"reports":[`,
       );
       const early = await announced.waitFor(/\r\n\r\n\{.*\}/, 5000);
       announced.destroy();
@@ -371,7 +374,8 @@ describe("hostile input: targeted cases", function () {
 
       const chunked = await rawSocket(hostile.service.url!);
       chunked.write(
-        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+        `POST /open/v1/lab/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key()}\r\nContent-Type: ` +
+          `application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
       );
       const piece = " ".repeat(ONE_MB);
       for (let i = 0; i < 5 && !/\r\n\r\n/.test(chunked.received()); i++)

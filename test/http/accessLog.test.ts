@@ -164,35 +164,39 @@ describe("the access log: who was shown which patient (contract E.4)", function 
     });
   });
 
-  it("records a patient shown by its patientRef in that patient's access log, and an attempt on one that does not exist; a patientRef there cannot be names nobody", async () => {
-    const shown = await traced("GET", "/api/patients/P001", { token: h1.authorToken });
-    expect(shown.status).to.equal(200);
-    const logged = await until(async () => {
-      const log = await httpClient(service.url!)("GET", "/api/patients/P001/access-log", {
-        token: ADMIN,
-        tenant: "h1",
+  it(
+    "records a patient shown by its patientRef in that patient's access log, and an attempt on one that does not " +
+      "exist; a patientRef there cannot be names nobody",
+    async () => {
+      const shown = await traced("GET", "/api/patients/P001", { token: h1.authorToken });
+      expect(shown.status).to.equal(200);
+      const logged = await until(async () => {
+        const log = await httpClient(service.url!)("GET", "/api/patients/P001/access-log", {
+          token: ADMIN,
+          tenant: "h1",
+        });
+        return (log.body as AccessRecord[]).find((record) => record.requestId === shown.requestId);
       });
-      return (log.body as AccessRecord[]).find((record) => record.requestId === shown.requestId);
-    });
-    expect(logged).to.deep.include({
-      who: "Nurse Chen",
-      credential: authorId,
-      roles: ["author"],
-      action: "GET /api/patients/{patientRef}",
-      patientRefs: ["P001"],
-      outcome: "shown",
-    });
-    const missing = await traced("GET", "/api/patients/P404", { token: h1.authorToken });
-    expect(missing.status).to.equal(404);
-    expect(await recordOf(missing)).to.deep.include({
-      action: "GET /api/patients/{patientRef}",
-      patientRefs: ["P404"],
-      outcome: "not-found",
-    });
-    const bad = await traced("GET", "/api/patients/-P001", { token: h1.authorToken });
-    expect(bad.status).to.equal(400);
-    expect(await hasNoRecord(bad)).to.equal(true);
-  });
+      expect(logged).to.deep.include({
+        who: "Nurse Chen",
+        credential: authorId,
+        roles: ["author"],
+        action: "GET /api/patients/{patientRef}",
+        patientRefs: ["P001"],
+        outcome: "shown",
+      });
+      const missing = await traced("GET", "/api/patients/P404", { token: h1.authorToken });
+      expect(missing.status).to.equal(404);
+      expect(await recordOf(missing)).to.deep.include({
+        action: "GET /api/patients/{patientRef}",
+        patientRefs: ["P404"],
+        outcome: "not-found",
+      });
+      const bad = await traced("GET", "/api/patients/-P001", { token: h1.authorToken });
+      expect(bad.status).to.equal(400);
+      expect(await hasNoRecord(bad)).to.equal(true);
+    },
+  );
 
   it("records the alerts listed, and each alert sent down the alert stream", async () => {
     const abort = new AbortController();
@@ -494,7 +498,8 @@ describe("the access log: who was shown which patient (contract E.4)", function 
       begin
         raise exception 'could not extend file: No space left on device' using errcode = '53100';
       end $$;
-      create trigger refuse_access_records before insert on events for each row when (new.type = 'PatientRecordsShown') execute function refuse_access_records();`);
+      create trigger refuse_access_records before insert on events for each row
+        when (new.type = 'PatientRecordsShown') execute function refuse_access_records();`);
     let call: Awaited<ReturnType<typeof traced>>;
     try {
       const failuresBefore = sample(
@@ -553,7 +558,8 @@ describe("the access log's queue (contract E.4)", function () {
       await service.db.query(`
         create function refuse_access_records() returns trigger language plpgsql as $$
         begin raise exception 'no space' using errcode = '53100'; end $$;
-        create trigger refuse_access_records before insert on events for each row when (new.type = 'PatientRecordsShown') execute function refuse_access_records();`);
+        create trigger refuse_access_records before insert on events for each row
+          when (new.type = 'PatientRecordsShown') execute function refuse_access_records();`);
       for (let i = 0; i < 20; i++)
         expect((await tenant.call("GET", "/api/patients/P001/results", { token: tenant.authorToken })).status).to.equal(
           200,

@@ -188,7 +188,8 @@ describe("critical-result alerts (/api/alerts)", function () {
     await tenant.push("lab", [withPotassium("CRIT-NORMAL", 4.2)]);
     const hints = async () => {
       const { rows } = await service.db.query(
-        "select data->>'externalId' as id, metadata->'criticalAtReceipt' as hint from events where tenant = 'h1' and type = 'LabReportReceived' and stream_version = 1",
+        "select data->>'externalId' as id, metadata->'criticalAtReceipt' as hint from events where tenant = " +
+          "'h1' and type = 'LabReportReceived' and stream_version = 1",
       );
       return Object.fromEntries(rows.map((row) => [row.id, row.hint]));
     };
@@ -202,7 +203,8 @@ describe("critical-result alerts (/api/alerts)", function () {
     // Two copies of a critical report written straight into the store: one says it cannot raise an
     // alert (as no ingestion would say of it), one says nothing (as events stored before the hint).
     const { rows } = await service.db.query(
-      "select stream_id, data, metadata from events where tenant = 'h1' and type = 'LabReportReceived' and data->>'externalId' = 'CRIT-K-1' and stream_version = 1",
+      "select stream_id, data, metadata from events where tenant = 'h1' and type = 'LabReportReceived' and " +
+        "data->>'externalId' = 'CRIT-K-1' and stream_version = 1",
     );
     const copy = async (externalId: string, metadata: Record<string, unknown>) => {
       const data = { ...rows[0].data, externalId, report: { ...rows[0].data.report, externalId } };
@@ -350,51 +352,55 @@ describe("critical-result alerts (/api/alerts)", function () {
 describe("the alert webhook's target", function () {
   this.timeout(60_000);
 
-  it("is refused at start when it points at this machine, a link-local address or a cloud's metadata service, in any spelling, unless ALERT_WEBHOOK_ALLOW_PRIVATE=1", () => {
-    const env = { DATABASE_URL: "postgres://localhost/x", ALERT_WEBHOOK_SECRET: SECRET };
-    const refused = [
-      "http://127.0.0.1:9000/hook",
-      "http://localhost/hook",
-      "http://localhost./hook",
-      "http://0x7f.1/hook",
-      "http://[::1]/hook",
-      "http://[::]/hook",
-      "http://0.0.0.0/hook",
-      "http://[fe80::1]/hook",
-      "http://169.254.169.254/latest",
-      // Cloud metadata services outside 169.254/16: Alibaba, Azure's WireServer, AWS, Google Cloud and Oracle over IPv6.
-      "http://100.100.100.200/latest/meta-data",
-      "http://168.63.129.16/machine",
-      "http://[fd00:ec2::254]/latest/meta-data",
-      "http://[fd20:ce::254]/computeMetadata/v1",
-      "http://[fd00:c1::a9fe:a9fe]/opc/v2",
-      // The same IPv4 services written as IPv6: mapped, compatible, NAT64, 6to4.
-      "http://[::ffff:169.254.169.254]/latest",
-      "http://[::ffff:100.100.100.200]/latest",
-      "http://[::ffff:127.0.0.1]/hook",
-      "http://[::a9fe:a9fe]/latest",
-      "http://[64:ff9b::a9fe:a9fe]/latest",
-      "http://[64:ff9b::6464:64c8]/latest",
-      "http://[2002:a9fe:a9fe::1]/latest",
-    ];
-    for (const url of refused) {
-      expect(() => loadConfig({ ...env, ALERT_WEBHOOK_URL: url }), url).to.throw(
-        /ALERT_WEBHOOK_URL: points at this machine, a link-local address or a cloud's metadata service \(.+: .+\).*ALERT_WEBHOOK_ALLOW_PRIVATE=1/,
-      );
-      expect(
-        loadConfig({ ...env, ALERT_WEBHOOK_URL: url, ALERT_WEBHOOK_ALLOW_PRIVATE: "1" }).ALERT_WEBHOOK_URL,
-      ).to.equal(url);
-    }
-    for (const url of [
-      "https://alerts.hospital.example/hook",
-      "http://10.20.0.5/hook",
-      "http://100.100.100.201/hook",
-      "http://[2001:db8::1]/hook",
-      "http://[fd12:3456::1]/hook",
-    ]) {
-      expect(loadConfig({ ...env, ALERT_WEBHOOK_URL: url }).ALERT_WEBHOOK_URL, url).to.equal(url);
-    }
-  });
+  it(
+    "is refused at start when it points at this machine, a link-local address or a cloud's metadata service, in " +
+      "any spelling, unless ALERT_WEBHOOK_ALLOW_PRIVATE=1",
+    () => {
+      const env = { DATABASE_URL: "postgres://localhost/x", ALERT_WEBHOOK_SECRET: SECRET };
+      const refused = [
+        "http://127.0.0.1:9000/hook",
+        "http://localhost/hook",
+        "http://localhost./hook",
+        "http://0x7f.1/hook",
+        "http://[::1]/hook",
+        "http://[::]/hook",
+        "http://0.0.0.0/hook",
+        "http://[fe80::1]/hook",
+        "http://169.254.169.254/latest",
+        // Cloud metadata services outside 169.254/16: Alibaba, Azure's WireServer, AWS, Google Cloud and Oracle over IPv6.
+        "http://100.100.100.200/latest/meta-data",
+        "http://168.63.129.16/machine",
+        "http://[fd00:ec2::254]/latest/meta-data",
+        "http://[fd20:ce::254]/computeMetadata/v1",
+        "http://[fd00:c1::a9fe:a9fe]/opc/v2",
+        // The same IPv4 services written as IPv6: mapped, compatible, NAT64, 6to4.
+        "http://[::ffff:169.254.169.254]/latest",
+        "http://[::ffff:100.100.100.200]/latest",
+        "http://[::ffff:127.0.0.1]/hook",
+        "http://[::a9fe:a9fe]/latest",
+        "http://[64:ff9b::a9fe:a9fe]/latest",
+        "http://[64:ff9b::6464:64c8]/latest",
+        "http://[2002:a9fe:a9fe::1]/latest",
+      ];
+      for (const url of refused) {
+        expect(() => loadConfig({ ...env, ALERT_WEBHOOK_URL: url }), url).to.throw(
+          /ALERT_WEBHOOK_URL: points at this machine, a link-local address or a cloud's metadata service \(.+: .+\).*ALERT_WEBHOOK_ALLOW_PRIVATE=1/,
+        );
+        expect(
+          loadConfig({ ...env, ALERT_WEBHOOK_URL: url, ALERT_WEBHOOK_ALLOW_PRIVATE: "1" }).ALERT_WEBHOOK_URL,
+        ).to.equal(url);
+      }
+      for (const url of [
+        "https://alerts.hospital.example/hook",
+        "http://10.20.0.5/hook",
+        "http://100.100.100.201/hook",
+        "http://[2001:db8::1]/hook",
+        "http://[fd12:3456::1]/hook",
+      ]) {
+        expect(loadConfig({ ...env, ALERT_WEBHOOK_URL: url }).ALERT_WEBHOOK_URL, url).to.equal(url);
+      }
+    },
+  );
 
   it("stops the service from starting with a sentence that names the address and what it is", async () => {
     for (const [url, named] of [

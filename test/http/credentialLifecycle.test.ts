@@ -442,7 +442,8 @@ describe("credential look-ups while an upgrade rebuilds the read model", () => {
       await tx.query(`create table clients (tenant text not null, client_id text primary key, name text not null, key_digest text not null unique,
                       code_map jsonb not null default '{}', created_at timestamptz not null, revoked_at timestamptz)`);
       await tx.query(
-        "create table authors (tenant text not null, author_id text primary key, name text not null, token_digest text not null unique, created_at timestamptz not null)",
+        "create table authors (tenant text not null, author_id text primary key, name text not null, " +
+          "token_digest text not null unique, created_at timestamptz not null)",
       );
     },
     async apply(tx, event) {

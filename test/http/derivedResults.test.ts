@@ -162,7 +162,8 @@ describe("derived results (URR, corrected calcium, TSAT, Ca × P)", function () 
   it("serves derived values in the clinical source's derived_results", async () => {
     await saveTableDraft(hub.tenant, "derived", {
       derived:
-        "select patient_ref, ward, std_code, value, unit, collected_at::text, formula, formula_version, inputs from derived_results order by std_code, collected_at",
+        "select patient_ref, ward, std_code, value, unit, collected_at::text, formula, formula_version, inputs " +
+        "from derived_results order by std_code, collected_at",
     });
     const answers = await runDraftData(hub.tenant, "derived");
     expect(answers.derived!.error).to.equal(undefined);

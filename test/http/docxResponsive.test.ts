@@ -37,7 +37,8 @@ describe("a docx export of many big charts (the built service)", function () {
     const exportMs = performance.now() - started;
     const health = await polls.stop();
     console.log(
-      `      export ${Math.round(exportMs)} ms; ${health.polls} /healthz checks, the slowest ${Math.round(health.longestMs)} ms, ${health.failures.length} failed`,
+      `      export ${Math.round(exportMs)} ms; ${health.polls} /healthz checks, the slowest ` +
+        `${Math.round(health.longestMs)} ms, ${health.failures.length} failed`,
     );
 
     expect(download.status, download.json?.error).to.equal(200);

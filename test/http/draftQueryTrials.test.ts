@@ -69,7 +69,8 @@ describe("a draft's queries tried when it is saved (PUT /api/reports/{id}/draft)
       ["drills.ofMonth.queries.results", "high"],
     ]);
     expect(failing[0]!.message).to.equal(
-      `The query fails when run with the filters' defaults at line 2, column 29: column "ktvv" does not exist. Correct it: published as it is, viewers see this error in its place.`,
+      `The query fails when run with the filters' defaults at line 2, column 29: column "ktvv" does not exist. ` +
+        "Correct it: published as it is, viewers see this error in its place.",
     );
     expect(saved.body.audit).to.include({ score: 60, grade: "D", highest: "high" });
     expect(JSON.stringify(saved.body), "no SQL text in the answer").to.not.include("monthly_results");

@@ -87,7 +87,8 @@ describe("exam reports in the unmatched queue", () => {
     expect(await examRow("EQ-AUTO-OTHER")).to.include({ matched: false, patient_ref: null });
 
     const claims = await hub.service.db.query(
-      "select stream_id, metadata->>'actor' as actor from events where tenant = 'h1' and type = 'ExamReportClaimed' and stream_id like 'exam-report:EQ-AUTO-%' order by stream_id",
+      "select stream_id, metadata->>'actor' as actor from events where tenant = 'h1' and type = " +
+        "'ExamReportClaimed' and stream_id like 'exam-report:EQ-AUTO-%' order by stream_id",
     );
     expect(claims.rows).to.deep.equal([
       { stream_id: "exam-report:EQ-AUTO-NAMED", actor: "auto-claim" },

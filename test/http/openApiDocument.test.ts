@@ -231,21 +231,25 @@ describe("OpenAPI document (/openapi.json)", () => {
     ).to.deep.equal([]);
   });
 
-  it("names the credential of each interface: client key on /open/v1, author token on authoring and patients, ADMIN_TOKEN or a tenant's administrator on /api/admin", () => {
-    const schemesOf = (method: string, path: string) =>
-      new Set((doc.paths[path][method].security ?? []).flatMap((r: Json) => Object.keys(r)));
-    expect([...schemesOf("post", "/open/v1/lab/reports")]).to.have.members(["clientKey", "serviceTenant"]);
-    expect([...schemesOf("put", "/api/reports/{id}/draft")]).to.have.members(["authorToken", "serviceTenant"]);
-    expect([...schemesOf("get", "/api/unmatched")]).to.have.members(["authorToken", "serviceTenant"]);
-    expect([...schemesOf("get", "/api/admin/projections")]).to.deep.equal(["adminToken"]);
-    expect([...schemesOf("post", "/api/admin/clients")]).to.have.members([
-      "adminToken",
-      "serviceTenant",
-      "authorToken",
-      "staffSession",
-    ]);
-    expect(doc.paths["/api/reports/{id}/view"].get.security).to.deep.include({}); // viewing needs no credential
-  });
+  it(
+    "names the credential of each interface: client key on /open/v1, author token on authoring and patients, " +
+      "ADMIN_TOKEN or a tenant's administrator on /api/admin",
+    () => {
+      const schemesOf = (method: string, path: string) =>
+        new Set((doc.paths[path][method].security ?? []).flatMap((r: Json) => Object.keys(r)));
+      expect([...schemesOf("post", "/open/v1/lab/reports")]).to.have.members(["clientKey", "serviceTenant"]);
+      expect([...schemesOf("put", "/api/reports/{id}/draft")]).to.have.members(["authorToken", "serviceTenant"]);
+      expect([...schemesOf("get", "/api/unmatched")]).to.have.members(["authorToken", "serviceTenant"]);
+      expect([...schemesOf("get", "/api/admin/projections")]).to.deep.equal(["adminToken"]);
+      expect([...schemesOf("post", "/api/admin/clients")]).to.have.members([
+        "adminToken",
+        "serviceTenant",
+        "authorToken",
+        "staffSession",
+      ]);
+      expect(doc.paths["/api/reports/{id}/view"].get.security).to.deep.include({}); // viewing needs no credential
+    },
+  );
 
   it("describes failures as { error } on /api and as the envelope on /open/v1", () => {
     const apiError = doc.paths["/api/reports/{id}/view"].get.responses["404"].content["application/json"].schema;

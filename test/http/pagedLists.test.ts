@@ -261,7 +261,8 @@ describe("reconciliation of a day larger than a page (contract E.6)", function (
       [ids, DAY, unmatched],
     );
     await db.query(
-      `insert into ${reports}.lab_reports (tenant, external_id, matched, reported_at, report_day, received_at, client_name, item_count, ledger_tx, ledger_position)
+      `insert into ${reports}.lab_reports (tenant, external_id, matched, reported_at, report_day, received_at,
+         client_name, item_count, ledger_tx, ledger_position)
        select tenant, external_id, not unmatched, report_day + time '09:00', report_day, valid_from, 'Central lab LIS', 1, ledger_tx, ledger_position
        from ${reports}.lab_report_days where tenant = 'h1' and report_day = $1`,
       [DAY],
@@ -272,32 +273,36 @@ describe("reconciliation of a day larger than a page (contract E.6)", function (
   const digest = `sha256:${createHash("sha256").update(codePointOrder.join("\n"), "utf8").digest("hex")}`;
 
   for (const query of [`date=${DAY}`, `date=${DAY}&asOf=${encodeURIComponent(localDateTime(new Date()))}`]) {
-    it(`writes every id of the day a page at a time, with the count and digest of exactly those ids (${query.includes("asOf") ? "as of now" : "now"})`, async () => {
-      const response = await fetch(`${hub.service.url}/open/v1/reconcile/lab?${query}`, {
-        headers: { authorization: `Bearer ${hub.tenant.client.key}`, "x-service-tenant": "h1" },
-      });
-      expect(response.status).to.equal(200);
-      // Sent as it is read: no length known before the last id is written.
-      expect(response.headers.get("content-length")).to.equal(null);
-      expect(response.headers.get("transfer-encoding")).to.equal("chunked");
-      expect(response.headers.get("content-type")).to.equal("application/json; charset=utf-8");
-      const { code, msg, data } = (await response.json()) as {
-        code: number;
-        msg: string;
-        data: Record<string, unknown>;
-      };
-      expect([code, msg]).to.deep.equal([200, "ok"]);
-      expect(data.externalIds).to.deep.equal(codePointOrder);
-      expect(data).to.include({
-        date: DAY,
-        labReportCount: ids.length,
-        examReportCount: 0,
-        unmatchedCount: unmatched,
-        externalIdDigest: digest,
-        sealed: false,
-        ledgerRoot: null,
-      });
-    });
+    it(
+      "writes every id of the day a page at a time, with the count and digest of exactly those ids " +
+        `(${query.includes("asOf") ? "as of now" : "now"})`,
+      async () => {
+        const response = await fetch(`${hub.service.url}/open/v1/reconcile/lab?${query}`, {
+          headers: { authorization: `Bearer ${hub.tenant.client.key}`, "x-service-tenant": "h1" },
+        });
+        expect(response.status).to.equal(200);
+        // Sent as it is read: no length known before the last id is written.
+        expect(response.headers.get("content-length")).to.equal(null);
+        expect(response.headers.get("transfer-encoding")).to.equal("chunked");
+        expect(response.headers.get("content-type")).to.equal("application/json; charset=utf-8");
+        const { code, msg, data } = (await response.json()) as {
+          code: number;
+          msg: string;
+          data: Record<string, unknown>;
+        };
+        expect([code, msg]).to.deep.equal([200, "ok"]);
+        expect(data.externalIds).to.deep.equal(codePointOrder);
+        expect(data).to.include({
+          date: DAY,
+          labReportCount: ids.length,
+          examReportCount: 0,
+          unmatchedCount: unmatched,
+          externalIdDigest: digest,
+          sealed: false,
+          ledgerRoot: null,
+        });
+      },
+    );
   }
 
   it("names in its count and digest exactly the ids it wrote, while reports of the day arrive during the answer", async () => {
@@ -328,43 +333,47 @@ describe("list pages take turns, paced, in a line per tenant and per sending sys
     env: { LIST_READS_PER_TENANT: "1", LIST_QUEUE_WAIT_MS: "500", LIST_BYTES_PER_SECOND: "10000" },
   });
 
-  it("lets a tenant's next page wait its turn and then answer 503 with Retry-After, while another tenant's lists, a laboratory's reconciliation and every push answer", async () => {
-    const other = await ingestionTenant(hub.service, "h2");
-    await hub.tenant.push(
-      "lab",
-      Array.from({ length: 60 }, (_, i) => labReport(`TURN-${i}`, { patient: LI_SI })),
-    );
-    await until(async () => (await hub.tenant.unmatched()).length === 60, 15_000);
-    await until(
-      async () =>
-        (await hub.tenant.call("GET", "/api/unmatched?limit=1", { token: hub.tenant.authorToken })).status === 200,
-      15_000,
-    );
+  it(
+    "lets a tenant's next page wait its turn and then answer 503 with Retry-After, while another tenant's lists, " +
+      "a laboratory's reconciliation and every push answer",
+    async () => {
+      const other = await ingestionTenant(hub.service, "h2");
+      await hub.tenant.push(
+        "lab",
+        Array.from({ length: 60 }, (_, i) => labReport(`TURN-${i}`, { patient: LI_SI })),
+      );
+      await until(async () => (await hub.tenant.unmatched()).length === 60, 15_000);
+      await until(
+        async () =>
+          (await hub.tenant.call("GET", "/api/unmatched?limit=1", { token: hub.tenant.authorToken })).status === 200,
+        15_000,
+      );
 
-    const page = await hub.tenant.call("GET", "/api/unmatched", { token: hub.tenant.authorToken });
-    expect([page.status, page.body.length], "the page is answered at once").to.deep.equal([200, 60]);
-    const waited = await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken });
-    expect([waited.status, waited.body.error, waited.headers.get("retry-after")]).to.deep.equal([
-      503,
-      "This hospital's lists are busy (1 page is read at once, and this call waited 0.5 s for its turn); try again shortly.",
-      "1",
-    ]);
-    expect(
-      (await other.call("GET", "/api/patients", { token: other.authorToken })).status,
-      "another tenant's line is its own",
-    ).to.equal(200);
-    const reconciled = await hub.tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", {
-      token: hub.tenant.client.key,
-    });
-    expect(reconciled.status, "a laboratory's line is its own").to.equal(200);
-    expect((await hub.tenant.push("lab", [labReport("TURN-PUSH")])).status, "a push takes no turn").to.equal(200);
-    // The line comes back once the page's pace has passed.
-    await until(
-      async () => (await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken })).status === 200,
-      10_000,
-      200,
-    );
-  });
+      const page = await hub.tenant.call("GET", "/api/unmatched", { token: hub.tenant.authorToken });
+      expect([page.status, page.body.length], "the page is answered at once").to.deep.equal([200, 60]);
+      const waited = await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken });
+      expect([waited.status, waited.body.error, waited.headers.get("retry-after")]).to.deep.equal([
+        503,
+        "This hospital's lists are busy (1 page is read at once, and this call waited 0.5 s for its turn); try again shortly.",
+        "1",
+      ]);
+      expect(
+        (await other.call("GET", "/api/patients", { token: other.authorToken })).status,
+        "another tenant's line is its own",
+      ).to.equal(200);
+      const reconciled = await hub.tenant.call("GET", "/open/v1/reconcile/lab?date=2026-03-01", {
+        token: hub.tenant.client.key,
+      });
+      expect(reconciled.status, "a laboratory's line is its own").to.equal(200);
+      expect((await hub.tenant.push("lab", [labReport("TURN-PUSH")])).status, "a push takes no turn").to.equal(200);
+      // The line comes back once the page's pace has passed.
+      await until(
+        async () => (await hub.tenant.call("GET", "/api/patients", { token: hub.tenant.authorToken })).status === 200,
+        10_000,
+        200,
+      );
+    },
+  );
 });
 
 /** A valid national id number (GB 11643) born 1950-01-01, numbered `n`. */

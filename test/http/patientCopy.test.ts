@@ -309,35 +309,42 @@ describe("a patient's copy (contract G.1)", function () {
     expect((await call("GET", "/api/patients/P001/copy")).status, "no credential").to.equal(401);
   });
 
-  it("answers 404 with a sentence for an unknown patient, and for another ward's patient to an administrator of some wards, and records the attempt", async () => {
-    const unknown = await download("/api/patients/P404/copy", ADMIN);
-    expect(unknown.status).to.equal(404);
-    expect(JSON.parse(unknown.bytes.toString())).to.deep.include({
-      error: "No patient P404 in this tenant; GET /api/patients lists them.",
-      code: "patient-not-found",
-    });
+  it(
+    "answers 404 with a sentence for an unknown patient, and for another ward's patient to an administrator of " +
+      "some wards, and records the attempt",
+    async () => {
+      const unknown = await download("/api/patients/P404/copy", ADMIN);
+      expect(unknown.status).to.equal(404);
+      expect(JSON.parse(unknown.bytes.toString())).to.deep.include({
+        error: "No patient P404 in this tenant; GET /api/patients lists them.",
+        code: "patient-not-found",
+      });
 
-    const wardA = await tokenWith({ roles: ["admin"], wards: ["A"] });
-    expect((await download("/api/patients/P001/copy", wardA)).status, "a patient of the administrator's ward").to.equal(
-      200,
-    );
-    const other = await download("/api/patients/P900/copy", wardA);
-    expect(other.status).to.equal(404);
-    expect(JSON.parse(other.bytes.toString()).error).to.equal(
-      "No patient P900 in this tenant; GET /api/patients lists them.",
-    );
-    const attempt = await until(
-      async () => (await accessLogOf("P900")).find((record) => record.requestId === other.requestId),
-      5000,
-    );
-    expect(attempt).to.deep.include({ action: "GET /api/patients/{patientRef}/copy", outcome: "not-found" });
+      const wardA = await tokenWith({ roles: ["admin"], wards: ["A"] });
+      expect(
+        (await download("/api/patients/P001/copy", wardA)).status,
+        "a patient of the administrator's ward",
+      ).to.equal(200);
+      const other = await download("/api/patients/P900/copy", wardA);
+      expect(other.status).to.equal(404);
+      expect(JSON.parse(other.bytes.toString()).error).to.equal(
+        "No patient P900 in this tenant; GET /api/patients lists them.",
+      );
+      const attempt = await until(
+        async () => (await accessLogOf("P900")).find((record) => record.requestId === other.requestId),
+        5000,
+      );
+      expect(attempt).to.deep.include({ action: "GET /api/patients/{patientRef}/copy", outcome: "not-found" });
 
-    expect((await call("GET", "/api/patients/-P001/copy", { token: ADMIN })).status, "not a patientRef").to.equal(400);
-    const head = await fetch(`${service.url}/api/patients/P001/copy`, {
-      method: "HEAD",
-      headers: { authorization: `Bearer ${ADMIN}`, "x-service-tenant": "h1" },
-    });
-    expect(head.status, "HEAD: the headers only").to.equal(200);
-    expect(head.headers.get("content-type")).to.equal("application/zip");
-  });
+      expect((await call("GET", "/api/patients/-P001/copy", { token: ADMIN })).status, "not a patientRef").to.equal(
+        400,
+      );
+      const head = await fetch(`${service.url}/api/patients/P001/copy`, {
+        method: "HEAD",
+        headers: { authorization: `Bearer ${ADMIN}`, "x-service-tenant": "h1" },
+      });
+      expect(head.status, "HEAD: the headers only").to.equal(200);
+      expect(head.headers.get("content-type")).to.equal("application/zip");
+    },
+  );
 });

@@ -152,7 +152,11 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
       const late = await claim("OV-1", chen, "P001", read.etag);
       expect([late.status, late.body.code]).to.deep.equal([409, "queue-entry-changed"]);
       expect(late.body.error).to.match(
-        /^This report changed since you read it: since "report-1" it was dismissed by Nurse Wang at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(reason: "sent to the wrong centre"\)\. Nothing was done\. It is now "report-2"/,
+        new RegExp(
+          String.raw`^This report changed since you read it: since "report-1" it was dismissed by Nurse Wang at ` +
+            String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(reason: "sent to the wrong centre"\)\. Nothing was done\. ` +
+            String.raw`It is now "report-2"`,
+        ),
       );
       expect(await decisions("OV-1"), "the dismissal stands, no claim over it").to.deep.equal([
         "RECEIVED Central lab LIS",
@@ -167,7 +171,10 @@ describe("no oracle, no silent override (issue #51 deliverable 6)", () => {
       const blind = await claim("OV-2", chen, "P001");
       expect([blind.status, blind.body.code]).to.deep.equal([409, "report-dismissed"]);
       expect(blind.body.error).to.match(
-        /^This report no longer awaits claim: it was dismissed by Nurse Wang at .* \(reason: "duplicate"\)\. To claim it all the same, send the claim again with If-Match: "report-2"/,
+        new RegExp(
+          String.raw`^This report no longer awaits claim: it was dismissed by Nurse Wang at .* \(reason: "duplicate"\)\. ` +
+            String.raw`To claim it all the same, send the claim again with If-Match: "report-2"`,
+        ),
       );
       const { etag } = await historyOf("OV-2");
       expect((await claim("OV-2", chen, "P001", etag)).status).to.equal(200);

@@ -70,38 +70,42 @@ describe("reports (/api/reports)", () => {
     expect((await call("GET", "/api/reports/broken/view?version=draft")).status).to.equal(404);
   });
 
-  it("takes a chart's series names (labels) and sends them with the spec; refuses a name for a column the chart does not plot, saying how to fix it", async () => {
-    const withLabels = (labels: unknown) => ({
-      ...adequacySpec,
-      nodes: adequacySpec.nodes.map((node) => (node.id === "trend" ? { ...node, y2: ["n"], labels } : node)),
-    });
-    const saved = await asAuthor("PUT", "/api/reports/hb-named/draft", {
-      spec: withLabels({ hgb: "Hb (g/L)", n: "Results" }),
-    });
-    expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
-    const viewed = await call("GET", "/api/reports/hb-named/view?version=draft");
-    expect(viewed.body.spec.nodes.find((node: { id: string }) => node.id === "trend").labels).to.deep.equal({
-      hgb: "Hb (g/L)",
-      n: "Results",
-    });
+  it(
+    "takes a chart's series names (labels) and sends them with the spec; refuses a name for a column the chart " +
+      "does not plot, saying how to fix it",
+    async () => {
+      const withLabels = (labels: unknown) => ({
+        ...adequacySpec,
+        nodes: adequacySpec.nodes.map((node) => (node.id === "trend" ? { ...node, y2: ["n"], labels } : node)),
+      });
+      const saved = await asAuthor("PUT", "/api/reports/hb-named/draft", {
+        spec: withLabels({ hgb: "Hb (g/L)", n: "Results" }),
+      });
+      expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+      const viewed = await call("GET", "/api/reports/hb-named/view?version=draft");
+      expect(viewed.body.spec.nodes.find((node: { id: string }) => node.id === "trend").labels).to.deep.equal({
+        hgb: "Hb (g/L)",
+        n: "Results",
+      });
 
-    const stray = await asAuthor("PUT", "/api/reports/hb-named/draft", {
-      spec: withLabels({ hgb: "Hb", ktv: "spKt/V" }),
-    });
-    expect(stray.status).to.equal(400);
-    expect(stray.body.error)
-      .to.include("spec.nodes[1].labels.ktv")
-      .and.include('"ktv", which is not a column of y or y2: use one of hgb, n as the key, or add "ktv" to y or y2.');
-    const alike = await asAuthor("PUT", "/api/reports/hb-named/draft", { spec: withLabels({ hgb: "Hb", n: "Hb" }) });
-    expect(alike.status).to.equal(400);
-    expect(alike.body.error)
-      .to.include("spec.nodes[1].labels")
-      .and.include("give each plotted column a name of its own");
-    const long = await asAuthor("PUT", "/api/reports/hb-named/draft", { spec: withLabels({ hgb: "x".repeat(101) }) });
-    expect(long.status).to.equal(400);
-    expect(long.body.error).to.include("spec.nodes[1].labels.hgb").and.include("at most 100 characters");
-    await asAuthor("DELETE", "/api/reports/hb-named/draft");
-  });
+      const stray = await asAuthor("PUT", "/api/reports/hb-named/draft", {
+        spec: withLabels({ hgb: "Hb", ktv: "spKt/V" }),
+      });
+      expect(stray.status).to.equal(400);
+      expect(stray.body.error)
+        .to.include("spec.nodes[1].labels.ktv")
+        .and.include('"ktv", which is not a column of y or y2: use one of hgb, n as the key, or add "ktv" to y or y2.');
+      const alike = await asAuthor("PUT", "/api/reports/hb-named/draft", { spec: withLabels({ hgb: "Hb", n: "Hb" }) });
+      expect(alike.status).to.equal(400);
+      expect(alike.body.error)
+        .to.include("spec.nodes[1].labels")
+        .and.include("give each plotted column a name of its own");
+      const long = await asAuthor("PUT", "/api/reports/hb-named/draft", { spec: withLabels({ hgb: "x".repeat(101) }) });
+      expect(long.status).to.equal(400);
+      expect(long.body.error).to.include("spec.nodes[1].labels.hgb").and.include("at most 100 characters");
+      await asAuthor("DELETE", "/api/reports/hb-named/draft");
+    },
+  );
 
   it("publishes the draft as v1, the current version, with its audit", async () => {
     const published = await asAuthor("POST", "/api/reports/hb-monthly/publish", { mode: "dynamic", note: "first" });
@@ -192,7 +196,9 @@ describe("reports (/api/reports)", () => {
       severity: "info",
       where: "drills.byMonth.args[0]",
       message:
-        'The drill argument "month" has the name of the filter "month": in drill "byMonth", {{month}} is the clicked row\'s value, not the filter\'s. Rename one of them if the drill\'s queries should also follow the filter.',
+        'The drill argument "month" has the name of the filter "month": in drill "byMonth", {{month}} is the ' +
+        "clicked row's value, not the filter's. Rename one of them if the drill's queries should also " +
+        "follow the filter.",
     });
 
     const report = await call("POST", "/api/reports/hb-shadow/data", { body: {} });

@@ -124,7 +124,8 @@ describe("projection rebuild", () => {
     const oldSchema = await database.db.query(
       "select 1 from information_schema.schemata where schema_name = 'proj_rebuilt_g1'",
     );
-    expect(oldSchema.rowCount, "the retired generation's tables are dropped").to.equal(0); // Issue #35: the new generation serves with its statistics gathered, whatever autovacuum does.
+    expect(oldSchema.rowCount, "the retired generation's tables are dropped").to.equal(0);
+    // Issue #35: the new generation serves with its statistics gathered, whatever autovacuum does.
     const stats = await database.db.query(
       "select count(*)::int as columns from pg_stats where schemaname = 'proj_rebuilt_g2' and tablename = 'rebuilt_seen'",
     );
@@ -185,7 +186,8 @@ describe("projection rebuild", () => {
     const lastAnalyzed = async () =>
       (
         await database.db.query(
-          "select relname, last_analyze from pg_stat_user_tables where schemaname = 'public' and relname in ('events', 'projection_generations') order by relname",
+          "select relname, last_analyze from pg_stat_user_tables where schemaname = 'public' and relname in " +
+            "('events', 'projection_generations') order by relname",
         )
       ).rows;
     await appendCounted(database.db, "a", 0, 10);
@@ -248,102 +250,106 @@ describe("projection rebuild", () => {
     expect(await contents(database.db, "finished_seen")).to.have.length(20);
   });
 
-  it("after a load by set, builds the indexes it deferred beside the finish steps reading the table, and finishes before it applies the events that came meanwhile", async function () {
-    this.timeout(60_000);
-    await appendCounted(database.db, "a", 0, 10);
-    const happened: string[] = [];
-    // Whether the primary key's index is built while the step asking holds the table open for
-    // reading (a finish step counting its rows), seen from another session.
-    const keyBuiltBeside = async (tx: Tx) => {
-      await tx.query("select count(*) from setloaded_seen");
-      const { rows } = await tx.query("select current_schema() as schema");
-      for (
-        const deadline = Date.now() + 10_000;
-        Date.now() < deadline;
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      ) {
-        const built = await database.db.query("select to_regclass($1) is not null as built", [
-          `${rows[0].schema}.setloaded_seen_pkey`,
-        ]);
-        if (built.rows[0].built) return true;
-      }
-      return false;
-    };
-    const projection: Projection = {
-      name: "setloaded",
-      version: 1,
-      handles: ["Counted"],
-      tables: ["setloaded_seen"],
-      async setup(tx) {
-        await tx.query(
-          "create table setloaded_seen (position bigint primary key, tenant text not null, n integer, loading boolean not null)",
-        );
-        await tx.query("create index setloaded_by_n on setloaded_seen (n)");
-      },
-      async loadThrough(tx, through) {
-        await deferIndexes(tx, ["setloaded_seen"]);
-        await tx.query(
-          `insert into setloaded_seen select position, tenant, (data->>'n')::int, true from events e where type = 'Counted' and ${upTo("e")}`,
-          throughParams(through),
-        );
-        const { rows } = await tx.query(
-          "select count(*)::int as n from pg_indexes where tablename = 'setloaded_seen' and schemaname = current_schema()",
-        );
-        happened.push(`load without ${2 - rows[0].n} of 2 indexes`);
-        // Appended and committed while the load's transaction is open: past its checkpoint.
-        await appendCounted(database.db, "late", 0, 3);
-      },
-      finishLoad: [
-        {
-          name: "finish",
-          run: async (tx) =>
-            happened.push((await keyBuiltBeside(tx)) ? "finish, the key built beside it" : "finish, the key waiting"),
-        },
-      ],
-      async apply(tx, event) {
-        await this.applyBatch!(tx, [event]);
-      },
-      async applyBatch(tx, events, context) {
-        happened.push(`batch loading=${context?.loading}`);
-        for (const event of events)
-          await tx.query("insert into setloaded_seen values ($1, $2, $3, $4)", [
-            event.position,
-            event.tenant,
-            (event.data as { n: number }).n,
-            context?.loading ?? false,
+  it(
+    "after a load by set, builds the indexes it deferred beside the finish steps reading the table, and finishes " +
+      "before it applies the events that came meanwhile",
+    async function () {
+      this.timeout(60_000);
+      await appendCounted(database.db, "a", 0, 10);
+      const happened: string[] = [];
+      // Whether the primary key's index is built while the step asking holds the table open for
+      // reading (a finish step counting its rows), seen from another session.
+      const keyBuiltBeside = async (tx: Tx) => {
+        await tx.query("select count(*) from setloaded_seen");
+        const { rows } = await tx.query("select current_schema() as schema");
+        for (
+          const deadline = Date.now() + 10_000;
+          Date.now() < deadline;
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        ) {
+          const built = await database.db.query("select to_regclass($1) is not null as built", [
+            `${rows[0].schema}.setloaded_seen_pkey`,
           ]);
-      },
-    };
-    expect((await prepareProjections(database.db, [projection], silentLogger)).map((p) => p.name)).to.deep.equal([
-      "setloaded",
-    ]);
-    const result = await rebuildProjection(database.db, projection, silentLogger);
-    expect(result).to.include({ status: "rebuilt", loadedAtOnce: 10 });
-    expect(happened).to.deep.equal([
-      "load without 2 of 2 indexes",
-      "finish, the key built beside it",
-      "batch loading=false",
-    ]);
-    const schema = (await findLive(database.db, "setloaded"))!.schemaName;
-    const indexes = await database.db.query("select indexname from pg_indexes where schemaname = $1 order by 1", [
-      schema,
-    ]);
-    expect(
-      indexes.rows.map((row) => row.indexname),
-      "the indexes built again, the record of them gone",
-    ).to.deep.equal(["setloaded_by_n", "setloaded_seen_pkey"]);
-    const key = await database.db.query("select contype from pg_constraint where conrelid = $1::regclass", [
-      `${schema}.setloaded_seen`,
-    ]);
-    expect(key.rows, "the primary key a constraint again").to.deep.equal([{ contype: "p" }]);
-    const rows = await database.db.query(
-      "select loading, count(*)::int as n from read.setloaded_seen group by 1 order by 1",
-    );
-    expect(rows.rows).to.deep.equal([
-      { loading: false, n: 3 },
-      { loading: true, n: 10 },
-    ]);
-  });
+          if (built.rows[0].built) return true;
+        }
+        return false;
+      };
+      const projection: Projection = {
+        name: "setloaded",
+        version: 1,
+        handles: ["Counted"],
+        tables: ["setloaded_seen"],
+        async setup(tx) {
+          await tx.query(
+            "create table setloaded_seen (position bigint primary key, tenant text not null, n integer, loading boolean not null)",
+          );
+          await tx.query("create index setloaded_by_n on setloaded_seen (n)");
+        },
+        async loadThrough(tx, through) {
+          await deferIndexes(tx, ["setloaded_seen"]);
+          await tx.query(
+            `insert into setloaded_seen select position, tenant, (data->>'n')::int, true from events e where type = 'Counted' and ${upTo("e")}`,
+            throughParams(through),
+          );
+          const { rows } = await tx.query(
+            "select count(*)::int as n from pg_indexes where tablename = 'setloaded_seen' and schemaname = current_schema()",
+          );
+          happened.push(`load without ${2 - rows[0].n} of 2 indexes`);
+          // Appended and committed while the load's transaction is open: past its checkpoint.
+          await appendCounted(database.db, "late", 0, 3);
+        },
+        finishLoad: [
+          {
+            name: "finish",
+            run: async (tx) =>
+              happened.push((await keyBuiltBeside(tx)) ? "finish, the key built beside it" : "finish, the key waiting"),
+          },
+        ],
+        async apply(tx, event) {
+          await this.applyBatch!(tx, [event]);
+        },
+        async applyBatch(tx, events, context) {
+          happened.push(`batch loading=${context?.loading}`);
+          for (const event of events)
+            await tx.query("insert into setloaded_seen values ($1, $2, $3, $4)", [
+              event.position,
+              event.tenant,
+              (event.data as { n: number }).n,
+              context?.loading ?? false,
+            ]);
+        },
+      };
+      expect((await prepareProjections(database.db, [projection], silentLogger)).map((p) => p.name)).to.deep.equal([
+        "setloaded",
+      ]);
+      const result = await rebuildProjection(database.db, projection, silentLogger);
+      expect(result).to.include({ status: "rebuilt", loadedAtOnce: 10 });
+      expect(happened).to.deep.equal([
+        "load without 2 of 2 indexes",
+        "finish, the key built beside it",
+        "batch loading=false",
+      ]);
+      const schema = (await findLive(database.db, "setloaded"))!.schemaName;
+      const indexes = await database.db.query("select indexname from pg_indexes where schemaname = $1 order by 1", [
+        schema,
+      ]);
+      expect(
+        indexes.rows.map((row) => row.indexname),
+        "the indexes built again, the record of them gone",
+      ).to.deep.equal(["setloaded_by_n", "setloaded_seen_pkey"]);
+      const key = await database.db.query("select contype from pg_constraint where conrelid = $1::regclass", [
+        `${schema}.setloaded_seen`,
+      ]);
+      expect(key.rows, "the primary key a constraint again").to.deep.equal([{ contype: "p" }]);
+      const rows = await database.db.query(
+        "select loading, count(*)::int as n from read.setloaded_seen group by 1 order by 1",
+      );
+      expect(rows.rows).to.deep.equal([
+        { loading: false, n: 3 },
+        { loading: true, n: 10 },
+      ]);
+    },
+  );
 
   it("tells its progress after every batch: events read, unhandled ones included, of about how many", async function () {
     this.timeout(60_000);

@@ -84,7 +84,8 @@ describe("result summaries (monthly_results, latest_results)", () => {
     ]);
     await caughtUp();
     const { rows: march } = await hub.service.db.query(
-      "select ward, results, patients, below_target, in_target, above_target from read.result_months where std_code = 'HGB' and month = '2026-03-01' order by ward",
+      "select ward, results, patients, below_target, in_target, above_target from read.result_months where " +
+        "std_code = 'HGB' and month = '2026-03-01' order by ward",
     );
     expect(march).to.deep.equal([
       { ward: "A", results: 2, patients: 1, below_target: 1, in_target: 1, above_target: 0 },

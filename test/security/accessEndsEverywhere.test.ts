@@ -249,7 +249,8 @@ async function runningReportQueries(db: {
   query: (sql: string) => Promise<{ rows: Array<{ n: number }> }>;
 }): Promise<number> {
   const { rows } = await db.query(
-    "select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'dialysis-hub-reports' and backend_xmin is not null",
+    "select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = " +
+      "'dialysis-hub-reports' and backend_xmin is not null",
   );
   return rows[0]!.n;
 }

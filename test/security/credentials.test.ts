@@ -182,26 +182,30 @@ describe("security: credentials on every route that needs one", function () {
     }
   });
 
-  it("answers 401 in the envelope (an OperationOutcome for FHIR) to open-API calls without a client key or with a wrong one, 403 for another tenant", async () => {
-    for (const route of routesNeeding("client")) {
-      for (const wrong of [
-        undefined,
-        "Bearer dhk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-        `Bearer ${h1.client.key}x`,
-        `Bearer ${h1.authorToken}`,
-        `Bearer ${ADMIN}`,
-        h1.client.key,
-      ]) {
-        expectRefused(route, await attempt(route, wrong), 401, `with ${String(wrong).slice(0, 12)}…`);
+  it(
+    "answers 401 in the envelope (an OperationOutcome for FHIR) to open-API calls without a client key or with a " +
+      "wrong one, 403 for another tenant",
+    async () => {
+      for (const route of routesNeeding("client")) {
+        for (const wrong of [
+          undefined,
+          "Bearer dhk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+          `Bearer ${h1.client.key}x`,
+          `Bearer ${h1.authorToken}`,
+          `Bearer ${ADMIN}`,
+          h1.client.key,
+        ]) {
+          expectRefused(route, await attempt(route, wrong), 401, `with ${String(wrong).slice(0, 12)}…`);
+        }
+        expectRefused(
+          route,
+          await attempt(route, `Bearer ${h1.client.key}`, "h2"),
+          403,
+          "with h1's key and X-Service-Tenant h2",
+        );
       }
-      expectRefused(
-        route,
-        await attempt(route, `Bearer ${h1.client.key}`, "h2"),
-        403,
-        "with h1's key and X-Service-Tenant h2",
-      );
-    }
-  });
+    },
+  );
 
   it("takes no credential for viewing, and keeps the tenant of X-Service-Tenant whatever token comes along", async () => {
     for (const route of routesNeeding("viewing")) {

@@ -206,7 +206,8 @@ describe("the report role's limits (E.5)", function () {
     it("holds its sessions to the report role's work_mem and temp_file_limit: a query that spills more fails in its own place", async () => {
       const queries = await onQualitySource(qualityUrl, {
         settings:
-          "select current_setting('work_mem') as work_mem, current_setting('temp_file_limit') as temp_file_limit, current_setting('track_activities') as tracked",
+          "select current_setting('work_mem') as work_mem, current_setting('temp_file_limit') as " +
+          "temp_file_limit, current_setting('track_activities') as tracked",
         sorted: "select count(*) as n from (select g from generate_series(1, 500000) g order by md5(g::text)) s",
         fine: "select ward from audits",
       });

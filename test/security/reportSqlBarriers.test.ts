@@ -172,7 +172,8 @@ describe("security: what report SQL can do", function () {
       async () =>
         (
           await hub.service.db.query(
-            "select 1 from projection_generations g where g.state = 'live' and exists (select 1 from events e where (e.transaction_id, e.position) > (g.last_tx, g.last_position))",
+            "select 1 from projection_generations g where g.state = 'live' and exists (select 1 from events e " +
+              "where (e.transaction_id, e.position) > (g.last_tx, g.last_position))",
           )
         ).rowCount === 0,
       60_000,
@@ -187,8 +188,11 @@ describe("security: what report SQL can do", function () {
     const outcomes = WRITING.map((sql, i) => [sql, data.body.queries[`q${i}`]] as const);
     // What writes or takes another role fails; the rest (reset role, set, do, prepare, listen, notify,
     // lo_create, set_config of a setting, an advisory lock) may run, but must leave nothing behind.
-    const mustFail =
-      /^(insert|update|delete|merge|truncate|copy|set role|set session|create|drop|grant|lock|explain|select 1;|with gone|select \* into|select \* from lab_results for|select set_config\('role'|select query_to_xml)/;
+    const mustFail = new RegExp(
+      String.raw`^(insert|update|delete|merge|truncate|copy|set role|set session|create|drop|grant|lock|explain|` +
+        String.raw`select 1;|with gone|select \* into|select \* from lab_results for|select set_config\('role'|` +
+        String.raw`select query_to_xml)`,
+    );
     for (const [sql, outcome] of outcomes.filter(([sql]) => mustFail.test(sql)))
       expect(outcome, sql).to.have.property("error").that.is.a("string");
     expect({
@@ -209,7 +213,9 @@ describe("security: what report SQL can do", function () {
     // (Report SQL may no longer read pg_prepared_statements: a prepared statement left behind shows
     // as "already exists" when the same name is prepared again.)
     const next = await runPastTheSaveCheck(south, "south", "settings", {
-      s: "select current_setting('DateStyle') as style, current_setting('role') as role, current_setting('transaction_read_only') as ro, date '2026-03-01' as d",
+      s:
+        "select current_setting('DateStyle') as style, current_setting('role') as role, " +
+        "current_setting('transaction_read_only') as ro, date '2026-03-01' as d",
       p: "prepare planted as select 1",
     });
     expect(next.s!.rows).to.deep.equal([["ISO, MDY", "none", "on", "2026-03-01"]]);
@@ -371,7 +377,8 @@ describe("security: what report SQL can do", function () {
     });
     expect(refusedAtSave.status).to.equal(400);
     expect(refusedAtSave.body.error).to.equal(
-      "spec.queries.stall.sql: The query calls txid_current(), which takes a transaction id, which holds back every reader of new results until the report ends, but a query may only read: remove it.",
+      "spec.queries.stall.sql: The query calls txid_current(), which takes a transaction id, which holds back " +
+        "every reader of new results until the report ends, but a query may only read: remove it.",
     );
     const started = Date.now();
     const queries = await runPastTheSaveCheck(south, "south", "stalling", {

@@ -154,10 +154,13 @@ describe("security: ward scope in report SQL (G.1)", function () {
       setConfig:
         "select set_config('app.wards', '', false) as s, (select count(*) from patients where ward = '5B') as n",
       setting:
-        "select coalesce(current_setting('app.wards', true), '') || coalesce(current_setting('app.tenant', true), '') as s, (select count(*) from patients where ward <> '3A') as n",
+        "select coalesce(current_setting('app.wards', true), '') || coalesce(current_setting('app.tenant', " +
+        "true), '') as s, (select count(*) from patients where ward <> '3A') as n",
       cte: "with every_result as (select * from lab_results) select count(*) from every_result where ward is distinct from '3A'",
       union:
-        "select count(*) from (select patient_ref from patients union select patient_ref from lab_reports union select patient_ref from exam_reports) u where patient_ref is distinct from 'WS-3A' and patient_ref <> 'P001'",
+        "select count(*) from (select patient_ref from patients union select patient_ref from lab_reports " +
+        "union select patient_ref from exam_reports) u where patient_ref is distinct from 'WS-3A' and " +
+        "patient_ref <> 'P001'",
       subselect:
         "select (select count(*) from patients p where p.ward in (select ward from monthly_results where ward <> '3A')) as n",
       function: "select count(*) from lab_results where upper(coalesce(ward, 'none')) <> '3A'",
@@ -258,26 +261,30 @@ describe("security: ward scope in report SQL (G.1)", function () {
       expect(sheets).not.to.include("WS-NOWARD");
     });
 
-    it("shows a caller of one ward a snapshot as frozen for that ward, one of several wards none of its frozen rows, and its live drill in their wards", async () => {
-      const { call } = hub.tenant;
-      const scoped = await call("POST", "/api/reports/ward-snapshot/data", { token: scoped3A, body: {} });
-      expect(scoped.body.queries.list.rows, "the 3A freeze of the same publishing").to.deep.equal([
-        ["WS-3A", "病人WS-3A", "3A"],
-      ]);
-      expect(scoped.body.queries.counts.rows).to.deep.equal([["3A", 3]]);
-      const viewed = await call("GET", "/api/reports/ward-snapshot/view", { token: scoped3A });
-      expect(JSON.stringify(viewed.body)).not.to.include("WS-5B");
-      const twoWards = await tokenWith("Nurse of 3A and 5B", { roles: ["viewer"], wards: ["3A", "5B"] });
-      const several = await call("POST", "/api/reports/ward-snapshot/data", { token: twoWards, body: {} });
-      expect(several.body.queries.list).to.deep.equal({ error: FROZEN_FOR_EVERY_WARD });
-      const drill = await call("POST", "/api/reports/ward-snapshot/drill", {
-        token: scoped3A,
-        body: { drill: "results", args: {} },
-      });
-      expect(drill.body.queries.rows.rows).to.deep.equal([["WS-3A", "3A"]]);
-      const every = await call("POST", "/api/reports/ward-snapshot/data", { token: everyWard, body: {} });
-      expect(every.body.queries.list.rows).to.have.length(3);
-    });
+    it(
+      "shows a caller of one ward a snapshot as frozen for that ward, one of several wards none of its frozen " +
+        "rows, and its live drill in their wards",
+      async () => {
+        const { call } = hub.tenant;
+        const scoped = await call("POST", "/api/reports/ward-snapshot/data", { token: scoped3A, body: {} });
+        expect(scoped.body.queries.list.rows, "the 3A freeze of the same publishing").to.deep.equal([
+          ["WS-3A", "病人WS-3A", "3A"],
+        ]);
+        expect(scoped.body.queries.counts.rows).to.deep.equal([["3A", 3]]);
+        const viewed = await call("GET", "/api/reports/ward-snapshot/view", { token: scoped3A });
+        expect(JSON.stringify(viewed.body)).not.to.include("WS-5B");
+        const twoWards = await tokenWith("Nurse of 3A and 5B", { roles: ["viewer"], wards: ["3A", "5B"] });
+        const several = await call("POST", "/api/reports/ward-snapshot/data", { token: twoWards, body: {} });
+        expect(several.body.queries.list).to.deep.equal({ error: FROZEN_FOR_EVERY_WARD });
+        const drill = await call("POST", "/api/reports/ward-snapshot/drill", {
+          token: scoped3A,
+          body: { drill: "results", args: {} },
+        });
+        expect(drill.body.queries.rows.rows).to.deep.equal([["WS-3A", "3A"]]);
+        const every = await call("POST", "/api/reports/ward-snapshot/data", { token: everyWard, body: {} });
+        expect(every.body.queries.list.rows).to.have.length(3);
+      },
+    );
 
     it("shows a snapshot a 3A author froze to callers within 3A, and to no caller of another ward", async () => {
       const { call } = hub.tenant;

@@ -107,32 +107,36 @@ describe("exports nobody reads (issue #52, finding 4)", function () {
     return { ms: Date.now() - started, ...answer.body.queries.one };
   }
 
-  it("answers another caller of the same tenant and a third tenant within seconds while eight exports of two tenants stall, and cuts every stalled one", async () => {
-    const stalled = await Promise.all([
-      ...["10.1.0.1", "10.1.0.2", "10.1.0.3", "10.1.0.4"].map((address) => stalledExport("north", address)),
-      ...["10.2.0.1", "10.2.0.2", "10.2.0.3", "10.2.0.4"].map((address) => stalledExport("south", address)),
-    ]);
-    // The exports are under way (their cursors open) before the others ask.
-    await until(async () => (await reportTransactions()) >= 4, 10_000);
+  it(
+    "answers another caller of the same tenant and a third tenant within seconds while eight exports of two " +
+      "tenants stall, and cuts every stalled one",
+    async () => {
+      const stalled = await Promise.all([
+        ...["10.1.0.1", "10.1.0.2", "10.1.0.3", "10.1.0.4"].map((address) => stalledExport("north", address)),
+        ...["10.2.0.1", "10.2.0.2", "10.2.0.3", "10.2.0.4"].map((address) => stalledExport("south", address)),
+      ]);
+      // The exports are under way (their cursors open) before the others ask.
+      await until(async () => (await reportTransactions()) >= 4, 10_000);
 
-    const [sameTenant, thirdTenant] = await Promise.all([smallData("north"), smallData("east")]);
-    expect(sameTenant, "north's own data call").to.deep.include({ rows: [[1]] });
-    expect(thirdTenant, "east's data call").to.deep.include({ rows: [[1]] });
-    expect(sameTenant.ms, "north's call did not wait for the exports' turns").to.be.below(3000);
-    expect(thirdTenant.ms, "east's call did not wait for a report connection").to.be.below(3000);
+      const [sameTenant, thirdTenant] = await Promise.all([smallData("north"), smallData("east")]);
+      expect(sameTenant, "north's own data call").to.deep.include({ rows: [[1]] });
+      expect(thirdTenant, "east's data call").to.deep.include({ rows: [[1]] });
+      expect(sameTenant.ms, "north's call did not wait for the exports' turns").to.be.below(3000);
+      expect(thirdTenant.ms, "east's call did not wait for a report connection").to.be.below(3000);
 
-    // Every export that got a turn is cut once its buffers are full and nothing moves (those that
-    // waited get the turns given back, and are cut in their turn): the turns, report connections
-    // and transactions are all back long before REPORT_EXPORT_MAX_MS.
-    await until(async () => (await reportTransactions()) === 0, 30_000, 200);
-    const cut = warnings.filter((line) => line.msg === STALLED_RESPONSE_SENTENCE);
-    expect(cut.length, "the cuts, each logged with a fixed sentence").to.be.at.least(4);
-    expect(cut[0]).to.include({ request: "POST /api/reports/big/export/xlsx" });
-    expect(stalled).to.have.length(8);
-    const after = await smallData("north");
-    expect(after).to.deep.include({ rows: [[1]] });
-    expect(after.ms).to.be.below(2000);
-  });
+      // Every export that got a turn is cut once its buffers are full and nothing moves (those that
+      // waited get the turns given back, and are cut in their turn): the turns, report connections
+      // and transactions are all back long before REPORT_EXPORT_MAX_MS.
+      await until(async () => (await reportTransactions()) === 0, 30_000, 200);
+      const cut = warnings.filter((line) => line.msg === STALLED_RESPONSE_SENTENCE);
+      expect(cut.length, "the cuts, each logged with a fixed sentence").to.be.at.least(4);
+      expect(cut[0]).to.include({ request: "POST /api/reports/big/export/xlsx" });
+      expect(stalled).to.have.length(8);
+      const after = await smallData("north");
+      expect(after).to.deep.include({ rows: [[1]] });
+      expect(after.ms).to.be.below(2000);
+    },
+  );
 
   it("cuts a stalled export a few seconds after its reader stopped taking bytes, and gives its turn and connection back", async () => {
     const cutBefore = warnings.filter((line) => line.msg === STALLED_RESPONSE_SENTENCE).length;
@@ -179,7 +183,8 @@ describe("exports nobody reads (issue #52, finding 4)", function () {
     expect(refused.headers.get("retry-after")).to.equal("5");
     expect(refused.body).to.deep.equal({
       error:
-        "This address already has 2 exports under way without a credential; wait for one to finish, or sign in (a signed-in person's exports are not counted per address).",
+        "This address already has 2 exports under way without a credential; wait for one to finish, or sign in " +
+        "(a signed-in person's exports are not counted per address).",
       code: "exports-per-address",
     });
     // docx counts with them; another address, or a credential, is not held up.

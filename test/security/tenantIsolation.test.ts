@@ -86,7 +86,10 @@ function northAlert({ north }: World) {
 }
 
 let northsMapping: Promise<string> | null = null;
-/** North's report with an item no dictionary entry matches (NORTH-LOCAL), and north's mapping of another item (NORTH-MAPPED): made the first time a case asks. */
+/**
+ * North's report with an item no dictionary entry matches (NORTH-LOCAL), and north's mapping of
+ * another item (NORTH-MAPPED): made the first time a case asks.
+ */
 function northMapping({ north }: World) {
   northsMapping ??= (async () => {
     const pushed = await north.push("lab", [
@@ -141,7 +144,8 @@ async function southsDay(service: RunningService) {
     ).rows.map((r) => r.external_id as string);
   const unmatched = await service.db.query(
     `select count(*)::int as n from (select matched, dismissed_at from read.lab_reports where tenant = 'south' and reported_at::date = '2026-03-02'
-     union all select matched, dismissed_at from read.exam_reports where tenant = 'south' and reported_at::date = '2026-03-02') r where not matched and dismissed_at is null`,
+     union all select matched, dismissed_at from read.exam_reports where tenant = 'south'
+       and reported_at::date = '2026-03-02') r where not matched and dismissed_at is null`,
   );
   return { lab: await ids("lab_reports"), exam: await ids("exam_reports"), unmatched: unmatched.rows[0].n as number };
 }
@@ -515,7 +519,9 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
   "GET /api/alerts/count": async (world) => {
     await northAlert(world);
     const { rows } = await world.service.db.query(
-      "select count(*)::int as n, (count(*) filter (where kind = 'CRITICAL'))::int as critical, (count(*) filter (where kind = 'DELTA'))::int as delta from read.alerts where tenant = 'south' and acknowledged_at is null and closed_at is null and handled_as is null",
+      "select count(*)::int as n, (count(*) filter (where kind = 'CRITICAL'))::int as critical, (count(*) " +
+        "filter (where kind = 'DELTA'))::int as delta from read.alerts where tenant = 'south' and " +
+        "acknowledged_at is null and closed_at is null and handled_as is null",
     );
     expect((await world.south.asAuthor("GET", "/api/alerts/count")).body).to.deep.equal({
       open: rows[0].n,

@@ -171,7 +171,8 @@ describe("demo data (src/demo)", () => {
 
     it("pushed lab reports across at least 12 distinct months, some of them waiting in the unmatched queue", async () => {
       const { rows } = await hub.service.db.query(
-        "select count(distinct date_trunc('month', reported_at))::int as months, count(*)::int as reports, count(*) filter (where not matched)::int as unmatched from read.lab_reports where tenant = 'demo'",
+        "select count(distinct date_trunc('month', reported_at))::int as months, count(*)::int as reports, " +
+          "count(*) filter (where not matched)::int as unmatched from read.lab_reports where tenant = 'demo'",
       );
       expect(rows[0].months).to.be.at.least(12);
       expect(rows[0].reports).to.equal(
@@ -202,7 +203,8 @@ describe("demo data (src/demo)", () => {
       // Every item of every report mapped to the dictionary (standard codes, aliases, English names)
       // but the emergency laboratory's own codes, there to try the Item mappings page on (issue #54).
       const { rows: items } = await hub.service.db.query(
-        "select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = 'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'",
+        "select count(*) filter (where std_code is null)::int as unmapped, count(*) filter (where std_code = " +
+          "'HGB' and unit = 'g/dL')::int as gdl from read.lab_results where tenant = 'demo'",
       );
       expect(items[0].unmapped).to.equal(2 * loaded.unmappedReports);
       const listed = await call("GET", "/api/dictionary/unmapped", { token: loaded.authorToken, tenant: "demo" });

@@ -12,7 +12,11 @@ const INTERNALS: ReadonlyArray<[string, RegExp]> = [
   ["a server path", new RegExp(`${escapeRegExp(process.cwd())}|node_modules|file:///`)],
   [
     "a JavaScript error",
-    /\b(?:TypeError|RangeError|ReferenceError|SyntaxError|Maximum call stack|is not a function|Cannot read propert|Unexpected token|(?:undefined|null) is not (?:a function|an object|iterable)|\[object Object\])/,
+    new RegExp(
+      String.raw`\b(?:TypeError|RangeError|ReferenceError|SyntaxError|Maximum call stack|is not a function|` +
+        String.raw`Cannot read propert|Unexpected token|(?:undefined|null) is not (?:a function|an object|iterable)|` +
+        String.raw`\[object Object\])`,
+    ),
   ],
   [
     "an internal relation",
@@ -28,7 +32,12 @@ const INTERNALS: ReadonlyArray<[string, RegExp]> = [
 const DATABASE_WORDS: ReadonlyArray<[string, RegExp]> = [
   [
     "a database error",
-    /syntax error at or near|violates (?:unique|check|foreign key|not-null) constraint|duplicate key value|relation "[^"]+" does not exist|invalid input syntax for|unsupported Unicode escape|invalid byte sequence|current transaction is aborted|permission denied for|\bERROR:\s/i,
+    new RegExp(
+      String.raw`syntax error at or near|violates (?:unique|check|foreign key|not-null) constraint|duplicate key value|` +
+        String.raw`relation "[^"]+" does not exist|invalid input syntax for|unsupported Unicode escape|` +
+        String.raw`invalid byte sequence|current transaction is aborted|permission denied for|\bERROR:\s`,
+      "i",
+    ),
   ],
 ];
 
@@ -139,5 +148,8 @@ export function describeExchange(request: RawRequest, answer: RawAnswer): string
       : Buffer.isBuffer(request.body)
         ? `<${request.body.length} bytes>`
         : request.body.slice(0, 300);
-  return `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers ?? {}).slice(0, 300)} ${body}\n→ ${answer.status} ${answer.text.slice(0, 300)}`;
+  return (
+    `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers ?? {}).slice(0, 300)} ` +
+    `${body}\n→ ${answer.status} ${answer.text.slice(0, 300)}`
+  );
 }

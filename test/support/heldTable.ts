@@ -33,7 +33,8 @@ export async function holdTable(url: string, table: string): Promise<HeldTable> 
         async () => {
           if (ended) throw new Error(`it ended before it waited: ${JSON.stringify(ended)}`);
           const { rows: waiting } = await watcher.query<{ pid: number }>(
-            "select pid from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database() and pid <> $1 and $1 = any(pg_blocking_pids(pid))",
+            "select pid from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database() " +
+              "and pid <> $1 and $1 = any(pg_blocking_pids(pid))",
             [holderPid],
           );
           return waiting[0]?.pid ?? null;

@@ -141,7 +141,9 @@ export function manyChartsSpec(charts: number, points: number) {
     params: [],
     queries: {
       series: {
-        sql: `select g as n, round((100 + 20 * sin(g / 10.0))::numeric, 1) as hgb, round((4.5 + cos(g / 7.0))::numeric, 2) as k from generate_series(1, ${points}) g`,
+        sql:
+          "select g as n, round((100 + 20 * sin(g / 10.0))::numeric, 1) as hgb, round((4.5 + cos(g / " +
+          `7.0))::numeric, 2) as k from generate_series(1, ${points}) g`,
       },
     },
     nodes: Array.from({ length: charts }, (_, i) => ({

@@ -27,7 +27,8 @@ describe("the report editor's JSON paths (web/staff/editor/specPaths.ts)", () =>
 
   it("splits a 400 sentence into its problems, each with its path", () => {
     const sentence =
-      'spec.nodes[0].id: id must be 1 to 64 letters, digits, _ or -, e.g. trend. spec.queries["a b"]: The name "a b" is not allowed: use letters. spec.params[1].label: label must be 1 to 200 characters.';
+      'spec.nodes[0].id: id must be 1 to 64 letters, digits, _ or -, e.g. trend. spec.queries["a b"]: The name ' +
+      '"a b" is not allowed: use letters. spec.params[1].label: label must be 1 to 200 characters.';
     expect(problemsOf(sentence)).to.deep.equal([
       { path: ["nodes", 0, "id"], message: "id must be 1 to 64 letters, digits, _ or -, e.g. trend." },
       { path: ["queries", "a b"], message: 'The name "a b" is not allowed: use letters.' },

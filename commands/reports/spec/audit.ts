@@ -435,7 +435,9 @@ function trialFinding(trial: QueryTrial): Omit<Finding, "where"> | null {
     return {
       rule: RULES.queryUntried,
       severity: "info",
-      message: `The query could not be tried when the draft was saved (${trial.reason.replace(/\.$/, "")}); save again, or preview the draft, to see that it runs.`,
+      message:
+        `The query could not be tried when the draft was saved (${trial.reason.replace(/\.$/, "")}); save again, ` +
+        "or preview the draft, to see that it runs.",
     };
   }
   return null;
@@ -498,7 +500,8 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         RULES.sqlSyntax,
         "high",
         q.where,
-        `The SQL does not parse (${parsed.message}); correct it so that it is one valid SELECT statement (placeholders {{…}} and optional clauses [[…]] are allowed).`,
+        `The SQL does not parse (${parsed.message}); correct it so that it is one valid SELECT statement ` +
+          "(placeholders {{…}} and optional clauses [[…]] are allowed).",
       );
       return;
     }
@@ -518,7 +521,8 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
           RULES.selectStar,
           "low",
           q.where,
-          "The query selects * in its result columns; list the columns the report needs, so that a new or renamed column in the table cannot change the report.",
+          "The query selects * in its result columns; list the columns the report needs, so that a new or " +
+            "renamed column in the table cannot change the report.",
         );
       }
       if (returnsPersonalIdentifier(first, new Map(), new Set())) {
@@ -537,7 +541,9 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         RULES.volatileFunction,
         "high",
         q.where,
-        `The query calls ${calls.map((c) => `${c}() (${volatileReason(c)})`).join(", ")}; remove ${calls.length > 1 ? "these calls" : "the call"} so the report reads only its data and gives the same result for the same data.`,
+        `The query calls ${calls.map((c) => `${c}() (${volatileReason(c)})`).join(", ")}; remove ` +
+          `${calls.length > 1 ? "these calls" : "the call"} so the report reads only its data and gives the same ` +
+          "result for the same data.",
       );
     }
 
@@ -547,7 +553,9 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         RULES.crossJoin,
         "medium",
         q.where,
-        `The query lists ${unjoined} tables in one FROM without any condition linking them, which pairs every row of one with every row of the other; add the join condition (JOIN … ON …), or write CROSS JOIN if the product is intended.`,
+        `The query lists ${unjoined} tables in one FROM without any condition linking them, which pairs every ` +
+          "row of one with every row of the other; add the join condition (JOIN … ON …), or write CROSS JOIN if " +
+          "the product is intended.",
       );
     }
 
@@ -572,7 +580,9 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         RULES.unusedParam,
         "low",
         `params[${i}]`,
-        `The filter "${p.name}" is used by no query; reference it as {{${p.name}}}${isRangeParam(p.type) ? ` (or {{${p.name}.from}} / {{${p.name}.to}})` : ""} in a query, or remove it.`,
+        `The filter "${p.name}" is used by no query; reference it as ` +
+          `{{${p.name}}}${isRangeParam(p.type) ? ` (or {{${p.name}.from}} / {{${p.name}.to}})` : ""} in a ` +
+          "query, or remove it.",
       );
     }
   });
@@ -590,7 +600,8 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         RULES.unusedQuery,
         "info",
         `queries.${name}`,
-        `The query "${name}" is shown by no node and feeds no option list, but still runs on every open; show it in a node, use it as a filter's options, or remove it.`,
+        `The query "${name}" is shown by no node and feeds no option list, but still runs on every open; show ` +
+          "it in a node, use it as a filter's options, or remove it.",
       );
     }
   }
@@ -606,7 +617,8 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
           RULES.unusedDrillArg,
           "medium",
           `drills.${key}.args[${i}]`,
-          `The drill argument "${a.name}" is used by no query of drill "${key}", so the drill shows the same rows whatever was clicked; filter by {{${a.name}}} in the drill's SQL, or remove the argument.`,
+          `The drill argument "${a.name}" is used by no query of drill "${key}", so the drill shows the same ` +
+            `rows whatever was clicked; filter by {{${a.name}}} in the drill's SQL, or remove the argument.`,
         );
       }
     });
@@ -621,7 +633,9 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         RULES.drillArgShadowsParam,
         "info",
         `drills.${key}.args[${i}]`,
-        `The drill argument "${a.name}" has the name of the filter "${a.name}": in drill "${key}", {{${a.name}}} is the clicked row's value, not the filter's. Rename one of them if the drill's queries should also follow the filter.`,
+        `The drill argument "${a.name}" has the name of the filter "${a.name}": in drill "${key}", ` +
+          `{{${a.name}}} is the clicked row's value, not the filter's. Rename one of them if the drill's queries ` +
+          "should also follow the filter.",
       );
     });
   }
@@ -638,7 +652,8 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         RULES.tableUnordered,
         "info",
         `${prefix}nodes[${i}]`,
-        `The table "${n.id}" shows query "${n.query}", which has no ORDER BY of its own, so its rows may come in a different order on every open; add an ORDER BY at the end of the query.`,
+        `The table "${n.id}" shows query "${n.query}", which has no ORDER BY of its own, so its rows may come ` +
+          "in a different order on every open; add an ORDER BY at the end of the query.",
       );
     });
   tableNodes(spec.nodes, "", (q) => `queries.${q}`);

@@ -77,7 +77,9 @@ export function clinicalReachProblem(tree: unknown, reach: SourceReach): string 
             ? clinical.has(relation) || ctes.has(relation)
             : schema === reach.schema && clinical.has(relation);
         if (!allowed) {
-          problem = `The query reads ${short(schema ? `${schema}.${relation}` : relation)}, which is not a relation of the ${reach.schema} data source: read ${views}, or a CTE of the query.`;
+          problem =
+            `The query reads ${short(schema ? `${schema}.${relation}` : relation)}, which is not a relation of ` +
+            `the ${reach.schema} data source: read ${views}, or a CTE of the query.`;
         }
       } else if (key === "FuncCall" && isNode(child)) {
         const names = namesOf(child.funcname);

@@ -76,7 +76,10 @@ function objectError(subject: string, shape: string, members: readonly string[])
     if (iss.code === "unrecognized_keys") {
       const keys = iss.keys ?? [];
       const named = keys.map((k) => JSON.stringify(k)).join(", ");
-      return `${subject} does not take ${keys.length === 1 ? "the member" : "the members"} ${named}: remove ${keys.length === 1 ? "it" : "them"} or fix the spelling (allowed: ${list(members)}).`;
+      return (
+        `${subject} does not take ${keys.length === 1 ? "the member" : "the members"} ${named}: remove ` +
+        `${keys.length === 1 ? "it" : "them"} or fix the spelling (allowed: ${list(members)}).`
+      );
     }
     return must(subject, shape)(iss);
   };
@@ -341,7 +344,9 @@ function highlightRule(forStat: boolean) {
       ctx.addIssue({
         code: "custom",
         path: [given[1]!],
-        message: `a highlight rule takes one condition, and this one has ${given.join(" and ")}: write one rule per condition (the first rule that matches marks the value).`,
+        message:
+          `a highlight rule takes one condition, and this one has ${given.join(" and ")}: write one rule per ` +
+          "condition (the first rule that matches marks the value).",
       });
     }
   });
@@ -445,7 +450,9 @@ function seriesLabelProblems(node: {
     .filter((key) => !plotted.includes(key))
     .map((key) => ({
       path: ["labels", key],
-      message: `labels names ${JSON.stringify(key)}, which is not a column of y or y2: use one of ${list(plotted)} as the key, or add ${JSON.stringify(key)} to y or y2.`,
+      message:
+        `labels names ${JSON.stringify(key)}, which is not a column of y or y2: use one of ${list(plotted)} as ` +
+        `the key, or add ${JSON.stringify(key)} to y or y2.`,
     }));
   const seen = new Map<string, string>();
   for (const column of plotted) {
@@ -454,7 +461,9 @@ function seriesLabelProblems(node: {
     if (first !== undefined && first !== column) {
       problems.push({
         path: ["labels", node.labels[column] !== undefined ? column : first],
-        message: `labels gives ${first} and ${column} the same name ${JSON.stringify(name)}: give each plotted column a name of its own, or the legend cannot tell them apart.`,
+        message:
+          `labels gives ${first} and ${column} the same name ${JSON.stringify(name)}: give each plotted column a ` +
+          "name of its own, or the legend cannot tell them apart.",
       });
     }
     seen.set(name, column);
@@ -490,7 +499,8 @@ const chartNode = strict("a chart node", "an object", {
   series: columnName("series")
     .meta({
       description:
-        "A column whose values split the rows into series (one per value, named by it in the legend), e.g. ward: a month × ward query drawn as a bar or line per ward",
+        "A column whose values split the rows into series (one per value, named by it in the legend), e.g. " +
+        "ward: a month × ward query drawn as a bar or line per ward",
     })
     .optional(),
   refLines: z
@@ -513,7 +523,8 @@ const chartNode = strict("a chart node", "an object", {
     })
     .meta({
       description:
-        'The names a reader sees for the plotted columns (legend, tooltip), e.g. { "ktv": "spKt/V" }; a key must be a column of y or y2. A column without a label is named by its column name.',
+        'The names a reader sees for the plotted columns (legend, tooltip), e.g. { "ktv": "spKt/V" }; a key ' +
+        "must be a column of y or y2. A column without a label is named by its column name.",
     })
     .optional(),
   drill: nodeDrillSchema.optional(),
@@ -649,7 +660,9 @@ function checkNodes(
     if (!targets.includes(drill.target)) {
       issues.push({
         path: [...path, "drill", "target"],
-        message: `target ${JSON.stringify(drill.target)} is not a key of drills: ${targets.length === 0 ? "declare it under drills first" : `use one of ${list(targets)}`}.`,
+        message:
+          `target ${JSON.stringify(drill.target)} is not a key of drills: ` +
+          `${targets.length === 0 ? "declare it under drills first" : `use one of ${list(targets)}`}.`,
       });
       return;
     }
@@ -662,7 +675,9 @@ function checkNodes(
       if (!declared.includes(key)) {
         issues.push({
           path: [...path, "drill", "args", key],
-          message: `${JSON.stringify(key)} is not an arg of drill ${drill.target}: ${declared.length === 0 ? "that drill declares no args, so send args: {}" : `use only ${list(declared)}`}.`,
+          message:
+            `${JSON.stringify(key)} is not an arg of drill ${drill.target}: ` +
+            `${declared.length === 0 ? "that drill declares no args, so send args: {}" : `use only ${list(declared)}`}.`,
         });
       }
     }
@@ -720,7 +735,9 @@ function crossReferences(spec: Record<string, unknown>): Issue[] {
           if (!argNames.includes(named)) {
             issues.push({
               path: ["drills", key, "title"],
-              message: `title refers to {${named}}, which is not an arg of this drill: ${argNames.length === 0 ? "declare the arg or remove the placeholder" : `use one of ${argNames.map((n) => `{${n}}`).join(", ")}`}.`,
+              message:
+                `title refers to {${named}}, which is not an arg of this drill: ` +
+                `${argNames.length === 0 ? "declare the arg or remove the placeholder" : `use one of ${argNames.map((n) => `{${n}}`).join(", ")}`}.`,
             });
           }
         }

@@ -290,7 +290,11 @@ async function statementProblem(
   for (let i = 0; i < compiled.params.length; i++) {
     if (!found.paramRefs.has(i + 1)) {
       const param = compiled.params[i]!;
-      return `${subject} has ${param.placeholder} at ${lineAndColumn(sql, param.sourceStart)} inside a string literal or comment, where its value cannot be used: move it out of the quotes, e.g. '%' || ${param.placeholder} || '%' instead of '%${param.placeholder}%'.`;
+      return (
+        `${subject} has ${param.placeholder} at ${lineAndColumn(sql, param.sourceStart)} inside a string literal ` +
+        `or comment, where its value cannot be used: move it out of the quotes, e.g. '%' || ${param.placeholder} ` +
+        `|| '%' instead of '%${param.placeholder}%'.`
+      );
     }
   }
   return null;
@@ -313,7 +317,11 @@ async function clauseBoundaryProblem(sql: string, compiled: CompiledTemplateDeta
     ] as const) {
       const b = bytes(offset);
       if (tokens.some((t) => t.start < b && b < t.end)) {
-        return `The optional clause [[ … ]] at ${lineAndColumn(sql, clause.sourceStart)} ${edge} inside a string literal, quoted name or comment, so dropping it would change how the rest of the query reads: put [[ and ]] outside quotes and comments (a -- comment runs to the end of its line).`;
+        return (
+          `The optional clause [[ … ]] at ${lineAndColumn(sql, clause.sourceStart)} ${edge} inside a string ` +
+          "literal, quoted name or comment, so dropping it would change how the rest of the query reads: put [[ " +
+          "and ]] outside quotes and comments (a -- comment runs to the end of its line)."
+        );
       }
     }
   }

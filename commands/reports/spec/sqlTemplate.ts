@@ -140,7 +140,9 @@ function tokenize(sql: string, loose = false): Array<Token | LooseToken> {
     if (sql.startsWith("[[", i)) {
       if (clause) {
         throw new TemplateError(
-          `Optional clauses cannot be nested: the [[ at ${lineAndColumn(sql, i)} opens a clause inside the one opened at ${lineAndColumn(sql, clause.start)}; close the first with ]] before opening another (for a nested array write ARRAY[ [1,2] ] with a space).`,
+          `Optional clauses cannot be nested: the [[ at ${lineAndColumn(sql, i)} opens a clause inside the one ` +
+            `opened at ${lineAndColumn(sql, clause.start)}; close the first with ]] before opening another (for ` +
+            "a nested array write ARRAY[ [1,2] ] with a space).",
         );
       }
       flush(i);
@@ -159,7 +161,8 @@ function tokenize(sql: string, loose = false): Array<Token | LooseToken> {
       clause.end = i + 2;
       if (!clause.pieces.some((p) => p.kind === "placeholder")) {
         throw new TemplateError(
-          `The optional clause [[ … ]] at ${lineAndColumn(sql, clause.start)} holds no {{placeholder}}, so it would never be dropped: put a placeholder in it or remove the brackets.`,
+          `The optional clause [[ … ]] at ${lineAndColumn(sql, clause.start)} holds no {{placeholder}}, so it ` +
+            "would never be dropped: put a placeholder in it or remove the brackets.",
         );
       }
       tokens.push(clause);
@@ -198,7 +201,8 @@ function tokenize(sql: string, loose = false): Array<Token | LooseToken> {
         const shown =
           close > 0 && close - i <= 80 && !sql.slice(i, close).includes("\n") ? ` ${sql.slice(i, close + 2)}` : "";
         throw new TemplateError(
-          `The placeholder${shown} at ${lineAndColumn(sql, i)} is malformed: write {{name}}, or {{name.from}} / {{name.to}} for a range, with a param name of letters, digits and _.`,
+          `The placeholder${shown} at ${lineAndColumn(sql, i)} is malformed: write {{name}}, or {{name.from}} ` +
+            "/ {{name.to}} for a range, with a param name of letters, digits and _.",
         );
       }
     }
@@ -334,12 +338,14 @@ function checkPlaceholder(sql: string, defs: Map<string, TemplateDef>, p: Placeh
   if (!def) {
     const known = [...defs.keys()];
     throw new TemplateError(
-      `${shown} at ${lineAndColumn(sql, p.start)} does not name a declared param or drill arg: ${known.length === 0 ? "declare it first" : `use one of ${known.join(", ")}`}.`,
+      `${shown} at ${lineAndColumn(sql, p.start)} does not name a declared param or drill arg: ` +
+        `${known.length === 0 ? "declare it first" : `use one of ${known.join(", ")}`}.`,
     );
   }
   if (p.part && !isRange(def)) {
     throw new TemplateError(
-      `${shown} at ${lineAndColumn(sql, p.start)} uses .${p.part}, but ${p.name} is a ${def.type} ${"label" in def ? "param" : "drill arg"}, not a range: write {{${p.name}}}.`,
+      `${shown} at ${lineAndColumn(sql, p.start)} uses .${p.part}, but ${p.name} is a ${def.type} ` +
+        `${"label" in def ? "param" : "drill arg"}, not a range: write {{${p.name}}}.`,
     );
   }
   if (!p.part && isRange(def)) {
@@ -545,7 +551,10 @@ export function validateParamValues(
   const declared = params.map((p) => p.name);
   if (sent !== undefined && sent !== null && !isRecord(sent)) {
     return {
-      problem: `params must be a JSON object keyed by param name${declared.length > 0 ? ` (${declared.join(", ")})` : ""}, e.g. {"${declared[0] ?? "name"}": …}, or be left out.`,
+      problem:
+        "params must be a JSON object keyed by param " +
+        `name${declared.length > 0 ? ` (${declared.join(", ")})` : ""}, e.g. {"${declared[0] ?? "name"}": ` +
+        "…}, or be left out.",
     };
   }
   const given = sent ?? {};

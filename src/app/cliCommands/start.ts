@@ -55,7 +55,11 @@ export async function start({ role, demo }: { role: Role; demo?: boolean }): Pro
     demoData = "loaded";
     if (loaded) {
       saveDemoCredentials(config.DATA_DIR, loaded);
-      const summary = `${loaded.patients} patients, ${loaded.labReports} lab reports (${loaded.unmatchedReports} awaiting a patient in /api/unmatched, ${loaded.claimableReports} of them registered patients' to try a claim on; ${loaded.criticalResults} critical values of the last hours; ${loaded.unmappedReports} with items to map on the staff pages' Item mappings), ${loaded.reports.length} reports published`;
+      const summary =
+        `${loaded.patients} patients, ${loaded.labReports} lab reports (${loaded.unmatchedReports} awaiting a ` +
+        `patient in /api/unmatched, ${loaded.claimableReports} of them registered patients' to try a claim on; ` +
+        `${loaded.criticalResults} critical values of the last hours; ${loaded.unmappedReports} with items to map ` +
+        `on the staff pages' Item mappings), ${loaded.reports.length} reports published`;
       console.log(
         [
           `Demo data loaded in ${(loaded.elapsedMs / 1000).toFixed(1)} s: ${summary}.`,

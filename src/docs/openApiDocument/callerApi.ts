@@ -37,7 +37,8 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       tags: ["Authoring"],
       operationId: "staffLabItemDictionary",
       summary:
-        "The standard item dictionary, as GET /open/v1/dict/lab-items serves it to senders: each item with its Chinese and English names and short clinical label (the report editor completes item codes from it)",
+        "The standard item dictionary, as GET /open/v1/dict/lab-items serves it to senders: each item with its " +
+        "Chinese and English names and short clinical label (the report editor completes item codes from it)",
       description: "Any role may ask; it holds nothing of a tenant.",
       security: [...security.author, { staffSession: [], serviceTenant: [] }],
       requestParams: {
@@ -64,9 +65,13 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       tags: ["Authoring"],
       operationId: "unmappedItems",
       summary:
-        "The sent laboratory items no dictionary entry matched, per sender, code, name and unit, with how many results, when first and last received, and examples of their values, the most frequent first (contract F.1)",
+        "The sent laboratory items no dictionary entry matched, per sender, code, name and unit, with how many " +
+        "results, when first and last received, and examples of their values, the most frequent " +
+        "first (contract F.1)",
       description:
-        "Role clinician or above. Counts the reports received on the days asked for, each as last received. A caller with wards counts only its wards' patients' results (a report still awaiting its patient counts only for callers without wards).",
+        "Role clinician or above. Counts the reports received on the days asked for, each as last received. A " +
+        "caller with wards counts only its wards' patients' results (a report still awaiting its patient " +
+        "counts only for callers without wards).",
       security: staffCallers,
       requestParams: { query: unmappedQuery },
       responses: {
@@ -108,13 +113,19 @@ export const callerApiPaths: ZodOpenApiPathsObject = {
       summary:
         "Maps a sent item that no dictionary entry matched to a standard item, for one sender or all (contract F.1)",
       description:
-        "Role author or above. From then on pushes map the item (after the dictionary: a mapping never displaces what the dictionary maps). Keys are compared trimmed and exactly as sent; a key left out matches anything; of two mappings that match, the one naming more (sender, then unit, then both code and name) wins, then the earlier. A value of a unit neither the dictionary nor UCUM converts is multiplied by factor, when given. One mapping per sender, code, name and unit is in force at a time.",
+        "Role author or above. From then on pushes map the item (after the dictionary: a mapping never " +
+        "displaces what the dictionary maps). Keys are compared trimmed and exactly as sent; a key left out " +
+        "matches anything; of two mappings that match, the one naming more (sender, then unit, then both code " +
+        "and name) wins, then the earlier. A value of a unit neither the dictionary nor UCUM converts is " +
+        "multiplied by factor, when given. One mapping per sender, code, name and unit is in force at a time.",
       security: staffCallers,
       requestBody: jsonBody(mappingInput),
       responses: {
         201: { description: "Recorded; the next push maps with it", ...json(z.object({ mappingId: z.uuid() })) },
         ...apiFailures({
-          400: "A field is missing or wrong, the dictionary maps the item already, the standard item or the sender is unknown, or a factor was given for an item without a unit",
+          400:
+            "A field is missing or wrong, the dictionary maps the item already, the standard item or the sender " +
+            "is unknown, or a factor was given for an item without a unit",
           ...staffFailures,
           409: "The item already has a mapping in force (its mappingId is in the sentence): undo it first",
         }),

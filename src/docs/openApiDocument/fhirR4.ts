@@ -98,7 +98,9 @@ export const fhirR4Paths = {
       operationId: "fhirSearchObservations",
       summary: "A patient's results as Observations, newest first, a page at a time (contract D.6)",
       description:
-        "Each result item the service stored for the patient: the standard code (LOINC where the dictionary has one, then urn:dialysis-hub:item), the value in the item's standard unit, the value as sent in the extension urn:dialysis-hub:fhir:sent-value when they differ. The next page is the Bundle's next link.",
+        "Each result item the service stored for the patient: the standard code (LOINC where the dictionary " +
+        "has one, then urn:dialysis-hub:item), the value in the item's standard unit, the value as sent in the " +
+        "extension urn:dialysis-hub:fhir:sent-value when they differ. The next page is the Bundle's next link.",
       security: security.author,
       requestParams: {
         query: z.object({
@@ -137,7 +139,12 @@ export const fhirR4Paths = {
       operationId: "fhirPostBundle",
       summary: "Push laboratory reports as a batch or transaction Bundle of DiagnosticReports (contract D.6)",
       description:
-        "Each DiagnosticReport, with the Observations of its result and the Patient of its subject (found in the Bundle by fullUrl or Type/id), is one lab report, mapped as the integration guide's FHIR section shows and stored by the same rules as a JSON push. A batch answers each entry: 201 Created, 200 OK (updated, or unchanged when sent again), 400 with an OperationOutcome; the Observations and Patient of a report share its answer. A transaction is stored whole, or not at all: one rejected report (or an entry no report refers to) answers 400 with an OperationOutcome naming every problem.",
+        "Each DiagnosticReport, with the Observations of its result and the Patient of its subject (found in " +
+        "the Bundle by fullUrl or Type/id), is one lab report, mapped as the integration guide's FHIR section " +
+        "shows and stored by the same rules as a JSON push. A batch answers each entry: 201 Created, 200 OK " +
+        "(updated, or unchanged when sent again), 400 with an OperationOutcome; the Observations and Patient " +
+        "of a report share its answer. A transaction is stored whole, or not at all: one rejected report (or " +
+        "an entry no report refers to) answers 400 with an OperationOutcome naming every problem.",
       security: security.client,
       requestBody: { required: true, ...fhirJson(bundleSchema) },
       responses: {

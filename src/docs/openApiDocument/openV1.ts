@@ -69,7 +69,9 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     responses: {
       202: openSuccess("The body is stored and the job queued (envelope code 202)", bulkSubmittedAnswer),
       ...openFailuresDescribed({
-        400: "Not NDJSON at all (no line is a JSON object, a push body, an empty body), the wrong Content-Type or Content-Encoding, broken gzip, or an upload cut off: nothing is queued",
+        400:
+          "Not NDJSON at all (no line is a JSON object, a push body, an empty body), the wrong Content-Type or " +
+          "Content-Encoding, broken gzip, or an upload cut off: nothing is queued",
         413: "Over 1,000,000 reports, 512 MB uncompressed, or a line over 4 MB: nothing is queued",
       }),
     },
@@ -79,7 +81,10 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
     operationId: `reconcile${kind === "lab" ? "Lab" : "Exam"}`,
     summary: `What was stored for a day, with the ${kind} externalIds and their digest`,
     description:
-      "The whole day's externalIds, written a page at a time as the answer is read (contract E.6): the ids come first in data, the counts, the digest and the receipt after them, computed over exactly the ids answered. A report stored while the answer is written may or may not be in it. A fault part way cuts the answer, which then does not parse as JSON.",
+      "The whole day's externalIds, written a page at a time as the answer is read (contract E.6): the ids " +
+      "come first in data, the counts, the digest and the receipt after them, computed over exactly the ids " +
+      "answered. A report stored while the answer is written may or may not be in it. A fault part way cuts " +
+      "the answer, which then does not parse as JSON.",
     security: security.client,
     requestParams: { query: reconcileQuery },
     responses: {
@@ -127,7 +132,11 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
         operationId: "pushHl7Messages",
         summary: "Push laboratory reports as HL7 v2 ORU^R01 messages (contract D.5)",
         description:
-          "One or more ORU^R01 messages (v2.3 to v2.5.1; a batch in FHS/BHS is accepted; segments end with \\r, \\n or \\r\\n). Each message is one lab report, mapped as the integration guide's HL7 section shows and stored by the same rules as a JSON push. The answer holds one ACK per message, in order: MSA-1 AA stored, AE rejected (an ERR segment per problem naming the HL7 field, our field path in ERR-8), AR unreadable or not ORU^R01; MSA-2 echoes MSH-10.",
+          "One or more ORU^R01 messages (v2.3 to v2.5.1; a batch in FHS/BHS is accepted; segments end with " +
+          "\\r, \\n or \\r\\n). Each message is one lab report, mapped as the integration guide's HL7 section " +
+          "shows and stored by the same rules as a JSON push. The answer holds one ACK per message, in order: " +
+          "MSA-1 AA stored, AE rejected (an ERR segment per problem naming the HL7 field, our field path in " +
+          "ERR-8), AR unreadable or not ORU^R01; MSA-2 echoes MSH-10.",
         security: security.client,
         requestBody: {
           required: true,
@@ -136,7 +145,10 @@ export function openV1Paths(dictionary: Dictionary, served: ServedDictionary): Z
               schema: z.string().meta({
                 description: "ER7 text, UTF-8",
                 example:
-                  "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\rPID|1||11010519491231002X^^^^NNCHN||张^三\rOBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\rOBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r",
+                  "MSH|^~\\&|LIS|HOSP|DIALYSIS-HUB||20260301101500||ORU^R01|MSG0001|P|2.5.1\r" +
+                  "PID|1||11010519491231002X^^^^NNCHN||张^三\r" +
+                  "OBR|1||L-0001|DLYM^透析月度检查|||20260301073000|||||||||||||||20260301100000|||F\r" +
+                  "OBX|1|NM|HGB^血红蛋白||112|g/L|115-150|L\r",
               }),
             },
           },

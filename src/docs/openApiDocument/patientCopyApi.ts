@@ -19,12 +19,16 @@ export const patientCopyApiPaths: ZodOpenApiPathsObject = {
       operationId: "patientCopy",
       summary: "A patient's copy of their own data, as one zip (contract G.1)",
       description:
-        "A zip streamed while it is read, holding: `patient.json` (PatientCopyPatient: the patient as registered, the id card in full, and every registration), " +
-        "`results.ndjson` (one PatientCopyResultLine a line: every laboratory result as sent and in standard units with its report, oldest first; then the derived values, marked; then the examination reports), " +
+        "A zip streamed while it is read, holding: `patient.json` (PatientCopyPatient: the patient as " +
+        "registered, the id card in full, and every registration), " +
+        "`results.ndjson` (one PatientCopyResultLine a line: every laboratory result as sent and in standard " +
+        "units with its report, oldest first; then the derived values, marked; then the examination reports), " +
         "`history.json` (the history of each of the patient's reports, as GET /api/history/{kind}/{externalId} answers it), " +
         "`alerts.json` (the patient's critical-result and delta alerts, every state, as GET /api/alerts lists them) and " +
         "`access-log.json` (the access records naming the patient, as GET /api/patients/{patientRef}/access-log answers them). " +
-        "The copy is itself recorded in the access log (contract E.4), also when it answers 404. A failure after the first byte cuts the response: the client sees a broken download, never a partial zip that opens.",
+        "The copy is itself recorded in the access log (contract E.4), also when it answers 404. A failure " +
+        "after the first byte cuts the response: the client sees a broken download, never a " +
+        "partial zip that opens.",
       security: security.tenantAdmin,
       requestParams: { path: patientPath },
       responses: {

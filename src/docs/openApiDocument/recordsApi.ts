@@ -59,14 +59,22 @@ const bulkJobPath = z.object({
 const authorFailures = { 401: true, 403: true } as const;
 /** A claim or dismissal may name the report as the caller read it (issue #51 finding 6). */
 const queueCondition = z.object({
-  "if-match": z.string().optional().meta({
-    description:
-      "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused with 409 queue-entry-changed when the report changed since",
-    example: '"report-1"',
-  }),
+  "if-match": z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "The etag of the report this decision is based on (an unmatched entry's etag, or its history's); refused " +
+        "with 409 queue-entry-changed when the report changed since",
+      example: '"report-1"',
+    }),
 });
 const queueDecisionNote =
-  "With If-Match (the entry's etag), the decision is refused (409, code queue-entry-changed, the sentence saying what changed, by whom and when) if the report was claimed, dismissed or sent again since: nothing is overridden. Without it nothing is compared, except that a dismissed report is not claimed over (409, report-dismissed): to claim it all the same, send If-Match with its current etag (its history gives it). A report of a patient outside the caller's wards answers 404, as if it did not exist.";
+  "With If-Match (the entry's etag), the decision is refused (409, code queue-entry-changed, the sentence " +
+  "saying what changed, by whom and when) if the report was claimed, dismissed or sent again since: nothing is " +
+  "overridden. Without it nothing is compared, except that a dismissed report is not claimed over (409, " +
+  "report-dismissed): to claim it all the same, send If-Match with its current etag (its history gives it). A " +
+  "report of a patient outside the caller's wards answers 404, as if it did not exist.";
 const adminFailures = {
   401: "The ADMIN_TOKEN is missing or wrong, or administration is switched off (no ADMIN_TOKEN)",
 } as const;
@@ -78,7 +86,8 @@ const notYetInForce = "The revocation is recorded but not yet in force; check ag
 const listRebuilding =
   "The credentials read model is being rebuilt after an upgrade; list again after Retry-After seconds";
 const expiryNote =
-  "With expiresInDays the credential stops working after that many days (fractions allowed): each call then answers 401 in its interface's own error shape, saying it expired and when.";
+  "With expiresInDays the credential stops working after that many days (fractions allowed): each call then " +
+  "answers 401 in its interface's own error shape, saying it expired and when.";
 
 /** Contract C.2 (credentials, C.6 projections: the ADMIN_TOKEN) and C.4 (patients and the unmatched queue). */
 export const recordsApiPaths: ZodOpenApiPathsObject = {
@@ -105,7 +114,8 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "showPatient",
       summary: "One dialysis patient, as the list shows it (id card masked)",
       description:
-        "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds only the patients of its wards: another ward's patient answers 404, as one that does not exist.",
+        "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds " +
+        "only the patients of its wards: another ward's patient answers 404, as one that does not exist.",
       security: security.author,
       requestParams: { path: patientPath },
       responses: {
@@ -156,9 +166,12 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Patients and unmatched reports"],
       operationId: "patientResultItems",
       summary:
-        "The items a patient's chart can draw: every core numeric item, then every other numeric item the patient has results of, with how many and the newest's time",
+        "The items a patient's chart can draw: every core numeric item, then every other numeric item the " +
+        "patient has results of, with how many and the newest's time",
       description:
-        "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds only the patients of its wards. Each code can be asked for with GET /api/patients/{patientRef}/results?codes=.",
+        "Recorded in the access log (contract E.4), also when the answer is 404. A caller with wards finds " +
+        "only the patients of its wards. Each code can be asked for with GET " +
+        "/api/patients/{patientRef}/results?codes=.",
       security: security.author,
       requestParams: { path: patientPath },
       responses: {
@@ -179,7 +192,9 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Critical results"],
       operationId: "listAlerts",
       summary:
-        "Critical-result and delta alerts of the tenant: standing ones to acknowledge (open), acknowledged ones, ones an update closed before anyone acknowledged them, or changes back inside the reference range shown as information (info; contracts D.7, F.3)",
+        "Critical-result and delta alerts of the tenant: standing ones to acknowledge (open), acknowledged " +
+        "ones, ones an update closed before anyone acknowledged them, or changes back inside the reference " +
+        "range shown as information (info; contracts D.7, F.3)",
       security: security.author,
       requestParams: { query: alertListQuery },
       responses: {
@@ -230,10 +245,17 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Critical results"],
       operationId: "alertStream",
       summary:
-        "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged`, `closed` and `updated` (a critical alert took on or lost its result's change) with the alert as it then stands, a comment line as heartbeat; information is not sent",
+        "Server-Sent Events of the tenant's alerts: `raised` with each new alert, `acknowledged`, `closed` and " +
+        "`updated` (a critical alert took on or lost its result's change) with the alert as it then stands, a " +
+        "comment line as heartbeat; information is not sent",
       description:
-        "Send the author token in the Authorization header (read the stream with fetch, not EventSource, which cannot send one). What happens while no stream is open is not replayed: read GET /api/alerts when (re)connecting. " +
-        'The stream ends within a second of its credential\'s end (token revoked, expired or replaced; session signed out, idle or past its hours), on whichever process it ended: its last event is `ended` with `{"reason":"revoked"|"expired"|"replaced"|"signed-out"|"session-expired","code":<the /api error code a later call gets>,"error":<a sentence>}`, then it closes; nothing is sent after it.',
+        "Send the author token in the Authorization header (read the stream with fetch, not EventSource, which " +
+        "cannot send one). What happens while no stream is open is not replayed: read GET /api/alerts " +
+        "when (re)connecting. " +
+        "The stream ends within a second of its credential's end (token revoked, expired or replaced; session " +
+        "signed out, idle or past its hours), on whichever process it ended: its last event is `ended` with " +
+        '`{"reason":"revoked"|"expired"|"replaced"|"signed-out"|"session-expired","code":<the /api error code ' +
+        'a later call gets>,"error":<a sentence>}`, then it closes; nothing is sent after it.',
       security: security.author,
       responses: {
         200: {
@@ -319,7 +341,9 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       operationId: "listUnmatched",
       summary: "Reports awaiting claim, oldest first (or newest), a page at a time (contract E.6), searched",
       description:
-        "q finds reports by the patient's name, the externalId, the report number or the digits of the masked id card; a whole id card number is compared by a keyed hash, so the number itself reaches neither a database query nor its log. The next page's Link keeps order, kind and q.",
+        "q finds reports by the patient's name, the externalId, the report number or the digits of the masked " +
+        "id card; a whole id card number is compared by a keyed hash, so the number itself reaches neither a " +
+        "database query nor its log. The next page's Link keeps order, kind and q.",
       security: security.author,
       requestParams: { query: unmatchedListQuery },
       responses: {
@@ -349,7 +373,10 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary:
         "Before claiming: the report's patient beside the chosen one (name, id card, birth date, sex, HIS id), fact by fact",
       description:
-        "The birth date and sex are read from the id card (GB 11643-1999). The patient's birth date is not given: beside the masked id card it would reveal the whole number; checks.birthDate says whether it is the report's. Recorded in the access log (contract E.4). The staff pages ask the person to confirm a claim when any check differs.",
+        "The birth date and sex are read from the id card (GB 11643-1999). The patient's birth date is not " +
+        "given: beside the masked id card it would reveal the whole number; checks.birthDate says whether it " +
+        "is the report's. Recorded in the access log (contract E.4). The staff pages ask the person to confirm " +
+        "a claim when any check differs.",
       security: security.author,
       requestParams: { path: queuedPath, query: claimCheckQuery },
       responses: {
@@ -542,7 +569,8 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       summary:
         "Give a client a new key; its former key keeps working for overlapHours (default 24), then answers 401 (contract E.3)",
       description:
-        "The new key works from the moment this answers. A laboratory switches to it within the overlap without losing a push; overlapHours 0 stops the former key at once.",
+        "The new key works from the moment this answers. A laboratory switches to it within the overlap " +
+        "without losing a push; overlapHours 0 stops the former key at once.",
       security: security.tenantAdmin,
       requestParams: { path: clientPath },
       requestBody: jsonBody(rotateInput, false),

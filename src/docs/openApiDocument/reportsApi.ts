@@ -78,7 +78,9 @@ const exportOperation = (format: "xlsx" | "docx", contentType: string, what: str
       400: `Bad params, drill or args, or the ${format} export is switched off in the spec`,
       404: notFound,
       409: neverPublished,
-      503: "The export cannot start: the tenant's report queries are all busy (REPORT_QUERIES_PER_TENANT) and it waited its whole turn; call again after Retry-After seconds",
+      503:
+        "The export cannot start: the tenant's report queries are all busy (REPORT_QUERIES_PER_TENANT) and it " +
+        "waited its whole turn; call again after Retry-After seconds",
     }),
   },
 });
@@ -221,9 +223,11 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       tags: ["Report viewing"],
       operationId: "versionDiff",
       summary:
-        "What changed from version a to version b of the spec (v1, v2, … or draft): nodes paired by id, params by name; the SQL of the queries only for an author of the tenant",
+        "What changed from version a to version b of the spec (v1, v2, … or draft): nodes paired by id, params " +
+        "by name; the SQL of the queries only for an author of the tenant",
       description:
-        "Without an author token of the tenant (or the ADMIN_TOKEN) a changed query's SQL is listed as a redacted change, never its text; a token of another tenant only makes the caller a viewer.",
+        "Without an author token of the tenant (or the ADMIN_TOKEN) a changed query's SQL is listed as a " +
+        "redacted change, never its text; a token of another tenant only makes the caller a viewer.",
       security: [...security.viewing, ...security.author],
       requestParams: {
         path: reportPath.extend({
@@ -243,7 +247,9 @@ export const reportsApiPaths: ZodOpenApiPathsObject = {
       operationId: "saveDraft",
       summary: "Save the draft (creating the report when new); the spec is checked whole and audited",
       description:
-        "Two authors may edit one report: a save that names the draft it was based on (If-Match with that draft's ETag, or If-None-Match: * when there was none) is refused with 412 when the draft changed meanwhile, instead of overwriting it. Without either header a save replaces the draft.",
+        "Two authors may edit one report: a save that names the draft it was based on (If-Match with that " +
+        "draft's ETag, or If-None-Match: * when there was none) is refused with 412 when the draft changed " +
+        "meanwhile, instead of overwriting it. Without either header a save replaces the draft.",
       security: security.author,
       requestParams: {
         path: reportPath,

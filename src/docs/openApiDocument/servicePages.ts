@@ -21,16 +21,22 @@ export const servicePaths: ZodOpenApiPathsObject = {
       summary: "Sends the browser to the hospital's identity provider (authorization code with PKCE, state and nonce)",
       requestParams: {
         query: z.object({
-          tenant: z.string().optional().meta({
-            description:
-              "The page's tenant when the proxy sets no X-Service-Tenant; used only while the store holds no other tenant, when the provider names none and OIDC_TENANT is unset",
-          }),
+          tenant: z
+            .string()
+            .optional()
+            .meta({
+              description:
+                "The page's tenant when the proxy sets no X-Service-Tenant; used only while the store holds no " +
+                "other tenant, when the provider names none and OIDC_TENANT is unset",
+            }),
         }),
       },
       responses: {
         302: {
           description:
-            "To the provider's authorization endpoint, with the pre-sign-in cookie dh_sign_in (HttpOnly, SameSite=Lax, Secure under https, Path=/staff/callback, 15 minutes): the sign-in's state, nonce and PKCE verifier, sealed, so only this browser can finish it. Nothing is written to the database",
+            "To the provider's authorization endpoint, with the pre-sign-in cookie dh_sign_in (HttpOnly, " +
+            "SameSite=Lax, Secure under https, Path=/staff/callback, 15 minutes): the sign-in's state, nonce " +
+            "and PKCE verifier, sealed, so only this browser can finish it. Nothing is written to the database",
         },
         400: text("text/html", "A ?tenant= that is not a tenant id (a short page)"),
         404: text("text/html", "No identity provider is configured (a short page)"),
@@ -51,7 +57,10 @@ export const servicePaths: ZodOpenApiPathsObject = {
         },
         400: text(
           "text/html",
-          "No session (a short page): a wrong, reused or expired state; a callback in a browser that did not start this sign-in (no pre-sign-in cookie, or another sign-in's); an answer of the provider that does not verify; or no tenant (the provider names none, OIDC_TENANT is unset and the store holds several tenants)",
+          "No session (a short page): a wrong, reused or expired state; a callback in a browser that did not " +
+            "start this sign-in (no pre-sign-in cookie, or another sign-in's); an answer of the provider that " +
+            "does not verify; or no tenant (the provider names none, OIDC_TENANT is unset and the store " +
+            "holds several tenants)",
         ),
         404: text("text/html", "No identity provider is configured (a short page)"),
       },

@@ -92,7 +92,9 @@ export function apiFailures(statuses: Record<number, string | true>): ZodOpenApi
 }
 
 const OPEN_FAILURES: Record<number, string> = {
-  400: "The request is invalid as a whole (malformed JSON, `reports` missing or not an array, more than 100 reports, a bad query parameter, a bad X-Service-Tenant)",
+  400:
+    "The request is invalid as a whole (malformed JSON, `reports` missing or not an array, more than 100 " +
+    "reports, a bad query parameter, a bad X-Service-Tenant)",
   401: "The client key is missing, unknown or revoked",
   403: "X-Service-Tenant differs from the key's tenant",
   413: "The body is over 4 MB",

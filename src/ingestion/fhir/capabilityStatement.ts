@@ -19,7 +19,10 @@ export function capabilityStatement(date: Date): CapabilityStatement {
       {
         mode: "server",
         documentation:
-          "POST a batch or transaction Bundle of DiagnosticReports (identifier[0].value: the report's id), each with the Observations it refers to in result and the Patient of its subject (the national id under urn:oid:2.16.156.10011.1.1); each report is stored as a lab report of the open API. Authorization: Bearer <client key>.",
+          "POST a batch or transaction Bundle of DiagnosticReports (identifier[0].value: the report's id), " +
+          "each with the Observations it refers to in result and the Patient of its subject (the national id " +
+          "under urn:oid:2.16.156.10011.1.1); each report is stored as a lab report of the open API. " +
+          "Authorization: Bearer <client key>.",
         security: {
           description:
             "Bearer client key (issued by the administrator) to post; an author token of the tenant (or the ADMIN_TOKEN) to search; metadata needs none.",

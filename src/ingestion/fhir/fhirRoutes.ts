@@ -152,7 +152,8 @@ export function fhirRoutes(
     if (!report)
       throw new CommandError(
         "not-found",
-        `There is no DiagnosticReport ${ctx.params.id}; its id is the report's externalId, each character other than letters, digits and - written . and its bytes in hex.`,
+        `There is no DiagnosticReport ${ctx.params.id}; its id is the report's externalId, each character ` +
+          "other than letters, digits and - written . and its bytes in hex.",
       );
     showing(ctx, {
       patientRefs: [report.patient_ref],

@@ -140,7 +140,9 @@ function unclaimedEntries(entries: BundleEntry[], mapped: MappedReport[]): Map<n
     if (claimed.has(index)) return;
     unclaimed.set(index, {
       code: "not-supported",
-      diagnostics: `This ${entry.resource?.resourceType ?? "entry"} is not referred to by a DiagnosticReport of the Bundle (as its subject or in its result); only DiagnosticReports with their Observations and Patient are taken.`,
+      diagnostics:
+        `This ${entry.resource?.resourceType ?? "entry"} is not referred to by a DiagnosticReport of the Bundle ` +
+        "(as its subject or in its result); only DiagnosticReports with their Observations and Patient are taken.",
       expression: `Bundle.entry[${index}]`,
     });
   });

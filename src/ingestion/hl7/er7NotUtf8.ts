@@ -67,7 +67,10 @@ function whereAndWhy(bad: Er7NotUtf8, ofMessage: boolean): string {
 /** The 400 of an HTTP body of HL7 v2 that is not UTF-8. */
 export function notUtf8Body(text: string, at: NonUtf8At): string {
   const bad = er7NotUtf8(text, at);
-  return `The body is not valid UTF-8 at byte ${bad.byte}${whereAndWhy(bad, true)}: nothing of it was stored; send the messages encoded as UTF-8, MSH-18 UNICODE UTF-8.`;
+  return (
+    `The body is not valid UTF-8 at byte ${bad.byte}${whereAndWhy(bad, true)}: nothing of it was stored; send ` +
+    "the messages encoded as UTF-8, MSH-18 UNICODE UTF-8."
+  );
 }
 
 /** The reason of the AR that answers each message of an MLLP frame that is not UTF-8 (the byte counted from the frame's first), and its ERR. */
@@ -79,7 +82,9 @@ export function notUtf8Frame(
   const bad = er7NotUtf8(text, at);
   const what = messages > 1 ? "The frame" : "The message";
   return {
-    reason: `${what} is not valid UTF-8 at byte ${bad.byte}${whereAndWhy(bad, messages > 1)}: nothing of it was stored; send it encoded as UTF-8, MSH-18 UNICODE UTF-8.`,
+    reason:
+      `${what} is not valid UTF-8 at byte ${bad.byte}${whereAndWhy(bad, messages > 1)}: nothing of it was ` +
+      "stored; send it encoded as UTF-8, MSH-18 UNICODE UTF-8.",
     problems: bad.location
       ? [
           {

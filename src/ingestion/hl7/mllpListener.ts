@@ -143,8 +143,11 @@ export class MllpListener {
     this.log.warn(
       { maxConnections, keylessPerAddress, reason },
       reason === "cap"
-        ? 'MLLP: HL7_MLLP_MAX_CONNECTIONS connections are open, none of them keyless and idle; new ones are closed at once until some close (counted in dialysis_hub_mllp_connections_closed_total{reason="cap"})'
-        : 'MLLP: an address holds HL7_MLLP_KEYLESS_PER_ADDRESS connections without a valid key, each with a message being answered; its new ones are closed at once (counted in dialysis_hub_mllp_connections_closed_total{reason="keyless_per_address"})',
+        ? "MLLP: HL7_MLLP_MAX_CONNECTIONS connections are open, none of them keyless and idle; new ones are " +
+            'closed at once until some close (counted in dialysis_hub_mllp_connections_closed_total{reason="cap"})'
+        : "MLLP: an address holds HL7_MLLP_KEYLESS_PER_ADDRESS connections without a valid key, each with a " +
+            "message being answered; its new ones are closed at once (counted in " +
+            'dialysis_hub_mllp_connections_closed_total{reason="keyless_per_address"})',
     );
     this.burst = setTimeout(() => (this.burst = null), BURST_QUIET_MS).unref();
   }

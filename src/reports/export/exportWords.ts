@@ -17,7 +17,8 @@ export const exportLangField = z
   .optional()
   .meta({
     description:
-      "The language of the file's own words (headings, notes, the About sheet's labels): en (the default) or zh. The report's own titles and texts are shown as written.",
+      "The language of the file's own words (headings, notes, the About sheet's labels): en (the default) or " +
+      "zh. The report's own titles and texts are shown as written.",
   });
 
 export interface ExportWords {

@@ -65,7 +65,8 @@ export function frameAncestorsFrom(value: string | undefined): string {
   for (const source of sources) {
     if (!keyword.test(source) && !host.test(source) && !scheme.test(source) && source !== "*") {
       throw new Error(
-        `EMBED_FRAME_ANCESTORS: ${JSON.stringify(source)} is not a frame-ancestors source; use 'self', 'none' or origins such as https://his.example.org, separated by spaces.`,
+        `EMBED_FRAME_ANCESTORS: ${JSON.stringify(source)} is not a frame-ancestors source; use 'self', 'none' ` +
+          "or origins such as https://his.example.org, separated by spaces.",
       );
     }
   }
@@ -129,6 +130,15 @@ const SIGN_IN: Record<Lang, { detail: string; link: string }> = {
   },
 };
 
+/** The message page's own style (it loads no stylesheet). */
+const MESSAGE_PAGE_STYLE =
+  'body{font:15px/1.5 system-ui,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC",sans-serif;color:#333;margin:0;' +
+  "display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f7f9}" +
+  "main{max-width:36rem;padding:1.5rem 2rem;background:#fff;border:1px solid #e3e6ea;border-radius:8px}" +
+  "h1{font-size:1.15rem;margin:0 0 .5rem}" +
+  "p{margin:0;color:#666}" +
+  "a.sign-in{display:inline-block;margin-top:1rem;padding:.5rem 1rem;border-radius:6px;background:#1f5fa8;color:#fff;text-decoration:none}";
+
 function messagePage(lang: Lang, status: number, detail: string, signInUrl?: string): string {
   const headline = MESSAGES[lang][status] ?? MESSAGES[lang][status >= 500 ? 500 : 400]!;
   // A sandboxed frame may not navigate its host page: the sign-in opens beside it.
@@ -138,7 +148,7 @@ function messagePage(lang: Lang, status: number, detail: string, signInUrl?: str
   return `<!doctype html>
 <html lang="${lang === "zh" ? "zh-CN" : "en"}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(headline)}</title>
-<style>body{font:15px/1.5 system-ui,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC",sans-serif;color:#333;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center;background:#f6f7f9}main{max-width:36rem;padding:1.5rem 2rem;background:#fff;border:1px solid #e3e6ea;border-radius:8px}h1{font-size:1.15rem;margin:0 0 .5rem}p{margin:0;color:#666}a.sign-in{display:inline-block;margin-top:1rem;padding:.5rem 1rem;border-radius:6px;background:#1f5fa8;color:#fff;text-decoration:none}</style>
+<style>${MESSAGE_PAGE_STYLE}</style>
 </head>
 <body><main class="embed-message" data-status="${status}"><h1>${escapeHtml(headline)}</h1><p>${escapeHtml(detail)}</p>${signIn}</main></body>
 </html>

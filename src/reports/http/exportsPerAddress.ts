@@ -31,7 +31,8 @@ export function exportsPerAddress(perAddress: number, addresses: CallerAddresses
     if (now >= perAddress) {
       throw new HttpError(
         429,
-        `This address already has ${perAddress} exports under way without a credential; wait for one to finish, or sign in (a signed-in person's exports are not counted per address).`,
+        `This address already has ${perAddress} exports under way without a credential; wait for one to ` +
+          "finish, or sign in (a signed-in person's exports are not counted per address).",
         { "Retry-After": RETRY_AFTER_SECONDS },
         "exports-per-address",
       );

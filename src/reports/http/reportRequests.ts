@@ -21,7 +21,9 @@ export const paramValuesField = z
   .nullish()
   .meta({
     description:
-      "Filter values by declared param name: a missing key takes the version's published value, null means no restriction, a range is [from, to], a multi-select an array. An undeclared name or a value of the wrong JSON type is answered 400.",
+      "Filter values by declared param name: a missing key takes the version's published value, null means no " +
+      "restriction, a range is [from, to], a multi-select an array. An undeclared name or a value of the wrong " +
+      "JSON type is answered 400.",
     example: { period: ["2026-01-01", "2026-03-31"], wards: null },
   });
 const drillArgsField = z

@@ -100,7 +100,8 @@ export const draftSavedAnswer = z.object({
   audit: auditSchema,
   queryProblems: z.array(queryProblemSchema).meta({
     description:
-      "The queries that failed when tried at this save (planned with the filters' defaults; each is also an audit finding query-fails): saved all the same, and publishable",
+      "The queries that failed when tried at this save (planned with the filters' defaults; each is also an " +
+      "audit finding query-fails): saved all the same, and publishable",
   }),
 });
 /** What an author edits (issue #22): a version's or the draft's spec with its SQL, as `PUT …/draft` takes it. */

@@ -259,7 +259,8 @@ describe("report spec audit", () => {
     it("flags a column aliased id_card and a star over a derived table that returns id_card", async () => {
       const spec = specWithWardList("select national_no as id_card from people order by 1");
       spec.queries.monthly!.sql =
-        "with c as (select id_card from people) select s.* from (select * from c) s where {{period.from}} is null and {{period.to}} is null and {{wards}} is null order by 1";
+        "with c as (select id_card from people) select s.* from (select * from c) s where {{period.from}} is " +
+        "null and {{period.to}} is null and {{wards}} is null order by 1";
       const found = only((await auditSpec(spec)).findings, "personal-identifier");
       expect(found.map((f) => f.where)).to.deep.equal(["queries.wardList", "queries.monthly"]);
     });
@@ -418,7 +419,8 @@ describe("report spec audit", () => {
         ["query-fails", "high", "drills.byMonth.queries.patients"],
       ]);
       expect(audit.findings[0]!.message).to.equal(
-        `The query fails when run with the filters' defaults at line 1, column 12: column "ktvv" does not exist. Correct it: published as it is, viewers see this error in its place.`,
+        `The query fails when run with the filters' defaults at line 1, column 12: column "ktvv" does not ` +
+          "exist. Correct it: published as it is, viewers see this error in its place.",
       );
       expect(audit.findings[1]!.message).to.match(
         /^The query fails when run with the filters' defaults: division by zero\. /,

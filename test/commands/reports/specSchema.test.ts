@@ -22,7 +22,10 @@ function exampleSpec(): Record<string, any> {
     queries: {
       wardList: { sql: "select distinct ward as value from patients order by 1" },
       monthly: {
-        sql: "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where std_code = 'KTV' and collected_at::date between {{period.from}} and {{period.to}} [[and ward = any({{wards}})]] group by 1 order by 1",
+        sql:
+          "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where " +
+          "std_code = 'KTV' and collected_at::date between {{period.from}} and {{period.to}} [[and ward = " +
+          "any({{wards}})]] group by 1 order by 1",
       },
     },
     nodes: [
@@ -46,7 +49,10 @@ function exampleSpec(): Record<string, any> {
         args: [{ name: "month", type: "date" }],
         queries: {
           patients: {
-            sql: "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join patients p using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', r.collected_at)::date = {{month}} order by r.collected_at",
+            sql:
+              "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join " +
+              "patients p using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', " +
+              "r.collected_at)::date = {{month}} order by r.collected_at",
           },
         },
       },

@@ -16,9 +16,13 @@ const MONTH: DrillArgDef[] = [{ name: "month", type: "date" }];
 // The queries of the contract's A.4 example (the drill's `…` written out).
 const WARD_LIST = "select distinct ward as value from patients order by 1";
 const MONTHLY =
-  "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where std_code = 'KTV' and collected_at::date between {{period.from}} and {{period.to}} [[and ward = any({{wards}})]] group by 1 order by 1";
+  "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where " +
+  "std_code = 'KTV' and collected_at::date between {{period.from}} and {{period.to}} [[and ward = " +
+  "any({{wards}})]] group by 1 order by 1";
 const PATIENTS =
-  "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join patients p using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', r.collected_at)::date = {{month}} order by r.collected_at";
+  "select p.patient_ref, p.name, p.ward, r.std_value as ktv, r.collected_at from lab_results r join patients p " +
+  "using (patient_ref) where r.std_code = 'KTV' and date_trunc('month', r.collected_at)::date = {{month}} " +
+  "order by r.collected_at";
 
 describe("read-only check of report queries", () => {
   describe("accepts", () => {
@@ -158,7 +162,8 @@ describe("read-only check of report queries", () => {
 
     it("a placeholder inside a string literal, which could never be bound", async () => {
       expect(await readOnlyProblem("select * from patients where name like '%{{name}}%'", PARAMS)).to.equal(
-        "The query has {{name}} at line 1, column 42 inside a string literal or comment, where its value cannot be used: move it out of the quotes, e.g. '%' || {{name}} || '%' instead of '%{{name}}%'.",
+        "The query has {{name}} at line 1, column 42 inside a string literal or comment, where its value " +
+          "cannot be used: move it out of the quotes, e.g. '%' || {{name}} || '%' instead of '%{{name}}%'.",
       );
     });
   });
@@ -182,8 +187,11 @@ describe("what a query of the clinical data source may reach", () => {
       "with recursive n(i) as (select 1 union all select i + 1 from n where i < 5) select i from n",
       "select d::date from generate_series(date '2026-01-01', date '2026-12-01', interval '1 month') d",
       "select pg_typeof(1), current_setting('TimeZone'), current_user, current_date, coalesce(null, 1), greatest(1, 2), nullif(1, 2)",
-      "select round(avg(std_value)::numeric, 2), count(*) filter (where abnormal_flag is not null), string_agg(distinct ward, ', ' order by ward) from lab_results join patients using (patient_ref)",
-      "select extract(year from collected_at), to_char(collected_at, 'YYYY-MM'), date_trunc('month', collected_at)::date, pg_catalog.lower(item_name), substring(item_name from 1 for 3), trim(both from item_name) from lab_results",
+      "select round(avg(std_value)::numeric, 2), count(*) filter (where abnormal_flag is not null), " +
+        "string_agg(distinct ward, ', ' order by ward) from lab_results join patients using (patient_ref)",
+      "select extract(year from collected_at), to_char(collected_at, 'YYYY-MM'), date_trunc('month', " +
+        "collected_at)::date, pg_catalog.lower(item_name), substring(item_name from 1 for 3), trim(both from " +
+        "item_name) from lab_results",
       "select patient_ref, lag(std_value) over (partition by patient_ref order by collected_at), row_number() over () from lab_results",
       "select percentile_cont(0.5) within group (order by std_value), jsonb_build_object('n', count(*)) from lab_results",
     ]) {
@@ -208,7 +216,8 @@ describe("what a query of the clinical data source may reach", () => {
       ["select * from pg_class, (with pg_class as (select 1) select * from pg_class) x", "pg_class"],
     ]) {
       expect(await reach(sql!), sql).to.equal(
-        `The query reads ${relation}, which is not a relation of the clinical data source: read patients, lab_reports, lab_results, exam_reports, std_items, or a CTE of the query.`,
+        `The query reads ${relation}, which is not a relation of the clinical data source: read patients, ` +
+          "lab_reports, lab_results, exam_reports, std_items, or a CTE of the query.",
       );
     }
   });
@@ -233,7 +242,8 @@ describe("what a query of the clinical data source may reach", () => {
 
   it("refuses what takes a transaction id, sleeps, locks or reads the server, and every function not on the allow-list (E.5)", async () => {
     const beyond =
-      "which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report SQL may not call it; use the functions listed in the report guide.";
+      "which looks beyond the clinical data source (the system catalogs, other sessions or privileges): report " +
+      "SQL may not call it; use the functions listed in the report guide.";
     const xid =
       "which takes a transaction id, which holds back every reader of new results until the report ends, but a query may only read: remove it.";
     // The query → what follows "The query calls " in its sentence.
@@ -243,7 +253,8 @@ describe("what a query of the clinical data source may reach", () => {
       "select pg_sleep_for('1 second')":
         "pg_sleep_for(), which sleeps, holding a report connection, but a query may only read: remove it.",
       "select table_to_xml('pg_roles', true, false, '')":
-        "table_to_xml, which reads relations by name, beyond the clinical data source: report SQL may not call it; use the functions listed in the report guide.",
+        "table_to_xml, which reads relations by name, beyond the clinical data source: report SQL may not call " +
+        "it; use the functions listed in the report guide.",
       "select version()": `version, ${beyond}`,
       "select inet_server_addr()": `inet_server_addr, ${beyond}`,
       "select xmlelement(name x, 1), pg_catalog.current_database()": `pg_catalog.current_database, ${beyond}`,

@@ -28,7 +28,9 @@ const PARAMS: ParamDef[] = [
 ];
 
 const MONTHLY =
-  "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where std_code = 'KTV' and collected_at::date between {{period.from}} and {{period.to}} [[and ward = any({{wards}})]] group by 1 order by 1";
+  "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where " +
+  "std_code = 'KTV' and collected_at::date between {{period.from}} and {{period.to}} [[and ward = " +
+  "any({{wards}})]] group by 1 order by 1";
 
 function templateError(fn: () => unknown): string {
   try {
@@ -45,7 +47,9 @@ describe("SQL template", () => {
     it("binds the A.4 example with typed positional parameters", () => {
       const compiled = compileTemplate(MONTHLY, PARAMS, { period: ["2026-01-01", "2026-03-31"], wards: ["3A", "3B"] });
       expect(compiled.text).to.equal(
-        "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where std_code = 'KTV' and collected_at::date between $1::date and $2::date and ward = any($3::text[]) group by 1 order by 1",
+        "select date_trunc('month', collected_at)::date as month, avg(std_value) as ktv from lab_results where " +
+          "std_code = 'KTV' and collected_at::date between $1::date and $2::date and ward = any($3::text[]) " +
+          "group by 1 order by 1",
       );
       expect(compiled.values).to.deep.equal(["2026-01-01", "2026-03-31", ["3A", "3B"]]);
     });
