@@ -41,5 +41,6 @@ export const API_ERROR_CODES = [
   "id-card-taken-outside-wards",
   "exports-per-address",
   "exports-busy",
+  "access-log-every-ward",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -83,6 +83,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
 
   "GET /api/admin/projections": "admin",
   "GET /api/admin/access-log": "tenant-admin",
+  "GET /api/admin/access-log/export": "tenant-admin",
   "GET /api/patients/:patientRef/access-log": "tenant-admin",
   "GET /api/patients/:patientRef/copy": "tenant-admin",
   "GET /api/admin/ledger": "admin",
