@@ -60,6 +60,8 @@ export const errorZh: ErrorTexts = {
       "此身份证号已登记给另一位患者（不在您的病区）：请核对号码，或请管理全部病区的同事处理。",
     "exports-per-address": EXPORT_WORDS.zh["exports-per-address"],
     "exports-busy": EXPORT_WORDS.zh["exports-busy"],
+    "access-log-every-ward":
+      "全院访问日志涉及所有病区的患者，只有管理全部病区的管理员可以查看；请在患者图表中查看单个患者的访问记录。",
   },
 };
 
@@ -91,6 +93,8 @@ export const errorEn: ErrorTexts = {
       "This id card number is already registered to another patient, outside your wards: check the number, or ask someone who acts on every ward.",
     "exports-per-address": EXPORT_WORDS.en["exports-per-address"],
     "exports-busy": EXPORT_WORDS.en["exports-busy"],
+    "access-log-every-ward":
+      "The tenant's access log names patients of every ward: only an administrator of every ward may read it; a patient's own log is on their chart.",
   },
 };
 
