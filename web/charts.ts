@@ -15,6 +15,7 @@ import * as echarts from "echarts/core";
 import { SVGRenderer } from "echarts/renderers";
 import { brokenOut, chartNumber, chartOption, type ChartNode } from "../src/reports/charts/chartOptions.ts";
 import type { QuerySuccess } from "./types.ts";
+import { chartLayout, refLineNamesBelow } from "./chartFit.ts";
 
 echarts.use([
   LineChart,
@@ -93,7 +94,21 @@ export function mountChart(
 ): ChartHandle {
   const option = chartOption(node, result, { title: false, animation: !reducedMotion() });
   const chart = echarts.init(element, null, { renderer: "svg" });
-  chart.setOption(option);
+  // Laid out for the width it has (chartFit.ts), again when that changes the layout.
+  let layout = chartLayout(option, element.clientWidth);
+  chart.setOption(layout.option);
+  const namesBelow = refLineNamesBelow(option);
+  if (namesBelow) {
+    namesBelow.hidden = !layout.namesBelow;
+    element.after(namesBelow);
+  }
+  const relayout = () => {
+    const next = chartLayout(option, element.clientWidth);
+    if (next.key === layout.key) return;
+    layout = next;
+    chart.setOption(layout.option, { notMerge: true });
+    if (namesBelow) namesBelow.hidden = !layout.namesBelow;
+  };
   const entry = { chart, element };
   live.add(entry);
 
@@ -152,11 +167,15 @@ export function mountChart(
     }
   }
 
-  const observer = new ResizeObserver(() => chart.resize({ animation: { duration: 0 } }));
+  const observer = new ResizeObserver(() => {
+    relayout();
+    chart.resize({ animation: { duration: 0 } });
+  });
   observer.observe(element);
   return {
     element,
     dispose() {
+      namesBelow?.remove();
       observer.disconnect();
       live.delete(entry);
       chart.dispose();

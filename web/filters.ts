@@ -299,10 +299,12 @@ export function createFilterBar(
       target.id ||= nextId(control.param.name);
       label.htmlFor = target.id;
     } else if (target) {
-      // A <summary> cannot be the target of <label for>: name it by the label instead.
+      // A <summary> cannot be the target of <label for>: name it by the label instead, then by what it
+      // shows (issue #54: axe-core's label-content-name-mismatch, the chosen values being visible text).
       label.id = nextId(control.param.name);
+      target.id ||= nextId(`${control.param.name}-chosen`);
       target.removeAttribute("aria-label");
-      target.setAttribute("aria-labelledby", label.id);
+      target.setAttribute("aria-labelledby", `${label.id} ${target.id}`);
     }
     field.append(label, control.element);
     fields.append(field);

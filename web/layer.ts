@@ -5,6 +5,7 @@
  */
 import { statText } from "../src/reports/charts/formatValue.ts";
 import { matchingRule } from "../src/reports/charts/highlight.ts";
+import { chartAlternative } from "./chartAlternative.ts";
 import { mountChart, type ChartHandle } from "./charts.ts";
 import type { Texts } from "./i18n.ts";
 import { markdownHtml } from "./markdown.ts";
@@ -143,6 +144,8 @@ class NodeView {
           notice.textContent = this.options.texts.truncated(outcome.rows.length);
           this.body.append(notice);
         }
+        // Its name, its reach by keyboard and its data table (issue #54).
+        this.body.append(chartAlternative(box, node, outcome, this.options.texts, drill));
       }
       this.set("ready");
     } catch (error) {

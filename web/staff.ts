@@ -5,12 +5,14 @@
  * queue, the patients with their charts, the bulk jobs, the item mappings and the tenant's credentials, each offered
  * to the roles that may use it, all through the `/api` endpoints. The server wrote the tenant,
  * language and provider into `<body data-…>`; the pages are chosen by the fragment (`#reports`,
- * `#alerts`, `#unmatched`, `#patients`, `#chart/<patientRef>`, `#bulk-jobs`, `#mappings`, `#credentials`, the
+ * `#alerts`, `#unmatched`, `#patients`, `#chart/<patientRef>`, `#bulk-jobs`, `#mappings`, `#credentials`,
+ * `#access-log` (its filters may follow: `#access-log?patientRef=P001`), the
  * report editor at `#edit/<reportId>` and `#new`) so the browser's back button and bookmarks work
  * without a server route per page.
  */
 import "./staff.css";
 import "./staff/queueAndEditor.css";
+import { accessLogPage } from "./staff/accessLogPage.ts";
 import { alertsPage } from "./staff/alertsPage.ts";
 import { openAlertHub, type AlertHub } from "./staff/alertStream.ts";
 import { bulkJobsPage } from "./staff/bulkJobsPage.ts";
@@ -40,6 +42,7 @@ import {
   signOutPerson,
 } from "./staff/personSession.ts";
 import { staffTextsFor, type StaffTexts } from "./staff/texts.ts";
+import { tabStrip } from "./staff/tabStrip.ts";
 import { unmatchedPage } from "./staff/unmatchedPage.ts";
 import type { Lang } from "./types.ts";
 import { asyncListener } from "./asyncListener.ts";
@@ -54,6 +57,7 @@ const PAGES = {
   "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage, role: "author" },
   mappings: { title: (t: StaffTexts) => t.mappings, build: mappingsPage, role: "author" },
   credentials: { title: (t: StaffTexts) => t.credentials, build: credentialsPage, role: "admin" },
+  "access-log": { title: (t: StaffTexts) => t.accessLogPage, build: accessLogPage, role: "admin" },
 } satisfies Record<
   string,
   { title: (t: StaffTexts) => string; build: (ctx: PageContext) => HTMLElement; role: StaffRole }
@@ -79,7 +83,8 @@ function fragment(): string {
 
 /** The page the fragment names; null when it names none (the person's own page opens then). */
 function pageName(): PageName | null {
-  const name = fragment();
+  // A page's own filters may follow its name (`#access-log?patientRef=P001`).
+  const name = fragment().split("?")[0]!;
   if (name.startsWith(CHART_PREFIX)) return "patients";
   if (name.startsWith(EDIT_PREFIX) || name === NEW_REPORT) return "reports";
   return name in PAGES ? (name as PageName) : null;
@@ -141,7 +146,7 @@ function languageLink(): HTMLElement {
 function keepTabInView(nav: HTMLElement, tab: HTMLElement): void {
   const strip = nav.getBoundingClientRect();
   const box = tab.getBoundingClientRect();
-  const margin = 24; // a little of the neighbour shows, saying there is more
+  const margin = 40; // clear of the strip's arrow (web/staff/tabStrip.ts), and a little of the neighbour shows
   if (box.left < strip.left) nav.scrollLeft -= strip.left - box.left + margin;
   else if (box.right > strip.right) nav.scrollLeft += box.right - strip.right + margin;
 }
@@ -325,7 +330,7 @@ function signedIn(session: Session): void {
       languageLink(),
       signOut,
     ),
-    nav,
+    tabStrip(nav, texts),
   );
   const slot = el("div", { class: "page-slot" });
   // The fragment names the page, so the skip link moves focus itself instead of changing it.

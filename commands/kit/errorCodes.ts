@@ -47,5 +47,6 @@ export const API_ERROR_CODES = [
   "month-not-ended",
   "month-closed",
   "month-not-closed",
+  "access-log-every-ward",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

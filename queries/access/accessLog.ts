@@ -111,22 +111,36 @@ export async function patientAccessLog(
   return rows.map((row) => ({ ...toRecord(row), key: [row.at_key, row.seq] }));
 }
 
+/** What the tenant's log is narrowed to: a period, a caller, a patient named, a route (each null: any). */
+export interface TenantAccessFilter extends AccessPeriod {
+  who: string | null;
+  patientRef?: string | null;
+  action?: string | null;
+}
+
+/** The order of the tenant's log: as written (the oldest first), or the newest first. */
+export type AccessLogOrder = "oldest" | "newest";
+
 /**
  * A page of the tenant's records in the order they were written to the log (a record held back by
- * an outage comes after records of answers given later: its `at` says when it was given).
+ * an outage comes after records of answers given later: its `at` says when it was given), or in
+ * the reverse order; `after` is the last record of the page before, in that order.
  */
 export async function tenantAccessLog(
   reader: TenantReader,
-  filter: AccessPeriod & { who: string | null },
-  { limit, after }: { limit: number; after: number | null },
+  filter: TenantAccessFilter,
+  { limit, after, order = "oldest" }: { limit: number; after: number | null; order?: AccessLogOrder },
 ): Promise<Array<AccessRecordAnswer & { key: number }>> {
+  const newest = order === "newest";
   const { rows } = await reader.query<AccessRow>(
     `select ${COLUMNS} from read.access_log
      where ($1::text is null or who = $1)
        and ($2::timestamptz is null or at >= $2) and ($3::timestamptz is null or at < $3)
-       and ($4::bigint is null or seq > $4)
-     order by seq limit $5::int`,
-    [filter.who, filter.from, filter.before, after, limit],
+       and ($4::bigint is null or ${newest ? "seq < $4" : "seq > $4"})
+       and ($6::text is null or patient_refs @> array[$6::text])
+       and ($7::text is null or action = $7)
+     order by seq ${newest ? "desc" : "asc"} limit $5::int`,
+    [filter.who, filter.from, filter.before, after, limit, filter.patientRef ?? null, filter.action ?? null],
   );
   return rows.map((row) => ({ ...toRecord(row), key: row.seq }));
 }

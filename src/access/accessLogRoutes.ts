@@ -1,8 +1,10 @@
+import { PassThrough } from "node:stream";
 import Router from "@koa/router";
+import type { Context } from "koa";
 import { z } from "zod";
 import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import type { Db } from "../../db/pool.ts";
-import { isCalendarDate, localDaySpan, parseLocalDateTime } from "../../db/localDateTime.ts";
+import { isCalendarDate, localDateTime, localDaySpan, parseLocalDateTime } from "../../db/localDateTime.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import {
   accessRecordSchema,
@@ -11,7 +13,11 @@ import {
   tenantAccessKey,
   tenantAccessLog,
   type AccessPeriod,
+  type TenantAccessFilter,
 } from "../../queries/access/accessLog.ts";
+import { attachment } from "../http/attachment.ts";
+import { XLSX_CONTENT_TYPE } from "../reports/export/contentTypes.ts";
+import { exportLangField } from "../reports/export/exportWords.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { listTurn } from "../http/listTurns.ts";
 import { principalOf } from "../http/requestState.ts";
@@ -62,17 +68,47 @@ export const patientAccessLogQuery = z.strictObject(
 
 const ADMIN_PAGE = 100;
 const limitProblem = `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`;
+const TENANT_PARAMS = `who, patientRef, action, from and to (each ${MOMENT_FORMS}), order, limit and cursor`;
+
+/** What the tenant's log is narrowed to (issue #54: filters beside who); the list and the export take the same. */
+const tenantLogFilters = {
+  who: z
+    .string({ error: "who is the name a record shows as its who, sent once" })
+    .min(1, "who must not be empty")
+    .max(200, "who has at most 200 characters")
+    .optional()
+    .meta({ description: "Only the records of this caller (exactly as records show who)" }),
+  patientRef: z
+    .string({ error: "patientRef is sent once" })
+    .regex(
+      PATIENT_REF_PATTERN,
+      "patientRef must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit",
+    )
+    .optional()
+    .meta({ description: "Only the records that name this patient among those shown", example: "P001" }),
+  action: z
+    .string({ error: "action is a route as records show it, sent once" })
+    .min(1, "action must not be empty")
+    .max(200, "action has at most 200 characters")
+    .optional()
+    .meta({
+      description: "Only the records of this route, exactly as records show action",
+      example: "GET /api/patients/{patientRef}/results",
+    }),
+  ...period,
+  order: z
+    .enum(["oldest", "newest"], { error: "order is oldest (the order the log was written in, the default) or newest" })
+    .default("oldest")
+    .meta({
+      description:
+        "oldest: in the order written (the default); newest: the latest first. Send a cursor with the order it came with",
+    }),
+};
 
 /** `GET /api/admin/access-log` */
 export const tenantAccessLogQuery = z.strictObject(
   {
-    who: z
-      .string({ error: "who is the name a record shows as its who, sent once" })
-      .min(1, "who must not be empty")
-      .max(200, "who has at most 200 characters")
-      .optional()
-      .meta({ description: "Only the records of this caller (exactly as records show who)" }),
-    ...period,
+    ...tenantLogFilters,
     limit: z.coerce
       .number({ error: limitProblem })
       .int(limitProblem)
@@ -87,9 +123,24 @@ export const tenantAccessLogQuery = z.strictObject(
       .meta({ description: "The next of the page before; opaque" }),
   },
   {
+    error: (issue) => (issue.code === "unrecognized_keys" ? `The query parameters are ${TENANT_PARAMS}` : undefined),
+  },
+);
+
+/** `GET /api/admin/access-log/export` */
+export const tenantAccessLogExportQuery = z.strictObject(
+  {
+    ...tenantLogFilters,
+    format: z
+      .enum(["xlsx", "csv"], { error: "format is xlsx or csv" })
+      .default("xlsx")
+      .meta({ description: "xlsx (the default; a sheet of the records and one of the filters) or csv (UTF-8)" }),
+    lang: exportLangField,
+  },
+  {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? `The query parameters are who, from and to (each ${MOMENT_FORMS}), limit and cursor`
+        ? `The query parameters are who, patientRef, action, from and to (each ${MOMENT_FORMS}), order, format and lang`
         : undefined,
   },
 );
@@ -105,6 +156,37 @@ function periodOf(query: { from?: string; to?: string }): AccessPeriod {
   if (from && before && from >= before)
     throw new HttpError(400, `from (${query.from}) is after to (${query.to}); send from on or before to.`);
   return { from, before };
+}
+
+/** Records of a page of an export: one short read each. */
+const EXPORT_PAGE = 1000;
+
+/** The tenant's log names patients of every ward: it is for an administrator of every ward. */
+function refuseWardLimited(ctx: Context): void {
+  const { wards } = principalOf(ctx);
+  if (wards !== null)
+    throw new HttpError(
+      403,
+      `The tenant's access log names patients of every ward, and this administrator's wards are ${wards.join(", ")}; read a patient's log at GET /api/patients/{patientRef}/access-log, or ask an administrator of every ward.`,
+      {},
+      "access-log-every-ward",
+    );
+}
+
+/** The filters of a list or export call, as the query reads them. */
+function filterOf(query: {
+  who?: string;
+  patientRef?: string;
+  action?: string;
+  from?: string;
+  to?: string;
+}): TenantAccessFilter {
+  return {
+    ...periodOf(query),
+    who: query.who ?? null,
+    patientRef: query.patientRef ?? null,
+    action: query.action ?? null,
+  };
 }
 
 export function accessLogRoutes(db: Db, adminToken: string | undefined): Router {
@@ -134,27 +216,63 @@ export function accessLogRoutes(db: Db, adminToken: string | undefined): Router 
   });
 
   router.get("/api/admin/access-log", admin, listTurn, async (ctx) => {
-    // Records name patients of every ward, so the tenant's whole log is for an administrator of every ward.
-    const { wards } = principalOf(ctx);
-    if (wards !== null)
-      throw new HttpError(
-        403,
-        "The tenant's access log names patients of every ward, and this administrator's wards are " +
-          `${wards.join(", ")}; read a patient's log at GET /api/patients/{patientRef}/access-log, or ask an ` +
-          "administrator of every ward.",
-      );
+    refuseWardLimited(ctx);
     const query = parseBody(tenantAccessLogQuery, ctx.query);
-    const between = periodOf(query);
+    const filter = filterOf(query);
     const after =
       query.cursor === undefined ? null : keyOfCursor(query.cursor, tenantAccessKey, "the next of the page before");
     const rows = await readAsTenant(db, ctx.state.tenant, (reader) =>
-      tenantAccessLog(reader, { ...between, who: query.who ?? null }, { limit: query.limit + 1, after }),
+      tenantAccessLog(reader, filter, { limit: query.limit + 1, after, order: query.order }),
     );
     const page = rows.slice(0, query.limit);
     ctx.body = {
       records: page.map(({ key: _, ...record }) => record),
       next: rows.length > query.limit ? cursorOf(page.at(-1)!.key) : null,
     } satisfies z.infer<typeof tenantAccessLogAnswer>;
+  });
+
+  // The records a filter chose, as a file: read a page at a time by the same keyset as the list,
+  // each page in a short read of its own, so the file never holds a connection while its reader reads.
+  router.get("/api/admin/access-log/export", admin, listTurn, async (ctx) => {
+    refuseWardLimited(ctx);
+    const query = parseBody(tenantAccessLogExportQuery, ctx.query);
+    const filter = filterOf(query);
+    const tenant: string = ctx.state.tenant;
+    // exceljs is loaded on the first export, not at start (as the report exports do).
+    const { accessExportFileName, writeAccessLogFile } = await import("./accessLogExport.ts");
+    const about = {
+      tenant,
+      exportedAt: localDateTime(new Date()),
+      filters: { who: query.who, patientRef: query.patientRef, action: query.action, from: query.from, to: query.to },
+      lang: query.lang ?? "en",
+    };
+    const stop = new AbortController();
+    const out = new PassThrough();
+    let complete = false;
+    out.once("close", () => {
+      if (!complete) stop.abort();
+    });
+    async function* pages() {
+      for (let after: number | null = null; ;) {
+        const rows = await readAsTenant(db, tenant, (reader) =>
+          tenantAccessLog(reader, filter, { limit: EXPORT_PAGE, after, order: query.order }),
+        );
+        if (rows.length === 0) return;
+        yield rows.map(({ key: _, ...record }) => record);
+        if (rows.length < EXPORT_PAGE || stop.signal.aborted) return;
+        after = rows.at(-1)!.key;
+      }
+    }
+    ctx.status = 200;
+    ctx.type = query.format === "csv" ? "text/csv; charset=utf-8" : XLSX_CONTENT_TYPE;
+    ctx.set("Content-Disposition", attachment(accessExportFileName(about, query.format)));
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = out;
+    writeAccessLogFile(out, query.format, about, pages(), stop.signal).then(
+      () => (complete = true),
+      // Headers are gone already: a failure can only cut the response, which the client sees as an error.
+      (error) => out.destroy(error instanceof Error ? error : new Error(String(error))),
+    );
   });
   return router;
 }

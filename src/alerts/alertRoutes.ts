@@ -19,6 +19,7 @@ import {
   alertListKey,
   listAlerts,
   openAlertCount,
+  alertSchema,
   type Alert,
 } from "../../queries/alerts/alerts.ts";
 import type { AlertFeed } from "./alertFeed.ts";
@@ -82,6 +83,22 @@ export const openAlertCountAnswer = z.object({
   delta: z.number().int().meta({ description: "Of those, the delta alerts (contract F.3)" }),
 });
 
+/**
+ * `GET /api/alerts/stream?content=`: what each message carries (issue #54). A page that only
+ * counts (the staff pages' badge) asks for `notice`, which names no patient, so its stream shows
+ * nobody and writes no access record; the alert itself is read from the recorded list when a
+ * person is shown it. Other parameters are ignored, as they always were on this route.
+ */
+export const alertStreamQuery = z.object({
+  content: z.enum(["alert", "notice"], { error: "content is alert (the default) or notice" }).default("alert").meta({
+    description:
+      "alert (the default): each message carries the alert as GET /api/alerts lists it, and each is an access record (contract E.4); notice: only { alertId, kind, severity }, which names no patient and is not recorded: for a page that re-reads the list or the count when something changed",
+  }),
+});
+
+/** What a `notice` stream says of an alert: that it changed, never whose it is. */
+export const alertNoticeSchema = alertSchema.pick({ alertId: true, kind: true, severity: true });
+
 export interface AlertRouteDeps {
   store: EventStore;
   /** The dictionary in force: it names each alert's item in English and by its label. */
@@ -137,6 +154,7 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
    */
   router.get("/stream", async (ctx) => {
     const tenant: string = ctx.state.tenant;
+    const { content } = parseBody(alertStreamQuery, ctx.query);
     const stream = new PassThrough();
     let heartbeat: NodeJS.Timeout | null = null;
     let unsubscribe: (() => void) | null = null;
@@ -160,6 +178,15 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
     const wards = principalOf(ctx).wards;
     const send = (change: AlertNotice["change"], alert: Alert) => {
       if (stream.writableEnded) return;
+      if (content === "notice") {
+        const notice: z.infer<typeof alertNoticeSchema> = {
+          alertId: alert.alertId,
+          kind: alert.kind,
+          severity: alert.severity,
+        };
+        stream.write(`event: ${change}\ndata: ${JSON.stringify(notice)}\n\n`);
+        return;
+      }
       stream.write(`event: ${change}\ndata: ${JSON.stringify(alert)}\n\n`);
       // Each alert sent down the stream shows its patient: one record a message, not one for the stream.
       access.recordNow(ctx, [alert.patientRef]);

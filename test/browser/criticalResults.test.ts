@@ -145,11 +145,11 @@ describe("critical results and the patient chart in chromium", function () {
       expect([await indicator.getAttribute("data-live"), await indicator.textContent()]).to.deep.equal(["true", live]);
 
       // A stream the service cannot be reached for is said to be lost, and live again once it is back.
-      await page.route("**/api/alerts/stream", (route) => route.abort());
+      await page.route(/\/api\/alerts\/stream(\?|$)/, (route) => route.abort());
       await page.reload();
       await page.locator(".page-alerts .live[data-live-state=lost]").waitFor();
       expect(await indicator.textContent()).to.equal(lost);
-      await page.unroute("**/api/alerts/stream");
+      await page.unroute(/\/api\/alerts\/stream(\?|$)/);
       await page.locator(".page-alerts .live[data-live=true]").waitFor({ timeout: 10_000 });
       expect(await indicator.textContent()).to.equal(live);
     });

@@ -444,7 +444,7 @@ describe("the access log: who was shown which patient (contract E.4)", function 
         /cursor is not one this list gave; send back the one in the next of the page before/,
       ],
       ["/api/admin/access-log?limit=0", /limit must be a whole number from 1 to 1000/],
-      ["/api/admin/access-log?patient=P001", /The query parameters are who, from and to/],
+      ["/api/admin/access-log?patient=P001", /The query parameters are who, patientRef, action, from and to/],
     ] as const) {
       const answer = await call(path);
       expect(answer.status, path).to.equal(400);

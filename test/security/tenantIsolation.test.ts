@@ -700,6 +700,26 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
       southsLog.body.records.filter((record: { credential: string }) => northsAuthors.includes(record.credential)),
     ).to.deep.equal([]);
   },
+  "GET /api/admin/access-log/export": async ({ service, north, south }) => {
+    expect(
+      (await south.call("GET", "/api/admin/access-log/export", { token: south.authorToken })).status,
+      "a tenant's author is no administrator",
+    ).to.equal(403);
+    expect(
+      (await north.call("GET", "/api/admin/access-log/export", { token: south.adminToken })).status,
+      "south's administrator is none of north's",
+    ).to.equal(403);
+    const northsCall = await north.call("GET", "/api/patients/P-NORTH/results", { token: north.authorToken });
+    expect(northsCall.status).to.equal(200);
+    const northsRequest = northsCall.headers.get("x-request-id")!;
+    await until(
+      async () =>
+        (await service.db.query("select 1 from read.access_log where request_id = $1", [northsRequest])).rowCount === 1,
+    );
+    const southsFile = await south.call("GET", "/api/admin/access-log/export?format=csv", { token: south.adminToken });
+    expect(southsFile.status).to.equal(200);
+    expect(southsFile.body as string, "north's record in south's file").not.to.include(northsRequest);
+  },
   "GET /api/patients/:patientRef/access-log": async ({ service, north, south }) => {
     expect(
       (await south.call("GET", "/api/patients/P001/access-log", { token: south.authorToken })).status,

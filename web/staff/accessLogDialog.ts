@@ -1,5 +1,6 @@
 import type { AccessRecordAnswer } from "../../queries/access/accessLog.ts";
 import { isStaffRole } from "../../commands/credentials/staffRoleRanks.ts";
+import { accessLogHref } from "./accessLogPage.ts";
 import { openModal } from "./dialog.ts";
 import { el, localTime } from "./dom.ts";
 import { loader, type PageContext } from "./page.ts";
@@ -21,7 +22,7 @@ const day = (date: Date) => `${date.getFullYear()}-${pad(date.getMonth() + 1)}-$
  */
 export function accessLogDialog(ctx: PageContext, patientRef: string, name: string): void {
   const { texts } = ctx;
-  openModal(texts.accessLogTitle(name), texts.close, () => {
+  openModal(texts.accessLogTitle(name), texts.close, (modal) => {
     const box = el("div", { class: "access-log" });
     void loader(box, texts, async () => {
       const since = new Date();
@@ -39,7 +40,20 @@ export function accessLogDialog(ctx: PageContext, patientRef: string, name: stri
       }
       return recordTable(ctx, records.reverse(), path !== null || read > SHOWN);
     })();
-    return [el("p", { class: "intro" }, texts.accessLogIntro(DAYS)), box];
+    // The whole log of the patient, filtered further and exported, is on the access log page (admins of every ward).
+    const filterAndExport =
+      ctx.session.caller.wards === null
+        ? el(
+            "p",
+            { class: "access-log-link" },
+            el("a", { href: accessLogHref({ patientRef }), onclick: () => modal.close() }, texts.accessFilterAndExport),
+          )
+        : null;
+    return [
+      el("p", { class: "intro" }, texts.accessLogIntro(DAYS)),
+      ...(filterAndExport ? [filterAndExport] : []),
+      box,
+    ];
   });
 }
 

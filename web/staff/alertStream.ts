@@ -4,9 +4,14 @@ import type { Alert } from "./types.ts";
 
 /** `updated`: a critical alert took on, or lost, the change of its result (decision 0073). */
 export type AlertChange = "raised" | "acknowledged" | "closed" | "updated";
+/**
+ * What the stream says of an alert that changed: which, of which kind, never whose (decision
+ * 0078). The pages read the alert from the list (a recorded look) when they show it.
+ */
+export type AlertNotice = Pick<Alert, "alertId" | "kind" | "severity">;
 /** The stream as it stands: not yet open, open, or lost (and being opened again). */
 export type LiveState = "connecting" | "live" | "lost";
-export type AlertListener = (change: AlertChange, alert: Alert) => void;
+export type AlertListener = (change: AlertChange, notice: AlertNotice) => void;
 
 export interface AlertHub {
   /** Called with each change told by the service while the page is open; returns an unsubscribe. */
@@ -25,7 +30,7 @@ const RECONNECT_MS = 3000;
 const CHANGES: ReadonlySet<string> = new Set(["raised", "acknowledged", "closed", "updated"]);
 
 /**
- * `GET /api/alerts/stream` read with fetch, not EventSource: EventSource cannot send the
+ * `GET /api/alerts/stream?content=notice` read with fetch, not EventSource: EventSource cannot send the
  * Authorization header of a token sign-in. A stream that ends or fails is opened again after a
  * pause, and listeners hear `onConnected(true)` so they read the list again (what happened
  * meanwhile is not replayed).
@@ -50,7 +55,9 @@ export function openAlertHub(
     abort = new AbortController();
     try {
       const own = credentialsOf(session, "GET");
-      const response = await fetch("/api/alerts/stream", {
+      // Notices only: the badge and the lists re-read what changed, so the stream that every page
+      // holds open shows nobody and is no one's look at a patient (decision 0078).
+      const response = await fetch("/api/alerts/stream?content=notice", {
         headers: { accept: "text/event-stream", ...own.headers },
         credentials: own.credentials,
         cache: "no-store",
@@ -72,8 +79,8 @@ export function openAlertHub(
           return;
         }
         if (!message.event || !CHANGES.has(message.event)) continue;
-        const alert = JSON.parse(message.data) as Alert;
-        listeners.forEach((listener) => listener(message.event as AlertChange, alert));
+        const notice = JSON.parse(message.data) as AlertNotice;
+        listeners.forEach((listener) => listener(message.event as AlertChange, notice));
       }
     } catch {
       // Lost, refused or aborted: tried again below unless closed.

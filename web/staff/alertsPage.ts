@@ -1,4 +1,4 @@
-import type { LiveState } from "./alertStream.ts";
+import type { AlertNotice, LiveState } from "./alertStream.ts";
 import { chartHref } from "./chartLink.ts";
 import { el, localTime } from "./dom.ts";
 import { historyDialog } from "./historyDialog.ts";
@@ -58,6 +58,8 @@ export function alertsPage(ctx: PageContext): HTMLElement {
       void reload();
     },
   });
+  /** The alerts the list shows now: a new alert is announced from here, as the person sees it. */
+  let listed: Alert[] = [];
   const reload = loader(box, texts, async () => {
     tabs.show();
     showIntro();
@@ -65,25 +67,32 @@ export function alertsPage(ctx: PageContext): HTMLElement {
       ctx.api.get<Alert[]>(`/api/alerts?state=${state}&kind=${kind}&limit=500`),
       ctx.api.get<AlertCounts>("/api/alerts/count"),
     ]);
+    listed = alerts;
     tabs.showCounts(counts);
     count.textContent = texts.alertCount(alerts.length);
     if (alerts.length === 0)
       return el("p", { class: "empty" }, (kind === "DELTA" ? texts.noDeltaAlerts : texts.noAlerts)[state]);
     return alertTable(ctx, state, alerts, fresh, reload);
   });
+  /**
+   * A new alert said in the live region: with its patient and value once the list (a recorded
+   * look, decision 0078) shows it, else only its kind (it is under the other tab).
+   */
+  const announceRaised = (notice: AlertNotice) => {
+    const alert = listed.find((one) => one.alertId === notice.alertId);
+    if (!alert) return ctx.announce(texts.newAlertElsewhere[notice.kind]);
+    const patient = alert.patientName ?? alert.patientRef;
+    ctx.announce(
+      alert.kind === "DELTA"
+        ? texts.newDeltaAlert(patient, texts.itemTitle(alert), changeText(alert))
+        : texts.newAlert(patient, texts.itemTitle(alert), valueText(alert)),
+    );
+  };
 
   ctx.onLeave(
-    ctx.alerts.subscribe((change, alert) => {
-      if (change === "raised") {
-        fresh.add(alert.alertId);
-        const patient = alert.patientName ?? alert.patientRef;
-        ctx.announce(
-          alert.kind === "DELTA"
-            ? texts.newDeltaAlert(patient, texts.itemTitle(alert), changeText(alert))
-            : texts.newAlert(patient, texts.itemTitle(alert), valueText(alert)),
-        );
-      }
-      void reload();
+    ctx.alerts.subscribe((change, notice) => {
+      if (change === "raised") fresh.add(notice.alertId);
+      void reload().then(() => change === "raised" && announceRaised(notice));
     }),
   );
   ctx.onLeave(

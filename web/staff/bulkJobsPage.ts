@@ -2,7 +2,7 @@ import { openModal } from "./dialog.ts";
 import { el } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
-import { scrollingTable } from "./tables.ts";
+import { cardRowAdded, cardTable, scrollingTable } from "./tables.ts";
 import type { BulkJobListEntry, BulkRejectedAnswer } from "./types.ts";
 
 const POLL_MS = 2000;
@@ -95,16 +95,15 @@ function jobsView(ctx: PageContext): { element: HTMLElement; update(list: BulkJo
     texts.colActions,
   ];
   const tbody = el("tbody");
-  const table = scrollingTable(
-    texts.bulkJobs,
-    el(
-      "table",
-      { class: "data jobs" },
-      el("caption", { class: "visually-hidden" }, texts.bulkJobs),
-      el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))),
-      tbody,
-    ),
+  // A card per job on a phone (issue #54: the table scrolled sideways there), its counts labelled.
+  const jobsTable = el(
+    "table",
+    { class: "data jobs" },
+    el("caption", { class: "visually-hidden" }, texts.bulkJobs),
+    el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col" }, c)))),
+    tbody,
   );
+  const table = cardTable(jobsTable);
   const empty = el("p", { class: "empty" }, texts.noJobs);
   const element = el("div", { class: "jobs-view" });
   const rows = new Map<string, JobRow>();
@@ -121,7 +120,10 @@ function jobsView(ctx: PageContext): { element: HTMLElement; update(list: BulkJo
     for (const job of list) {
       let row = rows.get(job.jobId);
       if (row) row.update(job);
-      else rows.set(job.jobId, (row = jobRow(ctx, job)));
+      else {
+        rows.set(job.jobId, (row = jobRow(ctx, job)));
+        cardRowAdded(jobsTable, row.element);
+      }
       if (row.element === cursor) cursor = cursor.nextSibling;
       else tbody.insertBefore(row.element, cursor);
     }

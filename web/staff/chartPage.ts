@@ -10,6 +10,7 @@ import { seriesChart, type Series, type SeriesPoint } from "./seriesChart.ts";
 import { patientCopyButton } from "./patientCopyButton.ts";
 import { may } from "./session.ts";
 import { segment } from "./staffApi.ts";
+import { cardTable } from "./tables.ts";
 import type { PatientResults, ResultItem } from "./types.ts";
 
 const PERIODS = ["1", "3", "5"] as const;
@@ -244,6 +245,9 @@ function markedNote(ctx: PageContext, series: Series, focus: ChartFocus): HTMLEl
   );
 }
 
+/** Cards drawn on this page so far: each legend's id is its own. */
+let seriesCards = 0;
+
 function seriesCard(
   ctx: PageContext,
   series: Series,
@@ -254,9 +258,11 @@ function seriesCard(
   const latestText = latest ? `${pointText(series, latest)} · ${localTime(latest.at)}` : "";
   const marked = focus?.externalId ? series.points.find((point) => point.externalId === focus.externalId) : undefined;
   const derivedFormula = series.points.findLast((point) => point.formula)?.formula;
+  const legendId = `bands-${++seriesCards}`;
+  const hint = el("p", { class: "visually-hidden", id: `${legendId}-hint` }, texts.chartTableHint);
   const legend = el(
     "ul",
-    { class: "bands" },
+    { class: "bands", id: legendId },
     series.refLow !== null || series.refHigh !== null
       ? el("li", { class: "band-reference" }, `${texts.refRange} ${band(series.refLow, series.refHigh)}`)
       : null,
@@ -285,6 +291,7 @@ function seriesCard(
     ? seriesChart(series, {
         title,
         label,
+        describedBy: `${legendId} ${hint.id}`,
         marked: marked?.externalId ?? null,
         onPoint: (point) => reportDialog(ctx, "lab", point.externalId),
         pointNote: (point) => derivedNote(ctx, point),
@@ -306,6 +313,7 @@ function seriesCard(
     focus ? markedNote(ctx, series, focus) : null,
     legend,
     chart ? chart.element : null,
+    chart ? hint : null,
   );
   return { element, dispose: () => chart?.dispose() };
 }
@@ -364,11 +372,8 @@ function resultTable(ctx: PageContext, answer: PatientResults, focus: ChartFocus
       el("th", { scope: "col" }, c),
     ),
   );
-  return el(
-    "div",
-    { class: "table-wrap" },
-    el("table", { class: "data results" }, el("thead", {}, head), el("tbody", {}, ...rows)),
-  );
+  // A card per result on a phone (issue #54: squeezed into five columns, a report's id broke a letter a line).
+  return cardTable(el("table", { class: "data results" }, el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 
 /** The reports whose results the period shows, newest first, each to read as printed and with its history. */

@@ -66,6 +66,8 @@ export const errorZh: ErrorTexts = {
     "month-not-ended": "这个月尚未结束，月末之后才能关账。",
     "month-closed": "这个月（此病区）已经关账，不能重复关账。",
     "month-not-closed": "这个月（此病区）尚未关账，没有可比较的冻结数据。",
+    "access-log-every-ward":
+      "全院访问日志涉及所有病区的患者，只有管理全部病区的管理员可以查看；请在患者图表中查看单个患者的访问记录。",
   },
 };
 
@@ -97,6 +99,8 @@ export const errorEn: ErrorTexts = {
       "This id card number is already registered to another patient, outside your wards: check the number, or ask someone who acts on every ward.",
     "exports-per-address": EXPORT_WORDS.en["exports-per-address"],
     "exports-busy": EXPORT_WORDS.en["exports-busy"],
+    "access-log-every-ward":
+      "The tenant's access log names patients of every ward: only an administrator of every ward may read it; a patient's own log is on their chart.",
   },
 };
 

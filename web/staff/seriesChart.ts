@@ -1,10 +1,12 @@
 /**
  * One item's results over time for the patient chart: ECharts drawn on a canvas (the staff pages'
  * CSP allows no inline style, which the SVG renderer's text would need), tooltips drawn on the
- * canvas too. Bands: the reference range (grey), the clinical target (green); dashed red lines: the
- * critical limits; a red diamond: the marked result (the one an alert opened the chart on). A click
- * opens the report of the point nearest in time. Every number the chart shows is also in the table
- * view, where each report opens from a button, for screen readers and keyboards.
+ * canvas too. Bands: the clinical target (green), the reference range over it (light grey, dashed
+ * grey edges); dashed red lines: the critical limits; a red diamond: the marked result (the one an
+ * alert opened the chart on). A click opens the report of the point nearest in time. Every number
+ * the chart shows is also in the table view, where each report opens from a button, for screen
+ * readers and keyboards: the chart is named, reached with Tab, and described by its bands and a
+ * word on the table view.
  */
 import { LineChart } from "echarts/charts";
 import { GridComponent, MarkAreaComponent, MarkLineComponent, TooltipComponent } from "echarts/components";
@@ -24,6 +26,8 @@ export interface SeriesChartOptions {
   title: string;
   /** The chart's text alternative. */
   label: string;
+  /** Ids of what describes the chart beyond its name (its bands, where its values are listed). */
+  describedBy?: string;
   /** The report whose point is marked, if any. */
   marked?: string | null;
   /** Called with the point nearest in time to a click. */
@@ -37,8 +41,18 @@ export interface SeriesChart {
   dispose(): void;
 }
 
-const BAND_REFERENCE = "rgba(120, 120, 120, 0.16)";
-const BAND_TARGET = "rgba(46, 160, 67, 0.22)";
+/*
+ * The reference range is drawn over the target, as a light grey with a dashed grey edge (issue
+ * #54: drawn first, under the green target, it vanished where the two overlap, as albumin's
+ * 40–55 inside its target of 35 and above): its edges read through the green, the green through it.
+ */
+const BAND_REFERENCE = {
+  color: "rgba(110, 110, 110, 0.10)",
+  borderColor: "#5f6368",
+  borderWidth: 1.5,
+  borderType: "dashed",
+};
+const BAND_TARGET = { color: "rgba(46, 160, 67, 0.22)" };
 const CRITICAL = "#c62828";
 const LINE = "#1f5fa8";
 /** A value the service derived (contract F.2): a hollow symbol of its own colour, apart from the laboratories' values. */
@@ -81,19 +95,22 @@ function nearest(points: readonly SeriesPoint[], at: number): SeriesPoint | unde
 
 export function seriesChart(
   series: Series,
-  { title, label, marked = null, onPoint, pointNote }: SeriesChartOptions,
+  { title, label, describedBy, marked = null, onPoint, pointNote }: SeriesChartOptions,
 ): SeriesChart {
   const element = document.createElement("div");
   element.className = "series-chart";
   element.setAttribute("role", "img");
   element.setAttribute("aria-label", label);
+  // Reached with Tab like the rest of the card (issue #54), so a keyboard user meets each chart by its name.
+  element.tabIndex = 0;
+  if (describedBy) element.setAttribute("aria-describedby", describedBy);
   if (marked) element.dataset.marked = marked;
   let chart: echarts.ECharts | null = null;
   const [min, max] = yRange(series);
-  const band = (low: number | null | undefined, high: number | null | undefined, color: string) =>
+  const band = (low: number | null | undefined, high: number | null | undefined, itemStyle: object) =>
     (low === null || low === undefined) && (high === null || high === undefined)
       ? []
-      : [[{ yAxis: low ?? min, itemStyle: { color } }, { yAxis: high ?? max }]];
+      : [[{ yAxis: low ?? min, itemStyle }, { yAxis: high ?? max }]];
   const limits = [series.critical?.low, series.critical?.high].filter(
     (v): v is number => typeof v === "number" && v >= min && v <= max,
   );
@@ -142,9 +159,10 @@ export function seriesChart(
         itemStyle: { color: LINE },
         markArea: {
           silent: true,
+          // Drawn in this order: the target beneath, the reference range over it.
           data: [
-            ...band(series.refLow, series.refHigh, BAND_REFERENCE),
             ...(series.target ? band(series.target.low, series.target.high, BAND_TARGET) : []),
+            ...band(series.refLow, series.refHigh, BAND_REFERENCE),
           ],
         },
         markLine: limits.length

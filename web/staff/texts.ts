@@ -8,10 +8,22 @@ import { errorEn, errorZh, type ErrorTexts } from "./errorTexts.ts";
 import { trustEn, trustZh, type TrustTexts } from "./trustTexts.ts";
 import { mappingEn, mappingZh, type MappingTexts } from "./mappingTexts.ts";
 import { deltaEn, deltaZh, type DeltaTexts } from "./deltaTexts.ts";
+import { accessLogEn, accessLogZh, type AccessLogTexts } from "./accessLogTexts.ts";
+import { phoneChartEn, phoneChartZh, type PhoneChartTexts } from "./phoneChartTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
 export interface StaffTexts
-  extends TrustTexts, CredentialsTexts, ChartTexts, ClaimTexts, QueueTexts, ErrorTexts, MappingTexts, DeltaTexts {
+  extends
+    TrustTexts,
+    CredentialsTexts,
+    ChartTexts,
+    ClaimTexts,
+    QueueTexts,
+    ErrorTexts,
+    MappingTexts,
+    DeltaTexts,
+    AccessLogTexts,
+    PhoneChartTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -259,6 +271,8 @@ const zh: StaffTexts = {
   ...mappingZh,
   ...deltaZh,
   ...errorZh,
+  ...accessLogZh,
+  ...phoneChartZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -528,6 +542,8 @@ const en: StaffTexts = {
   ...mappingEn,
   ...deltaEn,
   ...errorEn,
+  ...accessLogEn,
+  ...phoneChartEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",

@@ -24,7 +24,7 @@ import { listQuery, resultsQuery } from "../../patients/patientRoutes.ts";
 import { patientResultsSchema, resultItemSchema } from "../../../queries/patients/patientResults.ts";
 import { acknowledgeInput } from "../../../commands/alerts/acknowledgeAlert.ts";
 import { alertSchema } from "../../../queries/alerts/alerts.ts";
-import { alertListQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
+import { alertListQuery, alertStreamQuery, openAlertCountAnswer } from "../../alerts/alertRoutes.ts";
 import {
   claimCheckQuery,
   claimedAnswer,
@@ -257,16 +257,18 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
         '`{"reason":"revoked"|"expired"|"replaced"|"signed-out"|"session-expired","code":<the /api error code ' +
         'a later call gets>,"error":<a sentence>}`, then it closes; nothing is sent after it.',
       security: security.author,
+      requestParams: { query: alertStreamQuery },
       responses: {
         200: {
-          description: "An endless text/event-stream",
+          description:
+            "An endless text/event-stream. With content=notice each event's data is only { alertId, kind, severity } (AlertNotice): no patient, and no access record",
           content: {
             "text/event-stream": {
               schema: { type: "string", example: 'event: raised\ndata: {"alertId":"…","code":"K","value":6.9,…}\n\n' },
             },
           },
         },
-        ...apiFailures(authorFailures),
+        ...apiFailures({ ...authorFailures, 400: "content is neither alert nor notice" }),
       },
     },
   },

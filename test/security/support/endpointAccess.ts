@@ -89,6 +89,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
 
   "GET /api/admin/projections": "admin",
   "GET /api/admin/access-log": "tenant-admin",
+  "GET /api/admin/access-log/export": "tenant-admin",
   "GET /api/patients/:patientRef/access-log": "tenant-admin",
   "GET /api/patients/:patientRef/copy": "tenant-admin",
   "POST /api/quality/months/:month/close": "tenant-admin",
