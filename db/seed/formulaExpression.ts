@@ -1,4 +1,5 @@
 import jsep from "jsep";
+import { SMALLEST_DIVISOR } from "../numberBounds.ts";
 
 /*
  * A derived item's formula as the dictionary writes it (contract F.2): arithmetic over other items'
@@ -72,22 +73,27 @@ export function formulaInputs(node: FormulaNode): string[] {
 }
 
 /**
- * The formula as an SQL expression over double precision columns that `column` names per item
- * code. A division by zero gives null (nullif), so a result of zero never fails a statement:
- * there is then no derived value.
+ * The formula as a numeric SQL expression over the columns that `column` names per item code. A
+ * division by zero (or by a divisor next to it, SMALLEST_DIVISOR) gives null, so no value a
+ * laboratory sends fails a statement: there is then no derived value.
  */
 export function formulaSql(node: FormulaNode, column: (code: string) => string): string {
   switch (node.kind) {
+    // In numeric, not double precision: a product of two tiny values underflows a double, and
+    // PostgreSQL raises an error where JavaScript gives 0 (the quality months' fuzz test).
     case "number":
-      return `${node.value}::double precision`;
+      return `${node.value}::numeric`;
     case "item":
-      return column(node.code);
+      return `(${column(node.code)})::numeric`;
     case "negate":
       return `(- ${formulaSql(node.operand, column)})`;
     case "operation": {
       const left = formulaSql(node.left, column);
       const right = formulaSql(node.right, column);
-      return node.operator === "/" ? `(${left} / nullif(${right}, 0))` : `(${left} ${node.operator} ${right})`;
+      // A divisor next to zero is none, as zero is (numberBounds.ts): the quotient would overflow.
+      return node.operator === "/"
+        ? `(${left} / (case when abs(${right}) >= ${SMALLEST_DIVISOR} then ${right} end))`
+        : `(${left} ${node.operator} ${right})`;
     }
   }
 }
@@ -115,7 +121,7 @@ export function evaluateFormula(node: FormulaNode, value: (code: string) => numb
         case "*":
           return left * right;
         case "/":
-          return right === 0 ? null : left / right;
+          return Math.abs(right) < SMALLEST_DIVISOR ? null : left / right;
       }
     }
   }
