@@ -9,7 +9,7 @@ import {
   type ProviderPerson,
   type SignInStart,
 } from "../support/openIdProvider.ts";
-import { startTestService, useService } from "../support/service.ts";
+import { startTestService, until, useService } from "../support/service.ts";
 
 const PUBLIC_URL = "http://dialysis-hub.test";
 const CLIENT = { clientId: "dialysis-hub", clientSecret: "test-client-secret-0123456789", publicUrl: PUBLIC_URL };
@@ -31,10 +31,22 @@ const sessionCookie = (answer: Response) =>
   answer.headers.getSetCookie().find((cookie) => cookie.startsWith("dh_session="));
 const cookieHeader = (setCookie: string) => setCookie.split(";")[0]!;
 
-/** The rows of every table of the service's database, by table (pg-boss's own maintenance left out: it runs on a timer). */
+/**
+ * The rows of every table of the service's database, by table (pg-boss's own maintenance left out:
+ * it runs on a timer). Once no projection is rebuilding (a dictionary release at start rebuilds
+ * some), and of the projections' generations only the live ones: a retired one is dropped.
+ */
 async function rowsByTable(db: { query(sql: string): Promise<{ rows: any[] }> }): Promise<Record<string, number>> {
+  await until(
+    async () =>
+      (await db.query("select count(*)::int as n from projection_generations where state = 'building'")).rows[0].n ===
+      0,
+  );
   const { rows: tables } = await db.query(
-    `select format('%I.%I', schemaname, tablename) as name from pg_tables where schemaname not in ('pg_catalog', 'information_schema', 'pgboss') order by 1`,
+    "select format('%I.%I', schemaname, tablename) as name from pg_tables" +
+      " where schemaname not in ('pg_catalog', 'information_schema', 'pgboss')" +
+      " and (schemaname not like 'proj\\_%' or schemaname in (select schema_name from projection_generations where state = 'live'))" +
+      " order by 1",
   );
   const counts: Record<string, number> = {};
   for (const { name } of tables) counts[name] = (await db.query(`select count(*)::int as n from ${name}`)).rows[0].n;
