@@ -113,7 +113,7 @@ export function openDrill(context: DrillContext, request: DrillRequest): void {
   close.focus();
 
   context.api
-    .post<{ title: string; queries: Queries }>("/drill", body)
+    .post<{ title: string; queries: Queries }>("/drill", { ...body, lang: texts.lang })
     .then((answer) => {
       if (!backdrop.isConnected) return;
       title.textContent = answer.title;

@@ -137,7 +137,7 @@ class NodeView {
           node.drill && this.options.onDrill
             ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex })
             : undefined;
-        this.chart = mountChart(box, node, outcome, drill);
+        this.chart = mountChart(box, node, outcome, drill, this.options.texts.lang);
         if (outcome.truncated) {
           const notice = document.createElement("p");
           notice.className = "notice truncated";

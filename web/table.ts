@@ -1,7 +1,7 @@
-import type { TableColumnDef } from "../commands/reports/spec/specSchema.ts";
+import type { TableColumnDef } from "./types.ts";
 import { cellText } from "../src/reports/charts/formatValue.ts";
 import { conditionText, matchingRule, rulesOfColumn, type HighlightRuleDef } from "../src/reports/charts/highlight.ts";
-import { formattedCell, tableColumns } from "../src/reports/charts/tableColumns.ts";
+import { columnCell, tableColumns } from "../src/reports/charts/tableColumns.ts";
 import type { Texts } from "./i18n.ts";
 import type { QuerySuccess } from "./types.ts";
 
@@ -126,7 +126,8 @@ export function renderTable(
         const td = document.createElement("td");
         const align = alignClass(c);
         if (align) td.className = align;
-        td.textContent = formattedCell(row[index], shown[c]!.format);
+        // Formatted per column, in the page's language: one column's numbers with one number of decimals, months as months (issue #54).
+        td.textContent = columnCell(shown[c]!, row[index], texts.lang);
         if (rules[c]!.length > 0) markTone(td, matchingRule(rules[c], row[index]), texts);
         tr.append(td);
       });

@@ -16,7 +16,8 @@ export function reportsPage(ctx: PageContext): HTMLElement {
   const { texts } = ctx;
   const box = el("div", { class: "page-body" });
   const load = loader(box, texts, async () => {
-    const reports = await ctx.api.all<ReportListEntry>("/api/reports");
+    // Titles a report gives per language come in the page's (issue #54).
+    const reports = await ctx.api.all<ReportListEntry>(`/api/reports?lang=${ctx.lang}`);
     // Every report's versions at once: a tenant has tens of reports, not thousands.
     const versions = await Promise.all(
       reports.map((report) => ctx.api.all<VersionEntry>(`/api/reports/${segment(report.id)}/versions`)),
