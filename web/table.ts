@@ -2,6 +2,7 @@ import type { TableColumnDef } from "./types.ts";
 import { cellText } from "../src/reports/charts/formatValue.ts";
 import { conditionText, matchingRule, rulesOfColumn, type HighlightRuleDef } from "../src/reports/charts/highlight.ts";
 import { columnCell, tableColumns } from "../src/reports/charts/tableColumns.ts";
+import { ChartColumnError } from "../src/reports/charts/chartOptions.ts";
 import type { Texts } from "./i18n.ts";
 import type { QuerySuccess } from "./types.ts";
 
@@ -44,10 +45,7 @@ export function renderTable(
   highlight?: readonly HighlightRuleDef[],
 ): HTMLElement {
   const { shown, missing } = tableColumns(columns, result);
-  if (missing.length > 0)
-    throw new Error(
-      `Column "${missing[0]}" is not a column of the query (its columns: ${result.columns.join(", ") || "none"}).`,
-    );
+  if (missing.length > 0) throw new ChartColumnError("", missing[0], result.columns);
   const indexes = shown.map((view) => view.index);
   const numeric = shown.map((view) => view.numeric);
   const rules = shown.map((view) => rulesOfColumn(highlight, view.column));

@@ -171,7 +171,12 @@ function frozenForWards(version: ViewableVersion, wards: Wards): ViewableVersion
   if (own) return { ...version, frozen: own };
   return {
     ...version,
-    frozen: Object.fromEntries(Object.keys(version.frozen).map((name) => [name, { error: FROZEN_FOR_EVERY_WARD }])),
+    frozen: Object.fromEntries(
+      Object.keys(version.frozen).map((name) => [
+        name,
+        { error: FROZEN_FOR_EVERY_WARD, code: "snapshot-other-wards" as const },
+      ]),
+    ),
   };
 }
 

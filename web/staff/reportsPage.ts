@@ -4,6 +4,7 @@ import { may } from "./session.ts";
 import { segment } from "./staffApi.ts";
 import { cardTable } from "./tables.ts";
 import type { Audit, ReportListEntry, VersionEntry } from "./types.ts";
+import { findingText } from "./auditTexts.ts";
 
 /** The embed page of a version, for this tenant and language (opened in a new tab). */
 export function embedUrl(ctx: PageContext, reportId: string, version: string): string {
@@ -217,7 +218,7 @@ function findingsToggle(
             " ",
             el("code", {}, finding.where),
             " ",
-            finding.message,
+            findingText(finding, ctx.lang),
           ),
         ),
       );

@@ -66,7 +66,12 @@ const TEXT_COLOR = "#333333";
 const EMPTY_LABEL = { zh: "（空）", en: "(empty)" } as const;
 
 export class ChartColumnError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The column the node names, and the query's columns: for a page to say it in its words. */
+    readonly column: string = "",
+    readonly available: readonly string[] = [],
+  ) {
     super(message);
     this.name = "ChartColumnError";
   }
@@ -78,6 +83,8 @@ function columnIndex(node: ChartNode, result: ChartResult, column: string, role:
     const available = result.columns.length ? result.columns.join(", ") : "none";
     throw new ChartColumnError(
       `Chart ${node.id}: ${role} column "${column}" is not a column of query ${node.query} (its columns: ${available}).`,
+      column,
+      result.columns,
     );
   }
   return index;

@@ -85,7 +85,12 @@ export function readFor<T>(db: Db, ctx: Context, work: (reader: TenantReader) =>
 export function reportIdOf(ctx: Context): string {
   const id = ctx.params.id!;
   if (!REPORT_ID_PATTERN.test(id))
-    throw new HttpError(404, `There is no report ${id}; report ids are lower-case letters, digits and '-'.`);
+    throw new HttpError(
+      404,
+      `There is no report ${id}; report ids are lower-case letters, digits and '-'.`,
+      {},
+      "report-version-not-found",
+    );
   return id;
 }
 
@@ -105,7 +110,11 @@ export function asHttpError(error: unknown): unknown {
         REFUSAL_STATUS[error.kind],
         error.message,
         {},
-        error.reason === "never-published" ? "report-never-published" : undefined,
+        error.reason === "never-published"
+          ? "report-never-published"
+          : error.kind === "not-found"
+            ? "report-version-not-found"
+            : undefined,
       )
     : error;
 }
