@@ -15,7 +15,7 @@ export const QUERY_FAILURES: Record<Lang, Record<QueryFailureCode, string>> = {
     "query-type-mismatch": "查询中的数据类型不匹配，请报表作者修正该查询。",
     "query-syntax": "查询的 SQL 有语法错误，请报表作者在编辑器中修正。",
     "query-invalid": "查询无法运行，请报表作者在编辑器中检查该查询。",
-    "query-division-by-zero": "查询在计算时出现除以零，请报表作者修正该查询（例如使用 nullif）。",
+    "query-division-by-zero": "查询在计算时出现除以零，请报表作者修正该查询（例如用 NULLIF 避免除数为零）。",
     "query-bad-value": "数据中有查询无法处理的值（例如无法转换为数字的文本），请报表作者修正该查询。",
     "query-outside-source": "查询读取了数据源以外的内容，请报表作者只使用数据源提供的表。",
     "query-writes": "报表查询只能读取数据，请报表作者去掉写入数据的语句。",
@@ -41,7 +41,7 @@ export const QUERY_FAILURES: Record<Lang, Record<QueryFailureCode, string>> = {
     "query-syntax": "The query's SQL has a syntax error; the report's author must correct it.",
     "query-invalid": "The query cannot run; the report's author must check it in the editor.",
     "query-division-by-zero":
-      "The query divided by zero; the report's author must correct it (for example with nullif).",
+      "The query divided by zero; the report's author must correct it (for example with NULLIF).",
     "query-bad-value":
       "The data holds a value the query cannot handle (such as text that is no number); the report's author must correct the query.",
     "query-outside-source":

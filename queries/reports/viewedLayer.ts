@@ -39,7 +39,7 @@ export function drillLayer(
   return {
     key: drillKey,
     drill,
-    title: drillTitle(textIn(drill.title, lang), args.values),
+    title: drillTitle(textIn(drill.title, lang), args.values, lang),
     defs: drillTemplateDefs(version.spec.params ?? [], drill),
     values: { ...params, ...args.values },
   };

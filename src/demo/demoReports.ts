@@ -212,7 +212,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
             [
               "## 透析充分性",
               "",
-              "每月的**单室 Kt/V**（spKt/V，Daugirdas 第二代公式，由透析前后尿素计算）与 **URR**（尿素下降率）。",
+              "每月的**单室 Kt/V**（spKt/V，按透析前后尿素以第二代公式计算）与 **URR**（尿素下降率）。",
               "",
               "目标：spKt/V **≥ 1.2**（理想 1.4），URR **≥ 65 %**（理想 70 %）。",
               "统计卡片按每位患者在所选时间段内的最新结果计算。",
@@ -352,7 +352,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
       ],
       drills: {
         byMonth: {
-          title: t("{month} 的患者", "Patients in {month}"),
+          title: t("{month:month} 的患者", "Patients in {month:month}"),
           args: [{ name: "month", type: "date" }],
           queries: {
             patients: {
@@ -614,7 +614,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
       ],
       drills: {
         outOfTarget: {
-          title: t("{month} 未达标的患者", "Patients out of target in {month}"),
+          title: t("{month:month} 未达标的患者", "Patients out of target in {month:month}"),
           args: [{ name: "month", type: "date" }],
           queries: {
             patients: {

@@ -55,6 +55,15 @@ describe("table cells formatted per column and language (src/reports/charts/tabl
     expect(specProblems(withMonth)).to.deep.equal([]);
   });
 
+  it("says yes and no in the reader's words", () => {
+    const { shown } = tableColumns(["flag"], { columns: ["flag"], columnTypes: ["boolean"], rows: [[true]] });
+    expect([
+      columnCell(shown[0]!, true, "zh"),
+      columnCell(shown[0]!, false, "zh"),
+      columnCell(shown[0]!, true, "en"),
+    ]).to.deep.equal(["是", "否", "yes"]);
+  });
+
   it("leaves a lone first of the month a date: it need not be a month", () => {
     const { shown } = tableColumns(["day"], { ...result, rows: [["", 0, 0, 0, "2026-02-01"]] });
     expect(columnCell(shown[0]!, "2026-02-01", "en")).to.equal("2026-02-01");

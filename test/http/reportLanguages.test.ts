@@ -40,7 +40,7 @@ const spec = {
   ],
   drills: {
     byMonth: {
-      title: t("{month} 的明细", "Detail of {month}"),
+      title: t("{month:month} 的明细", "Detail of {month}"),
       args: [{ name: "month", type: "date" }],
       queries: { detail: { sql: "select {{month}}::date as month" } },
     },
@@ -84,7 +84,7 @@ describe("a report read in its reader's language (issue #54)", function () {
     expect(zh.spec.params[0].label).to.equal("时间段");
     expect(zh.spec.nodes[0].markdown).to.equal("每月的 **Kt/V**。");
     expect(zh.spec.nodes[1].columns[0]).to.deep.equal({ column: "month", label: "月份" });
-    expect(zh.spec.drills.byMonth.title).to.equal("{month} 的明细");
+    expect(zh.spec.drills.byMonth.title).to.equal("{month:month} 的明细");
     expect(zh.spec.queries, "no SQL leaves").to.deep.equal({ monthly: {} });
     const en = (await call("GET", "/api/reports/overview/view")).body;
     expect([en.title, en.spec.nodes[1].title]).to.deep.equal(["Monthly overview", "By month"]);
@@ -94,14 +94,14 @@ describe("a report read in its reader's language (issue #54)", function () {
     expect(wrong.body.error).to.equal("lang must be zh or en (the reader's language), or be left out for English.");
   });
 
-  it("titles a drill-through in the reader's language", async () => {
+  it("titles a drill-through in the reader's language, a month arg written {month:month} as a month", async () => {
     const drill = (lang?: string) =>
       call("POST", "/api/reports/overview/drill", {
         drill: "byMonth",
         args: { month: "2026-02-01" },
         ...(lang ? { lang } : {}),
       });
-    expect((await drill("zh")).body.title).to.equal("2026-02-01 的明细");
+    expect((await drill("zh")).body.title).to.equal("2026年2月 的明细");
     expect((await drill()).body.title).to.equal("Detail of 2026-02-01");
   });
 

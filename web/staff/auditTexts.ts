@@ -88,5 +88,15 @@ const GENERIC_ZH: Record<string, string> = {
  * or function, as the author wants it.
  */
 export function queryProblemText(problem: { message: string; code?: string }, lang: Lang): string {
-  return lang === "en" ? problem.message : failure("zh", problem.code);
+  if (lang === "en") return problem.message;
+  // The name the database quotes (a column, a table) is the author's own code: said with it.
+  const named = /"([^"]+)"/.exec(problem.message)?.[1];
+  const said = named && problem.code ? NAMED_ZH[problem.code]?.(named) : undefined;
+  return said ?? failure("zh", problem.code);
 }
+
+/** A failure that names what it did not find, for the author who wrote the query. */
+const NAMED_ZH: Record<string, (name: string) => string> = {
+  "query-unknown-column": (name) => `列 ${name} 不存在，请检查列名。`,
+  "query-unknown-table": (name) => `表 ${name} 不存在，请使用数据源提供的表。`,
+};

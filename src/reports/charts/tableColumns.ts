@@ -93,12 +93,16 @@ export function formattedCell(value: unknown, format: string | undefined, lang: 
   return kind === "date" ? dateTime[1]! : `${dateTime[1]}${dateTime[2] ? ` ${dateTime[2]}` : ""}`;
 }
 
+const BOOLEAN_WORDS: Record<ValueLang, [string, string]> = { zh: ["是", "否"], en: ["yes", "no"] };
+
 /**
  * A cell as its column shows it to a reader of `lang` (issue #54): its format when the node gives
  * one, else its numbers with the column's decimals and its months as months; else as it comes.
  */
 export function columnCell(view: ColumnView, value: unknown, lang: ValueLang): string {
   if (value === null || value === undefined) return "";
+  // A yes/no column in the reader's words, not JavaScript's true / false.
+  if (typeof value === "boolean") return BOOLEAN_WORDS[lang][value ? 0 : 1];
   if (view.format) return formattedCell(value, view.format, lang);
   if (view.months) return monthText(value, lang);
   if (view.decimals !== undefined) return fixedDecimals(value, view.decimals);

@@ -75,8 +75,15 @@ export function textField(
   });
   if (!words) return labelled(label, control, path, options.hint, options.multiline);
   const notes = languageNotes(words, lang);
-  const hint = options.hint ? `${options.hint} ${notes.hint}` : notes.hint;
-  return labelled(`${label}${notes.label}`, control, path, hint, options.multiline);
+  const field = labelled(
+    `${label}${notes.label}`,
+    control,
+    path,
+    options.hint ? `${options.hint} ${notes.hint}` : notes.hint,
+    options.multiline,
+  );
+  if (notes.other) field.querySelector(".hint")?.append(el("span", { lang: notes.other.lang }, notes.other.text));
+  return field;
 }
 
 /** A number, or the member left out when empty; what is not a number is said, not written. */

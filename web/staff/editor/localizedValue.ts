@@ -7,11 +7,11 @@ import type { Lang } from "../../types.ts";
 
 export type PerLanguage = { zh?: string; en?: string };
 
-const WORDS: Record<Lang, { inLanguage: string; other: (text: string) => string; otherEmpty: string }> = {
-  zh: { inLanguage: "（中文）", other: (text) => `英文：${text}`, otherEmpty: "英文未填写，英文页面显示此中文。" },
+const WORDS: Record<Lang, { inLanguage: string; other: string; otherEmpty: string }> = {
+  zh: { inLanguage: "（中文）", other: "英文：", otherEmpty: "英文未填写，英文页面显示此中文。" },
   en: {
     inLanguage: " (English)",
-    other: (text) => `Chinese: ${text}`,
+    other: "Chinese: ",
     otherEmpty: "No Chinese given: Chinese pages show this English.",
   },
 };
@@ -43,9 +43,18 @@ export function withText(words: PerLanguage, lang: Lang, text: string): PerLangu
   return next.zh === undefined && next.en === undefined ? undefined : next;
 }
 
-/** What a per-language field adds to its label, and the hint naming the other language's text. */
-export function languageNotes(words: PerLanguage, lang: Lang): { label: string; hint: string } {
-  const other = words[lang === "zh" ? "en" : "zh"];
+/**
+ * What a per-language field adds to its label, and the hint naming the other language's text:
+ * that text marked as the other language's (`lang`), so it is read, and checked, as such.
+ */
+export function languageNotes(
+  words: PerLanguage,
+  lang: Lang,
+): { label: string; hint: string; other: { lang: string; text: string } | null } {
+  const otherLang = lang === "zh" ? "en" : "zh";
+  const other = words[otherLang];
   const said = WORDS[lang];
-  return { label: said.inLanguage, hint: other === undefined ? said.otherEmpty : said.other(other) };
+  return other === undefined
+    ? { label: said.inLanguage, hint: said.otherEmpty, other: null }
+    : { label: said.inLanguage, hint: said.other, other: { lang: otherLang === "zh" ? "zh-CN" : "en", text: other } };
 }
