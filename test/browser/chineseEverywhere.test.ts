@@ -37,6 +37,7 @@ const FIXTURE_NAMES = [
     "census",
     "broken",
     "typo",
+    "ktvv",
     "list",
     "ratio",
     "ktv",
@@ -218,10 +219,12 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
         await expectChinese("the sign-in page refusing a token");
         await page.locator("#sign-in-token").fill(adminToken);
         await page.locator("#sign-in-token").press("Enter");
-        await ready(".page-reports .page-body");
+        await page.locator(".who").waitFor();
       });
 
       it("the reports, titled in Chinese, and a version's audit findings", async () => {
+        await tab("reports").click();
+        await ready(".page-reports .page-body");
         await page.locator(".report-card h2", { hasText: "病区患者一览" }).waitFor();
         await page.locator(".report-card h2", { hasText: "透析充分性" }).waitFor();
         await expectChinese("the reports");
@@ -319,7 +322,11 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
         await page.locator(".editor-audit li[data-rule=query-fails]").waitFor();
         await expectChinese("the report editor");
         // Saved, the failing query is marked at its SQL and the draft is previewed beside the editor.
-        const preview = await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
+        const preview = await previewAfter(page, async () => {
+          await page.getByRole("button", { name: "保存并预览" }).click();
+          // On a phone the preview is below the editor: a frame out of sight draws no frames to wait on.
+          await page.locator(".preview-pane").scrollIntoViewIfNeeded();
+        });
         await page.locator(".query-problems .field-error").waitFor();
         await preview.locator(".node[data-node-id=ktv] .node-error[data-code=query-unknown-column]").waitFor();
         await expectChinese("the report editor after a save, its failing query marked");

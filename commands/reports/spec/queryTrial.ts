@@ -32,12 +32,9 @@ export const queryProblemSchema = z.object({
       "The line of the query's SQL (as written, placeholders included) the database points at, from 1; null when it points nowhere",
   }),
   column: z.int().nullable().meta({ description: "The column on that line, from 1; null when it points nowhere" }),
-  code: z
-    .enum(QUERY_FAILURE_CODES)
-    .optional()
-    .meta({
-      description: "Why it failed, as the data call's query errors name it (issue #54); absent on drafts saved before",
-    }),
+  code: z.enum(QUERY_FAILURE_CODES).optional().meta({
+    description: "Why it failed, as the data call's query errors name it (issue #54); absent on drafts saved before",
+  }),
 });
 export type QueryProblem = z.infer<typeof queryProblemSchema>;
 

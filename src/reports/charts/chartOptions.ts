@@ -272,9 +272,7 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
   const months = result.columnTypes[xIndex] === "date" && holdsMonths(rows.map((row) => row[xIndex]));
   const categories = broken
     ? broken.categories.map((category) => (months ? monthText(category, lang) : category))
-    : rows.map((row) =>
-        months && row[xIndex] != null ? monthText(row[xIndex], lang) : chartLabel(row[xIndex], lang),
-      );
+    : rows.map((row) => (months && row[xIndex] != null ? monthText(row[xIndex], lang) : chartLabel(row[xIndex], lang)));
   // Without a boundary gap (line, area) the last label is centred on the plot's right edge: leave
   // half of it as margin (about 7 px a character at 12 px).
   const lastLabel = categories[categories.length - 1] ?? "";
