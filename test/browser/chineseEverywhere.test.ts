@@ -171,8 +171,10 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
       30_000,
       200,
     );
-    // Someone looked at 张三's chart: the access log has a record to show.
+    // Looks the access log records: a person's, the operator's ADMIN_TOKEN's, a viewer's without a credential.
     await tenant.call("GET", "/api/patients/P001/results", { token });
+    await tenant.call("GET", "/api/patients/P001/results", { token: ADMIN });
+    expect((await tenant.call("POST", "/api/reports/ward-census/data", { body: {} })).status).to.equal(200);
   });
 
   for (const viewport of VIEWPORTS) {
@@ -312,6 +314,15 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
         await ready(".credentials-author .page-body");
         await ready(".credentials-client .page-body");
         await expectChinese("the credentials");
+      });
+
+      it("the tenant's access log, its operator and a viewer without sign-in named in Chinese", async () => {
+        await page.evaluate(() => (location.hash = "#access-log"));
+        await ready(".page-access-log .page-body");
+        await page.locator(".page-access-log tr[data-who=anonymous]").first().waitFor();
+        await page.locator(".page-access-log tr[data-who=admin]").first().waitFor();
+        await expectChinese("the access log");
+        await shot("access-log-page");
       });
 
       it("the report editor with a report open: its findings and its failing query, and its preview", async () => {

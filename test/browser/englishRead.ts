@@ -69,8 +69,9 @@ export async function englishRead(target: Page | Frame, allowed: readonly string
 
 /** The walk of the page, run in it. */
 const IN_PAGE = `function (terms) {
-  // A word stands alone: one joined to others by - _ : / or a leading . is a code, a path or a file (zh-walk, number:1, /api, x.md).
-  var WORD = /(?<![A-Za-z0-9_:.\\/-])[A-Z]?[a-z]{2,}(?![A-Za-z0-9_:\\/-])/;
+  // A word stands alone: one joined to others by - _ : / or a leading . is a code, a path or a file
+  // (zh-walk, number:1, /api, x.md), one in braces a placeholder ({id}).
+  var WORD = /(?<![A-Za-z0-9_:.\\/{-])[A-Z]?[a-z]{2,}(?![A-Za-z0-9_:\\/}-])/;
   var TERMS = terms.map(function (pattern) { return new RegExp(pattern, "g"); });
   var PROSE_EXEMPT = 'code, pre, script, style, noscript, .cm-editor, textarea, [lang|="en"], [aria-hidden="true"]';
   function english(text) {
