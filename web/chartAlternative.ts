@@ -5,7 +5,7 @@
  * Space) on it opens its data table: the rows it plots, in a `<details>` under it that anyone can
  * open, each row drilling through as a click on its point does. The table is left out of print.
  */
-import type { TableColumnDef } from "../commands/reports/spec/specSchema.ts";
+import type { TableColumnDef } from "./types.ts";
 import type { ChartNode } from "../src/reports/charts/chartOptions.ts";
 import type { Texts } from "./i18n.ts";
 import { renderTable } from "./table.ts";

@@ -91,8 +91,9 @@ export function mountChart(
   node: ChartNode,
   result: QuerySuccess,
   onPick?: (rowIndex: number) => void,
+  lang: "zh" | "en" = "zh",
 ): ChartHandle {
-  const option = chartOption(node, result, { title: false, animation: !reducedMotion() });
+  const option = chartOption(node, result, { title: false, animation: !reducedMotion(), lang });
   const chart = echarts.init(element, null, { renderer: "svg" });
   // Laid out for the width it has (chartFit.ts), again when that changes the layout.
   let layout = chartLayout(option, element.clientWidth);

@@ -64,7 +64,7 @@ export function openDrill(context: DrillContext, request: DrillRequest): void {
   title.id = titleId;
   title.className = "layer-title";
   // The server's title (args interpolated) replaces this when the data comes.
-  title.textContent = drillTitle(drill?.title ?? key, args);
+  title.textContent = drillTitle(drill?.title ?? key, args, texts.lang);
   const tools = document.createElement("div");
   tools.className = "layer-tools";
   const body = { version: context.version, params, drill: key, args };
@@ -113,7 +113,7 @@ export function openDrill(context: DrillContext, request: DrillRequest): void {
   close.focus();
 
   context.api
-    .post<{ title: string; queries: Queries }>("/drill", body)
+    .post<{ title: string; queries: Queries }>("/drill", { ...body, lang: texts.lang })
     .then((answer) => {
       if (!backdrop.isConnected) return;
       title.textContent = answer.title;

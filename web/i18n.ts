@@ -35,6 +35,12 @@ export interface Texts {
   toneWords: { below: string; above: string; to: string };
   /** The page's words for the service's stable failure codes it meets (an export refused); others show the service's sentence. */
   errorCodes: Partial<Record<string, string>>;
+  /** A node whose query the data call did not answer. */
+  noResult: (query: string) => string;
+  /** A node naming a column its query does not return (an author's slip, said in the page's words). */
+  columnMissing: (column: string, columns: readonly string[]) => string;
+  /** A node that could not be drawn for another reason. */
+  nodeFailed: string;
 }
 
 /** Why an export did not start, by the service's code (shared with the staff pages' words). */
@@ -47,6 +53,19 @@ export const EXPORT_REFUSALS = {
     "exports-per-address":
       "This computer already has exports under way; wait for one to finish and try again, or sign in to export.",
     "exports-busy": "Too many Excel exports are being written right now; try again shortly.",
+  },
+} as const;
+
+/** Why a report cannot be opened, by the service's code (issue #54: never the API's sentence on the page). */
+export const VIEWING_REFUSALS = {
+  zh: {
+    "report-version-not-found": "找不到这份报表或这个版本，请检查链接，或请报表作者提供正确的链接。",
+    "report-never-published": "这份报表还没有发布，请报表作者先发布。",
+  },
+  en: {
+    "report-version-not-found":
+      "There is no such report or version; check the link, or ask the report's author for the right one.",
+    "report-never-published": "This report has not been published yet; ask its author to publish it.",
   },
 } as const;
 
@@ -80,7 +99,11 @@ const zh: Texts = {
   paramsInvalid: "筛选条件无效",
   tones: { danger: "异常", warning: "注意", ok: "达标" },
   toneWords: { below: "低于", above: "高于", to: "至" },
-  errorCodes: EXPORT_REFUSALS.zh,
+  errorCodes: { ...EXPORT_REFUSALS.zh, ...VIEWING_REFUSALS.zh },
+  noResult: (query) => `数据中没有查询 ${query} 的结果，请报表作者检查此报表。`,
+  columnMissing: (column, columns) =>
+    `查询结果中没有列 ${column}（现有的列：${columns.join("、") || "无"}），请报表作者修正此报表。`,
+  nodeFailed: "此部分无法显示，请报表作者检查此报表。",
 };
 
 const en: Texts = {
@@ -113,7 +136,11 @@ const en: Texts = {
   paramsInvalid: "The filters are not valid",
   tones: { danger: "Danger", warning: "Warning", ok: "OK" },
   toneWords: { below: "below", above: "above", to: "to" },
-  errorCodes: EXPORT_REFUSALS.en,
+  errorCodes: { ...EXPORT_REFUSALS.en, ...VIEWING_REFUSALS.en },
+  noResult: (query) => `The data holds no result for query ${query}; the report's author must check the report.`,
+  columnMissing: (column, columns) =>
+    `The query returns no column ${column} (its columns: ${columns.join(", ") || "none"}); the report's author must correct the report.`,
+  nodeFailed: "This part cannot be shown; the report's author must check the report.",
 };
 
 export function textsFor(lang: Lang): Texts {

@@ -4,6 +4,8 @@
  * error (its message, in that node only).
  */
 import { statText } from "../src/reports/charts/formatValue.ts";
+import { ChartColumnError } from "../src/reports/charts/chartOptions.ts";
+import { queryFailureText } from "./queryFailureTexts.ts";
 import { matchingRule } from "../src/reports/charts/highlight.ts";
 import { chartAlternative } from "./chartAlternative.ts";
 import { mountChart, type ChartHandle } from "./charts.ts";
@@ -101,16 +103,19 @@ class NodeView {
     const node = this.node;
     if (node.type === "text") return;
     const outcome = queries[node.query];
-    if (outcome === undefined) return this.error(`The data has no result for query ${node.query}.`);
-    if (!isSuccess(outcome)) return this.error(outcome.error);
+    const { texts } = this.options;
+    if (outcome === undefined) return this.error(texts.noResult(node.query));
+    // The code's words in the page's language, never the database's text (issue #54).
+    if (!isSuccess(outcome)) {
+      this.error(queryFailureText(outcome, texts.lang));
+      this.body.firstElementChild?.setAttribute("data-code", outcome.code ?? "");
+      return;
+    }
     this.clear();
     try {
       if (node.type === "stat") {
         const index = outcome.columns.indexOf(node.column);
-        if (index < 0)
-          throw new Error(
-            `Stat ${node.id}: column "${node.column}" is not a column of query ${node.query} (its columns: ${outcome.columns.join(", ") || "none"}).`,
-          );
+        if (index < 0) throw new ChartColumnError("", node.column, outcome.columns);
         const raw = outcome.rows[0]?.[index];
         const value = document.createElement("div");
         value.className = "stat-value";
@@ -137,7 +142,7 @@ class NodeView {
           node.drill && this.options.onDrill
             ? (rowIndex: number) => this.options.onDrill!({ drill: node.drill!, result: outcome, rowIndex })
             : undefined;
-        this.chart = mountChart(box, node, outcome, drill);
+        this.chart = mountChart(box, node, outcome, drill, this.options.texts.lang);
         if (outcome.truncated) {
           const notice = document.createElement("p");
           notice.className = "notice truncated";
@@ -149,7 +154,10 @@ class NodeView {
       }
       this.set("ready");
     } catch (error) {
-      this.error(error instanceof Error ? error.message : String(error));
+      // An author's slip (a column the query lacks) in the page's words; anything else said generally.
+      this.error(
+        error instanceof ChartColumnError ? texts.columnMissing(error.column, error.available) : texts.nodeFailed,
+      );
     }
   }
 

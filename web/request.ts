@@ -7,7 +7,7 @@
 import type { Boot } from "./types.ts";
 
 export function request(
-  boot: Pick<Boot, "report" | "tenant" | "token">,
+  boot: Pick<Boot, "report" | "tenant" | "token" | "lang">,
   method: "GET" | "POST",
   path: string,
   body?: unknown,
@@ -59,7 +59,8 @@ declare global {
  */
 export function firstCalls(boot: Boot): Prefetch {
   if (!window.__embedPrefetch) {
-    const view = request(boot, "GET", `/view?version=${encodeURIComponent(boot.version)}`);
+    // In the page's language: the report's titles and labels given per language (issue #54).
+    const view = request(boot, "GET", `/view?version=${encodeURIComponent(boot.version)}&lang=${boot.lang}`);
     const data =
       boot.mode === "snapshot" ? null : request(boot, "POST", "/data", { version: boot.version, params: {} });
     // The page handles failures; keep them from being reported as unhandled until it does.

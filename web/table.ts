@@ -1,7 +1,8 @@
-import type { TableColumnDef } from "../commands/reports/spec/specSchema.ts";
+import type { TableColumnDef } from "./types.ts";
 import { cellText } from "../src/reports/charts/formatValue.ts";
 import { conditionText, matchingRule, rulesOfColumn, type HighlightRuleDef } from "../src/reports/charts/highlight.ts";
-import { formattedCell, tableColumns } from "../src/reports/charts/tableColumns.ts";
+import { columnCell, tableColumns } from "../src/reports/charts/tableColumns.ts";
+import { ChartColumnError } from "../src/reports/charts/chartOptions.ts";
 import type { Texts } from "./i18n.ts";
 import type { QuerySuccess } from "./types.ts";
 
@@ -44,10 +45,7 @@ export function renderTable(
   highlight?: readonly HighlightRuleDef[],
 ): HTMLElement {
   const { shown, missing } = tableColumns(columns, result);
-  if (missing.length > 0)
-    throw new Error(
-      `Column "${missing[0]}" is not a column of the query (its columns: ${result.columns.join(", ") || "none"}).`,
-    );
+  if (missing.length > 0) throw new ChartColumnError("", missing[0], result.columns);
   const indexes = shown.map((view) => view.index);
   const numeric = shown.map((view) => view.numeric);
   const rules = shown.map((view) => rulesOfColumn(highlight, view.column));
@@ -126,7 +124,8 @@ export function renderTable(
         const td = document.createElement("td");
         const align = alignClass(c);
         if (align) td.className = align;
-        td.textContent = formattedCell(row[index], shown[c]!.format);
+        // Formatted per column, in the page's language: one column's numbers with one number of decimals, months as months (issue #54).
+        td.textContent = columnCell(shown[c]!, row[index], texts.lang);
         if (rules[c]!.length > 0) markTone(td, matchingRule(rules[c], row[index]), texts);
         tr.append(td);
       });

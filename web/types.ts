@@ -1,8 +1,20 @@
 /** What the page reads from the viewing API (contract A.2); types only, from the server's own modules. */
-import type { NodeDef, ParamDef, StrippedDrillDef, StrippedSpec } from "../commands/reports/spec/specSchema.ts";
+import type {
+  ShownNodeDef,
+  ShownParamDef,
+  ShownStrippedDrillDef,
+  ShownStrippedSpec,
+  ShownTableColumnDef,
+} from "../commands/reports/spec/specSchema.ts";
 import type { QueryOutcome, QuerySuccess } from "../commands/reports/spec/queryOutcome.ts";
 
-export type { NodeDef, ParamDef, QueryOutcome, QuerySuccess, StrippedDrillDef, StrippedSpec };
+export type { QueryOutcome, QuerySuccess };
+// The spec as the viewing call answers it: without SQL, every title and label in the page's language (issue #54).
+export type NodeDef = ShownNodeDef;
+export type ParamDef = ShownParamDef;
+export type StrippedDrillDef = ShownStrippedDrillDef;
+export type StrippedSpec = ShownStrippedSpec;
+export type TableColumnDef = ShownTableColumnDef;
 
 export type Lang = "zh" | "en";
 export type Queries = Record<string, QueryOutcome>;

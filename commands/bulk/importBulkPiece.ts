@@ -117,6 +117,7 @@ function readLines(
           {
             field: "",
             message: `the line is not JSON (${why}); send each report as one JSON object on a line of its own`,
+            code: "not-json",
           },
         ],
       });

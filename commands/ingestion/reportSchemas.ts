@@ -77,7 +77,7 @@ function dateTime(field: string, required: boolean) {
           ? `${field} is required: send it written as yyyy-MM-dd HH:mm:ss, e.g. ${DATE_TIME_EXAMPLE}`
           : invalid,
     })
-    .refine((s) => parseLocalDateTime(s) !== null, { error: invalid })
+    .refine((s) => parseLocalDateTime(s) !== null, { error: invalid, params: { code: "date-time" } })
     .meta({
       description: "yyyy-MM-dd HH:mm:ss, a real calendar date-time",
       pattern: "^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$",
@@ -117,6 +117,7 @@ const patientSchema = z.preprocess(
     .refine((p) => p.idCard !== undefined || p.hisPatientId !== undefined, {
       error: "patient must identify the patient: send idCard or hisPatientId",
       when: (payload) => isRecord(payload.value),
+      params: { code: "patient-unidentified" },
     }),
 );
 
@@ -151,7 +152,10 @@ function optionalNumber(field: string) {
     (v) => (v === null ? undefined : v),
     z
       .number({ error: `${field} must be a finite JSON number, e.g. 3.5, or be left out` })
-      .refine(isReadableNumber, `${field} must lie between -1e15 and 1e15, e.g. 3.5, or be left out`)
+      .refine(isReadableNumber, {
+        error: `${field} must lie between -1e15 and 1e15, e.g. 3.5, or be left out`,
+        params: { code: "number-range" },
+      })
       .optional(),
   );
 }
@@ -160,6 +164,7 @@ const itemObjectError = "each entry of items must be an object with itemCode or 
 const itemIdentityRule = {
   error: "itemCode or itemName is required: send the item's code, its name, or both",
   when: (payload: { value: unknown }) => isRecord(payload.value),
+  params: { code: "item-unidentified" },
 };
 const itemIdentified = (i: { itemCode?: unknown; itemName?: unknown }) =>
   i.itemCode !== undefined || i.itemName !== undefined;
@@ -183,6 +188,7 @@ const labItemSchema = z
     error: "refLow must not be greater than refHigh: check the bounds of the reference range",
     path: ["refLow"],
     when: (payload) => isRecord(payload.value),
+    params: { code: "reference-range" },
   });
 
 const examItemSchema = z
@@ -250,7 +256,7 @@ export function examReportSchema(examTypeCodes: ReadonlySet<string>) {
         .string({
           error: (iss) => (iss.input === undefined ? `examType is required: send ${hint}` : `examType must be ${hint}`),
         })
-        .refine((c) => examTypeCodes.has(c), { error: `examType must be ${hint}` })
+        .refine((c) => examTypeCodes.has(c), { error: `examType must be ${hint}`, params: { code: "exam-type" } })
         .meta(codes.length > 0 ? { enum: codes } : {}),
     ),
     examName: optionalText("examName", 200),
@@ -266,9 +272,39 @@ export type LabReport = z.output<typeof labReportSchema>;
 export type LabItem = LabReport["items"][number];
 export type ExamReport = z.output<ReturnType<typeof examReportSchema>>;
 export type ExamItem = NonNullable<ExamReport["items"]>[number];
+/**
+ * What is wrong with a field, as a stable code beside the sentence (issue #54), for pages to say
+ * in their language: the sentence stays the sender's. Codes are only ever added; rejections stored
+ * before they existed have none.
+ */
+export const FIELD_ERROR_CODES = [
+  "required",
+  "wrong-type",
+  "too-long",
+  "too-many",
+  "too-few",
+  "not-allowed",
+  "format",
+  "date-time",
+  "number-range",
+  "patient-unidentified",
+  "item-unidentified",
+  "reference-range",
+  "exam-type",
+  "not-object",
+  "not-json",
+  "unstorable-text",
+  "invalid",
+] as const;
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
+
 export const fieldErrorSchema = z.object({
   field: z.string().meta({ description: "Path relative to the report, e.g. items[3].value" }),
   message: z.string(),
+  code: z
+    .enum(FIELD_ERROR_CODES)
+    .optional()
+    .meta({ description: "What is wrong, as a stable code (required, wrong-type, too-long, date-time, …)" }),
 });
 export type FieldError = z.infer<typeof fieldErrorSchema>;
 /** A rejected report's result entry (contract B.2); counted in `rejected`. */
@@ -302,7 +338,7 @@ export function validateReport<S extends z.ZodType>(
     rejection: { index, externalId: sentExternalId(input), status: "REJECTED", errors },
   });
   if (!isRecord(input)) {
-    return reject([{ field: "(report)", message: "each entry of reports must be a JSON object" }]);
+    return reject([{ field: "(report)", message: "each entry of reports must be a JSON object", code: "not-object" }]);
   }
   const result = schema.safeParse(input);
   if (result.success) {
@@ -311,15 +347,56 @@ export function validateReport<S extends z.ZodType>(
     const unstorable = mayHoldUnstorableText(json) ? unstorableTextPath(result.data) : null;
     if (unstorable) {
       const field = fieldPath(unstorable);
-      return reject([{ field: field || "(report)", message: `${field || "the report"} ${UNSTORABLE_TEXT_RULE}` }]);
+      return reject([
+        {
+          field: field || "(report)",
+          message: `${field || "the report"} ${UNSTORABLE_TEXT_RULE}`,
+          code: "unstorable-text",
+        },
+      ]);
     }
     return { ok: true, report: result.data, json, contentHash: contentHashOf(json) };
   }
   return reject(
     result.error.issues
       .slice(0, MAX_ERRORS_PER_REPORT)
-      .map((issue) => ({ field: fieldPath(issue.path), message: issue.message })),
+      .map((issue) => ({ field: fieldPath(issue.path), message: issue.message, code: fieldErrorCode(issue, input) })),
   );
+}
+
+/** The value sent at a path of the report (undefined when absent). */
+function sentAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** The code of a field's problem: what the rule that broke names, else what kind of rule it was. */
+function fieldErrorCode(issue: z.core.$ZodIssue, input: unknown): FieldErrorCode {
+  const named = issue.code === "custom" ? (issue.params as { code?: unknown } | undefined)?.code : undefined;
+  if (typeof named === "string" && (FIELD_ERROR_CODES as readonly string[]).includes(named))
+    return named as FieldErrorCode;
+  const sent = sentAt(input, issue.path);
+  // A blank string or null counts as not sent (absentIfBlank).
+  const absent = sent === undefined || sent === null || (typeof sent === "string" && sent.trim() === "");
+  switch (issue.code) {
+    case "invalid_type":
+    case "invalid_union":
+      return absent ? "required" : "wrong-type";
+    case "too_big":
+      return issue.origin === "array" ? "too-many" : "too-long";
+    case "too_small":
+      return "too-few";
+    case "invalid_value":
+      return "not-allowed";
+    case "invalid_format":
+      return "format";
+    default:
+      return "invalid";
+  }
 }
 
 // Taken of the parsed report's JSON: parsing strips unknown fields and trims, and zod writes an

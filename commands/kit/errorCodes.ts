@@ -48,5 +48,6 @@ export const API_ERROR_CODES = [
   "month-closed",
   "month-not-closed",
   "access-log-every-ward",
+  "report-version-not-found",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

@@ -11,6 +11,7 @@ import { auditSpec, type Audit } from "./spec/audit.ts";
 import type { QueryOutcome } from "./spec/queryOutcome.ts";
 import { failedTrials, type QueryProblem, type QueryToTry, type QueryTrial } from "./spec/queryTrial.ts";
 import { specProblems, type ReportSpec } from "./spec/specSchema.ts";
+import { savedTitle } from "./spec/localizedText.ts";
 import { readOnlyProblem } from "./spec/sqlSafety.ts";
 import { drillTemplateDefs, validateParamValues, type TemplateDef } from "./spec/sqlTemplate.ts";
 import { VERSION_LABEL, versionNo } from "./spec/specVocabulary.ts";
@@ -145,7 +146,13 @@ export async function saveDraft(
   const trials = await deps.tryQueries(input.datasource, tenant, queriesToTry(spec));
   const audit = await auditSpec(spec, trials);
   const queryProblems = failedTrials(trials);
-  const draft: Draft = { title: input.title ?? spec.title, datasource: input.datasource, spec, audit, queryProblems };
+  const draft: Draft = {
+    title: input.title ?? savedTitle(spec.title),
+    datasource: input.datasource,
+    spec,
+    audit,
+    queryProblems,
+  };
   const { appended } = await handleCommand(
     ctx.store,
     { tenant, streamId: reportStreams.id(reportId) },

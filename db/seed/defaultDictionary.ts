@@ -57,6 +57,8 @@ export const valueBandSchema = z
     high: z.number().nullable(),
     /** The guideline or practice the band comes from, cited so a clinician can check it. */
     source: z.string().min(1),
+    /** The same citation in Chinese, for the pages' Chinese readers (issue #54). */
+    sourceZh: z.string().min(1).optional(),
   })
   .refine((band) => band.low !== null || band.high !== null, "give low, high or both")
   .refine((band) => band.low === null || band.high === null || band.low < band.high, "low must be below high");
@@ -91,6 +93,8 @@ export const deltaLimitSchema = z.strictObject({
   days: z.int().positive(),
   /** The practice the limit comes from, cited so a clinician can check it. */
   source: z.string().min(1),
+  /** The same citation in Chinese (issue #54). */
+  sourceZh: z.string().min(1).optional(),
 });
 
 export const dictionaryItemSchema = z

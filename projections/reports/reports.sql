@@ -1,9 +1,11 @@
 -- The reports projection's tables (reports.ts).
 -- Run in each new generation's schema: a change in meaning wants the projection's version bumped.
 
+-- titles: the spec's title when it is given per language ({ "zh": …, "en": … }), else null (issue #54).
 create table reports (
   tenant text not null, report_id text not null, title text not null, datasource text not null,
   updated_at timestamptz not null, published_version integer, has_draft boolean not null,
+  titles jsonb,
   primary key (tenant, report_id)
 );
 create table report_drafts (

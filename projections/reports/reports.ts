@@ -2,12 +2,18 @@ import { reportStreams, type ReportEvent } from "../../commands/reports/events.t
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
+import { isLocalizedWords } from "../../commands/reports/spec/localizedText.ts";
+
+/** The spec's title per language, as the list shows it in the reader's (null: one title for all). */
+const titlesOf = (spec: { title?: unknown }): string | null =>
+  isLocalizedWords(spec.title) ? JSON.stringify(spec.title) : null;
 
 /** Reports, their drafts and every published version (with the frozen results of snapshots). */
 export const reportsProjection: Projection<ReportEvent> = {
   name: "reports",
   // 2: report_snapshots keep a snapshot's ward scope and each ward's freeze (contract G.1).
-  version: 2,
+  // 3: reports keep the spec's title per language (issue #54).
+  version: 3,
   handles: ["ReportDraftSaved", "ReportDraftDiscarded", "ReportVersionPublished"],
   tables: ["reports", "report_drafts", "report_versions", "report_snapshots"],
   ddl: "projections/reports/reports.sql",
@@ -32,10 +38,10 @@ export const reportsProjection: Projection<ReportEvent> = {
           ],
         );
         await tx.query(
-          `insert into reports values ($1, $2, $3, $4, $5, null, true)
+          `insert into reports values ($1, $2, $3, $4, $5, null, true, $6)
            on conflict (tenant, report_id) do update set title = excluded.title, datasource = excluded.datasource,
-             updated_at = excluded.updated_at, has_draft = true`,
-          [...key, draft.title, draft.datasource, event.recordedAt],
+             updated_at = excluded.updated_at, has_draft = true, titles = excluded.titles`,
+          [...key, draft.title, draft.datasource, event.recordedAt, titlesOf(draft.spec)],
         );
         break;
       }
@@ -73,11 +79,19 @@ export const reportsProjection: Projection<ReportEvent> = {
         const consumesDraft = version.restoredFrom === undefined;
         if (consumesDraft) await tx.query("delete from report_drafts where tenant = $1 and report_id = $2", key);
         await tx.query(
-          `insert into reports values ($1, $2, $3, $4, $5, $6, false)
+          `insert into reports values ($1, $2, $3, $4, $5, $6, false, $8)
            on conflict (tenant, report_id) do update set title = excluded.title, datasource = excluded.datasource,
              updated_at = excluded.updated_at, published_version = excluded.published_version,
-             has_draft = reports.has_draft and not $7`,
-          [...key, version.title, version.datasource, event.recordedAt, version.no, consumesDraft],
+             has_draft = reports.has_draft and not $7, titles = excluded.titles`,
+          [
+            ...key,
+            version.title,
+            version.datasource,
+            event.recordedAt,
+            version.no,
+            consumesDraft,
+            titlesOf(version.spec),
+          ],
         );
         break;
       }

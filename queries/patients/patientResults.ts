@@ -18,6 +18,7 @@ const bandSchema = z.object({
   low: z.number().nullable(),
   high: z.number().nullable(),
   source: z.string().meta({ description: "The guideline the band comes from" }),
+  sourceZh: z.string().optional().meta({ description: "The same citation in Chinese, where the dictionary gives it" }),
 });
 
 export const resultPointSchema = z.object({

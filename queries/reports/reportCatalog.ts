@@ -2,6 +2,7 @@ import { z } from "zod";
 import { auditSummarySchema, summariseAudit, type Audit } from "../../commands/reports/spec/audit.ts";
 import type { Mode } from "../../commands/reports/events.ts";
 import { versionLabel } from "../../commands/reports/spec/specVocabulary.ts";
+import { textIn, type LocalizedWords, type SpecLang } from "../../commands/reports/spec/localizedText.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
 
@@ -19,20 +20,28 @@ export const reportListEntrySchema = z.object({
 });
 export type ReportListEntry = z.infer<typeof reportListEntrySchema>;
 
-/** A page of the tenant's reports by id, after the id `after`; only those of `datasource` when given. */
+/**
+ * A page of the tenant's reports by id, after the id `after`; only those of `datasource` when
+ * given. A title the spec gives per language is in `lang` (issue #54).
+ */
 export async function listReports(
   reader: TenantReader,
-  { limit, after, datasource = null }: { limit: number; after: string | null; datasource?: string | null },
+  {
+    limit,
+    after,
+    datasource = null,
+    lang = "en",
+  }: { limit: number; after: string | null; datasource?: string | null; lang?: SpecLang },
 ): Promise<ReportListEntry[]> {
   const { rows } = await reader.query(
-    `select report_id, title, datasource, updated_at, published_version, has_draft from read.reports
+    `select report_id, title, titles, datasource, updated_at, published_version, has_draft from read.reports
      where ($1::text is null or report_id > $1) and ($2::text is null or datasource = $2)
      order by report_id limit $3`,
     [after, datasource, limit],
   );
   return rows.map((row) => ({
     id: row.report_id,
-    title: row.title,
+    title: row.titles ? textIn(row.titles as LocalizedWords, lang) : row.title,
     datasource: row.datasource,
     updatedAt: localIsoDateTime(row.updated_at),
     publishedVersion: row.published_version === null ? null : versionLabel(row.published_version),

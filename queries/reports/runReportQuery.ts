@@ -4,7 +4,7 @@ import { CappedRead, type CappedRows } from "./cappedRead.ts";
 import { meterBytes, stopOnAbort } from "./cancelStatement.ts";
 import type { DataSource } from "./dataSources.ts";
 import type { Wards } from "../../db/wardScope.ts";
-import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
+import type { QueryFailure, QueryFailureCode, QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { columnTypeOf, PAGE_ROW_LIMIT, valueOf } from "./queryResult.ts";
 
 export interface ReportQuery {
@@ -58,7 +58,7 @@ export async function runReportQuery(
   try {
     client = await source.pool.connect();
   } catch (error) {
-    return { error: unreachableSentence(source, error) };
+    return unreachable(source, error);
   }
   let read: CappedRows;
   let overBytes = false;
@@ -88,12 +88,9 @@ export async function runReportQuery(
     if (!cut) await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
     client.release(broken);
     if (!overBytes)
-      return {
-        error:
-          error instanceof CallerLeft || options.signal?.aborted
-            ? CALLER_LEFT
-            : authorMessage(error, options.timeoutMs),
-      };
+      return error instanceof CallerLeft || options.signal?.aborted
+        ? { error: CALLER_LEFT, code: "caller-left" }
+        : { error: authorMessage(error, options.timeoutMs), code: authorFailure(error, options.timeoutMs).code };
     read = capped.partial();
   } finally {
     caller?.dispose();
@@ -115,10 +112,20 @@ export async function runReportQuery(
  * says "timeout exceeded when trying to connect"), or the server not answering.
  */
 export function unreachableSentence(source: Pick<DataSource, "name">, error: unknown): string {
+  return unreachable(source, error).error;
+}
+
+function unreachable(source: Pick<DataSource, "name">, error: unknown): QueryFailure {
   const busy = error instanceof Error && /timeout exceeded when trying to connect/.test(error.message);
   return busy
-    ? `Every report connection of the data source ${source.name} stayed in use; try again shortly.`
-    : `The data source ${source.name} cannot be reached right now; try again shortly.`;
+    ? {
+        error: `Every report connection of the data source ${source.name} stayed in use; try again shortly.`,
+        code: "source-busy",
+      }
+    : {
+        error: `The data source ${source.name} cannot be reached right now; try again shortly.`,
+        code: "source-unreachable",
+      };
 }
 
 class CallerLeft extends Error {}
@@ -128,6 +135,30 @@ const CALLER_LEFT = "The caller went away before the query ended; it was cancell
 const QUERY_CANCELED = "57014";
 const INSUFFICIENT_PRIVILEGE = "42501";
 const READ_ONLY_VIOLATION = "25006";
+
+/** The failures a page names apart, by SQLSTATE (PostgreSQL's appendix A); the rest by class. */
+const FAILURE_BY_STATE: Record<string, QueryFailureCode> = {
+  [QUERY_CANCELED]: "query-timeout",
+  [INSUFFICIENT_PRIVILEGE]: "query-outside-source",
+  [READ_ONLY_VIOLATION]: "query-writes",
+  "42703": "query-unknown-column",
+  "42P01": "query-unknown-table",
+  "42883": "query-unknown-function",
+  "42804": "query-type-mismatch",
+  "42P18": "query-type-mismatch",
+  "42601": "query-syntax",
+  "22012": "query-division-by-zero",
+  "53400": "query-temp-limit",
+};
+
+/** The code of a failed statement: by its SQLSTATE, else its class (42 the query, 22 a value), else failed. */
+export function failureCode(sqlState: string | undefined): QueryFailureCode {
+  if (!sqlState) return "query-failed";
+  return (
+    FAILURE_BY_STATE[sqlState] ??
+    (sqlState.startsWith("42") ? "query-invalid" : sqlState.startsWith("22") ? "query-bad-value" : "query-failed")
+  );
+}
 
 /** The database's own sentence, with any quoted SQL fragment replaced by where it stood. */
 export function authorMessage(error: unknown, timeoutMs: number): string {
@@ -139,12 +170,17 @@ export function authorMessage(error: unknown, timeoutMs: number): string {
  * A failed report statement as a sentence for its author (no SQL text, ending with a full stop)
  * and the character of the statement the database points at (1-based, as PostgreSQL counts), if any.
  */
-export function authorFailure(error: unknown, timeoutMs: number): { message: string; position: number | null } {
+export function authorFailure(
+  error: unknown,
+  timeoutMs: number,
+): { message: string; position: number | null; code: QueryFailureCode } {
   const pgError = error as { code?: string; message?: string; position?: string };
+  const code = failureCode(typeof pgError.code === "string" ? pgError.code : undefined);
   if (pgError.code === QUERY_CANCELED) {
     return {
       message: `The query ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped; narrow the filters or aggregate more in SQL.`,
       position: null,
+      code,
     };
   }
   if (pgError.code === INSUFFICIENT_PRIVILEGE) {
@@ -153,12 +189,13 @@ export function authorFailure(error: unknown, timeoutMs: number): { message: str
         "The query reads something outside its data source; the clinical data source offers " +
         `${CLINICAL_RELATIONS.slice(0, -1).join(", ")} and ${CLINICAL_RELATIONS.at(-1)}.`,
       position: null,
+      code,
     };
   }
   if (pgError.code === READ_ONLY_VIOLATION)
-    return { message: "Report queries may only read; remove the statement that writes.", position: null };
+    return { message: "Report queries may only read; remove the statement that writes.", position: null, code };
   if (typeof pgError.message !== "string" || !pgError.code)
-    return { message: "The query failed; check it against the data source.", position: null };
+    return { message: "The query failed; check it against the data source.", position: null, code };
   const position = pgError.position ? Number(pgError.position) : NaN;
   return {
     message: `${pgError.message
@@ -166,5 +203,6 @@ export function authorFailure(error: unknown, timeoutMs: number): { message: str
       .replace(/\s+/g, " ")
       .trim()}.`,
     position: Number.isInteger(position) && position > 0 ? position : null,
+    code,
   };
 }

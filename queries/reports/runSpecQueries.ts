@@ -8,7 +8,7 @@ import {
 import { relationsOf } from "../../db/clinicalViews.ts";
 import { currentWards } from "../../db/wardScope.ts";
 import type { DataSource, DataSources } from "./dataSources.ts";
-import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
+import type { QueryFailure, QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { runReportQuery } from "./runReportQuery.ts";
 import { tenantBusySentence, type TenantGate } from "./tenantGate.ts";
 
@@ -36,21 +36,22 @@ export async function preparedQuery(
   sql: string,
   defs: readonly TemplateDef[],
   values: Record<string, unknown>,
-): Promise<{ source: DataSource; compiled: CompiledTemplate } | { error: string }> {
+): Promise<{ source: DataSource; compiled: CompiledTemplate } | QueryFailure> {
   const source = runtime.sources.get(datasource);
   if (!source)
     return {
       error: `The data source ${datasource} is not configured on this server; set DATASOURCE_${datasource.toUpperCase()}_URL.`,
+      code: "source-not-configured",
     };
   let compiled: CompiledTemplate;
   try {
     compiled = compileTemplate(sql, defs, values);
   } catch (error) {
-    if (error instanceof TemplateError) return { error: error.message };
+    if (error instanceof TemplateError) return { error: error.message, code: "query-refused" };
     throw error;
   }
   const problem = await runTimeProblem(compiled.text, relationsOf(datasource));
-  return problem ? { error: problem } : { source, compiled };
+  return problem ? { error: problem, code: "query-refused" } : { source, compiled };
 }
 
 /**
@@ -75,7 +76,7 @@ export async function runSpecQueries(
       if ("error" in prepared) return [name, prepared];
       const { source, compiled } = prepared;
       const leave = await runtime.gate.enter(tenant, limits.signal);
-      if (!leave) return [name, { error: tenantBusySentence(runtime.gate) }];
+      if (!leave) return [name, { error: tenantBusySentence(runtime.gate), code: "tenant-busy" }];
       try {
         const started = performance.now();
         const outcome = await runReportQuery(source, compiled, {

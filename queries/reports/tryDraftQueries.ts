@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { currentWards, type Wards } from "../../db/wardScope.ts";
 import type { QueryToTry, QueryTrial } from "../../commands/reports/spec/queryTrial.ts";
+import type { QueryFailureCode } from "../../commands/reports/spec/queryOutcome.ts";
 import {
   compileTemplateDetailed,
   lineColumnOf,
@@ -34,7 +35,10 @@ import { tenantBusySentence } from "./tenantGate.ts";
 const EXPLAIN = "explain ";
 
 /** How planning one statement went: planned, failed (the database's sentence, where it points), or not tried. */
-type Planned = { planned: true } | { failed: { message: string; position: number | null } } | { untried: string };
+type Planned =
+  | { planned: true }
+  | { failed: { message: string; position: number | null; code: QueryFailureCode } }
+  | { untried: string };
 
 /**
  * A failure that says nothing of the query: the connection, the server's resources or an
@@ -74,8 +78,8 @@ async function planReportQuery(
     await client.query(END_REPORT_TRANSACTION).catch(() => (broken = true));
     client.release(broken);
     if (saysNothingOfTheQuery(error)) return { untried: error instanceof Error ? error.message : String(error) };
-    const { message, position } = authorFailure(error, options.timeoutMs);
-    return { failed: { message, position: position === null ? null : position - EXPLAIN.length } };
+    const { message, position, code } = authorFailure(error, options.timeoutMs);
+    return { failed: { message, position: position === null ? null : position - EXPLAIN.length, code } };
   }
 }
 
@@ -106,7 +110,14 @@ async function tryQuery(
   } catch (error) {
     // The save's own checks refuse a template that does not compile; a default that does not bind fails here.
     if (error instanceof TemplateError)
-      return { query: query.query, outcome: "failed", message: error.message, line: null, column: null };
+      return {
+        query: query.query,
+        outcome: "failed",
+        message: error.message,
+        line: null,
+        column: null,
+        code: "query-refused",
+      };
     throw error;
   }
   const leave = await runtime.gate.enter(tenant);
@@ -120,12 +131,13 @@ async function tryQuery(
     });
     if ("planned" in planned) return { query: query.query, outcome: "ok" };
     if ("untried" in planned) return { query: query.query, outcome: "untried", reason: planned.untried };
-    const { message, position } = planned.failed;
+    const { message, position, code } = planned.failed;
     return {
       query: query.query,
       outcome: "failed",
       message: withPlaceholders(message, compiled),
       ...placeInTemplate(query.sql, compiled, position),
+      code,
     };
   } finally {
     leave();

@@ -1,4 +1,5 @@
 import { drillTitle } from "../../commands/reports/spec/specVocabulary.ts";
+import { textIn, type SpecLang } from "../../commands/reports/spec/localizedText.ts";
 import { drillTemplateDefs, validateDrillArgs, validateParamValues } from "../../commands/reports/spec/sqlTemplate.ts";
 import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import { runSpecQueries, type ReportRuntime } from "./runSpecQueries.ts";
@@ -13,12 +14,13 @@ export function paramValues(version: ViewableVersion, sent: unknown): Record<str
   return checked.values;
 }
 
-/** A drill-through call's target, its checked args merged over the params, and its title. */
+/** A drill-through call's target, its checked args merged over the params, and its title in the reader's language. */
 export function drillLayer(
   version: ViewableVersion,
   drillKey: unknown,
   sentArgs: unknown,
   params: Record<string, unknown>,
+  lang: SpecLang,
 ): DrillLayer {
   const drills = version.spec.drills ?? {};
   // Own keys only: `in` would take "__proto__" or "constructor" for a drill target.
@@ -37,7 +39,7 @@ export function drillLayer(
   return {
     key: drillKey,
     drill,
-    title: drillTitle(drill.title, args.values),
+    title: drillTitle(textIn(drill.title, lang), args.values, lang),
     defs: drillTemplateDefs(version.spec.params ?? [], drill),
     values: { ...params, ...args.values },
   };

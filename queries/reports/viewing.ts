@@ -4,6 +4,7 @@ import type { QueryOutcome } from "../../commands/reports/spec/queryOutcome.ts";
 import type { DrillDef, QueryDef, ReportSpec } from "../../commands/reports/spec/specSchema.ts";
 import type { TemplateDef } from "../../commands/reports/spec/sqlTemplate.ts";
 import { DRAFT_LABEL, versionLabel, versionNo } from "../../commands/reports/spec/specVocabulary.ts";
+import { shownTitle, type SpecLang } from "../../commands/reports/spec/localizedText.ts";
 import { localIsoDateTime } from "../../db/localDateTime.ts";
 import type { Db } from "../../db/pool.ts";
 import { readAsTenant, type TenantReader } from "../../db/tenantScope.ts";
@@ -170,7 +171,12 @@ function frozenForWards(version: ViewableVersion, wards: Wards): ViewableVersion
   if (own) return { ...version, frozen: own };
   return {
     ...version,
-    frozen: Object.fromEntries(Object.keys(version.frozen).map((name) => [name, { error: FROZEN_FOR_EVERY_WARD }])),
+    frozen: Object.fromEntries(
+      Object.keys(version.frozen).map((name) => [
+        name,
+        { error: FROZEN_FOR_EVERY_WARD, code: "snapshot-other-wards" as const },
+      ]),
+    ),
   };
 }
 
@@ -237,6 +243,7 @@ export function shownLayer(
   version: ViewableVersion,
   params: Record<string, unknown>,
   drill: DrillLayer | null,
+  lang: SpecLang,
 ): ShownLayer {
   if (drill)
     return {
@@ -251,7 +258,7 @@ export function shownLayer(
   const frozen = version.frozen;
   const shown = frozen ? version.params : params;
   return {
-    title: version.title,
+    title: shownTitle(version.title, version.spec, lang),
     drill: null,
     queries: version.spec.queries,
     defs: version.spec.params ?? [],

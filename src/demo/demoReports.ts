@@ -9,6 +9,10 @@
  * Targets (Chinese hemodialysis QC practice, see the dictionary facts):
  *   spKt/V ≥ 1.2, URR ≥ 65 %; Hb 110–130 g/L; P 1.13–1.78 mmol/L; Ca 2.10–2.50 mmol/L;
  *   iPTH 150–600 pg/mL (KDIGO 2–9 × upper normal).
+ *
+ * Every title, label and text is given in Chinese and in English (issue #54): a reader sees their
+ * page's language. What the SQL returns as text (ward codes, out-of-target marks) reads the same
+ * in both.
  */
 
 export interface DemoReport {
@@ -22,16 +26,19 @@ export const ADEQUACY_REPORT_ID = "dialysis-adequacy";
 export const ANEMIA_REPORT_ID = "anemia-mineral";
 export const DEMO_REPORT_IDS = [ADEQUACY_REPORT_ID, ANEMIA_REPORT_ID] as const;
 
+/** A display string in both languages (localizedText.ts). */
+const t = (zh: string, en: string) => ({ zh, en });
+
 /** The filters both reports share: the period (default: the demo months) and the wards. */
 function commonParams(period: [string, string]) {
   return [
-    { name: "period", label: "Period", type: "dateRange", default: period },
-    { name: "wards", label: "Wards", type: "multiSelect", options: { query: "wardList" }, default: null },
+    { name: "period", label: t("时间段", "Period"), type: "dateRange", default: period },
+    { name: "wards", label: t("病区", "Wards"), type: "multiSelect", options: { query: "wardList" }, default: null },
   ];
 }
 
-const WARD_LIST =
-  "select distinct ward as value, 'Ward ' || ward as label from patients where ward is not null order by 1";
+// The ward's code is its name in both languages ("A" under the filter 病区 / Wards).
+const WARD_LIST = "select distinct ward as value, ward as label from patients where ward is not null order by 1";
 
 /** The filter clauses of a query over monthly_results: the months the period touches. */
 const MONTH_FILTERS =
@@ -92,36 +99,43 @@ const ANEMIA_MINERAL_RULES = [
  * What a reader sees for a column, in place of its SQL name (issue #34 item 11): a table's column
  * with its heading and unit, and the names of a chart's series.
  */
-const column = (name: string, label: string, unit?: string) => ({ column: name, label, ...(unit ? { unit } : {}) });
-const MONTH = column("month", "Month");
-const WARD = column("ward", "Ward");
-const PATIENTS = column("patients", "Patients");
-const KTV = column("ktv", "spKt/V");
-const URR = column("urr", "URR", "%");
-const KTV_ON_TARGET = column("ktv_on_target_pct", "spKt/V ≥ 1.2", "%");
-const URR_ON_TARGET = column("urr_on_target_pct", "URR ≥ 65", "%");
-const PATIENT = [column("patient_ref", "Patient"), column("name", "Name"), WARD];
-const ADEQUACY_SERIES = {
+type Words = string | { zh: string; en: string };
+/** A table column with its heading (and unit); `format` fixes its decimals (issue #54: one column, one number of decimals). */
+const column = (name: string, label: Words, unit?: string, format?: string) => ({
+  column: name,
+  label,
+  ...(unit ? { unit } : {}),
+  ...(format ? { format } : {}),
+});
+const MONTH = column("month", t("月份", "Month"), undefined, "month");
+const WARD = column("ward", t("病区", "Ward"));
+const PATIENTS = column("patients", t("患者数", "Patients"), undefined, "number:0");
+const KTV = column("ktv", "spKt/V", undefined, "number:2");
+const URR = column("urr", "URR", "%", "number:1");
+const KTV_ON_TARGET = column("ktv_on_target_pct", "spKt/V ≥ 1.2", "%", "number:1");
+const URR_ON_TARGET = column("urr_on_target_pct", "URR ≥ 65", "%", "number:1");
+const PATIENT = [column("patient_ref", t("患者编号", "Patient")), column("name", t("姓名", "Name")), WARD];
+const ADEQUACY_SERIES: Record<string, Words> = {
   ktv: "spKt/V",
   urr: "URR",
   ktv_on_target_pct: "spKt/V ≥ 1.2",
   urr_on_target_pct: "URR ≥ 65 %",
 };
 /** A chart's `labels`: the names of the series it plots. */
-const seriesLabels = (names: Record<string, string>, ...plotted: string[]) =>
+const seriesLabels = (names: Record<string, Words>, ...plotted: string[]) =>
   Object.fromEntries(plotted.map((name) => [name, names[name]!]));
 
-const HB = column("hb", "Hb", "g/L");
-const P = column("p", "P", "mmol/L");
-const CA = column("ca", "Ca", "mmol/L");
-const IPTH = column("ipth", "iPTH", "pg/mL");
+const HB = column("hb", "Hb", "g/L", "number:1");
+const P = column("p", "P", "mmol/L", "number:2");
+const CA = column("ca", "Ca", "mmol/L", "number:2");
+const IPTH = column("ipth", "iPTH", "pg/mL", "number:0");
 const IN_TARGET = [
-  column("hb_in_target_pct", "Hb 110–130", "%"),
-  column("p_in_target_pct", "P 1.13–1.78", "%"),
-  column("ca_in_target_pct", "Ca 2.10–2.50", "%"),
-  column("ipth_in_target_pct", "iPTH 150–600", "%"),
+  column("hb_in_target_pct", "Hb 110–130", "%", "number:1"),
+  column("p_in_target_pct", "P 1.13–1.78", "%", "number:1"),
+  column("ca_in_target_pct", "Ca 2.10–2.50", "%", "number:1"),
+  column("ipth_in_target_pct", "iPTH 150–600", "%", "number:1"),
 ];
-const MINERAL_SERIES = {
+const MINERAL_SERIES: Record<string, Words> = {
   hb: "Hb",
   p: "P",
   ca: "Ca",
@@ -148,8 +162,11 @@ export function adequacyReport(period: [string, string]): DemoReport {
     datasource: "clinical",
     spec: {
       version: 1,
-      title: "Dialysis adequacy",
-      description: "Single-pool Kt/V and urea reduction ratio (URR) of the monthly dialysis panel, by month and ward.",
+      title: t("透析充分性", "Dialysis adequacy"),
+      description: t(
+        "每月透析评估的单室 Kt/V（spKt/V）与尿素下降率（URR），按月份与病区统计。",
+        "Single-pool Kt/V and urea reduction ratio (URR) of the monthly dialysis panel, by month and ward.",
+      ),
       params: commonParams(period),
       queries: {
         wardList: { sql: WARD_LIST },
@@ -191,28 +208,42 @@ export function adequacyReport(period: [string, string]): DemoReport {
         {
           id: "intro",
           type: "text",
-          markdown: [
-            "## Dialysis adequacy",
-            "",
-            "Monthly **single-pool Kt/V** (Daugirdas second generation, from pre- and post-dialysis urea) and **URR**.",
-            "",
-            "Targets: spKt/V **≥ 1.2** (aim 1.4) and URR **≥ 65 %** (aim 70 %).",
-            "The tiles count each patient's latest result in the period.",
-            "In the tables, spKt/V under 1.2 and URR under 65 % are marked red, spKt/V under the aim of 1.4 amber.",
-          ].join("\n"),
+          markdown: t(
+            [
+              "## 透析充分性",
+              "",
+              "每月的**单室 Kt/V**（spKt/V，按透析前后尿素以第二代公式计算）与 **URR**（尿素下降率）。",
+              "",
+              "目标：spKt/V **≥ 1.2**（理想 1.4），URR **≥ 65 %**（理想 70 %）。",
+              "统计卡片按每位患者在所选时间段内的最新结果计算。",
+              "表格中 spKt/V 低于 1.2、URR 低于 65 % 标为红色，spKt/V 低于理想值 1.4 标为黄色。",
+            ].join("\n"),
+            [
+              "## Dialysis adequacy",
+              "",
+              "Monthly **single-pool Kt/V** (Daugirdas second generation, from pre- and post-dialysis urea) and **URR**.",
+              "",
+              "Targets: spKt/V **≥ 1.2** (aim 1.4) and URR **≥ 65 %** (aim 70 %).",
+              "The tiles count each patient's latest result in the period.",
+              "In the tables, spKt/V under 1.2 and URR under 65 % are marked red, spKt/V under the aim of 1.4 amber.",
+            ].join("\n"),
+          ),
         },
         // On screen only: a Word file or a printout has nothing to click.
         {
           id: "howTo",
           type: "text",
-          markdown: "Click a month in a chart or a table to list its patients, lowest spKt/V first.",
+          markdown: t(
+            "点击图表或表格中的月份，列出该月的患者（spKt/V 由低到高）。",
+            "Click a month in a chart or a table to list its patients, lowest spKt/V first.",
+          ),
           print: false,
         },
-        { id: "patients", type: "stat", title: "Patients", query: "latest", column: "patients", width: 3 },
+        { id: "patients", type: "stat", title: t("患者数", "Patients"), query: "latest", column: "patients", width: 3 },
         {
           id: "ktv",
           type: "stat",
-          title: "Average spKt/V (latest)",
+          title: t("平均 spKt/V（最新）", "Average spKt/V (latest)"),
           query: "latest",
           column: "ktv",
           highlight: KTV_LIMITS,
@@ -242,7 +273,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
           id: "trend",
           type: "chart",
           chart: "line",
-          title: "Average spKt/V and URR by month",
+          title: t("每月平均 spKt/V 与 URR", "Average spKt/V and URR by month"),
           query: "monthly",
           x: "month",
           y: ["ktv"],
@@ -250,7 +281,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
           yLabel: "spKt/V",
           y2Label: "URR (%)",
           labels: seriesLabels(ADEQUACY_SERIES, "ktv", "urr"),
-          refLines: [{ value: 1.2, label: "spKt/V target 1.2" }],
+          refLines: [{ value: 1.2, label: t("spKt/V 目标 1.2", "spKt/V target 1.2") }],
           width: 6,
           drill: { target: "byMonth", args: { month: "month" } },
         },
@@ -258,7 +289,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
           id: "onTarget",
           type: "chart",
           chart: "line",
-          title: "Patients on target by month (%)",
+          title: t("每月达标患者比例（%）", "Patients on target by month (%)"),
           query: "monthly",
           x: "month",
           y: ["ktv_on_target_pct", "urr_on_target_pct"],
@@ -270,7 +301,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
           id: "wards",
           type: "chart",
           chart: "bar",
-          title: "spKt/V and URR by ward",
+          title: t("各病区 spKt/V 与 URR", "spKt/V and URR by ward"),
           query: "byWard",
           x: "ward",
           y: ["ktv"],
@@ -278,20 +309,20 @@ export function adequacyReport(period: [string, string]): DemoReport {
           yLabel: "spKt/V",
           y2Label: "URR (%)",
           labels: seriesLabels(ADEQUACY_SERIES, "ktv", "urr"),
-          refLines: [{ value: 1.2, label: "target 1.2" }],
+          refLines: [{ value: 1.2, label: t("目标 1.2", "target 1.2") }],
           width: 6,
         },
         {
           id: "wardTable",
           type: "table",
-          title: "By ward",
+          title: t("按病区", "By ward"),
           query: "byWard",
           columns: [
-            { column: "ward", label: "Ward" },
-            { column: "patients_per_month", label: "Patients a month", format: "number:0" },
-            { column: "ktv", label: "spKt/V", format: "number:2" },
-            { column: "urr", label: "URR", unit: "%", format: "number:1" },
-            { column: "ktv_on_target_pct", label: "spKt/V ≥ 1.2", unit: "%", format: "number:1" },
+            WARD,
+            column("patients_per_month", t("每月患者数", "Patients a month"), undefined, "number:0"),
+            KTV,
+            URR,
+            KTV_ON_TARGET,
           ],
           highlight: [
             ...KTV_RULES,
@@ -303,7 +334,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
         {
           id: "monthlyTable",
           type: "table",
-          title: "By month",
+          title: t("按月份", "By month"),
           query: "monthly",
           columns: [MONTH, PATIENTS, KTV, URR, KTV_ON_TARGET, URR_ON_TARGET],
           highlight: [...KTV_RULES, ...URR_RULES],
@@ -312,7 +343,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
         {
           id: "detail",
           type: "table",
-          title: "By month and ward",
+          title: t("按月份与病区", "By month and ward"),
           query: "byMonthAndWard",
           columns: [MONTH, WARD, PATIENTS, KTV, URR, KTV_ON_TARGET, URR_ON_TARGET],
           highlight: [...KTV_RULES, ...URR_RULES],
@@ -321,7 +352,7 @@ export function adequacyReport(period: [string, string]): DemoReport {
       ],
       drills: {
         byMonth: {
-          title: "Patients in {month}",
+          title: t("{month:month} 的患者", "Patients in {month:month}"),
           args: [{ name: "month", type: "date" }],
           queries: {
             patients: {
@@ -342,9 +373,9 @@ export function adequacyReport(period: [string, string]): DemoReport {
             {
               id: "patients",
               type: "table",
-              title: "Patients, lowest spKt/V first",
+              title: t("患者（spKt/V 由低到高）", "Patients, lowest spKt/V first"),
               query: "patients",
-              columns: [...PATIENT, KTV, URR, column("collected_on", "Collected on")],
+              columns: [...PATIENT, KTV, URR, column("collected_on", t("采样日期", "Collected on"), undefined, "date")],
               highlight: [...KTV_RULES, ...URR_RULES],
             },
           ],
@@ -366,8 +397,11 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
     datasource: "clinical",
     spec: {
       version: 1,
-      title: "Anemia and mineral metabolism",
-      description: "Hemoglobin, phosphorus, calcium and iPTH against their targets, by month.",
+      title: t("贫血与矿物质代谢", "Anemia and mineral metabolism"),
+      description: t(
+        "血红蛋白、磷、钙与全段甲状旁腺激素（iPTH）的达标情况，按月份统计。",
+        "Hemoglobin, phosphorus, calcium and iPTH against their targets, by month.",
+      ),
       params: commonParams(period),
       queries: {
         wardList: { sql: WARD_LIST },
@@ -414,24 +448,42 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
         {
           id: "intro",
           type: "text",
-          markdown: [
-            "## Anemia and mineral metabolism",
-            "",
-            "| Item | Target |",
-            "|---|---|",
-            "| Hemoglobin (Hb) | 110–130 g/L |",
-            "| Phosphorus (P) | 1.13–1.78 mmol/L |",
-            "| Calcium (Ca) | 2.10–2.50 mmol/L |",
-            "| Intact PTH (iPTH) | 150–600 pg/mL (KDIGO: 2–9 × upper normal) |",
-            "",
-            "Hb sent in g/dL is converted to g/L. The tiles count each patient's latest result in the period.",
-            "Values out of target are marked amber in the tables, Hb under 100 g/L red.",
-          ].join("\n"),
+          markdown: t(
+            [
+              "## 贫血与矿物质代谢",
+              "",
+              "| 项目 | 目标 |",
+              "|---|---|",
+              "| 血红蛋白（Hb） | 110–130 g/L |",
+              "| 磷（P） | 1.13–1.78 mmol/L |",
+              "| 钙（Ca） | 2.10–2.50 mmol/L |",
+              "| 全段甲状旁腺激素（iPTH） | 150–600 pg/mL（KDIGO：正常上限的 2–9 倍） |",
+              "",
+              "以 g/dL 发送的 Hb 已换算为 g/L。统计卡片按每位患者在所选时间段内的最新结果计算。",
+              "表格中未达标的数值标为黄色，Hb 低于 100 g/L 标为红色。",
+            ].join("\n"),
+            [
+              "## Anemia and mineral metabolism",
+              "",
+              "| Item | Target |",
+              "|---|---|",
+              "| Hemoglobin (Hb) | 110–130 g/L |",
+              "| Phosphorus (P) | 1.13–1.78 mmol/L |",
+              "| Calcium (Ca) | 2.10–2.50 mmol/L |",
+              "| Intact PTH (iPTH) | 150–600 pg/mL (KDIGO: 2–9 × upper normal) |",
+              "",
+              "Hb sent in g/dL is converted to g/L. The tiles count each patient's latest result in the period.",
+              "Values out of target are marked amber in the tables, Hb under 100 g/L red.",
+            ].join("\n"),
+          ),
         },
         {
           id: "howTo",
           type: "text",
-          markdown: "Click a month in a chart or a table to list the patients with a result out of target.",
+          markdown: t(
+            "点击图表或表格中的月份，列出该月有未达标结果的患者。",
+            "Click a month in a chart or a table to list the patients with a result out of target.",
+          ),
           print: false,
         },
         {
@@ -474,7 +526,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           id: "inTarget",
           type: "chart",
           chart: "line",
-          title: "Results within target by month (%)",
+          title: t("每月达标结果比例（%）", "Results within target by month (%)"),
           query: "monthly",
           x: "month",
           y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"],
@@ -491,7 +543,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           id: "hb",
           type: "chart",
           chart: "line",
-          title: "Average Hb by month (g/L)",
+          title: t("每月平均 Hb（g/L）", "Average Hb by month (g/L)"),
           query: "monthly",
           x: "month",
           y: ["hb"],
@@ -508,7 +560,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           id: "pca",
           type: "chart",
           chart: "line",
-          title: "Average P and Ca by month (mmol/L)",
+          title: t("每月平均 P 与 Ca（mmol/L）", "Average P and Ca by month (mmol/L)"),
           query: "monthly",
           x: "month",
           y: ["p", "ca"],
@@ -521,7 +573,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           id: "ipth",
           type: "chart",
           chart: "bar",
-          title: "Average iPTH by month (pg/mL)",
+          title: t("每月平均 iPTH（pg/mL）", "Average iPTH by month (pg/mL)"),
           query: "monthly",
           x: "month",
           y: ["ipth"],
@@ -538,7 +590,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
           id: "wards",
           type: "chart",
           chart: "bar",
-          title: "Within target by ward (%)",
+          title: t("各病区达标比例（%）", "Within target by ward (%)"),
           query: "byWard",
           x: "ward",
           y: ["hb_in_target_pct", "p_in_target_pct", "ca_in_target_pct", "ipth_in_target_pct"],
@@ -553,7 +605,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
         {
           id: "monthlyTable",
           type: "table",
-          title: "By month",
+          title: t("按月份", "By month"),
           query: "monthly",
           columns: [MONTH, PATIENTS, HB, P, CA, IPTH, ...IN_TARGET],
           highlight: ANEMIA_MINERAL_RULES,
@@ -562,7 +614,7 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
       ],
       drills: {
         outOfTarget: {
-          title: "Patients out of target in {month}",
+          title: t("{month:month} 未达标的患者", "Patients out of target in {month:month}"),
           args: [{ name: "month", type: "date" }],
           queries: {
             patients: {
@@ -580,11 +632,12 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
                     )
                     select m.patient_ref, p.name, m.ward,
                            round(m.hb::numeric, 0) as hb, round(m.p::numeric, 2) as p, round(m.ca::numeric, 2) as ca, round(m.ipth::numeric, 0) as ipth,
+                           -- ↓ under, ↑ over the target: the same in every language.
                            concat_ws(', ',
-                             case when m.hb < 110 then 'Hb low' when m.hb > 130 then 'Hb high' end,
-                             case when m.p < 1.13 then 'P low' when m.p > 1.78 then 'P high' end,
-                             case when m.ca < 2.1 then 'Ca low' when m.ca > 2.5 then 'Ca high' end,
-                             case when m.ipth < 150 then 'iPTH low' when m.ipth > 600 then 'iPTH high' end) as out_of_target
+                             case when m.hb < 110 then 'Hb ↓' when m.hb > 130 then 'Hb ↑' end,
+                             case when m.p < 1.13 then 'P ↓' when m.p > 1.78 then 'P ↑' end,
+                             case when m.ca < 2.1 then 'Ca ↓' when m.ca > 2.5 then 'Ca ↑' end,
+                             case when m.ipth < 150 then 'iPTH ↓' when m.ipth > 600 then 'iPTH ↑' end) as out_of_target
                     from m
                     join patients p on p.patient_ref = m.patient_ref
                     where m.hb not between 110 and 130 or m.p not between 1.13 and 1.78
@@ -596,9 +649,16 @@ export function anemiaMineralReport(period: [string, string]): DemoReport {
             {
               id: "patients",
               type: "table",
-              title: "Patients out of target",
+              title: t("未达标的患者", "Patients out of target"),
               query: "patients",
-              columns: [...PATIENT, HB, P, CA, IPTH, column("out_of_target", "Out of target")],
+              columns: [
+                ...PATIENT,
+                column("hb", "Hb", "g/L", "number:0"),
+                P,
+                CA,
+                IPTH,
+                column("out_of_target", t("未达标项目", "Out of target")),
+              ],
               highlight: ANEMIA_MINERAL_RULES,
             },
           ],

@@ -12,8 +12,11 @@ import { DECISIONS_INDEX, DOCS_DIR, isDecision, loadHelpArticles, type HelpArtic
  * once, when first asked for, with the staff pages' stylesheet. Links between articles (`/md/<slug>.md#part`) lead to
  * their pages; headings carry GitHub's ids, so the articles' own `#part` links work. Relative links
  * (the decisions' `0002-….md`, `../operations.md#part`) are read from the article's own /md/ address,
- * as a browser reading the markdown would. The articles are in English; the pages' own words follow
- * `?lang=`. The decisions (docs/decisions) are pages below /help/decisions, listed by their index.
+ * as a browser reading the markdown would. The pages' own words follow `?lang=` (Chinese unless
+ * `lang=en`). The staff's articles are in both languages (issue #54: `docs/zh/<slug>.md`, chosen by
+ * the page's language); the guides for integrators, operators and developers are in English, listed
+ * in Chinese by a Chinese title and summary and shown marked as English. The decisions
+ * (docs/decisions) are pages below /help/decisions, listed by their index.
  */
 
 type Lang = "zh" | "en";
@@ -29,17 +32,22 @@ const WORDS: Record<
     missing: string;
     markdown: string;
     table: string;
+    /** Beside an article that is in English only, in the other language's list. */
+    inEnglish: string;
+    englishOnly: string;
   }
 > = {
   zh: {
     help: "帮助",
-    intro: "透析中心服务的使用与运维文档（英文）。",
+    intro: "透析中心服务的使用与运维文档。面向医护人员与报表作者的文章为中文；面向接口对接、运维与开发的文档为英文。",
     back: "全部帮助文章",
     staff: "返回工作台",
     otherLanguage: "English",
     missing: "没有这篇帮助文章。",
     markdown: "Markdown 原文",
     table: "表格（可横向滚动）",
+    inEnglish: "（英文）",
+    englishOnly: "本文为面向接口对接、运维或开发人员的技术文档，只有英文版。",
   },
   en: {
     help: "Help",
@@ -50,8 +58,55 @@ const WORDS: Record<
     missing: "There is no such help article.",
     markdown: "Markdown source",
     table: "Table (scrolls sideways)",
+    inEnglish: "",
+    englishOnly: "",
   },
 };
+
+/**
+ * How the Chinese list names the articles that are in English only (for integrators, operators
+ * and developers): a title and a summary a Chinese reader can choose by.
+ */
+const ENGLISH_ONLY_IN_CHINESE: Record<string, { title: string; summary: string }> = {
+  "getting-started": {
+    title: "快速上手",
+    summary:
+      "启动服务与演示数据，查看演示报表，并为本院完成初始设置：作者、患者、检验系统密钥、第一份推送的报告与第一份自建报表。",
+  },
+  "integration-guide": {
+    title: "检验与检查系统厂商对接指南",
+    summary:
+      "检验系统（LIS）或检查系统通过开放接口（/open/v1）推送报告：认证、响应格式与状态码、每个调用的示例、对账摘要的计算与每日补推策略。",
+  },
+  "api-reference": {
+    title: "接口参考",
+    summary: "服务的每个 HTTP 接口：方法、路径、凭据、请求、应答与状态码；另有 /openapi.json 文档。",
+  },
+  architecture: {
+    title: "架构：各部分放在哪里",
+    summary: "事件溯源与读写分离（CQRS）的代码结构、分层规则，以及新增事件、投影、查询或接口时各放在何处。",
+  },
+  development: {
+    title: "开发",
+    summary: "参与开发本服务：测试如何运行、基准测试如何测量、服务如何构建。",
+  },
+  operations: {
+    title: "运维",
+    summary: "在生产环境运行本服务：全部配置项、进程拆分与扩展、故障恢复、投影的检查与重建、健康检查、日志与备份。",
+  },
+  "decisions/README": {
+    title: "设计决策",
+    summary: "本服务为何如此设计：每项值得了解的决策一篇短文（背景、决定、后果），按记录顺序编号。",
+  },
+};
+
+/** An article's title and summary as a reader of `lang` finds it in the list. */
+function listed(article: HelpArticle, lang: Lang): { title: string; summary: string; english: boolean } {
+  if (lang === "en") return { title: article.title, summary: article.summary, english: false };
+  if (article.zh) return { title: article.zh.title, summary: article.zh.summary, english: false };
+  const named = ENGLISH_ONLY_IN_CHINESE[article.slug];
+  return named ? { ...named, english: true } : { title: article.title, summary: article.summary, english: true };
+}
 
 const HELP_CSP = [
   "default-src 'none'",
@@ -111,7 +166,8 @@ function rendererFor(lang: Lang): { parse(article: HelpArticle): string } {
   return {
     parse(article) {
       base = `/md/${article.slug}.md`;
-      return marked.parse(article.text) as string;
+      // A Chinese page reads the article's Chinese text where there is one.
+      return marked.parse(lang === "zh" && article.zh ? article.zh.text : article.text) as string;
     },
   };
 }
@@ -186,17 +242,23 @@ ${main}
     const lang = languageOf(ctx);
     const words = WORDS[lang];
     const suffix = lang === "en" ? "?lang=en" : "";
-    const entry = (article: HelpArticle) =>
-      "<li><a " +
-      `href="${pagePath(article.slug)}${suffix}">${escapeHtml(article.title)}</a>` +
-      `${article.summary ? `<p>${escapeHtml(article.summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`;
+    const entry = (article: HelpArticle) => {
+      const { title, summary, english } = listed(article, lang);
+      // An entry named in English (no Chinese name for it) is marked so.
+      const marked = english && title === article.title ? ' lang="en"' : "";
+      return (
+        `<li${marked}><a href="${pagePath(article.slug)}${suffix}">${escapeHtml(title)}</a>` +
+        `${english ? words.inEnglish : ""}` +
+        `${summary ? `<p>${escapeHtml(summary.replace(/[`*_]/g, ""))}</p>` : ""}</li>`
+      );
+    };
     // Each decision is reached through the decisions' index, which is listed after the articles.
-    const listed = articles.filter((article) => !isDecision(article) || article.slug === DECISIONS_INDEX);
+    const shown = articles.filter((article) => !isDecision(article) || article.slug === DECISIONS_INDEX);
     send(
       ctx,
       lang,
       words.help,
-      `<h1>${words.help}</h1>\n<p class="intro">${words.intro}</p>\n<ul class="help-list">${listed.map(entry).join("\n")}</ul>`,
+      `<h1>${words.help}</h1>\n<p class="intro">${words.intro}</p>\n<ul class="help-list">${shown.map(entry).join("\n")}</ul>`,
       lang === "en" ? "/help" : "/help?lang=en",
     );
   });
@@ -217,14 +279,18 @@ ${main}
         otherLanguage,
       );
     }
+    const chinese = lang === "zh" && article.zh !== undefined;
+    const source = chinese ? `/md/zh/${article.slug}.md` : `/md/${article.slug}.md`;
     const links =
       `<p class="help-links"><a href="/help${lang === "en" ? "?lang=en" : ""}">${words.back}</a> · <a ` +
-      `href="/md/${article.slug}.md">${words.markdown}</a></p>`;
+      `href="${source}">${words.markdown}</a></p>`;
+    // An article in English only says so first on a Chinese page, and is marked as English.
+    const note = lang === "zh" && !chinese ? `<p class="help-note">${words.englishOnly}</p>\n` : "";
     send(
       ctx,
       lang,
-      article.title,
-      `${links}\n<article lang="en">\n${pageOf(lang, article)}\n</article>`,
+      listed(article, lang).title,
+      `${links}\n${note}<article lang="${chinese ? "zh-CN" : "en"}">\n${pageOf(lang, article)}\n</article>`,
       otherLanguage,
     );
   };

@@ -30,7 +30,12 @@ export interface HelpArticle {
   /** The first paragraph after the title, on one line. */
   summary: string;
   text: string;
+  /** The article in Chinese (`docs/zh/<slug>.md`), for the staff's articles (issue #54). */
+  zh?: { title: string; summary: string; text: string };
 }
+
+/** The Chinese articles: `docs/zh/<slug>.md`, each the translation of `docs/<slug>.md`. */
+export const ZH_DIR = "zh";
 
 function markdownFiles(dir: string): string[] {
   try {
@@ -49,9 +54,16 @@ const bySlug = (a: { slug: string }, b: { slug: string }) => (a.slug < b.slug ? 
  * names is fixed here and never derived from a request.
  */
 export function loadHelpArticles(dir: string = DOCS_DIR): HelpArticle[] {
+  const zhFiles = new Set(markdownFiles(path.join(dir, ZH_DIR)));
   const read = (file: string, slug: string): HelpArticle => {
     const text = readFileSync(path.join(dir, file), "utf8");
-    return { slug, text, ...titleAndSummary(text, slug) };
+    const zh = zhFiles.has(file) ? readFileSync(path.join(dir, ZH_DIR, file), "utf8") : null;
+    return {
+      slug,
+      text,
+      ...titleAndSummary(text, slug),
+      ...(zh ? { zh: { text: zh, ...titleAndSummary(zh, slug) } } : {}),
+    };
   };
   const rank = (slug: string) => (LEADING.includes(slug) ? LEADING.indexOf(slug) : LEADING.length);
   const articles = markdownFiles(dir)
@@ -115,7 +127,11 @@ export function llmsTxt(all: readonly HelpArticle[]): string {
  * reaches the file system (`..`, encoded slashes, backslashes and NUL simply match no slug).
  */
 export function helpRoutes(articles: readonly HelpArticle[] = loadHelpArticles(DOCS_DIR)): Router {
-  const textOf = new Map(articles.map((a) => [a.slug, a.text]));
+  // The Chinese articles answer at /md/zh/<slug>.md, beside their English sources.
+  const textOf = new Map([
+    ...articles.map((a): [string, string] => [a.slug, a.text]),
+    ...articles.flatMap((a): Array<[string, string]> => (a.zh ? [[`${ZH_DIR}/${a.slug}`, a.zh.text]] : [])),
+  ]);
   const index = llmsTxt(articles);
   const router = new Router();
 
@@ -133,7 +149,11 @@ export function helpRoutes(articles: readonly HelpArticle[] = loadHelpArticles(D
       return undefined; // malformed percent-encoding names no article
     }
     const slug = file.endsWith(".md") ? file.slice(0, -3) : "";
-    return SLUG_PATTERN.test(slug) || DECISION_SLUG_PATTERN.test(slug) ? textOf.get(slug) : undefined;
+    const named =
+      SLUG_PATTERN.test(slug) ||
+      DECISION_SLUG_PATTERN.test(slug) ||
+      (slug.startsWith(`${ZH_DIR}/`) && SLUG_PATTERN.test(slug.slice(ZH_DIR.length + 1)));
+    return named ? textOf.get(slug) : undefined;
   };
   // Everything below /md/ (any number of segments, raw as sent) ends here: served or 404.
   router.get(/^\/md\/(.*)$/, (ctx) => {

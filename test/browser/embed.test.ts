@@ -136,7 +136,8 @@ describe("embed page in chromium", function () {
     expect(response.headers.get("referrer-policy")).to.equal("same-origin");
     expect(response.headers.get("x-frame-options")).to.equal(null);
     const html = await response.text();
-    expect(html).to.include("<title>Dialysis adequacy</title>");
+    // The demo's title is given in both languages (issue #54); the page without lang= is Chinese.
+    expect(html).to.include("<title>透析充分性</title>");
     const asset = /src="(\/embed\/assets\/embed\.[0-9a-f]+\.js)"/.exec(html)![1]!;
     const script = await fetch(`${service.url}${asset}`);
     expect(script.status).to.equal(200);
@@ -165,9 +166,9 @@ describe("embed page in chromium", function () {
     expect(Object.keys(states)).to.have.length(DEMO_NODES);
     expect(Object.entries(states).filter(([, state]) => state !== "ready")).to.deep.equal([]);
     expect(await page.locator("#app .node-chart svg").count()).to.equal(3);
-    expect(await page.locator(".node[data-node-id=intro] strong").first().textContent()).to.equal("single-pool Kt/V");
+    expect(await page.locator(".node[data-node-id=intro] strong").first().textContent()).to.equal("单室 Kt/V");
     expect(await page.locator(".node[data-node-id=patients] .stat-value").textContent()).to.match(/^\d+$/);
-    expect(await page.title()).to.equal("Dialysis adequacy");
+    expect(await page.title()).to.equal("透析充分性");
     expect(await page.locator(".filters .apply").textContent()).to.equal("查询"); // zh by default
 
     // Sorting a table by a header: descending Kt/V puts the highest first.
@@ -207,31 +208,36 @@ describe("embed page in chromium", function () {
       const box = (await chart.boundingBox())!;
       await named.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
       // ECharts puts its tooltip box after the drawing, inside the chart's element.
-      const tooltip = chart.locator(":scope > div:not(:has(svg))", { hasText: /\d{4}-\d{2}-01/ });
+      // Its months written as months, in the page's language (issue #54).
+      const tooltip = chart.locator(":scope > div:not(:has(svg))", {
+        hasText: lang === "zh" ? /\d{4}年\d{1,2}月/ : /\d{4}-\d{2}(?!-)/,
+      });
       await tooltip.waitFor();
       expect(await tooltip.innerText(), `${lang}: tooltip`)
         .to.match(/spKt\/V/)
         .and.match(/URR/)
         .and.not.match(/\bktv\b|\burr\b/);
 
+      const [month, patients, ward] = lang === "zh" ? ["月份", "患者数", "病区"] : ["Month", "Patients", "Ward"];
       expect(await named.locator(".node[data-node-id=monthlyTable] thead th").allTextContents(), lang).to.deep.equal([
-        "Month",
-        "Patients",
+        month,
+        patients,
         "spKt/V",
         "URR (%)",
         "spKt/V ≥ 1.2 (%)",
         "URR ≥ 65 (%)",
       ]);
       expect(await named.locator(".node[data-node-id=detail] thead th").allTextContents(), lang).to.include.members([
-        "Month",
-        "Ward",
+        month,
+        ward,
         "spKt/V",
       ]);
 
       // The reference line's name ("target 1.2") covers no bar of the ward chart.
       // (No named function inside evaluate: the test loader would wrap it in a helper the page lacks.)
-      const boxes = await named.locator(".node[data-node-id=wards] svg").evaluate((svg) => {
-        const name = [...svg.querySelectorAll("text")].filter((text) => text.textContent === "target 1.2");
+      const target = lang === "zh" ? "目标 1.2" : "target 1.2";
+      const boxes = await named.locator(".node[data-node-id=wards] svg").evaluate((svg, target) => {
+        const name = [...svg.querySelectorAll("text")].filter((text) => text.textContent === target);
         // Bars are the paths filled with a series' colour taller than a legend sign (14 px).
         const bars = [...svg.querySelectorAll("path")].filter(
           (path) =>
@@ -243,7 +249,7 @@ describe("embed page in chromium", function () {
             element.getBoundingClientRect().toJSON() as { left: number; top: number; right: number; bottom: number },
         );
         return { name: name.length ? nameBox! : null, bars: name.length ? barBoxes : [] };
-      });
+      }, target);
       expect(boxes.name, `${lang}: the reference line is named`).to.not.equal(null);
       expect(boxes.bars, `${lang}: the bars of the ward chart`).to.have.length.of.at.least(2);
       const overlapping = boxes.bars.filter(
@@ -278,11 +284,11 @@ describe("embed page in chromium", function () {
     expect(await chart.getAttribute("data-signature")).to.not.equal(before);
     expect(await page.locator(".filter-summary [data-param=period] dd").textContent()).to.equal(`${from} – ${to}`);
 
-    // The wards multi-select is filled from its option query (value, label).
+    // The wards multi-select is filled from its option query (value, label: the ward's code, in every language).
     const wards = page.locator(".field[data-param=wards]");
     await wards.locator("summary").click();
-    expect(await wards.locator(".multi-list label").allTextContents()).to.deep.equal(["Ward A", "Ward B", "Ward C"]);
-    await wards.locator(".multi-list label", { hasText: "Ward A" }).click();
+    expect(await wards.locator(".multi-list label").allTextContents()).to.deep.equal(["A", "B", "C"]);
+    await wards.locator(".multi-list label", { hasText: "A" }).click();
     const [wardRequest] = await Promise.all([
       page.waitForRequest((r) => r.url().endsWith("/data")),
       page.locator(".filters .apply").click(),
@@ -292,7 +298,7 @@ describe("embed page in chromium", function () {
     expect(await page.locator(".node[data-node-id=wardTable] tbody tr td:first-child").allTextContents()).to.deep.equal(
       ["A"],
     );
-    expect(await page.locator(".filter-summary [data-param=wards] dd").textContent()).to.equal("Ward A");
+    expect(await page.locator(".filter-summary [data-param=wards] dd").textContent()).to.equal("A");
   });
 
   it("opens the drill layer with the clicked month from a chart point and from a table row", async () => {
@@ -306,7 +312,9 @@ describe("embed page in chromium", function () {
     expect(body.args.month).to.match(/^\d{4}-\d{2}-01$/);
     const layer = page.locator(".layer-backdrop[data-state=ready]");
     await layer.waitFor();
-    expect(await layer.locator(".layer-title").textContent()).to.equal(`Patients in ${body.args.month}`);
+    // Titled in the page's language, the clicked month as a month (issue #54).
+    const [, year, monthNo] = /^(\d{4})-(\d{2})/.exec(body.args.month)!;
+    expect(await layer.locator(".layer-title").textContent()).to.equal(`${year}年${Number(monthNo)}月 的患者`);
     expect(await layer.locator("tbody tr").count()).to.be.greaterThan(0);
     expect(await layer.locator(".exports button").count()).to.equal(2);
     await page.screenshot({ path: `${OUT}embed-drill.png` });
@@ -317,7 +325,8 @@ describe("embed page in chromium", function () {
     const month = await row.locator("td").first().textContent();
     await row.click();
     await page.locator(".layer-backdrop[data-state=ready]").waitFor();
-    expect(await page.locator(".layer-title").textContent()).to.equal(`Patients in ${month}`);
+    expect(month, "a table's month column reads as months").to.match(/^\d{4}年\d{1,2}月$/);
+    expect(await page.locator(".layer-title").textContent()).to.equal(`${month} 的患者`);
     await page.keyboard.press("Escape");
     expect(await page.locator(".layer-backdrop").count()).to.equal(0);
   });
@@ -327,7 +336,7 @@ describe("embed page in chromium", function () {
       page.waitForEvent("download"),
       page.locator(".report-head .export-xlsx").click(),
     ]);
-    expect(download.suggestedFilename()).to.match(/^Dialysis adequacy v1 \d{4}-\d{2}-\d{2}\.xlsx$/);
+    expect(download.suggestedFilename()).to.match(/^透析充分性 v1 \d{4}-\d{2}-\d{2}\.xlsx$/);
     const file = `${OUT}${download.suggestedFilename()}`;
     await download.saveAs(file);
     expect(readFileSync(file).subarray(0, 2).toString()).to.equal("PK");
@@ -410,7 +419,7 @@ describe("embed page in chromium", function () {
       expect(await page.locator(".node[data-node-id=monthlyTable] th").first().isVisible()).to.equal(true);
       expect(await page.locator(".filter-controls").isVisible()).to.equal(false);
       expect(await page.locator(".filter-summary").isVisible()).to.equal(true);
-      expect(await page.locator(".filter-summary [data-param=wards] dd").textContent()).to.equal("Ward A");
+      expect(await page.locator(".filter-summary [data-param=wards] dd").textContent()).to.equal("A");
       expect(
         await page
           .locator(".node-chart")
@@ -444,7 +453,10 @@ describe("embed page in chromium", function () {
     expect(await note.locator("a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))).to.deep.equal([
       "https://example.org",
     ]);
-    expect(await check.locator(".node[data-node-id=broken] .node-error").textContent()).to.match(/division by zero/);
+    // The failure said by its code in the page's words, not the database's sentence (issue #54).
+    expect(await check.locator(".node[data-node-id=broken] .node-error").textContent()).to.match(
+      /^The query divided by zero/,
+    );
     expect(await check.locator(".report-head .export-xlsx").count()).to.equal(0);
     expect(await check.locator(".report-head .export-docx").isVisible()).to.equal(true);
 

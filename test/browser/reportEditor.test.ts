@@ -492,7 +492,8 @@ describe("the report editor in chromium", function () {
     await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
     await note.waitFor();
     expect(await note.textContent()).to.equal(
-      '保存草稿时这个查询运行失败，位置在第 2 行第 7 列：column "ktvv" does not exist.',
+      // Said in Chinese by its code, naming the author's own column (issue #54).
+      "保存草稿时这个查询运行失败，位置在第 2 行第 7 列：列 ktvv 不存在，请检查列名。",
     );
     await expectAccessible(page, "the editor in Chinese showing a query that failed when saved");
     await page.reload();

@@ -36,7 +36,13 @@ describe("chart options (src/reports/charts/chartOptions)", () => {
   it("draws a line chart over a category x axis of dates, one series per y column", () => {
     const option = loose(chartOption(node({ y: ["hgb", "ktv"] }), monthly));
     expect(option.xAxis).to.include({ type: "category" });
-    expect(option.xAxis.data).to.deep.equal(["2026-01-01", "2026-02-01", "2026-03-01"]);
+    // Each date the first of its month: labelled by the months (issue #54), in the reader's language.
+    expect(option.xAxis.data).to.deep.equal(["2026-01", "2026-02", "2026-03"]);
+    expect(loose(chartOption(node({}), monthly, { lang: "zh" })).xAxis.data).to.deep.equal([
+      "2026年1月",
+      "2026年2月",
+      "2026年3月",
+    ]);
     expect(option.series).to.have.length(2);
     expect(option.series.map((s: any) => [s.type, s.name])).to.deep.equal([
       ["line", "hgb"],

@@ -57,9 +57,22 @@ describe("a draft's queries tried when it is saved (PUT /api/reports/{id}/draft)
     const saved = await asAuthor("PUT", "/api/reports/adequacy/draft", { spec: brokenSpec });
     expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
     expect(saved.body).to.include({ id: "adequacy", hasDraft: true });
+    // With the failure's code (issue #54), for the editor to say it in its language.
     expect(saved.body.queryProblems).to.deep.equal([
-      { query: "queries.monthly", message: 'column "ktvv" does not exist.', line: 2, column: 29 },
-      { query: "drills.ofMonth.queries.results", message: 'column "std_valu" does not exist.', line: 2, column: 57 },
+      {
+        query: "queries.monthly",
+        message: 'column "ktvv" does not exist.',
+        line: 2,
+        column: 29,
+        code: "query-unknown-column",
+      },
+      {
+        query: "drills.ofMonth.queries.results",
+        message: 'column "std_valu" does not exist.',
+        line: 2,
+        column: 57,
+        code: "query-unknown-column",
+      },
     ]);
     const failing = (
       saved.body.audit.findings as Array<{ rule: string; severity: string; where: string; message: string }>
@@ -141,7 +154,13 @@ describe("a draft's queries tried when it is saved (PUT /api/reports/{id}/draft)
       spec: tableReportSpec("Busy", { broken: "select avg(ktvv) as ktv from lab_results" }),
     });
     expect(again.body.queryProblems).to.deep.equal([
-      { query: "queries.broken", message: 'column "ktvv" does not exist.', line: 1, column: 12 },
+      {
+        query: "queries.broken",
+        message: 'column "ktvv" does not exist.',
+        line: 1,
+        column: 12,
+        code: "query-unknown-column",
+      },
     ]);
   });
 });

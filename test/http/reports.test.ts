@@ -199,6 +199,7 @@ describe("reports (/api/reports)", () => {
         'The drill argument "month" has the name of the filter "month": in drill "byMonth", {{month}} is the ' +
         "clicked row's value, not the filter's. Rename one of them if the drill's queries should also " +
         "follow the filter.",
+      args: { arg: "month", drill: "byMonth" },
     });
 
     const report = await call("POST", "/api/reports/hb-shadow/data", { body: {} });

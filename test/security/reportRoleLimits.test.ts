@@ -89,7 +89,10 @@ describe("the report role's limits (E.5)", function () {
         fine: "select 1 as n",
       });
       const queries = await runDraftData(hub.tenant, "spill");
-      expect(queries.sorted).to.deep.equal({ error: "temporary file size exceeds temp_file_limit (1024kB)." });
+      expect(queries.sorted).to.deep.equal({
+        error: "temporary file size exceeds temp_file_limit (1024kB).",
+        code: "query-temp-limit",
+      });
       expect(queries.fine).to.deep.include({ rows: [[1]] });
     });
 
@@ -138,6 +141,7 @@ describe("the report role's limits (E.5)", function () {
       const waited = Date.now() - started;
       expect(small.one).to.deep.equal({
         error: "Every report connection of the data source clinical stayed in use; try again shortly.",
+        code: "source-busy",
       });
       expect(waited, "it waited for a connection about REPORT_QUEUE_WAIT_MS, not for the burning query").to.be.within(
         400,
@@ -212,7 +216,10 @@ describe("the report role's limits (E.5)", function () {
         fine: "select ward from audits",
       });
       expect(queries.settings).to.deep.include({ rows: [["64kB", "1MB", "off"]] });
-      expect(queries.sorted).to.deep.equal({ error: "temporary file size exceeds temp_file_limit (1024kB)." });
+      expect(queries.sorted).to.deep.equal({
+        error: "temporary file size exceeds temp_file_limit (1024kB).",
+        code: "query-temp-limit",
+      });
       expect(queries.fine).to.deep.include({ rows: [["A"]] });
     });
 

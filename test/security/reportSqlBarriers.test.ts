@@ -388,7 +388,10 @@ describe("security: what report SQL can do", function () {
       fine: "select count(*) as n from lab_reports",
     });
     expect(Date.now() - started, "nothing slept").to.be.lessThan(5000);
-    expect(queries.stall).to.deep.equal({ error: refusedAtSave.body.error.replace("spec.queries.stall.sql: ", "") });
+    expect(queries.stall).to.deep.equal({
+      error: refusedAtSave.body.error.replace("spec.queries.stall.sql: ", ""),
+      code: "query-refused",
+    });
     expect(queries.server!.error).to.match(/^The query calls version, which looks beyond the clinical data source/);
     expect(queries.xml!.error).to.match(/^The query calls table_to_xml, which reads relations by name/);
     expect(queries.fine!.rows).to.deep.equal([

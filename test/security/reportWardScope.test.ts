@@ -275,7 +275,7 @@ describe("security: ward scope in report SQL (G.1)", function () {
         expect(JSON.stringify(viewed.body)).not.to.include("WS-5B");
         const twoWards = await tokenWith("Nurse of 3A and 5B", { roles: ["viewer"], wards: ["3A", "5B"] });
         const several = await call("POST", "/api/reports/ward-snapshot/data", { token: twoWards, body: {} });
-        expect(several.body.queries.list).to.deep.equal({ error: FROZEN_FOR_EVERY_WARD });
+        expect(several.body.queries.list).to.deep.equal({ error: FROZEN_FOR_EVERY_WARD, code: "snapshot-other-wards" });
         const drill = await call("POST", "/api/reports/ward-snapshot/drill", {
           token: scoped3A,
           body: { drill: "results", args: {} },
@@ -303,7 +303,7 @@ describe("security: ward scope in report SQL (G.1)", function () {
       expect(own.body.queries.list.rows).to.deep.equal([["WS-3A", "病人WS-3A", "3A"]]);
       const of5B = await tokenWith("Nurse of 5B", { roles: ["viewer"], wards: ["5B"] });
       const other = await call("POST", "/api/reports/ward-3a-snapshot/data", { token: of5B, body: {} });
-      expect(other.body.queries.list).to.deep.equal({ error: FROZEN_FOR_EVERY_WARD });
+      expect(other.body.queries.list).to.deep.equal({ error: FROZEN_FOR_EVERY_WARD, code: "snapshot-other-wards" });
     });
 
     it("names the caller, not anonymous, in the access record of a data call", async () => {

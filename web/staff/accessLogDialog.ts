@@ -5,6 +5,7 @@ import { openModal } from "./dialog.ts";
 import { el, localTime } from "./dom.ts";
 import { loader, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
+import { actorName } from "./actorTexts.ts";
 
 /** The period the dialog reads, and how many records it shows of it (the newest). */
 const DAYS = 30;
@@ -76,7 +77,7 @@ function recordTable(ctx: PageContext, records: AccessRecordAnswer[], more: bool
       "tr",
       { "data-who": record.who, "data-outcome": record.outcome },
       el("td", { class: "when" }, localTime(record.at)),
-      el("th", { scope: "row" }, record.who),
+      el("th", { scope: "row" }, actorName(record, ctx.lang)),
       el("td", {}, record.roles.map((role) => (isStaffRole(role) ? texts.roleNames[role] : role)).join(", ")),
       el("td", { "data-action": record.action }, texts.actions[record.action] ?? el("code", {}, record.action)),
       el("td", { class: `outcome outcome-${record.outcome}` }, texts.outcomes[record.outcome]),

@@ -3,6 +3,7 @@ import { isStaffRole } from "../../commands/credentials/staffRoleRanks.ts";
 import { failureOf, fileNameOf, saveBlob } from "../api.ts";
 import { ACCESS_PERIOD_CHOICES, type AccessPeriodChoice } from "./accessLogTexts.ts";
 import { chartHref } from "./chartLink.ts";
+import { actorName } from "./actorTexts.ts";
 import { alertBox, el, field, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { credentialsOf } from "./session.ts";
@@ -240,7 +241,7 @@ function recordTable(ctx: PageContext, records: AccessRecordAnswer[]): HTMLEleme
     el(
       "tr",
       { "data-who": record.who, "data-action": record.action, "data-outcome": record.outcome },
-      el("th", { scope: "row" }, record.who),
+      el("th", { scope: "row" }, actorName(record, ctx.lang)),
       el("td", { class: "when" }, localTime(record.at)),
       el("td", {}, record.roles.map((role) => (isStaffRole(role) ? texts.roleNames[role] : role)).join(", ")),
       el("td", { title: record.action }, texts.actions[record.action] ?? el("code", {}, record.action)),

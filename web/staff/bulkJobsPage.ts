@@ -4,6 +4,7 @@ import { loader, pageFrame, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
 import { cardRowAdded, cardTable, scrollingTable } from "./tables.ts";
 import type { BulkJobListEntry, BulkRejectedAnswer } from "./types.ts";
+import { rejectionText } from "./rejectionTexts.ts";
 
 const POLL_MS = 2000;
 const REJECTED_PAGE = 50;
@@ -264,7 +265,7 @@ function rejectedTable(ctx: PageContext, items: BulkRejectedAnswer["items"], lab
     const span = Math.max(item.errors.length, 1);
     const problems = item.errors.map((error) => [
       error.field ? el("td", {}, el("code", {}, error.field)) : el("td", { class: "muted" }, texts.wholeLine),
-      el("td", {}, error.message),
+      el("td", { "data-code": error.code ?? null }, rejectionText(error, ctx.lang)),
     ]);
     const [firstProblem = [el("td"), el("td")], ...others] = problems;
     return el(

@@ -269,14 +269,14 @@ function seriesCard(
     series.target
       ? el(
           "li",
-          { class: "band-target", title: series.target.source },
+          { class: "band-target", title: (ctx.lang === "zh" && series.target.sourceZh) || series.target.source },
           `${texts.targetBand} ${band(series.target.low, series.target.high)}`,
         )
       : null,
     series.critical
       ? el(
           "li",
-          { class: "band-critical", title: series.critical.source },
+          { class: "band-critical", title: (ctx.lang === "zh" && series.critical.sourceZh) || series.critical.source },
           `${texts.criticalLimits} ${band(series.critical.low, series.critical.high)}`,
         )
       : null,

@@ -1,6 +1,6 @@
 import type { PendingCode } from "../../commands/ingestion/events.ts";
 import type { ApiErrorCode } from "../../commands/kit/errorCodes.ts";
-import { EXPORT_REFUSALS as EXPORT_WORDS } from "../i18n.ts";
+import { EXPORT_REFUSALS as EXPORT_WORDS, VIEWING_REFUSALS as VIEWING_WORDS } from "../i18n.ts";
 
 /**
  * The words of what the service answers by a stable code (issue #34 item 6): why a report waits for
@@ -68,6 +68,7 @@ export const errorZh: ErrorTexts = {
     "month-not-closed": "这个月（此病区）尚未关账，没有可比较的冻结数据。",
     "access-log-every-ward":
       "全院访问日志涉及所有病区的患者，只有管理全部病区的管理员可以查看；请在患者图表中查看单个患者的访问记录。",
+    "report-version-not-found": VIEWING_WORDS.zh["report-version-not-found"],
   },
 };
 
@@ -101,6 +102,7 @@ export const errorEn: ErrorTexts = {
     "exports-busy": EXPORT_WORDS.en["exports-busy"],
     "access-log-every-ward":
       "The tenant's access log names patients of every ward: only an administrator of every ward may read it; a patient's own log is on their chart.",
+    "report-version-not-found": VIEWING_WORDS.en["report-version-not-found"],
   },
 };
 

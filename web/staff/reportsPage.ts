@@ -4,6 +4,7 @@ import { may } from "./session.ts";
 import { segment } from "./staffApi.ts";
 import { cardTable } from "./tables.ts";
 import type { Audit, ReportListEntry, VersionEntry } from "./types.ts";
+import { findingText } from "./auditTexts.ts";
 
 /** The embed page of a version, for this tenant and language (opened in a new tab). */
 export function embedUrl(ctx: PageContext, reportId: string, version: string): string {
@@ -16,7 +17,8 @@ export function reportsPage(ctx: PageContext): HTMLElement {
   const { texts } = ctx;
   const box = el("div", { class: "page-body" });
   const load = loader(box, texts, async () => {
-    const reports = await ctx.api.all<ReportListEntry>("/api/reports");
+    // Titles a report gives per language come in the page's (issue #54).
+    const reports = await ctx.api.all<ReportListEntry>(`/api/reports?lang=${ctx.lang}`);
     // Every report's versions at once: a tenant has tens of reports, not thousands.
     const versions = await Promise.all(
       reports.map((report) => ctx.api.all<VersionEntry>(`/api/reports/${segment(report.id)}/versions`)),
@@ -216,7 +218,7 @@ function findingsToggle(
             " ",
             el("code", {}, finding.where),
             " ",
-            finding.message,
+            findingText(finding, ctx.lang),
           ),
         ),
       );

@@ -21,6 +21,19 @@ import { resultColumnNames, unknownColumns } from "./columnSuggestions.ts";
 const SEVERITIES = ["info", "low", "medium", "high", "critical"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/**
+ * What a finding names (issue #54), so a page can say it in its language from `rule` and these:
+ * `param`, `query`, `drill`, `arg`, `node` (names in the spec), `functions`, `tables`, `line`,
+ * `column`, `code` (a query failure's code, queryOutcome.ts). Only those the finding names; absent
+ * on audits stored before.
+ */
+const findingArgsSchema = z.record(z.string(), z.union([z.string(), z.number(), z.array(z.string())])).meta({
+  description:
+    "What the finding names, for pages to word it in their language: param, query, drill, arg, node, functions, tables, line, column, code",
+  example: { param: "unused" },
+});
+export type FindingArgs = z.infer<typeof findingArgsSchema>;
+
 export const findingSchema = z.object({
   rule: z.string(),
   severity: z.enum(SEVERITIES),
@@ -32,6 +45,7 @@ export const findingSchema = z.object({
     description: "unknown-column: the query's column most like it, or null when none is near",
     example: "ktv",
   }),
+  args: findingArgsSchema.optional(),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -429,6 +443,10 @@ function trialFinding(trial: QueryTrial): Omit<Finding, "where"> | null {
       rule: RULES.queryFails,
       severity: "high",
       message: `The query fails when run with the filters' defaults${at}: ${sentence}. Correct it: published as it is, viewers see this error in its place.`,
+      args: {
+        ...(trial.line !== null && trial.column !== null ? { line: trial.line, column: trial.column } : {}),
+        ...(trial.code ? { code: trial.code } : {}),
+      },
     };
   }
   if (trial.outcome === "untried") {
@@ -449,8 +467,8 @@ function trialFinding(trial: QueryTrial): Omit<Finding, "where"> | null {
  */
 export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial[] = []): Promise<Audit> {
   const findings: Finding[] = [];
-  const add = (rule: string, severity: Severity, where: string, message: string) =>
-    findings.push({ rule, severity, where, message });
+  const add = (rule: string, severity: Severity, where: string, message: string, args?: FindingArgs) =>
+    findings.push({ rule, severity, where, message, ...(args && Object.keys(args).length ? { args } : {}) });
 
   const cache = new Map<string, Promise<Parsed>>();
   const parseOnce = (sql: string): Promise<Parsed> => {
@@ -544,6 +562,7 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         `The query calls ${calls.map((c) => `${c}() (${volatileReason(c)})`).join(", ")}; remove ` +
           `${calls.length > 1 ? "these calls" : "the call"} so the report reads only its data and gives the same ` +
           "result for the same data.",
+        { functions: calls },
       );
     }
 
@@ -556,12 +575,13 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         `The query lists ${unjoined} tables in one FROM without any condition linking them, which pairs every ` +
           "row of one with every row of the other; add the join condition (JOIN … ON …), or write CROSS JOIN if " +
           "the product is intended.",
+        { tables: unjoined },
       );
     }
 
     const trial = trials.find((t) => t.query === q.where);
     const tried = trial ? trialFinding(trial) : null;
-    if (tried) add(tried.rule, tried.severity, q.where, tried.message);
+    if (tried) add(tried.rule, tried.severity, q.where, tried.message, tried.args);
   });
 
   // Params never used as a placeholder in any query (drill queries receive the params too, but
@@ -583,6 +603,7 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         `The filter "${p.name}" is used by no query; reference it as ` +
           `{{${p.name}}}${isRangeParam(p.type) ? ` (or {{${p.name}.from}} / {{${p.name}.to}})` : ""} in a ` +
           "query, or remove it.",
+        { param: p.name },
       );
     }
   });
@@ -602,6 +623,7 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         `queries.${name}`,
         `The query "${name}" is shown by no node and feeds no option list, but still runs on every open; show ` +
           "it in a node, use it as a filter's options, or remove it.",
+        { query: name },
       );
     }
   }
@@ -619,6 +641,7 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
           `drills.${key}.args[${i}]`,
           `The drill argument "${a.name}" is used by no query of drill "${key}", so the drill shows the same ` +
             `rows whatever was clicked; filter by {{${a.name}}} in the drill's SQL, or remove the argument.`,
+          { arg: a.name, drill: key },
         );
       }
     });
@@ -636,6 +659,7 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         `The drill argument "${a.name}" has the name of the filter "${a.name}": in drill "${key}", ` +
           `{{${a.name}}} is the clicked row's value, not the filter's. Rename one of them if the drill's queries ` +
           "should also follow the filter.",
+        { arg: a.name, drill: key },
       );
     });
   }
@@ -654,6 +678,7 @@ export async function auditSpec(spec: AuditableSpec, trials: readonly QueryTrial
         `${prefix}nodes[${i}]`,
         `The table "${n.id}" shows query "${n.query}", which has no ORDER BY of its own, so its rows may come ` +
           "in a different order on every open; add an ORDER BY at the end of the query.",
+        { node: n.id, query: n.query },
       );
     });
   tableNodes(spec.nodes, "", (q) => `queries.${q}`);

@@ -19,6 +19,44 @@ export const querySuccessSchema = z.object({
 });
 export type QuerySuccess = z.infer<typeof querySuccessSchema>;
 
-/** One failing query never fails the call: it carries `error`, a sentence for the report author. */
-export const queryOutcomeSchema = z.union([querySuccessSchema, z.object({ error: z.string() })]);
+/**
+ * Why a query failed, as a stable code beside its sentence (issue #54): pages say it in their
+ * language and never show the database's own text to a reader. Codes are only ever added; a
+ * result stored before they existed (a snapshot's) has none.
+ */
+export const QUERY_FAILURE_CODES = [
+  "query-timeout",
+  "query-unknown-column",
+  "query-unknown-table",
+  "query-unknown-function",
+  "query-type-mismatch",
+  "query-syntax",
+  "query-invalid",
+  "query-division-by-zero",
+  "query-bad-value",
+  "query-outside-source",
+  "query-writes",
+  "query-temp-limit",
+  "query-refused",
+  "query-failed",
+  "tenant-busy",
+  "source-busy",
+  "source-unreachable",
+  "source-not-configured",
+  "caller-left",
+  "snapshot-other-wards",
+] as const;
+export type QueryFailureCode = (typeof QUERY_FAILURE_CODES)[number];
+
+export const queryFailureSchema = z.object({
+  error: z.string().meta({ description: "A sentence for the report author (the database's, without SQL text)" }),
+  code: z
+    .enum(QUERY_FAILURE_CODES)
+    .optional()
+    .meta({ description: "Why it failed, for pages to say in their language (absent on results stored before)" }),
+});
+export type QueryFailure = z.infer<typeof queryFailureSchema>;
+
+/** One failing query never fails the call: it carries `error`, a sentence for the report author, and its `code`. */
+export const queryOutcomeSchema = z.union([querySuccessSchema, queryFailureSchema]);
 export type QueryOutcome = z.infer<typeof queryOutcomeSchema>;

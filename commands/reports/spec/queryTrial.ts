@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { TemplateDef } from "./sqlTemplate.ts";
+import { QUERY_FAILURE_CODES } from "./queryOutcome.ts";
 
 /**
  * How each query of a draft went when it was tried at save (issue #34, item 3): planned by the
@@ -31,6 +32,9 @@ export const queryProblemSchema = z.object({
       "The line of the query's SQL (as written, placeholders included) the database points at, from 1; null when it points nowhere",
   }),
   column: z.int().nullable().meta({ description: "The column on that line, from 1; null when it points nowhere" }),
+  code: z.enum(QUERY_FAILURE_CODES).optional().meta({
+    description: "Why it failed, as the data call's query errors name it (issue #54); absent on drafts saved before",
+  }),
 });
 export type QueryProblem = z.infer<typeof queryProblemSchema>;
 
@@ -43,6 +47,14 @@ export type QueryTrial =
 export const failedTrials = (trials: readonly QueryTrial[]): QueryProblem[] =>
   trials.flatMap((trial) =>
     trial.outcome === "failed"
-      ? [{ query: trial.query, message: trial.message, line: trial.line, column: trial.column }]
+      ? [
+          {
+            query: trial.query,
+            message: trial.message,
+            line: trial.line,
+            column: trial.column,
+            ...(trial.code ? { code: trial.code } : {}),
+          },
+        ]
       : [],
   );

@@ -27,6 +27,7 @@
  *   description ≤ 20000 chars, markdown ≤ 100000 chars, labels and titles ≤ 200 chars.
  */
 import { z } from "zod";
+import { SPEC_LANGS, textIn, type LocalizedText, type Shown } from "./localizedText.ts";
 import {
   CHART_KINDS,
   COLUMN_ALIGNS,
@@ -112,6 +113,32 @@ const boundedText = (subject: string, min: number, max: number) =>
 
 const columnName = (subject: string) => boundedText(subject, 1, 128);
 
+/**
+ * A display string (issue #54): one string for every language, or one per language
+ * `{ "zh": "病区", "en": "Ward" }` (at least one given), each under the same rule as the string.
+ */
+function localized(subject: string, plain: z.ZodType<string>, shape: string): z.ZodType<LocalizedText> {
+  const perLanguage = strict(subject, `${shape}, or one per language { "zh": "…", "en": "…" }`, {
+    zh: plain.optional(),
+    en: plain.optional(),
+  }).refine((words) => words.zh !== undefined || words.en !== undefined, {
+    error: `${subject} given per language needs zh, en or both, e.g. { "zh": "病区", "en": "Ward" }.`,
+  });
+  return z
+    .union([plain, perLanguage], { error: must(subject, `${shape}, or one per language { "zh": "…", "en": "…" }`) })
+    .meta({
+      description: `${shape}; or one per language, { "zh": "…", "en": "…" } (either may be left out): a reader sees their language's, else the other`,
+    }) as unknown as z.ZodType<LocalizedText>;
+}
+
+/** boundedText, given for every language or per language. */
+const localizedText = (subject: string, min: number, max: number) =>
+  localized(
+    subject,
+    boundedText(subject, min, max),
+    min === 0 ? `a string of at most ${max} characters` : `a string of ${min} to ${max} characters`,
+  );
+
 // ---------------------------------------------------------------------------------------------
 // Param values (shared with the run-time validation of sent values)
 
@@ -149,7 +176,7 @@ const optionListSchema = z
   .array(
     strict("each option", "an object { value, label }", {
       value: z.union([z.string(), z.number()], { error: must("value", "a string or a number") }),
-      label: boundedText("label", 0, 200),
+      label: localizedText("label", 0, 200),
     }),
     { error: must("options", 'a list [{ value, label }, …] or { "query": "<name of a query>" }') },
   )
@@ -166,7 +193,7 @@ const optionsSchema = z.union([optionListSchema, optionQuerySchema], {
 
 const paramCommon = {
   name: identifier("name"),
-  label: boundedText("label", 1, 200),
+  label: localizedText("label", 1, 200),
   required: z.boolean({ error: "required must be true or false, or be left out." }).optional(),
 };
 const paramObject = <K extends string, T extends z.core.$ZodLooseShape>(type: K, members: T) =>
@@ -282,14 +309,18 @@ const nodeCommon = {
     .max(12, { error: "width must be at most 12 (the full row)." })
     .optional(),
 };
-const title = boundedText("title", 1, 200).optional();
+const title = localizedText("title", 1, 200).optional();
 
 const textNode = strict("a text node", "an object", {
   ...nodeCommon,
   type: z.literal("text"),
-  markdown: z
-    .string({ error: must("markdown", "a string of markdown") })
-    .max(100_000, { error: "markdown must be at most 100000 characters long." }),
+  markdown: localized(
+    "markdown",
+    z
+      .string({ error: must("markdown", "a string of markdown") })
+      .max(100_000, { error: "markdown must be at most 100000 characters long." }),
+    "a string of markdown",
+  ),
   // Issue #34: a text meant for the screen ("click a month to list its patients") is left out of
   // the Word export and the printed page with print: false.
   print: z
@@ -371,7 +402,7 @@ const statNode = strict("a stat node", "an object", {
   query: identifier("query"),
   column: columnName("column"),
   format: boundedText("format", 1, 100).optional(),
-  unit: boundedText("unit", 1, 50).meta({ description: "Shown after the value, e.g. g/L." }).optional(),
+  unit: localizedText("unit", 1, 50).meta({ description: "Shown after the value, e.g. g/L." }).optional(),
   highlight: highlightList(true),
 }).superRefine((node, ctx) => {
   node.highlight?.forEach((rule, i) => {
@@ -384,18 +415,18 @@ const statNode = strict("a stat node", "an object", {
     }
   });
 });
-export const COLUMN_FORMAT_PATTERN = /^(?:(?:number|percent):[0-6]|date|datetime)$/;
+export const COLUMN_FORMAT_PATTERN = /^(?:(?:number|percent):[0-6]|date|datetime|month)$/;
 
 /** A table column with how it is shown (issue #22); a plain column name shows it as it comes. */
 const tableColumn = strict("a column", "a column name, or an object { column, label, unit, format, align }", {
   column: columnName("column"),
-  label: boundedText("label", 1, 200).optional(),
-  unit: boundedText("unit", 1, 50).optional(),
+  label: localizedText("label", 1, 200).optional(),
+  unit: localizedText("unit", 1, 50).optional(),
   format: z
-    .string({ error: must("format", "number:<decimals>, percent:<decimals>, date or datetime") })
+    .string({ error: must("format", "number:<decimals>, percent:<decimals>, date, datetime or month") })
     .regex(COLUMN_FORMAT_PATTERN, {
       error:
-        "format must be number:<decimals> or percent:<decimals> (0 to 6 decimals), date or datetime, e.g. number:1.",
+        "format must be number:<decimals> or percent:<decimals> (0 to 6 decimals), date, datetime or month, e.g. number:1.",
     })
     .optional(),
   align: z.enum(COLUMN_ALIGNS, { error: must("align", `one of ${list(COLUMN_ALIGNS)}`) }).optional(),
@@ -442,7 +473,7 @@ const tableNode = strict("a table node", "an object", {
 function seriesLabelProblems(node: {
   y: string[];
   y2?: string[];
-  labels?: Record<string, string>;
+  labels?: Record<string, LocalizedText>;
 }): Array<{ path: (string | number)[]; message: string }> {
   if (!node.labels) return [];
   const plotted = [...node.y, ...(node.y2 ?? [])];
@@ -454,19 +485,23 @@ function seriesLabelProblems(node: {
         `labels names ${JSON.stringify(key)}, which is not a column of y or y2: use one of ${list(plotted)} as ` +
         `the key, or add ${JSON.stringify(key)} to y or y2.`,
     }));
-  const seen = new Map<string, string>();
-  for (const column of plotted) {
-    const name = node.labels[column] ?? column;
-    const first = seen.get(name);
-    if (first !== undefined && first !== column) {
-      problems.push({
-        path: ["labels", node.labels[column] !== undefined ? column : first],
-        message:
-          `labels gives ${first} and ${column} the same name ${JSON.stringify(name)}: give each plotted column a ` +
-          "name of its own, or the legend cannot tell them apart.",
-      });
+  // In each language the legend is read in (a name given per language, or one for both).
+  const said = new Set<string>();
+  for (const lang of SPEC_LANGS) {
+    const seen = new Map<string, string>();
+    for (const column of plotted) {
+      const label = node.labels[column];
+      const name = label === undefined ? column : textIn(label, lang);
+      const first = seen.get(name);
+      const problem =
+        `labels gives ${first} and ${column} the same name ${JSON.stringify(name)}: give each plotted column a ` +
+        "name of its own, or the legend cannot tell them apart.";
+      if (first !== undefined && first !== column && !said.has(problem)) {
+        said.add(problem);
+        problems.push({ path: ["labels", label !== undefined ? column : first], message: problem });
+      }
+      seen.set(name, column);
     }
-    seen.set(name, column);
   }
   return problems;
 }
@@ -491,9 +526,9 @@ const chartNode = strict("a chart node", "an object", {
     })
     .min(1, { error: "y2 must name at least one column, or be left out." })
     .optional(),
-  xLabel: boundedText("xLabel", 1, 100).optional(),
-  yLabel: boundedText("yLabel", 1, 100).optional(),
-  y2Label: boundedText("y2Label", 1, 100).optional(),
+  xLabel: localizedText("xLabel", 1, 100).optional(),
+  yLabel: localizedText("yLabel", 1, 100).optional(),
+  y2Label: localizedText("y2Label", 1, 100).optional(),
   stacked: z.boolean({ error: must("stacked", "true or false") }).optional(),
   // Issue #54: a breakout, one series for each value of this column (a month × ward query: a bar or line per ward).
   series: columnName("series")
@@ -507,7 +542,7 @@ const chartNode = strict("a chart node", "an object", {
     .array(
       strict("a reference line", "an object { value, label }", {
         value: z.number({ error: must("value", "a number on the y axis, e.g. 1.2") }),
-        label: boundedText("label", 1, 100).optional(),
+        label: localizedText("label", 1, 100).optional(),
       }),
       { error: must("refLines", "an array of { value, label } objects") },
     )
@@ -515,7 +550,7 @@ const chartNode = strict("a chart node", "an object", {
     .optional(),
   // Issue #34 item 11: the name a reader sees for a series (legend, tooltip), instead of its column's SQL name.
   labels: z
-    .record(z.string(), boundedText("each label", 1, 100), {
+    .record(z.string(), localizedText("each label", 1, 100), {
       error: must(
         "labels",
         'an object mapping y or y2 column names to the names a reader sees, e.g. { "ktv": "spKt/V" }',
@@ -578,7 +613,7 @@ const drillArgSchema = strict("each arg", "an object { name, type }", {
 });
 
 const drillSchema = strict("a drill", "an object { title, args, queries, nodes? }", {
-  title: boundedText("title", 1, 200),
+  title: localizedText("title", 1, 200),
   args: z
     .array(drillArgSchema, { error: must("args", "an array of { name, type } ([] for none)") })
     .max(50, { error: "args may hold at most 50 args." }),
@@ -593,11 +628,14 @@ const exportSchema = strict("export", "an object { xlsx?, docx? }", {
 
 const specObject = strict("The specification", "a JSON object", {
   version: z.literal(1, { error: must("version", "1, the only version of the specification format") }),
-  title: boundedText("title", 1, 200),
-  description: z
-    .string({ error: "description must be a string of markdown, or be left out." })
-    .max(20_000, { error: "description must be at most 20000 characters long." })
-    .optional(),
+  title: localizedText("title", 1, 200),
+  description: localized(
+    "description",
+    z
+      .string({ error: "description must be a string of markdown, or be left out." })
+      .max(20_000, { error: "description must be at most 20000 characters long." }),
+    "a string of markdown",
+  ).optional(),
   params: z
     .array(paramSchema, { error: must("params", "an array of params ([] for none)") })
     .max(100, { error: "params may hold at most 100 params." }),
@@ -771,6 +809,13 @@ export type DrillArgDef = z.infer<typeof drillArgSchema>;
 export type DrillArgType = DrillArgDef["type"];
 export type ParamOptions = z.infer<typeof optionsSchema>;
 
+// What a reader is shown (localizedText.ts): the spec with every display string in their language.
+export type ShownSpec = Shown<ReportSpec>;
+export type ShownParamDef = Shown<ParamDef>;
+export type ShownNodeDef = Shown<NodeDef>;
+export type ShownTableColumnDef = Shown<TableColumnDef>;
+export type ShownDrillDef = Shown<DrillDef>;
+
 // ---------------------------------------------------------------------------------------------
 // Problems as { path, message }
 
@@ -786,7 +831,11 @@ function deepest(branches: ZodIssue[][]): ZodIssue[] | null {
       bestDepth = depth;
     }
   }
-  return best;
+  if (best) return best;
+  // None got further than the value itself: the one branch whose type the value has (a string
+  // too long for a title that may also be given per language) says what is wrong with it.
+  const ofItsType = branches.filter((branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0));
+  return ofItsType.length === 1 ? ofItsType[0]! : null;
 }
 
 function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[], out: Array<{ path: string; message: string }>) {
@@ -859,6 +908,9 @@ export type StrippedSpec = Omit<ReportSpec, "queries" | "drills"> & {
   queries: Record<string, Record<string, never>>;
   drills?: Record<string, StrippedDrillDef>;
 };
+/** The spec a viewing call answers: without SQL, in the reader's language. */
+export type ShownStrippedSpec = Shown<StrippedSpec>;
+export type ShownStrippedDrillDef = Shown<StrippedDrillDef>;
 
 function stripQueries(queries: unknown): void {
   if (!isRecord(queries)) return;

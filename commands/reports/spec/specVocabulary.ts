@@ -71,8 +71,11 @@ export function renderPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** `{arg}` in a drill's title: the clicked row's value of that arg. */
-const DRILL_TITLE_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/**
+ * `{arg}` in a drill's title: the clicked row's value of that arg; `{arg:month}` its month, as the
+ * reader's language writes one (issue #54: "2026年3月", "2026-03", not the first of the month).
+ */
+const DRILL_TITLE_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)(?::(month))?\}/g;
 
 /** The args a drill title names, in order of appearance (repetitions included). */
 export function drillTitleArgs(title: string): string[] {
@@ -80,6 +83,12 @@ export function drillTitleArgs(title: string): string[] {
 }
 
 /** A drill's title with each `{arg}` filled in with the arg's value (nothing for a null one). */
-export function drillTitle(title: string, args: Record<string, unknown>): string {
-  return title.replace(DRILL_TITLE_PLACEHOLDER, (_, name: string) => (args[name] == null ? "" : String(args[name])));
+export function drillTitle(title: string, args: Record<string, unknown>, lang: "zh" | "en" = "en"): string {
+  return title.replace(DRILL_TITLE_PLACEHOLDER, (_, name: string, month: string | undefined) => {
+    const value = args[name];
+    if (value == null) return "";
+    const ym = month ? /^(\d{4})-(\d{2})/.exec(String(value)) : null;
+    if (!ym) return String(value);
+    return lang === "zh" ? `${ym[1]}年${Number(ym[2])}月` : `${ym[1]}-${ym[2]}`;
+  });
 }

@@ -8,7 +8,13 @@ import { reportSpecSchema } from "../../../commands/reports/spec/specSchema.ts";
 import { reportListEntrySchema, versionEntrySchema } from "../../../queries/reports/reportCatalog.ts";
 import { specDiffSchema } from "../../../queries/reports/specChanges.ts";
 import { DOCX_CONTENT_TYPE, XLSX_CONTENT_TYPE } from "../../reports/export/contentTypes.ts";
-import { dataRequest, drillRequest, exportRequest, paramValuesField } from "../../reports/http/reportRequests.ts";
+import {
+  dataRequest,
+  drillRequest,
+  exportRequest,
+  paramValuesField,
+  viewerLangField,
+} from "../../reports/http/reportRequests.ts";
 import {
   dataAnswer,
   draftSavedAnswer,
@@ -34,6 +40,7 @@ const auditedVersionPath = reportPath.extend({
 });
 const viewQuery = z.object({
   version: z.string().optional().meta({ description: 'v<n> or "draft"; omitted: the current published version' }),
+  lang: viewerLangField,
 });
 
 const notFound = "There is no such report (or version)";

@@ -23,11 +23,13 @@
  *   (a chart needs no more precision); anything else that is not a number is a gap (null).
  */
 import type { EChartsOption } from "echarts";
-import type { NodeDef } from "../../../commands/reports/spec/specSchema.ts";
+import type { ShownNodeDef } from "../../../commands/reports/spec/specSchema.ts";
 import type { QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
 import { refLineMarks } from "./refLineLabels.ts";
+import { holdsMonths, monthText } from "./formatValue.ts";
 
-export type ChartNode = Extract<NodeDef, { type: "chart" }>;
+/** A chart node as its reader is shown it: every name in their language (localizedText.ts). */
+export type ChartNode = Extract<ShownNodeDef, { type: "chart" }>;
 export type ChartResult = Pick<QuerySuccess, "columns" | "columnTypes" | "rows">;
 
 export interface ChartOptionSettings {
@@ -35,6 +37,8 @@ export interface ChartOptionSettings {
   animation?: boolean;
   /** Draw the node's title inside the chart. Default true. */
   title?: boolean;
+  /** The reader's language: how months and an empty category read (issue #54). Default en. */
+  lang?: "zh" | "en";
 }
 
 /** Fonts that hold Chinese glyphs on the platforms the report is seen on, then the generic family. */
@@ -59,10 +63,15 @@ export const CHART_COLORS = [
 ];
 
 const TEXT_COLOR = "#333333";
-const EMPTY_LABEL = "(empty)";
+const EMPTY_LABEL = { zh: "（空）", en: "(empty)" } as const;
 
 export class ChartColumnError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The column the node names, and the query's columns: for a page to say it in its words. */
+    readonly column: string = "",
+    readonly available: readonly string[] = [],
+  ) {
     super(message);
     this.name = "ChartColumnError";
   }
@@ -74,6 +83,8 @@ function columnIndex(node: ChartNode, result: ChartResult, column: string, role:
     const available = result.columns.length ? result.columns.join(", ") : "none";
     throw new ChartColumnError(
       `Chart ${node.id}: ${role} column "${column}" is not a column of query ${node.query} (its columns: ${available}).`,
+      column,
+      result.columns,
     );
   }
   return index;
@@ -91,8 +102,8 @@ export function chartNumber(value: unknown): number | null {
 }
 
 /** A category label: dates and date-times keep their text, null is "(empty)". */
-export function chartLabel(value: unknown): string {
-  if (value === null || value === undefined || value === "") return EMPTY_LABEL;
+export function chartLabel(value: unknown, lang: "zh" | "en" = "en"): string {
+  if (value === null || value === undefined || value === "") return EMPTY_LABEL[lang];
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }
@@ -154,6 +165,7 @@ function brokenOutSeries(
 
 export function chartOption(node: ChartNode, result: ChartResult, settings: ChartOptionSettings = {}): EChartsOption {
   const showTitle = settings.title !== false && Boolean(node.title);
+  const lang = settings.lang ?? "en";
   const xIndex = columnIndex(node, result, node.x, "x");
   const yIndexes = node.y.map((column) => columnIndex(node, result, column, "y"));
   const rows = result.rows;
@@ -180,7 +192,7 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
     // A slice without a value has no size: it is left out.
     const data = rows.flatMap((row) => {
       const value = chartNumber(row[valueIndex]);
-      return value === null ? [] : [{ name: chartLabel(row[xIndex]), value }];
+      return value === null ? [] : [{ name: chartLabel(row[xIndex], lang), value }];
     });
     return {
       ...base,
@@ -256,8 +268,11 @@ export function chartOption(node: ChartNode, result: ChartResult, settings: Char
     };
   }
 
-  // line, bar, area
-  const categories = broken ? broken.categories : rows.map((row) => chartLabel(row[xIndex]));
+  // line, bar, area. A month column (each date the first of its month) is labelled by its months (issue #54).
+  const months = result.columnTypes[xIndex] === "date" && holdsMonths(rows.map((row) => row[xIndex]));
+  const categories = broken
+    ? broken.categories.map((category) => (months ? monthText(category, lang) : category))
+    : rows.map((row) => (months && row[xIndex] != null ? monthText(row[xIndex], lang) : chartLabel(row[xIndex], lang)));
   // Without a boundary gap (line, area) the last label is centred on the plot's right edge: leave
   // half of it as margin (about 7 px a character at 12 px).
   const lastLabel = categories[categories.length - 1] ?? "";

@@ -2,7 +2,62 @@
  * How a value of a query result reads as text: in a table cell, as a stat, as a filter value.
  * Shared by the docx export (server) and the embed page (browser): no Node-only imports.
  */
-import type { ParamDef } from "../../../commands/reports/spec/specSchema.ts";
+import type { ShownParamDef as ParamDef } from "../../../commands/reports/spec/specSchema.ts";
+
+/** The languages a value is written for (the page's, the export's). */
+export type ValueLang = "zh" | "en";
+
+const FIRST_OF_MONTH = /^(\d{4})-(\d{2})-01(?:[T ]00:00(?::00)?)?$/;
+
+/** A month as a reader of `lang` writes it: 2026-03, 2026年3月 (issue #54). Text that is no month stays. */
+export function monthText(value: unknown, lang: ValueLang): string {
+  const text = cellText(value);
+  const month = /^(\d{4})-(\d{2})/.exec(text);
+  if (!month) return text;
+  return lang === "zh" ? `${month[1]}年${Number(month[2])}月` : `${month[1]}-${month[2]}`;
+}
+
+/**
+ * Whether a column's dates are months: every value the first of its month (as `date_trunc('month',
+ * …)` gives), and at least two of them, so a lone date that happens to be a first is left a date.
+ */
+export function holdsMonths(values: readonly unknown[]): boolean {
+  let months = 0;
+  for (const value of values) {
+    if (value === null || value === undefined || value === "") continue;
+    if (typeof value !== "string" || !FIRST_OF_MONTH.test(value)) return false;
+    months++;
+  }
+  return months >= 2;
+}
+
+/** The decimals of a number as the data call wrote it (at most 6: a column of measured values, not of floating-point noise). */
+function decimalsOf(value: unknown): number {
+  const number = numberOf(value);
+  if (number === null || Number.isInteger(number)) return 0;
+  const text = typeof value === "string" ? value.trim() : String(number);
+  if (/e/i.test(text)) return 6;
+  const point = text.indexOf(".");
+  return point < 0 ? 0 : Math.min(6, text.length - point - 1);
+}
+
+/** The decimals a column's numbers are all written with: as many as its most precise value has. */
+export function columnDecimals(values: readonly unknown[]): number {
+  let most = 0;
+  for (const value of values) most = Math.max(most, decimalsOf(value));
+  return most;
+}
+
+/** A number with exactly `decimals` decimals, no grouping (a year stays 2026). Not a number: as it comes. */
+export function fixedDecimals(value: unknown, decimals: number): string {
+  const number = numberOf(value);
+  if (number === null) return cellText(value);
+  return number.toLocaleString("en-US", {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+    useGrouping: false,
+  });
+}
 
 /** A table cell: null is empty, numbers and dates keep the text the data call gives them. */
 export function cellText(value: unknown): string {

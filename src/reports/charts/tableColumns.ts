@@ -3,8 +3,16 @@
  * aligned where. Shared by the embed page (browser) and the docx export (server): no Node-only
  * imports. A column given by name alone shows as it always has: its name, its text, numbers right.
  */
-import type { TableColumnDef } from "../../../commands/reports/spec/specSchema.ts";
-import { cellText, numberOf } from "./formatValue.ts";
+import type { ShownTableColumnDef as TableColumnDef } from "../../../commands/reports/spec/specSchema.ts";
+import {
+  cellText,
+  columnDecimals,
+  fixedDecimals,
+  holdsMonths,
+  monthText,
+  numberOf,
+  type ValueLang,
+} from "./formatValue.ts";
 
 export interface ColumnView {
   column: string;
@@ -15,6 +23,13 @@ export interface ColumnView {
   numeric: boolean;
   align: "left" | "center" | "right";
   format?: string;
+  /**
+   * Issue #54, for a column the node does not format: the decimals every number of a numeric
+   * column is written with (its most precise value's, so 1.38, 1.40, 1.41 line up), and whether a
+   * date column holds months (each the first of its month), written as months.
+   */
+  decimals?: number;
+  months?: boolean;
 }
 
 const NUMERIC = new Set(["integer", "number"]);
@@ -22,7 +37,7 @@ const NUMERIC = new Set(["integer", "number"]);
 /** The node's columns (all the result's when it names none) that the result has, and the names it lacks. */
 export function tableColumns(
   columns: ReadonlyArray<string | TableColumnDef> | undefined,
-  result: { columns: string[]; columnTypes: string[] },
+  result: { columns: string[]; columnTypes: string[]; rows?: unknown[][] },
 ): { shown: ColumnView[]; missing: string[] } {
   const wanted: TableColumnDef[] = (columns ?? result.columns).map((entry) =>
     typeof entry === "string" ? { column: entry } : entry,
@@ -35,7 +50,10 @@ export function tableColumns(
       missing.push(def.column);
       continue;
     }
-    const numeric = NUMERIC.has(result.columnTypes[index] ?? "");
+    const type = result.columnTypes[index] ?? "";
+    const numeric = NUMERIC.has(type);
+    const values = !def.format && result.rows ? result.rows.map((row) => row[index]) : null;
+    const decimals = values && type === "number" ? columnDecimals(values) : 0;
     shown.push({
       column: def.column,
       index,
@@ -43,6 +61,8 @@ export function tableColumns(
       numeric,
       align: def.align ?? (numeric ? "right" : "left"),
       ...(def.format ? { format: def.format } : {}),
+      ...(decimals > 0 ? { decimals } : {}),
+      ...(values && type === "date" && holdsMonths(values) ? { months: true } : {}),
     });
   }
   return { shown, missing };
@@ -53,8 +73,9 @@ export function tableColumns(
  * `percent:<d>` a fraction as per cent (0.653 → 65.3 %), `date` the day, `datetime` to the minute.
  * A value the format does not fit (text in a number column) is shown as it comes.
  */
-export function formattedCell(value: unknown, format: string | undefined): string {
+export function formattedCell(value: unknown, format: string | undefined, lang: ValueLang = "en"): string {
   if (!format || value === null || value === undefined) return cellText(value);
+  if (format === "month") return monthText(value, lang);
   const [kind, decimals] = format.split(":");
   if (kind === "number" || kind === "percent") {
     const number = numberOf(value);
@@ -70,4 +91,20 @@ export function formattedCell(value: unknown, format: string | undefined): strin
   const dateTime = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?/.exec(text);
   if (!dateTime) return text;
   return kind === "date" ? dateTime[1]! : `${dateTime[1]}${dateTime[2] ? ` ${dateTime[2]}` : ""}`;
+}
+
+const BOOLEAN_WORDS: Record<ValueLang, [string, string]> = { zh: ["是", "否"], en: ["yes", "no"] };
+
+/**
+ * A cell as its column shows it to a reader of `lang` (issue #54): its format when the node gives
+ * one, else its numbers with the column's decimals and its months as months; else as it comes.
+ */
+export function columnCell(view: ColumnView, value: unknown, lang: ValueLang): string {
+  if (value === null || value === undefined) return "";
+  // A yes/no column in the reader's words, not JavaScript's true / false.
+  if (typeof value === "boolean") return BOOLEAN_WORDS[lang][value ? 0 : 1];
+  if (view.format) return formattedCell(value, view.format, lang);
+  if (view.months) return monthText(value, lang);
+  if (view.decimals !== undefined) return fixedDecimals(value, view.decimals);
+  return cellText(value);
 }

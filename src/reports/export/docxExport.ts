@@ -26,7 +26,7 @@ import {
   TextRun,
   WidthType,
 } from "docx";
-import type { NodeDef, ParamDef } from "../../../commands/reports/spec/specSchema.ts";
+import type { ShownNodeDef as NodeDef, ShownParamDef as ParamDef } from "../../../commands/reports/spec/specSchema.ts";
 import type { QueryOutcome, QuerySuccess } from "../../../commands/reports/spec/queryOutcome.ts";
 import { DRAFT_LABEL } from "../../../commands/reports/spec/specVocabulary.ts";
 import type { ChartNode, ChartResult } from "../charts/chartOptions.ts";
@@ -34,7 +34,7 @@ import { optionLabels, paramText, statText } from "../charts/formatValue.ts";
 import type { RenderSize } from "../charts/renderChart.ts";
 import { thinChartRows, type Thinning } from "../charts/thinRows.ts";
 import { matchingRule, rulesOfColumn, TONE_COLOURS, type HighlightTone } from "../charts/highlight.ts";
-import { formattedCell, tableColumns } from "../charts/tableColumns.ts";
+import { columnCell, tableColumns } from "../charts/tableColumns.ts";
 import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
 import type { WorkerPool } from "./workerPool.ts";
 import { exportWords, type ExportLang, type ExportWords } from "./exportWords.ts";
@@ -51,7 +51,7 @@ type ChartImage = { png: Uint8Array; thinning: Thinning | null } | string;
 
 /** The work of the export's worker threads (docxWorker.ts): draw one chart, or build and zip the document. */
 export type DocxJob =
-  | { kind: "chart"; node: ChartNode; result: ChartResult; size: RenderSize }
+  | { kind: "chart"; node: ChartNode; result: ChartResult; size: RenderSize; lang?: ExportLang }
   | { kind: "document"; layer: DocxLayer; images: Map<string, ChartImage> };
 /** A chart's PNG, or the sentence for its place (a column the query lacks); the document's file. */
 export type DocxAnswer = { png: Uint8Array } | { problem: string } | { file: Uint8Array };
@@ -194,7 +194,12 @@ function statBlocks(node: Extract<NodeDef, { type: "stat" }>, result: QuerySucce
   ];
 }
 
-function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: ShownResult, words: ExportWords): Block[] {
+function tableBlocks(
+  node: Extract<NodeDef, { type: "table" }>,
+  result: ShownResult,
+  words: ExportWords,
+  lang: ExportLang,
+): Block[] {
   const { shown: columns, missing } = tableColumns(node.columns, result);
   const blocks: Block[] = [...nodeHeading(node.title)];
   if (missing.length) blocks.push(problem(words.notColumns(node.query, missing.join(", "), result.columns.join(", "))));
@@ -214,7 +219,7 @@ function tableBlocks(node: Extract<NodeDef, { type: "table" }>, result: ShownRes
             new TableRow({
               cantSplit: true,
               children: columns.map((view, c) =>
-                textCell(formattedCell(row[view.index], view.format), {
+                textCell(columnCell(view, row[view.index], lang), {
                   align: view.align,
                   tone: matchingRule(rules[c], row[view.index])?.tone,
                 }),
@@ -254,6 +259,7 @@ async function chartImages(layer: DocxLayer, rendering: DocxRendering): Promise<
           node,
           result: { columns: result.columns, columnTypes: result.columnTypes, rows: result.rows },
           size: CHART_LAYOUT,
+          lang: layer.lang ?? "en",
         },
       });
     }
@@ -384,7 +390,11 @@ export async function docxFile(layer: DocxLayer, images: Map<string, ChartImage>
       body.push(...nodeHeading(node.title), problem(outcome));
       continue;
     }
-    body.push(...(node.type === "stat" ? statBlocks(node, outcome, words) : tableBlocks(node, outcome, words)));
+    body.push(
+      ...(node.type === "stat"
+        ? statBlocks(node, outcome, words)
+        : tableBlocks(node, outcome, words, layer.lang ?? "en")),
+    );
   }
 
   const doc = new Document({

@@ -12,7 +12,7 @@ serveJobs<DocxJob, DocxAnswer>(async (job) => {
   if (job.kind === "document") return { file: await docxFile(job.layer, job.images) };
   let option;
   try {
-    option = chartOption(job.node, job.result, { animation: false });
+    option = chartOption(job.node, job.result, { animation: false, lang: job.lang });
   } catch (error) {
     // A column the query does not have: the author's problem, shown in the chart's place.
     return { problem: error instanceof Error ? error.message : String(error) };

@@ -1,8 +1,9 @@
 /**
  * The exported files' own words (the About sheet, the Word document's headings and notes) in the
  * language of the page that asked for them (the optional `lang` of the export body, issue #34
- * item 6). The report's titles, labels and texts are the author's and stay as written; query
- * errors are PostgreSQL's own sentences. A caller that sends no `lang` gets English, as before.
+ * item 6). The report's titles, labels and texts are the author's: where the spec gives them per
+ * language, the file's language is taken (issue #54). Query errors are PostgreSQL's own
+ * sentences. A caller that sends no `lang` gets English, as before.
  */
 import { z } from "zod";
 
@@ -17,8 +18,8 @@ export const exportLangField = z
   .optional()
   .meta({
     description:
-      "The language of the file's own words (headings, notes, the About sheet's labels): en (the default) or " +
-      "zh. The report's own titles and texts are shown as written.",
+      "The language of the file (en, the default, or zh): its own words (headings, notes, the About sheet's " +
+      "labels), and the report's titles, labels and texts where the spec gives them per language.",
   });
 
 export interface ExportWords {

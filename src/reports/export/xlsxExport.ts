@@ -44,6 +44,7 @@ export function excelNumberFormat(format: string): string {
   const fraction = Number(decimals) > 0 ? `.${"0".repeat(Number(decimals))}` : "";
   if (kind === "number") return `#,##0${fraction}`;
   if (kind === "percent") return `0${fraction}%`;
+  if (kind === "month") return "yyyy-mm";
   return kind === "date" ? DATE_FORMAT : "yyyy-mm-dd hh:mm";
 }
 

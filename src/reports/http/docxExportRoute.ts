@@ -1,6 +1,7 @@
 import Router from "@koa/router";
 import type { Context } from "koa";
-import { exportEnabled, type NodeDef } from "../../../commands/reports/spec/specSchema.ts";
+import { exportEnabled, type ShownNodeDef as NodeDef } from "../../../commands/reports/spec/specSchema.ts";
+import { localizeSpec, shownTitle } from "../../../commands/reports/spec/localizedText.ts";
 import { localDate, localIsoDateTime } from "../../../db/localDateTime.ts";
 import { drillLayer, layerResults, paramValues } from "../../../queries/reports/viewedLayer.ts";
 import { retryAfterSeconds, tenantBusySentence } from "../../../queries/reports/tenantGate.ts";
@@ -83,7 +84,14 @@ async function exportDocument(ctx: Context, deps: DocxExportDeps, gone: AbortSig
   const drilling = body.drill !== undefined && body.drill !== null;
   if (!drilling && body.args !== undefined && body.args !== null)
     throw new HttpError(400, "args are taken only with drill: name the drill target in drill, or leave args out.");
-  const shown = shownLayer(version, params, drilling ? drillLayer(version, body.drill, body.args, params) : null);
+  const shown = shownLayer(
+    version,
+    params,
+    drilling ? drillLayer(version, body.drill, body.args, params, lang) : null,
+    lang,
+  );
+  // The report's own words in the document's language (issue #54).
+  const spec = localizeSpec(version.spec, lang);
   const now = new Date();
   // Word, ECharts and the rasteriser are big: loaded on the first export, not at start-up.
   const { exportDocx, filterRows } = await import("../export/docxExport.ts");
@@ -109,12 +117,12 @@ async function exportDocument(ctx: Context, deps: DocxExportDeps, gone: AbortSig
     results,
     lang,
   };
-  const specParams = version.spec.params ?? [];
-  const drill = shown.drill?.drill;
+  const specParams = spec.params ?? [];
+  const drill = shown.drill ? spec.drills?.[shown.drill.key] : undefined;
   const layer: DocxLayer = drill
     ? {
         ...common,
-        reportTitle: version.title,
+        reportTitle: shownTitle(version.title, version.spec, lang),
         filters: [
           ...filterRows(specParams, shown.params, {}, words),
           ...drill.args.map((arg) => ({
@@ -129,9 +137,9 @@ async function exportDocument(ctx: Context, deps: DocxExportDeps, gone: AbortSig
       }
     : {
         ...common,
-        description: version.spec.description,
+        description: spec.description,
         filters: filterRows(specParams, shown.params, results, words),
-        nodes: version.spec.nodes,
+        nodes: spec.nodes,
       };
 
   const file = await exportDocx(layer, deps.rendering);

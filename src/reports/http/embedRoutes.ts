@@ -25,6 +25,7 @@ import { EmbedTokens, embedCors } from "./embedAccess.ts";
 import { bundleAssetRoute, loadEmbedAssets, WEB_DIST_DIR } from "../../http/bundleAssets.ts";
 import { HttpError } from "../../http/httpError.ts";
 import { versionToView } from "../../../queries/reports/viewing.ts";
+import { shownTitle } from "../../../commands/reports/spec/localizedText.ts";
 import { asHttpError } from "./reportRequests.ts";
 import { viewingCaller, type ViewingAuth } from "../../http/authorAuth.ts";
 import type { SessionStore } from "../../staffSessions/sessionStore.ts";
@@ -109,6 +110,29 @@ const MESSAGES: Record<Lang, Record<number, string>> = {
     409: "This report has not been published yet",
     500: "The report page cannot be opened right now",
     503: "The report page has not been built",
+  },
+};
+
+/**
+ * What the reader of a page that cannot be shown may do (issue #54): the page's own words, never
+ * the API's sentence (which names API calls a reader cannot make).
+ */
+const DETAILS: Record<Lang, Record<number, string>> = {
+  zh: {
+    400: "链接中的医院（租户）标识无效，请检查链接。",
+    403: "您的账号无权查看此报表，如需查看请联系管理员。",
+    404: "请检查链接中的报表编号与版本，或请报表作者提供正确的链接。",
+    409: "请报表作者先发布这份报表，或打开它的草稿。",
+    500: "请稍后重试。",
+    503: "请联系管理员构建报表页面。",
+  },
+  en: {
+    400: "The hospital (tenant) named in the link is not valid; check the link.",
+    403: "Your account may not view this report; ask the administrator if you need it.",
+    404: "Check the report id and version in the link, or ask the report's author for the right link.",
+    409: "Ask the report's author to publish it, or open its draft.",
+    500: "Try again in a moment.",
+    503: "Ask the administrator to build the report page.",
   },
 };
 
@@ -234,7 +258,7 @@ export function embedRoutes(deps: EmbedRoutesDeps): {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(version.title)}</title>
+<title>${escapeHtml(shownTitle(version.title, version.spec, lang))}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets.urls["embed.css"]}">
 <script defer src="${assets.urls["boot.js"]}"></script>
@@ -252,11 +276,20 @@ export function embedRoutes(deps: EmbedRoutesDeps): {
       if (error instanceof HttpError) {
         if (error.status === 401)
           html(ctx, 401, messagePage(lang, 401, SIGN_IN[lang].detail, deps.signInUrl ?? "/staff/"));
-        else html(ctx, error.status, messagePage(lang, error.status, error.message));
+        else
+          html(
+            ctx,
+            error.status,
+            messagePage(
+              lang,
+              error.status,
+              DETAILS[lang][error.status] ?? DETAILS[lang][error.status >= 500 ? 500 : 400]!,
+            ),
+          );
         return;
       }
       deps.log.error({ err: error }, "embed page failed");
-      html(ctx, 500, messagePage(lang, 500, lang === "zh" ? "请稍后重试。" : "Try again in a moment."));
+      html(ctx, 500, messagePage(lang, 500, DETAILS[lang][500]!));
     }
   });
 

@@ -7,6 +7,7 @@ import { REPORT_ID_PATTERN } from "../../../commands/reports/spec/specVocabulary
 import { HttpError } from "../../http/httpError.ts";
 import { rolesAllow } from "../../../commands/credentials/staffRoles.ts";
 import { exportLangField, type ExportLang } from "../export/exportWords.ts";
+import { SPEC_LANGS, type SpecLang } from "../../../commands/reports/spec/localizedText.ts";
 
 /** What the report routes share in HTTP: the bodies of the viewing calls, the report id of a path, the viewing rules' refusals as statuses. */
 
@@ -34,9 +35,31 @@ const drillArgsField = z
     example: { month: "2026-02-01" },
   });
 export const dataRequest = z.object({ version: versionField, params: paramValuesField });
+
+/**
+ * The reader's language (issue #54): the report's own words (titles, labels, texts, given per
+ * language in the spec) are answered in it, else in the other language given. English when the
+ * call names none, as the exports' own words.
+ */
+export const viewerLangField = z
+  .enum(SPEC_LANGS, { error: "lang must be zh or en (the reader's language), or be left out for English." })
+  .optional()
+  .meta({
+    description:
+      "The reader's language, zh or en (default en): a title, label or text the spec gives per language is answered in it, else in the other one given",
+  });
+
+/** The language a viewing call asks for, in `?lang=` or its body's `lang`: English when it names none. */
+export function viewerLangOf(sent: unknown): SpecLang {
+  const lang = viewerLangField.safeParse(sent ?? undefined);
+  if (!lang.success) throw new HttpError(400, lang.error.issues[0]!.message);
+  return lang.data ?? "en";
+}
+
 export const drillRequest = dataRequest.extend({
   drill: z.string().meta({ description: "A key of the spec's drills" }),
   args: drillArgsField,
+  lang: viewerLangField,
 });
 export const exportRequest = dataRequest.extend({
   drill: z
@@ -62,7 +85,12 @@ export function readFor<T>(db: Db, ctx: Context, work: (reader: TenantReader) =>
 export function reportIdOf(ctx: Context): string {
   const id = ctx.params.id!;
   if (!REPORT_ID_PATTERN.test(id))
-    throw new HttpError(404, `There is no report ${id}; report ids are lower-case letters, digits and '-'.`);
+    throw new HttpError(
+      404,
+      `There is no report ${id}; report ids are lower-case letters, digits and '-'.`,
+      {},
+      "report-version-not-found",
+    );
   return id;
 }
 
@@ -82,7 +110,11 @@ export function asHttpError(error: unknown): unknown {
         REFUSAL_STATUS[error.kind],
         error.message,
         {},
-        error.reason === "never-published" ? "report-never-published" : undefined,
+        error.reason === "never-published"
+          ? "report-never-published"
+          : error.kind === "not-found"
+            ? "report-version-not-found"
+            : undefined,
       )
     : error;
 }

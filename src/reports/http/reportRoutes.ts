@@ -37,8 +37,11 @@ import {
   refuseBeyondResearch,
   reportBody,
   reportIdOf,
+  viewerLangField,
+  viewerLangOf,
   viewingRefusals,
 } from "./reportRequests.ts";
+import { localizeSpec, shownTitle } from "../../../commands/reports/spec/localizedText.ts";
 import { parseBody } from "../../http/validate.ts";
 import { answerPage, pageOf, pageQuery, rowsFor } from "../../http/paging.ts";
 import { listTurn } from "../../http/listTurns.ts";
@@ -64,7 +67,7 @@ export interface ReportRoutesDeps {
  * arrays they always answered, the next page's address in a Link header. Other parameters are
  * left alone, as before there were any.
  */
-export const reportListQuery = z.object(pageQuery);
+export const reportListQuery = z.object({ ...pageQuery, lang: viewerLangField });
 export const versionListQuery = z.object(pageQuery);
 /** Where a page of reports ends: its last report's id. */
 const reportIdKey = z.string().regex(REPORT_ID_PATTERN);
@@ -83,9 +86,10 @@ export const openedReportAnswer = z.object({
   mode: z.enum(["dynamic", "snapshot"]),
   publishedAt: localIsoDateTimeText.meta({ description: "For version=draft: the draft's save time" }),
   note: z.string(),
-  spec: z
-    .record(z.string(), z.unknown())
-    .meta({ description: "The specification (see /md/report-spec-guide.md) with every sql member removed" }),
+  spec: z.record(z.string(), z.unknown()).meta({
+    description:
+      "The specification (see /md/report-spec-guide.md) with every sql member removed, and every title, label and text given per language in the language asked for (lang)",
+  }),
   params: z.record(z.string(), z.unknown()).meta({ description: "The filter values at publishing (initial values)" }),
   data: queryResults.nullable().meta({ description: "Snapshot versions: the frozen results; otherwise null" }),
 });
@@ -154,15 +158,18 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
   const context = (ctx: Context) => commandContextOf(ctx, deps.store);
 
   router.get("/", viewer, listTurn, async (ctx) => {
-    const page = pageOf(parseBody(reportListQuery, ctx.query), reportIdKey);
+    const query = parseBody(reportListQuery, ctx.query);
+    const page = pageOf(query, reportIdKey);
+    const lang = viewerLangOf(query.lang);
     const rows = await readFor(deps.db, ctx, (reader) =>
-      listReports(reader, { ...rowsFor(page), datasource: listedSource(ctx) }),
+      listReports(reader, { ...rowsFor(page), datasource: listedSource(ctx), lang }),
     );
     ctx.body = answerPage(ctx, page, rows, (report) => report.id);
   });
 
   router.get("/:id/view", viewer, deps.access.recorded, async (ctx) => {
     const reportId = reportIdOf(ctx);
+    const lang = viewerLangOf(ctx.query.lang);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, ctx.query.version);
     refuseBeyondResearch(ctx, version);
     // A snapshot opens with its frozen results: the same rows its data call answers.
@@ -170,12 +177,12 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     // Written in pieces: a snapshot's frozen results may be large (streamedJson.ts).
     answerJson(ctx, {
       id: reportId,
-      title: version.title,
+      title: shownTitle(version.title, version.spec, lang),
       version: version.version,
       mode: version.mode,
       publishedAt: version.publishedAt,
       note: version.note,
-      spec: stripSql(version.spec),
+      spec: localizeSpec(stripSql(version.spec), lang),
       params: version.params,
       data: version.frozen,
     } satisfies z.infer<typeof openedReportAnswer>);
@@ -186,7 +193,8 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const body = reportBody(ctx);
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     refuseBeyondResearch(ctx, version);
-    const layer = shownLayer(version, paramValues(version, body.params), null);
+    // The data call shows no words of the spec: the layer's title is not answered.
+    const layer = shownLayer(version, paramValues(version, body.params), null, "en");
     const identifiers = readFor(deps.db, ctx, patientIdentifiers);
     const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
     showingResults(ctx, queries, await identifiers);
@@ -200,7 +208,8 @@ export function reportRoutes(deps: ReportRoutesDeps): Router {
     const version = await versionToView(deps.db, ctx.state.tenant, reportId, body.version);
     refuseBeyondResearch(ctx, version);
     const params = paramValues(version, body.params);
-    const layer = shownLayer(version, params, drillLayer(version, body.drill, body.args, params));
+    const lang = viewerLangOf(body.lang);
+    const layer = shownLayer(version, params, drillLayer(version, body.drill, body.args, params, lang), lang);
     const identifiers = readFor(deps.db, ctx, patientIdentifiers);
     const queries = await layerResults(deps.runtime, ctx.state.tenant, version, layer, callerGone(ctx));
     showingResults(ctx, queries, await identifiers);

@@ -3,9 +3,10 @@ import Router from "@koa/router";
 import {
   exportEnabled,
   type HighlightRuleDef,
-  type NodeDef,
-  type ParamDef,
+  type ShownNodeDef as NodeDef,
+  type ShownParamDef as ParamDef,
 } from "../../../commands/reports/spec/specSchema.ts";
+import { localizeSpec, shownTitle } from "../../../commands/reports/spec/localizedText.ts";
 import type { TemplateDef } from "../../../commands/reports/spec/sqlTemplate.ts";
 import { EXPORT_ROW_LIMIT, EXPORT_TIMEOUT_FACTOR, streamQueryRows } from "../../../queries/reports/exportRows.ts";
 import { PAGE_ROW_LIMIT } from "../../../queries/reports/queryResult.ts";
@@ -75,21 +76,28 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
         );
       }
       const params = paramValues(version, body.params);
-      const layer = shownLayer(version, params, drilling ? drillLayer(version, body.drill, body.args, params) : null);
+      const layer = shownLayer(
+        version,
+        params,
+        drilling ? drillLayer(version, body.drill, body.args, params, lang) : null,
+        lang,
+      );
       const drill = layer.drill;
+      // The report's own words in the file's language (issue #54).
+      const spec = localizeSpec(version.spec, lang);
       const tenant: string = ctx.state.tenant;
       // The caller's wards, taken now: the sheets are read after this handler has returned (contract G.1).
       const scope: ReportScope = { tenant, wards: currentWards() };
       const now = new Date();
 
       const about: XlsxAbout = {
-        report: version.title,
+        report: shownTitle(version.title, version.spec, lang),
         version: version.version,
         mode: drill && version.mode === "snapshot" ? words.modes.snapshotDrill : words.modes[version.mode],
         publishedAt: version.publishedAt,
         exportedAt: localDateTime(now),
         datasource: version.datasource,
-        filters: (version.spec.params ?? []).map((param) => ({
+        filters: (spec.params ?? []).map((param) => ({
           label: param.label || param.name,
           value: shownValue(param, layer.params[param.name], words),
         })),
@@ -107,7 +115,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
         lang,
       };
       const timeoutMs = deps.runtime.timeoutMs * EXPORT_TIMEOUT_FACTOR;
-      const nodes = drill ? (drill.drill.nodes ?? []) : version.spec.nodes;
+      const nodes = drill ? (spec.drills?.[drill.key]?.nodes ?? []) : spec.nodes;
       const formats = columnFormats(nodes, excelNumberFormat);
       const highlights = columnHighlights(nodes);
       const frozen = layer.frozen;

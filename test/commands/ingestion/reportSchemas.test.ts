@@ -131,6 +131,7 @@ describe("ingestion report validation", () => {
           {
             field: "reportedAt",
             message: "reportedAt must be a real date-time written as yyyy-MM-dd HH:mm:ss, e.g. 2026-03-01 08:30:00",
+            code: "date-time",
           },
         ]);
       });
@@ -150,6 +151,7 @@ describe("ingestion report validation", () => {
         {
           field: "items[1].value",
           message: "value is required: send the result as a number, or as text for a qualitative result",
+          code: "required",
         },
       ]);
     });
@@ -157,19 +159,26 @@ describe("ingestion report validation", () => {
     it("rejects an item with neither itemCode nor itemName at items[i]", () => {
       const rejection = rejected(labReport({ items: [{ value: 1 }, { itemCode: " ", value: 2 }] }));
       expect(fieldsOf(rejection.errors)).to.deep.equal(["items[0]", "items[1]"]);
+      // Issue #54: each problem's code, for pages to say it in their language.
+      expect(rejection.errors.map((error) => error.code)).to.deep.equal(["item-unidentified", "item-unidentified"]);
     });
 
     it("rejects refLow greater than refHigh at items[i].refLow", () => {
       const rejection = rejected(labReport({ items: [{ itemCode: "K", value: 4.1, refLow: 5.3, refHigh: 3.5 }] }));
       expect(fieldsOf(rejection.errors)).to.deep.equal(["items[0].refLow"]);
       expect(rejection.errors[0]!.message).to.contain("refHigh");
+      expect(rejection.errors[0]!.code).to.equal("reference-range");
     });
 
     it("rejects an unknown status with a message listing the allowed ones", () => {
       for (const status of ["DONE", "final"]) {
         const rejection = rejected(labReport({ status }));
         expect(rejection.errors).to.deep.equal([
-          { field: "status", message: "status must be one of FINAL, PRELIMINARY, CORRECTED, CANCELLED" },
+          {
+            field: "status",
+            message: "status must be one of FINAL, PRELIMINARY, CORRECTED, CANCELLED",
+            code: "not-allowed",
+          },
         ]);
       }
     });
@@ -177,19 +186,29 @@ describe("ingestion report validation", () => {
     it("rejects an abnormalFlag outside L, H, LL, HH, N, A", () => {
       const rejection = rejected(labReport({ items: [{ itemCode: "K", value: 5.6, abnormalFlag: "HIGH" }] }));
       expect(rejection.errors).to.deep.equal([
-        { field: "items[0].abnormalFlag", message: "abnormalFlag must be one of L, H, LL, HH, N, A" },
+        {
+          field: "items[0].abnormalFlag",
+          message: "abnormalFlag must be one of L, H, LL, HH, N, A",
+          code: "not-allowed",
+        },
       ]);
     });
 
     it("rejects a lower-case specimen but accepts WHOLE_BLOOD", () => {
-      expect(fieldsOf(rejected(labReport({ specimen: "serum" })).errors)).to.deep.equal(["specimen"]);
+      expect(rejected(labReport({ specimen: "serum" })).errors.map(({ field, code }) => [field, code])).to.deep.equal([
+        ["specimen", "format"],
+      ]);
       expect(accepted(labReport({ specimen: "WHOLE_BLOOD" })).specimen).to.equal("WHOLE_BLOOD");
     });
 
     it("rejects 501 items with one error at items, and an empty items array", () => {
       const many = Array.from({ length: 501 }, (_, i) => ({ itemCode: `X${i}`, value: i }));
       expect(rejected(labReport({ items: many })).errors).to.deep.equal([
-        { field: "items", message: "items must hold at most 500 entries; split the results over several reports" },
+        {
+          field: "items",
+          message: "items must hold at most 500 entries; split the results over several reports",
+          code: "too-many",
+        },
       ]);
       expect(fieldsOf(rejected(labReport({ items: [] })).errors)).to.deep.equal(["items"]);
       accepted(labReport({ items: many.slice(0, 500) }));
@@ -251,7 +270,7 @@ describe("ingestion report validation", () => {
           index: 2,
           externalId: null,
           status: "REJECTED",
-          errors: [{ field: "(report)", message: "each entry of reports must be a JSON object" }],
+          errors: [{ field: "(report)", message: "each entry of reports must be a JSON object", code: "not-object" }],
         });
       }
     });

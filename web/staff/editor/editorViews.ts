@@ -13,6 +13,8 @@ import { focusPlace, markProblems, pathed } from "./problemMarks.ts";
 import { specForm, type SpecForm } from "./specForm.ts";
 import { parsePath, type PathProblem, type Segment } from "./specPaths.ts";
 import { viewTabs, type ViewName } from "./viewTabs.ts";
+import { queryProblemText } from "../auditTexts.ts";
+import { pageLang } from "./localizedValue.ts";
 
 export interface EditorViews {
   tabs: HTMLElement;
@@ -45,7 +47,14 @@ export function editorViews(
     ...pathed(problems),
     ...state.queryProblems.flatMap((p) => {
       const path = parsePath(p.query);
-      return path ? [{ path: [...path, "sql"], message: `${texts.queryFailed(p.line, p.column)}${p.message}` }] : [];
+      return path
+        ? [
+            {
+              path: [...path, "sql"],
+              message: `${texts.queryFailed(p.line, p.column)}${queryProblemText(p, pageLang())}`,
+            },
+          ]
+        : [];
     }),
   ];
 

@@ -7,6 +7,7 @@ import { el } from "../dom.ts";
 import type { PageContext } from "../page.ts";
 import type { Audit, Finding } from "../types.ts";
 import type { EditorTexts } from "./editorTexts.ts";
+import { findingText } from "../auditTexts.ts";
 import { parsePath, renderPath, type PathProblem, type Segment } from "./specPaths.ts";
 
 export interface FindingsPanels {
@@ -32,18 +33,21 @@ export function findingsPanels(ctx: PageContext, texts: EditorTexts, goTo: (path
         )
       : el("code", {}, where);
   };
-  // A column a node names that its query lacks is worded in the page's language (issue #54), the nearest column offered.
-  const wordsOf = ({ rule, message, column, suggestion }: Finding) =>
-    rule === "unknown-column" && column ? texts.columnWords.unknownColumn(column, suggestion ?? null) : message;
-  const finding = ({ rule, severity, where, ...rest }: Finding) =>
+  // In the page's language (issue #54): a column a node names that its query lacks with the nearest column offered.
+  const wordsOf = (found: Finding) => findingText(found, ctx.lang);
+  const finding = (found: Finding) =>
     el(
       "li",
-      { "data-rule": rule },
-      el("span", { class: `severity severity-${severity}` }, ctx.texts.severities[severity] ?? severity),
+      { "data-rule": found.rule },
+      el(
+        "span",
+        { class: `severity severity-${found.severity}` },
+        ctx.texts.severities[found.severity] ?? found.severity,
+      ),
       " ",
-      whereLink(where),
+      whereLink(found.where),
       " ",
-      wordsOf({ rule, severity, where, ...rest }),
+      wordsOf(found),
     );
   return {
     problemsBox,

@@ -7,6 +7,7 @@ import { el, type Child } from "../dom.ts";
 import type { QueryProblem } from "../types.ts";
 import type { EditorTexts } from "./editorTexts.ts";
 import { renderPath, setAt, valueAt, type Segment } from "./specPaths.ts";
+import { languageNotes, pageLang, perLanguage, withText } from "./localizedValue.ts";
 
 export interface Binding {
   spec: Record<string, unknown>;
@@ -62,13 +63,27 @@ export function textField(
 ): HTMLElement {
   const current = valueAt(b.spec, path);
   const control = options.multiline ? el("textarea", { rows: 4 }) : el("input", { type: "text" });
-  control.value = present(current) ? String(current) : "";
+  // A text given per language (issue #54) is edited in the page's language (localizedValue.ts).
+  const words = perLanguage(current);
+  const lang = pageLang();
+  control.value = words ? (words[lang] ?? "") : present(current) ? String(current) : "";
   if (options.required) control.required = true;
   control.addEventListener(options.structural ? "change" : "input", () => {
-    setAt(b.spec, path, control.value === "" && !options.required ? undefined : control.value);
+    if (words) setAt(b.spec, path, withText(perLanguage(valueAt(b.spec, path)) ?? words, lang, control.value));
+    else setAt(b.spec, path, control.value === "" && !options.required ? undefined : control.value);
     b.changed(options.structural);
   });
-  return labelled(label, control, path, options.hint, options.multiline);
+  if (!words) return labelled(label, control, path, options.hint, options.multiline);
+  const notes = languageNotes(words, lang);
+  const field = labelled(
+    `${label}${notes.label}`,
+    control,
+    path,
+    options.hint ? `${options.hint} ${notes.hint}` : notes.hint,
+    options.multiline,
+  );
+  if (notes.other) field.querySelector(".hint")?.append(el("span", { lang: notes.other.lang }, notes.other.text));
+  return field;
 }
 
 /** A number, or the member left out when empty; what is not a number is said, not written. */

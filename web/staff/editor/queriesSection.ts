@@ -7,6 +7,8 @@ import { sqlEditor } from "./codeEditors.ts";
 import { card, freeName, isObject, keyField, removeTool, type Json } from "./formCards.ts";
 import { structureButton, type Binding } from "./formFields.ts";
 import { renderPath, setAt, valueAt, type Segment } from "./specPaths.ts";
+import { queryProblemText } from "../auditTexts.ts";
+import { pageLang } from "./localizedValue.ts";
 
 /** The editor a card holds until the form is drawn again (then released). */
 export type Releasable = { destroy(): void };
@@ -40,7 +42,9 @@ function queryCard(b: Binding, editors: Releasable[], path: Segment[], name: str
       : el(
           "div",
           { class: "query-problems", id: noteId },
-          ...problems.map((p) => el("p", { class: "field-error" }, texts.queryFailed(p.line, p.column), p.message)),
+          ...problems.map((p) =>
+            el("p", { class: "field-error" }, texts.queryFailed(p.line, p.column), queryProblemText(p, pageLang())),
+          ),
         );
   const marked = note ? { marks: problems, describedBy: noteId } : null;
   const editor = sqlEditor(

@@ -8,6 +8,7 @@ import type { EditorParts } from "./editorParts.ts";
 import { draftAuditOf, refillSpec, sourceOf, type Json } from "./editorState.ts";
 import { versionsPanel } from "./versionsPanel.ts";
 import { loadResultColumns } from "./resultColumns.ts";
+import { textOf } from "./localizedValue.ts";
 
 /**
  * The report as the service has it now: its versions, and with `editorToo` the draft (or, without
@@ -68,6 +69,6 @@ export function showVersions(e: EditorParts, next: VersionEntry[]): void {
 export function showPreview(e: EditorParts): void {
   const { preview, state, versions } = e;
   const version = state.hasDraft ? "draft" : (versions.shown.find((v) => v.current)?.no ?? null);
-  preview.show(state.id, version, String(state.spec.title ?? ""));
+  preview.show(state.id, version, textOf(state.spec.title));
   if (version) void loadResultColumns(e, version);
 }
