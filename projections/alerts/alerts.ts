@@ -8,6 +8,44 @@ import type { Projection } from "../runtime/projection.ts";
  * a rebuild's load tells nothing, its alerts are not news.
  */
 
+/** The columns every raised alert fills, $1–$15: its key, then raisedValues. */
+const RAISED_COLUMNS = `tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num,
+  value_text, unit, flag, reason, collected_at, reported_at, raised_at`;
+
+/** What a critical or a delta alert's event gives those columns after its key. */
+function raisedValues(
+  a: {
+    externalId: string;
+    itemIndex: number;
+    patientRef: string | null;
+    code: string;
+    name: string;
+    value: unknown;
+    unit: string | null;
+    flag: string | null;
+    reason: string;
+    collectedAt: string | null;
+    reportedAt: string;
+  },
+  recordedAt: unknown,
+): unknown[] {
+  return [
+    a.externalId,
+    a.itemIndex,
+    a.patientRef,
+    a.code,
+    a.name,
+    typeof a.value === "number" ? a.value : null,
+    typeof a.value === "string" ? a.value : null,
+    a.unit,
+    a.flag,
+    a.reason,
+    a.collectedAt,
+    a.reportedAt,
+    recordedAt,
+  ];
+}
+
 export const ALERTS_CHANNEL = "dialysis_hub_alerts";
 
 /**
@@ -50,50 +88,21 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
         case "CriticalResultRaised": {
           const a = event.data;
           await tx.query(
-            `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num,
-               value_text, unit, flag, reason, collected_at, reported_at, raised_at)
+            `insert into alerts (${RAISED_COLUMNS})
              values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) on conflict do nothing`,
-            [
-              ...key,
-              a.externalId,
-              a.itemIndex,
-              a.patientRef,
-              a.code,
-              a.name,
-              typeof a.value === "number" ? a.value : null,
-              typeof a.value === "string" ? a.value : null,
-              a.unit,
-              a.flag,
-              a.reason,
-              a.collectedAt,
-              a.reportedAt,
-              event.recordedAt,
-            ],
+            [...key, ...raisedValues(a, event.recordedAt)],
           );
           break;
         }
         case "DeltaAlertRaised": {
           const a = event.data;
           await tx.query(
-            `insert into alerts (tenant, alert_id, external_id, item_index, patient_ref, code, name, value_num,
-               value_text, unit, flag, reason, collected_at, reported_at, raised_at,
-                                 kind, previous, previous_at, previous_external_id, change, delta_limit, handled_as)
+            `insert into alerts (${RAISED_COLUMNS},
+               kind, previous, previous_at, previous_external_id, change, delta_limit, handled_as)
              values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'DELTA', $16, $17, $18, $19, $20, $21) on conflict do nothing`,
             [
               ...key,
-              a.externalId,
-              a.itemIndex,
-              a.patientRef,
-              a.code,
-              a.name,
-              typeof a.value === "number" ? a.value : null,
-              typeof a.value === "string" ? a.value : null,
-              a.unit,
-              a.flag,
-              a.reason,
-              a.collectedAt,
-              a.reportedAt,
-              event.recordedAt,
+              ...raisedValues(a, event.recordedAt),
               a.previous,
               a.previousAt,
               a.previousExternalId,
