@@ -186,8 +186,9 @@ describe("one result, one alert to acknowledge (contract F.3 as amended)", funct
     expect(await webhookJobs("K-REPEAT"), "no webhook").to.equal(0);
 
     // The change stays on the result in the chart's data.
-    const day = hoursAgo(0).slice(0, 10);
-    const results = await tenant.call("GET", `/api/patients/P001/results?codes=K&from=${day}&to=${day}`, {
+    // From the day it was taken (an hour ago, yesterday just after midnight) to today.
+    const [from, to] = [hoursAgo(1).slice(0, 10), hoursAgo(0).slice(0, 10)];
+    const results = await tenant.call("GET", `/api/patients/P001/results?codes=K&from=${from}&to=${to}`, {
       token: tenant.authorToken,
     });
     const point = (results.body.series[0].points as Alert[]).find((p) => p.externalId === "K-REPEAT");
