@@ -166,7 +166,7 @@ function outcomeOf(layer: DocxLayer, node: Exclude<NodeDef, { type: "text" }>): 
   const words = exportWords(layer.lang);
   const outcome = layer.results[node.query];
   if (!outcome) return words.noResult(node.query);
-  if ("error" in outcome) return words.nodeQueryFailed(node.query, outcome.error);
+  if ("error" in outcome) return words.nodeQueryFailed(node.query, words.queryFailure(outcome));
   return outcome;
 }
 
