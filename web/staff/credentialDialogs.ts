@@ -18,6 +18,8 @@ export interface Credential {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** After a rotation, until when the former secret still works; null when none does. */
+  formerValidUntil: string | null;
   /** An author's roles; null for a laboratory key. */
   roles: string[] | null;
   /** An author's wards; null: every ward (and always for a laboratory key). */

@@ -29,6 +29,8 @@ export interface CredentialsTexts {
   noExpiry: string;
   everyWard: string;
   revokedOn: (time: string) => string;
+  /** After a rotation: the former secret keeps working until the overlap ends. */
+  formerWorksUntil: (kind: CredentialKind, time: string) => string;
 
   newCredential: Record<CredentialKind, string>;
   newCredentialTitle: Record<CredentialKind, string>;
@@ -102,6 +104,7 @@ export const credentialsZh: CredentialsTexts = {
   noExpiry: "永不过期",
   everyWard: "全部病区",
   revokedOn: (time) => `吊销于 ${time}`,
+  formerWorksUntil: (kind, time) => `已轮换：原${zhSecret[kind]}在 ${time} 前仍可使用`,
 
   newCredential: { author: "新建个人访问令牌…", client: "新建检验科密钥…" },
   newCredentialTitle: { author: "新建个人访问令牌", client: "新建检验科密钥" },
@@ -193,6 +196,7 @@ export const credentialsEn: CredentialsTexts = {
   noExpiry: "does not expire",
   everyWard: "every ward",
   revokedOn: (time) => `revoked ${time}`,
+  formerWorksUntil: (kind, time) => `Rotated: the former ${enSecret[kind]} still works until ${time}`,
 
   newCredential: { author: "New personal access token…", client: "New laboratory key…" },
   newCredentialTitle: { author: "New personal access token", client: "New laboratory key" },
