@@ -16,6 +16,7 @@ import { standardItemsProjection } from "../../projections/dictionary/standardIt
 import { itemMappingsProjection } from "../../projections/dictionary/itemMappings.ts";
 import { qualityIndicatorsProjection } from "../../projections/quality/indicatorVersions.ts";
 import { qualityMonthsProjection } from "../../projections/quality/qualityMonths.ts";
+import { qualityClosedFiguresProjection } from "../../projections/quality/closedFigures.ts";
 
 /** Every read model and reactor of the service, in no particular order: each one stands alone. */
 export const allProjections: readonly Projection[] = [
@@ -36,4 +37,5 @@ export const allProjections: readonly Projection[] = [
   accessLogProjection,
   qualityIndicatorsProjection,
   qualityMonthsProjection,
+  qualityClosedFiguresProjection,
 ];

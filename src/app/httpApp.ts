@@ -62,6 +62,8 @@ export interface AppDependencies {
   adminToken: string | undefined;
   /** VIEWING_AUTH (contract G.1): whether viewing calls and embed pages need a session or token. */
   viewingAuth: ViewingAuth;
+  /** PUBLIC_URL, the service's external base URL, when set: FHIR names its Measures under it. */
+  publicUrl?: string;
   /** REPORT_EXPORTS_PER_ADDRESS: exports without a credential one caller's address may have under way at once. */
   exportsPerAddress: { limit: number; addresses: CallerAddresses };
   /** Names id-card streams, and digests new keys and tokens, by a keyed hash (src/secrets/identifierKey.ts). */
@@ -199,7 +201,7 @@ export function createApp(deps: AppDependencies): Koa {
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
-      fhirRoutes(deps.openApi, deps.adminToken, startedAt, deps.access).routes() as Koa.Middleware,
+      fhirRoutes(deps.openApi, deps.adminToken, startedAt, deps.access, deps.publicUrl).routes() as Koa.Middleware,
     ]),
   );
   return app;

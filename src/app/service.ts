@@ -299,6 +299,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         log,
         adminToken: config.ADMIN_TOKEN,
         viewingAuth: config.VIEWING_AUTH,
+        publicUrl: config.PUBLIC_URL,
         exportsPerAddress: {
           limit: config.REPORT_EXPORTS_PER_ADDRESS,
           addresses: CallerAddresses.fromSetting(config.TRUSTED_PROXIES),

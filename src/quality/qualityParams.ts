@@ -13,7 +13,7 @@ import { principalOf } from "../http/requestState.ts";
  */
 
 /** The earliest month the figures are asked for: before it a month is a typing mistake. */
-const FIRST_MONTH = "1900-01";
+export const FIRST_MONTH = "1900-01";
 
 /** The current month in the service's time zone (TZ), yyyy-MM. */
 export function currentMonth(now = new Date()): string {
@@ -27,10 +27,15 @@ export const monthPath = z.object({
   }),
 });
 
+/** Whether figures may be asked of `month`: yyyy-MM, from FIRST_MONTH to the current month. */
+export function isAnswerableMonth(month: string): boolean {
+  return MONTH_PATTERN.test(month) && month >= FIRST_MONTH && month <= currentMonth();
+}
+
 /** The path's month, or 400 saying how to write one. */
 export function monthOf(ctx: Pick<Context, "params">): string {
   const month = (ctx.params as Record<string, string | undefined>).month ?? "";
-  if (!MONTH_PATTERN.test(month) || month < FIRST_MONTH || month > currentMonth())
+  if (!isAnswerableMonth(month))
     throw new HttpError(
       400,
       `The month must be written yyyy-MM (e.g. ${currentMonth()}), from ${FIRST_MONTH} to the current month; ${JSON.stringify(month.slice(0, 20))} is not one.`,

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { Bundle, Patient } from "fhir/r4.js";
+import type { Bundle, MeasureReport, Patient } from "fhir/r4.js";
 import { fhirId } from "../../src/ingestion/fhir/fhirIds.ts";
 import { diagnosticReportBundle } from "../support/fhirBundles.ts";
 import { oruR01 } from "../support/hl7Messages.ts";
@@ -1070,6 +1070,23 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     const souths = rows.map((row) => `${fhirId(row.external_id)}-${row.item_index}`).sort();
     expect(((answer.body as Bundle).entry ?? []).map((entry) => entry.resource!.id).sort()).to.deep.equal(souths);
     expect(souths).to.not.be.empty;
+  },
+  "GET /fhir/r4/MeasureReport": async ({ north, south }) => {
+    // North's patient under care in 2026-03 counts in north's figures, never in south's.
+    await northQualityReport({ north });
+    const answer = await south.call("GET", "/fhir/r4/MeasureReport?period=2026-03", { token: south.authorToken });
+    expect(answer.status).to.equal(200);
+    const souths = await south.call("GET", "/api/quality/months/2026-03", { token: south.authorToken });
+    const counts = (answer.body as Bundle).entry!.map(({ resource }) =>
+      (resource as MeasureReport).group![0]!.population!.map((population) => population.count),
+    );
+    expect(counts).to.deep.equal(
+      (souths.body.indicators as Array<{ numerator: number; denominator: number }>).map((figures) => [
+        figures.numerator,
+        figures.denominator,
+      ]),
+    );
+    expectNothingOfNorth(flat(answer.body), "south's MeasureReports");
   },
   "GET /fhir/r4/Patient": async ({ south }) => {
     const answer = await south.call(

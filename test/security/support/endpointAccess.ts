@@ -122,6 +122,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /fhir/r4/Observation": "author",
   "GET /fhir/r4/Patient": "author",
   "GET /fhir/r4/DiagnosticReport/:id": "author",
+  "GET /fhir/r4/MeasureReport": "author",
 };
 
 /** A concrete path for a route pattern: each `:name` replaced by `values[name]` (or "x"). */
@@ -177,6 +178,7 @@ export const LEAST_ROLE: Readonly<Record<string, "viewer" | "clinician" | "autho
   "GET /fhir/r4/Observation": "clinician",
   "GET /fhir/r4/Patient": "clinician",
   "GET /fhir/r4/DiagnosticReport/:id": "clinician",
+  "GET /fhir/r4/MeasureReport": "clinician",
   "GET /api/quality/indicators": "clinician",
   "GET /api/quality/months/:month": "clinician",
   "GET /api/quality/months/:month/restatement": "clinician",
