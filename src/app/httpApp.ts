@@ -20,6 +20,7 @@ import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRout
 import { patientRoutes } from "../patients/patientRoutes.ts";
 import { patientCopyRoutes } from "../patients/patientCopyRoutes.ts";
 import { qualityRoutes } from "../quality/qualityRoutes.ts";
+import { qualityExportRoute } from "../quality/qualityExportRoute.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
 import { helpPagesRoutes } from "../docs/helpPages.ts";
 import { callerRoutes } from "../credentials/callerRoutes.ts";
@@ -157,6 +158,12 @@ export function createApp(deps: AppDependencies): Koa {
       }).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       qualityRoutes({ store: deps.store, adminToken: deps.adminToken, access: deps.access }).routes() as Koa.Middleware,
+      qualityExportRoute({
+        store: deps.store,
+        adminToken: deps.adminToken,
+        access: deps.access,
+        rendering: deps.docx,
+      }).routes() as Koa.Middleware,
       patientRoutes(
         deps.store,
         deps.adminToken,

@@ -4,6 +4,7 @@ import { MONTH_PATTERN } from "../../commands/quality/events.ts";
 import { localDate } from "../../db/localDateTime.ts";
 import { WARD_PATTERN } from "../../db/wardScope.ts";
 import { HttpError } from "../http/httpError.ts";
+import { QUALITY_EXPORT_LANGS } from "./export/qualityExportWords.ts";
 import { principalOf } from "../http/requestState.ts";
 
 /*
@@ -69,6 +70,27 @@ export const closeBody = z.strictObject(
     error: (issue) =>
       issue.code === "unrecognized_keys"
         ? "The body holds ward only (a ward's name, or left out for the whole tenant)"
+        : undefined,
+  },
+);
+
+export const QUALITY_EXPORT_FORMATS = ["xlsx", "docx"] as const;
+
+/** Contract G.2: the body of `POST /api/quality/months/{yyyy-MM}/export`. */
+export const qualityExportBody = z.strictObject(
+  {
+    format: z
+      .enum(QUALITY_EXPORT_FORMATS, { error: "format must be xlsx (a workbook) or docx (a Word document)" })
+      .meta({ description: "xlsx: a workbook; docx: a Word document" }),
+    lang: z
+      .enum(QUALITY_EXPORT_LANGS, { error: "lang must be zh or en: the language of every word of the file" })
+      .meta({ description: "The language of every word of the file (zh or en)", example: "zh" }),
+    ward: wardSchema.nullable().optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? 'The body holds format, lang and ward only (e.g. { "format": "xlsx", "lang": "zh" })'
         : undefined,
   },
 );

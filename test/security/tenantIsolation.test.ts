@@ -806,6 +806,29 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(souths.status, "north's close is no close of south's").to.equal(409);
     expectNothingOfNorth(flat(souths.body), "south's restatement");
   },
+  "POST /api/quality/months/:month/export": async ({ north, service, south }) => {
+    await northQualityReport({ north });
+    const exported = async (body: object) => {
+      const response = await fetch(`${service.url}/api/quality/months/2026-03/export`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${south.authorToken}`,
+          "x-service-tenant": "south",
+          "content-type": "application/json",
+        },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+    };
+    const workbook = await exported({ format: "xlsx", lang: "en" });
+    expect(workbook.status).to.equal(200);
+    const text = zipText(workbook.body);
+    expect(text).to.include("P001");
+    expectNothingOfNorth(text, "south's month as a workbook");
+    const northsWard = await exported({ format: "xlsx", lang: "en", ward: "N" });
+    expect(northsWard.status, "north's ward is no ward of south's").to.equal(404);
+    expectNothingOfNorth(northsWard.body.toString("utf8"), "north's ward exported by south");
+  },
   "GET /api/patients/:patientRef/months/:month": async ({ north, south }) => {
     await northQualityReport({ north });
     const souths = await south.call("GET", "/api/patients/P001/months/2026-03", { token: south.authorToken });

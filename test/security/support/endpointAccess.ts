@@ -85,6 +85,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/quality/indicators": "author",
   "GET /api/quality/months/:month": "author",
   "GET /api/quality/months/:month/restatement": "author",
+  "POST /api/quality/months/:month/export": "author",
   "GET /api/patients/:patientRef/months/:month": "author",
 
   "GET /api/admin/projections": "admin",
@@ -182,5 +183,6 @@ export const LEAST_ROLE: Readonly<Record<string, "viewer" | "clinician" | "autho
   "GET /api/quality/indicators": "clinician",
   "GET /api/quality/months/:month": "clinician",
   "GET /api/quality/months/:month/restatement": "clinician",
+  "POST /api/quality/months/:month/export": "clinician",
   "GET /api/patients/:patientRef/months/:month": "clinician",
 };
