@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { ADMIN } from "../support/http.ts";
-import { useIngestionService } from "../support/ingestion.ts";
+import { labReport, LI_SI, useIngestionService } from "../support/ingestion.ts";
+import { projectionsCaughtUp } from "../support/storedReports.ts";
 import {
   CLOSED_MONTH,
   monthAgo,
@@ -114,5 +115,42 @@ describe("clinical.quality_months: the month's quality figures in report SQL", f
 
   it("offers the same rows on the research source, which has no patient to hide in them", async () => {
     expect(await rowsOf("quality-months-research")).to.deep.equal(await rowsOf("quality-months"));
+  });
+
+  it("freezes the whole tenant's month when it is closed: a later result changes the API's restatement, not the rows", async () => {
+    const closed = await hub.tenant.call("POST", `/api/quality/months/${CLOSED_MONTH}/close`, {
+      token: ADMIN,
+      body: {},
+    });
+    expect(closed.status, JSON.stringify(closed.body)).to.equal(201);
+    // 李四's haemoglobin of 120 on the 28th: at target now, not in the closed figures.
+    const late = labReport("QF-LATER", {
+      patient: LI_SI,
+      collectedAt: `${CLOSED_MONTH}-28 07:00:00`,
+      reportedAt: `${CLOSED_MONTH}-28 09:00:00`,
+      items: [{ itemCode: "HGB", value: 120, unit: "g/L" }],
+    });
+    expect((await hub.tenant.push("lab", [late])).status).to.equal(200);
+    await projectionsCaughtUp(hub.service.url!);
+    const restated = await hub.tenant.call("GET", `/api/quality/months/${CLOSED_MONTH}/restatement`, {
+      token: hub.tenant.authorToken,
+    });
+    const hgb = (restated.body.indicators as Array<{ code: string; closed: object; now: object }>).find(
+      (indicator) => indicator.code === "HGB_TARGET",
+    )!;
+    expect([hgb.closed, hgb.now]).to.deep.include.members([
+      { version: 1, numerator: 2, denominator: 4, rate: 0.5 },
+      { version: 1, numerator: 3, denominator: 4, rate: 0.75 },
+    ]);
+    const every = await rowsOf("quality-months");
+    const tenant = every.filter((row) => row[0] === CLOSED_MONTH && row[1] === null);
+    expect(tenant.every((row) => row[7] === "closed")).to.equal(true);
+    expect(byCode(figuresOf(tenant))).to.deep.equal(
+      byCode((await monthFromApi(hub.tenant, CLOSED_MONTH, null)).figures),
+    );
+    expect(tenant.find((row) => row[2] === "HGB_TARGET")!.slice(4, 7)).to.deep.equal([2, 4, 0.5]);
+    expect(await rowsOf("quality-months", wardA), "no whole-tenant row, closed or open").to.deep.equal(
+      every.filter((row) => row[1] === "A"),
+    );
   });
 });
