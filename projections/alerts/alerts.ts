@@ -163,4 +163,7 @@ const CHANGES = {
   CriticalResultAcknowledged: "acknowledged",
   DeltaAlertRaised: "raised",
   DeltaAlertClosed: "closed",
+  AlertEscalationScheduled: "updated",
+  AlertNotified: "updated",
+  AlertReadBackRefused: "updated",
 } as const;

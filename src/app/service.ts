@@ -268,6 +268,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         ),
         access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
+        escalation: {
+          allowPrivateWebhooks: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1",
+          webhookSecretSet: config.ALERT_WEBHOOK_SECRET !== undefined,
+        },
         store: eventStore,
         docx: {
           workers: docxWorkers,
