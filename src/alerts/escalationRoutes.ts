@@ -3,6 +3,12 @@ import { escalationPolicyInput, setEscalationPolicy } from "../../commands/alert
 import type { EscalationPolicy } from "../../commands/alerts/events.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { escalationPolicy } from "../../queries/alerts/escalationPolicy.ts";
+import { timeliness } from "../../queries/alerts/timeliness.ts";
+import { wardKnown } from "../../queries/quality/monthFacts.ts";
+import { readAsTenant } from "../../db/tenantScope.ts";
+import { MONTH_PATTERN } from "../../commands/quality/events.ts";
+import { z } from "zod";
+import { currentMonth, noSuchWard, wardAsked } from "../quality/qualityParams.ts";
 import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { commandContextOf } from "../http/requestState.ts";
@@ -18,13 +24,49 @@ export interface EscalationRouteDeps {
   webhookSecretSet: boolean;
 }
 
-/** Contract G.3: the tenant's escalation policy (admin). */
+/** `GET /api/alerts/timeliness?month=&ward=`: the month and, left out, the whole tenant. */
+export const timelinessQuery = z.strictObject(
+  {
+    month: z
+      .string({ error: "month is required: yyyy-MM, e.g. 2026-10" })
+      .regex(MONTH_PATTERN, "month is written yyyy-MM, e.g. 2026-10")
+      .meta({ description: "The month the alerts were raised in (the service's time zone)", example: "2026-10" }),
+    ward: z
+      .string({ error: "ward is one ward's name, sent once" })
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: "The alerts of the patients now in this ward; left out, the whole tenant's" }),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" ? "The query parameters are month (yyyy-MM) and ward" : undefined,
+  },
+);
+
+/** Contract G.3: the tenant's escalation policy (admin), and the month's timeliness (clinician). */
 export function escalationRoutes(deps: EscalationRouteDeps): Router {
   const router = new Router({ prefix: "/api/alerts" });
   const admin = requireRole(deps.adminToken, "admin");
 
   router.get("/escalation", admin, async (ctx) => {
     ctx.body = await escalationPolicy(deps.store.db, ctx.state.tenant);
+  });
+
+  router.get("/timeliness", requireRole(deps.adminToken, "clinician"), async (ctx) => {
+    const query = parseBody(timelinessQuery, ctx.query);
+    if (query.month > currentMonth())
+      throw new HttpError(
+        400,
+        `month ${query.month} has not begun; ask for ${currentMonth()} or an earlier one.`,
+        {},
+        "month-invalid",
+      );
+    const ward = wardAsked(ctx, query.ward);
+    ctx.body = await readAsTenant(deps.store.db, ctx.state.tenant, async (reader) => {
+      if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
+      return timeliness(reader, { month: query.month, ward });
+    });
   });
 
   router.put("/escalation", admin, async (ctx) => {

@@ -1,6 +1,8 @@
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { escalationPolicyInput } from "../../../commands/alerts/setEscalationPolicy.ts";
 import { escalationPolicyAnswer } from "../../../queries/alerts/escalationPolicy.ts";
+import { timelinessAnswer } from "../../../queries/alerts/timeliness.ts";
+import { timelinessQuery } from "../../alerts/escalationRoutes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
 const adminFailures = {
@@ -44,6 +46,28 @@ export const escalationApiPaths: ZodOpenApiPathsObject = {
         ...apiFailures({
           400: "A step without targets, steps out of the order of their minutes, a bad address or URL, a refused webhook address, or webhooks while ALERT_WEBHOOK_SECRET is not set",
           ...adminFailures,
+        }),
+      },
+    },
+  },
+  "/api/alerts/timeliness": {
+    get: {
+      tags: ["Critical results"],
+      operationId: "criticalTimeliness",
+      summary: "How fast the month's critical values were acknowledged, of the tenant or a ward (contract G.3)",
+      description:
+        "Over the critical alerts raised in the month (the service's time zone), of the patients now in the ward when one is named: " +
+        "how many were raised and acknowledged, acknowledged within 15, 30 and 60 minutes, the median and 90th percentile of the minutes " +
+        "from raised to acknowledged (null when none was), and how many are overdue now. A caller limited to wards names one of them.",
+      security: security.author,
+      requestParams: { query: timelinessQuery },
+      responses: {
+        200: { description: "The month's figures", ...json(timelinessAnswer) },
+        ...apiFailures({
+          400: "No month, one not written yyyy-MM or not begun, another parameter, or a caller limited to wards who named none (ward-required)",
+          401: adminFailures[401],
+          403: "The caller lacks the role clinician (or above) or is of another tenant",
+          404: "No patient of the tenant is in the ward, or the ward is outside the caller's (ward-not-found)",
         }),
       },
     },
