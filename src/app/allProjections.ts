@@ -1,5 +1,6 @@
 import { criticalResultsReactor } from "../../reactors/criticalResults.ts";
 import { deltaChecksReactor } from "../../reactors/deltaChecks.ts";
+import { alertEscalationReactor } from "../../reactors/alertEscalation.ts";
 import { accessLogProjection } from "../../projections/access/accessLog.ts";
 import { alertsProjection } from "../../projections/alerts/alerts.ts";
 import { autoClaimReactor } from "../../reactors/autoClaim.ts";
@@ -33,6 +34,7 @@ export const allProjections: readonly Projection[] = [
   bulkJobsProjection,
   criticalResultsReactor,
   deltaChecksReactor,
+  alertEscalationReactor,
   alertsProjection,
   accessLogProjection,
   qualityIndicatorsProjection,

@@ -30,6 +30,7 @@ import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
 import { offerCredentialWatch, type CredentialWatch } from "../credentials/credentialWatch.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
+import { escalationRoutes } from "../alerts/escalationRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "../reports/http/reportRoutes.ts";
 import { dataSourceRoutes } from "../reports/http/dataSourceRoutes.ts";
@@ -79,6 +80,8 @@ export interface AppDependencies {
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
   alerts: { feed: AlertFeed; heartbeatMs: number };
+  /** Contract G.3: the escalation policy's webhook rules (ALERT_WEBHOOK_ALLOW_PRIVATE, whether ALERT_WEBHOOK_SECRET is set). */
+  escalation: { allowPrivateWebhooks: boolean; webhookSecretSet: boolean };
   /** The turns a tenant's list pages take (src/http/listTurns.ts). */
   listTurns: ListTurns;
 }
@@ -171,6 +174,11 @@ export function createApp(deps: AppDependencies): Koa {
         idCardRegister(deps.store.db, deps.identifiers),
         deps.access,
       ).routes() as Koa.Middleware,
+      escalationRoutes({
+        store: deps.store,
+        adminToken: deps.adminToken,
+        ...deps.escalation,
+      }).routes() as Koa.Middleware,
       alertRoutes({
         store: deps.store,
         dictionary: deps.openApi.dictionary,

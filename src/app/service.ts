@@ -26,13 +26,15 @@ import { DataSources, dataSourcesFromEnv } from "../../queries/reports/dataSourc
 import { TenantGate } from "../../queries/reports/tenantGate.ts";
 import { ListTurns } from "../http/listTurns.ts";
 import { allProjections } from "./allProjections.ts";
-import type { Projection } from "../../projections/runtime/projection.ts";
+import type { Projection, TransactionalJobs } from "../../projections/runtime/projection.ts";
 import { ProjectionWorker } from "../../projections/runtime/worker.ts";
 import { AlertFeed } from "../alerts/alertFeed.ts";
 import { alertById } from "../../queries/alerts/alerts.ts";
 import { heldBackTenants, stoppedProjections } from "../../queries/runtime/projectionStatus.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { startAlertWebhook } from "../alerts/alertWebhook.ts";
+import { EscalationDelivery } from "../alerts/escalationDelivery.ts";
+import { createMailer } from "../alerts/escalationMail.ts";
 import { TableStatistics } from "../../db/tableStatistics.ts";
 import { LedgerSealer } from "../../projections/runtime/ledgerSealer.ts";
 import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../../projections/runtime/wakeups.ts";
@@ -151,7 +153,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       remapSteps.results = config.REMAP_STEP_RESULTS;
       derivationIndex.enabled = config.DERIVATION_INDEX === "on";
       // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
-      const jobs =
+      const webhookJobs =
         config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET
           ? await startAlertWebhook(
               boss,
@@ -166,6 +168,31 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
               dictionary,
             )
           : undefined;
+      // Contract G.3: each step of a critical alert's escalation, sent by the escalation reactor as it fixes them.
+      const escalation = new EscalationDelivery(
+        boss,
+        db,
+        dictionary,
+        {
+          mailer: config.SMTP_URL
+            ? createMailer({
+                smtpUrl: config.SMTP_URL,
+                passwordFile: config.SMTP_PASSWORD_FILE,
+                from: config.MAIL_FROM!,
+              })
+            : null,
+          from: config.MAIL_FROM ?? null,
+          publicUrl: config.PUBLIC_URL,
+          webhookSecret: config.ALERT_WEBHOOK_SECRET ?? null,
+          allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1",
+          retrySeconds: config.ALERT_NOTIFY_RETRY_SECONDS,
+          pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
+        },
+        log,
+      );
+      const escalationJobs = await escalation.start();
+      stack.push(async () => escalation.stop());
+      const jobs = allJobs([webhookJobs, escalationJobs]);
       worker = new ProjectionWorker(db, boss, projections, log, {
         pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
         safetyNetMs: config.PROJECTION_SAFETY_NET_MS,
@@ -268,6 +295,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         ),
         access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
+        escalation: {
+          allowPrivateWebhooks: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1",
+          webhookSecretSet: config.ALERT_WEBHOOK_SECRET !== undefined,
+        },
         store: eventStore,
         docx: {
           workers: docxWorkers,
@@ -429,4 +460,13 @@ function oidcRelyingParty(config: Config): OidcRelyingParty | null {
     tenant: config.OIDC_TENANT ?? null,
     displayName: config.OIDC_PROVIDER_NAME ?? new URL(issuer).host,
   });
+}
+
+/** The reactors' jobs, each queue's own sent by the part that works it (the others pass it by). */
+function allJobs(parts: Array<TransactionalJobs | undefined>): TransactionalJobs {
+  return {
+    async send(tx, queue, data, singletonKey, options) {
+      for (const part of parts) await part?.send(tx, queue, data, singletonKey, options);
+    },
+  };
 }
