@@ -112,12 +112,9 @@ export const escalationPolicyInput = z.strictObject(
           ],
         },
       }),
-    readBackRequired: z
-      .boolean({ error: "readBackRequired is true or false" })
-      .default(false)
-      .meta({
-        description: "true: an acknowledgement must read the value back (readBack.value), and a wrong one is refused",
-      }),
+    readBackRequired: z.boolean({ error: "readBackRequired is true or false" }).default(false).meta({
+      description: "true: an acknowledgement must read the value back (readBack.value), and a wrong one is refused",
+    }),
   },
   {
     error: (issue) =>

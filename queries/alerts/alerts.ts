@@ -33,13 +33,10 @@ export const alertNotificationSchema = z.object({
       "sent: taken by the SMTP server or the receiver; retrying: refused or unanswered, tried again later; failed: every attempt was",
   }),
   attempts: z.int().min(1),
-  reason: z
-    .string()
-    .optional()
-    .meta({
-      description: "Why the last attempt failed: the SMTP server's or the receiver's answer",
-      example: "421 4.3.2 Service not available",
-    }),
+  reason: z.string().optional().meta({
+    description: "Why the last attempt failed: the SMTP server's or the receiver's answer",
+    example: "421 4.3.2 Service not available",
+  }),
 });
 
 /** Contract D.7: a critical-result alert as listed, streamed and sent to the webhook; F.3 adds its kind, and delta alerts. */
