@@ -181,6 +181,14 @@ export const configSchema = z.object({
     .int()
     .min(1024)
     .default(16 * 1024 * 1024),
+  /** How long a received message (contract G.5) waits for others to be written with it in one statement. */
+  MESSAGE_STORE_FLUSH_MS: z.coerce.number().int().min(1).max(1000).default(50),
+  /** The body bytes of received messages a process holds unwritten; past it the next answer waits for room. */
+  MESSAGE_STORE_QUEUE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),

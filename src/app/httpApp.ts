@@ -48,6 +48,9 @@ import { countPushes } from "../metrics/pushMetrics.ts";
 import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { accessLogRoutes } from "../access/accessLogRoutes.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
+import { keepMessages } from "../messages/keepMessages.ts";
+import { messageRoutes } from "../messages/messageRoutes.ts";
+import type { MessageKeeper } from "../messages/receivedMessage.ts";
 import type { ViewingAuth } from "../http/authorAuth.ts";
 import type { CallerAddresses } from "../http/callerAddress.ts";
 import { exportsPerAddress } from "../reports/http/exportsPerAddress.ts";
@@ -56,6 +59,8 @@ export interface AppDependencies {
   store: EventStore;
   /** Records who was shown which patients (contract E.4); the routes that show patients take it. */
   access: AccessRecording;
+  /** Keeps every message received (contract G.5); null: not kept (the benchmark's baseline). */
+  messages: MessageKeeper | null;
   reports: ReportRuntime;
   /** How the docx export runs: its worker threads, the charts of one export at once, the cap on points. */
   docx: DocxRendering;
@@ -152,6 +157,7 @@ export function createApp(deps: AppDependencies): Koa {
         adminToken: deps.adminToken,
       }).routes() as Koa.Middleware,
       accessLogRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
+      messageRoutes(deps.store.db, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientCopyRoutes({
         db: deps.store.db,
         dictionary: deps.openApi.dictionary,
@@ -195,9 +201,11 @@ export function createApp(deps: AppDependencies): Koa {
       xlsxExportRoute(exportDeps).routes() as Koa.Middleware,
     ]),
   );
+  const keptMessages = deps.messages ? [keepMessages(deps.messages)] : [];
   app.use(
     mountUnder("/open/v1", [
       countPushes(deps.metrics),
+      ...keptMessages,
       openApiErrors(deps.log),
       refuseNulInPath(),
       refuseNulInQuery(),
@@ -210,6 +218,7 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(
     mountUnder("/fhir/r4", [
       countPushes(deps.metrics),
+      ...keptMessages,
       fhirErrors(deps.log),
       refuseNulInPath(),
       refuseNulInQuery(),

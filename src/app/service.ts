@@ -55,6 +55,7 @@ import { MllpListener } from "../ingestion/hl7/mllpListener.ts";
 import type { DocxAnswer, DocxJob } from "../reports/export/docxExport.ts";
 import { WorkerPool } from "../reports/export/workerPool.ts";
 import { AccessRecorder } from "../access/accessRecorder.ts";
+import { MessageRecorder } from "../messages/messageRecorder.ts";
 import { AccessRecording } from "../access/accessRecording.ts";
 
 export type Role = "all" | "api" | "worker";
@@ -71,6 +72,11 @@ export interface ServiceOptions {
    * answer recorded): the benchmark's baseline for what recording costs (bench/identity.ts).
    */
   recordAccess?: boolean;
+  /**
+   * false: received messages are not kept. Not a setting (contract G.5 keeps every message): the
+   * benchmark's baseline for what keeping them costs.
+   */
+  keepMessages?: boolean;
   /** Where the demo data that `start` loads through this process stands, for /readyz; absent when it loads none. */
   demoData?: () => DemoDataState | undefined;
 }
@@ -88,6 +94,7 @@ export interface RunningService {
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, role, log, projections = allProjections, env = process.env, recordAccess = true, demoData } = options;
+  const keepReceived = options.keepMessages ?? true;
   const { url: databaseUrl, embedded } = await openDatabase(config, log);
   const stack: Array<() => Promise<unknown>> = [];
   if (embedded) stack.push(() => embedded.stop());
@@ -226,19 +233,40 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
     let url: string | null = null;
     let mllpPort: number | null = null;
+    // Stopped after the MLLP listener and the HTTP server (the stack unwinds newest first): every
+    // message they answered is written before the service stops.
+    const messageRecorder =
+      role !== "worker" && keepReceived
+        ? new MessageRecorder(db, identifiers, log, metrics, {
+            flushAfterMs: config.MESSAGE_STORE_FLUSH_MS,
+            maxQueueBytes: config.MESSAGE_STORE_QUEUE_BYTES,
+          })
+        : null;
+    if (messageRecorder) {
+      metrics.watchMessageQueue(() => messageRecorder.queued);
+      stack.push(() => messageRecorder.stop(config.SHUTDOWN_GRACE_MS));
+    }
     if (role !== "worker" && config.HL7_MLLP_PORT !== undefined) {
-      const mllp = new MllpListener(ingestion, credentials, watch, metrics, log, {
-        port: config.HL7_MLLP_PORT,
-        requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
-        maxConnections: config.HL7_MLLP_MAX_CONNECTIONS,
-        keylessPerAddress: config.HL7_MLLP_KEYLESS_PER_ADDRESS,
-        keylessTimeoutMs: config.HL7_MLLP_KEYLESS_TIMEOUT_MS,
-        maxUnackedFrames: config.HL7_MLLP_MAX_UNACKED_FRAMES,
-        frameDeadlineMs: config.HL7_MLLP_FRAME_DEADLINE_MS,
-        unauthenticatedFrameBytes: config.HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES,
-        tlsCertFile: config.HL7_MLLP_TLS_CERT,
-        tlsKeyFile: config.HL7_MLLP_TLS_KEY,
-      });
+      const mllp = new MllpListener(
+        ingestion,
+        credentials,
+        watch,
+        metrics,
+        log,
+        {
+          port: config.HL7_MLLP_PORT,
+          requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+          maxConnections: config.HL7_MLLP_MAX_CONNECTIONS,
+          keylessPerAddress: config.HL7_MLLP_KEYLESS_PER_ADDRESS,
+          keylessTimeoutMs: config.HL7_MLLP_KEYLESS_TIMEOUT_MS,
+          maxUnackedFrames: config.HL7_MLLP_MAX_UNACKED_FRAMES,
+          frameDeadlineMs: config.HL7_MLLP_FRAME_DEADLINE_MS,
+          unauthenticatedFrameBytes: config.HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES,
+          tlsCertFile: config.HL7_MLLP_TLS_CERT,
+          tlsKeyFile: config.HL7_MLLP_TLS_KEY,
+        },
+        messageRecorder,
+      );
       mllpPort = await mllp.start();
       stack.push(() => mllp.stop(config.SHUTDOWN_GRACE_MS));
     }
@@ -294,6 +322,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           config.LIST_BYTES_PER_SECOND,
         ),
         access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
+        messages: messageRecorder,
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
         escalation: {
           allowPrivateWebhooks: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1",

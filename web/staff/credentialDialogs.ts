@@ -47,9 +47,10 @@ const issuedSecret = (issued: Issued) => ("token" in issued ? issued.token : iss
 /**
  * Who a personal access token can be for, the most usual first (issue #54): a nurse or doctor
  * (clinician, with her wards), a report author, an administrator, someone who only views reports, a
- * researcher. One role each: every role allows what the ones below it do (contract E.2).
+ * researcher, an integration engineer (the received messages, contract G.5). One role each: every
+ * ranked role allows what the ones below it do (contract E.2).
  */
-const ROLES: readonly StaffRole[] = ["clinician", "author", "admin", "viewer", "researcher"];
+const ROLES: readonly StaffRole[] = ["clinician", "author", "admin", "viewer", "researcher", "integrator"];
 const MAX_DAYS = 36_500;
 const MAX_OVERLAP_HOURS = 720;
 
