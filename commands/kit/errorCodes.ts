@@ -49,5 +49,6 @@ export const API_ERROR_CODES = [
   "month-not-closed",
   "access-log-every-ward",
   "report-version-not-found",
+  "spec-invalid",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
