@@ -164,7 +164,11 @@ export class BulkImporter {
       if (!client) {
         await append({
           type: "BulkJobFailed",
-          data: { reason: "The client that submitted the job no longer exists.", counts: state.counts },
+          data: {
+            reason: "The client that submitted the job no longer exists.",
+            code: "client-gone",
+            counts: state.counts,
+          },
         });
         return "ended";
       }
@@ -196,7 +200,10 @@ export class BulkImporter {
           const reason =
             `The job stopped at piece ${piece + 1} of ${job.pieces}: the service could not import it. Ask the ` +
             `service's operators about job ${jobId}; the lines before that piece are stored.`;
-          await append({ type: "BulkJobFailed", data: { reason, counts: state.counts } });
+          await append({
+            type: "BulkJobFailed",
+            data: { reason, code: "piece-failed", piece: piece + 1, counts: state.counts },
+          });
           this.log.error({ jobId, tenant, piece }, "bulk job failed");
           return "ended";
         }

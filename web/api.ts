@@ -9,6 +9,8 @@ export class ApiError extends Error {
     message: string,
     /** The service's stable code of the failure (`{ error, code }`), when it sent one. */
     readonly code?: string,
+    /** A refused report spec's problems (`{ error, code, problems }`), each with its place and code. */
+    readonly problems?: ReadonlyArray<{ path: string; code: string; message: string }>,
   ) {
     super(message);
     this.name = "ApiError";
@@ -72,13 +74,15 @@ export interface ErrorCodeTexts {
 export async function failureOf(
   response: Response,
   texts: Pick<Texts, "requestFailed"> & ErrorCodeTexts,
-): Promise<{ sentence: string; code?: string }> {
+): Promise<{ sentence: string; code?: string; problems?: ApiError["problems"] }> {
   try {
-    const body = (await response.json()) as { error?: unknown; code?: unknown };
+    const body = (await response.json()) as { error?: unknown; code?: unknown; problems?: unknown };
     const code = typeof body.code === "string" && body.code ? body.code : undefined;
+    const problems = Array.isArray(body.problems) ? { problems: body.problems as ApiError["problems"] } : {};
     const translated = code ? texts.errorCodes?.[code] : undefined;
-    if (translated) return { sentence: translated, code };
-    if (typeof body.error === "string" && body.error) return { sentence: body.error, ...(code ? { code } : {}) };
+    if (translated) return { sentence: translated, code, ...problems };
+    if (typeof body.error === "string" && body.error)
+      return { sentence: body.error, ...(code ? { code } : {}), ...problems };
   } catch {
     // not JSON: the status says enough
   }

@@ -65,7 +65,19 @@ export type BulkPieceImported = Event<
   { piece: number; counts: BulkCounts; rejections: BulkRejection[] }
 >;
 export type BulkJobFinished = Event<"BulkJobFinished", { counts: BulkCounts }>;
-export type BulkJobFailed = Event<"BulkJobFailed", { reason: string; counts: BulkCounts }>;
+/**
+ * Why a job stopped, as a stable code beside the service's sentence (issue #54), which pages word
+ * in their language: its client no longer exists, or a piece could not be imported. Codes are
+ * only ever added; a job failed before they existed has none in its event.
+ */
+export const BULK_FAILURE_CODES = ["client-gone", "piece-failed"] as const;
+export type BulkFailureCode = (typeof BULK_FAILURE_CODES)[number];
+
+/** `piece`: the 1-based piece the job stopped at (piece-failed). */
+export type BulkJobFailed = Event<
+  "BulkJobFailed",
+  { reason: string; code?: BulkFailureCode; piece?: number; counts: BulkCounts }
+>;
 /** The events of a `bulk-job:` stream. */
 export type BulkJobEvent = BulkJobSubmitted | BulkJobStarted | BulkPieceImported | BulkJobFinished | BulkJobFailed;
 

@@ -20,6 +20,8 @@ export class CommandError extends Error {
     message: string,
     /** A stable code beside the sentence, for pages to translate (answered as `code`). */
     readonly code?: ApiErrorCode,
+    /** What the answer lists beside them, each with its own code (a spec's `problems`). */
+    readonly problems?: ReadonlyArray<{ path: string; code: string; message: string }>,
   ) {
     super(message);
     this.name = "CommandError";

@@ -51,5 +51,6 @@ export const API_ERROR_CODES = [
   "report-version-not-found",
   "read-back-required",
   "read-back-mismatch",
+  "spec-invalid",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

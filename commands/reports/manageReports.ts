@@ -104,6 +104,12 @@ export function queriesToTry(spec: ReportSpec): QueryToTry[] {
   ];
 }
 
+/** A query's SQL refused when saved (not one read-only statement of the source's relations), at its path. */
+const sqlRefused = (path: string, problem: string) =>
+  new CommandError("invalid", `spec.${path}: ${problem}`, "spec-invalid", [
+    { path, code: "spec-sql-refused", message: problem },
+  ]);
+
 /**
  * Validates a draft completely (shape, data source, every query read-only), tries its queries
  * (a query that fails is recorded and audited, never refused: the save still answers 200) and
@@ -119,8 +125,9 @@ export async function saveDraft(
 ): Promise<SavedDraft> {
   const problems = specProblems(input.spec);
   if (problems.length > 0) {
-    const listed = problems.slice(0, 5).map((p) => (p.path ? `spec.${p.path}: ${p.message}` : p.message));
-    throw new CommandError("invalid", listed.join(" "));
+    const first = problems.slice(0, 5);
+    const listed = first.map((p) => (p.path ? `spec.${p.path}: ${p.message}` : p.message));
+    throw new CommandError("invalid", listed.join(" "), "spec-invalid", first);
   }
   const spec = input.spec as ReportSpec;
   const configured = deps.dataSources();
@@ -134,12 +141,12 @@ export async function saveDraft(
   const relations = relationsOf(input.datasource);
   for (const [name, query] of Object.entries(spec.queries)) {
     const problem = await readOnlyProblem(query.sql, spec.params ?? [], relations);
-    if (problem) throw new CommandError("invalid", `spec.queries.${name}.sql: ${problem}`);
+    if (problem) throw sqlRefused(`queries.${name}.sql`, problem);
   }
   for (const [key, drill] of Object.entries(spec.drills ?? {})) {
     for (const [name, query] of Object.entries(drill.queries)) {
       const problem = await readOnlyProblem(query.sql, drillTemplateDefs(spec.params ?? [], drill), relations);
-      if (problem) throw new CommandError("invalid", `spec.drills.${key}.queries.${name}.sql: ${problem}`);
+      if (problem) throw sqlRefused(`drills.${key}.queries.${name}.sql`, problem);
     }
   }
   // Tried before the event is decided, and recorded in it: a replay never tries a query again.

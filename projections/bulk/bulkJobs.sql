@@ -22,7 +22,9 @@ create table bulk_jobs (
   created_at timestamptz not null,
   started_at timestamptz,
   finished_at timestamptz,
-  reason text
+  reason text,
+  -- Why a FAILED job stopped, as a stable code (commands/bulk/events.ts BULK_FAILURE_CODES).
+  reason_code text
 );
 create index bulk_jobs_unfinished on bulk_jobs (submitted_position) where status in ('QUEUED', 'RUNNING');
 create table bulk_job_rejections (

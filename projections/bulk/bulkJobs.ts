@@ -1,4 +1,9 @@
-import { BULK_JOB_EVENT_TYPES, bulkJobStreams, type BulkJobEvent } from "../../commands/bulk/events.ts";
+import {
+  BULK_JOB_EVENT_TYPES,
+  bulkJobStreams,
+  type BulkFailureCode,
+  type BulkJobEvent,
+} from "../../commands/bulk/events.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import type { Tx } from "../../db/pool.ts";
 import type { Projection } from "../runtime/projection.ts";
@@ -6,7 +11,8 @@ import type { Projection } from "../runtime/projection.ts";
 /** Bulk jobs (contract D.4) as senders and workers see them: status and counts, and each rejected line. */
 export const bulkJobsProjection: Projection<BulkJobEvent> = {
   name: "bulk_jobs",
-  version: 1,
+  // 2: a failed job's reason_code (issue #54).
+  version: 2,
   handles: BULK_JOB_EVENT_TYPES,
   tables: ["bulk_jobs", "bulk_job_rejections"],
   ddl: "projections/bulk/bulkJobs.sql",
@@ -62,12 +68,21 @@ export const bulkJobsProjection: Projection<BulkJobEvent> = {
         ]);
         break;
       case "BulkJobFailed":
-        await tx.query("update bulk_jobs set status = 'FAILED', finished_at = $2, reason = $3 where job_id = $1", [
-          jobId,
-          event.recordedAt,
-          event.data.reason,
-        ]);
+        await tx.query(
+          "update bulk_jobs set status = 'FAILED', finished_at = $2, reason = $3, reason_code = $4 where job_id = $1",
+          [jobId, event.recordedAt, event.data.reason, event.data.code ?? codeOfSentence(event.data.reason)],
+        );
         break;
     }
   },
 };
+
+/**
+ * A job failed before its event carried a code: the importer's two sentences of that time, which
+ * never change now that they are stored, say which it was.
+ */
+function codeOfSentence(reason: string): BulkFailureCode | null {
+  if (reason.startsWith("The client that submitted the job no longer exists")) return "client-gone";
+  if (reason.startsWith("The job stopped at piece ")) return "piece-failed";
+  return null;
+}

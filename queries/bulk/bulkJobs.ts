@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import { BULK_STATUSES, bulkRejectionSchema } from "../../commands/bulk/events.ts";
+import { BULK_FAILURE_CODES, BULK_STATUSES, bulkRejectionSchema } from "../../commands/bulk/events.ts";
 import type { Db } from "../../db/pool.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import { localDateTime, localDateTimeText } from "../../db/localDateTime.ts";
@@ -24,6 +24,10 @@ export const bulkJobAnswerSchema = z.object({
   startedAt: localDateTimeText.nullable(),
   finishedAt: localDateTimeText.nullable(),
   reason: z.string().optional().meta({ description: "Why a FAILED job stopped" }),
+  reasonCode: z.enum(BULK_FAILURE_CODES).optional().meta({
+    description:
+      "Why a FAILED job stopped, as a stable code for pages to word (client-gone, piece-failed); codes are only ever added",
+  }),
 });
 export type BulkJobAnswer = z.infer<typeof bulkJobAnswerSchema>;
 
@@ -104,6 +108,7 @@ function jobAnswer(row: pg.QueryResultRow): BulkJobAnswer {
     startedAt: at(row.started_at),
     finishedAt: at(row.finished_at),
     ...(row.status === "FAILED" && row.reason ? { reason: row.reason } : {}),
+    ...(row.status === "FAILED" && row.reason_code ? { reasonCode: row.reason_code } : {}),
   };
 }
 

@@ -2,7 +2,8 @@ import type { Context, Middleware } from "koa";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { API_ERROR_CODES, type ApiErrorCode } from "../../commands/kit/errorCodes.ts";
-import { interfaceErrors } from "./failureOf.ts";
+import { SPEC_PROBLEM_CODES } from "../../commands/reports/spec/specSchema.ts";
+import { interfaceErrors, type Failure } from "./failureOf.ts";
 
 /** Every `/api` failure (contract A.1 rule 2). */
 export const apiErrorSchema = z.object({
@@ -14,6 +15,19 @@ export const apiErrorSchema = z.object({
       description:
         "A stable code of the failure, beside the sentence, for pages that show it in their own language; only " +
         "some failures have one, and codes are only ever added",
+    }),
+  problems: z
+    .array(
+      z.object({
+        path: z.string().meta({ description: "Where in the spec, as in the sentence (nodes[2].query)" }),
+        code: z.enum(SPEC_PROBLEM_CODES),
+        message: z.string().meta({ description: "How to fix it" }),
+      }),
+    )
+    .optional()
+    .meta({
+      description:
+        "A refused report spec (code spec-invalid): its first problems, each with its place and a code a page words in its language",
     }),
 });
 
@@ -27,9 +41,15 @@ const SENTENCES = {
  * is not an HttpError is a fault of ours: logged in full, answered with a generic sentence.
  */
 export function apiErrors(log: Logger): Middleware {
-  const write = (ctx: Context, status: number, message: string, code?: ApiErrorCode) => {
+  const write = (
+    ctx: Context,
+    status: number,
+    message: string,
+    code?: ApiErrorCode,
+    problems?: Failure["problems"],
+  ) => {
     ctx.status = status;
-    ctx.body = code ? { error: message, code } : { error: message };
+    ctx.body = { error: message, ...(code ? { code } : {}), ...(problems ? { problems } : {}) };
   };
   return interfaceErrors(log, SENTENCES, {
     write,

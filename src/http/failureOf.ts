@@ -22,6 +22,8 @@ export interface Failure {
   headers: Record<string, string>;
   /** A stable code beside the sentence, when the failure has one. */
   code?: ApiErrorCode;
+  /** The problems it lists, each with its code (a refused spec's), when it lists them. */
+  problems?: CommandError["problems"];
 }
 
 /** Each interface's words for what is not the caller's to fix. */
@@ -51,6 +53,7 @@ export function failureOf(error: unknown, log: Logger, sentences: FaultSentences
       message: error.message,
       headers: {},
       ...(error.code ? { code: error.code } : {}),
+      ...(error.problems ? { problems: error.problems } : {}),
     };
   if (isTransient(error)) {
     log.warn({ err: error }, "database unavailable");
@@ -63,7 +66,7 @@ export function failureOf(error: unknown, log: Logger, sentences: FaultSentences
 /** How one interface writes its failures, and what it says of a path it has no route for. */
 export interface FailureShape {
   /** `code`: the failure's stable code, when it has one (an interface may leave it out). */
-  write(ctx: Context, status: number, message: string, code?: ApiErrorCode): void;
+  write(ctx: Context, status: number, message: string, code?: ApiErrorCode, problems?: Failure["problems"]): void;
   unmatched(ctx: Context): void;
 }
 
@@ -77,9 +80,9 @@ export function interfaceErrors(log: Logger, sentences: FaultSentences, shape: F
       await next();
       if (ctx.status === 404 && ctx.body === undefined) shape.unmatched(ctx);
     } catch (error) {
-      const { status, message, headers, code } = failureOf(error, log, sentences);
+      const { status, message, headers, code, problems } = failureOf(error, log, sentences);
       ctx.set(headers);
-      shape.write(ctx, status, message, code);
+      shape.write(ctx, status, message, code, problems);
     }
   };
 }

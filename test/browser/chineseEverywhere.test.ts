@@ -1,5 +1,8 @@
 import { expect } from "chai";
 import type { Frame, Page } from "playwright-core";
+import { randomUUID } from "node:crypto";
+import { bulkJobStreams, NO_COUNTS, type BulkJobEvent } from "../../commands/bulk/events.ts";
+import { EventStore } from "../../db/eventStore.ts";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { adequacyReport } from "../../src/demo/demoReports.ts";
 import { ADMIN } from "../support/http.ts";
@@ -79,6 +82,7 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
   const staff = useStaffBrowserSuite(TENANT);
   let adminToken = "";
   let bulkJobId = "";
+  const failedJobIds: string[] = [];
 
   before(async function () {
     this.timeout(180_000);
@@ -171,6 +175,43 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
       30_000,
       200,
     );
+    // Two jobs that failed (issue #54): one whose event carries its code, one failed before codes
+    // (its sentence alone). The page words both; neither reads the service's English.
+    const store = new EventStore(staff.service.db);
+    const counts = { ...NO_COUNTS, processed: 2, accepted: 2, created: 2 };
+    for (const failed of [
+      { reason: "The job stopped at piece 2 of 3: the service could not import it.", code: "piece-failed", piece: 2 },
+      { reason: "The client that submitted the job no longer exists." },
+    ] as const) {
+      const jobId = randomUUID();
+      failedJobIds.push(jobId);
+      await store.append({
+        tenant: TENANT,
+        streamId: bulkJobStreams.id(jobId),
+        expectedVersion: 0,
+        events: [
+          {
+            type: "BulkJobSubmitted",
+            data: {
+              jobId,
+              kind: "lab",
+              clientId: tenant.client.clientId,
+              clientName: "Central lab LIS",
+              lines: 3,
+              pieces: 3,
+              bytes: 300,
+              gzip: false,
+            },
+          },
+          // The piece before the one that failed was stored: its lines count.
+          ...("piece" in failed
+            ? [{ type: "BulkPieceImported" as const, data: { piece: 0, counts, rejections: [] } }]
+            : []),
+          { type: "BulkJobFailed", data: { ...failed, counts: "piece" in failed ? counts : NO_COUNTS } },
+        ] satisfies BulkJobEvent[],
+        metadata: { actor: "Central lab LIS" },
+      });
+    }
     // Looks the access log records: a person's, the operator's ADMIN_TOKEN's, a viewer's without a credential.
     await tenant.call("GET", "/api/patients/P001/results", { token });
     await tenant.call("GET", "/api/patients/P001/results", { token: ADMIN });
@@ -288,6 +329,13 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
         await ready(".page-bulk-jobs .page-body");
         const row = page.locator(`tr[data-job-id="${bulkJobId}"]`);
         await row.waitFor();
+        // A failed job's reason in the page's words, by its code (issue #54), whether its event has one or not.
+        for (const jobId of failedJobIds)
+          await page.locator(`tr[data-job-id="${jobId}"][data-status=FAILED]`).waitFor();
+        expect(await page.locator("tr[data-status=FAILED] .reason").allTextContents()).to.have.members([
+          "提交此任务的检验科已不存在，任务未导入。请用现有的检验科密钥重新提交。",
+          "服务无法导入其中一段，任务已停止；已处理的 2 行已保存。请把任务编号告知服务的运维人员。",
+        ]);
         await expectChinese("the bulk jobs");
         await row.locator("button").last().click();
         await ready("dialog .rejected-body");

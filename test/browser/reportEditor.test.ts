@@ -121,6 +121,33 @@ describe("the report editor in chromium", function () {
     await page.screenshot({ path: `${OUT}editor-preview.png`, fullPage: true });
   });
 
+  it("says the service's refusal in Chinese on a Chinese page, naming the field as the form does (issue #54)", async () => {
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=zh#edit/ward-board`);
+    await page.locator(".page-editor .editor").waitFor();
+    const node = page.locator('.spec-card[data-path="nodes[0]"]');
+    await node.getByLabel("标识", { exact: true }).fill("ward table");
+    await page.getByRole("button", { name: "保存并预览" }).click();
+    const problems = page.locator(".editor-problems");
+    await problems.waitFor();
+    expect(await problems.locator("li").allTextContents()).to.deep.equal([
+      "第 1 个内容 › 标识： 格式不对：请按报表规格说明中的格式填写。",
+    ]);
+    expect(await node.locator(".field-error, [aria-invalid=true]").count()).to.be.greaterThan(0);
+    expect(
+      await englishRead(page, ["ward table", "wards", "Wards", "Patients by ward", "Nurse Chen", TENANT]),
+    ).to.deep.equal([]);
+    // The place is a button to the field, as the path is on an English page.
+    await problems.getByRole("button", { name: "第 1 个内容 › 标识：" }).click();
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.path)).to.equal(
+      "nodes[0].id",
+    );
+    await node.getByLabel("标识", { exact: true }).fill("wards");
+    await previewAfter(page, () => page.getByRole("button", { name: "保存并预览" }).click());
+    expect(await problems.isHidden()).to.equal(true);
+    await page.goto(`${staff.service.url}/staff?tenant=${TENANT}&lang=en#edit/ward-board`);
+    await page.locator(".page-editor .editor").waitFor();
+  });
+
   it("publishes, compares two versions side by side and restores the first", async () => {
     const publish = async (mode: "dynamic" | "snapshot", note: string) => {
       await page.getByRole("button", { name: "Publish…" }).click();

@@ -189,8 +189,15 @@ function jobRow(ctx: PageContext, first: BulkJobListEntry): JobRow {
     element.dataset.status = job.status;
     cells.status.textContent = texts.jobStatuses[job.status] ?? job.status;
     cells.status.className = `job-status status-${job.status.toLowerCase()}`;
-    cells.reason.textContent = job.reason ?? "";
-    cells.reason.hidden = !job.reason;
+    // Said by its code in the page's words, never the service's English sentence (issue #54).
+    const failed = job.status === "FAILED";
+    cells.reason.textContent = !failed
+      ? ""
+      : job.reasonCode
+        ? texts.jobFailures[job.reasonCode](texts.number(job.processed))
+        : texts.jobFailedOtherwise;
+    cells.reason.dataset.code = job.reasonCode ?? "";
+    cells.reason.hidden = !failed;
     cells.progress.max = Math.max(job.lines, 1);
     cells.progress.value = job.processed;
     cells.progressText.textContent = `${texts.number(job.processed)} / ${texts.number(job.lines)}`;

@@ -63,8 +63,8 @@ export function createStaffApi(
       throw new ApiError(0, texts.networkFailed);
     }
     if (!response.ok) {
-      const { sentence, code } = await failureOf(response, texts);
-      const error = new ApiError(response.status, sentence, code);
+      const { sentence, code, problems } = await failureOf(response, texts);
+      const error = new ApiError(response.status, sentence, code, problems);
       if (response.status === 401) onRejected(error);
       throw error;
     }

@@ -1,4 +1,5 @@
 import type { Lang } from "../types.ts";
+import type { BulkFailureCode } from "../../commands/bulk/events.ts";
 import type { LiveState } from "./alertStream.ts";
 import { chartEn, chartZh, type ChartTexts } from "./chartTexts.ts";
 import { claimEn, claimZh, type ClaimTexts } from "./claimTexts.ts";
@@ -198,6 +199,10 @@ export interface StaffTexts
   started: string;
   finished: string;
   jobStatuses: Record<string, string>;
+  /** Why a FAILED job stopped, by its code (issue #54); `processed`: the lines handled, which are stored. */
+  jobFailures: Record<BulkFailureCode, (processed: string) => string>;
+  /** A failed job without a code (none known to this page): the service's sentence is not shown. */
+  jobFailedOtherwise: string;
   progressOf: (shortId: string) => string;
   jobEnded: (shortId: string, status: string, accepted: number, rejected: number) => string;
   rejectedLines: string;
@@ -454,6 +459,12 @@ const zh: StaffTexts = {
   started: "开始",
   finished: "结束",
   jobStatuses: { QUEUED: "排队中", RUNNING: "进行中", DONE: "已完成", FAILED: "失败" },
+  jobFailures: {
+    "client-gone": () => "提交此任务的检验科已不存在，任务未导入。请用现有的检验科密钥重新提交。",
+    "piece-failed": (processed) =>
+      `服务无法导入其中一段，任务已停止；已处理的 ${processed} 行已保存。请把任务编号告知服务的运维人员。`,
+  },
+  jobFailedOtherwise: "任务已停止。请把任务编号告知服务的运维人员。",
   progressOf: (shortId) => `任务 ${shortId} 的进度`,
   jobEnded: (shortId, status, accepted, rejected) =>
     status === "DONE" ? `任务 ${shortId} 已完成：接收 ${accepted} 行，拒收 ${rejected} 行。` : `任务 ${shortId} 失败。`,
@@ -731,6 +742,13 @@ const en: StaffTexts = {
   started: "started",
   finished: "finished",
   jobStatuses: { QUEUED: "Queued", RUNNING: "Running", DONE: "Done", FAILED: "Failed" },
+  jobFailures: {
+    "client-gone": () =>
+      "The laboratory that submitted the job no longer exists; nothing was imported. Submit it again with a current key.",
+    "piece-failed": (processed) =>
+      `The service could not import a part of the job and stopped it; the ${processed} lines handled before are stored. Tell the service's operators the job's number.`,
+  },
+  jobFailedOtherwise: "The job stopped. Tell the service's operators the job's number.",
   progressOf: (shortId) => `Progress of job ${shortId}`,
   jobEnded: (shortId, status, accepted, rejected) =>
     status === "DONE"

@@ -838,20 +838,27 @@ function deepest(branches: ZodIssue[][]): ZodIssue[] | null {
   return ofItsType.length === 1 ? ofItsType[0]! : null;
 }
 
-function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[], out: Array<{ path: string; message: string }>) {
+/** A problem of a specification: where (its JSON path), a sentence saying how to fix it, and its kind as a code. */
+export interface SpecProblem {
+  path: string;
+  message: string;
+  code: SpecProblemCode;
+}
+
+function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[], out: SpecProblem[], spec: unknown) {
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === "invalid_union" && issue.errors.length > 0) {
       // A union of shapes (e.g. options): report the branch the input got furthest into.
       const branch = deepest(issue.errors);
       if (branch) {
-        flatten(branch, path, out);
+        flatten(branch, path, out, spec);
         continue;
       }
     }
     if (issue.code === "unrecognized_keys" && issue.keys.length === 1) {
       // Point at the offending member itself.
-      out.push({ path: renderPath([...path, issue.keys[0]!]), message: sentence(issue) });
+      out.push({ path: renderPath([...path, issue.keys[0]!]), message: sentence(issue), code: "spec-unknown-member" });
       continue;
     }
     if (issue.code === "invalid_key" && issue.issues.length > 0) {
@@ -859,11 +866,57 @@ function flatten(issues: readonly ZodIssue[], prefix: PropertyKey[], out: Array<
       out.push({
         path: renderPath(path),
         message: `The name ${JSON.stringify(key)} is not allowed: ${issue.issues[0]!.message}`,
+        code: "spec-bad-name",
       });
       continue;
     }
-    out.push({ path: renderPath(path), message: sentence(issue) });
+    out.push({ path: renderPath(path), message: sentence(issue), code: problemCode(issue, path, spec) });
   }
+}
+
+/**
+ * The kinds of problem a page words in its language (issue #54), beside the sentence that says
+ * exactly what to fix (which stays English, for API callers and English pages). Only ever added.
+ */
+export const SPEC_PROBLEM_CODES = [
+  "spec-required",
+  "spec-unknown-member",
+  "spec-bad-name",
+  "spec-too-big",
+  "spec-too-small",
+  "spec-bad-format",
+  "spec-not-allowed",
+  "spec-sql-refused",
+  "spec-invalid",
+] as const;
+export type SpecProblemCode = (typeof SPEC_PROBLEM_CODES)[number];
+
+function problemCode(issue: ZodIssue, path: readonly PropertyKey[], spec: unknown): SpecProblemCode {
+  switch (issue.code) {
+    case "invalid_type":
+      return valueAt(spec, path) === undefined ? "spec-required" : "spec-invalid";
+    case "unrecognized_keys":
+      return "spec-unknown-member";
+    case "too_big":
+      return "spec-too-big";
+    case "too_small":
+      return "spec-too-small";
+    case "invalid_format":
+      return "spec-bad-format";
+    case "invalid_value":
+      return "spec-not-allowed";
+    default:
+      return "spec-invalid";
+  }
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let here = root;
+  for (const key of path) {
+    if (typeof here !== "object" || here === null) return undefined;
+    here = (here as Record<PropertyKey, unknown>)[key];
+  }
+  return here;
 }
 
 /** Zod's own messages are replaced by sentences; every schema above sets its own already. */
@@ -882,12 +935,12 @@ function sentence(issue: ZodIssue): string {
   return `${subject} is not valid here: check it against the specification format.`;
 }
 
-/** Every problem of a specification, with its JSON path and a sentence telling how to fix it. */
-export function specProblems(spec: unknown): Array<{ path: string; message: string }> {
+/** Every problem of a specification, with its JSON path, a sentence telling how to fix it and its code. */
+export function specProblems(spec: unknown): SpecProblem[] {
   const result = reportSpecSchema.safeParse(spec);
   if (result.success) return [];
-  const out: Array<{ path: string; message: string }> = [];
-  flatten(result.error.issues, [], out);
+  const out: SpecProblem[] = [];
+  flatten(result.error.issues, [], out, spec);
   const seen = new Set<string>();
   return out.filter((p) => {
     const key = `${p.path}\u0000${p.message}`;

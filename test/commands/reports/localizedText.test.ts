@@ -93,6 +93,7 @@ describe("a report's words per language (commands/reports/spec/localizedText)", 
     expect(specProblems({ ...bilingualSpec(), title: "x".repeat(201) })[0]).to.deep.equal({
       path: "title",
       message: "title must be at most 200 characters long: shorten it.",
+      code: "spec-too-big",
     });
   });
 

@@ -125,7 +125,14 @@ describe("report specification schema", () => {
     it("names each missing top-level member", () => {
       expect(pathsOf({})).to.deep.equal(["version", "title", "params", "queries", "nodes"]);
       expect(specProblems({})[2]!.message).to.equal("params is required: send an array of params ([] for none).");
-      expect(specProblems("nope")).to.deep.equal([{ path: "", message: "The specification must be a JSON object." }]);
+      // Its kind as a code a page words in its language (issue #54).
+      expect(specProblems({})[2]!.code).to.equal("spec-required");
+      expect(specProblems({ ...exampleSpec(), colour: "red" }).map((p) => [p.path, p.code])).to.deep.equal([
+        ["colour", "spec-unknown-member"],
+      ]);
+      expect(specProblems("nope")).to.deep.equal([
+        { path: "", message: "The specification must be a JSON object.", code: "spec-invalid" },
+      ]);
     });
 
     it("points at an unknown member and lists the allowed ones", () => {
@@ -269,6 +276,7 @@ describe("report specification schema", () => {
         {
           path: "nodes[2].query",
           message: 'query "monthlyy" is not a query of this report: use one of wardList, monthly.',
+          code: "spec-invalid",
         },
       ]);
     });
@@ -283,7 +291,11 @@ describe("report specification schema", () => {
       const spec = exampleSpec();
       spec.nodes[1].drill.target = "byWeek";
       expect(specProblems(spec)).to.deep.equal([
-        { path: "nodes[1].drill.target", message: 'target "byWeek" is not a key of drills: use one of byMonth.' },
+        {
+          path: "nodes[1].drill.target",
+          message: 'target "byWeek" is not a key of drills: use one of byMonth.',
+          code: "spec-invalid",
+        },
       ]);
       delete spec.drills;
       expect(problemAt(spec, "nodes[1].drill.target")?.message).to.include("declare it under drills first");
@@ -293,7 +305,11 @@ describe("report specification schema", () => {
       const spec = exampleSpec();
       spec.nodes[1].drill.args = { month: "month", ward: "ward" };
       expect(specProblems(spec)).to.deep.equal([
-        { path: "nodes[1].drill.args.ward", message: '"ward" is not an arg of drill byMonth: use only month.' },
+        {
+          path: "nodes[1].drill.args.ward",
+          message: '"ward" is not an arg of drill byMonth: use only month.',
+          code: "spec-invalid",
+        },
       ]);
     });
 
@@ -307,6 +323,7 @@ describe("report specification schema", () => {
         {
           path: "drills.byMonth.nodes[1].query",
           message: 'query "monthly" is not a query of drill byMonth: use one of patients.',
+          code: "spec-invalid",
         },
       ]);
     });

@@ -8,6 +8,7 @@ import type { PageContext } from "../page.ts";
 import type { Audit, Finding } from "../types.ts";
 import type { EditorTexts } from "./editorTexts.ts";
 import { findingText } from "../auditTexts.ts";
+import { placeZh } from "./problemTexts.ts";
 import { parsePath, renderPath, type PathProblem, type Segment } from "./specPaths.ts";
 
 export interface FindingsPanels {
@@ -32,6 +33,15 @@ export function findingsPanels(ctx: PageContext, texts: EditorTexts, goTo: (path
           el("code", {}, where),
         )
       : el("code", {}, where);
+  };
+  // Where a refused spec's problem is: its path on an English page, the form's names on a Chinese
+  // one ("第 1 个内容 › 编号", issue #54); either a button that goes there.
+  const problemPlace = (path: Segment[]) => {
+    const where = renderPath(path) || "spec";
+    if (ctx.lang === "en") return whereLink(where);
+    const parts = placeZh(path).map((part) => (typeof part === "string" ? part : el("code", {}, part.code)));
+    const named = parts.flatMap((part, i) => (i === 0 ? [part] : [" › ", part]));
+    return el("button", { type: "button", class: "link", "data-go": where, onclick: () => goTo(path) }, ...named, "：");
   };
   // In the page's language (issue #54): a column a node names that its query lacks with the nearest column offered.
   const wordsOf = (found: Finding) => findingText(found, ctx.lang);
@@ -60,7 +70,13 @@ export function findingsPanels(ctx: PageContext, texts: EditorTexts, goTo: (path
           "ul",
           {},
           ...problems.map((problem) =>
-            el("li", {}, problem.path ? whereLink(renderPath(problem.path) || "spec") : null, " ", problem.message),
+            el(
+              "li",
+              { "data-code": problem.code ?? null },
+              problem.path ? problemPlace(problem.path) : null,
+              " ",
+              problem.message,
+            ),
           ),
         ),
       );

@@ -11,7 +11,9 @@ import type { Audit, QueryProblem } from "../types.ts";
 import type { EditorParts } from "./editorParts.ts";
 import { markInvalid } from "./formFields.ts";
 import { reload, showPreview, showVersions } from "./reportReload.ts";
-import { problemsOf, type PathProblem } from "./specPaths.ts";
+import type { SpecProblemCode } from "../../../commands/reports/spec/specSchema.ts";
+import { PROBLEM_ZH } from "./problemTexts.ts";
+import { parsePath, problemsOf, type PathProblem } from "./specPaths.ts";
 
 /**
  * Saves the draft on condition that it is still the one this editing started from (or that there
@@ -87,9 +89,23 @@ function showSaved(e: EditorParts, audit: Audit, queryProblems: QueryProblem[], 
 function showRefusal(e: EditorParts, error: unknown): void {
   // The page's calls are made by the staff bundle, whose ApiError is another class than this bundle's.
   const code = (error as Partial<ApiError>).status;
-  if (code === 400) showProblems(e, problemsOf((error as Error).message));
+  if (code === 400) showProblems(e, refusedProblems(e, error as Error & Partial<ApiError>));
   else if (code === 412) showConflict(e, (error as Error).message);
   else e.toolbar.problem.show(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * A 400's problems: on a Chinese page each said by its code where the service lists them
+ * (`problems`), so the page reads one language (issue #54); on an English page, and for a refusal
+ * without a list, as the service's sentence says them.
+ */
+function refusedProblems(e: EditorParts, error: Error & Partial<ApiError>): PathProblem[] {
+  if (e.ctx.lang === "en" || !error.problems?.length) return problemsOf(error.message);
+  return error.problems.map((problem) => ({
+    path: parsePath(problem.path),
+    message: PROBLEM_ZH[problem.code as SpecProblemCode] ?? PROBLEM_ZH["spec-invalid"],
+    code: problem.code,
+  }));
 }
 
 function showProblems({ state, findings, views }: EditorParts, problems: PathProblem[]): void {

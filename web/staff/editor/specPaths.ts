@@ -28,6 +28,8 @@ export function parsePath(text: string): Segment[] | null {
 export interface PathProblem {
   path: Segment[] | null;
   message: string;
+  /** The problem's kind, where the service gave it (`problems` of a 400). */
+  code?: string;
 }
 
 const PROBLEM_START = /(?:^|\s)(spec(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])*):\s/g;
