@@ -201,8 +201,8 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
 
   it("writes the About sheet's own words in the page's language (lang zh), the report's words as written", async () => {
     const book = await load(await exportXlsx("hb", { params: { period: ["2026-02-01", null] }, lang: "zh" }));
-    // Named in the file's language (issue #54); a file asked for without lang keeps the contract's "About".
-    expect(book.worksheets.map((sheet) => sheet.name)).to.deep.equal(["报表信息", "monthly", "wardList"]);
+    // Named "About" in every language (contract A.3: other systems read the workbook by it); its cells in the file's.
+    expect(book.worksheets.map((sheet) => sheet.name)).to.deep.equal(["About", "monthly", "wardList"]);
     expect(aboutValue(book, "报表")).to.equal(TITLE);
     expect(aboutValue(book, "版本")).to.equal("v1");
     expect(aboutValue(book, "模式")).to.equal("实时");
@@ -366,10 +366,6 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
         `${"a".repeat(27)} (2)`,
         "x_y_z",
         "history (2)",
-      ]);
-      expect(sheetNames(["报表信息", "About"], "报表信息"), "the About sheet's name in its language").to.deep.equal([
-        "报表信息 (2)",
-        "About",
       ]);
     });
 

@@ -26,7 +26,6 @@ export const exportLangField = z
 
 export interface ExportWords {
   /** The first sheet's name: "About" in English, as contract A.3 names it; the file's language else. */
-  aboutSheet: string;
   report: string;
   version: string;
   mode: string;
@@ -72,7 +71,6 @@ export interface ExportWords {
 }
 
 const en: ExportWords = {
-  aboutSheet: "About",
   report: "Report",
   version: "Version",
   mode: "Mode",
@@ -115,7 +113,6 @@ const en: ExportWords = {
 };
 
 const zh: ExportWords = {
-  aboutSheet: "报表信息",
   report: "报表",
   version: "版本",
   mode: "模式",

@@ -152,8 +152,14 @@ const COLUMN_VALUE_TYPES: Record<ColumnType, ExcelJS.ValueType> = {
  * Sheet names: without `[ ] : * ? / \`, at most 31 characters, unique ignoring case, never the
  * About sheet's (`about`: its name in the file's language) or Excel's reserved "History".
  */
-export function sheetNames(queries: readonly string[], about = "About"): string[] {
-  const taken = new Set([about.toLowerCase(), "history"]);
+/**
+ * The first sheet's name in every language: contract A.3 names it, and other systems read the
+ * workbook by it. Its cells are in the file's language.
+ */
+export const ABOUT_SHEET = "About";
+
+export function sheetNames(queries: readonly string[]): string[] {
+  const taken = new Set([ABOUT_SHEET.toLowerCase(), "history"]);
   return queries.map((query) => {
     const base =
       query
@@ -220,17 +226,14 @@ export async function writeXlsx(
 ): Promise<SheetSummary[]> {
   const workbook = workbookWriter(out);
   const words = exportWords(about.lang);
-  const names = sheetNames(
-    sheets.map((sheet) => sheet.query),
-    words.aboutSheet,
-  );
+  const names = sheetNames(sheets.map((sheet) => sheet.query));
   const summaries: SheetSummary[] = [];
   try {
     for (const [index, sheet] of sheets.entries()) {
       summaries.push(await writeSheet(workbook, names[index]!, sheet, out, signal, words));
     }
     if (signal.aborted) throw new Aborted();
-    const aboutSheet = workbook.addWorksheet(words.aboutSheet);
+    const aboutSheet = workbook.addWorksheet(ABOUT_SHEET);
     writeAbout(aboutSheet, about, summaries);
     aboutSheet.commit();
     moveLastSheetFirst(workbook);
