@@ -10,6 +10,7 @@ import type { IndicatorFigures } from "../../queries/quality/monthFigures.ts";
 import { liveMonth, type MonthAnswer } from "../../queries/quality/months.ts";
 import { restateMonth } from "../../queries/quality/restatement.ts";
 import { patientMonth } from "../../queries/quality/patientMonth.ts";
+import { wardsOfPatients } from "../../queries/patients/patients.ts";
 import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
@@ -48,6 +49,12 @@ export function qualityRoutes(deps: QualityRouteDeps): Router {
   router.get("/api/quality/indicators", clinician, async (ctx) => {
     const indicators = await readAsTenant(db, ctx.state.tenant, indicatorsInForce);
     ctx.body = indicators.map(indicatorAnswer);
+  });
+
+  // The wards a month can be counted for, for the staff page's choice: those of the patients the caller sees.
+  router.get("/api/quality/wards", clinician, async (ctx) => {
+    parseBody(noQuery, ctx.query);
+    ctx.body = await readAsTenant(db, ctx.state.tenant, wardsOfPatients);
   });
 
   router.get("/api/quality/months/:month", clinician, deps.access.recorded, async (ctx) => {

@@ -198,6 +198,17 @@ describe("a month's quality figures (GET /api/quality/months/{yyyy-MM})", functi
     expect(none.body.error).to.match(/ward="A"/);
   });
 
+  it("lists the wards a month can be asked for: those of the patients the caller sees", async () => {
+    const all = await hub.tenant.call("GET", "/api/quality/wards", { token: hub.tenant.authorToken });
+    expect(all.status, JSON.stringify(all.body)).to.equal(200);
+    expect(all.body).to.deep.equal(["A", "B"]);
+    const wardB = await author(["clinician"], ["B"]);
+    expect((await hub.tenant.call("GET", "/api/quality/wards", { token: wardB })).body).to.deep.equal(["B"]);
+    const asked = await hub.tenant.call("GET", "/api/quality/wards?ward=A", { token: hub.tenant.authorToken });
+    expect(asked.status).to.equal(400);
+    expect(asked.body.error).to.match(/takes no query parameter/);
+  });
+
   it("answers a viewer 403 naming the role it needs", async () => {
     const answer = await month(MONTH, await author(["viewer"]));
     expect(answer.status).to.equal(403);

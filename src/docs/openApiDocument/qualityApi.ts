@@ -33,6 +33,20 @@ export const qualityApiPaths: ZodOpenApiPathsObject = {
       },
     },
   },
+  "/api/quality/wards": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "qualityWards",
+      summary: "The wards a month's figures can be asked for: those of the tenant's patients the caller sees",
+      description:
+        "Sorted. A caller limited to wards (contract E.2) gets those of its wards that have patients; one that sees every ward gets every ward a patient is in.",
+      security: security.author,
+      responses: {
+        200: { description: "The wards' names", ...json(z.array(z.string()).meta({ example: ["A", "B"] })) },
+        ...apiFailures({ 400: "A query parameter was sent", ...clinicianFailures }),
+      },
+    },
+  },
   "/api/quality/months/{month}": {
     get: {
       tags: ["Quality figures"],
