@@ -1,6 +1,6 @@
 import type { IndicatorAnswer } from "../../queries/quality/indicators.ts";
 import type { MonthAnswer } from "../../queries/quality/months.ts";
-import type { PatientMonth } from "../../queries/quality/patientMonth.ts";
+import type { OffTargetAnswer } from "../../queries/quality/offTargetPatients.ts";
 import { asyncListener } from "../asyncListener.ts";
 import { chartHref } from "./chartLink.ts";
 import { openModal } from "./dialog.ts";
@@ -10,7 +10,6 @@ import {
   bandText,
   chartItemOf,
   indicatorName,
-  mapLimited,
   monthBefore,
   pointsChange,
   rateText,
@@ -139,7 +138,7 @@ async function monthView(
     { class: "quality-month", "data-month": choice.month, "data-state": answer.state },
     monthState(ctx, answer, reload),
     figuresTable(ctx, indicators, answer, lastMonth, yearBefore),
-    notAtTargetSection(ctx, indicators, answer, names),
+    notAtTargetSection(ctx, indicators, answer),
   );
   if (answer.state === "closed")
     view.append(await restatementSection(ctx, indicators, choice.month, choice.ward, names));
@@ -313,16 +312,16 @@ function patientNames(ctx: PageContext): (patientRef: string) => Promise<string 
 
 /**
  * An indicator each (those with patients off target): a target's patients measured outside the
- * band, a tested indicator's patients not measured. The list is read when opened: each patient's
- * month (their last value) and name.
+ * band, a tested indicator's patients not measured. The list is read when opened, in one call
+ * (their names and last values).
  */
 function notAtTargetSection(
   ctx: PageContext,
   indicators: readonly IndicatorAnswer[],
   answer: MonthAnswer,
-  names: (patientRef: string) => Promise<string | null>,
 ): HTMLElement {
   const { texts, lang } = ctx;
+  const choice: Choice = { month: answer.month, ward: answer.ward };
   const lists = answer.indicators.flatMap((figures) => {
     const indicator = indicators.find((entry) => entry.code === figures.code);
     if (!indicator || indicator.kind === "timeliness") return [];
@@ -330,7 +329,7 @@ function notAtTargetSection(
     if (refs.length === 0) return [];
     const name = indicatorName(indicator, lang);
     const body = el("div", { class: "page-body off-target-body" });
-    const load = loader(body, texts, () => offTargetTable(ctx, indicator, answer.month, refs, names));
+    const load = loader(body, texts, () => offTargetTable(ctx, indicator, choice));
     const details = el(
       "details",
       { class: "off-target", "data-code": indicator.code },
@@ -356,41 +355,34 @@ function notAtTargetSection(
 }
 
 /** The patients of one indicator's list: who (opening the chart at the item and report), their last value, when it was collected. */
-async function offTargetTable(
-  ctx: PageContext,
-  indicator: IndicatorAnswer,
-  month: string,
-  refs: readonly string[],
-  names: (patientRef: string) => Promise<string | null>,
-): Promise<Node> {
+async function offTargetTable(ctx: PageContext, indicator: IndicatorAnswer, choice: Choice): Promise<Node> {
   const { texts } = ctx;
   const item = chartItemOf(indicator);
-  const rows = await mapLimited(refs, 6, async (patientRef) => {
-    const [name, patientMonth] = await Promise.all([
-      names(patientRef),
-      ctx.api.get<PatientMonth>(`/api/patients/${segment(patientRef)}/months/${month}`).catch(() => null),
-    ]);
-    const place = patientMonth?.indicators.find((entry) => entry.code === indicator.code);
-    const counted =
-      indicator.kind === "target" && place?.item ? patientMonth!.values.find((v) => v.code === place.item) : undefined;
-    const who = name ? `${name} · ${patientRef}` : patientRef;
-    const focus = item ? { code: counted?.code ?? item, externalId: counted?.externalIds[0] ?? null } : undefined;
+  const query = new URLSearchParams({ code: indicator.code, ...(choice.ward === null ? {} : { ward: choice.ward }) });
+  const answer = await ctx.api.get<OffTargetAnswer>(`/api/quality/months/${choice.month}/patients?${query}`);
+  const rows = answer.patients.map((patient) => {
+    const who = patient.name ? `${patient.name} · ${patient.patientRef}` : patient.patientRef;
+    const focus = item ? { code: patient.item ?? item, externalId: patient.externalIds[0] ?? null } : undefined;
     // A closed month's list is as frozen; the value is the one known now, which may have moved the patient since.
-    const movedSince = place?.met === true ? ` · ${texts.nowAtTarget}` : "";
+    const movedSince = patient.now === "met" ? ` · ${texts.nowAtTarget}` : "";
     const value =
-      indicator.kind === "target" && counted
-        ? `${counted.value ?? counted.valueText ?? ""} ${counted.unit}${counted.code !== indicator.item ? ` (${counted.code})` : ""}`.trim()
+      patient.value !== null
+        ? `${patient.value} ${patient.unit ?? ""}${patient.item !== indicator.item ? ` (${patient.item})` : ""}`.trim()
         : texts.notMeasured(indicator.windowMonths);
     return el(
       "tr",
-      { "data-patient-ref": patientRef },
+      { "data-patient-ref": patient.patientRef },
       el(
         "th",
         { scope: "row" },
-        el("a", { class: "patient-link", href: chartHref(patientRef, focus), "aria-label": texts.openChart(who) }, who),
+        el(
+          "a",
+          { class: "patient-link", href: chartHref(patient.patientRef, focus), "aria-label": texts.openChart(who) },
+          who,
+        ),
       ),
       el("td", { class: "last-value" }, value, movedSince),
-      el("td", { class: "collected" }, counted ? localTime(counted.at) : ""),
+      el("td", { class: "collected" }, patient.at ? localTime(patient.at) : ""),
     );
   });
   const table = el(

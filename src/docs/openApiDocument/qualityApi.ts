@@ -5,7 +5,8 @@ import { monthAnswerSchema } from "../../../queries/quality/months.ts";
 import { restatementAnswerSchema } from "../../../queries/quality/restatement.ts";
 import { patientMonthSchema } from "../../../queries/quality/patientMonth.ts";
 import { PATIENT_REF_PATTERN } from "../../../commands/patients/registerPatient.ts";
-import { closeBody, monthPath, wardQuery } from "../../quality/qualityParams.ts";
+import { offTargetAnswerSchema } from "../../../queries/quality/offTargetPatients.ts";
+import { closeBody, monthPath, offTargetQuery, wardQuery } from "../../quality/qualityParams.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
 const clinicianFailures = {
@@ -65,6 +66,26 @@ export const qualityApiPaths: ZodOpenApiPathsObject = {
           ...json(monthAnswerSchema),
         },
         ...apiFailures(monthFailures),
+      },
+    },
+  },
+  "/api/quality/months/{month}/patients": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "qualityMonthOffTarget",
+      summary:
+        "One indicator's patients not at target in a month, with their names and last values (the staff page's list)",
+      description:
+        "A target's patients measured outside its band (notMet), a tested indicator's patients not measured in its window (untested), as GET /api/quality/months/{month} answers them " +
+        "(a closed month's as frozen), each with the last value of the month known now and their place now. The answer is an access record naming its patients (contract E.4).",
+      security: security.author,
+      requestParams: { path: monthPath, query: offTargetQuery },
+      responses: {
+        200: { description: "The patients, by patientRef", ...json(offTargetAnswerSchema) },
+        ...apiFailures({
+          ...monthFailures,
+          400: "The month is not yyyy-MM up to the current one, code is missing or not a target or tested indicator in force, a query parameter other than code and ward, or a caller limited to wards who named none (ward-required)",
+        }),
       },
     },
   },
