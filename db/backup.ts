@@ -39,6 +39,8 @@ export const KEPT_TABLES = [
   "ledger_event_hashes",
   "bulk_job_bodies",
   "credential_uses",
+  // Received messages (contract G.5): what senders sent and were told, kept for no replay to rebuild.
+  "messages",
 ] as const;
 
 export class BackupError extends Error {}

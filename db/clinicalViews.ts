@@ -2,6 +2,7 @@ import type pg from "pg";
 import { derivationInputRow, DERIVED_ITEMS, formulaCodes, sqlText } from "./seed/derivedItems.ts";
 import { formulaInputs, formulaSql, parseFormula } from "./seed/formulaExpression.ts";
 import { boundedSql } from "./numberBounds.ts";
+import { qualityMonthsSql } from "./qualityMonthsView.ts";
 import { ensureResearchViews, RESEARCH_RELATIONS } from "./researchViews.ts";
 
 export const REPORT_RUNNER_ROLE = "dh_report_runner";
@@ -86,6 +87,15 @@ const CLINICAL_VIEWS: Record<string, { needs: string[]; sql: string }> = {
   std_targets: {
     needs: ["std_targets"],
     sql: `select code, low, high, source from read.std_targets`,
+  },
+  // Contract G.2: the month's figures, closed months as frozen, open ones counted on reading (qualityMonthsView.ts).
+  quality_months: {
+    needs: ["quality_reports", "quality_values", "quality_indicators", "quality_closed_figures", "patients"],
+    sql: qualityMonthsSql({
+      tenant: TENANT_OF_THIS_CONNECTION,
+      wards: WARDS_OF_THIS_CONNECTION,
+      inWardScope,
+    }),
   },
 };
 

@@ -51,6 +51,8 @@ const RESEARCH_VIEWS: Record<string, string> = {
                            d.inputs, d.collected_on, ${ageAt("d.collected_at")} as age
                     from clinical.derived_results d ${identity("d.patient_ref")} ${KEY}`,
   std_targets: `select * from clinical.std_targets`,
+  // No patient in it: the same rows as the clinical source's.
+  quality_months: `select * from clinical.quality_months`,
 };
 
 export const RESEARCH_RELATIONS = Object.keys(RESEARCH_VIEWS);

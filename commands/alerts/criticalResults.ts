@@ -2,7 +2,14 @@ import type { MappedItem } from "../ingestion/itemMapping.ts";
 import { loadDefaultDictionary, type Dictionary } from "../../db/seed/defaultDictionary.ts";
 import type { StoredEvent } from "../../db/eventStore.ts";
 import { parseLocalDateTime } from "../../db/localDateTime.ts";
-import type { AlertKind, CriticalResultEvent, DeltaHandling, RaisedAlert } from "./events.ts";
+import type {
+  AlertEscalationScheduled,
+  AlertKind,
+  CriticalResultEvent,
+  DeltaHandling,
+  NotificationOutcome,
+  RaisedAlert,
+} from "./events.ts";
 import type { Decider } from "../kit/handleCommand.ts";
 
 /*
@@ -21,8 +28,15 @@ export interface AlertOfReport {
   /** A delta that is not an alert of its own (carried by its result's critical alert, or information): nothing to acknowledge. */
   handledAs: DeltaHandling | null;
   code: string;
+  /** The value and unit raised with, which a read-back must repeat (contract G.3). */
+  value: number | string;
+  unit: string | null;
   closed: boolean;
   acknowledged: { by: string; note: string; at: Date } | null;
+  /** The escalation fixed when the alert was raised (contract G.3); null: none. */
+  escalation: AlertEscalationScheduled["data"] | null;
+  /** The last attempt recorded for each step's target (`<step>:<target>`). */
+  notifications: Map<string, { attempt: number; outcome: NotificationOutcome }>;
 }
 
 export interface CriticalResultsState {
@@ -42,6 +56,7 @@ export function evolveCriticalResults(
     event.metadata.actor === CRITICAL_RESULTS_ACTOR && cause > state.lastCause ? cause : state.lastCause;
   const alerts = state.alerts.map((alert) => ({ ...alert }));
   const alert = alerts.find((candidate) => candidate.alertId === event.data.alertId);
+  if (event.type === "AlertNotified" && alert) alert.notifications = new Map(alert.notifications);
   switch (event.type) {
     case "CriticalResultRaised":
     case "DeltaAlertRaised":
@@ -50,8 +65,12 @@ export function evolveCriticalResults(
         kind: event.type === "DeltaAlertRaised" ? "DELTA" : "CRITICAL",
         handledAs: event.type === "DeltaAlertRaised" ? (event.data.handledAs ?? null) : null,
         code: event.data.code,
+        value: event.data.value,
+        unit: event.data.unit,
         closed: false,
         acknowledged: null,
+        escalation: null,
+        notifications: new Map(),
       });
       break;
     case "CriticalResultClosed":
@@ -60,6 +79,17 @@ export function evolveCriticalResults(
       break;
     case "CriticalResultAcknowledged":
       if (alert) alert.acknowledged = { by: event.data.by, note: event.data.note, at: event.recordedAt };
+      break;
+    case "AlertEscalationScheduled":
+      if (alert) alert.escalation = event.data;
+      break;
+    case "AlertNotified":
+      alert?.notifications.set(`${event.data.step}:${event.data.target}`, {
+        attempt: event.data.attempt,
+        outcome: event.data.outcome,
+      });
+      break;
+    case "AlertReadBackRefused":
       break;
   }
   return { alerts, lastCause };

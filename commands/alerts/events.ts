@@ -30,10 +30,89 @@ export interface RaisedAlert {
 export type CriticalResultRaised = Event<"CriticalResultRaised", RaisedAlert>;
 /** An update of the report no longer holds the critical value. */
 export type CriticalResultClosed = Event<"CriticalResultClosed", { alertId: string; reason: string }>;
-/** Acknowledges an alert of the stream, of either kind. */
+/** Whom the person acknowledging told of the value (contract G.3), as they name them. */
+export interface NotifiedPerson {
+  name: string;
+  role: string;
+}
+
+/** Acknowledges an alert of the stream, of either kind; `notified` and `readBack` where the person gave them (contract G.3). */
 export type CriticalResultAcknowledged = Event<
   "CriticalResultAcknowledged",
-  { alertId: string; note: string; by: string }
+  {
+    alertId: string;
+    note: string;
+    by: string;
+    notified?: NotifiedPerson;
+    /** The value the person read back, always the alert's own (a different one is refused: AlertReadBackRefused). */
+    readBack?: { value: number | string; matched: true };
+  }
+>;
+
+/** An acknowledgement refused because the value read back was not the alert's (contract G.3): recorded, so the unit sees it. */
+export type AlertReadBackRefused = Event<
+  "AlertReadBackRefused",
+  { alertId: string; value: number | string; expected: number | string; by: string; notified?: NotifiedPerson }
+>;
+
+/** Where a step of an escalation sends its notification (contract G.3). */
+export type NotifyTarget = { channel: "email"; to: string } | { channel: "webhook"; url: string };
+
+/** One step of an escalation: whom to tell after how many minutes without an acknowledgement. */
+export interface EscalationStep {
+  afterMinutes: number;
+  notify: NotifyTarget[];
+}
+
+/** A tenant's escalation policy: steps per ward, `*` for every ward without its own; whether read-back is required. */
+export interface EscalationPolicy {
+  wards: Record<string, EscalationStep[]>;
+  readBackRequired: boolean;
+}
+
+/** `PUT /api/alerts/escalation`: the tenant's whole policy, replaced (stream `alert-escalation:policy`). */
+export type EscalationPolicySet = Event<"EscalationPolicySet", EscalationPolicy & { by: string }>;
+export type EscalationPolicyEvent = EscalationPolicySet;
+
+/** The one escalation policy stream of a tenant: `alert-escalation:policy`. */
+export const escalationPolicyStreams = streamCodec("alert-escalation:");
+export const ESCALATION_POLICY_KEY = "policy";
+
+/**
+ * A critical alert's escalation, fixed when it was raised by the policy then in force for the
+ * patient's ward: each step's moment (the raise plus its minutes) and whom it tells. A later
+ * policy changes only the alerts raised after it.
+ */
+export type AlertEscalationScheduled = Event<
+  "AlertEscalationScheduled",
+  {
+    alertId: string;
+    /** The patient's ward when the alert was raised (null: none), and the policy's key that applied (the ward or `*`). */
+    ward: string | null;
+    policyWard: string;
+    steps: Array<EscalationStep & { step: number; dueAt: string }>;
+  }
+>;
+
+export type NotificationOutcome = "sent" | "retrying" | "failed";
+
+/** One attempt to tell a step's target: sent, failed with a try to come (`nextAttemptAt`), or failed for good. */
+export type AlertNotified = Event<
+  "AlertNotified",
+  {
+    alertId: string;
+    step: number;
+    /** The target's place in the step's `notify`. */
+    target: number;
+    channel: NotifyTarget["channel"];
+    /** The mail address or the webhook's URL. */
+    to: string;
+    outcome: NotificationOutcome;
+    attempt: number;
+    /** Why the attempt failed: the SMTP server's or the receiver's answer, never a credential. */
+    reason?: string;
+    nextAttemptAt?: string;
+  }
 >;
 
 /** The two kinds of alert (contract F.3): an alert raised before there were kinds is CRITICAL. */
@@ -75,4 +154,7 @@ export type DeltaAlertEvent = DeltaAlertRaised | DeltaAlertClosed;
  * acknowledgement and one report history serve both.
  */
 export type CriticalResultEvent =
-  CriticalResultRaised | CriticalResultClosed | CriticalResultAcknowledged | DeltaAlertEvent;
+  CriticalResultRaised | CriticalResultClosed | CriticalResultAcknowledged | DeltaAlertEvent | AlertEscalationEvent;
+
+/** The escalation of an alert (contract G.3), on its report's stream beside the alert. */
+export type AlertEscalationEvent = AlertEscalationScheduled | AlertNotified | AlertReadBackRefused;

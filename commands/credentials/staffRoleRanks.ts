@@ -5,8 +5,11 @@
  * and more: `admin` everything of the tenant, `author` the reports (C.3), `clinician` patients,
  * the unmatched queue, the chart, alerts and report history, `viewer` the viewing calls only,
  * `researcher` (contract G.1) the viewing calls of reports of the `research` data source only.
+ * `integrator` (contract G.5) stands beside the ranks: the received messages, which only `admin`
+ * may read besides; it allows nothing of the ranked roles.
  */
-export const STAFF_ROLES = ["admin", "author", "clinician", "viewer", "researcher"] as const;
+export const STAFF_ROLES = ["admin", "author", "clinician", "viewer", "researcher", "integrator"] as const;
+const RANKED: readonly string[] = ["admin", "author", "clinician", "viewer", "researcher"];
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
 /** Whether a role a token, session or provider names is one of ours (others are ignored). */
@@ -16,9 +19,10 @@ export function isStaffRole(role: string): role is StaffRole {
 
 /** Whether holding `roles` allows what `needed` may do. */
 export function rolesAllow(roles: readonly string[], needed: StaffRole): boolean {
-  const rank = STAFF_ROLES.indexOf(needed);
+  if (needed === "integrator") return roles.includes("admin") || roles.includes("integrator");
+  const rank = RANKED.indexOf(needed);
   return roles.some((role) => {
-    const held = STAFF_ROLES.indexOf(role as StaffRole);
+    const held = RANKED.indexOf(role);
     return held !== -1 && held <= rank;
   });
 }

@@ -5,7 +5,14 @@ import type { ApiErrorCode } from "./errorCodes.ts";
  * status to answer with; the message says how to fix the call.
  */
 export type CommandErrorKind =
-  "invalid" | "too-large" | "not-found" | "conflict" | "precondition-failed" | "unavailable";
+  | "invalid"
+  | "too-large"
+  | "not-found"
+  | "conflict"
+  | "precondition-failed"
+  | "unavailable"
+  /** A well-formed call the facts refuse (a value read back that is not the alert's). */
+  | "unprocessable";
 
 export class CommandError extends Error {
   constructor(

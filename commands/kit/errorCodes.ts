@@ -49,5 +49,7 @@ export const API_ERROR_CODES = [
   "month-not-closed",
   "access-log-every-ward",
   "report-version-not-found",
+  "read-back-required",
+  "read-back-mismatch",
 ] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];

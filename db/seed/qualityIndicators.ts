@@ -42,6 +42,8 @@ export const qualityIndicatorSchema = z
     windowMonths: z.int().min(1).max(12),
     /** Where the indicator and its band come from, cited so a unit director can check it. */
     source: z.string().min(1),
+    /** The same citation in Chinese, for the pages' and the exports' Chinese readers (issue #54). */
+    sourceZh: z.string().min(1).optional(),
   })
   .superRefine((indicator, ctx) => {
     const needsItems = indicator.kind !== "timeliness";

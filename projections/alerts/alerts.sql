@@ -33,6 +33,13 @@ create table alerts (
   -- its result (same report and code), or 'info', a return inside the reference range; null: an
   -- alert to acknowledge. Neither kind of row is counted, listed as open, streamed or sent.
   handled_as text,
+  -- Contract G.3: when the last step of the alert's escalation is due (null: no escalation); each
+  -- step's target's last attempt ({ step, target, channel, to, at, outcome, attempts, reason? });
+  -- whom the acknowledging person told, and the value read back.
+  escalation_due_at timestamptz,
+  notifications jsonb not null default '[]',
+  notified jsonb,
+  read_back jsonb,
   primary key (tenant, alert_id)
 );
 -- The open list and the badge read the standing alerts only, however many the years keep.

@@ -61,13 +61,16 @@ export interface AlertNotice {
 export const alertsProjection: Projection<CriticalResultEvent> = {
   name: "alerts",
   // 4: handled_as, the changes carried by a critical alert or shown as information (decision 0073).
-  version: 4,
+  // 5: escalation, notifications and read-back (contract G.3, decision 0085).
+  version: 5,
   handles: [
     "CriticalResultRaised",
     "CriticalResultClosed",
     "CriticalResultAcknowledged",
     "DeltaAlertRaised",
     "DeltaAlertClosed",
+    "AlertEscalationScheduled",
+    "AlertNotified",
   ],
   tables: ["alerts"],
   patientRows: { alerts: { patientRef: "patient_ref" } },
@@ -127,10 +130,44 @@ export const alertsProjection: Projection<CriticalResultEvent> = {
         }
         case "CriticalResultAcknowledged":
           await tx.query(
-            "update alerts set acknowledged_at = $3, acknowledged_by = $4, note = $5 where tenant = $1 and alert_id = $2",
-            [...key, event.recordedAt, event.data.by, event.data.note],
+            `update alerts set acknowledged_at = $3, acknowledged_by = $4, note = $5, notified = $6, read_back = $7
+             where tenant = $1 and alert_id = $2`,
+            [
+              ...key,
+              event.recordedAt,
+              event.data.by,
+              event.data.note,
+              event.data.notified ?? null,
+              event.data.readBack ?? null,
+            ],
           );
           break;
+        case "AlertEscalationScheduled": {
+          const last =
+            event.data.steps
+              .map((step) => step.dueAt)
+              .sort()
+              .at(-1) ?? null;
+          await tx.query("update alerts set escalation_due_at = $3 where tenant = $1 and alert_id = $2", [
+            ...key,
+            last,
+          ]);
+          break;
+        }
+        case "AlertNotified": {
+          const { step, target, channel, to, outcome, attempt, reason } = event.data;
+          const entry = { step, target, channel, to, at: event.recordedAt, outcome, attempts: attempt, reason };
+          // One entry a step's target: its last attempt replaces the one before.
+          await tx.query(
+            `update alerts set notifications = (
+               select coalesce(jsonb_agg(n), '[]'::jsonb) from jsonb_array_elements(notifications) n
+               where not ((n->>'step')::int = $3 and (n->>'target')::int = $4)
+             ) || jsonb_build_array($5::jsonb)
+             where tenant = $1 and alert_id = $2`,
+            [...key, step, target, JSON.stringify(entry)],
+          );
+          break;
+        }
       }
       if (!context.loading && notice)
         await tx.query("select pg_notify($1, $2)", [ALERTS_CHANNEL, JSON.stringify(notice)]);
@@ -163,4 +200,7 @@ const CHANGES = {
   CriticalResultAcknowledged: "acknowledged",
   DeltaAlertRaised: "raised",
   DeltaAlertClosed: "closed",
-} as const;
+  AlertEscalationScheduled: "updated",
+  AlertNotified: "updated",
+  AlertReadBackRefused: "updated",
+} as const satisfies Record<CriticalResultEvent["type"], AlertNotice["change"]>;

@@ -17,6 +17,8 @@ create table quality_indicators (
   -- The unit of the first item (the band's unit), "min" for timeliness, "" when unit-less.
   unit text not null,
   source text not null,
+  -- The same citation in Chinese; null where the release gave none.
+  source_zh text,
   -- Its place in the release's list: answers list the indicators in the dictionary's order.
   ordinal integer not null,
   released_at timestamptz not null,

@@ -101,7 +101,8 @@ export interface ApplyContext {
 
 /** pg-boss jobs sent inside the projection's transaction. */
 export interface TransactionalJobs {
-  send(tx: Tx, queue: string, data: object, singletonKey: string): Promise<void>;
+  /** `startAfter`: the job is not fetched before then (an escalation step's time). */
+  send(tx: Tx, queue: string, data: object, singletonKey: string, options?: { startAfter?: Date }): Promise<void>;
 }
 
 export function assertProjectionName(name: string): void {

@@ -22,6 +22,23 @@ export const alertDeltaSchema = z.object({
   }),
 });
 
+/** Contract G.3: one target of one step of an alert's escalation, by its last attempt. */
+export const alertNotificationSchema = z.object({
+  step: z.int().min(1).meta({ description: "The step of the escalation, 1 the first" }),
+  channel: z.enum(["email", "webhook"]),
+  to: z.string().meta({ description: "The mail address or the webhook's URL" }),
+  at: localIsoDateTimeText.meta({ description: "When the last attempt was recorded" }),
+  outcome: z.enum(["sent", "retrying", "failed"]).meta({
+    description:
+      "sent: taken by the SMTP server or the receiver; retrying: refused or unanswered, tried again later; failed: every attempt was",
+  }),
+  attempts: z.int().min(1),
+  reason: z.string().optional().meta({
+    description: "Why the last attempt failed: the SMTP server's or the receiver's answer",
+    example: "421 4.3.2 Service not available",
+  }),
+});
+
 /** Contract D.7: a critical-result alert as listed, streamed and sent to the webhook; F.3 adds its kind, and delta alerts. */
 export const alertSchema = z.object({
   alertId: z.string(),
@@ -76,6 +93,22 @@ export const alertSchema = z.object({
     .optional()
     .meta({ description: "When an update of the report no longer held the critical value" }),
   closedReason: z.string().optional(),
+  notifications: z.array(alertNotificationSchema).meta({
+    description:
+      "Contract G.3: each step's target of the alert's escalation, by its last attempt, in the order of the steps; empty when nobody was told by mail or webhook",
+  }),
+  overdue: z.boolean().meta({
+    description:
+      "Contract G.3: the last step of the alert's escalation is due and nobody acknowledged the alert (nor did an update close it)",
+  }),
+  notified: z
+    .object({ name: z.string(), role: z.string() })
+    .optional()
+    .meta({ description: "Whom the person acknowledging told of the value, as they named them (contract G.3)" }),
+  readBack: z
+    .object({ value: z.union([z.number(), z.string()]), matched: z.literal(true) })
+    .optional()
+    .meta({ description: "The value read back when acknowledging, which matched the alert's (contract G.3)" }),
   delta: alertDeltaSchema.optional().meta({
     description:
       "DELTA alerts, and CRITICAL alerts whose result also moved beyond its delta limit: the previous result and the change from it",
@@ -113,7 +146,9 @@ const ALERT_COLUMNS = `a.alert_id, a.patient_ref, p.name as patient_name, a.code
   a.kind, a.handled_as, coalesce(c.previous, a.previous) as previous,
   to_char(coalesce(c.previous_at, a.previous_at), 'YYYY-MM-DD"T"HH24:MI:SS') as previous_at,
   coalesce(c.previous_external_id, a.previous_external_id) as previous_external_id, coalesce(c.change, a.change) as change,
-  coalesce(c.delta_limit, a.delta_limit) as delta_limit, c.alert_id is not null as carries_delta`;
+  coalesce(c.delta_limit, a.delta_limit) as delta_limit, c.alert_id is not null as carries_delta,
+  a.notifications, a.notified, a.read_back,
+  coalesce(a.escalation_due_at <= now() and a.acknowledged_at is null and a.closed_at is null, false) as overdue`;
 
 /**
  * The alerts with their patients, and for a critical alert the change of its result that it
@@ -154,6 +189,27 @@ interface AlertRow {
   previous_external_id: string | null;
   change: number | null;
   delta_limit: { limit: number; percent: boolean; days: number } | null;
+  notifications: Array<Omit<AlertNotification, "at"> & { target: number; at: string; reason: string | null }>;
+  notified: { name: string; role: string } | null;
+  read_back: { value: number | string; matched: true } | null;
+  overdue: boolean;
+}
+
+type AlertNotification = z.infer<typeof alertNotificationSchema>;
+
+/** The notifications in the order of the steps and their targets; moments in the service's time, as every moment of /api. */
+function notificationsOf(row: AlertRow): AlertNotification[] {
+  return [...row.notifications]
+    .sort((a, b) => a.step - b.step || a.target - b.target)
+    .map(({ step, channel, to, at, outcome, attempts, reason }) => ({
+      step,
+      channel,
+      to,
+      at: localIsoDateTime(new Date(at)),
+      outcome,
+      attempts,
+      ...(reason ? { reason } : {}),
+    }));
 }
 
 /**
@@ -189,6 +245,10 @@ function toAlert(row: AlertRow, dictionary: Dictionary): Alert {
         }
       : {}),
     ...(row.closed_at ? { closedAt: localIsoDateTime(row.closed_at), closedReason: row.closed_reason ?? "" } : {}),
+    notifications: notificationsOf(row),
+    overdue: row.overdue,
+    ...(row.notified ? { notified: row.notified } : {}),
+    ...(row.read_back ? { readBack: row.read_back } : {}),
     ...(row.kind === "DELTA" || row.carries_delta ? { delta: deltaOf(row) } : {}),
   };
 }

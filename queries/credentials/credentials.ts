@@ -179,6 +179,9 @@ const credentialListFields = {
     "The last call that presented it while it worked, shown within a few seconds; null: none since lastUsedAt was first recorded",
   ),
   revokedAt: when("When it was revoked, or null"),
+  formerValidUntil: when(
+    "After a rotation, until when the former secret still works (the overlap); null when no former secret works now",
+  ),
 };
 
 /** An entry of `GET /api/admin/clients` (contract E.3): never the key or its digest. */
@@ -202,6 +205,7 @@ interface ListedRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  former_valid_until: Date | null;
 }
 
 const listed = (row: ListedRow) => ({
@@ -211,7 +215,17 @@ const listed = (row: ListedRow) => ({
   expiresAt: row.expires_at?.toISOString() ?? null,
   lastUsedAt: row.last_used_at?.toISOString() ?? null,
   revokedAt: row.revoked_at?.toISOString() ?? null,
+  // Nothing works of a credential revoked or expired, its former secrets neither.
+  formerValidUntil:
+    row.revoked_at || (row.expires_at && row.expires_at <= new Date())
+      ? null
+      : (row.former_valid_until?.toISOString() ?? null),
 });
+
+/** The latest end of a former secret that still works: a rotation's overlap, while it lasts (contract E.3). */
+const FORMER_VALID_UNTIL = (table: string, id: string) =>
+  `(select max(s.valid_until) from read.credential_secrets s
+     where s.credential_id = ${table}.${id} and s.valid_until > now()) as former_valid_until`;
 
 /** Where a page of credentials ends: when its last was created (as PostgreSQL writes it), and its id. */
 export const credentialListKey = z.tuple([storedMomentText, z.string().max(200)]);
@@ -236,7 +250,8 @@ export async function listClients(
   { limit = null, after = null }: CredentialPage = {},
 ): Promise<Array<ClientListEntry & { key: CredentialListKey }>> {
   const { rows } = await reader.query<ListedRow & { created_key: string }>(
-    `select c.client_id as id, c.name, c.tenant, c.created_at, c.created_at::text as created_key, c.expires_at, u.last_used_at, c.revoked_at
+    `select c.client_id as id, c.name, c.tenant, c.created_at, c.created_at::text as created_key, c.expires_at, u.last_used_at, c.revoked_at,
+       ${FORMER_VALID_UNTIL("c", "client_id")}
      from read.clients c left join read.credential_uses u on u.credential_id = c.client_id
      ${KEYSET("c", "client_id")}`,
     [after?.[0] ?? null, after?.[1] ?? null, limit],
@@ -250,7 +265,8 @@ export async function listAuthors(
   { limit = null, after = null }: CredentialPage = {},
 ): Promise<Array<AuthorListEntry & { key: CredentialListKey }>> {
   const { rows } = await reader.query<ListedRow & { created_key: string; roles: string[]; wards: string[] | null }>(
-    `select a.author_id as id, a.name, a.tenant, a.roles, a.wards, a.created_at, a.created_at::text as created_key, a.expires_at, u.last_used_at, a.revoked_at
+    `select a.author_id as id, a.name, a.tenant, a.roles, a.wards, a.created_at, a.created_at::text as created_key, a.expires_at, u.last_used_at, a.revoked_at,
+       ${FORMER_VALID_UNTIL("a", "author_id")}
      from read.authors a left join read.credential_uses u on u.credential_id = a.author_id
      ${KEYSET("a", "author_id")}`,
     [after?.[0] ?? null, after?.[1] ?? null, limit],

@@ -26,6 +26,7 @@ export const indicatorAnswerSchema = z.object({
   unit: z.string().meta({ description: 'The band\'s unit: the item\'s standard unit, "min", or "" when unit-less' }),
   kind: z.enum(indicatorKinds),
   source: z.string().meta({ description: "The guidelines and indicator set it comes from" }),
+  sourceZh: z.string().optional().meta({ description: "The same citation in Chinese, where the dictionary gives it" }),
   items: z.array(z.string()).meta({
     description:
       "Every item it reads: a target's item, then those standing in for it where it was not measured (CA for CA_CORR); every item a tested indicator needs",
@@ -56,6 +57,7 @@ interface IndicatorRow {
   window_months: number;
   unit: string;
   source: string;
+  source_zh: string | null;
   released_at: Date;
   released_tx: string;
   released_position: string;
@@ -64,7 +66,7 @@ interface IndicatorRow {
 /** The indicators in force, in the dictionary's order. */
 export async function indicatorsInForce(reader: TenantReader): Promise<IndicatorInForce[]> {
   const { rows } = await reader.query<IndicatorRow>(
-    `select code, version, name, name_en, kind, items, band, window_months, unit, source, released_at, released_tx::text, released_position
+    `select code, version, name, name_en, kind, items, band, window_months, unit, source, source_zh, released_at, released_tx::text, released_position
      from read.quality_indicators where superseded_at is null
      order by ordinal, code`,
   );
@@ -82,6 +84,7 @@ function indicatorOf(row: IndicatorRow): IndicatorInForce {
     band: row.band,
     windowMonths: row.window_months,
     source: row.source,
+    ...(row.source_zh === null ? {} : { sourceZh: row.source_zh }),
     unit: row.unit,
     released: { transactionId: row.released_tx, position: Number(row.released_position), at: row.released_at },
   };
@@ -102,6 +105,7 @@ export function indicatorAnswer(indicator: IndicatorInForce): IndicatorAnswer {
     unit: indicator.unit,
     kind: indicator.kind,
     source: indicator.source,
+    ...(indicator.sourceZh === undefined ? {} : { sourceZh: indicator.sourceZh }),
     items: [...indicator.items],
     windowMonths: indicator.windowMonths,
   };

@@ -4,7 +4,8 @@ import type { DataSource } from "./dataSources.ts";
 import type { Wards } from "../../db/wardScope.ts";
 import type { ReportQuery } from "./runReportQuery.ts";
 import { meterBytes, stopAndDrop, stopOnAbort } from "./cancelStatement.ts";
-import { authorMessage, END_REPORT_TRANSACTION, unreachableSentence } from "./runReportQuery.ts";
+import { authorFailure, authorMessage, END_REPORT_TRANSACTION, unreachable } from "./runReportQuery.ts";
+import type { QueryFailureCode } from "../../commands/reports/spec/queryOutcome.ts";
 
 /** The most rows one export writes per query (contract A.3); the page cap of the data call does not apply. */
 export const EXPORT_ROW_LIMIT = 100_000;
@@ -38,7 +39,7 @@ export type ExportEvent =
   | { kind: "fields"; fields: ExportField[] }
   | { kind: "rows"; rows: (string | null)[][] }
   | { kind: "end"; truncated: boolean }
-  | { kind: "error"; error: string };
+  | { kind: "error"; error: string; code: QueryFailureCode };
 
 export interface ExportRowsOptions {
   tenant: string;
@@ -83,7 +84,7 @@ export async function* streamQueryRows(
   try {
     client = await source.pool.connect();
   } catch (error) {
-    yield { kind: "error", error: unreachableSentence(source, error) };
+    yield { kind: "error", ...unreachable(source, error) };
     return;
   }
   let cursor: PgCursor | null = null;
@@ -120,7 +121,7 @@ export async function* streamQueryRows(
     return promise;
   };
   try {
-    let failure: string | null = null;
+    let failure: { error: string; code: QueryFailureCode } | null = null;
     let truncated = false;
     try {
       await source.bind(client, { tenant: options.tenant, wards: options.wards });
@@ -160,9 +161,11 @@ export async function* streamQueryRows(
     } catch (error) {
       // A failed cursor has already asked for the end of its statement: only the transaction is left to end.
       cursor = null;
-      failure = tooLarge ? tooLargeSentence(options.maxBatchBytes!) : authorMessage(error, options.timeoutMs);
+      failure = tooLarge
+        ? { error: tooLargeSentence(options.maxBatchBytes!), code: "query-rows-too-large" }
+        : { error: authorMessage(error, options.timeoutMs), code: authorFailure(error, options.timeoutMs).code };
     }
-    if (failure !== null) yield { kind: "error", error: failure };
+    if (failure !== null) yield { kind: "error", ...failure };
     else yield { kind: "end", truncated };
   } finally {
     meter?.stop();

@@ -115,7 +115,10 @@ export function unreachableSentence(source: Pick<DataSource, "name">, error: unk
   return unreachable(source, error).error;
 }
 
-function unreachable(source: Pick<DataSource, "name">, error: unknown): QueryFailure {
+export function unreachable(
+  source: Pick<DataSource, "name">,
+  error: unknown,
+): QueryFailure & { code: QueryFailureCode } {
   const busy = error instanceof Error && /timeout exceeded when trying to connect/.test(error.message);
   return busy
     ? {

@@ -133,14 +133,14 @@ export function alertRoutes({ store, dictionary, adminToken, access, feed, heart
   });
 
   router.post("/:alertId/acknowledge", access.recorded, async (ctx) => {
-    const { note } = parseBody(acknowledgeInput, ctx.request.body);
+    const body = parseBody(acknowledgeInput, ctx.request.body);
     const tenant = ctx.state.tenant;
     const alertId = ctx.params.alertId!;
     const alert = await readAsTenant(store.db, tenant, (reader) => alertById(reader, dictionary, alertId));
     if (!alert) throw new HttpError(404, `No alert ${alertId}; GET /api/alerts lists them.`, {}, "alert-not-found");
     // The answer is the alert as it now stands: the patient's name and result.
     showing(ctx, { patientRefs: [alert.patientRef] });
-    const appended = await acknowledgeAlert(commandContextOf(ctx, store), tenant, alert.externalId, alertId, note);
+    const appended = await acknowledgeAlert(commandContextOf(ctx, store), tenant, alert.externalId, alertId, body);
     if (appended) await waitForProjection(store.db, "alerts", appended.last);
     ctx.body = await readAsTenant(store.db, tenant, (reader) => alertById(reader, dictionary, alertId));
   });

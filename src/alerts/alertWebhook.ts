@@ -54,7 +54,7 @@ export async function startAlertWebhook(
   await boss.createQueue(ALERT_WEBHOOK_QUEUE, { name: ALERT_WEBHOOK_QUEUE, ...RETRIES, expireInSeconds: 60 });
   await boss.work<WebhookJob>(ALERT_WEBHOOK_QUEUE, { pollingIntervalSeconds }, async ([job]) => {
     if (!job) return;
-    const alert = await listedAlert(db, dictionary, job.data);
+    const alert = await listedAlert(db, dictionary, job.data.tenant, job.data.alert.alertId);
     await deliver(config, alert, job.data.tenant).catch((err: Error) => {
       log.warn({ err, alertId: job.data.alert.alertId }, "alert webhook not delivered; trying again later");
       throw err;
@@ -73,18 +73,29 @@ export async function startAlertWebhook(
 }
 
 /** The alert as GET /api/alerts lists it; the alerts projection may be a moment behind the reactor. */
-async function listedAlert(db: Db, dictionary: Dictionary, { tenant, alert }: WebhookJob): Promise<Alert> {
+export async function listedAlert(db: Db, dictionary: Dictionary, tenant: string, alertId: string): Promise<Alert> {
   for (let waited = 0; waited < 2000; waited += 50) {
-    const listed = await readAsTenant(db, tenant, (reader) => alertById(reader, dictionary, alert.alertId));
+    const listed = await readAsTenant(db, tenant, (reader) => alertById(reader, dictionary, alertId));
     if (listed) return listed;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`alert ${alert.alertId} is not listed yet`);
+  throw new Error(`alert ${alertId} is not listed yet`);
 }
 
 async function deliver(config: AlertWebhookConfig, alert: Alert, tenant: string): Promise<void> {
   const event = alert.kind === "DELTA" ? DELTA_WEBHOOK_EVENT : WEBHOOK_EVENT;
-  const body = JSON.stringify({ event, tenant, alert });
+  await postSigned(config, { event, delivery: alert.alertId, body: JSON.stringify({ event, tenant, alert }) });
+}
+
+/**
+ * POSTs a body signed as the alert webhook signs (contract D.7, G.3), refusing a target that
+ * resolves to this machine, link-local or a metadata service unless allowed, following no
+ * redirect; throws with the receiver's answer when it is not 2xx.
+ */
+export async function postSigned(
+  config: AlertWebhookConfig,
+  { event, delivery, body }: { event: string; delivery: string; body: string },
+): Promise<void> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   if (!config.allowPrivate) await checkTarget(config.url);
   const answer = await fetch(config.url, {
@@ -92,7 +103,7 @@ async function deliver(config: AlertWebhookConfig, alert: Alert, tenant: string)
     headers: {
       "content-type": "application/json",
       "x-dialysis-hub-event": event,
-      "x-dialysis-hub-delivery": alert.alertId,
+      "x-dialysis-hub-delivery": delivery,
       "x-dialysis-hub-timestamp": timestamp,
       "x-dialysis-hub-signature": signature(config.secret, timestamp, body),
     },
@@ -104,7 +115,7 @@ async function deliver(config: AlertWebhookConfig, alert: Alert, tenant: string)
   await answer.body?.cancel();
   if (answer.status >= 300 && answer.status < 400)
     throw new Error(
-      `the webhook answered ${answer.status}, a redirect, which is not followed: set ALERT_WEBHOOK_URL to where it points`,
+      `the webhook answered ${answer.status}, a redirect, which is not followed: set the URL to where it points`,
     );
   if (!answer.ok) throw new Error(`the webhook answered ${answer.status}`);
 }

@@ -97,6 +97,13 @@ function refusedBecause(address: string): string | null {
   return rule?.why ?? "refused";
 }
 
+/** Why the URL's host is refused as written ("127.0.0.1: loopback", "localhost: this machine"), or null. */
+export function refusedTargetReason(url: string): string | null {
+  const host = hostOf(url);
+  const why = host === "localhost" || host.endsWith(".localhost") ? "this machine" : refusedBecause(host);
+  return why ? `${host}: ${why}` : null;
+}
+
 /** A configuration problem when the URL names a refused address or localhost outright; null when it does not. */
 export function refusedTargetProblem(url: string): string | null {
   const host = hostOf(url);
@@ -106,6 +113,13 @@ export function refusedTargetProblem(url: string): string | null {
         `${why}); alerts go to another system's receiver (set ALERT_WEBHOOK_ALLOW_PRIVATE=1 if a receiver on ` +
         "this host is meant)"
     : null;
+}
+
+/** The refused address a URL's name resolves to, and why; null when none (or when the name does not resolve). */
+export async function resolvesToRefused(url: string): Promise<string | null> {
+  const addresses = await lookup(hostOf(url), { all: true }).catch(() => []);
+  const refused = addresses.find(({ address }) => isRefusedAddress(address));
+  return refused ? `${refused.address} (${refusedBecause(refused.address)})` : null;
 }
 
 /** Before each delivery: the name must not resolve to a refused address either. */

@@ -1,5 +1,6 @@
 import { criticalResultsReactor } from "../../reactors/criticalResults.ts";
 import { deltaChecksReactor } from "../../reactors/deltaChecks.ts";
+import { alertEscalationReactor } from "../../reactors/alertEscalation.ts";
 import { accessLogProjection } from "../../projections/access/accessLog.ts";
 import { alertsProjection } from "../../projections/alerts/alerts.ts";
 import { autoClaimReactor } from "../../reactors/autoClaim.ts";
@@ -16,6 +17,7 @@ import { standardItemsProjection } from "../../projections/dictionary/standardIt
 import { itemMappingsProjection } from "../../projections/dictionary/itemMappings.ts";
 import { qualityIndicatorsProjection } from "../../projections/quality/indicatorVersions.ts";
 import { qualityMonthsProjection } from "../../projections/quality/qualityMonths.ts";
+import { qualityClosedFiguresProjection } from "../../projections/quality/closedFigures.ts";
 
 /** Every read model and reactor of the service, in no particular order: each one stands alone. */
 export const allProjections: readonly Projection[] = [
@@ -32,8 +34,10 @@ export const allProjections: readonly Projection[] = [
   bulkJobsProjection,
   criticalResultsReactor,
   deltaChecksReactor,
+  alertEscalationReactor,
   alertsProjection,
   accessLogProjection,
   qualityIndicatorsProjection,
   qualityMonthsProjection,
+  qualityClosedFiguresProjection,
 ];

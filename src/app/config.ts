@@ -181,6 +181,14 @@ export const configSchema = z.object({
     .int()
     .min(1024)
     .default(16 * 1024 * 1024),
+  /** How long a received message (contract G.5) waits for others to be written with it in one statement. */
+  MESSAGE_STORE_FLUSH_MS: z.coerce.number().int().min(1).max(1000).default(50),
+  /** The body bytes of received messages a process holds unwritten; past it the next answer waits for room. */
+  MESSAGE_STORE_QUEUE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   /** How long a client may take to send a whole request, headers and body; a slow sender is cut with 408. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
@@ -202,6 +210,36 @@ export const configSchema = z.object({
   /** 1: the webhook may post to this host or a link-local address (refused otherwise). */
   ALERT_WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"], { error: "ALERT_WEBHOOK_ALLOW_PRIVATE must be 0 or 1" }).default("0"),
   /** How often an idle alert stream (GET /api/alerts/stream) sends a heartbeat. */
+  /** Contract G.3: escalation mail goes through this SMTP server (smtp:// or smtps://, user and password in the URL); unset: no mail. */
+  SMTP_URL: z
+    .url({
+      protocol: /^smtps?$/,
+      error: "SMTP_URL must be smtp://user:password@host:port or smtps://user:password@host:port",
+    })
+    .optional(),
+  /** An owner-only file holding the SMTP password, instead of writing it in SMTP_URL. */
+  SMTP_PASSWORD_FILE: z.string().min(1).optional(),
+  /** The sender of escalation mail: an address, or "Name <address>". */
+  MAIL_FROM: z
+    .string()
+    .regex(
+      /^(?:[^<>\r\n]*<[^@\s<>]+@[^@\s<>]+>|[^@\s<>]+@[^@\s<>]+)$/,
+      "MAIL_FROM must be an address, or Name <address>",
+    )
+    .optional(),
+  /**
+   * The pauses before each retry of a refused or unanswered escalation notification, in seconds,
+   * comma-separated: attempts are one more than the pauses. The default tries 6 times over 15½
+   * minutes, the first retry after 30 s (contract G.3: at least 5 over at least 10 minutes).
+   */
+  ALERT_NOTIFY_RETRY_SECONDS: z
+    .string()
+    .regex(
+      /^\d+(\.\d+)?(,\d+(\.\d+)?)*$/,
+      "ALERT_NOTIFY_RETRY_SECONDS is a comma-separated list of seconds, e.g. 30,60,120,240,480",
+    )
+    .default("30,60,120,240,480")
+    .transform((list) => list.split(",").map(Number)),
   ALERT_STREAM_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).default(15),
   /** HL7 v2 over MLLP on this port (contract D.5); unset: no listener. */
   HL7_MLLP_PORT: port.optional(),
@@ -256,6 +294,10 @@ function together(config: Config): string[] {
         "limit is for every process of the deployment together)",
     );
   }
+  if (config.SMTP_URL && !config.MAIL_FROM)
+    problems.push("MAIL_FROM: set it with SMTP_URL, the address escalation mail is sent from");
+  if (config.SMTP_PASSWORD_FILE && !config.SMTP_URL)
+    problems.push("SMTP_PASSWORD_FILE: set SMTP_URL too, the server the password is for");
   const oidc = [config.OIDC_ISSUER, config.OIDC_CLIENT_ID, config.OIDC_CLIENT_SECRET];
   if (oidc.some((value) => value !== undefined) && (oidc.some((value) => value === undefined) || !config.PUBLIC_URL)) {
     problems.push(

@@ -20,6 +20,7 @@ import { openApiRoutes, type OpenApiDeps } from "../ingestion/openV1/openApiRout
 import { patientRoutes } from "../patients/patientRoutes.ts";
 import { patientCopyRoutes } from "../patients/patientCopyRoutes.ts";
 import { qualityRoutes } from "../quality/qualityRoutes.ts";
+import { qualityExportRoute } from "../quality/qualityExportRoute.ts";
 import { idCardRegister } from "../patients/registeredPatients.ts";
 import { helpPagesRoutes } from "../docs/helpPages.ts";
 import { callerRoutes } from "../credentials/callerRoutes.ts";
@@ -29,6 +30,7 @@ import type { IdentifierHasher } from "../../commands/kit/identifierHasher.ts";
 import { offerCredentialCheck, type CredentialCheck } from "../credentials/credentialCheck.ts";
 import { offerCredentialWatch, type CredentialWatch } from "../credentials/credentialWatch.ts";
 import { alertRoutes } from "../alerts/alertRoutes.ts";
+import { escalationRoutes } from "../alerts/escalationRoutes.ts";
 import type { AlertFeed } from "../alerts/alertFeed.ts";
 import { reportRoutes } from "../reports/http/reportRoutes.ts";
 import { dataSourceRoutes } from "../reports/http/dataSourceRoutes.ts";
@@ -46,6 +48,9 @@ import { countPushes } from "../metrics/pushMetrics.ts";
 import type { ServiceMetrics } from "../metrics/serviceMetrics.ts";
 import { accessLogRoutes } from "../access/accessLogRoutes.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
+import { keepMessages } from "../messages/keepMessages.ts";
+import { messageRoutes } from "../messages/messageRoutes.ts";
+import type { MessageKeeper } from "../messages/receivedMessage.ts";
 import type { ViewingAuth } from "../http/authorAuth.ts";
 import type { CallerAddresses } from "../http/callerAddress.ts";
 import { exportsPerAddress } from "../reports/http/exportsPerAddress.ts";
@@ -54,6 +59,8 @@ export interface AppDependencies {
   store: EventStore;
   /** Records who was shown which patients (contract E.4); the routes that show patients take it. */
   access: AccessRecording;
+  /** Keeps every message received (contract G.5); null: not kept (the benchmark's baseline). */
+  messages: MessageKeeper | null;
   reports: ReportRuntime;
   /** How the docx export runs: its worker threads, the charts of one export at once, the cap on points. */
   docx: DocxRendering;
@@ -62,6 +69,8 @@ export interface AppDependencies {
   adminToken: string | undefined;
   /** VIEWING_AUTH (contract G.1): whether viewing calls and embed pages need a session or token. */
   viewingAuth: ViewingAuth;
+  /** PUBLIC_URL, the service's external base URL, when set: FHIR names its Measures under it. */
+  publicUrl?: string;
   /** REPORT_EXPORTS_PER_ADDRESS: exports without a credential one caller's address may have under way at once. */
   exportsPerAddress: { limit: number; addresses: CallerAddresses };
   /** Names id-card streams, and digests new keys and tokens, by a keyed hash (src/secrets/identifierKey.ts). */
@@ -76,6 +85,8 @@ export interface AppDependencies {
   metrics: ServiceMetrics;
   metricsToken: string | undefined;
   alerts: { feed: AlertFeed; heartbeatMs: number };
+  /** Contract G.3: the escalation policy's webhook rules (ALERT_WEBHOOK_ALLOW_PRIVATE, whether ALERT_WEBHOOK_SECRET is set). */
+  escalation: { allowPrivateWebhooks: boolean; webhookSecretSet: boolean };
   /** The turns a tenant's list pages take (src/http/listTurns.ts). */
   listTurns: ListTurns;
 }
@@ -146,6 +157,7 @@ export function createApp(deps: AppDependencies): Koa {
         adminToken: deps.adminToken,
       }).routes() as Koa.Middleware,
       accessLogRoutes(deps.store.db, deps.adminToken).routes() as Koa.Middleware,
+      messageRoutes(deps.store.db, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       patientCopyRoutes({
         db: deps.store.db,
         dictionary: deps.openApi.dictionary,
@@ -155,6 +167,12 @@ export function createApp(deps: AppDependencies): Koa {
       }).routes() as Koa.Middleware,
       adminRoutes(deps.store, deps.adminToken, deps.identifiers).routes() as Koa.Middleware,
       qualityRoutes({ store: deps.store, adminToken: deps.adminToken, access: deps.access }).routes() as Koa.Middleware,
+      qualityExportRoute({
+        store: deps.store,
+        adminToken: deps.adminToken,
+        access: deps.access,
+        rendering: deps.docx,
+      }).routes() as Koa.Middleware,
       patientRoutes(
         deps.store,
         deps.adminToken,
@@ -162,6 +180,11 @@ export function createApp(deps: AppDependencies): Koa {
         idCardRegister(deps.store.db, deps.identifiers),
         deps.access,
       ).routes() as Koa.Middleware,
+      escalationRoutes({
+        store: deps.store,
+        adminToken: deps.adminToken,
+        ...deps.escalation,
+      }).routes() as Koa.Middleware,
       alertRoutes({
         store: deps.store,
         dictionary: deps.openApi.dictionary,
@@ -178,9 +201,11 @@ export function createApp(deps: AppDependencies): Koa {
       xlsxExportRoute(exportDeps).routes() as Koa.Middleware,
     ]),
   );
+  const keptMessages = deps.messages ? [keepMessages(deps.messages)] : [];
   app.use(
     mountUnder("/open/v1", [
       countPushes(deps.metrics),
+      ...keptMessages,
       openApiErrors(deps.log),
       refuseNulInPath(),
       refuseNulInQuery(),
@@ -193,13 +218,14 @@ export function createApp(deps: AppDependencies): Koa {
   app.use(
     mountUnder("/fhir/r4", [
       countPushes(deps.metrics),
+      ...keptMessages,
       fhirErrors(deps.log),
       refuseNulInPath(),
       refuseNulInQuery(),
       resolveTenant(),
       offerCredentialCheck(deps.credentials),
       offerStaffSessions(deps.staffSessions.sessions),
-      fhirRoutes(deps.openApi, deps.adminToken, startedAt, deps.access).routes() as Koa.Middleware,
+      fhirRoutes(deps.openApi, deps.adminToken, startedAt, deps.access, deps.publicUrl).routes() as Koa.Middleware,
     ]),
   );
   return app;

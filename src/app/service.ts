@@ -26,13 +26,15 @@ import { DataSources, dataSourcesFromEnv } from "../../queries/reports/dataSourc
 import { TenantGate } from "../../queries/reports/tenantGate.ts";
 import { ListTurns } from "../http/listTurns.ts";
 import { allProjections } from "./allProjections.ts";
-import type { Projection } from "../../projections/runtime/projection.ts";
+import type { Projection, TransactionalJobs } from "../../projections/runtime/projection.ts";
 import { ProjectionWorker } from "../../projections/runtime/worker.ts";
 import { AlertFeed } from "../alerts/alertFeed.ts";
 import { alertById } from "../../queries/alerts/alerts.ts";
 import { heldBackTenants, stoppedProjections } from "../../queries/runtime/projectionStatus.ts";
 import { readAsTenant } from "../../db/tenantScope.ts";
 import { startAlertWebhook } from "../alerts/alertWebhook.ts";
+import { EscalationDelivery } from "../alerts/escalationDelivery.ts";
+import { createMailer } from "../alerts/escalationMail.ts";
 import { TableStatistics } from "../../db/tableStatistics.ts";
 import { LedgerSealer } from "../../projections/runtime/ledgerSealer.ts";
 import { createBoss, createWakeupQueues, ensureWakeupQueue, WakeupSender } from "../../projections/runtime/wakeups.ts";
@@ -53,6 +55,7 @@ import { MllpListener } from "../ingestion/hl7/mllpListener.ts";
 import type { DocxAnswer, DocxJob } from "../reports/export/docxExport.ts";
 import { WorkerPool } from "../reports/export/workerPool.ts";
 import { AccessRecorder } from "../access/accessRecorder.ts";
+import { MessageRecorder } from "../messages/messageRecorder.ts";
 import { AccessRecording } from "../access/accessRecording.ts";
 
 export type Role = "all" | "api" | "worker";
@@ -69,6 +72,11 @@ export interface ServiceOptions {
    * answer recorded): the benchmark's baseline for what recording costs (bench/identity.ts).
    */
   recordAccess?: boolean;
+  /**
+   * false: received messages are not kept. Not a setting (contract G.5 keeps every message): the
+   * benchmark's baseline for what keeping them costs.
+   */
+  keepMessages?: boolean;
   /** Where the demo data that `start` loads through this process stands, for /readyz; absent when it loads none. */
   demoData?: () => DemoDataState | undefined;
 }
@@ -86,6 +94,7 @@ export interface RunningService {
 
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config, role, log, projections = allProjections, env = process.env, recordAccess = true, demoData } = options;
+  const keepReceived = options.keepMessages ?? true;
   const { url: databaseUrl, embedded } = await openDatabase(config, log);
   const stack: Array<() => Promise<unknown>> = [];
   if (embedded) stack.push(() => embedded.stop());
@@ -151,7 +160,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       remapSteps.results = config.REMAP_STEP_RESULTS;
       derivationIndex.enabled = config.DERIVATION_INDEX === "on";
       // Delivered by this process's pg-boss worker; sent by the critical-results reactor as it raises each alert.
-      const jobs =
+      const webhookJobs =
         config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET
           ? await startAlertWebhook(
               boss,
@@ -166,6 +175,31 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
               dictionary,
             )
           : undefined;
+      // Contract G.3: each step of a critical alert's escalation, sent by the escalation reactor as it fixes them.
+      const escalation = new EscalationDelivery(
+        boss,
+        db,
+        dictionary,
+        {
+          mailer: config.SMTP_URL
+            ? createMailer({
+                smtpUrl: config.SMTP_URL,
+                passwordFile: config.SMTP_PASSWORD_FILE,
+                from: config.MAIL_FROM!,
+              })
+            : null,
+          from: config.MAIL_FROM ?? null,
+          publicUrl: config.PUBLIC_URL,
+          webhookSecret: config.ALERT_WEBHOOK_SECRET ?? null,
+          allowPrivate: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1",
+          retrySeconds: config.ALERT_NOTIFY_RETRY_SECONDS,
+          pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
+        },
+        log,
+      );
+      const escalationJobs = await escalation.start();
+      stack.push(async () => escalation.stop());
+      const jobs = allJobs([webhookJobs, escalationJobs]);
       worker = new ProjectionWorker(db, boss, projections, log, {
         pollingIntervalSeconds: config.WORKER_POLL_SECONDS,
         safetyNetMs: config.PROJECTION_SAFETY_NET_MS,
@@ -199,19 +233,40 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
     let url: string | null = null;
     let mllpPort: number | null = null;
+    // Stopped after the MLLP listener and the HTTP server (the stack unwinds newest first): every
+    // message they answered is written before the service stops.
+    const messageRecorder =
+      role !== "worker" && keepReceived
+        ? new MessageRecorder(db, identifiers, log, metrics, {
+            flushAfterMs: config.MESSAGE_STORE_FLUSH_MS,
+            maxQueueBytes: config.MESSAGE_STORE_QUEUE_BYTES,
+          })
+        : null;
+    if (messageRecorder) {
+      metrics.watchMessageQueue(() => messageRecorder.queued);
+      stack.push(() => messageRecorder.stop(config.SHUTDOWN_GRACE_MS));
+    }
     if (role !== "worker" && config.HL7_MLLP_PORT !== undefined) {
-      const mllp = new MllpListener(ingestion, credentials, watch, metrics, log, {
-        port: config.HL7_MLLP_PORT,
-        requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
-        maxConnections: config.HL7_MLLP_MAX_CONNECTIONS,
-        keylessPerAddress: config.HL7_MLLP_KEYLESS_PER_ADDRESS,
-        keylessTimeoutMs: config.HL7_MLLP_KEYLESS_TIMEOUT_MS,
-        maxUnackedFrames: config.HL7_MLLP_MAX_UNACKED_FRAMES,
-        frameDeadlineMs: config.HL7_MLLP_FRAME_DEADLINE_MS,
-        unauthenticatedFrameBytes: config.HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES,
-        tlsCertFile: config.HL7_MLLP_TLS_CERT,
-        tlsKeyFile: config.HL7_MLLP_TLS_KEY,
-      });
+      const mllp = new MllpListener(
+        ingestion,
+        credentials,
+        watch,
+        metrics,
+        log,
+        {
+          port: config.HL7_MLLP_PORT,
+          requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+          maxConnections: config.HL7_MLLP_MAX_CONNECTIONS,
+          keylessPerAddress: config.HL7_MLLP_KEYLESS_PER_ADDRESS,
+          keylessTimeoutMs: config.HL7_MLLP_KEYLESS_TIMEOUT_MS,
+          maxUnackedFrames: config.HL7_MLLP_MAX_UNACKED_FRAMES,
+          frameDeadlineMs: config.HL7_MLLP_FRAME_DEADLINE_MS,
+          unauthenticatedFrameBytes: config.HL7_MLLP_UNAUTHENTICATED_FRAME_BYTES,
+          tlsCertFile: config.HL7_MLLP_TLS_CERT,
+          tlsKeyFile: config.HL7_MLLP_TLS_KEY,
+        },
+        messageRecorder,
+      );
       mllpPort = await mllp.start();
       stack.push(() => mllp.stop(config.SHUTDOWN_GRACE_MS));
     }
@@ -267,7 +322,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           config.LIST_BYTES_PER_SECOND,
         ),
         access: new AccessRecording(recordAccess ? accessRecorder : { record: () => {} }, config.ADMIN_TOKEN),
+        messages: messageRecorder,
         alerts: { feed: alertFeed, heartbeatMs: config.ALERT_STREAM_HEARTBEAT_SECONDS * 1000 },
+        escalation: {
+          allowPrivateWebhooks: config.ALERT_WEBHOOK_ALLOW_PRIVATE === "1",
+          webhookSecretSet: config.ALERT_WEBHOOK_SECRET !== undefined,
+        },
         store: eventStore,
         docx: {
           workers: docxWorkers,
@@ -299,6 +359,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         log,
         adminToken: config.ADMIN_TOKEN,
         viewingAuth: config.VIEWING_AUTH,
+        publicUrl: config.PUBLIC_URL,
         exportsPerAddress: {
           limit: config.REPORT_EXPORTS_PER_ADDRESS,
           addresses: CallerAddresses.fromSetting(config.TRUSTED_PROXIES),
@@ -428,4 +489,13 @@ function oidcRelyingParty(config: Config): OidcRelyingParty | null {
     tenant: config.OIDC_TENANT ?? null,
     displayName: config.OIDC_PROVIDER_NAME ?? new URL(issuer).host,
   });
+}
+
+/** The reactors' jobs, each queue's own sent by the part that works it (the others pass it by). */
+function allJobs(parts: Array<TransactionalJobs | undefined>): TransactionalJobs {
+  return {
+    async send(tx, queue, data, singletonKey, options) {
+      for (const part of parts) await part?.send(tx, queue, data, singletonKey, options);
+    },
+  };
 }

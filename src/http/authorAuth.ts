@@ -92,7 +92,9 @@ function callerIdentifier(
 
 /** The roles a route's caller may hold for it, for the sentence of a 403. */
 function neededSentence(needed: StaffRole, held: readonly string[]): string {
-  const enough = STAFF_ROLES.slice(0, STAFF_ROLES.indexOf(needed) + 1);
+  // integrator stands beside the ranks: only admin holds it besides (staffRoleRanks.ts).
+  const enough =
+    needed === "integrator" ? ["admin", "integrator"] : STAFF_ROLES.slice(0, STAFF_ROLES.indexOf(needed) + 1);
   return (
     `This call needs the role ${needed}${enough.length > 1 ? ` (or ${enough.slice(0, -1).join(" or ")})` : ""}; ` +
     `this caller has ${held.length ? held.join(", ") : "no role"}. Ask the administrator for it.`

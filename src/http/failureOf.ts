@@ -12,6 +12,7 @@ const COMMAND_ERROR_STATUS: Record<CommandErrorKind, number> = {
   conflict: 409,
   "precondition-failed": 412,
   unavailable: 503,
+  unprocessable: 422,
 };
 
 /** A failure as its caller sees it: the status, one sentence, the headers to set. */

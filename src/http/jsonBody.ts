@@ -37,7 +37,10 @@ export async function bodyText(
 async function bodyBytes(ctx: Context, limitBytes: number, what: string): Promise<Buffer> {
   try {
     // Decoded once as a whole: decoding chunk by chunk costs several times more for large pushes.
-    return await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get("content-length") || undefined });
+    const bytes = await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get("content-length") || undefined });
+    // Kept for the message store (contract G.5: a push refused whole is kept with its body too).
+    ctx.request.rawBody = bytes;
+    return bytes;
   } catch (error) {
     const type = (error as { type?: string }).type;
     if (type === "entity.too.large") {
@@ -97,5 +100,7 @@ declare module "koa" {
   interface Request {
     /** Set by jsonBody(): the parsed JSON, or undefined for an empty body. */
     body?: unknown;
+    /** Set when the body was read (jsonBody(), bodyText()): its bytes as received. */
+    rawBody?: Buffer;
   }
 }

@@ -127,6 +127,22 @@ export class ServiceMetrics {
     help: "Writes of a batch of access records that the database refused or did not answer; the batch stays queued and is tried again",
     registers: [this.registry],
   });
+  private readonly messagesKeptTotal = new client.Counter({
+    name: "dialysis_hub_messages_kept_total",
+    help: "Received messages (contract G.5) written to the message store by this process, by channel and outcome",
+    labelNames: ["channel", "outcome"] as const,
+    registers: [this.registry],
+  });
+  private readonly messageWriteFailures = new client.Counter({
+    name: "dialysis_hub_message_write_failures_total",
+    help: "Writes of received messages the database refused (each is tried again)",
+    registers: [this.registry],
+  });
+  private readonly messagesLostTotal = new client.Counter({
+    name: "dialysis_hub_messages_lost_total",
+    help: "Received messages still unwritten when the service stopped (the database refused them to the end)",
+    registers: [this.registry],
+  });
   private readonly accessDropped = new client.Counter({
     name: "dialysis_hub_access_records_dropped_total",
     help:
@@ -189,6 +205,30 @@ export class ServiceMetrics {
         this.set(queued());
       },
     });
+  }
+
+  /** Shows the received messages waiting to be written (`queued` is read when scraped). */
+  watchMessageQueue(queued: () => number): void {
+    new client.Gauge({
+      name: "dialysis_hub_messages_queued",
+      help: "Received messages waiting in this process to be written to the message store",
+      registers: [this.registry],
+      collect() {
+        this.set(queued());
+      },
+    });
+  }
+
+  messagesKept(channel: string, outcome: string, count: number): void {
+    this.messagesKeptTotal.inc({ channel, outcome }, count);
+  }
+
+  messageWriteFailed(): void {
+    this.messageWriteFailures.inc();
+  }
+
+  messagesLost(count: number): void {
+    this.messagesLostTotal.inc(count);
   }
 
   accessRecordsWritten(count: number): void {

@@ -4,6 +4,7 @@ import { MONTH_PATTERN } from "../../commands/quality/events.ts";
 import { localDate } from "../../db/localDateTime.ts";
 import { WARD_PATTERN } from "../../db/wardScope.ts";
 import { HttpError } from "../http/httpError.ts";
+import { QUALITY_EXPORT_LANGS } from "./export/qualityExportWords.ts";
 import { principalOf } from "../http/requestState.ts";
 
 /*
@@ -13,7 +14,7 @@ import { principalOf } from "../http/requestState.ts";
  */
 
 /** The earliest month the figures are asked for: before it a month is a typing mistake. */
-const FIRST_MONTH = "1900-01";
+export const FIRST_MONTH = "1900-01";
 
 /** The current month in the service's time zone (TZ), yyyy-MM. */
 export function currentMonth(now = new Date()): string {
@@ -27,10 +28,15 @@ export const monthPath = z.object({
   }),
 });
 
+/** Whether figures may be asked of `month`: yyyy-MM, from FIRST_MONTH to the current month. */
+export function isAnswerableMonth(month: string): boolean {
+  return MONTH_PATTERN.test(month) && month >= FIRST_MONTH && month <= currentMonth();
+}
+
 /** The path's month, or 400 saying how to write one. */
 export function monthOf(ctx: Pick<Context, "params">): string {
   const month = (ctx.params as Record<string, string | undefined>).month ?? "";
-  if (!MONTH_PATTERN.test(month) || month < FIRST_MONTH || month > currentMonth())
+  if (!isAnswerableMonth(month))
     throw new HttpError(
       400,
       `The month must be written yyyy-MM (e.g. ${currentMonth()}), from ${FIRST_MONTH} to the current month; ${JSON.stringify(month.slice(0, 20))} is not one.`,
@@ -81,6 +87,27 @@ export const closeBody = z.strictObject(
     error: (issue) =>
       issue.code === "unrecognized_keys"
         ? "The body holds ward only (a ward's name, or left out for the whole tenant)"
+        : undefined,
+  },
+);
+
+export const QUALITY_EXPORT_FORMATS = ["xlsx", "docx"] as const;
+
+/** Contract G.2: the body of `POST /api/quality/months/{yyyy-MM}/export`. */
+export const qualityExportBody = z.strictObject(
+  {
+    format: z
+      .enum(QUALITY_EXPORT_FORMATS, { error: "format must be xlsx (a workbook) or docx (a Word document)" })
+      .meta({ description: "xlsx: a workbook; docx: a Word document" }),
+    lang: z
+      .enum(QUALITY_EXPORT_LANGS, { error: "lang must be zh or en: the language of every word of the file" })
+      .meta({ description: "The language of every word of the file (zh or en)", example: "zh" }),
+    ward: wardSchema.nullable().optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? 'The body holds format, lang and ward only (e.g. { "format": "xlsx", "lang": "zh" })'
         : undefined,
   },
 );

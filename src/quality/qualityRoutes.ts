@@ -7,7 +7,8 @@ import { closedAnswer, closeOf, storeHeadCheckpoint } from "../../queries/qualit
 import { indicatorAnswer, indicatorsInForce } from "../../queries/quality/indicators.ts";
 import { wardKnown } from "../../queries/quality/monthFacts.ts";
 import type { IndicatorFigures } from "../../queries/quality/monthFigures.ts";
-import { liveMonth, type MonthAnswer } from "../../queries/quality/months.ts";
+import { monthAnswer } from "../../queries/quality/monthAnswer.ts";
+import { liveMonth } from "../../queries/quality/months.ts";
 import { restateMonth } from "../../queries/quality/restatement.ts";
 import { patientMonth } from "../../queries/quality/patientMonth.ts";
 import { wardsOfPatients } from "../../queries/patients/patients.ts";
@@ -70,14 +71,8 @@ export function qualityRoutes(deps: QualityRouteDeps): Router {
   router.get("/api/quality/months/:month", clinician, deps.access.recorded, async (ctx) => {
     const month = monthOf(ctx);
     const ward = wardAsked(ctx, parseBody(wardQuery, ctx.query).ward);
-    const closed = await closeOf(db, ctx.state.tenant, month, ward);
-    const answer = closed
-      ? closedAnswer(closed)
-      : await readAsTenant(db, ctx.state.tenant, async (reader): Promise<MonthAnswer> => {
-          if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
-          const live = await liveMonth(reader, { month, ward });
-          return { month, ward, state: "open", indicators: live.figures };
-        });
+    const answer = await monthAnswer(db, ctx.state.tenant, month, ward);
+    if (!answer) throw noSuchWard(ward!);
     showing(ctx, { patientRefs: patientsNamed(answer.indicators) });
     ctx.body = answer;
   });

@@ -54,14 +54,15 @@ export function readSideReachingIntoCommands(edges: readonly ImportEdge[]): stri
 /**
  * Modules the browser bundles share with the server at run time: pure functions with no server
  * dependency, so that a chart or a value reads the same in the embed page and in an export, a
- * page offers exactly what the roles the server checks allow, and a page masks an id card as the
- * answers do.
+ * page offers exactly what the roles the server checks allow, a page masks an id card as the
+ * answers do, and a page and an exported file word a failed query alike.
  */
 export const SHARED_WITH_WEB = new Set([
   "src/reports/charts/chartOptions.ts",
   "src/reports/charts/formatValue.ts",
   "src/reports/charts/highlight.ts",
   "src/reports/charts/tableColumns.ts",
+  "src/reports/export/queryFailureWords.ts",
   "commands/reports/spec/specVocabulary.ts",
   "commands/credentials/staffRoleRanks.ts",
   "commands/patients/nationalId.ts",

@@ -180,6 +180,24 @@ describe("the staff pages' Credentials page in chromium", function () {
     expect((await me(rotated)).status).to.equal(401);
   });
 
+  it("says on a rotated token's row that the former one still works for the overlap, and until when (issue #54)", async () => {
+    await authorRow("Nurse Zhou").getByRole("button", { name: "Rotate the token of Nurse Zhou" }).click();
+    await dialog().getByRole("button", { name: "Rotate", exact: true }).click();
+    await page.locator("#credential-secret").waitFor();
+    await dialog().getByRole("button", { name: "I have copied it; close" }).click();
+    const former = authorRow("Nurse Zhou").locator(".state .former-works");
+    await former.waitFor();
+    const said = /^Rotated: the former token still works until (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d)$/.exec(
+      (await former.textContent()) ?? "",
+    );
+    expect(said, "the row names the overlap's end").not.to.equal(null);
+    const [year, month, day, hour, minute] = said!.slice(1).map(Number) as [number, number, number, number, number];
+    const end = new Date(year, month - 1, day, hour, minute).getTime();
+    expect(Math.abs(end - (Date.now() + 24 * 3_600_000)), "24 hours, the default overlap").to.be.below(120_000);
+    expect((await me(tokens.clinician)).status, "the former token works within the overlap").to.equal(200);
+    expect(await authorRow("Administrator Wang").locator(".former-works").count(), "a token never rotated").to.equal(0);
+  });
+
   it("fits 390 px without sideways scroll in Chinese: the lists, a new key's form and its secret", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await signIn(tokens.admin, "zh", "#credentials");
@@ -187,7 +205,9 @@ describe("the staff pages' Credentials page in chromium", function () {
     await ready(".credentials-client");
     expect(await page.locator(".page-credentials h1").textContent()).to.equal("凭据");
     expect(await authorRow("Dr Li").locator(".state .credential-state").textContent()).to.equal("已吊销");
-    expect(await authorRow("Nurse Zhou").locator(".last-used").textContent()).to.equal("从未使用");
+    expect(await authorRow("Nurse Zhou").locator(".state .former-works").textContent()).to.match(
+      /^已轮换：原令牌在 \d{4}-\d\d-\d\d \d\d:\d\d 前仍可使用$/,
+    );
     await expectNoSidewaysScroll(page, "the lists at 390 px");
     await page.screenshot({ path: `${OUT}credentials-390-zh.png`, fullPage: true });
 

@@ -3,6 +3,7 @@ import type { Page } from "playwright-core";
 import { localDateTime } from "../../db/localDateTime.ts";
 import { labReport } from "../support/ingestion.ts";
 import { expectAccessible, expectNoSidewaysScroll } from "./accessibility.ts";
+import { englishRead } from "./englishRead.ts";
 import { OUT, signedInPage, useStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
@@ -101,6 +102,12 @@ describe("delta checks in chromium at 390 px", function () {
     const raised = page.locator("dialog.modal tr[data-event=ALERT_RAISED]");
     await raised.waitFor();
     expect(await raised.locator("th").textContent()).to.equal("差值提醒");
+    // The service's worker in the page's words, not its recorded name "delta-checks" (issue #54).
+    expect(await raised.locator("td[data-by=delta-checks]").textContent()).to.equal("系统（差值核查）");
+    expect(
+      await englishRead(page, ["Nurse Chen", "Central lab LIS", TENANT]),
+      "English read in the history (zh)",
+    ).to.deep.equal([]);
     expect(await raised.locator("td").last().textContent()).to.contain(
       `较 ${before.slice(0, 10)} 的 3.6 mmol/L 变化 +1.8 mmol/L，超出 30 天内差值界限 1.5 mmol/L`,
     );

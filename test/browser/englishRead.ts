@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Frame, Page } from "playwright-core";
 import { projectFile } from "../../db/projectFiles.ts";
+import { labelIsSymbol } from "../../web/staff/itemLabel.ts";
 import {
   CHART_KINDS,
   COLUMN_ALIGNS,
@@ -24,7 +25,9 @@ function allowedTerms(): string[] {
   const dictionary = JSON.parse(readFileSync(projectFile("db/seed/default-dictionary.json"), "utf8")) as {
     items: Array<{ label?: string; unit?: string }>;
   };
-  const clinical = dictionary.items.flatMap((item) => [item.label ?? "", item.unit ?? ""]).filter(Boolean);
+  // A label of English words (`Urea (pre)`) is not a symbol: a Chinese page leaves it out (web/staff/itemLabel.ts).
+  const labels = dictionary.items.map((item) => item.label ?? "").filter(labelIsSymbol);
+  const clinical = [...labels, ...dictionary.items.map((item) => item.unit ?? "")].filter(Boolean);
   return [...new Set([...clinical, ...PRODUCTS, ...FORMAT_CODES])];
 }
 

@@ -3,6 +3,7 @@ import type { Page } from "playwright-core";
 import { monthlyPanels } from "../support/ingestion.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible, expectNoSidewaysScroll } from "./accessibility.ts";
+import { englishRead } from "./englishRead.ts";
 import { OUT, signedInPage, useStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
@@ -166,9 +167,14 @@ describe("report history and item mappings readable (#54, deliverable 4) in chro
       await ready(page, "dialog .history-timeline");
       const lines = await page.locator("dialog tr[data-event=REMAPPED] .remap-line").allTextContents();
       expect(lines).to.deep.equal([
-        "L-UREA · 本院尿素 88 mg/dL → 透析前尿素 (Urea (pre)) 31.4 mmol/L（mg/dL × 0.357015 → mmol/L）",
+        // One language (issue #54): the label "Urea (pre)" is English words, so the Chinese name alone.
+        "L-UREA · 本院尿素 88 mg/dL → 透析前尿素 31.4 mmol/L（mg/dL × 0.357015 → mmol/L）",
         "L-UREA · 本院尿素 88 mg/dL：映射已撤销，恢复为未映射",
       ]);
+      expect(
+        await englishRead(page, ["Nurse Chen", "Central lab LIS", TENANT]),
+        "English read in the history (zh)",
+      ).to.deep.equal([]);
       await expectNoSidewaysScroll(page, "the history (zh, 390 px)");
       await expectAccessible(page, "the history with a re-mapping undone (zh, 390 px)");
       await page.screenshot({ path: `${OUT}history-remapped-zh-390.png` });

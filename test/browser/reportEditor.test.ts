@@ -3,6 +3,7 @@ import type { FrameLocator, Page } from "playwright-core";
 import { demoReports } from "../../src/demo/demoReports.ts";
 import { until } from "../support/service.ts";
 import { expectAccessible } from "./accessibility.ts";
+import { englishRead } from "./englishRead.ts";
 import { previewAfter } from "./editorPreview.ts";
 import { OUT, useStaffBrowserSuite } from "./staffSuite.ts";
 
@@ -506,6 +507,15 @@ describe("the report editor in chromium", function () {
     expect(await dialog.locator(".publish-failing").textContent()).to.include(
       "这个草稿有 1 个查询在用筛选默认值运行时失败",
     );
+    expect(
+      await englishRead(page, ["ktvv", "monthly", "trend", "Kt/V by month", "Nurse Chen", TENANT]),
+      "the publish dialog reads Chinese",
+    ).to.deep.equal([]);
+    // Each mode named once, then what it does (issue #54 read "动态 — 动态：…").
+    expect(await dialog.locator("fieldset label").allTextContents()).to.deep.equal([
+      "动态 — 每次打开时查询最新数据。",
+      "快照 — 发布时冻结数据。",
+    ]);
     await dialog.getByRole("button", { name: "取消" }).click();
 
     // Edited, the SQL is no longer the one that failed: its marks go.

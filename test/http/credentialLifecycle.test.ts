@@ -22,7 +22,7 @@ import { startTestService, until, useTestService } from "../support/service.ts";
  * issued before (stored as a plain SHA-256) that keep working.
  */
 
-const LIST_FIELDS = ["name", "tenant", "createdAt", "expiresAt", "lastUsedAt", "revokedAt"];
+const LIST_FIELDS = ["name", "tenant", "createdAt", "expiresAt", "lastUsedAt", "revokedAt", "formerValidUntil"];
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const sleepUntil = (moment: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, moment - Date.now()) + 50));
@@ -228,6 +228,9 @@ describe("credential lifecycle (contract E.3)", function () {
       expect(rotated.body.key).to.match(/^dhk_/).and.not.equal(client.key);
       expect((await calls.ping(rotated.body.key)).status, "the new key at once").to.equal(200);
       expect((await calls.ping(client.key)).status, "the former key within the overlap").to.equal(200);
+      // The list says until when the former key works (issue #54), while it does.
+      const during = (await listed("clients", "rot"))[0]!;
+      expect(Date.parse(during.formerValidUntil!) - answeredAt).to.be.within(0, 1800);
 
       await sleepUntil(answeredAt + 1800);
       const former = await calls.ping(client.key);
@@ -237,9 +240,9 @@ describe("credential lifecycle (contract E.3)", function () {
       );
       expect((await calls.ping(rotated.body.key)).status, "the new key on").to.equal(200);
       expect(
-        (await listed("clients", "rot")).map((entry) => entry.clientId),
-        "still one client",
-      ).to.deep.equal([client.clientId]);
+        (await listed("clients", "rot")).map((entry) => [entry.clientId, entry.formerValidUntil]),
+        "still one client, its former key no longer working",
+      ).to.deep.equal([[client.clientId, null]]);
     });
 
     it("with overlapHours 0 refuses the former token (and key) from the next call; without a body the overlap is 24 hours", async () => {

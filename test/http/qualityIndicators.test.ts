@@ -67,6 +67,9 @@ describe("quality indicators (GET /api/quality/indicators)", function () {
       kind: "timeliness",
     });
     for (const entry of Object.values(byCode)) expect(entry.source).to.match(/KDOQI|KDIGO|CLSI|质量控制/);
+    // The citation in Chinese too, for the pages' and the exports' Chinese readers.
+    for (const entry of Object.values(byCode) as Array<{ sourceZh?: string }>)
+      expect(entry.sourceZh).to.match(/血液净化专业医疗质量控制指标|危急值/);
     expect(byCode.KTV_TARGET!.source).to.match(/KDOQI.*血液净化专业医疗质量控制指标/);
   });
 

@@ -120,7 +120,8 @@ describe("a report read in its reader's language (issue #54)", function () {
     expect(xlsx.status, xlsx.json?.error).to.equal(200);
     const book = new ExcelJS.Workbook();
     await book.xlsx.load(xlsx.buffer as never);
-    const about = book.getWorksheet("About")!;
+    const about = book.worksheets[0]!;
+    expect(about.name, "the About sheet in the file's language").to.equal("报表信息");
     const cells: unknown[] = [];
     about.eachRow((row) => cells.push(...(row.values as unknown[]).slice(1)));
     expect(cells).to.include("月度概览").and.include("时间段");

@@ -20,8 +20,9 @@ function rowsOf(sheet: ExcelJS.Worksheet): unknown[][] {
   return rows;
 }
 
+/** The first sheet: "About", or its name in the file's language. */
 function aboutValue(book: ExcelJS.Workbook, label: string): unknown {
-  const rows = rowsOf(book.getWorksheet("About")!);
+  const rows = rowsOf(book.worksheets[0]!);
   return rows.find((row) => row?.[0] === label)?.[1];
 }
 
@@ -200,17 +201,23 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
 
   it("writes the About sheet's own words in the page's language (lang zh), the report's words as written", async () => {
     const book = await load(await exportXlsx("hb", { params: { period: ["2026-02-01", null] }, lang: "zh" }));
-    expect(book.worksheets[0]!.name, "the sheet keeps the contract's name").to.equal("About");
+    // Named in the file's language (issue #54); a file asked for without lang keeps the contract's "About".
+    expect(book.worksheets.map((sheet) => sheet.name)).to.deep.equal(["报表信息", "monthly", "wardList"]);
     expect(aboutValue(book, "报表")).to.equal(TITLE);
     expect(aboutValue(book, "版本")).to.equal("v1");
     expect(aboutValue(book, "模式")).to.equal("实时");
     expect(aboutValue(book, "Period"), "the author's label as written").to.equal("2026-02-01 – …");
     expect(aboutValue(book, "Wards")).to.equal("（全部）");
-    expect(rowsOf(book.getWorksheet("About")!).flat())
+    expect(rowsOf(book.worksheets[0]!).flat())
       .to.include.members(["筛选条件", "工作表", "查询", "行数"])
       .and.not.include("Report");
+    // Its two times written one way, as the rows write date-times (it read 2026-…T…:… beside 2026-… …:…).
+    const times = [aboutValue(book, "发布时间"), aboutValue(book, "导出时间")];
+    for (const time of times) expect(time).to.match(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     const english = await load(await exportXlsx("hb", { lang: "en" }));
+    expect(english.worksheets[0]!.name).to.equal("About");
     expect(aboutValue(english, "Report")).to.equal(TITLE);
+    expect(aboutValue(english, "Published at")).to.equal(times[0]);
   });
 
   it("refuses a language it does not write, saying which it does", async () => {
@@ -267,9 +274,18 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
     const reported = items.getCell("C2");
     expect(reported.value).to.deep.equal(new Date(Date.UTC(2026, 2, 1, 11, 0, 0)));
     expect(reported.numFmt).to.equal("yyyy-mm-dd hh:mm:ss");
+    // Said by its code in the file's words, never the database's text (issue #54).
     const broken = rowsOf(book.getWorksheet("broken")!);
-    expect(broken.flat().join(" ")).to.match(/^The query failed: division by zero/);
-    expect(JSON.stringify(rowsOf(book.getWorksheet("About")!))).to.include("The query failed");
+    expect(broken.flat().join(" ")).to.equal(
+      "The query divided by zero; the report's author must correct it (for example with NULLIF).",
+    );
+    expect(JSON.stringify(rowsOf(book.getWorksheet("About")!)))
+      .to.include("The query divided by zero")
+      .and.not.include("division by zero");
+    const zh = await load(await exportXlsx("inj", { lang: "zh" }));
+    expect(rowsOf(zh.getWorksheet("broken")!).flat().join(" ")).to.equal(
+      "查询在计算时出现除以零，请报表作者修正该查询（例如用 NULLIF 避免除数为零）。",
+    );
   });
 
   it("exports the full result up to 100000 rows per sheet, with a visible note when cut", async () => {
@@ -350,6 +366,10 @@ describe("xlsx export (POST /api/reports/:id/export/xlsx)", function () {
         `${"a".repeat(27)} (2)`,
         "x_y_z",
         "history (2)",
+      ]);
+      expect(sheetNames(["报表信息", "About"], "报表信息"), "the About sheet's name in its language").to.deep.equal([
+        "报表信息 (2)",
+        "About",
       ]);
     });
 

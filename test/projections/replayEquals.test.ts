@@ -155,6 +155,15 @@ describe("replaying every event gives every read table back, row for row", funct
     await run();
     step("discard", () => north.asAuthor("DELETE", "/api/reports/every-param/draft"));
     await run();
+    // A month's figures closed for the tenant, then for a ward: their frozen rows are rebuilt too.
+    step("close a month", () =>
+      north.call("POST", "/api/quality/months/2026-01/close", { token: north.adminToken, body: {} }),
+    );
+    await run();
+    step("close a ward's month", () =>
+      north.call("POST", "/api/quality/months/2026-01/close", { token: north.adminToken, body: { ward: "B" } }),
+    );
+    await run();
     // A bulk job: a new report, an update of a pushed one, and a rejected line.
     const bulk = await fetch(`${hub.service.url}/open/v1/lab/reports/bulk`, {
       method: "POST",
@@ -187,6 +196,7 @@ describe("replaying every event gives every read table back, row for row", funct
     expect(before.lab_reports!.rows).to.be.greaterThan(10);
     expect(before.lab_report_days!.rows, "more versions than reports").to.be.greaterThan(before.lab_reports!.rows);
     expect(before["auto_claim: pending_reports"]!.rows, "reports left waiting for a patient").to.be.at.least(2);
+    expect(before.quality_closed_figures!.rows, "two closes' figures").to.be.greaterThan(0);
     const events = async () =>
       (await hub.service.db.query("select count(*)::int as n from events")).rows[0].n as number;
     const eventsBefore = await events();

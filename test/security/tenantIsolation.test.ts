@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import type { Bundle, Patient } from "fhir/r4.js";
+import type { Bundle, MeasureReport, Patient } from "fhir/r4.js";
 import { fhirId } from "../../src/ingestion/fhir/fhirIds.ts";
 import { diagnosticReportBundle } from "../support/fhirBundles.ts";
 import { oruR01 } from "../support/hl7Messages.ts";
@@ -828,6 +828,29 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(souths.status, "north's close is no close of south's").to.equal(409);
     expectNothingOfNorth(flat(souths.body), "south's restatement");
   },
+  "POST /api/quality/months/:month/export": async ({ north, service, south }) => {
+    await northQualityReport({ north });
+    const exported = async (body: object) => {
+      const response = await fetch(`${service.url}/api/quality/months/2026-03/export`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${south.authorToken}`,
+          "x-service-tenant": "south",
+          "content-type": "application/json",
+        },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+    };
+    const workbook = await exported({ format: "xlsx", lang: "en" });
+    expect(workbook.status).to.equal(200);
+    const text = zipText(workbook.body);
+    expect(text).to.include("P001");
+    expectNothingOfNorth(text, "south's month as a workbook");
+    const northsWard = await exported({ format: "xlsx", lang: "en", ward: "N" });
+    expect(northsWard.status, "north's ward is no ward of south's").to.equal(404);
+    expectNothingOfNorth(northsWard.body.toString("utf8"), "north's ward exported by south");
+  },
   "GET /api/patients/:patientRef/months/:month": async ({ north, south }) => {
     await northQualityReport({ north });
     const souths = await south.call("GET", "/api/patients/P001/months/2026-03", { token: south.authorToken });
@@ -1092,6 +1115,23 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     const souths = rows.map((row) => `${fhirId(row.external_id)}-${row.item_index}`).sort();
     expect(((answer.body as Bundle).entry ?? []).map((entry) => entry.resource!.id).sort()).to.deep.equal(souths);
     expect(souths).to.not.be.empty;
+  },
+  "GET /fhir/r4/MeasureReport": async ({ north, south }) => {
+    // North's patient under care in 2026-03 counts in north's figures, never in south's.
+    await northQualityReport({ north });
+    const answer = await south.call("GET", "/fhir/r4/MeasureReport?period=2026-03", { token: south.authorToken });
+    expect(answer.status).to.equal(200);
+    const souths = await south.call("GET", "/api/quality/months/2026-03", { token: south.authorToken });
+    const counts = (answer.body as Bundle).entry!.map(({ resource }) =>
+      (resource as MeasureReport).group![0]!.population!.map((population) => population.count),
+    );
+    expect(counts).to.deep.equal(
+      (souths.body.indicators as Array<{ numerator: number; denominator: number }>).map((figures) => [
+        figures.numerator,
+        figures.denominator,
+      ]),
+    );
+    expectNothingOfNorth(flat(answer.body), "south's MeasureReports");
   },
   "GET /fhir/r4/Patient": async ({ south }) => {
     const answer = await south.call(

@@ -1,3 +1,5 @@
+import { shownLabel } from "./itemLabel.ts";
+
 /**
  * A dictionary item as the answers name it: its Chinese name, and its English name and short
  * clinical label (null for an alert's item the dictionary lacks).
@@ -14,7 +16,7 @@ export interface NamedItem {
  * dictionary item, so that it is found by the label staff know it by in both languages (item 5).
  */
 export interface ChartTexts {
-  /** English: "spKt/V · Single-pool Kt/V"; Chinese: "尿素清除指数 (spKt/V)". */
+  /** English: "spKt/V · Single-pool Kt/V"; Chinese: "尿素清除指数 (spKt/V)", "透析前尿素" (a label of words left out). */
   itemTitle: (item: NamedItem) => string;
   itemsShown: (shown: number, offered: number) => string;
   itemsLegend: string;
@@ -70,7 +72,11 @@ export interface ChartTexts {
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 export const chartZh: ChartTexts = {
-  itemTitle: ({ name, label }) => (label && !same(label, name) ? `${name} (${label})` : name),
+  // One language (issue #54): a label of English words is left out, the Chinese name says it.
+  itemTitle: ({ name, label }) => {
+    const shown = shownLabel(label, "zh");
+    return shown && !same(shown, name) ? `${name} (${shown})` : name;
+  },
   itemsShown: (shown, offered) => `检验项目：显示 ${shown} 个，可选 ${offered} 个`,
   itemsLegend: "选择要绘制的检验项目",
   itemsHint: (max) => `列出核心透析指标和该患者有结果的所有项目；一次最多显示 ${max} 个。`,

@@ -18,6 +18,8 @@ export interface Credential {
   expiresAt: string | null;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** After a rotation, until when the former secret still works; null when none does. */
+  formerValidUntil: string | null;
   /** An author's roles; null for a laboratory key. */
   roles: string[] | null;
   /** An author's wards; null: every ward (and always for a laboratory key). */
@@ -45,9 +47,10 @@ const issuedSecret = (issued: Issued) => ("token" in issued ? issued.token : iss
 /**
  * Who a personal access token can be for, the most usual first (issue #54): a nurse or doctor
  * (clinician, with her wards), a report author, an administrator, someone who only views reports, a
- * researcher. One role each: every role allows what the ones below it do (contract E.2).
+ * researcher, an integration engineer (the received messages, contract G.5). One role each: every
+ * ranked role allows what the ones below it do (contract E.2).
  */
-const ROLES: readonly StaffRole[] = ["clinician", "author", "admin", "viewer", "researcher"];
+const ROLES: readonly StaffRole[] = ["clinician", "author", "admin", "viewer", "researcher", "integrator"];
 const MAX_DAYS = 36_500;
 const MAX_OVERLAP_HOURS = 720;
 

@@ -98,12 +98,20 @@ function credentialSection(
 
 /** A kind's credentials, newest first (the service lists them oldest first). */
 async function credentialsOf(ctx: PageContext, kind: CredentialKind): Promise<Credential[]> {
-  const listed = ({ name, createdAt, expiresAt, lastUsedAt, revokedAt }: AuthorListEntry | ClientListEntry) => ({
+  const listed = ({
     name,
     createdAt,
     expiresAt,
     lastUsedAt,
     revokedAt,
+    formerValidUntil,
+  }: AuthorListEntry | ClientListEntry) => ({
+    name,
+    createdAt,
+    expiresAt,
+    lastUsedAt,
+    revokedAt,
+    formerValidUntil,
   });
   const list: Credential[] =
     kind === "author"
@@ -239,6 +247,14 @@ function credentialRow(ctx: PageContext, credential: Credential, changes: Creden
       el("span", { class: `credential-state state-${state}` }, texts.credentialStates[state]),
       credential.revokedAt
         ? el("span", { class: "sub muted" }, texts.revokedOn(localInstant(credential.revokedAt)))
+        : null,
+      // A rotation's overlap, while it lasts: the former secret still works, and until when (issue #54).
+      state === "active" && credential.formerValidUntil
+        ? el(
+            "span",
+            { class: "sub former-works" },
+            texts.formerWorksUntil(kind, localInstant(credential.formerValidUntil)),
+          )
         : null,
     ),
     actions,

@@ -29,6 +29,8 @@ export interface CredentialsTexts {
   noExpiry: string;
   everyWard: string;
   revokedOn: (time: string) => string;
+  /** After a rotation: the former secret keeps working until the overlap ends. */
+  formerWorksUntil: (kind: CredentialKind, time: string) => string;
 
   newCredential: Record<CredentialKind, string>;
   newCredentialTitle: Record<CredentialKind, string>;
@@ -102,6 +104,7 @@ export const credentialsZh: CredentialsTexts = {
   noExpiry: "永不过期",
   everyWard: "全部病区",
   revokedOn: (time) => `吊销于 ${time}`,
+  formerWorksUntil: (kind, time) => `已轮换：原${zhSecret[kind]}在 ${time} 前仍可使用`,
 
   newCredential: { author: "新建个人访问令牌…", client: "新建检验科密钥…" },
   newCredentialTitle: { author: "新建个人访问令牌", client: "新建检验科密钥" },
@@ -117,6 +120,7 @@ export const credentialsZh: CredentialsTexts = {
     admin: "管理员",
     viewer: "只查看报表",
     researcher: "科研人员",
+    integrator: "接口工程师",
   },
   roleHints: {
     admin: "本机构的一切，包括本页的凭据。",
@@ -124,6 +128,7 @@ export const credentialsZh: CredentialsTexts = {
     clinician: "登录后先看到本人病区的结果提醒；还有患者、检验趋势、待认领报告和报告历史。请在下面填写她的病区。",
     viewer: "只能查看报表。",
     researcher: "只能查看和导出科研数据源的报表（无姓名，患者以假名代替）。",
+    integrator: "查找收到的每条消息（推送、HL7、FHIR）及其应答；身份证号部分隐藏。",
   },
   rolesMissing: "请至少选择一个角色。",
   wards: "病区",
@@ -193,6 +198,7 @@ export const credentialsEn: CredentialsTexts = {
   noExpiry: "does not expire",
   everyWard: "every ward",
   revokedOn: (time) => `revoked ${time}`,
+  formerWorksUntil: (kind, time) => `Rotated: the former ${enSecret[kind]} still works until ${time}`,
 
   newCredential: { author: "New personal access token…", client: "New laboratory key…" },
   newCredentialTitle: { author: "New personal access token", client: "New laboratory key" },
@@ -208,6 +214,7 @@ export const credentialsEn: CredentialsTexts = {
     admin: "An administrator",
     viewer: "Someone who only views reports",
     researcher: "A researcher",
+    integrator: "An integration engineer",
   },
   roleHints: {
     admin: "Everything of this tenant, these credentials included.",
@@ -216,6 +223,7 @@ export const credentialsEn: CredentialsTexts = {
       "Opens on the result alerts of her wards; also patients, results, unmatched reports and report history. Give her wards below.",
     viewer: "Views reports only.",
     researcher: "Views and exports reports of the research data source only (no names; patients under pseudonyms).",
+    integrator: "Finds every received message (pushes, HL7, FHIR) and its answer; id cards partly hidden.",
   },
   rolesMissing: "Choose at least one role.",
   wards: "Wards",

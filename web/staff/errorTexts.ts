@@ -69,6 +69,8 @@ export const errorZh: ErrorTexts = {
     "access-log-every-ward":
       "全院访问日志涉及所有病区的患者，只有管理全部病区的管理员可以查看；请在患者图表中查看单个患者的访问记录。",
     "report-version-not-found": VIEWING_WORDS.zh["report-version-not-found"],
+    "read-back-required": "本科室要求复述：请填写您复述的结果数值，以及您通知的人员姓名与职务。",
+    "read-back-mismatch": "复述的数值与危急值不符，本次确认未被接受并已记录；请对照报告重新核对后再复述。",
   },
 };
 
@@ -106,6 +108,10 @@ export const errorEn: ErrorTexts = {
     "access-log-every-ward":
       "The tenant's access log names patients of every ward: only an administrator of every ward may read it; a patient's own log is on their chart.",
     "report-version-not-found": VIEWING_WORDS.en["report-version-not-found"],
+    "read-back-required":
+      "This unit asks for a read-back: enter the value as you read it back, and the name and role of the person you told.",
+    "read-back-mismatch":
+      "The value read back does not match the critical value: the acknowledgement was not taken and the attempt is recorded; check the report and read it back again.",
   },
 };
 

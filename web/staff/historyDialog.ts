@@ -1,3 +1,4 @@
+import { historyActorName } from "./actorTexts.ts";
 import { openModal } from "./dialog.ts";
 import { el, localTime } from "./dom.ts";
 import { versionSheet, type ReportKind } from "./labReportView.ts";
@@ -105,7 +106,7 @@ function timelineTable(
           texts.events[entry.event] ??
           entry.event,
       ),
-      el("td", {}, entry.by),
+      el("td", { "data-by": entry.by }, historyActorName(entry.by, ctx.lang)),
       el("td", {}, ...detailCell(entry), actions(entry)),
     ),
   );

@@ -3,6 +3,7 @@ import { alertBox, el, field, localTime, whileSubmitting } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import { segment } from "./staffApi.ts";
 import { cardTable } from "./tables.ts";
+import { shownLabel } from "./itemLabel.ts";
 import type { MappingTexts } from "./mappingTexts.ts";
 import type { ItemMapping, LabItemDictionary, MappingPreview, UnmappedItem } from "./types.ts";
 
@@ -25,7 +26,7 @@ interface Lists {
 interface PageTools {
   ctx: PageContext;
   standards(): StandardItem[];
-  /** `K · 钾 (mmol/L)`, in the page's language. */
+  /** `K · 钾 (mmol/L)`, in the page's language (`透析前尿素 (mmol/L)`: a label of English words left out). */
   standardName(code: string): string;
   /**
    * After a change: reads the lists again now, and every 2 seconds until `settled` says they show
@@ -136,11 +137,13 @@ export function mappingsPage(ctx: PageContext): HTMLElement {
   };
   ctx.onLeave(() => clearTimeout(timer));
 
-  /** `K · 钾 (mmol/L)`, in the page's language. */
+  /** `K · 钾 (mmol/L)`, in the page's language (`透析前尿素 (mmol/L)`: a label of English words left out). */
   function standardName(code: string): string {
     const item = standards?.find((candidate) => candidate.code === code);
     if (!item) return code;
-    return `${item.label} · ${ctx.lang === "en" ? item.nameEn : item.name}${item.unit ? ` (${item.unit})` : ""}`;
+    const label = shownLabel(item.label, ctx.lang);
+    const name = ctx.lang === "en" ? item.nameEn : item.name;
+    return `${label ? `${label} · ` : ""}${name}${item.unit ? ` (${item.unit})` : ""}`;
   }
 
   const tools: PageTools = {

@@ -45,6 +45,7 @@ export const QUERY_FAILURE_CODES = [
   "source-not-configured",
   "caller-left",
   "snapshot-other-wards",
+  "query-rows-too-large",
 ] as const;
 export type QueryFailureCode = (typeof QUERY_FAILURE_CODES)[number];
 

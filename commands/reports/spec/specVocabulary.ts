@@ -39,6 +39,7 @@ export const CLINICAL_RELATION_NAMES = [
   "latest_results",
   "std_targets",
   "derived_results",
+  "quality_months",
 ] as const;
 
 export const PARAM_TYPES = [

@@ -133,6 +133,39 @@ export const fhirR4Paths = {
       },
     },
   },
+  "/fhir/r4/MeasureReport": {
+    get: {
+      tags: ["FHIR R4"],
+      operationId: "fhirSearchMeasureReports",
+      summary: "A month's quality figures as summary MeasureReports, one per indicator (contract G.2)",
+      description:
+        "The figures of GET /api/quality/months/{yyyy-MM} (a closed month's as frozen at its close): measure " +
+        "<PUBLIC_URL>/fhir/r4/Measure/<code>|<version>, the numerator and denominator as group[0].population " +
+        "(measure-population codes), the rate (0–1) as measureScore, left out when the denominator is 0. A " +
+        "caller limited to wards gets each of its wards' reports (subject: urn:dialysis-hub:ward|<ward>), any " +
+        "other caller the whole tenant's (decision 0081).",
+      security: security.author,
+      requestParams: {
+        query: z.object({
+          period: z.string().meta({
+            description: "The month, yyyy-MM, in the service's time zone, from 1900-01 to the current one",
+            example: "2026-10",
+          }),
+        }),
+      },
+      responses: {
+        200: {
+          description: "A searchset Bundle of MeasureReports",
+          ...fhirJson(fhirResource("Bundle", "searchset")),
+        },
+        ...failures({
+          400: "No period, a period that is not a month up to the current one, or another parameter",
+          401: "No author token or session, or an invalid one",
+          403: "A role below clinician, or a token of another tenant",
+        }),
+      },
+    },
+  },
   "/fhir/r4": {
     post: {
       tags: ["FHIR R4"],

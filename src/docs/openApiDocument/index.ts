@@ -16,6 +16,7 @@ import { fhirR4Paths } from "./fhirR4.ts";
 import { openV1Paths } from "./openV1.ts";
 import { patientCopyApiPaths } from "./patientCopyApi.ts";
 import { qualityApiPaths } from "./qualityApi.ts";
+import { escalationApiPaths } from "./escalationApi.ts";
 import { copyPatientSchema, copyResultLineSchema } from "../../../queries/patients/patientCopy.ts";
 import { recordsApiPaths } from "./recordsApi.ts";
 import { reportsApiPaths } from "./reportsApi.ts";
@@ -76,6 +77,7 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
     paths: {
       ...reportsApiPaths,
       ...recordsApiPaths,
+      ...escalationApiPaths,
       ...accessLogApiPaths,
       ...patientCopyApiPaths,
       ...qualityApiPaths,

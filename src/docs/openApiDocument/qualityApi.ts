@@ -6,7 +6,8 @@ import { restatementAnswerSchema } from "../../../queries/quality/restatement.ts
 import { patientMonthSchema } from "../../../queries/quality/patientMonth.ts";
 import { PATIENT_REF_PATTERN } from "../../../commands/patients/registerPatient.ts";
 import { offTargetAnswerSchema } from "../../../queries/quality/offTargetPatients.ts";
-import { closeBody, monthPath, offTargetQuery, wardQuery } from "../../quality/qualityParams.ts";
+import { closeBody, monthPath, offTargetQuery, qualityExportBody, wardQuery } from "../../quality/qualityParams.ts";
+import { DOCX_CONTENT_TYPE, XLSX_CONTENT_TYPE } from "../../reports/export/contentTypes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
 const clinicianFailures = {
@@ -133,6 +134,40 @@ export const qualityApiPaths: ZodOpenApiPathsObject = {
         ...apiFailures({
           ...monthFailures,
           409: "The month (of this ward, or of the whole tenant) is not closed (month-not-closed)",
+        }),
+      },
+    },
+  },
+  "/api/quality/months/{month}/export": {
+    post: {
+      tags: ["Quality figures"],
+      operationId: "exportQualityMonth",
+      summary: "A month's quality figures as a workbook or a Word document, in Chinese or English (contract G.2)",
+      description:
+        "The month as GET /api/quality/months/{month} answers it (a closed month's frozen figures, with when and by whom it was closed; an open month counted now): " +
+        "the indicator table (code, name, numerator, denominator, rate as a percentage, band with its unit, version, source), each patient's place " +
+        "(met, not met, untested) and last value in each indicator that counts patients, and the 12 months up to it (each closed month's frozen rates, " +
+        "each open month's counted now). xlsx: the sheets About, Indicators, Patients and Trend (in Chinese 说明, 指标, 患者, 趋势), a header in row 1, " +
+        "typed cells from row 2, rates as numbers formatted as percentages. docx: landscape, the indicator table, the trend as two line charts " +
+        "(targets; tested) and the patient table. Every word of the file is in `lang`; date-times are written yyyy-MM-dd HH:mm:ss. " +
+        "Called, refused and recorded as the month's answer: ward-scoped, an access record naming its patients (contract E.4).",
+      security: security.author,
+      requestParams: { path: monthPath },
+      requestBody: jsonBody(qualityExportBody),
+      responses: {
+        200: {
+          description: "The file, as an attachment",
+          content: { [XLSX_CONTENT_TYPE]: {}, [DOCX_CONTENT_TYPE]: {} },
+          headers: z.object({
+            "Content-Disposition": z.string().meta({
+              description: "attachment; filename=\"…\"; filename*=UTF-8''… (the title is Chinese in a Chinese file)",
+            }),
+          }),
+        },
+        ...apiFailures({
+          400: "The month is not yyyy-MM up to the current one, format is not xlsx or docx, lang is not zh or en, the body holds more than format, lang and ward, or a caller limited to wards named none (ward-required)",
+          ...clinicianFailures,
+          404: monthFailures[404],
         }),
       },
     },

@@ -221,7 +221,8 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
     post: {
       tags: ["Critical results"],
       operationId: "acknowledgeAlert",
-      summary: "Acknowledge an alert with a note saying what was done; acknowledging it again changes nothing",
+      summary:
+        "Acknowledge an alert with a note saying what was done, whom you told and the value as read back (contract G.3); acknowledging it again changes nothing",
       security: security.author,
       requestParams: {
         path: z.object({
@@ -232,10 +233,11 @@ export const recordsApiPaths: ZodOpenApiPathsObject = {
       responses: {
         200: { description: "The alert as it now stands", ...json(alertSchema) },
         ...apiFailures({
-          400: "No note",
+          400: "No note, or a malformed notified or readBack",
           ...authorFailures,
           404: "No such alert in this tenant",
           409: "Information, or a change its critical alert carries: nothing to acknowledge (code alert-needs-no-acknowledgement)",
+          422: "The value read back is not the alert's (code read-back-mismatch; the attempt is recorded), or the tenant's policy asks for a read-back and none was sent (code read-back-required)",
         }),
       },
     },

@@ -1,9 +1,11 @@
 import type { CapabilityStatement } from "fhir/r4.js";
+import { WARD_SYSTEM } from "./measureReports.ts";
 
 /**
  * What this server does, exactly (contract D.6): a batch or transaction Bundle of DiagnosticReports
  * with their Observations and Patients, posted with a client key; patients, reports and a
- * patient's Observations read with an author token. Each capability is listed when it is built, none before.
+ * patient's Observations read with an author token, and a month's quality figures as
+ * MeasureReports. Each capability is listed when it is built, none before.
  */
 export function capabilityStatement(date: Date): CapabilityStatement {
   return {
@@ -25,7 +27,8 @@ export function capabilityStatement(date: Date): CapabilityStatement {
           "Authorization: Bearer <client key>.",
         security: {
           description:
-            "Bearer client key (issued by the administrator) to post; an author token of the tenant (or the ADMIN_TOKEN) to search; metadata needs none.",
+            "Bearer client key (issued by the administrator) to post; an author token of the tenant (or the ADMIN_TOKEN) " +
+            "or a staff session, with the role clinician or above, to read and search; metadata needs none.",
         },
         interaction: [{ code: "batch" }, { code: "transaction" }],
         resource: [
@@ -63,6 +66,23 @@ export function capabilityStatement(date: Date): CapabilityStatement {
                 name: "_count",
                 type: "number",
                 documentation: "Results a page, 1 to 500 (50); the next page by the Bundle's next link",
+              },
+            ],
+          },
+          {
+            type: "MeasureReport",
+            interaction: [{ code: "search-type" }],
+            documentation:
+              "A month's quality figures: one summary MeasureReport per indicator, measure " +
+              "<base>/fhir/r4/Measure/<code>|<version>, the numerator and denominator as populations and the rate " +
+              "(0–1) as measureScore (left out when the denominator is 0); a closed month's figures as frozen at its " +
+              "close. A caller limited to wards gets each of its wards' (subject: the ward, " +
+              `${WARD_SYSTEM}|<ward>), any other caller the whole tenant's.`,
+            searchParam: [
+              {
+                name: "period",
+                type: "date",
+                documentation: "Required, once: the month, yyyy-MM, in the service's time zone, up to the current one",
               },
             ],
           },

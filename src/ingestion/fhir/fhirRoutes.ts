@@ -29,6 +29,9 @@ import type { OpenApiDeps } from "../openV1/openApiRoutes.ts";
 import { rateLimitPerClient } from "../openV1/rateLimit.ts";
 import type { AccessRecording } from "../../access/accessRecording.ts";
 import { showing } from "../../access/shownSubjects.ts";
+import { principalOf } from "../../http/requestState.ts";
+import { monthAnswer } from "../../../queries/quality/monthAnswer.ts";
+import { measureReportBundle, measureReportPeriod, measureReports } from "./measureReports.ts";
 
 /*
  * FHIR R4 (contract D.6) under /fhir/r4: what the service can do (metadata) and lab reports posted
@@ -88,6 +91,8 @@ export function fhirRoutes(
   adminToken: string | undefined,
   startedAt: Date,
   access: AccessRecording,
+  /** PUBLIC_URL: the base of the Measures' canonical URLs; unset, the base the call came to. */
+  publicUrl?: string,
 ): Router {
   const router = new Router({ prefix: "/fhir/r4" });
   const statement = capabilityStatement(startedAt);
@@ -186,6 +191,32 @@ export function fhirRoutes(
         search,
         base,
         pageUrl,
+      ),
+    );
+  });
+
+  /*
+   * A month's quality figures (contract G.2), as the Observations are read: a clinician or above;
+   * a caller without wards gets the whole tenant's, one with wards each of its wards' (decision 0081).
+   * Counts name no patient, so the answer is no access record.
+   */
+  router.get("/MeasureReport", author, async (ctx) => {
+    const month = measureReportPeriod(ctx.query);
+    const tenant: string = ctx.state.tenant;
+    const wards = principalOf(ctx).wards;
+    const answers = [];
+    for (const ward of wards ?? [null]) {
+      const answer = await monthAnswer(deps.store.db, tenant, month, ward);
+      if (answer) answers.push(answer);
+    }
+    const measureBase = `${publicUrl?.replace(/\/+$/, "") ?? `${ctx.protocol}://${ctx.host}`}/fhir/r4/Measure`;
+    const now = new Date();
+    answer(
+      ctx,
+      200,
+      measureReportBundle(
+        answers.flatMap((one) => measureReports(one, measureBase, now)),
+        `${baseOf(ctx)}/MeasureReport?${new URLSearchParams({ period: month })}`,
       ),
     );
   });

@@ -14,6 +14,7 @@ import { addressGroup, MllpAdmission, type AdmittedConnection } from "./mllpAdmi
 import { MllpConnection, type FrameAnswer, type MllpLimits, type MllpServing } from "./mllpConnection.ts";
 import { readMessage, type ReadMessage } from "./pushHl7Messages.ts";
 import { SEND_AGAIN, SenderGroups } from "./senderGroups.ts";
+import type { MessageKeeper } from "../../messages/receivedMessage.ts";
 
 /*
  * HL7 v2 over MLLP (contract D.5): each message framed 0x0B … 0x1C 0x0D, its ACK framed the same
@@ -54,8 +55,10 @@ export class MllpListener {
     private readonly metrics: ServiceMetrics,
     private readonly log: Logger,
     private readonly options: MllpOptions,
+    /** Where each message is kept with its ACK (contract G.5); null: not kept. */
+    messages: MessageKeeper | null = null,
   ) {
-    this.groups = new SenderGroups(deps, credentials, metrics, log);
+    this.groups = new SenderGroups(deps, credentials, metrics, log, messages);
     this.admission = new MllpAdmission(options);
     this.serving = {
       answerFrame: (bytes) => this.answerFrame(bytes),

@@ -5,6 +5,8 @@ import { MAX_REPORTS_PER_PUSH, pushingClient, type IngestionDeps } from "../../.
 import { reportKinds } from "../../../commands/ingestion/reportKinds.ts";
 import { endedCredential, type CredentialCheck } from "../../credentials/credentialCheck.ts";
 import type { ServiceMetrics } from "../../metrics/serviceMetrics.ts";
+import type { MessageKeeper } from "../../messages/receivedMessage.ts";
+import type { Client } from "../../../queries/credentials/credentials.ts";
 import { refuseMessage } from "./acks.ts";
 import { answerRead, type Answer, type ReadMessage } from "./pushHl7Messages.ts";
 
@@ -60,6 +62,8 @@ export class SenderGroups {
     private readonly credentials: CredentialCheck,
     private readonly metrics: ServiceMetrics,
     private readonly log: Logger,
+    /** Where each message is kept with its ACK (contract G.5); null: not kept. */
+    private readonly messages: MessageKeeper | null = null,
   ) {}
 
   /** The answer to one message sent with `key` (MSH-8), once its group is stored. */
@@ -131,7 +135,43 @@ export class SenderGroups {
     return key !== "" && (await this.credentials.client(key)).status === "valid";
   }
 
+  /** The group's answers, each message kept with its ACK once its client is known (an unknown key's are not). */
   private async pushGroup(key: string, group: Waiting[]): Promise<SenderAnswer[]> {
+    const receivedAt = new Date();
+    const answered = await this.answerGroup(key, group);
+    if (this.messages && answered.client) {
+      const client = answered.client;
+      await Promise.all(
+        group.map(({ er7 }, i) => {
+          const body = Buffer.from(er7, "utf8");
+          return this.messages!.keep({
+            messageId: randomUUID(),
+            tenant: client.tenant,
+            receivedAt,
+            channel: "hl7-mllp",
+            clientId: client.clientId,
+            clientName: client.name,
+            body,
+            bytes: body.length,
+            outcome: answered.answers[i]!.code === "AA" ? "accepted" : "refused",
+            answer: answered.answers[i]!.ack,
+          });
+        }),
+      );
+    }
+    return answered.answers;
+  }
+
+  private async answerGroup(
+    key: string,
+    group: Waiting[],
+  ): Promise<{ answers: SenderAnswer[]; client: Client | null }> {
+    const known: { client: Client | null } = { client: null };
+    const answers = await this.answersOf(key, group, known);
+    return { answers, client: known.client };
+  }
+
+  private async answersOf(key: string, group: Waiting[], known: { client: Client | null }): Promise<SenderAnswer[]> {
     let sender = { tenant: "", client: "" };
     let keyValid: boolean | null = null;
     try {
@@ -144,6 +184,7 @@ export class SenderGroups {
       }
       const client = found.credential;
       sender = { tenant: client.tenant, client: client.clientId };
+      known.client = client;
       const answers = await answerRead(
         this.deps,
         pushingClient(client),

@@ -38,21 +38,23 @@ import { columnCell, tableColumns } from "../charts/tableColumns.ts";
 import { MarkdownConverter, type Block } from "./docxMarkdown.ts";
 import type { WorkerPool } from "./workerPool.ts";
 import { exportWords, type ExportLang, type ExportWords } from "./exportWords.ts";
+import type { QualityDocxJob } from "../../quality/export/qualityDocxJob.ts";
 
 /** Rows of a table node written into the document; the rest are counted. */
 export const DOCX_TABLE_ROWS = 50;
 
 /** The chart's layout in CSS pixels, rasterised at 1.5× (1200 × 600) and shown 600 × 300 px (6.25 × 3.1 in) wide on the page. */
-const CHART_LAYOUT = { width: 800, height: 400, scale: 1.5 };
-const CHART_ON_PAGE = { width: 600, height: 300 };
+export const CHART_LAYOUT = { width: 800, height: 400, scale: 1.5 };
+export const CHART_ON_PAGE = { width: 600, height: 300 };
 
 /** A chart as the document shows it: its PNG and, when drawn from thinned rows, how; or the sentence in its place. */
 type ChartImage = { png: Uint8Array; thinning: Thinning | null } | string;
 
-/** The work of the export's worker threads (docxWorker.ts): draw one chart, or build and zip the document. */
+/** The work of the export's worker threads (docxWorker.ts): draw one chart, or build and zip a report's or a quality month's document. */
 export type DocxJob =
   | { kind: "chart"; node: ChartNode; result: ChartResult; size: RenderSize; lang?: ExportLang }
-  | { kind: "document"; layer: DocxLayer; images: Map<string, ChartImage> };
+  | { kind: "document"; layer: DocxLayer; images: Map<string, ChartImage> }
+  | QualityDocxJob;
 /** A chart's PNG, or the sentence for its place (a column the query lacks); the document's file. */
 export type DocxAnswer = { png: Uint8Array } | { problem: string } | { file: Uint8Array };
 
@@ -111,7 +113,8 @@ export function filterRows(
 const SMALL = 18; // half-points: 9 pt
 const GREY = "595959";
 
-const muted = (text: string, options: { italics?: boolean } = {}) =>
+/** Small grey text: the lines under a title, the notes under a table. */
+export const muted = (text: string, options: { italics?: boolean } = {}) =>
   new TextRun({ text, color: GREY, size: SMALL, italics: options.italics });
 
 function problem(text: string): Paragraph {
@@ -130,7 +133,8 @@ const toneShading = (tone: HighlightTone) => ({
   fill: TONE_COLOURS[tone].fill,
 });
 
-function textCell(
+/** A table cell of the exports' documents: grey header, thin borders, 9 pt. */
+export function textCell(
   text: string,
   options: { header?: boolean; align?: keyof typeof ALIGNMENTS; tone?: HighlightTone } = {},
 ): TableCell {
@@ -166,7 +170,7 @@ function outcomeOf(layer: DocxLayer, node: Exclude<NodeDef, { type: "text" }>): 
   const words = exportWords(layer.lang);
   const outcome = layer.results[node.query];
   if (!outcome) return words.noResult(node.query);
-  if ("error" in outcome) return words.nodeQueryFailed(node.query, outcome.error);
+  if ("error" in outcome) return words.nodeQueryFailed(node.query, words.queryFailure(outcome));
   return outcome;
 }
 

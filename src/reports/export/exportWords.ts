@@ -2,10 +2,12 @@
  * The exported files' own words (the About sheet, the Word document's headings and notes) in the
  * language of the page that asked for them (the optional `lang` of the export body, issue #34
  * item 6). The report's titles, labels and texts are the author's: where the spec gives them per
- * language, the file's language is taken (issue #54). Query errors are PostgreSQL's own
- * sentences. A caller that sends no `lang` gets English, as before.
+ * language, the file's language is taken (issue #54). A query's failure is said by its code
+ * (queryFailureWords.ts), never by the database's text. A caller that sends no `lang` gets
+ * English, as before, and its About sheet keeps the name the contract gives it (A.3).
  */
 import { z } from "zod";
+import { queryFailureWords } from "./queryFailureWords.ts";
 
 export const EXPORT_LANGS = ["en", "zh"] as const;
 export type ExportLang = (typeof EXPORT_LANGS)[number];
@@ -23,6 +25,8 @@ export const exportLangField = z
   });
 
 export interface ExportWords {
+  /** The first sheet's name: "About" in English, as contract A.3 names it; the file's language else. */
+  aboutSheet: string;
   report: string;
   version: string;
   mode: string;
@@ -41,8 +45,10 @@ export interface ExportWords {
   cut: (limit: number) => string;
   frozenCut: (limit: number) => string;
   notFrozen: string;
-  queryFailed: (error: string) => string;
-  queryFailedAfter: (rows: number, error: string) => string;
+  /** Why a query failed, by its code (a failure without one: "the query failed"). */
+  queryFailure: (failure: { code?: string }) => string;
+  /** A failure after some rows were written: its words, then how many. */
+  queryFailedAfter: (rows: number, reason: string) => string;
   /** The Word document's. */
   drillOf: (reportTitle: string) => string;
   versionLine: (
@@ -55,7 +61,7 @@ export interface ExportWords {
   moreRows: (more: number) => string;
   moreRowsCut: (more: number, rowCount: number) => string;
   noResult: (query: string) => string;
-  nodeQueryFailed: (query: string, error: string) => string;
+  nodeQueryFailed: (query: string, reason: string) => string;
   chartNotDrawn: string;
   noChartRows: (title: string) => string;
   thinnedPie: (kept: number, from: number) => string;
@@ -66,6 +72,7 @@ export interface ExportWords {
 }
 
 const en: ExportWords = {
+  aboutSheet: "About",
   report: "Report",
   version: "Version",
   mode: "Mode",
@@ -83,8 +90,8 @@ const en: ExportWords = {
   cut: (limit) => `Only the first ${limit} rows are exported; narrow the filters to see the rest.`,
   frozenCut: (limit) => `Only the first ${limit} rows were frozen when this snapshot was published.`,
   notFrozen: "This query was not frozen with the snapshot; publish the report again to include it.",
-  queryFailed: (error) => `The query failed: ${error}`,
-  queryFailedAfter: (rows, error) => `The query failed after ${rows} rows: ${error}`,
+  queryFailure: (failure) => queryFailureWords(failure, "en"),
+  queryFailedAfter: (rows, reason) => `${reason} (It failed after ${rows} rows.)`,
   drillOf: (reportTitle) => `Drill-through of ${reportTitle}`,
   versionLine: (version, kind, publishedAt, exportedAt) =>
     `Version ${version} (${kind} ${publishedAt}) · exported ${exportedAt}`,
@@ -93,7 +100,7 @@ const en: ExportWords = {
   moreRowsCut: (more, rowCount) =>
     `${more}+ more rows (the result stops at ${rowCount} rows; the xlsx export has them all).`,
   noResult: (query) => `The query ${query} has no result.`,
-  nodeQueryFailed: (query, error) => `The query ${query} failed: ${error}`,
+  nodeQueryFailed: (query, reason) => `Query ${query}: ${reason}`,
   chartNotDrawn: "The chart could not be drawn.",
   noChartRows: (title) => `${title}: no rows to chart.`,
   thinnedPie: (kept, from) =>
@@ -108,6 +115,7 @@ const en: ExportWords = {
 };
 
 const zh: ExportWords = {
+  aboutSheet: "报表信息",
   report: "报表",
   version: "版本",
   mode: "模式",
@@ -125,8 +133,8 @@ const zh: ExportWords = {
   cut: (limit) => `只导出了前 ${limit} 行；请缩小筛选范围查看其余的行。`,
   frozenCut: (limit) => `发布此快照时只冻结了前 ${limit} 行。`,
   notFrozen: "发布快照时没有冻结此查询；请重新发布报表以包含它。",
-  queryFailed: (error) => `查询失败：${error}`,
-  queryFailedAfter: (rows, error) => `查询在 ${rows} 行后失败：${error}`,
+  queryFailure: (failure) => queryFailureWords(failure, "zh"),
+  queryFailedAfter: (rows, reason) => `${reason}（在 ${rows} 行后失败。）`,
   drillOf: (reportTitle) => `${reportTitle} 的下钻`,
   versionLine: (version, kind, publishedAt, exportedAt) =>
     `版本 ${version}（${{ saved: "保存于", snapshot: "快照发布于", published: "发布于" }[kind]} ${publishedAt}）· 导出于 ${exportedAt}`,
@@ -134,7 +142,7 @@ const zh: ExportWords = {
   moreRows: (more) => `另有 ${more} 行。`,
   moreRowsCut: (more, rowCount) => `另有 ${more} 行以上（结果在 ${rowCount} 行处截止；Excel 导出包含全部行）。`,
   noResult: (query) => `查询 ${query} 没有结果。`,
-  nodeQueryFailed: (query, error) => `查询 ${query} 失败：${error}`,
+  nodeQueryFailed: (query, reason) => `查询 ${query}：${reason}`,
   chartNotDrawn: "无法绘制此图表。",
   noChartRows: (title) => `${title}：没有可绘制的数据行。`,
   thinnedPie: (kept, from) => `已精简：绘制了 ${from} 个扇区中最大的 ${kept} 个，其余合并为一个扇区。`,

@@ -26,7 +26,8 @@ export type SheetEvent =
   | { kind: "columns"; columns: XlsxColumn[] }
   | { kind: "rows"; rows: CellValue[][] }
   | { kind: "end"; note?: string }
-  | { kind: "error"; error: string };
+  /** `reason`: why the query failed, already in the file's words (ExportWords.queryFailure). */
+  | { kind: "error"; reason: string };
 
 export interface XlsxSheet {
   /** The query's name; the sheet's name is derived from it. */
@@ -99,7 +100,7 @@ export function highlightFormatting(
   };
 }
 
-/** What the first sheet, "About", tells (values as the interface shows them). */
+/** What the first sheet, "About" (in the file's language), tells (values as the interface shows them; times as yyyy-MM-dd HH:mm:ss). */
 export interface XlsxAbout {
   report: string;
   version: string;
@@ -147,9 +148,12 @@ const COLUMN_VALUE_TYPES: Record<ColumnType, ExcelJS.ValueType> = {
   datetime: ExcelJS.ValueType.Date,
 };
 
-/** Sheet names: without `[ ] : * ? / \`, at most 31 characters, unique ignoring case, never "About" or Excel's reserved "History". */
-export function sheetNames(queries: readonly string[]): string[] {
-  const taken = new Set(["about", "history"]);
+/**
+ * Sheet names: without `[ ] : * ? / \`, at most 31 characters, unique ignoring case, never the
+ * About sheet's (`about`: its name in the file's language) or Excel's reserved "History".
+ */
+export function sheetNames(queries: readonly string[], about = "About"): string[] {
+  const taken = new Set([about.toLowerCase(), "history"]);
   return queries.map((query) => {
     const base =
       query
@@ -215,14 +219,18 @@ export async function writeXlsx(
   signal: AbortSignal,
 ): Promise<SheetSummary[]> {
   const workbook = workbookWriter(out);
-  const names = sheetNames(sheets.map((sheet) => sheet.query));
+  const words = exportWords(about.lang);
+  const names = sheetNames(
+    sheets.map((sheet) => sheet.query),
+    words.aboutSheet,
+  );
   const summaries: SheetSummary[] = [];
   try {
     for (const [index, sheet] of sheets.entries()) {
-      summaries.push(await writeSheet(workbook, names[index]!, sheet, out, signal, exportWords(about.lang)));
+      summaries.push(await writeSheet(workbook, names[index]!, sheet, out, signal, words));
     }
     if (signal.aborted) throw new Aborted();
-    const aboutSheet = workbook.addWorksheet("About");
+    const aboutSheet = workbook.addWorksheet(words.aboutSheet);
     writeAbout(aboutSheet, about, summaries);
     aboutSheet.commit();
     moveLastSheetFirst(workbook);
@@ -290,7 +298,7 @@ async function writeSheet(
         }
         break;
       case "error":
-        note = rows ? words.queryFailedAfter(rows, event.error) : words.queryFailed(event.error);
+        note = rows ? words.queryFailedAfter(rows, event.reason) : event.reason;
         if (!started) worksheet.columns = [{ width: 100 }];
         noteRow(note);
         break;
@@ -384,7 +392,7 @@ export async function* liveSheetEvents(
         yield event.truncated ? { kind: "end", note: words.cut(limit) } : { kind: "end" };
         break;
       case "error":
-        yield event;
+        yield { kind: "error", reason: words.queryFailure(event) };
         break;
     }
   }
@@ -399,11 +407,11 @@ export async function* frozenSheetEvents(
   words: ExportWords = exportWords(),
 ): AsyncGenerator<SheetEvent, void, undefined> {
   if (!outcome) {
-    yield { kind: "error", error: words.notFrozen };
+    yield { kind: "error", reason: words.notFrozen };
     return;
   }
   if ("error" in outcome) {
-    yield { kind: "error", error: outcome.error };
+    yield { kind: "error", reason: words.queryFailure(outcome) };
     return;
   }
   const columns = outcome.columns.map((name, i) => ({ name, type: outcome.columnTypes[i] ?? "string" }));

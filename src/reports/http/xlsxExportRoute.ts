@@ -94,7 +94,8 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
         report: shownTitle(version.title, version.spec, lang),
         version: version.version,
         mode: drill && version.mode === "snapshot" ? words.modes.snapshotDrill : words.modes[version.mode],
-        publishedAt: version.publishedAt,
+        // Both times written one way, as the rows write date-times (issue #54 read two ways in one sheet).
+        publishedAt: version.publishedAt.replace("T", " "),
         exportedAt: localDateTime(now),
         datasource: version.datasource,
         filters: (spec.params ?? []).map((param) => ({
@@ -137,6 +138,7 @@ export function xlsxExportRoute(deps: XlsxExportRouteDeps): Router {
                 layer.values,
                 { timeoutMs, signal: stop.signal },
                 (events, limit) => liveSheetEvents(events, limit, words),
+                words,
               ),
           shown,
           identifiers,
@@ -208,10 +210,11 @@ async function* liveEvents(
   values: Record<string, unknown>,
   reading: { timeoutMs: number; signal: AbortSignal },
   liveSheetEvents: (events: AsyncIterable<ExportEvent>, limit: number) => AsyncGenerator<SheetEvent, void, undefined>,
+  words: ExportWords,
 ): AsyncGenerator<SheetEvent, void, undefined> {
   const prepared = await preparedQuery(runtime, datasource, sql, defs, values);
   if ("error" in prepared) {
-    yield { kind: "error", error: prepared.error };
+    yield { kind: "error", reason: words.queryFailure(prepared) };
     return;
   }
   const rows = streamQueryRows(prepared.source, prepared.compiled, {

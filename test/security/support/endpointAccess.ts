@@ -87,6 +87,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/quality/months/:month/restatement": "author",
   "GET /api/quality/wards": "author",
   "GET /api/quality/months/:month/patients": "author",
+  "POST /api/quality/months/:month/export": "author",
   "GET /api/patients/:patientRef/months/:month": "author",
 
   "GET /api/admin/projections": "admin",
@@ -124,6 +125,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /fhir/r4/Observation": "author",
   "GET /fhir/r4/Patient": "author",
   "GET /fhir/r4/DiagnosticReport/:id": "author",
+  "GET /fhir/r4/MeasureReport": "author",
 };
 
 /** A concrete path for a route pattern: each `:name` replaced by `values[name]` (or "x"). */
@@ -179,10 +181,12 @@ export const LEAST_ROLE: Readonly<Record<string, "viewer" | "clinician" | "autho
   "GET /fhir/r4/Observation": "clinician",
   "GET /fhir/r4/Patient": "clinician",
   "GET /fhir/r4/DiagnosticReport/:id": "clinician",
+  "GET /fhir/r4/MeasureReport": "clinician",
   "GET /api/quality/indicators": "clinician",
   "GET /api/quality/months/:month": "clinician",
   "GET /api/quality/months/:month/restatement": "clinician",
   "GET /api/quality/wards": "clinician",
   "GET /api/quality/months/:month/patients": "clinician",
+  "POST /api/quality/months/:month/export": "clinician",
   "GET /api/patients/:patientRef/months/:month": "clinician",
 };

@@ -3,6 +3,7 @@
  * queries failed when it was saved, a confirmation too) and discard (a confirmation). Each sends its call, shows a failure in the dialog unless `claimed` takes it
  * (a 412 the editor shows itself), and runs `done` once the dialog is closed.
  */
+import { findingText } from "../auditTexts.ts";
 import { openModal } from "../dialog.ts";
 import { alertBox, el, field, whileSubmitting } from "../dom.ts";
 import type { PageContext } from "../page.ts";
@@ -39,6 +40,7 @@ async function act<Choice>(
 
 /** What the publish dialog says of the draft's queries that fail, with the box to tick that publishes it all the same; null when none fails. */
 function failingQueries(
+  ctx: PageContext,
   texts: EditorTexts,
   failing: Finding[],
 ): { element: HTMLElement; confirmed: HTMLInputElement } | null {
@@ -51,7 +53,10 @@ function failingQueries(
     el(
       "ul",
       {},
-      ...failing.map(({ where, message }) => el("li", { "data-query": where }, el("code", {}, where), " ", message)),
+      // In the page's language, as the audit panel says it (the service's sentence is English).
+      ...failing.map((found) =>
+        el("li", { "data-query": found.where }, el("code", {}, found.where), " ", findingText(found, ctx.lang)),
+      ),
     ),
     el("div", { class: "form-field check" }, confirmed, el("label", { for: confirmed.id }, texts.publishAnyway)),
   );
@@ -65,7 +70,7 @@ export function publishDialog(
   acts: DialogActs<{ mode: Mode; note: string }>,
   failing: Finding[] = [],
 ): void {
-  const warning = failingQueries(texts, failing);
+  const warning = failingQueries(ctx, texts, failing);
   const dynamic = el("input", {
     type: "radio",
     name: "publish-mode",

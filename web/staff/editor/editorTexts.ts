@@ -165,6 +165,7 @@ export interface EditorTexts {
   note: string;
   publishTitle: string;
   mode: string;
+  /** What a mode does, after its name ("dynamic — fresh data …"): never the name again. */
   modeHints: Record<string, string>;
   publishNoteHint: string;
   /** The publish dialog of a draft whose queries failed when it was saved: what viewers will see, and the confirmation. */
@@ -342,7 +343,7 @@ const zh: Omit<EditorTexts, "choices" | "columnWords"> = {
   note: "说明",
   publishTitle: "发布草稿",
   mode: "模式",
-  modeHints: { dynamic: "动态：每次打开时查询最新数据。", snapshot: "快照：发布时冻结数据。" },
+  modeHints: { dynamic: "每次打开时查询最新数据。", snapshot: "发布时冻结数据。" },
   publishNoteHint: "这个版本改了什么。",
   publishFailing: (count) =>
     `这个草稿有 ${count} 个查询在用筛选默认值运行时失败；照此发布，查看者会在这些查询的位置看到错误：`,
@@ -532,7 +533,7 @@ const en: Omit<EditorTexts, "choices" | "columnWords"> = {
   note: "Note",
   publishTitle: "Publish the draft",
   mode: "Mode",
-  modeHints: { dynamic: "Dynamic: fresh data each time it is opened.", snapshot: "Snapshot: the data frozen now." },
+  modeHints: { dynamic: "fresh data each time it is opened.", snapshot: "the data frozen now." },
   publishNoteHint: "What this version changes.",
   publishFailing: (count) =>
     `${count === 1 ? "1 query of this draft fails" : `${count} queries of this draft fail`} when run with the filters' defaults; published as it is, viewers see the error in ${count === 1 ? "its place" : "their places"}:`,
