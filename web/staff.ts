@@ -2,11 +2,12 @@
  * The staff pages (`GET /staff`, src/staff/staffRoutes.ts): sign in through the hospital's
  * identity provider (when configured) or with an author token, then the reports with their
  * versions and audits, the critical-result alerts (a live badge on every page), the unmatched
- * queue, the patients with their charts, the bulk jobs, the item mappings and the tenant's credentials, each offered
+ * queue, the patients with their charts, the month's quality figures, the bulk jobs, the item mappings and the tenant's credentials, each offered
  * to the roles that may use it, all through the `/api` endpoints. The server wrote the tenant,
  * language and provider into `<body data-…>`; the pages are chosen by the fragment (`#reports`,
  * `#alerts`, `#unmatched`, `#patients`, `#chart/<patientRef>`, `#bulk-jobs`, `#mappings`, `#credentials`,
- * `#access-log` (its filters may follow: `#access-log?patientRef=P001`), the
+ * `#access-log` (its filters may follow: `#access-log?patientRef=P001`), `#quality` (its month and
+ * ward may follow: `#quality?month=2026-11&ward=A`), the
  * report editor at `#edit/<reportId>` and `#new`) so the browser's back button and bookmarks work
  * without a server route per page.
  */
@@ -22,6 +23,7 @@ import { el } from "./staff/dom.ts";
 import { lazyPage } from "./staff/lazyPages.ts";
 import type { PageContext } from "./staff/page.ts";
 import { patientsPage } from "./staff/patientsPage.ts";
+import { qualityPage } from "./staff/qualityPage.ts";
 import { reportsPage } from "./staff/reportsPage.ts";
 import {
   clearStoredToken,
@@ -54,6 +56,7 @@ const PAGES = {
   alerts: { title: (t: StaffTexts) => t.alerts, build: alertsPage, role: "clinician" },
   unmatched: { title: (t: StaffTexts) => t.unmatched, build: unmatchedPage, role: "clinician" },
   patients: { title: (t: StaffTexts) => t.patients, build: patientsPage, role: "clinician" },
+  quality: { title: (t: StaffTexts) => t.quality, build: qualityPage, role: "clinician" },
   "bulk-jobs": { title: (t: StaffTexts) => t.bulkJobs, build: bulkJobsPage, role: "author" },
   mappings: { title: (t: StaffTexts) => t.mappings, build: mappingsPage, role: "author" },
   credentials: { title: (t: StaffTexts) => t.credentials, build: credentialsPage, role: "admin" },

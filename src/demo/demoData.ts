@@ -1,6 +1,6 @@
 /**
- * The demo tenant's content (contract C.7): dialysis patients and twelve months of monthly lab
- * panels, generated deterministically — a seeded PRNG, so every run with the same reference date
+ * The demo tenant's content (contract C.7): dialysis patients and fourteen months of monthly lab
+ * panels (so that last month's quality figures have the same month a year before to compare with), generated deterministically — a seeded PRNG, so every run with the same reference date
  * produces exactly the same patients, id numbers, values and external ids.
  *
  * The data is shaped like what a Chinese hemodialysis centre's laboratory sends: a monthly panel
@@ -15,7 +15,17 @@ import { checkCharOf } from "../../commands/patients/nationalId.ts";
 
 export const DEMO_TENANT = "demo";
 export const DEMO_PATIENT_COUNT = 220;
-export const DEMO_MONTH_COUNT = 12;
+/**
+ * The month of yesterday and the thirteen before it: last month and the same month a year before
+ * it are both whole months of results (contract G.2's comparison on the staff pages).
+ */
+export const DEMO_MONTH_COUNT = 14;
+/**
+ * The last twelve months are numbered 0–11 (a patient's values, quarterly iron studies, who left
+ * half-way, when guests came); the months before them count down from -1, so adding them left the
+ * values of the last twelve as they were.
+ */
+const YEAR_MONTHS = 12;
 const DEFAULT_SEED = 0x5eed_d1a1;
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +248,7 @@ const daysIn = (year: number, month: number) => new Date(year, month, 0).getDate
 const isoDate = (year: number, month: number, day: number) => `${year}-${pad(month)}-${pad(day)}`;
 
 /**
- * The twelve demo months, oldest first, ending with the month of yesterday (local time): every
+ * The demo months, oldest first, ending with the month of yesterday (local time): every
  * report is dated before now, so the last month holds the days up to yesterday. On the first day
  * of a month that makes the previous month the last one.
  */
@@ -524,7 +534,7 @@ interface Person extends DemoPatient {
   schedule: readonly number[];
   /** Week of the month the monthly panel is drawn in (0–2). */
   drawWeek: number;
-  /** Months (indexes into the demo months) with a report. */
+  /** Months with a report, numbered as YEAR_MONTHS says (0–11 the last twelve, the earlier ones below 0). */
   reportMonths: (index: number) => boolean;
   baseline: Baseline;
 }
@@ -704,7 +714,7 @@ function labItems(rng: Rng, values: Values, male: boolean): DemoLabItem[] {
 // The whole demo
 
 /**
- * The demo tenant's patients and lab reports. `now` fixes the twelve months (ending with the
+ * The demo tenant's patients and lab reports. `now` fixes the months (ending with the
  * month of yesterday); everything else comes from `seed`.
  */
 export function generateDemoData(now: Date = new Date(), seed = DEFAULT_SEED): DemoData {
@@ -719,7 +729,7 @@ export function generateDemoData(now: Date = new Date(), seed = DEFAULT_SEED): D
     // Wards of unequal size; the last patients of the list left the centre half-way through the year.
     const ward = i % 10 < 4 ? "A" : i % 10 < 7 ? "B" : "C";
     const active = i <= DEMO_PATIENT_COUNT - 4;
-    const stopsAfter = active ? DEMO_MONTH_COUNT : 5 + (i % 3);
+    const stopsAfter = active ? YEAR_MONTHS : 5 + (i % 3);
     persons.push({ ...base, ward, active, reportMonths: (index) => index < stopsAfter });
   }
 
@@ -735,15 +745,16 @@ export function generateDemoData(now: Date = new Date(), seed = DEFAULT_SEED): D
       idCard = idCard.slice(0, 17) + wrong;
     }
     const monthsPresent = new Set<number>();
-    while (monthsPresent.size < 8) monthsPresent.add(people.int(0, DEMO_MONTH_COUNT - 1));
+    while (monthsPresent.size < 8) monthsPresent.add(people.int(0, YEAR_MONTHS - 1));
     guests.push({ ...base, idCard, ward: "", active: false, reportMonths: (index) => monthsPresent.has(index) });
   }
 
   const labReports: DemoLabReport[] = [];
   let unmatchedReports = 0;
-  months.forEach((month, index) => {
+  months.forEach((month, position) => {
+    const index = position - (DEMO_MONTH_COUNT - YEAR_MONTHS);
     // Iron studies every third month (quarterly), as the monitoring schedule asks.
-    const withIron = index % 3 === 2;
+    const withIron = (index + YEAR_MONTHS) % 3 === 2;
     let sequence = 0;
     for (const [person, prefix] of [
       ...persons.map((p) => [p, "DEMO-L"] as const),

@@ -1,7 +1,7 @@
 /**
  * Loads the demo tenant (contract C.7) through the service's own HTTP interfaces, exactly as an
  * operator, a laboratory system and a report author would: admin → a client key and an author
- * token; the author registers the patients; the laboratory pushes twelve months of lab reports
+ * token; the author registers the patients; the laboratory pushes fourteen months of lab reports
  * through the open API; the author saves and publishes the two demo reports.
  *
  * Nothing here touches the database directly, so the demo exercises the real paths (validation,
@@ -40,7 +40,7 @@ export interface DemoLoaded extends DemoCredentials {
 }
 
 export interface LoadDemoOptions {
-  /** Reference date of the twelve demo months (default: now). */
+  /** Reference date of the demo months (default: now). */
   now?: Date;
   /** Aborts the load (e.g. on shutdown). */
   signal?: AbortSignal;

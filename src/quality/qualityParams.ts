@@ -59,6 +59,23 @@ export const wardQuery = z.strictObject(
   },
 );
 
+export const offTargetQuery = z.strictObject(
+  {
+    ward: wardSchema.optional(),
+    code: z
+      .string({ error: "code is one indicator's code, sent once, e.g. HGB_TARGET" })
+      .regex(
+        /^[A-Z][A-Z0-9_]*$/,
+        "code is an indicator's code, e.g. HGB_TARGET (GET /api/quality/indicators lists them)",
+      )
+      .meta({ description: "The indicator (a target or a tested one)", example: "HGB_TARGET" }),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" ? "The query parameters are code (an indicator's) and ward" : undefined,
+  },
+);
+
 export const noQuery = z.strictObject(
   {},
   { error: (issue) => (issue.code === "unrecognized_keys" ? "This call takes no query parameter" : undefined) },

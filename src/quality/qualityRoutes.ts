@@ -11,6 +11,7 @@ import { monthAnswer } from "../../queries/quality/monthAnswer.ts";
 import { liveMonth } from "../../queries/quality/months.ts";
 import { restateMonth } from "../../queries/quality/restatement.ts";
 import { patientMonth } from "../../queries/quality/patientMonth.ts";
+import { wardsOfPatients } from "../../queries/patients/patients.ts";
 import { PATIENT_REF_PATTERN } from "../../commands/patients/registerPatient.ts";
 import type { AccessRecording } from "../access/accessRecording.ts";
 import { showing } from "../access/shownSubjects.ts";
@@ -18,7 +19,17 @@ import { requireRole } from "../http/authorAuth.ts";
 import { HttpError } from "../http/httpError.ts";
 import { commandContextOf, principalOf } from "../http/requestState.ts";
 import { parseBody } from "../http/validate.ts";
-import { closeBody, currentMonth, monthOf, noQuery, noSuchWard, wardAsked, wardQuery } from "./qualityParams.ts";
+import { offTargetPatients, type OffTargetAnswer } from "../../queries/quality/offTargetPatients.ts";
+import {
+  closeBody,
+  currentMonth,
+  monthOf,
+  noQuery,
+  noSuchWard,
+  offTargetQuery,
+  wardAsked,
+  wardQuery,
+} from "./qualityParams.ts";
 
 export interface QualityRouteDeps {
   store: EventStore;
@@ -51,12 +62,51 @@ export function qualityRoutes(deps: QualityRouteDeps): Router {
     ctx.body = indicators.map(indicatorAnswer);
   });
 
+  // The wards a month can be counted for, for the staff page's choice: those of the patients the caller sees.
+  router.get("/api/quality/wards", clinician, async (ctx) => {
+    parseBody(noQuery, ctx.query);
+    ctx.body = await readAsTenant(db, ctx.state.tenant, wardsOfPatients);
+  });
+
   router.get("/api/quality/months/:month", clinician, deps.access.recorded, async (ctx) => {
     const month = monthOf(ctx);
     const ward = wardAsked(ctx, parseBody(wardQuery, ctx.query).ward);
     const answer = await monthAnswer(db, ctx.state.tenant, month, ward);
     if (!answer) throw noSuchWard(ward!);
     showing(ctx, { patientRefs: patientsNamed(answer.indicators) });
+    ctx.body = answer;
+  });
+
+  // The staff page's list of one indicator's patients not at target, with their last values: one call, not two a patient.
+  router.get("/api/quality/months/:month/patients", clinician, deps.access.recorded, async (ctx) => {
+    const month = monthOf(ctx);
+    const query = parseBody(offTargetQuery, ctx.query);
+    const ward = wardAsked(ctx, query.ward);
+    const closed = await closeOf(db, ctx.state.tenant, month, ward);
+    const answer = await readAsTenant(db, ctx.state.tenant, async (reader): Promise<OffTargetAnswer> => {
+      if (ward !== null && !(await wardKnown(reader, ward))) throw noSuchWard(ward);
+      const live = await liveMonth(reader, { month, ward });
+      const indicator = live.indicators.find((entry) => entry.code === query.code);
+      if (!indicator || indicator.kind === "timeliness")
+        throw new HttpError(
+          400,
+          `code must be a target or tested indicator in force: ${live.indicators
+            .filter((entry) => entry.kind !== "timeliness")
+            .map((entry) => entry.code)
+            .join(", ")}.`,
+        );
+      const figures = (closed ? closedAnswer(closed).indicators : live.figures).find(
+        (entry) => entry.code === query.code,
+      ) ?? { patients: { met: [], notMet: [], untested: [] } };
+      return {
+        month,
+        ward,
+        code: query.code,
+        state: closed ? "closed" : "open",
+        patients: await offTargetPatients(reader, live, indicator, figures),
+      };
+    });
+    showing(ctx, { patientRefs: answer.patients.map((patient) => patient.patientRef) });
     ctx.body = answer;
   });
 

@@ -324,6 +324,21 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
         await closeDialog();
       });
 
+      it("the month's quality figures, a list of patients not at target, and the close dialog", async () => {
+        await tab("quality").click();
+        await ready(".page-quality .quality-body");
+        const offTarget = page.locator("details.off-target[data-code=P_TARGET]");
+        await offTarget.locator("summary").click();
+        await offTarget.locator("tr[data-patient-ref=P001]").waitFor({ timeout: 20_000 });
+        await page.locator("table.quality-figures tr[data-code=HGB_TARGET] details.source summary").click();
+        await expectChinese("the quality figures");
+        await shot("quality");
+        await page.locator("button.close-month").click();
+        await dialog().locator(".close-month-form").waitFor();
+        await expectChinese("the close dialog");
+        await closeDialog();
+      });
+
       it("the bulk jobs, and a job's rejected lines with their reasons", async () => {
         await tab("bulk-jobs").click();
         await ready(".page-bulk-jobs .page-body");
@@ -435,6 +450,7 @@ describe("Chinese everywhere a person reads: every staff page and the embed page
           "derived-values-and-delta-checks",
           "unmapped-items",
           "report-spec-guide",
+          "quality-figures",
         ]) {
           await page.goto(`${staff.service.url}/help/${slug}`);
           await expectChinese(`the help article ${slug}`);

@@ -371,6 +371,21 @@ describe("every staff page in chromium, in both languages, on a phone and a lapt
           await shot("chart-table");
         });
 
+        it("the month's quality figures, a list of patients not at target, and the close dialog", async () => {
+          await tab("quality").click();
+          await ready(".page-quality .quality-body");
+          // 张三's phosphate of 1.9 mmol/L last month is above the band.
+          const offTarget = page.locator("details.off-target[data-code=P_TARGET]");
+          await offTarget.locator("summary").click();
+          await offTarget.locator("tr[data-patient-ref=P001]").waitFor({ timeout: 20_000 });
+          await expectFine("the quality figures");
+          await shot("quality");
+          await page.locator("button.close-month").click();
+          await dialog().locator(".close-month-form").waitFor();
+          await expectFine("the close dialog");
+          await closeDialog();
+        });
+
         it("the bulk jobs, and a job's rejected lines", async () => {
           await tab("bulk-jobs").click();
           await ready(".page-bulk-jobs .page-body");

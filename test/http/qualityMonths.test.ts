@@ -198,6 +198,63 @@ describe("a month's quality figures (GET /api/quality/months/{yyyy-MM})", functi
     expect(none.body.error).to.match(/ward="A"/);
   });
 
+  it("lists one indicator's patients not at target with their names and last values", async () => {
+    const hgb = await month(`${MONTH}/patients?code=HGB_TARGET`);
+    expect(hgb.status, JSON.stringify(hgb.body)).to.equal(200);
+    expect(hgb.body).to.deep.equal({
+      month: MONTH,
+      ward: null,
+      code: "HGB_TARGET",
+      state: "open",
+      patients: [
+        {
+          patientRef: "P002",
+          name: "李四",
+          place: "notMet",
+          now: "notMet",
+          item: "HGB",
+          value: 100,
+          unit: "g/L",
+          at: at(2, 10).replace(" ", "T"),
+          externalIds: ["QM-3"],
+        },
+      ],
+    });
+    const infection = await month(`${MONTH}/patients?code=INFECTION_TESTED&ward=B`);
+    expect(infection.body.patients).to.deep.equal([
+      {
+        patientRef: "P002",
+        name: "李四",
+        place: "untested",
+        now: "untested",
+        item: null,
+        value: null,
+        unit: null,
+        at: null,
+        externalIds: [],
+      },
+    ]);
+    for (const bad of ["CRITICAL_ACK_30MIN", "NO_SUCH", "hgb"]) {
+      const refused = await month(`${MONTH}/patients?code=${bad}`);
+      expect(refused.status, bad).to.equal(400);
+      expect(refused.body.error, bad).to.match(
+        /code (must be a target or tested indicator in force|is an indicator's code)/,
+      );
+    }
+    expect((await month(`${MONTH}/patients`)).status).to.equal(400);
+  });
+
+  it("lists the wards a month can be asked for: those of the patients the caller sees", async () => {
+    const all = await hub.tenant.call("GET", "/api/quality/wards", { token: hub.tenant.authorToken });
+    expect(all.status, JSON.stringify(all.body)).to.equal(200);
+    expect(all.body).to.deep.equal(["A", "B"]);
+    const wardB = await author(["clinician"], ["B"]);
+    expect((await hub.tenant.call("GET", "/api/quality/wards", { token: wardB })).body).to.deep.equal(["B"]);
+    const asked = await hub.tenant.call("GET", "/api/quality/wards?ward=A", { token: hub.tenant.authorToken });
+    expect(asked.status).to.equal(400);
+    expect(asked.body.error).to.match(/takes no query parameter/);
+  });
+
   it("answers a viewer 403 naming the role it needs", async () => {
     const answer = await month(MONTH, await author(["viewer"]));
     expect(answer.status).to.equal(403);

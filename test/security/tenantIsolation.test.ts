@@ -788,6 +788,28 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(northsWard.status, "north's ward is no ward of south's").to.equal(404);
     expectNothingOfNorth(flat(northsWard.body), "north's ward asked for by south");
   },
+  "GET /api/quality/wards": async ({ north, south }) => {
+    await northQualityReport({ north });
+    const souths = await south.call("GET", "/api/quality/wards", { token: south.authorToken });
+    expect(souths.status).to.equal(200);
+    expect(souths.body, "north's ward is no ward of south's").to.not.include("N");
+    expectNothingOfNorth(flat(souths.body), "south's wards");
+  },
+  "GET /api/quality/months/:month/patients": async ({ north, south }) => {
+    await northQualityReport({ north });
+    for (const code of ["HGB_TARGET", "HGB_TESTED", "INFECTION_TESTED"]) {
+      const souths = await south.call("GET", `/api/quality/months/2026-03/patients?code=${code}`, {
+        token: south.authorToken,
+      });
+      expect(souths.status, flat(souths.body)).to.equal(200);
+      expectNothingOfNorth(flat(souths.body), `south's patients off ${code}`);
+    }
+    const northsWard = await south.call("GET", "/api/quality/months/2026-03/patients?code=HGB_TARGET&ward=N", {
+      token: south.authorToken,
+    });
+    expect(northsWard.status, "north's ward is no ward of south's").to.equal(404);
+    expectNothingOfNorth(flat(northsWard.body), "north's ward's patients asked for by south");
+  },
   "POST /api/quality/months/:month/close": async ({ north, south }) => {
     expect(
       (await north.call("POST", "/api/quality/months/2026-02/close", { token: south.adminToken, body: {} })).status,

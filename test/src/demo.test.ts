@@ -34,7 +34,7 @@ describe("demo data (src/demo)", () => {
       }
     });
 
-    it("is deterministic and dates every report before now, over 12 months ending with the current one", () => {
+    it("is deterministic and dates every report before now, over 14 months ending with the current one", () => {
       const now = new Date(2026, 2, 15, 9, 0, 0);
       const a = generateDemoData(now);
       expect(JSON.stringify(generateDemoData(now))).to.equal(JSON.stringify(a));
@@ -42,6 +42,8 @@ describe("demo data (src/demo)", () => {
       expect(new Set(a.patients.map((p) => p.ward))).to.deep.equal(new Set(["A", "B", "C"]));
       expect(a.patients.filter((p) => !p.active)).to.have.length.within(1, 10);
       expect(a.months.map((m) => m.key)).to.deep.equal([
+        "202502",
+        "202503",
         "202504",
         "202505",
         "202506",
@@ -55,7 +57,7 @@ describe("demo data (src/demo)", () => {
         "202602",
         "202603",
       ]);
-      expect(a.period).to.deep.equal(["2025-04-01", "2026-03-31"]);
+      expect(a.period).to.deep.equal(["2025-02-01", "2026-03-31"]);
       for (const report of a.labReports) {
         expect(report.reportedAt).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
         expect(report.reportedAt < "2026-03-15 00:00:00", report.externalId).to.equal(true);

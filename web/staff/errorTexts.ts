@@ -102,6 +102,9 @@ export const errorEn: ErrorTexts = {
       "This id card number is already registered to another patient, outside your wards: check the number, or ask someone who acts on every ward.",
     "exports-per-address": EXPORT_WORDS.en["exports-per-address"],
     "exports-busy": EXPORT_WORDS.en["exports-busy"],
+    "month-not-ended": "This month has not ended yet; close it from the first day of the next month.",
+    "month-closed":
+      "This month (of this ward) was closed already: its figures stay as closed, and what changed since shows under Changes since the close.",
     "access-log-every-ward":
       "The tenant's access log names patients of every ward: only an administrator of every ward may read it; a patient's own log is on their chart.",
     "report-version-not-found": VIEWING_WORDS.en["report-version-not-found"],

@@ -11,6 +11,7 @@ import { mappingEn, mappingZh, type MappingTexts } from "./mappingTexts.ts";
 import { deltaEn, deltaZh, type DeltaTexts } from "./deltaTexts.ts";
 import { accessLogEn, accessLogZh, type AccessLogTexts } from "./accessLogTexts.ts";
 import { phoneChartEn, phoneChartZh, type PhoneChartTexts } from "./phoneChartTexts.ts";
+import { qualityEn, qualityZh, type QualityTexts } from "./qualityTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
 export interface StaffTexts
@@ -24,7 +25,8 @@ export interface StaffTexts
     MappingTexts,
     DeltaTexts,
     AccessLogTexts,
-    PhoneChartTexts {
+    PhoneChartTexts,
+    QualityTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -278,6 +280,7 @@ const zh: StaffTexts = {
   ...errorZh,
   ...accessLogZh,
   ...phoneChartZh,
+  ...qualityZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -555,6 +558,7 @@ const en: StaffTexts = {
   ...errorEn,
   ...accessLogEn,
   ...phoneChartEn,
+  ...qualityEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",

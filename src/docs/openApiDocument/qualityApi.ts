@@ -5,7 +5,8 @@ import { monthAnswerSchema } from "../../../queries/quality/months.ts";
 import { restatementAnswerSchema } from "../../../queries/quality/restatement.ts";
 import { patientMonthSchema } from "../../../queries/quality/patientMonth.ts";
 import { PATIENT_REF_PATTERN } from "../../../commands/patients/registerPatient.ts";
-import { closeBody, monthPath, qualityExportBody, wardQuery } from "../../quality/qualityParams.ts";
+import { offTargetAnswerSchema } from "../../../queries/quality/offTargetPatients.ts";
+import { closeBody, monthPath, offTargetQuery, qualityExportBody, wardQuery } from "../../quality/qualityParams.ts";
 import { DOCX_CONTENT_TYPE, XLSX_CONTENT_TYPE } from "../../reports/export/contentTypes.ts";
 import { apiFailures, json, jsonBody, security } from "./shared.ts";
 
@@ -34,6 +35,20 @@ export const qualityApiPaths: ZodOpenApiPathsObject = {
       },
     },
   },
+  "/api/quality/wards": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "qualityWards",
+      summary: "The wards a month's figures can be asked for: those of the tenant's patients the caller sees",
+      description:
+        "Sorted. A caller limited to wards (contract E.2) gets those of its wards that have patients; one that sees every ward gets every ward a patient is in.",
+      security: security.author,
+      responses: {
+        200: { description: "The wards' names", ...json(z.array(z.string()).meta({ example: ["A", "B"] })) },
+        ...apiFailures({ 400: "A query parameter was sent", ...clinicianFailures }),
+      },
+    },
+  },
   "/api/quality/months/{month}": {
     get: {
       tags: ["Quality figures"],
@@ -52,6 +67,26 @@ export const qualityApiPaths: ZodOpenApiPathsObject = {
           ...json(monthAnswerSchema),
         },
         ...apiFailures(monthFailures),
+      },
+    },
+  },
+  "/api/quality/months/{month}/patients": {
+    get: {
+      tags: ["Quality figures"],
+      operationId: "qualityMonthOffTarget",
+      summary:
+        "One indicator's patients not at target in a month, with their names and last values (the staff page's list)",
+      description:
+        "A target's patients measured outside its band (notMet), a tested indicator's patients not measured in its window (untested), as GET /api/quality/months/{month} answers them " +
+        "(a closed month's as frozen), each with the last value of the month known now and their place now. The answer is an access record naming its patients (contract E.4).",
+      security: security.author,
+      requestParams: { path: monthPath, query: offTargetQuery },
+      responses: {
+        200: { description: "The patients, by patientRef", ...json(offTargetAnswerSchema) },
+        ...apiFailures({
+          ...monthFailures,
+          400: "The month is not yyyy-MM up to the current one, code is missing or not a target or tested indicator in force, a query parameter other than code and ward, or a caller limited to wards who named none (ward-required)",
+        }),
       },
     },
   },

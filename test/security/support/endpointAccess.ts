@@ -85,6 +85,8 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/quality/indicators": "author",
   "GET /api/quality/months/:month": "author",
   "GET /api/quality/months/:month/restatement": "author",
+  "GET /api/quality/wards": "author",
+  "GET /api/quality/months/:month/patients": "author",
   "POST /api/quality/months/:month/export": "author",
   "GET /api/patients/:patientRef/months/:month": "author",
 
@@ -183,6 +185,8 @@ export const LEAST_ROLE: Readonly<Record<string, "viewer" | "clinician" | "autho
   "GET /api/quality/indicators": "clinician",
   "GET /api/quality/months/:month": "clinician",
   "GET /api/quality/months/:month/restatement": "clinician",
+  "GET /api/quality/wards": "clinician",
+  "GET /api/quality/months/:month/patients": "clinician",
   "POST /api/quality/months/:month/export": "clinician",
   "GET /api/patients/:patientRef/months/:month": "clinician",
 };
