@@ -14,6 +14,11 @@ const parts: Array<() => Promise<BenchResult[]>> = [
 
 export async function qualityBenchmarks(): Promise<BenchResult[]> {
   const figures: BenchResult[] = [];
-  for (const part of parts) figures.push(...(await part()));
+  for (const part of parts) {
+    const got = await part();
+    // Each part takes minutes to an hour: its figures are shown as it ends, lest a later part's failure lose them.
+    for (const figure of got) console.error(`  ${JSON.stringify(figure)}`);
+    figures.push(...got);
+  }
   return figures;
 }
