@@ -48,7 +48,7 @@ const INSERT_ROWS = 500;
 /** A day before any generated report. */
 const PROBE_DAY = "2015-06-01";
 
-interface Tenant {
+export interface Tenant {
   name: string;
   client: { clientId: string; key: string; name: string };
   authorToken: string;
@@ -129,8 +129,17 @@ async function setUpTenants(url: string, count: number, now: Date): Promise<Tena
   return tenants;
 }
 
-/** Registers every group's patients over HTTP (a few tens of thousands: small beside the reports). */
-async function registerPatients(url: string, tenants: Tenant[], groups: number, now: Date): Promise<void> {
+/**
+ * Registers every group's patients over HTTP (a few tens of thousands: small beside the reports),
+ * each in the demo's ward or the one `wardOf` names for its group.
+ */
+export async function registerPatients(
+  url: string,
+  tenants: Tenant[],
+  groups: number,
+  now: Date,
+  wardOf: (group: number, ward: string) => string = (_group, ward) => ward,
+): Promise<void> {
   const call = httpClient(url);
   const work: Array<() => Promise<void>> = [];
   for (let g = 0; g < groups; g++) {
@@ -141,7 +150,7 @@ async function registerPatients(url: string, tenants: Tenant[], groups: number, 
           call("PUT", `/api/patients/G${g}-${patientRef}`, {
             token: tenant.authorToken,
             tenant: tenant.name,
-            body: patient,
+            body: { ...patient, ward: wardOf(g, patient.ward) },
           });
         // A kept-alive connection the service closes as a request goes out fails in transport: a PUT may be sent again.
         const answer = await put().catch(() => put());
@@ -160,7 +169,7 @@ async function registerPatients(url: string, tenants: Tenant[], groups: number, 
 }
 
 /** A group's five years of monthly panels, its external ids and report numbers made its own. */
-function groupReports(g: number, now: Date): DemoLabReport[] {
+export function groupReports(g: number, now: Date): DemoLabReport[] {
   const reports: DemoLabReport[] = [];
   for (let y = YEARS - 1; y >= 0; y--) {
     for (const report of generateDemoData(yearsBefore(now, y), g + 1).labReports) {
@@ -175,7 +184,12 @@ function groupReports(g: number, now: Date): DemoLabReport[] {
  * writer that keeps the appends instead of writing them; every stream new), inserted by SQL with
  * the moment each report would have been received: an hour after it was reported.
  */
-async function insertAsPushed(db: Db, store: EventStore, tenant: Tenant, reports: DemoLabReport[]): Promise<number> {
+export async function insertAsPushed(
+  db: Db,
+  store: EventStore,
+  tenant: Tenant,
+  reports: DemoLabReport[],
+): Promise<number> {
   const dictionary = loadDefaultDictionary();
   const deps = ingestionDeps(store, dictionary);
   const client: PushingClient = {

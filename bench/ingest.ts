@@ -109,11 +109,18 @@ export async function benchService(env: Record<string, string> = {}, nodeOptions
   }
 }
 
-/** One burst of pushes against a service of its own; `afterBurst` reads the store once the item rows hold the burst. */
+/** Work that runs beside the measured pushes, started as they start and stopped when they end. */
+export type BesideBurst = (serviceUrl: string) => { stop: () => Promise<void> };
+
+/**
+ * One burst of pushes against a service of its own; `afterBurst` reads the store once the item
+ * rows hold the burst; `besideBurst` runs while the measured senders push.
+ */
 export async function measureOurs(
   batches: number,
   env: Record<string, string> = {},
   afterBurst?: (db: Db) => Promise<void>,
+  besideBurst?: BesideBurst,
 ): Promise<OursRun> {
   const { service, db, tenant } = await benchService(env);
   try {
@@ -132,7 +139,9 @@ export async function measureOurs(
     const blocks = async () => Number((await db.query("select count(*) as n from ledger_blocks")).rows[0].n);
     const blocksBefore = await blocks();
     try {
+      const beside = besideBurst?.(serviceUrl);
       const measured = await runSenders({ serviceUrl, key, run: "M", batches, sample: true });
+      await beside?.stop();
       const visibleAt = performance.now();
       await itemRowsCaughtUp(db);
       const itemsBehindS = (performance.now() - visibleAt) / 1000;

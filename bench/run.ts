@@ -49,6 +49,7 @@ const groups: Record<string, Group> = {
   "defence-lists": { run: async () => (await import("./defenceLists.ts")).unmatchedUnderCallers() },
   identity: { run: async () => (await import("./identity.ts")).identityBenchmarks() },
   access: { run: async () => (await import("./access.ts")).accessBenchmarks() },
+  quality: { run: async () => (await import("./quality.ts")).qualityBenchmarks() },
   cli: { run: async () => (await import("./cliHelp.ts")).cliHelpBenchmarks() },
   failover: {
     run: async () => (await import("./failover.ts")).failoverBenchmarks(),
@@ -56,8 +57,11 @@ const groups: Record<string, Group> = {
       postgresBinaries() ? null : "no PostgreSQL server binaries with pg_basebackup (apt-get install postgresql)",
   },
 };
-/** Groups that run only when named: the soak takes ten minutes; defence-readers and defence-lists are parts of defence, alone. */
-const onlyWhenNamed = new Set(["soak", "growth", "defence-readers", "defence-lists"]);
+/**
+ * Groups that run only when named: the soak takes ten minutes, growth and quality build a store of
+ * two million reports (hours on two cores); defence-readers and defence-lists are parts of defence, alone.
+ */
+const onlyWhenNamed = new Set(["soak", "growth", "quality", "defence-readers", "defence-lists"]);
 
 const self = fileURLToPath(import.meta.url);
 const GROUP_FLAG = "--group-process";

@@ -118,10 +118,16 @@ export async function recomputeMonths(
          is distinct from (excluded.value, excluded.value_text, excluded.at, excluded.external_ids, excluded.formula_version)
        returning v.tenant, v.patient_ref, v.month, v.std_code, case when xmax = 0 then 'came' else 'changed' end as change
      ),
+     -- By set difference, not \`not exists\`: the planner, taking the CTEs for a few rows, runs an
+     -- anti-join by nested loop, which a batch of thousands of months already holding values
+     -- (a bulk import's, a rebuild's) makes quadratic.
+     stale as (
+       select v.tenant, v.std_code, v.month, v.patient_ref from quality_values v join keys k using (tenant, patient_ref, month)
+       except select tenant, std_code, month, patient_ref from computed
+     ),
      gone as (
-       delete from quality_values v using keys k
-       where v.tenant = k.tenant and v.patient_ref = k.patient_ref and v.month = k.month
-         and not exists (select 1 from computed c where c.tenant = v.tenant and c.std_code = v.std_code and c.month = v.month and c.patient_ref = v.patient_ref)
+       delete from quality_values v using stale s
+       where v.tenant = s.tenant and v.std_code = s.std_code and v.month = s.month and v.patient_ref = s.patient_ref
        returning v.tenant, v.patient_ref, v.month, v.std_code, 'went' as change
      )
      select tenant, patient_ref, month::text, std_code, change from written

@@ -221,18 +221,32 @@ async function applyReceived(tx: Tx, batch: Batch, received: Received[]): Promis
   // A push maps with the mappings in force, but one that read them a moment before a mapping was made would not.
   await applyMappings(tx, reportItems(tenants, externalIds));
   const after = await monthsOfReports(tx, tenants, externalIds);
-  const ofReport = (months: ReportMonth[], event: Received) =>
-    months.filter((month) => month.tenant === event.tenant && month.externalId === externalIdOf(event));
+  // By report, once: a rebuild's or a bulk import's batch holds thousands of reports.
+  const [beforeOf, afterOf] = [byReport(before), byReport(after)];
   await recompute(
     tx,
     batch,
-    received.map((event) => ({
-      cause: causeOf(event, externalIdOf(event)),
-      before: ofReport(before, event),
-      after: ofReport(after, event),
-    })),
+    received.map((event, i) => {
+      const key = reportKey(event.tenant, externalIds[i]!);
+      return {
+        cause: causeOf(event, externalIds[i]!),
+        before: beforeOf.get(key) ?? [],
+        after: afterOf.get(key) ?? [],
+      };
+    }),
     true,
   );
+}
+
+const reportKey = (tenant: string, externalId: string) => `${tenant}\u0000${externalId}`;
+
+function byReport(months: readonly ReportMonth[]): Map<string, ReportMonth[]> {
+  const grouped = new Map<string, ReportMonth[]>();
+  for (const month of months) {
+    const key = reportKey(month.tenant, month.externalId);
+    grouped.set(key, [...(grouped.get(key) ?? []), month]);
+  }
+  return grouped;
 }
 
 async function applyOther(tx: Tx, batch: Batch, event: StoredEvent<Applied>): Promise<void> {

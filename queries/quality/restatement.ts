@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { patientStreams, type PatientEvent } from "../../commands/patients/events.ts";
-import { readStream, type Queryable } from "../../db/eventStore.ts";
+import { EVENT_COLUMNS, toStoredEvent, type Queryable } from "../../db/eventStore.ts";
 import { localIsoDateTime, localIsoDateTimeText } from "../../db/localDateTime.ts";
 import type { TenantReader } from "../../db/tenantScope.ts";
 import type { MonthClose } from "./closedMonths.ts";
@@ -94,7 +94,7 @@ export async function restateMonth(
   const live = await liveMonth(reader, scope);
   const after = close.data.position ?? 0;
   const lookback = Math.max(1, ...live.indicators.map((indicator) => indicator.windowMonths));
-  const moves = await movesAfter(reader, scope.month, lookback, after);
+  const moves = byPatient(await movesAfter(reader, scope.month, lookback, after));
   const codes = [
     ...new Set([...live.figures.map((figures) => figures.code), ...close.data.indicators.map(({ code }) => code)]),
   ];
@@ -167,6 +167,13 @@ async function movesAfter(reader: TenantReader, month: string, lookback: number,
   return rows;
 }
 
+/** The moves by patient (null: of every patient), so that each changed place looks at its own patient's alone. */
+function byPatient(moves: readonly Move[]): ReadonlyMap<string | null, readonly Move[]> {
+  const grouped = new Map<string | null, Move[]>();
+  for (const move of moves) grouped.set(move.patientRef, [...(grouped.get(move.patientRef) ?? []), move]);
+  return grouped;
+}
+
 /**
  * The moves that can have changed a patient's place in an indicator: of their being under care in
  * the month; of their last value of one of its items (a target: in the month, any change; a tested
@@ -174,7 +181,7 @@ async function movesAfter(reader: TenantReader, month: string, lookback: number,
  * item by item ('*', of the patient or of every patient).
  */
 function movedBy(
-  moves: readonly Move[],
+  moves: ReadonlyMap<string | null, readonly Move[]>,
   patientRef: string,
   month: string,
   indicator: IndicatorInForce | undefined,
@@ -185,12 +192,8 @@ function movedBy(
     indicator.items.includes(move.stdCode) &&
     window.has(move.month) &&
     (indicator.kind === "target" || move.change !== "changed");
-  return moves
-    .filter(
-      (move) =>
-        (move.patientRef === patientRef || move.patientRef === null) &&
-        ((move.stdCode === "" && move.month === month) || move.stdCode === "*" || ofItem(move)),
-    )
+  return [...(moves.get(patientRef) ?? []), ...(moves.get(null) ?? [])]
+    .filter((move) => (move.stdCode === "" && move.month === month) || move.stdCode === "*" || ofItem(move))
     .map((move) => ({
       event: move.event,
       ...(move.externalId === null ? {} : { externalId: move.externalId }),
@@ -211,7 +214,10 @@ function releasedSince(
   ];
 }
 
-/** The patients' moves to or from another ward after `position`: each event of theirs that changed their ward. */
+/**
+ * The patients' moves to or from another ward after `position`: each event of theirs that changed
+ * their ward. Their streams are read in one statement: a restatement may name every patient of a ward.
+ */
 async function wardMovesAfter(
   db: Queryable,
   tenant: string,
@@ -219,17 +225,22 @@ async function wardMovesAfter(
   position: number,
 ): Promise<Map<string, Reason[]>> {
   const moved = new Map<string, Reason[]>();
-  for (const patientRef of patientRefs) {
-    const { events } = await readStream<PatientEvent>(db, tenant, patientStreams.id(patientRef));
-    let ward: string | null | undefined;
-    for (const event of events) {
-      if (event.position > position && ward !== undefined && event.data.ward !== ward)
-        moved.set(patientRef, [
-          ...(moved.get(patientRef) ?? []),
-          { event: event.type, at: localIsoDateTime(event.recordedAt), position: event.position },
-        ]);
-      ward = event.data.ward;
-    }
+  if (patientRefs.length === 0) return moved;
+  const { rows } = await db.query(
+    `select ${EVENT_COLUMNS} from events where tenant = $1 and stream_id = any($2::text[]) order by stream_id, stream_version`,
+    [tenant, patientRefs.map((patientRef) => patientStreams.id(patientRef))],
+  );
+  const wards = new Map<string, string | null | undefined>();
+  for (const row of rows) {
+    const event = toStoredEvent<PatientEvent>(row);
+    const patientRef = patientStreams.key(event.streamId);
+    const ward = wards.get(patientRef);
+    if (event.position > position && ward !== undefined && event.data.ward !== ward)
+      moved.set(patientRef, [
+        ...(moved.get(patientRef) ?? []),
+        { event: event.type, at: localIsoDateTime(event.recordedAt), position: event.position },
+      ]);
+    wards.set(patientRef, event.data.ward);
   }
   return moved;
 }
