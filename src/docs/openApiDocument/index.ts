@@ -17,6 +17,7 @@ import { openV1Paths } from "./openV1.ts";
 import { patientCopyApiPaths } from "./patientCopyApi.ts";
 import { qualityApiPaths } from "./qualityApi.ts";
 import { escalationApiPaths } from "./escalationApi.ts";
+import { messagesApiPaths } from "./messagesApi.ts";
 import { copyPatientSchema, copyResultLineSchema } from "../../../queries/patients/patientCopy.ts";
 import { recordsApiPaths } from "./recordsApi.ts";
 import { reportsApiPaths } from "./reportsApi.ts";
@@ -67,6 +68,11 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
         description:
           "Contract G.2: the month's quality indicators, live, closed and restated; a clinician (or above) of the tenant, an administrator to close",
       },
+      {
+        name: "Messages",
+        description:
+          "Contract G.5: every message the tenant's senders sent, kept; an administrator or integrator of the tenant",
+      },
       { name: "Ingestion open API", description: "Contract B: a client key" },
       {
         name: "FHIR R4",
@@ -78,6 +84,7 @@ export function openApiDocument(source: OpenApiDocumentSource): OpenApiDocument 
       ...reportsApiPaths,
       ...recordsApiPaths,
       ...escalationApiPaths,
+      ...messagesApiPaths,
       ...accessLogApiPaths,
       ...patientCopyApiPaths,
       ...qualityApiPaths,
