@@ -85,6 +85,19 @@ function northAlert({ north }: World) {
   return northsAlert;
 }
 
+let northsMessage: Promise<string> | null = null;
+/** The messageId of north's push of NORTH-KEPT, kept (contract G.5) the first time a case asks. */
+function northMessage({ north }: World) {
+  northsMessage ??= (async () => {
+    expect((await north.push("lab", [labReport("NORTH-KEPT")])).status).to.equal(200);
+    return until(async () => {
+      const found = await north.call("GET", "/api/messages?externalId=NORTH-KEPT", { token: ADMIN });
+      return (found.body.messages as Array<{ messageId: string }> | undefined)?.[0]?.messageId;
+    });
+  })();
+  return northsMessage;
+}
+
 let northsMapping: Promise<string> | null = null;
 /**
  * North's report with an item no dictionary entry matches (NORTH-LOCAL), and north's mapping of
@@ -819,6 +832,63 @@ const CASES: Readonly<Record<string, (world: World) => Promise<void>>> = {
     expect(closed.status, flat(closed.body)).to.equal(201);
     expectNothingOfNorth(flat(closed.body), "south's closed month");
     expect((await north.asAuthor("GET", "/api/quality/months/2026-02")).body.state, "north's month").to.equal("open");
+  },
+  // Contract G.3: escalation of critical values, and how fast they were acknowledged.
+  "PUT /api/alerts/escalation": async ({ north, south }) => {
+    const policy = {
+      wards: { "*": [{ afterMinutes: 60, notify: [{ channel: "email", to: "south-nurse@hospital.example" }] }] },
+    };
+    const intoNorth = await north.call("PUT", "/api/alerts/escalation", { token: south.adminToken, body: policy });
+    expect(intoNorth.status, "south's administrator is none of north's").to.equal(403);
+    const put = await south.call("PUT", "/api/alerts/escalation", { token: south.adminToken, body: policy });
+    expect(put.status, flat(put.body)).to.equal(200);
+    const norths = await north.call("GET", "/api/alerts/escalation", { token: ADMIN });
+    expect(flat(norths.body), "north's policy").to.not.include("south-nurse");
+  },
+  "GET /api/alerts/escalation": async ({ north, south }) => {
+    const put = await north.call("PUT", "/api/alerts/escalation", {
+      token: ADMIN,
+      body: {
+        wards: { N: [{ afterMinutes: 60, notify: [{ channel: "email", to: "north-doctor@hospital.example" }] }] },
+      },
+    });
+    expect(put.status, flat(put.body)).to.equal(200);
+    const souths = await south.call("GET", "/api/alerts/escalation", { token: south.adminToken });
+    expect(souths.status).to.equal(200);
+    expect(flat(souths.body), "south's policy").to.not.include("north-doctor");
+    expectNothingOfNorth(flat(souths.body), "south's escalation policy");
+  },
+  "GET /api/alerts/timeliness": async (world) => {
+    await northAlert(world);
+    const month = localDateTime(new Date()).slice(0, 7);
+    const { rows } = await world.service.db.query(
+      "select count(*)::int as n from read.alerts where tenant = 'south' and kind = 'CRITICAL' and to_char(raised_at, 'YYYY-MM') = $1",
+      [month],
+    );
+    const souths = await world.south.asAuthor("GET", `/api/alerts/timeliness?month=${month}`);
+    expect(souths.status, flat(souths.body)).to.equal(200);
+    expect(souths.body.raised, "south's critical values only").to.equal(rows[0].n);
+    const northsWard = await world.south.asAuthor("GET", `/api/alerts/timeliness?month=${month}&ward=N`);
+    expect(northsWard.status, "north's ward is no ward of south's").to.equal(404);
+  },
+
+  // Contract G.5: the messages senders sent.
+  "GET /api/messages": async (world) => {
+    const northsMessage = await northMessage(world);
+    const souths = await world.south.call("GET", "/api/messages", { token: world.south.adminToken });
+    expect(souths.status, flat(souths.body)).to.equal(200);
+    expect(flat(souths.body)).to.not.include(northsMessage);
+    expectNothingOfNorth(flat(souths.body), "south's messages");
+    const byId = await world.south.call("GET", "/api/messages?externalId=NORTH-KEPT", {
+      token: world.south.adminToken,
+    });
+    expect(byId.body.messages, "north's report's message asked for by south").to.deep.equal([]);
+  },
+  "GET /api/messages/:messageId": async (world) => {
+    const northsMessage = await northMessage(world);
+    const souths = await world.south.call("GET", `/api/messages/${northsMessage}`, { token: world.south.adminToken });
+    expect(souths.status, "north's message is no message of south's").to.equal(404);
+    expectNothingOfNorth(flat(souths.body), "north's message asked for by south");
   },
   "GET /api/quality/months/:month/restatement": async ({ north, south }) => {
     await northQualityReport({ north });

@@ -89,6 +89,7 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/quality/months/:month/patients": "author",
   "POST /api/quality/months/:month/export": "author",
   "GET /api/patients/:patientRef/months/:month": "author",
+  "GET /api/alerts/timeliness": "author",
 
   "GET /api/admin/projections": "admin",
   "GET /api/admin/access-log": "tenant-admin",
@@ -96,6 +97,11 @@ export const ACCESS: Readonly<Record<string, Access>> = {
   "GET /api/patients/:patientRef/access-log": "tenant-admin",
   "GET /api/patients/:patientRef/copy": "tenant-admin",
   "POST /api/quality/months/:month/close": "tenant-admin",
+  "GET /api/alerts/escalation": "tenant-admin",
+  "PUT /api/alerts/escalation": "tenant-admin",
+  // An administrator, or an integrator (a role outside the ranks: test/http/messageStore.test.ts).
+  "GET /api/messages": "tenant-admin",
+  "GET /api/messages/:messageId": "tenant-admin",
   "GET /api/admin/ledger": "admin",
   "GET /api/admin/ledger/verify": "admin",
   "GET /api/admin/clients": "tenant-admin",
@@ -189,4 +195,5 @@ export const LEAST_ROLE: Readonly<Record<string, "viewer" | "clinician" | "autho
   "GET /api/quality/months/:month/patients": "clinician",
   "POST /api/quality/months/:month/export": "clinician",
   "GET /api/patients/:patientRef/months/:month": "clinician",
+  "GET /api/alerts/timeliness": "clinician",
 };
