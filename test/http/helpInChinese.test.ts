@@ -15,6 +15,7 @@ const STAFF_ARTICLES = [
   "derived-values-and-delta-checks",
   "unmapped-items",
   "report-spec-guide",
+  "critical-value-escalation",
 ];
 
 describe("help articles for staff in Chinese and English (/help, /md/zh)", () => {

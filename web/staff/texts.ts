@@ -10,6 +10,7 @@ import { mappingEn, mappingZh, type MappingTexts } from "./mappingTexts.ts";
 import { deltaEn, deltaZh, type DeltaTexts } from "./deltaTexts.ts";
 import { accessLogEn, accessLogZh, type AccessLogTexts } from "./accessLogTexts.ts";
 import { phoneChartEn, phoneChartZh, type PhoneChartTexts } from "./phoneChartTexts.ts";
+import { escalationEn, escalationZh, type EscalationTexts } from "./escalationTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
 export interface StaffTexts
@@ -23,7 +24,8 @@ export interface StaffTexts
     MappingTexts,
     DeltaTexts,
     AccessLogTexts,
-    PhoneChartTexts {
+    PhoneChartTexts,
+    EscalationTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -273,6 +275,7 @@ const zh: StaffTexts = {
   ...errorZh,
   ...accessLogZh,
   ...phoneChartZh,
+  ...escalationZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -544,6 +547,7 @@ const en: StaffTexts = {
   ...errorEn,
   ...accessLogEn,
   ...phoneChartEn,
+  ...escalationEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",
