@@ -16,6 +16,7 @@ const STAFF_ARTICLES = [
   "unmapped-items",
   "report-spec-guide",
   "quality-figures",
+  "critical-value-escalation",
 ];
 
 describe("help articles for staff in Chinese and English (/help, /md/zh)", () => {

@@ -2,9 +2,9 @@ import type { AlertNotice, LiveState } from "./alertStream.ts";
 import { chartHref } from "./chartLink.ts";
 import { el, localTime } from "./dom.ts";
 import { historyDialog } from "./historyDialog.ts";
-import { noteDialog } from "./noteDialog.ts";
+import { acknowledgeDialog } from "./acknowledgeDialog.ts";
+import { notificationsDetail, overdueFirst, overdueMark, toldAndReadBack } from "./alertEscalation.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
-import { segment } from "./staffApi.ts";
 import { cardTable } from "./tables.ts";
 import type { Alert, AlertState } from "./types.ts";
 
@@ -67,12 +67,12 @@ export function alertsPage(ctx: PageContext): HTMLElement {
       ctx.api.get<Alert[]>(`/api/alerts?state=${state}&kind=${kind}&limit=500`),
       ctx.api.get<AlertCounts>("/api/alerts/count"),
     ]);
-    listed = alerts;
+    listed = overdueFirst(alerts);
     tabs.showCounts(counts);
     count.textContent = texts.alertCount(alerts.length);
     if (alerts.length === 0)
       return el("p", { class: "empty" }, (kind === "DELTA" ? texts.noDeltaAlerts : texts.noAlerts)[state]);
-    return alertTable(ctx, state, alerts, fresh, reload);
+    return alertTable(ctx, state, listed, fresh, reload);
   });
   /**
    * A new alert said in the live region: with its patient and value once the list (a recorded
@@ -113,7 +113,13 @@ export function alertsPage(ctx: PageContext): HTMLElement {
     el("div", { class: "state-tabs", role: "group", "aria-label": texts.alertStateTabs }, ...tabs.states),
     live,
   );
-  return pageFrame("alerts", texts.alerts, texts.alertsIntro, kinds, kindIntro, toolbar, count, box);
+  // Who is told by mail and when, and how to read back: the wards' article (contract G.3).
+  const help = el(
+    "p",
+    { class: "escalation-help" },
+    el("a", { href: `/help/critical-value-escalation${ctx.lang === "en" ? "?lang=en" : ""}` }, texts.escalationHelp),
+  );
+  return pageFrame("alerts", texts.alerts, texts.alertsIntro, help, kinds, kindIntro, toolbar, count, box);
 }
 
 /**
@@ -246,6 +252,7 @@ function outcomeCell(ctx: PageContext, state: AlertState, alert: Alert, reload: 
       { class: "outcome" },
       `${localTime(alert.acknowledgedAt!)} · ${alert.acknowledgedBy}`,
       el("span", { class: "sub note" }, alert.note ?? ""),
+      ...toldAndReadBack(texts, alert),
     );
   if (state === "closed")
     return el(
@@ -264,7 +271,7 @@ function outcomeCell(ctx: PageContext, state: AlertState, alert: Alert, reload: 
             type: "button",
             class: "primary acknowledge",
             "aria-label": texts.acknowledgeFor(patient, item),
-            onclick: () => acknowledgeDialog(ctx, alert, reload),
+            onclick: () => void acknowledgeDialog(ctx, alert, reload),
           },
           texts.acknowledge,
         )
@@ -303,9 +310,10 @@ function alertTable(
         "data-external-id": alert.externalId,
         "data-severity": alert.severity,
         "data-reasons": alert.reasons.join(" "),
-        class: fresh.has(alert.alertId) ? "fresh" : null,
+        "data-overdue": String(alert.overdue),
+        class: [fresh.has(alert.alertId) ? "fresh" : "", alert.overdue ? "overdue" : ""].join(" ").trim() || null,
       },
-      el("td", {}, localTime(alert.raisedAt)),
+      el("td", { class: "raised" }, overdueMark(texts, alert), localTime(alert.raisedAt)),
       el(
         "th",
         { scope: "row" },
@@ -326,7 +334,7 @@ function alertTable(
         " ",
         el("span", { class: info ? "info-value" : "critical-value" }, valueText(alert)),
       ),
-      whyCell(ctx, alert),
+      withNotifications(whyCell(ctx, alert), notificationsDetail(texts, alert)),
       outcomeCell(ctx, state, alert, reload),
     );
   });
@@ -341,37 +349,8 @@ function alertTable(
   );
 }
 
-function acknowledgeDialog(ctx: PageContext, alert: Alert, reload: () => Promise<void>): void {
-  const { texts } = ctx;
-  const patient = alert.patientName ?? alert.patientRef;
-  const item = texts.itemTitle(alert);
-  const carried = alert.kind === "CRITICAL" && alert.delta ? [" · ", texts.alsoDelta, " ", changeText(alert)] : [];
-  noteDialog(ctx, {
-    title: texts.acknowledgeTitle(patient, item),
-    about: [
-      el(
-        "p",
-        { class: alert.kind === "DELTA" ? "critical-summary delta-summary" : "critical-summary" },
-        el("strong", {}, `${item} ${valueText(alert)}`),
-        " · ",
-        texts.reasons(alert.reason),
-        ...carried,
-        " · ",
-        localTime(alert.raisedAt),
-      ),
-      el("p", { class: "intro" }, texts.acknowledgeIntro),
-    ],
-    formClass: "acknowledge-form",
-    fieldId: "acknowledge-note",
-    label: texts.note,
-    hint: texts.noteHint,
-    missing: texts.noteMissing,
-    maxLength: 1000,
-    submit: { text: texts.acknowledge, busy: texts.acknowledging },
-    send: (note) => ctx.api.post(`/api/alerts/${segment(alert.alertId)}/acknowledge`, { note }),
-    done: async () => {
-      ctx.announce(texts.acknowledged(patient, item));
-      await reload();
-    },
-  });
+/** The why cell with the alert's notifications beneath (contract G.3), when anybody was notified. */
+function withNotifications(cell: HTMLElement, notifications: HTMLElement | null): HTMLElement {
+  if (notifications) cell.append(notifications);
+  return cell;
 }

@@ -12,6 +12,7 @@ import { deltaEn, deltaZh, type DeltaTexts } from "./deltaTexts.ts";
 import { accessLogEn, accessLogZh, type AccessLogTexts } from "./accessLogTexts.ts";
 import { phoneChartEn, phoneChartZh, type PhoneChartTexts } from "./phoneChartTexts.ts";
 import { qualityEn, qualityZh, type QualityTexts } from "./qualityTexts.ts";
+import { escalationEn, escalationZh, type EscalationTexts } from "./escalationTexts.ts";
 
 /** The staff pages' own words; what the service says (`{ error }` sentences) is shown as sent, unless its `code` has words here (errorTexts.ts). */
 export interface StaffTexts
@@ -26,7 +27,8 @@ export interface StaffTexts
     DeltaTexts,
     AccessLogTexts,
     PhoneChartTexts,
-    QualityTexts {
+    QualityTexts,
+    EscalationTexts {
   appTitle: string;
   otherLanguage: string;
   nav: string;
@@ -281,6 +283,7 @@ const zh: StaffTexts = {
   ...accessLogZh,
   ...phoneChartZh,
   ...qualityZh,
+  ...escalationZh,
   appTitle: "透析中心 · 工作台",
   otherLanguage: "English",
   nav: "工作台导航",
@@ -559,6 +562,7 @@ const en: StaffTexts = {
   ...accessLogEn,
   ...phoneChartEn,
   ...qualityEn,
+  ...escalationEn,
   appTitle: "Dialysis Hub · Staff",
   otherLanguage: "中文",
   nav: "Staff pages",

@@ -9,6 +9,7 @@ export type { HistoryEntry, ReportDiff, ReportHistory, ReportVersion } from "../
 export type { BulkJobListEntry, BulkRejectedAnswer } from "../../queries/bulk/bulkJobs.ts";
 export type { AuthorListEntry, ClientListEntry } from "../../queries/credentials/credentials.ts";
 export type { Alert, AlertState } from "../../queries/alerts/alerts.ts";
+export type { EscalationPolicyAnswer } from "../../queries/alerts/escalationPolicy.ts";
 export type { PatientResults, ResultItem } from "../../queries/patients/patientResults.ts";
 export type { DictionaryAnswer as LabItemDictionary } from "../../queries/dictionary/dictionary.ts";
 export type { UnmappedItem } from "../../queries/dictionary/unmappedItems.ts";
