@@ -1,6 +1,6 @@
 -- Up Migration
 
--- Every message received (contract G.5; decision 0087): an append-only table of its own, not
+-- Every message received (contract G.5; decision 0086): an append-only table of its own, not
 -- events. A message is what a sender sent and what it was told, kept for an integration engineer
 -- to find; its reports' history is the events it caused. Bodies are dropped after their retention
 -- (MESSAGE_BODY_DAYS), which events may never be. Written in batches off the answer's path

@@ -61,7 +61,7 @@ export interface AlertNotice {
 export const alertsProjection: Projection<CriticalResultEvent> = {
   name: "alerts",
   // 4: handled_as, the changes carried by a critical alert or shown as information (decision 0073).
-  // 5: escalation, notifications and read-back (contract G.3, decision 0085).
+  // 5: escalation, notifications and read-back (contract G.3, decision 0084).
   version: 5,
   handles: [
     "CriticalResultRaised",

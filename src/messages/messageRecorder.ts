@@ -35,7 +35,7 @@ interface Queued {
 }
 
 /**
- * The message store's writer in this process (contract G.5, decision 0087), the access log's way
+ * The message store's writer in this process (contract G.5, decision 0086), the access log's way
  * (src/access/accessRecorder.ts): an answer hands its message over and goes on; messages are
  * written in batches, a batch when its first message has waited `flushAfterMs` or at once when
  * full, and what a message carried (its externalIds, patient ids, errors) is read from it here,

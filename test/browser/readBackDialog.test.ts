@@ -9,7 +9,7 @@ import { expectAccessible, expectNoSidewaysScroll } from "./accessibility.ts";
 import { OUT, signedInPage, useStaffBrowserSuite } from "./staffSuite.ts";
 
 /*
- * Issue #56 on the staff alerts page (contract G.3, decision 0086), with a real SMTP server: the
+ * Issue #56 on the staff alerts page (contract G.3, decision 0085), with a real SMTP server: the
  * tenant asks for a read-back. A potassium 6.5 raised while the mail server refuses everything,
  * under a policy whose only step is due at once, is overdue: listed first, marked in words, its
  * mail "retrying" with the server's answer. A nurse (clinician) acknowledges 张三's critical K 6.9

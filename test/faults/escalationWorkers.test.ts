@@ -110,7 +110,7 @@ describe("escalation steps with two worker processes and a kill -9 (contract G.3
     const alertIds = await Promise.all(ids.map(alertIdOf));
     await until(async () => alertIds.every((id) => smtp.countOf(id, 1) === 1), 60_000);
     // Killed once every nurse's mail is recorded as sent: a kill between the SMTP server's "250" and
-    // that record is the window decision 0085 accepts a repeat in (the first test's case), not this one's.
+    // that record is the window decision 0084 accepts a repeat in (the first test's case), not this one's.
     await until(async () => {
       const { rows } = await deployment.db.query(
         "select count(*)::int as n from events where tenant = 'h1' and type = 'AlertNotified' and data->>'step' = '1' and data->>'outcome' = 'sent' and data->>'alertId' = any($1::text[])",

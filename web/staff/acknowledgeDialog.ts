@@ -10,7 +10,7 @@ import type { Alert, EscalationPolicyAnswer } from "./types.ts";
 
 /**
  * Whether this page has been told, by a 422 read-back-required, that the tenant asks for a
- * read-back (decision 0086): a nurse may not read the policy, so her first acknowledgement
+ * read-back (decision 0085): a nurse may not read the policy, so her first acknowledgement
  * learns it and the later ones of the page ask for the read-back from the start.
  */
 let readBackLearned = false;
