@@ -3,6 +3,7 @@ import type { AccessRecord } from "../../commands/access/events.ts";
 import { appendAccessRecords, type AccessRecordToWrite } from "../../commands/access/recordAccess.ts";
 import type { EventStore } from "../../db/eventStore.ts";
 import { authorsByTokenDigest, type RecordedAuthor } from "../../queries/access/accessCallers.ts";
+import { BatchedWriter } from "../batchedWriter.ts";
 import type { AccessDropReason } from "../metrics/serviceMetrics.ts";
 
 /**
@@ -40,134 +41,66 @@ export interface AccessRecorderOptions {
 
 /** Records per write: one multi-row insert per tenant of the batch. */
 const BATCH_RECORDS = 500;
-/** Waits between failed writes: from the first to the last, doubling. */
-const FIRST_RETRY_MS = 200;
-const LAST_RETRY_MS = 5000;
-
-interface Queued extends AnsweredAccess {
-  bytes: number;
-  /** When it was queued (performance.now()): it waits at most `flushAfterMs` from then for others to go with it. */
-  queuedAt: number;
-}
 
 /**
- * The access log's writer in this process (contract E.4): answers hand it their records and go on;
- * it writes them to the event store in batches, one multi-row append each: a batch goes when its
- * first record has waited `flushAfterMs`, or at once when it is full. Records that come while a
- * write is under way wait for their own batch in the same way, not for the end of that write: were
- * they written right after it, a service answering more often than a write takes would write
- * without pause, a few records at a time, each write waking the access_log projection, all of it
- * beside the answers it records (bench identity). While the database
- * refuses, records wait in memory (up to `maxQueueBytes`) and the write is tried again with
- * back-off; what cannot be kept is counted and logged, never waited for. Flushed when the service
+ * The access log's writer in this process (contract E.4), a BatchedWriter: answers hand it their
+ * records and go on; it writes them to the event store in batches, one multi-row append each,
+ * each write waking the access_log projection. While the database refuses, records wait in memory
+ * (up to `maxQueueBytes`) and the write is tried again with back-off; what cannot be kept is
+ * counted and logged, never waited for: recording never withholds care. Flushed when the service
  * stops.
  */
 export class AccessRecorder {
-  private readonly queue: Queued[] = [];
-  private queuedBytes = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> | null = null;
-  private retryMs = 0;
-  private failedWrites = 0;
+  private readonly writer: BatchedWriter<AnsweredAccess>;
   private droppedSinceWarned = 0;
-  private stopped = false;
 
   constructor(
     private readonly store: EventStore,
     private readonly log: Logger,
     private readonly metrics: AccessRecorderMetrics,
     private readonly options: AccessRecorderOptions,
-  ) {}
+  ) {
+    this.writer = new BatchedWriter({
+      insert: async (batch) => appendAccessRecords(this.store, await this.completed(batch)),
+      sizeOf: (answered) => JSON.stringify(answered).length,
+      batchSize: BATCH_RECORDS,
+      flushAfterMs: options.flushAfterMs,
+      maxQueueBytes: options.maxQueueBytes,
+      whenFull: { drop: (because) => this.drop(because, 1) },
+      hooks: {
+        written: (batch) => metrics.accessRecordsWritten(batch.length),
+        writeFailed(error, queued, outageBegins) {
+          metrics.accessWriteFailed();
+          if (outageBegins)
+            log.warn(
+              { err: error, queued },
+              "access records could not be written; they wait in memory and the write is tried again",
+            );
+        },
+        writingAgain: (failedWrites) => log.info({ failedWrites }, "access records are written again"),
+        lost: (count) => {
+          log.error(
+            { records: count },
+            "access records not written before the service stopped (the database refused them): they are lost",
+          );
+          this.drop("shutdown", count);
+        },
+      },
+    });
+  }
 
   /** Records waiting to be written. */
   get queued(): number {
-    return this.queue.length;
+    return this.writer.queued;
   }
 
   record(answered: AnsweredAccess): void {
-    const bytes = JSON.stringify(answered).length;
-    if (this.stopped || this.queuedBytes + bytes > this.options.maxQueueBytes) {
-      this.drop(this.stopped ? "shutdown" : "queue_full", 1);
-      return;
-    }
-    this.queue.push({ ...answered, bytes, queuedAt: performance.now() });
-    this.queuedBytes += bytes;
-    if (this.writing || this.retryMs > 0) return; // the write under way (which times the batch after it), or the next try, takes it
-    if (this.queue.length >= BATCH_RECORDS) this.writeNow();
-    else this.timer ??= setTimeout(() => this.writeNow(), this.options.flushAfterMs);
+    void this.writer.add(answered);
   }
 
   /** Writes what is queued, trying again until `graceMs` has passed; what is left then is counted as dropped. */
-  async stop(graceMs: number): Promise<void> {
-    this.stopped = true;
-    const deadline = Date.now() + graceMs;
-    this.clearTimer();
-    for (;;) {
-      await this.writing;
-      if (this.queue.length === 0) return;
-      const wait = Math.min(this.retryMs, deadline - Date.now());
-      if (wait < 0) break;
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      this.writeNow();
-    }
-    this.log.error(
-      { records: this.queue.length },
-      "access records not written before the service stopped (the database refused them): they are lost",
-    );
-    this.drop("shutdown", this.queue.length);
-    this.queue.length = 0;
-    this.queuedBytes = 0;
-  }
-
-  private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  private writeNow(): void {
-    this.clearTimer();
-    if (this.writing) return;
-    this.writing = this.writeQueued().finally(() => (this.writing = null));
-  }
-
-  /**
-   * Writes the batch that is due, then the full batches behind it (all that is left, once stopping);
-   * a batch not yet full nor due gets its timer. A failure schedules the next try instead.
-   */
-  private async writeQueued(): Promise<void> {
-    for (let first = true; this.queue.length > 0; first = false) {
-      const dueIn = this.queue[0]!.queuedAt + this.options.flushAfterMs - performance.now();
-      if (!first && !this.stopped && this.queue.length < BATCH_RECORDS && dueIn > 0) {
-        this.timer = setTimeout(() => this.writeNow(), dueIn);
-        return;
-      }
-      const batch = this.queue.slice(0, BATCH_RECORDS);
-      try {
-        await appendAccessRecords(this.store, await this.completed(batch));
-      } catch (error) {
-        this.failed(error);
-        return;
-      }
-      this.queue.splice(0, batch.length);
-      this.queuedBytes -= batch.reduce((sum, entry) => sum + entry.bytes, 0);
-      this.metrics.accessRecordsWritten(batch.length);
-      if (this.failedWrites > 0) this.log.info({ failedWrites: this.failedWrites }, "access records are written again");
-      this.failedWrites = 0;
-      this.retryMs = 0;
-    }
-  }
-
-  private failed(error: unknown): void {
-    this.metrics.accessWriteFailed();
-    // Once per outage, not once per try: the metric counts the tries.
-    if (this.failedWrites === 0)
-      this.log.warn(
-        { err: error, queued: this.queue.length },
-        "access records could not be written; they wait in memory and the write is tried again",
-      );
-    this.failedWrites += 1;
-    this.retryMs = Math.min(LAST_RETRY_MS, this.retryMs === 0 ? FIRST_RETRY_MS : this.retryMs * 2);
-    if (!this.stopped) this.timer = setTimeout(() => this.writeNow(), this.retryMs);
+  stop(graceMs: number): Promise<void> {
+    return this.writer.stop(graceMs);
   }
 
   private drop(reason: AccessDropReason, count: number): void {
@@ -177,14 +110,14 @@ export class AccessRecorder {
     // Warned at the first drop and then at every thousandth, not for each record of a flood.
     if (this.droppedSinceWarned % 1000 === 0)
       this.log.error(
-        { queuedBytes: this.queuedBytes, maxQueueBytes: this.options.maxQueueBytes },
+        { queuedBytes: this.writer.queuedBytes, maxQueueBytes: this.options.maxQueueBytes },
         "access records dropped: the queue of records waiting for the database is full",
       );
     this.droppedSinceWarned += count;
   }
 
   /** The batch's records with who called completed: the authors behind the tokens looked up, once per batch. */
-  private async completed(batch: readonly Queued[]): Promise<AccessRecordToWrite[]> {
+  private async completed(batch: readonly AnsweredAccess[]): Promise<AccessRecordToWrite[]> {
     const digests = [...new Set(batch.flatMap(({ caller }) => (caller.kind === "known" ? [] : caller.tokenDigests)))];
     const authors = await authorsByTokenDigest(this.store.db, digests);
     return batch.map(({ tenant, recordId, caller, record }) => ({
