@@ -100,8 +100,9 @@ async function mailLatency(service: RunningService, smtp: SmtpPeer): Promise<Ben
  * is 4 concurrent senders × 10 pushes × 10 reports, timed from its first push until every push was
  * answered and every projection (the escalation reactor and the alerts among them) applied every
  * event of its types stored by then. The round's mails are then let drain before the next round starts (so that no round pays
- * for another's), and that drain is reported beside the figure. Figure: policy reports/s / plain
- * reports/s, on the sums of the rounds. Target ≥ 0.95.
+ * for another's), and that drain is reported beside the figure. Figure: the median over the round
+ * pairs of policy reports/s / plain reports/s (a neighbour's load on a shared machine swings a
+ * single round two- or threefold; the ratio on the sums is in the note). Target ≥ 0.95.
  */
 async function pushCost(service: RunningService, smtp: SmtpPeer): Promise<BenchResult> {
   const plain = await ingestionTenant(service, "plain");
@@ -117,11 +118,13 @@ async function pushCost(service: RunningService, smtp: SmtpPeer): Promise<BenchR
   const reports = SENDERS * PUSHES_PER_SENDER * REPORTS_PER_PUSH;
   const seconds = { plain: 0, policy: 0 };
   const perRound = { plain: [] as number[], policy: [] as number[] };
+  const pairs: number[] = [];
   const drains: number[] = [];
   const criticalsPerRound = SENDERS * PUSHES_PER_SENDER;
   // A warm-up round each, not counted; then alternated, the order swapped every round.
   for (let round = -1; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? (["plain", "policy"] as const) : (["policy", "plain"] as const);
+    const rates: Partial<Record<"plain" | "policy", number>> = {};
     for (const which of order) {
       const tenant = which === "plain" ? plain : escalated;
       const label = `${which}-${round}`;
@@ -135,20 +138,24 @@ async function pushCost(service: RunningService, smtp: SmtpPeer): Promise<BenchR
       if (process.env.BENCH_VERBOSE) console.error(`${label}: ${(reports / took).toFixed(0)} reports/s`);
       if (round < 0) continue;
       seconds[which] += took;
+      rates[which] = reports / took;
       perRound[which].push(reports / took);
     }
+    if (round >= 0) pairs.push(rates.policy! / rates.plain!);
   }
   const plainRate = (ROUNDS * reports) / seconds.plain;
   const policyRate = (ROUNDS * reports) / seconds.policy;
   const spread = (rates: number[]) => `${Math.min(...rates).toFixed(0)}–${Math.max(...rates).toFixed(0)}`;
   const note =
+    `median of ${ROUNDS} paired rounds' policy/plain reports/s (pairs ${Math.min(...pairs).toFixed(2)}–` +
+    `${Math.max(...pairs).toFixed(2)}; on the rounds' sums ${(policyRate / plainRate).toFixed(2)}): ` +
     `reports/s with a two-step policy (mail at once, mail at 15 min) and 1 critical in 10, ${policyRate.toFixed(0)}/s ` +
     `(rounds ${spread(perRound.policy)}), against no policy ${plainRate.toFixed(0)}/s (rounds ${spread(perRound.plain)}); ` +
     `${ROUNDS} alternated rounds each of ${reports} reports (${SENDERS} senders × ${PUSHES_PER_SENDER} pushes × ` +
     `${REPORTS_PER_PUSH}), each until the projections caught up; the ${criticalsPerRound} step-1 mails of a policy ` +
     `round then took ${median(drains).toFixed(1)} s more to be accepted (median; max ${Math.max(...drains).toFixed(1)} s), ` +
     `let drain before the next round; target >= 0.95`;
-  return result("alerts.escalation_push_cost_ratio", policyRate / plainRate, "ratio", undefined, note);
+  return result("alerts.escalation_push_cost_ratio", median(pairs), "ratio", undefined, note);
 }
 
 /** One round's pushes by concurrent senders, and the time until the service has done all they caused (s). */
