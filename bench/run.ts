@@ -37,6 +37,8 @@ const groups: Record<string, Group> = {
   hl7: { run: async () => (await import("./hl7.ts")).hl7Benchmarks() },
   fhir: { run: async () => (await import("./fhir.ts")).fhirBenchmarks() },
   alerts: { run: async () => (await import("./alerts.ts")).alertBenchmarks(), cannotRunBecause: chromiumMissing },
+  /** Issue #56: escalation mail latency and what a policy costs ingestion (alerts.* figures, no chromium needed). */
+  escalation: { run: async () => (await import("./escalation.ts")).escalationBenchmarks() },
   defence: {
     run: async () => [
       ...(await (await import("./defence.ts")).defenceBenchmarks()),

@@ -49,6 +49,8 @@ export interface EscalationDeliveryConfig {
 
 /** pg-boss's own retries are for a run that died or lost the database, not for a refused mail (recorded instead). */
 const QUEUE = { retryLimit: 50, retryDelay: 2, retryBackoff: false, expireInSeconds: 300 } as const;
+/** Steps worked side by side by one process: each holds two of the pool's connections at most. */
+const STEPS_AT_ONCE = 3;
 /** A job active this long whose lock nobody holds was lost with its process. */
 const ORPHAN_AFTER_SECONDS = 5;
 
@@ -68,11 +70,18 @@ export class EscalationDelivery {
   /** Starts working the queue; the jobs the reactor sends go through `jobs`. */
   async start(): Promise<TransactionalJobs> {
     await ensureQueue(this.boss);
-    await this.boss.work<EscalationJob>(
+    const worker = await this.boss.work<EscalationJob>(
       ALERT_ESCALATION_QUEUE,
-      { pollingIntervalSeconds: this.config.pollingIntervalSeconds },
-      async ([job]) => {
-        if (job) await this.run(job.data);
+      { pollingIntervalSeconds: this.config.pollingIntervalSeconds, batchSize: STEPS_AT_ONCE },
+      async (jobs) => {
+        // pg-boss fetches once a polling interval: a burst of critical values (a laboratory's
+        // backlog arriving) would be mailed a few a second. Found work fetches again at once, and a
+        // few steps go side by side, each under its own lock, each failing alone.
+        if (jobs.length > 0) this.boss.notifyWorker(worker);
+        const outcomes = await Promise.allSettled(jobs.map((job) => this.run(job.data)));
+        for (const [i, outcome] of outcomes.entries())
+          if (outcome.status === "rejected")
+            await this.boss.fail(ALERT_ESCALATION_QUEUE, jobs[i]!.id, { message: String(outcome.reason) });
       },
     );
     this.sweep = setInterval(() => void this.releaseOrphans().catch(() => {}), 2000);
