@@ -6,6 +6,8 @@ import { demoReports } from "../../src/demo/demoReports.ts";
 import { highlightFormatting } from "../../src/reports/export/xlsxExport.ts";
 import { adequacySpec } from "../support/reports.ts";
 
+const pathsAndMessages = (spec: unknown) => specProblems(spec).map(({ path, message }) => ({ path, message }));
+
 describe("spec additions of issue #22: conditional highlight and stat units", () => {
   const withNodes = (...nodes: unknown[]) => ({ ...adequacySpec, nodes });
   const table = (extra: Record<string, unknown>) => ({ id: "tbl", type: "table", query: "monthly", ...extra });
@@ -54,8 +56,9 @@ describe("spec additions of issue #22: conditional highlight and stat units", ()
     });
 
     it("says at its path how to fix a wrong rule", () => {
+      // Where and what to fix; each problem's code is test/commands/reports/specSchema.test.ts's.
       const problems = (...rules: unknown[]) =>
-        specProblems(withNodes(table({ columns: ["month", "hgb"], highlight: rules })));
+        pathsAndMessages(withNodes(table({ columns: ["month", "hgb"], highlight: rules })));
       expect(problems({ column: "hgb", tone: "danger" })).to.deep.equal([
         {
           path: "nodes[0].highlight[0]",
@@ -102,13 +105,13 @@ describe("spec additions of issue #22: conditional highlight and stat units", ()
     });
 
     it("lets a stat's rule name only the stat's own column, and bounds its unit", () => {
-      expect(specProblems(withNodes(stat({ highlight: [{ column: "n", below: 1, tone: "ok" }] })))).to.deep.equal([
+      expect(pathsAndMessages(withNodes(stat({ highlight: [{ column: "n", below: 1, tone: "ok" }] })))).to.deep.equal([
         {
           path: "nodes[0].highlight[0].column",
           message: "column of a stat's highlight rule must be the stat's column \"hgb\", or be left out.",
         },
       ]);
-      expect(specProblems(withNodes(stat({ unit: "" })))).to.deep.equal([
+      expect(pathsAndMessages(withNodes(stat({ unit: "" })))).to.deep.equal([
         { path: "nodes[0].unit", message: "unit must not be empty: write at least one character." },
       ]);
     });
