@@ -117,6 +117,7 @@ describe("a nurse's day signed in through the hospital's identity provider, in c
       "Result alerts",
       "Unmatched reports",
       "Patients",
+      "Quality",
     ]);
     expect(await page.context().cookies()).to.satisfy((cookies: Array<{ name: string; httpOnly: boolean }>) =>
       cookies.some((c) => c.name === "dh_session" && c.httpOnly),
