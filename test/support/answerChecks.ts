@@ -99,7 +99,8 @@ export function envelopeProblem(answer: RawAnswer): string | null {
 
 /**
  * A `/api` failure (contract A.1 rule 2): JSON `{ "error": "<sentence>" }`, and at most the
- * additive stable `code` the pages translate (commands/kit/errorCodes.ts), nothing else.
+ * additive stable `code` the pages translate (commands/kit/errorCodes.ts) and, for a spec the
+ * service refused (`spec-invalid`), the additive `problems` each at its path (decision 0083).
  */
 export function apiErrorProblem(answer: RawAnswer): string | null {
   if (answer.status < 400) return null;
@@ -107,7 +108,13 @@ export function apiErrorProblem(answer: RawAnswer): string | null {
   if (!body || typeof body !== "object" || Array.isArray(body))
     return `not a JSON error: ${answer.headers["content-type"]} ${answer.text.slice(0, 200)}`;
   const keys = Object.keys(body).join(",");
-  if ((keys !== "error" && keys !== "error,code") || typeof body.error !== "string" || body.error === "")
+  const withProblems =
+    keys === "error,code,problems" && body.code === "spec-invalid" && specProblemsRead(body.problems);
+  if (
+    (keys !== "error" && keys !== "error,code" && !withProblems) ||
+    typeof body.error !== "string" ||
+    body.error === ""
+  )
     return `not { error: sentence }: ${answer.text.slice(0, 200)}`;
   if ("code" in body && !(API_ERROR_CODES as readonly unknown[]).includes(body.code))
     return `code ${JSON.stringify(body.code)} is none of commands/kit/errorCodes.ts`;
@@ -151,5 +158,20 @@ export function describeExchange(request: RawRequest, answer: RawAnswer): string
   return (
     `${request.method} ${request.path.slice(0, 200)} ${JSON.stringify(request.headers ?? {}).slice(0, 300)} ` +
     `${body}\n→ ${answer.status} ${answer.text.slice(0, 300)}`
+  );
+}
+
+/** `problems` of a refused spec: each a path, a stable code and a sentence. */
+function specProblemsRead(problems: unknown): boolean {
+  return (
+    Array.isArray(problems) &&
+    problems.length > 0 &&
+    problems.every(
+      (problem: Record<string, unknown>) =>
+        typeof problem?.path === "string" &&
+        typeof problem.message === "string" &&
+        problem.message !== "" &&
+        typeof problem.code === "string",
+    )
   );
 }
