@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { issuedAuthorToken } from "../../commands/credentials/authors.ts";
 import type { issuedClientKey } from "../../commands/credentials/clients.ts";
 import type { CredentialKind } from "./credentialsTexts.ts";
+import { confirmDialog } from "./confirmDialog.ts";
 import { openModal, type Modal } from "./dialog.ts";
 import { alertBox, el, field, whileSubmitting } from "./dom.ts";
 import type { PageContext } from "./page.ts";
@@ -337,38 +338,18 @@ export function rotateDialog(ctx: PageContext, credential: Credential, changes: 
 export function revokeDialog(ctx: PageContext, credential: Credential, changes: CredentialChanges): void {
   const { texts } = ctx;
   const { kind, id, name } = credential;
-  const problem = alertBox();
-  const submit = el("button", { type: "submit", class: "primary danger" }, texts.revokeButton);
-  openModal(texts.revokeFor(kind, name), texts.close, (modal) => {
-    // Cancel comes first and has the focus: Enter alone does not revoke.
-    const form = el(
-      "form",
-      { class: "revoke-form", novalidate: true },
-      el("p", {}, texts.revokeIntro(kind, name)),
-      problem.element,
-      el(
-        "div",
-        { class: "form-actions" },
-        el("button", { type: "button", autofocus: true, onclick: () => modal.close() }, texts.cancel),
-        submit,
-      ),
-    );
-    form.addEventListener(
-      "submit",
-      asyncListener(async (event) => {
-        event.preventDefault();
-        await whileSubmitting(submit, texts.revoking, problem, async () => {
-          try {
-            await ctx.api.delete(`${CREDENTIAL_PATHS[kind]}/${segment(id)}`);
-            modal.close();
-            await changes.changed(kind, id, texts.revoked(kind, name));
-          } catch (error) {
-            problem.show(messageOf(error));
-          }
-        });
-      }),
-    );
-    modal.dialog.addEventListener("close", () => changes.refocus(kind, id));
-    return [form];
+  const modal = confirmDialog(ctx, {
+    title: texts.revokeFor(kind, name),
+    intro: texts.revokeIntro(kind, name),
+    button: texts.revokeButton,
+    busy: texts.revoking,
+    danger: true,
+    formClass: "revoke-form",
+    act: async (modal) => {
+      await ctx.api.delete(`${CREDENTIAL_PATHS[kind]}/${segment(id)}`);
+      modal.close();
+      await changes.changed(kind, id, texts.revoked(kind, name));
+    },
   });
+  modal.dialog.addEventListener("close", () => changes.refocus(kind, id));
 }

@@ -1,10 +1,9 @@
 import type { IndicatorAnswer } from "../../queries/quality/indicators.ts";
 import type { MonthAnswer } from "../../queries/quality/months.ts";
 import type { OffTargetAnswer } from "../../queries/quality/offTargetPatients.ts";
-import { asyncListener } from "../asyncListener.ts";
 import { chartHref } from "./chartLink.ts";
-import { openModal } from "./dialog.ts";
-import { alertBox, el, field, localTime, whileSubmitting } from "./dom.ts";
+import { confirmDialog } from "./confirmDialog.ts";
+import { el, field, localTime } from "./dom.ts";
 import { loader, pageFrame, type PageContext } from "./page.ts";
 import {
   bandText,
@@ -177,42 +176,21 @@ function monthState(ctx: PageContext, answer: MonthAnswer, reload: () => void): 
 /** Asks before a month is closed: it cannot be undone. A refusal (409) is said in the dialog, in the page's words. */
 function closeDialog(ctx: PageContext, answer: MonthAnswer, reload: () => void): void {
   const { texts } = ctx;
-  const problem = alertBox();
-  const submit = el("button", { type: "submit", class: "primary" }, texts.qualityCloseButton);
-  openModal(texts.qualityCloseTitle(answer.month, answer.ward), texts.close, (modal) => {
-    const form = el(
-      "form",
-      { class: "close-month-form", novalidate: true },
-      el("p", {}, texts.qualityCloseIntro),
-      problem.element,
-      el(
-        "div",
-        { class: "form-actions" },
-        // Cancel first, with the focus: Enter alone does not close the month.
-        el("button", { type: "button", autofocus: true, onclick: () => modal.close() }, texts.cancel),
-        submit,
-      ),
-    );
-    form.addEventListener(
-      "submit",
-      asyncListener(async (event) => {
-        event.preventDefault();
-        await whileSubmitting(submit, texts.qualityClosing, problem, async () => {
-          try {
-            await ctx.api.post(
-              `/api/quality/months/${answer.month}/close`,
-              answer.ward === null ? {} : { ward: answer.ward },
-            );
-            modal.close();
-            ctx.announce(texts.qualityClosed(answer.month, answer.ward));
-            reload();
-          } catch (error) {
-            problem.show(error instanceof Error ? error.message : String(error));
-          }
-        });
-      }),
-    );
-    return [form];
+  confirmDialog(ctx, {
+    title: texts.qualityCloseTitle(answer.month, answer.ward),
+    intro: texts.qualityCloseIntro,
+    button: texts.qualityCloseButton,
+    busy: texts.qualityClosing,
+    formClass: "close-month-form",
+    act: async (modal) => {
+      await ctx.api.post(
+        `/api/quality/months/${answer.month}/close`,
+        answer.ward === null ? {} : { ward: answer.ward },
+      );
+      modal.close();
+      ctx.announce(texts.qualityClosed(answer.month, answer.ward));
+      reload();
+    },
   });
 }
 
